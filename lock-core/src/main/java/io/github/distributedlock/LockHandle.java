@@ -1,0 +1,36 @@
+package io.github.distributedlock;
+
+import java.time.Duration;
+
+/**
+ * One hold of a distributed lock, released by {@link #close()}.
+ * <p>
+ * A handle is the capability to release and extend its hold: any thread that has it may do
+ * so. Closing it twice is harmless. Use it with try-with-resources:
+ * <pre class="code">
+ * try (LockHandle lock = lockTemplate.acquire(LockRequest.of("server_access", id))) {
+ *     resource.write(data, lock.fencingToken());
+ * }
+ * </pre>
+ */
+public interface LockHandle extends LockContext, AutoCloseable {
+
+	/**
+	 * Set the lease to the given duration, counted from now.
+	 * @param lease the new lease, positive
+	 * @throws LockLeaseLostException if the lock is no longer ours
+	 * @throws LockAccessException if Redis cannot be reached
+	 */
+	void extend(Duration lease);
+
+	/**
+	 * Release this hold. For a reentrant lock held several times by the same owner, the lock
+	 * is free once every hold is released. Closing an already closed handle does nothing.
+	 * @throws LockLeaseLostException if the lease had run out or another owner had the lock:
+	 * the protected work may have overlapped with another holder's
+	 * @throws LockAccessException if Redis cannot be reached; the lock then ends with its lease
+	 */
+	@Override
+	void close();
+
+}

@@ -1,0 +1,43 @@
+package io.github.distributedlock;
+
+import java.time.Duration;
+
+/**
+ * Callbacks on the life of locks, for metrics and logging.
+ * <p>
+ * Called on the thread concerned, synchronously: implementations must be fast, thread-safe
+ * and must not throw (an exception is logged and ignored).
+ */
+public interface LockListener {
+
+	/**
+	 * A lock was acquired.
+	 * @param context the new hold; {@link LockContext#waitedFor()} is the time it took
+	 */
+	default void acquired(LockContext context) {
+	}
+
+	/**
+	 * A lock was not acquired within the wait time (or at the single try of a zero wait).
+	 * @param name the lock
+	 * @param waited how long the caller waited
+	 */
+	default void notAcquired(LockName name, Duration waited) {
+	}
+
+	/**
+	 * A hold was released normally.
+	 * @param context the hold
+	 * @param heldFor how long it was held
+	 */
+	default void released(LockContext context, Duration heldFor) {
+	}
+
+	/**
+	 * A hold was found lost (expired or taken) when released or extended.
+	 * @param context the hold
+	 */
+	default void leaseLost(LockContext context) {
+	}
+
+}

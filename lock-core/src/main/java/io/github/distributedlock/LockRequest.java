@@ -1,0 +1,252 @@
+package io.github.distributedlock;
+
+import java.time.Duration;
+import java.util.Objects;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * An immutable description of the lock to take and how. Settings left unset come from the
+ * {@link LockDefaults} of the {@link LockTemplate} (in Spring Boot, from
+ * {@code distributed-lock.*} properties).
+ * <pre class="code">
+ * LockRequest request = LockRequest.builder("server_access").key(serverId)
+ *         .lease(Duration.ofSeconds(10))
+ *         .waitTime(Duration.ofSeconds(2))
+ *         .build();
+ * </pre>
+ */
+public final class LockRequest {
+
+	/**
+	 * A wait time that means "wait until the lock is ours or the thread is interrupted".
+	 */
+	public static final Duration WAIT_INDEFINITELY = Duration.ofSeconds(Long.MAX_VALUE, 999_999_999);
+
+	private final LockName name;
+
+	private final @Nullable Duration lease;
+
+	private final @Nullable Duration waitTime;
+
+	private final @Nullable WaitStrategy waitStrategy;
+
+	private final @Nullable Boolean reentrant;
+
+	private final @Nullable Boolean progressAwareTimeout;
+
+	private final @Nullable String origin;
+
+	private LockRequest(Builder builder) {
+		this.name = new LockName(builder.scope, builder.key);
+		this.lease = builder.lease;
+		this.waitTime = builder.waitTime;
+		this.waitStrategy = builder.waitStrategy;
+		this.reentrant = builder.reentrant;
+		this.progressAwareTimeout = builder.progressAwareTimeout;
+		this.origin = builder.origin;
+		if (this.lease != null && (this.lease.isNegative() || this.lease.isZero() || this.lease.toMillis() < 1)) {
+			throw new IllegalArgumentException(
+					"Lock '" + this.name + "': lease must be at least 1 ms, but was " + this.lease);
+		}
+		if (this.waitTime != null && this.waitTime.isNegative()) {
+			throw new IllegalArgumentException(
+					"Lock '" + this.name + "': wait time must not be negative, but was " + this.waitTime);
+		}
+	}
+
+	/**
+	 * Create a request for {@code scope:key} with every setting from the defaults.
+	 * @param scope the scope
+	 * @param key the key within the scope, or {@code null} to lock the whole scope
+	 * @return the request
+	 */
+	public static LockRequest of(String scope, @Nullable String key) {
+		return builder(scope).key(key).build();
+	}
+
+	/**
+	 * Start building a request for a lock in the given scope.
+	 * @param scope the scope, for example {@code "server_access"}
+	 * @return a builder
+	 */
+	public static Builder builder(String scope) {
+		return new Builder(scope);
+	}
+
+	/**
+	 * Return a builder that starts from this request's settings.
+	 * @return a builder
+	 */
+	public Builder toBuilder() {
+		Builder builder = new Builder(this.name.scope()).key(this.name.key());
+		builder.lease = this.lease;
+		builder.waitTime = this.waitTime;
+		builder.waitStrategy = this.waitStrategy;
+		builder.reentrant = this.reentrant;
+		builder.progressAwareTimeout = this.progressAwareTimeout;
+		builder.origin = this.origin;
+		return builder;
+	}
+
+	public LockName name() {
+		return this.name;
+	}
+
+	public @Nullable Duration lease() {
+		return this.lease;
+	}
+
+	public @Nullable Duration waitTime() {
+		return this.waitTime;
+	}
+
+	public @Nullable WaitStrategy waitStrategy() {
+		return this.waitStrategy;
+	}
+
+	public @Nullable Boolean reentrant() {
+		return this.reentrant;
+	}
+
+	public @Nullable Boolean progressAwareTimeout() {
+		return this.progressAwareTimeout;
+	}
+
+	/**
+	 * Return where the lock is requested, for example {@code DeployService.deploy}, shown to
+	 * operators next to the hold.
+	 * @return the origin, or {@code null}
+	 */
+	public @Nullable String origin() {
+		return this.origin;
+	}
+
+	@Override
+	public String toString() {
+		return "LockRequest[" + this.name + ", lease=" + this.lease + ", waitTime=" + this.waitTime
+				+ ", waitStrategy=" + this.waitStrategy + ", reentrant=" + this.reentrant
+				+ ", progressAwareTimeout=" + this.progressAwareTimeout + ", origin=" + this.origin + "]";
+	}
+
+	/**
+	 * Builder for {@link LockRequest}. Not thread-safe.
+	 */
+	public static final class Builder {
+
+		private final String scope;
+
+		private @Nullable String key;
+
+		private @Nullable Duration lease;
+
+		private @Nullable Duration waitTime;
+
+		private @Nullable WaitStrategy waitStrategy;
+
+		private @Nullable Boolean reentrant;
+
+		private @Nullable Boolean progressAwareTimeout;
+
+		private @Nullable String origin;
+
+		private Builder(String scope) {
+			this.scope = Objects.requireNonNull(scope, "scope must not be null");
+		}
+
+		/**
+		 * Set the key within the scope.
+		 * @param key the key, or {@code null} to lock the whole scope
+		 * @return this builder
+		 */
+		public Builder key(@Nullable String key) {
+			this.key = key;
+			return this;
+		}
+
+		/**
+		 * Set how long the lock stays ours if we never release it, for example because the
+		 * process died.
+		 * @param lease the lease, at least 1 ms
+		 * @return this builder
+		 */
+		public Builder lease(Duration lease) {
+			this.lease = Objects.requireNonNull(lease, "lease must not be null");
+			return this;
+		}
+
+		/**
+		 * Set how long to wait for a lock that is taken. Zero means try once.
+		 * @param waitTime the wait time, not negative
+		 * @return this builder
+		 * @see #waitIndefinitely()
+		 */
+		public Builder waitTime(Duration waitTime) {
+			this.waitTime = Objects.requireNonNull(waitTime, "waitTime must not be null");
+			return this;
+		}
+
+		/**
+		 * Wait until the lock is ours, however long it takes (or until interrupted).
+		 * @return this builder
+		 */
+		public Builder waitIndefinitely() {
+			this.waitTime = WAIT_INDEFINITELY;
+			return this;
+		}
+
+		/**
+		 * Set how waiters learn that the lock may be free.
+		 * @param waitStrategy the wait strategy
+		 * @return this builder
+		 */
+		public Builder waitStrategy(WaitStrategy waitStrategy) {
+			this.waitStrategy = Objects.requireNonNull(waitStrategy, "waitStrategy must not be null");
+			return this;
+		}
+
+		/**
+		 * Set whether the thread that holds the lock may take it again. When not reentrant,
+		 * taking it again fails at once with {@link LockSelfDeadlockException}.
+		 * @param reentrant whether the lock is reentrant
+		 * @return this builder
+		 */
+		public Builder reentrant(boolean reentrant) {
+			this.reentrant = reentrant;
+			return this;
+		}
+
+		/**
+		 * Set whether the wait time restarts each time the lock changes hands while we wait,
+		 * so that only a lock that stays with one holder for the whole wait time times out.
+		 * @param progressAwareTimeout whether the timeout is progress-aware
+		 * @return this builder
+		 */
+		public Builder progressAwareTimeout(boolean progressAwareTimeout) {
+			this.progressAwareTimeout = progressAwareTimeout;
+			return this;
+		}
+
+		/**
+		 * Say where the lock is requested, for operators (the actuator endpoint shows it).
+		 * @param origin a short description, for example {@code DeployService.deploy}
+		 * @return this builder
+		 */
+		public Builder origin(@Nullable String origin) {
+			this.origin = origin;
+			return this;
+		}
+
+		/**
+		 * Build the request.
+		 * @return the request
+		 * @throws IllegalArgumentException if the name, lease or wait time is invalid; the
+		 * message names the lock
+		 */
+		public LockRequest build() {
+			return new LockRequest(this);
+		}
+
+	}
+
+}

@@ -1,0 +1,99 @@
+package io.github.distributedlock;
+
+import java.util.Optional;
+import java.util.function.Consumer;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Programmatic access to distributed locks.
+ * <p>
+ * Implementations are thread-safe. Locks are owned by the thread that acquires them and,
+ * unless a request says otherwise, are reentrant for that thread. Waiting honours
+ * interrupts, with {@link LockInterruptedException}. Every method may throw
+ * {@link LockAccessException} when Redis cannot be reached; nothing waits longer than the
+ * wait time plus the Redis command timeout.
+ */
+public interface LockTemplate {
+
+	/**
+	 * Run the callback while holding {@code scope:key}, with every setting from the defaults.
+	 * @param <T> the result type
+	 * @param scope the scope
+	 * @param key the key, or {@code null} to lock the whole scope
+	 * @param callback the protected work
+	 * @return the callback's result
+	 * @throws LockTimeoutException if the lock was not acquired within the wait time
+	 * @throws LockLeaseLostException if the lease was lost before the callback finished
+	 */
+	default <T extends @Nullable Object> T execute(String scope, @Nullable String key, LockCallback<T> callback) {
+		return execute(LockRequest.of(scope, key), callback);
+	}
+
+	/**
+	 * Run the callback while holding the requested lock. Inside the callback,
+	 * {@link LockContext#current()} returns the same context the callback receives.
+	 * @param <T> the result type
+	 * @param request the lock and how to take it
+	 * @param callback the protected work
+	 * @return the callback's result
+	 * @throws LockTimeoutException if the lock was not acquired within the wait time
+	 * @throws LockLeaseLostException if the lease was lost before the callback finished; if
+	 * the callback threw too, its exception is thrown with this one suppressed
+	 */
+	default <T extends @Nullable Object> T execute(LockRequest request, LockCallback<T> callback) {
+		try (LockHandle handle = acquire(request)) {
+			return LockContextHolder.call(handle, callback);
+		}
+	}
+
+	/**
+	 * Run the action while holding the requested lock.
+	 * @param request the lock and how to take it
+	 * @param action the protected work
+	 * @throws LockTimeoutException if the lock was not acquired within the wait time
+	 * @throws LockLeaseLostException if the lease was lost before the action finished
+	 */
+	default void executeWithoutResult(LockRequest request, Consumer<LockContext> action) {
+		execute(request, (context) -> {
+			action.accept(context);
+			return null;
+		});
+	}
+
+	/**
+	 * Acquire the requested lock, waiting up to the request's wait time.
+	 * @param request the lock and how to take it
+	 * @return the hold, to be closed when done
+	 * @throws LockTimeoutException if the lock was not acquired within the wait time
+	 * @throws LockSelfDeadlockException if the request is not reentrant and this thread
+	 * already holds the lock
+	 */
+	LockHandle acquire(LockRequest request);
+
+	/**
+	 * Try to acquire the requested lock, waiting up to the request's wait time.
+	 * @param request the lock and how to take it
+	 * @return the hold, or empty if the lock stayed taken for the whole wait time
+	 * @throws LockSelfDeadlockException if the request is not reentrant and this thread
+	 * already holds the lock
+	 */
+	Optional<LockHandle> tryAcquire(LockRequest request);
+
+	/**
+	 * Return whether anyone, in any process, holds {@code scope:key} now.
+	 * @param scope the scope
+	 * @param key the key, or {@code null}
+	 * @return whether the lock is held
+	 */
+	boolean isLocked(String scope, @Nullable String key);
+
+	/**
+	 * Return whether the calling thread holds {@code scope:key} now, according to Redis.
+	 * @param scope the scope
+	 * @param key the key, or {@code null}
+	 * @return whether the calling thread holds the lock
+	 */
+	boolean isHeldByCurrentThread(String scope, @Nullable String key);
+
+}

@@ -1,0 +1,86 @@
+package io.github.distributedlock.redis;
+
+import io.github.distributedlock.LockName;
+
+/**
+ * Builds the Redis key names of a lock. All keys of one lock share one hash tag, so they
+ * live in one Cluster slot:
+ * <pre>
+ * &lt;prefix&gt;:{&lt;scope&gt;:&lt;key&gt;}           the lock (a hash: owner, holds, token)
+ * &lt;prefix&gt;:{&lt;scope&gt;:&lt;key&gt;}:fence     the fencing counter
+ * &lt;prefix&gt;:{&lt;scope&gt;:&lt;key&gt;}:released  the release channel
+ * </pre>
+ * Scope and key are percent-encoded for {@code %}, <code>{</code>, <code>}</code> and
+ * {@code :}, so no user text can end the hash tag early (moving the lock to another slot)
+ * or make {@code a:b} + {@code c} collide with {@code a} + {@code b:c}.
+ */
+final class LockKeys {
+
+	private final String prefix;
+
+	private final int database;
+
+	LockKeys(String prefix, int database) {
+		if (prefix.isEmpty() || prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
+			throw new IllegalArgumentException(
+					"Key prefix must be non-empty and contain no '{' or '}', but was '" + prefix + "'");
+		}
+		this.prefix = prefix;
+		this.database = database;
+	}
+
+	String prefix() {
+		return this.prefix;
+	}
+
+	/**
+	 * Return the key of the lock itself.
+	 */
+	String lock(LockName name) {
+		StringBuilder key = new StringBuilder(this.prefix.length() + name.scope().length() + 16);
+		key.append(this.prefix).append(":{");
+		encode(name.scope(), key);
+		if (name.key() != null) {
+			key.append(':');
+			encode(name.key(), key);
+		}
+		return key.append('}').toString();
+	}
+
+	static String fence(String lockKey) {
+		return lockKey + ":fence";
+	}
+
+	static String releaseChannel(String lockKey) {
+		return lockKey + ":released";
+	}
+
+	/**
+	 * Return the keyspace notification channel of the lock key.
+	 */
+	String keyspaceChannel(String lockKey) {
+		return "__keyspace@" + this.database + "__:" + lockKey;
+	}
+
+	/**
+	 * Return the channel that keeps the listener container subscribed while no lock is
+	 * awaited, so waiting on a cold lock never pays for a new connection.
+	 */
+	String keepAliveChannel() {
+		return this.prefix + ":engine";
+	}
+
+	static void encode(String text, StringBuilder out) {
+		for (int i = 0; i < text.length(); i++) {
+			char c = text.charAt(i);
+			switch (c) {
+				case '%' -> out.append("%25");
+				case ':' -> out.append("%3A");
+				case '{' -> out.append("%7B");
+				case '}' -> out.append("%7D");
+				default -> out.append(c);
+			}
+		}
+	}
+
+}

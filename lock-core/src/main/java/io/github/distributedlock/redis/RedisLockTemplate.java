@@ -1,0 +1,455 @@
+package io.github.distributedlock.redis;
+
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.distributedlock.HeldLock;
+import io.github.distributedlock.LockAccessException;
+import io.github.distributedlock.LockDefaults;
+import io.github.distributedlock.LockHandle;
+import io.github.distributedlock.LockListener;
+import io.github.distributedlock.LockName;
+import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.LockTemplate;
+import io.github.distributedlock.LockTimeoutException;
+import io.github.distributedlock.WaitStrategy;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.listener.ChannelTopic;
+import org.springframework.data.redis.listener.RedisMessageListenerContainer;
+import org.springframework.util.backoff.ExponentialBackOff;
+
+/**
+ * {@link LockTemplate} on Redis, through Spring Data Redis.
+ * <p>
+ * Owners are this instance's secret id (128 random bits, new at every start, so a restarted
+ * process never believes it holds an old lock) plus the thread id. Create one per
+ * application with {@link #builder(RedisConnectionFactory)} and {@link #close()} it on
+ * shutdown.
+ */
+public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
+
+	private final LockDefaults defaults;
+
+	private final LockKeys keys;
+
+	private final LockCommands commands;
+
+	private final WaitQueues queues;
+
+	private final RedisConnectionFactory connectionFactory;
+
+	private final @Nullable RedisMessageListenerContainer container;
+
+	private final boolean ownsContainer;
+
+	private final boolean configureKeyspaceEvents;
+
+	private volatile boolean keyspaceEventsChecked;
+
+	private final String instanceId;
+
+	private final LockListener listener;
+
+	private final Set<RedisLockHandle> held = ConcurrentHashMap.newKeySet();
+
+	private final AtomicInteger waiting = new AtomicInteger();
+
+	private volatile boolean closed;
+
+	private RedisLockTemplate(Builder builder) {
+		this.defaults = builder.defaults;
+		this.keys = new LockKeys(builder.keyPrefix, builder.database);
+		this.connectionFactory = builder.connectionFactory;
+		StringRedisTemplate redis = new StringRedisTemplate(builder.connectionFactory);
+		this.commands = new LockCommands(redis, builder.fencingCounterIdle.toMillis());
+		this.configureKeyspaceEvents = builder.configureKeyspaceEvents;
+		this.instanceId = newInstanceId();
+		this.listener = new LockListeners(builder.listeners);
+		if (builder.listenerContainer != null) {
+			this.container = builder.listenerContainer;
+			this.ownsContainer = false;
+		}
+		else if (builder.pubSub) {
+			this.container = newContainer(builder.connectionFactory);
+			this.ownsContainer = true;
+		}
+		else {
+			this.container = null;
+			this.ownsContainer = false;
+		}
+		this.queues = new WaitQueues(this.container, builder.subscriptionLinger.toNanos());
+		if (this.container != null) {
+			// A permanent subscription keeps the container listening between waits: removing
+			// its last listener would close the pub/sub connection.
+			this.container.addMessageListener((message, pattern) -> {
+			}, new ChannelTopic(this.keys.keepAliveChannel()));
+			if (this.ownsContainer) {
+				this.container.start();
+			}
+		}
+		if (this.defaults.waitStrategy() == WaitStrategy.KEYSPACE_EVENTS) {
+			checkKeyspaceEvents();
+		}
+	}
+
+	/**
+	 * Start building a template on the given connection factory.
+	 * @param connectionFactory the Redis connection factory
+	 * @return a builder
+	 */
+	public static Builder builder(RedisConnectionFactory connectionFactory) {
+		return new Builder(connectionFactory);
+	}
+
+	private static String newInstanceId() {
+		byte[] id = new byte[16];
+		new SecureRandom().nextBytes(id);
+		return HexFormat.of().formatHex(id);
+	}
+
+	private static RedisMessageListenerContainer newContainer(RedisConnectionFactory connectionFactory) {
+		RedisMessageListenerContainer container = new RedisMessageListenerContainer();
+		container.setConnectionFactory(connectionFactory);
+		// Listeners only signal a condition, so run them on the client's I/O thread instead of
+		// a new thread per message.
+		container.setTaskExecutor(Runnable::run);
+		ExponentialBackOff backOff = new ExponentialBackOff(100, 2);
+		backOff.setMaxInterval(2000);
+		container.setRecoveryBackoff(backOff);
+		container.setBeanName("distributedLockListenerContainer");
+		container.afterPropertiesSet();
+		return container;
+	}
+
+	@Override
+	public LockHandle acquire(LockRequest request) {
+		LockSpec spec = resolve(request);
+		WaitLoop loop = new WaitLoop(spec, owner(), this.commands, this.queues);
+		RedisLockHandle handle = loop.run(this);
+		if (handle == null) {
+			LockTimeoutException timeout = loop.timeout();
+			this.listener.notAcquired(spec.name(), timeout.getWaited());
+			throw timeout;
+		}
+		return handle;
+	}
+
+	@Override
+	public Optional<LockHandle> tryAcquire(LockRequest request) {
+		LockSpec spec = resolve(request);
+		WaitLoop loop = new WaitLoop(spec, owner(), this.commands, this.queues);
+		RedisLockHandle handle = loop.run(this);
+		if (handle == null) {
+			this.listener.notAcquired(spec.name(), loop.timeout().getWaited());
+		}
+		return Optional.ofNullable(handle);
+	}
+
+	@Override
+	public boolean isLocked(String scope, @Nullable String key) {
+		LockName name = LockName.of(scope, key);
+		return this.commands.exists(name, this.keys.lock(name));
+	}
+
+	@Override
+	public boolean isHeldByCurrentThread(String scope, @Nullable String key) {
+		LockName name = LockName.of(scope, key);
+		List<@Nullable String> held = this.commands.ownerAndToken(name, this.keys.lock(name));
+		return held != null && owner().equals(held.get(0));
+	}
+
+	/**
+	 * Return the defaults applied to requests.
+	 * @return the defaults
+	 */
+	public LockDefaults getDefaults() {
+		return this.defaults;
+	}
+
+	/**
+	 * Return the Redis key of a lock, for operators and tests.
+	 * @param name the lock name
+	 * @return the key of the lock hash
+	 */
+	public String lockKey(LockName name) {
+		return this.keys.lock(name);
+	}
+
+	/**
+	 * Return how many locks have waiters in this JVM, or lingering subscriptions.
+	 * @return the number of local wait queues
+	 */
+	public int waitQueueCount() {
+		return this.queues.size();
+	}
+
+	/**
+	 * Return what this process holds now, for operators.
+	 * @return a snapshot of each hold, oldest first
+	 */
+	public List<HeldLock> heldLocks() {
+		List<HeldLock> snapshot = new ArrayList<>(this.held.size());
+		for (RedisLockHandle handle : this.held) {
+			snapshot.add(handle.snapshot());
+		}
+		snapshot.sort(Comparator.comparing(HeldLock::since));
+		return snapshot;
+	}
+
+	/**
+	 * Return how many threads of this process wait for a lock now.
+	 * @return the number of waiting threads
+	 */
+	public int waitingThreads() {
+		return this.waiting.get();
+	}
+
+	RedisLockHandle held(LockSpec spec, String owner, long token, long sentNanos, boolean waited, Duration waitedFor,
+			int attempts) {
+		RedisLockHandle handle = new RedisLockHandle(spec, owner, token, sentNanos, waited, waitedFor, attempts, this,
+				this.commands);
+		this.held.add(handle);
+		this.listener.acquired(handle);
+		return handle;
+	}
+
+	void waiting(int delta) {
+		this.waiting.addAndGet(delta);
+	}
+
+	void forget(RedisLockHandle handle) {
+		this.held.remove(handle);
+	}
+
+	void released(RedisLockHandle handle, Duration heldFor) {
+		this.listener.released(handle, heldFor);
+	}
+
+	void lost(RedisLockHandle handle) {
+		this.listener.leaseLost(handle);
+	}
+
+	private String owner() {
+		return this.instanceId + ":" + Thread.currentThread().getId();
+	}
+
+	private LockSpec resolve(LockRequest request) {
+		LockName name = request.name();
+		if (this.closed) {
+			throw new LockAccessException(name, "the lock service is shut down", null);
+		}
+		Duration lease = (request.lease() != null) ? request.lease() : this.defaults.lease();
+		Duration wait = (request.waitTime() != null) ? request.waitTime() : this.defaults.waitTime();
+		WaitStrategy strategy = (request.waitStrategy() != null) ? request.waitStrategy()
+				: this.defaults.waitStrategy();
+		boolean reentrant = (request.reentrant() != null) ? request.reentrant() : this.defaults.reentrant();
+		boolean progressAware = (request.progressAwareTimeout() != null) ? request.progressAwareTimeout()
+				: this.defaults.progressAwareTimeout();
+		if (strategy != WaitStrategy.POLLING && this.container == null) {
+			throw new LockAccessException(name,
+					"wait strategy " + strategy + " needs pub/sub, which this template was built without", null);
+		}
+		if (strategy == WaitStrategy.KEYSPACE_EVENTS && !this.keyspaceEventsChecked) {
+			checkKeyspaceEvents();
+		}
+		String lockKey = this.keys.lock(name);
+		String releaseChannel = LockKeys.releaseChannel(lockKey);
+		String waitChannel = switch (strategy) {
+			case PUBSUB -> releaseChannel;
+			case KEYSPACE_EVENTS -> this.keys.keyspaceChannel(lockKey);
+			case POLLING -> lockKey;
+		};
+		return new LockSpec(name, lockKey, LockKeys.fence(lockKey), releaseChannel, waitChannel, lease.toMillis(),
+				waitNanos(wait), strategy, reentrant, progressAware, this.defaults.pollInterval().toNanos(),
+				request.origin());
+	}
+
+	private static long waitNanos(Duration wait) {
+		// Anything near the representable maximum means "indefinitely".
+		if (wait.compareTo(Duration.ofDays(365L * 100)) >= 0) {
+			return -1;
+		}
+		return wait.toNanos();
+	}
+
+	private void checkKeyspaceEvents() {
+		KeyspaceNotifications.ensureEnabled(this.connectionFactory, this.configureKeyspaceEvents);
+		this.keyspaceEventsChecked = true;
+	}
+
+	/**
+	 * Stop: waiters get a {@link LockAccessException}, subscriptions are dropped, and a
+	 * listener container created by this template is stopped. Locks still held stay until
+	 * their holders release them or their leases end.
+	 */
+	@Override
+	public void close() {
+		if (this.closed) {
+			return;
+		}
+		this.closed = true;
+		this.queues.close();
+		if (this.container != null && this.ownsContainer) {
+			try {
+				this.container.destroy();
+			}
+			catch (Exception ex) {
+				// Closing anyway.
+			}
+		}
+	}
+
+	/**
+	 * Builder for {@link RedisLockTemplate}. Not thread-safe.
+	 */
+	public static final class Builder {
+
+		private final RedisConnectionFactory connectionFactory;
+
+		private @Nullable RedisMessageListenerContainer listenerContainer;
+
+		private boolean pubSub = true;
+
+		private LockDefaults defaults = LockDefaults.STANDARD;
+
+		private String keyPrefix = "lock";
+
+		private int database;
+
+		private Duration subscriptionLinger = Duration.ofSeconds(2);
+
+		private Duration fencingCounterIdle = Duration.ofDays(7);
+
+		private boolean configureKeyspaceEvents;
+
+		private final List<LockListener> listeners = new ArrayList<>();
+
+		private Builder(RedisConnectionFactory connectionFactory) {
+			this.connectionFactory = Objects.requireNonNull(connectionFactory, "connectionFactory must not be null");
+		}
+
+		/**
+		 * Use this listener container for wake-ups instead of creating one. It must be started
+		 * by its owner (in Spring, as a bean it is).
+		 * @param listenerContainer the container
+		 * @return this builder
+		 */
+		public Builder listenerContainer(RedisMessageListenerContainer listenerContainer) {
+			this.listenerContainer = listenerContainer;
+			return this;
+		}
+
+		/**
+		 * Set whether to use pub/sub at all. Without it, only {@link WaitStrategy#POLLING}
+		 * works, and the default strategy must be polling.
+		 * @param pubSub whether pub/sub is available
+		 * @return this builder
+		 */
+		public Builder pubSub(boolean pubSub) {
+			this.pubSub = pubSub;
+			return this;
+		}
+
+		/**
+		 * Set the defaults for whatever a request leaves unset.
+		 * @param defaults the defaults
+		 * @return this builder
+		 */
+		public Builder defaults(LockDefaults defaults) {
+			this.defaults = Objects.requireNonNull(defaults, "defaults must not be null");
+			return this;
+		}
+
+		/**
+		 * Set the prefix of every key and channel, {@code lock} by default.
+		 * @param keyPrefix the prefix, without braces
+		 * @return this builder
+		 */
+		public Builder keyPrefix(String keyPrefix) {
+			this.keyPrefix = Objects.requireNonNull(keyPrefix, "keyPrefix must not be null");
+			return this;
+		}
+
+		/**
+		 * Set the database index, used to name keyspace notification channels.
+		 * @param database the database index
+		 * @return this builder
+		 */
+		public Builder database(int database) {
+			this.database = database;
+			return this;
+		}
+
+		/**
+		 * Set how long a lock's subscription stays after its last waiter leaves.
+		 * @param subscriptionLinger the linger
+		 * @return this builder
+		 */
+		public Builder subscriptionLinger(Duration subscriptionLinger) {
+			this.subscriptionLinger = Objects.requireNonNull(subscriptionLinger);
+			return this;
+		}
+
+		/**
+		 * Set how long a lock's fencing counter survives without acquisitions.
+		 * @param fencingCounterIdle the idle time, at least a second
+		 * @return this builder
+		 */
+		public Builder fencingCounterIdle(Duration fencingCounterIdle) {
+			if (fencingCounterIdle.toMillis() < TimeUnit.SECONDS.toMillis(1)) {
+				throw new IllegalArgumentException("fencingCounterIdle must be at least 1 s, but was " + fencingCounterIdle);
+			}
+			this.fencingCounterIdle = fencingCounterIdle;
+			return this;
+		}
+
+		/**
+		 * Set whether the keyspace wait strategy may run {@code CONFIG SET
+		 * notify-keyspace-events} when the server lacks the needed flags.
+		 * @param configure whether to configure keyspace notifications
+		 * @return this builder
+		 */
+		public Builder configureKeyspaceEvents(boolean configure) {
+			this.configureKeyspaceEvents = configure;
+			return this;
+		}
+
+		/**
+		 * Add a listener, for example for metrics.
+		 * @param listener the listener
+		 * @return this builder
+		 */
+		public Builder listener(LockListener listener) {
+			this.listeners.add(Objects.requireNonNull(listener, "listener must not be null"));
+			return this;
+		}
+
+		/**
+		 * Build and start the template.
+		 * @return the template
+		 */
+		public RedisLockTemplate build() {
+			if (this.listenerContainer == null && !this.pubSub
+					&& this.defaults.waitStrategy() != WaitStrategy.POLLING) {
+				throw new IllegalStateException("Without pub/sub the default wait strategy must be POLLING, but was "
+						+ this.defaults.waitStrategy());
+			}
+			return new RedisLockTemplate(this);
+		}
+
+	}
+
+}

@@ -1,0 +1,180 @@
+package io.github.distributedlock.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.Message;
+import org.springframework.data.redis.connection.MessageListener;
+import org.springframework.data.redis.connection.SubscriptionListener;
+
+/**
+ * The waiters of one lock in this JVM, and their wake-up signal.
+ * <p>
+ * Waiters queue locally in FIFO order for their {@linkplain #turn() turn}. Only the thread
+ * whose turn it is talks to Redis, so one release sends one thread at Redis, not all of
+ * them. The signal is a counter: a waiter reads it before trying the lock and then waits
+ * for it to change, so a release that lands between the attempt and the wait is not lost.
+ * <p>
+ * For pub/sub and keyspace waiting, this is also the listener of the lock's channel, held
+ * by {@link WaitQueues} for as long as there are waiters, plus a short linger.
+ */
+final class WaitQueue implements MessageListener, SubscriptionListener {
+
+	private static final byte[][] KEY_GONE_EVENTS = { bytes("del"), bytes("expired"), bytes("evicted") };
+
+	private final String channel;
+
+	private final boolean keyspaceEvents;
+
+	private final ReentrantLock turn = new ReentrantLock(true);
+
+	private final ReentrantLock signalLock = new ReentrantLock();
+
+	private final Condition signalled = this.signalLock.newCondition();
+
+	private volatile long signals;
+
+	private volatile long lastProgressNanos;
+
+	private volatile boolean closed;
+
+	private final CompletableFuture<Void> subscribed = new CompletableFuture<>();
+
+	// Guarded by the WaitQueues map entry (ConcurrentHashMap.compute).
+	int references;
+
+	@Nullable Runnable pendingRemoval;
+
+	WaitQueue(String channel, boolean keyspaceEvents) {
+		this.channel = channel;
+		this.keyspaceEvents = keyspaceEvents;
+	}
+
+	String channel() {
+		return this.channel;
+	}
+
+	ReentrantLock turn() {
+		return this.turn;
+	}
+
+	CompletableFuture<Void> subscribed() {
+		return this.subscribed;
+	}
+
+	boolean isClosed() {
+		return this.closed;
+	}
+
+	/**
+	 * Return the signal count, to be passed to {@link #awaitSignal(long, long)} after the
+	 * next attempt.
+	 */
+	long signals() {
+		return this.signals;
+	}
+
+	/**
+	 * Wait until the signal count differs from {@code seen}, or the time runs out.
+	 * @return whether a signal arrived
+	 */
+	boolean awaitSignal(long seen, long nanos) throws InterruptedException {
+		if (this.signals != seen) {
+			return true;
+		}
+		this.signalLock.lockInterruptibly();
+		try {
+			long left = nanos;
+			while (this.signals == seen && left > 0) {
+				left = this.signalled.awaitNanos(left);
+			}
+			return this.signals != seen;
+		}
+		finally {
+			this.signalLock.unlock();
+		}
+	}
+
+	/**
+	 * Wait for the subscription to be confirmed, at most the given time.
+	 */
+	void awaitSubscribed(long nanos) throws InterruptedException {
+		if (this.subscribed.isDone() || nanos <= 0) {
+			return;
+		}
+		try {
+			this.subscribed.get(nanos, TimeUnit.NANOSECONDS);
+		}
+		catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException ex) {
+			// The caller retries anyway and never waits past the holder's lease.
+		}
+	}
+
+	void signal() {
+		this.signalLock.lock();
+		try {
+			this.signals++;
+			this.signalled.signalAll();
+		}
+		finally {
+			this.signalLock.unlock();
+		}
+	}
+
+	/**
+	 * Record that the lock changed hands, so queued waiters with a progress-aware timeout
+	 * can restart their wait time.
+	 */
+	void markProgress(long nanoTime) {
+		this.lastProgressNanos = nanoTime;
+	}
+
+	long lastProgressNanos() {
+		return this.lastProgressNanos;
+	}
+
+	void close() {
+		this.closed = true;
+		this.subscribed.complete(null);
+		signal();
+	}
+
+	@Override
+	public void onMessage(Message message, byte @Nullable [] pattern) {
+		if (!this.keyspaceEvents || isKeyGone(message.getBody())) {
+			signal();
+		}
+	}
+
+	@Override
+	public void onChannelSubscribed(byte[] channel, long count) {
+		if (!this.subscribed.complete(null)) {
+			// Subscribed again after a reconnect: a release may have been missed meanwhile.
+			signal();
+		}
+	}
+
+	private static boolean isKeyGone(byte[] event) {
+		for (byte[] gone : KEY_GONE_EVENTS) {
+			if (java.util.Arrays.equals(gone, event)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	private static byte[] bytes(String text) {
+		return text.getBytes(StandardCharsets.US_ASCII);
+	}
+
+	@Override
+	public String toString() {
+		return "WaitQueue[" + this.channel + "]";
+	}
+
+}

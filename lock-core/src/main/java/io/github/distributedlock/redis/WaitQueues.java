@@ -1,0 +1,179 @@
+package io.github.distributedlock.redis;
+
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+import io.github.distributedlock.WaitStrategy;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.listener.ChannelTopic;
+import org.springframework.data.redis.listener.RedisMessageListenerContainer;
+
+/**
+ * The {@link WaitQueue}s of this JVM, one per awaited lock, reference-counted.
+ * <p>
+ * A queue of a pub/sub or keyspace lock is subscribed to its channel while anyone waits,
+ * and for a short linger after the last waiter leaves, so a hot lock does not churn
+ * SUBSCRIBE and UNSUBSCRIBE. Subscription changes run on one thread, which keeps the
+ * SUBSCRIBE and UNSUBSCRIBE of a channel in order and never blocks a waiter for longer than
+ * it chose to wait (the listener container's own registration wait is unbounded).
+ */
+final class WaitQueues implements AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(WaitQueues.class);
+
+	private final ConcurrentHashMap<String, WaitQueue> queues = new ConcurrentHashMap<>();
+
+	private final @Nullable RedisMessageListenerContainer container;
+
+	private final ScheduledThreadPoolExecutor subscriber;
+
+	private final long lingerNanos;
+
+	private volatile boolean closed;
+
+	WaitQueues(@Nullable RedisMessageListenerContainer container, long lingerNanos) {
+		this.container = container;
+		this.lingerNanos = lingerNanos;
+		this.subscriber = new ScheduledThreadPoolExecutor(1, (runnable) -> {
+			Thread thread = new Thread(runnable, "distributed-lock-subscriber");
+			thread.setDaemon(true);
+			return thread;
+		});
+		this.subscriber.setRemoveOnCancelPolicy(true);
+	}
+
+	boolean isClosed() {
+		return this.closed;
+	}
+
+	/**
+	 * Join the wait queue of a lock, creating and subscribing it if needed.
+	 */
+	WaitQueue join(String channel, WaitStrategy strategy) {
+		return this.queues.compute(channel, (name, queue) -> {
+			if (queue == null) {
+				queue = new WaitQueue(name, strategy == WaitStrategy.KEYSPACE_EVENTS);
+				if (strategy == WaitStrategy.POLLING || this.container == null) {
+					queue.subscribed().complete(null);
+				}
+				else {
+					subscribe(queue);
+				}
+			}
+			queue.references++;
+			queue.pendingRemoval = null;
+			return queue;
+		});
+	}
+
+	/**
+	 * Return a queue that exists and is subscribed, without joining it, or {@code null}.
+	 * Lets a waiter on a hot lock read the signal count before its first attempt.
+	 */
+	@Nullable WaitQueue peek(String channel) {
+		WaitQueue queue = this.queues.get(channel);
+		return (queue != null && queue.subscribed().isDone()) ? queue : null;
+	}
+
+	/**
+	 * Leave a queue; the last one out schedules its removal after the linger.
+	 */
+	void leave(WaitQueue queue) {
+		this.queues.computeIfPresent(queue.channel(), (name, current) -> {
+			if (current == queue && --queue.references == 0 && !this.closed) {
+				Runnable removal = () -> removeIfUnused(queue);
+				queue.pendingRemoval = removal;
+				this.subscriber.schedule(() -> {
+					if (queue.pendingRemoval == removal) {
+						removal.run();
+					}
+				}, this.lingerNanos, TimeUnit.NANOSECONDS);
+			}
+			return current;
+		});
+	}
+
+	private void removeIfUnused(WaitQueue queue) {
+		boolean[] removed = new boolean[1];
+		this.queues.computeIfPresent(queue.channel(), (name, current) -> {
+			if (current == queue && queue.references == 0) {
+				removed[0] = true;
+				return null;
+			}
+			return current;
+		});
+		if (removed[0]) {
+			unsubscribe(queue);
+		}
+	}
+
+	private void subscribe(WaitQueue queue) {
+		RedisMessageListenerContainer container = this.container;
+		this.subscriber.execute(() -> {
+			try {
+				if (!this.closed && container != null) {
+					container.addMessageListener(queue, new ChannelTopic(queue.channel()));
+					// The container confirms through onChannelSubscribed; when it was already
+					// listening, a normal return means the subscription is in place.
+					if (container.isListening()) {
+						queue.subscribed().complete(null);
+					}
+				}
+			}
+			catch (RuntimeException ex) {
+				// Waiters fall back to the holder's lease; the next waiter subscribes again.
+				logger.warn("Could not subscribe to " + queue.channel() + "; waiters wake when the lease ends", ex);
+				this.queues.remove(queue.channel(), queue);
+			}
+		});
+	}
+
+	private void unsubscribe(WaitQueue queue) {
+		RedisMessageListenerContainer container = this.container;
+		if (container == null || queue.isClosed()) {
+			return;
+		}
+		this.subscriber.execute(() -> {
+			try {
+				container.removeMessageListener(queue, new ChannelTopic(queue.channel()));
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Could not unsubscribe from " + queue.channel(), ex);
+			}
+		});
+	}
+
+	/**
+	 * Return how many locks have a wait queue (and, except for polling, a subscription).
+	 */
+	int size() {
+		return this.queues.size();
+	}
+
+	/**
+	 * Wake every waiter so it sees the shutdown, and drop every subscription.
+	 */
+	@Override
+	public void close() {
+		this.closed = true;
+		for (WaitQueue queue : this.queues.values()) {
+			queue.close();
+			RedisMessageListenerContainer container = this.container;
+			if (container != null) {
+				try {
+					container.removeMessageListener(queue);
+				}
+				catch (RuntimeException ex) {
+					logger.debug("Could not unsubscribe from " + queue.channel(), ex);
+				}
+			}
+		}
+		this.queues.clear();
+		this.subscriber.shutdownNow();
+	}
+
+}

@@ -1,0 +1,42 @@
+-- Take a lock, take it again (reentrant), or report who has it.
+--
+-- KEYS[1]  the lock: a hash {owner, holds, token} with a lease (PEXPIRE)
+-- KEYS[2]  the lock's fencing counter: the last token handed out, expiring after a long idle time
+-- ARGV[1]  owner: secret instance id + thread (or a custom owner)
+-- ARGV[2]  lease in milliseconds
+-- ARGV[3]  '1' if the owner may take the lock again, '0' if that is a self-deadlock
+-- ARGV[4]  idle time in milliseconds after which the fencing counter may vanish
+--
+-- Returns {1, token}                acquired (first hold or another hold by the same owner)
+--         {0, holder token, pttl}   held by someone else; pttl is the holder's remaining lease
+--         {-1, token, pttl}         held by this owner, and the request is not reentrant
+
+local held = redis.call('HMGET', KEYS[1], 'owner', 'token')
+
+if not held[1] then
+	-- Tokens must increase strictly for this lock, across processes and across the counter
+	-- expiring: max(last + 1, server time in microseconds). After a long idle time the counter
+	-- is gone, and the clock has moved far past any token handed out before.
+	local time = redis.call('TIME')
+	local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+	local last = tonumber(redis.call('GET', KEYS[2]) or '0')
+	local token = string.format('%.0f', math.max(last + 1, now))
+	redis.call('SET', KEYS[2], token, 'PX', ARGV[4])
+	redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'holds', 1, 'token', token)
+	redis.call('PEXPIRE', KEYS[1], ARGV[2])
+	return {1, tonumber(token)}
+end
+
+if held[1] == ARGV[1] then
+	if ARGV[3] ~= '1' then
+		return {-1, tonumber(held[2]), redis.call('PTTL', KEYS[1])}
+	end
+	redis.call('HINCRBY', KEYS[1], 'holds', 1)
+	-- Another hold never shortens the lease the outer hold relies on.
+	if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then
+		redis.call('PEXPIRE', KEYS[1], ARGV[2])
+	end
+	return {1, tonumber(held[2])}
+end
+
+return {0, tonumber(held[2]), redis.call('PTTL', KEYS[1])}

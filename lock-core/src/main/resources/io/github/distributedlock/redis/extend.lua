@@ -1,0 +1,18 @@
+-- Set a new lease on a lock, for its owner only.
+--
+-- KEYS[1]  the lock hash
+-- ARGV[1]  owner
+-- ARGV[2]  fencing token of the hold
+-- ARGV[3]  new lease in milliseconds
+--
+-- Returns  1 extended, -1 the lock is gone, -2 someone else holds it now
+
+local held = redis.call('HMGET', KEYS[1], 'owner', 'token')
+if not held[1] then
+	return -1
+end
+if held[1] ~= ARGV[1] or held[2] ~= ARGV[2] then
+	return -2
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1

@@ -1,0 +1,68 @@
+package io.github.distributedlock;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * Tests for {@link LockRequest} and {@link LockName} validation.
+ */
+class LockRequestTests {
+
+	@Test
+	void shouldLeaveUnsetSettingsToTheDefaults() {
+		LockRequest request = LockRequest.of("server_access", "42");
+		assertThat(request.name()).isEqualTo(LockName.of("server_access", "42"));
+		assertThat(request.lease()).isNull();
+		assertThat(request.waitTime()).isNull();
+		assertThat(request.reentrant()).isNull();
+	}
+
+	@Test
+	void shouldRejectBlankNamesNamingTheLock() {
+		assertThatIllegalArgumentException().isThrownBy(() -> LockRequest.of("", "1")).withMessageContaining("scope");
+		assertThatIllegalArgumentException().isThrownBy(() -> LockRequest.of("orders", " "))
+			.withMessageContaining("Lock 'orders: '")
+			.withMessageContaining("blank key");
+	}
+
+	@Test
+	void shouldRejectHugeKeysWithAShortenedName() {
+		String huge = "x".repeat(10_000);
+		assertThatIllegalArgumentException().isThrownBy(() -> LockRequest.of("orders", huge))
+			.withMessageContaining("orders:" + "x".repeat(100) + "…(10000 chars)")
+			.withMessageContaining("limit is 512");
+	}
+
+	@Test
+	void shouldRejectLeasesBelowOneMillisecondAndNegativeWaits() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> LockRequest.builder("orders").key("1").lease(Duration.ZERO).build())
+			.withMessageContaining("orders:1")
+			.withMessageContaining("lease");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> LockRequest.builder("orders").key("1").lease(Duration.ofSeconds(-5)).build());
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> LockRequest.builder("orders").waitTime(Duration.ofMillis(-1)).build())
+			.withMessageContaining("wait time");
+	}
+
+	@Test
+	void shouldCopyAllSettingsToABuilder() {
+		LockRequest request = LockRequest.builder("a")
+			.key("b")
+			.lease(Duration.ofSeconds(3))
+			.waitIndefinitely()
+			.waitStrategy(WaitStrategy.POLLING)
+			.reentrant(false)
+			.progressAwareTimeout(true)
+			.build();
+		LockRequest copy = request.toBuilder().build();
+		assertThat(copy).hasToString(request.toString());
+		assertThat(copy.waitTime()).isEqualTo(LockRequest.WAIT_INDEFINITELY);
+	}
+
+}

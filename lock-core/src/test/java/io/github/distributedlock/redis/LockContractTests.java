@@ -1,0 +1,491 @@
+package io.github.distributedlock.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.github.distributedlock.LockContext;
+import io.github.distributedlock.LockDefaults;
+import io.github.distributedlock.LockHandle;
+import io.github.distributedlock.LockInterruptedException;
+import io.github.distributedlock.LockLeaseLostException;
+import io.github.distributedlock.LockName;
+import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.LockSelfDeadlockException;
+import io.github.distributedlock.LockTimeoutException;
+import io.github.distributedlock.WaitStrategy;
+import io.github.distributedlock.test.RedisServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.TestInstance;
+
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The behaviour every wait strategy and every topology must show, against a real
+ * redis-server. Subclasses choose the strategy and where Redis runs.
+ * <p>
+ * Two templates stand in for two processes: each has its own secret instance id, so their
+ * threads are different owners, exactly as in separate JVMs.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class LockContractTests {
+
+	private RedisConnectionFactory connectionFactory;
+
+	protected RedisLockTemplate template;
+
+	protected RedisLockTemplate otherProcess;
+
+	private final ExecutorService executor = Executors.newCachedThreadPool();
+
+	private String scope;
+
+	/**
+	 * Return the wait strategy under test.
+	 */
+	protected abstract WaitStrategy strategy();
+
+	/**
+	 * Return the server the suite runs against, started by the subclass.
+	 */
+	protected abstract RedisServer server();
+
+	/**
+	 * Return a connection factory for the topology under test.
+	 */
+	protected RedisConnectionFactory createConnectionFactory() {
+		return RedisConnections.standalone(server());
+	}
+
+	protected RedisLockTemplate.Builder configure(RedisLockTemplate.Builder builder) {
+		return builder.configureKeyspaceEvents(true).subscriptionLinger(Duration.ofMillis(200));
+	}
+
+	@BeforeAll
+	void startTemplates() {
+		this.connectionFactory = createConnectionFactory();
+		LockDefaults defaults = LockDefaults.STANDARD.withWaitStrategy(strategy())
+			.withPollInterval(Duration.ofMillis(20))
+			.withWaitTime(Duration.ofSeconds(5));
+		this.template = configure(RedisLockTemplate.builder(this.connectionFactory).defaults(defaults)).build();
+		this.otherProcess = configure(RedisLockTemplate.builder(this.connectionFactory).defaults(defaults)).build();
+	}
+
+	@AfterAll
+	void stopTemplates() throws Exception {
+		this.executor.shutdownNow();
+		this.template.close();
+		this.otherProcess.close();
+		if (this.connectionFactory instanceof AutoCloseable closeable) {
+			closeable.close();
+		}
+	}
+
+	@BeforeEach
+	void pickScope(TestInfo info) {
+		this.scope = strategy().name().charAt(0) + "-" + info.getTestMethod().orElseThrow().getName();
+	}
+
+	@AfterEach
+	void noLockLeftBehind() {
+		// Every test releases what it takes, or lets it expire within its own run.
+		await().atMost(Duration.ofSeconds(3))
+			.untilAsserted(() -> assertThat(lockKeys()).as("lock keys left in Redis").isEmpty());
+	}
+
+	private LockRequest.Builder request(String key) {
+		return LockRequest.builder(this.scope).key(key);
+	}
+
+	@Test
+	void shouldExcludeOtherOwners() throws Exception {
+		try (LockHandle held = this.template.acquire(request("a").build())) {
+			assertThat(this.template.isLocked(this.scope, "a")).isTrue();
+			assertThat(this.otherProcess.tryAcquire(request("a").waitTime(Duration.ZERO).build())).isEmpty();
+			assertThat(onOtherThread(() -> this.template.tryAcquire(request("a").waitTime(Duration.ZERO).build())))
+				.as("another thread of the same process is another owner")
+				.isEmpty();
+			assertThat(this.otherProcess.tryAcquire(request("b").waitTime(Duration.ZERO).build()))
+				.hasValueSatisfying(LockHandle::close);
+		}
+		assertThat(this.template.isLocked(this.scope, "a")).isFalse();
+	}
+
+	@Test
+	void shouldBeReentrantForTheSameThread() throws Exception {
+		LockHandle outer = this.template.acquire(request("r").build());
+		LockHandle inner = this.template.acquire(request("r").build());
+		assertThat(inner.fencingToken()).isEqualTo(outer.fencingToken());
+		assertThat(this.template.isHeldByCurrentThread(this.scope, "r")).isTrue();
+		inner.close();
+		assertThat(this.template.isLocked(this.scope, "r")).as("still held by the outer hold").isTrue();
+		assertThat(onOtherThread(() -> this.template.tryAcquire(request("r").waitTime(Duration.ZERO).build())))
+			.isEmpty();
+		outer.close();
+		assertThat(this.template.isLocked(this.scope, "r")).isFalse();
+	}
+
+	@Test
+	void shouldFailFastOnSelfDeadlockWhenNotReentrant() {
+		try (LockHandle held = this.template.acquire(request("s").build())) {
+			long start = System.nanoTime();
+			assertThatExceptionOfType(LockSelfDeadlockException.class)
+				.isThrownBy(() -> this.template.acquire(request("s").reentrant(false).build()))
+				.withMessageContaining(this.scope + ":s");
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
+			assertThat(held.isHeld()).isTrue();
+		}
+	}
+
+	@Test
+	void shouldRefuseReleaseAndExtendByAStranger() {
+		try (LockHandle held = this.template.acquire(request("x").build())) {
+			LockSpec spec = specOf("x");
+			LockCommands stranger = new LockCommands(
+					new org.springframework.data.redis.core.StringRedisTemplate(this.connectionFactory), 60_000);
+			// A stranger knows the key and even the token, but not the secret owner id.
+			assertThat(stranger.release(spec, "guessed-owner:1", held.fencingToken())).isEqualTo(-2);
+			assertThat(stranger.extend(spec, "guessed-owner:1", held.fencingToken(), 60_000)).isEqualTo(-2);
+			assertThat(held.isHeld()).isTrue();
+			assertThat(this.template.isLocked(this.scope, "x")).isTrue();
+		}
+	}
+
+	@Test
+	void shouldExpireAndReportTheLostLeaseOnRelease() throws Exception {
+		LockHandle held = this.template.acquire(request("e").lease(Duration.ofMillis(300)).build());
+		Optional<LockHandle> next = this.otherProcess.tryAcquire(request("e").waitTime(Duration.ofSeconds(3)).build());
+		assertThat(next).as("taken over once the lease ended").isPresent();
+		assertThat(held.isHeld()).isFalse();
+		assertThat(held.remainingLease()).isEqualTo(Duration.ZERO);
+		assertThatExceptionOfType(LockLeaseLostException.class).isThrownBy(held::close)
+			.withMessageContaining(this.scope + ":e")
+			.withMessageContaining("overlapped");
+		assertThat(next.get().isHeld()).as("the stale release did not free the new holder's lock").isTrue();
+		next.get().close();
+	}
+
+	@Test
+	void shouldExtendTheLease() throws Exception {
+		try (LockHandle held = this.template.acquire(request("x").lease(Duration.ofMillis(300)).build())) {
+			held.extend(Duration.ofSeconds(5));
+			assertThat(held.remainingLease()).isGreaterThan(Duration.ofSeconds(4));
+			Thread.sleep(500);
+			assertThat(held.isHeld()).isTrue();
+			assertThat(this.otherProcess.tryAcquire(request("x").waitTime(Duration.ZERO).build())).isEmpty();
+		}
+	}
+
+	@Test
+	void shouldNotExtendALostLease() throws Exception {
+		LockHandle held = this.template.acquire(request("x").lease(Duration.ofMillis(100)).build());
+		Thread.sleep(250);
+		assertThatExceptionOfType(LockLeaseLostException.class).isThrownBy(() -> held.extend(Duration.ofSeconds(5)));
+		assertThatExceptionOfType(LockLeaseLostException.class).isThrownBy(held::close);
+	}
+
+	@Test
+	void shouldHandOutStrictlyIncreasingFencingTokens() throws Exception {
+		long previous = 0;
+		for (int i = 0; i < 50; i++) {
+			RedisLockTemplate owner = (i % 2 == 0) ? this.template : this.otherProcess;
+			try (LockHandle held = owner.acquire(request("f").build())) {
+				assertThat(held.fencingToken()).isGreaterThan(previous);
+				previous = held.fencingToken();
+			}
+		}
+	}
+
+	@Test
+	void shouldTimeOutNamingTheLockTheWaitAndTheHoldersLease() throws Exception {
+		try (LockHandle held = this.template.acquire(request("t").lease(Duration.ofSeconds(20)).build())) {
+			long start = System.nanoTime();
+			LockTimeoutException timeout = onOtherThread(() -> {
+				try {
+					this.otherProcess.acquire(request("t").waitTime(Duration.ofMillis(400)).build());
+					return null;
+				}
+				catch (LockTimeoutException ex) {
+					return ex;
+				}
+			});
+			assertThat(timeout).isNotNull();
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(400));
+			assertThat(timeout.getWaited()).isGreaterThanOrEqualTo(Duration.ofMillis(400));
+			assertThat(timeout.getHolderRemainingLease()).isNotNull()
+				.isGreaterThan(Duration.ofSeconds(15))
+				.isLessThanOrEqualTo(Duration.ofSeconds(20));
+			assertThat(timeout.getLockName()).isEqualTo(LockName.of(this.scope, "t"));
+			assertThat(timeout).hasMessageContaining(this.scope + ":t").hasMessageContaining("lease");
+			assertThat(held.isHeld()).isTrue();
+		}
+	}
+
+	@Test
+	void shouldTryOnceWhenTheWaitIsZero() throws Exception {
+		try (LockHandle held = this.template.acquire(request("z").build())) {
+			long before = evalCalls();
+			assertThat(this.otherProcess.tryAcquire(request("z").waitTime(Duration.ZERO).build())).isEmpty();
+			assertThat(evalCalls() - before).isEqualTo(1);
+		}
+	}
+
+	@Test
+	void shouldRestartAProgressAwareTimeoutWhileTheLockChangesHands() throws Exception {
+		// A holder that hands the lock to a new holder every 150 ms without ever leaving it
+		// free: the token changes and waiters are told, as after a real release and re-acquire.
+		String key = this.template.lockKey(LockName.of(this.scope, "p"));
+		server().command("HSET", key, "owner", "someone-else", "holds", "1", "token", "1");
+		server().command("PEXPIRE", key, "10000");
+		Future<?> handoffs = this.executor.submit(() -> {
+			for (int token = 2; token <= 10; token++) {
+				sleep(150);
+				server().command("HSET", key, "token", Integer.toString(token));
+				server().command("PUBLISH", LockKeys.releaseChannel(key), Integer.toString(token));
+				if (strategy() == WaitStrategy.KEYSPACE_EVENTS) {
+					// Keyspace waiters only hear deletions; make the handoff look like one.
+					server().command("PUBLISH", "__keyspace@0__:" + key, "del");
+				}
+			}
+			return null;
+		});
+		long start = System.nanoTime();
+		assertThatExceptionOfType(LockTimeoutException.class).isThrownBy(() -> this.template
+			.acquire(request("p").waitTime(Duration.ofMillis(400)).progressAwareTimeout(true).build()));
+		Duration waited = Duration.ofNanos(System.nanoTime() - start);
+		handoffs.get(5, TimeUnit.SECONDS);
+		if (strategy() == WaitStrategy.POLLING) {
+			// Polling sees every handoff too, just later.
+			assertThat(waited).isGreaterThan(Duration.ofMillis(1200));
+		}
+		else {
+			// Nine handoffs over 1350 ms kept it waiting; then 400 ms without progress.
+			assertThat(waited).isGreaterThan(Duration.ofMillis(1500));
+		}
+		assertThat(waited).isLessThan(Duration.ofMillis(3500));
+		long plainStart = System.nanoTime();
+		assertThatExceptionOfType(LockTimeoutException.class)
+			.isThrownBy(() -> this.template.acquire(request("p").waitTime(Duration.ofMillis(400)).build()));
+		assertThat(Duration.ofNanos(System.nanoTime() - plainStart)).isLessThan(Duration.ofMillis(1200));
+		server().command("DEL", key);
+	}
+
+	@Test
+	void shouldHonourInterrupts() throws Exception {
+		try (LockHandle held = this.template.acquire(request("i").build())) {
+			AtomicReference<Throwable> failure = new AtomicReference<>();
+			AtomicReference<Boolean> interruptFlag = new AtomicReference<>();
+			CountDownLatch done = new CountDownLatch(1);
+			Thread waiter = new Thread(() -> {
+				try {
+					this.otherProcess.acquire(request("i").waitIndefinitely().build());
+				}
+				catch (Throwable ex) {
+					failure.set(ex);
+					interruptFlag.set(Thread.currentThread().isInterrupted());
+				}
+				finally {
+					done.countDown();
+				}
+			});
+			waiter.start();
+			Thread.sleep(300);
+			waiter.interrupt();
+			assertThat(done.await(3, TimeUnit.SECONDS)).as("woke on interrupt").isTrue();
+			assertThat(failure.get()).isInstanceOf(LockInterruptedException.class)
+				.hasMessageContaining(this.scope + ":i");
+			assertThat(interruptFlag.get()).as("interrupt status restored").isTrue();
+		}
+	}
+
+	@Test
+	void shouldWakeAWaiterPromptlyWhenTheLockIsReleased() throws Exception {
+		LockHandle held = this.template.acquire(request("w").lease(Duration.ofSeconds(10)).build());
+		Future<LockContextSnapshot> waiter = this.executor.submit(() -> this.otherProcess
+			.execute(request("w").waitTime(Duration.ofSeconds(9)).build(), LockContextSnapshot::of));
+		Thread.sleep(200);
+		long released = System.nanoTime();
+		held.close();
+		LockContextSnapshot context = waiter.get(9, TimeUnit.SECONDS);
+		Duration afterRelease = Duration.ofNanos(System.nanoTime() - released);
+		assertThat(context.waited()).isTrue();
+		assertThat(context.token()).isGreaterThan(held.fencingToken());
+		// Well before the 10 s lease would have ended.
+		assertThat(afterRelease).isLessThan(Duration.ofSeconds(2));
+	}
+
+	@Test
+	void shouldNoticeAnAbandonedLockWhenItsLeaseEndsWithoutPolling() throws Exception {
+		// Never released, as if its process had died.
+		LockHandle abandoned = this.template.acquire(request("d").lease(Duration.ofMillis(800)).build());
+		long acquiredAt = System.nanoTime();
+		long before = evalCalls();
+		try (LockHandle next = this.otherProcess.acquire(request("d").waitTime(Duration.ofSeconds(5)).build())) {
+			Duration after = Duration.ofNanos(System.nanoTime() - acquiredAt);
+			assertThat(after).isGreaterThanOrEqualTo(Duration.ofMillis(750)).isLessThan(Duration.ofMillis(2500));
+			assertThat(next.waited()).isTrue();
+			if (strategy() != WaitStrategy.POLLING) {
+				// First try, try again once subscribed, and the try when the lease ended.
+				assertThat(evalCalls() - before).isLessThanOrEqualTo(4);
+			}
+		}
+		assertThatExceptionOfType(LockLeaseLostException.class).isThrownBy(abandoned::close);
+	}
+
+	@Test
+	void shouldExposeTheLockContextInsideExecute() {
+		LockContextSnapshot snapshot = this.template.execute(this.scope, "c", (context) -> {
+			assertThat(LockContext.current()).isSameAs(context);
+			String nested = this.template.execute(this.scope, "c2",
+					(inner) -> LockContext.current().name().key());
+			assertThat(nested).isEqualTo("c2");
+			assertThat(LockContext.current()).as("outer context back after the nested one").isSameAs(context);
+			return LockContextSnapshot.of(context);
+		});
+		assertThat(snapshot.name()).isEqualTo(LockName.of(this.scope, "c"));
+		assertThat(snapshot.waited()).isFalse();
+		assertThat(snapshot.attempts()).isEqualTo(1);
+		assertThat(snapshot.token()).isPositive();
+		assertThat(snapshot.remainingLease()).isGreaterThan(Duration.ofSeconds(25));
+		assertThat(snapshot.held()).isTrue();
+		assertThat(LockContext.find()).isEmpty();
+	}
+
+	@Test
+	void shouldUseAtMostTwoCommandsPerUncontendedAcquireAndRelease() {
+		long before = evalCalls();
+		Map<String, Long> statsBefore = server().commandCalls();
+		for (int i = 0; i < 100; i++) {
+			try (LockHandle held = this.template.acquire(request("u" + i).build())) {
+				assertThat(held.waited()).isFalse();
+			}
+		}
+		assertThat(evalCalls() - before).isEqualTo(200);
+		Map<String, Long> statsAfter = server().commandCalls();
+		assertThat(statsAfter.getOrDefault("subscribe", 0L)).isEqualTo(statsBefore.getOrDefault("subscribe", 0L));
+	}
+
+	@Test
+	void shouldKeepSectionsFromOverlappingUnderConcurrency() throws Exception {
+		int threads = 8;
+		int perThread = 40;
+		List<Section> sections = java.util.Collections.synchronizedList(new ArrayList<>());
+		List<Future<?>> workers = new ArrayList<>();
+		for (int t = 0; t < threads; t++) {
+			RedisLockTemplate owner = (t % 2 == 0) ? this.template : this.otherProcess;
+			int thread = t;
+			workers.add(this.executor.submit(() -> {
+				for (int i = 0; i < perThread; i++) {
+					String key = "k" + ((thread + i) % 3);
+					owner.executeWithoutResult(request(key).waitTime(Duration.ofSeconds(20)).build(), (context) -> {
+						long start = System.nanoTime();
+						busy(200_000);
+						sections.add(new Section(key, start, System.nanoTime(), context.fencingToken()));
+					});
+				}
+				return null;
+			}));
+		}
+		for (Future<?> worker : workers) {
+			worker.get(60, TimeUnit.SECONDS);
+		}
+		assertThat(sections).hasSize(threads * perThread);
+		assertThat(Section.overlaps(sections)).isEmpty();
+	}
+
+	@Test
+	void shouldLeaveNoSubscriptionBehind() throws Exception {
+		LockHandle held = this.template.acquire(request("l").build());
+		Future<?> waiter = this.executor
+			.submit(() -> this.otherProcess.execute(request("l").build(), (context) -> context.fencingToken()));
+		Thread.sleep(200);
+		held.close();
+		waiter.get(5, TimeUnit.SECONDS);
+		await().atMost(Duration.ofSeconds(3)).untilAsserted(() -> {
+			assertThat(this.otherProcess.waitQueueCount()).isZero();
+			if (strategy() != WaitStrategy.POLLING) {
+				assertThat(lockChannelSubscriptions()).isZero();
+			}
+		});
+	}
+
+	private long lockChannelSubscriptions() {
+		Object reply = server().command("PUBSUB", "NUMSUB",
+				LockKeys.releaseChannel(this.template.lockKey(LockName.of(this.scope, "l"))),
+				"__keyspace@0__:" + this.template.lockKey(LockName.of(this.scope, "l")));
+		List<?> values = (List<?>) reply;
+		return ((Number) values.get(1)).longValue() + ((Number) values.get(3)).longValue();
+	}
+
+	private List<String> lockKeys() {
+		Object reply = server().command("KEYS", "lock:{" + this.scope + "*");
+		List<String> keys = new ArrayList<>();
+		for (Object key : (List<?>) reply) {
+			if (!key.toString().endsWith(":fence")) {
+				keys.add(key.toString());
+			}
+		}
+		return keys;
+	}
+
+	private LockSpec specOf(String key) {
+		String lockKey = this.template.lockKey(LockName.of(this.scope, key));
+		return new LockSpec(LockName.of(this.scope, key), lockKey, LockKeys.fence(lockKey),
+				LockKeys.releaseChannel(lockKey), LockKeys.releaseChannel(lockKey), 30_000, 0, strategy(), true,
+				false, 1, null);
+	}
+
+	protected long evalCalls() {
+		Map<String, Long> calls = server().commandCalls();
+		return calls.getOrDefault("evalsha", 0L) + calls.getOrDefault("eval", 0L);
+	}
+
+	private <T> T onOtherThread(java.util.concurrent.Callable<T> action) throws Exception {
+		return this.executor.submit(action).get(10, TimeUnit.SECONDS);
+	}
+
+	static void busy(long nanos) {
+		long end = System.nanoTime() + nanos;
+		while (System.nanoTime() < end) {
+			Thread.onSpinWait();
+		}
+	}
+
+	private static void sleep(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	record LockContextSnapshot(LockName name, long token, boolean waited, int attempts, Duration remainingLease,
+			boolean held) {
+
+		static LockContextSnapshot of(LockContext context) {
+			return new LockContextSnapshot(context.name(), context.fencingToken(), context.waited(),
+					context.attempts(), context.remainingLease(), context.isHeld());
+		}
+
+	}
+
+}

@@ -1,0 +1,65 @@
+package io.github.distributedlock.redis;
+
+import io.github.distributedlock.LockName;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * Tests for {@link LockKeys}.
+ */
+class LockKeysTests {
+
+	private final LockKeys keys = new LockKeys("lock", 0);
+
+	@Test
+	void shouldPutScopeAndKeyInOneHashTag() {
+		String key = this.keys.lock(LockName.of("server_access", "42"));
+		assertThat(key).isEqualTo("lock:{server_access:42}");
+		assertThat(LockKeys.fence(key)).isEqualTo("lock:{server_access:42}:fence");
+		assertThat(LockKeys.releaseChannel(key)).isEqualTo("lock:{server_access:42}:released");
+		assertThat(hashTag(LockKeys.fence(key))).isEqualTo(hashTag(key));
+	}
+
+	@Test
+	void shouldNotLetBracesInUserTextMoveTheSlot() {
+		String key = this.keys.lock(LockName.of("a}b", "{c}"));
+		assertThat(hashTag(key)).isEqualTo("a%7Db:%7Bc%7D");
+		assertThat(key.chars().filter((c) -> c == '{').count()).isOne();
+		assertThat(key.chars().filter((c) -> c == '}').count()).isOne();
+	}
+
+	@Test
+	void shouldKeepScopesAndKeysFromColliding() {
+		assertThat(this.keys.lock(LockName.of("a:b", "c"))).isNotEqualTo(this.keys.lock(LockName.of("a", "b:c")));
+		assertThat(this.keys.lock(LockName.of("a%3Ab", "c"))).isNotEqualTo(this.keys.lock(LockName.of("a:b", "c")));
+		assertThat(this.keys.lock(LockName.of("scope", null))).isEqualTo("lock:{scope}");
+	}
+
+	@Test
+	void shouldKeepNewlinesAndNonAsciiAsTheyAre() {
+		assertThat(this.keys.lock(LockName.of("s", "ü\n*"))).isEqualTo("lock:{s:ü\n*}");
+	}
+
+	@Test
+	void shouldRejectAPrefixWithBraces() {
+		assertThatIllegalArgumentException().isThrownBy(() -> new LockKeys("a{b", 0)).withMessageContaining("a{b");
+		assertThatIllegalArgumentException().isThrownBy(() -> new LockKeys("", 0));
+	}
+
+	@Test
+	void shouldNameKeyspaceChannelsByDatabase() {
+		assertThat(new LockKeys("lock", 3).keyspaceChannel("lock:{a}")).isEqualTo("__keyspace@3__:lock:{a}");
+	}
+
+	/**
+	 * The part of a key that Redis Cluster hashes: between the first '{' and the next '}'.
+	 */
+	static String hashTag(String key) {
+		int open = key.indexOf('{');
+		int close = key.indexOf('}', open + 1);
+		return key.substring(open + 1, close);
+	}
+
+}

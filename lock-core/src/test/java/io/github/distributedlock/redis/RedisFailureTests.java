@@ -1,0 +1,110 @@
+package io.github.distributedlock.redis;
+
+import java.time.Duration;
+
+import io.github.distributedlock.LockAccessException;
+import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.test.RedisProcess;
+import io.github.distributedlock.test.RedisServer;
+import io.github.distributedlock.test.RedisServerExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * What callers see when Redis is down or stalled: a {@link LockAccessException} naming the
+ * lock, within the command timeout, never a hang.
+ */
+class RedisFailureTests {
+
+	@RegisterExtension
+	static RedisServerExtension redis = RedisServerExtension.dedicated();
+
+	private LettuceConnectionFactory factory;
+
+	private RedisLockTemplate template;
+
+	@BeforeEach
+	void connect() {
+		RedisServer server = redis.server();
+		this.factory = RedisConnections.standalone(server);
+		this.template = RedisLockTemplate.builder(this.factory).build();
+	}
+
+	@AfterEach
+	void disconnect() {
+		this.template.close();
+		this.factory.destroy();
+		RedisProcess server = (RedisProcess) redis.server();
+		if (server.isRunning()) {
+			server.resume();
+		}
+		else {
+			server.start();
+		}
+	}
+
+	@Test
+	void shouldFailWithinTheCommandTimeoutWhenRedisIsDown() {
+		redis.server().stop();
+		long start = System.nanoTime();
+		assertThatExceptionOfType(LockAccessException.class)
+			.isThrownBy(() -> this.template.acquire(LockRequest.of("down", "1")))
+			.withMessageContaining("down:1")
+			.withCauseInstanceOf(org.springframework.dao.DataAccessException.class);
+		assertThat(Duration.ofNanos(System.nanoTime() - start))
+			.isLessThan(RedisConnections.COMMAND_TIMEOUT.plusMillis(1500));
+	}
+
+	@Test
+	void shouldFailWithinTheCommandTimeoutWhenRedisStalls() {
+		redis.server().pause();
+		long start = System.nanoTime();
+		assertThatExceptionOfType(LockAccessException.class)
+			.isThrownBy(() -> this.template.acquire(LockRequest.of("stalled", "1")))
+			.withMessageContaining("stalled:1");
+		assertThat(Duration.ofNanos(System.nanoTime() - start))
+			.isLessThan(RedisConnections.COMMAND_TIMEOUT.plusMillis(1500));
+	}
+
+	@Test
+	void shouldFailAWaiterWhoseRedisDiesWhileItWaits() throws Exception {
+		// Held by another process (another template), never released.
+		RedisLockTemplate holder = RedisLockTemplate.builder(this.factory).build();
+		holder.acquire(LockRequest.builder("dying").key("1").lease(Duration.ofMillis(500)).build());
+		Thread killer = new Thread(() -> {
+			try {
+				Thread.sleep(200);
+				redis.server().kill();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		});
+		killer.start();
+		long start = System.nanoTime();
+		assertThatExceptionOfType(LockAccessException.class).isThrownBy(() -> this.template
+			.acquire(LockRequest.builder("dying").key("1").waitTime(Duration.ofSeconds(20)).build()))
+			.withMessageContaining("dying:1");
+		// The waiter retries when the 500 ms lease would end, then fails within the timeout.
+		assertThat(Duration.ofNanos(System.nanoTime() - start))
+			.isLessThan(RedisConnections.COMMAND_TIMEOUT.plusMillis(2500));
+		killer.join();
+		holder.close();
+	}
+
+	@Test
+	void shouldRefuseToWorkAfterClose() {
+		this.template.close();
+		assertThatExceptionOfType(LockAccessException.class)
+			.isThrownBy(() -> this.template.acquire(LockRequest.of("closed", "1")))
+			.withMessageContaining("shut down");
+	}
+
+}

@@ -1,0 +1,133 @@
+package io.github.distributedlock.test;
+
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A real Redis server that a test talks to, and for managed servers also stops, pauses and kills.
+ * <p>
+ * Implementations are thread-safe. Lifecycle methods ({@link #stop()}, {@link #start()}, {@link #restart()},
+ * {@link #pause()}, {@link #resume()}, {@link #kill()}, {@link #pid()}) throw {@link UnsupportedOperationException}
+ * when the server is not {@link #isManaged() managed}; {@link #pause()} and {@link #resume()} may still work on some
+ * unmanaged servers. {@link #command(String...)} throws {@link RedisCommandException} for an error reply and
+ * {@link java.io.UncheckedIOException} when the server cannot be reached or does not answer within 5 seconds.
+ */
+public interface RedisServer extends AutoCloseable {
+
+	/**
+	 * Return the host clients connect to.
+	 * @return the host, an IP address for launched servers
+	 */
+	String host();
+
+	/**
+	 * Return the port clients connect to.
+	 * @return the port
+	 */
+	int port();
+
+	/**
+	 * Return a URI that Redis clients accept, such as {@code redis://127.0.0.1:6390}, including credentials and
+	 * database when the server needs them.
+	 * @return the URI
+	 */
+	String uri();
+
+	/**
+	 * Return whether this JVM launched the server and can stop, start, pause and kill it.
+	 * @return whether the lifecycle methods are supported
+	 */
+	boolean isManaged();
+
+	/**
+	 * Stop the server gracefully and wait until its port is free. Does nothing when it is already down.
+	 */
+	void stop();
+
+	/**
+	 * Start the server again on the same port and wait until it answers {@code PING}. Does nothing when it is running.
+	 * The data is gone: launched servers never persist.
+	 */
+	void start();
+
+	/**
+	 * {@link #stop() Stop} and then {@link #start() start} the server.
+	 */
+	void restart();
+
+	/**
+	 * Freeze the server (SIGSTOP): connections stay open but nothing is answered until {@link #resume()}.
+	 */
+	void pause();
+
+	/**
+	 * Let a {@link #pause() paused} server run again (SIGCONT).
+	 */
+	void resume();
+
+	/**
+	 * Crash the server (SIGKILL) and wait until its port is free. {@link #start()} brings it back.
+	 */
+	void kill();
+
+	/**
+	 * Return the process id of the running server, or of the last one when it is down.
+	 * @return the process id
+	 */
+	long pid();
+
+	/**
+	 * Send one command and return its reply: a {@link String} for simple and bulk strings, a {@link Long} for
+	 * integers, a {@code List<Object>} for arrays and {@code null} for nil. An error nested in an array is returned
+	 * as a {@link RedisCommandException} element rather than thrown.
+	 * <p>
+	 * Calls may share a cached connection, so connection state (such as {@code SELECT} or {@code MULTI}) is not
+	 * guaranteed to carry over from one call to the next.
+	 * @param args the command name and its arguments
+	 * @return the reply
+	 * @throws RedisCommandException if Redis answers with an error
+	 */
+	@Nullable Object command(String... args);
+
+	/**
+	 * Return how often each command was called since the server started or since {@link #resetStats()}, from
+	 * {@code INFO commandstats}. Keys are lowercase command names such as {@code evalsha} or {@code publish};
+	 * subcommands look like {@code config|resetstat}.
+	 * @return an immutable map from command name to calls
+	 */
+	default Map<String, Long> commandCalls() {
+		return CommandStats.parse(String.valueOf(command("INFO", "commandstats")));
+	}
+
+	/**
+	 * Return how often one command was called, from {@link #commandCalls()}.
+	 * @param name the command name, in any case
+	 * @return the number of calls, zero when it was never called
+	 */
+	default long commandCalls(String name) {
+		return commandCalls().getOrDefault(CommandStats.normalize(name), 0L);
+	}
+
+	/**
+	 * Reset the statistics behind {@link #commandCalls()} ({@code CONFIG RESETSTAT}).
+	 */
+	default void resetStats() {
+		command("CONFIG", "RESETSTAT");
+	}
+
+	/**
+	 * Delete every key in every database ({@code FLUSHALL}).
+	 */
+	default void flushAll() {
+		command("FLUSHALL");
+	}
+
+	/**
+	 * Release the server for good: a launched process or container is stopped and its files deleted, an external
+	 * server is only disconnected. Does nothing when already closed.
+	 */
+	@Override
+	void close();
+
+}

@@ -1,0 +1,122 @@
+package io.github.distributedlock.test;
+
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ExtensionContext.Namespace;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolver;
+
+/**
+ * JUnit Jupiter extension that injects a real {@link RedisServer} into test constructors, test methods and
+ * lifecycle methods.
+ * <p>
+ * With {@code @ExtendWith(RedisServerExtension.class)} every test class shares one server per JVM, found by
+ * {@link RedisServers#start()} on first use and flushed before each top-level test class; it may be external, so
+ * such tests must not stop or pause it, and test classes sharing it must not run in parallel. With
+ * {@code @RegisterExtension static RedisServerExtension redis = RedisServerExtension.dedicated();} the test class
+ * gets its own {@link RedisProcess}, launched before all its tests and closed after them, which it may stop, pause
+ * and kill; parameters may then also be declared as {@link RedisProcess}.
+ */
+public final class RedisServerExtension implements BeforeAllCallback, AfterAllCallback, ParameterResolver {
+
+	private static final Namespace NAMESPACE = Namespace.create(RedisServerExtension.class);
+
+	private static final String SHARED_SERVER = "sharedServer";
+
+	private final boolean dedicated;
+
+	private final List<String> extraArgs;
+
+	private volatile @Nullable RedisServer server;
+
+	private volatile @Nullable String owner;
+
+	/**
+	 * Create an extension that hands out the shared server, as {@code @ExtendWith} does.
+	 */
+	public RedisServerExtension() {
+		this(false, List.of());
+	}
+
+	private RedisServerExtension(boolean dedicated, List<String> extraArgs) {
+		this.dedicated = dedicated;
+		this.extraArgs = List.copyOf(extraArgs);
+	}
+
+	/**
+	 * Create an extension that launches a {@link RedisProcess} for the test class that registers it in a static
+	 * field.
+	 * @param extraArgs arguments appended to the {@code redis-server} command line
+	 * @return the extension
+	 */
+	public static RedisServerExtension dedicated(String... extraArgs) {
+		return new RedisServerExtension(true, List.of(extraArgs));
+	}
+
+	/**
+	 * Return the server of the running test class.
+	 * @return the server, a {@link RedisProcess} for {@link #dedicated(String...)} extensions
+	 * @throws IllegalStateException outside the test class's lifecycle, or when a dedicated extension is not
+	 * registered in a static field
+	 */
+	public RedisServer server() {
+		RedisServer current = this.server;
+		if (current == null) {
+			throw new IllegalStateException("No Redis server yet: register RedisServerExtension with "
+					+ "@RegisterExtension on a static field and use server() from tests or @BeforeAll methods");
+		}
+		return current;
+	}
+
+	@Override
+	public void beforeAll(ExtensionContext context) {
+		if (this.dedicated) {
+			// Nested classes inherit the extension and reuse the server of the class that registered it.
+			if (this.server == null) {
+				this.server = RedisServers.launch(this.extraArgs.toArray(new String[0]));
+				this.owner = context.getUniqueId();
+			}
+			return;
+		}
+		RedisServer shared = shared(context);
+		this.server = shared;
+		if (context.getParent().flatMap(ExtensionContext::getParent).isEmpty()) {
+			shared.flushAll();
+		}
+	}
+
+	@Override
+	public void afterAll(ExtensionContext context) {
+		if (this.dedicated && context.getUniqueId().equals(this.owner)) {
+			RedisServer current = this.server;
+			this.server = null;
+			this.owner = null;
+			if (current != null) {
+				current.close();
+			}
+		}
+	}
+
+	@Override
+	public boolean supportsParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
+		Class<?> type = parameterContext.getParameter().getType();
+		return type == RedisServer.class || (this.dedicated && type == RedisProcess.class);
+	}
+
+	@Override
+	public Object resolveParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
+		return this.dedicated ? server() : shared(extensionContext);
+	}
+
+	private static RedisServer shared(ExtensionContext context) {
+		// The root store closes AutoCloseable values when the engine finishes, so the server ends with the run.
+		return context.getRoot()
+			.getStore(NAMESPACE)
+			.computeIfAbsent(SHARED_SERVER, (key) -> RedisServers.start(), RedisServer.class);
+	}
+
+}
