@@ -16,6 +16,15 @@ import java.time.Duration;
 public interface LockHandle extends LockContext, AutoCloseable {
 
 	/**
+	 * Return the individual holds: this handle itself, or for a multi-lock from
+	 * {@link LockTemplate#acquireAll(java.util.List)} one hold per lock, in acquisition order.
+	 * @return the holds
+	 */
+	default java.util.List<? extends LockContext> locks() {
+		return java.util.List.of(this);
+	}
+
+	/**
 	 * Set the lease to the given duration, counted from now.
 	 * @param lease the new lease, positive
 	 * @throws LockLeaseLostException if the lock is no longer ours

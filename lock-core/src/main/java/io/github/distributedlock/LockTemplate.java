@@ -81,6 +81,34 @@ public interface LockTemplate {
 	Optional<LockHandle> tryAcquire(LockRequest request);
 
 	/**
+	 * Run the callback while holding every requested lock, taken all or nothing.
+	 * @param <T> the result type
+	 * @param requests the locks; the first request's wait time bounds the whole acquisition
+	 * @param callback the protected work; its context is the multi-lock handle, whose
+	 * {@link LockHandle#locks()} lists each hold
+	 * @return the callback's result
+	 * @throws LockTimeoutException if not every lock was acquired within the wait time;
+	 * none is then held
+	 */
+	default <T extends @Nullable Object> T executeAll(java.util.List<LockRequest> requests, LockCallback<T> callback) {
+		try (LockHandle handle = acquireAll(requests)) {
+			return LockContextHolder.call(handle, callback);
+		}
+	}
+
+	/**
+	 * Acquire every requested lock, or none. Locks are taken in one global order, so two
+	 * callers asking for overlapping sets can't deadlock. Duplicate names are taken once.
+	 * @param requests the locks, at least one; the first request's wait time bounds the
+	 * whole acquisition
+	 * @return one handle for all the holds; closing it releases them all
+	 * @throws LockTimeoutException if not every lock was acquired within the wait time;
+	 * none is then held
+	 * @throws IllegalArgumentException if no lock is requested
+	 */
+	LockHandle acquireAll(java.util.List<LockRequest> requests);
+
+	/**
 	 * Return whether anyone, in any process, holds {@code scope:key} now.
 	 * @param scope the scope
 	 * @param key the key, or {@code null}

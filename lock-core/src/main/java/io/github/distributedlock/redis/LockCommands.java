@@ -24,6 +24,8 @@ final class LockCommands {
 
 	private static final RedisScript<Long> EXTEND = script("extend.lua", Long.class);
 
+	private static final RedisScript<Long> FORCE_RELEASE = script("force-release.lua", Long.class);
+
 	private final StringRedisTemplate redis;
 
 	private final String fenceIdleMillis;
@@ -82,6 +84,16 @@ final class LockCommands {
 		}
 		catch (DataAccessException ex) {
 			throw failure(spec.name(), "extend", ex);
+		}
+	}
+
+	boolean forceRelease(LockName name, String lockKey) {
+		try {
+			Long result = this.redis.execute(FORCE_RELEASE, List.of(lockKey, LockKeys.releaseChannel(lockKey)));
+			return result != null && result == 1;
+		}
+		catch (DataAccessException ex) {
+			throw failure(name, "force-release", ex);
 		}
 	}
 

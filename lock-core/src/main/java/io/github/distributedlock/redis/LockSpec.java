@@ -29,4 +29,10 @@ record LockSpec(LockName name, String lockKey, String fenceKey, String releaseCh
 		return this.waitNanos < 0;
 	}
 
+	LockSpec withWaitNanos(long waitNanos) {
+		return new LockSpec(this.name, this.lockKey, this.fenceKey, this.releaseChannel, this.waitChannel,
+				this.leaseMillis, waitNanos, this.strategy, this.reentrant, this.progressAware, this.pollNanos,
+				this.origin);
+	}
+
 }

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -156,6 +157,59 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 			this.listener.notAcquired(spec.name(), loop.timeout().getWaited());
 		}
 		return Optional.ofNullable(handle);
+	}
+
+	@Override
+	public LockHandle acquireAll(List<LockRequest> requests) {
+		if (requests.isEmpty()) {
+			throw new IllegalArgumentException("acquireAll needs at least one lock request");
+		}
+		long start = System.nanoTime();
+		LockSpec first = resolve(requests.get(0));
+		// One global order (by key) makes overlapping multi-locks deadlock-free.
+		TreeMap<String, LockSpec> ordered = new TreeMap<>();
+		for (LockRequest request : requests) {
+			LockSpec spec = resolve(request);
+			ordered.putIfAbsent(spec.lockKey(), spec);
+		}
+		List<RedisLockHandle> holds = new ArrayList<>(ordered.size());
+		try {
+			for (LockSpec spec : ordered.values()) {
+				long remaining = first.waitsIndefinitely() ? -1
+						: Math.max(0, first.waitNanos() - (System.nanoTime() - start));
+				WaitLoop loop = new WaitLoop(spec.withWaitNanos(remaining), owner(), this.commands, this.queues);
+				RedisLockHandle hold = loop.run(this);
+				if (hold == null) {
+					LockTimeoutException timeout = loop.timeout();
+					this.listener.notAcquired(spec.name(), Duration.ofNanos(System.nanoTime() - start));
+					throw new LockTimeoutException(spec.name(), Duration.ofNanos(System.nanoTime() - start),
+							timeout.getHolderRemainingLease());
+				}
+				holds.add(hold);
+			}
+		}
+		catch (RuntimeException ex) {
+			try {
+				MultiLockHandle.releaseAll(holds);
+			}
+			catch (RuntimeException releaseFailure) {
+				ex.addSuppressed(releaseFailure);
+			}
+			throw ex;
+		}
+		return new MultiLockHandle(holds, Duration.ofNanos(System.nanoTime() - start));
+	}
+
+	/**
+	 * Delete a lock whoever holds it and wake its waiters. This breaks mutual exclusion for
+	 * the current holder, whose release then throws
+	 * {@link io.github.distributedlock.LockLeaseLostException}: meant for operators freeing a
+	 * lock whose holder is known to be gone.
+	 * @param name the lock
+	 * @return whether a lock was deleted
+	 */
+	public boolean forceRelease(LockName name) {
+		return this.commands.forceRelease(name, this.keys.lock(name));
 	}
 
 	@Override

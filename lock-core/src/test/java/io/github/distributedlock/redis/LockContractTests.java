@@ -426,6 +426,56 @@ abstract class LockContractTests {
 		});
 	}
 
+	@Test
+	void shouldTakeAllLocksOrNone() throws Exception {
+		LockHandle blocker = this.otherProcess.acquire(request("m2").build());
+		assertThatExceptionOfType(LockTimeoutException.class)
+			.isThrownBy(() -> this.template.acquireAll(List.of(request("m3").waitTime(Duration.ofMillis(300)).build(),
+					request("m1").build(), request("m2").build())))
+			.withMessageContaining(this.scope + ":m2");
+		assertThat(this.template.isLocked(this.scope, "m1")).as("rolled back").isFalse();
+		assertThat(this.template.isLocked(this.scope, "m3")).as("never taken").isFalse();
+		blocker.close();
+		try (LockHandle all = this.template.acquireAll(
+				List.of(request("m3").build(), request("m1").build(), request("m2").build(), request("m1").build()))) {
+			assertThat(all.locks()).extracting((lock) -> lock.name().key()).containsExactly("m1", "m2", "m3");
+			assertThat(all.isHeld()).isTrue();
+			assertThat(this.otherProcess.tryAcquire(request("m3").waitTime(Duration.ZERO).build())).isEmpty();
+		}
+		assertThat(List.of("m1", "m2", "m3")).noneMatch((key) -> this.template.isLocked(this.scope, key));
+	}
+
+	@Test
+	void shouldNotDeadlockOnOverlappingMultiLocks() throws Exception {
+		List<Future<?>> workers = new ArrayList<>();
+		for (int t = 0; t < 2; t++) {
+			RedisLockTemplate owner = (t == 0) ? this.template : this.otherProcess;
+			List<LockRequest> keys = (t == 0) ? List.of(request("a").build(), request("b").build())
+					: List.of(request("b").build(), request("a").build());
+			workers.add(this.executor.submit(() -> {
+				for (int i = 0; i < 150; i++) {
+					owner.executeAll(keys, (context) -> context.fencingToken());
+				}
+				return null;
+			}));
+		}
+		for (Future<?> worker : workers) {
+			worker.get(60, TimeUnit.SECONDS);
+		}
+	}
+
+	@Test
+	void shouldForceReleaseAndWakeWaiters() throws Exception {
+		LockHandle held = this.template.acquire(request("fr").lease(Duration.ofSeconds(20)).build());
+		Future<Long> waiter = this.executor
+			.submit(() -> this.otherProcess.execute(request("fr").build(), LockContext::fencingToken));
+		Thread.sleep(200);
+		assertThat(this.template.forceRelease(LockName.of(this.scope, "fr"))).isTrue();
+		assertThat(waiter.get(3, TimeUnit.SECONDS)).isGreaterThan(held.fencingToken());
+		assertThatExceptionOfType(LockLeaseLostException.class).isThrownBy(held::close);
+		assertThat(this.template.forceRelease(LockName.of(this.scope, "fr"))).isFalse();
+	}
+
 	private long lockChannelSubscriptions() {
 		Object reply = server().command("PUBSUB", "NUMSUB",
 				LockKeys.releaseChannel(this.template.lockKey(LockName.of(this.scope, "l"))),
