@@ -23,6 +23,8 @@ public final class LockRequest {
 	 */
 	public static final Duration WAIT_INDEFINITELY = Duration.ofSeconds(Long.MAX_VALUE, 999_999_999);
 
+	private static final int MAX_OWNER_LENGTH = 256;
+
 	private final LockName name;
 
 	private final @Nullable Duration lease;
@@ -37,6 +39,10 @@ public final class LockRequest {
 
 	private final @Nullable String origin;
 
+	private final @Nullable String owner;
+
+	private final @Nullable Boolean autoRenew;
+
 	private LockRequest(Builder builder) {
 		this.name = new LockName(builder.scope, builder.key);
 		this.lease = builder.lease;
@@ -45,6 +51,12 @@ public final class LockRequest {
 		this.reentrant = builder.reentrant;
 		this.progressAwareTimeout = builder.progressAwareTimeout;
 		this.origin = builder.origin;
+		this.owner = builder.owner;
+		this.autoRenew = builder.autoRenew;
+		if (this.owner != null && (this.owner.isBlank() || this.owner.length() > MAX_OWNER_LENGTH)) {
+			throw new IllegalArgumentException("Lock '" + this.name + "': a custom owner must be non-blank and at most "
+					+ MAX_OWNER_LENGTH + " characters");
+		}
 		if (this.lease != null && (this.lease.isNegative() || this.lease.isZero() || this.lease.toMillis() < 1)) {
 			throw new IllegalArgumentException(
 					"Lock '" + this.name + "': lease must be at least 1 ms, but was " + this.lease);
@@ -86,6 +98,8 @@ public final class LockRequest {
 		builder.reentrant = this.reentrant;
 		builder.progressAwareTimeout = this.progressAwareTimeout;
 		builder.origin = this.origin;
+		builder.owner = this.owner;
+		builder.autoRenew = this.autoRenew;
 		return builder;
 	}
 
@@ -122,11 +136,29 @@ public final class LockRequest {
 		return this.origin;
 	}
 
+	/**
+	 * Return the custom owner, if the request names one instead of the calling thread.
+	 * @return the custom owner, or {@code null}
+	 */
+	public @Nullable String owner() {
+		return this.owner;
+	}
+
+	/**
+	 * Return whether the lease is renewed by the watchdog while the lock is held; unset
+	 * means "renewed when no lease is given".
+	 * @return whether the lease is renewed, or {@code null}
+	 */
+	public @Nullable Boolean autoRenew() {
+		return this.autoRenew;
+	}
+
 	@Override
 	public String toString() {
 		return "LockRequest[" + this.name + ", lease=" + this.lease + ", waitTime=" + this.waitTime
 				+ ", waitStrategy=" + this.waitStrategy + ", reentrant=" + this.reentrant
-				+ ", progressAwareTimeout=" + this.progressAwareTimeout + ", origin=" + this.origin + "]";
+				+ ", progressAwareTimeout=" + this.progressAwareTimeout + ", origin=" + this.origin + ", owner="
+				+ ((this.owner != null) ? "(custom)" : null) + ", autoRenew=" + this.autoRenew + "]";
 	}
 
 	/**
@@ -149,6 +181,10 @@ public final class LockRequest {
 		private @Nullable Boolean progressAwareTimeout;
 
 		private @Nullable String origin;
+
+		private @Nullable String owner;
+
+		private @Nullable Boolean autoRenew;
 
 		private Builder(String scope) {
 			this.scope = Objects.requireNonNull(scope, "scope must not be null");
@@ -234,6 +270,30 @@ public final class LockRequest {
 		 */
 		public Builder origin(@Nullable String origin) {
 			this.origin = origin;
+			return this;
+		}
+
+		/**
+		 * Name the owner instead of the calling thread, for example a job id. Any thread, in
+		 * any process, that presents the same owner then holds the lock: it can take it again
+		 * and release or extend it (see {@link LockTemplate#findHeld(LockName, String)}).
+		 * Choose an unguessable owner if strangers must not be able to do that.
+		 * @param owner the owner, non-blank, at most 256 characters
+		 * @return this builder
+		 */
+		public Builder owner(@Nullable String owner) {
+			this.owner = owner;
+			return this;
+		}
+
+		/**
+		 * Set whether the watchdog renews the lease while the lock is held. By default, locks
+		 * requested without a lease are renewed and locks with one are not.
+		 * @param autoRenew whether to renew the lease
+		 * @return this builder
+		 */
+		public Builder autoRenew(boolean autoRenew) {
+			this.autoRenew = autoRenew;
 			return this;
 		}
 

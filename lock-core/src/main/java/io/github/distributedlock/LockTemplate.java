@@ -109,6 +109,17 @@ public interface LockTemplate {
 	LockHandle acquireAll(java.util.List<LockRequest> requests);
 
 	/**
+	 * Return a handle on the hold that a custom owner (see
+	 * {@link LockRequest.Builder#owner(String)}) has on a lock, so that a thread other than
+	 * the one that acquired it can extend or release it. Closing the handle releases one
+	 * hold.
+	 * @param name the lock
+	 * @param owner the custom owner
+	 * @return the hold, or empty if that owner does not hold the lock
+	 */
+	Optional<LockHandle> findHeld(LockName name, String owner);
+
+	/**
 	 * Return whether anyone, in any process, holds {@code scope:key} now.
 	 * @param scope the scope
 	 * @param key the key, or {@code null}

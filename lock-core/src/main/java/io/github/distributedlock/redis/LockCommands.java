@@ -24,6 +24,9 @@ final class LockCommands {
 
 	private static final RedisScript<Long> EXTEND = script("extend.lua", Long.class);
 
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> RENEW = script("renew.lua", List.class);
+
 	private static final RedisScript<Long> FORCE_RELEASE = script("force-release.lua", Long.class);
 
 	private final StringRedisTemplate redis;
@@ -85,6 +88,34 @@ final class LockCommands {
 		catch (DataAccessException ex) {
 			throw failure(spec.name(), "extend", ex);
 		}
+	}
+
+	/**
+	 * Renew the leases of several holds in one script.
+	 * @return for each hold: 1 renewed, -1 gone, -2 held by someone else
+	 */
+	List<Long> renew(List<RedisLockHandle> holds) {
+		List<String> keys = new java.util.ArrayList<>(holds.size());
+		Object[] args = new Object[holds.size() * 3];
+		for (int i = 0; i < holds.size(); i++) {
+			RedisLockHandle hold = holds.get(i);
+			keys.add(hold.spec().lockKey());
+			args[3 * i] = hold.owner();
+			args[3 * i + 1] = Long.toString(hold.fencingToken());
+			args[3 * i + 2] = Long.toString(hold.spec().leaseMillis());
+		}
+		List<?> reply;
+		try {
+			reply = this.redis.execute(RENEW, keys, args);
+		}
+		catch (DataAccessException ex) {
+			throw failure(holds.get(0).name(), "renew", ex);
+		}
+		if (reply == null || reply.size() != holds.size()) {
+			throw new LockAccessException(holds.get(0).name(), "unexpected reply from the renew script: " + reply,
+					null);
+		}
+		return reply.stream().map((value) -> ((Number) value).longValue()).toList();
 	}
 
 	boolean forceRelease(LockName name, String lockKey) {

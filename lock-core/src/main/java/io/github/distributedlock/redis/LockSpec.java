@@ -20,10 +20,11 @@ import org.jspecify.annotations.Nullable;
  * @param progressAware whether the wait time restarts when the lock changes hands
  * @param pollNanos the poll interval, for {@link WaitStrategy#POLLING}
  * @param origin where the lock was requested, if known
+ * @param autoRenew whether the watchdog renews the lease while held
  */
 record LockSpec(LockName name, String lockKey, String fenceKey, String releaseChannel, String waitChannel,
 		long leaseMillis, long waitNanos, WaitStrategy strategy, boolean reentrant, boolean progressAware,
-		long pollNanos, @Nullable String origin) {
+		long pollNanos, @Nullable String origin, boolean autoRenew) {
 
 	boolean waitsIndefinitely() {
 		return this.waitNanos < 0;
@@ -32,7 +33,7 @@ record LockSpec(LockName name, String lockKey, String fenceKey, String releaseCh
 	LockSpec withWaitNanos(long waitNanos) {
 		return new LockSpec(this.name, this.lockKey, this.fenceKey, this.releaseChannel, this.waitChannel,
 				this.leaseMillis, waitNanos, this.strategy, this.reentrant, this.progressAware, this.pollNanos,
-				this.origin);
+				this.origin, this.autoRenew);
 	}
 
 }

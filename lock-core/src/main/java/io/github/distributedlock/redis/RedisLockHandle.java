@@ -45,6 +45,10 @@ final class RedisLockHandle implements LockHandle {
 
 	private volatile long leaseEndNanos;
 
+	private volatile long nextRenewalNanos;
+
+	private final AtomicBoolean lost = new AtomicBoolean();
+
 	RedisLockHandle(LockSpec spec, String owner, long token, long sentNanos, boolean waited, Duration waitedFor,
 			int attempts, RedisLockTemplate template, LockCommands commands) {
 		this.spec = spec;
@@ -57,6 +61,48 @@ final class RedisLockHandle implements LockHandle {
 		this.commands = commands;
 		this.acquiredNanos = System.nanoTime();
 		this.leaseEndNanos = sentNanos + TimeUnit.MILLISECONDS.toNanos(spec.leaseMillis());
+		this.nextRenewalNanos = sentNanos + renewalPeriodNanos();
+	}
+
+	LockSpec spec() {
+		return this.spec;
+	}
+
+	String owner() {
+		return this.owner;
+	}
+
+	long leaseEndNanos() {
+		return this.leaseEndNanos;
+	}
+
+	long nextRenewalNanos() {
+		return this.nextRenewalNanos;
+	}
+
+	private long renewalPeriodNanos() {
+		return TimeUnit.MILLISECONDS.toNanos(this.spec.leaseMillis()) / 3;
+	}
+
+	/**
+	 * Record a renewal, measured from when the renew command was sent.
+	 */
+	void renewed(long sentNanos) {
+		this.leaseEndNanos = sentNanos + TimeUnit.MILLISECONDS.toNanos(this.spec.leaseMillis());
+		this.nextRenewalNanos = sentNanos + renewalPeriodNanos();
+	}
+
+	void retryRenewalAt(long nanos) {
+		this.nextRenewalNanos = nanos;
+	}
+
+	/**
+	 * Mark this hold as lost: its lease ended or someone else has the lock.
+	 */
+	void markLost() {
+		if (this.lost.compareAndSet(false, true)) {
+			this.template.lost(this);
+		}
 	}
 
 	@Override
@@ -86,7 +132,7 @@ final class RedisLockHandle implements LockHandle {
 
 	@Override
 	public Duration remainingLease() {
-		if (this.released.get()) {
+		if (this.released.get() || this.lost.get()) {
 			return Duration.ZERO;
 		}
 		return Duration.ofNanos(Math.max(0, this.leaseEndNanos - System.nanoTime()));
@@ -94,7 +140,7 @@ final class RedisLockHandle implements LockHandle {
 
 	@Override
 	public boolean isHeld() {
-		if (this.released.get()) {
+		if (this.released.get() || this.lost.get()) {
 			return false;
 		}
 		List<@Nullable String> held = this.commands.ownerAndToken(this.spec.name(), this.spec.lockKey());
@@ -115,7 +161,7 @@ final class RedisLockHandle implements LockHandle {
 		long sentNanos = System.nanoTime();
 		long result = this.commands.extend(this.spec, this.owner, this.token, leaseMillis);
 		if (result < 0) {
-			this.template.lost(this);
+			markLost();
 			throw new LockLeaseLostException(this.spec.name(), this.token, lostReason("extended", result));
 		}
 		this.leaseEndNanos = sentNanos + TimeUnit.MILLISECONDS.toNanos(leaseMillis);
@@ -134,7 +180,7 @@ final class RedisLockHandle implements LockHandle {
 			this.template.forget(this);
 		}
 		if (result < 0) {
-			this.template.lost(this);
+			markLost();
 			throw new LockLeaseLostException(this.spec.name(), this.token, lostReason("released", result));
 		}
 		this.template.released(this, Duration.ofNanos(System.nanoTime() - this.acquiredNanos));

@@ -26,6 +26,8 @@ import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.WaitStrategy;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.listener.ChannelTopic;
@@ -68,6 +70,12 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 
 	private final AtomicInteger waiting = new AtomicInteger();
 
+	private final LeaseWatchdog watchdog;
+
+	private final boolean renewLeaselessLocks;
+
+	private volatile @Nullable Boolean cluster;
+
 	private volatile boolean closed;
 
 	private RedisLockTemplate(Builder builder) {
@@ -79,6 +87,9 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 		this.configureKeyspaceEvents = builder.configureKeyspaceEvents;
 		this.instanceId = newInstanceId();
 		this.listener = new LockListeners(builder.listeners);
+		this.renewLeaselessLocks = builder.watchdog;
+		this.cluster = builder.cluster;
+		this.watchdog = new LeaseWatchdog(this.commands, this::isCluster);
 		if (builder.listenerContainer != null) {
 			this.container = builder.listenerContainer;
 			this.ownsContainer = false;
@@ -138,7 +149,7 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 	@Override
 	public LockHandle acquire(LockRequest request) {
 		LockSpec spec = resolve(request);
-		WaitLoop loop = new WaitLoop(spec, owner(), this.commands, this.queues);
+		WaitLoop loop = new WaitLoop(spec, owner(request), this.commands, this.queues);
 		RedisLockHandle handle = loop.run(this);
 		if (handle == null) {
 			LockTimeoutException timeout = loop.timeout();
@@ -151,7 +162,7 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 	@Override
 	public Optional<LockHandle> tryAcquire(LockRequest request) {
 		LockSpec spec = resolve(request);
-		WaitLoop loop = new WaitLoop(spec, owner(), this.commands, this.queues);
+		WaitLoop loop = new WaitLoop(spec, owner(request), this.commands, this.queues);
 		RedisLockHandle handle = loop.run(this);
 		if (handle == null) {
 			this.listener.notAcquired(spec.name(), loop.timeout().getWaited());
@@ -177,7 +188,8 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 			for (LockSpec spec : ordered.values()) {
 				long remaining = first.waitsIndefinitely() ? -1
 						: Math.max(0, first.waitNanos() - (System.nanoTime() - start));
-				WaitLoop loop = new WaitLoop(spec.withWaitNanos(remaining), owner(), this.commands, this.queues);
+				WaitLoop loop = new WaitLoop(spec.withWaitNanos(remaining), owner(requests.get(0)), this.commands,
+						this.queues);
 				RedisLockHandle hold = loop.run(this);
 				if (hold == null) {
 					LockTimeoutException timeout = loop.timeout();
@@ -210,6 +222,21 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 	 */
 	public boolean forceRelease(LockName name) {
 		return this.commands.forceRelease(name, this.keys.lock(name));
+	}
+
+	@Override
+	public Optional<LockHandle> findHeld(LockName name, String owner) {
+		LockSpec spec = resolve(LockRequest.builder(name.scope()).key(name.key()).waitTime(Duration.ZERO).build());
+		String customOwner = customOwner(owner);
+		List<@Nullable String> held = this.commands.ownerAndToken(name, spec.lockKey());
+		if (held == null || !customOwner.equals(held.get(0)) || held.get(1) == null) {
+			return Optional.empty();
+		}
+		long sentNanos = System.nanoTime();
+		RedisLockHandle handle = new RedisLockHandle(spec, customOwner, Long.parseLong(held.get(1)), sentNanos, false,
+				Duration.ZERO, 0, this, this.commands);
+		this.held.add(handle);
+		return Optional.of(handle);
 	}
 
 	@Override
@@ -276,6 +303,9 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 		RedisLockHandle handle = new RedisLockHandle(spec, owner, token, sentNanos, waited, waitedFor, attempts, this,
 				this.commands);
 		this.held.add(handle);
+		if (spec.autoRenew()) {
+			this.watchdog.watch(handle);
+		}
 		this.listener.acquired(handle);
 		return handle;
 	}
@@ -286,6 +316,7 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 
 	void forget(RedisLockHandle handle) {
 		this.held.remove(handle);
+		this.watchdog.unwatch(handle);
 	}
 
 	void released(RedisLockHandle handle, Duration heldFor) {
@@ -300,12 +331,35 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 		return this.instanceId + ":" + Thread.currentThread().getId();
 	}
 
+	private String owner(LockRequest request) {
+		String custom = request.owner();
+		return (custom != null) ? customOwner(custom) : owner();
+	}
+
+	private static String customOwner(String owner) {
+		// Never equal to a generated owner, which is hex + ':' + a number.
+		return "custom:" + owner;
+	}
+
+	private boolean isCluster() {
+		Boolean cluster = this.cluster;
+		if (cluster == null) {
+			try (RedisConnection connection = this.connectionFactory.getConnection()) {
+				cluster = connection instanceof RedisClusterConnection;
+			}
+			this.cluster = cluster;
+		}
+		return cluster;
+	}
+
 	private LockSpec resolve(LockRequest request) {
 		LockName name = request.name();
 		if (this.closed) {
 			throw new LockAccessException(name, "the lock service is shut down", null);
 		}
 		Duration lease = (request.lease() != null) ? request.lease() : this.defaults.lease();
+		boolean autoRenew = (request.autoRenew() != null) ? request.autoRenew()
+				: (request.lease() == null && this.renewLeaselessLocks);
 		Duration wait = (request.waitTime() != null) ? request.waitTime() : this.defaults.waitTime();
 		WaitStrategy strategy = (request.waitStrategy() != null) ? request.waitStrategy()
 				: this.defaults.waitStrategy();
@@ -328,7 +382,7 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 		};
 		return new LockSpec(name, lockKey, LockKeys.fence(lockKey), releaseChannel, waitChannel, lease.toMillis(),
 				waitNanos(wait), strategy, reentrant, progressAware, this.defaults.pollInterval().toNanos(),
-				request.origin());
+				request.origin(), autoRenew);
 	}
 
 	private static long waitNanos(Duration wait) {
@@ -355,6 +409,7 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 			return;
 		}
 		this.closed = true;
+		this.watchdog.close();
 		this.queues.close();
 		if (this.container != null && this.ownsContainer) {
 			try {
@@ -390,6 +445,10 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 		private boolean configureKeyspaceEvents;
 
 		private final List<LockListener> listeners = new ArrayList<>();
+
+		private boolean watchdog = true;
+
+		private @Nullable Boolean cluster;
 
 		private Builder(RedisConnectionFactory connectionFactory) {
 			this.connectionFactory = Objects.requireNonNull(connectionFactory, "connectionFactory must not be null");
@@ -478,6 +537,29 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 		 */
 		public Builder configureKeyspaceEvents(boolean configure) {
 			this.configureKeyspaceEvents = configure;
+			return this;
+		}
+
+		/**
+		 * Set whether locks requested without a lease are renewed by the watchdog while held,
+		 * with the default lease. On by default. A request can always ask with
+		 * {@link LockRequest.Builder#autoRenew(boolean)}.
+		 * @param watchdog whether lease-less locks are renewed
+		 * @return this builder
+		 */
+		public Builder watchdog(boolean watchdog) {
+			this.watchdog = watchdog;
+			return this;
+		}
+
+		/**
+		 * Say whether Redis is a Cluster, so that batched scripts are grouped by hash slot.
+		 * Detected from a connection when not set.
+		 * @param cluster whether Redis is a Cluster
+		 * @return this builder
+		 */
+		public Builder cluster(boolean cluster) {
+			this.cluster = cluster;
 			return this;
 		}
 

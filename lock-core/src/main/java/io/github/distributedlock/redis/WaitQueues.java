@@ -128,6 +128,7 @@ final class WaitQueues implements AutoCloseable {
 				// Waiters fall back to the holder's lease; the next waiter subscribes again.
 				logger.warn("Could not subscribe to " + queue.channel() + "; waiters wake when the lease ends", ex);
 				this.queues.remove(queue.channel(), queue);
+				queue.subscribed().completeExceptionally(ex);
 			}
 		});
 	}

@@ -499,7 +499,7 @@ abstract class LockContractTests {
 		String lockKey = this.template.lockKey(LockName.of(this.scope, key));
 		return new LockSpec(LockName.of(this.scope, key), lockKey, LockKeys.fence(lockKey),
 				LockKeys.releaseChannel(lockKey), LockKeys.releaseChannel(lockKey), 30_000, 0, strategy(), true,
-				false, 1, null);
+				false, 1, null, false);
 	}
 
 	protected long evalCalls() {
