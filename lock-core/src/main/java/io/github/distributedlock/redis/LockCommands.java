@@ -25,6 +25,9 @@ final class LockCommands {
 	private static final RedisScript<Long> EXTEND = script("extend.lua", Long.class);
 
 	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> ACQUIRE_ALL = script("acquire-all.lua", List.class);
+
+	@SuppressWarnings("rawtypes")
 	private static final RedisScript<List> RENEW = script("renew.lua", List.class);
 
 	private static final RedisScript<Long> FORCE_RELEASE = script("force-release.lua", Long.class);
@@ -58,6 +61,43 @@ final class LockCommands {
 		long token = ((Number) reply.get(1)).longValue();
 		long ttl = (reply.size() > 2) ? ((Number) reply.get(2)).longValue() : spec.leaseMillis();
 		return new AcquireResult(status, token, ttl);
+	}
+
+	/**
+	 * Take several locks in one script, all or nothing.
+	 */
+	MultiAcquireResult acquireAll(List<LockSpec> specs, String owner, boolean reentrant) {
+		List<String> keys = new java.util.ArrayList<>(specs.size() * 2);
+		Object[] args = new Object[3 + specs.size()];
+		args[0] = owner;
+		args[1] = reentrant ? "1" : "0";
+		args[2] = this.fenceIdleMillis;
+		for (int i = 0; i < specs.size(); i++) {
+			keys.add(specs.get(i).lockKey());
+			keys.add(specs.get(i).fenceKey());
+			args[3 + i] = Long.toString(specs.get(i).leaseMillis());
+		}
+		List<?> reply;
+		try {
+			reply = this.redis.execute(ACQUIRE_ALL, keys, args);
+		}
+		catch (DataAccessException ex) {
+			throw failure(specs.get(0).name(), "acquire", ex);
+		}
+		if (reply == null || reply.isEmpty()) {
+			throw new LockAccessException(specs.get(0).name(), "unexpected reply from the multi-lock script: " + reply,
+					null);
+		}
+		int status = ((Number) reply.get(0)).intValue();
+		if (status == 1) {
+			long[] tokens = new long[specs.size()];
+			for (int i = 0; i < tokens.length; i++) {
+				tokens[i] = ((Number) reply.get(i + 1)).longValue();
+			}
+			return new MultiAcquireResult(1, -1, tokens, -1);
+		}
+		return new MultiAcquireResult(status, ((Number) reply.get(1)).intValue() - 1, new long[0],
+				((Number) reply.get(3)).longValue());
 	}
 
 	/**

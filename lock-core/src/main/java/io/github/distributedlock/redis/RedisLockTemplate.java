@@ -183,13 +183,36 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 			LockSpec spec = resolve(request);
 			ordered.putIfAbsent(spec.lockKey(), spec);
 		}
-		List<RedisLockHandle> holds = new ArrayList<>(ordered.size());
+		List<LockSpec> specs = new ArrayList<>(ordered.values());
+		String owner = owner(requests.get(0));
+		List<RedisLockHandle> holds;
+		if (specs.size() > 1 && (!isCluster() || sameSlot(specs))) {
+			MultiWaitLoop loop = new MultiWaitLoop(specs, owner, first.waitNanos(), first.reentrant(), this.commands,
+					this.queues);
+			holds = loop.run(this);
+			if (holds == null) {
+				LockTimeoutException timeout = loop.timeout();
+				this.listener.notAcquired(timeout.getLockName(), timeout.getWaited());
+				throw timeout;
+			}
+		}
+		else {
+			holds = acquireInOrder(specs, owner, first, start);
+		}
+		return new MultiLockHandle(holds, Duration.ofNanos(System.nanoTime() - start));
+	}
+
+	/**
+	 * Take locks one by one in the given (global) order, rolling back on failure: for locks
+	 * in different Cluster slots, which no single script can take together.
+	 */
+	private List<RedisLockHandle> acquireInOrder(List<LockSpec> specs, String owner, LockSpec first, long start) {
+		List<RedisLockHandle> holds = new ArrayList<>(specs.size());
 		try {
-			for (LockSpec spec : ordered.values()) {
+			for (LockSpec spec : specs) {
 				long remaining = first.waitsIndefinitely() ? -1
 						: Math.max(0, first.waitNanos() - (System.nanoTime() - start));
-				WaitLoop loop = new WaitLoop(spec.withWaitNanos(remaining), owner(requests.get(0)), this.commands,
-						this.queues);
+				WaitLoop loop = new WaitLoop(spec.withWaitNanos(remaining), owner, this.commands, this.queues);
 				RedisLockHandle hold = loop.run(this);
 				if (hold == null) {
 					LockTimeoutException timeout = loop.timeout();
@@ -199,6 +222,7 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 				}
 				holds.add(hold);
 			}
+			return holds;
 		}
 		catch (RuntimeException ex) {
 			try {
@@ -209,7 +233,11 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 			}
 			throw ex;
 		}
-		return new MultiLockHandle(holds, Duration.ofNanos(System.nanoTime() - start));
+	}
+
+	private static boolean sameSlot(List<LockSpec> specs) {
+		int slot = HashSlots.slot(specs.get(0).lockKey());
+		return specs.stream().allMatch((spec) -> HashSlots.slot(spec.lockKey()) == slot);
 	}
 
 	/**
