@@ -6,7 +6,7 @@ package io.github.distributedlock;
  */
 public class LockInterruptedException extends LockException {
 
-	public LockInterruptedException(LockName lockName, InterruptedException cause) {
+	public LockInterruptedException(LockName lockName, Exception cause) {
 		super(lockName, "interrupted while waiting for the lock", cause);
 	}
 

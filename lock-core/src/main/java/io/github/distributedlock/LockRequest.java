@@ -43,6 +43,10 @@ public final class LockRequest {
 
 	private final @Nullable Boolean autoRenew;
 
+	private final LockMode mode;
+
+	private final int permits;
+
 	private LockRequest(Builder builder) {
 		this.name = new LockName(builder.scope, builder.key);
 		this.lease = builder.lease;
@@ -53,6 +57,15 @@ public final class LockRequest {
 		this.origin = builder.origin;
 		this.owner = builder.owner;
 		this.autoRenew = builder.autoRenew;
+		this.mode = builder.mode;
+		this.permits = builder.permits;
+		if (this.permits < 0) {
+			throw new IllegalArgumentException(
+					"Lock '" + this.name + "': permits must be at least 1, but was " + this.permits);
+		}
+		if (this.permits > 0 && this.mode == LockMode.READ) {
+			throw new IllegalArgumentException("Lock '" + this.name + "': a semaphore (permits) has no read mode");
+		}
 		if (this.owner != null && (this.owner.isBlank() || this.owner.length() > MAX_OWNER_LENGTH)) {
 			throw new IllegalArgumentException("Lock '" + this.name + "': a custom owner must be non-blank and at most "
 					+ MAX_OWNER_LENGTH + " characters");
@@ -100,6 +113,8 @@ public final class LockRequest {
 		builder.origin = this.origin;
 		builder.owner = this.owner;
 		builder.autoRenew = this.autoRenew;
+		builder.mode = this.mode;
+		builder.permits = this.permits;
 		return builder;
 	}
 
@@ -153,12 +168,28 @@ public final class LockRequest {
 		return this.autoRenew;
 	}
 
+	/**
+	 * Return whether the lock is taken alone or shared with readers.
+	 * @return the lock mode
+	 */
+	public LockMode mode() {
+		return this.mode;
+	}
+
+	/**
+	 * Return the number of permits, when this requests one permit of a semaphore.
+	 * @return the permits, or 0 for a lock
+	 */
+	public int permits() {
+		return this.permits;
+	}
+
 	@Override
 	public String toString() {
 		return "LockRequest[" + this.name + ", lease=" + this.lease + ", waitTime=" + this.waitTime
 				+ ", waitStrategy=" + this.waitStrategy + ", reentrant=" + this.reentrant
 				+ ", progressAwareTimeout=" + this.progressAwareTimeout + ", origin=" + this.origin + ", owner="
-				+ ((this.owner != null) ? "(custom)" : null) + ", autoRenew=" + this.autoRenew + "]";
+				+ ((this.owner != null) ? "(custom)" : null) + ", autoRenew=" + this.autoRenew + ", mode=" + this.mode + ", permits=" + this.permits + "]";
 	}
 
 	/**
@@ -185,6 +216,10 @@ public final class LockRequest {
 		private @Nullable String owner;
 
 		private @Nullable Boolean autoRenew;
+
+		private LockMode mode = LockMode.EXCLUSIVE;
+
+		private int permits;
 
 		private Builder(String scope) {
 			this.scope = Objects.requireNonNull(scope, "scope must not be null");
@@ -294,6 +329,31 @@ public final class LockRequest {
 		 */
 		public Builder autoRenew(boolean autoRenew) {
 			this.autoRenew = autoRenew;
+			return this;
+		}
+
+		/**
+		 * Set whether to take the lock alone (the default) or shared with other readers.
+		 * @param mode the lock mode
+		 * @return this builder
+		 */
+		public Builder mode(LockMode mode) {
+			this.mode = Objects.requireNonNull(mode, "mode must not be null");
+			return this;
+		}
+
+		/**
+		 * Ask for one of {@code permits} permits of a semaphore under this name, instead of
+		 * the lock: at most that many holders at once, each permit with its own lease. A
+		 * semaphore and a lock of the same name are independent.
+		 * @param permits the number of permits, at least 1
+		 * @return this builder
+		 */
+		public Builder permits(int permits) {
+			if (permits < 1) {
+				throw new IllegalArgumentException("permits must be at least 1, but was " + permits);
+			}
+			this.permits = permits;
 			return this;
 		}
 

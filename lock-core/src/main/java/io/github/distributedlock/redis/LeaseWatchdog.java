@@ -107,7 +107,16 @@ final class LeaseWatchdog implements AutoCloseable {
 				due.add(hold);
 			}
 		}
-		for (List<RedisLockHandle> batch : batches(due)) {
+		List<RedisLockHandle> locks = new ArrayList<>(due.size());
+		for (RedisLockHandle hold : due) {
+			if (hold.spec().kind() == LockKind.EXCLUSIVE) {
+				locks.add(hold);
+			}
+			else {
+				renewAlone(hold);
+			}
+		}
+		for (List<RedisLockHandle> batch : batches(locks)) {
 			renew(batch);
 		}
 		this.scheduling.lock();
@@ -147,6 +156,41 @@ final class LeaseWatchdog implements AutoCloseable {
 		return batches;
 	}
 
+	/**
+	 * Renew a reader or permit, which live in sorted sets and are not batched.
+	 */
+	private void renewAlone(RedisLockHandle hold) {
+		long sentNanos = System.nanoTime();
+		long result;
+		try {
+			result = this.commands.extend(hold.spec(), hold.owner(), hold.fencingToken(), hold.spec().leaseMillis());
+		}
+		catch (RuntimeException ex) {
+			failed(List.of(hold), ex);
+			return;
+		}
+		if (result == 1) {
+			hold.renewed(sentNanos);
+		}
+		else if (this.watched.remove(hold)) {
+			hold.markLost();
+		}
+	}
+
+	private void failed(List<RedisLockHandle> batch, RuntimeException ex) {
+		for (RedisLockHandle hold : batch) {
+			if (hold.leaseEndNanos() - System.nanoTime() <= 0) {
+				// Retried until the lease would have ended: from here on nobody can rely on it.
+				this.watched.remove(hold);
+				hold.markLost();
+			}
+			else {
+				hold.retryRenewalAt(System.nanoTime() + RETRY_NANOS);
+			}
+		}
+		logger.warn("Could not renew " + batch.size() + " lock lease(s); retrying until they would end", ex);
+	}
+
 	private void renew(List<RedisLockHandle> batch) {
 		long sentNanos = System.nanoTime();
 		List<Long> results;
@@ -154,17 +198,7 @@ final class LeaseWatchdog implements AutoCloseable {
 			results = this.commands.renew(batch);
 		}
 		catch (RuntimeException ex) {
-			for (RedisLockHandle hold : batch) {
-				if (hold.leaseEndNanos() - System.nanoTime() <= 0) {
-					// Retried until the lease would have ended: from here on nobody can rely on it.
-					this.watched.remove(hold);
-					hold.markLost();
-				}
-				else {
-					hold.retryRenewalAt(System.nanoTime() + RETRY_NANOS);
-				}
-			}
-			logger.warn("Could not renew " + batch.size() + " lock lease(s); retrying until they would end", ex);
+			failed(batch, ex);
 			return;
 		}
 		for (int i = 0; i < batch.size(); i++) {

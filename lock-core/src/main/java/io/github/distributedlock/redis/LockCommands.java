@@ -3,6 +3,8 @@ package io.github.distributedlock.redis;
 import java.util.List;
 
 import io.github.distributedlock.LockAccessException;
+import io.github.distributedlock.LockException;
+import io.github.distributedlock.LockInterruptedException;
 import io.github.distributedlock.LockName;
 import org.jspecify.annotations.Nullable;
 
@@ -25,6 +27,22 @@ final class LockCommands {
 	private static final RedisScript<Long> EXTEND = script("extend.lua", Long.class);
 
 	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> ACQUIRE_READ = script("acquire-read.lua", List.class);
+
+	private static final RedisScript<Long> RELEASE_READ = script("release-read.lua", Long.class);
+
+	private static final RedisScript<Long> EXTEND_READ = script("extend-read.lua", Long.class);
+
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> ACQUIRE_PERMIT = script("acquire-permit.lua", List.class);
+
+	private static final RedisScript<Long> RELEASE_PERMIT = script("release-permit.lua", Long.class);
+
+	private static final RedisScript<Long> EXTEND_PERMIT = script("extend-permit.lua", Long.class);
+
+	private static final RedisScript<Long> HELD_MEMBER = script("held-member.lua", Long.class);
+
+	@SuppressWarnings("rawtypes")
 	private static final RedisScript<List> ACQUIRE_ALL = script("acquire-all.lua", List.class);
 
 	@SuppressWarnings("rawtypes")
@@ -45,11 +63,26 @@ final class LockCommands {
 		return RedisScript.of(new ClassPathResource(name, LockCommands.class), resultType);
 	}
 
-	AcquireResult acquire(LockSpec spec, String owner) {
+	/**
+	 * Run the acquire script of the spec's kind once.
+	 * @param remainingWaitMillis how long the caller will keep waiting (-1 indefinitely), so
+	 * that a writer announces itself to readers only for that long
+	 */
+	AcquireResult acquire(LockSpec spec, String owner, long remainingWaitMillis) {
 		List<?> reply;
+		String lease = Long.toString(spec.leaseMillis());
 		try {
-			reply = this.redis.execute(ACQUIRE, List.of(spec.lockKey(), spec.fenceKey()), owner,
-					Long.toString(spec.leaseMillis()), spec.reentrant() ? "1" : "0", this.fenceIdleMillis);
+			reply = switch (spec.kind()) {
+				case EXCLUSIVE -> this.redis.execute(ACQUIRE,
+						List.of(spec.lockKey(), spec.fenceKey(), spec.readersKey(), spec.writerIntentKey()), owner,
+						lease, spec.reentrant() ? "1" : "0", this.fenceIdleMillis, Long.toString(remainingWaitMillis));
+				case READ -> this.redis.execute(ACQUIRE_READ,
+						List.of(spec.lockKey(), spec.fenceKey(), spec.readersKey(), spec.readHoldsKey(),
+								spec.writerIntentKey()),
+						owner, lease, spec.reentrant() ? "1" : "0", this.fenceIdleMillis);
+				case PERMIT -> this.redis.execute(ACQUIRE_PERMIT, List.of(spec.permitsKey(), spec.fenceKey()), owner,
+						lease, Integer.toString(spec.permits()), this.fenceIdleMillis);
+			};
 		}
 		catch (DataAccessException ex) {
 			throw failure(spec.name(), "acquire", ex);
@@ -67,7 +100,7 @@ final class LockCommands {
 	 * Take several locks in one script, all or nothing.
 	 */
 	MultiAcquireResult acquireAll(List<LockSpec> specs, String owner, boolean reentrant) {
-		List<String> keys = new java.util.ArrayList<>(specs.size() * 2);
+		List<String> keys = new java.util.ArrayList<>(specs.size() * 3);
 		Object[] args = new Object[3 + specs.size()];
 		args[0] = owner;
 		args[1] = reentrant ? "1" : "0";
@@ -75,6 +108,7 @@ final class LockCommands {
 		for (int i = 0; i < specs.size(); i++) {
 			keys.add(specs.get(i).lockKey());
 			keys.add(specs.get(i).fenceKey());
+			keys.add(specs.get(i).readersKey());
 			args[3 + i] = Long.toString(specs.get(i).leaseMillis());
 		}
 		List<?> reply;
@@ -106,8 +140,14 @@ final class LockCommands {
 	 */
 	long release(LockSpec spec, String owner, long token) {
 		try {
-			Long result = this.redis.execute(RELEASE, List.of(spec.lockKey(), spec.releaseChannel()), owner,
-					Long.toString(token));
+			Long result = switch (spec.kind()) {
+				case EXCLUSIVE -> this.redis.execute(RELEASE, List.of(spec.lockKey(), spec.releaseChannel()), owner,
+						Long.toString(token));
+				case READ -> this.redis.execute(RELEASE_READ,
+						List.of(spec.readersKey(), spec.readHoldsKey(), spec.releaseChannel()), owner);
+				case PERMIT -> this.redis.execute(RELEASE_PERMIT, List.of(spec.permitsKey(), spec.releaseChannel()),
+						permitId(owner, token));
+			};
 			return (result != null) ? result : -1;
 		}
 		catch (DataAccessException ex) {
@@ -120,9 +160,15 @@ final class LockCommands {
 	 * @return 1 if extended, -1 if the lock was gone, -2 if someone else held it
 	 */
 	long extend(LockSpec spec, String owner, long token, long leaseMillis) {
+		String lease = Long.toString(leaseMillis);
 		try {
-			Long result = this.redis.execute(EXTEND, List.of(spec.lockKey()), owner, Long.toString(token),
-					Long.toString(leaseMillis));
+			Long result = switch (spec.kind()) {
+				case EXCLUSIVE -> this.redis.execute(EXTEND, List.of(spec.lockKey()), owner, Long.toString(token), lease);
+				case READ -> this.redis.execute(EXTEND_READ, List.of(spec.readersKey(), spec.readHoldsKey()), owner,
+						lease);
+				case PERMIT -> this.redis.execute(EXTEND_PERMIT, List.of(spec.permitsKey()), permitId(owner, token),
+						lease);
+			};
 			return (result != null) ? result : -1;
 		}
 		catch (DataAccessException ex) {
@@ -156,6 +202,29 @@ final class LockCommands {
 					null);
 		}
 		return reply.stream().map((value) -> ((Number) value).longValue()).toList();
+	}
+
+	/**
+	 * Ask Redis whether a hold is still its lock's owner (or reader, or permit holder).
+	 */
+	boolean isHeld(LockSpec spec, String owner, long token) {
+		if (spec.kind() == LockKind.EXCLUSIVE) {
+			List<@Nullable String> held = ownerAndToken(spec.name(), spec.lockKey());
+			return held != null && owner.equals(held.get(0)) && Long.toString(token).equals(held.get(1));
+		}
+		try {
+			Long result = (spec.kind() == LockKind.READ)
+					? this.redis.execute(HELD_MEMBER, List.of(spec.readersKey()), owner)
+					: this.redis.execute(HELD_MEMBER, List.of(spec.permitsKey()), permitId(owner, token));
+			return result != null && result == 1;
+		}
+		catch (DataAccessException ex) {
+			throw failure(spec.name(), "check", ex);
+		}
+	}
+
+	private static String permitId(String owner, long token) {
+		return owner + "|" + token;
 	}
 
 	boolean forceRelease(LockName name, String lockKey) {
@@ -193,7 +262,11 @@ final class LockCommands {
 		}
 	}
 
-	private static LockAccessException failure(LockName name, String operation, DataAccessException ex) {
+	private static LockException failure(LockName name, String operation, DataAccessException ex) {
+		if (Thread.currentThread().isInterrupted()) {
+			// The client gave up on the command because the thread was interrupted.
+			return new LockInterruptedException(name, ex);
+		}
 		return new LockAccessException(name, "Redis failed during " + operation + ": " + ex.getMessage(), ex);
 	}
 

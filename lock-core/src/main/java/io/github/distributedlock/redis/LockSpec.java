@@ -1,5 +1,7 @@
 package io.github.distributedlock.redis;
 
+import java.util.List;
+
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.WaitStrategy;
 import org.jspecify.annotations.Nullable;
@@ -12,7 +14,8 @@ import org.jspecify.annotations.Nullable;
  * @param lockKey the lock hash key
  * @param fenceKey the fencing counter key
  * @param releaseChannel the channel the release script publishes on
- * @param waitChannel the channel waiters listen on, which also names the local wait queue
+ * @param waitChannels the channels waiters listen on (for keyspace events of a lock, those of
+ * the lock and of its readers)
  * @param leaseMillis the lease
  * @param waitNanos the wait time, or {@code -1} to wait indefinitely
  * @param strategy the wait strategy
@@ -21,19 +24,38 @@ import org.jspecify.annotations.Nullable;
  * @param pollNanos the poll interval, for {@link WaitStrategy#POLLING}
  * @param origin where the lock was requested, if known
  * @param autoRenew whether the watchdog renews the lease while held
+ * @param kind what the hold is in Redis
+ * @param permits the number of permits of a semaphore, 0 for locks
+ * @param queueId the id of the local wait queue: the wait channel, qualified by kind
  */
-record LockSpec(LockName name, String lockKey, String fenceKey, String releaseChannel, String waitChannel,
+record LockSpec(LockName name, String lockKey, String fenceKey, String releaseChannel, List<String> waitChannels,
 		long leaseMillis, long waitNanos, WaitStrategy strategy, boolean reentrant, boolean progressAware,
-		long pollNanos, @Nullable String origin, boolean autoRenew) {
+		long pollNanos, @Nullable String origin, boolean autoRenew, LockKind kind, int permits, String queueId) {
 
 	boolean waitsIndefinitely() {
 		return this.waitNanos < 0;
 	}
 
+	String readersKey() {
+		return this.lockKey + ":readers";
+	}
+
+	String readHoldsKey() {
+		return this.lockKey + ":readholds";
+	}
+
+	String writerIntentKey() {
+		return this.lockKey + ":intent";
+	}
+
+	String permitsKey() {
+		return this.lockKey + ":permits";
+	}
+
 	LockSpec withWaitNanos(long waitNanos) {
-		return new LockSpec(this.name, this.lockKey, this.fenceKey, this.releaseChannel, this.waitChannel,
+		return new LockSpec(this.name, this.lockKey, this.fenceKey, this.releaseChannel, this.waitChannels,
 				this.leaseMillis, waitNanos, this.strategy, this.reentrant, this.progressAware, this.pollNanos,
-				this.origin, this.autoRenew);
+				this.origin, this.autoRenew, this.kind, this.permits, this.queueId);
 	}
 
 }

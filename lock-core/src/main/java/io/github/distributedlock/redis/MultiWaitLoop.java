@@ -82,11 +82,11 @@ final class MultiWaitLoop {
 				if (this.waitNanos == 0 || remaining <= 0) {
 					return null;
 				}
-				if (queue == null || !queue.channel().equals(spec.waitChannel())) {
+				if (queue == null || !queue.id().equals(spec.queueId())) {
 					if (queue != null) {
 						this.queues.leave(queue);
 					}
-					queue = this.queues.join(spec.waitChannel(), spec.strategy());
+					queue = this.queues.join(spec);
 					// Subscribed before the next attempt, so its release can't be missed.
 					queue.awaitSubscribed(Math.min(remaining, ttlNanos()));
 					continue;

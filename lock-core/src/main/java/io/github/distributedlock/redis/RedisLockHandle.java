@@ -143,8 +143,7 @@ final class RedisLockHandle implements LockHandle {
 		if (this.released.get() || this.lost.get()) {
 			return false;
 		}
-		List<@Nullable String> held = this.commands.ownerAndToken(this.spec.name(), this.spec.lockKey());
-		return held != null && this.owner.equals(held.get(0)) && Long.toString(this.token).equals(held.get(1));
+		return this.commands.isHeld(this.spec, this.owner, this.token);
 	}
 
 	@Override

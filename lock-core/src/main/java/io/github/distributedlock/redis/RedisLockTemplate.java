@@ -19,6 +19,7 @@ import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockDefaults;
 import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockListener;
+import io.github.distributedlock.LockMode;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.LockTemplate;
@@ -181,6 +182,10 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 		TreeMap<String, LockSpec> ordered = new TreeMap<>();
 		for (LockRequest request : requests) {
 			LockSpec spec = resolve(request);
+			if (spec.kind() != LockKind.EXCLUSIVE) {
+				throw new IllegalArgumentException("Lock '" + spec.name()
+						+ "': a multi-lock takes exclusive locks only, not read locks or permits");
+			}
 			ordered.putIfAbsent(spec.lockKey(), spec);
 		}
 		List<LockSpec> specs = new ArrayList<>(ordered.values());
@@ -401,16 +406,26 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 		if (strategy == WaitStrategy.KEYSPACE_EVENTS && !this.keyspaceEventsChecked) {
 			checkKeyspaceEvents();
 		}
+		LockKind kind = (request.permits() > 0) ? LockKind.PERMIT
+				: (request.mode() == LockMode.READ) ? LockKind.READ : LockKind.EXCLUSIVE;
+		if (kind != LockKind.EXCLUSIVE && strategy == WaitStrategy.KEYSPACE_EVENTS) {
+			// Readers and permits live in sorted sets whose keyspace events don't say "free".
+			strategy = WaitStrategy.PUBSUB;
+		}
 		String lockKey = this.keys.lock(name);
-		String releaseChannel = LockKeys.releaseChannel(lockKey);
-		String waitChannel = switch (strategy) {
-			case PUBSUB -> releaseChannel;
-			case KEYSPACE_EVENTS -> this.keys.keyspaceChannel(lockKey);
-			case POLLING -> lockKey;
+		String releaseChannel = (kind == LockKind.PERMIT) ? LockKeys.releaseChannel(lockKey + ":permits")
+				: LockKeys.releaseChannel(lockKey);
+		List<String> waitChannels = switch (strategy) {
+			case PUBSUB -> List.of(releaseChannel);
+			// A writer may wait for readers, whose set is deleted when the last one leaves.
+			case KEYSPACE_EVENTS -> List.of(this.keys.keyspaceChannel(lockKey),
+					this.keys.keyspaceChannel(lockKey + ":readers"));
+			case POLLING -> List.of(lockKey);
 		};
-		return new LockSpec(name, lockKey, LockKeys.fence(lockKey), releaseChannel, waitChannel, lease.toMillis(),
+		String queueId = (kind == LockKind.EXCLUSIVE) ? waitChannels.get(0) : waitChannels.get(0) + "#" + kind;
+		return new LockSpec(name, lockKey, LockKeys.fence(lockKey), releaseChannel, waitChannels, lease.toMillis(),
 				waitNanos(wait), strategy, reentrant, progressAware, this.defaults.pollInterval().toNanos(),
-				request.origin(), autoRenew);
+				request.origin(), autoRenew, kind, request.permits(), queueId);
 	}
 
 	private static long waitNanos(Duration wait) {

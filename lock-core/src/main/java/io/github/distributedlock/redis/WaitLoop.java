@@ -66,7 +66,7 @@ final class WaitLoop {
 	 * @return the hold, or {@code null} if the wait time ran out
 	 */
 	@Nullable RedisLockHandle run(RedisLockTemplate template) {
-		WaitQueue hot = this.queues.peek(this.spec.waitChannel());
+		WaitQueue hot = this.queues.peek(this.spec.queueId());
 		long seen = (hot != null) ? hot.signals() : 0;
 		long sentNanos = System.nanoTime();
 		AcquireResult result = attempt();
@@ -79,7 +79,7 @@ final class WaitLoop {
 		if (this.spec.waitNanos() == 0) {
 			return null;
 		}
-		WaitQueue queue = this.queues.join(this.spec.waitChannel(), this.spec.strategy());
+		WaitQueue queue = this.queues.join(this.spec);
 		template.waiting(1);
 		try {
 			if (!awaitTurn(queue)) {
@@ -161,7 +161,9 @@ final class WaitLoop {
 
 	private AcquireResult attempt() {
 		this.attempts++;
-		AcquireResult result = this.commands.acquire(this.spec, this.owner);
+		long remaining = remainingNanos();
+		long remainingMillis = (remaining == Long.MAX_VALUE) ? -1 : TimeUnit.NANOSECONDS.toMillis(Math.max(0, remaining));
+		AcquireResult result = this.commands.acquire(this.spec, this.owner, remainingMillis);
 		if (!result.acquired()) {
 			long now = System.nanoTime();
 			if (this.lastHolderToken != -1 && this.lastHolderToken != result.token()) {

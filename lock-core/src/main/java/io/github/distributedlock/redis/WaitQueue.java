@@ -1,8 +1,10 @@
 package io.github.distributedlock.redis;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -27,9 +29,17 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 
 	private static final byte[][] KEY_GONE_EVENTS = { bytes("del"), bytes("expired"), bytes("evicted") };
 
-	private final String channel;
+	private static final byte[] READERS_LEFT = bytes("readers-left");
+
+	private final String id;
+
+	private final List<String> channels;
+
+	private final AtomicInteger unconfirmed;
 
 	private final boolean keyspaceEvents;
+
+	private final boolean readers;
 
 	private final ReentrantLock turn = new ReentrantLock(true);
 
@@ -50,13 +60,20 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 
 	@Nullable Runnable pendingRemoval;
 
-	WaitQueue(String channel, boolean keyspaceEvents) {
-		this.channel = channel;
+	WaitQueue(String id, List<String> channels, boolean keyspaceEvents, boolean readers) {
+		this.id = id;
+		this.channels = channels;
+		this.unconfirmed = new AtomicInteger(channels.size());
 		this.keyspaceEvents = keyspaceEvents;
+		this.readers = readers;
 	}
 
-	String channel() {
-		return this.channel;
+	String id() {
+		return this.id;
+	}
+
+	List<String> channels() {
+		return this.channels;
 	}
 
 	ReentrantLock turn() {
@@ -146,17 +163,21 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 
 	@Override
 	public void onMessage(Message message, byte @Nullable [] pattern) {
-		if (!this.keyspaceEvents || isKeyGone(message.getBody())) {
+		byte[] body = message.getBody();
+		if (this.keyspaceEvents ? isKeyGone(body) : !(this.readers && java.util.Arrays.equals(READERS_LEFT, body))) {
+			// Readers ignore "the last reader left": only a writer can be waiting for that.
 			signal();
 		}
 	}
 
 	@Override
 	public void onChannelSubscribed(byte[] channel, long count) {
-		if (!this.subscribed.complete(null)) {
+		if (this.subscribed.isDone() || this.unconfirmed.decrementAndGet() > 0) {
 			// Subscribed again after a reconnect: a release may have been missed meanwhile.
 			signal();
+			return;
 		}
+		this.subscribed.complete(null);
 	}
 
 	private static boolean isKeyGone(byte[] event) {
@@ -174,7 +195,7 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 
 	@Override
 	public String toString() {
-		return "WaitQueue[" + this.channel + "]";
+		return "WaitQueue[" + this.id + "]";
 	}
 
 }

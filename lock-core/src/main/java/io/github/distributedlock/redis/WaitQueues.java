@@ -1,5 +1,6 @@
 package io.github.distributedlock.redis;
 
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -53,10 +54,12 @@ final class WaitQueues implements AutoCloseable {
 	/**
 	 * Join the wait queue of a lock, creating and subscribing it if needed.
 	 */
-	WaitQueue join(String channel, WaitStrategy strategy) {
-		return this.queues.compute(channel, (name, queue) -> {
+	WaitQueue join(LockSpec spec) {
+		WaitStrategy strategy = spec.strategy();
+		return this.queues.compute(spec.queueId(), (id, queue) -> {
 			if (queue == null) {
-				queue = new WaitQueue(name, strategy == WaitStrategy.KEYSPACE_EVENTS);
+				queue = new WaitQueue(id, spec.waitChannels(), strategy == WaitStrategy.KEYSPACE_EVENTS,
+						spec.kind() == LockKind.READ);
 				if (strategy == WaitStrategy.POLLING || this.container == null) {
 					queue.subscribed().complete(null);
 				}
@@ -74,8 +77,8 @@ final class WaitQueues implements AutoCloseable {
 	 * Return a queue that exists and is subscribed, without joining it, or {@code null}.
 	 * Lets a waiter on a hot lock read the signal count before its first attempt.
 	 */
-	@Nullable WaitQueue peek(String channel) {
-		WaitQueue queue = this.queues.get(channel);
+	@Nullable WaitQueue peek(String queueId) {
+		WaitQueue queue = this.queues.get(queueId);
 		return (queue != null && queue.subscribed().isDone()) ? queue : null;
 	}
 
@@ -83,7 +86,7 @@ final class WaitQueues implements AutoCloseable {
 	 * Leave a queue; the last one out schedules its removal after the linger.
 	 */
 	void leave(WaitQueue queue) {
-		this.queues.computeIfPresent(queue.channel(), (name, current) -> {
+		this.queues.computeIfPresent(queue.id(), (id, current) -> {
 			if (current == queue && --queue.references == 0 && !this.closed) {
 				Runnable removal = () -> removeIfUnused(queue);
 				queue.pendingRemoval = removal;
@@ -99,7 +102,7 @@ final class WaitQueues implements AutoCloseable {
 
 	private void removeIfUnused(WaitQueue queue) {
 		boolean[] removed = new boolean[1];
-		this.queues.computeIfPresent(queue.channel(), (name, current) -> {
+		this.queues.computeIfPresent(queue.id(), (id, current) -> {
 			if (current == queue && queue.references == 0) {
 				removed[0] = true;
 				return null;
@@ -116,7 +119,7 @@ final class WaitQueues implements AutoCloseable {
 		this.subscriber.execute(() -> {
 			try {
 				if (!this.closed && container != null) {
-					container.addMessageListener(queue, new ChannelTopic(queue.channel()));
+					container.addMessageListener(queue, topics(queue));
 					// The container confirms through onChannelSubscribed; when it was already
 					// listening, a normal return means the subscription is in place.
 					if (container.isListening()) {
@@ -126,8 +129,8 @@ final class WaitQueues implements AutoCloseable {
 			}
 			catch (RuntimeException ex) {
 				// Waiters fall back to the holder's lease; the next waiter subscribes again.
-				logger.warn("Could not subscribe to " + queue.channel() + "; waiters wake when the lease ends", ex);
-				this.queues.remove(queue.channel(), queue);
+				logger.warn("Could not subscribe to " + queue.channels() + "; waiters wake when the lease ends", ex);
+				this.queues.remove(queue.id(), queue);
 				queue.subscribed().completeExceptionally(ex);
 			}
 		});
@@ -140,12 +143,16 @@ final class WaitQueues implements AutoCloseable {
 		}
 		this.subscriber.execute(() -> {
 			try {
-				container.removeMessageListener(queue, new ChannelTopic(queue.channel()));
+				container.removeMessageListener(queue, topics(queue));
 			}
 			catch (RuntimeException ex) {
-				logger.debug("Could not unsubscribe from " + queue.channel(), ex);
+				logger.debug("Could not unsubscribe from " + queue.channels(), ex);
 			}
 		});
+	}
+
+	private static List<ChannelTopic> topics(WaitQueue queue) {
+		return queue.channels().stream().map(ChannelTopic::new).toList();
 	}
 
 	/**
@@ -169,7 +176,7 @@ final class WaitQueues implements AutoCloseable {
 					container.removeMessageListener(queue);
 				}
 				catch (RuntimeException ex) {
-					logger.debug("Could not unsubscribe from " + queue.channel(), ex);
+					logger.debug("Could not unsubscribe from " + queue.channels(), ex);
 				}
 			}
 		}

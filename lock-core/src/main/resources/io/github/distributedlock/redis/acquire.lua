@@ -2,18 +2,45 @@
 --
 -- KEYS[1]  the lock: a hash {owner, holds, token} with a lease (PEXPIRE)
 -- KEYS[2]  the lock's fencing counter: the last token handed out, expiring after a long idle time
+-- KEYS[3]  the lock's readers: a sorted set of reader owners scored by lease end (ms)
+-- KEYS[4]  the writer intent: set while a writer waits for readers, so new readers hold back
 -- ARGV[1]  owner: secret instance id + thread (or a custom owner)
 -- ARGV[2]  lease in milliseconds
 -- ARGV[3]  '1' if the owner may take the lock again, '0' if that is a self-deadlock
 -- ARGV[4]  idle time in milliseconds after which the fencing counter may vanish
+-- ARGV[5]  how long the caller will keep waiting, in ms (-1: indefinitely); 0 sets no writer intent
 --
 -- Returns {1, token}                acquired (first hold or another hold by the same owner)
 --         {0, holder token, pttl}   held by someone else; pttl is the holder's remaining lease
 --         {-1, token, pttl}         held by this owner, and the request is not reentrant
+--                                   (or this owner holds a read lock: upgrading would deadlock)
 
 local held = redis.call('HMGET', KEYS[1], 'owner', 'token')
 
 if not held[1] then
+	if redis.call('EXISTS', KEYS[3]) == 1 then
+		local clock = redis.call('TIME')
+		local nowMs = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+		local mine = redis.call('ZSCORE', KEYS[3], ARGV[1])
+		if mine and tonumber(mine) > nowMs then
+			return {-1, 0, tonumber(mine) - nowMs}
+		end
+		local latest = redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. nowMs, '+inf', 'WITHSCORES')
+		if #latest > 0 then
+			-- Readers hold it: wait for the last one, and keep new readers out for as long as
+			-- this writer will wait (so a writer that gives up or dies only delays readers briefly).
+			local ttl = tonumber(latest[#latest]) - nowMs
+			local waiting = tonumber(ARGV[5])
+			if waiting ~= 0 then
+				local intent = ttl
+				if waiting > 0 and waiting < intent then
+					intent = waiting
+				end
+				redis.call('SET', KEYS[4], ARGV[1], 'PX', intent + 500)
+			end
+			return {0, 0, ttl}
+		end
+	end
 	-- Tokens must increase strictly for this lock, across processes and across the counter
 	-- expiring: max(last + 1, server time in microseconds). After a long idle time the counter
 	-- is gone, and the clock has moved far past any token handed out before.
@@ -24,6 +51,9 @@ if not held[1] then
 	redis.call('SET', KEYS[2], token, 'PX', ARGV[4])
 	redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'holds', 1, 'token', token)
 	redis.call('PEXPIRE', KEYS[1], ARGV[2])
+	if redis.call('GET', KEYS[4]) == ARGV[1] then
+		redis.call('DEL', KEYS[4])
+	end
 	return {1, tonumber(token)}
 end
 

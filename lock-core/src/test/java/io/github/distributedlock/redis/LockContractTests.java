@@ -17,6 +17,7 @@ import io.github.distributedlock.LockDefaults;
 import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockInterruptedException;
 import io.github.distributedlock.LockLeaseLostException;
+import io.github.distributedlock.LockMode;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.LockSelfDeadlockException;
@@ -476,6 +477,139 @@ abstract class LockContractTests {
 		assertThat(this.template.forceRelease(LockName.of(this.scope, "fr"))).isFalse();
 	}
 
+	@Test
+	void shouldShareReadLocksAndExcludeWriters() throws Exception {
+		LockHandle reader1 = this.template.acquire(request("rw").mode(LockMode.READ).build());
+		LockHandle reader2 = this.otherProcess.acquire(request("rw").mode(LockMode.READ).build());
+		assertThat(reader1.isHeld()).isTrue();
+		assertThat(reader2.isHeld()).isTrue();
+		// Writers on another thread: on this one they would be readers asking to upgrade.
+		assertThat(onOtherThread(() -> this.otherProcess.tryAcquire(request("rw").waitTime(Duration.ZERO).build())))
+			.as("writer")
+			.isEmpty();
+		reader1.close();
+		assertThat(onOtherThread(() -> this.template
+			.tryAcquire(request("rw").mode(LockMode.WRITE).waitTime(Duration.ZERO).build())))
+			.as("a writer waits for the last reader")
+			.isEmpty();
+		reader2.close();
+		try (LockHandle writer = this.otherProcess.acquire(request("rw").mode(LockMode.WRITE).build())) {
+			assertThat(this.template.tryAcquire(request("rw").mode(LockMode.READ).waitTime(Duration.ZERO).build()))
+				.as("readers wait for the writer")
+				.isEmpty();
+			try (LockHandle ownRead = this.otherProcess.acquire(request("rw").mode(LockMode.READ).build())) {
+				assertThat(ownRead.isHeld()).as("the writer may also read").isTrue();
+			}
+		}
+	}
+
+	@Test
+	void shouldRefuseToUpgradeAReadLock() {
+		try (LockHandle reader = this.template.acquire(request("up").mode(LockMode.READ).build())) {
+			long start = System.nanoTime();
+			assertThatExceptionOfType(LockSelfDeadlockException.class)
+				.isThrownBy(() -> this.template.acquire(request("up").mode(LockMode.WRITE).build()));
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
+		}
+	}
+
+	@Test
+	void shouldWakeTheWriterWhenTheLastReaderLeavesAndAllReadersWhenTheWriterLeaves() throws Exception {
+		LockHandle reader = this.template.acquire(request("wake").mode(LockMode.READ).lease(Duration.ofSeconds(10)).build());
+		Future<LockHandle> writer = this.executor.submit(() -> this.otherProcess.acquire(request("wake")
+			.mode(LockMode.WRITE).lease(Duration.ofSeconds(10)).waitTime(Duration.ofSeconds(8)).build()));
+		Thread.sleep(200);
+		long released = System.nanoTime();
+		reader.close();
+		LockHandle writing = writer.get(8, TimeUnit.SECONDS);
+		assertThat(Duration.ofNanos(System.nanoTime() - released)).isLessThan(Duration.ofSeconds(2));
+		List<Future<LockHandle>> readers = new ArrayList<>();
+		for (int i = 0; i < 3; i++) {
+			RedisLockTemplate owner = (i % 2 == 0) ? this.template : this.otherProcess;
+			readers.add(this.executor.submit(
+					() -> owner.acquire(request("wake").mode(LockMode.READ).waitTime(Duration.ofSeconds(8)).build())));
+		}
+		Thread.sleep(200);
+		released = System.nanoTime();
+		writing.close();
+		List<LockHandle> reading = new ArrayList<>();
+		for (Future<LockHandle> future : readers) {
+			reading.add(future.get(8, TimeUnit.SECONDS));
+		}
+		assertThat(Duration.ofNanos(System.nanoTime() - released)).isLessThan(Duration.ofSeconds(2));
+		assertThat(reading).allMatch(LockHandle::isHeld);
+		reading.forEach(LockHandle::close);
+	}
+
+	@Test
+	void shouldNotStarveAWaitingWriter() throws Exception {
+		LockHandle reader = this.template.acquire(request("starve").mode(LockMode.READ).build());
+		Future<LockHandle> writer = this.executor.submit(() -> this.otherProcess
+			.acquire(request("starve").mode(LockMode.WRITE).waitTime(Duration.ofSeconds(8)).build()));
+		Thread.sleep(300);
+		assertThat(this.otherProcess.tryAcquire(request("starve").mode(LockMode.READ).waitTime(Duration.ZERO).build()))
+			.as("a new reader holds back while a writer waits")
+			.isEmpty();
+		reader.close();
+		writer.get(5, TimeUnit.SECONDS).close();
+		try (LockHandle after = this.otherProcess.acquire(request("starve").mode(LockMode.READ).build())) {
+			assertThat(after.isHeld()).isTrue();
+		}
+	}
+
+	@Test
+	void shouldLetAReadLeaseEndOnItsOwn() throws Exception {
+		LockHandle reader = this.template
+			.acquire(request("rlease").mode(LockMode.READ).lease(Duration.ofMillis(400)).build());
+		try (LockHandle writer = this.otherProcess
+			.acquire(request("rlease").mode(LockMode.WRITE).waitTime(Duration.ofSeconds(5)).build())) {
+			assertThat(writer.waited()).isTrue();
+		}
+		assertThatExceptionOfType(LockLeaseLostException.class).isThrownBy(reader::close);
+	}
+
+	@Test
+	void shouldNeverHandOutMorePermitsThanTheSemaphoreHas() throws Exception {
+		java.util.concurrent.atomic.AtomicInteger inside = new java.util.concurrent.atomic.AtomicInteger();
+		java.util.concurrent.atomic.AtomicInteger most = new java.util.concurrent.atomic.AtomicInteger();
+		List<Future<?>> workers = new ArrayList<>();
+		for (int t = 0; t < 8; t++) {
+			RedisLockTemplate owner = (t % 2 == 0) ? this.template : this.otherProcess;
+			workers.add(this.executor.submit(() -> {
+				for (int i = 0; i < 15; i++) {
+					owner.executeWithoutResult(request("sem").permits(3).waitTime(Duration.ofSeconds(20)).build(),
+							(context) -> {
+								most.accumulateAndGet(inside.incrementAndGet(), Math::max);
+								busy(2_000_000);
+								inside.decrementAndGet();
+							});
+				}
+				return null;
+			}));
+		}
+		for (Future<?> worker : workers) {
+			worker.get(60, TimeUnit.SECONDS);
+		}
+		assertThat(most.get()).isLessThanOrEqualTo(3).isGreaterThanOrEqualTo(2);
+	}
+
+	@Test
+	void shouldGiveBackThePermitsOfACrashedHolderWhenTheirLeasesEnd() throws Exception {
+		for (int i = 0; i < 2; i++) {
+			// Never released, as if their holders had died.
+			this.template.acquire(request("crashsem").permits(2).lease(Duration.ofMillis(500)).build());
+		}
+		long start = System.nanoTime();
+		assertThat(this.otherProcess.tryAcquire(request("crashsem").permits(2).waitTime(Duration.ZERO).build()))
+			.isEmpty();
+		try (LockHandle permit = this.otherProcess
+			.acquire(request("crashsem").permits(2).waitTime(Duration.ofSeconds(5)).build())) {
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThan(Duration.ofMillis(400))
+				.isLessThan(Duration.ofMillis(2500));
+			assertThat(permit.isHeld()).isTrue();
+		}
+	}
+
 	private long lockChannelSubscriptions() {
 		Object reply = server().command("PUBSUB", "NUMSUB",
 				LockKeys.releaseChannel(this.template.lockKey(LockName.of(this.scope, "l"))),
@@ -498,8 +632,8 @@ abstract class LockContractTests {
 	private LockSpec specOf(String key) {
 		String lockKey = this.template.lockKey(LockName.of(this.scope, key));
 		return new LockSpec(LockName.of(this.scope, key), lockKey, LockKeys.fence(lockKey),
-				LockKeys.releaseChannel(lockKey), LockKeys.releaseChannel(lockKey), 30_000, 0, strategy(), true,
-				false, 1, null, false);
+				LockKeys.releaseChannel(lockKey), List.of(LockKeys.releaseChannel(lockKey)), 30_000, 0, strategy(), true,
+				false, 1, null, false, LockKind.EXCLUSIVE, 0, LockKeys.releaseChannel(lockKey));
 	}
 
 	protected long evalCalls() {

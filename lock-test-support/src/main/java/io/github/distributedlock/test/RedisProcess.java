@@ -1,8 +1,10 @@
 package io.github.distributedlock.test;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,7 +19,7 @@ import org.jspecify.annotations.Nullable;
  * Every instance has its own temporary directory holding {@code redis.log} (the server log) and {@code redis.out}
  * (its console output). Nothing is persisted: data is gone after {@link #stop()} or {@link #kill()}. Several
  * instances with extra arguments (such as {@code --replicaof} or {@code --cluster-enabled yes}) are the building
- * blocks for replicated, Sentinel and Cluster topologies.
+ * blocks of {@link RedisSentinelTopology} and {@link RedisClusterTopology}.
  */
 public final class RedisProcess implements RedisServer {
 
@@ -37,6 +39,8 @@ public final class RedisProcess implements RedisServer {
 
 	private final List<String> extraArgs;
 
+	private final boolean hasConfigFile;
+
 	private final @Nullable String password;
 
 	private final ServerDirectory directory;
@@ -53,12 +57,18 @@ public final class RedisProcess implements RedisServer {
 
 	private boolean closed;
 
-	private RedisProcess(Path binary, int fixedPort, List<String> extraArgs, Duration timeout) {
+	private RedisProcess(Path binary, int fixedPort, List<String> extraArgs, List<String> configLines,
+			Duration timeout) {
 		this.binary = binary;
 		this.extraArgs = List.copyOf(extraArgs);
+		this.hasConfigFile = !configLines.isEmpty();
 		this.password = passwordOf(this.extraArgs);
 		this.directory = ServerDirectory.create();
 		try {
+			if (this.hasConfigFile) {
+				// Written once: a restarted Sentinel must find what it saved there, not the initial lines.
+				writeConfigFile(configLines);
+			}
 			this.port = launchOnFreePort(fixedPort);
 		}
 		catch (RuntimeException ex) {
@@ -262,11 +272,24 @@ public final class RedisProcess implements RedisServer {
 		this.paused = false;
 	}
 
+	private void writeConfigFile(List<String> lines) {
+		try {
+			Files.write(this.directory.configFile(), lines, StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not write " + this.directory.configFile(), ex);
+		}
+	}
+
 	private List<String> commandLine(int port) {
-		// A Sentinel would need its config file right after the binary: redis-server <file> --sentinel.
-		List<String> command = new ArrayList<>(List.of(this.binary.toString(), "--bind", HOST, "--port",
-				Integer.toString(port), "--save", "", "--appendonly", "no", "--dir", this.directory.path().toString(),
-				"--daemonize", "no", "--protected-mode", "no", "--logfile", this.directory.logFile().toString()));
+		List<String> command = new ArrayList<>(List.of(this.binary.toString()));
+		if (this.hasConfigFile) {
+			// redis-server only reads a config file given as its first argument: redis-server <file> --sentinel.
+			command.add(this.directory.configFile().toString());
+		}
+		command.addAll(List.of("--bind", HOST, "--port", Integer.toString(port), "--save", "", "--appendonly", "no",
+				"--dir", this.directory.path().toString(), "--daemonize", "no", "--protected-mode", "no", "--logfile",
+				this.directory.logFile().toString()));
 		command.addAll(this.extraArgs);
 		return command;
 	}
@@ -359,6 +382,8 @@ public final class RedisProcess implements RedisServer {
 
 		private final List<String> args = new ArrayList<>();
 
+		private final List<String> configLines = new ArrayList<>();
+
 		private Duration timeout = Duration.ofSeconds(5);
 
 		private Builder() {
@@ -400,6 +425,18 @@ public final class RedisProcess implements RedisServer {
 		}
 
 		/**
+		 * Write lines to {@code redis.conf} in the server's directory and start the server with that file, which
+		 * Sentinel requires ({@code "--sentinel"} in {@link #args(String...)}) because it saves what it learns
+		 * there. The file survives restarts; command-line arguments override it.
+		 * @param lines the configuration lines, such as {@code "sentinel monitor mymaster 127.0.0.1 6390 2"}
+		 * @return this builder
+		 */
+		public Builder config(String... lines) {
+			this.configLines.addAll(List.of(lines));
+			return this;
+		}
+
+		/**
 		 * Set the connect and read timeout of {@link RedisProcess#command(String...)}, 5 seconds unless set.
 		 * @param timeout the timeout
 		 * @return this builder
@@ -419,7 +456,7 @@ public final class RedisProcess implements RedisServer {
 		 */
 		public RedisProcess launch() {
 			Path executable = (this.binary != null) ? this.binary : RedisBinary.require(System::getenv);
-			return new RedisProcess(executable, this.port, this.args, this.timeout);
+			return new RedisProcess(executable, this.port, this.args, this.configLines, this.timeout);
 		}
 
 	}

@@ -41,6 +41,13 @@ final class ServerDirectory {
 	}
 
 	/**
+	 * The configuration file, only written for servers that need one (Sentinel).
+	 */
+	Path configFile() {
+		return this.path.resolve("redis.conf");
+	}
+
+	/**
 	 * The server's stdout and stderr, which hold the errors it reports before it opens its log file.
 	 */
 	Path consoleFile() {

@@ -121,6 +121,20 @@ class RedisProcessTests {
 	}
 
 	@Test
+	void shouldStartFromConfigFileKeptAcrossRestart() throws Exception {
+		this.redis = RedisProcess.builder().config("maxmemory 7mb", "maxmemory-policy allkeys-lru").launch();
+		assertThat(Files.readAllLines(this.redis.directory().resolve("redis.conf")))
+			.containsExactly("maxmemory 7mb", "maxmemory-policy allkeys-lru");
+		assertThat(this.redis.command("CONFIG", "GET", "maxmemory")).isEqualTo(List.of("maxmemory", "7340032"));
+		this.redis.command("CONFIG", "SET", "maxmemory", "9mb");
+		this.redis.command("CONFIG", "REWRITE");
+		this.redis.restart();
+		assertThat(this.redis.command("CONFIG", "GET", "maxmemory")).isEqualTo(List.of("maxmemory", "9437184"));
+		assertThat(this.redis.command("CONFIG", "GET", "maxmemory-policy"))
+			.isEqualTo(List.of("maxmemory-policy", "allkeys-lru"));
+	}
+
+	@Test
 	void shouldListenOnFixedPort() {
 		int port = LoopbackPorts.findFree();
 		this.redis = RedisProcess.builder().port(port).launch();

@@ -52,6 +52,29 @@ class RedisServersTests {
 	}
 
 	@Test
+	void shouldFindRedisCliNextToRedisServerBeforePath() {
+		this.env.put("REDIS_SERVER", "/usr/bin/redis-server");
+		this.env.put("PATH", "/nonexistent");
+		assertThat(RedisBinary.locateCli(this.env::get)).hasToString("/usr/bin/redis-cli");
+		this.env.remove("REDIS_SERVER");
+		assertThat(RedisBinary.locateCli(this.env::get)).isNull();
+		assertThatIllegalStateException().isThrownBy(() -> RedisBinary.requireCli(this.env::get))
+			.withMessageContaining("REDIS_CLI");
+		this.env.put("PATH", "/nonexistent:/usr/bin");
+		assertThat(RedisBinary.locateCli(this.env::get)).hasToString("/usr/bin/redis-cli");
+	}
+
+	@Test
+	void shouldPreferRedisCliVariable() {
+		this.env.put("REDIS_SERVER", "/usr/bin/redis-server");
+		this.env.put("REDIS_CLI", "/usr/bin/redis-server");
+		assertThat(RedisBinary.locateCli(this.env::get)).hasToString("/usr/bin/redis-server");
+		this.env.put("REDIS_CLI", "/nonexistent/redis-cli");
+		assertThatIllegalStateException().isThrownBy(() -> RedisBinary.locateCli(this.env::get))
+			.withMessageContaining("REDIS_CLI is set to '/nonexistent/redis-cli'");
+	}
+
+	@Test
 	void shouldRejectRedisServerThatIsNotExecutable() {
 		this.env.put("REDIS_SERVER", "/nonexistent/redis-server");
 		this.env.put("PATH", "/usr/bin");
