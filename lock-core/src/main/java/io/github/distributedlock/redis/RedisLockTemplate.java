@@ -404,6 +404,10 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 					"wait strategy " + strategy + " needs pub/sub, which this template was built without", null);
 		}
 		if (strategy == WaitStrategy.KEYSPACE_EVENTS && !this.keyspaceEventsChecked) {
+			if (isCluster()) {
+				throw new IllegalStateException("Lock '" + name + "': the KEYSPACE_EVENTS wait strategy does not work on "
+						+ "Redis Cluster, where keyspace notifications stay on the node that owns the key; use PUBSUB");
+			}
 			checkKeyspaceEvents();
 		}
 		LockKind kind = (request.permits() > 0) ? LockKind.PERMIT

@@ -23,7 +23,6 @@ import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.LockSelfDeadlockException;
 import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.WaitStrategy;
-import io.github.distributedlock.test.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -64,16 +63,9 @@ abstract class LockContractTests {
 	protected abstract WaitStrategy strategy();
 
 	/**
-	 * Return the server the suite runs against, started by the subclass.
+	 * Return the Redis the suite runs against, started by the subclass.
 	 */
-	protected abstract RedisServer server();
-
-	/**
-	 * Return a connection factory for the topology under test.
-	 */
-	protected RedisConnectionFactory createConnectionFactory() {
-		return RedisConnections.standalone(server());
-	}
+	protected abstract TestRedis redis();
 
 	protected RedisLockTemplate.Builder configure(RedisLockTemplate.Builder builder) {
 		return builder.configureKeyspaceEvents(true).subscriptionLinger(Duration.ofMillis(200));
@@ -81,7 +73,7 @@ abstract class LockContractTests {
 
 	@BeforeAll
 	void startTemplates() {
-		this.connectionFactory = createConnectionFactory();
+		this.connectionFactory = redis().connectionFactory();
 		LockDefaults defaults = LockDefaults.STANDARD.withWaitStrategy(strategy())
 			.withPollInterval(Duration.ofMillis(20))
 			.withWaitTime(Duration.ofSeconds(5));
@@ -253,16 +245,16 @@ abstract class LockContractTests {
 		// A holder that hands the lock to a new holder every 150 ms without ever leaving it
 		// free: the token changes and waiters are told, as after a real release and re-acquire.
 		String key = this.template.lockKey(LockName.of(this.scope, "p"));
-		server().command("HSET", key, "owner", "someone-else", "holds", "1", "token", "1");
-		server().command("PEXPIRE", key, "10000");
+		redis().command("HSET", key, "owner", "someone-else", "holds", "1", "token", "1");
+		redis().command("PEXPIRE", key, "10000");
 		Future<?> handoffs = this.executor.submit(() -> {
 			for (int token = 2; token <= 10; token++) {
 				sleep(150);
-				server().command("HSET", key, "token", Integer.toString(token));
-				server().command("PUBLISH", LockKeys.releaseChannel(key), Integer.toString(token));
+				redis().command("HSET", key, "token", Integer.toString(token));
+				redis().command("PUBLISH", LockKeys.releaseChannel(key), Integer.toString(token));
 				if (strategy() == WaitStrategy.KEYSPACE_EVENTS) {
 					// Keyspace waiters only hear deletions; make the handoff look like one.
-					server().command("PUBLISH", "__keyspace@0__:" + key, "del");
+					redis().command("PUBLISH", "__keyspace@0__:" + key, "del");
 				}
 			}
 			return null;
@@ -285,7 +277,7 @@ abstract class LockContractTests {
 		assertThatExceptionOfType(LockTimeoutException.class)
 			.isThrownBy(() -> this.template.acquire(request("p").waitTime(Duration.ofMillis(400)).build()));
 		assertThat(Duration.ofNanos(System.nanoTime() - plainStart)).isLessThan(Duration.ofMillis(1200));
-		server().command("DEL", key);
+		redis().command("DEL", key);
 	}
 
 	@Test
@@ -372,14 +364,14 @@ abstract class LockContractTests {
 	@Test
 	void shouldUseAtMostTwoCommandsPerUncontendedAcquireAndRelease() {
 		long before = evalCalls();
-		Map<String, Long> statsBefore = server().commandCalls();
+		Map<String, Long> statsBefore = redis().commandCalls();
 		for (int i = 0; i < 100; i++) {
 			try (LockHandle held = this.template.acquire(request("u" + i).build())) {
 				assertThat(held.waited()).isFalse();
 			}
 		}
 		assertThat(evalCalls() - before).isEqualTo(200);
-		Map<String, Long> statsAfter = server().commandCalls();
+		Map<String, Long> statsAfter = redis().commandCalls();
 		assertThat(statsAfter.getOrDefault("subscribe", 0L)).isEqualTo(statsBefore.getOrDefault("subscribe", 0L));
 	}
 
@@ -611,19 +603,15 @@ abstract class LockContractTests {
 	}
 
 	private long lockChannelSubscriptions() {
-		Object reply = server().command("PUBSUB", "NUMSUB",
-				LockKeys.releaseChannel(this.template.lockKey(LockName.of(this.scope, "l"))),
-				"__keyspace@0__:" + this.template.lockKey(LockName.of(this.scope, "l")));
-		List<?> values = (List<?>) reply;
-		return ((Number) values.get(1)).longValue() + ((Number) values.get(3)).longValue();
+		String key = this.template.lockKey(LockName.of(this.scope, "l"));
+		return redis().subscribers(LockKeys.releaseChannel(key)) + redis().subscribers("__keyspace@0__:" + key);
 	}
 
 	private List<String> lockKeys() {
-		Object reply = server().command("KEYS", "lock:{" + this.scope + "*");
 		List<String> keys = new ArrayList<>();
-		for (Object key : (List<?>) reply) {
-			if (!key.toString().endsWith(":fence")) {
-				keys.add(key.toString());
+		for (String key : redis().keys("lock:{" + this.scope + "*")) {
+			if (!key.endsWith(":fence")) {
+				keys.add(key);
 			}
 		}
 		return keys;
@@ -637,7 +625,7 @@ abstract class LockContractTests {
 	}
 
 	protected long evalCalls() {
-		Map<String, Long> calls = server().commandCalls();
+		Map<String, Long> calls = redis().commandCalls();
 		return calls.getOrDefault("evalsha", 0L) + calls.getOrDefault("eval", 0L);
 	}
 

@@ -1,7 +1,6 @@
 package io.github.distributedlock.redis;
 
 import io.github.distributedlock.WaitStrategy;
-import io.github.distributedlock.test.RedisServer;
 import io.github.distributedlock.test.RedisServerExtension;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -19,8 +18,8 @@ class PollingLockTests extends LockContractTests {
 	}
 
 	@Override
-	protected RedisServer server() {
-		return redis.server();
+	protected TestRedis redis() {
+		return TestRedis.standalone(redis::server);
 	}
 
 }
