@@ -10,6 +10,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -225,6 +226,23 @@ final class LockCommands {
 
 	private static String permitId(String owner, long token) {
 		return owner + "|" + token;
+	}
+
+	/**
+	 * Wait until the given number of replicas acknowledged every write sent so far on the
+	 * shared connection (the lock write included), or the timeout.
+	 * @return the number of replicas that acknowledged
+	 */
+	long waitForReplicas(LockName name, int replicas, long timeoutMillis) {
+		try {
+			// Exposed: the connection itself, not a close-suppressing proxy, so Lettuce can be reached.
+			Object acked = this.redis.execute(
+					(RedisCallback<Object>) (connection) -> ReplicaWait.send(connection, replicas, timeoutMillis), true);
+			return (acked instanceof Number number) ? number.longValue() : 0;
+		}
+		catch (DataAccessException ex) {
+			throw failure(name, "WAIT", ex);
+		}
 	}
 
 	boolean forceRelease(LockName name, String lockKey) {
