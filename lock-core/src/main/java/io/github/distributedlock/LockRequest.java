@@ -47,6 +47,8 @@ public final class LockRequest {
 
 	private final int permits;
 
+	private final boolean fair;
+
 	private LockRequest(Builder builder) {
 		this.name = new LockName(builder.scope, builder.key);
 		this.lease = builder.lease;
@@ -59,6 +61,11 @@ public final class LockRequest {
 		this.autoRenew = builder.autoRenew;
 		this.mode = builder.mode;
 		this.permits = builder.permits;
+		this.fair = builder.fair;
+		if (this.fair && (this.permits > 0 || this.mode == LockMode.READ)) {
+			throw new IllegalArgumentException(
+					"Lock '" + this.name + "': only exclusive (write) locks can be fair, not read locks or permits");
+		}
 		if (this.permits < 0) {
 			throw new IllegalArgumentException(
 					"Lock '" + this.name + "': permits must be at least 1, but was " + this.permits);
@@ -115,6 +122,7 @@ public final class LockRequest {
 		builder.autoRenew = this.autoRenew;
 		builder.mode = this.mode;
 		builder.permits = this.permits;
+		builder.fair = this.fair;
 		return builder;
 	}
 
@@ -184,12 +192,20 @@ public final class LockRequest {
 		return this.permits;
 	}
 
+	/**
+	 * Return whether waiters get the lock in arrival order, across processes.
+	 * @return whether the lock is fair
+	 */
+	public boolean fair() {
+		return this.fair;
+	}
+
 	@Override
 	public String toString() {
 		return "LockRequest[" + this.name + ", lease=" + this.lease + ", waitTime=" + this.waitTime
 				+ ", waitStrategy=" + this.waitStrategy + ", reentrant=" + this.reentrant
 				+ ", progressAwareTimeout=" + this.progressAwareTimeout + ", origin=" + this.origin + ", owner="
-				+ ((this.owner != null) ? "(custom)" : null) + ", autoRenew=" + this.autoRenew + ", mode=" + this.mode + ", permits=" + this.permits + "]";
+				+ ((this.owner != null) ? "(custom)" : null) + ", autoRenew=" + this.autoRenew + ", mode=" + this.mode + ", permits=" + this.permits + ", fair=" + this.fair + "]";
 	}
 
 	/**
@@ -220,6 +236,8 @@ public final class LockRequest {
 		private LockMode mode = LockMode.EXCLUSIVE;
 
 		private int permits;
+
+		private boolean fair;
 
 		private Builder(String scope) {
 			this.scope = Objects.requireNonNull(scope, "scope must not be null");
@@ -354,6 +372,20 @@ public final class LockRequest {
 				throw new IllegalArgumentException("permits must be at least 1, but was " + permits);
 			}
 			this.permits = permits;
+			return this;
+		}
+
+		/**
+		 * Set whether waiters get the lock in arrival order, across every process. A fair
+		 * waiter keeps its place by calling Redis at least every third of the fair waiter
+		 * timeout; one that stops (it died) leaves the queue after that timeout. Only the next
+		 * waiter is woken by a release. Fairness holds among fair requests: a non-fair request
+		 * for the same lock can still take it when it is free.
+		 * @param fair whether the lock is fair
+		 * @return this builder
+		 */
+		public Builder fair(boolean fair) {
+			this.fair = fair;
 			return this;
 		}
 

@@ -41,6 +41,13 @@ final class LockCommands {
 
 	private static final RedisScript<Long> EXTEND_PERMIT = script("extend-permit.lua", Long.class);
 
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> ACQUIRE_FAIR = script("acquire-fair.lua", List.class);
+
+	private static final RedisScript<Long> RELEASE_FAIR = script("release-fair.lua", Long.class);
+
+	private static final RedisScript<Long> LEAVE_FAIR = script("leave-fair.lua", Long.class);
+
 	private static final RedisScript<Long> HELD_MEMBER = script("held-member.lua", Long.class);
 
 	@SuppressWarnings("rawtypes")
@@ -74,7 +81,12 @@ final class LockCommands {
 		String lease = Long.toString(spec.leaseMillis());
 		try {
 			reply = switch (spec.kind()) {
-				case EXCLUSIVE -> this.redis.execute(ACQUIRE,
+				case EXCLUSIVE -> spec.fair() ? this.redis.execute(ACQUIRE_FAIR,
+						List.of(spec.lockKey(), spec.fenceKey(), spec.readersKey(), spec.queueKey(),
+								spec.queueHeartbeatsKey()),
+						owner, lease, spec.reentrant() ? "1" : "0", this.fenceIdleMillis,
+						Long.toString(spec.fairWaiterTimeoutMillis()), (remainingWaitMillis != 0) ? "1" : "0")
+						: this.redis.execute(ACQUIRE,
 						List.of(spec.lockKey(), spec.fenceKey(), spec.readersKey(), spec.writerIntentKey()), owner,
 						lease, spec.reentrant() ? "1" : "0", this.fenceIdleMillis, Long.toString(remainingWaitMillis));
 				case READ -> this.redis.execute(ACQUIRE_READ,
@@ -94,7 +106,8 @@ final class LockCommands {
 		int status = ((Number) reply.get(0)).intValue();
 		long token = ((Number) reply.get(1)).longValue();
 		long ttl = (reply.size() > 2) ? ((Number) reply.get(2)).longValue() : spec.leaseMillis();
-		return new AcquireResult(status, token, ttl);
+		int rank = (reply.size() > 3) ? ((Number) reply.get(3)).intValue() : -1;
+		return new AcquireResult(status, token, ttl, rank);
 	}
 
 	/**
@@ -142,8 +155,11 @@ final class LockCommands {
 	long release(LockSpec spec, String owner, long token) {
 		try {
 			Long result = switch (spec.kind()) {
-				case EXCLUSIVE -> this.redis.execute(RELEASE, List.of(spec.lockKey(), spec.releaseChannel()), owner,
-						Long.toString(token));
+				case EXCLUSIVE -> spec.fair() ? this.redis.execute(RELEASE_FAIR,
+						List.of(spec.lockKey(), spec.releaseChannel(), spec.queueKey(), spec.queueHeartbeatsKey()), owner,
+						Long.toString(token))
+						: this.redis.execute(RELEASE, List.of(spec.lockKey(), spec.releaseChannel()), owner,
+								Long.toString(token));
 				case READ -> this.redis.execute(RELEASE_READ,
 						List.of(spec.readersKey(), spec.readHoldsKey(), spec.releaseChannel()), owner);
 				case PERMIT -> this.redis.execute(RELEASE_PERMIT, List.of(spec.permitsKey(), spec.releaseChannel()),
@@ -153,6 +169,19 @@ final class LockCommands {
 		}
 		catch (DataAccessException ex) {
 			throw failure(spec.name(), "release", ex);
+		}
+	}
+
+	/**
+	 * Leave a fair lock's queue after giving up.
+	 */
+	void leaveQueue(LockSpec spec, String owner) {
+		try {
+			this.redis.execute(LEAVE_FAIR,
+					List.of(spec.lockKey(), spec.releaseChannel(), spec.queueKey(), spec.queueHeartbeatsKey()), owner);
+		}
+		catch (DataAccessException ex) {
+			throw failure(spec.name(), "leave queue", ex);
 		}
 	}
 

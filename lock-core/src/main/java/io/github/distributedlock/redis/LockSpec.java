@@ -27,10 +27,12 @@ import org.jspecify.annotations.Nullable;
  * @param kind what the hold is in Redis
  * @param permits the number of permits of a semaphore, 0 for locks
  * @param queueId the id of the local wait queue: the wait channel, qualified by kind
+ * @param fair whether waiters get the lock in arrival order across processes
+ * @param fairWaiterTimeoutMillis how long a fair waiter keeps its place without calling
  */
 record LockSpec(LockName name, String lockKey, String fenceKey, String releaseChannel, List<String> waitChannels,
 		long leaseMillis, long waitNanos, WaitStrategy strategy, boolean reentrant, boolean progressAware,
-		long pollNanos, @Nullable String origin, boolean autoRenew, LockKind kind, int permits, String queueId) {
+		long pollNanos, @Nullable String origin, boolean autoRenew, LockKind kind, int permits, String queueId, boolean fair, long fairWaiterTimeoutMillis) {
 
 	boolean waitsIndefinitely() {
 		return this.waitNanos < 0;
@@ -48,6 +50,14 @@ record LockSpec(LockName name, String lockKey, String fenceKey, String releaseCh
 		return this.lockKey + ":intent";
 	}
 
+	String queueKey() {
+		return this.lockKey + ":queue";
+	}
+
+	String queueHeartbeatsKey() {
+		return this.lockKey + ":queue:heartbeats";
+	}
+
 	String permitsKey() {
 		return this.lockKey + ":permits";
 	}
@@ -55,7 +65,8 @@ record LockSpec(LockName name, String lockKey, String fenceKey, String releaseCh
 	LockSpec withWaitNanos(long waitNanos) {
 		return new LockSpec(this.name, this.lockKey, this.fenceKey, this.releaseChannel, this.waitChannels,
 				this.leaseMillis, waitNanos, this.strategy, this.reentrant, this.progressAware, this.pollNanos,
-				this.origin, this.autoRenew, this.kind, this.permits, this.queueId);
+				this.origin, this.autoRenew, this.kind, this.permits, this.queueId, this.fair,
+				this.fairWaiterTimeoutMillis);
 	}
 
 }

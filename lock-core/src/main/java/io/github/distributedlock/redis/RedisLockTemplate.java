@@ -81,6 +81,8 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 
 	private final long replicaTimeoutMillis;
 
+	private final long fairWaiterTimeoutMillis;
+
 	private volatile boolean closed;
 
 	private RedisLockTemplate(Builder builder) {
@@ -97,6 +99,7 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 		this.watchdog = new LeaseWatchdog(this.commands, this::isCluster);
 		this.replicaAcknowledgements = builder.replicaAcknowledgements;
 		this.replicaTimeoutMillis = builder.replicaTimeout.toMillis();
+		this.fairWaiterTimeoutMillis = builder.fairWaiterTimeout.toMillis();
 		if (builder.listenerContainer != null) {
 			this.container = builder.listenerContainer;
 			this.ownsContainer = false;
@@ -188,9 +191,9 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 		TreeMap<String, LockSpec> ordered = new TreeMap<>();
 		for (LockRequest request : requests) {
 			LockSpec spec = resolve(request);
-			if (spec.kind() != LockKind.EXCLUSIVE) {
+			if (spec.kind() != LockKind.EXCLUSIVE || spec.fair()) {
 				throw new IllegalArgumentException("Lock '" + spec.name()
-						+ "': a multi-lock takes exclusive locks only, not read locks or permits");
+						+ "': a multi-lock takes plain exclusive locks only, not read locks, permits or fair locks");
 			}
 			ordered.putIfAbsent(spec.lockKey(), spec);
 		}
@@ -457,7 +460,8 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 		String queueId = (kind == LockKind.EXCLUSIVE) ? waitChannels.get(0) : waitChannels.get(0) + "#" + kind;
 		return new LockSpec(name, lockKey, LockKeys.fence(lockKey), releaseChannel, waitChannels, lease.toMillis(),
 				waitNanos(wait), strategy, reentrant, progressAware, this.defaults.pollInterval().toNanos(),
-				request.origin(), autoRenew, kind, request.permits(), queueId);
+				request.origin(), autoRenew, kind, request.permits(), queueId, request.fair(),
+				this.fairWaiterTimeoutMillis);
 	}
 
 	private static long waitNanos(Duration wait) {
@@ -528,6 +532,8 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 		private int replicaAcknowledgements;
 
 		private Duration replicaTimeout = Duration.ofMillis(100);
+
+		private Duration fairWaiterTimeout = Duration.ofSeconds(5);
 
 		private Builder(RedisConnectionFactory connectionFactory) {
 			this.connectionFactory = Objects.requireNonNull(connectionFactory, "connectionFactory must not be null");
@@ -658,6 +664,21 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 			}
 			this.replicaAcknowledgements = replicas;
 			this.replicaTimeout = Objects.requireNonNull(timeout, "timeout must not be null");
+			return this;
+		}
+
+		/**
+		 * Set how long a fair lock's waiter keeps its place in the queue without calling
+		 * Redis. Waiters call every third of it, so a waiter that died leaves the queue
+		 * within this time. 5 s by default.
+		 * @param fairWaiterTimeout the timeout, at least 30 ms
+		 * @return this builder
+		 */
+		public Builder fairWaiterTimeout(Duration fairWaiterTimeout) {
+			if (fairWaiterTimeout.toMillis() < 30) {
+				throw new IllegalArgumentException("fairWaiterTimeout must be at least 30 ms, but was " + fairWaiterTimeout);
+			}
+			this.fairWaiterTimeout = fairWaiterTimeout;
 			return this;
 		}
 

@@ -79,6 +79,9 @@ final class WaitLoop {
 		if (this.spec.waitNanos() == 0) {
 			return null;
 		}
+		if (this.spec.fair()) {
+			return new FairWait(this, result.rank()).run(template);
+		}
 		WaitQueue queue = this.queues.join(this.spec);
 		template.waiting(1);
 		try {
@@ -159,7 +162,27 @@ final class WaitLoop {
 		}
 	}
 
-	private AcquireResult attempt() {
+	LockSpec spec() {
+		return this.spec;
+	}
+
+	String owner() {
+		return this.owner;
+	}
+
+	WaitQueues queues() {
+		return this.queues;
+	}
+
+	LockCommands commands() {
+		return this.commands;
+	}
+
+	int attempts() {
+		return this.attempts;
+	}
+
+	AcquireResult attempt() {
 		this.attempts++;
 		long remaining = remainingNanos();
 		long remainingMillis = (remaining == Long.MAX_VALUE) ? -1 : TimeUnit.NANOSECONDS.toMillis(Math.max(0, remaining));
@@ -179,13 +202,13 @@ final class WaitLoop {
 		return result;
 	}
 
-	private void checkOpen(WaitQueue queue) {
+	void checkOpen(WaitQueue queue) {
 		if (queue.isClosed() || this.queues.isClosed()) {
 			throw new LockAccessException(this.spec.name(), "the lock service shut down while waiting", null);
 		}
 	}
 
-	private long remainingNanos() {
+	long remainingNanos() {
 		if (this.spec.waitsIndefinitely()) {
 			return Long.MAX_VALUE;
 		}
@@ -196,7 +219,7 @@ final class WaitLoop {
 	 * Return how long until the holder's lease ends, as last reported, plus a little so the
 	 * retry finds it expired.
 	 */
-	private long holderTtlNanos() {
+	long holderTtlNanos() {
 		if (this.lastHolderTtlMillis < 0) {
 			return Long.MAX_VALUE;
 		}
@@ -204,7 +227,7 @@ final class WaitLoop {
 		return Math.max(0, left) + LEASE_END_MARGIN_NANOS;
 	}
 
-	private Duration elapsed() {
+	Duration elapsed() {
 		return Duration.ofNanos(System.nanoTime() - this.startNanos);
 	}
 

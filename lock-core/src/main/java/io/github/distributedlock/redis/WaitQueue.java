@@ -1,7 +1,11 @@
 package io.github.distributedlock.redis;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -31,6 +35,10 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 
 	private static final byte[] READERS_LEFT = bytes("readers-left");
 
+	private static final byte[] NEXT = bytes("next:");
+
+	private static final int ADDRESSED_LIMIT = 256;
+
 	private final String id;
 
 	private final List<String> channels;
@@ -50,6 +58,11 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 	private volatile long signals;
 
 	private volatile long lastProgressNanos;
+
+	private volatile long plainSignals;
+
+	// Fair waiters named by recent releases; bounded, as it also collects other JVMs' waiters.
+	private final Set<String> addressed = Collections.synchronizedSet(new LinkedHashSet<>());
 
 	private volatile boolean closed;
 
@@ -164,6 +177,12 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 	@Override
 	public void onMessage(Message message, byte @Nullable [] pattern) {
 		byte[] body = message.getBody();
+		if (startsWith(body, NEXT)) {
+			address(new String(body, NEXT.length, body.length - NEXT.length, StandardCharsets.UTF_8));
+		}
+		else {
+			this.plainSignals++;
+		}
 		if (this.keyspaceEvents ? isKeyGone(body) : !(this.readers && java.util.Arrays.equals(READERS_LEFT, body))) {
 			// Readers ignore "the last reader left": only a writer can be waiting for that.
 			signal();
@@ -178,6 +197,44 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 			return;
 		}
 		this.subscribed.complete(null);
+	}
+
+	private void address(String waiter) {
+		synchronized (this.addressed) {
+			if (this.addressed.size() >= ADDRESSED_LIMIT) {
+				Iterator<String> oldest = this.addressed.iterator();
+				oldest.next();
+				oldest.remove();
+			}
+			this.addressed.add(waiter);
+		}
+	}
+
+	/**
+	 * Return whether a release named this fair waiter as next, forgetting it.
+	 */
+	boolean consumeAddressed(String waiter) {
+		return this.addressed.remove(waiter);
+	}
+
+	/**
+	 * Return how many releases that named no fair waiter were heard (plain releases, lease
+	 * ends seen as keyspace events, forced releases).
+	 */
+	long plainSignals() {
+		return this.plainSignals;
+	}
+
+	private static boolean startsWith(byte[] body, byte[] prefix) {
+		if (body.length < prefix.length) {
+			return false;
+		}
+		for (int i = 0; i < prefix.length; i++) {
+			if (body[i] != prefix[i]) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 	private static boolean isKeyGone(byte[] event) {

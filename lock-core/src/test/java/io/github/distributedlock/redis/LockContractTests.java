@@ -602,6 +602,81 @@ abstract class LockContractTests {
 		}
 	}
 
+	@Test
+	void shouldGrantAFairLockInArrivalOrderAcrossProcesses() throws Exception {
+		LockHandle holder = this.template.acquire(request("fair").fair(true).build());
+		List<Integer> order = java.util.Collections.synchronizedList(new ArrayList<>());
+		List<Future<?>> waiters = new ArrayList<>();
+		for (int i = 0; i < 6; i++) {
+			RedisLockTemplate owner = (i % 2 == 0) ? this.otherProcess : this.template;
+			int arrival = i;
+			waiters.add(this.executor.submit(() -> owner.executeWithoutResult(
+					request("fair").fair(true).waitTime(Duration.ofSeconds(20)).build(), (context) -> {
+						order.add(arrival);
+						sleep(30);
+					})));
+			// Each waiter is queued in Redis before the next one arrives.
+			await().atMost(Duration.ofSeconds(3))
+				.until(() -> queueLength("fair") == arrival + 1);
+		}
+		holder.close();
+		for (Future<?> waiter : waiters) {
+			waiter.get(30, TimeUnit.SECONDS);
+		}
+		assertThat(order).containsExactly(0, 1, 2, 3, 4, 5);
+		assertThat(queueLength("fair")).isZero();
+	}
+
+	@Test
+	void shouldDropADeadFairWaiterFromTheQueue() throws Exception {
+		LockHandle holder = this.template.acquire(request("ghost").fair(true).build());
+		// A waiter that queued and then died: its heartbeat runs out in 300 ms.
+		String key = this.template.lockKey(LockName.of(this.scope, "ghost"));
+		redis().command("ZADD", key + ":queue", "1", "ghost-owner");
+		// Redis runs on this machine, so its clock is ours.
+		redis().command("ZADD", key + ":queue:heartbeats", Long.toString(System.currentTimeMillis() + 300),
+				"ghost-owner");
+		Future<LockHandle> next = this.executor
+			.submit(() -> this.otherProcess.acquire(request("ghost").fair(true).waitTime(Duration.ofSeconds(15)).build()));
+		await().atMost(Duration.ofSeconds(3)).until(() -> queueLength("ghost") == 2);
+		long released = System.nanoTime();
+		holder.close();
+		LockHandle taken = next.get(15, TimeUnit.SECONDS);
+		// The ghost's place ends with its heartbeat; the live waiter's next call takes the lock
+		// (at most a third of the 5 s fair waiter timeout later).
+		assertThat(Duration.ofNanos(System.nanoTime() - released)).isLessThan(Duration.ofMillis(2500));
+		taken.close();
+		assertThat(queueLength("ghost")).isZero();
+	}
+
+	@Test
+	void shouldWakeOnlyTheNextFairWaiter() throws Exception {
+		LockHandle holder = this.template.acquire(request("next").fair(true).build());
+		List<Future<LockHandle>> waiters = new ArrayList<>();
+		for (int i = 0; i < 5; i++) {
+			RedisLockTemplate owner = (i % 2 == 0) ? this.otherProcess : this.template;
+			int arrival = i;
+			waiters.add(this.executor
+				.submit(() -> owner.acquire(request("next").fair(true).waitTime(Duration.ofSeconds(20)).build())));
+			await().atMost(Duration.ofSeconds(3)).until(() -> queueLength("next") == arrival + 1);
+		}
+		long before = evalCalls();
+		holder.close();
+		LockHandle first = waiters.get(0).get(5, TimeUnit.SECONDS);
+		long calls = evalCalls() - before;
+		// The release and the first waiter's acquire; at most one heartbeat may fall in between.
+		assertThat(calls).isBetween(2L, 3L);
+		first.close();
+		for (int i = 1; i < waiters.size(); i++) {
+			waiters.get(i).get(10, TimeUnit.SECONDS).close();
+		}
+	}
+
+	private long queueLength(String key) {
+		Object length = redis().command("ZCARD", this.template.lockKey(LockName.of(this.scope, key)) + ":queue");
+		return ((Number) length).longValue();
+	}
+
 	private long lockChannelSubscriptions() {
 		String key = this.template.lockKey(LockName.of(this.scope, "l"));
 		return redis().subscribers(LockKeys.releaseChannel(key)) + redis().subscribers("__keyspace@0__:" + key);
@@ -621,7 +696,7 @@ abstract class LockContractTests {
 		String lockKey = this.template.lockKey(LockName.of(this.scope, key));
 		return new LockSpec(LockName.of(this.scope, key), lockKey, LockKeys.fence(lockKey),
 				LockKeys.releaseChannel(lockKey), List.of(LockKeys.releaseChannel(lockKey)), 30_000, 0, strategy(), true,
-				false, 1, null, false, LockKind.EXCLUSIVE, 0, LockKeys.releaseChannel(lockKey));
+				false, 1, null, false, LockKind.EXCLUSIVE, 0, LockKeys.releaseChannel(lockKey), false, 5000);
 	}
 
 	protected long evalCalls() {

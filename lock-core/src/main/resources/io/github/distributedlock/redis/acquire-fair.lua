@@ -1,0 +1,77 @@
+-- Take a lock in arrival order: only the first live waiter of the lock's queue may take it.
+--
+-- KEYS[1]  the lock hash
+-- KEYS[2]  the fencing counter
+-- KEYS[3]  the lock's readers (a sorted set scored by lease end, ms): live readers block it
+-- KEYS[4]  the queue: a sorted set of waiter owners scored by arrival ticket
+-- KEYS[5]  the queue heartbeats: a sorted set of waiter owners scored by when they count as dead (ms)
+-- ARGV[1]  owner
+-- ARGV[2]  lease in milliseconds
+-- ARGV[3]  '1' if the owner may take the lock again, '0' if that is a self-deadlock
+-- ARGV[4]  idle time in milliseconds after which the fencing counter may vanish
+-- ARGV[5]  waiter timeout in milliseconds: a waiter that stops calling is dropped after it
+-- ARGV[6]  '1' to join the queue when it is not our turn, '0' to just try once
+--
+-- Returns {1, token}                       acquired
+--         {0, holder token, ttl, rank}     not our turn (ttl: the holder's lease, or -1 if the
+--                                          lock is free; rank: our place in the queue, from 0)
+--         {-1, token, pttl}          held by this owner, and the request is not reentrant
+
+local held = redis.call('HMGET', KEYS[1], 'owner', 'token')
+if held[1] == ARGV[1] then
+	if ARGV[3] ~= '1' then
+		return {-1, tonumber(held[2]), redis.call('PTTL', KEYS[1])}
+	end
+	redis.call('HINCRBY', KEYS[1], 'holds', 1)
+	if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then
+		redis.call('PEXPIRE', KEYS[1], ARGV[2])
+	end
+	return {1, tonumber(held[2])}
+end
+
+local clock = redis.call('TIME')
+local nowMs = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+
+-- Waiters that stopped calling (they died or gave up) leave the queue.
+local dead = redis.call('ZRANGEBYSCORE', KEYS[5], '-inf', nowMs)
+for _, waiter in ipairs(dead) do
+	redis.call('ZREM', KEYS[4], waiter)
+	redis.call('ZREM', KEYS[5], waiter)
+end
+
+local head = redis.call('ZRANGE', KEYS[4], 0, 0)[1]
+local readers = redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. nowMs, '+inf', 'WITHSCORES')
+if not held[1] and #readers == 0 and (not head or head == ARGV[1]) then
+	local now = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
+	local last = tonumber(redis.call('GET', KEYS[2]) or '0')
+	local token = string.format('%.0f', math.max(last + 1, now))
+	redis.call('SET', KEYS[2], token, 'PX', ARGV[4])
+	redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'holds', 1, 'token', token)
+	redis.call('PEXPIRE', KEYS[1], ARGV[2])
+	redis.call('ZREM', KEYS[4], ARGV[1])
+	redis.call('ZREM', KEYS[5], ARGV[1])
+	return {1, tonumber(token)}
+end
+
+local function blocked(rank)
+	if held[1] then
+		return {0, tonumber(held[2]), redis.call('PTTL', KEYS[1]), rank}
+	end
+	if #readers > 0 then
+		return {0, 0, tonumber(readers[#readers]) - nowMs, rank}
+	end
+	return {0, 0, -1, rank}
+end
+
+if ARGV[6] ~= '1' then
+	return blocked(-1)
+end
+if not redis.call('ZSCORE', KEYS[4], ARGV[1]) then
+	local lastTicket = redis.call('ZRANGE', KEYS[4], -1, -1, 'WITHSCORES')[2]
+	redis.call('ZADD', KEYS[4], (tonumber(lastTicket) or 0) + 1, ARGV[1])
+end
+local timeout = tonumber(ARGV[5])
+redis.call('ZADD', KEYS[5], nowMs + timeout, ARGV[1])
+redis.call('PEXPIRE', KEYS[4], 2 * timeout)
+redis.call('PEXPIRE', KEYS[5], 2 * timeout)
+return blocked(redis.call('ZRANK', KEYS[4], ARGV[1]))

@@ -1,0 +1,19 @@
+-- Leave a fair lock's queue (the waiter gave up); if the lock is free, wake the new head.
+--
+-- KEYS[1]  the lock hash
+-- KEYS[2]  the lock's release channel
+-- KEYS[3]  the queue
+-- KEYS[4]  the queue heartbeats
+-- ARGV[1]  owner
+--
+-- Returns 1 if the waiter was in the queue, 0 otherwise
+
+local removed = redis.call('ZREM', KEYS[3], ARGV[1])
+redis.call('ZREM', KEYS[4], ARGV[1])
+if removed == 1 and redis.call('EXISTS', KEYS[1]) == 0 then
+	local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
+	if head then
+		redis.call('PUBLISH', KEYS[2], 'next:' .. head)
+	end
+end
+return removed
