@@ -1,0 +1,88 @@
+package io.github.distributedlock.autoconfigure;
+
+import io.github.distributedlock.LockDefaults;
+import io.github.distributedlock.LockListener;
+import io.github.distributedlock.LockTemplate;
+import io.github.distributedlock.redis.RedisLockTemplate;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.listener.RedisMessageListenerContainer;
+
+/**
+ * {@link EnableAutoConfiguration Auto-configuration} of the lock engine: a
+ * {@link RedisLockTemplate} on the application's {@link RedisConnectionFactory}, with the
+ * {@code distributed-lock.*} defaults, closed when the context stops.
+ * <p>
+ * The template subscribes through a listener container of its own, whose listeners run on
+ * the Redis client's I/O thread. To have it use another container, define a
+ * {@link RedisMessageListenerContainer} bean named
+ * {@value #LISTENER_CONTAINER_BEAN_NAME}; its owner then starts and stops it.
+ */
+@AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+@ConditionalOnClass({ RedisConnectionFactory.class, RedisLockTemplate.class })
+@ConditionalOnBooleanProperty(name = "distributed-lock.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(DistributedLockProperties.class)
+public final class DistributedLockAutoConfiguration {
+
+	/**
+	 * The name of a {@link RedisMessageListenerContainer} bean for the lock template to use
+	 * instead of a container of its own.
+	 */
+	public static final String LISTENER_CONTAINER_BEAN_NAME = "distributedLockListenerContainer";
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnMissingBean(LockTemplate.class)
+	@ConditionalOnSingleCandidate(RedisConnectionFactory.class)
+	static class RedisLockTemplateConfiguration {
+
+		@Bean
+		RedisLockTemplate lockTemplate(RedisConnectionFactory connectionFactory, DistributedLockProperties properties,
+				ObjectProvider<LockListener> listeners,
+				@Qualifier(LISTENER_CONTAINER_BEAN_NAME) ObjectProvider<RedisMessageListenerContainer> listenerContainer) {
+			RedisLockTemplate.Builder builder = RedisLockTemplate.builder(connectionFactory)
+				.defaults(defaults(properties))
+				.keyPrefix(properties.getKeyPrefix())
+				.database(RedisDatabase.of(connectionFactory))
+				.subscriptionLinger(properties.getSubscriptionLinger())
+				.fencingCounterIdle(properties.getFencingCounterIdle())
+				.configureKeyspaceEvents(properties.getKeyspaceEvents().isConfigure())
+				.watchdog(properties.getWatchdog().isEnabled())
+				.fairWaiterTimeout(properties.getFair().getWaiterTimeout())
+				.replicaAcknowledgements(properties.getReplicaAcknowledgements().getReplicas(),
+						properties.getReplicaAcknowledgements().getTimeout());
+			listenerContainer.ifAvailable(builder::listenerContainer);
+			listeners.orderedStream().forEach(builder::listener);
+			return builder.build();
+		}
+
+		@Bean
+		LockTemplateShutdown lockTemplateShutdown(RedisLockTemplate lockTemplate) {
+			return new LockTemplateShutdown(lockTemplate);
+		}
+
+		@Bean
+		static LockLostEventPublisher lockLostEventPublisher(ApplicationEventPublisher publisher) {
+			return new LockLostEventPublisher(publisher);
+		}
+
+		private static LockDefaults defaults(DistributedLockProperties properties) {
+			return new LockDefaults(properties.getLease(), properties.getWaitTime(), properties.getWaitStrategy(),
+					properties.isReentrant(), properties.isProgressAwareTimeout(),
+					properties.getPolling().getInterval());
+		}
+
+	}
+
+}

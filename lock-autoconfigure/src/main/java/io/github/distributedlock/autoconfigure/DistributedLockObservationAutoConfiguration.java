@@ -1,0 +1,76 @@
+package io.github.distributedlock.autoconfigure;
+
+import io.github.distributedlock.observation.LockGauges;
+import io.github.distributedlock.observation.LockMetrics;
+import io.github.distributedlock.observation.LockObservationConvention;
+import io.github.distributedlock.observation.ObservedLockTemplate;
+import io.github.distributedlock.redis.RedisLockTemplate;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Primary;
+
+/**
+ * {@link EnableAutoConfiguration Auto-configuration} of lock metrics and observations.
+ * <p>
+ * With a {@link MeterRegistry} bean: {@link LockMetrics}, which the lock template and the
+ * aspect report to, and the {@link LockGauges} of the auto-configured template. With an
+ * {@link ObservationRegistry} bean: an {@link ObservedLockTemplate} around the
+ * {@link RedisLockTemplate}, as the primary {@code LockTemplate}, which the aspect uses
+ * too; {@code RedisLockTemplate} can still be injected as such.
+ */
+@AutoConfiguration(after = DistributedLockAutoConfiguration.class,
+		afterName = { "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+				"org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+				"org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration" })
+@ConditionalOnBooleanProperty(name = "distributed-lock.enabled", matchIfMissing = true)
+@ConditionalOnClass(RedisLockTemplate.class)
+public final class DistributedLockObservationAutoConfiguration {
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(MeterRegistry.class)
+	@ConditionalOnBean(MeterRegistry.class)
+	static class MetricsConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		LockMetrics distributedLockMetrics(MeterRegistry meterRegistry) {
+			return new LockMetrics(meterRegistry);
+		}
+
+		@Bean
+		@ConditionalOnSingleCandidate(RedisLockTemplate.class)
+		@ConditionalOnMissingBean
+		LockGauges distributedLockGauges(MeterRegistry meterRegistry, RedisLockTemplate lockTemplate) {
+			return new LockGauges(meterRegistry, lockTemplate);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(ObservationRegistry.class)
+	@ConditionalOnBean(ObservationRegistry.class)
+	static class ObservationConfiguration {
+
+		@Bean
+		@Primary
+		@ConditionalOnSingleCandidate(RedisLockTemplate.class)
+		@ConditionalOnMissingBean
+		ObservedLockTemplate observedLockTemplate(RedisLockTemplate lockTemplate,
+				ObservationRegistry observationRegistry, ObjectProvider<LockObservationConvention> convention) {
+			return new ObservedLockTemplate(lockTemplate, observationRegistry, convention.getIfAvailable());
+		}
+
+	}
+
+}

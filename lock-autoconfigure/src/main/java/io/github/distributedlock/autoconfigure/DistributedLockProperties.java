@@ -1,0 +1,337 @@
+package io.github.distributedlock.autoconfigure;
+
+import java.time.Duration;
+
+import io.github.distributedlock.WaitStrategy;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Configuration properties for distributed locks. The lock settings are the defaults for
+ * whatever a {@code @DistributedLock} or a {@code LockRequest} leaves unset.
+ */
+@ConfigurationProperties("distributed-lock")
+public class DistributedLockProperties {
+
+	/**
+	 * Whether to enable distributed locks: the lock template, the @DistributedLock aspect,
+	 * the metrics and the endpoint.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * Prefix of every Redis key and channel of the locks.
+	 */
+	private String keyPrefix = "lock";
+
+	/**
+	 * How long a lock stays taken if it is never released (the annotation's expire).
+	 */
+	private Duration lease = Duration.ofSeconds(30);
+
+	/**
+	 * How long to wait for a taken lock. Zero tries once.
+	 */
+	private Duration waitTime = Duration.ofSeconds(10);
+
+	/**
+	 * How waiters learn that a lock may be free.
+	 */
+	private WaitStrategy waitStrategy = WaitStrategy.PUBSUB;
+
+	/**
+	 * Whether the thread that holds a lock may take it again.
+	 */
+	private boolean reentrant = true;
+
+	/**
+	 * Whether the wait time restarts each time a lock changes hands while waiting.
+	 */
+	private boolean progressAwareTimeout;
+
+	/**
+	 * How long a lock's pub/sub subscription is kept after its last local waiter leaves.
+	 */
+	private Duration subscriptionLinger = Duration.ofSeconds(2);
+
+	/**
+	 * How long a lock's fencing counter is kept without acquisitions.
+	 */
+	private Duration fencingCounterIdle = Duration.ofDays(7);
+
+	private final Polling polling = new Polling();
+
+	private final KeyspaceEvents keyspaceEvents = new KeyspaceEvents();
+
+	private final Watchdog watchdog = new Watchdog();
+
+	private final Aspect aspect = new Aspect();
+
+	private final Fair fair = new Fair();
+
+	private final ReplicaAcknowledgements replicaAcknowledgements = new ReplicaAcknowledgements();
+
+	private final Actuator actuator = new Actuator();
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public String getKeyPrefix() {
+		return this.keyPrefix;
+	}
+
+	public void setKeyPrefix(String keyPrefix) {
+		this.keyPrefix = keyPrefix;
+	}
+
+	public Duration getLease() {
+		return this.lease;
+	}
+
+	public void setLease(Duration lease) {
+		this.lease = lease;
+	}
+
+	public Duration getWaitTime() {
+		return this.waitTime;
+	}
+
+	public void setWaitTime(Duration waitTime) {
+		this.waitTime = waitTime;
+	}
+
+	public WaitStrategy getWaitStrategy() {
+		return this.waitStrategy;
+	}
+
+	public void setWaitStrategy(WaitStrategy waitStrategy) {
+		this.waitStrategy = waitStrategy;
+	}
+
+	public boolean isReentrant() {
+		return this.reentrant;
+	}
+
+	public void setReentrant(boolean reentrant) {
+		this.reentrant = reentrant;
+	}
+
+	public boolean isProgressAwareTimeout() {
+		return this.progressAwareTimeout;
+	}
+
+	public void setProgressAwareTimeout(boolean progressAwareTimeout) {
+		this.progressAwareTimeout = progressAwareTimeout;
+	}
+
+	public Duration getSubscriptionLinger() {
+		return this.subscriptionLinger;
+	}
+
+	public void setSubscriptionLinger(Duration subscriptionLinger) {
+		this.subscriptionLinger = subscriptionLinger;
+	}
+
+	public Duration getFencingCounterIdle() {
+		return this.fencingCounterIdle;
+	}
+
+	public void setFencingCounterIdle(Duration fencingCounterIdle) {
+		this.fencingCounterIdle = fencingCounterIdle;
+	}
+
+	public Polling getPolling() {
+		return this.polling;
+	}
+
+	public KeyspaceEvents getKeyspaceEvents() {
+		return this.keyspaceEvents;
+	}
+
+	public Watchdog getWatchdog() {
+		return this.watchdog;
+	}
+
+	public Aspect getAspect() {
+		return this.aspect;
+	}
+
+	public Fair getFair() {
+		return this.fair;
+	}
+
+	public ReplicaAcknowledgements getReplicaAcknowledgements() {
+		return this.replicaAcknowledgements;
+	}
+
+	public Actuator getActuator() {
+		return this.actuator;
+	}
+
+	/**
+	 * Settings of the polling wait strategy.
+	 */
+	public static class Polling {
+
+		/**
+		 * Interval between attempts of the POLLING wait strategy.
+		 */
+		private Duration interval = Duration.ofMillis(100);
+
+		public Duration getInterval() {
+			return this.interval;
+		}
+
+		public void setInterval(Duration interval) {
+			this.interval = interval;
+		}
+
+	}
+
+	/**
+	 * Settings of the keyspace-events wait strategy.
+	 */
+	public static class KeyspaceEvents {
+
+		/**
+		 * Whether the KEYSPACE_EVENTS wait strategy may set notify-keyspace-events on the
+		 * Redis server when it lacks the needed flags.
+		 */
+		private boolean configure;
+
+		public boolean isConfigure() {
+			return this.configure;
+		}
+
+		public void setConfigure(boolean configure) {
+			this.configure = configure;
+		}
+
+	}
+
+	/**
+	 * Settings of the lease watchdog.
+	 */
+	public static class Watchdog {
+
+		/**
+		 * Whether locks that set no lease are renewed while they are held, so that a live
+		 * holder never loses them.
+		 */
+		private boolean enabled = true;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+	}
+
+	/**
+	 * Fair lock settings.
+	 */
+	public static class Fair {
+
+		/**
+		 * How long a waiter for a fair lock keeps its place in the queue without calling
+		 * Redis. Waiters call every third of it, so a waiter that died leaves the queue within
+		 * this time.
+		 */
+		private Duration waiterTimeout = Duration.ofSeconds(5);
+
+		public Duration getWaiterTimeout() {
+			return this.waiterTimeout;
+		}
+
+		public void setWaiterTimeout(Duration waiterTimeout) {
+			this.waiterTimeout = waiterTimeout;
+		}
+
+	}
+
+	/**
+	 * Settings of the Redis WAIT for replicas after each acquisition.
+	 */
+	public static class ReplicaAcknowledgements {
+
+		/**
+		 * Number of replicas that must acknowledge each acquisition before it counts. 0 turns
+		 * the WAIT off. Not for Redis Cluster.
+		 */
+		private int replicas;
+
+		/**
+		 * How long to wait for the replicas before failing the acquisition.
+		 */
+		private Duration timeout = Duration.ofMillis(100);
+
+		public int getReplicas() {
+			return this.replicas;
+		}
+
+		public void setReplicas(int replicas) {
+			this.replicas = replicas;
+		}
+
+		public Duration getTimeout() {
+			return this.timeout;
+		}
+
+		public void setTimeout(Duration timeout) {
+			this.timeout = timeout;
+		}
+
+	}
+
+	/**
+	 * Settings of the @DistributedLock aspect.
+	 */
+	public static class Aspect {
+
+		/**
+		 * Order of the @DistributedLock advisor among other advisors; lower runs outside. Below
+		 * the order of @Transactional, a transaction commits before its lock is released.
+		 */
+		// DistributedLockAdvisor.DEFAULT_ORDER, as a literal for the configuration metadata.
+		private int order = 2147483547;
+
+		public int getOrder() {
+			return this.order;
+		}
+
+		public void setOrder(int order) {
+			this.order = order;
+		}
+
+	}
+
+	/**
+	 * Settings of the distributedlocks actuator endpoint.
+	 */
+	public static class Actuator {
+
+		/**
+		 * Whether the distributedlocks endpoint may force-release a lock, which breaks mutual
+		 * exclusion for its current holder.
+		 */
+		private boolean forceReleaseEnabled;
+
+		public boolean isForceReleaseEnabled() {
+			return this.forceReleaseEnabled;
+		}
+
+		public void setForceReleaseEnabled(boolean forceReleaseEnabled) {
+			this.forceReleaseEnabled = forceReleaseEnabled;
+		}
+
+	}
+
+}

@@ -1,0 +1,113 @@
+package io.github.distributedlock.autoconfigure.actuate;
+
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+
+import io.github.distributedlock.HeldLock;
+import io.github.distributedlock.LockName;
+import io.github.distributedlock.redis.RedisLockTemplate;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
+
+/**
+ * {@link Endpoint @Endpoint} that shows the locks this instance holds
+ * ({@code /actuator/distributedlocks}) and whether a lock is held anywhere in the cluster
+ * ({@code /actuator/distributedlocks/{scope}/{key}}, or {@code /{scope}} for a lock on a
+ * whole scope; a key may contain {@code /}).
+ *
+ * @see ForceReleaseDistributedLocksEndpoint
+ */
+@Endpoint(id = "distributedlocks")
+public class DistributedLocksEndpoint {
+
+	private final RedisLockTemplate lockTemplate;
+
+	public DistributedLocksEndpoint(RedisLockTemplate lockTemplate) {
+		this.lockTemplate = lockTemplate;
+	}
+
+	/**
+	 * List the locks this instance holds now, oldest first.
+	 * @return the holds
+	 */
+	@ReadOperation
+	public HeldLocksDescriptor heldLocks() {
+		return new HeldLocksDescriptor(this.lockTemplate.heldLocks().stream().map(HeldLockDescriptor::new).toList());
+	}
+
+	/**
+	 * Say whether a lock is held by anyone, in any process, and whether by this instance.
+	 * @param name the scope, optionally followed by the key
+	 * @return the lock's status
+	 */
+	@ReadOperation
+	public LockDescriptor lock(@Selector(match = Match.ALL_REMAINING) String[] name) {
+		LockName lockName = lockName(name);
+		boolean locked = this.lockTemplate.isLocked(lockName.scope(), lockName.key());
+		boolean heldHere = locked
+				&& this.lockTemplate.heldLocks().stream().anyMatch((held) -> held.name().equals(lockName));
+		return new LockDescriptor(lockName.scope(), lockName.key(), locked, heldHere);
+	}
+
+	RedisLockTemplate getLockTemplate() {
+		return this.lockTemplate;
+	}
+
+	static LockName lockName(String[] name) {
+		if (name.length == 0) {
+			throw new IllegalArgumentException("A lock scope is required");
+		}
+		String key = (name.length > 1) ? String.join("/", Arrays.copyOfRange(name, 1, name.length)) : null;
+		return LockName.of(name[0], key);
+	}
+
+	/**
+	 * The locks this instance holds.
+	 *
+	 * @param locks the holds, oldest first
+	 */
+	public record HeldLocksDescriptor(List<HeldLockDescriptor> locks) implements OperationResponseBody {
+
+	}
+
+	/**
+	 * One lock held by this instance.
+	 *
+	 * @param scope the scope
+	 * @param key the key, or {@code null} for a lock on the whole scope
+	 * @param thread the name of the thread that acquired it
+	 * @param since when it was acquired
+	 * @param remainingLeaseMillis a conservative estimate of the lease left, in milliseconds
+	 * @param fencingToken the fencing token
+	 * @param origin where it was requested, such as the annotated method, or {@code null}
+	 */
+	public record HeldLockDescriptor(String scope, @Nullable String key, String thread, Instant since,
+			long remainingLeaseMillis, long fencingToken, @Nullable String origin) {
+
+		HeldLockDescriptor(HeldLock held) {
+			this(held.name().scope(), held.name().key(), held.thread(), held.since(),
+					held.remainingLease().toMillis(), held.fencingToken(), held.origin());
+		}
+
+	}
+
+	/**
+	 * Whether one lock is held.
+	 *
+	 * @param scope the scope
+	 * @param key the key, or {@code null} for a lock on the whole scope
+	 * @param locked whether anyone, in any process, holds it
+	 * @param heldHere whether this instance holds it
+	 */
+	public record LockDescriptor(String scope, @Nullable String key, boolean locked,
+			boolean heldHere) implements OperationResponseBody {
+
+	}
+
+}

@@ -1,0 +1,50 @@
+package io.github.distributedlock.autoconfigure.actuate;
+
+import io.github.distributedlock.LockName;
+import io.github.distributedlock.redis.RedisLockTemplate;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
+
+/**
+ * The {@link DistributedLocksEndpoint} plus a delete operation that force-releases a lock
+ * ({@code DELETE /actuator/distributedlocks/{scope}/{key}}), whoever holds it. This
+ * breaks mutual exclusion for the current holder, so it exists only when
+ * {@code distributed-lock.actuator.force-release-enabled} is {@code true}; it is for
+ * freeing a lock whose holder is known to be gone.
+ */
+@Endpoint(id = "distributedlocks")
+public class ForceReleaseDistributedLocksEndpoint extends DistributedLocksEndpoint {
+
+	public ForceReleaseDistributedLocksEndpoint(RedisLockTemplate lockTemplate) {
+		super(lockTemplate);
+	}
+
+	/**
+	 * Delete a lock whoever holds it, and wake its waiters.
+	 * @param name the scope, optionally followed by the key
+	 * @return whether a lock was deleted
+	 */
+	@DeleteOperation
+	public ReleasedDescriptor forceRelease(@Selector(match = Match.ALL_REMAINING) String[] name) {
+		LockName lockName = lockName(name);
+		return new ReleasedDescriptor(lockName.scope(), lockName.key(), getLockTemplate().forceRelease(lockName));
+	}
+
+	/**
+	 * The result of a force-release.
+	 *
+	 * @param scope the scope
+	 * @param key the key, or {@code null} for a lock on the whole scope
+	 * @param released whether a lock was deleted
+	 */
+	public record ReleasedDescriptor(String scope, @Nullable String key,
+			boolean released) implements OperationResponseBody {
+
+	}
+
+}

@@ -1,0 +1,7 @@
+/**
+ * The {@code distributedlocks} actuator endpoint.
+ */
+@NullMarked
+package io.github.distributedlock.autoconfigure.actuate;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,95 @@
+package io.github.distributedlock.autoconfigure;
+
+import io.github.distributedlock.DistributedLock;
+import io.github.distributedlock.DistributedLock.OnTimeout;
+import io.github.distributedlock.LockHandle;
+import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.redis.RedisLockTemplate;
+import io.github.distributedlock.test.RedisServer;
+import io.github.distributedlock.test.RedisServerExtension;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.tck.TestObservationRegistry;
+import io.micrometer.observation.tck.TestObservationRegistryAssert;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The meters of annotated methods, in an application with a meter registry and an
+ * observation registry.
+ */
+@ExtendWith(RedisServerExtension.class)
+class AspectMetricsTests {
+
+	private ApplicationContextRunner contextRunner;
+
+	@BeforeEach
+	void connectTo(RedisServer server) {
+		this.contextRunner = new ApplicationContextRunner().withConfiguration(TestRedis.ALL)
+			.withPropertyValues(TestRedis.properties(server))
+			.withBean(SimpleMeterRegistry.class)
+			.withBean(ObservationRegistry.class, TestObservationRegistry::create)
+			.withBean(Reports.class);
+	}
+
+	@Test
+	void shouldCountAcquisitionsTimeoutsSkipsAndFallbacksByScope() {
+		this.contextRunner.run((context) -> {
+			Reports reports = context.getBean(Reports.class);
+			assertThat(reports.skippable()).isEqualTo("ran");
+			assertThat(reports.withFallback()).isEqualTo("ran");
+			RedisLockTemplate otherProcess = RedisLockTemplate.builder(context.getBean(RedisConnectionFactory.class))
+				.build();
+			try (LockHandle held = otherProcess.acquire(LockRequest.of("reports", null))) {
+				assertThat(reports.skippable()).isNull();
+				assertThat(reports.skippable()).isNull();
+				assertThat(reports.withFallback()).isEqualTo("fallback");
+			}
+			finally {
+				otherProcess.close();
+			}
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			assertThat(count(registry, "distributed.lock.acquired")).isEqualTo(2);
+			assertThat(count(registry, "distributed.lock.timeouts")).isEqualTo(3);
+			assertThat(count(registry, "distributed.lock.skipped")).isEqualTo(2);
+			assertThat(count(registry, "distributed.lock.fallbacks")).isEqualTo(1);
+			assertThat(registry.get("distributed.lock.wait").tag("scope", "reports").timer().count()).isEqualTo(2);
+			assertThat(registry.get("distributed.lock.hold").tag("scope", "reports").timer().count()).isEqualTo(2);
+			assertThat(registry.get("distributed.lock.held").gauge().value()).isZero();
+			assertThat(registry.get("distributed.lock.waiting").gauge().value()).isZero();
+			TestObservationRegistry observations = (TestObservationRegistry) context.getBean(ObservationRegistry.class);
+			TestObservationRegistryAssert.assertThat(observations)
+				.hasNumberOfObservationsWithNameEqualTo("distributed.lock", 5);
+		});
+	}
+
+	private static double count(MeterRegistry registry, String name) {
+		return registry.get(name).tag("scope", "reports").counter().count();
+	}
+
+	static class Reports {
+
+		@DistributedLock(scope = "reports", waitTime = 0, onTimeout = OnTimeout.SKIP)
+		public String skippable() {
+			return "ran";
+		}
+
+		@DistributedLock(scope = "reports", waitTime = 0, onTimeout = OnTimeout.FALLBACK, fallback = "cached")
+		public String withFallback() {
+			return "ran";
+		}
+
+		String cached() {
+			return "fallback";
+		}
+
+	}
+
+}

@@ -1,0 +1,97 @@
+package io.github.distributedlock.autoconfigure;
+
+import io.github.distributedlock.DistributedLock;
+import io.github.distributedlock.LockTemplate;
+import io.github.distributedlock.observation.LockGauges;
+import io.github.distributedlock.observation.LockMetrics;
+import io.github.distributedlock.observation.ObservedLockTemplate;
+import io.github.distributedlock.redis.RedisLockTemplate;
+import io.github.distributedlock.test.RedisServer;
+import io.github.distributedlock.test.RedisServerExtension;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.tck.TestObservationRegistry;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static io.micrometer.observation.tck.TestObservationRegistryAssert.assertThat;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests for {@link DistributedLockObservationAutoConfiguration}.
+ */
+@ExtendWith(RedisServerExtension.class)
+class DistributedLockObservationAutoConfigurationTests {
+
+	private ApplicationContextRunner contextRunner;
+
+	@BeforeEach
+	void connectTo(RedisServer server) {
+		this.contextRunner = new ApplicationContextRunner().withConfiguration(TestRedis.ALL)
+			.withPropertyValues(TestRedis.properties(server));
+	}
+
+	@Test
+	void whenThereIsAMeterRegistryThenTheTemplateReportsToLockMetrics() {
+		this.contextRunner.withBean(SimpleMeterRegistry.class).run((context) -> {
+			assertThat(context).hasSingleBean(LockMetrics.class).hasSingleBean(LockGauges.class);
+			context.getBean(LockTemplate.class).execute("metered", "1", (lock) -> null);
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			assertThat(registry.get("distributed.lock.acquired").tag("scope", "metered").counter().count())
+				.isEqualTo(1);
+			assertThat(registry.get("distributed.lock.held").gauge().value()).isZero();
+		});
+	}
+
+	@Test
+	void whenThereIsNoRegistryThenNothingIsInstrumented() {
+		this.contextRunner.run((context) -> {
+			assertThat(context).doesNotHaveBean(LockMetrics.class)
+				.doesNotHaveBean(LockGauges.class)
+				.doesNotHaveBean(ObservedLockTemplate.class);
+			assertThat(context.getBean(LockTemplate.class)).isInstanceOf(RedisLockTemplate.class);
+		});
+	}
+
+	@Test
+	void whenThereIsAnObservationRegistryThenLockTemplateIsObservedAndRedisLockTemplateStillInjectable() {
+		this.contextRunner.withBean(ObservationRegistry.class, TestObservationRegistry::create)
+			.withBean(Service.class)
+			.run((context) -> {
+				assertThat(context.getBean(LockTemplate.class)).isInstanceOf(ObservedLockTemplate.class);
+				assertThat(context).hasSingleBean(RedisLockTemplate.class);
+				assertThat(((ObservedLockTemplate) context.getBean(LockTemplate.class)).getDelegate())
+					.isSameAs(context.getBean(RedisLockTemplate.class));
+				context.getBean(Service.class).run("9");
+				TestObservationRegistry registry = (TestObservationRegistry) context.getBean(ObservationRegistry.class);
+				assertThat(registry).hasSingleObservationThat()
+					.hasNameEqualTo("distributed.lock")
+					.hasLowCardinalityKeyValue("lock.scope", "observed")
+					.hasHighCardinalityKeyValue("lock.key", "9")
+					.hasHighCardinalityKeyValue("lock.origin", "Service.run");
+			});
+	}
+
+	@Test
+	void whenMicrometerIsMissingThenNothingIsInstrumented() {
+		this.contextRunner.withClassLoader(new FilteredClassLoader(MeterRegistry.class, ObservationRegistry.class))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(LockTemplate.class)
+				.doesNotHaveBean(LockMetrics.class)
+				.doesNotHaveBean(ObservedLockTemplate.class));
+	}
+
+	static class Service {
+
+		@DistributedLock(scope = "observed", key = "#id")
+		public void run(String id) {
+		}
+
+	}
+
+}

@@ -1,0 +1,94 @@
+package io.github.distributedlock.autoconfigure;
+
+import java.util.List;
+
+import io.github.distributedlock.DistributedLock;
+import io.github.distributedlock.DistributedLock.OnTimeout;
+import io.github.distributedlock.test.RedisServer;
+import io.github.distributedlock.test.RedisServerExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.context.annotation.ImportCandidates;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.io.support.SpringFactoriesLoader;
+import org.springframework.data.redis.RedisConnectionFailureException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Startup failures turned into Boot's failure report.
+ */
+@ExtendWith(RedisServerExtension.class)
+class FailureAnalyzerTests {
+
+	@Test
+	void shouldDescribeEveryInvalidDeclarationOfAClass(RedisServer server) {
+		new ApplicationContextRunner().withConfiguration(TestRedis.ALL)
+			.withPropertyValues(TestRedis.properties(server))
+			.withBean(Broken.class)
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				FailureAnalysis analysis = new LockAnnotationFailureAnalyzer().analyze(context.getStartupFailure());
+				assertThat(analysis).isNotNull();
+				assertThat(analysis.getDescription())
+					.startsWith("Invalid @DistributedLock declarations in " + Broken.class.getName() + ":")
+					.contains("- Broken.skip(): returns int, so onTimeout = SKIP has no value to return")
+					.contains("- Broken.fallBack(String): fallback method 'missing' does not exist in");
+				assertThat(analysis.getAction()).contains("SpEL").contains("LockTimeoutException");
+			});
+	}
+
+	@Test
+	void whenRedisIsUnreachableAtStartupThenTheReportSaysSo() {
+		new ApplicationContextRunner().withConfiguration(TestRedis.ALL)
+			.withPropertyValues("spring.data.redis.port=1", "spring.data.redis.timeout=1s")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				FailureAnalysis analysis = new RedisUnreachableFailureAnalyzer().analyze(context.getStartupFailure());
+				assertThat(analysis).isNotNull();
+				assertThat(analysis.getDescription())
+					.startsWith("The distributed lock template could not connect to Redis at startup: ")
+					.contains(":1");
+				assertThat(analysis.getAction()).contains("spring.data.redis.").contains("distributed-lock.enabled");
+			});
+	}
+
+	@Test
+	void whenAnotherBeanCannotReachRedisThenItIsLeftToOtherAnalyzers() {
+		assertThat(new RedisUnreachableFailureAnalyzer()
+			.analyze(new IllegalStateException(new RedisConnectionFailureException("elsewhere")))).isNull();
+	}
+
+	@Test
+	void shouldRegisterTheAnalyzersAndAutoConfigurations() {
+		List<FailureAnalyzer> analyzers = SpringFactoriesLoader.forDefaultResourceLocation()
+			.load(FailureAnalyzer.class, (type, implementation, failure) -> {
+				// Boot's analyzers that need constructor arguments are not under test.
+			});
+		assertThat(analyzers).hasAtLeastOneElementOfType(LockAnnotationFailureAnalyzer.class)
+			.hasAtLeastOneElementOfType(RedisUnreachableFailureAnalyzer.class);
+		assertThat(ImportCandidates.load(AutoConfiguration.class, getClass().getClassLoader()).getCandidates())
+			.contains(DistributedLockAutoConfiguration.class.getName(),
+					DistributedLockAspectAutoConfiguration.class.getName(),
+					DistributedLockObservationAutoConfiguration.class.getName(),
+					DistributedLockEndpointAutoConfiguration.class.getName());
+	}
+
+	static class Broken {
+
+		@DistributedLock(onTimeout = OnTimeout.SKIP)
+		public int skip() {
+			return 1;
+		}
+
+		@DistributedLock(onTimeout = OnTimeout.FALLBACK, fallback = "missing")
+		public void fallBack(String id) {
+		}
+
+	}
+
+}

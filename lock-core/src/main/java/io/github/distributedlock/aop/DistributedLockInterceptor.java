@@ -1,0 +1,121 @@
+package io.github.distributedlock.aop;
+
+import java.util.List;
+import java.util.function.Supplier;
+
+import io.github.distributedlock.LockCallback;
+import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.LockTemplate;
+import io.github.distributedlock.LockTimeoutException;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.util.function.SingletonSupplier;
+
+/**
+ * Runs a {@code @DistributedLock} method through
+ * {@link LockTemplate#execute(LockRequest, LockCallback)}, or
+ * {@link LockTemplate#executeAll(List, LockCallback)} when its key gives several locks, so
+ * that {@link io.github.distributedlock.LockContext#current()} works inside it. A timeout
+ * of its own lock goes to the {@link LockTimeoutHandler}; everything the method throws is
+ * passed on unchanged.
+ * <p>
+ * The collaborators are looked up on first use, so that creating the advisor early, as
+ * auto-proxying does, creates no other bean early.
+ */
+public final class DistributedLockInterceptor implements MethodInterceptor {
+
+	private static final Log logger = LogFactory.getLog(DistributedLockInterceptor.class);
+
+	private final LockedMethods methods;
+
+	private final Supplier<LockTemplate> lockTemplate;
+
+	private final Supplier<LockTimeoutHandler> timeoutHandler;
+
+	private final Supplier<List<LockTimeoutListener>> timeoutListeners;
+
+	/**
+	 * Create an interceptor.
+	 * @param methods the locked methods
+	 * @param lockTemplate supplies the lock template, on first use
+	 * @param timeoutHandler supplies the timeout handler, on first use
+	 * @param timeoutListeners supplies the timeout listeners, on first use
+	 */
+	public DistributedLockInterceptor(LockedMethods methods, Supplier<LockTemplate> lockTemplate,
+			Supplier<LockTimeoutHandler> timeoutHandler, Supplier<List<LockTimeoutListener>> timeoutListeners) {
+		this.methods = methods;
+		this.lockTemplate = SingletonSupplier.of(lockTemplate);
+		this.timeoutHandler = SingletonSupplier.of(timeoutHandler);
+		this.timeoutListeners = SingletonSupplier.of(() -> List.copyOf(timeoutListeners.get()));
+	}
+
+	@Override
+	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
+		Object target = invocation.getThis();
+		if (target == null) {
+			return invocation.proceed();
+		}
+		LockedMethod locked = this.methods.find(invocation.getMethod(), AopUtils.getTargetClass(target));
+		if (locked == null) {
+			return invocation.proceed();
+		}
+		List<LockRequest> requests = locked.requests(target, invocation.getArguments());
+		boolean[] entered = new boolean[1];
+		LockCallback<@Nullable Object> callback = (context) -> {
+			entered[0] = true;
+			try {
+				return invocation.proceed();
+			}
+			catch (Throwable ex) {
+				// Rethrown as it is, checked or not, so that the template, its observation and
+				// the caller all see the method's own exception.
+				throw LockedMethodFailure.<RuntimeException>rethrow(ex);
+			}
+		};
+		LockTemplate template = this.lockTemplate.get();
+		try {
+			return (requests.size() == 1) ? template.execute(requests.get(0), callback)
+					: template.executeAll(requests, callback);
+		}
+		catch (LockTimeoutException ex) {
+			if (entered[0]) {
+				throw ex;
+			}
+			return timedOut(locked, target, invocation, requests, ex);
+		}
+	}
+
+	private @Nullable Object timedOut(LockedMethod locked, Object target, MethodInvocation invocation,
+			List<LockRequest> requests, LockTimeoutException ex) throws Throwable {
+		LockTimeoutContext timeout = new LockTimeoutContext(locked.method(), target, invocation.getArguments(),
+				locked.onTimeout(), locked.fallback(), requests.stream().map(LockRequest::name).toList(), ex);
+		for (LockTimeoutListener listener : this.timeoutListeners.get()) {
+			try {
+				listener.timedOut(timeout);
+			}
+			catch (RuntimeException failure) {
+				logger.warn("LockTimeoutListener " + listener + " failed; ignoring", failure);
+			}
+		}
+		return this.timeoutHandler.get().handleTimeout(timeout);
+	}
+
+	/**
+	 * Lets a checked exception of the method pass through {@link LockCallback}, which
+	 * declares none.
+	 */
+	private static final class LockedMethodFailure {
+
+		@SuppressWarnings("unchecked")
+		static <E extends Throwable> E rethrow(Throwable ex) throws E {
+			throw (E) ex;
+		}
+
+	}
+
+}

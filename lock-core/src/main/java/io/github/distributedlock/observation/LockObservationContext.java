@@ -1,0 +1,119 @@
+package io.github.distributedlock.observation;
+
+import java.util.List;
+import java.util.stream.Collectors;
+
+import io.github.distributedlock.LockContext;
+import io.github.distributedlock.LockName;
+import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.LockTimeoutException;
+import io.micrometer.observation.Observation;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The {@link Observation.Context} of one locked execution: the locks requested, and once
+ * known whether they were acquired.
+ */
+public class LockObservationContext extends Observation.Context {
+
+	private final List<LockRequest> requests;
+
+	private volatile @Nullable LockContext lock;
+
+	private volatile Outcome outcome = Outcome.FAILED;
+
+	/**
+	 * Create a context for the given requests.
+	 * @param requests the locks requested, at least one
+	 */
+	public LockObservationContext(List<LockRequest> requests) {
+		if (requests.isEmpty()) {
+			throw new IllegalArgumentException("At least one lock request is needed");
+		}
+		this.requests = List.copyOf(requests);
+	}
+
+	/**
+	 * Return the requests.
+	 * @return the requests, at least one
+	 */
+	public List<LockRequest> getRequests() {
+		return this.requests;
+	}
+
+	/**
+	 * Return the names of the locks requested.
+	 * @return the lock names
+	 */
+	public List<LockName> getLockNames() {
+		return this.requests.stream().map(LockRequest::name).toList();
+	}
+
+	/**
+	 * Return the scope of the requested locks; distinct scopes of a multi-lock are joined
+	 * with commas, in order.
+	 * @return the scope
+	 */
+	public String getScope() {
+		return this.requests.stream().map((request) -> request.name().scope()).distinct()
+			.collect(Collectors.joining(","));
+	}
+
+	/**
+	 * Return where the locks were requested, from the first request's origin.
+	 * @return the origin, or {@code null}
+	 */
+	public @Nullable String getOrigin() {
+		return this.requests.get(0).origin();
+	}
+
+	/**
+	 * Return the hold, once the locks were acquired.
+	 * @return the hold, or {@code null}
+	 */
+	public @Nullable LockContext getLock() {
+		return this.lock;
+	}
+
+	/**
+	 * Return how the acquisition went, so far.
+	 * @return the outcome
+	 */
+	public Outcome getOutcome() {
+		return this.outcome;
+	}
+
+	void acquired(LockContext lock) {
+		this.lock = lock;
+		this.outcome = Outcome.ACQUIRED;
+	}
+
+	void failed(Throwable ex) {
+		if (this.lock == null) {
+			this.outcome = (ex instanceof LockTimeoutException) ? Outcome.TIMED_OUT : Outcome.FAILED;
+		}
+	}
+
+	/**
+	 * How the acquisition of the locks went.
+	 */
+	public enum Outcome {
+
+		/**
+		 * The locks were acquired and the work ran (whether or not it succeeded).
+		 */
+		ACQUIRED,
+
+		/**
+		 * The locks were not acquired within the wait time.
+		 */
+		TIMED_OUT,
+
+		/**
+		 * Acquiring failed otherwise: Redis unreachable, interrupted, self-deadlock.
+		 */
+		FAILED
+
+	}
+
+}

@@ -1,0 +1,432 @@
+package io.github.distributedlock.aop;
+
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+
+import io.github.distributedlock.DistributedLock;
+import io.github.distributedlock.DistributedLock.OnTimeout;
+import io.github.distributedlock.LockTimeoutException;
+import io.github.distributedlock.WaitStrategy;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
+import org.springframework.scheduling.annotation.Async;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatNoException;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+/**
+ * The checks that {@link LockAnnotationValidator} runs on every bean class when the
+ * context starts: each problem fails with a message naming the class, the method and what
+ * is wrong.
+ */
+class LockAnnotationValidationTests {
+
+	private final DefaultListableBeanFactory beanFactory = new DefaultListableBeanFactory();
+
+	private final LockedMethods methods = new LockedMethods(this::keyResolver,
+			(value) -> value.replace("${lease}", "15s"));
+
+	private SpelLockKeyResolver keyResolver() {
+		SpelLockKeyResolver resolver = new SpelLockKeyResolver();
+		resolver.setBeanFactory(this.beanFactory);
+		return resolver;
+	}
+
+	private LockAnnotationException invalid(Class<?> type) {
+		return catchThrowableOfType(LockAnnotationException.class,
+				() -> this.methods.validate(type));
+	}
+
+	@Test
+	void shouldAcceptValidDeclarations() {
+		this.beanFactory.registerSingleton("tenants", new Object());
+		assertThatNoException().isThrownBy(() -> this.methods.validate(Valid.class));
+	}
+
+	@Test
+	void whenKeyIsNotSpelThenStartupFailsNamingTheMethod() {
+		LockAnnotationException ex = invalid(UnparseableKey.class);
+		assertThat(ex.getTargetClass()).isEqualTo(UnparseableKey.class);
+		assertThat(ex.getMessage()).contains(UnparseableKey.class.getName())
+			.contains("UnparseableKey.run(String): key '#id +' is not a valid SpEL expression");
+	}
+
+	@Test
+	void whenKeyRefersToAnUnknownParameterThenStartupFailsListingTheParameters() {
+		assertThat(invalid(UnknownVariable.class).getProblems()).singleElement()
+			.asString()
+			.isEqualTo("UnknownVariable.deploy(Server): key '#serve.id' refers to #serve, but the parameters "
+					+ "are (#server) or #p0..#p0");
+	}
+
+	@Test
+	void whenKeyRefersToAMissingBeanThenStartupFails() {
+		assertThat(invalid(UnknownBean.class).getProblems()).singleElement()
+			.asString()
+			.isEqualTo("UnknownBean.run(String): key '@nothing.key(#id)' refers to bean 'nothing', but there is "
+					+ "no such bean");
+	}
+
+	@Test
+	void whenFallbackDoesNotExistThenStartupFails() {
+		assertThat(invalid(MissingFallback.class).getProblems()).singleElement()
+			.asString()
+			.startsWith("MissingFallback.run(String): fallback method 'orElse' does not exist in ");
+	}
+
+	@Test
+	void whenFallbackHasTheWrongSignatureThenStartupFailsShowingWhatWasFound() {
+		assertThat(invalid(WrongFallback.class).getProblems()).containsExactly(
+				"WrongFallback.run(String): fallback method 'orElse' has the wrong signature: it must take (String) "
+						+ "or (String, LockTimeoutException) and return Integer, but found "
+						+ "WrongFallback.orElse(Long) returning Integer",
+				"WrongFallback.count(String): fallback method 'orElseText' has the wrong signature: it must take "
+						+ "(String) or (String, LockTimeoutException) and return Integer, but found "
+						+ "WrongFallback.orElseText(String) returning String");
+	}
+
+	@Test
+	void whenFallbackModeAndNameDisagreeThenStartupFails() {
+		assertThat(invalid(FallbackMismatch.class).getProblems()).containsExactlyInAnyOrder(
+				"FallbackMismatch.named(): fallback 'other' is set, but onTimeout is THROW; set onTimeout = FALLBACK",
+				"FallbackMismatch.unnamed(): onTimeout is FALLBACK, but no fallback method is named; "
+						+ "set fallback = \"methodName\"");
+	}
+
+	@Test
+	void whenExpireIsNotPositiveOrWaitIsNegativeThenStartupFails() {
+		assertThat(invalid(BadDurations.class).getProblems()).containsExactlyInAnyOrder(
+				"BadDurations.zeroExpire(): expire must be at least 1 ms, but was PT0S",
+				"BadDurations.negativeExpire(): expire must be at least 1 ms, but was PT-1S",
+				"BadDurations.tinyExpire(): expire must be at least 1 ms, but was PT0.0005S",
+				"BadDurations.negativeWait(): waitTime must not be negative, but was PT-0.5S",
+				"BadDurations.both(): expire and expireString are both set; use one",
+				"BadDurations.twoValues(): waitTime has 2 values; give at most one",
+				"BadDurations.unparseable(): expireString 'soon' is not a duration (such as 10s, 500ms or PT10S): "
+						+ "'soon' is not a valid duration, cannot detect any known style");
+	}
+
+	@Test
+	void whenSettingHasSeveralValuesThenStartupFails() {
+		assertThat(invalid(SeveralValues.class).getProblems()).containsExactlyInAnyOrder(
+				"SeveralValues.run(): waitStrategy has 2 values; give at most one",
+				"SeveralValues.run(): reentrant has 2 values; give at most one");
+	}
+
+	@Test
+	void whenSkipOnAPrimitiveReturnTypeThenStartupFails() {
+		assertThat(invalid(SkipPrimitive.class).getProblems()).singleElement()
+			.asString()
+			.isEqualTo("SkipPrimitive.count(): returns int, so onTimeout = SKIP has no value to return; "
+					+ "use THROW or FALLBACK, or return Integer or Optional");
+	}
+
+	@Test
+	void whenMethodReturnsCompletionStageThenStartupFailsUnlessItIsAsync() {
+		assertThat(invalid(Asynchronous.class).getProblems()).singleElement()
+			.asString()
+			.startsWith("Asynchronous.later(): returns CompletionStage: the lock is taken by the calling thread "
+					+ "and released when the method returns, before the asynchronous work is done");
+		assertThatNoException().isThrownBy(() -> this.methods.validate(AsyncAnnotated.class));
+	}
+
+	@Test
+	void whenMethodCannotBeProxiedThenStartupFails() {
+		assertThat(invalid(NotProxyable.class).getProblems()).containsExactlyInAnyOrder(
+				"NotProxyable.hidden(): it is private, so no Spring AOP proxy can intercept it",
+				"NotProxyable.shared(): it is static, so no Spring AOP proxy can intercept it",
+				"NotProxyable.sealed(): it is final, so a class-based proxy cannot intercept it");
+	}
+
+	@Test
+	void whenClassIsAnnotatedThenItsFinalPublicMethodsMustBeExcluded() {
+		assertThat(invalid(AnnotatedClassWithFinalMethod.class).getProblems()).singleElement()
+			.asString()
+			.isEqualTo("AnnotatedClassWithFinalMethod.sealed(): its class is annotated, but it is final, so a "
+					+ "class-based proxy cannot intercept it; exclude it with @DistributedLock.Exclude");
+	}
+
+	@Test
+	void shouldReportEveryProblemOfAClassAtOnce() {
+		LockAnnotationException ex = invalid(ManyProblems.class);
+		assertThat(ex.getProblems()).hasSize(2);
+		assertThat(ex.getMessage()).startsWith("2 invalid @DistributedLock declarations in " + ManyProblems.class.getName())
+			.contains("ManyProblems.first(): expire must be at least 1 ms")
+			.contains("ManyProblems.second(String): key '#nope' refers to #nope");
+	}
+
+	@Test
+	void shouldDefaultTheScopeToClassAndMethodNameAndReadDurationStrings() throws Exception {
+		LockedMethod locked = this.methods.find(Valid.class.getMethod("deploy", Server.class), Valid.class);
+		assertThat(locked).isNotNull();
+		assertThat(locked.scope()).isEqualTo("Valid.deploy");
+		assertThat(locked.toString()).contains("lease=PT15S").contains("waitTime=PT0.25S")
+			.contains("origin=Valid.deploy");
+	}
+
+	@Test
+	void shouldApplyClassAnnotationToPublicMethodsOnly() throws Exception {
+		assertThat(this.methods.isLocked(ClassLevel.class.getMethod("first"), ClassLevel.class)).isTrue();
+		assertThat(this.methods.isLocked(ClassLevel.class.getMethod("excluded"), ClassLevel.class)).isFalse();
+		assertThat(this.methods.isLocked(ClassLevel.class.getDeclaredMethod("internal"), ClassLevel.class)).isFalse();
+		assertThat(this.methods.isLocked(ClassLevel.class.getMethod("toString"), ClassLevel.class)).isFalse();
+		assertThat(this.methods.isLocked(ClassLevel.class.getMethod("hashCode"), ClassLevel.class)).isFalse();
+		assertThat(this.methods.find(ClassLevel.class.getMethod("first"), ClassLevel.class).scope())
+			.isEqualTo("ClassLevel.first");
+		assertThat(this.methods.find(ClassLevel.class.getMethod("own"), ClassLevel.class).scope()).isEqualTo("mine");
+	}
+
+	record Server(String id) {
+	}
+
+	static class Valid {
+
+		@DistributedLock(key = "#server.id", expireString = "${lease}", waitTime = 250,
+				timeUnit = TimeUnit.MILLISECONDS)
+		public void deploy(Server server) {
+		}
+
+		@DistributedLock(scope = "tenant", key = "@tenants.hashCode() + #p0 + #a0 + #root.methodName + #name")
+		public Optional<String> named(String name) {
+			return Optional.empty();
+		}
+
+		@DistributedLock(onTimeout = OnTimeout.FALLBACK, fallback = "orElse", reentrant = false,
+				waitStrategy = WaitStrategy.POLLING, progressAwareTimeout = true)
+		public int count(String what) {
+			return 1;
+		}
+
+		int orElse(String what, LockTimeoutException ex) {
+			return 0;
+		}
+
+		@DistributedLock(onTimeout = OnTimeout.SKIP)
+		public void skipped() {
+		}
+
+		@DistributedLock(waitTime = DistributedLock.WAIT_INDEFINITELY)
+		public void patient() {
+		}
+
+	}
+
+	static class UnparseableKey {
+
+		@DistributedLock(key = "#id +")
+		public void run(String id) {
+		}
+
+	}
+
+	static class UnknownVariable {
+
+		@DistributedLock(key = "#serve.id")
+		public void deploy(Server server) {
+		}
+
+	}
+
+	static class UnknownBean {
+
+		@DistributedLock(key = "@nothing.key(#id)")
+		public void run(String id) {
+		}
+
+	}
+
+	static class MissingFallback {
+
+		@DistributedLock(onTimeout = OnTimeout.FALLBACK, fallback = "orElse")
+		public void run(String id) {
+		}
+
+	}
+
+	static class WrongFallback {
+
+		@DistributedLock(onTimeout = OnTimeout.FALLBACK, fallback = "orElse")
+		public Integer run(String id) {
+			return 1;
+		}
+
+		Integer orElse(Long id) {
+			return 0;
+		}
+
+		@DistributedLock(onTimeout = OnTimeout.FALLBACK, fallback = "orElseText")
+		public Integer count(String id) {
+			return 1;
+		}
+
+		String orElseText(String id) {
+			return "";
+		}
+
+	}
+
+	static class FallbackMismatch {
+
+		@DistributedLock(fallback = "other")
+		public void named() {
+		}
+
+		@DistributedLock(onTimeout = OnTimeout.FALLBACK)
+		public void unnamed() {
+		}
+
+		void other() {
+		}
+
+	}
+
+	static class BadDurations {
+
+		@DistributedLock(expire = 0)
+		public void zeroExpire() {
+		}
+
+		@DistributedLock(expire = -1)
+		public void negativeExpire() {
+		}
+
+		@DistributedLock(expire = 500, timeUnit = TimeUnit.MICROSECONDS)
+		public void tinyExpire() {
+		}
+
+		@DistributedLock(waitTimeString = "-500ms")
+		public void negativeWait() {
+		}
+
+		@DistributedLock(expire = 1, expireString = "1s")
+		public void both() {
+		}
+
+		@DistributedLock(waitTime = { 1, 2 })
+		public void twoValues() {
+		}
+
+		@DistributedLock(expireString = "soon")
+		public void unparseable() {
+		}
+
+	}
+
+	static class SeveralValues {
+
+		@DistributedLock(waitStrategy = { WaitStrategy.POLLING, WaitStrategy.PUBSUB }, reentrant = { true, false })
+		public void run() {
+		}
+
+	}
+
+	static class SkipPrimitive {
+
+		@DistributedLock(onTimeout = OnTimeout.SKIP)
+		public int count() {
+			return 1;
+		}
+
+	}
+
+	static class Asynchronous {
+
+		@DistributedLock
+		public CompletionStage<String> later() {
+			return CompletableFuture.completedFuture("");
+		}
+
+	}
+
+	static class AsyncAnnotated {
+
+		@Async
+		@DistributedLock
+		public CompletableFuture<String> later() {
+			return CompletableFuture.completedFuture("");
+		}
+
+	}
+
+	static class NotProxyable {
+
+		@DistributedLock
+		private void hidden() {
+		}
+
+		@DistributedLock
+		public static void shared() {
+		}
+
+		@DistributedLock
+		public final void sealed() {
+		}
+
+	}
+
+	@DistributedLock
+	static class AnnotatedClassWithFinalMethod {
+
+		public void fine() {
+		}
+
+		public final void sealed() {
+		}
+
+		@DistributedLock.Exclude
+		public final void excluded() {
+		}
+
+	}
+
+	static class ManyProblems {
+
+		@DistributedLock(expire = 0)
+		public void first() {
+		}
+
+		@DistributedLock(key = "#nope")
+		public void second(String id) {
+		}
+
+	}
+
+	@DistributedLock(waitTime = 0)
+	static class ClassLevel {
+
+		public void first() {
+		}
+
+		@DistributedLock.Exclude
+		public void excluded() {
+		}
+
+		@DistributedLock(scope = "mine")
+		public void own() {
+		}
+
+		void internal() {
+		}
+
+		@Override
+		public String toString() {
+			return "ClassLevel";
+		}
+
+		@Override
+		public int hashCode() {
+			return 1;
+		}
+
+		@Override
+		public boolean equals(Object other) {
+			return other == this;
+		}
+
+	}
+
+}

@@ -1,0 +1,182 @@
+package io.github.distributedlock.sample;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.event.ApplicationEnvironmentPreparedEvent;
+import org.springframework.boot.context.event.ApplicationFailedEvent;
+import org.springframework.context.ApplicationEvent;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.event.ContextClosedEvent;
+import org.springframework.core.Ordered;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.util.StringUtils;
+
+/**
+ * Starts a local {@code redis-server} when no Redis answers at the configured address, so
+ * the sample runs on a machine without one. A sample-app convenience only, never part of
+ * the starter.
+ * <p>
+ * The binary comes from {@code PATH}, or else from the {@code embedded-redis} artifact,
+ * which ships one. The server runs without persistence on the configured port and stops
+ * when the application context closes, or, should the JVM be killed, when its parent pipe
+ * closes.
+ */
+final class EmbeddedRedis implements ApplicationListener<ApplicationEvent>, Ordered {
+
+	private static final Log logger = LogFactory.getLog(EmbeddedRedis.class);
+
+	private static final String BUNDLED_BINARY = "redis-server-6.2.6-v5-linux-amd64";
+
+	private @Nullable Process process;
+
+	@Override
+	public int getOrder() {
+		// After Boot's logging listener, so these lines are logged normally.
+		return Ordered.LOWEST_PRECEDENCE;
+	}
+
+	@Override
+	public void onApplicationEvent(ApplicationEvent event) {
+		if (event instanceof ApplicationEnvironmentPreparedEvent prepared) {
+			startIfNeeded(prepared.getEnvironment());
+		}
+		else if (event instanceof ContextClosedEvent || event instanceof ApplicationFailedEvent) {
+			stop();
+		}
+	}
+
+	private void startIfNeeded(ConfigurableEnvironment environment) {
+		if (!environment.getProperty("sample.embedded-redis.enabled", Boolean.class, true)) {
+			return;
+		}
+		InetSocketAddress address = configuredAddress(environment);
+		if (!isLocal(address.getHostString()) || answersPing(address)) {
+			return;
+		}
+		try {
+			Path binary = binary();
+			start(binary, address);
+			logger.warn("No Redis answered at " + address.getHostString() + ":" + address.getPort()
+					+ ", so the sample app started its own redis-server (" + binary + ") there, without persistence. "
+					+ "It stops when the app stops. Configure spring.data.redis.* to use a real Redis.");
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("No Redis answered at " + address + " and the sample app could not start "
+					+ "one: " + ex.getMessage() + ". Install redis-server or configure spring.data.redis.*", ex);
+		}
+	}
+
+	static InetSocketAddress configuredAddress(ConfigurableEnvironment environment) {
+		String url = environment.getProperty("spring.data.redis.url");
+		if (StringUtils.hasText(url)) {
+			URI uri = URI.create(url);
+			return InetSocketAddress.createUnresolved(uri.getHost(), (uri.getPort() > 0) ? uri.getPort() : 6379);
+		}
+		String host = environment.getProperty("spring.data.redis.host", "localhost");
+		int port = environment.getProperty("spring.data.redis.port", Integer.class, 6379);
+		return InetSocketAddress.createUnresolved(host, port);
+	}
+
+	private static boolean isLocal(String host) {
+		return host.equals("localhost") || host.startsWith("127.") || host.equals("::1");
+	}
+
+	static boolean answersPing(InetSocketAddress address) {
+		try (Socket socket = new Socket()) {
+			socket.connect(new InetSocketAddress(address.getHostString(), address.getPort()), 500);
+			socket.setSoTimeout(1000);
+			OutputStream out = socket.getOutputStream();
+			out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+			out.flush();
+			String reply = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII))
+				.readLine();
+			// "-NOAUTH" still means a Redis is there.
+			return reply != null && (reply.startsWith("+PONG") || reply.startsWith("-"));
+		}
+		catch (IOException ex) {
+			return false;
+		}
+	}
+
+	private static Path binary() throws IOException {
+		String path = System.getenv("PATH");
+		if (path != null) {
+			for (String directory : path.split(":")) {
+				Path candidate = Path.of(directory, "redis-server");
+				if (Files.isExecutable(candidate)) {
+					return candidate;
+				}
+			}
+		}
+		try (InputStream bundled = EmbeddedRedis.class.getClassLoader().getResourceAsStream(BUNDLED_BINARY)) {
+			if (bundled == null) {
+				throw new IOException("no redis-server on the PATH and no bundled binary for this platform");
+			}
+			Path target = Files.createTempFile("sample-redis-server", "");
+			Files.copy(bundled, target, StandardCopyOption.REPLACE_EXISTING);
+			target.toFile().setExecutable(true);
+			target.toFile().deleteOnExit();
+			return target;
+		}
+	}
+
+	private void start(Path binary, InetSocketAddress address) throws IOException {
+		Path directory = Files.createTempDirectory("sample-redis");
+		// The shell kills redis-server when our end of its stdin closes: on exit, or if killed.
+		String script = "\"$0\" \"$@\" </dev/null >/dev/null 2>&1 & pid=$!; cat >/dev/null; kill $pid";
+		List<String> command = List.of("/bin/sh", "-c", script, binary.toString(), "--port",
+				Integer.toString(address.getPort()), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+				"--dir", directory.toString());
+		Process started = new ProcessBuilder(command).redirectErrorStream(true).start();
+		this.process = started;
+		Runtime.getRuntime().addShutdownHook(new Thread(this::stop, "sample-redis-stop"));
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+		while (!answersPing(address)) {
+			if (System.nanoTime() > deadline || !started.isAlive()) {
+				stop();
+				throw new IOException("redis-server did not answer on port " + address.getPort());
+			}
+			sleep();
+		}
+	}
+
+	private void stop() {
+		Process started = this.process;
+		if (started != null && started.isAlive()) {
+			try {
+				started.getOutputStream().close();
+				started.waitFor(5, TimeUnit.SECONDS);
+			}
+			catch (IOException | InterruptedException ex) {
+				started.destroyForcibly();
+			}
+		}
+	}
+
+	private static void sleep() {
+		try {
+			Thread.sleep(20);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+}

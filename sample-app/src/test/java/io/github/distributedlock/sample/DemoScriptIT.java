@@ -1,0 +1,71 @@
+package io.github.distributedlock.sample;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+import io.github.distributedlock.test.RedisProcess;
+import io.github.distributedlock.test.RedisServers;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Runs the demo script against the packaged jar: three instances, concurrent deployments.
+ * With the lock it must report no overlap; without it, its check must catch the overlaps.
+ */
+class DemoScriptIT {
+
+	static RedisProcess redis;
+
+	@BeforeAll
+	static void startRedis() {
+		redis = RedisServers.launch();
+	}
+
+	@AfterAll
+	static void stopRedis() {
+		redis.close();
+	}
+
+	@Test
+	void shouldShowThatDeploymentsNeverOverlap() throws Exception {
+		Result result = demo();
+		assertThat(result.output()).contains("Three instances up").contains("OK:");
+		assertThat(result.exitCode()).as(result.output()).isZero();
+	}
+
+	@Test
+	void shouldCatchOverlapsWhenTheLockIsLeftOut() throws Exception {
+		Result result = demo("--unsafe");
+		assertThat(result.output()).contains("FAIL:").contains("overlap on srv-");
+		assertThat(result.exitCode()).as(result.output()).isEqualTo(1);
+	}
+
+	private static Result demo(String... args) throws IOException, InterruptedException {
+		ProcessBuilder builder = new ProcessBuilder("bash", Path.of("demo.sh").toAbsolutePath().toString());
+		builder.command().addAll(java.util.List.of(args));
+		builder.environment().put("DEMO_REDIS_PORT", Integer.toString(redis.port()));
+		builder.environment().put("DEMO_PORTS", freePort() + " " + freePort() + " " + freePort());
+		builder.redirectErrorStream(true);
+		Process process = builder.start();
+		String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+		assertThat(process.waitFor(5, TimeUnit.MINUTES)).isTrue();
+		return new Result(process.exitValue(), output);
+	}
+
+	private static int freePort() throws IOException {
+		try (ServerSocket socket = new ServerSocket(0)) {
+			return socket.getLocalPort();
+		}
+	}
+
+	record Result(int exitCode, String output) {
+
+	}
+
+}

@@ -1,0 +1,45 @@
+package io.github.distributedlock.sample;
+
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The sample's embedded default: with no Redis at the configured port, it starts one there
+ * and stops it with the application.
+ */
+class EmbeddedRedisTests {
+
+	@Test
+	void shouldStartARedisWhenNoneAnswersAndStopItOnClose() throws Exception {
+		int port = freePort();
+		InetSocketAddress address = InetSocketAddress.createUnresolved("localhost", port);
+		assertThat(EmbeddedRedis.answersPing(address)).isFalse();
+		SpringApplication application = new SpringApplication(SampleApplication.class);
+		application.setWebApplicationType(WebApplicationType.NONE);
+		application.addListeners(new EmbeddedRedis());
+		try (ConfigurableApplicationContext context = application.run("--spring.data.redis.port=" + port,
+				"--sample.report-interval=1h")) {
+			assertThat(EmbeddedRedis.answersPing(address)).isTrue();
+			String price = context.getBean(PriceService.class).quote("EMB").price();
+			assertThat(price).isNotBlank();
+		}
+		// Stopped with the application, at the latest at JVM exit; here, when its pipe closes.
+		await().atMost(java.time.Duration.ofSeconds(10)).until(() -> !EmbeddedRedis.answersPing(address));
+	}
+
+	private static int freePort() throws Exception {
+		try (ServerSocket socket = new ServerSocket(0)) {
+			return socket.getLocalPort();
+		}
+	}
+
+}
