@@ -71,7 +71,7 @@ final class EmbeddedRedis implements ApplicationListener<ApplicationEvent>, Orde
 			return;
 		}
 		try {
-			Path binary = binary();
+			Path binary = binary(System.getenv("PATH"));
 			start(binary, address);
 			logger.warn("No Redis answered at " + address.getHostString() + ":" + address.getPort()
 					+ ", so the sample app started its own redis-server (" + binary + ") there, without persistence. "
@@ -115,9 +115,11 @@ final class EmbeddedRedis implements ApplicationListener<ApplicationEvent>, Orde
 		}
 	}
 
-	private static Path binary() throws IOException {
-		String path = System.getenv("PATH");
-		if (path != null) {
+	/**
+	 * Find {@code redis-server} on the given search path, or else extract the bundled one.
+	 */
+	static Path binary(@Nullable String path) throws IOException {
+		if (path != null && !path.isEmpty()) {
 			for (String directory : path.split(":")) {
 				Path candidate = Path.of(directory, "redis-server");
 				if (Files.isExecutable(candidate)) {

@@ -36,6 +36,16 @@ class EmbeddedRedisTests {
 		await().atMost(java.time.Duration.ofSeconds(10)).until(() -> !EmbeddedRedis.answersPing(address));
 	}
 
+	@Test
+	void shouldFallBackToTheBundledBinaryWhenNoneIsOnThePath() throws Exception {
+		java.nio.file.Path binary = EmbeddedRedis.binary("");
+		assertThat(binary.getFileName().toString()).startsWith("sample-redis-server");
+		Process version = new ProcessBuilder(binary.toString(), "--version").redirectErrorStream(true).start();
+		String output = new String(version.getInputStream().readAllBytes());
+		assertThat(version.waitFor()).isZero();
+		assertThat(output).startsWith("Redis server v=");
+	}
+
 	private static int freePort() throws Exception {
 		try (ServerSocket socket = new ServerSocket(0)) {
 			return socket.getLocalPort();

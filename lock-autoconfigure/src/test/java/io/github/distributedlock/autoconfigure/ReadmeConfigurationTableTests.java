@@ -1,0 +1,55 @@
+package io.github.distributedlock.autoconfigure;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.configurationmetadata.ConfigurationMetadataRepository;
+import org.springframework.boot.configurationmetadata.ConfigurationMetadataRepositoryJsonBuilder;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The README's configuration table lists exactly the properties in the generated
+ * configuration metadata, with the same defaults, so the two cannot drift apart.
+ */
+class ReadmeConfigurationTableTests {
+
+	private static final Pattern ROW = Pattern.compile("^\\| `(distributed-lock\\.[a-z.-]+)` \\| `([^`]*)` \\|",
+			Pattern.MULTILINE);
+
+	@Test
+	void shouldListEveryPropertyWithItsDefault() throws IOException {
+		Map<String, String> documented = new LinkedHashMap<>();
+		Matcher row = ROW.matcher(Files.readString(Path.of("..", "README.md")));
+		while (row.find()) {
+			documented.put(row.group(1), row.group(2));
+		}
+		assertThat(documented).isEqualTo(metadataDefaults());
+	}
+
+	private static Map<String, String> metadataDefaults() throws IOException {
+		try (InputStream metadata = ReadmeConfigurationTableTests.class
+			.getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+			assertThat(metadata).as("generated configuration metadata").isNotNull();
+			ConfigurationMetadataRepository repository = ConfigurationMetadataRepositoryJsonBuilder.create(metadata)
+				.build();
+			Map<String, String> defaults = new LinkedHashMap<>();
+			repository.getAllProperties().forEach((name, property) -> {
+				if (name.startsWith("distributed-lock.")) {
+					assertThat(property.getDescription()).as("description of " + name).isNotBlank();
+					defaults.put(name, String.valueOf(property.getDefaultValue()));
+				}
+			});
+			return defaults;
+		}
+	}
+
+}
