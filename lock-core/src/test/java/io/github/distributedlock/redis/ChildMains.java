@@ -43,6 +43,32 @@ final class ChildMains {
 	}
 
 	/**
+	 * Waits for a fair lock, says when it got it, holds it briefly and exits. Arguments:
+	 * host port scope key.
+	 */
+	static final class FairWaiter {
+
+		public static void main(String[] args) throws Exception {
+			LettuceConnectionFactory factory = RedisConnections.standalone(args[0], Integer.parseInt(args[1]));
+			RedisLockTemplate template = RedisLockTemplate.builder(factory).build();
+			System.out.println("WAITING");
+			System.out.flush();
+			try (LockHandle held = template.acquire(LockRequest.builder(args[2]).key(args[3])
+				.fair(true)
+				.waitTime(Duration.ofSeconds(60))
+				.build())) {
+				System.out.println("GOT " + System.nanoTime() + " " + held.fencingToken());
+				System.out.flush();
+				Thread.sleep(50);
+			}
+			template.close();
+			factory.destroy();
+			System.exit(0);
+		}
+
+	}
+
+	/**
 	 * Runs threads that take a few keys many times and logs each critical section.
 	 * Arguments: host port scope threads iterations keys outputFile.
 	 */

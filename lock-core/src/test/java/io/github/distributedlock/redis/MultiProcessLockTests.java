@@ -90,6 +90,39 @@ class MultiProcessLockTests {
 		assertThat((List<?>) keys).allSatisfy((key) -> assertThat(key.toString()).endsWith(":fence"));
 	}
 
+	@Test
+	void shouldGrantAFairLockInArrivalOrderAcrossJvms() throws Exception {
+		RedisServer server = redis.server();
+		LettuceConnectionFactory factory = RedisConnections.standalone(server);
+		List<JvmProcess> waiters = new ArrayList<>();
+		try (RedisLockTemplate template = RedisLockTemplate.builder(factory).build()) {
+			LockHandle holder = template.acquire(LockRequest.builder("fair-jvms").key("k").fair(true).build());
+			String queue = template.lockKey(io.github.distributedlock.LockName.of("fair-jvms", "k")) + ":queue";
+			for (int i = 0; i < 3; i++) {
+				JvmProcess waiter = JvmProcess.start(ChildMains.FairWaiter.class, server.host(),
+						Integer.toString(server.port()), "fair-jvms", "k");
+				waiters.add(waiter);
+				long queued = i + 1;
+				// The next JVM starts only once this one has its place in the queue.
+				org.awaitility.Awaitility.await()
+					.atMost(Duration.ofSeconds(30))
+					.until(() -> ((Number) server.command("ZCARD", queue)).longValue() == queued);
+			}
+			holder.close();
+			long[] got = new long[3];
+			for (int i = 0; i < 3; i++) {
+				got[i] = Long.parseLong(waiters.get(i).awaitLine("GOT ", Duration.ofSeconds(30)).split(" ")[1]);
+				assertThat(waiters.get(i).awaitExit(Duration.ofSeconds(30))).isZero();
+			}
+			assertThat(got[0]).as("first arrival first").isLessThan(got[1]);
+			assertThat(got[1]).as("second arrival second").isLessThan(got[2]);
+		}
+		finally {
+			waiters.forEach(JvmProcess::close);
+			factory.destroy();
+		}
+	}
+
 	private static long evalCalls(RedisServer server) {
 		Map<String, Long> calls = server.commandCalls();
 		return calls.getOrDefault("evalsha", 0L) + calls.getOrDefault("eval", 0L);
