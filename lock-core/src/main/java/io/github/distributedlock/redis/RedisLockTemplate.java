@@ -151,6 +151,8 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 		ExponentialBackOff backOff = new ExponentialBackOff(100, 2);
 		backOff.setMaxInterval(2000);
 		container.setRecoveryBackoff(backOff);
+		// Spring's 2 s can pass on a busy machine's first connection; Redis truly down still fails.
+		container.setMaxSubscriptionRegistrationWaitingTime(5000);
 		container.setBeanName("distributedLockListenerContainer");
 		container.afterPropertiesSet();
 		return container;

@@ -30,7 +30,8 @@ final class ChildMains {
 	static final class Holder {
 
 		public static void main(String[] args) throws Exception {
-			LettuceConnectionFactory factory = RedisConnections.standalone(args[0], Integer.parseInt(args[1]));
+			LettuceConnectionFactory factory = RedisConnections.standalone(args[0], Integer.parseInt(args[1]),
+					RedisConnections.CHILD_TIMEOUT);
 			RedisLockTemplate template = RedisLockTemplate.builder(factory).build();
 			LockHandle held = template.acquire(LockRequest.builder(args[2]).key(args[3])
 				.lease(Duration.ofMillis(Long.parseLong(args[4])))
@@ -49,7 +50,8 @@ final class ChildMains {
 	static final class FairWaiter {
 
 		public static void main(String[] args) throws Exception {
-			LettuceConnectionFactory factory = RedisConnections.standalone(args[0], Integer.parseInt(args[1]));
+			LettuceConnectionFactory factory = RedisConnections.standalone(args[0], Integer.parseInt(args[1]),
+					RedisConnections.CHILD_TIMEOUT);
 			RedisLockTemplate template = RedisLockTemplate.builder(factory).build();
 			System.out.println("WAITING");
 			System.out.flush();
@@ -75,7 +77,8 @@ final class ChildMains {
 	static final class FuzzWorker {
 
 		public static void main(String[] args) throws Exception {
-			LettuceConnectionFactory factory = RedisConnections.standalone(args[0], Integer.parseInt(args[1]));
+			LettuceConnectionFactory factory = RedisConnections.standalone(args[0], Integer.parseInt(args[1]),
+					RedisConnections.CHILD_TIMEOUT);
 			RedisLockTemplate template = RedisLockTemplate.builder(factory).build();
 			String scope = args[2];
 			int threads = Integer.parseInt(args[3]);

@@ -54,13 +54,19 @@ final class JvmProcess implements AutoCloseable {
 	String awaitLine(String prefix, Duration timeout) throws InterruptedException {
 		long deadline = System.nanoTime() + timeout.toNanos();
 		while (true) {
-			String line = this.lines.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-			if (line == null) {
-				throw new IllegalStateException("No line starting with '" + prefix + "' within " + timeout
-						+ "; alive=" + this.process.isAlive());
-			}
-			if (line.startsWith(prefix)) {
+			long left = deadline - System.nanoTime();
+			String line = this.lines.poll(Math.max(0, Math.min(left, TimeUnit.MILLISECONDS.toNanos(200))),
+					TimeUnit.NANOSECONDS);
+			if (line != null && line.startsWith(prefix)) {
 				return line;
+			}
+			if (line == null && !this.process.isAlive() && this.lines.isEmpty()) {
+				// Don't wait out the timeout for a child that is gone (its stderr is in the build log).
+				throw new IllegalStateException("Child JVM exited with " + this.process.exitValue()
+						+ " before printing a line starting with '" + prefix + "'");
+			}
+			if (line == null && left <= 0) {
+				throw new IllegalStateException("No line starting with '" + prefix + "' within " + timeout);
 			}
 		}
 	}

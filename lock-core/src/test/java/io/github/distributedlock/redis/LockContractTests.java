@@ -86,8 +86,8 @@ abstract class LockContractTests {
 		this.executor.shutdownNow();
 		this.template.close();
 		this.otherProcess.close();
-		if (this.connectionFactory instanceof AutoCloseable closeable) {
-			closeable.close();
+		if (this.connectionFactory instanceof org.springframework.beans.factory.DisposableBean disposable) {
+			disposable.destroy();
 		}
 	}
 

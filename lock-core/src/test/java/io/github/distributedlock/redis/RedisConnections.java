@@ -3,6 +3,8 @@ package io.github.distributedlock.redis;
 import java.time.Duration;
 
 import io.github.distributedlock.test.RedisServer;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.SocketOptions;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
@@ -16,6 +18,12 @@ final class RedisConnections {
 
 	static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(2);
 
+	/**
+	 * The timeout for child JVMs, which check exclusion, not timeouts, and may start while
+	 * the machine is busy.
+	 */
+	static final Duration CHILD_TIMEOUT = Duration.ofSeconds(15);
+
 	private RedisConnections() {
 	}
 
@@ -24,9 +32,16 @@ final class RedisConnections {
 	}
 
 	static LettuceConnectionFactory standalone(String host, int port) {
+		return standalone(host, port, COMMAND_TIMEOUT);
+	}
+
+	static LettuceConnectionFactory standalone(String host, int port, Duration timeout) {
 		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(host, port);
 		LettuceClientConfiguration client = LettuceClientConfiguration.builder()
-			.commandTimeout(COMMAND_TIMEOUT)
+			.commandTimeout(timeout)
+			.clientOptions(ClientOptions.builder()
+				.socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
+				.build())
 			.build();
 		LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration, client);
 		factory.afterPropertiesSet();
