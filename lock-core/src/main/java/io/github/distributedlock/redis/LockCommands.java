@@ -8,11 +8,10 @@ import io.github.distributedlock.LockInterruptedException;
 import io.github.distributedlock.LockName;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.core.io.ClassPathResource;
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.data.redis.connection.ReturnType;
 
 /**
  * Runs the lock scripts and the few plain commands, translating Redis errors into
@@ -20,80 +19,76 @@ import org.springframework.data.redis.core.script.RedisScript;
  */
 final class LockCommands {
 
-	@SuppressWarnings("rawtypes")
-	private static final RedisScript<List> ACQUIRE = script("acquire.lua", List.class);
+	private static final LuaScript ACQUIRE = LuaScript.load("acquire.lua", ReturnType.MULTI);
 
-	private static final RedisScript<Long> RELEASE = script("release.lua", Long.class);
+	private static final LuaScript RELEASE = LuaScript.load("release.lua", ReturnType.INTEGER);
 
-	private static final RedisScript<Long> EXTEND = script("extend.lua", Long.class);
+	private static final LuaScript EXTEND = LuaScript.load("extend.lua", ReturnType.INTEGER);
 
-	@SuppressWarnings("rawtypes")
-	private static final RedisScript<List> ACQUIRE_READ = script("acquire-read.lua", List.class);
+	private static final LuaScript ACQUIRE_READ = LuaScript.load("acquire-read.lua", ReturnType.MULTI);
 
-	private static final RedisScript<Long> RELEASE_READ = script("release-read.lua", Long.class);
+	private static final LuaScript RELEASE_READ = LuaScript.load("release-read.lua", ReturnType.INTEGER);
 
-	private static final RedisScript<Long> EXTEND_READ = script("extend-read.lua", Long.class);
+	private static final LuaScript EXTEND_READ = LuaScript.load("extend-read.lua", ReturnType.INTEGER);
 
-	@SuppressWarnings("rawtypes")
-	private static final RedisScript<List> ACQUIRE_PERMIT = script("acquire-permit.lua", List.class);
+	private static final LuaScript ACQUIRE_PERMIT = LuaScript.load("acquire-permit.lua", ReturnType.MULTI);
 
-	private static final RedisScript<Long> RELEASE_PERMIT = script("release-permit.lua", Long.class);
+	private static final LuaScript RELEASE_PERMIT = LuaScript.load("release-permit.lua", ReturnType.INTEGER);
 
-	private static final RedisScript<Long> EXTEND_PERMIT = script("extend-permit.lua", Long.class);
+	private static final LuaScript EXTEND_PERMIT = LuaScript.load("extend-permit.lua", ReturnType.INTEGER);
 
-	@SuppressWarnings("rawtypes")
-	private static final RedisScript<List> ACQUIRE_FAIR = script("acquire-fair.lua", List.class);
+	private static final LuaScript ACQUIRE_FAIR = LuaScript.load("acquire-fair.lua", ReturnType.MULTI);
 
-	private static final RedisScript<Long> RELEASE_FAIR = script("release-fair.lua", Long.class);
+	private static final LuaScript RELEASE_FAIR = LuaScript.load("release-fair.lua", ReturnType.INTEGER);
 
-	private static final RedisScript<Long> LEAVE_FAIR = script("leave-fair.lua", Long.class);
+	private static final LuaScript LEAVE_FAIR = LuaScript.load("leave-fair.lua", ReturnType.INTEGER);
 
-	private static final RedisScript<Long> HELD_MEMBER = script("held-member.lua", Long.class);
+	private static final LuaScript HELD_MEMBER = LuaScript.load("held-member.lua", ReturnType.INTEGER);
 
-	@SuppressWarnings("rawtypes")
-	private static final RedisScript<List> ACQUIRE_ALL = script("acquire-all.lua", List.class);
+	private static final LuaScript ACQUIRE_ALL = LuaScript.load("acquire-all.lua", ReturnType.MULTI);
 
-	@SuppressWarnings("rawtypes")
-	private static final RedisScript<List> RENEW = script("renew.lua", List.class);
+	private static final LuaScript RENEW = LuaScript.load("renew.lua", ReturnType.MULTI);
 
-	private static final RedisScript<Long> FORCE_RELEASE = script("force-release.lua", Long.class);
+	private static final LuaScript FORCE_RELEASE = LuaScript.load("force-release.lua", ReturnType.INTEGER);
 
 	private final StringRedisTemplate redis;
+
+	private final ScriptRunner scripts;
 
 	private final String fenceIdleMillis;
 
 	LockCommands(StringRedisTemplate redis, long fenceIdleMillis) {
 		this.redis = redis;
+		this.scripts = new ScriptRunner(redis.getRequiredConnectionFactory());
 		this.fenceIdleMillis = Long.toString(fenceIdleMillis);
-	}
-
-	private static <T> RedisScript<T> script(String name, Class<T> resultType) {
-		return RedisScript.of(new ClassPathResource(name, LockCommands.class), resultType);
 	}
 
 	/**
 	 * Run the acquire script of the spec's kind once.
 	 * @param remainingWaitMillis how long the caller will keep waiting (-1 indefinitely), so
 	 * that a writer announces itself to readers only for that long
+	 * @param mayHaveIntent whether an earlier attempt was held back by readers, and so may
+	 * have left a writer intent to clean up
 	 */
-	AcquireResult acquire(LockSpec spec, String owner, long remainingWaitMillis) {
+	AcquireResult acquire(LockSpec spec, String owner, long remainingWaitMillis, boolean mayHaveIntent) {
 		List<?> reply;
 		String lease = Long.toString(spec.leaseMillis());
 		try {
 			reply = switch (spec.kind()) {
-				case EXCLUSIVE -> spec.fair() ? this.redis.execute(ACQUIRE_FAIR,
+				case EXCLUSIVE -> spec.fair() ? this.scripts.execute(ACQUIRE_FAIR,
 						List.of(spec.lockKey(), spec.fenceKey(), spec.readersKey(), spec.queueKey(),
 								spec.queueHeartbeatsKey()),
 						owner, lease, spec.reentrant() ? "1" : "0", this.fenceIdleMillis,
 						Long.toString(spec.fairWaiterTimeoutMillis()), (remainingWaitMillis != 0) ? "1" : "0")
-						: this.redis.execute(ACQUIRE,
+						: this.scripts.execute(ACQUIRE,
 						List.of(spec.lockKey(), spec.fenceKey(), spec.readersKey(), spec.writerIntentKey()), owner,
-						lease, spec.reentrant() ? "1" : "0", this.fenceIdleMillis, Long.toString(remainingWaitMillis));
-				case READ -> this.redis.execute(ACQUIRE_READ,
+						lease, spec.reentrant() ? "1" : "0", this.fenceIdleMillis, Long.toString(remainingWaitMillis),
+						mayHaveIntent ? "1" : "0");
+				case READ -> this.scripts.execute(ACQUIRE_READ,
 						List.of(spec.lockKey(), spec.fenceKey(), spec.readersKey(), spec.readHoldsKey(),
 								spec.writerIntentKey()),
 						owner, lease, spec.reentrant() ? "1" : "0", this.fenceIdleMillis);
-				case PERMIT -> this.redis.execute(ACQUIRE_PERMIT, List.of(spec.permitsKey(), spec.fenceKey()), owner,
+				case PERMIT -> this.scripts.execute(ACQUIRE_PERMIT, List.of(spec.permitsKey(), spec.fenceKey()), owner,
 						lease, Integer.toString(spec.permits()), this.fenceIdleMillis);
 			};
 		}
@@ -127,7 +122,7 @@ final class LockCommands {
 		}
 		List<?> reply;
 		try {
-			reply = this.redis.execute(ACQUIRE_ALL, keys, args);
+			reply = this.scripts.execute(ACQUIRE_ALL, keys, args);
 		}
 		catch (DataAccessException ex) {
 			throw failure(specs.get(0).name(), "acquire", ex);
@@ -155,14 +150,14 @@ final class LockCommands {
 	long release(LockSpec spec, String owner, long token) {
 		try {
 			Long result = switch (spec.kind()) {
-				case EXCLUSIVE -> spec.fair() ? this.redis.execute(RELEASE_FAIR,
+				case EXCLUSIVE -> spec.fair() ? this.scripts.execute(RELEASE_FAIR,
 						List.of(spec.lockKey(), spec.releaseChannel(), spec.queueKey(), spec.queueHeartbeatsKey()), owner,
 						Long.toString(token))
-						: this.redis.execute(RELEASE, List.of(spec.lockKey(), spec.releaseChannel()), owner,
+						: this.scripts.execute(RELEASE, List.of(spec.lockKey(), spec.releaseChannel()), owner,
 								Long.toString(token));
-				case READ -> this.redis.execute(RELEASE_READ,
+				case READ -> this.scripts.execute(RELEASE_READ,
 						List.of(spec.readersKey(), spec.readHoldsKey(), spec.releaseChannel()), owner);
-				case PERMIT -> this.redis.execute(RELEASE_PERMIT, List.of(spec.permitsKey(), spec.releaseChannel()),
+				case PERMIT -> this.scripts.execute(RELEASE_PERMIT, List.of(spec.permitsKey(), spec.releaseChannel()),
 						permitId(owner, token));
 			};
 			return (result != null) ? result : -1;
@@ -177,7 +172,7 @@ final class LockCommands {
 	 */
 	void leaveQueue(LockSpec spec, String owner) {
 		try {
-			this.redis.execute(LEAVE_FAIR,
+			this.scripts.execute(LEAVE_FAIR,
 					List.of(spec.lockKey(), spec.releaseChannel(), spec.queueKey(), spec.queueHeartbeatsKey()), owner);
 		}
 		catch (DataAccessException ex) {
@@ -193,10 +188,10 @@ final class LockCommands {
 		String lease = Long.toString(leaseMillis);
 		try {
 			Long result = switch (spec.kind()) {
-				case EXCLUSIVE -> this.redis.execute(EXTEND, List.of(spec.lockKey()), owner, Long.toString(token), lease);
-				case READ -> this.redis.execute(EXTEND_READ, List.of(spec.readersKey(), spec.readHoldsKey()), owner,
+				case EXCLUSIVE -> this.scripts.execute(EXTEND, List.of(spec.lockKey()), owner, Long.toString(token), lease);
+				case READ -> this.scripts.execute(EXTEND_READ, List.of(spec.readersKey(), spec.readHoldsKey()), owner,
 						lease);
-				case PERMIT -> this.redis.execute(EXTEND_PERMIT, List.of(spec.permitsKey()), permitId(owner, token),
+				case PERMIT -> this.scripts.execute(EXTEND_PERMIT, List.of(spec.permitsKey()), permitId(owner, token),
 						lease);
 			};
 			return (result != null) ? result : -1;
@@ -222,7 +217,7 @@ final class LockCommands {
 		}
 		List<?> reply;
 		try {
-			reply = this.redis.execute(RENEW, keys, args);
+			reply = this.scripts.execute(RENEW, keys, args);
 		}
 		catch (DataAccessException ex) {
 			throw failure(holds.get(0).name(), "renew", ex);
@@ -244,8 +239,8 @@ final class LockCommands {
 		}
 		try {
 			Long result = (spec.kind() == LockKind.READ)
-					? this.redis.execute(HELD_MEMBER, List.of(spec.readersKey()), owner)
-					: this.redis.execute(HELD_MEMBER, List.of(spec.permitsKey()), permitId(owner, token));
+					? this.scripts.execute(HELD_MEMBER, List.of(spec.readersKey()), owner)
+					: this.scripts.execute(HELD_MEMBER, List.of(spec.permitsKey()), permitId(owner, token));
 			return result != null && result == 1;
 		}
 		catch (DataAccessException ex) {
@@ -276,7 +271,7 @@ final class LockCommands {
 
 	boolean forceRelease(LockName name, String lockKey) {
 		try {
-			Long result = this.redis.execute(FORCE_RELEASE, List.of(lockKey, LockKeys.releaseChannel(lockKey)));
+			Long result = this.scripts.execute(FORCE_RELEASE, List.of(lockKey, LockKeys.releaseChannel(lockKey)));
 			return result != null && result == 1;
 		}
 		catch (DataAccessException ex) {

@@ -186,7 +186,9 @@ final class WaitLoop {
 		this.attempts++;
 		long remaining = remainingNanos();
 		long remainingMillis = (remaining == Long.MAX_VALUE) ? -1 : TimeUnit.NANOSECONDS.toMillis(Math.max(0, remaining));
-		AcquireResult result = this.commands.acquire(this.spec, this.owner, remainingMillis);
+		// A failed attempt with token 0 was held back by readers and may have set a writer intent.
+		boolean mayHaveIntent = this.attempts > 1 && this.lastHolderToken == 0;
+		AcquireResult result = this.commands.acquire(this.spec, this.owner, remainingMillis, mayHaveIntent);
 		if (!result.acquired()) {
 			long now = System.nanoTime();
 			if (this.lastHolderToken != -1 && this.lastHolderToken != result.token()) {

@@ -9,6 +9,7 @@
 -- ARGV[3]  '1' if the owner may take the lock again, '0' if that is a self-deadlock
 -- ARGV[4]  idle time in milliseconds after which the fencing counter may vanish
 -- ARGV[5]  how long the caller will keep waiting, in ms (-1: indefinitely); 0 sets no writer intent
+-- ARGV[6]  '1' if an earlier attempt of this caller may have set the writer intent
 --
 -- Returns {1, token}                acquired (first hold or another hold by the same owner)
 --         {0, holder token, pttl}   held by someone else; pttl is the holder's remaining lease
@@ -45,13 +46,16 @@ if not held[1] then
 	-- expiring: max(last + 1, server time in microseconds). After a long idle time the counter
 	-- is gone, and the clock has moved far past any token handed out before.
 	local time = redis.call('TIME')
-	local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
-	local last = tonumber(redis.call('GET', KEYS[2]) or '0')
-	local token = string.format('%.0f', math.max(last + 1, now))
-	redis.call('SET', KEYS[2], token, 'PX', ARGV[4])
+	local token = string.format('%.0f', tonumber(time[1]) * 1000000 + tonumber(time[2]))
+	-- One command in the usual case: store the clock and read the previous token at once.
+	local last = redis.call('SET', KEYS[2], token, 'PX', ARGV[4], 'GET')
+	if last and tonumber(last) >= tonumber(token) then
+		token = string.format('%.0f', tonumber(last) + 1)
+		redis.call('SET', KEYS[2], token, 'PX', ARGV[4])
+	end
 	redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'holds', 1, 'token', token)
 	redis.call('PEXPIRE', KEYS[1], ARGV[2])
-	if redis.call('GET', KEYS[4]) == ARGV[1] then
+	if ARGV[6] == '1' and redis.call('GET', KEYS[4]) == ARGV[1] then
 		redis.call('DEL', KEYS[4])
 	end
 	return {1, tonumber(token)}

@@ -9,17 +9,15 @@
 --          -1 the lock is gone: the lease ran out, or it was force-released
 --          -2 someone else holds it now (another owner, or a newer hold of ours)
 
-local held = redis.call('HMGET', KEYS[1], 'owner', 'token')
+local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'holds')
 if not held[1] then
 	return -1
 end
 if held[1] ~= ARGV[1] or held[2] ~= ARGV[2] then
 	return -2
 end
-
-local holds = redis.call('HINCRBY', KEYS[1], 'holds', -1)
-if holds > 0 then
-	return holds
+if held[3] ~= '1' then
+	return redis.call('HINCRBY', KEYS[1], 'holds', -1)
 end
 
 redis.call('DEL', KEYS[1])
