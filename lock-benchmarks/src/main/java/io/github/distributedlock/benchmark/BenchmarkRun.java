@@ -1,0 +1,181 @@
+package io.github.distributedlock.benchmark;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.distributedlock.benchmark.report.CommandCounts;
+import io.github.distributedlock.test.RedisProcess;
+
+/**
+ * One benchmark run: the redis-server that every library shares, a pool of long-lived worker JVMs that host a
+ * client of every library, and timed phases across them.
+ */
+final class BenchmarkRun implements AutoCloseable {
+
+	/**
+	 * Workers in the pool: the most that a scenario runs at once.
+	 */
+	static final int POOL_SIZE = 4;
+
+	private static final Duration START_DELAY = Duration.ofMillis(50);
+
+	private final BenchmarkSettings settings;
+
+	private final RedisProcess redis;
+
+	private final Path workDirectory;
+
+	private final List<WorkerProcess> pool;
+
+	private final AtomicInteger nextWorkerId = new AtomicInteger(POOL_SIZE);
+
+	private final AtomicInteger phases = new AtomicInteger();
+
+	BenchmarkRun(BenchmarkSettings settings, RedisProcess redis, Path workDirectory) {
+		this.settings = settings;
+		this.redis = redis;
+		this.workDirectory = workDirectory;
+		this.pool = startWorkers(BenchmarkSettings.currentJava(), POOL_SIZE, "768m", 0);
+	}
+
+	BenchmarkSettings settings() {
+		return this.settings;
+	}
+
+	RedisProcess redis() {
+		return this.redis;
+	}
+
+	Path workDirectory() {
+		return this.workDirectory;
+	}
+
+	List<WorkerProcess> pool(int count) {
+		return this.pool.subList(0, count);
+	}
+
+	/**
+	 * Start fresh worker JVMs beside the pool, for scenarios that kill them or measure their memory.
+	 */
+	List<WorkerProcess> startWorkers(Path java, int count, String heap) {
+		return startWorkers(java, count, heap, this.nextWorkerId.getAndAdd(count));
+	}
+
+	private List<WorkerProcess> startWorkers(Path java, int count, String heap, int firstId) {
+		List<WorkerProcess> workers = new ArrayList<>();
+		try {
+			for (int i = 0; i < count; i++) {
+				workers.add(WorkerProcess.start(java, firstId + i, this.redis.host(), this.redis.port(),
+						this.workDirectory, heap));
+			}
+			workers.forEach(WorkerProcess::awaitReady);
+			return workers;
+		}
+		catch (RuntimeException ex) {
+			workers.forEach(WorkerProcess::close);
+			throw ex;
+		}
+	}
+
+	/**
+	 * Run one timed phase of a loop on the given workers, all starting at the same instant.
+	 * @param record whether to collect every acquisition
+	 */
+	PhaseResult loop(List<WorkerProcess> workers, LoopSpec spec, Duration duration, boolean record) {
+		int phase = this.phases.incrementAndGet();
+		long start = System.nanoTime() + START_DELAY.toNanos();
+		long end = start + duration.toNanos();
+		Map<WorkerProcess, Path> files = new HashMap<>();
+		for (WorkerProcess worker : workers) {
+			Path file = this.workDirectory.resolve("phase-" + phase + "-worker-" + worker.id() + ".bin");
+			files.put(worker, file);
+			worker.send(spec.command(start, end, record ? file.toString() : "-"));
+		}
+		Duration timeout = duration.plus(START_DELAY).plusMillis(spec.waitMillis()).plusSeconds(60);
+		long reported = 0;
+		long timeouts = 0;
+		long errors = 0;
+		List<Acquisition> acquisitions = new ArrayList<>();
+		for (WorkerProcess worker : workers) {
+			String[] done = worker.await("DONE", timeout);
+			reported += Long.parseLong(done[0]);
+			timeouts += Long.parseLong(done[1]);
+			errors += Long.parseLong(done[2]);
+			if (record) {
+				acquisitions.addAll(AcquisitionFile.read(files.get(worker)));
+			}
+		}
+		return new PhaseResult(start, end, acquisitions, reported, timeouts, errors);
+	}
+
+	/**
+	 * Warm up, run the measured phase with {@code INFO commandstats} around it, then count round trips with
+	 * {@code MONITOR} in a separate phase.
+	 */
+	Measured measure(List<WorkerProcess> workers, LoopSpec spec) {
+		loop(workers, spec, this.settings.warmup(), false);
+		this.redis.resetStats();
+		double cpuBefore = redisCpuSeconds();
+		PhaseResult measured = loop(workers, spec, this.settings.measure(), true);
+		double cpuMicros = (redisCpuSeconds() - cpuBefore) * 1e6 / Math.max(1, measured.reported());
+		Map<String, Long> server = serverCommands();
+		MonitorCapture monitor = MonitorCapture.start(this.redis);
+		PhaseResult counted;
+		try {
+			counted = loop(workers, spec, this.settings.monitor(), false);
+		}
+		catch (RuntimeException ex) {
+			monitor.close();
+			throw ex;
+		}
+		Map<String, Long> client = monitor.finish(this.redis);
+		return new Measured(measured, CommandCounts.of(client, counted.reported(), server, measured.reported()),
+				cpuMicros);
+	}
+
+	/**
+	 * Return what Redis executed since the last reset, including commands run inside Lua, without the harness's
+	 * own commands.
+	 */
+	Map<String, Long> serverCommands() {
+		Map<String, Long> calls = new HashMap<>(this.redis.commandCalls());
+		calls.keySet().removeAll(MonitorCapture.IGNORED);
+		return calls;
+	}
+
+	/**
+	 * Return the CPU time the redis-server process has used, user and system, from {@code INFO cpu}.
+	 */
+	double redisCpuSeconds() {
+		String info = String.valueOf(this.redis.command("INFO", "cpu"));
+		double seconds = 0;
+		for (String line : info.split("\r?\n")) {
+			if (line.startsWith("used_cpu_user:") || line.startsWith("used_cpu_sys:")) {
+				seconds += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
+			}
+		}
+		return seconds;
+	}
+
+	@Override
+	public void close() {
+		this.pool.forEach(WorkerProcess::close);
+	}
+
+	/**
+	 * A measured phase and the commands counted around it.
+	 *
+	 * @param phase the measured phase
+	 * @param commands commands per acquisition
+	 * @param redisCpuMicros CPU time of the redis-server process per acquisition, in microseconds
+	 */
+	record Measured(PhaseResult phase, CommandCounts commands, double redisCpuMicros) {
+
+	}
+
+}

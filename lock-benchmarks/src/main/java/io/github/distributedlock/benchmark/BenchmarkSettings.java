@@ -1,0 +1,119 @@
+package io.github.distributedlock.benchmark;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Set;
+
+/**
+ * How long and how big each scenario is: the full run, or a smoke run of about a second per scenario that keeps
+ * the code from rotting.
+ *
+ * @param smoke whether this is a smoke run
+ * @param outputDirectory where the report goes
+ * @param jmh whether to run the JMH microbenchmarks too
+ * @param warmup the unmeasured phase before each measured one
+ * @param measure the measured phase
+ * @param monitor the phase whose commands {@code MONITOR} counts
+ * @param manyKeysThreads threads in each of the two processes of scenario 3
+ * @param manyKeys keys in scenario 3
+ * @param crashTrials holders killed per library in scenario 4
+ * @param crashLease the holder's lease in scenario 4
+ * @param crashWait the waiter's wait time in scenario 4
+ * @param waitersPerProcess waiting threads in each of the two processes of scenario 5
+ * @param waiterKeys awaited keys in scenario 5
+ * @param waiterWait the waiters' wait time in scenario 5
+ * @param settle how long waiters wait before memory and subscriptions are read
+ * @param waiterJava the Java executable for scenario 5
+ * @param scenarios the numbers of the scenarios to run, 1 to 5
+ */
+public record BenchmarkSettings(boolean smoke, Path outputDirectory, boolean jmh, Duration warmup, Duration measure,
+		Duration monitor, int manyKeysThreads, int manyKeys, int crashTrials, Duration crashLease, Duration crashWait,
+		int waitersPerProcess, int waiterKeys, Duration waiterWait, Duration settle, Path waiterJava,
+		Set<Integer> scenarios) {
+
+	/**
+	 * Every scenario.
+	 */
+	public static final Set<Integer> ALL = Set.of(1, 2, 3, 4, 5);
+
+	/**
+	 * Where Temurin 25 is installed on the project's machines; scenario 5 uses it for virtual threads.
+	 */
+	public static final Path JDK_25 = Path.of("/usr/lib/jvm/temurin-25-jdk-amd64/bin/java");
+
+	/**
+	 * Platform threads per waiting process when no JDK with virtual threads is found.
+	 */
+	static final int PLATFORM_WAITERS = 500;
+
+	/**
+	 * The settings of a full run: a few minutes.
+	 * @param outputDirectory where the report goes
+	 * @param jmh whether to run JMH too
+	 * @return the settings
+	 */
+	public static BenchmarkSettings full(Path outputDirectory, boolean jmh) {
+		return new BenchmarkSettings(false, outputDirectory, jmh, Duration.ofSeconds(2), Duration.ofSeconds(5),
+				Duration.ofSeconds(1), 32, 1000, 3, Duration.ofSeconds(2), Duration.ofSeconds(10),
+				waiterThreads(2000), 250, Duration.ofSeconds(30), Duration.ofSeconds(1), findWaiterJava(), ALL);
+	}
+
+	/**
+	 * The settings of a smoke run: about a second per scenario.
+	 * @param outputDirectory where the report goes
+	 * @return the settings
+	 */
+	public static BenchmarkSettings smoke(Path outputDirectory) {
+		return new BenchmarkSettings(true, outputDirectory, true, Duration.ofMillis(100), Duration.ofMillis(400),
+				Duration.ofMillis(100), 8, 100, 1, Duration.ofMillis(600), Duration.ofMillis(1500), waiterThreads(150),
+				15, Duration.ofSeconds(20), Duration.ofMillis(200), findWaiterJava(), ALL);
+	}
+
+	/**
+	 * Return a copy that runs only some scenarios, for investigations.
+	 * @param only the scenario numbers
+	 * @return the settings
+	 */
+	public BenchmarkSettings only(Set<Integer> only) {
+		return new BenchmarkSettings(this.smoke, this.outputDirectory, this.jmh, this.warmup, this.measure,
+				this.monitor, this.manyKeysThreads, this.manyKeys, this.crashTrials, this.crashLease, this.crashWait,
+				this.waitersPerProcess, this.waiterKeys, this.waiterWait, this.settle, this.waiterJava, Set.copyOf(only));
+	}
+
+	/**
+	 * Return whether a scenario runs.
+	 * @param scenario its number, 1 to 5
+	 * @return whether it runs
+	 */
+	public boolean runs(int scenario) {
+		return this.scenarios.contains(scenario);
+	}
+
+	private static Path findWaiterJava() {
+		return Files.isExecutable(JDK_25) ? JDK_25 : currentJava();
+	}
+
+	private static int waiterThreads(int virtual) {
+		return Files.isExecutable(JDK_25) ? virtual : Math.min(virtual, PLATFORM_WAITERS);
+	}
+
+	/**
+	 * Return the {@code java} executable of this JVM.
+	 * @return the executable
+	 */
+	public static Path currentJava() {
+		return Path.of(System.getProperty("java.home"), "bin", "java");
+	}
+
+	/**
+	 * Describe the phase lengths for the report.
+	 * @return the description
+	 */
+	public String describe() {
+		return (this.smoke ? "smoke" : "full") + " (warm-up " + this.warmup.toMillis() + " ms, measured "
+				+ this.measure.toMillis() + " ms, MONITOR count " + this.monitor.toMillis()
+				+ " ms, per library and scenario)";
+	}
+
+}

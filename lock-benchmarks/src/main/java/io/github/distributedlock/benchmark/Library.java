@@ -1,0 +1,107 @@
+package io.github.distributedlock.benchmark;
+
+/**
+ * A lock implementation under comparison, named the same way in worker commands and in the report.
+ */
+public enum Library {
+
+	/**
+	 * The physical floor: one {@code SET key val NX PX} and one {@code DEL} on a plain Lettuce connection, with a
+	 * busy retry loop as its only way to wait.
+	 */
+	FLOOR("floor", "floor (SET NX PX + DEL)", "floor", false),
+
+	/**
+	 * This project's {@code RedisLockTemplate} with the {@code PUBSUB} wait strategy.
+	 */
+	THIS_PROJECT("ours", "this project (PUBSUB)", "this project", false),
+
+	/**
+	 * Redisson's {@code RLock}.
+	 */
+	REDISSON("redisson", "Redisson RLock 4.7.0", "Redisson 4.7.0", true),
+
+	/**
+	 * Spring Integration's {@code RedisLockRegistry} in {@code PUB_SUB_LOCK} mode.
+	 */
+	SPRING_INTEGRATION("spring", "Spring Integration RedisLockRegistry 7.1.0 (PUB_SUB_LOCK)",
+			"Spring Integration 7.1.0", true);
+
+	private final String id;
+
+	private final String title;
+
+	private final String shortTitle;
+
+	private final boolean peer;
+
+	Library(String id, String title, String shortTitle, boolean peer) {
+		this.id = id;
+		this.title = title;
+		this.shortTitle = shortTitle;
+		this.peer = peer;
+	}
+
+	/**
+	 * Return the short name used in worker commands and key names.
+	 * @return the id
+	 */
+	public String id() {
+		return this.id;
+	}
+
+	/**
+	 * Return the name shown in the report.
+	 * @return the title
+	 */
+	public String title() {
+		return this.title;
+	}
+
+	/**
+	 * Return the name shown where space is short, as in the chart.
+	 * @return the short title
+	 */
+	public String shortTitle() {
+		return this.shortTitle;
+	}
+
+	/**
+	 * Return whether this is another library that this project is compared with (not the floor, not ours).
+	 * @return whether it is a peer
+	 */
+	public boolean isPeer() {
+		return this.peer;
+	}
+
+	/**
+	 * Return the Redis key that holds a lock, as each worker client names it: this project prefixes
+	 * {@code lock:{bench:…}} (the key needs no encoding, having only letters, digits and dashes), Spring
+	 * Integration its registry key {@code bench-si:}, and the others use the key as it is.
+	 * @param key the lock key given to the client
+	 * @return the Redis key
+	 */
+	public String redisKey(String key) {
+		return switch (this) {
+			case THIS_PROJECT -> "lock:{bench:" + key + "}";
+			case SPRING_INTEGRATION -> "bench-si:" + key;
+			case FLOOR, REDISSON -> key;
+		};
+	}
+
+	/**
+	 * Return the library with the given id.
+	 * @param id the id, as in {@link #id()}
+	 * @return the library
+	 * @throws IllegalArgumentException if there is none
+	 */
+	public static Library ofId(String id) {
+		for (Library library : values()) {
+			if (library.id.equals(id)) {
+				return library;
+			}
+		}
+		throw new IllegalArgumentException("Unknown library '" + id + "'");
+	}
+
+}

@@ -1,0 +1,24 @@
+package io.github.distributedlock.benchmark.report;
+
+import io.github.distributedlock.benchmark.Library;
+
+/**
+ * Scenario 3: many threads in several processes take random keys out of many.
+ *
+ * @param library the library
+ * @param processes the number of processes
+ * @param threadsPerProcess threads in each process
+ * @param keys the number of keys
+ * @param acquisitionsPerSecond acquisitions per second, all processes together
+ * @param acquireRelease latency of acquire plus release, waiting included
+ * @param serverCommands Redis commands per acquisition, including inside Lua
+ * @param redisCpuMicros CPU time of redis-server per acquisition, in microseconds
+ * @param overlaps overlapping holds of one key (must be 0)
+ * @param timeouts acquisitions that timed out
+ * @param errors calls that threw
+ */
+public record ManyKeysResult(Library library, int processes, int threadsPerProcess, int keys,
+		double acquisitionsPerSecond, LatencyStats acquireRelease, double serverCommands, double redisCpuMicros,
+		long overlaps, long timeouts, long errors) {
+
+}

@@ -1,0 +1,100 @@
+package io.github.distributedlock.benchmark.report;
+
+import java.util.List;
+
+/**
+ * The Markdown report of one run: environment, targets, one table per scenario, command breakdown and method.
+ */
+public final class MarkdownReport {
+
+	private MarkdownReport() {
+	}
+
+	/**
+	 * Render the report.
+	 * @param results the results
+	 * @param chart the file name of the chart, relative to the report
+	 * @return the Markdown
+	 */
+	public static String render(BenchmarkResults results, String chart) {
+		StringBuilder md = new StringBuilder();
+		header(md, results.environment(), chart);
+		for (String failure : results.failures()) {
+			md.append("> **Scenario failed:** ").append(failure).append("\n\n");
+		}
+		md.append("## Targets\n\n");
+		md.append("| target | measured | verdict |\n| --- | --- | --- |\n");
+		for (Verdict verdict : Targets.evaluate(results)) {
+			md.append("| ").append(verdict.target()).append(" | ").append(verdict.measured()).append(" | **")
+				.append(verdict.word()).append("** |\n");
+		}
+		scenarios(md, results);
+		md.append("\n## Notes on the peers\n\n").append(Method.PEERS);
+		md.append("\n## Commands seen\n\n");
+		md.append(ScenarioTables.commands(results.uncontended(), results.contended()));
+		if (results.jmh() != null) {
+			md.append("\n## JMH microbenchmarks (in-process hot paths)\n\n").append(results.jmh());
+		}
+		md.append("\n## How this was measured\n\n").append(Method.TEXT);
+		return md.toString();
+	}
+
+	private static void header(StringBuilder md, Environment env, String chart) {
+		md.append("# Lock benchmark results\n\n");
+		md.append("| | |\n| --- | --- |\n");
+		md.append("| date | ").append(env.date()).append(" |\n");
+		md.append("| mode | ").append(env.mode()).append(" |\n");
+		md.append("| engine | ").append(env.engine()).append(" |\n");
+		md.append("| JDK | ").append(env.jdk()).append(" (coordinator and workers); ").append(env.waiterJdk())
+			.append(" (scenario 5) |\n");
+		md.append("| Redis | ").append(env.redisVersion())
+			.append(", one fresh redis-server on loopback shared by every library |\n");
+		md.append("| machine | ").append(env.cores()).append(" cores, ").append(env.cpu())
+			.append(", load average ").append(env.loadBefore()).append(" before, ").append(env.loadAfter())
+			.append(" after |\n\n");
+		md.append("> **Caveat:** this machine has 2 cores and was shared with other builds during the run, so the "
+				+ "figures are noisy; compare libraries within one table rather than across runs.\n\n");
+		md.append("Each figure is absolute, then in brackets its ratio to the floor and to the best peer "
+				+ "(the better of Redisson and Spring Integration for that figure): `value (×floor / ×best peer)`.\n\n");
+		md.append("![Contended hand-off](").append(chart).append(")\n\n");
+	}
+
+	private static void scenarios(StringBuilder md, BenchmarkResults results) {
+		md.append("\n## 1. Uncontended: one thread, a new key each time\n\n");
+		md.append(ScenarioTables.uncontended(results.uncontended()));
+		for (int processes : new int[] { 2, 4 }) {
+			md.append("\n## 2. Contended hand-off: ").append(processes)
+				.append(" processes, one key, ~100 µs holds\n\n");
+			md.append(ScenarioTables.contended(results.contended(), processes));
+		}
+		md.append("\n## 3. Many keys, many threads\n\n");
+		manyKeysHeading(md, results.manyKeys());
+		md.append(ScenarioTables.manyKeys(results.manyKeys()));
+		md.append("\n## 4. Crash recovery: holder killed with SIGKILL\n\n");
+		md.append(ScenarioTables.crash(results.crash()));
+		md.append("\n## 5. Many waiters\n\n");
+		waitersHeading(md, results.waiters());
+		md.append(ScenarioTables.waiters(results.waiters()));
+	}
+
+	private static void manyKeysHeading(StringBuilder md, List<ManyKeysResult> results) {
+		if (!results.isEmpty()) {
+			ManyKeysResult first = results.get(0);
+			md.append(first.processes()).append(" processes × ").append(first.threadsPerProcess())
+				.append(" threads over ").append(first.keys()).append(" random keys, no hold.\n\n");
+		}
+	}
+
+	private static void waitersHeading(StringBuilder md, List<WaitersResult> results) {
+		if (!results.isEmpty()) {
+			WaitersResult first = results.get(0);
+			md.append(first.waiters()).append(" waiting ")
+				.append(first.virtualThreads() ? "virtual" : "platform (no JDK 21+ found)")
+				.append(" threads in ").append(first.processes()).append(" processes (Java ").append(first.jdk())
+				.append(") on ").append(first.keys())
+				.append(" keys held by a blocker in another process; the floor has no way to wait but spinning, so "
+						+ "it is left out and ratios are to the best peer only.\n\n");
+		}
+	}
+
+}

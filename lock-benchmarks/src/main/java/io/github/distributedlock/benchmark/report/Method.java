@@ -1,0 +1,66 @@
+package io.github.distributedlock.benchmark.report;
+
+/**
+ * How the benchmark measures, for the end of the report.
+ */
+final class Method {
+
+	static final String TEXT = """
+			- **Setup.** One fresh `redis-server` (launched by `RedisProcess`, loopback, no persistence) serves every \
+			library. Four long-lived worker JVMs (`-Xmx768m -XX:+UseSerialGC`) each host one client of every \
+			library, created before any measured phase; scenarios run the libraries one after another, interleaved \
+			per scenario. Each measured phase follows a warm-up phase of the same workload.
+			- **Libraries.** This project: `RedisLockTemplate.builder(factory).build()` (PUBSUB). Redisson: \
+			`getLock(key).tryLock(wait, lease, ms)`, default single-server config. Spring Integration: \
+			`RedisLockRegistry` with `PUB_SUB_LOCK`, `obtain(key).tryLock(wait, lease)`. Floor: Lettuce \
+			`SET key 1 NX PX` + `DEL`, retrying `SET` at once while taken. Every acquisition passes a 30 s lease \
+			and a 10 s wait, so no watchdog or renewal runs.
+			- **Clocks.** Workers stamp `System.nanoTime()`, which reads `CLOCK_MONOTONIC` and is comparable across \
+			processes on one Linux machine.
+			- **Latency.** Acquire+release: from before the acquire call to after the release call returned.
+			- **Acquire wait.** From the acquire call to its return, for every acquisition; its maximum shows how \
+			long a process was starved while others took the lock again and again.
+			- **Hand-off gap.** Per key, acquisitions sorted by when their acquire returned; when the holder changed, \
+			the gap runs from the previous holder's release call (stamp taken just before it) to the next holder's \
+			acquire returning. *Changed hands* is the share of successions that went to another process; the rest \
+			went back to the process that had just released (barging).
+			- **Overlaps.** An acquisition that returned before an earlier holder of the same key started its release \
+			call; checked across all processes. Must be 0.
+			- **Commands.** *Round trips* are the commands clients sent, counted with `MONITOR` in a separate, \
+			unmeasured phase right after the measured one; Redis shows commands run by a Lua script with the source \
+			`lua`, and those are left out. *Server commands* come from `INFO commandstats` over the measured phase, \
+			which also counts every command run inside a script. *Redis CPU* is the growth of \
+			`used_cpu_user + used_cpu_sys` (`INFO cpu`) over the measured phase, per acquisition. `PING` (Redisson's keep-alive), `INFO`, `CONFIG` \
+			and `ECHO` (the harness) are left out of both. Targets use round trips.
+			- **Crash recovery.** A fresh holder JVM takes the lock with the stated lease; a waiter in another JVM \
+			starts waiting; the holder is killed with SIGKILL an eighth of the lease later. The delay runs from the \
+			end of the lease (the holder's acquire returning + lease; the lease really began up to one round trip \
+			earlier) to the waiter's acquire returning.
+			- **Many waiters.** A blocker in a pool worker holds every key; two fresh JVMs start their waiting \
+			threads. Heap per waiter is the live heap after full GCs while waiting minus before, per thread. \
+			Connections and subscriptions are what changed in `INFO clients`, `PUBSUB CHANNELS`/`NUMSUB` and \
+			`PUBSUB NUMPAT` since before the waiting JVMs started. Drain time runs from the blocker's first release \
+			to the last waiter's release; each waiter releases at once.
+			""";
+
+	static final String PEERS = """
+			- **Spring Integration 7.1.0, crash recovery.** In `PUB_SUB_LOCK` mode a waiter waits for an unlock \
+			message for its whole wait time (`future.get(waitTime)` in `subscribeLock`) and tries again only then; \
+			a holder that dies sends no message, so the waiter gets the lock about *wait time − time already waited* \
+			after the crash, not when the lease ends.
+			- **Spring Integration 7.1.0, many locks on one thread.** Each lock's local `ReentrantLock` comes from a \
+			striped `DefaultLockRegistry` keyed by the lock key's hash, so two keys can share one local lock. A thread \
+			holding both has a hold count of 2, and `unlock()` of either then only lowers the local count and returns \
+			without deleting the Redis key and without an error: the lock stays taken until its lease ends. The \
+			blocker of scenario 5 holds every key on one thread and hits this (*blocker's locks left*); the waiters \
+			of those keys give up after their wait time. Threads of one process also serialize on unrelated keys \
+			that share a stripe (scenario 3).
+			- **Redisson 4.7.0** sends a third command per acquire+release: after the unlock script it deletes the \
+			`redisson_unlock_latch:{key}:…` key that the script set. With its default pool sizes it opens about 50 \
+			connections per process.
+			""";
+
+	private Method() {
+	}
+
+}

@@ -1,0 +1,20 @@
+package io.github.distributedlock.benchmark.report;
+
+import io.github.distributedlock.benchmark.Library;
+
+/**
+ * Scenario 1: one thread of one process acquires and releases a new key each time.
+ *
+ * @param library the library
+ * @param acquireRelease latency of acquire plus release
+ * @param acquire latency of the acquire call alone
+ * @param opsPerSecond acquire+release pairs per second
+ * @param commands Redis commands per acquire+release
+ * @param redisCpuMicros CPU time of redis-server per acquire+release, in microseconds
+ * @param timeouts acquisitions that timed out (expected none)
+ * @param errors calls that threw
+ */
+public record UncontendedResult(Library library, LatencyStats acquireRelease, LatencyStats acquire,
+		double opsPerSecond, CommandCounts commands, double redisCpuMicros, long timeouts, long errors) {
+
+}

@@ -1,0 +1,30 @@
+package io.github.distributedlock.benchmark.worker;
+
+import java.time.Duration;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * Spring Data Redis connection factories with the defaults an application gets, plus a finite command timeout.
+ */
+final class LettuceFactories {
+
+	private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(10);
+
+	private LettuceFactories() {
+	}
+
+	static LettuceConnectionFactory create(String host, int port) {
+		LettuceClientConfiguration client = LettuceClientConfiguration.builder()
+			.commandTimeout(COMMAND_TIMEOUT)
+			.build();
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port),
+				client);
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
+	}
+
+}

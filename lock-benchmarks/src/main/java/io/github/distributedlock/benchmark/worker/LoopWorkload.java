@@ -1,0 +1,139 @@
+package io.github.distributedlock.benchmark.worker;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.github.distributedlock.benchmark.Acquisition;
+import io.github.distributedlock.benchmark.AcquisitionFile;
+import io.github.distributedlock.benchmark.LoopSpec;
+import io.github.distributedlock.benchmark.worker.LockClient.Hold;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One timed phase of a {@link LoopSpec}: each thread acquires, holds, releases and records, until the end time.
+ */
+final class LoopWorkload {
+
+	private static final int MAX_LOGGED_ERRORS = 5;
+
+	private final LoopSpec spec;
+
+	private final LoopSpec.Parsed command;
+
+	private final int workerId;
+
+	private final String[] keyNames;
+
+	private final Duration lease;
+
+	private final Duration wait;
+
+	private final AtomicLong timeouts = new AtomicLong();
+
+	private final AtomicLong errors = new AtomicLong();
+
+	LoopWorkload(LoopSpec.Parsed command, int workerId) {
+		this.command = command;
+		this.spec = command.spec();
+		this.workerId = workerId;
+		this.keyNames = new String[Math.max(1, this.spec.keyCount())];
+		for (int i = 0; i < this.keyNames.length; i++) {
+			this.keyNames[i] = this.spec.prefix() + "-" + i;
+		}
+		this.lease = Duration.ofMillis(this.spec.leaseMillis());
+		this.wait = Duration.ofMillis(this.spec.waitMillis());
+	}
+
+	/**
+	 * Run the phase on this worker's threads.
+	 * @return the reply: {@code DONE <acquisitions> <timeouts> <errors>}
+	 */
+	String run(LockClients clients) throws InterruptedException {
+		LockClient client = clients.get(this.spec.library());
+		List<AcquisitionBuffer> buffers = new ArrayList<>();
+		List<Thread> threads = new ArrayList<>();
+		for (int i = 0; i < this.spec.threads(); i++) {
+			AcquisitionBuffer buffer = new AcquisitionBuffer();
+			int index = i;
+			buffers.add(buffer);
+			threads.add(new Thread(() -> loop(client, index, buffer), "bench-loop-" + i));
+		}
+		threads.forEach(Thread::start);
+		for (Thread thread : threads) {
+			thread.join();
+		}
+		long acquisitions = buffers.stream().mapToLong(AcquisitionBuffer::count).sum();
+		if (!this.command.output().equals("-")) {
+			AcquisitionFile.write(Path.of(this.command.output()), AcquisitionBuffer.merge(buffers));
+		}
+		return "DONE " + acquisitions + " " + this.timeouts.get() + " " + this.errors.get();
+	}
+
+	private void loop(LockClient client, int thread, AcquisitionBuffer buffer) {
+		int holder = Acquisition.holder(this.workerId, thread);
+		long holdNanos = this.spec.holdMicros() * 1000;
+		long counter = 0;
+		Pacing.awaitNanoTime(this.command.startNanos());
+		while (System.nanoTime() - this.command.endNanos() < 0) {
+			int key = keyIndex();
+			String name = (key == Acquisition.UNIQUE_KEY)
+					? this.spec.prefix() + "-" + this.workerId + "-" + thread + "-" + counter++ : this.keyNames[key];
+			long requested = System.nanoTime();
+			Hold hold = acquire(client, name);
+			long acquired = System.nanoTime();
+			if (hold == null) {
+				continue;
+			}
+			Pacing.busyWait(acquired + holdNanos);
+			long releasing = System.nanoTime();
+			release(hold);
+			buffer.add(holder, key, requested, acquired, releasing, System.nanoTime());
+		}
+	}
+
+	private int keyIndex() {
+		return switch (this.spec.keys()) {
+			case DISTINCT -> Acquisition.UNIQUE_KEY;
+			case ONE -> 0;
+			case RANDOM -> ThreadLocalRandom.current().nextInt(this.spec.keyCount());
+		};
+	}
+
+	private @Nullable Hold acquire(LockClient client, String name) {
+		try {
+			Hold hold = client.acquire(name, this.lease, this.wait);
+			if (hold == null) {
+				this.timeouts.incrementAndGet();
+			}
+			return hold;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted", ex);
+		}
+		catch (RuntimeException ex) {
+			failed(ex);
+			return null;
+		}
+	}
+
+	private void release(Hold hold) {
+		try {
+			hold.release();
+		}
+		catch (RuntimeException ex) {
+			failed(ex);
+		}
+	}
+
+	private void failed(RuntimeException ex) {
+		if (this.errors.incrementAndGet() <= MAX_LOGGED_ERRORS) {
+			ex.printStackTrace();
+		}
+	}
+
+}
