@@ -28,14 +28,15 @@ public record LockDefaults(Duration lease, Duration waitTime, WaitStrategy waitS
 		Objects.requireNonNull(waitTime, "waitTime must not be null");
 		Objects.requireNonNull(waitStrategy, "waitStrategy must not be null");
 		Objects.requireNonNull(pollInterval, "pollInterval must not be null");
-		if (lease.toMillis() < 1) {
-			throw new IllegalArgumentException("Default lease must be at least 1 ms, but was " + lease);
+		if (!LockRequest.isValidLease(lease)) {
+			throw new IllegalArgumentException("Default lease must be between 1 ms and "
+					+ LockRequest.MAX_LEASE.toDays() + " days, but was " + lease);
 		}
 		if (waitTime.isNegative()) {
 			throw new IllegalArgumentException("Default wait time must not be negative, but was " + waitTime);
 		}
-		if (pollInterval.toMillis() < 1) {
-			throw new IllegalArgumentException("Poll interval must be at least 1 ms, but was " + pollInterval);
+		if (pollInterval.compareTo(Duration.ofMillis(1)) < 0 || pollInterval.compareTo(Duration.ofDays(1)) > 0) {
+			throw new IllegalArgumentException("Poll interval must be between 1 ms and 1 day, but was " + pollInterval);
 		}
 	}
 

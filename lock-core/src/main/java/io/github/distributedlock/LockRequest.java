@@ -25,6 +25,12 @@ public final class LockRequest {
 
 	private static final int MAX_OWNER_LENGTH = 256;
 
+	/**
+	 * The longest lease accepted: far beyond any sensible lease, and well inside what Redis
+	 * can store as an expiry.
+	 */
+	public static final Duration MAX_LEASE = Duration.ofDays(365);
+
 	private final LockName name;
 
 	private final @Nullable Duration lease;
@@ -77,14 +83,24 @@ public final class LockRequest {
 			throw new IllegalArgumentException("Lock '" + this.name + "': a custom owner must be non-blank and at most "
 					+ MAX_OWNER_LENGTH + " characters");
 		}
-		if (this.lease != null && (this.lease.isNegative() || this.lease.isZero() || this.lease.toMillis() < 1)) {
-			throw new IllegalArgumentException(
-					"Lock '" + this.name + "': lease must be at least 1 ms, but was " + this.lease);
+		if (this.lease != null && !isValidLease(this.lease)) {
+			throw new IllegalArgumentException("Lock '" + this.name + "': lease must be between 1 ms and "
+					+ MAX_LEASE.toDays() + " days, but was " + this.lease);
 		}
 		if (this.waitTime != null && this.waitTime.isNegative()) {
 			throw new IllegalArgumentException(
 					"Lock '" + this.name + "': wait time must not be negative, but was " + this.waitTime);
 		}
+	}
+
+	/**
+	 * Return whether a lease is one Redis can keep: at least 1 ms and at most
+	 * {@link #MAX_LEASE}.
+	 * @param lease the lease
+	 * @return whether it is valid
+	 */
+	public static boolean isValidLease(Duration lease) {
+		return lease.compareTo(Duration.ofMillis(1)) >= 0 && lease.compareTo(MAX_LEASE) <= 0;
 	}
 
 	/**

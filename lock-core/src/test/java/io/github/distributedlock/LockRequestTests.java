@@ -51,6 +51,21 @@ class LockRequestTests {
 	}
 
 	@Test
+	void shouldRefuseLeasesRedisCannotKeepNamingTheLock() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> LockRequest.builder("orders").key("1").lease(Duration.ofDays(366)).build())
+			.withMessageContaining("orders:1")
+			.withMessageContaining("365 days");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> LockRequest.builder("orders").key("1").lease(Duration.ofSeconds(Long.MAX_VALUE)).build())
+			.withMessageContaining("orders:1");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> LockDefaults.STANDARD.withLease(Duration.ofMillis(Long.MAX_VALUE)));
+		assertThat(LockRequest.builder("orders").lease(LockRequest.MAX_LEASE).build().lease())
+			.isEqualTo(LockRequest.MAX_LEASE);
+	}
+
+	@Test
 	void shouldCopyAllSettingsToABuilder() {
 		LockRequest request = LockRequest.builder("a")
 			.key("b")

@@ -69,8 +69,11 @@ final class LockCommands {
 	 * that a writer announces itself to readers only for that long
 	 * @param mayHaveIntent whether an earlier attempt was held back by readers, and so may
 	 * have left a writer intent to clean up
+	 * @param holdsIt whether the caller already holds the lock, so that finding it ours is a
+	 * re-entry rather than a hold left by a lost reply
 	 */
-	AcquireResult acquire(LockSpec spec, String owner, long remainingWaitMillis, boolean mayHaveIntent) {
+	AcquireResult acquire(LockSpec spec, String owner, long remainingWaitMillis, boolean mayHaveIntent,
+			boolean holdsIt) {
 		List<?> reply;
 		String lease = Long.toString(spec.leaseMillis());
 		try {
@@ -83,7 +86,7 @@ final class LockCommands {
 						: this.scripts.execute(ACQUIRE,
 						List.of(spec.lockKey(), spec.fenceKey(), spec.readersKey(), spec.writerIntentKey()), owner,
 						lease, spec.reentrant() ? "1" : "0", this.fenceIdleMillis, Long.toString(remainingWaitMillis),
-						mayHaveIntent ? "1" : "0");
+						mayHaveIntent ? "1" : "0", holdsIt ? "1" : "0");
 				case READ -> this.scripts.execute(ACQUIRE_READ,
 						List.of(spec.lockKey(), spec.fenceKey(), spec.readersKey(), spec.readHoldsKey(),
 								spec.writerIntentKey()),

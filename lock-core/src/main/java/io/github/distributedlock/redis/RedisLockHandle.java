@@ -11,6 +11,7 @@ import io.github.distributedlock.HeldLock;
 import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockLeaseLostException;
 import io.github.distributedlock.LockName;
+import io.github.distributedlock.LockRequest;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -149,11 +150,11 @@ final class RedisLockHandle implements LockHandle {
 	@Override
 	public void extend(Duration lease) {
 		Objects.requireNonNull(lease, "lease must not be null");
-		long leaseMillis = lease.toMillis();
-		if (leaseMillis < 1) {
-			throw new IllegalArgumentException(
-					"Lock '" + this.spec.name() + "': lease must be at least 1 ms, but was " + lease);
+		if (!LockRequest.isValidLease(lease)) {
+			throw new IllegalArgumentException("Lock '" + this.spec.name() + "': lease must be between 1 ms and "
+					+ LockRequest.MAX_LEASE.toDays() + " days, but was " + lease);
 		}
+		long leaseMillis = lease.toMillis();
 		if (this.released.get()) {
 			throw new LockLeaseLostException(this.spec.name(), this.token, "extended after it was released");
 		}

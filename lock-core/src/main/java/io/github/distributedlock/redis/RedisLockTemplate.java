@@ -69,6 +69,9 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 
 	private final Set<RedisLockHandle> held = ConcurrentHashMap.newKeySet();
 
+	// Holds per owner and lock key, to tell a real re-entry from a hold left by a lost reply.
+	private final ConcurrentHashMap<String, Integer> localHolds = new ConcurrentHashMap<>();
+
 	private final AtomicInteger waiting = new AtomicInteger();
 
 	private final LeaseWatchdog watchdog;
@@ -350,6 +353,7 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 		RedisLockHandle handle = new RedisLockHandle(spec, owner, token, sentNanos, waited, waitedFor, attempts, this,
 				this.commands);
 		this.held.add(handle);
+		this.localHolds.merge(localHoldKey(owner, spec.lockKey()), 1, Integer::sum);
 		if (spec.autoRenew()) {
 			this.watchdog.watch(handle);
 		}
@@ -381,8 +385,23 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 	}
 
 	void forget(RedisLockHandle handle) {
-		this.held.remove(handle);
+		if (this.held.remove(handle)) {
+			this.localHolds.computeIfPresent(localHoldKey(handle.owner(), handle.spec().lockKey()),
+					(key, holds) -> (holds > 1) ? holds - 1 : null);
+		}
 		this.watchdog.unwatch(handle);
+	}
+
+	/**
+	 * Return whether the owner holds the lock through a handle of this template. A custom
+	 * owner may also hold it elsewhere, so for those the answer is always yes.
+	 */
+	boolean holdsLocally(String owner, String lockKey) {
+		return owner.startsWith("custom:") || this.localHolds.containsKey(localHoldKey(owner, lockKey));
+	}
+
+	private static String localHoldKey(String owner, String lockKey) {
+		return owner + '\n' + lockKey;
 	}
 
 	void released(RedisLockHandle handle, Duration heldFor) {

@@ -53,6 +53,8 @@ final class WaitLoop {
 
 	private long lastHandoffNanos;
 
+	private boolean holdsIt;
+
 	WaitLoop(LockSpec spec, String owner, LockCommands commands, WaitQueues queues) {
 		this.spec = spec;
 		this.owner = owner;
@@ -66,6 +68,7 @@ final class WaitLoop {
 	 * @return the hold, or {@code null} if the wait time ran out
 	 */
 	@Nullable RedisLockHandle run(RedisLockTemplate template) {
+		this.holdsIt = template.holdsLocally(this.owner, this.spec.lockKey());
 		WaitQueue hot = this.queues.peek(this.spec.queueId());
 		long seen = (hot != null) ? hot.signals() : 0;
 		long sentNanos = System.nanoTime();
@@ -188,7 +191,8 @@ final class WaitLoop {
 		long remainingMillis = (remaining == Long.MAX_VALUE) ? -1 : TimeUnit.NANOSECONDS.toMillis(Math.max(0, remaining));
 		// A failed attempt with token 0 was held back by readers and may have set a writer intent.
 		boolean mayHaveIntent = this.attempts > 1 && this.lastHolderToken == 0;
-		AcquireResult result = this.commands.acquire(this.spec, this.owner, remainingMillis, mayHaveIntent);
+		AcquireResult result = this.commands.acquire(this.spec, this.owner, remainingMillis, mayHaveIntent,
+				this.holdsIt);
 		if (!result.acquired()) {
 			long now = System.nanoTime();
 			if (this.lastHolderToken != -1 && this.lastHolderToken != result.token()) {

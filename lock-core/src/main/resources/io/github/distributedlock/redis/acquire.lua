@@ -10,6 +10,7 @@
 -- ARGV[4]  idle time in milliseconds after which the fencing counter may vanish
 -- ARGV[5]  how long the caller will keep waiting, in ms (-1: indefinitely); 0 sets no writer intent
 -- ARGV[6]  '1' if an earlier attempt of this caller may have set the writer intent
+-- ARGV[7]  '1' if the caller already holds this lock (a real re-entry), '0' if it holds no handle on it
 --
 -- Returns {1, token}                acquired (first hold or another hold by the same owner)
 --         {0, holder token, pttl}   held by someone else; pttl is the holder's remaining lease
@@ -62,6 +63,14 @@ if not held[1] then
 end
 
 if held[1] == ARGV[1] then
+	if ARGV[7] ~= '1' then
+		-- Ours, yet the caller has no handle on it: an earlier acquire of its own whose reply was
+		-- lost (a timeout, a command re-sent after a reconnect). Take it over as one fresh hold
+		-- rather than count it, or its release would leave the lock taken.
+		redis.call('HSET', KEYS[1], 'holds', 1)
+		redis.call('PEXPIRE', KEYS[1], ARGV[2])
+		return {1, tonumber(held[2])}
+	end
 	if ARGV[3] ~= '1' then
 		return {-1, tonumber(held[2]), redis.call('PTTL', KEYS[1])}
 	end

@@ -232,6 +232,17 @@ abstract class LockContractTests {
 	}
 
 	@Test
+	void shouldTakeOverAHoldWhoseReplyWasLostInsteadOfCountingIt() {
+		// A hold this thread has no handle on, as after an acquire whose reply never came.
+		RedisLockHandle ghost = (RedisLockHandle) this.template.acquire(request("ghost").build());
+		this.template.forget(ghost);
+		try (LockHandle held = this.template.acquire(request("ghost").build())) {
+			assertThat(held.fencingToken()).isEqualTo(ghost.fencingToken());
+		}
+		assertThat(this.template.isLocked(this.scope, "ghost")).as("one release frees it").isFalse();
+	}
+
+	@Test
 	void shouldTryOnceWhenTheWaitIsZero() throws Exception {
 		try (LockHandle held = this.template.acquire(request("z").build())) {
 			long before = evalCalls();
