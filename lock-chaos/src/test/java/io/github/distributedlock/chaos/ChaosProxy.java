@@ -1,0 +1,251 @@
+package io.github.distributedlock.chaos;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A TCP proxy on loopback between one worker and Redis, which a test can slow down, cut and heal, or whose
+ * connections it can drop.
+ * <p>
+ * A cut is a partition, not a crash: connections stay open and new ones are accepted, but nothing is forwarded until
+ * {@link #heal()}, and then everything held back is delivered, as TCP retransmission would after a network
+ * partition heals. Latency delays every chunk in each direction without limiting throughput.
+ */
+final class ChaosProxy implements AutoCloseable {
+
+	private static final int BUFFER = 16 * 1024;
+
+	private final ServerSocket server;
+
+	private volatile InetSocketAddress target;
+
+	private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
+
+	private final Object gate = new Object();
+
+	private volatile boolean cut;
+
+	private volatile long latencyNanos;
+
+	private volatile boolean closed;
+
+	private volatile byte @Nullable [] dropTrigger;
+
+	private ChaosProxy(ServerSocket server, InetSocketAddress target) {
+		this.server = server;
+		this.target = target;
+		daemon("proxy-accept-" + server.getLocalPort(), this::accept).start();
+	}
+
+	/**
+	 * Start a proxy on a free loopback port in front of a Redis on loopback.
+	 */
+	static ChaosProxy start(int targetPort) throws IOException {
+		InetAddress loopback = InetAddress.getLoopbackAddress();
+		return new ChaosProxy(new ServerSocket(0, 50, loopback), new InetSocketAddress(loopback, targetPort));
+	}
+
+	int port() {
+		return this.server.getLocalPort();
+	}
+
+	/**
+	 * Delay every chunk by this much, in each direction.
+	 */
+	void latency(Duration latency) {
+		this.latencyNanos = latency.toNanos();
+	}
+
+	/**
+	 * Stop forwarding anything, in both directions, until {@link #heal()}.
+	 */
+	void cut() {
+		this.cut = true;
+	}
+
+	void heal() {
+		synchronized (this.gate) {
+			this.cut = false;
+			this.gate.notifyAll();
+		}
+	}
+
+	/**
+	 * Close every connection through the proxy, both sides, as a crashed middlebox would.
+	 * @return the number of sockets closed
+	 */
+	int dropConnections() {
+		int dropped = 0;
+		for (Socket socket : this.sockets) {
+			closeQuietly(socket);
+			dropped++;
+		}
+		return dropped;
+	}
+
+	/**
+	 * Drop every connection, once, the moment a client sends this command, instead of forwarding it: a connection
+	 * lost exactly between two commands.
+	 * @param command the command name, as the client spells it
+	 */
+	void dropConnectionsOnNext(String command) {
+		this.dropTrigger = ("\r\n" + command + "\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+	}
+
+	/**
+	 * Send new connections to another Redis on loopback; open connections keep theirs. With
+	 * {@link #dropConnectionsOnNext(String)}, a client that reconnects finds another server, as after a failover.
+	 * @param port the other server's port
+	 */
+	void retarget(int port) {
+		this.target = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
+	}
+
+	@Override
+	public void close() {
+		this.closed = true;
+		heal();
+		closeQuietly(this.server);
+		dropConnections();
+	}
+
+	private void accept() {
+		while (!this.closed) {
+			Socket client;
+			try {
+				client = this.server.accept();
+			}
+			catch (IOException ex) {
+				return;
+			}
+			Socket upstream = new Socket();
+			try {
+				client.setTcpNoDelay(true);
+				upstream.setTcpNoDelay(true);
+				upstream.connect(this.target, 5000);
+			}
+			catch (IOException ex) {
+				// Redis is down: the client sees its connection closed, as if refused.
+				System.err.println("Proxy " + port() + " could not reach " + this.target + ": " + ex);
+				closeQuietly(client);
+				closeQuietly(upstream);
+				continue;
+			}
+			this.sockets.add(client);
+			this.sockets.add(upstream);
+			pipe(client, upstream, "up");
+			pipe(upstream, client, "down");
+		}
+	}
+
+	/**
+	 * Forward one direction with a reader and a writer thread, so that latency delays chunks without serializing
+	 * them.
+	 */
+	private void pipe(Socket from, Socket to, String direction) {
+		BlockingQueue<Chunk> queue = new LinkedBlockingQueue<>();
+		String name = "proxy-" + this.server.getLocalPort() + "-" + direction;
+		daemon(name + "-read", () -> {
+			byte[] buffer = new byte[BUFFER];
+			try {
+				InputStream in = from.getInputStream();
+				int read;
+				while ((read = in.read(buffer)) >= 0) {
+					byte[] chunk = Arrays.copyOf(buffer, read);
+					if (direction.equals("up") && triggersDrop(chunk)) {
+						dropConnections();
+						break;
+					}
+					queue.add(new Chunk(System.nanoTime() + this.latencyNanos, chunk));
+				}
+			}
+			catch (IOException ex) {
+				// Closed by a drop, or by the other side.
+			}
+			queue.add(Chunk.END);
+		}).start();
+		daemon(name + "-write", () -> {
+			try {
+				OutputStream out = to.getOutputStream();
+				while (true) {
+					Chunk chunk = queue.take();
+					if (chunk == Chunk.END) {
+						break;
+					}
+					long delay = chunk.deliverAtNanos() - System.nanoTime();
+					if (delay > 0) {
+						TimeUnit.NANOSECONDS.sleep(delay);
+					}
+					awaitHealed();
+					out.write(chunk.bytes());
+					out.flush();
+				}
+			}
+			catch (IOException | InterruptedException ex) {
+				// Closed.
+			}
+			// A side that ended ends the connection, as a TCP proxy does.
+			closeQuietly(from);
+			closeQuietly(to);
+			this.sockets.remove(from);
+			this.sockets.remove(to);
+		}).start();
+	}
+
+	private boolean triggersDrop(byte[] chunk) {
+		byte[] trigger = this.dropTrigger;
+		if (trigger == null) {
+			return false;
+		}
+		String text = new String(chunk, java.nio.charset.StandardCharsets.ISO_8859_1);
+		if (!text.contains(new String(trigger, java.nio.charset.StandardCharsets.ISO_8859_1))) {
+			return false;
+		}
+		this.dropTrigger = null;
+		return true;
+	}
+
+	private void awaitHealed() throws InterruptedException {
+		synchronized (this.gate) {
+			while (this.cut) {
+				this.gate.wait();
+			}
+		}
+	}
+
+	private static Thread daemon(String name, Runnable task) {
+		Thread thread = new Thread(task, name);
+		thread.setDaemon(true);
+		return thread;
+	}
+
+	private static void closeQuietly(java.io.Closeable closeable) {
+		try {
+			closeable.close();
+		}
+		catch (IOException ex) {
+			// Already closed.
+		}
+	}
+
+	private record Chunk(long deliverAtNanos, byte[] bytes) {
+
+		static final Chunk END = new Chunk(0, new byte[0]);
+
+	}
+
+}

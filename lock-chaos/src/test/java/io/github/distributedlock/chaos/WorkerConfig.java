@@ -1,0 +1,110 @@
+package io.github.distributedlock.chaos;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.springframework.data.redis.connection.RedisSentinelConfiguration;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * What one worker JVM does, passed to it as {@code name=value} arguments.
+ *
+ * @param name the worker's name, unique in the run
+ * @param redis where the worker connects: {@code host:port} (its proxy), or {@code sentinel:master@host:port,...}
+ * @param storePort the port of the {@link FencedStore}
+ * @param keys the lock keys, in scope {@code chaos}
+ * @param threads the threads taking locks
+ * @param leaseMillis the lease of every lock
+ * @param waitMillis the wait time of every acquisition
+ * @param holdMinMillis the shortest critical section
+ * @param holdMaxMillis the longest critical section
+ * @param commandTimeoutMillis the Redis command timeout
+ * @param replicaAcknowledgements replicas that must acknowledge each acquisition (Redis {@code WAIT}), 0 for none
+ * @param seed the seed of the worker's random choices
+ */
+record WorkerConfig(String name, String redis, int storePort, List<String> keys, int threads, long leaseMillis,
+		long waitMillis, long holdMinMillis, long holdMaxMillis, long commandTimeoutMillis,
+		int replicaAcknowledgements, long seed) {
+
+	static final String SCOPE = "chaos";
+
+	WorkerConfig withName(String name, long seed) {
+		return new WorkerConfig(name, this.redis, this.storePort, this.keys, this.threads, this.leaseMillis,
+				this.waitMillis, this.holdMinMillis, this.holdMaxMillis, this.commandTimeoutMillis,
+				this.replicaAcknowledgements, seed);
+	}
+
+	WorkerConfig withRedis(String redis) {
+		return new WorkerConfig(this.name, redis, this.storePort, this.keys, this.threads, this.leaseMillis,
+				this.waitMillis, this.holdMinMillis, this.holdMaxMillis, this.commandTimeoutMillis,
+				this.replicaAcknowledgements, this.seed);
+	}
+
+	List<String> toArgs() {
+		Map<String, String> values = new LinkedHashMap<>();
+		values.put("name", this.name);
+		values.put("redis", this.redis);
+		values.put("storePort", Integer.toString(this.storePort));
+		values.put("keys", String.join(",", this.keys));
+		values.put("threads", Integer.toString(this.threads));
+		values.put("leaseMillis", Long.toString(this.leaseMillis));
+		values.put("waitMillis", Long.toString(this.waitMillis));
+		values.put("holdMinMillis", Long.toString(this.holdMinMillis));
+		values.put("holdMaxMillis", Long.toString(this.holdMaxMillis));
+		values.put("commandTimeoutMillis", Long.toString(this.commandTimeoutMillis));
+		values.put("replicaAcknowledgements", Integer.toString(this.replicaAcknowledgements));
+		values.put("seed", Long.toString(this.seed));
+		List<String> args = new ArrayList<>();
+		values.forEach((name, value) -> args.add(name + "=" + value));
+		return args;
+	}
+
+	static WorkerConfig parse(String[] args) {
+		Map<String, String> values = new LinkedHashMap<>();
+		for (String arg : args) {
+			int equals = arg.indexOf('=');
+			values.put(arg.substring(0, equals), arg.substring(equals + 1));
+		}
+		return new WorkerConfig(values.get("name"), values.get("redis"), Integer.parseInt(values.get("storePort")),
+				List.of(values.get("keys").split(",")), Integer.parseInt(values.get("threads")),
+				Long.parseLong(values.get("leaseMillis")), Long.parseLong(values.get("waitMillis")),
+				Long.parseLong(values.get("holdMinMillis")), Long.parseLong(values.get("holdMaxMillis")),
+				Long.parseLong(values.get("commandTimeoutMillis")),
+				Integer.parseInt(values.get("replicaAcknowledgements")), Long.parseLong(values.get("seed")));
+	}
+
+	/**
+	 * Create the connection factory an application would, with this worker's command timeout.
+	 */
+	LettuceConnectionFactory connectionFactory() {
+		LettuceClientConfiguration client = LettuceClientConfiguration.builder()
+			.commandTimeout(Duration.ofMillis(this.commandTimeoutMillis))
+			.build();
+		LettuceConnectionFactory factory;
+		if (this.redis.startsWith("sentinel:")) {
+			String spec = this.redis.substring("sentinel:".length());
+			int at = spec.indexOf('@');
+			RedisSentinelConfiguration sentinel = new RedisSentinelConfiguration();
+			sentinel.master(spec.substring(0, at));
+			for (String address : spec.substring(at + 1).split(",")) {
+				int colon = address.lastIndexOf(':');
+				sentinel.sentinel(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1)));
+			}
+			factory = new LettuceConnectionFactory(sentinel, client);
+		}
+		else {
+			int colon = this.redis.lastIndexOf(':');
+			factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(this.redis.substring(0, colon),
+					Integer.parseInt(this.redis.substring(colon + 1))), client);
+		}
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
+	}
+
+}
