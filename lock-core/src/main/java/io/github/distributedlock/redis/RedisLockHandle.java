@@ -2,7 +2,6 @@ package io.github.distributedlock.redis;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -12,7 +11,6 @@ import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockLeaseLostException;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
-import org.jspecify.annotations.Nullable;
 
 /**
  * A hold of a lock in Redis: the owner and fencing token that the release and extend
