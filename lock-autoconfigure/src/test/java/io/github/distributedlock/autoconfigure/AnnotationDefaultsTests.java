@@ -30,8 +30,7 @@ class AnnotationDefaultsTests {
 
 	@BeforeEach
 	void connectTo(RedisServer server) {
-		this.contextRunner = new ApplicationContextRunner().withConfiguration(TestRedis.ALL)
-			.withPropertyValues(TestRedis.properties(server))
+		this.contextRunner = TestRedis.contextRunner(server)
 			.withPropertyValues("distributed-lock.wait-time=0", "distributed-lock.lease=3s",
 					"distributed-lock.watchdog.enabled=false")
 			.withBean(Reports.class);

@@ -32,8 +32,7 @@ class AspectMetricsTests {
 
 	@BeforeEach
 	void connectTo(RedisServer server) {
-		this.contextRunner = new ApplicationContextRunner().withConfiguration(TestRedis.ALL)
-			.withPropertyValues(TestRedis.properties(server))
+		this.contextRunner = TestRedis.contextRunner(server)
 			.withBean(SimpleMeterRegistry.class)
 			.withBean(ObservationRegistry.class, TestObservationRegistry::create)
 			.withBean(Reports.class);

@@ -35,8 +35,7 @@ class DistributedLockAspectAutoConfigurationTests {
 
 	@BeforeEach
 	void connectTo(RedisServer server) {
-		this.contextRunner = new ApplicationContextRunner().withConfiguration(TestRedis.ALL)
-			.withPropertyValues(TestRedis.properties(server));
+		this.contextRunner = TestRedis.contextRunner(server);
 	}
 
 	@Test

@@ -46,8 +46,7 @@ class DistributedLockAutoConfigurationTests {
 
 	@BeforeEach
 	void connectTo(RedisServer server) {
-		this.contextRunner = new ApplicationContextRunner().withConfiguration(TestRedis.ALL)
-			.withPropertyValues(TestRedis.properties(server));
+		this.contextRunner = TestRedis.contextRunner(server);
 	}
 
 	@Test

@@ -24,8 +24,7 @@ class DistributedLockEndpointAutoConfigurationTests {
 
 	@BeforeEach
 	void connectTo(RedisServer server) {
-		this.contextRunner = new ApplicationContextRunner().withConfiguration(TestRedis.ALL)
-			.withPropertyValues(TestRedis.properties(server));
+		this.contextRunner = TestRedis.contextRunner(server);
 	}
 
 	@Test

@@ -32,8 +32,7 @@ class DistributedLockObservationAutoConfigurationTests {
 
 	@BeforeEach
 	void connectTo(RedisServer server) {
-		this.contextRunner = new ApplicationContextRunner().withConfiguration(TestRedis.ALL)
-			.withPropertyValues(TestRedis.properties(server));
+		this.contextRunner = TestRedis.contextRunner(server);
 	}
 
 	@Test

@@ -33,8 +33,7 @@ class DistributedLocksEndpointTests {
 
 	@BeforeEach
 	void connectTo(RedisServer server) {
-		this.contextRunner = new ApplicationContextRunner().withConfiguration(TestRedis.ALL)
-			.withPropertyValues(TestRedis.properties(server))
+		this.contextRunner = TestRedis.contextRunner(server)
 			.withPropertyValues("management.endpoints.web.exposure.include=distributedlocks")
 			.withBean(Jobs.class);
 	}

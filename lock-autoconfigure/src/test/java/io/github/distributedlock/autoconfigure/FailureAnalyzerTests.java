@@ -27,8 +27,7 @@ class FailureAnalyzerTests {
 
 	@Test
 	void shouldDescribeEveryInvalidDeclarationOfAClass(RedisServer server) {
-		new ApplicationContextRunner().withConfiguration(TestRedis.ALL)
-			.withPropertyValues(TestRedis.properties(server))
+		TestRedis.contextRunner(server)
 			.withBean(Broken.class)
 			.run((context) -> {
 				assertThat(context).hasFailed();

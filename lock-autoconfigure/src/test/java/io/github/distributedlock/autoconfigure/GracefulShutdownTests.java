@@ -36,8 +36,7 @@ class GracefulShutdownTests {
 
 	@BeforeEach
 	void connectTo(RedisServer server) {
-		this.contextRunner = new ApplicationContextRunner().withConfiguration(TestRedis.ALL)
-			.withPropertyValues(TestRedis.properties(server))
+		this.contextRunner = TestRedis.contextRunner(server)
 			.withUserConfiguration(WorkConfiguration.class);
 	}
 

@@ -39,8 +39,7 @@ class LockFamilyAnnotationTests {
 
 	@BeforeEach
 	void connectTo(RedisServer server) {
-		this.contextRunner = new ApplicationContextRunner().withConfiguration(TestRedis.ALL)
-			.withPropertyValues(TestRedis.properties(server))
+		this.contextRunner = TestRedis.contextRunner(server)
 			.withBean(Exports.class)
 			.withBean(Catalog.class);
 	}

@@ -3,6 +3,7 @@ package io.github.distributedlock.autoconfigure;
 import io.github.distributedlock.test.RedisServer;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 
 /**
@@ -18,6 +19,14 @@ final class TestRedis {
 			DistributedLockObservationAutoConfiguration.class, DistributedLockEndpointAutoConfiguration.class);
 
 	private TestRedis() {
+	}
+
+	/**
+	 * Return a context runner with every auto-configuration of the starter and Boot's Redis,
+	 * connected to the server.
+	 */
+	static ApplicationContextRunner contextRunner(RedisServer server) {
+		return new ApplicationContextRunner().withConfiguration(ALL).withPropertyValues(properties(server));
 	}
 
 	/**

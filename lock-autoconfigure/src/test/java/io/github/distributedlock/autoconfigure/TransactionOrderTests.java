@@ -49,8 +49,7 @@ class TransactionOrderTests {
 
 	@BeforeEach
 	void connectTo(RedisServer server) {
-		this.contextRunner = new ApplicationContextRunner().withConfiguration(TestRedis.ALL)
-			.withPropertyValues(TestRedis.properties(server))
+		this.contextRunner = TestRedis.contextRunner(server)
 			.withUserConfiguration(DatabaseConfiguration.class);
 	}
 

@@ -36,8 +36,7 @@ class TwoInstancesTests {
 
 	@BeforeEach
 	void connectTo(RedisServer server) {
-		this.contextRunner = new ApplicationContextRunner().withConfiguration(TestRedis.ALL)
-			.withPropertyValues(TestRedis.properties(server))
+		this.contextRunner = TestRedis.contextRunner(server)
 			.withBean(Inventory.class);
 	}
 
