@@ -139,9 +139,12 @@ class FailoverTests {
 			ChaosSummary.note(SECTION, "- During the failover, workers without WAIT: "
 					+ summary(reports.get(FAILOVER + ", no WAIT")) + "; workers with WAIT: "
 					+ summary(reports.get(FAILOVER + ", replicaAcknowledgements(1, 100 ms)")) + ".");
-			// Fencing keeps both groups safe. With WAIT no lock should be lost at all, but one can be when the WAIT
-			// is re-sent to the new master after the reconnect: see ReplicaAcknowledgementReconnectTests.
+			// Fencing keeps both groups safe, and with WAIT no lock is lost at all, not even when the WAIT is re-sent
+			// to the new master after the reconnect (see ReplicaAcknowledgementReconnectTests).
 			reports.values().forEach(HolderFaultTests::assertSafe);
+			assertThat(reports.get(FAILOVER + ", replicaAcknowledgements(1, 100 ms)").overlapsByDataLoss())
+				.as("locks lost by the failover although a replica acknowledged them")
+				.isZero();
 		}
 		finally {
 			factory.destroy();

@@ -1,6 +1,7 @@
 package io.github.distributedlock.redis;
 
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockException;
@@ -9,6 +10,7 @@ import io.github.distributedlock.LockName;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.connection.ReturnType;
@@ -57,10 +59,16 @@ final class LockCommands {
 
 	private final String fenceIdleMillis;
 
+	private final boolean sharedConnection;
+
+	/** The server connection last seen by a replica check, and when it was first seen. */
+	private final AtomicReference<@Nullable SeenConnection> lastConnection = new AtomicReference<>();
+
 	LockCommands(StringRedisTemplate redis, long fenceIdleMillis) {
 		this.redis = redis;
 		this.scripts = new ScriptRunner(redis.getRequiredConnectionFactory());
 		this.fenceIdleMillis = Long.toString(fenceIdleMillis);
+		this.sharedConnection = ReplicaWait.sharesOneConnection(redis.getRequiredConnectionFactory());
 	}
 
 	/**
@@ -188,20 +196,29 @@ final class LockCommands {
 	 * @return 1 if extended, -1 if the lock was gone, -2 if someone else held it
 	 */
 	long extend(LockSpec spec, String owner, long token, long leaseMillis) {
-		String lease = Long.toString(leaseMillis);
 		try {
-			Long result = switch (spec.kind()) {
-				case EXCLUSIVE -> this.scripts.execute(EXTEND, List.of(spec.lockKey()), owner, Long.toString(token), lease);
-				case READ -> this.scripts.execute(EXTEND_READ, List.of(spec.readersKey(), spec.readHoldsKey()), owner,
-						lease);
-				case PERMIT -> this.scripts.execute(EXTEND_PERMIT, List.of(spec.permitsKey()), permitId(owner, token),
-						lease);
-			};
-			return (result != null) ? result : -1;
+			return extend(null, spec, owner, token, leaseMillis);
 		}
 		catch (DataAccessException ex) {
 			throw failure(spec.name(), "extend", ex);
 		}
+	}
+
+	private long extend(@Nullable RedisConnection connection, LockSpec spec, String owner, long token,
+			long leaseMillis) {
+		String lease = Long.toString(leaseMillis);
+		Long result = switch (spec.kind()) {
+			case EXCLUSIVE -> run(connection, EXTEND, List.of(spec.lockKey()), owner, Long.toString(token), lease);
+			case READ -> run(connection, EXTEND_READ, List.of(spec.readersKey(), spec.readHoldsKey()), owner, lease);
+			case PERMIT -> run(connection, EXTEND_PERMIT, List.of(spec.permitsKey()), permitId(owner, token), lease);
+		};
+		return (result != null) ? result : -1;
+	}
+
+	private <T> @Nullable T run(@Nullable RedisConnection connection, LuaScript script, List<String> keys,
+			Object... args) {
+		return (connection != null) ? this.scripts.execute(connection, script, keys, args)
+				: this.scripts.execute(script, keys, args);
 	}
 
 	/**
@@ -256,20 +273,73 @@ final class LockCommands {
 	}
 
 	/**
-	 * Wait until the given number of replicas acknowledged every write sent so far on the
-	 * shared connection (the lock write included), or the timeout.
-	 * @return the number of replicas that acknowledged
+	 * Wait until the given number of replicas have a hold that was just written.
+	 * <p>
+	 * {@code WAIT} counts only the writes of its own server connection, and a client that
+	 * reconnects (Lettuce re-sends commands in flight) may send it on a new connection, even
+	 * to a new master, where it confirms nothing. So the server connection is identified
+	 * after the {@code WAIT}: if it is one already seen before the hold was written, it
+	 * carried the write. Otherwise the hold is written again (its lease set anew, which also
+	 * checks it is still ours there) on one connection and waited for there.
+	 * @param writtenNanos {@link System#nanoTime()} before the hold's script was sent
+	 * @return the number of replicas that acknowledged, or -1 if the server no longer has
+	 * the hold
 	 */
-	long waitForReplicas(LockName name, int replicas, long timeoutMillis) {
+	long awaitReplicas(LockSpec spec, String owner, long token, long writtenNanos, int replicas, long timeoutMillis) {
 		try {
-			// Exposed: the connection itself, not a close-suppressing proxy, so Lettuce can be reached.
-			Object acked = this.redis.execute(
-					(RedisCallback<Object>) (connection) -> ReplicaWait.send(connection, replicas, timeoutMillis), true);
-			return (acked instanceof Number number) ? number.longValue() : 0;
+			SeenConnection last = this.lastConnection.get();
+			if (this.sharedConnection && last != null && last.firstSeenNanos() - writtenNanos < 0) {
+				ReplicaWait.Acknowledgement ack = this.redis.execute(
+						(RedisCallback<ReplicaWait.Acknowledgement>) (connection) -> ReplicaWait
+							.sendAndIdentify(connection, replicas, timeoutMillis),
+						true);
+				if (ack != null && seen(ack.identity()) - writtenNanos < 0) {
+					return ack.acked();
+				}
+			}
+			for (int attempt = 0; attempt < 3; attempt++) {
+				ReplicaAck ack = this.redis.execute((RedisCallback<ReplicaAck>) (connection) -> {
+					String before = ReplicaWait.identity(connection);
+					if (extend(connection, spec, owner, token, spec.leaseMillis()) < 0) {
+						return new ReplicaAck(before, -1, before);
+					}
+					ReplicaWait.Acknowledgement after = ReplicaWait.sendAndIdentify(connection, replicas, timeoutMillis);
+					return new ReplicaAck(before, after.acked(), after.identity());
+				}, true);
+				if (ack == null) {
+					return 0;
+				}
+				seen(ack.after());
+				if (ack.acked() < 0 || ack.before().equals(ack.after())) {
+					return ack.acked();
+				}
+			}
+			// The connection kept changing under the check.
+			return 0;
 		}
 		catch (DataAccessException ex) {
-			throw failure(name, "WAIT", ex);
+			throw failure(spec.name(), "WAIT", ex);
 		}
+	}
+
+	/**
+	 * Record a server connection identity.
+	 * @return the {@link System#nanoTime()} at which it was first seen
+	 */
+	private long seen(String identity) {
+		SeenConnection last = this.lastConnection.get();
+		if (last != null && last.identity().equals(identity)) {
+			return last.firstSeenNanos();
+		}
+		SeenConnection now = new SeenConnection(identity, System.nanoTime());
+		this.lastConnection.set(now);
+		return now.firstSeenNanos();
+	}
+
+	private record SeenConnection(String identity, long firstSeenNanos) {
+	}
+
+	private record ReplicaAck(String before, long acked, String after) {
 	}
 
 	boolean forceRelease(LockName name, String lockKey) {

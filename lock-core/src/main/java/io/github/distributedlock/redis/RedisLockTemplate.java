@@ -348,7 +348,7 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 	RedisLockHandle held(LockSpec spec, String owner, long token, long sentNanos, boolean waited, Duration waitedFor,
 			int attempts) {
 		if (this.replicaAcknowledgements > 0) {
-			awaitReplicas(spec, owner, token);
+			awaitReplicas(spec, owner, token, sentNanos);
 		}
 		RedisLockHandle handle = new RedisLockHandle(spec, owner, token, sentNanos, waited, waitedFor, attempts, this,
 				this.commands);
@@ -365,19 +365,25 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 	 * Make sure the lock write reached enough replicas, so that a failover right now would
 	 * not hand the lock to someone else; otherwise release it and fail.
 	 */
-	private void awaitReplicas(LockSpec spec, String owner, long token) {
-		long acked = this.commands.waitForReplicas(spec.name(), this.replicaAcknowledgements, this.replicaTimeoutMillis);
-		if (acked < this.replicaAcknowledgements) {
-			try {
-				this.commands.release(spec, owner, token);
-			}
-			catch (RuntimeException ex) {
-				// The lease ends it anyway.
-			}
-			throw new LockAccessException(spec.name(), "acquired, but only " + acked + " of "
-					+ this.replicaAcknowledgements + " replicas acknowledged it within " + this.replicaTimeoutMillis
-					+ " ms; released it, since a failover now could give it to someone else", null);
+	private void awaitReplicas(LockSpec spec, String owner, long token, long sentNanos) {
+		long acked = this.commands.awaitReplicas(spec, owner, token, sentNanos, this.replicaAcknowledgements,
+				this.replicaTimeoutMillis);
+		if (acked >= this.replicaAcknowledgements) {
+			return;
 		}
+		try {
+			this.commands.release(spec, owner, token);
+		}
+		catch (RuntimeException ex) {
+			// The lease ends it anyway.
+		}
+		if (acked < 0) {
+			throw new LockAccessException(spec.name(), "acquired, but the server no longer had it when its "
+					+ "replication was checked (the connection moved to another server, as in a failover)", null);
+		}
+		throw new LockAccessException(spec.name(), "acquired, but only " + acked + " of "
+				+ this.replicaAcknowledgements + " replicas acknowledged it within " + this.replicaTimeoutMillis
+				+ " ms; released it, since a failover now could give it to someone else", null);
 	}
 
 	void waiting(int delta) {
@@ -674,7 +680,9 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 		 * {@code WAIT}), and fail the acquisition if they don't within the timeout. This
 		 * narrows the window in which a Sentinel failover can lose a lock to asynchronous
 		 * replication, at the price of a round trip that also holds up the other commands
-		 * of the shared connection. Not for Redis Cluster. Off (0) by default.
+		 * of the shared connection. {@code CLIENT INFO} (Redis 6.2+) tells whether the
+		 * {@code WAIT} ran on the connection that wrote the lock, since a reconnect in
+		 * between would make it confirm nothing. Not for Redis Cluster. Off (0) by default.
 		 * @param replicas how many replicas must acknowledge
 		 * @param timeout how long to wait for them
 		 * @return this builder

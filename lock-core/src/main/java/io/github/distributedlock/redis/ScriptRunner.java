@@ -25,8 +25,18 @@ final class ScriptRunner {
 	 * Run a script. Throws the Spring Data Redis {@code DataAccessException} of a failure.
 	 * @param <T> the reply type: {@code Long} for integer scripts, {@code List} for the others
 	 */
-	@SuppressWarnings("unchecked")
 	<T> @Nullable T execute(LuaScript script, List<String> keys, Object... args) {
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			return execute(connection, script, keys, args);
+		}
+	}
+
+	/**
+	 * Run a script on the given connection.
+	 * @param <T> the reply type: {@code Long} for integer scripts, {@code List} for the others
+	 */
+	@SuppressWarnings("unchecked")
+	<T> @Nullable T execute(RedisConnection connection, LuaScript script, List<String> keys, Object... args) {
 		byte[][] keysAndArgs = new byte[keys.size() + args.length][];
 		for (int i = 0; i < keys.size(); i++) {
 			keysAndArgs[i] = keys.get(i).getBytes(StandardCharsets.UTF_8);
@@ -34,18 +44,16 @@ final class ScriptRunner {
 		for (int i = 0; i < args.length; i++) {
 			keysAndArgs[keys.size() + i] = args[i].toString().getBytes(StandardCharsets.UTF_8);
 		}
-		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			try {
-				return (T) connection.scriptingCommands()
-					.evalSha(script.sha1(), script.returnType(), keys.size(), keysAndArgs);
+		try {
+			return (T) connection.scriptingCommands()
+				.evalSha(script.sha1(), script.returnType(), keys.size(), keysAndArgs);
+		}
+		catch (RuntimeException ex) {
+			if (!isNoScript(ex)) {
+				throw ex;
 			}
-			catch (RuntimeException ex) {
-				if (!isNoScript(ex)) {
-					throw ex;
-				}
-				return (T) connection.scriptingCommands()
-					.eval(script.text(), script.returnType(), keys.size(), keysAndArgs);
-			}
+			return (T) connection.scriptingCommands()
+				.eval(script.text(), script.returnType(), keys.size(), keysAndArgs);
 		}
 	}
 

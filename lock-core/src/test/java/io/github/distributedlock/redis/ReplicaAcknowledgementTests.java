@@ -55,4 +55,37 @@ class ReplicaAcknowledgementTests {
 		}
 	}
 
+	@Test
+	void shouldCostOneWaitAndOneClientInfoPerAcquisitionOnceTheConnectionIsKnown() {
+		RedisConnectionFactory factory = TestRedis.sentinel(topology::topology).connectionFactory();
+		try (RedisLockTemplate template = RedisLockTemplate.builder(factory)
+			.replicaAcknowledgements(1, Duration.ofSeconds(1))
+			.build()) {
+			// The first acquisition cannot know the connection carried its write: it writes again and waits.
+			template.acquire(LockRequest.of("replicated", "warm")).close();
+			var master = topology.topology().master();
+			master.command("CONFIG", "RESETSTAT");
+			for (int i = 0; i < 20; i++) {
+				template.acquire(LockRequest.of("replicated", "steady-" + i)).close();
+			}
+			String stats = String.valueOf(master.command("INFO", "commandstats"));
+			assertThat(calls(stats, "wait")).isEqualTo(20);
+			assertThat(calls(stats, "client|info")).isEqualTo(20);
+			assertThat(calls(stats, "evalsha")).as("acquire and release only, no second write").isEqualTo(40);
+		}
+		finally {
+			((LettuceConnectionFactory) factory).destroy();
+		}
+	}
+
+	private static long calls(String commandStats, String command) {
+		for (String line : commandStats.split("\\r?\\n")) {
+			if (line.startsWith("cmdstat_" + command + ":calls=")) {
+				String rest = line.substring(("cmdstat_" + command + ":calls=").length());
+				return Long.parseLong(rest.substring(0, rest.indexOf(',')));
+			}
+		}
+		return 0;
+	}
+
 }
