@@ -382,7 +382,13 @@ final class LockCommands {
 			// The client gave up on the command because the thread was interrupted.
 			return new LockInterruptedException(name, ex);
 		}
-		return new LockAccessException(name, "Redis failed during " + operation + ": " + ex.getMessage(), ex);
+		String reason = String.valueOf(ex.getMessage());
+		String root = ex.getMostSpecificCause().getMessage();
+		if (root != null && !reason.contains(root)) {
+			// Script errors say only "Error in execution"; the cause says why (OOM, NOPERM, ...).
+			reason = reason + ": " + root;
+		}
+		return new LockAccessException(name, "Redis failed during " + operation + ": " + reason, ex);
 	}
 
 }

@@ -106,6 +106,7 @@ class RedisTroubleTests {
 		assertThatExceptionOfType(LockAccessException.class)
 			.isThrownBy(() -> this.template.acquire(LockRequest.of("oom", "1")))
 			.withMessageContaining("oom:1")
+			.withMessageContaining("OOM command not allowed")
 			.havingRootCause()
 			.withMessageContaining("OOM");
 		assertThat(this.template.heldLocks()).as("only the hold taken before").hasSize(1);
