@@ -52,8 +52,9 @@ public final class MarkdownReport {
 		md.append("| machine | ").append(env.cores()).append(" cores, ").append(env.cpu())
 			.append(", load average ").append(env.loadBefore()).append(" before, ").append(env.loadAfter())
 			.append(" after |\n\n");
-		md.append("> **Caveat:** this machine has 2 cores and was shared with other builds during the run, so the "
-				+ "figures are noisy; compare libraries within one table rather than across runs.\n\n");
+		md.append("> **Caveat:** on a small machine Redis, the coordinator and every worker JVM share the cores (see "
+				+ "the load averages above), so the figures are noisy; compare libraries within one table rather than "
+				+ "across runs.\n\n");
 		md.append("Each figure is absolute, then in brackets its ratio to the floor and to the best peer "
 				+ "(the better of Redisson and Spring Integration for that figure): `value (×floor / ×best peer)`.\n\n");
 		md.append("![Contended hand-off](").append(chart).append(")\n\n");
