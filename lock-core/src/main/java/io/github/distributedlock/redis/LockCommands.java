@@ -197,19 +197,25 @@ final class LockCommands {
 	 */
 	long extend(LockSpec spec, String owner, long token, long leaseMillis) {
 		try {
-			return extend(null, spec, owner, token, leaseMillis);
+			return extend(null, spec, owner, token, leaseMillis, false);
 		}
 		catch (DataAccessException ex) {
 			throw failure(spec.name(), "extend", ex);
 		}
 	}
 
+	/**
+	 * @param keepLonger keep a longer lease the lock has, which an outer hold may rely on
+	 */
 	private long extend(@Nullable RedisConnection connection, LockSpec spec, String owner, long token,
-			long leaseMillis) {
+			long leaseMillis, boolean keepLonger) {
 		String lease = Long.toString(leaseMillis);
+		String keep = keepLonger ? "1" : "0";
 		Long result = switch (spec.kind()) {
-			case EXCLUSIVE -> run(connection, EXTEND, List.of(spec.lockKey()), owner, Long.toString(token), lease);
-			case READ -> run(connection, EXTEND_READ, List.of(spec.readersKey(), spec.readHoldsKey()), owner, lease);
+			case EXCLUSIVE -> run(connection, EXTEND, List.of(spec.lockKey()), owner, Long.toString(token), lease,
+					keep);
+			case READ -> run(connection, EXTEND_READ, List.of(spec.readersKey(), spec.readHoldsKey()), owner, lease,
+					keep);
 			case PERMIT -> run(connection, EXTEND_PERMIT, List.of(spec.permitsKey()), permitId(owner, token), lease);
 		};
 		return (result != null) ? result : -1;
@@ -300,7 +306,9 @@ final class LockCommands {
 			for (int attempt = 0; attempt < 3; attempt++) {
 				ReplicaAck ack = this.redis.execute((RedisCallback<ReplicaAck>) (connection) -> {
 					String before = ReplicaWait.identity(connection);
-					if (extend(connection, spec, owner, token, spec.leaseMillis()) < 0) {
+					// A write on this connection for the WAIT to cover; it never shortens the lease of an
+					// outer hold of a reentrant lock.
+					if (extend(connection, spec, owner, token, spec.leaseMillis(), true) < 0) {
 						return new ReplicaAck(before, -1, before);
 					}
 					ReplicaWait.Acknowledgement after = ReplicaWait.sendAndIdentify(connection, replicas, timeoutMillis);

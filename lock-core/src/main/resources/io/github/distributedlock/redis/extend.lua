@@ -4,6 +4,7 @@
 -- ARGV[1]  owner
 -- ARGV[2]  fencing token of the hold
 -- ARGV[3]  new lease in milliseconds
+-- ARGV[4]  '1' to keep a longer lease the lock already has (optional)
 --
 -- Returns  1 extended, -1 the lock is gone, -2 someone else holds it now
 
@@ -14,5 +15,9 @@ end
 if held[1] ~= ARGV[1] or held[2] ~= ARGV[2] then
 	return -2
 end
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
+local lease = tonumber(ARGV[3])
+if ARGV[4] == '1' then
+	lease = math.max(lease, redis.call('PTTL', KEYS[1]))
+end
+redis.call('PEXPIRE', KEYS[1], lease)
 return 1

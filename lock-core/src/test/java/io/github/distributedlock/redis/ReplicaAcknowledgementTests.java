@@ -78,6 +78,33 @@ class ReplicaAcknowledgementTests {
 		}
 	}
 
+	@Test
+	void shouldNotShortenAnOuterHoldsLeaseWhenCheckingAReentryOnAFreshConnection() {
+		RedisConnectionFactory factory = TestRedis.sentinel(topology::topology).connectionFactory();
+		try (RedisLockTemplate first = RedisLockTemplate.builder(factory).build();
+				RedisLockTemplate fresh = RedisLockTemplate.builder(factory)
+					.replicaAcknowledgements(1, Duration.ofSeconds(1))
+					.build();
+				LockHandle outer = first.acquire(LockRequest.builder("replicated")
+					.key("reentered")
+					.owner("job-1")
+					.lease(Duration.ofSeconds(60))
+					.build())) {
+			// The fresh template has not seen its connection yet, so it writes the hold again before its WAIT.
+			try (LockHandle inner = fresh.acquire(LockRequest.builder("replicated")
+				.key("reentered")
+				.owner("job-1")
+				.lease(Duration.ofSeconds(1))
+				.build())) {
+				Object ttl = topology.topology().master().command("PTTL", first.lockKey(outer.name()));
+				assertThat(Long.parseLong(String.valueOf(ttl))).as("the outer hold's 60 s lease").isGreaterThan(50_000);
+			}
+		}
+		finally {
+			((LettuceConnectionFactory) factory).destroy();
+		}
+	}
+
 	private static long calls(String commandStats, String command) {
 		for (String line : commandStats.split("\\r?\\n")) {
 			if (line.startsWith("cmdstat_" + command + ":calls=")) {
