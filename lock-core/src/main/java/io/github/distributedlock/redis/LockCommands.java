@@ -61,13 +61,20 @@ final class LockCommands {
 
 	private final boolean sharedConnection;
 
+	private final String handOffClaimMillis;
+
 	/** The server connection last seen by a replica check, and when it was first seen. */
 	private final AtomicReference<@Nullable SeenConnection> lastConnection = new AtomicReference<>();
 
-	LockCommands(StringRedisTemplate redis, long fenceIdleMillis) {
+	/**
+	 * @param handOffClaimMillis the claim lease of a lock handed straight to a waiter, until
+	 * the waiter confirms its own lease; 0 to hand no lock over
+	 */
+	LockCommands(StringRedisTemplate redis, long fenceIdleMillis, long handOffClaimMillis) {
 		this.redis = redis;
 		this.scripts = new ScriptRunner(redis.getRequiredConnectionFactory());
 		this.fenceIdleMillis = Long.toString(fenceIdleMillis);
+		this.handOffClaimMillis = Long.toString(handOffClaimMillis);
 		this.sharedConnection = ReplicaWait.sharesOneConnection(redis.getRequiredConnectionFactory());
 	}
 
@@ -79,9 +86,11 @@ final class LockCommands {
 	 * have left a writer intent to clean up
 	 * @param holdsIt whether the caller already holds the lock, so that finding it ours is a
 	 * re-entry rather than a hold left by a lost reply
+	 * @param handOff the caller's request to be handed the lock by its holder's release, or
+	 * {@code null} for none (only for exclusive locks that are not fair)
 	 */
 	AcquireResult acquire(LockSpec spec, String owner, long remainingWaitMillis, boolean mayHaveIntent,
-			boolean holdsIt) {
+			boolean holdsIt, @Nullable HandOffRequest handOff) {
 		List<?> reply;
 		String lease = Long.toString(spec.leaseMillis());
 		try {
@@ -92,9 +101,11 @@ final class LockCommands {
 						owner, lease, spec.reentrant() ? "1" : "0", this.fenceIdleMillis,
 						Long.toString(spec.fairWaiterTimeoutMillis()), (remainingWaitMillis != 0) ? "1" : "0")
 						: this.scripts.execute(ACQUIRE,
-						List.of(spec.lockKey(), spec.fenceKey(), spec.readersKey(), spec.writerIntentKey()), owner,
-						lease, spec.reentrant() ? "1" : "0", this.fenceIdleMillis, Long.toString(remainingWaitMillis),
-						mayHaveIntent ? "1" : "0", holdsIt ? "1" : "0");
+						List.of(spec.lockKey(), spec.fenceKey(), spec.readersKey(), spec.writerIntentKey(),
+								spec.handOffKey()),
+						owner, lease, spec.reentrant() ? "1" : "0", this.fenceIdleMillis,
+						Long.toString(remainingWaitMillis), mayHaveIntent ? "1" : "0", holdsIt ? "1" : "0",
+						(handOff != null) ? handOff.member() : "", HandOffRequest.VALIDITY_MILLIS);
 				case READ -> this.scripts.execute(ACQUIRE_READ,
 						List.of(spec.lockKey(), spec.fenceKey(), spec.readersKey(), spec.readHoldsKey(),
 								spec.writerIntentKey()),
@@ -164,8 +175,8 @@ final class LockCommands {
 				case EXCLUSIVE -> spec.fair() ? this.scripts.execute(RELEASE_FAIR,
 						List.of(spec.lockKey(), spec.releaseChannel(), spec.queueKey(), spec.queueHeartbeatsKey()), owner,
 						Long.toString(token))
-						: this.scripts.execute(RELEASE, List.of(spec.lockKey(), spec.releaseChannel()), owner,
-								Long.toString(token));
+						: this.scripts.execute(RELEASE, releaseKeys(spec), owner, Long.toString(token),
+								this.fenceIdleMillis, this.handOffClaimMillis);
 				case READ -> this.scripts.execute(RELEASE_READ,
 						List.of(spec.readersKey(), spec.readHoldsKey(), spec.releaseChannel()), owner);
 				case PERMIT -> this.scripts.execute(RELEASE_PERMIT, List.of(spec.permitsKey(), spec.releaseChannel()),
@@ -176,6 +187,33 @@ final class LockCommands {
 		catch (DataAccessException ex) {
 			throw failure(spec.name(), "release", ex);
 		}
+	}
+
+	private static List<String> releaseKeys(LockSpec spec) {
+		return List.of(spec.lockKey(), spec.releaseChannel(), spec.handOffKey(), spec.fenceKey(), spec.readersKey());
+	}
+
+	/**
+	 * Withdraw a hand-off request after giving up; a lock handed over meanwhile is released.
+	 */
+	void withdraw(LockSpec spec, String owner, HandOffRequest handOff) {
+		try {
+			this.scripts.execute(RELEASE, releaseKeys(spec), owner, "", this.fenceIdleMillis, this.handOffClaimMillis,
+					handOff.member());
+		}
+		catch (DataAccessException ex) {
+			throw failure(spec.name(), "withdraw", ex);
+		}
+	}
+
+	/**
+	 * Set the full lease of a lock that was handed over with a claim lease, without waiting
+	 * for the reply where the client allows it.
+	 * @return the reply of the extend script: 1, or -1 / -2 if the hold is gone
+	 */
+	java.util.concurrent.CompletableFuture<Long> confirmAsync(LockSpec spec, String owner, long token) {
+		return this.scripts.executeAsync(EXTEND, List.of(spec.lockKey()), owner, Long.toString(token),
+				Long.toString(spec.leaseMillis()), "1");
 	}
 
 	/**

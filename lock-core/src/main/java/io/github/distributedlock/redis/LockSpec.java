@@ -58,6 +58,13 @@ record LockSpec(LockName name, String lockKey, String fenceKey, String releaseCh
 		return this.lockKey + ":queue:heartbeats";
 	}
 
+	/**
+	 * Return the key of the waiters' requests to be handed the lock directly.
+	 */
+	String handOffKey() {
+		return this.lockKey + ":handoff";
+	}
+
 	String permitsKey() {
 		return this.lockKey + ":permits";
 	}

@@ -25,6 +25,11 @@ import org.jspecify.annotations.Nullable;
  * most the holder's remaining lease (a crashed holder is noticed when its lease ends,
  * without polling) and at most our remaining wait time.</li>
  * </ol>
+ * With pub/sub, the attempts of step 4 also file a {@linkplain HandOffRequest hand-off
+ * request}: the holder's release then hands the lock straight to this waiter, and its
+ * message is the acquisition, with no attempt to send. The request is filed again at least
+ * every {@link HandOffRequest#REFILE_NANOS} and withdrawn when the wait ends without the lock.
+ * <p>
  * Not thread-safe: each acquisition has its own loop.
  */
 final class WaitLoop {
@@ -55,6 +60,12 @@ final class WaitLoop {
 
 	private boolean holdsIt;
 
+	private @Nullable HandOffRequest handOff;
+
+	private long lastSentNanos;
+
+	private boolean filed;
+
 	WaitLoop(LockSpec spec, String owner, LockCommands commands, WaitQueues queues) {
 		this.spec = spec;
 		this.owner = owner;
@@ -70,6 +81,12 @@ final class WaitLoop {
 	@Nullable RedisLockHandle run(RedisLockTemplate template) {
 		this.holdsIt = template.holdsLocally(this.owner, this.spec.lockKey());
 		WaitQueue hot = this.queues.peek(this.spec.queueId());
+		boolean handsOver = template.handsOver(this.spec) && this.spec.waitNanos() != 0;
+		if (handsOver && !this.holdsIt && hot != null && hot.subscribed().isDone()) {
+			// A lock waited for in this JVM a moment ago is likely taken: line up at once, so
+			// that the first attempt already files the hand-off request.
+			return waitInLine(template, hot, -1, true);
+		}
 		long seen = (hot != null) ? hot.signals() : 0;
 		long sentNanos = System.nanoTime();
 		AcquireResult result = attempt();
@@ -85,16 +102,34 @@ final class WaitLoop {
 		if (this.spec.fair()) {
 			return new FairWait(this, result.rank()).run(template);
 		}
+		return waitInLine(template, hot, seen, handsOver);
+	}
+
+	private @Nullable RedisLockHandle waitInLine(RedisLockTemplate template, @Nullable WaitQueue hot, long seen,
+			boolean handsOver) {
 		WaitQueue queue = this.queues.join(this.spec);
 		template.waiting(1);
 		try {
 			if (!awaitTurn(queue)) {
 				return null;
 			}
+			if (handsOver) {
+				this.handOff = HandOffRequest.of(this.spec.leaseMillis(), this.owner);
+				queue.expectHandOff(this.handOff);
+			}
+			RedisLockHandle handle = null;
+			boolean failed = true;
 			try {
-				return waitAsFirst(template, queue, (queue == hot) ? seen : -1);
+				handle = waitAsFirst(template, queue, (queue == hot) ? seen : -1);
+				failed = false;
+				return handle;
+			}
+			catch (InterruptedException | LockInterruptedException | LockSelfDeadlockException ex) {
+				failed = false;
+				throw ex;
 			}
 			finally {
+				endHandOff(queue, handle != null, failed && !queue.isClosed());
 				queue.turn().unlock();
 			}
 		}
@@ -110,21 +145,31 @@ final class WaitLoop {
 
 	private @Nullable RedisLockHandle waitAsFirst(RedisLockTemplate template, WaitQueue queue, long firstSeen)
 			throws InterruptedException {
-		long seen = firstSeen;
+		// A hand-off request must be filed before sleeping.
+		long seen = (this.handOff != null && !this.filed) ? -1 : firstSeen;
 		if (seen < 0 || !queue.subscribed().isDone()) {
 			queue.awaitSubscribed(Math.min(remainingNanos(), holderTtlNanos()));
 			seen = -1;
 		}
+		long retries = queue.retrySignals();
 		while (true) {
 			checkOpen(queue);
+			HandOffRequest.HandOff handedOver = (this.handOff != null) ? queue.takeHandOff(this.handOff) : null;
+			if (handedOver != null) {
+				return handedOver(template, queue, handedOver);
+			}
 			if (seen < 0) {
 				seen = queue.signals();
+				retries = queue.retrySignals();
 				long sentNanos = System.nanoTime();
 				AcquireResult result = attempt();
+				if (result.selfDeadlock()) {
+					throw new LockSelfDeadlockException(this.spec.name());
+				}
 				if (result.acquired()) {
 					queue.markProgress(System.nanoTime());
-					return template.held(this.spec, this.owner, result.token(), sentNanos, true, elapsed(),
-							this.attempts);
+					return template.held(this.spec, this.owner, result.token(), sentNanos, this.attempts > 1,
+							elapsed(), this.attempts);
 				}
 				if (this.lastHandoffNanos != 0) {
 					queue.markProgress(this.lastHandoffNanos);
@@ -132,14 +177,75 @@ final class WaitLoop {
 			}
 			long remaining = remainingNanos();
 			if (remaining <= 0) {
-				return null;
+				handedOver = (this.handOff != null) ? queue.takeHandOff(this.handOff) : null;
+				return (handedOver != null) ? handedOver(template, queue, handedOver) : null;
 			}
 			long sleep = Math.min(remaining, holderTtlNanos());
 			if (this.spec.strategy() == WaitStrategy.POLLING) {
 				sleep = Math.min(sleep, this.spec.pollNanos());
 			}
-			queue.awaitSignal(seen, sleep);
+			if (this.handOff != null) {
+				sleep = Math.min(sleep, this.lastSentNanos + HandOffRequest.REFILE_NANOS - System.nanoTime());
+			}
+			boolean woken = queue.awaitSignal(seen, sleep);
+			if (woken && queue.retrySignals() == retries) {
+				// Only hand-offs were heard: the lock is held again, by a holder whose lease is a
+				// short claim until it confirms its own. Try again if that claim ends.
+				handedOverElsewhere(queue);
+				seen = queue.signals();
+				continue;
+			}
 			seen = -1;
+		}
+	}
+
+	private RedisLockHandle handedOver(RedisLockTemplate template, WaitQueue queue, HandOffRequest.HandOff handOff) {
+		queue.markProgress(handOff.receivedNanos());
+		// The lock was handed over after our last attempt ran, so after it was sent.
+		return template.handedOver(this.spec, this.owner, handOff, this.lastSentNanos, elapsed(), this.attempts);
+	}
+
+	private void handedOverElsewhere(WaitQueue queue) {
+		HandOffRequest.HandOff last = queue.lastHandOff();
+		if (last == null) {
+			return;
+		}
+		queue.markProgress(last.receivedNanos());
+		this.lastHandoffNanos = last.receivedNanos();
+		if (this.spec.progressAware()) {
+			this.deadlineNanos = last.receivedNanos() + this.spec.waitNanos();
+		}
+		this.lastHolderToken = last.token();
+		this.lastHolderTtlMillis = last.claimMillis();
+		this.lastSeenNanos = last.receivedNanos();
+	}
+
+	/**
+	 * Stop listening for a hand-off, and withdraw the request if the wait ended without the
+	 * lock (which releases a lock handed over meanwhile). After a Redis failure it is left to
+	 * lapse, so that a failing Redis is not waited for twice.
+	 */
+	private void endHandOff(WaitQueue queue, boolean acquired, boolean failed) {
+		HandOffRequest request = this.handOff;
+		this.handOff = null;
+		if (request == null) {
+			return;
+		}
+		queue.endHandOff(request);
+		if (acquired || failed || !this.filed) {
+			return;
+		}
+		boolean interrupted = Thread.interrupted();
+		try {
+			this.commands.withdraw(this.spec, this.owner, request);
+		}
+		catch (RuntimeException ex) {
+			// The request lapses by itself, and a lock handed over meanwhile after its claim.
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
 		}
 	}
 
@@ -191,8 +297,10 @@ final class WaitLoop {
 		long remainingMillis = (remaining == Long.MAX_VALUE) ? -1 : TimeUnit.NANOSECONDS.toMillis(Math.max(0, remaining));
 		// A failed attempt with token 0 was held back by readers and may have set a writer intent.
 		boolean mayHaveIntent = this.attempts > 1 && this.lastHolderToken == 0;
+		this.lastSentNanos = System.nanoTime();
+		this.filed |= this.handOff != null;
 		AcquireResult result = this.commands.acquire(this.spec, this.owner, remainingMillis, mayHaveIntent,
-				this.holdsIt);
+				this.holdsIt, this.handOff);
 		if (!result.acquired()) {
 			long now = System.nanoTime();
 			if (this.lastHolderToken != -1 && this.lastHolderToken != result.token()) {

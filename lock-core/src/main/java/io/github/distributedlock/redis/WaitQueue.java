@@ -37,6 +37,8 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 
 	private static final byte[] NEXT = bytes("next:");
 
+	private static final byte[] HAND_OFF = bytes(HandOffRequest.HandOff.PREFIX);
+
 	private static final int ADDRESSED_LIMIT = 256;
 
 	private final String id;
@@ -60,6 +62,17 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 	private volatile long lastProgressNanos;
 
 	private volatile long plainSignals;
+
+	// Signals that call for another attempt: all but hand-offs, after which the lock is held.
+	private volatile long retrySignals;
+
+	// The hand-off request of the waiter whose turn it is, and a hand-off to it.
+	private volatile @Nullable String handOffMember;
+
+	private volatile HandOffRequest.@Nullable HandOff handOff;
+
+	// The last hand-off to anyone: the new holder's lease is at most its claim until confirmed.
+	private volatile HandOffRequest.@Nullable HandOff lastHandOff;
 
 	// Fair waiters named by recent releases; bounded, as it also collects other JVMs' waiters.
 	private final Set<String> addressed = Collections.synchronizedSet(new LinkedHashSet<>());
@@ -145,9 +158,59 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 		}
 	}
 
+	/**
+	 * Return how many signals that call for another attempt were heard: all but hand-offs.
+	 */
+	long retrySignals() {
+		return this.retrySignals;
+	}
+
+	/**
+	 * Listen for a hand-off to this request (of the waiter whose turn it is).
+	 */
+	void expectHandOff(HandOffRequest request) {
+		this.handOff = null;
+		this.handOffMember = request.member();
+	}
+
+	/**
+	 * Stop listening for a hand-off, and return one that arrived for the request, if any.
+	 */
+	HandOffRequest.@Nullable HandOff endHandOff(HandOffRequest request) {
+		HandOffRequest.HandOff received = takeHandOff(request);
+		this.handOffMember = null;
+		return received;
+	}
+
+	/**
+	 * Return a hand-off to this request, if one arrived, forgetting it.
+	 */
+	HandOffRequest.@Nullable HandOff takeHandOff(HandOffRequest request) {
+		HandOffRequest.HandOff received = this.handOff;
+		if (received == null || !received.member().equals(request.member())) {
+			return null;
+		}
+		this.handOff = null;
+		return received;
+	}
+
+	/**
+	 * Return the last hand-off heard, to anyone.
+	 */
+	HandOffRequest.@Nullable HandOff lastHandOff() {
+		return this.lastHandOff;
+	}
+
 	void signal() {
+		signal(true);
+	}
+
+	private void signal(boolean retry) {
 		this.signalLock.lock();
 		try {
+			if (retry) {
+				this.retrySignals++;
+			}
 			this.signals++;
 			this.signalled.signalAll();
 		}
@@ -177,6 +240,17 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 	@Override
 	public void onMessage(Message message, byte @Nullable [] pattern) {
 		byte[] body = message.getBody();
+		if (startsWith(body, HAND_OFF)) {
+			HandOffRequest.HandOff received = HandOffRequest.HandOff
+				.parse(new String(body, StandardCharsets.UTF_8), System.nanoTime());
+			this.lastHandOff = received;
+			if (received.member().equals(this.handOffMember)) {
+				this.handOff = received;
+			}
+			// The lock is held again: nobody needs to try, but waiters learn of the new claim.
+			signal(false);
+			return;
+		}
 		if (startsWith(body, NEXT)) {
 			address(new String(body, NEXT.length, body.length - NEXT.length, StandardCharsets.UTF_8));
 		}

@@ -4,6 +4,7 @@
 -- KEYS[2]  the lock's fencing counter: the last token handed out, expiring after a long idle time
 -- KEYS[3]  the lock's readers: a sorted set of reader owners scored by lease end (ms)
 -- KEYS[4]  the writer intent: set while a writer waits for readers, so new readers hold back
+-- KEYS[5]  the hand-off requests: a sorted set of '<lease> <ticket> <owner>' by when each lapses (ms)
 -- ARGV[1]  owner: secret instance id + thread (or a custom owner)
 -- ARGV[2]  lease in milliseconds
 -- ARGV[3]  '1' if the owner may take the lock again, '0' if that is a self-deadlock
@@ -11,6 +12,10 @@
 -- ARGV[5]  how long the caller will keep waiting, in ms (-1: indefinitely); 0 sets no writer intent
 -- ARGV[6]  '1' if an earlier attempt of this caller may have set the writer intent
 -- ARGV[7]  '1' if the caller already holds this lock (a real re-entry), '0' if it holds no handle on it
+-- ARGV[8]  the caller's hand-off request ('<lease> <ticket> <owner>'), or '' to make none: when the
+--          lock is taken, the request is (re)filed so that the holder's release hands the lock
+--          straight over (release.lua); when the lock is ours, it is withdrawn
+-- ARGV[9]  how long a filed request stays valid without being filed again, in ms
 --
 -- Returns {1, token}                acquired (first hold or another hold by the same owner)
 --         {0, holder token, pttl}   held by someone else; pttl is the holder's remaining lease
@@ -59,6 +64,9 @@ if not held[1] then
 	if ARGV[6] == '1' and redis.call('GET', KEYS[4]) == ARGV[1] then
 		redis.call('DEL', KEYS[4])
 	end
+	if ARGV[8] ~= '' then
+		redis.call('ZREM', KEYS[5], ARGV[8])
+	end
 	return {1, tonumber(token)}
 end
 
@@ -66,9 +74,13 @@ if held[1] == ARGV[1] then
 	if ARGV[7] ~= '1' then
 		-- Ours, yet the caller has no handle on it: an earlier acquire of its own whose reply was
 		-- lost (a timeout, a command re-sent after a reconnect). Take it over as one fresh hold
-		-- rather than count it, or its release would leave the lock taken.
+		-- rather than count it, or its release would leave the lock taken. This is also how a
+		-- waiter that missed the message of a hand-off to it takes the lock.
 		redis.call('HSET', KEYS[1], 'holds', 1)
 		redis.call('PEXPIRE', KEYS[1], ARGV[2])
+		if ARGV[8] ~= '' then
+			redis.call('ZREM', KEYS[5], ARGV[8])
+		end
 		return {1, tonumber(held[2])}
 	end
 	if ARGV[3] ~= '1' then
@@ -82,4 +94,10 @@ if held[1] == ARGV[1] then
 	return {1, tonumber(held[2])}
 end
 
+if ARGV[8] ~= '' then
+	local clock = redis.call('TIME')
+	local nowMs = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+	redis.call('ZADD', KEYS[5], nowMs + tonumber(ARGV[9]), ARGV[8])
+	redis.call('PEXPIRE', KEYS[5], ARGV[9])
+end
 return {0, tonumber(held[2]), redis.call('PTTL', KEYS[1])}

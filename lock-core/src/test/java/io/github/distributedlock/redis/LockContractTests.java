@@ -152,7 +152,7 @@ abstract class LockContractTests {
 		try (LockHandle held = this.template.acquire(request("x").build())) {
 			LockSpec spec = specOf("x");
 			LockCommands stranger = new LockCommands(
-					new org.springframework.data.redis.core.StringRedisTemplate(this.connectionFactory), 60_000);
+					new org.springframework.data.redis.core.StringRedisTemplate(this.connectionFactory), 60_000, 2000);
 			// A stranger knows the key and even the token, but not the secret owner id.
 			assertThat(stranger.release(spec, "guessed-owner:1", held.fencingToken())).isEqualTo(-2);
 			assertThat(stranger.extend(spec, "guessed-owner:1", held.fencingToken(), 60_000)).isEqualTo(-2);
@@ -333,6 +333,92 @@ abstract class LockContractTests {
 		assertThat(context.token()).isGreaterThan(held.fencingToken());
 		// Well before the 10 s lease would have ended.
 		assertThat(afterRelease).isLessThan(Duration.ofSeconds(2));
+	}
+
+	@Test
+	void shouldHandTheLockStraightToAWaiterOfAnotherProcess() throws Exception {
+		LockHandle held = this.template.acquire(request("h").lease(Duration.ofSeconds(30)).build());
+		CountDownLatch asserted = new CountDownLatch(1);
+		Future<LockContextSnapshot> waiter = this.executor.submit(() -> this.otherProcess.execute(
+				request("h").lease(Duration.ofSeconds(30)).waitTime(Duration.ofSeconds(9)).build(), (context) -> {
+					LockContextSnapshot snapshot = LockContextSnapshot.of(context);
+					try {
+						asserted.await(9, TimeUnit.SECONDS);
+					}
+					catch (InterruptedException ex) {
+						Thread.currentThread().interrupt();
+					}
+					return snapshot;
+				}));
+		String handOffKey = specOf("h").handOffKey();
+		if (strategy() == WaitStrategy.PUBSUB) {
+			await().atMost(Duration.ofSeconds(5)).until(() -> Boolean.TRUE.equals(redisOps().hasKey(handOffKey)));
+		}
+		else {
+			Thread.sleep(300);
+		}
+		held.close();
+		if (strategy() == WaitStrategy.PUBSUB) {
+			// Handed over inside the release: the lock was never free, so nobody could barge in.
+			assertThat(this.template.isLocked(this.scope, "h")).isTrue();
+			assertThat(this.template.tryAcquire(request("h").waitTime(Duration.ZERO).build())).isEmpty();
+		}
+		asserted.countDown();
+		LockContextSnapshot context = waiter.get(9, TimeUnit.SECONDS);
+		assertThat(context.waited()).isTrue();
+		assertThat(context.token()).isGreaterThan(held.fencingToken());
+		// The claim lease of the hand-off was replaced by the lease asked for.
+		assertThat(context.remainingLease()).isGreaterThan(Duration.ofSeconds(20));
+		if (strategy() == WaitStrategy.PUBSUB) {
+			assertThat(context.attempts()).as("the first try and the one that filed the request; the hand-off needs none")
+				.isEqualTo(2);
+		}
+		assertThat(redisOps().hasKey(handOffKey)).isFalse();
+	}
+
+	@Test
+	void shouldCostOnlyTheClaimLeaseWhenTheWaiterHandedTheLockIsGone() throws Exception {
+		LockHandle held = this.template.acquire(request("g").lease(Duration.ofSeconds(30)).build());
+		LockSpec spec = specOf("g");
+		// A request filed by a waiter whose process then died: it will never take the lock.
+		redisOps().opsForZSet().add(spec.handOffKey(), "30000 1 dead-process:1", System.currentTimeMillis() + 30_000);
+		held.close();
+		if (strategy() == WaitStrategy.PUBSUB) {
+			assertThat(redisOps().opsForHash().get(spec.lockKey(), "owner")).isEqualTo("dead-process:1");
+			assertThat(redisOps().getExpire(spec.lockKey(), TimeUnit.MILLISECONDS))
+				.isBetween(1L, RedisLockTemplate.HAND_OFF_CLAIM_MILLIS);
+		}
+		long start = System.nanoTime();
+		try (LockHandle next = this.otherProcess.acquire(request("g").waitTime(Duration.ofSeconds(5)).build())) {
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(3500));
+			assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+		}
+		redisOps().delete(spec.handOffKey());
+	}
+
+	@Test
+	void shouldWithdrawTheHandOffRequestWhenTheWaitEnds() throws Exception {
+		try (LockHandle held = this.template.acquire(request("t").build())) {
+			assertThat(this.otherProcess.tryAcquire(request("t").waitTime(Duration.ofMillis(300)).build())).isEmpty();
+			assertThat(redisOps().hasKey(specOf("t").handOffKey())).isFalse();
+		}
+		assertThat(this.template.isLocked(this.scope, "t")).as("handed to nobody").isFalse();
+	}
+
+	@Test
+	void shouldReleaseALockHandedToAWaiterThatGaveUpMeanwhile() {
+		LockSpec spec = specOf("u");
+		LockCommands commands = new LockCommands(redisOps(), 60_000, RedisLockTemplate.HAND_OFF_CLAIM_MILLIS);
+		HandOffRequest request = HandOffRequest.of(30_000, "gave-up:1");
+		LockHandle held = this.template.acquire(request("u").build());
+		assertThat(commands.acquire(spec, "gave-up:1", 5000, false, false, request).acquired()).isFalse();
+		held.close();
+		if (strategy() == WaitStrategy.PUBSUB) {
+			assertThat(this.template.isLocked(this.scope, "u")).as("handed over").isTrue();
+		}
+		commands.withdraw(spec, "gave-up:1", request);
+		assertThat(this.template.isLocked(this.scope, "u")).isFalse();
+		assertThat(redisOps().hasKey(spec.handOffKey())).isFalse();
 	}
 
 	@Test
@@ -708,6 +794,10 @@ abstract class LockContractTests {
 		return new LockSpec(LockName.of(this.scope, key), lockKey, LockKeys.fence(lockKey),
 				LockKeys.releaseChannel(lockKey), List.of(LockKeys.releaseChannel(lockKey)), 30_000, 0, strategy(), true,
 				false, 1, null, false, LockKind.EXCLUSIVE, 0, LockKeys.releaseChannel(lockKey), false, 5000);
+	}
+
+	private org.springframework.data.redis.core.StringRedisTemplate redisOps() {
+		return new org.springframework.data.redis.core.StringRedisTemplate(this.connectionFactory);
 	}
 
 	protected long evalCalls() {
