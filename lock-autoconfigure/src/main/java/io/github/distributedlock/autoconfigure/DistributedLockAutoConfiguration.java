@@ -56,6 +56,7 @@ public final class DistributedLockAutoConfiguration {
 				.keyPrefix(properties.getKeyPrefix())
 				.database(RedisDatabase.of(connectionFactory))
 				.subscriptionLinger(properties.getSubscriptionLinger())
+				.handOff(properties.isHandOff())
 				.fencingCounterIdle(properties.getFencingCounterIdle())
 				.configureKeyspaceEvents(properties.getKeyspaceEvents().isConfigure())
 				.watchdog(properties.getWatchdog().isEnabled())

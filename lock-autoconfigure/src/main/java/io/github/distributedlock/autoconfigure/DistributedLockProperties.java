@@ -55,6 +55,12 @@ public class DistributedLockProperties {
 	private Duration subscriptionLinger = Duration.ofSeconds(2);
 
 	/**
+	 * Whether a release hands the lock straight to a waiter that asked for it (pub/sub waits
+	 * on exclusive, non-fair locks), instead of freeing it for the waiters to race for.
+	 */
+	private boolean handOff = true;
+
+	/**
 	 * How long a lock's fencing counter is kept without acquisitions.
 	 */
 	private Duration fencingCounterIdle = Duration.ofDays(7);
@@ -127,6 +133,14 @@ public class DistributedLockProperties {
 
 	public void setProgressAwareTimeout(boolean progressAwareTimeout) {
 		this.progressAwareTimeout = progressAwareTimeout;
+	}
+
+	public boolean isHandOff() {
+		return this.handOff;
+	}
+
+	public void setHandOff(boolean handOff) {
+		this.handOff = handOff;
 	}
 
 	public Duration getSubscriptionLinger() {

@@ -194,7 +194,15 @@ final class LockCommands {
 	}
 
 	/**
-	 * Withdraw a hand-off request after giving up; a lock handed over meanwhile is released.
+	 * Withdraw a hand-off request without waiting for the reply, after a Redis failure.
+	 */
+	void withdrawAsync(LockSpec spec, String owner, HandOffRequest handOff) {
+		this.scripts.executeAsync(RELEASE, releaseKeys(spec), owner, "", this.fenceIdleMillis,
+				this.handOffClaimMillis, handOff.member());
+	}
+
+	/**
+	 * Withdraw a hand-off request after giving up; a lock handed to it meanwhile is released.
 	 */
 	void withdraw(LockSpec spec, String owner, HandOffRequest handOff) {
 		try {

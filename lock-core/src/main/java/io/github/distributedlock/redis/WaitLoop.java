@@ -175,6 +175,11 @@ final class WaitLoop {
 					queue.markProgress(this.lastHandoffNanos);
 				}
 			}
+			if (this.spec.progressAware() && queue.lastProgressNanos() != 0
+					&& queue.lastProgressNanos() + this.spec.waitNanos() - this.deadlineNanos > 0) {
+				// The lock changed hands (a hand-off heard while asleep), so the wait time restarts.
+				this.deadlineNanos = queue.lastProgressNanos() + this.spec.waitNanos();
+			}
 			long remaining = remainingNanos();
 			if (remaining <= 0) {
 				handedOver = (this.handOff != null) ? queue.takeHandOff(this.handOff) : null;
@@ -187,7 +192,8 @@ final class WaitLoop {
 			if (this.handOff != null) {
 				sleep = Math.min(sleep, this.lastSentNanos + HandOffRequest.REFILE_NANOS - System.nanoTime());
 			}
-			boolean woken = queue.awaitSignal(seen, sleep);
+			boolean woken = (this.handOff != null) ? queue.awaitSignalAsHead(seen, sleep)
+					: queue.awaitSignal(seen, sleep);
 			if (woken && queue.retrySignals() == retries) {
 				// Only hand-offs were heard: the lock is held again, by a holder whose lease is a
 				// short claim until it confirms its own. Try again if that claim ends.
@@ -222,8 +228,9 @@ final class WaitLoop {
 
 	/**
 	 * Stop listening for a hand-off, and withdraw the request if the wait ended without the
-	 * lock (which releases a lock handed over meanwhile). After a Redis failure it is left to
-	 * lapse, so that a failing Redis is not waited for twice.
+	 * lock (which releases a lock handed to it meanwhile). After a Redis failure the request
+	 * is withdrawn without waiting for the reply, so that a failing Redis is not waited for
+	 * twice (and a request left behind would cost the others a claim lease).
 	 */
 	private void endHandOff(WaitQueue queue, boolean acquired, boolean failed) {
 		HandOffRequest request = this.handOff;
@@ -232,7 +239,16 @@ final class WaitLoop {
 			return;
 		}
 		queue.endHandOff(request);
-		if (acquired || failed || !this.filed) {
+		if (acquired || !this.filed) {
+			return;
+		}
+		if (failed) {
+			try {
+				this.commands.withdrawAsync(this.spec, this.owner, request);
+			}
+			catch (RuntimeException ex) {
+				// The request lapses by itself, and a lock handed to it after its claim.
+			}
 			return;
 		}
 		boolean interrupted = Thread.interrupted();

@@ -74,6 +74,13 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 	// The last hand-off to anyone: the new holder's lease is at most its claim until confirmed.
 	private volatile HandOffRequest.@Nullable HandOff lastHandOff;
 
+	// When the waiter whose turn it is wakes up by itself, while it sleeps (0 while it is awake);
+	// a hand-off whose claim ends later need not wake it. Guarded by signalLock for writes.
+	private volatile long headWakeNanos;
+
+	// Threads waiting for any signal (fair and multi-lock waiters), which hand-offs wake as well.
+	private final AtomicInteger plainSleepers = new AtomicInteger();
+
 	// Fair waiters named by recent releases; bounded, as it also collects other JVMs' waiters.
 	private final Set<String> addressed = Collections.synchronizedSet(new LinkedHashSet<>());
 
@@ -130,8 +137,33 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 		if (this.signals != seen) {
 			return true;
 		}
+		this.plainSleepers.incrementAndGet();
+		try {
+			return await(seen, nanos, false);
+		}
+		finally {
+			this.plainSleepers.decrementAndGet();
+		}
+	}
+
+	/**
+	 * Like {@link #awaitSignal(long, long)}, for the waiter whose turn it is: a hand-off to
+	 * another waiter wakes it only if the new holder's claim lease ends before it would wake
+	 * anyway (it tries again then, and learns the holder's lease).
+	 */
+	boolean awaitSignalAsHead(long seen, long nanos) throws InterruptedException {
+		if (this.signals != seen) {
+			return true;
+		}
+		return await(seen, nanos, true);
+	}
+
+	private boolean await(long seen, long nanos, boolean head) throws InterruptedException {
 		this.signalLock.lockInterruptibly();
 		try {
+			if (head) {
+				this.headWakeNanos = System.nanoTime() + nanos;
+			}
 			long left = nanos;
 			while (this.signals == seen && left > 0) {
 				left = this.signalled.awaitNanos(left);
@@ -139,6 +171,9 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 			return this.signals != seen;
 		}
 		finally {
+			if (head) {
+				this.headWakeNanos = 0;
+			}
 			this.signalLock.unlock();
 		}
 	}
@@ -244,11 +279,19 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 			HandOffRequest.HandOff received = HandOffRequest.HandOff
 				.parse(new String(body, StandardCharsets.UTF_8), System.nanoTime());
 			this.lastHandOff = received;
+			markProgress(received.receivedNanos());
 			if (received.member().equals(this.handOffMember)) {
 				this.handOff = received;
+				signal(false);
+				return;
 			}
-			// The lock is held again: nobody needs to try, but waiters learn of the new claim.
-			signal(false);
+			// The lock is held again: nobody needs to try, but waiters must not sleep past the
+			// new holder's claim lease.
+			long headWake = this.headWakeNanos;
+			long claimEnd = received.receivedNanos() + TimeUnit.MILLISECONDS.toNanos(received.claimMillis());
+			if (headWake == 0 || claimEnd - headWake < 0 || this.plainSleepers.get() > 0) {
+				signal(false);
+			}
 			return;
 		}
 		if (startsWith(body, NEXT)) {

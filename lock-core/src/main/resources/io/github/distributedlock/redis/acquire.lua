@@ -1,6 +1,7 @@
 -- Take a lock, take it again (reentrant), or report who has it.
 --
--- KEYS[1]  the lock: a hash {owner, holds, token} with a lease (PEXPIRE)
+-- KEYS[1]  the lock: a hash {owner, holds, token, and handoff: the request it was handed to} with a
+--          lease (PEXPIRE)
 -- KEYS[2]  the lock's fencing counter: the last token handed out, expiring after a long idle time
 -- KEYS[3]  the lock's readers: a sorted set of reader owners scored by lease end (ms)
 -- KEYS[4]  the writer intent: set while a writer waits for readers, so new readers hold back
@@ -76,7 +77,8 @@ if held[1] == ARGV[1] then
 		-- lost (a timeout, a command re-sent after a reconnect). Take it over as one fresh hold
 		-- rather than count it, or its release would leave the lock taken. This is also how a
 		-- waiter that missed the message of a hand-off to it takes the lock.
-		redis.call('HSET', KEYS[1], 'holds', 1)
+		-- Taken now: a waiter withdrawing the request it was handed to must not release it.
+		redis.call('HSET', KEYS[1], 'holds', 1, 'handoff', '')
 		redis.call('PEXPIRE', KEYS[1], ARGV[2])
 		if ARGV[8] ~= '' then
 			redis.call('ZREM', KEYS[5], ARGV[8])

@@ -13,16 +13,16 @@
 -- ARGV[4]  the claim lease in ms a handed-over lock gets until its new owner confirms its own
 --          lease ('0': hand nothing over)
 -- ARGV[5]  (optional) the request of a waiter that gives up: it is withdrawn, and if the lock was
---          handed to this owner meanwhile, the hand-off is released instead (ARGV[2] is ignored)
+--          handed to that very request meanwhile (and not taken), it is released (ARGV[2] is ignored)
 --
 -- Returns  holds left (0: the lock was handed over, or is free and a message was published)
 --          -1 the lock is gone: the lease ran out, or it was force-released
 --          -2 someone else holds it now (another owner, or a newer hold of ours)
 
-local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'holds')
+local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'holds', 'handoff')
 if ARGV[5] then
 	redis.call('ZREM', KEYS[3], ARGV[5])
-	if held[1] ~= ARGV[1] then
+	if held[1] ~= ARGV[1] or held[4] ~= ARGV[5] then
 		return -2
 	end
 else
@@ -60,7 +60,7 @@ if ARGV[4] ~= '0' then
 			-- Until the new owner confirms its lease, a short claim: a waiter that died after
 			-- asking costs at most this long.
 			local claim = math.min(tonumber(lease), tonumber(ARGV[4]))
-			redis.call('HSET', KEYS[1], 'owner', owner, 'holds', 1, 'token', token)
+			redis.call('HSET', KEYS[1], 'owner', owner, 'holds', 1, 'token', token, 'handoff', next[1])
 			redis.call('PEXPIRE', KEYS[1], claim)
 			redis.call('PUBLISH', KEYS[2], 'handoff:' .. token .. ' ' .. claim .. ' ' .. next[1])
 			return 0

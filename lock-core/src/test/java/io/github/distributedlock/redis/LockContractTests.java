@@ -397,6 +397,31 @@ abstract class LockContractTests {
 	}
 
 	@Test
+	void shouldWakeAWaiterWhenTheLockIsHandedToAWaiterThatIsGone() throws Exception {
+		LockHandle held = this.template.acquire(request("k").lease(Duration.ofSeconds(30)).build());
+		LockSpec spec = specOf("k");
+		Future<LockHandle> waiter = this.executor
+			.submit(() -> this.otherProcess.acquire(request("k").waitTime(Duration.ofSeconds(8)).build()));
+		if (strategy() == WaitStrategy.PUBSUB) {
+			await().atMost(Duration.ofSeconds(5)).until(() -> Boolean.TRUE.equals(redisOps().hasKey(spec.handOffKey())));
+		}
+		else {
+			Thread.sleep(300);
+		}
+		// Ahead of the live waiter: a request from a process that died while waiting.
+		redisOps().opsForZSet().add(spec.handOffKey(), "30000 1 dead-process:2", System.currentTimeMillis() + 1_000);
+		long released = System.nanoTime();
+		held.close();
+		// The live waiter sleeps until the holder's 30 s lease or its next filing 15 s away, unless
+		// the hand-off to the dead process wakes it to wait for that claim lease instead.
+		try (LockHandle next = waiter.get(8, TimeUnit.SECONDS)) {
+			assertThat(Duration.ofNanos(System.nanoTime() - released)).isLessThan(Duration.ofMillis(3500));
+			assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+		}
+		redisOps().delete(spec.handOffKey());
+	}
+
+	@Test
 	void shouldWithdrawTheHandOffRequestWhenTheWaitEnds() throws Exception {
 		try (LockHandle held = this.template.acquire(request("t").build())) {
 			assertThat(this.otherProcess.tryAcquire(request("t").waitTime(Duration.ofMillis(300)).build())).isEmpty();
