@@ -12,8 +12,6 @@ import org.springframework.data.redis.connection.DecoratedRedisConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.util.ClassUtils;
 
 /**
  * Runs a {@link LuaScript} with {@code EVALSHA}, falling back to {@code EVAL} when the
@@ -22,16 +20,13 @@ import org.springframework.util.ClassUtils;
  */
 final class ScriptRunner {
 
-	private static final boolean LETTUCE = ClassUtils.isPresent("io.lettuce.core.RedisClient",
-			ScriptRunner.class.getClassLoader());
-
 	private final RedisConnectionFactory connectionFactory;
 
 	private final boolean async;
 
 	ScriptRunner(RedisConnectionFactory connectionFactory) {
 		this.connectionFactory = connectionFactory;
-		this.async = LETTUCE && Lettuce.sharesOneConnection(connectionFactory);
+		this.async = ReplicaWait.sharesOneConnection(connectionFactory);
 	}
 
 	/**
@@ -114,10 +109,6 @@ final class ScriptRunner {
 	 * Kept apart so that Lettuce classes are only loaded when Lettuce is there.
 	 */
 	private static final class Lettuce {
-
-		static boolean sharesOneConnection(RedisConnectionFactory factory) {
-			return factory instanceof LettuceConnectionFactory lettuce && lettuce.getShareNativeConnection();
-		}
 
 		static CompletableFuture<Long> evalAsync(LettuceConnection connection, LuaScript script, int keyCount,
 				byte[][] keysAndArgs) {
