@@ -66,6 +66,9 @@ final class WaitLoop {
 
 	private boolean filed;
 
+	// Whether another local waiter had the turn first: then the lock changed hands meanwhile.
+	private boolean waitedForTurn;
+
 	WaitLoop(LockSpec spec, String owner, LockCommands commands, WaitQueues queues) {
 		this.spec = spec;
 		this.owner = owner;
@@ -168,7 +171,8 @@ final class WaitLoop {
 				}
 				if (result.acquired()) {
 					queue.markProgress(System.nanoTime());
-					return template.held(this.spec, this.owner, result.token(), sentNanos, this.attempts > 1,
+					return template.held(this.spec, this.owner, result.token(), sentNanos,
+							this.attempts > 1 || this.waitedForTurn,
 							elapsed(), this.attempts);
 				}
 				if (this.lastHandoffNanos != 0) {
@@ -270,6 +274,10 @@ final class WaitLoop {
 	 * its clock when the lock changed hands meanwhile.
 	 */
 	private boolean awaitTurn(WaitQueue queue) throws InterruptedException {
+		if (queue.turn().tryLock(0, TimeUnit.NANOSECONDS)) {
+			return true;
+		}
+		this.waitedForTurn = true;
 		while (true) {
 			// tryLock with a timeout honours the FIFO order; plain tryLock() would barge.
 			if (queue.turn().tryLock(Math.max(0, remainingNanos()), TimeUnit.NANOSECONDS)) {
