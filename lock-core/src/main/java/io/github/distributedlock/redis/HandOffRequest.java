@@ -1,54 +1,98 @@
 package io.github.distributedlock.redis;
 
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.util.HexFormat;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.jspecify.annotations.Nullable;
+
 /**
- * A waiter's request, filed in Redis with its attempts, to be handed the lock straight by
- * the holder's release (see {@code release.lua}) instead of being woken to try again.
+ * A waiter's place in a lock's line of requests, filed in Redis with its attempts. When the
+ * last hold is released, the lock is reserved for the oldest request and its waiter is told
+ * to take it; its own next attempt does (see {@code release.lua} and
+ * {@code docs/design/waiting-and-hand-off.md}).
  * <p>
- * The member {@code <lease> <ticket> <owner>} carries the lease the waiter asked for, and a
- * ticket that is new for every wait, so that a hand-off message of an earlier wait of the
- * same thread is never taken for this one.
+ * The member {@code <claim>:<id>} carries the claim: how long the reservation waits for the
+ * waiter's attempt before it lapses. The id is new for every wait and unique across
+ * processes (random per JVM, plus a counter), so two waiters, even of one custom owner in two
+ * processes, never share a request. It names no owner, so publishing it reveals nothing.
  *
  * @param member the sorted-set member
  */
 record HandOffRequest(String member) {
 
 	/**
-	 * How long a filed request stays valid: a waiter files it again at least every half of
-	 * this, so only a waiter that died (or lost Redis) lets it lapse.
+	 * How long a reservation waits for its waiter's attempt, unless the waiter polls less
+	 * often: what a waiter that died after filing its request costs the others at most.
+	 */
+	static final long CLAIM_MILLIS = 2000;
+
+	/**
+	 * How long the requests of a lock live after the last filing: every waiter files its
+	 * request again at least every {@link #REFILE_NANOS}, so only a line nobody waits in
+	 * any more lapses.
 	 */
 	static final String VALIDITY_MILLIS = "30000";
 
 	static final long REFILE_NANOS = TimeUnit.MILLISECONDS.toNanos(Long.parseLong(VALIDITY_MILLIS)) / 2;
 
-	private static final AtomicLong tickets = new AtomicLong();
+	/** The prefix of a release message that reserved the lock for a request. */
+	static final String MESSAGE_PREFIX = "handoff:";
 
-	static HandOffRequest of(long leaseMillis, String owner) {
-		return new HandOffRequest(leaseMillis + " " + tickets.incrementAndGet() + " " + owner);
+	private static final String PROCESS_ID = newProcessId();
+
+	private static final AtomicLong counter = new AtomicLong();
+
+	/**
+	 * Create a request for one wait.
+	 * @param pollNanos how often the waiter tries without being told, or 0 when it is woken
+	 * by messages: a polling waiter's reservation lasts for three of its polls
+	 */
+	static HandOffRequest of(long pollNanos) {
+		long claim = Math.max(CLAIM_MILLIS, 3 * TimeUnit.NANOSECONDS.toMillis(pollNanos));
+		return new HandOffRequest(claim + ":" + PROCESS_ID + "." + Long.toHexString(counter.incrementAndGet()));
 	}
 
 	/**
-	 * A lock handed to a waiter, as its release message announced it:
-	 * {@code handoff:<token> <claim> <member>}.
-	 *
-	 * @param token the fencing token of the new hold
-	 * @param claimMillis the claim lease the lock got, until its new owner confirms its lease
-	 * @param member the request it was handed to
-	 * @param receivedNanos when the message arrived
+	 * Return the claim of a request member, in milliseconds.
 	 */
-	record HandOff(long token, long claimMillis, String member, long receivedNanos) {
+	static long claimMillis(String member) {
+		return Long.parseLong(member.substring(0, member.indexOf(':')));
+	}
 
-		static final String PREFIX = "handoff:";
-
-		static HandOff parse(String body, long receivedNanos) {
-			int tokenEnd = body.indexOf(' ', PREFIX.length());
-			int claimEnd = body.indexOf(' ', tokenEnd + 1);
-			return new HandOff(Long.parseLong(body.substring(PREFIX.length(), tokenEnd)),
-					Long.parseLong(body.substring(tokenEnd + 1, claimEnd)), body.substring(claimEnd + 1), receivedNanos);
+	/**
+	 * Return the request a release message reserved the lock for, or {@code null} if the
+	 * message is of another kind (or malformed: messages are hints, never trusted).
+	 */
+	static @Nullable String reservedFor(byte[] message) {
+		byte[] prefix = MESSAGE_PREFIX.getBytes(StandardCharsets.US_ASCII);
+		if (message.length <= prefix.length) {
+			return null;
 		}
+		for (int i = 0; i < prefix.length; i++) {
+			if (message[i] != prefix[i]) {
+				return null;
+			}
+		}
+		String member = new String(message, prefix.length, message.length - prefix.length, StandardCharsets.UTF_8);
+		int colon = member.indexOf(':');
+		if (colon <= 0 || colon > 18) {
+			return null;
+		}
+		for (int i = 0; i < colon; i++) {
+			if (!Character.isDigit(member.charAt(i))) {
+				return null;
+			}
+		}
+		return member;
+	}
 
+	private static String newProcessId() {
+		byte[] id = new byte[8];
+		new SecureRandom().nextBytes(id);
+		return HexFormat.of().formatHex(id);
 	}
 
 }

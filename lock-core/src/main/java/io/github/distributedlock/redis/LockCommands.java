@@ -61,20 +61,19 @@ final class LockCommands {
 
 	private final boolean sharedConnection;
 
-	private final String handOffClaimMillis;
+	private final String handOff;
 
 	/** The server connection last seen by a replica check, and when it was first seen. */
 	private final AtomicReference<@Nullable SeenConnection> lastConnection = new AtomicReference<>();
 
 	/**
-	 * @param handOffClaimMillis the claim lease of a lock handed straight to a waiter, until
-	 * the waiter confirms its own lease; 0 to hand no lock over
+	 * @param handOff whether a release reserves the lock for the oldest waiting request
 	 */
-	LockCommands(StringRedisTemplate redis, long fenceIdleMillis, long handOffClaimMillis) {
+	LockCommands(StringRedisTemplate redis, long fenceIdleMillis, boolean handOff) {
 		this.redis = redis;
 		this.scripts = new ScriptRunner(redis.getRequiredConnectionFactory());
 		this.fenceIdleMillis = Long.toString(fenceIdleMillis);
-		this.handOffClaimMillis = Long.toString(handOffClaimMillis);
+		this.handOff = handOff ? "1" : "0";
 		this.sharedConnection = ReplicaWait.sharesOneConnection(redis.getRequiredConnectionFactory());
 	}
 
@@ -86,8 +85,8 @@ final class LockCommands {
 	 * have left a writer intent to clean up
 	 * @param holdsIt whether the caller already holds the lock, so that finding it ours is a
 	 * re-entry rather than a hold left by a lost reply
-	 * @param handOff the caller's request to be handed the lock by its holder's release, or
-	 * {@code null} for none (only for exclusive locks that are not fair)
+	 * @param handOff the caller's request, which keeps its place in the lock's line, or
+	 * {@code null} for none (only for locks and read locks that are not fair)
 	 */
 	AcquireResult acquire(LockSpec spec, String owner, long remainingWaitMillis, boolean mayHaveIntent,
 			boolean holdsIt, @Nullable HandOffRequest handOff) {
@@ -108,8 +107,9 @@ final class LockCommands {
 						(handOff != null) ? handOff.member() : "", HandOffRequest.VALIDITY_MILLIS);
 				case READ -> this.scripts.execute(ACQUIRE_READ,
 						List.of(spec.lockKey(), spec.fenceKey(), spec.readersKey(), spec.readHoldsKey(),
-								spec.writerIntentKey()),
-						owner, lease, spec.reentrant() ? "1" : "0", this.fenceIdleMillis);
+								spec.writerIntentKey(), spec.handOffKey(), spec.releaseChannel()),
+						owner, lease, spec.reentrant() ? "1" : "0", this.fenceIdleMillis,
+						(handOff != null) ? handOff.member() : "", HandOffRequest.VALIDITY_MILLIS);
 				case PERMIT -> this.scripts.execute(ACQUIRE_PERMIT, List.of(spec.permitsKey(), spec.fenceKey()), owner,
 						lease, Integer.toString(spec.permits()), this.fenceIdleMillis);
 			};
@@ -130,17 +130,23 @@ final class LockCommands {
 	/**
 	 * Take several locks in one script, all or nothing.
 	 */
-	MultiAcquireResult acquireAll(List<LockSpec> specs, String owner, boolean reentrant) {
-		List<String> keys = new java.util.ArrayList<>(specs.size() * 3);
-		Object[] args = new Object[3 + specs.size()];
+	MultiAcquireResult acquireAll(List<LockSpec> specs, String owner, boolean reentrant,
+			@Nullable HandOffRequest handOff) {
+		List<String> keys = new java.util.ArrayList<>(specs.size() * 5);
+		Object[] args = new Object[5 + specs.size()];
 		args[0] = owner;
 		args[1] = reentrant ? "1" : "0";
 		args[2] = this.fenceIdleMillis;
+		args[3] = (handOff != null) ? handOff.member() : "";
+		args[4] = HandOffRequest.VALIDITY_MILLIS;
 		for (int i = 0; i < specs.size(); i++) {
-			keys.add(specs.get(i).lockKey());
-			keys.add(specs.get(i).fenceKey());
-			keys.add(specs.get(i).readersKey());
-			args[3 + i] = Long.toString(specs.get(i).leaseMillis());
+			LockSpec spec = specs.get(i);
+			keys.add(spec.lockKey());
+			keys.add(spec.fenceKey());
+			keys.add(spec.readersKey());
+			keys.add(spec.handOffKey());
+			keys.add(spec.releaseChannel());
+			args[5 + i] = Long.toString(spec.leaseMillis());
 		}
 		List<?> reply;
 		try {
@@ -175,8 +181,7 @@ final class LockCommands {
 				case EXCLUSIVE -> spec.fair() ? this.scripts.execute(RELEASE_FAIR,
 						List.of(spec.lockKey(), spec.releaseChannel(), spec.queueKey(), spec.queueHeartbeatsKey()), owner,
 						Long.toString(token))
-						: this.scripts.execute(RELEASE, releaseKeys(spec), owner, Long.toString(token),
-								this.fenceIdleMillis, this.handOffClaimMillis);
+						: this.scripts.execute(RELEASE, releaseKeys(spec), owner, Long.toString(token), this.handOff);
 				case READ -> this.scripts.execute(RELEASE_READ,
 						List.of(spec.readersKey(), spec.readHoldsKey(), spec.releaseChannel()), owner);
 				case PERMIT -> this.scripts.execute(RELEASE_PERMIT, List.of(spec.permitsKey(), spec.releaseChannel()),
@@ -190,38 +195,27 @@ final class LockCommands {
 	}
 
 	private static List<String> releaseKeys(LockSpec spec) {
-		return List.of(spec.lockKey(), spec.releaseChannel(), spec.handOffKey(), spec.fenceKey(), spec.readersKey());
+		return List.of(spec.lockKey(), spec.releaseChannel(), spec.handOffKey(), spec.readersKey());
 	}
 
 	/**
-	 * Withdraw a hand-off request without waiting for the reply, after a Redis failure.
+	 * Withdraw a request without waiting for the reply, after a Redis failure.
 	 */
-	void withdrawAsync(LockSpec spec, String owner, HandOffRequest handOff) {
-		this.scripts.executeAsync(RELEASE, releaseKeys(spec), owner, "", this.fenceIdleMillis,
-				this.handOffClaimMillis, handOff.member());
+	void withdrawAsync(LockSpec spec, HandOffRequest handOff) {
+		this.scripts.executeAsync(RELEASE, releaseKeys(spec), "", "", this.handOff, handOff.member());
 	}
 
 	/**
-	 * Withdraw a hand-off request after giving up; a lock handed to it meanwhile is released.
+	 * Withdraw a request after giving up; a reservation for it passes on to the next request
+	 * (or the lock is freed). A hold is never touched.
 	 */
-	void withdraw(LockSpec spec, String owner, HandOffRequest handOff) {
+	void withdraw(LockSpec spec, HandOffRequest handOff) {
 		try {
-			this.scripts.execute(RELEASE, releaseKeys(spec), owner, "", this.fenceIdleMillis, this.handOffClaimMillis,
-					handOff.member());
+			this.scripts.execute(RELEASE, releaseKeys(spec), "", "", this.handOff, handOff.member());
 		}
 		catch (DataAccessException ex) {
 			throw failure(spec.name(), "withdraw", ex);
 		}
-	}
-
-	/**
-	 * Set the full lease of a lock that was handed over with a claim lease, without waiting
-	 * for the reply where the client allows it.
-	 * @return the reply of the extend script: 1, or -1 / -2 if the hold is gone
-	 */
-	java.util.concurrent.CompletableFuture<Long> confirmAsync(LockSpec spec, String owner, long token) {
-		return this.scripts.executeAsync(EXTEND, List.of(spec.lockKey()), owner, Long.toString(token),
-				Long.toString(spec.leaseMillis()), "1");
 	}
 
 	/**

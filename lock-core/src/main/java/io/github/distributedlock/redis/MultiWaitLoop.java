@@ -19,7 +19,10 @@ import org.jspecify.annotations.Nullable;
  * and tries them all again.
  * <p>
  * Unlike {@link WaitLoop}, multi-lock waiters don't line up in the local FIFO queue: they
- * wait for whichever lock blocked them last. Not thread-safe.
+ * wait for whichever lock blocked them last. Their {@linkplain HandOffRequest request} keeps
+ * their place in that lock's line in Redis, so a stream of single-lock holders can't starve
+ * them: a reservation for it makes that lock free for this waiter's next attempt. Not
+ * thread-safe.
  */
 final class MultiWaitLoop {
 
@@ -47,12 +50,18 @@ final class MultiWaitLoop {
 
 	private long blockedSeenNanos;
 
-	MultiWaitLoop(List<LockSpec> specs, String owner, long waitNanos, boolean reentrant, LockCommands commands,
-			WaitQueues queues) {
+	private final @Nullable HandOffRequest handOff;
+
+	// The locks whose lines the request was filed in, to withdraw it from if the wait fails.
+	private final java.util.Set<LockSpec> filed = new java.util.LinkedHashSet<>();
+
+	MultiWaitLoop(List<LockSpec> specs, String owner, long waitNanos, boolean reentrant, boolean lineUp,
+			LockCommands commands, WaitQueues queues) {
 		this.specs = specs;
 		this.owner = owner;
 		this.waitNanos = waitNanos;
 		this.reentrant = reentrant;
+		this.handOff = (lineUp && waitNanos != 0) ? HandOffRequest.of(0) : null;
 		this.commands = commands;
 		this.queues = queues;
 	}
@@ -63,6 +72,7 @@ final class MultiWaitLoop {
 	 */
 	@Nullable List<RedisLockHandle> run(RedisLockTemplate template) {
 		WaitQueue queue = null;
+		boolean acquired = false;
 		try {
 			long seen = 0;
 			while (true) {
@@ -72,6 +82,7 @@ final class MultiWaitLoop {
 				long sentNanos = System.nanoTime();
 				MultiAcquireResult result = attempt();
 				if (result.acquired()) {
+					acquired = true;
 					return held(template, result, sentNanos);
 				}
 				LockSpec spec = this.specs.get(result.index());
@@ -84,9 +95,12 @@ final class MultiWaitLoop {
 				}
 				if (queue == null || !queue.id().equals(spec.queueId())) {
 					if (queue != null) {
-						this.queues.leave(queue);
+						leave(queue);
 					}
 					queue = this.queues.join(spec);
+					if (this.handOff != null) {
+						queue.expect(this.handOff);
+					}
 					// Subscribed before the next attempt, so its release can't be missed.
 					queue.awaitSubscribed(Math.min(remaining, ttlNanos()));
 					continue;
@@ -94,6 +108,10 @@ final class MultiWaitLoop {
 				long sleep = Math.min(remaining, ttlNanos());
 				if (spec.strategy() == WaitStrategy.POLLING) {
 					sleep = Math.min(sleep, spec.pollNanos());
+				}
+				if (this.handOff != null) {
+					// Filed again in time, so the line keeps its place.
+					sleep = Math.min(sleep, HandOffRequest.REFILE_NANOS);
 				}
 				queue.awaitSignal(seen, sleep);
 				if (queue.isClosed() || this.queues.isClosed()) {
@@ -107,16 +125,52 @@ final class MultiWaitLoop {
 		}
 		finally {
 			if (queue != null) {
-				this.queues.leave(queue);
+				leave(queue);
+			}
+			if (!acquired) {
+				withdraw();
+			}
+		}
+	}
+
+	private void leave(WaitQueue queue) {
+		if (this.handOff != null) {
+			queue.forget(this.handOff);
+		}
+		this.queues.leave(queue);
+	}
+
+	/**
+	 * Withdraw the request from every line it was filed in, passing on any reservation for it.
+	 */
+	private void withdraw() {
+		if (this.handOff == null) {
+			return;
+		}
+		boolean interrupted = Thread.interrupted();
+		try {
+			for (LockSpec spec : this.filed) {
+				this.commands.withdraw(spec, this.handOff);
+			}
+		}
+		catch (RuntimeException ex) {
+			// A reservation for it lapses after its claim, and the request with the line.
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
 			}
 		}
 	}
 
 	private MultiAcquireResult attempt() {
 		this.attempts++;
-		MultiAcquireResult result = this.commands.acquireAll(this.specs, this.owner, this.reentrant);
+		MultiAcquireResult result = this.commands.acquireAll(this.specs, this.owner, this.reentrant, this.handOff);
 		if (!result.acquired()) {
 			this.blocked = this.specs.get(result.index());
+			if (this.handOff != null && !result.selfDeadlock()) {
+				this.filed.add(this.blocked);
+			}
 			this.blockedTtlMillis = result.holderTtlMillis();
 			this.blockedSeenNanos = System.nanoTime();
 		}

@@ -3,10 +3,7 @@ package io.github.distributedlock.redis;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.distributedlock.HeldLock;
@@ -14,7 +11,6 @@ import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockLeaseLostException;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
-import org.jspecify.annotations.Nullable;
 
 /**
  * A hold of a lock in Redis: the owner and fencing token that the release and extend
@@ -51,9 +47,6 @@ final class RedisLockHandle implements LockHandle {
 	private volatile long nextRenewalNanos;
 
 	private final AtomicBoolean lost = new AtomicBoolean();
-
-	// The confirmation of the lease of a lock handed over with a claim lease, while in flight.
-	private volatile @Nullable CompletableFuture<Long> confirmation;
 
 	RedisLockHandle(LockSpec spec, String owner, long token, long sentNanos, boolean waited, Duration waitedFor,
 			int attempts, RedisLockTemplate template, LockCommands commands) {
@@ -98,47 +91,6 @@ final class RedisLockHandle implements LockHandle {
 		this.nextRenewalNanos = sentNanos + renewalPeriodNanos();
 	}
 
-	/**
-	 * This lock was handed over with a claim lease ending no earlier than the given time:
-	 * set the lease asked for, without waiting for the reply.
-	 */
-	void confirmClaim(long claimEndNanos) {
-		this.leaseEndNanos = claimEndNanos;
-		long sentNanos = System.nanoTime();
-		this.confirmation = this.commands.confirmAsync(this.spec, this.owner, this.token).whenComplete((result, ex) -> {
-			if (ex != null || this.released.get()) {
-				// Not confirmed: the claim lease stands (and the watchdog, if on, renews it).
-				return;
-			}
-			if (result < 0) {
-				markLost();
-			}
-			else if (sentNanos + TimeUnit.MILLISECONDS.toNanos(this.spec.leaseMillis()) - this.leaseEndNanos > 0) {
-				this.leaseEndNanos = sentNanos + TimeUnit.MILLISECONDS.toNanos(this.spec.leaseMillis());
-			}
-		});
-	}
-
-	/**
-	 * Wait for the confirmation of a claim lease in flight, if any, at most until the claim
-	 * ends, so that the lease this handle reports is the one Redis has.
-	 */
-	private void awaitConfirmation() {
-		CompletableFuture<Long> pending = this.confirmation;
-		if (pending == null || pending.isDone()) {
-			return;
-		}
-		try {
-			pending.get(Math.max(0, this.leaseEndNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-		catch (ExecutionException | TimeoutException ex) {
-			// The claim lease stands.
-		}
-	}
-
 	void retryRenewalAt(long nanos) {
 		this.nextRenewalNanos = nanos;
 	}
@@ -179,7 +131,6 @@ final class RedisLockHandle implements LockHandle {
 
 	@Override
 	public Duration remainingLease() {
-		awaitConfirmation();
 		if (this.released.get() || this.lost.get()) {
 			return Duration.ZERO;
 		}
@@ -202,8 +153,6 @@ final class RedisLockHandle implements LockHandle {
 					+ LockRequest.MAX_LEASE.toDays() + " days, but was " + lease);
 		}
 		long leaseMillis = lease.toMillis();
-		// The confirmation keeps a longer lease, so it must not land after this one.
-		awaitConfirmation();
 		if (this.released.get()) {
 			throw new LockLeaseLostException(this.spec.name(), this.token, "extended after it was released");
 		}

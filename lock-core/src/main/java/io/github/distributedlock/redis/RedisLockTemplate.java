@@ -86,13 +86,6 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 
 	private final long fairWaiterTimeoutMillis;
 
-	/**
-	 * The claim lease of a lock handed straight to a waiter, until the waiter confirms the
-	 * lease it asked for (one round trip later): what a waiter that died after filing its
-	 * request costs at most.
-	 */
-	static final long HAND_OFF_CLAIM_MILLIS = 2000;
-
 	private final boolean handOff;
 
 	private volatile boolean closed;
@@ -102,10 +95,8 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 		this.keys = new LockKeys(builder.keyPrefix, builder.database);
 		this.connectionFactory = builder.connectionFactory;
 		StringRedisTemplate redis = new StringRedisTemplate(builder.connectionFactory);
-		this.handOff = builder.handOff && builder.replicaAcknowledgements == 0
-				&& (builder.listenerContainer != null || builder.pubSub);
-		this.commands = new LockCommands(redis, builder.fencingCounterIdle.toMillis(),
-				this.handOff ? HAND_OFF_CLAIM_MILLIS : 0);
+		this.handOff = builder.handOff;
+		this.commands = new LockCommands(redis, builder.fencingCounterIdle.toMillis(), this.handOff);
 		this.configureKeyspaceEvents = builder.configureKeyspaceEvents;
 		this.instanceId = newInstanceId();
 		this.listener = new LockListeners(builder.listeners);
@@ -218,8 +209,8 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 		String owner = owner(requests.get(0));
 		List<RedisLockHandle> holds;
 		if (specs.size() > 1 && (!isCluster() || sameSlot(specs))) {
-			MultiWaitLoop loop = new MultiWaitLoop(specs, owner, first.waitNanos(), first.reentrant(), this.commands,
-					this.queues);
+			MultiWaitLoop loop = new MultiWaitLoop(specs, owner, first.waitNanos(), first.reentrant(),
+					this.handOff && !specs.get(0).fair(), this.commands, this.queues);
 			holds = loop.run(this);
 			if (holds == null) {
 				LockTimeoutException timeout = loop.timeout();
@@ -358,13 +349,12 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 	}
 
 	/**
-	 * Return whether waiters for this lock ask to be handed it directly by the holder's
-	 * release: exclusive locks that are not fair, waited for with pub/sub, without replica
-	 * acknowledgements (the new owner could not {@code WAIT} for a write it did not make).
+	 * Return whether waiters for this lock line up in Redis, so that the last holder's
+	 * release reserves the lock for the oldest of them: locks and read locks that are not
+	 * fair (fair locks have a line of their own; permits have none).
 	 */
 	boolean handsOver(LockSpec spec) {
-		return this.handOff && spec.kind() == LockKind.EXCLUSIVE && !spec.fair()
-				&& spec.strategy() == WaitStrategy.PUBSUB;
+		return this.handOff && spec.kind() != LockKind.PERMIT && !spec.fair();
 	}
 
 	RedisLockHandle held(LockSpec spec, String owner, long token, long sentNanos, boolean waited, Duration waitedFor,
@@ -374,22 +364,6 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 		}
 		return register(new RedisLockHandle(spec, owner, token, sentNanos, waited, waitedFor, attempts, this,
 				this.commands));
-	}
-
-	/**
-	 * Take a lock that a release handed to this waiter with a claim lease, and confirm the
-	 * lease it asked for without waiting for the reply.
-	 * @param requestedNanos {@link System#nanoTime()} before an attempt that found the lock
-	 * taken, so before the hand-off
-	 */
-	RedisLockHandle handedOver(LockSpec spec, String owner, HandOffRequest.HandOff handOff, long requestedNanos,
-			Duration waitedFor, int attempts) {
-		RedisLockHandle handle = new RedisLockHandle(spec, owner, handOff.token(), requestedNanos, true, waitedFor,
-				attempts, this, this.commands);
-		if (handOff.claimMillis() < spec.leaseMillis()) {
-			handle.confirmClaim(requestedNanos + TimeUnit.MILLISECONDS.toNanos(handOff.claimMillis()));
-		}
-		return register(handle);
 	}
 
 	private RedisLockHandle register(RedisLockHandle handle) {
@@ -523,8 +497,9 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 		List<String> waitChannels = switch (strategy) {
 			case PUBSUB -> List.of(releaseChannel);
 			// A writer may wait for readers, whose set is deleted when the last one leaves.
+			// The release channel too, for the reservations the key's events don't tell apart.
 			case KEYSPACE_EVENTS -> List.of(this.keys.keyspaceChannel(lockKey),
-					this.keys.keyspaceChannel(lockKey + ":readers"));
+					this.keys.keyspaceChannel(lockKey + ":readers"), releaseChannel);
 			case POLLING -> List.of(lockKey);
 		};
 		String queueId = (kind == LockKind.EXCLUSIVE) ? waitChannels.get(0) : waitChannels.get(0) + "#" + kind;
@@ -742,14 +717,15 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 		}
 
 		/**
-		 * Set whether a release hands the lock straight to a waiter (of any process) that
-		 * asked for it, instead of freeing it and waking the waiters to try again. On by
-		 * default. A hand-off saves the waiter a round trip and keeps the releasing caller
-		 * from taking the lock straight back. The lock is handed over with a claim lease of
-		 * at most 2 s, which the new owner sets to its own lease one round trip later, so a
-		 * waiter that died after asking costs at most that. Applies to exclusive locks that
-		 * are not fair, waited for with pub/sub, and not with replica acknowledgements.
-		 * @param handOff whether locks are handed over directly
+		 * Set whether waiters line up across processes: a release then reserves the lock for
+		 * the oldest waiter that asked for it, instead of freeing it for whoever tries first,
+		 * and tells that waiter to take it. On by default. It keeps the releasing caller and
+		 * newcomers from barging in, so waiters are served in about the order they came, and
+		 * readers, polling and multi-lock waiters are not starved by a stream of writers. A
+		 * reservation is no hold: the waiter's own attempt takes the lock, so a reservation
+		 * whose waiter died or paused lapses after a 2 s claim (three poll intervals for
+		 * polling waiters, if longer). Applies to locks and read locks that are not fair.
+		 * @param handOff whether waiters line up for reservations
 		 * @return this builder
 		 */
 		public Builder handOff(boolean handOff) {

@@ -25,10 +25,13 @@ import org.jspecify.annotations.Nullable;
  * most the holder's remaining lease (a crashed holder is noticed when its lease ends,
  * without polling) and at most our remaining wait time.</li>
  * </ol>
- * With pub/sub, the attempts of step 4 also file a {@linkplain HandOffRequest hand-off
- * request}: the holder's release then hands the lock straight to this waiter, and its
- * message is the acquisition, with no attempt to send. The request is filed again at least
- * every {@link HandOffRequest#REFILE_NANOS} and withdrawn when the wait ends without the lock.
+ * The attempts of step 4 also file a {@linkplain HandOffRequest request}, which keeps this
+ * waiter's place in the lock's line across processes: the last holder's release reserves the
+ * lock for the oldest request and tells its waiter, whose next attempt takes it. The message
+ * is only a hint: the lock is ours when, and only when, an attempt's reply says so, and the
+ * lease is counted from before that attempt was sent. The request is filed again at least
+ * every {@link HandOffRequest#REFILE_NANOS} and withdrawn when the wait ends without the lock
+ * (which passes a reservation for it on).
  * <p>
  * Not thread-safe: each acquisition has its own loop.
  */
@@ -117,8 +120,9 @@ final class WaitLoop {
 				return null;
 			}
 			if (handsOver) {
-				this.handOff = HandOffRequest.of(this.spec.leaseMillis(), this.owner);
-				queue.expectHandOff(this.handOff);
+				this.handOff = HandOffRequest.of(
+						(this.spec.strategy() == WaitStrategy.POLLING) ? this.spec.pollNanos() : 0);
+				queue.expect(this.handOff);
 			}
 			RedisLockHandle handle = null;
 			boolean failed = true;
@@ -157,10 +161,6 @@ final class WaitLoop {
 		long retries = queue.retrySignals();
 		while (true) {
 			checkOpen(queue);
-			HandOffRequest.HandOff handedOver = (this.handOff != null) ? queue.takeHandOff(this.handOff) : null;
-			if (handedOver != null) {
-				return handedOver(template, queue, handedOver);
-			}
 			if (seen < 0) {
 				seen = queue.signals();
 				retries = queue.retrySignals();
@@ -186,8 +186,7 @@ final class WaitLoop {
 			}
 			long remaining = remainingNanos();
 			if (remaining <= 0) {
-				handedOver = (this.handOff != null) ? queue.takeHandOff(this.handOff) : null;
-				return (handedOver != null) ? handedOver(template, queue, handedOver) : null;
+				return null;
 			}
 			long sleep = Math.min(remaining, holderTtlNanos());
 			if (this.spec.strategy() == WaitStrategy.POLLING) {
@@ -199,9 +198,9 @@ final class WaitLoop {
 			boolean woken = (this.handOff != null) ? queue.awaitSignalAsHead(seen, sleep)
 					: queue.awaitSignal(seen, sleep);
 			if (woken && queue.retrySignals() == retries) {
-				// Only hand-offs were heard: the lock is held again, by a holder whose lease is a
-				// short claim until it confirms its own. Try again if that claim ends.
-				handedOverElsewhere(queue);
+				// Only reservations for others were heard: the lock is taken again, for at least as
+				// long as the claim. Try again if that claim ends.
+				reservedElsewhere(queue);
 				seen = queue.signals();
 				continue;
 			}
@@ -209,32 +208,24 @@ final class WaitLoop {
 		}
 	}
 
-	private RedisLockHandle handedOver(RedisLockTemplate template, WaitQueue queue, HandOffRequest.HandOff handOff) {
-		queue.markProgress(handOff.receivedNanos());
-		// The lock was handed over after our last attempt ran, so after it was sent.
-		return template.handedOver(this.spec, this.owner, handOff, this.lastSentNanos, elapsed(), this.attempts);
-	}
-
-	private void handedOverElsewhere(WaitQueue queue) {
-		HandOffRequest.HandOff last = queue.lastHandOff();
+	private void reservedElsewhere(WaitQueue queue) {
+		WaitQueue.Reservation last = queue.lastReservation();
 		if (last == null) {
 			return;
 		}
-		queue.markProgress(last.receivedNanos());
 		this.lastHandoffNanos = last.receivedNanos();
 		if (this.spec.progressAware()) {
 			this.deadlineNanos = last.receivedNanos() + this.spec.waitNanos();
 		}
-		this.lastHolderToken = last.token();
 		this.lastHolderTtlMillis = last.claimMillis();
 		this.lastSeenNanos = last.receivedNanos();
 	}
 
 	/**
-	 * Stop listening for a hand-off, and withdraw the request if the wait ended without the
-	 * lock (which releases a lock handed to it meanwhile). After a Redis failure the request
-	 * is withdrawn without waiting for the reply, so that a failing Redis is not waited for
-	 * twice (and a request left behind would cost the others a claim lease).
+	 * Stop listening for reservations, and withdraw the request if the wait ended without the
+	 * lock (which passes on a reservation for it, and never touches a hold). After a Redis
+	 * failure the request is withdrawn without waiting for the reply, so that a failing Redis
+	 * is not waited for twice (and a request left behind would cost the others a claim).
 	 */
 	private void endHandOff(WaitQueue queue, boolean acquired, boolean failed) {
 		HandOffRequest request = this.handOff;
@@ -242,25 +233,25 @@ final class WaitLoop {
 		if (request == null) {
 			return;
 		}
-		queue.endHandOff(request);
+		queue.forget(request);
 		if (acquired || !this.filed) {
 			return;
 		}
 		if (failed) {
 			try {
-				this.commands.withdrawAsync(this.spec, this.owner, request);
+				this.commands.withdrawAsync(this.spec, request);
 			}
 			catch (RuntimeException ex) {
-				// The request lapses by itself, and a lock handed to it after its claim.
+				// A reservation for it lapses after its claim, and the request with the line.
 			}
 			return;
 		}
 		boolean interrupted = Thread.interrupted();
 		try {
-			this.commands.withdraw(this.spec, this.owner, request);
+			this.commands.withdraw(this.spec, request);
 		}
 		catch (RuntimeException ex) {
-			// The request lapses by itself, and a lock handed over meanwhile after its claim.
+			// A reservation for it lapses after its claim, and the request with the line.
 		}
 		finally {
 			if (interrupted) {

@@ -7,6 +7,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
@@ -37,8 +38,6 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 
 	private static final byte[] NEXT = bytes("next:");
 
-	private static final byte[] HAND_OFF = bytes(HandOffRequest.HandOff.PREFIX);
-
 	private static final int ADDRESSED_LIMIT = 256;
 
 	private final String id;
@@ -63,16 +62,16 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 
 	private volatile long plainSignals;
 
-	// Signals that call for another attempt: all but hand-offs, after which the lock is held.
+	// Signals that call for another attempt: all but reservations for others, after which the lock is taken.
 	private volatile long retrySignals;
 
-	// The hand-off request of the waiter whose turn it is, and a hand-off to it.
-	private volatile @Nullable String handOffMember;
+	// The requests of this JVM's waiters on this lock: a reservation for one of them is a call
+	// to try again.
+	private final Set<String> requests = ConcurrentHashMap.newKeySet();
 
-	private volatile HandOffRequest.@Nullable HandOff handOff;
-
-	// The last hand-off to anyone: the new holder's lease is at most its claim until confirmed.
-	private volatile HandOffRequest.@Nullable HandOff lastHandOff;
+	// The last reservation for anyone else: the lock stays taken at most for its claim, unless
+	// that waiter takes it.
+	private volatile @Nullable Reservation lastReservation;
 
 	// When the waiter whose turn it is wakes up by itself, while it sleeps (0 while it is awake);
 	// a hand-off whose claim ends later need not wake it. Guarded by signalLock for writes.
@@ -194,46 +193,33 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 	}
 
 	/**
-	 * Return how many signals that call for another attempt were heard: all but hand-offs.
+	 * Return how many signals that call for another attempt were heard: all but
+	 * reservations for other waiters.
 	 */
 	long retrySignals() {
 		return this.retrySignals;
 	}
 
 	/**
-	 * Listen for a hand-off to this request (of the waiter whose turn it is).
+	 * Listen for reservations for this request: each wakes the waiters to try again.
 	 */
-	void expectHandOff(HandOffRequest request) {
-		this.handOff = null;
-		this.handOffMember = request.member();
+	void expect(HandOffRequest request) {
+		this.requests.add(request.member());
 	}
 
 	/**
-	 * Stop listening for a hand-off, and return one that arrived for the request, if any.
+	 * Stop listening for reservations for this request.
 	 */
-	HandOffRequest.@Nullable HandOff endHandOff(HandOffRequest request) {
-		HandOffRequest.HandOff received = takeHandOff(request);
-		this.handOffMember = null;
-		return received;
+	void forget(HandOffRequest request) {
+		this.requests.remove(request.member());
 	}
 
 	/**
-	 * Return a hand-off to this request, if one arrived, forgetting it.
+	 * Return the last reservation heard for a waiter of another process (or another local
+	 * queue), if any.
 	 */
-	HandOffRequest.@Nullable HandOff takeHandOff(HandOffRequest request) {
-		HandOffRequest.HandOff received = this.handOff;
-		if (received == null || !received.member().equals(request.member())) {
-			return null;
-		}
-		this.handOff = null;
-		return received;
-	}
-
-	/**
-	 * Return the last hand-off heard, to anyone.
-	 */
-	HandOffRequest.@Nullable HandOff lastHandOff() {
-		return this.lastHandOff;
+	@Nullable Reservation lastReservation() {
+		return this.lastReservation;
 	}
 
 	void signal() {
@@ -275,21 +261,21 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 	@Override
 	public void onMessage(Message message, byte @Nullable [] pattern) {
 		byte[] body = message.getBody();
-		if (startsWith(body, HAND_OFF)) {
-			HandOffRequest.HandOff received = HandOffRequest.HandOff
-				.parse(new String(body, StandardCharsets.UTF_8), System.nanoTime());
-			this.lastHandOff = received;
-			markProgress(received.receivedNanos());
-			if (received.member().equals(this.handOffMember)) {
-				this.handOff = received;
-				signal(false);
+		String reservedFor = HandOffRequest.reservedFor(body);
+		if (reservedFor != null) {
+			long now = System.nanoTime();
+			markProgress(now);
+			if (this.requests.contains(reservedFor)) {
+				// A hint, not a grant: the waiter's own attempt takes the lock, if Redis agrees.
+				signal(true);
 				return;
 			}
-			// The lock is held again: nobody needs to try, but waiters must not sleep past the
-			// new holder's claim lease.
+			Reservation reservation = new Reservation(HandOffRequest.claimMillis(reservedFor), now);
+			this.lastReservation = reservation;
+			// The lock is taken again: nobody needs to try, but waiters must not sleep past the
+			// claim, which lapses if that waiter never takes the lock.
 			long headWake = this.headWakeNanos;
-			long claimEnd = received.receivedNanos() + TimeUnit.MILLISECONDS.toNanos(received.claimMillis());
-			if (headWake == 0 || claimEnd - headWake < 0 || this.plainSleepers.get() > 0) {
+			if (headWake == 0 || reservation.endNanos() - headWake < 0 || this.plainSleepers.get() > 0) {
 				signal(false);
 			}
 			return;
@@ -365,6 +351,20 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 
 	private static byte[] bytes(String text) {
 		return text.getBytes(StandardCharsets.US_ASCII);
+	}
+
+	/**
+	 * A reservation for someone else's request, as its message announced it.
+	 *
+	 * @param claimMillis how long the reservation waits for that waiter
+	 * @param receivedNanos when the message arrived
+	 */
+	record Reservation(long claimMillis, long receivedNanos) {
+
+		long endNanos() {
+			return this.receivedNanos + TimeUnit.MILLISECONDS.toNanos(this.claimMillis);
+		}
+
 	}
 
 	@Override

@@ -1,34 +1,59 @@
 -- Take several locks at once, all or nothing. On a Cluster all keys must share one hash
 -- slot; the engine only sends this script when they do (standalone and Sentinel: always).
 --
--- KEYS[3i-2]  lock i
--- KEYS[3i-1]  its fencing counter
--- KEYS[3i]    its readers (a sorted set scored by lease end): live readers block the lock
+-- KEYS[5i-4]  lock i
+-- KEYS[5i-3]  its fencing counter
+-- KEYS[5i-2]  its readers (a sorted set scored by lease end): live readers block the lock
+-- KEYS[5i-1]  its requests: a sorted set of '<claim ms>:<id>' scored by arrival (ms)
+-- KEYS[5i]    its release channel
 -- ARGV[1]     owner
 -- ARGV[2]     '1' if the owner may take a lock again, '0' if that is a self-deadlock
 -- ARGV[3]     idle time in milliseconds after which a fencing counter may vanish
--- ARGV[3+i]   lease of lock i in milliseconds
+-- ARGV[4]     the caller's request, or '' for none: filed (keeping its place) with the lock that
+--             blocks, withdrawn from every lock when all are ours; a lock reserved for it is
+--             free for us
+-- ARGV[5]     how long a requests set lives after the last filing, in ms
+-- ARGV[5+i]   lease of lock i in milliseconds
 --
 -- Returns {1, token 1, token 2, ...}   all acquired
 --         {0, i, holder token, pttl}    lock i is held by someone else; nothing was taken
 --         {-1, i, token, pttl}          lock i is held by this owner and not reentrant
 
-local count = #KEYS / 3
+local count = #KEYS / 5
 local clock = redis.call('TIME')
 local nowMs = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local reserved = {}
+
+-- Nothing is taken: a lock reserved for us is freed (and its waiters woken), as we can't take it.
+local function blocked(i, reply)
+	if ARGV[4] ~= '' then
+		redis.call('ZADD', KEYS[5 * i - 1], 'NX', nowMs, ARGV[4])
+		redis.call('PEXPIRE', KEYS[5 * i - 1], ARGV[5])
+	end
+	for _, j in ipairs(reserved) do
+		local token = redis.call('HGET', KEYS[5 * j - 4], 'token')
+		redis.call('DEL', KEYS[5 * j - 4])
+		redis.call('PUBLISH', KEYS[5 * j], token or '0')
+	end
+	return reply
+end
+
 for i = 1, count do
-	local held = redis.call('HMGET', KEYS[3 * i - 2], 'owner', 'token')
-	if held[1] then
+	local lock = KEYS[5 * i - 4]
+	local held = redis.call('HMGET', lock, 'owner', 'token', 'handoff')
+	if held[1] == '' and ARGV[4] ~= '' and held[3] == ARGV[4] then
+		reserved[#reserved + 1] = i
+	elseif held[1] then
 		if held[1] ~= ARGV[1] then
-			return {0, i, tonumber(held[2]), redis.call('PTTL', KEYS[3 * i - 2])}
+			return blocked(i, {0, i, tonumber(held[2]), redis.call('PTTL', lock)})
 		end
 		if ARGV[2] ~= '1' then
-			return {-1, i, tonumber(held[2]), redis.call('PTTL', KEYS[3 * i - 2])}
+			return {-1, i, tonumber(held[2]), redis.call('PTTL', lock)}
 		end
 	else
-		local latest = redis.call('ZRANGEBYSCORE', KEYS[3 * i], '(' .. nowMs, '+inf', 'WITHSCORES')
+		local latest = redis.call('ZRANGEBYSCORE', KEYS[5 * i - 2], '(' .. nowMs, '+inf', 'WITHSCORES')
 		if #latest > 0 then
-			return {0, i, 0, tonumber(latest[#latest]) - nowMs}
+			return blocked(i, {0, i, 0, tonumber(latest[#latest]) - nowMs})
 		end
 	end
 end
@@ -36,22 +61,28 @@ end
 local now = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
 local tokens = {1}
 for i = 1, count do
-	local lock = KEYS[3 * i - 2]
-	local lease = ARGV[3 + i]
+	local lock = KEYS[5 * i - 4]
+	local lease = ARGV[5 + i]
 	local owner = redis.call('HGET', lock, 'owner')
-	if owner then
+	if owner and owner ~= '' then
 		redis.call('HINCRBY', lock, 'holds', 1)
 		if redis.call('PTTL', lock) < tonumber(lease) then
 			redis.call('PEXPIRE', lock, lease)
 		end
 		tokens[i + 1] = tonumber(redis.call('HGET', lock, 'token'))
 	else
-		local last = tonumber(redis.call('GET', KEYS[3 * i - 1]) or '0')
+		local last = tonumber(redis.call('GET', KEYS[5 * i - 3]) or '0')
 		local token = string.format('%.0f', math.max(last + 1, now))
-		redis.call('SET', KEYS[3 * i - 1], token, 'PX', ARGV[3])
+		redis.call('SET', KEYS[5 * i - 3], token, 'PX', ARGV[3])
+		if owner then
+			redis.call('HDEL', lock, 'handoff')
+		end
 		redis.call('HSET', lock, 'owner', ARGV[1], 'holds', 1, 'token', token)
 		redis.call('PEXPIRE', lock, lease)
 		tokens[i + 1] = tonumber(token)
+	end
+	if ARGV[4] ~= '' then
+		redis.call('ZREM', KEYS[5 * i - 1], ARGV[4])
 	end
 end
 return tokens

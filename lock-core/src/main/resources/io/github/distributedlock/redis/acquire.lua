@@ -1,11 +1,15 @@
--- Take a lock, take it again (reentrant), or report who has it.
+-- Take a lock, take it again (reentrant), or report who has it. This script, and the other
+-- acquire scripts, are the only places where a caller becomes a holder: a hand-off only
+-- reserves the lock for a request, and the request's own attempt here takes it
+-- (docs/design/waiting-and-hand-off.md).
 --
--- KEYS[1]  the lock: a hash {owner, holds, token, and handoff: the request it was handed to} with a
---          lease (PEXPIRE)
+-- KEYS[1]  the lock: a hash {owner, holds, token} with a lease (PEXPIRE); while reserved for a
+--          waiter's request, {owner = '', handoff = the request, token = the last holder's}
+--          with the request's claim as expiry
 -- KEYS[2]  the lock's fencing counter: the last token handed out, expiring after a long idle time
 -- KEYS[3]  the lock's readers: a sorted set of reader owners scored by lease end (ms)
 -- KEYS[4]  the writer intent: set while a writer waits for readers, so new readers hold back
--- KEYS[5]  the hand-off requests: a sorted set of '<lease> <ticket> <owner>' by when each lapses (ms)
+-- KEYS[5]  the requests: a sorted set of '<claim ms>:<id>' scored by arrival (ms)
 -- ARGV[1]  owner: secret instance id + thread (or a custom owner)
 -- ARGV[2]  lease in milliseconds
 -- ARGV[3]  '1' if the owner may take the lock again, '0' if that is a self-deadlock
@@ -13,19 +17,33 @@
 -- ARGV[5]  how long the caller will keep waiting, in ms (-1: indefinitely); 0 sets no writer intent
 -- ARGV[6]  '1' if an earlier attempt of this caller may have set the writer intent
 -- ARGV[7]  '1' if the caller already holds this lock (a real re-entry), '0' if it holds no handle on it
--- ARGV[8]  the caller's hand-off request ('<lease> <ticket> <owner>'), or '' to make none: when the
---          lock is taken, the request is (re)filed so that the holder's release hands the lock
---          straight over (release.lua); when the lock is ours, it is withdrawn
--- ARGV[9]  how long a filed request stays valid without being filed again, in ms
+-- ARGV[8]  the caller's request, or '' for none: filed (keeping its place) when the lock is
+--          taken, withdrawn when the lock is ours; a lock reserved for it is ours to take
+-- ARGV[9]  how long the requests set lives after the last filing, in ms
 --
 -- Returns {1, token}                acquired (first hold or another hold by the same owner)
---         {0, holder token, pttl}   held by someone else; pttl is the holder's remaining lease
+--         {0, holder token, pttl}   held by someone else (or reserved for another request);
+--                                   pttl is the remaining lease (or claim)
 --         {-1, token, pttl}         held by this owner, and the request is not reentrant
 --                                   (or this owner holds a read lock: upgrading would deadlock)
 
-local held = redis.call('HMGET', KEYS[1], 'owner', 'token')
+local function file()
+	if ARGV[8] ~= '' then
+		local clock = redis.call('TIME')
+		redis.call('ZADD', KEYS[5], 'NX', tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000), ARGV[8])
+		redis.call('PEXPIRE', KEYS[5], ARGV[9])
+	end
+end
 
-if not held[1] then
+local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'handoff')
+
+if held[1] == '' and (ARGV[8] == '' or held[3] ~= ARGV[8]) then
+	-- Reserved for another waiter's request: taken, for as long as its claim.
+	file()
+	return {0, tonumber(held[2]), redis.call('PTTL', KEYS[1])}
+end
+
+if not held[1] or held[1] == '' then
 	if redis.call('EXISTS', KEYS[3]) == 1 then
 		local clock = redis.call('TIME')
 		local nowMs = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
@@ -46,6 +64,7 @@ if not held[1] then
 				end
 				redis.call('SET', KEYS[4], ARGV[1], 'PX', intent + 500)
 			end
+			file()
 			return {0, 0, ttl}
 		end
 	end
@@ -59,6 +78,10 @@ if not held[1] then
 	if last and tonumber(last) >= tonumber(token) then
 		token = string.format('%.0f', tonumber(last) + 1)
 		redis.call('SET', KEYS[2], token, 'PX', ARGV[4])
+	end
+	if held[1] then
+		-- Reserved for this request: the reservation becomes our hold.
+		redis.call('HDEL', KEYS[1], 'handoff')
 	end
 	redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'holds', 1, 'token', token)
 	redis.call('PEXPIRE', KEYS[1], ARGV[2])
@@ -75,10 +98,8 @@ if held[1] == ARGV[1] then
 	if ARGV[7] ~= '1' then
 		-- Ours, yet the caller has no handle on it: an earlier acquire of its own whose reply was
 		-- lost (a timeout, a command re-sent after a reconnect). Take it over as one fresh hold
-		-- rather than count it, or its release would leave the lock taken. This is also how a
-		-- waiter that missed the message of a hand-off to it takes the lock.
-		-- Taken now: a waiter withdrawing the request it was handed to must not release it.
-		redis.call('HSET', KEYS[1], 'holds', 1, 'handoff', '')
+		-- rather than count it, or its release would leave the lock taken.
+		redis.call('HSET', KEYS[1], 'holds', 1)
 		redis.call('PEXPIRE', KEYS[1], ARGV[2])
 		if ARGV[8] ~= '' then
 			redis.call('ZREM', KEYS[5], ARGV[8])
@@ -93,13 +114,11 @@ if held[1] == ARGV[1] then
 	if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then
 		redis.call('PEXPIRE', KEYS[1], ARGV[2])
 	end
+	if ARGV[8] ~= '' then
+		redis.call('ZREM', KEYS[5], ARGV[8])
+	end
 	return {1, tonumber(held[2])}
 end
 
-if ARGV[8] ~= '' then
-	local clock = redis.call('TIME')
-	local nowMs = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
-	redis.call('ZADD', KEYS[5], nowMs + tonumber(ARGV[9]), ARGV[8])
-	redis.call('PEXPIRE', KEYS[5], ARGV[9])
-end
+file()
 return {0, tonumber(held[2]), redis.call('PTTL', KEYS[1])}

@@ -152,7 +152,7 @@ abstract class LockContractTests {
 		try (LockHandle held = this.template.acquire(request("x").build())) {
 			LockSpec spec = specOf("x");
 			LockCommands stranger = new LockCommands(
-					new org.springframework.data.redis.core.StringRedisTemplate(this.connectionFactory), 60_000, 2000);
+					new org.springframework.data.redis.core.StringRedisTemplate(this.connectionFactory), 60_000, true);
 			// A stranger knows the key and even the token, but not the secret owner id.
 			assertThat(stranger.release(spec, "guessed-owner:1", held.fencingToken())).isEqualTo(-2);
 			assertThat(stranger.extend(spec, "guessed-owner:1", held.fencingToken(), 60_000)).isEqualTo(-2);
@@ -336,7 +336,7 @@ abstract class LockContractTests {
 	}
 
 	@Test
-	void shouldHandTheLockStraightToAWaiterOfAnotherProcess() throws Exception {
+	void shouldReserveTheLockForAWaiterOfAnotherProcess() throws Exception {
 		LockHandle held = this.template.acquire(request("h").lease(Duration.ofSeconds(30)).build());
 		CountDownLatch asserted = new CountDownLatch(1);
 		Future<LockContextSnapshot> waiter = this.executor.submit(() -> this.otherProcess.execute(
@@ -351,97 +351,79 @@ abstract class LockContractTests {
 					return snapshot;
 				}));
 		String handOffKey = specOf("h").handOffKey();
-		if (strategy() == WaitStrategy.PUBSUB) {
-			await().atMost(Duration.ofSeconds(5)).until(() -> Boolean.TRUE.equals(redisOps().hasKey(handOffKey)));
-		}
-		else {
-			Thread.sleep(300);
-		}
+		await().atMost(Duration.ofSeconds(5)).until(() -> Boolean.TRUE.equals(redisOps().hasKey(handOffKey)));
 		held.close();
-		if (strategy() == WaitStrategy.PUBSUB) {
-			// Handed over inside the release: the lock was never free, so nobody could barge in.
-			assertThat(this.template.isLocked(this.scope, "h")).isTrue();
-			assertThat(this.template.tryAcquire(request("h").waitTime(Duration.ZERO).build())).isEmpty();
-		}
+		// Reserved for the waiter inside the release: nobody can barge in, the releaser included.
+		assertThat(this.template.tryAcquire(request("h").waitTime(Duration.ZERO).build())).isEmpty();
 		asserted.countDown();
 		LockContextSnapshot context = waiter.get(9, TimeUnit.SECONDS);
 		assertThat(context.waited()).isTrue();
 		assertThat(context.token()).isGreaterThan(held.fencingToken());
-		// The claim lease of the hand-off was replaced by the lease asked for.
+		// Its own attempt took the lock, with the lease it asked for counted from that attempt.
 		assertThat(context.remainingLease()).isGreaterThan(Duration.ofSeconds(20));
-		if (strategy() == WaitStrategy.PUBSUB) {
-			assertThat(context.attempts()).as("the first try and the one that filed the request; the hand-off needs none")
-				.isEqualTo(2);
+		if (strategy() != WaitStrategy.POLLING) {
+			assertThat(context.attempts()).as("the first try, the one that filed the request, and the one that took it")
+				.isEqualTo(3);
 		}
 		assertThat(redisOps().hasKey(handOffKey)).isFalse();
 	}
 
 	@Test
-	void shouldCostOnlyTheClaimLeaseWhenTheWaiterHandedTheLockIsGone() throws Exception {
+	void shouldCostOnlyTheClaimWhenTheWaiterTheLockIsReservedForIsGone() throws Exception {
 		LockHandle held = this.template.acquire(request("g").lease(Duration.ofSeconds(30)).build());
 		LockSpec spec = specOf("g");
 		// A request filed by a waiter whose process then died: it will never take the lock.
-		redisOps().opsForZSet().add(spec.handOffKey(), "30000 1 dead-process:1", System.currentTimeMillis() + 30_000);
+		redisOps().opsForZSet().add(spec.handOffKey(), "2000:dead.1", System.currentTimeMillis());
 		held.close();
-		if (strategy() == WaitStrategy.PUBSUB) {
-			assertThat(redisOps().opsForHash().get(spec.lockKey(), "owner")).isEqualTo("dead-process:1");
-			assertThat(redisOps().getExpire(spec.lockKey(), TimeUnit.MILLISECONDS))
-				.isBetween(1L, RedisLockTemplate.HAND_OFF_CLAIM_MILLIS);
-		}
+		assertThat(redisOps().opsForHash().get(spec.lockKey(), "owner")).as("reserved, not held").isEqualTo("");
+		assertThat(redisOps().opsForHash().get(spec.lockKey(), "handoff")).isEqualTo("2000:dead.1");
+		assertThat(redisOps().getExpire(spec.lockKey(), TimeUnit.MILLISECONDS))
+			.isBetween(1L, HandOffRequest.CLAIM_MILLIS);
 		long start = System.nanoTime();
 		try (LockHandle next = this.otherProcess.acquire(request("g").waitTime(Duration.ofSeconds(5)).build())) {
 			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(3500));
 			assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
 		}
-		redisOps().delete(spec.handOffKey());
 	}
 
 	@Test
-	void shouldWakeAWaiterWhenTheLockIsHandedToAWaiterThatIsGone() throws Exception {
+	void shouldWakeAWaiterWhenTheLockIsReservedForAWaiterThatIsGone() throws Exception {
 		LockHandle held = this.template.acquire(request("k").lease(Duration.ofSeconds(30)).build());
 		LockSpec spec = specOf("k");
 		Future<LockHandle> waiter = this.executor
 			.submit(() -> this.otherProcess.acquire(request("k").waitTime(Duration.ofSeconds(8)).build()));
-		if (strategy() == WaitStrategy.PUBSUB) {
-			await().atMost(Duration.ofSeconds(5)).until(() -> Boolean.TRUE.equals(redisOps().hasKey(spec.handOffKey())));
-		}
-		else {
-			Thread.sleep(300);
-		}
+		await().atMost(Duration.ofSeconds(5)).until(() -> Boolean.TRUE.equals(redisOps().hasKey(spec.handOffKey())));
 		// Ahead of the live waiter: a request from a process that died while waiting.
-		redisOps().opsForZSet().add(spec.handOffKey(), "30000 1 dead-process:2", System.currentTimeMillis() + 1_000);
+		redisOps().opsForZSet().add(spec.handOffKey(), "2000:dead.2", 0);
 		long released = System.nanoTime();
 		held.close();
 		// The live waiter sleeps until the holder's 30 s lease or its next filing 15 s away, unless
-		// the hand-off to the dead process wakes it to wait for that claim lease instead.
+		// the reservation for the dead process wakes it to wait for that claim instead.
 		try (LockHandle next = waiter.get(8, TimeUnit.SECONDS)) {
 			assertThat(Duration.ofNanos(System.nanoTime() - released)).isLessThan(Duration.ofMillis(3500));
 			assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
 		}
-		redisOps().delete(spec.handOffKey());
 	}
 
 	@Test
-	void shouldWithdrawTheHandOffRequestWhenTheWaitEnds() throws Exception {
+	void shouldWithdrawTheRequestWhenTheWaitEnds() throws Exception {
 		try (LockHandle held = this.template.acquire(request("t").build())) {
 			assertThat(this.otherProcess.tryAcquire(request("t").waitTime(Duration.ofMillis(300)).build())).isEmpty();
 			assertThat(redisOps().hasKey(specOf("t").handOffKey())).isFalse();
 		}
-		assertThat(this.template.isLocked(this.scope, "t")).as("handed to nobody").isFalse();
+		assertThat(this.template.isLocked(this.scope, "t")).as("reserved for nobody").isFalse();
 	}
 
 	@Test
-	void shouldReleaseALockHandedToAWaiterThatGaveUpMeanwhile() {
+	void shouldPassOnAReservationWhoseWaiterGaveUpMeanwhile() {
 		LockSpec spec = specOf("u");
-		LockCommands commands = new LockCommands(redisOps(), 60_000, RedisLockTemplate.HAND_OFF_CLAIM_MILLIS);
-		HandOffRequest request = HandOffRequest.of(30_000, "gave-up:1");
+		LockCommands commands = new LockCommands(redisOps(), 60_000, true);
+		HandOffRequest request = HandOffRequest.of(0);
 		LockHandle held = this.template.acquire(request("u").build());
 		assertThat(commands.acquire(spec, "gave-up:1", 5000, false, false, request).acquired()).isFalse();
 		held.close();
-		if (strategy() == WaitStrategy.PUBSUB) {
-			assertThat(this.template.isLocked(this.scope, "u")).as("handed over").isTrue();
-		}
-		commands.withdraw(spec, "gave-up:1", request);
+		assertThat(this.template.isLocked(this.scope, "u")).as("reserved").isTrue();
+		commands.withdraw(spec, request);
 		assertThat(this.template.isLocked(this.scope, "u")).isFalse();
 		assertThat(redisOps().hasKey(spec.handOffKey())).isFalse();
 	}
