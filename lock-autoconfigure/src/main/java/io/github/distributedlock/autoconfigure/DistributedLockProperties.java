@@ -55,8 +55,9 @@ public class DistributedLockProperties {
 	private Duration subscriptionLinger = Duration.ofSeconds(2);
 
 	/**
-	 * Whether a release hands the lock straight to a waiter that asked for it (pub/sub waits
-	 * on exclusive, non-fair locks), instead of freeing it for the waiters to race for.
+	 * Whether waiters line up across processes, so that a release reserves the lock for the
+	 * oldest waiter (locks and read locks that are not fair) instead of freeing it for the
+	 * waiters to race for.
 	 */
 	private boolean handOff = true;
 

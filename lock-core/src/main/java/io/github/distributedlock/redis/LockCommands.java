@@ -51,6 +51,8 @@ final class LockCommands {
 
 	private static final LuaScript RENEW = LuaScript.load("renew.lua", ReturnType.MULTI);
 
+	private static final LuaScript READ_HOLD = LuaScript.load("read-hold.lua", ReturnType.MULTI);
+
 	private static final LuaScript FORCE_RELEASE = LuaScript.load("force-release.lua", ReturnType.INTEGER);
 
 	private final StringRedisTemplate redis;
@@ -412,6 +414,28 @@ final class LockCommands {
 	/**
 	 * Return the owner and fencing token stored in the lock, or {@code null} if it is free.
 	 */
+	/**
+	 * Return the owner, token and remaining lease in milliseconds of a lock's hold, read in
+	 * one step, or {@code null} if nobody holds it.
+	 */
+	@Nullable List<?> readHold(LockName name, String lockKey) {
+		try {
+			List<?> reply = this.scripts.execute(READ_HOLD, List.of(lockKey));
+			if (reply == null || reply.size() < 3) {
+				return null;
+			}
+			return List.of(text(reply.get(0)), text(reply.get(1)), reply.get(2));
+		}
+		catch (DataAccessException ex) {
+			throw failure(name, "check", ex);
+		}
+	}
+
+	private static String text(Object value) {
+		return (value instanceof byte[] bytes) ? new String(bytes, java.nio.charset.StandardCharsets.UTF_8)
+				: String.valueOf(value);
+	}
+
 	@Nullable List<@Nullable String> ownerAndToken(LockName name, String lockKey) {
 		try {
 			List<Object> values = this.redis.opsForHash().multiGet(lockKey, List.of("owner", "token"));

@@ -69,6 +69,13 @@ record LockSpec(LockName name, String lockKey, String fenceKey, String releaseCh
 		return this.lockKey + ":permits";
 	}
 
+	LockSpec withLeaseMillis(long leaseMillis) {
+		return new LockSpec(this.name, this.lockKey, this.fenceKey, this.releaseChannel, this.waitChannels,
+				leaseMillis, this.waitNanos, this.strategy, this.reentrant, this.progressAware, this.pollNanos,
+				this.origin, this.autoRenew, this.kind, this.permits, this.queueId, this.fair,
+				this.fairWaiterTimeoutMillis);
+	}
+
 	LockSpec withWaitNanos(long waitNanos) {
 		return new LockSpec(this.name, this.lockKey, this.fenceKey, this.releaseChannel, this.waitChannels,
 				this.leaseMillis, waitNanos, this.strategy, this.reentrant, this.progressAware, this.pollNanos,

@@ -278,13 +278,18 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 	public Optional<LockHandle> findHeld(LockName name, String owner) {
 		LockSpec spec = resolve(LockRequest.builder(name.scope()).key(name.key()).waitTime(Duration.ZERO).build());
 		String customOwner = customOwner(owner);
-		List<@Nullable String> held = this.commands.ownerAndToken(name, spec.lockKey());
-		if (held == null || !customOwner.equals(held.get(0)) || held.get(1) == null) {
+		// Before the read, so that the handle's deadline ends before the lease Redis reports.
+		long sentNanos = System.nanoTime();
+		List<?> held = this.commands.readHold(name, spec.lockKey());
+		if (held == null || !customOwner.equals(held.get(0))) {
 			return Optional.empty();
 		}
-		long sentNanos = System.nanoTime();
-		RedisLockHandle handle = new RedisLockHandle(spec, customOwner, Long.parseLong(held.get(1)), sentNanos, false,
-				Duration.ZERO, 0, this, this.commands);
+		long pttl = ((Number) held.get(2)).longValue();
+		if (pttl <= 0) {
+			return Optional.empty();
+		}
+		RedisLockHandle handle = new RedisLockHandle(spec.withLeaseMillis(pttl), customOwner,
+				Long.parseLong(String.valueOf(held.get(1))), sentNanos, false, Duration.ZERO, 0, this, this.commands);
 		this.held.add(handle);
 		return Optional.of(handle);
 	}

@@ -31,7 +31,7 @@ else
 	if not held[1] then
 		return -1
 	end
-	if held[1] ~= ARGV[1] or held[2] ~= ARGV[2] then
+	if held[1] ~= ARGV[1] or held[1] == '' or held[2] ~= ARGV[2] then
 		return -2
 	end
 	if held[3] ~= '1' then

@@ -170,4 +170,17 @@ class LeaseWatchdogTests {
 		assertThat(this.template.isLocked("jobs", "42")).isFalse();
 	}
 
+	@Test
+	void shouldGiveAFoundHoldNoLongerADeadlineThanTheLeaseRedisHas() throws Exception {
+		LockRequest request = LockRequest.builder("jobs").key("short").owner("job-short").lease(Duration.ofSeconds(2))
+			.build();
+		LockHandle held = this.executor.submit(() -> this.template.acquire(request)).get(5, TimeUnit.SECONDS);
+		Thread.sleep(1000);
+		LockHandle found = this.otherProcess.findHeld(LockName.of("jobs", "short"), "job-short").orElseThrow();
+		// The default lease is 30 s, but Redis has about a second left: the handle must not claim more.
+		assertThat(found.remainingLease()).isPositive().isLessThanOrEqualTo(Duration.ofMillis(1100));
+		found.close();
+		assertThatExceptionOfType(LockLeaseLostException.class).isThrownBy(held::close);
+	}
+
 }
