@@ -61,7 +61,9 @@ final class MultiWaitLoop {
 		this.owner = owner;
 		this.waitNanos = waitNanos;
 		this.reentrant = reentrant;
-		this.handOff = (lineUp && waitNanos != 0) ? HandOffRequest.of(0) : null;
+		LockSpec first = specs.get(0);
+		this.handOff = (lineUp && waitNanos != 0)
+				? HandOffRequest.of((first.strategy() == WaitStrategy.POLLING) ? first.pollNanos() : 0) : null;
 		this.commands = commands;
 		this.queues = queues;
 	}
