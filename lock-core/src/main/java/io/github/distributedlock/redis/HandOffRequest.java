@@ -39,7 +39,7 @@ record HandOffRequest(String member) {
 	static final long REFILE_NANOS = TimeUnit.MILLISECONDS.toNanos(Long.parseLong(VALIDITY_MILLIS)) / 2;
 
 	/** The prefix of a release message that reserved the lock for a request. */
-	static final String MESSAGE_PREFIX = "handoff:";
+	static final String MESSAGE_PREFIX = "reserved:";
 
 	private static final String PROCESS_ID = newProcessId();
 

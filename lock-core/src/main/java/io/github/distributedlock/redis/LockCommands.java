@@ -103,13 +103,13 @@ final class LockCommands {
 						Long.toString(spec.fairWaiterTimeoutMillis()), (remainingWaitMillis != 0) ? "1" : "0")
 						: this.scripts.execute(ACQUIRE,
 						List.of(spec.lockKey(), spec.fenceKey(), spec.readersKey(), spec.writerIntentKey(),
-								spec.handOffKey()),
+								spec.requestsKey()),
 						owner, lease, spec.reentrant() ? "1" : "0", this.fenceIdleMillis,
 						Long.toString(remainingWaitMillis), mayHaveIntent ? "1" : "0", holdsIt ? "1" : "0",
 						(handOff != null) ? handOff.member() : "", HandOffRequest.VALIDITY_MILLIS);
 				case READ -> this.scripts.execute(ACQUIRE_READ,
 						List.of(spec.lockKey(), spec.fenceKey(), spec.readersKey(), spec.readHoldsKey(),
-								spec.writerIntentKey(), spec.handOffKey(), spec.releaseChannel()),
+								spec.writerIntentKey(), spec.requestsKey(), spec.releaseChannel()),
 						owner, lease, spec.reentrant() ? "1" : "0", this.fenceIdleMillis,
 						(handOff != null) ? handOff.member() : "", HandOffRequest.VALIDITY_MILLIS);
 				case PERMIT -> this.scripts.execute(ACQUIRE_PERMIT, List.of(spec.permitsKey(), spec.fenceKey()), owner,
@@ -146,7 +146,7 @@ final class LockCommands {
 			keys.add(spec.lockKey());
 			keys.add(spec.fenceKey());
 			keys.add(spec.readersKey());
-			keys.add(spec.handOffKey());
+			keys.add(spec.requestsKey());
 			keys.add(spec.releaseChannel());
 			args[5 + i] = Long.toString(spec.leaseMillis());
 		}
@@ -197,7 +197,7 @@ final class LockCommands {
 	}
 
 	private static List<String> releaseKeys(LockSpec spec) {
-		return List.of(spec.lockKey(), spec.releaseChannel(), spec.handOffKey(), spec.readersKey());
+		return List.of(spec.lockKey(), spec.releaseChannel(), spec.requestsKey(), spec.readersKey());
 	}
 
 	/**

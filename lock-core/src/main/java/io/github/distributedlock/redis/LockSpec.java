@@ -59,10 +59,10 @@ record LockSpec(LockName name, String lockKey, String fenceKey, String releaseCh
 	}
 
 	/**
-	 * Return the key of the waiters' requests to be handed the lock directly.
+	 * Return the key of the lock's line of waiters' requests (see {@link HandOffRequest}).
 	 */
-	String handOffKey() {
-		return this.lockKey + ":handoff";
+	String requestsKey() {
+		return this.lockKey + ":requests";
 	}
 
 	String permitsKey() {

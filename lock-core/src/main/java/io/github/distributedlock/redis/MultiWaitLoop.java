@@ -75,6 +75,8 @@ final class MultiWaitLoop {
 	@Nullable List<RedisLockHandle> run(RedisLockTemplate template) {
 		WaitQueue queue = null;
 		boolean acquired = false;
+		// Whether Redis failed us: then the request is withdrawn without waiting for the reply.
+		boolean failed = false;
 		try {
 			long seen = 0;
 			while (true) {
@@ -125,12 +127,16 @@ final class MultiWaitLoop {
 			Thread.currentThread().interrupt();
 			throw new LockInterruptedException(this.specs.get(0).name(), ex);
 		}
+		catch (LockAccessException ex) {
+			failed = true;
+			throw ex;
+		}
 		finally {
 			if (queue != null) {
 				leave(queue);
 			}
 			if (!acquired) {
-				withdraw();
+				withdraw(failed);
 			}
 		}
 	}
@@ -144,19 +150,27 @@ final class MultiWaitLoop {
 
 	/**
 	 * Withdraw the request from every line it was filed in, passing on any reservation for it.
+	 * After a Redis failure, without waiting for the replies.
 	 */
-	private void withdraw() {
+	private void withdraw(boolean failed) {
 		if (this.handOff == null) {
 			return;
 		}
 		boolean interrupted = Thread.interrupted();
 		try {
 			for (LockSpec spec : this.filed) {
-				this.commands.withdraw(spec, this.handOff);
+				try {
+					if (failed) {
+						this.commands.withdrawAsync(spec, this.handOff);
+					}
+					else {
+						this.commands.withdraw(spec, this.handOff);
+					}
+				}
+				catch (RuntimeException ex) {
+					// A reservation for it lapses after its claim, and the request with the line.
+				}
 			}
-		}
-		catch (RuntimeException ex) {
-			// A reservation for it lapses after its claim, and the request with the line.
 		}
 		finally {
 			if (interrupted) {

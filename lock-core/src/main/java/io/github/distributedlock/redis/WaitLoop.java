@@ -217,8 +217,13 @@ final class WaitLoop {
 		if (this.spec.progressAware()) {
 			this.deadlineNanos = last.receivedNanos() + this.spec.waitNanos();
 		}
-		this.lastHolderTtlMillis = last.claimMillis();
-		this.lastSeenNanos = last.receivedNanos();
+		// A message is only a hint: it may make us try sooner (when the claim lapses), never later
+		// than the lease Redis last told us of.
+		if (this.lastHolderTtlMillis < 0 || last.endNanos()
+				- (this.lastSeenNanos + TimeUnit.MILLISECONDS.toNanos(this.lastHolderTtlMillis)) < 0) {
+			this.lastHolderTtlMillis = last.claimMillis();
+			this.lastSeenNanos = last.receivedNanos();
+		}
 	}
 
 	/**

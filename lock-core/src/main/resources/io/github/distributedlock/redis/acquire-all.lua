@@ -22,27 +22,34 @@
 local count = #KEYS / 5
 local clock = redis.call('TIME')
 local nowMs = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
-local reserved = {}
 
--- Nothing is taken: a lock reserved for us is freed (and its waiters woken), as we can't take it.
+-- Nothing is taken. The request waits in the line of the lock that blocks, and only there (the
+-- caller listens to that lock alone); a lock reserved for it is freed, and its waiters woken.
 local function blocked(i, reply)
-	if ARGV[4] ~= '' then
-		redis.call('ZADD', KEYS[5 * i - 1], 'NX', nowMs, ARGV[4])
-		redis.call('PEXPIRE', KEYS[5 * i - 1], ARGV[5])
+	if ARGV[4] == '' then
+		return reply
 	end
-	for _, j in ipairs(reserved) do
-		local token = redis.call('HGET', KEYS[5 * j - 4], 'token')
-		redis.call('DEL', KEYS[5 * j - 4])
-		redis.call('PUBLISH', KEYS[5 * j], token or '0')
+	for j = 1, count do
+		if j == i then
+			redis.call('ZADD', KEYS[5 * j - 1], 'NX', nowMs, ARGV[4])
+			redis.call('PEXPIRE', KEYS[5 * j - 1], ARGV[5])
+		else
+			redis.call('ZREM', KEYS[5 * j - 1], ARGV[4])
+			local held = redis.call('HMGET', KEYS[5 * j - 4], 'owner', 'token', 'reserved')
+			if held[1] == '' and held[3] == ARGV[4] then
+				redis.call('DEL', KEYS[5 * j - 4])
+				redis.call('PUBLISH', KEYS[5 * j], held[2] or '0')
+			end
+		end
 	end
 	return reply
 end
 
 for i = 1, count do
 	local lock = KEYS[5 * i - 4]
-	local held = redis.call('HMGET', lock, 'owner', 'token', 'handoff')
+	local held = redis.call('HMGET', lock, 'owner', 'token', 'reserved')
 	if held[1] == '' and ARGV[4] ~= '' and held[3] == ARGV[4] then
-		reserved[#reserved + 1] = i
+		-- Reserved for us: as good as free.
 	elseif held[1] then
 		if held[1] ~= ARGV[1] then
 			return blocked(i, {0, i, tonumber(held[2]), redis.call('PTTL', lock)})
@@ -75,7 +82,7 @@ for i = 1, count do
 		local token = string.format('%.0f', math.max(last + 1, now))
 		redis.call('SET', KEYS[5 * i - 3], token, 'PX', ARGV[3])
 		if owner then
-			redis.call('HDEL', lock, 'handoff')
+			redis.call('HDEL', lock, 'reserved')
 		end
 		redis.call('HSET', lock, 'owner', ARGV[1], 'holds', 1, 'token', token)
 		redis.call('PEXPIRE', lock, lease)

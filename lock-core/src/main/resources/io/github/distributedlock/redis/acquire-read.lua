@@ -27,7 +27,7 @@ local function file()
 	end
 end
 
-local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'handoff')
+local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'reserved')
 local reservedForUs = held[1] == '' and ARGV[5] ~= '' and held[3] == ARGV[5]
 if held[1] and held[1] ~= ARGV[1] and not reservedForUs then
 	file()

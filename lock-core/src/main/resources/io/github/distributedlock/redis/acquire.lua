@@ -4,7 +4,7 @@
 -- (docs/design/waiting-and-hand-off.md).
 --
 -- KEYS[1]  the lock: a hash {owner, holds, token} with a lease (PEXPIRE); while reserved for a
---          waiter's request, {owner = '', handoff = the request, token = the last holder's}
+--          waiter's request, {owner = '', reserved = the request, token = the last holder's}
 --          with the request's claim as expiry
 -- KEYS[2]  the lock's fencing counter: the last token handed out, expiring after a long idle time
 -- KEYS[3]  the lock's readers: a sorted set of reader owners scored by lease end (ms)
@@ -35,7 +35,7 @@ local function file()
 	end
 end
 
-local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'handoff')
+local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'reserved')
 
 if held[1] == '' and (ARGV[8] == '' or held[3] ~= ARGV[8]) then
 	-- Reserved for another waiter's request: taken, for as long as its claim.
@@ -81,7 +81,7 @@ if not held[1] or held[1] == '' then
 	end
 	if held[1] then
 		-- Reserved for this request: the reservation becomes our hold.
-		redis.call('HDEL', KEYS[1], 'handoff')
+		redis.call('HDEL', KEYS[1], 'reserved')
 	end
 	redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'holds', 1, 'token', token)
 	redis.call('PEXPIRE', KEYS[1], ARGV[2])

@@ -20,7 +20,7 @@
 --          -2 someone else holds it now (another owner, or a newer hold of ours); for a
 --             withdrawal: the lock was not reserved for that request
 
-local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'holds', 'handoff')
+local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'holds', 'reserved')
 if ARGV[4] then
 	redis.call('ZREM', KEYS[3], ARGV[4])
 	-- Never touch a lock that has an owner: only a reservation for this very request.
@@ -39,18 +39,20 @@ else
 	end
 end
 
-if ARGV[3] == '1' then
-	local next = redis.call('ZPOPMIN', KEYS[3])
-	if next[1] then
-		if redis.call('EXISTS', KEYS[4]) == 0 then
-			-- Its claim bounds what a waiter that died or stopped listening costs the others.
-			local claim = string.match(next[1], '^(%d+):')
-			redis.call('HSET', KEYS[1], 'owner', '', 'holds', 0, 'handoff', next[1])
+local next = (ARGV[3] == '1') and redis.call('ZRANGE', KEYS[3], 0, 0) or {}
+if next[1] and redis.call('EXISTS', KEYS[4]) == 0 then
+	while next[1] do
+		redis.call('ZREM', KEYS[3], next[1])
+		-- Its claim bounds what a waiter that died or stopped listening costs the others. A
+		-- member of any other form (not ours to read) is dropped before anything is written.
+		local claim = tonumber(string.match(next[1], '^(%d+):'))
+		if claim and claim > 0 then
+			redis.call('HSET', KEYS[1], 'owner', '', 'holds', 0, 'reserved', next[1])
 			redis.call('PEXPIRE', KEYS[1], claim)
-			redis.call('PUBLISH', KEYS[2], 'handoff:' .. next[1])
+			redis.call('PUBLISH', KEYS[2], 'reserved:' .. next[1])
 			return 0
 		end
-		redis.call('ZADD', KEYS[3], next[2], next[1])
+		next = redis.call('ZRANGE', KEYS[3], 0, 0)
 	end
 end
 

@@ -57,7 +57,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * The invariant: when {@code acquire()} returns a handle, Redis records that handle's owner
  * and token with a live lease; no two callers are inside at once; and once every handle is
  * closed, the lock key is gone. The only internals the tests know are the names of the
- * hand-off request set ({@code <lockKey>:handoff}) and of the release channel
+ * hand-off request set ({@code <lockKey>:requests}) and of the release channel
  * ({@code <lockKey>:released}).
  * <p>
  * Some tests hold back the pub/sub messages of one template with a {@link Gate} on the
@@ -362,7 +362,7 @@ abstract class HandOffSafetyTests {
 			// Each waiter tries once, then files its request with its next attempt.
 			await().atMost(Duration.ofSeconds(30))
 				.until(() -> redis().subscribers(lockKey + ":released") >= 2 && evalCalls() - evalsBefore >= 4
-						&& zcard(lockKey + ":handoff") >= 1);
+						&& zcard(lockKey + ":requests") >= 1);
 			Future<String> a1 = this.executor.submit(() -> c1.awaitLine("ACQUIRED ", Duration.ofSeconds(30)));
 			Future<String> a2 = this.executor.submit(() -> c2.awaitLine("ACQUIRED ", Duration.ofSeconds(30)));
 			holder.close();
@@ -432,11 +432,13 @@ abstract class HandOffSafetyTests {
 		});
 		try {
 			awaitRequestFiled(lockKey);
-			List<?> members = (List<?>) redis().command("ZRANGE", lockKey + ":handoff", "0", "-1");
+			List<?> members = (List<?>) redis().command("ZRANGE", lockKey + ":requests", "0", "-1");
 			assertThat(members).isNotEmpty();
 			for (Object member : members) {
+				// The earlier engine's form, and the current one, which names the request only.
 				for (String forged : List.of("handoff:999 2000 " + member, "handoff:" + member,
-						"handoff:999 " + member, "handoff:" + holderToken(lockKey) + " 2000 " + member)) {
+						"handoff:999 " + member, "handoff:" + holderToken(lockKey) + " 2000 " + member,
+						"reserved:" + member, "reserved:999 " + member)) {
 					redis().command("PUBLISH", lockKey + ":released", forged);
 				}
 			}
@@ -648,7 +650,7 @@ abstract class HandOffSafetyTests {
 
 	private void awaitRequestFiled(String lockKey) {
 		await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(5))
-			.until(() -> zcard(lockKey + ":handoff") >= 1);
+			.until(() -> zcard(lockKey + ":requests") >= 1);
 	}
 
 	private long zcard(String key) {

@@ -350,8 +350,8 @@ abstract class LockContractTests {
 					}
 					return snapshot;
 				}));
-		String handOffKey = specOf("h").handOffKey();
-		await().atMost(Duration.ofSeconds(5)).until(() -> Boolean.TRUE.equals(redisOps().hasKey(handOffKey)));
+		String requestsKey = specOf("h").requestsKey();
+		await().atMost(Duration.ofSeconds(5)).until(() -> Boolean.TRUE.equals(redisOps().hasKey(requestsKey)));
 		held.close();
 		// Reserved for the waiter inside the release: nobody can barge in, the releaser included.
 		assertThat(this.template.tryAcquire(request("h").waitTime(Duration.ZERO).build())).isEmpty();
@@ -365,7 +365,7 @@ abstract class LockContractTests {
 			assertThat(context.attempts()).as("the first try, the one that filed the request, and the one that took it")
 				.isEqualTo(3);
 		}
-		assertThat(redisOps().hasKey(handOffKey)).isFalse();
+		assertThat(redisOps().hasKey(requestsKey)).isFalse();
 	}
 
 	@Test
@@ -373,10 +373,10 @@ abstract class LockContractTests {
 		LockHandle held = this.template.acquire(request("g").lease(Duration.ofSeconds(30)).build());
 		LockSpec spec = specOf("g");
 		// A request filed by a waiter whose process then died: it will never take the lock.
-		redisOps().opsForZSet().add(spec.handOffKey(), "2000:dead.1", System.currentTimeMillis());
+		redisOps().opsForZSet().add(spec.requestsKey(), "2000:dead.1", System.currentTimeMillis());
 		held.close();
 		assertThat(redisOps().opsForHash().get(spec.lockKey(), "owner")).as("reserved, not held").isEqualTo("");
-		assertThat(redisOps().opsForHash().get(spec.lockKey(), "handoff")).isEqualTo("2000:dead.1");
+		assertThat(redisOps().opsForHash().get(spec.lockKey(), "reserved")).isEqualTo("2000:dead.1");
 		assertThat(redisOps().getExpire(spec.lockKey(), TimeUnit.MILLISECONDS))
 			.isBetween(1L, HandOffRequest.CLAIM_MILLIS);
 		long start = System.nanoTime();
@@ -392,9 +392,9 @@ abstract class LockContractTests {
 		LockSpec spec = specOf("k");
 		Future<LockHandle> waiter = this.executor
 			.submit(() -> this.otherProcess.acquire(request("k").waitTime(Duration.ofSeconds(8)).build()));
-		await().atMost(Duration.ofSeconds(5)).until(() -> Boolean.TRUE.equals(redisOps().hasKey(spec.handOffKey())));
+		await().atMost(Duration.ofSeconds(5)).until(() -> Boolean.TRUE.equals(redisOps().hasKey(spec.requestsKey())));
 		// Ahead of the live waiter: a request from a process that died while waiting.
-		redisOps().opsForZSet().add(spec.handOffKey(), "2000:dead.2", 0);
+		redisOps().opsForZSet().add(spec.requestsKey(), "2000:dead.2", 0);
 		long released = System.nanoTime();
 		held.close();
 		// The live waiter sleeps until the holder's 30 s lease or its next filing 15 s away, unless
@@ -409,7 +409,7 @@ abstract class LockContractTests {
 	void shouldWithdrawTheRequestWhenTheWaitEnds() throws Exception {
 		try (LockHandle held = this.template.acquire(request("t").build())) {
 			assertThat(this.otherProcess.tryAcquire(request("t").waitTime(Duration.ofMillis(300)).build())).isEmpty();
-			assertThat(redisOps().hasKey(specOf("t").handOffKey())).isFalse();
+			assertThat(redisOps().hasKey(specOf("t").requestsKey())).isFalse();
 		}
 		assertThat(this.template.isLocked(this.scope, "t")).as("reserved for nobody").isFalse();
 	}
@@ -425,7 +425,7 @@ abstract class LockContractTests {
 		assertThat(this.template.isLocked(this.scope, "u")).as("reserved").isTrue();
 		commands.withdraw(spec, request);
 		assertThat(this.template.isLocked(this.scope, "u")).isFalse();
-		assertThat(redisOps().hasKey(spec.handOffKey())).isFalse();
+		assertThat(redisOps().hasKey(spec.requestsKey())).isFalse();
 	}
 
 	@Test
