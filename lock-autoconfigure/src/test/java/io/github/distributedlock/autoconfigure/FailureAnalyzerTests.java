@@ -4,6 +4,7 @@ import java.util.List;
 
 import io.github.distributedlock.DistributedLock;
 import io.github.distributedlock.DistributedLock.OnTimeout;
+import io.github.distributedlock.LockTemplate;
 import io.github.distributedlock.test.RedisServer;
 import io.github.distributedlock.test.RedisServerExtension;
 import org.junit.jupiter.api.Test;
@@ -52,8 +53,22 @@ class FailureAnalyzerTests {
 				assertThat(analysis.getDescription())
 					.startsWith("The distributed lock template could not connect to Redis at startup: ")
 					.contains(":1");
-				assertThat(analysis.getAction()).contains("spring.data.redis.").contains("distributed-lock.enabled");
+				assertThat(analysis.getAction()).contains("spring.data.redis.")
+					.doesNotContain("or set distributed-lock.enabled=false")
+					.contains("distributed-lock.enabled=false does not work around this");
 			});
+	}
+
+	@Test
+	void whenLocksAreDisabledThenABeanThatInjectsTheTemplateCannotStart() {
+		// Why the report must not offer distributed-lock.enabled=false as the way out.
+		new ApplicationContextRunner().withConfiguration(TestRedis.ALL)
+			.withPropertyValues("spring.data.redis.port=1", "distributed-lock.enabled=false")
+			.withBean(TemplateUser.class)
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining(LockTemplate.class.getName()));
 	}
 
 	@Test
@@ -75,6 +90,13 @@ class FailureAnalyzerTests {
 					DistributedLockAspectAutoConfiguration.class.getName(),
 					DistributedLockObservationAutoConfiguration.class.getName(),
 					DistributedLockEndpointAutoConfiguration.class.getName());
+	}
+
+	static class TemplateUser {
+
+		TemplateUser(LockTemplate locks) {
+		}
+
 	}
 
 	static class Broken {
