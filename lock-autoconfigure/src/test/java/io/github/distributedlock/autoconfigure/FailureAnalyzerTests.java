@@ -15,7 +15,10 @@ import org.springframework.boot.context.annotation.ImportCandidates;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.env.Environment;
+import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.io.support.SpringFactoriesLoader;
+import org.springframework.core.io.support.SpringFactoriesLoader.ArgumentResolver;
 import org.springframework.data.redis.RedisConnectionFailureException;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -72,6 +75,34 @@ class FailureAnalyzerTests {
 	}
 
 	@Test
+	void whenADurationPropertyIsOutOfRangeThenTheReportNamesItWithItsValueAsWritten(RedisServer server) {
+		Environment[] environment = new Environment[1];
+		TestRedis.contextRunner(server)
+			.withPropertyValues("distributed-lock.wait-time=-1s")
+			.withInitializer((context) -> environment[0] = context.getEnvironment())
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				FailureAnalysis analysis = new InvalidLockPropertyFailureAnalyzer(environment[0])
+					.analyze(context.getStartupFailure());
+				assertThat(analysis).isNotNull();
+				assertThat(analysis.getDescription())
+					.startsWith("Invalid value '-1s' for configuration property 'distributed-lock.wait-time'")
+					.endsWith(": it must be zero or more.");
+				assertThat(analysis.getAction()).startsWith("Set distributed-lock.wait-time to a value that is zero "
+						+ "or more (how long to wait for a taken lock");
+			});
+	}
+
+	@Test
+	void whenEveryPropertyIsValidThenTheTemplateStarts(RedisServer server) {
+		TestRedis.contextRunner(server)
+			.withPropertyValues("distributed-lock.lease=1ms", "distributed-lock.wait-time=0s",
+					"distributed-lock.polling.interval=1d", "distributed-lock.fencing-counter-idle=1s",
+					"distributed-lock.fair.waiter-timeout=30ms", "distributed-lock.subscription-linger=0s")
+			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(LockTemplate.class));
+	}
+
+	@Test
 	void whenAnotherBeanCannotReachRedisThenItIsLeftToOtherAnalyzers() {
 		assertThat(new RedisUnreachableFailureAnalyzer()
 			.analyze(new IllegalStateException(new RedisConnectionFailureException("elsewhere")))).isNull();
@@ -79,11 +110,14 @@ class FailureAnalyzerTests {
 
 	@Test
 	void shouldRegisterTheAnalyzersAndAutoConfigurations() {
+		ArgumentResolver environment = ArgumentResolver.of(Environment.class, new StandardEnvironment());
 		List<FailureAnalyzer> analyzers = SpringFactoriesLoader.forDefaultResourceLocation()
-			.load(FailureAnalyzer.class, (type, implementation, failure) -> {
+			.load(FailureAnalyzer.class, environment, (type, implementation, failure) -> {
 				// Boot's analyzers that need constructor arguments are not under test.
 			});
 		assertThat(analyzers).hasAtLeastOneElementOfType(LockAnnotationFailureAnalyzer.class)
+			.hasAtLeastOneElementOfType(InvalidLockPropertyFailureAnalyzer.class)
+			.hasAtLeastOneElementOfType(KeyspaceNotificationsFailureAnalyzer.class)
 			.hasAtLeastOneElementOfType(RedisUnreachableFailureAnalyzer.class);
 		assertThat(ImportCandidates.load(AutoConfiguration.class, getClass().getClassLoader()).getCandidates())
 			.contains(DistributedLockAutoConfiguration.class.getName(),
