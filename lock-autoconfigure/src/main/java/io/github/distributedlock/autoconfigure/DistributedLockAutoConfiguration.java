@@ -51,6 +51,7 @@ public final class DistributedLockAutoConfiguration {
 		RedisLockTemplate lockTemplate(RedisConnectionFactory connectionFactory, DistributedLockProperties properties,
 				ObjectProvider<LockListener> listeners,
 				@Qualifier(LISTENER_CONTAINER_BEAN_NAME) ObjectProvider<RedisMessageListenerContainer> listenerContainer) {
+			LockPropertiesCheck.check(properties);
 			RedisLockTemplate.Builder builder = RedisLockTemplate.builder(connectionFactory)
 				.defaults(defaults(properties))
 				.keyPrefix(properties.getKeyPrefix())

@@ -22,8 +22,10 @@ class RedisUnreachableFailureAnalyzer extends AbstractFailureAnalyzer<RedisConne
 		String description = "The distributed lock template could not connect to Redis at startup: "
 				+ describe(cause);
 		String action = "Make sure Redis is running and reachable with the spring.data.redis.* settings "
-				+ "(url or host and port, ssl, username and password, sentinel or cluster nodes), "
-				+ "or set distributed-lock.enabled=false to start without distributed locks.";
+				+ "(url or host and port, ssl, username and password, sentinel or cluster nodes, timeout): "
+				+ "the lock template needs Redis when it starts. Setting distributed-lock.enabled=false does not "
+				+ "work around this: it removes the LockTemplate bean, so beans that inject it fail to start, "
+				+ "and @DistributedLock methods then run without a lock.";
 		return new FailureAnalysis(description, action, cause);
 	}
 

@@ -59,8 +59,8 @@ class AspectMetricsTests {
 			assertThat(count(registry, "distributed.lock.timeouts")).isEqualTo(3);
 			assertThat(count(registry, "distributed.lock.skipped")).isEqualTo(2);
 			assertThat(count(registry, "distributed.lock.fallbacks")).isEqualTo(1);
-			assertThat(registry.get("distributed.lock.wait").tag("scope", "reports").timer().count()).isEqualTo(2);
-			assertThat(registry.get("distributed.lock.hold").tag("scope", "reports").timer().count()).isEqualTo(2);
+			assertThat(registry.get("distributed.lock.wait").tag("lock.scope", "reports").timer().count()).isEqualTo(2);
+			assertThat(registry.get("distributed.lock.hold").tag("lock.scope", "reports").timer().count()).isEqualTo(2);
 			assertThat(registry.get("distributed.lock.held").gauge().value()).isZero();
 			assertThat(registry.get("distributed.lock.waiting").gauge().value()).isZero();
 			TestObservationRegistry observations = (TestObservationRegistry) context.getBean(ObservationRegistry.class);
@@ -70,7 +70,7 @@ class AspectMetricsTests {
 	}
 
 	private static double count(MeterRegistry registry, String name) {
-		return registry.get(name).tag("scope", "reports").counter().count();
+		return registry.get(name).tag("lock.scope", "reports").counter().count();
 	}
 
 	static class Reports {

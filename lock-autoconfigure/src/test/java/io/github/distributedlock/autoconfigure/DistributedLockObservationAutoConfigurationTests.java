@@ -41,7 +41,7 @@ class DistributedLockObservationAutoConfigurationTests {
 			assertThat(context).hasSingleBean(LockMetrics.class).hasSingleBean(LockGauges.class);
 			context.getBean(LockTemplate.class).execute("metered", "1", (lock) -> null);
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
-			assertThat(registry.get("distributed.lock.acquired").tag("scope", "metered").counter().count())
+			assertThat(registry.get("distributed.lock.acquired").tag("lock.scope", "metered").counter().count())
 				.isEqualTo(1);
 			assertThat(registry.get("distributed.lock.held").gauge().value()).isZero();
 		});

@@ -4,6 +4,7 @@ import java.util.List;
 
 import io.github.distributedlock.DistributedLock;
 import io.github.distributedlock.DistributedLock.OnTimeout;
+import io.github.distributedlock.LockTemplate;
 import io.github.distributedlock.test.RedisServer;
 import io.github.distributedlock.test.RedisServerExtension;
 import org.junit.jupiter.api.Test;
@@ -14,7 +15,10 @@ import org.springframework.boot.context.annotation.ImportCandidates;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.env.Environment;
+import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.io.support.SpringFactoriesLoader;
+import org.springframework.core.io.support.SpringFactoriesLoader.ArgumentResolver;
 import org.springframework.data.redis.RedisConnectionFailureException;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -52,8 +56,50 @@ class FailureAnalyzerTests {
 				assertThat(analysis.getDescription())
 					.startsWith("The distributed lock template could not connect to Redis at startup: ")
 					.contains(":1");
-				assertThat(analysis.getAction()).contains("spring.data.redis.").contains("distributed-lock.enabled");
+				assertThat(analysis.getAction()).contains("spring.data.redis.")
+					.doesNotContain("or set distributed-lock.enabled=false")
+					.contains("distributed-lock.enabled=false does not work around this");
 			});
+	}
+
+	@Test
+	void whenLocksAreDisabledThenABeanThatInjectsTheTemplateCannotStart() {
+		// Why the report must not offer distributed-lock.enabled=false as the way out.
+		new ApplicationContextRunner().withConfiguration(TestRedis.ALL)
+			.withPropertyValues("spring.data.redis.port=1", "distributed-lock.enabled=false")
+			.withBean(TemplateUser.class)
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining(LockTemplate.class.getName()));
+	}
+
+	@Test
+	void whenADurationPropertyIsOutOfRangeThenTheReportNamesItWithItsValueAsWritten(RedisServer server) {
+		Environment[] environment = new Environment[1];
+		TestRedis.contextRunner(server)
+			.withPropertyValues("distributed-lock.wait-time=-1s")
+			.withInitializer((context) -> environment[0] = context.getEnvironment())
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				FailureAnalysis analysis = new InvalidLockPropertyFailureAnalyzer(environment[0])
+					.analyze(context.getStartupFailure());
+				assertThat(analysis).isNotNull();
+				assertThat(analysis.getDescription())
+					.startsWith("Invalid value '-1s' for configuration property 'distributed-lock.wait-time'")
+					.endsWith(": it must be zero or more.");
+				assertThat(analysis.getAction()).startsWith("Set distributed-lock.wait-time to a value that is zero "
+						+ "or more (how long to wait for a taken lock");
+			});
+	}
+
+	@Test
+	void whenEveryPropertyIsValidThenTheTemplateStarts(RedisServer server) {
+		TestRedis.contextRunner(server)
+			.withPropertyValues("distributed-lock.lease=1ms", "distributed-lock.wait-time=0s",
+					"distributed-lock.polling.interval=1d", "distributed-lock.fencing-counter-idle=1s",
+					"distributed-lock.fair.waiter-timeout=30ms", "distributed-lock.subscription-linger=0s")
+			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(LockTemplate.class));
 	}
 
 	@Test
@@ -64,17 +110,27 @@ class FailureAnalyzerTests {
 
 	@Test
 	void shouldRegisterTheAnalyzersAndAutoConfigurations() {
+		ArgumentResolver environment = ArgumentResolver.of(Environment.class, new StandardEnvironment());
 		List<FailureAnalyzer> analyzers = SpringFactoriesLoader.forDefaultResourceLocation()
-			.load(FailureAnalyzer.class, (type, implementation, failure) -> {
+			.load(FailureAnalyzer.class, environment, (type, implementation, failure) -> {
 				// Boot's analyzers that need constructor arguments are not under test.
 			});
 		assertThat(analyzers).hasAtLeastOneElementOfType(LockAnnotationFailureAnalyzer.class)
+			.hasAtLeastOneElementOfType(InvalidLockPropertyFailureAnalyzer.class)
+			.hasAtLeastOneElementOfType(KeyspaceNotificationsFailureAnalyzer.class)
 			.hasAtLeastOneElementOfType(RedisUnreachableFailureAnalyzer.class);
 		assertThat(ImportCandidates.load(AutoConfiguration.class, getClass().getClassLoader()).getCandidates())
 			.contains(DistributedLockAutoConfiguration.class.getName(),
 					DistributedLockAspectAutoConfiguration.class.getName(),
 					DistributedLockObservationAutoConfiguration.class.getName(),
 					DistributedLockEndpointAutoConfiguration.class.getName());
+	}
+
+	static class TemplateUser {
+
+		TemplateUser(LockTemplate locks) {
+		}
+
 	}
 
 	static class Broken {

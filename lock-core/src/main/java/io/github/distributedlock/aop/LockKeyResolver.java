@@ -4,7 +4,7 @@ import java.lang.reflect.Method;
 
 /**
  * Turns the {@code key} of a {@link io.github.distributedlock.DistributedLock
- * @DistributedLock} into something that computes the key of each call. The default is
+ * &#64;DistributedLock} into something that computes the key of each call. The default is
  * {@link SpelLockKeyResolver}; define a bean of this type to use another expression
  * language.
  * <p>

@@ -13,8 +13,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
 /**
- * Meters of lock activity, tagged with the lock's {@code scope} (never its key, whose
- * values are unbounded). Register it with the lock template as a {@link LockListener}
+ * Meters of lock activity, tagged with the lock's scope as {@code lock.scope}, the name the
+ * observations use (never its key, whose values are unbounded). Register it with the lock template as a {@link LockListener}
  * and with the aspect as a {@link LockTimeoutListener}:
  * <ul>
  * <li>{@code distributed.lock.wait} (timer): time from the first attempt to acquisition</li>
@@ -35,9 +35,11 @@ import io.micrometer.core.instrument.Timer;
 public final class LockMetrics implements LockListener, LockTimeoutListener {
 
 	/**
-	 * The tag holding the lock scope.
+	 * The tag holding the lock scope: the same key as the observations'
+	 * {@link LockObservationDocumentation.LowCardinalityKeyNames#SCOPE}, so that meters and
+	 * observation timers of one lock can be joined on it.
 	 */
-	public static final String SCOPE_TAG = "scope";
+	public static final String SCOPE_TAG = "lock.scope";
 
 	private final MeterProvider<Timer> wait;
 

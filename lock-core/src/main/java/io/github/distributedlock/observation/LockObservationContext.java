@@ -20,7 +20,7 @@ public class LockObservationContext extends Observation.Context {
 
 	private volatile @Nullable LockContext lock;
 
-	private volatile Outcome outcome = Outcome.FAILED;
+	private volatile Outcome outcome = Outcome.UNKNOWN;
 
 	/**
 	 * Create a context for the given requests.
@@ -98,6 +98,13 @@ public class LockObservationContext extends Observation.Context {
 	 * How the acquisition of the locks went.
 	 */
 	public enum Outcome {
+
+		/**
+		 * Not known yet: the observation has started and the locks are being acquired. Long
+		 * task timers ({@code distributed.lock.active}) keep this value, since they take their
+		 * tags when the observation starts.
+		 */
+		UNKNOWN,
 
 		/**
 		 * The locks were acquired and the work ran (whether or not it succeeded).

@@ -48,7 +48,8 @@ public enum LockObservationDocumentation implements ObservationDocumentation {
 		},
 
 		/**
-		 * How acquiring went: {@code acquired}, {@code timed_out} or {@code failed}.
+		 * How acquiring went: {@code acquired}, {@code timed_out} or {@code failed}, and
+		 * {@code unknown} while in progress.
 		 */
 		OUTCOME {
 			@Override

@@ -2,6 +2,8 @@ package io.github.distributedlock.redis;
 
 import java.util.Properties;
 
+import io.github.distributedlock.KeyspaceNotificationsException;
+
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -14,7 +16,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  */
 final class KeyspaceNotifications {
 
-	static final String PARAMETER = "notify-keyspace-events";
+	static final String PARAMETER = KeyspaceNotificationsException.PARAMETER;
 
 	private KeyspaceNotifications() {
 	}
@@ -23,8 +25,8 @@ final class KeyspaceNotifications {
 	 * Check the server's setting and, if allowed, add what is missing.
 	 * @param connectionFactory the connection factory
 	 * @param configure whether this may run {@code CONFIG SET}
-	 * @throws IllegalStateException if the setting lacks flags and may not or cannot be
-	 * changed; the message says what to configure
+	 * @throws KeyspaceNotificationsException if the setting lacks flags and may not or
+	 * cannot be changed; the message says what to configure
 	 */
 	static void ensureEnabled(RedisConnectionFactory connectionFactory, boolean configure) {
 		try (RedisConnection connection = connectionFactory.getConnection()) {
@@ -34,13 +36,14 @@ final class KeyspaceNotifications {
 				return;
 			}
 			if (!configure) {
-				throw new IllegalStateException(advice(current, missing, "CONFIG SET is not enabled for the library"));
+				throw new KeyspaceNotificationsException(current, missing, "CONFIG SET is not enabled for the library",
+						null);
 			}
 			connection.serverCommands().setConfig(PARAMETER, current + missing);
 		}
 		catch (DataAccessException ex) {
-			throw new IllegalStateException(advice("unknown", "Kgx",
-					"the library could not read or set it (" + ex.getMessage() + ")"), ex);
+			throw new KeyspaceNotificationsException("unknown", "Kgx",
+					"the library could not read or set it (" + ex.getMessage() + ")", ex);
 		}
 	}
 
@@ -63,14 +66,6 @@ final class KeyspaceNotifications {
 			missing.append('x');
 		}
 		return missing.toString();
-	}
-
-	private static String advice(String current, String missing, String why) {
-		return "The KEYSPACE_EVENTS wait strategy needs Redis keyspace notifications for deleted and expired keys, "
-				+ "but " + PARAMETER + " is '" + current + "' (missing '" + missing + "') and " + why + ". "
-				+ "Run 'CONFIG SET " + PARAMETER + " Kgx' (or set it in redis.conf or your provider's parameter group), "
-				+ "set distributed-lock.keyspace-events.configure=true to let the library do it, "
-				+ "or use the PUBSUB wait strategy, which needs no server configuration.";
 	}
 
 }

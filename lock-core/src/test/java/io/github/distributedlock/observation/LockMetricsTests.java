@@ -19,7 +19,11 @@ import io.github.distributedlock.aop.TestRedis;
 import io.github.distributedlock.redis.RedisLockTemplate;
 import io.github.distributedlock.test.RedisServer;
 import io.github.distributedlock.test.RedisServerExtension;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -65,18 +69,31 @@ class LockMetricsTests {
 	}
 
 	@Test
+	void shouldTagMetersWithTheScopeKeyTheObservationsUse() {
+		ObservationRegistry observations = ObservationRegistry.create();
+		observations.observationConfig().observationHandler(new DefaultMeterObservationHandler(this.registry));
+		new ObservedLockTemplate(this.template, observations).execute("report", "1", (lock) -> null);
+		assertThat(this.registry.get("distributed.lock").tag("lock.scope", "report").timer().count()).isEqualTo(1);
+		assertThat(this.registry.get("distributed.lock.acquired").tag("lock.scope", "report").counter().count())
+			.isEqualTo(1);
+		List<String> tagKeys = this.registry.getMeters().stream().map(Meter::getId)
+			.flatMap((id) -> id.getTags().stream()).map(Tag::getKey).distinct().toList();
+		assertThat(tagKeys).contains("lock.scope").doesNotContain("scope");
+	}
+
+	@Test
 	void shouldCountAcquisitionsAndTimeWaitsAndHoldsByScope() {
 		this.template.execute("report", "1", (lock) -> null);
 		this.template.execute("report", "2", (lock) -> null);
 		this.template.execute("invoice", "1", (lock) -> null);
-		assertThat(this.registry.get("distributed.lock.acquired").tag("scope", "report").counter().count())
+		assertThat(this.registry.get("distributed.lock.acquired").tag("lock.scope", "report").counter().count())
 			.isEqualTo(2);
-		assertThat(this.registry.get("distributed.lock.acquired").tag("scope", "invoice").counter().count())
+		assertThat(this.registry.get("distributed.lock.acquired").tag("lock.scope", "invoice").counter().count())
 			.isEqualTo(1);
-		assertThat(this.registry.get("distributed.lock.wait").tag("scope", "report").timer().count()).isEqualTo(2);
-		assertThat(this.registry.get("distributed.lock.hold").tag("scope", "report").timer().count()).isEqualTo(2);
+		assertThat(this.registry.get("distributed.lock.wait").tag("lock.scope", "report").timer().count()).isEqualTo(2);
+		assertThat(this.registry.get("distributed.lock.hold").tag("lock.scope", "report").timer().count()).isEqualTo(2);
 		assertThat(this.registry.find("distributed.lock.acquired").meters())
-			.allSatisfy((meter) -> assertThat(meter.getId().getTags()).extracting("key").containsOnly("scope"));
+			.allSatisfy((meter) -> assertThat(meter.getId().getTags()).extracting("key").containsOnly("lock.scope"));
 	}
 
 	@Test
@@ -86,12 +103,12 @@ class LockMetricsTests {
 				.isThrownBy(() -> this.template.acquire(LockRequest.of("busy", null)));
 			assertThat(this.template.tryAcquire(LockRequest.of("busy", null))).isEmpty();
 		}
-		assertThat(this.registry.get("distributed.lock.timeouts").tag("scope", "busy").counter().count())
+		assertThat(this.registry.get("distributed.lock.timeouts").tag("lock.scope", "busy").counter().count())
 			.isEqualTo(2);
 		LockHandle lost = this.template.acquire(LockRequest.builder("lost").lease(Duration.ofSeconds(30)).build());
 		this.otherProcess.forceRelease(LockName.of("lost", null));
 		assertThatExceptionOfType(LockLeaseLostException.class).isThrownBy(lost::close);
-		assertThat(this.registry.get("distributed.lock.leases.lost").tag("scope", "lost").counter().count())
+		assertThat(this.registry.get("distributed.lock.leases.lost").tag("lock.scope", "lost").counter().count())
 			.isEqualTo(1);
 	}
 
@@ -102,8 +119,8 @@ class LockMetricsTests {
 		this.metrics.timedOut(TimeoutContexts.of(OnTimeout.FALLBACK, name));
 		this.metrics.timedOut(TimeoutContexts.of(OnTimeout.FALLBACK, name));
 		this.metrics.timedOut(TimeoutContexts.of(OnTimeout.THROW, name));
-		assertThat(this.registry.get("distributed.lock.skipped").tag("scope", "job").counter().count()).isEqualTo(1);
-		assertThat(this.registry.get("distributed.lock.fallbacks").tag("scope", "job").counter().count())
+		assertThat(this.registry.get("distributed.lock.skipped").tag("lock.scope", "job").counter().count()).isEqualTo(1);
+		assertThat(this.registry.get("distributed.lock.fallbacks").tag("lock.scope", "job").counter().count())
 			.isEqualTo(2);
 		assertThat(this.registry.find("distributed.lock.timeouts").counter())
 			.as("THROW is counted by the template, not twice").isNull();

@@ -11,7 +11,11 @@ import io.github.distributedlock.aop.TestRedis;
 import io.github.distributedlock.redis.RedisLockTemplate;
 import io.github.distributedlock.test.RedisServer;
 import io.github.distributedlock.test.RedisServerExtension;
+import io.micrometer.core.instrument.LongTaskTimer;
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -52,6 +56,23 @@ class ObservedLockTemplateTests {
 		this.redisTemplate.close();
 		this.otherProcess.close();
 		this.connectionFactory.destroy();
+	}
+
+	@Test
+	void whenALockIsHeldThenTheActiveTimerDoesNotTagItAsFailed() {
+		SimpleMeterRegistry meters = new SimpleMeterRegistry();
+		ObservationRegistry registry = ObservationRegistry.create();
+		registry.observationConfig().observationHandler(new DefaultMeterObservationHandler(meters));
+		ObservedLockTemplate template = new ObservedLockTemplate(this.redisTemplate, registry);
+		String outcomeWhileHeld = template.execute(LockRequest.builder("in_progress").key("1").build(), (lock) -> {
+			LongTaskTimer active = meters.get("distributed.lock.active").longTaskTimer();
+			assertThat(active.activeTasks()).isEqualTo(1);
+			return active.getId().getTag("lock.outcome");
+		});
+		// Long task timers keep the key values the observation had when it started.
+		assertThat(outcomeWhileHeld).isEqualTo("unknown");
+		assertThat(meters.get("distributed.lock").tag("lock.outcome", "acquired").timer().count()).isEqualTo(1);
+		assertThat(meters.find("distributed.lock").tag("lock.outcome", "failed").timer()).isNull();
 	}
 
 	@Test

@@ -16,6 +16,10 @@ import org.springframework.web.server.ResponseStatusException;
 
 /**
  * Configuration writes through {@link LockTemplate}, passing the fencing token to the store.
+ * <p>
+ * The value is the request body as sent, whatever its content type: {@code curl -d on}
+ * sends it form-encoded, which is why {@code application.yml} turns Boot's form content
+ * filter off.
  */
 @RestController
 class ConfigController {

@@ -19,6 +19,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.web.client.HttpClientErrorException;
@@ -97,6 +98,20 @@ class SampleApplicationTests {
 		assertThat(this.store.read("feature-x")).isEqualTo("on");
 		ConfigWrite next = client().put().uri("/config/feature-x").body("off").retrieve().body(ConfigWrite.class);
 		assertThat(next.fencingToken()).isGreaterThan(write.fencingToken());
+	}
+
+	@Test
+	void shouldTakeTheValueFromAFormEncodedBodyAsCurlDashDSendsIt() {
+		// curl -X PUT localhost:8080/config/feature-x -d on: the README's command.
+		ConfigWrite write = client().put()
+			.uri("/config/feature-y")
+			.contentType(MediaType.APPLICATION_FORM_URLENCODED)
+			.body("on")
+			.retrieve()
+			.body(ConfigWrite.class);
+		assertThat(write).isNotNull();
+		assertThat(write.value()).isEqualTo("on");
+		assertThat(this.store.read("feature-y")).isEqualTo("on");
 	}
 
 	@Test

@@ -1,5 +1,7 @@
 package io.github.distributedlock.chaos.security;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -75,6 +77,9 @@ class AclTests {
 		ChaosNotes.note("Redis ACL", "- Minimal ACL for the default PUBSUB strategy and key prefix `lock` (each command "
 				+ "shown necessary by removing it): `" + line.replace(PASSWORD, "<password>") + "`");
 		runAs("locker", "lock");
+		// The README shows this very command, with a placeholder for the password.
+		assertThat(Files.readAllLines(Path.of("..", "README.md"))).map(String::strip)
+			.contains(line.replace(PASSWORD, "<password>"));
 	}
 
 	@Test

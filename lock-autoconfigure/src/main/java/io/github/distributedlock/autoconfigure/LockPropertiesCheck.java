@@ -1,0 +1,62 @@
+package io.github.distributedlock.autoconfigure;
+
+import java.time.Duration;
+
+import io.github.distributedlock.LockRequest;
+
+/**
+ * Checks the bound {@link DistributedLockProperties} against the limits of the lock engine,
+ * so that a bad value fails startup with the name of its property rather than with the
+ * engine's message about a builder argument.
+ */
+final class LockPropertiesCheck {
+
+	private static final String PREFIX = "distributed-lock.";
+
+	private LockPropertiesCheck() {
+	}
+
+	/**
+	 * Check the properties.
+	 * @param properties the bound properties
+	 * @throws InvalidLockPropertyException for the first invalid value
+	 */
+	static void check(DistributedLockProperties properties) {
+		String prefix = properties.getKeyPrefix();
+		if (prefix.isEmpty() || prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
+			throw new InvalidLockPropertyException(PREFIX + "key-prefix", prefix, "non-empty and without "
+					+ "'{' or '}' (braces would move locks to another Redis Cluster slot)");
+		}
+		if (!LockRequest.isValidLease(properties.getLease())) {
+			throw new InvalidLockPropertyException(PREFIX + "lease", properties.getLease(),
+					"between 1ms and " + LockRequest.MAX_LEASE.toDays() + "d");
+		}
+		notNegative("wait-time", properties.getWaitTime());
+		notNegative("subscription-linger", properties.getSubscriptionLinger());
+		atLeast("fencing-counter-idle", properties.getFencingCounterIdle(), Duration.ofSeconds(1), "1s");
+		Duration interval = properties.getPolling().getInterval();
+		if (interval.compareTo(Duration.ofMillis(1)) < 0 || interval.compareTo(Duration.ofDays(1)) > 0) {
+			throw new InvalidLockPropertyException(PREFIX + "polling.interval", interval,
+					"between 1ms and 1d");
+		}
+		atLeast("fair.waiter-timeout", properties.getFair().getWaiterTimeout(), Duration.ofMillis(30), "30ms");
+		int replicas = properties.getReplicaAcknowledgements().getReplicas();
+		if (replicas < 0) {
+			throw new InvalidLockPropertyException(PREFIX + "replica-acknowledgements.replicas", replicas,
+					"zero or more (0 turns replica acknowledgements off)");
+		}
+	}
+
+	private static void notNegative(String name, Duration value) {
+		if (value.isNegative()) {
+			throw new InvalidLockPropertyException(PREFIX + name, value, "zero or more");
+		}
+	}
+
+	private static void atLeast(String name, Duration value, Duration minimum, String described) {
+		if (value.compareTo(minimum) < 0) {
+			throw new InvalidLockPropertyException(PREFIX + name, value, "at least " + described);
+		}
+	}
+
+}

@@ -1,0 +1,60 @@
+package io.github.distributedlock.autoconfigure;
+
+import io.github.distributedlock.test.RedisServer;
+import io.github.distributedlock.test.RedisServerExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
+
+/**
+ * What a user sees when an application fails to start because of the lock settings: Boot's
+ * failure report, chosen among all the analyzers on the class path, naming the property and
+ * the fix instead of a stack trace.
+ */
+@ExtendWith({ RedisServerExtension.class, OutputCaptureExtension.class })
+class StartupFailureReportTests {
+
+	@Test
+	void whenTheLeaseIsZeroThenTheReportNamesTheProperty(RedisServer server, CapturedOutput output) {
+		assertThatException().isThrownBy(() -> run(server, "--distributed-lock.lease=0s"));
+		assertThat(output).contains("APPLICATION FAILED TO START")
+			.contains("Invalid value '0s' for configuration property 'distributed-lock.lease'")
+			.contains("Set distributed-lock.lease to a value that is between 1ms and 365d");
+	}
+
+	@Test
+	void whenKeyspaceNotificationsAreOffThenTheReportSaysHowToTurnThemOn(RedisServer server,
+			CapturedOutput output) {
+		// Other tests on this server may have let the library turn them on.
+		server.command("CONFIG", "SET", "notify-keyspace-events", "");
+		assertThatException().isThrownBy(() -> run(server, "--distributed-lock.wait-strategy=keyspace-events"));
+		assertThat(output).contains("APPLICATION FAILED TO START")
+			.contains("(distributed-lock.wait-strategy=keyspace-events)")
+			.contains("CONFIG SET notify-keyspace-events Kgx")
+			.contains("distributed-lock.keyspace-events.configure=true");
+	}
+
+	private static void run(RedisServer server, String setting) {
+		SpringApplication application = new SpringApplication(Config.class);
+		application.setWebApplicationType(WebApplicationType.NONE);
+		application.run("--spring.data.redis.host=" + server.host(), "--spring.data.redis.port=" + server.port(),
+				"--spring.data.redis.timeout=2s", setting).close();
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ImportAutoConfiguration({ DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class })
+	static class Config {
+
+	}
+
+}

@@ -1,0 +1,184 @@
+package io.github.distributedlock.sample;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.github.distributedlock.test.RedisProcess;
+import io.github.distributedlock.test.RedisServers;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Runs the commands of the README's "Two commands" section as written: the packaged jar is
+ * started with the README's {@code java -jar} command from the repository root, and every
+ * {@code curl} line of "Then try the sample" runs with real curl against it. Only the port
+ * differs: the app gets a free one through {@code SERVER_PORT} (other builds may hold 8080),
+ * and the commands' {@code localhost:8080} is rewritten to it.
+ */
+class ReadmeCommandsIT {
+
+	private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+
+	private static final Pattern BLOCK = Pattern.compile("```\\n(.*?)```", Pattern.DOTALL);
+
+	static RedisProcess redis;
+
+	@BeforeAll
+	static void startRedis() {
+		redis = RedisServers.launch();
+	}
+
+	@AfterAll
+	static void stopRedis() {
+		redis.close();
+	}
+
+	@Test
+	void shouldRunTheSampleAndEveryCommandToTryItAsTheReadmeWritesThem() throws Exception {
+		String readme = Files.readString(ROOT.resolve("README.md"));
+		String run = blockAfter(readme, "Run the sample app");
+		assertThat(run).as("the README's run command").contains(" && ");
+		String build = run.substring(0, run.indexOf(" && ")).strip();
+		String start = run.substring(run.indexOf(" && ") + 4).strip();
+		// The build half is what produced the jar this test runs (package, then this test).
+		assertThat(build).isEqualTo("mvn -B -q -pl sample-app -am package -DskipTests");
+		assertThat(ROOT.resolve(start.substring(start.lastIndexOf(' ') + 1))).exists();
+		int port = freePort();
+		ProcessBuilder app = new ProcessBuilder("bash", "-c", start).directory(ROOT.toFile())
+			.redirectErrorStream(true)
+			.redirectOutput(Files.createTempFile("readme-app", ".log").toFile());
+		app.environment().put("SERVER_PORT", Integer.toString(port));
+		app.environment().put("SPRING_DATA_REDIS_HOST", redis.host());
+		app.environment().put("SPRING_DATA_REDIS_PORT", Integer.toString(redis.port()));
+		app.environment().put("JAVA_TOOL_OPTIONS", "-Xmx256m -XX:TieredStopAtLevel=1");
+		Process process = app.start();
+		try {
+			awaitUp(port, process, app.redirectOutput().file().toPath());
+			List<String> commands = commands(blockAfter(readme, "Then try the sample"));
+			assertThat(commands).hasSize(5);
+			for (String command : commands) {
+				if (command.startsWith("curl ")) {
+					String body = curl(command.replace("localhost:8080", "localhost:" + port));
+					check(command, body);
+				}
+				else if (command.equals("sample-app/demo.sh")) {
+					// DemoScriptIT runs it, with and without --unsafe.
+					assertThat(ROOT.resolve(command)).isExecutable();
+				}
+				else {
+					fail("No test runs this README command: " + command);
+				}
+			}
+		}
+		finally {
+			process.descendants().forEach(ProcessHandle::destroy);
+			process.destroy();
+			process.waitFor(30, TimeUnit.SECONDS);
+		}
+	}
+
+	@Test
+	void shouldRunTheReadmeTestCommandInCi() throws IOException {
+		String readme = Files.readString(ROOT.resolve("README.md"));
+		String test = blockAfter(readme, "Run the tests").strip();
+		assertThat(test).isEqualTo("mvn -B verify");
+		assertThat(Files.readAllLines(ROOT.resolve(".ci/run"))).contains(test);
+	}
+
+	private static void check(String command, String body) {
+		if (command.contains("/servers/web-1/deploy")) {
+			assertThat(body).as(command).contains("\"serverId\":\"web-1\"").contains("\"fencingToken\":");
+		}
+		else if (command.contains("/config/feature-x")) {
+			assertThat(body).as(command).contains("\"key\":\"feature-x\"").contains("\"value\":\"on\"");
+		}
+		else if (command.contains("/prices/ACME")) {
+			assertThat(body).as(command).contains("\"price\":");
+		}
+		else if (command.contains("/actuator/distributedlocks")) {
+			assertThat(body).as(command).startsWith("{").contains("locks");
+		}
+		else {
+			fail("No check for README command: " + command);
+		}
+	}
+
+	/**
+	 * Run a curl command with bash, adding only options about output: the status code on
+	 * a last line of its own, errors shown, no progress meter.
+	 */
+	private static String curl(String command) throws IOException, InterruptedException {
+		Process process = new ProcessBuilder("bash", "-c", command + " -sS -w '\\n%{http_code}'")
+			.redirectErrorStream(true)
+			.start();
+		String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+		assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+		assertThat(process.exitValue()).as(command + "\n" + output).isZero();
+		int newline = output.lastIndexOf('\n');
+		assertThat(output.substring(newline + 1)).as(command + "\n" + output).startsWith("2");
+		return output.substring(0, newline);
+	}
+
+	private static List<String> commands(String block) {
+		List<String> commands = new ArrayList<>();
+		for (String line : block.split("\n")) {
+			int comment = line.indexOf(" #");
+			String command = ((comment >= 0) ? line.substring(0, comment) : line).strip();
+			if (!command.isEmpty()) {
+				commands.add(command);
+			}
+		}
+		return commands;
+	}
+
+	private static String blockAfter(String readme, String heading) {
+		int at = readme.indexOf(heading);
+		assertThat(at).as("README has '" + heading + "'").isNotNegative();
+		Matcher block = BLOCK.matcher(readme);
+		assertThat(block.find(at)).as("a code block after '" + heading + "'").isTrue();
+		return block.group(1);
+	}
+
+	private static void awaitUp(int port, Process process, Path log) {
+		HttpClient client = HttpClient.newHttpClient();
+		HttpRequest health = HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/actuator/health"))
+			.timeout(Duration.ofSeconds(2))
+			.build();
+		await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(250)).until(() -> {
+			if (!process.isAlive()) {
+				fail("The app exited with " + process.exitValue() + ":\n" + Files.readString(log));
+			}
+			try {
+				return client.send(health, HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+			}
+			catch (IOException ex) {
+				return false;
+			}
+		});
+	}
+
+	private static int freePort() throws IOException {
+		try (ServerSocket socket = new ServerSocket(0)) {
+			return socket.getLocalPort();
+		}
+	}
+
+}
