@@ -184,6 +184,18 @@ final class ChaosRun implements AutoCloseable {
 	}
 
 	/**
+	 * Wait for a successful acquisition that matches, among the events from index {@code from} of the history on
+	 * (see {@link History#size()}).
+	 */
+	Event awaitAcquisitionSince(int from, Predicate<Event> condition, Duration timeout) throws InterruptedException {
+		Event event = this.history.await(from, (e) -> e.is(Event.OK, Event.ACQUIRE) && condition.test(e), timeout);
+		if (event == null) {
+			throw new IllegalStateException(this.name + ": no acquisition within " + timeout);
+		}
+		return event;
+	}
+
+	/**
 	 * Return the hold that an acquisition started, as the history shows it now.
 	 */
 	Hold hold(String holdId) {
