@@ -41,6 +41,10 @@ final class ChaosProxy implements AutoCloseable {
 
 	private volatile long latencyNanos;
 
+	private volatile long pubSubLatencyNanos;
+
+	private final Set<Socket> pubSubSockets = ConcurrentHashMap.newKeySet();
+
 	private volatile boolean closed;
 
 	private volatile byte @Nullable [] dropTrigger;
@@ -68,6 +72,27 @@ final class ChaosProxy implements AutoCloseable {
 	 */
 	void latency(Duration latency) {
 		this.latencyNanos = latency.toNanos();
+	}
+
+	/**
+	 * Delay what Redis sends on pub/sub connections (those that sent {@code SUBSCRIBE}) by this much more: release
+	 * messages arrive late, everything else on time.
+	 */
+	void pubSubLatency(Duration latency) {
+		this.pubSubLatencyNanos = latency.toNanos();
+	}
+
+	/**
+	 * Close the pub/sub connections only, both sides: whatever they had not delivered yet is lost.
+	 * @return the number of sockets closed
+	 */
+	int dropPubSubConnections() {
+		int dropped = 0;
+		for (Socket socket : this.pubSubSockets) {
+			closeQuietly(socket);
+			dropped++;
+		}
+		return dropped;
 	}
 
 	/**
@@ -147,8 +172,9 @@ final class ChaosProxy implements AutoCloseable {
 			}
 			this.sockets.add(client);
 			this.sockets.add(upstream);
-			pipe(client, upstream, "up");
-			pipe(upstream, client, "down");
+			java.util.concurrent.atomic.AtomicBoolean pubSub = new java.util.concurrent.atomic.AtomicBoolean();
+			pipe(client, upstream, "up", pubSub);
+			pipe(upstream, client, "down", pubSub);
 		}
 	}
 
@@ -156,7 +182,7 @@ final class ChaosProxy implements AutoCloseable {
 	 * Forward one direction with a reader and a writer thread, so that latency delays chunks without serializing
 	 * them.
 	 */
-	private void pipe(Socket from, Socket to, String direction) {
+	private void pipe(Socket from, Socket to, String direction, java.util.concurrent.atomic.AtomicBoolean pubSub) {
 		BlockingQueue<Chunk> queue = new LinkedBlockingQueue<>();
 		String name = "proxy-" + this.server.getLocalPort() + "-" + direction;
 		daemon(name + "-read", () -> {
@@ -170,7 +196,16 @@ final class ChaosProxy implements AutoCloseable {
 						dropConnections();
 						break;
 					}
-					queue.add(new Chunk(System.nanoTime() + this.latencyNanos, chunk));
+					if (direction.equals("up") && !pubSub.get() && isSubscribe(chunk)) {
+						pubSub.set(true);
+						this.pubSubSockets.add(from);
+						this.pubSubSockets.add(to);
+					}
+					long delay = this.latencyNanos;
+					if (direction.equals("down") && pubSub.get()) {
+						delay += this.pubSubLatencyNanos;
+					}
+					queue.add(new Chunk(System.nanoTime() + delay, chunk));
 				}
 			}
 			catch (IOException ex) {
@@ -203,7 +238,14 @@ final class ChaosProxy implements AutoCloseable {
 			closeQuietly(to);
 			this.sockets.remove(from);
 			this.sockets.remove(to);
+			this.pubSubSockets.remove(from);
+			this.pubSubSockets.remove(to);
 		}).start();
+	}
+
+	private static boolean isSubscribe(byte[] chunk) {
+		String text = new String(chunk, java.nio.charset.StandardCharsets.ISO_8859_1).toUpperCase(java.util.Locale.ROOT);
+		return text.contains("SUBSCRIBE\r\n");
 	}
 
 	private boolean triggersDrop(byte[] chunk) {

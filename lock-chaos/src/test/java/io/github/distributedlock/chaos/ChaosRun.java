@@ -51,6 +51,8 @@ final class ChaosRun implements AutoCloseable {
 
 	private final List<Fault> faults = new ArrayList<>();
 
+	private @Nullable RedisMonitor monitor;
+
 	private ChaosRun(String name, @Nullable RedisProcess redis) throws IOException {
 		this.name = name;
 		this.redis = redis;
@@ -157,6 +159,14 @@ final class ChaosRun implements AutoCloseable {
 		return this.store;
 	}
 
+	/**
+	 * Record Redis's expiries from now on (MONITOR), so that the checker can judge holds whose lease the watchdog
+	 * renewed or a shared owner re-entered. For short runs with few workers.
+	 */
+	void monitor() {
+		this.monitor = RedisMonitor.start(redis().port());
+	}
+
 	void fault(Fault fault) {
 		this.faults.add(fault);
 	}
@@ -167,6 +177,18 @@ final class ChaosRun implements AutoCloseable {
 	Event awaitAcquisition(Predicate<Event> condition, Duration timeout) throws InterruptedException {
 		Event event = this.history.await(this.history.size(), (e) -> e.is(Event.OK, Event.ACQUIRE) && condition.test(e),
 				timeout);
+		if (event == null) {
+			throw new IllegalStateException(this.name + ": no acquisition within " + timeout);
+		}
+		return event;
+	}
+
+	/**
+	 * Wait for a successful acquisition that matches, among the events from index {@code from} of the history on
+	 * (see {@link History#size()}).
+	 */
+	Event awaitAcquisitionSince(int from, Predicate<Event> condition, Duration timeout) throws InterruptedException {
+		Event event = this.history.await(from, (e) -> e.is(Event.OK, Event.ACQUIRE) && condition.test(e), timeout);
 		if (event == null) {
 			throw new IllegalStateException(this.name + ": no acquisition within " + timeout);
 		}
@@ -217,10 +239,14 @@ final class ChaosRun implements AutoCloseable {
 			Predicate<String> keys = group.getValue();
 			HistoryChecker checker = new HistoryChecker(
 					holds.stream().filter((hold) -> keys.test(hold.key())).toList(),
-					writes.stream().filter((write) -> keys.test(write.key())).toList(), this.faults, LIVENESS_MARGIN);
+					writes.stream().filter((write) -> keys.test(write.key())).toList(), this.faults, LIVENESS_MARGIN,
+					this.monitor);
 			CheckReport report = checker.check(this.history, keys);
 			checker.dataLossOverlaps()
 				.forEach((overlap) -> System.out.println(group.getKey() + ": overlap after lost data: " + overlap));
+			if (this.monitor != null && this.monitor.broken()) {
+				System.out.println(group.getKey() + ": the MONITOR connection broke; renewed leases were not judged");
+			}
 			failed |= !report.exclusionViolations().isEmpty() || !report.staleWritesAccepted().isEmpty()
 					|| !report.tokenOrderViolations().isEmpty() || !report.livenessViolations().isEmpty();
 			ChaosSummary.record(group.getKey(), report);
@@ -252,6 +278,9 @@ final class ChaosRun implements AutoCloseable {
 
 	@Override
 	public void close() throws IOException {
+		if (this.monitor != null) {
+			this.monitor.close();
+		}
 		this.workers.values().forEach(WorkerProcess::close);
 		this.proxies.values().forEach(ChaosProxy::close);
 		this.store.close();

@@ -61,7 +61,9 @@ final class ChaosSummary {
 		text.append("\nops: acquire operations invoked. indeterminate: acquires that failed with an error, so Redis "
 				+ "may have granted them. violations: overlapping holds not explained by a provably expired lease or "
 				+ "by a fault that lost Redis data. expired lease: proven by the holders' clocks (+ by Redis's clock, "
-				+ "the tokens, where a reply reached its holder too late to tell). same-token re-acquisitions: a "
+				+ "the tokens, where a reply reached its holder too late to tell, or Redis's MONITOR record of the expiries it set, "
+				+ "for leases the watchdog renewed or a shared owner re-entered). within one shared owner: holds of one "
+				+ "custom owner in several processes, which are one holder by design and not counted as overlaps. same-token re-acquisitions: a "
 				+ "thread got its own earlier token again, because a hold of its own that it had given up on (an "
 				+ "acquire whose reply was lost, or a release that never reached Redis) was still there; the engine "
 				+ "takes such a hold over, and releasing it frees the lock, so the longest run of them stays within "
@@ -83,7 +85,9 @@ final class ChaosSummary {
 		return report.attempts() + " | " + report.acquisitions() + " | " + report.indeterminate() + " | "
 				+ report.faultCount() + " | " + report.exclusionViolations().size() + " | " + report.overlapsByExpiry()
 				+ ((report.overlapsByRedisClock() > 0) ? " + " + report.overlapsByRedisClock() : "") + " / "
-				+ report.overlapsByDataLoss() + " | " + report.ghostReentries()
+				+ report.overlapsByDataLoss()
+				+ ((report.overlapsSameOwner() > 0) ? " (" + report.overlapsSameOwner() + " within one shared owner)" : "")
+				+ " | " + report.ghostReentries()
 				+ ((report.ghostReentries() > 0) ? " (longest " + report.longestGhostChain().toMillis() + " ms)" : "")
 				+ " | "
 				+ report.staleWritesRejected() + " | "

@@ -64,7 +64,8 @@ final class ChaosWorker {
 			int thread = t;
 			threads.add(new Thread(() -> worker.run(thread), config.name() + "-" + t));
 		}
-		worker.line("READY");
+		// The id its hand-off requests carry ('<claim>:<process>.<n>'), so the test can tell whose request is whose.
+		worker.line("READY process=" + io.github.distributedlock.redis.ProtocolTimings.processId());
 		threads.forEach(Thread::start);
 		for (Thread thread : threads) {
 			thread.join();
@@ -109,14 +110,27 @@ final class ChaosWorker {
 	}
 
 	private void once(StoreClient store, String key, String holdId, long holdMillis) throws InterruptedException {
-		event(Event.INVOKE, Event.ACQUIRE, key, holdId, -1, "lease=" + this.config.leaseMillis());
+		String detail = "lease=" + this.config.leaseMillis();
+		if (this.config.autoRenew()) {
+			detail += " renew";
+		}
+		if (!this.config.owner().isEmpty()) {
+			detail += " owner=" + this.config.owner();
+		}
+		event(Event.INVOKE, Event.ACQUIRE, key, holdId, -1, detail);
 		LockHandle handle;
 		try {
-			handle = this.template.acquire(LockRequest.builder(WorkerConfig.SCOPE)
+			LockRequest.Builder request = LockRequest.builder(WorkerConfig.SCOPE)
 				.key(key)
 				.lease(Duration.ofMillis(this.config.leaseMillis()))
-				.waitTime(Duration.ofMillis(this.config.waitMillis()))
-				.build());
+				.waitTime(Duration.ofMillis(this.config.waitMillis()));
+			if (this.config.autoRenew()) {
+				request.autoRenew(true);
+			}
+			if (!this.config.owner().isEmpty()) {
+				request.owner(this.config.owner());
+			}
+			handle = this.template.acquire(request.build());
 		}
 		catch (LockTimeoutException ex) {
 			event(Event.FAIL, Event.ACQUIRE, key, holdId, -1, "timeout");

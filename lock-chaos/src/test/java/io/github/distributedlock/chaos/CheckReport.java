@@ -17,6 +17,8 @@ import java.util.Map;
  * @param overlapsByRedisClock overlapping holds that the holders' clocks could not separate but whose tokens (Redis's
  * grant times) are at least a lease apart
  * @param overlapsByDataLoss overlapping holds that span a fault losing Redis data
+ * @param overlapsSameOwner overlapping holds of one custom owner (in several processes or threads): one holder,
+ * whose holds Redis counts
  * @param writes writes the fenced store received
  * @param staleWritesRejected writes the fenced store rejected because a newer holder had written
  * @param staleWritesAccepted writes accepted although a holder that started later had already written: must be empty
@@ -32,6 +34,7 @@ import java.util.Map;
  */
 record CheckReport(long attempts, long acquisitions, long timeouts, long indeterminate, long leaseLostReleases,
 		List<String> exclusionViolations, long overlapsByExpiry, long overlapsByRedisClock, long overlapsByDataLoss,
+		long overlapsSameOwner,
 		long writes, long staleWritesRejected, List<String> staleWritesAccepted, List<String> tokenOrderViolations,
 		long ghostReentries, Duration longestGhostChain, List<String> livenessViolations, Map<String, Integer> faults,
 		Map<String, List<Duration>> recoveries) {

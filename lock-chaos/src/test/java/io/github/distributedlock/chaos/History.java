@@ -116,8 +116,16 @@ final class History {
 		if (death != null && death < end) {
 			end = death;
 		}
+		String owner = null;
+		boolean renewed = false;
+		for (String word : invoke.detail().split(" ")) {
+			if (word.startsWith("owner=")) {
+				owner = word.substring("owner=".length());
+			}
+			renewed |= word.equals("renew");
+		}
 		return new Hold(ok.holdId(), ok.worker(), ok.key(), ok.token(), invoke.nanos(), ok.nanos(),
-				leaseNanos(invoke), end, outcome);
+				leaseNanos(invoke), end, outcome, owner, renewed);
 	}
 
 	private static long leaseNanos(Event invoke) {
@@ -125,7 +133,8 @@ final class History {
 		if (!detail.startsWith("lease=")) {
 			throw new IllegalStateException("An acquire must log its lease: " + invoke.format());
 		}
-		return TimeUnit.MILLISECONDS.toNanos(Long.parseLong(detail.substring("lease=".length())));
+		String lease = detail.substring("lease=".length()).split(" ")[0];
+		return TimeUnit.MILLISECONDS.toNanos(Long.parseLong(lease));
 	}
 
 }

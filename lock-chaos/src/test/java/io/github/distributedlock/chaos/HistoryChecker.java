@@ -38,11 +38,23 @@ final class HistoryChecker {
 
 	private final List<String> dataLossOverlaps = new ArrayList<>();
 
+	private final @org.jspecify.annotations.Nullable RedisMonitor monitor;
+
 	HistoryChecker(List<Hold> holds, List<StoreWrite> writes, List<Fault> faults, Duration margin) {
+		this(holds, writes, faults, margin, null);
+	}
+
+	/**
+	 * @param monitor Redis's record of the expiries it set, to judge holds the watchdog renewed or a shared owner
+	 * re-entered; without it, such holds only ever overlap others as violations
+	 */
+	HistoryChecker(List<Hold> holds, List<StoreWrite> writes, List<Fault> faults, Duration margin,
+			@org.jspecify.annotations.Nullable RedisMonitor monitor) {
 		this.holds = holds;
 		this.writes = writes;
 		this.faults = faults;
 		this.marginNanos = margin.toNanos();
+		this.monitor = monitor;
 	}
 
 	/**
@@ -51,7 +63,7 @@ final class HistoryChecker {
 	 */
 	CheckReport check(History history, java.util.function.Predicate<String> keys) {
 		List<String> exclusion = new ArrayList<>();
-		long[] overlaps = new long[3];
+		long[] overlaps = new long[4];
 		byKey().forEach((key, list) -> checkExclusion(list, exclusion, overlaps));
 		List<String> stale = new ArrayList<>();
 		long rejected = checkFencing(stale);
@@ -73,7 +85,7 @@ final class HistoryChecker {
 				this.holds.size(), history.count((e) -> keys.test(e.key()) && e.is(Event.FAIL, Event.ACQUIRE)),
 				history.count((e) -> keys.test(e.key()) && e.is(Event.INFO, Event.ACQUIRE)),
 				history.count((e) -> keys.test(e.key()) && e.is(Event.FAIL, Event.RELEASE)), exclusion, overlaps[0],
-				overlaps[2], overlaps[1],
+				overlaps[2], overlaps[1], overlaps[3],
 				this.writes.size(), rejected, stale, tokenOrder, ghostReentries[0], longestGhostChain, liveness, counts,
 				recoveries);
 	}
@@ -96,10 +108,14 @@ final class HistoryChecker {
 			Hold earlier = sorted.get(i);
 			for (int j = i + 1; j < sorted.size() && sorted.get(j).okNanos() < earlier.endNanos(); j++) {
 				Hold later = sorted.get(j);
-				if (later.okNanos() >= earlier.latestLeaseEndNanos()) {
+				if (earlier.owner() != null && earlier.logicalOwner().equals(later.logicalOwner())) {
+					// One custom owner in several processes or threads: one holder, counted in Redis by design.
+					overlaps[3]++;
+				}
+				else if (later.okNanos() >= latestLeaseEndNanos(earlier, later, sorted)) {
 					overlaps[0]++;
 				}
-				else if (expiredByRedisClock(earlier, later)) {
+				else if (expiredByRedisClock(earlier, later) || expiredByMonitor(earlier, later)) {
 					overlaps[2]++;
 				}
 				else if (spansDataLoss(earlier, later)) {
@@ -131,11 +147,59 @@ final class HistoryChecker {
 	 * holders' clocks to tell.
 	 */
 	private static boolean expiredByRedisClock(Hold one, Hold other) {
+		if (one.renewed() || other.renewed() || one.owner() != null || other.owner() != null) {
+			// The watchdog or a re-entry by the shared owner may have moved the lease: see expiredByMonitor.
+			return false;
+		}
 		Hold first = (one.token() <= other.token()) ? one : other;
 		Hold second = (first == one) ? other : one;
 		long firstGrantMillis = first.token() / 1000;
 		long secondGrantMillis = (second.token() - SCRIPT_START_TO_TIME_MICROS) / 1000;
 		return secondGrantMillis > firstGrantMillis + first.leaseNanos() / 1_000_000;
+	}
+
+	/**
+	 * Return the latest moment, by the holders' clocks, at which the earlier hold's lease can have ended when the
+	 * later one was granted. Redis set it when it granted the lock, before the acquire returned; for a custom owner,
+	 * each re-entry granted before the later hold's grant may have set it again, no earlier than it returned or the
+	 * later hold was granted. A lease the watchdog renewed is not bounded by the holders' clocks.
+	 */
+	private static long latestLeaseEndNanos(Hold earlier, Hold later, List<Hold> sameKey) {
+		if (earlier.renewed()) {
+			return Long.MAX_VALUE;
+		}
+		long latest = earlier.latestLeaseEndNanos();
+		if (earlier.owner() != null) {
+			for (Hold other : sameKey) {
+				if (other.logicalOwner().equals(earlier.logicalOwner()) && other.invokeNanos() < later.okNanos()
+						&& other.okNanos() >= earlier.okNanos()) {
+					if (other.renewed()) {
+						return Long.MAX_VALUE;
+					}
+					latest = Math.max(latest, Math.min(other.okNanos(), later.okNanos()) + other.leaseNanos());
+				}
+			}
+		}
+		return latest;
+	}
+
+	/**
+	 * Return whether Redis's record of the expiries it set shows that the hold with the lower token had lost its lock
+	 * when the other was granted: every expiry set on the key from the first grant until the second (the first's,
+	 * its renewals, re-entries of its owner) had ended before the second script started.
+	 */
+	private boolean expiredByMonitor(Hold one, Hold other) {
+		if (this.monitor == null) {
+			return false;
+		}
+		Hold first = (one.token() <= other.token()) ? one : other;
+		Hold second = (first == one) ? other : one;
+		long latest = this.monitor.latestExpiryMillis(RedisMonitor.lockKey(first.key()), first.token(),
+				second.token());
+		if (latest == Long.MIN_VALUE || latest == Long.MAX_VALUE) {
+			return false;
+		}
+		return (second.token() - SCRIPT_START_TO_TIME_MICROS) / 1000 > latest;
 	}
 
 	private boolean spansDataLoss(Hold one, Hold other) {
@@ -157,7 +221,9 @@ final class HistoryChecker {
 	private long checkFencing(List<String> staleAccepted) {
 		Map<String, Hold> byId = new HashMap<>();
 		this.holds.forEach((hold) -> byId.put(hold.holdId(), hold));
-		Map<String, Long> latestAcceptedInvoke = new HashMap<>();
+		// Per key, per holder (a custom owner is one holder in every process), the latest invoke of a hold whose
+		// write was accepted: a holder's own holds never make each other stale.
+		Map<String, Map<String, Long>> latestAcceptedInvoke = new HashMap<>();
 		long rejected = 0;
 		for (StoreWrite write : this.writes) {
 			Hold hold = byId.get(write.holdId());
@@ -168,12 +234,18 @@ final class HistoryChecker {
 				rejected++;
 				continue;
 			}
-			long latest = latestAcceptedInvoke.getOrDefault(write.key(), Long.MIN_VALUE);
+			Map<String, Long> byOwner = latestAcceptedInvoke.computeIfAbsent(write.key(), (key) -> new HashMap<>());
+			long latest = byOwner.entrySet()
+				.stream()
+				.filter((entry) -> !entry.getKey().equals(hold.logicalOwner()))
+				.mapToLong(Map.Entry::getValue)
+				.max()
+				.orElse(Long.MIN_VALUE);
 			if (latest > hold.okNanos()) {
 				staleAccepted.add("stale write accepted: " + write + " from " + hold
 						+ " after a write from a hold that began later");
 			}
-			latestAcceptedInvoke.merge(write.key(), hold.invokeNanos(), Math::max);
+			byOwner.merge(hold.logicalOwner(), hold.invokeNanos(), Math::max);
 		}
 		return rejected;
 	}
@@ -194,7 +266,11 @@ final class HistoryChecker {
 				}
 			}
 			if (highest != null && later.token() <= highest.token()) {
-				if (later.token() == highest.token() && thread(later).equals(thread(highest))) {
+				if (later.token() == highest.token() && later.owner() != null
+						&& later.logicalOwner().equals(highest.logicalOwner())) {
+					// A re-entry of a shared custom owner, from another thread or process: the same hold in Redis.
+				}
+				else if (later.token() == highest.token() && thread(later).equals(thread(highest))) {
 					// The same thread got the same hold again: a hold of its own that it had given up on (a lost
 					// acquire reply, a release that never reached Redis) was still in Redis.
 					ghostReentries[0]++;

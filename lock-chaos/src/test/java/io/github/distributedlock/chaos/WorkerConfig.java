@@ -26,23 +26,51 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * @param commandTimeoutMillis the Redis command timeout
  * @param replicaAcknowledgements replicas that must acknowledge each acquisition (Redis {@code WAIT}), 0 for none
  * @param seed the seed of the worker's random choices
+ * @param owner the custom owner every acquisition names ({@code LockRequest.owner}), shared by every worker given the
+ * same one, or {@code ""} for the calling thread
+ * @param autoRenew whether the watchdog renews the leases ({@code LockRequest.autoRenew})
  */
 record WorkerConfig(String name, String redis, int storePort, List<String> keys, int threads, long leaseMillis,
 		long waitMillis, long holdMinMillis, long holdMaxMillis, long commandTimeoutMillis,
-		int replicaAcknowledgements, long seed) {
+		int replicaAcknowledgements, long seed, String owner, boolean autoRenew) {
 
 	static final String SCOPE = "chaos";
+
+	WorkerConfig(String name, String redis, int storePort, List<String> keys, int threads, long leaseMillis,
+			long waitMillis, long holdMinMillis, long holdMaxMillis, long commandTimeoutMillis,
+			int replicaAcknowledgements, long seed) {
+		this(name, redis, storePort, keys, threads, leaseMillis, waitMillis, holdMinMillis, holdMaxMillis,
+				commandTimeoutMillis, replicaAcknowledgements, seed, "", false);
+	}
 
 	WorkerConfig withName(String name, long seed) {
 		return new WorkerConfig(name, this.redis, this.storePort, this.keys, this.threads, this.leaseMillis,
 				this.waitMillis, this.holdMinMillis, this.holdMaxMillis, this.commandTimeoutMillis,
-				this.replicaAcknowledgements, seed);
+				this.replicaAcknowledgements, seed, this.owner, this.autoRenew);
 	}
 
 	WorkerConfig withRedis(String redis) {
 		return new WorkerConfig(this.name, redis, this.storePort, this.keys, this.threads, this.leaseMillis,
 				this.waitMillis, this.holdMinMillis, this.holdMaxMillis, this.commandTimeoutMillis,
-				this.replicaAcknowledgements, this.seed);
+				this.replicaAcknowledgements, this.seed, this.owner, this.autoRenew);
+	}
+
+	/**
+	 * Have every acquisition name this custom owner, shared with every other worker given it.
+	 */
+	WorkerConfig withOwner(String owner) {
+		return new WorkerConfig(this.name, this.redis, this.storePort, this.keys, this.threads, this.leaseMillis,
+				this.waitMillis, this.holdMinMillis, this.holdMaxMillis, this.commandTimeoutMillis,
+				this.replicaAcknowledgements, this.seed, owner, this.autoRenew);
+	}
+
+	/**
+	 * Have the watchdog renew every lease.
+	 */
+	WorkerConfig withAutoRenew() {
+		return new WorkerConfig(this.name, this.redis, this.storePort, this.keys, this.threads, this.leaseMillis,
+				this.waitMillis, this.holdMinMillis, this.holdMaxMillis, this.commandTimeoutMillis,
+				this.replicaAcknowledgements, this.seed, this.owner, true);
 	}
 
 	List<String> toArgs() {
@@ -59,6 +87,8 @@ record WorkerConfig(String name, String redis, int storePort, List<String> keys,
 		values.put("commandTimeoutMillis", Long.toString(this.commandTimeoutMillis));
 		values.put("replicaAcknowledgements", Integer.toString(this.replicaAcknowledgements));
 		values.put("seed", Long.toString(this.seed));
+		values.put("owner", this.owner);
+		values.put("autoRenew", Boolean.toString(this.autoRenew));
 		List<String> args = new ArrayList<>();
 		values.forEach((name, value) -> args.add(name + "=" + value));
 		return args;
@@ -75,7 +105,8 @@ record WorkerConfig(String name, String redis, int storePort, List<String> keys,
 				Long.parseLong(values.get("leaseMillis")), Long.parseLong(values.get("waitMillis")),
 				Long.parseLong(values.get("holdMinMillis")), Long.parseLong(values.get("holdMaxMillis")),
 				Long.parseLong(values.get("commandTimeoutMillis")),
-				Integer.parseInt(values.get("replicaAcknowledgements")), Long.parseLong(values.get("seed")));
+				Integer.parseInt(values.get("replicaAcknowledgements")), Long.parseLong(values.get("seed")),
+				values.getOrDefault("owner", ""), Boolean.parseBoolean(values.getOrDefault("autoRenew", "false")));
 	}
 
 	/**

@@ -29,6 +29,8 @@ final class WorkerProcess implements AutoCloseable {
 
 	private volatile boolean paused;
 
+	private volatile String processId = "";
+
 	private WorkerProcess(String name, Process process, History history) {
 		this.name = name;
 		this.process = process;
@@ -59,6 +61,9 @@ final class WorkerProcess implements AutoCloseable {
 					history.add(Event.parse(line));
 				}
 				else {
+					if (line.startsWith("READY process=")) {
+						this.processId = line.substring("READY process=".length());
+					}
 					this.lines.add(line);
 				}
 			}
@@ -70,6 +75,17 @@ final class WorkerProcess implements AutoCloseable {
 
 	String name() {
 		return this.name;
+	}
+
+	/**
+	 * Return the id that the worker's hand-off requests carry ({@code <claim>:<process id>.<n>}).
+	 */
+	String processId() {
+		return this.processId;
+	}
+
+	boolean isPaused() {
+		return this.paused;
 	}
 
 	long pid() {

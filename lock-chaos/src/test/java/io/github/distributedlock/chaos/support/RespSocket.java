@@ -90,6 +90,41 @@ public final class RespSocket implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Send one command without reading its reply: for a subscriber or a monitor, whose replies come through
+	 * {@link #next()}.
+	 * @param args the command and its arguments
+	 */
+	public void send(String... args) {
+		try {
+			ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+			ascii(buffer, "*" + args.length);
+			for (String arg : args) {
+				byte[] bytes = arg.getBytes(StandardCharsets.UTF_8);
+				ascii(buffer, "$" + bytes.length);
+				buffer.writeBytes(bytes);
+				buffer.writeBytes(new byte[] { '\r', '\n' });
+			}
+			synchronized (this.out) {
+				this.out.write(buffer.toByteArray());
+				this.out.flush();
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	/**
+	 * Read the next reply or pushed message, waiting as long as it takes (no read timeout).
+	 * @return the reply, as for {@link #command}
+	 * @throws IOException if the connection is closed
+	 */
+	public @Nullable Object next() throws IOException {
+		this.socket.setSoTimeout(0);
+		return read();
+	}
+
 	private static void ascii(ByteArrayOutputStream buffer, String line) {
 		buffer.writeBytes((line + "\r\n").getBytes(StandardCharsets.US_ASCII));
 	}

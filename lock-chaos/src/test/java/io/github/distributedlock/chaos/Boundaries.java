@@ -1,0 +1,202 @@
+package io.github.distributedlock.chaos;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+
+import io.github.distributedlock.chaos.support.RespSocket;
+import io.github.distributedlock.redis.ProtocolTimings;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Fault durations taken from the protocol's own constants ({@link ProtocolTimings}, and the workers' lease and
+ * command timeout), each just below, at and just above the constant; and the pieces the boundary tests share: finding
+ * a worker whose request waits in a lock's line, and listening to a lock's release channel.
+ */
+final class Boundaries {
+
+	/**
+	 * How far "just below" and "just above" are from a constant: well above the scheduling noise of a JVM on an idle
+	 * machine, well below any constant.
+	 */
+	static final Duration MARGIN = Duration.ofMillis(100);
+
+	private Boundaries() {
+	}
+
+	/**
+	 * One fault duration: a constant, or just below or just above it.
+	 *
+	 * @param constant the constant's name
+	 * @param offset -1 below, 0 at, 1 above
+	 * @param duration the duration
+	 */
+	record Point(String constant, int offset, Duration duration) {
+
+		String label() {
+			String where = switch (this.offset) {
+				case -1 -> " − " + MARGIN.toMillis() + " ms";
+				case 1 -> " + " + MARGIN.toMillis() + " ms";
+				default -> "";
+			};
+			return this.constant + where + " = " + this.duration.toMillis() + " ms";
+		}
+
+		String kind(String what) {
+			return what + ", " + label();
+		}
+
+	}
+
+	/**
+	 * Return the constant less {@link #MARGIN}, the constant, and the constant plus {@link #MARGIN}.
+	 */
+	static List<Point> around(String constant, Duration value) {
+		return List.of(new Point(constant, -1, value.minus(MARGIN)), new Point(constant, 0, value),
+				new Point(constant, 1, value.plus(MARGIN)));
+	}
+
+	/**
+	 * Return the points around each constant, in order.
+	 */
+	static List<Point> around(Map<String, Duration> constants) {
+		List<Point> points = new ArrayList<>();
+		constants.forEach((name, value) -> points.addAll(around(name, value)));
+		return points;
+	}
+
+	/**
+	 * A worker whose hand-off request waits in a lock's line.
+	 *
+	 * @param worker the worker
+	 * @param request its request, as filed
+	 */
+	record Waiter(WorkerProcess worker, String request) {
+	}
+
+	/**
+	 * Wait until the oldest request in the lock's line (the one the next release reserves the lock for) belongs to
+	 * a running worker of the run, and return it.
+	 */
+	static Waiter oldestWaiter(ChaosRun run, RespSocket redis, String lockKey, Duration timeout)
+			throws InterruptedException {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		String requests = ProtocolTimings.requestsKey(lockKey);
+		while (System.nanoTime() < deadline) {
+			Object oldest = redis.command("ZRANGE", requests, "0", "0");
+			if (oldest instanceof List<?> list && !list.isEmpty()) {
+				String request = (String) list.get(0);
+				String process = ProtocolTimings.processIdOf(request);
+				for (WorkerProcess worker : run.workers()) {
+					if (worker.isAlive() && !worker.isPaused() && worker.processId().equals(process)) {
+						return new Waiter(worker, request);
+					}
+				}
+			}
+			Thread.sleep(2);
+		}
+		throw new IllegalStateException(run.name() + ": no waiter of a running worker in " + requests + " within "
+				+ timeout);
+	}
+
+	/**
+	 * A raw subscriber to release channels, outside the workers: it sees every release message, and lets a test act
+	 * on each one the moment it arrives (stall the server, kill connections, publish it again).
+	 */
+	static final class ReleaseListener implements AutoCloseable {
+
+		private final RespSocket socket;
+
+		private final Thread reader;
+
+		private final List<Message> messages = new CopyOnWriteArrayList<>();
+
+		private final AtomicReference<@Nullable Consumer<Message>> action = new AtomicReference<>();
+
+		private final Map<String, Long> clientIds = new ConcurrentHashMap<>();
+
+		private volatile boolean closed;
+
+		/**
+		 * A message the listener received.
+		 *
+		 * @param nanos when it arrived
+		 * @param channel the channel
+		 * @param payload the message
+		 */
+		record Message(long nanos, String channel, String payload) {
+
+			boolean isHandOff() {
+				return this.payload.startsWith(ProtocolTimings.handOffMessagePrefix());
+			}
+
+		}
+
+		ReleaseListener(int port, List<String> lockKeys) throws IOException {
+			this.socket = RespSocket.open(port);
+			this.clientIds.put("self", (Long) this.socket.command("CLIENT", "ID"));
+			List<String> args = new ArrayList<>(List.of("SUBSCRIBE"));
+			lockKeys.forEach((key) -> args.add(ProtocolTimings.releaseChannel(key)));
+			this.socket.send(args.toArray(String[]::new));
+			for (int i = 0; i < lockKeys.size(); i++) {
+				this.socket.next();
+			}
+			this.reader = new Thread(this::read, "release-listener");
+			this.reader.setDaemon(true);
+			this.reader.start();
+		}
+
+		/**
+		 * The listener's own connection id, to spare it when killing pub/sub clients.
+		 */
+		long clientId() {
+			return this.clientIds.get("self");
+		}
+
+		private void read() {
+			try {
+				while (!this.closed) {
+					Object reply = this.socket.next();
+					if (reply instanceof List<?> list && list.size() == 3 && "message".equals(list.get(0))) {
+						Message message = new Message(System.nanoTime(), (String) list.get(1), (String) list.get(2));
+						this.messages.add(message);
+						Consumer<Message> current = this.action.get();
+						if (current != null) {
+							current.accept(message);
+						}
+					}
+				}
+			}
+			catch (IOException | RuntimeException ex) {
+				if (!this.closed) {
+					System.err.println("release listener stopped: " + ex);
+				}
+			}
+		}
+
+		/**
+		 * Run this on every message from now on (in the listener's thread), or nothing if {@code null}.
+		 */
+		void onMessage(@Nullable Consumer<Message> action) {
+			this.action.set(action);
+		}
+
+		List<Message> messages() {
+			return List.copyOf(this.messages);
+		}
+
+		@Override
+		public void close() {
+			this.closed = true;
+			this.socket.close();
+		}
+
+	}
+
+}

@@ -1,0 +1,449 @@
+package io.github.distributedlock.chaos;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.github.distributedlock.chaos.Boundaries.Point;
+import io.github.distributedlock.chaos.Boundaries.ReleaseListener;
+import io.github.distributedlock.chaos.Boundaries.Waiter;
+import io.github.distributedlock.chaos.support.RespSocket;
+import io.github.distributedlock.redis.ProtocolTimings;
+import org.junit.jupiter.api.Test;
+
+import static io.github.distributedlock.chaos.HolderFaultTests.assertSafe;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Faults whose durations come from the wait path's own constants (docs/design/waiting-and-hand-off.md, "Timing
+ * constants"), each just below, at and just above the constant: the claim of a reservation, the lease, the watchdog
+ * period and the two thirds of a lease a renewal has to arrive, and the command timeout. Waiters frozen across a
+ * release, holders frozen in their critical section, the server stalled right after a release, one custom owner
+ * shared by several processes, and release messages lost, duplicated, delayed, replayed and forged. The refile
+ * interval and the request line lifetime (15 s, 30 s) are covered by {@link LongBoundaryTests}.
+ * <p>
+ * Leases and command timeouts are short and distinct from the claim, so that every constant is its own boundary.
+ */
+class BoundaryFaultTests {
+
+	static final String KEY = "k0";
+
+	static final String LOCK_KEY = RedisMonitor.lockKey(KEY);
+
+	/** The workers' lease: shorter than the claim. */
+	static final long LEASE_MILLIS = 1200;
+
+	/** The workers' command timeout: shorter than the lease. */
+	static final long TIMEOUT_MILLIS = 700;
+
+	/** Long enough for a waiter to outlive every fault of these tests: no waiter should ever time out. */
+	static final long WAIT_MILLIS = 20_000;
+
+	@Test
+	void shouldKeepMutualExclusionWhenAWaiterIsFrozenAcrossAReleaseAroundEachConstant() throws Exception {
+		Map<String, Duration> constants = new LinkedHashMap<>();
+		constants.put("command timeout", Duration.ofMillis(TIMEOUT_MILLIS));
+		constants.put("lease", Duration.ofMillis(LEASE_MILLIS));
+		constants.put("claim", ProtocolTimings.claim());
+		freezeWaiters("boundary: SIGSTOP waiter across a release", LEASE_MILLIS, TIMEOUT_MILLIS, constants);
+	}
+
+	/**
+	 * Freeze, for each duration, the worker whose request the next release reserves the lock for, across that
+	 * release; one thread per worker on one key, so that every worker but the holder waits in the line.
+	 */
+	static void freezeWaiters(String name, long leaseMillis, long timeoutMillis, Map<String, Duration> constants)
+			throws Exception {
+		freezeWaiters(name, leaseMillis, timeoutMillis, Boundaries.around(constants));
+	}
+
+	static void freezeWaiters(String name, long leaseMillis, long timeoutMillis, List<Point> points)
+			throws Exception {
+		try (ChaosRun run = ChaosRun.standalone(name)) {
+			long longest = points.stream().mapToLong((point) -> point.duration().toMillis()).max().orElseThrow();
+			WorkerConfig config = new WorkerConfig("w", "", run.store().port(), List.of(KEY), 1, leaseMillis,
+					Math.max(WAIT_MILLIS, 2 * longest + 10_000), 40, 120, timeoutMillis, 0, 1);
+			run.startWorkers(3, config);
+			int reserved = 0;
+			int faults = 0;
+			try (RespSocket redis = RespSocket.open(run.redis().port())) {
+				run.run(Duration.ofMillis(300));
+				for (Point point : points) {
+					Waiter waiter = Boundaries.oldestWaiter(run, redis, LOCK_KEY, Duration.ofSeconds(15));
+					long paused = System.nanoTime();
+					waiter.worker().pause();
+					boolean reservedForIt = false;
+					long until = paused + point.duration().toNanos();
+					for (long left = until - System.nanoTime(); left > 0; left = until - System.nanoTime()) {
+						reservedForIt |= waiter.request().equals(redis.command("HGET", LOCK_KEY, "handoff"));
+						TimeUnit.NANOSECONDS.sleep(Math.min(left, TimeUnit.MILLISECONDS.toNanos(10)));
+					}
+					int mark = run.history().size();
+					long thawed = System.nanoTime();
+					waiter.worker().resume();
+					run.fault(Fault.onWorker(point.kind("SIGSTOP waiter"), paused, thawed, waiter.worker().name()));
+					faults++;
+					reserved += reservedForIt ? 1 : 0;
+					// Before the next freeze, which could otherwise pick the same waiter again before it got the lock.
+					run.awaitAcquisitionSince(mark, (event) -> event.worker().equals(waiter.worker().name()),
+							Duration.ofSeconds(20));
+					run.run(Duration.ofMillis(200));
+				}
+			}
+			run.run(Duration.ofMillis(1000));
+			CheckReport report = run.finish();
+			ChaosSummary.note("Boundaries", "- " + name + ": the lock was reserved for the frozen waiter's request "
+					+ "during " + reserved + " of " + faults + " freezes; " + report.timeouts() + " acquisitions timed out.");
+			assertSafe(report);
+			assertThat(report.livenessViolations()).isEmpty();
+			assertThat(report.timeouts()).as("waiters that gave up").isZero();
+			assertThat(reserved).as("freezes during which the lock was reserved for the frozen waiter").isPositive();
+		}
+	}
+
+	@Test
+	void shouldKeepMutualExclusionWhenAHolderIsFrozenAroundEachConstant() throws Exception {
+		Map<String, Duration> constants = new LinkedHashMap<>();
+		constants.put("command timeout", Duration.ofMillis(TIMEOUT_MILLIS));
+		constants.put("lease", Duration.ofMillis(LEASE_MILLIS));
+		constants.put("claim", ProtocolTimings.claim());
+		freezeHolders("boundary: SIGSTOP holder", LEASE_MILLIS, TIMEOUT_MILLIS, false, constants);
+	}
+
+	@Test
+	void shouldKeepMutualExclusionWhenARenewedHolderIsFrozenAroundTheWatchdogPeriod() throws Exception {
+		Duration lease = Duration.ofMillis(1500);
+		Map<String, Duration> constants = new LinkedHashMap<>();
+		constants.put("watchdog period (lease/3)", ProtocolTimings.watchdogPeriod(lease));
+		constants.put("renewal grace (2/3 lease)", ProtocolTimings.watchdogGrace(lease));
+		constants.put("lease", lease);
+		freezeHolders("boundary: SIGSTOP holder renewed by the watchdog", lease.toMillis(), TIMEOUT_MILLIS, true,
+				constants);
+	}
+
+	/**
+	 * Freeze, for each duration, a worker right after it acquired, so that the freeze lands in its critical section.
+	 * Renewed leases are judged by Redis's record of the expiries it set ({@link RedisMonitor}).
+	 */
+	static void freezeHolders(String name, long leaseMillis, long timeoutMillis, boolean autoRenew,
+			Map<String, Duration> constants) throws Exception {
+		try (ChaosRun run = ChaosRun.standalone(name)) {
+			if (autoRenew) {
+				run.monitor();
+			}
+			long longest = constants.values().stream().mapToLong(Duration::toMillis).max().orElseThrow();
+			WorkerConfig config = new WorkerConfig("w", "", run.store().port(), List.of(KEY), 1, leaseMillis,
+					Math.max(WAIT_MILLIS, 2 * longest + 10_000), 150, 300, timeoutMillis, 0, 1);
+			if (autoRenew) {
+				config = config.withAutoRenew();
+			}
+			run.startWorkers(3, config);
+			run.run(Duration.ofMillis(300));
+			int inside = 0;
+			int lost = 0;
+			List<Point> points = Boundaries.around(constants);
+			for (int i = 0; i < points.size(); i++) {
+				Point point = points.get(i);
+				WorkerProcess victim = run.workers().get(i % run.workers().size());
+				Event held = run.awaitAcquisition((event) -> event.worker().equals(victim.name()),
+						Duration.ofSeconds(20));
+				long paused = System.nanoTime();
+				victim.pause();
+				TimeUnit.NANOSECONDS.sleep(paused + point.duration().toNanos() - System.nanoTime());
+				long thawed = System.nanoTime();
+				victim.resume();
+				run.run(Duration.ofMillis(400));
+				Hold hold = run.hold(held.holdId());
+				String kind = point.kind(autoRenew ? "SIGSTOP renewed holder" : "SIGSTOP holder");
+				if (!autoRenew && hold.okNanos() < paused && hold.endNanos() > paused) {
+					run.fault(Fault.onHold(kind, paused, thawed, held.holdId()));
+				}
+				else {
+					run.fault(Fault.onWorker(kind, paused, thawed, victim.name()));
+				}
+				if (hold.okNanos() < paused && hold.endNanos() > paused) {
+					inside++;
+				}
+				if (Event.FAIL.equals(hold.release())) {
+					lost++;
+				}
+			}
+			run.run(Duration.ofMillis(1000));
+			CheckReport report = run.finish();
+			ChaosSummary.note("Boundaries", "- " + name + ": " + inside + " of " + points.size()
+					+ " freezes landed inside a critical section; " + lost + " of those holders found their lease "
+					+ "lost at release" + (autoRenew ? " (the others' watchdog renewed in time)" : "") + ".");
+			assertSafe(report);
+			assertThat(report.livenessViolations()).isEmpty();
+			assertThat(inside).as("freezes inside a critical section").isGreaterThanOrEqualTo(points.size() - 2);
+		}
+	}
+
+	@Test
+	void shouldKeepMutualExclusionWhenTheServerStallsRightAfterAReleaseAroundEachConstant() throws Exception {
+		try (ChaosRun run = ChaosRun.standalone("boundary: server stalls right after a release",
+				"--enable-debug-command", "yes")) {
+			WorkerConfig config = new WorkerConfig("w", "", run.store().port(), List.of(KEY), 1, LEASE_MILLIS,
+					WAIT_MILLIS, 20, 60, TIMEOUT_MILLIS, 0, 1);
+			run.startWorkers(4, config);
+			// The workers hear the release and answer it through their proxies: 2 ms more each way, so that the stall,
+			// sent straight to Redis, lands before the attempt of the waiter the lock was reserved for.
+			run.workers().forEach((worker) -> run.proxy(worker.name()).latency(Duration.ofMillis(2)));
+			Map<String, Duration> sleeps = new LinkedHashMap<>();
+			sleeps.put("command timeout", Duration.ofMillis(TIMEOUT_MILLIS));
+			sleeps.put("lease", Duration.ofMillis(LEASE_MILLIS));
+			sleeps.put("claim", ProtocolTimings.claim());
+			Map<String, Duration> pauses = new LinkedHashMap<>();
+			pauses.put("command timeout", Duration.ofMillis(TIMEOUT_MILLIS));
+			pauses.put("claim", ProtocolTimings.claim());
+			List<String> reserved = new ArrayList<>();
+			try (ReleaseListener listener = new ReleaseListener(run.redis().port(), List.of(LOCK_KEY));
+					RespSocket stall = RespSocket.open(run.redis().port())) {
+				run.run(Duration.ofMillis(300));
+				List<Point> all = new ArrayList<>(Boundaries.around(sleeps));
+				int debugSleeps = all.size();
+				all.addAll(Boundaries.around(pauses));
+				for (int i = 0; i < all.size(); i++) {
+					Point point = all.get(i);
+					boolean sleep = i < debugSleeps;
+					String[] command = sleep
+							? new String[] { "DEBUG", "SLEEP", String.format("%.3f", point.duration().toMillis() / 1000.0) }
+							: new String[] { "CLIENT", "PAUSE", Long.toString(point.duration().toMillis()), "ALL" };
+					CompletableFuture<Long> started = new CompletableFuture<>();
+					listener.onMessage((message) -> {
+						if (message.isHandOff() && !started.isDone()) {
+							long now = System.nanoTime();
+							stall.send(command);
+							started.complete(now);
+						}
+					});
+					long start = started.get(20, TimeUnit.SECONDS);
+					listener.onMessage(null);
+					stall.next();
+					long end = sleep ? System.nanoTime() : start + point.duration().toNanos();
+					TimeUnit.NANOSECONDS.sleep(end - System.nanoTime());
+					// Was the reservation still there when Redis woke? (After the claim it cannot be.)
+					Object handoff = stall.command("HGET", LOCK_KEY, "handoff");
+					if (handoff != null) {
+						reserved.add(point.kind(sleep ? "DEBUG SLEEP" : "CLIENT PAUSE"));
+					}
+					run.fault(Fault.of(point.kind(sleep ? "DEBUG SLEEP after a release" : "CLIENT PAUSE ALL after a release"),
+							start, end));
+					run.run(Duration.ofMillis(300));
+				}
+			}
+			run.run(Duration.ofMillis(1000));
+			CheckReport report = run.finish();
+			ChaosSummary.note("Boundaries", "- Server stalls started the moment a hand-off message was published ("
+					+ report.faultCount() + " stalls): the lock was still reserved when Redis woke after "
+					+ (reserved.isEmpty() ? "none" : String.join("; ", reserved)) + "; " + report.indeterminate() + " acquisitions failed with a timeout, "
+					+ report.timeouts() + " gave up.");
+			assertSafe(report);
+			assertThat(report.livenessViolations()).isEmpty();
+			assertThat(report.timeouts()).as("waiters that gave up").isZero();
+		}
+	}
+
+	@Test
+	void shouldTreatACustomOwnerSharedAcrossProcessesAsOneHolder() throws Exception {
+		try (ChaosRun run = ChaosRun.standalone("boundary: custom owners shared across processes")) {
+			run.monitor();
+			long lease = 3000;
+			WorkerConfig config = new WorkerConfig("w", "", run.store().port(), List.of("k0", "k1"), 2, lease,
+					WAIT_MILLIS, 5, 30, 1000, 0, 1);
+			run.startWorkers(2, config.withOwner("job-a"));
+			run.startWorkers(2, config.withOwner("job-b"));
+			run.startWorkers(1, config);
+			run.run(Duration.ofSeconds(3));
+			// A holder of a shared owner frozen past its lease: its hold must not survive in the count, and the other
+			// process of that owner must not be able to release somebody else's lock with it.
+			WorkerProcess victim = run.worker("w1");
+			Event held = run.awaitAcquisition((event) -> event.worker().equals(victim.name()), Duration.ofSeconds(20));
+			long paused = System.nanoTime();
+			victim.pause();
+			Point point = Boundaries.around("lease", Duration.ofMillis(lease)).get(2);
+			TimeUnit.NANOSECONDS.sleep(paused + point.duration().toNanos() - System.nanoTime());
+			long thawed = System.nanoTime();
+			victim.resume();
+			run.fault(Fault.onWorker(point.kind("SIGSTOP holder of a shared owner"), paused, thawed, victim.name()));
+			run.run(Duration.ofSeconds(3));
+			CheckReport report = run.finish();
+			assertSafe(report);
+			assertThat(report.livenessViolations()).isEmpty();
+			assertThat(report.overlapsSameOwner()).as("holds of one owner in two processes at once").isPositive();
+			assertThat(run.hold(held.holdId()).okNanos()).isLessThan(paused);
+			// Everyone released: nothing may be left behind, except a hold whose acquire reply was lost, until its
+			// lease ends.
+			long indeterminate = report.indeterminate();
+			try (RespSocket redis = RespSocket.open(run.redis().port())) {
+				for (String key : config.keys()) {
+					Object exists = redis.command("EXISTS", RedisMonitor.lockKey(key));
+					if (indeterminate == 0) {
+						assertThat(exists).as("%s after every worker released", key).isEqualTo(0L);
+					}
+					else {
+						assertThat((Long) redis.command("PTTL", RedisMonitor.lockKey(key))).isLessThanOrEqualTo(lease);
+					}
+				}
+			}
+			ChaosSummary.note("Boundaries", "- Custom owners `job-a` and `job-b`, each shared by two worker JVMs (2 "
+					+ "threads each), and one JVM of thread owners: " + report.overlapsSameOwner() + " overlapping holds "
+					+ "within one owner (counted in Redis); across owners " + report.exclusionViolations().size()
+					+ " violations and " + (report.overlapsByExpiry() + report.overlapsByRedisClock())
+					+ " overlaps after a provably expired lease; no lock left behind after the last release.");
+		}
+	}
+
+	@Test
+	void shouldStaySafeAndLiveWhenReleaseMessagesAreLostDuplicatedDelayedReplayedAndForged() throws Exception {
+		try (ChaosRun run = ChaosRun.standalone("boundary: release messages lost, duplicated, delayed, replayed, forged")) {
+			List<String> keys = List.of("k0", "k1");
+			List<String> lockKeys = keys.stream().map(RedisMonitor::lockKey).toList();
+			WorkerConfig config = new WorkerConfig("w", "", run.store().port(), keys, 1, LEASE_MILLIS, WAIT_MILLIS, 10,
+					40, TIMEOUT_MILLIS, 0, 1);
+			run.startWorkers(4, config);
+			Map<String, AtomicLong> sent = new LinkedHashMap<>();
+			try (ReleaseListener listener = new ReleaseListener(run.redis().port(), lockKeys);
+					RespSocket nemesis = RespSocket.open(run.redis().port())) {
+				run.run(Duration.ofMillis(500));
+				Duration phase = Duration.ofSeconds(2);
+				Random random = new Random(7);
+
+				// Duplicated: every hand-off message published twice more, at once (once: the listener hears its own
+				// copies too).
+				AtomicLong duplicates = sent.computeIfAbsent("duplicated", (k) -> new AtomicLong());
+				java.util.Set<String> seen = java.util.concurrent.ConcurrentHashMap.newKeySet();
+				long start = System.nanoTime();
+				listener.onMessage((message) -> {
+					if (message.isHandOff() && seen.add(message.channel() + " " + message.payload())) {
+						synchronized (nemesis) {
+							nemesis.command("PUBLISH", message.channel(), message.payload());
+							nemesis.command("PUBLISH", message.channel(), message.payload());
+						}
+						duplicates.addAndGet(2);
+					}
+				});
+				run.run(phase);
+				listener.onMessage(null);
+				run.fault(Fault.of("release messages duplicated", start, System.nanoTime()));
+
+				// Replayed: old hand-off messages, captured at least 300 ms earlier, published again.
+				AtomicLong replays = sent.computeIfAbsent("replayed", (k) -> new AtomicLong());
+				start = System.nanoTime();
+				while (System.nanoTime() - start < phase.toNanos()) {
+					long old = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(300);
+					List<ReleaseListener.Message> captured = listener.messages()
+						.stream()
+						.filter((message) -> message.isHandOff() && message.nanos() < old)
+						.toList();
+					if (!captured.isEmpty()) {
+						ReleaseListener.Message message = captured.get(random.nextInt(captured.size()));
+						synchronized (nemesis) {
+							nemesis.command("PUBLISH", message.channel(), message.payload());
+						}
+						replays.incrementAndGet();
+					}
+					Thread.sleep(20);
+				}
+				run.fault(Fault.of("release messages replayed", start, System.nanoTime()));
+
+				// Forged: a hand-off message for every live request, whether or not the lock is reserved for it.
+				AtomicLong forged = sent.computeIfAbsent("forged", (k) -> new AtomicLong());
+				start = System.nanoTime();
+				while (System.nanoTime() - start < phase.toNanos()) {
+					for (String lockKey : lockKeys) {
+						synchronized (nemesis) {
+							Object requests = nemesis.command("ZRANGE", ProtocolTimings.requestsKey(lockKey), "0", "-1");
+							for (Object request : (List<?>) requests) {
+								nemesis.command("PUBLISH", ProtocolTimings.releaseChannel(lockKey),
+										ProtocolTimings.handOffMessagePrefix() + request);
+								forged.incrementAndGet();
+							}
+						}
+					}
+					Thread.sleep(20);
+				}
+				run.fault(Fault.of("hand-off messages forged for live requests", start, System.nanoTime()));
+
+				// Lost: the workers' pub/sub connections killed the moment a hand-off is published.
+				AtomicInteger kills = new AtomicInteger();
+				AtomicLong lastKill = new AtomicLong();
+				long listenerId = listener.clientId();
+				start = System.nanoTime();
+				listener.onMessage((message) -> {
+					if (message.isHandOff() && System.nanoTime() - lastKill.get() > TimeUnit.MILLISECONDS.toNanos(150)) {
+						lastKill.set(System.nanoTime());
+						synchronized (nemesis) {
+							String clients = (String) nemesis.command("CLIENT", "LIST", "TYPE", "pubsub");
+							for (String line : clients.split("\n")) {
+								if (line.startsWith("id=")) {
+									String id = line.substring(3, line.indexOf(' '));
+									if (Long.parseLong(id) != listenerId) {
+										nemesis.command("CLIENT", "KILL", "ID", id);
+										kills.incrementAndGet();
+									}
+								}
+							}
+						}
+					}
+				});
+				run.run(phase);
+				listener.onMessage(null);
+				run.fault(Fault.of("pub/sub connections killed at hand-off", start, System.nanoTime()));
+
+				// Lost: each worker's pub/sub connection dropped at its proxy, with whatever it had not delivered.
+				start = System.nanoTime();
+				int drops = 0;
+				while (System.nanoTime() - start < phase.toNanos()) {
+					for (WorkerProcess worker : run.workers()) {
+						drops += (run.proxy(worker.name()).dropPubSubConnections() > 0) ? 1 : 0;
+					}
+					Thread.sleep(250);
+				}
+				run.fault(Fault.of("pub/sub connections dropped at the proxy", start, System.nanoTime()));
+
+				// Delayed: every release message reaches the workers just before, at and just after the claim lapses.
+				for (Point point : Boundaries.around("claim", ProtocolTimings.claim())) {
+					start = System.nanoTime();
+					run.workers().forEach((worker) -> run.proxy(worker.name()).pubSubLatency(point.duration()));
+					run.run(Duration.ofSeconds(3));
+					run.workers().forEach((worker) -> run.proxy(worker.name()).pubSubLatency(Duration.ZERO));
+					run.fault(Fault.of(point.kind("release messages delayed"), start, System.nanoTime()));
+					run.run(Duration.ofMillis(300));
+				}
+				run.run(Duration.ofMillis(1500));
+				CheckReport report = run.finish();
+				ChaosSummary.note("Boundaries", "- Release-channel nemesis: " + duplicates + " duplicated, " + replays
+						+ " replayed and " + forged + " forged hand-off messages published, " + kills
+						+ " pub/sub connections killed at hand-off, " + drops + " dropped at the proxies, and every "
+						+ "message delayed by the claim ± " + Boundaries.MARGIN.toMillis() + " ms for 3 s each: "
+						+ report.acquisitions() + " acquisitions, " + report.timeouts() + " gave up, longest wait "
+						+ longestWait(run.history()) + " ms.");
+				assertSafe(report);
+				assertThat(report.livenessViolations()).isEmpty();
+				assertThat(report.timeouts()).as("waiters that gave up").isZero();
+				assertThat(duplicates.get() + replays.get() + forged.get()).isPositive();
+				assertThat(kills.get()).as("pub/sub connections killed").isPositive();
+			}
+		}
+	}
+
+	/**
+	 * Return the longest time an acquisition took to succeed, in ms.
+	 */
+	static long longestWait(History history) {
+		return history.holds()
+			.stream()
+			.mapToLong((hold) -> TimeUnit.NANOSECONDS.toMillis(hold.okNanos() - hold.invokeNanos()))
+			.max()
+			.orElse(0);
+	}
+
+}

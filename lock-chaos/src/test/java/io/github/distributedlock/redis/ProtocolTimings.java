@@ -1,0 +1,137 @@
+package io.github.distributedlock.redis;
+
+import java.lang.reflect.Field;
+import java.time.Duration;
+
+/**
+ * The wait path's timing constants, read from the engine, so that the chaos suite picks its pauses and stalls around
+ * the values the engine really uses instead of copies of them (docs/design/waiting-and-hand-off.md, "Timing
+ * constants"). Constants that depend on a lock's lease or the client's configuration are derived from those.
+ * <p>
+ * Lives in the engine's package (in the chaos module's test sources) because the constants are package-private.
+ */
+public final class ProtocolTimings {
+
+	private ProtocolTimings() {
+	}
+
+	/**
+	 * How long a reservation waits for its waiter's attempt ({@code HandOffRequest.CLAIM_MILLIS}), for waiters woken by
+	 * messages.
+	 * @return the claim
+	 */
+	public static Duration claim() {
+		return Duration.ofMillis(HandOffRequest.CLAIM_MILLIS);
+	}
+
+	/**
+	 * The claim a request carries, as {@code release.lua} reads it from the member.
+	 * @param request a member of the requests set
+	 * @return the claim of that request
+	 */
+	public static Duration claimOf(String request) {
+		return Duration.ofMillis(HandOffRequest.claimMillis(request));
+	}
+
+	/**
+	 * How often a waiter makes an attempt, and so files its request again, even when it heard nothing
+	 * ({@code HandOffRequest.REFILE_NANOS}).
+	 * @return the refile interval
+	 */
+	public static Duration refile() {
+		return Duration.ofNanos(HandOffRequest.REFILE_NANOS);
+	}
+
+	/**
+	 * How long a lock's requests live after the last filing ({@code HandOffRequest.VALIDITY_MILLIS}).
+	 * @return the request line lifetime
+	 */
+	public static Duration requestLapse() {
+		return Duration.ofMillis(Long.parseLong(HandOffRequest.VALIDITY_MILLIS));
+	}
+
+	/**
+	 * The prefix of a release message that reserved the lock for a request.
+	 * @return {@code handoff:}
+	 */
+	public static String handOffMessagePrefix() {
+		return HandOffRequest.MESSAGE_PREFIX;
+	}
+
+	/**
+	 * The id of this JVM in the hand-off requests it files: a request is {@code <claim>:<process id>.<counter>}
+	 * ({@code HandOffRequest.PROCESS_ID}, private: read reflectively).
+	 * @return this JVM's process id in requests
+	 */
+	public static String processId() {
+		return (String) privateStatic(HandOffRequest.class, "PROCESS_ID");
+	}
+
+	/**
+	 * Return the process id part of a request member.
+	 * @param request a member of the requests set
+	 * @return the id of the JVM that filed it
+	 */
+	public static String processIdOf(String request) {
+		String id = request.substring(request.indexOf(':') + 1);
+		return id.substring(0, id.lastIndexOf('.'));
+	}
+
+	/**
+	 * The key of a lock's requests, a sorted set of {@code <claim>:<id>}.
+	 * @param lockKey the lock key
+	 * @return the requests key
+	 */
+	public static String requestsKey(String lockKey) {
+		return lockKey + ":handoff";
+	}
+
+	/**
+	 * The channel a lock's releases are published on.
+	 * @param lockKey the lock key
+	 * @return the release channel
+	 */
+	public static String releaseChannel(String lockKey) {
+		return LockKeys.releaseChannel(lockKey);
+	}
+
+	/**
+	 * How often the watchdog renews an auto-renewed hold: a third of its lease ({@code RedisLockHandle}).
+	 * @param lease the hold's lease
+	 * @return the renewal period
+	 */
+	public static Duration watchdogPeriod(Duration lease) {
+		return Duration.ofNanos(lease.toNanos() / 3);
+	}
+
+	/**
+	 * How long an auto-renewed hold whose renewals stop reaching Redis keeps its lock after the renewal that was due:
+	 * the next renewal is sent one period after the last one, which leaves it two thirds of a lease to arrive.
+	 * @param lease the hold's lease
+	 * @return two thirds of the lease
+	 */
+	public static Duration watchdogGrace(Duration lease) {
+		return lease.minus(watchdogPeriod(lease));
+	}
+
+	/**
+	 * How soon the watchdog retries a renewal that failed ({@code LeaseWatchdog.RETRY_NANOS}, private: read
+	 * reflectively).
+	 * @return the retry interval
+	 */
+	public static Duration watchdogRetry() {
+		return Duration.ofNanos((Long) privateStatic(LeaseWatchdog.class, "RETRY_NANOS"));
+	}
+
+	private static Object privateStatic(Class<?> type, String name) {
+		try {
+			Field field = type.getDeclaredField(name);
+			field.setAccessible(true);
+			return field.get(null);
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new IllegalStateException(type.getSimpleName() + "." + name + " is gone: update ProtocolTimings", ex);
+		}
+	}
+
+}
