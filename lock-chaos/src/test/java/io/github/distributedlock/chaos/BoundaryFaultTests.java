@@ -82,7 +82,7 @@ class BoundaryFaultTests {
 					boolean reservedForIt = false;
 					long until = paused + point.duration().toNanos();
 					for (long left = until - System.nanoTime(); left > 0; left = until - System.nanoTime()) {
-						reservedForIt |= waiter.request().equals(redis.command("HGET", LOCK_KEY, "handoff"));
+						reservedForIt |= waiter.request().equals(redis.command("HGET", LOCK_KEY, "reserved"));
 						TimeUnit.NANOSECONDS.sleep(Math.min(left, TimeUnit.MILLISECONDS.toNanos(10)));
 					}
 					int mark = run.history().size();
@@ -230,7 +230,7 @@ class BoundaryFaultTests {
 					long end = sleep ? System.nanoTime() : start + point.duration().toNanos();
 					TimeUnit.NANOSECONDS.sleep(end - System.nanoTime());
 					// Was the reservation still there when Redis woke? (After the claim it cannot be.)
-					Object handoff = stall.command("HGET", LOCK_KEY, "handoff");
+					Object handoff = stall.command("HGET", LOCK_KEY, "reserved");
 					if (handoff != null) {
 						reserved.add(point.kind(sleep ? "DEBUG SLEEP" : "CLIENT PAUSE"));
 					}

@@ -52,7 +52,7 @@ public final class ProtocolTimings {
 
 	/**
 	 * The prefix of a release message that reserved the lock for a request.
-	 * @return {@code handoff:}
+	 * @return {@code reserved:}
 	 */
 	public static String handOffMessagePrefix() {
 		return HandOffRequest.MESSAGE_PREFIX;
@@ -83,7 +83,7 @@ public final class ProtocolTimings {
 	 * @return the requests key
 	 */
 	public static String requestsKey(String lockKey) {
-		return lockKey + ":handoff";
+		return lockKey + ":requests";
 	}
 
 	/**

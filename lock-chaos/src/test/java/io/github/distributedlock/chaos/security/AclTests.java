@@ -41,7 +41,7 @@ class AclTests {
 	 */
 	static final Set<String> MINIMAL = new TreeSet<>(List.of("eval", "evalsha", "subscribe", "unsubscribe", "exists",
 			"hmget", "hget", "hset", "hincrby", "hdel", "get", "set", "del", "pexpire", "pttl", "time", "publish",
-			"zadd", "zrem", "zscore", "zrange", "zrangebyscore", "zremrangebyscore", "zcard", "zcount", "zpopmin"));
+			"zadd", "zrem", "zscore", "zrange", "zrangebyscore", "zremrangebyscore", "zcard", "zcount"));
 
 	private static final String PASSWORD = "locker-secret";
 

@@ -102,7 +102,7 @@ class OwnerSecrecyTests {
 			String extend = script("extend.lua");
 			List<List<String>> attempts = new ArrayList<>();
 			for (String guess : guesses) {
-				attempts.add(List.of("EVAL", release, "4", lockKey, lockKey + ":released", lockKey + ":handoff",
+				attempts.add(List.of("EVAL", release, "4", lockKey, lockKey + ":released", lockKey + ":requests",
 						lockKey + ":readers", guess, token, "1"));
 				attempts.add(List.of("EVAL", extend, "1", lockKey, guess, token, "3600000"));
 			}
@@ -132,7 +132,7 @@ class OwnerSecrecyTests {
 		String token = String.valueOf(server.command("HGET", lockKey, "token"));
 		try (RespSocket raw = RespSocket.open(server.port())) {
 			assertThat(raw.command("EVAL", script("release.lua"), "4", lockKey, lockKey + ":released",
-					lockKey + ":handoff", lockKey + ":readers", owner, token, "1"))
+					lockKey + ":requests", lockKey + ":readers", owner, token, "1"))
 				.as("read access to lock:* is enough to release: restrict it with ACLs (see AclTests)")
 				.isEqualTo(0L);
 		}
