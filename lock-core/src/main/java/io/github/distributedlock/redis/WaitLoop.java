@@ -158,12 +158,15 @@ final class WaitLoop {
 			queue.awaitSubscribed(Math.min(remainingNanos(), holderTtlNanos()));
 			seen = -1;
 		}
-		long retries = queue.retrySignals();
+		// Unknown until the first attempt here: a wake-up before it always leads to an attempt.
+		long retries = Long.MIN_VALUE;
 		while (true) {
 			checkOpen(queue);
 			if (seen < 0) {
-				seen = queue.signals();
+				// In this order: a call to try again that lands in between is then seen twice
+				// (one attempt too many), never missed.
 				retries = queue.retrySignals();
+				seen = queue.signals();
 				long sentNanos = System.nanoTime();
 				AcquireResult result = attempt();
 				if (result.selfDeadlock()) {
@@ -202,7 +205,11 @@ final class WaitLoop {
 				// long as the claim. Try again if that claim ends.
 				reservedElsewhere(queue);
 				seen = queue.signals();
-				continue;
+				// A reservation for us (a call to try again) may have landed since the check above:
+				// the count just read includes it, so only the retry count can still tell.
+				if (queue.retrySignals() == retries) {
+					continue;
+				}
 			}
 			seen = -1;
 		}
