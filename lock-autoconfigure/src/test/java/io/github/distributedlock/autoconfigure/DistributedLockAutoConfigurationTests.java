@@ -147,7 +147,7 @@ class DistributedLockAutoConfigurationTests {
 						handle.close();
 						return true;
 					})
-					.orElse(false));
+					.orElse(false), TestThreads.NEW_THREAD);
 				await().atMost(Duration.ofSeconds(5))
 					.untilAsserted(() -> assertThat(container.added).hasValueGreaterThan(before));
 				held.close();
@@ -179,7 +179,7 @@ class DistributedLockAutoConfigurationTests {
 							handle.close();
 							return true;
 						})
-						.orElse(false));
+						.orElse(false), TestThreads.NEW_THREAD);
 					await().atMost(Duration.ofSeconds(5))
 						.until(() -> template.waitingThreads() == 1);
 					held.close();

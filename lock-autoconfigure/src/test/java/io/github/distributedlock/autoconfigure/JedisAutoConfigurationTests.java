@@ -53,7 +53,7 @@ class JedisAutoConfigurationTests {
 				try (LockHandle next = template.acquire(request)) {
 					return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
 				}
-			});
+			}, TestThreads.NEW_THREAD);
 			Thread.sleep(300);
 			held.close();
 			assertThat(waiter.get(10, TimeUnit.SECONDS)).as("woken by the release, well before its 10 s wait ran out")
