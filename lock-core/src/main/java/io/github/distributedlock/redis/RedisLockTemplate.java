@@ -107,6 +107,7 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 		this.replicaAcknowledgements = builder.replicaAcknowledgements;
 		this.replicaTimeoutMillis = builder.replicaTimeout.toMillis();
 		this.fairWaiterTimeoutMillis = builder.fairWaiterTimeout.toMillis();
+		RedisVersion.check(builder.connectionFactory);
 		if (builder.listenerContainer != null) {
 			this.container = builder.listenerContainer;
 			this.ownsContainer = false;
@@ -773,6 +774,8 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 		/**
 		 * Build and start the template.
 		 * @return the template
+		 * @throws IllegalStateException if Redis answers {@code INFO} with a version older
+		 * than 6.2, which the lock scripts need
 		 */
 		public RedisLockTemplate build() {
 			if (this.listenerContainer == null && !this.pubSub
