@@ -107,12 +107,14 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 		this.replicaAcknowledgements = builder.replicaAcknowledgements;
 		this.replicaTimeoutMillis = builder.replicaTimeout.toMillis();
 		this.fairWaiterTimeoutMillis = builder.fairWaiterTimeout.toMillis();
-		RedisVersion.check(builder.connectionFactory);
 		if (builder.listenerContainer != null) {
 			this.container = builder.listenerContainer;
 			this.ownsContainer = false;
 		}
 		else if (builder.pubSub) {
+			// Only where the template connects at startup anyway: one built without pub/sub, or
+			// on a container of its owner's, talks to Redis only when a lock is taken.
+			RedisVersion.check(builder.connectionFactory);
 			this.container = newContainer(builder.connectionFactory);
 			this.ownsContainer = true;
 		}
@@ -774,8 +776,9 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 		/**
 		 * Build and start the template.
 		 * @return the template
-		 * @throws IllegalStateException if Redis answers {@code INFO} with a version older
-		 * than 6.2, which the lock scripts need
+		 * @throws IllegalStateException if the template starts its own pub/sub listener
+		 * container (the default) and Redis answers {@code INFO} with a version older than
+		 * 6.2, which the lock scripts need
 		 */
 		public RedisLockTemplate build() {
 			if (this.listenerContainer == null && !this.pubSub

@@ -8,7 +8,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.RedisConnectionFailureException;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
@@ -31,13 +31,18 @@ final class RedisVersion {
 	 * {@code INFO} (an ACL without it, as the documented minimal one) is not checked.
 	 * @return the versions read, none if {@code INFO} failed
 	 * @throws IllegalStateException if a server is older than 6.2
+	 * @throws RedisConnectionFailureException if Redis can't be reached, as the listener
+	 * container would throw a moment later
 	 */
 	static List<String> check(RedisConnectionFactory connectionFactory) {
 		Properties info;
 		try (RedisConnection connection = connectionFactory.getConnection()) {
 			info = connection.serverCommands().info("server");
 		}
-		catch (DataAccessException ex) {
+		catch (RedisConnectionFailureException ex) {
+			throw ex;
+		}
+		catch (RuntimeException ex) {
 			logger.debug("Could not read the Redis version; not checked", ex);
 			return List.of();
 		}
