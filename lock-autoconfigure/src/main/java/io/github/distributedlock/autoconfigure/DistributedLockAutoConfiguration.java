@@ -26,7 +26,8 @@ import org.springframework.data.redis.listener.RedisMessageListenerContainer;
  * {@code distributed-lock.*} defaults, closed when the context stops.
  * <p>
  * The template subscribes through a listener container of its own, whose listeners run on
- * the Redis client's I/O thread. To have it use another container, define a
+ * the thread that received the message (Lettuce's I/O thread, or the thread of a Jedis
+ * subscription). To have it use another container, define a
  * {@link RedisMessageListenerContainer} bean named
  * {@value #LISTENER_CONTAINER_BEAN_NAME}; its owner then starts and stops it.
  */

@@ -43,7 +43,7 @@ class DistributedLocksEndpointTests {
 		this.contextRunner.run((first) -> this.contextRunner.run((second) -> {
 			Jobs jobs = first.getBean(Jobs.class);
 			Instant before = Instant.now();
-			CompletableFuture<String> holder = CompletableFuture.supplyAsync(() -> jobs.run("7"));
+			CompletableFuture<String> holder = CompletableFuture.supplyAsync(() -> jobs.run("7"), TestThreads.NEW_THREAD);
 			assertThat(jobs.entered().await(10, TimeUnit.SECONDS)).isTrue();
 			try {
 				DistributedLocksEndpoint endpoint = first.getBean(DistributedLocksEndpoint.class);
@@ -78,7 +78,7 @@ class DistributedLocksEndpointTests {
 	void shouldReadKeysWithSlashesAndLocksOnWholeScopes() {
 		this.contextRunner.run((context) -> {
 			Jobs jobs = context.getBean(Jobs.class);
-			CompletableFuture<String> holder = CompletableFuture.supplyAsync(() -> jobs.run("a/b"));
+			CompletableFuture<String> holder = CompletableFuture.supplyAsync(() -> jobs.run("a/b"), TestThreads.NEW_THREAD);
 			assertThat(jobs.entered().await(10, TimeUnit.SECONDS)).isTrue();
 			DistributedLocksEndpoint endpoint = context.getBean(DistributedLocksEndpoint.class);
 			assertThat(endpoint.lock(new String[] { "jobs", "a", "b" }))
@@ -94,7 +94,7 @@ class DistributedLocksEndpointTests {
 		this.contextRunner.withPropertyValues("distributed-lock.actuator.force-release-enabled=true")
 			.run((context) -> {
 				Jobs jobs = context.getBean(Jobs.class);
-				CompletableFuture<String> holder = CompletableFuture.supplyAsync(() -> jobs.run("9"));
+				CompletableFuture<String> holder = CompletableFuture.supplyAsync(() -> jobs.run("9"), TestThreads.NEW_THREAD);
 				assertThat(jobs.entered().await(10, TimeUnit.SECONDS)).isTrue();
 				ForceReleaseDistributedLocksEndpoint endpoint = context
 					.getBean(ForceReleaseDistributedLocksEndpoint.class);

@@ -47,9 +47,9 @@ class GracefulShutdownTests {
 			RedisLockTemplate template = context.getBean(RedisLockTemplate.class);
 			String lockKey = template.lockKey(LockName.of("work", null));
 			Drain drain = context.getBean(Drain.class);
-			drain.holder = CompletableFuture.supplyAsync(work::hold);
+			drain.holder = CompletableFuture.supplyAsync(work::hold, TestThreads.NEW_THREAD);
 			assertThat(work.entered().await(10, TimeUnit.SECONDS)).isTrue();
-			drain.waiter = CompletableFuture.supplyAsync(work::waitForIt);
+			drain.waiter = CompletableFuture.supplyAsync(work::waitForIt, TestThreads.NEW_THREAD);
 			await().atMost(Duration.ofSeconds(5)).until(() -> template.waitingThreads() == 1);
 
 			context.close();

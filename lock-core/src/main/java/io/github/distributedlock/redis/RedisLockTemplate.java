@@ -27,6 +27,7 @@ import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.WaitStrategy;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -111,6 +112,9 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 			this.ownsContainer = false;
 		}
 		else if (builder.pubSub) {
+			// Only where the template connects at startup anyway: one built without pub/sub, or
+			// on a container of its owner's, talks to Redis only when a lock is taken.
+			RedisVersion.check(builder.connectionFactory);
 			this.container = newContainer(builder.connectionFactory);
 			this.ownsContainer = true;
 		}
@@ -151,9 +155,15 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 	private static RedisMessageListenerContainer newContainer(RedisConnectionFactory connectionFactory) {
 		RedisMessageListenerContainer container = new RedisMessageListenerContainer();
 		container.setConnectionFactory(connectionFactory);
-		// Listeners only signal a condition, so run them on the client's I/O thread instead of
-		// a new thread per message.
+		// Listeners only signal a condition, so run them on the thread that received the
+		// message (Lettuce's I/O thread, or Jedis's subscription thread) instead of a new
+		// thread per message.
 		container.setTaskExecutor(Runnable::run);
+		// A blocking client (Jedis) subscribes by reading on the calling thread until the
+		// subscription ends, so it needs a thread of its own; Lettuce never uses this one.
+		SimpleAsyncTaskExecutor subscriptions = new SimpleAsyncTaskExecutor("distributed-lock-subscription-");
+		subscriptions.setDaemon(true);
+		container.setSubscriptionExecutor(subscriptions);
 		ExponentialBackOff backOff = new ExponentialBackOff(100, 2);
 		backOff.setMaxInterval(2000);
 		container.setRecoveryBackoff(backOff);
@@ -766,6 +776,9 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 		/**
 		 * Build and start the template.
 		 * @return the template
+		 * @throws IllegalStateException if the template starts its own pub/sub listener
+		 * container (the default) and Redis answers {@code INFO} with a version older than
+		 * 6.2, which the lock scripts need
 		 */
 		public RedisLockTemplate build() {
 			if (this.listenerContainer == null && !this.pubSub

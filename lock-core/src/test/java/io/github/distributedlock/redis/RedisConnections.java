@@ -5,8 +5,11 @@ import java.time.Duration;
 import io.github.distributedlock.test.RedisServer;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.SocketOptions;
+import redis.clients.jedis.JedisPoolConfig;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.jedis.JedisClientConfiguration;
+import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -44,6 +47,28 @@ final class RedisConnections {
 				.build())
 			.build();
 		LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration, client);
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
+	}
+
+	/**
+	 * A Jedis factory, pooled as Spring Boot configures one, with a pool large enough for the
+	 * contract suite's concurrent tests and a bounded wait for a pooled connection.
+	 */
+	static JedisConnectionFactory jedis(RedisServer server) {
+		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(server.host(), server.port());
+		JedisPoolConfig pool = new JedisPoolConfig();
+		pool.setMaxTotal(64);
+		pool.setMaxIdle(64);
+		pool.setMaxWait(COMMAND_TIMEOUT);
+		JedisClientConfiguration client = JedisClientConfiguration.builder()
+			.connectTimeout(COMMAND_TIMEOUT)
+			.readTimeout(COMMAND_TIMEOUT)
+			.usePooling()
+			.poolConfig(pool)
+			.build();
+		JedisConnectionFactory factory = new JedisConnectionFactory(configuration, client);
 		factory.afterPropertiesSet();
 		factory.start();
 		return factory;

@@ -61,6 +61,13 @@ interface TestRedis {
 		return new Single(server, () -> RedisConnections.standalone(server.get()));
 	}
 
+	/**
+	 * A standalone server reached through Jedis instead of Lettuce.
+	 */
+	static TestRedis standaloneJedis(Supplier<RedisServer> server) {
+		return new Single(server, () -> RedisConnections.jedis(server.get()));
+	}
+
 	static TestRedis sentinel(Supplier<RedisSentinelTopology> topology) {
 		return new Single(() -> topology.get().currentMaster(), () -> {
 			RedisSentinelTopology sentinels = topology.get();

@@ -1,6 +1,8 @@
 package io.github.distributedlock.test;
 
+import java.nio.file.Path;
 import java.util.List;
+import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.extension.AfterAllCallback;
@@ -29,6 +31,8 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
 
 	private final boolean dedicated;
 
+	private final @Nullable Supplier<Path> binary;
+
 	private final List<String> extraArgs;
 
 	private volatile @Nullable RedisServer server;
@@ -39,11 +43,12 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
 	 * Create an extension that hands out the shared server, as {@code @ExtendWith} does.
 	 */
 	public RedisServerExtension() {
-		this(false, List.of());
+		this(false, null, List.of());
 	}
 
-	private RedisServerExtension(boolean dedicated, List<String> extraArgs) {
+	private RedisServerExtension(boolean dedicated, @Nullable Supplier<Path> binary, List<String> extraArgs) {
 		this.dedicated = dedicated;
+		this.binary = binary;
 		this.extraArgs = List.copyOf(extraArgs);
 	}
 
@@ -54,7 +59,18 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
 	 * @return the extension
 	 */
 	public static RedisServerExtension dedicated(String... extraArgs) {
-		return new RedisServerExtension(true, List.of(extraArgs));
+		return new RedisServerExtension(true, null, List.of(extraArgs));
+	}
+
+	/**
+	 * Create an extension that launches a {@link RedisProcess} of the given binary for the test class that
+	 * registers it in a static field, such as {@link BundledRedis#redis62()}.
+	 * @param binary the {@code redis-server} executable, looked up when the test class starts
+	 * @param extraArgs arguments appended to the {@code redis-server} command line
+	 * @return the extension
+	 */
+	public static RedisServerExtension dedicated(Supplier<Path> binary, String... extraArgs) {
+		return new RedisServerExtension(true, binary, List.of(extraArgs));
 	}
 
 	/**
@@ -77,7 +93,10 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
 		if (this.dedicated) {
 			// Nested classes inherit the extension and reuse the server of the class that registered it.
 			if (this.server == null) {
-				this.server = RedisServers.launch(this.extraArgs.toArray(new String[0]));
+				String[] args = this.extraArgs.toArray(new String[0]);
+				this.server = (this.binary != null)
+						? RedisProcess.builder().binary(this.binary.get()).args(args).launch()
+						: RedisServers.launch(args);
 				this.owner = context.getUniqueId();
 			}
 			return;
