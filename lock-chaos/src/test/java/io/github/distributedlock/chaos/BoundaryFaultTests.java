@@ -418,7 +418,11 @@ class BoundaryFaultTests {
 					run.fault(Fault.of(point.kind("release messages delayed"), start, System.nanoTime()));
 					run.run(Duration.ofMillis(300));
 				}
-				run.run(Duration.ofMillis(1500));
+				// Long enough for recovery to be seen: a message sent as the last delay was lifted still
+				// arrives up to claim + 100 ms later, after the reservation it names has lapsed, and the
+				// waiters then try when the claim they were told of ends. 1.5 s was too short for that
+				// (a clean-clone CI run: "key k1 was never acquired again after the fault ended").
+				run.run(ProtocolTimings.claim().multipliedBy(3));
 				CheckReport report = run.finish();
 				ChaosSummary.note("Boundaries", "- Release-channel nemesis: " + duplicates + " duplicated, " + replays
 						+ " replayed and " + forged + " forged hand-off messages published, " + kills
