@@ -41,6 +41,8 @@ record HandOffRequest(String member) {
 	/** The prefix of a release message that reserved the lock for a request. */
 	static final String MESSAGE_PREFIX = "reserved:";
 
+	private static final byte[] MESSAGE_PREFIX_BYTES = MESSAGE_PREFIX.getBytes(StandardCharsets.US_ASCII);
+
 	private static final String PROCESS_ID = newProcessId();
 
 	private static final AtomicLong counter = new AtomicLong();
@@ -67,7 +69,7 @@ record HandOffRequest(String member) {
 	 * message is of another kind (or malformed: messages are hints, never trusted).
 	 */
 	static @Nullable String reservedFor(byte[] message) {
-		byte[] prefix = MESSAGE_PREFIX.getBytes(StandardCharsets.US_ASCII);
+		byte[] prefix = MESSAGE_PREFIX_BYTES;
 		if (message.length <= prefix.length) {
 			return null;
 		}
