@@ -137,7 +137,7 @@ final class HoldRegistry implements AutoCloseable {
 	 * owner may also hold it elsewhere, so for those the answer is always yes.
 	 */
 	boolean holdsLocally(String owner, String lockKey) {
-		if (owner.startsWith("custom:")) {
+		if (LockOwners.isCustom(owner)) {
 			return true;
 		}
 		Holds current = this.holds.get(key(owner, lockKey));

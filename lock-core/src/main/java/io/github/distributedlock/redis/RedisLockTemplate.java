@@ -1,9 +1,7 @@
 package io.github.distributedlock.redis;
 
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -29,8 +27,7 @@ import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 /**
  * {@link LockTemplate} on Redis, through Spring Data Redis.
  * <p>
- * Owners are this instance's secret id (128 random bits, new at every start, so a restarted
- * process never believes it holds an old lock) plus the thread id. Create one per
+ * Owners are this instance's secret id plus the thread id (see {@link LockOwners}). Create one per
  * application with {@link #builder(RedisConnectionFactory)} and {@link #close()} it on
  * shutdown.
  * <p>
@@ -57,7 +54,7 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 
 	private final WaitQueues queues;
 
-	private final String instanceId;
+	private final LockOwners owners = new LockOwners();
 
 	private final boolean handOff;
 
@@ -66,7 +63,6 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 	private RedisLockTemplate(Builder builder) {
 		this.defaults = builder.defaults;
 		this.keys = new LockKeys(builder.keyPrefix, builder.database);
-		this.instanceId = newInstanceId();
 		this.handOff = builder.handOff;
 		StringRedisTemplate redis = new StringRedisTemplate(builder.connectionFactory);
 		this.commands = new LockCommands(redis, builder.fencingCounterIdle.toMillis(), this.handOff);
@@ -96,15 +92,9 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 		return new Builder(connectionFactory);
 	}
 
-	private static String newInstanceId() {
-		byte[] id = new byte[16];
-		new SecureRandom().nextBytes(id);
-		return HexFormat.of().formatHex(id);
-	}
-
 	@Override
 	public LockHandle acquire(LockRequest request) {
-		WaitLoop loop = waitLoop(resolve(request), owner(request));
+		WaitLoop loop = waitLoop(resolve(request), this.owners.of(request));
 		Grant grant = loop.run();
 		if (grant == null) {
 			throw notAcquired(loop.timeout());
@@ -114,7 +104,7 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 
 	@Override
 	public Optional<LockHandle> tryAcquire(LockRequest request) {
-		WaitLoop loop = waitLoop(resolve(request), owner(request));
+		WaitLoop loop = waitLoop(resolve(request), this.owners.of(request));
 		Grant grant = loop.run();
 		if (grant == null) {
 			notAcquired(loop.timeout());
@@ -151,7 +141,7 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 			ordered.putIfAbsent(spec.lockKey(), spec);
 		}
 		List<LockSpec> specs = new ArrayList<>(ordered.values());
-		String owner = owner(requests.get(0));
+		String owner = this.owners.of(requests.get(0));
 		List<RedisLockHandle> holds;
 		if (specs.size() > 1 && (!this.server.isCluster() || sameSlot(specs))) {
 			MultiWaitLoop loop = new MultiWaitLoop(specs, owner, first.waitNanos(), first.reentrant(), this.handOff,
@@ -218,7 +208,7 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 	@Override
 	public Optional<LockHandle> findHeld(LockName name, String owner) {
 		LockSpec spec = resolve(LockRequest.builder(name.scope()).key(name.key()).waitTime(Duration.ZERO).build());
-		String customOwner = customOwner(owner);
+		String customOwner = LockOwners.custom(owner);
 		// Before the read, so that the handle's deadline ends before the lease Redis reports.
 		long sentNanos = System.nanoTime();
 		List<?> held = this.commands.readHold(name, spec.lockKey());
@@ -244,7 +234,7 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 	public boolean isHeldByCurrentThread(String scope, @Nullable String key) {
 		LockName name = LockName.of(scope, key);
 		List<@Nullable String> held = this.commands.ownerAndToken(name, this.keys.lock(name));
-		return held != null && owner().equals(held.get(0));
+		return held != null && this.owners.current().equals(held.get(0));
 	}
 
 	/**
@@ -298,20 +288,6 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 			throw new LockAccessException(request.name(), "the lock service is shut down", null);
 		}
 		return this.resolver.resolve(request);
-	}
-
-	private String owner() {
-		return this.instanceId + ":" + Thread.currentThread().getId();
-	}
-
-	private String owner(LockRequest request) {
-		String custom = request.owner();
-		return (custom != null) ? customOwner(custom) : owner();
-	}
-
-	private static String customOwner(String owner) {
-		// Never equal to a generated owner, which is hex + ':' + a number.
-		return "custom:" + owner;
 	}
 
 	/**
