@@ -56,7 +56,7 @@ final class RedisLockHandle implements LockHandle {
 	private final AtomicBoolean lost = new AtomicBoolean();
 
 	/**
-	 * @param sentNanos {@link System#nanoTime()} before the attempt that took the lock was sent
+	 * @param grant what the acquisition won; the lease counts from its {@code sentNanos}
 	 */
 	RedisLockHandle(Grant grant, HoldRegistry registry, LockCommands commands) {
 		this.spec = grant.spec();
