@@ -37,10 +37,6 @@ record LockSpec(LockName name, String lockKey, String releaseChannel, List<Strin
 		return this.waitNanos < 0;
 	}
 
-	String fenceKey() {
-		return LockKeys.fence(this.lockKey);
-	}
-
 	/**
 	 * Return the key of the lock's line of waiters' requests (see {@link HandOffRequest}).
 	 */
