@@ -83,7 +83,7 @@ public final class ProtocolTimings {
 	 * @return the requests key
 	 */
 	public static String requestsKey(String lockKey) {
-		return lockKey + ":requests";
+		return LockKeys.requests(lockKey);
 	}
 
 	/**

@@ -10,50 +10,64 @@ import org.jspecify.annotations.Nullable;
  * across every process, not in the local FIFO queue: each keeps its place by calling Redis
  * every third of the fair waiter timeout, and tries again early only when a release names
  * it as next (or, if it was first in line, when a plain release or lease end is heard).
+ * Returns what it won, like {@link WaitLoop}.
  */
 final class FairWait {
 
-	private final WaitLoop loop;
+	private final LockAttempts attempts;
+
+	private final LockCommands commands;
+
+	private final WaitQueues queues;
 
 	private int rank;
 
-	FairWait(WaitLoop loop, int rank) {
-		this.loop = loop;
+	/**
+	 * @param attempts the acquisition, after its first attempt
+	 * @param rank our place in the queue after that attempt
+	 */
+	FairWait(LockAttempts attempts, int rank, LockCommands commands, WaitQueues queues) {
+		this.attempts = attempts;
 		this.rank = rank;
+		this.commands = commands;
+		this.queues = queues;
 	}
 
-	@Nullable RedisLockHandle run(RedisLockTemplate template) {
-		LockSpec spec = this.loop.spec();
+	/**
+	 * Wait for our turn.
+	 * @return what was won, or {@code null} if the wait time ran out
+	 */
+	@Nullable Grant run() {
+		LockSpec spec = this.attempts.spec();
+		Deadline deadline = this.attempts.deadline();
 		long heartbeatNanos = TimeUnit.MILLISECONDS.toNanos(spec.fairWaiterTimeoutMillis()) / 3;
-		WaitQueue queue = this.loop.queues().join(spec);
+		WaitQueue queue = this.queues.join(spec);
 		boolean acquired = false;
 		try {
-			queue.awaitSubscribed(Math.min(this.loop.remainingNanos(), heartbeatNanos));
+			queue.awaitSubscribed(Math.min(deadline.remainingNanos(), heartbeatNanos));
 			while (true) {
-				this.loop.checkOpen(queue);
+				this.queues.checkOpen(queue, spec.name());
 				long plain = queue.plainSignals();
 				long seen = queue.signals();
 				long sentNanos = System.nanoTime();
-				AcquireResult result = this.loop.attempt();
+				AcquireResult result = this.attempts.attempt();
 				if (result.acquired()) {
 					acquired = true;
-					return template.held(spec, this.loop.owner(), result.token(), sentNanos, true,
-							this.loop.elapsed(), this.loop.attempts());
+					return this.attempts.grant(result, sentNanos, true);
 				}
 				this.rank = result.rank();
-				if (this.loop.remainingNanos() <= 0) {
+				if (deadline.remainingNanos() <= 0) {
 					return null;
 				}
 				long heartbeatAt = System.nanoTime() + heartbeatNanos;
 				while (true) {
-					long sleep = Math.min(Math.min(this.loop.remainingNanos(), this.loop.holderTtlNanos()),
-							heartbeatAt - System.nanoTime());
+					long sleep = Math.min(deadline.sleepNanos(), heartbeatAt - System.nanoTime());
 					if (sleep <= 0) {
 						break;
 					}
 					boolean woken = queue.awaitSignal(seen, sleep);
 					seen = queue.signals();
-					if (queue.consumeAddressed(this.loop.owner())
+					if (queue.consumeAddressed(this.attempts.owner())
 							|| (woken && this.rank == 0 && queue.plainSignals() != plain) || queue.isClosed()) {
 						break;
 					}
@@ -65,7 +79,7 @@ final class FairWait {
 			throw new LockInterruptedException(spec.name(), ex);
 		}
 		finally {
-			this.loop.queues().leave(queue);
+			this.queues.leave(queue);
 			if (!acquired) {
 				leaveQueue(spec);
 			}
@@ -74,7 +88,7 @@ final class FairWait {
 
 	private void leaveQueue(LockSpec spec) {
 		try {
-			this.loop.commands().leaveQueue(spec, this.loop.owner());
+			this.commands.leaveQueue(spec, this.attempts.owner());
 		}
 		catch (RuntimeException ex) {
 			// Our place expires with the fair waiter timeout anyway.

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -73,8 +74,41 @@ final class LeaseWatchdog implements AutoCloseable {
 		this.watched.remove(hold);
 	}
 
+	boolean watches(RedisLockHandle hold) {
+		return this.watched.contains(hold);
+	}
+
 	int size() {
 		return this.watched.size();
+	}
+
+	/**
+	 * Run a task once on the watchdog's thread after a delay, unless closed.
+	 * @return whether the task was scheduled
+	 */
+	boolean runLater(Runnable task, long delayNanos) {
+		this.scheduling.lock();
+		try {
+			if (this.closed) {
+				return false;
+			}
+			this.scheduler.schedule(() -> {
+				try {
+					task.run();
+				}
+				catch (RuntimeException ex) {
+					logger.warn("Lock housekeeping failed", ex);
+				}
+			}, delayNanos, TimeUnit.NANOSECONDS);
+			return true;
+		}
+		catch (RejectedExecutionException ex) {
+			// Closed meanwhile.
+			return false;
+		}
+		finally {
+			this.scheduling.unlock();
+		}
 	}
 
 	private void scheduleBy(long dueNanos) {
@@ -109,7 +143,7 @@ final class LeaseWatchdog implements AutoCloseable {
 		}
 		List<RedisLockHandle> locks = new ArrayList<>(due.size());
 		for (RedisLockHandle hold : due) {
-			if (hold.spec().kind() == LockKind.EXCLUSIVE) {
+			if (hold.spec().kind().renewsInBatch()) {
 				locks.add(hold);
 			}
 			else {
@@ -173,7 +207,7 @@ final class LeaseWatchdog implements AutoCloseable {
 			hold.renewed(sentNanos);
 		}
 		else if (this.watched.remove(hold)) {
-			hold.markLost();
+			hold.markLost(true);
 		}
 	}
 
@@ -182,7 +216,7 @@ final class LeaseWatchdog implements AutoCloseable {
 			if (hold.leaseEndNanos() - System.nanoTime() <= 0) {
 				// Retried until the lease would have ended: from here on nobody can rely on it.
 				this.watched.remove(hold);
-				hold.markLost();
+				hold.markLost(false);
 			}
 			else {
 				hold.retryRenewalAt(System.nanoTime() + RETRY_NANOS);
@@ -207,7 +241,7 @@ final class LeaseWatchdog implements AutoCloseable {
 				hold.renewed(sentNanos);
 			}
 			else if (this.watched.remove(hold)) {
-				hold.markLost();
+				hold.markLost(true);
 			}
 		}
 	}

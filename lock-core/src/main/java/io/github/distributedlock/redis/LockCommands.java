@@ -1,7 +1,7 @@
 package io.github.distributedlock.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockException;
@@ -11,45 +11,14 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.core.RedisCallback;
-import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.connection.ReturnType;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
- * Runs the lock scripts and the few plain commands, translating Redis errors into
- * {@link LockAccessException}s that name the lock.
+ * Runs the scripts that a {@link LockKind} builds, and the few plain commands, translating
+ * Redis errors into {@link LockAccessException}s that name the lock.
  */
 final class LockCommands {
-
-	private static final LuaScript ACQUIRE = LuaScript.load("acquire.lua", ReturnType.MULTI);
-
-	private static final LuaScript RELEASE = LuaScript.load("release.lua", ReturnType.INTEGER);
-
-	private static final LuaScript EXTEND = LuaScript.load("extend.lua", ReturnType.INTEGER);
-
-	private static final LuaScript ACQUIRE_READ = LuaScript.load("acquire-read.lua", ReturnType.MULTI);
-
-	private static final LuaScript RELEASE_READ = LuaScript.load("release-read.lua", ReturnType.INTEGER);
-
-	private static final LuaScript EXTEND_READ = LuaScript.load("extend-read.lua", ReturnType.INTEGER);
-
-	private static final LuaScript ACQUIRE_PERMIT = LuaScript.load("acquire-permit.lua", ReturnType.MULTI);
-
-	private static final LuaScript RELEASE_PERMIT = LuaScript.load("release-permit.lua", ReturnType.INTEGER);
-
-	private static final LuaScript EXTEND_PERMIT = LuaScript.load("extend-permit.lua", ReturnType.INTEGER);
-
-	private static final LuaScript ACQUIRE_FAIR = LuaScript.load("acquire-fair.lua", ReturnType.MULTI);
-
-	private static final LuaScript RELEASE_FAIR = LuaScript.load("release-fair.lua", ReturnType.INTEGER);
-
-	private static final LuaScript LEAVE_FAIR = LuaScript.load("leave-fair.lua", ReturnType.INTEGER);
-
-	private static final LuaScript HELD_MEMBER = LuaScript.load("held-member.lua", ReturnType.INTEGER);
-
-	private static final LuaScript ACQUIRE_ALL = LuaScript.load("acquire-all.lua", ReturnType.MULTI);
-
-	private static final LuaScript RENEW = LuaScript.load("renew.lua", ReturnType.MULTI);
 
 	private static final LuaScript READ_HOLD = LuaScript.load("read-hold.lua", ReturnType.MULTI);
 
@@ -61,12 +30,7 @@ final class LockCommands {
 
 	private final String fenceIdleMillis;
 
-	private final boolean sharedConnection;
-
-	private final String handOff;
-
-	/** The server connection last seen by a replica check, and when it was first seen. */
-	private final AtomicReference<@Nullable SeenConnection> lastConnection = new AtomicReference<>();
+	private final boolean handOff;
 
 	/**
 	 * @param handOff whether a release reserves the lock for the oldest waiting request
@@ -75,50 +39,21 @@ final class LockCommands {
 		this.redis = redis;
 		this.scripts = new ScriptRunner(redis.getRequiredConnectionFactory());
 		this.fenceIdleMillis = Long.toString(fenceIdleMillis);
-		this.handOff = handOff ? "1" : "0";
-		this.sharedConnection = ReplicaWait.sharesOneConnection(redis.getRequiredConnectionFactory());
+		this.handOff = handOff;
 	}
 
 	/**
 	 * Run the acquire script of the spec's kind once.
-	 * @param remainingWaitMillis how long the caller will keep waiting (-1 indefinitely), so
-	 * that a writer announces itself to readers only for that long
-	 * @param mayHaveIntent whether an earlier attempt was held back by readers, and so may
-	 * have left a writer intent to clean up
-	 * @param holdsIt whether the caller already holds the lock, so that finding it ours is a
-	 * re-entry rather than a hold left by a lost reply
-	 * @param handOff the caller's request, which keeps its place in the lock's line, or
-	 * {@code null} for none (only for locks and read locks that are not fair)
+	 * @param remainingWaitMillis how long the caller will keep waiting (-1 indefinitely)
+	 * @param mayHaveIntent whether an earlier attempt may have left a writer intent
+	 * @param holdsIt whether the caller already holds the lock (a real re-entry)
+	 * @param handOff the caller's request in the lock's line, or {@code null} for none
+	 * @see LockKind.Attempt
 	 */
 	AcquireResult acquire(LockSpec spec, String owner, long remainingWaitMillis, boolean mayHaveIntent,
 			boolean holdsIt, @Nullable HandOffRequest handOff) {
-		List<?> reply;
-		String lease = Long.toString(spec.leaseMillis());
-		try {
-			reply = switch (spec.kind()) {
-				case EXCLUSIVE -> spec.fair() ? this.scripts.execute(ACQUIRE_FAIR,
-						List.of(spec.lockKey(), spec.fenceKey(), spec.readersKey(), spec.queueKey(),
-								spec.queueHeartbeatsKey()),
-						owner, lease, spec.reentrant() ? "1" : "0", this.fenceIdleMillis,
-						Long.toString(spec.fairWaiterTimeoutMillis()), (remainingWaitMillis != 0) ? "1" : "0")
-						: this.scripts.execute(ACQUIRE,
-						List.of(spec.lockKey(), spec.fenceKey(), spec.readersKey(), spec.writerIntentKey(),
-								spec.requestsKey()),
-						owner, lease, spec.reentrant() ? "1" : "0", this.fenceIdleMillis,
-						Long.toString(remainingWaitMillis), mayHaveIntent ? "1" : "0", holdsIt ? "1" : "0",
-						(handOff != null) ? handOff.member() : "", HandOffRequest.VALIDITY_MILLIS);
-				case READ -> this.scripts.execute(ACQUIRE_READ,
-						List.of(spec.lockKey(), spec.fenceKey(), spec.readersKey(), spec.readHoldsKey(),
-								spec.writerIntentKey(), spec.requestsKey(), spec.releaseChannel()),
-						owner, lease, spec.reentrant() ? "1" : "0", this.fenceIdleMillis,
-						(handOff != null) ? handOff.member() : "", HandOffRequest.VALIDITY_MILLIS);
-				case PERMIT -> this.scripts.execute(ACQUIRE_PERMIT, List.of(spec.permitsKey(), spec.fenceKey()), owner,
-						lease, Integer.toString(spec.permits()), this.fenceIdleMillis);
-			};
-		}
-		catch (DataAccessException ex) {
-			throw failure(spec.name(), "acquire", ex);
-		}
+		LockKind.Attempt attempt = new LockKind.Attempt(owner, remainingWaitMillis, mayHaveIntent, holdsIt, handOff);
+		List<?> reply = run(spec.name(), "acquire", spec.kind().acquire(spec, attempt, this.fenceIdleMillis));
 		if (reply == null || reply.size() < 2) {
 			throw new LockAccessException(spec.name(), "unexpected reply from the acquire script: " + reply, null);
 		}
@@ -130,36 +65,15 @@ final class LockCommands {
 	}
 
 	/**
-	 * Take several locks in one script, all or nothing.
+	 * Take several plain locks in one script, all or nothing.
 	 */
 	MultiAcquireResult acquireAll(List<LockSpec> specs, String owner, boolean reentrant,
 			@Nullable HandOffRequest handOff) {
-		List<String> keys = new java.util.ArrayList<>(specs.size() * 5);
-		Object[] args = new Object[5 + specs.size()];
-		args[0] = owner;
-		args[1] = reentrant ? "1" : "0";
-		args[2] = this.fenceIdleMillis;
-		args[3] = (handOff != null) ? handOff.member() : "";
-		args[4] = HandOffRequest.VALIDITY_MILLIS;
-		for (int i = 0; i < specs.size(); i++) {
-			LockSpec spec = specs.get(i);
-			keys.add(spec.lockKey());
-			keys.add(spec.fenceKey());
-			keys.add(spec.readersKey());
-			keys.add(spec.requestsKey());
-			keys.add(spec.releaseChannel());
-			args[5 + i] = Long.toString(spec.leaseMillis());
-		}
-		List<?> reply;
-		try {
-			reply = this.scripts.execute(ACQUIRE_ALL, keys, args);
-		}
-		catch (DataAccessException ex) {
-			throw failure(specs.get(0).name(), "acquire", ex);
-		}
+		LockName first = specs.get(0).name();
+		List<?> reply = run(first, "acquire",
+				ExclusiveKind.acquireAll(specs, owner, reentrant, handOff, this.fenceIdleMillis));
 		if (reply == null || reply.isEmpty()) {
-			throw new LockAccessException(specs.get(0).name(), "unexpected reply from the multi-lock script: " + reply,
-					null);
+			throw new LockAccessException(first, "unexpected reply from the multi-lock script: " + reply, null);
 		}
 		int status = ((Number) reply.get(0)).intValue();
 		if (status == 1) {
@@ -178,59 +92,30 @@ final class LockCommands {
 	 * @return holds left, or -1 if the lock was gone, -2 if someone else held it
 	 */
 	long release(LockSpec spec, String owner, long token) {
-		try {
-			Long result = switch (spec.kind()) {
-				case EXCLUSIVE -> spec.fair() ? this.scripts.execute(RELEASE_FAIR,
-						List.of(spec.lockKey(), spec.releaseChannel(), spec.queueKey(), spec.queueHeartbeatsKey()), owner,
-						Long.toString(token))
-						: this.scripts.execute(RELEASE, releaseKeys(spec), owner, Long.toString(token), this.handOff);
-				case READ -> this.scripts.execute(RELEASE_READ,
-						List.of(spec.readersKey(), spec.readHoldsKey(), spec.releaseChannel()), owner);
-				case PERMIT -> this.scripts.execute(RELEASE_PERMIT, List.of(spec.permitsKey(), spec.releaseChannel()),
-						permitId(owner, token));
-			};
-			return (result != null) ? result : -1;
-		}
-		catch (DataAccessException ex) {
-			throw failure(spec.name(), "release", ex);
-		}
-	}
-
-	private static List<String> releaseKeys(LockSpec spec) {
-		return List.of(spec.lockKey(), spec.releaseChannel(), spec.requestsKey(), spec.readersKey());
+		return number(run(spec.name(), "release", spec.kind().release(spec, owner, token, this.handOff)));
 	}
 
 	/**
 	 * Withdraw a request without waiting for the reply, after a Redis failure.
 	 */
-	void withdrawAsync(LockSpec spec, HandOffRequest handOff) {
-		this.scripts.executeAsync(RELEASE, releaseKeys(spec), "", "", this.handOff, handOff.member());
+	void withdrawAsync(LockSpec spec, HandOffRequest request) {
+		ScriptCall call = ExclusiveKind.withdraw(spec.lockKey(), request, this.handOff);
+		this.scripts.executeAsync(call.script(), call.keys(), call.args());
 	}
 
 	/**
 	 * Withdraw a request after giving up; a reservation for it passes on to the next request
 	 * (or the lock is freed). A hold is never touched.
 	 */
-	void withdraw(LockSpec spec, HandOffRequest handOff) {
-		try {
-			this.scripts.execute(RELEASE, releaseKeys(spec), "", "", this.handOff, handOff.member());
-		}
-		catch (DataAccessException ex) {
-			throw failure(spec.name(), "withdraw", ex);
-		}
+	void withdraw(LockSpec spec, HandOffRequest request) {
+		run(spec.name(), "withdraw", ExclusiveKind.withdraw(spec.lockKey(), request, this.handOff));
 	}
 
 	/**
 	 * Leave a fair lock's queue after giving up.
 	 */
 	void leaveQueue(LockSpec spec, String owner) {
-		try {
-			this.scripts.execute(LEAVE_FAIR,
-					List.of(spec.lockKey(), spec.releaseChannel(), spec.queueKey(), spec.queueHeartbeatsKey()), owner);
-		}
-		catch (DataAccessException ex) {
-			throw failure(spec.name(), "leave queue", ex);
-		}
+		run(spec.name(), "leave queue", FairKind.leave(spec, owner));
 	}
 
 	/**
@@ -238,58 +123,25 @@ final class LockCommands {
 	 * @return 1 if extended, -1 if the lock was gone, -2 if someone else held it
 	 */
 	long extend(LockSpec spec, String owner, long token, long leaseMillis) {
-		try {
-			return extend(null, spec, owner, token, leaseMillis, false);
-		}
-		catch (DataAccessException ex) {
-			throw failure(spec.name(), "extend", ex);
-		}
+		return number(run(spec.name(), "extend", spec.kind().extend(spec, owner, token, leaseMillis, false)));
 	}
 
 	/**
-	 * @param keepLonger keep a longer lease the lock has, which an outer hold may rely on
+	 * Set the lease again on the given connection, keeping a longer one that an outer hold
+	 * may rely on: a write for a replica check to cover. Redis errors are not translated.
+	 * @return 1 if extended, -1 if the lock was gone, -2 if someone else held it
 	 */
-	private long extend(@Nullable RedisConnection connection, LockSpec spec, String owner, long token,
-			long leaseMillis, boolean keepLonger) {
-		String lease = Long.toString(leaseMillis);
-		String keep = keepLonger ? "1" : "0";
-		Long result = switch (spec.kind()) {
-			case EXCLUSIVE -> run(connection, EXTEND, List.of(spec.lockKey()), owner, Long.toString(token), lease,
-					keep);
-			case READ -> run(connection, EXTEND_READ, List.of(spec.readersKey(), spec.readHoldsKey()), owner, lease,
-					keep);
-			case PERMIT -> run(connection, EXTEND_PERMIT, List.of(spec.permitsKey()), permitId(owner, token), lease);
-		};
-		return (result != null) ? result : -1;
-	}
-
-	private <T> @Nullable T run(@Nullable RedisConnection connection, LuaScript script, List<String> keys,
-			Object... args) {
-		return (connection != null) ? this.scripts.execute(connection, script, keys, args)
-				: this.scripts.execute(script, keys, args);
+	long extendOn(RedisConnection connection, LockSpec spec, String owner, long token) {
+		ScriptCall call = spec.kind().extend(spec, owner, token, spec.leaseMillis(), true);
+		return number(this.scripts.execute(connection, call.script(), call.keys(), call.args()));
 	}
 
 	/**
-	 * Renew the leases of several holds in one script.
+	 * Renew the leases of several holds of plain or fair locks in one script.
 	 * @return for each hold: 1 renewed, -1 gone, -2 held by someone else
 	 */
 	List<Long> renew(List<RedisLockHandle> holds) {
-		List<String> keys = new java.util.ArrayList<>(holds.size());
-		Object[] args = new Object[holds.size() * 3];
-		for (int i = 0; i < holds.size(); i++) {
-			RedisLockHandle hold = holds.get(i);
-			keys.add(hold.spec().lockKey());
-			args[3 * i] = hold.owner();
-			args[3 * i + 1] = Long.toString(hold.fencingToken());
-			args[3 * i + 2] = Long.toString(hold.spec().leaseMillis());
-		}
-		List<?> reply;
-		try {
-			reply = this.scripts.execute(RENEW, keys, args);
-		}
-		catch (DataAccessException ex) {
-			throw failure(holds.get(0).name(), "renew", ex);
-		}
+		List<?> reply = run(holds.get(0).name(), "renew", ExclusiveKind.renew(holds));
 		if (reply == null || reply.size() != holds.size()) {
 			throw new LockAccessException(holds.get(0).name(), "unexpected reply from the renew script: " + reply,
 					null);
@@ -301,105 +153,19 @@ final class LockCommands {
 	 * Ask Redis whether a hold is still its lock's owner (or reader, or permit holder).
 	 */
 	boolean isHeld(LockSpec spec, String owner, long token) {
-		if (spec.kind() == LockKind.EXCLUSIVE) {
+		ScriptCall call = spec.kind().isHeld(spec, owner, token);
+		if (call == null) {
 			List<@Nullable String> held = ownerAndToken(spec.name(), spec.lockKey());
 			return held != null && owner.equals(held.get(0)) && Long.toString(token).equals(held.get(1));
 		}
-		try {
-			Long result = (spec.kind() == LockKind.READ)
-					? this.scripts.execute(HELD_MEMBER, List.of(spec.readersKey()), owner)
-					: this.scripts.execute(HELD_MEMBER, List.of(spec.permitsKey()), permitId(owner, token));
-			return result != null && result == 1;
-		}
-		catch (DataAccessException ex) {
-			throw failure(spec.name(), "check", ex);
-		}
-	}
-
-	private static String permitId(String owner, long token) {
-		return owner + "|" + token;
-	}
-
-	/**
-	 * Wait until the given number of replicas have a hold that was just written.
-	 * <p>
-	 * {@code WAIT} counts only the writes of its own server connection, and a client that
-	 * reconnects (Lettuce re-sends commands in flight) may send it on a new connection, even
-	 * to a new master, where it confirms nothing. So the server connection is identified
-	 * after the {@code WAIT}: if it is one already seen before the hold was written, it
-	 * carried the write. Otherwise the hold is written again (its lease set anew, which also
-	 * checks it is still ours there) on one connection and waited for there.
-	 * @param writtenNanos {@link System#nanoTime()} before the hold's script was sent
-	 * @return the number of replicas that acknowledged, or -1 if the server no longer has
-	 * the hold
-	 */
-	long awaitReplicas(LockSpec spec, String owner, long token, long writtenNanos, int replicas, long timeoutMillis) {
-		try {
-			SeenConnection last = this.lastConnection.get();
-			if (this.sharedConnection && last != null && last.firstSeenNanos() - writtenNanos < 0) {
-				ReplicaWait.Acknowledgement ack = this.redis.execute(
-						(RedisCallback<ReplicaWait.Acknowledgement>) (connection) -> ReplicaWait
-							.sendAndIdentify(connection, replicas, timeoutMillis),
-						true);
-				if (ack != null && seen(ack.identity()) - writtenNanos < 0) {
-					return ack.acked();
-				}
-			}
-			for (int attempt = 0; attempt < 3; attempt++) {
-				ReplicaAck ack = this.redis.execute((RedisCallback<ReplicaAck>) (connection) -> {
-					String before = ReplicaWait.identity(connection);
-					// A write on this connection for the WAIT to cover; it never shortens the lease of an
-					// outer hold of a reentrant lock.
-					if (extend(connection, spec, owner, token, spec.leaseMillis(), true) < 0) {
-						return new ReplicaAck(before, -1, before);
-					}
-					ReplicaWait.Acknowledgement after = ReplicaWait.sendAndIdentify(connection, replicas, timeoutMillis);
-					return new ReplicaAck(before, after.acked(), after.identity());
-				}, true);
-				if (ack == null) {
-					return 0;
-				}
-				seen(ack.after());
-				if (ack.acked() < 0 || ack.before().equals(ack.after())) {
-					return ack.acked();
-				}
-			}
-			// The connection kept changing under the check.
-			return 0;
-		}
-		catch (DataAccessException ex) {
-			throw failure(spec.name(), "WAIT", ex);
-		}
-	}
-
-	/**
-	 * Record a server connection identity.
-	 * @return the {@link System#nanoTime()} at which it was first seen
-	 */
-	private long seen(String identity) {
-		SeenConnection last = this.lastConnection.get();
-		if (last != null && last.identity().equals(identity)) {
-			return last.firstSeenNanos();
-		}
-		SeenConnection now = new SeenConnection(identity, System.nanoTime());
-		this.lastConnection.set(now);
-		return now.firstSeenNanos();
-	}
-
-	private record SeenConnection(String identity, long firstSeenNanos) {
-	}
-
-	private record ReplicaAck(String before, long acked, String after) {
+		Long result = run(spec.name(), "check", call);
+		return result != null && result == 1;
 	}
 
 	boolean forceRelease(LockName name, String lockKey) {
-		try {
-			Long result = this.scripts.execute(FORCE_RELEASE, List.of(lockKey, LockKeys.releaseChannel(lockKey)));
-			return result != null && result == 1;
-		}
-		catch (DataAccessException ex) {
-			throw failure(name, "force-release", ex);
-		}
+		Long result = run(name, "force-release",
+				new ScriptCall(FORCE_RELEASE, List.of(lockKey, LockKeys.releaseChannel(lockKey))));
+		return result != null && result == 1;
 	}
 
 	boolean exists(LockName name, String lockKey) {
@@ -412,30 +178,24 @@ final class LockCommands {
 	}
 
 	/**
-	 * Return the owner and fencing token stored in the lock, or {@code null} if it is free.
-	 */
-	/**
 	 * Return the owner, token and remaining lease in milliseconds of a lock's hold, read in
 	 * one step, or {@code null} if nobody holds it.
 	 */
 	@Nullable List<?> readHold(LockName name, String lockKey) {
-		try {
-			List<?> reply = this.scripts.execute(READ_HOLD, List.of(lockKey));
-			if (reply == null || reply.size() < 3) {
-				return null;
-			}
-			return List.of(text(reply.get(0)), text(reply.get(1)), reply.get(2));
+		List<?> reply = run(name, "check", new ScriptCall(READ_HOLD, List.of(lockKey)));
+		if (reply == null || reply.size() < 3) {
+			return null;
 		}
-		catch (DataAccessException ex) {
-			throw failure(name, "check", ex);
-		}
+		return List.of(text(reply.get(0)), text(reply.get(1)), reply.get(2));
 	}
 
 	private static String text(Object value) {
-		return (value instanceof byte[] bytes) ? new String(bytes, java.nio.charset.StandardCharsets.UTF_8)
-				: String.valueOf(value);
+		return (value instanceof byte[] bytes) ? new String(bytes, StandardCharsets.UTF_8) : String.valueOf(value);
 	}
 
+	/**
+	 * Return the owner and fencing token stored in the lock, or {@code null} if it is free.
+	 */
 	@Nullable List<@Nullable String> ownerAndToken(LockName name, String lockKey) {
 		try {
 			List<Object> values = this.redis.opsForHash().multiGet(lockKey, List.of("owner", "token"));
@@ -449,7 +209,20 @@ final class LockCommands {
 		}
 	}
 
-	private static LockException failure(LockName name, String operation, DataAccessException ex) {
+	private <T> @Nullable T run(LockName name, String operation, ScriptCall call) {
+		try {
+			return this.scripts.execute(call.script(), call.keys(), call.args());
+		}
+		catch (DataAccessException ex) {
+			throw failure(name, operation, ex);
+		}
+	}
+
+	private static long number(@Nullable Long result) {
+		return (result != null) ? result : -1;
+	}
+
+	static LockException failure(LockName name, String operation, DataAccessException ex) {
 		if (Thread.currentThread().isInterrupted()) {
 			// The client gave up on the command because the thread was interrupted.
 			return new LockInterruptedException(name, ex);

@@ -10,6 +10,10 @@ import io.github.distributedlock.LockName;
  * &lt;prefix&gt;:{&lt;scope&gt;:&lt;key&gt;}:fence     the fencing counter
  * &lt;prefix&gt;:{&lt;scope&gt;:&lt;key&gt;}:released  the release channel
  * </pre>
+ * and, for the kinds and features that use them, {@code :readers}, {@code :readholds},
+ * {@code :intent}, {@code :requests}, {@code :queue}, {@code :queue:heartbeats} and
+ * {@code :permits} (with its own {@code :permits:released} channel). Every suffix is
+ * spelled here and nowhere else.
  * Scope and key are percent-encoded for {@code %}, <code>{</code>, <code>}</code> and
  * {@code :}, so no user text can end the hash tag early (moving the lock to another slot)
  * or make {@code a:b} + {@code c} collide with {@code a} + {@code b:c}.
@@ -53,6 +57,55 @@ final class LockKeys {
 
 	static String releaseChannel(String lockKey) {
 		return lockKey + ":released";
+	}
+
+	/**
+	 * Return the key of the lock's readers, a sorted set of owners scored by lease end.
+	 */
+	static String readers(String lockKey) {
+		return lockKey + ":readers";
+	}
+
+	/**
+	 * Return the key of the readers' hold counts.
+	 */
+	static String readHolds(String lockKey) {
+		return lockKey + ":readholds";
+	}
+
+	/**
+	 * Return the key of a waiting writer's intent, which holds new readers back.
+	 */
+	static String writerIntent(String lockKey) {
+		return lockKey + ":intent";
+	}
+
+	/**
+	 * Return the key of the lock's line of waiters' requests (see {@link HandOffRequest}).
+	 */
+	static String requests(String lockKey) {
+		return lockKey + ":requests";
+	}
+
+	/**
+	 * Return the key of a fair lock's queue of waiters.
+	 */
+	static String fairQueue(String lockKey) {
+		return lockKey + ":queue";
+	}
+
+	/**
+	 * Return the key of a fair lock's waiter heartbeats.
+	 */
+	static String fairQueueHeartbeats(String lockKey) {
+		return lockKey + ":queue:heartbeats";
+	}
+
+	/**
+	 * Return the key of a semaphore's permits, a sorted set scored by lease end.
+	 */
+	static String permits(String lockKey) {
+		return lockKey + ":permits";
 	}
 
 	/**

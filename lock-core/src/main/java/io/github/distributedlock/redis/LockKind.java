@@ -1,23 +1,135 @@
 package io.github.distributedlock.redis;
 
+import org.jspecify.annotations.Nullable;
+
 /**
- * What a hold is in Redis, which decides the scripts that take, release and renew it.
+ * What a hold is in Redis: the scripts that take, release and extend it, their keys and
+ * arguments, the channel its releases are published on, and what the wait path may do with
+ * it. One instance per kind; the command layer runs what a kind builds and never asks
+ * which kind it is.
  */
-enum LockKind {
+abstract sealed class LockKind permits ExclusiveKind, FairKind, ReadKind, PermitKind {
+
+	/** A plain lock: the lock hash itself. */
+	static final LockKind EXCLUSIVE = new ExclusiveKind();
+
+	/** A lock whose waiters queue in Redis and get it in arrival order across processes. */
+	static final LockKind FAIR = new FairKind();
+
+	/** A reader in the lock's readers sorted set. */
+	static final LockKind READ = new ReadKind();
+
+	/** A permit in a semaphore's permits sorted set. */
+	static final LockKind PERMIT = new PermitKind();
 
 	/**
-	 * The lock hash itself: an exclusive (write) hold.
+	 * Build one attempt of the acquire script.
+	 * @param spec the lock
+	 * @param attempt what this attempt carries
+	 * @param fenceIdleMillis the idle time after which the fencing counter may vanish
 	 */
-	EXCLUSIVE,
+	abstract ScriptCall acquire(LockSpec spec, Attempt attempt, String fenceIdleMillis);
 
 	/**
-	 * A reader in the lock's readers sorted set.
+	 * Build the release of one hold; the script returns the holds left, -1 if the lock was
+	 * gone, -2 if someone else held it.
+	 * @param handOff whether a release reserves the lock for the oldest waiting request
 	 */
-	READ,
+	abstract ScriptCall release(LockSpec spec, String owner, long token, boolean handOff);
 
 	/**
-	 * A permit in the semaphore's permits sorted set.
+	 * Build a new lease for one hold; the script returns 1, -1 if gone, -2 if taken.
+	 * @param keepLonger keep a longer lease the lock has, which an outer hold may rely on
 	 */
-	PERMIT
+	abstract ScriptCall extend(LockSpec spec, String owner, long token, long leaseMillis, boolean keepLonger);
+
+	/**
+	 * Build the check of whether a hold is still the lock's, or {@code null} if this kind is
+	 * checked by reading the lock hash's owner and token.
+	 */
+	abstract @Nullable ScriptCall isHeld(LockSpec spec, String owner, long token);
+
+	/**
+	 * Return the channel this kind's releases are published on.
+	 */
+	String releaseChannel(String lockKey) {
+		return LockKeys.releaseChannel(lockKey);
+	}
+
+	/**
+	 * Return what distinguishes this kind's local wait queue from the others of one lock.
+	 */
+	String queueSuffix() {
+		return "";
+	}
+
+	/**
+	 * Return whether waiters line up in the lock's line of requests, so that the last
+	 * release reserves the lock for the oldest (see {@link HandOffRequest}).
+	 */
+	boolean handsOver() {
+		return false;
+	}
+
+	/**
+	 * Return whether the key's keyspace events say when it is free.
+	 */
+	boolean keyspaceEventsUsable() {
+		return false;
+	}
+
+	/**
+	 * Return whether waiters queue in Redis instead of the local FIFO queue.
+	 */
+	boolean queuesInRedis() {
+		return false;
+	}
+
+	/**
+	 * Return whether a multi-lock may take it.
+	 */
+	boolean multiLockable() {
+		return false;
+	}
+
+	/**
+	 * Return whether the watchdog renews it in batches with the renew script.
+	 */
+	boolean renewsInBatch() {
+		return false;
+	}
+
+	/**
+	 * Return whether a waiter is woken by the {@code readers-left} message as well.
+	 */
+	boolean wakesWhenReadersLeave() {
+		return false;
+	}
+
+	static String flag(boolean value) {
+		return value ? "1" : "0";
+	}
+
+	/**
+	 * What one acquire attempt carries besides the lock.
+	 *
+	 * @param owner the owner
+	 * @param remainingWaitMillis how long the caller will keep waiting (-1 indefinitely), so
+	 * that a writer announces itself to readers only for that long
+	 * @param mayHaveIntent whether an earlier attempt was held back by readers, and so may
+	 * have left a writer intent to clean up
+	 * @param holdsIt whether the caller already holds the lock, so that finding it ours is
+	 * a re-entry rather than a hold left by a lost reply
+	 * @param handOff the caller's request, which keeps its place in the lock's line, or
+	 * {@code null} for none
+	 */
+	record Attempt(String owner, long remainingWaitMillis, boolean mayHaveIntent, boolean holdsIt,
+			@Nullable HandOffRequest handOff) {
+
+		String requestMember() {
+			return (this.handOff != null) ? this.handOff.member() : "";
+		}
+
+	}
 
 }

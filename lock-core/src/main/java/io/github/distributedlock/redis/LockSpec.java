@@ -8,11 +8,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A lock request with every default filled in and every key name built: what the wait loop
- * and the handle need.
+ * and the handle need. Made by {@link LockRequestResolver}.
  *
  * @param name the lock name
  * @param lockKey the lock hash key
- * @param fenceKey the fencing counter key
  * @param releaseChannel the channel the release script publishes on
  * @param waitChannels the channels waiters listen on (for keyspace events of a lock, those of
  * the lock and of its readers)
@@ -27,60 +26,34 @@ import org.jspecify.annotations.Nullable;
  * @param kind what the hold is in Redis
  * @param permits the number of permits of a semaphore, 0 for locks
  * @param queueId the id of the local wait queue: the wait channel, qualified by kind
- * @param fair whether waiters get the lock in arrival order across processes
  * @param fairWaiterTimeoutMillis how long a fair waiter keeps its place without calling
  */
-record LockSpec(LockName name, String lockKey, String fenceKey, String releaseChannel, List<String> waitChannels,
-		long leaseMillis, long waitNanos, WaitStrategy strategy, boolean reentrant, boolean progressAware,
-		long pollNanos, @Nullable String origin, boolean autoRenew, LockKind kind, int permits, String queueId, boolean fair, long fairWaiterTimeoutMillis) {
+record LockSpec(LockName name, String lockKey, String releaseChannel, List<String> waitChannels, long leaseMillis,
+		long waitNanos, WaitStrategy strategy, boolean reentrant, boolean progressAware, long pollNanos,
+		@Nullable String origin, boolean autoRenew, LockKind kind, int permits, String queueId,
+		long fairWaiterTimeoutMillis) {
 
 	boolean waitsIndefinitely() {
 		return this.waitNanos < 0;
-	}
-
-	String readersKey() {
-		return this.lockKey + ":readers";
-	}
-
-	String readHoldsKey() {
-		return this.lockKey + ":readholds";
-	}
-
-	String writerIntentKey() {
-		return this.lockKey + ":intent";
-	}
-
-	String queueKey() {
-		return this.lockKey + ":queue";
-	}
-
-	String queueHeartbeatsKey() {
-		return this.lockKey + ":queue:heartbeats";
 	}
 
 	/**
 	 * Return the key of the lock's line of waiters' requests (see {@link HandOffRequest}).
 	 */
 	String requestsKey() {
-		return this.lockKey + ":requests";
-	}
-
-	String permitsKey() {
-		return this.lockKey + ":permits";
+		return LockKeys.requests(this.lockKey);
 	}
 
 	LockSpec withLeaseMillis(long leaseMillis) {
-		return new LockSpec(this.name, this.lockKey, this.fenceKey, this.releaseChannel, this.waitChannels,
-				leaseMillis, this.waitNanos, this.strategy, this.reentrant, this.progressAware, this.pollNanos,
-				this.origin, this.autoRenew, this.kind, this.permits, this.queueId, this.fair,
-				this.fairWaiterTimeoutMillis);
+		return new LockSpec(this.name, this.lockKey, this.releaseChannel, this.waitChannels, leaseMillis,
+				this.waitNanos, this.strategy, this.reentrant, this.progressAware, this.pollNanos, this.origin,
+				this.autoRenew, this.kind, this.permits, this.queueId, this.fairWaiterTimeoutMillis);
 	}
 
 	LockSpec withWaitNanos(long waitNanos) {
-		return new LockSpec(this.name, this.lockKey, this.fenceKey, this.releaseChannel, this.waitChannels,
-				this.leaseMillis, waitNanos, this.strategy, this.reentrant, this.progressAware, this.pollNanos,
-				this.origin, this.autoRenew, this.kind, this.permits, this.queueId, this.fair,
-				this.fairWaiterTimeoutMillis);
+		return new LockSpec(this.name, this.lockKey, this.releaseChannel, this.waitChannels, this.leaseMillis,
+				waitNanos, this.strategy, this.reentrant, this.progressAware, this.pollNanos, this.origin,
+				this.autoRenew, this.kind, this.permits, this.queueId, this.fairWaiterTimeoutMillis);
 	}
 
 }

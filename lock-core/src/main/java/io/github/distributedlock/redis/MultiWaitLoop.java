@@ -2,8 +2,9 @@ package io.github.distributedlock.redis;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.Set;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockInterruptedException;
@@ -21,12 +22,10 @@ import org.jspecify.annotations.Nullable;
  * Unlike {@link WaitLoop}, multi-lock waiters don't line up in the local FIFO queue: they
  * wait for whichever lock blocked them last. Their {@linkplain HandOffRequest request} keeps
  * their place in that lock's line in Redis, so a stream of single-lock holders can't starve
- * them: a reservation for it makes that lock free for this waiter's next attempt. Not
- * thread-safe.
+ * them: a reservation for it makes that lock free for this waiter's next attempt. Returns
+ * what it won, like {@link WaitLoop}. Not thread-safe.
  */
 final class MultiWaitLoop {
-
-	private static final long LEASE_END_MARGIN_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
 	private final List<LockSpec> specs;
 
@@ -36,33 +35,31 @@ final class MultiWaitLoop {
 
 	private final WaitQueues queues;
 
-	private final long waitNanos;
-
 	private final boolean reentrant;
 
-	private final long startNanos = System.nanoTime();
+	private final Deadline deadline;
 
 	private int attempts;
 
 	private @Nullable LockSpec blocked;
 
-	private long blockedTtlMillis = -1;
-
-	private long blockedSeenNanos;
-
 	private final @Nullable HandOffRequest handOff;
 
 	// The locks whose lines the request was filed in, to withdraw it from if the wait fails.
-	private final java.util.Set<LockSpec> filed = new java.util.LinkedHashSet<>();
+	private final Set<LockSpec> filed = new LinkedHashSet<>();
 
-	MultiWaitLoop(List<LockSpec> specs, String owner, long waitNanos, boolean reentrant, boolean lineUp,
+	/**
+	 * @param specs the locks, in the global order
+	 * @param handOff whether waiters line up for reservations
+	 */
+	MultiWaitLoop(List<LockSpec> specs, String owner, long waitNanos, boolean reentrant, boolean handOff,
 			LockCommands commands, WaitQueues queues) {
 		this.specs = specs;
 		this.owner = owner;
-		this.waitNanos = waitNanos;
+		this.deadline = Deadline.start(waitNanos);
 		this.reentrant = reentrant;
 		LockSpec first = specs.get(0);
-		this.handOff = (lineUp && waitNanos != 0)
+		this.handOff = (handOff && first.kind().handsOver() && !this.deadline.isTryOnce())
 				? HandOffRequest.of((first.strategy() == WaitStrategy.POLLING) ? first.pollNanos() : 0) : null;
 		this.commands = commands;
 		this.queues = queues;
@@ -70,9 +67,10 @@ final class MultiWaitLoop {
 
 	/**
 	 * Run the acquisition.
-	 * @return one hold per lock in the given order, or {@code null} if the wait time ran out
+	 * @return what was won, one grant per lock in the given order, or {@code null} if the
+	 * wait time ran out (see {@link #timeout()})
 	 */
-	@Nullable List<RedisLockHandle> run(RedisLockTemplate template) {
+	@Nullable List<Grant> run() {
 		WaitQueue queue = null;
 		boolean acquired = false;
 		// Whether Redis failed us: then the request is withdrawn without waiting for the reply.
@@ -87,14 +85,14 @@ final class MultiWaitLoop {
 				MultiAcquireResult result = attempt();
 				if (result.acquired()) {
 					acquired = true;
-					return held(template, result, sentNanos);
+					return grants(result, sentNanos);
 				}
 				LockSpec spec = this.specs.get(result.index());
 				if (result.selfDeadlock()) {
 					throw new LockSelfDeadlockException(spec.name());
 				}
-				long remaining = remainingNanos();
-				if (this.waitNanos == 0 || remaining <= 0) {
+				long remaining = this.deadline.remainingNanos();
+				if (this.deadline.isTryOnce() || remaining <= 0) {
 					return null;
 				}
 				if (queue == null || !queue.id().equals(spec.queueId())) {
@@ -106,10 +104,10 @@ final class MultiWaitLoop {
 						queue.expect(this.handOff);
 					}
 					// Subscribed before the next attempt, so its release can't be missed.
-					queue.awaitSubscribed(Math.min(remaining, ttlNanos()));
+					queue.awaitSubscribed(this.deadline.sleepNanos());
 					continue;
 				}
-				long sleep = Math.min(remaining, ttlNanos());
+				long sleep = this.deadline.sleepNanos();
 				if (spec.strategy() == WaitStrategy.POLLING) {
 					sleep = Math.min(sleep, spec.pollNanos());
 				}
@@ -118,9 +116,7 @@ final class MultiWaitLoop {
 					sleep = Math.min(sleep, HandOffRequest.REFILE_NANOS);
 				}
 				queue.awaitSignal(seen, sleep);
-				if (queue.isClosed() || this.queues.isClosed()) {
-					throw new LockAccessException(spec.name(), "the lock service shut down while waiting", null);
-				}
+				this.queues.checkOpen(queue, spec.name());
 			}
 		}
 		catch (InterruptedException ex) {
@@ -187,36 +183,20 @@ final class MultiWaitLoop {
 			if (this.handOff != null && !result.selfDeadlock()) {
 				this.filed.add(this.blocked);
 			}
-			this.blockedTtlMillis = result.holderTtlMillis();
-			this.blockedSeenNanos = System.nanoTime();
+			this.deadline.holderSeen(result.holderTtlMillis(), System.nanoTime());
 		}
 		return result;
 	}
 
-	private List<RedisLockHandle> held(RedisLockTemplate template, MultiAcquireResult result, long sentNanos) {
-		Duration elapsed = Duration.ofNanos(System.nanoTime() - this.startNanos);
+	private List<Grant> grants(MultiAcquireResult result, long sentNanos) {
+		Duration elapsed = this.deadline.elapsed();
 		boolean waited = this.attempts > 1;
-		List<RedisLockHandle> holds = new ArrayList<>(this.specs.size());
+		List<Grant> grants = new ArrayList<>(this.specs.size());
 		for (int i = 0; i < this.specs.size(); i++) {
-			holds.add(template.held(this.specs.get(i), this.owner, result.tokens()[i], sentNanos, waited, elapsed,
+			grants.add(new Grant(this.specs.get(i), this.owner, result.tokens()[i], sentNanos, waited, elapsed,
 					this.attempts));
 		}
-		return holds;
-	}
-
-	private long remainingNanos() {
-		if (this.waitNanos < 0) {
-			return Long.MAX_VALUE;
-		}
-		return this.waitNanos - (System.nanoTime() - this.startNanos);
-	}
-
-	private long ttlNanos() {
-		if (this.blockedTtlMillis < 0) {
-			return Long.MAX_VALUE;
-		}
-		long left = TimeUnit.MILLISECONDS.toNanos(this.blockedTtlMillis) - (System.nanoTime() - this.blockedSeenNanos);
-		return Math.max(0, left) + LEASE_END_MARGIN_NANOS;
+		return grants;
 	}
 
 	/**
@@ -224,13 +204,7 @@ final class MultiWaitLoop {
 	 */
 	LockTimeoutException timeout() {
 		LockSpec spec = (this.blocked != null) ? this.blocked : this.specs.get(0);
-		Duration holderLease = null;
-		if (this.blockedTtlMillis >= 0) {
-			holderLease = Duration.ofNanos(Math.max(0, TimeUnit.MILLISECONDS.toNanos(this.blockedTtlMillis)
-					- (System.nanoTime() - this.blockedSeenNanos)));
-		}
-		return new LockTimeoutException(spec.name(), Duration.ofNanos(System.nanoTime() - this.startNanos),
-				holderLease);
+		return this.deadline.timeout(spec.name());
 	}
 
 }

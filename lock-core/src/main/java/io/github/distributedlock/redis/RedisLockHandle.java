@@ -14,9 +14,12 @@ import io.github.distributedlock.LockRequest;
 
 /**
  * A hold of a lock in Redis: the owner and fencing token that the release and extend
- * scripts check.
+ * scripts check. It reports its release and loss to the {@link HoldRegistry} that made it.
  */
 final class RedisLockHandle implements LockHandle {
+
+	/** A release whose reply never came. */
+	static final long UNKNOWN = Long.MIN_VALUE;
 
 	private final LockSpec spec;
 
@@ -30,7 +33,7 @@ final class RedisLockHandle implements LockHandle {
 
 	private final int attempts;
 
-	private final RedisLockTemplate template;
+	private final HoldRegistry registry;
 
 	private final LockCommands commands;
 
@@ -46,21 +49,29 @@ final class RedisLockHandle implements LockHandle {
 
 	private volatile long nextRenewalNanos;
 
+	// When the lease Redis keeps for this hold's last write has ended at the latest: Redis set
+	// it before replying, so counted from after the reply (see HoldRegistry).
+	private volatile long redisLeaseBoundNanos;
+
 	private final AtomicBoolean lost = new AtomicBoolean();
 
-	RedisLockHandle(LockSpec spec, String owner, long token, long sentNanos, boolean waited, Duration waitedFor,
-			int attempts, RedisLockTemplate template, LockCommands commands) {
-		this.spec = spec;
-		this.owner = owner;
-		this.token = token;
-		this.waited = waited;
-		this.waitedFor = waitedFor;
-		this.attempts = attempts;
-		this.template = template;
+	/**
+	 * @param grant what the acquisition won; the lease counts from its {@code sentNanos}
+	 */
+	RedisLockHandle(Grant grant, HoldRegistry registry, LockCommands commands) {
+		this.spec = grant.spec();
+		this.owner = grant.owner();
+		this.token = grant.token();
+		this.waited = grant.waited();
+		this.waitedFor = grant.waitedFor();
+		this.attempts = grant.attempts();
+		this.registry = registry;
 		this.commands = commands;
 		this.acquiredNanos = System.nanoTime();
-		this.leaseEndNanos = sentNanos + TimeUnit.MILLISECONDS.toNanos(spec.leaseMillis());
-		this.nextRenewalNanos = sentNanos + renewalPeriodNanos();
+		long leaseNanos = TimeUnit.MILLISECONDS.toNanos(this.spec.leaseMillis());
+		this.leaseEndNanos = grant.sentNanos() + leaseNanos;
+		this.nextRenewalNanos = grant.sentNanos() + renewalPeriodNanos();
+		this.redisLeaseBoundNanos = this.acquiredNanos + leaseNanos;
 	}
 
 	LockSpec spec() {
@@ -79,16 +90,34 @@ final class RedisLockHandle implements LockHandle {
 		return this.nextRenewalNanos;
 	}
 
+	long redisLeaseBoundNanos() {
+		return this.redisLeaseBoundNanos;
+	}
+
+	boolean isLost() {
+		return this.lost.get();
+	}
+
+	/**
+	 * Return whether this hold counts at the given time: neither released nor lost, and its
+	 * lease not over by the local clock.
+	 */
+	boolean isLive(long nowNanos) {
+		return !this.released.get() && !this.lost.get() && this.leaseEndNanos - nowNanos > 0;
+	}
+
 	private long renewalPeriodNanos() {
 		return TimeUnit.MILLISECONDS.toNanos(this.spec.leaseMillis()) / 3;
 	}
 
 	/**
-	 * Record a renewal, measured from when the renew command was sent.
+	 * Record a renewal, measured from when the renew command was sent. Called after its reply.
 	 */
 	void renewed(long sentNanos) {
-		this.leaseEndNanos = sentNanos + TimeUnit.MILLISECONDS.toNanos(this.spec.leaseMillis());
+		long leaseNanos = TimeUnit.MILLISECONDS.toNanos(this.spec.leaseMillis());
+		this.leaseEndNanos = sentNanos + leaseNanos;
 		this.nextRenewalNanos = sentNanos + renewalPeriodNanos();
+		this.redisLeaseBoundNanos = System.nanoTime() + leaseNanos;
 	}
 
 	void retryRenewalAt(long nanos) {
@@ -97,10 +126,12 @@ final class RedisLockHandle implements LockHandle {
 
 	/**
 	 * Mark this hold as lost: its lease ended or someone else has the lock.
+	 * @param goneFromRedis whether Redis said the hold is not there any more, rather than
+	 * the renewals failing until its lease would have ended
 	 */
-	void markLost() {
+	void markLost(boolean goneFromRedis) {
 		if (this.lost.compareAndSet(false, true)) {
-			this.template.lost(this);
+			this.registry.lost(this, goneFromRedis);
 		}
 	}
 
@@ -159,10 +190,16 @@ final class RedisLockHandle implements LockHandle {
 		long sentNanos = System.nanoTime();
 		long result = this.commands.extend(this.spec, this.owner, this.token, leaseMillis);
 		if (result < 0) {
-			markLost();
+			markLost(true);
 			throw new LockLeaseLostException(this.spec.name(), this.token, lostReason("extended", result));
 		}
-		this.leaseEndNanos = sentNanos + TimeUnit.MILLISECONDS.toNanos(leaseMillis);
+		long leaseNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis);
+		this.leaseEndNanos = sentNanos + leaseNanos;
+		// Never earlier: another hold of this owner may still rely on the longer lease.
+		long bound = System.nanoTime() + leaseNanos;
+		if (bound - this.redisLeaseBoundNanos > 0) {
+			this.redisLeaseBoundNanos = bound;
+		}
 	}
 
 	@Override
@@ -170,18 +207,18 @@ final class RedisLockHandle implements LockHandle {
 		if (!this.released.compareAndSet(false, true)) {
 			return;
 		}
-		long result;
+		long result = UNKNOWN;
 		try {
 			result = this.commands.release(this.spec, this.owner, this.token);
 		}
 		finally {
-			this.template.forget(this);
+			this.registry.released(this, result);
 		}
 		if (result < 0) {
-			markLost();
+			markLost(true);
 			throw new LockLeaseLostException(this.spec.name(), this.token, lostReason("released", result));
 		}
-		this.template.released(this, Duration.ofNanos(System.nanoTime() - this.acquiredNanos));
+		this.registry.releasedFor(this, Duration.ofNanos(System.nanoTime() - this.acquiredNanos));
 	}
 
 	/**

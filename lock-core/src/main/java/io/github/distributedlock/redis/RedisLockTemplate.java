@@ -1,25 +1,18 @@
 package io.github.distributedlock.redis;
 
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.distributedlock.HeldLock;
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockDefaults;
 import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockListener;
-import io.github.distributedlock.LockMode;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.LockTemplate;
@@ -27,22 +20,21 @@ import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.WaitStrategy;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.core.task.SimpleAsyncTaskExecutor;
-import org.springframework.data.redis.connection.RedisClusterConnection;
-import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
-import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
  * {@link LockTemplate} on Redis, through Spring Data Redis.
  * <p>
- * Owners are this instance's secret id (128 random bits, new at every start, so a restarted
- * process never believes it holds an old lock) plus the thread id. Create one per
+ * Owners are this instance's secret id plus the thread id (see {@link LockOwners}). Create one per
  * application with {@link #builder(RedisConnectionFactory)} and {@link #close()} it on
  * shutdown.
+ * <p>
+ * An acquisition goes one way down and back: the {@link LockRequestResolver} makes the
+ * request a {@link LockSpec}; a {@link WaitLoop} (or {@link MultiWaitLoop}) runs the
+ * {@link LockKind}'s acquire script through {@link LockCommands} until it returns a
+ * {@link Grant}; the {@link HoldRegistry} turns that into the handle.
  */
 public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 
@@ -52,40 +44,17 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 
 	private final LockCommands commands;
 
+	private final RedisServerFeatures server;
+
+	private final LockRequestResolver resolver;
+
+	private final HoldRegistry holds;
+
+	private final ListenerContainerLifecycle listening;
+
 	private final WaitQueues queues;
 
-	private final RedisConnectionFactory connectionFactory;
-
-	private final @Nullable RedisMessageListenerContainer container;
-
-	private final boolean ownsContainer;
-
-	private final boolean configureKeyspaceEvents;
-
-	private volatile boolean keyspaceEventsChecked;
-
-	private final String instanceId;
-
-	private final LockListener listener;
-
-	private final Set<RedisLockHandle> held = ConcurrentHashMap.newKeySet();
-
-	// Holds per owner and lock key, to tell a real re-entry from a hold left by a lost reply.
-	private final ConcurrentHashMap<String, Integer> localHolds = new ConcurrentHashMap<>();
-
-	private final AtomicInteger waiting = new AtomicInteger();
-
-	private final LeaseWatchdog watchdog;
-
-	private final boolean renewLeaselessLocks;
-
-	private volatile @Nullable Boolean cluster;
-
-	private final int replicaAcknowledgements;
-
-	private final long replicaTimeoutMillis;
-
-	private final long fairWaiterTimeoutMillis;
+	private final LockOwners owners = new LockOwners();
 
 	private final boolean handOff;
 
@@ -94,46 +63,23 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 	private RedisLockTemplate(Builder builder) {
 		this.defaults = builder.defaults;
 		this.keys = new LockKeys(builder.keyPrefix, builder.database);
-		this.connectionFactory = builder.connectionFactory;
-		StringRedisTemplate redis = new StringRedisTemplate(builder.connectionFactory);
 		this.handOff = builder.handOff;
+		StringRedisTemplate redis = new StringRedisTemplate(builder.connectionFactory);
 		this.commands = new LockCommands(redis, builder.fencingCounterIdle.toMillis(), this.handOff);
-		this.configureKeyspaceEvents = builder.configureKeyspaceEvents;
-		this.instanceId = newInstanceId();
-		this.listener = new LockListeners(builder.listeners);
-		this.renewLeaselessLocks = builder.watchdog;
-		this.cluster = builder.cluster;
-		this.watchdog = new LeaseWatchdog(this.commands, this::isCluster);
-		this.replicaAcknowledgements = builder.replicaAcknowledgements;
-		this.replicaTimeoutMillis = builder.replicaTimeout.toMillis();
-		this.fairWaiterTimeoutMillis = builder.fairWaiterTimeout.toMillis();
-		if (builder.listenerContainer != null) {
-			this.container = builder.listenerContainer;
-			this.ownsContainer = false;
-		}
-		else if (builder.pubSub) {
-			// Only where the template connects at startup anyway: one built without pub/sub, or
-			// on a container of its owner's, talks to Redis only when a lock is taken.
-			RedisVersion.check(builder.connectionFactory);
-			this.container = newContainer(builder.connectionFactory);
-			this.ownsContainer = true;
-		}
-		else {
-			this.container = null;
-			this.ownsContainer = false;
-		}
-		this.queues = new WaitQueues(this.container, builder.subscriptionLinger.toNanos());
-		if (this.container != null) {
-			// A permanent subscription keeps the container listening between waits: removing
-			// its last listener would close the pub/sub connection.
-			this.container.addMessageListener((message, pattern) -> {
-			}, new ChannelTopic(this.keys.keepAliveChannel()));
-			if (this.ownsContainer) {
-				this.container.start();
-			}
-		}
+		this.server = new RedisServerFeatures(builder.connectionFactory, builder.cluster,
+				builder.configureKeyspaceEvents);
+		ReplicaWait replicas = (builder.replicaAcknowledgements > 0) ? new ReplicaWait(redis, this.commands,
+				builder.replicaAcknowledgements, builder.replicaTimeout.toMillis()) : null;
+		this.holds = new HoldRegistry(this.commands, new LeaseWatchdog(this.commands, this.server::isCluster),
+				new LockListeners(builder.listeners), replicas);
+		this.listening = ListenerContainerLifecycle.of(builder.connectionFactory, builder.listenerContainer,
+				builder.pubSub);
+		this.queues = new WaitQueues(this.listening.container(), builder.subscriptionLinger.toNanos());
+		this.listening.start(this.keys.keepAliveChannel());
+		this.resolver = new LockRequestResolver(this.defaults, this.keys, builder.watchdog,
+				this.listening.container() != null, this.server, builder.fairWaiterTimeout.toMillis());
 		if (this.defaults.waitStrategy() == WaitStrategy.KEYSPACE_EVENTS) {
-			checkKeyspaceEvents();
+			this.server.checkKeyspaceEvents();
 		}
 	}
 
@@ -146,56 +92,35 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 		return new Builder(connectionFactory);
 	}
 
-	private static String newInstanceId() {
-		byte[] id = new byte[16];
-		new SecureRandom().nextBytes(id);
-		return HexFormat.of().formatHex(id);
-	}
-
-	private static RedisMessageListenerContainer newContainer(RedisConnectionFactory connectionFactory) {
-		RedisMessageListenerContainer container = new RedisMessageListenerContainer();
-		container.setConnectionFactory(connectionFactory);
-		// Listeners only signal a condition, so run them on the thread that received the
-		// message (Lettuce's I/O thread, or Jedis's subscription thread) instead of a new
-		// thread per message.
-		container.setTaskExecutor(Runnable::run);
-		// A blocking client (Jedis) subscribes by reading on the calling thread until the
-		// subscription ends, so it needs a thread of its own; Lettuce never uses this one.
-		SimpleAsyncTaskExecutor subscriptions = new SimpleAsyncTaskExecutor("distributed-lock-subscription-");
-		subscriptions.setDaemon(true);
-		container.setSubscriptionExecutor(subscriptions);
-		ExponentialBackOff backOff = new ExponentialBackOff(100, 2);
-		backOff.setMaxInterval(2000);
-		container.setRecoveryBackoff(backOff);
-		// Spring's 2 s can pass on a busy machine's first connection; Redis truly down still fails.
-		container.setMaxSubscriptionRegistrationWaitingTime(5000);
-		container.setBeanName("distributedLockListenerContainer");
-		container.afterPropertiesSet();
-		return container;
-	}
-
 	@Override
 	public LockHandle acquire(LockRequest request) {
-		LockSpec spec = resolve(request);
-		WaitLoop loop = new WaitLoop(spec, owner(request), this.commands, this.queues);
-		RedisLockHandle handle = loop.run(this);
-		if (handle == null) {
-			LockTimeoutException timeout = loop.timeout();
-			this.listener.notAcquired(spec.name(), timeout.getWaited());
-			throw timeout;
+		WaitLoop loop = waitLoop(resolve(request), this.owners.of(request));
+		Grant grant = loop.run();
+		if (grant == null) {
+			throw notAcquired(loop.timeout());
 		}
-		return handle;
+		return this.holds.hold(grant);
 	}
 
 	@Override
 	public Optional<LockHandle> tryAcquire(LockRequest request) {
-		LockSpec spec = resolve(request);
-		WaitLoop loop = new WaitLoop(spec, owner(request), this.commands, this.queues);
-		RedisLockHandle handle = loop.run(this);
-		if (handle == null) {
-			this.listener.notAcquired(spec.name(), loop.timeout().getWaited());
+		WaitLoop loop = waitLoop(resolve(request), this.owners.of(request));
+		Grant grant = loop.run();
+		if (grant == null) {
+			notAcquired(loop.timeout());
+			return Optional.empty();
 		}
-		return Optional.ofNullable(handle);
+		return Optional.of(this.holds.hold(grant));
+	}
+
+	private WaitLoop waitLoop(LockSpec spec, String owner) {
+		return new WaitLoop(spec, owner, this.holds.holdsLocally(owner, spec.lockKey()), this.handOff,
+				this.commands, this.queues);
+	}
+
+	private LockTimeoutException notAcquired(LockTimeoutException timeout) {
+		this.holds.notAcquired(timeout.getLockName(), timeout.getWaited());
+		return timeout;
 	}
 
 	@Override
@@ -209,27 +134,26 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 		TreeMap<String, LockSpec> ordered = new TreeMap<>();
 		for (LockRequest request : requests) {
 			LockSpec spec = resolve(request);
-			if (spec.kind() != LockKind.EXCLUSIVE || spec.fair()) {
+			if (!spec.kind().multiLockable()) {
 				throw new IllegalArgumentException("Lock '" + spec.name()
 						+ "': a multi-lock takes plain exclusive locks only, not read locks, permits or fair locks");
 			}
 			ordered.putIfAbsent(spec.lockKey(), spec);
 		}
 		List<LockSpec> specs = new ArrayList<>(ordered.values());
-		String owner = owner(requests.get(0));
+		String owner = this.owners.of(requests.get(0));
 		List<RedisLockHandle> holds;
-		if (specs.size() > 1 && (!isCluster() || sameSlot(specs))) {
-			MultiWaitLoop loop = new MultiWaitLoop(specs, owner, first.waitNanos(), first.reentrant(),
-					this.handOff && !specs.get(0).fair(), this.commands, this.queues);
-			holds = loop.run(this);
-			if (holds == null) {
-				LockTimeoutException timeout = loop.timeout();
-				this.listener.notAcquired(timeout.getLockName(), timeout.getWaited());
-				throw timeout;
+		if (specs.size() > 1 && (!this.server.isCluster() || sameSlot(specs))) {
+			MultiWaitLoop loop = new MultiWaitLoop(specs, owner, first.waitNanos(), first.reentrant(), this.handOff,
+					this.commands, this.queues);
+			List<Grant> grants = loop.run();
+			if (grants == null) {
+				throw notAcquired(loop.timeout());
 			}
+			holds = this.holds.holdAll(grants);
 		}
 		else {
-			holds = acquireInOrder(specs, owner, first, start);
+			holds = acquireInOrder(specs, owner, new Deadline(first.waitNanos(), start));
 		}
 		return new MultiLockHandle(holds, Duration.ofNanos(System.nanoTime() - start));
 	}
@@ -238,21 +162,18 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 	 * Take locks one by one in the given (global) order, rolling back on failure: for locks
 	 * in different Cluster slots, which no single script can take together.
 	 */
-	private List<RedisLockHandle> acquireInOrder(List<LockSpec> specs, String owner, LockSpec first, long start) {
+	private List<RedisLockHandle> acquireInOrder(List<LockSpec> specs, String owner, Deadline deadline) {
 		List<RedisLockHandle> holds = new ArrayList<>(specs.size());
 		try {
 			for (LockSpec spec : specs) {
-				long remaining = first.waitsIndefinitely() ? -1
-						: Math.max(0, first.waitNanos() - (System.nanoTime() - start));
-				WaitLoop loop = new WaitLoop(spec.withWaitNanos(remaining), owner, this.commands, this.queues);
-				RedisLockHandle hold = loop.run(this);
-				if (hold == null) {
+				WaitLoop loop = waitLoop(spec.withWaitNanos(deadline.remainingBudgetNanos()), owner);
+				Grant grant = loop.run();
+				if (grant == null) {
 					LockTimeoutException timeout = loop.timeout();
-					this.listener.notAcquired(spec.name(), Duration.ofNanos(System.nanoTime() - start));
-					throw new LockTimeoutException(spec.name(), Duration.ofNanos(System.nanoTime() - start),
-							timeout.getHolderRemainingLease());
+					this.holds.notAcquired(spec.name(), deadline.elapsed());
+					throw new LockTimeoutException(spec.name(), deadline.elapsed(), timeout.getHolderRemainingLease());
 				}
-				holds.add(hold);
+				holds.add(this.holds.hold(grant));
 			}
 			return holds;
 		}
@@ -287,7 +208,7 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 	@Override
 	public Optional<LockHandle> findHeld(LockName name, String owner) {
 		LockSpec spec = resolve(LockRequest.builder(name.scope()).key(name.key()).waitTime(Duration.ZERO).build());
-		String customOwner = customOwner(owner);
+		String customOwner = LockOwners.custom(owner);
 		// Before the read, so that the handle's deadline ends before the lease Redis reports.
 		long sentNanos = System.nanoTime();
 		List<?> held = this.commands.readHold(name, spec.lockKey());
@@ -298,10 +219,9 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 		if (pttl <= 0) {
 			return Optional.empty();
 		}
-		RedisLockHandle handle = new RedisLockHandle(spec.withLeaseMillis(pttl), customOwner,
-				Long.parseLong(String.valueOf(held.get(1))), sentNanos, false, Duration.ZERO, 0, this, this.commands);
-		this.held.add(handle);
-		return Optional.of(handle);
+		long token = Long.parseLong(String.valueOf(held.get(1)));
+		return Optional.of(this.holds
+			.adopt(new Grant(spec.withLeaseMillis(pttl), customOwner, token, sentNanos, false, Duration.ZERO, 0)));
 	}
 
 	@Override
@@ -314,7 +234,7 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 	public boolean isHeldByCurrentThread(String scope, @Nullable String key) {
 		LockName name = LockName.of(scope, key);
 		List<@Nullable String> held = this.commands.ownerAndToken(name, this.keys.lock(name));
-		return held != null && owner().equals(held.get(0));
+		return held != null && this.owners.current().equals(held.get(0));
 	}
 
 	/**
@@ -343,16 +263,12 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 	}
 
 	/**
-	 * Return what this process holds now, for operators.
+	 * Return what this process holds now, for operators: holds neither released nor lost,
+	 * whose lease is not over.
 	 * @return a snapshot of each hold, oldest first
 	 */
 	public List<HeldLock> heldLocks() {
-		List<HeldLock> snapshot = new ArrayList<>(this.held.size());
-		for (RedisLockHandle handle : this.held) {
-			snapshot.add(handle.snapshot());
-		}
-		snapshot.sort(Comparator.comparing(HeldLock::since));
-		return snapshot;
+		return this.holds.snapshot();
 	}
 
 	/**
@@ -360,181 +276,18 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 	 * @return the number of waiting threads
 	 */
 	public int waitingThreads() {
-		return this.waiting.get();
+		return this.queues.waitingThreads();
 	}
 
-	/**
-	 * Return whether waiters for this lock line up in Redis, so that the last holder's
-	 * release reserves the lock for the oldest of them: locks and read locks that are not
-	 * fair (fair locks have a line of their own; permits have none).
-	 */
-	boolean handsOver(LockSpec spec) {
-		return this.handOff && spec.kind() != LockKind.PERMIT && !spec.fair();
-	}
-
-	RedisLockHandle held(LockSpec spec, String owner, long token, long sentNanos, boolean waited, Duration waitedFor,
-			int attempts) {
-		if (this.replicaAcknowledgements > 0) {
-			awaitReplicas(spec, owner, token, sentNanos);
-		}
-		return register(new RedisLockHandle(spec, owner, token, sentNanos, waited, waitedFor, attempts, this,
-				this.commands));
-	}
-
-	private RedisLockHandle register(RedisLockHandle handle) {
-		LockSpec spec = handle.spec();
-		String owner = handle.owner();
-		this.held.add(handle);
-		this.localHolds.merge(localHoldKey(owner, spec.lockKey()), 1, Integer::sum);
-		if (spec.autoRenew()) {
-			this.watchdog.watch(handle);
-		}
-		this.listener.acquired(handle);
-		return handle;
-	}
-
-	/**
-	 * Make sure the lock write reached enough replicas, so that a failover right now would
-	 * not hand the lock to someone else; otherwise release it and fail.
-	 */
-	private void awaitReplicas(LockSpec spec, String owner, long token, long sentNanos) {
-		long acked = this.commands.awaitReplicas(spec, owner, token, sentNanos, this.replicaAcknowledgements,
-				this.replicaTimeoutMillis);
-		if (acked >= this.replicaAcknowledgements) {
-			return;
-		}
-		try {
-			this.commands.release(spec, owner, token);
-		}
-		catch (RuntimeException ex) {
-			// The lease ends it anyway.
-		}
-		if (acked < 0) {
-			throw new LockAccessException(spec.name(), "acquired, but the server no longer had it when its "
-					+ "replication was checked (the connection moved to another server, as in a failover)", null);
-		}
-		throw new LockAccessException(spec.name(), "acquired, but only " + acked + " of "
-				+ this.replicaAcknowledgements + " replicas acknowledged it within " + this.replicaTimeoutMillis
-				+ " ms; released it, since a failover now could give it to someone else", null);
-	}
-
-	void waiting(int delta) {
-		this.waiting.addAndGet(delta);
-	}
-
-	void forget(RedisLockHandle handle) {
-		if (this.held.remove(handle)) {
-			this.localHolds.computeIfPresent(localHoldKey(handle.owner(), handle.spec().lockKey()),
-					(key, holds) -> (holds > 1) ? holds - 1 : null);
-		}
-		this.watchdog.unwatch(handle);
-	}
-
-	/**
-	 * Return whether the owner holds the lock through a handle of this template. A custom
-	 * owner may also hold it elsewhere, so for those the answer is always yes.
-	 */
-	boolean holdsLocally(String owner, String lockKey) {
-		return owner.startsWith("custom:") || this.localHolds.containsKey(localHoldKey(owner, lockKey));
-	}
-
-	private static String localHoldKey(String owner, String lockKey) {
-		return owner + '\n' + lockKey;
-	}
-
-	void released(RedisLockHandle handle, Duration heldFor) {
-		this.listener.released(handle, heldFor);
-	}
-
-	void lost(RedisLockHandle handle) {
-		this.listener.leaseLost(handle);
-	}
-
-	private String owner() {
-		return this.instanceId + ":" + Thread.currentThread().getId();
-	}
-
-	private String owner(LockRequest request) {
-		String custom = request.owner();
-		return (custom != null) ? customOwner(custom) : owner();
-	}
-
-	private static String customOwner(String owner) {
-		// Never equal to a generated owner, which is hex + ':' + a number.
-		return "custom:" + owner;
-	}
-
-	private boolean isCluster() {
-		Boolean cluster = this.cluster;
-		if (cluster == null) {
-			try (RedisConnection connection = this.connectionFactory.getConnection()) {
-				cluster = connection instanceof RedisClusterConnection;
-			}
-			this.cluster = cluster;
-		}
-		return cluster;
+	HoldRegistry holds() {
+		return this.holds;
 	}
 
 	private LockSpec resolve(LockRequest request) {
-		LockName name = request.name();
 		if (this.closed) {
-			throw new LockAccessException(name, "the lock service is shut down", null);
+			throw new LockAccessException(request.name(), "the lock service is shut down", null);
 		}
-		Duration lease = (request.lease() != null) ? request.lease() : this.defaults.lease();
-		boolean autoRenew = (request.autoRenew() != null) ? request.autoRenew()
-				: (request.lease() == null && this.renewLeaselessLocks);
-		Duration wait = (request.waitTime() != null) ? request.waitTime() : this.defaults.waitTime();
-		WaitStrategy strategy = (request.waitStrategy() != null) ? request.waitStrategy()
-				: this.defaults.waitStrategy();
-		boolean reentrant = (request.reentrant() != null) ? request.reentrant() : this.defaults.reentrant();
-		boolean progressAware = (request.progressAwareTimeout() != null) ? request.progressAwareTimeout()
-				: this.defaults.progressAwareTimeout();
-		if (strategy != WaitStrategy.POLLING && this.container == null) {
-			throw new LockAccessException(name,
-					"wait strategy " + strategy + " needs pub/sub, which this template was built without", null);
-		}
-		if (strategy == WaitStrategy.KEYSPACE_EVENTS && !this.keyspaceEventsChecked) {
-			if (isCluster()) {
-				throw new IllegalStateException("Lock '" + name + "': the KEYSPACE_EVENTS wait strategy does not work on "
-						+ "Redis Cluster, where keyspace notifications stay on the node that owns the key; use PUBSUB");
-			}
-			checkKeyspaceEvents();
-		}
-		LockKind kind = (request.permits() > 0) ? LockKind.PERMIT
-				: (request.mode() == LockMode.READ) ? LockKind.READ : LockKind.EXCLUSIVE;
-		if (kind != LockKind.EXCLUSIVE && strategy == WaitStrategy.KEYSPACE_EVENTS) {
-			// Readers and permits live in sorted sets whose keyspace events don't say "free".
-			strategy = WaitStrategy.PUBSUB;
-		}
-		String lockKey = this.keys.lock(name);
-		String releaseChannel = (kind == LockKind.PERMIT) ? LockKeys.releaseChannel(lockKey + ":permits")
-				: LockKeys.releaseChannel(lockKey);
-		List<String> waitChannels = switch (strategy) {
-			case PUBSUB -> List.of(releaseChannel);
-			// A writer may wait for readers, whose set is deleted when the last one leaves.
-			// The release channel too, for the reservations the key's events don't tell apart.
-			case KEYSPACE_EVENTS -> List.of(this.keys.keyspaceChannel(lockKey),
-					this.keys.keyspaceChannel(lockKey + ":readers"), releaseChannel);
-			case POLLING -> List.of(lockKey);
-		};
-		String queueId = (kind == LockKind.EXCLUSIVE) ? waitChannels.get(0) : waitChannels.get(0) + "#" + kind;
-		return new LockSpec(name, lockKey, LockKeys.fence(lockKey), releaseChannel, waitChannels, lease.toMillis(),
-				waitNanos(wait), strategy, reentrant, progressAware, this.defaults.pollInterval().toNanos(),
-				request.origin(), autoRenew, kind, request.permits(), queueId, request.fair(),
-				this.fairWaiterTimeoutMillis);
-	}
-
-	private static long waitNanos(Duration wait) {
-		// Anything near the representable maximum means "indefinitely".
-		if (wait.compareTo(Duration.ofDays(365L * 100)) >= 0) {
-			return -1;
-		}
-		return wait.toNanos();
-	}
-
-	private void checkKeyspaceEvents() {
-		KeyspaceNotifications.ensureEnabled(this.connectionFactory, this.configureKeyspaceEvents);
-		this.keyspaceEventsChecked = true;
+		return this.resolver.resolve(request);
 	}
 
 	/**
@@ -548,16 +301,9 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 			return;
 		}
 		this.closed = true;
-		this.watchdog.close();
+		this.holds.close();
 		this.queues.close();
-		if (this.container != null && this.ownsContainer) {
-			try {
-				this.container.destroy();
-			}
-			catch (Exception ex) {
-				// Closing anyway.
-			}
-		}
+		this.listening.close();
 	}
 
 	/**

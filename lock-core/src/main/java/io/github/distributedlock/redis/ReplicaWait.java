@@ -2,6 +2,7 @@ package io.github.distributedlock.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -11,19 +12,32 @@ import io.lettuce.core.output.ByteArrayOutput;
 import io.lettuce.core.output.IntegerOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
+import io.github.distributedlock.LockAccessException;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.DecoratedRedisConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.util.ClassUtils;
 
 /**
- * Sends Redis {@code WAIT}, and {@code CLIENT INFO} to tell which connection carried it.
- * Kept apart so that Lettuce classes are only loaded when Lettuce is there.
+ * Makes sure a hold just written reached enough replicas (Redis {@code WAIT}), so that a
+ * failover right now would not hand the lock to someone else; otherwise releases it and
+ * fails the acquisition.
+ * <p>
+ * {@code WAIT} counts only the writes of its own server connection, and a client that
+ * reconnects (Lettuce re-sends commands in flight) may send it on a new connection, even to
+ * a new master, where it confirms nothing. So {@code CLIENT INFO} identifies the server
+ * connection after the {@code WAIT}: if it is one already seen before the hold was written,
+ * it carried the write. Otherwise the hold is written again (its lease set anew, which also
+ * checks it is still ours there) on one connection and waited for there. Lettuce classes
+ * are only loaded when Lettuce is there.
  */
 final class ReplicaWait {
 
@@ -32,7 +46,112 @@ final class ReplicaWait {
 
 	private static final byte[] INFO = "INFO".getBytes(StandardCharsets.US_ASCII);
 
-	private ReplicaWait() {
+	private final StringRedisTemplate redis;
+
+	private final LockCommands commands;
+
+	private final int replicas;
+
+	private final long timeoutMillis;
+
+	private final boolean sharedConnection;
+
+	/** The server connection last seen by a check, and when it was first seen. */
+	private final AtomicReference<@Nullable SeenConnection> lastConnection = new AtomicReference<>();
+
+	ReplicaWait(StringRedisTemplate redis, LockCommands commands, int replicas, long timeoutMillis) {
+		this.redis = redis;
+		this.commands = commands;
+		this.replicas = replicas;
+		this.timeoutMillis = timeoutMillis;
+		this.sharedConnection = sharesOneConnection(redis.getRequiredConnectionFactory());
+	}
+
+	/**
+	 * Wait until enough replicas have a hold that was just written; otherwise release it.
+	 * @param writtenNanos {@link System#nanoTime()} before the hold's script was sent
+	 * @throws LockAccessException if too few replicas acknowledged it, or the server no
+	 * longer had it
+	 */
+	void confirm(LockSpec spec, String owner, long token, long writtenNanos) {
+		long acked = await(spec, owner, token, writtenNanos);
+		if (acked >= this.replicas) {
+			return;
+		}
+		try {
+			this.commands.release(spec, owner, token);
+		}
+		catch (RuntimeException ex) {
+			// The lease ends it anyway.
+		}
+		if (acked < 0) {
+			throw new LockAccessException(spec.name(), "acquired, but the server no longer had it when its "
+					+ "replication was checked (the connection moved to another server, as in a failover)", null);
+		}
+		throw new LockAccessException(spec.name(), "acquired, but only " + acked + " of " + this.replicas
+				+ " replicas acknowledged it within " + this.timeoutMillis
+				+ " ms; released it, since a failover now could give it to someone else", null);
+	}
+
+	/**
+	 * Return the number of replicas that acknowledged the hold, or -1 if the server no
+	 * longer has it.
+	 */
+	private long await(LockSpec spec, String owner, long token, long writtenNanos) {
+		try {
+			SeenConnection last = this.lastConnection.get();
+			if (this.sharedConnection && last != null && last.firstSeenNanos() - writtenNanos < 0) {
+				Acknowledgement ack = this.redis.execute((RedisCallback<Acknowledgement>) (connection) -> ReplicaWait
+					.sendAndIdentify(connection, this.replicas, this.timeoutMillis), true);
+				if (ack != null && seen(ack.identity()) - writtenNanos < 0) {
+					return ack.acked();
+				}
+			}
+			for (int attempt = 0; attempt < 3; attempt++) {
+				Rewrite ack = this.redis.execute((RedisCallback<Rewrite>) (connection) -> {
+					String before = identity(connection);
+					// A write on this connection for the WAIT to cover; it never shortens the lease of an
+					// outer hold of a reentrant lock.
+					if (this.commands.extendOn(connection, spec, owner, token) < 0) {
+						return new Rewrite(before, -1, before);
+					}
+					Acknowledgement after = sendAndIdentify(connection, this.replicas, this.timeoutMillis);
+					return new Rewrite(before, after.acked(), after.identity());
+				}, true);
+				if (ack == null) {
+					return 0;
+				}
+				seen(ack.after());
+				if (ack.acked() < 0 || ack.before().equals(ack.after())) {
+					return ack.acked();
+				}
+			}
+			// The connection kept changing under the check.
+			return 0;
+		}
+		catch (DataAccessException ex) {
+			throw LockCommands.failure(spec.name(), "WAIT", ex);
+		}
+	}
+
+	/**
+	 * Record a server connection identity.
+	 * @return the {@link System#nanoTime()} at which it was first seen
+	 */
+	private long seen(String identity) {
+		SeenConnection last = this.lastConnection.get();
+		if (last != null && last.identity().equals(identity)) {
+			return last.firstSeenNanos();
+		}
+		SeenConnection now = new SeenConnection(identity, System.nanoTime());
+		this.lastConnection.set(now);
+		return now.firstSeenNanos();
+	}
+
+	private record SeenConnection(String identity, long firstSeenNanos) {
+	}
+
+	private record Rewrite(String before, long acked, String after) {
 	}
 
 	/**

@@ -1,9 +1,7 @@
 package io.github.distributedlock.redis;
 
-import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
-import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockInterruptedException;
 import io.github.distributedlock.LockSelfDeadlockException;
 import io.github.distributedlock.LockTimeoutException;
@@ -31,112 +29,102 @@ import org.jspecify.annotations.Nullable;
  * is only a hint: the lock is ours when, and only when, an attempt's reply says so, and the
  * lease is counted from before that attempt was sent. The request is filed again at least
  * every {@link HandOffRequest#REFILE_NANOS} and withdrawn when the wait ends without the lock
- * (which passes a reservation for it on).
+ * (which passes a reservation for it on). Fair locks wait in {@link FairWait} instead.
  * <p>
- * Not thread-safe: each acquisition has its own loop.
+ * The loop returns what it won; it registers nothing. Not thread-safe: each acquisition has
+ * its own loop.
  */
 final class WaitLoop {
 
-	private static final long LEASE_END_MARGIN_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-
 	private final LockSpec spec;
 
-	private final String owner;
+	private final LockAttempts attempts;
+
+	private final Deadline deadline;
 
 	private final LockCommands commands;
 
 	private final WaitQueues queues;
 
-	private final long startNanos = System.nanoTime();
-
-	private long deadlineNanos;
-
-	private int attempts;
-
-	private long lastHolderToken = -1;
-
-	private long lastHolderTtlMillis = -1;
-
-	private long lastSeenNanos;
-
-	private long lastHandoffNanos;
-
-	private boolean holdsIt;
-
-	private @Nullable HandOffRequest handOff;
-
-	private long lastSentNanos;
-
-	private boolean filed;
+	private final boolean lineUp;
 
 	// Whether another local waiter had the turn first: then the lock changed hands meanwhile.
 	private boolean waitedForTurn;
 
-	WaitLoop(LockSpec spec, String owner, LockCommands commands, WaitQueues queues) {
+	/**
+	 * @param holdsIt whether the owner holds the lock through a local handle already
+	 * @param handOff whether waiters line up for reservations, where the lock's kind does
+	 */
+	WaitLoop(LockSpec spec, String owner, boolean holdsIt, boolean handOff, LockCommands commands,
+			WaitQueues queues) {
 		this.spec = spec;
-		this.owner = owner;
+		this.attempts = new LockAttempts(spec, owner, holdsIt, commands);
+		this.deadline = this.attempts.deadline();
 		this.commands = commands;
 		this.queues = queues;
-		this.deadlineNanos = this.startNanos + spec.waitNanos();
+		this.lineUp = handOff && spec.kind().handsOver() && !this.deadline.isTryOnce();
 	}
 
 	/**
 	 * Run the acquisition.
-	 * @return the hold, or {@code null} if the wait time ran out
+	 * @return what was won, or {@code null} if the wait time ran out (see {@link #timeout()})
 	 */
-	@Nullable RedisLockHandle run(RedisLockTemplate template) {
-		this.holdsIt = template.holdsLocally(this.owner, this.spec.lockKey());
+	@Nullable Grant run() {
 		WaitQueue hot = this.queues.peek(this.spec.queueId());
-		boolean handsOver = template.handsOver(this.spec) && this.spec.waitNanos() != 0;
-		if (handsOver && !this.holdsIt && hot != null && hot.subscribed().isDone()) {
+		if (this.lineUp && !this.attempts.holdsIt() && hot != null && hot.subscribed().isDone()) {
 			// A lock waited for in this JVM a moment ago is likely taken: line up at once, so
 			// that the first attempt already files the hand-off request.
-			return waitInLine(template, hot, -1, true);
+			return waitInLine(hot, -1);
 		}
 		long seen = (hot != null) ? hot.signals() : 0;
 		long sentNanos = System.nanoTime();
-		AcquireResult result = attempt();
+		AcquireResult result = this.attempts.attempt();
 		if (result.acquired()) {
-			return template.held(this.spec, this.owner, result.token(), sentNanos, false, elapsed(), this.attempts);
+			return this.attempts.grant(result, sentNanos, false);
 		}
-		if (result.selfDeadlock()) {
-			throw new LockSelfDeadlockException(this.spec.name());
-		}
-		if (this.spec.waitNanos() == 0) {
+		this.attempts.checkSelfDeadlock(result);
+		if (this.deadline.isTryOnce()) {
 			return null;
 		}
-		if (this.spec.fair()) {
-			return new FairWait(this, result.rank()).run(template);
+		if (this.spec.kind().queuesInRedis()) {
+			return new FairWait(this.attempts, result.rank(), this.commands, this.queues).run();
 		}
-		return waitInLine(template, hot, seen, handsOver);
+		return waitInLine(hot, seen);
 	}
 
-	private @Nullable RedisLockHandle waitInLine(RedisLockTemplate template, @Nullable WaitQueue hot, long seen,
-			boolean handsOver) {
+	/**
+	 * Build the exception for a wait that ran out.
+	 */
+	LockTimeoutException timeout() {
+		return this.deadline.timeout(this.spec.name());
+	}
+
+	private @Nullable Grant waitInLine(@Nullable WaitQueue hot, long seen) {
 		WaitQueue queue = this.queues.join(this.spec);
-		template.waiting(1);
+		this.queues.waiting(1);
 		try {
 			if (!awaitTurn(queue)) {
 				return null;
 			}
-			if (handsOver) {
-				this.handOff = HandOffRequest.of(
-						(this.spec.strategy() == WaitStrategy.POLLING) ? this.spec.pollNanos() : 0);
-				queue.expect(this.handOff);
+			if (this.lineUp) {
+				HandOffRequest request = HandOffRequest
+					.of((this.spec.strategy() == WaitStrategy.POLLING) ? this.spec.pollNanos() : 0);
+				this.attempts.carry(request);
+				queue.expect(request);
 			}
-			RedisLockHandle handle = null;
+			Grant grant = null;
 			boolean failed = true;
 			try {
-				handle = waitAsFirst(template, queue, (queue == hot) ? seen : -1);
+				grant = waitAsFirst(queue, (queue == hot) ? seen : -1);
 				failed = false;
-				return handle;
+				return grant;
 			}
 			catch (InterruptedException | LockInterruptedException | LockSelfDeadlockException ex) {
 				failed = false;
 				throw ex;
 			}
 			finally {
-				endHandOff(queue, handle != null, failed && !queue.isClosed());
+				endHandOff(queue, grant != null, failed && !queue.isClosed());
 				queue.turn().unlock();
 			}
 		}
@@ -145,61 +133,54 @@ final class WaitLoop {
 			throw new LockInterruptedException(this.spec.name(), ex);
 		}
 		finally {
-			template.waiting(-1);
+			this.queues.waiting(-1);
 			this.queues.leave(queue);
 		}
 	}
 
-	private @Nullable RedisLockHandle waitAsFirst(RedisLockTemplate template, WaitQueue queue, long firstSeen)
-			throws InterruptedException {
+	private @Nullable Grant waitAsFirst(WaitQueue queue, long firstSeen) throws InterruptedException {
+		boolean lineUp = this.attempts.handOff() != null;
 		// A hand-off request must be filed before sleeping.
-		long seen = (this.handOff != null && !this.filed) ? -1 : firstSeen;
+		long seen = (lineUp && !this.attempts.filed()) ? -1 : firstSeen;
 		if (seen < 0 || !queue.subscribed().isDone()) {
-			queue.awaitSubscribed(Math.min(remainingNanos(), holderTtlNanos()));
+			queue.awaitSubscribed(this.deadline.sleepNanos());
 			seen = -1;
 		}
 		// Unknown until the first attempt here: a wake-up before it always leads to an attempt.
 		long retries = Long.MIN_VALUE;
 		while (true) {
-			checkOpen(queue);
+			this.queues.checkOpen(queue, this.spec.name());
 			if (seen < 0) {
 				// In this order: a call to try again that lands in between is then seen twice
 				// (one attempt too many), never missed.
 				retries = queue.retrySignals();
 				seen = queue.signals();
 				long sentNanos = System.nanoTime();
-				AcquireResult result = attempt();
-				if (result.selfDeadlock()) {
-					throw new LockSelfDeadlockException(this.spec.name());
-				}
+				AcquireResult result = this.attempts.attempt();
+				this.attempts.checkSelfDeadlock(result);
 				if (result.acquired()) {
 					queue.markProgress(System.nanoTime());
-					return template.held(this.spec, this.owner, result.token(), sentNanos,
-							this.attempts > 1 || this.waitedForTurn,
-							elapsed(), this.attempts);
+					return this.attempts.grant(result, sentNanos, this.attempts.count() > 1 || this.waitedForTurn);
 				}
-				if (this.lastHandoffNanos != 0) {
-					queue.markProgress(this.lastHandoffNanos);
+				if (this.attempts.lastHandOffNanos() != 0) {
+					queue.markProgress(this.attempts.lastHandOffNanos());
 				}
 			}
-			if (this.spec.progressAware() && queue.lastProgressNanos() != 0
-					&& queue.lastProgressNanos() + this.spec.waitNanos() - this.deadlineNanos > 0) {
+			if (this.spec.progressAware() && queue.lastProgressNanos() != 0) {
 				// The lock changed hands (a hand-off heard while asleep), so the wait time restarts.
-				this.deadlineNanos = queue.lastProgressNanos() + this.spec.waitNanos();
+				this.deadline.restartIfLater(queue.lastProgressNanos());
 			}
-			long remaining = remainingNanos();
-			if (remaining <= 0) {
+			if (this.deadline.remainingNanos() <= 0) {
 				return null;
 			}
-			long sleep = Math.min(remaining, holderTtlNanos());
+			long sleep = this.deadline.sleepNanos();
 			if (this.spec.strategy() == WaitStrategy.POLLING) {
 				sleep = Math.min(sleep, this.spec.pollNanos());
 			}
-			if (this.handOff != null) {
-				sleep = Math.min(sleep, this.lastSentNanos + HandOffRequest.REFILE_NANOS - System.nanoTime());
+			if (lineUp) {
+				sleep = Math.min(sleep, this.attempts.lastSentNanos() + HandOffRequest.REFILE_NANOS - System.nanoTime());
 			}
-			boolean woken = (this.handOff != null) ? queue.awaitSignalAsHead(seen, sleep)
-					: queue.awaitSignal(seen, sleep);
+			boolean woken = lineUp ? queue.awaitSignalAsHead(seen, sleep) : queue.awaitSignal(seen, sleep);
 			if (woken && queue.retrySignals() == retries) {
 				// Only reservations for others were heard: the lock is taken again, for at least as
 				// long as the claim. Try again if that claim ends.
@@ -220,17 +201,10 @@ final class WaitLoop {
 		if (last == null) {
 			return;
 		}
-		this.lastHandoffNanos = last.receivedNanos();
-		if (this.spec.progressAware()) {
-			this.deadlineNanos = last.receivedNanos() + this.spec.waitNanos();
-		}
+		this.attempts.changedHands(last.receivedNanos());
 		// A message is only a hint: it may make us try sooner (when the claim lapses), never later
 		// than the lease Redis last told us of.
-		if (this.lastHolderTtlMillis < 0 || last.endNanos()
-				- (this.lastSeenNanos + TimeUnit.MILLISECONDS.toNanos(this.lastHolderTtlMillis)) < 0) {
-			this.lastHolderTtlMillis = last.claimMillis();
-			this.lastSeenNanos = last.receivedNanos();
-		}
+		this.deadline.holderMayEndSooner(last.claimMillis(), last.receivedNanos());
 	}
 
 	/**
@@ -240,13 +214,13 @@ final class WaitLoop {
 	 * is not waited for twice (and a request left behind would cost the others a claim).
 	 */
 	private void endHandOff(WaitQueue queue, boolean acquired, boolean failed) {
-		HandOffRequest request = this.handOff;
-		this.handOff = null;
+		HandOffRequest request = this.attempts.handOff();
+		this.attempts.carry(null);
 		if (request == null) {
 			return;
 		}
 		queue.forget(request);
-		if (acquired || !this.filed) {
+		if (acquired || !this.attempts.filed()) {
 			return;
 		}
 		if (failed) {
@@ -283,106 +257,15 @@ final class WaitLoop {
 		this.waitedForTurn = true;
 		while (true) {
 			// tryLock with a timeout honours the FIFO order; plain tryLock() would barge.
-			if (queue.turn().tryLock(Math.max(0, remainingNanos()), TimeUnit.NANOSECONDS)) {
+			if (queue.turn().tryLock(Math.max(0, this.deadline.remainingNanos()), TimeUnit.NANOSECONDS)) {
 				return true;
 			}
-			checkOpen(queue);
-			if (!this.spec.progressAware()) {
-				return false;
-			}
+			this.queues.checkOpen(queue, this.spec.name());
 			long progress = queue.lastProgressNanos();
-			if (progress == 0 || progress + this.spec.waitNanos() - this.deadlineNanos <= 0) {
+			if (!this.spec.progressAware() || progress == 0 || !this.deadline.restartIfLater(progress)) {
 				return false;
 			}
-			this.deadlineNanos = progress + this.spec.waitNanos();
 		}
-	}
-
-	LockSpec spec() {
-		return this.spec;
-	}
-
-	String owner() {
-		return this.owner;
-	}
-
-	WaitQueues queues() {
-		return this.queues;
-	}
-
-	LockCommands commands() {
-		return this.commands;
-	}
-
-	int attempts() {
-		return this.attempts;
-	}
-
-	AcquireResult attempt() {
-		this.attempts++;
-		long remaining = remainingNanos();
-		long remainingMillis = (remaining == Long.MAX_VALUE) ? -1 : TimeUnit.NANOSECONDS.toMillis(Math.max(0, remaining));
-		// A failed attempt with token 0 was held back by readers and may have set a writer intent.
-		boolean mayHaveIntent = this.attempts > 1 && this.lastHolderToken == 0;
-		this.lastSentNanos = System.nanoTime();
-		this.filed |= this.handOff != null;
-		AcquireResult result = this.commands.acquire(this.spec, this.owner, remainingMillis, mayHaveIntent,
-				this.holdsIt, this.handOff);
-		if (!result.acquired()) {
-			long now = System.nanoTime();
-			if (this.lastHolderToken != -1 && this.lastHolderToken != result.token()) {
-				this.lastHandoffNanos = now;
-				if (this.spec.progressAware()) {
-					this.deadlineNanos = now + this.spec.waitNanos();
-				}
-			}
-			this.lastHolderToken = result.token();
-			this.lastHolderTtlMillis = result.holderTtlMillis();
-			this.lastSeenNanos = now;
-		}
-		return result;
-	}
-
-	void checkOpen(WaitQueue queue) {
-		if (queue.isClosed() || this.queues.isClosed()) {
-			throw new LockAccessException(this.spec.name(), "the lock service shut down while waiting", null);
-		}
-	}
-
-	long remainingNanos() {
-		if (this.spec.waitsIndefinitely()) {
-			return Long.MAX_VALUE;
-		}
-		return this.deadlineNanos - System.nanoTime();
-	}
-
-	/**
-	 * Return how long until the holder's lease ends, as last reported, plus a little so the
-	 * retry finds it expired.
-	 */
-	long holderTtlNanos() {
-		if (this.lastHolderTtlMillis < 0) {
-			return Long.MAX_VALUE;
-		}
-		long left = TimeUnit.MILLISECONDS.toNanos(this.lastHolderTtlMillis) - (System.nanoTime() - this.lastSeenNanos);
-		return Math.max(0, left) + LEASE_END_MARGIN_NANOS;
-	}
-
-	Duration elapsed() {
-		return Duration.ofNanos(System.nanoTime() - this.startNanos);
-	}
-
-	/**
-	 * Build the exception for a wait that ran out.
-	 */
-	LockTimeoutException timeout() {
-		Duration holderLease = null;
-		if (this.lastHolderTtlMillis >= 0) {
-			long left = TimeUnit.MILLISECONDS.toNanos(this.lastHolderTtlMillis)
-					- (System.nanoTime() - this.lastSeenNanos);
-			holderLease = Duration.ofNanos(Math.max(0, left));
-		}
-		return new LockTimeoutException(this.spec.name(), elapsed(), holderLease);
 	}
 
 }

@@ -4,7 +4,10 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.distributedlock.LockAccessException;
+import io.github.distributedlock.LockName;
 import io.github.distributedlock.WaitStrategy;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -34,6 +37,8 @@ final class WaitQueues implements AutoCloseable {
 
 	private final long lingerNanos;
 
+	private final AtomicInteger waitingThreads = new AtomicInteger();
+
 	private volatile boolean closed;
 
 	WaitQueues(@Nullable RedisMessageListenerContainer container, long lingerNanos) {
@@ -52,6 +57,29 @@ final class WaitQueues implements AutoCloseable {
 	}
 
 	/**
+	 * Throw if the queue or the lock service was closed while a thread waited.
+	 */
+	void checkOpen(WaitQueue queue, LockName name) {
+		if (queue.isClosed() || this.closed) {
+			throw new LockAccessException(name, "the lock service shut down while waiting", null);
+		}
+	}
+
+	/**
+	 * Count a thread that starts ({@code 1}) or stops ({@code -1}) waiting in line.
+	 */
+	void waiting(int delta) {
+		this.waitingThreads.addAndGet(delta);
+	}
+
+	/**
+	 * Return how many threads wait in line for a lock now.
+	 */
+	int waitingThreads() {
+		return this.waitingThreads.get();
+	}
+
+	/**
 	 * Join the wait queue of a lock, creating and subscribing it if needed.
 	 */
 	WaitQueue join(LockSpec spec) {
@@ -59,7 +87,7 @@ final class WaitQueues implements AutoCloseable {
 		return this.queues.compute(spec.queueId(), (id, queue) -> {
 			if (queue == null) {
 				queue = new WaitQueue(id, spec.waitChannels(), strategy == WaitStrategy.KEYSPACE_EVENTS,
-						spec.kind() == LockKind.READ);
+						spec.kind().wakesWhenReadersLeave());
 				if (strategy == WaitStrategy.POLLING || this.container == null) {
 					queue.subscribed().complete(null);
 				}

@@ -235,7 +235,7 @@ abstract class LockContractTests {
 	void shouldTakeOverAHoldWhoseReplyWasLostInsteadOfCountingIt() {
 		// A hold this thread has no handle on, as after an acquire whose reply never came.
 		RedisLockHandle ghost = (RedisLockHandle) this.template.acquire(request("ghost").build());
-		this.template.forget(ghost);
+		this.template.holds().forget(ghost);
 		try (LockHandle held = this.template.acquire(request("ghost").build())) {
 			assertThat(held.fencingToken()).isEqualTo(ghost.fencingToken());
 		}
@@ -798,9 +798,9 @@ abstract class LockContractTests {
 
 	private LockSpec specOf(String key) {
 		String lockKey = this.template.lockKey(LockName.of(this.scope, key));
-		return new LockSpec(LockName.of(this.scope, key), lockKey, LockKeys.fence(lockKey),
-				LockKeys.releaseChannel(lockKey), List.of(LockKeys.releaseChannel(lockKey)), 30_000, 0, strategy(), true,
-				false, 1, null, false, LockKind.EXCLUSIVE, 0, LockKeys.releaseChannel(lockKey), false, 5000);
+		return new LockSpec(LockName.of(this.scope, key), lockKey, LockKeys.releaseChannel(lockKey),
+				List.of(LockKeys.releaseChannel(lockKey)), 30_000, 0, strategy(), true, false, 1, null, false,
+				LockKind.EXCLUSIVE, 0, LockKeys.releaseChannel(lockKey), 5000);
 	}
 
 	private org.springframework.data.redis.core.StringRedisTemplate redisOps() {

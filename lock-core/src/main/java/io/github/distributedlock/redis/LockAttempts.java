@@ -1,0 +1,147 @@
+package io.github.distributedlock.redis;
+
+import io.github.distributedlock.LockSelfDeadlockException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The attempts of one single-lock acquisition: runs the acquire script of the lock's kind,
+ * and keeps what the replies said in the acquisition's {@link Deadline} (the holder's
+ * lease, and a wait time that restarts when the lock changes hands if the request is
+ * progress-aware). Shared by {@link WaitLoop} and {@link FairWait}. Not thread-safe.
+ */
+final class LockAttempts {
+
+	private final LockSpec spec;
+
+	private final String owner;
+
+	private final boolean holdsIt;
+
+	private final LockCommands commands;
+
+	private final Deadline deadline;
+
+	private int count;
+
+	private long lastHolderToken = -1;
+
+	private long lastHandOffNanos;
+
+	private long lastSentNanos;
+
+	private @Nullable HandOffRequest handOff;
+
+	private boolean filed;
+
+	/**
+	 * @param holdsIt whether the owner already holds the lock through a local handle, so that
+	 * finding it ours is a re-entry rather than a hold left by a lost reply
+	 */
+	LockAttempts(LockSpec spec, String owner, boolean holdsIt, LockCommands commands) {
+		this.spec = spec;
+		this.owner = owner;
+		this.holdsIt = holdsIt;
+		this.commands = commands;
+		this.deadline = Deadline.start(spec.waitNanos());
+	}
+
+	LockSpec spec() {
+		return this.spec;
+	}
+
+	String owner() {
+		return this.owner;
+	}
+
+	boolean holdsIt() {
+		return this.holdsIt;
+	}
+
+	Deadline deadline() {
+		return this.deadline;
+	}
+
+	int count() {
+		return this.count;
+	}
+
+	/**
+	 * Carry this request in the following attempts, or none.
+	 */
+	void carry(@Nullable HandOffRequest request) {
+		this.handOff = request;
+	}
+
+	@Nullable HandOffRequest handOff() {
+		return this.handOff;
+	}
+
+	/**
+	 * Return whether an attempt has carried a request, which is then filed in Redis.
+	 */
+	boolean filed() {
+		return this.filed;
+	}
+
+	long lastSentNanos() {
+		return this.lastSentNanos;
+	}
+
+	/**
+	 * Return when the lock was last seen changing hands, or 0.
+	 */
+	long lastHandOffNanos() {
+		return this.lastHandOffNanos;
+	}
+
+	/**
+	 * Record that the lock changed hands (a reservation for another waiter was heard).
+	 */
+	void changedHands(long nanos) {
+		this.lastHandOffNanos = nanos;
+		if (this.spec.progressAware()) {
+			this.deadline.restartAt(nanos);
+		}
+	}
+
+	/**
+	 * Run the acquire script once.
+	 */
+	AcquireResult attempt() {
+		this.count++;
+		// A failed attempt with token 0 was held back by readers and may have set a writer intent.
+		boolean mayHaveIntent = this.count > 1 && this.lastHolderToken == 0;
+		this.lastSentNanos = System.nanoTime();
+		this.filed |= this.handOff != null;
+		AcquireResult result = this.commands.acquire(this.spec, this.owner, this.deadline.remainingMillis(),
+				mayHaveIntent, this.holdsIt, this.handOff);
+		if (!result.acquired()) {
+			long now = System.nanoTime();
+			if (this.lastHolderToken != -1 && this.lastHolderToken != result.token()) {
+				changedHands(now);
+			}
+			this.lastHolderToken = result.token();
+			this.deadline.holderSeen(result.holderTtlMillis(), now);
+		}
+		return result;
+	}
+
+	/**
+	 * Throw if the reply says the owner holds the lock and may not take it again.
+	 */
+	void checkSelfDeadlock(AcquireResult result) {
+		if (result.selfDeadlock()) {
+			throw new LockSelfDeadlockException(this.spec.name());
+		}
+	}
+
+	/**
+	 * Return what an attempt that took the lock won.
+	 * @param sentNanos the clock reading taken before that attempt was sent
+	 */
+	Grant grant(AcquireResult result, long sentNanos, boolean waited) {
+		return new Grant(this.spec, this.owner, result.token(), sentNanos, waited, this.deadline.elapsed(),
+				this.count);
+	}
+
+}

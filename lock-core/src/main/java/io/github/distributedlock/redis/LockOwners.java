@@ -1,0 +1,55 @@
+package io.github.distributedlock.redis;
+
+import java.security.SecureRandom;
+import java.util.HexFormat;
+
+import io.github.distributedlock.LockRequest;
+
+/**
+ * Names the owners this template writes into locks: its secret instance id (128 random bits,
+ * new at every start, so a restarted process never believes it holds an old lock) plus the
+ * thread id, or a custom owner given by the caller, which can never be equal to such a name.
+ */
+final class LockOwners {
+
+	private static final String CUSTOM_PREFIX = "custom:";
+
+	private final String instanceId;
+
+	LockOwners() {
+		byte[] id = new byte[16];
+		new SecureRandom().nextBytes(id);
+		this.instanceId = HexFormat.of().formatHex(id);
+	}
+
+	/**
+	 * Return the owner of the current thread.
+	 */
+	String current() {
+		return this.instanceId + ":" + Thread.currentThread().getId();
+	}
+
+	/**
+	 * Return the owner of a request: its custom owner, or the current thread's.
+	 */
+	String of(LockRequest request) {
+		String custom = request.owner();
+		return (custom != null) ? custom(custom) : current();
+	}
+
+	/**
+	 * Return the owner for a custom owner name; never equal to a generated owner, which is
+	 * hex + ':' + a number.
+	 */
+	static String custom(String owner) {
+		return CUSTOM_PREFIX + owner;
+	}
+
+	/**
+	 * Return whether an owner is a custom one, which may hold locks in other processes too.
+	 */
+	static boolean isCustom(String owner) {
+		return owner.startsWith(CUSTOM_PREFIX);
+	}
+
+}

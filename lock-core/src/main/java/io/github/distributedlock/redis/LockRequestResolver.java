@@ -1,0 +1,110 @@
+package io.github.distributedlock.redis;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.github.distributedlock.LockAccessException;
+import io.github.distributedlock.LockDefaults;
+import io.github.distributedlock.LockMode;
+import io.github.distributedlock.LockName;
+import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.WaitStrategy;
+
+/**
+ * Fills in what a {@link LockRequest} leaves unset from the {@link LockDefaults}, picks the
+ * {@link LockKind}, and names the keys and channels: the {@link LockSpec} an acquisition
+ * runs on. Thread-safe.
+ */
+final class LockRequestResolver {
+
+	private final LockDefaults defaults;
+
+	private final LockKeys keys;
+
+	private final boolean renewLeaselessLocks;
+
+	private final boolean pubSub;
+
+	private final RedisServerFeatures server;
+
+	private final long fairWaiterTimeoutMillis;
+
+	/**
+	 * @param renewLeaselessLocks whether locks requested without a lease are auto-renewed
+	 * @param pubSub whether a listener container is there to wait on channels
+	 */
+	LockRequestResolver(LockDefaults defaults, LockKeys keys, boolean renewLeaselessLocks, boolean pubSub,
+			RedisServerFeatures server, long fairWaiterTimeoutMillis) {
+		this.defaults = defaults;
+		this.keys = keys;
+		this.renewLeaselessLocks = renewLeaselessLocks;
+		this.pubSub = pubSub;
+		this.server = server;
+		this.fairWaiterTimeoutMillis = fairWaiterTimeoutMillis;
+	}
+
+	/**
+	 * Resolve a request.
+	 * @throws LockAccessException if its wait strategy needs pub/sub and there is none
+	 * @throws IllegalStateException if it waits for keyspace events on a Cluster
+	 */
+	LockSpec resolve(LockRequest request) {
+		LockName name = request.name();
+		Duration lease = (request.lease() != null) ? request.lease() : this.defaults.lease();
+		boolean autoRenew = (request.autoRenew() != null) ? request.autoRenew()
+				: (request.lease() == null && this.renewLeaselessLocks);
+		Duration wait = (request.waitTime() != null) ? request.waitTime() : this.defaults.waitTime();
+		WaitStrategy strategy = (request.waitStrategy() != null) ? request.waitStrategy()
+				: this.defaults.waitStrategy();
+		boolean reentrant = (request.reentrant() != null) ? request.reentrant() : this.defaults.reentrant();
+		boolean progressAware = (request.progressAwareTimeout() != null) ? request.progressAwareTimeout()
+				: this.defaults.progressAwareTimeout();
+		if (strategy != WaitStrategy.POLLING && !this.pubSub) {
+			throw new LockAccessException(name,
+					"wait strategy " + strategy + " needs pub/sub, which this template was built without", null);
+		}
+		if (strategy == WaitStrategy.KEYSPACE_EVENTS && !this.server.keyspaceEventsChecked()) {
+			if (this.server.isCluster()) {
+				throw new IllegalStateException("Lock '" + name + "': the KEYSPACE_EVENTS wait strategy does not work on "
+						+ "Redis Cluster, where keyspace notifications stay on the node that owns the key; use PUBSUB");
+			}
+			this.server.checkKeyspaceEvents();
+		}
+		LockKind kind = kind(request);
+		if (strategy == WaitStrategy.KEYSPACE_EVENTS && !kind.keyspaceEventsUsable()) {
+			strategy = WaitStrategy.PUBSUB;
+		}
+		String lockKey = this.keys.lock(name);
+		String releaseChannel = kind.releaseChannel(lockKey);
+		List<String> waitChannels = switch (strategy) {
+			case PUBSUB -> List.of(releaseChannel);
+			// A writer may wait for readers, whose set is deleted when the last one leaves.
+			// The release channel too, for the reservations the key's events don't tell apart.
+			case KEYSPACE_EVENTS -> List.of(this.keys.keyspaceChannel(lockKey),
+					this.keys.keyspaceChannel(LockKeys.readers(lockKey)), releaseChannel);
+			case POLLING -> List.of(lockKey);
+		};
+		return new LockSpec(name, lockKey, releaseChannel, waitChannels, lease.toMillis(), waitNanos(wait), strategy,
+				reentrant, progressAware, this.defaults.pollInterval().toNanos(), request.origin(), autoRenew, kind,
+				request.permits(), waitChannels.get(0) + kind.queueSuffix(), this.fairWaiterTimeoutMillis);
+	}
+
+	private static LockKind kind(LockRequest request) {
+		if (request.permits() > 0) {
+			return LockKind.PERMIT;
+		}
+		if (request.mode() == LockMode.READ) {
+			return LockKind.READ;
+		}
+		return request.fair() ? LockKind.FAIR : LockKind.EXCLUSIVE;
+	}
+
+	private static long waitNanos(Duration wait) {
+		// Anything near the representable maximum means "indefinitely".
+		if (wait.compareTo(Duration.ofDays(365L * 100)) >= 0) {
+			return -1;
+		}
+		return wait.toNanos();
+	}
+
+}

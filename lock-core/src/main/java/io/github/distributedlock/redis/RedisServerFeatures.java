@@ -1,0 +1,59 @@
+package io.github.distributedlock.redis;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+/**
+ * What the engine needs to know about the Redis it talks to, found out once, when first
+ * needed: whether it is a Cluster, and whether it publishes the keyspace notifications that
+ * {@link io.github.distributedlock.WaitStrategy#KEYSPACE_EVENTS} waits on.
+ */
+final class RedisServerFeatures {
+
+	private final RedisConnectionFactory connectionFactory;
+
+	private final boolean configureKeyspaceEvents;
+
+	private volatile @Nullable Boolean cluster;
+
+	private volatile boolean keyspaceEventsChecked;
+
+	/**
+	 * @param cluster whether Redis is a Cluster, or {@code null} to detect it
+	 * @param configureKeyspaceEvents whether the keyspace notifications may be configured
+	 */
+	RedisServerFeatures(RedisConnectionFactory connectionFactory, @Nullable Boolean cluster,
+			boolean configureKeyspaceEvents) {
+		this.connectionFactory = connectionFactory;
+		this.cluster = cluster;
+		this.configureKeyspaceEvents = configureKeyspaceEvents;
+	}
+
+	boolean isCluster() {
+		Boolean cluster = this.cluster;
+		if (cluster == null) {
+			try (RedisConnection connection = this.connectionFactory.getConnection()) {
+				cluster = connection instanceof RedisClusterConnection;
+			}
+			this.cluster = cluster;
+		}
+		return cluster;
+	}
+
+	boolean keyspaceEventsChecked() {
+		return this.keyspaceEventsChecked;
+	}
+
+	/**
+	 * Make sure keyspace notifications are on, configuring them if allowed.
+	 * @throws io.github.distributedlock.KeyspaceNotificationsException if they are not
+	 */
+	void checkKeyspaceEvents() {
+		KeyspaceNotifications.ensureEnabled(this.connectionFactory, this.configureKeyspaceEvents);
+		this.keyspaceEventsChecked = true;
+	}
+
+}
