@@ -21,6 +21,7 @@ import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockListener;
 import io.github.distributedlock.LockMode;
 import io.github.distributedlock.LockName;
+import io.github.distributedlock.LockOperations;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.LockTemplate;
 import io.github.distributedlock.LockTimeoutException;
@@ -44,7 +45,7 @@ import org.springframework.util.backoff.ExponentialBackOff;
  * application with {@link #builder(RedisConnectionFactory)} and {@link #close()} it on
  * shutdown.
  */
-public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
+public final class RedisLockTemplate implements LockOperations {
 
 	private final LockDefaults defaults;
 
@@ -280,6 +281,7 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 	 * @param name the lock
 	 * @return whether a lock was deleted
 	 */
+	@Override
 	public boolean forceRelease(LockName name) {
 		return this.commands.forceRelease(name, this.keys.lock(name));
 	}
@@ -338,6 +340,7 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 	 * Return how many locks have waiters in this JVM, or lingering subscriptions.
 	 * @return the number of local wait queues
 	 */
+	@Override
 	public int waitQueueCount() {
 		return this.queues.size();
 	}
@@ -346,6 +349,7 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 	 * Return what this process holds now, for operators.
 	 * @return a snapshot of each hold, oldest first
 	 */
+	@Override
 	public List<HeldLock> heldLocks() {
 		List<HeldLock> snapshot = new ArrayList<>(this.held.size());
 		for (RedisLockHandle handle : this.held) {
@@ -359,6 +363,7 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 	 * Return how many threads of this process wait for a lock now.
 	 * @return the number of waiting threads
 	 */
+	@Override
 	public int waitingThreads() {
 		return this.waiting.get();
 	}
