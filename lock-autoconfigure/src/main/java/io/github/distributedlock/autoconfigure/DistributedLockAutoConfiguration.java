@@ -72,8 +72,8 @@ public final class DistributedLockAutoConfiguration {
 		}
 
 		@Bean
-		LockTemplateShutdown lockTemplateShutdown(LockOperations lockTemplate) {
-			return new LockTemplateShutdown(lockTemplate);
+		LockTemplateShutdown lockTemplateShutdown(LockOperations lockOperations) {
+			return new LockTemplateShutdown(lockOperations);
 		}
 
 		@Bean

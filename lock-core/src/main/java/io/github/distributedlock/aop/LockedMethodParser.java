@@ -63,7 +63,8 @@ final class LockedMethodParser {
 				found.add(ex.getMessage());
 			}
 		}
-		checkReturnType(method, targetClass, onTimeout, defaults, found);
+		boolean defaultSkip = defaults.isScheduled() && lock.onTimeout().length == 0;
+		checkReturnType(method, targetClass, onTimeout, defaultSkip, found);
 		Method fallback = FallbackMethods.find(method, targetClass, lock, onTimeout, found);
 		if (found.isEmpty() && request != null) {
 			return new LockedMethod(method, targetClass, origin, request, key, lock.key(), onTimeout, fallback);
@@ -197,11 +198,11 @@ final class LockedMethodParser {
 	}
 
 	private static void checkReturnType(Method method, Class<?> targetClass, OnTimeout onTimeout,
-			ScheduledMethodDefaults defaults, Problems found) {
+			boolean defaultSkip, Problems found) {
 		Class<?> type = method.getReturnType();
 		if (onTimeout == OnTimeout.SKIP && type.isPrimitive() && type != void.class) {
-			found.add("returns " + type + ", so onTimeout = SKIP" + (defaults.isScheduled()
-					? " (the default of a @Scheduled method)" : "") + " has no value to return; use THROW or FALLBACK, "
+			String skip = defaultSkip ? "onTimeout = SKIP (the default of a @Scheduled method)" : "onTimeout = SKIP";
+			found.add("returns " + type + ", so " + skip + " has no value to return; use THROW or FALLBACK, "
 					+ "or return " + ClassUtils.resolvePrimitiveIfNecessary(type).getSimpleName() + " or Optional");
 		}
 		String async = asyncType(method);
