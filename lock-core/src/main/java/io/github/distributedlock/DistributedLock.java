@@ -20,9 +20,16 @@ import java.util.concurrent.TimeUnit;
  * <b>Unset attributes.</b> Every attribute left out comes from the {@link LockDefaults}
  * of the {@link LockTemplate} (in Spring Boot, the {@code distributed-lock.*}
  * properties). {@link #expire()}, {@link #waitTime()}, {@link #waitStrategy()},
- * {@link #reentrant()} and {@link #progressAwareTimeout()} are declared as arrays only so
- * that leaving them out can mean "use the default": write them as single values, as in
- * {@code reentrant = false}; more than one value is a startup error.
+ * {@link #reentrant()}, {@link #progressAwareTimeout()}, {@link #autoRenew()} and
+ * {@link #onTimeout()} are declared as arrays only so that leaving them out can mean "use
+ * the default": write them as single values, as in {@code reentrant = false}; more than
+ * one value is a startup error.
+ * <p>
+ * <b>Scheduled jobs.</b> On a method that Spring's {@code @Scheduled} runs, two defaults
+ * differ: an unset wait time is zero and an unset {@link #onTimeout()} is
+ * {@link OnTimeout#SKIP}. While one instance runs the job, the others skip it instead of
+ * queueing up to run it again one after the other, as ShedLock does. Setting either
+ * attribute overrides its default, as in {@code waitTime = 5} to wait up to five seconds.
  * <p>
  * <b>On a class</b>, the annotation locks each public method declared in that class (and in
  * its subclasses) with the method's own default scope, unless the class annotation names a
@@ -89,7 +96,8 @@ public @interface DistributedLock {
 
 	/**
 	 * How long to wait for a taken lock, in {@link #timeUnit()}. Zero tries once;
-	 * {@link #WAIT_INDEFINITELY} waits until the lock is ours.
+	 * {@link #WAIT_INDEFINITELY} waits until the lock is ours. Unset, the template's default
+	 * wait time applies, or zero on a method that Spring's {@code @Scheduled} runs.
 	 * @return the wait time, or none for the default
 	 * @see #waitTimeString()
 	 */
@@ -159,10 +167,12 @@ public @interface DistributedLock {
 	boolean[] autoRenew() default {};
 
 	/**
-	 * What to do when the lock is not acquired within the wait time.
-	 * @return the behaviour on timeout
+	 * What to do when the lock is not acquired within the wait time:
+	 * {@link OnTimeout#THROW} by default, or {@link OnTimeout#SKIP} on a method that
+	 * Spring's {@code @Scheduled} runs.
+	 * @return the behaviour on timeout, or none for the default
 	 */
-	OnTimeout onTimeout() default OnTimeout.THROW;
+	OnTimeout[] onTimeout() default {};
 
 	/**
 	 * The name of the method to call instead when the lock is not acquired, with

@@ -2,6 +2,7 @@ package io.github.distributedlock.autoconfigure;
 
 import io.github.distributedlock.LockDefaults;
 import io.github.distributedlock.LockListener;
+import io.github.distributedlock.LockOperations;
 import io.github.distributedlock.LockTemplate;
 import io.github.distributedlock.redis.RedisLockTemplate;
 
@@ -71,8 +72,8 @@ public final class DistributedLockAutoConfiguration {
 		}
 
 		@Bean
-		LockTemplateShutdown lockTemplateShutdown(RedisLockTemplate lockTemplate) {
-			return new LockTemplateShutdown(lockTemplate);
+		LockTemplateShutdown lockTemplateShutdown(LockOperations lockOperations) {
+			return new LockTemplateShutdown(lockOperations);
 		}
 
 		@Bean

@@ -1,8 +1,8 @@
 package io.github.distributedlock.autoconfigure;
 
+import io.github.distributedlock.LockOperations;
 import io.github.distributedlock.autoconfigure.actuate.DistributedLocksEndpoint;
 import io.github.distributedlock.autoconfigure.actuate.ForceReleaseDistributedLocksEndpoint;
-import io.github.distributedlock.redis.RedisLockTemplate;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -20,25 +20,25 @@ import org.springframework.context.annotation.Bean;
  * exists only with {@code distributed-lock.actuator.force-release-enabled=true}.
  */
 @AutoConfiguration(after = DistributedLockAutoConfiguration.class)
-@ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class, RedisLockTemplate.class })
+@ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class, LockOperations.class })
 @ConditionalOnBooleanProperty(name = "distributed-lock.enabled", matchIfMissing = true)
 @ConditionalOnAvailableEndpoint(DistributedLocksEndpoint.class)
-@ConditionalOnSingleCandidate(RedisLockTemplate.class)
+@ConditionalOnSingleCandidate(LockOperations.class)
 public final class DistributedLockEndpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(DistributedLocksEndpoint.class)
 	@ConditionalOnBooleanProperty(name = "distributed-lock.actuator.force-release-enabled", havingValue = false,
 			matchIfMissing = true)
-	DistributedLocksEndpoint distributedLocksEndpoint(RedisLockTemplate lockTemplate) {
-		return new DistributedLocksEndpoint(lockTemplate);
+	DistributedLocksEndpoint distributedLocksEndpoint(LockOperations lockOperations) {
+		return new DistributedLocksEndpoint(lockOperations);
 	}
 
 	@Bean
 	@ConditionalOnMissingBean(DistributedLocksEndpoint.class)
 	@ConditionalOnBooleanProperty(name = "distributed-lock.actuator.force-release-enabled")
-	ForceReleaseDistributedLocksEndpoint forceReleaseDistributedLocksEndpoint(RedisLockTemplate lockTemplate) {
-		return new ForceReleaseDistributedLocksEndpoint(lockTemplate);
+	ForceReleaseDistributedLocksEndpoint forceReleaseDistributedLocksEndpoint(LockOperations lockOperations) {
+		return new ForceReleaseDistributedLocksEndpoint(lockOperations);
 	}
 
 }

@@ -1,5 +1,6 @@
 package io.github.distributedlock.autoconfigure;
 
+import io.github.distributedlock.LockOperations;
 import io.github.distributedlock.observation.LockGauges;
 import io.github.distributedlock.observation.LockMetrics;
 import io.github.distributedlock.observation.LockObservationConvention;
@@ -24,7 +25,8 @@ import org.springframework.context.annotation.Primary;
  * {@link EnableAutoConfiguration Auto-configuration} of lock metrics and observations.
  * <p>
  * With a {@link MeterRegistry} bean: {@link LockMetrics}, which the lock template and the
- * aspect report to, and the {@link LockGauges} of the auto-configured template. With an
+ * aspect report to, and the {@link LockGauges} of the template, a {@code MeterBinder}
+ * that Boot's metrics auto-configuration binds to the registries. With an
  * {@link ObservationRegistry} bean: an {@link ObservedLockTemplate} around the
  * {@link RedisLockTemplate}, as the primary {@code LockTemplate}, which the aspect uses
  * too; {@code RedisLockTemplate} can still be injected as such.
@@ -49,10 +51,10 @@ public final class DistributedLockObservationAutoConfiguration {
 		}
 
 		@Bean
-		@ConditionalOnSingleCandidate(RedisLockTemplate.class)
+		@ConditionalOnSingleCandidate(LockOperations.class)
 		@ConditionalOnMissingBean
-		LockGauges distributedLockGauges(MeterRegistry meterRegistry, RedisLockTemplate lockTemplate) {
-			return new LockGauges(meterRegistry, lockTemplate);
+		LockGauges distributedLockGauges(LockOperations lockOperations) {
+			return new LockGauges(lockOperations);
 		}
 
 	}

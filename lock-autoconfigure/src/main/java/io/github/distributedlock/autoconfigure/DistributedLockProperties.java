@@ -315,7 +315,7 @@ public class DistributedLockProperties {
 		 * Order of the @DistributedLock advisor among other advisors; lower runs outside. Below
 		 * the order of @Transactional, a transaction commits before its lock is released.
 		 */
-		// DistributedLockAdvisor.DEFAULT_ORDER, as a literal for the configuration metadata.
+		// DistributedLockAspectConfiguration.DEFAULT_ORDER, as a literal for the configuration metadata.
 		private int order = 2147483547;
 
 		public int getOrder() {

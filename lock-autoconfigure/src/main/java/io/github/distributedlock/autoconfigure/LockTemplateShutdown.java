@@ -1,6 +1,6 @@
 package io.github.distributedlock.autoconfigure;
 
-import io.github.distributedlock.redis.RedisLockTemplate;
+import io.github.distributedlock.LockOperations;
 
 import org.springframework.context.SmartLifecycle;
 
@@ -19,12 +19,12 @@ final class LockTemplateShutdown implements SmartLifecycle {
 	 */
 	static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 1536;
 
-	private final RedisLockTemplate lockTemplate;
+	private final LockOperations lockOperations;
 
 	private volatile boolean running;
 
-	LockTemplateShutdown(RedisLockTemplate lockTemplate) {
-		this.lockTemplate = lockTemplate;
+	LockTemplateShutdown(LockOperations lockOperations) {
+		this.lockOperations = lockOperations;
 	}
 
 	@Override
@@ -35,7 +35,7 @@ final class LockTemplateShutdown implements SmartLifecycle {
 	@Override
 	public void stop() {
 		this.running = false;
-		this.lockTemplate.close();
+		this.lockOperations.close();
 	}
 
 	@Override

@@ -16,6 +16,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
@@ -33,6 +35,7 @@ class AspectMetricsTests {
 	@BeforeEach
 	void connectTo(RedisServer server) {
 		this.contextRunner = TestRedis.contextRunner(server)
+			.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class))
 			.withBean(SimpleMeterRegistry.class)
 			.withBean(ObservationRegistry.class, TestObservationRegistry::create)
 			.withBean(Reports.class);

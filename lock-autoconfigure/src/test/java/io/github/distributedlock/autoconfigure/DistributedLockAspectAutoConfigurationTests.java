@@ -3,9 +3,8 @@ package io.github.distributedlock.autoconfigure;
 import io.github.distributedlock.DistributedLock;
 import io.github.distributedlock.LockContext;
 import io.github.distributedlock.aop.DefaultLockTimeoutHandler;
-import io.github.distributedlock.aop.DistributedLockAdvisor;
+import io.github.distributedlock.aop.DistributedLockAspectConfiguration;
 import io.github.distributedlock.aop.LockAnnotationException;
-import io.github.distributedlock.aop.LockAnnotationValidator;
 import io.github.distributedlock.aop.LockKeyExpression;
 import io.github.distributedlock.aop.LockKeyResolver;
 import io.github.distributedlock.aop.LockTimeoutHandler;
@@ -22,6 +21,7 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -41,22 +41,24 @@ class DistributedLockAspectAutoConfigurationTests {
 	@Test
 	void shouldProxyAnnotatedBeansWithoutBootsAopAutoConfiguration() {
 		this.contextRunner.withUserConfiguration(ServiceConfiguration.class).run((context) -> {
-			assertThat(context).hasSingleBean(DistributedLockAdvisor.class)
-				.hasSingleBean(LockAnnotationValidator.class)
+			assertThat(context).hasBean(DistributedLockAspectConfiguration.ADVISOR_BEAN_NAME)
+				.hasBean("distributedLockValidator")
 				.hasSingleBean(SpelLockKeyResolver.class)
 				.hasSingleBean(DefaultLockTimeoutHandler.class);
 			Service service = context.getBean(Service.class);
 			assertThat(AopUtils.isCglibProxy(service)).isTrue();
 			assertThat(service.scope("7")).isEqualTo("Service.scope:7");
-			assertThat(context.getBean(DistributedLockAdvisor.class).getOrder())
-				.isEqualTo(DistributedLockAdvisor.DEFAULT_ORDER);
+			assertThat(context.getBean(DistributedLockAspectConfiguration.ADVISOR_BEAN_NAME, Ordered.class).getOrder())
+				.isEqualTo(DistributedLockAspectConfiguration.DEFAULT_ORDER);
 		});
 	}
 
 	@Test
 	void whenOrderIsSetThenTheAdvisorUsesIt() {
 		this.contextRunner.withPropertyValues("distributed-lock.aspect.order=5")
-			.run((context) -> assertThat(context.getBean(DistributedLockAdvisor.class).getOrder()).isEqualTo(5));
+			.run((context) -> assertThat(
+					context.getBean(DistributedLockAspectConfiguration.ADVISOR_BEAN_NAME, Ordered.class).getOrder())
+				.isEqualTo(5));
 	}
 
 	@Test
@@ -84,7 +86,7 @@ class DistributedLockAspectAutoConfigurationTests {
 	@Test
 	void whenSpringAopIsMissingThenTheAspectIsNotConfigured() {
 		this.contextRunner.withClassLoader(new FilteredClassLoader(MethodInterceptor.class))
-			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(DistributedLockAdvisor.class));
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(DistributedLockAspectConfiguration.ADVISOR_BEAN_NAME));
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -12,7 +12,7 @@ import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.LockTemplate;
 import io.github.distributedlock.WaitStrategy;
-import io.github.distributedlock.aop.DistributedLockAdvisor;
+import io.github.distributedlock.aop.DistributedLockAspectConfiguration;
 import io.github.distributedlock.autoconfigure.actuate.DistributedLocksEndpoint;
 import io.github.distributedlock.observation.LockMetrics;
 import io.github.distributedlock.redis.RedisLockTemplate;
@@ -87,7 +87,7 @@ class DistributedLockAutoConfigurationTests {
 	@Test
 	void shouldDefaultTheAspectOrderToTheAdvisorsDefault() {
 		assertThat(new DistributedLockProperties().getAspect().getOrder())
-			.isEqualTo(DistributedLockAdvisor.DEFAULT_ORDER);
+			.isEqualTo(DistributedLockAspectConfiguration.DEFAULT_ORDER);
 	}
 
 	@Test
@@ -95,7 +95,7 @@ class DistributedLockAutoConfigurationTests {
 		this.contextRunner.withUserConfiguration(UserLockTemplateConfiguration.class).run((context) -> {
 			assertThat(context).hasSingleBean(LockTemplate.class).doesNotHaveBean(LockTemplateShutdown.class);
 			assertThat(context.getBean(LockTemplate.class)).isSameAs(context.getBean("myLockTemplate"));
-			assertThat(context).hasSingleBean(DistributedLockAdvisor.class);
+			assertThat(context).hasBean(DistributedLockAspectConfiguration.ADVISOR_BEAN_NAME);
 		});
 	}
 
@@ -105,7 +105,7 @@ class DistributedLockAutoConfigurationTests {
 			.withPropertyValues("distributed-lock.enabled=false", "management.endpoints.web.exposure.include=*")
 			.run((context) -> assertThat(context).hasNotFailed()
 				.doesNotHaveBean(LockTemplate.class)
-				.doesNotHaveBean(DistributedLockAdvisor.class)
+				.doesNotHaveBean(DistributedLockAspectConfiguration.ADVISOR_BEAN_NAME)
 				.doesNotHaveBean(LockMetrics.class)
 				.doesNotHaveBean(DistributedLocksEndpoint.class)
 				.doesNotHaveBean(DistributedLockProperties.class));
@@ -128,7 +128,7 @@ class DistributedLockAutoConfigurationTests {
 			.run((context) -> assertThat(context).hasNotFailed()
 				.doesNotHaveBean(RedisConnectionFactory.class)
 				.doesNotHaveBean(LockTemplate.class)
-				.doesNotHaveBean(DistributedLockAdvisor.class));
+				.doesNotHaveBean(DistributedLockAspectConfiguration.ADVISOR_BEAN_NAME));
 	}
 
 	@Test

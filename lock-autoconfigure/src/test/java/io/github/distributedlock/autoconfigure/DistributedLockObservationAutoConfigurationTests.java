@@ -16,6 +16,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -37,14 +39,17 @@ class DistributedLockObservationAutoConfigurationTests {
 
 	@Test
 	void whenThereIsAMeterRegistryThenTheTemplateReportsToLockMetrics() {
-		this.contextRunner.withBean(SimpleMeterRegistry.class).run((context) -> {
-			assertThat(context).hasSingleBean(LockMetrics.class).hasSingleBean(LockGauges.class);
-			context.getBean(LockTemplate.class).execute("metered", "1", (lock) -> null);
-			MeterRegistry registry = context.getBean(MeterRegistry.class);
-			assertThat(registry.get("distributed.lock.acquired").tag("lock.scope", "metered").counter().count())
-				.isEqualTo(1);
-			assertThat(registry.get("distributed.lock.held").gauge().value()).isZero();
-		});
+		// Boot's metrics auto-configuration binds the MeterBinder beans, LockGauges among them.
+		this.contextRunner.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class))
+			.withBean(SimpleMeterRegistry.class)
+			.run((context) -> {
+				assertThat(context).hasSingleBean(LockMetrics.class).hasSingleBean(LockGauges.class);
+				context.getBean(LockTemplate.class).execute("metered", "1", (lock) -> null);
+				MeterRegistry registry = context.getBean(MeterRegistry.class);
+				assertThat(registry.get("distributed.lock.acquired").tag("lock.scope", "metered").counter().count())
+					.isEqualTo(1);
+				assertThat(registry.get("distributed.lock.held").gauge().value()).isZero();
+			});
 	}
 
 	@Test

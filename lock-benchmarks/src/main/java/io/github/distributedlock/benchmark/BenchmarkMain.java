@@ -120,7 +120,8 @@ public final class BenchmarkMain {
 		}
 		catch (RuntimeException ex) {
 			ex.printStackTrace();
-			failures.add(number + ". " + title + ": " + ex.getMessage().lines().findFirst().orElse(""));
+			String message = (ex.getMessage() != null) ? ex.getMessage() : ex.toString();
+			failures.add(number + ". " + title + ": " + message.lines().findFirst().orElse(""));
 			return List.of();
 		}
 	}

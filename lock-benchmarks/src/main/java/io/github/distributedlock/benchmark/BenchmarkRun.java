@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.distributedlock.benchmark.report.CommandCounts;
@@ -107,7 +108,7 @@ final class BenchmarkRun implements AutoCloseable {
 			timeouts += Long.parseLong(done[1]);
 			errors += Long.parseLong(done[2]);
 			if (record) {
-				acquisitions.addAll(AcquisitionFile.read(files.get(worker)));
+				acquisitions.addAll(AcquisitionFile.read(Objects.requireNonNull(files.get(worker))));
 			}
 		}
 		return new PhaseResult(start, end, acquisitions, reported, timeouts, errors);

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.github.distributedlock.benchmark.report.CrashResult;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Scenario 4: a holder process is killed with SIGKILL while it holds a lock with a short lease, and a waiter in
@@ -63,7 +64,7 @@ final class CrashScenario {
 	 * @return milliseconds from the end of the holder's lease to the waiter's acquisition, or {@code null} if the
 	 * waiter gave up
 	 */
-	private static Double trial(WorkerProcess waiter, WorkerProcess holder, Library library, String key,
+	private static @Nullable Double trial(WorkerProcess waiter, WorkerProcess holder, Library library, String key,
 			BenchmarkSettings settings) {
 		holder.send("HOLD " + library.id() + " " + key + " " + settings.crashLease().toMillis());
 		// The lease began in Redis between these two stamps: at most one round trip before the second.

@@ -4,7 +4,6 @@ import org.aopalliance.aop.Advice;
 
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
-import org.springframework.core.Ordered;
 
 /**
  * Applies {@link DistributedLockInterceptor} to the methods that
@@ -12,13 +11,7 @@ import org.springframework.core.Ordered;
  * the lock: to release the lock only after a transaction commits, order it before
  * (lower than) the transaction advisor.
  */
-public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
-
-	/**
-	 * The default order: just before {@code Ordered.LOWEST_PRECEDENCE}, the default of the
-	 * transaction and cache advisors, so that transactions and caching run inside the lock.
-	 */
-	public static final int DEFAULT_ORDER = Ordered.LOWEST_PRECEDENCE - 100;
+final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
 
 	private final DistributedLockPointcut pointcut;
 
@@ -29,10 +22,10 @@ public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
 	 * @param methods the locked methods, shared with the interceptor and the validator
 	 * @param interceptor the interceptor
 	 */
-	public DistributedLockAdvisor(LockedMethods methods, DistributedLockInterceptor interceptor) {
+	DistributedLockAdvisor(LockedMethods methods, DistributedLockInterceptor interceptor) {
 		this.pointcut = new DistributedLockPointcut(methods);
 		this.interceptor = interceptor;
-		setOrder(DEFAULT_ORDER);
+		setOrder(DistributedLockAspectConfiguration.DEFAULT_ORDER);
 	}
 
 	@Override

@@ -27,7 +27,7 @@ import org.springframework.util.function.SingletonSupplier;
  * The collaborators are looked up on first use, so that creating the advisor early, as
  * auto-proxying does, creates no other bean early.
  */
-public final class DistributedLockInterceptor implements MethodInterceptor {
+final class DistributedLockInterceptor implements MethodInterceptor {
 
 	private static final Log logger = LogFactory.getLog(DistributedLockInterceptor.class);
 
@@ -46,7 +46,7 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 	 * @param timeoutHandler supplies the timeout handler, on first use
 	 * @param timeoutListeners supplies the timeout listeners, on first use
 	 */
-	public DistributedLockInterceptor(LockedMethods methods, Supplier<LockTemplate> lockTemplate,
+	DistributedLockInterceptor(LockedMethods methods, Supplier<LockTemplate> lockTemplate,
 			Supplier<LockTimeoutHandler> timeoutHandler, Supplier<List<LockTimeoutListener>> timeoutListeners) {
 		this.methods = methods;
 		this.lockTemplate = SingletonSupplier.of(lockTemplate);

@@ -26,12 +26,12 @@ final class FallbackMethods {
 	 * Return the fallback of a method, or add what is wrong to {@code found}.
 	 * @return the fallback, or {@code null} if there is none or it is wrong
 	 */
-	static @Nullable Method find(Method method, Class<?> targetClass, DistributedLock lock,
+	static @Nullable Method find(Method method, Class<?> targetClass, DistributedLock lock, OnTimeout onTimeout,
 			LockedMethodParser.Problems found) {
 		String name = lock.fallback();
-		if (lock.onTimeout() != OnTimeout.FALLBACK) {
+		if (onTimeout != OnTimeout.FALLBACK) {
 			if (!name.isEmpty()) {
-				found.add("fallback '" + name + "' is set, but onTimeout is " + lock.onTimeout()
+				found.add("fallback '" + name + "' is set, but onTimeout is " + onTimeout
 						+ "; set onTimeout = FALLBACK");
 			}
 			return null;

@@ -10,7 +10,7 @@ import org.springframework.util.ClassUtils;
  * broken declaration fails the startup with {@link LockAnnotationException} instead of the
  * first call.
  */
-public final class LockAnnotationValidator implements BeanPostProcessor {
+final class LockAnnotationValidator implements BeanPostProcessor {
 
 	private final LockedMethods methods;
 
@@ -18,7 +18,7 @@ public final class LockAnnotationValidator implements BeanPostProcessor {
 	 * Create a validator.
 	 * @param methods the locked methods, shared with the interceptor
 	 */
-	public LockAnnotationValidator(LockedMethods methods) {
+	LockAnnotationValidator(LockedMethods methods) {
 		this.methods = methods;
 	}
 

@@ -51,7 +51,9 @@ final class LockedMethodParser {
 		Problems found = new Problems(describe(method, targetClass));
 		checkProxyable(method, found);
 		String origin = ClassUtils.getUserClass(targetClass).getSimpleName() + "." + method.getName();
-		LockRequest request = request(lock, origin, found);
+		ScheduledMethodDefaults defaults = ScheduledMethodDefaults.of(method);
+		LockRequest request = request(lock, origin, defaults, found);
+		OnTimeout onTimeout = onTimeout(lock, defaults, found);
 		LockKeyExpression key = null;
 		if (!lock.key().isEmpty()) {
 			try {
@@ -61,10 +63,11 @@ final class LockedMethodParser {
 				found.add(ex.getMessage());
 			}
 		}
-		checkReturnType(method, targetClass, lock.onTimeout(), found);
-		Method fallback = FallbackMethods.find(method, targetClass, lock, found);
+		boolean defaultSkip = defaults.isScheduled() && lock.onTimeout().length == 0;
+		checkReturnType(method, targetClass, onTimeout, defaultSkip, found);
+		Method fallback = FallbackMethods.find(method, targetClass, lock, onTimeout, found);
 		if (found.isEmpty() && request != null) {
-			return new LockedMethod(method, targetClass, origin, request, key, lock.key(), lock.onTimeout(), fallback);
+			return new LockedMethod(method, targetClass, origin, request, key, lock.key(), onTimeout, fallback);
 		}
 		problems.addAll(found.messages);
 		return null;
@@ -72,9 +75,11 @@ final class LockedMethodParser {
 
 	/**
 	 * Return the request every call starts from: the scope and the settings the annotation
-	 * gives; the rest is left to the template's defaults.
+	 * gives, and the wait time of a scheduled job; the rest is left to the template's
+	 * defaults.
 	 */
-	private @Nullable LockRequest request(DistributedLock lock, String origin, Problems found) {
+	private @Nullable LockRequest request(DistributedLock lock, String origin, ScheduledMethodDefaults defaults,
+			Problems found) {
 		String scope = lock.scope().isEmpty() ? origin : lock.scope();
 		LockRequest.Builder request = LockRequest.builder(scope).origin(origin);
 		Duration lease = duration("expire", lock.expire(), lock.expireString(), lock, found);
@@ -90,6 +95,12 @@ final class LockedMethodParser {
 		}
 		else if (wait != null) {
 			request.waitTime(wait);
+		}
+		else if (lock.waitTime().length == 0 && lock.waitTimeString().isEmpty()) {
+			Duration defaultWait = defaults.waitTime();
+			if (defaultWait != null) {
+				request.waitTime(defaultWait);
+			}
 		}
 		if (single("waitStrategy", lock.waitStrategy().length, found)) {
 			request.waitStrategy(lock.waitStrategy()[0]);
@@ -117,6 +128,10 @@ final class LockedMethodParser {
 			found.add("scope '" + scope + "' is not usable: " + ex.getMessage());
 			return null;
 		}
+	}
+
+	private static OnTimeout onTimeout(DistributedLock lock, ScheduledMethodDefaults defaults, Problems found) {
+		return single("onTimeout", lock.onTimeout().length, found) ? lock.onTimeout()[0] : defaults.onTimeout();
 	}
 
 	private static void checkProxyable(Method method, Problems found) {
@@ -182,10 +197,12 @@ final class LockedMethodParser {
 		return count == 1;
 	}
 
-	private static void checkReturnType(Method method, Class<?> targetClass, OnTimeout onTimeout, Problems found) {
+	private static void checkReturnType(Method method, Class<?> targetClass, OnTimeout onTimeout,
+			boolean defaultSkip, Problems found) {
 		Class<?> type = method.getReturnType();
 		if (onTimeout == OnTimeout.SKIP && type.isPrimitive() && type != void.class) {
-			found.add("returns " + type + ", so onTimeout = SKIP has no value to return; use THROW or FALLBACK, "
+			String skip = defaultSkip ? "onTimeout = SKIP (the default of a @Scheduled method)" : "onTimeout = SKIP";
+			found.add("returns " + type + ", so " + skip + " has no value to return; use THROW or FALLBACK, "
 					+ "or return " + ClassUtils.resolvePrimitiveIfNecessary(type).getSimpleName() + " or Optional");
 		}
 		String async = asyncType(method);

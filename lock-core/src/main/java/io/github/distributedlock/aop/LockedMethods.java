@@ -24,7 +24,7 @@ import org.springframework.util.function.SingletonSupplier;
  * every bean class when the context starts, and {@link DistributedLockInterceptor}.
  * Thread-safe.
  */
-public final class LockedMethods {
+final class LockedMethods {
 
 	private static final Object NOT_LOCKED = new Object();
 
@@ -40,7 +40,7 @@ public final class LockedMethods {
 	 * @param placeholders resolves {@code ${...}} placeholders in duration strings, or
 	 * {@code null}
 	 */
-	public LockedMethods(Supplier<LockKeyResolver> keyResolver, @Nullable StringValueResolver placeholders) {
+	LockedMethods(Supplier<LockKeyResolver> keyResolver, @Nullable StringValueResolver placeholders) {
 		this.parser = new LockedMethodParser(SingletonSupplier.of(keyResolver), placeholders);
 	}
 
@@ -49,7 +49,7 @@ public final class LockedMethods {
 	 * @param targetClass the class
 	 * @return {@code false} if it certainly has none
 	 */
-	public boolean isCandidateClass(Class<?> targetClass) {
+	boolean isCandidateClass(Class<?> targetClass) {
 		return AnnotationUtils.isCandidateClass(targetClass, DistributedLock.class);
 	}
 
@@ -60,7 +60,7 @@ public final class LockedMethods {
 	 * @param targetClass the target class, if known
 	 * @return whether the method is locked
 	 */
-	public boolean isLocked(Method method, @Nullable Class<?> targetClass) {
+	boolean isLocked(Method method, @Nullable Class<?> targetClass) {
 		return LockAnnotations.find(AopUtils.getMostSpecificMethod(method, targetClass)) != null;
 	}
 
@@ -69,7 +69,7 @@ public final class LockedMethods {
 	 * @param targetClass the user class of a bean
 	 * @throws LockAnnotationException listing every problem found
 	 */
-	public void validate(Class<?> targetClass) {
+	void validate(Class<?> targetClass) {
 		if (this.validated.contains(targetClass) || !isCandidateClass(targetClass)) {
 			return;
 		}

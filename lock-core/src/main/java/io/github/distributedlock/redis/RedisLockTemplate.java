@@ -14,6 +14,7 @@ import io.github.distributedlock.LockDefaults;
 import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockListener;
 import io.github.distributedlock.LockName;
+import io.github.distributedlock.LockOperations;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.LockTemplate;
 import io.github.distributedlock.LockTimeoutException;
@@ -36,7 +37,7 @@ import org.springframework.data.redis.listener.RedisMessageListenerContainer;
  * {@link LockKind}'s acquire script through {@link LockCommands} until it returns a
  * {@link Grant}; the {@link HoldRegistry} turns that into the handle.
  */
-public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
+public final class RedisLockTemplate implements LockOperations {
 
 	private final LockDefaults defaults;
 
@@ -201,6 +202,7 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 	 * @param name the lock
 	 * @return whether a lock was deleted
 	 */
+	@Override
 	public boolean forceRelease(LockName name) {
 		return this.commands.forceRelease(name, this.keys.lock(name));
 	}
@@ -258,6 +260,7 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 	 * Return how many locks have waiters in this JVM, or lingering subscriptions.
 	 * @return the number of local wait queues
 	 */
+	@Override
 	public int waitQueueCount() {
 		return this.queues.size();
 	}
@@ -267,6 +270,7 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 	 * whose lease is not over.
 	 * @return a snapshot of each hold, oldest first
 	 */
+	@Override
 	public List<HeldLock> heldLocks() {
 		return this.holds.snapshot();
 	}
@@ -275,6 +279,7 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 	 * Return how many threads of this process wait for a lock now.
 	 * @return the number of waiting threads
 	 */
+	@Override
 	public int waitingThreads() {
 		return this.queues.waitingThreads();
 	}

@@ -58,7 +58,7 @@ class LockMetricsTests {
 		this.template = RedisLockTemplate.builder(this.connectionFactory).defaults(defaults).listener(this.metrics)
 			.build();
 		this.otherProcess = RedisLockTemplate.builder(this.connectionFactory).defaults(defaults).build();
-		new LockGauges(this.registry, this.template);
+		new LockGauges(this.template).bindTo(this.registry);
 	}
 
 	@AfterEach

@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A Redis Cluster of launched processes: three masters sharing the 16384 hash slots, each with the same number of
  * replicas (none unless asked), joined by {@code redis-cli --cluster create}.
@@ -277,7 +279,7 @@ public final class RedisClusterTopology implements RedisTopology {
 		return "master".equals(role.get(0)) || (role.size() > 3 && "connected".equals(role.get(3)));
 	}
 
-	private RedisProcess nodeServing(int slot, Object slotsReply, String key) {
+	private RedisProcess nodeServing(int slot, @Nullable Object slotsReply, String key) {
 		if (slotsReply instanceof List<?> ranges) {
 			for (Object item : ranges) {
 				List<?> range = (List<?>) item;
@@ -304,7 +306,10 @@ public final class RedisClusterTopology implements RedisTopology {
 	}
 
 	private static List<?> role(RedisProcess node) {
-		return (List<?>) node.command("ROLE");
+		if (node.command("ROLE") instanceof List<?> role) {
+			return role;
+		}
+		throw new IllegalStateException("ROLE of " + node + " gave no list");
 	}
 
 	private static Map<String, String> replication(RedisProcess node) {

@@ -56,8 +56,10 @@ final class SentinelGroup {
 	 */
 	boolean requestFailover() {
 		try {
-			askAny((sentinel) -> sentinel.command("SENTINEL", "FAILOVER", this.masterName));
-			return true;
+			return askAny((sentinel) -> {
+				sentinel.command("SENTINEL", "FAILOVER", this.masterName);
+				return true;
+			});
 		}
 		catch (RedisCommandException ex) {
 			return switch (ex.errorCode()) {

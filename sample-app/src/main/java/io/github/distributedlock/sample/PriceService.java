@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 
 import io.github.distributedlock.LockTemplate;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.stereotype.Service;
@@ -46,7 +47,7 @@ public class PriceService {
 		});
 	}
 
-	private String cached(String symbol) {
+	private @Nullable String cached(String symbol) {
 		return this.redis.opsForValue().get(key(symbol));
 	}
 

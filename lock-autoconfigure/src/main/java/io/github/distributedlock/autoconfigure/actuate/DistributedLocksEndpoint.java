@@ -6,7 +6,7 @@ import java.util.List;
 
 import io.github.distributedlock.HeldLock;
 import io.github.distributedlock.LockName;
-import io.github.distributedlock.redis.RedisLockTemplate;
+import io.github.distributedlock.LockOperations;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
@@ -26,10 +26,14 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
 @Endpoint(id = "distributedlocks")
 public class DistributedLocksEndpoint {
 
-	private final RedisLockTemplate lockTemplate;
+	private final LockOperations lockOperations;
 
-	public DistributedLocksEndpoint(RedisLockTemplate lockTemplate) {
-		this.lockTemplate = lockTemplate;
+	/**
+	 * Create an endpoint.
+	 * @param lockOperations the locks to show
+	 */
+	public DistributedLocksEndpoint(LockOperations lockOperations) {
+		this.lockOperations = lockOperations;
 	}
 
 	/**
@@ -38,7 +42,7 @@ public class DistributedLocksEndpoint {
 	 */
 	@ReadOperation
 	public HeldLocksDescriptor heldLocks() {
-		return new HeldLocksDescriptor(this.lockTemplate.heldLocks().stream().map(HeldLockDescriptor::new).toList());
+		return new HeldLocksDescriptor(this.lockOperations.heldLocks().stream().map(HeldLockDescriptor::new).toList());
 	}
 
 	/**
@@ -49,14 +53,14 @@ public class DistributedLocksEndpoint {
 	@ReadOperation
 	public LockDescriptor lock(@Selector(match = Match.ALL_REMAINING) String[] name) {
 		LockName lockName = lockName(name);
-		boolean locked = this.lockTemplate.isLocked(lockName.scope(), lockName.key());
+		boolean locked = this.lockOperations.isLocked(lockName.scope(), lockName.key());
 		boolean heldHere = locked
-				&& this.lockTemplate.heldLocks().stream().anyMatch((held) -> held.name().equals(lockName));
+				&& this.lockOperations.heldLocks().stream().anyMatch((held) -> held.name().equals(lockName));
 		return new LockDescriptor(lockName.scope(), lockName.key(), locked, heldHere);
 	}
 
-	RedisLockTemplate getLockTemplate() {
-		return this.lockTemplate;
+	LockOperations getLockOperations() {
+		return this.lockOperations;
 	}
 
 	static LockName lockName(String[] name) {

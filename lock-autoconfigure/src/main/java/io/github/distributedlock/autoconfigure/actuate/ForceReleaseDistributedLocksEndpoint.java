@@ -1,7 +1,7 @@
 package io.github.distributedlock.autoconfigure.actuate;
 
 import io.github.distributedlock.LockName;
-import io.github.distributedlock.redis.RedisLockTemplate;
+import io.github.distributedlock.LockOperations;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
@@ -20,8 +20,12 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
 @Endpoint(id = "distributedlocks")
 public class ForceReleaseDistributedLocksEndpoint extends DistributedLocksEndpoint {
 
-	public ForceReleaseDistributedLocksEndpoint(RedisLockTemplate lockTemplate) {
-		super(lockTemplate);
+	/**
+	 * Create an endpoint.
+	 * @param lockOperations the locks to show and release
+	 */
+	public ForceReleaseDistributedLocksEndpoint(LockOperations lockOperations) {
+		super(lockOperations);
 	}
 
 	/**
@@ -32,7 +36,7 @@ public class ForceReleaseDistributedLocksEndpoint extends DistributedLocksEndpoi
 	@DeleteOperation
 	public ReleasedDescriptor forceRelease(@Selector(match = Match.ALL_REMAINING) String[] name) {
 		LockName lockName = lockName(name);
-		return new ReleasedDescriptor(lockName.scope(), lockName.key(), getLockTemplate().forceRelease(lockName));
+		return new ReleasedDescriptor(lockName.scope(), lockName.key(), getLockOperations().forceRelease(lockName));
 	}
 
 	/**

@@ -5,6 +5,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
+import org.jspecify.annotations.Nullable;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Mode;
@@ -55,7 +56,7 @@ public class LockRequestBenchmark {
 	 * The rejection path: building the message that names the lock, and the exception.
 	 */
 	@Benchmark
-	public String invalidRequestRejected() {
+	public @Nullable String invalidRequestRejected() {
 		try {
 			return LockRequest.builder(this.scope).key(this.key).waitTime(this.negative).build().toString();
 		}
