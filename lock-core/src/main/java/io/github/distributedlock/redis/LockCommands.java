@@ -202,7 +202,7 @@ final class LockCommands {
 			if (values.isEmpty() || values.get(0) == null) {
 				return null;
 			}
-			return values.stream().map((value) -> (value != null) ? value.toString() : null).toList();
+			return values.stream().<@Nullable String>map((value) -> (value != null) ? value.toString() : null).toList();
 		}
 		catch (DataAccessException ex) {
 			throw failure(name, "check", ex);
