@@ -13,47 +13,30 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.connection.ReturnType;
+
+import static io.github.distributedlock.redis.LockScripts.ACQUIRE;
+import static io.github.distributedlock.redis.LockScripts.ACQUIRE_ALL;
+import static io.github.distributedlock.redis.LockScripts.ACQUIRE_FAIR;
+import static io.github.distributedlock.redis.LockScripts.ACQUIRE_PERMIT;
+import static io.github.distributedlock.redis.LockScripts.ACQUIRE_READ;
+import static io.github.distributedlock.redis.LockScripts.EXTEND;
+import static io.github.distributedlock.redis.LockScripts.EXTEND_PERMIT;
+import static io.github.distributedlock.redis.LockScripts.EXTEND_READ;
+import static io.github.distributedlock.redis.LockScripts.FORCE_RELEASE;
+import static io.github.distributedlock.redis.LockScripts.HELD_MEMBER;
+import static io.github.distributedlock.redis.LockScripts.LEAVE_FAIR;
+import static io.github.distributedlock.redis.LockScripts.READ_HOLD;
+import static io.github.distributedlock.redis.LockScripts.RELEASE;
+import static io.github.distributedlock.redis.LockScripts.RELEASE_FAIR;
+import static io.github.distributedlock.redis.LockScripts.RELEASE_PERMIT;
+import static io.github.distributedlock.redis.LockScripts.RELEASE_READ;
+import static io.github.distributedlock.redis.LockScripts.RENEW;
 
 /**
  * Runs the lock scripts and the few plain commands, translating Redis errors into
  * {@link LockAccessException}s that name the lock.
  */
 final class LockCommands {
-
-	private static final LuaScript ACQUIRE = LuaScript.load("acquire.lua", ReturnType.MULTI);
-
-	private static final LuaScript RELEASE = LuaScript.load("release.lua", ReturnType.INTEGER);
-
-	private static final LuaScript EXTEND = LuaScript.load("extend.lua", ReturnType.INTEGER);
-
-	private static final LuaScript ACQUIRE_READ = LuaScript.load("acquire-read.lua", ReturnType.MULTI);
-
-	private static final LuaScript RELEASE_READ = LuaScript.load("release-read.lua", ReturnType.INTEGER);
-
-	private static final LuaScript EXTEND_READ = LuaScript.load("extend-read.lua", ReturnType.INTEGER);
-
-	private static final LuaScript ACQUIRE_PERMIT = LuaScript.load("acquire-permit.lua", ReturnType.MULTI);
-
-	private static final LuaScript RELEASE_PERMIT = LuaScript.load("release-permit.lua", ReturnType.INTEGER);
-
-	private static final LuaScript EXTEND_PERMIT = LuaScript.load("extend-permit.lua", ReturnType.INTEGER);
-
-	private static final LuaScript ACQUIRE_FAIR = LuaScript.load("acquire-fair.lua", ReturnType.MULTI);
-
-	private static final LuaScript RELEASE_FAIR = LuaScript.load("release-fair.lua", ReturnType.INTEGER);
-
-	private static final LuaScript LEAVE_FAIR = LuaScript.load("leave-fair.lua", ReturnType.INTEGER);
-
-	private static final LuaScript HELD_MEMBER = LuaScript.load("held-member.lua", ReturnType.INTEGER);
-
-	private static final LuaScript ACQUIRE_ALL = LuaScript.load("acquire-all.lua", ReturnType.MULTI);
-
-	private static final LuaScript RENEW = LuaScript.load("renew.lua", ReturnType.MULTI);
-
-	private static final LuaScript READ_HOLD = LuaScript.load("read-hold.lua", ReturnType.MULTI);
-
-	private static final LuaScript FORCE_RELEASE = LuaScript.load("force-release.lua", ReturnType.INTEGER);
 
 	private final StringRedisTemplate redis;
 
@@ -96,23 +79,17 @@ final class LockCommands {
 		String lease = Long.toString(spec.leaseMillis());
 		try {
 			reply = switch (spec.kind()) {
-				case EXCLUSIVE -> spec.fair() ? this.scripts.execute(ACQUIRE_FAIR,
-						List.of(spec.lockKey(), spec.fenceKey(), spec.readersKey(), spec.queueKey(),
-								spec.queueHeartbeatsKey()),
+				case EXCLUSIVE -> spec.fair() ? this.scripts.execute(ACQUIRE_FAIR, ACQUIRE_FAIR.keys(spec),
 						owner, lease, spec.reentrant() ? "1" : "0", this.fenceIdleMillis,
 						Long.toString(spec.fairWaiterTimeoutMillis()), (remainingWaitMillis != 0) ? "1" : "0")
-						: this.scripts.execute(ACQUIRE,
-						List.of(spec.lockKey(), spec.fenceKey(), spec.readersKey(), spec.writerIntentKey(),
-								spec.requestsKey()),
+						: this.scripts.execute(ACQUIRE, ACQUIRE.keys(spec),
 						owner, lease, spec.reentrant() ? "1" : "0", this.fenceIdleMillis,
 						Long.toString(remainingWaitMillis), mayHaveIntent ? "1" : "0", holdsIt ? "1" : "0",
 						(handOff != null) ? handOff.member() : "", HandOffRequest.VALIDITY_MILLIS);
-				case READ -> this.scripts.execute(ACQUIRE_READ,
-						List.of(spec.lockKey(), spec.fenceKey(), spec.readersKey(), spec.readHoldsKey(),
-								spec.writerIntentKey(), spec.requestsKey(), spec.releaseChannel()),
+				case READ -> this.scripts.execute(ACQUIRE_READ, ACQUIRE_READ.keys(spec),
 						owner, lease, spec.reentrant() ? "1" : "0", this.fenceIdleMillis,
 						(handOff != null) ? handOff.member() : "", HandOffRequest.VALIDITY_MILLIS);
-				case PERMIT -> this.scripts.execute(ACQUIRE_PERMIT, List.of(spec.permitsKey(), spec.fenceKey()), owner,
+				case PERMIT -> this.scripts.execute(ACQUIRE_PERMIT, ACQUIRE_PERMIT.keys(spec), owner,
 						lease, Integer.toString(spec.permits()), this.fenceIdleMillis);
 			};
 		}
@@ -134,7 +111,7 @@ final class LockCommands {
 	 */
 	MultiAcquireResult acquireAll(List<LockSpec> specs, String owner, boolean reentrant,
 			@Nullable HandOffRequest handOff) {
-		List<String> keys = new java.util.ArrayList<>(specs.size() * 5);
+		List<String> keys = ACQUIRE_ALL.keys(specs);
 		Object[] args = new Object[5 + specs.size()];
 		args[0] = owner;
 		args[1] = reentrant ? "1" : "0";
@@ -142,13 +119,7 @@ final class LockCommands {
 		args[3] = (handOff != null) ? handOff.member() : "";
 		args[4] = HandOffRequest.VALIDITY_MILLIS;
 		for (int i = 0; i < specs.size(); i++) {
-			LockSpec spec = specs.get(i);
-			keys.add(spec.lockKey());
-			keys.add(spec.fenceKey());
-			keys.add(spec.readersKey());
-			keys.add(spec.requestsKey());
-			keys.add(spec.releaseChannel());
-			args[5 + i] = Long.toString(spec.leaseMillis());
+			args[5 + i] = Long.toString(specs.get(i).leaseMillis());
 		}
 		List<?> reply;
 		try {
@@ -180,13 +151,11 @@ final class LockCommands {
 	long release(LockSpec spec, String owner, long token) {
 		try {
 			Long result = switch (spec.kind()) {
-				case EXCLUSIVE -> spec.fair() ? this.scripts.execute(RELEASE_FAIR,
-						List.of(spec.lockKey(), spec.releaseChannel(), spec.queueKey(), spec.queueHeartbeatsKey()), owner,
+				case EXCLUSIVE -> spec.fair() ? this.scripts.execute(RELEASE_FAIR, RELEASE_FAIR.keys(spec), owner,
 						Long.toString(token))
-						: this.scripts.execute(RELEASE, releaseKeys(spec), owner, Long.toString(token), this.handOff);
-				case READ -> this.scripts.execute(RELEASE_READ,
-						List.of(spec.readersKey(), spec.readHoldsKey(), spec.releaseChannel()), owner);
-				case PERMIT -> this.scripts.execute(RELEASE_PERMIT, List.of(spec.permitsKey(), spec.releaseChannel()),
+						: this.scripts.execute(RELEASE, RELEASE.keys(spec), owner, Long.toString(token), this.handOff);
+				case READ -> this.scripts.execute(RELEASE_READ, RELEASE_READ.keys(spec), owner);
+				case PERMIT -> this.scripts.execute(RELEASE_PERMIT, RELEASE_PERMIT.keys(spec),
 						permitId(owner, token));
 			};
 			return (result != null) ? result : -1;
@@ -196,15 +165,11 @@ final class LockCommands {
 		}
 	}
 
-	private static List<String> releaseKeys(LockSpec spec) {
-		return List.of(spec.lockKey(), spec.releaseChannel(), spec.requestsKey(), spec.readersKey());
-	}
-
 	/**
 	 * Withdraw a request without waiting for the reply, after a Redis failure.
 	 */
 	void withdrawAsync(LockSpec spec, HandOffRequest handOff) {
-		this.scripts.executeAsync(RELEASE, releaseKeys(spec), "", "", this.handOff, handOff.member());
+		this.scripts.executeAsync(RELEASE, RELEASE.keys(spec), "", "", this.handOff, handOff.member());
 	}
 
 	/**
@@ -213,7 +178,7 @@ final class LockCommands {
 	 */
 	void withdraw(LockSpec spec, HandOffRequest handOff) {
 		try {
-			this.scripts.execute(RELEASE, releaseKeys(spec), "", "", this.handOff, handOff.member());
+			this.scripts.execute(RELEASE, RELEASE.keys(spec), "", "", this.handOff, handOff.member());
 		}
 		catch (DataAccessException ex) {
 			throw failure(spec.name(), "withdraw", ex);
@@ -225,8 +190,7 @@ final class LockCommands {
 	 */
 	void leaveQueue(LockSpec spec, String owner) {
 		try {
-			this.scripts.execute(LEAVE_FAIR,
-					List.of(spec.lockKey(), spec.releaseChannel(), spec.queueKey(), spec.queueHeartbeatsKey()), owner);
+			this.scripts.execute(LEAVE_FAIR, LEAVE_FAIR.keys(spec), owner);
 		}
 		catch (DataAccessException ex) {
 			throw failure(spec.name(), "leave queue", ex);
@@ -254,11 +218,11 @@ final class LockCommands {
 		String lease = Long.toString(leaseMillis);
 		String keep = keepLonger ? "1" : "0";
 		Long result = switch (spec.kind()) {
-			case EXCLUSIVE -> run(connection, EXTEND, List.of(spec.lockKey()), owner, Long.toString(token), lease,
+			case EXCLUSIVE -> run(connection, EXTEND, EXTEND.keys(spec), owner, Long.toString(token), lease,
 					keep);
-			case READ -> run(connection, EXTEND_READ, List.of(spec.readersKey(), spec.readHoldsKey()), owner, lease,
+			case READ -> run(connection, EXTEND_READ, EXTEND_READ.keys(spec), owner, lease,
 					keep);
-			case PERMIT -> run(connection, EXTEND_PERMIT, List.of(spec.permitsKey()), permitId(owner, token), lease);
+			case PERMIT -> run(connection, EXTEND_PERMIT, EXTEND_PERMIT.keys(spec), permitId(owner, token), lease);
 		};
 		return (result != null) ? result : -1;
 	}
@@ -274,11 +238,10 @@ final class LockCommands {
 	 * @return for each hold: 1 renewed, -1 gone, -2 held by someone else
 	 */
 	List<Long> renew(List<RedisLockHandle> holds) {
-		List<String> keys = new java.util.ArrayList<>(holds.size());
+		List<String> keys = RENEW.keys(holds.stream().map(RedisLockHandle::spec).toList());
 		Object[] args = new Object[holds.size() * 3];
 		for (int i = 0; i < holds.size(); i++) {
 			RedisLockHandle hold = holds.get(i);
-			keys.add(hold.spec().lockKey());
 			args[3 * i] = hold.owner();
 			args[3 * i + 1] = Long.toString(hold.fencingToken());
 			args[3 * i + 2] = Long.toString(hold.spec().leaseMillis());

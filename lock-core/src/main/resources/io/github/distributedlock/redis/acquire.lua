@@ -3,6 +3,9 @@
 -- reserves the lock for a request, and the request's own attempt here takes it
 -- (docs/design/waiting-and-hand-off.md).
 --
+-- KEYS: lock, fence, readers, writer_intent, requests
+-- ARGV: owner, lease_ms, reentrant, fence_idle_ms, wait_ms, may_have_intent, holds_it, request, request_ttl_ms
+--
 -- KEYS[1]  the lock: a hash {owner, holds, token} with a lease (PEXPIRE); while reserved for a
 --          waiter's request, {owner = '', reserved = the request, token = the last holder's}
 --          with the request's claim as expiry
@@ -29,9 +32,7 @@
 
 local function file()
 	if ARGV[8] ~= '' then
-		local clock = redis.call('TIME')
-		redis.call('ZADD', KEYS[5], 'NX', tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000), ARGV[8])
-		redis.call('PEXPIRE', KEYS[5], ARGV[9])
+		file_request(KEYS[5], ARGV[8], now_ms(), ARGV[9])
 	end
 end
 
@@ -45,8 +46,7 @@ end
 
 if not held[1] or held[1] == '' then
 	if redis.call('EXISTS', KEYS[3]) == 1 then
-		local clock = redis.call('TIME')
-		local nowMs = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+		local nowMs = now_ms()
 		local mine = redis.call('ZSCORE', KEYS[3], ARGV[1])
 		if mine and tonumber(mine) > nowMs then
 			return {-1, 0, tonumber(mine) - nowMs}
@@ -68,17 +68,7 @@ if not held[1] or held[1] == '' then
 			return {0, 0, ttl}
 		end
 	end
-	-- Tokens must increase strictly for this lock, across processes and across the counter
-	-- expiring: max(last + 1, server time in microseconds). After a long idle time the counter
-	-- is gone, and the clock has moved far past any token handed out before.
-	local time = redis.call('TIME')
-	local token = string.format('%.0f', tonumber(time[1]) * 1000000 + tonumber(time[2]))
-	-- One command in the usual case: store the clock and read the previous token at once.
-	local last = redis.call('SET', KEYS[2], token, 'PX', ARGV[4], 'GET')
-	if last and tonumber(last) >= tonumber(token) then
-		token = string.format('%.0f', tonumber(last) + 1)
-		redis.call('SET', KEYS[2], token, 'PX', ARGV[4])
-	end
+	local token = next_token(KEYS[2], ARGV[4])
 	if held[1] then
 		-- Reserved for this request: the reservation becomes our hold.
 		redis.call('HDEL', KEYS[1], 'reserved')

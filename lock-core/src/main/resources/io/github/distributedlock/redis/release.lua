@@ -3,6 +3,9 @@
 -- it is deleted and the waiters are woken. A reservation is not a hold: only the request's
 -- own acquire attempt turns it into one (docs/design/waiting-and-hand-off.md).
 --
+-- KEYS: lock, channel, requests, readers
+-- ARGV: owner, token, hand_off, [withdrawn_request]
+--
 -- KEYS[1]  the lock hash
 -- KEYS[2]  the lock's release channel (declared as a key so that it routes with the lock)
 -- KEYS[3]  the requests: a sorted set of '<claim ms>:<id>' scored by arrival (ms)
@@ -28,11 +31,9 @@ if ARGV[4] then
 		return -2
 	end
 else
-	if not held[1] then
-		return -1
-	end
-	if held[1] ~= ARGV[1] or held[1] == '' or held[2] ~= ARGV[2] then
-		return -2
+	local status = check_hold(held, ARGV[1], ARGV[2])
+	if status ~= 0 then
+		return status
 	end
 	if held[3] ~= '1' then
 		return redis.call('HINCRBY', KEYS[1], 'holds', -1)
