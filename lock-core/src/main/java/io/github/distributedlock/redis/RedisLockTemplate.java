@@ -97,7 +97,7 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 		this.connectionFactory = builder.connectionFactory;
 		StringRedisTemplate redis = new StringRedisTemplate(builder.connectionFactory);
 		this.handOff = builder.handOff;
-		this.commands = new LockCommands(redis, builder.fencingCounterIdle.toMillis(), this.handOff);
+		this.commands = new LockCommands(redis, LockKeys.FENCE_IDLE_MILLIS, this.handOff);
 		this.configureKeyspaceEvents = builder.configureKeyspaceEvents;
 		this.instanceId = newInstanceId();
 		this.listener = new LockListeners(builder.listeners);
@@ -579,8 +579,6 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 
 		private Duration subscriptionLinger = Duration.ofSeconds(2);
 
-		private Duration fencingCounterIdle = Duration.ofDays(7);
-
 		private boolean configureKeyspaceEvents;
 
 		private final List<LockListener> listeners = new ArrayList<>();
@@ -664,15 +662,16 @@ public final class RedisLockTemplate implements LockTemplate, AutoCloseable {
 		}
 
 		/**
-		 * Set how long a lock's fencing counter survives without acquisitions.
-		 * @param fencingCounterIdle the idle time, at least a second
+		 * Formerly set how long a lock's fencing counter survived without acquisitions.
+		 * @param fencingCounterIdle ignored
 		 * @return this builder
+		 * @deprecated since 0.1.0 with nothing to replace it: fencing counters are one per
+		 * Redis hash slot, not one per lock, so what they keep is bounded by the slots in use
+		 * whatever the idle time; this setting is ignored
 		 */
+		@Deprecated(since = "0.1.0")
 		public Builder fencingCounterIdle(Duration fencingCounterIdle) {
-			if (fencingCounterIdle.toMillis() < TimeUnit.SECONDS.toMillis(1)) {
-				throw new IllegalArgumentException("fencingCounterIdle must be at least 1 s, but was " + fencingCounterIdle);
-			}
-			this.fencingCounterIdle = fencingCounterIdle;
+			Objects.requireNonNull(fencingCounterIdle);
 			return this;
 		}
 

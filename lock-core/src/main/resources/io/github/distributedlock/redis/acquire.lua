@@ -9,7 +9,8 @@
 -- KEYS[1]  the lock: a hash {owner, holds, token} with a lease (PEXPIRE); while reserved for a
 --          waiter's request, {owner = '', reserved = the request, token = the last holder's}
 --          with the request's claim as expiry
--- KEYS[2]  the lock's fencing counter: the last token handed out, expiring after a long idle time
+-- KEYS[2]  the fencing counter of the lock's hash slot: the last token handed out there,
+--          expiring after a long idle time
 -- KEYS[3]  the lock's readers: a sorted set of reader owners scored by lease end (ms)
 -- KEYS[4]  the writer intent: set while a writer waits for readers, so new readers hold back
 -- KEYS[5]  the requests: a sorted set of '<claim ms>:<id>' scored by arrival (ms)
@@ -34,6 +35,30 @@ local function file()
 	if ARGV[8] ~= '' then
 		file_request(KEYS[5], ARGV[8], now_ms(), ARGV[9])
 	end
+end
+
+-- The lock becomes ours: a new hold with the next token.
+local function take(reserved)
+	local token = next_token(KEYS[2], ARGV[4])
+	if reserved then
+		-- Reserved for this request: the reservation becomes our hold.
+		redis.call('HDEL', KEYS[1], 'reserved')
+	end
+	redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'holds', 1, 'token', token)
+	redis.call('PEXPIRE', KEYS[1], ARGV[2])
+	if ARGV[6] == '1' and redis.call('GET', KEYS[4]) == ARGV[1] then
+		redis.call('DEL', KEYS[4])
+	end
+	if ARGV[8] ~= '' then
+		redis.call('ZREM', KEYS[5], ARGV[8])
+	end
+	return {1, tonumber(token)}
+end
+
+-- The usual case, a name that nobody holds, reserves or reads, costs one command to tell:
+-- readers, hand-off and writer intent are looked at only when the lock or its readers exist.
+if redis.call('EXISTS', KEYS[1], KEYS[3]) == 0 then
+	return take(false)
 end
 
 local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'reserved')
@@ -68,20 +93,7 @@ if not held[1] or held[1] == '' then
 			return {0, 0, ttl}
 		end
 	end
-	local token = next_token(KEYS[2], ARGV[4])
-	if held[1] then
-		-- Reserved for this request: the reservation becomes our hold.
-		redis.call('HDEL', KEYS[1], 'reserved')
-	end
-	redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'holds', 1, 'token', token)
-	redis.call('PEXPIRE', KEYS[1], ARGV[2])
-	if ARGV[6] == '1' and redis.call('GET', KEYS[4]) == ARGV[1] then
-		redis.call('DEL', KEYS[4])
-	end
-	if ARGV[8] ~= '' then
-		redis.call('ZREM', KEYS[5], ARGV[8])
-	end
-	return {1, tonumber(token)}
+	return take(held[1] ~= nil)
 end
 
 if held[1] == ARGV[1] then
