@@ -27,13 +27,14 @@ local nowMs, nowUs = server_time()
 
 -- Nothing is taken. The request waits in the line of the lock that blocks, and only there (the
 -- caller listens to that lock alone); a lock reserved for it is freed, and its waiters woken.
-local function blocked(i, reply)
+-- exists: whether lock i's hash exists, to be marked as having requests
+local function blocked(i, reply, exists)
 	if ARGV[4] == '' then
 		return reply
 	end
 	for j = 1, count do
 		if j == i then
-			file_request(KEYS[5 * j - 1], ARGV[4], nowMs, ARGV[5])
+			file_request(KEYS[5 * j - 1], ARGV[4], nowMs, ARGV[5], exists and KEYS[5 * j - 4] or nil)
 		else
 			redis.call('ZREM', KEYS[5 * j - 1], ARGV[4])
 			local held = redis.call('HMGET', KEYS[5 * j - 4], 'owner', 'token', 'reserved')
@@ -53,7 +54,7 @@ for i = 1, count do
 		-- Reserved for us: as good as free.
 	elseif held[1] then
 		if held[1] ~= ARGV[1] then
-			return blocked(i, {0, i, tonumber(held[2]), redis.call('PTTL', lock)})
+			return blocked(i, {0, i, tonumber(held[2]), redis.call('PTTL', lock)}, true)
 		end
 		if ARGV[2] ~= '1' then
 			return {-1, i, tonumber(held[2]), redis.call('PTTL', lock)}
@@ -61,7 +62,7 @@ for i = 1, count do
 	else
 		local latest = redis.call('ZRANGEBYSCORE', KEYS[5 * i - 2], '(' .. nowMs, '+inf', 'WITHSCORES')
 		if #latest > 0 then
-			return blocked(i, {0, i, 0, tonumber(latest[#latest]) - nowMs})
+			return blocked(i, {0, i, 0, tonumber(latest[#latest]) - nowMs}, false)
 		end
 	end
 end
@@ -82,7 +83,8 @@ for i = 1, count do
 		if owner then
 			redis.call('HDEL', lock, 'reserved')
 		end
-		redis.call('HSET', lock, 'owner', ARGV[1], 'holds', 1, 'token', token)
+		-- Requests may be waiting for it (the line is not looked at here): the release will look.
+		redis.call('HSET', lock, 'owner', ARGV[1], 'holds', 1, 'token', token, 'queued', 1)
 		redis.call('PEXPIRE', lock, lease)
 		tokens[i + 1] = tonumber(token)
 	end

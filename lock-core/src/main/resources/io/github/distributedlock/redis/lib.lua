@@ -85,9 +85,15 @@ local function check_hold(held, owner, token)
 end
 
 -- File a waiter's request in a lock's line, keeping its place if it is there already; the line
--- lives for ttl_ms after the last filing.
-local function file_request(requests, request, now, ttl_ms)
+-- lives for ttl_ms after the last filing. The lock hash, passed only when it exists, is marked
+-- 'queued': release.lua looks for requests only in a lock so marked, and every other way a
+-- lock is taken while requests may exist marks it too (acquire.lua, acquire-all.lua), so an
+-- uncontended release pays nothing for hand-off.
+local function file_request(requests, request, now, ttl_ms, lock)
 	redis.call('ZADD', requests, 'NX', now, request)
 	redis.call('PEXPIRE', requests, ttl_ms)
+	if lock then
+		redis.call('HSET', lock, 'queued', 1)
+	end
 end
 
