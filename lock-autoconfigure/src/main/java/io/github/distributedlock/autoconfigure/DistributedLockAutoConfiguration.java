@@ -60,7 +60,6 @@ public final class DistributedLockAutoConfiguration {
 				.database(RedisDatabase.of(connectionFactory))
 				.subscriptionLinger(properties.getSubscriptionLinger())
 				.handOff(properties.isHandOff())
-				.fencingCounterIdle(properties.getFencingCounterIdle())
 				.configureKeyspaceEvents(properties.getKeyspaceEvents().isConfigure())
 				.watchdog(properties.getWatchdog().isEnabled())
 				.fairWaiterTimeout(properties.getFair().getWaiterTimeout())

@@ -5,6 +5,7 @@ import java.time.Duration;
 import io.github.distributedlock.WaitStrategy;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
 
 /**
  * Configuration properties for distributed locks. The lock settings are the defaults for
@@ -62,7 +63,8 @@ public class DistributedLockProperties {
 	private boolean handOff = true;
 
 	/**
-	 * How long a lock's fencing counter is kept without acquisitions.
+	 * How long a lock's fencing counter was kept without acquisitions. Ignored: fencing
+	 * counters are one per hash slot.
 	 */
 	private Duration fencingCounterIdle = Duration.ofDays(7);
 
@@ -152,10 +154,20 @@ public class DistributedLockProperties {
 		this.subscriptionLinger = subscriptionLinger;
 	}
 
+	/**
+	 * Return the former idle time of fencing counters, which is ignored.
+	 * @return the idle time
+	 * @deprecated since 0.1.0 with nothing to replace it: fencing counters are one per hash
+	 * slot, bounded by the slots in use, so nothing expires by idle time any more
+	 */
+	@Deprecated(since = "0.1.0")
+	@DeprecatedConfigurationProperty(reason = "Fencing counters are one per hash slot, bounded by the slots in use",
+			since = "0.1.0")
 	public Duration getFencingCounterIdle() {
 		return this.fencingCounterIdle;
 	}
 
+	@Deprecated(since = "0.1.0")
 	public void setFencingCounterIdle(Duration fencingCounterIdle) {
 		this.fencingCounterIdle = fencingCounterIdle;
 	}

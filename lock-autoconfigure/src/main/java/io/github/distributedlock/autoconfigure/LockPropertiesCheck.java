@@ -33,7 +33,6 @@ final class LockPropertiesCheck {
 		}
 		notNegative("wait-time", properties.getWaitTime());
 		notNegative("subscription-linger", properties.getSubscriptionLinger());
-		atLeast("fencing-counter-idle", properties.getFencingCounterIdle(), Duration.ofSeconds(1), "1s");
 		Duration interval = properties.getPolling().getInterval();
 		if (interval.compareTo(Duration.ofMillis(1)) < 0 || interval.compareTo(Duration.ofDays(1)) > 0) {
 			throw new InvalidLockPropertyException(PREFIX + "polling.interval", interval,

@@ -55,7 +55,7 @@ public final class ProtocolTimings {
 	 * @return {@code reserved:}
 	 */
 	public static String handOffMessagePrefix() {
-		return HandOffRequest.MESSAGE_PREFIX;
+		return ReleaseMessage.Reserved.PREFIX;
 	}
 
 	/**

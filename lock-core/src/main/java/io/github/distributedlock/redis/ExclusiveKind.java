@@ -1,11 +1,14 @@
 package io.github.distributedlock.redis;
 
-import java.util.ArrayList;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.data.redis.connection.ReturnType;
+import static io.github.distributedlock.redis.LockScripts.ACQUIRE;
+import static io.github.distributedlock.redis.LockScripts.ACQUIRE_ALL;
+import static io.github.distributedlock.redis.LockScripts.EXTEND;
+import static io.github.distributedlock.redis.LockScripts.RELEASE;
+import static io.github.distributedlock.redis.LockScripts.RENEW;
 
 /**
  * A plain lock: the lock hash {owner, holds, token}. Its waiters line up for reservations,
@@ -14,22 +17,9 @@ import org.springframework.data.redis.connection.ReturnType;
  */
 final class ExclusiveKind extends LockKind {
 
-	private static final LuaScript ACQUIRE = LuaScript.load("acquire.lua", ReturnType.MULTI);
-
-	private static final LuaScript RELEASE = LuaScript.load("release.lua", ReturnType.INTEGER);
-
-	private static final LuaScript EXTEND = LuaScript.load("extend.lua", ReturnType.INTEGER);
-
-	private static final LuaScript ACQUIRE_ALL = LuaScript.load("acquire-all.lua", ReturnType.MULTI);
-
-	private static final LuaScript RENEW = LuaScript.load("renew.lua", ReturnType.MULTI);
-
 	@Override
 	ScriptCall acquire(LockSpec spec, Attempt attempt, String fenceIdleMillis) {
-		String lockKey = spec.lockKey();
-		return new ScriptCall(ACQUIRE,
-				List.of(lockKey, LockKeys.fence(lockKey), LockKeys.readers(lockKey), LockKeys.writerIntent(lockKey),
-						LockKeys.requests(lockKey)),
+		return new ScriptCall(ACQUIRE, ACQUIRE.keys(spec),
 				attempt.owner(), Long.toString(spec.leaseMillis()), flag(spec.reentrant()), fenceIdleMillis,
 				Long.toString(attempt.remainingWaitMillis()), flag(attempt.mayHaveIntent()), flag(attempt.holdsIt()),
 				attempt.requestMember(), HandOffRequest.VALIDITY_MILLIS);
@@ -37,25 +27,20 @@ final class ExclusiveKind extends LockKind {
 
 	@Override
 	ScriptCall release(LockSpec spec, String owner, long token, boolean handOff) {
-		return new ScriptCall(RELEASE, releaseKeys(spec.lockKey()), owner, Long.toString(token), flag(handOff));
+		return new ScriptCall(RELEASE, RELEASE.keys(spec), owner, Long.toString(token), flag(handOff));
 	}
 
 	/**
 	 * Build the withdrawal of a waiter's request from a lock's line (locks and read locks
 	 * share it); a reservation for it passes on, and a hold is never touched.
 	 */
-	static ScriptCall withdraw(String lockKey, HandOffRequest request, boolean handOff) {
-		return new ScriptCall(RELEASE, releaseKeys(lockKey), "", "", flag(handOff), request.member());
-	}
-
-	private static List<String> releaseKeys(String lockKey) {
-		return List.of(lockKey, LockKeys.releaseChannel(lockKey), LockKeys.requests(lockKey),
-				LockKeys.readers(lockKey));
+	static ScriptCall withdraw(LockSpec spec, HandOffRequest request, boolean handOff) {
+		return new ScriptCall(RELEASE, RELEASE.keys(spec), "", "", flag(handOff), request.member());
 	}
 
 	@Override
 	ScriptCall extend(LockSpec spec, String owner, long token, long leaseMillis, boolean keepLonger) {
-		return new ScriptCall(EXTEND, List.of(spec.lockKey()), owner, Long.toString(token), Long.toString(leaseMillis),
+		return new ScriptCall(EXTEND, EXTEND.keys(spec), owner, Long.toString(token), Long.toString(leaseMillis),
 				flag(keepLonger));
 	}
 
@@ -69,7 +54,6 @@ final class ExclusiveKind extends LockKind {
 	 */
 	static ScriptCall acquireAll(List<LockSpec> specs, String owner, boolean reentrant,
 			@Nullable HandOffRequest handOff, String fenceIdleMillis) {
-		List<String> keys = new ArrayList<>(specs.size() * 5);
 		Object[] args = new Object[5 + specs.size()];
 		args[0] = owner;
 		args[1] = flag(reentrant);
@@ -77,16 +61,9 @@ final class ExclusiveKind extends LockKind {
 		args[3] = (handOff != null) ? handOff.member() : "";
 		args[4] = HandOffRequest.VALIDITY_MILLIS;
 		for (int i = 0; i < specs.size(); i++) {
-			LockSpec spec = specs.get(i);
-			String lockKey = spec.lockKey();
-			keys.add(lockKey);
-			keys.add(LockKeys.fence(lockKey));
-			keys.add(LockKeys.readers(lockKey));
-			keys.add(LockKeys.requests(lockKey));
-			keys.add(spec.releaseChannel());
-			args[5 + i] = Long.toString(spec.leaseMillis());
+			args[5 + i] = Long.toString(specs.get(i).leaseMillis());
 		}
-		return new ScriptCall(ACQUIRE_ALL, keys, args);
+		return new ScriptCall(ACQUIRE_ALL, ACQUIRE_ALL.keys(specs), args);
 	}
 
 	/**
@@ -94,16 +71,14 @@ final class ExclusiveKind extends LockKind {
 	 * renewed, -1 gone, -2 held by someone else.
 	 */
 	static ScriptCall renew(List<RedisLockHandle> holds) {
-		List<String> keys = new ArrayList<>(holds.size());
 		Object[] args = new Object[holds.size() * 3];
 		for (int i = 0; i < holds.size(); i++) {
 			RedisLockHandle hold = holds.get(i);
-			keys.add(hold.spec().lockKey());
 			args[3 * i] = hold.owner();
 			args[3 * i + 1] = Long.toString(hold.fencingToken());
 			args[3 * i + 2] = Long.toString(hold.spec().leaseMillis());
 		}
-		return new ScriptCall(RENEW, keys, args);
+		return new ScriptCall(RENEW, RENEW.keys(holds.stream().map(RedisLockHandle::spec).toList()), args);
 	}
 
 	@Override

@@ -1,12 +1,9 @@
 package io.github.distributedlock.redis;
 
-import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-
-import org.jspecify.annotations.Nullable;
 
 /**
  * A waiter's place in a lock's line of requests, filed in Redis with its attempts. When the
@@ -38,11 +35,6 @@ record HandOffRequest(String member) {
 
 	static final long REFILE_NANOS = TimeUnit.MILLISECONDS.toNanos(Long.parseLong(VALIDITY_MILLIS)) / 2;
 
-	/** The prefix of a release message that reserved the lock for a request. */
-	static final String MESSAGE_PREFIX = "reserved:";
-
-	private static final byte[] MESSAGE_PREFIX_BYTES = MESSAGE_PREFIX.getBytes(StandardCharsets.US_ASCII);
-
 	private static final String PROCESS_ID = newProcessId();
 
 	private static final AtomicLong counter = new AtomicLong();
@@ -62,33 +54,6 @@ record HandOffRequest(String member) {
 	 */
 	static long claimMillis(String member) {
 		return Long.parseLong(member.substring(0, member.indexOf(':')));
-	}
-
-	/**
-	 * Return the request a release message reserved the lock for, or {@code null} if the
-	 * message is of another kind (or malformed: messages are hints, never trusted).
-	 */
-	static @Nullable String reservedFor(byte[] message) {
-		byte[] prefix = MESSAGE_PREFIX_BYTES;
-		if (message.length <= prefix.length) {
-			return null;
-		}
-		for (int i = 0; i < prefix.length; i++) {
-			if (message[i] != prefix[i]) {
-				return null;
-			}
-		}
-		String member = new String(message, prefix.length, message.length - prefix.length, StandardCharsets.UTF_8);
-		int colon = member.indexOf(':');
-		if (colon <= 0 || colon > 18) {
-			return null;
-		}
-		for (int i = 0; i < colon; i++) {
-			if (!Character.isDigit(member.charAt(i))) {
-				return null;
-			}
-		}
-		return member;
 	}
 
 	private static String newProcessId() {

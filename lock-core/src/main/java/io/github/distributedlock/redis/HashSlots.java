@@ -4,13 +4,24 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Redis Cluster hash slots: CRC16 (XMODEM) of the key's hash tag, modulo 16384. Used to
- * batch several locks into one script only when they share a slot.
+ * batch several locks into one script only when they share a slot, and to name one key per
+ * slot (see {@link #tag(int)}).
  */
 final class HashSlots {
 
 	static final int SLOTS = 16384;
 
 	private HashSlots() {
+	}
+
+	/**
+	 * Return the shortest hash tag of a slot: the first of {@code 0, 1, ..., z, 10, ...} (base
+	 * 36) that hashes to it. Every process computes the same table, so a key named with it
+	 * (such as a slot's fencing counter) is one key per slot across processes; changing how
+	 * the table is built would change those keys' names.
+	 */
+	static String tag(int slot) {
+		return Tags.TABLE[slot];
 	}
 
 	static int slot(String key) {
@@ -46,6 +57,30 @@ final class HashSlots {
 			}
 		}
 		return crc & 0xFFFF;
+	}
+
+	/**
+	 * Built on first use: about 170,000 checksums of short strings, a few milliseconds.
+	 */
+	private static final class Tags {
+
+		private static final String[] TABLE = build();
+
+		private static String[] build() {
+			String[] tags = new String[SLOTS];
+			int found = 0;
+			for (int i = 0; found < SLOTS; i++) {
+				String tag = Integer.toString(i, 36);
+				byte[] bytes = tag.getBytes(StandardCharsets.US_ASCII);
+				int slot = crc16(bytes, 0, bytes.length) & (SLOTS - 1);
+				if (tags[slot] == null) {
+					tags[slot] = tag;
+					found++;
+				}
+			}
+			return tags;
+		}
+
 	}
 
 }

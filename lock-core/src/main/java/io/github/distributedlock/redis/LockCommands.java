@@ -11,18 +11,16 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static io.github.distributedlock.redis.LockScripts.FORCE_RELEASE;
+import static io.github.distributedlock.redis.LockScripts.READ_HOLD;
 
 /**
  * Runs the scripts that a {@link LockKind} builds, and the few plain commands, translating
  * Redis errors into {@link LockAccessException}s that name the lock.
  */
 final class LockCommands {
-
-	private static final LuaScript READ_HOLD = LuaScript.load("read-hold.lua", ReturnType.MULTI);
-
-	private static final LuaScript FORCE_RELEASE = LuaScript.load("force-release.lua", ReturnType.INTEGER);
 
 	private final StringRedisTemplate redis;
 
@@ -99,7 +97,7 @@ final class LockCommands {
 	 * Withdraw a request without waiting for the reply, after a Redis failure.
 	 */
 	void withdrawAsync(LockSpec spec, HandOffRequest request) {
-		ScriptCall call = ExclusiveKind.withdraw(spec.lockKey(), request, this.handOff);
+		ScriptCall call = ExclusiveKind.withdraw(spec, request, this.handOff);
 		this.scripts.executeAsync(call.script(), call.keys(), call.args());
 	}
 
@@ -108,7 +106,7 @@ final class LockCommands {
 	 * (or the lock is freed). A hold is never touched.
 	 */
 	void withdraw(LockSpec spec, HandOffRequest request) {
-		run(spec.name(), "withdraw", ExclusiveKind.withdraw(spec.lockKey(), request, this.handOff));
+		run(spec.name(), "withdraw", ExclusiveKind.withdraw(spec, request, this.handOff));
 	}
 
 	/**

@@ -2,7 +2,10 @@ package io.github.distributedlock.redis;
 
 import java.util.List;
 
-import org.springframework.data.redis.connection.ReturnType;
+import static io.github.distributedlock.redis.LockScripts.ACQUIRE_PERMIT;
+import static io.github.distributedlock.redis.LockScripts.EXTEND_PERMIT;
+import static io.github.distributedlock.redis.LockScripts.HELD_MEMBER;
+import static io.github.distributedlock.redis.LockScripts.RELEASE_PERMIT;
 
 /**
  * A permit of a semaphore: a member {@code owner|token} of the permits sorted set, scored by
@@ -11,34 +14,27 @@ import org.springframework.data.redis.connection.ReturnType;
  */
 final class PermitKind extends LockKind {
 
-	private static final LuaScript ACQUIRE = LuaScript.load("acquire-permit.lua", ReturnType.MULTI);
-
-	private static final LuaScript RELEASE = LuaScript.load("release-permit.lua", ReturnType.INTEGER);
-
-	private static final LuaScript EXTEND = LuaScript.load("extend-permit.lua", ReturnType.INTEGER);
-
 	@Override
 	ScriptCall acquire(LockSpec spec, Attempt attempt, String fenceIdleMillis) {
-		String lockKey = spec.lockKey();
-		return new ScriptCall(ACQUIRE, List.of(LockKeys.permits(lockKey), LockKeys.fence(lockKey)), attempt.owner(),
+		return new ScriptCall(ACQUIRE_PERMIT, ACQUIRE_PERMIT.keys(spec), attempt.owner(),
 				Long.toString(spec.leaseMillis()), Integer.toString(spec.permits()), fenceIdleMillis);
 	}
 
 	@Override
 	ScriptCall release(LockSpec spec, String owner, long token, boolean handOff) {
-		return new ScriptCall(RELEASE, List.of(LockKeys.permits(spec.lockKey()), spec.releaseChannel()),
+		return new ScriptCall(RELEASE_PERMIT, RELEASE_PERMIT.keys(spec),
 				permitId(owner, token));
 	}
 
 	@Override
 	ScriptCall extend(LockSpec spec, String owner, long token, long leaseMillis, boolean keepLonger) {
-		return new ScriptCall(EXTEND, List.of(LockKeys.permits(spec.lockKey())), permitId(owner, token),
+		return new ScriptCall(EXTEND_PERMIT, EXTEND_PERMIT.keys(spec), permitId(owner, token),
 				Long.toString(leaseMillis));
 	}
 
 	@Override
 	ScriptCall isHeld(LockSpec spec, String owner, long token) {
-		return new ScriptCall(ReadKind.HELD_MEMBER, List.of(LockKeys.permits(spec.lockKey())), permitId(owner, token));
+		return new ScriptCall(HELD_MEMBER, List.of(LockKeys.permits(spec.lockKey())), permitId(owner, token));
 	}
 
 	private static String permitId(String owner, long token) {

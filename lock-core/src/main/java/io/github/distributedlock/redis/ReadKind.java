@@ -2,7 +2,10 @@ package io.github.distributedlock.redis;
 
 import java.util.List;
 
-import org.springframework.data.redis.connection.ReturnType;
+import static io.github.distributedlock.redis.LockScripts.ACQUIRE_READ;
+import static io.github.distributedlock.redis.LockScripts.EXTEND_READ;
+import static io.github.distributedlock.redis.LockScripts.HELD_MEMBER;
+import static io.github.distributedlock.redis.LockScripts.RELEASE_READ;
 
 /**
  * A read lock: a reader in the lock's readers sorted set, scored by lease end, with its
@@ -11,35 +14,21 @@ import org.springframework.data.redis.connection.ReturnType;
  */
 final class ReadKind extends LockKind {
 
-	private static final LuaScript ACQUIRE = LuaScript.load("acquire-read.lua", ReturnType.MULTI);
-
-	private static final LuaScript RELEASE = LuaScript.load("release-read.lua", ReturnType.INTEGER);
-
-	private static final LuaScript EXTEND = LuaScript.load("extend-read.lua", ReturnType.INTEGER);
-
-	static final LuaScript HELD_MEMBER = LuaScript.load("held-member.lua", ReturnType.INTEGER);
-
 	@Override
 	ScriptCall acquire(LockSpec spec, Attempt attempt, String fenceIdleMillis) {
-		String lockKey = spec.lockKey();
-		return new ScriptCall(ACQUIRE,
-				List.of(lockKey, LockKeys.fence(lockKey), LockKeys.readers(lockKey), LockKeys.readHolds(lockKey),
-						LockKeys.writerIntent(lockKey), LockKeys.requests(lockKey), spec.releaseChannel()),
+		return new ScriptCall(ACQUIRE_READ, ACQUIRE_READ.keys(spec),
 				attempt.owner(), Long.toString(spec.leaseMillis()), flag(spec.reentrant()), fenceIdleMillis,
 				attempt.requestMember(), HandOffRequest.VALIDITY_MILLIS);
 	}
 
 	@Override
 	ScriptCall release(LockSpec spec, String owner, long token, boolean handOff) {
-		String lockKey = spec.lockKey();
-		return new ScriptCall(RELEASE,
-				List.of(LockKeys.readers(lockKey), LockKeys.readHolds(lockKey), spec.releaseChannel()), owner);
+		return new ScriptCall(RELEASE_READ, RELEASE_READ.keys(spec), owner);
 	}
 
 	@Override
 	ScriptCall extend(LockSpec spec, String owner, long token, long leaseMillis, boolean keepLonger) {
-		String lockKey = spec.lockKey();
-		return new ScriptCall(EXTEND, List.of(LockKeys.readers(lockKey), LockKeys.readHolds(lockKey)), owner,
+		return new ScriptCall(EXTEND_READ, EXTEND_READ.keys(spec), owner,
 				Long.toString(leaseMillis), flag(keepLonger));
 	}
 

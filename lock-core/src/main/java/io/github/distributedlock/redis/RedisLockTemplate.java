@@ -66,7 +66,7 @@ public final class RedisLockTemplate implements LockOperations {
 		this.keys = new LockKeys(builder.keyPrefix, builder.database);
 		this.handOff = builder.handOff;
 		StringRedisTemplate redis = new StringRedisTemplate(builder.connectionFactory);
-		this.commands = new LockCommands(redis, builder.fencingCounterIdle.toMillis(), this.handOff);
+		this.commands = new LockCommands(redis, LockKeys.FENCE_IDLE_MILLIS, this.handOff);
 		this.server = new RedisServerFeatures(builder.connectionFactory, builder.cluster,
 				builder.configureKeyspaceEvents);
 		ReplicaWait replicas = (builder.replicaAcknowledgements > 0) ? new ReplicaWait(redis, this.commands,
@@ -330,8 +330,6 @@ public final class RedisLockTemplate implements LockOperations {
 
 		private Duration subscriptionLinger = Duration.ofSeconds(2);
 
-		private Duration fencingCounterIdle = Duration.ofDays(7);
-
 		private boolean configureKeyspaceEvents;
 
 		private final List<LockListener> listeners = new ArrayList<>();
@@ -415,15 +413,16 @@ public final class RedisLockTemplate implements LockOperations {
 		}
 
 		/**
-		 * Set how long a lock's fencing counter survives without acquisitions.
-		 * @param fencingCounterIdle the idle time, at least a second
+		 * Formerly set how long a lock's fencing counter survived without acquisitions.
+		 * @param fencingCounterIdle ignored
 		 * @return this builder
+		 * @deprecated since 0.1.0 with nothing to replace it: fencing counters are one per
+		 * Redis hash slot, not one per lock, so what they keep is bounded by the slots in use
+		 * whatever the idle time; this setting is ignored
 		 */
+		@Deprecated(since = "0.1.0")
 		public Builder fencingCounterIdle(Duration fencingCounterIdle) {
-			if (fencingCounterIdle.toMillis() < TimeUnit.SECONDS.toMillis(1)) {
-				throw new IllegalArgumentException("fencingCounterIdle must be at least 1 s, but was " + fencingCounterIdle);
-			}
-			this.fencingCounterIdle = fencingCounterIdle;
+			Objects.requireNonNull(fencingCounterIdle);
 			return this;
 		}
 

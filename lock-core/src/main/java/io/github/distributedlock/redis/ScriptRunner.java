@@ -16,7 +16,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnection;
 /**
  * Runs a {@link LuaScript} with {@code EVALSHA}, falling back to {@code EVAL} when the
  * server doesn't know the script (after a restart or failover), on a connection of its own
- * factory: never one bound to a caller's Redis transaction.
+ * factory: never one bound to a caller's Redis transaction. A call that passes another
+ * number of keys or arguments than the script declares fails before it reaches Redis.
  */
 final class ScriptRunner {
 
@@ -45,6 +46,7 @@ final class ScriptRunner {
 	 */
 	@SuppressWarnings("unchecked")
 	<T> @Nullable T execute(RedisConnection connection, LuaScript script, List<String> keys, Object... args) {
+		script.checkArity(keys.size(), args.length);
 		byte[][] keysAndArgs = encode(keys, args);
 		try {
 			return (T) connection.scriptingCommands()
@@ -64,6 +66,7 @@ final class ScriptRunner {
 	 * Lettuce connection; otherwise run it now. The future fails with the client's exception.
 	 */
 	CompletableFuture<Long> executeAsync(LuaScript script, List<String> keys, Object... args) {
+		script.checkArity(keys.size(), args.length);
 		if (this.async) {
 			try (RedisConnection connection = this.connectionFactory.getConnection()) {
 				RedisConnection target = connection;

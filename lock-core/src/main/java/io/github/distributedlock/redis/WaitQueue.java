@@ -1,6 +1,5 @@
 package io.github.distributedlock.redis;
 
-import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
@@ -31,12 +30,6 @@ import org.springframework.data.redis.connection.SubscriptionListener;
  * by {@link WaitQueues} for as long as there are waiters, plus a short linger.
  */
 final class WaitQueue implements MessageListener, SubscriptionListener {
-
-	private static final byte[][] KEY_GONE_EVENTS = { bytes("del"), bytes("expired"), bytes("evicted") };
-
-	private static final byte[] READERS_LEFT = bytes("readers-left");
-
-	private static final byte[] NEXT = bytes("next:");
 
 	private static final int ADDRESSED_LIMIT = 256;
 
@@ -260,35 +253,37 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 
 	@Override
 	public void onMessage(Message message, byte @Nullable [] pattern) {
-		byte[] body = message.getBody();
-		String reservedFor = HandOffRequest.reservedFor(body);
-		if (reservedFor != null) {
-			long now = System.nanoTime();
-			markProgress(now);
-			if (this.requests.contains(reservedFor)) {
-				// A hint, not a grant: the waiter's own attempt takes the lock, if Redis agrees.
-				signal(true);
-				return;
-			}
-			Reservation reservation = new Reservation(HandOffRequest.claimMillis(reservedFor), now);
-			this.lastReservation = reservation;
-			// The lock is taken again: nobody needs to try, but waiters must not sleep past the
-			// claim, which lapses if that waiter never takes the lock.
-			long headWake = this.headWakeNanos;
-			if (headWake == 0 || reservation.endNanos() - headWake < 0 || this.plainSleepers.get() > 0) {
-				signal(false);
-			}
+		ReleaseMessage heard = ReleaseMessage.parse(message.getBody());
+		if (heard instanceof ReleaseMessage.Reserved reserved) {
+			onReserved(reserved);
 			return;
 		}
-		if (startsWith(body, NEXT)) {
-			address(new String(body, NEXT.length, body.length - NEXT.length, StandardCharsets.UTF_8));
+		if (heard instanceof ReleaseMessage.NextInLine next) {
+			address(next.waiter());
 		}
-		else {
+		if (heard.isPlain()) {
 			this.plainSignals++;
 		}
-		if (this.keyspaceEvents ? isKeyGone(body) : !(this.readers && java.util.Arrays.equals(READERS_LEFT, body))) {
-			// Readers ignore "the last reader left": only a writer can be waiting for that.
+		if (heard.wakes(this.keyspaceEvents, this.readers)) {
 			signal();
+		}
+	}
+
+	private void onReserved(ReleaseMessage.Reserved reserved) {
+		long now = System.nanoTime();
+		markProgress(now);
+		if (this.requests.contains(reserved.request())) {
+			// A hint, not a grant: the waiter's own attempt takes the lock, if Redis agrees.
+			signal(true);
+			return;
+		}
+		Reservation reservation = new Reservation(reserved.claimMillis(), now);
+		this.lastReservation = reservation;
+		// The lock is taken again: nobody needs to try, but waiters must not sleep past the
+		// claim, which lapses if that waiter never takes the lock.
+		long headWake = this.headWakeNanos;
+		if (headWake == 0 || reservation.endNanos() - headWake < 0 || this.plainSleepers.get() > 0) {
+			signal(false);
 		}
 	}
 
@@ -326,31 +321,6 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 	 */
 	long plainSignals() {
 		return this.plainSignals;
-	}
-
-	private static boolean startsWith(byte[] body, byte[] prefix) {
-		if (body.length < prefix.length) {
-			return false;
-		}
-		for (int i = 0; i < prefix.length; i++) {
-			if (body[i] != prefix[i]) {
-				return false;
-			}
-		}
-		return true;
-	}
-
-	private static boolean isKeyGone(byte[] event) {
-		for (byte[] gone : KEY_GONE_EVENTS) {
-			if (java.util.Arrays.equals(gone, event)) {
-				return true;
-			}
-		}
-		return false;
-	}
-
-	private static byte[] bytes(String text) {
-		return text.getBytes(StandardCharsets.US_ASCII);
 	}
 
 	/**

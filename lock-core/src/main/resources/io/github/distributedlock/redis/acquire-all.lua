@@ -1,6 +1,9 @@
 -- Take several locks at once, all or nothing. On a Cluster all keys must share one hash
 -- slot; the engine only sends this script when they do (standalone and Sentinel: always).
 --
+-- KEYS: (lock, fence, readers, requests, channel)...
+-- ARGV: owner, reentrant, fence_idle_ms, request, request_ttl_ms, (lease_ms)...
+--
 -- KEYS[5i-4]  lock i
 -- KEYS[5i-3]  its fencing counter
 -- KEYS[5i-2]  its readers (a sorted set scored by lease end): live readers block the lock
@@ -20,19 +23,18 @@
 --         {-1, i, token, pttl}          lock i is held by this owner and not reentrant
 
 local count = #KEYS / 5
-local clock = redis.call('TIME')
-local nowMs = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local nowMs, nowUs = server_time()
 
 -- Nothing is taken. The request waits in the line of the lock that blocks, and only there (the
 -- caller listens to that lock alone); a lock reserved for it is freed, and its waiters woken.
-local function blocked(i, reply)
+-- exists: whether lock i's hash exists, to be marked as having requests
+local function blocked(i, reply, exists)
 	if ARGV[4] == '' then
 		return reply
 	end
 	for j = 1, count do
 		if j == i then
-			redis.call('ZADD', KEYS[5 * j - 1], 'NX', nowMs, ARGV[4])
-			redis.call('PEXPIRE', KEYS[5 * j - 1], ARGV[5])
+			file_request(KEYS[5 * j - 1], ARGV[4], nowMs, ARGV[5], exists and KEYS[5 * j - 4] or nil)
 		else
 			redis.call('ZREM', KEYS[5 * j - 1], ARGV[4])
 			local held = redis.call('HMGET', KEYS[5 * j - 4], 'owner', 'token', 'reserved')
@@ -52,7 +54,7 @@ for i = 1, count do
 		-- Reserved for us: as good as free.
 	elseif held[1] then
 		if held[1] ~= ARGV[1] then
-			return blocked(i, {0, i, tonumber(held[2]), redis.call('PTTL', lock)})
+			return blocked(i, {0, i, tonumber(held[2]), redis.call('PTTL', lock)}, true)
 		end
 		if ARGV[2] ~= '1' then
 			return {-1, i, tonumber(held[2]), redis.call('PTTL', lock)}
@@ -60,12 +62,11 @@ for i = 1, count do
 	else
 		local latest = redis.call('ZRANGEBYSCORE', KEYS[5 * i - 2], '(' .. nowMs, '+inf', 'WITHSCORES')
 		if #latest > 0 then
-			return blocked(i, {0, i, 0, tonumber(latest[#latest]) - nowMs})
+			return blocked(i, {0, i, 0, tonumber(latest[#latest]) - nowMs}, false)
 		end
 	end
 end
 
-local now = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
 local tokens = {1}
 for i = 1, count do
 	local lock = KEYS[5 * i - 4]
@@ -78,13 +79,12 @@ for i = 1, count do
 		end
 		tokens[i + 1] = tonumber(redis.call('HGET', lock, 'token'))
 	else
-		local last = tonumber(redis.call('GET', KEYS[5 * i - 3]) or '0')
-		local token = string.format('%.0f', math.max(last + 1, now))
-		redis.call('SET', KEYS[5 * i - 3], token, 'PX', ARGV[3])
+		local token = next_token(KEYS[5 * i - 3], ARGV[3], nowUs)
 		if owner then
 			redis.call('HDEL', lock, 'reserved')
 		end
-		redis.call('HSET', lock, 'owner', ARGV[1], 'holds', 1, 'token', token)
+		-- Requests may be waiting for it (the line is not looked at here): the release will look.
+		redis.call('HSET', lock, 'owner', ARGV[1], 'holds', 1, 'token', token, 'queued', 1)
 		redis.call('PEXPIRE', lock, lease)
 		tokens[i + 1] = tonumber(token)
 	end

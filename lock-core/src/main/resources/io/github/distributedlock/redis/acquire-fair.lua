@@ -1,5 +1,8 @@
 -- Take a lock in arrival order: only the first live waiter of the lock's queue may take it.
 --
+-- KEYS: lock, fence, readers, queue, queue_heartbeats
+-- ARGV: owner, lease_ms, reentrant, fence_idle_ms, waiter_timeout_ms, join
+--
 -- KEYS[1]  the lock hash
 -- KEYS[2]  the fencing counter
 -- KEYS[3]  the lock's readers (a sorted set scored by lease end, ms): live readers block it
@@ -29,23 +32,15 @@ if held[1] == ARGV[1] then
 	return {1, tonumber(held[2])}
 end
 
-local clock = redis.call('TIME')
-local nowMs = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local nowMs, nowUs = server_time()
 
 -- Waiters that stopped calling (they died or gave up) leave the queue.
-local dead = redis.call('ZRANGEBYSCORE', KEYS[5], '-inf', nowMs)
-for _, waiter in ipairs(dead) do
-	redis.call('ZREM', KEYS[4], waiter)
-	redis.call('ZREM', KEYS[5], waiter)
-end
+drop_ended(KEYS[5], nowMs, KEYS[4])
 
 local head = redis.call('ZRANGE', KEYS[4], 0, 0)[1]
 local readers = redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. nowMs, '+inf', 'WITHSCORES')
 if not held[1] and #readers == 0 and (not head or head == ARGV[1]) then
-	local now = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
-	local last = tonumber(redis.call('GET', KEYS[2]) or '0')
-	local token = string.format('%.0f', math.max(last + 1, now))
-	redis.call('SET', KEYS[2], token, 'PX', ARGV[4])
+	local token = next_token(KEYS[2], ARGV[4], nowUs)
 	redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'holds', 1, 'token', token)
 	redis.call('PEXPIRE', KEYS[1], ARGV[2])
 	redis.call('ZREM', KEYS[4], ARGV[1])

@@ -1,5 +1,8 @@
 -- Take a read lock: shared with other readers, excluded by a writer (the lock's owner).
 --
+-- KEYS: lock, fence, readers, read_holds, writer_intent, requests, channel
+-- ARGV: owner, lease_ms, reentrant, fence_idle_ms, request, request_ttl_ms
+--
 -- KEYS[1]  the lock hash: its owner is the writer
 -- KEYS[2]  the fencing counter
 -- KEYS[3]  the readers: a sorted set of reader owners scored by lease end (ms)
@@ -17,27 +20,22 @@
 --
 -- Returns {1, token} acquired; {0, holder token, ttl} blocked; {-1, 0, ttl} self-deadlock
 
-local clock = redis.call('TIME')
-local nowMs = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local nowMs, nowUs = server_time()
 
-local function file()
+-- exists: whether the lock hash exists, to be marked as having requests
+local function file(exists)
 	if ARGV[5] ~= '' then
-		redis.call('ZADD', KEYS[6], 'NX', nowMs, ARGV[5])
-		redis.call('PEXPIRE', KEYS[6], ARGV[6])
+		file_request(KEYS[6], ARGV[5], nowMs, ARGV[6], exists and KEYS[1] or nil)
 	end
 end
 
 local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'reserved')
 local reservedForUs = held[1] == '' and ARGV[5] ~= '' and held[3] == ARGV[5]
 if held[1] and held[1] ~= ARGV[1] and not reservedForUs then
-	file()
+	file(true)
 	return {0, tonumber(held[2]), redis.call('PTTL', KEYS[1])}
 end
-local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', nowMs)
-for _, reader in ipairs(expired) do
-	redis.call('ZREM', KEYS[3], reader)
-	redis.call('HDEL', KEYS[4], reader)
-end
+drop_ended(KEYS[3], nowMs, nil, KEYS[4])
 
 local reading = redis.call('ZSCORE', KEYS[3], ARGV[1])
 if reading and ARGV[3] ~= '1' then
@@ -47,7 +45,7 @@ if not reading and not held[1] then
 	local intent = redis.call('GET', KEYS[5])
 	if intent and intent ~= ARGV[1] then
 		-- A writer is waiting: don't let a stream of new readers starve it.
-		file()
+		file(false)
 		return {0, 0, redis.call('PTTL', KEYS[5])}
 	end
 end
@@ -61,14 +59,8 @@ if ARGV[5] ~= '' then
 	redis.call('ZREM', KEYS[6], ARGV[5])
 end
 
-local now = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
-local last = tonumber(redis.call('GET', KEYS[2]) or '0')
-local token = string.format('%.0f', math.max(last + 1, now))
-redis.call('SET', KEYS[2], token, 'PX', ARGV[4])
+local token = next_token(KEYS[2], ARGV[4], nowUs)
 redis.call('HINCRBY', KEYS[4], ARGV[1], 1)
 redis.call('ZADD', KEYS[3], 'GT', nowMs + tonumber(ARGV[2]), ARGV[1])
-local latest = redis.call('ZRANGE', KEYS[3], -1, -1, 'WITHSCORES')
-local keep = tonumber(latest[2]) - nowMs
-redis.call('PEXPIRE', KEYS[3], keep)
-redis.call('PEXPIRE', KEYS[4], keep)
+expire_at_latest(KEYS[3], nowMs, KEYS[4])
 return {1, tonumber(token)}

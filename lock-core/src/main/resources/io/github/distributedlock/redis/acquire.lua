@@ -3,10 +3,14 @@
 -- reserves the lock for a request, and the request's own attempt here takes it
 -- (docs/design/waiting-and-hand-off.md).
 --
+-- KEYS: lock, fence, readers, writer_intent, requests
+-- ARGV: owner, lease_ms, reentrant, fence_idle_ms, wait_ms, may_have_intent, holds_it, request, request_ttl_ms
+--
 -- KEYS[1]  the lock: a hash {owner, holds, token} with a lease (PEXPIRE); while reserved for a
 --          waiter's request, {owner = '', reserved = the request, token = the last holder's}
---          with the request's claim as expiry
--- KEYS[2]  the lock's fencing counter: the last token handed out, expiring after a long idle time
+--          with the request's claim as expiry; 'queued' = 1 once requests may be waiting
+-- KEYS[2]  the fencing counter of the lock's hash slot: the last token handed out there,
+--          expiring after a long idle time
 -- KEYS[3]  the lock's readers: a sorted set of reader owners scored by lease end (ms)
 -- KEYS[4]  the writer intent: set while a writer waits for readers, so new readers hold back
 -- KEYS[5]  the requests: a sorted set of '<claim ms>:<id>' scored by arrival (ms)
@@ -27,26 +31,53 @@
 --         {-1, token, pttl}         held by this owner, and the request is not reentrant
 --                                   (or this owner holds a read lock: upgrading would deadlock)
 
-local function file()
+-- exists: whether the lock hash exists (held, or reserved), to be marked as having requests
+local function file(exists)
 	if ARGV[8] ~= '' then
-		local clock = redis.call('TIME')
-		redis.call('ZADD', KEYS[5], 'NX', tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000), ARGV[8])
-		redis.call('PEXPIRE', KEYS[5], ARGV[9])
+		file_request(KEYS[5], ARGV[8], now_ms(), ARGV[9], exists and KEYS[1] or nil)
 	end
+end
+
+-- The lock becomes ours: a new hold with the next token. queued: whether requests may be
+-- waiting, which its release must then look at.
+local function take(reserved, queued)
+	local token = next_token(KEYS[2], ARGV[4])
+	if reserved then
+		-- Reserved for this request: the reservation becomes our hold.
+		redis.call('HDEL', KEYS[1], 'reserved')
+	end
+	if queued then
+		redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'holds', 1, 'token', token, 'queued', 1)
+	else
+		redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'holds', 1, 'token', token)
+	end
+	redis.call('PEXPIRE', KEYS[1], ARGV[2])
+	if ARGV[6] == '1' and redis.call('GET', KEYS[4]) == ARGV[1] then
+		redis.call('DEL', KEYS[4])
+	end
+	if ARGV[8] ~= '' then
+		redis.call('ZREM', KEYS[5], ARGV[8])
+	end
+	return {1, tonumber(token)}
+end
+
+-- The usual case, a name that nobody holds, reserves, reads or waits for, costs one command to
+-- tell: readers, hand-off and writer intent are looked at only when one of those keys exists.
+if redis.call('EXISTS', KEYS[1], KEYS[3], KEYS[5]) == 0 then
+	return take(false, false)
 end
 
 local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'reserved')
 
 if held[1] == '' and (ARGV[8] == '' or held[3] ~= ARGV[8]) then
 	-- Reserved for another waiter's request: taken, for as long as its claim.
-	file()
+	file(true)
 	return {0, tonumber(held[2]), redis.call('PTTL', KEYS[1])}
 end
 
 if not held[1] or held[1] == '' then
 	if redis.call('EXISTS', KEYS[3]) == 1 then
-		local clock = redis.call('TIME')
-		local nowMs = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+		local nowMs = now_ms()
 		local mine = redis.call('ZSCORE', KEYS[3], ARGV[1])
 		if mine and tonumber(mine) > nowMs then
 			return {-1, 0, tonumber(mine) - nowMs}
@@ -64,34 +95,12 @@ if not held[1] or held[1] == '' then
 				end
 				redis.call('SET', KEYS[4], ARGV[1], 'PX', intent + 500)
 			end
-			file()
+			file(held[1] ~= nil)
 			return {0, 0, ttl}
 		end
 	end
-	-- Tokens must increase strictly for this lock, across processes and across the counter
-	-- expiring: max(last + 1, server time in microseconds). After a long idle time the counter
-	-- is gone, and the clock has moved far past any token handed out before.
-	local time = redis.call('TIME')
-	local token = string.format('%.0f', tonumber(time[1]) * 1000000 + tonumber(time[2]))
-	-- One command in the usual case: store the clock and read the previous token at once.
-	local last = redis.call('SET', KEYS[2], token, 'PX', ARGV[4], 'GET')
-	if last and tonumber(last) >= tonumber(token) then
-		token = string.format('%.0f', tonumber(last) + 1)
-		redis.call('SET', KEYS[2], token, 'PX', ARGV[4])
-	end
-	if held[1] then
-		-- Reserved for this request: the reservation becomes our hold.
-		redis.call('HDEL', KEYS[1], 'reserved')
-	end
-	redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'holds', 1, 'token', token)
-	redis.call('PEXPIRE', KEYS[1], ARGV[2])
-	if ARGV[6] == '1' and redis.call('GET', KEYS[4]) == ARGV[1] then
-		redis.call('DEL', KEYS[4])
-	end
-	if ARGV[8] ~= '' then
-		redis.call('ZREM', KEYS[5], ARGV[8])
-	end
-	return {1, tonumber(token)}
+	-- Requests may be waiting (the line is not looked at here): the release will look.
+	return take(held[1] ~= nil, true)
 end
 
 if held[1] == ARGV[1] then
@@ -120,5 +129,5 @@ if held[1] == ARGV[1] then
 	return {1, tonumber(held[2])}
 end
 
-file()
+file(true)
 return {0, tonumber(held[2]), redis.call('PTTL', KEYS[1])}

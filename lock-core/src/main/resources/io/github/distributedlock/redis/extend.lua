@@ -1,5 +1,8 @@
 -- Set a new lease on a lock, for its owner only.
 --
+-- KEYS: lock
+-- ARGV: owner, token, lease_ms, [keep_longer]
+--
 -- KEYS[1]  the lock hash
 -- ARGV[1]  owner
 -- ARGV[2]  fencing token of the hold
@@ -9,11 +12,9 @@
 -- Returns  1 extended, -1 the lock is gone, -2 someone else holds it now
 
 local held = redis.call('HMGET', KEYS[1], 'owner', 'token')
-if not held[1] then
-	return -1
-end
-if held[1] ~= ARGV[1] or held[2] ~= ARGV[2] then
-	return -2
+local status = check_hold(held, ARGV[1], ARGV[2])
+if status ~= 0 then
+	return status
 end
 local lease = tonumber(ARGV[3])
 if ARGV[4] == '1' then

@@ -1,6 +1,9 @@
 -- Delete a lock whoever holds it, and wake its waiters. For operators only: it breaks
 -- mutual exclusion for the current holder, whose release will then report a lost lease.
 --
+-- KEYS: lock, channel
+-- ARGV:
+--
 -- KEYS[1]  the lock hash
 -- KEYS[2]  the lock's release channel
 --

@@ -1,5 +1,8 @@
 -- Leave a fair lock's queue (the waiter gave up); if the lock is free, wake the new head.
 --
+-- KEYS: lock, channel, queue, queue_heartbeats
+-- ARGV: owner
+--
 -- KEYS[1]  the lock hash
 -- KEYS[2]  the lock's release channel
 -- KEYS[3]  the queue

@@ -1,6 +1,9 @@
 -- Read who holds a lock, with its token and remaining lease, in one step: what findHeld wraps
 -- in a handle, whose deadline must not outlast the lease Redis has.
 --
+-- KEYS: lock
+-- ARGV:
+--
 -- KEYS[1]  the lock hash
 --
 -- Returns {owner, token, pttl}, or {} if nobody holds it (free, or only reserved for a request)

@@ -1,5 +1,8 @@
 -- Release one hold of a fair lock; the last hold deletes it and wakes only the next waiter.
 --
+-- KEYS: lock, channel, queue, queue_heartbeats
+-- ARGV: owner, token
+--
 -- KEYS[1]  the lock hash
 -- KEYS[2]  the lock's release channel
 -- KEYS[3]  the queue (waiter owners by arrival ticket)
@@ -10,11 +13,9 @@
 -- Returns  holds left (0: released), -1 the lock is gone, -2 someone else holds it now
 
 local held = redis.call('HMGET', KEYS[1], 'owner', 'token')
-if not held[1] then
-	return -1
-end
-if held[1] ~= ARGV[1] or held[2] ~= ARGV[2] then
-	return -2
+local status = check_hold(held, ARGV[1], ARGV[2])
+if status ~= 0 then
+	return status
 end
 local holds = redis.call('HINCRBY', KEYS[1], 'holds', -1)
 if holds > 0 then
@@ -22,13 +23,8 @@ if holds > 0 then
 end
 redis.call('DEL', KEYS[1])
 
-local clock = redis.call('TIME')
-local nowMs = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
-local dead = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', nowMs)
-for _, waiter in ipairs(dead) do
-	redis.call('ZREM', KEYS[3], waiter)
-	redis.call('ZREM', KEYS[4], waiter)
-end
+-- Waiters that stopped calling (they died or gave up) leave the queue.
+drop_ended(KEYS[4], now_ms(), KEYS[3])
 local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
 -- The message names the waiter whose turn it is; the others keep sleeping.
 redis.call('PUBLISH', KEYS[2], 'next:' .. (head or ''))

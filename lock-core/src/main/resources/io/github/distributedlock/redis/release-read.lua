@@ -1,5 +1,8 @@
 -- Release one read hold; when the last reader leaves, wake a waiting writer.
 --
+-- KEYS: readers, read_holds, channel
+-- ARGV: owner
+--
 -- KEYS[1]  the readers sorted set
 -- KEYS[2]  the readers' hold counts
 -- KEYS[3]  the lock's release channel
@@ -7,8 +10,7 @@
 --
 -- Returns holds left (>= 0), or -1 if this owner's read lease had already ended
 
-local clock = redis.call('TIME')
-local nowMs = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local nowMs = now_ms()
 local reading = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not reading or tonumber(reading) <= nowMs then
 	return -1

@@ -3,7 +3,10 @@
 -- it is deleted and the waiters are woken. A reservation is not a hold: only the request's
 -- own acquire attempt turns it into one (docs/design/waiting-and-hand-off.md).
 --
--- KEYS[1]  the lock hash
+-- KEYS: lock, channel, requests, readers
+-- ARGV: owner, token, hand_off, [withdrawn_request]
+--
+-- KEYS[1]  the lock hash ('queued' marks one that requests may wait for)
 -- KEYS[2]  the lock's release channel (declared as a key so that it routes with the lock)
 -- KEYS[3]  the requests: a sorted set of '<claim ms>:<id>' scored by arrival (ms)
 -- KEYS[4]  the lock's readers: a writer that took a read lock too (a downgrade) still reads, so
@@ -20,7 +23,7 @@
 --          -2 someone else holds it now (another owner, or a newer hold of ours); for a
 --             withdrawal: the lock was not reserved for that request
 
-local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'holds', 'reserved')
+local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'holds', 'reserved', 'queued')
 if ARGV[4] then
 	redis.call('ZREM', KEYS[3], ARGV[4])
 	-- Never touch a lock that has an owner: only a reservation for this very request.
@@ -28,18 +31,17 @@ if ARGV[4] then
 		return -2
 	end
 else
-	if not held[1] then
-		return -1
-	end
-	if held[1] ~= ARGV[1] or held[1] == '' or held[2] ~= ARGV[2] then
-		return -2
+	local status = check_hold(held, ARGV[1], ARGV[2])
+	if status ~= 0 then
+		return status
 	end
 	if held[3] ~= '1' then
 		return redis.call('HINCRBY', KEYS[1], 'holds', -1)
 	end
 end
 
-local next = (ARGV[3] == '1') and redis.call('ZRANGE', KEYS[3], 0, 0) or {}
+-- A lock never marked 'queued' has no requests (see file_request in lib.lua): nothing to look at.
+local next = (ARGV[3] == '1' and (ARGV[4] or held[5])) and redis.call('ZRANGE', KEYS[3], 0, 0) or {}
 if next[1] and redis.call('EXISTS', KEYS[4]) == 0 then
 	while next[1] do
 		redis.call('ZREM', KEYS[3], next[1])

@@ -1,6 +1,9 @@
 -- Renew the leases of many holds in one round trip (the watchdog's batch). All keys must
 -- be in one hash slot when Redis is a Cluster; the watchdog groups them so.
 --
+-- KEYS: (lock)...
+-- ARGV: (owner, token, lease_ms)...
+--
 -- KEYS[i]          a lock hash
 -- ARGV[3i-2..3i]   its owner, the hold's fencing token, and the new lease in milliseconds
 --
@@ -10,13 +13,12 @@ local results = {}
 for i, key in ipairs(KEYS) do
 	local owner = ARGV[3 * i - 2]
 	local held = redis.call('HMGET', key, 'owner', 'token')
-	if not held[1] then
-		results[i] = -1
-	elseif held[1] ~= owner or held[2] ~= ARGV[3 * i - 1] then
-		results[i] = -2
-	else
+	local status = check_hold(held, owner, ARGV[3 * i - 1])
+	if status == 0 then
 		redis.call('PEXPIRE', key, ARGV[3 * i])
 		results[i] = 1
+	else
+		results[i] = status
 	end
 end
 return results

@@ -374,6 +374,8 @@ abstract class LockContractTests {
 		LockSpec spec = specOf("g");
 		// A request filed by a waiter whose process then died: it will never take the lock.
 		redisOps().opsForZSet().add(spec.requestsKey(), "2000:dead.1", System.currentTimeMillis());
+		// Filed as the engine files a request: the hold is marked as one that requests wait for.
+		redisOps().opsForHash().put(spec.lockKey(), "queued", "1");
 		held.close();
 		assertThat(redisOps().opsForHash().get(spec.lockKey(), "owner")).as("reserved, not held").isEqualTo("");
 		assertThat(redisOps().opsForHash().get(spec.lockKey(), "reserved")).isEqualTo("2000:dead.1");

@@ -17,9 +17,45 @@ class LockKeysTests {
 	void shouldPutScopeAndKeyInOneHashTag() {
 		String key = this.keys.lock(LockName.of("server_access", "42"));
 		assertThat(key).isEqualTo("lock:{server_access:42}");
-		assertThat(LockKeys.fence(key)).isEqualTo("lock:{server_access:42}:fence");
 		assertThat(LockKeys.releaseChannel(key)).isEqualTo("lock:{server_access:42}:released");
-		assertThat(hashTag(LockKeys.fence(key))).isEqualTo(hashTag(key));
+	}
+
+	@Test
+	void shouldShareOneFencingCounterPerHashSlot() {
+		String key = this.keys.lock(LockName.of("server_access", "42"));
+		String fence = LockKeys.fence(key);
+		assertThat(fence).startsWith("lock:{").endsWith("}:fence");
+		assertThat(HashSlots.slot(fence)).isEqualTo(HashSlots.slot(key));
+		assertThat(hashTag(fence)).isEqualTo(HashSlots.tag(HashSlots.slot(key)));
+		for (int i = 0; i < 2000; i++) {
+			String other = this.keys.lock(LockName.of("server_access", Integer.toString(i)));
+			assertThat(HashSlots.slot(LockKeys.fence(other))).isEqualTo(HashSlots.slot(other));
+			assertThat(LockKeys.fence(other).equals(fence)).isEqualTo(HashSlots.slot(other) == HashSlots.slot(key));
+		}
+	}
+
+	@Test
+	void shouldHaveOneShortTagPerHashSlot() {
+		java.util.Set<String> tags = new java.util.HashSet<>();
+		for (int slot = 0; slot < HashSlots.SLOTS; slot++) {
+			String tag = HashSlots.tag(slot);
+			assertThat(HashSlots.slot("{" + tag + "}")).isEqualTo(slot);
+			assertThat(tag).matches("[0-9a-z]{1,4}");
+			tags.add(tag);
+		}
+		assertThat(tags).hasSize(HashSlots.SLOTS);
+		// The table must never change: processes of two versions would count in two counters.
+		assertThat(HashSlots.tag(0)).isEqualTo(firstTagOf(0));
+		assertThat(HashSlots.tag(HashSlots.slot("a"))).isEqualTo("a");
+	}
+
+	private static String firstTagOf(int slot) {
+		for (int i = 0;; i++) {
+			String tag = Integer.toString(i, 36);
+			if (HashSlots.slot(tag) == slot) {
+				return tag;
+			}
+		}
 	}
 
 	@Test

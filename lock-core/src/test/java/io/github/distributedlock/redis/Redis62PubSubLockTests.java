@@ -1,5 +1,7 @@
 package io.github.distributedlock.redis;
 
+import java.nio.charset.StandardCharsets;
+
 import io.github.distributedlock.WaitStrategy;
 import io.github.distributedlock.test.BundledRedis;
 import io.github.distributedlock.test.RedisServerExtension;
@@ -28,6 +30,29 @@ class Redis62PubSubLockTests extends LockContractTests {
 	@Override
 	protected TestRedis redis() {
 		return TestRedis.standalone(redis::server);
+	}
+
+	@Test
+	void shouldLoadEveryScriptWithTheLibraryUnderItsOwnSha() {
+		redis.server().command("SCRIPT", "FLUSH");
+		for (LuaScript script : LockScripts.ALL) {
+			String sha = new String(script.sha1(), StandardCharsets.US_ASCII);
+			assertThat(redis.server().command("SCRIPT", "LOAD", new String(script.text(), StandardCharsets.UTF_8)))
+				.as(script.name())
+				.isEqualTo(sha);
+		}
+		// The library's functions run: the clock, the fencing rule and the owner check.
+		String acquire = new String(LockScripts.ACQUIRE.sha1(), StandardCharsets.US_ASCII);
+		Object reply = redis.server()
+			.command("EVALSHA", acquire, "5", "p:{sha}", "p:{sha}:fence", "p:{sha}:readers", "p:{sha}:intent",
+					"p:{sha}:requests", "me", "10000", "1", "60000", "0", "0", "0", "", "30000");
+		assertThat(reply).asList().first().isEqualTo(1L);
+		Object token = ((java.util.List<?>) reply).get(1);
+		assertThat(redis.server().command("GET", "p:{sha}:fence")).isEqualTo(String.valueOf(token));
+		String extend = new String(LockScripts.EXTEND.sha1(), StandardCharsets.US_ASCII);
+		assertThat(redis.server().command("EVALSHA", extend, "1", "p:{sha}", "me", "1", "10000")).isEqualTo(-2L);
+		assertThat(redis.server().command("EVALSHA", extend, "1", "p:{sha}", "me", String.valueOf(token), "10000"))
+			.isEqualTo(1L);
 	}
 
 	@Test

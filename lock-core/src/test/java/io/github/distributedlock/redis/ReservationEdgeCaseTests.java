@@ -85,6 +85,8 @@ class ReservationEdgeCaseTests {
 		// Not '<claim>:<id>': the earlier engine's form, and a claim of 0.
 		redis.server().command("ZADD", lockKey + ":requests", "1", "30000 7 0123abcd:42");
 		redis.server().command("ZADD", lockKey + ":requests", "2", "0:zero");
+		// Filed as the engine files a request: the hold is marked as one that requests wait for.
+		redis.server().command("HSET", lockKey, "queued", "1");
 		assertThatNoException().isThrownBy(held::close);
 		assertThat(redis.server().command("EXISTS", lockKey)).as("freed, reserved for nobody").isEqualTo(0L);
 		assertThat(redis.server().command("EXISTS", lockKey + ":requests")).isEqualTo(0L);

@@ -1,0 +1,84 @@
+package io.github.distributedlock.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.github.distributedlock.test.RedisServerExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The 'queued' mark that lets the release of a lock nobody waited for skip the line of
+ * requests: every way requests can come to wait for a hold leaves the hold marked, so a
+ * hand-off is never missed.
+ */
+class QueuedMarkTests {
+
+	private static final String LOCK = "qm:{q}";
+
+	private static final String REQUESTS = LOCK + ":requests";
+
+	@RegisterExtension
+	static RedisServerExtension redis = RedisServerExtension.dedicated();
+
+	@Test
+	void shouldMarkAHoldOnlyOnceARequestWaitsForIt() {
+		redis.server().command("FLUSHALL");
+		assertThat(acquire("holder", "")).isEqualTo(1L);
+		assertThat(redis.server().command("HGET", LOCK, "queued")).as("taken while nobody waited").isNull();
+		assertThat(acquire("waiter", "2000:w")).isEqualTo(0L);
+		assertThat(redis.server().command("HGET", LOCK, "queued")).isEqualTo("1");
+		assertThat(release("holder", token())).isZero();
+		assertThat(redis.server().command("HGET", LOCK, "reserved")).isEqualTo("2000:w");
+	}
+
+	@Test
+	void shouldMarkAHoldTakenWhileRequestsWait() {
+		redis.server().command("FLUSHALL");
+		assertThat(acquire("holder", "")).isEqualTo(1L);
+		assertThat(acquire("waiter", "2000:w")).isEqualTo(0L);
+		// The holder's lease ends; someone else takes the lock before the waiter tries again.
+		redis.server().command("DEL", LOCK);
+		assertThat(acquire("other", "")).isEqualTo(1L);
+		assertThat(redis.server().command("HGET", LOCK, "queued")).isEqualTo("1");
+		assertThat(release("other", token())).isZero();
+		assertThat(redis.server().command("HGET", LOCK, "reserved")).as("handed off").isEqualTo("2000:w");
+	}
+
+	@Test
+	void shouldFreeAnUnmarkedHoldWithoutLookingForRequests() {
+		redis.server().command("FLUSHALL");
+		assertThat(acquire("holder", "")).isEqualTo(1L);
+		redis.server().command("CONFIG", "RESETSTAT");
+		assertThat(release("holder", token())).isZero();
+		assertThat(redis.server().command("EXISTS", LOCK)).isEqualTo(0L);
+		assertThat(String.valueOf(redis.server().command("INFO", "commandstats"))).doesNotContain("cmdstat_zrange:");
+	}
+
+	private long acquire(String owner, String request) {
+		List<?> reply = (List<?>) eval(LockScripts.ACQUIRE, List.of(LOCK, LockKeys.fence(LOCK), LOCK + ":readers",
+				LOCK + ":intent", REQUESTS), owner, "10000", "1", "60000", "-1", "0", "0", request, "30000");
+		return (Long) reply.get(0);
+	}
+
+	private long release(String owner, String token) {
+		return (Long) eval(LockScripts.RELEASE, List.of(LOCK, LOCK + ":released", REQUESTS, LOCK + ":readers"), owner,
+				token, "1");
+	}
+
+	private String token() {
+		return String.valueOf(redis.server().command("HGET", LOCK, "token"));
+	}
+
+	private static Object eval(LuaScript script, List<String> keys, String... args) {
+		List<String> command = new ArrayList<>(List.of("EVAL", new String(script.text(), StandardCharsets.UTF_8),
+				Integer.toString(keys.size())));
+		command.addAll(keys);
+		command.addAll(List.of(args));
+		return redis.server().command(command.toArray(String[]::new));
+	}
+
+}
