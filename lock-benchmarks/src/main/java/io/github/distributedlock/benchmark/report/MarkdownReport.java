@@ -29,6 +29,7 @@ public final class MarkdownReport {
 				.append(verdict.word()).append("** |\n");
 		}
 		scenarios(md, results);
+		md.append("\n## Scale model: one Redis shard\n\n").append(ScaleModel.render(results));
 		md.append("\n## Notes on the peers\n\n").append(Method.PEERS);
 		md.append("\n## Commands seen\n\n");
 		md.append(ScenarioTables.commands(results.uncontended(), results.contended()));
@@ -76,6 +77,9 @@ public final class MarkdownReport {
 		md.append("\n## 5. Many waiters\n\n");
 		waitersHeading(md, results.waiters());
 		md.append(ScenarioTables.waiters(results.waiters()));
+		md.append("\n## 6. Many keys on Redis Cluster: 1 master, then 3\n\n");
+		clusterHeading(md, results.cluster());
+		md.append(ScenarioTables.cluster(results.cluster()));
 	}
 
 	private static void manyKeysHeading(StringBuilder md, List<ManyKeysResult> results) {
@@ -83,6 +87,19 @@ public final class MarkdownReport {
 			ManyKeysResult first = results.get(0);
 			md.append(first.processes()).append(" processes × ").append(first.threadsPerProcess())
 				.append(" threads over ").append(first.keys()).append(" random keys, no hold.\n\n");
+		}
+	}
+
+	private static void clusterHeading(StringBuilder md, List<ClusterResult> results) {
+		if (!results.isEmpty()) {
+			ClusterResult first = results.get(0);
+			md.append("Scenario 3's load (").append(first.processes()).append(" processes × ")
+				.append(first.threadsPerProcess()).append(" threads over ").append(first.keys())
+				.append(" random keys, no hold) from fresh worker JVMs running each library's cluster client, on a "
+						+ "real Redis Cluster of one master owning every slot, then of three masters; no replicas. "
+						+ "Every node shares this machine's cores with the clients, so more masters only help as "
+						+ "far as a core is free for them: the busiest master's main-thread share shows whether "
+						+ "Redis was the limit.\n\n");
 		}
 	}
 
