@@ -29,8 +29,8 @@ import java.util.Set;
  * @param scenarios the numbers of the scenarios to run, 1 to 6
  */
 public record BenchmarkSettings(boolean smoke, Path outputDirectory, boolean jmh, Duration warmup, Duration measure,
-		Duration monitor, int manyKeysThreads, int manyKeys, int heldLocks, int crashTrials, Duration crashLease, Duration crashWait,
-		int waitersPerProcess, int waiterKeys, Duration waiterWait, Duration settle, Path waiterJava,
+		Duration monitor, int manyKeysThreads, int manyKeys, int heldLocks, int crashTrials, Duration crashLease,
+		Duration crashWait, int waitersPerProcess, int waiterKeys, Duration waiterWait, Duration settle, Path waiterJava,
 		Set<Integer> scenarios) {
 
 	/**
@@ -67,8 +67,8 @@ public record BenchmarkSettings(boolean smoke, Path outputDirectory, boolean jmh
 	 */
 	public static BenchmarkSettings smoke(Path outputDirectory) {
 		return new BenchmarkSettings(true, outputDirectory, true, Duration.ofMillis(100), Duration.ofMillis(400),
-				Duration.ofMillis(100), 8, 100, 200, 1, Duration.ofMillis(600), Duration.ofMillis(1500), waiterThreads(150),
-				15, Duration.ofSeconds(20), Duration.ofMillis(200), findWaiterJava(), ALL);
+				Duration.ofMillis(100), 8, 100, 200, 1, Duration.ofMillis(600), Duration.ofMillis(1500),
+				waiterThreads(150), 15, Duration.ofSeconds(20), Duration.ofMillis(200), findWaiterJava(), ALL);
 	}
 
 	/**
@@ -78,8 +78,9 @@ public record BenchmarkSettings(boolean smoke, Path outputDirectory, boolean jmh
 	 */
 	public BenchmarkSettings only(Set<Integer> only) {
 		return new BenchmarkSettings(this.smoke, this.outputDirectory, this.jmh, this.warmup, this.measure,
-				this.monitor, this.manyKeysThreads, this.manyKeys, this.heldLocks, this.crashTrials, this.crashLease, this.crashWait,
-				this.waitersPerProcess, this.waiterKeys, this.waiterWait, this.settle, this.waiterJava, Set.copyOf(only));
+				this.monitor, this.manyKeysThreads, this.manyKeys, this.heldLocks, this.crashTrials, this.crashLease,
+				this.crashWait, this.waitersPerProcess, this.waiterKeys, this.waiterWait, this.settle, this.waiterJava,
+				Set.copyOf(only));
 	}
 
 	/**

@@ -35,8 +35,8 @@ final class UncontendedScenario {
 					measured.cost().withBytesPerHeldLock(bytesPerHeldLock), measured.phase().timeouts(),
 					measured.phase().errors());
 			Progress.report("uncontended", library, String.format(
-					"p50 %.0f µs, p99 %.0f µs, %.2f round trips, Redis CPU %.0f µs, %.2f keys and %.0f B left per name, "
-							+ "%.0f B per held lock",
+					"p50 %.0f µs, p99 %.0f µs, %.2f round trips, Redis CPU %.0f µs, %.2f keys and %.0f B left "
+							+ "per name, %.0f B per held lock",
 					result.acquireRelease().p50Micros(), result.acquireRelease().p99Micros(),
 					result.commands().roundTrips(), result.cost().cpuMicros(), result.cost().keysLeftPerName(),
 					result.cost().bytesLeftPerName(), result.cost().bytesPerHeldLock()));

@@ -56,9 +56,33 @@ public final class MarkdownReport {
 		md.append("> **Caveat:** on a small machine Redis, the coordinator and every worker JVM share the cores (see "
 				+ "the load averages above), so the figures are noisy; compare libraries within one table rather than "
 				+ "across runs.\n\n");
+		if (loaded(env)) {
+			md.append("> **This machine was busy with other work:** the load average was above its ")
+				.append(env.cores())
+				.append(" cores when the run started or ended, so other processes (such as parallel builds) took "
+						+ "CPU from Redis and the clients and every figure is noisier than usual. Libraries were still "
+						+ "measured in the same run against the same server, so ratios within a table hold best.\n\n");
+		}
 		md.append("Each figure is absolute, then in brackets its ratio to the floor and to the best peer "
 				+ "(the better of Redisson and Spring Integration for that figure): `value (×floor / ×best peer)`.\n\n");
 		md.append("![Contended hand-off](").append(chart).append(")\n\n");
+	}
+
+	/**
+	 * Return whether the one-minute load average before or after the run exceeded the cores.
+	 */
+	private static boolean loaded(Environment env) {
+		for (String load : List.of(env.loadBefore(), env.loadAfter())) {
+			try {
+				if (Double.parseDouble(load.split(" ")[0]) > env.cores()) {
+					return true;
+				}
+			}
+			catch (NumberFormatException ex) {
+				// Unknown load: say nothing.
+			}
+		}
+		return false;
 	}
 
 	private static void scenarios(StringBuilder md, BenchmarkResults results) {

@@ -22,8 +22,8 @@ final class ScaleModel {
 		StringBuilder md = new StringBuilder();
 		md.append("""
 				One Redis shard runs every command on one main thread, so its ceiling is \
-				`1,000,000 µs / Redis CPU µs per acquisition` acquisitions per second: the rate at which that thread is \
-				never idle. It counts the main thread's CPU only (`used_cpu_*_main_thread`), which with the default \
+				`1,000,000 µs / Redis CPU µs per acquisition` acquisitions per second: the rate at which that \
+				thread is never idle. It counts the main thread's CPU only (`used_cpu_*_main_thread`), which with the default \
 				`io-threads 1` includes reading requests and writing replies; it leaves out every other client of the \
 				shard, background threads and the headroom a shard needs for latency (plan for at most half the \
 				ceiling). Memory: what each held lock takes, and what a lock name leaves behind after its release, \
@@ -48,8 +48,9 @@ final class ScaleModel {
 			md.append(" | ").append(perSecond(manyKeys.map((r) -> r.cost().shardCeilingPerSecond())));
 			md.append(" | ").append(format("%.0f B", heldBytes));
 			md.append(" | ").append((heldBytes > 0) ? format("%,.0f", GIB / heldBytes) : "—");
-			md.append(" | ").append(format("%.2f", uncontended.map((r) -> r.cost().keysLeftPerName()).orElse(Double.NaN)));
-			md.append(" | ").append(format("%.0f B", uncontended.map((r) -> r.cost().bytesLeftPerName()).orElse(Double.NaN)));
+			Optional<RedisCost> memory = uncontended.map(UncontendedResult::cost);
+			md.append(" | ").append(format("%.2f", memory.map(RedisCost::keysLeftPerName).orElse(Double.NaN)));
+			md.append(" | ").append(format("%.0f B", memory.map(RedisCost::bytesLeftPerName).orElse(Double.NaN)));
 			md.append(" | ").append(clusterGrowth(results.cluster(), library)).append(" |\n");
 		}
 		md.append("""
