@@ -70,15 +70,20 @@ final class BenchmarkRun implements AutoCloseable {
 	}
 
 	/**
-	 * Start fresh worker JVMs whose clients connect to a Redis Cluster through one of its nodes.
+	 * Start fresh worker JVMs whose clients connect to Redis Clusters, all at once so that they start up together.
+	 * @param nodes one node of each cluster
+	 * @param perCluster workers for each cluster
+	 * @return the workers, those of the first cluster first
 	 */
-	List<WorkerProcess> startClusterWorkers(RedisProcess node, int count) {
-		int firstId = this.nextWorkerId.getAndAdd(count);
+	List<WorkerProcess> startClusterWorkers(List<RedisProcess> nodes, int perCluster) {
 		List<WorkerProcess> workers = new ArrayList<>();
 		try {
-			for (int i = 0; i < count; i++) {
-				workers.add(WorkerProcess.start(BenchmarkSettings.currentJava(), firstId + i, node.host(), node.port(),
-						true, this.workDirectory, WORKER_HEAP));
+			for (RedisProcess node : nodes) {
+				for (int i = 0; i < perCluster; i++) {
+					workers.add(WorkerProcess.start(BenchmarkSettings.currentJava(),
+							this.nextWorkerId.getAndIncrement(), node.host(), node.port(), true, this.workDirectory,
+							WORKER_HEAP));
+				}
 			}
 			workers.forEach(WorkerProcess::awaitReady);
 			return workers;

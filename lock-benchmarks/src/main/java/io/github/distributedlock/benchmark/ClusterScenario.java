@@ -19,25 +19,38 @@ final class ClusterScenario {
 	}
 
 	static List<ClusterResult> run(BenchmarkRun run) {
-		List<ClusterResult> results = new ArrayList<>();
-		for (int masters : MASTERS) {
-			try (ClusterShards cluster = ClusterShards.start(masters)) {
-				List<WorkerProcess> workers = run.startClusterWorkers(cluster.masters().get(0),
-						ManyKeysScenario.PROCESSES);
-				try {
-					// Fresh JVMs: connect every library's client and warm its code before any is measured.
-					for (Library library : Library.values()) {
-						run.loop(workers, ManyKeysScenario.spec(run.settings(), library, "-cluster"),
-								run.settings().warmup(), false);
-					}
-					for (Library library : Library.values()) {
-						results.add(run(run, cluster, workers, library));
-					}
-				}
-				finally {
-					workers.forEach(WorkerProcess::close);
-				}
+		int processes = ManyKeysScenario.PROCESSES;
+		List<ClusterShards> clusters = new ArrayList<>();
+		List<WorkerProcess> workers = List.of();
+		try {
+			for (int masters : MASTERS) {
+				clusters.add(ClusterShards.start(masters));
 			}
+			// Fresh JVMs start up together; each cluster's workers create their clients only when first used.
+			workers = run.startClusterWorkers(clusters.stream().map((c) -> c.masters().get(0)).toList(), processes);
+			List<ClusterResult> results = new ArrayList<>();
+			for (int i = 0; i < clusters.size(); i++) {
+				List<WorkerProcess> clients = workers.subList(i * processes, (i + 1) * processes);
+				results.addAll(run(run, clusters.get(i), clients));
+				clients.forEach(WorkerProcess::close);
+			}
+			return results;
+		}
+		finally {
+			workers.forEach(WorkerProcess::close);
+			clusters.forEach(ClusterShards::close);
+		}
+	}
+
+	private static List<ClusterResult> run(BenchmarkRun run, ClusterShards cluster, List<WorkerProcess> workers) {
+		// Connect every library's client and warm its code before any is measured.
+		for (Library library : Library.values()) {
+			run.loop(workers, ManyKeysScenario.spec(run.settings(), library, "-cluster"), run.settings().warmup(),
+					false);
+		}
+		List<ClusterResult> results = new ArrayList<>();
+		for (Library library : Library.values()) {
+			results.add(run(run, cluster, workers, library));
 		}
 		return results;
 	}
