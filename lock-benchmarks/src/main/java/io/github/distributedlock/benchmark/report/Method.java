@@ -48,9 +48,11 @@ final class Method {
 			Data memory moves by some hundred kilobytes between readings (allocator and dictionary noise), so \
 			bytes left are shown only over 100 names or more: not for the single key of scenario 2.
 			- **Cluster (scenario 6).** One master is a `cluster-enabled` redis-server that owns all 16384 slots; \
-			three masters are `RedisClusterTopology` from `lock-test-support`. The same two fresh worker JVMs of \
-			cluster clients (Lettuce `RedisClusterClient`, Spring Data Redis `RedisClusterConfiguration`, \
-			Redisson `useClusterServers`) run scenario 3's load against each.
+			three masters are `RedisClusterTopology` from `lock-test-support`. Two fresh worker JVMs per cluster, \
+			all started together, run cluster clients (Lettuce `RedisClusterClient`, Spring Data Redis \
+			`RedisClusterConfiguration`, Redisson `useClusterServers`) with scenario 3's load; on each cluster every \
+			library runs one warm-up before any is measured, then its own warm-up and measured phase. The \
+			busiest master's share is its main-thread CPU time over the measured phase's length.
 			- **Crash recovery.** A fresh holder JVM takes the lock with the stated lease; a waiter in another JVM \
 			starts waiting; the holder is killed with SIGKILL an eighth of the lease later. The delay runs from the \
 			end of the lease (the holder's acquire returning + lease; the lease really began up to one round trip \
