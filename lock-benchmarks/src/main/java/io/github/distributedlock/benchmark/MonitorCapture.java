@@ -30,7 +30,7 @@ final class MonitorCapture implements AutoCloseable {
 	 * libraries in the same worker JVM.
 	 */
 	static final Set<String> IGNORED = Set.of("ping", "echo", "info", "config|resetstat", "config", "monitor",
-			"dbsize", "flushall");
+			"dbsize", "flushall", "client|list");
 
 	private final Socket socket;
 

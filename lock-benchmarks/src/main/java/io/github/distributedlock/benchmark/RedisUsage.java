@@ -12,8 +12,9 @@ import io.github.distributedlock.test.RedisServer;
  *
  * @param cpuSeconds CPU time of the main thread, user and system ({@code used_cpu_user_main_thread} +
  * {@code used_cpu_sys_main_thread} of {@code INFO cpu}); the whole process's on a server that lacks those fields
- * @param dataBytes {@code used_memory} without what client connections hold ({@code mem_clients_normal}) and
- * without the script cache ({@code used_memory_scripts}): the keys, their dictionaries and pub/sub state
+ * @param dataBytes {@code used_memory} without what client connections hold (the sum of {@code tot-mem} in
+ * {@code CLIENT LIST}) and without the script cache ({@code used_memory_scripts}): the keys, their dictionaries
+ * and pub/sub state
  * @param keys keys in the database ({@code DBSIZE})
  */
 record RedisUsage(double cpuSeconds, long dataBytes, long keys) {
@@ -29,8 +30,9 @@ record RedisUsage(double cpuSeconds, long dataBytes, long keys) {
 		Map<String, String> memory = info(server, "memory");
 		String user = cpu.getOrDefault("used_cpu_user_main_thread", cpu.getOrDefault("used_cpu_user", "0"));
 		String sys = cpu.getOrDefault("used_cpu_sys_main_thread", cpu.getOrDefault("used_cpu_sys", "0"));
-		long data = number(memory, "used_memory") - number(memory, "mem_clients_normal")
-				- number(memory, "used_memory_scripts");
+		// Not INFO's mem_clients_normal: Redis refreshes it for each client only about once a second, so a
+		// connection opened just before reads as none.
+		long data = number(memory, "used_memory") - clientMemory(server) - number(memory, "used_memory_scripts");
 		Object keys = server.command("DBSIZE");
 		return new RedisUsage(Double.parseDouble(user) + Double.parseDouble(sys), data,
 				(keys instanceof Long count) ? count : 0);
@@ -84,6 +86,18 @@ record RedisUsage(double cpuSeconds, long dataBytes, long keys) {
 			}
 		}
 		return fields;
+	}
+
+	private static long clientMemory(RedisServer server) {
+		long total = 0;
+		for (String client : String.valueOf(server.command("CLIENT", "LIST")).split("\r?\n")) {
+			for (String pair : client.split(" ")) {
+				if (pair.startsWith("tot-mem=")) {
+					total += Long.parseLong(pair.substring("tot-mem=".length()));
+				}
+			}
+		}
+		return total;
 	}
 
 	private static long number(Map<String, String> fields, String name) {

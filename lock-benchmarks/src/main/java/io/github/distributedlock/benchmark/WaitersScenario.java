@@ -118,7 +118,7 @@ final class WaitersScenario {
 		long keys = settings.waiterKeys();
 		return new RedisCost(drain.cpuMicrosPer(acquisitions),
 				commands.values().stream().mapToLong(Long::longValue).sum() / (double) Math.max(1, acquisitions), keys,
-				left.keysPer(keys), left.bytesPer(keys), (double) waiting.dataBytes() / keys);
+				left.keysPer(keys), left.bytesPer(keys), waiting.bytesPer(keys));
 	}
 
 	/**

@@ -55,7 +55,8 @@ class BenchmarkSmokeTests {
 			assertThat(result.errors()).as(result.library().title()).isZero();
 			assertThat(result.leftLocked()).as(result.library().title()).isZero();
 			assertCostMeasured(result.cost(), result.library().title());
-			assertThat(result.cost().bytesPerHeldLock()).as(result.library().title()).isPositive();
+			// The smoke run's 15 keys are too few to tell memory per held lock from noise.
+			assertThat(result.cost().bytesPerHeldLock()).as(result.library().title()).isNaN();
 		});
 		assertThat(results.cluster()).hasSize(2 * Library.values().length).allSatisfy((result) -> {
 			String name = result.library().title() + " on " + result.masters() + " masters";

@@ -36,8 +36,9 @@ final class Method {
 			Redis 6.2+; the whole process's `used_cpu_user + used_cpu_sys` on older servers) over the measured \
 			phase, per acquisition; in scenario 5 over the drain, per waiter's acquisition, the blocker's releases \
 			included; in scenario 6 summed over the masters.
-			- **Memory and keys.** *Data memory* is `used_memory` minus `mem_clients_normal` (connection buffers, \
-			which differ with each library's pool size) minus `used_memory_scripts` (the script cache). *Keys left \
+			- **Memory and keys.** *Data memory* is `used_memory` minus what connections hold (the sum of \
+			`tot-mem` in `CLIENT LIST`, which differs with each library's pool size; not `mem_clients_normal`, \
+			which Redis refreshes only about once a second) minus `used_memory_scripts` (the script cache). *Keys left \
 			/ name* and *bytes left / name* are the growth of `DBSIZE` and of data memory from before the \
 			scenario's warm-up to after its last phase, divided by the distinct lock names it used: every \
 			acquisition in scenario 1 (workers never reuse a name), one in scenario 2, every key in scenarios 3, 5 \
@@ -46,7 +47,8 @@ final class Method {
 			holds every key and the waiters wait on them (their queues and subscriptions included), per key. \
 			Scenarios 2, 3 and 6 hold no known number of locks at one moment, so they show a dash there. \
 			Data memory moves by some hundred kilobytes between readings (allocator and dictionary noise), so \
-			bytes left are shown only over 100 names or more: not for the single key of scenario 2.
+			bytes left, and bytes per held lock in scenario 5, are shown only over 100 names or more: not for the \
+			single key of scenario 2.
 			- **Cluster (scenario 6).** One master is a `cluster-enabled` redis-server that owns all 16384 slots; \
 			three masters are `RedisClusterTopology` from `lock-test-support`. Two fresh worker JVMs per cluster, \
 			all started together, run cluster clients (Lettuce `RedisClusterClient`, Spring Data Redis \
