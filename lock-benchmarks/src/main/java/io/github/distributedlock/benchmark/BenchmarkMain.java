@@ -14,6 +14,7 @@ import java.util.stream.Collectors;
 
 import io.github.distributedlock.benchmark.jmh.JmhSuite;
 import io.github.distributedlock.benchmark.report.BenchmarkResults;
+import io.github.distributedlock.benchmark.report.ClusterResult;
 import io.github.distributedlock.benchmark.report.ContendedResult;
 import io.github.distributedlock.benchmark.report.CrashResult;
 import io.github.distributedlock.benchmark.report.Environment;
@@ -91,10 +92,12 @@ public final class BenchmarkMain {
 					() -> CrashScenario.run(run));
 			List<WaitersResult> waiters = scenario(settings, 5, "many waiters", failures,
 					() -> WaitersScenario.run(run));
+			List<ClusterResult> cluster = scenario(settings, 6, "many keys on Redis Cluster, 1 and 3 masters",
+					failures, () -> ClusterScenario.run(run));
 			String waiterJdk = waiters.isEmpty() ? "—" : waiters.get(0).jdk()
 					+ (waiters.get(0).virtualThreads() ? ", virtual threads" : ", platform threads");
 			results = new BenchmarkResults(environment.completed(waiterJdk, SystemFacts.loadAverage()), uncontended,
-					contended, manyKeys, crash, waiters, failures, null);
+					contended, manyKeys, crash, waiters, cluster, failures, null);
 		}
 		finally {
 			SystemFacts.deleteRecursively(work);

@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.distributedlock.benchmark.report.CommandCounts;
+import io.github.distributedlock.benchmark.report.RedisCost;
 import io.github.distributedlock.test.RedisProcess;
 
 /**
@@ -24,6 +25,8 @@ final class BenchmarkRun implements AutoCloseable {
 	static final int POOL_SIZE = 4;
 
 	private static final Duration START_DELAY = Duration.ofMillis(50);
+
+	private static final String WORKER_HEAP = "768m";
 
 	private final BenchmarkSettings settings;
 
@@ -41,7 +44,7 @@ final class BenchmarkRun implements AutoCloseable {
 		this.settings = settings;
 		this.redis = redis;
 		this.workDirectory = workDirectory;
-		this.pool = startWorkers(BenchmarkSettings.currentJava(), POOL_SIZE, "768m", 0);
+		this.pool = startWorkers(BenchmarkSettings.currentJava(), POOL_SIZE, WORKER_HEAP, 0);
 	}
 
 	BenchmarkSettings settings() {
@@ -65,6 +68,31 @@ final class BenchmarkRun implements AutoCloseable {
 	 */
 	List<WorkerProcess> startWorkers(Path java, int count, String heap) {
 		return startWorkers(java, count, heap, this.nextWorkerId.getAndAdd(count));
+	}
+
+	/**
+	 * Start fresh worker JVMs whose clients connect to Redis Clusters, all at once so that they start up together.
+	 * @param nodes one node of each cluster
+	 * @param perCluster workers for each cluster
+	 * @return the workers, those of the first cluster first
+	 */
+	List<WorkerProcess> startClusterWorkers(List<RedisProcess> nodes, int perCluster) {
+		List<WorkerProcess> workers = new ArrayList<>();
+		try {
+			for (RedisProcess node : nodes) {
+				for (int i = 0; i < perCluster; i++) {
+					workers.add(WorkerProcess.start(BenchmarkSettings.currentJava(),
+							this.nextWorkerId.getAndIncrement(), node.host(), node.port(), true, this.workDirectory,
+							WORKER_HEAP));
+				}
+			}
+			workers.forEach(WorkerProcess::awaitReady);
+			return workers;
+		}
+		catch (RuntimeException ex) {
+			workers.forEach(WorkerProcess::close);
+			throw ex;
+		}
 	}
 
 	private List<WorkerProcess> startWorkers(Path java, int count, String heap, int firstId) {
@@ -115,15 +143,19 @@ final class BenchmarkRun implements AutoCloseable {
 	}
 
 	/**
-	 * Warm up, run the measured phase with {@code INFO commandstats} around it, then count round trips with
-	 * {@code MONITOR} in a separate phase.
+	 * Warm up, run the measured phase with {@code INFO commandstats} and {@code INFO cpu} around it, then count round
+	 * trips with {@code MONITOR} in a separate phase. The database is emptied before the warm-up, so that keys and
+	 * memory left after the last phase are this loop's alone, and no earlier library's keys expire or shrink their
+	 * dictionaries meanwhile.
 	 */
 	Measured measure(List<WorkerProcess> workers, LoopSpec spec) {
-		loop(workers, spec, this.settings.warmup(), false);
+		this.redis.flushAll();
+		RedisUsage start = usage();
+		PhaseResult warmup = loop(workers, spec, this.settings.warmup(), false);
 		this.redis.resetStats();
-		double cpuBefore = redisCpuSeconds();
+		RedisUsage before = usage();
 		PhaseResult measured = loop(workers, spec, this.settings.measure(), true);
-		double cpuMicros = (redisCpuSeconds() - cpuBefore) * 1e6 / Math.max(1, measured.reported());
+		RedisUsage during = usage().minus(before);
 		Map<String, Long> server = serverCommands();
 		MonitorCapture monitor = MonitorCapture.start(this.redis);
 		PhaseResult counted;
@@ -135,8 +167,16 @@ final class BenchmarkRun implements AutoCloseable {
 			throw ex;
 		}
 		Map<String, Long> client = monitor.finish(this.redis);
-		return new Measured(measured, CommandCounts.of(client, counted.reported(), server, measured.reported()),
-				cpuMicros);
+		CommandCounts commands = CommandCounts.of(client, counted.reported(), server, measured.reported());
+		RedisUsage left = usage().minus(start);
+		long names = spec.distinctNames(attempts(warmup) + attempts(measured) + attempts(counted));
+		RedisCost cost = new RedisCost(during.cpuMicrosPer(measured.reported()), commands.serverCommands(), names,
+				left.keysPer(names), left.bytesPer(names), Double.NaN);
+		return new Measured(measured, commands, cost);
+	}
+
+	private static long attempts(PhaseResult phase) {
+		return phase.reported() + phase.timeouts();
 	}
 
 	/**
@@ -150,17 +190,10 @@ final class BenchmarkRun implements AutoCloseable {
 	}
 
 	/**
-	 * Return the CPU time the redis-server process has used, user and system, from {@code INFO cpu}.
+	 * Return what the shared redis-server has used so far: main-thread CPU, data memory and keys.
 	 */
-	double redisCpuSeconds() {
-		String info = String.valueOf(this.redis.command("INFO", "cpu"));
-		double seconds = 0;
-		for (String line : info.split("\r?\n")) {
-			if (line.startsWith("used_cpu_user:") || line.startsWith("used_cpu_sys:")) {
-				seconds += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
-			}
-		}
-		return seconds;
+	RedisUsage usage() {
+		return RedisUsage.take(this.redis);
 	}
 
 	@Override
@@ -169,13 +202,13 @@ final class BenchmarkRun implements AutoCloseable {
 	}
 
 	/**
-	 * A measured phase and the commands counted around it.
+	 * A measured phase and what it cost Redis.
 	 *
 	 * @param phase the measured phase
 	 * @param commands commands per acquisition
-	 * @param redisCpuMicros CPU time of the redis-server process per acquisition, in microseconds
+	 * @param cost what Redis spent per acquisition and kept per lock name
 	 */
-	record Measured(PhaseResult phase, CommandCounts commands, double redisCpuMicros) {
+	record Measured(PhaseResult phase, CommandCounts commands, RedisCost cost) {
 
 	}
 

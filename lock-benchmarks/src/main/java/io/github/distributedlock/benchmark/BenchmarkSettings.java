@@ -17,6 +17,7 @@ import java.util.Set;
  * @param monitor the phase whose commands {@code MONITOR} counts
  * @param manyKeysThreads threads in each of the two processes of scenario 3
  * @param manyKeys keys in scenario 3
+ * @param heldLocks locks held at once in scenario 1 to weigh what Redis keeps per held lock
  * @param crashTrials holders killed per library in scenario 4
  * @param crashLease the holder's lease in scenario 4
  * @param crashWait the waiter's wait time in scenario 4
@@ -25,17 +26,17 @@ import java.util.Set;
  * @param waiterWait the waiters' wait time in scenario 5
  * @param settle how long waiters wait before memory and subscriptions are read
  * @param waiterJava the Java executable for scenario 5
- * @param scenarios the numbers of the scenarios to run, 1 to 5
+ * @param scenarios the numbers of the scenarios to run, 1 to 6
  */
 public record BenchmarkSettings(boolean smoke, Path outputDirectory, boolean jmh, Duration warmup, Duration measure,
-		Duration monitor, int manyKeysThreads, int manyKeys, int crashTrials, Duration crashLease, Duration crashWait,
-		int waitersPerProcess, int waiterKeys, Duration waiterWait, Duration settle, Path waiterJava,
+		Duration monitor, int manyKeysThreads, int manyKeys, int heldLocks, int crashTrials, Duration crashLease,
+		Duration crashWait, int waitersPerProcess, int waiterKeys, Duration waiterWait, Duration settle, Path waiterJava,
 		Set<Integer> scenarios) {
 
 	/**
 	 * Every scenario.
 	 */
-	public static final Set<Integer> ALL = Set.of(1, 2, 3, 4, 5);
+	public static final Set<Integer> ALL = Set.of(1, 2, 3, 4, 5, 6);
 
 	/**
 	 * Where Temurin 25 is installed on the project's machines; scenario 5 uses it for virtual threads.
@@ -55,7 +56,7 @@ public record BenchmarkSettings(boolean smoke, Path outputDirectory, boolean jmh
 	 */
 	public static BenchmarkSettings full(Path outputDirectory, boolean jmh) {
 		return new BenchmarkSettings(false, outputDirectory, jmh, Duration.ofSeconds(2), Duration.ofSeconds(5),
-				Duration.ofSeconds(1), 32, 1000, 3, Duration.ofSeconds(2), Duration.ofSeconds(10),
+				Duration.ofSeconds(1), 32, 1000, 10_000, 3, Duration.ofSeconds(2), Duration.ofSeconds(10),
 				waiterThreads(2000), 250, Duration.ofSeconds(30), Duration.ofSeconds(1), findWaiterJava(), ALL);
 	}
 
@@ -66,8 +67,8 @@ public record BenchmarkSettings(boolean smoke, Path outputDirectory, boolean jmh
 	 */
 	public static BenchmarkSettings smoke(Path outputDirectory) {
 		return new BenchmarkSettings(true, outputDirectory, true, Duration.ofMillis(100), Duration.ofMillis(400),
-				Duration.ofMillis(100), 8, 100, 1, Duration.ofMillis(600), Duration.ofMillis(1500), waiterThreads(150),
-				15, Duration.ofSeconds(20), Duration.ofMillis(200), findWaiterJava(), ALL);
+				Duration.ofMillis(100), 8, 100, 200, 1, Duration.ofMillis(600), Duration.ofMillis(1500),
+				waiterThreads(150), 15, Duration.ofSeconds(20), Duration.ofMillis(200), findWaiterJava(), ALL);
 	}
 
 	/**
@@ -77,13 +78,14 @@ public record BenchmarkSettings(boolean smoke, Path outputDirectory, boolean jmh
 	 */
 	public BenchmarkSettings only(Set<Integer> only) {
 		return new BenchmarkSettings(this.smoke, this.outputDirectory, this.jmh, this.warmup, this.measure,
-				this.monitor, this.manyKeysThreads, this.manyKeys, this.crashTrials, this.crashLease, this.crashWait,
-				this.waitersPerProcess, this.waiterKeys, this.waiterWait, this.settle, this.waiterJava, Set.copyOf(only));
+				this.monitor, this.manyKeysThreads, this.manyKeys, this.heldLocks, this.crashTrials, this.crashLease,
+				this.crashWait, this.waitersPerProcess, this.waiterKeys, this.waiterWait, this.settle, this.waiterJava,
+				Set.copyOf(only));
 	}
 
 	/**
 	 * Return whether a scenario runs.
-	 * @param scenario its number, 1 to 5
+	 * @param scenario its number, 1 to 6
 	 * @return whether it runs
 	 */
 	public boolean runs(int scenario) {

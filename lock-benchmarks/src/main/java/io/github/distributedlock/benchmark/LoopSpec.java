@@ -37,6 +37,20 @@ public record LoopSpec(Library library, KeyChoice keys, int threads, int keyCoun
 	}
 
 	/**
+	 * Return how many distinct lock names phases of this loop used.
+	 * @param attempts acquisitions attempted in those phases, successful or timed out
+	 * @return the distinct names: every attempt for {@link KeyChoice#DISTINCT} (workers never reuse such a name),
+	 * one for {@link KeyChoice#ONE}, and every key for {@link KeyChoice#RANDOM} (phases are long enough to draw each)
+	 */
+	public long distinctNames(long attempts) {
+		return switch (this.keys) {
+			case DISTINCT -> attempts;
+			case ONE -> 1;
+			case RANDOM -> this.keyCount;
+		};
+	}
+
+	/**
 	 * Parse the arguments of a {@link #COMMAND} line, after the command word.
 	 * @param args the arguments
 	 * @return the loop, the start and end times and the output file

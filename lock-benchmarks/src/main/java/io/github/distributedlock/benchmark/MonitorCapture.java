@@ -29,7 +29,8 @@ final class MonitorCapture implements AutoCloseable {
 	 * keep-alive {@code PING} (every 30 s per pooled connection), which also comes from idle clients of other
 	 * libraries in the same worker JVM.
 	 */
-	static final Set<String> IGNORED = Set.of("ping", "echo", "info", "config|resetstat", "config", "monitor");
+	static final Set<String> IGNORED = Set.of("ping", "echo", "info", "config|resetstat", "config", "monitor",
+			"dbsize", "flushall", "client|list");
 
 	private final Socket socket;
 

@@ -8,7 +8,8 @@ import io.github.distributedlock.benchmark.LoopSpec.KeyChoice;
 import io.github.distributedlock.benchmark.report.UncontendedResult;
 
 /**
- * Scenario 1: one thread of one process acquires and releases a new key each time, so nothing ever waits.
+ * Scenario 1: one thread of one process acquires and releases a new key each time, so nothing ever waits; then the
+ * same process holds many locks at once, to weigh what Redis keeps per held lock.
  */
 final class UncontendedScenario {
 
@@ -25,15 +26,20 @@ final class UncontendedScenario {
 			LoopSpec spec = new LoopSpec(library, KeyChoice.DISTINCT, 1, 0, library.id() + "-uncontended", 0,
 					LEASE_MILLIS, WAIT_MILLIS);
 			Measured measured = run.measure(run.pool(1), spec);
+			double bytesPerHeldLock = HeldLocks.bytesPerLock(run, library);
 			List<Acquisition> acquisitions = measured.phase().acquisitions();
 			UncontendedResult result = new UncontendedResult(library,
 					AcquisitionAnalysis.latency(acquisitions, (a) -> a.released() - a.requested()),
 					AcquisitionAnalysis.latency(acquisitions, (a) -> a.acquired() - a.requested()),
-					AcquisitionAnalysis.perSecond(measured.phase()), measured.commands(), measured.redisCpuMicros(),
-					measured.phase().timeouts(), measured.phase().errors());
-			Progress.report("uncontended", library, String.format("p50 %.0f µs, p99 %.0f µs, %.2f round trips",
+					AcquisitionAnalysis.perSecond(measured.phase()), measured.commands(),
+					measured.cost().withBytesPerHeldLock(bytesPerHeldLock), measured.phase().timeouts(),
+					measured.phase().errors());
+			Progress.report("uncontended", library, String.format(
+					"p50 %.0f µs, p99 %.0f µs, %.2f round trips, Redis CPU %.0f µs, %.2f keys and %.0f B left "
+							+ "per name, %.0f B per held lock",
 					result.acquireRelease().p50Micros(), result.acquireRelease().p99Micros(),
-					result.commands().roundTrips()));
+					result.commands().roundTrips(), result.cost().cpuMicros(), result.cost().keysLeftPerName(),
+					result.cost().bytesLeftPerName(), result.cost().bytesPerHeldLock()));
 			results.add(result);
 		}
 		return results;

@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
+import io.github.distributedlock.benchmark.report.RedisCost;
 import io.github.distributedlock.benchmark.report.WaitersResult;
 import io.github.distributedlock.benchmark.worker.Waiters;
 
@@ -50,11 +51,13 @@ final class WaitersScenario {
 		BenchmarkSettings settings = run.settings();
 		WorkerProcess blocker = run.pool(1).get(0);
 		String prefix = library.id() + "-waiters";
+		run.redis().flushAll();
+		RedisUsage start = run.usage();
 		blocker.send(String.join(" ", "BLOCK", library.id(), prefix, Integer.toString(settings.waiterKeys()),
 				Long.toString(BLOCKER_LEASE_MILLIS), Integer.toString(blocker.id())));
 		blocker.await("BLOCKED", REPLY_TIMEOUT);
 		RedisSnapshot before = RedisSnapshot.take(run.redis());
-		return drain(run, library, blocker, waiters, before);
+		return drain(run, library, blocker, waiters, before, start);
 	}
 
 	private static void sleep(Duration duration) {
@@ -68,7 +71,7 @@ final class WaitersScenario {
 	}
 
 	private static WaitersResult drain(BenchmarkRun run, Library library, WorkerProcess blocker,
-			List<WorkerProcess> waiters, RedisSnapshot before) {
+			List<WorkerProcess> waiters, RedisSnapshot before, RedisUsage start) {
 		BenchmarkSettings settings = run.settings();
 		List<Path> files = startWaiting(run, library, waiters);
 		WaitingFigures waiting = new WaitingFigures();
@@ -76,7 +79,9 @@ final class WaitersScenario {
 			waiting.add(waiter.await("WAITING", REPLY_TIMEOUT));
 		}
 		RedisSnapshot subscribed = RedisSnapshot.take(run.redis()).minus(before);
+		RedisUsage waitingUsage = run.usage().minus(start);
 		run.redis().resetStats();
+		RedisUsage draining = run.usage();
 		Path blockerFile = run.workDirectory().resolve("blocker-" + library.id() + ".bin");
 		blocker.send("UNBLOCK " + blockerFile);
 		long firstRelease = Long.parseLong(blocker.await("UNBLOCKED", REPLY_TIMEOUT)[0]);
@@ -86,6 +91,7 @@ final class WaitersScenario {
 			drained.add(waiter.await("DRAINED", settings.waiterWait().multipliedBy(2).plus(REPLY_TIMEOUT)));
 		}
 		Map<String, Long> commands = run.serverCommands();
+		RedisUsage end = run.usage();
 		List<Acquisition> holds = new ArrayList<>(AcquisitionFile.read(blockerFile));
 		files.forEach((file) -> holds.addAll(AcquisitionFile.read(file)));
 		int total = settings.waitersPerProcess() * waiters.size();
@@ -95,12 +101,24 @@ final class WaitersScenario {
 				subscribed.subscriptions(), subscribed.patterns(), (drained.last - firstRelease) / 1e6,
 				drained.acquisitions, drained.timeouts, drained.errors, leftLocked,
 				AcquisitionAnalysis.handoffs(holds).overlaps(),
-				commands.values().stream().mapToLong(Long::longValue).sum() / (double) Math.max(1, drained.acquisitions));
+				cost(settings, drained.acquisitions, commands, waitingUsage, end.minus(draining), end.minus(start)));
 		Progress.report("many waiters", library,
 				String.format("%d waiters, %d B heap each, done in %.0f ms, %d timeouts, %d connections, "
 						+ "%d subscriptions", total, result.heapPerWaiterBytes(), result.drainMillis(),
 						result.timeouts(), result.redisConnections(), result.subscriptions() + result.patterns()));
 		return result;
+	}
+
+	/**
+	 * Return what the drain cost Redis per acquisition, what it kept per key after, and what it held per held lock
+	 * while the waiters waited (their queues and subscriptions included).
+	 */
+	private static RedisCost cost(BenchmarkSettings settings, long acquisitions, Map<String, Long> commands,
+			RedisUsage waiting, RedisUsage drain, RedisUsage left) {
+		long keys = settings.waiterKeys();
+		return new RedisCost(drain.cpuMicrosPer(acquisitions),
+				commands.values().stream().mapToLong(Long::longValue).sum() / (double) Math.max(1, acquisitions), keys,
+				left.keysPer(keys), left.bytesPer(keys), waiting.bytesPer(keys));
 	}
 
 	/**

@@ -64,6 +64,15 @@ final class WorkerProcess implements AutoCloseable {
 	 * @return the worker
 	 */
 	static WorkerProcess start(Path java, int id, String redisHost, int redisPort, Path directory, String heap) {
+		return start(java, id, redisHost, redisPort, false, directory, heap);
+	}
+
+	/**
+	 * Start a worker JVM whose clients connect to a standalone server or, when {@code cluster}, to the Redis Cluster
+	 * that the given node belongs to.
+	 */
+	static WorkerProcess start(Path java, int id, String redisHost, int redisPort, boolean cluster, Path directory,
+			String heap) {
 		Path log = directory.resolve("worker-" + id + ".log");
 		List<String> command = new ArrayList<>(List.of(java.toString(), "-Xms" + heap, "-Xmx" + heap,
 				"-XX:+UseSerialGC", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
@@ -74,6 +83,9 @@ final class WorkerProcess implements AutoCloseable {
 		}
 		command.addAll(List.of("-cp", System.getProperty("java.class.path"), WorkerMain.class.getName(), redisHost,
 				Integer.toString(redisPort), Integer.toString(id)));
+		if (cluster) {
+			command.add(WorkerMain.CLUSTER);
+		}
 		try {
 			Process process = new ProcessBuilder(command).redirectError(log.toFile()).start();
 			return new WorkerProcess(id, process, log);

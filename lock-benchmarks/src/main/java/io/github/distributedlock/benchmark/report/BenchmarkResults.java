@@ -13,12 +13,13 @@ import org.jspecify.annotations.Nullable;
  * @param manyKeys scenario 3
  * @param crash scenario 4
  * @param waiters scenario 5 (no floor: it has no way to wait but spinning)
+ * @param cluster scenario 6: scenario 3's load on a cluster of one master, then of three
  * @param failures scenarios that failed, each with its error; their results are missing
  * @param jmh the JMH summary table, or {@code null} when JMH did not run
  */
 public record BenchmarkResults(Environment environment, List<UncontendedResult> uncontended,
 		List<ContendedResult> contended, List<ManyKeysResult> manyKeys, List<CrashResult> crash,
-		List<WaitersResult> waiters, List<String> failures, @Nullable String jmh) {
+		List<WaitersResult> waiters, List<ClusterResult> cluster, List<String> failures, @Nullable String jmh) {
 
 	/**
 	 * Return a copy with the JMH table.
@@ -27,7 +28,7 @@ public record BenchmarkResults(Environment environment, List<UncontendedResult> 
 	 */
 	public BenchmarkResults withJmh(String table) {
 		return new BenchmarkResults(this.environment, this.uncontended, this.contended, this.manyKeys, this.crash,
-				this.waiters, this.failures, table);
+				this.waiters, this.cluster, this.failures, table);
 	}
 
 }

@@ -15,12 +15,12 @@ import io.github.distributedlock.benchmark.Library;
  * @param handoffShare the share of acquisitions that went to another process than the previous one
  * @param overlaps acquisitions that began before the previous hold ended (must be 0)
  * @param commands Redis commands per acquisition
- * @param redisCpuMicros CPU time of redis-server per acquisition, in microseconds
+ * @param cost what Redis spent per acquisition and kept for the key
  * @param timeouts acquisitions that timed out
  * @param errors calls that threw
  */
 public record ContendedResult(Library library, int processes, long acquisitions, double acquisitionsPerSecond,
-		LatencyStats acquireWait, LatencyStats handoffGap, double handoffShare, long overlaps, CommandCounts commands, double redisCpuMicros,
-		long timeouts, long errors) {
+		LatencyStats acquireWait, LatencyStats handoffGap, double handoffShare, long overlaps, CommandCounts commands,
+		RedisCost cost, long timeouts, long errors) {
 
 }

@@ -11,14 +11,14 @@ import io.github.distributedlock.benchmark.Library;
  * @param keys the number of keys
  * @param acquisitionsPerSecond acquisitions per second, all processes together
  * @param acquireRelease latency of acquire plus release, waiting included
- * @param serverCommands Redis commands per acquisition, including inside Lua
- * @param redisCpuMicros CPU time of redis-server per acquisition, in microseconds
+ * @param commands Redis commands per acquisition
+ * @param cost what Redis spent per acquisition and kept per key
  * @param overlaps overlapping holds of one key (must be 0)
  * @param timeouts acquisitions that timed out
  * @param errors calls that threw
  */
 public record ManyKeysResult(Library library, int processes, int threadsPerProcess, int keys,
-		double acquisitionsPerSecond, LatencyStats acquireRelease, double serverCommands, double redisCpuMicros,
+		double acquisitionsPerSecond, LatencyStats acquireRelease, CommandCounts commands, RedisCost cost,
 		long overlaps, long timeouts, long errors) {
 
 }

@@ -29,6 +29,7 @@ public final class MarkdownReport {
 				.append(verdict.word()).append("** |\n");
 		}
 		scenarios(md, results);
+		md.append("\n## Scale model: one Redis shard\n\n").append(ScaleModel.render(results));
 		md.append("\n## Notes on the peers\n\n").append(Method.PEERS);
 		md.append("\n## Commands seen\n\n");
 		md.append(ScenarioTables.commands(results.uncontended(), results.contended()));
@@ -55,9 +56,33 @@ public final class MarkdownReport {
 		md.append("> **Caveat:** on a small machine Redis, the coordinator and every worker JVM share the cores (see "
 				+ "the load averages above), so the figures are noisy; compare libraries within one table rather than "
 				+ "across runs.\n\n");
+		if (loaded(env)) {
+			md.append("> **This machine was busy with other work:** the load average was above its ")
+				.append(env.cores())
+				.append(" cores when the run started or ended, so other processes (such as parallel builds) took "
+						+ "CPU from Redis and the clients and every figure is noisier than usual. Libraries were still "
+						+ "measured in the same run against the same server, so ratios within a table hold best.\n\n");
+		}
 		md.append("Each figure is absolute, then in brackets its ratio to the floor and to the best peer "
 				+ "(the better of Redisson and Spring Integration for that figure): `value (×floor / ×best peer)`.\n\n");
 		md.append("![Contended hand-off](").append(chart).append(")\n\n");
+	}
+
+	/**
+	 * Return whether the one-minute load average before or after the run exceeded the cores.
+	 */
+	private static boolean loaded(Environment env) {
+		for (String load : List.of(env.loadBefore(), env.loadAfter())) {
+			try {
+				if (Double.parseDouble(load.split(" ")[0]) > env.cores()) {
+					return true;
+				}
+			}
+			catch (NumberFormatException ex) {
+				// Unknown load: say nothing.
+			}
+		}
+		return false;
 	}
 
 	private static void scenarios(StringBuilder md, BenchmarkResults results) {
@@ -76,6 +101,9 @@ public final class MarkdownReport {
 		md.append("\n## 5. Many waiters\n\n");
 		waitersHeading(md, results.waiters());
 		md.append(ScenarioTables.waiters(results.waiters()));
+		md.append("\n## 6. Many keys on Redis Cluster: 1 master, then 3\n\n");
+		clusterHeading(md, results.cluster());
+		md.append(ScenarioTables.cluster(results.cluster()));
 	}
 
 	private static void manyKeysHeading(StringBuilder md, List<ManyKeysResult> results) {
@@ -83,6 +111,19 @@ public final class MarkdownReport {
 			ManyKeysResult first = results.get(0);
 			md.append(first.processes()).append(" processes × ").append(first.threadsPerProcess())
 				.append(" threads over ").append(first.keys()).append(" random keys, no hold.\n\n");
+		}
+	}
+
+	private static void clusterHeading(StringBuilder md, List<ClusterResult> results) {
+		if (!results.isEmpty()) {
+			ClusterResult first = results.get(0);
+			md.append("Scenario 3's load (").append(first.processes()).append(" processes × ")
+				.append(first.threadsPerProcess()).append(" threads over ").append(first.keys())
+				.append(" random keys, no hold) from fresh worker JVMs running each library's cluster client, on a "
+						+ "real Redis Cluster of one master owning every slot, then of three masters; no replicas. "
+						+ "Every node shares this machine's cores with the clients, so more masters only help as "
+						+ "far as a core is free for them: the busiest master's main-thread share shows whether "
+						+ "Redis was the limit.\n\n");
 		}
 	}
 

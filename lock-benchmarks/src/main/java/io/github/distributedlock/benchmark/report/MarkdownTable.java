@@ -56,6 +56,17 @@ final class MarkdownTable<R> {
 	}
 
 	/**
+	 * Add the five columns of what a library cost Redis, with their ratios.
+	 */
+	MarkdownTable<R> cost(Function<R, RedisCost> cost) {
+		return figure("Redis CPU / acq. (main thread)", (r) -> cost.apply(r).cpuMicros(), "%.0f µs", true)
+			.figure("Redis commands / acq.", (r) -> cost.apply(r).commands(), "%.2f", true)
+			.figure("keys left / name", (r) -> cost.apply(r).keysLeftPerName(), "%.2f", true)
+			.figure("bytes left / name", (r) -> cost.apply(r).bytesLeftPerName(), "%.0f B", true)
+			.figure("bytes / held lock", (r) -> cost.apply(r).bytesPerHeldLock(), "%.0f B", true);
+	}
+
+	/**
 	 * Add a column without ratios.
 	 */
 	MarkdownTable<R> text(String header, Function<R, String> cell) {

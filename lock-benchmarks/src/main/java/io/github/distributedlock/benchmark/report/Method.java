@@ -29,9 +29,32 @@ final class Method {
 			- **Commands.** *Round trips* are the commands clients sent, counted with `MONITOR` in a separate, \
 			unmeasured phase right after the measured one; Redis shows commands run by a Lua script with the source \
 			`lua`, and those are left out. *Server commands* come from `INFO commandstats` over the measured phase, \
-			which also counts every command run inside a script. *Redis CPU* is the growth of \
-			`used_cpu_user + used_cpu_sys` (`INFO cpu`) over the measured phase, per acquisition. `PING` (Redisson's keep-alive), `INFO`, `CONFIG` \
-			and `ECHO` (the harness) are left out of both. Targets use round trips.
+			which also counts every command run inside a script: *Redis commands / acq.* is their sum. `PING` \
+			(Redisson's keep-alive), `INFO`, `CONFIG`, `DBSIZE` and `ECHO` (the harness) are left out of both. \
+			Targets use round trips.
+			- **Redis CPU.** The growth of `used_cpu_user_main_thread + used_cpu_sys_main_thread` (`INFO cpu`, \
+			Redis 6.2+; the whole process's `used_cpu_user + used_cpu_sys` on older servers) over the measured \
+			phase, per acquisition; in scenario 5 over the drain, per waiter's acquisition, the blocker's releases \
+			included; in scenario 6 summed over the masters.
+			- **Memory and keys.** *Data memory* is `used_memory` minus what connections hold (the sum of \
+			`tot-mem` in `CLIENT LIST`, which differs with each library's pool size; not `mem_clients_normal`, \
+			which Redis refreshes only about once a second) minus `used_memory_scripts` (the script cache). *Keys left \
+			/ name* and *bytes left / name* are the growth of `DBSIZE` and of data memory from before the \
+			scenario's warm-up to after its last phase, divided by the distinct lock names it used: every \
+			acquisition in scenario 1 (workers never reuse a name), one in scenario 2, every key in scenarios 3, 5 \
+			and 6. *Bytes / held lock*: in scenario 1, one thread holds 10,000 new locks at once (200 in smoke \
+			runs) and the growth of data memory is divided by them; in scenario 5, the growth while the blocker \
+			holds every key and the waiters wait on them (their queues and subscriptions included), per key. \
+			Scenarios 2, 3 and 6 hold no known number of locks at one moment, so they show a dash there. \
+			Data memory moves by some hundred kilobytes between readings (allocator and dictionary noise), so \
+			bytes left, and bytes per held lock in scenario 5, are shown only over 100 names or more: not for the \
+			single key of scenario 2.
+			- **Cluster (scenario 6).** One master is a `cluster-enabled` redis-server that owns all 16384 slots; \
+			three masters are `RedisClusterTopology` from `lock-test-support`. Two fresh worker JVMs per cluster, \
+			all started together, run cluster clients (Lettuce `RedisClusterClient`, Spring Data Redis \
+			`RedisClusterConfiguration`, Redisson `useClusterServers`) with scenario 3's load; on each cluster every \
+			library runs one warm-up before any is measured, then its own warm-up and measured phase. The \
+			busiest master's share is its main-thread CPU time over the measured phase's length.
 			- **Crash recovery.** A fresh holder JVM takes the lock with the stated lease; a waiter in another JVM \
 			starts waiting; the holder is killed with SIGKILL an eighth of the lease later. The delay runs from the \
 			end of the lease (the holder's acquire returning + lease; the lease really began up to one round trip \

@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The Markdown tables of the five scenarios.
+ * The Markdown tables of the six scenarios.
  */
 final class ScenarioTables {
 
@@ -20,8 +20,7 @@ final class ScenarioTables {
 			.figure("acquire p50", (r) -> r.acquire().p50Micros(), MICROS, true)
 			.figure("ops/s", UncontendedResult::opsPerSecond, "%.0f", false)
 			.figure("round trips", (r) -> r.commands().roundTrips(), "%.2f", true)
-			.figure("server commands", (r) -> r.commands().serverCommands(), "%.2f", true)
-			.figure("Redis CPU", UncontendedResult::redisCpuMicros, MICROS, true)
+			.cost(UncontendedResult::cost)
 			.text("timeouts / errors", (r) -> r.timeouts() + " / " + r.errors())
 			.render();
 	}
@@ -36,8 +35,7 @@ final class ScenarioTables {
 			.figure("acquire wait p99", (r) -> r.acquireWait().p99Micros(), MICROS, true)
 			.figure("acquire wait max", (r) -> r.acquireWait().maxMicros(), MICROS, true)
 			.figure("round trips / acq.", (r) -> r.commands().roundTrips(), "%.2f", true)
-			.figure("server commands / acq.", (r) -> r.commands().serverCommands(), "%.2f", true)
-			.figure("Redis CPU / acq.", ContendedResult::redisCpuMicros, MICROS, true)
+			.cost(ContendedResult::cost)
 			.text("changed hands", (r) -> percent(r.handoffShare()))
 			.text("overlaps", (r) -> Long.toString(r.overlaps()))
 			.text("timeouts / errors", (r) -> r.timeouts() + " / " + r.errors())
@@ -49,8 +47,8 @@ final class ScenarioTables {
 			.figure("acquisitions/s", ManyKeysResult::acquisitionsPerSecond, "%.0f", false)
 			.figure("acquire+release p50", (r) -> r.acquireRelease().p50Micros(), MICROS, true)
 			.figure("p99", (r) -> r.acquireRelease().p99Micros(), MICROS, true)
-			.figure("server commands / acq.", ManyKeysResult::serverCommands, "%.2f", true)
-			.figure("Redis CPU / acq.", ManyKeysResult::redisCpuMicros, MICROS, true)
+			.figure("round trips / acq.", (r) -> r.commands().roundTrips(), "%.2f", true)
+			.cost(ManyKeysResult::cost)
 			.text("overlaps", (r) -> Long.toString(r.overlaps()))
 			.text("timeouts / errors", (r) -> r.timeouts() + " / " + r.errors())
 			.render();
@@ -79,10 +77,25 @@ final class ScenarioTables {
 			.figure("time to drain", WaitersResult::drainMillis, "%.0f ms", true)
 			.text("drained?", (r) -> (r.timeouts() + r.errors() == 0) ? "yes"
 					: "**no**: " + r.timeouts() + " gave up after " + r.waitSeconds() + " s")
-			.figure("server commands / acq.", WaitersResult::serverCommandsPerAcquisition, "%.2f", true)
+			.cost(WaitersResult::cost)
 			.text("acquired / timeouts / errors", (r) -> r.acquisitions() + " / " + r.timeouts() + " / " + r.errors())
 			.text("blocker's locks left after its release", (r) -> Long.toString(r.leftLocked()))
 			.text("overlaps", (r) -> Long.toString(r.overlaps()))
+			.render();
+	}
+
+	static String cluster(List<ClusterResult> results) {
+		return new MarkdownTable<>(results, ClusterResult::library)
+			.text("masters", (r) -> Integer.toString(r.masters()))
+			.text("acquisitions/s", (r) -> String.format(Locale.ROOT, "%.0f", r.acquisitionsPerSecond()))
+			.text("p99", (r) -> String.format(Locale.ROOT, MICROS, r.acquireRelease().p99Micros()))
+			.text("busiest master's main thread", (r) -> percent(r.busiestMasterShare()))
+			.text("Redis CPU / acq., all masters", (r) -> String.format(Locale.ROOT, MICROS, r.cost().cpuMicros()))
+			.text("Redis commands / acq.", (r) -> String.format(Locale.ROOT, "%.2f", r.cost().commands()))
+			.text("keys left / name", (r) -> String.format(Locale.ROOT, "%.2f", r.cost().keysLeftPerName()))
+			.text("bytes left / name", (r) -> String.format(Locale.ROOT, "%.0f B", r.cost().bytesLeftPerName()))
+			.text("overlaps", (r) -> Long.toString(r.overlaps()))
+			.text("timeouts / errors", (r) -> r.timeouts() + " / " + r.errors())
 			.render();
 	}
 

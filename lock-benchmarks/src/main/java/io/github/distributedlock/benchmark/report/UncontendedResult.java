@@ -10,11 +10,11 @@ import io.github.distributedlock.benchmark.Library;
  * @param acquire latency of the acquire call alone
  * @param opsPerSecond acquire+release pairs per second
  * @param commands Redis commands per acquire+release
- * @param redisCpuMicros CPU time of redis-server per acquire+release, in microseconds
+ * @param cost what Redis spent per acquire+release and kept per name; memory per held lock from holding many at once
  * @param timeouts acquisitions that timed out (expected none)
  * @param errors calls that threw
  */
 public record UncontendedResult(Library library, LatencyStats acquireRelease, LatencyStats acquire,
-		double opsPerSecond, CommandCounts commands, double redisCpuMicros, long timeouts, long errors) {
+		double opsPerSecond, CommandCounts commands, RedisCost cost, long timeouts, long errors) {
 
 }

@@ -25,12 +25,13 @@ import io.github.distributedlock.benchmark.Library;
  * @param errors waiters that failed
  * @param leftLocked the blocker's locks still in Redis right after it released them all (must be 0)
  * @param overlaps overlapping holds of one key (must be 0)
- * @param serverCommandsPerAcquisition Redis commands during the drain per acquisition, including inside Lua
+ * @param cost what Redis spent during the drain per acquisition (commands inside Lua included), kept per key after
+ * it, and held per held lock while the waiters waited
  */
 public record WaitersResult(Library library, String jdk, boolean virtualThreads, int processes, long waitSeconds,
 		int waiters,
 		int keys, long heapPerWaiterBytes, long rssBytes, int peakPlatformThreads, long redisConnections,
 		long channels, long subscriptions, long patterns, double drainMillis, long acquisitions, long timeouts,
-		long errors, long leftLocked, long overlaps, double serverCommandsPerAcquisition) {
+		long errors, long leftLocked, long overlaps, RedisCost cost) {
 
 }

@@ -1,7 +1,9 @@
 package io.github.distributedlock.benchmark.worker;
 
 import java.time.Duration;
+import java.util.List;
 
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -16,12 +18,13 @@ final class LettuceFactories {
 	private LettuceFactories() {
 	}
 
-	static LettuceConnectionFactory create(String host, int port) {
+	static LettuceConnectionFactory create(String host, int port, boolean cluster) {
 		LettuceClientConfiguration client = LettuceClientConfiguration.builder()
 			.commandTimeout(COMMAND_TIMEOUT)
 			.build();
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port),
-				client);
+		LettuceConnectionFactory factory = cluster
+				? new LettuceConnectionFactory(new RedisClusterConfiguration(List.of(host + ":" + port)), client)
+				: new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port), client);
 		factory.afterPropertiesSet();
 		factory.start();
 		return factory;

@@ -7,7 +7,7 @@ import io.github.distributedlock.benchmark.Library;
 
 /**
  * The clients of one worker JVM, created on first use and kept open until the worker exits, so connection setup
- * never falls into a measured phase.
+ * never falls into a measured phase. They all connect to one standalone server, or all to one Redis Cluster.
  */
 final class LockClients implements AutoCloseable {
 
@@ -15,11 +15,14 @@ final class LockClients implements AutoCloseable {
 
 	private final int port;
 
+	private final boolean cluster;
+
 	private final Map<Library, LockClient> clients = new EnumMap<>(Library.class);
 
-	LockClients(String host, int port) {
+	LockClients(String host, int port, boolean cluster) {
 		this.host = host;
 		this.port = port;
+		this.cluster = cluster;
 	}
 
 	synchronized LockClient get(Library library) {
@@ -28,10 +31,10 @@ final class LockClients implements AutoCloseable {
 
 	private LockClient create(Library library) {
 		return switch (library) {
-			case FLOOR -> new FloorClient(this.host, this.port);
-			case THIS_PROJECT -> new ThisProjectClient(this.host, this.port);
-			case REDISSON -> new RedissonLockClient(this.host, this.port);
-			case SPRING_INTEGRATION -> new SpringIntegrationClient(this.host, this.port);
+			case FLOOR -> new FloorClient(this.host, this.port, this.cluster);
+			case THIS_PROJECT -> new ThisProjectClient(this.host, this.port, this.cluster);
+			case REDISSON -> new RedissonLockClient(this.host, this.port, this.cluster);
+			case SPRING_INTEGRATION -> new SpringIntegrationClient(this.host, this.port, this.cluster);
 		};
 	}
 

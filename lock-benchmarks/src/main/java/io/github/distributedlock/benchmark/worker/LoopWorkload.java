@@ -20,6 +20,12 @@ final class LoopWorkload {
 
 	private static final int MAX_LOGGED_ERRORS = 5;
 
+	/**
+	 * Numbers the names of {@link LoopSpec.KeyChoice#DISTINCT} locks across every phase of this JVM, so that a name
+	 * is never locked twice: the coordinator counts the keys that stay in Redis per distinct name.
+	 */
+	private static final AtomicLong UNIQUE_NAMES = new AtomicLong();
+
 	private final LoopSpec spec;
 
 	private final LoopSpec.Parsed command;
@@ -76,12 +82,12 @@ final class LoopWorkload {
 	private void loop(LockClient client, int thread, AcquisitionBuffer buffer) {
 		int holder = Acquisition.holder(this.workerId, thread);
 		long holdNanos = this.spec.holdMicros() * 1000;
-		long counter = 0;
 		Pacing.awaitNanoTime(this.command.startNanos());
 		while (System.nanoTime() - this.command.endNanos() < 0) {
 			int key = keyIndex();
 			String name = (key == Acquisition.UNIQUE_KEY)
-					? this.spec.prefix() + "-" + this.workerId + "-" + thread + "-" + counter++ : this.keyNames[key];
+					? this.spec.prefix() + "-" + this.workerId + "-" + UNIQUE_NAMES.getAndIncrement()
+					: this.keyNames[key];
 			long requested = System.nanoTime();
 			Hold hold = acquire(client, name);
 			long acquired = System.nanoTime();

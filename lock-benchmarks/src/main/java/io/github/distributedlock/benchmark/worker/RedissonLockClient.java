@@ -10,16 +10,22 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 /**
- * Redisson's {@code RLock} with its default single-server configuration. Every acquisition passes an explicit
- * lease, so Redisson's watchdog never runs, as with the other libraries.
+ * Redisson's {@code RLock} with its default single-server or cluster configuration. Every acquisition passes an
+ * explicit lease, so Redisson's watchdog never runs, as with the other libraries.
  */
 final class RedissonLockClient implements LockClient {
 
 	private final RedissonClient redisson;
 
-	RedissonLockClient(String host, int port) {
+	RedissonLockClient(String host, int port, boolean cluster) {
 		Config config = new Config();
-		config.useSingleServer().setAddress("redis://" + host + ":" + port);
+		String address = "redis://" + host + ":" + port;
+		if (cluster) {
+			config.useClusterServers().addNodeAddress(address);
+		}
+		else {
+			config.useSingleServer().setAddress(address);
+		}
 		this.redisson = Redisson.create(config);
 	}
 

@@ -21,8 +21,8 @@ final class SpringIntegrationClient implements LockClient {
 
 	private final RedisLockRegistry registry;
 
-	SpringIntegrationClient(String host, int port) {
-		this.connectionFactory = LettuceFactories.create(host, port);
+	SpringIntegrationClient(String host, int port, boolean cluster) {
+		this.connectionFactory = LettuceFactories.create(host, port, cluster);
 		this.registry = new RedisLockRegistry(this.connectionFactory, REGISTRY_KEY, Duration.ofSeconds(30));
 		this.registry.setRedisLockType(RedisLockType.PUB_SUB_LOCK);
 	}

@@ -22,8 +22,8 @@ final class ThisProjectClient implements LockClient {
 
 	private final RedisLockTemplate template;
 
-	ThisProjectClient(String host, int port) {
-		this.connectionFactory = LettuceFactories.create(host, port);
+	ThisProjectClient(String host, int port, boolean cluster) {
+		this.connectionFactory = LettuceFactories.create(host, port, cluster);
 		this.template = RedisLockTemplate.builder(this.connectionFactory).build();
 	}
 

@@ -19,6 +19,11 @@ import io.github.distributedlock.benchmark.LoopSpec;
  */
 public final class WorkerMain {
 
+	/**
+	 * The last argument of a worker whose clients connect to a Redis Cluster through the given node.
+	 */
+	public static final String CLUSTER = "cluster";
+
 	private final int workerId;
 
 	private final LockClients clients;
@@ -31,19 +36,21 @@ public final class WorkerMain {
 
 	private final Blocker blocker;
 
-	private WorkerMain(String host, int port, int workerId) {
+	private WorkerMain(String host, int port, boolean cluster, int workerId) {
 		this.workerId = workerId;
-		this.clients = new LockClients(host, port);
+		this.clients = new LockClients(host, port, cluster);
 		this.blocker = new Blocker(this.clients);
 	}
 
 	/**
 	 * Run a worker.
-	 * @param args the Redis host, its port and this worker's id
+	 * @param args the Redis host, its port and this worker's id, then {@value #CLUSTER} when that server is a node
+	 * of a Redis Cluster
 	 * @throws IOException if standard input fails
 	 */
 	public static void main(String[] args) throws IOException {
-		WorkerMain worker = new WorkerMain(args[0], Integer.parseInt(args[1]), Integer.parseInt(args[2]));
+		boolean cluster = args.length > 3 && args[3].equals(CLUSTER);
+		WorkerMain worker = new WorkerMain(args[0], Integer.parseInt(args[1]), cluster, Integer.parseInt(args[2]));
 		Replies.send("READY " + Runtime.version().feature() + " " + System.getProperty("java.runtime.version")
 				+ " " + JvmStats.pid());
 		if (worker.readCommands()) {
