@@ -26,8 +26,9 @@ final class ExclusiveKind extends LockKind {
 	}
 
 	@Override
-	ScriptCall release(LockSpec spec, String owner, long token, boolean handOff) {
-		return new ScriptCall(RELEASE, RELEASE.keys(spec), owner, Long.toString(token), flag(handOff));
+	ScriptCall release(LockSpec spec, String owner, long token, boolean handOff, long keepMillis) {
+		return new ScriptCall(RELEASE, RELEASE.keys(spec), owner, Long.toString(token), flag(handOff),
+				Long.toString(keepMillis));
 	}
 
 	/**
@@ -35,7 +36,7 @@ final class ExclusiveKind extends LockKind {
 	 * share it); a reservation for it passes on, and a hold is never touched.
 	 */
 	static ScriptCall withdraw(LockSpec spec, HandOffRequest request, boolean handOff) {
-		return new ScriptCall(RELEASE, RELEASE.keys(spec), "", "", flag(handOff), request.member());
+		return new ScriptCall(RELEASE, RELEASE.keys(spec), "", "", flag(handOff), "0", request.member());
 	}
 
 	@Override

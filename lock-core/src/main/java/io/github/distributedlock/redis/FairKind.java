@@ -21,8 +21,9 @@ final class FairKind extends LockKind {
 	}
 
 	@Override
-	ScriptCall release(LockSpec spec, String owner, long token, boolean handOff) {
-		return new ScriptCall(RELEASE_FAIR, RELEASE_FAIR.keys(spec), owner, Long.toString(token));
+	ScriptCall release(LockSpec spec, String owner, long token, boolean handOff, long keepMillis) {
+		return new ScriptCall(RELEASE_FAIR, RELEASE_FAIR.keys(spec), owner, Long.toString(token),
+				Long.toString(keepMillis));
 	}
 
 	/**

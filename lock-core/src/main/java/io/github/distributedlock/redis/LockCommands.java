@@ -90,7 +90,17 @@ final class LockCommands {
 	 * @return holds left, or -1 if the lock was gone, -2 if someone else held it
 	 */
 	long release(LockSpec spec, String owner, long token) {
-		return number(run(spec.name(), "release", spec.kind().release(spec, owner, token, this.handOff)));
+		return release(spec, owner, token, 0);
+	}
+
+	/**
+	 * Release a hold whose minimum hold has {@code keepMillis} left: if it is the last hold,
+	 * the lock stays taken by nobody until then (capped by its lease).
+	 * @return holds left, or -1 if the lock was gone, -2 if someone else held it
+	 */
+	long release(LockSpec spec, String owner, long token, long keepMillis) {
+		return number(run(spec.name(), "release",
+				spec.kind().release(spec, owner, token, this.handOff, Math.max(0, keepMillis))));
 	}
 
 	/**

@@ -35,7 +35,7 @@ abstract sealed class LockKind permits ExclusiveKind, FairKind, ReadKind, Permit
 	 * gone, -2 if someone else held it.
 	 * @param handOff whether a release reserves the lock for the oldest waiting request
 	 */
-	abstract ScriptCall release(LockSpec spec, String owner, long token, boolean handOff);
+	abstract ScriptCall release(LockSpec spec, String owner, long token, boolean handOff, long keepMillis);
 
 	/**
 	 * Build a new lease for one hold; the script returns 1, -1 if gone, -2 if taken.

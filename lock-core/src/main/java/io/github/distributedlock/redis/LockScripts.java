@@ -15,7 +15,7 @@ final class LockScripts {
 			"owner, lease_ms, reentrant, fence_idle_ms, wait_ms, may_have_intent, holds_it, request, request_ttl_ms");
 
 	static final LuaScript RELEASE = LuaScript.load("release.lua", ReturnType.INTEGER,
-			"lock, channel, requests, readers", "owner, token, hand_off, [withdrawn_request]");
+			"lock, channel, requests, readers", "owner, token, hand_off, keep_ms, [withdrawn_request]");
 
 	static final LuaScript EXTEND = LuaScript.load("extend.lua", ReturnType.INTEGER, "lock",
 			"owner, token, lease_ms, [keep_longer]");
@@ -25,7 +25,7 @@ final class LockScripts {
 			"owner, lease_ms, reentrant, fence_idle_ms, request, request_ttl_ms");
 
 	static final LuaScript RELEASE_READ = LuaScript.load("release-read.lua", ReturnType.INTEGER,
-			"readers, read_holds, channel", "owner");
+			"readers, read_holds, channel", "owner, keep_ms");
 
 	static final LuaScript EXTEND_READ = LuaScript.load("extend-read.lua", ReturnType.INTEGER, "readers, read_holds",
 			"owner, lease_ms, [keep_longer]");
@@ -34,7 +34,7 @@ final class LockScripts {
 			"owner, lease_ms, permits, fence_idle_ms");
 
 	static final LuaScript RELEASE_PERMIT = LuaScript.load("release-permit.lua", ReturnType.INTEGER,
-			"permits, channel", "permit");
+			"permits, channel", "permit, keep_ms");
 
 	static final LuaScript EXTEND_PERMIT = LuaScript.load("extend-permit.lua", ReturnType.INTEGER, "permits",
 			"permit, lease_ms");
@@ -44,7 +44,7 @@ final class LockScripts {
 			"owner, lease_ms, reentrant, fence_idle_ms, waiter_timeout_ms, join");
 
 	static final LuaScript RELEASE_FAIR = LuaScript.load("release-fair.lua", ReturnType.INTEGER,
-			"lock, channel, queue, queue_heartbeats", "owner, token");
+			"lock, channel, queue, queue_heartbeats", "owner, token, keep_ms");
 
 	static final LuaScript LEAVE_FAIR = LuaScript.load("leave-fair.lua", ReturnType.INTEGER,
 			"lock, channel, queue, queue_heartbeats", "owner");

@@ -27,11 +27,13 @@ import org.jspecify.annotations.Nullable;
  * @param permits the number of permits of a semaphore, 0 for locks
  * @param queueId the id of the local wait queue: the wait channel, qualified by kind
  * @param fairWaiterTimeoutMillis how long a fair waiter keeps its place without calling
+ * @param holdAtLeastMillis the minimum hold: the lock stays taken until this long after it
+ * was acquired, even if released earlier (0 for none)
  */
 record LockSpec(LockName name, String lockKey, String releaseChannel, List<String> waitChannels, long leaseMillis,
 		long waitNanos, WaitStrategy strategy, boolean reentrant, boolean progressAware, long pollNanos,
 		@Nullable String origin, boolean autoRenew, LockKind kind, int permits, String queueId,
-		long fairWaiterTimeoutMillis) {
+		long fairWaiterTimeoutMillis, long holdAtLeastMillis) {
 
 	boolean waitsIndefinitely() {
 		return this.waitNanos < 0;
@@ -47,13 +49,15 @@ record LockSpec(LockName name, String lockKey, String releaseChannel, List<Strin
 	LockSpec withLeaseMillis(long leaseMillis) {
 		return new LockSpec(this.name, this.lockKey, this.releaseChannel, this.waitChannels, leaseMillis,
 				this.waitNanos, this.strategy, this.reentrant, this.progressAware, this.pollNanos, this.origin,
-				this.autoRenew, this.kind, this.permits, this.queueId, this.fairWaiterTimeoutMillis);
+				this.autoRenew, this.kind, this.permits, this.queueId, this.fairWaiterTimeoutMillis,
+				this.holdAtLeastMillis);
 	}
 
 	LockSpec withWaitNanos(long waitNanos) {
 		return new LockSpec(this.name, this.lockKey, this.releaseChannel, this.waitChannels, this.leaseMillis,
 				waitNanos, this.strategy, this.reentrant, this.progressAware, this.pollNanos, this.origin,
-				this.autoRenew, this.kind, this.permits, this.queueId, this.fairWaiterTimeoutMillis);
+				this.autoRenew, this.kind, this.permits, this.queueId, this.fairWaiterTimeoutMillis,
+				this.holdAtLeastMillis);
 	}
 
 }

@@ -21,9 +21,9 @@ final class PermitKind extends LockKind {
 	}
 
 	@Override
-	ScriptCall release(LockSpec spec, String owner, long token, boolean handOff) {
+	ScriptCall release(LockSpec spec, String owner, long token, boolean handOff, long keepMillis) {
 		return new ScriptCall(RELEASE_PERMIT, RELEASE_PERMIT.keys(spec),
-				permitId(owner, token));
+				permitId(owner, token), Long.toString(keepMillis));
 	}
 
 	@Override

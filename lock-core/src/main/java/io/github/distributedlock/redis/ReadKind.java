@@ -22,8 +22,8 @@ final class ReadKind extends LockKind {
 	}
 
 	@Override
-	ScriptCall release(LockSpec spec, String owner, long token, boolean handOff) {
-		return new ScriptCall(RELEASE_READ, RELEASE_READ.keys(spec), owner);
+	ScriptCall release(LockSpec spec, String owner, long token, boolean handOff, long keepMillis) {
+		return new ScriptCall(RELEASE_READ, RELEASE_READ.keys(spec), owner, Long.toString(keepMillis));
 	}
 
 	@Override

@@ -209,7 +209,7 @@ final class RedisLockHandle implements LockHandle {
 		}
 		long result = UNKNOWN;
 		try {
-			result = this.commands.release(this.spec, this.owner, this.token);
+			result = this.commands.release(this.spec, this.owner, this.token, minimumHoldLeftMillis());
 		}
 		finally {
 			this.registry.released(this, result);
@@ -219,6 +219,19 @@ final class RedisLockHandle implements LockHandle {
 			throw new LockLeaseLostException(this.spec.name(), this.token, lostReason("released", result));
 		}
 		this.registry.releasedFor(this, Duration.ofNanos(System.nanoTime() - this.acquiredNanos));
+	}
+
+	/**
+	 * Return what is left of the minimum hold, counted from when the acquisition's reply
+	 * arrived: the lock was surely granted before then, so it stays taken at least that long.
+	 */
+	private long minimumHoldLeftMillis() {
+		long minimum = this.spec.holdAtLeastMillis();
+		if (minimum <= 0) {
+			return 0;
+		}
+		long heldMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - this.acquiredNanos);
+		return Math.max(0, minimum - heldMillis);
 	}
 
 	/**

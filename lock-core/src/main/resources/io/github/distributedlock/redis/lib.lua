@@ -84,6 +84,47 @@ local function check_hold(held, owner, token)
 	return 0
 end
 
+-- The minimum hold (holdAtLeast) of a lock hash. When its last hold goes before the minimum
+-- hold has passed, the lock stays taken by nobody until then, capped by its lease: owner '' and
+-- no reservation, which no acquire, release, extend or renew matches, so it only expires.
+-- keep_ms is what is left of the releasing hold's minimum hold; kept_until (server ms, or nil)
+-- is the latest end that an inner hold, released earlier, recorded with note_kept. Returns
+-- whether the lock was kept.
+local function keep_taken(lock, keep_ms, kept_until)
+	local keep = tonumber(keep_ms)
+	if kept_until then
+		local left = tonumber(kept_until) - now_ms()
+		if left > keep then
+			keep = left
+		end
+	end
+	if keep <= 0 then
+		return false
+	end
+	local pttl = redis.call('PTTL', lock)
+	if pttl < keep then
+		keep = pttl
+	end
+	if keep <= 0 then
+		return false
+	end
+	redis.call('HSET', lock, 'owner', '', 'holds', 0)
+	redis.call('PEXPIRE', lock, keep)
+	return true
+end
+
+-- Record the end of an inner hold's minimum hold, released while outer holds remain, so that
+-- the last release (keep_taken) honours it too.
+local function note_kept(lock, keep_ms, kept_until)
+	local keep = tonumber(keep_ms)
+	if keep > 0 then
+		local ends = now_ms() + keep
+		if not kept_until or tonumber(kept_until) < ends then
+			redis.call('HSET', lock, 'kept', ends)
+		end
+	end
+end
+
 -- File a waiter's request in a lock's line, keeping its place if it is there already; the line
 -- lives for ttl_ms after the last filing. The lock hash, passed only when it exists, is marked
 -- 'queued': release.lua looks for requests only in a lock so marked, and every other way a

@@ -1,7 +1,7 @@
 -- Release one hold of a fair lock; the last hold deletes it and wakes only the next waiter.
 --
 -- KEYS: lock, channel, queue, queue_heartbeats
--- ARGV: owner, token
+-- ARGV: owner, token, keep_ms
 --
 -- KEYS[1]  the lock hash
 -- KEYS[2]  the lock's release channel
@@ -9,17 +9,23 @@
 -- KEYS[4]  the queue heartbeats (waiter owners by when they count as dead, ms)
 -- ARGV[1]  owner
 -- ARGV[2]  fencing token of the hold being released
+-- ARGV[3]  what is left of the hold's minimum hold, in ms ('0' for none): if the last hold goes
+--          before it has passed, the lock stays taken by nobody until then (keep_taken in lib.lua)
 --
 -- Returns  holds left (0: released), -1 the lock is gone, -2 someone else holds it now
 
-local held = redis.call('HMGET', KEYS[1], 'owner', 'token')
+local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'kept')
 local status = check_hold(held, ARGV[1], ARGV[2])
 if status ~= 0 then
 	return status
 end
 local holds = redis.call('HINCRBY', KEYS[1], 'holds', -1)
 if holds > 0 then
+	note_kept(KEYS[1], ARGV[3], held[3])
 	return holds
+end
+if keep_taken(KEYS[1], ARGV[3], held[3]) then
+	return 0
 end
 redis.call('DEL', KEYS[1])
 

@@ -1,16 +1,26 @@
 -- Give a permit back and wake a waiter.
 --
 -- KEYS: permits, channel
--- ARGV: permit
+-- ARGV: permit, keep_ms
 --
 -- KEYS[1]  the permits sorted set
 -- KEYS[2]  the semaphore's release channel
 -- ARGV[1]  permit id (owner|token)
+-- ARGV[2]  what is left of the hold's minimum hold, in ms ('0' for none): the permit stays taken
+--          until then, capped by its lease
 --
 -- Returns 0 released, -1 the permit's lease had already ended
 
 local nowMs = now_ms()
 local leaseEnd = redis.call('ZSCORE', KEYS[1], ARGV[1])
+local keep = tonumber(ARGV[2])
+if keep > 0 and leaseEnd and tonumber(leaseEnd) > nowMs then
+	local ends = nowMs + keep
+	if ends < tonumber(leaseEnd) then
+		redis.call('ZADD', KEYS[1], 'XX', ends, ARGV[1])
+	end
+	return 0
+end
 redis.call('ZREM', KEYS[1], ARGV[1])
 -- Drop permits whose leases ended too, so the set (and its key) lasts only as long as a live permit.
 drop_ended(KEYS[1], nowMs)

@@ -1,12 +1,15 @@
 -- Release one read hold; when the last reader leaves, wake a waiting writer.
 --
 -- KEYS: readers, read_holds, channel
--- ARGV: owner
+-- ARGV: owner, keep_ms
 --
 -- KEYS[1]  the readers sorted set
 -- KEYS[2]  the readers' hold counts
 -- KEYS[3]  the lock's release channel
 -- ARGV[1]  owner
+-- ARGV[2]  what is left of the hold's minimum hold, in ms ('0' for none): if the owner's last read
+--          hold goes before it has passed, a member 'kept|<owner>' stands in for the reader until
+--          then (capped by its lease): writers still wait for it, and no release or extend matches it
 --
 -- Returns holds left (>= 0), or -1 if this owner's read lease had already ended
 
@@ -21,6 +24,15 @@ if holds > 0 then
 end
 redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('HDEL', KEYS[2], ARGV[1])
+local keep = tonumber(ARGV[2])
+if keep > 0 then
+	local ends = nowMs + keep
+	if ends > tonumber(reading) then
+		ends = tonumber(reading)
+	end
+	redis.call('ZADD', KEYS[1], 'GT', ends, 'kept|' .. ARGV[1])
+	return 0
+end
 if redis.call('ZCOUNT', KEYS[1], '(' .. nowMs, '+inf') == 0 then
 	redis.call('DEL', KEYS[1], KEYS[2])
 	-- Only writers wait for this; readers ignore it.

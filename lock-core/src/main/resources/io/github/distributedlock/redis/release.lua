@@ -4,7 +4,7 @@
 -- own acquire attempt turns it into one (docs/design/waiting-and-hand-off.md).
 --
 -- KEYS: lock, channel, requests, readers
--- ARGV: owner, token, hand_off, [withdrawn_request]
+-- ARGV: owner, token, hand_off, keep_ms, [withdrawn_request]
 --
 -- KEYS[1]  the lock hash ('queued' marks one that requests may wait for)
 -- KEYS[2]  the lock's release channel (declared as a key so that it routes with the lock)
@@ -14,20 +14,22 @@
 -- ARGV[1]  owner
 -- ARGV[2]  fencing token of the hold being released
 -- ARGV[3]  '1' to reserve the lock for the oldest request, '0' to always free it
--- ARGV[4]  (optional) the request of a waiter that gives up: it is withdrawn, and if the lock is
---          reserved for it, the reservation passes on (ARGV[1] and ARGV[2] are ignored)
+-- ARGV[4]  what is left of the hold's minimum hold, in ms ('0' for none): if the last hold goes
+--          before it has passed, the lock stays taken by nobody until then (keep_taken in lib.lua)
+-- ARGV[5]  (optional) the request of a waiter that gives up: it is withdrawn, and if the lock is
+--          reserved for it, the reservation passes on (ARGV[1], ARGV[2] and ARGV[4] are ignored)
 --
--- Returns  holds left (0: the lock was reserved for a request, or is free and a message was
---          published)
+-- Returns  holds left (0: the lock was reserved for a request, kept for its minimum hold, or is
+--          free and a message was published)
 --          -1 the lock is gone: the lease ran out, or it was force-released
 --          -2 someone else holds it now (another owner, or a newer hold of ours); for a
 --             withdrawal: the lock was not reserved for that request
 
-local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'holds', 'reserved', 'queued')
-if ARGV[4] then
-	redis.call('ZREM', KEYS[3], ARGV[4])
+local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'holds', 'reserved', 'queued', 'kept')
+if ARGV[5] then
+	redis.call('ZREM', KEYS[3], ARGV[5])
 	-- Never touch a lock that has an owner: only a reservation for this very request.
-	if held[1] ~= '' or held[4] ~= ARGV[4] then
+	if held[1] ~= '' or held[4] ~= ARGV[5] then
 		return -2
 	end
 else
@@ -36,12 +38,16 @@ else
 		return status
 	end
 	if held[3] ~= '1' then
+		note_kept(KEYS[1], ARGV[4], held[6])
 		return redis.call('HINCRBY', KEYS[1], 'holds', -1)
+	end
+	if keep_taken(KEYS[1], ARGV[4], held[6]) then
+		return 0
 	end
 end
 
 -- A lock never marked 'queued' has no requests (see file_request in lib.lua): nothing to look at.
-local next = (ARGV[3] == '1' and (ARGV[4] or held[5])) and redis.call('ZRANGE', KEYS[3], 0, 0) or {}
+local next = (ARGV[3] == '1' and (ARGV[5] or held[5])) and redis.call('ZRANGE', KEYS[3], 0, 0) or {}
 if next[1] and redis.call('EXISTS', KEYS[4]) == 0 then
 	while next[1] do
 		redis.call('ZREM', KEYS[3], next[1])

@@ -802,7 +802,7 @@ abstract class LockContractTests {
 		String lockKey = this.template.lockKey(LockName.of(this.scope, key));
 		return new LockSpec(LockName.of(this.scope, key), lockKey, LockKeys.releaseChannel(lockKey),
 				List.of(LockKeys.releaseChannel(lockKey)), 30_000, 0, strategy(), true, false, 1, null, false,
-				LockKind.EXCLUSIVE, 0, LockKeys.releaseChannel(lockKey), 5000);
+				LockKind.EXCLUSIVE, 0, LockKeys.releaseChannel(lockKey), 5000, 0);
 	}
 
 	private org.springframework.data.redis.core.StringRedisTemplate redisOps() {

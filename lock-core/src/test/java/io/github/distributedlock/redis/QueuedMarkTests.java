@@ -66,7 +66,7 @@ class QueuedMarkTests {
 
 	private long release(String owner, String token) {
 		return (Long) eval(LockScripts.RELEASE, List.of(LOCK, LOCK + ":released", REQUESTS, LOCK + ":readers"), owner,
-				token, "1");
+				token, "1", "0");
 	}
 
 	private String token() {

@@ -103,7 +103,7 @@ class OwnerSecrecyTests {
 			List<List<String>> attempts = new ArrayList<>();
 			for (String guess : guesses) {
 				attempts.add(List.of("EVAL", release, "4", lockKey, lockKey + ":released", lockKey + ":requests",
-						lockKey + ":readers", guess, token, "1"));
+						lockKey + ":readers", guess, token, "1", "0"));
 				attempts.add(List.of("EVAL", extend, "1", lockKey, guess, token, "3600000"));
 			}
 			List<?> replies;
@@ -132,7 +132,7 @@ class OwnerSecrecyTests {
 		String token = String.valueOf(server.command("HGET", lockKey, "token"));
 		try (RespSocket raw = RespSocket.open(server.port())) {
 			assertThat(raw.command("EVAL", script("release.lua"), "4", lockKey, lockKey + ":released",
-					lockKey + ":requests", lockKey + ":readers", owner, token, "1"))
+					lockKey + ":requests", lockKey + ":readers", owner, token, "1", "0"))
 				.as("read access to lock:* is enough to release: restrict it with ACLs (see AclTests)")
 				.isEqualTo(0L);
 		}
