@@ -75,12 +75,10 @@ final class Acquisition {
 			throw new LockInterruptedException(this.claims.get(0).name(), ex);
 		}
 		finally {
-			if (this.attempts > 1 || tickets.stream().anyMatch((ticket) -> ticket != null)) {
-				for (int i = 0; i < this.claims.size(); i++) {
-					Object ticket = tickets.get(i);
-					if (ticket != null) {
-						this.store.dequeue(this.claims.get(i), ticket, System.nanoTime());
-					}
+			for (int i = 0; i < this.claims.size(); i++) {
+				Object ticket = tickets.get(i);
+				if (ticket != null) {
+					this.store.dequeue(this.claims.get(i), ticket, System.nanoTime());
 				}
 			}
 			monitor.unlock();
