@@ -17,13 +17,15 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.test.context.bean.override.mockito.MockitoBean;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A unit test of the sample's locked code without any Redis: {@code @AutoConfigureInMemoryLocks}
  * (from {@code distributed-lock-test}) gives the context an in-memory {@link LockTemplate}.
- * Nothing listens on the Redis port configured here, so a Redis connection would fail.
+ * Nothing listens on the Redis port configured here, so a Redis connection would fail; the
+ * deployment log, which the sample keeps in Redis as application data, is a mock.
  */
 @SpringBootTest(properties = { "spring.data.redis.port=1", "sample.deploy-millis=50" })
 @AutoConfigureInMemoryLocks
@@ -34,6 +36,9 @@ class InMemoryLocksTests {
 
 	@Autowired
 	DeploymentService deployments;
+
+	@MockitoBean
+	DeploymentLog log;
 
 	@Test
 	void shouldRunTheLockedMethodsOnTheInMemoryTemplate() {
