@@ -34,6 +34,7 @@ import org.junit.jupiter.api.TestInstance;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The behaviour every {@link LockTemplate} must show, through its API only: the Redis engine
@@ -97,6 +98,15 @@ public abstract class LockTemplateContractTests<T extends LockTemplate> {
 	 */
 	protected long commandCount() {
 		return 0;
+	}
+
+	/**
+	 * Return whether the template keeps a lock taken for its minimum hold
+	 * ({@link LockRequest.Builder#holdAtLeast(Duration)}).
+	 * @return whether the minimum hold is kept
+	 */
+	protected boolean keepsMinimumHold() {
+		return true;
 	}
 
 	@BeforeEach
@@ -534,6 +544,26 @@ public abstract class LockTemplateContractTests<T extends LockTemplate> {
 		}
 		assertThat(order).containsExactly(0, 1, 2, 3, 4, 5);
 		assertThat(fairWaiters(LockName.of(this.scope, "fair"))).isZero();
+	}
+
+	@Test
+	void shouldKeepTheLockTakenForItsMinimumHoldWithoutMakingTheReleaseWait() {
+		assumeTrue(keepsMinimumHold(), "this template keeps no minimum hold yet");
+		long start = System.nanoTime();
+		LockHandle held = this.template.acquire(request("min").holdAtLeast(Duration.ofSeconds(2)).build());
+		long release = System.nanoTime();
+		held.close();
+		assertThat(Duration.ofNanos(System.nanoTime() - release)).as("the release did not wait for the minimum hold")
+			.isLessThan(Duration.ofSeconds(1));
+		assertThat(held.isHeld()).isFalse();
+		assertThat(this.template.isLocked(this.scope, "min")).as("taken until the minimum hold has passed").isTrue();
+		assertThat(this.template.tryAcquire(request("min").waitTime(Duration.ZERO).build()))
+			.as("not even by its last holder")
+			.isEmpty();
+		try (LockHandle next = this.otherProcess.acquire(request("min").waitTime(Duration.ofSeconds(5)).build())) {
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofSeconds(2));
+			assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+		}
 	}
 
 	protected <V> V onOtherThread(java.util.concurrent.Callable<V> action) throws Exception {

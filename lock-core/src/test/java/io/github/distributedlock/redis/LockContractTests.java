@@ -122,6 +122,13 @@ class LockContractTests extends LockTemplateContractTests<RedisLockTemplate> {
 		return evalCalls();
 	}
 
+	@Override
+	protected boolean keepsMinimumHold() {
+		// The release script does not shorten the lease to the minimum hold yet: remove this
+		// override when it does, and the contract's minimum-hold test runs on every row.
+		return false;
+	}
+
 	@Test
 	void shouldRefuseReleaseAndExtendByAStranger() {
 		try (LockHandle held = this.template.acquire(request("x").build())) {
