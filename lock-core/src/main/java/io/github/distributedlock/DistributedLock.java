@@ -112,6 +112,21 @@ public @interface DistributedLock {
 	String waitTimeString() default "";
 
 	/**
+	 * How long the lock stays taken at least after it was acquired, as a duration string
+	 * such as {@code "30s"}, {@code "PT30S"} or {@code "${jobs.hold}"}; a plain number is in
+	 * {@link #timeUnit()}. When the method returns sooner, the lock is released at once
+	 * from the caller's point of view, but stays taken (its lease shortened to what is
+	 * left) until the minimum hold has passed; the lease caps it. On a {@code @Scheduled}
+	 * method whose other instances skip a taken lock, this keeps an instance whose clock or
+	 * schedule is slightly off from running the same run again right after another
+	 * instance finished it. Not negative, and not longer than {@link #expire()} when that is
+	 * given.
+	 * @return the minimum hold, or empty for none
+	 * @see LockRequest.Builder#holdAtLeast(java.time.Duration)
+	 */
+	String holdAtLeast() default "";
+
+	/**
 	 * The unit of {@link #expire()}, {@link #waitTime()} and of plain numbers in the
 	 * duration strings.
 	 * @return the time unit

@@ -55,6 +55,8 @@ public final class LockRequest {
 
 	private final boolean fair;
 
+	private final @Nullable Duration holdAtLeast;
+
 	private LockRequest(Builder builder) {
 		this.name = new LockName(builder.scope, builder.key);
 		this.lease = builder.lease;
@@ -68,6 +70,7 @@ public final class LockRequest {
 		this.mode = builder.mode;
 		this.permits = builder.permits;
 		this.fair = builder.fair;
+		this.holdAtLeast = builder.holdAtLeast;
 		if (this.fair && (this.permits > 0 || this.mode == LockMode.READ)) {
 			throw new IllegalArgumentException(
 					"Lock '" + this.name + "': only exclusive (write) locks can be fair, not read locks or permits");
@@ -90,6 +93,25 @@ public final class LockRequest {
 		if (this.waitTime != null && this.waitTime.isNegative()) {
 			throw new IllegalArgumentException(
 					"Lock '" + this.name + "': wait time must not be negative, but was " + this.waitTime);
+		}
+		if (this.holdAtLeast != null) {
+			checkHoldAtLeast(this.name, this.holdAtLeast, this.lease);
+		}
+	}
+
+	private static void checkHoldAtLeast(LockName name, Duration holdAtLeast, @Nullable Duration lease) {
+		if (holdAtLeast.isNegative()) {
+			throw new IllegalArgumentException(
+					"Lock '" + name + "': minimum hold must not be negative, but was " + holdAtLeast);
+		}
+		if (holdAtLeast.compareTo(MAX_LEASE) > 0) {
+			throw new IllegalArgumentException("Lock '" + name + "': minimum hold must be at most "
+					+ MAX_LEASE.toDays() + " days, but was " + holdAtLeast);
+		}
+		if (lease != null && holdAtLeast.compareTo(lease) > 0) {
+			throw new IllegalArgumentException("Lock '" + name + "': minimum hold " + holdAtLeast
+					+ " is longer than the lease " + lease + "; the lease caps how long the lock stays taken, "
+					+ "so give a lease of at least the minimum hold");
 		}
 	}
 
@@ -139,6 +161,7 @@ public final class LockRequest {
 		builder.mode = this.mode;
 		builder.permits = this.permits;
 		builder.fair = this.fair;
+		builder.holdAtLeast = this.holdAtLeast;
 		return builder;
 	}
 
@@ -216,12 +239,24 @@ public final class LockRequest {
 		return this.fair;
 	}
 
+	/**
+	 * Return how long the lock stays taken at least, counted from its acquisition: a release
+	 * before then only shortens the lease to what is left of the minimum hold, so that the
+	 * lock stays taken until {@code max(release, acquired + holdAtLeast)}, never past the
+	 * lease. Nobody waits for it: the release returns at once.
+	 * @return the minimum hold, or {@code null} for none
+	 */
+	public @Nullable Duration holdAtLeast() {
+		return this.holdAtLeast;
+	}
+
 	@Override
 	public String toString() {
 		return "LockRequest[" + this.name + ", lease=" + this.lease + ", waitTime=" + this.waitTime
 				+ ", waitStrategy=" + this.waitStrategy + ", reentrant=" + this.reentrant
 				+ ", progressAwareTimeout=" + this.progressAwareTimeout + ", origin=" + this.origin + ", owner="
-				+ ((this.owner != null) ? "(custom)" : null) + ", autoRenew=" + this.autoRenew + ", mode=" + this.mode + ", permits=" + this.permits + ", fair=" + this.fair + "]";
+				+ ((this.owner != null) ? "(custom)" : null) + ", autoRenew=" + this.autoRenew + ", mode=" + this.mode + ", permits=" + this.permits + ", fair=" + this.fair
+				+ ", holdAtLeast=" + this.holdAtLeast + "]";
 	}
 
 	/**
@@ -254,6 +289,8 @@ public final class LockRequest {
 		private int permits;
 
 		private boolean fair;
+
+		private @Nullable Duration holdAtLeast;
 
 		private Builder(String scope) {
 			this.scope = Objects.requireNonNull(scope, "scope must not be null");
@@ -402,6 +439,22 @@ public final class LockRequest {
 		 */
 		public Builder fair(boolean fair) {
 			this.fair = fair;
+			return this;
+		}
+
+		/**
+		 * Keep the lock taken for at least this long after it is acquired, as ShedLock's
+		 * {@code lockAtLeastFor}: a release that comes earlier returns at once but leaves the
+		 * lock taken until the minimum hold has passed (the lease is shortened to what is
+		 * left of it). The lease still caps it, and the fencing token does not change. For a
+		 * re-entered lock, each hold's minimum counts from its own acquisition and the lock
+		 * stays taken until the latest of them once the last hold is released. Useful for scheduled jobs, so that an instance whose clock or schedule
+		 * is slightly off does not run the same job again right after another finished it.
+		 * @param holdAtLeast the minimum hold, not negative, not longer than an explicit lease
+		 * @return this builder
+		 */
+		public Builder holdAtLeast(Duration holdAtLeast) {
+			this.holdAtLeast = Objects.requireNonNull(holdAtLeast, "holdAtLeast must not be null");
 			return this;
 		}
 

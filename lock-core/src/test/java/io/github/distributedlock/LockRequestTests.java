@@ -66,6 +66,26 @@ class LockRequestTests {
 	}
 
 	@Test
+	void shouldRefuseANegativeMinimumHoldOrOneLongerThanTheLeaseNamingTheLock() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> LockRequest.builder("jobs").key("nightly").holdAtLeast(Duration.ofSeconds(-1)).build())
+			.withMessage("Lock 'jobs:nightly': minimum hold must not be negative, but was PT-1S");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> LockRequest.builder("jobs")
+				.key("nightly")
+				.lease(Duration.ofSeconds(10))
+				.holdAtLeast(Duration.ofSeconds(30))
+				.build())
+			.withMessageContaining("Lock 'jobs:nightly': minimum hold PT30S is longer than the lease PT10S");
+		assertThat(LockRequest.builder("jobs").lease(Duration.ofSeconds(10)).holdAtLeast(Duration.ofSeconds(10)).build()
+			.holdAtLeast()).isEqualTo(Duration.ofSeconds(10));
+		assertThat(LockRequest.builder("jobs").holdAtLeast(Duration.ofMinutes(5)).build().holdAtLeast())
+			.as("without an explicit lease, the default lease caps it when the lock is taken")
+			.isEqualTo(Duration.ofMinutes(5));
+		assertThat(LockRequest.of("jobs", null).holdAtLeast()).isNull();
+	}
+
+	@Test
 	void shouldCopyAllSettingsToABuilder() {
 		LockRequest request = LockRequest.builder("a")
 			.key("b")
@@ -74,10 +94,12 @@ class LockRequestTests {
 			.waitStrategy(WaitStrategy.POLLING)
 			.reentrant(false)
 			.progressAwareTimeout(true)
+			.holdAtLeast(Duration.ofSeconds(2))
 			.build();
 		LockRequest copy = request.toBuilder().build();
 		assertThat(copy).hasToString(request.toString());
 		assertThat(copy.waitTime()).isEqualTo(LockRequest.WAIT_INDEFINITELY);
+		assertThat(copy.holdAtLeast()).isEqualTo(Duration.ofSeconds(2));
 	}
 
 }

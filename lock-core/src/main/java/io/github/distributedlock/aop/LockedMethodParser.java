@@ -102,6 +102,17 @@ final class LockedMethodParser {
 				request.waitTime(defaultWait);
 			}
 		}
+		Duration holdAtLeast = parse("holdAtLeast", lock.holdAtLeast(), lock, found);
+		if (holdAtLeast != null && holdAtLeast.isNegative()) {
+			found.add("holdAtLeast must not be negative, but was " + holdAtLeast);
+		}
+		else if (holdAtLeast != null && lease != null && holdAtLeast.compareTo(lease) > 0) {
+			found.add("holdAtLeast " + holdAtLeast + " is longer than expire " + lease
+					+ "; the lease caps how long the lock stays taken, so give an expire of at least holdAtLeast");
+		}
+		else if (holdAtLeast != null) {
+			request.holdAtLeast(holdAtLeast);
+		}
 		if (single("waitStrategy", lock.waitStrategy().length, found)) {
 			request.waitStrategy(lock.waitStrategy()[0]);
 		}
@@ -162,6 +173,10 @@ final class LockedMethodParser {
 		if (values.length == 1) {
 			return fromNumber(name, values[0], lock, found);
 		}
+		return parse(name + "String", text, lock, found);
+	}
+
+	private @Nullable Duration parse(String attribute, String text, DistributedLock lock, Problems found) {
 		if (text.isEmpty()) {
 			return null;
 		}
@@ -171,7 +186,7 @@ final class LockedMethodParser {
 					DurationFormat.Unit.fromChronoUnit(lock.timeUnit().toChronoUnit()));
 		}
 		catch (RuntimeException ex) {
-			found.add(name + "String '" + text + "' is not a duration (such as 10s, 500ms or PT10S): "
+			found.add(attribute + " '" + text + "' is not a duration (such as 10s, 500ms or PT10S): "
 					+ ex.getMessage());
 			return null;
 		}

@@ -86,7 +86,8 @@ final class LockRequestResolver {
 		};
 		return new LockSpec(name, lockKey, releaseChannel, waitChannels, lease.toMillis(), waitNanos(wait), strategy,
 				reentrant, progressAware, this.defaults.pollInterval().toNanos(), request.origin(), autoRenew, kind,
-				request.permits(), waitChannels.get(0) + kind.queueSuffix(), this.fairWaiterTimeoutMillis, 0);
+				request.permits(), waitChannels.get(0) + kind.queueSuffix(), this.fairWaiterTimeoutMillis,
+				(request.holdAtLeast() != null) ? request.holdAtLeast().toMillis() : 0);
 	}
 
 	private static LockKind kind(LockRequest request) {

@@ -1,5 +1,6 @@
 package io.github.distributedlock.aop;
 
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -111,6 +112,24 @@ class LockAnnotationValidationTests {
 	}
 
 	@Test
+	void whenMinimumHoldIsNegativeUnparseableOrLongerThanTheLeaseThenStartupFails() {
+		assertThat(invalid(BadMinimumHolds.class).getProblems()).containsExactlyInAnyOrder(
+				"BadMinimumHolds.negative(): holdAtLeast must not be negative, but was PT-1S",
+				"BadMinimumHolds.unparseable(): holdAtLeast 'later' is not a duration (such as 10s, 500ms or PT10S): "
+						+ "'later' is not a valid duration, cannot detect any known style",
+				"BadMinimumHolds.longerThanLease(): holdAtLeast PT1M is longer than expire PT30S; the lease caps how "
+						+ "long the lock stays taken, so give an expire of at least holdAtLeast");
+	}
+
+	@Test
+	void shouldCarryTheMinimumHoldIntoTheRequest() throws Exception {
+		LockedMethod locked = this.methods.find(Valid.class.getMethod("report"), Valid.class);
+		assertThat(locked).isNotNull();
+		assertThat(locked.requests(new Valid(), new Object[0])).singleElement()
+			.satisfies((request) -> assertThat(request.holdAtLeast()).isEqualTo(Duration.ofMillis(1500)));
+	}
+
+	@Test
 	void whenSettingHasSeveralValuesThenStartupFails() {
 		assertThat(invalid(SeveralValues.class).getProblems()).containsExactlyInAnyOrder(
 				"SeveralValues.run(): waitStrategy has 2 values; give at most one",
@@ -213,6 +232,10 @@ class LockAnnotationValidationTests {
 		public void patient() {
 		}
 
+		@DistributedLock(waitTime = 0, onTimeout = OnTimeout.SKIP, holdAtLeast = "1500ms")
+		public void report() {
+		}
+
 	}
 
 	static class UnparseableKey {
@@ -280,6 +303,22 @@ class LockAnnotationValidationTests {
 		}
 
 		void other() {
+		}
+
+	}
+
+	static class BadMinimumHolds {
+
+		@DistributedLock(holdAtLeast = "-1s")
+		public void negative() {
+		}
+
+		@DistributedLock(holdAtLeast = "later")
+		public void unparseable() {
+		}
+
+		@DistributedLock(expire = 30, holdAtLeast = "1m")
+		public void longerThanLease() {
 		}
 
 	}

@@ -2,34 +2,29 @@ package io.github.distributedlock.redis;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 
 import io.github.distributedlock.LockContext;
 import io.github.distributedlock.LockDefaults;
 import io.github.distributedlock.LockHandle;
-import io.github.distributedlock.LockInterruptedException;
 import io.github.distributedlock.LockLeaseLostException;
-import io.github.distributedlock.LockMode;
 import io.github.distributedlock.LockName;
-import io.github.distributedlock.LockRequest;
-import io.github.distributedlock.LockSelfDeadlockException;
 import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.WaitStrategy;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
+import io.github.distributedlock.contract.LockTemplateContractTests;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
-import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
@@ -38,113 +33,93 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The behaviour every wait strategy and every topology must show, against a real
- * redis-server. Subclasses choose the strategy and where Redis runs.
- * <p>
- * Two templates stand in for two processes: each has its own secret instance id, so their
- * threads are different owners, exactly as in separate JVMs.
+ * The contract suite against a real redis-server, once per topology and wait strategy
+ * ({@link ContractTopology}): the engine-neutral {@link LockTemplateContractTests}, plus
+ * what only the Redis engine has (reservations, command counts, subscriptions, force
+ * release, fair queue heartbeats). Each row starts its servers once, before its tests, and
+ * stops them after.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class LockContractTests {
+@ParameterizedClass(name = "{0} {1}")
+@MethodSource("rows")
+class LockContractTests extends LockTemplateContractTests<RedisLockTemplate> {
+
+	@Parameter(0)
+	ContractTopology topology;
+
+	@Parameter(1)
+	WaitStrategy strategy;
+
+	private ContractTopology.Running running;
 
 	private RedisConnectionFactory connectionFactory;
 
-	protected RedisLockTemplate template;
+	static Stream<Arguments> rows() {
+		return ContractTopology.rows((topology) -> topology.strategies()
+			.stream()
+			.map((strategy) -> Arguments.of(topology, strategy))
+			.toList()).stream();
+	}
 
-	protected RedisLockTemplate otherProcess;
+	protected WaitStrategy strategy() {
+		return this.strategy;
+	}
 
-	private final ExecutorService executor = Executors.newCachedThreadPool();
-
-	private String scope;
-
-	/**
-	 * Return the wait strategy under test.
-	 */
-	protected abstract WaitStrategy strategy();
-
-	/**
-	 * Return the Redis the suite runs against, started by the subclass.
-	 */
-	protected abstract TestRedis redis();
+	protected TestRedis redis() {
+		return this.running.redis();
+	}
 
 	protected RedisLockTemplate.Builder configure(RedisLockTemplate.Builder builder) {
 		return builder.configureKeyspaceEvents(true).subscriptionLinger(Duration.ofMillis(200));
 	}
 
-	@BeforeAll
-	void startTemplates() {
-		this.connectionFactory = redis().connectionFactory();
-		LockDefaults defaults = LockDefaults.STANDARD.withWaitStrategy(strategy())
+	@BeforeParameterizedClassInvocation
+	void startRedisAndTemplates(ContractTopology topology, WaitStrategy strategy) {
+		this.running = topology.start();
+		this.connectionFactory = this.running.redis().connectionFactory();
+		LockDefaults defaults = LockDefaults.STANDARD.withWaitStrategy(strategy)
 			.withPollInterval(Duration.ofMillis(20))
 			.withWaitTime(Duration.ofSeconds(5));
 		this.template = configure(RedisLockTemplate.builder(this.connectionFactory).defaults(defaults)).build();
 		this.otherProcess = configure(RedisLockTemplate.builder(this.connectionFactory).defaults(defaults)).build();
 	}
 
-	@AfterAll
-	void stopTemplates() throws Exception {
-		this.executor.shutdownNow();
-		this.template.close();
-		this.otherProcess.close();
-		if (this.connectionFactory instanceof org.springframework.beans.factory.DisposableBean disposable) {
-			disposable.destroy();
+	@AfterParameterizedClassInvocation
+	void stopTemplatesAndRedis() throws Exception {
+		try {
+			this.template.close();
+			this.otherProcess.close();
+			if (this.connectionFactory instanceof org.springframework.beans.factory.DisposableBean disposable) {
+				disposable.destroy();
+			}
+		}
+		finally {
+			this.running.close();
 		}
 	}
 
-	@BeforeEach
-	void pickScope(TestInfo info) {
-		this.scope = strategy().name().charAt(0) + "-" + info.getTestMethod().orElseThrow().getName();
+	@Override
+	protected String scopePrefix() {
+		return String.valueOf(strategy().name().charAt(0));
 	}
 
-	@AfterEach
-	void noLockLeftBehind() {
-		// Every test releases what it takes, or lets it expire within its own run.
-		await().atMost(Duration.ofSeconds(3))
-			.untilAsserted(() -> assertThat(lockKeys()).as("lock keys left in Redis").isEmpty());
+	@Override
+	protected Collection<?> locksLeftBehind(String scope) {
+		return lockKeys();
 	}
 
-	private LockRequest.Builder request(String key) {
-		return LockRequest.builder(this.scope).key(key);
+	@Override
+	protected long fairWaiters(LockName name) {
+		return queueLength(name.key());
 	}
 
-	@Test
-	void shouldExcludeOtherOwners() throws Exception {
-		try (LockHandle held = this.template.acquire(request("a").build())) {
-			assertThat(this.template.isLocked(this.scope, "a")).isTrue();
-			assertThat(this.otherProcess.tryAcquire(request("a").waitTime(Duration.ZERO).build())).isEmpty();
-			assertThat(onOtherThread(() -> this.template.tryAcquire(request("a").waitTime(Duration.ZERO).build())))
-				.as("another thread of the same process is another owner")
-				.isEmpty();
-			assertThat(this.otherProcess.tryAcquire(request("b").waitTime(Duration.ZERO).build()))
-				.hasValueSatisfying(LockHandle::close);
-		}
-		assertThat(this.template.isLocked(this.scope, "a")).isFalse();
+	@Override
+	protected boolean countsWakeUpCommands() {
+		return strategy() != WaitStrategy.POLLING;
 	}
 
-	@Test
-	void shouldBeReentrantForTheSameThread() throws Exception {
-		LockHandle outer = this.template.acquire(request("r").build());
-		LockHandle inner = this.template.acquire(request("r").build());
-		assertThat(inner.fencingToken()).isEqualTo(outer.fencingToken());
-		assertThat(this.template.isHeldByCurrentThread(this.scope, "r")).isTrue();
-		inner.close();
-		assertThat(this.template.isLocked(this.scope, "r")).as("still held by the outer hold").isTrue();
-		assertThat(onOtherThread(() -> this.template.tryAcquire(request("r").waitTime(Duration.ZERO).build())))
-			.isEmpty();
-		outer.close();
-		assertThat(this.template.isLocked(this.scope, "r")).isFalse();
-	}
-
-	@Test
-	void shouldFailFastOnSelfDeadlockWhenNotReentrant() {
-		try (LockHandle held = this.template.acquire(request("s").build())) {
-			long start = System.nanoTime();
-			assertThatExceptionOfType(LockSelfDeadlockException.class)
-				.isThrownBy(() -> this.template.acquire(request("s").reentrant(false).build()))
-				.withMessageContaining(this.scope + ":s");
-			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
-			assertThat(held.isHeld()).isTrue();
-		}
+	@Override
+	protected long commandCount() {
+		return evalCalls();
 	}
 
 	@Test
@@ -158,76 +133,6 @@ abstract class LockContractTests {
 			assertThat(stranger.extend(spec, "guessed-owner:1", held.fencingToken(), 60_000)).isEqualTo(-2);
 			assertThat(held.isHeld()).isTrue();
 			assertThat(this.template.isLocked(this.scope, "x")).isTrue();
-		}
-	}
-
-	@Test
-	void shouldExpireAndReportTheLostLeaseOnRelease() throws Exception {
-		LockHandle held = this.template.acquire(request("e").lease(Duration.ofMillis(300)).build());
-		Optional<LockHandle> next = this.otherProcess.tryAcquire(request("e").waitTime(Duration.ofSeconds(3)).build());
-		assertThat(next).as("taken over once the lease ended").isPresent();
-		assertThat(held.isHeld()).isFalse();
-		assertThat(held.remainingLease()).isEqualTo(Duration.ZERO);
-		assertThatExceptionOfType(LockLeaseLostException.class).isThrownBy(held::close)
-			.withMessageContaining(this.scope + ":e")
-			.withMessageContaining("overlapped");
-		assertThat(next.get().isHeld()).as("the stale release did not free the new holder's lock").isTrue();
-		next.get().close();
-	}
-
-	@Test
-	void shouldExtendTheLease() throws Exception {
-		try (LockHandle held = this.template.acquire(request("x").lease(Duration.ofMillis(300)).build())) {
-			held.extend(Duration.ofSeconds(5));
-			assertThat(held.remainingLease()).isGreaterThan(Duration.ofSeconds(4));
-			Thread.sleep(500);
-			assertThat(held.isHeld()).isTrue();
-			assertThat(this.otherProcess.tryAcquire(request("x").waitTime(Duration.ZERO).build())).isEmpty();
-		}
-	}
-
-	@Test
-	void shouldNotExtendALostLease() throws Exception {
-		LockHandle held = this.template.acquire(request("x").lease(Duration.ofMillis(100)).build());
-		Thread.sleep(250);
-		assertThatExceptionOfType(LockLeaseLostException.class).isThrownBy(() -> held.extend(Duration.ofSeconds(5)));
-		assertThatExceptionOfType(LockLeaseLostException.class).isThrownBy(held::close);
-	}
-
-	@Test
-	void shouldHandOutStrictlyIncreasingFencingTokens() throws Exception {
-		long previous = 0;
-		for (int i = 0; i < 50; i++) {
-			RedisLockTemplate owner = (i % 2 == 0) ? this.template : this.otherProcess;
-			try (LockHandle held = owner.acquire(request("f").build())) {
-				assertThat(held.fencingToken()).isGreaterThan(previous);
-				previous = held.fencingToken();
-			}
-		}
-	}
-
-	@Test
-	void shouldTimeOutNamingTheLockTheWaitAndTheHoldersLease() throws Exception {
-		try (LockHandle held = this.template.acquire(request("t").lease(Duration.ofSeconds(20)).build())) {
-			long start = System.nanoTime();
-			LockTimeoutException timeout = onOtherThread(() -> {
-				try {
-					this.otherProcess.acquire(request("t").waitTime(Duration.ofMillis(400)).build());
-					return null;
-				}
-				catch (LockTimeoutException ex) {
-					return ex;
-				}
-			});
-			assertThat(timeout).isNotNull();
-			assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(400));
-			assertThat(timeout.getWaited()).isGreaterThanOrEqualTo(Duration.ofMillis(400));
-			assertThat(timeout.getHolderRemainingLease()).isNotNull()
-				.isGreaterThan(Duration.ofSeconds(15))
-				.isLessThanOrEqualTo(Duration.ofSeconds(20));
-			assertThat(timeout.getLockName()).isEqualTo(LockName.of(this.scope, "t"));
-			assertThat(timeout).hasMessageContaining(this.scope + ":t").hasMessageContaining("lease");
-			assertThat(held.isHeld()).isTrue();
 		}
 	}
 
@@ -289,50 +194,6 @@ abstract class LockContractTests {
 			.isThrownBy(() -> this.template.acquire(request("p").waitTime(Duration.ofMillis(400)).build()));
 		assertThat(Duration.ofNanos(System.nanoTime() - plainStart)).isLessThan(Duration.ofMillis(1200));
 		redis().command("DEL", key);
-	}
-
-	@Test
-	void shouldHonourInterrupts() throws Exception {
-		try (LockHandle held = this.template.acquire(request("i").build())) {
-			AtomicReference<Throwable> failure = new AtomicReference<>();
-			AtomicReference<Boolean> interruptFlag = new AtomicReference<>();
-			CountDownLatch done = new CountDownLatch(1);
-			Thread waiter = new Thread(() -> {
-				try {
-					this.otherProcess.acquire(request("i").waitIndefinitely().build());
-				}
-				catch (Throwable ex) {
-					failure.set(ex);
-					interruptFlag.set(Thread.currentThread().isInterrupted());
-				}
-				finally {
-					done.countDown();
-				}
-			});
-			waiter.start();
-			Thread.sleep(300);
-			waiter.interrupt();
-			assertThat(done.await(3, TimeUnit.SECONDS)).as("woke on interrupt").isTrue();
-			assertThat(failure.get()).isInstanceOf(LockInterruptedException.class)
-				.hasMessageContaining(this.scope + ":i");
-			assertThat(interruptFlag.get()).as("interrupt status restored").isTrue();
-		}
-	}
-
-	@Test
-	void shouldWakeAWaiterPromptlyWhenTheLockIsReleased() throws Exception {
-		LockHandle held = this.template.acquire(request("w").lease(Duration.ofSeconds(10)).build());
-		Future<LockContextSnapshot> waiter = this.executor.submit(() -> this.otherProcess
-			.execute(request("w").waitTime(Duration.ofSeconds(9)).build(), LockContextSnapshot::of));
-		Thread.sleep(200);
-		long released = System.nanoTime();
-		held.close();
-		LockContextSnapshot context = waiter.get(9, TimeUnit.SECONDS);
-		Duration afterRelease = Duration.ofNanos(System.nanoTime() - released);
-		assertThat(context.waited()).isTrue();
-		assertThat(context.token()).isGreaterThan(held.fencingToken());
-		// Well before the 10 s lease would have ended.
-		assertThat(afterRelease).isLessThan(Duration.ofSeconds(2));
 	}
 
 	@Test
@@ -431,43 +292,6 @@ abstract class LockContractTests {
 	}
 
 	@Test
-	void shouldNoticeAnAbandonedLockWhenItsLeaseEndsWithoutPolling() throws Exception {
-		// Never released, as if its process had died.
-		LockHandle abandoned = this.template.acquire(request("d").lease(Duration.ofMillis(800)).build());
-		long acquiredAt = System.nanoTime();
-		long before = evalCalls();
-		try (LockHandle next = this.otherProcess.acquire(request("d").waitTime(Duration.ofSeconds(5)).build())) {
-			Duration after = Duration.ofNanos(System.nanoTime() - acquiredAt);
-			assertThat(after).isGreaterThanOrEqualTo(Duration.ofMillis(750)).isLessThan(Duration.ofMillis(2500));
-			assertThat(next.waited()).isTrue();
-			if (strategy() != WaitStrategy.POLLING) {
-				// First try, try again once subscribed, and the try when the lease ended.
-				assertThat(evalCalls() - before).isLessThanOrEqualTo(4);
-			}
-		}
-		assertThatExceptionOfType(LockLeaseLostException.class).isThrownBy(abandoned::close);
-	}
-
-	@Test
-	void shouldExposeTheLockContextInsideExecute() {
-		LockContextSnapshot snapshot = this.template.execute(this.scope, "c", (context) -> {
-			assertThat(LockContext.current()).isSameAs(context);
-			String nested = this.template.execute(this.scope, "c2",
-					(inner) -> LockContext.current().name().key());
-			assertThat(nested).isEqualTo("c2");
-			assertThat(LockContext.current()).as("outer context back after the nested one").isSameAs(context);
-			return LockContextSnapshot.of(context);
-		});
-		assertThat(snapshot.name()).isEqualTo(LockName.of(this.scope, "c"));
-		assertThat(snapshot.waited()).isFalse();
-		assertThat(snapshot.attempts()).isEqualTo(1);
-		assertThat(snapshot.token()).isPositive();
-		assertThat(snapshot.remainingLease()).isGreaterThan(Duration.ofSeconds(25));
-		assertThat(snapshot.held()).isTrue();
-		assertThat(LockContext.find()).isEmpty();
-	}
-
-	@Test
 	void shouldUseAtMostTwoCommandsPerUncontendedAcquireAndRelease() {
 		long before = evalCalls();
 		Map<String, Long> statsBefore = redis().commandCalls();
@@ -479,34 +303,6 @@ abstract class LockContractTests {
 		assertThat(evalCalls() - before).isEqualTo(200);
 		Map<String, Long> statsAfter = redis().commandCalls();
 		assertThat(statsAfter.getOrDefault("subscribe", 0L)).isEqualTo(statsBefore.getOrDefault("subscribe", 0L));
-	}
-
-	@Test
-	void shouldKeepSectionsFromOverlappingUnderConcurrency() throws Exception {
-		int threads = 8;
-		int perThread = 40;
-		List<Section> sections = java.util.Collections.synchronizedList(new ArrayList<>());
-		List<Future<?>> workers = new ArrayList<>();
-		for (int t = 0; t < threads; t++) {
-			RedisLockTemplate owner = (t % 2 == 0) ? this.template : this.otherProcess;
-			int thread = t;
-			workers.add(this.executor.submit(() -> {
-				for (int i = 0; i < perThread; i++) {
-					String key = "k" + ((thread + i) % 3);
-					owner.executeWithoutResult(request(key).waitTime(Duration.ofSeconds(20)).build(), (context) -> {
-						long start = System.nanoTime();
-						busy(200_000);
-						sections.add(new Section(key, start, System.nanoTime(), context.fencingToken()));
-					});
-				}
-				return null;
-			}));
-		}
-		for (Future<?> worker : workers) {
-			worker.get(60, TimeUnit.SECONDS);
-		}
-		assertThat(sections).hasSize(threads * perThread);
-		assertThat(Section.overlaps(sections)).isEmpty();
 	}
 
 	@Test
@@ -526,44 +322,6 @@ abstract class LockContractTests {
 	}
 
 	@Test
-	void shouldTakeAllLocksOrNone() throws Exception {
-		LockHandle blocker = this.otherProcess.acquire(request("m2").build());
-		assertThatExceptionOfType(LockTimeoutException.class)
-			.isThrownBy(() -> this.template.acquireAll(List.of(request("m3").waitTime(Duration.ofMillis(300)).build(),
-					request("m1").build(), request("m2").build())))
-			.withMessageContaining(this.scope + ":m2");
-		assertThat(this.template.isLocked(this.scope, "m1")).as("rolled back").isFalse();
-		assertThat(this.template.isLocked(this.scope, "m3")).as("never taken").isFalse();
-		blocker.close();
-		try (LockHandle all = this.template.acquireAll(
-				List.of(request("m3").build(), request("m1").build(), request("m2").build(), request("m1").build()))) {
-			assertThat(all.locks()).extracting((lock) -> lock.name().key()).containsExactly("m1", "m2", "m3");
-			assertThat(all.isHeld()).isTrue();
-			assertThat(this.otherProcess.tryAcquire(request("m3").waitTime(Duration.ZERO).build())).isEmpty();
-		}
-		assertThat(List.of("m1", "m2", "m3")).noneMatch((key) -> this.template.isLocked(this.scope, key));
-	}
-
-	@Test
-	void shouldNotDeadlockOnOverlappingMultiLocks() throws Exception {
-		List<Future<?>> workers = new ArrayList<>();
-		for (int t = 0; t < 2; t++) {
-			RedisLockTemplate owner = (t == 0) ? this.template : this.otherProcess;
-			List<LockRequest> keys = (t == 0) ? List.of(request("a").build(), request("b").build())
-					: List.of(request("b").build(), request("a").build());
-			workers.add(this.executor.submit(() -> {
-				for (int i = 0; i < 150; i++) {
-					owner.executeAll(keys, (context) -> context.fencingToken());
-				}
-				return null;
-			}));
-		}
-		for (Future<?> worker : workers) {
-			worker.get(60, TimeUnit.SECONDS);
-		}
-	}
-
-	@Test
 	void shouldForceReleaseAndWakeWaiters() throws Exception {
 		LockHandle held = this.template.acquire(request("fr").lease(Duration.ofSeconds(20)).build());
 		Future<Long> waiter = this.executor
@@ -573,164 +331,6 @@ abstract class LockContractTests {
 		assertThat(waiter.get(3, TimeUnit.SECONDS)).isGreaterThan(held.fencingToken());
 		assertThatExceptionOfType(LockLeaseLostException.class).isThrownBy(held::close);
 		assertThat(this.template.forceRelease(LockName.of(this.scope, "fr"))).isFalse();
-	}
-
-	@Test
-	void shouldShareReadLocksAndExcludeWriters() throws Exception {
-		LockHandle reader1 = this.template.acquire(request("rw").mode(LockMode.READ).build());
-		LockHandle reader2 = this.otherProcess.acquire(request("rw").mode(LockMode.READ).build());
-		assertThat(reader1.isHeld()).isTrue();
-		assertThat(reader2.isHeld()).isTrue();
-		// Writers on another thread: on this one they would be readers asking to upgrade.
-		assertThat(onOtherThread(() -> this.otherProcess.tryAcquire(request("rw").waitTime(Duration.ZERO).build())))
-			.as("writer")
-			.isEmpty();
-		reader1.close();
-		assertThat(onOtherThread(() -> this.template
-			.tryAcquire(request("rw").mode(LockMode.WRITE).waitTime(Duration.ZERO).build())))
-			.as("a writer waits for the last reader")
-			.isEmpty();
-		reader2.close();
-		try (LockHandle writer = this.otherProcess.acquire(request("rw").mode(LockMode.WRITE).build())) {
-			assertThat(this.template.tryAcquire(request("rw").mode(LockMode.READ).waitTime(Duration.ZERO).build()))
-				.as("readers wait for the writer")
-				.isEmpty();
-			try (LockHandle ownRead = this.otherProcess.acquire(request("rw").mode(LockMode.READ).build())) {
-				assertThat(ownRead.isHeld()).as("the writer may also read").isTrue();
-			}
-		}
-	}
-
-	@Test
-	void shouldRefuseToUpgradeAReadLock() {
-		try (LockHandle reader = this.template.acquire(request("up").mode(LockMode.READ).build())) {
-			long start = System.nanoTime();
-			assertThatExceptionOfType(LockSelfDeadlockException.class)
-				.isThrownBy(() -> this.template.acquire(request("up").mode(LockMode.WRITE).build()));
-			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
-		}
-	}
-
-	@Test
-	void shouldWakeTheWriterWhenTheLastReaderLeavesAndAllReadersWhenTheWriterLeaves() throws Exception {
-		LockHandle reader = this.template.acquire(request("wake").mode(LockMode.READ).lease(Duration.ofSeconds(10)).build());
-		Future<LockHandle> writer = this.executor.submit(() -> this.otherProcess.acquire(request("wake")
-			.mode(LockMode.WRITE).lease(Duration.ofSeconds(10)).waitTime(Duration.ofSeconds(8)).build()));
-		Thread.sleep(200);
-		long released = System.nanoTime();
-		reader.close();
-		LockHandle writing = writer.get(8, TimeUnit.SECONDS);
-		assertThat(Duration.ofNanos(System.nanoTime() - released)).isLessThan(Duration.ofSeconds(2));
-		List<Future<LockHandle>> readers = new ArrayList<>();
-		for (int i = 0; i < 3; i++) {
-			RedisLockTemplate owner = (i % 2 == 0) ? this.template : this.otherProcess;
-			readers.add(this.executor.submit(
-					() -> owner.acquire(request("wake").mode(LockMode.READ).waitTime(Duration.ofSeconds(8)).build())));
-		}
-		Thread.sleep(200);
-		released = System.nanoTime();
-		writing.close();
-		List<LockHandle> reading = new ArrayList<>();
-		for (Future<LockHandle> future : readers) {
-			reading.add(future.get(8, TimeUnit.SECONDS));
-		}
-		assertThat(Duration.ofNanos(System.nanoTime() - released)).isLessThan(Duration.ofSeconds(2));
-		assertThat(reading).allMatch(LockHandle::isHeld);
-		reading.forEach(LockHandle::close);
-	}
-
-	@Test
-	void shouldNotStarveAWaitingWriter() throws Exception {
-		LockHandle reader = this.template.acquire(request("starve").mode(LockMode.READ).build());
-		Future<LockHandle> writer = this.executor.submit(() -> this.otherProcess
-			.acquire(request("starve").mode(LockMode.WRITE).waitTime(Duration.ofSeconds(8)).build()));
-		Thread.sleep(300);
-		assertThat(this.otherProcess.tryAcquire(request("starve").mode(LockMode.READ).waitTime(Duration.ZERO).build()))
-			.as("a new reader holds back while a writer waits")
-			.isEmpty();
-		reader.close();
-		writer.get(5, TimeUnit.SECONDS).close();
-		try (LockHandle after = this.otherProcess.acquire(request("starve").mode(LockMode.READ).build())) {
-			assertThat(after.isHeld()).isTrue();
-		}
-	}
-
-	@Test
-	void shouldLetAReadLeaseEndOnItsOwn() throws Exception {
-		LockHandle reader = this.template
-			.acquire(request("rlease").mode(LockMode.READ).lease(Duration.ofMillis(400)).build());
-		try (LockHandle writer = this.otherProcess
-			.acquire(request("rlease").mode(LockMode.WRITE).waitTime(Duration.ofSeconds(5)).build())) {
-			assertThat(writer.waited()).isTrue();
-		}
-		assertThatExceptionOfType(LockLeaseLostException.class).isThrownBy(reader::close);
-	}
-
-	@Test
-	void shouldNeverHandOutMorePermitsThanTheSemaphoreHas() throws Exception {
-		java.util.concurrent.atomic.AtomicInteger inside = new java.util.concurrent.atomic.AtomicInteger();
-		java.util.concurrent.atomic.AtomicInteger most = new java.util.concurrent.atomic.AtomicInteger();
-		List<Future<?>> workers = new ArrayList<>();
-		for (int t = 0; t < 8; t++) {
-			RedisLockTemplate owner = (t % 2 == 0) ? this.template : this.otherProcess;
-			workers.add(this.executor.submit(() -> {
-				for (int i = 0; i < 15; i++) {
-					owner.executeWithoutResult(request("sem").permits(3).waitTime(Duration.ofSeconds(20)).build(),
-							(context) -> {
-								most.accumulateAndGet(inside.incrementAndGet(), Math::max);
-								busy(2_000_000);
-								inside.decrementAndGet();
-							});
-				}
-				return null;
-			}));
-		}
-		for (Future<?> worker : workers) {
-			worker.get(60, TimeUnit.SECONDS);
-		}
-		assertThat(most.get()).isLessThanOrEqualTo(3).isGreaterThanOrEqualTo(2);
-	}
-
-	@Test
-	void shouldGiveBackThePermitsOfACrashedHolderWhenTheirLeasesEnd() throws Exception {
-		for (int i = 0; i < 2; i++) {
-			// Never released, as if their holders had died.
-			this.template.acquire(request("crashsem").permits(2).lease(Duration.ofMillis(500)).build());
-		}
-		long start = System.nanoTime();
-		assertThat(this.otherProcess.tryAcquire(request("crashsem").permits(2).waitTime(Duration.ZERO).build()))
-			.isEmpty();
-		try (LockHandle permit = this.otherProcess
-			.acquire(request("crashsem").permits(2).waitTime(Duration.ofSeconds(5)).build())) {
-			assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThan(Duration.ofMillis(400))
-				.isLessThan(Duration.ofMillis(2500));
-			assertThat(permit.isHeld()).isTrue();
-		}
-	}
-
-	@Test
-	void shouldGrantAFairLockInArrivalOrderAcrossProcesses() throws Exception {
-		LockHandle holder = this.template.acquire(request("fair").fair(true).build());
-		List<Integer> order = java.util.Collections.synchronizedList(new ArrayList<>());
-		List<Future<?>> waiters = new ArrayList<>();
-		for (int i = 0; i < 6; i++) {
-			RedisLockTemplate owner = (i % 2 == 0) ? this.otherProcess : this.template;
-			int arrival = i;
-			waiters.add(this.executor.submit(() -> owner.executeWithoutResult(
-					request("fair").fair(true).waitTime(Duration.ofSeconds(20)).build(), (context) -> {
-						order.add(arrival);
-						sleep(30);
-					})));
-			// Each waiter is queued in Redis before the next one arrives.
-			await().atMost(Duration.ofSeconds(3))
-				.until(() -> queueLength("fair") == arrival + 1);
-		}
-		holder.close();
-		for (Future<?> waiter : waiters) {
-			waiter.get(30, TimeUnit.SECONDS);
-		}
-		assertThat(order).containsExactly(0, 1, 2, 3, 4, 5);
-		assertThat(queueLength("fair")).isZero();
 	}
 
 	@Test
@@ -812,37 +412,6 @@ abstract class LockContractTests {
 	protected long evalCalls() {
 		Map<String, Long> calls = redis().commandCalls();
 		return calls.getOrDefault("evalsha", 0L) + calls.getOrDefault("eval", 0L);
-	}
-
-	private <T> T onOtherThread(java.util.concurrent.Callable<T> action) throws Exception {
-		return this.executor.submit(action).get(10, TimeUnit.SECONDS);
-	}
-
-	static void busy(long nanos) {
-		long end = System.nanoTime() + nanos;
-		while (System.nanoTime() < end) {
-			Thread.onSpinWait();
-		}
-	}
-
-	private static void sleep(long millis) {
-		try {
-			Thread.sleep(millis);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException(ex);
-		}
-	}
-
-	record LockContextSnapshot(LockName name, long token, boolean waited, int attempts, Duration remainingLease,
-			boolean held) {
-
-		static LockContextSnapshot of(LockContext context) {
-			return new LockContextSnapshot(context.name(), context.fencingToken(), context.waited(),
-					context.attempts(), context.remainingLease(), context.isHeld());
-		}
-
 	}
 
 }

@@ -1,35 +1,54 @@
 package io.github.distributedlock.redis;
 
+import java.time.Duration;
+import java.util.List;
+
+import io.github.distributedlock.LockDefaults;
+import io.github.distributedlock.LockHandle;
+import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.WaitStrategy;
 import io.github.distributedlock.test.RedisClusterTopology;
 import io.github.distributedlock.test.RedisTopologyExtension;
-import java.util.List;
-
-import io.github.distributedlock.LockHandle;
-import io.github.distributedlock.LockRequest;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
- * The contract suite with {@link WaitStrategy#PUBSUB} on a Redis Cluster of 3 masters, configured as an application
- * would through Spring Data Redis.
+ * What only a Redis Cluster shows, beyond the contract suite that {@link LockContractTests}
+ * runs on it: keyspace events refused clearly, and multi-locks over several slots.
  */
-class ClusterPubSubLockTests extends LockContractTests {
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ClusterLockTests {
 
 	@RegisterExtension
 	static RedisTopologyExtension<RedisClusterTopology> topology = RedisTopologyExtension.cluster();
 
-	@Override
-	protected WaitStrategy strategy() {
-		return WaitStrategy.PUBSUB;
+	private RedisConnectionFactory connectionFactory;
+
+	private RedisLockTemplate template;
+
+	@BeforeAll
+	void startTemplate() {
+		this.connectionFactory = TestRedis.cluster(topology::topology).connectionFactory();
+		this.template = RedisLockTemplate.builder(this.connectionFactory)
+			.defaults(LockDefaults.STANDARD.withWaitTime(Duration.ofSeconds(5)))
+			.build();
 	}
 
-	@Override
-	protected TestRedis redis() {
-		return TestRedis.cluster(topology::topology);
+	@AfterAll
+	void stopTemplate() throws Exception {
+		this.template.close();
+		if (this.connectionFactory instanceof DisposableBean disposable) {
+			disposable.destroy();
+		}
 	}
 
 	@Test

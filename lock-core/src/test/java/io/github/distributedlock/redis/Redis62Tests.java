@@ -2,7 +2,6 @@ package io.github.distributedlock.redis;
 
 import java.nio.charset.StandardCharsets;
 
-import io.github.distributedlock.WaitStrategy;
 import io.github.distributedlock.test.BundledRedis;
 import io.github.distributedlock.test.RedisServerExtension;
 import org.junit.jupiter.api.Test;
@@ -13,24 +12,14 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The contract suite with {@link WaitStrategy#PUBSUB} on Redis 6.2, the oldest Redis
- * supported (the scripts use {@code SET ... GET} and {@code ZADD GT}, both new in 6.2): the
- * binary the {@code embedded-redis} test dependency ships.
+ * The version check on Redis 6.2, the oldest Redis supported: the binary the
+ * {@code embedded-redis} test dependency ships. {@link LockContractTests} runs the contract
+ * suite on it ({@link ContractTopology#REDIS_6_2}).
  */
-class Redis62PubSubLockTests extends LockContractTests {
+class Redis62Tests {
 
 	@RegisterExtension
 	static RedisServerExtension redis = RedisServerExtension.dedicated(BundledRedis::redis62);
-
-	@Override
-	protected WaitStrategy strategy() {
-		return WaitStrategy.PUBSUB;
-	}
-
-	@Override
-	protected TestRedis redis() {
-		return TestRedis.standalone(redis::server);
-	}
 
 	@Test
 	void shouldLoadEveryScriptWithTheLibraryUnderItsOwnSha() {

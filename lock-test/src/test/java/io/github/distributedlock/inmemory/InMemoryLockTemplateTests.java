@@ -1,0 +1,163 @@
+package io.github.distributedlock.inmemory;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.github.distributedlock.LockContext;
+import io.github.distributedlock.LockHandle;
+import io.github.distributedlock.LockListener;
+import io.github.distributedlock.LockMode;
+import io.github.distributedlock.LockName;
+import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.LockLeaseLostException;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * What the in-memory template does beyond the contract suite: the minimum hold, custom
+ * owners and listeners.
+ */
+class InMemoryLockTemplateTests {
+
+	private final InMemoryLockTemplate template = new InMemoryLockTemplate();
+
+	private final InMemoryLockTemplate otherProcess = this.template.anotherProcess();
+
+	@Test
+	void shouldKeepTheLockTakenUntilTheMinimumHoldWithoutMakingTheReleaseWait() throws Exception {
+		LockRequest request = LockRequest.builder("job").holdAtLeast(Duration.ofSeconds(2)).build();
+		LockHandle held = this.template.acquire(request);
+		long acquired = System.nanoTime();
+		held.close();
+		assertThat(Duration.ofNanos(System.nanoTime() - acquired)).as("the release did not wait for the minimum hold")
+			.isLessThan(Duration.ofSeconds(1));
+		assertThat(held.isHeld()).isFalse();
+		assertThat(this.template.isLocked("job", null)).as("taken until the minimum hold passed").isTrue();
+		assertThat(this.template.tryAcquire(LockRequest.builder("job").waitTime(Duration.ZERO).build()))
+			.as("not even by its last holder")
+			.isEmpty();
+		try (LockHandle next = this.otherProcess
+			.acquire(LockRequest.builder("job").waitTime(Duration.ofSeconds(5)).build())) {
+			assertThat(Duration.ofNanos(System.nanoTime() - acquired)).isGreaterThanOrEqualTo(Duration.ofSeconds(2));
+			assertThat(next.fencingToken()).as("the next holder's token").isGreaterThan(held.fencingToken());
+		}
+	}
+
+	@Test
+	void shouldFreeTheLockAtOnceWhenTheWorkOutlastedTheMinimumHold() throws Exception {
+		LockHandle held = this.template
+			.acquire(LockRequest.builder("job").holdAtLeast(Duration.ofMillis(50)).build());
+		Thread.sleep(100);
+		held.close();
+		assertThat(this.template.isLocked("job", null)).isFalse();
+	}
+
+	@Test
+	void shouldCapTheMinimumHoldByTheLease() {
+		LockHandle held = this.template.acquire(
+				LockRequest.builder("job").lease(Duration.ofSeconds(10)).holdAtLeast(Duration.ofSeconds(10)).build());
+		long start = System.nanoTime();
+		held.extend(Duration.ofMillis(200));
+		held.close();
+		try (LockHandle next = this.otherProcess
+			.acquire(LockRequest.builder("job").waitTime(Duration.ofSeconds(5)).build())) {
+			assertThat(Duration.ofNanos(System.nanoTime() - start))
+				.as("ended with the shortened lease, well before the minimum hold")
+				.isLessThan(Duration.ofSeconds(5));
+			assertThat(next.isHeld()).isTrue();
+		}
+	}
+
+	@Test
+	void shouldApplyTheLatestMinimumHoldOfAReenteredLockOnceTheLastHoldIsReleased() {
+		LockHandle outer = this.template.acquire(LockRequest.builder("job").build());
+		LockHandle inner = this.template
+			.acquire(LockRequest.builder("job").holdAtLeast(Duration.ofSeconds(2)).build());
+		assertThat(inner.fencingToken()).isEqualTo(outer.fencingToken());
+		inner.close();
+		assertThat(outer.isHeld()).as("still held by the outer hold").isTrue();
+		outer.close();
+		assertThat(this.template.isLocked("job", null)).as("the inner minimum hold still runs").isTrue();
+		assertThat(this.otherProcess.tryAcquire(LockRequest.builder("job").waitTime(Duration.ofSeconds(5)).build()))
+			.hasValueSatisfying(LockHandle::close);
+	}
+
+	@Test
+	void shouldKeepAReadLockFromWritersUntilItsMinimumHold() {
+		LockHandle reader = this.template.acquire(
+				LockRequest.builder("doc").mode(LockMode.READ).holdAtLeast(Duration.ofSeconds(2)).build());
+		reader.close();
+		assertThat(this.otherProcess.tryAcquire(LockRequest.builder("doc").waitTime(Duration.ZERO).build())).isEmpty();
+		assertThat(this.otherProcess
+			.tryAcquire(LockRequest.builder("doc").mode(LockMode.READ).waitTime(Duration.ZERO).build()))
+			.as("readers still share it")
+			.hasValueSatisfying(LockHandle::close);
+		assertThat(this.otherProcess.tryAcquire(LockRequest.builder("doc").waitTime(Duration.ofSeconds(5)).build()))
+			.hasValueSatisfying(LockHandle::close);
+	}
+
+	@Test
+	void shouldKeepAPermitTakenUntilItsMinimumHold() {
+		LockRequest permit = LockRequest.builder("exports").permits(1).holdAtLeast(Duration.ofSeconds(2)).build();
+		this.template.acquire(permit).close();
+		assertThat(this.otherProcess.tryAcquire(permit.toBuilder().waitTime(Duration.ZERO).build())).isEmpty();
+		assertThat(this.otherProcess.tryAcquire(permit.toBuilder().waitTime(Duration.ofSeconds(5)).build()))
+			.hasValueSatisfying(LockHandle::close);
+	}
+
+	@Test
+	void shouldLetACustomOwnerReleaseFromAnotherThreadAndProcess() throws Exception {
+		LockHandle held = this.template.acquire(LockRequest.builder("job").key("42").owner("job-42").build());
+		assertThat(this.otherProcess.findHeld(LockName.of("job", "42"), "job-41")).isEmpty();
+		long token = CompletableFuture.supplyAsync(() -> {
+			LockHandle other = this.otherProcess.findHeld(LockName.of("job", "42"), "job-42").orElseThrow();
+			other.close();
+			return other.fencingToken();
+		}).get(5, TimeUnit.SECONDS);
+		assertThat(token).isEqualTo(held.fencingToken());
+		assertThat(this.template.isLocked("job", "42")).isFalse();
+		assertThatExceptionOfType(LockLeaseLostException.class).isThrownBy(held::close);
+	}
+
+	@Test
+	void shouldTellListenersAboutAcquisitionsTimeoutsReleasesAndLostLeases() throws Exception {
+		List<String> events = new CopyOnWriteArrayList<>();
+		InMemoryLockTemplate listened = InMemoryLockTemplate.builder().listener(new LockListener() {
+
+			@Override
+			public void acquired(LockContext context) {
+				events.add("acquired " + context.name());
+			}
+
+			@Override
+			public void notAcquired(LockName name, Duration waited) {
+				events.add("notAcquired " + name);
+			}
+
+			@Override
+			public void released(LockContext context, Duration heldFor) {
+				events.add("released " + context.name());
+			}
+
+			@Override
+			public void leaseLost(LockContext context) {
+				events.add("leaseLost " + context.name());
+			}
+
+		}).build();
+		try (LockHandle held = listened.acquire(LockRequest.of("a", null))) {
+			assertThat(listened.anotherProcess().tryAcquire(LockRequest.builder("a").waitTime(Duration.ZERO).build()))
+				.isEmpty();
+		}
+		LockHandle expiring = listened.acquire(LockRequest.builder("b").lease(Duration.ofMillis(50)).build());
+		Thread.sleep(100);
+		assertThatExceptionOfType(LockLeaseLostException.class).isThrownBy(expiring::close);
+		assertThat(events).containsExactly("acquired a", "notAcquired a", "released a", "acquired b", "leaseLost b");
+	}
+
+}
