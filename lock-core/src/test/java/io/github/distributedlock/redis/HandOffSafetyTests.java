@@ -27,6 +27,7 @@ import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.WaitStrategy;
+import io.github.distributedlock.test.JvmProcess;
 import io.github.distributedlock.test.RedisServer;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterAll;
@@ -179,15 +180,15 @@ abstract class HandOffSafetyTests {
 		Path release = dir.resolve("release");
 		LockHandle holder = this.y.acquire(request("k").lease(Duration.ofSeconds(30)).build());
 		try (JvmProcess waiter = startWaiter("-", 30_000, 30_000, release)) {
-			long pid = Long.parseLong(waiter.awaitLine("WAITING ", CHILD_START).substring(8));
+			waiter.awaitLine("WAITING ", CHILD_START);
 			awaitRequestFiled(lockKey);
-			signal(pid, "STOP");
+			waiter.pause();
 			long releasedAt = System.nanoTime();
 			holder.close();
 			sleepUntil(releasedAt + TimeUnit.MILLISECONDS.toNanos(pauseMillis));
 			Optional<LockHandle> z = this.stranger
 				.tryAcquire(request("k").lease(Duration.ofSeconds(30)).waitTime(Duration.ZERO).build());
-			signal(pid, "CONT");
+			waiter.resume();
 			long zReleasing = strangerHoldsThenReleases(z, Duration.ofMillis(1500));
 			Acquired w = Acquired.parse(waiter.awaitLine("ACQUIRED ", Duration.ofSeconds(30)));
 			Files.createFile(release);
@@ -643,7 +644,7 @@ abstract class HandOffSafetyTests {
 		return this.y.lockKey(LockName.of(this.scope, key));
 	}
 
-	private JvmProcess startWaiter(String owner, long waitMillis, long leaseMillis, Path release) throws Exception {
+	private JvmProcess startWaiter(String owner, long waitMillis, long leaseMillis, Path release) {
 		return JvmProcess.start(HandOffSafetyChildMains.Waiter.class, childSpec(), this.scope, "k", owner,
 				Long.toString(waitMillis), Long.toString(leaseMillis), release.toString());
 	}
@@ -703,21 +704,6 @@ abstract class HandOffSafetyTests {
 		long releasing = System.nanoTime();
 		closeQuietly(z.get());
 		return releasing;
-	}
-
-	private static void signal(long pid, String signal) throws Exception {
-		Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).inheritIO().start();
-		assertThat(kill.waitFor(10, TimeUnit.SECONDS)).isTrue();
-		assertThat(kill.exitValue()).as("kill -%s %d", signal, pid).isZero();
-		if ("STOP".equals(signal)) {
-			await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(2))
-				.until(() -> processState(pid) == 'T');
-		}
-	}
-
-	private static char processState(long pid) throws Exception {
-		String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
-		return stat.charAt(stat.lastIndexOf(')') + 2);
 	}
 
 	private static void sleepUntil(long nanos) throws InterruptedException {

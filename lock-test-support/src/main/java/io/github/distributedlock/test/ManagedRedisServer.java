@@ -8,6 +8,12 @@ package io.github.distributedlock.test;
 public interface ManagedRedisServer extends RedisServer {
 
 	/**
+	 * Return whether the server process is alive, paused or not.
+	 * @return whether it runs
+	 */
+	boolean isRunning();
+
+	/**
 	 * Stop the server gracefully and wait until its port is free. Does nothing when it is already down.
 	 */
 	void stop();

@@ -122,10 +122,7 @@ public final class RedisProcess implements ManagedRedisServer {
 		return this.directory.path();
 	}
 
-	/**
-	 * Return whether the server process is alive, paused or not.
-	 * @return whether it runs
-	 */
+	@Override
 	public synchronized boolean isRunning() {
 		return this.process != null && this.process.isAlive();
 	}
