@@ -12,11 +12,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import io.github.distributedlock.test.RedisProcess;
-import io.github.distributedlock.test.RedisServers;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.github.distributedlock.test.RedisServerExtension;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -30,17 +28,8 @@ class AotModeIT {
 
 	private static final Duration STARTUP = Duration.ofSeconds(60);
 
-	static RedisProcess redis;
-
-	@BeforeAll
-	static void startRedis() {
-		redis = RedisServers.launch();
-	}
-
-	@AfterAll
-	static void stopRedis() {
-		redis.close();
-	}
+	@RegisterExtension
+	static RedisServerExtension redis = RedisServerExtension.dedicated();
 
 	@Test
 	void shouldServeLocksFromTheAheadOfTimeProcessedContext() throws Exception {
@@ -49,7 +38,7 @@ class AotModeIT {
 		Process app = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
 				"-Dspring.aot.enabled=true", "-Xmx256m", "-XX:TieredStopAtLevel=1", "-jar",
 				Path.of("target", "sample-app.jar").toAbsolutePath().toString(), "--server.port=" + port,
-				"--spring.data.redis.port=" + redis.port(), "--sample.embedded-redis.enabled=false"))
+				"--spring.data.redis.port=" + redis.server().port(), "--sample.embedded-redis.enabled=false"))
 			.redirectErrorStream(true)
 			.redirectOutput(log.toFile())
 			.start();
@@ -61,7 +50,7 @@ class AotModeIT {
 			assertThat(deployed.body()).contains("\"serverId\":\"web-1\"").containsPattern("\"fencingToken\":[1-9]");
 			assertThat(Files.readString(log)).as("the log says the AOT-processed context started")
 				.contains("Starting AOT-processed SampleApplication");
-			assertThat(redis.command("EXISTS", "sample-lock:{server_access:web-1}:fence")).isEqualTo(1L);
+			assertThat(redis.server().command("EXISTS", "sample-lock:{server_access:web-1}:fence")).isEqualTo(1L);
 		}
 		finally {
 			app.destroy();
