@@ -54,13 +54,13 @@ class DistributedLockAspectAutoConfigurationTests {
 	}
 
 	@Test
-	void whenOrderIsSetThenTheAdvisorUsesIt() {
+	void shouldUseTheOrderInTheAdvisorWhenItIsSet() {
 		this.contextRunner.withPropertyValues("distributed-lock.aspect.order=5")
 			.run((context) -> assertThat(context.getBean(DistributedLockAdvisor.class).getOrder()).isEqualTo(5));
 	}
 
 	@Test
-	void whenUserDefinesKeyResolverAndTimeoutHandlerThenAutoConfigurationBacksOff() {
+	void shouldBackOffWhenUserDefinesKeyResolverAndTimeoutHandler() {
 		this.contextRunner.withUserConfiguration(ServiceConfiguration.class, CustomConfiguration.class)
 			.run((context) -> {
 				assertThat(context).hasSingleBean(LockKeyResolver.class)
@@ -72,7 +72,7 @@ class DistributedLockAspectAutoConfigurationTests {
 	}
 
 	@Test
-	void whenAnAnnotatedMethodIsInvalidThenStartupFailsNamingIt() {
+	void shouldFailStartupNamingAnAnnotatedMethodThatIsInvalid() {
 		this.contextRunner.withUserConfiguration(InvalidServiceConfiguration.class)
 			.run((context) -> assertThat(context).hasFailed()
 				.getFailure()
@@ -82,7 +82,7 @@ class DistributedLockAspectAutoConfigurationTests {
 	}
 
 	@Test
-	void whenSpringAopIsMissingThenTheAspectIsNotConfigured() {
+	void shouldNotConfigureTheAspectWhenSpringAopIsMissing() {
 		this.contextRunner.withClassLoader(new FilteredClassLoader(MethodInterceptor.class))
 			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(DistributedLockAdvisor.class));
 	}

@@ -36,7 +36,7 @@ class DistributedLockObservationAutoConfigurationTests {
 	}
 
 	@Test
-	void whenThereIsAMeterRegistryThenTheTemplateReportsToLockMetrics() {
+	void shouldReportToLockMetricsWhenThereIsAMeterRegistry() {
 		this.contextRunner.withBean(SimpleMeterRegistry.class).run((context) -> {
 			assertThat(context).hasSingleBean(LockMetrics.class).hasSingleBean(LockGauges.class);
 			context.getBean(LockTemplate.class).execute("metered", "1", (lock) -> null);
@@ -48,7 +48,7 @@ class DistributedLockObservationAutoConfigurationTests {
 	}
 
 	@Test
-	void whenThereIsNoRegistryThenNothingIsInstrumented() {
+	void shouldInstrumentNothingWhenThereIsNoRegistry() {
 		this.contextRunner.run((context) -> {
 			assertThat(context).doesNotHaveBean(LockMetrics.class)
 				.doesNotHaveBean(LockGauges.class)
@@ -58,7 +58,7 @@ class DistributedLockObservationAutoConfigurationTests {
 	}
 
 	@Test
-	void whenThereIsAnObservationRegistryThenLockTemplateIsObservedAndRedisLockTemplateStillInjectable() {
+	void shouldObserveLockTemplateAndKeepRedisLockTemplateInjectableWhenThereIsAnObservationRegistry() {
 		this.contextRunner.withBean(ObservationRegistry.class, TestObservationRegistry::create)
 			.withBean(Service.class)
 			.run((context) -> {
@@ -77,7 +77,7 @@ class DistributedLockObservationAutoConfigurationTests {
 	}
 
 	@Test
-	void whenMicrometerIsMissingThenNothingIsInstrumented() {
+	void shouldInstrumentNothingWhenMicrometerIsMissing() {
 		this.contextRunner.withClassLoader(new FilteredClassLoader(MeterRegistry.class, ObservationRegistry.class))
 			.run((context) -> assertThat(context).hasNotFailed()
 				.hasSingleBean(LockTemplate.class)

@@ -48,7 +48,7 @@ class LockAnnotationValidationTests {
 	}
 
 	@Test
-	void whenKeyIsNotSpelThenStartupFailsNamingTheMethod() {
+	void shouldFailStartupNamingTheMethodWhenKeyIsNotSpel() {
 		LockAnnotationException ex = invalid(UnparseableKey.class);
 		assertThat(ex.getTargetClass()).isEqualTo(UnparseableKey.class);
 		assertThat(ex.getMessage()).contains(UnparseableKey.class.getName())
@@ -56,7 +56,7 @@ class LockAnnotationValidationTests {
 	}
 
 	@Test
-	void whenKeyRefersToAnUnknownParameterThenStartupFailsListingTheParameters() {
+	void shouldFailStartupListingTheParametersWhenKeyRefersToAnUnknownParameter() {
 		assertThat(invalid(UnknownVariable.class).getProblems()).singleElement()
 			.asString()
 			.isEqualTo("UnknownVariable.deploy(Server): key '#serve.id' refers to #serve, but the parameters "
@@ -64,7 +64,7 @@ class LockAnnotationValidationTests {
 	}
 
 	@Test
-	void whenKeyRefersToAMissingBeanThenStartupFails() {
+	void shouldFailStartupWhenKeyRefersToAMissingBean() {
 		assertThat(invalid(UnknownBean.class).getProblems()).singleElement()
 			.asString()
 			.isEqualTo("UnknownBean.run(String): key '@nothing.key(#id)' refers to bean 'nothing', but there is "
@@ -72,14 +72,14 @@ class LockAnnotationValidationTests {
 	}
 
 	@Test
-	void whenFallbackDoesNotExistThenStartupFails() {
+	void shouldFailStartupWhenFallbackDoesNotExist() {
 		assertThat(invalid(MissingFallback.class).getProblems()).singleElement()
 			.asString()
 			.startsWith("MissingFallback.run(String): fallback method 'orElse' does not exist in ");
 	}
 
 	@Test
-	void whenFallbackHasTheWrongSignatureThenStartupFailsShowingWhatWasFound() {
+	void shouldFailStartupShowingWhatWasFoundWhenFallbackHasTheWrongSignature() {
 		assertThat(invalid(WrongFallback.class).getProblems()).containsExactly(
 				"WrongFallback.run(String): fallback method 'orElse' has the wrong signature: it must take (String) "
 						+ "or (String, LockTimeoutException) and return Integer, but found "
@@ -90,7 +90,7 @@ class LockAnnotationValidationTests {
 	}
 
 	@Test
-	void whenFallbackModeAndNameDisagreeThenStartupFails() {
+	void shouldFailStartupWhenFallbackModeAndNameDisagree() {
 		assertThat(invalid(FallbackMismatch.class).getProblems()).containsExactlyInAnyOrder(
 				"FallbackMismatch.named(): fallback 'other' is set, but onTimeout is THROW; set onTimeout = FALLBACK",
 				"FallbackMismatch.unnamed(): onTimeout is FALLBACK, but no fallback method is named; "
@@ -98,7 +98,7 @@ class LockAnnotationValidationTests {
 	}
 
 	@Test
-	void whenExpireIsNotPositiveOrWaitIsNegativeThenStartupFails() {
+	void shouldFailStartupWhenExpireIsNotPositiveOrWaitIsNegative() {
 		assertThat(invalid(BadDurations.class).getProblems()).containsExactlyInAnyOrder(
 				"BadDurations.zeroExpire(): expire must be at least 1 ms, but was PT0S",
 				"BadDurations.negativeExpire(): expire must be at least 1 ms, but was PT-1S",
@@ -111,14 +111,14 @@ class LockAnnotationValidationTests {
 	}
 
 	@Test
-	void whenSettingHasSeveralValuesThenStartupFails() {
+	void shouldFailStartupWhenSettingHasSeveralValues() {
 		assertThat(invalid(SeveralValues.class).getProblems()).containsExactlyInAnyOrder(
 				"SeveralValues.run(): waitStrategy has 2 values; give at most one",
 				"SeveralValues.run(): reentrant has 2 values; give at most one");
 	}
 
 	@Test
-	void whenSkipOnAPrimitiveReturnTypeThenStartupFails() {
+	void shouldFailStartupWhenSkipIsOnAPrimitiveReturnType() {
 		assertThat(invalid(SkipPrimitive.class).getProblems()).singleElement()
 			.asString()
 			.isEqualTo("SkipPrimitive.count(): returns int, so onTimeout = SKIP has no value to return; "
@@ -126,7 +126,7 @@ class LockAnnotationValidationTests {
 	}
 
 	@Test
-	void whenMethodReturnsCompletionStageThenStartupFailsUnlessItIsAsync() {
+	void shouldFailStartupWhenMethodReturnsCompletionStageUnlessItIsAsync() {
 		assertThat(invalid(Asynchronous.class).getProblems()).singleElement()
 			.asString()
 			.startsWith("Asynchronous.later(): returns CompletionStage: the lock is taken by the calling thread "
@@ -135,7 +135,7 @@ class LockAnnotationValidationTests {
 	}
 
 	@Test
-	void whenMethodCannotBeProxiedThenStartupFails() {
+	void shouldFailStartupWhenMethodCannotBeProxied() {
 		assertThat(invalid(NotProxyable.class).getProblems()).containsExactlyInAnyOrder(
 				"NotProxyable.hidden(): it is private, so no Spring AOP proxy can intercept it",
 				"NotProxyable.shared(): it is static, so no Spring AOP proxy can intercept it",
@@ -143,7 +143,7 @@ class LockAnnotationValidationTests {
 	}
 
 	@Test
-	void whenClassIsAnnotatedThenItsFinalPublicMethodsMustBeExcluded() {
+	void shouldRequireFinalPublicMethodsOfAnAnnotatedClassToBeExcluded() {
 		assertThat(invalid(AnnotatedClassWithFinalMethod.class).getProblems()).singleElement()
 			.asString()
 			.isEqualTo("AnnotatedClassWithFinalMethod.sealed(): its class is annotated, but it is final, so a "

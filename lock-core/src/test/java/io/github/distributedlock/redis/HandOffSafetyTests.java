@@ -175,7 +175,7 @@ abstract class HandOffSafetyTests {
 	 */
 	@ParameterizedTest(name = "paused {0} ms")
 	@MethodSource("pauses")
-	void pausedWaiterMustNotReturnAHandleWhoseClaimRanOut(long pauseMillis, @TempDir Path dir) throws Exception {
+	void shouldNotLetAPausedWaiterReturnAHandleWhoseClaimRanOut(long pauseMillis, @TempDir Path dir) throws Exception {
 		String lockKey = lockKey("k");
 		Path release = dir.resolve("release");
 		LockHandle holder = this.y.acquire(request("k").lease(Duration.ofSeconds(30)).build());
@@ -222,7 +222,7 @@ abstract class HandOffSafetyTests {
 	 * before any reply or message is written, when the pause is lifted.
 	 */
 	@Test
-	void serverStallMustNotLetAHandOffOutliveItsClaim(@TempDir Path dir) throws Exception {
+	void shouldNotLetAServerStallMakeAHandOffOutliveItsClaim(@TempDir Path dir) throws Exception {
 		assumeTrue(stallsSafely(), "the topology would fail the stalled server over");
 		String lockKey = lockKey("k");
 		Path release = dir.resolve("release");
@@ -292,7 +292,7 @@ abstract class HandOffSafetyTests {
 	 * taken while T2 is inside.
 	 */
 	@Test
-	void withdrawalMustNotFreeALockTheSharedOwnerReentered() throws Exception {
+	void shouldNotLetAWithdrawalFreeALockTheSharedOwnerReentered() throws Exception {
 		String lockKey = lockKey("k");
 		LockHandle holder = this.y.acquire(request("k").lease(Duration.ofSeconds(30)).build());
 		AtomicReferenceThread t1Thread = new AtomicReferenceThread();
@@ -350,7 +350,7 @@ abstract class HandOffSafetyTests {
 	 * stranger must not get in until both released.
 	 */
 	@Test
-	void twoProcessesSharingACustomOwnerMustNotBothTakeOneHandOff(@TempDir Path dir) throws Exception {
+	void shouldNotLetTwoProcessesSharingACustomOwnerBothTakeOneHandOff(@TempDir Path dir) throws Exception {
 		String lockKey = lockKey("k");
 		Path release1 = dir.resolve("release1");
 		Path release2 = dir.resolve("release2");
@@ -418,7 +418,7 @@ abstract class HandOffSafetyTests {
 	// ---------------------------------------------------------------------------------
 
 	@Test
-	void forgedHandOffMessageMustNotHandOutTheLock() throws Exception {
+	void shouldNotHandOutTheLockForAForgedHandOffMessage() throws Exception {
 		String lockKey = lockKey("k");
 		LockHandle holder = this.y.acquire(request("k").lease(Duration.ofSeconds(30)).build());
 		Future<Acquired> w = this.executor.submit(() -> {
@@ -476,7 +476,7 @@ abstract class HandOffSafetyTests {
 	 * waiter and a multi-lock waiter, each waiting up to 4 s, must still get it.
 	 */
 	@Test
-	void readersPollersAndMultiLocksMustNotStarveBehindHandOffs() throws Exception {
+	void shouldNotStarveReadersPollersAndMultiLocksBehindHandOffs() throws Exception {
 		String lockKey = lockKey("k");
 		Inside inside = new Inside();
 		AtomicBoolean stop = new AtomicBoolean();
@@ -570,7 +570,7 @@ abstract class HandOffSafetyTests {
 	 */
 	@ParameterizedTest(name = "{0} owner")
 	@ValueSource(strings = { "custom", "thread" })
-	void noHoldLeftBehindWhenARetryRacesAHandOff(String kind) throws Exception {
+	void shouldLeaveNoHoldBehindWhenARetryRacesAHandOff(String kind) throws Exception {
 		String lockKey = lockKey("k");
 		ExecutorService waiterThread = Executors.newSingleThreadExecutor();
 		LockHandle lost = null;
