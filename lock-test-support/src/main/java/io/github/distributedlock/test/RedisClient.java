@@ -133,11 +133,12 @@ final class RedisClient implements AutoCloseable {
 	}
 
 	/**
-	 * Open a connection of the caller's own, logged in and on the right database.
+	 * Open a connection of the caller's own, logged in and on the right database, with the read timeout of
+	 * {@link RespConnection#DEFAULT_TIMEOUT}: longer than the commands', as it may wait for a stalled server.
 	 */
 	RespConnection open() {
 		try {
-			return handshake(RespConnection.connect(this.host, this.port, this.timeout));
+			return handshake(RespConnection.connect(this.host, this.port, RespConnection.DEFAULT_TIMEOUT));
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not connect to Redis at " + this.host + ":" + this.port + ": " + ex,
