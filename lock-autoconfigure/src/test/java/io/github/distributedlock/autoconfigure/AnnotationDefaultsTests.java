@@ -37,7 +37,7 @@ class AnnotationDefaultsTests {
 	}
 
 	@Test
-	void whenAttributesAreLeftOutThenThePropertiesApply() {
+	void shouldApplyThePropertiesWhenAttributesAreLeftOut() {
 		this.contextRunner.run((context) -> {
 			Reports reports = context.getBean(Reports.class);
 			Duration remaining = reports.remainingLease();

@@ -54,7 +54,7 @@ class DistributedLockAspectAutoConfigurationTests {
 	}
 
 	@Test
-	void whenOrderIsSetThenTheAdvisorUsesIt() {
+	void shouldUseTheOrderInTheAdvisorWhenItIsSet() {
 		this.contextRunner.withPropertyValues("distributed-lock.aspect.order=5")
 			.run((context) -> assertThat(
 					context.getBean(DistributedLockAspectConfiguration.ADVISOR_BEAN_NAME, Ordered.class).getOrder())
@@ -62,7 +62,7 @@ class DistributedLockAspectAutoConfigurationTests {
 	}
 
 	@Test
-	void whenUserDefinesKeyResolverAndTimeoutHandlerThenAutoConfigurationBacksOff() {
+	void shouldBackOffWhenUserDefinesKeyResolverAndTimeoutHandler() {
 		this.contextRunner.withUserConfiguration(ServiceConfiguration.class, CustomConfiguration.class)
 			.run((context) -> {
 				assertThat(context).hasSingleBean(LockKeyResolver.class)
@@ -74,7 +74,7 @@ class DistributedLockAspectAutoConfigurationTests {
 	}
 
 	@Test
-	void whenAnAnnotatedMethodIsInvalidThenStartupFailsNamingIt() {
+	void shouldFailStartupNamingAnAnnotatedMethodThatIsInvalid() {
 		this.contextRunner.withUserConfiguration(InvalidServiceConfiguration.class)
 			.run((context) -> assertThat(context).hasFailed()
 				.getFailure()
@@ -84,7 +84,7 @@ class DistributedLockAspectAutoConfigurationTests {
 	}
 
 	@Test
-	void whenSpringAopIsMissingThenTheAspectIsNotConfigured() {
+	void shouldNotConfigureTheAspectWhenSpringAopIsMissing() {
 		this.contextRunner.withClassLoader(new FilteredClassLoader(MethodInterceptor.class))
 			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(DistributedLockAspectConfiguration.ADVISOR_BEAN_NAME));
 	}

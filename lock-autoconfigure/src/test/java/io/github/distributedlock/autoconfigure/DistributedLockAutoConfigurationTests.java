@@ -60,7 +60,7 @@ class DistributedLockAutoConfigurationTests {
 	}
 
 	@Test
-	void whenPropertiesAreSetThenTheTemplateUsesThem() {
+	void shouldUseThePropertiesInTheTemplateWhenTheyAreSet() {
 		this.contextRunner
 			.withPropertyValues("distributed-lock.key-prefix=app", "distributed-lock.lease=5s",
 					"distributed-lock.wait-time=250ms", "distributed-lock.wait-strategy=polling",
@@ -91,7 +91,7 @@ class DistributedLockAutoConfigurationTests {
 	}
 
 	@Test
-	void whenUserDefinesALockTemplateThenAutoConfigurationBacksOff() {
+	void shouldBackOffWhenUserDefinesALockTemplate() {
 		this.contextRunner.withUserConfiguration(UserLockTemplateConfiguration.class).run((context) -> {
 			assertThat(context).hasSingleBean(LockTemplate.class).doesNotHaveBean(LockTemplateShutdown.class);
 			assertThat(context.getBean(LockTemplate.class)).isSameAs(context.getBean("myLockTemplate"));
@@ -100,7 +100,7 @@ class DistributedLockAutoConfigurationTests {
 	}
 
 	@Test
-	void whenDisabledThenNothingIsConfigured() {
+	void shouldConfigureNothingWhenDisabled() {
 		this.contextRunner.withBean(SimpleMeterRegistry.class)
 			.withPropertyValues("distributed-lock.enabled=false", "management.endpoints.web.exposure.include=*")
 			.run((context) -> assertThat(context).hasNotFailed()
@@ -112,7 +112,7 @@ class DistributedLockAutoConfigurationTests {
 	}
 
 	@Test
-	void whenSpringDataRedisIsMissingThenNothingIsConfigured() {
+	void shouldConfigureNothingWhenSpringDataRedisIsMissing() {
 		// The whole package: with one class hidden and both clients present, Boot's own Redis
 		// auto-configuration would define two connection factories.
 		this.contextRunner.withClassLoader(new FilteredClassLoader("org.springframework.data.redis"))
@@ -120,7 +120,7 @@ class DistributedLockAutoConfigurationTests {
 	}
 
 	@Test
-	void whenThereIsNoConnectionFactoryThenNothingIsConfigured() {
+	void shouldConfigureNothingWhenThereIsNoConnectionFactory() {
 		new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DistributedLockAutoConfiguration.class,
 					DistributedLockAspectAutoConfiguration.class, DistributedLockObservationAutoConfiguration.class,
@@ -132,7 +132,7 @@ class DistributedLockAutoConfigurationTests {
 	}
 
 	@Test
-	void whenListenerContainerBeanIsNamedThenTheTemplateSubscribesThroughIt() {
+	void shouldSubscribeThroughTheNamedListenerContainerBean() {
 		this.contextRunner.withUserConfiguration(ListenerContainerConfiguration.class).run((context) -> {
 			CountingContainer container = context.getBean(CountingContainer.class);
 			assertThat(container.added).as("the template's keep-alive subscription").hasPositiveValue();

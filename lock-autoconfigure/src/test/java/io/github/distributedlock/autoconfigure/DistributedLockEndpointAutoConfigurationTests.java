@@ -28,14 +28,14 @@ class DistributedLockEndpointAutoConfigurationTests {
 	}
 
 	@Test
-	void whenExposedThenTheReadOnlyEndpointIsConfigured() {
+	void shouldConfigureTheReadOnlyEndpointWhenExposed() {
 		this.contextRunner.withPropertyValues("management.endpoints.web.exposure.include=distributedlocks")
 			.run((context) -> assertThat(context).hasSingleBean(DistributedLocksEndpoint.class)
 				.doesNotHaveBean(ForceReleaseDistributedLocksEndpoint.class));
 	}
 
 	@Test
-	void whenForceReleaseIsEnabledThenTheEndpointCanForceRelease() {
+	void shouldLetTheEndpointForceReleaseWhenForceReleaseIsEnabled() {
 		this.contextRunner
 			.withPropertyValues("management.endpoints.web.exposure.include=distributedlocks",
 					"distributed-lock.actuator.force-release-enabled=true")
@@ -44,12 +44,12 @@ class DistributedLockEndpointAutoConfigurationTests {
 	}
 
 	@Test
-	void whenNotExposedThenTheEndpointIsNotConfigured() {
+	void shouldNotConfigureTheEndpointWhenNotExposed() {
 		this.contextRunner.run((context) -> assertThat(context).doesNotHaveBean(DistributedLocksEndpoint.class));
 	}
 
 	@Test
-	void whenAccessIsNoneThenTheEndpointIsNotConfigured() {
+	void shouldNotConfigureTheEndpointWhenAccessIsNone() {
 		this.contextRunner
 			.withPropertyValues("management.endpoints.web.exposure.include=distributedlocks",
 					"management.endpoint.distributedlocks.access=NONE")
@@ -57,7 +57,7 @@ class DistributedLockEndpointAutoConfigurationTests {
 	}
 
 	@Test
-	void whenActuatorIsMissingThenTheEndpointIsNotConfigured() {
+	void shouldNotConfigureTheEndpointWhenActuatorIsMissing() {
 		this.contextRunner.withClassLoader(new FilteredClassLoader(Endpoint.class))
 			.withPropertyValues("management.endpoints.web.exposure.include=distributedlocks")
 			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(DistributedLocksEndpoint.class));

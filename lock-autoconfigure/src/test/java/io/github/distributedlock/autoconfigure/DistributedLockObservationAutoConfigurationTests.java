@@ -38,7 +38,7 @@ class DistributedLockObservationAutoConfigurationTests {
 	}
 
 	@Test
-	void whenThereIsAMeterRegistryThenTheTemplateReportsToLockMetrics() {
+	void shouldReportToLockMetricsWhenThereIsAMeterRegistry() {
 		// Boot's metrics auto-configuration binds the MeterBinder beans, LockGauges among them.
 		this.contextRunner.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class))
 			.withBean(SimpleMeterRegistry.class)
@@ -53,7 +53,7 @@ class DistributedLockObservationAutoConfigurationTests {
 	}
 
 	@Test
-	void whenThereIsNoRegistryThenNothingIsInstrumented() {
+	void shouldInstrumentNothingWhenThereIsNoRegistry() {
 		this.contextRunner.run((context) -> {
 			assertThat(context).doesNotHaveBean(LockMetrics.class)
 				.doesNotHaveBean(LockGauges.class)
@@ -63,7 +63,7 @@ class DistributedLockObservationAutoConfigurationTests {
 	}
 
 	@Test
-	void whenThereIsAnObservationRegistryThenLockTemplateIsObservedAndRedisLockTemplateStillInjectable() {
+	void shouldObserveLockTemplateAndKeepRedisLockTemplateInjectableWhenThereIsAnObservationRegistry() {
 		this.contextRunner.withBean(ObservationRegistry.class, TestObservationRegistry::create)
 			.withBean(Service.class)
 			.run((context) -> {
@@ -82,7 +82,7 @@ class DistributedLockObservationAutoConfigurationTests {
 	}
 
 	@Test
-	void whenMicrometerIsMissingThenNothingIsInstrumented() {
+	void shouldInstrumentNothingWhenMicrometerIsMissing() {
 		this.contextRunner.withClassLoader(new FilteredClassLoader(MeterRegistry.class, ObservationRegistry.class))
 			.run((context) -> assertThat(context).hasNotFailed()
 				.hasSingleBean(LockTemplate.class)

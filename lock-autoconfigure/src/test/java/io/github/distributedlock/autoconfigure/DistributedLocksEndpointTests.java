@@ -90,7 +90,7 @@ class DistributedLocksEndpointTests {
 	}
 
 	@Test
-	void whenForceReleaseIsEnabledThenALockCanBeFreedAndItsHolderLearnsItLostIt() {
+	void shouldFreeALockAndTellItsHolderItLostItWhenForceReleaseIsEnabled() {
 		this.contextRunner.withPropertyValues("distributed-lock.actuator.force-release-enabled=true")
 			.run((context) -> {
 				Jobs jobs = context.getBean(Jobs.class);

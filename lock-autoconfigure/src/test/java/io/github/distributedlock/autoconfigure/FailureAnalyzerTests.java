@@ -46,7 +46,7 @@ class FailureAnalyzerTests {
 	}
 
 	@Test
-	void whenRedisIsUnreachableAtStartupThenTheReportSaysSo() {
+	void shouldReportThatRedisIsUnreachableAtStartup() {
 		new ApplicationContextRunner().withConfiguration(TestRedis.ALL)
 			.withPropertyValues("spring.data.redis.port=1", "spring.data.redis.timeout=1s")
 			.run((context) -> {
@@ -63,7 +63,7 @@ class FailureAnalyzerTests {
 	}
 
 	@Test
-	void whenLocksAreDisabledThenABeanThatInjectsTheTemplateCannotStart() {
+	void shouldNotStartABeanThatInjectsTheTemplateWhenLocksAreDisabled() {
 		// Why the report must not offer distributed-lock.enabled=false as the way out.
 		new ApplicationContextRunner().withConfiguration(TestRedis.ALL)
 			.withPropertyValues("spring.data.redis.port=1", "distributed-lock.enabled=false")
@@ -75,7 +75,7 @@ class FailureAnalyzerTests {
 	}
 
 	@Test
-	void whenADurationPropertyIsOutOfRangeThenTheReportNamesItWithItsValueAsWritten(RedisServer server) {
+	void shouldNameADurationPropertyOutOfRangeWithItsValueAsWritten(RedisServer server) {
 		Environment[] environment = new Environment[1];
 		TestRedis.contextRunner(server)
 			.withPropertyValues("distributed-lock.wait-time=-1s")
@@ -94,7 +94,7 @@ class FailureAnalyzerTests {
 	}
 
 	@Test
-	void whenEveryPropertyIsValidThenTheTemplateStarts(RedisServer server) {
+	void shouldStartTheTemplateWhenEveryPropertyIsValid(RedisServer server) {
 		TestRedis.contextRunner(server)
 			.withPropertyValues("distributed-lock.lease=1ms", "distributed-lock.wait-time=0s",
 					"distributed-lock.polling.interval=1d", "distributed-lock.fencing-counter-idle=1s",
@@ -103,7 +103,7 @@ class FailureAnalyzerTests {
 	}
 
 	@Test
-	void whenAnotherBeanCannotReachRedisThenItIsLeftToOtherAnalyzers() {
+	void shouldLeaveItToOtherAnalyzersWhenAnotherBeanCannotReachRedis() {
 		assertThat(new RedisUnreachableFailureAnalyzer()
 			.analyze(new IllegalStateException(new RedisConnectionFailureException("elsewhere")))).isNull();
 	}

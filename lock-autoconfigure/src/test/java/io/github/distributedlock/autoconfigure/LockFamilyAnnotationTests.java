@@ -45,7 +45,7 @@ class LockFamilyAnnotationTests {
 	}
 
 	@Test
-	void whenAMethodHasPermitsThenAtMostThatManyCallsRunAtOnce() {
+	void shouldRunAtMostAsManyCallsAtOnceAsAMethodHasPermits() {
 		this.contextRunner.run((context) -> {
 			Exports exports = context.getBean(Exports.class);
 			ExecutorService executor = Executors.newFixedThreadPool(8);
@@ -66,7 +66,7 @@ class LockFamilyAnnotationTests {
 	}
 
 	@Test
-	void whenMethodsReadTheyRunTogetherAndAWriterRunsAlone() {
+	void shouldRunReadersTogetherAndAWriterAlone() {
 		this.contextRunner.run((context) -> {
 			Catalog catalog = context.getBean(Catalog.class);
 			ExecutorService executor = Executors.newFixedThreadPool(6);
@@ -89,7 +89,7 @@ class LockFamilyAnnotationTests {
 	}
 
 	@Test
-	void whenTheWatchdogFindsALockGoneThenALockLostEventIsPublished() {
+	void shouldPublishALockLostEventWhenTheWatchdogFindsALockGone() {
 		List<LockLostEvent> events = new CopyOnWriteArrayList<>();
 		this.contextRunner.withBean("lostEvents", ApplicationListener.class,
 				() -> (ApplicationListener<LockLostEvent>) events::add)

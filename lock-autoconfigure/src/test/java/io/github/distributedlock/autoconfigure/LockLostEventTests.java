@@ -32,7 +32,7 @@ class LockLostEventTests {
 	private static final Duration LEASE = Duration.ofMillis(600);
 
 	@Test
-	void whenALockLostListenerIsSlowThenOtherLeasesAreStillRenewed(RedisServer server) {
+	void shouldStillRenewOtherLeasesWhenALockLostListenerIsSlow(RedisServer server) {
 		List<String> listenerThreads = new CopyOnWriteArrayList<>();
 		CountDownLatch release = new CountDownLatch(1);
 		ApplicationListener<LockLostEvent> slowListener = (event) -> {

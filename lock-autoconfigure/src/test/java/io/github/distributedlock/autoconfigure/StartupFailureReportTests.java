@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThatException;
 class StartupFailureReportTests {
 
 	@Test
-	void whenTheLeaseIsZeroThenTheReportNamesTheProperty(RedisServer server, CapturedOutput output) {
+	void shouldNameThePropertyWhenTheLeaseIsZero(RedisServer server, CapturedOutput output) {
 		assertThatException().isThrownBy(() -> run(server, "--distributed-lock.lease=0s"));
 		assertThat(output).contains("APPLICATION FAILED TO START")
 			.contains("Invalid value '0s' for configuration property 'distributed-lock.lease'")
@@ -33,7 +33,7 @@ class StartupFailureReportTests {
 	}
 
 	@Test
-	void whenKeyspaceNotificationsAreOffThenTheReportSaysHowToTurnThemOn(RedisServer server,
+	void shouldSayHowToTurnKeyspaceNotificationsOnWhenTheyAreOff(RedisServer server,
 			CapturedOutput output) {
 		// Other tests on this server may have let the library turn them on.
 		server.command("CONFIG", "SET", "notify-keyspace-events", "");

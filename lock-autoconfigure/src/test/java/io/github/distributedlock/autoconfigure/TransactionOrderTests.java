@@ -65,7 +65,7 @@ class TransactionOrderTests {
 	}
 
 	@Test
-	void whenTheLockIsOrderedInsideTheTransactionThenItIsReleasedBeforeTheCommit() {
+	void shouldReleaseBeforeTheCommitWhenTheLockIsOrderedInsideTheTransaction() {
 		this.contextRunner.withUserConfiguration(EarlyTransactionOrder.class)
 			.withPropertyValues("distributed-lock.aspect.order=10")
 			.run((context) -> {
@@ -77,7 +77,7 @@ class TransactionOrderTests {
 	}
 
 	@Test
-	void whenTheOrderIsBelowTheTransactionsThenTheCommitComesFirstAgain() {
+	void shouldCommitFirstAgainWhenTheOrderIsBelowTheTransactions() {
 		this.contextRunner.withUserConfiguration(EarlyTransactionOrder.class)
 			.withPropertyValues("distributed-lock.aspect.order=-10")
 			.run((context) -> {

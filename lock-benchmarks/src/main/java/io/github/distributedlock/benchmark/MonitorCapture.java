@@ -1,12 +1,6 @@
 package io.github.distributedlock.benchmark;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
-import java.io.UncheckedIOException;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -15,6 +9,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import io.github.distributedlock.test.RedisServer;
+import io.github.distributedlock.test.RespConnection;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -32,7 +27,7 @@ final class MonitorCapture implements AutoCloseable {
 	static final Set<String> IGNORED = Set.of("ping", "echo", "info", "config|resetstat", "config", "monitor",
 			"dbsize", "flushall", "client|list");
 
-	private final Socket socket;
+	private final RespConnection connection;
 
 	private final Map<String, Long> counts = new TreeMap<>();
 
@@ -40,8 +35,8 @@ final class MonitorCapture implements AutoCloseable {
 
 	private volatile @Nullable String marker;
 
-	private MonitorCapture(Socket socket) {
-		this.socket = socket;
+	private MonitorCapture(RespConnection connection) {
+		this.connection = connection;
 	}
 
 	/**
@@ -50,27 +45,17 @@ final class MonitorCapture implements AutoCloseable {
 	 * @return the capture
 	 */
 	static MonitorCapture start(RedisServer server) {
-		try {
-			Socket socket = new Socket(server.host(), server.port());
-			OutputStream out = socket.getOutputStream();
-			out.write("MONITOR\r\n".getBytes(StandardCharsets.US_ASCII));
-			out.flush();
-			BufferedReader in = new BufferedReader(
-					new InputStreamReader(socket.getInputStream(), StandardCharsets.ISO_8859_1), 1 << 16);
-			String ok = in.readLine();
-			if (!"+OK".equals(ok)) {
-				socket.close();
-				throw new IllegalStateException("MONITOR answered " + ok);
-			}
-			MonitorCapture capture = new MonitorCapture(socket);
-			Thread reader = new Thread(() -> capture.read(in), "monitor-reader");
-			reader.setDaemon(true);
-			reader.start();
-			return capture;
+		RespConnection connection = server.connect();
+		Object ok = connection.command("MONITOR");
+		if (!"OK".equals(ok)) {
+			connection.close();
+			throw new IllegalStateException("MONITOR on " + server + " answered " + ok);
 		}
-		catch (IOException ex) {
-			throw new UncheckedIOException("Could not start MONITOR on " + server, ex);
-		}
+		MonitorCapture capture = new MonitorCapture(connection);
+		Thread reader = new Thread(capture::read, "monitor-reader");
+		reader.setDaemon(true);
+		reader.start();
+		return capture;
 	}
 
 	/**
@@ -95,10 +80,12 @@ final class MonitorCapture implements AutoCloseable {
 		return Map.copyOf(this.counts);
 	}
 
-	private void read(BufferedReader in) {
+	private void read() {
 		try {
-			String line;
-			while ((line = in.readLine()) != null) {
+			while (true) {
+				if (!(this.connection.awaitNext() instanceof String line)) {
+					continue;
+				}
 				String end = this.marker;
 				if (end != null && line.contains(end)) {
 					this.markerSeen.countDown();
@@ -113,7 +100,7 @@ final class MonitorCapture implements AutoCloseable {
 	}
 
 	/**
-	 * Count one line such as {@code +1700000000.123456 [0 127.0.0.1:50000] "evalsha" "…"}.
+	 * Count one line such as {@code 1700000000.123456 [0 127.0.0.1:50000] "evalsha" "…"}.
 	 */
 	private void count(String line) {
 		int open = line.indexOf('[');
@@ -137,12 +124,7 @@ final class MonitorCapture implements AutoCloseable {
 
 	@Override
 	public void close() {
-		try {
-			this.socket.close();
-		}
-		catch (IOException ex) {
-			// Nothing left to read.
-		}
+		this.connection.close();
 	}
 
 }

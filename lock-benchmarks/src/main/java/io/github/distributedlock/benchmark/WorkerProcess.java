@@ -1,23 +1,13 @@
 package io.github.distributedlock.benchmark;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStreamWriter;
-import java.io.UncheckedIOException;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 
 import io.github.distributedlock.benchmark.worker.WorkerMain;
+import io.github.distributedlock.test.JvmProcess;
 
 /**
  * A worker JVM started with this JVM's class path, driven by command lines on its standard input. Its standard
@@ -32,33 +22,25 @@ final class WorkerProcess implements AutoCloseable {
 
 	private static final String MARK = "@@ ";
 
+	private static final Duration EXIT_TIMEOUT = Duration.ofSeconds(5);
+
 	private final int id;
 
-	private final Process process;
-
-	private final Path log;
-
-	private final BlockingQueue<String> replies = new LinkedBlockingQueue<>();
-
-	private final Writer input;
+	private final JvmProcess jvm;
 
 	private String[] ready = { "0", "unknown" };
 
-	private WorkerProcess(int id, Process process, Path log) {
+	private WorkerProcess(int id, JvmProcess jvm) {
 		this.id = id;
-		this.process = process;
-		this.log = log;
-		this.input = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
-		Thread reader = new Thread(this::readReplies, "worker-" + id + "-reader");
-		reader.setDaemon(true);
-		reader.start();
+		this.jvm = jvm;
 	}
 
 	/**
 	 * Start a worker JVM; {@link #awaitReady()} waits until it listens for commands.
 	 * @param java the {@code java} executable
 	 * @param id the worker id, which also tells its acquisitions apart
-	 * @param redis the Redis host and port
+	 * @param redisHost the Redis host
+	 * @param redisPort the Redis port
 	 * @param directory where the log file goes
 	 * @param heap the maximum heap, such as {@code 512m}
 	 * @return the worker
@@ -73,26 +55,24 @@ final class WorkerProcess implements AutoCloseable {
 	 */
 	static WorkerProcess start(Path java, int id, String redisHost, int redisPort, boolean cluster, Path directory,
 			String heap) {
-		Path log = directory.resolve("worker-" + id + ".log");
-		List<String> command = new ArrayList<>(List.of(java.toString(), "-Xms" + heap, "-Xmx" + heap,
-				"-XX:+UseSerialGC", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
+		List<String> options = new ArrayList<>(List.of("-Xms" + heap, "-Xmx" + heap, "-XX:+UseSerialGC",
+				"-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
 		String extra = System.getenv(EXTRA_JVM_ARGS);
 		if (extra != null && !extra.isBlank()) {
 			// For investigations, such as a flight recording of every worker.
-			command.addAll(List.of(extra.trim().replace("{id}", Integer.toString(id)).split("\\s+")));
+			options.addAll(List.of(extra.trim().replace("{id}", Integer.toString(id)).split("\\s+")));
 		}
-		command.addAll(List.of("-cp", System.getProperty("java.class.path"), WorkerMain.class.getName(), redisHost,
-				Integer.toString(redisPort), Integer.toString(id)));
-		if (cluster) {
-			command.add(WorkerMain.CLUSTER);
-		}
-		try {
-			Process process = new ProcessBuilder(command).redirectError(log.toFile()).start();
-			return new WorkerProcess(id, process, log);
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException("Could not start worker " + id + " with " + java, ex);
-		}
+		JvmProcess jvm = JvmProcess.builder(WorkerMain.class)
+			.name("Worker " + id)
+			.java(java)
+			.jvmOptions(options)
+			.args(cluster ? new String[] { redisHost, Integer.toString(redisPort), Integer.toString(id), WorkerMain.CLUSTER }
+					: new String[] { redisHost, Integer.toString(redisPort), Integer.toString(id) })
+			.errorTo(directory.resolve("worker-" + id + ".log"))
+			// Only the replies: anything else a library prints is not for the harness.
+			.lines((line) -> line.startsWith(MARK) ? line.substring(MARK.length()) : null)
+			.start();
+		return new WorkerProcess(id, jvm);
 	}
 
 	int id() {
@@ -123,13 +103,7 @@ final class WorkerProcess implements AutoCloseable {
 	}
 
 	void send(String line) {
-		try {
-			this.input.write(line + "\n");
-			this.input.flush();
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException("Worker " + this.id + " no longer reads commands" + logTail(), ex);
-		}
+		this.jvm.send(line);
 	}
 
 	/**
@@ -147,85 +121,37 @@ final class WorkerProcess implements AutoCloseable {
 	 */
 	String[] awaitAny(Duration timeout, String... words) {
 		List<String> expected = List.of(words);
-		long deadline = System.nanoTime() + timeout.toNanos();
-		while (true) {
-			String line;
-			try {
-				line = this.replies.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new IllegalStateException("Interrupted while waiting for worker " + this.id, ex);
-			}
-			if (line == null) {
-				throw new IllegalStateException("Worker " + this.id + " sent none of " + expected + " within "
-						+ timeout + " (alive: " + this.process.isAlive() + ")" + logTail());
-			}
-			String[] reply = line.split(" ");
-			if (reply[0].equals("ERROR")) {
-				throw new IllegalStateException("Worker " + this.id + " failed: " + line + logTail());
-			}
-			if (expected.contains(reply[0])) {
-				return reply;
-			}
+		String line = this.jvm.awaitLine((reply) -> {
+			String first = reply.split(" ", 2)[0];
+			return first.equals("ERROR") || expected.contains(first);
+		}, "any of " + expected, timeout);
+		String[] reply = line.split(" ");
+		if (reply[0].equals("ERROR")) {
+			throw new IllegalStateException("Worker " + this.id + " failed: " + line + this.jvm.logTail());
 		}
+		return reply;
 	}
 
 	/**
 	 * Kill the worker with SIGKILL: no shutdown hook runs and no lock is released.
 	 */
 	void kill() {
-		this.process.destroyForcibly();
-		try {
-			this.process.waitFor(10, TimeUnit.SECONDS);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
+		this.jvm.kill();
 	}
 
 	@Override
 	public void close() {
-		if (this.process.isAlive()) {
+		if (this.jvm.isAlive()) {
 			try {
 				send("EXIT");
-				this.input.close();
-				this.process.waitFor(5, TimeUnit.SECONDS);
+				this.jvm.closeInput();
+				this.jvm.awaitExit(EXIT_TIMEOUT);
 			}
-			catch (IOException | UncheckedIOException ex) {
+			catch (RuntimeException ex) {
 				// It is being killed anyway.
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
 			}
 		}
 		kill();
-	}
-
-	private void readReplies() {
-		try (BufferedReader out = new BufferedReader(
-				new InputStreamReader(this.process.getInputStream(), StandardCharsets.UTF_8))) {
-			String line;
-			while ((line = out.readLine()) != null) {
-				if (line.startsWith(MARK)) {
-					this.replies.add(line.substring(MARK.length()));
-				}
-			}
-		}
-		catch (IOException ex) {
-			// The worker is gone; await() reports it.
-		}
-	}
-
-	private String logTail() {
-		try {
-			List<String> lines = Files.readAllLines(this.log);
-			return "\nLog tail of worker " + this.id + " (" + this.log + "):\n"
-					+ String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
-		}
-		catch (IOException ex) {
-			return "";
-		}
 	}
 
 }

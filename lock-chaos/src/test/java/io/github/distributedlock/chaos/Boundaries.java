@@ -10,8 +10,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
-import io.github.distributedlock.chaos.support.RespSocket;
 import io.github.distributedlock.redis.ProtocolTimings;
+import io.github.distributedlock.test.RedisServer;
+import io.github.distributedlock.test.RespConnection;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -84,7 +85,7 @@ final class Boundaries {
 	 * Wait until the oldest request in the lock's line (the one the next release reserves the lock for) belongs to
 	 * a running worker of the run, and return it.
 	 */
-	static Waiter oldestWaiter(ChaosRun run, RespSocket redis, String lockKey, Duration timeout)
+	static Waiter oldestWaiter(ChaosRun run, RespConnection redis, String lockKey, Duration timeout)
 			throws InterruptedException {
 		long deadline = System.nanoTime() + timeout.toNanos();
 		String requests = ProtocolTimings.requestsKey(lockKey);
@@ -111,7 +112,7 @@ final class Boundaries {
 	 */
 	static final class ReleaseListener implements AutoCloseable {
 
-		private final RespSocket socket;
+		private final RespConnection socket;
 
 		private final Thread reader;
 
@@ -138,14 +139,14 @@ final class Boundaries {
 
 		}
 
-		ReleaseListener(int port, List<String> lockKeys) throws IOException {
-			this.socket = RespSocket.open(port);
+		ReleaseListener(RedisServer redis, List<String> lockKeys) throws IOException {
+			this.socket = redis.connect();
 			this.clientIds.put("self", (Long) this.socket.command("CLIENT", "ID"));
 			List<String> args = new ArrayList<>(List.of("SUBSCRIBE"));
 			lockKeys.forEach((key) -> args.add(ProtocolTimings.releaseChannel(key)));
 			this.socket.send(args.toArray(String[]::new));
 			for (int i = 0; i < lockKeys.size(); i++) {
-				this.socket.next();
+				this.socket.awaitNext();
 			}
 			this.reader = new Thread(this::read, "release-listener");
 			this.reader.setDaemon(true);
@@ -162,7 +163,7 @@ final class Boundaries {
 		private void read() {
 			try {
 				while (!this.closed) {
-					Object reply = this.socket.next();
+					Object reply = this.socket.awaitNext();
 					if (reply instanceof List<?> list && list.size() == 3 && "message".equals(list.get(0))) {
 						Message message = new Message(System.nanoTime(), (String) list.get(1), (String) list.get(2));
 						this.messages.add(message);

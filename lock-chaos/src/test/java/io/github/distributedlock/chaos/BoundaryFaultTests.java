@@ -14,8 +14,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.github.distributedlock.chaos.Boundaries.Point;
 import io.github.distributedlock.chaos.Boundaries.ReleaseListener;
 import io.github.distributedlock.chaos.Boundaries.Waiter;
-import io.github.distributedlock.chaos.support.RespSocket;
 import io.github.distributedlock.redis.ProtocolTimings;
+import io.github.distributedlock.test.RespConnection;
 import org.junit.jupiter.api.Test;
 
 import static io.github.distributedlock.chaos.HolderFaultTests.assertSafe;
@@ -73,7 +73,7 @@ class BoundaryFaultTests {
 			run.startWorkers(3, config);
 			int reserved = 0;
 			int faults = 0;
-			try (RespSocket redis = RespSocket.open(run.redis().port())) {
+			try (RespConnection redis = run.redis().connect()) {
 				run.run(Duration.ofMillis(300));
 				for (Point point : points) {
 					Waiter waiter = Boundaries.oldestWaiter(run, redis, LOCK_KEY, Duration.ofSeconds(15));
@@ -204,8 +204,8 @@ class BoundaryFaultTests {
 			pauses.put("command timeout", Duration.ofMillis(TIMEOUT_MILLIS));
 			pauses.put("claim", ProtocolTimings.claim());
 			List<String> reserved = new ArrayList<>();
-			try (ReleaseListener listener = new ReleaseListener(run.redis().port(), List.of(LOCK_KEY));
-					RespSocket stall = RespSocket.open(run.redis().port())) {
+			try (ReleaseListener listener = new ReleaseListener(run.redis(), List.of(LOCK_KEY));
+					RespConnection stall = run.redis().connect()) {
 				run.run(Duration.ofMillis(300));
 				List<Point> all = new ArrayList<>(Boundaries.around(sleeps));
 				int debugSleeps = all.size();
@@ -226,7 +226,7 @@ class BoundaryFaultTests {
 					});
 					long start = started.get(20, TimeUnit.SECONDS);
 					listener.onMessage(null);
-					stall.next();
+					stall.awaitNext();
 					long end = sleep ? System.nanoTime() : start + point.duration().toNanos();
 					TimeUnit.NANOSECONDS.sleep(end - System.nanoTime());
 					// Was the reservation still there when Redis woke? (After the claim it cannot be.)
@@ -282,7 +282,7 @@ class BoundaryFaultTests {
 			// Everyone released: nothing may be left behind, except a hold whose acquire reply was lost, until its
 			// lease ends.
 			long indeterminate = report.indeterminate();
-			try (RespSocket redis = RespSocket.open(run.redis().port())) {
+			try (RespConnection redis = run.redis().connect()) {
 				for (String key : config.keys()) {
 					Object exists = redis.command("EXISTS", RedisMonitor.lockKey(key));
 					if (indeterminate == 0) {
@@ -310,8 +310,8 @@ class BoundaryFaultTests {
 					40, TIMEOUT_MILLIS, 0, 1);
 			run.startWorkers(4, config);
 			Map<String, AtomicLong> sent = new LinkedHashMap<>();
-			try (ReleaseListener listener = new ReleaseListener(run.redis().port(), lockKeys);
-					RespSocket nemesis = RespSocket.open(run.redis().port())) {
+			try (ReleaseListener listener = new ReleaseListener(run.redis(), lockKeys);
+					RespConnection nemesis = run.redis().connect()) {
 				run.run(Duration.ofMillis(500));
 				Duration phase = Duration.ofSeconds(2);
 				Random random = new Random(7);

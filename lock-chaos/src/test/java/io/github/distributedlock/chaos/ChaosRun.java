@@ -164,7 +164,7 @@ final class ChaosRun implements AutoCloseable {
 	 * renewed or a shared owner re-entered. For short runs with few workers.
 	 */
 	void monitor() {
-		this.monitor = RedisMonitor.start(redis().port());
+		this.monitor = RedisMonitor.start(redis());
 	}
 
 	void fault(Fault fault) {

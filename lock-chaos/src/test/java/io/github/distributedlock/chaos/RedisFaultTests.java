@@ -11,10 +11,10 @@ import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.chaos.FencedStore.StoreWrite;
 import io.github.distributedlock.chaos.support.Connections;
-import io.github.distributedlock.chaos.support.RespSocket;
 import io.github.distributedlock.redis.RedisLockTemplate;
 import io.github.distributedlock.test.RedisProcess;
 import io.github.distributedlock.test.RedisServers;
+import io.github.distributedlock.test.RespConnection;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -135,7 +135,7 @@ class RedisFaultTests {
 				await().atMost(Duration.ofSeconds(10)).until(() -> waiter.waitingThreads() == 1
 						&& ((Long) ((List<?>) redis.command("PUBSUB", "NUMSUB", channel)).get(1)) == 1);
 				long released;
-				try (RespSocket raw = RespSocket.open(redis.port())) {
+				try (RespConnection raw = redis.connect()) {
 					// In one transaction, so that the release message certainly finds no subscriber: the waiter
 					// must notice on its own that it may have missed it.
 					released = System.nanoTime();

@@ -8,7 +8,8 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import io.github.distributedlock.chaos.support.RespSocket;
+import io.github.distributedlock.test.RedisServer;
+import io.github.distributedlock.test.RespConnection;
 
 /**
  * Redis's own record of when it set each lock's expiry: {@code MONITOR} shows every {@code PEXPIRE}, scripts'
@@ -23,7 +24,7 @@ final class RedisMonitor implements AutoCloseable {
 	private static final Pattern LINE = Pattern
 		.compile("^(\\d+)\\.(\\d{6}) \\[\\d+ [^\\]]*\\] \"(?i:pexpire)\" \"([^\"]+)\" \"(\\d+)\"");
 
-	private final RespSocket socket;
+	private final RespConnection socket;
 
 	private final Map<String, List<long[]>> expiries = new HashMap<>();
 
@@ -33,7 +34,7 @@ final class RedisMonitor implements AutoCloseable {
 
 	private volatile boolean closed;
 
-	private RedisMonitor(RespSocket socket) {
+	private RedisMonitor(RespConnection socket) {
 		this.socket = socket;
 		this.reader = new Thread(this::read, "redis-monitor");
 		this.reader.setDaemon(true);
@@ -41,10 +42,10 @@ final class RedisMonitor implements AutoCloseable {
 	}
 
 	/**
-	 * Start monitoring the Redis on loopback at this port; returns once Redis confirmed.
+	 * Start monitoring the Redis; returns once Redis confirmed.
 	 */
-	static RedisMonitor start(int port) {
-		RespSocket socket = RespSocket.open(port);
+	static RedisMonitor start(RedisServer redis) {
+		RespConnection socket = redis.connect();
 		Object ok = socket.command("MONITOR");
 		if (!"OK".equals(ok)) {
 			socket.close();
@@ -56,7 +57,7 @@ final class RedisMonitor implements AutoCloseable {
 	private void read() {
 		try {
 			while (!this.closed) {
-				Object line = this.socket.next();
+				Object line = this.socket.awaitNext();
 				if (line instanceof String text) {
 					Matcher matcher = LINE.matcher(text);
 					if (matcher.find()) {

@@ -1,76 +1,52 @@
 package io.github.distributedlock.chaos;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
+
+import io.github.distributedlock.test.JvmProcess;
+import org.jspecify.annotations.Nullable;
 
 /**
- * A worker JVM: its history lines go to the run's {@link History}, other lines to a queue the test can wait on.
- * The test can stop it gracefully, kill it with SIGKILL, and freeze and thaw it with SIGSTOP and SIGCONT.
+ * A {@link ChaosWorker} JVM: its history lines go to the run's {@link History}, other lines to the queue that
+ * {@link #awaitLine} reads. The test can stop it gracefully, kill it with SIGKILL, and freeze and thaw it with
+ * SIGSTOP and SIGCONT.
  */
 final class WorkerProcess implements AutoCloseable {
 
+	private static final String READY = "READY process=";
+
 	private final String name;
 
-	private final Process process;
-
-	private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-
-	private final Thread reader;
-
-	private volatile boolean paused;
+	private final JvmProcess jvm;
 
 	private volatile String processId = "";
 
-	private WorkerProcess(String name, Process process, History history) {
-		this.name = name;
-		this.process = process;
-		this.reader = new Thread(() -> read(history), "worker-reader-" + name);
-		this.reader.setDaemon(true);
-		this.reader.start();
-	}
-
-	static WorkerProcess start(WorkerConfig config, History history, Path directory) throws IOException {
-		String java = ProcessHandle.current().info().command().orElse("java");
-		// Small and cheap: the machine has two cores for Redis, the test JVM and several workers.
-		List<String> command = new ArrayList<>(List.of(java, "-Xmx128m", "-XX:+UseSerialGC",
-				"-XX:TieredStopAtLevel=1", "-Xss512k", "-cp", System.getProperty("java.class.path"),
-				ChaosWorker.class.getName()));
-		command.addAll(config.toArgs());
-		Process process = new ProcessBuilder(command)
-			.redirectError(directory.resolve(config.name() + ".err").toFile())
+	private WorkerProcess(WorkerConfig config, History history, Path directory) {
+		this.name = config.name();
+		this.jvm = JvmProcess.builder(ChaosWorker.class)
+			.name("Worker " + config.name())
+			// Small and cheap: the machine has two cores for Redis, the test JVM and several workers.
+			.jvmOptions(List.of("-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss512k"))
+			.args(config.toArgs())
+			.errorTo(directory.resolve(config.name() + ".err"))
+			.lines((line) -> route(line, history))
 			.start();
-		return new WorkerProcess(config.name(), process, history);
 	}
 
-	private void read(History history) {
-		try (BufferedReader in = new BufferedReader(
-				new InputStreamReader(this.process.getInputStream(), StandardCharsets.UTF_8))) {
-			String line;
-			while ((line = in.readLine()) != null) {
-				if (Event.isEvent(line)) {
-					history.add(Event.parse(line));
-				}
-				else {
-					if (line.startsWith("READY process=")) {
-						this.processId = line.substring("READY process=".length());
-					}
-					this.lines.add(line);
-				}
-			}
+	static WorkerProcess start(WorkerConfig config, History history, Path directory) {
+		return new WorkerProcess(config, history, directory);
+	}
+
+	private @Nullable String route(String line, History history) {
+		if (Event.isEvent(line)) {
+			history.add(Event.parse(line));
+			return null;
 		}
-		catch (IOException ex) {
-			// The worker is gone.
+		if (line.startsWith(READY)) {
+			this.processId = line.substring(READY.length());
 		}
+		return line;
 	}
 
 	String name() {
@@ -85,47 +61,35 @@ final class WorkerProcess implements AutoCloseable {
 	}
 
 	boolean isPaused() {
-		return this.paused;
+		return this.jvm.isPaused();
 	}
 
 	long pid() {
-		return this.process.pid();
+		return this.jvm.pid();
 	}
 
 	boolean isAlive() {
-		return this.process.isAlive();
+		return this.jvm.isAlive();
 	}
 
 	/**
 	 * Wait for a line that starts with the prefix.
 	 */
-	String awaitLine(String prefix, Duration timeout) throws InterruptedException {
-		long deadline = System.nanoTime() + timeout.toNanos();
-		while (true) {
-			String line = this.lines.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-			if (line == null) {
-				throw new IllegalStateException("Worker " + this.name + " printed no line starting with '" + prefix
-						+ "' within " + timeout + "; alive=" + this.process.isAlive());
-			}
-			if (line.startsWith(prefix)) {
-				return line;
-			}
-		}
+	String awaitLine(String prefix, Duration timeout) {
+		return this.jvm.awaitLine(prefix, timeout);
 	}
 
 	/**
 	 * Ask the worker to finish its current operations and exit, without waiting: see {@link #awaitStopped}.
 	 */
 	void requestStop() {
-		if (this.paused) {
-			resume();
+		if (this.jvm.isPaused()) {
+			this.jvm.resume();
 		}
 		try {
-			OutputStream in = this.process.getOutputStream();
-			in.write("stop\n".getBytes(StandardCharsets.UTF_8));
-			in.flush();
+			this.jvm.send("stop");
 		}
-		catch (IOException ex) {
+		catch (RuntimeException ex) {
 			// Already gone.
 		}
 	}
@@ -133,22 +97,17 @@ final class WorkerProcess implements AutoCloseable {
 	/**
 	 * Wait until a worker asked to stop has exited and its whole history is read.
 	 */
-	void awaitStopped(Duration timeout) throws InterruptedException {
-		if (!this.process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-			throw new IllegalStateException("Worker " + this.name + " did not stop within " + timeout);
-		}
-		this.reader.join(timeout.toMillis());
+	void awaitStopped(Duration timeout) {
+		this.jvm.awaitExit(timeout);
 	}
 
 	/**
 	 * Kill with SIGKILL: no release, no shutdown hook, and whatever it had not printed is lost.
 	 * @return when it was killed
 	 */
-	long kill9() throws InterruptedException {
+	long kill9() {
 		long now = System.nanoTime();
-		this.process.destroyForcibly();
-		this.process.waitFor(10, TimeUnit.SECONDS);
-		this.reader.join(5000);
+		this.jvm.kill();
 		return now;
 	}
 
@@ -156,37 +115,16 @@ final class WorkerProcess implements AutoCloseable {
 	 * Freeze with SIGSTOP: its threads, lease watchdog and connections all stop, as in a long GC pause.
 	 */
 	void pause() {
-		signal("STOP");
-		this.paused = true;
+		this.jvm.pause();
 	}
 
 	void resume() {
-		signal("CONT");
-		this.paused = false;
-	}
-
-	private void signal(String signal) {
-		try {
-			Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(this.process.pid())).start();
-			if (!kill.waitFor(5, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-				throw new IllegalStateException("kill -" + signal + " " + this.process.pid() + " failed");
-			}
-		}
-		catch (IOException ex) {
-			throw new IllegalStateException("Could not send SIG" + signal + " to worker " + this.name, ex);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException("Interrupted while signalling worker " + this.name, ex);
-		}
+		this.jvm.resume();
 	}
 
 	@Override
 	public void close() {
-		if (this.paused && this.process.isAlive()) {
-			signal("CONT");
-		}
-		this.process.destroyForcibly();
+		this.jvm.close();
 	}
 
 }

@@ -131,7 +131,7 @@ class DistributedLockInterceptorTests {
 	}
 
 	@Test
-	void whenKeyIsNullOrEmptyThenCallFailsNamingLockAndMethod() {
+	void shouldFailTheCallNamingLockAndMethodWhenKeyIsNullOrEmpty() {
 		assertThatIllegalArgumentException().isThrownBy(() -> this.deployments.nullKey(null))
 			.withMessage("Lock 'nullkey' of Deployments.nullKey: key '#id' evaluated to null; "
 					+ "a lock key must not be null");
@@ -143,7 +143,7 @@ class DistributedLockInterceptorTests {
 	}
 
 	@Test
-	void whenLockIsTakenThenThrowSkipOrFallBack() {
+	void shouldThrowSkipOrFallBackWhenLockIsTaken() {
 		try (LockHandle held = this.otherProcess.acquire(LockRequest.of("busy", null))) {
 			assertThatExceptionOfType(LockTimeoutException.class).isThrownBy(this.deployments::throwing)
 				.satisfies((ex) -> assertThat(ex.getLockName()).isEqualTo(LockName.of("busy", null)));
@@ -164,7 +164,7 @@ class DistributedLockInterceptorTests {
 	}
 
 	@Test
-	void whenTheMethodBodyTimesOutThenItsExceptionIsNotTakenForTheMethodsOwnTimeout() {
+	void shouldNotTakeATimeoutOfTheMethodBodyForTheMethodsOwnTimeout() {
 		// Held by another owner than the one the method body uses.
 		try (LockHandle held = this.template.acquire(LockRequest.of("elsewhere", null))) {
 			assertThatExceptionOfType(LockTimeoutException.class).isThrownBy(this.deployments::innerTimeout)

@@ -49,7 +49,7 @@ class LockAnnotationValidationTests {
 	}
 
 	@Test
-	void whenKeyIsNotSpelThenStartupFailsNamingTheMethod() {
+	void shouldFailStartupNamingTheMethodWhenKeyIsNotSpel() {
 		LockAnnotationException ex = invalid(UnparseableKey.class);
 		assertThat(ex.getTargetClass()).isEqualTo(UnparseableKey.class);
 		assertThat(ex.getMessage()).contains(UnparseableKey.class.getName())
@@ -57,7 +57,7 @@ class LockAnnotationValidationTests {
 	}
 
 	@Test
-	void whenKeyRefersToAnUnknownParameterThenStartupFailsListingTheParameters() {
+	void shouldFailStartupListingTheParametersWhenKeyRefersToAnUnknownParameter() {
 		assertThat(invalid(UnknownVariable.class).getProblems()).singleElement()
 			.asString()
 			.isEqualTo("UnknownVariable.deploy(Server): key '#serve.id' refers to #serve, but the parameters "
@@ -65,7 +65,7 @@ class LockAnnotationValidationTests {
 	}
 
 	@Test
-	void whenKeyRefersToAMissingBeanThenStartupFails() {
+	void shouldFailStartupWhenKeyRefersToAMissingBean() {
 		assertThat(invalid(UnknownBean.class).getProblems()).singleElement()
 			.asString()
 			.isEqualTo("UnknownBean.run(String): key '@nothing.key(#id)' refers to bean 'nothing', but there is "
@@ -73,14 +73,14 @@ class LockAnnotationValidationTests {
 	}
 
 	@Test
-	void whenFallbackDoesNotExistThenStartupFails() {
+	void shouldFailStartupWhenFallbackDoesNotExist() {
 		assertThat(invalid(MissingFallback.class).getProblems()).singleElement()
 			.asString()
 			.startsWith("MissingFallback.run(String): fallback method 'orElse' does not exist in ");
 	}
 
 	@Test
-	void whenFallbackHasTheWrongSignatureThenStartupFailsShowingWhatWasFound() {
+	void shouldFailStartupShowingWhatWasFoundWhenFallbackHasTheWrongSignature() {
 		assertThat(invalid(WrongFallback.class).getProblems()).containsExactly(
 				"WrongFallback.run(String): fallback method 'orElse' has the wrong signature: it must take (String) "
 						+ "or (String, LockTimeoutException) and return Integer, but found "
@@ -91,7 +91,7 @@ class LockAnnotationValidationTests {
 	}
 
 	@Test
-	void whenFallbackModeAndNameDisagreeThenStartupFails() {
+	void shouldFailStartupWhenFallbackModeAndNameDisagree() {
 		assertThat(invalid(FallbackMismatch.class).getProblems()).containsExactlyInAnyOrder(
 				"FallbackMismatch.named(): fallback 'other' is set, but onTimeout is THROW; set onTimeout = FALLBACK",
 				"FallbackMismatch.unnamed(): onTimeout is FALLBACK, but no fallback method is named; "
@@ -99,7 +99,7 @@ class LockAnnotationValidationTests {
 	}
 
 	@Test
-	void whenExpireIsNotPositiveOrWaitIsNegativeThenStartupFails() {
+	void shouldFailStartupWhenExpireIsNotPositiveOrWaitIsNegative() {
 		assertThat(invalid(BadDurations.class).getProblems()).containsExactlyInAnyOrder(
 				"BadDurations.zeroExpire(): expire must be at least 1 ms, but was PT0S",
 				"BadDurations.negativeExpire(): expire must be at least 1 ms, but was PT-1S",
@@ -112,7 +112,7 @@ class LockAnnotationValidationTests {
 	}
 
 	@Test
-	void whenMinimumHoldIsNegativeUnparseableOrLongerThanTheLeaseThenStartupFails() {
+	void shouldFailStartupWhenMinimumHoldIsNegativeUnparseableOrLongerThanTheLease() {
 		assertThat(invalid(BadMinimumHolds.class).getProblems()).containsExactlyInAnyOrder(
 				"BadMinimumHolds.negative(): holdAtLeast must not be negative, but was PT-1S",
 				"BadMinimumHolds.unparseable(): holdAtLeast 'later' is not a duration (such as 10s, 500ms or PT10S): "
@@ -130,14 +130,14 @@ class LockAnnotationValidationTests {
 	}
 
 	@Test
-	void whenSettingHasSeveralValuesThenStartupFails() {
+	void shouldFailStartupWhenSettingHasSeveralValues() {
 		assertThat(invalid(SeveralValues.class).getProblems()).containsExactlyInAnyOrder(
 				"SeveralValues.run(): waitStrategy has 2 values; give at most one",
 				"SeveralValues.run(): reentrant has 2 values; give at most one");
 	}
 
 	@Test
-	void whenSkipOnAPrimitiveReturnTypeThenStartupFails() {
+	void shouldFailStartupWhenSkipIsOnAPrimitiveReturnType() {
 		assertThat(invalid(SkipPrimitive.class).getProblems()).singleElement()
 			.asString()
 			.isEqualTo("SkipPrimitive.count(): returns int, so onTimeout = SKIP has no value to return; "
@@ -145,7 +145,7 @@ class LockAnnotationValidationTests {
 	}
 
 	@Test
-	void whenMethodReturnsCompletionStageThenStartupFailsUnlessItIsAsync() {
+	void shouldFailStartupWhenMethodReturnsCompletionStageUnlessItIsAsync() {
 		assertThat(invalid(Asynchronous.class).getProblems()).singleElement()
 			.asString()
 			.startsWith("Asynchronous.later(): returns CompletionStage: the lock is taken by the calling thread "
@@ -154,7 +154,7 @@ class LockAnnotationValidationTests {
 	}
 
 	@Test
-	void whenMethodCannotBeProxiedThenStartupFails() {
+	void shouldFailStartupWhenMethodCannotBeProxied() {
 		assertThat(invalid(NotProxyable.class).getProblems()).containsExactlyInAnyOrder(
 				"NotProxyable.hidden(): it is private, so no Spring AOP proxy can intercept it",
 				"NotProxyable.shared(): it is static, so no Spring AOP proxy can intercept it",
@@ -162,7 +162,7 @@ class LockAnnotationValidationTests {
 	}
 
 	@Test
-	void whenClassIsAnnotatedThenItsFinalPublicMethodsMustBeExcluded() {
+	void shouldRequireFinalPublicMethodsOfAnAnnotatedClassToBeExcluded() {
 		assertThat(invalid(AnnotatedClassWithFinalMethod.class).getProblems()).singleElement()
 			.asString()
 			.isEqualTo("AnnotatedClassWithFinalMethod.sealed(): its class is annotated, but it is final, so a "

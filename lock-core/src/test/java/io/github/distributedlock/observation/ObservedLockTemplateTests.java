@@ -59,7 +59,7 @@ class ObservedLockTemplateTests {
 	}
 
 	@Test
-	void whenALockIsHeldThenTheActiveTimerDoesNotTagItAsFailed() {
+	void shouldNotTagAHeldLockAsFailedInTheActiveTimer() {
 		SimpleMeterRegistry meters = new SimpleMeterRegistry();
 		ObservationRegistry registry = ObservationRegistry.create();
 		registry.observationConfig().observationHandler(new DefaultMeterObservationHandler(meters));
@@ -101,7 +101,7 @@ class ObservedLockTemplateTests {
 	}
 
 	@Test
-	void whenLockIsTakenThenObservationRecordsTimeout() {
+	void shouldRecordATimeoutInTheObservationWhenLockIsTaken() {
 		TestObservationRegistry registry = TestObservationRegistry.create();
 		ObservedLockTemplate template = new ObservedLockTemplate(this.redisTemplate, registry);
 		try (LockHandle held = this.otherProcess.acquire(LockRequest.of("busy", "1"))) {
@@ -117,7 +117,7 @@ class ObservedLockTemplateTests {
 	}
 
 	@Test
-	void whenWorkFailsThenObservationRecordsItsErrorAfterAcquiring() {
+	void shouldRecordTheErrorOfFailedWorkAfterAcquiringInTheObservation() {
 		TestObservationRegistry registry = TestObservationRegistry.create();
 		ObservedLockTemplate template = new ObservedLockTemplate(this.redisTemplate, registry);
 		assertThatIllegalStateException().isThrownBy(() -> template.execute("failing", null, (lock) -> {

@@ -4,13 +4,10 @@ import java.time.Duration;
 import java.util.stream.Collectors;
 
 import io.github.distributedlock.test.RedisClusterTopology;
-import io.github.distributedlock.test.RedisProcess;
 import io.github.distributedlock.test.RedisServer;
 import io.github.distributedlock.test.RedisTopologyExtension;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import org.springframework.data.redis.connection.RedisClusterConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
@@ -29,15 +26,7 @@ class HandOffSafetyClusterTests extends HandOffSafetyTests {
 
 	@Override
 	protected LettuceConnectionFactory newFactory(Duration commandTimeout) {
-		RedisClusterConfiguration configuration = new RedisClusterConfiguration();
-		for (RedisProcess master : topology.topology().masters()) {
-			configuration.clusterNode(master.host(), master.port());
-		}
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration,
-				LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build());
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
+		return RedisConnections.cluster(topology.topology(), commandTimeout);
 	}
 
 	@Override

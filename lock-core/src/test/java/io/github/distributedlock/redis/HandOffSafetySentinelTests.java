@@ -3,14 +3,11 @@ package io.github.distributedlock.redis;
 import java.time.Duration;
 import java.util.stream.Collectors;
 
-import io.github.distributedlock.test.HostAndPort;
 import io.github.distributedlock.test.RedisSentinelTopology;
 import io.github.distributedlock.test.RedisServer;
 import io.github.distributedlock.test.RedisTopologyExtension;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import org.springframework.data.redis.connection.RedisSentinelConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
@@ -28,17 +25,7 @@ class HandOffSafetySentinelTests extends HandOffSafetyTests {
 
 	@Override
 	protected LettuceConnectionFactory newFactory(Duration commandTimeout) {
-		RedisSentinelTopology sentinels = topology.topology();
-		RedisSentinelConfiguration configuration = new RedisSentinelConfiguration();
-		configuration.master(sentinels.masterName());
-		for (HostAndPort sentinel : sentinels.sentinelAddresses()) {
-			configuration.sentinel(sentinel.host(), sentinel.port());
-		}
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration,
-				LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build());
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
+		return RedisConnections.sentinel(topology.topology(), commandTimeout);
 	}
 
 	@Override

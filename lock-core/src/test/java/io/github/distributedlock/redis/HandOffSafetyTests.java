@@ -27,6 +27,7 @@ import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.WaitStrategy;
+import io.github.distributedlock.test.JvmProcess;
 import io.github.distributedlock.test.RedisServer;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterAll;
@@ -174,20 +175,20 @@ abstract class HandOffSafetyTests {
 	 */
 	@ParameterizedTest(name = "paused {0} ms")
 	@MethodSource("pauses")
-	void pausedWaiterMustNotReturnAHandleWhoseClaimRanOut(long pauseMillis, @TempDir Path dir) throws Exception {
+	void shouldNotLetAPausedWaiterReturnAHandleWhoseClaimRanOut(long pauseMillis, @TempDir Path dir) throws Exception {
 		String lockKey = lockKey("k");
 		Path release = dir.resolve("release");
 		LockHandle holder = this.y.acquire(request("k").lease(Duration.ofSeconds(30)).build());
 		try (JvmProcess waiter = startWaiter("-", 30_000, 30_000, release)) {
-			long pid = Long.parseLong(waiter.awaitLine("WAITING ", CHILD_START).substring(8));
+			waiter.awaitLine("WAITING ", CHILD_START);
 			awaitRequestFiled(lockKey);
-			signal(pid, "STOP");
+			waiter.pause();
 			long releasedAt = System.nanoTime();
 			holder.close();
 			sleepUntil(releasedAt + TimeUnit.MILLISECONDS.toNanos(pauseMillis));
 			Optional<LockHandle> z = this.stranger
 				.tryAcquire(request("k").lease(Duration.ofSeconds(30)).waitTime(Duration.ZERO).build());
-			signal(pid, "CONT");
+			waiter.resume();
 			long zReleasing = strangerHoldsThenReleases(z, Duration.ofMillis(1500));
 			Acquired w = Acquired.parse(waiter.awaitLine("ACQUIRED ", Duration.ofSeconds(30)));
 			Files.createFile(release);
@@ -221,7 +222,7 @@ abstract class HandOffSafetyTests {
 	 * before any reply or message is written, when the pause is lifted.
 	 */
 	@Test
-	void serverStallMustNotLetAHandOffOutliveItsClaim(@TempDir Path dir) throws Exception {
+	void shouldNotLetAServerStallMakeAHandOffOutliveItsClaim(@TempDir Path dir) throws Exception {
 		assumeTrue(stallsSafely(), "the topology would fail the stalled server over");
 		String lockKey = lockKey("k");
 		Path release = dir.resolve("release");
@@ -291,7 +292,7 @@ abstract class HandOffSafetyTests {
 	 * taken while T2 is inside.
 	 */
 	@Test
-	void withdrawalMustNotFreeALockTheSharedOwnerReentered() throws Exception {
+	void shouldNotLetAWithdrawalFreeALockTheSharedOwnerReentered() throws Exception {
 		String lockKey = lockKey("k");
 		LockHandle holder = this.y.acquire(request("k").lease(Duration.ofSeconds(30)).build());
 		AtomicReferenceThread t1Thread = new AtomicReferenceThread();
@@ -349,7 +350,7 @@ abstract class HandOffSafetyTests {
 	 * stranger must not get in until both released.
 	 */
 	@Test
-	void twoProcessesSharingACustomOwnerMustNotBothTakeOneHandOff(@TempDir Path dir) throws Exception {
+	void shouldNotLetTwoProcessesSharingACustomOwnerBothTakeOneHandOff(@TempDir Path dir) throws Exception {
 		String lockKey = lockKey("k");
 		Path release1 = dir.resolve("release1");
 		Path release2 = dir.resolve("release2");
@@ -417,7 +418,7 @@ abstract class HandOffSafetyTests {
 	// ---------------------------------------------------------------------------------
 
 	@Test
-	void forgedHandOffMessageMustNotHandOutTheLock() throws Exception {
+	void shouldNotHandOutTheLockForAForgedHandOffMessage() throws Exception {
 		String lockKey = lockKey("k");
 		LockHandle holder = this.y.acquire(request("k").lease(Duration.ofSeconds(30)).build());
 		Future<Acquired> w = this.executor.submit(() -> {
@@ -475,7 +476,7 @@ abstract class HandOffSafetyTests {
 	 * waiter and a multi-lock waiter, each waiting up to 4 s, must still get it.
 	 */
 	@Test
-	void readersPollersAndMultiLocksMustNotStarveBehindHandOffs() throws Exception {
+	void shouldNotStarveReadersPollersAndMultiLocksBehindHandOffs() throws Exception {
 		String lockKey = lockKey("k");
 		Inside inside = new Inside();
 		AtomicBoolean stop = new AtomicBoolean();
@@ -569,7 +570,7 @@ abstract class HandOffSafetyTests {
 	 */
 	@ParameterizedTest(name = "{0} owner")
 	@ValueSource(strings = { "custom", "thread" })
-	void noHoldLeftBehindWhenARetryRacesAHandOff(String kind) throws Exception {
+	void shouldLeaveNoHoldBehindWhenARetryRacesAHandOff(String kind) throws Exception {
 		String lockKey = lockKey("k");
 		ExecutorService waiterThread = Executors.newSingleThreadExecutor();
 		LockHandle lost = null;
@@ -643,7 +644,7 @@ abstract class HandOffSafetyTests {
 		return this.y.lockKey(LockName.of(this.scope, key));
 	}
 
-	private JvmProcess startWaiter(String owner, long waitMillis, long leaseMillis, Path release) throws Exception {
+	private JvmProcess startWaiter(String owner, long waitMillis, long leaseMillis, Path release) {
 		return JvmProcess.start(HandOffSafetyChildMains.Waiter.class, childSpec(), this.scope, "k", owner,
 				Long.toString(waitMillis), Long.toString(leaseMillis), release.toString());
 	}
@@ -703,21 +704,6 @@ abstract class HandOffSafetyTests {
 		long releasing = System.nanoTime();
 		closeQuietly(z.get());
 		return releasing;
-	}
-
-	private static void signal(long pid, String signal) throws Exception {
-		Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).inheritIO().start();
-		assertThat(kill.waitFor(10, TimeUnit.SECONDS)).isTrue();
-		assertThat(kill.exitValue()).as("kill -%s %d", signal, pid).isZero();
-		if ("STOP".equals(signal)) {
-			await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(2))
-				.until(() -> processState(pid) == 'T');
-		}
-	}
-
-	private static char processState(long pid) throws Exception {
-		String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
-		return stat.charAt(stat.lastIndexOf(')') + 2);
 	}
 
 	private static void sleepUntil(long nanos) throws InterruptedException {

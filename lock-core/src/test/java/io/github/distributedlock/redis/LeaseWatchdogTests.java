@@ -127,9 +127,9 @@ class LeaseWatchdogTests {
 	void shouldRideOutAStallShorterThanTheLease() throws Exception {
 		try (LockHandle held = this.template.acquire(
 				LockRequest.builder("watchdog").key("stall").lease(Duration.ofMillis(1500)).autoRenew(true).build())) {
-			redis.server().pause();
+			redis.managedServer().pause();
 			Thread.sleep(800);
-			redis.server().resume();
+			redis.managedServer().resume();
 			Thread.sleep(1500);
 			assertThat(held.isHeld()).isTrue();
 		}
@@ -141,12 +141,12 @@ class LeaseWatchdogTests {
 		LockHandle held = this.template.acquire(
 				LockRequest.builder("watchdog").key("down").lease(Duration.ofMillis(900)).autoRenew(true).build());
 		long start = System.nanoTime();
-		redis.server().stop();
+		redis.managedServer().stop();
 		await().atMost(Duration.ofSeconds(5)).until(() -> !this.lost.isEmpty());
 		assertThat(Duration.ofNanos(System.nanoTime() - start)).as("not reported before the lease would have ended")
 			.isGreaterThan(Duration.ofMillis(800));
 		assertThat(held.isHeld()).isFalse();
-		redis.server().start();
+		redis.managedServer().start();
 	}
 
 	@Test

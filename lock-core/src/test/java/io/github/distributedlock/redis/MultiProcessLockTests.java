@@ -9,6 +9,7 @@ import java.util.Map;
 
 import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.test.JvmProcess;
 import io.github.distributedlock.test.RedisServer;
 import io.github.distributedlock.test.RedisServerExtension;
 import org.junit.jupiter.api.Test;
@@ -35,7 +36,7 @@ class MultiProcessLockTests {
 				Integer.toString(server.port()), "crash", "victim", "2000")) {
 			long heldToken = Long.parseLong(holder.awaitLine("HELD ", Duration.ofSeconds(30)).substring(5));
 			long heldAt = System.nanoTime();
-			holder.kill9();
+			holder.kill();
 			LettuceConnectionFactory factory = RedisConnections.standalone(server);
 			try (RedisLockTemplate template = RedisLockTemplate.builder(factory).build()) {
 				long before = evalCalls(server);

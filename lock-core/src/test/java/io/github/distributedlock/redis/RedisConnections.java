@@ -2,11 +2,17 @@ package io.github.distributedlock.redis;
 
 import java.time.Duration;
 
+import io.github.distributedlock.test.HostAndPort;
+import io.github.distributedlock.test.RedisClusterTopology;
+import io.github.distributedlock.test.RedisProcess;
+import io.github.distributedlock.test.RedisSentinelTopology;
 import io.github.distributedlock.test.RedisServer;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.SocketOptions;
 import redis.clients.jedis.JedisPoolConfig;
 
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.RedisSentinelConfiguration;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisClientConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
@@ -47,6 +53,37 @@ final class RedisConnections {
 				.build())
 			.build();
 		LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration, client);
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
+	}
+
+	/**
+	 * A factory that finds the master of a Sentinel group through its Sentinels.
+	 */
+	static LettuceConnectionFactory sentinel(RedisSentinelTopology topology, Duration timeout) {
+		RedisSentinelConfiguration configuration = new RedisSentinelConfiguration();
+		configuration.master(topology.masterName());
+		for (HostAndPort sentinel : topology.sentinelAddresses()) {
+			configuration.sentinel(sentinel.host(), sentinel.port());
+		}
+		return start(new LettuceConnectionFactory(configuration,
+				LettuceClientConfiguration.builder().commandTimeout(timeout).build()));
+	}
+
+	/**
+	 * A factory for a Cluster, seeded with its masters.
+	 */
+	static LettuceConnectionFactory cluster(RedisClusterTopology topology, Duration timeout) {
+		RedisClusterConfiguration configuration = new RedisClusterConfiguration();
+		for (RedisProcess master : topology.masters()) {
+			configuration.clusterNode(master.host(), master.port());
+		}
+		return start(new LettuceConnectionFactory(configuration,
+				LettuceClientConfiguration.builder().commandTimeout(timeout).build()));
+	}
+
+	private static LettuceConnectionFactory start(LettuceConnectionFactory factory) {
 		factory.afterPropertiesSet();
 		factory.start();
 		return factory;

@@ -4,7 +4,7 @@ import java.time.Duration;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockRequest;
-import io.github.distributedlock.test.RedisProcess;
+import io.github.distributedlock.test.ManagedRedisServer;
 import io.github.distributedlock.test.RedisServer;
 import io.github.distributedlock.test.RedisServerExtension;
 import org.junit.jupiter.api.AfterEach;
@@ -41,7 +41,7 @@ class RedisFailureTests {
 	void disconnect() {
 		this.template.close();
 		this.factory.destroy();
-		RedisProcess server = (RedisProcess) redis.server();
+		ManagedRedisServer server = redis.managedServer();
 		if (server.isRunning()) {
 			server.resume();
 		}
@@ -52,7 +52,7 @@ class RedisFailureTests {
 
 	@Test
 	void shouldFailWithinTheCommandTimeoutWhenRedisIsDown() {
-		redis.server().stop();
+		redis.managedServer().stop();
 		long start = System.nanoTime();
 		assertThatExceptionOfType(LockAccessException.class)
 			.isThrownBy(() -> this.template.acquire(LockRequest.of("down", "1")))
@@ -64,7 +64,7 @@ class RedisFailureTests {
 
 	@Test
 	void shouldFailWithinTheCommandTimeoutWhenRedisStalls() {
-		redis.server().pause();
+		redis.managedServer().pause();
 		long start = System.nanoTime();
 		assertThatExceptionOfType(LockAccessException.class)
 			.isThrownBy(() -> this.template.acquire(LockRequest.of("stalled", "1")))
@@ -81,7 +81,7 @@ class RedisFailureTests {
 		Thread killer = new Thread(() -> {
 			try {
 				Thread.sleep(200);
-				redis.server().kill();
+				redis.managedServer().kill();
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();

@@ -13,9 +13,8 @@ import org.testcontainers.utility.DockerImageName;
  * binary.
  * <p>
  * Every Testcontainers reference lives in this class so that the rest of the module works without Testcontainers on
- * the classpath. It is not managed: restarting a container would change its mapped port, so only {@link #pause()}
- * and {@link #resume()} ({@code docker pause}) are supported and the other lifecycle methods throw
- * {@link UnsupportedOperationException}.
+ * the classpath. It is not a {@link ManagedRedisServer}: restarting a container would change its mapped port, so it
+ * can only be {@link #pause() paused} and {@link #resume() resumed} ({@code docker pause}).
  */
 public final class ContainerRedis implements RedisServer {
 
@@ -81,49 +80,29 @@ public final class ContainerRedis implements RedisServer {
 		return "redis://" + host() + ":" + port();
 	}
 
-	@Override
-	public boolean isManaged() {
-		return false;
-	}
-
-	@Override
-	public void stop() {
-		throw unsupported("stop");
-	}
-
-	@Override
-	public void start() {
-		throw unsupported("start");
-	}
-
-	@Override
-	public void restart() {
-		throw unsupported("restart");
-	}
-
-	@Override
+	/**
+	 * Freeze the server with {@code docker pause}: connections stay open but nothing is answered until
+	 * {@link #resume()}.
+	 */
 	public void pause() {
 		this.container.getDockerClient().pauseContainerCmd(this.container.getContainerId()).exec();
 	}
 
-	@Override
+	/**
+	 * Let a {@link #pause() paused} server run again ({@code docker unpause}).
+	 */
 	public void resume() {
 		this.container.getDockerClient().unpauseContainerCmd(this.container.getContainerId()).exec();
 	}
 
 	@Override
-	public void kill() {
-		throw unsupported("kill");
-	}
-
-	@Override
-	public long pid() {
-		throw unsupported("report the pid of");
-	}
-
-	@Override
 	public @Nullable Object command(String... args) {
 		return this.client.command(args);
+	}
+
+	@Override
+	public RespConnection connect() {
+		return this.client.open();
 	}
 
 	@Override
@@ -140,13 +119,6 @@ public final class ContainerRedis implements RedisServer {
 	@Override
 	public String toString() {
 		return "ContainerRedis[" + this.container.getDockerImageName() + "]";
-	}
-
-	private UnsupportedOperationException unsupported(String operation) {
-		return new UnsupportedOperationException("Cannot " + operation + " the Redis container "
-				+ this.container.getDockerImageName() + ": a restarted container gets a new mapped port. Tests that "
-				+ "need it should call RedisServers.launch() (needs a redis-server binary) or use "
-				+ "RedisServerExtension.dedicated()");
 	}
 
 }

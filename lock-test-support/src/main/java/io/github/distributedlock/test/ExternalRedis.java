@@ -10,8 +10,7 @@ import org.jspecify.annotations.Nullable;
  * A Redis server that runs outside this JVM's control, reached through a {@code redis://} URI such as the
  * {@code REDIS_URL} environment variable.
  * <p>
- * It is not managed: the lifecycle methods throw {@link UnsupportedOperationException}, and {@link #close()} only
- * disconnects. {@link #flushAll()} deletes everything on it, so point it at a server dedicated to tests.
+ * It is not managed, so it cannot be stopped or paused, and {@link #close()} only disconnects. {@link #flushAll()} deletes everything on it, so point it at a server dedicated to tests.
  */
 public final class ExternalRedis implements RedisServer {
 
@@ -78,48 +77,13 @@ public final class ExternalRedis implements RedisServer {
 	}
 
 	@Override
-	public boolean isManaged() {
-		return false;
-	}
-
-	@Override
-	public void stop() {
-		throw unsupported("stop");
-	}
-
-	@Override
-	public void start() {
-		throw unsupported("start");
-	}
-
-	@Override
-	public void restart() {
-		throw unsupported("restart");
-	}
-
-	@Override
-	public void pause() {
-		throw unsupported("pause");
-	}
-
-	@Override
-	public void resume() {
-		throw unsupported("resume");
-	}
-
-	@Override
-	public void kill() {
-		throw unsupported("kill");
-	}
-
-	@Override
-	public long pid() {
-		throw unsupported("report the pid of");
-	}
-
-	@Override
 	public @Nullable Object command(String... args) {
 		return this.client.command(args);
+	}
+
+	@Override
+	public RespConnection connect() {
+		return this.client.open();
 	}
 
 	@Override
@@ -130,12 +94,6 @@ public final class ExternalRedis implements RedisServer {
 	@Override
 	public String toString() {
 		return "ExternalRedis[" + this.host + ":" + this.port + "]";
-	}
-
-	private UnsupportedOperationException unsupported(String operation) {
-		return new UnsupportedOperationException("Cannot " + operation + " the external Redis at " + this.host + ":"
-				+ this.port + " (REDIS_URL): this JVM did not launch it. Tests that need it should call "
-				+ "RedisServers.launch() or use RedisServerExtension.dedicated()");
 	}
 
 	private static URI parse(String uri) {

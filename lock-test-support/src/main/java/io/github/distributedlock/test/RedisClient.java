@@ -113,7 +113,7 @@ final class RedisClient implements AutoCloseable {
 		String name = command.get(0).toLowerCase(Locale.ROOT);
 		Object reply;
 		try {
-			reply = connection.send(command);
+			reply = connection.exchange(command);
 		}
 		catch (EOFException ex) {
 			if (name.equals("shutdown") && !connection.replyStarted()) {
@@ -132,28 +132,43 @@ final class RedisClient implements AutoCloseable {
 		return reply;
 	}
 
-	private RespConnection connect(List<String> command) {
-		RespConnection fresh;
+	/**
+	 * Open a connection of the caller's own, logged in and on the right database, with the read timeout of
+	 * {@link RespConnection#DEFAULT_TIMEOUT}: longer than the commands', as it may wait for a stalled server.
+	 */
+	RespConnection open() {
 		try {
-			fresh = RespConnection.open(this.host, this.port, this.timeout);
+			return handshake(RespConnection.connect(this.host, this.port, RespConnection.DEFAULT_TIMEOUT));
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not connect to Redis at " + this.host + ":" + this.port + ": " + ex,
+					ex);
+		}
+	}
+
+	private RespConnection connect(List<String> command) {
+		try {
+			return handshake(RespConnection.connect(this.host, this.port, this.timeout));
 		}
 		catch (IOException ex) {
 			throw failure(command, ex);
 		}
+	}
+
+	private RespConnection handshake(RespConnection fresh) throws IOException {
 		try {
 			for (List<String> setup : this.handshake) {
-				Object reply = fresh.send(setup);
+				Object reply = fresh.exchange(setup);
 				if (reply instanceof RedisCommandException error) {
-					fresh.close();
 					throw new RedisCommandException(setup.get(0) + " failed on " + this.host + ":" + this.port + ": "
 							+ error.getMessage());
 				}
 			}
 			return fresh;
 		}
-		catch (IOException ex) {
+		catch (IOException | RuntimeException ex) {
 			fresh.close();
-			throw failure(command, ex);
+			throw ex;
 		}
 	}
 

@@ -21,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  * instances with extra arguments (such as {@code --replicaof} or {@code --cluster-enabled yes}) are the building
  * blocks of {@link RedisSentinelTopology} and {@link RedisClusterTopology}.
  */
-public final class RedisProcess implements RedisServer {
+public final class RedisProcess implements ManagedRedisServer {
 
 	private static final String HOST = LoopbackPorts.HOST;
 
@@ -114,11 +114,6 @@ public final class RedisProcess implements RedisServer {
 		return "redis://" + credentials + HOST + ":" + this.port;
 	}
 
-	@Override
-	public boolean isManaged() {
-		return true;
-	}
-
 	/**
 	 * Return the temporary directory holding the server's working files and logs, deleted by {@link #close()}.
 	 * @return the directory
@@ -127,10 +122,7 @@ public final class RedisProcess implements RedisServer {
 		return this.directory.path();
 	}
 
-	/**
-	 * Return whether the server process is alive, paused or not.
-	 * @return whether it runs
-	 */
+	@Override
 	public synchronized boolean isRunning() {
 		return this.process != null && this.process.isAlive();
 	}
@@ -179,13 +171,13 @@ public final class RedisProcess implements RedisServer {
 
 	@Override
 	public synchronized void pause() {
-		running("pause").signal("STOP");
+		running("pause").signal(PosixSignal.STOP);
 		this.paused = true;
 	}
 
 	@Override
 	public synchronized void resume() {
-		running("resume").signal("CONT");
+		running("resume").signal(PosixSignal.CONT);
 		this.paused = false;
 	}
 
@@ -209,6 +201,11 @@ public final class RedisProcess implements RedisServer {
 	public @Nullable Object command(String... args) {
 		// Not synchronized: a command blocked on a paused server must not block resume() in another thread.
 		return this.client.command(args);
+	}
+
+	@Override
+	public RespConnection connect() {
+		return this.client.open();
 	}
 
 	@Override
@@ -328,14 +325,14 @@ public final class RedisProcess implements RedisServer {
 	 * too, so checking the pid is what tells a successful launch from a lost race.
 	 */
 	private boolean isServing(int port, long pid) {
-		try (RespConnection connection = RespConnection.open(HOST, port, PROBE_TIMEOUT)) {
+		try (RespConnection connection = RespConnection.connect(HOST, port, PROBE_TIMEOUT)) {
 			if (this.password != null) {
-				connection.send(List.of("AUTH", this.password));
+				connection.exchange(List.of("AUTH", this.password));
 			}
-			if (!"PONG".equals(connection.send(List.of("PING")))) {
+			if (!"PONG".equals(connection.exchange(List.of("PING")))) {
 				return false;
 			}
-			Object info = connection.send(List.of("INFO", "server"));
+			Object info = connection.exchange(List.of("INFO", "server"));
 			return (info instanceof String text) && text.contains("\nprocess_id:" + pid + "\r");
 		}
 		catch (IOException ex) {

@@ -5,12 +5,10 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A real Redis server that a test talks to, and for managed servers also stops, pauses and kills.
+ * A real Redis server that a test talks to: its address, commands and raw connections.
  * <p>
- * Implementations are thread-safe. Lifecycle methods ({@link #stop()}, {@link #start()}, {@link #restart()},
- * {@link #pause()}, {@link #resume()}, {@link #kill()}, {@link #pid()}) throw {@link UnsupportedOperationException}
- * when the server is not {@link #isManaged() managed}; {@link #pause()} and {@link #resume()} may still work on some
- * unmanaged servers. {@link #command(String...)} throws {@link RedisCommandException} for an error reply and
+ * Implementations are thread-safe. A server that this JVM launched and can also stop, pause and kill is a
+ * {@link ManagedRedisServer}. {@link #command(String...)} throws {@link RedisCommandException} for an error reply and
  * {@link java.io.UncheckedIOException} when the server cannot be reached or does not answer within 5 seconds.
  */
 public interface RedisServer extends AutoCloseable {
@@ -35,49 +33,6 @@ public interface RedisServer extends AutoCloseable {
 	String uri();
 
 	/**
-	 * Return whether this JVM launched the server and can stop, start, pause and kill it.
-	 * @return whether the lifecycle methods are supported
-	 */
-	boolean isManaged();
-
-	/**
-	 * Stop the server gracefully and wait until its port is free. Does nothing when it is already down.
-	 */
-	void stop();
-
-	/**
-	 * Start the server again on the same port and wait until it answers {@code PING}. Does nothing when it is running.
-	 * The data is gone: launched servers never persist.
-	 */
-	void start();
-
-	/**
-	 * {@link #stop() Stop} and then {@link #start() start} the server.
-	 */
-	void restart();
-
-	/**
-	 * Freeze the server (SIGSTOP): connections stay open but nothing is answered until {@link #resume()}.
-	 */
-	void pause();
-
-	/**
-	 * Let a {@link #pause() paused} server run again (SIGCONT).
-	 */
-	void resume();
-
-	/**
-	 * Crash the server (SIGKILL) and wait until its port is free. {@link #start()} brings it back.
-	 */
-	void kill();
-
-	/**
-	 * Return the process id of the running server, or of the last one when it is down.
-	 * @return the process id
-	 */
-	long pid();
-
-	/**
 	 * Send one command and return its reply: a {@link String} for simple and bulk strings, a {@link Long} for
 	 * integers, a {@code List<Object>} for arrays and {@code null} for nil. An error nested in an array is returned
 	 * as a {@link RedisCommandException} element rather than thrown.
@@ -89,6 +44,15 @@ public interface RedisServer extends AutoCloseable {
 	 * @throws RedisCommandException if Redis answers with an error
 	 */
 	@Nullable Object command(String... args);
+
+	/**
+	 * Open a connection of the caller's own, for what {@link #command(String...)} cannot do: a {@code MONITOR} or a
+	 * subscriber, or several commands in one write. It is logged in and on the right database like the connection
+	 * behind {@link #command(String...)}.
+	 * @return the connection, which the caller closes
+	 * @throws java.io.UncheckedIOException if the server cannot be reached
+	 */
+	RespConnection connect();
 
 	/**
 	 * Return how often each command was called since the server started or since {@link #resetStats()}, from

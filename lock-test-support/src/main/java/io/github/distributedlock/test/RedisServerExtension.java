@@ -21,7 +21,8 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * such tests must not stop or pause it, and test classes sharing it must not run in parallel. With
  * {@code @RegisterExtension static RedisServerExtension redis = RedisServerExtension.dedicated();} the test class
  * gets its own {@link RedisProcess}, launched before all its tests and closed after them, which it may stop, pause
- * and kill; parameters may then also be declared as {@link RedisProcess}.
+ * and kill through {@link #managedServer()}; parameters may then also be declared as {@link ManagedRedisServer} or
+ * {@link RedisProcess}.
  */
 public final class RedisServerExtension implements BeforeAllCallback, AfterAllCallback, ParameterResolver {
 
@@ -88,6 +89,20 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
 		return current;
 	}
 
+	/**
+	 * Return the server of the running test class, which the test may stop, pause and kill.
+	 * @return the server launched for the test class
+	 * @throws IllegalStateException for the shared server, which may be external, or outside the test class's
+	 * lifecycle
+	 */
+	public ManagedRedisServer managedServer() {
+		if (!this.dedicated) {
+			throw new IllegalStateException("The shared Redis server may be external and cannot be stopped or paused: "
+					+ "register RedisServerExtension.dedicated() instead");
+		}
+		return (ManagedRedisServer) server();
+	}
+
 	@Override
 	public void beforeAll(ExtensionContext context) {
 		if (this.dedicated) {
@@ -123,7 +138,8 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
 	@Override
 	public boolean supportsParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
 		Class<?> type = parameterContext.getParameter().getType();
-		return type == RedisServer.class || (this.dedicated && type == RedisProcess.class);
+		return type == RedisServer.class
+				|| (this.dedicated && (type == ManagedRedisServer.class || type == RedisProcess.class));
 	}
 
 	@Override

@@ -6,7 +6,6 @@ import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.lang.ProcessBuilder.Redirect;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -84,35 +83,13 @@ final class TetheredProcess {
 	}
 
 	/**
-	 * Send a signal that {@link ProcessHandle} cannot send, such as {@code STOP} or {@code CONT}, and wait until the
-	 * process has actually stopped or continued.
+	 * Send a signal that {@link ProcessHandle} cannot send and wait until it has taken effect.
 	 */
-	void signal(String signal) {
+	void signal(PosixSignal signal) {
 		if (!isAlive()) {
 			throw new IllegalStateException("Process " + this.pid + " is not running");
 		}
-		try {
-			Process kill = new ProcessBuilder("/bin/sh", "-c", "kill -s \"$1\" \"$2\"", "sh", signal,
-					Long.toString(this.pid))
-				.redirectErrorStream(true)
-				.start();
-			String output = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-			int exitCode = kill.waitFor();
-			if (exitCode != 0) {
-				throw new IllegalStateException(
-						"kill -s " + signal + " " + this.pid + " failed with exit code " + exitCode + ": " + output);
-			}
-		}
-		catch (IOException ex) {
-			throw new IllegalStateException("Could not run kill -s " + signal + " " + this.pid, ex);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException("Interrupted while sending " + signal + " to " + this.pid, ex);
-		}
-		// The signal is delivered asynchronously; wait so that callers can rely on the new state right away.
-		boolean stop = signal.equals("STOP");
-		await(() -> isStopped(stop), Duration.ofSeconds(1));
+		signal.send(this.pid);
 	}
 
 	/**
@@ -161,18 +138,6 @@ final class TetheredProcess {
 			this.shell.destroyForcibly();
 		}
 		kill();
-	}
-
-	private boolean isStopped(boolean expected) {
-		try {
-			String stat = Files.readString(Path.of("/proc", Long.toString(this.pid), "stat"));
-			char state = stat.charAt(stat.lastIndexOf(')') + 2);
-			return (state == 'T' || state == 't') == expected;
-		}
-		catch (IOException | RuntimeException ex) {
-			// No procfs (macOS): trust the signal.
-			return true;
-		}
 	}
 
 	static boolean await(BooleanSupplier condition, Duration timeout) {

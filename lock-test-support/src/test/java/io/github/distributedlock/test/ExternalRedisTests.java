@@ -17,7 +17,7 @@ class ExternalRedisTests {
 			assertThat(redis.host()).isEqualTo("redis.example");
 			assertThat(redis.port()).isEqualTo(6390);
 			assertThat(redis.uri()).isEqualTo("redis://user:p%40ss@redis.example:6390/2");
-			assertThat(redis.isManaged()).isFalse();
+			assertThat(redis).isNotInstanceOf(ManagedRedisServer.class);
 		}
 		try (ExternalRedis redis = ExternalRedis.connect("redis://localhost")) {
 			assertThat(redis.port()).isEqualTo(6379);
@@ -48,14 +48,14 @@ class ExternalRedisTests {
 	}
 
 	@Test
-	void shouldRefuseLifecycleOperations() {
-		try (ExternalRedis redis = ExternalRedis.connect("redis://127.0.0.1:1")) {
-			assertThatExceptionOfType(UnsupportedOperationException.class).isThrownBy(redis::stop)
-				.withMessageContaining("did not launch")
-				.withMessageContaining("RedisServers.launch()");
-			assertThatExceptionOfType(UnsupportedOperationException.class).isThrownBy(redis::pause);
-			assertThatExceptionOfType(UnsupportedOperationException.class).isThrownBy(redis::kill);
-			assertThatExceptionOfType(UnsupportedOperationException.class).isThrownBy(redis::pid);
+	void shouldOpenOwnConnectionsLoggedInOnTheDatabaseOfTheUri() {
+		try (RedisProcess target = RedisServers.launch()) {
+			target.command("ACL", "SETUSER", "tester", "on", ">p@ss", "~*", "+@all");
+			try (ExternalRedis redis = ExternalRedis.connect("redis://tester:p%40ss@127.0.0.1:" + target.port() + "/2");
+					RespConnection connection = redis.connect()) {
+				assertThat(connection.command("ACL", "WHOAMI")).isEqualTo("tester");
+				assertThat(connection.command("CLIENT", "INFO")).asString().contains(" db=2 ");
+			}
 		}
 	}
 

@@ -1,13 +1,8 @@
 package io.github.distributedlock.test;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.lang.ProcessBuilder.Redirect;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 
@@ -20,15 +15,8 @@ class OrphanedRedisTests {
 
 	@Test
 	void shouldKillRedisWhenJvmIsKilled() throws Exception {
-		String java = ProcessHandle.current().info().command().orElseThrow();
-		Process child = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-				OrphanedRedisMain.class.getName())
-			.redirectError(Redirect.INHERIT)
-			.start();
-		try {
-			BufferedReader reader = new BufferedReader(
-					new InputStreamReader(child.getInputStream(), StandardCharsets.US_ASCII));
-			String line = reader.readLine();
+		try (JvmProcess child = JvmProcess.start(OrphanedRedisMain.class)) {
+			String line = child.awaitLine("", Duration.ofSeconds(60));
 			assertThat(line).as("pid and port reported by the child JVM").matches("\\d+ \\d+ \\S+");
 			String[] parts = line.split(" ");
 			ProcessHandle redis = ProcessHandle.of(Long.parseLong(parts[0])).orElseThrow();
@@ -38,8 +26,8 @@ class OrphanedRedisTests {
 			assertThat(LoopbackPorts.isFree(port)).isFalse();
 			assertThat(directory).isDirectory();
 
-			child.destroyForcibly();
-			assertThat(child.waitFor(10, TimeUnit.SECONDS)).isTrue();
+			child.kill();
+			assertThat(child.isAlive()).isFalse();
 
 			assertThat(TetheredProcess.await(() -> !redis.isAlive(), Duration.ofSeconds(5)))
 				.as("redis-server %d gone after its JVM was killed", redis.pid())
@@ -50,9 +38,6 @@ class OrphanedRedisTests {
 			assertThat(TetheredProcess.await(() -> !Files.exists(directory), Duration.ofSeconds(5)))
 				.as("%s deleted", directory)
 				.isTrue();
-		}
-		finally {
-			child.destroyForcibly();
 		}
 	}
 

@@ -36,7 +36,6 @@ class RedisProcessTests {
 	@Test
 	void shouldAnswerCommandsWithParsedReplies() {
 		this.redis = RedisServers.launch();
-		assertThat(this.redis.isManaged()).isTrue();
 		assertThat(this.redis.port()).isNotEqualTo(6379);
 		assertThat(this.redis.uri()).isEqualTo("redis://127.0.0.1:" + this.redis.port());
 		assertThat(this.redis.command("PING")).isEqualTo("PONG");

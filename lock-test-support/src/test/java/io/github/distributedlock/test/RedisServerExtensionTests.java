@@ -67,6 +67,8 @@ class RedisServerExtensionTests {
 		RedisServerExtension extension = RedisServerExtension.dedicated();
 		assertThatIllegalStateException().isThrownBy(extension::server)
 			.withMessageContaining("@RegisterExtension");
+		assertThatIllegalStateException().isThrownBy(new RedisServerExtension()::managedServer)
+			.withMessageContaining("RedisServerExtension.dedicated()");
 	}
 
 	private static TestExecutionSummary run(Class<?>... testClasses) {
@@ -159,7 +161,7 @@ class RedisServerExtensionTests {
 		@Test
 		void ownServer(RedisServer server) {
 			servers.add(server);
-			assertThat(server.isManaged()).isTrue();
+			assertThat(server).isInstanceOf(ManagedRedisServer.class).isSameAs(redis.managedServer());
 		}
 
 	}

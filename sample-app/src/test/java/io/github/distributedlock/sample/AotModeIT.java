@@ -12,11 +12,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import io.github.distributedlock.test.RedisProcess;
-import io.github.distributedlock.test.RedisServers;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.github.distributedlock.test.RedisServerExtension;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -30,17 +28,8 @@ class AotModeIT {
 
 	private static final Duration STARTUP = Duration.ofSeconds(60);
 
-	static RedisProcess redis;
-
-	@BeforeAll
-	static void startRedis() {
-		redis = RedisServers.launch();
-	}
-
-	@AfterAll
-	static void stopRedis() {
-		redis.close();
-	}
+	@RegisterExtension
+	static RedisServerExtension redis = RedisServerExtension.dedicated();
 
 	@Test
 	void shouldServeLocksFromTheAheadOfTimeProcessedContext() throws Exception {
@@ -49,7 +38,7 @@ class AotModeIT {
 		Process app = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
 				"-Dspring.aot.enabled=true", "-Xmx256m", "-XX:TieredStopAtLevel=1", "-jar",
 				Path.of("target", "sample-app.jar").toAbsolutePath().toString(), "--server.port=" + port,
-				"--spring.data.redis.port=" + redis.port(), "--sample.embedded-redis.enabled=false"))
+				"--spring.data.redis.port=" + redis.server().port(), "--sample.embedded-redis.enabled=false"))
 			.redirectErrorStream(true)
 			.redirectOutput(log.toFile())
 			.start();
@@ -62,7 +51,7 @@ class AotModeIT {
 			assertThat(Files.readString(log)).as("the log says the AOT-processed context started")
 				.contains("Starting AOT-processed SampleApplication");
 			// The fencing counter of the lock's hash slot (one per slot, shared by its locks).
-			assertThat((java.util.List<?>) redis.command("KEYS", "sample-lock:{*}:fence")).isNotEmpty();
+			assertThat((java.util.List<?>) redis.server().command("KEYS", "sample-lock:{*}:fence")).isNotEmpty();
 		}
 		finally {
 			app.destroy();

@@ -6,11 +6,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
-import io.github.distributedlock.test.RedisProcess;
-import io.github.distributedlock.test.RedisServers;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.github.distributedlock.test.RedisServerExtension;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -20,17 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class DemoScriptIT {
 
-	static RedisProcess redis;
-
-	@BeforeAll
-	static void startRedis() {
-		redis = RedisServers.launch();
-	}
-
-	@AfterAll
-	static void stopRedis() {
-		redis.close();
-	}
+	@RegisterExtension
+	static RedisServerExtension redis = RedisServerExtension.dedicated();
 
 	@Test
 	void shouldShowThatDeploymentsNeverOverlap() throws Exception {
@@ -49,7 +38,7 @@ class DemoScriptIT {
 	private static Result demo(String... args) throws IOException, InterruptedException {
 		ProcessBuilder builder = new ProcessBuilder("bash", Path.of("demo.sh").toAbsolutePath().toString());
 		builder.command().addAll(java.util.List.of(args));
-		builder.environment().put("DEMO_REDIS_PORT", Integer.toString(redis.port()));
+		builder.environment().put("DEMO_REDIS_PORT", Integer.toString(redis.server().port()));
 		builder.environment().put("DEMO_PORTS", freePort() + " " + freePort() + " " + freePort());
 		builder.redirectErrorStream(true);
 		Process process = builder.start();

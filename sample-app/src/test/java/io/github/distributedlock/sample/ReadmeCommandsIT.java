@@ -16,11 +16,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import io.github.distributedlock.test.RedisProcess;
-import io.github.distributedlock.test.RedisServers;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.github.distributedlock.test.RedisServerExtension;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
@@ -40,17 +38,8 @@ class ReadmeCommandsIT {
 
 	private static final Pattern BLOCK = Pattern.compile("```\\n(.*?)```", Pattern.DOTALL);
 
-	static RedisProcess redis;
-
-	@BeforeAll
-	static void startRedis() {
-		redis = RedisServers.launch();
-	}
-
-	@AfterAll
-	static void stopRedis() {
-		redis.close();
-	}
+	@RegisterExtension
+	static RedisServerExtension redis = RedisServerExtension.dedicated();
 
 	@Test
 	void shouldRunTheSampleAndEveryCommandToTryItAsTheReadmeWritesThem() throws Exception {
@@ -68,8 +57,8 @@ class ReadmeCommandsIT {
 			.redirectErrorStream(true)
 			.redirectOutput(Files.createTempFile("readme-app", ".log").toFile());
 		app.environment().put("SERVER_PORT", Integer.toString(port));
-		app.environment().put("SPRING_DATA_REDIS_HOST", redis.host());
-		app.environment().put("SPRING_DATA_REDIS_PORT", Integer.toString(redis.port()));
+		app.environment().put("SPRING_DATA_REDIS_HOST", redis.server().host());
+		app.environment().put("SPRING_DATA_REDIS_PORT", Integer.toString(redis.server().port()));
 		app.environment().put("JAVA_TOOL_OPTIONS", "-Xmx256m -XX:TieredStopAtLevel=1");
 		Process process = app.start();
 		try {

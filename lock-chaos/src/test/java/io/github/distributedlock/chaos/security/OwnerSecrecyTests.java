@@ -13,10 +13,10 @@ import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.chaos.support.Connections;
-import io.github.distributedlock.chaos.support.RespSocket;
 import io.github.distributedlock.redis.RedisLockTemplate;
 import io.github.distributedlock.test.RedisServer;
 import io.github.distributedlock.test.RedisServerExtension;
+import io.github.distributedlock.test.RespConnection;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -107,7 +107,7 @@ class OwnerSecrecyTests {
 				attempts.add(List.of("EVAL", extend, "1", lockKey, guess, token, "3600000"));
 			}
 			List<?> replies;
-			try (RespSocket raw = RespSocket.open(server.port())) {
+			try (RespConnection raw = server.connect()) {
 				replies = raw.pipeline(attempts);
 			}
 			assertThat(replies).as("every release and extend by a stranger refused as 'someone else holds it'")
@@ -130,7 +130,7 @@ class OwnerSecrecyTests {
 		String lockKey = holder.lockKey(held.name());
 		String owner = String.valueOf(server.command("HGET", lockKey, "owner"));
 		String token = String.valueOf(server.command("HGET", lockKey, "token"));
-		try (RespSocket raw = RespSocket.open(server.port())) {
+		try (RespConnection raw = server.connect()) {
 			assertThat(raw.command("EVAL", script("release.lua"), "4", lockKey, lockKey + ":released",
 					lockKey + ":requests", lockKey + ":readers", owner, token, "1", "0"))
 				.as("read access to lock:* is enough to release: restrict it with ACLs (see AclTests)")
