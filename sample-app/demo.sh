@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Starts three instances of the sample app, fires concurrent deployments at all of them,
 # and prints evidence that deployments to one server never overlapped: start and end times
-# and fencing tokens per instance. Exits 0 when there was no overlap, 1 when there was.
+# and fencing tokens per instance, and which instance ran each period of the scheduled report.
+# Exits 0 when no deployments overlapped and no report period ran twice, 1 otherwise.
 #
 #   sample-app/demo.sh            deployments through @DistributedLock
 #   sample-app/demo.sh --unsafe   the same work without the lock: the check must fail
@@ -34,7 +35,7 @@ trap stop EXIT
 start() {
 	local port=$1
 	java -Xmx256m -XX:TieredStopAtLevel=1 -jar "$jar" --server.port="$port" \
-		--spring.data.redis.port="$redis_port" --sample.report-interval=2s >"$logs/$port.log" 2>&1 &
+		--spring.data.redis.port="$redis_port" --sample.report-cron='*/2 * * * * *' --sample.report-hold-at-least=1s >"$logs/$port.log" 2>&1 &
 	pids+=($!)
 }
 await_up() {
@@ -64,7 +65,24 @@ for call in "${calls[@]}"; do wait "$call" || true; done
 
 report=$(curl -sf "http://localhost:${ports[0]}/deployments/report")
 echo "$report"
+
+# The scheduled report fires on every instance every 2 s; each 2 s period must have run once.
+runs=$(cat "$logs"/*.log | sed -n 's/.*Report run [0-9]* on \([^ ]*\) at \([0-9]*\).*/\2 \1/p' | sort -n)
+echo "Scheduled report runs (every 2 s, on whichever instance took the lock):"
+echo "$runs" | while read -r millis instance; do
+	if [ -n "$millis" ]; then
+		echo "  $(date -u -d "@$((millis / 1000))" +%H:%M:%S) on $instance"
+	fi
+done
+repeated=$(echo "$runs" | awk 'NF { n[int($1 / 2000)]++ } END { for (p in n) if (n[p] > 1) c++; print c + 0 }')
+status=1
 if [ "$(echo "$report" | tail -1 | cut -c1-3)" = "OK:" ]; then
-	exit 0
+	status=0
 fi
-exit 1
+if [ "$repeated" -gt 0 ]; then
+	echo "FAIL: $repeated report periods ran on more than one instance"
+	status=1
+else
+	echo "OK: every report period ran on one instance"
+fi
+exit $status

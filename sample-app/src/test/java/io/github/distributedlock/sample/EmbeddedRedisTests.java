@@ -27,7 +27,7 @@ class EmbeddedRedisTests {
 		application.setWebApplicationType(WebApplicationType.NONE);
 		application.addListeners(new EmbeddedRedis());
 		try (ConfigurableApplicationContext context = application.run("--spring.data.redis.port=" + port,
-				"--sample.report-interval=1h")) {
+				"--sample.report-cron=-")) {
 			assertThat(EmbeddedRedis.answersPing(address)).isTrue();
 			String price = context.getBean(PriceService.class).quote("EMB").price();
 			assertThat(price).isNotBlank();

@@ -33,7 +33,7 @@ import static org.awaitility.Awaitility.await;
  * The sample application against a real redis-server, through its HTTP endpoints.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-		properties = { "sample.report-interval=200ms", "sample.deploy-millis=100" })
+		properties = { "sample.report-cron=* * * * * *", "sample.report-hold-at-least=100ms", "sample.deploy-millis=100" })
 class SampleApplicationTests {
 
 	static final RedisProcess redis = RedisServers.launch();
