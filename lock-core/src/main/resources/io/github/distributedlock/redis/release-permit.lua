@@ -18,6 +18,7 @@ if keep > 0 and leaseEnd and tonumber(leaseEnd) > nowMs then
 	local ends = nowMs + keep
 	if ends < tonumber(leaseEnd) then
 		redis.call('ZADD', KEYS[1], 'XX', ends, ARGV[1])
+		expire_at_latest(KEYS[1], nowMs)
 	end
 	return 0
 end

@@ -31,6 +31,8 @@ if keep > 0 then
 		ends = tonumber(reading)
 	end
 	redis.call('ZADD', KEYS[1], 'GT', ends, 'kept|' .. ARGV[1])
+	-- Nobody removes the stand-in: the set goes when its last member ends.
+	expire_at_latest(KEYS[1], nowMs, KEYS[2])
 	return 0
 end
 if redis.call('ZCOUNT', KEYS[1], '(' .. nowMs, '+inf') == 0 then
