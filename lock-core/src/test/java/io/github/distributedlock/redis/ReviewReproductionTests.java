@@ -33,12 +33,19 @@ class ReviewReproductionTests {
 
 	private RedisLockTemplate template;
 
+	private LettuceConnectionFactory slowFactory;
+
+	private RedisLockTemplate slowTemplate;
+
 	@BeforeEach
 	void connect() {
 		// A short command timeout, so that a command sent to a stalled Redis times out on the
 		// client while Redis still runs it later: a write whose reply was lost.
 		this.factory = RedisConnections.standalone(redis.server().host(), redis.server().port(),
 				Duration.ofMillis(1000));
+		this.slowFactory = RedisConnections.standalone(redis.server().host(), redis.server().port(),
+				Duration.ofSeconds(5));
+		this.slowTemplate = RedisLockTemplate.builder(this.slowFactory).build();
 		// On a loaded machine the first handshake may take longer than that: retry it.
 		for (int i = 0;; i++) {
 			try {
@@ -57,6 +64,8 @@ class ReviewReproductionTests {
 	void disconnect() {
 		this.template.close();
 		this.factory.destroy();
+		this.slowTemplate.close();
+		this.slowFactory.destroy();
 		redis.server().flushAll();
 	}
 
@@ -96,6 +105,70 @@ class ReviewReproductionTests {
 			}
 			assertThat(next.isHeld()).as("the newer hold survives the late close of the abandoned one").isTrue();
 		}
+	}
+
+	/**
+	 * A hold whose reply came late (Redis stalled, within the command timeout) is past its
+	 * local lease when it is returned, while Redis keeps it for the lease counted from the
+	 * stall's end. The sweep drops it; {@link LockHandle#extend} then succeeds, and the handle
+	 * is live again, yet the {@link HoldRegistry} no longer has it: it is missing from
+	 * {@code heldLocks()}, and its extended lease is not counted, so once the bound of the
+	 * dropped hold passes, the same thread's next acquisition takes the hold over and the
+	 * late close of the extended handle deletes the lock under it. Before 6005e96 an unclosed
+	 * handle stayed listed and counted.
+	 */
+	@Test
+	void extendedHandleMustStayRegisteredAfterTheSweepDroppedIt() throws Exception {
+		Thread resumer = new Thread(() -> {
+			try {
+				Thread.sleep(1500);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			redis.server().resume();
+		});
+		redis.server().pause();
+		resumer.start();
+		LockHandle held;
+		try {
+			held = this.slowTemplate.acquire(slowRequest().lease(Duration.ofMillis(1000)).build());
+		}
+		finally {
+			resumer.join();
+		}
+		// Past its local lease already: a read of the holds drops it.
+		assertThat(this.slowTemplate.heldLocks()).isEmpty();
+		held.extend(Duration.ofSeconds(30));
+		assertThat(held.remainingLease()).isGreaterThan(Duration.ofSeconds(20));
+		int listed = this.slowTemplate.heldLocks().size();
+		// Past the bound the registry kept for the dropped hold (its reply plus 1 s).
+		Thread.sleep(1500);
+		LockHandle next = this.slowTemplate.acquire(slowRequest().lease(Duration.ofSeconds(30)).build());
+		boolean nextHeld;
+		try {
+			try {
+				held.close();
+			}
+			catch (LockLeaseLostException ex) {
+				// Not expected either, but not the point here.
+			}
+			nextHeld = next.isHeld();
+		}
+		finally {
+			try {
+				next.close();
+			}
+			catch (LockLeaseLostException ex) {
+				// It was ended under it: the assertion below says so.
+			}
+		}
+		assertThat(nextHeld).as("the newer hold survives the close of the extended one").isTrue();
+		assertThat(listed).as("the extended, live handle is listed in heldLocks()").isEqualTo(1);
+	}
+
+	private static LockRequest.Builder slowRequest() {
+		return LockRequest.builder("review").key("slow-reply").waitTime(Duration.ZERO);
 	}
 
 	private static LockRequest.Builder request() {
