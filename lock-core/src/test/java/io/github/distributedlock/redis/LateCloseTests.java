@@ -11,7 +11,6 @@ import io.github.distributedlock.test.RedisServerExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -21,14 +20,11 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * REVIEW REPRODUCTIONS (r1-review of the h1-engine merge, 9d63f59..6005e96). Each test
- * here is expected to FAIL on 6005e96 and shows a behaviour that changed; none of them is
- * a fix. See the review report for the analysis. Skipped unless run with
- * {@code -Dreview.repro=true}, so that merging them keeps the build green.
+ * A handle closed late must not end a newer hold of the same owner when Redis kept a lease
+ * that the {@link HoldRegistry} did not see set: the owner stays counted, so the newer hold
+ * is a re-entry rather than a take-over with the same token.
  */
-@EnabledIfSystemProperty(named = "review.repro", matches = "true",
-		disabledReason = "review reproductions fail on 6005e96 by design; run with -Dreview.repro=true")
-class ReviewReproductionTests {
+class LateCloseTests {
 
 	@RegisterExtension
 	static RedisServerExtension redis = RedisServerExtension.dedicated();
@@ -79,11 +75,10 @@ class ReviewReproductionTests {
 	 * abandoned outer handle's own bound passes, the owner no longer counts as holding the
 	 * lock, so the next acquisition of the same thread takes the hold over (holds = 1, the
 	 * same token) instead of counting it; the late close of the abandoned outer handle then
-	 * deletes the lock under the newer hold. Before 6005e96 an unclosed handle kept the
-	 * owner counted, so the newer hold was a re-entry and survived the late close.
+	 * would delete the lock under the newer hold.
 	 */
 	@Test
-	void lateCloseOfAnAbandonedHandleMustNotEndANewerHoldAfterALostReentryReply() throws Exception {
+	void shouldKeepANewerHoldWhenAnAbandonedHandleIsClosedAfterALostReentryReply() throws Exception {
 		LockHandle outer = this.template.acquire(request().lease(Duration.ofMillis(4000)).build());
 		redis.server().pause();
 		try {
@@ -94,7 +89,7 @@ class ReviewReproductionTests {
 		finally {
 			redis.server().resume();
 		}
-		String key = this.template.lockKey(LockName.of("review", "lost-reentry"));
+		String key = this.template.lockKey(LockName.of("late-close", "lost-reentry"));
 		// Redis ran it once resumed: two holds, and the re-entry's 30 s lease.
 		await().atMost(Duration.ofSeconds(5))
 			.until(() -> "2".equals(String.valueOf(redis.server().command("HGET", key, "holds"))));
@@ -118,11 +113,10 @@ class ReviewReproductionTests {
 	 * is live again, yet the {@link HoldRegistry} no longer has it: it is missing from
 	 * {@code heldLocks()}, and its extended lease is not counted, so once the bound of the
 	 * dropped hold passes, the same thread's next acquisition takes the hold over and the
-	 * late close of the extended handle deletes the lock under it. Before 6005e96 an unclosed
-	 * handle stayed listed and counted.
+	 * late close of the extended handle would delete the lock under it.
 	 */
 	@Test
-	void extendedHandleMustStayRegisteredAfterTheSweepDroppedIt() throws Exception {
+	void shouldKeepAnExtendedHandleRegisteredAfterTheSweepDroppedIt() throws Exception {
 		Thread resumer = new Thread(() -> {
 			try {
 				Thread.sleep(1500);
@@ -141,7 +135,7 @@ class ReviewReproductionTests {
 		finally {
 			resumer.join();
 		}
-		// Past its local lease already: on 6005e96 this read of the holds drops it (the sweep).
+		// Past its local lease already: this read of the holds drops it (the sweep).
 		this.slowTemplate.heldLocks();
 		held.extend(Duration.ofSeconds(30));
 		assertThat(held.remainingLease()).isGreaterThan(Duration.ofSeconds(20));
@@ -172,11 +166,11 @@ class ReviewReproductionTests {
 	}
 
 	private static LockRequest.Builder slowRequest() {
-		return LockRequest.builder("review").key("slow-reply").waitTime(Duration.ZERO);
+		return LockRequest.builder("late-close").key("slow-reply").waitTime(Duration.ZERO);
 	}
 
 	private static LockRequest.Builder request() {
-		return LockRequest.builder("review").key("lost-reentry").waitTime(Duration.ZERO);
+		return LockRequest.builder("late-close").key("lost-reentry").waitTime(Duration.ZERO);
 	}
 
 }
