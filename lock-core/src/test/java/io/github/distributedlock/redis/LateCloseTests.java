@@ -107,6 +107,40 @@ class LateCloseTests {
 	}
 
 	/**
+	 * An extension whose reply was lost (the command timed out, Redis ran it later) sets a
+	 * lease that nothing bounds: the owner stays counted until the handle is closed, so the
+	 * same thread's next acquisition is a re-entry that the late close leaves alone, and once
+	 * every handle is closed the owner is forgotten.
+	 */
+	@Test
+	void shouldKeepANewerHoldWhenAHandleIsClosedAfterALostExtendReply() throws Exception {
+		LockHandle held = this.template.acquire(extended().lease(Duration.ofMillis(2000)).build());
+		redis.server().pause();
+		try {
+			assertThatExceptionOfType(LockAccessException.class).isThrownBy(() -> held.extend(Duration.ofSeconds(30)));
+		}
+		finally {
+			redis.server().resume();
+		}
+		String key = this.template.lockKey(held.name());
+		// Redis ran it once resumed: the 30 s lease.
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> Long.parseLong(String.valueOf(redis.server().command("PTTL", key))) > 20_000);
+		// Past the handle's own lease and every bound of a reply.
+		Thread.sleep(2500);
+		try (LockHandle next = this.template.acquire(extended().lease(Duration.ofSeconds(30)).build())) {
+			try {
+				held.close();
+			}
+			catch (LockLeaseLostException ex) {
+				// Reporting the lost lease is fine; ending the newer hold is not.
+			}
+			assertThat(next.isHeld()).as("the newer hold survives the late close of the extended one").isTrue();
+		}
+		assertThat(this.template.holds().size()).as("forgotten once every handle is closed").isZero();
+	}
+
+	/**
 	 * A hold whose reply came late (Redis stalled, within the command timeout) is past its
 	 * local lease when it is returned, while Redis keeps it for the lease counted from the
 	 * stall's end. The sweep drops it; {@link LockHandle#extend} then succeeds, and the handle
@@ -163,6 +197,10 @@ class LateCloseTests {
 		}
 		assertThat(nextHeld).as("the newer hold survives the close of the extended one").isTrue();
 		assertThat(listed).as("the extended, live handle is listed in heldLocks()").isEqualTo(1);
+	}
+
+	private static LockRequest.Builder extended() {
+		return LockRequest.builder("late-close").key("lost-extend").waitTime(Duration.ZERO);
 	}
 
 	private static LockRequest.Builder slowRequest() {
