@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.UnaryOperator;
 
 import io.github.distributedlock.HeldLock;
+import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockListener;
 import io.github.distributedlock.LockName;
 import org.jspecify.annotations.Nullable;
@@ -89,7 +90,8 @@ final class HoldRegistry implements AutoCloseable {
 			catch (RuntimeException ex) {
 				// A refusal is a reply (no cause); a failure of the check may have lost one.
 				long bound = leaseBound(grant.spec().leaseMillis());
-				update(key, (current) -> (ex.getCause() == null) ? current.replied(true, bound) : current.failed());
+				boolean refused = ex instanceof LockAccessException && ex.getCause() == null;
+				update(key, (current) -> refused ? current.replied(true, bound) : current.failed());
 				throw ex;
 			}
 		}
