@@ -7,8 +7,10 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.UnaryOperator;
 
 import io.github.distributedlock.HeldLock;
+import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockListener;
 import io.github.distributedlock.LockName;
 import org.jspecify.annotations.Nullable;
@@ -25,20 +27,31 @@ import org.jspecify.annotations.Nullable;
  * Dropping a hold must not turn a hold left by a lost reply into a re-entry, nor a re-entry
  * into a take-over. The acquire script counts a second hold of an owner only when the caller
  * says it holds one ({@link #holdsLocally}); otherwise it takes the lock over as one fresh
- * hold with the same token, which the old handle's release would then end. So an owner and
- * lock keep counting for as long as Redis may still keep a hold of them: up to the reply of
- * the last write that set the lease (acquire, renewal, extension or replica check) plus that
- * lease, since Redis set it before replying. Holds of one owner share the lock's lease, so
- * the bound of a dropped hold, and of a released one that left holds behind, is kept for the
+ * hold with the same token, which the release of an old handle would then end. So an owner
+ * and lock stay counted for as long as Redis may keep a hold of them: their count is dropped
+ * only when
+ * <ol>
+ * <li>no command that may set their lease is in flight (an acquire attempt while holding the
+ * lock, a re-entry's replica check, an extension or a renewal: see {@link #sending}),</li>
+ * <li>no such command failed without a reply: Redis may still run it and set a lease that
+ * nothing bounds, so the handles of the owner and lock are then kept, even past their lease
+ * or lost, until each is closed (a leak, but only after such failures), and</li>
+ * <li>the bound of the latest replies has passed: the maximum, over the replies, of the time
+ * the reply was received plus the lease it set, since Redis set it before replying.</li>
+ * </ol>
+ * Holds of one owner share the lock's lease, so the bound of a dropped hold, of a released
+ * one that left holds behind, and of a re-entry the replica check refused, is kept for the
  * owner and lock. Past that bound Redis no longer has the hold, an owner match there is
  * impossible, and a new attempt gets a new token, so closing the old handle later just
- * reports the lost lease. Thread-safe.
+ * reports the lost lease. A dropped handle that is then extended is registered again. The
+ * normal path costs no Redis command: only map updates around the commands it sends anyway.
+ * Thread-safe.
  */
 final class HoldRegistry implements AutoCloseable {
 
 	private static final long SWEEP_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-	private final ConcurrentHashMap<String, Holds> holds = new ConcurrentHashMap<>();
+	private final ConcurrentHashMap<String, OwnerHolds> holds = new ConcurrentHashMap<>();
 
 	private final LockCommands commands;
 
@@ -67,13 +80,29 @@ final class HoldRegistry implements AutoCloseable {
 	 * the hold, which is then released
 	 */
 	RedisLockHandle hold(Grant grant) {
+		String key = key(grant.owner(), grant.spec().lockKey());
 		if (this.replicas != null) {
-			this.replicas.confirm(grant.spec(), grant.owner(), grant.token(), grant.sentNanos());
+			// The check writes the lease again, and a refused re-entry leaves it behind.
+			update(key, OwnerHolds::sending);
+			try {
+				this.replicas.confirm(grant.spec(), grant.owner(), grant.token(), grant.sentNanos());
+			}
+			catch (RuntimeException ex) {
+				// A refusal is a reply (no cause); a failure of the check may have lost one.
+				long bound = leaseBound(grant.spec().leaseMillis());
+				boolean refused = ex instanceof LockAccessException && ex.getCause() == null;
+				update(key, (current) -> refused ? current.replied(true, bound) : current.failed());
+				throw ex;
+			}
 		}
 		RedisLockHandle handle = new RedisLockHandle(grant, this, this.commands);
-		add(handle);
 		if (handle.spec().autoRenew()) {
+			// Watched before added, so that no sweep can drop it in between.
 			this.watchdog.watch(handle);
+		}
+		add(handle);
+		if (this.replicas != null) {
+			update(key, (current) -> current.replied(false, 0));
 		}
 		this.listener.acquired(handle);
 		return handle;
@@ -91,6 +120,9 @@ final class HoldRegistry implements AutoCloseable {
 			}
 			catch (RuntimeException ex) {
 				for (Grant left : grants.subList(i + 1, grants.size())) {
+					// Released, but a re-entry among them leaves its lease behind.
+					long bound = leaseBound(left.spec().leaseMillis());
+					update(key(left.owner(), left.spec().lockKey()), (current) -> current.bound(bound));
 					try {
 						this.commands.release(left.spec(), left.owner(), left.token());
 					}
@@ -120,9 +152,68 @@ final class HoldRegistry implements AutoCloseable {
 	}
 
 	private void add(RedisLockHandle handle) {
-		this.holds.compute(key(handle), (key, current) -> (current != null) ? current.with(handle)
-				: new Holds(List.of(handle), false, 0));
+		update(key(handle), (current) -> current.with(handle));
+	}
+
+	/**
+	 * Note that a command that may set the lease of this owner on this lock (an acquire
+	 * attempt while holding it, a renewal, an extension) is about to be sent: the owner
+	 * counts as holding the lock until its reply. Each call is followed by one of
+	 * {@link #replied} or {@link #failed}.
+	 */
+	void sending(String owner, String lockKey) {
+		update(key(owner, lockKey), OwnerHolds::sending);
+	}
+
+	/**
+	 * Note the reply of a command announced by {@link #sending}.
+	 * @param leaseMillis the lease it set, or a negative value if it set none
+	 */
+	void replied(String owner, String lockKey, long leaseMillis) {
+		long bound = leaseBound(leaseMillis);
+		update(key(owner, lockKey), (current) -> current.replied(leaseMillis >= 0, bound));
+	}
+
+	/**
+	 * Note that a command announced by {@link #sending} failed without a reply, so that
+	 * Redis may still run it: the owner counts as holding the lock until all its handles are
+	 * closed.
+	 */
+	void failed(String owner, String lockKey) {
+		update(key(owner, lockKey), OwnerHolds::failed);
+	}
+
+	/**
+	 * Note the reply of a command for a handle announced by {@link #sending}; a live handle
+	 * that a sweep dropped meanwhile is registered again.
+	 * @param leaseMillis the lease it set, or a negative value if it set none
+	 */
+	void replied(RedisLockHandle handle, long leaseMillis) {
+		long bound = leaseBound(leaseMillis);
+		update(key(handle), (current) -> {
+			OwnerHolds next = current.replied(leaseMillis >= 0, bound);
+			return handle.isLive(System.nanoTime()) ? next.with(handle) : next;
+		});
+	}
+
+	/**
+	 * Note that a command for a handle failed without a reply: the handle is kept until it
+	 * is closed.
+	 */
+	void failed(RedisLockHandle handle) {
+		update(key(handle), (current) -> handle.isReleased() ? current.failed() : current.failed().with(handle));
+	}
+
+	private void update(String key, UnaryOperator<OwnerHolds> change) {
+		this.holds.compute(key, (k, current) -> change
+			.apply((current != null) ? current : OwnerHolds.none())
+			.orNull(System.nanoTime()));
 		sweepSoon();
+	}
+
+	private static long leaseBound(long leaseMillis) {
+		// Redis set the lease before replying: counted from after the reply, it has ended.
+		return System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, leaseMillis));
 	}
 
 	/**
@@ -140,7 +231,7 @@ final class HoldRegistry implements AutoCloseable {
 		if (LockOwners.isCustom(owner)) {
 			return true;
 		}
-		Holds current = this.holds.get(key(owner, lockKey));
+		OwnerHolds current = this.holds.get(key(owner, lockKey));
 		return current != null && current.mayBeInRedis(System.nanoTime());
 	}
 
@@ -150,7 +241,7 @@ final class HoldRegistry implements AutoCloseable {
 	 */
 	void released(RedisLockHandle handle, long result) {
 		this.holds.computeIfPresent(key(handle), (key, current) -> {
-			Holds left = current.without(handle);
+			OwnerHolds left = current.without(handle);
 			if (result == 0 || result == -1) {
 				// Redis has no hold of this owner on the lock any more.
 				left = left.withoutBound();
@@ -175,8 +266,8 @@ final class HoldRegistry implements AutoCloseable {
 	void lost(RedisLockHandle handle, boolean goneFromRedis) {
 		this.watchdog.unwatch(handle);
 		this.holds.computeIfPresent(key(handle), (key, current) -> {
-			Holds left = current.without(handle);
-			return (goneFromRedis ? left : left.bound(handle.redisLeaseBoundNanos())).orNull(System.nanoTime());
+			// Kept while a write is in flight or after one without a reply.
+			return current.dropped(handle, !goneFromRedis).orNull(System.nanoTime());
 		});
 		this.listener.leaseLost(handle);
 	}
@@ -196,7 +287,7 @@ final class HoldRegistry implements AutoCloseable {
 		sweep();
 		long now = System.nanoTime();
 		List<HeldLock> snapshot = new ArrayList<>();
-		for (Holds current : this.holds.values()) {
+		for (OwnerHolds current : this.holds.values()) {
 			for (RedisLockHandle handle : current.handles()) {
 				if (handle.isLive(now)) {
 					snapshot.add(handle.snapshot());
@@ -250,74 +341,6 @@ final class HoldRegistry implements AutoCloseable {
 
 	private static String key(String owner, String lockKey) {
 		return owner + '\n' + lockKey;
-	}
-
-	/**
-	 * The handles of one owner on one lock, and how long dropped ones may still be in Redis.
-	 *
-	 * @param handles the handles not dropped
-	 * @param bounded whether dropped holds may still be in Redis
-	 * @param boundNanos until when they may be, at the latest
-	 */
-	private record Holds(List<RedisLockHandle> handles, boolean bounded, long boundNanos) {
-
-		Holds with(RedisLockHandle handle) {
-			List<RedisLockHandle> more = new ArrayList<>(this.handles.size() + 1);
-			more.addAll(this.handles);
-			more.add(handle);
-			return new Holds(List.copyOf(more), this.bounded, this.boundNanos);
-		}
-
-		Holds without(RedisLockHandle handle) {
-			if (!this.handles.contains(handle)) {
-				return this;
-			}
-			List<RedisLockHandle> fewer = new ArrayList<>(this.handles);
-			fewer.remove(handle);
-			return new Holds(List.copyOf(fewer), this.bounded, this.boundNanos);
-		}
-
-		Holds bound(long nanos) {
-			if (this.bounded && this.boundNanos - nanos >= 0) {
-				return this;
-			}
-			return new Holds(this.handles, true, nanos);
-		}
-
-		Holds withoutBound() {
-			return new Holds(this.handles, false, 0);
-		}
-
-		boolean mayBeInRedis(long now) {
-			if (this.bounded && this.boundNanos - now > 0) {
-				return true;
-			}
-			for (RedisLockHandle handle : this.handles) {
-				if (handle.redisLeaseBoundNanos() - now > 0) {
-					return true;
-				}
-			}
-			return false;
-		}
-
-		@Nullable Holds orNull(long now) {
-			return (this.handles.isEmpty() && !(this.bounded && this.boundNanos - now > 0)) ? null : this;
-		}
-
-		/**
-		 * Drop the lost holds and those whose lease is over; the watchdog decides for the
-		 * holds it still renews.
-		 */
-		@Nullable Holds swept(long now, LeaseWatchdog watchdog) {
-			Holds left = this;
-			for (RedisLockHandle handle : this.handles) {
-				if (!handle.isLive(now) && (handle.isLost() || !watchdog.watches(handle))) {
-					left = left.without(handle).bound(handle.redisLeaseBoundNanos());
-				}
-			}
-			return left.orNull(now);
-		}
-
 	}
 
 }

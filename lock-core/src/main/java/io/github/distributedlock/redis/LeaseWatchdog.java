@@ -24,7 +24,9 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * A renewal that finds the lock gone or taken marks the hold lost. A renewal that fails
  * (Redis down) is retried until the lease would have ended, and only then is the hold
- * reported lost. Renewal stops at release and at shutdown; if the process dies, the lease
+ * reported lost. Each renewal is announced to the {@link HoldRegistry} before it is sent
+ * and reported after, so that a renewal in flight or without a reply keeps the owner
+ * counted. Renewal stops at release and at shutdown; if the process dies, the lease
  * simply ends.
  */
 final class LeaseWatchdog implements AutoCloseable {
@@ -195,6 +197,7 @@ final class LeaseWatchdog implements AutoCloseable {
 	 */
 	private void renewAlone(RedisLockHandle hold) {
 		long sentNanos = System.nanoTime();
+		hold.renewing();
 		long result;
 		try {
 			result = this.commands.extend(hold.spec(), hold.owner(), hold.fencingToken(), hold.spec().leaseMillis());
@@ -206,13 +209,17 @@ final class LeaseWatchdog implements AutoCloseable {
 		if (result == 1) {
 			hold.renewed(sentNanos);
 		}
-		else if (this.watched.remove(hold)) {
-			hold.markLost(true);
+		else {
+			hold.notRenewed();
+			if (this.watched.remove(hold)) {
+				hold.markLost(true);
+			}
 		}
 	}
 
 	private void failed(List<RedisLockHandle> batch, RuntimeException ex) {
 		for (RedisLockHandle hold : batch) {
+			hold.renewalFailed();
 			if (hold.leaseEndNanos() - System.nanoTime() <= 0) {
 				// Retried until the lease would have ended: from here on nobody can rely on it.
 				this.watched.remove(hold);
@@ -227,6 +234,9 @@ final class LeaseWatchdog implements AutoCloseable {
 
 	private void renew(List<RedisLockHandle> batch) {
 		long sentNanos = System.nanoTime();
+		for (RedisLockHandle hold : batch) {
+			hold.renewing();
+		}
 		List<Long> results;
 		try {
 			results = this.commands.renew(batch);
@@ -240,8 +250,11 @@ final class LeaseWatchdog implements AutoCloseable {
 			if (results.get(i) == 1) {
 				hold.renewed(sentNanos);
 			}
-			else if (this.watched.remove(hold)) {
-				hold.markLost(true);
+			else {
+				hold.notRenewed();
+				if (this.watched.remove(hold)) {
+					hold.markLost(true);
+				}
 			}
 		}
 	}

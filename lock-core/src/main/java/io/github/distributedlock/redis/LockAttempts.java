@@ -17,6 +17,9 @@ final class LockAttempts {
 
 	private final boolean holdsIt;
 
+	// The holds to tell about attempts that may set the lease of a hold of the owner.
+	private final @Nullable HoldRegistry leaseWrites;
+
 	private final LockCommands commands;
 
 	private final Deadline deadline;
@@ -34,13 +37,15 @@ final class LockAttempts {
 	private boolean filed;
 
 	/**
-	 * @param holdsIt whether the owner already holds the lock through a local handle, so that
-	 * finding it ours is a re-entry rather than a hold left by a lost reply
+	 * @param holds the holds of the template: whether the owner already holds the lock
+	 * through a local handle decides whether finding it ours is a re-entry rather than a hold
+	 * left by a lost reply, and then each attempt may set the lease of that hold
 	 */
-	LockAttempts(LockSpec spec, String owner, boolean holdsIt, LockCommands commands) {
+	LockAttempts(LockSpec spec, String owner, HoldRegistry holds, LockCommands commands) {
 		this.spec = spec;
 		this.owner = owner;
-		this.holdsIt = holdsIt;
+		this.holdsIt = holds.holdsLocally(owner, spec.lockKey());
+		this.leaseWrites = (this.holdsIt && !LockOwners.isCustom(owner)) ? holds : null;
 		this.commands = commands;
 		this.deadline = Deadline.start(spec.waitNanos());
 	}
@@ -113,8 +118,7 @@ final class LockAttempts {
 		boolean mayHaveIntent = this.count > 1 && this.lastHolderToken == 0;
 		this.lastSentNanos = System.nanoTime();
 		this.filed |= this.handOff != null;
-		AcquireResult result = this.commands.acquire(this.spec, this.owner, this.deadline.remainingMillis(),
-				mayHaveIntent, this.holdsIt, this.handOff);
+		AcquireResult result = send(mayHaveIntent);
 		if (!result.acquired()) {
 			long now = System.nanoTime();
 			if (this.lastHolderToken != -1 && this.lastHolderToken != result.token()) {
@@ -123,6 +127,28 @@ final class LockAttempts {
 			this.lastHolderToken = result.token();
 			this.deadline.holderSeen(result.holderTtlMillis(), now);
 		}
+		return result;
+	}
+
+	private AcquireResult send(boolean mayHaveIntent) {
+		HoldRegistry writes = this.leaseWrites;
+		if (writes == null) {
+			return this.commands.acquire(this.spec, this.owner, this.deadline.remainingMillis(), mayHaveIntent,
+					this.holdsIt, this.handOff);
+		}
+		// A re-entry sets the lease of the hold the owner has: the registry keeps counting the
+		// owner until the reply, plus the lease, or until its handles are closed if none comes.
+		writes.sending(this.owner, this.spec.lockKey());
+		AcquireResult result;
+		try {
+			result = this.commands.acquire(this.spec, this.owner, this.deadline.remainingMillis(), mayHaveIntent,
+					this.holdsIt, this.handOff);
+		}
+		catch (RuntimeException ex) {
+			writes.failed(this.owner, this.spec.lockKey());
+			throw ex;
+		}
+		writes.replied(this.owner, this.spec.lockKey(), result.acquired() ? this.spec.leaseMillis() : -1);
 		return result;
 	}
 

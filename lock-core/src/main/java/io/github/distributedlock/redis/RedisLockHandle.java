@@ -98,6 +98,10 @@ final class RedisLockHandle implements LockHandle {
 		return this.lost.get();
 	}
 
+	boolean isReleased() {
+		return this.released.get();
+	}
+
 	/**
 	 * Return whether this hold counts at the given time: neither released nor lost, and its
 	 * lease not over by the local clock.
@@ -111,13 +115,44 @@ final class RedisLockHandle implements LockHandle {
 	}
 
 	/**
+	 * Note that a renewal of this hold is about to be sent; followed by one of
+	 * {@link #renewed}, {@link #notRenewed} or {@link #renewalFailed}.
+	 */
+	void renewing() {
+		this.registry.sending(this.owner, this.spec.lockKey());
+	}
+
+	/**
 	 * Record a renewal, measured from when the renew command was sent. Called after its reply.
 	 */
 	void renewed(long sentNanos) {
 		long leaseNanos = TimeUnit.MILLISECONDS.toNanos(this.spec.leaseMillis());
 		this.leaseEndNanos = sentNanos + leaseNanos;
 		this.nextRenewalNanos = sentNanos + renewalPeriodNanos();
-		this.redisLeaseBoundNanos = System.nanoTime() + leaseNanos;
+		boundAtLeast(System.nanoTime() + leaseNanos);
+		this.registry.replied(this, this.spec.leaseMillis());
+	}
+
+	/**
+	 * Record a renewal whose reply said the hold is gone or taken, before marking it lost.
+	 */
+	void notRenewed() {
+		this.registry.replied(this, -1);
+	}
+
+	/**
+	 * Record a renewal that failed without a reply, which Redis may still run.
+	 */
+	void renewalFailed() {
+		this.registry.failed(this);
+	}
+
+	private void boundAtLeast(long bound) {
+		// Never earlier: a reply may come after a later one, and another hold of this owner
+		// may rely on the longer lease.
+		if (bound - this.redisLeaseBoundNanos > 0) {
+			this.redisLeaseBoundNanos = bound;
+		}
 	}
 
 	void retryRenewalAt(long nanos) {
@@ -188,18 +223,25 @@ final class RedisLockHandle implements LockHandle {
 			throw new LockLeaseLostException(this.spec.name(), this.token, "extended after it was released");
 		}
 		long sentNanos = System.nanoTime();
-		long result = this.commands.extend(this.spec, this.owner, this.token, leaseMillis);
+		this.registry.sending(this.owner, this.spec.lockKey());
+		long result;
+		try {
+			result = this.commands.extend(this.spec, this.owner, this.token, leaseMillis);
+		}
+		catch (RuntimeException ex) {
+			this.registry.failed(this);
+			throw ex;
+		}
 		if (result < 0) {
+			this.registry.replied(this, -1);
 			markLost(true);
 			throw new LockLeaseLostException(this.spec.name(), this.token, lostReason("extended", result));
 		}
 		long leaseNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis);
 		this.leaseEndNanos = sentNanos + leaseNanos;
-		// Never earlier: another hold of this owner may still rely on the longer lease.
-		long bound = System.nanoTime() + leaseNanos;
-		if (bound - this.redisLeaseBoundNanos > 0) {
-			this.redisLeaseBoundNanos = bound;
-		}
+		boundAtLeast(System.nanoTime() + leaseNanos);
+		// Registers it again if a sweep dropped it while its lease was over.
+		this.registry.replied(this, leaseMillis);
 	}
 
 	@Override

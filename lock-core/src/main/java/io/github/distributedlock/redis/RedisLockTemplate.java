@@ -115,8 +115,7 @@ public final class RedisLockTemplate implements LockOperations {
 	}
 
 	private WaitLoop waitLoop(LockSpec spec, String owner) {
-		return new WaitLoop(spec, owner, this.holds.holdsLocally(owner, spec.lockKey()), this.handOff,
-				this.commands, this.queues);
+		return new WaitLoop(spec, owner, this.holds, this.handOff, this.commands, this.queues);
 	}
 
 	private LockTimeoutException notAcquired(LockTimeoutException timeout) {

@@ -70,8 +70,9 @@ final class ReplicaWait {
 	/**
 	 * Wait until enough replicas have a hold that was just written; otherwise release it.
 	 * @param writtenNanos {@link System#nanoTime()} before the hold's script was sent
-	 * @throws LockAccessException if too few replicas acknowledged it, or the server no
-	 * longer had it
+	 * @throws LockAccessException without a cause if too few replicas acknowledged it, or the
+	 * server no longer had it (replies the {@link HoldRegistry} can bound); a failure of the
+	 * check itself, whose write may have lost its reply, carries the Redis failure as cause
 	 */
 	void confirm(LockSpec spec, String owner, long token, long writtenNanos) {
 		long acked = await(spec, owner, token, writtenNanos);

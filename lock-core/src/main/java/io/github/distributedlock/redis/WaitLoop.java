@@ -52,13 +52,14 @@ final class WaitLoop {
 	private boolean waitedForTurn;
 
 	/**
-	 * @param holdsIt whether the owner holds the lock through a local handle already
+	 * @param holds the holds of the template, which say whether the owner holds the lock
+	 * through a local handle already
 	 * @param handOff whether waiters line up for reservations, where the lock's kind does
 	 */
-	WaitLoop(LockSpec spec, String owner, boolean holdsIt, boolean handOff, LockCommands commands,
+	WaitLoop(LockSpec spec, String owner, HoldRegistry holds, boolean handOff, LockCommands commands,
 			WaitQueues queues) {
 		this.spec = spec;
-		this.attempts = new LockAttempts(spec, owner, holdsIt, commands);
+		this.attempts = new LockAttempts(spec, owner, holds, commands);
 		this.deadline = this.attempts.deadline();
 		this.commands = commands;
 		this.queues = queues;

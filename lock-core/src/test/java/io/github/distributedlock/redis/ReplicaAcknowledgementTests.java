@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockHandle;
+import io.github.distributedlock.LockLeaseLostException;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.test.RedisSentinelTopology;
 import io.github.distributedlock.test.RedisTopologyExtension;
@@ -104,6 +105,54 @@ class ReplicaAcknowledgementTests {
 			((LettuceConnectionFactory) factory).destroy();
 		}
 	}
+
+	/**
+	 * A re-entry that the replica check refuses (and releases again) has already lengthened
+	 * the lock's lease: the owner stays counted until it ends, so the same thread's next
+	 * acquisition is a re-entry, and the late close of the abandoned outer handle leaves it.
+	 */
+	@Test
+	void shouldKeepANewerHoldWhenAnAbandonedHandleIsClosedAfterARefusedReentry() throws Exception {
+		RedisConnectionFactory factory = TestRedis.sentinel(topology::topology).connectionFactory();
+		try (RedisLockTemplate template = RedisLockTemplate.builder(factory)
+			.replicaAcknowledgements(1, Duration.ofMillis(300))
+			.build()) {
+			LockHandle outer = template.acquire(refusedReentry().lease(Duration.ofSeconds(3)).build());
+			topology.topology().replica().pause();
+			try {
+				// A re-entry with a longer lease: acquire.lua counts it and sets the 30 s lease,
+				// then the replica check fails and releases the count, leaving the lease.
+				assertThatExceptionOfType(LockAccessException.class)
+					.isThrownBy(() -> template.acquire(refusedReentry().lease(Duration.ofSeconds(30)).build()))
+					.withMessageContaining("replicas acknowledged");
+			}
+			finally {
+				topology.topology().replica().resume();
+			}
+			Object ttl = topology.topology().master().command("PTTL", template.lockKey(outer.name()));
+			assertThat(Long.parseLong(String.valueOf(ttl))).as("the refused re-entry's lease").isGreaterThan(20_000);
+			// The outer handle is abandoned: its lease (and the bound the registry keeps) ends,
+			// while Redis keeps its hold for the refused re-entry's lease.
+			Thread.sleep(3500);
+			try (LockHandle next = template.acquire(refusedReentry().lease(Duration.ofSeconds(30)).build())) {
+				try {
+					outer.close();
+				}
+				catch (LockLeaseLostException ex) {
+					// Reporting the abandoned hold as lost is fine; ending the newer hold is not.
+				}
+				assertThat(next.isHeld()).as("the newer hold survives the late close of the abandoned one").isTrue();
+			}
+		}
+		finally {
+			((LettuceConnectionFactory) factory).destroy();
+		}
+	}
+
+	private static LockRequest.Builder refusedReentry() {
+		return LockRequest.builder("late-close").key("refused-reentry").waitTime(Duration.ZERO);
+	}
+
 
 	private static long calls(String commandStats, String command) {
 		for (String line : commandStats.split("\\r?\\n")) {
