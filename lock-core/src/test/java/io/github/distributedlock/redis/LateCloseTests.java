@@ -80,14 +80,14 @@ class LateCloseTests {
 	@Test
 	void shouldKeepANewerHoldWhenAnAbandonedHandleIsClosedAfterALostReentryReply() throws Exception {
 		LockHandle outer = this.template.acquire(request().lease(Duration.ofMillis(4000)).build());
-		redis.server().pause();
+		redis.managedServer().pause();
 		try {
 			// A re-entry (the outer handle is registered), whose reply never comes in time.
 			assertThatExceptionOfType(LockAccessException.class)
 				.isThrownBy(() -> this.template.acquire(request().lease(Duration.ofSeconds(30)).build()));
 		}
 		finally {
-			redis.server().resume();
+			redis.managedServer().resume();
 		}
 		String key = this.template.lockKey(LockName.of("late-close", "lost-reentry"));
 		// Redis ran it once resumed: two holds, and the re-entry's 30 s lease.
@@ -115,12 +115,12 @@ class LateCloseTests {
 	@Test
 	void shouldKeepANewerHoldWhenAHandleIsClosedAfterALostExtendReply() throws Exception {
 		LockHandle held = this.template.acquire(extended().lease(Duration.ofMillis(2000)).build());
-		redis.server().pause();
+		redis.managedServer().pause();
 		try {
 			assertThatExceptionOfType(LockAccessException.class).isThrownBy(() -> held.extend(Duration.ofSeconds(30)));
 		}
 		finally {
-			redis.server().resume();
+			redis.managedServer().resume();
 		}
 		String key = this.template.lockKey(held.name());
 		// Redis ran it once resumed: the 30 s lease.
@@ -158,9 +158,9 @@ class LateCloseTests {
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
 			}
-			redis.server().resume();
+			redis.managedServer().resume();
 		});
-		redis.server().pause();
+		redis.managedServer().pause();
 		resumer.start();
 		LockHandle held;
 		try {
