@@ -24,10 +24,10 @@ if holds > 0 then
 	note_kept(KEYS[1], ARGV[3], held[3])
 	return holds
 end
-if keep_taken(KEYS[1], ARGV[3], held[3]) then
-	return 0
+-- Kept for its minimum hold, the next waiter is told all the same, and learns how long.
+if not keep_taken(KEYS[1], ARGV[3], held[3]) then
+	redis.call('DEL', KEYS[1])
 end
-redis.call('DEL', KEYS[1])
 
 -- Waiters that stopped calling (they died or gave up) leave the queue.
 drop_ended(KEYS[4], now_ms(), KEYS[3])

@@ -15,11 +15,11 @@ local nowMs = now_ms()
 local leaseEnd = redis.call('ZSCORE', KEYS[1], ARGV[1])
 local keep = tonumber(ARGV[2])
 if keep > 0 and leaseEnd and tonumber(leaseEnd) > nowMs then
-	local ends = nowMs + keep
-	if ends < tonumber(leaseEnd) then
-		redis.call('ZADD', KEYS[1], 'XX', ends, ARGV[1])
-		expire_at_latest(KEYS[1], nowMs)
-	end
+	-- A stand-in that no extend or release matches keeps the permit taken.
+	redis.call('ZREM', KEYS[1], ARGV[1])
+	redis.call('ZADD', KEYS[1], math.min(nowMs + keep, tonumber(leaseEnd)), 'kept|' .. ARGV[1])
+	expire_at_latest(KEYS[1], nowMs)
+	redis.call('PUBLISH', KEYS[2], 'permit')
 	return 0
 end
 redis.call('ZREM', KEYS[1], ARGV[1])

@@ -18,22 +18,27 @@ local reading = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not reading or tonumber(reading) <= nowMs then
 	return -1
 end
+local keep = tonumber(ARGV[2])
 local holds = redis.call('HINCRBY', KEYS[2], ARGV[1], -1)
 if holds > 0 then
+	if keep > 0 then
+		-- An inner hold's minimum hold outlives the outer holds, if it must.
+		redis.call('ZADD', KEYS[1], 'GT', math.min(nowMs + keep, tonumber(reading)), 'kept|' .. ARGV[1])
+	end
 	return holds
 end
 redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('HDEL', KEYS[2], ARGV[1])
-local keep = tonumber(ARGV[2])
-if keep > 0 then
-	local ends = nowMs + keep
-	if ends > tonumber(reading) then
-		ends = tonumber(reading)
+if keep > 0 or redis.call('ZSCORE', KEYS[1], 'kept|' .. ARGV[1]) then
+	redis.call('ZADD', KEYS[1], 'GT', math.min(nowMs + keep, tonumber(reading)), 'kept|' .. ARGV[1])
+	if tonumber(redis.call('ZSCORE', KEYS[1], 'kept|' .. ARGV[1])) > nowMs then
+		-- Nobody removes the stand-in: the set goes when its last member ends. Writers are
+		-- told, as a hint, and learn how long it stays.
+		expire_at_latest(KEYS[1], nowMs, KEYS[2])
+		redis.call('PUBLISH', KEYS[3], 'readers-left')
+		return 0
 	end
-	redis.call('ZADD', KEYS[1], 'GT', ends, 'kept|' .. ARGV[1])
-	-- Nobody removes the stand-in: the set goes when its last member ends.
-	expire_at_latest(KEYS[1], nowMs, KEYS[2])
-	return 0
+	redis.call('ZREM', KEYS[1], 'kept|' .. ARGV[1])
 end
 if redis.call('ZCOUNT', KEYS[1], '(' .. nowMs, '+inf') == 0 then
 	redis.call('DEL', KEYS[1], KEYS[2])

@@ -42,6 +42,8 @@ else
 		return redis.call('HINCRBY', KEYS[1], 'holds', -1)
 	end
 	if keep_taken(KEYS[1], ARGV[4], held[6]) then
+		-- A hint: waiters try again and learn how long the lock stays kept.
+		redis.call('PUBLISH', KEYS[2], held[2])
 		return 0
 	end
 end
