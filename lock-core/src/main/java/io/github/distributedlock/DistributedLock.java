@@ -9,13 +9,12 @@ import java.lang.annotation.Target;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Run a method while holding a distributed lock.
- * <pre class="code">
+ * Run a method while holding a distributed lock. <pre class="code">
  * &#64;DistributedLock(scope = "server_access", key = "#server.id", expire = 10)
  * public Report deploy(Server server) { ... }
- * </pre>
- * The lock is {@code scope:key}, taken before the method runs and released after it
- * returns or throws; inside the method {@link LockContext#current()} describes the hold.
+ * </pre> The lock is {@code scope:key}, taken before the method runs and released after
+ * it returns or throws; inside the method {@link LockContext#current()} describes the
+ * hold.
  * <p>
  * <b>Unset attributes.</b> Every attribute left out comes from the {@link LockDefaults}
  * of the {@link LockTemplate} (in Spring Boot, the {@code distributed-lock.*}
@@ -31,11 +30,12 @@ import java.util.concurrent.TimeUnit;
  * queueing up to run it again one after the other, as ShedLock does. Setting either
  * attribute overrides its default, as in {@code waitTime = 5} to wait up to five seconds.
  * <p>
- * <b>On a class</b>, the annotation locks each public method declared in that class (and in
- * its subclasses) with the method's own default scope, unless the class annotation names a
- * scope, which all its methods then share. A method can opt out with {@link Exclude} or
- * carry its own {@code @DistributedLock}, which then replaces the class annotation as a
- * whole. {@code equals}, {@code hashCode} and {@code toString} are never locked.
+ * <b>On a class</b>, the annotation locks each public method declared in that class (and
+ * in its subclasses) with the method's own default scope, unless the class annotation
+ * names a scope, which all its methods then share. A method can opt out with
+ * {@link Exclude} or carry its own {@code @DistributedLock}, which then replaces the
+ * class annotation as a whole. {@code equals}, {@code hashCode} and {@code toString} are
+ * never locked.
  * <p>
  * <b>Proxies.</b> The lock is applied by a Spring AOP proxy, so it works on calls that go
  * through the bean, not on calls a bean makes to its own methods ({@code this.method()}),
@@ -53,14 +53,15 @@ import java.util.concurrent.TimeUnit;
 public @interface DistributedLock {
 
 	/**
-	 * A {@link #waitTime()} that waits until the lock is ours or the thread is interrupted.
+	 * A {@link #waitTime()} that waits until the lock is ours or the thread is
+	 * interrupted.
 	 */
 	long WAIT_INDEFINITELY = Long.MAX_VALUE;
 
 	/**
 	 * The scope of the lock: what kind of thing is locked, such as
-	 * {@code "server_access"}. Defaults to {@code SimpleClassName.methodName} of the bean's
-	 * class, so overloads of one method share a lock.
+	 * {@code "server_access"}. Defaults to {@code SimpleClassName.methodName} of the
+	 * bean's class, so overloads of one method share a lock.
 	 * @return the scope, or empty for the default
 	 */
 	String scope() default "";
@@ -70,8 +71,8 @@ public @interface DistributedLock {
 	 * are variables by name ({@code #server.id}, which needs {@code -parameters}) or by
 	 * position ({@code #p0}, {@code #a0}); {@code #root.method}, {@code #root.target},
 	 * {@code #root.args} and {@code #root.methodName} describe the call, and
-	 * {@code @beanName} refers to a bean. The result is rendered with {@code toString()}. A
-	 * collection or array locks every element, all or nothing. A {@code null} result, a
+	 * {@code @beanName} refers to a bean. The result is rendered with {@code toString()}.
+	 * A collection or array locks every element, all or nothing. A {@code null} result, a
 	 * {@code null} element or an empty collection fails the call with an
 	 * {@link IllegalArgumentException}.
 	 * @return the key expression, or empty to lock the whole scope
@@ -96,8 +97,9 @@ public @interface DistributedLock {
 
 	/**
 	 * How long to wait for a taken lock, in {@link #timeUnit()}. Zero tries once;
-	 * {@link #WAIT_INDEFINITELY} waits until the lock is ours. Unset, the template's default
-	 * wait time applies, or zero on a method that Spring's {@code @Scheduled} runs.
+	 * {@link #WAIT_INDEFINITELY} waits until the lock is ours. Unset, the template's
+	 * default wait time applies, or zero on a method that Spring's {@code @Scheduled}
+	 * runs.
 	 * @return the wait time, or none for the default
 	 * @see #waitTimeString()
 	 */
@@ -113,14 +115,14 @@ public @interface DistributedLock {
 
 	/**
 	 * How long the lock stays taken at least after it was acquired, as a duration string
-	 * such as {@code "30s"}, {@code "PT30S"} or {@code "${jobs.hold}"}; a plain number is in
-	 * {@link #timeUnit()}. When the method returns sooner, the lock is released at once
-	 * from the caller's point of view, but stays taken (its lease shortened to what is
-	 * left) until the minimum hold has passed; the lease caps it. On a {@code @Scheduled}
-	 * method whose other instances skip a taken lock, this keeps an instance whose clock or
-	 * schedule is slightly off from running the same run again right after another
-	 * instance finished it. Not negative, and not longer than {@link #expire()} when that is
-	 * given.
+	 * such as {@code "30s"}, {@code "PT30S"} or {@code "${jobs.hold}"}; a plain number is
+	 * in {@link #timeUnit()}. When the method returns sooner, the lock is released at
+	 * once from the caller's point of view, but stays taken (its lease shortened to what
+	 * is left) until the minimum hold has passed; the lease caps it. On a
+	 * {@code @Scheduled} method whose other instances skip a taken lock, this keeps an
+	 * instance whose clock or schedule is slightly off from running the same run again
+	 * right after another instance finished it. Not negative, and not longer than
+	 * {@link #expire()} when that is given.
 	 * @return the minimum hold, or empty for none
 	 * @see LockRequest.Builder#holdAtLeast(java.time.Duration)
 	 */
@@ -140,8 +142,8 @@ public @interface DistributedLock {
 	WaitStrategy[] waitStrategy() default {};
 
 	/**
-	 * Whether the thread that holds the lock may take it again (for example through a call
-	 * to another annotated method). When not reentrant, doing so fails at once with
+	 * Whether the thread that holds the lock may take it again (for example through a
+	 * call to another annotated method). When not reentrant, doing so fails at once with
 	 * {@link LockSelfDeadlockException}.
 	 * @return whether the lock is reentrant, or none for the default
 	 */
@@ -155,15 +157,16 @@ public @interface DistributedLock {
 
 	/**
 	 * Whether to take the lock alone (the default) or shared with other readers. Methods
-	 * with {@link LockMode#READ} run together; a {@link LockMode#WRITE} method runs alone.
+	 * with {@link LockMode#READ} run together; a {@link LockMode#WRITE} method runs
+	 * alone.
 	 * @return the lock mode
 	 */
 	LockMode mode() default LockMode.EXCLUSIVE;
 
 	/**
-	 * Turn the lock into a semaphore with this many permits: at most that many calls run at
-	 * once, across every instance, each permit with its own lease (a throttle, for example
-	 * "at most 3 concurrent exports"). 0, the default, means a lock.
+	 * Turn the lock into a semaphore with this many permits: at most that many calls run
+	 * at once, across every instance, each permit with its own lease (a throttle, for
+	 * example "at most 3 concurrent exports"). 0, the default, means a lock.
 	 * @return the number of permits, or 0
 	 */
 	int permits() default 0;
@@ -191,17 +194,17 @@ public @interface DistributedLock {
 
 	/**
 	 * The name of the method to call instead when the lock is not acquired, with
-	 * {@link OnTimeout#FALLBACK}. It is a method of the same bean (any visibility) that takes
-	 * the same parameters, optionally followed by a {@link LockTimeoutException} (or a
-	 * supertype), and returns a type assignable to this method's return type.
+	 * {@link OnTimeout#FALLBACK}. It is a method of the same bean (any visibility) that
+	 * takes the same parameters, optionally followed by a {@link LockTimeoutException}
+	 * (or a supertype), and returns a type assignable to this method's return type.
 	 * @return the fallback method name, or empty
 	 */
 	String fallback() default "";
 
 	/**
 	 * What an annotated method does when its lock is not acquired within the wait time.
-	 * Only the method's own lock counts: a {@link LockTimeoutException} thrown by the method
-	 * body is passed on unchanged.
+	 * Only the method's own lock counts: a {@link LockTimeoutException} thrown by the
+	 * method body is passed on unchanged.
 	 */
 	enum OnTimeout {
 
@@ -211,13 +214,15 @@ public @interface DistributedLock {
 		THROW,
 
 		/**
-		 * Don't run the method: return {@code null}, or an empty {@code Optional} for a method
-		 * returning {@code Optional}. Not allowed for methods returning a primitive.
+		 * Don't run the method: return {@code null}, or an empty {@code Optional} for a
+		 * method returning {@code Optional}. Not allowed for methods returning a
+		 * primitive.
 		 */
 		SKIP,
 
 		/**
-		 * Call the {@link DistributedLock#fallback()} method instead and return its result.
+		 * Call the {@link DistributedLock#fallback()} method instead and return its
+		 * result.
 		 */
 		FALLBACK
 

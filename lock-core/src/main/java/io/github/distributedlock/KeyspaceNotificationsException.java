@@ -3,9 +3,9 @@ package io.github.distributedlock;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Thrown when the {@link WaitStrategy#KEYSPACE_EVENTS} wait strategy is used but the Redis
- * server does not publish the keyspace notifications it needs, and the library may not or
- * cannot turn them on. The message says what to configure.
+ * Thrown when the {@link WaitStrategy#KEYSPACE_EVENTS} wait strategy is used but the
+ * Redis server does not publish the keyspace notifications it needs, and the library may
+ * not or cannot turn them on. The message says what to configure.
  */
 public class KeyspaceNotificationsException extends IllegalStateException {
 

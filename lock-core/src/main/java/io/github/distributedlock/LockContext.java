@@ -7,9 +7,8 @@ import java.util.Optional;
  * What the code inside a critical section can know about the lock it holds.
  * <p>
  * Its main use is the cache-stampede pattern: a caller that {@linkplain #waited() waited}
- * for the lock should look in the cache again before doing the expensive work, because the
- * previous holder has probably just filled it.
- * <pre class="code">
+ * for the lock should look in the cache again before doing the expensive work, because
+ * the previous holder has probably just filled it. <pre class="code">
  * lockTemplate.execute("report", id, (context) -&gt; {
  *     if (context.waited()) {
  *         Report cached = cache.get(id);
@@ -19,10 +18,9 @@ import java.util.Optional;
  *     }
  *     return cache.put(id, expensiveReport(id));
  * });
- * </pre>
- * Inside {@link LockTemplate#execute(LockRequest, LockCallback)} and methods annotated
- * with {@code @DistributedLock}, {@link #current()} returns the innermost hold of the
- * calling thread.
+ * </pre> Inside {@link LockTemplate#execute(LockRequest, LockCallback)} and methods
+ * annotated with {@code @DistributedLock}, {@link #current()} returns the innermost hold
+ * of the calling thread.
  */
 public interface LockContext {
 
@@ -33,9 +31,9 @@ public interface LockContext {
 	LockName name();
 
 	/**
-	 * Return the fencing token of this hold. Tokens of one lock increase strictly with each
-	 * new holder, across processes, so a protected resource can reject writes that carry a
-	 * token lower than one it has already seen.
+	 * Return the fencing token of this hold. Tokens of one lock increase strictly with
+	 * each new holder, across processes, so a protected resource can reject writes that
+	 * carry a token lower than one it has already seen.
 	 * @return the fencing token
 	 */
 	long fencingToken();
@@ -59,9 +57,9 @@ public interface LockContext {
 	int attempts();
 
 	/**
-	 * Return a conservative local estimate of the lease left: measured from the moment the
-	 * winning acquire command was sent, so the lease in Redis is at least this long. No
-	 * Redis command is sent.
+	 * Return a conservative local estimate of the lease left: measured from the moment
+	 * the winning acquire command was sent, so the lease in Redis is at least this long.
+	 * No Redis command is sent.
 	 * @return the remaining lease, {@link Duration#ZERO} once it has run out
 	 */
 	Duration remainingLease();
@@ -74,7 +72,8 @@ public interface LockContext {
 
 	/**
 	 * Return the innermost lock held by the calling thread through
-	 * {@link LockTemplate#execute(LockRequest, LockCallback)} or {@code @DistributedLock}.
+	 * {@link LockTemplate#execute(LockRequest, LockCallback)} or
+	 * {@code @DistributedLock}.
 	 * @return the current lock context
 	 * @throws IllegalStateException if the calling thread is not inside such a critical
 	 * section

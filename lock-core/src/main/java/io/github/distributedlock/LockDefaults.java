@@ -66,8 +66,8 @@ public record LockDefaults(Duration lease, Duration waitTime, WaitStrategy waitS
 	}
 
 	public LockDefaults withPollInterval(Duration pollInterval) {
-		return new LockDefaults(this.lease, this.waitTime, this.waitStrategy, this.reentrant,
-				this.progressAwareTimeout, pollInterval);
+		return new LockDefaults(this.lease, this.waitTime, this.waitStrategy, this.reentrant, this.progressAwareTimeout,
+				pollInterval);
 	}
 
 }

@@ -5,9 +5,8 @@ import java.time.Duration;
 /**
  * One hold of a distributed lock, released by {@link #close()}.
  * <p>
- * A handle is the capability to release and extend its hold: any thread that has it may do
- * so. Closing it twice is harmless. Use it with try-with-resources:
- * <pre class="code">
+ * A handle is the capability to release and extend its hold: any thread that has it may
+ * do so. Closing it twice is harmless. Use it with try-with-resources: <pre class="code">
  * try (LockHandle lock = lockTemplate.acquire(LockRequest.of("server_access", id))) {
  *     resource.write(data, lock.fencingToken());
  * }
@@ -17,7 +16,8 @@ public interface LockHandle extends LockContext, AutoCloseable {
 
 	/**
 	 * Return the individual holds: this handle itself, or for a multi-lock from
-	 * {@link LockTemplate#acquireAll(java.util.List)} one hold per lock, in acquisition order.
+	 * {@link LockTemplate#acquireAll(java.util.List)} one hold per lock, in acquisition
+	 * order.
 	 * @return the holds
 	 */
 	default java.util.List<? extends LockContext> locks() {
@@ -33,11 +33,13 @@ public interface LockHandle extends LockContext, AutoCloseable {
 	void extend(Duration lease);
 
 	/**
-	 * Release this hold. For a reentrant lock held several times by the same owner, the lock
-	 * is free once every hold is released. Closing an already closed handle does nothing.
-	 * @throws LockLeaseLostException if the lease had run out or another owner had the lock:
-	 * the protected work may have overlapped with another holder's
-	 * @throws LockAccessException if Redis cannot be reached; the lock then ends with its lease
+	 * Release this hold. For a reentrant lock held several times by the same owner, the
+	 * lock is free once every hold is released. Closing an already closed handle does
+	 * nothing.
+	 * @throws LockLeaseLostException if the lease had run out or another owner had the
+	 * lock: the protected work may have overlapped with another holder's
+	 * @throws LockAccessException if Redis cannot be reached; the lock then ends with its
+	 * lease
 	 */
 	@Override
 	void close();

@@ -1,8 +1,8 @@
 package io.github.distributedlock;
 
 /**
- * Thrown when a hold is released or extended after it stopped being the lock's owner:
- * its lease ran out, or the lock was force-released and maybe taken by someone else.
+ * Thrown when a hold is released or extended after it stopped being the lock's owner: its
+ * lease ran out, or the lock was force-released and maybe taken by someone else.
  * <p>
  * The work protected by the lock may have overlapped with another holder's. Writes fenced
  * with {@link LockContext#fencingToken()} are safe from that; others are not.
@@ -12,10 +12,12 @@ public class LockLeaseLostException extends LockException {
 	private final long fencingToken;
 
 	public LockLeaseLostException(LockName lockName, long fencingToken, String what) {
-		super(lockName, what + " (fencing token " + fencingToken
-				+ "): the lease ran out or the lock was force-released, so the protected work may have "
-				+ "overlapped with another holder's. Use a longer lease, extend it while working, "
-				+ "or fence writes with the token", null);
+		super(lockName,
+				what + " (fencing token " + fencingToken
+						+ "): the lease ran out or the lock was force-released, so the protected work may have "
+						+ "overlapped with another holder's. Use a longer lease, extend it while working, "
+						+ "or fence writes with the token",
+				null);
 		this.fencingToken = fencingToken;
 	}
 

@@ -5,8 +5,8 @@ import java.time.Duration;
 /**
  * Callbacks on the life of locks, for metrics and logging.
  * <p>
- * Called on the thread concerned, synchronously: implementations must be fast, thread-safe
- * and must not throw (an exception is logged and ignored).
+ * Called on the thread concerned, synchronously: implementations must be fast,
+ * thread-safe and must not throw (an exception is logged and ignored).
  */
 public interface LockListener {
 

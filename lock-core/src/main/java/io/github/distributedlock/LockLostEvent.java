@@ -3,9 +3,10 @@ package io.github.distributedlock;
 import org.springframework.context.ApplicationEvent;
 
 /**
- * Published when a hold turns out to be lost: the watchdog found its lock gone or taken, or
- * its release or extension came too late. The work protected by it may have overlapped
- * with another holder's; writes fenced with {@link #getFencingToken()} are safe from that.
+ * Published when a hold turns out to be lost: the watchdog found its lock gone or taken,
+ * or its release or extension came too late. The work protected by it may have overlapped
+ * with another holder's; writes fenced with {@link #getFencingToken()} are safe from
+ * that.
  * <p>
  * The Boot auto-configuration publishes it after the fact, in order, on a thread of its
  * own, never on the thread that renews leases or released the lock.

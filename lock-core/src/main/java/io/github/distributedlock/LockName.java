@@ -14,8 +14,8 @@ import org.jspecify.annotations.Nullable;
 public record LockName(String scope, @Nullable String key) {
 
 	/**
-	 * The longest scope or key accepted, in characters. Longer names are almost always a bug
-	 * (a whole object rendered into a key) and would bloat every Redis command.
+	 * The longest scope or key accepted, in characters. Longer names are almost always a
+	 * bug (a whole object rendered into a key) and would bloat every Redis command.
 	 */
 	public static final int MAX_LENGTH = 512;
 
@@ -43,8 +43,8 @@ public record LockName(String scope, @Nullable String key) {
 
 	private static void check(String part, String value, String scope, @Nullable String key) {
 		if (value.isBlank()) {
-			throw new IllegalArgumentException("Lock '" + describe(scope, key) + "' has a blank " + part
-					+ "; a lock " + part + " must contain at least one non-whitespace character");
+			throw new IllegalArgumentException("Lock '" + describe(scope, key) + "' has a blank " + part + "; a lock "
+					+ part + " must contain at least one non-whitespace character");
 		}
 		if (value.length() > MAX_LENGTH) {
 			throw new IllegalArgumentException("Lock '" + describe(scope, key) + "' has a " + part + " of "

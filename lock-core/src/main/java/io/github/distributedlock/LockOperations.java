@@ -34,8 +34,8 @@ public interface LockOperations extends LockTemplate, AutoCloseable {
 	/**
 	 * Delete a lock whoever holds it, in any process, and wake its waiters. This breaks
 	 * mutual exclusion for the current holder, whose release then throws
-	 * {@link LockLeaseLostException}: meant for freeing a lock whose holder is known to be
-	 * gone.
+	 * {@link LockLeaseLostException}: meant for freeing a lock whose holder is known to
+	 * be gone.
 	 * @param name the lock
 	 * @return whether a lock was deleted
 	 * @throws LockAccessException if Redis cannot be reached
@@ -44,8 +44,8 @@ public interface LockOperations extends LockTemplate, AutoCloseable {
 
 	/**
 	 * Stop: threads waiting for a lock fail with {@link LockAccessException} and
-	 * subscriptions close. Locks still held stay until their holders release them or their
-	 * leases end. Closing again does nothing.
+	 * subscriptions close. Locks still held stay until their holders release them or
+	 * their leases end. Closing again does nothing.
 	 */
 	@Override
 	void close();

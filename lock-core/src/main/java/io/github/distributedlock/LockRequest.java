@@ -8,8 +8,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * An immutable description of the lock to take and how. Settings left unset come from the
  * {@link LockDefaults} of the {@link LockTemplate} (in Spring Boot, from
- * {@code distributed-lock.*} properties).
- * <pre class="code">
+ * {@code distributed-lock.*} properties). <pre class="code">
  * LockRequest request = LockRequest.builder("server_access").key(serverId)
  *         .lease(Duration.ofSeconds(10))
  *         .waitTime(Duration.ofSeconds(2))
@@ -26,8 +25,8 @@ public final class LockRequest {
 	private static final int MAX_OWNER_LENGTH = 256;
 
 	/**
-	 * The longest lease accepted: far beyond any sensible lease, and well inside what Redis
-	 * can store as an expiry.
+	 * The longest lease accepted: far beyond any sensible lease, and well inside what
+	 * Redis can store as an expiry.
 	 */
 	public static final Duration MAX_LEASE = Duration.ofDays(365);
 
@@ -105,8 +104,8 @@ public final class LockRequest {
 					"Lock '" + name + "': minimum hold must not be negative, but was " + holdAtLeast);
 		}
 		if (holdAtLeast.compareTo(MAX_LEASE) > 0) {
-			throw new IllegalArgumentException("Lock '" + name + "': minimum hold must be at most "
-					+ MAX_LEASE.toDays() + " days, but was " + holdAtLeast);
+			throw new IllegalArgumentException("Lock '" + name + "': minimum hold must be at most " + MAX_LEASE.toDays()
+					+ " days, but was " + holdAtLeast);
 		}
 		if (lease != null && holdAtLeast.compareTo(lease) > 0) {
 			throw new IllegalArgumentException("Lock '" + name + "': minimum hold " + holdAtLeast
@@ -190,8 +189,8 @@ public final class LockRequest {
 	}
 
 	/**
-	 * Return where the lock is requested, for example {@code DeployService.deploy}, shown to
-	 * operators next to the hold.
+	 * Return where the lock is requested, for example {@code DeployService.deploy}, shown
+	 * to operators next to the hold.
 	 * @return the origin, or {@code null}
 	 */
 	public @Nullable String origin() {
@@ -240,10 +239,10 @@ public final class LockRequest {
 	}
 
 	/**
-	 * Return how long the lock stays taken at least, counted from its acquisition: a release
-	 * before then only shortens the lease to what is left of the minimum hold, so that the
-	 * lock stays taken until {@code max(release, acquired + holdAtLeast)}, never past the
-	 * lease. Nobody waits for it: the release returns at once.
+	 * Return how long the lock stays taken at least, counted from its acquisition: a
+	 * release before then only shortens the lease to what is left of the minimum hold, so
+	 * that the lock stays taken until {@code max(release, acquired + holdAtLeast)}, never
+	 * past the lease. Nobody waits for it: the release returns at once.
 	 * @return the minimum hold, or {@code null} for none
 	 */
 	public @Nullable Duration holdAtLeast() {
@@ -252,11 +251,11 @@ public final class LockRequest {
 
 	@Override
 	public String toString() {
-		return "LockRequest[" + this.name + ", lease=" + this.lease + ", waitTime=" + this.waitTime
-				+ ", waitStrategy=" + this.waitStrategy + ", reentrant=" + this.reentrant
-				+ ", progressAwareTimeout=" + this.progressAwareTimeout + ", origin=" + this.origin + ", owner="
-				+ ((this.owner != null) ? "(custom)" : null) + ", autoRenew=" + this.autoRenew + ", mode=" + this.mode + ", permits=" + this.permits + ", fair=" + this.fair
-				+ ", holdAtLeast=" + this.holdAtLeast + "]";
+		return "LockRequest[" + this.name + ", lease=" + this.lease + ", waitTime=" + this.waitTime + ", waitStrategy="
+				+ this.waitStrategy + ", reentrant=" + this.reentrant + ", progressAwareTimeout="
+				+ this.progressAwareTimeout + ", origin=" + this.origin + ", owner="
+				+ ((this.owner != null) ? "(custom)" : null) + ", autoRenew=" + this.autoRenew + ", mode=" + this.mode
+				+ ", permits=" + this.permits + ", fair=" + this.fair + ", holdAtLeast=" + this.holdAtLeast + "]";
 	}
 
 	/**
@@ -307,8 +306,8 @@ public final class LockRequest {
 		}
 
 		/**
-		 * Set how long the lock stays ours if we never release it, for example because the
-		 * process died.
+		 * Set how long the lock stays ours if we never release it, for example because
+		 * the process died.
 		 * @param lease the lease, at least 1 ms
 		 * @return this builder
 		 */
@@ -348,8 +347,9 @@ public final class LockRequest {
 		}
 
 		/**
-		 * Set whether the thread that holds the lock may take it again. When not reentrant,
-		 * taking it again fails at once with {@link LockSelfDeadlockException}.
+		 * Set whether the thread that holds the lock may take it again. When not
+		 * reentrant, taking it again fails at once with
+		 * {@link LockSelfDeadlockException}.
 		 * @param reentrant whether the lock is reentrant
 		 * @return this builder
 		 */
@@ -359,8 +359,9 @@ public final class LockRequest {
 		}
 
 		/**
-		 * Set whether the wait time restarts each time the lock changes hands while we wait,
-		 * so that only a lock that stays with one holder for the whole wait time times out.
+		 * Set whether the wait time restarts each time the lock changes hands while we
+		 * wait, so that only a lock that stays with one holder for the whole wait time
+		 * times out.
 		 * @param progressAwareTimeout whether the timeout is progress-aware
 		 * @return this builder
 		 */
@@ -370,7 +371,8 @@ public final class LockRequest {
 		}
 
 		/**
-		 * Say where the lock is requested, for operators (the actuator endpoint shows it).
+		 * Say where the lock is requested, for operators (the actuator endpoint shows
+		 * it).
 		 * @param origin a short description, for example {@code DeployService.deploy}
 		 * @return this builder
 		 */
@@ -380,10 +382,11 @@ public final class LockRequest {
 		}
 
 		/**
-		 * Name the owner instead of the calling thread, for example a job id. Any thread, in
-		 * any process, that presents the same owner then holds the lock: it can take it again
-		 * and release or extend it (see {@link LockTemplate#findHeld(LockName, String)}).
-		 * Choose an unguessable owner if strangers must not be able to do that.
+		 * Name the owner instead of the calling thread, for example a job id. Any thread,
+		 * in any process, that presents the same owner then holds the lock: it can take
+		 * it again and release or extend it (see
+		 * {@link LockTemplate#findHeld(LockName, String)}). Choose an unguessable owner
+		 * if strangers must not be able to do that.
 		 * @param owner the owner, non-blank, at most 256 characters
 		 * @return this builder
 		 */
@@ -393,8 +396,8 @@ public final class LockRequest {
 		}
 
 		/**
-		 * Set whether the watchdog renews the lease while the lock is held. By default, locks
-		 * requested without a lease are renewed and locks with one are not.
+		 * Set whether the watchdog renews the lease while the lock is held. By default,
+		 * locks requested without a lease are renewed and locks with one are not.
 		 * @param autoRenew whether to renew the lease
 		 * @return this builder
 		 */
@@ -414,9 +417,9 @@ public final class LockRequest {
 		}
 
 		/**
-		 * Ask for one of {@code permits} permits of a semaphore under this name, instead of
-		 * the lock: at most that many holders at once, each permit with its own lease. A
-		 * semaphore and a lock of the same name are independent.
+		 * Ask for one of {@code permits} permits of a semaphore under this name, instead
+		 * of the lock: at most that many holders at once, each permit with its own lease.
+		 * A semaphore and a lock of the same name are independent.
 		 * @param permits the number of permits, at least 1
 		 * @return this builder
 		 */
@@ -431,9 +434,9 @@ public final class LockRequest {
 		/**
 		 * Set whether waiters get the lock in arrival order, across every process. A fair
 		 * waiter keeps its place by calling Redis at least every third of the fair waiter
-		 * timeout; one that stops (it died) leaves the queue after that timeout. Only the next
-		 * waiter is woken by a release. Fairness holds among fair requests: a non-fair request
-		 * for the same lock can still take it when it is free.
+		 * timeout; one that stops (it died) leaves the queue after that timeout. Only the
+		 * next waiter is woken by a release. Fairness holds among fair requests: a
+		 * non-fair request for the same lock can still take it when it is free.
 		 * @param fair whether the lock is fair
 		 * @return this builder
 		 */
@@ -444,13 +447,16 @@ public final class LockRequest {
 
 		/**
 		 * Keep the lock taken for at least this long after it is acquired, as ShedLock's
-		 * {@code lockAtLeastFor}: a release that comes earlier returns at once but leaves the
-		 * lock taken until the minimum hold has passed (the lease is shortened to what is
-		 * left of it). The lease still caps it, and the fencing token does not change. For a
-		 * re-entered lock, each hold's minimum counts from its own acquisition and the lock
-		 * stays taken until the latest of them once the last hold is released. Useful for scheduled jobs, so that an instance whose clock or schedule
-		 * is slightly off does not run the same job again right after another finished it.
-		 * @param holdAtLeast the minimum hold, not negative, not longer than an explicit lease
+		 * {@code lockAtLeastFor}: a release that comes earlier returns at once but leaves
+		 * the lock taken until the minimum hold has passed (the lease is shortened to
+		 * what is left of it). The lease still caps it, and the fencing token does not
+		 * change. For a re-entered lock, each hold's minimum counts from its own
+		 * acquisition and the lock stays taken until the latest of them once the last
+		 * hold is released. Useful for scheduled jobs, so that an instance whose clock or
+		 * schedule is slightly off does not run the same job again right after another
+		 * finished it.
+		 * @param holdAtLeast the minimum hold, not negative, not longer than an explicit
+		 * lease
 		 * @return this builder
 		 */
 		public Builder holdAtLeast(Duration holdAtLeast) {
@@ -461,8 +467,8 @@ public final class LockRequest {
 		/**
 		 * Build the request.
 		 * @return the request
-		 * @throws IllegalArgumentException if the name, lease or wait time is invalid; the
-		 * message names the lock
+		 * @throws IllegalArgumentException if the name, lease or wait time is invalid;
+		 * the message names the lock
 		 */
 		public LockRequest build() {
 			return new LockRequest(this);

@@ -17,7 +17,8 @@ import org.jspecify.annotations.Nullable;
 public interface LockTemplate {
 
 	/**
-	 * Run the callback while holding {@code scope:key}, with every setting from the defaults.
+	 * Run the callback while holding {@code scope:key}, with every setting from the
+	 * defaults.
 	 * @param <T> the result type
 	 * @param scope the scope
 	 * @param key the key, or {@code null} to lock the whole scope
@@ -38,8 +39,8 @@ public interface LockTemplate {
 	 * @param callback the protected work
 	 * @return the callback's result
 	 * @throws LockTimeoutException if the lock was not acquired within the wait time
-	 * @throws LockLeaseLostException if the lease was lost before the callback finished; if
-	 * the callback threw too, its exception is thrown with this one suppressed
+	 * @throws LockLeaseLostException if the lease was lost before the callback finished;
+	 * if the callback threw too, its exception is thrown with this one suppressed
 	 */
 	default <T extends @Nullable Object> T execute(LockRequest request, LockCallback<T> callback) {
 		try (LockHandle handle = acquire(request)) {
@@ -83,7 +84,8 @@ public interface LockTemplate {
 	/**
 	 * Run the callback while holding every requested lock, taken all or nothing.
 	 * @param <T> the result type
-	 * @param requests the locks; the first request's wait time bounds the whole acquisition
+	 * @param requests the locks; the first request's wait time bounds the whole
+	 * acquisition
 	 * @param callback the protected work; its context is the multi-lock handle, whose
 	 * {@link LockHandle#locks()} lists each hold
 	 * @return the callback's result
@@ -110,9 +112,9 @@ public interface LockTemplate {
 
 	/**
 	 * Return a handle on the hold that a custom owner (see
-	 * {@link LockRequest.Builder#owner(String)}) has on a lock, so that a thread other than
-	 * the one that acquired it can extend or release it. Closing the handle releases one
-	 * hold.
+	 * {@link LockRequest.Builder#owner(String)}) has on a lock, so that a thread other
+	 * than the one that acquired it can extend or release it. Closing the handle releases
+	 * one hold.
 	 * @param name the lock
 	 * @param owner the custom owner
 	 * @return the hold, or empty if that owner does not hold the lock

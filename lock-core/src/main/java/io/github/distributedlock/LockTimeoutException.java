@@ -14,10 +14,11 @@ public class LockTimeoutException extends LockException {
 	private final @Nullable Duration holderRemainingLease;
 
 	public LockTimeoutException(LockName lockName, Duration waited, @Nullable Duration holderRemainingLease) {
-		super(lockName, "not acquired after waiting " + format(waited) + "; "
-				+ ((holderRemainingLease != null)
-						? "the holder's lease had about " + format(holderRemainingLease) + " left"
-						: "the holder's remaining lease is unknown"),
+		super(lockName,
+				"not acquired after waiting " + format(waited) + "; "
+						+ ((holderRemainingLease != null)
+								? "the holder's lease had about " + format(holderRemainingLease) + " left"
+								: "the holder's remaining lease is unknown"),
 				null);
 		this.waited = waited;
 		this.holderRemainingLease = holderRemainingLease;

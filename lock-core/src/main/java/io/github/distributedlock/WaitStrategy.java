@@ -15,8 +15,9 @@ public enum WaitStrategy {
 	PUBSUB,
 
 	/**
-	 * Wake on Redis keyspace notifications ({@code del}, {@code expired}, {@code evicted}) for
-	 * the lock key. Needs {@code notify-keyspace-events} to include {@code Kgx}.
+	 * Wake on Redis keyspace notifications ({@code del}, {@code expired},
+	 * {@code evicted}) for the lock key. Needs {@code notify-keyspace-events} to include
+	 * {@code Kgx}.
 	 */
 	KEYSPACE_EVENTS,
 

@@ -77,7 +77,10 @@ class LockRequestTests {
 				.holdAtLeast(Duration.ofSeconds(30))
 				.build())
 			.withMessageContaining("Lock 'jobs:nightly': minimum hold PT30S is longer than the lease PT10S");
-		assertThat(LockRequest.builder("jobs").lease(Duration.ofSeconds(10)).holdAtLeast(Duration.ofSeconds(10)).build()
+		assertThat(LockRequest.builder("jobs")
+			.lease(Duration.ofSeconds(10))
+			.holdAtLeast(Duration.ofSeconds(10))
+			.build()
 			.holdAtLeast()).isEqualTo(Duration.ofSeconds(10));
 		assertThat(LockRequest.builder("jobs").holdAtLeast(Duration.ofMinutes(5)).build().holdAtLeast())
 			.as("without an explicit lease, the default lease caps it when the lock is taken")

@@ -49,8 +49,9 @@ public final class DistributedLockAspectAutoConfiguration {
 	}
 
 	/**
-	 * Makes sure an auto-proxy creator is registered, as {@code @EnableTransactionManagement}
-	 * does, even where Boot's AOP auto-configuration is turned off.
+	 * Makes sure an auto-proxy creator is registered, as
+	 * {@code @EnableTransactionManagement} does, even where Boot's AOP auto-configuration
+	 * is turned off.
 	 */
 	static class AutoProxyRegistrar implements ImportBeanDefinitionRegistrar {
 

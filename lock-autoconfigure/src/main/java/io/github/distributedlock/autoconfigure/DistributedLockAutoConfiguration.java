@@ -39,8 +39,8 @@ import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 public final class DistributedLockAutoConfiguration {
 
 	/**
-	 * The name of a {@link RedisMessageListenerContainer} bean for the lock template to use
-	 * instead of a container of its own.
+	 * The name of a {@link RedisMessageListenerContainer} bean for the lock template to
+	 * use instead of a container of its own.
 	 */
 	public static final String LISTENER_CONTAINER_BEAN_NAME = "distributedLockListenerContainer";
 

@@ -32,7 +32,8 @@ import org.springframework.context.annotation.Primary;
  * too; {@code RedisLockTemplate} can still be injected as such.
  */
 @AutoConfiguration(after = DistributedLockAutoConfiguration.class,
-		afterName = { "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+		afterName = {
+				"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
 				"org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
 				"org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration" })
 @ConditionalOnBooleanProperty(name = "distributed-lock.enabled", matchIfMissing = true)

@@ -15,8 +15,8 @@ import org.springframework.boot.context.properties.DeprecatedConfigurationProper
 public class DistributedLockProperties {
 
 	/**
-	 * Whether to enable distributed locks: the lock template, the @DistributedLock aspect,
-	 * the metrics and the endpoint.
+	 * Whether to enable distributed locks: the lock template, the @DistributedLock
+	 * aspect, the metrics and the endpoint.
 	 */
 	private boolean enabled = true;
 
@@ -56,9 +56,9 @@ public class DistributedLockProperties {
 	private Duration subscriptionLinger = Duration.ofSeconds(2);
 
 	/**
-	 * Whether waiters line up across processes, so that a release reserves the lock for the
-	 * oldest waiter (locks and read locks that are not fair) instead of freeing it for the
-	 * waiters to race for.
+	 * Whether waiters line up across processes, so that a release reserves the lock for
+	 * the oldest waiter (locks and read locks that are not fair) instead of freeing it
+	 * for the waiters to race for.
 	 */
 	private boolean handOff = true;
 
@@ -157,8 +157,8 @@ public class DistributedLockProperties {
 	/**
 	 * Return the former idle time of fencing counters, which is ignored.
 	 * @return the idle time
-	 * @deprecated since 0.1.0 with nothing to replace it: fencing counters are one per hash
-	 * slot, bounded by the slots in use, so nothing expires by idle time any more
+	 * @deprecated since 0.1.0 with nothing to replace it: fencing counters are one per
+	 * hash slot, bounded by the slots in use, so nothing expires by idle time any more
 	 */
 	@Deprecated(since = "0.1.0")
 	@DeprecatedConfigurationProperty(reason = "Fencing counters are one per hash slot, bounded by the slots in use",
@@ -269,8 +269,8 @@ public class DistributedLockProperties {
 
 		/**
 		 * How long a waiter for a fair lock keeps its place in the queue without calling
-		 * Redis. Waiters call every third of it, so a waiter that died leaves the queue within
-		 * this time.
+		 * Redis. Waiters call every third of it, so a waiter that died leaves the queue
+		 * within this time.
 		 */
 		private Duration waiterTimeout = Duration.ofSeconds(5);
 
@@ -290,8 +290,8 @@ public class DistributedLockProperties {
 	public static class ReplicaAcknowledgements {
 
 		/**
-		 * Number of replicas that must acknowledge each acquisition before it counts. 0 turns
-		 * the WAIT off. Not for Redis Cluster.
+		 * Number of replicas that must acknowledge each acquisition before it counts. 0
+		 * turns the WAIT off. Not for Redis Cluster.
 		 */
 		private int replicas;
 
@@ -324,10 +324,12 @@ public class DistributedLockProperties {
 	public static class Aspect {
 
 		/**
-		 * Order of the @DistributedLock advisor among other advisors; lower runs outside. Below
-		 * the order of @Transactional, a transaction commits before its lock is released.
+		 * Order of the @DistributedLock advisor among other advisors; lower runs outside.
+		 * Below the order of @Transactional, a transaction commits before its lock is
+		 * released.
 		 */
-		// DistributedLockAspectConfiguration.DEFAULT_ORDER, as a literal for the configuration metadata.
+		// DistributedLockAspectConfiguration.DEFAULT_ORDER, as a literal for the
+		// configuration metadata.
 		private int order = 2147483547;
 
 		public int getOrder() {
@@ -346,8 +348,8 @@ public class DistributedLockProperties {
 	public static class Actuator {
 
 		/**
-		 * Whether the distributedlocks endpoint may force-release a lock, which breaks mutual
-		 * exclusion for its current holder.
+		 * Whether the distributedlocks endpoint may force-release a lock, which breaks
+		 * mutual exclusion for its current holder.
 		 */
 		private boolean forceReleaseEnabled;
 

@@ -13,10 +13,11 @@ class InvalidLockPropertyException extends IllegalArgumentException {
 
 	/**
 	 * Create an exception.
-	 * @param property the full name of the property, such as {@code distributed-lock.lease}
+	 * @param property the full name of the property, such as
+	 * {@code distributed-lock.lease}
 	 * @param value its bound value
-	 * @param requirement what a valid value is, completing "it must be ...", such as
-	 * "at least 1s"
+	 * @param requirement what a valid value is, completing "it must be ...", such as "at
+	 * least 1s"
 	 */
 	InvalidLockPropertyException(String property, Object value, String requirement) {
 		super("Invalid value '" + value + "' for configuration property '" + property + "': it must be " + requirement);

@@ -19,10 +19,10 @@ import org.springframework.core.env.Environment;
 class InvalidLockPropertyFailureAnalyzer extends AbstractFailureAnalyzer<InvalidLockPropertyException> {
 
 	private static final Map<String, String> MEANINGS = Map.of("distributed-lock.lease",
-			"how long a lock stays taken if it is never released, such as 30s",
-			"distributed-lock.wait-time", "how long to wait for a taken lock, such as 10s, or 0s to try once",
-			"distributed-lock.polling.interval", "how often the POLLING wait strategy retries, such as 100ms",
-			"distributed-lock.key-prefix", "the prefix of the locks' Redis keys, such as myapp-lock");
+			"how long a lock stays taken if it is never released, such as 30s", "distributed-lock.wait-time",
+			"how long to wait for a taken lock, such as 10s, or 0s to try once", "distributed-lock.polling.interval",
+			"how often the POLLING wait strategy retries, such as 100ms", "distributed-lock.key-prefix",
+			"the prefix of the locks' Redis keys, such as myapp-lock");
 
 	private final @Nullable Environment environment;
 

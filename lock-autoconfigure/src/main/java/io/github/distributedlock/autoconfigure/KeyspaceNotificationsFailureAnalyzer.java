@@ -6,8 +6,8 @@ import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
 /**
- * Reports a lock template whose default wait strategy is {@code KEYSPACE_EVENTS} on a Redis
- * server that does not publish the keyspace notifications it needs.
+ * Reports a lock template whose default wait strategy is {@code KEYSPACE_EVENTS} on a
+ * Redis server that does not publish the keyspace notifications it needs.
  */
 class KeyspaceNotificationsFailureAnalyzer extends AbstractFailureAnalyzer<KeyspaceNotificationsException> {
 
@@ -17,8 +17,8 @@ class KeyspaceNotificationsFailureAnalyzer extends AbstractFailureAnalyzer<Keysp
 				+ "wakes waiters on Redis keyspace notifications for deleted and expired keys, but the server's "
 				+ KeyspaceNotificationsException.PARAMETER + " is '" + cause.getCurrentFlags() + "' (missing '"
 				+ cause.getMissingFlags() + "') and " + cause.getReason() + ".";
-		String action = "Do one of these:\n"
-				+ "\t- enable the notifications on the server: CONFIG SET " + KeyspaceNotificationsException.PARAMETER
+		String action = "Do one of these:\n" + "\t- enable the notifications on the server: CONFIG SET "
+				+ KeyspaceNotificationsException.PARAMETER
 				+ " Kgx, or the same in redis.conf or your provider's parameter group;\n"
 				+ "\t- set distributed-lock.keyspace-events.configure=true to let the library run that CONFIG SET "
 				+ "(the server must allow CONFIG);\n"

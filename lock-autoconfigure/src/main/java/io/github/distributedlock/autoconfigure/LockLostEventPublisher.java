@@ -59,7 +59,8 @@ final class LockLostEventPublisher implements LockListener, DisposableBean {
 
 	@Override
 	public void destroy() {
-		// Events already queued are still published; a listener still running is not interrupted.
+		// Events already queued are still published; a listener still running is not
+		// interrupted.
 		this.executor.shutdown();
 	}
 

@@ -5,9 +5,9 @@ import java.time.Duration;
 import io.github.distributedlock.LockRequest;
 
 /**
- * Checks the bound {@link DistributedLockProperties} against the limits of the lock engine,
- * so that a bad value fails startup with the name of its property rather than with the
- * engine's message about a builder argument.
+ * Checks the bound {@link DistributedLockProperties} against the limits of the lock
+ * engine, so that a bad value fails startup with the name of its property rather than
+ * with the engine's message about a builder argument.
  */
 final class LockPropertiesCheck {
 
@@ -24,8 +24,8 @@ final class LockPropertiesCheck {
 	static void check(DistributedLockProperties properties) {
 		String prefix = properties.getKeyPrefix();
 		if (prefix.isEmpty() || prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
-			throw new InvalidLockPropertyException(PREFIX + "key-prefix", prefix, "non-empty and without "
-					+ "'{' or '}' (braces would move locks to another Redis Cluster slot)");
+			throw new InvalidLockPropertyException(PREFIX + "key-prefix", prefix,
+					"non-empty and without " + "'{' or '}' (braces would move locks to another Redis Cluster slot)");
 		}
 		if (!LockRequest.isValidLease(properties.getLease())) {
 			throw new InvalidLockPropertyException(PREFIX + "lease", properties.getLease(),
@@ -35,8 +35,7 @@ final class LockPropertiesCheck {
 		notNegative("subscription-linger", properties.getSubscriptionLinger());
 		Duration interval = properties.getPolling().getInterval();
 		if (interval.compareTo(Duration.ofMillis(1)) < 0 || interval.compareTo(Duration.ofDays(1)) > 0) {
-			throw new InvalidLockPropertyException(PREFIX + "polling.interval", interval,
-					"between 1ms and 1d");
+			throw new InvalidLockPropertyException(PREFIX + "polling.interval", interval, "between 1ms and 1d");
 		}
 		atLeast("fair.waiter-timeout", properties.getFair().getWaiterTimeout(), Duration.ofMillis(30), "30ms");
 		int replicas = properties.getReplicaAcknowledgements().getReplicas();

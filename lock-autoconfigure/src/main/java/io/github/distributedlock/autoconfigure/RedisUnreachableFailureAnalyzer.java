@@ -19,8 +19,7 @@ class RedisUnreachableFailureAnalyzer extends AbstractFailureAnalyzer<RedisConne
 		if (!startedByLockLibrary(rootFailure)) {
 			return null;
 		}
-		String description = "The distributed lock template could not connect to Redis at startup: "
-				+ describe(cause);
+		String description = "The distributed lock template could not connect to Redis at startup: " + describe(cause);
 		String action = "Make sure Redis is running and reachable with the spring.data.redis.* settings "
 				+ "(url or host and port, ssl, username and password, sentinel or cluster nodes, timeout): "
 				+ "the lock template needs Redis when it starts. Setting distributed-lock.enabled=false does not "

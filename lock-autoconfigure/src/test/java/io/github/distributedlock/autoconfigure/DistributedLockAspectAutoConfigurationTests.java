@@ -86,7 +86,8 @@ class DistributedLockAspectAutoConfigurationTests {
 	@Test
 	void shouldNotConfigureTheAspectWhenSpringAopIsMissing() {
 		this.contextRunner.withClassLoader(new FilteredClassLoader(MethodInterceptor.class))
-			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(DistributedLockAspectConfiguration.ADVISOR_BEAN_NAME));
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean(DistributedLockAspectConfiguration.ADVISOR_BEAN_NAME));
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -113,7 +113,8 @@ class DistributedLockAutoConfigurationTests {
 
 	@Test
 	void shouldConfigureNothingWhenSpringDataRedisIsMissing() {
-		// The whole package: with one class hidden and both clients present, Boot's own Redis
+		// The whole package: with one class hidden and both clients present, Boot's own
+		// Redis
 		// auto-configuration would define two connection factories.
 		this.contextRunner.withClassLoader(new FilteredClassLoader("org.springframework.data.redis"))
 			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(LockTemplate.class));
@@ -180,8 +181,7 @@ class DistributedLockAutoConfigurationTests {
 							return true;
 						})
 						.orElse(false), TestThreads.NEW_THREAD);
-					await().atMost(Duration.ofSeconds(5))
-						.until(() -> template.waitingThreads() == 1);
+					await().atMost(Duration.ofSeconds(5)).until(() -> template.waitingThreads() == 1);
 					held.close();
 					assertThat(waiter.get(25, TimeUnit.SECONDS)).isTrue();
 					assertThat(Duration.ofNanos(System.nanoTime() - start))

@@ -39,7 +39,8 @@ class DistributedLockObservationAutoConfigurationTests {
 
 	@Test
 	void shouldReportToLockMetricsWhenThereIsAMeterRegistry() {
-		// Boot's metrics auto-configuration binds the MeterBinder beans, LockGauges among them.
+		// Boot's metrics auto-configuration binds the MeterBinder beans, LockGauges among
+		// them.
 		this.contextRunner.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class))
 			.withBean(SimpleMeterRegistry.class)
 			.run((context) -> {

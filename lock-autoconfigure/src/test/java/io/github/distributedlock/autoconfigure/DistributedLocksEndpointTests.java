@@ -43,7 +43,8 @@ class DistributedLocksEndpointTests {
 		this.contextRunner.run((first) -> this.contextRunner.run((second) -> {
 			Jobs jobs = first.getBean(Jobs.class);
 			Instant before = Instant.now();
-			CompletableFuture<String> holder = CompletableFuture.supplyAsync(() -> jobs.run("7"), TestThreads.NEW_THREAD);
+			CompletableFuture<String> holder = CompletableFuture.supplyAsync(() -> jobs.run("7"),
+					TestThreads.NEW_THREAD);
 			assertThat(jobs.entered().await(10, TimeUnit.SECONDS)).isTrue();
 			try {
 				DistributedLocksEndpoint endpoint = first.getBean(DistributedLocksEndpoint.class);
@@ -78,12 +79,14 @@ class DistributedLocksEndpointTests {
 	void shouldReadKeysWithSlashesAndLocksOnWholeScopes() {
 		this.contextRunner.run((context) -> {
 			Jobs jobs = context.getBean(Jobs.class);
-			CompletableFuture<String> holder = CompletableFuture.supplyAsync(() -> jobs.run("a/b"), TestThreads.NEW_THREAD);
+			CompletableFuture<String> holder = CompletableFuture.supplyAsync(() -> jobs.run("a/b"),
+					TestThreads.NEW_THREAD);
 			assertThat(jobs.entered().await(10, TimeUnit.SECONDS)).isTrue();
 			DistributedLocksEndpoint endpoint = context.getBean(DistributedLocksEndpoint.class);
 			assertThat(endpoint.lock(new String[] { "jobs", "a", "b" }))
 				.isEqualTo(new LockDescriptor("jobs", "a/b", true, true));
-			assertThat(endpoint.lock(new String[] { "jobs" })).isEqualTo(new LockDescriptor("jobs", null, false, false));
+			assertThat(endpoint.lock(new String[] { "jobs" }))
+				.isEqualTo(new LockDescriptor("jobs", null, false, false));
 			jobs.proceed().countDown();
 			holder.get(10, TimeUnit.SECONDS);
 		});
@@ -91,20 +94,19 @@ class DistributedLocksEndpointTests {
 
 	@Test
 	void shouldFreeALockAndTellItsHolderItLostItWhenForceReleaseIsEnabled() {
-		this.contextRunner.withPropertyValues("distributed-lock.actuator.force-release-enabled=true")
-			.run((context) -> {
-				Jobs jobs = context.getBean(Jobs.class);
-				CompletableFuture<String> holder = CompletableFuture.supplyAsync(() -> jobs.run("9"), TestThreads.NEW_THREAD);
-				assertThat(jobs.entered().await(10, TimeUnit.SECONDS)).isTrue();
-				ForceReleaseDistributedLocksEndpoint endpoint = context
-					.getBean(ForceReleaseDistributedLocksEndpoint.class);
-				assertThat(endpoint.forceRelease(new String[] { "jobs", "9" }).released()).isTrue();
-				assertThat(endpoint.lock(new String[] { "jobs", "9" }).locked()).isFalse();
-				assertThat(endpoint.forceRelease(new String[] { "jobs", "9" }).released()).isFalse();
-				jobs.proceed().countDown();
-				assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> holder.get(10, TimeUnit.SECONDS))
-					.withCauseInstanceOf(LockLeaseLostException.class);
-			});
+		this.contextRunner.withPropertyValues("distributed-lock.actuator.force-release-enabled=true").run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			CompletableFuture<String> holder = CompletableFuture.supplyAsync(() -> jobs.run("9"),
+					TestThreads.NEW_THREAD);
+			assertThat(jobs.entered().await(10, TimeUnit.SECONDS)).isTrue();
+			ForceReleaseDistributedLocksEndpoint endpoint = context.getBean(ForceReleaseDistributedLocksEndpoint.class);
+			assertThat(endpoint.forceRelease(new String[] { "jobs", "9" }).released()).isTrue();
+			assertThat(endpoint.lock(new String[] { "jobs", "9" }).locked()).isFalse();
+			assertThat(endpoint.forceRelease(new String[] { "jobs", "9" }).released()).isFalse();
+			jobs.proceed().countDown();
+			assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> holder.get(10, TimeUnit.SECONDS))
+				.withCauseInstanceOf(LockLeaseLostException.class);
+		});
 	}
 
 	static class Jobs {

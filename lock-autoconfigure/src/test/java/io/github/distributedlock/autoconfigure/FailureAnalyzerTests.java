@@ -31,18 +31,16 @@ class FailureAnalyzerTests {
 
 	@Test
 	void shouldDescribeEveryInvalidDeclarationOfAClass(RedisServer server) {
-		TestRedis.contextRunner(server)
-			.withBean(Broken.class)
-			.run((context) -> {
-				assertThat(context).hasFailed();
-				FailureAnalysis analysis = new LockAnnotationFailureAnalyzer().analyze(context.getStartupFailure());
-				assertThat(analysis).isNotNull();
-				assertThat(analysis.getDescription())
-					.startsWith("Invalid @DistributedLock declarations in " + Broken.class.getName() + ":")
-					.contains("- Broken.skip(): returns int, so onTimeout = SKIP has no value to return")
-					.contains("- Broken.fallBack(String): fallback method 'missing' does not exist in");
-				assertThat(analysis.getAction()).contains("SpEL").contains("LockTimeoutException");
-			});
+		TestRedis.contextRunner(server).withBean(Broken.class).run((context) -> {
+			assertThat(context).hasFailed();
+			FailureAnalysis analysis = new LockAnnotationFailureAnalyzer().analyze(context.getStartupFailure());
+			assertThat(analysis).isNotNull();
+			assertThat(analysis.getDescription())
+				.startsWith("Invalid @DistributedLock declarations in " + Broken.class.getName() + ":")
+				.contains("- Broken.skip(): returns int, so onTimeout = SKIP has no value to return")
+				.contains("- Broken.fallBack(String): fallback method 'missing' does not exist in");
+			assertThat(analysis.getAction()).contains("SpEL").contains("LockTimeoutException");
+		});
 	}
 
 	@Test

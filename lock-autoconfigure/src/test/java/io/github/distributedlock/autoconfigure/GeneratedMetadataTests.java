@@ -26,7 +26,8 @@ class GeneratedMetadataTests {
 	void shouldGenerateConfigurationMetadata() throws Exception {
 		try (URLClassLoader output = moduleOutput();
 				InputStream metadata = output.getResourceAsStream("META-INF/spring-configuration-metadata.json")) {
-			assertThat(metadata).as("META-INF/spring-configuration-metadata.json in " + output.getURLs()[0]).isNotNull();
+			assertThat(metadata).as("META-INF/spring-configuration-metadata.json in " + output.getURLs()[0])
+				.isNotNull();
 			ConfigurationMetadataRepository repository = ConfigurationMetadataRepositoryJsonBuilder.create(metadata)
 				.build();
 			assertThat(repository.getAllProperties()).containsKeys("distributed-lock.lease",
@@ -37,12 +38,14 @@ class GeneratedMetadataTests {
 	@Test
 	void shouldGenerateAutoConfigurationMetadata() throws Exception {
 		try (URLClassLoader output = moduleOutput();
-				InputStream metadata = output.getResourceAsStream("META-INF/spring-autoconfigure-metadata.properties")) {
+				InputStream metadata = output
+					.getResourceAsStream("META-INF/spring-autoconfigure-metadata.properties")) {
 			assertThat(metadata).as("META-INF/spring-autoconfigure-metadata.properties in " + output.getURLs()[0])
 				.isNotNull();
 			Properties properties = new Properties();
 			properties.load(metadata);
-			assertThat(properties).containsKey(DistributedLockAutoConfiguration.class.getName() + ".ConditionalOnClass");
+			assertThat(properties)
+				.containsKey(DistributedLockAutoConfiguration.class.getName() + ".ConditionalOnClass");
 		}
 	}
 

@@ -36,8 +36,7 @@ class GracefulShutdownTests {
 
 	@BeforeEach
 	void connectTo(RedisServer server) {
-		this.contextRunner = TestRedis.contextRunner(server)
-			.withUserConfiguration(WorkConfiguration.class);
+		this.contextRunner = TestRedis.contextRunner(server).withUserConfiguration(WorkConfiguration.class);
 	}
 
 	@Test
@@ -110,8 +109,8 @@ class GracefulShutdownTests {
 	}
 
 	/**
-	 * Stands in for an executor that lets its running tasks finish when the context stops:
-	 * it stops after the lock template is closed.
+	 * Stands in for an executor that lets its running tasks finish when the context
+	 * stops: it stops after the lock template is closed.
 	 */
 	static class Drain implements SmartLifecycle {
 

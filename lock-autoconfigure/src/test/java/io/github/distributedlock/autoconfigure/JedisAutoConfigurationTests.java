@@ -33,7 +33,8 @@ class JedisAutoConfigurationTests {
 
 	@BeforeEach
 	void connectTo(RedisServer server) {
-		// Without Lettuce, Boot's Redis auto-configuration picks Jedis, as in an application
+		// Without Lettuce, Boot's Redis auto-configuration picks Jedis, as in an
+		// application
 		// that swapped the client.
 		this.contextRunner = TestRedis.contextRunner(server)
 			.withClassLoader(new FilteredClassLoader("io.lettuce"))
@@ -63,8 +64,8 @@ class JedisAutoConfigurationTests {
 
 	@Test
 	void shouldReadTheDatabaseOfAJedisConnectionFactory() {
-		this.contextRunner.run((context) -> assertThat(RedisDatabase.of(context.getBean(RedisConnectionFactory.class)))
-			.isEqualTo(3));
+		this.contextRunner
+			.run((context) -> assertThat(RedisDatabase.of(context.getBean(RedisConnectionFactory.class))).isEqualTo(3));
 	}
 
 }

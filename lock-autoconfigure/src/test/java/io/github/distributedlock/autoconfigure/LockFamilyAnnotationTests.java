@@ -39,9 +39,7 @@ class LockFamilyAnnotationTests {
 
 	@BeforeEach
 	void connectTo(RedisServer server) {
-		this.contextRunner = TestRedis.contextRunner(server)
-			.withBean(Exports.class)
-			.withBean(Catalog.class);
+		this.contextRunner = TestRedis.contextRunner(server).withBean(Exports.class).withBean(Catalog.class);
 	}
 
 	@Test
@@ -91,8 +89,8 @@ class LockFamilyAnnotationTests {
 	@Test
 	void shouldPublishALockLostEventWhenTheWatchdogFindsALockGone() {
 		List<LockLostEvent> events = new CopyOnWriteArrayList<>();
-		this.contextRunner.withBean("lostEvents", ApplicationListener.class,
-				() -> (ApplicationListener<LockLostEvent>) events::add)
+		this.contextRunner
+			.withBean("lostEvents", ApplicationListener.class, () -> (ApplicationListener<LockLostEvent>) events::add)
 			.run((context) -> {
 				RedisLockTemplate template = context.getBean(RedisLockTemplate.class);
 				var held = template.acquire(

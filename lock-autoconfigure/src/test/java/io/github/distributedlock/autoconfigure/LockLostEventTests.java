@@ -23,8 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * {@link LockLostEvent} listeners run off the watchdog thread, so a slow one cannot hold up
- * the renewal of other leases.
+ * {@link LockLostEvent} listeners run off the watchdog thread, so a slow one cannot hold
+ * up the renewal of other leases.
  */
 @ExtendWith(RedisServerExtension.class)
 class LockLostEventTests {
@@ -54,7 +54,8 @@ class LockLostEventTests {
 				try {
 					redis.delete(template.lockKey(LockName.of("lost", "1")));
 					await().atMost(Duration.ofSeconds(5)).until(() -> !listenerThreads.isEmpty());
-					// While the listener is still busy, several leases' worth of time passes.
+					// While the listener is still busy, several leases' worth of time
+					// passes.
 					Thread.sleep(LEASE.multipliedBy(4).toMillis());
 					assertThat(redis.hasKey(template.lockKey(LockName.of("kept", "1"))))
 						.as("the other lock's lease was renewed while the listener ran")

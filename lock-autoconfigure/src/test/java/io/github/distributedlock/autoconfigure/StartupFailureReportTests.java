@@ -17,9 +17,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
 
 /**
- * What a user sees when an application fails to start because of the lock settings: Boot's
- * failure report, chosen among all the analyzers on the class path, naming the property and
- * the fix instead of a stack trace.
+ * What a user sees when an application fails to start because of the lock settings:
+ * Boot's failure report, chosen among all the analyzers on the class path, naming the
+ * property and the fix instead of a stack trace.
  */
 @ExtendWith({ RedisServerExtension.class, OutputCaptureExtension.class })
 class StartupFailureReportTests {
@@ -33,8 +33,7 @@ class StartupFailureReportTests {
 	}
 
 	@Test
-	void shouldSayHowToTurnKeyspaceNotificationsOnWhenTheyAreOff(RedisServer server,
-			CapturedOutput output) {
+	void shouldSayHowToTurnKeyspaceNotificationsOnWhenTheyAreOff(RedisServer server, CapturedOutput output) {
 		// Other tests on this server may have let the library turn them on.
 		server.command("CONFIG", "SET", "notify-keyspace-events", "");
 		assertThatException().isThrownBy(() -> run(server, "--distributed-lock.wait-strategy=keyspace-events"));
@@ -47,8 +46,10 @@ class StartupFailureReportTests {
 	private static void run(RedisServer server, String setting) {
 		SpringApplication application = new SpringApplication(Config.class);
 		application.setWebApplicationType(WebApplicationType.NONE);
-		application.run("--spring.data.redis.host=" + server.host(), "--spring.data.redis.port=" + server.port(),
-				"--spring.data.redis.timeout=2s", setting).close();
+		application
+			.run("--spring.data.redis.host=" + server.host(), "--spring.data.redis.port=" + server.port(),
+					"--spring.data.redis.timeout=2s", setting)
+			.close();
 	}
 
 	@Configuration(proxyBeanMethods = false)

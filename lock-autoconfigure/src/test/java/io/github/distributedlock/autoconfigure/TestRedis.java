@@ -22,8 +22,8 @@ final class TestRedis {
 	}
 
 	/**
-	 * Return a context runner with every auto-configuration of the starter and Boot's Redis,
-	 * connected to the server.
+	 * Return a context runner with every auto-configuration of the starter and Boot's
+	 * Redis, connected to the server.
 	 */
 	static ApplicationContextRunner contextRunner(RedisServer server) {
 		return new ApplicationContextRunner().withConfiguration(ALL).withPropertyValues(properties(server));

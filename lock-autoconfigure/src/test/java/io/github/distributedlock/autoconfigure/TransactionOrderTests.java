@@ -49,8 +49,7 @@ class TransactionOrderTests {
 
 	@BeforeEach
 	void connectTo(RedisServer server) {
-		this.contextRunner = TestRedis.contextRunner(server)
-			.withUserConfiguration(DatabaseConfiguration.class);
+		this.contextRunner = TestRedis.contextRunner(server).withUserConfiguration(DatabaseConfiguration.class);
 	}
 
 	@Test
@@ -93,8 +92,7 @@ class TransactionOrderTests {
 
 		@Bean(destroyMethod = "shutdown")
 		EmbeddedDatabase dataSource() {
-			EmbeddedDatabase database = new EmbeddedDatabaseBuilder()
-				.setType(EmbeddedDatabaseType.H2)
+			EmbeddedDatabase database = new EmbeddedDatabaseBuilder().setType(EmbeddedDatabaseType.H2)
 				.generateUniqueName(true)
 				.build();
 			new JdbcTemplate(database).execute("create table orders (id varchar(20) primary key)");
@@ -131,8 +129,8 @@ class TransactionOrderTests {
 	}
 
 	/**
-	 * Looks, from a connection of its own, whether the order is committed at the moment its
-	 * lock is released.
+	 * Looks, from a connection of its own, whether the order is committed at the moment
+	 * its lock is released.
 	 */
 	static class ReleaseProbe implements LockListener {
 
@@ -187,12 +185,12 @@ class TransactionOrderTests {
 
 				@Override
 				public void afterCommit() {
-					Orders.this.lockedWhenCommitted.put(id, Orders.this.lockTemplate.getObject().isLocked("orders", id));
+					Orders.this.lockedWhenCommitted.put(id,
+							Orders.this.lockTemplate.getObject().isLocked("orders", id));
 				}
 
 			});
-			return TransactionSynchronizationManager.isActualTransactionActive()
-					&& LockContext.find().isPresent();
+			return TransactionSynchronizationManager.isActualTransactionActive() && LockContext.find().isPresent();
 		}
 
 	}

@@ -36,8 +36,7 @@ class TwoInstancesTests {
 
 	@BeforeEach
 	void connectTo(RedisServer server) {
-		this.contextRunner = TestRedis.contextRunner(server)
-			.withBean(Inventory.class);
+		this.contextRunner = TestRedis.contextRunner(server).withBean(Inventory.class);
 	}
 
 	@Test

@@ -1,10 +1,12 @@
 package io.github.distributedlock.benchmark;
 
 /**
- * One acquisition as a worker saw it, with {@link System#nanoTime()} stamps, which are comparable across the
- * processes of one Linux machine (they all read {@code CLOCK_MONOTONIC}).
+ * One acquisition as a worker saw it, with {@link System#nanoTime()} stamps, which are
+ * comparable across the processes of one Linux machine (they all read
+ * {@code CLOCK_MONOTONIC}).
  *
- * @param holder the worker and thread that held the lock, {@code worker * 100_000 + thread}
+ * @param holder the worker and thread that held the lock,
+ * {@code worker * 100_000 + thread}
  * @param key the index of the lock key, or {@code -1} for a key used only once
  * @param requested just before the acquire call
  * @param acquired just after the acquire call returned

@@ -10,7 +10,8 @@ import java.util.function.ToLongFunction;
 import io.github.distributedlock.benchmark.report.LatencyStats;
 
 /**
- * Figures computed from the acquisitions of all workers together: latencies, throughput, overlaps and hand-offs.
+ * Figures computed from the acquisitions of all workers together: latencies, throughput,
+ * overlaps and hand-offs.
  */
 final class AcquisitionAnalysis {
 
@@ -22,7 +23,8 @@ final class AcquisitionAnalysis {
 	}
 
 	/**
-	 * Return acquisitions per second, counting those whose acquire returned within the phase's window.
+	 * Return acquisitions per second, counting those whose acquire returned within the
+	 * phase's window.
 	 */
 	static double perSecond(PhaseResult phase) {
 		long inWindow = phase.acquisitions()
@@ -33,9 +35,10 @@ final class AcquisitionAnalysis {
 	}
 
 	/**
-	 * Walk each key's holds in acquisition order: an acquisition that returned before an earlier hold's release
-	 * call began is an overlap, and the time from the previous holder's release call to the next holder's
-	 * acquisition is a hand-off gap when the holder changed.
+	 * Walk each key's holds in acquisition order: an acquisition that returned before an
+	 * earlier hold's release call began is an overlap, and the time from the previous
+	 * holder's release call to the next holder's acquisition is a hand-off gap when the
+	 * holder changed.
 	 */
 	static Handoffs handoffs(List<Acquisition> acquisitions) {
 		Map<Integer, List<Acquisition>> byKey = new HashMap<>();
@@ -74,7 +77,8 @@ final class AcquisitionAnalysis {
 	/**
 	 * What {@link #handoffs(List)} found.
 	 *
-	 * @param overlaps acquisitions that began before an earlier hold of the same key ended
+	 * @param overlaps acquisitions that began before an earlier hold of the same key
+	 * ended
 	 * @param gaps hand-off gaps between different holders
 	 * @param share the share of successions that changed holder
 	 */

@@ -12,7 +12,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The binary file in which a worker hands its acquisitions to the coordinator: a count, then fixed-size records.
+ * The binary file in which a worker hands its acquisitions to the coordinator: a count,
+ * then fixed-size records.
  */
 public final class AcquisitionFile {
 

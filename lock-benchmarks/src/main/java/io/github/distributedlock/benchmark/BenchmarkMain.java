@@ -38,9 +38,10 @@ public final class BenchmarkMain {
 
 	/**
 	 * Run the benchmark from the command line.
-	 * @param args {@code --smoke} for about a second per scenario, {@code --no-jmh} to skip JMH, {@code --out DIR}
-	 * for the report directory ({@code docs/benchmarks}, or {@code target/smoke} for a smoke run), {@code --only 1,2}
-	 * to run only some scenarios
+	 * @param args {@code --smoke} for about a second per scenario, {@code --no-jmh} to
+	 * skip JMH, {@code --out DIR} for the report directory ({@code docs/benchmarks}, or
+	 * {@code target/smoke} for a smoke run), {@code --only 1,2} to run only some
+	 * scenarios
 	 */
 	public static void main(String[] args) {
 		boolean smoke = List.of(args).contains("--smoke");
@@ -52,9 +53,8 @@ public final class BenchmarkMain {
 				: BenchmarkSettings.full(directory, jmh);
 		int only = List.of(args).indexOf("--only");
 		if (only >= 0 && only + 1 < args.length) {
-			settings = settings.only(Arrays.stream(args[only + 1].split(","))
-				.map(Integer::valueOf)
-				.collect(Collectors.toSet()));
+			settings = settings
+				.only(Arrays.stream(args[only + 1].split(",")).map(Integer::valueOf).collect(Collectors.toSet()));
 		}
 		BenchmarkResults results = run(settings);
 		System.out.println();
@@ -78,9 +78,8 @@ public final class BenchmarkMain {
 		BenchmarkResults results;
 		try (RedisProcess redis = RedisProcess.launch(); BenchmarkRun run = new BenchmarkRun(settings, redis, work)) {
 			Environment environment = new Environment(date, settings.describe(), SystemFacts.engineRevision(),
-					SystemFacts.javaVersion(), "",
-					redisVersion(redis), Runtime.getRuntime().availableProcessors(), SystemFacts.cpuModel(),
-					loadBefore, "");
+					SystemFacts.javaVersion(), "", redisVersion(redis), Runtime.getRuntime().availableProcessors(),
+					SystemFacts.cpuModel(), loadBefore, "");
 			List<String> failures = new ArrayList<>();
 			List<UncontendedResult> uncontended = scenario(settings, 1, "uncontended", failures,
 					() -> UncontendedScenario.run(run));
@@ -88,12 +87,11 @@ public final class BenchmarkMain {
 					() -> ContendedScenario.run(run));
 			List<ManyKeysResult> manyKeys = scenario(settings, 3, "many keys, many threads", failures,
 					() -> ManyKeysScenario.run(run));
-			List<CrashResult> crash = scenario(settings, 4, "crash recovery", failures,
-					() -> CrashScenario.run(run));
+			List<CrashResult> crash = scenario(settings, 4, "crash recovery", failures, () -> CrashScenario.run(run));
 			List<WaitersResult> waiters = scenario(settings, 5, "many waiters", failures,
 					() -> WaitersScenario.run(run));
-			List<ClusterResult> cluster = scenario(settings, 6, "many keys on Redis Cluster, 1 and 3 masters",
-					failures, () -> ClusterScenario.run(run));
+			List<ClusterResult> cluster = scenario(settings, 6, "many keys on Redis Cluster, 1 and 3 masters", failures,
+					() -> ClusterScenario.run(run));
 			String waiterJdk = waiters.isEmpty() ? "—" : waiters.get(0).jdk()
 					+ (waiters.get(0).virtualThreads() ? ", virtual threads" : ", platform threads");
 			results = new BenchmarkResults(environment.completed(waiterJdk, SystemFacts.loadAverage()), uncontended,
@@ -110,7 +108,8 @@ public final class BenchmarkMain {
 	}
 
 	/**
-	 * Run a scenario; one that fails is reported as failed rather than losing what the others measured.
+	 * Run a scenario; one that fails is reported as failed rather than losing what the
+	 * others measured.
 	 */
 	private static <T> List<T> scenario(BenchmarkSettings settings, int number, String title, List<String> failures,
 			Supplier<List<T>> scenario) {

@@ -14,8 +14,8 @@ import io.github.distributedlock.benchmark.report.RedisCost;
 import io.github.distributedlock.test.RedisProcess;
 
 /**
- * One benchmark run: the redis-server that every library shares, a pool of long-lived worker JVMs that host a
- * client of every library, and timed phases across them.
+ * One benchmark run: the redis-server that every library shares, a pool of long-lived
+ * worker JVMs that host a client of every library, and timed phases across them.
  */
 final class BenchmarkRun implements AutoCloseable {
 
@@ -64,14 +64,16 @@ final class BenchmarkRun implements AutoCloseable {
 	}
 
 	/**
-	 * Start fresh worker JVMs beside the pool, for scenarios that kill them or measure their memory.
+	 * Start fresh worker JVMs beside the pool, for scenarios that kill them or measure
+	 * their memory.
 	 */
 	List<WorkerProcess> startWorkers(Path java, int count, String heap) {
 		return startWorkers(java, count, heap, this.nextWorkerId.getAndAdd(count));
 	}
 
 	/**
-	 * Start fresh worker JVMs whose clients connect to Redis Clusters, all at once so that they start up together.
+	 * Start fresh worker JVMs whose clients connect to Redis Clusters, all at once so
+	 * that they start up together.
 	 * @param nodes one node of each cluster
 	 * @param perCluster workers for each cluster
 	 * @return the workers, those of the first cluster first
@@ -81,9 +83,9 @@ final class BenchmarkRun implements AutoCloseable {
 		try {
 			for (RedisProcess node : nodes) {
 				for (int i = 0; i < perCluster; i++) {
-					workers.add(WorkerProcess.start(BenchmarkSettings.currentJava(),
-							this.nextWorkerId.getAndIncrement(), node.host(), node.port(), true, this.workDirectory,
-							WORKER_HEAP));
+					workers
+						.add(WorkerProcess.start(BenchmarkSettings.currentJava(), this.nextWorkerId.getAndIncrement(),
+								node.host(), node.port(), true, this.workDirectory, WORKER_HEAP));
 				}
 			}
 			workers.forEach(WorkerProcess::awaitReady);
@@ -112,7 +114,8 @@ final class BenchmarkRun implements AutoCloseable {
 	}
 
 	/**
-	 * Run one timed phase of a loop on the given workers, all starting at the same instant.
+	 * Run one timed phase of a loop on the given workers, all starting at the same
+	 * instant.
 	 * @param record whether to collect every acquisition
 	 */
 	PhaseResult loop(List<WorkerProcess> workers, LoopSpec spec, Duration duration, boolean record) {
@@ -143,9 +146,10 @@ final class BenchmarkRun implements AutoCloseable {
 	}
 
 	/**
-	 * Warm up, run the measured phase with {@code INFO commandstats} and {@code INFO cpu} around it, then count round
-	 * trips with {@code MONITOR} in a separate phase. The database is emptied before the warm-up, so that keys and
-	 * memory left after the last phase are this loop's alone, and no earlier library's keys expire or shrink their
+	 * Warm up, run the measured phase with {@code INFO commandstats} and {@code INFO cpu}
+	 * around it, then count round trips with {@code MONITOR} in a separate phase. The
+	 * database is emptied before the warm-up, so that keys and memory left after the last
+	 * phase are this loop's alone, and no earlier library's keys expire or shrink their
 	 * dictionaries meanwhile.
 	 */
 	Measured measure(List<WorkerProcess> workers, LoopSpec spec) {
@@ -180,8 +184,8 @@ final class BenchmarkRun implements AutoCloseable {
 	}
 
 	/**
-	 * Return what Redis executed since the last reset, including commands run inside Lua, without the harness's
-	 * own commands.
+	 * Return what Redis executed since the last reset, including commands run inside Lua,
+	 * without the harness's own commands.
 	 */
 	Map<String, Long> serverCommands() {
 		Map<String, Long> calls = new HashMap<>(this.redis.commandCalls());
@@ -190,7 +194,8 @@ final class BenchmarkRun implements AutoCloseable {
 	}
 
 	/**
-	 * Return what the shared redis-server has used so far: main-thread CPU, data memory and keys.
+	 * Return what the shared redis-server has used so far: main-thread CPU, data memory
+	 * and keys.
 	 */
 	RedisUsage usage() {
 		return RedisUsage.take(this.redis);

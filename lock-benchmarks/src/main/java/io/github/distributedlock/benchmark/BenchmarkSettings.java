@@ -6,8 +6,8 @@ import java.time.Duration;
 import java.util.Set;
 
 /**
- * How long and how big each scenario is: the full run, or a smoke run of about a second per scenario that keeps
- * the code from rotting.
+ * How long and how big each scenario is: the full run, or a smoke run of about a second
+ * per scenario that keeps the code from rotting.
  *
  * @param smoke whether this is a smoke run
  * @param outputDirectory where the report goes
@@ -17,7 +17,8 @@ import java.util.Set;
  * @param monitor the phase whose commands {@code MONITOR} counts
  * @param manyKeysThreads threads in each of the two processes of scenario 3
  * @param manyKeys keys in scenario 3
- * @param heldLocks locks held at once in scenario 1 to weigh what Redis keeps per held lock
+ * @param heldLocks locks held at once in scenario 1 to weigh what Redis keeps per held
+ * lock
  * @param crashTrials holders killed per library in scenario 4
  * @param crashLease the holder's lease in scenario 4
  * @param crashWait the waiter's wait time in scenario 4
@@ -30,8 +31,8 @@ import java.util.Set;
  */
 public record BenchmarkSettings(boolean smoke, Path outputDirectory, boolean jmh, Duration warmup, Duration measure,
 		Duration monitor, int manyKeysThreads, int manyKeys, int heldLocks, int crashTrials, Duration crashLease,
-		Duration crashWait, int waitersPerProcess, int waiterKeys, Duration waiterWait, Duration settle, Path waiterJava,
-		Set<Integer> scenarios) {
+		Duration crashWait, int waitersPerProcess, int waiterKeys, Duration waiterWait, Duration settle,
+		Path waiterJava, Set<Integer> scenarios) {
 
 	/**
 	 * Every scenario.
@@ -39,7 +40,8 @@ public record BenchmarkSettings(boolean smoke, Path outputDirectory, boolean jmh
 	public static final Set<Integer> ALL = Set.of(1, 2, 3, 4, 5, 6);
 
 	/**
-	 * Where Temurin 25 is installed on the project's machines; scenario 5 uses it for virtual threads.
+	 * Where Temurin 25 is installed on the project's machines; scenario 5 uses it for
+	 * virtual threads.
 	 */
 	public static final Path JDK_25 = Path.of("/usr/lib/jvm/temurin-25-jdk-amd64/bin/java");
 

@@ -7,9 +7,9 @@ import io.github.distributedlock.benchmark.report.ClusterResult;
 import io.github.distributedlock.benchmark.report.RedisCost;
 
 /**
- * Scenario 6: the many-keys load of scenario 3, from the same two processes and threads, on a Redis Cluster of one
- * master and then of three, to see whether throughput grows with the masters. Fresh worker JVMs run cluster
- * clients of every library.
+ * Scenario 6: the many-keys load of scenario 3, from the same two processes and threads,
+ * on a Redis Cluster of one master and then of three, to see whether throughput grows
+ * with the masters. Fresh worker JVMs run cluster clients of every library.
  */
 final class ClusterScenario {
 
@@ -26,7 +26,8 @@ final class ClusterScenario {
 			for (int masters : MASTERS) {
 				clusters.add(ClusterShards.start(masters));
 			}
-			// Fresh JVMs start up together; each cluster's workers create their clients only when first used.
+			// Fresh JVMs start up together; each cluster's workers create their clients
+			// only when first used.
 			workers = run.startClusterWorkers(clusters.stream().map((c) -> c.masters().get(0)).toList(), processes);
 			List<ClusterResult> results = new ArrayList<>();
 			for (int i = 0; i < clusters.size(); i++) {

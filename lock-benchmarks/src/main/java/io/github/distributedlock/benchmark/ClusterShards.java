@@ -11,9 +11,10 @@ import io.github.distributedlock.test.RedisClusterTopology;
 import io.github.distributedlock.test.RedisProcess;
 
 /**
- * A Redis Cluster of one or three masters, no replicas, for scenario 6. Both are real clusters
- * ({@code cluster-enabled yes}), so every library runs the same cluster client on both and only the number of
- * masters differs: one node that owns all 16384 slots, or {@link RedisClusterTopology}'s three.
+ * A Redis Cluster of one or three masters, no replicas, for scenario 6. Both are real
+ * clusters ({@code cluster-enabled yes}), so every library runs the same cluster client
+ * on both and only the number of masters differs: one node that owns all 16384 slots, or
+ * {@link RedisClusterTopology}'s three.
  */
 final class ClusterShards implements AutoCloseable {
 
@@ -41,10 +42,11 @@ final class ClusterShards implements AutoCloseable {
 			return new ClusterShards(topology.masters(), topology);
 		}
 		if (masters != 1) {
-			throw new IllegalArgumentException("A benchmark cluster has 1 or " + RedisClusterTopology.MASTERS
-					+ " masters, not " + masters);
+			throw new IllegalArgumentException(
+					"A benchmark cluster has 1 or " + RedisClusterTopology.MASTERS + " masters, not " + masters);
 		}
-		// A node that never met a peer does not know its own address and announces an empty one, which clients
+		// A node that never met a peer does not know its own address and announces an
+		// empty one, which clients
 		// cannot connect to.
 		RedisProcess node = RedisProcess.launch("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
 				"--cluster-port", Integer.toString(freePort()), "--cluster-announce-ip", "127.0.0.1");
@@ -88,7 +90,8 @@ final class ClusterShards implements AutoCloseable {
 	}
 
 	/**
-	 * Return every command the masters executed since the reset, without the harness's own.
+	 * Return every command the masters executed since the reset, without the harness's
+	 * own.
 	 */
 	long serverCommands() {
 		return this.masters.stream()
@@ -126,7 +129,8 @@ final class ClusterShards implements AutoCloseable {
 	}
 
 	/**
-	 * Return a free loopback port for the node's cluster bus, which Redis 7 lets us choose ({@code cluster-port}).
+	 * Return a free loopback port for the node's cluster bus, which Redis 7 lets us
+	 * choose ({@code cluster-port}).
 	 */
 	private static int freePort() {
 		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {

@@ -9,7 +9,8 @@ import io.github.distributedlock.benchmark.LoopSpec.KeyChoice;
 import io.github.distributedlock.benchmark.report.ContendedResult;
 
 /**
- * Scenario 2: one thread in each of 2, then 4, processes hammers one key, holding it about 100 µs each time.
+ * Scenario 2: one thread in each of 2, then 4, processes hammers one key, holding it
+ * about 100 µs each time.
  */
 final class ContendedScenario {
 
@@ -40,8 +41,9 @@ final class ContendedScenario {
 		Handoffs handoffs = AcquisitionAnalysis.handoffs(phase.acquisitions());
 		ContendedResult result = new ContendedResult(library, processes, phase.acquisitions().size(),
 				AcquisitionAnalysis.perSecond(phase),
-				AcquisitionAnalysis.latency(phase.acquisitions(), (a) -> a.acquired() - a.requested()), handoffs.gaps(), handoffs.share(), handoffs.overlaps(),
-				measured.commands(), measured.cost(), phase.timeouts(), phase.errors());
+				AcquisitionAnalysis.latency(phase.acquisitions(), (a) -> a.acquired() - a.requested()), handoffs.gaps(),
+				handoffs.share(), handoffs.overlaps(), measured.commands(), measured.cost(), phase.timeouts(),
+				phase.errors());
 		Progress.report("contended x" + processes, library,
 				String.format("%.0f acq/s, hand-off p50 %.0f µs p99 %.0f µs, %.2f round trips, %d overlaps",
 						result.acquisitionsPerSecond(), result.handoffGap().p50Micros(),

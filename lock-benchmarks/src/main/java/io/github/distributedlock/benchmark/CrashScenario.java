@@ -8,8 +8,9 @@ import io.github.distributedlock.benchmark.report.CrashResult;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Scenario 4: a holder process is killed with SIGKILL while it holds a lock with a short lease, and a waiter in
- * another process measures how long after the lease ended it got the lock.
+ * Scenario 4: a holder process is killed with SIGKILL while it holds a lock with a short
+ * lease, and a waiter in another process measures how long after the lease ended it got
+ * the lock.
  */
 final class CrashScenario {
 
@@ -22,7 +23,8 @@ final class CrashScenario {
 
 	static List<CrashResult> run(BenchmarkRun run) {
 		int trials = run.settings().crashTrials();
-		// One fresh JVM per trial, all started at once: they only load their library when told to hold.
+		// One fresh JVM per trial, all started at once: they only load their library when
+		// told to hold.
 		List<WorkerProcess> holders = run.startWorkers(BenchmarkSettings.currentJava(),
 				Library.values().length * trials, "256m");
 		try {
@@ -53,24 +55,24 @@ final class CrashScenario {
 			}
 		}
 		CrashResult result = new CrashResult(library, settings.crashLease(), settings.crashWait(), delays, timeouts);
-		Progress.report("crash", library,
-				String.format("after lease end: median %.1f ms, max %.1f ms, %d timeouts", result.medianMillis(),
-						result.maxMillis(), timeouts));
+		Progress.report("crash", library, String.format("after lease end: median %.1f ms, max %.1f ms, %d timeouts",
+				result.medianMillis(), result.maxMillis(), timeouts));
 		return result;
 	}
 
 	/**
 	 * Run one trial.
-	 * @return milliseconds from the end of the holder's lease to the waiter's acquisition, or {@code null} if the
-	 * waiter gave up
+	 * @return milliseconds from the end of the holder's lease to the waiter's
+	 * acquisition, or {@code null} if the waiter gave up
 	 */
 	private static @Nullable Double trial(WorkerProcess waiter, WorkerProcess holder, Library library, String key,
 			BenchmarkSettings settings) {
 		holder.send("HOLD " + library.id() + " " + key + " " + settings.crashLease().toMillis());
-		// The lease began in Redis between these two stamps: at most one round trip before the second.
+		// The lease began in Redis between these two stamps: at most one round trip
+		// before the second.
 		long held = Long.parseLong(holder.await("HELD", REPLY_TIMEOUT)[1]);
-		waiter.send("WAIT " + library.id() + " " + key + " " + WAITER_LEASE_MILLIS + " "
-				+ settings.crashWait().toMillis());
+		waiter.send(
+				"WAIT " + library.id() + " " + key + " " + WAITER_LEASE_MILLIS + " " + settings.crashWait().toMillis());
 		sleep(settings.crashLease().dividedBy(8));
 		holder.kill();
 		String[] reply = waiter.awaitAny(settings.crashWait().plus(REPLY_TIMEOUT), "GOT", "TIMEOUT");

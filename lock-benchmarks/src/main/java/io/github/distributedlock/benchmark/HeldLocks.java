@@ -3,9 +3,10 @@ package io.github.distributedlock.benchmark;
 import java.time.Duration;
 
 /**
- * Weighs what Redis keeps per held lock: one worker thread holds many new locks at once, and the growth of Redis's
- * data memory is divided by their number. The database is emptied first, so that nothing else grows or shrinks in
- * it meanwhile; what the locks leave behind is emptied by the next measurement.
+ * Weighs what Redis keeps per held lock: one worker thread holds many new locks at once,
+ * and the growth of Redis's data memory is divided by their number. The database is
+ * emptied first, so that nothing else grows or shrinks in it meanwhile; what the locks
+ * leave behind is emptied by the next measurement.
  */
 final class HeldLocks {
 
@@ -17,7 +18,8 @@ final class HeldLocks {
 	}
 
 	/**
-	 * Hold {@link BenchmarkSettings#heldLocks()} new locks of a library at once and release them.
+	 * Hold {@link BenchmarkSettings#heldLocks()} new locks of a library at once and
+	 * release them.
 	 * @return data memory per held lock, in bytes
 	 */
 	static double bytesPerLock(BenchmarkRun run, Library library) {

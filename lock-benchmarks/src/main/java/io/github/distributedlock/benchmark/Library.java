@@ -1,13 +1,14 @@
 package io.github.distributedlock.benchmark;
 
 /**
- * A lock implementation under comparison, named the same way in worker commands and in the report.
+ * A lock implementation under comparison, named the same way in worker commands and in
+ * the report.
  */
 public enum Library {
 
 	/**
-	 * The physical floor: one {@code SET key val NX PX} and one {@code DEL} on a plain Lettuce connection, with a
-	 * busy retry loop as its only way to wait.
+	 * The physical floor: one {@code SET key val NX PX} and one {@code DEL} on a plain
+	 * Lettuce connection, with a busy retry loop as its only way to wait.
 	 */
 	FLOOR("floor", "floor (SET NX PX + DEL)", "floor", false),
 
@@ -67,7 +68,8 @@ public enum Library {
 	}
 
 	/**
-	 * Return whether this is another library that this project is compared with (not the floor, not ours).
+	 * Return whether this is another library that this project is compared with (not the
+	 * floor, not ours).
 	 * @return whether it is a peer
 	 */
 	public boolean isPeer() {
@@ -75,9 +77,10 @@ public enum Library {
 	}
 
 	/**
-	 * Return the Redis key that holds a lock, as each worker client names it: this project prefixes
-	 * {@code lock:{bench:…}} (the key needs no encoding, having only letters, digits and dashes), Spring
-	 * Integration its registry key {@code bench-si:}, and the others use the key as it is.
+	 * Return the Redis key that holds a lock, as each worker client names it: this
+	 * project prefixes {@code lock:{bench:…}} (the key needs no encoding, having only
+	 * letters, digits and dashes), Spring Integration its registry key {@code bench-si:},
+	 * and the others use the key as it is.
 	 * @param key the lock key given to the client
 	 * @return the Redis key
 	 */

@@ -3,7 +3,8 @@ package io.github.distributedlock.benchmark;
 import java.util.Locale;
 
 /**
- * What a worker's threads do in one timed phase: acquire, hold, release, again, until the end time.
+ * What a worker's threads do in one timed phase: acquire, hold, release, again, until the
+ * end time.
  *
  * @param library the library to drive
  * @param keys how keys are chosen
@@ -39,8 +40,9 @@ public record LoopSpec(Library library, KeyChoice keys, int threads, int keyCoun
 	/**
 	 * Return how many distinct lock names phases of this loop used.
 	 * @param attempts acquisitions attempted in those phases, successful or timed out
-	 * @return the distinct names: every attempt for {@link KeyChoice#DISTINCT} (workers never reuse such a name),
-	 * one for {@link KeyChoice#ONE}, and every key for {@link KeyChoice#RANDOM} (phases are long enough to draw each)
+	 * @return the distinct names: every attempt for {@link KeyChoice#DISTINCT} (workers
+	 * never reuse such a name), one for {@link KeyChoice#ONE}, and every key for
+	 * {@link KeyChoice#RANDOM} (phases are long enough to draw each)
 	 */
 	public long distinctNames(long attempts) {
 		return switch (this.keys) {

@@ -8,7 +8,8 @@ import io.github.distributedlock.benchmark.LoopSpec.KeyChoice;
 import io.github.distributedlock.benchmark.report.ManyKeysResult;
 
 /**
- * Scenario 3: many threads in two processes take random keys out of many, without holding them.
+ * Scenario 3: many threads in two processes take random keys out of many, without holding
+ * them.
  */
 final class ManyKeysScenario {
 
@@ -32,10 +33,10 @@ final class ManyKeysScenario {
 					AcquisitionAnalysis.latency(phase.acquisitions(), (a) -> a.released() - a.requested()),
 					measured.commands(), measured.cost(), AcquisitionAnalysis.handoffs(phase.acquisitions()).overlaps(),
 					phase.timeouts(), phase.errors());
-			Progress.report("many keys", library, String.format(
-					"%.0f acq/s, p99 %.0f µs, Redis CPU %.0f µs, %.2f keys left per name, %d overlaps",
-					result.acquisitionsPerSecond(), result.acquireRelease().p99Micros(), result.cost().cpuMicros(),
-					result.cost().keysLeftPerName(), result.overlaps()));
+			Progress.report("many keys", library,
+					String.format("%.0f acq/s, p99 %.0f µs, Redis CPU %.0f µs, %.2f keys left per name, %d overlaps",
+							result.acquisitionsPerSecond(), result.acquireRelease().p99Micros(),
+							result.cost().cpuMicros(), result.cost().keysLeftPerName(), result.overlaps()));
 			results.add(result);
 		}
 		return results;

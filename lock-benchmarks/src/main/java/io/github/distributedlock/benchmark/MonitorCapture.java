@@ -13,19 +13,20 @@ import io.github.distributedlock.test.RespConnection;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Counts the commands that clients send, with {@code MONITOR}. Redis shows a command run by a Lua script with the
- * source {@code lua} instead of a client address, so those are left out: what remains is one line per round trip.
- * {@code MONITOR} slows Redis down, so it runs only in a separate, unmeasured phase.
+ * Counts the commands that clients send, with {@code MONITOR}. Redis shows a command run
+ * by a Lua script with the source {@code lua} instead of a client address, so those are
+ * left out: what remains is one line per round trip. {@code MONITOR} slows Redis down, so
+ * it runs only in a separate, unmeasured phase.
  */
 final class MonitorCapture implements AutoCloseable {
 
 	/**
-	 * Commands that are not part of taking and releasing locks: the harness's own, and Redisson's connection
-	 * keep-alive {@code PING} (every 30 s per pooled connection), which also comes from idle clients of other
-	 * libraries in the same worker JVM.
+	 * Commands that are not part of taking and releasing locks: the harness's own, and
+	 * Redisson's connection keep-alive {@code PING} (every 30 s per pooled connection),
+	 * which also comes from idle clients of other libraries in the same worker JVM.
 	 */
-	static final Set<String> IGNORED = Set.of("ping", "echo", "info", "config|resetstat", "config", "monitor",
-			"dbsize", "flushall", "client|list");
+	static final Set<String> IGNORED = Set.of("ping", "echo", "info", "config|resetstat", "config", "monitor", "dbsize",
+			"flushall", "client|list");
 
 	private final RespConnection connection;
 
@@ -59,7 +60,8 @@ final class MonitorCapture implements AutoCloseable {
 	}
 
 	/**
-	 * Stop after every command sent so far has been seen, and return the client-issued counts by command name.
+	 * Stop after every command sent so far has been seen, and return the client-issued
+	 * counts by command name.
 	 * @param server the server, used to send a marker that ends the capture
 	 * @return the counts, without {@link #IGNORED} commands
 	 */

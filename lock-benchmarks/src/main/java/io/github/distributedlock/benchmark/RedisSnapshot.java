@@ -9,8 +9,10 @@ import io.github.distributedlock.test.RedisServer;
  *
  * @param connections connected clients, the harness's own included
  * @param channels channels with at least one subscriber
- * @param subscriptions channel subscriptions, one per channel and subscribed connection, from {@code CLIENT LIST}
- * @param patterns pattern subscriptions, one per pattern and subscribed connection, from {@code CLIENT LIST}
+ * @param subscriptions channel subscriptions, one per channel and subscribed connection,
+ * from {@code CLIENT LIST}
+ * @param patterns pattern subscriptions, one per pattern and subscribed connection, from
+ * {@code CLIENT LIST}
  */
 record RedisSnapshot(long connections, long channels, long subscriptions, long patterns) {
 

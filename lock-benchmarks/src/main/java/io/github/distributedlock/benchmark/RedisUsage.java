@@ -7,21 +7,23 @@ import java.util.Map;
 import io.github.distributedlock.test.RedisServer;
 
 /**
- * What redis-server had used up to one moment: CPU of its main thread, memory holding data, and keys. Differences of
- * two readings give what a phase cost.
+ * What redis-server had used up to one moment: CPU of its main thread, memory holding
+ * data, and keys. Differences of two readings give what a phase cost.
  *
- * @param cpuSeconds CPU time of the main thread, user and system ({@code used_cpu_user_main_thread} +
- * {@code used_cpu_sys_main_thread} of {@code INFO cpu}); the whole process's on a server that lacks those fields
- * @param dataBytes {@code used_memory} without what client connections hold (the sum of {@code tot-mem} in
- * {@code CLIENT LIST}) and without the script cache ({@code used_memory_scripts}): the keys, their dictionaries
- * and pub/sub state
+ * @param cpuSeconds CPU time of the main thread, user and system
+ * ({@code used_cpu_user_main_thread} + {@code used_cpu_sys_main_thread} of
+ * {@code INFO cpu}); the whole process's on a server that lacks those fields
+ * @param dataBytes {@code used_memory} without what client connections hold (the sum of
+ * {@code tot-mem} in {@code CLIENT LIST}) and without the script cache
+ * ({@code used_memory_scripts}): the keys, their dictionaries and pub/sub state
  * @param keys keys in the database ({@code DBSIZE})
  */
 record RedisUsage(double cpuSeconds, long dataBytes, long keys) {
 
 	/**
-	 * The fewest lock names over which data memory left is divided: it moves by some hundred kilobytes with
-	 * allocator and dictionary noise, which would swamp the figure of a few names.
+	 * The fewest lock names over which data memory left is divided: it moves by some
+	 * hundred kilobytes with allocator and dictionary noise, which would swamp the figure
+	 * of a few names.
 	 */
 	static final long MIN_NAMES_FOR_BYTES = 100;
 
@@ -30,7 +32,8 @@ record RedisUsage(double cpuSeconds, long dataBytes, long keys) {
 		Map<String, String> memory = info(server, "memory");
 		String user = cpu.getOrDefault("used_cpu_user_main_thread", cpu.getOrDefault("used_cpu_user", "0"));
 		String sys = cpu.getOrDefault("used_cpu_sys_main_thread", cpu.getOrDefault("used_cpu_sys", "0"));
-		// Not INFO's mem_clients_normal: Redis refreshes it for each client only about once a second, so a
+		// Not INFO's mem_clients_normal: Redis refreshes it for each client only about
+		// once a second, so a
 		// connection opened just before reads as none.
 		long data = number(memory, "used_memory") - clientMemory(server) - number(memory, "used_memory_scripts");
 		Object keys = server.command("DBSIZE");
@@ -70,8 +73,8 @@ record RedisUsage(double cpuSeconds, long dataBytes, long keys) {
 	}
 
 	/**
-	 * Return the data memory of this difference per lock name, or NaN for fewer than {@link #MIN_NAMES_FOR_BYTES}
-	 * names.
+	 * Return the data memory of this difference per lock name, or NaN for fewer than
+	 * {@link #MIN_NAMES_FOR_BYTES} names.
 	 */
 	double bytesPer(long names) {
 		return (names >= MIN_NAMES_FOR_BYTES) ? (double) this.dataBytes / names : Double.NaN;

@@ -44,7 +44,8 @@ final class SystemFacts {
 	}
 
 	/**
-	 * Describe the checked-out engine: the commit, and whether {@code lock-core} has uncommitted changes.
+	 * Describe the checked-out engine: the commit, and whether {@code lock-core} has
+	 * uncommitted changes.
 	 */
 	static String engineRevision() {
 		String commit = git("rev-parse", "--short", "HEAD");

@@ -8,8 +8,9 @@ import io.github.distributedlock.benchmark.LoopSpec.KeyChoice;
 import io.github.distributedlock.benchmark.report.UncontendedResult;
 
 /**
- * Scenario 1: one thread of one process acquires and releases a new key each time, so nothing ever waits; then the
- * same process holds many locks at once, to weigh what Redis keeps per held lock.
+ * Scenario 1: one thread of one process acquires and releases a new key each time, so
+ * nothing ever waits; then the same process holds many locks at once, to weigh what Redis
+ * keeps per held lock.
  */
 final class UncontendedScenario {
 
@@ -34,12 +35,13 @@ final class UncontendedScenario {
 					AcquisitionAnalysis.perSecond(measured.phase()), measured.commands(),
 					measured.cost().withBytesPerHeldLock(bytesPerHeldLock), measured.phase().timeouts(),
 					measured.phase().errors());
-			Progress.report("uncontended", library, String.format(
-					"p50 %.0f µs, p99 %.0f µs, %.2f round trips, Redis CPU %.0f µs, %.2f keys and %.0f B left "
-							+ "per name, %.0f B per held lock",
-					result.acquireRelease().p50Micros(), result.acquireRelease().p99Micros(),
-					result.commands().roundTrips(), result.cost().cpuMicros(), result.cost().keysLeftPerName(),
-					result.cost().bytesLeftPerName(), result.cost().bytesPerHeldLock()));
+			Progress.report("uncontended", library,
+					String.format(
+							"p50 %.0f µs, p99 %.0f µs, %.2f round trips, Redis CPU %.0f µs, %.2f keys and %.0f B left "
+									+ "per name, %.0f B per held lock",
+							result.acquireRelease().p50Micros(), result.acquireRelease().p99Micros(),
+							result.commands().roundTrips(), result.cost().cpuMicros(), result.cost().keysLeftPerName(),
+							result.cost().bytesLeftPerName(), result.cost().bytesPerHeldLock()));
 			results.add(result);
 		}
 		return results;

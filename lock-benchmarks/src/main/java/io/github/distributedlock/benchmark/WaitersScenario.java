@@ -12,9 +12,10 @@ import io.github.distributedlock.benchmark.report.WaitersResult;
 import io.github.distributedlock.benchmark.worker.Waiters;
 
 /**
- * Scenario 5: thousands of threads in two fresh processes (virtual threads on JDK 25 where installed) wait on
- * hundreds of keys that a blocker holds; then the blocker lets go and they drain. The floor is left out: its only
- * way to wait is spinning, which with thousands of waiters would measure a saturated Redis.
+ * Scenario 5: thousands of threads in two fresh processes (virtual threads on JDK 25
+ * where installed) wait on hundreds of keys that a blocker holds; then the blocker lets
+ * go and they drain. The floor is left out: its only way to wait is spinning, which with
+ * thousands of waiters would measure a saturated Redis.
  */
 final class WaitersScenario {
 
@@ -29,7 +30,8 @@ final class WaitersScenario {
 
 	static List<WaitersResult> run(BenchmarkRun run) {
 		List<Library> libraries = Arrays.stream(Library.values()).filter((l) -> l != Library.FLOOR).toList();
-		// Fresh JVMs for every library, started at once: until told to wait they hold no client and no connection.
+		// Fresh JVMs for every library, started at once: until told to wait they hold no
+		// client and no connection.
 		List<WorkerProcess> all = run.startWorkers(run.settings().waiterJava(), PROCESSES * libraries.size(), "1g");
 		try {
 			List<WaitersResult> results = new ArrayList<>();
@@ -103,15 +105,18 @@ final class WaitersScenario {
 				AcquisitionAnalysis.handoffs(holds).overlaps(),
 				cost(settings, drained.acquisitions, commands, waitingUsage, end.minus(draining), end.minus(start)));
 		Progress.report("many waiters", library,
-				String.format("%d waiters, %d B heap each, done in %.0f ms, %d timeouts, %d connections, "
-						+ "%d subscriptions", total, result.heapPerWaiterBytes(), result.drainMillis(),
-						result.timeouts(), result.redisConnections(), result.subscriptions() + result.patterns()));
+				String.format(
+						"%d waiters, %d B heap each, done in %.0f ms, %d timeouts, %d connections, "
+								+ "%d subscriptions",
+						total, result.heapPerWaiterBytes(), result.drainMillis(), result.timeouts(),
+						result.redisConnections(), result.subscriptions() + result.patterns()));
 		return result;
 	}
 
 	/**
-	 * Return what the drain cost Redis per acquisition, what it kept per key after, and what it held per held lock
-	 * while the waiters waited (their queues and subscriptions included).
+	 * Return what the drain cost Redis per acquisition, what it kept per key after, and
+	 * what it held per held lock while the waiters waited (their queues and subscriptions
+	 * included).
 	 */
 	private static RedisCost cost(BenchmarkSettings settings, long acquisitions, Map<String, Long> commands,
 			RedisUsage waiting, RedisUsage drain, RedisUsage left) {
@@ -140,9 +145,10 @@ final class WaitersScenario {
 	}
 
 	/**
-	 * Count the blocker's locks that are still in Redis right after it released them all. Waiters take their locks
-	 * with a lease far shorter than the blocker's, so a remaining lease longer than theirs can only be the
-	 * blocker's: a release that did not delete the lock.
+	 * Count the blocker's locks that are still in Redis right after it released them all.
+	 * Waiters take their locks with a lease far shorter than the blocker's, so a
+	 * remaining lease longer than theirs can only be the blocker's: a release that did
+	 * not delete the lock.
 	 */
 	private static long leftLocked(BenchmarkRun run, Library library, BenchmarkSettings settings) {
 		long waiterLeaseMillis = Waiters.LEASE.toMillis();

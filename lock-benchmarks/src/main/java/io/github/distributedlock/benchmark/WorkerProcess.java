@@ -10,13 +10,15 @@ import io.github.distributedlock.benchmark.worker.WorkerMain;
 import io.github.distributedlock.test.JvmProcess;
 
 /**
- * A worker JVM started with this JVM's class path, driven by command lines on its standard input. Its standard
- * error goes to a log file whose tail is shown when it fails.
+ * A worker JVM started with this JVM's class path, driven by command lines on its
+ * standard input. Its standard error goes to a log file whose tail is shown when it
+ * fails.
  */
 final class WorkerProcess implements AutoCloseable {
 
 	/**
-	 * Environment variable with extra JVM arguments for every worker; {@code {id}} becomes the worker id.
+	 * Environment variable with extra JVM arguments for every worker; {@code {id}}
+	 * becomes the worker id.
 	 */
 	static final String EXTRA_JVM_ARGS = "BENCH_WORKER_JVM_ARGS";
 
@@ -50,8 +52,8 @@ final class WorkerProcess implements AutoCloseable {
 	}
 
 	/**
-	 * Start a worker JVM whose clients connect to a standalone server or, when {@code cluster}, to the Redis Cluster
-	 * that the given node belongs to.
+	 * Start a worker JVM whose clients connect to a standalone server or, when
+	 * {@code cluster}, to the Redis Cluster that the given node belongs to.
 	 */
 	static WorkerProcess start(Path java, int id, String redisHost, int redisPort, boolean cluster, Path directory,
 			String heap) {
@@ -66,7 +68,8 @@ final class WorkerProcess implements AutoCloseable {
 			.name("Worker " + id)
 			.java(java)
 			.jvmOptions(options)
-			.args(cluster ? new String[] { redisHost, Integer.toString(redisPort), Integer.toString(id), WorkerMain.CLUSTER }
+			.args(cluster
+					? new String[] { redisHost, Integer.toString(redisPort), Integer.toString(id), WorkerMain.CLUSTER }
 					: new String[] { redisHost, Integer.toString(redisPort), Integer.toString(id) })
 			.errorTo(directory.resolve("worker-" + id + ".log"))
 			// Only the replies: anything else a library prints is not for the harness.
@@ -108,7 +111,8 @@ final class WorkerProcess implements AutoCloseable {
 
 	/**
 	 * Wait for the reply starting with the given word and return its other words.
-	 * @throws IllegalStateException if the worker reports an error, dies, or does not answer in time
+	 * @throws IllegalStateException if the worker reports an error, dies, or does not
+	 * answer in time
 	 */
 	String[] await(String word, Duration timeout) {
 		String[] reply = awaitAny(timeout, word);
@@ -117,7 +121,8 @@ final class WorkerProcess implements AutoCloseable {
 
 	/**
 	 * Wait for a reply starting with one of the given words and return all its words.
-	 * @throws IllegalStateException if the worker reports an error, dies, or does not answer in time
+	 * @throws IllegalStateException if the worker reports an error, dies, or does not
+	 * answer in time
 	 */
 	String[] awaitAny(Duration timeout, String... words) {
 		List<String> expected = List.of(words);

@@ -12,8 +12,9 @@ import org.junit.jupiter.api.io.TempDir;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Runs every scenario for about a second against a real redis-server, so that the benchmark keeps working. Timing
- * figures are not asserted: they belong in the report, not in a test.
+ * Runs every scenario for about a second against a real redis-server, so that the
+ * benchmark keeps working. Timing figures are not asserted: they belong in the report,
+ * not in a test.
  */
 class BenchmarkSmokeTests {
 
@@ -47,15 +48,18 @@ class BenchmarkSmokeTests {
 			assertThat(result.delaysMillis()).as(result.library().title()).isNotEmpty();
 			assertThat(result.timeouts()).as(result.library().title()).isZero();
 		});
-		// Spring Integration 7.1.0 leaks a lock when one thread holds two whose keys share a local lock stripe
-		// (hash & 255); the 15 smoke keys share none, so every library must drain completely here.
+		// Spring Integration 7.1.0 leaks a lock when one thread holds two whose keys
+		// share a local lock stripe
+		// (hash & 255); the 15 smoke keys share none, so every library must drain
+		// completely here.
 		assertThat(results.waiters()).hasSize(Library.values().length - 1).allSatisfy((result) -> {
 			assertThat(result.acquisitions()).as(result.library().title()).isEqualTo(result.waiters());
 			assertThat(result.overlaps()).as(result.library().title()).isZero();
 			assertThat(result.errors()).as(result.library().title()).isZero();
 			assertThat(result.leftLocked()).as(result.library().title()).isZero();
 			assertCostMeasured(result.cost(), result.library().title());
-			// The smoke run's 15 keys are too few to tell memory per held lock from noise.
+			// The smoke run's 15 keys are too few to tell memory per held lock from
+			// noise.
 			assertThat(result.cost().bytesPerHeldLock()).as(result.library().title()).isNaN();
 		});
 		assertThat(results.cluster()).hasSize(2 * Library.values().length).allSatisfy((result) -> {
@@ -75,9 +79,10 @@ class BenchmarkSmokeTests {
 	}
 
 	/**
-	 * Check that the figures of what a library cost Redis were produced, not what they are. Bytes left can dip
-	 * below zero by allocator noise when a library leaves nothing, so only that they are numbers is checked, and
-	 * that they are left out (NaN) over fewer than 100 lock names.
+	 * Check that the figures of what a library cost Redis were produced, not what they
+	 * are. Bytes left can dip below zero by allocator noise when a library leaves
+	 * nothing, so only that they are numbers is checked, and that they are left out (NaN)
+	 * over fewer than 100 lock names.
 	 */
 	private static void assertCostMeasured(RedisCost cost, String name) {
 		assertThat(cost.cpuMicros()).as(name + ": Redis CPU").isFinite().isNotNegative();

@@ -16,15 +16,16 @@ import io.github.distributedlock.test.RespConnection;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Fault durations taken from the protocol's own constants ({@link ProtocolTimings}, and the workers' lease and
- * command timeout), each just below, at and just above the constant; and the pieces the boundary tests share: finding
- * a worker whose request waits in a lock's line, and listening to a lock's release channel.
+ * Fault durations taken from the protocol's own constants ({@link ProtocolTimings}, and
+ * the workers' lease and command timeout), each just below, at and just above the
+ * constant; and the pieces the boundary tests share: finding a worker whose request waits
+ * in a lock's line, and listening to a lock's release channel.
  */
 final class Boundaries {
 
 	/**
-	 * How far "just below" and "just above" are from a constant: well above the scheduling noise of a JVM on an idle
-	 * machine, well below any constant.
+	 * How far "just below" and "just above" are from a constant: well above the
+	 * scheduling noise of a JVM on an idle machine, well below any constant.
 	 */
 	static final Duration MARGIN = Duration.ofMillis(100);
 
@@ -56,7 +57,8 @@ final class Boundaries {
 	}
 
 	/**
-	 * Return the constant less {@link #MARGIN}, the constant, and the constant plus {@link #MARGIN}.
+	 * Return the constant less {@link #MARGIN}, the constant, and the constant plus
+	 * {@link #MARGIN}.
 	 */
 	static List<Point> around(String constant, Duration value) {
 		return List.of(new Point(constant, -1, value.minus(MARGIN)), new Point(constant, 0, value),
@@ -82,8 +84,8 @@ final class Boundaries {
 	}
 
 	/**
-	 * Wait until the oldest request in the lock's line (the one the next release reserves the lock for) belongs to
-	 * a running worker of the run, and return it.
+	 * Wait until the oldest request in the lock's line (the one the next release reserves
+	 * the lock for) belongs to a running worker of the run, and return it.
 	 */
 	static Waiter oldestWaiter(ChaosRun run, RespConnection redis, String lockKey, Duration timeout)
 			throws InterruptedException {
@@ -102,13 +104,14 @@ final class Boundaries {
 			}
 			Thread.sleep(2);
 		}
-		throw new IllegalStateException(run.name() + ": no waiter of a running worker in " + requests + " within "
-				+ timeout);
+		throw new IllegalStateException(
+				run.name() + ": no waiter of a running worker in " + requests + " within " + timeout);
 	}
 
 	/**
-	 * A raw subscriber to release channels, outside the workers: it sees every release message, and lets a test act
-	 * on each one the moment it arrives (stall the server, kill connections, publish it again).
+	 * A raw subscriber to release channels, outside the workers: it sees every release
+	 * message, and lets a test act on each one the moment it arrives (stall the server,
+	 * kill connections, publish it again).
 	 */
 	static final class ReleaseListener implements AutoCloseable {
 
@@ -182,7 +185,8 @@ final class Boundaries {
 		}
 
 		/**
-		 * Run this on every message from now on (in the listener's thread), or nothing if {@code null}.
+		 * Run this on every message from now on (in the listener's thread), or nothing if
+		 * {@code null}.
 		 */
 		void onMessage(@Nullable Consumer<Message> action) {
 			this.action.set(action);

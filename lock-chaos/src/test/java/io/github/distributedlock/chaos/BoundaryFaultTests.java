@@ -22,14 +22,17 @@ import static io.github.distributedlock.chaos.HolderFaultTests.assertSafe;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Faults whose durations come from the wait path's own constants (docs/design/waiting-and-hand-off.md, "Timing
- * constants"), each just below, at and just above the constant: the claim of a reservation, the lease, the watchdog
- * period and the two thirds of a lease a renewal has to arrive, and the command timeout. Waiters frozen across a
- * release, holders frozen in their critical section, the server stalled right after a release, one custom owner
- * shared by several processes, and release messages lost, duplicated, delayed, replayed and forged. The refile
- * interval and the request line lifetime (15 s, 30 s) are covered by {@link LongBoundaryTests}.
+ * Faults whose durations come from the wait path's own constants
+ * (docs/design/waiting-and-hand-off.md, "Timing constants"), each just below, at and just
+ * above the constant: the claim of a reservation, the lease, the watchdog period and the
+ * two thirds of a lease a renewal has to arrive, and the command timeout. Waiters frozen
+ * across a release, holders frozen in their critical section, the server stalled right
+ * after a release, one custom owner shared by several processes, and release messages
+ * lost, duplicated, delayed, replayed and forged. The refile interval and the request
+ * line lifetime (15 s, 30 s) are covered by {@link LongBoundaryTests}.
  * <p>
- * Leases and command timeouts are short and distinct from the claim, so that every constant is its own boundary.
+ * Leases and command timeouts are short and distinct from the claim, so that every
+ * constant is its own boundary.
  */
 class BoundaryFaultTests {
 
@@ -43,7 +46,10 @@ class BoundaryFaultTests {
 	/** The workers' command timeout: shorter than the lease. */
 	static final long TIMEOUT_MILLIS = 700;
 
-	/** Long enough for a waiter to outlive every fault of these tests: no waiter should ever time out. */
+	/**
+	 * Long enough for a waiter to outlive every fault of these tests: no waiter should
+	 * ever time out.
+	 */
 	static final long WAIT_MILLIS = 20_000;
 
 	@Test
@@ -56,16 +62,16 @@ class BoundaryFaultTests {
 	}
 
 	/**
-	 * Freeze, for each duration, the worker whose request the next release reserves the lock for, across that
-	 * release; one thread per worker on one key, so that every worker but the holder waits in the line.
+	 * Freeze, for each duration, the worker whose request the next release reserves the
+	 * lock for, across that release; one thread per worker on one key, so that every
+	 * worker but the holder waits in the line.
 	 */
 	static void freezeWaiters(String name, long leaseMillis, long timeoutMillis, Map<String, Duration> constants)
 			throws Exception {
 		freezeWaiters(name, leaseMillis, timeoutMillis, Boundaries.around(constants));
 	}
 
-	static void freezeWaiters(String name, long leaseMillis, long timeoutMillis, List<Point> points)
-			throws Exception {
+	static void freezeWaiters(String name, long leaseMillis, long timeoutMillis, List<Point> points) throws Exception {
 		try (ChaosRun run = ChaosRun.standalone(name)) {
 			long longest = points.stream().mapToLong((point) -> point.duration().toMillis()).max().orElseThrow();
 			WorkerConfig config = new WorkerConfig("w", "", run.store().port(), List.of(KEY), 1, leaseMillis,
@@ -91,7 +97,8 @@ class BoundaryFaultTests {
 					run.fault(Fault.onWorker(point.kind("SIGSTOP waiter"), paused, thawed, waiter.worker().name()));
 					faults++;
 					reserved += reservedForIt ? 1 : 0;
-					// Before the next freeze, which could otherwise pick the same waiter again before it got the lock.
+					// Before the next freeze, which could otherwise pick the same waiter
+					// again before it got the lock.
 					run.awaitAcquisitionSince(mark, (event) -> event.worker().equals(waiter.worker().name()),
 							Duration.ofSeconds(20));
 					run.run(Duration.ofMillis(200));
@@ -99,8 +106,9 @@ class BoundaryFaultTests {
 			}
 			run.run(Duration.ofMillis(1000));
 			CheckReport report = run.finish();
-			ChaosSummary.note("Boundaries", "- " + name + ": the lock was reserved for the frozen waiter's request "
-					+ "during " + reserved + " of " + faults + " freezes; " + report.timeouts() + " acquisitions timed out.");
+			ChaosSummary.note("Boundaries",
+					"- " + name + ": the lock was reserved for the frozen waiter's request " + "during " + reserved
+							+ " of " + faults + " freezes; " + report.timeouts() + " acquisitions timed out.");
 			assertSafe(report);
 			assertThat(report.livenessViolations()).isEmpty();
 			assertThat(report.timeouts()).as("waiters that gave up").isZero();
@@ -129,8 +137,9 @@ class BoundaryFaultTests {
 	}
 
 	/**
-	 * Freeze, for each duration, a worker right after it acquired, so that the freeze lands in its critical section.
-	 * Renewed leases are judged by Redis's record of the expiries it set ({@link RedisMonitor}).
+	 * Freeze, for each duration, a worker right after it acquired, so that the freeze
+	 * lands in its critical section. Renewed leases are judged by Redis's record of the
+	 * expiries it set ({@link RedisMonitor}).
 	 */
 	static void freezeHolders(String name, long leaseMillis, long timeoutMillis, boolean autoRenew,
 			Map<String, Duration> constants) throws Exception {
@@ -177,9 +186,10 @@ class BoundaryFaultTests {
 			}
 			run.run(Duration.ofMillis(1000));
 			CheckReport report = run.finish();
-			ChaosSummary.note("Boundaries", "- " + name + ": " + inside + " of " + points.size()
-					+ " freezes landed inside a critical section; " + lost + " of those holders found their lease "
-					+ "lost at release" + (autoRenew ? " (the others' watchdog renewed in time)" : "") + ".");
+			ChaosSummary.note("Boundaries",
+					"- " + name + ": " + inside + " of " + points.size() + " freezes landed inside a critical section; "
+							+ lost + " of those holders found their lease " + "lost at release"
+							+ (autoRenew ? " (the others' watchdog renewed in time)" : "") + ".");
 			assertSafe(report);
 			assertThat(report.livenessViolations()).isEmpty();
 			assertThat(inside).as("freezes inside a critical section").isGreaterThanOrEqualTo(points.size() - 2);
@@ -193,8 +203,10 @@ class BoundaryFaultTests {
 			WorkerConfig config = new WorkerConfig("w", "", run.store().port(), List.of(KEY), 1, LEASE_MILLIS,
 					WAIT_MILLIS, 20, 60, TIMEOUT_MILLIS, 0, 1);
 			run.startWorkers(4, config);
-			// The workers hear the release and answer it through their proxies: 2 ms more each way, so that the stall,
-			// sent straight to Redis, lands before the attempt of the waiter the lock was reserved for.
+			// The workers hear the release and answer it through their proxies: 2 ms more
+			// each way, so that the stall,
+			// sent straight to Redis, lands before the attempt of the waiter the lock was
+			// reserved for.
 			run.workers().forEach((worker) -> run.proxy(worker.name()).latency(Duration.ofMillis(2)));
 			Map<String, Duration> sleeps = new LinkedHashMap<>();
 			sleeps.put("command timeout", Duration.ofMillis(TIMEOUT_MILLIS));
@@ -214,7 +226,8 @@ class BoundaryFaultTests {
 					Point point = all.get(i);
 					boolean sleep = i < debugSleeps;
 					String[] command = sleep
-							? new String[] { "DEBUG", "SLEEP", String.format("%.3f", point.duration().toMillis() / 1000.0) }
+							? new String[] { "DEBUG", "SLEEP",
+									String.format("%.3f", point.duration().toMillis() / 1000.0) }
 							: new String[] { "CLIENT", "PAUSE", Long.toString(point.duration().toMillis()), "ALL" };
 					CompletableFuture<Long> started = new CompletableFuture<>();
 					listener.onMessage((message) -> {
@@ -229,12 +242,14 @@ class BoundaryFaultTests {
 					stall.awaitNext();
 					long end = sleep ? System.nanoTime() : start + point.duration().toNanos();
 					TimeUnit.NANOSECONDS.sleep(end - System.nanoTime());
-					// Was the reservation still there when Redis woke? (After the claim it cannot be.)
+					// Was the reservation still there when Redis woke? (After the claim
+					// it cannot be.)
 					Object handoff = stall.command("HGET", LOCK_KEY, "reserved");
 					if (handoff != null) {
 						reserved.add(point.kind(sleep ? "DEBUG SLEEP" : "CLIENT PAUSE"));
 					}
-					run.fault(Fault.of(point.kind(sleep ? "DEBUG SLEEP after a release" : "CLIENT PAUSE ALL after a release"),
+					run.fault(Fault.of(
+							point.kind(sleep ? "DEBUG SLEEP after a release" : "CLIENT PAUSE ALL after a release"),
 							start, end));
 					run.run(Duration.ofMillis(300));
 				}
@@ -243,8 +258,8 @@ class BoundaryFaultTests {
 			CheckReport report = run.finish();
 			ChaosSummary.note("Boundaries", "- Server stalls started the moment a hand-off message was published ("
 					+ report.faultCount() + " stalls): the lock was still reserved when Redis woke after "
-					+ (reserved.isEmpty() ? "none" : String.join("; ", reserved)) + "; " + report.indeterminate() + " acquisitions failed with a timeout, "
-					+ report.timeouts() + " gave up.");
+					+ (reserved.isEmpty() ? "none" : String.join("; ", reserved)) + "; " + report.indeterminate()
+					+ " acquisitions failed with a timeout, " + report.timeouts() + " gave up.");
 			assertSafe(report);
 			assertThat(report.livenessViolations()).isEmpty();
 			assertThat(report.timeouts()).as("waiters that gave up").isZero();
@@ -262,8 +277,10 @@ class BoundaryFaultTests {
 			run.startWorkers(2, config.withOwner("job-b"));
 			run.startWorkers(1, config);
 			run.run(Duration.ofSeconds(3));
-			// A holder of a shared owner frozen past its lease: its hold must not survive in the count, and the other
-			// process of that owner must not be able to release somebody else's lock with it.
+			// A holder of a shared owner frozen past its lease: its hold must not survive
+			// in the count, and the other
+			// process of that owner must not be able to release somebody else's lock with
+			// it.
 			WorkerProcess victim = run.worker("w1");
 			Event held = run.awaitAcquisition((event) -> event.worker().equals(victim.name()), Duration.ofSeconds(20));
 			long paused = System.nanoTime();
@@ -279,7 +296,8 @@ class BoundaryFaultTests {
 			assertThat(report.livenessViolations()).isEmpty();
 			assertThat(report.overlapsSameOwner()).as("holds of one owner in two processes at once").isPositive();
 			assertThat(run.hold(held.holdId()).okNanos()).isLessThan(paused);
-			// Everyone released: nothing may be left behind, except a hold whose acquire reply was lost, until its
+			// Everyone released: nothing may be left behind, except a hold whose acquire
+			// reply was lost, until its
 			// lease ends.
 			long indeterminate = report.indeterminate();
 			try (RespConnection redis = run.redis().connect()) {
@@ -293,17 +311,20 @@ class BoundaryFaultTests {
 					}
 				}
 			}
-			ChaosSummary.note("Boundaries", "- Custom owners `job-a` and `job-b`, each shared by two worker JVMs (2 "
-					+ "threads each), and one JVM of thread owners: " + report.overlapsSameOwner() + " overlapping holds "
-					+ "within one owner (counted in Redis); across owners " + report.exclusionViolations().size()
-					+ " violations and " + (report.overlapsByExpiry() + report.overlapsByRedisClock())
-					+ " overlaps after a provably expired lease; no lock left behind after the last release.");
+			ChaosSummary.note("Boundaries",
+					"- Custom owners `job-a` and `job-b`, each shared by two worker JVMs (2 "
+							+ "threads each), and one JVM of thread owners: " + report.overlapsSameOwner()
+							+ " overlapping holds " + "within one owner (counted in Redis); across owners "
+							+ report.exclusionViolations().size() + " violations and "
+							+ (report.overlapsByExpiry() + report.overlapsByRedisClock())
+							+ " overlaps after a provably expired lease; no lock left behind after the last release.");
 		}
 	}
 
 	@Test
 	void shouldStaySafeAndLiveWhenReleaseMessagesAreLostDuplicatedDelayedReplayedAndForged() throws Exception {
-		try (ChaosRun run = ChaosRun.standalone("boundary: release messages lost, duplicated, delayed, replayed, forged")) {
+		try (ChaosRun run = ChaosRun
+			.standalone("boundary: release messages lost, duplicated, delayed, replayed, forged")) {
 			List<String> keys = List.of("k0", "k1");
 			List<String> lockKeys = keys.stream().map(RedisMonitor::lockKey).toList();
 			WorkerConfig config = new WorkerConfig("w", "", run.store().port(), keys, 1, LEASE_MILLIS, WAIT_MILLIS, 10,
@@ -316,7 +337,8 @@ class BoundaryFaultTests {
 				Duration phase = Duration.ofSeconds(2);
 				Random random = new Random(7);
 
-				// Duplicated: every hand-off message published twice more, at once (once: the listener hears its own
+				// Duplicated: every hand-off message published twice more, at once (once:
+				// the listener hears its own
 				// copies too).
 				AtomicLong duplicates = sent.computeIfAbsent("duplicated", (k) -> new AtomicLong());
 				java.util.Set<String> seen = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -334,7 +356,8 @@ class BoundaryFaultTests {
 				listener.onMessage(null);
 				run.fault(Fault.of("release messages duplicated", start, System.nanoTime()));
 
-				// Replayed: old hand-off messages, captured at least 300 ms earlier, published again.
+				// Replayed: old hand-off messages, captured at least 300 ms earlier,
+				// published again.
 				AtomicLong replays = sent.computeIfAbsent("replayed", (k) -> new AtomicLong());
 				start = System.nanoTime();
 				while (System.nanoTime() - start < phase.toNanos()) {
@@ -354,13 +377,15 @@ class BoundaryFaultTests {
 				}
 				run.fault(Fault.of("release messages replayed", start, System.nanoTime()));
 
-				// Forged: a hand-off message for every live request, whether or not the lock is reserved for it.
+				// Forged: a hand-off message for every live request, whether or not the
+				// lock is reserved for it.
 				AtomicLong forged = sent.computeIfAbsent("forged", (k) -> new AtomicLong());
 				start = System.nanoTime();
 				while (System.nanoTime() - start < phase.toNanos()) {
 					for (String lockKey : lockKeys) {
 						synchronized (nemesis) {
-							Object requests = nemesis.command("ZRANGE", ProtocolTimings.requestsKey(lockKey), "0", "-1");
+							Object requests = nemesis.command("ZRANGE", ProtocolTimings.requestsKey(lockKey), "0",
+									"-1");
 							for (Object request : (List<?>) requests) {
 								nemesis.command("PUBLISH", ProtocolTimings.releaseChannel(lockKey),
 										ProtocolTimings.handOffMessagePrefix() + request);
@@ -372,13 +397,15 @@ class BoundaryFaultTests {
 				}
 				run.fault(Fault.of("hand-off messages forged for live requests", start, System.nanoTime()));
 
-				// Lost: the workers' pub/sub connections killed the moment a hand-off is published.
+				// Lost: the workers' pub/sub connections killed the moment a hand-off is
+				// published.
 				AtomicInteger kills = new AtomicInteger();
 				AtomicLong lastKill = new AtomicLong();
 				long listenerId = listener.clientId();
 				start = System.nanoTime();
 				listener.onMessage((message) -> {
-					if (message.isHandOff() && System.nanoTime() - lastKill.get() > TimeUnit.MILLISECONDS.toNanos(150)) {
+					if (message.isHandOff()
+							&& System.nanoTime() - lastKill.get() > TimeUnit.MILLISECONDS.toNanos(150)) {
 						lastKill.set(System.nanoTime());
 						synchronized (nemesis) {
 							String clients = (String) nemesis.command("CLIENT", "LIST", "TYPE", "pubsub");
@@ -398,7 +425,8 @@ class BoundaryFaultTests {
 				listener.onMessage(null);
 				run.fault(Fault.of("pub/sub connections killed at hand-off", start, System.nanoTime()));
 
-				// Lost: each worker's pub/sub connection dropped at its proxy, with whatever it had not delivered.
+				// Lost: each worker's pub/sub connection dropped at its proxy, with
+				// whatever it had not delivered.
 				start = System.nanoTime();
 				int drops = 0;
 				while (System.nanoTime() - start < phase.toNanos()) {
@@ -409,7 +437,8 @@ class BoundaryFaultTests {
 				}
 				run.fault(Fault.of("pub/sub connections dropped at the proxy", start, System.nanoTime()));
 
-				// Delayed: every release message reaches the workers just before, at and just after the claim lapses.
+				// Delayed: every release message reaches the workers just before, at and
+				// just after the claim lapses.
 				for (Point point : Boundaries.around("claim", ProtocolTimings.claim())) {
 					start = System.nanoTime();
 					run.workers().forEach((worker) -> run.proxy(worker.name()).pubSubLatency(point.duration()));
@@ -418,10 +447,14 @@ class BoundaryFaultTests {
 					run.fault(Fault.of(point.kind("release messages delayed"), start, System.nanoTime()));
 					run.run(Duration.ofMillis(300));
 				}
-				// Long enough for recovery to be seen: a message sent as the last delay was lifted still
-				// arrives up to claim + 100 ms later, after the reservation it names has lapsed, and the
-				// waiters then try when the claim they were told of ends. 1.5 s was too short for that
-				// (a clean-clone CI run: "key k1 was never acquired again after the fault ended").
+				// Long enough for recovery to be seen: a message sent as the last delay
+				// was lifted still
+				// arrives up to claim + 100 ms later, after the reservation it names has
+				// lapsed, and the
+				// waiters then try when the claim they were told of ends. 1.5 s was too
+				// short for that
+				// (a clean-clone CI run: "key k1 was never acquired again after the fault
+				// ended").
 				run.run(ProtocolTimings.claim().multipliedBy(3));
 				CheckReport report = run.finish();
 				ChaosSummary.note("Boundaries", "- Release-channel nemesis: " + duplicates + " duplicated, " + replays

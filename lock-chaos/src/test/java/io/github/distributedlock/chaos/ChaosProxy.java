@@ -18,12 +18,13 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A TCP proxy on loopback between one worker and Redis, which a test can slow down, cut and heal, or whose
- * connections it can drop.
+ * A TCP proxy on loopback between one worker and Redis, which a test can slow down, cut
+ * and heal, or whose connections it can drop.
  * <p>
- * A cut is a partition, not a crash: connections stay open and new ones are accepted, but nothing is forwarded until
- * {@link #heal()}, and then everything held back is delivered, as TCP retransmission would after a network
- * partition heals. Latency delays every chunk in each direction without limiting throughput.
+ * A cut is a partition, not a crash: connections stay open and new ones are accepted, but
+ * nothing is forwarded until {@link #heal()}, and then everything held back is delivered,
+ * as TCP retransmission would after a network partition heals. Latency delays every chunk
+ * in each direction without limiting throughput.
  */
 final class ChaosProxy implements AutoCloseable {
 
@@ -75,15 +76,16 @@ final class ChaosProxy implements AutoCloseable {
 	}
 
 	/**
-	 * Delay what Redis sends on pub/sub connections (those that sent {@code SUBSCRIBE}) by this much more: release
-	 * messages arrive late, everything else on time.
+	 * Delay what Redis sends on pub/sub connections (those that sent {@code SUBSCRIBE})
+	 * by this much more: release messages arrive late, everything else on time.
 	 */
 	void pubSubLatency(Duration latency) {
 		this.pubSubLatencyNanos = latency.toNanos();
 	}
 
 	/**
-	 * Close the pub/sub connections only, both sides: whatever they had not delivered yet is lost.
+	 * Close the pub/sub connections only, both sides: whatever they had not delivered yet
+	 * is lost.
 	 * @return the number of sockets closed
 	 */
 	int dropPubSubConnections() {
@@ -123,8 +125,8 @@ final class ChaosProxy implements AutoCloseable {
 	}
 
 	/**
-	 * Drop every connection, once, the moment a client sends this command, instead of forwarding it: a connection
-	 * lost exactly between two commands.
+	 * Drop every connection, once, the moment a client sends this command, instead of
+	 * forwarding it: a connection lost exactly between two commands.
 	 * @param command the command name, as the client spells it
 	 */
 	void dropConnectionsOnNext(String command) {
@@ -132,8 +134,9 @@ final class ChaosProxy implements AutoCloseable {
 	}
 
 	/**
-	 * Send new connections to another Redis on loopback; open connections keep theirs. With
-	 * {@link #dropConnectionsOnNext(String)}, a client that reconnects finds another server, as after a failover.
+	 * Send new connections to another Redis on loopback; open connections keep theirs.
+	 * With {@link #dropConnectionsOnNext(String)}, a client that reconnects finds another
+	 * server, as after a failover.
 	 * @param port the other server's port
 	 */
 	void retarget(int port) {
@@ -179,8 +182,8 @@ final class ChaosProxy implements AutoCloseable {
 	}
 
 	/**
-	 * Forward one direction with a reader and a writer thread, so that latency delays chunks without serializing
-	 * them.
+	 * Forward one direction with a reader and a writer thread, so that latency delays
+	 * chunks without serializing them.
 	 */
 	private void pipe(Socket from, Socket to, String direction, java.util.concurrent.atomic.AtomicBoolean pubSub) {
 		BlockingQueue<Chunk> queue = new LinkedBlockingQueue<>();
@@ -244,7 +247,8 @@ final class ChaosProxy implements AutoCloseable {
 	}
 
 	private static boolean isSubscribe(byte[] chunk) {
-		String text = new String(chunk, java.nio.charset.StandardCharsets.ISO_8859_1).toUpperCase(java.util.Locale.ROOT);
+		String text = new String(chunk, java.nio.charset.StandardCharsets.ISO_8859_1)
+			.toUpperCase(java.util.Locale.ROOT);
 		return text.contains("SUBSCRIBE\r\n");
 	}
 

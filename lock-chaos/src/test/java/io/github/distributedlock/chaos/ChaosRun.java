@@ -19,15 +19,16 @@ import io.github.distributedlock.test.RedisServers;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One chaos run: a Redis, the fenced store, worker JVMs (each behind its own proxy when Redis is standalone), the
- * faults the test injects, and the history they produce. {@link #finish()} stops the workers and checks the
- * history; {@link #close()} releases everything.
+ * One chaos run: a Redis, the fenced store, worker JVMs (each behind its own proxy when
+ * Redis is standalone), the faults the test injects, and the history they produce.
+ * {@link #finish()} stops the workers and checks the history; {@link #close()} releases
+ * everything.
  */
 final class ChaosRun implements AutoCloseable {
 
 	/**
-	 * How late a lock of a dead or frozen holder may be taken again after its lease ended: waiters wake when the
-	 * lease ends, but this machine is small and shared.
+	 * How late a lock of a dead or frozen holder may be taken again after its lease
+	 * ended: waiters wake when the lease ends, but this machine is small and shared.
 	 */
 	static final Duration LIVENESS_MARGIN = Duration.ofMillis(1500);
 
@@ -62,30 +63,33 @@ final class ChaosRun implements AutoCloseable {
 	}
 
 	/**
-	 * Start a run against a new standalone redis-server launched with the given arguments.
+	 * Start a run against a new standalone redis-server launched with the given
+	 * arguments.
 	 */
 	static ChaosRun standalone(String name, String... redisArgs) throws IOException {
 		return new ChaosRun(name, RedisServers.launch(redisArgs));
 	}
 
 	/**
-	 * Start a run against a Sentinel group; workers find the master through the Sentinels, without proxies.
+	 * Start a run against a Sentinel group; workers find the master through the
+	 * Sentinels, without proxies.
 	 */
 	static ChaosRun sentinel(String name) throws IOException {
 		return new ChaosRun(name, null);
 	}
 
 	/**
-	 * Return the settings workers get unless a test changes them: three keys, a 1 s lease, a 5 s wait, critical
-	 * sections of 2 to 20 ms and a 1 s command timeout.
+	 * Return the settings workers get unless a test changes them: three keys, a 1 s
+	 * lease, a 5 s wait, critical sections of 2 to 20 ms and a 1 s command timeout.
 	 */
 	WorkerConfig defaults() {
-		return new WorkerConfig("w", "", this.store.port(), List.of("k0", "k1", "k2"), 2, 1000, 5000, 2, 20, 1000,
-				0, 1);
+		return new WorkerConfig("w", "", this.store.port(), List.of("k0", "k1", "k2"), 2, 1000, 5000, 2, 20, 1000, 0,
+				1);
 	}
 
 	/**
-	 * Start workers on the standalone Redis, each behind its own proxy, and wait until all are ready.
+	 * Start workers on the standalone Redis, each behind its own proxy, and wait until
+	 * all are ready.
 	 */
 	void startWorkers(int count, WorkerConfig config) throws IOException, InterruptedException {
 		if (this.redis == null) {
@@ -96,7 +100,8 @@ final class ChaosRun implements AutoCloseable {
 			String worker = "w" + (this.workers.size() + 1);
 			ChaosProxy proxy = ChaosProxy.start(this.redis.port());
 			this.proxies.put(worker, proxy);
-			started.add(launch(config.withName(worker, this.workers.size() + 1).withRedis("127.0.0.1:" + proxy.port())));
+			started
+				.add(launch(config.withName(worker, this.workers.size() + 1).withRedis("127.0.0.1:" + proxy.port())));
 		}
 		awaitReady(started);
 	}
@@ -160,8 +165,9 @@ final class ChaosRun implements AutoCloseable {
 	}
 
 	/**
-	 * Record Redis's expiries from now on (MONITOR), so that the checker can judge holds whose lease the watchdog
-	 * renewed or a shared owner re-entered. For short runs with few workers.
+	 * Record Redis's expiries from now on (MONITOR), so that the checker can judge holds
+	 * whose lease the watchdog renewed or a shared owner re-entered. For short runs with
+	 * few workers.
 	 */
 	void monitor() {
 		this.monitor = RedisMonitor.start(redis());
@@ -184,8 +190,8 @@ final class ChaosRun implements AutoCloseable {
 	}
 
 	/**
-	 * Wait for a successful acquisition that matches, among the events from index {@code from} of the history on
-	 * (see {@link History#size()}).
+	 * Wait for a successful acquisition that matches, among the events from index
+	 * {@code from} of the history on (see {@link History#size()}).
 	 */
 	Event awaitAcquisitionSince(int from, Predicate<Event> condition, Duration timeout) throws InterruptedException {
 		Event event = this.history.await(from, (e) -> e.is(Event.OK, Event.ACQUIRE) && condition.test(e), timeout);
@@ -214,15 +220,17 @@ final class ChaosRun implements AutoCloseable {
 	}
 
 	/**
-	 * Stop every live worker gracefully, check the history and record the result in the summary.
+	 * Stop every live worker gracefully, check the history and record the result in the
+	 * summary.
 	 */
 	CheckReport finish() throws InterruptedException, IOException {
 		return finish(Map.of(this.name, (key) -> true)).get(this.name);
 	}
 
 	/**
-	 * Stop every live worker gracefully, and check the history of each group of keys on its own, recording each in
-	 * the summary under the group's name: for runs whose workers are configured differently per key.
+	 * Stop every live worker gracefully, and check the history of each group of keys on
+	 * its own, recording each in the summary under the group's name: for runs whose
+	 * workers are configured differently per key.
 	 */
 	Map<String, CheckReport> finish(Map<String, Predicate<String>> groups) throws InterruptedException, IOException {
 		// All at once: each may be in the middle of a wait of several seconds.
@@ -237,8 +245,7 @@ final class ChaosRun implements AutoCloseable {
 		boolean failed = false;
 		for (Map.Entry<String, Predicate<String>> group : groups.entrySet()) {
 			Predicate<String> keys = group.getValue();
-			HistoryChecker checker = new HistoryChecker(
-					holds.stream().filter((hold) -> keys.test(hold.key())).toList(),
+			HistoryChecker checker = new HistoryChecker(holds.stream().filter((hold) -> keys.test(hold.key())).toList(),
 					writes.stream().filter((write) -> keys.test(write.key())).toList(), this.faults, LIVENESS_MARGIN,
 					this.monitor);
 			CheckReport report = checker.check(this.history, keys);
@@ -259,7 +266,8 @@ final class ChaosRun implements AutoCloseable {
 	}
 
 	/**
-	 * Keep the raw history of a failed run next to the workers' error output, for whoever investigates.
+	 * Keep the raw history of a failed run next to the workers' error output, for whoever
+	 * investigates.
 	 */
 	private void writeHistory() throws IOException {
 		Path file = this.directory.resolve("history.txt");
@@ -267,7 +275,9 @@ final class ChaosRun implements AutoCloseable {
 			for (Fault fault : this.faults) {
 				out.println("# " + fault);
 			}
-			this.history.events().stream().sorted(java.util.Comparator.comparingLong(Event::nanos))
+			this.history.events()
+				.stream()
+				.sorted(java.util.Comparator.comparingLong(Event::nanos))
 				.forEach((event) -> out.println(event.format()));
 			for (FencedStore.StoreWrite write : this.store.writes()) {
 				out.println("# " + write);

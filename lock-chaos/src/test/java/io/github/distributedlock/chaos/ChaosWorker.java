@@ -27,9 +27,10 @@ import io.github.distributedlock.redis.RedisLockTemplate;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * The main class of a worker JVM: threads that take the configured locks in a loop, write to the fenced store
- * twice while holding one, and log every operation as history lines on standard output. Stops after its current
- * operations when it reads {@code stop} on standard input.
+ * The main class of a worker JVM: threads that take the configured locks in a loop, write
+ * to the fenced store twice while holding one, and log every operation as history lines
+ * on standard output. Stops after its current operations when it reads {@code stop} on
+ * standard input.
  */
 final class ChaosWorker {
 
@@ -64,7 +65,8 @@ final class ChaosWorker {
 			int thread = t;
 			threads.add(new Thread(() -> worker.run(thread), config.name() + "-" + t));
 		}
-		// The id its hand-off requests carry ('<claim>:<process>.<n>'), so the test can tell whose request is whose.
+		// The id its hand-off requests carry ('<claim>:<process>.<n>'), so the test can
+		// tell whose request is whose.
 		worker.line("READY process=" + io.github.distributedlock.redis.ProtocolTimings.processId());
 		threads.forEach(Thread::start);
 		for (Thread thread : threads) {
@@ -137,7 +139,8 @@ final class ChaosWorker {
 			return;
 		}
 		catch (RuntimeException ex) {
-			// The script may have run: Redis may hold the lock for us until the lease ends.
+			// The script may have run: Redis may hold the lock for us until the lease
+			// ends.
 			event(Event.INFO, Event.ACQUIRE, key, holdId, -1, describe(ex));
 			// Redis is unreachable: don't spin.
 			Thread.sleep(10);
@@ -187,7 +190,8 @@ final class ChaosWorker {
 	}
 
 	private void event(String type, String op, String key, String holdId, long token, String detail) {
-		// Flushed at once: an event still buffered when the worker is killed would be lost, and a lost release
+		// Flushed at once: an event still buffered when the worker is killed would be
+		// lost, and a lost release
 		// would make its hold look longer than it was.
 		line(new Event(System.nanoTime(), this.config.name(), type, op, key, holdId, token, detail).format());
 	}

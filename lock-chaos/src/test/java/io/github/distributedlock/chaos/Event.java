@@ -1,17 +1,20 @@
 package io.github.distributedlock.chaos;
 
 /**
- * One line of a worker's history, Jepsen style: an operation is invoked, then completes as {@code ok}, fails
- * ({@code fail}: it certainly did not take effect) or ends indeterminate ({@code info}: it may have taken effect).
+ * One line of a worker's history, Jepsen style: an operation is invoked, then completes
+ * as {@code ok}, fails ({@code fail}: it certainly did not take effect) or ends
+ * indeterminate ({@code info}: it may have taken effect).
  *
- * @param nanos {@code System.nanoTime()} in the worker, comparable across processes on one Linux machine
+ * @param nanos {@code System.nanoTime()} in the worker, comparable across processes on
+ * one Linux machine
  * @param worker the worker's name
  * @param type {@code invoke}, {@code ok}, {@code fail} or {@code info}
  * @param op {@code acquire}, {@code write} or {@code release}
  * @param key the lock key
  * @param holdId the attempt this event belongs to, unique across the run
  * @param token the fencing token, or {@code -1} when there is none yet
- * @param detail a word about the outcome, such as {@code lease=1000}, {@code timeout} or {@code lease-lost}
+ * @param detail a word about the outcome, such as {@code lease=1000}, {@code timeout} or
+ * {@code lease-lost}
  */
 record Event(long nanos, String worker, String type, String op, String key, String holdId, long token, String detail) {
 
@@ -45,7 +48,8 @@ record Event(long nanos, String worker, String type, String op, String key, Stri
 	}
 
 	String format() {
-		// The detail comes last and may not contain line breaks; spaces inside it are kept.
+		// The detail comes last and may not contain line breaks; spaces inside it are
+		// kept.
 		return PREFIX + this.nanos + " " + this.worker + " " + this.type + " " + this.op + " " + this.key + " "
 				+ this.holdId + " " + this.token + " " + this.detail.replace('\n', ' ');
 	}

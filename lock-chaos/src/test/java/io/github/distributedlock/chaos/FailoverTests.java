@@ -31,8 +31,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Sentinel failover, with and without {@code replicaAcknowledgements(1, ...)}: how long a lock exists only on the
- * master, what a failover loses, and what waiting for the replica costs.
+ * Sentinel failover, with and without {@code replicaAcknowledgements(1, ...)}: how long a
+ * lock exists only on the master, what a failover loses, and what waiting for the replica
+ * costs.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class FailoverTests {
@@ -88,7 +89,9 @@ class FailoverTests {
 		LettuceConnectionFactory rivalFactory = Connections.sentinel(sentinel);
 		try (ChaosRun run = ChaosRun.sentinel(FAILOVER);
 				RedisLockTemplate plain = RedisLockTemplate.builder(factory).build();
-				RedisLockTemplate acked = RedisLockTemplate.builder(factory).replicaAcknowledgements(1, ACK_TIMEOUT).build();
+				RedisLockTemplate acked = RedisLockTemplate.builder(factory)
+					.replicaAcknowledgements(1, ACK_TIMEOUT)
+					.build();
 				RedisLockTemplate rival = RedisLockTemplate.builder(rivalFactory).build()) {
 			WorkerConfig config = run.defaults();
 			run.startSentinelWorkers(2, withKeys(config, List.of("k0", "k1"), 0), sentinel);
@@ -102,15 +105,17 @@ class FailoverTests {
 			long start = System.nanoTime();
 			sentinel.failover();
 			long promoted = System.nanoTime();
-			// The replica is promoted, but clients still talk to the old master until Sentinel demotes it.
-			LockHandle doomed = plain.acquire(
-					LockRequest.builder("probe").key("plain").lease(Duration.ofSeconds(60)).build());
+			// The replica is promoted, but clients still talk to the old master until
+			// Sentinel demotes it.
+			LockHandle doomed = plain
+				.acquire(LockRequest.builder("probe").key("plain").lease(Duration.ofSeconds(60)).build());
 			assertThatExceptionOfType(LockAccessException.class)
-				.isThrownBy(() -> acked.acquire(
-						LockRequest.builder("probe").key("acked").lease(Duration.ofSeconds(60)).build()))
+				.isThrownBy(() -> acked
+					.acquire(LockRequest.builder("probe").key("acked").lease(Duration.ofSeconds(60)).build()))
 				.withMessageContaining("probe:acked")
 				.withMessageContaining("0 of 1 replicas");
-			await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20))
+			await().atMost(Duration.ofSeconds(30))
+				.pollInterval(Duration.ofMillis(20))
 				.until(() -> String.valueOf(oldMaster.command("INFO", "replication")).contains("role:slave"));
 			long demoted = System.nanoTime();
 			run.fault(Fault.losingData(FAILOVER, start, demoted));
@@ -136,11 +141,14 @@ class FailoverTests {
 					+ "Sentinel demoted it. Without WAIT, a lock taken then (probe:plain) was believed held, lost at "
 					+ "demotion and taken by another client; with WAIT, the same acquisition (probe:acked) failed "
 					+ "at once with LockAccessException (0 of 1 replicas acknowledged) and nothing was lost.");
-			ChaosSummary.note(SECTION, "- During the failover, workers without WAIT: "
-					+ summary(reports.get(FAILOVER + ", no WAIT")) + "; workers with WAIT: "
-					+ summary(reports.get(FAILOVER + ", replicaAcknowledgements(1, 100 ms)")) + ".");
-			// Fencing keeps both groups safe, and with WAIT no lock is lost at all, not even when the WAIT is re-sent
-			// to the new master after the reconnect (see ReplicaAcknowledgementReconnectTests).
+			ChaosSummary.note(SECTION,
+					"- During the failover, workers without WAIT: " + summary(reports.get(FAILOVER + ", no WAIT"))
+							+ "; workers with WAIT: "
+							+ summary(reports.get(FAILOVER + ", replicaAcknowledgements(1, 100 ms)")) + ".");
+			// Fencing keeps both groups safe, and with WAIT no lock is lost at all, not
+			// even when the WAIT is re-sent
+			// to the new master after the reconnect (see
+			// ReplicaAcknowledgementReconnectTests).
 			reports.values().forEach(HolderFaultTests::assertSafe);
 			assertThat(reports.get(FAILOVER + ", replicaAcknowledgements(1, 100 ms)").overlapsByDataLoss())
 				.as("locks lost by the failover although a replica acknowledged them")
@@ -169,7 +177,8 @@ class FailoverTests {
 	}
 
 	/**
-	 * Acquire latencies, and for each acquisition whether and how late the lock reached the replica.
+	 * Acquire latencies, and for each acquisition whether and how late the lock reached
+	 * the replica.
 	 */
 	private static final class Sample {
 

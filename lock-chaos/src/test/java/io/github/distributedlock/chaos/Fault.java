@@ -7,12 +7,15 @@ import org.jspecify.annotations.Nullable;
  *
  * @param kind the kind, such as {@code kill-9 holder} or {@code redis restart}
  * @param startNanos when it began
- * @param endNanos when it was over (healed, resumed, restarted); recovery is measured from here
- * @param losesData whether Redis may have lost acknowledged writes (a restart without persistence, a failover):
- * overlaps of holds that span it are lost with the data, not by lease expiry
- * @param holdId the hold it targeted (a killed or frozen holder), whose key must be acquired again by others within
- * its lease plus a margin, or {@code null}
- * @param worker the worker it isolated (a partition), whose recovery is its own next acquisition, or {@code null}
+ * @param endNanos when it was over (healed, resumed, restarted); recovery is measured
+ * from here
+ * @param losesData whether Redis may have lost acknowledged writes (a restart without
+ * persistence, a failover): overlaps of holds that span it are lost with the data, not by
+ * lease expiry
+ * @param holdId the hold it targeted (a killed or frozen holder), whose key must be
+ * acquired again by others within its lease plus a margin, or {@code null}
+ * @param worker the worker it isolated (a partition), whose recovery is its own next
+ * acquisition, or {@code null}
  */
 record Fault(String kind, long startNanos, long endNanos, boolean losesData, @Nullable String holdId,
 		@Nullable String worker) {

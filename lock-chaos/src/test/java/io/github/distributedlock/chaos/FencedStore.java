@@ -16,10 +16,12 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The resource the locks protect: a tiny line-protocol server in the test JVM, outside the chaos, that accepts a
- * write only if its fencing token is at least the highest it has seen for the key, and records every decision.
+ * The resource the locks protect: a tiny line-protocol server in the test JVM, outside
+ * the chaos, that accepts a write only if its fencing token is at least the highest it
+ * has seen for the key, and records every decision.
  * <p>
- * A worker sends {@code W <key> <token> <holdId>} and gets {@code OK} or {@code STALE <highest>}.
+ * A worker sends {@code W <key> <token> <holdId>} and gets {@code OK} or
+ * {@code STALE <highest>}.
  */
 final class FencedStore implements AutoCloseable {
 
@@ -82,8 +84,9 @@ final class FencedStore implements AutoCloseable {
 	}
 
 	private void serve(Socket socket) {
-		try (socket; BufferedReader in = new BufferedReader(
-				new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8))) {
+		try (socket;
+				BufferedReader in = new BufferedReader(
+						new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8))) {
 			socket.setTcpNoDelay(true);
 			OutputStream out = socket.getOutputStream();
 			String line;

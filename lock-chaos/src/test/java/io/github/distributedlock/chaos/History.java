@@ -12,8 +12,8 @@ import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The events of every worker of one run in the order they arrived, plus when workers were killed. Thread-safe:
- * worker output readers append while the test waits for events.
+ * The events of every worker of one run in the order they arrived, plus when workers were
+ * killed. Thread-safe: worker output readers append while the test waits for events.
  */
 final class History {
 
@@ -27,7 +27,8 @@ final class History {
 	}
 
 	/**
-	 * Record that a worker died (kill -9): it holds nothing from then on, whatever it logged.
+	 * Record that a worker died (kill -9): it holds nothing from then on, whatever it
+	 * logged.
 	 */
 	synchronized void died(String worker, long nanos) {
 		this.deaths.put(worker, nanos);
@@ -124,8 +125,8 @@ final class History {
 			}
 			renewed |= word.equals("renew");
 		}
-		return new Hold(ok.holdId(), ok.worker(), ok.key(), ok.token(), invoke.nanos(), ok.nanos(),
-				leaseNanos(invoke), end, outcome, owner, renewed);
+		return new Hold(ok.holdId(), ok.worker(), ok.key(), ok.token(), invoke.nanos(), ok.nanos(), leaseNanos(invoke),
+				end, outcome, owner, renewed);
 	}
 
 	private static long leaseNanos(Event invoke) {

@@ -16,15 +16,17 @@ import io.github.distributedlock.chaos.FencedStore.StoreWrite;
 /**
  * Checks a run's history: mutual exclusion, fencing, token order and liveness.
  * <p>
- * Times come from {@code System.nanoTime()} in several JVMs on one Linux machine, which share the monotonic clock.
- * A hold lasts from the moment its acquire returned to the moment its holder invoked the release or died. Redis
- * granted the lock somewhere between the acquire's invocation and its return, so its lease ended at the latest one
- * lease after the return: only then is an overlap provably explained by an expired lease.
+ * Times come from {@code System.nanoTime()} in several JVMs on one Linux machine, which
+ * share the monotonic clock. A hold lasts from the moment its acquire returned to the
+ * moment its holder invoked the release or died. Redis granted the lock somewhere between
+ * the acquire's invocation and its return, so its lease ended at the latest one lease
+ * after the return: only then is an overlap provably explained by an expired lease.
  */
 final class HistoryChecker {
 
 	/**
-	 * The most a lock script spends between its start and its {@code TIME} call: a few in-memory commands.
+	 * The most a lock script spends between its start and its {@code TIME} call: a few
+	 * in-memory commands.
 	 */
 	private static final long SCRIPT_START_TO_TIME_MICROS = 200;
 
@@ -45,8 +47,9 @@ final class HistoryChecker {
 	}
 
 	/**
-	 * @param monitor Redis's record of the expiries it set, to judge holds the watchdog renewed or a shared owner
-	 * re-entered; without it, such holds only ever overlap others as violations
+	 * @param monitor Redis's record of the expiries it set, to judge holds the watchdog
+	 * renewed or a shared owner re-entered; without it, such holds only ever overlap
+	 * others as violations
 	 */
 	HistoryChecker(List<Hold> holds, List<StoreWrite> writes, List<Fault> faults, Duration margin,
 			@org.jspecify.annotations.Nullable RedisMonitor monitor) {
@@ -58,8 +61,8 @@ final class HistoryChecker {
 	}
 
 	/**
-	 * Check the holds and writes given to the constructor; the operation counts come from the history's events of
-	 * the keys that match.
+	 * Check the holds and writes given to the constructor; the operation counts come from
+	 * the history's events of the keys that match.
 	 */
 	CheckReport check(History history, java.util.function.Predicate<String> keys) {
 		List<String> exclusion = new ArrayList<>();
@@ -85,13 +88,13 @@ final class HistoryChecker {
 				this.holds.size(), history.count((e) -> keys.test(e.key()) && e.is(Event.FAIL, Event.ACQUIRE)),
 				history.count((e) -> keys.test(e.key()) && e.is(Event.INFO, Event.ACQUIRE)),
 				history.count((e) -> keys.test(e.key()) && e.is(Event.FAIL, Event.RELEASE)), exclusion, overlaps[0],
-				overlaps[2], overlaps[1], overlaps[3],
-				this.writes.size(), rejected, stale, tokenOrder, ghostReentries[0], longestGhostChain, liveness, counts,
-				recoveries);
+				overlaps[2], overlaps[1], overlaps[3], this.writes.size(), rejected, stale, tokenOrder,
+				ghostReentries[0], longestGhostChain, liveness, counts, recoveries);
 	}
 
 	/**
-	 * Return the first overlaps that a fault losing data explains, to show what such a loss looks like.
+	 * Return the first overlaps that a fault losing data explains, to show what such a
+	 * loss looks like.
 	 */
 	List<String> dataLossOverlaps() {
 		return this.dataLossOverlaps;
@@ -109,7 +112,8 @@ final class HistoryChecker {
 			for (int j = i + 1; j < sorted.size() && sorted.get(j).okNanos() < earlier.endNanos(); j++) {
 				Hold later = sorted.get(j);
 				if (earlier.owner() != null && earlier.logicalOwner().equals(later.logicalOwner())) {
-					// One custom owner in several processes or threads: one holder, counted in Redis by design.
+					// One custom owner in several processes or threads: one holder,
+					// counted in Redis by design.
 					overlaps[3]++;
 				}
 				else if (later.okNanos() >= latestLeaseEndNanos(earlier, later, sorted)) {
@@ -134,21 +138,25 @@ final class HistoryChecker {
 	}
 
 	/**
-	 * Return whether one of two overlapping holds may have been granted before a fault that lost data, and the other
-	 * after it began. Either may be the lost one: a grant that was lost can be reported after the other's.
+	 * Return whether one of two overlapping holds may have been granted before a fault
+	 * that lost data, and the other after it began. Either may be the lost one: a grant
+	 * that was lost can be reported after the other's.
 	 */
 	/**
-	 * Return whether Redis's own clock shows that one hold's lease had ended when the other was granted, in either
-	 * order (a holder frozen between the grant and the reply reports its hold late). A token is the Redis server
-	 * time in µs at which the script granted the lock (the counter only runs ahead of it if the clock goes back).
-	 * Redis expires a key once its script-start time in whole ms is past grant ms + lease, so the later grant proves
-	 * expiry when its ms, less {@link #SCRIPT_START_TO_TIME_MICROS} for the commands the script runs before asking
-	 * the time, is past the earlier grant's ms + lease. Used where a reply reached its holder too late for the
-	 * holders' clocks to tell.
+	 * Return whether Redis's own clock shows that one hold's lease had ended when the
+	 * other was granted, in either order (a holder frozen between the grant and the reply
+	 * reports its hold late). A token is the Redis server time in µs at which the script
+	 * granted the lock (the counter only runs ahead of it if the clock goes back). Redis
+	 * expires a key once its script-start time in whole ms is past grant ms + lease, so
+	 * the later grant proves expiry when its ms, less
+	 * {@link #SCRIPT_START_TO_TIME_MICROS} for the commands the script runs before asking
+	 * the time, is past the earlier grant's ms + lease. Used where a reply reached its
+	 * holder too late for the holders' clocks to tell.
 	 */
 	private static boolean expiredByRedisClock(Hold one, Hold other) {
 		if (one.renewed() || other.renewed() || one.owner() != null || other.owner() != null) {
-			// The watchdog or a re-entry by the shared owner may have moved the lease: see expiredByMonitor.
+			// The watchdog or a re-entry by the shared owner may have moved the lease:
+			// see expiredByMonitor.
 			return false;
 		}
 		Hold first = (one.token() <= other.token()) ? one : other;
@@ -159,10 +167,12 @@ final class HistoryChecker {
 	}
 
 	/**
-	 * Return the latest moment, by the holders' clocks, at which the earlier hold's lease can have ended when the
-	 * later one was granted. Redis set it when it granted the lock, before the acquire returned; for a custom owner,
-	 * each re-entry granted before the later hold's grant may have set it again, no earlier than it returned or the
-	 * later hold was granted. A lease the watchdog renewed is not bounded by the holders' clocks.
+	 * Return the latest moment, by the holders' clocks, at which the earlier hold's lease
+	 * can have ended when the later one was granted. Redis set it when it granted the
+	 * lock, before the acquire returned; for a custom owner, each re-entry granted before
+	 * the later hold's grant may have set it again, no earlier than it returned or the
+	 * later hold was granted. A lease the watchdog renewed is not bounded by the holders'
+	 * clocks.
 	 */
 	private static long latestLeaseEndNanos(Hold earlier, Hold later, List<Hold> sameKey) {
 		if (earlier.renewed()) {
@@ -184,9 +194,10 @@ final class HistoryChecker {
 	}
 
 	/**
-	 * Return whether Redis's record of the expiries it set shows that the hold with the lower token had lost its lock
-	 * when the other was granted: every expiry set on the key from the first grant until the second (the first's,
-	 * its renewals, re-entries of its owner) had ended before the second script started.
+	 * Return whether Redis's record of the expiries it set shows that the hold with the
+	 * lower token had lost its lock when the other was granted: every expiry set on the
+	 * key from the first grant until the second (the first's, its renewals, re-entries of
+	 * its owner) had ended before the second script started.
 	 */
 	private boolean expiredByMonitor(Hold one, Hold other) {
 		if (this.monitor == null) {
@@ -194,8 +205,7 @@ final class HistoryChecker {
 		}
 		Hold first = (one.token() <= other.token()) ? one : other;
 		Hold second = (first == one) ? other : one;
-		long latest = this.monitor.latestExpiryMillis(RedisMonitor.lockKey(first.key()), first.token(),
-				second.token());
+		long latest = this.monitor.latestExpiryMillis(RedisMonitor.lockKey(first.key()), first.token(), second.token());
 		if (latest == Long.MIN_VALUE || latest == Long.MAX_VALUE) {
 			return false;
 		}
@@ -214,14 +224,16 @@ final class HistoryChecker {
 	}
 
 	/**
-	 * Replay the store's decisions: a write is stale if the store had already accepted one from a hold that began
-	 * after this write's hold had the lock. Such writes must all have been rejected.
+	 * Replay the store's decisions: a write is stale if the store had already accepted
+	 * one from a hold that began after this write's hold had the lock. Such writes must
+	 * all have been rejected.
 	 * @return the number of writes the store rejected
 	 */
 	private long checkFencing(List<String> staleAccepted) {
 		Map<String, Hold> byId = new HashMap<>();
 		this.holds.forEach((hold) -> byId.put(hold.holdId(), hold));
-		// Per key, per holder (a custom owner is one holder in every process), the latest invoke of a hold whose
+		// Per key, per holder (a custom owner is one holder in every process), the latest
+		// invoke of a hold whose
 		// write was accepted: a holder's own holds never make each other stale.
 		Map<String, Map<String, Long>> latestAcceptedInvoke = new HashMap<>();
 		long rejected = 0;
@@ -251,7 +263,8 @@ final class HistoryChecker {
 	}
 
 	/**
-	 * A hold that began after another had the lock must have a higher token, whatever happened in between.
+	 * A hold that began after another had the lock must have a higher token, whatever
+	 * happened in between.
 	 */
 	private void checkTokenOrder(List<Hold> byOk, List<String> violations, long[] ghostReentries) {
 		List<Hold> byInvoke = new ArrayList<>(byOk);
@@ -268,11 +281,14 @@ final class HistoryChecker {
 			if (highest != null && later.token() <= highest.token()) {
 				if (later.token() == highest.token() && later.owner() != null
 						&& later.logicalOwner().equals(highest.logicalOwner())) {
-					// A re-entry of a shared custom owner, from another thread or process: the same hold in Redis.
+					// A re-entry of a shared custom owner, from another thread or
+					// process: the same hold in Redis.
 				}
 				else if (later.token() == highest.token() && thread(later).equals(thread(highest))) {
-					// The same thread got the same hold again: a hold of its own that it had given up on (a lost
-					// acquire reply, a release that never reached Redis) was still in Redis.
+					// The same thread got the same hold again: a hold of its own that it
+					// had given up on (a lost
+					// acquire reply, a release that never reached Redis) was still in
+					// Redis.
 					ghostReentries[0]++;
 				}
 				else {
@@ -283,8 +299,9 @@ final class HistoryChecker {
 	}
 
 	/**
-	 * Return how long after the fault every key was held again; for a fault on a hold, how long until its key was
-	 * held by someone else, which must be within its lease plus the margin.
+	 * Return how long after the fault every key was held again; for a fault on a hold,
+	 * how long until its key was held by someone else, which must be within its lease
+	 * plus the margin.
 	 */
 	private @org.jspecify.annotations.Nullable Duration recovery(Fault fault, List<String> violations) {
 		if (fault.holdId() != null) {
@@ -335,8 +352,9 @@ final class HistoryChecker {
 	}
 
 	/**
-	 * Return how long the longest run of one thread's holds sharing one token lasted: while a thread keeps
-	 * re-entering a hold it does not know it has, the lock stays taken for everyone else.
+	 * Return how long the longest run of one thread's holds sharing one token lasted:
+	 * while a thread keeps re-entering a hold it does not know it has, the lock stays
+	 * taken for everyone else.
 	 */
 	private Duration longestGhostChain() {
 		Map<String, long[]> chains = new HashMap<>();

@@ -9,8 +9,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Faults of a lock holder: killed with -9 in its critical section, or frozen (SIGSTOP, as in a long GC pause) past
- * its lease and then thawed.
+ * Faults of a lock holder: killed with -9 in its critical section, or frozen (SIGSTOP, as
+ * in a long GC pause) past its lease and then thawed.
  */
 class HolderFaultTests {
 
@@ -22,8 +22,8 @@ class HolderFaultTests {
 	void shouldHandTheLockOfAKilledHolderToAnotherWorkerWithinItsLease() throws Exception {
 		try (ChaosRun run = ChaosRun.standalone(KILL)) {
 			// Critical sections long enough that the kill lands inside one.
-			WorkerConfig config = new WorkerConfig("w", "", run.store().port(), List.of("k0", "k1", "k2"), 2, 1000, 5000,
-					10, 40, 1000, 0, 1);
+			WorkerConfig config = new WorkerConfig("w", "", run.store().port(), List.of("k0", "k1", "k2"), 2, 1000,
+					5000, 10, 40, 1000, 0, 1);
 			run.startWorkers(3, config);
 			run.run(Duration.ofMillis(500));
 			int holderKills = 0;
@@ -34,7 +34,8 @@ class HolderFaultTests {
 				long killed = victim.kill9();
 				run.history().died(victim.name(), killed);
 				Hold hold = run.hold(held.holdId());
-				// Killed between its acquire and its release, it never let go: only the lease frees the lock.
+				// Killed between its acquire and its release, it never let go: only the
+				// lease frees the lock.
 				if (hold.release() == null && hold.endNanos() == killed) {
 					run.fault(Fault.onHold(KILL, killed, killed, held.holdId()));
 					holderKills++;
@@ -54,8 +55,8 @@ class HolderFaultTests {
 	void shouldRejectTheWritesOfAHolderFrozenPastItsLease() throws Exception {
 		try (ChaosRun run = ChaosRun.standalone(FREEZE)) {
 			// Longer critical sections, so that the freeze lands inside one.
-			WorkerConfig config = new WorkerConfig("w", "", run.store().port(), List.of("k0", "k1"), 2, 1000, 5000,
-					20, 60, 1000, 0, 1);
+			WorkerConfig config = new WorkerConfig("w", "", run.store().port(), List.of("k0", "k1"), 2, 1000, 5000, 20,
+					60, 1000, 0, 1);
 			run.startWorkers(3, config);
 			run.run(Duration.ofMillis(500));
 			WorkerProcess victim = run.worker("w1");
@@ -67,7 +68,8 @@ class HolderFaultTests {
 				long paused = System.nanoTime();
 				victim.pause();
 				Thread.sleep(config.leaseMillis() + 1000);
-				// Taken before the signal: whatever the store receives from the victim after this, it sent thawed.
+				// Taken before the signal: whatever the store receives from the victim
+				// after this, it sent thawed.
 				thawed = System.nanoTime();
 				victim.resume();
 				run.run(Duration.ofMillis(500));

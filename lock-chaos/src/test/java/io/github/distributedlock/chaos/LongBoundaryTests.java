@@ -9,9 +9,10 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * The boundaries of {@link BoundaryFaultTests} whose constants are too long for the short profile: waiters frozen
- * around the refile interval and the request line lifetime (15 s and 30 s), and holders renewed by the watchdog with
- * a lease of 9 s frozen around its period, the two thirds of a lease a renewal has to arrive, and the lease. Run with
+ * The boundaries of {@link BoundaryFaultTests} whose constants are too long for the short
+ * profile: waiters frozen around the refile interval and the request line lifetime (15 s
+ * and 30 s), and holders renewed by the watchdog with a lease of 9 s frozen around its
+ * period, the two thirds of a lease a renewal has to arrive, and the lease. Run with
  * {@code -Pchaos-long}.
  */
 @Tag("long")
@@ -27,8 +28,7 @@ class LongBoundaryTests {
 	}
 
 	@Test
-	void shouldKeepMutualExclusionWhenAHolderWithALongerRenewedLeaseIsFrozenAroundTheWatchdogPeriod()
-			throws Exception {
+	void shouldKeepMutualExclusionWhenAHolderWithALongerRenewedLeaseIsFrozenAroundTheWatchdogPeriod() throws Exception {
 		Duration lease = Duration.ofSeconds(9);
 		Map<String, Duration> constants = new LinkedHashMap<>();
 		constants.put("watchdog period (lease/3)", ProtocolTimings.watchdogPeriod(lease));

@@ -11,11 +11,12 @@ import static io.github.distributedlock.chaos.HolderFaultTests.assertSafe;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The long profile: one run of at least 100,000 acquisitions with every standalone fault injected in turn, over and
- * over. Run it with {@code mvn -B -pl lock-chaos verify -Pchaos-long}.
+ * The long profile: one run of at least 100,000 acquisitions with every standalone fault
+ * injected in turn, over and over. Run it with
+ * {@code mvn -B -pl lock-chaos verify -Pchaos-long}.
  * <p>
- * Redis persists every write (AOF, fsync always), so no fault loses data and every overlap must be explained by an
- * expired lease.
+ * Redis persists every write (AOF, fsync always), so no fault loses data and every
+ * overlap must be explained by an expired lease.
  */
 @Tag("long")
 class LongChaosTests {
@@ -30,8 +31,10 @@ class LongChaosTests {
 				"--enable-debug-command", "yes")) {
 			List<String> keys = List.of("k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7");
 			WorkerConfig config = new WorkerConfig("w", "", run.store().port(), keys, 3, 1000, 5000, 0, 5, 1000, 0, 1);
-			// Victims of kill -9 and SIGSTOP hold longer, so that the signal lands inside a critical section.
-			WorkerConfig victims = new WorkerConfig("w", "", run.store().port(), keys, 2, 1000, 5000, 20, 60, 1000, 0, 7);
+			// Victims of kill -9 and SIGSTOP hold longer, so that the signal lands inside
+			// a critical section.
+			WorkerConfig victims = new WorkerConfig("w", "", run.store().port(), keys, 2, 1000, 5000, 20, 60, 1000, 0,
+					7);
 			run.startWorkers(4, config);
 			run.startWorkers(1, victims);
 			Nemesis nemesis = new Nemesis(run, config, victims);

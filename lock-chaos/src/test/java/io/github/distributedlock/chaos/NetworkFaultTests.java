@@ -8,8 +8,8 @@ import static io.github.distributedlock.chaos.HolderFaultTests.assertSafe;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Faults of the network between one worker and Redis, injected at that worker's proxy: added latency, dropped
- * connections, and a partition that outlasts the lease.
+ * Faults of the network between one worker and Redis, injected at that worker's proxy:
+ * added latency, dropped connections, and a partition that outlasts the lease.
  */
 class NetworkFaultTests {
 
@@ -56,14 +56,13 @@ class NetworkFaultTests {
 			assertSafe(report);
 			assertThat(report.livenessViolations()).isEmpty();
 			long startedAt = start;
-			assertThat(run.history().holds())
-				.as("the other workers kept taking locks during the partition")
+			assertThat(run.history().holds()).as("the other workers kept taking locks during the partition")
 				.anyMatch((hold) -> !hold.worker().equals("w1") && hold.okNanos() > startedAt + leaseNanos(config)
 						&& hold.okNanos() < healing);
 			assertThat(run.history()
 				.count((event) -> event.worker().equals("w1") && !event.type().equals(Event.OK)
-						&& !event.type().equals(Event.INVOKE) && event.nanos() > startedAt && event.nanos() < healing
-						+ leaseNanos(config)))
+						&& !event.type().equals(Event.INVOKE) && event.nanos() > startedAt
+						&& event.nanos() < healing + leaseNanos(config)))
 				.as("operations of the partitioned worker that failed clearly instead of hanging")
 				.isPositive();
 			assertThat(report.recoveries().get(PARTITION)).hasSize(1);

@@ -24,7 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Faults of the Redis server: restarts with and without persistence, connections killed by the server, and stalls.
+ * Faults of the Redis server: restarts with and without persistence, connections killed
+ * by the server, and stalls.
  */
 class RedisFaultTests {
 
@@ -58,9 +59,10 @@ class RedisFaultTests {
 	@Test
 	void shouldFenceOffAHolderWhoseLockWasLostWhenRedisCrashedWithoutPersistence() throws Exception {
 		try (ChaosRun run = ChaosRun.standalone(CRASH)) {
-			// Critical sections longer than a crash and restart, so that holders outlive their locks.
-			WorkerConfig config = new WorkerConfig("w", "", run.store().port(), List.of("k0", "k1"), 2, 3000, 8000,
-					600, 900, 1000, 0, 1);
+			// Critical sections longer than a crash and restart, so that holders outlive
+			// their locks.
+			WorkerConfig config = new WorkerConfig("w", "", run.store().port(), List.of("k0", "k1"), 2, 3000, 8000, 600,
+					900, 1000, 0, 1);
 			run.startWorkers(3, config);
 			run.run(Duration.ofMillis(500));
 			String fenced = null;
@@ -76,14 +78,17 @@ class RedisFaultTests {
 					fenced = held.holdId();
 				}
 			}
-			// Liveness is "acquired again within a lease": an acquire whose reply the crash lost
-			// can be re-sent to the restarted server and hold the lock until its lease ends, so
+			// Liveness is "acquired again within a lease": an acquire whose reply the
+			// crash lost
+			// can be re-sent to the restarted server and hold the lock until its lease
+			// ends, so
 			// keep the run going for a full lease after the last fault before judging it.
 			run.run(Duration.ofMillis(config.leaseMillis() + 1000));
 			CheckReport report = run.finish();
 			assertThat(fenced).as("a holder whose lock vanished, and who wrote after a newer holder").isNotNull();
 			assertThat(run.hold(fenced).release()).as("its release finds the lock gone or taken").isEqualTo(Event.FAIL);
-			assertThat(report.overlapsByDataLoss()).as("holds that overlapped because Redis forgot a lock").isPositive();
+			assertThat(report.overlapsByDataLoss()).as("holds that overlapped because Redis forgot a lock")
+				.isPositive();
 			assertSafe(report);
 			assertThat(report.livenessViolations()).isEmpty();
 		}
@@ -132,16 +137,18 @@ class RedisFaultTests {
 						return System.nanoTime() - start;
 					}
 				});
-				await().atMost(Duration.ofSeconds(10)).until(() -> waiter.waitingThreads() == 1
-						&& ((Long) ((List<?>) redis.command("PUBSUB", "NUMSUB", channel)).get(1)) == 1);
+				await().atMost(Duration.ofSeconds(10))
+					.until(() -> waiter.waitingThreads() == 1
+							&& ((Long) ((List<?>) redis.command("PUBSUB", "NUMSUB", channel)).get(1)) == 1);
 				long released;
 				try (RespConnection raw = redis.connect()) {
-					// In one transaction, so that the release message certainly finds no subscriber: the waiter
+					// In one transaction, so that the release message certainly finds no
+					// subscriber: the waiter
 					// must notice on its own that it may have missed it.
 					released = System.nanoTime();
-					List<?> replies = raw.pipeline(List.of(List.of("MULTI"), List.of("CLIENT", "KILL", "TYPE", "pubsub"),
-							List.of("CLIENT", "KILL", "TYPE", "normal"), List.of("DEL", lockKey),
-							List.of("PUBLISH", channel, "forced"), List.of("EXEC")));
+					List<?> replies = raw.pipeline(List.of(List.of("MULTI"),
+							List.of("CLIENT", "KILL", "TYPE", "pubsub"), List.of("CLIENT", "KILL", "TYPE", "normal"),
+							List.of("DEL", lockKey), List.of("PUBLISH", channel, "forced"), List.of("EXEC")));
 					List<?> results = (List<?>) replies.get(5);
 					assertThat((Long) results.get(0)).as("pub/sub connections killed").isPositive();
 					assertThat((Long) results.get(1)).as("command connections killed").isPositive();

@@ -12,12 +12,15 @@ import io.github.distributedlock.test.RedisServer;
 import io.github.distributedlock.test.RespConnection;
 
 /**
- * Redis's own record of when it set each lock's expiry: {@code MONITOR} shows every {@code PEXPIRE}, scripts'
- * included, with the server time (µs) at which it ran. The workers' clocks cannot tell when a hold renewed by the
- * watchdog (or extended by a re-entry of a shared owner in another process) ended; this can: a lease set at Redis
- * time {@code t} for {@code ms} ended by {@code t + ms}, and the tokens are Redis grant times in µs.
+ * Redis's own record of when it set each lock's expiry: {@code MONITOR} shows every
+ * {@code PEXPIRE}, scripts' included, with the server time (µs) at which it ran. The
+ * workers' clocks cannot tell when a hold renewed by the watchdog (or extended by a
+ * re-entry of a shared owner in another process) ended; this can: a lease set at Redis
+ * time {@code t} for {@code ms} ended by {@code t + ms}, and the tokens are Redis grant
+ * times in µs.
  * <p>
- * For short runs with few workers: {@code MONITOR} costs Redis a little for every command.
+ * For short runs with few workers: {@code MONITOR} costs Redis a little for every
+ * command.
  */
 final class RedisMonitor implements AutoCloseable {
 
@@ -78,10 +81,11 @@ final class RedisMonitor implements AutoCloseable {
 	}
 
 	/**
-	 * Return the latest Redis time (ms) at which any expiry set on this key at Redis times in
-	 * {@code [fromMicros, beforeMicros)} could have ended, or {@link Long#MAX_VALUE} if the monitor lost its connection
-	 * and so may have missed one. A script computes an expiry from a time no later than the one MONITOR shows for the
-	 * command; one ms is added for the rounding.
+	 * Return the latest Redis time (ms) at which any expiry set on this key at Redis
+	 * times in {@code [fromMicros, beforeMicros)} could have ended, or
+	 * {@link Long#MAX_VALUE} if the monitor lost its connection and so may have missed
+	 * one. A script computes an expiry from a time no later than the one MONITOR shows
+	 * for the command; one ms is added for the rounding.
 	 */
 	long latestExpiryMillis(String key, long fromMicros, long beforeMicros) {
 		if (this.broken) {

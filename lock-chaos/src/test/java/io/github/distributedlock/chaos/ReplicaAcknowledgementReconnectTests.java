@@ -20,12 +20,15 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * {@code replicaAcknowledgements} when the connection is lost between the lock write and the {@code WAIT}, and the
- * client reconnects to another server, as in a Sentinel failover. Redis counts acknowledgements per connection and
- * per server, so a {@code WAIT} that Lettuce re-sends on the new connection says nothing about the lock write.
+ * {@code replicaAcknowledgements} when the connection is lost between the lock write and
+ * the {@code WAIT}, and the client reconnects to another server, as in a Sentinel
+ * failover. Redis counts acknowledgements per connection and per server, so a
+ * {@code WAIT} that Lettuce re-sends on the new connection says nothing about the lock
+ * write.
  * <p>
- * The old master has no replica, so no lock written there can ever be acknowledged; the new master has a replica in
- * sync. The client reaches them through a proxy that the test re-targets.
+ * The old master has no replica, so no lock written there can ever be acknowledged; the
+ * new master has a replica in sync. The client reaches them through a proxy that the test
+ * re-targets.
  */
 class ReplicaAcknowledgementReconnectTests {
 
@@ -46,8 +49,10 @@ class ReplicaAcknowledgementReconnectTests {
 		this.oldMaster = RedisServers.launch();
 		this.newMaster = RedisServers.launch("--repl-diskless-sync-delay", "0");
 		this.replica = RedisServers.launch("--replicaof", "127.0.0.1", Integer.toString(this.newMaster.port()));
-		// "online" comes before the stream of writes starts: after a diskless sync, Redis 7 starts it on the
-		// replica's first REPLCONF ACK, up to a second later. Wait until a write is acknowledged.
+		// "online" comes before the stream of writes starts: after a diskless sync, Redis
+		// 7 starts it on the
+		// replica's first REPLCONF ACK, up to a second later. Wait until a write is
+		// acknowledged.
 		await().atMost(Duration.ofSeconds(20)).until(() -> {
 			this.newMaster.command("SET", "replication-probe", "1");
 			return Long.valueOf(1).equals(this.newMaster.command("WAIT", "1", "100"));
@@ -88,7 +93,8 @@ class ReplicaAcknowledgementReconnectTests {
 
 	@Test
 	void shouldRefuseALockThatNoReplicaAcknowledgedWhenTheClientReconnectsAfterEarlierChecks() {
-		// Earlier checks taught the template the old connection, so the first WAIT is trusted if it ran there.
+		// Earlier checks taught the template the old connection, so the first WAIT is
+		// trusted if it ran there.
 		refuseAfterReconnect(true);
 	}
 
@@ -107,10 +113,12 @@ class ReplicaAcknowledgementReconnectTests {
 			this.proxy.dropConnectionsOnNext("WAIT");
 			LockHandle believed = null;
 			try {
-				believed = template.acquire(LockRequest.builder("acked").key("2").lease(Duration.ofSeconds(30)).build());
+				believed = template
+					.acquire(LockRequest.builder("acked").key("2").lease(Duration.ofSeconds(30)).build());
 			}
 			catch (LockAccessException expected) {
-				// What must happen: no replica acknowledged the write, which only the old master has.
+				// What must happen: no replica acknowledged the write, which only the old
+				// master has.
 				assertThat(expected).hasMessageContaining("acked:2").hasMessageContaining("no longer had it");
 			}
 			try (LockHandle second = rival.acquire(LockRequest.builder("acked").key("2").build())) {

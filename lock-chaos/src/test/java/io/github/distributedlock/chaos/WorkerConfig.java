@@ -15,7 +15,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * What one worker JVM does, passed to it as {@code name=value} arguments.
  *
  * @param name the worker's name, unique in the run
- * @param redis where the worker connects: {@code host:port} (its proxy), or {@code sentinel:master@host:port,...}
+ * @param redis where the worker connects: {@code host:port} (its proxy), or
+ * {@code sentinel:master@host:port,...}
  * @param storePort the port of the {@link FencedStore}
  * @param keys the lock keys, in scope {@code chaos}
  * @param threads the threads taking locks
@@ -24,15 +25,16 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * @param holdMinMillis the shortest critical section
  * @param holdMaxMillis the longest critical section
  * @param commandTimeoutMillis the Redis command timeout
- * @param replicaAcknowledgements replicas that must acknowledge each acquisition (Redis {@code WAIT}), 0 for none
+ * @param replicaAcknowledgements replicas that must acknowledge each acquisition (Redis
+ * {@code WAIT}), 0 for none
  * @param seed the seed of the worker's random choices
- * @param owner the custom owner every acquisition names ({@code LockRequest.owner}), shared by every worker given the
- * same one, or {@code ""} for the calling thread
+ * @param owner the custom owner every acquisition names ({@code LockRequest.owner}),
+ * shared by every worker given the same one, or {@code ""} for the calling thread
  * @param autoRenew whether the watchdog renews the leases ({@code LockRequest.autoRenew})
  */
 record WorkerConfig(String name, String redis, int storePort, List<String> keys, int threads, long leaseMillis,
-		long waitMillis, long holdMinMillis, long holdMaxMillis, long commandTimeoutMillis,
-		int replicaAcknowledgements, long seed, String owner, boolean autoRenew) {
+		long waitMillis, long holdMinMillis, long holdMaxMillis, long commandTimeoutMillis, int replicaAcknowledgements,
+		long seed, String owner, boolean autoRenew) {
 
 	static final String SCOPE = "chaos";
 
@@ -56,7 +58,8 @@ record WorkerConfig(String name, String redis, int storePort, List<String> keys,
 	}
 
 	/**
-	 * Have every acquisition name this custom owner, shared with every other worker given it.
+	 * Have every acquisition name this custom owner, shared with every other worker given
+	 * it.
 	 */
 	WorkerConfig withOwner(String owner) {
 		return new WorkerConfig(this.name, this.redis, this.storePort, this.keys, this.threads, this.leaseMillis,
@@ -110,7 +113,8 @@ record WorkerConfig(String name, String redis, int storePort, List<String> keys,
 	}
 
 	/**
-	 * Create the connection factory an application would, with this worker's command timeout.
+	 * Create the connection factory an application would, with this worker's command
+	 * timeout.
 	 */
 	LettuceConnectionFactory connectionFactory() {
 		LettuceClientConfiguration client = LettuceClientConfiguration.builder()

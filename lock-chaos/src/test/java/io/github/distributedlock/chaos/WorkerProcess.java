@@ -8,9 +8,9 @@ import io.github.distributedlock.test.JvmProcess;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A {@link ChaosWorker} JVM: its history lines go to the run's {@link History}, other lines to the queue that
- * {@link #awaitLine} reads. The test can stop it gracefully, kill it with SIGKILL, and freeze and thaw it with
- * SIGSTOP and SIGCONT.
+ * A {@link ChaosWorker} JVM: its history lines go to the run's {@link History}, other
+ * lines to the queue that {@link #awaitLine} reads. The test can stop it gracefully, kill
+ * it with SIGKILL, and freeze and thaw it with SIGSTOP and SIGCONT.
  */
 final class WorkerProcess implements AutoCloseable {
 
@@ -26,7 +26,8 @@ final class WorkerProcess implements AutoCloseable {
 		this.name = config.name();
 		this.jvm = JvmProcess.builder(ChaosWorker.class)
 			.name("Worker " + config.name())
-			// Small and cheap: the machine has two cores for Redis, the test JVM and several workers.
+			// Small and cheap: the machine has two cores for Redis, the test JVM and
+			// several workers.
 			.jvmOptions(List.of("-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss512k"))
 			.args(config.toArgs())
 			.errorTo(directory.resolve(config.name() + ".err"))
@@ -54,7 +55,8 @@ final class WorkerProcess implements AutoCloseable {
 	}
 
 	/**
-	 * Return the id that the worker's hand-off requests carry ({@code <claim>:<process id>.<n>}).
+	 * Return the id that the worker's hand-off requests carry
+	 * ({@code <claim>:<process id>.<n>}).
 	 */
 	String processId() {
 		return this.processId;
@@ -80,7 +82,8 @@ final class WorkerProcess implements AutoCloseable {
 	}
 
 	/**
-	 * Ask the worker to finish its current operations and exit, without waiting: see {@link #awaitStopped}.
+	 * Ask the worker to finish its current operations and exit, without waiting: see
+	 * {@link #awaitStopped}.
 	 */
 	void requestStop() {
 		if (this.jvm.isPaused()) {
@@ -102,7 +105,8 @@ final class WorkerProcess implements AutoCloseable {
 	}
 
 	/**
-	 * Kill with SIGKILL: no release, no shutdown hook, and whatever it had not printed is lost.
+	 * Kill with SIGKILL: no release, no shutdown hook, and whatever it had not printed is
+	 * lost.
 	 * @return when it was killed
 	 */
 	long kill9() {
@@ -112,7 +116,8 @@ final class WorkerProcess implements AutoCloseable {
 	}
 
 	/**
-	 * Freeze with SIGSTOP: its threads, lease watchdog and connections all stop, as in a long GC pause.
+	 * Freeze with SIGSTOP: its threads, lease watchdog and connections all stop, as in a
+	 * long GC pause.
 	 */
 	void pause() {
 		this.jvm.pause();

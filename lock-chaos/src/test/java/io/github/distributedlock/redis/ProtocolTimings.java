@@ -4,11 +4,13 @@ import java.lang.reflect.Field;
 import java.time.Duration;
 
 /**
- * The wait path's timing constants, read from the engine, so that the chaos suite picks its pauses and stalls around
- * the values the engine really uses instead of copies of them (docs/design/waiting-and-hand-off.md, "Timing
- * constants"). Constants that depend on a lock's lease or the client's configuration are derived from those.
+ * The wait path's timing constants, read from the engine, so that the chaos suite picks
+ * its pauses and stalls around the values the engine really uses instead of copies of
+ * them (docs/design/waiting-and-hand-off.md, "Timing constants"). Constants that depend
+ * on a lock's lease or the client's configuration are derived from those.
  * <p>
- * Lives in the engine's package (in the chaos module's test sources) because the constants are package-private.
+ * Lives in the engine's package (in the chaos module's test sources) because the
+ * constants are package-private.
  */
 public final class ProtocolTimings {
 
@@ -16,8 +18,8 @@ public final class ProtocolTimings {
 	}
 
 	/**
-	 * How long a reservation waits for its waiter's attempt ({@code HandOffRequest.CLAIM_MILLIS}), for waiters woken by
-	 * messages.
+	 * How long a reservation waits for its waiter's attempt
+	 * ({@code HandOffRequest.CLAIM_MILLIS}), for waiters woken by messages.
 	 * @return the claim
 	 */
 	public static Duration claim() {
@@ -34,8 +36,8 @@ public final class ProtocolTimings {
 	}
 
 	/**
-	 * How often a waiter makes an attempt, and so files its request again, even when it heard nothing
-	 * ({@code HandOffRequest.REFILE_NANOS}).
+	 * How often a waiter makes an attempt, and so files its request again, even when it
+	 * heard nothing ({@code HandOffRequest.REFILE_NANOS}).
 	 * @return the refile interval
 	 */
 	public static Duration refile() {
@@ -43,7 +45,8 @@ public final class ProtocolTimings {
 	}
 
 	/**
-	 * How long a lock's requests live after the last filing ({@code HandOffRequest.VALIDITY_MILLIS}).
+	 * How long a lock's requests live after the last filing
+	 * ({@code HandOffRequest.VALIDITY_MILLIS}).
 	 * @return the request line lifetime
 	 */
 	public static Duration requestLapse() {
@@ -59,8 +62,9 @@ public final class ProtocolTimings {
 	}
 
 	/**
-	 * The id of this JVM in the hand-off requests it files: a request is {@code <claim>:<process id>.<counter>}
-	 * ({@code HandOffRequest.PROCESS_ID}, private: read reflectively).
+	 * The id of this JVM in the hand-off requests it files: a request is
+	 * {@code <claim>:<process id>.<counter>} ({@code HandOffRequest.PROCESS_ID}, private:
+	 * read reflectively).
 	 * @return this JVM's process id in requests
 	 */
 	public static String processId() {
@@ -96,7 +100,8 @@ public final class ProtocolTimings {
 	}
 
 	/**
-	 * How often the watchdog renews an auto-renewed hold: a third of its lease ({@code RedisLockHandle}).
+	 * How often the watchdog renews an auto-renewed hold: a third of its lease
+	 * ({@code RedisLockHandle}).
 	 * @param lease the hold's lease
 	 * @return the renewal period
 	 */
@@ -105,8 +110,9 @@ public final class ProtocolTimings {
 	}
 
 	/**
-	 * How long an auto-renewed hold whose renewals stop reaching Redis keeps its lock after the renewal that was due:
-	 * the next renewal is sent one period after the last one, which leaves it two thirds of a lease to arrive.
+	 * How long an auto-renewed hold whose renewals stop reaching Redis keeps its lock
+	 * after the renewal that was due: the next renewal is sent one period after the last
+	 * one, which leaves it two thirds of a lease to arrive.
 	 * @param lease the hold's lease
 	 * @return two thirds of the lease
 	 */
@@ -115,8 +121,8 @@ public final class ProtocolTimings {
 	}
 
 	/**
-	 * How soon the watchdog retries a renewal that failed ({@code LeaseWatchdog.RETRY_NANOS}, private: read
-	 * reflectively).
+	 * How soon the watchdog retries a renewal that failed
+	 * ({@code LeaseWatchdog.RETRY_NANOS}, private: read reflectively).
 	 * @return the retry interval
 	 */
 	public static Duration watchdogRetry() {

@@ -13,10 +13,11 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.util.ReflectionUtils;
 
 /**
- * Handles a timeout as {@link io.github.distributedlock.DistributedLock#onTimeout()} asks:
- * throw the {@link io.github.distributedlock.LockTimeoutException}, skip the method
- * (returning {@code null} or an empty {@code Optional}), or call the fallback method on the
- * target bean. Override one of the protected methods to change one behaviour. Thread-safe.
+ * Handles a timeout as {@link io.github.distributedlock.DistributedLock#onTimeout()}
+ * asks: throw the {@link io.github.distributedlock.LockTimeoutException}, skip the method
+ * (returning {@code null} or an empty {@code Optional}), or call the fallback method on
+ * the target bean. Override one of the protected methods to change one behaviour.
+ * Thread-safe.
  */
 public class DefaultLockTimeoutHandler implements LockTimeoutHandler {
 
@@ -64,8 +65,8 @@ public class DefaultLockTimeoutHandler implements LockTimeoutHandler {
 	}
 
 	/**
-	 * Handle {@code onTimeout = FALLBACK}: call the fallback method on the target with the
-	 * same arguments, plus the timeout if it takes one.
+	 * Handle {@code onTimeout = FALLBACK}: call the fallback method on the target with
+	 * the same arguments, plus the timeout if it takes one.
 	 * @param timeout the call that timed out
 	 * @return what the fallback returns
 	 * @throws Throwable what the fallback throws

@@ -6,10 +6,10 @@ import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
 
 /**
- * Applies {@link DistributedLockInterceptor} to the methods that
- * {@code @DistributedLock} applies to. Its order decides which other advice runs inside
- * the lock: to release the lock only after a transaction commits, order it before
- * (lower than) the transaction advisor.
+ * Applies {@link DistributedLockInterceptor} to the methods that {@code @DistributedLock}
+ * applies to. Its order decides which other advice runs inside the lock: to release the
+ * lock only after a transaction commits, order it before (lower than) the transaction
+ * advisor.
  */
 final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
 

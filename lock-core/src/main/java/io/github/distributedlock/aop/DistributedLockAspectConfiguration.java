@@ -43,10 +43,10 @@ public class DistributedLockAspectConfiguration {
 	public static final String ORDER_PROPERTY = "distributed-lock.aspect.order";
 
 	/**
-	 * The default order of the advisor: just before {@code Ordered.LOWEST_PRECEDENCE}, the
-	 * default of the transaction and cache advisors, so that transactions and caching run
-	 * inside the lock. To release the lock only after a transaction commits, the lock must
-	 * come first, as it does by default.
+	 * The default order of the advisor: just before {@code Ordered.LOWEST_PRECEDENCE},
+	 * the default of the transaction and cache advisors, so that transactions and caching
+	 * run inside the lock. To release the lock only after a transaction commits, the lock
+	 * must come first, as it does by default.
 	 */
 	public static final int DEFAULT_ORDER = Ordered.LOWEST_PRECEDENCE - 100;
 
@@ -70,8 +70,8 @@ public class DistributedLockAspectConfiguration {
 			ObjectProvider<LockTemplate> lockTemplate, ObjectProvider<LockTimeoutHandler> timeoutHandler,
 			ObjectProvider<LockTimeoutListener> timeoutListeners, Environment environment) {
 		LockedMethods lockedMethods = methods.getObject();
-		DistributedLockInterceptor interceptor = new DistributedLockInterceptor(lockedMethods,
-				lockTemplate::getObject, () -> timeoutHandler.getIfAvailable(DefaultLockTimeoutHandler::new),
+		DistributedLockInterceptor interceptor = new DistributedLockInterceptor(lockedMethods, lockTemplate::getObject,
+				() -> timeoutHandler.getIfAvailable(DefaultLockTimeoutHandler::new),
 				() -> timeoutListeners.orderedStream().toList());
 		DistributedLockAdvisor advisor = new DistributedLockAdvisor(lockedMethods, interceptor);
 		// Read here rather than injected: auto-proxying creates advisors early, before a

@@ -19,10 +19,10 @@ import org.springframework.util.function.SingletonSupplier;
 /**
  * Runs a {@code @DistributedLock} method through
  * {@link LockTemplate#execute(LockRequest, LockCallback)}, or
- * {@link LockTemplate#executeAll(List, LockCallback)} when its key gives several locks, so
- * that {@link io.github.distributedlock.LockContext#current()} works inside it. A timeout
- * of its own lock goes to the {@link LockTimeoutHandler}; everything the method throws is
- * passed on unchanged.
+ * {@link LockTemplate#executeAll(List, LockCallback)} when its key gives several locks,
+ * so that {@link io.github.distributedlock.LockContext#current()} works inside it. A
+ * timeout of its own lock goes to the {@link LockTimeoutHandler}; everything the method
+ * throws is passed on unchanged.
  * <p>
  * The collaborators are looked up on first use, so that creating the advisor early, as
  * auto-proxying does, creates no other bean early.
@@ -72,7 +72,8 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 				return invocation.proceed();
 			}
 			catch (Throwable ex) {
-				// Rethrown as it is, checked or not, so that the template, its observation and
+				// Rethrown as it is, checked or not, so that the template, its
+				// observation and
 				// the caller all see the method's own exception.
 				throw LockedMethodFailure.<RuntimeException>rethrow(ex);
 			}

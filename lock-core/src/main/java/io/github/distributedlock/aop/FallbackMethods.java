@@ -31,8 +31,8 @@ final class FallbackMethods {
 		String name = lock.fallback();
 		if (onTimeout != OnTimeout.FALLBACK) {
 			if (!name.isEmpty()) {
-				found.add("fallback '" + name + "' is set, but onTimeout is " + onTimeout
-						+ "; set onTimeout = FALLBACK");
+				found.add(
+						"fallback '" + name + "' is set, but onTimeout is " + onTimeout + "; set onTimeout = FALLBACK");
 			}
 			return null;
 		}
@@ -62,9 +62,10 @@ final class FallbackMethods {
 			.collect(Collectors.joining(", "));
 		String withTimeout = parameters.isEmpty() ? "LockTimeoutException" : parameters + ", LockTimeoutException";
 		found.add("fallback method '" + name + "' has the wrong signature: it must take (" + parameters + ") or ("
-				+ withTimeout + ")" + (method.getReturnType() != void.class
-						? " and return " + method.getReturnType().getSimpleName() : "")
-				+ ", but found " + candidates.stream()
+				+ withTimeout + ")"
+				+ (method.getReturnType() != void.class ? " and return " + method.getReturnType().getSimpleName() : "")
+				+ ", but found "
+				+ candidates.stream()
 					.map((candidate) -> LockedMethodParser.describe(candidate, candidate.getDeclaringClass())
 							+ " returning " + candidate.getReturnType().getSimpleName())
 					.collect(Collectors.joining(", ")));

@@ -16,9 +16,10 @@ import org.springframework.beans.factory.support.RegisteredBean;
 import org.springframework.util.ReflectionUtils;
 
 /**
- * Registers the fallback methods of a bean's {@code @DistributedLock(onTimeout = FALLBACK)}
- * methods for reflective invocation, which {@link DefaultLockTimeoutHandler} uses: the
- * fallback is named by a string, so no other ahead-of-time step sees the call.
+ * Registers the fallback methods of a bean's
+ * {@code @DistributedLock(onTimeout = FALLBACK)} methods for reflective invocation, which
+ * {@link DefaultLockTimeoutHandler} uses: the fallback is named by a string, so no other
+ * ahead-of-time step sees the call.
  */
 class FallbackMethodsAotProcessor implements BeanRegistrationAotProcessor {
 
@@ -53,7 +54,8 @@ class FallbackMethodsAotProcessor implements BeanRegistrationAotProcessor {
 			});
 		}
 		catch (IllegalStateException | LinkageError ex) {
-			// A class whose methods refer to absent optional classes can't carry a usable lock.
+			// A class whose methods refer to absent optional classes can't carry a usable
+			// lock.
 			return Set.of();
 		}
 		Set<Method> fallbacks = new LinkedHashSet<>();

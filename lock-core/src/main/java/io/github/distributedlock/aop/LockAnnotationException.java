@@ -4,8 +4,8 @@ import java.util.List;
 
 /**
  * Thrown when the context starts if a {@link io.github.distributedlock.DistributedLock
- * &#64;DistributedLock} declaration can't work: each problem names the class, the method and
- * what is wrong.
+ * &#64;DistributedLock} declaration can't work: each problem names the class, the method
+ * and what is wrong.
  */
 public class LockAnnotationException extends IllegalStateException {
 

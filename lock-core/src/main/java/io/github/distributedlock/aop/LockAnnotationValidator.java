@@ -7,8 +7,8 @@ import org.springframework.util.ClassUtils;
 
 /**
  * Checks the {@code @DistributedLock} methods of every bean as it is created, so that a
- * broken declaration fails the startup with {@link LockAnnotationException} instead of the
- * first call.
+ * broken declaration fails the startup with {@link LockAnnotationException} instead of
+ * the first call.
  */
 final class LockAnnotationValidator implements BeanPostProcessor {
 

@@ -10,8 +10,8 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ReflectionUtils;
 
 /**
- * Finds the {@code @DistributedLock} that applies to a method: its own, or its class's for
- * a public method that doesn't opt out.
+ * Finds the {@code @DistributedLock} that applies to a method: its own, or its class's
+ * for a public method that doesn't opt out.
  */
 final class LockAnnotations {
 

@@ -14,8 +14,8 @@ import java.lang.reflect.Method;
 public interface LockKeyResolver {
 
 	/**
-	 * Prepare the key expression of one annotated method. Called once per method and target
-	 * class, when the application context starts.
+	 * Prepare the key expression of one annotated method. Called once per method and
+	 * target class, when the application context starts.
 	 * @param expression the expression, never empty
 	 * @param method the annotated method
 	 * @param targetClass the class of the bean the method is called on

@@ -81,8 +81,8 @@ public final class LockTimeoutContext {
 	}
 
 	/**
-	 * Return the locks that were requested: one, or several for a key expression that gave
-	 * a collection.
+	 * Return the locks that were requested: one, or several for a key expression that
+	 * gave a collection.
 	 * @return the lock names
 	 */
 	public List<LockName> getLocks() {

@@ -5,8 +5,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * Decides what an annotated method returns, or throws, when its lock was not acquired
  * within the wait time. The default is {@link DefaultLockTimeoutHandler}, which does what
- * {@link io.github.distributedlock.DistributedLock#onTimeout()} asks; define a bean of this
- * type to change that, for example to translate the timeout into an exception of your own.
+ * {@link io.github.distributedlock.DistributedLock#onTimeout()} asks; define a bean of
+ * this type to change that, for example to translate the timeout into an exception of
+ * your own.
  * <p>
  * Implementations must be thread-safe. They run on the caller's thread, holding no lock.
  */

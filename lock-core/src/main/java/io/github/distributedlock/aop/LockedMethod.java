@@ -61,10 +61,10 @@ final class LockedMethod {
 	}
 
 	/**
-	 * Return the requests of one call: one, or one per element when the key expression gives
-	 * a collection or an array.
-	 * @throws IllegalArgumentException if the key can't be computed or is null or empty; the
-	 * message names the lock and the method
+	 * Return the requests of one call: one, or one per element when the key expression
+	 * gives a collection or an array.
+	 * @throws IllegalArgumentException if the key can't be computed or is null or empty;
+	 * the message names the lock and the method
 	 */
 	List<LockRequest> requests(Object target, @Nullable Object[] args) {
 		if (this.key == null) {
@@ -121,8 +121,8 @@ final class LockedMethod {
 	}
 
 	private IllegalArgumentException invalidKey(String problem, @Nullable Throwable cause) {
-		return new IllegalArgumentException("Lock '" + scope() + "' of " + this.origin + ": key '" + this.keySource
-				+ "' " + problem, cause);
+		return new IllegalArgumentException(
+				"Lock '" + scope() + "' of " + this.origin + ": key '" + this.keySource + "' " + problem, cause);
 	}
 
 	@Override

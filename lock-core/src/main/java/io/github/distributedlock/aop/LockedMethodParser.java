@@ -29,9 +29,8 @@ import org.springframework.util.StringValueResolver;
  */
 final class LockedMethodParser {
 
-	private static final String[] ASYNC_TYPES = { "java.util.concurrent.CompletionStage",
-			"java.util.concurrent.Future", "java.util.concurrent.Flow$Publisher", "org.reactivestreams.Publisher",
-			"kotlinx.coroutines.flow.Flow" };
+	private static final String[] ASYNC_TYPES = { "java.util.concurrent.CompletionStage", "java.util.concurrent.Future",
+			"java.util.concurrent.Flow$Publisher", "org.reactivestreams.Publisher", "kotlinx.coroutines.flow.Flow" };
 
 	private final Supplier<LockKeyResolver> keyResolver;
 
@@ -74,9 +73,9 @@ final class LockedMethodParser {
 	}
 
 	/**
-	 * Return the request every call starts from: the scope and the settings the annotation
-	 * gives, and the wait time of a scheduled job; the rest is left to the template's
-	 * defaults.
+	 * Return the request every call starts from: the scope and the settings the
+	 * annotation gives, and the wait time of a scheduled job; the rest is left to the
+	 * template's defaults.
 	 */
 	private @Nullable LockRequest request(DistributedLock lock, String origin, ScheduledMethodDefaults defaults,
 			Problems found) {
@@ -160,8 +159,7 @@ final class LockedMethodParser {
 		}
 	}
 
-	private @Nullable Duration duration(String name, long[] values, String text, DistributedLock lock,
-			Problems found) {
+	private @Nullable Duration duration(String name, long[] values, String text, DistributedLock lock, Problems found) {
 		if (values.length > 0 && !text.isEmpty()) {
 			found.add(name + " and " + name + "String are both set; use one");
 			return null;
@@ -186,8 +184,8 @@ final class LockedMethodParser {
 					DurationFormat.Unit.fromChronoUnit(lock.timeUnit().toChronoUnit()));
 		}
 		catch (RuntimeException ex) {
-			found.add(attribute + " '" + text + "' is not a duration (such as 10s, 500ms or PT10S): "
-					+ ex.getMessage());
+			found
+				.add(attribute + " '" + text + "' is not a duration (such as 10s, 500ms or PT10S): " + ex.getMessage());
 			return null;
 		}
 	}
@@ -212,8 +210,8 @@ final class LockedMethodParser {
 		return count == 1;
 	}
 
-	private static void checkReturnType(Method method, Class<?> targetClass, OnTimeout onTimeout,
-			boolean defaultSkip, Problems found) {
+	private static void checkReturnType(Method method, Class<?> targetClass, OnTimeout onTimeout, boolean defaultSkip,
+			Problems found) {
 		Class<?> type = method.getReturnType();
 		if (onTimeout == OnTimeout.SKIP && type.isPrimitive() && type != void.class) {
 			String skip = defaultSkip ? "onTimeout = SKIP (the default of a @Scheduled method)" : "onTimeout = SKIP";
@@ -235,8 +233,8 @@ final class LockedMethodParser {
 
 	private static @Nullable String asyncType(Method method) {
 		Class<?>[] parameters = method.getParameterTypes();
-		if (parameters.length > 0 && parameters[parameters.length - 1].getName()
-			.equals("kotlin.coroutines.Continuation")) {
+		if (parameters.length > 0
+				&& parameters[parameters.length - 1].getName().equals("kotlin.coroutines.Continuation")) {
 			return "a Kotlin suspend function";
 		}
 		for (String name : ASYNC_TYPES) {
@@ -248,8 +246,7 @@ final class LockedMethodParser {
 	}
 
 	private static boolean isFuture(Class<?> type) {
-		return Future.class.isAssignableFrom(type)
-				|| CompletionStage.class.isAssignableFrom(type);
+		return Future.class.isAssignableFrom(type) || CompletionStage.class.isAssignableFrom(type);
 	}
 
 	private static boolean isAssignable(String typeName, Class<?> type) {

@@ -20,9 +20,9 @@ import org.springframework.util.function.SingletonSupplier;
 
 /**
  * The {@code @DistributedLock} methods of the application, each checked and prepared once
- * per target class and then cached. Shared by {@link LockAnnotationValidator}, which checks
- * every bean class when the context starts, and {@link DistributedLockInterceptor}.
- * Thread-safe.
+ * per target class and then cached. Shared by {@link LockAnnotationValidator}, which
+ * checks every bean class when the context starts, and
+ * {@link DistributedLockInterceptor}. Thread-safe.
  */
 final class LockedMethods {
 
@@ -54,8 +54,8 @@ final class LockedMethods {
 	}
 
 	/**
-	 * Return whether calls of a method on a target class take a lock, without checking the
-	 * declaration.
+	 * Return whether calls of a method on a target class take a lock, without checking
+	 * the declaration.
 	 * @param method the method, possibly from an interface
 	 * @param targetClass the target class, if known
 	 * @return whether the method is locked
@@ -78,7 +78,8 @@ final class LockedMethods {
 			declared = ReflectionUtils.getUniqueDeclaredMethods(targetClass, ReflectionUtils.USER_DECLARED_METHODS);
 		}
 		catch (IllegalStateException | LinkageError ex) {
-			// A class whose methods refer to absent optional classes can't carry a usable lock.
+			// A class whose methods refer to absent optional classes can't carry a usable
+			// lock.
 			this.validated.add(targetClass);
 			return;
 		}

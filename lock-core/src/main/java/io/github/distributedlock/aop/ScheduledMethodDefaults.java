@@ -13,11 +13,11 @@ import org.springframework.scheduling.annotation.Schedules;
 
 /**
  * What a {@link DistributedLock} leaves unset means for one method. On a method that
- * Spring's {@link Scheduled @Scheduled} runs, a taken lock means that another instance runs
- * the job now, so an unset wait time is zero and an unset {@code onTimeout} is
- * {@link OnTimeout#SKIP}, as ShedLock skips a locked task: the instances don't queue up to
- * run the job again one after the other. On any other method the wait time comes from the
- * template's defaults and {@code onTimeout} is {@link OnTimeout#THROW}.
+ * Spring's {@link Scheduled @Scheduled} runs, a taken lock means that another instance
+ * runs the job now, so an unset wait time is zero and an unset {@code onTimeout} is
+ * {@link OnTimeout#SKIP}, as ShedLock skips a locked task: the instances don't queue up
+ * to run the job again one after the other. On any other method the wait time comes from
+ * the template's defaults and {@code onTimeout} is {@link OnTimeout#THROW}.
  */
 final class ScheduledMethodDefaults {
 

@@ -27,8 +27,8 @@ import org.springframework.expression.spel.standard.SpelExpressionParser;
  * {@code #a0}) and whose bean resolver is the bean factory.
  * <p>
  * At startup, an expression that refers to a variable the method doesn't have, or to a
- * bean that doesn't exist, is refused: evaluating it could only give {@code null} or fail.
- * Thread-safe.
+ * bean that doesn't exist, is refused: evaluating it could only give {@code null} or
+ * fail. Thread-safe.
  */
 public final class SpelLockKeyResolver implements LockKeyResolver, BeanFactoryAware {
 

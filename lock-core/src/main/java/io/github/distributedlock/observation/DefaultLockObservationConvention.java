@@ -38,7 +38,9 @@ public class DefaultLockObservationConvention implements LockObservationConventi
 
 	@Override
 	public KeyValues getHighCardinalityKeyValues(LockObservationContext context) {
-		String keys = context.getLockNames().stream().map((name) -> Objects.toString(name.key(), ""))
+		String keys = context.getLockNames()
+			.stream()
+			.map((name) -> Objects.toString(name.key(), ""))
 			.collect(Collectors.joining(","));
 		String origin = context.getOrigin();
 		return KeyValues.of(HighCardinalityKeyNames.KEY.withValue(keys),

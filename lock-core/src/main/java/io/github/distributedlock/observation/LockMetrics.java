@@ -13,11 +13,13 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
 /**
- * Meters of lock activity, tagged with the lock's scope as {@code lock.scope}, the name the
- * observations use (never its key, whose values are unbounded). Register it with the lock template as a {@link LockListener}
- * and with the aspect as a {@link LockTimeoutListener}:
+ * Meters of lock activity, tagged with the lock's scope as {@code lock.scope}, the name
+ * the observations use (never its key, whose values are unbounded). Register it with the
+ * lock template as a {@link LockListener} and with the aspect as a
+ * {@link LockTimeoutListener}:
  * <ul>
- * <li>{@code distributed.lock.wait} (timer): time from the first attempt to acquisition</li>
+ * <li>{@code distributed.lock.wait} (timer): time from the first attempt to
+ * acquisition</li>
  * <li>{@code distributed.lock.hold} (timer): time from acquisition to release</li>
  * <li>{@code distributed.lock.acquired} (counter): acquisitions</li>
  * <li>{@code distributed.lock.timeouts} (counter): locks not acquired within the wait
@@ -36,8 +38,8 @@ public final class LockMetrics implements LockListener, LockTimeoutListener {
 
 	/**
 	 * The tag holding the lock scope: the same key as the observations'
-	 * {@link LockObservationDocumentation.LowCardinalityKeyNames#SCOPE}, so that meters and
-	 * observation timers of one lock can be joined on it.
+	 * {@link LockObservationDocumentation.LowCardinalityKeyNames#SCOPE}, so that meters
+	 * and observation timers of one lock can be joined on it.
 	 */
 	public static final String SCOPE_TAG = "lock.scope";
 

@@ -55,7 +55,9 @@ public class LockObservationContext extends Observation.Context {
 	 * @return the scope
 	 */
 	public String getScope() {
-		return this.requests.stream().map((request) -> request.name().scope()).distinct()
+		return this.requests.stream()
+			.map((request) -> request.name().scope())
+			.distinct()
 			.collect(Collectors.joining(","));
 	}
 
@@ -100,9 +102,9 @@ public class LockObservationContext extends Observation.Context {
 	public enum Outcome {
 
 		/**
-		 * Not known yet: the observation has started and the locks are being acquired. Long
-		 * task timers ({@code distributed.lock.active}) keep this value, since they take their
-		 * tags when the observation starts.
+		 * Not known yet: the observation has started and the locks are being acquired.
+		 * Long task timers ({@code distributed.lock.active}) keep this value, since they
+		 * take their tags when the observation starts.
 		 */
 		UNKNOWN,
 

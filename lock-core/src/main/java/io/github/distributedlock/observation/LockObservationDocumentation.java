@@ -66,8 +66,8 @@ public enum LockObservationDocumentation implements ObservationDocumentation {
 	public enum HighCardinalityKeyNames implements KeyName {
 
 		/**
-		 * The key (or keys, comma-separated) within the scope; empty for a lock on a whole
-		 * scope.
+		 * The key (or keys, comma-separated) within the scope; empty for a lock on a
+		 * whole scope.
 		 */
 		KEY {
 			@Override

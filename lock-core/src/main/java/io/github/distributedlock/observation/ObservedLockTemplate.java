@@ -14,13 +14,12 @@ import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A {@link LockTemplate} that observes each
- * {@link #execute(LockRequest, LockCallback) execute} and
- * {@link #executeAll(List, LockCallback) executeAll}: one
+ * A {@link LockTemplate} that observes each {@link #execute(LockRequest, LockCallback)
+ * execute} and {@link #executeAll(List, LockCallback) executeAll}: one
  * {@link LockObservationDocumentation#LOCK} observation spans acquiring the locks and
  * running the work, and is the current observation inside the work. {@code acquire},
- * {@code tryAcquire} and {@code acquireAll} return handles that outlive any scope, so they
- * are passed on unobserved.
+ * {@code tryAcquire} and {@code acquireAll} return handles that outlive any scope, so
+ * they are passed on unobserved.
  * <p>
  * Thread-safe if the delegate is.
  */
@@ -74,8 +73,8 @@ public final class ObservedLockTemplate implements LockTemplate {
 		return observe(requests, (observed) -> this.delegate.executeAll(requests, observed), callback);
 	}
 
-	private <T extends @Nullable Object> T observe(List<LockRequest> requests,
-			Function<LockCallback<T>, T> execution, LockCallback<T> callback) {
+	private <T extends @Nullable Object> T observe(List<LockRequest> requests, Function<LockCallback<T>, T> execution,
+			LockCallback<T> callback) {
 		LockObservationContext context = new LockObservationContext(requests);
 		Observation observation = LockObservationDocumentation.LOCK
 			.observation(this.convention, DEFAULT_CONVENTION, () -> context, this.registry)

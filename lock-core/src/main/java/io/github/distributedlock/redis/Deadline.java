@@ -66,22 +66,24 @@ final class Deadline {
 	}
 
 	/**
-	 * Return the wait time left, {@link Long#MAX_VALUE} if indefinite; negative once over.
+	 * Return the wait time left, {@link Long#MAX_VALUE} if indefinite; negative once
+	 * over.
 	 */
 	long remainingNanos(long nowNanos) {
 		return isIndefinite() ? Long.MAX_VALUE : this.endNanos - nowNanos;
 	}
 
 	/**
-	 * Return the wait time left in milliseconds as the scripts take it: -1 for indefinitely,
-	 * never less than 0 otherwise.
+	 * Return the wait time left in milliseconds as the scripts take it: -1 for
+	 * indefinitely, never less than 0 otherwise.
 	 */
 	long remainingMillis() {
 		return isIndefinite() ? -1 : TimeUnit.NANOSECONDS.toMillis(Math.max(0, remainingNanos()));
 	}
 
 	/**
-	 * Return the wait time left as a new wait time: -1 for indefinitely, never less than 0.
+	 * Return the wait time left as a new wait time: -1 for indefinitely, never less than
+	 * 0.
 	 */
 	long remainingBudgetNanos() {
 		return isIndefinite() ? -1 : Math.max(0, remainingNanos());
@@ -118,8 +120,9 @@ final class Deadline {
 	}
 
 	/**
-	 * Take a hint that the lock is taken until {@code endMillis} after {@code fromNanos}: it
-	 * may make the next attempt sooner, never later than the lease Redis last reported.
+	 * Take a hint that the lock is taken until {@code endMillis} after {@code fromNanos}:
+	 * it may make the next attempt sooner, never later than the lease Redis last
+	 * reported.
 	 */
 	void holderMayEndSooner(long ttlMillis, long fromNanos) {
 		if (this.holderTtlMillis < 0 || fromNanos + TimeUnit.MILLISECONDS.toNanos(ttlMillis)
@@ -129,8 +132,8 @@ final class Deadline {
 	}
 
 	/**
-	 * Return how long until the holder's lease ends, as last reported, plus a little so that
-	 * the next attempt finds it over; {@link Long#MAX_VALUE} if unknown.
+	 * Return how long until the holder's lease ends, as last reported, plus a little so
+	 * that the next attempt finds it over; {@link Long#MAX_VALUE} if unknown.
 	 */
 	long untilHolderLeaseEnds() {
 		if (this.holderTtlMillis < 0) {

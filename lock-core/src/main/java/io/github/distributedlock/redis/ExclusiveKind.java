@@ -11,18 +11,18 @@ import static io.github.distributedlock.redis.LockScripts.RELEASE;
 import static io.github.distributedlock.redis.LockScripts.RENEW;
 
 /**
- * A plain lock: the lock hash {owner, holds, token}. Its waiters line up for reservations,
- * its keyspace events are usable, a multi-lock can take several at once, and the watchdog
- * renews many in one script.
+ * A plain lock: the lock hash {owner, holds, token}. Its waiters line up for
+ * reservations, its keyspace events are usable, a multi-lock can take several at once,
+ * and the watchdog renews many in one script.
  */
 final class ExclusiveKind extends LockKind {
 
 	@Override
 	ScriptCall acquire(LockSpec spec, Attempt attempt, String fenceIdleMillis) {
-		return new ScriptCall(ACQUIRE, ACQUIRE.keys(spec),
-				attempt.owner(), Long.toString(spec.leaseMillis()), flag(spec.reentrant()), fenceIdleMillis,
-				Long.toString(attempt.remainingWaitMillis()), flag(attempt.mayHaveIntent()), flag(attempt.holdsIt()),
-				attempt.requestMember(), HandOffRequest.VALIDITY_MILLIS);
+		return new ScriptCall(ACQUIRE, ACQUIRE.keys(spec), attempt.owner(), Long.toString(spec.leaseMillis()),
+				flag(spec.reentrant()), fenceIdleMillis, Long.toString(attempt.remainingWaitMillis()),
+				flag(attempt.mayHaveIntent()), flag(attempt.holdsIt()), attempt.requestMember(),
+				HandOffRequest.VALIDITY_MILLIS);
 	}
 
 	@Override

@@ -7,17 +7,17 @@ import static io.github.distributedlock.redis.LockScripts.LEAVE_FAIR;
 import static io.github.distributedlock.redis.LockScripts.RELEASE_FAIR;
 
 /**
- * A fair lock: the lock hash of a plain lock, plus a queue of waiters in Redis that gives it
- * out in arrival order across processes (see {@link FairWait}). Its waiters keep their own
- * line, so they take no reservations.
+ * A fair lock: the lock hash of a plain lock, plus a queue of waiters in Redis that gives
+ * it out in arrival order across processes (see {@link FairWait}). Its waiters keep their
+ * own line, so they take no reservations.
  */
 final class FairKind extends LockKind {
 
 	@Override
 	ScriptCall acquire(LockSpec spec, Attempt attempt, String fenceIdleMillis) {
-		return new ScriptCall(ACQUIRE_FAIR, ACQUIRE_FAIR.keys(spec),
-				attempt.owner(), Long.toString(spec.leaseMillis()), flag(spec.reentrant()), fenceIdleMillis,
-				Long.toString(spec.fairWaiterTimeoutMillis()), flag(attempt.remainingWaitMillis() != 0));
+		return new ScriptCall(ACQUIRE_FAIR, ACQUIRE_FAIR.keys(spec), attempt.owner(), Long.toString(spec.leaseMillis()),
+				flag(spec.reentrant()), fenceIdleMillis, Long.toString(spec.fairWaiterTimeoutMillis()),
+				flag(attempt.remainingWaitMillis() != 0));
 	}
 
 	@Override

@@ -7,10 +7,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The waiting part of a fair acquisition. Fair waiters queue in Redis, in arrival order
- * across every process, not in the local FIFO queue: each keeps its place by calling Redis
- * every third of the fair waiter timeout, and tries again early only when a release names
- * it as next (or, if it was first in line, when a plain release or lease end is heard).
- * Returns what it won, like {@link WaitLoop}.
+ * across every process, not in the local FIFO queue: each keeps its place by calling
+ * Redis every third of the fair waiter timeout, and tries again early only when a release
+ * names it as next (or, if it was first in line, when a plain release or lease end is
+ * heard). Returns what it won, like {@link WaitLoop}.
  */
 final class FairWait {
 

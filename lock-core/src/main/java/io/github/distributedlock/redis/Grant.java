@@ -10,7 +10,8 @@ import java.time.Duration;
  * @param owner the owner
  * @param token the fencing token from the acquire script's reply
  * @param sentNanos {@link System#nanoTime()} before the attempt that took it was sent
- * @param waited whether the caller waited (more than one attempt, or behind a local waiter)
+ * @param waited whether the caller waited (more than one attempt, or behind a local
+ * waiter)
  * @param waitedFor how long the acquisition took
  * @param attempts how many times the acquire script ran
  */

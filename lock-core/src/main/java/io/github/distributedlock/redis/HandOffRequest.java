@@ -6,15 +6,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A waiter's place in a lock's line of requests, filed in Redis with its attempts. When the
- * last hold is released, the lock is reserved for the oldest request and its waiter is told
- * to take it; its own next attempt does (see {@code release.lua} and
+ * A waiter's place in a lock's line of requests, filed in Redis with its attempts. When
+ * the last hold is released, the lock is reserved for the oldest request and its waiter
+ * is told to take it; its own next attempt does (see {@code release.lua} and
  * {@code docs/design/waiting-and-hand-off.md}).
  * <p>
- * The member {@code <claim>:<id>} carries the claim: how long the reservation waits for the
- * waiter's attempt before it lapses. The id is new for every wait and unique across
- * processes (random per JVM, plus a counter), so two waiters, even of one custom owner in two
- * processes, never share a request. It names no owner, so publishing it reveals nothing.
+ * The member {@code <claim>:<id>} carries the claim: how long the reservation waits for
+ * the waiter's attempt before it lapses. The id is new for every wait and unique across
+ * processes (random per JVM, plus a counter), so two waiters, even of one custom owner in
+ * two processes, never share a request. It names no owner, so publishing it reveals
+ * nothing.
  *
  * @param member the sorted-set member
  */
@@ -41,8 +42,8 @@ record HandOffRequest(String member) {
 
 	/**
 	 * Create a request for one wait.
-	 * @param pollNanos how often the waiter tries without being told, or 0 when it is woken
-	 * by messages: a polling waiter's reservation lasts for three of its polls
+	 * @param pollNanos how often the waiter tries without being told, or 0 when it is
+	 * woken by messages: a polling waiter's reservation lasts for three of its polls
 	 */
 	static HandOffRequest of(long pollNanos) {
 		long claim = Math.max(CLAIM_MILLIS, 3 * TimeUnit.NANOSECONDS.toMillis(pollNanos));

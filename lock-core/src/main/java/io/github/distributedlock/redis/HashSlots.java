@@ -4,8 +4,8 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Redis Cluster hash slots: CRC16 (XMODEM) of the key's hash tag, modulo 16384. Used to
- * batch several locks into one script only when they share a slot, and to name one key per
- * slot (see {@link #tag(int)}).
+ * batch several locks into one script only when they share a slot, and to name one key
+ * per slot (see {@link #tag(int)}).
  */
 final class HashSlots {
 
@@ -15,10 +15,10 @@ final class HashSlots {
 	}
 
 	/**
-	 * Return the shortest hash tag of a slot: the first of {@code 0, 1, ..., z, 10, ...} (base
-	 * 36) that hashes to it. Every process computes the same table, so a key named with it
-	 * (such as a slot's fencing counter) is one key per slot across processes; changing how
-	 * the table is built would change those keys' names.
+	 * Return the shortest hash tag of a slot: the first of {@code 0, 1, ..., z, 10, ...}
+	 * (base 36) that hashes to it. Every process computes the same table, so a key named
+	 * with it (such as a slot's fencing counter) is one key per slot across processes;
+	 * changing how the table is built would change those keys' names.
 	 */
 	static String tag(int slot) {
 		return Tags.TABLE[slot];

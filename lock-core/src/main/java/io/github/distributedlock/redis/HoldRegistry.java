@@ -17,35 +17,37 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The holds of one template: turns what a wait loop won into a handle (after the replica
- * check, if any), registers it with the watchdog, tells the listeners, and keeps, per owner
- * and lock, the handles that tell a real re-entry from a hold left by a lost reply.
+ * check, if any), registers it with the watchdog, tells the listeners, and keeps, per
+ * owner and lock, the handles that tell a real re-entry from a hold left by a lost reply.
  * <p>
- * A hold nobody closes leaves on its own: a hold whose lease is over, or that was lost, is
- * dropped when the holds are read and by a sweep that runs every second while there are
- * any (on the watchdog's thread), so an abandoned handle is never kept reachable.
+ * A hold nobody closes leaves on its own: a hold whose lease is over, or that was lost,
+ * is dropped when the holds are read and by a sweep that runs every second while there
+ * are any (on the watchdog's thread), so an abandoned handle is never kept reachable.
  * <p>
- * Dropping a hold must not turn a hold left by a lost reply into a re-entry, nor a re-entry
- * into a take-over. The acquire script counts a second hold of an owner only when the caller
- * says it holds one ({@link #holdsLocally}); otherwise it takes the lock over as one fresh
- * hold with the same token, which the release of an old handle would then end. So an owner
- * and lock stay counted for as long as Redis may keep a hold of them: their count is dropped
- * only when
+ * Dropping a hold must not turn a hold left by a lost reply into a re-entry, nor a
+ * re-entry into a take-over. The acquire script counts a second hold of an owner only
+ * when the caller says it holds one ({@link #holdsLocally}); otherwise it takes the lock
+ * over as one fresh hold with the same token, which the release of an old handle would
+ * then end. So an owner and lock stay counted for as long as Redis may keep a hold of
+ * them: their count is dropped only when
  * <ol>
- * <li>no command that may set their lease is in flight (an acquire attempt while holding the
- * lock, a re-entry's replica check, an extension or a renewal: see {@link #sending}),</li>
+ * <li>no command that may set their lease is in flight (an acquire attempt while holding
+ * the lock, a re-entry's replica check, an extension or a renewal: see
+ * {@link #sending}),</li>
  * <li>no such command failed without a reply: Redis may still run it and set a lease that
- * nothing bounds, so the handles of the owner and lock are then kept, even past their lease
- * or lost, until each is closed (a leak, but only after such failures), and</li>
- * <li>the bound of the latest replies has passed: the maximum, over the replies, of the time
- * the reply was received plus the lease it set, since Redis set it before replying.</li>
+ * nothing bounds, so the handles of the owner and lock are then kept, even past their
+ * lease or lost, until each is closed (a leak, but only after such failures), and</li>
+ * <li>the bound of the latest replies has passed: the maximum, over the replies, of the
+ * time the reply was received plus the lease it set, since Redis set it before
+ * replying.</li>
  * </ol>
- * Holds of one owner share the lock's lease, so the bound of a dropped hold, of a released
- * one that left holds behind, and of a re-entry the replica check refused, is kept for the
- * owner and lock. Past that bound Redis no longer has the hold, an owner match there is
- * impossible, and a new attempt gets a new token, so closing the old handle later just
- * reports the lost lease. A dropped handle that is then extended is registered again. The
- * normal path costs no Redis command: only map updates around the commands it sends anyway.
- * Thread-safe.
+ * Holds of one owner share the lock's lease, so the bound of a dropped hold, of a
+ * released one that left holds behind, and of a re-entry the replica check refused, is
+ * kept for the owner and lock. Past that bound Redis no longer has the hold, an owner
+ * match there is impossible, and a new attempt gets a new token, so closing the old
+ * handle later just reports the lost lease. A dropped handle that is then extended is
+ * registered again. The normal path costs no Redis command: only map updates around the
+ * commands it sends anyway. Thread-safe.
  */
 final class HoldRegistry implements AutoCloseable {
 
@@ -66,8 +68,7 @@ final class HoldRegistry implements AutoCloseable {
 	/**
 	 * @param replicas the replica check every new hold passes, or {@code null} for none
 	 */
-	HoldRegistry(LockCommands commands, LeaseWatchdog watchdog, LockListener listener,
-			@Nullable ReplicaWait replicas) {
+	HoldRegistry(LockCommands commands, LeaseWatchdog watchdog, LockListener listener, @Nullable ReplicaWait replicas) {
 		this.commands = commands;
 		this.watchdog = watchdog;
 		this.listener = listener;
@@ -76,8 +77,8 @@ final class HoldRegistry implements AutoCloseable {
 
 	/**
 	 * Turn what an acquisition won into a registered handle.
-	 * @throws io.github.distributedlock.LockAccessException if too few replicas acknowledged
-	 * the hold, which is then released
+	 * @throws io.github.distributedlock.LockAccessException if too few replicas
+	 * acknowledged the hold, which is then released
 	 */
 	RedisLockHandle hold(Grant grant) {
 		String key = key(grant.owner(), grant.spec().lockKey());
@@ -88,7 +89,8 @@ final class HoldRegistry implements AutoCloseable {
 				this.replicas.confirm(grant.spec(), grant.owner(), grant.token(), grant.sentNanos());
 			}
 			catch (RuntimeException ex) {
-				// A refusal is a reply (no cause); a failure of the check may have lost one.
+				// A refusal is a reply (no cause); a failure of the check may have lost
+				// one.
 				long bound = leaseBound(grant.spec().leaseMillis());
 				boolean refused = ex instanceof LockAccessException && ex.getCause() == null;
 				update(key, (current) -> refused ? current.replied(true, bound) : current.failed());
@@ -176,16 +178,16 @@ final class HoldRegistry implements AutoCloseable {
 
 	/**
 	 * Note that a command announced by {@link #sending} failed without a reply, so that
-	 * Redis may still run it: the owner counts as holding the lock until all its handles are
-	 * closed.
+	 * Redis may still run it: the owner counts as holding the lock until all its handles
+	 * are closed.
 	 */
 	void failed(String owner, String lockKey) {
 		update(key(owner, lockKey), OwnerHolds::failed);
 	}
 
 	/**
-	 * Note the reply of a command for a handle announced by {@link #sending}; a live handle
-	 * that a sweep dropped meanwhile is registered again.
+	 * Note the reply of a command for a handle announced by {@link #sending}; a live
+	 * handle that a sweep dropped meanwhile is registered again.
 	 * @param leaseMillis the lease it set, or a negative value if it set none
 	 */
 	void replied(RedisLockHandle handle, long leaseMillis) {
@@ -197,22 +199,22 @@ final class HoldRegistry implements AutoCloseable {
 	}
 
 	/**
-	 * Note that a command for a handle failed without a reply: the handle is kept until it
-	 * is closed.
+	 * Note that a command for a handle failed without a reply: the handle is kept until
+	 * it is closed.
 	 */
 	void failed(RedisLockHandle handle) {
 		update(key(handle), (current) -> handle.isReleased() ? current.failed() : current.failed().with(handle));
 	}
 
 	private void update(String key, UnaryOperator<OwnerHolds> change) {
-		this.holds.compute(key, (k, current) -> change
-			.apply((current != null) ? current : OwnerHolds.none())
+		this.holds.compute(key, (k, current) -> change.apply((current != null) ? current : OwnerHolds.none())
 			.orNull(System.nanoTime()));
 		sweepSoon();
 	}
 
 	private static long leaseBound(long leaseMillis) {
-		// Redis set the lease before replying: counted from after the reply, it has ended.
+		// Redis set the lease before replying: counted from after the reply, it has
+		// ended.
 		return System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, leaseMillis));
 	}
 
@@ -224,8 +226,8 @@ final class HoldRegistry implements AutoCloseable {
 	}
 
 	/**
-	 * Return whether the owner may hold the lock through a handle of this template. A custom
-	 * owner may also hold it elsewhere, so for those the answer is always yes.
+	 * Return whether the owner may hold the lock through a handle of this template. A
+	 * custom owner may also hold it elsewhere, so for those the answer is always yes.
 	 */
 	boolean holdsLocally(String owner, String lockKey) {
 		if (LockOwners.isCustom(owner)) {
@@ -247,7 +249,8 @@ final class HoldRegistry implements AutoCloseable {
 				left = left.withoutBound();
 			}
 			else if (result != -2) {
-				// Holds of this owner are left (or may be): they live as long as the lease.
+				// Holds of this owner are left (or may be): they live as long as the
+				// lease.
 				left = left.bound(handle.redisLeaseBoundNanos());
 			}
 			return left.orNull(System.nanoTime());
@@ -261,7 +264,8 @@ final class HoldRegistry implements AutoCloseable {
 
 	/**
 	 * Drop a lost hold and tell the listeners.
-	 * @param goneFromRedis whether Redis said the hold is gone (rather than renewals failing)
+	 * @param goneFromRedis whether Redis said the hold is gone (rather than renewals
+	 * failing)
 	 */
 	void lost(RedisLockHandle handle, boolean goneFromRedis) {
 		this.watchdog.unwatch(handle);

@@ -221,7 +221,8 @@ final class LeaseWatchdog implements AutoCloseable {
 		for (RedisLockHandle hold : batch) {
 			hold.renewalFailed();
 			if (hold.leaseEndNanos() - System.nanoTime() <= 0) {
-				// Retried until the lease would have ended: from here on nobody can rely on it.
+				// Retried until the lease would have ended: from here on nobody can rely
+				// on it.
 				this.watched.remove(hold);
 				hold.markLost(false);
 			}

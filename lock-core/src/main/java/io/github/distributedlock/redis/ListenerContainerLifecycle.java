@@ -34,7 +34,8 @@ final class ListenerContainerLifecycle implements AutoCloseable {
 			return new ListenerContainerLifecycle(given, false);
 		}
 		if (pubSub) {
-			// Only where the template connects at startup anyway: one built without pub/sub, or
+			// Only where the template connects at startup anyway: one built without
+			// pub/sub, or
 			// on a container of its owner's, talks to Redis only when a lock is taken.
 			RedisVersion.check(connectionFactory);
 			return new ListenerContainerLifecycle(newContainer(connectionFactory), true);
@@ -50,14 +51,16 @@ final class ListenerContainerLifecycle implements AutoCloseable {
 		// thread per message.
 		container.setTaskExecutor(Runnable::run);
 		// A blocking client (Jedis) subscribes by reading on the calling thread until the
-		// subscription ends, so it needs a thread of its own; Lettuce never uses this one.
+		// subscription ends, so it needs a thread of its own; Lettuce never uses this
+		// one.
 		SimpleAsyncTaskExecutor subscriptions = new SimpleAsyncTaskExecutor("distributed-lock-subscription-");
 		subscriptions.setDaemon(true);
 		container.setSubscriptionExecutor(subscriptions);
 		ExponentialBackOff backOff = new ExponentialBackOff(100, 2);
 		backOff.setMaxInterval(2000);
 		container.setRecoveryBackoff(backOff);
-		// Spring's 2 s can pass on a busy machine's first connection; Redis truly down still fails.
+		// Spring's 2 s can pass on a busy machine's first connection; Redis truly down
+		// still fails.
 		container.setMaxSubscriptionRegistrationWaitingTime(5000);
 		container.setBeanName("distributedLockListenerContainer");
 		container.afterPropertiesSet();
@@ -69,9 +72,9 @@ final class ListenerContainerLifecycle implements AutoCloseable {
 	}
 
 	/**
-	 * Subscribe permanently to a channel, which keeps the container listening between waits
-	 * (removing its last listener would close the pub/sub connection), and start the
-	 * container if it is the template's own.
+	 * Subscribe permanently to a channel, which keeps the container listening between
+	 * waits (removing its last listener would close the pub/sub connection), and start
+	 * the container if it is the template's own.
 	 */
 	void start(String keepAliveChannel) {
 		if (this.container == null) {

@@ -4,10 +4,11 @@ import io.github.distributedlock.LockSelfDeadlockException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The attempts of one single-lock acquisition: runs the acquire script of the lock's kind,
- * and keeps what the replies said in the acquisition's {@link Deadline} (the holder's
- * lease, and a wait time that restarts when the lock changes hands if the request is
- * progress-aware). Shared by {@link WaitLoop} and {@link FairWait}. Not thread-safe.
+ * The attempts of one single-lock acquisition: runs the acquire script of the lock's
+ * kind, and keeps what the replies said in the acquisition's {@link Deadline} (the
+ * holder's lease, and a wait time that restarts when the lock changes hands if the
+ * request is progress-aware). Shared by {@link WaitLoop} and {@link FairWait}. Not
+ * thread-safe.
  */
 final class LockAttempts {
 
@@ -38,8 +39,8 @@ final class LockAttempts {
 
 	/**
 	 * @param holds the holds of the template: whether the owner already holds the lock
-	 * through a local handle decides whether finding it ours is a re-entry rather than a hold
-	 * left by a lost reply, and then each attempt may set the lease of that hold
+	 * through a local handle decides whether finding it ours is a re-entry rather than a
+	 * hold left by a lost reply, and then each attempt may set the lease of that hold
 	 */
 	LockAttempts(LockSpec spec, String owner, HoldRegistry holds, LockCommands commands) {
 		this.spec = spec;
@@ -114,7 +115,8 @@ final class LockAttempts {
 	 */
 	AcquireResult attempt() {
 		this.count++;
-		// A failed attempt with token 0 was held back by readers and may have set a writer intent.
+		// A failed attempt with token 0 was held back by readers and may have set a
+		// writer intent.
 		boolean mayHaveIntent = this.count > 1 && this.lastHolderToken == 0;
 		this.lastSentNanos = System.nanoTime();
 		this.filed |= this.handOff != null;
@@ -136,8 +138,10 @@ final class LockAttempts {
 			return this.commands.acquire(this.spec, this.owner, this.deadline.remainingMillis(), mayHaveIntent,
 					this.holdsIt, this.handOff);
 		}
-		// A re-entry sets the lease of the hold the owner has: the registry keeps counting the
-		// owner until the reply, plus the lease, or until its handles are closed if none comes.
+		// A re-entry sets the lease of the hold the owner has: the registry keeps
+		// counting the
+		// owner until the reply, plus the lease, or until its handles are closed if none
+		// comes.
 		writes.sending(this.owner, this.spec.lockKey());
 		AcquireResult result;
 		try {
@@ -166,8 +170,7 @@ final class LockAttempts {
 	 * @param sentNanos the clock reading taken before that attempt was sent
 	 */
 	Grant grant(AcquireResult result, long sentNanos, boolean waited) {
-		return new Grant(this.spec, this.owner, result.token(), sentNanos, waited, this.deadline.elapsed(),
-				this.count);
+		return new Grant(this.spec, this.owner, result.token(), sentNanos, waited, this.deadline.elapsed(), this.count);
 	}
 
 }

@@ -17,8 +17,8 @@ import static io.github.distributedlock.redis.LockScripts.FORCE_RELEASE;
 import static io.github.distributedlock.redis.LockScripts.READ_HOLD;
 
 /**
- * Runs the scripts that a {@link LockKind} builds, and the few plain commands, translating
- * Redis errors into {@link LockAccessException}s that name the lock.
+ * Runs the scripts that a {@link LockKind} builds, and the few plain commands,
+ * translating Redis errors into {@link LockAccessException}s that name the lock.
  */
 final class LockCommands {
 
@@ -48,8 +48,8 @@ final class LockCommands {
 	 * @param handOff the caller's request in the lock's line, or {@code null} for none
 	 * @see LockKind.Attempt
 	 */
-	AcquireResult acquire(LockSpec spec, String owner, long remainingWaitMillis, boolean mayHaveIntent,
-			boolean holdsIt, @Nullable HandOffRequest handOff) {
+	AcquireResult acquire(LockSpec spec, String owner, long remainingWaitMillis, boolean mayHaveIntent, boolean holdsIt,
+			@Nullable HandOffRequest handOff) {
 		LockKind.Attempt attempt = new LockKind.Attempt(owner, remainingWaitMillis, mayHaveIntent, holdsIt, handOff);
 		List<?> reply = run(spec.name(), "acquire", spec.kind().acquire(spec, attempt, this.fenceIdleMillis));
 		if (reply == null || reply.size() < 2) {
@@ -94,8 +94,8 @@ final class LockCommands {
 	}
 
 	/**
-	 * Release a hold whose minimum hold has {@code keepMillis} left: if it is the last hold,
-	 * the lock stays taken by nobody until then (capped by its lease).
+	 * Release a hold whose minimum hold has {@code keepMillis} left: if it is the last
+	 * hold, the lock stays taken by nobody until then (capped by its lease).
 	 * @return holds left, or -1 if the lock was gone, -2 if someone else held it
 	 */
 	long release(LockSpec spec, String owner, long token, long keepMillis) {
@@ -112,8 +112,8 @@ final class LockCommands {
 	}
 
 	/**
-	 * Withdraw a request after giving up; a reservation for it passes on to the next request
-	 * (or the lock is freed). A hold is never touched.
+	 * Withdraw a request after giving up; a reservation for it passes on to the next
+	 * request (or the lock is freed). A hold is never touched.
 	 */
 	void withdraw(LockSpec spec, HandOffRequest request) {
 		run(spec.name(), "withdraw", ExclusiveKind.withdraw(spec, request, this.handOff));
@@ -135,8 +135,9 @@ final class LockCommands {
 	}
 
 	/**
-	 * Set the lease again on the given connection, keeping a longer one that an outer hold
-	 * may rely on: a write for a replica check to cover. Redis errors are not translated.
+	 * Set the lease again on the given connection, keeping a longer one that an outer
+	 * hold may rely on: a write for a replica check to cover. Redis errors are not
+	 * translated.
 	 * @return 1 if extended, -1 if the lock was gone, -2 if someone else held it
 	 */
 	long extendOn(RedisConnection connection, LockSpec spec, String owner, long token) {
@@ -186,8 +187,8 @@ final class LockCommands {
 	}
 
 	/**
-	 * Return the owner, token and remaining lease in milliseconds of a lock's hold, read in
-	 * one step, or {@code null} if nobody holds it.
+	 * Return the owner, token and remaining lease in milliseconds of a lock's hold, read
+	 * in one step, or {@code null} if nobody holds it.
 	 */
 	@Nullable List<?> readHold(LockName name, String lockKey) {
 		List<?> reply = run(name, "check", new ScriptCall(READ_HOLD, List.of(lockKey)));
@@ -202,7 +203,8 @@ final class LockCommands {
 	}
 
 	/**
-	 * Return the owner and fencing token stored in the lock, or {@code null} if it is free.
+	 * Return the owner and fencing token stored in the lock, or {@code null} if it is
+	 * free.
 	 */
 	@Nullable List<@Nullable String> ownerAndToken(LockName name, String lockKey) {
 		try {
@@ -238,7 +240,8 @@ final class LockCommands {
 		String reason = String.valueOf(ex.getMessage());
 		String root = ex.getMostSpecificCause().getMessage();
 		if (root != null && !reason.contains(root)) {
-			// Script errors say only "Error in execution"; the cause says why (OOM, NOPERM, ...).
+			// Script errors say only "Error in execution"; the cause says why (OOM,
+			// NOPERM, ...).
 			reason = reason + ": " + root;
 		}
 		return new LockAccessException(name, "Redis failed during " + operation + ": " + reason, ex);

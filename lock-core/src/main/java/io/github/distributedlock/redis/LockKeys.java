@@ -4,31 +4,29 @@ import io.github.distributedlock.LockName;
 
 /**
  * Builds the Redis key names of a lock. All keys of one lock share one hash tag, so they
- * live in one Cluster slot:
- * <pre>
+ * live in one Cluster slot: <pre>
  * &lt;prefix&gt;:{&lt;scope&gt;:&lt;key&gt;}           the lock (a hash: owner, holds, token)
  * &lt;prefix&gt;:{&lt;scope&gt;:&lt;key&gt;}:released  the release channel
  * &lt;prefix&gt;:{&lt;slot tag&gt;}:fence         the fencing counter of every lock in the slot
- * </pre>
- * and, for the kinds and features that use them, {@code :readers}, {@code :readholds},
- * {@code :intent}, {@code :requests}, {@code :queue}, {@code :queue:heartbeats} and
- * {@code :permits} (with its own {@code :permits:released} channel). Every suffix is
- * spelled here and nowhere else.
- * The fencing counter is one per hash slot, not one per lock, so what locks leave behind is
- * bounded by the slots they use (at most 16,384 keys), however many names are locked: its slot
- * tag is the shortest tag of the lock's slot ({@link HashSlots#tag(int)}), so the counter lives
- * in the lock's slot and a script may touch both on a Cluster. Tokens still increase strictly
- * for each lock: the counter of its slot only grows, and when it is lost the clock takes over
- * (see {@code next_token} in {@code lib.lua}).
- * Scope and key are percent-encoded for {@code %}, <code>{</code>, <code>}</code> and
- * {@code :}, so no user text can end the hash tag early (moving the lock to another slot)
- * or make {@code a:b} + {@code c} collide with {@code a} + {@code b:c}.
+ * </pre> and, for the kinds and features that use them, {@code :readers},
+ * {@code :readholds}, {@code :intent}, {@code :requests}, {@code :queue},
+ * {@code :queue:heartbeats} and {@code :permits} (with its own {@code :permits:released}
+ * channel). Every suffix is spelled here and nowhere else. The fencing counter is one per
+ * hash slot, not one per lock, so what locks leave behind is bounded by the slots they
+ * use (at most 16,384 keys), however many names are locked: its slot tag is the shortest
+ * tag of the lock's slot ({@link HashSlots#tag(int)}), so the counter lives in the lock's
+ * slot and a script may touch both on a Cluster. Tokens still increase strictly for each
+ * lock: the counter of its slot only grows, and when it is lost the clock takes over (see
+ * {@code next_token} in {@code lib.lua}). Scope and key are percent-encoded for
+ * {@code %}, <code>{</code>, <code>}</code> and {@code :}, so no user text can end the
+ * hash tag early (moving the lock to another slot) or make {@code a:b} + {@code c}
+ * collide with {@code a} + {@code b:c}.
  */
 final class LockKeys {
 
 	/**
-	 * How long a slot's fencing counter is kept without acquisitions in its slot: far longer
-	 * than a token can lead the clock, so when it vanishes the clock takes over.
+	 * How long a slot's fencing counter is kept without acquisitions in its slot: far
+	 * longer than a token can lead the clock, so when it vanishes the clock takes over.
 	 */
 	static final long FENCE_IDLE_MILLIS = java.util.concurrent.TimeUnit.DAYS.toMillis(7);
 
@@ -98,7 +96,8 @@ final class LockKeys {
 	}
 
 	/**
-	 * Return the key of the lock's line of waiters' requests (see {@link HandOffRequest}).
+	 * Return the key of the lock's line of waiters' requests (see
+	 * {@link HandOffRequest}).
 	 */
 	static String requests(String lockKey) {
 		return lockKey + ":requests";

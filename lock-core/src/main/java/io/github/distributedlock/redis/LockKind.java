@@ -4,16 +4,18 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What a hold is in Redis: the scripts that take, release and extend it, their keys and
- * arguments, the channel its releases are published on, and what the wait path may do with
- * it. One instance per kind; the command layer runs what a kind builds and never asks
- * which kind it is.
+ * arguments, the channel its releases are published on, and what the wait path may do
+ * with it. One instance per kind; the command layer runs what a kind builds and never
+ * asks which kind it is.
  */
 abstract sealed class LockKind permits ExclusiveKind, FairKind, ReadKind, PermitKind {
 
 	/** A plain lock: the lock hash itself. */
 	static final LockKind EXCLUSIVE = new ExclusiveKind();
 
-	/** A lock whose waiters queue in Redis and get it in arrival order across processes. */
+	/**
+	 * A lock whose waiters queue in Redis and get it in arrival order across processes.
+	 */
 	static final LockKind FAIR = new FairKind();
 
 	/** A reader in the lock's readers sorted set. */
@@ -31,8 +33,8 @@ abstract sealed class LockKind permits ExclusiveKind, FairKind, ReadKind, Permit
 	abstract ScriptCall acquire(LockSpec spec, Attempt attempt, String fenceIdleMillis);
 
 	/**
-	 * Build the release of one hold; the script returns the holds left, -1 if the lock was
-	 * gone, -2 if someone else held it.
+	 * Build the release of one hold; the script returns the holds left, -1 if the lock
+	 * was gone, -2 if someone else held it.
 	 * @param handOff whether a release reserves the lock for the oldest waiting request
 	 */
 	abstract ScriptCall release(LockSpec spec, String owner, long token, boolean handOff, long keepMillis);
@@ -44,8 +46,8 @@ abstract sealed class LockKind permits ExclusiveKind, FairKind, ReadKind, Permit
 	abstract ScriptCall extend(LockSpec spec, String owner, long token, long leaseMillis, boolean keepLonger);
 
 	/**
-	 * Build the check of whether a hold is still the lock's, or {@code null} if this kind is
-	 * checked by reading the lock hash's owner and token.
+	 * Build the check of whether a hold is still the lock's, or {@code null} if this kind
+	 * is checked by reading the lock hash's owner and token.
 	 */
 	abstract @Nullable ScriptCall isHeld(LockSpec spec, String owner, long token);
 
@@ -114,12 +116,12 @@ abstract sealed class LockKind permits ExclusiveKind, FairKind, ReadKind, Permit
 	 * What one acquire attempt carries besides the lock.
 	 *
 	 * @param owner the owner
-	 * @param remainingWaitMillis how long the caller will keep waiting (-1 indefinitely), so
-	 * that a writer announces itself to readers only for that long
-	 * @param mayHaveIntent whether an earlier attempt was held back by readers, and so may
-	 * have left a writer intent to clean up
-	 * @param holdsIt whether the caller already holds the lock, so that finding it ours is
-	 * a re-entry rather than a hold left by a lost reply
+	 * @param remainingWaitMillis how long the caller will keep waiting (-1 indefinitely),
+	 * so that a writer announces itself to readers only for that long
+	 * @param mayHaveIntent whether an earlier attempt was held back by readers, and so
+	 * may have left a writer intent to clean up
+	 * @param holdsIt whether the caller already holds the lock, so that finding it ours
+	 * is a re-entry rather than a hold left by a lost reply
 	 * @param handOff the caller's request, which keeps its place in the lock's line, or
 	 * {@code null} for none
 	 */

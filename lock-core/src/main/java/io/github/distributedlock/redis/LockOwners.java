@@ -6,9 +6,10 @@ import java.util.HexFormat;
 import io.github.distributedlock.LockRequest;
 
 /**
- * Names the owners this template writes into locks: its secret instance id (128 random bits,
- * new at every start, so a restarted process never believes it holds an old lock) plus the
- * thread id, or a custom owner given by the caller, which can never be equal to such a name.
+ * Names the owners this template writes into locks: its secret instance id (128 random
+ * bits, new at every start, so a restarted process never believes it holds an old lock)
+ * plus the thread id, or a custom owner given by the caller, which can never be equal to
+ * such a name.
  */
 final class LockOwners {
 
@@ -38,15 +39,16 @@ final class LockOwners {
 	}
 
 	/**
-	 * Return the owner for a custom owner name; never equal to a generated owner, which is
-	 * hex + ':' + a number.
+	 * Return the owner for a custom owner name; never equal to a generated owner, which
+	 * is hex + ':' + a number.
 	 */
 	static String custom(String owner) {
 		return CUSTOM_PREFIX + owner;
 	}
 
 	/**
-	 * Return whether an owner is a custom one, which may hold locks in other processes too.
+	 * Return whether an owner is a custom one, which may hold locks in other processes
+	 * too.
 	 */
 	static boolean isCustom(String owner) {
 		return owner.startsWith(CUSTOM_PREFIX);

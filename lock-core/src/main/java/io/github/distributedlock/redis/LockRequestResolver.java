@@ -11,9 +11,9 @@ import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.WaitStrategy;
 
 /**
- * Fills in what a {@link LockRequest} leaves unset from the {@link LockDefaults}, picks the
- * {@link LockKind}, and names the keys and channels: the {@link LockSpec} an acquisition
- * runs on. Thread-safe.
+ * Fills in what a {@link LockRequest} leaves unset from the {@link LockDefaults}, picks
+ * the {@link LockKind}, and names the keys and channels: the {@link LockSpec} an
+ * acquisition runs on. Thread-safe.
  */
 final class LockRequestResolver {
 
@@ -65,7 +65,8 @@ final class LockRequestResolver {
 		}
 		if (strategy == WaitStrategy.KEYSPACE_EVENTS && !this.server.keyspaceEventsChecked()) {
 			if (this.server.isCluster()) {
-				throw new IllegalStateException("Lock '" + name + "': the KEYSPACE_EVENTS wait strategy does not work on "
+				throw new IllegalStateException("Lock '" + name
+						+ "': the KEYSPACE_EVENTS wait strategy does not work on "
 						+ "Redis Cluster, where keyspace notifications stay on the node that owns the key; use PUBSUB");
 			}
 			this.server.checkKeyspaceEvents();
@@ -78,8 +79,10 @@ final class LockRequestResolver {
 		String releaseChannel = kind.releaseChannel(lockKey);
 		List<String> waitChannels = switch (strategy) {
 			case PUBSUB -> List.of(releaseChannel);
-			// A writer may wait for readers, whose set is deleted when the last one leaves.
-			// The release channel too, for the reservations the key's events don't tell apart.
+			// A writer may wait for readers, whose set is deleted when the last one
+			// leaves.
+			// The release channel too, for the reservations the key's events don't tell
+			// apart.
 			case KEYSPACE_EVENTS -> List.of(this.keys.keyspaceChannel(lockKey),
 					this.keys.keyspaceChannel(LockKeys.readers(lockKey)), releaseChannel);
 			case POLLING -> List.of(lockKey);

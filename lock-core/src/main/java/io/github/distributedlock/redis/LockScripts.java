@@ -33,8 +33,8 @@ final class LockScripts {
 	static final LuaScript ACQUIRE_PERMIT = LuaScript.load("acquire-permit.lua", ReturnType.MULTI, "permits, fence",
 			"owner, lease_ms, permits, fence_idle_ms");
 
-	static final LuaScript RELEASE_PERMIT = LuaScript.load("release-permit.lua", ReturnType.INTEGER,
-			"permits, channel", "permit, keep_ms");
+	static final LuaScript RELEASE_PERMIT = LuaScript.load("release-permit.lua", ReturnType.INTEGER, "permits, channel",
+			"permit, keep_ms");
 
 	static final LuaScript EXTEND_PERMIT = LuaScript.load("extend-permit.lua", ReturnType.INTEGER, "permits",
 			"permit, lease_ms");
@@ -60,8 +60,7 @@ final class LockScripts {
 
 	static final LuaScript READ_HOLD = LuaScript.load("read-hold.lua", ReturnType.MULTI, "lock", "");
 
-	static final LuaScript FORCE_RELEASE = LuaScript.load("force-release.lua", ReturnType.INTEGER, "lock, channel",
-			"");
+	static final LuaScript FORCE_RELEASE = LuaScript.load("force-release.lua", ReturnType.INTEGER, "lock, channel", "");
 
 	/**
 	 * Every script, for checks that cover them all.

@@ -7,14 +7,14 @@ import io.github.distributedlock.WaitStrategy;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A lock request with every default filled in and every key name built: what the wait loop
- * and the handle need. Made by {@link LockRequestResolver}.
+ * A lock request with every default filled in and every key name built: what the wait
+ * loop and the handle need. Made by {@link LockRequestResolver}.
  *
  * @param name the lock name
  * @param lockKey the lock hash key
  * @param releaseChannel the channel the release script publishes on
- * @param waitChannels the channels waiters listen on (for keyspace events of a lock, those of
- * the lock and of its readers)
+ * @param waitChannels the channels waiters listen on (for keyspace events of a lock,
+ * those of the lock and of its readers)
  * @param leaseMillis the lease
  * @param waitNanos the wait time, or {@code -1} to wait indefinitely
  * @param strategy the wait strategy
@@ -27,8 +27,8 @@ import org.jspecify.annotations.Nullable;
  * @param permits the number of permits of a semaphore, 0 for locks
  * @param queueId the id of the local wait queue: the wait channel, qualified by kind
  * @param fairWaiterTimeoutMillis how long a fair waiter keeps its place without calling
- * @param holdAtLeastMillis the minimum hold: the lock stays taken until this long after it
- * was acquired, even if released earlier (0 for none)
+ * @param holdAtLeastMillis the minimum hold: the lock stays taken until this long after
+ * it was acquired, even if released earlier (0 for none)
  */
 record LockSpec(LockName name, String lockKey, String releaseChannel, List<String> waitChannels, long leaseMillis,
 		long waitNanos, WaitStrategy strategy, boolean reentrant, boolean progressAware, long pollNanos,
@@ -40,7 +40,8 @@ record LockSpec(LockName name, String lockKey, String releaseChannel, List<Strin
 	}
 
 	/**
-	 * Return the key of the lock's line of waiters' requests (see {@link HandOffRequest}).
+	 * Return the key of the lock's line of waiters' requests (see
+	 * {@link HandOffRequest}).
 	 */
 	String requestsKey() {
 		return LockKeys.requests(this.lockKey);

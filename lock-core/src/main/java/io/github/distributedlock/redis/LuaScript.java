@@ -20,8 +20,8 @@ import org.springframework.data.redis.connection.ReturnType;
 /**
  * One of the engine's Lua scripts: its text and SHA-1, read once from the {@code .lua}
  * resource next to this class, with the order of its keys and arguments. Loading the text
- * once matters: a script read through a {@code Resource} checks the resource's modification
- * time on every call.
+ * once matters: a script read through a {@code Resource} checks the resource's
+ * modification time on every call.
  * <p>
  * The shared functions of {@code lib.lua} are prepended to every script, and the SHA-1 is
  * that of the combined text, so {@code EVALSHA} needs nothing newer than Redis 6.2. Each
@@ -138,8 +138,8 @@ final class LuaScript {
 	}
 
 	/**
-	 * Return how a key the scripts name is built for a lock, or {@code null} if it is not one
-	 * of a lock spec's keys.
+	 * Return how a key the scripts name is built for a lock, or {@code null} if it is not
+	 * one of a lock spec's keys.
 	 */
 	private static @Nullable Function<LockSpec, String> specKey(String name) {
 		return switch (name) {

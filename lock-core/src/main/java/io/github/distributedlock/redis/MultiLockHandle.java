@@ -8,8 +8,8 @@ import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockName;
 
 /**
- * The holds of an all-or-nothing multi-lock, released together. Its own name and token are
- * those of the first lock in acquisition order; {@link #locks()} has each one.
+ * The holds of an all-or-nothing multi-lock, released together. Its own name and token
+ * are those of the first lock in acquisition order; {@link #locks()} has each one.
  */
 final class MultiLockHandle implements LockHandle {
 

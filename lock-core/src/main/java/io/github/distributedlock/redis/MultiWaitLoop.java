@@ -15,15 +15,15 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One all-or-nothing acquisition of several locks that one script can take together (all
- * keys on one node and, on a Cluster, in one slot). Each attempt takes every lock or none;
- * when one is held, the loop waits on that lock's wake-ups, bounded by its holder's lease,
- * and tries them all again.
+ * keys on one node and, on a Cluster, in one slot). Each attempt takes every lock or
+ * none; when one is held, the loop waits on that lock's wake-ups, bounded by its holder's
+ * lease, and tries them all again.
  * <p>
  * Unlike {@link WaitLoop}, multi-lock waiters don't line up in the local FIFO queue: they
- * wait for whichever lock blocked them last. Their {@linkplain HandOffRequest request} keeps
- * their place in that lock's line in Redis, so a stream of single-lock holders can't starve
- * them: a reservation for it makes that lock free for this waiter's next attempt. Returns
- * what it won, like {@link WaitLoop}. Not thread-safe.
+ * wait for whichever lock blocked them last. Their {@linkplain HandOffRequest request}
+ * keeps their place in that lock's line in Redis, so a stream of single-lock holders
+ * can't starve them: a reservation for it makes that lock free for this waiter's next
+ * attempt. Returns what it won, like {@link WaitLoop}. Not thread-safe.
  */
 final class MultiWaitLoop {
 
@@ -45,7 +45,8 @@ final class MultiWaitLoop {
 
 	private final @Nullable HandOffRequest handOff;
 
-	// The locks whose lines the request was filed in, to withdraw it from if the wait fails.
+	// The locks whose lines the request was filed in, to withdraw it from if the wait
+	// fails.
 	private final Set<LockSpec> filed = new LinkedHashSet<>();
 
 	/**
@@ -73,7 +74,8 @@ final class MultiWaitLoop {
 	@Nullable List<Grant> run() {
 		WaitQueue queue = null;
 		boolean acquired = false;
-		// Whether Redis failed us: then the request is withdrawn without waiting for the reply.
+		// Whether Redis failed us: then the request is withdrawn without waiting for the
+		// reply.
 		boolean failed = false;
 		try {
 			long seen = 0;
@@ -145,8 +147,8 @@ final class MultiWaitLoop {
 	}
 
 	/**
-	 * Withdraw the request from every line it was filed in, passing on any reservation for it.
-	 * After a Redis failure, without waiting for the replies.
+	 * Withdraw the request from every line it was filed in, passing on any reservation
+	 * for it. After a Redis failure, without waiting for the replies.
 	 */
 	private void withdraw(boolean failed) {
 		if (this.handOff == null) {
@@ -164,7 +166,8 @@ final class MultiWaitLoop {
 					}
 				}
 				catch (RuntimeException ex) {
-					// A reservation for it lapses after its claim, and the request with the line.
+					// A reservation for it lapses after its claim, and the request with
+					// the line.
 				}
 			}
 		}

@@ -6,9 +6,9 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The handles of one owner on one lock in a {@link HoldRegistry}, and what else may keep a
- * hold of that owner in Redis: lease-setting commands in flight, one that failed without a
- * reply, and the bound of the latest reply. Immutable.
+ * The handles of one owner on one lock in a {@link HoldRegistry}, and what else may keep
+ * a hold of that owner in Redis: lease-setting commands in flight, one that failed
+ * without a reply, and the bound of the latest reply. Immutable.
  *
  * @param handles the handles not dropped
  * @param writing how many lease-setting commands are in flight
@@ -118,9 +118,9 @@ record OwnerHolds(List<RedisLockHandle> handles, int writing, boolean unknown, b
 	}
 
 	/**
-	 * Drop the lost holds and those whose lease is over; the watchdog decides for the holds
-	 * it still renews. Nothing is dropped while a write is in flight or after one without a
-	 * reply.
+	 * Drop the lost holds and those whose lease is over; the watchdog decides for the
+	 * holds it still renews. Nothing is dropped while a write is in flight or after one
+	 * without a reply.
 	 */
 	@Nullable OwnerHolds swept(long now, LeaseWatchdog watchdog) {
 		if (!mayDrop()) {

@@ -8,8 +8,8 @@ import static io.github.distributedlock.redis.LockScripts.HELD_MEMBER;
 import static io.github.distributedlock.redis.LockScripts.RELEASE_PERMIT;
 
 /**
- * A permit of a semaphore: a member {@code owner|token} of the permits sorted set, scored by
- * lease end, with a release channel of its own. Permits have no line of requests: any
+ * A permit of a semaphore: a member {@code owner|token} of the permits sorted set, scored
+ * by lease end, with a release channel of its own. Permits have no line of requests: any
  * release may let any waiter in.
  */
 final class PermitKind extends LockKind {
@@ -22,8 +22,8 @@ final class PermitKind extends LockKind {
 
 	@Override
 	ScriptCall release(LockSpec spec, String owner, long token, boolean handOff, long keepMillis) {
-		return new ScriptCall(RELEASE_PERMIT, RELEASE_PERMIT.keys(spec),
-				permitId(owner, token), Long.toString(keepMillis));
+		return new ScriptCall(RELEASE_PERMIT, RELEASE_PERMIT.keys(spec), permitId(owner, token),
+				Long.toString(keepMillis));
 	}
 
 	@Override

@@ -10,15 +10,15 @@ import static io.github.distributedlock.redis.LockScripts.RELEASE_READ;
 /**
  * A read lock: a reader in the lock's readers sorted set, scored by lease end, with its
  * hold count beside it. Its waiters line up for reservations like a plain lock's; the
- * sorted set's keyspace events don't say "free", so waiters listen on the release channel.
+ * sorted set's keyspace events don't say "free", so waiters listen on the release
+ * channel.
  */
 final class ReadKind extends LockKind {
 
 	@Override
 	ScriptCall acquire(LockSpec spec, Attempt attempt, String fenceIdleMillis) {
-		return new ScriptCall(ACQUIRE_READ, ACQUIRE_READ.keys(spec),
-				attempt.owner(), Long.toString(spec.leaseMillis()), flag(spec.reentrant()), fenceIdleMillis,
-				attempt.requestMember(), HandOffRequest.VALIDITY_MILLIS);
+		return new ScriptCall(ACQUIRE_READ, ACQUIRE_READ.keys(spec), attempt.owner(), Long.toString(spec.leaseMillis()),
+				flag(spec.reentrant()), fenceIdleMillis, attempt.requestMember(), HandOffRequest.VALIDITY_MILLIS);
 	}
 
 	@Override
@@ -28,8 +28,7 @@ final class ReadKind extends LockKind {
 
 	@Override
 	ScriptCall extend(LockSpec spec, String owner, long token, long leaseMillis, boolean keepLonger) {
-		return new ScriptCall(EXTEND_READ, EXTEND_READ.keys(spec), owner,
-				Long.toString(leaseMillis), flag(keepLonger));
+		return new ScriptCall(EXTEND_READ, EXTEND_READ.keys(spec), owner, Long.toString(leaseMillis), flag(keepLonger));
 	}
 
 	@Override

@@ -14,7 +14,8 @@ import io.github.distributedlock.LockRequest;
 
 /**
  * A hold of a lock in Redis: the owner and fencing token that the release and extend
- * scripts check. It reports its release and loss to the {@link HoldRegistry} that made it.
+ * scripts check. It reports its release and loss to the {@link HoldRegistry} that made
+ * it.
  */
 final class RedisLockHandle implements LockHandle {
 
@@ -49,7 +50,8 @@ final class RedisLockHandle implements LockHandle {
 
 	private volatile long nextRenewalNanos;
 
-	// When the lease Redis keeps for this hold's last write has ended at the latest: Redis set
+	// When the lease Redis keeps for this hold's last write has ended at the latest:
+	// Redis set
 	// it before replying, so counted from after the reply (see HoldRegistry).
 	private volatile long redisLeaseBoundNanos;
 
@@ -103,8 +105,8 @@ final class RedisLockHandle implements LockHandle {
 	}
 
 	/**
-	 * Return whether this hold counts at the given time: neither released nor lost, and its
-	 * lease not over by the local clock.
+	 * Return whether this hold counts at the given time: neither released nor lost, and
+	 * its lease not over by the local clock.
 	 */
 	boolean isLive(long nowNanos) {
 		return !this.released.get() && !this.lost.get() && this.leaseEndNanos - nowNanos > 0;
@@ -123,7 +125,8 @@ final class RedisLockHandle implements LockHandle {
 	}
 
 	/**
-	 * Record a renewal, measured from when the renew command was sent. Called after its reply.
+	 * Record a renewal, measured from when the renew command was sent. Called after its
+	 * reply.
 	 */
 	void renewed(long sentNanos) {
 		long leaseNanos = TimeUnit.MILLISECONDS.toNanos(this.spec.leaseMillis());
@@ -134,7 +137,8 @@ final class RedisLockHandle implements LockHandle {
 	}
 
 	/**
-	 * Record a renewal whose reply said the hold is gone or taken, before marking it lost.
+	 * Record a renewal whose reply said the hold is gone or taken, before marking it
+	 * lost.
 	 */
 	void notRenewed() {
 		this.registry.replied(this, -1);
@@ -148,7 +152,8 @@ final class RedisLockHandle implements LockHandle {
 	}
 
 	private void boundAtLeast(long bound) {
-		// Never earlier: a reply may come after a later one, and another hold of this owner
+		// Never earlier: a reply may come after a later one, and another hold of this
+		// owner
 		// may rely on the longer lease.
 		if (bound - this.redisLeaseBoundNanos > 0) {
 			this.redisLeaseBoundNanos = bound;
@@ -265,7 +270,8 @@ final class RedisLockHandle implements LockHandle {
 
 	/**
 	 * Return what is left of the minimum hold, counted from when the acquisition's reply
-	 * arrived: the lock was surely granted before then, so it stays taken at least that long.
+	 * arrived: the lock was surely granted before then, so it stays taken at least that
+	 * long.
 	 */
 	private long minimumHoldLeftMillis() {
 		long minimum = this.spec.holdAtLeastMillis();

@@ -28,9 +28,9 @@ import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 /**
  * {@link LockTemplate} on Redis, through Spring Data Redis.
  * <p>
- * Owners are this instance's secret id plus the thread id (see {@link LockOwners}). Create one per
- * application with {@link #builder(RedisConnectionFactory)} and {@link #close()} it on
- * shutdown.
+ * Owners are this instance's secret id plus the thread id (see {@link LockOwners}).
+ * Create one per application with {@link #builder(RedisConnectionFactory)} and
+ * {@link #close()} it on shutdown.
  * <p>
  * An acquisition goes one way down and back: the {@link LockRequestResolver} makes the
  * request a {@link LockSpec}; a {@link WaitLoop} (or {@link MultiWaitLoop}) runs the
@@ -159,8 +159,8 @@ public final class RedisLockTemplate implements LockOperations {
 	}
 
 	/**
-	 * Take locks one by one in the given (global) order, rolling back on failure: for locks
-	 * in different Cluster slots, which no single script can take together.
+	 * Take locks one by one in the given (global) order, rolling back on failure: for
+	 * locks in different Cluster slots, which no single script can take together.
 	 */
 	private List<RedisLockHandle> acquireInOrder(List<LockSpec> specs, String owner, Deadline deadline) {
 		List<RedisLockHandle> holds = new ArrayList<>(specs.size());
@@ -194,10 +194,10 @@ public final class RedisLockTemplate implements LockOperations {
 	}
 
 	/**
-	 * Delete a lock whoever holds it and wake its waiters. This breaks mutual exclusion for
-	 * the current holder, whose release then throws
-	 * {@link io.github.distributedlock.LockLeaseLostException}: meant for operators freeing a
-	 * lock whose holder is known to be gone.
+	 * Delete a lock whoever holds it and wake its waiters. This breaks mutual exclusion
+	 * for the current holder, whose release then throws
+	 * {@link io.github.distributedlock.LockLeaseLostException}: meant for operators
+	 * freeing a lock whose holder is known to be gone.
 	 * @param name the lock
 	 * @return whether a lock was deleted
 	 */
@@ -210,7 +210,8 @@ public final class RedisLockTemplate implements LockOperations {
 	public Optional<LockHandle> findHeld(LockName name, String owner) {
 		LockSpec spec = resolve(LockRequest.builder(name.scope()).key(name.key()).waitTime(Duration.ZERO).build());
 		String customOwner = LockOwners.custom(owner);
-		// Before the read, so that the handle's deadline ends before the lease Redis reports.
+		// Before the read, so that the handle's deadline ends before the lease Redis
+		// reports.
 		long sentNanos = System.nanoTime();
 		List<?> held = this.commands.readHold(name, spec.lockKey());
 		if (held == null || !customOwner.equals(held.get(0))) {
@@ -350,8 +351,8 @@ public final class RedisLockTemplate implements LockOperations {
 		}
 
 		/**
-		 * Use this listener container for wake-ups instead of creating one. It must be started
-		 * by its owner (in Spring, as a bean it is).
+		 * Use this listener container for wake-ups instead of creating one. It must be
+		 * started by its owner (in Spring, as a bean it is).
 		 * @param listenerContainer the container
 		 * @return this builder
 		 */
@@ -361,8 +362,8 @@ public final class RedisLockTemplate implements LockOperations {
 		}
 
 		/**
-		 * Set whether to use pub/sub at all. Without it, only {@link WaitStrategy#POLLING}
-		 * works, and the default strategy must be polling.
+		 * Set whether to use pub/sub at all. Without it, only
+		 * {@link WaitStrategy#POLLING} works, and the default strategy must be polling.
 		 * @param pubSub whether pub/sub is available
 		 * @return this builder
 		 */
@@ -415,9 +416,9 @@ public final class RedisLockTemplate implements LockOperations {
 		 * Formerly set how long a lock's fencing counter survived without acquisitions.
 		 * @param fencingCounterIdle ignored
 		 * @return this builder
-		 * @deprecated since 0.1.0 with nothing to replace it: fencing counters are one per
-		 * Redis hash slot, not one per lock, so what they keep is bounded by the slots in use
-		 * whatever the idle time; this setting is ignored
+		 * @deprecated since 0.1.0 with nothing to replace it: fencing counters are one
+		 * per Redis hash slot, not one per lock, so what they keep is bounded by the
+		 * slots in use whatever the idle time; this setting is ignored
 		 */
 		@Deprecated(since = "0.1.0")
 		public Builder fencingCounterIdle(Duration fencingCounterIdle) {
@@ -437,8 +438,8 @@ public final class RedisLockTemplate implements LockOperations {
 		}
 
 		/**
-		 * Set whether locks requested without a lease are renewed by the watchdog while held,
-		 * with the default lease. On by default. A request can always ask with
+		 * Set whether locks requested without a lease are renewed by the watchdog while
+		 * held, with the default lease. On by default. A request can always ask with
 		 * {@link LockRequest.Builder#autoRenew(boolean)}.
 		 * @param watchdog whether lease-less locks are renewed
 		 * @return this builder
@@ -449,8 +450,8 @@ public final class RedisLockTemplate implements LockOperations {
 		}
 
 		/**
-		 * Say whether Redis is a Cluster, so that batched scripts are grouped by hash slot.
-		 * Detected from a connection when not set.
+		 * Say whether Redis is a Cluster, so that batched scripts are grouped by hash
+		 * slot. Detected from a connection when not set.
 		 * @param cluster whether Redis is a Cluster
 		 * @return this builder
 		 */
@@ -466,7 +467,8 @@ public final class RedisLockTemplate implements LockOperations {
 		 * replication, at the price of a round trip that also holds up the other commands
 		 * of the shared connection. {@code CLIENT INFO} (Redis 6.2+) tells whether the
 		 * {@code WAIT} ran on the connection that wrote the lock, since a reconnect in
-		 * between would make it confirm nothing. Not for Redis Cluster. Off (0) by default.
+		 * between would make it confirm nothing. Not for Redis Cluster. Off (0) by
+		 * default.
 		 * @param replicas how many replicas must acknowledge
 		 * @param timeout how long to wait for them
 		 * @return this builder
@@ -481,14 +483,15 @@ public final class RedisLockTemplate implements LockOperations {
 		}
 
 		/**
-		 * Set whether waiters line up across processes: a release then reserves the lock for
-		 * the oldest waiter that asked for it, instead of freeing it for whoever tries first,
-		 * and tells that waiter to take it. On by default. It keeps the releasing caller and
-		 * newcomers from barging in, so waiters are served in about the order they came, and
-		 * readers, polling and multi-lock waiters are not starved by a stream of writers. A
-		 * reservation is no hold: the waiter's own attempt takes the lock, so a reservation
-		 * whose waiter died or paused lapses after a 2 s claim (three poll intervals for
-		 * polling waiters, if longer). Applies to locks and read locks that are not fair.
+		 * Set whether waiters line up across processes: a release then reserves the lock
+		 * for the oldest waiter that asked for it, instead of freeing it for whoever
+		 * tries first, and tells that waiter to take it. On by default. It keeps the
+		 * releasing caller and newcomers from barging in, so waiters are served in about
+		 * the order they came, and readers, polling and multi-lock waiters are not
+		 * starved by a stream of writers. A reservation is no hold: the waiter's own
+		 * attempt takes the lock, so a reservation whose waiter died or paused lapses
+		 * after a 2 s claim (three poll intervals for polling waiters, if longer).
+		 * Applies to locks and read locks that are not fair.
 		 * @param handOff whether waiters line up for reservations
 		 * @return this builder
 		 */
@@ -506,7 +509,8 @@ public final class RedisLockTemplate implements LockOperations {
 		 */
 		public Builder fairWaiterTimeout(Duration fairWaiterTimeout) {
 			if (fairWaiterTimeout.toMillis() < 30) {
-				throw new IllegalArgumentException("fairWaiterTimeout must be at least 30 ms, but was " + fairWaiterTimeout);
+				throw new IllegalArgumentException(
+						"fairWaiterTimeout must be at least 30 ms, but was " + fairWaiterTimeout);
 			}
 			this.fairWaiterTimeout = fairWaiterTimeout;
 			return this;
@@ -526,8 +530,8 @@ public final class RedisLockTemplate implements LockOperations {
 		 * Build and start the template.
 		 * @return the template
 		 * @throws IllegalStateException if the template starts its own pub/sub listener
-		 * container (the default) and Redis answers {@code INFO} with a version older than
-		 * 6.2, which the lock scripts need
+		 * container (the default) and Redis answers {@code INFO} with a version older
+		 * than 6.2, which the lock scripts need
 		 */
 		public RedisLockTemplate build() {
 			if (this.listenerContainer == null && !this.pubSub

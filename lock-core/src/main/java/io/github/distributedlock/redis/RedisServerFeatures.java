@@ -8,8 +8,8 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
  * What the engine needs to know about the Redis it talks to, found out once, when first
- * needed: whether it is a Cluster, and whether it publishes the keyspace notifications that
- * {@link io.github.distributedlock.WaitStrategy#KEYSPACE_EVENTS} waits on.
+ * needed: whether it is a Cluster, and whether it publishes the keyspace notifications
+ * that {@link io.github.distributedlock.WaitStrategy#KEYSPACE_EVENTS} waits on.
  */
 final class RedisServerFeatures {
 

@@ -13,9 +13,9 @@ import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
- * Refuses a Redis older than 6.2 at startup, whose scripts would otherwise fail at the first
- * lock with a bare syntax error: they use {@code SET ... GET} and {@code ZADD GT}, and
- * replica acknowledgements send {@code CLIENT INFO}, all new in 6.2.
+ * Refuses a Redis older than 6.2 at startup, whose scripts would otherwise fail at the
+ * first lock with a bare syntax error: they use {@code SET ... GET} and {@code ZADD GT},
+ * and replica acknowledgements send {@code CLIENT INFO}, all new in 6.2.
  */
 final class RedisVersion {
 

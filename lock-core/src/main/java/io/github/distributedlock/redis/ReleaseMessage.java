@@ -4,23 +4,27 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * A message heard on a lock's wait channels: what a script published on the release channel
- * when the lock (or a read lock, or a permit) changed hands, or a keyspace event of the lock's
- * keys. Messages are hints, never trusted: one that is of no known form, or malformed, is
- * {@link Other}, which wakes pub/sub waiters to look for themselves.
+ * A message heard on a lock's wait channels: what a script published on the release
+ * channel when the lock (or a read lock, or a permit) changed hands, or a keyspace event
+ * of the lock's keys. Messages are hints, never trusted: one that is of no known form, or
+ * malformed, is {@link Other}, which wakes pub/sub waiters to look for themselves.
  * <p>
  * The forms, and the scripts that publish them:
  * <ul>
- * <li>{@link Released}: the last hold's fencing token ({@code release.lua}; {@code acquire-all.lua}
- * and {@code acquire-read.lua} when they free a lock reserved for their request)</li>
+ * <li>{@link Released}: the last hold's fencing token ({@code release.lua};
+ * {@code acquire-all.lua} and {@code acquire-read.lua} when they free a lock reserved for
+ * their request)</li>
  * <li>{@link Reserved}: {@code reserved:<claim ms>:<id>}, the lock is reserved for that
  * request ({@code release.lua})</li>
  * <li>{@link NextInLine}: {@code next:<owner>}, a fair lock's next waiter, possibly none
  * ({@code release-fair.lua}, {@code leave-fair.lua})</li>
- * <li>{@link ReadersLeft}: {@code readers-left}, the last reader left ({@code release-read.lua})</li>
+ * <li>{@link ReadersLeft}: {@code readers-left}, the last reader left
+ * ({@code release-read.lua})</li>
  * <li>{@link PermitReturned}: {@code permit} ({@code release-permit.lua})</li>
- * <li>{@link Forced}: {@code forced}, an operator deleted the lock ({@code force-release.lua})</li>
- * <li>{@link KeyGone}: the keyspace events {@code del}, {@code expired} and {@code evicted}</li>
+ * <li>{@link Forced}: {@code forced}, an operator deleted the lock
+ * ({@code force-release.lua})</li>
+ * <li>{@link KeyGone}: the keyspace events {@code del}, {@code expired} and
+ * {@code evicted}</li>
  * </ul>
  */
 sealed interface ReleaseMessage {
@@ -58,8 +62,9 @@ sealed interface ReleaseMessage {
 	}
 
 	/**
-	 * Return whether this message names no fair waiter and reserves the lock for no request:
-	 * a plain release (or lease end, or forced release) for the waiters to act on.
+	 * Return whether this message names no fair waiter and reserves the lock for no
+	 * request: a plain release (or lease end, or forced release) for the waiters to act
+	 * on.
 	 */
 	default boolean isPlain() {
 		return true;
@@ -69,7 +74,8 @@ sealed interface ReleaseMessage {
 	 * Return whether this message, not a reservation, wakes waiters to try again.
 	 * @param keyspaceEvents whether the waiters listen to keyspace events, which say when
 	 * the lock is free; the release channel's other messages then only inform
-	 * @param readers whether the waiters are readers, who ignore that the last reader left
+	 * @param readers whether the waiters are readers, who ignore that the last reader
+	 * left
 	 */
 	default boolean wakes(boolean keyspaceEvents, boolean readers) {
 		return !keyspaceEvents;

@@ -32,12 +32,12 @@ import org.springframework.util.ClassUtils;
  * fails the acquisition.
  * <p>
  * {@code WAIT} counts only the writes of its own server connection, and a client that
- * reconnects (Lettuce re-sends commands in flight) may send it on a new connection, even to
- * a new master, where it confirms nothing. So {@code CLIENT INFO} identifies the server
- * connection after the {@code WAIT}: if it is one already seen before the hold was written,
- * it carried the write. Otherwise the hold is written again (its lease set anew, which also
- * checks it is still ours there) on one connection and waited for there. Lettuce classes
- * are only loaded when Lettuce is there.
+ * reconnects (Lettuce re-sends commands in flight) may send it on a new connection, even
+ * to a new master, where it confirms nothing. So {@code CLIENT INFO} identifies the
+ * server connection after the {@code WAIT}: if it is one already seen before the hold was
+ * written, it carried the write. Otherwise the hold is written again (its lease set anew,
+ * which also checks it is still ours there) on one connection and waited for there.
+ * Lettuce classes are only loaded when Lettuce is there.
  */
 final class ReplicaWait {
 
@@ -70,9 +70,10 @@ final class ReplicaWait {
 	/**
 	 * Wait until enough replicas have a hold that was just written; otherwise release it.
 	 * @param writtenNanos {@link System#nanoTime()} before the hold's script was sent
-	 * @throws LockAccessException without a cause if too few replicas acknowledged it, or the
-	 * server no longer had it (replies the {@link HoldRegistry} can bound); a failure of the
-	 * check itself, whose write may have lost its reply, carries the Redis failure as cause
+	 * @throws LockAccessException without a cause if too few replicas acknowledged it, or
+	 * the server no longer had it (replies the {@link HoldRegistry} can bound); a failure
+	 * of the check itself, whose write may have lost its reply, carries the Redis failure
+	 * as cause
 	 */
 	void confirm(LockSpec spec, String owner, long token, long writtenNanos) {
 		long acked = await(spec, owner, token, writtenNanos);
@@ -86,12 +87,15 @@ final class ReplicaWait {
 			// The lease ends it anyway.
 		}
 		if (acked < 0) {
-			throw new LockAccessException(spec.name(), "acquired, but the server no longer had it when its "
-					+ "replication was checked (the connection moved to another server, as in a failover)", null);
+			throw new LockAccessException(spec.name(),
+					"acquired, but the server no longer had it when its "
+							+ "replication was checked (the connection moved to another server, as in a failover)",
+					null);
 		}
-		throw new LockAccessException(spec.name(), "acquired, but only " + acked + " of " + this.replicas
-				+ " replicas acknowledged it within " + this.timeoutMillis
-				+ " ms; released it, since a failover now could give it to someone else", null);
+		throw new LockAccessException(spec.name(),
+				"acquired, but only " + acked + " of " + this.replicas + " replicas acknowledged it within "
+						+ this.timeoutMillis + " ms; released it, since a failover now could give it to someone else",
+				null);
 	}
 
 	/**
@@ -111,7 +115,8 @@ final class ReplicaWait {
 			for (int attempt = 0; attempt < 3; attempt++) {
 				Rewrite ack = this.redis.execute((RedisCallback<Rewrite>) (connection) -> {
 					String before = identity(connection);
-					// A write on this connection for the WAIT to cover; it never shortens the lease of an
+					// A write on this connection for the WAIT to cover; it never shortens
+					// the lease of an
 					// outer hold of a reentrant lock.
 					if (this.commands.extendOn(connection, spec, owner, token) < 0) {
 						return new Rewrite(before, -1, before);
@@ -163,15 +168,15 @@ final class ReplicaWait {
 		byte[][] args = { Integer.toString(replicas).getBytes(StandardCharsets.US_ASCII),
 				Long.toString(timeoutMillis).getBytes(StandardCharsets.US_ASCII) };
 		RedisConnection target = unwrap(connection);
-		Object acked = (LETTUCE && target instanceof LettuceConnection) ? Lettuce.waitFor((LettuceConnection) target, args)
-				: connection.execute("WAIT", args);
+		Object acked = (LETTUCE && target instanceof LettuceConnection)
+				? Lettuce.waitFor((LettuceConnection) target, args) : connection.execute("WAIT", args);
 		return (acked instanceof Number number) ? number.longValue() : 0;
 	}
 
 	/**
-	 * Send {@code WAIT} and identify the connection that ran it, in one round trip where the
-	 * client allows it: Redis answers the second command only after the first, on the same
-	 * connection.
+	 * Send {@code WAIT} and identify the connection that ran it, in one round trip where
+	 * the client allows it: Redis answers the second command only after the first, on the
+	 * same connection.
 	 * @return how many replicas acknowledged, and the {@link #identity identity} of the
 	 * connection
 	 */
@@ -185,9 +190,9 @@ final class ReplicaWait {
 	}
 
 	/**
-	 * Identify the server-side connection: its client id and the server address it reached.
-	 * A reconnect, to the same server or another, yields a different identity (client ids
-	 * are unique per running server).
+	 * Identify the server-side connection: its client id and the server address it
+	 * reached. A reconnect, to the same server or another, yields a different identity
+	 * (client ids are unique per running server).
 	 */
 	static String identity(RedisConnection connection) {
 		RedisConnection target = unwrap(connection);
@@ -214,8 +219,9 @@ final class ReplicaWait {
 	}
 
 	/**
-	 * Return whether every connection of the factory is the same native connection, so that
-	 * commands sent one after another travel on one server connection unless it reconnects.
+	 * Return whether every connection of the factory is the same native connection, so
+	 * that commands sent one after another travel on one server connection unless it
+	 * reconnects.
 	 */
 	static boolean sharesOneConnection(RedisConnectionFactory factory) {
 		return LETTUCE && Lettuce.sharesOneConnection(factory);
@@ -250,7 +256,8 @@ final class ReplicaWait {
 			RedisFuture<Long> acked = connection.getNativeConnection()
 				.dispatch(CommandType.WAIT, new IntegerOutput<>(ByteArrayCodec.INSTANCE),
 						new CommandArgs<>(ByteArrayCodec.INSTANCE).add(replicas).add(timeoutMillis));
-			// Answered after the WAIT, so once this returns the WAIT's reply is in as well.
+			// Answered after the WAIT, so once this returns the WAIT's reply is in as
+			// well.
 			String identity = identity(clientInfo(connection));
 			try {
 				Long count = acked.get(0, TimeUnit.MILLISECONDS);

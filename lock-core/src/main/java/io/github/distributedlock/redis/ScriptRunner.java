@@ -15,9 +15,10 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnection;
 
 /**
  * Runs a {@link LuaScript} with {@code EVALSHA}, falling back to {@code EVAL} when the
- * server doesn't know the script (after a restart or failover), on a connection of its own
- * factory: never one bound to a caller's Redis transaction. A call that passes another
- * number of keys or arguments than the script declares fails before it reaches Redis.
+ * server doesn't know the script (after a restart or failover), on a connection of its
+ * own factory: never one bound to a caller's Redis transaction. A call that passes
+ * another number of keys or arguments than the script declares fails before it reaches
+ * Redis.
  */
 final class ScriptRunner {
 
@@ -31,8 +32,10 @@ final class ScriptRunner {
 	}
 
 	/**
-	 * Run a script. Throws the Spring Data Redis {@code DataAccessException} of a failure.
-	 * @param <T> the reply type: {@code Long} for integer scripts, {@code List} for the others
+	 * Run a script. Throws the Spring Data Redis {@code DataAccessException} of a
+	 * failure.
+	 * @param <T> the reply type: {@code Long} for integer scripts, {@code List} for the
+	 * others
 	 */
 	<T> @Nullable T execute(LuaScript script, List<String> keys, Object... args) {
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
@@ -42,7 +45,8 @@ final class ScriptRunner {
 
 	/**
 	 * Run a script on the given connection.
-	 * @param <T> the reply type: {@code Long} for integer scripts, {@code List} for the others
+	 * @param <T> the reply type: {@code Long} for integer scripts, {@code List} for the
+	 * others
 	 */
 	@SuppressWarnings("unchecked")
 	<T> @Nullable T execute(RedisConnection connection, LuaScript script, List<String> keys, Object... args) {
@@ -63,7 +67,8 @@ final class ScriptRunner {
 
 	/**
 	 * Run an integer script without waiting for its reply, where the factory shares one
-	 * Lettuce connection; otherwise run it now. The future fails with the client's exception.
+	 * Lettuce connection; otherwise run it now. The future fails with the client's
+	 * exception.
 	 */
 	CompletableFuture<Long> executeAsync(LuaScript script, List<String> keys, Object... args) {
 		script.checkArity(keys.size(), args.length);
@@ -118,7 +123,9 @@ final class ScriptRunner {
 			byte[][] keys = java.util.Arrays.copyOfRange(keysAndArgs, 0, keyCount);
 			byte[][] args = java.util.Arrays.copyOfRange(keysAndArgs, keyCount, keysAndArgs.length);
 			RedisClusterAsyncCommands<byte[], byte[]> commands = connection.getNativeConnection();
-			CompletableFuture<Long> sha = commands.<Long>evalsha(new String(script.sha1(), StandardCharsets.US_ASCII), ScriptOutputType.INTEGER, keys, args)
+			CompletableFuture<Long> sha = commands
+				.<Long>evalsha(new String(script.sha1(), StandardCharsets.US_ASCII), ScriptOutputType.INTEGER, keys,
+						args)
 				.toCompletableFuture();
 			return sha.exceptionallyCompose((ex) -> isNoScript(ex)
 					? commands.<Long>eval(script.text(), ScriptOutputType.INTEGER, keys, args).toCompletableFuture()

@@ -6,9 +6,9 @@ import java.util.regex.Pattern;
 
 /**
  * The names, in order, of a Lua script's {@code KEYS} or {@code ARGV}, as declared in the
- * script's header ({@code -- KEYS: lock, fence} and {@code -- ARGV: owner, [keep_longer]}): a
- * fixed list, then optional names ({@code [name]}) or a group repeated once per lock
- * ({@code (lock, fence)...}).
+ * script's header ({@code -- KEYS: lock, fence} and
+ * {@code -- ARGV: owner, [keep_longer]}): a fixed list, then optional names
+ * ({@code [name]}) or a group repeated once per lock ({@code (lock, fence)...}).
  *
  * @param fixed the names always passed
  * @param optional the names that may follow the fixed ones
@@ -113,7 +113,10 @@ record ScriptSignature(List<String> fixed, List<String> optional, List<String> r
 			text.append((text.length() > 0) ? ", " : "").append('[').append(name).append(']');
 		}
 		if (!this.repeated.isEmpty()) {
-			text.append((text.length() > 0) ? ", " : "").append('(').append(String.join(", ", this.repeated)).append(")...");
+			text.append((text.length() > 0) ? ", " : "")
+				.append('(')
+				.append(String.join(", ", this.repeated))
+				.append(")...");
 		}
 		return text.toString();
 	}

@@ -9,30 +9,31 @@ import io.github.distributedlock.WaitStrategy;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One acquisition: try the lock, and if it is taken, wait for a wake-up and try again until
- * the lock is ours or the wait time is over.
+ * One acquisition: try the lock, and if it is taken, wait for a wake-up and try again
+ * until the lock is ours or the wait time is over.
  * <p>
  * The steps:
  * <ol>
  * <li>Try once. Most locks are free, and this is the only command sent.</li>
- * <li>Join the lock's local {@link WaitQueue} and wait for our turn: local waiters line up
- * in FIFO order, and only the first talks to Redis.</li>
+ * <li>Join the lock's local {@link WaitQueue} and wait for our turn: local waiters line
+ * up in FIFO order, and only the first talks to Redis.</li>
  * <li>Make sure the release channel is subscribed before trying again, so no release is
  * missed.</li>
  * <li>Read the signal count, try, and if the lock is still taken wait for a signal for at
  * most the holder's remaining lease (a crashed holder is noticed when its lease ends,
  * without polling) and at most our remaining wait time.</li>
  * </ol>
- * The attempts of step 4 also file a {@linkplain HandOffRequest request}, which keeps this
- * waiter's place in the lock's line across processes: the last holder's release reserves the
- * lock for the oldest request and tells its waiter, whose next attempt takes it. The message
- * is only a hint: the lock is ours when, and only when, an attempt's reply says so, and the
- * lease is counted from before that attempt was sent. The request is filed again at least
- * every {@link HandOffRequest#REFILE_NANOS} and withdrawn when the wait ends without the lock
- * (which passes a reservation for it on). Fair locks wait in {@link FairWait} instead.
+ * The attempts of step 4 also file a {@linkplain HandOffRequest request}, which keeps
+ * this waiter's place in the lock's line across processes: the last holder's release
+ * reserves the lock for the oldest request and tells its waiter, whose next attempt takes
+ * it. The message is only a hint: the lock is ours when, and only when, an attempt's
+ * reply says so, and the lease is counted from before that attempt was sent. The request
+ * is filed again at least every {@link HandOffRequest#REFILE_NANOS} and withdrawn when
+ * the wait ends without the lock (which passes a reservation for it on). Fair locks wait
+ * in {@link FairWait} instead.
  * <p>
- * The loop returns what it won; it registers nothing. Not thread-safe: each acquisition has
- * its own loop.
+ * The loop returns what it won; it registers nothing. Not thread-safe: each acquisition
+ * has its own loop.
  */
 final class WaitLoop {
 
@@ -48,7 +49,8 @@ final class WaitLoop {
 
 	private final boolean lineUp;
 
-	// Whether another local waiter had the turn first: then the lock changed hands meanwhile.
+	// Whether another local waiter had the turn first: then the lock changed hands
+	// meanwhile.
 	private boolean waitedForTurn;
 
 	/**
@@ -68,12 +70,14 @@ final class WaitLoop {
 
 	/**
 	 * Run the acquisition.
-	 * @return what was won, or {@code null} if the wait time ran out (see {@link #timeout()})
+	 * @return what was won, or {@code null} if the wait time ran out (see
+	 * {@link #timeout()})
 	 */
 	@Nullable Grant run() {
 		WaitQueue hot = this.queues.peek(this.spec.queueId());
 		if (this.lineUp && !this.attempts.holdsIt() && hot != null && hot.subscribed().isDone()) {
-			// A lock waited for in this JVM a moment ago is likely taken: line up at once, so
+			// A lock waited for in this JVM a moment ago is likely taken: line up at
+			// once, so
 			// that the first attempt already files the hand-off request.
 			return waitInLine(hot, -1);
 		}
@@ -147,12 +151,14 @@ final class WaitLoop {
 			queue.awaitSubscribed(this.deadline.sleepNanos());
 			seen = -1;
 		}
-		// Unknown until the first attempt here: a wake-up before it always leads to an attempt.
+		// Unknown until the first attempt here: a wake-up before it always leads to an
+		// attempt.
 		long retries = Long.MIN_VALUE;
 		while (true) {
 			this.queues.checkOpen(queue, this.spec.name());
 			if (seen < 0) {
-				// In this order: a call to try again that lands in between is then seen twice
+				// In this order: a call to try again that lands in between is then seen
+				// twice
 				// (one attempt too many), never missed.
 				retries = queue.retrySignals();
 				seen = queue.signals();
@@ -168,7 +174,8 @@ final class WaitLoop {
 				}
 			}
 			if (this.spec.progressAware() && queue.lastProgressNanos() != 0) {
-				// The lock changed hands (a hand-off heard while asleep), so the wait time restarts.
+				// The lock changed hands (a hand-off heard while asleep), so the wait
+				// time restarts.
 				this.deadline.restartIfLater(queue.lastProgressNanos());
 			}
 			if (this.deadline.remainingNanos() <= 0) {
@@ -179,16 +186,20 @@ final class WaitLoop {
 				sleep = Math.min(sleep, this.spec.pollNanos());
 			}
 			if (lineUp) {
-				sleep = Math.min(sleep, this.attempts.lastSentNanos() + HandOffRequest.REFILE_NANOS - System.nanoTime());
+				sleep = Math.min(sleep,
+						this.attempts.lastSentNanos() + HandOffRequest.REFILE_NANOS - System.nanoTime());
 			}
 			boolean woken = lineUp ? queue.awaitSignalAsHead(seen, sleep) : queue.awaitSignal(seen, sleep);
 			if (woken && queue.retrySignals() == retries) {
-				// Only reservations for others were heard: the lock is taken again, for at least as
+				// Only reservations for others were heard: the lock is taken again, for
+				// at least as
 				// long as the claim. Try again if that claim ends.
 				reservedElsewhere(queue);
 				seen = queue.signals();
-				// A reservation for us (a call to try again) may have landed since the check above:
-				// the count just read includes it, so only the retry count can still tell.
+				// A reservation for us (a call to try again) may have landed since the
+				// check above:
+				// the count just read includes it, so only the retry count can still
+				// tell.
 				if (queue.retrySignals() == retries) {
 					continue;
 				}
@@ -203,16 +214,18 @@ final class WaitLoop {
 			return;
 		}
 		this.attempts.changedHands(last.receivedNanos());
-		// A message is only a hint: it may make us try sooner (when the claim lapses), never later
+		// A message is only a hint: it may make us try sooner (when the claim lapses),
+		// never later
 		// than the lease Redis last told us of.
 		this.deadline.holderMayEndSooner(last.claimMillis(), last.receivedNanos());
 	}
 
 	/**
-	 * Stop listening for reservations, and withdraw the request if the wait ended without the
-	 * lock (which passes on a reservation for it, and never touches a hold). After a Redis
-	 * failure the request is withdrawn without waiting for the reply, so that a failing Redis
-	 * is not waited for twice (and a request left behind would cost the others a claim).
+	 * Stop listening for reservations, and withdraw the request if the wait ended without
+	 * the lock (which passes on a reservation for it, and never touches a hold). After a
+	 * Redis failure the request is withdrawn without waiting for the reply, so that a
+	 * failing Redis is not waited for twice (and a request left behind would cost the
+	 * others a claim).
 	 */
 	private void endHandOff(WaitQueue queue, boolean acquired, boolean failed) {
 		HandOffRequest request = this.attempts.handOff();
@@ -229,7 +242,8 @@ final class WaitLoop {
 				this.commands.withdrawAsync(this.spec, request);
 			}
 			catch (RuntimeException ex) {
-				// A reservation for it lapses after its claim, and the request with the line.
+				// A reservation for it lapses after its claim, and the request with the
+				// line.
 			}
 			return;
 		}

@@ -21,10 +21,11 @@ import org.springframework.data.redis.connection.SubscriptionListener;
 /**
  * The waiters of one lock in this JVM, and their wake-up signal.
  * <p>
- * Waiters queue locally in FIFO order for their {@linkplain #turn() turn}. Only the thread
- * whose turn it is talks to Redis, so one release sends one thread at Redis, not all of
- * them. The signal is a counter: a waiter reads it before trying the lock and then waits
- * for it to change, so a release that lands between the attempt and the wait is not lost.
+ * Waiters queue locally in FIFO order for their {@linkplain #turn() turn}. Only the
+ * thread whose turn it is talks to Redis, so one release sends one thread at Redis, not
+ * all of them. The signal is a counter: a waiter reads it before trying the lock and then
+ * waits for it to change, so a release that lands between the attempt and the wait is not
+ * lost.
  * <p>
  * For pub/sub and keyspace waiting, this is also the listener of the lock's channel, held
  * by {@link WaitQueues} for as long as there are waiters, plus a short linger.
@@ -55,25 +56,32 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 
 	private volatile long plainSignals;
 
-	// Signals that call for another attempt: all but reservations for others, after which the lock is taken.
+	// Signals that call for another attempt: all but reservations for others, after which
+	// the lock is taken.
 	private volatile long retrySignals;
 
-	// The requests of this JVM's waiters on this lock: a reservation for one of them is a call
+	// The requests of this JVM's waiters on this lock: a reservation for one of them is a
+	// call
 	// to try again.
 	private final Set<String> requests = ConcurrentHashMap.newKeySet();
 
-	// The last reservation for anyone else: the lock stays taken at most for its claim, unless
+	// The last reservation for anyone else: the lock stays taken at most for its claim,
+	// unless
 	// that waiter takes it.
 	private volatile @Nullable Reservation lastReservation;
 
-	// When the waiter whose turn it is wakes up by itself, while it sleeps (0 while it is awake);
-	// a hand-off whose claim ends later need not wake it. Guarded by signalLock for writes.
+	// When the waiter whose turn it is wakes up by itself, while it sleeps (0 while it is
+	// awake);
+	// a hand-off whose claim ends later need not wake it. Guarded by signalLock for
+	// writes.
 	private volatile long headWakeNanos;
 
-	// Threads waiting for any signal (fair and multi-lock waiters), which hand-offs wake as well.
+	// Threads waiting for any signal (fair and multi-lock waiters), which hand-offs wake
+	// as well.
 	private final AtomicInteger plainSleepers = new AtomicInteger();
 
-	// Fair waiters named by recent releases; bounded, as it also collects other JVMs' waiters.
+	// Fair waiters named by recent releases; bounded, as it also collects other JVMs'
+	// waiters.
 	private final Set<String> addressed = Collections.synchronizedSet(new LinkedHashSet<>());
 
 	private volatile boolean closed;
@@ -139,9 +147,9 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 	}
 
 	/**
-	 * Like {@link #awaitSignal(long, long)}, for the waiter whose turn it is: a hand-off to
-	 * another waiter wakes it only if the new holder's claim lease ends before it would wake
-	 * anyway (it tries again then, and learns the holder's lease).
+	 * Like {@link #awaitSignal(long, long)}, for the waiter whose turn it is: a hand-off
+	 * to another waiter wakes it only if the new holder's claim lease ends before it
+	 * would wake anyway (it tries again then, and learns the holder's lease).
 	 */
 	boolean awaitSignalAsHead(long seen, long nanos) throws InterruptedException {
 		if (this.signals != seen) {
@@ -273,13 +281,15 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 		long now = System.nanoTime();
 		markProgress(now);
 		if (this.requests.contains(reserved.request())) {
-			// A hint, not a grant: the waiter's own attempt takes the lock, if Redis agrees.
+			// A hint, not a grant: the waiter's own attempt takes the lock, if Redis
+			// agrees.
 			signal(true);
 			return;
 		}
 		Reservation reservation = new Reservation(reserved.claimMillis(), now);
 		this.lastReservation = reservation;
-		// The lock is taken again: nobody needs to try, but waiters must not sleep past the
+		// The lock is taken again: nobody needs to try, but waiters must not sleep past
+		// the
 		// claim, which lapses if that waiter never takes the lock.
 		long headWake = this.headWakeNanos;
 		if (headWake == 0 || reservation.endNanos() - headWake < 0 || this.plainSleepers.get() > 0) {
@@ -290,7 +300,8 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 	@Override
 	public void onChannelSubscribed(byte[] channel, long count) {
 		if (this.subscribed.isDone() || this.unconfirmed.decrementAndGet() > 0) {
-			// Subscribed again after a reconnect: a release may have been missed meanwhile.
+			// Subscribed again after a reconnect: a release may have been missed
+			// meanwhile.
 			signal();
 			return;
 		}
@@ -316,8 +327,8 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 	}
 
 	/**
-	 * Return how many releases that named no fair waiter were heard (plain releases, lease
-	 * ends seen as keyspace events, forced releases).
+	 * Return how many releases that named no fair waiter were heard (plain releases,
+	 * lease ends seen as keyspace events, forced releases).
 	 */
 	long plainSignals() {
 		return this.plainSignals;

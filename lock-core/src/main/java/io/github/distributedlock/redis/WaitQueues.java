@@ -22,8 +22,8 @@ import org.springframework.data.redis.listener.RedisMessageListenerContainer;
  * A queue of a pub/sub or keyspace lock is subscribed to its channel while anyone waits,
  * and for a short linger after the last waiter leaves, so a hot lock does not churn
  * SUBSCRIBE and UNSUBSCRIBE. Subscription changes run on one thread, which keeps the
- * SUBSCRIBE and UNSUBSCRIBE of a channel in order and never blocks a waiter for longer than
- * it chose to wait (the listener container's own registration wait is unbounded).
+ * SUBSCRIBE and UNSUBSCRIBE of a channel in order and never blocks a waiter for longer
+ * than it chose to wait (the listener container's own registration wait is unbounded).
  */
 final class WaitQueues implements AutoCloseable {
 
@@ -148,7 +148,8 @@ final class WaitQueues implements AutoCloseable {
 			try {
 				if (!this.closed && container != null) {
 					container.addMessageListener(queue, topics(queue));
-					// The container confirms through onChannelSubscribed; when it was already
+					// The container confirms through onChannelSubscribed; when it was
+					// already
 					// listening, a normal return means the subscription is in place.
 					if (container.isListening()) {
 						queue.subscribed().complete(null);
@@ -156,7 +157,8 @@ final class WaitQueues implements AutoCloseable {
 				}
 			}
 			catch (RuntimeException ex) {
-				// Waiters fall back to the holder's lease; the next waiter subscribes again.
+				// Waiters fall back to the holder's lease; the next waiter subscribes
+				// again.
 				logger.warn("Could not subscribe to " + queue.channels() + "; waiters wake when the lease ends", ex);
 				this.queues.remove(queue.id(), queue);
 				queue.subscribed().completeExceptionally(ex);

@@ -1,7 +1,7 @@
 /**
  * The Redis engine: Lua scripts run through Spring Data Redis, and waiting woken by
- * pub/sub, keyspace notifications or polling. {@link io.github.distributedlock.redis.RedisLockTemplate}
- * is the entry point.
+ * pub/sub, keyspace notifications or polling.
+ * {@link io.github.distributedlock.redis.RedisLockTemplate} is the entry point.
  */
 @NullMarked
 package io.github.distributedlock.redis;

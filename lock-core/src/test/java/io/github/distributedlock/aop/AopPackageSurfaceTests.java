@@ -22,8 +22,8 @@ class AopPackageSurfaceTests {
 	@Test
 	void shouldMakePublicOnlyTheTypesUsersSeeAndTheConfiguration() throws Exception {
 		assertThat(publicTopLevelTypes()).containsExactlyInAnyOrder("DefaultLockTimeoutHandler",
-				"DistributedLockAspectConfiguration", "LockAnnotationException", "LockKeyExpression",
-				"LockKeyResolver", "LockKeyRoot", "LockTimeoutContext", "LockTimeoutHandler", "LockTimeoutListener",
+				"DistributedLockAspectConfiguration", "LockAnnotationException", "LockKeyExpression", "LockKeyResolver",
+				"LockKeyRoot", "LockTimeoutContext", "LockTimeoutHandler", "LockTimeoutListener",
 				"SpelLockKeyResolver");
 	}
 

@@ -38,8 +38,7 @@ class LockAnnotationValidationTests {
 	}
 
 	private LockAnnotationException invalid(Class<?> type) {
-		return catchThrowableOfType(LockAnnotationException.class,
-				() -> this.methods.validate(type));
+		return catchThrowableOfType(LockAnnotationException.class, () -> this.methods.validate(type));
 	}
 
 	@Test
@@ -173,7 +172,8 @@ class LockAnnotationValidationTests {
 	void shouldReportEveryProblemOfAClassAtOnce() {
 		LockAnnotationException ex = invalid(ManyProblems.class);
 		assertThat(ex.getProblems()).hasSize(2);
-		assertThat(ex.getMessage()).startsWith("2 invalid @DistributedLock declarations in " + ManyProblems.class.getName())
+		assertThat(ex.getMessage())
+			.startsWith("2 invalid @DistributedLock declarations in " + ManyProblems.class.getName())
 			.contains("ManyProblems.first(): expire must be at least 1 ms")
 			.contains("ManyProblems.second(String): key '#nope' refers to #nope");
 	}
@@ -183,7 +183,8 @@ class LockAnnotationValidationTests {
 		LockedMethod locked = this.methods.find(Valid.class.getMethod("deploy", Server.class), Valid.class);
 		assertThat(locked).isNotNull();
 		assertThat(locked.scope()).isEqualTo("Valid.deploy");
-		assertThat(locked.toString()).contains("lease=PT15S").contains("waitTime=PT0.25S")
+		assertThat(locked.toString()).contains("lease=PT15S")
+			.contains("waitTime=PT0.25S")
 			.contains("origin=Valid.deploy");
 	}
 

@@ -59,8 +59,9 @@ class RuntimeHintsTests {
 	@Test
 	void shouldRegisterTheFallbacksOfLockedBeansForInvocation() {
 		RuntimeHints hints = processAheadOfTime(Deployments.class);
-		assertThat(RuntimeHintsPredicates.reflection()
-			.onMethodInvocation(method(Deployments.class, "busy", String.class))).accepts(hints);
+		assertThat(
+				RuntimeHintsPredicates.reflection().onMethodInvocation(method(Deployments.class, "busy", String.class)))
+			.accepts(hints);
 		assertThat(RuntimeHintsPredicates.reflection()
 			.onMethodInvocation(method(Deployments.class, "busy", String.class, LockTimeoutException.class)))
 			.accepts(hints);
@@ -79,7 +80,8 @@ class RuntimeHintsTests {
 
 	private static RuntimeHints registeredHints() {
 		RuntimeHints hints = new RuntimeHints();
-		AotServices.factories().load(RuntimeHintsRegistrar.class)
+		AotServices.factories()
+			.load(RuntimeHintsRegistrar.class)
 			.forEach((registrar) -> registrar.registerHints(hints, RuntimeHintsTests.class.getClassLoader()));
 		return hints;
 	}

@@ -36,8 +36,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The behaviour every {@link LockTemplate} must show, through its API only: the Redis engine
- * runs it for every topology and wait strategy, and the in-memory template of
+ * The behaviour every {@link LockTemplate} must show, through its API only: the Redis
+ * engine runs it for every topology and wait strategy, and the in-memory template of
  * {@code distributed-lock-test} runs it too, so that the two cannot drift apart.
  * <p>
  * Two templates stand in for two processes sharing one store: each is its own owner, so
@@ -74,7 +74,8 @@ public abstract class LockTemplateContractTests<T extends LockTemplate> {
 	protected abstract long fairWaiters(LockName name);
 
 	/**
-	 * Return a prefix for the scope of each test, so that suites sharing a store don't meet.
+	 * Return a prefix for the scope of each test, so that suites sharing a store don't
+	 * meet.
 	 * @return the prefix
 	 */
 	protected String scopePrefix() {
@@ -297,8 +298,7 @@ public abstract class LockTemplateContractTests<T extends LockTemplate> {
 	void shouldExposeTheLockContextInsideExecute() {
 		LockContextSnapshot snapshot = this.template.execute(this.scope, "c", (context) -> {
 			assertThat(LockContext.current()).isSameAs(context);
-			String nested = this.template.execute(this.scope, "c2",
-					(inner) -> LockContext.current().name().key());
+			String nested = this.template.execute(this.scope, "c2", (inner) -> LockContext.current().name().key());
 			assertThat(nested).isEqualTo("c2");
 			assertThat(LockContext.current()).as("outer context back after the nested one").isSameAs(context);
 			return LockContextSnapshot.of(context);
@@ -389,8 +389,8 @@ public abstract class LockTemplateContractTests<T extends LockTemplate> {
 			.as("writer")
 			.isEmpty();
 		reader1.close();
-		assertThat(onOtherThread(() -> this.template
-			.tryAcquire(request("rw").mode(LockMode.WRITE).waitTime(Duration.ZERO).build())))
+		assertThat(onOtherThread(
+				() -> this.template.tryAcquire(request("rw").mode(LockMode.WRITE).waitTime(Duration.ZERO).build())))
 			.as("a writer waits for the last reader")
 			.isEmpty();
 		reader2.close();
@@ -416,9 +416,13 @@ public abstract class LockTemplateContractTests<T extends LockTemplate> {
 
 	@Test
 	void shouldWakeTheWriterWhenTheLastReaderLeavesAndAllReadersWhenTheWriterLeaves() throws Exception {
-		LockHandle reader = this.template.acquire(request("wake").mode(LockMode.READ).lease(Duration.ofSeconds(10)).build());
-		Future<LockHandle> writer = this.executor.submit(() -> this.otherProcess.acquire(request("wake")
-			.mode(LockMode.WRITE).lease(Duration.ofSeconds(10)).waitTime(Duration.ofSeconds(8)).build()));
+		LockHandle reader = this.template
+			.acquire(request("wake").mode(LockMode.READ).lease(Duration.ofSeconds(10)).build());
+		Future<LockHandle> writer = this.executor
+			.submit(() -> this.otherProcess.acquire(request("wake").mode(LockMode.WRITE)
+				.lease(Duration.ofSeconds(10))
+				.waitTime(Duration.ofSeconds(8))
+				.build()));
 		Thread.sleep(200);
 		long released = System.nanoTime();
 		reader.close();
@@ -563,7 +567,8 @@ public abstract class LockTemplateContractTests<T extends LockTemplate> {
 		inner.close();
 		outer.close();
 		assertThat(this.template.isLocked(this.scope, "min-inner")).as("taken for the inner hold's minimum").isTrue();
-		try (LockHandle next = this.otherProcess.acquire(request("min-inner").waitTime(Duration.ofSeconds(5)).build())) {
+		try (LockHandle next = this.otherProcess
+			.acquire(request("min-inner").waitTime(Duration.ofSeconds(5)).build())) {
 			assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(1500));
 			assertThat(next.fencingToken()).isGreaterThan(outer.fencingToken());
 		}
@@ -586,7 +591,8 @@ public abstract class LockTemplateContractTests<T extends LockTemplate> {
 		assertThat(this.otherProcess.tryAcquire(request("min-read").waitTime(Duration.ZERO).build()))
 			.as("a writer waits for the reader's minimum hold")
 			.isEmpty();
-		try (LockHandle writer = this.otherProcess.acquire(request("min-read").waitTime(Duration.ofSeconds(5)).build())) {
+		try (LockHandle writer = this.otherProcess
+			.acquire(request("min-read").waitTime(Duration.ofSeconds(5)).build())) {
 			assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(1500));
 		}
 	}
@@ -594,7 +600,8 @@ public abstract class LockTemplateContractTests<T extends LockTemplate> {
 	@Test
 	void shouldKeepAPermitTakenForItsMinimumHold() {
 		long start = System.nanoTime();
-		LockHandle permit = this.template.acquire(request("min-permit").permits(1).holdAtLeast(Duration.ofMillis(1500)).build());
+		LockHandle permit = this.template
+			.acquire(request("min-permit").permits(1).holdAtLeast(Duration.ofMillis(1500)).build());
 		permit.close();
 		assertThat(this.otherProcess.tryAcquire(request("min-permit").permits(1).waitTime(Duration.ZERO).build()))
 			.as("the only permit stays taken for its minimum hold")
@@ -633,21 +640,21 @@ public abstract class LockTemplateContractTests<T extends LockTemplate> {
 			Duration remainingLease, boolean held) {
 
 		public static LockContextSnapshot of(LockContext context) {
-			return new LockContextSnapshot(context.name(), context.fencingToken(), context.waited(),
-					context.attempts(), context.remainingLease(), context.isHeld());
+			return new LockContextSnapshot(context.name(), context.fencingToken(), context.waited(), context.attempts(),
+					context.remainingLease(), context.isHeld());
 		}
 
 	}
 
 	/**
-	 * One critical section as its holder saw it: {@code System.nanoTime} at entry and exit
-	 * and the fencing token.
+	 * One critical section as its holder saw it: {@code System.nanoTime} at entry and
+	 * exit and the fencing token.
 	 */
 	record Section(String key, long start, long end, long token) {
 
 		/**
-		 * Return every pair of sections of one key that overlap in time, or whose tokens do
-		 * not increase in the order the sections ran.
+		 * Return every pair of sections of one key that overlap in time, or whose tokens
+		 * do not increase in the order the sections ran.
 		 */
 		static List<String> overlaps(List<Section> sections) {
 			List<String> problems = new ArrayList<>();

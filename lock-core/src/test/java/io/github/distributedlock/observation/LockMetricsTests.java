@@ -55,7 +55,9 @@ class LockMetricsTests {
 	void start(RedisServer server) {
 		this.connectionFactory = TestRedis.connectionFactory(server);
 		LockDefaults defaults = LockDefaults.STANDARD.withWaitTime(Duration.ZERO);
-		this.template = RedisLockTemplate.builder(this.connectionFactory).defaults(defaults).listener(this.metrics)
+		this.template = RedisLockTemplate.builder(this.connectionFactory)
+			.defaults(defaults)
+			.listener(this.metrics)
 			.build();
 		this.otherProcess = RedisLockTemplate.builder(this.connectionFactory).defaults(defaults).build();
 		new LockGauges(this.template).bindTo(this.registry);
@@ -76,8 +78,13 @@ class LockMetricsTests {
 		assertThat(this.registry.get("distributed.lock").tag("lock.scope", "report").timer().count()).isEqualTo(1);
 		assertThat(this.registry.get("distributed.lock.acquired").tag("lock.scope", "report").counter().count())
 			.isEqualTo(1);
-		List<String> tagKeys = this.registry.getMeters().stream().map(Meter::getId)
-			.flatMap((id) -> id.getTags().stream()).map(Tag::getKey).distinct().toList();
+		List<String> tagKeys = this.registry.getMeters()
+			.stream()
+			.map(Meter::getId)
+			.flatMap((id) -> id.getTags().stream())
+			.map(Tag::getKey)
+			.distinct()
+			.toList();
 		assertThat(tagKeys).contains("lock.scope").doesNotContain("scope");
 	}
 
@@ -119,11 +126,13 @@ class LockMetricsTests {
 		this.metrics.timedOut(TimeoutContexts.of(OnTimeout.FALLBACK, name));
 		this.metrics.timedOut(TimeoutContexts.of(OnTimeout.FALLBACK, name));
 		this.metrics.timedOut(TimeoutContexts.of(OnTimeout.THROW, name));
-		assertThat(this.registry.get("distributed.lock.skipped").tag("lock.scope", "job").counter().count()).isEqualTo(1);
+		assertThat(this.registry.get("distributed.lock.skipped").tag("lock.scope", "job").counter().count())
+			.isEqualTo(1);
 		assertThat(this.registry.get("distributed.lock.fallbacks").tag("lock.scope", "job").counter().count())
 			.isEqualTo(2);
 		assertThat(this.registry.find("distributed.lock.timeouts").counter())
-			.as("THROW is counted by the template, not twice").isNull();
+			.as("THROW is counted by the template, not twice")
+			.isNull();
 	}
 
 	@Test
@@ -141,8 +150,8 @@ class LockMetricsTests {
 			});
 			started.await();
 			await().atMost(Duration.ofSeconds(5))
-				.untilAsserted(() -> assertThat(this.registry.get("distributed.lock.waiting").gauge().value())
-					.isEqualTo(1));
+				.untilAsserted(
+						() -> assertThat(this.registry.get("distributed.lock.waiting").gauge().value()).isEqualTo(1));
 			foreign.close();
 			waiter.get(10, TimeUnit.SECONDS);
 			assertThat(this.registry.get("distributed.lock.waiting").gauge().value()).isZero();

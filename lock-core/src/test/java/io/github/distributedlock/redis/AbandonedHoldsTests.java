@@ -25,8 +25,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Holds whose handles are never closed leave the template once their leases end (issue 15),
- * without turning a later acquisition into a wrong re-entry or take-over.
+ * Holds whose handles are never closed leave the template once their leases end (issue
+ * 15), without turning a later acquisition into a wrong re-entry or take-over.
  */
 class AbandonedHoldsTests {
 
@@ -101,7 +101,8 @@ class AbandonedHoldsTests {
 		outer.close();
 		await().atMost(Duration.ofSeconds(5)).until(() -> this.template.heldLocks().isEmpty());
 		try (LockHandle again = this.template.acquire(request("shared").lease(Duration.ofSeconds(30)).build())) {
-			// Counted as a re-entry, not taken over as one fresh hold: so the late release of the
+			// Counted as a re-entry, not taken over as one fresh hold: so the late
+			// release of the
 			// abandoned hold ends only its own count, and this hold stays.
 			inner.close();
 			assertThat(again.isHeld()).isTrue();
@@ -111,8 +112,8 @@ class AbandonedHoldsTests {
 
 	@Test
 	void shouldForgetALostAutoRenewedHold() {
-		LockHandle held = this.template.acquire(
-				request("vanishing").lease(Duration.ofMillis(900)).autoRenew(true).build());
+		LockHandle held = this.template
+			.acquire(request("vanishing").lease(Duration.ofMillis(900)).autoRenew(true).build());
 		redis.server().command("DEL", this.template.lockKey(LockName.of("abandoned", "vanishing")));
 		await().atMost(Duration.ofSeconds(5)).until(() -> this.template.holds().size() == 0);
 		assertThat(this.template.heldLocks()).isEmpty();
@@ -121,7 +122,8 @@ class AbandonedHoldsTests {
 	}
 
 	/**
-	 * Take {@link #HOLDS} locks and drop the handles, as a caller that lets leases run out.
+	 * Take {@link #HOLDS} locks and drop the handles, as a caller that lets leases run
+	 * out.
 	 */
 	private List<WeakReference<LockHandle>> abandon(String prefix, Duration lease) throws Exception {
 		List<Future<List<WeakReference<LockHandle>>>> parts = new ArrayList<>();
@@ -131,8 +133,8 @@ class AbandonedHoldsTests {
 			parts.add(this.executor.submit(() -> {
 				List<WeakReference<LockHandle>> handles = new ArrayList<>();
 				for (int i = first; i < HOLDS; i += threads) {
-					handles.add(new WeakReference<>(
-							this.template.acquire(request(prefix + "-" + i).lease(lease).build())));
+					handles.add(
+							new WeakReference<>(this.template.acquire(request(prefix + "-" + i).lease(lease).build())));
 				}
 				return handles;
 			}));

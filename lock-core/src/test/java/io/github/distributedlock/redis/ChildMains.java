@@ -33,7 +33,8 @@ final class ChildMains {
 			LettuceConnectionFactory factory = RedisConnections.standalone(args[0], Integer.parseInt(args[1]),
 					RedisConnections.CHILD_TIMEOUT);
 			RedisLockTemplate template = RedisLockTemplate.builder(factory).build();
-			LockHandle held = template.acquire(LockRequest.builder(args[2]).key(args[3])
+			LockHandle held = template.acquire(LockRequest.builder(args[2])
+				.key(args[3])
 				.lease(Duration.ofMillis(Long.parseLong(args[4])))
 				.build());
 			System.out.println("HELD " + held.fencingToken());
@@ -55,10 +56,8 @@ final class ChildMains {
 			RedisLockTemplate template = RedisLockTemplate.builder(factory).build();
 			System.out.println("WAITING");
 			System.out.flush();
-			try (LockHandle held = template.acquire(LockRequest.builder(args[2]).key(args[3])
-				.fair(true)
-				.waitTime(Duration.ofSeconds(60))
-				.build())) {
+			try (LockHandle held = template.acquire(
+					LockRequest.builder(args[2]).key(args[3]).fair(true).waitTime(Duration.ofSeconds(60)).build())) {
 				System.out.println("GOT " + System.nanoTime() + " " + held.fencingToken());
 				System.out.flush();
 				Thread.sleep(50);
@@ -96,7 +95,8 @@ final class ChildMains {
 					try {
 						for (int i = 0; i < iterations; i++) {
 							String key = "k" + ((thread + i) % keys);
-							template.executeWithoutResult(LockRequest.builder(scope).key(key)
+							template.executeWithoutResult(LockRequest.builder(scope)
+								.key(key)
 								.lease(Duration.ofSeconds(10))
 								.waitTime(Duration.ofSeconds(60))
 								.build(), (context) -> {
@@ -133,6 +133,5 @@ final class ChildMains {
 		}
 
 	}
-
 
 }

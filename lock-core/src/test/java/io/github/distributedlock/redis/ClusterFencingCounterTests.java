@@ -5,8 +5,8 @@ import io.github.distributedlock.test.RedisTopologyExtension;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * {@link FencingCounterTests} on a Redis Cluster of 3 masters: each lock's script is handed
- * the counter of its own slot, which the Cluster routes with the lock.
+ * {@link FencingCounterTests} on a Redis Cluster of 3 masters: each lock's script is
+ * handed the counter of its own slot, which the Cluster routes with the lock.
  */
 class ClusterFencingCounterTests extends FencingCounterTests {
 

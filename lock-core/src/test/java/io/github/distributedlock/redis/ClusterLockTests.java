@@ -22,8 +22,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
- * What only a Redis Cluster shows, beyond the contract suite that {@link LockContractTests}
- * runs on it: keyspace events refused clearly, and multi-locks over several slots.
+ * What only a Redis Cluster shows, beyond the contract suite that
+ * {@link LockContractTests} runs on it: keyspace events refused clearly, and multi-locks
+ * over several slots.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ClusterLockTests {
@@ -54,8 +55,8 @@ class ClusterLockTests {
 	@Test
 	void shouldRefuseKeyspaceEventsClearlyOnACluster() {
 		assertThatIllegalStateException()
-			.isThrownBy(() -> this.template.acquire(
-					LockRequest.builder("cluster").key("k").waitStrategy(WaitStrategy.KEYSPACE_EVENTS).build()))
+			.isThrownBy(() -> this.template
+				.acquire(LockRequest.builder("cluster").key("k").waitStrategy(WaitStrategy.KEYSPACE_EVENTS).build()))
 			.withMessageContaining("cluster:k")
 			.withMessageContaining("KEYSPACE_EVENTS")
 			.withMessageContaining("use PUBSUB");

@@ -11,8 +11,8 @@ import io.github.distributedlock.test.RedisSentinelTopology;
 import io.github.distributedlock.test.RedisServers;
 
 /**
- * Where the contract suite's Redis runs, and the wait strategies it is run with there: one
- * row of {@link LockContractTests} per pair.
+ * Where the contract suite's Redis runs, and the wait strategies it is run with there:
+ * one row of {@link LockContractTests} per pair.
  */
 enum ContractTopology {
 
@@ -40,8 +40,8 @@ enum ContractTopology {
 	},
 
 	/**
-	 * A Redis Cluster of 3 masters, configured as an application would through Spring Data
-	 * Redis. Keyspace events are refused on a Cluster ({@link ClusterLockTests}).
+	 * A Redis Cluster of 3 masters, configured as an application would through Spring
+	 * Data Redis. Keyspace events are refused on a Cluster ({@link ClusterLockTests}).
 	 */
 	CLUSTER(List.of(WaitStrategy.PUBSUB, WaitStrategy.POLLING)) {
 		@Override

@@ -101,7 +101,8 @@ class DeadlineTests {
 		Deadline deadline = new Deadline(60 * SECOND, now);
 		deadline.holderSeen(10_000, now);
 		deadline.holderMayEndSooner(30_000, now);
-		assertThat(deadline.untilHolderLeaseEnds()).as("a later end is ignored").isLessThanOrEqualTo(10 * SECOND + SECOND);
+		assertThat(deadline.untilHolderLeaseEnds()).as("a later end is ignored")
+			.isLessThanOrEqualTo(10 * SECOND + SECOND);
 		deadline.holderMayEndSooner(2_000, now);
 		assertThat(deadline.untilHolderLeaseEnds()).isLessThanOrEqualTo(2 * SECOND + Deadline.LEASE_END_MARGIN_NANOS);
 	}

@@ -21,8 +21,8 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Fencing state is bounded by the hash slots in use: locks share one counter per slot, and
- * their tokens still increase strictly, also across a lost counter.
+ * Fencing state is bounded by the hash slots in use: locks share one counter per slot,
+ * and their tokens still increase strictly, also across a lost counter.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class FencingCounterTests {
@@ -122,7 +122,8 @@ abstract class FencingCounterTests {
 			lastA = tokenA;
 			lastB = tokenB;
 		}
-		// A counter ahead of the clock (tokens handed out faster than a microsecond each) is
+		// A counter ahead of the clock (tokens handed out faster than a microsecond each)
+		// is
 		// followed, not the clock.
 		long ahead = lastB + 1_000_000_000L;
 		redis().command("SET", counter, Long.toString(ahead));
@@ -136,7 +137,8 @@ abstract class FencingCounterTests {
 		String counter = LockKeys.fence(this.template.lockKey(name));
 		long write = tokenOf(name);
 		long read;
-		try (LockHandle handle = this.template.acquire(LockRequest.builder("kinds").key("k").mode(io.github.distributedlock.LockMode.READ).build())) {
+		try (LockHandle handle = this.template
+			.acquire(LockRequest.builder("kinds").key("k").mode(io.github.distributedlock.LockMode.READ).build())) {
 			read = handle.fencingToken();
 		}
 		long permit;

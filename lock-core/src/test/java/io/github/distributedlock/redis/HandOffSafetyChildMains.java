@@ -18,8 +18,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
- * Main classes run in child JVMs by {@link HandOffSafetyTests}. They talk to Redis through
- * the public API only, plus raw reads of the lock hash.
+ * Main classes run in child JVMs by {@link HandOffSafetyTests}. They talk to Redis
+ * through the public API only, plus raw reads of the lock hash.
  */
 final class HandOffSafetyChildMains {
 
@@ -74,8 +74,8 @@ final class HandOffSafetyChildMains {
 	 * Waits for one lock and reports what Redis records right after {@code acquire()}
 	 * returned, then holds it until a file exists, and releases it.
 	 * <p>
-	 * Arguments: connectionSpec scope key owner('-' for the thread) waitMillis leaseMillis
-	 * releaseFile.
+	 * Arguments: connectionSpec scope key owner('-' for the thread) waitMillis
+	 * leaseMillis releaseFile.
 	 * <p>
 	 * Prints {@code WAITING <pid>}, then {@code ACQUIRED <nanoTime> <token> <redisToken>
 	 * <redisHolds> <redisPttl>} (or {@code FAILED <exception>}), then {@code RELEASED
@@ -92,7 +92,8 @@ final class HandOffSafetyChildMains {
 			String owner = "-".equals(args[3]) ? null : args[3];
 			String lockKey = template.lockKey(LockName.of(scope, key));
 			Path releaseFile = Path.of(args[6]);
-			// Warm up the raw reads, so that the one right after acquire() is a single round trip.
+			// Warm up the raw reads, so that the one right after acquire() is a single
+			// round trip.
 			raw.opsForHash().get(lockKey, "token");
 			System.out.println("WAITING " + ProcessHandle.current().pid());
 			System.out.flush();

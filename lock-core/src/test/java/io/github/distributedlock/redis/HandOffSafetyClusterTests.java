@@ -11,8 +11,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * {@link HandOffSafetyTests} on a Redis Cluster of 3 masters, configured as an application
- * would.
+ * {@link HandOffSafetyTests} on a Redis Cluster of 3 masters, configured as an
+ * application would.
  */
 class HandOffSafetyClusterTests extends HandOffSafetyTests {
 

@@ -31,10 +31,11 @@ class HandOffSafetySentinelTests extends HandOffSafetyTests {
 	@Override
 	protected String childSpec() {
 		RedisSentinelTopology sentinels = topology.topology();
-		return "sentinel:" + sentinels.masterName() + ":" + sentinels.sentinelAddresses()
-			.stream()
-			.map((sentinel) -> sentinel.host() + ":" + sentinel.port())
-			.collect(Collectors.joining(","));
+		return "sentinel:" + sentinels.masterName() + ":"
+				+ sentinels.sentinelAddresses()
+					.stream()
+					.map((sentinel) -> sentinel.host() + ":" + sentinel.port())
+					.collect(Collectors.joining(","));
 	}
 
 	@Override

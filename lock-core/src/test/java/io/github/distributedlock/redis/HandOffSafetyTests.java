@@ -55,15 +55,15 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * test reproduced a way the earlier direct hand-off let two callers hold a lock, or left
  * one taken, and failed on that engine (1f00c78).
  * <p>
- * The invariant: when {@code acquire()} returns a handle, Redis records that handle's owner
- * and token with a live lease; no two callers are inside at once; and once every handle is
- * closed, the lock key is gone. The only internals the tests know are the names of the
- * hand-off request set ({@code <lockKey>:requests}) and of the release channel
+ * The invariant: when {@code acquire()} returns a handle, Redis records that handle's
+ * owner and token with a live lease; no two callers are inside at once; and once every
+ * handle is closed, the lock key is gone. The only internals the tests know are the names
+ * of the hand-off request set ({@code <lockKey>:requests}) and of the release channel
  * ({@code <lockKey>:released}).
  * <p>
  * Some tests hold back the pub/sub messages of one template with a {@link Gate} on the
- * executor of its own listener container (a public builder option): a slow listener thread,
- * made deterministic.
+ * executor of its own listener container (a public builder option): a slow listener
+ * thread, made deterministic.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class HandOffSafetyTests {
@@ -98,7 +98,10 @@ abstract class HandOffSafetyTests {
 
 	protected abstract TestRedis redis();
 
-	/** A new connection factory configured as an application would, with this command timeout. */
+	/**
+	 * A new connection factory configured as an application would, with this command
+	 * timeout.
+	 */
 	protected abstract LettuceConnectionFactory newFactory(Duration commandTimeout);
 
 	/** The connection spec for {@link HandOffSafetyChildMains#connect}. */
@@ -108,8 +111,8 @@ abstract class HandOffSafetyTests {
 	protected abstract RedisServer nodeFor(String key);
 
 	/**
-	 * Whether the server may stall for 3 s without the topology reacting (a Sentinel fails
-	 * the master over after 1 s, Cluster nodes deem a peer failed after 2 s).
+	 * Whether the server may stall for 3 s without the topology reacting (a Sentinel
+	 * fails the master over after 1 s, Cluster nodes deem a peer failed after 2 s).
 	 */
 	protected boolean stallsSafely() {
 		return false;
@@ -215,11 +218,12 @@ abstract class HandOffSafetyTests {
 	}
 
 	/**
-	 * The server stalls (3 s) right after the release that hands the lock to W, before the
-	 * hand-off message leaves it; a stranger's attempt is served right after the stall. The
-	 * order is made deterministic with {@code CLIENT PAUSE WRITE}: the release, a 3 s busy
-	 * script and the stranger's attempt are postponed in this order, and run back to back,
-	 * before any reply or message is written, when the pause is lifted.
+	 * The server stalls (3 s) right after the release that hands the lock to W, before
+	 * the hand-off message leaves it; a stranger's attempt is served right after the
+	 * stall. The order is made deterministic with {@code CLIENT PAUSE WRITE}: the
+	 * release, a 3 s busy script and the stranger's attempt are postponed in this order,
+	 * and run back to back, before any reply or message is written, when the pause is
+	 * lifted.
 	 */
 	@Test
 	void shouldNotLetAServerStallMakeAHandOffOutliveItsClaim(@TempDir Path dir) throws Exception {
@@ -287,9 +291,9 @@ abstract class HandOffSafetyTests {
 	// ---------------------------------------------------------------------------------
 
 	/**
-	 * T1 (owner "job") waits; the lock is handed to its request, but T1's listener is held
-	 * back; T2 (owner "job") enters; T1 is interrupted and gives up. The lock must stay
-	 * taken while T2 is inside.
+	 * T1 (owner "job") waits; the lock is handed to its request, but T1's listener is
+	 * held back; T2 (owner "job") enters; T1 is interrupted and gives up. The lock must
+	 * stay taken while T2 is inside.
 	 */
 	@Test
 	void shouldNotLetAWithdrawalFreeALockTheSharedOwnerReentered() throws Exception {
@@ -327,9 +331,12 @@ abstract class HandOffSafetyTests {
 			}
 			Optional<LockHandle> z = this.stranger.tryAcquire(request("k").waitTime(Duration.ZERO).build());
 			z.ifPresent(HandOffSafetyTests::closeQuietly);
-			assertThat(z).as("a stranger's attempt while T2 (owner \"job\") is inside%s",
-					(t1Handle != null) ? " (and T1 too)" : ", after T1 (owner \"job\") gave up").isEmpty();
-			assertThat(redis().command("HGET", lockKey, "owner")).as("owner while T2 is inside").isEqualTo("custom:job");
+			assertThat(z)
+				.as("a stranger's attempt while T2 (owner \"job\") is inside%s",
+						(t1Handle != null) ? " (and T1 too)" : ", after T1 (owner \"job\") gave up")
+				.isEmpty();
+			assertThat(redis().command("HGET", lockKey, "owner")).as("owner while T2 is inside")
+				.isEqualTo("custom:job");
 		}
 		finally {
 			this.gate.open();
@@ -387,7 +394,8 @@ abstract class HandOffSafetyTests {
 							released1)
 					.isEmpty();
 				Files.createFile(release2);
-				softly.assertThat(c2.awaitLine("RELEASE", Duration.ofSeconds(30))).as("second JVM's release")
+				softly.assertThat(c2.awaitLine("RELEASE", Duration.ofSeconds(30)))
+					.as("second JVM's release")
 					.startsWith("RELEASED ");
 			}
 			else {
@@ -436,10 +444,11 @@ abstract class HandOffSafetyTests {
 			List<?> members = (List<?>) redis().command("ZRANGE", lockKey + ":requests", "0", "-1");
 			assertThat(members).isNotEmpty();
 			for (Object member : members) {
-				// The earlier engine's form, and the current one, which names the request only.
-				for (String forged : List.of("handoff:999 2000 " + member, "handoff:" + member,
-						"handoff:999 " + member, "handoff:" + holderToken(lockKey) + " 2000 " + member,
-						"reserved:" + member, "reserved:999 " + member)) {
+				// The earlier engine's form, and the current one, which names the request
+				// only.
+				for (String forged : List.of("handoff:999 2000 " + member, "handoff:" + member, "handoff:999 " + member,
+						"handoff:" + holderToken(lockKey) + " 2000 " + member, "reserved:" + member,
+						"reserved:999 " + member)) {
 					redis().command("PUBLISH", lockKey + ":released", forged);
 				}
 			}
@@ -472,8 +481,8 @@ abstract class HandOffSafetyTests {
 	// ---------------------------------------------------------------------------------
 
 	/**
-	 * Four writers on two templates keep handing the lock to each other. A reader, a polling
-	 * waiter and a multi-lock waiter, each waiting up to 4 s, must still get it.
+	 * Four writers on two templates keep handing the lock to each other. A reader, a
+	 * polling waiter and a multi-lock waiter, each waiting up to 4 s, must still get it.
 	 */
 	@Test
 	void shouldNotStarveReadersPollersAndMultiLocksBehindHandOffs() throws Exception {
@@ -506,8 +515,8 @@ abstract class HandOffSafetyTests {
 			await().atMost(Duration.ofSeconds(10)).until(() -> writes.get() >= 20);
 			Duration bound = Duration.ofSeconds(4);
 			Future<Long> reader = this.executor.submit(() -> timed(() -> {
-				try (LockHandle handle = this.stranger.acquire(
-						request("k").mode(LockMode.READ).lease(Duration.ofSeconds(10)).waitTime(bound).build())) {
+				try (LockHandle handle = this.stranger
+					.acquire(request("k").mode(LockMode.READ).lease(Duration.ofSeconds(10)).waitTime(bound).build())) {
 					inside.enterReader();
 					Thread.sleep(20);
 					inside.leaveReader();
@@ -524,9 +533,9 @@ abstract class HandOffSafetyTests {
 				}
 			}));
 			Future<Long> multi = this.executor.submit(() -> timed(() -> {
-				try (LockHandle handle = this.stranger.acquireAll(List.of(
-						request("k").lease(Duration.ofSeconds(10)).waitTime(bound).build(),
-						request("free").lease(Duration.ofSeconds(10)).waitTime(bound).build()))) {
+				try (LockHandle handle = this.stranger
+					.acquireAll(List.of(request("k").lease(Duration.ofSeconds(10)).waitTime(bound).build(),
+							request("free").lease(Duration.ofSeconds(10)).waitTime(bound).build()))) {
 					inside.enterWriter("multi-lock");
 					Thread.sleep(20);
 					inside.leaveWriter();
@@ -540,9 +549,11 @@ abstract class HandOffSafetyTests {
 					+ pollerOutcome + ", multi-lock " + multiOutcome);
 			SoftAssertions softly = new SoftAssertions();
 			softly.assertThat(readerOutcome).as("READ waiter while writers hand the lock over").startsWith("acquired");
-			softly.assertThat(pollerOutcome).as("POLLING waiter while writers hand the lock over")
+			softly.assertThat(pollerOutcome)
+				.as("POLLING waiter while writers hand the lock over")
 				.startsWith("acquired");
-			softly.assertThat(multiOutcome).as("acquireAll waiter while writers hand the lock over")
+			softly.assertThat(multiOutcome)
+				.as("acquireAll waiter while writers hand the lock over")
 				.startsWith("acquired");
 			stop.set(true);
 			for (Future<?> writer : writers) {
@@ -565,8 +576,8 @@ abstract class HandOffSafetyTests {
 	/**
 	 * A waiter whose listener is held back retries (at the holder's lease end) after the
 	 * lock was handed to its own request: it must get one hold, so that once it released,
-	 * the lock is free. "custom": a custom owner; "thread": a thread owner that still has a
-	 * handle whose lease was lost.
+	 * the lock is free. "custom": a custom owner; "thread": a thread owner that still has
+	 * a handle whose lease was lost.
 	 */
 	@ParameterizedTest(name = "{0} owner")
 	@ValueSource(strings = { "custom", "thread" })
@@ -579,8 +590,7 @@ abstract class HandOffSafetyTests {
 		try {
 			String owner = "custom".equals(kind) ? "job" : null;
 			if (owner == null) {
-				lost = waiterThread
-					.submit(() -> this.gated.acquire(request("k").lease(Duration.ofMillis(300)).build()))
+				lost = waiterThread.submit(() -> this.gated.acquire(request("k").lease(Duration.ofMillis(300)).build()))
 					.get(10, TimeUnit.SECONDS);
 				await().atMost(Duration.ofSeconds(5)).until(() -> !exists(lockKey));
 			}
@@ -650,7 +660,8 @@ abstract class HandOffSafetyTests {
 	}
 
 	private void awaitRequestFiled(String lockKey) {
-		await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(5))
+		await().atMost(Duration.ofSeconds(30))
+			.pollInterval(Duration.ofMillis(5))
 			.until(() -> zcard(lockKey + ":requests") >= 1);
 	}
 
@@ -682,7 +693,8 @@ abstract class HandOffSafetyTests {
 	}
 
 	private static void awaitBlocked(RedisServer node, long count) {
-		await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
+		await().atMost(Duration.ofSeconds(10))
+			.pollInterval(Duration.ofMillis(5))
 			.until(() -> blockedClients(node) >= count);
 	}
 
@@ -694,7 +706,8 @@ abstract class HandOffSafetyTests {
 
 	/**
 	 * Let the stranger, if it got the lock, hold it for a while, then release it.
-	 * @return {@link System#nanoTime()} when the stranger's release began (0 if it has none)
+	 * @return {@link System#nanoTime()} when the stranger's release began (0 if it has
+	 * none)
 	 */
 	private static long strangerHoldsThenReleases(Optional<LockHandle> z, Duration hold) throws InterruptedException {
 		if (z.isEmpty()) {

@@ -20,9 +20,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A handle closed late must not end a newer hold of the same owner when Redis kept a lease
- * that the {@link HoldRegistry} did not see set: the owner stays counted, so the newer hold
- * is a re-entry rather than a take-over with the same token.
+ * A handle closed late must not end a newer hold of the same owner when Redis kept a
+ * lease that the {@link HoldRegistry} did not see set: the owner stays counted, so the
+ * newer hold is a re-entry rather than a take-over with the same token.
  */
 class LateCloseTests {
 
@@ -39,7 +39,8 @@ class LateCloseTests {
 
 	@BeforeEach
 	void connect() {
-		// A short command timeout, so that a command sent to a stalled Redis times out on the
+		// A short command timeout, so that a command sent to a stalled Redis times out on
+		// the
 		// client while Redis still runs it later: a write whose reply was lost.
 		this.factory = RedisConnections.standalone(redis.server().host(), redis.server().port(),
 				Duration.ofMillis(1000));
@@ -70,19 +71,20 @@ class LateCloseTests {
 	}
 
 	/**
-	 * A re-entry whose reply was lost (the command timed out, Redis ran it later) lengthens
-	 * the lock's lease beyond every bound the {@link HoldRegistry} tracks. Once the
-	 * abandoned outer handle's own bound passes, the owner no longer counts as holding the
-	 * lock, so the next acquisition of the same thread takes the hold over (holds = 1, the
-	 * same token) instead of counting it; the late close of the abandoned outer handle then
-	 * would delete the lock under the newer hold.
+	 * A re-entry whose reply was lost (the command timed out, Redis ran it later)
+	 * lengthens the lock's lease beyond every bound the {@link HoldRegistry} tracks. Once
+	 * the abandoned outer handle's own bound passes, the owner no longer counts as
+	 * holding the lock, so the next acquisition of the same thread takes the hold over
+	 * (holds = 1, the same token) instead of counting it; the late close of the abandoned
+	 * outer handle then would delete the lock under the newer hold.
 	 */
 	@Test
 	void shouldKeepANewerHoldWhenAnAbandonedHandleIsClosedAfterALostReentryReply() throws Exception {
 		LockHandle outer = this.template.acquire(request().lease(Duration.ofMillis(4000)).build());
 		redis.managedServer().pause();
 		try {
-			// A re-entry (the outer handle is registered), whose reply never comes in time.
+			// A re-entry (the outer handle is registered), whose reply never comes in
+			// time.
 			assertThatExceptionOfType(LockAccessException.class)
 				.isThrownBy(() -> this.template.acquire(request().lease(Duration.ofSeconds(30)).build()));
 		}
@@ -93,24 +95,26 @@ class LateCloseTests {
 		// Redis ran it once resumed: two holds, and the re-entry's 30 s lease.
 		await().atMost(Duration.ofSeconds(5))
 			.until(() -> "2".equals(String.valueOf(redis.server().command("HGET", key, "holds"))));
-		// The outer handle is abandoned: its lease (and the bound the registry keeps) ends.
+		// The outer handle is abandoned: its lease (and the bound the registry keeps)
+		// ends.
 		Thread.sleep(4000);
 		try (LockHandle next = this.template.acquire(request().lease(Duration.ofSeconds(30)).build())) {
 			try {
 				outer.close();
 			}
 			catch (LockLeaseLostException ex) {
-				// Reporting the abandoned hold as lost is fine; ending the newer hold is not.
+				// Reporting the abandoned hold as lost is fine; ending the newer hold is
+				// not.
 			}
 			assertThat(next.isHeld()).as("the newer hold survives the late close of the abandoned one").isTrue();
 		}
 	}
 
 	/**
-	 * An extension whose reply was lost (the command timed out, Redis ran it later) sets a
-	 * lease that nothing bounds: the owner stays counted until the handle is closed, so the
-	 * same thread's next acquisition is a re-entry that the late close leaves alone, and once
-	 * every handle is closed the owner is forgotten.
+	 * An extension whose reply was lost (the command timed out, Redis ran it later) sets
+	 * a lease that nothing bounds: the owner stays counted until the handle is closed, so
+	 * the same thread's next acquisition is a re-entry that the late close leaves alone,
+	 * and once every handle is closed the owner is forgotten.
 	 */
 	@Test
 	void shouldKeepANewerHoldWhenAHandleIsClosedAfterALostExtendReply() throws Exception {
@@ -141,13 +145,13 @@ class LateCloseTests {
 	}
 
 	/**
-	 * A hold whose reply came late (Redis stalled, within the command timeout) is past its
-	 * local lease when it is returned, while Redis keeps it for the lease counted from the
-	 * stall's end. The sweep drops it; {@link LockHandle#extend} then succeeds, and the handle
-	 * is live again, yet the {@link HoldRegistry} no longer has it: it is missing from
-	 * {@code heldLocks()}, and its extended lease is not counted, so once the bound of the
-	 * dropped hold passes, the same thread's next acquisition takes the hold over and the
-	 * late close of the extended handle would delete the lock under it.
+	 * A hold whose reply came late (Redis stalled, within the command timeout) is past
+	 * its local lease when it is returned, while Redis keeps it for the lease counted
+	 * from the stall's end. The sweep drops it; {@link LockHandle#extend} then succeeds,
+	 * and the handle is live again, yet the {@link HoldRegistry} no longer has it: it is
+	 * missing from {@code heldLocks()}, and its extended lease is not counted, so once
+	 * the bound of the dropped hold passes, the same thread's next acquisition takes the
+	 * hold over and the late close of the extended handle would delete the lock under it.
 	 */
 	@Test
 	void shouldKeepAnExtendedHandleRegisteredAfterTheSweepDroppedIt() throws Exception {

@@ -73,8 +73,8 @@ class LeaseWatchdogTests {
 
 	@Test
 	void shouldKeepAOneSecondLeaseAliveThroughAFiveSecondCriticalSection() throws Exception {
-		try (LockHandle held = this.template
-			.acquire(LockRequest.builder("watchdog").key("long").lease(Duration.ofSeconds(1)).autoRenew(true).build())) {
+		try (LockHandle held = this.template.acquire(
+				LockRequest.builder("watchdog").key("long").lease(Duration.ofSeconds(1)).autoRenew(true).build())) {
 			for (int i = 0; i < 10; i++) {
 				Thread.sleep(500);
 				assertThat(this.otherProcess
@@ -138,8 +138,8 @@ class LeaseWatchdogTests {
 
 	@Test
 	void shouldReportLossOnceRenewalsFailedUntilTheLeaseEnded() throws Exception {
-		LockHandle held = this.template.acquire(
-				LockRequest.builder("watchdog").key("down").lease(Duration.ofMillis(900)).autoRenew(true).build());
+		LockHandle held = this.template
+			.acquire(LockRequest.builder("watchdog").key("down").lease(Duration.ofMillis(900)).autoRenew(true).build());
 		long start = System.nanoTime();
 		redis.managedServer().stop();
 		await().atMost(Duration.ofSeconds(5)).until(() -> !this.lost.isEmpty());
@@ -172,13 +172,16 @@ class LeaseWatchdogTests {
 
 	@Test
 	void shouldGiveAFoundHoldNoLongerADeadlineThanTheLeaseRedisHas() throws Exception {
-		LockRequest request = LockRequest.builder("jobs").key("short").owner("job-short")
+		LockRequest request = LockRequest.builder("jobs")
+			.key("short")
+			.owner("job-short")
 			.lease(Duration.ofMillis(700))
 			.build();
 		LockHandle held = this.executor.submit(() -> this.template.acquire(request)).get(5, TimeUnit.SECONDS);
 		Thread.sleep(400);
 		LockHandle found = this.otherProcess.findHeld(LockName.of("jobs", "short"), "job-short").orElseThrow();
-		// The default lease is 1 s, but Redis has about 300 ms left: the handle must not claim more.
+		// The default lease is 1 s, but Redis has about 300 ms left: the handle must not
+		// claim more.
 		assertThat(found.remainingLease()).isPositive().isLessThanOrEqualTo(Duration.ofMillis(310));
 		found.close();
 		assertThatExceptionOfType(LockLeaseLostException.class).isThrownBy(held::close);

@@ -36,8 +36,8 @@ import static org.awaitility.Awaitility.await;
  * The contract suite against a real redis-server, once per topology and wait strategy
  * ({@link ContractTopology}): the engine-neutral {@link LockTemplateContractTests}, plus
  * what only the Redis engine has (reservations, command counts, subscriptions, force
- * release, fair queue heartbeats). Each row starts its servers once, before its tests, and
- * stops them after.
+ * release, fair queue heartbeats). Each row starts its servers once, before its tests,
+ * and stops them after.
  */
 @ParameterizedClass(name = "{0} {1}")
 @MethodSource("rows")
@@ -54,10 +54,12 @@ class LockContractTests extends LockTemplateContractTests<RedisLockTemplate> {
 	private RedisConnectionFactory connectionFactory;
 
 	static Stream<Arguments> rows() {
-		return ContractTopology.rows((topology) -> topology.strategies()
-			.stream()
-			.map((strategy) -> Arguments.of(topology, strategy))
-			.toList()).stream();
+		return ContractTopology
+			.rows((topology) -> topology.strategies()
+				.stream()
+				.map((strategy) -> Arguments.of(topology, strategy))
+				.toList())
+			.stream();
 	}
 
 	protected WaitStrategy strategy() {
@@ -138,7 +140,8 @@ class LockContractTests extends LockTemplateContractTests<RedisLockTemplate> {
 
 	@Test
 	void shouldTakeOverAHoldWhoseReplyWasLostInsteadOfCountingIt() {
-		// A hold this thread has no handle on, as after an acquire whose reply never came.
+		// A hold this thread has no handle on, as after an acquire whose reply never
+		// came.
 		RedisLockHandle ghost = (RedisLockHandle) this.template.acquire(request("ghost").build());
 		this.template.holds().forget(ghost);
 		try (LockHandle held = this.template.acquire(request("ghost").build())) {
@@ -158,8 +161,10 @@ class LockContractTests extends LockTemplateContractTests<RedisLockTemplate> {
 
 	@Test
 	void shouldRestartAProgressAwareTimeoutWhileTheLockChangesHands() throws Exception {
-		// A holder that hands the lock to a new holder every 150 ms without ever leaving it
-		// free: the token changes and waiters are told, as after a real release and re-acquire.
+		// A holder that hands the lock to a new holder every 150 ms without ever leaving
+		// it
+		// free: the token changes and waiters are told, as after a real release and
+		// re-acquire.
 		String key = this.template.lockKey(LockName.of(this.scope, "p"));
 		redis().command("HSET", key, "owner", "someone-else", "holds", "1", "token", "1");
 		redis().command("PEXPIRE", key, "10000");
@@ -169,7 +174,8 @@ class LockContractTests extends LockTemplateContractTests<RedisLockTemplate> {
 				redis().command("HSET", key, "token", Integer.toString(token));
 				redis().command("PUBLISH", LockKeys.releaseChannel(key), Integer.toString(token));
 				if (strategy() == WaitStrategy.KEYSPACE_EVENTS) {
-					// Keyspace waiters only hear deletions; make the handoff look like one.
+					// Keyspace waiters only hear deletions; make the handoff look like
+					// one.
 					redis().command("PUBLISH", "__keyspace@0__:" + key, "del");
 				}
 			}
@@ -200,27 +206,29 @@ class LockContractTests extends LockTemplateContractTests<RedisLockTemplate> {
 	void shouldReserveTheLockForAWaiterOfAnotherProcess() throws Exception {
 		LockHandle held = this.template.acquire(request("h").lease(Duration.ofSeconds(30)).build());
 		CountDownLatch asserted = new CountDownLatch(1);
-		Future<LockContextSnapshot> waiter = this.executor.submit(() -> this.otherProcess.execute(
-				request("h").lease(Duration.ofSeconds(30)).waitTime(Duration.ofSeconds(9)).build(), (context) -> {
-					LockContextSnapshot snapshot = LockContextSnapshot.of(context);
-					try {
-						asserted.await(9, TimeUnit.SECONDS);
-					}
-					catch (InterruptedException ex) {
-						Thread.currentThread().interrupt();
-					}
-					return snapshot;
-				}));
+		Future<LockContextSnapshot> waiter = this.executor.submit(() -> this.otherProcess
+			.execute(request("h").lease(Duration.ofSeconds(30)).waitTime(Duration.ofSeconds(9)).build(), (context) -> {
+				LockContextSnapshot snapshot = LockContextSnapshot.of(context);
+				try {
+					asserted.await(9, TimeUnit.SECONDS);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+				return snapshot;
+			}));
 		String requestsKey = specOf("h").requestsKey();
 		await().atMost(Duration.ofSeconds(5)).until(() -> Boolean.TRUE.equals(redisOps().hasKey(requestsKey)));
 		held.close();
-		// Reserved for the waiter inside the release: nobody can barge in, the releaser included.
+		// Reserved for the waiter inside the release: nobody can barge in, the releaser
+		// included.
 		assertThat(this.template.tryAcquire(request("h").waitTime(Duration.ZERO).build())).isEmpty();
 		asserted.countDown();
 		LockContextSnapshot context = waiter.get(9, TimeUnit.SECONDS);
 		assertThat(context.waited()).isTrue();
 		assertThat(context.token()).isGreaterThan(held.fencingToken());
-		// Its own attempt took the lock, with the lease it asked for counted from that attempt.
+		// Its own attempt took the lock, with the lease it asked for counted from that
+		// attempt.
 		assertThat(context.remainingLease()).isGreaterThan(Duration.ofSeconds(20));
 		if (strategy() != WaitStrategy.POLLING) {
 			assertThat(context.attempts()).as("the first try, the one that filed the request, and the one that took it")
@@ -233,15 +241,17 @@ class LockContractTests extends LockTemplateContractTests<RedisLockTemplate> {
 	void shouldCostOnlyTheClaimWhenTheWaiterTheLockIsReservedForIsGone() throws Exception {
 		LockHandle held = this.template.acquire(request("g").lease(Duration.ofSeconds(30)).build());
 		LockSpec spec = specOf("g");
-		// A request filed by a waiter whose process then died: it will never take the lock.
+		// A request filed by a waiter whose process then died: it will never take the
+		// lock.
 		redisOps().opsForZSet().add(spec.requestsKey(), "2000:dead.1", System.currentTimeMillis());
-		// Filed as the engine files a request: the hold is marked as one that requests wait for.
+		// Filed as the engine files a request: the hold is marked as one that requests
+		// wait for.
 		redisOps().opsForHash().put(spec.lockKey(), "queued", "1");
 		held.close();
 		assertThat(redisOps().opsForHash().get(spec.lockKey(), "owner")).as("reserved, not held").isEqualTo("");
 		assertThat(redisOps().opsForHash().get(spec.lockKey(), "reserved")).isEqualTo("2000:dead.1");
-		assertThat(redisOps().getExpire(spec.lockKey(), TimeUnit.MILLISECONDS))
-			.isBetween(1L, HandOffRequest.CLAIM_MILLIS);
+		assertThat(redisOps().getExpire(spec.lockKey(), TimeUnit.MILLISECONDS)).isBetween(1L,
+				HandOffRequest.CLAIM_MILLIS);
 		long start = System.nanoTime();
 		try (LockHandle next = this.otherProcess.acquire(request("g").waitTime(Duration.ofSeconds(5)).build())) {
 			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(3500));
@@ -260,7 +270,8 @@ class LockContractTests extends LockTemplateContractTests<RedisLockTemplate> {
 		redisOps().opsForZSet().add(spec.requestsKey(), "2000:dead.2", 0);
 		long released = System.nanoTime();
 		held.close();
-		// The live waiter sleeps until the holder's 30 s lease or its next filing 15 s away, unless
+		// The live waiter sleeps until the holder's 30 s lease or its next filing 15 s
+		// away, unless
 		// the reservation for the dead process wakes it to wait for that claim instead.
 		try (LockHandle next = waiter.get(8, TimeUnit.SECONDS)) {
 			assertThat(Duration.ofNanos(System.nanoTime() - released)).isLessThan(Duration.ofMillis(3500));
@@ -342,13 +353,14 @@ class LockContractTests extends LockTemplateContractTests<RedisLockTemplate> {
 		// Redis runs on this machine, so its clock is ours.
 		redis().command("ZADD", key + ":queue:heartbeats", Long.toString(System.currentTimeMillis() + 300),
 				"ghost-owner");
-		Future<LockHandle> next = this.executor
-			.submit(() -> this.otherProcess.acquire(request("ghost").fair(true).waitTime(Duration.ofSeconds(15)).build()));
+		Future<LockHandle> next = this.executor.submit(
+				() -> this.otherProcess.acquire(request("ghost").fair(true).waitTime(Duration.ofSeconds(15)).build()));
 		await().atMost(Duration.ofSeconds(3)).until(() -> queueLength("ghost") == 2);
 		long released = System.nanoTime();
 		holder.close();
 		LockHandle taken = next.get(15, TimeUnit.SECONDS);
-		// The ghost's place ends with its heartbeat; the live waiter's next call takes the lock
+		// The ghost's place ends with its heartbeat; the live waiter's next call takes
+		// the lock
 		// (at most a third of the 5 s fair waiter timeout later).
 		assertThat(Duration.ofNanos(System.nanoTime() - released)).isLessThan(Duration.ofMillis(2500));
 		taken.close();
@@ -370,7 +382,8 @@ class LockContractTests extends LockTemplateContractTests<RedisLockTemplate> {
 		holder.close();
 		LockHandle first = waiters.get(0).get(5, TimeUnit.SECONDS);
 		long calls = evalCalls() - before;
-		// The release and the first waiter's acquire; at most one heartbeat may fall in between.
+		// The release and the first waiter's acquire; at most one heartbeat may fall in
+		// between.
 		assertThat(calls).isBetween(2L, 3L);
 		first.close();
 		for (int i = 1; i < waiters.size(); i++) {

@@ -44,7 +44,8 @@ class LockKeysTests {
 			tags.add(tag);
 		}
 		assertThat(tags).hasSize(HashSlots.SLOTS);
-		// The table must never change: processes of two versions would count in two counters.
+		// The table must never change: processes of two versions would count in two
+		// counters.
 		assertThat(HashSlots.tag(0)).isEqualTo(firstTagOf(0));
 		assertThat(HashSlots.tag(HashSlots.slot("a"))).isEqualTo("a");
 	}
@@ -90,7 +91,8 @@ class LockKeysTests {
 	}
 
 	/**
-	 * The part of a key that Redis Cluster hashes: between the first '{' and the next '}'.
+	 * The part of a key that Redis Cluster hashes: between the first '{' and the next
+	 * '}'.
 	 */
 	static String hashTag(String key) {
 		int open = key.indexOf('{');

@@ -111,11 +111,11 @@ class LockScriptsTests {
 	void shouldBuildTheKeysOfALockInTheDeclaredOrder() {
 		LockSpec spec = new LockSpec(new io.github.distributedlock.LockName("orders", "42"), "p:{orders:42}",
 				"p:{orders:42}:released", List.of("p:{orders:42}:released"), 1000, 0,
-				io.github.distributedlock.WaitStrategy.PUBSUB, true, false, 0, null, false, LockKind.EXCLUSIVE, 0,
-				"q", 0, 0);
+				io.github.distributedlock.WaitStrategy.PUBSUB, true, false, 0, null, false, LockKind.EXCLUSIVE, 0, "q",
+				0, 0);
 		String fence = LockKeys.fence("p:{orders:42}");
-		assertThat(LockScripts.ACQUIRE.keys(spec)).containsExactly("p:{orders:42}", fence,
-				"p:{orders:42}:readers", "p:{orders:42}:intent", "p:{orders:42}:requests");
+		assertThat(LockScripts.ACQUIRE.keys(spec)).containsExactly("p:{orders:42}", fence, "p:{orders:42}:readers",
+				"p:{orders:42}:intent", "p:{orders:42}:requests");
 		assertThat(LockScripts.RELEASE.keys(spec)).containsExactly("p:{orders:42}", "p:{orders:42}:released",
 				"p:{orders:42}:requests", "p:{orders:42}:readers");
 		assertThat(LockScripts.ACQUIRE_ALL.keys(List.of(spec, spec))).hasSize(10)

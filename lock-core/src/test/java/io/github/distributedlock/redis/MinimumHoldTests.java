@@ -28,10 +28,10 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The minimum hold on a real redis-server: waiters of every kind are woken when a kept lock
- * frees, the kept state matches no extend, and it is kept for inner holds too. Found by a
- * review of the first version: the waking, permit-extend, stale-readers and inner-read-hold
- * tests failed on it.
+ * The minimum hold on a real redis-server: waiters of every kind are woken when a kept
+ * lock frees, the kept state matches no extend, and it is kept for inner holds too. Found
+ * by a review of the first version: the waking, permit-extend, stale-readers and
+ * inner-read-hold tests failed on it.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class MinimumHoldTests {
@@ -50,8 +50,8 @@ class MinimumHoldTests {
 	@BeforeAll
 	void start() {
 		for (int i = 0; i < 3; i++) {
-			LettuceConnectionFactory factory = RedisConnections.standalone(redis.server().host(),
-					redis.server().port(), Duration.ofSeconds(10));
+			LettuceConnectionFactory factory = RedisConnections.standalone(redis.server().host(), redis.server().port(),
+					Duration.ofSeconds(10));
 			this.factories.add(factory);
 			this.templates.add(RedisLockTemplate.builder(factory).build());
 		}
@@ -75,9 +75,9 @@ class MinimumHoldTests {
 
 	/**
 	 * The holder's lease is 10 s, its minimum hold 500 ms, and it releases at once: the
-	 * release's hint tells the waiter how long the lock stays kept, so it takes the lock soon
-	 * after, not when the holder's lease would have ended (each failed on the first version,
-	 * which published nothing).
+	 * release's hint tells the waiter how long the lock stays kept, so it takes the lock
+	 * soon after, not when the holder's lease would have ended (each failed on the first
+	 * version, which published nothing).
 	 */
 	@Test
 	void shouldWakeAPubSubWaiterWhenAKeptLockExpires() throws Exception {
@@ -122,8 +122,8 @@ class MinimumHoldTests {
 		redis.server().command("CONFIG", "SET", "notify-keyspace-events", "KEA");
 		LockHandle held = this.templates.get(0)
 			.acquire(request("ks").lease(Duration.ofSeconds(10)).holdAtLeast(Duration.ofMillis(500)).build());
-		Future<Long> waited = waitFor(this.templates.get(1), request("ks").waitStrategy(WaitStrategy.KEYSPACE_EVENTS)
-			.waitTime(Duration.ofSeconds(4)).build());
+		Future<Long> waited = waitFor(this.templates.get(1),
+				request("ks").waitStrategy(WaitStrategy.KEYSPACE_EVENTS).waitTime(Duration.ofSeconds(4)).build());
 		Thread.sleep(300);
 		held.close();
 		assertThat(waited.get(10, TimeUnit.SECONDS)).as("ms until the waiter had the lock (-1: timed out)")
@@ -136,8 +136,10 @@ class MinimumHoldTests {
 	@Test
 	void shouldWakeAWriterWhenAKeptReadHoldExpires() throws Exception {
 		LockHandle reader = this.templates.get(0)
-			.acquire(request("r").mode(LockMode.READ).lease(Duration.ofSeconds(10))
-				.holdAtLeast(Duration.ofMillis(500)).build());
+			.acquire(request("r").mode(LockMode.READ)
+				.lease(Duration.ofSeconds(10))
+				.holdAtLeast(Duration.ofMillis(500))
+				.build());
 		Future<Long> waited = waitFor(this.templates.get(1), request("r").waitTime(Duration.ofSeconds(4)).build());
 		Thread.sleep(300);
 		reader.close();
@@ -161,8 +163,8 @@ class MinimumHoldTests {
 	}
 
 	/**
-	 * A waiter filed its request before the release; a newcomer that never waited does not
-	 * take the lock ahead of it once the kept state is gone.
+	 * A waiter filed its request before the release; a newcomer that never waited does
+	 * not take the lock ahead of it once the kept state is gone.
 	 */
 	@Test
 	void shouldNotLetANewcomerBargeAheadOfAQueuedWaiterAfterAKeptState() throws Exception {
@@ -183,7 +185,8 @@ class MinimumHoldTests {
 
 	/**
 	 * A released permit kept for its minimum hold is a stand-in member that no extend
-	 * matches, so a watchdog renewal that crosses the release can't give it a full lease again.
+	 * matches, so a watchdog renewal that crosses the release can't give it a full lease
+	 * again.
 	 */
 	@Test
 	void shouldNotExtendAPermitKeptAfterItsRelease() {
@@ -194,7 +197,8 @@ class MinimumHoldTests {
 		assertThat(eval(LockScripts.RELEASE_PERMIT, List.of(permits, permits + ":released"), member, "500"))
 			.isEqualTo(0L);
 		assertThat(eval(LockScripts.EXTEND_PERMIT, List.of(permits), member, "60000"))
-			.as("extend of a released (kept) permit").isEqualTo(-1L);
+			.as("extend of a released (kept) permit")
+			.isEqualTo(-1L);
 	}
 
 	/**
@@ -205,9 +209,10 @@ class MinimumHoldTests {
 	void shouldReserveForAQueuedWaiterAfterAKeptReadHoldHasPassed() throws Exception {
 		String lock = "repro:{" + this.scope + "}";
 		List<String> readKeys = List.of(lock + ":readers", lock + ":readholds", lock + ":released");
-		List<?> read = (List<?>) eval(LockScripts.ACQUIRE_READ, List.of(lock, LockKeys.fence(lock), lock + ":readers",
-				lock + ":readholds", lock + ":intent", lock + ":requests", lock + ":released"), "reader", "20000", "1",
-				"60000", "", "30000");
+		List<?> read = (List<?>) eval(
+				LockScripts.ACQUIRE_READ, List.of(lock, LockKeys.fence(lock), lock + ":readers", lock + ":readholds",
+						lock + ":intent", lock + ":requests", lock + ":released"),
+				"reader", "20000", "1", "60000", "", "30000");
 		assertThat(read.get(0)).isEqualTo(1L);
 		assertThat(eval(LockScripts.RELEASE_READ, readKeys, "reader", "100")).isEqualTo(0L);
 		Thread.sleep(300);
@@ -216,14 +221,16 @@ class MinimumHoldTests {
 		assertThat(acquire(lock, "waiter", "2000:w")).isEqualTo(0L);
 		String token = String.valueOf(redis.server().command("HGET", lock, "token"));
 		assertThat(eval(LockScripts.RELEASE, List.of(lock, lock + ":released", lock + ":requests", lock + ":readers"),
-				"writer", token, "1", "0")).isEqualTo(0L);
+				"writer", token, "1", "0"))
+			.isEqualTo(0L);
 		assertThat(redis.server().command("HGET", lock, "reserved")).as("reserved for the queued request")
 			.isEqualTo("2000:w");
 	}
 
 	private long acquire(String lock, String owner, String request) {
-		List<?> reply = (List<?>) eval(LockScripts.ACQUIRE, List.of(lock, LockKeys.fence(lock), lock + ":readers",
-				lock + ":intent", lock + ":requests"), owner, "20000", "1", "60000", "-1", "0", "0", request, "30000");
+		List<?> reply = (List<?>) eval(LockScripts.ACQUIRE,
+				List.of(lock, LockKeys.fence(lock), lock + ":readers", lock + ":intent", lock + ":requests"), owner,
+				"20000", "1", "60000", "-1", "0", "0", request, "30000");
 		return (Long) reply.get(0);
 	}
 
@@ -254,8 +261,10 @@ class MinimumHoldTests {
 	void shouldHonourTheMinimumHoldOfAnInnerReadHoldReleasedFirst() {
 		RedisLockTemplate template = this.templates.get(0);
 		LockHandle outer = template.acquire(request("i").mode(LockMode.READ).lease(Duration.ofSeconds(20)).build());
-		LockHandle inner = template.acquire(request("i").mode(LockMode.READ).lease(Duration.ofSeconds(20))
-			.holdAtLeast(Duration.ofSeconds(5)).build());
+		LockHandle inner = template.acquire(request("i").mode(LockMode.READ)
+			.lease(Duration.ofSeconds(20))
+			.holdAtLeast(Duration.ofSeconds(5))
+			.build());
 		inner.close();
 		outer.close();
 		boolean writerTookIt;
@@ -273,8 +282,8 @@ class MinimumHoldTests {
 	void shouldHonourTheMinimumHoldOfAnInnerExclusiveHoldReleasedFirst() {
 		RedisLockTemplate template = this.templates.get(0);
 		LockHandle outer = template.acquire(request("e").lease(Duration.ofSeconds(20)).build());
-		LockHandle inner = template.acquire(request("e").lease(Duration.ofSeconds(20))
-			.holdAtLeast(Duration.ofSeconds(5)).build());
+		LockHandle inner = template
+			.acquire(request("e").lease(Duration.ofSeconds(20)).holdAtLeast(Duration.ofSeconds(5)).build());
 		inner.close();
 		outer.close();
 		boolean otherTookIt;
@@ -293,7 +302,8 @@ class MinimumHoldTests {
 					return -1L;
 				}
 				long elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-				// Held a while, so that nobody else can take the lock just because it let go.
+				// Held a while, so that nobody else can take the lock just because it let
+				// go.
 				Thread.sleep(3000);
 				return elapsed;
 			}
@@ -301,8 +311,8 @@ class MinimumHoldTests {
 	}
 
 	private static Object eval(LuaScript script, List<String> keys, String... args) {
-		List<String> command = new ArrayList<>(List.of("EVAL", new String(script.text(), StandardCharsets.UTF_8),
-				Integer.toString(keys.size())));
+		List<String> command = new ArrayList<>(
+				List.of("EVAL", new String(script.text(), StandardCharsets.UTF_8), Integer.toString(keys.size())));
 		command.addAll(keys);
 		command.addAll(List.of(args));
 		return redis.server().command(command.toArray(String[]::new));

@@ -19,8 +19,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Two owners taking {a, b} and {b, a} a thousand times each must never deadlock, and never
- * hold the same lock at once.
+ * Two owners taking {a, b} and {b, a} a thousand times each must never deadlock, and
+ * never hold the same lock at once.
  */
 class MultiLockDeadlockTests {
 
@@ -38,8 +38,8 @@ class MultiLockDeadlockTests {
 			List<Future<Integer>> workers = new ArrayList<>();
 			for (int t = 0; t < 2; t++) {
 				RedisLockTemplate owner = (t == 0) ? first : second;
-				List<LockRequest> keys = (t == 0)
-						? List.of(request("a"), request("b")) : List.of(request("b"), request("a"));
+				List<LockRequest> keys = (t == 0) ? List.of(request("a"), request("b"))
+						: List.of(request("b"), request("a"));
 				workers.add(executor.submit(() -> {
 					int done = 0;
 					for (int i = 0; i < 1000; i++) {

@@ -69,9 +69,9 @@ class MultiProcessLockTests {
 			for (int p = 0; p < processes; p++) {
 				Path output = dir.resolve("sections-" + p + ".txt");
 				outputs.add(output);
-				workers.add(JvmProcess.start(ChildMains.FuzzWorker.class, server.host(),
-						Integer.toString(server.port()), "fuzz", Integer.toString(threads),
-						Integer.toString(iterations), "3", output.toString()));
+				workers
+					.add(JvmProcess.start(ChildMains.FuzzWorker.class, server.host(), Integer.toString(server.port()),
+							"fuzz", Integer.toString(threads), Integer.toString(iterations), "3", output.toString()));
 			}
 			for (JvmProcess worker : workers) {
 				worker.awaitLine("DONE ", Duration.ofMinutes(3));

@@ -40,7 +40,8 @@ class QueuedMarkTests {
 		redis.server().command("FLUSHALL");
 		assertThat(acquire("holder", "")).isEqualTo(1L);
 		assertThat(acquire("waiter", "2000:w")).isEqualTo(0L);
-		// The holder's lease ends; someone else takes the lock before the waiter tries again.
+		// The holder's lease ends; someone else takes the lock before the waiter tries
+		// again.
 		redis.server().command("DEL", LOCK);
 		assertThat(acquire("other", "")).isEqualTo(1L);
 		assertThat(redis.server().command("HGET", LOCK, "queued")).isEqualTo("1");
@@ -59,8 +60,9 @@ class QueuedMarkTests {
 	}
 
 	private long acquire(String owner, String request) {
-		List<?> reply = (List<?>) eval(LockScripts.ACQUIRE, List.of(LOCK, LockKeys.fence(LOCK), LOCK + ":readers",
-				LOCK + ":intent", REQUESTS), owner, "10000", "1", "60000", "-1", "0", "0", request, "30000");
+		List<?> reply = (List<?>) eval(LockScripts.ACQUIRE,
+				List.of(LOCK, LockKeys.fence(LOCK), LOCK + ":readers", LOCK + ":intent", REQUESTS), owner, "10000", "1",
+				"60000", "-1", "0", "0", request, "30000");
 		return (Long) reply.get(0);
 	}
 
@@ -74,8 +76,8 @@ class QueuedMarkTests {
 	}
 
 	private static Object eval(LuaScript script, List<String> keys, String... args) {
-		List<String> command = new ArrayList<>(List.of("EVAL", new String(script.text(), StandardCharsets.UTF_8),
-				Integer.toString(keys.size())));
+		List<String> command = new ArrayList<>(
+				List.of("EVAL", new String(script.text(), StandardCharsets.UTF_8), Integer.toString(keys.size())));
 		command.addAll(keys);
 		command.addAll(List.of(args));
 		return redis.server().command(command.toArray(String[]::new));

@@ -28,8 +28,8 @@ final class RedisConnections {
 	static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(2);
 
 	/**
-	 * The timeout for child JVMs, which check exclusion, not timeouts, and may start while
-	 * the machine is busy.
+	 * The timeout for child JVMs, which check exclusion, not timeouts, and may start
+	 * while the machine is busy.
 	 */
 	static final Duration CHILD_TIMEOUT = Duration.ofSeconds(15);
 
@@ -90,8 +90,8 @@ final class RedisConnections {
 	}
 
 	/**
-	 * A Jedis factory, pooled as Spring Boot configures one, with a pool large enough for the
-	 * contract suite's concurrent tests and a bounded wait for a pooled connection.
+	 * A Jedis factory, pooled as Spring Boot configures one, with a pool large enough for
+	 * the contract suite's concurrent tests and a bounded wait for a pooled connection.
 	 */
 	static JedisConnectionFactory jedis(RedisServer server) {
 		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(server.host(), server.port());

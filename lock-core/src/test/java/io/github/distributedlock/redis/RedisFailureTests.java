@@ -18,8 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * What callers see when Redis is down or stalled: a {@link LockAccessException} naming the
- * lock, within the command timeout, never a hang.
+ * What callers see when Redis is down or stalled: a {@link LockAccessException} naming
+ * the lock, within the command timeout, never a hang.
  */
 class RedisFailureTests {
 
@@ -89,10 +89,12 @@ class RedisFailureTests {
 		});
 		killer.start();
 		long start = System.nanoTime();
-		assertThatExceptionOfType(LockAccessException.class).isThrownBy(() -> this.template
-			.acquire(LockRequest.builder("dying").key("1").waitTime(Duration.ofSeconds(20)).build()))
+		assertThatExceptionOfType(LockAccessException.class)
+			.isThrownBy(() -> this.template
+				.acquire(LockRequest.builder("dying").key("1").waitTime(Duration.ofSeconds(20)).build()))
 			.withMessageContaining("dying:1");
-		// The waiter retries when the 500 ms lease would end, then fails within the timeout.
+		// The waiter retries when the 500 ms lease would end, then fails within the
+		// timeout.
 		assertThat(Duration.ofNanos(System.nanoTime() - start))
 			.isLessThan(RedisConnections.COMMAND_TIMEOUT.plusMillis(2500));
 		killer.join();

@@ -62,7 +62,8 @@ class ReplicaAcknowledgementTests {
 		try (RedisLockTemplate template = RedisLockTemplate.builder(factory)
 			.replicaAcknowledgements(1, Duration.ofSeconds(1))
 			.build()) {
-			// The first acquisition cannot know the connection carried its write: it writes again and waits.
+			// The first acquisition cannot know the connection carried its write: it
+			// writes again and waits.
 			template.acquire(LockRequest.of("replicated", "warm")).close();
 			var master = topology.topology().master();
 			master.command("CONFIG", "RESETSTAT");
@@ -91,7 +92,8 @@ class ReplicaAcknowledgementTests {
 					.owner("job-1")
 					.lease(Duration.ofSeconds(60))
 					.build())) {
-			// The fresh template has not seen its connection yet, so it writes the hold again before its WAIT.
+			// The fresh template has not seen its connection yet, so it writes the hold
+			// again before its WAIT.
 			try (LockHandle inner = fresh.acquire(LockRequest.builder("replicated")
 				.key("reentered")
 				.owner("job-1")
@@ -107,9 +109,10 @@ class ReplicaAcknowledgementTests {
 	}
 
 	/**
-	 * A re-entry that the replica check refuses (and releases again) has already lengthened
-	 * the lock's lease: the owner stays counted until it ends, so the same thread's next
-	 * acquisition is a re-entry, and the late close of the abandoned outer handle leaves it.
+	 * A re-entry that the replica check refuses (and releases again) has already
+	 * lengthened the lock's lease: the owner stays counted until it ends, so the same
+	 * thread's next acquisition is a re-entry, and the late close of the abandoned outer
+	 * handle leaves it.
 	 */
 	@Test
 	void shouldKeepANewerHoldWhenAnAbandonedHandleIsClosedAfterARefusedReentry() throws Exception {
@@ -120,7 +123,8 @@ class ReplicaAcknowledgementTests {
 			LockHandle outer = template.acquire(refusedReentry().lease(Duration.ofSeconds(3)).build());
 			topology.topology().replica().pause();
 			try {
-				// A re-entry with a longer lease: acquire.lua counts it and sets the 30 s lease,
+				// A re-entry with a longer lease: acquire.lua counts it and sets the 30 s
+				// lease,
 				// then the replica check fails and releases the count, leaving the lease.
 				assertThatExceptionOfType(LockAccessException.class)
 					.isThrownBy(() -> template.acquire(refusedReentry().lease(Duration.ofSeconds(30)).build()))
@@ -131,7 +135,8 @@ class ReplicaAcknowledgementTests {
 			}
 			Object ttl = topology.topology().master().command("PTTL", template.lockKey(outer.name()));
 			assertThat(Long.parseLong(String.valueOf(ttl))).as("the refused re-entry's lease").isGreaterThan(20_000);
-			// The outer handle is abandoned: its lease (and the bound the registry keeps) ends,
+			// The outer handle is abandoned: its lease (and the bound the registry keeps)
+			// ends,
 			// while Redis keeps its hold for the refused re-entry's lease.
 			Thread.sleep(3500);
 			try (LockHandle next = template.acquire(refusedReentry().lease(Duration.ofSeconds(30)).build())) {
@@ -139,7 +144,8 @@ class ReplicaAcknowledgementTests {
 					outer.close();
 				}
 				catch (LockLeaseLostException ex) {
-					// Reporting the abandoned hold as lost is fine; ending the newer hold is not.
+					// Reporting the abandoned hold as lost is fine; ending the newer hold
+					// is not.
 				}
 				assertThat(next.isHeld()).as("the newer hold survives the late close of the abandoned one").isTrue();
 			}
@@ -152,7 +158,6 @@ class ReplicaAcknowledgementTests {
 	private static LockRequest.Builder refusedReentry() {
 		return LockRequest.builder("late-close").key("refused-reentry").waitTime(Duration.ZERO);
 	}
-
 
 	private static long calls(String commandStats, String command) {
 		for (String line : commandStats.split("\\r?\\n")) {

@@ -28,10 +28,10 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatNoException;
 
 /**
- * Liveness edge cases of the line of requests that an adversarial review of the reservation
- * protocol found (each failed on the engine as first written): a member that can't be read, a
- * forged hint that would delay a waiter, and a multi-lock waiter's request left in a line it
- * no longer listens to.
+ * Liveness edge cases of the line of requests that an adversarial review of the
+ * reservation protocol found (each failed on the engine as first written): a member that
+ * can't be read, a forged hint that would delay a waiter, and a multi-lock waiter's
+ * request left in a line it no longer listens to.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ReservationEdgeCaseTests {
@@ -50,8 +50,8 @@ class ReservationEdgeCaseTests {
 	@BeforeAll
 	void start() {
 		for (int i = 0; i < 3; i++) {
-			LettuceConnectionFactory factory = RedisConnections.standalone(redis.server().host(),
-					redis.server().port(), Duration.ofSeconds(10));
+			LettuceConnectionFactory factory = RedisConnections.standalone(redis.server().host(), redis.server().port(),
+					Duration.ofSeconds(10));
 			this.factories.add(factory);
 			this.templates.add(RedisLockTemplate.builder(factory).build());
 		}
@@ -85,7 +85,8 @@ class ReservationEdgeCaseTests {
 		// Not '<claim>:<id>': the earlier engine's form, and a claim of 0.
 		redis.server().command("ZADD", lockKey + ":requests", "1", "30000 7 0123abcd:42");
 		redis.server().command("ZADD", lockKey + ":requests", "2", "0:zero");
-		// Filed as the engine files a request: the hold is marked as one that requests wait for.
+		// Filed as the engine files a request: the hold is marked as one that requests
+		// wait for.
 		redis.server().command("HSET", lockKey, "queued", "1");
 		assertThatNoException().isThrownBy(held::close);
 		assertThat(redis.server().command("EXISTS", lockKey)).as("freed, reserved for nobody").isEqualTo(0L);
@@ -106,14 +107,18 @@ class ReservationEdgeCaseTests {
 			}
 		});
 		Thread.sleep(300);
-		// A forged hint of a 0 ms claim wakes the waiter; a busy script delays its attempt, and a
-		// second forged hint, of a 10 minute claim, reaches it while that attempt is in flight.
+		// A forged hint of a 0 ms claim wakes the waiter; a busy script delays its
+		// attempt, and a
+		// second forged hint, of a 10 minute claim, reaches it while that attempt is in
+		// flight.
 		redis.server().command("PUBLISH", channel, "reserved:0:forged.a");
-		redis.server().command("EVAL", "local s = redis.call('TIME') "
-				+ "local e = tonumber(s[1]) * 1000000 + tonumber(s[2]) + 200000 "
-				+ "while true do local n = redis.call('TIME') "
-				+ "if tonumber(n[1]) * 1000000 + tonumber(n[2]) >= e then break end end "
-				+ "return redis.call('PUBLISH', KEYS[1], 'reserved:600000:forged.b')", "1", channel);
+		redis.server()
+			.command("EVAL",
+					"local s = redis.call('TIME') " + "local e = tonumber(s[1]) * 1000000 + tonumber(s[2]) + 200000 "
+							+ "while true do local n = redis.call('TIME') "
+							+ "if tonumber(n[1]) * 1000000 + tonumber(n[2]) >= e then break end end "
+							+ "return redis.call('PUBLISH', KEYS[1], 'reserved:600000:forged.b')",
+					"1", channel);
 		long waited = TimeUnit.NANOSECONDS.toMillis(acquired.get(10, TimeUnit.SECONDS));
 		assertThat(waited).as("ms until the waiter got the lock whose lease ended after 1000 ms")
 			.isBetween(900L, 2000L);
@@ -129,9 +134,9 @@ class ReservationEdgeCaseTests {
 		String yRequests = lockKey("y") + ":requests";
 		// x's holder never releases: its 800 ms lease ends by itself.
 		LockHandle abandoned = first.acquire(request("x").lease(Duration.ofMillis(800)).build());
-		Future<LockHandle> both = this.executor.submit(() -> multi.acquireAll(
-				List.of(request("x").waitTime(Duration.ofSeconds(20)).build(),
-						request("y").waitTime(Duration.ofSeconds(20)).build())));
+		Future<LockHandle> both = this.executor
+			.submit(() -> multi.acquireAll(List.of(request("x").waitTime(Duration.ofSeconds(20)).build(),
+					request("y").waitTime(Duration.ofSeconds(20)).build())));
 		Thread.sleep(300);
 		assertThat((List<?>) redis.server().command("ZRANGE", xRequests, "0", "-1")).as("blocked by x").hasSize(1);
 		LockHandle y = second.acquire(request("y").lease(Duration.ofSeconds(20)).build());

@@ -15,9 +15,10 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * What an uncontended acquire and release cost Redis, counted with {@code INFO commandstats}:
- * the commands the scripts run, which the common path keeps to what a free name needs. Prints
- * the counts and the server's time per script call (timings are reported, not asserted).
+ * What an uncontended acquire and release cost Redis, counted with
+ * {@code INFO commandstats}: the commands the scripts run, which the common path keeps to
+ * what a free name needs. Prints the counts and the server's time per script call
+ * (timings are reported, not asserted).
  */
 class UncontendedCostTests {
 
@@ -54,13 +55,16 @@ class UncontendedCostTests {
 				.filter((line) -> line.startsWith("cmdstat_evalsha:"))
 				.findFirst()
 				.orElse("");
-			System.out.printf("Uncontended acquire+release x %d: %.2f script calls, %.2f commands inside scripts "
-					+ "(%.2f in all) per acquire+release; %s; server CPU %.1f us per acquire+release; %s%n", ROUNDS,
-					(double) scriptCalls / ROUNDS, (double) innerCalls / ROUNDS,
+			System.out.printf(
+					"Uncontended acquire+release x %d: %.2f script calls, %.2f commands inside scripts "
+							+ "(%.2f in all) per acquire+release; %s; server CPU %.1f us per acquire+release; %s%n",
+					ROUNDS, (double) scriptCalls / ROUNDS, (double) innerCalls / ROUNDS,
 					(double) (innerCalls + scriptCalls) / ROUNDS, evalshaStats, cpuSeconds * 1e6 / ROUNDS, inner);
 			assertThat(scriptCalls).isEqualTo(2L * ROUNDS);
-			// EXISTS, TIME, SET ... GET, HSET and PEXPIRE to take a free name; HMGET, DEL and
-			// PUBLISH to release it (no look at the requests of a lock nobody waited for).
+			// EXISTS, TIME, SET ... GET, HSET and PEXPIRE to take a free name; HMGET, DEL
+			// and
+			// PUBLISH to release it (no look at the requests of a lock nobody waited
+			// for).
 			assertThat(innerCalls).isLessThanOrEqualTo(8L * ROUNDS);
 			assertThat(inner).doesNotContainKeys("zrange", "zscore", "zrangebyscore");
 		}

@@ -6,12 +6,14 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
- * Bounded waits for a topology to reach a state, failing with what its servers last reported.
+ * Bounded waits for a topology to reach a state, failing with what its servers last
+ * reported.
  */
 final class Await {
 
 	/**
-	 * Coarser than {@link TetheredProcess}'s poll: each check here sends several commands to several servers.
+	 * Coarser than {@link TetheredProcess}'s poll: each check here sends several commands
+	 * to several servers.
 	 */
 	private static final Duration POLL = Duration.ofMillis(50);
 
@@ -19,9 +21,10 @@ final class Await {
 	}
 
 	/**
-	 * Poll a condition until it holds. A condition that cannot reach a server or gets an error reply counts as not
-	 * holding yet, since servers of a topology refuse connections and commands while they start or change roles;
-	 * other exceptions end the wait.
+	 * Poll a condition until it holds. A condition that cannot reach a server or gets an
+	 * error reply counts as not holding yet, since servers of a topology refuse
+	 * connections and commands while they start or change roles; other exceptions end the
+	 * wait.
 	 * @param what the awaited state, completing "Timed out after N s waiting until ..."
 	 * @param diagnostics what the servers report, added to the exception
 	 * @throws IllegalStateException if the condition does not hold within the timeout
@@ -48,7 +51,8 @@ final class Await {
 			return condition.getAsBoolean();
 		}
 		catch (UncheckedIOException | RedisCommandException ex) {
-			// Refused connections and replies such as LOADING or MASTERDOWN pass once the topology settles.
+			// Refused connections and replies such as LOADING or MASTERDOWN pass once the
+			// topology settles.
 			return false;
 		}
 	}

@@ -11,9 +11,9 @@ import java.nio.file.attribute.PosixFilePermissions;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The {@code redis-server} 6.2 that the {@code com.github.codemonstur:embedded-redis} artifact
- * ships inside its jar, extracted from the test class path: the oldest Redis the library
- * supports, to run suites against besides the one on the {@code PATH}.
+ * The {@code redis-server} 6.2 that the {@code com.github.codemonstur:embedded-redis}
+ * artifact ships inside its jar, extracted from the test class path: the oldest Redis the
+ * library supports, to run suites against besides the one on the {@code PATH}.
  */
 public final class BundledRedis {
 
@@ -28,8 +28,8 @@ public final class BundledRedis {
 	}
 
 	/**
-	 * Return the bundled Redis 6.2 binary, extracted once per JVM to a temporary file that is
-	 * deleted on exit.
+	 * Return the bundled Redis 6.2 binary, extracted once per JVM to a temporary file
+	 * that is deleted on exit.
 	 * @return the executable
 	 * @throws IllegalStateException if the class path lacks it (add
 	 * {@code com.github.codemonstur:embedded-redis} as a test dependency), or on another

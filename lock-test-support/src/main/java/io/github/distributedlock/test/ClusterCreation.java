@@ -10,7 +10,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Joins launched nodes into a cluster with {@code redis-cli --cluster create}, keeping its output for diagnostics.
+ * Joins launched nodes into a cluster with {@code redis-cli --cluster create}, keeping
+ * its output for diagnostics.
  */
 final class ClusterCreation {
 
@@ -29,7 +30,8 @@ final class ClusterCreation {
 	}
 
 	/**
-	 * Run {@code redis-cli}, which assigns the slots, introduces the nodes to each other and picks the replicas.
+	 * Run {@code redis-cli}, which assigns the slots, introduces the nodes to each other
+	 * and picks the replicas.
 	 * @throws IllegalStateException if it fails or does not finish within 30 seconds
 	 */
 	void run() {
@@ -60,7 +62,8 @@ final class ClusterCreation {
 	}
 
 	/**
-	 * Return what {@code redis-cli} printed, to explain a cluster that never became ready.
+	 * Return what {@code redis-cli} printed, to explain a cluster that never became
+	 * ready.
 	 */
 	String outputText() {
 		try {

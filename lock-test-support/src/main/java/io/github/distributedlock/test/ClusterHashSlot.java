@@ -3,7 +3,8 @@ package io.github.distributedlock.test;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The Redis Cluster hash slot of a key: CRC16 (XMODEM) of the key, or of its hash tag, modulo 16384.
+ * The Redis Cluster hash slot of a key: CRC16 (XMODEM) of the key, or of its hash tag,
+ * modulo 16384.
  */
 final class ClusterHashSlot {
 
@@ -15,14 +16,16 @@ final class ClusterHashSlot {
 	}
 
 	/**
-	 * Return the slot of a key encoded as UTF-8, as the commands of {@link RedisServer#command(String...)} send it.
+	 * Return the slot of a key encoded as UTF-8, as the commands of
+	 * {@link RedisServer#command(String...)} send it.
 	 */
 	static int of(String key) {
 		byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
 		int open = indexOf(bytes, '{', 0);
 		if (open >= 0) {
 			int close = indexOf(bytes, '}', open + 1);
-			// Only a non-empty tag counts: "{}" and "a{" hash the whole key, as Redis does.
+			// Only a non-empty tag counts: "{}" and "a{" hash the whole key, as Redis
+			// does.
 			if (close > open + 1) {
 				return crc16(bytes, open + 1, close) & (SLOTS - 1);
 			}

@@ -9,12 +9,13 @@ import org.testcontainers.containers.wait.strategy.Wait;
 import org.testcontainers.utility.DockerImageName;
 
 /**
- * A Redis server in a Docker container started with Testcontainers, for machines without a {@code redis-server}
- * binary.
+ * A Redis server in a Docker container started with Testcontainers, for machines without
+ * a {@code redis-server} binary.
  * <p>
- * Every Testcontainers reference lives in this class so that the rest of the module works without Testcontainers on
- * the classpath. It is not a {@link ManagedRedisServer}: restarting a container would change its mapped port, so it
- * can only be {@link #pause() paused} and {@link #resume() resumed} ({@code docker pause}).
+ * Every Testcontainers reference lives in this class so that the rest of the module works
+ * without Testcontainers on the classpath. It is not a {@link ManagedRedisServer}:
+ * restarting a container would change its mapped port, so it can only be {@link #pause()
+ * paused} and {@link #resume() resumed} ({@code docker pause}).
  */
 public final class ContainerRedis implements RedisServer {
 
@@ -39,7 +40,8 @@ public final class ContainerRedis implements RedisServer {
 	}
 
 	/**
-	 * Start a container from {@value #DEFAULT_IMAGE} and wait until Redis accepts connections.
+	 * Start a container from {@value #DEFAULT_IMAGE} and wait until Redis accepts
+	 * connections.
 	 * @return the running server
 	 */
 	public static ContainerRedis launch() {
@@ -81,8 +83,8 @@ public final class ContainerRedis implements RedisServer {
 	}
 
 	/**
-	 * Freeze the server with {@code docker pause}: connections stay open but nothing is answered until
-	 * {@link #resume()}.
+	 * Freeze the server with {@code docker pause}: connections stay open but nothing is
+	 * answered until {@link #resume()}.
 	 */
 	public void pause() {
 		this.container.getDockerClient().pauseContainerCmd(this.container.getContainerId()).exec();

@@ -7,10 +7,12 @@ import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A Redis server that runs outside this JVM's control, reached through a {@code redis://} URI such as the
- * {@code REDIS_URL} environment variable.
+ * A Redis server that runs outside this JVM's control, reached through a {@code redis://}
+ * URI such as the {@code REDIS_URL} environment variable.
  * <p>
- * It is not managed, so it cannot be stopped or paused, and {@link #close()} only disconnects. {@link #flushAll()} deletes everything on it, so point it at a server dedicated to tests.
+ * It is not managed, so it cannot be stopped or paused, and {@link #close()} only
+ * disconnects. {@link #flushAll()} deletes everything on it, so point it at a server
+ * dedicated to tests.
  */
 public final class ExternalRedis implements RedisServer {
 
@@ -34,11 +36,13 @@ public final class ExternalRedis implements RedisServer {
 	}
 
 	/**
-	 * Connect to the server at {@code redis://[user:password@]host[:port][/database]}, authenticating when the URI
-	 * has a password and selecting the database when it has one.
+	 * Connect to the server at {@code redis://[user:password@]host[:port][/database]},
+	 * authenticating when the URI has a password and selecting the database when it has
+	 * one.
 	 * @param uri the URI
 	 * @return the server, connected lazily on the first command
-	 * @throws IllegalArgumentException if the URI is malformed or uses another scheme (TLS is not supported)
+	 * @throws IllegalArgumentException if the URI is malformed or uses another scheme
+	 * (TLS is not supported)
 	 */
 	public static ExternalRedis connect(String uri) {
 		URI parsed = parse(uri);

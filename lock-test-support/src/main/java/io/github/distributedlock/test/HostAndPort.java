@@ -1,7 +1,8 @@
 package io.github.distributedlock.test;
 
 /**
- * The address of one server of a topology, such as a Sentinel that clients are configured with.
+ * The address of one server of a topology, such as a Sentinel that clients are configured
+ * with.
  *
  * @param host the host, an IP address for launched servers
  * @param port the port

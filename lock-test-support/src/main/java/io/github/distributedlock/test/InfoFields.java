@@ -8,7 +8,8 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Parser for the {@code field:value} lines of {@code INFO} and {@code CLUSTER INFO} replies.
+ * Parser for the {@code field:value} lines of {@code INFO} and {@code CLUSTER INFO}
+ * replies.
  */
 final class InfoFields {
 
@@ -29,7 +30,8 @@ final class InfoFields {
 	}
 
 	/**
-	 * Return the {@code field value} pairs of a flat array reply, such as the entries of {@code SENTINEL replicas}.
+	 * Return the {@code field value} pairs of a flat array reply, such as the entries of
+	 * {@code SENTINEL replicas}.
 	 */
 	static Map<String, String> ofPairs(@Nullable Object reply) {
 		Map<String, String> fields = new LinkedHashMap<>();

@@ -21,11 +21,13 @@ import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A child JVM running a main class from this JVM's class path, whose standard output is read line by line and whose
- * standard input takes commands. Tests wait for its lines, and can kill it, freeze and thaw it.
+ * A child JVM running a main class from this JVM's class path, whose standard output is
+ * read line by line and whose standard input takes commands. Tests wait for its lines,
+ * and can kill it, freeze and thaw it.
  * <p>
- * Lines are read by a daemon thread as soon as they are printed; a {@link Builder#lines(Function) line filter}
- * decides which of them {@link #awaitLine(String, Duration)} sees. Thread-safe.
+ * Lines are read by a daemon thread as soon as they are printed; a
+ * {@link Builder#lines(Function) line filter} decides which of them
+ * {@link #awaitLine(String, Duration)} sees. Thread-safe.
  */
 public final class JvmProcess implements AutoCloseable {
 
@@ -57,7 +59,8 @@ public final class JvmProcess implements AutoCloseable {
 	}
 
 	/**
-	 * Start a child JVM with a small heap and the default options, its standard error going to this JVM's.
+	 * Start a child JVM with a small heap and the default options, its standard error
+	 * going to this JVM's.
 	 * @param mainClass the class whose {@code main} runs
 	 * @param args its arguments
 	 * @return the running process
@@ -113,7 +116,8 @@ public final class JvmProcess implements AutoCloseable {
 	 * @param prefix the start of the line
 	 * @param timeout how long to wait
 	 * @return the line
-	 * @throws IllegalStateException if the child JVM ends or the timeout passes before such a line
+	 * @throws IllegalStateException if the child JVM ends or the timeout passes before
+	 * such a line
 	 */
 	public String awaitLine(String prefix, Duration timeout) {
 		return awaitLine((line) -> line.startsWith(prefix), "a line starting with '" + prefix + "'", timeout);
@@ -125,7 +129,8 @@ public final class JvmProcess implements AutoCloseable {
 	 * @param description what the line is, for the error message
 	 * @param timeout how long to wait
 	 * @return the line
-	 * @throws IllegalStateException if the child JVM ends or the timeout passes before such a line
+	 * @throws IllegalStateException if the child JVM ends or the timeout passes before
+	 * such a line
 	 */
 	public String awaitLine(Predicate<String> wanted, String description, Duration timeout) {
 		long deadline = System.nanoTime() + timeout.toNanos();
@@ -206,8 +211,8 @@ public final class JvmProcess implements AutoCloseable {
 	}
 
 	/**
-	 * Kill the child JVM with SIGKILL (no shutdown hook runs, nothing is released) and wait until it is gone and
-	 * every line it printed has been read.
+	 * Kill the child JVM with SIGKILL (no shutdown hook runs, nothing is released) and
+	 * wait until it is gone and every line it printed has been read.
 	 */
 	public void kill() {
 		this.process.destroyForcibly();
@@ -221,7 +226,8 @@ public final class JvmProcess implements AutoCloseable {
 	}
 
 	/**
-	 * Freeze the child JVM with SIGSTOP: its threads, timers and connections all stop, as in a long GC pause.
+	 * Freeze the child JVM with SIGSTOP: its threads, timers and connections all stop, as
+	 * in a long GC pause.
 	 */
 	public void pause() {
 		PosixSignal.STOP.send(pid());
@@ -332,7 +338,8 @@ public final class JvmProcess implements AutoCloseable {
 		}
 
 		/**
-		 * Run another {@code java} executable than this JVM's, such as another Java version.
+		 * Run another {@code java} executable than this JVM's, such as another Java
+		 * version.
 		 * @param java the executable
 		 * @return this builder
 		 */
@@ -342,7 +349,8 @@ public final class JvmProcess implements AutoCloseable {
 		}
 
 		/**
-		 * Replace the JVM options, {@code -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1} unless set. The class
+		 * Replace the JVM options,
+		 * {@code -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1} unless set. The class
 		 * path is always this JVM's.
 		 * @param options the options
 		 * @return this builder
@@ -373,7 +381,8 @@ public final class JvmProcess implements AutoCloseable {
 		}
 
 		/**
-		 * Set the name used in thread names and error messages, the simple name of the main class unless set.
+		 * Set the name used in thread names and error messages, the simple name of the
+		 * main class unless set.
 		 * @param name the name
 		 * @return this builder
 		 */
@@ -383,7 +392,8 @@ public final class JvmProcess implements AutoCloseable {
 		}
 
 		/**
-		 * Send the standard error to a file, whose tail error messages show, instead of this JVM's standard error.
+		 * Send the standard error to a file, whose tail error messages show, instead of
+		 * this JVM's standard error.
 		 * @param log the file
 		 * @return this builder
 		 */
@@ -393,8 +403,9 @@ public final class JvmProcess implements AutoCloseable {
 		}
 
 		/**
-		 * Decide what each line of standard output becomes: the line {@link #awaitLine(String, Duration)} sees, or
-		 * {@code null} to drop it (after handing it elsewhere, for example). Runs on the reader thread.
+		 * Decide what each line of standard output becomes: the line
+		 * {@link #awaitLine(String, Duration)} sees, or {@code null} to drop it (after
+		 * handing it elsewhere, for example). Runs on the reader thread.
 		 * @param filter the filter, every line kept as it is unless set
 		 * @return this builder
 		 */

@@ -34,7 +34,8 @@ final class LoopbackPorts {
 	}
 
 	/**
-	 * Return a port that was free a moment ago. Another process may take it before Redis binds it, so callers retry.
+	 * Return a port that was free a moment ago. Another process may take it before Redis
+	 * binds it, so callers retry.
 	 */
 	static int findFree() {
 		for (int attempt = 0; attempt < 10; attempt++) {
@@ -52,8 +53,8 @@ final class LoopbackPorts {
 	}
 
 	/**
-	 * Return whether a server could bind the port now. Connections in TIME_WAIT do not count, as Redis binds with
-	 * SO_REUSEADDR too.
+	 * Return whether a server could bind the port now. Connections in TIME_WAIT do not
+	 * count, as Redis binds with SO_REUSEADDR too.
 	 */
 	static boolean isFree(int port) {
 		try (ServerSocket socket = new ServerSocket()) {
@@ -68,8 +69,8 @@ final class LoopbackPorts {
 
 	static void awaitFree(int port, Duration timeout) {
 		if (!TetheredProcess.await(() -> isFree(port), timeout)) {
-			throw new IllegalStateException("Port " + port + " on " + HOST + " is still in use after "
-					+ timeout.toSeconds() + " s");
+			throw new IllegalStateException(
+					"Port " + port + " on " + HOST + " is still in use after " + timeout.toSeconds() + " s");
 		}
 	}
 

@@ -1,7 +1,8 @@
 package io.github.distributedlock.test;
 
 /**
- * A {@link RedisServer} that this JVM launched, and so can also stop, start, pause and kill.
+ * A {@link RedisServer} that this JVM launched, and so can also stop, start, pause and
+ * kill.
  * <p>
  * Implementations are thread-safe.
  */
@@ -14,13 +15,14 @@ public interface ManagedRedisServer extends RedisServer {
 	boolean isRunning();
 
 	/**
-	 * Stop the server gracefully and wait until its port is free. Does nothing when it is already down.
+	 * Stop the server gracefully and wait until its port is free. Does nothing when it is
+	 * already down.
 	 */
 	void stop();
 
 	/**
-	 * Start the server again on the same port and wait until it answers {@code PING}. Does nothing when it is running.
-	 * The data is gone: launched servers never persist.
+	 * Start the server again on the same port and wait until it answers {@code PING}.
+	 * Does nothing when it is running. The data is gone: launched servers never persist.
 	 */
 	void start();
 
@@ -30,7 +32,8 @@ public interface ManagedRedisServer extends RedisServer {
 	void restart();
 
 	/**
-	 * Freeze the server (SIGSTOP): connections stay open but nothing is answered until {@link #resume()}.
+	 * Freeze the server (SIGSTOP): connections stay open but nothing is answered until
+	 * {@link #resume()}.
 	 */
 	void pause();
 
@@ -40,7 +43,8 @@ public interface ManagedRedisServer extends RedisServer {
 	void resume();
 
 	/**
-	 * Crash the server (SIGKILL) and wait until its port is free. {@link #start()} brings it back.
+	 * Crash the server (SIGKILL) and wait until its port is free. {@link #start()} brings
+	 * it back.
 	 */
 	void kill();
 

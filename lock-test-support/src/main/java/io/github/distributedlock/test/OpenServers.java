@@ -5,7 +5,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Servers still open, closed by one JVM shutdown hook so that an orderly exit also deletes their files.
+ * Servers still open, closed by one JVM shutdown hook so that an orderly exit also
+ * deletes their files.
  */
 final class OpenServers {
 
@@ -32,7 +33,8 @@ final class OpenServers {
 				server.close();
 			}
 			catch (RuntimeException ex) {
-				// Keep closing the others; the tethering shell still kills whatever is left.
+				// Keep closing the others; the tethering shell still kills whatever is
+				// left.
 			}
 		}
 	}

@@ -12,7 +12,8 @@ import java.time.Duration;
 public enum PosixSignal {
 
 	/**
-	 * Freeze the process (SIGSTOP), as in a long GC pause: its threads, timers and connections all stop.
+	 * Freeze the process (SIGSTOP), as in a long GC pause: its threads, timers and
+	 * connections all stop.
 	 */
 	STOP,
 
@@ -24,10 +25,11 @@ public enum PosixSignal {
 	private static final Duration STATE_TIMEOUT = Duration.ofSeconds(5);
 
 	/**
-	 * Send this signal with {@code kill -s} and wait until the process has actually stopped or continued, so that
-	 * callers can rely on the new state right away.
+	 * Send this signal with {@code kill -s} and wait until the process has actually
+	 * stopped or continued, so that callers can rely on the new state right away.
 	 * @param pid the process id
-	 * @throws IllegalStateException if {@code kill} fails or the process does not change state within 5 seconds
+	 * @throws IllegalStateException if {@code kill} fails or the process does not change
+	 * state within 5 seconds
 	 */
 	public void send(long pid) {
 		try {

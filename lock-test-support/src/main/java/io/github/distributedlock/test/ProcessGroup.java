@@ -4,7 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The processes of one topology in launch order, closed together so that a failed start or close leaks nothing.
+ * The processes of one topology in launch order, closed together so that a failed start
+ * or close leaks nothing.
  */
 final class ProcessGroup {
 
@@ -44,7 +45,8 @@ final class ProcessGroup {
 	}
 
 	/**
-	 * Close everything launched so far after a failed start, keeping the start failure as the one thrown.
+	 * Close everything launched so far after a failed start, keeping the start failure as
+	 * the one thrown.
 	 */
 	RuntimeException abandon(RuntimeException startFailure) {
 		try {

@@ -9,8 +9,9 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Finds the Redis executables: {@code redis-server} ({@code REDIS_SERVER} first, then the {@code PATH}) and
- * {@code redis-cli} ({@code REDIS_CLI} first, then next to {@code redis-server}, then the {@code PATH}).
+ * Finds the Redis executables: {@code redis-server} ({@code REDIS_SERVER} first, then the
+ * {@code PATH}) and {@code redis-cli} ({@code REDIS_CLI} first, then next to
+ * {@code redis-server}, then the {@code PATH}).
  */
 final class RedisBinary {
 
@@ -41,7 +42,8 @@ final class RedisBinary {
 	}
 
 	/**
-	 * Find {@code redis-cli}, preferring the one next to {@code redis-server} so that both come from the same build.
+	 * Find {@code redis-cli}, preferring the one next to {@code redis-server} so that
+	 * both come from the same build.
 	 */
 	static @Nullable Path locateCli(Function<String, @Nullable String> env) {
 		Path configured = configured("REDIS_CLI", env);
@@ -71,8 +73,8 @@ final class RedisBinary {
 		}
 		Path path = configured.contains(File.separator) ? Path.of(configured) : onPath(configured, env);
 		if (path == null || !isExecutable(path)) {
-			throw new IllegalStateException(variable + " is set to '" + configured
-					+ "', which is not an executable file: fix or unset it");
+			throw new IllegalStateException(
+					variable + " is set to '" + configured + "', which is not an executable file: fix or unset it");
 		}
 		return path;
 	}

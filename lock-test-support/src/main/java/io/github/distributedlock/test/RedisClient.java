@@ -14,15 +14,17 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A minimal thread-safe Redis client over one cached {@link RespConnection}, so this module needs no driver.
+ * A minimal thread-safe Redis client over one cached {@link RespConnection}, so this
+ * module needs no driver.
  */
 final class RedisClient implements AutoCloseable {
 
 	/**
-	 * Commands after which the connection can no longer serve ordinary commands (or speaks RESP3), so it is dropped.
+	 * Commands after which the connection can no longer serve ordinary commands (or
+	 * speaks RESP3), so it is dropped.
 	 */
-	private static final Set<String> MODE_CHANGING_COMMANDS = Set.of("subscribe", "psubscribe", "ssubscribe",
-			"monitor", "quit", "reset", "hello");
+	private static final Set<String> MODE_CHANGING_COMMANDS = Set.of("subscribe", "psubscribe", "ssubscribe", "monitor",
+			"quit", "reset", "hello");
 
 	private final String host;
 
@@ -38,7 +40,8 @@ final class RedisClient implements AutoCloseable {
 
 	/**
 	 * Create a client; nothing connects until the first command.
-	 * @param handshake commands sent on every new connection, such as {@code AUTH} and {@code SELECT}
+	 * @param handshake commands sent on every new connection, such as {@code AUTH} and
+	 * {@code SELECT}
 	 */
 	RedisClient(String host, int port, Duration timeout, List<List<String>> handshake) {
 		this.host = host;
@@ -77,7 +80,8 @@ final class RedisClient implements AutoCloseable {
 					if (cached.replyStarted() || ex instanceof SocketTimeoutException) {
 						throw failure(command, ex);
 					}
-					// The server dropped this idle connection (restart, CLIENT KILL) before reading the command,
+					// The server dropped this idle connection (restart, CLIENT KILL)
+					// before reading the command,
 					// so it never ran and sending it again on a new connection is safe.
 				}
 			}
@@ -94,7 +98,8 @@ final class RedisClient implements AutoCloseable {
 	}
 
 	/**
-	 * Drop the cached connection without waiting for a command in flight, which then fails.
+	 * Drop the cached connection without waiting for a command in flight, which then
+	 * fails.
 	 */
 	void disconnect() {
 		RespConnection current = this.connection;
@@ -133,8 +138,9 @@ final class RedisClient implements AutoCloseable {
 	}
 
 	/**
-	 * Open a connection of the caller's own, logged in and on the right database, with the read timeout of
-	 * {@link RespConnection#DEFAULT_TIMEOUT}: longer than the commands', as it may wait for a stalled server.
+	 * Open a connection of the caller's own, logged in and on the right database, with
+	 * the read timeout of {@link RespConnection#DEFAULT_TIMEOUT}: longer than the
+	 * commands', as it may wait for a stalled server.
 	 */
 	RespConnection open() {
 		try {
@@ -160,8 +166,8 @@ final class RedisClient implements AutoCloseable {
 			for (List<String> setup : this.handshake) {
 				Object reply = fresh.exchange(setup);
 				if (reply instanceof RedisCommandException error) {
-					throw new RedisCommandException(setup.get(0) + " failed on " + this.host + ":" + this.port + ": "
-							+ error.getMessage());
+					throw new RedisCommandException(
+							setup.get(0) + " failed on " + this.host + ":" + this.port + ": " + error.getMessage());
 				}
 			}
 			return fresh;

@@ -11,19 +11,23 @@ import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A Redis Cluster of launched processes: three masters sharing the 16384 hash slots, each with the same number of
- * replicas (none unless asked), joined by {@code redis-cli --cluster create}.
+ * A Redis Cluster of launched processes: three masters sharing the 16384 hash slots, each
+ * with the same number of replicas (none unless asked), joined by
+ * {@code redis-cli --cluster create}.
  * <p>
- * Nodes deem a silent peer failed after 2 seconds, so killing a master that has replicas fails over within seconds.
- * Each node keeps its cluster state in {@code nodes.conf} in its {@link RedisProcess#directory() directory}, so a
- * restarted node rejoins the cluster (empty, as nothing else is persisted). The cluster bus of each node listens on a
- * free port of its own ({@code cluster-port}, hence Redis 7.0 or later) because a free port plus 10000 may be taken
- * or beyond 65535. Methods that ask every node skip nodes that are not running. All methods are thread-safe.
+ * Nodes deem a silent peer failed after 2 seconds, so killing a master that has replicas
+ * fails over within seconds. Each node keeps its cluster state in {@code nodes.conf} in
+ * its {@link RedisProcess#directory() directory}, so a restarted node rejoins the cluster
+ * (empty, as nothing else is persisted). The cluster bus of each node listens on a free
+ * port of its own ({@code cluster-port}, hence Redis 7.0 or later) because a free port
+ * plus 10000 may be taken or beyond 65535. Methods that ask every node skip nodes that
+ * are not running. All methods are thread-safe.
  */
 public final class RedisClusterTopology implements RedisTopology {
 
 	/**
-	 * The number of masters, the smallest cluster {@code redis-cli --cluster create} accepts.
+	 * The number of masters, the smallest cluster {@code redis-cli --cluster create}
+	 * accepts.
 	 */
 	public static final int MASTERS = 3;
 
@@ -52,22 +56,26 @@ public final class RedisClusterTopology implements RedisTopology {
 	}
 
 	/**
-	 * Launch three masters without replicas, join them into a cluster and wait until every node reports it ok.
+	 * Launch three masters without replicas, join them into a cluster and wait until
+	 * every node reports it ok.
 	 * @return the running cluster, which the caller closes
-	 * @throws IllegalStateException if there is no {@code redis-server} or {@code redis-cli} binary, or the cluster is
-	 * not ok within 20 seconds; whatever was launched is closed
+	 * @throws IllegalStateException if there is no {@code redis-server} or
+	 * {@code redis-cli} binary, or the cluster is not ok within 20 seconds; whatever was
+	 * launched is closed
 	 */
 	public static RedisClusterTopology start() {
 		return start(0);
 	}
 
 	/**
-	 * Launch three masters with replicas, join them into a cluster and wait until every node reports it ok and every
-	 * replica is in sync. {@code redis-cli} picks which node replicates which master.
+	 * Launch three masters with replicas, join them into a cluster and wait until every
+	 * node reports it ok and every replica is in sync. {@code redis-cli} picks which node
+	 * replicates which master.
 	 * @param replicasPerMaster the number of replicas of each master, zero or more
 	 * @return the running cluster, which the caller closes
-	 * @throws IllegalStateException if there is no {@code redis-server} or {@code redis-cli} binary ({@code REDIS_CLI}
-	 * overrides where it is looked for), or the cluster is not ok within 20 seconds; whatever was launched is closed
+	 * @throws IllegalStateException if there is no {@code redis-server} or
+	 * {@code redis-cli} binary ({@code REDIS_CLI} overrides where it is looked for), or
+	 * the cluster is not ok within 20 seconds; whatever was launched is closed
 	 */
 	public static RedisClusterTopology start(int replicasPerMaster) {
 		requireValidReplicas(replicasPerMaster);
@@ -97,9 +105,9 @@ public final class RedisClusterTopology implements RedisTopology {
 	}
 
 	/**
-	 * Return the hash slot of a key, computed like Redis does ({@code CLUSTER KEYSLOT}): CRC16 of the key encoded as
-	 * UTF-8, or of the part between the first {@code {} and the next {@code }} when that part is not empty, modulo
-	 * 16384.
+	 * Return the hash slot of a key, computed like Redis does ({@code CLUSTER KEYSLOT}):
+	 * CRC16 of the key encoded as UTF-8, or of the part between the first {@code {} and
+	 * the next {@code }} when that part is not empty, modulo 16384.
 	 * @param key the key
 	 * @return the slot, from 0 to 16383
 	 */
@@ -129,7 +137,8 @@ public final class RedisClusterTopology implements RedisTopology {
 	}
 
 	/**
-	 * Return the running nodes that currently have role master ({@code ROLE}), in launch order.
+	 * Return the running nodes that currently have role master ({@code ROLE}), in launch
+	 * order.
 	 * @return an immutable list of masters
 	 */
 	public List<RedisProcess> masters() {
@@ -137,7 +146,8 @@ public final class RedisClusterTopology implements RedisTopology {
 	}
 
 	/**
-	 * Return the running nodes that currently have role replica ({@code ROLE}), in launch order.
+	 * Return the running nodes that currently have role replica ({@code ROLE}), in launch
+	 * order.
 	 * @return an immutable list of replicas
 	 */
 	public List<RedisProcess> replicas() {
@@ -145,8 +155,8 @@ public final class RedisClusterTopology implements RedisTopology {
 	}
 
 	/**
-	 * Return the master serving the slot of a key, from the {@code CLUSTER SLOTS} reply of the first running node
-	 * that answers.
+	 * Return the master serving the slot of a key, from the {@code CLUSTER SLOTS} reply
+	 * of the first running node that answers.
 	 * @param key the key
 	 * @return the node a client must send commands on this key to
 	 * @throws IllegalStateException if no node answers or none serves the slot
@@ -169,7 +179,8 @@ public final class RedisClusterTopology implements RedisTopology {
 	}
 
 	/**
-	 * Delete every key on every master ({@code FLUSHALL}) and wait until their connected replicas have applied it.
+	 * Delete every key on every master ({@code FLUSHALL}) and wait until their connected
+	 * replicas have applied it.
 	 * @throws IllegalStateException if a replica does not acknowledge within 5 seconds
 	 */
 	public void flushAll() {
@@ -181,16 +192,17 @@ public final class RedisClusterTopology implements RedisTopology {
 				Object acknowledged = master.command("WAIT", Long.toString(replicas),
 						Long.toString(REPLICATION_TIMEOUT.toMillis()));
 				if (!(acknowledged instanceof Long count) || count < replicas) {
-					throw new IllegalStateException("Only " + acknowledged + " of the " + replicas + " replicas of "
-							+ HostAndPort.of(master) + " acknowledged FLUSHALL within "
-							+ REPLICATION_TIMEOUT.toSeconds() + " s");
+					throw new IllegalStateException(
+							"Only " + acknowledged + " of the " + replicas + " replicas of " + HostAndPort.of(master)
+									+ " acknowledged FLUSHALL within " + REPLICATION_TIMEOUT.toSeconds() + " s");
 				}
 			}
 		}
 	}
 
 	/**
-	 * Return how often each command was called, summed over the running nodes, from {@code INFO commandstats}.
+	 * Return how often each command was called, summed over the running nodes, from
+	 * {@code INFO commandstats}.
 	 * @return an immutable map from lowercase command name to calls
 	 * @see RedisServer#commandCalls()
 	 */
@@ -242,8 +254,10 @@ public final class RedisClusterTopology implements RedisTopology {
 		for (int attempt = 1;; attempt++) {
 			String busPort = Integer.toString(LoopbackPorts.findFree());
 			try {
-				// A relative nodes.conf lands in the node's own directory, which redis-server makes its working one.
-				// Redis delays a diskless sync by 5 s by default in case more replicas come; here they all exist.
+				// A relative nodes.conf lands in the node's own directory, which
+				// redis-server makes its working one.
+				// Redis delays a diskless sync by 5 s by default in case more replicas
+				// come; here they all exist.
 				return RedisProcess.builder()
 					.binary(binary)
 					.args("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout",
@@ -251,7 +265,8 @@ public final class RedisClusterTopology implements RedisTopology {
 					.launch();
 			}
 			catch (IllegalStateException ex) {
-				// The bus port was free a moment ago, but another process may have bound it first.
+				// The bus port was free a moment ago, but another process may have bound
+				// it first.
 				if (attempt == BUS_PORT_ATTEMPTS || !String.valueOf(ex.getMessage()).contains("already in use")) {
 					throw ex;
 				}
@@ -260,10 +275,10 @@ public final class RedisClusterTopology implements RedisTopology {
 	}
 
 	private void awaitReady() {
-		Await.until("every node reports cluster_state:ok with all " + SLOTS + " slots assigned and knows all "
-				+ this.nodes.size() + " nodes, " + MASTERS + " nodes are masters and every replica is in sync",
-				STARTUP_TIMEOUT,
-				() -> this.nodes.stream().allMatch(this::isReady) && masters().size() == MASTERS,
+		Await.until(
+				"every node reports cluster_state:ok with all " + SLOTS + " slots assigned and knows all "
+						+ this.nodes.size() + " nodes, " + MASTERS + " nodes are masters and every replica is in sync",
+				STARTUP_TIMEOUT, () -> this.nodes.stream().allMatch(this::isReady) && masters().size() == MASTERS,
 				this::describe);
 	}
 

@@ -1,7 +1,8 @@
 package io.github.distributedlock.test;
 
 /**
- * An error reply from Redis, such as {@code ERR}, {@code WRONGTYPE} or {@code NOSCRIPT}, carrying the server's message.
+ * An error reply from Redis, such as {@code ERR}, {@code WRONGTYPE} or {@code NOSCRIPT},
+ * carrying the server's message.
  */
 public class RedisCommandException extends RuntimeException {
 
@@ -16,7 +17,8 @@ public class RedisCommandException extends RuntimeException {
 	}
 
 	/**
-	 * Return the error code, the first word of the server's message (for example {@code NOSCRIPT}).
+	 * Return the error code, the first word of the server's message (for example
+	 * {@code NOSCRIPT}).
 	 * @return the error code
 	 */
 	public String errorCode() {

@@ -13,13 +13,14 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A {@code redis-server} process launched on a free loopback port, which tests can stop, pause and kill, and which
- * never outlives the JVM.
+ * A {@code redis-server} process launched on a free loopback port, which tests can stop,
+ * pause and kill, and which never outlives the JVM.
  * <p>
- * Every instance has its own temporary directory holding {@code redis.log} (the server log) and {@code redis.out}
- * (its console output). Nothing is persisted: data is gone after {@link #stop()} or {@link #kill()}. Several
- * instances with extra arguments (such as {@code --replicaof} or {@code --cluster-enabled yes}) are the building
- * blocks of {@link RedisSentinelTopology} and {@link RedisClusterTopology}.
+ * Every instance has its own temporary directory holding {@code redis.log} (the server
+ * log) and {@code redis.out} (its console output). Nothing is persisted: data is gone
+ * after {@link #stop()} or {@link #kill()}. Several instances with extra arguments (such
+ * as {@code --replicaof} or {@code --cluster-enabled yes}) are the building blocks of
+ * {@link RedisSentinelTopology} and {@link RedisClusterTopology}.
  */
 public final class RedisProcess implements ManagedRedisServer {
 
@@ -66,7 +67,8 @@ public final class RedisProcess implements ManagedRedisServer {
 		this.directory = ServerDirectory.create();
 		try {
 			if (this.hasConfigFile) {
-				// Written once: a restarted Sentinel must find what it saved there, not the initial lines.
+				// Written once: a restarted Sentinel must find what it saved there, not
+				// the initial lines.
 				writeConfigFile(configLines);
 			}
 			this.port = launchOnFreePort(fixedPort);
@@ -80,8 +82,10 @@ public final class RedisProcess implements ManagedRedisServer {
 	}
 
 	/**
-	 * Launch a server on a free port with the {@code redis-server} found by {@link RedisServers#redisServerBinary()}.
-	 * @param extraArgs arguments appended to the command line, such as {@code "--maxmemory", "10mb"}
+	 * Launch a server on a free port with the {@code redis-server} found by
+	 * {@link RedisServers#redisServerBinary()}.
+	 * @param extraArgs arguments appended to the command line, such as
+	 * {@code "--maxmemory", "10mb"}
 	 * @return the running server
 	 * @throws IllegalStateException if there is no binary or the server does not start
 	 */
@@ -90,7 +94,8 @@ public final class RedisProcess implements ManagedRedisServer {
 	}
 
 	/**
-	 * Start building a server with a fixed port, a specific binary or a shorter command timeout.
+	 * Start building a server with a fixed port, a specific binary or a shorter command
+	 * timeout.
 	 * @return a new builder
 	 */
 	public static Builder builder() {
@@ -115,7 +120,8 @@ public final class RedisProcess implements ManagedRedisServer {
 	}
 
 	/**
-	 * Return the temporary directory holding the server's working files and logs, deleted by {@link #close()}.
+	 * Return the temporary directory holding the server's working files and logs, deleted
+	 * by {@link #close()}.
 	 * @return the directory
 	 */
 	public Path directory() {
@@ -128,8 +134,8 @@ public final class RedisProcess implements ManagedRedisServer {
 	}
 
 	/**
-	 * Stop the server with SIGTERM (SIGKILL when paused or when it does not exit within 10 seconds) and wait until
-	 * its port is free.
+	 * Stop the server with SIGTERM (SIGKILL when paused or when it does not exit within
+	 * 10 seconds) and wait until its port is free.
 	 */
 	@Override
 	public synchronized void stop() {
@@ -199,7 +205,8 @@ public final class RedisProcess implements ManagedRedisServer {
 
 	@Override
 	public @Nullable Object command(String... args) {
-		// Not synchronized: a command blocked on a paused server must not block resume() in another thread.
+		// Not synchronized: a command blocked on a paused server must not block resume()
+		// in another thread.
 		return this.client.command(args);
 	}
 
@@ -251,8 +258,7 @@ public final class RedisProcess implements ManagedRedisServer {
 	private void launch(int port) {
 		TetheredProcess started;
 		try {
-			started = TetheredProcess.start(commandLine(port), this.directory.consoleFile(),
-					this.directory.path());
+			started = TetheredProcess.start(commandLine(port), this.directory.consoleFile(), this.directory.path());
 		}
 		catch (IOException ex) {
 			throw new IllegalStateException("Could not launch " + this.binary + ": " + ex.getMessage(), ex);
@@ -281,7 +287,8 @@ public final class RedisProcess implements ManagedRedisServer {
 	private List<String> commandLine(int port) {
 		List<String> command = new ArrayList<>(List.of(this.binary.toString()));
 		if (this.hasConfigFile) {
-			// redis-server only reads a config file given as its first argument: redis-server <file> --sentinel.
+			// redis-server only reads a config file given as its first argument:
+			// redis-server <file> --sentinel.
 			command.add(this.directory.configFile().toString());
 		}
 		command.addAll(List.of("--bind", HOST, "--port", Integer.toString(port), "--save", "", "--appendonly", "no",
@@ -321,8 +328,9 @@ public final class RedisProcess implements ManagedRedisServer {
 	}
 
 	/**
-	 * Whether the server with this pid answers PING on the port. Another server that took the port first answers
-	 * too, so checking the pid is what tells a successful launch from a lost race.
+	 * Whether the server with this pid answers PING on the port. Another server that took
+	 * the port first answers too, so checking the pid is what tells a successful launch
+	 * from a lost race.
 	 */
 	private boolean isServing(int port, long pid) {
 		try (RespConnection connection = RespConnection.connect(HOST, port, PROBE_TIMEOUT)) {
@@ -369,7 +377,8 @@ public final class RedisProcess implements ManagedRedisServer {
 	}
 
 	/**
-	 * Builder for a {@link RedisProcess} with a fixed port, a specific binary, extra arguments or another timeout.
+	 * Builder for a {@link RedisProcess} with a fixed port, a specific binary, extra
+	 * arguments or another timeout.
 	 */
 	public static final class Builder {
 
@@ -387,7 +396,8 @@ public final class RedisProcess implements ManagedRedisServer {
 		}
 
 		/**
-		 * Use this executable instead of the one {@link RedisServers#redisServerBinary()} finds.
+		 * Use this executable instead of the one {@link RedisServers#redisServerBinary()}
+		 * finds.
 		 * @param binary the {@code redis-server} executable
 		 * @return this builder
 		 */
@@ -410,9 +420,9 @@ public final class RedisProcess implements ManagedRedisServer {
 		}
 
 		/**
-		 * Append arguments to the command line, such as {@code "--maxmemory", "10mb"}. A {@code --requirepass}
-		 * argument makes {@link RedisProcess#command(String...)} authenticate and {@link RedisProcess#uri()} carry
-		 * the password.
+		 * Append arguments to the command line, such as {@code "--maxmemory", "10mb"}. A
+		 * {@code --requirepass} argument makes {@link RedisProcess#command(String...)}
+		 * authenticate and {@link RedisProcess#uri()} carry the password.
 		 * @param args the arguments
 		 * @return this builder
 		 */
@@ -422,10 +432,12 @@ public final class RedisProcess implements ManagedRedisServer {
 		}
 
 		/**
-		 * Write lines to {@code redis.conf} in the server's directory and start the server with that file, which
-		 * Sentinel requires ({@code "--sentinel"} in {@link #args(String...)}) because it saves what it learns
-		 * there. The file survives restarts; command-line arguments override it.
-		 * @param lines the configuration lines, such as {@code "sentinel monitor mymaster 127.0.0.1 6390 2"}
+		 * Write lines to {@code redis.conf} in the server's directory and start the
+		 * server with that file, which Sentinel requires ({@code "--sentinel"} in
+		 * {@link #args(String...)}) because it saves what it learns there. The file
+		 * survives restarts; command-line arguments override it.
+		 * @param lines the configuration lines, such as
+		 * {@code "sentinel monitor mymaster 127.0.0.1 6390 2"}
 		 * @return this builder
 		 */
 		public Builder config(String... lines) {
@@ -434,7 +446,8 @@ public final class RedisProcess implements ManagedRedisServer {
 		}
 
 		/**
-		 * Set the connect and read timeout of {@link RedisProcess#command(String...)}, 5 seconds unless set.
+		 * Set the connect and read timeout of {@link RedisProcess#command(String...)}, 5
+		 * seconds unless set.
 		 * @param timeout the timeout
 		 * @return this builder
 		 */
@@ -449,7 +462,8 @@ public final class RedisProcess implements ManagedRedisServer {
 		/**
 		 * Launch the server and wait until it answers {@code PING}.
 		 * @return the running server
-		 * @throws IllegalStateException if there is no binary or the server does not start within 10 seconds
+		 * @throws IllegalStateException if there is no binary or the server does not
+		 * start within 10 seconds
 		 */
 		public RedisProcess launch() {
 			Path executable = (this.binary != null) ? this.binary : RedisBinary.require(System::getenv);
@@ -459,7 +473,8 @@ public final class RedisProcess implements ManagedRedisServer {
 	}
 
 	/**
-	 * Thrown when another process bound the chosen port first, so that a different port can be tried.
+	 * Thrown when another process bound the chosen port first, so that a different port
+	 * can be tried.
 	 */
 	private static final class PortTakenException extends IllegalStateException {
 

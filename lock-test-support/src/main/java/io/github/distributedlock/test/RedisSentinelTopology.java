@@ -9,14 +9,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
 
 /**
- * A Redis Sentinel deployment of launched processes: a master, one replica and three Sentinels monitoring them with a
- * quorum of two.
+ * A Redis Sentinel deployment of launched processes: a master, one replica and three
+ * Sentinels monitoring them with a quorum of two.
  * <p>
- * The Sentinels deem a server down after 1 second without an answer and time a failover out after 3 seconds, so
- * that killing or pausing the current master fails over within seconds. Each Sentinel has its own config file, which
- * it rewrites with what it learns. {@link #master()} and {@link #replica()} are the processes launched in those roles;
- * after a failover {@link #currentMaster()} tells which one is the master. All methods are thread-safe;
- * {@link #failover()} and {@link #close()} run one at a time.
+ * The Sentinels deem a server down after 1 second without an answer and time a failover
+ * out after 3 seconds, so that killing or pausing the current master fails over within
+ * seconds. Each Sentinel has its own config file, which it rewrites with what it learns.
+ * {@link #master()} and {@link #replica()} are the processes launched in those roles;
+ * after a failover {@link #currentMaster()} tells which one is the master. All methods
+ * are thread-safe; {@link #failover()} and {@link #close()} run one at a time.
  */
 public final class RedisSentinelTopology implements RedisTopology {
 
@@ -58,23 +59,25 @@ public final class RedisSentinelTopology implements RedisTopology {
 	}
 
 	/**
-	 * Launch a master, a replica and three Sentinels monitoring them as {@value #DEFAULT_MASTER_NAME}, and wait until
-	 * every Sentinel knows the replica and the other Sentinels.
+	 * Launch a master, a replica and three Sentinels monitoring them as
+	 * {@value #DEFAULT_MASTER_NAME}, and wait until every Sentinel knows the replica and
+	 * the other Sentinels.
 	 * @return the running topology, which the caller closes
-	 * @throws IllegalStateException if there is no {@code redis-server} binary or the topology is not ready within
-	 * 20 seconds; whatever was launched is closed
+	 * @throws IllegalStateException if there is no {@code redis-server} binary or the
+	 * topology is not ready within 20 seconds; whatever was launched is closed
 	 */
 	public static RedisSentinelTopology start() {
 		return start(DEFAULT_MASTER_NAME);
 	}
 
 	/**
-	 * Launch a master, a replica and three Sentinels monitoring them under a name, and wait until every Sentinel knows
-	 * the replica and the other Sentinels.
-	 * @param masterName the name clients ask the Sentinels for, made of letters, digits, '.', '_', '-' and ':'
+	 * Launch a master, a replica and three Sentinels monitoring them under a name, and
+	 * wait until every Sentinel knows the replica and the other Sentinels.
+	 * @param masterName the name clients ask the Sentinels for, made of letters, digits,
+	 * '.', '_', '-' and ':'
 	 * @return the running topology, which the caller closes
-	 * @throws IllegalStateException if there is no {@code redis-server} binary or the topology is not ready within
-	 * 20 seconds; whatever was launched is closed
+	 * @throws IllegalStateException if there is no {@code redis-server} binary or the
+	 * topology is not ready within 20 seconds; whatever was launched is closed
 	 */
 	public static RedisSentinelTopology start(String masterName) {
 		requireValidMasterName(masterName);
@@ -83,8 +86,10 @@ public final class RedisSentinelTopology implements RedisTopology {
 		try {
 			RedisProcess master = group.add(dataNode(binary));
 			RedisProcess replica = group.add(dataNode(binary, "--replicaof", HOST, Integer.toString(master.port())));
-			// Sentinels find replicas in the master's INFO, asked on connect and then every 10 s: a replica that
-			// connects after a Sentinel's first INFO would stay unknown to it for that long.
+			// Sentinels find replicas in the master's INFO, asked on connect and then
+			// every 10 s: a replica that
+			// connects after a Sentinel's first INFO would stay unknown to it for that
+			// long.
 			awaitInSync(master, replica);
 			List<RedisProcess> sentinels = new ArrayList<>();
 			for (int i = 0; i < SENTINELS; i++) {
@@ -140,7 +145,8 @@ public final class RedisSentinelTopology implements RedisTopology {
 	}
 
 	/**
-	 * Return the addresses of the three Sentinels, which is what Sentinel-aware clients are configured with.
+	 * Return the addresses of the three Sentinels, which is what Sentinel-aware clients
+	 * are configured with.
 	 * @return an immutable list of addresses
 	 */
 	public List<HostAndPort> sentinelAddresses() {
@@ -159,22 +165,26 @@ public final class RedisSentinelTopology implements RedisTopology {
 	}
 
 	/**
-	 * Return the process the Sentinels currently report as the master, asking each running Sentinel in turn until one
-	 * answers {@code SENTINEL GET-MASTER-ADDR-BY-NAME}.
+	 * Return the process the Sentinels currently report as the master, asking each
+	 * running Sentinel in turn until one answers
+	 * {@code SENTINEL GET-MASTER-ADDR-BY-NAME}.
 	 * @return {@link #master()} or {@link #replica()}
-	 * @throws IllegalStateException if no Sentinel answers or one reports an address outside this topology
+	 * @throws IllegalStateException if no Sentinel answers or one reports an address
+	 * outside this topology
 	 */
 	public RedisProcess currentMaster() {
 		return processAt(this.sentinels.reportedMaster());
 	}
 
 	/**
-	 * Make a Sentinel promote the replica of the current master ({@code SENTINEL FAILOVER}, which needs no quorum)
-	 * and wait until the promoted server has role master and every running Sentinel reports it. The old master is
-	 * made a replica of the new one by the Sentinels about 8 seconds later; {@link #awaitReplicaInSync()} waits for
-	 * that.
-	 * @throws IllegalStateException if the failover does not complete within 20 seconds, or a Sentinel refuses it
-	 * for another reason than a replica it does not deem healthy yet
+	 * Make a Sentinel promote the replica of the current master
+	 * ({@code SENTINEL FAILOVER}, which needs no quorum) and wait until the promoted
+	 * server has role master and every running Sentinel reports it. The old master is
+	 * made a replica of the new one by the Sentinels about 8 seconds later;
+	 * {@link #awaitReplicaInSync()} waits for that.
+	 * @throws IllegalStateException if the failover does not complete within 20 seconds,
+	 * or a Sentinel refuses it for another reason than a replica it does not deem healthy
+	 * yet
 	 */
 	public synchronized void failover() {
 		requireOpen();
@@ -187,8 +197,9 @@ public final class RedisSentinelTopology implements RedisTopology {
 	}
 
 	/**
-	 * Wait until the server that is not the {@link #currentMaster() current master} replicates it with its link up
-	 * and has received every write the master had accepted when this method was called.
+	 * Wait until the server that is not the {@link #currentMaster() current master}
+	 * replicates it with its link up and has received every write the master had accepted
+	 * when this method was called.
 	 * @throws IllegalStateException if that does not happen within 20 seconds
 	 */
 	public void awaitReplicaInSync() {
@@ -205,7 +216,8 @@ public final class RedisSentinelTopology implements RedisTopology {
 			return;
 		}
 		this.closed = true;
-		// Sentinels first: ones outliving the master would start a failover while the topology is being stopped.
+		// Sentinels first: ones outliving the master would start a failover while the
+		// topology is being stopped.
 		List<RedisProcess> order = new ArrayList<>(sentinels());
 		order.add(this.replica);
 		order.add(this.master);
@@ -219,7 +231,8 @@ public final class RedisSentinelTopology implements RedisTopology {
 	}
 
 	private static RedisProcess dataNode(Path binary, String... args) {
-		// Redis delays a diskless sync by 5 s by default in case more replicas come; this one is all there is, and
+		// Redis delays a diskless sync by 5 s by default in case more replicas come; this
+		// one is all there is, and
 		// after a failover the old master syncs from the new one.
 		return RedisProcess.builder().binary(binary).args("--repl-diskless-sync-delay", "0").args(args).launch();
 	}
@@ -236,9 +249,10 @@ public final class RedisSentinelTopology implements RedisTopology {
 	}
 
 	private void awaitSentinelsAgree() {
-		Await.until("every Sentinel knows master '" + this.masterName + "', its replica " + HostAndPort.of(this.replica)
-				+ " and the " + (SENTINELS - 1) + " other Sentinels", STARTUP_TIMEOUT,
-				() -> this.sentinels.allKnow(HostAndPort.of(this.replica)), this::describe);
+		Await.until(
+				"every Sentinel knows master '" + this.masterName + "', its replica " + HostAndPort.of(this.replica)
+						+ " and the " + (SENTINELS - 1) + " other Sentinels",
+				STARTUP_TIMEOUT, () -> this.sentinels.allKnow(HostAndPort.of(this.replica)), this::describe);
 	}
 
 	private boolean isRequested(AtomicBoolean requested) {
@@ -255,8 +269,8 @@ public final class RedisSentinelTopology implements RedisTopology {
 
 	private static void awaitInSync(RedisProcess master, RedisProcess replica) {
 		long target = Long.parseLong(replication(master).getOrDefault("master_repl_offset", "0"));
-		Await.until(HostAndPort.of(replica) + " replicates " + HostAndPort.of(master) + " with its link up, up to offset "
-				+ target, SYNC_TIMEOUT, () -> {
+		Await.until(HostAndPort.of(replica) + " replicates " + HostAndPort.of(master)
+				+ " with its link up, up to offset " + target, SYNC_TIMEOUT, () -> {
 					Map<String, String> info = replication(replica);
 					return "slave".equals(info.get("role"))
 							&& String.valueOf(master.port()).equals(info.get("master_port"))

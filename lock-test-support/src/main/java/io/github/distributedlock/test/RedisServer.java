@@ -7,9 +7,11 @@ import org.jspecify.annotations.Nullable;
 /**
  * A real Redis server that a test talks to: its address, commands and raw connections.
  * <p>
- * Implementations are thread-safe. A server that this JVM launched and can also stop, pause and kill is a
- * {@link ManagedRedisServer}. {@link #command(String...)} throws {@link RedisCommandException} for an error reply and
- * {@link java.io.UncheckedIOException} when the server cannot be reached or does not answer within 5 seconds.
+ * Implementations are thread-safe. A server that this JVM launched and can also stop,
+ * pause and kill is a {@link ManagedRedisServer}. {@link #command(String...)} throws
+ * {@link RedisCommandException} for an error reply and
+ * {@link java.io.UncheckedIOException} when the server cannot be reached or does not
+ * answer within 5 seconds.
  */
 public interface RedisServer extends AutoCloseable {
 
@@ -26,19 +28,20 @@ public interface RedisServer extends AutoCloseable {
 	int port();
 
 	/**
-	 * Return a URI that Redis clients accept, such as {@code redis://127.0.0.1:6390}, including credentials and
-	 * database when the server needs them.
+	 * Return a URI that Redis clients accept, such as {@code redis://127.0.0.1:6390},
+	 * including credentials and database when the server needs them.
 	 * @return the URI
 	 */
 	String uri();
 
 	/**
-	 * Send one command and return its reply: a {@link String} for simple and bulk strings, a {@link Long} for
-	 * integers, a {@code List<Object>} for arrays and {@code null} for nil. An error nested in an array is returned
-	 * as a {@link RedisCommandException} element rather than thrown.
+	 * Send one command and return its reply: a {@link String} for simple and bulk
+	 * strings, a {@link Long} for integers, a {@code List<Object>} for arrays and
+	 * {@code null} for nil. An error nested in an array is returned as a
+	 * {@link RedisCommandException} element rather than thrown.
 	 * <p>
-	 * Calls may share a cached connection, so connection state (such as {@code SELECT} or {@code MULTI}) is not
-	 * guaranteed to carry over from one call to the next.
+	 * Calls may share a cached connection, so connection state (such as {@code SELECT} or
+	 * {@code MULTI}) is not guaranteed to carry over from one call to the next.
 	 * @param args the command name and its arguments
 	 * @return the reply
 	 * @throws RedisCommandException if Redis answers with an error
@@ -46,18 +49,20 @@ public interface RedisServer extends AutoCloseable {
 	@Nullable Object command(String... args);
 
 	/**
-	 * Open a connection of the caller's own, for what {@link #command(String...)} cannot do: a {@code MONITOR} or a
-	 * subscriber, or several commands in one write. It is logged in and on the right database like the connection
-	 * behind {@link #command(String...)}.
+	 * Open a connection of the caller's own, for what {@link #command(String...)} cannot
+	 * do: a {@code MONITOR} or a subscriber, or several commands in one write. It is
+	 * logged in and on the right database like the connection behind
+	 * {@link #command(String...)}.
 	 * @return the connection, which the caller closes
 	 * @throws java.io.UncheckedIOException if the server cannot be reached
 	 */
 	RespConnection connect();
 
 	/**
-	 * Return how often each command was called since the server started or since {@link #resetStats()}, from
-	 * {@code INFO commandstats}. Keys are lowercase command names such as {@code evalsha} or {@code publish};
-	 * subcommands look like {@code config|resetstat}.
+	 * Return how often each command was called since the server started or since
+	 * {@link #resetStats()}, from {@code INFO commandstats}. Keys are lowercase command
+	 * names such as {@code evalsha} or {@code publish}; subcommands look like
+	 * {@code config|resetstat}.
 	 * @return an immutable map from command name to calls
 	 */
 	default Map<String, Long> commandCalls() {
@@ -88,8 +93,9 @@ public interface RedisServer extends AutoCloseable {
 	}
 
 	/**
-	 * Release the server for good: a launched process or container is stopped and its files deleted, an external
-	 * server is only disconnected. Does nothing when already closed.
+	 * Release the server for good: a launched process or container is stopped and its
+	 * files deleted, an external server is only disconnected. Does nothing when already
+	 * closed.
 	 */
 	@Override
 	void close();

@@ -13,15 +13,17 @@ import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
- * JUnit Jupiter extension that injects a real {@link RedisServer} into test constructors, test methods and
- * lifecycle methods.
+ * JUnit Jupiter extension that injects a real {@link RedisServer} into test constructors,
+ * test methods and lifecycle methods.
  * <p>
- * With {@code @ExtendWith(RedisServerExtension.class)} every test class shares one server per JVM, found by
- * {@link RedisServers#start()} on first use and flushed before each top-level test class; it may be external, so
- * such tests must not stop or pause it, and test classes sharing it must not run in parallel. With
- * {@code @RegisterExtension static RedisServerExtension redis = RedisServerExtension.dedicated();} the test class
- * gets its own {@link RedisProcess}, launched before all its tests and closed after them, which it may stop, pause
- * and kill through {@link #managedServer()}; parameters may then also be declared as {@link ManagedRedisServer} or
+ * With {@code @ExtendWith(RedisServerExtension.class)} every test class shares one server
+ * per JVM, found by {@link RedisServers#start()} on first use and flushed before each
+ * top-level test class; it may be external, so such tests must not stop or pause it, and
+ * test classes sharing it must not run in parallel. With
+ * {@code @RegisterExtension static RedisServerExtension redis = RedisServerExtension.dedicated();}
+ * the test class gets its own {@link RedisProcess}, launched before all its tests and
+ * closed after them, which it may stop, pause and kill through {@link #managedServer()};
+ * parameters may then also be declared as {@link ManagedRedisServer} or
  * {@link RedisProcess}.
  */
 public final class RedisServerExtension implements BeforeAllCallback, AfterAllCallback, ParameterResolver {
@@ -54,8 +56,8 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
 	}
 
 	/**
-	 * Create an extension that launches a {@link RedisProcess} for the test class that registers it in a static
-	 * field.
+	 * Create an extension that launches a {@link RedisProcess} for the test class that
+	 * registers it in a static field.
 	 * @param extraArgs arguments appended to the {@code redis-server} command line
 	 * @return the extension
 	 */
@@ -64,9 +66,11 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
 	}
 
 	/**
-	 * Create an extension that launches a {@link RedisProcess} of the given binary for the test class that
-	 * registers it in a static field, such as {@link BundledRedis#redis62()}.
-	 * @param binary the {@code redis-server} executable, looked up when the test class starts
+	 * Create an extension that launches a {@link RedisProcess} of the given binary for
+	 * the test class that registers it in a static field, such as
+	 * {@link BundledRedis#redis62()}.
+	 * @param binary the {@code redis-server} executable, looked up when the test class
+	 * starts
 	 * @param extraArgs arguments appended to the {@code redis-server} command line
 	 * @return the extension
 	 */
@@ -76,9 +80,10 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
 
 	/**
 	 * Return the server of the running test class.
-	 * @return the server, a {@link RedisProcess} for {@link #dedicated(String...)} extensions
-	 * @throws IllegalStateException outside the test class's lifecycle, or when a dedicated extension is not
-	 * registered in a static field
+	 * @return the server, a {@link RedisProcess} for {@link #dedicated(String...)}
+	 * extensions
+	 * @throws IllegalStateException outside the test class's lifecycle, or when a
+	 * dedicated extension is not registered in a static field
 	 */
 	public RedisServer server() {
 		RedisServer current = this.server;
@@ -90,10 +95,11 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
 	}
 
 	/**
-	 * Return the server of the running test class, which the test may stop, pause and kill.
+	 * Return the server of the running test class, which the test may stop, pause and
+	 * kill.
 	 * @return the server launched for the test class
-	 * @throws IllegalStateException for the shared server, which may be external, or outside the test class's
-	 * lifecycle
+	 * @throws IllegalStateException for the shared server, which may be external, or
+	 * outside the test class's lifecycle
 	 */
 	public ManagedRedisServer managedServer() {
 		if (!this.dedicated) {
@@ -106,7 +112,8 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
 	@Override
 	public void beforeAll(ExtensionContext context) {
 		if (this.dedicated) {
-			// Nested classes inherit the extension and reuse the server of the class that registered it.
+			// Nested classes inherit the extension and reuse the server of the class that
+			// registered it.
 			if (this.server == null) {
 				String[] args = this.extraArgs.toArray(new String[0]);
 				this.server = (this.binary != null)
@@ -148,7 +155,8 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
 	}
 
 	private static RedisServer shared(ExtensionContext context) {
-		// The root store closes AutoCloseable values when the engine finishes, so the server ends with the run.
+		// The root store closes AutoCloseable values when the engine finishes, so the
+		// server ends with the run.
 		return context.getRoot()
 			.getStore(NAMESPACE)
 			.computeIfAbsent(SHARED_SERVER, (key) -> RedisServers.start(), RedisServer.class);

@@ -24,20 +24,26 @@ public final class RedisServers {
 	 * <ol>
 	 * <li>{@code REDIS_URL} set: an {@link ExternalRedis} (not managed)</li>
 	 * <li>{@code REDIS_TESTCONTAINERS=true}: a {@link ContainerRedis}</li>
-	 * <li>a {@code redis-server} binary ({@code REDIS_SERVER} or the {@code PATH}): a {@link RedisProcess}</li>
-	 * <li>Testcontainers on the classpath and Docker reachable: a {@link ContainerRedis}</li>
+	 * <li>a {@code redis-server} binary ({@code REDIS_SERVER} or the {@code PATH}): a
+	 * {@link RedisProcess}</li>
+	 * <li>Testcontainers on the classpath and Docker reachable: a
+	 * {@link ContainerRedis}</li>
 	 * </ol>
-	 * Tests that stop, pause or kill the server should call {@link #launch(String...)} instead.
+	 * Tests that stop, pause or kill the server should call {@link #launch(String...)}
+	 * instead.
 	 * @return a running server, which the caller closes
-	 * @throws IllegalStateException saying what to install when none of these is available
+	 * @throws IllegalStateException saying what to install when none of these is
+	 * available
 	 */
 	public static RedisServer start() {
 		return start(System::getenv, RedisServers::isDockerAvailable);
 	}
 
 	/**
-	 * Launch a {@code redis-server} process on a free loopback port, whatever {@code REDIS_URL} says.
-	 * @param extraArgs arguments appended to the command line, such as {@code "--maxmemory", "10mb"}
+	 * Launch a {@code redis-server} process on a free loopback port, whatever
+	 * {@code REDIS_URL} says.
+	 * @param extraArgs arguments appended to the command line, such as
+	 * {@code "--maxmemory", "10mb"}
 	 * @return the running, managed server, which the caller closes
 	 * @throws IllegalStateException saying what to install when there is no binary
 	 */
@@ -46,8 +52,8 @@ public final class RedisServers {
 	}
 
 	/**
-	 * Return the {@code redis-server} binary that {@link #launch(String...)} uses: {@code REDIS_SERVER} when set,
-	 * else the first one on the {@code PATH}.
+	 * Return the {@code redis-server} binary that {@link #launch(String...)} uses:
+	 * {@code REDIS_SERVER} when set, else the first one on the {@code PATH}.
 	 * @return the binary, or {@code null} when there is none
 	 * @throws IllegalStateException if {@code REDIS_SERVER} is set but is not executable
 	 */
@@ -89,7 +95,8 @@ public final class RedisServers {
 			return ContainerRedis.isDockerAvailable();
 		}
 		catch (NoClassDefFoundError | RuntimeException ex) {
-			// A partial Testcontainers classpath or a broken Docker setup: treat as no Docker.
+			// A partial Testcontainers classpath or a broken Docker setup: treat as no
+			// Docker.
 			return false;
 		}
 	}

@@ -10,14 +10,15 @@ import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
- * JUnit Jupiter extension that gives a test class its own {@link RedisTopology}, started before all its tests and
- * closed after them.
+ * JUnit Jupiter extension that gives a test class its own {@link RedisTopology}, started
+ * before all its tests and closed after them.
  * <p>
  * Register it on a static field, for example
  * {@code @RegisterExtension static RedisTopologyExtension<RedisSentinelTopology> sentinel =
- * RedisTopologyExtension.sentinel();}, then call {@link #topology()} from tests and {@code @BeforeAll} methods or
- * declare a parameter of the topology's type. Nested classes share the topology of the class that registered it.
- * Tests may stop, kill or fail over its processes; the next test class starts from a fresh topology.
+ * RedisTopologyExtension.sentinel();}, then call {@link #topology()} from tests and
+ * {@code @BeforeAll} methods or declare a parameter of the topology's type. Nested
+ * classes share the topology of the class that registered it. Tests may stop, kill or
+ * fail over its processes; the next test class starts from a fresh topology.
  *
  * @param <T> the type of topology
  */
@@ -38,8 +39,8 @@ public final class RedisTopologyExtension<T extends RedisTopology>
 	}
 
 	/**
-	 * Create an extension that starts a {@link RedisSentinelTopology} monitoring the master as
-	 * {@value RedisSentinelTopology#DEFAULT_MASTER_NAME}.
+	 * Create an extension that starts a {@link RedisSentinelTopology} monitoring the
+	 * master as {@value RedisSentinelTopology#DEFAULT_MASTER_NAME}.
 	 * @return the extension
 	 */
 	public static RedisTopologyExtension<RedisSentinelTopology> sentinel() {
@@ -47,10 +48,12 @@ public final class RedisTopologyExtension<T extends RedisTopology>
 	}
 
 	/**
-	 * Create an extension that starts a {@link RedisSentinelTopology} monitoring the master under a name.
+	 * Create an extension that starts a {@link RedisSentinelTopology} monitoring the
+	 * master under a name.
 	 * @param masterName the master name
 	 * @return the extension
-	 * @throws IllegalArgumentException if the name is not one {@link RedisSentinelTopology#start(String)} accepts
+	 * @throws IllegalArgumentException if the name is not one
+	 * {@link RedisSentinelTopology#start(String)} accepts
 	 */
 	public static RedisTopologyExtension<RedisSentinelTopology> sentinel(String masterName) {
 		RedisSentinelTopology.requireValidMasterName(masterName);
@@ -58,7 +61,8 @@ public final class RedisTopologyExtension<T extends RedisTopology>
 	}
 
 	/**
-	 * Create an extension that starts a {@link RedisClusterTopology} of three masters without replicas.
+	 * Create an extension that starts a {@link RedisClusterTopology} of three masters
+	 * without replicas.
 	 * @return the extension
 	 */
 	public static RedisTopologyExtension<RedisClusterTopology> cluster() {
@@ -66,7 +70,8 @@ public final class RedisTopologyExtension<T extends RedisTopology>
 	}
 
 	/**
-	 * Create an extension that starts a {@link RedisClusterTopology} of three masters with replicas.
+	 * Create an extension that starts a {@link RedisClusterTopology} of three masters
+	 * with replicas.
 	 * @param replicasPerMaster the number of replicas of each master, zero or more
 	 * @return the extension
 	 * @throws IllegalArgumentException if the number is negative
@@ -80,8 +85,8 @@ public final class RedisTopologyExtension<T extends RedisTopology>
 	/**
 	 * Return the topology of the running test class.
 	 * @return the topology
-	 * @throws IllegalStateException outside the test class's lifecycle, or when the extension is not registered in a
-	 * static field
+	 * @throws IllegalStateException outside the test class's lifecycle, or when the
+	 * extension is not registered in a static field
 	 */
 	public T topology() {
 		T current = this.topology;
@@ -94,7 +99,8 @@ public final class RedisTopologyExtension<T extends RedisTopology>
 
 	@Override
 	public void beforeAll(ExtensionContext context) {
-		// Nested classes inherit the extension and reuse the topology of the class that registered it.
+		// Nested classes inherit the extension and reuse the topology of the class that
+		// registered it.
 		if (this.topology == null) {
 			this.topology = this.starter.get();
 			this.owner = context.getUniqueId();

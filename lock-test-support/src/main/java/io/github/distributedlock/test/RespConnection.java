@@ -21,11 +21,12 @@ import org.jspecify.annotations.Nullable;
 /**
  * One socket speaking RESP2, the only Redis protocol code of the tests.
  * <p>
- * Replies are a {@link String} for simple and bulk strings, a {@link Long} for integers, an unmodifiable
- * {@code List} for arrays, {@code null} for nil, and a {@link RedisCommandException} for an error: returned, not
- * thrown, because the caller decides whether it is fatal. Not thread-safe, except that {@link #send(String...)} may
- * be called while another thread waits in {@link #next()}; {@link RedisClient} serializes access for
- * {@link RedisServer#command(String...)}.
+ * Replies are a {@link String} for simple and bulk strings, a {@link Long} for integers,
+ * an unmodifiable {@code List} for arrays, {@code null} for nil, and a
+ * {@link RedisCommandException} for an error: returned, not thrown, because the caller
+ * decides whether it is fatal. Not thread-safe, except that {@link #send(String...)} may
+ * be called while another thread waits in {@link #next()}; {@link RedisClient} serializes
+ * access for {@link RedisServer#command(String...)}.
  */
 public final class RespConnection implements AutoCloseable {
 
@@ -86,17 +87,20 @@ public final class RespConnection implements AutoCloseable {
 	 * Send one command and read its reply.
 	 * @param args the command name and its arguments
 	 * @return the reply, an error included
-	 * @throws UncheckedIOException if the connection fails or the reply does not come within the timeout
+	 * @throws UncheckedIOException if the connection fails or the reply does not come
+	 * within the timeout
 	 */
 	public @Nullable Object command(String... args) {
 		return pipeline(List.of(List.of(args))).get(0);
 	}
 
 	/**
-	 * Send several commands in one write, so that nothing can run in between, then read all their replies.
+	 * Send several commands in one write, so that nothing can run in between, then read
+	 * all their replies.
 	 * @param commands the commands, each its name and arguments
 	 * @return their replies, in order
-	 * @throws UncheckedIOException if the connection fails or a reply does not come within the timeout
+	 * @throws UncheckedIOException if the connection fails or a reply does not come
+	 * within the timeout
 	 */
 	public List<@Nullable Object> pipeline(List<List<String>> commands) {
 		try {
@@ -113,8 +117,8 @@ public final class RespConnection implements AutoCloseable {
 	}
 
 	/**
-	 * Send one command without reading its reply: for a subscriber or a monitor, whose replies come through
-	 * {@link #next()}.
+	 * Send one command without reading its reply: for a subscriber or a monitor, whose
+	 * replies come through {@link #next()}.
 	 * @param args the command name and its arguments
 	 * @throws UncheckedIOException if the connection fails
 	 */
@@ -128,7 +132,8 @@ public final class RespConnection implements AutoCloseable {
 	}
 
 	/**
-	 * Read the next reply or pushed message, as long as it takes (no read timeout from now on).
+	 * Read the next reply or pushed message, as long as it takes (no read timeout from
+	 * now on).
 	 * @return the reply, an error included
 	 * @throws IOException if the connection is closed
 	 */
@@ -147,8 +152,9 @@ public final class RespConnection implements AutoCloseable {
 	}
 
 	/**
-	 * Whether any byte of the last reply arrived, which tells a server that dropped an idle connection before
-	 * reading the command apart from one that failed while answering it.
+	 * Whether any byte of the last reply arrived, which tells a server that dropped an
+	 * idle connection before reading the command apart from one that failed while
+	 * answering it.
 	 */
 	boolean replyStarted() {
 		return this.replyStarted;

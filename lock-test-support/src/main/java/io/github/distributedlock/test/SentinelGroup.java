@@ -7,8 +7,8 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The Sentinels monitoring one master name and what they report, asked in turn so that tests may stop or kill some
- * of them.
+ * The Sentinels monitoring one master name and what they report, asked in turn so that
+ * tests may stop or kill some of them.
  */
 final class SentinelGroup {
 
@@ -42,8 +42,9 @@ final class SentinelGroup {
 	}
 
 	/**
-	 * Return whether every Sentinel knows the replica, with its link to the master up, and all the other Sentinels.
-	 * A Sentinel refuses to promote a replica it has not seen healthy.
+	 * Return whether every Sentinel knows the replica, with its link to the master up,
+	 * and all the other Sentinels. A Sentinel refuses to promote a replica it has not
+	 * seen healthy.
 	 */
 	boolean allKnow(HostAndPort replica) {
 		return this.sentinels.stream().allMatch((sentinel) -> knowsHealthy(sentinel, replica) && knowsPeers(sentinel));
@@ -51,7 +52,8 @@ final class SentinelGroup {
 
 	/**
 	 * Ask a Sentinel to promote a replica now ({@code SENTINEL FAILOVER}).
-	 * @return whether a failover runs, {@code false} when no Sentinel deems a replica fit yet
+	 * @return whether a failover runs, {@code false} when no Sentinel deems a replica fit
+	 * yet
 	 * @throws IllegalStateException if the Sentinel refuses for another reason
 	 */
 	boolean requestFailover() {
@@ -63,7 +65,8 @@ final class SentinelGroup {
 		}
 		catch (RedisCommandException ex) {
 			return switch (ex.errorCode()) {
-				// The Sentinel has not seen the replica healthy for long enough, as right after a failover.
+				// The Sentinel has not seen the replica healthy for long enough, as right
+				// after a failover.
 				case "NOGOODSLAVE" -> false;
 				// A failover already runs, and it can only promote the same replica.
 				case "INPROG" -> true;
@@ -79,8 +82,9 @@ final class SentinelGroup {
 			description.append(" ")
 				.append(HostAndPort.of(sentinel))
 				.append(" -> ")
-				.append(ask(sentinel, (s) -> reportedMaster(s) + " (tilt "
-						+ InfoFields.parse(s.command("INFO", "sentinel")).get("sentinel_tilt") + ")"))
+				.append(ask(sentinel,
+						(s) -> reportedMaster(s) + " (tilt "
+								+ InfoFields.parse(s.command("INFO", "sentinel")).get("sentinel_tilt") + ")"))
 				.append(";");
 		}
 		return description.toString();

@@ -11,7 +11,8 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * The temporary directory of one launched server: its working directory, its log and its console output.
+ * The temporary directory of one launched server: its working directory, its log and its
+ * console output.
  */
 final class ServerDirectory {
 
@@ -48,14 +49,16 @@ final class ServerDirectory {
 	}
 
 	/**
-	 * The server's stdout and stderr, which hold the errors it reports before it opens its log file.
+	 * The server's stdout and stderr, which hold the errors it reports before it opens
+	 * its log file.
 	 */
 	Path consoleFile() {
 		return this.path.resolve("redis.out");
 	}
 
 	/**
-	 * Return the last lines of the log and of the console output, to explain why a server did not start.
+	 * Return the last lines of the log and of the console output, to explain why a server
+	 * did not start.
 	 */
 	String tail() {
 		return tail(logFile()) + tail(consoleFile());

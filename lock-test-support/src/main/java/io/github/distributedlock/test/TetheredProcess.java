@@ -18,14 +18,17 @@ import org.jspecify.annotations.Nullable;
 /**
  * A child process that cannot outlive this JVM, even when the JVM is killed with SIGKILL.
  * <p>
- * It runs under a small shell that prints the child's pid and then blocks reading its stdin, a pipe only this JVM
- * writes to. However the JVM ends, the kernel closes that pipe, {@code grep} sees end of file and the shell kills
- * the child. A shutdown hook alone would not run on SIGKILL. {@link #release()} writes a line first, which tells an
- * orderly end from an orphaned child, whose files the shell then deletes as nobody else will.
+ * It runs under a small shell that prints the child's pid and then blocks reading its
+ * stdin, a pipe only this JVM writes to. However the JVM ends, the kernel closes that
+ * pipe, {@code grep} sees end of file and the shell kills the child. A shutdown hook
+ * alone would not run on SIGKILL. {@link #release()} writes a line first, which tells an
+ * orderly end from an orphaned child, whose files the shell then deletes as nobody else
+ * will.
  */
 final class TetheredProcess {
 
-	// grep runs as a child of the shell (a builtin read would not be), so the shell keeps reaping the process.
+	// grep runs as a child of the shell (a builtin read would not be), so the shell keeps
+	// reaping the process.
 	private static final String SCRIPT = "out=$1; orphaned=$2; shift 2; \"$@\" </dev/null >>\"$out\" 2>&1 & "
 			+ "echo $!; if grep -q released; then orphaned=; fi; kill -9 $! 2>/dev/null; wait $! 2>/dev/null; "
 			+ "if [ -n \"$orphaned\" ]; then rm -rf \"$orphaned\"; fi";
@@ -41,7 +44,8 @@ final class TetheredProcess {
 	private final long pid;
 
 	/**
-	 * Held from the start because a handle remembers the start time, so a recycled pid is never mistaken for ours.
+	 * Held from the start because a handle remembers the start time, so a recycled pid is
+	 * never mistaken for ours.
 	 */
 	private final @Nullable ProcessHandle handle;
 
@@ -53,7 +57,8 @@ final class TetheredProcess {
 
 	/**
 	 * Start a command with its stdout and stderr appended to {@code output}.
-	 * @param orphanedFiles a directory the shell deletes when this JVM dies without releasing the process
+	 * @param orphanedFiles a directory the shell deletes when this JVM dies without
+	 * releasing the process
 	 */
 	static TetheredProcess start(List<String> command, Path output, Path orphanedFiles) throws IOException {
 		List<String> shellCommand = new ArrayList<>(
@@ -83,7 +88,8 @@ final class TetheredProcess {
 	}
 
 	/**
-	 * Send a signal that {@link ProcessHandle} cannot send and wait until it has taken effect.
+	 * Send a signal that {@link ProcessHandle} cannot send and wait until it has taken
+	 * effect.
 	 */
 	void signal(PosixSignal signal) {
 		if (!isAlive()) {
@@ -115,7 +121,8 @@ final class TetheredProcess {
 	}
 
 	/**
-	 * End the shell, which kills the process if it still runs. Must be called once the process is no longer needed.
+	 * End the shell, which kills the process if it still runs. Must be called once the
+	 * process is no longer needed.
 	 */
 	void release() {
 		try (OutputStream stdin = this.shell.getOutputStream()) {

@@ -5,8 +5,8 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Main class of the child JVMs in {@link JvmProcessTests}: prints its arguments, then answers {@code echo <text>}
- * with {@code ECHO <text>} and exits on {@code exit <code>}.
+ * Main class of the child JVMs in {@link JvmProcessTests}: prints its arguments, then
+ * answers {@code echo <text>} with {@code ECHO <text>} and exits on {@code exit <code>}.
  */
 public final class JvmProcessTestMain {
 

@@ -1,7 +1,8 @@
 package io.github.distributedlock.test;
 
 /**
- * Main class of the child JVM in {@link OrphanedRedisTests}: launches a server, reports it and waits to be killed.
+ * Main class of the child JVM in {@link OrphanedRedisTests}: launches a server, reports
+ * it and waits to be killed.
  */
 public final class OrphanedRedisMain {
 
@@ -12,7 +13,8 @@ public final class OrphanedRedisMain {
 		RedisProcess redis = RedisServers.launch();
 		System.out.println(redis.pid() + " " + redis.port() + " " + redis.directory());
 		System.out.flush();
-		// Block until the parent kills this JVM; stdin stays open because the parent never closes it.
+		// Block until the parent kills this JVM; stdin stays open because the parent
+		// never closes it.
 		System.in.read();
 	}
 

@@ -9,7 +9,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests that a {@link RedisProcess} dies with its JVM even when that JVM is killed with SIGKILL.
+ * Tests that a {@link RedisProcess} dies with its JVM even when that JVM is killed with
+ * SIGKILL.
  */
 class OrphanedRedisTests {
 

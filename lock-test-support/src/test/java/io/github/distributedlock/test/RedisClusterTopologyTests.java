@@ -121,12 +121,14 @@ class RedisClusterTopologyTests {
 				assertThat(role.get(3)).isEqualTo("connected");
 				assertThat(masters).extracting(RedisProcess::port).contains(((Long) role.get(2)).intValue());
 			});
-			assertThat(masters).allSatisfy((master) -> assertThat(InfoFields.parse(master.command("INFO", "replication")))
-				.containsEntry("connected_slaves", "1"));
+			assertThat(masters)
+				.allSatisfy((master) -> assertThat(InfoFields.parse(master.command("INFO", "replication")))
+					.containsEntry("connected_slaves", "1"));
 			RedisProcess owner = topology.nodeForKey("replicated");
 			owner.command("SET", "replicated", "value");
 			assertThat(owner.command("WAIT", "1", "5000")).isEqualTo(1L);
-			assertThat(topology.replicas()).anySatisfy((replica) -> assertThat(replica.command("DBSIZE")).isEqualTo(1L));
+			assertThat(topology.replicas())
+				.anySatisfy((replica) -> assertThat(replica.command("DBSIZE")).isEqualTo(1L));
 
 			topology.flushAll();
 

@@ -45,15 +45,15 @@ class RedisProcessTests {
 		assertThat(this.redis.command("INCRBY", "counter", "41")).isEqualTo(41L);
 		assertThat(this.redis.command("RPUSH", "list", "a", "", "c")).isEqualTo(3L);
 		assertThat(this.redis.command("LRANGE", "list", "0", "-1")).isEqualTo(List.of("a", "", "c"));
-		assertThat(this.redis.command("EVAL", "return {1, 'two', false}", "0")).isEqualTo(Arrays.asList(1L, "two", null));
+		assertThat(this.redis.command("EVAL", "return {1, 'two', false}", "0"))
+			.isEqualTo(Arrays.asList(1L, "two", null));
 	}
 
 	@Test
 	void shouldThrowServerMessageForErrorReply() {
 		this.redis = RedisServers.launch();
 		this.redis.command("SET", "text", "abc");
-		assertThatExceptionOfType(RedisCommandException.class)
-			.isThrownBy(() -> this.redis.command("INCR", "text"))
+		assertThatExceptionOfType(RedisCommandException.class).isThrownBy(() -> this.redis.command("INCR", "text"))
 			.withMessage("ERR value is not an integer or out of range")
 			.satisfies((ex) -> assertThat(ex.errorCode()).isEqualTo("ERR"));
 		assertThatExceptionOfType(RedisCommandException.class)
@@ -122,8 +122,8 @@ class RedisProcessTests {
 	@Test
 	void shouldStartFromConfigFileKeptAcrossRestart() throws Exception {
 		this.redis = RedisProcess.builder().config("maxmemory 7mb", "maxmemory-policy allkeys-lru").launch();
-		assertThat(Files.readAllLines(this.redis.directory().resolve("redis.conf")))
-			.containsExactly("maxmemory 7mb", "maxmemory-policy allkeys-lru");
+		assertThat(Files.readAllLines(this.redis.directory().resolve("redis.conf"))).containsExactly("maxmemory 7mb",
+				"maxmemory-policy allkeys-lru");
 		assertThat(this.redis.command("CONFIG", "GET", "maxmemory")).isEqualTo(List.of("maxmemory", "7340032"));
 		this.redis.command("CONFIG", "SET", "maxmemory", "9mb");
 		this.redis.command("CONFIG", "REWRITE");
@@ -240,8 +240,7 @@ class RedisProcessTests {
 	@Test
 	void shouldFailOnTakenFixedPort() {
 		this.redis = RedisServers.launch();
-		assertThatIllegalStateException()
-			.isThrownBy(() -> RedisProcess.builder().port(this.redis.port()).launch())
+		assertThatIllegalStateException().isThrownBy(() -> RedisProcess.builder().port(this.redis.port()).launch())
 			.withMessageContaining("already in use");
 		assertThat(this.redis.command("PING")).isEqualTo("PONG");
 	}

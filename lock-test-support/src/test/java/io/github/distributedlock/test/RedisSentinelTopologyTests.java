@@ -85,7 +85,8 @@ class RedisSentinelTopologyTests {
 			}
 			assertThat(newMaster.command("GET", "before")).isEqualTo("1");
 			assertThat(newMaster.command("SET", "after", "2")).isEqualTo("OK");
-			// The Sentinels make the old master a replica of the new one on their own, a few seconds later.
+			// The Sentinels make the old master a replica of the new one on their own, a
+			// few seconds later.
 			topology.awaitReplicaInSync();
 			assertThat(role(oldMaster)).isEqualTo("slave");
 			assertThat(oldMaster.command("GET", "after")).isEqualTo("2");
@@ -104,8 +105,8 @@ class RedisSentinelTopologyTests {
 		topology.close();
 
 		assertThat(handles).noneMatch(ProcessHandle::isAlive);
-		assertThat(processes).allSatisfy((p) -> assertThat(LoopbackPorts.isFree(p.port())).as("port %d", p.port())
-			.isTrue());
+		assertThat(processes)
+			.allSatisfy((p) -> assertThat(LoopbackPorts.isFree(p.port())).as("port %d", p.port()).isTrue());
 		assertThat(directories).noneMatch(Files::exists);
 		assertThatIllegalStateException().isThrownBy(topology::failover).withMessageContaining("closed");
 	}

@@ -21,8 +21,9 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass
 import static org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder.request;
 
 /**
- * Tests for {@link RedisServerExtension}, running fixture classes in a separate JUnit engine run so that the end of
- * that run (when the shared server must be closed) can be observed.
+ * Tests for {@link RedisServerExtension}, running fixture classes in a separate JUnit
+ * engine run so that the end of that run (when the shared server must be closed) can be
+ * observed.
  */
 class RedisServerExtensionTests {
 
@@ -41,7 +42,8 @@ class RedisServerExtensionTests {
 		TestExecutionSummary summary = run(FirstSharedUser.class, SecondSharedUser.class);
 		assertThat(summary.getTestsSucceededCount()).isEqualTo(4);
 		assertThat(servers).hasSize(5).allSatisfy((server) -> assertThat(server).isSameAs(servers.get(0)));
-		// Each class writes a key and the nested one adds another without a flush in between.
+		// Each class writes a key and the nested one adds another without a flush in
+		// between.
 		assertThat(keysSeen).containsExactlyInAnyOrder(0L, 1L, 1L, 0L);
 		RedisServer shared = servers.get(0);
 		if (shared instanceof RedisProcess process) {
@@ -65,8 +67,7 @@ class RedisServerExtensionTests {
 	@Test
 	void shouldExplainServerOutsideLifecycle() {
 		RedisServerExtension extension = RedisServerExtension.dedicated();
-		assertThatIllegalStateException().isThrownBy(extension::server)
-			.withMessageContaining("@RegisterExtension");
+		assertThatIllegalStateException().isThrownBy(extension::server).withMessageContaining("@RegisterExtension");
 		assertThatIllegalStateException().isThrownBy(new RedisServerExtension()::managedServer)
 			.withMessageContaining("RedisServerExtension.dedicated()");
 	}

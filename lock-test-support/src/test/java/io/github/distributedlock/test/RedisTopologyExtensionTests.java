@@ -19,8 +19,8 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass
 import static org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder.request;
 
 /**
- * Tests for {@link RedisTopologyExtension}, running a fixture class in a separate JUnit engine run so that the
- * closing of its topology can be observed.
+ * Tests for {@link RedisTopologyExtension}, running a fixture class in a separate JUnit
+ * engine run so that the closing of its topology can be observed.
  */
 class RedisTopologyExtensionTests {
 

@@ -12,8 +12,7 @@ import org.springframework.test.context.TestPropertySource;
 /**
  * Run a Spring test's locks in memory: the context gets an {@link InMemoryLockTemplate}
  * instead of the Redis one, and needs no Redis. The same as setting
- * {@code distributed-lock.in-memory=true}.
- * <pre class="code">
+ * {@code distributed-lock.in-memory=true}. <pre class="code">
  * &#64;SpringBootTest
  * &#64;AutoConfigureInMemoryLocks
  * class DeploymentServiceTests { ... }

@@ -32,8 +32,8 @@ final class InMemoryLockHandle implements LockHandle {
 
 	private final AtomicBoolean released = new AtomicBoolean();
 
-	InMemoryLockHandle(InMemoryLockTemplate template, InMemoryLockStore store, Claim claim, long token,
-			boolean waited, Duration waitedFor, int attempts) {
+	InMemoryLockHandle(InMemoryLockTemplate template, InMemoryLockStore store, Claim claim, long token, boolean waited,
+			Duration waitedFor, int attempts) {
 		this.template = template;
 		this.store = store;
 		this.claim = claim;
@@ -113,8 +113,8 @@ final class InMemoryLockHandle implements LockHandle {
 		if (!this.released.compareAndSet(false, true)) {
 			return;
 		}
-		boolean released = locked(() -> this.store.release(this.claim.kind(), name(), this.claim.owner(),
-				this.token, System.nanoTime(), true));
+		boolean released = locked(() -> this.store.release(this.claim.kind(), name(), this.claim.owner(), this.token,
+				System.nanoTime(), true));
 		if (!released) {
 			this.template.leaseLost(this);
 			throw new LockLeaseLostException(name(), this.token,

@@ -33,8 +33,8 @@ final class InMemoryLockStore {
 	/**
 	 * Take every claim, or none: the holds taken, or {@code null} if one is taken by
 	 * someone else. Called with the monitor held.
-	 * @throws LockSelfDeadlockException if a claim could only be granted by waiting for its
-	 * own owner
+	 * @throws LockSelfDeadlockException if a claim could only be granted by waiting for
+	 * its own owner
 	 */
 	@Nullable List<Hold> tryTake(List<Claim> claims, List<@Nullable Object> tickets, long now) {
 		List<Hold> taken = new ArrayList<>(claims.size());
@@ -238,8 +238,8 @@ final class InMemoryLockStore {
 	}
 
 	/**
-	 * Line up a waiter: a fair one in its lock's queue, a writer among those that hold new
-	 * readers back. Called with the monitor held.
+	 * Line up a waiter: a fair one in its lock's queue, a writer among those that hold
+	 * new readers back. Called with the monitor held.
 	 */
 	void enqueue(Claim claim, Object ticket, long now) {
 		LockEntry entry = entry(claim.name(), now);

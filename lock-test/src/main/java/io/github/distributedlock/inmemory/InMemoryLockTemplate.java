@@ -28,9 +28,9 @@ import org.jspecify.annotations.Nullable;
  * injects {@code LockTemplate}: no Redis is needed.
  * <p>
  * It has the engine's semantics within one JVM: fencing tokens that strictly increase per
- * lock, re-entry, wait times and interrupts, real leases (a hold whose lease ends is lost,
- * and its release throws {@link io.github.distributedlock.LockLeaseLostException}), the
- * minimum hold, read/write locks, permits, fair locks, multi-locks, custom owners and
+ * lock, re-entry, wait times and interrupts, real leases (a hold whose lease ends is
+ * lost, and its release throws {@link io.github.distributedlock.LockLeaseLostException}),
+ * the minimum hold, read/write locks, permits, fair locks, multi-locks, custom owners and
  * listeners. A lock taken without a lease (or with {@code autoRenew}) stands for one the
  * watchdog renews, and is never lost while held. Templates from {@link #anotherProcess()}
  * share its locks but are other owners, as other processes on one Redis are. Thread-safe.
@@ -104,7 +104,8 @@ public final class InMemoryLockTemplate implements LockTemplate {
 		if (requests.isEmpty()) {
 			throw new IllegalArgumentException("acquireAll needs at least one lock request");
 		}
-		// One global order, as the engine's, though one monitor already rules out deadlocks.
+		// One global order, as the engine's, though one monitor already rules out
+		// deadlocks.
 		TreeMap<String, Claim> ordered = new TreeMap<>();
 		for (LockRequest request : requests) {
 			Claim claim = claim(request);

@@ -52,8 +52,8 @@ final class Lease {
 	}
 
 	/**
-	 * Return when a released hold with a minimum hold until {@code holdUntil} stops keeping
-	 * the lock taken: the minimum hold, capped by the lease.
+	 * Return when a released hold with a minimum hold until {@code holdUntil} stops
+	 * keeping the lock taken: the minimum hold, capped by the lease.
 	 */
 	long lingerEnd(long now, long holdUntil) {
 		long end = end(now);

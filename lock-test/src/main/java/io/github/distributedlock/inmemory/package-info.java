@@ -1,6 +1,6 @@
 /**
- * An in-memory {@link io.github.distributedlock.LockTemplate} for unit tests: the semantics
- * of the Redis engine within one JVM, without Redis.
+ * An in-memory {@link io.github.distributedlock.LockTemplate} for unit tests: the
+ * semantics of the Redis engine within one JVM, without Redis.
  */
 @NullMarked
 package io.github.distributedlock.inmemory;

@@ -19,7 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class InMemoryLockAutoConfigurationTests {
 
-	// Port 1 on loopback: nothing answers there, so any connection attempt would fail startup.
+	// Port 1 on loopback: nothing answers there, so any connection attempt would fail
+	// startup.
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, InMemoryLockAutoConfiguration.class,
 				DistributedLockAutoConfiguration.class, DistributedLockAspectAutoConfiguration.class))

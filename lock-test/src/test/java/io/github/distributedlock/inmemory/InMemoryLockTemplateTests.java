@@ -50,8 +50,7 @@ class InMemoryLockTemplateTests {
 
 	@Test
 	void shouldFreeTheLockAtOnceWhenTheWorkOutlastedTheMinimumHold() throws Exception {
-		LockHandle held = this.template
-			.acquire(LockRequest.builder("job").holdAtLeast(Duration.ofMillis(50)).build());
+		LockHandle held = this.template.acquire(LockRequest.builder("job").holdAtLeast(Duration.ofMillis(50)).build());
 		Thread.sleep(100);
 		held.close();
 		assertThat(this.template.isLocked("job", null)).isFalse();
@@ -76,8 +75,7 @@ class InMemoryLockTemplateTests {
 	@Test
 	void shouldApplyTheLatestMinimumHoldOfAReenteredLockOnceTheLastHoldIsReleased() {
 		LockHandle outer = this.template.acquire(LockRequest.builder("job").build());
-		LockHandle inner = this.template
-			.acquire(LockRequest.builder("job").holdAtLeast(Duration.ofSeconds(2)).build());
+		LockHandle inner = this.template.acquire(LockRequest.builder("job").holdAtLeast(Duration.ofSeconds(2)).build());
 		assertThat(inner.fencingToken()).isEqualTo(outer.fencingToken());
 		inner.close();
 		assertThat(outer.isHeld()).as("still held by the outer hold").isTrue();
@@ -89,8 +87,8 @@ class InMemoryLockTemplateTests {
 
 	@Test
 	void shouldKeepAReadLockFromWritersUntilItsMinimumHold() {
-		LockHandle reader = this.template.acquire(
-				LockRequest.builder("doc").mode(LockMode.READ).holdAtLeast(Duration.ofSeconds(2)).build());
+		LockHandle reader = this.template
+			.acquire(LockRequest.builder("doc").mode(LockMode.READ).holdAtLeast(Duration.ofSeconds(2)).build());
 		reader.close();
 		assertThat(this.otherProcess.tryAcquire(LockRequest.builder("doc").waitTime(Duration.ZERO).build())).isEmpty();
 		assertThat(this.otherProcess

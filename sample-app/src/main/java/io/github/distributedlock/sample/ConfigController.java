@@ -15,7 +15,8 @@ import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.server.ResponseStatusException;
 
 /**
- * Configuration writes through {@link LockTemplate}, passing the fencing token to the store.
+ * Configuration writes through {@link LockTemplate}, passing the fencing token to the
+ * store.
  * <p>
  * The value is the request body as sent, whatever its content type: {@code curl -d on}
  * sends it form-encoded, which is why {@code application.yml} turns Boot's form content
@@ -38,7 +39,8 @@ class ConfigController {
 		LockRequest request = LockRequest.builder("config").key(key).lease(Duration.ofSeconds(5)).build();
 		return this.locks.execute(request, (lock) -> {
 			if (!this.store.write(key, value, lock.fencingToken())) {
-				// A later holder already wrote: our lease must have run out while we worked.
+				// A later holder already wrote: our lease must have run out while we
+				// worked.
 				throw new ResponseStatusException(HttpStatus.CONFLICT, "stale fencing token " + lock.fencingToken());
 			}
 			return new ConfigWrite(key, value, lock.fencingToken());

@@ -65,12 +65,17 @@ class DeploymentController {
 		Check check = DeploymentLog.check(all);
 		report.append("per instance: ").append(check.perInstance()).append('\n');
 		if (check.ok()) {
-			report.append("OK: ").append(check.deployments()).append(" deployments, no two on one server overlapped")
+			report.append("OK: ")
+				.append(check.deployments())
+				.append(" deployments, no two on one server overlapped")
 				.append('\n');
 		}
 		else {
 			check.problems().forEach((problem) -> report.append("  ").append(problem).append('\n'));
-			report.append("FAIL: ").append(check.problems().size()).append(" problems in ").append(check.deployments())
+			report.append("FAIL: ")
+				.append(check.problems().size())
+				.append(" problems in ")
+				.append(check.deployments())
 				.append(" deployments\n");
 		}
 		return report.toString();

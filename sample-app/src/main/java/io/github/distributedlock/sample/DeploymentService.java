@@ -52,8 +52,8 @@ public class DeploymentService {
 	}
 
 	/**
-	 * One deployment as its instance saw it. Times are {@code System.nanoTime}, comparable
-	 * across processes on one Linux machine.
+	 * One deployment as its instance saw it. Times are {@code System.nanoTime},
+	 * comparable across processes on one Linux machine.
 	 *
 	 * @param serverId the server
 	 * @param start when the deployment started

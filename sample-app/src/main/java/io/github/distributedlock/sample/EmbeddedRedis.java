@@ -116,7 +116,8 @@ final class EmbeddedRedis implements ApplicationListener<ApplicationEvent>, Orde
 	}
 
 	/**
-	 * Find {@code redis-server} on the given search path, or else extract the bundled one.
+	 * Find {@code redis-server} on the given search path, or else extract the bundled
+	 * one.
 	 */
 	static Path binary(@Nullable String path) throws IOException {
 		if (path != null && !path.isEmpty()) {
@@ -141,11 +142,12 @@ final class EmbeddedRedis implements ApplicationListener<ApplicationEvent>, Orde
 
 	private void start(Path binary, InetSocketAddress address) throws IOException {
 		Path directory = Files.createTempDirectory("sample-redis");
-		// The shell kills redis-server when our end of its stdin closes: on exit, or if killed.
+		// The shell kills redis-server when our end of its stdin closes: on exit, or if
+		// killed.
 		String script = "\"$0\" \"$@\" </dev/null >/dev/null 2>&1 & pid=$!; cat >/dev/null; kill $pid";
 		List<String> command = List.of("/bin/sh", "-c", script, binary.toString(), "--port",
-				Integer.toString(address.getPort()), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-				"--dir", directory.toString());
+				Integer.toString(address.getPort()), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir",
+				directory.toString());
 		Process started = new ProcessBuilder(command).redirectErrorStream(true).start();
 		this.process = started;
 		Runtime.getRuntime().addShutdownHook(new Thread(this::stop, "sample-redis-stop"));

@@ -9,11 +9,11 @@ import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.stereotype.Component;
 
 /**
- * A configuration store that protects itself with fencing tokens: it remembers the highest
- * token that wrote each entry and refuses writes that carry a lower one. A writer whose
- * lock lease ran out while it was paused (GC, a slow disk) therefore cannot overwrite the
- * work of the holder that came after it. This is how a resource should use the tokens the
- * lock hands out.
+ * A configuration store that protects itself with fencing tokens: it remembers the
+ * highest token that wrote each entry and refuses writes that carry a lower one. A writer
+ * whose lock lease ran out while it was paused (GC, a slow disk) therefore cannot
+ * overwrite the work of the holder that came after it. This is how a resource should use
+ * the tokens the lock hands out.
  */
 @Component
 public class FencedConfigStore {

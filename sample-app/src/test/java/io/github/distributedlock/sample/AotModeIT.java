@@ -44,13 +44,14 @@ class AotModeIT {
 			.start();
 		try {
 			HttpClient http = HttpClient.newHttpClient();
-			HttpResponse<String> deployed = awaitUp(http, app, log, URI.create("http://127.0.0.1:" + port
-					+ "/servers/web-1/deploy"));
+			HttpResponse<String> deployed = awaitUp(http, app, log,
+					URI.create("http://127.0.0.1:" + port + "/servers/web-1/deploy"));
 			assertThat(deployed.statusCode()).as(deployed.body()).isEqualTo(200);
 			assertThat(deployed.body()).contains("\"serverId\":\"web-1\"").containsPattern("\"fencingToken\":[1-9]");
 			assertThat(Files.readString(log)).as("the log says the AOT-processed context started")
 				.contains("Starting AOT-processed SampleApplication");
-			// The fencing counter of the lock's hash slot (one per slot, shared by its locks).
+			// The fencing counter of the lock's hash slot (one per slot, shared by its
+			// locks).
 			assertThat((java.util.List<?>) redis.server().command("KEYS", "sample-lock:{*}:fence")).isNotEmpty();
 		}
 		finally {

@@ -24,7 +24,8 @@ class DemoScriptIT {
 	@Test
 	void shouldShowThatDeploymentsNeverOverlap() throws Exception {
 		Result result = demo();
-		assertThat(result.output()).contains("Three instances up").contains("OK:")
+		assertThat(result.output()).contains("Three instances up")
+			.contains("OK:")
 			.contains("OK: every report period ran on one instance");
 		assertThat(result.exitCode()).as(result.output()).isZero();
 	}

@@ -13,8 +13,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The sample's embedded default: with no Redis at the configured port, it starts one there
- * and stops it with the application.
+ * The sample's embedded default: with no Redis at the configured port, it starts one
+ * there and stops it with the application.
  */
 class EmbeddedRedisTests {
 
@@ -32,7 +32,8 @@ class EmbeddedRedisTests {
 			String price = context.getBean(PriceService.class).quote("EMB").price();
 			assertThat(price).isNotBlank();
 		}
-		// Stopped with the application, at the latest at JVM exit; here, when its pipe closes.
+		// Stopped with the application, at the latest at JVM exit; here, when its pipe
+		// closes.
 		await().atMost(java.time.Duration.ofSeconds(10)).until(() -> !EmbeddedRedis.answersPing(address));
 	}
 

@@ -22,10 +22,11 @@ import org.springframework.test.context.bean.override.mockito.MockitoBean;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A unit test of the sample's locked code without any Redis: {@code @AutoConfigureInMemoryLocks}
- * (from {@code distributed-lock-test}) gives the context an in-memory {@link LockTemplate}.
- * Nothing listens on the Redis port configured here, so a Redis connection would fail; the
- * deployment log, which the sample keeps in Redis as application data, is a mock.
+ * A unit test of the sample's locked code without any Redis:
+ * {@code @AutoConfigureInMemoryLocks} (from {@code distributed-lock-test}) gives the
+ * context an in-memory {@link LockTemplate}. Nothing listens on the Redis port configured
+ * here, so a Redis connection would fail; the deployment log, which the sample keeps in
+ * Redis as application data, is a mock.
  */
 @SpringBootTest(properties = { "spring.data.redis.port=1", "sample.deploy-millis=50" })
 @AutoConfigureInMemoryLocks

@@ -27,10 +27,10 @@ import static org.awaitility.Awaitility.await;
 /**
  * Runs the commands of the README's "Two commands" section as written: the README's
  * {@code mvn ... package} command builds the jar from the repository root, the README's
- * {@code java -jar} command starts it, and every
- * {@code curl} line of "Then try the sample" runs with real curl against it. Only the port
- * differs: the app gets a free one through {@code SERVER_PORT} (other builds may hold 8080),
- * and the commands' {@code localhost:8080} is rewritten to it.
+ * {@code java -jar} command starts it, and every {@code curl} line of "Then try the
+ * sample" runs with real curl against it. Only the port differs: the app gets a free one
+ * through {@code SERVER_PORT} (other builds may hold 8080), and the commands'
+ * {@code localhost:8080} is rewritten to it.
  */
 class ReadmeCommandsIT {
 
@@ -106,8 +106,7 @@ class ReadmeCommandsIT {
 			process.destroy();
 		}
 		assertThat(exited).as("'" + build + "' ended within 10 minutes").isTrue();
-		assertThat(process.exitValue()).as("'" + build + "' exit code; its output:\n" + Files.readString(log))
-			.isZero();
+		assertThat(process.exitValue()).as("'" + build + "' exit code; its output:\n" + Files.readString(log)).isZero();
 	}
 
 	private static void check(String command, String body) {

@@ -32,8 +32,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * The sample application against a real redis-server, through its HTTP endpoints.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-		properties = { "sample.report-cron=* * * * * *", "sample.report-hold-at-least=100ms", "sample.deploy-millis=100" })
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
+		"sample.report-cron=* * * * * *", "sample.report-hold-at-least=100ms", "sample.deploy-millis=100" })
 class SampleApplicationTests {
 
 	static final RedisProcess redis = RedisServers.launch();
@@ -68,10 +68,8 @@ class SampleApplicationTests {
 		try {
 			List<Future<Deployment>> calls = new ArrayList<>();
 			for (int i = 0; i < 6; i++) {
-				calls.add(executor.submit(() -> client().post()
-					.uri("/servers/web-1/deploy")
-					.retrieve()
-					.body(Deployment.class)));
+				calls.add(executor
+					.submit(() -> client().post().uri("/servers/web-1/deploy").retrieve().body(Deployment.class)));
 			}
 			List<Deployment> deployments = new ArrayList<>();
 			for (Future<Deployment> call : calls) {

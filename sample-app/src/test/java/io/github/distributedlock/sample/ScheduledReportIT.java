@@ -26,10 +26,10 @@ import static org.assertj.core.api.Assertions.fail;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Three instances of the packaged sample run {@link ReportJob} every second, aligned to the
- * clock: each period must run exactly once across all of them, although the job takes well
- * under a millisecond. With the minimum hold set to zero, the same setup runs some periods
- * more than once, which is what the minimum hold is for.
+ * Three instances of the packaged sample run {@link ReportJob} every second, aligned to
+ * the clock: each period must run exactly once across all of them, although the job takes
+ * well under a millisecond. With the minimum hold set to zero, the same setup runs some
+ * periods more than once, which is what the minimum hold is for.
  */
 class ScheduledReportIT {
 
@@ -58,8 +58,8 @@ class ScheduledReportIT {
 	}
 
 	/**
-	 * Start three instances, let them run the job for at least twelve periods after all of
-	 * them are up, stop them, and return the runs of each whole period in between.
+	 * Start three instances, let them run the job for at least twelve periods after all
+	 * of them are up, stop them, and return the runs of each whole period in between.
 	 */
 	private static Map<Long, List<String>> runThreeInstances(String holdAtLeast) throws Exception {
 		List<Process> processes = new ArrayList<>();

@@ -87,7 +87,8 @@ public class DistributedLocksEndpoint {
 	 * @param key the key, or {@code null} for a lock on the whole scope
 	 * @param thread the name of the thread that acquired it
 	 * @param since when it was acquired
-	 * @param remainingLeaseMillis a conservative estimate of the lease left, in milliseconds
+	 * @param remainingLeaseMillis a conservative estimate of the lease left, in
+	 * milliseconds
 	 * @param fencingToken the fencing token
 	 * @param origin where it was requested, such as the annotated method, or {@code null}
 	 */
@@ -95,8 +96,8 @@ public class DistributedLocksEndpoint {
 			long remainingLeaseMillis, long fencingToken, @Nullable String origin) {
 
 		HeldLockDescriptor(HeldLock held) {
-			this(held.name().scope(), held.name().key(), held.thread(), held.since(),
-					held.remainingLease().toMillis(), held.fencingToken(), held.origin());
+			this(held.name().scope(), held.name().key(), held.thread(), held.since(), held.remainingLease().toMillis(),
+					held.fencingToken(), held.origin());
 		}
 
 	}

@@ -16,8 +16,8 @@ import org.openjdk.jmh.runner.options.TimeValue;
 import org.openjdk.jmh.runner.options.VerboseMode;
 
 /**
- * Runs the microbenchmarks of this package: briefly in one forked JVM for the report, or in-process for a smoke
- * run, where the point is only that they still work.
+ * Runs the microbenchmarks of this package: briefly in one forked JVM for the report, or
+ * in-process for a smoke run, where the point is only that they still work.
  */
 public final class JmhSuite {
 
@@ -46,13 +46,14 @@ public final class JmhSuite {
 	private static String table(Collection<RunResult> results) {
 		List<RunResult> sorted = new ArrayList<>(results);
 		sorted.sort(Comparator.comparing((RunResult r) -> r.getParams().getBenchmark()));
-		StringBuilder table = new StringBuilder("| benchmark | score | error (99.9 %) | unit |\n| --- | --- | --- | --- |\n");
+		StringBuilder table = new StringBuilder(
+				"| benchmark | score | error (99.9 %) | unit |\n| --- | --- | --- | --- |\n");
 		for (RunResult result : sorted) {
 			Result<?> primary = result.getPrimaryResult();
 			String name = result.getParams().getBenchmark().substring(JmhSuite.class.getPackageName().length() + 1);
 			table.append(String.format(Locale.ROOT, "| %s | %.1f | %s | %s |%n", name, primary.getScore(),
-					Double.isFinite(primary.getScoreError()) ? String.format(Locale.ROOT, "± %.1f", primary.getScoreError())
-							: "—",
+					Double.isFinite(primary.getScoreError())
+							? String.format(Locale.ROOT, "± %.1f", primary.getScoreError()) : "—",
 					primary.getScoreUnit()));
 		}
 		return table.toString();

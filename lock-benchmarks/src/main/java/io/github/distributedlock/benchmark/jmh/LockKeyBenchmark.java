@@ -18,8 +18,9 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * Building a lock's Redis key through the public {@code RedisLockTemplate#lockKey(LockName)}, for names that need
- * no encoding, names full of characters that must be percent-encoded, and long names.
+ * Building a lock's Redis key through the public
+ * {@code RedisLockTemplate#lockKey(LockName)}, for names that need no encoding, names
+ * full of characters that must be percent-encoded, and long names.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -35,8 +36,8 @@ public class LockKeyBenchmark {
 	private RedisLockTemplate template;
 
 	/**
-	 * Build a template that never connects: without pub/sub and with polling, nothing talks to Redis until a lock
-	 * is taken.
+	 * Build a template that never connects: without pub/sub and with polling, nothing
+	 * talks to Redis until a lock is taken.
 	 */
 	@Setup
 	public void createTemplate() {

@@ -25,13 +25,14 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.State;
 
 /**
- * The in-process cost of running work under a lock, with Redis taken out: a {@link LockTemplate} whose locks are
- * free and local, so only the template's own path (request, handle, lock context) is measured.
+ * The in-process cost of running work under a lock, with Redis taken out: a
+ * {@link LockTemplate} whose locks are free and local, so only the template's own path
+ * (request, handle, lock context) is measured.
  * <p>
- * Placeholder for "aspect overhead vs direct LockTemplate": when the {@code aop} package with
- * {@code @DistributedLock} exists, add a benchmark that calls an annotated method of a proxied bean backed by the
- * same {@link #freeLockTemplate()}, and compare it with {@link #directTemplate()}. This module must not depend on the
- * aspect before it exists.
+ * Placeholder for "aspect overhead vs direct LockTemplate": when the {@code aop} package
+ * with {@code @DistributedLock} exists, add a benchmark that calls an annotated method of
+ * a proxied bean backed by the same {@link #freeLockTemplate()}, and compare it with
+ * {@link #directTemplate()}. This module must not depend on the aspect before it exists.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -57,9 +58,10 @@ public class TemplateOverheadBenchmark {
 	}
 
 	/**
-	 * Return a template whose every lock is free at once and held only in memory. It is a proxy so that it keeps
-	 * compiling while {@link LockTemplate} grows; the default methods, such as {@code execute}, run as written,
-	 * and the proxy's own dispatch (tens of nanoseconds) is part of every figure.
+	 * Return a template whose every lock is free at once and held only in memory. It is a
+	 * proxy so that it keeps compiling while {@link LockTemplate} grows; the default
+	 * methods, such as {@code execute}, run as written, and the proxy's own dispatch
+	 * (tens of nanoseconds) is part of every figure.
 	 */
 	static LockTemplate freeLockTemplate() {
 		LockHandle handle = proxy(LockHandle.class, (proxy, method, args) -> switch (method.getName()) {
@@ -89,8 +91,9 @@ public class TemplateOverheadBenchmark {
 	}
 
 	/**
-	 * Return handles on the interface's own default methods. {@code InvocationHandler.invokeDefault} would do, but
-	 * costs about a microsecond per call, which would swamp what is measured here.
+	 * Return handles on the interface's own default methods.
+	 * {@code InvocationHandler.invokeDefault} would do, but costs about a microsecond per
+	 * call, which would swamp what is measured here.
 	 */
 	private static Map<Method, MethodHandle> defaultMethods() {
 		Map<Method, MethodHandle> handles = new HashMap<>();
@@ -99,10 +102,12 @@ public class TemplateOverheadBenchmark {
 			for (Method method : LockTemplate.class.getMethods()) {
 				if (method.isDefault()) {
 					int arity = method.getParameterCount();
-					// (Object receiver, Object[] arguments) -> Object, so that invokeExact needs no per-call adaptation.
-					handles.put(method, lookup.unreflectSpecial(method, LockTemplate.class)
-						.asType(MethodType.genericMethodType(arity + 1))
-						.asSpreader(Object[].class, arity));
+					// (Object receiver, Object[] arguments) -> Object, so that
+					// invokeExact needs no per-call adaptation.
+					handles.put(method,
+							lookup.unreflectSpecial(method, LockTemplate.class)
+								.asType(MethodType.genericMethodType(arity + 1))
+								.asSpreader(Object[].class, arity));
 				}
 			}
 		}

@@ -1,5 +1,6 @@
 /**
- * JMH microbenchmarks of in-process hot paths: key building, request building and template overhead.
+ * JMH microbenchmarks of in-process hot paths: key building, request building and
+ * template overhead.
  */
 @NullMarked
 package io.github.distributedlock.benchmark.jmh;

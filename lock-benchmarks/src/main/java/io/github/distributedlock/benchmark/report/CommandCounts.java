@@ -8,10 +8,11 @@ import java.util.TreeMap;
 /**
  * Redis commands per acquisition, counted two ways.
  *
- * @param clientIssued commands the client sent (round trips), per acquisition, by command name: from
- * {@code MONITOR} in a separate phase, leaving out the lines that Redis marks as run inside Lua ({@code [0 lua]})
- * @param server every command Redis executed, per acquisition, including those run inside Lua scripts: from
- * {@code INFO commandstats} over the measured phase
+ * @param clientIssued commands the client sent (round trips), per acquisition, by command
+ * name: from {@code MONITOR} in a separate phase, leaving out the lines that Redis marks
+ * as run inside Lua ({@code [0 lua]})
+ * @param server every command Redis executed, per acquisition, including those run inside
+ * Lua scripts: from {@code INFO commandstats} over the measured phase
  */
 public record CommandCounts(Map<String, Double> clientIssued, Map<String, Double> server) {
 
@@ -78,7 +79,8 @@ public record CommandCounts(Map<String, Double> clientIssued, Map<String, Double
 			.stream()
 			.filter((entry) -> entry.getValue() >= 0.005)
 			.sorted(Map.Entry.<String, Double>comparingByValue().reversed())
-			.forEach((entry) -> joiner.add(entry.getKey() + " " + String.format(Locale.ROOT, "%.2f", entry.getValue())));
+			.forEach(
+					(entry) -> joiner.add(entry.getKey() + " " + String.format(Locale.ROOT, "%.2f", entry.getValue())));
 		return (joiner.length() == 0) ? "—" : joiner.toString();
 	}
 

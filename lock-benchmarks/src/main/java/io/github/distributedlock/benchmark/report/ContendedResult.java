@@ -3,16 +3,19 @@ package io.github.distributedlock.benchmark.report;
 import io.github.distributedlock.benchmark.Library;
 
 /**
- * Scenario 2: one thread in each of several processes hammers one key, holding it about 100 µs.
+ * Scenario 2: one thread in each of several processes hammers one key, holding it about
+ * 100 µs.
  *
  * @param library the library
  * @param processes the number of processes
  * @param acquisitions acquisitions in the measured window
  * @param acquisitionsPerSecond acquisitions per second
- * @param acquireWait time from the acquire call to its return, for every acquisition: how long a process waited
- * @param handoffGap time from one holder's release call to the next holder's acquire returning, for acquisitions
- * that changed hands
- * @param handoffShare the share of acquisitions that went to another process than the previous one
+ * @param acquireWait time from the acquire call to its return, for every acquisition: how
+ * long a process waited
+ * @param handoffGap time from one holder's release call to the next holder's acquire
+ * returning, for acquisitions that changed hands
+ * @param handoffShare the share of acquisitions that went to another process than the
+ * previous one
  * @param overlaps acquisitions that began before the previous hold ended (must be 0)
  * @param commands Redis commands per acquisition
  * @param cost what Redis spent per acquisition and kept for the key

@@ -7,16 +7,17 @@ import java.util.List;
 import io.github.distributedlock.benchmark.Library;
 
 /**
- * Scenario 4: the holder is killed with SIGKILL; how long after its lease ended did the waiter get the lock.
+ * Scenario 4: the holder is killed with SIGKILL; how long after its lease ended did the
+ * waiter get the lock.
  *
  * @param library the library
  * @param lease the holder's lease
  * @param waitTime the waiter's wait time
- * @param delaysMillis for each trial, from the end of the lease to the waiter's acquire returning
+ * @param delaysMillis for each trial, from the end of the lease to the waiter's acquire
+ * returning
  * @param timeouts trials in which the waiter gave up
  */
-public record CrashResult(Library library, Duration lease, Duration waitTime, List<Double> delaysMillis,
-		int timeouts) {
+public record CrashResult(Library library, Duration lease, Duration waitTime, List<Double> delaysMillis, int timeouts) {
 
 	/**
 	 * Return the median delay.

@@ -14,8 +14,8 @@ package io.github.distributedlock.benchmark.report;
  * @param loadBefore the load average when the run started
  * @param loadAfter the load average when it ended
  */
-public record Environment(String date, String mode, String engine, String jdk, String waiterJdk, String redisVersion, int cores,
-		String cpu, String loadBefore, String loadAfter) {
+public record Environment(String date, String mode, String engine, String jdk, String waiterJdk, String redisVersion,
+		int cores, String cpu, String loadBefore, String loadAfter) {
 
 	/**
 	 * Return a copy with the figures known only at the end.
@@ -24,8 +24,8 @@ public record Environment(String date, String mode, String engine, String jdk, S
 	 * @return the completed environment
 	 */
 	public Environment completed(String waiterJdk, String loadAfter) {
-		return new Environment(this.date, this.mode, this.engine, this.jdk, waiterJdk, this.redisVersion, this.cores, this.cpu,
-				this.loadBefore, loadAfter);
+		return new Environment(this.date, this.mode, this.engine, this.jdk, waiterJdk, this.redisVersion, this.cores,
+				this.cpu, this.loadBefore, loadAfter);
 	}
 
 }

@@ -6,8 +6,9 @@ import java.util.Locale;
 import io.github.distributedlock.benchmark.Library;
 
 /**
- * A hand-written SVG of the contended scenario: hand-off gap p50 and p99 on a log scale, and acquisitions per
- * second, per library and process count. It uses the viewer's sans-serif font and loads nothing.
+ * A hand-written SVG of the contended scenario: hand-off gap p50 and p99 on a log scale,
+ * and acquisitions per second, per library and process count. It uses the viewer's
+ * sans-serif font and loads nothing.
  */
 public final class HandoffChart {
 
@@ -43,8 +44,10 @@ public final class HandoffChart {
 		StringBuilder svg = new StringBuilder();
 		int panel = panelHeight(results);
 		int height = 2 * panel + 40;
-		svg.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-				+ "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n", WIDTH, height, WIDTH, height));
+		svg.append(String.format(Locale.ROOT,
+				"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+						+ "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n",
+				WIDTH, height, WIDTH, height));
 		svg.append("<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
 		int y = handoffPanel(svg, results, 20, decades);
 		ratePanel(svg, results, y + 20, maxRate);
@@ -112,8 +115,8 @@ public final class HandoffChart {
 
 	private static void bar(StringBuilder svg, int y, int width, String color, double opacity) {
 		svg.append(String.format(Locale.ROOT,
-				"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"16\" fill=\"%s\" fill-opacity=\"%.2f\"/>\n",
-				LABEL_WIDTH, y + 1, Math.max(1, width), color, opacity));
+				"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"16\" fill=\"%s\" fill-opacity=\"%.2f\"/>\n", LABEL_WIDTH,
+				y + 1, Math.max(1, width), color, opacity));
 	}
 
 	private static void gridLine(StringBuilder svg, int x, int top, int bottom, String text) {
@@ -126,8 +129,8 @@ public final class HandoffChart {
 	}
 
 	private static void title(StringBuilder svg, int y, String text) {
-		svg.append(String.format(Locale.ROOT, "<text x=\"10\" y=\"%d\" font-size=\"13\" font-weight=\"bold\">%s</text>\n",
-				y + 10, escape(text)));
+		svg.append(String.format(Locale.ROOT,
+				"<text x=\"10\" y=\"%d\" font-size=\"13\" font-weight=\"bold\">%s</text>\n", y + 10, escape(text)));
 	}
 
 	private static void label(StringBuilder svg, int x, int y, String text) {

@@ -3,7 +3,8 @@ package io.github.distributedlock.benchmark.report;
 import java.util.List;
 
 /**
- * The Markdown report of one run: environment, targets, one table per scenario, command breakdown and method.
+ * The Markdown report of one run: environment, targets, one table per scenario, command
+ * breakdown and method.
  */
 public final class MarkdownReport {
 
@@ -25,8 +26,13 @@ public final class MarkdownReport {
 		md.append("## Targets\n\n");
 		md.append("| target | measured | verdict |\n| --- | --- | --- |\n");
 		for (Verdict verdict : Targets.evaluate(results)) {
-			md.append("| ").append(verdict.target()).append(" | ").append(verdict.measured()).append(" | **")
-				.append(verdict.word()).append("** |\n");
+			md.append("| ")
+				.append(verdict.target())
+				.append(" | ")
+				.append(verdict.measured())
+				.append(" | **")
+				.append(verdict.word())
+				.append("** |\n");
 		}
 		scenarios(md, results);
 		md.append("\n## Scale model: one Redis shard\n\n").append(ScaleModel.render(results));
@@ -46,12 +52,22 @@ public final class MarkdownReport {
 		md.append("| date | ").append(env.date()).append(" |\n");
 		md.append("| mode | ").append(env.mode()).append(" |\n");
 		md.append("| engine | ").append(env.engine()).append(" |\n");
-		md.append("| JDK | ").append(env.jdk()).append(" (coordinator and workers); ").append(env.waiterJdk())
+		md.append("| JDK | ")
+			.append(env.jdk())
+			.append(" (coordinator and workers); ")
+			.append(env.waiterJdk())
 			.append(" (scenario 5) |\n");
-		md.append("| Redis | ").append(env.redisVersion())
+		md.append("| Redis | ")
+			.append(env.redisVersion())
 			.append(", one fresh redis-server on loopback shared by every library |\n");
-		md.append("| machine | ").append(env.cores()).append(" cores, ").append(env.cpu())
-			.append(", load average ").append(env.loadBefore()).append(" before, ").append(env.loadAfter())
+		md.append("| machine | ")
+			.append(env.cores())
+			.append(" cores, ")
+			.append(env.cpu())
+			.append(", load average ")
+			.append(env.loadBefore())
+			.append(" before, ")
+			.append(env.loadAfter())
 			.append(" after |\n\n");
 		md.append("> **Caveat:** on a small machine Redis, the coordinator and every worker JVM share the cores (see "
 				+ "the load averages above), so the figures are noisy; compare libraries within one table rather than "
@@ -69,7 +85,8 @@ public final class MarkdownReport {
 	}
 
 	/**
-	 * Return whether the one-minute load average before or after the run exceeded the cores.
+	 * Return whether the one-minute load average before or after the run exceeded the
+	 * cores.
 	 */
 	private static boolean loaded(Environment env) {
 		for (String load : List.of(env.loadBefore(), env.loadAfter())) {
@@ -89,7 +106,8 @@ public final class MarkdownReport {
 		md.append("\n## 1. Uncontended: one thread, a new key each time\n\n");
 		md.append(ScenarioTables.uncontended(results.uncontended()));
 		for (int processes : new int[] { 2, 4 }) {
-			md.append("\n## 2. Contended hand-off: ").append(processes)
+			md.append("\n## 2. Contended hand-off: ")
+				.append(processes)
 				.append(" processes, one key, ~100 µs holds\n\n");
 			md.append(ScenarioTables.contended(results.contended(), processes));
 		}
@@ -109,16 +127,24 @@ public final class MarkdownReport {
 	private static void manyKeysHeading(StringBuilder md, List<ManyKeysResult> results) {
 		if (!results.isEmpty()) {
 			ManyKeysResult first = results.get(0);
-			md.append(first.processes()).append(" processes × ").append(first.threadsPerProcess())
-				.append(" threads over ").append(first.keys()).append(" random keys, no hold.\n\n");
+			md.append(first.processes())
+				.append(" processes × ")
+				.append(first.threadsPerProcess())
+				.append(" threads over ")
+				.append(first.keys())
+				.append(" random keys, no hold.\n\n");
 		}
 	}
 
 	private static void clusterHeading(StringBuilder md, List<ClusterResult> results) {
 		if (!results.isEmpty()) {
 			ClusterResult first = results.get(0);
-			md.append("Scenario 3's load (").append(first.processes()).append(" processes × ")
-				.append(first.threadsPerProcess()).append(" threads over ").append(first.keys())
+			md.append("Scenario 3's load (")
+				.append(first.processes())
+				.append(" processes × ")
+				.append(first.threadsPerProcess())
+				.append(" threads over ")
+				.append(first.keys())
 				.append(" random keys, no hold) from fresh worker JVMs running each library's cluster client, on a "
 						+ "real Redis Cluster of one master owning every slot, then of three masters; no replicas. "
 						+ "Every node shares this machine's cores with the clients, so more masters only help as "
@@ -130,10 +156,15 @@ public final class MarkdownReport {
 	private static void waitersHeading(StringBuilder md, List<WaitersResult> results) {
 		if (!results.isEmpty()) {
 			WaitersResult first = results.get(0);
-			md.append(first.waiters()).append(" waiting ")
+			md.append(first.waiters())
+				.append(" waiting ")
 				.append(first.virtualThreads() ? "virtual" : "platform (no JDK 21+ found)")
-				.append(" threads in ").append(first.processes()).append(" processes (Java ").append(first.jdk())
-				.append(") on ").append(first.keys())
+				.append(" threads in ")
+				.append(first.processes())
+				.append(" processes (Java ")
+				.append(first.jdk())
+				.append(") on ")
+				.append(first.keys())
 				.append(" keys held by a blocker in another process; the floor has no way to wait but spinning, so "
 						+ "it is left out and ratios are to the best peer only.\n\n");
 		}

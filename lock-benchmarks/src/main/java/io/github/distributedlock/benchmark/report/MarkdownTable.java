@@ -10,8 +10,8 @@ import java.util.function.ToDoubleFunction;
 import io.github.distributedlock.benchmark.Library;
 
 /**
- * A Markdown table with one row per library, whose figures also show their ratio to the floor and to the best
- * peer: {@code 212 µs (1.07× / 0.61×)}.
+ * A Markdown table with one row per library, whose figures also show their ratio to the
+ * floor and to the best peer: {@code 212 µs (1.07× / 0.61×)}.
  *
  * @param <R> the row type
  */
@@ -106,8 +106,8 @@ final class MarkdownTable<R> {
 	}
 
 	/**
-	 * Return the ratio, or a dash where it would mislead: a reference of zero or less, or a negative value (a
-	 * crash-recovery delay can be slightly negative).
+	 * Return the ratio, or a dash where it would mislead: a reference of zero or less, or
+	 * a negative value (a crash-recovery delay can be slightly negative).
 	 */
 	private static String ratio(double value, OptionalDouble reference) {
 		if (reference.isEmpty() || reference.getAsDouble() <= 0 || value < 0) {

@@ -8,8 +8,9 @@ import java.util.function.Function;
 import io.github.distributedlock.benchmark.Library;
 
 /**
- * How far one Redis shard goes for each library, worked out from the measured costs: acquisitions per second until
- * the main thread is always busy, locks held per GiB, and what scenario 6 measured on one master and on three.
+ * How far one Redis shard goes for each library, worked out from the measured costs:
+ * acquisitions per second until the main thread is always busy, locks held per GiB, and
+ * what scenario 6 measured on one master and on three.
  */
 final class ScaleModel {
 
@@ -20,16 +21,17 @@ final class ScaleModel {
 
 	static String render(BenchmarkResults results) {
 		StringBuilder md = new StringBuilder();
-		md.append("""
-				One Redis shard runs every command on one main thread, so its ceiling is \
-				`1,000,000 µs / Redis CPU µs per acquisition` acquisitions per second: the rate at which that \
-				thread is never idle. It counts the main thread's CPU only (`used_cpu_*_main_thread`), which with the default \
-				`io-threads 1` includes reading requests and writing replies; it leaves out every other client of the \
-				shard, background threads and the headroom a shard needs for latency (plan for at most half the \
-				ceiling). Memory: what each held lock takes, and what a lock name leaves behind after its release, \
-				which adds up over every name ever locked.
+		md.append(
+				"""
+						One Redis shard runs every command on one main thread, so its ceiling is \
+						`1,000,000 µs / Redis CPU µs per acquisition` acquisitions per second: the rate at which that \
+						thread is never idle. It counts the main thread's CPU only (`used_cpu_*_main_thread`), which with the default \
+						`io-threads 1` includes reading requests and writing replies; it leaves out every other client of the \
+						shard, background threads and the headroom a shard needs for latency (plan for at most half the \
+						ceiling). Memory: what each held lock takes, and what a lock name leaves behind after its release, \
+						which adds up over every name ever locked.
 
-				""");
+						""");
 		md.append("| library | ceiling, uncontended | ceiling, 2 processes on one key | ceiling, many keys "
 				+ "| bytes / held lock | held locks per GiB | keys left / name | bytes left / name "
 				+ "| many keys on Cluster, 1 → 3 masters |\n");
@@ -65,9 +67,11 @@ final class ScaleModel {
 	}
 
 	private static String clusterGrowth(List<ClusterResult> cluster, Library library) {
-		Optional<ClusterResult> one = cluster.stream().filter((r) -> r.library() == library && r.masters() == 1)
+		Optional<ClusterResult> one = cluster.stream()
+			.filter((r) -> r.library() == library && r.masters() == 1)
 			.findFirst();
-		Optional<ClusterResult> three = cluster.stream().filter((r) -> r.library() == library && r.masters() == 3)
+		Optional<ClusterResult> three = cluster.stream()
+			.filter((r) -> r.library() == library && r.masters() == 3)
 			.findFirst();
 		if (one.isEmpty() || three.isEmpty() || one.get().acquisitionsPerSecond() <= 0) {
 			return "—";

@@ -59,8 +59,9 @@ final class ScenarioTables {
 			.figure("after lease end, median", CrashResult::medianMillis, "%.1f ms", true)
 			.figure("max", CrashResult::maxMillis, "%.1f ms", true)
 			.text("trials", (r) -> Integer.toString(r.delaysMillis().size() + r.timeouts()))
-			.text("each (ms)", (r) -> String.join(", ",
-					r.delaysMillis().stream().map((d) -> String.format(Locale.ROOT, "%.1f", d)).toList()))
+			.text("each (ms)",
+					(r) -> String.join(", ",
+							r.delaysMillis().stream().map((d) -> String.format(Locale.ROOT, "%.1f", d)).toList()))
 			.text("waiter's wait time", (r) -> r.waitTime().toMillis() + " ms")
 			.text("timeouts", (r) -> Integer.toString(r.timeouts()))
 			.render();
@@ -75,8 +76,9 @@ final class ScenarioTables {
 			.figure("subscriptions", (r) -> (double) (r.subscriptions() + r.patterns()), "%.0f", true)
 			.text("channels / patterns", (r) -> r.channels() + " / " + r.patterns())
 			.figure("time to drain", WaitersResult::drainMillis, "%.0f ms", true)
-			.text("drained?", (r) -> (r.timeouts() + r.errors() == 0) ? "yes"
-					: "**no**: " + r.timeouts() + " gave up after " + r.waitSeconds() + " s")
+			.text("drained?",
+					(r) -> (r.timeouts() + r.errors() == 0) ? "yes"
+							: "**no**: " + r.timeouts() + " gave up after " + r.waitSeconds() + " s")
 			.cost(WaitersResult::cost)
 			.text("acquired / timeouts / errors", (r) -> r.acquisitions() + " / " + r.timeouts() + " / " + r.errors())
 			.text("blocker's locks left after its release", (r) -> Long.toString(r.leftLocked()))

@@ -9,8 +9,9 @@ import java.util.function.Predicate;
 import io.github.distributedlock.benchmark.Library;
 
 /**
- * The performance targets of issue 5, judged on the measured figures. Command targets count client-issued
- * commands (round trips), because every script also runs several commands inside Redis.
+ * The performance targets of issue 5, judged on the measured figures. Command targets
+ * count client-issued commands (round trips), because every script also runs several
+ * commands inside Redis.
  */
 public final class Targets {
 
@@ -33,15 +34,15 @@ public final class Targets {
 				continue;
 			}
 			ContendedResult us = contended.get();
-			floor.ifPresent((f) -> verdicts.add(verdict(
-					"contended hand-off p50 ≤ 2× the floor's 2 round trips (" + processes + " processes)",
-					us.handoffGap().p50Micros(), 2 * f.acquireRelease().p50Micros(), "%.0f µs", true)));
-			redisson.ifPresent((r) -> verdicts.add(verdict(
-					"contended throughput ≥ 2.5× Redisson's (" + processes + " processes)",
-					us.acquisitionsPerSecond(), 2.5 * r.acquisitionsPerSecond(), "%.0f/s", false)));
-			bestPeerP99(results, processes).ifPresent((p99) -> verdicts.add(verdict(
-					"hand-off p99 ≤ ½ the best peer's (" + processes + " processes)", us.handoffGap().p99Micros(),
-					p99 / 2, "%.0f µs", true)));
+			floor.ifPresent((f) -> verdicts
+				.add(verdict("contended hand-off p50 ≤ 2× the floor's 2 round trips (" + processes + " processes)",
+						us.handoffGap().p50Micros(), 2 * f.acquireRelease().p50Micros(), "%.0f µs", true)));
+			redisson.ifPresent(
+					(r) -> verdicts.add(verdict("contended throughput ≥ 2.5× Redisson's (" + processes + " processes)",
+							us.acquisitionsPerSecond(), 2.5 * r.acquisitionsPerSecond(), "%.0f/s", false)));
+			bestPeerP99(results, processes).ifPresent(
+					(p99) -> verdicts.add(verdict("hand-off p99 ≤ ½ the best peer's (" + processes + " processes)",
+							us.handoffGap().p99Micros(), p99 / 2, "%.0f µs", true)));
 			verdicts.add(verdict("≤ 5 round trips per contended acquisition (" + processes + " processes)",
 					us.commands().roundTrips(), 5, "%.2f", true));
 		}

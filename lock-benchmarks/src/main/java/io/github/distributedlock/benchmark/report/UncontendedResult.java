@@ -10,11 +10,12 @@ import io.github.distributedlock.benchmark.Library;
  * @param acquire latency of the acquire call alone
  * @param opsPerSecond acquire+release pairs per second
  * @param commands Redis commands per acquire+release
- * @param cost what Redis spent per acquire+release and kept per name; memory per held lock from holding many at once
+ * @param cost what Redis spent per acquire+release and kept per name; memory per held
+ * lock from holding many at once
  * @param timeouts acquisitions that timed out (expected none)
  * @param errors calls that threw
  */
-public record UncontendedResult(Library library, LatencyStats acquireRelease, LatencyStats acquire,
-		double opsPerSecond, CommandCounts commands, RedisCost cost, long timeouts, long errors) {
+public record UncontendedResult(Library library, LatencyStats acquireRelease, LatencyStats acquire, double opsPerSecond,
+		CommandCounts commands, RedisCost cost, long timeouts, long errors) {
 
 }

@@ -1,5 +1,6 @@
 /**
- * Turns scenario results into the Markdown report, the SVG chart and the PASS/MISS verdicts on the targets.
+ * Turns scenario results into the Markdown report, the SVG chart and the PASS/MISS
+ * verdicts on the targets.
  */
 @NullMarked
 package io.github.distributedlock.benchmark.report;

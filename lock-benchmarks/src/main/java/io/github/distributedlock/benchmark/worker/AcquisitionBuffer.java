@@ -7,8 +7,8 @@ import java.util.List;
 import io.github.distributedlock.benchmark.Acquisition;
 
 /**
- * A growable buffer of acquisition stamps kept as primitives, so that recording allocates next to nothing while a
- * phase is measured. Not thread-safe: one per thread.
+ * A growable buffer of acquisition stamps kept as primitives, so that recording allocates
+ * next to nothing while a phase is measured. Not thread-safe: one per thread.
  */
 final class AcquisitionBuffer {
 

@@ -11,8 +11,9 @@ import io.github.distributedlock.benchmark.Library;
 import io.github.distributedlock.benchmark.worker.LockClient.Hold;
 
 /**
- * Holds many locks at once so that waiters pile up behind them, then releases them all. Both commands must run on
- * the same thread, which the worker's single command thread guarantees.
+ * Holds many locks at once so that waiters pile up behind them, then releases them all.
+ * Both commands must run on the same thread, which the worker's single command thread
+ * guarantees.
  */
 final class Blocker {
 
@@ -31,8 +32,8 @@ final class Blocker {
 	}
 
 	/**
-	 * {@code BLOCK <library> <prefix> <keys> <leaseMillis> <workerId>}: take {@code <prefix>-0} to
-	 * {@code <prefix>-<keys - 1>}.
+	 * {@code BLOCK <library> <prefix> <keys> <leaseMillis> <workerId>}: take
+	 * {@code <prefix>-0} to {@code <prefix>-<keys - 1>}.
 	 * @return {@code BLOCKED <keys>}
 	 */
 	String block(String[] args) throws InterruptedException {
@@ -56,7 +57,8 @@ final class Blocker {
 	}
 
 	/**
-	 * {@code UNBLOCK <file>}: release every lock in key order and write the holds to the file.
+	 * {@code UNBLOCK <file>}: release every lock in key order and write the holds to the
+	 * file.
 	 * @return {@code UNBLOCKED <first release started> <last release done>} as nano times
 	 */
 	String unblock(String[] args) {

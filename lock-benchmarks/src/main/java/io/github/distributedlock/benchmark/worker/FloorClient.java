@@ -15,9 +15,10 @@ import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The physical floor: {@code SET key val NX PX} to acquire and {@code DEL} to release, on one plain Lettuce
- * connection shared by all threads (a cluster connection on a Redis Cluster). It waits by retrying at once, which no
- * real lock should do: the figures show what two round trips cost, not a usable lock.
+ * The physical floor: {@code SET key val NX PX} to acquire and {@code DEL} to release, on
+ * one plain Lettuce connection shared by all threads (a cluster connection on a Redis
+ * Cluster). It waits by retrying at once, which no real lock should do: the figures show
+ * what two round trips cost, not a usable lock.
  */
 final class FloorClient implements LockClient {
 

@@ -22,9 +22,10 @@ final class JvmStats {
 	}
 
 	/**
-	 * Return the heap in use after full collections, so that only live objects count. Objects that only a cleaner
-	 * or finalizer still reaches (class loading leaves plenty) go away one collection after those threads ran, so
-	 * collect until the figure stops moving.
+	 * Return the heap in use after full collections, so that only live objects count.
+	 * Objects that only a cleaner or finalizer still reaches (class loading leaves
+	 * plenty) go away one collection after those threads ran, so collect until the figure
+	 * stops moving.
 	 */
 	static long liveHeapBytes() throws InterruptedException {
 		long previous = Long.MAX_VALUE;
@@ -41,7 +42,8 @@ final class JvmStats {
 	}
 
 	/**
-	 * Return the resident set size from {@code /proc/self/status}, or {@code -1} where there is none.
+	 * Return the resident set size from {@code /proc/self/status}, or {@code -1} where
+	 * there is none.
 	 */
 	static long residentBytes() {
 		try {

@@ -9,7 +9,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceClientConfigurat
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * Spring Data Redis connection factories with the defaults an application gets, plus a finite command timeout.
+ * Spring Data Redis connection factories with the defaults an application gets, plus a
+ * finite command timeout.
  */
 final class LettuceFactories {
 

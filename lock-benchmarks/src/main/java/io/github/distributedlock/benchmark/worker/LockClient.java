@@ -5,10 +5,11 @@ import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One lock library behind the same small interface, so that every scenario drives every library the same way.
+ * One lock library behind the same small interface, so that every scenario drives every
+ * library the same way.
  * <p>
- * Implementations are thread-safe. A {@link Hold} must be released by the thread that acquired it, because
- * Redisson and Spring Integration tie a lock to its thread.
+ * Implementations are thread-safe. A {@link Hold} must be released by the thread that
+ * acquired it, because Redisson and Spring Integration tie a lock to its thread.
  */
 interface LockClient extends AutoCloseable {
 

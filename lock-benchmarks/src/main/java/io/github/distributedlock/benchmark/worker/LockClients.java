@@ -6,8 +6,9 @@ import java.util.Map;
 import io.github.distributedlock.benchmark.Library;
 
 /**
- * The clients of one worker JVM, created on first use and kept open until the worker exits, so connection setup
- * never falls into a measured phase. They all connect to one standalone server, or all to one Redis Cluster.
+ * The clients of one worker JVM, created on first use and kept open until the worker
+ * exits, so connection setup never falls into a measured phase. They all connect to one
+ * standalone server, or all to one Redis Cluster.
  */
 final class LockClients implements AutoCloseable {
 

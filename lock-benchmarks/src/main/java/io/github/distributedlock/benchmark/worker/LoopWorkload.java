@@ -14,15 +14,17 @@ import io.github.distributedlock.benchmark.worker.LockClient.Hold;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One timed phase of a {@link LoopSpec}: each thread acquires, holds, releases and records, until the end time.
+ * One timed phase of a {@link LoopSpec}: each thread acquires, holds, releases and
+ * records, until the end time.
  */
 final class LoopWorkload {
 
 	private static final int MAX_LOGGED_ERRORS = 5;
 
 	/**
-	 * Numbers the names of {@link LoopSpec.KeyChoice#DISTINCT} locks across every phase of this JVM, so that a name
-	 * is never locked twice: the coordinator counts the keys that stay in Redis per distinct name.
+	 * Numbers the names of {@link LoopSpec.KeyChoice#DISTINCT} locks across every phase
+	 * of this JVM, so that a name is never locked twice: the coordinator counts the keys
+	 * that stay in Redis per distinct name.
 	 */
 	private static final AtomicLong UNIQUE_NAMES = new AtomicLong();
 

@@ -13,8 +13,8 @@ final class Pacing {
 	}
 
 	/**
-	 * Sleep until shortly before the given {@link System#nanoTime()}, then spin, so that all workers start within
-	 * microseconds of each other.
+	 * Sleep until shortly before the given {@link System#nanoTime()}, then spin, so that
+	 * all workers start within microseconds of each other.
 	 */
 	static void awaitNanoTime(long start) {
 		long left;
@@ -25,8 +25,9 @@ final class Pacing {
 	}
 
 	/**
-	 * Hold the CPU until the given time: a critical section of about 100 µs is shorter than the scheduler's sleep
-	 * granularity, so sleeping would hold the lock far longer than asked.
+	 * Hold the CPU until the given time: a critical section of about 100 µs is shorter
+	 * than the scheduler's sleep granularity, so sleeping would hold the lock far longer
+	 * than asked.
 	 */
 	static void busyWait(long until) {
 		while (System.nanoTime() - until < 0) {

@@ -10,8 +10,9 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 /**
- * Redisson's {@code RLock} with its default single-server or cluster configuration. Every acquisition passes an
- * explicit lease, so Redisson's watchdog never runs, as with the other libraries.
+ * Redisson's {@code RLock} with its default single-server or cluster configuration. Every
+ * acquisition passes an explicit lease, so Redisson's watchdog never runs, as with the
+ * other libraries.
  */
 final class RedissonLockClient implements LockClient {
 

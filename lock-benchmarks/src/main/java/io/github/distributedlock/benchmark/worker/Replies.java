@@ -3,7 +3,8 @@ package io.github.distributedlock.benchmark.worker;
 import java.io.PrintStream;
 
 /**
- * Protocol lines to the coordinator on standard output, marked so that anything a library prints is ignored.
+ * Protocol lines to the coordinator on standard output, marked so that anything a library
+ * prints is ignored.
  */
 final class Replies {
 

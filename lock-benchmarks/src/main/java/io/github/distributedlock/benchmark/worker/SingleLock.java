@@ -6,8 +6,8 @@ import io.github.distributedlock.benchmark.Library;
 import io.github.distributedlock.benchmark.worker.LockClient.Hold;
 
 /**
- * The two sides of the crash-recovery scenario: a holder that takes a lock and is then killed, and a waiter that
- * takes the lock after the holder's lease ends.
+ * The two sides of the crash-recovery scenario: a holder that takes a lock and is then
+ * killed, and a waiter that takes the lock after the holder's lease ends.
  */
 final class SingleLock {
 
@@ -17,7 +17,8 @@ final class SingleLock {
 	}
 
 	/**
-	 * {@code HOLD <library> <key> <leaseMillis>}: take the lock and keep it; the coordinator kills this JVM.
+	 * {@code HOLD <library> <key> <leaseMillis>}: take the lock and keep it; the
+	 * coordinator kills this JVM.
 	 * @return {@code HELD <requested> <acquired>} as nano times
 	 */
 	static String hold(LockClients clients, String[] args) throws InterruptedException {
@@ -33,8 +34,9 @@ final class SingleLock {
 	}
 
 	/**
-	 * Take and release another key a few times, so that the first use of the client in this fresh JVM (class
-	 * loading, connection setup) does not fall between the lease's start in Redis and the stamp that dates it.
+	 * Take and release another key a few times, so that the first use of the client in
+	 * this fresh JVM (class loading, connection setup) does not fall between the lease's
+	 * start in Redis and the stamp that dates it.
 	 */
 	private static void warmUp(LockClient client, String key) throws InterruptedException {
 		for (int i = 0; i < WARM_UP_ACQUISITIONS; i++) {
@@ -46,8 +48,10 @@ final class SingleLock {
 	}
 
 	/**
-	 * {@code WAIT <library> <key> <leaseMillis> <waitMillis>}: wait for the lock, then release it.
-	 * @return {@code GOT <requested> <acquired>} or {@code TIMEOUT <requested> <gaveUp>} as nano times
+	 * {@code WAIT <library> <key> <leaseMillis> <waitMillis>}: wait for the lock, then
+	 * release it.
+	 * @return {@code GOT <requested> <acquired>} or {@code TIMEOUT <requested> <gaveUp>}
+	 * as nano times
 	 */
 	static String await(LockClients clients, String[] args) throws InterruptedException {
 		LockClient client = clients.get(Library.ofId(args[0]));

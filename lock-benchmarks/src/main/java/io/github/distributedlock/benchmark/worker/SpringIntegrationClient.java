@@ -10,8 +10,8 @@ import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockTyp
 import org.springframework.integration.support.locks.DistributedLock;
 
 /**
- * Spring Integration's {@code RedisLockRegistry} in {@code PUB_SUB_LOCK} mode, on its own Lettuce connection
- * factory.
+ * Spring Integration's {@code RedisLockRegistry} in {@code PUB_SUB_LOCK} mode, on its own
+ * Lettuce connection factory.
  */
 final class SpringIntegrationClient implements LockClient {
 

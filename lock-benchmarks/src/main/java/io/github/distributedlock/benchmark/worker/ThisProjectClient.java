@@ -11,8 +11,9 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * This project's engine, built the way the README shows: {@code RedisLockTemplate.builder(factory).build()}, so
- * waiters use the default {@code PUBSUB} strategy.
+ * This project's engine, built the way the README shows:
+ * {@code RedisLockTemplate.builder(factory).build()}, so waiters use the default
+ * {@code PUBSUB} strategy.
  */
 final class ThisProjectClient implements LockClient {
 

@@ -19,10 +19,11 @@ import io.github.distributedlock.benchmark.worker.LockClient.Hold;
  * Many threads (virtual where the JVM has them) waiting on locks that a blocker holds:
  * {@code WAITERS <library> <prefix> <keys> <threads> <waitMillis> <settleMillis> <file>}.
  * <p>
- * Answers {@code WAITING <heap before> <heap while waiting> <rss> <platform threads> <virtual>} once every thread
- * is inside its acquire call and the settle time has passed, then
- * {@code DRAINED <last release or give-up> <acquisitions> <timeouts> <errors> <peak platform threads>} when all
- * are done.
+ * Answers
+ * {@code WAITING <heap before> <heap while waiting> <rss> <platform threads> <virtual>}
+ * once every thread is inside its acquire call and the settle time has passed, then
+ * {@code DRAINED <last release or give-up> <acquisitions> <timeouts> <errors> <peak platform threads>}
+ * when all are done.
  */
 public final class Waiters {
 
@@ -67,7 +68,8 @@ public final class Waiters {
 
 	void run() throws InterruptedException {
 		warmUp();
-		// Let anything the warm-up started (subscription linger, connection setup) settle before the baseline.
+		// Let anything the warm-up started (subscription linger, connection setup) settle
+		// before the baseline.
 		Thread.sleep(this.settleMillis);
 		long heapBefore = JvmStats.liveHeapBytes();
 		boolean virtual = Runtime.version().feature() >= 21;
@@ -86,22 +88,24 @@ public final class Waiters {
 		long last = 0;
 		for (int i = 0; i < this.threads; i++) {
 			int at = i * 4;
-			// A waiter that gave up has only its end stamp: it still counts for when the process was done.
+			// A waiter that gave up has only its end stamp: it still counts for when the
+			// process was done.
 			last = Math.max(last, this.stamps[at + 3]);
 			if (this.stamps[at + 1] != 0) {
-				acquisitions.add(new Acquisition(Acquisition.holder(this.workerId, i), i % this.keys,
-						this.stamps[at], this.stamps[at + 1], this.stamps[at + 2], this.stamps[at + 3]));
+				acquisitions.add(new Acquisition(Acquisition.holder(this.workerId, i), i % this.keys, this.stamps[at],
+						this.stamps[at + 1], this.stamps[at + 2], this.stamps[at + 3]));
 			}
 		}
 		AcquisitionFile.write(this.output, acquisitions);
-		Replies.send("DRAINED " + last + " " + acquisitions.size() + " " + this.timeouts.get() + " "
-				+ this.errors.get() + " " + JvmStats.peakPlatformThreads());
+		Replies.send("DRAINED " + last + " " + acquisitions.size() + " " + this.timeouts.get() + " " + this.errors.get()
+				+ " " + JvmStats.peakPlatformThreads());
 	}
 
 	/**
-	 * Wait until every waiter is done. Spring Integration may wait twice its wait time (once for its local lock,
-	 * then again for Redis); a waiter still waiting after that is stopped and counted as timed out, because it has
-	 * not got its lock within its wait time either.
+	 * Wait until every waiter is done. Spring Integration may wait twice its wait time
+	 * (once for its local lock, then again for Redis); a waiter still waiting after that
+	 * is stopped and counted as timed out, because it has not got its lock within its
+	 * wait time either.
 	 */
 	private void awaitAll(ExecutorService executor) throws InterruptedException {
 		executor.shutdown();
@@ -155,8 +159,8 @@ public final class Waiters {
 	}
 
 	/**
-	 * Return an executor with one new thread per task: virtual threads on Java 21 and later, found reflectively
-	 * because this module compiles for Java 17.
+	 * Return an executor with one new thread per task: virtual threads on Java 21 and
+	 * later, found reflectively because this module compiles for Java 17.
 	 */
 	private static ExecutorService threadPerTask(boolean virtual) {
 		if (virtual) {

@@ -12,15 +12,17 @@ import java.util.concurrent.TimeUnit;
 import io.github.distributedlock.benchmark.LoopSpec;
 
 /**
- * Entry point of a worker JVM: reads one command per line from standard input and answers with {@code @@ } lines on
- * standard output. Commands run one at a time on a single thread, which matters because Redisson and Spring
- * Integration locks must be released by the thread that took them. The worker halts when its input closes, so it
- * never outlives the coordinator.
+ * Entry point of a worker JVM: reads one command per line from standard input and answers
+ * with {@code @@ } lines on standard output. Commands run one at a time on a single
+ * thread, which matters because Redisson and Spring Integration locks must be released by
+ * the thread that took them. The worker halts when its input closes, so it never outlives
+ * the coordinator.
  */
 public final class WorkerMain {
 
 	/**
-	 * The last argument of a worker whose clients connect to a Redis Cluster through the given node.
+	 * The last argument of a worker whose clients connect to a Redis Cluster through the
+	 * given node.
 	 */
 	public static final String CLUSTER = "cluster";
 
@@ -44,20 +46,22 @@ public final class WorkerMain {
 
 	/**
 	 * Run a worker.
-	 * @param args the Redis host, its port and this worker's id, then {@value #CLUSTER} when that server is a node
-	 * of a Redis Cluster
+	 * @param args the Redis host, its port and this worker's id, then {@value #CLUSTER}
+	 * when that server is a node of a Redis Cluster
 	 * @throws IOException if standard input fails
 	 */
 	public static void main(String[] args) throws IOException {
 		boolean cluster = args.length > 3 && args[3].equals(CLUSTER);
 		WorkerMain worker = new WorkerMain(args[0], Integer.parseInt(args[1]), cluster, Integer.parseInt(args[2]));
-		Replies.send("READY " + Runtime.version().feature() + " " + System.getProperty("java.runtime.version")
-				+ " " + JvmStats.pid());
+		Replies.send("READY " + Runtime.version().feature() + " " + System.getProperty("java.runtime.version") + " "
+				+ JvmStats.pid());
 		if (worker.readCommands()) {
-			// Told to exit: shutdown hooks run, so a flight recording asked for by BENCH_WORKER_JVM_ARGS is written.
+			// Told to exit: shutdown hooks run, so a flight recording asked for by
+			// BENCH_WORKER_JVM_ARGS is written.
 			System.exit(0);
 		}
-		// Input closed without EXIT: the coordinator is gone. Halt without waiting for library threads.
+		// Input closed without EXIT: the coordinator is gone. Halt without waiting for
+		// library threads.
 		Runtime.getRuntime().halt(0);
 	}
 
@@ -93,7 +97,8 @@ public final class WorkerMain {
 	private void run(String command, String[] args) {
 		try {
 			switch (command) {
-				case LoopSpec.COMMAND -> Replies.send(new LoopWorkload(LoopSpec.parse(args), this.workerId).run(this.clients));
+				case LoopSpec.COMMAND ->
+					Replies.send(new LoopWorkload(LoopSpec.parse(args), this.workerId).run(this.clients));
 				case "HOLD" -> Replies.send(SingleLock.hold(this.clients, args));
 				case "WAIT" -> Replies.send(SingleLock.await(this.clients, args));
 				case "BLOCK" -> Replies.send(this.blocker.block(args));

@@ -1,5 +1,6 @@
 /**
- * The worker JVM: one adapter per lock library and the loops that drive them, told what to run over standard input.
+ * The worker JVM: one adapter per lock library and the loops that drive them, told what
+ * to run over standard input.
  */
 @NullMarked
 package io.github.distributedlock.benchmark.worker;

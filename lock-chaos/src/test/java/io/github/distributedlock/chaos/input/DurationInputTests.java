@@ -24,8 +24,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.awaitility.Awaitility.await;
 
 /**
- * Leases and wait times that are negative, tiny or absurdly long: refused with a message that names the lock, or
- * mapped to something safe.
+ * Leases and wait times that are negative, tiny or absurdly long: refused with a message
+ * that names the lock, or mapped to something safe.
  */
 class DurationInputTests {
 
@@ -86,7 +86,8 @@ class DurationInputTests {
 	@Test
 	void shouldRefuseLongerLeasesNamingTheLockAndLeavingNothingBehind() {
 		for (Duration lease : new Duration[] { LockRequest.MAX_LEASE.plusDays(1), CENTURY,
-				ChronoUnit.MILLENNIA.getDuration(), Duration.ofMillis(Long.MAX_VALUE), Duration.ofSeconds(Long.MAX_VALUE) }) {
+				ChronoUnit.MILLENNIA.getDuration(), Duration.ofMillis(Long.MAX_VALUE),
+				Duration.ofSeconds(Long.MAX_VALUE) }) {
 			assertThatIllegalArgumentException()
 				.isThrownBy(() -> template.acquire(LockRequest.builder("absurd").key("lease").lease(lease).build()))
 				.as("lease %s", lease)
@@ -94,12 +95,11 @@ class DurationInputTests {
 			assertThat(redis.server().command("PTTL", template.lockKey(LockName.of("absurd", "lease"))))
 				.as("nothing left behind after %s", lease)
 				.isEqualTo(-2L);
-			assertThatIllegalArgumentException()
-				.isThrownBy(() -> LockDefaults.STANDARD.withLease(lease))
+			assertThatIllegalArgumentException().isThrownBy(() -> LockDefaults.STANDARD.withLease(lease))
 				.withMessageStartingWith("Default lease must be");
 		}
-		try (LockHandle held = template.acquire(LockRequest.builder("absurd").key("extend").lease(Duration.ofSeconds(10))
-			.build())) {
+		try (LockHandle held = template
+			.acquire(LockRequest.builder("absurd").key("extend").lease(Duration.ofSeconds(10)).build())) {
 			for (Duration lease : new Duration[] { CENTURY, Duration.ofMillis(Long.MAX_VALUE),
 					Duration.ofSeconds(Long.MAX_VALUE) }) {
 				assertThatIllegalArgumentException().isThrownBy(() -> held.extend(lease))

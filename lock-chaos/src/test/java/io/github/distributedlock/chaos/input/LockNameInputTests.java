@@ -31,14 +31,16 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
 /**
- * Lock names that are empty, huge, or full of characters that mean something to Redis: each is refused with a
- * message that names it, or locks on its own, in one Cluster slot, never sharing a key with another name.
+ * Lock names that are empty, huge, or full of characters that mean something to Redis:
+ * each is refused with a message that names it, or locks on its own, in one Cluster slot,
+ * never sharing a key with another name.
  */
 class LockNameInputTests {
 
 	/**
-	 * Names whose text could collide or leave its hash tag if it were not encoded: braces, colons, the escape
-	 * character, glob characters, line breaks, a NUL, non-ASCII, and a scope that looks like scope plus key.
+	 * Names whose text could collide or leave its hash tag if it were not encoded:
+	 * braces, colons, the escape character, glob characters, line breaks, a NUL,
+	 * non-ASCII, and a scope that looks like scope plus key.
 	 */
 	static final List<LockName> ODD_NAMES = List.of(LockName.of("a", "b"), LockName.of("a", "b}c"),
 			LockName.of("a}b", "c"), LockName.of("a", "{b}"), LockName.of("a", "}"), LockName.of("a", "{"),
@@ -90,7 +92,8 @@ class LockNameInputTests {
 	@Test
 	void shouldLockNamesUpToTheLimitAndRefuseLongerOnesWithAShortenedName() {
 		String longest = "k".repeat(LockName.MAX_LENGTH - 1) + "ü";
-		try (LockHandle held = template.acquire(LockRequest.builder("s".repeat(LockName.MAX_LENGTH)).key(longest).build())) {
+		try (LockHandle held = template
+			.acquire(LockRequest.builder("s".repeat(LockName.MAX_LENGTH)).key(longest).build())) {
 			assertThat(held.isHeld()).isTrue();
 		}
 		assertThatIllegalArgumentException()
@@ -125,13 +128,15 @@ class LockNameInputTests {
 				.hasSize(2 * ODD_NAMES.size());
 			// Releasing one frees that one only.
 			holds.remove(1).close();
-			Optional<LockHandle> freed = otherProcess.tryAcquire(request(ODD_NAMES.get(1)).waitTime(Duration.ZERO).build());
+			Optional<LockHandle> freed = otherProcess
+				.tryAcquire(request(ODD_NAMES.get(1)).waitTime(Duration.ZERO).build());
 			assertThat(freed).isPresent();
 			freed.get().close();
 			for (int i = 0; i < ODD_NAMES.size(); i++) {
 				if (i != 1) {
 					assertThat(otherProcess.isLocked(ODD_NAMES.get(i).scope(), ODD_NAMES.get(i).key()))
-						.as("%s still held", ODD_NAMES.get(i)).isTrue();
+						.as("%s still held", ODD_NAMES.get(i))
+						.isTrue();
 				}
 			}
 		}
@@ -152,7 +157,8 @@ class LockNameInputTests {
 		try (RedisLockTemplate clustered = RedisLockTemplate.builder(clusterFactory).build()) {
 			Set<Long> slots = new HashSet<>();
 			for (LockName name : ODD_NAMES) {
-				// The scripts touch the lock, its counter, readers and intent keys: Redis Cluster refuses them
+				// The scripts touch the lock, its counter, readers and intent keys: Redis
+				// Cluster refuses them
 				// (CROSSSLOT) unless all are in one slot.
 				try (LockHandle held = clustered.acquire(request(name).build())) {
 					String key = clustered.lockKey(name);
@@ -164,8 +170,8 @@ class LockNameInputTests {
 					slots.add(slot);
 				}
 			}
-			assertThat(clustered.acquireAll(List.of(request(ODD_NAMES.get(0)).build(), request(ODD_NAMES.get(1)).build(),
-					request(ODD_NAMES.get(2)).build()))
+			assertThat(clustered.acquireAll(List.of(request(ODD_NAMES.get(0)).build(),
+					request(ODD_NAMES.get(1)).build(), request(ODD_NAMES.get(2)).build()))
 				.locks()).hasSize(3).allSatisfy((hold) -> ((LockHandle) hold).close());
 			assertThat(slots).as("names spread over slots rather than sharing one").hasSizeGreaterThan(1);
 		}
@@ -179,7 +185,8 @@ class LockNameInputTests {
 	}
 
 	/**
-	 * The part of a key that Redis Cluster hashes: between the first '{' and the first '}' after it.
+	 * The part of a key that Redis Cluster hashes: between the first '{' and the first
+	 * '}' after it.
 	 */
 	static String hashTag(String key) {
 		int open = key.indexOf('{');

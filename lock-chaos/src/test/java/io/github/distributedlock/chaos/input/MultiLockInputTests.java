@@ -43,11 +43,12 @@ class MultiLockInputTests {
 
 	@BeforeAll
 	static void start() {
-		// One script takes all 10,000 locks: it can run past the usual 2 s command timeout on a busy machine, and a
+		// One script takes all 10,000 locks: it can run past the usual 2 s command
+		// timeout on a busy machine, and a
 		// timed-out script still takes them all in Redis, held until their lease ends.
-		factory = Connections.start(new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration("127.0.0.1", redis.server().port()),
-				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(30)).build()));
+		factory = Connections
+			.start(new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", redis.server().port()),
+					LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(30)).build()));
 		template = RedisLockTemplate.builder(factory).build();
 		otherProcess = RedisLockTemplate.builder(factory).build();
 	}

@@ -19,8 +19,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A Redis that is down, stalled or out of memory: callers get a clear exception within the command timeout, never
- * a hang, and the template never believes it holds a lock that Redis does not give it.
+ * A Redis that is down, stalled or out of memory: callers get a clear exception within
+ * the command timeout, never a hang, and the template never believes it holds a lock that
+ * Redis does not give it.
  */
 class RedisTroubleTests {
 
@@ -75,7 +76,8 @@ class RedisTroubleTests {
 		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(WITHIN_TIMEOUT);
 		assertThat(this.template.heldLocks()).as("nothing believed held").isEmpty();
 		this.redis.resume();
-		// The script the client gave up on runs when Redis wakes: a hold nobody knows about, until its lease ends.
+		// The script the client gave up on runs when Redis wakes: a hold nobody knows
+		// about, until its lease ends.
 		await().atMost(Duration.ofSeconds(2))
 			.untilAsserted(() -> assertThat(this.template.isLocked("stalled", "1")).isTrue());
 		assertThat(this.template.heldLocks()).as("still nothing believed held").isEmpty();
@@ -100,8 +102,8 @@ class RedisTroubleTests {
 	@Test
 	void shouldFailClearlyWhenRedisIsOutOfMemoryAndBelieveNothingHeld() {
 		start("--maxmemory-policy", "noeviction");
-		LockHandle before = this.template.acquire(LockRequest.builder("oom").key("before")
-			.lease(Duration.ofSeconds(30)).build());
+		LockHandle before = this.template
+			.acquire(LockRequest.builder("oom").key("before").lease(Duration.ofSeconds(30)).build());
 		fill();
 		assertThatExceptionOfType(LockAccessException.class)
 			.isThrownBy(() -> this.template.acquire(LockRequest.of("oom", "1")))
@@ -122,26 +124,28 @@ class RedisTroubleTests {
 	@Test
 	void shouldReleaseALockWhileRedisIsOutOfMemory() {
 		start("--maxmemory-policy", "noeviction");
-		LockHandle held = this.template.acquire(LockRequest.builder("oom").key("held")
-			.lease(Duration.ofSeconds(30)).build());
+		LockHandle held = this.template
+			.acquire(LockRequest.builder("oom").key("held").lease(Duration.ofSeconds(30)).build());
 		fill();
 		held.close();
 		assertThat(this.template.isLocked("oom", "held")).as("released although Redis is full").isFalse();
 	}
 
 	/**
-	 * Load the lock scripts into Redis's script cache, as in an application that has been running a while.
+	 * Load the lock scripts into Redis's script cache, as in an application that has been
+	 * running a while.
 	 */
 	private void warmUp() {
 		this.template.acquire(LockRequest.of("warm", "up")).close();
 	}
 
 	/**
-	 * Cap Redis's memory just above what it uses (a 1 MB cap is below what an empty Redis 7 uses with a few clients)
-	 * and write until it refuses writes.
+	 * Cap Redis's memory just above what it uses (a 1 MB cap is below what an empty Redis
+	 * 7 uses with a few clients) and write until it refuses writes.
 	 */
 	private void fill() {
-		String used = String.valueOf(this.redis.command("INFO", "memory")).lines()
+		String used = String.valueOf(this.redis.command("INFO", "memory"))
+			.lines()
 			.filter((line) -> line.startsWith("used_memory:"))
 			.findFirst()
 			.orElseThrow()

@@ -30,13 +30,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The library as a Redis ACL user restricted to its key prefix, its channels and the fewest commands that work.
+ * The library as a Redis ACL user restricted to its key prefix, its channels and the
+ * fewest commands that work.
  */
 class AclTests {
 
 	/**
-	 * The commands the library sends, from the client and from its scripts (ACL rules apply inside scripts too), for
-	 * every feature with the PUBSUB and POLLING wait strategies. KEYSPACE_EVENTS also needs {@code config|get}, and
+	 * The commands the library sends, from the client and from its scripts (ACL rules
+	 * apply inside scripts too), for every feature with the PUBSUB and POLLING wait
+	 * strategies. KEYSPACE_EVENTS also needs {@code config|get}, and
 	 * {@code replicaAcknowledgements} needs {@code wait}.
 	 */
 	static final Set<String> MINIMAL = new TreeSet<>(List.of("eval", "evalsha", "subscribe", "unsubscribe", "exists",
@@ -64,8 +66,10 @@ class AclTests {
 		// The test's own commands, and the handshake that ACLs always allow.
 		sent.removeAll(List.of("config|resetstat", "info", "pubsub|numsub", "hello", "auth", "client|setinfo",
 				"script|flush"));
-		// Spring's LettuceSubscription sends PING after its last UNSUBSCRIBE when the template closes; refusing it
-		// changes nothing (see shouldWorkAsAUserLimitedToItsPrefixItsChannelsAndTheMinimalCommands).
+		// Spring's LettuceSubscription sends PING after its last UNSUBSCRIBE when the
+		// template closes; refusing it
+		// changes nothing (see
+		// shouldWorkAsAUserLimitedToItsPrefixItsChannelsAndTheMinimalCommands).
 		assertThat(sent.remove("ping")).as("PING at shutdown").isTrue();
 		assertThat(sent).as("commands the library sent").isEqualTo(MINIMAL);
 	}
@@ -74,8 +78,9 @@ class AclTests {
 	void shouldWorkAsAUserLimitedToItsPrefixItsChannelsAndTheMinimalCommands() throws Exception {
 		String line = aclLine("locker", "lock", MINIMAL);
 		redis.server().command(line.split(" "));
-		ChaosNotes.note("Redis ACL", "- Minimal ACL for the default PUBSUB strategy and key prefix `lock` (each command "
-				+ "shown necessary by removing it): `" + line.replace(PASSWORD, "<password>") + "`");
+		ChaosNotes.note("Redis ACL",
+				"- Minimal ACL for the default PUBSUB strategy and key prefix `lock` (each command "
+						+ "shown necessary by removing it): `" + line.replace(PASSWORD, "<password>") + "`");
 		runAs("locker", "lock");
 		// The README shows this very command, with a placeholder for the password.
 		assertThat(Files.readAllLines(Path.of("..", "README.md"))).map(String::strip)
@@ -115,8 +120,9 @@ class AclTests {
 
 	@Test
 	void shouldWorkAsAUserWithAllButTheDangerousCommands() throws Exception {
-		redis.server().command("ACL", "SETUSER", "broad", "reset", "on", ">" + PASSWORD, "~lock:*", "&lock:*", "+@all",
-				"-@dangerous");
+		redis.server()
+			.command("ACL", "SETUSER", "broad", "reset", "on", ">" + PASSWORD, "~lock:*", "&lock:*", "+@all",
+					"-@dangerous");
 		runAs("broad", "lock");
 	}
 
@@ -124,7 +130,9 @@ class AclTests {
 	void shouldFailClearlyOutsideTheAllowedPrefix() throws Exception {
 		redis.server().command(aclLine("locker", "lock", MINIMAL).split(" "));
 		LettuceConnectionFactory factory = Connections.standalone(redis.server().port(), "locker", PASSWORD);
-		try (RedisLockTemplate elsewhere = RedisLockTemplate.builder(factory).keyPrefix("other").pubSub(false)
+		try (RedisLockTemplate elsewhere = RedisLockTemplate.builder(factory)
+			.keyPrefix("other")
+			.pubSub(false)
 			.defaults(io.github.distributedlock.LockDefaults.STANDARD
 				.withWaitStrategy(io.github.distributedlock.WaitStrategy.POLLING))
 			.build()) {
@@ -171,8 +179,8 @@ class AclTests {
 	}
 
 	static String aclLine(String user, String prefix, Set<String> commands) {
-		StringBuilder line = new StringBuilder("ACL SETUSER " + user + " reset on >" + PASSWORD + " ~" + prefix + ":* &"
-				+ prefix + ":* -@all");
+		StringBuilder line = new StringBuilder(
+				"ACL SETUSER " + user + " reset on >" + PASSWORD + " ~" + prefix + ":* &" + prefix + ":* -@all");
 		commands.forEach((command) -> line.append(" +").append(command));
 		return line.toString();
 	}

@@ -20,9 +20,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Every feature of the engine once, through two templates standing in for two processes: exclusive, reentrant and
- * extended locks, a waiter woken by pub/sub, read locks (with an expired reader), permits, a multi-lock, custom
- * owners, force-release, the lease watchdog and unsubscribing. Used to find which Redis commands the library needs.
+ * Every feature of the engine once, through two templates standing in for two processes:
+ * exclusive, reentrant and extended locks, a waiter woken by pub/sub, read locks (with an
+ * expired reader), permits, a multi-lock, custom owners, force-release, the lease
+ * watchdog and unsubscribing. Used to find which Redis commands the library needs.
  */
 final class LockWorkout {
 
@@ -156,10 +157,11 @@ final class LockWorkout {
 
 	private void unsubscribed(RedisLockTemplate one, RedisLockTemplate two) {
 		String channel = one.lockKey(LockName.of("w", "x")) + ":released";
-		await().atMost(Duration.ofSeconds(2)).untilAsserted(() -> assertThat(
-				((Number) ((java.util.List<?>) this.admin.command("PUBSUB", "NUMSUB", channel)).get(1)).longValue())
-			.as("unsubscribed after the linger")
-			.isZero());
+		await().atMost(Duration.ofSeconds(2))
+			.untilAsserted(() -> assertThat(
+					((Number) ((java.util.List<?>) this.admin.command("PUBSUB", "NUMSUB", channel)).get(1)).longValue())
+				.as("unsubscribed after the linger")
+				.isZero());
 	}
 
 }

@@ -27,9 +27,10 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A stranger who knows a lock's name, its Redis keys and even its fencing token cannot release or extend it: the
- * release and extend scripts also check the owner, a 128-bit secret of the holder's template plus its thread id.
- * Whoever can read the lock hash can read the owner too, so that secret is only as good as the ACL around it.
+ * A stranger who knows a lock's name, its Redis keys and even its fencing token cannot
+ * release or extend it: the release and extend scripts also check the owner, a 128-bit
+ * secret of the holder's template plus its thread id. Whoever can read the lock hash can
+ * read the owner too, so that secret is only as good as the ACL around it.
  */
 class OwnerSecrecyTests {
 
@@ -79,13 +80,14 @@ class OwnerSecrecyTests {
 	void shouldRefuseReleaseAndExtendFromAStrangerWhoKnowsKeyAndToken() throws Exception {
 		RedisServer server = redis.server();
 		LockName name = LockName.of("secret", "1");
-		try (LockHandle held = holder.acquire(LockRequest.builder("secret").key("1").lease(Duration.ofSeconds(20))
-			.build())) {
+		try (LockHandle held = holder
+			.acquire(LockRequest.builder("secret").key("1").lease(Duration.ofSeconds(20)).build())) {
 			String lockKey = holder.lockKey(name);
 			String token = String.valueOf(server.command("HGET", lockKey, "token"));
 			String real = String.valueOf(server.command("HGET", lockKey, "owner"));
 			String thread = real.substring(real.indexOf(':'));
-			// Another template's owner on the same thread: what a second process of the same application has.
+			// Another template's owner on the same thread: what a second process of the
+			// same application has.
 			String neighbour;
 			try (LockHandle other = stranger.acquire(LockRequest.of("secret", "neighbour"))) {
 				neighbour = String.valueOf(server.command("HGET", stranger.lockKey(other.name()), "owner"));
@@ -126,7 +128,8 @@ class OwnerSecrecyTests {
 	@Test
 	void shouldLetOnlyWhoeverCanReadTheLockHashActAsItsOwner() throws Exception {
 		RedisServer server = redis.server();
-		LockHandle held = holder.acquire(LockRequest.builder("readable").key("1").lease(Duration.ofSeconds(20)).build());
+		LockHandle held = holder
+			.acquire(LockRequest.builder("readable").key("1").lease(Duration.ofSeconds(20)).build());
 		String lockKey = holder.lockKey(held.name());
 		String owner = String.valueOf(server.command("HGET", lockKey, "owner"));
 		String token = String.valueOf(server.command("HGET", lockKey, "token"));

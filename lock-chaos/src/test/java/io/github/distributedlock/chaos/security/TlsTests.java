@@ -33,8 +33,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 /**
- * The library over TLS, with a self-signed certificate made for the test by openssl, against Debian's
- * redis-server built with TLS ({@code --tls-port}).
+ * The library over TLS, with a self-signed certificate made for the test by openssl,
+ * against Debian's redis-server built with TLS ({@code --tls-port}).
  */
 class TlsTests {
 
@@ -66,7 +66,8 @@ class TlsTests {
 		assertThat(openssl.exitValue()).as("openssl made a certificate").isZero();
 		tlsPort = freePort();
 		redis = RedisServers.launch("--tls-port", Integer.toString(tlsPort), "--tls-cert-file", certificate.getPath(),
-				"--tls-key-file", key.getPath(), "--tls-ca-cert-file", certificate.getPath(), "--tls-auth-clients", "no");
+				"--tls-key-file", key.getPath(), "--tls-ca-cert-file", certificate.getPath(), "--tls-auth-clients",
+				"no");
 	}
 
 	@AfterAll
@@ -81,13 +82,15 @@ class TlsTests {
 		LettuceConnectionFactory factory = tls(true);
 		try (RedisLockTemplate template = RedisLockTemplate.builder(factory).build();
 				RedisLockTemplate otherProcess = RedisLockTemplate.builder(factory).build()) {
-			LockHandle held = template.acquire(LockRequest.builder("tls").key("1").lease(Duration.ofSeconds(30)).build());
-			java.util.concurrent.CompletableFuture<Long> waiter = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-				try (LockHandle next = otherProcess
-					.acquire(LockRequest.builder("tls").key("1").waitTime(Duration.ofSeconds(10)).build())) {
-					return next.fencingToken();
-				}
-			});
+			LockHandle held = template
+				.acquire(LockRequest.builder("tls").key("1").lease(Duration.ofSeconds(30)).build());
+			java.util.concurrent.CompletableFuture<Long> waiter = java.util.concurrent.CompletableFuture
+				.supplyAsync(() -> {
+					try (LockHandle next = otherProcess
+						.acquire(LockRequest.builder("tls").key("1").waitTime(Duration.ofSeconds(10)).build())) {
+						return next.fencingToken();
+					}
+				});
 			org.awaitility.Awaitility.await().until(() -> otherProcess.waitingThreads() == 1);
 			Thread.sleep(100);
 			held.close();
@@ -96,11 +99,13 @@ class TlsTests {
 			List<String> clients = List.of(String.valueOf(redis.command("CLIENT", "LIST")).split("\n"));
 			assertThat(clients).as("connections that came in on the TLS port")
 				.anyMatch((client) -> client.contains("laddr=127.0.0.1:" + tlsPort));
-			ChaosNotes.note("TLS", "- " + String.valueOf(redis.command("INFO", "server")).lines()
-				.filter((line) -> line.startsWith("redis_version:"))
-				.findFirst()
-				.orElse("redis") + ": locks, waits and pub/sub wake-ups work over TLS (--tls-port, self-signed "
-						+ "certificate from openssl, Lettuce verifying it against that certificate).");
+			ChaosNotes.note("TLS",
+					"- " + String.valueOf(redis.command("INFO", "server"))
+						.lines()
+						.filter((line) -> line.startsWith("redis_version:"))
+						.findFirst()
+						.orElse("redis") + ": locks, waits and pub/sub wake-ups work over TLS (--tls-port, self-signed "
+							+ "certificate from openssl, Lettuce verifying it against that certificate).");
 		}
 		finally {
 			factory.destroy();
@@ -110,7 +115,8 @@ class TlsTests {
 	@Test
 	void shouldFailClearlyWhenTheClientDoesNotSpeakTls() {
 		LettuceConnectionFactory factory = tls(false);
-		try (RedisLockTemplate template = RedisLockTemplate.builder(factory).pubSub(false)
+		try (RedisLockTemplate template = RedisLockTemplate.builder(factory)
+			.pubSub(false)
 			.defaults(io.github.distributedlock.LockDefaults.STANDARD
 				.withWaitStrategy(io.github.distributedlock.WaitStrategy.POLLING))
 			.build()) {

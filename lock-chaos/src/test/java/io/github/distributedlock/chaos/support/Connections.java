@@ -12,7 +12,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceClientConfigurat
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * Lettuce connection factories configured as an application configures them, started and ready.
+ * Lettuce connection factories configured as an application configures them, started and
+ * ready.
  */
 public final class Connections {
 
