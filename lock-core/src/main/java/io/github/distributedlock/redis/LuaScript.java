@@ -130,7 +130,7 @@ final class LuaScript {
 
 	@SuppressWarnings("unchecked")
 	private static @Nullable Function<LockSpec, String>[] specKeys(List<String> names) {
-		Function<LockSpec, String>[] keys = new Function[names.size()];
+		@Nullable Function<LockSpec, String>[] keys = new Function[names.size()];
 		for (int i = 0; i < keys.length; i++) {
 			keys[i] = specKey(names.get(i));
 		}

@@ -3,6 +3,8 @@ package io.github.distributedlock.redis;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A message heard on a lock's wait channels: what a script published on the release
  * channel when the lock (or a read lock, or a permit) changed hands, or a keyspace event
@@ -100,7 +102,7 @@ sealed interface ReleaseMessage {
 	 */
 	record Released(long token) implements ReleaseMessage {
 
-		private static Long token(byte[] body) {
+		private static @Nullable Long token(byte[] body) {
 			if (body.length == 0 || body.length > 18) {
 				return null;
 			}
@@ -129,7 +131,7 @@ sealed interface ReleaseMessage {
 
 		private static final byte[] PREFIX_BYTES = ascii(PREFIX);
 
-		private static Reserved parse(byte[] body) {
+		private static @Nullable Reserved parse(byte[] body) {
 			if (body.length <= PREFIX_BYTES.length || !startsWith(body, PREFIX_BYTES)) {
 				return null;
 			}

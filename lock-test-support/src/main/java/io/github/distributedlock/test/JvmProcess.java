@@ -330,7 +330,7 @@ public final class JvmProcess implements AutoCloseable {
 
 		private @Nullable Path log;
 
-		private Function<String, @Nullable String> filter = Function.identity();
+		private Function<String, @Nullable String> filter = (line) -> line;
 
 		private Builder(Class<?> mainClass) {
 			this.mainClass = mainClass;
