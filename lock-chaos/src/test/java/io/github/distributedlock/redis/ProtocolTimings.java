@@ -91,6 +91,30 @@ public final class ProtocolTimings {
 	}
 
 	/**
+	 * The fencing counter a lock's tokens come from: one per hash slot, in the lock's
+	 * slot.
+	 * @param lockKey the lock key
+	 * @return the counter's key
+	 */
+	public static String fenceKey(String lockKey) {
+		return LockKeys.fence(lockKey);
+	}
+
+	/**
+	 * The text of one of the engine's scripts as it is sent to Redis: the Lua library,
+	 * then the script.
+	 * @param name the script's file name, such as {@code release.lua}
+	 * @return the script's text
+	 */
+	public static String scriptText(String name) {
+		return LockScripts.ALL.stream()
+			.filter((script) -> script.name().equals(name))
+			.map((script) -> new String(script.text(), java.nio.charset.StandardCharsets.UTF_8))
+			.findFirst()
+			.orElseThrow(() -> new IllegalArgumentException("No script " + name));
+	}
+
+	/**
 	 * The channel a lock's releases are published on.
 	 * @param lockKey the lock key
 	 * @return the release channel

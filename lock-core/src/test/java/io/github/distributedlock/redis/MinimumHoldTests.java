@@ -294,6 +294,34 @@ class MinimumHoldTests {
 		assertThat(otherTookIt).isFalse();
 	}
 
+	/**
+	 * A custom owner shared by two templates (two processes): the one with a minimum hold
+	 * releases first, the other last, and the lock stays kept for the first one's minimum
+	 * hold, since its end is recorded in Redis.
+	 */
+	@Test
+	void shouldHonourTheMinimumHoldOfACustomOwnerSharedByTwoProcesses() {
+		LockHandle first = this.templates.get(0)
+			.acquire(request("shared").owner("job")
+				.lease(Duration.ofSeconds(20))
+				.holdAtLeast(Duration.ofSeconds(5))
+				.build());
+		LockHandle second = this.templates.get(1)
+			.acquire(request("shared").owner("job").lease(Duration.ofSeconds(20)).build());
+		assertThat(second.fencingToken()).as("a re-entry of the same owner").isEqualTo(first.fencingToken());
+		first.close();
+		second.close();
+		boolean otherTookIt;
+		LockRequest otherRequest = request("shared").waitTime(Duration.ZERO).build();
+		try (LockHandle other = this.templates.get(2).tryAcquire(otherRequest).orElse(null)) {
+			otherTookIt = other != null;
+		}
+		assertThat(otherTookIt).as("taken while the first process's minimum hold lasts").isFalse();
+		assertThat(this.templates.get(0).tryAcquire(request("shared").owner("job").waitTime(Duration.ZERO).build()))
+			.as("not even by the owner that held it")
+			.isEmpty();
+	}
+
 	private Future<Long> waitFor(RedisLockTemplate template, LockRequest request) {
 		long start = System.nanoTime();
 		return this.executor.submit(() -> {

@@ -1,8 +1,5 @@
 package io.github.distributedlock.chaos.security;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,6 +10,7 @@ import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.chaos.support.Connections;
+import io.github.distributedlock.redis.ProtocolTimings;
 import io.github.distributedlock.redis.RedisLockTemplate;
 import io.github.distributedlock.test.RedisServer;
 import io.github.distributedlock.test.RedisServerExtension;
@@ -142,11 +140,8 @@ class OwnerSecrecyTests {
 		assertThat(held.isHeld()).isFalse();
 	}
 
-	private static String script(String name) throws IOException {
-		try (InputStream in = RedisLockTemplate.class.getResourceAsStream(name)) {
-			assertThat(in).as(name).isNotNull();
-			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-		}
+	private static String script(String name) {
+		return ProtocolTimings.scriptText(name);
 	}
 
 }
