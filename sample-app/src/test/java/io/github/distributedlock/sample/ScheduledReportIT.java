@@ -26,14 +26,22 @@ import static org.assertj.core.api.Assertions.fail;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Three instances of the packaged sample run {@link ReportJob} every second, aligned to
- * the clock: each period must run exactly once across all of them, although the job takes
- * well under a millisecond. With the minimum hold set to zero, the same setup runs some
- * periods more than once, which is what the minimum hold is for.
+ * Three instances of the packaged sample run {@link ReportJob}, each on its own cron, and
+ * the runs are counted per period across all of them. Aligned to the clock and kept for
+ * half a period, each period runs exactly once, although the job takes well under a
+ * millisecond. An instance whose trigger fires a second late (a skewed clock) runs the
+ * same period again unless the minimum hold covers the skew.
  */
 class ScheduledReportIT {
 
-	private static final long PERIOD_MILLIS = 1000;
+	private static final String EVERY_SECOND = "* * * * * *";
+
+	private static final String EVEN_SECONDS = "0/2 * * * * *";
+
+	private static final String ODD_SECONDS = "1/2 * * * * *";
+
+	/** Spring's "disabled" cron: the instance is up but never runs the job. */
+	private static final String NEVER = "-";
 
 	private static final Pattern RUN = Pattern.compile("Report run \\d+ on (\\S+) at (\\d+)");
 
@@ -42,38 +50,52 @@ class ScheduledReportIT {
 
 	@Test
 	void shouldRunEveryPeriodOnceAcrossThreeInstances() throws Exception {
-		Map<Long, List<String>> runs = runThreeInstances("500ms");
+		Map<Long, List<String>> runs = runThreeInstances(1000, "500ms", EVERY_SECOND, EVERY_SECOND, EVERY_SECOND);
 		assertThat(runs).as("periods observed with all three instances up").hasSizeGreaterThanOrEqualTo(10);
 		runs.forEach((period, instances) -> assertThat(instances)
-			.as("runs of the period starting at %d ms (all periods: %s)", period * PERIOD_MILLIS, runs)
+			.as("runs of the period starting at %d s (all periods: %s)", period, runs)
 			.hasSize(1));
 	}
 
 	@Test
-	void shouldRunSomePeriodsMoreThanOnceWithoutAMinimumHold() throws Exception {
-		Map<Long, List<String>> runs = runThreeInstances("0s");
-		assertThat(runs).hasSizeGreaterThanOrEqualTo(10);
-		assertThat(runs.values()).as("periods run by more than one instance: %s", runs)
-			.anyMatch((instances) -> instances.size() > 1);
+	void shouldRunEveryPeriodOnceWhenTheMinimumHoldCoversAnInstanceFiringASecondLate() throws Exception {
+		Map<Long, List<String>> runs = runThreeInstances(2000, "1500ms", EVEN_SECONDS, ODD_SECONDS, NEVER);
+		assertThat(runs).hasSizeGreaterThanOrEqualTo(5);
+		runs.forEach((period, instances) -> assertThat(instances)
+			.as("runs of the period starting at %d s (all periods: %s)", period, runs)
+			.hasSize(1));
+	}
+
+	@Test
+	void shouldRunEveryPeriodTwiceWhenAnInstanceFiresASecondLateWithoutAMinimumHold() throws Exception {
+		Map<Long, List<String>> runs = runThreeInstances(2000, "0s", EVEN_SECONDS, ODD_SECONDS, NEVER);
+		assertThat(runs).hasSizeGreaterThanOrEqualTo(5);
+		runs.forEach((period, instances) -> assertThat(instances)
+			.as("runs of the period starting at %d s (all periods: %s)", period, runs)
+			.hasSize(2)
+			.contains("b"));
 	}
 
 	/**
-	 * Start three instances, let them run the job for at least twelve periods after all
-	 * of them are up, stop them, and return the runs of each whole period in between.
+	 * Start three instances (a, b and c) on the given crons, let them run the job for at
+	 * least twelve seconds after all of them are up, stop them, and return the runs of
+	 * each whole period in between, keyed by the period's start in seconds.
 	 */
-	private static Map<Long, List<String>> runThreeInstances(String holdAtLeast) throws Exception {
+	private static Map<Long, List<String>> runThreeInstances(long periodMillis, String holdAtLeast, String... crons)
+			throws Exception {
 		List<Process> processes = new ArrayList<>();
 		List<Path> logs = new ArrayList<>();
 		try {
 			List<Integer> ports = new ArrayList<>();
-			for (String instance : List.of("a", "b", "c")) {
+			List<String> instances = List.of("a", "b", "c");
+			for (int i = 0; i < instances.size(); i++) {
 				int port = freePort();
-				Path log = Files.createTempFile("scheduled-" + instance, ".log");
+				Path log = Files.createTempFile("scheduled-" + instances.get(i), ".log");
 				ProcessBuilder builder = new ProcessBuilder(javaBin(), "-Xmx256m", "-XX:TieredStopAtLevel=1", "-jar",
 						Path.of("target/sample-app.jar").toAbsolutePath().toString(), "--server.port=" + port,
 						"--spring.data.redis.host=" + redis.server().host(),
-						"--spring.data.redis.port=" + redis.server().port(), "--sample.instance=" + instance,
-						"--sample.report-cron=* * * * * *", "--sample.report-hold-at-least=" + holdAtLeast)
+						"--spring.data.redis.port=" + redis.server().port(), "--sample.instance=" + instances.get(i),
+						"--sample.report-cron=" + crons[i], "--sample.report-hold-at-least=" + holdAtLeast)
 					.redirectErrorStream(true)
 					.redirectOutput(log.toFile());
 				processes.add(builder.start());
@@ -83,19 +105,20 @@ class ScheduledReportIT {
 			for (int i = 0; i < ports.size(); i++) {
 				awaitUp(ports.get(i), processes.get(i), logs.get(i));
 			}
-			long from = Math.floorDiv(System.currentTimeMillis(), PERIOD_MILLIS) + 1;
-			Thread.sleep(12 * PERIOD_MILLIS + 500);
-			long to = Math.floorDiv(System.currentTimeMillis(), PERIOD_MILLIS) - 1;
+			long from = Math.floorDiv(System.currentTimeMillis(), periodMillis) + 1;
+			Thread.sleep(12_500);
+			long to = Math.floorDiv(System.currentTimeMillis(), periodMillis) - 1;
 			Map<Long, List<String>> runs = new TreeMap<>();
 			for (long period = from; period <= to; period++) {
-				runs.put(period, new ArrayList<>());
+				runs.put(period * periodMillis / 1000, new ArrayList<>());
 			}
 			for (Path log : logs) {
 				Matcher run = RUN.matcher(Files.readString(log));
 				while (run.find()) {
-					List<String> instances = runs.get(Long.parseLong(run.group(2)) / PERIOD_MILLIS);
-					if (instances != null) {
-						instances.add(run.group(1));
+					long period = Long.parseLong(run.group(2)) / periodMillis * periodMillis / 1000;
+					List<String> instancesOfPeriod = runs.get(period);
+					if (instancesOfPeriod != null) {
+						instancesOfPeriod.add(run.group(1));
 					}
 				}
 			}
