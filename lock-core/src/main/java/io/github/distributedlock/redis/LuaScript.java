@@ -23,9 +23,10 @@ import org.springframework.data.redis.connection.ReturnType;
  * once matters: a script read through a {@code Resource} checks the resource's
  * modification time on every call.
  * <p>
- * The shared functions of {@code lib.lua} are prepended to every script, and the SHA-1 is
- * that of the combined text, so {@code EVALSHA} needs nothing newer than Redis 6.2. Each
- * script declares its {@code KEYS} and {@code ARGV} in its header ({@code -- KEYS: lock,
+ * The shared functions of {@code lib.lua} that a script calls are prepended to it
+ * ({@link LuaLibrary}), and the SHA-1 is that of the combined text, so {@code EVALSHA}
+ * needs nothing newer than Redis 6.2. Each script declares its {@code KEYS} and
+ * {@code ARGV} in its header ({@code -- KEYS: lock,
  * fence}); the declaration given here must be the same, or loading fails, so the key and
  * argument lists built in Java cannot drift from the script.
  */
@@ -34,6 +35,8 @@ final class LuaScript {
 	static final String LIBRARY = "lib.lua";
 
 	private static final Pattern DECLARATION = Pattern.compile("(?m)^-- (KEYS|ARGV):(.*)$");
+
+	static final LuaLibrary LIBRARY_FUNCTIONS = LuaLibrary.parse(LIBRARY, read(LIBRARY));
 
 	private final String name;
 
@@ -63,7 +66,7 @@ final class LuaScript {
 	}
 
 	/**
-	 * Load a script, with the library prepended.
+	 * Load a script, with the library functions it calls prepended.
 	 * @param keys the declared {@code KEYS}, as in the script's header
 	 * @param args the declared {@code ARGV}, as in the script's header
 	 * @throws IllegalStateException if the script is missing or declares other keys or
@@ -75,7 +78,7 @@ final class LuaScript {
 		ScriptSignature declaredArgs = ScriptSignature.parse(args);
 		check(name, "KEYS", declaredKeys, header(name, script, "KEYS"));
 		check(name, "ARGV", declaredArgs, header(name, script, "ARGV"));
-		byte[] text = (read(LIBRARY) + "\n" + script).getBytes(StandardCharsets.UTF_8);
+		byte[] text = (LIBRARY_FUNCTIONS.prelude(script) + "\n" + script).getBytes(StandardCharsets.UTF_8);
 		return new LuaScript(name, text, returnType, declaredKeys, declaredArgs);
 	}
 

@@ -25,16 +25,20 @@
 local count = #KEYS / 5
 local nowMs, nowUs = server_time()
 
--- Nothing is taken. The request waits in the line of the lock that blocks, and only there (the
--- caller listens to that lock alone); a lock reserved for it is freed, and its waiters woken.
--- exists: whether lock i's hash exists, to be marked as having requests
-local function blocked(i, reply, exists)
+-- Nothing is taken. Lock i's hash, if it blocks (held: its HMGET), is marked so that its release
+-- tells the waiters (mark_queued in lib.lua). The request waits in the line of the lock that
+-- blocks, and only there (the caller listens to that lock alone); a lock reserved for it is
+-- freed, and its waiters woken.
+local function blocked(i, reply, held)
+	if held then
+		mark_queued(KEYS[5 * i - 4], held[4])
+	end
 	if ARGV[4] == '' then
 		return reply
 	end
 	for j = 1, count do
 		if j == i then
-			file_request(KEYS[5 * j - 1], ARGV[4], nowMs, ARGV[5], exists and KEYS[5 * j - 4] or nil)
+			file_request(KEYS[5 * j - 1], ARGV[4], nowMs, ARGV[5])
 		else
 			redis.call('ZREM', KEYS[5 * j - 1], ARGV[4])
 			local held = redis.call('HMGET', KEYS[5 * j - 4], 'owner', 'token', 'reserved')
@@ -49,12 +53,12 @@ end
 
 for i = 1, count do
 	local lock = KEYS[5 * i - 4]
-	local held = redis.call('HMGET', lock, 'owner', 'token', 'reserved')
+	local held = redis.call('HMGET', lock, 'owner', 'token', 'reserved', 'queued')
 	if held[1] == '' and ARGV[4] ~= '' and held[3] == ARGV[4] then
 		-- Reserved for us: as good as free.
 	elseif held[1] then
 		if held[1] ~= ARGV[1] then
-			return blocked(i, {0, i, tonumber(held[2]), redis.call('PTTL', lock)}, true)
+			return blocked(i, {0, i, tonumber(held[2]), redis.call('PTTL', lock)}, held)
 		end
 		if ARGV[2] ~= '1' then
 			return {-1, i, tonumber(held[2]), redis.call('PTTL', lock)}
@@ -62,7 +66,7 @@ for i = 1, count do
 	else
 		local latest = redis.call('ZRANGEBYSCORE', KEYS[5 * i - 2], '(' .. nowMs, '+inf', 'WITHSCORES')
 		if #latest > 0 then
-			return blocked(i, {0, i, 0, tonumber(latest[#latest]) - nowMs}, false)
+			return blocked(i, {0, i, 0, tonumber(latest[#latest]) - nowMs}, nil)
 		end
 	end
 end

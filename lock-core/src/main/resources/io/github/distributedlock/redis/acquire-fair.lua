@@ -20,7 +20,7 @@
 --                                          lock is free; rank: our place in the queue, from 0)
 --         {-1, token, pttl}          held by this owner, and the request is not reentrant
 
-local held = redis.call('HMGET', KEYS[1], 'owner', 'token')
+local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'queued')
 if held[1] == ARGV[1] then
 	if ARGV[3] ~= '1' then
 		return {-1, tonumber(held[2]), redis.call('PTTL', KEYS[1])}
@@ -50,6 +50,8 @@ end
 
 local function blocked(rank)
 	if held[1] then
+		-- Held (by a plain hold too, whose release then tells us: mark_queued in lib.lua).
+		mark_queued(KEYS[1], held[3])
 		return {0, tonumber(held[2]), redis.call('PTTL', KEYS[1]), rank}
 	end
 	if #readers > 0 then

@@ -22,17 +22,19 @@
 
 local nowMs, nowUs = server_time()
 
--- exists: whether the lock hash exists, to be marked as having requests
-local function file(exists)
+-- File the caller's request, if it carries one.
+local function file()
 	if ARGV[5] ~= '' then
-		file_request(KEYS[6], ARGV[5], nowMs, ARGV[6], exists and KEYS[1] or nil)
+		file_request(KEYS[6], ARGV[5], nowMs, ARGV[6])
 	end
 end
 
-local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'reserved')
+local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'reserved', 'queued')
 local reservedForUs = held[1] == '' and ARGV[5] ~= '' and held[3] == ARGV[5]
 if held[1] and held[1] ~= ARGV[1] and not reservedForUs then
-	file(true)
+	-- A writer holds it (or it is reserved or kept): its release must tell us.
+	file()
+	mark_queued(KEYS[1], held[4])
 	return {0, tonumber(held[2]), redis.call('PTTL', KEYS[1])}
 end
 drop_ended(KEYS[3], nowMs, nil, KEYS[4])
@@ -45,7 +47,7 @@ if not reading and not held[1] then
 	local intent = redis.call('GET', KEYS[5])
 	if intent and intent ~= ARGV[1] then
 		-- A writer is waiting: don't let a stream of new readers starve it.
-		file(false)
+		file()
 		return {0, 0, redis.call('PTTL', KEYS[5])}
 	end
 end

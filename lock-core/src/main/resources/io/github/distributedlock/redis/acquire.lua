@@ -8,7 +8,9 @@
 --
 -- KEYS[1]  the lock: a hash {owner, holds, token} with a lease (PEXPIRE); while reserved for a
 --          waiter's request, {owner = '', reserved = the request, token = the last holder's}
---          with the request's claim as expiry; 'queued' = 1 once requests may be waiting
+--          with the request's claim as expiry ('reserved' = '' is none); 'queued' = 1 once an
+--          attempt found it taken
+--          (mark_queued in lib.lua)
 -- KEYS[2]  the fencing counter of the lock's hash slot: the last token handed out there,
 --          expiring after a long idle time
 -- KEYS[3]  the lock's readers: a sorted set of reader owners scored by lease end (ms)
@@ -31,22 +33,26 @@
 --         {-1, token, pttl}         held by this owner, and the request is not reentrant
 --                                   (or this owner holds a read lock: upgrading would deadlock)
 
--- exists: whether the lock hash exists (held, or reserved), to be marked as having requests
-local function file(exists)
+-- The lock is taken: file the caller's request, if it carries one, and mark the lock hash, if
+-- there is one, so that its release tells the waiters (mark_queued in lib.lua).
+-- held: the HMGET of the lock hash below
+local function blocked(held)
 	if ARGV[8] ~= '' then
-		file_request(KEYS[5], ARGV[8], now_ms(), ARGV[9], exists and KEYS[1] or nil)
+		file_request(KEYS[5], ARGV[8], now_ms(), ARGV[9])
+	end
+	if held[1] then
+		mark_queued(KEYS[1], held[4])
 	end
 end
 
--- The lock becomes ours: a new hold with the next token. queued: whether requests may be
--- waiting, which its release must then look at.
+-- The lock becomes ours: a new hold with the next token. reserved: whether it was reserved for
+-- our request. queued: whether requests may be waiting, which its release must then look at.
 local function take(reserved, queued)
 	local token = next_token(KEYS[2], ARGV[4])
 	if reserved then
-		-- Reserved for this request: the reservation becomes our hold.
-		redis.call('HDEL', KEYS[1], 'reserved')
-	end
-	if queued then
+		-- The reservation becomes our hold ('reserved' = '' is no reservation).
+		redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'holds', 1, 'token', token, 'reserved', '', 'queued', 1)
+	elseif queued then
 		redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'holds', 1, 'token', token, 'queued', 1)
 	else
 		redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'holds', 1, 'token', token)
@@ -67,11 +73,12 @@ if redis.call('EXISTS', KEYS[1], KEYS[3], KEYS[5]) == 0 then
 	return take(false, false)
 end
 
-local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'reserved')
+local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'reserved', 'queued')
 
 if held[1] == '' and (ARGV[8] == '' or held[3] ~= ARGV[8]) then
-	-- Reserved for another waiter's request: taken, for as long as its claim.
-	file(true)
+	-- Reserved for another waiter's request (or kept for a minimum hold): taken, for as long
+	-- as its claim.
+	blocked(held)
 	return {0, tonumber(held[2]), redis.call('PTTL', KEYS[1])}
 end
 
@@ -95,7 +102,7 @@ if not held[1] or held[1] == '' then
 				end
 				redis.call('SET', KEYS[4], ARGV[1], 'PX', intent + 500)
 			end
-			file(held[1] ~= nil)
+			blocked(held)
 			return {0, 0, ttl}
 		end
 	end
@@ -129,5 +136,5 @@ if held[1] == ARGV[1] then
 	return {1, tonumber(held[2])}
 end
 
-file(true)
+blocked(held)
 return {0, tonumber(held[2]), redis.call('PTTL', KEYS[1])}

@@ -1,14 +1,17 @@
--- What the engine's scripts share, written once: LuaScript prepends this text to every script
--- when it loads it, and the script's SHA-1 is taken over the combined text (so EVALSHA works
--- on any Redis from 6.2 on, without FUNCTION LOAD). These are locals of each script: they touch
--- only the keys the script hands them, which the caller passed in KEYS (Cluster routing).
+-- What the engine's scripts share, written once: LuaScript prepends the functions a script
+-- calls (LuaLibrary) when it loads it, and the script's SHA-1 is taken over the combined text
+-- (so EVALSHA works on any Redis from 6.2 on, without FUNCTION LOAD). Only comments and local
+-- functions that end with 'end' in the first column belong here. These are locals of each
+-- script: they touch only the keys the script hands them, which the caller passed in KEYS
+-- (Cluster routing).
 
--- The server's clock, read once: milliseconds, and microseconds.
+-- The server's clock, read once: milliseconds, and microseconds as text (for next_token).
+-- The digits are joined as text: string.format costs a script more than the fencing rule does.
 local function server_time()
 	local clock = redis.call('TIME')
-	local seconds = tonumber(clock[1])
-	local micros = tonumber(clock[2])
-	return seconds * 1000 + math.floor(micros / 1000), seconds * 1000000 + micros
+	local micros = clock[2]
+	return tonumber(clock[1]) * 1000 + math.floor(tonumber(micros) / 1000),
+		clock[1] .. string.sub('000000', #micros + 1) .. micros
 end
 
 -- The server's clock in milliseconds.
@@ -21,15 +24,16 @@ end
 -- is max(last + 1, server time in microseconds). After a long idle time the counter is gone,
 -- and the clock has moved far past any token handed out before. The usual case is one
 -- command: SET ... GET stores the clock and reads the previous token at once.
--- now_us: the script's clock reading, or nil to read the clock here.
+-- now_us: the script's clock reading in microseconds, as text (server_time), or nil to read
+-- the clock here.
 local function next_token(counter, idle_ms, now_us)
 	if not now_us then
 		local _, micros = server_time()
 		now_us = micros
 	end
-	local token = string.format('%.0f', now_us)
+	local token = now_us
 	local last = redis.call('SET', counter, token, 'PX', idle_ms, 'GET')
-	if last and tonumber(last) >= now_us then
+	if last and tonumber(last) >= tonumber(now_us) then
 		token = string.format('%.0f', tonumber(last) + 1)
 		redis.call('SET', counter, token, 'PX', idle_ms)
 	end
@@ -126,15 +130,20 @@ local function note_kept(lock, keep_ms, kept_until)
 end
 
 -- File a waiter's request in a lock's line, keeping its place if it is there already; the line
--- lives for ttl_ms after the last filing. The lock hash, passed only when it exists, is marked
--- 'queued': release.lua looks for requests only in a lock so marked, and every other way a
--- lock is taken while requests may exist marks it too (acquire.lua, acquire-all.lua), so an
--- uncontended release pays nothing for hand-off.
-local function file_request(requests, request, now, ttl_ms, lock)
+-- lives for ttl_ms after the last filing.
+local function file_request(requests, request, now, ttl_ms)
 	redis.call('ZADD', requests, 'NX', now, request)
 	redis.call('PEXPIRE', requests, ttl_ms)
-	if lock then
+end
+
+-- Mark a lock hash 'queued' (queued: the mark as the script read it, so that it is written once).
+-- The rule: an attempt that finds a lock hash taken (held, reserved or kept) marks it, and the
+-- hash keeps the mark until it is deleted or expires. The release of a marked hold looks at the
+-- line of requests and tells the waiters on the release channel; the release of an unmarked one
+-- does neither, because nobody tried it since it was taken, so nobody waits for it
+-- (docs/design/waiting-and-hand-off.md, "The queued mark").
+local function mark_queued(lock, queued)
+	if not queued then
 		redis.call('HSET', lock, 'queued', 1)
 	end
 end
-

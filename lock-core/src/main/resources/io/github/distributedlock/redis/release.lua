@@ -1,12 +1,12 @@
 -- Release one hold of a lock, or withdraw a waiter's request. When the last hold goes, the lock
 -- is reserved for the oldest request, if any, and its waiter is told to take it; otherwise
--- it is deleted and the waiters are woken. A reservation is not a hold: only the request's
+-- it is deleted and the waiters, if an attempt found it taken, are woken. A reservation is not a hold: only the request's
 -- own acquire attempt turns it into one (docs/design/waiting-and-hand-off.md).
 --
 -- KEYS: lock, channel, requests, readers
 -- ARGV: owner, token, hand_off, keep_ms, [withdrawn_request]
 --
--- KEYS[1]  the lock hash ('queued' marks one that requests may wait for)
+-- KEYS[1]  the lock hash ('queued' marks one that an attempt found taken: mark_queued in lib.lua)
 -- KEYS[2]  the lock's release channel (declared as a key so that it routes with the lock)
 -- KEYS[3]  the requests: a sorted set of '<claim ms>:<id>' scored by arrival (ms)
 -- KEYS[4]  the lock's readers: a writer that took a read lock too (a downgrade) still reads, so
@@ -20,7 +20,7 @@
 --          reserved for it, the reservation passes on (ARGV[1], ARGV[2] and ARGV[4] are ignored)
 --
 -- Returns  holds left (0: the lock was reserved for a request, kept for its minimum hold, or is
---          free and a message was published)
+--          free, and a message was published if it was marked)
 --          -1 the lock is gone: the lease ran out, or it was force-released
 --          -2 someone else holds it now (another owner, or a newer hold of ours); for a
 --             withdrawal: the lock was not reserved for that request
@@ -48,24 +48,37 @@ else
 	end
 end
 
--- A lock never marked 'queued' has no requests (see file_request in lib.lua): nothing to look at.
-local next = (ARGV[3] == '1' and (ARGV[5] or held[5])) and redis.call('ZRANGE', KEYS[3], 0, 0) or {}
-if next[1] and redis.call('EXISTS', KEYS[4]) == 0 then
+-- Nobody tried a lock never marked 'queued' since it was taken (mark_queued in lib.lua): no
+-- request waits for it, and nobody listens for its release.
+local waited = ARGV[5] or held[5]
+if ARGV[3] == '1' and waited then
+	local next = redis.call('ZPOPMIN', KEYS[3])
 	while next[1] do
-		redis.call('ZREM', KEYS[3], next[1])
 		-- Its claim bounds what a waiter that died or stopped listening costs the others. A
 		-- member of any other form (not ours to read) is dropped before anything is written.
 		local claim = tonumber(string.match(next[1], '^(%d+):'))
 		if claim and claim > 0 then
+			if redis.call('EXISTS', KEYS[4]) == 1 then
+				-- Readers (a writer that reads too): nothing is reserved, and the request goes back
+				-- in its place. If it was the last one, the line went with it: it lives as long
+				-- as the claim, or until a waiter files again.
+				redis.call('ZADD', KEYS[3], next[2], next[1])
+				if redis.call('PTTL', KEYS[3]) < 0 then
+					redis.call('PEXPIRE', KEYS[3], claim)
+				end
+				break
+			end
 			redis.call('HSET', KEYS[1], 'owner', '', 'holds', 0, 'reserved', next[1])
 			redis.call('PEXPIRE', KEYS[1], claim)
 			redis.call('PUBLISH', KEYS[2], 'reserved:' .. next[1])
 			return 0
 		end
-		next = redis.call('ZRANGE', KEYS[3], 0, 0)
+		next = redis.call('ZPOPMIN', KEYS[3])
 	end
 end
 
 redis.call('DEL', KEYS[1])
-redis.call('PUBLISH', KEYS[2], held[2])
+if waited then
+	redis.call('PUBLISH', KEYS[2], held[2])
+end
 return 0

@@ -360,6 +360,21 @@ public abstract class LockTemplateContractTests<T extends LockTemplate> {
 	}
 
 	@Test
+	void shouldWakeAMultiLockWaiterPromptlyWhenTheLockThatBlocksItIsReleased() throws Exception {
+		LockHandle blocker = this.otherProcess.acquire(request("mw2").lease(Duration.ofSeconds(10)).build());
+		Future<LockHandle> waiter = this.executor.submit(() -> this.template
+			.acquireAll(List.of(request("mw1").waitTime(Duration.ofSeconds(9)).build(), request("mw2").build())));
+		Thread.sleep(200);
+		long released = System.nanoTime();
+		blocker.close();
+		try (LockHandle all = waiter.get(9, TimeUnit.SECONDS)) {
+			// Well before the 10 s lease would have ended.
+			assertThat(Duration.ofNanos(System.nanoTime() - released)).isLessThan(Duration.ofSeconds(2));
+			assertThat(all.isHeld()).isTrue();
+		}
+	}
+
+	@Test
 	void shouldNotDeadlockOnOverlappingMultiLocks() throws Exception {
 		List<Future<?>> workers = new ArrayList<>();
 		for (int t = 0; t < 2; t++) {

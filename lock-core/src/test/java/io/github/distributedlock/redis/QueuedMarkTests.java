@@ -59,6 +59,36 @@ class QueuedMarkTests {
 		assertThat(String.valueOf(redis.server().command("INFO", "commandstats"))).doesNotContain("cmdstat_zrange:");
 	}
 
+	@Test
+	void shouldPublishTheReleaseOnlyOfAHoldThatAnAttemptFoundTaken() {
+		redis.server().command("FLUSHALL");
+		assertThat(acquire("holder", "")).isEqualTo(1L);
+		redis.server().command("CONFIG", "RESETSTAT");
+		assertThat(release("holder", token())).isZero();
+		assertThat(String.valueOf(redis.server().command("INFO", "commandstats"))).as("nobody tried it")
+			.doesNotContain("cmdstat_publish:");
+		assertThat(acquire("holder", "")).isEqualTo(1L);
+		// An attempt without a request (hand-off off, or a try) marks the hold all the
+		// same.
+		assertThat(acquire("other", "")).isEqualTo(0L);
+		assertThat(redis.server().command("HGET", LOCK, "queued")).isEqualTo("1");
+		redis.server().command("CONFIG", "RESETSTAT");
+		assertThat(release("holder", token())).isZero();
+		assertThat(String.valueOf(redis.server().command("INFO", "commandstats"))).contains("cmdstat_publish:calls=1,");
+	}
+
+	@Test
+	void shouldWriteTheMarkOnceForManyFailedAttempts() {
+		redis.server().command("FLUSHALL");
+		assertThat(acquire("holder", "")).isEqualTo(1L);
+		assertThat(acquire("other", "")).isEqualTo(0L);
+		redis.server().command("CONFIG", "RESETSTAT");
+		for (int i = 0; i < 5; i++) {
+			assertThat(acquire("other", "")).isEqualTo(0L);
+		}
+		assertThat(String.valueOf(redis.server().command("INFO", "commandstats"))).doesNotContain("cmdstat_hset:");
+	}
+
 	private long acquire(String owner, String request) {
 		List<?> reply = (List<?>) eval(LockScripts.ACQUIRE,
 				List.of(LOCK, LockKeys.fence(LOCK), LOCK + ":readers", LOCK + ":intent", REQUESTS), owner, "10000", "1",

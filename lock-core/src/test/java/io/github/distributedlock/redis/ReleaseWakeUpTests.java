@@ -1,0 +1,123 @@
+package io.github.distributedlock.redis;
+
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import io.github.distributedlock.LockHandle;
+import io.github.distributedlock.LockMode;
+import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.test.RedisServerExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The release of a lock publishes only if an attempt found it taken (the 'queued' mark,
+ * {@code mark_queued} in {@code lib.lua}), so every kind of waiter must mark the hold it
+ * waits for before it sleeps. Each test holds a lock with a 10 s lease, lets a waiter of
+ * another process sleep on it, releases it, and expects the waiter to have it well before
+ * the lease would have ended: a waiter that did not mark the hold is not told, and sleeps
+ * until the lease ends.
+ */
+class ReleaseWakeUpTests {
+
+	private static final Duration LEASE = Duration.ofSeconds(10);
+
+	private static final Duration PROMPTLY = Duration.ofSeconds(2);
+
+	@RegisterExtension
+	static RedisServerExtension redis = RedisServerExtension.dedicated();
+
+	private RedisConnectionFactory connectionFactory;
+
+	private ExecutorService executor;
+
+	@BeforeEach
+	void connect() {
+		redis.server().command("FLUSHALL");
+		this.connectionFactory = RedisConnections.standalone(redis.server());
+		this.executor = Executors.newCachedThreadPool();
+	}
+
+	@AfterEach
+	void disconnect() throws Exception {
+		this.executor.shutdownNow();
+		((LettuceConnectionFactory) this.connectionFactory).destroy();
+	}
+
+	@Test
+	void shouldWakeAWaiterThatFilesNoRequest() throws Exception {
+		// Without hand-off, waiters file no request: only the mark tells the release.
+		try (RedisLockTemplate holder = template(true); RedisLockTemplate waiter = template(false)) {
+			assertWokenPromptly(holder, waiter, request("plain"), request("plain"));
+		}
+	}
+
+	@Test
+	void shouldWakeAReaderThatFilesNoRequest() throws Exception {
+		try (RedisLockTemplate holder = template(true); RedisLockTemplate waiter = template(false)) {
+			assertWokenPromptly(holder, waiter, request("rw"),
+					LockRequest.builder("wake").key("rw").mode(LockMode.READ).waitTime(Duration.ofSeconds(9)).build());
+		}
+	}
+
+	@Test
+	void shouldWakeAFairWaiterBlockedByAPlainHold() throws Exception {
+		// A fair waiter also tries again at each heartbeat: make that later than the
+		// lease.
+		try (RedisLockTemplate holder = template(true);
+				RedisLockTemplate waiter = RedisLockTemplate.builder(this.connectionFactory)
+					.fairWaiterTimeout(Duration.ofSeconds(60))
+					.build()) {
+			assertWokenPromptly(holder, waiter, request("fair"),
+					LockRequest.builder("wake").key("fair").fair(true).waitTime(Duration.ofSeconds(9)).build());
+		}
+	}
+
+	@Test
+	void shouldWakeAWaiterWhoseFirstTryFoundTheLockTakenWhileItAlreadyListened() throws Exception {
+		// A waiter of a lock waited for a moment ago in its process is subscribed
+		// already:
+		// it sleeps right after its first try, which must mark the hold.
+		try (RedisLockTemplate holder = template(true); RedisLockTemplate waiter = template(false)) {
+			assertWokenPromptly(holder, waiter, request("hot"), request("hot"));
+			assertWokenPromptly(holder, waiter, request("hot"), request("hot"));
+		}
+	}
+
+	private void assertWokenPromptly(RedisLockTemplate holder, RedisLockTemplate waiter, LockRequest held,
+			LockRequest waited) throws Exception {
+		LockHandle hold = holder
+			.acquire(LockRequest.builder(held.name().scope()).key(held.name().key()).lease(LEASE).build());
+		Future<LockHandle> waiting = this.executor.submit(() -> waiter.acquire(waited));
+		Thread.sleep(300);
+		long released = System.nanoTime();
+		hold.close();
+		try (LockHandle taken = waiting.get(9, TimeUnit.SECONDS)) {
+			assertThat(Duration.ofNanos(System.nanoTime() - released)).as("woken after the release")
+				.isLessThan(PROMPTLY);
+			assertThat(taken.waited()).isTrue();
+		}
+	}
+
+	private static LockRequest request(String key) {
+		return LockRequest.builder("wake").key(key).waitTime(Duration.ofSeconds(9)).build();
+	}
+
+	private RedisLockTemplate template(boolean handOff) {
+		return RedisLockTemplate.builder(this.connectionFactory)
+			.handOff(handOff)
+			.subscriptionLinger(Duration.ofSeconds(30))
+			.build();
+	}
+
+}
