@@ -69,7 +69,9 @@ end
 
 -- The usual case, a name that nobody holds, reserves, reads or waits for, costs one command to
 -- tell: readers, hand-off and writer intent are looked at only when one of those keys exists.
-if redis.call('EXISTS', KEYS[1], KEYS[3], KEYS[5]) == 0 then
+-- An attempt that carries a request comes from a waiter in line, which expects the lock taken
+-- or reserved for it: it skips the question.
+if ARGV[8] == '' and redis.call('EXISTS', KEYS[1], KEYS[3], KEYS[5]) == 0 then
 	return take(false, false)
 end
 
