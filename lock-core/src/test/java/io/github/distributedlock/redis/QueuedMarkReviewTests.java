@@ -1,0 +1,98 @@
+package io.github.distributedlock.redis;
+
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import io.github.distributedlock.LockHandle;
+import io.github.distributedlock.LockMode;
+import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.test.RedisServerExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Review of the 'queued' mark (commit 4afa720): waits that the mark may leave asleep
+ * although the lock was released.
+ */
+class QueuedMarkReviewTests {
+
+	private static final Duration LEASE = Duration.ofSeconds(10);
+
+	private static final Duration PROMPTLY = Duration.ofSeconds(2);
+
+	@RegisterExtension
+	static RedisServerExtension redis = RedisServerExtension.dedicated();
+
+	private RedisConnectionFactory connectionFactory;
+
+	private ExecutorService executor;
+
+	@BeforeEach
+	void connect() {
+		redis.server().command("FLUSHALL");
+		this.connectionFactory = RedisConnections.standalone(redis.server());
+		this.executor = Executors.newCachedThreadPool();
+	}
+
+	@AfterEach
+	void disconnect() throws Exception {
+		this.executor.shutdownNow();
+		((LettuceConnectionFactory) this.connectionFactory).destroy();
+	}
+
+	@Test
+	void shouldWakeAReaderHeldBackByAWriterIntentWhenTheWriterReleases() throws Exception {
+		// A reader held back by a waiting writer's intent finds no lock hash to mark. The
+		// writer then takes the lock through the free-name path (no line: hand-off off),
+		// so
+		// its hold is unmarked and its release tells nobody: the reader sleeps until the
+		// intent it was told of ends (about the first reader's lease).
+		try (RedisLockTemplate first = template();
+				RedisLockTemplate writer = template();
+				RedisLockTemplate reader = template()) {
+			LockHandle reading = first.acquire(read().lease(LEASE).build());
+			Future<Long> written = this.executor.submit(() -> {
+				try (LockHandle hold = writer.acquire(write().waitTime(Duration.ofSeconds(9)).build())) {
+					Thread.sleep(100);
+				}
+				return System.nanoTime();
+			});
+			Thread.sleep(300);
+			Future<LockHandle> waiting = this.executor
+				.submit(() -> reader.acquire(read().waitTime(Duration.ofSeconds(20)).build()));
+			Thread.sleep(300);
+			reading.close();
+			long released = written.get(9, TimeUnit.SECONDS);
+			try (LockHandle taken = waiting.get(20, TimeUnit.SECONDS)) {
+				assertThat(Duration.ofNanos(System.nanoTime() - released)).as("woken after the writer's release")
+					.isLessThan(PROMPTLY);
+			}
+		}
+	}
+
+	private static LockRequest.Builder read() {
+		return LockRequest.builder("review").key("intent").mode(LockMode.READ);
+	}
+
+	private static LockRequest.Builder write() {
+		return LockRequest.builder("review").key("intent");
+	}
+
+	private RedisLockTemplate template() {
+		return RedisLockTemplate.builder(this.connectionFactory)
+			.handOff(false)
+			.subscriptionLinger(Duration.ofSeconds(30))
+			.build();
+	}
+
+}
