@@ -69,7 +69,9 @@ end
 
 -- The usual case, a name that nobody holds, reserves, reads or waits for, costs one command to
 -- tell: readers, hand-off and writer intent are looked at only when one of those keys exists.
-if redis.call('EXISTS', KEYS[1], KEYS[3], KEYS[5]) == 0 then
+-- A writer intent counts: readers it held back found no lock hash to mark, and only the mark
+-- of the hold taken now makes its release tell them.
+if redis.call('EXISTS', KEYS[1], KEYS[3], KEYS[4], KEYS[5]) == 0 then
 	return take(false, false)
 end
 
