@@ -30,7 +30,7 @@ final class LuaLibrary {
 	static LuaLibrary parse(String name, String text) {
 		Map<String, String> functions = new LinkedHashMap<>();
 		StringBuilder comment = new StringBuilder();
-		String[] lines = text.split("\n", -1);
+		String[] lines = text.split("\r?\n", -1);
 		for (int i = 0; i < lines.length; i++) {
 			String line = lines[i];
 			Matcher start = FUNCTION.matcher(line);
