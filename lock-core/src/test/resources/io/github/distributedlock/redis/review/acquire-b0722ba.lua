@@ -1,0 +1,133 @@
+-- Take a lock, take it again (reentrant), or report who has it. This script, and the other
+-- acquire scripts, are the only places where a caller becomes a holder: a hand-off only
+-- reserves the lock for a request, and the request's own attempt here takes it
+-- (docs/design/waiting-and-hand-off.md).
+--
+-- KEYS: lock, fence, readers, writer_intent, requests
+-- ARGV: owner, lease_ms, reentrant, fence_idle_ms, wait_ms, may_have_intent, holds_it, request, request_ttl_ms
+--
+-- KEYS[1]  the lock: a hash {owner, holds, token} with a lease (PEXPIRE); while reserved for a
+--          waiter's request, {owner = '', reserved = the request, token = the last holder's}
+--          with the request's claim as expiry; 'queued' = 1 once requests may be waiting
+-- KEYS[2]  the fencing counter of the lock's hash slot: the last token handed out there,
+--          expiring after a long idle time
+-- KEYS[3]  the lock's readers: a sorted set of reader owners scored by lease end (ms)
+-- KEYS[4]  the writer intent: set while a writer waits for readers, so new readers hold back
+-- KEYS[5]  the requests: a sorted set of '<claim ms>:<id>' scored by arrival (ms)
+-- ARGV[1]  owner: secret instance id + thread (or a custom owner)
+-- ARGV[2]  lease in milliseconds
+-- ARGV[3]  '1' if the owner may take the lock again, '0' if that is a self-deadlock
+-- ARGV[4]  idle time in milliseconds after which the fencing counter may vanish
+-- ARGV[5]  how long the caller will keep waiting, in ms (-1: indefinitely); 0 sets no writer intent
+-- ARGV[6]  '1' if an earlier attempt of this caller may have set the writer intent
+-- ARGV[7]  '1' if the caller already holds this lock (a real re-entry), '0' if it holds no handle on it
+-- ARGV[8]  the caller's request, or '' for none: filed (keeping its place) when the lock is
+--          taken, withdrawn when the lock is ours; a lock reserved for it is ours to take
+-- ARGV[9]  how long the requests set lives after the last filing, in ms
+--
+-- Returns {1, token}                acquired (first hold or another hold by the same owner)
+--         {0, holder token, pttl}   held by someone else (or reserved for another request);
+--                                   pttl is the remaining lease (or claim)
+--         {-1, token, pttl}         held by this owner, and the request is not reentrant
+--                                   (or this owner holds a read lock: upgrading would deadlock)
+
+-- exists: whether the lock hash exists (held, or reserved), to be marked as having requests
+local function file(exists)
+	if ARGV[8] ~= '' then
+		file_request(KEYS[5], ARGV[8], now_ms(), ARGV[9], exists and KEYS[1] or nil)
+	end
+end
+
+-- The lock becomes ours: a new hold with the next token. queued: whether requests may be
+-- waiting, which its release must then look at.
+local function take(reserved, queued)
+	local token = next_token(KEYS[2], ARGV[4])
+	if reserved then
+		-- Reserved for this request: the reservation becomes our hold.
+		redis.call('HDEL', KEYS[1], 'reserved')
+	end
+	if queued then
+		redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'holds', 1, 'token', token, 'queued', 1)
+	else
+		redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'holds', 1, 'token', token)
+	end
+	redis.call('PEXPIRE', KEYS[1], ARGV[2])
+	if ARGV[6] == '1' and redis.call('GET', KEYS[4]) == ARGV[1] then
+		redis.call('DEL', KEYS[4])
+	end
+	if ARGV[8] ~= '' then
+		redis.call('ZREM', KEYS[5], ARGV[8])
+	end
+	return {1, tonumber(token)}
+end
+
+-- The usual case, a name that nobody holds, reserves, reads or waits for, costs one command to
+-- tell: readers, hand-off and writer intent are looked at only when one of those keys exists.
+if redis.call('EXISTS', KEYS[1], KEYS[3], KEYS[5]) == 0 then
+	return take(false, false)
+end
+
+local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'reserved')
+
+if held[1] == '' and (ARGV[8] == '' or held[3] ~= ARGV[8]) then
+	-- Reserved for another waiter's request: taken, for as long as its claim.
+	file(true)
+	return {0, tonumber(held[2]), redis.call('PTTL', KEYS[1])}
+end
+
+if not held[1] or held[1] == '' then
+	if redis.call('EXISTS', KEYS[3]) == 1 then
+		local nowMs = now_ms()
+		local mine = redis.call('ZSCORE', KEYS[3], ARGV[1])
+		if mine and tonumber(mine) > nowMs then
+			return {-1, 0, tonumber(mine) - nowMs}
+		end
+		local latest = redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. nowMs, '+inf', 'WITHSCORES')
+		if #latest > 0 then
+			-- Readers hold it: wait for the last one, and keep new readers out for as long as
+			-- this writer will wait (so a writer that gives up or dies only delays readers briefly).
+			local ttl = tonumber(latest[#latest]) - nowMs
+			local waiting = tonumber(ARGV[5])
+			if waiting ~= 0 then
+				local intent = ttl
+				if waiting > 0 and waiting < intent then
+					intent = waiting
+				end
+				redis.call('SET', KEYS[4], ARGV[1], 'PX', intent + 500)
+			end
+			file(held[1] ~= nil)
+			return {0, 0, ttl}
+		end
+	end
+	-- Requests may be waiting (the line is not looked at here): the release will look.
+	return take(held[1] ~= nil, true)
+end
+
+if held[1] == ARGV[1] then
+	if ARGV[7] ~= '1' then
+		-- Ours, yet the caller has no handle on it: an earlier acquire of its own whose reply was
+		-- lost (a timeout, a command re-sent after a reconnect). Take it over as one fresh hold
+		-- rather than count it, or its release would leave the lock taken.
+		redis.call('HSET', KEYS[1], 'holds', 1)
+		redis.call('PEXPIRE', KEYS[1], ARGV[2])
+		if ARGV[8] ~= '' then
+			redis.call('ZREM', KEYS[5], ARGV[8])
+		end
+		return {1, tonumber(held[2])}
+	end
+	if ARGV[3] ~= '1' then
+		return {-1, tonumber(held[2]), redis.call('PTTL', KEYS[1])}
+	end
+	redis.call('HINCRBY', KEYS[1], 'holds', 1)
+	-- Another hold never shortens the lease the outer hold relies on.
+	if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then
+		redis.call('PEXPIRE', KEYS[1], ARGV[2])
+	end
+	if ARGV[8] ~= '' then
+		redis.call('ZREM', KEYS[5], ARGV[8])
+	end
+	return {1, tonumber(held[2])}
+end
+
+file(true)
+return {0, tonumber(held[2]), redis.call('PTTL', KEYS[1])}
