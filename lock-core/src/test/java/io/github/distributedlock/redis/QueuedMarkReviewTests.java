@@ -80,6 +80,29 @@ class QueuedMarkReviewTests {
 		}
 	}
 
+	@Test
+	void shouldWakeAWriterQueuedBehindADowngradeWhenTheLastReadGoes() throws Exception {
+		// The writer also reads (a downgrade): its write release finds a marked hold and
+		// readers, puts the request back and frees the lock; the queued writer then waits
+		// for the readers without a hash to mark, and "readers-left" must wake it.
+		try (RedisLockTemplate holder = template(); RedisLockTemplate waiter = template()) {
+			LockHandle write = holder.acquire(write().lease(LEASE).build());
+			LockHandle read = holder.acquire(read().lease(LEASE).build());
+			Future<LockHandle> waiting = this.executor
+				.submit(() -> waiter.acquire(write().waitTime(Duration.ofSeconds(20)).build()));
+			Thread.sleep(300);
+			write.close();
+			Thread.sleep(300);
+			assertThat(waiting.isDone()).as("the downgrade still reads").isFalse();
+			long released = System.nanoTime();
+			read.close();
+			try (LockHandle taken = waiting.get(20, TimeUnit.SECONDS)) {
+				assertThat(Duration.ofNanos(System.nanoTime() - released)).as("woken after the last read")
+					.isLessThan(PROMPTLY);
+			}
+		}
+	}
+
 	private static LockRequest.Builder read() {
 		return LockRequest.builder("review").key("intent").mode(LockMode.READ);
 	}
