@@ -72,7 +72,7 @@ final class LuaLibrary {
 		while (found) {
 			found = false;
 			for (Map.Entry<String, String> function : this.functions.entrySet()) {
-				if (!needed.get(function.getKey()) && calls(reached, function.getKey())) {
+				if (!Boolean.TRUE.equals(needed.get(function.getKey())) && calls(reached, function.getKey())) {
 					needed.put(function.getKey(), true);
 					reached.append(function.getValue());
 					found = true;
