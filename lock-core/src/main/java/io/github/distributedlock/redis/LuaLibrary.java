@@ -30,7 +30,7 @@ final class LuaLibrary {
 	static LuaLibrary parse(String name, String text) {
 		Map<String, String> functions = new LinkedHashMap<>();
 		StringBuilder comment = new StringBuilder();
-		String[] lines = text.split("\n", -1);
+		String[] lines = text.split("\r?\n", -1);
 		for (int i = 0; i < lines.length; i++) {
 			String line = lines[i];
 			Matcher start = FUNCTION.matcher(line);
@@ -72,7 +72,7 @@ final class LuaLibrary {
 		while (found) {
 			found = false;
 			for (Map.Entry<String, String> function : this.functions.entrySet()) {
-				if (!needed.get(function.getKey()) && calls(reached, function.getKey())) {
+				if (!Boolean.TRUE.equals(needed.get(function.getKey())) && calls(reached, function.getKey())) {
 					needed.put(function.getKey(), true);
 					reached.append(function.getValue());
 					found = true;

@@ -69,9 +69,11 @@ end
 
 -- The usual case, a name that nobody holds, reserves, reads or waits for, costs one command to
 -- tell: readers, hand-off and writer intent are looked at only when one of those keys exists.
--- An attempt that carries a request comes from a waiter in line, which expects the lock taken
--- or reserved for it: it skips the question.
-if ARGV[8] == '' and redis.call('EXISTS', KEYS[1], KEYS[3], KEYS[5]) == 0 then
+-- A writer intent counts: readers it held back found no lock hash to mark, and only the mark
+-- of the hold taken now makes its release tell them. An attempt that carries a request comes
+-- from a waiter in line, which expects the lock taken or reserved for it: it skips the
+-- question (and a lock it then finds free is taken marked, below).
+if ARGV[8] == '' and redis.call('EXISTS', KEYS[1], KEYS[3], KEYS[4], KEYS[5]) == 0 then
 	return take(false, false)
 end
 

@@ -29,7 +29,7 @@ local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'holds', 'reserved',
 if ARGV[5] then
 	redis.call('ZREM', KEYS[3], ARGV[5])
 	-- Never touch a lock that has an owner: only a reservation for this very request.
-	if held[1] ~= '' or held[4] ~= ARGV[5] then
+	if held[1] ~= '' or ARGV[5] == '' or held[4] ~= ARGV[5] then
 		return -2
 	end
 else
@@ -51,29 +51,21 @@ end
 -- Nobody tried a lock never marked 'queued' since it was taken (mark_queued in lib.lua): no
 -- request waits for it, and nobody listens for its release.
 local waited = ARGV[5] or held[5]
-if ARGV[3] == '1' and waited then
-	local next = redis.call('ZPOPMIN', KEYS[3])
+-- ZRANGE and ZREM rather than ZPOPMIN, which the minimal ACL documented for the library lacks.
+local next = (ARGV[3] == '1' and waited) and redis.call('ZRANGE', KEYS[3], 0, 0) or {}
+if next[1] and redis.call('EXISTS', KEYS[4]) == 0 then
 	while next[1] do
+		redis.call('ZREM', KEYS[3], next[1])
 		-- Its claim bounds what a waiter that died or stopped listening costs the others. A
 		-- member of any other form (not ours to read) is dropped before anything is written.
 		local claim = tonumber(string.match(next[1], '^(%d+):'))
 		if claim and claim > 0 then
-			if redis.call('EXISTS', KEYS[4]) == 1 then
-				-- Readers (a writer that reads too): nothing is reserved, and the request goes back
-				-- in its place. If it was the last one, the line went with it: it lives as long
-				-- as the claim, or until a waiter files again.
-				redis.call('ZADD', KEYS[3], next[2], next[1])
-				if redis.call('PTTL', KEYS[3]) < 0 then
-					redis.call('PEXPIRE', KEYS[3], claim)
-				end
-				break
-			end
 			redis.call('HSET', KEYS[1], 'owner', '', 'holds', 0, 'reserved', next[1])
 			redis.call('PEXPIRE', KEYS[1], claim)
 			redis.call('PUBLISH', KEYS[2], 'reserved:' .. next[1])
 			return 0
 		end
-		next = redis.call('ZPOPMIN', KEYS[3])
+		next = redis.call('ZRANGE', KEYS[3], 0, 0)
 	end
 end
 

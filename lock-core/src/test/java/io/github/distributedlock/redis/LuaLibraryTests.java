@@ -74,6 +74,15 @@ class LuaLibraryTests {
 	}
 
 	@Test
+	void shouldReadALibraryCheckedOutWithWindowsLineEnds() {
+		// Git's core.autocrlf may check lib.lua out with CRLF line ends.
+		String library = LuaScript.read(LuaScript.LIBRARY).replace("\n", "\r\n");
+		String release = LuaScript.read("release.lua").replace("\n", "\r\n");
+		assertThat(LuaLibrary.parse(LuaScript.LIBRARY, library).prelude(release))
+			.contains("local function keep_taken(");
+	}
+
+	@Test
 	void shouldRefuseALibraryWithCodeOutsideItsFunctions() {
 		assertThatIllegalStateException().isThrownBy(() -> LuaLibrary.parse("test.lua", """
 				local limit = 3
