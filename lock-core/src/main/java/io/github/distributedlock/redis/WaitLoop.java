@@ -81,7 +81,11 @@ final class WaitLoop {
 			// that the first attempt already files the hand-off request.
 			return waitInLine(hot, -1);
 		}
-		long seen = (hot != null) ? hot.signals() : 0;
+		// A release is heard only once the subscription is complete: if it was not before
+		// this
+		// attempt, the waiter tries again once it is (seen = -1) rather than sleep on a
+		// count that a message sent in between never reached.
+		long seen = (hot != null && hot.subscribed().isDone()) ? hot.signals() : -1;
 		long sentNanos = System.nanoTime();
 		AcquireResult result = this.attempts.attempt();
 		if (result.acquired()) {
