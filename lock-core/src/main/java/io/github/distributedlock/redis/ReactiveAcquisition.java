@@ -230,6 +230,10 @@ final class ReactiveAcquisition {
 			cancelSleep();
 			this.head = true;
 			joined = this.line();
+			if (joined.isClosed()) {
+				// The template is closing: the line fails this waiter next.
+				return;
+			}
 			if (this.lineUp) {
 				HandOffRequest filing = HandOffRequest
 					.of((this.spec.strategy() == WaitStrategy.POLLING) ? this.spec.pollNanos() : 0);
@@ -263,17 +267,17 @@ final class ReactiveAcquisition {
 				return;
 			}
 			long progress = this.line().lastProgressNanos();
-			if (this.spec.progressAware() && progress != 0 && this.deadline.restartIfLater(progress)) {
+			if (this.spec.progressAware() && progress != 0) {
 				// The lock changed hands meanwhile: the wait time starts again.
-				sleepInLineLater();
+				this.deadline.restartIfLater(progress);
+			}
+			if (this.deadline.remainingNanos() > 0) {
+				// A wait longer than one timer, or restarted.
+				sleepInLine();
 				return;
 			}
 		}
 		fail(this.deadline.timeout(this.spec.name()));
-	}
-
-	private void sleepInLineLater() {
-		this.timer.schedule(this::sleepInLine);
 	}
 
 	private void sleepAsHead() {
@@ -290,7 +294,7 @@ final class ReactiveAcquisition {
 				now = false;
 			}
 			else {
-				now = this.line().signals() != this.seen;
+				now = this.line().signals() != this.seen && !onlyReservedElsewhere();
 				if (!now) {
 					this.sleeping = true;
 					this.sleep = this.timer.schedule(this::woken, sleepNanos(), TimeUnit.NANOSECONDS);
@@ -304,6 +308,22 @@ final class ReactiveAcquisition {
 		else {
 			fail(this.deadline.timeout(this.spec.name()));
 		}
+	}
+
+	/**
+	 * Return whether the signals since the last attempt were only reservations for other
+	 * waiters, after which the lock is taken again: then take the hint (the claim may end
+	 * before the lease we were told of) and sleep on. Called with the state lock.
+	 */
+	private boolean onlyReservedElsewhere() {
+		if (this.line().retrySignals() != this.seenRetries) {
+			return false;
+		}
+		reservedElsewhere();
+		this.seen = this.line().signals();
+		// A reservation for us (a call to try again) may have landed since the check
+		// above: the count just read includes it, so only the retry count can still tell.
+		return this.line().retrySignals() == this.seenRetries;
 	}
 
 	private long sleepNanos() {
@@ -325,18 +345,10 @@ final class ReactiveAcquisition {
 			if (this.state != State.RUNNING || !this.sleeping || this.line().signals() == this.seen) {
 				return;
 			}
-			if (this.line().retrySignals() == this.seenRetries) {
-				// Only a reservation for someone else: the lock is taken for at least
-				// that
-				// claim, which may end before the lease we were told of. Sleep on.
-				reservedElsewhere();
-				this.seen = this.line().signals();
-				if (this.line().retrySignals() == this.seenRetries) {
-					cancelSleep();
-					this.sleeping = true;
-					this.sleep = this.timer.schedule(this::woken, sleepNanos(), TimeUnit.NANOSECONDS);
-					return;
-				}
+			if (onlyReservedElsewhere()) {
+				cancelSleep();
+				this.sleep = this.timer.schedule(this::woken, sleepNanos(), TimeUnit.NANOSECONDS);
+				return;
 			}
 		}
 		woken();
