@@ -99,12 +99,17 @@ final class ReactiveLockCommands {
 	}
 
 	private Mono<Object> run(LockName name, String operation, ScriptCall call) {
-		LuaScript script = call.script();
-		script.checkArity(call.keys().size(), call.args().length);
-		byte[][] encoded = ScriptRunner.encode(call.keys(), call.args());
-		int keyCount = call.keys().size();
-		return Mono.usingWhen(Mono.fromSupplier(this.connectionFactory::getReactiveConnection),
-				(connection) -> evaluate(connection, script, keyCount, encoded), ReactiveRedisConnection::closeLater)
+		// Deferred, so that even a call the script refuses fails the Mono, not its
+		// caller.
+		return Mono.defer(() -> {
+			LuaScript script = call.script();
+			script.checkArity(call.keys().size(), call.args().length);
+			byte[][] encoded = ScriptRunner.encode(call.keys(), call.args());
+			int keyCount = call.keys().size();
+			return Mono.usingWhen(Mono.fromSupplier(this.connectionFactory::getReactiveConnection),
+					(connection) -> evaluate(connection, script, keyCount, encoded),
+					ReactiveRedisConnection::closeLater);
+		})
 			.onErrorMap(DataAccessException.class, (ex) -> LockCommands.failure(name, operation, ex))
 			.switchIfEmpty(Mono
 				.error(() -> new LockAccessException(name, "no reply from the " + operation + " script", null)));

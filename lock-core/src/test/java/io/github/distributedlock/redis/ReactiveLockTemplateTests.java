@@ -4,6 +4,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.distributedlock.LockHandle;
@@ -13,6 +17,7 @@ import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.ReactiveLockContext;
 import io.github.distributedlock.ReactiveLockHandle;
+import io.github.distributedlock.WaitStrategy;
 import io.github.distributedlock.test.RedisServerExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -257,6 +262,90 @@ class ReactiveLockTemplateTests {
 		}
 		finally {
 			blocking.close();
+		}
+	}
+
+	@Test
+	void shouldExcludeBlockingThreadsAndReactiveSubscribersContendingForOneLock() throws Exception {
+		RedisLockTemplate blocking = RedisLockTemplate.builder(this.factory).build();
+		ExecutorService threads = Executors.newFixedThreadPool(4);
+		try {
+			LockRequest request = lock("contended").waitTime(Duration.ofSeconds(60)).build();
+			AtomicInteger inside = new AtomicInteger();
+			AtomicInteger maxInside = new AtomicInteger();
+			List<Future<?>> blockingWork = new ArrayList<>();
+			for (int t = 0; t < 4; t++) {
+				blockingWork.add(threads.submit(() -> {
+					for (int i = 0; i < 25; i++) {
+						blocking.executeWithoutResult(request, (context) -> {
+							maxInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
+							sleep(1);
+							inside.decrementAndGet();
+						});
+					}
+				}));
+			}
+			Long reactiveHolds = Flux.range(0, 100).flatMap((i) -> this.template.execute(request, (context) -> {
+				maxInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
+				return Mono.delay(Duration.ofMillis(1)).doOnNext((tick) -> inside.decrementAndGet());
+			}), 100).count().block(Duration.ofSeconds(90));
+			for (Future<?> work : blockingWork) {
+				work.get(90, TimeUnit.SECONDS);
+			}
+			assertThat(reactiveHolds).isEqualTo(100);
+			assertThat(maxInside).hasValue(1);
+		}
+		finally {
+			threads.shutdownNow();
+			blocking.close();
+		}
+	}
+
+	@Test
+	void shouldWakeABlockingWaiterByAReactiveRelease() throws Exception {
+		RedisLockTemplate blocking = RedisLockTemplate.builder(this.factory).build();
+		ExecutorService threads = Executors.newSingleThreadExecutor();
+		try {
+			LockRequest request = lock("wake-blocking").lease(Duration.ofSeconds(30)).autoRenew(false).build();
+			ReactiveLockHandle held = this.template.acquire(request).block(BLOCK);
+			Future<Long> waiter = threads.submit(() -> {
+				try (LockHandle handle = blocking
+					.acquire(lock("wake-blocking").waitTime(Duration.ofSeconds(60)).build())) {
+					return handle.fencingToken();
+				}
+			});
+			await().until(() -> blocking.waitingThreads() == 1);
+			held.release().block(BLOCK);
+			assertThat(waiter.get(15, TimeUnit.SECONDS)).isGreaterThan(held.fencingToken());
+		}
+		finally {
+			threads.shutdownNow();
+			blocking.close();
+		}
+	}
+
+	@Test
+	void shouldWaitByPollingWhenAsked() {
+		LockRequest request = lock("polling").lease(Duration.ofSeconds(30)).autoRenew(false).build();
+		ReactiveLockHandle held = this.template.acquire(request).block(BLOCK);
+		Mono<ReactiveLockHandle> waiter = this.template
+			.acquire(lock("polling").waitStrategy(WaitStrategy.POLLING).waitTime(Duration.ofSeconds(20)).build())
+			.cache();
+		waiter.subscribe();
+		await().until(() -> this.template.waitingSubscriptions() == 1);
+		held.release().block(BLOCK);
+		ReactiveLockHandle next = waiter.block(BLOCK);
+		assertThat(next.waitedFor()).isLessThan(Duration.ofSeconds(15));
+		assertThat(next.attempts()).isGreaterThan(1);
+		next.release().block(BLOCK);
+	}
+
+	private static void sleep(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
 		}
 	}
 
