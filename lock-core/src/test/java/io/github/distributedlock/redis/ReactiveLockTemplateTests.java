@@ -26,9 +26,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.DefaultRedisScript;
+import org.springframework.data.redis.listener.ChannelTopic;
+import org.springframework.data.redis.listener.ReactiveRedisMessageListenerContainer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -182,19 +186,61 @@ class ReactiveLockTemplateTests {
 	}
 
 	@Test
-	void shouldLeaveNoHoldBehindWhenCancelledWhileTheAttemptIsInFlight() {
+	void shouldLeaveNoHoldBehindWhenCancelledAtAnyStep() {
 		LockRequest request = lock("cancel-in-flight").lease(Duration.ofSeconds(30)).build();
+		List<ReactiveLockHandle> delivered = new CopyOnWriteArrayList<>();
 		for (int i = 0; i < 300; i++) {
-			// Cancelled right after subscribing: the acquire script is usually on its
-			// way,
-			// and its reply may grant the lock, which must then be released.
-			this.template.acquire(request).subscribe().dispose();
+			// Cancelled right after subscribing: while the attempt is in flight, or
+			// waiting, or (rarely) after the hold was delivered, which makes it the
+			// subscriber's to release.
+			this.template.acquire(request).subscribe(delivered::add).dispose();
 		}
-		await().atMost(Duration.ofSeconds(10)).until(() -> !locked(request));
+		await().atMost(Duration.ofSeconds(10)).until(() -> {
+			Flux.fromIterable(delivered).flatMap(ReactiveLockHandle::release).blockLast(BLOCK);
+			return !locked(request) && this.template.waitingSubscriptions() == 0;
+		});
+		assertThat(delivered).hasSizeLessThan(300);
 		ReactiveLockHandle handle = this.template.acquire(lock("cancel-in-flight").waitTime(Duration.ZERO).build())
 			.block(BLOCK);
 		assertThat(handle).isNotNull();
 		handle.release().block(BLOCK);
+	}
+
+	@Test
+	void shouldReleaseAHoldGrantedAfterTheSubscriberCancelledTheAttemptInFlight() {
+		LockRequest request = lock("granted-after-cancel").lease(Duration.ofSeconds(30)).build();
+		String channel = LockKeys.releaseChannel(this.template.lockKey(request));
+		List<String> released = new CopyOnWriteArrayList<>();
+		ReactiveRedisMessageListenerContainer listener = new ReactiveRedisMessageListenerContainer(this.factory);
+		try {
+			Disposable listening = listener.receiveLater(ChannelTopic.of(channel))
+				.block(BLOCK)
+				.subscribe((message) -> released.add(message.getMessage()));
+			// Keep Redis busy, so that the attempt below is surely in flight when
+			// cancelled.
+			Mono<Long> busy = Mono.fromCallable(() -> this.raw.execute(
+					new DefaultRedisScript<>("local s = redis.call('TIME') repeat local n = redis.call('TIME') "
+							+ "until (n[1] - s[1]) * 1000000 + (n[2] - s[2]) > 400000 return 1", Long.class),
+					List.of()))
+				.subscribeOn(Schedulers.boundedElastic())
+				.cache();
+			busy.subscribe();
+			sleep(100);
+			this.template.acquire(request).subscribe().dispose();
+			busy.block(BLOCK);
+			// Redis ran the attempt after the cancel and granted it; the engine released
+			// it.
+			await().until(() -> released.size() == 1);
+			assertThat(locked(request)).isFalse();
+			assertThat(this.template.acquire(lock("granted-after-cancel").waitTime(Duration.ZERO).build())
+				.flatMap(ReactiveLockHandle::release)
+				.then(Mono.just(true))
+				.block(BLOCK)).isTrue();
+			listening.dispose();
+		}
+		finally {
+			listener.destroy();
+		}
 	}
 
 	@Test
