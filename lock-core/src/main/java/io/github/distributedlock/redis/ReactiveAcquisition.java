@@ -4,7 +4,6 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockSelfDeadlockException;
-import io.github.distributedlock.WaitStrategy;
 import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.publisher.MonoSink;
@@ -28,9 +27,6 @@ import reactor.core.scheduler.Scheduler;
  */
 final class ReactiveAcquisition {
 
-	// A timer never sleeps longer than this, so an indefinite wait stays representable.
-	private static final long MAX_SLEEP_NANOS = TimeUnit.HOURS.toNanos(1);
-
 	private enum State {
 
 		RUNNING, DONE, CANCELLED
@@ -48,6 +44,8 @@ final class ReactiveAcquisition {
 	private final Scheduler timer;
 
 	private final MonoSink<Grant> sink;
+
+	private final ReactiveAttempts attempts;
 
 	private final Deadline deadline;
 
@@ -69,16 +67,6 @@ final class ReactiveAcquisition {
 
 	private long seenRetries;
 
-	private int count;
-
-	private long lastHolderToken = -1;
-
-	private long lastSentNanos;
-
-	private @Nullable HandOffRequest request;
-
-	private boolean filed;
-
 	/**
 	 * @param handOff whether waiters line up for reservations, where the lock's kind does
 	 */
@@ -90,7 +78,8 @@ final class ReactiveAcquisition {
 		this.lines = lines;
 		this.timer = timer;
 		this.sink = sink;
-		this.deadline = Deadline.start(spec.waitNanos());
+		this.attempts = new ReactiveAttempts(spec, owner);
+		this.deadline = this.attempts.deadline();
 		this.lineUp = handOff && spec.kind().handsOver() && !this.deadline.isTryOnce();
 	}
 
@@ -103,10 +92,7 @@ final class ReactiveAcquisition {
 	}
 
 	private void attempt() {
-		long sentNanos;
-		boolean mayHaveIntent;
-		HandOffRequest carried;
-		long remainingMillis;
+		ReactiveAttempts.Next next;
 		synchronized (this) {
 			if (this.state != State.RUNNING) {
 				return;
@@ -115,19 +101,11 @@ final class ReactiveAcquisition {
 				this.seenRetries = this.line().retrySignals();
 				this.seen = this.line().signals();
 			}
-			this.count++;
-			// A failed attempt with token 0 was held back by readers and may have set a
-			// writer intent.
-			mayHaveIntent = this.count > 1 && this.lastHolderToken == 0;
-			carried = this.request;
-			this.filed |= carried != null;
 			this.inFlight = true;
-			sentNanos = System.nanoTime();
-			this.lastSentNanos = sentNanos;
-			remainingMillis = this.deadline.remainingMillis();
+			next = this.attempts.next();
 		}
-		this.commands.acquire(this.spec, this.owner, remainingMillis, mayHaveIntent, carried)
-			.subscribe((result) -> replied(result, sentNanos), this::failed);
+		this.commands.acquire(this.spec, this.owner, next.remainingWaitMillis(), next.mayHaveIntent(), next.request())
+			.subscribe((result) -> replied(result, next.sentNanos()), this::failed);
 	}
 
 	private void replied(AcquireResult result, long sentNanos) {
@@ -139,8 +117,7 @@ final class ReactiveAcquisition {
 			now = this.state;
 			isHead = this.head;
 			if (result.acquired()) {
-				grant = new Grant(this.spec, this.owner, result.token(), sentNanos, this.count > 1 || this.head,
-						this.deadline.elapsed(), this.count);
+				grant = this.attempts.grant(result, sentNanos, this.head);
 				if (this.line != null) {
 					this.line.markProgress(System.nanoTime());
 				}
@@ -183,11 +160,9 @@ final class ReactiveAcquisition {
 
 	private void noted(AcquireResult result) {
 		long now = System.nanoTime();
-		if (this.lastHolderToken != -1 && this.lastHolderToken != result.token()) {
+		if (this.attempts.noted(result, now)) {
 			changedHands(now);
 		}
-		this.lastHolderToken = result.token();
-		this.deadline.holderSeen(result.holderTtlMillis(), now);
 	}
 
 	private void changedHands(long nanos) {
@@ -235,10 +210,7 @@ final class ReactiveAcquisition {
 				return;
 			}
 			if (this.lineUp) {
-				HandOffRequest filing = HandOffRequest
-					.of((this.spec.strategy() == WaitStrategy.POLLING) ? this.spec.pollNanos() : 0);
-				this.request = filing;
-				joined.expect(filing);
+				joined.expect(this.attempts.fileRequest());
 			}
 			// Bounded like every sleep: a subscription that never comes is no reason to
 			// sleep past the holder's lease.
@@ -256,7 +228,7 @@ final class ReactiveAcquisition {
 			if (this.state != State.RUNNING || this.head) {
 				return;
 			}
-			long left = Math.min(this.deadline.remainingNanos(), MAX_SLEEP_NANOS);
+			long left = Math.min(this.deadline.remainingNanos(), ReactiveAttempts.MAX_SLEEP_NANOS);
 			this.sleep = this.timer.schedule(this::turnTimedOut, Math.max(0, left), TimeUnit.NANOSECONDS);
 		}
 	}
@@ -327,14 +299,7 @@ final class ReactiveAcquisition {
 	}
 
 	private long sleepNanos() {
-		long sleep = this.deadline.sleepNanos();
-		if (this.spec.strategy() == WaitStrategy.POLLING) {
-			sleep = Math.min(sleep, this.spec.pollNanos());
-		}
-		if (this.request != null) {
-			sleep = Math.min(sleep, this.lastSentNanos + HandOffRequest.REFILE_NANOS - System.nanoTime());
-		}
-		return Math.max(0, Math.min(sleep, MAX_SLEEP_NANOS));
+		return this.attempts.sleepNanos();
 	}
 
 	/**
@@ -453,9 +418,8 @@ final class ReactiveAcquisition {
 			this.state = State.DONE;
 			this.sleeping = false;
 			cancelSleep();
-			filing = this.request;
-			this.request = null;
-			withdraw = filing != null && this.filed && !(acquired && wasRunning);
+			filing = this.attempts.dropRequest();
+			withdraw = filing != null && this.attempts.filed() && !(acquired && wasRunning);
 			joined = this.line;
 			this.line = null;
 		}
