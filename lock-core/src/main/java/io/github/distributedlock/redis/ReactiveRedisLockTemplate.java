@@ -39,7 +39,12 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockTemplate, Au
 
 	private final ReactiveWaitLines lines;
 
-	private final @Nullable ReactiveRedisMessageListenerContainer ownContainer;
+	private final ReactiveRedisConnectionFactory connectionFactory;
+
+	// Created when first needed, if the builder was given none.
+	private @Nullable ReactiveRedisMessageListenerContainer container;
+
+	private final boolean ownsContainer;
 
 	private final Scheduler timer = Schedulers.parallel();
 
@@ -63,11 +68,10 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockTemplate, Au
 		this.handOff = builder.handOff;
 		LockKeys keys = new LockKeys(builder.keyPrefix, 0);
 		this.commands = new ReactiveLockCommands(builder.connectionFactory, LockKeys.FENCE_IDLE_MILLIS, this.handOff);
-		ReactiveRedisMessageListenerContainer container = builder.listenerContainer;
-		this.ownContainer = (container == null) ? new ReactiveRedisMessageListenerContainer(builder.connectionFactory)
-				: null;
-		this.lines = new ReactiveWaitLines((container != null) ? container : this.ownContainer, this.timer,
-				builder.subscriptionLinger.toNanos());
+		this.connectionFactory = builder.connectionFactory;
+		this.container = builder.listenerContainer;
+		this.ownsContainer = this.container == null;
+		this.lines = new ReactiveWaitLines(this::container, this.timer, builder.subscriptionLinger.toNanos());
 		this.resolver = new LockRequestResolver(defaults, keys, builder.watchdog, true,
 				new RedisServerFeatures(null, false, false), 0);
 	}
@@ -129,6 +133,17 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockTemplate, Au
 		return spec;
 	}
 
+	private synchronized ReactiveRedisMessageListenerContainer container() {
+		ReactiveRedisMessageListenerContainer current = this.container;
+		if (current == null) {
+			// Not at construction: its constructor opens a connection, which an
+			// application that never waits for a reactive lock does not need.
+			current = new ReactiveRedisMessageListenerContainer(this.connectionFactory);
+			this.container = current;
+		}
+		return current;
+	}
+
 	/**
 	 * Return the Redis key of a lock, for operators and tests.
 	 * @param request the lock
@@ -169,7 +184,10 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockTemplate, Au
 		this.closed = true;
 		this.lines.close();
 		this.holds.forEach(ReactiveRedisLockHandle::stopRenewal);
-		ReactiveRedisMessageListenerContainer container = this.ownContainer;
+		ReactiveRedisMessageListenerContainer container;
+		synchronized (this) {
+			container = this.ownsContainer ? this.container : null;
+		}
 		if (container != null) {
 			container.destroyLater().subscribe(null, (ex) -> {
 			});

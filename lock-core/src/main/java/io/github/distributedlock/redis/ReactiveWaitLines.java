@@ -5,6 +5,9 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+import io.github.distributedlock.WaitStrategy;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -28,7 +31,7 @@ final class ReactiveWaitLines {
 
 	private final ConcurrentHashMap<String, ReactiveWaitLine> lines = new ConcurrentHashMap<>();
 
-	private final @Nullable ReactiveRedisMessageListenerContainer container;
+	private final Supplier<ReactiveRedisMessageListenerContainer> container;
 
 	private final Scheduler timer;
 
@@ -39,9 +42,9 @@ final class ReactiveWaitLines {
 	private volatile boolean closed;
 
 	/**
-	 * @param container the container to subscribe with, or {@code null} for polling only
+	 * @param container supplies the container to subscribe with, when first needed
 	 */
-	ReactiveWaitLines(@Nullable ReactiveRedisMessageListenerContainer container, Scheduler timer, long lingerNanos) {
+	ReactiveWaitLines(Supplier<ReactiveRedisMessageListenerContainer> container, Scheduler timer, long lingerNanos) {
 		this.container = container;
 		this.timer = timer;
 		this.lingerNanos = lingerNanos;
@@ -71,8 +74,7 @@ final class ReactiveWaitLines {
 	}
 
 	private void subscribe(ReactiveWaitLine line, LockSpec spec) {
-		ReactiveRedisMessageListenerContainer container = this.container;
-		if (container == null || spec.strategy() == io.github.distributedlock.WaitStrategy.POLLING) {
+		if (spec.strategy() == WaitStrategy.POLLING) {
 			// Nothing to hear: the waiters poll.
 			if (!line.isSubscribed()) {
 				line.subscribed();
@@ -91,7 +93,8 @@ final class ReactiveWaitLines {
 				}
 
 			};
-			line.subscription(container.receive(List.of(ChannelTopic.of(spec.releaseChannel())), listener)
+			line.subscription(this.container.get()
+				.receive(List.of(ChannelTopic.of(spec.releaseChannel())), listener)
 				.subscribe((message) -> line.onMessage(message.getMessage().getBytes(StandardCharsets.UTF_8)),
 						(error) -> {
 							logger.warn("Lost the subscription of " + line.id()

@@ -24,6 +24,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.Disposable;
+import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -193,7 +194,18 @@ class ReactiveLockTemplateTests {
 			// Cancelled right after subscribing: while the attempt is in flight, or
 			// waiting, or (rarely) after the hold was delivered, which makes it the
 			// subscriber's to release.
-			this.template.acquire(request).subscribe(delivered::add).dispose();
+			BaseSubscriber<ReactiveLockHandle> subscriber = new BaseSubscriber<>() {
+
+				@Override
+				protected void hookOnNext(ReactiveLockHandle handle) {
+					// Kept even if it arrives as the subscriber cancels, which a lambda
+					// subscriber would drop.
+					delivered.add(handle);
+				}
+
+			};
+			this.template.acquire(request).subscribe(subscriber);
+			subscriber.dispose();
 		}
 		await().atMost(Duration.ofSeconds(10)).until(() -> {
 			Flux.fromIterable(delivered).flatMap(ReactiveLockHandle::release).blockLast(BLOCK);
