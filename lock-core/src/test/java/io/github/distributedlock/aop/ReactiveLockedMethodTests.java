@@ -127,6 +127,30 @@ class ReactiveLockedMethodTests {
 			.isPresent());
 	}
 
+	@Test
+	void shouldRefuseSeveralLocksForOneReactiveCallNamingTheLockAndMethod() {
+		assertThatExceptionOfType(IllegalStateException.class)
+			.isThrownBy(() -> this.jobs.many(List.of("x", "y")).block(BLOCK))
+			.withMessageContaining("jobs:")
+			.withMessageContaining("many")
+			.withMessageContaining("one lock");
+		assertThat(Jobs.calls).hasValue(0);
+	}
+
+	@Test
+	void shouldFailWhenSubscribedWithoutAReactiveLockTemplateNamingTheMethod() {
+		try (AnnotationConfigApplicationContext blockingOnly = new AnnotationConfigApplicationContext()) {
+			AopConfigUtils.registerAutoProxyCreatorIfNecessary(blockingOnly);
+			blockingOnly.registerBean(LockTemplate.class, () -> this.template);
+			blockingOnly.register(DistributedLockAspectConfiguration.class, Jobs.class);
+			blockingOnly.refresh();
+			Mono<String> strict = blockingOnly.getBean(Jobs.class).strict("no-template");
+			assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> strict.block(BLOCK))
+				.withMessageContaining("strict")
+				.withMessageContaining("ReactiveLockTemplate");
+		}
+	}
+
 	static class Jobs {
 
 		// Static: the test sees the bean through its proxy, whose fields are its own.
@@ -168,6 +192,12 @@ class ReactiveLockedMethodTests {
 
 		Flux<String> fallBackInstead(String id) {
 			return Flux.just("fallback", id);
+		}
+
+		@DistributedLock(scope = "jobs", key = "#ids", waitTime = 0)
+		public Mono<String> many(List<String> ids) {
+			calls.incrementAndGet();
+			return Mono.just("ran");
 		}
 
 		@DistributedLock(scope = "jobs", key = "#id", waitTime = 0)
