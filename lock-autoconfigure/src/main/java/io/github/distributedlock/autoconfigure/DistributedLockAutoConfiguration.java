@@ -80,7 +80,7 @@ public final class DistributedLockAutoConfiguration {
 			return new LockLostEventPublisher(publisher);
 		}
 
-		private static LockDefaults defaults(DistributedLockProperties properties) {
+		static LockDefaults defaults(DistributedLockProperties properties) {
 			return new LockDefaults(properties.getLease(), properties.getWaitTime(), properties.getWaitStrategy(),
 					properties.isReentrant(), properties.isProgressAwareTimeout(),
 					properties.getPolling().getInterval());

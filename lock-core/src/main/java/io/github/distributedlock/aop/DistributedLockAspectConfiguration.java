@@ -4,6 +4,7 @@ import io.github.distributedlock.DistributedLock;
 import io.github.distributedlock.LockTemplate;
 
 import org.springframework.aop.Advisor;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
@@ -24,9 +25,11 @@ import org.springframework.core.env.Environment;
  * The context must hold a {@link LockTemplate} and an auto-proxy creator. A
  * {@link LockKeyResolver} and a {@link LockTimeoutHandler} bean are used when there is
  * one, and {@link SpelLockKeyResolver} and {@link DefaultLockTimeoutHandler} otherwise;
- * {@link LockTimeoutListener} beans are told of every timeout. The advisor's order is the
- * {@value #ORDER_PROPERTY} property, {@link #DEFAULT_ORDER} by default. Spring Boot's
- * auto-configuration imports this class.
+ * {@link LockTimeoutListener} beans are told of every timeout. Methods returning
+ * {@code Mono} or {@code Flux} need a
+ * {@link io.github.distributedlock.ReactiveLockTemplate} bean as well. The advisor's
+ * order is the {@value #ORDER_PROPERTY} property, {@link #DEFAULT_ORDER} by default.
+ * Spring Boot's auto-configuration imports this class.
  */
 @Configuration(proxyBeanMethods = false)
 @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
@@ -68,11 +71,11 @@ public class DistributedLockAspectConfiguration {
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static DistributedLockAdvisor distributedLockAdvisor(ObjectProvider<LockedMethods> methods,
 			ObjectProvider<LockTemplate> lockTemplate, ObjectProvider<LockTimeoutHandler> timeoutHandler,
-			ObjectProvider<LockTimeoutListener> timeoutListeners, Environment environment) {
+			ObjectProvider<LockTimeoutListener> timeoutListeners, Environment environment, BeanFactory beanFactory) {
 		LockedMethods lockedMethods = methods.getObject();
 		DistributedLockInterceptor interceptor = new DistributedLockInterceptor(lockedMethods, lockTemplate::getObject,
 				() -> timeoutHandler.getIfAvailable(DefaultLockTimeoutHandler::new),
-				() -> timeoutListeners.orderedStream().toList());
+				() -> timeoutListeners.orderedStream().toList(), ReactiveLocking.of(beanFactory));
 		DistributedLockAdvisor advisor = new DistributedLockAdvisor(lockedMethods, interceptor);
 		// Read here rather than injected: auto-proxying creates advisors early, before a
 		// properties bean could be fully post-processed.

@@ -22,7 +22,8 @@ import org.springframework.util.function.SingletonSupplier;
  * {@link LockTemplate#executeAll(List, LockCallback)} when its key gives several locks,
  * so that {@link io.github.distributedlock.LockContext#current()} works inside it. A
  * timeout of its own lock goes to the {@link LockTimeoutHandler}; everything the method
- * throws is passed on unchanged.
+ * throws is passed on unchanged. A method returning {@code Mono} or {@code Flux} is
+ * locked by each subscription instead, through {@link ReactiveLocking}.
  * <p>
  * The collaborators are looked up on first use, so that creating the advisor early, as
  * auto-proxying does, creates no other bean early.
@@ -39,6 +40,8 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 
 	private final Supplier<List<LockTimeoutListener>> timeoutListeners;
 
+	private final ReactiveLocking reactive;
+
 	/**
 	 * Create an interceptor.
 	 * @param methods the locked methods
@@ -48,6 +51,18 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 	 */
 	DistributedLockInterceptor(LockedMethods methods, Supplier<LockTemplate> lockTemplate,
 			Supplier<LockTimeoutHandler> timeoutHandler, Supplier<List<LockTimeoutListener>> timeoutListeners) {
+		this(methods, lockTemplate, timeoutHandler, timeoutListeners, ReactiveLocking.NONE);
+	}
+
+	/**
+	 * Create an interceptor that also locks methods returning {@code Mono} or
+	 * {@code Flux}.
+	 * @param reactive runs those methods through the reactive template
+	 */
+	DistributedLockInterceptor(LockedMethods methods, Supplier<LockTemplate> lockTemplate,
+			Supplier<LockTimeoutHandler> timeoutHandler, Supplier<List<LockTimeoutListener>> timeoutListeners,
+			ReactiveLocking reactive) {
+		this.reactive = reactive;
 		this.methods = methods;
 		this.lockTemplate = SingletonSupplier.of(lockTemplate);
 		this.timeoutHandler = SingletonSupplier.of(timeoutHandler);
@@ -65,6 +80,11 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 			return invocation.proceed();
 		}
 		List<LockRequest> requests = locked.requests(target, invocation.getArguments());
+		if (ReactiveLocking.returnsReactive(invocation.getMethod())) {
+			// Locked by each subscription, not by this thread.
+			return this.reactive.invoke(invocation, requests,
+					(timeout) -> timedOut(locked, target, invocation, requests, timeout));
+		}
 		boolean[] entered = new boolean[1];
 		LockCallback<@Nullable Object> callback = (context) -> {
 			entered[0] = true;

@@ -224,6 +224,10 @@ final class LockedMethodParser {
 		}
 		boolean runsAsync = AnnotatedElementUtils.hasAnnotation(method, Async.class)
 				|| AnnotatedElementUtils.hasAnnotation(targetClass, Async.class);
+		if (!runsAsync && ReactiveLocking.isReactive(type)) {
+			// Locked by the subscription, through a ReactiveLockTemplate.
+			return;
+		}
 		if (!runsAsync || !isFuture(type)) {
 			found.add("returns " + async + ": the lock is taken by the calling thread and released when the method "
 					+ "returns, before the asynchronous work is done, so it would not protect that work; "

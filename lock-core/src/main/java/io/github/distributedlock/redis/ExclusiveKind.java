@@ -72,14 +72,23 @@ final class ExclusiveKind extends LockKind {
 	 * renewed, -1 gone, -2 held by someone else.
 	 */
 	static ScriptCall renew(List<RedisLockHandle> holds) {
-		Object[] args = new Object[holds.size() * 3];
-		for (int i = 0; i < holds.size(); i++) {
-			RedisLockHandle hold = holds.get(i);
-			args[3 * i] = hold.owner();
-			args[3 * i + 1] = Long.toString(hold.fencingToken());
-			args[3 * i + 2] = Long.toString(hold.spec().leaseMillis());
+		return renew(holds.stream().map(RedisLockHandle::spec).toList(),
+				holds.stream().map(RedisLockHandle::owner).toList(),
+				holds.stream().mapToLong(RedisLockHandle::fencingToken).toArray());
+	}
+
+	/**
+	 * Build the renewal of several holds' leases in one script, given each hold's lock,
+	 * owner and token (the reactive engine's holds are no {@link RedisLockHandle}).
+	 */
+	static ScriptCall renew(List<LockSpec> specs, List<String> owners, long[] tokens) {
+		Object[] args = new Object[specs.size() * 3];
+		for (int i = 0; i < specs.size(); i++) {
+			args[3 * i] = owners.get(i);
+			args[3 * i + 1] = Long.toString(tokens[i]);
+			args[3 * i + 2] = Long.toString(specs.get(i).leaseMillis());
 		}
-		return new ScriptCall(RENEW, RENEW.keys(holds.stream().map(RedisLockHandle::spec).toList()), args);
+		return new ScriptCall(RENEW, RENEW.keys(specs), args);
 	}
 
 	@Override

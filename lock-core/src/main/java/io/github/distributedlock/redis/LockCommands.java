@@ -51,7 +51,14 @@ final class LockCommands {
 	AcquireResult acquire(LockSpec spec, String owner, long remainingWaitMillis, boolean mayHaveIntent, boolean holdsIt,
 			@Nullable HandOffRequest handOff) {
 		LockKind.Attempt attempt = new LockKind.Attempt(owner, remainingWaitMillis, mayHaveIntent, holdsIt, handOff);
-		List<?> reply = run(spec.name(), "acquire", spec.kind().acquire(spec, attempt, this.fenceIdleMillis));
+		return acquireResult(spec,
+				run(spec.name(), "acquire", spec.kind().acquire(spec, attempt, this.fenceIdleMillis)));
+	}
+
+	/**
+	 * Read the acquire script's reply; shared with the reactive engine.
+	 */
+	static AcquireResult acquireResult(LockSpec spec, @Nullable List<?> reply) {
 		if (reply == null || reply.size() < 2) {
 			throw new LockAccessException(spec.name(), "unexpected reply from the acquire script: " + reply, null);
 		}

@@ -31,6 +31,14 @@ final class LockOwners {
 	}
 
 	/**
+	 * Return the owner of one reactive subscription: like a thread's, with the
+	 * subscription's number instead of the thread id.
+	 */
+	String subscription(long number) {
+		return this.instanceId + ":" + number;
+	}
+
+	/**
 	 * Return the owner of a request: its custom owner, or the current thread's.
 	 */
 	String of(LockRequest request) {

@@ -13,7 +13,9 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  */
 final class RedisServerFeatures {
 
-	private final RedisConnectionFactory connectionFactory;
+	// Null for the reactive engine, which waits neither for keyspace events nor in
+	// batches.
+	private final @Nullable RedisConnectionFactory connectionFactory;
 
 	private final boolean configureKeyspaceEvents;
 
@@ -25,7 +27,7 @@ final class RedisServerFeatures {
 	 * @param cluster whether Redis is a Cluster, or {@code null} to detect it
 	 * @param configureKeyspaceEvents whether the keyspace notifications may be configured
 	 */
-	RedisServerFeatures(RedisConnectionFactory connectionFactory, @Nullable Boolean cluster,
+	RedisServerFeatures(@Nullable RedisConnectionFactory connectionFactory, @Nullable Boolean cluster,
 			boolean configureKeyspaceEvents) {
 		this.connectionFactory = connectionFactory;
 		this.cluster = cluster;
@@ -35,7 +37,7 @@ final class RedisServerFeatures {
 	boolean isCluster() {
 		Boolean cluster = this.cluster;
 		if (cluster == null) {
-			try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			try (RedisConnection connection = connectionFactory().getConnection()) {
 				cluster = connection instanceof RedisClusterConnection;
 			}
 			this.cluster = cluster;
@@ -52,8 +54,16 @@ final class RedisServerFeatures {
 	 * @throws io.github.distributedlock.KeyspaceNotificationsException if they are not
 	 */
 	void checkKeyspaceEvents() {
-		KeyspaceNotifications.ensureEnabled(this.connectionFactory, this.configureKeyspaceEvents);
+		KeyspaceNotifications.ensureEnabled(connectionFactory(), this.configureKeyspaceEvents);
 		this.keyspaceEventsChecked = true;
+	}
+
+	private RedisConnectionFactory connectionFactory() {
+		RedisConnectionFactory factory = this.connectionFactory;
+		if (factory == null) {
+			throw new IllegalStateException("This lock template has no blocking Redis connection factory");
+		}
+		return factory;
 	}
 
 }

@@ -92,7 +92,7 @@ final class ScriptRunner {
 		}
 	}
 
-	private static byte[][] encode(List<String> keys, Object[] args) {
+	static byte[][] encode(List<String> keys, Object[] args) {
 		byte[][] keysAndArgs = new byte[keys.size() + args.length][];
 		for (int i = 0; i < keys.size(); i++) {
 			keysAndArgs[i] = keys.get(i).getBytes(StandardCharsets.UTF_8);
@@ -103,7 +103,7 @@ final class ScriptRunner {
 		return keysAndArgs;
 	}
 
-	private static boolean isNoScript(Throwable failure) {
+	static boolean isNoScript(Throwable failure) {
 		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
 			String message = cause.getMessage();
 			if (message != null && message.contains("NOSCRIPT")) {

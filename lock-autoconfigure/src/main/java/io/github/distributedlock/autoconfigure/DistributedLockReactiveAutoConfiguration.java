@@ -1,0 +1,46 @@
+package io.github.distributedlock.autoconfigure;
+
+import io.github.distributedlock.ReactiveLockTemplate;
+import io.github.distributedlock.redis.ReactiveRedisLockTemplate;
+import reactor.core.publisher.Flux;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
+
+/**
+ * {@link EnableAutoConfiguration Auto-configuration} of the reactive lock engine: a
+ * {@link ReactiveRedisLockTemplate} on the application's
+ * {@link ReactiveRedisConnectionFactory}, when Reactor is on the class path, with the
+ * {@code distributed-lock.*} defaults, key prefix, hand-off and watchdog settings of the
+ * blocking template, so that the two exclude each other. Closed when the context stops.
+ */
+@AutoConfiguration(afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+		"org.springframework.boot.data.redis.autoconfigure.DataRedisReactiveAutoConfiguration" })
+@ConditionalOnClass({ ReactiveRedisConnectionFactory.class, Flux.class, ReactiveRedisLockTemplate.class })
+@ConditionalOnBooleanProperty(name = "distributed-lock.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(DistributedLockProperties.class)
+public final class DistributedLockReactiveAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean(ReactiveLockTemplate.class)
+	@ConditionalOnSingleCandidate(ReactiveRedisConnectionFactory.class)
+	ReactiveRedisLockTemplate reactiveLockTemplate(ReactiveRedisConnectionFactory connectionFactory,
+			DistributedLockProperties properties) {
+		LockPropertiesCheck.check(properties);
+		return ReactiveRedisLockTemplate.builder(connectionFactory)
+			.defaults(DistributedLockAutoConfiguration.RedisLockTemplateConfiguration.defaults(properties))
+			.keyPrefix(properties.getKeyPrefix())
+			.subscriptionLinger(properties.getSubscriptionLinger())
+			.handOff(properties.isHandOff())
+			.watchdog(properties.getWatchdog().isEnabled())
+			.build();
+	}
+
+}

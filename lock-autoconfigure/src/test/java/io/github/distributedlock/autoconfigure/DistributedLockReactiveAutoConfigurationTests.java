@@ -1,0 +1,108 @@
+package io.github.distributedlock.autoconfigure;
+
+import java.time.Duration;
+
+import io.github.distributedlock.LockHandle;
+import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.LockTemplate;
+import io.github.distributedlock.ReactiveLockHandle;
+import io.github.distributedlock.ReactiveLockTemplate;
+import io.github.distributedlock.redis.ReactiveRedisLockTemplate;
+import io.github.distributedlock.test.RedisServer;
+import io.github.distributedlock.test.RedisServerExtension;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests for {@link DistributedLockReactiveAutoConfiguration}.
+ */
+@ExtendWith(RedisServerExtension.class)
+class DistributedLockReactiveAutoConfigurationTests {
+
+	private ApplicationContextRunner contextRunner;
+
+	@BeforeEach
+	void connectTo(RedisServer server) {
+		this.contextRunner = new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
+					DistributedLockAutoConfiguration.class, DistributedLockReactiveAutoConfiguration.class))
+			.withPropertyValues(TestRedis.properties(server));
+	}
+
+	@Test
+	void shouldProvideAReactiveLockTemplateThatExcludesTheBlockingOne() {
+		this.contextRunner.withPropertyValues("distributed-lock.key-prefix=app").run((context) -> {
+			assertThat(context).hasSingleBean(ReactiveRedisLockTemplate.class).hasSingleBean(LockTemplate.class);
+			ReactiveLockTemplate reactive = context.getBean(ReactiveLockTemplate.class);
+			LockRequest request = LockRequest.builder("autoconfigured").key("1").waitTime(Duration.ZERO).build();
+			assertThat(context.getBean(ReactiveRedisLockTemplate.class).lockKey(request)).startsWith("app:");
+			try (LockHandle blocking = context.getBean(LockTemplate.class).acquire(request)) {
+				assertThat(reactive.tryAcquire(request).blockOptional(Duration.ofSeconds(10))).isEmpty();
+			}
+			ReactiveLockHandle held = reactive.acquire(request).block(Duration.ofSeconds(10));
+			assertThat(context.getBean(LockTemplate.class).tryAcquire(request)).isEmpty();
+			held.release().block(Duration.ofSeconds(10));
+		});
+	}
+
+	@Test
+	void shouldTakeTheDefaultsFromTheProperties() {
+		this.contextRunner.withPropertyValues("distributed-lock.wait-time=150ms").run((context) -> {
+			ReactiveLockTemplate reactive = context.getBean(ReactiveLockTemplate.class);
+			LockRequest request = LockRequest.of("autoconfigured", "defaults");
+			ReactiveLockHandle held = reactive.acquire(request).block(Duration.ofSeconds(10));
+			long start = System.nanoTime();
+			assertThat(reactive.tryAcquire(request).blockOptional(Duration.ofSeconds(10))).isEmpty();
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(150));
+			held.release().block(Duration.ofSeconds(10));
+		});
+	}
+
+	@Test
+	void shouldBackOffWhenTheApplicationDefinesItsOwnReactiveLockTemplate() {
+		this.contextRunner.withUserConfiguration(OwnTemplate.class).run((context) -> {
+			assertThat(context).hasSingleBean(ReactiveLockTemplate.class)
+				.doesNotHaveBean(ReactiveRedisLockTemplate.class);
+			assertThat(context.getBean(ReactiveLockTemplate.class)).isSameAs(OwnTemplate.TEMPLATE);
+		});
+	}
+
+	@Test
+	void shouldBackOffWithoutReactor() {
+		this.contextRunner.withClassLoader(new FilteredClassLoader(Flux.class))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean(ReactiveLockTemplate.class)
+				.hasSingleBean(LockTemplate.class));
+	}
+
+	@Test
+	void shouldBackOffWhenDisabled() {
+		this.contextRunner.withPropertyValues("distributed-lock.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(ReactiveLockTemplate.class));
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OwnTemplate {
+
+		static final ReactiveLockTemplate TEMPLATE = (request) -> Mono.empty();
+
+		@Bean
+		ReactiveLockTemplate ownReactiveLockTemplate() {
+			return TEMPLATE;
+		}
+
+	}
+
+}

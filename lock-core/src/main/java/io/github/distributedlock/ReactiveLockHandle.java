@@ -1,0 +1,33 @@
+package io.github.distributedlock;
+
+import java.time.Duration;
+
+import reactor.core.publisher.Mono;
+
+/**
+ * One hold of a distributed lock taken by a {@link ReactiveLockTemplate}, released by
+ * subscribing to {@link #release()}.
+ * <p>
+ * The hold belongs to the subscription that acquired it, not to a thread: whoever has the
+ * handle may extend or release it, from any thread. Releasing twice is harmless.
+ */
+public interface ReactiveLockHandle extends ReactiveLockContext {
+
+	/**
+	 * Set the lease to the given duration, counted from when the command is sent.
+	 * @param lease the new lease, positive
+	 * @return completes when extended; errors with {@link LockLeaseLostException} if the
+	 * lock is no longer ours, {@link LockAccessException} if Redis cannot be reached
+	 */
+	Mono<Void> extend(Duration lease);
+
+	/**
+	 * Release this hold and stop renewing its lease. Only the first subscription to any
+	 * returned {@code Mono} sends the release; later ones complete at once.
+	 * @return completes when released; errors with {@link LockLeaseLostException} if the
+	 * lease had run out or another owner had the lock, {@link LockAccessException} if
+	 * Redis cannot be reached (the lock then ends with its lease)
+	 */
+	Mono<Void> release();
+
+}

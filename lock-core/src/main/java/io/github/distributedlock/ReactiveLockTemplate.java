@@ -1,0 +1,101 @@
+package io.github.distributedlock;
+
+import java.util.function.Function;
+
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Programmatic access to distributed locks from reactive code (Project Reactor).
+ * <p>
+ * A lock is owned by the subscription that acquired it, never by a thread, and nothing
+ * here blocks a thread, waits included. Each subscription is its own owner, so holds are
+ * not reentrant: a chain that asks again for a lock it holds waits for itself until its
+ * wait time runs out. The lock is taken when the returned publisher is subscribed to, and
+ * each subscription takes it anew. Implementations are thread-safe; errors are the
+ * blocking {@link LockTemplate}'s: {@link LockTimeoutException} when the wait time runs
+ * out, {@link LockLeaseLostException} when a hold is released after it was lost,
+ * {@link LockAccessException} when Redis cannot be reached.
+ */
+public interface ReactiveLockTemplate {
+
+	/**
+	 * Acquire the requested lock on subscription, waiting up to the request's wait time.
+	 * Cancelling while waiting gives the wait up; a hold won meanwhile is released.
+	 * @param request the lock and how to take it
+	 * @return the hold, to be released by the subscriber; errors with
+	 * {@link LockTimeoutException} if the lock was not acquired within the wait time
+	 */
+	Mono<ReactiveLockHandle> acquire(LockRequest request);
+
+	/**
+	 * Like {@link #acquire(LockRequest)}, but completes empty when the wait time runs
+	 * out.
+	 * @param request the lock and how to take it
+	 * @return the hold, or empty if the lock stayed taken for the whole wait time
+	 */
+	default Mono<ReactiveLockHandle> tryAcquire(LockRequest request) {
+		return acquire(request).onErrorResume(LockTimeoutException.class, (ex) -> Mono.empty());
+	}
+
+	/**
+	 * Run the work while holding the requested lock: the lock is taken on subscription,
+	 * and released when the work's publisher completes, errors or is cancelled. The hold
+	 * is also in the Reactor context, for {@link ReactiveLockContext#current()}.
+	 * @param <T> the element type
+	 * @param request the lock and how to take it
+	 * @param work the protected work, given the hold
+	 * @return the work's elements; errors with {@link LockTimeoutException} if the lock
+	 * was not acquired within the wait time, and with {@link LockLeaseLostException} at
+	 * the end if the lease was lost meanwhile (suppressed in the work's own error, if it
+	 * failed)
+	 */
+	default <T> Flux<T> execute(LockRequest request,
+			Function<? super ReactiveLockContext, ? extends Publisher<? extends T>> work) {
+		// Released in line after the work, so that a lost lease is the error itself; the
+		// release on completion is then a no-op.
+		return Flux.usingWhen(acquire(request),
+				(handle) -> Flux.<T>from(work.apply(handle))
+					.contextWrite((context) -> context.put(ReactiveLockContext.class, handle))
+					.concatWith(handle.release().then(Mono.empty())),
+				ReactiveLockHandle::release, ReactiveLockTemplate::releaseAfterError, ReactiveLockHandle::release);
+	}
+
+	/**
+	 * Run the work while holding the requested lock, as
+	 * {@link #execute(LockRequest, Function)} does.
+	 * @param <T> the value type
+	 * @param request the lock and how to take it
+	 * @param work the protected work, subscribed to once the lock is held
+	 * @return the work's value
+	 */
+	default <T> Mono<T> locked(LockRequest request, Mono<T> work) {
+		return Mono.usingWhen(acquire(request),
+				(handle) -> work.contextWrite((context) -> context.put(ReactiveLockContext.class, handle))
+					.flatMap((value) -> handle.release().thenReturn(value))
+					.switchIfEmpty(handle.release().then(Mono.empty())),
+				ReactiveLockHandle::release, ReactiveLockTemplate::releaseAfterError, ReactiveLockHandle::release);
+	}
+
+	/**
+	 * Run the work while holding the requested lock, as
+	 * {@link #execute(LockRequest, Function)} does.
+	 * @param <T> the element type
+	 * @param request the lock and how to take it
+	 * @param work the protected work, subscribed to once the lock is held
+	 * @return the work's elements
+	 */
+	default <T> Flux<T> locked(LockRequest request, Flux<T> work) {
+		return execute(request, (context) -> work);
+	}
+
+	private static Mono<Void> releaseAfterError(ReactiveLockHandle handle, Throwable error) {
+		// The work's error is what the caller needs; a lost lease is added to it.
+		return handle.release().onErrorResume((releaseFailure) -> {
+			error.addSuppressed(releaseFailure);
+			return Mono.empty();
+		});
+	}
+
+}

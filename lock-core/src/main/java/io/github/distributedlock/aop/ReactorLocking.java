@@ -1,0 +1,93 @@
+package io.github.distributedlock.aop;
+
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.LockTimeoutException;
+import io.github.distributedlock.ReactiveLockTemplate;
+import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+
+/**
+ * {@link ReactiveLocking} with Reactor: each subscription to the returned {@code Mono} or
+ * {@code Flux} takes the lock, runs the method (a fresh invocation per subscription), and
+ * releases the lock when the method's publisher terminates or is cancelled. A timeout of
+ * the method's own lock gives the method's {@code onTimeout}: the error (THROW), an empty
+ * publisher (SKIP), or the fallback's publisher (FALLBACK).
+ */
+final class ReactorLocking implements ReactiveLocking {
+
+	private final ObjectProvider<ReactiveLockTemplate> template;
+
+	private ReactorLocking(ObjectProvider<ReactiveLockTemplate> template) {
+		this.template = template;
+	}
+
+	static ReactiveLocking of(BeanFactory beanFactory) {
+		return new ReactorLocking(beanFactory.getBeanProvider(ReactiveLockTemplate.class));
+	}
+
+	@Override
+	public Object invoke(MethodInvocation invocation, List<LockRequest> requests, TimeoutFallback timeout) {
+		boolean mono = Mono.class.isAssignableFrom(invocation.getMethod().getReturnType());
+		Flux<Object> locked = Flux.defer(() -> run(invocation, requests, timeout));
+		return mono ? locked.next() : locked;
+	}
+
+	private Flux<Object> run(MethodInvocation invocation, List<LockRequest> requests, TimeoutFallback timeout) {
+		if (requests.size() != 1) {
+			return Flux
+				.error(new IllegalStateException("Lock '" + requests.get(0).name() + "' of " + invocation.getMethod()
+						+ ": a reactive method takes one lock, but its key gave " + requests.size()));
+		}
+		ReactiveLockTemplate template = this.template.getIfAvailable();
+		if (template == null) {
+			return Flux
+				.error(new IllegalStateException("Lock '" + requests.get(0).name() + "' of " + invocation.getMethod()
+						+ ": the method returns a reactive type, which needs a " + "ReactiveLockTemplate bean"));
+		}
+		AtomicBoolean entered = new AtomicBoolean();
+		Flux<Object> work = Flux.defer(() -> {
+			entered.set(true);
+			return publisher(proceed(invocation));
+		});
+		return template.locked(requests.get(0), work)
+			.onErrorResume(LockTimeoutException.class,
+					(ex) -> entered.get() ? Flux.error(ex) : Flux.defer(() -> publisher(handle(timeout, ex))));
+	}
+
+	private static @Nullable Object proceed(MethodInvocation invocation) {
+		try {
+			// A fresh invocation for each subscription, as a re-subscribed publisher
+			// calls the method again.
+			return (invocation instanceof ProxyMethodInvocation proxied) ? proxied.invocableClone().proceed()
+					: invocation.proceed();
+		}
+		catch (Throwable ex) {
+			return Flux.error(ex);
+		}
+	}
+
+	private static @Nullable Object handle(TimeoutFallback timeout, LockTimeoutException ex) {
+		try {
+			return timeout.handle(ex);
+		}
+		catch (Throwable failure) {
+			return Flux.error(failure);
+		}
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Flux<Object> publisher(@Nullable Object result) {
+		return (result != null) ? Flux.from((Publisher<Object>) result) : Flux.empty();
+	}
+
+}

@@ -1,0 +1,227 @@
+package io.github.distributedlock.redis;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+import io.github.distributedlock.LockLeaseLostException;
+import io.github.distributedlock.LockName;
+import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.ReactiveLockHandle;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * A hold taken by the reactive engine: the owner and fencing token that the release,
+ * extend and renew scripts check, as for {@link RedisLockHandle}. Its lease counts from
+ * before the attempt that won it was sent, and each renewal's from before the renewal was
+ * sent.
+ * <p>
+ * An auto-renewed hold renews itself every lease/3 on a scheduler timer (no thread of its
+ * own), with the watchdog's renew script; a renewal that cannot reach Redis is retried
+ * every 100 ms until the lease would have ended, and then the hold is lost. A renewal
+ * that finds the lock gone or taken marks it lost at once.
+ */
+final class ReactiveRedisLockHandle implements ReactiveLockHandle {
+
+	private static final Log logger = LogFactory.getLog(ReactiveRedisLockHandle.class);
+
+	private static final long RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
+	private final Grant grant;
+
+	private final ReactiveLockCommands commands;
+
+	private final Scheduler timer;
+
+	private final Consumer<ReactiveRedisLockHandle> onEnd;
+
+	private final long acquiredNanos = System.nanoTime();
+
+	private final AtomicBoolean released = new AtomicBoolean();
+
+	private final AtomicBoolean lost = new AtomicBoolean();
+
+	private volatile long leaseEndNanos;
+
+	private volatile @Nullable Disposable renewal;
+
+	/**
+	 * @param onEnd told once the hold is released, lost or closed
+	 */
+	ReactiveRedisLockHandle(Grant grant, ReactiveLockCommands commands, Scheduler timer,
+			Consumer<ReactiveRedisLockHandle> onEnd) {
+		this.grant = grant;
+		this.commands = commands;
+		this.timer = timer;
+		this.onEnd = onEnd;
+		this.leaseEndNanos = grant.sentNanos() + leaseNanos();
+		if (grant.spec().autoRenew()) {
+			scheduleRenewal(grant.sentNanos() + leaseNanos() / 3);
+		}
+	}
+
+	private long leaseNanos() {
+		return TimeUnit.MILLISECONDS.toNanos(this.grant.spec().leaseMillis());
+	}
+
+	private void scheduleRenewal(long atNanos) {
+		synchronized (this) {
+			if (this.released.get() || this.lost.get()) {
+				return;
+			}
+			this.renewal = this.timer.schedule(this::renew, Math.max(0, atNanos - System.nanoTime()),
+					TimeUnit.NANOSECONDS);
+		}
+	}
+
+	private void renew() {
+		long sentNanos = System.nanoTime();
+		this.commands.renew(this.grant.spec(), this.grant.owner(), this.grant.token()).subscribe((result) -> {
+			if (result == 1) {
+				this.leaseEndNanos = sentNanos + leaseNanos();
+				scheduleRenewal(sentNanos + leaseNanos() / 3);
+			}
+			else if (!this.released.get()) {
+				markLost();
+			}
+		}, (error) -> {
+			if (this.leaseEndNanos - System.nanoTime() <= 0) {
+				logger.warn("Could not renew the lease of lock '" + name() + "' before it ended", error);
+				markLost();
+			}
+			else {
+				scheduleRenewal(System.nanoTime() + RETRY_NANOS);
+			}
+		});
+	}
+
+	private void markLost() {
+		if (this.lost.compareAndSet(false, true)) {
+			stopRenewal();
+		}
+	}
+
+	void stopRenewal() {
+		Disposable current;
+		synchronized (this) {
+			current = this.renewal;
+			this.renewal = null;
+		}
+		if (current != null) {
+			current.dispose();
+		}
+		this.onEnd.accept(this);
+	}
+
+	@Override
+	public LockName name() {
+		return this.grant.spec().name();
+	}
+
+	@Override
+	public long fencingToken() {
+		return this.grant.token();
+	}
+
+	@Override
+	public boolean waited() {
+		return this.grant.waited();
+	}
+
+	@Override
+	public Duration waitedFor() {
+		return this.grant.waitedFor();
+	}
+
+	@Override
+	public int attempts() {
+		return this.grant.attempts();
+	}
+
+	@Override
+	public Duration remainingLease() {
+		if (this.released.get() || this.lost.get()) {
+			return Duration.ZERO;
+		}
+		return Duration.ofNanos(Math.max(0, this.leaseEndNanos - System.nanoTime()));
+	}
+
+	@Override
+	public Mono<Boolean> isHeld() {
+		return Mono.defer(() -> (this.released.get() || this.lost.get()) ? Mono.just(false)
+				: this.commands.isHeld(this.grant.spec(), this.grant.owner(), this.grant.token()));
+	}
+
+	@Override
+	public Mono<Void> extend(Duration lease) {
+		Objects.requireNonNull(lease, "lease must not be null");
+		if (!LockRequest.isValidLease(lease)) {
+			return Mono.error(new IllegalArgumentException("Lock '" + name() + "': lease must be between 1 ms and "
+					+ LockRequest.MAX_LEASE.toDays() + " days, but was " + lease));
+		}
+		return Mono.defer(() -> {
+			if (this.released.get()) {
+				return Mono.error(new LockLeaseLostException(name(), fencingToken(), "extended after it was released"));
+			}
+			long sentNanos = System.nanoTime();
+			return this.commands.extend(this.grant.spec(), this.grant.owner(), this.grant.token(), lease.toMillis())
+				.flatMap((result) -> {
+					if (result < 0) {
+						markLost();
+						return Mono
+							.error(new LockLeaseLostException(name(), fencingToken(), lostReason("extended", result)));
+					}
+					this.leaseEndNanos = sentNanos + lease.toNanos();
+					return Mono.empty();
+				});
+		});
+	}
+
+	@Override
+	public Mono<Void> release() {
+		return Mono.defer(() -> {
+			if (!this.released.compareAndSet(false, true)) {
+				return Mono.empty();
+			}
+			stopRenewal();
+			return this.commands.release(this.grant.spec(), this.grant.owner(), this.grant.token(), minimumHoldLeft())
+				.flatMap((result) -> {
+					if (result < 0) {
+						this.lost.set(true);
+						return Mono
+							.error(new LockLeaseLostException(name(), fencingToken(), lostReason("released", result)));
+					}
+					return Mono.empty();
+				});
+		});
+	}
+
+	/**
+	 * Return what is left of the minimum hold, counted from when the grant's reply came.
+	 */
+	private long minimumHoldLeft() {
+		long minimum = this.grant.spec().holdAtLeastMillis();
+		if (minimum <= 0) {
+			return 0;
+		}
+		return Math.max(0, minimum - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - this.acquiredNanos));
+	}
+
+	private static String lostReason(String operation, long result) {
+		return (result == -1) ? operation + " after the lock had already expired"
+				: operation + " after another owner had taken the lock";
+	}
+
+	@Override
+	public String toString() {
+		return "ReactiveLockHandle[" + name() + ", token=" + fencingToken() + "]";
+	}
+
+}

@@ -1,0 +1,296 @@
+package io.github.distributedlock.redis;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.github.distributedlock.LockAccessException;
+import io.github.distributedlock.LockDefaults;
+import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.ReactiveLockHandle;
+import io.github.distributedlock.ReactiveLockTemplate;
+import io.github.distributedlock.WaitStrategy;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
+import org.springframework.data.redis.listener.ReactiveRedisMessageListenerContainer;
+
+/**
+ * {@link ReactiveLockTemplate} on Redis, through Spring Data Redis's reactive API: the
+ * blocking engine's scripts, fencing tokens, hand-off line and lease rules, with waits
+ * woken by pub/sub and bounded by timers instead of parked threads.
+ * <p>
+ * Each subscription to {@link #acquire(LockRequest)} is its own owner: this instance's
+ * secret id plus a number. Plain exclusive locks only, for now: read locks, permits, fair
+ * locks, custom owners and the keyspace wait strategy are refused. Create one per
+ * application with {@link #builder(ReactiveRedisConnectionFactory)} and {@link #close()}
+ * it on shutdown.
+ */
+public final class ReactiveRedisLockTemplate implements ReactiveLockTemplate, AutoCloseable {
+
+	private final LockRequestResolver resolver;
+
+	private final ReactiveLockCommands commands;
+
+	private final ReactiveWaitLines lines;
+
+	private final ReactiveRedisConnectionFactory connectionFactory;
+
+	// Created when first needed, if the builder was given none.
+	private @Nullable ReactiveRedisMessageListenerContainer container;
+
+	private final boolean ownsContainer;
+
+	private final Scheduler timer = Schedulers.parallel();
+
+	private final LockOwners owners = new LockOwners();
+
+	private final AtomicLong subscriptions = new AtomicLong();
+
+	private final Set<ReactiveRedisLockHandle> holds = ConcurrentHashMap.newKeySet();
+
+	private final boolean handOff;
+
+	private volatile boolean closed;
+
+	private ReactiveRedisLockTemplate(Builder builder) {
+		LockDefaults defaults = builder.defaults;
+		if (defaults.waitStrategy() == WaitStrategy.KEYSPACE_EVENTS) {
+			// Keyspace events are a blocking-engine option; the release channel says as
+			// much.
+			defaults = defaults.withWaitStrategy(WaitStrategy.PUBSUB);
+		}
+		this.handOff = builder.handOff;
+		LockKeys keys = new LockKeys(builder.keyPrefix, 0);
+		this.commands = new ReactiveLockCommands(builder.connectionFactory, LockKeys.FENCE_IDLE_MILLIS, this.handOff);
+		this.connectionFactory = builder.connectionFactory;
+		this.container = builder.listenerContainer;
+		this.ownsContainer = this.container == null;
+		this.lines = new ReactiveWaitLines(this::container, this.timer, builder.subscriptionLinger.toNanos());
+		this.resolver = new LockRequestResolver(defaults, keys, builder.watchdog, true,
+				new RedisServerFeatures(null, false, false), 0);
+	}
+
+	/**
+	 * Start building a template on the given connection factory.
+	 * @param connectionFactory the reactive Redis connection factory
+	 * @return a builder
+	 */
+	public static Builder builder(ReactiveRedisConnectionFactory connectionFactory) {
+		return new Builder(connectionFactory);
+	}
+
+	@Override
+	public Mono<ReactiveLockHandle> acquire(LockRequest request) {
+		Objects.requireNonNull(request, "request must not be null");
+		return Mono.defer(() -> {
+			LockSpec spec = resolve(request);
+			String owner = this.owners.subscription(this.subscriptions.incrementAndGet());
+			return Mono
+				.<Grant>create((sink) -> new ReactiveAcquisition(spec, owner, this.handOff, this.commands, this.lines,
+						this.timer, sink)
+					.start())
+				// A grant that reached a cancelled subscriber: nobody will release it.
+				.doOnDiscard(Grant.class, this::releaseUnused)
+				.map(this::hold);
+		});
+	}
+
+	private ReactiveLockHandle hold(Grant grant) {
+		ReactiveRedisLockHandle handle = new ReactiveRedisLockHandle(grant, this.commands, this.timer,
+				this.holds::remove);
+		this.holds.add(handle);
+		return handle;
+	}
+
+	private void releaseUnused(Grant grant) {
+		this.commands.release(grant.spec(), grant.owner(), grant.token(), 0).subscribe(null, (ex) -> {
+		});
+	}
+
+	private LockSpec resolve(LockRequest request) {
+		if (this.closed) {
+			throw new LockAccessException(request.name(), "the lock service is shut down", null);
+		}
+		if (request.owner() != null) {
+			throw new IllegalArgumentException("Lock '" + request.name()
+					+ "': a reactive lock is owned by its subscription; custom owners are not supported");
+		}
+		if (request.waitStrategy() == WaitStrategy.KEYSPACE_EVENTS) {
+			throw new IllegalArgumentException("Lock '" + request.name()
+					+ "': the reactive template waits by PUBSUB or POLLING, not KEYSPACE_EVENTS");
+		}
+		LockSpec spec = this.resolver.resolve(request);
+		if (spec.kind() != LockKind.EXCLUSIVE) {
+			throw new IllegalArgumentException("Lock '" + request.name()
+					+ "': the reactive template takes plain exclusive locks only, not read locks, permits or fair locks");
+		}
+		return spec;
+	}
+
+	private synchronized ReactiveRedisMessageListenerContainer container() {
+		ReactiveRedisMessageListenerContainer current = this.container;
+		if (current == null) {
+			// Not at construction: its constructor opens a connection, which an
+			// application that never waits for a reactive lock does not need.
+			current = new ReactiveRedisMessageListenerContainer(this.connectionFactory);
+			this.container = current;
+		}
+		return current;
+	}
+
+	/**
+	 * Return the Redis key of a lock, for operators and tests.
+	 * @param request the lock
+	 * @return the key of the lock hash
+	 */
+	public String lockKey(LockRequest request) {
+		return this.resolver.resolve(request).lockKey();
+	}
+
+	/**
+	 * Return how many locks have reactive waiters in this JVM, or lingering
+	 * subscriptions.
+	 * @return the number of wait lines
+	 */
+	public int waitLineCount() {
+		return this.lines.size();
+	}
+
+	/**
+	 * Return how many subscriptions of this template wait for a lock now; no thread waits
+	 * for any of them.
+	 * @return the number of waiting subscriptions
+	 */
+	public int waitingSubscriptions() {
+		return this.lines.waiting();
+	}
+
+	/**
+	 * Stop: waiters fail with {@link LockAccessException}, renewals stop, subscriptions
+	 * are dropped, and a listener container created by this template is destroyed. Locks
+	 * still held stay until released or their leases end.
+	 */
+	@Override
+	public void close() {
+		if (this.closed) {
+			return;
+		}
+		this.closed = true;
+		this.lines.close();
+		this.holds.forEach(ReactiveRedisLockHandle::stopRenewal);
+		ReactiveRedisMessageListenerContainer container;
+		synchronized (this) {
+			container = this.ownsContainer ? this.container : null;
+		}
+		if (container != null) {
+			container.destroyLater().subscribe(null, (ex) -> {
+			});
+		}
+	}
+
+	/**
+	 * Builder for {@link ReactiveRedisLockTemplate}. Not thread-safe.
+	 */
+	public static final class Builder {
+
+		private final ReactiveRedisConnectionFactory connectionFactory;
+
+		private @Nullable ReactiveRedisMessageListenerContainer listenerContainer;
+
+		private LockDefaults defaults = LockDefaults.STANDARD;
+
+		private String keyPrefix = "lock";
+
+		private Duration subscriptionLinger = Duration.ofSeconds(2);
+
+		private boolean watchdog = true;
+
+		private boolean handOff = true;
+
+		private Builder(ReactiveRedisConnectionFactory connectionFactory) {
+			this.connectionFactory = Objects.requireNonNull(connectionFactory, "connectionFactory must not be null");
+		}
+
+		/**
+		 * Use this listener container for wake-ups instead of creating one; its owner
+		 * destroys it.
+		 * @param listenerContainer the container
+		 * @return this builder
+		 */
+		public Builder listenerContainer(ReactiveRedisMessageListenerContainer listenerContainer) {
+			this.listenerContainer = Objects.requireNonNull(listenerContainer);
+			return this;
+		}
+
+		/**
+		 * Set the defaults for whatever a request leaves unset. A default wait strategy
+		 * of keyspace events waits by pub/sub here.
+		 * @param defaults the defaults
+		 * @return this builder
+		 */
+		public Builder defaults(LockDefaults defaults) {
+			this.defaults = Objects.requireNonNull(defaults, "defaults must not be null");
+			return this;
+		}
+
+		/**
+		 * Set the prefix of every key and channel, {@code lock} by default: the same as
+		 * the blocking template's, for the two to exclude each other.
+		 * @param keyPrefix the prefix, without braces
+		 * @return this builder
+		 */
+		public Builder keyPrefix(String keyPrefix) {
+			this.keyPrefix = Objects.requireNonNull(keyPrefix, "keyPrefix must not be null");
+			return this;
+		}
+
+		/**
+		 * Set how long a lock's subscription stays after its last waiter leaves.
+		 * @param subscriptionLinger the linger
+		 * @return this builder
+		 */
+		public Builder subscriptionLinger(Duration subscriptionLinger) {
+			this.subscriptionLinger = Objects.requireNonNull(subscriptionLinger);
+			return this;
+		}
+
+		/**
+		 * Set whether locks requested without a lease are renewed while held, with the
+		 * default lease. On by default.
+		 * @param watchdog whether lease-less locks are renewed
+		 * @return this builder
+		 */
+		public Builder watchdog(boolean watchdog) {
+			this.watchdog = watchdog;
+			return this;
+		}
+
+		/**
+		 * Set whether waiters line up across processes for reservations, as
+		 * {@link RedisLockTemplate.Builder#handOff(boolean)} does; use the same setting
+		 * as the blocking templates on the same Redis.
+		 * @param handOff whether waiters line up for reservations
+		 * @return this builder
+		 */
+		public Builder handOff(boolean handOff) {
+			this.handOff = handOff;
+			return this;
+		}
+
+		/**
+		 * Build the template.
+		 * @return the template
+		 */
+		public ReactiveRedisLockTemplate build() {
+			return new ReactiveRedisLockTemplate(this);
+		}
+
+	}
+
+}

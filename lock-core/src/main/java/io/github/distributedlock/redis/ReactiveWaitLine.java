@@ -1,0 +1,266 @@
+package io.github.distributedlock.redis;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.jspecify.annotations.Nullable;
+import reactor.core.Disposable;
+
+/**
+ * The reactive waiters of one lock in this JVM, and their wake-up signal: the reactive
+ * counterpart of {@link WaitQueue}, with no thread parked anywhere.
+ * <p>
+ * Waiters line up in FIFO order and only the head talks to Redis, so one release sends
+ * one attempt, not one per waiter. The signal is a counter: the head reads it before an
+ * attempt and sleeps only while it is unchanged, so a message that lands during the
+ * attempt is not lost. Messages are read as {@link ReleaseMessage}s, exactly as the
+ * blocking engine reads them; each is a hint that makes the head try again, never a
+ * grant.
+ * <p>
+ * Callbacks into an acquisition are made outside this line's lock, so an acquisition may
+ * call the line while holding its own.
+ */
+final class ReactiveWaitLine {
+
+	private final String id;
+
+	private final ArrayDeque<ReactiveAcquisition> waiters = new ArrayDeque<>();
+
+	private final Set<String> requests = ConcurrentHashMap.newKeySet();
+
+	private final List<Runnable> onSubscribed = new ArrayList<>();
+
+	private @Nullable ReactiveAcquisition head;
+
+	private volatile boolean subscribed;
+
+	private volatile boolean closed;
+
+	private volatile long signals;
+
+	// Signals that call for another attempt: all but reservations for other waiters.
+	private volatile long retrySignals;
+
+	private volatile long lastProgressNanos;
+
+	private volatile WaitQueue.@Nullable Reservation lastReservation;
+
+	private @Nullable Disposable subscription;
+
+	// Guarded by the ReactiveWaitLines map entry.
+	int references;
+
+	@Nullable Disposable pendingRemoval;
+
+	ReactiveWaitLine(String id) {
+		this.id = id;
+	}
+
+	String id() {
+		return this.id;
+	}
+
+	long signals() {
+		return this.signals;
+	}
+
+	long retrySignals() {
+		return this.retrySignals;
+	}
+
+	long lastProgressNanos() {
+		return this.lastProgressNanos;
+	}
+
+	WaitQueue.@Nullable Reservation lastReservation() {
+		return this.lastReservation;
+	}
+
+	boolean isClosed() {
+		return this.closed;
+	}
+
+	void subscription(Disposable subscription) {
+		synchronized (this) {
+			this.subscription = subscription;
+		}
+	}
+
+	boolean hasSubscription() {
+		synchronized (this) {
+			return this.subscription != null;
+		}
+	}
+
+	boolean isSubscribed() {
+		return this.subscribed;
+	}
+
+	/**
+	 * The subscription failed: waiters try now, and then sleep at most until the holder's
+	 * lease ends, as they do whenever no message comes.
+	 */
+	void lostSubscription() {
+		synchronized (this) {
+			this.subscription = null;
+		}
+		subscribed();
+	}
+
+	/**
+	 * Join the line.
+	 * @return whether the waiter is the head, and so may talk to Redis at once
+	 */
+	boolean join(ReactiveAcquisition waiter) {
+		synchronized (this) {
+			if (this.head == null) {
+				this.head = waiter;
+				return true;
+			}
+			this.waiters.add(waiter);
+			return false;
+		}
+	}
+
+	/**
+	 * Leave the line, at the head or not; a head that leaves hands the turn to the next
+	 * waiter.
+	 */
+	void leave(ReactiveAcquisition waiter) {
+		ReactiveAcquisition next = null;
+		synchronized (this) {
+			if (this.head == waiter) {
+				next = this.waiters.poll();
+				this.head = next;
+			}
+			else {
+				this.waiters.remove(waiter);
+			}
+		}
+		if (next != null) {
+			next.promoted();
+		}
+	}
+
+	/**
+	 * Run the callback once the channel is subscribed (now if it is).
+	 */
+	void whenSubscribed(Runnable callback) {
+		synchronized (this) {
+			if (!this.subscribed && !this.closed) {
+				this.onSubscribed.add(callback);
+				return;
+			}
+		}
+		callback.run();
+	}
+
+	void subscribed() {
+		List<Runnable> callbacks;
+		synchronized (this) {
+			if (this.subscribed) {
+				callbacks = List.of();
+			}
+			else {
+				this.subscribed = true;
+				callbacks = new ArrayList<>(this.onSubscribed);
+				this.onSubscribed.clear();
+			}
+		}
+		if (callbacks.isEmpty()) {
+			// Subscribed again after a reconnect: a release may have been missed.
+			signal(true);
+		}
+		callbacks.forEach(Runnable::run);
+	}
+
+	void expect(HandOffRequest request) {
+		this.requests.add(request.member());
+	}
+
+	void forget(HandOffRequest request) {
+		this.requests.remove(request.member());
+	}
+
+	void markProgress(long nanos) {
+		this.lastProgressNanos = nanos;
+	}
+
+	/**
+	 * Read a message heard on the lock's channel.
+	 */
+	void onMessage(byte[] body) {
+		ReleaseMessage heard = ReleaseMessage.parse(body);
+		if (heard instanceof ReleaseMessage.Reserved reserved) {
+			long now = System.nanoTime();
+			markProgress(now);
+			if (this.requests.contains(reserved.request())) {
+				// A hint, not a grant: the head's own attempt takes the lock, if Redis
+				// agrees.
+				signal(true);
+			}
+			else {
+				this.lastReservation = new WaitQueue.Reservation(reserved.claimMillis(), now);
+				signal(false);
+			}
+			return;
+		}
+		if (heard.wakes(false, false)) {
+			signal(true);
+		}
+	}
+
+	private void signal(boolean retry) {
+		ReactiveAcquisition woken;
+		synchronized (this) {
+			if (retry) {
+				this.retrySignals++;
+			}
+			this.signals++;
+			woken = this.head;
+		}
+		if (woken != null) {
+			woken.signalled();
+		}
+	}
+
+	/**
+	 * Close the line: every waiter fails, and the subscription is dropped.
+	 */
+	void close() {
+		List<ReactiveAcquisition> all;
+		List<Runnable> callbacks;
+		synchronized (this) {
+			this.closed = true;
+			all = new ArrayList<>(this.waiters);
+			if (this.head != null) {
+				all.add(0, this.head);
+			}
+			callbacks = new ArrayList<>(this.onSubscribed);
+			this.onSubscribed.clear();
+		}
+		unsubscribe();
+		callbacks.forEach(Runnable::run);
+		all.forEach(ReactiveAcquisition::closed);
+	}
+
+	void unsubscribe() {
+		Disposable current;
+		synchronized (this) {
+			current = this.subscription;
+			this.subscription = null;
+		}
+		if (current != null) {
+			current.dispose();
+		}
+	}
+
+	@Override
+	public String toString() {
+		return "ReactiveWaitLine[" + this.id + "]";
+	}
+
+}

@@ -1,0 +1,438 @@
+package io.github.distributedlock.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.distributedlock.LockHandle;
+import io.github.distributedlock.LockLeaseLostException;
+import io.github.distributedlock.LockName;
+import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.LockTimeoutException;
+import io.github.distributedlock.ReactiveLockContext;
+import io.github.distributedlock.ReactiveLockHandle;
+import io.github.distributedlock.WaitStrategy;
+import io.github.distributedlock.test.RedisServerExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import reactor.core.Disposable;
+import reactor.core.publisher.BaseSubscriber;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.DefaultRedisScript;
+import org.springframework.data.redis.listener.ChannelTopic;
+import org.springframework.data.redis.listener.ReactiveRedisMessageListenerContainer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The reactive template against a real redis-server: exclusion, wake-ups, timeouts,
+ * cancellation at each step, lease renewal and release of a lost hold.
+ */
+class ReactiveLockTemplateTests {
+
+	private static final Duration BLOCK = Duration.ofSeconds(30);
+
+	@RegisterExtension
+	static RedisServerExtension redis = RedisServerExtension.dedicated();
+
+	private LettuceConnectionFactory factory;
+
+	private ReactiveRedisLockTemplate template;
+
+	private StringRedisTemplate raw;
+
+	@BeforeEach
+	void connect() {
+		this.factory = RedisConnections.standalone(redis.server());
+		this.template = ReactiveRedisLockTemplate.builder(this.factory).build();
+		this.raw = new StringRedisTemplate(this.factory);
+	}
+
+	@AfterEach
+	void disconnect() {
+		this.template.close();
+		this.factory.destroy();
+	}
+
+	private static LockRequest.Builder lock(String key) {
+		return LockRequest.builder("reactive").key(key);
+	}
+
+	private boolean locked(LockRequest request) {
+		return Boolean.TRUE.equals(this.raw.hasKey(this.template.lockKey(request)));
+	}
+
+	@Test
+	void shouldNeverLetTwoConcurrentSubscribersHoldOneLock() {
+		LockRequest request = lock("exclusion").waitTime(Duration.ofSeconds(30)).build();
+		AtomicInteger inside = new AtomicInteger();
+		AtomicInteger maxInside = new AtomicInteger();
+		List<Long> tokens = new CopyOnWriteArrayList<>();
+		List<Long> done = Flux.range(0, 200).flatMap((i) -> this.template.execute(request, (context) -> {
+			maxInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
+			tokens.add(context.fencingToken());
+			return Mono.delay(Duration.ofMillis(1 + i % 3)).doOnNext((tick) -> inside.decrementAndGet());
+		}), 200).collectList().block(BLOCK);
+		assertThat(done).hasSize(200);
+		assertThat(maxInside).hasValue(1);
+		assertThat(tokens).hasSize(200).isSorted().doesNotHaveDuplicates();
+		assertThat(locked(request)).isFalse();
+	}
+
+	@Test
+	void shouldExposeTheHoldAndItsFencingTokenInTheReactorContext() {
+		LockRequest request = lock("context").build();
+		List<Long> seen = this.template
+			.execute(request,
+					(context) -> ReactiveLockContext.current()
+						.map((current) -> List.of(context.fencingToken(), current.fencingToken())))
+			.single()
+			.block(BLOCK);
+		assertThat(seen.get(0)).isPositive().isEqualTo(seen.get(1));
+		assertThat(ReactiveLockContext.find().blockOptional()).isEmpty();
+		assertThatExceptionOfType(IllegalStateException.class)
+			.isThrownBy(() -> ReactiveLockContext.current().block(BLOCK));
+		Long inMono = this.template
+			.locked(request, ReactiveLockContext.current().map(ReactiveLockContext::fencingToken))
+			.block(BLOCK);
+		assertThat(inMono).isGreaterThan(seen.get(0));
+	}
+
+	@Test
+	void shouldWakeAWaiterByTheReleaseLongBeforeTheHoldersLeaseEnds() {
+		LockRequest holderRequest = lock("wake").lease(Duration.ofSeconds(30)).autoRenew(false).build();
+		ReactiveLockHandle holder = this.template.acquire(holderRequest).block(BLOCK);
+		Mono<ReactiveLockHandle> waiter = this.template.acquire(lock("wake").waitTime(Duration.ofSeconds(60)).build())
+			.cache();
+		waiter.subscribe();
+		await().until(() -> this.template.waitLineCount() == 1);
+		Mono.delay(Duration.ofMillis(300)).then(holder.release()).subscribe();
+		long start = System.nanoTime();
+		ReactiveLockHandle next = waiter.block(BLOCK);
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(15));
+		assertThat(next.waited()).isTrue();
+		assertThat(next.fencingToken()).isGreaterThan(holder.fencingToken());
+		next.release().block(BLOCK);
+	}
+
+	@Test
+	void shouldTimeOutWithTheBlockingEnginesExceptionNamingTheLock() {
+		ReactiveLockHandle holder = this.template.acquire(lock("timeout").build()).block(BLOCK);
+		LockRequest request = lock("timeout").waitTime(Duration.ofMillis(300)).build();
+		assertThatExceptionOfType(LockTimeoutException.class)
+			.isThrownBy(() -> this.template.acquire(request).block(BLOCK))
+			.satisfies((ex) -> {
+				assertThat(ex.getLockName()).isEqualTo(LockName.of("reactive", "timeout"));
+				assertThat(ex.getWaited()).isGreaterThanOrEqualTo(Duration.ofMillis(300));
+				assertThat(ex.getHolderRemainingLease()).isNotNull();
+			});
+		assertThat(this.template.tryAcquire(request).blockOptional(BLOCK)).isEmpty();
+		Flux<String> work = this.template.locked(request, Flux.just("never run"));
+		assertThatExceptionOfType(LockTimeoutException.class).isThrownBy(() -> work.blockLast(BLOCK));
+		holder.release().block(BLOCK);
+	}
+
+	@Test
+	void shouldReleaseTheLockWhenTheWorkIsCancelled() {
+		LockRequest request = lock("cancel-held").lease(Duration.ofSeconds(30)).build();
+		AtomicInteger started = new AtomicInteger();
+		Disposable work = this.template.execute(request, (context) -> {
+			started.incrementAndGet();
+			return Mono.never();
+		}).subscribe();
+		await().until(() -> started.get() == 1);
+		assertThat(locked(request)).isTrue();
+		// A waiter that would otherwise wait out the 30 s lease.
+		Mono<ReactiveLockHandle> waiter = this.template
+			.acquire(lock("cancel-held").waitTime(Duration.ofSeconds(20)).build())
+			.cache();
+		waiter.subscribe();
+		await().until(() -> this.template.waitLineCount() == 1);
+		work.dispose();
+		ReactiveLockHandle next = waiter.block(BLOCK);
+		assertThat(next.waitedFor()).isLessThan(Duration.ofSeconds(15));
+		next.release().block(BLOCK);
+	}
+
+	@Test
+	void shouldWithdrawItsRequestWhenCancelledWhileWaiting() {
+		LockRequest request = lock("cancel-waiting").build();
+		ReactiveLockHandle holder = this.template.acquire(request).block(BLOCK);
+		String requests = LockKeys.requests(this.template.lockKey(request));
+		Disposable waiter = this.template.acquire(lock("cancel-waiting").waitTime(Duration.ofSeconds(30)).build())
+			.subscribe();
+		await().until(() -> Boolean.TRUE.equals(this.raw.hasKey(requests)));
+		waiter.dispose();
+		await().until(() -> !Boolean.TRUE.equals(this.raw.hasKey(requests)));
+		holder.release().block(BLOCK);
+		// Released to nobody: no reservation waits for the cancelled waiter.
+		assertThat(locked(request)).isFalse();
+		assertThat(this.template.acquire(lock("cancel-waiting").waitTime(Duration.ZERO).build()).block(BLOCK))
+			.isNotNull();
+	}
+
+	@Test
+	void shouldLeaveNoHoldBehindWhenCancelledAtAnyStep() {
+		LockRequest request = lock("cancel-in-flight").lease(Duration.ofSeconds(30)).build();
+		List<ReactiveLockHandle> delivered = new CopyOnWriteArrayList<>();
+		for (int i = 0; i < 300; i++) {
+			// Cancelled right after subscribing: while the attempt is in flight, or
+			// waiting, or (rarely) after the hold was delivered, which makes it the
+			// subscriber's to release.
+			BaseSubscriber<ReactiveLockHandle> subscriber = new BaseSubscriber<>() {
+
+				@Override
+				protected void hookOnNext(ReactiveLockHandle handle) {
+					// Kept even if it arrives as the subscriber cancels, which a lambda
+					// subscriber would drop.
+					delivered.add(handle);
+				}
+
+			};
+			this.template.acquire(request).subscribe(subscriber);
+			subscriber.dispose();
+		}
+		await().atMost(Duration.ofSeconds(10)).until(() -> {
+			Flux.fromIterable(delivered).flatMap(ReactiveLockHandle::release).blockLast(BLOCK);
+			return !locked(request) && this.template.waitingSubscriptions() == 0;
+		});
+		assertThat(delivered).hasSizeLessThan(300);
+		ReactiveLockHandle handle = this.template.acquire(lock("cancel-in-flight").waitTime(Duration.ZERO).build())
+			.block(BLOCK);
+		assertThat(handle).isNotNull();
+		handle.release().block(BLOCK);
+	}
+
+	@Test
+	void shouldReleaseAHoldGrantedAfterTheSubscriberCancelledTheAttemptInFlight() {
+		LockRequest request = lock("granted-after-cancel").lease(Duration.ofSeconds(30)).build();
+		String channel = LockKeys.releaseChannel(this.template.lockKey(request));
+		List<String> released = new CopyOnWriteArrayList<>();
+		ReactiveRedisMessageListenerContainer listener = new ReactiveRedisMessageListenerContainer(this.factory);
+		try {
+			Disposable listening = listener.receiveLater(ChannelTopic.of(channel))
+				.block(BLOCK)
+				.subscribe((message) -> released.add(message.getMessage()));
+			// Keep Redis busy, so that the attempt below is surely in flight when
+			// cancelled.
+			Mono<Long> busy = Mono.fromCallable(() -> this.raw.execute(
+					new DefaultRedisScript<>("local s = redis.call('TIME') repeat local n = redis.call('TIME') "
+							+ "until (n[1] - s[1]) * 1000000 + (n[2] - s[2]) > 400000 return 1", Long.class),
+					List.of()))
+				.subscribeOn(Schedulers.boundedElastic())
+				.cache();
+			busy.subscribe();
+			sleep(100);
+			this.template.acquire(request).subscribe().dispose();
+			busy.block(BLOCK);
+			// Redis ran the attempt after the cancel and granted it; the engine released
+			// it.
+			await().until(() -> released.size() == 1);
+			assertThat(locked(request)).isFalse();
+			assertThat(this.template.acquire(lock("granted-after-cancel").waitTime(Duration.ZERO).build())
+				.flatMap(ReactiveLockHandle::release)
+				.then(Mono.just(true))
+				.block(BLOCK)).isTrue();
+			listening.dispose();
+		}
+		finally {
+			listener.destroy();
+		}
+	}
+
+	@Test
+	void shouldKeepAShortLeaseAliveWhileHeld() throws InterruptedException {
+		LockRequest request = lock("renewal").lease(Duration.ofMillis(600)).autoRenew(true).build();
+		ReactiveLockHandle held = this.template.acquire(request).block(BLOCK);
+		LockRequest other = lock("renewal").waitTime(Duration.ZERO).build();
+		for (int i = 0; i < 8; i++) {
+			Thread.sleep(250);
+			assertThat(this.template.tryAcquire(other).blockOptional(BLOCK)).isEmpty();
+		}
+		assertThat(held.isHeld().block(BLOCK)).isTrue();
+		assertThat(held.remainingLease()).isPositive();
+		held.release().block(BLOCK);
+		assertThat(locked(request)).isFalse();
+	}
+
+	@Test
+	void shouldNotEndANewerHoldWhenAnExpiredHoldIsReleased() {
+		LockRequest shortLease = lock("expired").lease(Duration.ofMillis(200)).autoRenew(false).build();
+		ReactiveLockHandle expired = this.template.acquire(shortLease).block(BLOCK);
+		await().until(() -> !locked(shortLease));
+		ReactiveLockHandle newer = this.template.acquire(lock("expired").lease(Duration.ofSeconds(30)).build())
+			.block(BLOCK);
+		assertThatExceptionOfType(LockLeaseLostException.class).isThrownBy(() -> expired.release().block(BLOCK))
+			.satisfies((ex) -> assertThat(ex.getFencingToken()).isEqualTo(expired.fencingToken()));
+		assertThat(newer.isHeld().block(BLOCK)).isTrue();
+		assertThat(expired.isHeld().block(BLOCK)).isFalse();
+		newer.release().block(BLOCK);
+		// Releasing again does nothing.
+		newer.release().block(BLOCK);
+	}
+
+	@Test
+	void shouldReportALostLeaseAfterTheWorkWithoutHidingItsError() {
+		LockRequest request = lock("lost").lease(Duration.ofMillis(200)).autoRenew(false).build();
+		Mono<String> slow = Mono.delay(Duration.ofMillis(600)).thenReturn("late");
+		assertThatExceptionOfType(LockLeaseLostException.class)
+			.isThrownBy(() -> this.template.locked(request, slow).block(BLOCK));
+		Mono<String> failing = Mono.delay(Duration.ofMillis(600)).then(Mono.error(new IllegalStateException("work")));
+		assertThatExceptionOfType(IllegalStateException.class)
+			.isThrownBy(() -> this.template.locked(request, failing).block(BLOCK))
+			.satisfies((ex) -> assertThat(ex.getSuppressed()).hasAtLeastOneElementOfType(LockLeaseLostException.class));
+	}
+
+	@Test
+	void shouldExcludeTheBlockingEngineOnTheSameLock() {
+		RedisLockTemplate blocking = RedisLockTemplate.builder(this.factory).build();
+		try {
+			LockRequest request = lock("mixed").waitTime(Duration.ofSeconds(20)).build();
+			LockHandle blockingHold = blocking.acquire(request);
+			assertThat(this.template.tryAcquire(lock("mixed").waitTime(Duration.ZERO).build()).blockOptional(BLOCK))
+				.isEmpty();
+			Mono<ReactiveLockHandle> waiter = this.template.acquire(request).cache();
+			waiter.subscribe();
+			await().until(() -> this.template.waitLineCount() == 1);
+			blockingHold.close();
+			ReactiveLockHandle reactiveHold = waiter.block(BLOCK);
+			assertThat(reactiveHold.fencingToken()).isGreaterThan(blockingHold.fencingToken());
+			assertThat(blocking.tryAcquire(lock("mixed").waitTime(Duration.ZERO).build())).isEmpty();
+			reactiveHold.release().block(BLOCK);
+			try (LockHandle again = blocking.acquire(request)) {
+				assertThat(again.fencingToken()).isGreaterThan(reactiveHold.fencingToken());
+			}
+		}
+		finally {
+			blocking.close();
+		}
+	}
+
+	@Test
+	void shouldExcludeBlockingThreadsAndReactiveSubscribersContendingForOneLock() throws Exception {
+		RedisLockTemplate blocking = RedisLockTemplate.builder(this.factory).build();
+		ExecutorService threads = Executors.newFixedThreadPool(4);
+		try {
+			LockRequest request = lock("contended").waitTime(Duration.ofSeconds(60)).build();
+			AtomicInteger inside = new AtomicInteger();
+			AtomicInteger maxInside = new AtomicInteger();
+			List<Future<?>> blockingWork = new ArrayList<>();
+			for (int t = 0; t < 4; t++) {
+				blockingWork.add(threads.submit(() -> {
+					for (int i = 0; i < 25; i++) {
+						blocking.executeWithoutResult(request, (context) -> {
+							maxInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
+							sleep(1);
+							inside.decrementAndGet();
+						});
+					}
+				}));
+			}
+			Long reactiveHolds = Flux.range(0, 100).flatMap((i) -> this.template.execute(request, (context) -> {
+				maxInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
+				return Mono.delay(Duration.ofMillis(1)).doOnNext((tick) -> inside.decrementAndGet());
+			}), 100).count().block(Duration.ofSeconds(90));
+			for (Future<?> work : blockingWork) {
+				work.get(90, TimeUnit.SECONDS);
+			}
+			assertThat(reactiveHolds).isEqualTo(100);
+			assertThat(maxInside).hasValue(1);
+		}
+		finally {
+			threads.shutdownNow();
+			blocking.close();
+		}
+	}
+
+	@Test
+	void shouldWakeABlockingWaiterByAReactiveRelease() throws Exception {
+		RedisLockTemplate blocking = RedisLockTemplate.builder(this.factory).build();
+		ExecutorService threads = Executors.newSingleThreadExecutor();
+		try {
+			LockRequest request = lock("wake-blocking").lease(Duration.ofSeconds(30)).autoRenew(false).build();
+			ReactiveLockHandle held = this.template.acquire(request).block(BLOCK);
+			Future<Long> waiter = threads.submit(() -> {
+				try (LockHandle handle = blocking
+					.acquire(lock("wake-blocking").waitTime(Duration.ofSeconds(60)).build())) {
+					return handle.fencingToken();
+				}
+			});
+			await().until(() -> blocking.waitingThreads() == 1);
+			held.release().block(BLOCK);
+			assertThat(waiter.get(15, TimeUnit.SECONDS)).isGreaterThan(held.fencingToken());
+		}
+		finally {
+			threads.shutdownNow();
+			blocking.close();
+		}
+	}
+
+	@Test
+	void shouldWaitByPollingWhenAsked() {
+		LockRequest request = lock("polling").lease(Duration.ofSeconds(30)).autoRenew(false).build();
+		ReactiveLockHandle held = this.template.acquire(request).block(BLOCK);
+		Mono<ReactiveLockHandle> waiter = this.template
+			.acquire(lock("polling").waitStrategy(WaitStrategy.POLLING).waitTime(Duration.ofSeconds(20)).build())
+			.cache();
+		waiter.subscribe();
+		await().until(() -> this.template.waitingSubscriptions() == 1);
+		held.release().block(BLOCK);
+		ReactiveLockHandle next = waiter.block(BLOCK);
+		assertThat(next.waitedFor()).isLessThan(Duration.ofSeconds(15));
+		assertThat(next.attempts()).isGreaterThan(1);
+		next.release().block(BLOCK);
+	}
+
+	private static void sleep(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	@Test
+	void shouldRefuseWhatItDoesNotSupportNamingTheLock() {
+		List<LockRequest> refused = new ArrayList<>();
+		refused.add(lock("refused").fair(true).build());
+		refused.add(lock("refused").owner("batch").build());
+		refused.add(lock("refused").mode(io.github.distributedlock.LockMode.READ).build());
+		for (LockRequest request : refused) {
+			assertThatExceptionOfType(IllegalArgumentException.class)
+				.isThrownBy(() -> this.template.acquire(request).block(BLOCK))
+				.withMessageContaining("reactive:refused");
+		}
+	}
+
+	@Test
+	void shouldFailWaitersWhenClosed() {
+		ReactiveLockHandle holder = this.template.acquire(lock("closed").build()).block(BLOCK);
+		Mono<ReactiveLockHandle> waiter = this.template.acquire(lock("closed").waitTime(Duration.ofSeconds(30)).build())
+			.cache();
+		waiter.subscribe(null, (ex) -> {
+		});
+		await().until(() -> this.template.waitLineCount() == 1);
+		this.template.close();
+		assertThatExceptionOfType(io.github.distributedlock.LockAccessException.class)
+			.isThrownBy(() -> waiter.block(BLOCK))
+			.withMessageContaining("reactive:closed");
+		holder.release().block(BLOCK);
+	}
+
+}
