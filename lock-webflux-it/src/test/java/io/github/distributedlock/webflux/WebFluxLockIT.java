@@ -67,9 +67,11 @@ class WebFluxLockIT {
 	static void startInstances() {
 		RedisServer server = redis.server();
 		for (int i = 0; i < INSTANCES; i++) {
+			String name = "orders-" + i;
 			instances.add(JvmProcess.builder(OrdersApplication.class)
-				.name("orders-" + i)
-				.errorTo(logs.resolve("orders-" + i + ".log"))
+				.name(name)
+				.errorTo(logs.resolve(name + ".log"))
+				.lines((line) -> echoLogLine(name, line))
 				.args("--server.port=0", "--spring.data.redis.url=" + server.uri(), "--orders.instance=p" + i,
 						"--spring.main.banner-mode=off", "--logging.level.root=WARN")
 				.start());
@@ -84,6 +86,17 @@ class WebFluxLockIT {
 		instances.forEach(JvmProcess::close);
 	}
 
+	/**
+	 * Pass the port line on; echo the rest (the application's log, warnings and errors
+	 * only) to this JVM's standard error, so a failed start shows why.
+	 */
+	private static String echoLogLine(String name, String line) {
+		if (!line.startsWith("PORT ")) {
+			System.err.println(name + ": " + line);
+		}
+		return line;
+	}
+
 	@Test
 	void shouldNeverOverlapSectionsOfAnIdAcrossInstancesUnderConcurrentRequests() {
 		int perInstance = 30;
@@ -94,7 +107,7 @@ class WebFluxLockIT {
 			int instance = n % INSTANCES;
 			String id = ids.get((n / INSTANCES) % ids.size());
 			long hold = 20 + random.nextInt(31);
-			calls.add(new Call(instance, id,
+			calls.add(new Call(id,
 					this.http.sendAsync(get(instance, "/orders/" + id + "?hold=" + hold), BodyHandlers.ofString())));
 		}
 		Map<Integer, Integer> statuses = new HashMap<>();
@@ -139,7 +152,8 @@ class WebFluxLockIT {
 			assertThat(held.instance()).isEqualTo("p0");
 			CompletableFuture<HttpResponse<String>> next = this.http.sendAsync(get(1, "/orders/c?hold=0"),
 					BodyHandlers.ofString());
-			// Waiting in the other JVM: its acquisition has filed its hand-off request.
+			// Waiting in the other JVM: its acquisition has filed its hand-off request
+			// (the engine's key of the requests for this lock).
 			await().atMost(Duration.ofSeconds(20))
 				.until(() -> Long.valueOf(1).equals(server.command("EXISTS", "lock:{orders:c}:requests")));
 			assertThat(next).isNotDone();
@@ -149,14 +163,14 @@ class WebFluxLockIT {
 			Duration afterCancel = Duration.ofNanos(System.nanoTime() - cancelledAt);
 			assertThat(response.statusCode()).as("response of the waiting instance: %s", response.body())
 				.isEqualTo(200);
-			assertThat(Long.parseLong(response.body())).isGreaterThan(held.token());
+			long granted = Long.parseLong(response.body());
+			assertThat(granted).isGreaterThan(held.token());
 			assertThat(afterCancel).as("lock free after the disconnect, with a 30 s lease and a 20 s section")
 				.isLessThan(Duration.ofSeconds(5));
 			List<Entry> entries = sections("c");
 			assertThat(entries).extracting(Entry::event, Entry::token, Entry::instance)
-				.containsExactly(tuple("enter", held.token(), "p0"),
-						tuple("enter", Long.parseLong(response.body()), "p1"),
-						tuple("exit", Long.parseLong(response.body()), "p1"));
+				.containsExactly(tuple("enter", held.token(), "p0"), tuple("enter", granted, "p1"),
+						tuple("exit", granted, "p1"));
 		}
 	}
 
@@ -195,7 +209,7 @@ class WebFluxLockIT {
 		return violations;
 	}
 
-	private record Call(int instance, String id, CompletableFuture<HttpResponse<String>> response) {
+	private record Call(String id, CompletableFuture<HttpResponse<String>> response) {
 	}
 
 	private record Entry(String event, long token, String instance, long millis) {
