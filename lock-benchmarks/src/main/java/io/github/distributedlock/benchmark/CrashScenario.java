@@ -29,9 +29,10 @@ final class CrashScenario {
 				Library.compared().size() * trials, "256m");
 		try {
 			List<CrashResult> results = new ArrayList<>();
-			for (Library library : Library.compared()) {
-				int first = library.ordinal() * trials;
-				results.add(run(run, library, holders.subList(first, first + trials)));
+			List<Library> libraries = Library.compared();
+			for (int i = 0; i < libraries.size(); i++) {
+				int first = i * trials;
+				results.add(run(run, libraries.get(i), holders.subList(first, first + trials)));
 			}
 			return results;
 		}
