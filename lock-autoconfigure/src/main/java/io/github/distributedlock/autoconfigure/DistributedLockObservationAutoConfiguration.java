@@ -5,9 +5,12 @@ import io.github.distributedlock.observation.LockGauges;
 import io.github.distributedlock.observation.LockMetrics;
 import io.github.distributedlock.observation.LockObservationConvention;
 import io.github.distributedlock.observation.ObservedLockTemplate;
+import io.github.distributedlock.observation.ObservedReactiveLockTemplate;
+import io.github.distributedlock.redis.ReactiveRedisLockTemplate;
 import io.github.distributedlock.redis.RedisLockTemplate;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
+import reactor.core.publisher.Flux;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -29,9 +32,11 @@ import org.springframework.context.annotation.Primary;
  * that Boot's metrics auto-configuration binds to the registries. With an
  * {@link ObservationRegistry} bean: an {@link ObservedLockTemplate} around the
  * {@link RedisLockTemplate}, as the primary {@code LockTemplate}, which the aspect uses
- * too; {@code RedisLockTemplate} can still be injected as such.
+ * too; {@code RedisLockTemplate} can still be injected as such. Likewise, with Reactor,
+ * an {@link ObservedReactiveLockTemplate} around the {@link ReactiveRedisLockTemplate},
+ * as the primary {@code ReactiveLockTemplate}.
  */
-@AutoConfiguration(after = DistributedLockAutoConfiguration.class,
+@AutoConfiguration(after = { DistributedLockAutoConfiguration.class, DistributedLockReactiveAutoConfiguration.class },
 		afterName = {
 				"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
 				"org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
@@ -72,6 +77,23 @@ public final class DistributedLockObservationAutoConfiguration {
 		ObservedLockTemplate observedLockTemplate(RedisLockTemplate lockTemplate,
 				ObservationRegistry observationRegistry, ObjectProvider<LockObservationConvention> convention) {
 			return new ObservedLockTemplate(lockTemplate, observationRegistry, convention.getIfAvailable());
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass({ ObservationRegistry.class, Flux.class })
+	@ConditionalOnBean(ObservationRegistry.class)
+	static class ReactiveObservationConfiguration {
+
+		@Bean
+		@Primary
+		@ConditionalOnSingleCandidate(ReactiveRedisLockTemplate.class)
+		@ConditionalOnMissingBean
+		ObservedReactiveLockTemplate observedReactiveLockTemplate(ReactiveRedisLockTemplate reactiveLockTemplate,
+				ObservationRegistry observationRegistry, ObjectProvider<LockObservationConvention> convention) {
+			return new ObservedReactiveLockTemplate(reactiveLockTemplate, observationRegistry,
+					convention.getIfAvailable());
 		}
 
 	}

@@ -1,9 +1,11 @@
 package io.github.distributedlock.autoconfigure;
 
+import io.github.distributedlock.LockListener;
 import io.github.distributedlock.ReactiveLockTemplate;
 import io.github.distributedlock.redis.ReactiveRedisLockTemplate;
 import reactor.core.publisher.Flux;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -19,7 +21,8 @@ import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
  * {@link ReactiveRedisLockTemplate} on the application's
  * {@link ReactiveRedisConnectionFactory}, when Reactor is on the class path, with the
  * {@code distributed-lock.*} defaults, key prefix, hand-off and watchdog settings of the
- * blocking template, so that the two exclude each other. Closed when the context stops.
+ * blocking template, so that the two exclude each other, and the same
+ * {@link LockListener} beans (metrics, lost-lease events). Closed when the context stops.
  */
 @AutoConfiguration(afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
 		"org.springframework.boot.data.redis.autoconfigure.DataRedisReactiveAutoConfiguration" })
@@ -32,15 +35,16 @@ public final class DistributedLockReactiveAutoConfiguration {
 	@ConditionalOnMissingBean(ReactiveLockTemplate.class)
 	@ConditionalOnSingleCandidate(ReactiveRedisConnectionFactory.class)
 	ReactiveRedisLockTemplate reactiveLockTemplate(ReactiveRedisConnectionFactory connectionFactory,
-			DistributedLockProperties properties) {
+			DistributedLockProperties properties, ObjectProvider<LockListener> listeners) {
 		LockPropertiesCheck.check(properties);
-		return ReactiveRedisLockTemplate.builder(connectionFactory)
+		ReactiveRedisLockTemplate.Builder builder = ReactiveRedisLockTemplate.builder(connectionFactory)
 			.defaults(DistributedLockAutoConfiguration.RedisLockTemplateConfiguration.defaults(properties))
 			.keyPrefix(properties.getKeyPrefix())
 			.subscriptionLinger(properties.getSubscriptionLinger())
 			.handOff(properties.isHandOff())
-			.watchdog(properties.getWatchdog().isEnabled())
-			.build();
+			.watchdog(properties.getWatchdog().isEnabled());
+		listeners.orderedStream().forEach(builder::listener);
+		return builder.build();
 	}
 
 }

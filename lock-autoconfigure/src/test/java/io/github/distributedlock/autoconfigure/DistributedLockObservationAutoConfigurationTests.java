@@ -1,10 +1,14 @@
 package io.github.distributedlock.autoconfigure;
 
 import io.github.distributedlock.DistributedLock;
+import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.LockTemplate;
+import io.github.distributedlock.ReactiveLockTemplate;
 import io.github.distributedlock.observation.LockGauges;
 import io.github.distributedlock.observation.LockMetrics;
 import io.github.distributedlock.observation.ObservedLockTemplate;
+import io.github.distributedlock.observation.ObservedReactiveLockTemplate;
+import io.github.distributedlock.redis.ReactiveRedisLockTemplate;
 import io.github.distributedlock.redis.RedisLockTemplate;
 import io.github.distributedlock.test.RedisServer;
 import io.github.distributedlock.test.RedisServerExtension;
@@ -15,6 +19,7 @@ import io.micrometer.observation.tck.TestObservationRegistry;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import reactor.core.publisher.Mono;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
@@ -83,6 +88,55 @@ class DistributedLockObservationAutoConfigurationTests {
 	}
 
 	@Test
+	void shouldObserveTheReactiveTemplateAndKeepItsEngineInjectableWhenThereIsAnObservationRegistry() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(DistributedLockReactiveAutoConfiguration.class))
+			.withBean(ObservationRegistry.class, TestObservationRegistry::create)
+			.withBean(ReactiveService.class)
+			.run((context) -> {
+				ReactiveLockTemplate template = context.getBean(ReactiveLockTemplate.class);
+				assertThat(template).isInstanceOf(ObservedReactiveLockTemplate.class);
+				assertThat(((ObservedReactiveLockTemplate) template).getDelegate())
+					.isSameAs(context.getBean(ReactiveRedisLockTemplate.class));
+				assertThat(context.getBean(ReactiveService.class).run("7").block()).isEqualTo("ran 7");
+				TestObservationRegistry registry = (TestObservationRegistry) context.getBean(ObservationRegistry.class);
+				assertThat(registry).hasSingleObservationThat()
+					.hasNameEqualTo("distributed.lock")
+					.hasLowCardinalityKeyValue("lock.scope", "observed_reactive")
+					.hasLowCardinalityKeyValue("lock.outcome", "acquired")
+					.hasHighCardinalityKeyValue("lock.key", "7")
+					.hasHighCardinalityKeyValue("lock.origin", "ReactiveService.run");
+			});
+	}
+
+	@Test
+	void shouldReportReactiveLocksToLockMetricsWhenThereIsAMeterRegistry() {
+		this.contextRunner
+			.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
+					DistributedLockReactiveAutoConfiguration.class))
+			.withBean(SimpleMeterRegistry.class)
+			.run((context) -> {
+				assertThat(context).doesNotHaveBean(ObservedReactiveLockTemplate.class);
+				context.getBean(ReactiveLockTemplate.class)
+					.locked(LockRequest.of("metered_reactive", "1"), Mono.just("done"))
+					.block();
+				MeterRegistry registry = context.getBean(MeterRegistry.class);
+				assertThat(registry.get("distributed.lock.acquired")
+					.tag("lock.scope", "metered_reactive")
+					.counter()
+					.count()).isEqualTo(1);
+				assertThat(registry.get("distributed.lock.hold").tag("lock.scope", "metered_reactive").timer().count())
+					.isEqualTo(1);
+			});
+	}
+
+	@Test
+	void shouldNotObserveTheReactiveTemplateWhenThereIsNoRegistry() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(DistributedLockReactiveAutoConfiguration.class))
+			.run((context) -> assertThat(context.getBean(ReactiveLockTemplate.class))
+				.isInstanceOf(ReactiveRedisLockTemplate.class));
+	}
+
+	@Test
 	void shouldInstrumentNothingWhenMicrometerIsMissing() {
 		this.contextRunner.withClassLoader(new FilteredClassLoader(MeterRegistry.class, ObservationRegistry.class))
 			.run((context) -> assertThat(context).hasNotFailed()
@@ -95,6 +149,15 @@ class DistributedLockObservationAutoConfigurationTests {
 
 		@DistributedLock(scope = "observed", key = "#id")
 		public void run(String id) {
+		}
+
+	}
+
+	static class ReactiveService {
+
+		@DistributedLock(scope = "observed_reactive", key = "#id")
+		public Mono<String> run(String id) {
+			return Mono.just("ran " + id);
 		}
 
 	}

@@ -1,8 +1,12 @@
 package io.github.distributedlock.autoconfigure;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.distributedlock.LockHandle;
+import io.github.distributedlock.LockLeaseLostException;
+import io.github.distributedlock.LockLostEvent;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.LockTemplate;
 import io.github.distributedlock.ReactiveLockHandle;
@@ -20,10 +24,13 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Tests for {@link DistributedLockReactiveAutoConfiguration}.
@@ -67,6 +74,31 @@ class DistributedLockReactiveAutoConfigurationTests {
 			assertThat(reactive.tryAcquire(request).blockOptional(Duration.ofSeconds(10))).isEmpty();
 			assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(150));
 			held.release().block(Duration.ofSeconds(10));
+		});
+	}
+
+	@Test
+	void shouldPublishALockLostEventWhenAReactiveHoldIsReleasedAfterItsLeaseEnded() {
+		List<LockLostEvent> events = new CopyOnWriteArrayList<>();
+		ApplicationListener<LockLostEvent> listener = events::add;
+		this.contextRunner.withBean("lostListener", ApplicationListener.class, () -> listener).run((context) -> {
+			ReactiveRedisLockTemplate reactive = context.getBean(ReactiveRedisLockTemplate.class);
+			LockRequest request = LockRequest.builder("autoconfigured")
+				.key("lost")
+				.lease(Duration.ofMillis(100))
+				.build();
+			ReactiveLockHandle held = reactive.acquire(request).block(Duration.ofSeconds(10));
+			await().until(() -> reactive.acquire(request)
+				.flatMap((other) -> other.release().thenReturn(true))
+				.blockOptional(Duration.ofSeconds(10))
+				.isPresent());
+			assertThatExceptionOfType(LockLeaseLostException.class)
+				.isThrownBy(() -> held.release().block(Duration.ofSeconds(10)));
+			await().until(() -> !events.isEmpty());
+			assertThat(events).singleElement().satisfies((event) -> {
+				assertThat(event.getLockName()).isEqualTo(request.name());
+				assertThat(event.getFencingToken()).isEqualTo(held.fencingToken());
+			});
 		});
 	}
 

@@ -1,5 +1,8 @@
 package io.github.distributedlock.benchmark;
 
+import java.util.Arrays;
+import java.util.List;
+
 /**
  * A lock implementation under comparison, named the same way in worker commands and in
  * the report.
@@ -16,6 +19,12 @@ public enum Library {
 	 * This project's {@code RedisLockTemplate} with the {@code PUBSUB} wait strategy.
 	 */
 	THIS_PROJECT("ours", "this project (PUBSUB)", "this project", false),
+
+	/**
+	 * This project's {@code ReactiveRedisLockTemplate}, driven from worker threads that
+	 * block on its publishers; measured in scenario 2 with 2 processes only.
+	 */
+	THIS_PROJECT_REACTIVE("ours-reactive", "this project, reactive (PUBSUB)", "this project (reactive)", false),
 
 	/**
 	 * Redisson's {@code RLock}.
@@ -41,6 +50,15 @@ public enum Library {
 		this.title = title;
 		this.shortTitle = shortTitle;
 		this.peer = peer;
+	}
+
+	/**
+	 * Return the libraries every scenario compares: all but the reactive template, which
+	 * only scenario 2 measures, beside the blocking one.
+	 * @return the compared libraries, in report order
+	 */
+	public static List<Library> compared() {
+		return Arrays.stream(values()).filter((library) -> library != THIS_PROJECT_REACTIVE).toList();
 	}
 
 	/**
@@ -86,7 +104,7 @@ public enum Library {
 	 */
 	public String redisKey(String key) {
 		return switch (this) {
-			case THIS_PROJECT -> "lock:{bench:" + key + "}";
+			case THIS_PROJECT, THIS_PROJECT_REACTIVE -> "lock:{bench:" + key + "}";
 			case SPRING_INTEGRATION -> "bench-si:" + key;
 			case FLOOR, REDISSON -> key;
 		};

@@ -25,7 +25,7 @@ final class ManyKeysScenario {
 	static List<ManyKeysResult> run(BenchmarkRun run) {
 		BenchmarkSettings settings = run.settings();
 		List<ManyKeysResult> results = new ArrayList<>();
-		for (Library library : Library.values()) {
+		for (Library library : Library.compared()) {
 			Measured measured = run.measure(run.pool(PROCESSES), spec(settings, library, "-many"));
 			PhaseResult phase = measured.phase();
 			ManyKeysResult result = new ManyKeysResult(library, PROCESSES, settings.manyKeysThreads(),

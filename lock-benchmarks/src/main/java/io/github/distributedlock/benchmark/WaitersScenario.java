@@ -3,7 +3,6 @@ package io.github.distributedlock.benchmark;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -29,7 +28,7 @@ final class WaitersScenario {
 	}
 
 	static List<WaitersResult> run(BenchmarkRun run) {
-		List<Library> libraries = Arrays.stream(Library.values()).filter((l) -> l != Library.FLOOR).toList();
+		List<Library> libraries = Library.compared().stream().filter((l) -> l != Library.FLOOR).toList();
 		// Fresh JVMs for every library, started at once: until told to wait they hold no
 		// client and no connection.
 		List<WorkerProcess> all = run.startWorkers(run.settings().waiterJava(), PROCESSES * libraries.size(), "1g");

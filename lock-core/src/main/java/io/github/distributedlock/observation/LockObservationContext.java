@@ -7,18 +7,22 @@ import io.github.distributedlock.LockContext;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.LockTimeoutException;
+import io.github.distributedlock.ReactiveLockContext;
 import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The {@link Observation.Context} of one locked execution: the locks requested, and once
- * known whether they were acquired.
+ * known whether they were acquired, by the blocking engine ({@link #getLock()}) or the
+ * reactive one ({@link #getReactiveLock()}).
  */
 public class LockObservationContext extends Observation.Context {
 
 	private final List<LockRequest> requests;
 
 	private volatile @Nullable LockContext lock;
+
+	private volatile @Nullable ReactiveLockContext reactiveLock;
 
 	private volatile Outcome outcome = Outcome.UNKNOWN;
 
@@ -70,11 +74,19 @@ public class LockObservationContext extends Observation.Context {
 	}
 
 	/**
-	 * Return the hold, once the locks were acquired.
+	 * Return the hold, once the locks were acquired by a blocking template.
 	 * @return the hold, or {@code null}
 	 */
 	public @Nullable LockContext getLock() {
 		return this.lock;
+	}
+
+	/**
+	 * Return the reactive hold, once the lock was acquired by a reactive template.
+	 * @return the hold, or {@code null}
+	 */
+	public @Nullable ReactiveLockContext getReactiveLock() {
+		return this.reactiveLock;
 	}
 
 	/**
@@ -90,8 +102,13 @@ public class LockObservationContext extends Observation.Context {
 		this.outcome = Outcome.ACQUIRED;
 	}
 
+	void acquired(ReactiveLockContext lock) {
+		this.reactiveLock = lock;
+		this.outcome = Outcome.ACQUIRED;
+	}
+
 	void failed(Throwable ex) {
-		if (this.lock == null) {
+		if (this.outcome != Outcome.ACQUIRED) {
 			this.outcome = (ex instanceof LockTimeoutException) ? Outcome.TIMED_OUT : Outcome.FAILED;
 		}
 	}

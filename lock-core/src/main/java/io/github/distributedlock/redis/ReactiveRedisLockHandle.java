@@ -6,7 +6,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
+import io.github.distributedlock.LockContext;
 import io.github.distributedlock.LockLeaseLostException;
+import io.github.distributedlock.LockListener;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.ReactiveLockHandle;
@@ -27,6 +29,9 @@ import reactor.core.scheduler.Scheduler;
  * own), with the watchdog's renew script; a renewal that cannot reach Redis is retried
  * every 100 ms until the lease would have ended, and then the hold is lost. A renewal
  * that finds the lock gone or taken marks it lost at once.
+ * <p>
+ * The listeners hear of a normal release, and once of a loss: found by a renewal, an
+ * extension or the release.
  */
 final class ReactiveRedisLockHandle implements ReactiveLockHandle {
 
@@ -42,6 +47,10 @@ final class ReactiveRedisLockHandle implements ReactiveLockHandle {
 
 	private final Consumer<ReactiveRedisLockHandle> onEnd;
 
+	private final LockListener listener;
+
+	private final LockContext context = new ReactiveHoldContext(this);
+
 	private final long acquiredNanos = System.nanoTime();
 
 	private final AtomicBoolean released = new AtomicBoolean();
@@ -54,13 +63,15 @@ final class ReactiveRedisLockHandle implements ReactiveLockHandle {
 
 	/**
 	 * @param onEnd told once the hold is released, lost or closed
+	 * @param listener told of the release or loss of the hold
 	 */
 	ReactiveRedisLockHandle(Grant grant, ReactiveLockCommands commands, Scheduler timer,
-			Consumer<ReactiveRedisLockHandle> onEnd) {
+			Consumer<ReactiveRedisLockHandle> onEnd, LockListener listener) {
 		this.grant = grant;
 		this.commands = commands;
 		this.timer = timer;
 		this.onEnd = onEnd;
+		this.listener = listener;
 		this.leaseEndNanos = grant.sentNanos() + leaseNanos();
 		if (grant.spec().autoRenew()) {
 			scheduleRenewal(grant.sentNanos() + leaseNanos() / 3);
@@ -105,7 +116,15 @@ final class ReactiveRedisLockHandle implements ReactiveLockHandle {
 	private void markLost() {
 		if (this.lost.compareAndSet(false, true)) {
 			stopRenewal();
+			this.listener.leaseLost(this.context);
 		}
+	}
+
+	/**
+	 * Return this hold as the listeners see it.
+	 */
+	LockContext lockContext() {
+		return this.context;
 	}
 
 	void stopRenewal() {
@@ -194,10 +213,11 @@ final class ReactiveRedisLockHandle implements ReactiveLockHandle {
 			return this.commands.release(this.grant.spec(), this.grant.owner(), this.grant.token(), minimumHoldLeft())
 				.flatMap((result) -> {
 					if (result < 0) {
-						this.lost.set(true);
+						markLost();
 						return Mono
 							.error(new LockLeaseLostException(name(), fencingToken(), lostReason("released", result)));
 					}
+					this.listener.released(this.context, Duration.ofNanos(System.nanoTime() - this.acquiredNanos));
 					return Mono.empty();
 				});
 		});

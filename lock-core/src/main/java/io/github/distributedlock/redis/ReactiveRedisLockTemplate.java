@@ -1,6 +1,8 @@
 package io.github.distributedlock.redis;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -8,7 +10,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockDefaults;
+import io.github.distributedlock.LockListener;
 import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.ReactiveLockHandle;
 import io.github.distributedlock.ReactiveLockTemplate;
 import io.github.distributedlock.WaitStrategy;
@@ -56,6 +60,8 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockTemplate, Au
 
 	private final boolean handOff;
 
+	private final LockListeners listeners;
+
 	private volatile boolean closed;
 
 	private ReactiveRedisLockTemplate(Builder builder) {
@@ -66,6 +72,7 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockTemplate, Au
 			defaults = defaults.withWaitStrategy(WaitStrategy.PUBSUB);
 		}
 		this.handOff = builder.handOff;
+		this.listeners = new LockListeners(builder.listeners);
 		LockKeys keys = new LockKeys(builder.keyPrefix, 0);
 		this.commands = new ReactiveLockCommands(builder.connectionFactory, LockKeys.FENCE_IDLE_MILLIS, this.handOff);
 		this.connectionFactory = builder.connectionFactory;
@@ -97,14 +104,17 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockTemplate, Au
 					.start())
 				// A grant that reached a cancelled subscriber: nobody will release it.
 				.doOnDiscard(Grant.class, this::releaseUnused)
+				.doOnError(LockTimeoutException.class,
+						(ex) -> this.listeners.notAcquired(ex.getLockName(), ex.getWaited()))
 				.map(this::hold);
 		});
 	}
 
 	private ReactiveLockHandle hold(Grant grant) {
 		ReactiveRedisLockHandle handle = new ReactiveRedisLockHandle(grant, this.commands, this.timer,
-				this.holds::remove);
+				this.holds::remove, this.listeners);
 		this.holds.add(handle);
+		this.listeners.acquired(handle.lockContext());
 		return handle;
 	}
 
@@ -213,6 +223,8 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockTemplate, Au
 
 		private boolean handOff = true;
 
+		private final List<LockListener> listeners = new ArrayList<>();
+
 		private Builder(ReactiveRedisConnectionFactory connectionFactory) {
 			this.connectionFactory = Objects.requireNonNull(connectionFactory, "connectionFactory must not be null");
 		}
@@ -280,6 +292,18 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockTemplate, Au
 		 */
 		public Builder handOff(boolean handOff) {
 			this.handOff = handOff;
+			return this;
+		}
+
+		/**
+		 * Add a listener, for example for metrics: it hears of acquisitions, timeouts,
+		 * releases and lost leases as from the blocking template, on Reactor's threads,
+		 * where it must not block.
+		 * @param listener the listener
+		 * @return this builder
+		 */
+		public Builder listener(LockListener listener) {
+			this.listeners.add(Objects.requireNonNull(listener, "listener must not be null"));
 			return this;
 		}
 

@@ -151,6 +151,7 @@ public final class HandoffChart {
 		return switch (library) {
 			case FLOOR -> "#7f7f7f";
 			case THIS_PROJECT -> "#1f77b4";
+			case THIS_PROJECT_REACTIVE -> "#17becf";
 			case REDISSON -> "#d62728";
 			case SPRING_INTEGRATION -> "#2ca02c";
 		};

@@ -36,7 +36,7 @@ final class ScaleModel {
 				+ "| bytes / held lock | held locks per GiB | keys left / name | bytes left / name "
 				+ "| many keys on Cluster, 1 → 3 masters |\n");
 		md.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
-		for (Library library : Library.values()) {
+		for (Library library : Library.compared()) {
 			Optional<UncontendedResult> uncontended = find(results.uncontended(), library, UncontendedResult::library);
 			Optional<ContendedResult> contended = results.contended()
 				.stream()

@@ -34,6 +34,7 @@ final class LockClients implements AutoCloseable {
 		return switch (library) {
 			case FLOOR -> new FloorClient(this.host, this.port, this.cluster);
 			case THIS_PROJECT -> new ThisProjectClient(this.host, this.port, this.cluster);
+			case THIS_PROJECT_REACTIVE -> new ThisProjectReactiveClient(this.host, this.port, this.cluster);
 			case REDISSON -> new RedissonLockClient(this.host, this.port, this.cluster);
 			case SPRING_INTEGRATION -> new SpringIntegrationClient(this.host, this.port, this.cluster);
 		};
