@@ -14,11 +14,15 @@ import reactor.core.publisher.Mono;
  */
 enum ReactorResult {
 
-	/** A {@code Mono}: the first element of the locked run. */
+	/**
+	 * A {@code Mono}: the element of the locked run. Taken with {@code singleOrEmpty},
+	 * never {@code next}, which would cancel the run at its element, so that the lock is
+	 * released (and a lost lease reported) before the caller gets it.
+	 */
 	MONO {
 		@Override
 		Object toCaller(Flux<Object> locked) {
-			return locked.next();
+			return locked.singleOrEmpty();
 		}
 	},
 
@@ -47,7 +51,7 @@ enum ReactorResult {
 
 		@Override
 		Object toCaller(Flux<Object> locked) {
-			return locked.next().toFuture();
+			return locked.singleOrEmpty().toFuture();
 		}
 	},
 
@@ -64,7 +68,7 @@ enum ReactorResult {
 
 		@Override
 		Object toCaller(Flux<Object> locked) {
-			return locked.next();
+			return locked.singleOrEmpty();
 		}
 	};
 
