@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
@@ -29,9 +30,13 @@ final class LockedMethodParser {
 
 	private final @Nullable StringValueResolver placeholders;
 
-	LockedMethodParser(Supplier<LockKeyResolver> keyResolver, @Nullable StringValueResolver placeholders) {
+	private final BooleanSupplier reactiveTemplate;
+
+	LockedMethodParser(Supplier<LockKeyResolver> keyResolver, @Nullable StringValueResolver placeholders,
+			BooleanSupplier reactiveTemplate) {
 		this.keyResolver = keyResolver;
 		this.placeholders = placeholders;
+		this.reactiveTemplate = reactiveTemplate;
 	}
 
 	/**
@@ -57,6 +62,12 @@ final class LockedMethodParser {
 		}
 		boolean defaultSkip = defaults.isScheduled() && lock.onTimeout().length == 0;
 		LockedResult result = LockedReturnTypes.check(method, targetClass, onTimeout, defaultSkip, found);
+		if (result.isReactive() && !this.reactiveTemplate.getAsBoolean()) {
+			found.add(((result == LockedResult.SUSPEND_FUNCTION) ? "is a Kotlin suspend function"
+					: "returns " + method.getReturnType().getSimpleName())
+					+ ", whose lock is held through a ReactiveLockTemplate, but the context has no ReactiveLockTemplate "
+					+ "bean; define one (Spring Boot does when there is a ReactiveRedisConnectionFactory)");
+		}
 		Method fallback = FallbackMethods.find(method, targetClass, lock, onTimeout, found);
 		if (found.isEmpty() && request != null) {
 			return new LockedMethod(method, targetClass, origin, request, key, lock.key(), onTimeout, fallback, result);

@@ -28,6 +28,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import reactor.core.publisher.Mono;
 
 import org.springframework.aop.config.AopConfigUtils;
+import org.springframework.beans.factory.BeanCreationException;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -152,6 +153,21 @@ class CompletionStageLockedMethodTests {
 		assertThat(Jobs.calls).hasValue(0);
 		held.release().block(BLOCK);
 		assertThat(this.jobs.skip("busy").orTimeout(30, TimeUnit.SECONDS).join()).isEqualTo("ran");
+	}
+
+	@Test
+	void shouldFailStartupWithoutAReactiveLockTemplateNamingTheMethod() {
+		try (AnnotationConfigApplicationContext blockingOnly = new AnnotationConfigApplicationContext()) {
+			AopConfigUtils.registerAutoProxyCreatorIfNecessary(blockingOnly);
+			blockingOnly.registerBean(LockTemplate.class, () -> this.template);
+			blockingOnly.register(DistributedLockAspectConfiguration.class, Jobs.class);
+			assertThatExceptionOfType(BeanCreationException.class).isThrownBy(blockingOnly::refresh)
+				.havingRootCause()
+				.isInstanceOf(LockAnnotationException.class)
+				.withMessageContaining("Jobs.work(String, int): returns CompletableFuture, whose lock is held "
+						+ "through a ReactiveLockTemplate, but the context has no ReactiveLockTemplate bean")
+				.withMessageContaining("Jobs.failing(String): returns CompletionStage");
+		}
 	}
 
 	static class Jobs {

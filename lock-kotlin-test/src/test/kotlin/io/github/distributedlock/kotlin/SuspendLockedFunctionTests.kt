@@ -143,7 +143,7 @@ class SuspendLockedFunctionTests {
 	}
 
 	@Test
-	fun shouldRefuseFallbackOnASuspendFunctionAtStartupNamingTheMethod() {
+	fun shouldRefuseFallbackOrAMissingReactiveLockTemplateAtStartupNamingTheMethod() {
 		val broken = AnnotationConfigApplicationContext()
 		AopConfigUtils.registerAutoProxyCreatorIfNecessary(broken)
 		broken.registerBean(LockTemplate::class.java, Supplier<LockTemplate> { template })
@@ -151,6 +151,8 @@ class SuspendLockedFunctionTests {
 		assertThatExceptionOfType(Exception::class.java).isThrownBy { broken.refresh() }
 			.withStackTraceContaining("WithFallback.run(String, Continuation)")
 			.withStackTraceContaining("onTimeout = FALLBACK is not supported")
+			.withStackTraceContaining("is a Kotlin suspend function, whose lock is held through a ReactiveLockTemplate, "
+					+ "but the context has no ReactiveLockTemplate bean")
 		broken.close()
 	}
 
