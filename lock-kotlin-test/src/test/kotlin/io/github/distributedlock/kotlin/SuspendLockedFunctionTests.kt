@@ -21,6 +21,8 @@ import kotlinx.coroutines.awaitCancellation
 import kotlinx.coroutines.cancelAndJoin
 import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.delay
+import kotlinx.coroutines.flow.Flow
+import kotlinx.coroutines.flow.flowOf
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.reactor.ReactorContext
 import kotlinx.coroutines.reactor.awaitSingle
@@ -143,14 +145,15 @@ class SuspendLockedFunctionTests {
 	}
 
 	@Test
-	fun shouldRefuseFallbackOrAMissingReactiveLockTemplateAtStartupNamingTheMethod() {
+	fun shouldRefuseFallbackAFlowOrAMissingReactiveLockTemplateAtStartupNamingTheMethod() {
 		val broken = AnnotationConfigApplicationContext()
 		AopConfigUtils.registerAutoProxyCreatorIfNecessary(broken)
 		broken.registerBean(LockTemplate::class.java, Supplier<LockTemplate> { template })
-		broken.register(DistributedLockAspectConfiguration::class.java, WithFallback::class.java)
+		broken.register(DistributedLockAspectConfiguration::class.java, Refused::class.java)
 		assertThatExceptionOfType(Exception::class.java).isThrownBy { broken.refresh() }
-			.withStackTraceContaining("WithFallback.run(String, Continuation)")
+			.withStackTraceContaining("Refused.run(String, Continuation)")
 			.withStackTraceContaining("onTimeout = FALLBACK is not supported")
+			.withStackTraceContaining("Refused.flow(Continuation): is a Kotlin suspend function returning Flow")
 			.withStackTraceContaining("is a Kotlin suspend function, whose lock is held through a ReactiveLockTemplate, "
 					+ "but the context has no ReactiveLockTemplate bean")
 		broken.close()
@@ -225,12 +228,15 @@ class SuspendLockedFunctionTests {
 
 	}
 
-	open class WithFallback {
+	open class Refused {
 
 		@DistributedLock(scope = "jobs", key = "#id", onTimeout = [OnTimeout.FALLBACK], fallback = "instead")
 		open suspend fun run(id: String): String = "ran"
 
 		open suspend fun instead(id: String): String = "fallback"
+
+		@DistributedLock(scope = "jobs")
+		open suspend fun flow(): Flow<String> = flowOf("ran")
 
 	}
 
