@@ -2,9 +2,11 @@ package io.github.distributedlock.aop;
 
 import io.github.distributedlock.DistributedLock;
 import io.github.distributedlock.LockTemplate;
+import io.github.distributedlock.ReactiveLockTemplate;
 
 import org.springframework.aop.Advisor;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
@@ -26,10 +28,11 @@ import org.springframework.core.env.Environment;
  * {@link LockKeyResolver} and a {@link LockTimeoutHandler} bean are used when there is
  * one, and {@link SpelLockKeyResolver} and {@link DefaultLockTimeoutHandler} otherwise;
  * {@link LockTimeoutListener} beans are told of every timeout. Methods returning
- * {@code Mono} or {@code Flux} need a
- * {@link io.github.distributedlock.ReactiveLockTemplate} bean as well. The advisor's
- * order is the {@value #ORDER_PROPERTY} property, {@link #DEFAULT_ORDER} by default.
- * Spring Boot's auto-configuration imports this class.
+ * {@code Mono}, {@code Flux}, {@code CompletionStage} or {@code CompletableFuture}, and
+ * Kotlin suspend functions, need a {@link io.github.distributedlock.ReactiveLockTemplate}
+ * bean as well: without one, they fail the startup. The advisor's order is the
+ * {@value #ORDER_PROPERTY} property, {@link #DEFAULT_ORDER} by default. Spring Boot's
+ * auto-configuration imports this class.
  */
 @Configuration(proxyBeanMethods = false)
 @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
@@ -58,7 +61,14 @@ public class DistributedLockAspectConfiguration {
 	static LockedMethods distributedLockMethods(ObjectProvider<LockKeyResolver> keyResolver,
 			ConfigurableBeanFactory beanFactory) {
 		return new LockedMethods(() -> keyResolver.getIfAvailable(() -> defaultKeyResolver(beanFactory)),
-				new EmbeddedValueResolver(beanFactory));
+				new EmbeddedValueResolver(beanFactory), () -> hasReactiveLockTemplate(beanFactory));
+	}
+
+	private static boolean hasReactiveLockTemplate(ConfigurableBeanFactory beanFactory) {
+		// Only with Reactor, which the template's type needs. Asked of the bean
+		// definitions, without creating any bean.
+		return ReactiveLocking.REACTOR_PRESENT && beanFactory instanceof ListableBeanFactory listable
+				&& listable.getBeanNamesForType(ReactiveLockTemplate.class, true, false).length > 0;
 	}
 
 	@Bean

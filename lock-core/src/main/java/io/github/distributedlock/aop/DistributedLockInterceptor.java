@@ -22,8 +22,9 @@ import org.springframework.util.function.SingletonSupplier;
  * {@link LockTemplate#executeAll(List, LockCallback)} when its key gives several locks,
  * so that {@link io.github.distributedlock.LockContext#current()} works inside it. A
  * timeout of its own lock goes to the {@link LockTimeoutHandler}; everything the method
- * throws is passed on unchanged. A method returning {@code Mono} or {@code Flux} is
- * locked by each subscription instead, through {@link ReactiveLocking}.
+ * throws is passed on unchanged. A method returning {@code Mono}, {@code Flux},
+ * {@code CompletionStage} or {@code CompletableFuture}, or a Kotlin {@code suspend}
+ * function, is locked until its result is done instead, through {@link ReactiveLocking}.
  * <p>
  * The collaborators are looked up on first use, so that creating the advisor early, as
  * auto-proxying does, creates no other bean early.
@@ -80,9 +81,9 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 			return invocation.proceed();
 		}
 		List<LockRequest> requests = locked.requests(target, invocation.getArguments());
-		if (ReactiveLocking.returnsReactive(invocation.getMethod())) {
+		if (locked.result().isReactive()) {
 			// Locked by each subscription, not by this thread.
-			return this.reactive.invoke(invocation, requests,
+			return this.reactive.invoke(invocation, locked.result(), requests,
 					(timeout) -> timedOut(locked, target, invocation, requests, timeout));
 		}
 		boolean[] entered = new boolean[1];

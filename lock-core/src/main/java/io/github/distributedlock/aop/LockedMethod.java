@@ -32,8 +32,11 @@ final class LockedMethod {
 
 	private final @Nullable Method fallback;
 
+	private final LockedResult result;
+
 	LockedMethod(Method method, Class<?> targetClass, String origin, LockRequest template,
-			@Nullable LockKeyExpression key, String keySource, OnTimeout onTimeout, @Nullable Method fallback) {
+			@Nullable LockKeyExpression key, String keySource, OnTimeout onTimeout, @Nullable Method fallback,
+			LockedResult result) {
 		this.method = method;
 		this.targetClass = targetClass;
 		this.origin = origin;
@@ -42,6 +45,7 @@ final class LockedMethod {
 		this.keySource = keySource;
 		this.onTimeout = onTimeout;
 		this.fallback = fallback;
+		this.result = result;
 	}
 
 	Method method() {
@@ -58,6 +62,13 @@ final class LockedMethod {
 
 	@Nullable Method fallback() {
 		return this.fallback;
+	}
+
+	/**
+	 * Return what the method returns, which decides how long its lock is held.
+	 */
+	LockedResult result() {
+		return this.result;
 	}
 
 	/**

@@ -6,8 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Future;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
@@ -16,10 +15,8 @@ import io.github.distributedlock.DistributedLock.OnTimeout;
 import io.github.distributedlock.LockRequest;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.format.annotation.DurationFormat;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
-import org.springframework.scheduling.annotation.Async;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.StringValueResolver;
 
@@ -29,16 +26,17 @@ import org.springframework.util.StringValueResolver;
  */
 final class LockedMethodParser {
 
-	private static final String[] ASYNC_TYPES = { "java.util.concurrent.CompletionStage", "java.util.concurrent.Future",
-			"java.util.concurrent.Flow$Publisher", "org.reactivestreams.Publisher", "kotlinx.coroutines.flow.Flow" };
-
 	private final Supplier<LockKeyResolver> keyResolver;
 
 	private final @Nullable StringValueResolver placeholders;
 
-	LockedMethodParser(Supplier<LockKeyResolver> keyResolver, @Nullable StringValueResolver placeholders) {
+	private final BooleanSupplier reactiveTemplate;
+
+	LockedMethodParser(Supplier<LockKeyResolver> keyResolver, @Nullable StringValueResolver placeholders,
+			BooleanSupplier reactiveTemplate) {
 		this.keyResolver = keyResolver;
 		this.placeholders = placeholders;
+		this.reactiveTemplate = reactiveTemplate;
 	}
 
 	/**
@@ -63,10 +61,16 @@ final class LockedMethodParser {
 			}
 		}
 		boolean defaultSkip = defaults.isScheduled() && lock.onTimeout().length == 0;
-		checkReturnType(method, targetClass, onTimeout, defaultSkip, found);
+		LockedResult result = LockedReturnTypes.check(method, targetClass, onTimeout, defaultSkip, found);
+		if (result.isReactive() && !this.reactiveTemplate.getAsBoolean()) {
+			found.add(((result == LockedResult.SUSPEND_FUNCTION) ? "is a Kotlin suspend function"
+					: "returns " + method.getReturnType().getSimpleName())
+					+ ", whose lock is held through a ReactiveLockTemplate, but the context has no ReactiveLockTemplate "
+					+ "bean; define one (Spring Boot does when there is a ReactiveRedisConnectionFactory)");
+		}
 		Method fallback = FallbackMethods.find(method, targetClass, lock, onTimeout, found);
 		if (found.isEmpty() && request != null) {
-			return new LockedMethod(method, targetClass, origin, request, key, lock.key(), onTimeout, fallback);
+			return new LockedMethod(method, targetClass, origin, request, key, lock.key(), onTimeout, fallback, result);
 		}
 		problems.addAll(found.messages);
 		return null;
@@ -208,66 +212,6 @@ final class LockedMethodParser {
 			found.add(name + " has " + count + " values; give at most one");
 		}
 		return count == 1;
-	}
-
-	private static void checkReturnType(Method method, Class<?> targetClass, OnTimeout onTimeout, boolean defaultSkip,
-			Problems found) {
-		Class<?> type = method.getReturnType();
-		if (onTimeout == OnTimeout.SKIP && type.isPrimitive() && type != void.class) {
-			String skip = defaultSkip ? "onTimeout = SKIP (the default of a @Scheduled method)" : "onTimeout = SKIP";
-			found.add("returns " + type + ", so " + skip + " has no value to return; use THROW or FALLBACK, "
-					+ "or return " + ClassUtils.resolvePrimitiveIfNecessary(type).getSimpleName() + " or Optional");
-		}
-		String async = asyncType(method);
-		if (async == null) {
-			return;
-		}
-		boolean runsAsync = AnnotatedElementUtils.hasAnnotation(method, Async.class)
-				|| AnnotatedElementUtils.hasAnnotation(targetClass, Async.class);
-		if (!runsAsync && ReactiveLocking.isReactive(type)) {
-			// Locked by the subscription, through a ReactiveLockTemplate.
-			return;
-		}
-		if (!runsAsync || !isFuture(type)) {
-			found.add("returns " + async + ": the lock is taken by the calling thread and released when the method "
-					+ "returns, before the asynchronous work is done, so it would not protect that work; "
-					+ "lock inside the asynchronous task instead (an @Async method may return a CompletableFuture)");
-		}
-	}
-
-	private static @Nullable String asyncType(Method method) {
-		Class<?>[] parameters = method.getParameterTypes();
-		if (parameters.length > 0
-				&& parameters[parameters.length - 1].getName().equals("kotlin.coroutines.Continuation")) {
-			return "a Kotlin suspend function";
-		}
-		for (String name : ASYNC_TYPES) {
-			if (isAssignable(name, method.getReturnType())) {
-				return method.getReturnType().getSimpleName();
-			}
-		}
-		return null;
-	}
-
-	private static boolean isFuture(Class<?> type) {
-		return Future.class.isAssignableFrom(type) || CompletionStage.class.isAssignableFrom(type);
-	}
-
-	private static boolean isAssignable(String typeName, Class<?> type) {
-		if (type.getName().equals(typeName)) {
-			return true;
-		}
-		for (Class<?> candidate : ClassUtils.getAllInterfacesForClassAsSet(type)) {
-			if (candidate.getName().equals(typeName)) {
-				return true;
-			}
-		}
-		for (Class<?> superclass = type.getSuperclass(); superclass != null; superclass = superclass.getSuperclass()) {
-			if (superclass.getName().equals(typeName)) {
-				return true;
-			}
-		}
-		return false;
 	}
 
 	static String describe(Method method, Class<?> targetClass) {

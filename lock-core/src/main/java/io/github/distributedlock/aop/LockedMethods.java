@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 import io.github.distributedlock.DistributedLock;
@@ -41,7 +42,20 @@ final class LockedMethods {
 	 * {@code null}
 	 */
 	LockedMethods(Supplier<LockKeyResolver> keyResolver, @Nullable StringValueResolver placeholders) {
-		this.parser = new LockedMethodParser(SingletonSupplier.of(keyResolver), placeholders);
+		this(keyResolver, placeholders, () -> true);
+	}
+
+	/**
+	 * Create the cache, refusing methods whose lock needs a
+	 * {@link io.github.distributedlock.ReactiveLockTemplate} when there is none.
+	 * @param keyResolver supplies the key resolver, on first use
+	 * @param placeholders resolves {@code ${...}} placeholders in duration strings, or
+	 * {@code null}
+	 * @param reactiveTemplate tells whether the context has a reactive template
+	 */
+	LockedMethods(Supplier<LockKeyResolver> keyResolver, @Nullable StringValueResolver placeholders,
+			BooleanSupplier reactiveTemplate) {
+		this.parser = new LockedMethodParser(SingletonSupplier.of(keyResolver), placeholders, reactiveTemplate);
 	}
 
 	/**

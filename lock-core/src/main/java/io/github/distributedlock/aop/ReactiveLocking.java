@@ -1,6 +1,5 @@
 package io.github.distributedlock.aop;
 
-import java.lang.reflect.Method;
 import java.util.List;
 
 import io.github.distributedlock.LockRequest;
@@ -13,7 +12,8 @@ import org.springframework.util.ClassUtils;
 
 /**
  * How the interceptor runs a {@code @DistributedLock} method that returns a Reactor
- * {@code Mono} or {@code Flux}: through a
+ * {@code Mono} or {@code Flux}, a {@code CompletionStage}, or is a Kotlin suspend
+ * function ({@link LockedResult}): through a
  * {@link io.github.distributedlock.ReactiveLockTemplate}, so that the lock is owned by
  * the subscription. Free of Reactor types, so that the interceptor loads without Reactor;
  * {@link ReactorLocking} is the implementation, created only when Reactor is there.
@@ -25,7 +25,7 @@ interface ReactiveLocking {
 			ReactiveLocking.class.getClassLoader());
 
 	/** No reactive locking: the parser refuses reactive methods then. */
-	ReactiveLocking NONE = (invocation, requests, timeout) -> {
+	ReactiveLocking NONE = (invocation, result, requests, timeout) -> {
 		throw new IllegalStateException("This interceptor was built without reactive locking");
 	};
 
@@ -47,12 +47,15 @@ interface ReactiveLocking {
 	}
 
 	/**
-	 * Return a publisher that runs the method under its lock on each subscription.
+	 * Return a publisher that runs the method under its lock on each subscription, or,
+	 * for a {@code CompletionStage}, a future whose lock is taken now.
 	 * @param invocation the call
+	 * @param result what the method returns
 	 * @param requests the method's locks for this call
 	 * @param timeout what the method's {@code onTimeout} gives when its lock timed out
 	 */
-	@Nullable Object invoke(MethodInvocation invocation, List<LockRequest> requests, TimeoutFallback timeout);
+	@Nullable Object invoke(MethodInvocation invocation, LockedResult result, List<LockRequest> requests,
+			TimeoutFallback timeout);
 
 	/**
 	 * Handles a timeout of the method's own lock as the interceptor does for blocking
@@ -63,13 +66,6 @@ interface ReactiveLocking {
 
 		@Nullable Object handle(LockTimeoutException timeout) throws Throwable;
 
-	}
-
-	/**
-	 * Return whether a method returns a reactive type.
-	 */
-	static boolean returnsReactive(Method method) {
-		return isReactive(method.getReturnType());
 	}
 
 }

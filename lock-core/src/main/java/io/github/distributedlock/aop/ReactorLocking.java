@@ -8,9 +8,7 @@ import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.ReactiveLockTemplate;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
-import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
 
 import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.beans.factory.BeanFactory;
@@ -19,9 +17,12 @@ import org.springframework.beans.factory.ObjectProvider;
 /**
  * {@link ReactiveLocking} with Reactor: each subscription to the returned {@code Mono} or
  * {@code Flux} takes the lock, runs the method (a fresh invocation per subscription), and
- * releases the lock when the method's publisher terminates or is cancelled. A timeout of
- * the method's own lock gives the method's {@code onTimeout}: the error (THROW), an empty
- * publisher (SKIP), or the fallback's publisher (FALLBACK).
+ * releases the lock when the method's publisher terminates or is cancelled. A
+ * {@code CompletionStage} method's future is that run, subscribed at once; a Kotlin
+ * suspend function's {@code Mono} is awaited by Spring AOP ({@link ReactorResult}). A
+ * timeout of the method's own lock gives the method's {@code onTimeout}: the error
+ * (THROW), nothing (SKIP: an empty publisher, or {@code null}), or the fallback's result
+ * (FALLBACK).
  */
 final class ReactorLocking implements ReactiveLocking {
 
@@ -36,13 +37,14 @@ final class ReactorLocking implements ReactiveLocking {
 	}
 
 	@Override
-	public Object invoke(MethodInvocation invocation, List<LockRequest> requests, TimeoutFallback timeout) {
-		boolean mono = Mono.class.isAssignableFrom(invocation.getMethod().getReturnType());
-		Flux<Object> locked = Flux.defer(() -> run(invocation, requests, timeout));
-		return mono ? locked.next() : locked;
+	public Object invoke(MethodInvocation invocation, LockedResult result, List<LockRequest> requests,
+			TimeoutFallback timeout) {
+		ReactorResult adapter = ReactorResult.of(result);
+		return adapter.toCaller(Flux.defer(() -> run(invocation, adapter, requests, timeout)));
 	}
 
-	private Flux<Object> run(MethodInvocation invocation, List<LockRequest> requests, TimeoutFallback timeout) {
+	private Flux<Object> run(MethodInvocation invocation, ReactorResult result, List<LockRequest> requests,
+			TimeoutFallback timeout) {
 		if (requests.size() != 1) {
 			return Flux
 				.error(new IllegalStateException("Lock '" + requests.get(0).name() + "' of " + invocation.getMethod()
@@ -57,11 +59,11 @@ final class ReactorLocking implements ReactiveLocking {
 		AtomicBoolean entered = new AtomicBoolean();
 		Flux<Object> work = Flux.defer(() -> {
 			entered.set(true);
-			return publisher(proceed(invocation));
+			return result.fromMethod(proceed(invocation));
 		});
 		return template.locked(requests.get(0), work)
 			.onErrorResume(LockTimeoutException.class,
-					(ex) -> entered.get() ? Flux.error(ex) : Flux.defer(() -> publisher(handle(timeout, ex))));
+					(ex) -> entered.get() ? Flux.error(ex) : Flux.defer(() -> result.fromMethod(handle(timeout, ex))));
 	}
 
 	private static @Nullable Object proceed(MethodInvocation invocation) {
@@ -83,11 +85,6 @@ final class ReactorLocking implements ReactiveLocking {
 		catch (Throwable failure) {
 			return Flux.error(failure);
 		}
-	}
-
-	@SuppressWarnings("unchecked")
-	private static Flux<Object> publisher(@Nullable Object result) {
-		return (result != null) ? Flux.from((Publisher<Object>) result) : Flux.empty();
 	}
 
 }

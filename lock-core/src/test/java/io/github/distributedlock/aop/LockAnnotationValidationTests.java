@@ -1,9 +1,11 @@
 package io.github.distributedlock.aop;
 
+import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import io.github.distributedlock.DistributedLock;
@@ -14,6 +16,7 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.scheduling.annotation.Async;
+import org.springframework.util.ReflectionUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatNoException;
@@ -144,12 +147,35 @@ class LockAnnotationValidationTests {
 	}
 
 	@Test
-	void shouldFailStartupWhenMethodReturnsCompletionStageUnlessItIsAsync() {
-		assertThat(invalid(Asynchronous.class).getProblems()).singleElement()
-			.asString()
-			.startsWith("Asynchronous.later(): returns CompletionStage: the lock is taken by the calling thread "
-					+ "and released when the method returns, before the asynchronous work is done");
+	void shouldFailStartupWhenMethodReturnsAFutureThatCannotSignalCompletionUnlessItIsAsync() {
+		assertThat(invalid(Asynchronous.class).getProblems()).containsExactlyInAnyOrder(
+				"Asynchronous.later(): returns Future: the lock is taken by the calling thread and released when "
+						+ "the method returns, before the asynchronous work is done, so it would not protect that "
+						+ "work; a Future cannot tell when its work is done, so return CompletableFuture or "
+						+ "CompletionStage instead (the lock is then held until it completes), or lock inside the "
+						+ "asynchronous task",
+				"Asynchronous.own(): returns OwnFuture: the lock is taken by the calling thread and released when "
+						+ "the method returns, before the asynchronous work is done, so it would not protect that "
+						+ "work; declare the return type as CompletableFuture or CompletionStage, the types whose "
+						+ "lock is held until they complete");
 		assertThatNoException().isThrownBy(() -> this.methods.validate(AsyncAnnotated.class));
+	}
+
+	@Test
+	void shouldAcceptCompletionStageAndCompletableFutureHeldUntilTheyComplete() {
+		assertThatNoException().isThrownBy(() -> this.methods.validate(Staged.class));
+		assertThat(this.methods.find(method(Staged.class, "stage"), Staged.class).result())
+			.isEqualTo(LockedResult.COMPLETION_STAGE);
+		assertThat(this.methods.find(method(Staged.class, "future"), Staged.class).result())
+			.isEqualTo(LockedResult.COMPLETION_STAGE);
+		assertThat(this.methods.find(method(AsyncAnnotated.class, "later"), AsyncAnnotated.class).result())
+			.isEqualTo(LockedResult.VALUE);
+	}
+
+	private static Method method(Class<?> type, String name) {
+		Method found = ReflectionUtils.findMethod(type, name);
+		assertThat(found).isNotNull();
+		return found;
 	}
 
 	@Test
@@ -376,7 +402,30 @@ class LockAnnotationValidationTests {
 	static class Asynchronous {
 
 		@DistributedLock
-		public CompletionStage<String> later() {
+		public Future<String> later() {
+			return CompletableFuture.completedFuture("");
+		}
+
+		@DistributedLock
+		public OwnFuture own() {
+			return new OwnFuture();
+		}
+
+	}
+
+	static class OwnFuture extends CompletableFuture<String> {
+
+	}
+
+	static class Staged {
+
+		@DistributedLock
+		public CompletionStage<String> stage() {
+			return CompletableFuture.completedFuture("");
+		}
+
+		@DistributedLock(onTimeout = OnTimeout.SKIP)
+		public CompletableFuture<String> future() {
 			return CompletableFuture.completedFuture("");
 		}
 

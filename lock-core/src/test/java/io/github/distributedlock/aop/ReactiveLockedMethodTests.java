@@ -25,6 +25,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import org.springframework.aop.config.AopConfigUtils;
+import org.springframework.beans.factory.BeanCreationException;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -138,16 +139,17 @@ class ReactiveLockedMethodTests {
 	}
 
 	@Test
-	void shouldFailWhenSubscribedWithoutAReactiveLockTemplateNamingTheMethod() {
+	void shouldFailStartupWithoutAReactiveLockTemplateNamingTheMethods() {
 		try (AnnotationConfigApplicationContext blockingOnly = new AnnotationConfigApplicationContext()) {
 			AopConfigUtils.registerAutoProxyCreatorIfNecessary(blockingOnly);
 			blockingOnly.registerBean(LockTemplate.class, () -> this.template);
 			blockingOnly.register(DistributedLockAspectConfiguration.class, Jobs.class);
-			blockingOnly.refresh();
-			Mono<String> strict = blockingOnly.getBean(Jobs.class).strict("no-template");
-			assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> strict.block(BLOCK))
-				.withMessageContaining("strict")
-				.withMessageContaining("ReactiveLockTemplate");
+			assertThatExceptionOfType(BeanCreationException.class).isThrownBy(blockingOnly::refresh)
+				.havingRootCause()
+				.isInstanceOf(LockAnnotationException.class)
+				.withMessageContaining("Jobs.strict(String): returns Mono, whose lock is held through a "
+						+ "ReactiveLockTemplate, but the context has no ReactiveLockTemplate bean")
+				.withMessageContaining("Jobs.fallBack(String): returns Flux");
 		}
 	}
 
