@@ -93,7 +93,11 @@ public final class ObservedReactiveLockTemplate implements ReactiveLockTemplate 
 				return work.apply(lock);
 			})
 				.doOnError((ex) -> failed(context, observation, ex))
-				.doFinally((signal) -> observation.stop())
+				// Stopped before the subscriber hears of the end, so that a caller that
+				// blocked
+				// on the result finds it stopped (doFinally would run after that).
+				.doOnTerminate(observation::stop)
+				.doOnCancel(observation::stop)
 				.contextWrite((downstream) -> downstream.put(ObservationThreadLocalAccessor.KEY, observation));
 		});
 	}
@@ -106,7 +110,11 @@ public final class ObservedReactiveLockTemplate implements ReactiveLockTemplate 
 			Mono<T> marked = ReactiveLockContext.find().doOnNext(context::acquired).then(work);
 			return this.delegate.locked(request, marked)
 				.doOnError((ex) -> failed(context, observation, ex))
-				.doFinally((signal) -> observation.stop())
+				// Stopped before the subscriber hears of the end, so that a caller that
+				// blocked
+				// on the result finds it stopped (doFinally would run after that).
+				.doOnTerminate(observation::stop)
+				.doOnCancel(observation::stop)
 				.contextWrite((downstream) -> downstream.put(ObservationThreadLocalAccessor.KEY, observation));
 		});
 	}
