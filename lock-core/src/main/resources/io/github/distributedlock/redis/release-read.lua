@@ -19,18 +19,22 @@ if not reading or tonumber(reading) <= nowMs then
 	return -1
 end
 local keep = tonumber(ARGV[2])
+-- Where a kept stand-in ends: one millisecond past nowMs + keep, since nowMs is the clock
+-- truncated to the millisecond and a member goes once the clock reaches its score; with no
+-- minimum hold left, now (an existing stand-in keeps its own end).
+local keptEnd = (keep > 0) and (nowMs + keep + 1) or nowMs
 local holds = redis.call('HINCRBY', KEYS[2], ARGV[1], -1)
 if holds > 0 then
 	if keep > 0 then
 		-- An inner hold's minimum hold outlives the outer holds, if it must.
-		redis.call('ZADD', KEYS[1], 'GT', math.min(nowMs + keep, tonumber(reading)), 'kept|' .. ARGV[1])
+		redis.call('ZADD', KEYS[1], 'GT', math.min(keptEnd, tonumber(reading)), 'kept|' .. ARGV[1])
 	end
 	return holds
 end
 redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('HDEL', KEYS[2], ARGV[1])
 if keep > 0 or redis.call('ZSCORE', KEYS[1], 'kept|' .. ARGV[1]) then
-	redis.call('ZADD', KEYS[1], 'GT', math.min(nowMs + keep, tonumber(reading)), 'kept|' .. ARGV[1])
+	redis.call('ZADD', KEYS[1], 'GT', math.min(keptEnd, tonumber(reading)), 'kept|' .. ARGV[1])
 	if tonumber(redis.call('ZSCORE', KEYS[1], 'kept|' .. ARGV[1])) > nowMs then
 		-- Nobody removes the stand-in: the set goes when its last member ends. Writers are
 		-- told, as a hint, and learn how long it stays.
