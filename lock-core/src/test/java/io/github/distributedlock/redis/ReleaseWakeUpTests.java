@@ -94,6 +94,70 @@ class ReleaseWakeUpTests {
 		}
 	}
 
+	// Found by an adversarial review of the mark; it failed before the writer intent
+	// counted
+	// on the free-name path.
+	@Test
+	void shouldWakeAReaderHeldBackByAWriterIntentWhenTheWriterReleases() throws Exception {
+		// A reader held back by a waiting writer's intent finds no lock hash to mark. The
+		// writer then takes the lock through the free-name path (no line: hand-off off),
+		// so
+		// its hold is unmarked and its release tells nobody: the reader sleeps until the
+		// intent it was told of ends (about the first reader's lease).
+		try (RedisLockTemplate first = template(false);
+				RedisLockTemplate writer = template(false);
+				RedisLockTemplate reader = template(false)) {
+			LockHandle reading = first.acquire(read().lease(LEASE).build());
+			Future<Long> written = this.executor.submit(() -> {
+				try (LockHandle hold = writer.acquire(write().waitTime(Duration.ofSeconds(9)).build())) {
+					Thread.sleep(100);
+				}
+				return System.nanoTime();
+			});
+			Thread.sleep(300);
+			Future<LockHandle> waiting = this.executor
+				.submit(() -> reader.acquire(read().waitTime(Duration.ofSeconds(20)).build()));
+			Thread.sleep(300);
+			reading.close();
+			long released = written.get(9, TimeUnit.SECONDS);
+			try (LockHandle taken = waiting.get(20, TimeUnit.SECONDS)) {
+				assertThat(Duration.ofNanos(System.nanoTime() - released)).as("woken after the writer's release")
+					.isLessThan(PROMPTLY);
+			}
+		}
+	}
+
+	@Test
+	void shouldWakeAWriterQueuedBehindADowngradeWhenTheLastReadGoes() throws Exception {
+		// The writer also reads (a downgrade): its write release finds a marked hold and
+		// readers, puts the request back and frees the lock; the queued writer then waits
+		// for the readers without a hash to mark, and "readers-left" must wake it.
+		try (RedisLockTemplate holder = template(false); RedisLockTemplate waiter = template(false)) {
+			LockHandle write = holder.acquire(write().lease(LEASE).build());
+			LockHandle read = holder.acquire(read().lease(LEASE).build());
+			Future<LockHandle> waiting = this.executor
+				.submit(() -> waiter.acquire(write().waitTime(Duration.ofSeconds(20)).build()));
+			Thread.sleep(300);
+			write.close();
+			Thread.sleep(300);
+			assertThat(waiting.isDone()).as("the downgrade still reads").isFalse();
+			long released = System.nanoTime();
+			read.close();
+			try (LockHandle taken = waiting.get(20, TimeUnit.SECONDS)) {
+				assertThat(Duration.ofNanos(System.nanoTime() - released)).as("woken after the last read")
+					.isLessThan(PROMPTLY);
+			}
+		}
+	}
+
+	private static LockRequest.Builder read() {
+		return LockRequest.builder("rw-wake").key("intent").mode(LockMode.READ);
+	}
+
+	private static LockRequest.Builder write() {
+		return LockRequest.builder("rw-wake").key("intent");
+	}
+
 	private void assertWokenPromptly(RedisLockTemplate holder, RedisLockTemplate waiter, LockRequest held,
 			LockRequest waited) throws Exception {
 		LockHandle hold = holder
