@@ -239,6 +239,9 @@ final class ChaosRun implements AutoCloseable {
 		for (WorkerProcess worker : alive) {
 			worker.awaitStopped(WORKER_STOP_TIMEOUT);
 		}
+		if (this.monitor != null) {
+			this.monitor.catchUp(redis(), Duration.ofSeconds(30));
+		}
 		List<Hold> holds = this.history.holds();
 		List<FencedStore.StoreWrite> writes = this.store.writes();
 		Map<String, CheckReport> reports = new LinkedHashMap<>();

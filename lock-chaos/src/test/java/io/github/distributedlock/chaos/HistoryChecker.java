@@ -119,7 +119,7 @@ final class HistoryChecker {
 				else if (later.okNanos() >= latestLeaseEndNanos(earlier, later, sorted)) {
 					overlaps[0]++;
 				}
-				else if (expiredByRedisClock(earlier, later) || expiredByMonitor(earlier, later)) {
+				else if (expiredByRedisClock(earlier, later) || expiredByMonitor(earlier, later, sorted)) {
 					overlaps[2]++;
 				}
 				else if (spansDataLoss(earlier, later)) {
@@ -131,17 +131,12 @@ final class HistoryChecker {
 				else {
 					violations.add("overlap: " + earlier + " and " + later + ", which began "
 							+ millis(earlier.latestLeaseEndNanos() - later.okNanos())
-							+ " ms before the earlier lease had certainly ended");
+							+ " ms before the earlier lease had certainly ended" + monitorRecord(earlier, later));
 				}
 			}
 		}
 	}
 
-	/**
-	 * Return whether one of two overlapping holds may have been granted before a fault
-	 * that lost data, and the other after it began. Either may be the lost one: a grant
-	 * that was lost can be reported after the other's.
-	 */
 	/**
 	 * Return whether Redis's own clock shows that one hold's lease had ended when the
 	 * other was granted, in either order (a holder frozen between the grant and the reply
@@ -195,23 +190,53 @@ final class HistoryChecker {
 
 	/**
 	 * Return whether Redis's record of the expiries it set shows that the hold with the
-	 * lower token had lost its lock when the other was granted: every expiry set on the
-	 * key from the first grant until the second (the first's, its renewals, re-entries of
-	 * its owner) had ended before the second script started.
+	 * lower token had lost its lock when the other was granted, or when a hold in between
+	 * was: every expiry set on the key from the first grant until the next grant of
+	 * another token (the first's, its renewals, re-entries of its owner) had ended before
+	 * that grant's script started. A grant of another token ends the first hold for good:
+	 * its renewals and re-entries need its owner and token in the hash, so the expiries
+	 * set from then on (the next holder's, the reservations its release made) are not the
+	 * first hold's.
+	 * @param sameKey the holds of the key, to find the grants in between
 	 */
-	private boolean expiredByMonitor(Hold one, Hold other) {
+	private boolean expiredByMonitor(Hold one, Hold other, List<Hold> sameKey) {
 		if (this.monitor == null) {
 			return false;
 		}
 		Hold first = (one.token() <= other.token()) ? one : other;
 		Hold second = (first == one) ? other : one;
-		long latest = this.monitor.latestExpiryMillis(RedisMonitor.lockKey(first.key()), first.token(), second.token());
+		long nextGrant = second.token();
+		for (Hold hold : sameKey) {
+			if (hold.token() > first.token() && hold.token() < nextGrant) {
+				nextGrant = hold.token();
+			}
+		}
+		long latest = this.monitor.latestExpiryMillis(RedisMonitor.lockKey(first.key()), first.token(), nextGrant);
 		if (latest == Long.MIN_VALUE || latest == Long.MAX_VALUE) {
 			return false;
 		}
-		return (second.token() - SCRIPT_START_TO_TIME_MICROS) / 1000 > latest;
+		return (nextGrant - SCRIPT_START_TO_TIME_MICROS) / 1000 > latest;
 	}
 
+	/**
+	 * Return what Redis's record shows of the expiries set between two holds' grants, for
+	 * a violation's report.
+	 */
+	private String monitorRecord(Hold one, Hold other) {
+		if (this.monitor == null) {
+			return "";
+		}
+		Hold first = (one.token() <= other.token()) ? one : other;
+		Hold second = (first == one) ? other : one;
+		return "; from the lower token's grant until the other's, "
+				+ this.monitor.describe(RedisMonitor.lockKey(first.key()), first.token(), second.token());
+	}
+
+	/**
+	 * Return whether one of two overlapping holds may have been granted before a fault
+	 * that lost data, and the other after it began. Either may be the lost one: a grant
+	 * that was lost can be reported after the other's.
+	 */
 	private boolean spansDataLoss(Hold one, Hold other) {
 		long firstInvoked = Math.min(one.invokeNanos(), other.invokeNanos());
 		long lastAcquired = Math.max(one.okNanos(), other.okNanos());

@@ -1,15 +1,19 @@
 package io.github.distributedlock.chaos;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.github.distributedlock.test.RedisServer;
 import io.github.distributedlock.test.RespConnection;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Redis's own record of when it set each lock's expiry: {@code MONITOR} shows every
@@ -27,21 +31,36 @@ final class RedisMonitor implements AutoCloseable {
 	private static final Pattern LINE = Pattern
 		.compile("^(\\d+)\\.(\\d{6}) \\[\\d+ [^\\]]*\\] \"(?i:pexpire)\" \"([^\"]+)\" \"(\\d+)\"");
 
-	private final RespConnection socket;
+	private final @Nullable RespConnection socket;
 
 	private final Map<String, List<long[]>> expiries = new HashMap<>();
 
-	private final Thread reader;
-
 	private volatile boolean broken;
+
+	private final List<String> seen = new ArrayList<>();
 
 	private volatile boolean closed;
 
 	private RedisMonitor(RespConnection socket) {
 		this.socket = socket;
-		this.reader = new Thread(this::read, "redis-monitor");
-		this.reader.setDaemon(true);
-		this.reader.start();
+		Thread reader = new Thread(() -> read(socket), "redis-monitor");
+		reader.setDaemon(true);
+		reader.start();
+	}
+
+	private RedisMonitor(String key, List<long[]> expiries) {
+		this.socket = null;
+		this.expiries.put(key, new ArrayList<>(expiries));
+	}
+
+	/**
+	 * Return a monitor that saw only these expiries of one key, for tests of the checker.
+	 * @param key the Redis key
+	 * @param expiries each the Redis time (µs) at which an expiry was set, and its length
+	 * (ms)
+	 */
+	static RedisMonitor recorded(String key, List<long[]> expiries) {
+		return new RedisMonitor(key, expiries);
 	}
 
 	/**
@@ -57,11 +76,15 @@ final class RedisMonitor implements AutoCloseable {
 		return new RedisMonitor(socket);
 	}
 
-	private void read() {
+	private void read(RespConnection socket) {
 		try {
 			while (!this.closed) {
-				Object line = this.socket.awaitNext();
+				Object line = socket.awaitNext();
 				if (line instanceof String text) {
+					synchronized (this.seen) {
+						this.seen.removeIf(text::contains);
+						this.seen.notifyAll();
+					}
 					Matcher matcher = LINE.matcher(text);
 					if (matcher.find()) {
 						long micros = Long.parseLong(matcher.group(1)) * 1_000_000 + Long.parseLong(matcher.group(2));
@@ -76,6 +99,33 @@ final class RedisMonitor implements AutoCloseable {
 		catch (IOException | RuntimeException ex) {
 			if (!this.closed) {
 				this.broken = true;
+			}
+		}
+	}
+
+	/**
+	 * Wait until the monitor has read every command Redis ran before this call: it sends
+	 * a marker through another connection and waits for MONITOR to show it. The record is
+	 * read on its own thread, which can fall behind a busy run.
+	 * @param redis the monitored Redis
+	 * @param timeout how long to wait
+	 */
+	void catchUp(RedisServer redis, Duration timeout) throws InterruptedException {
+		String marker = "monitor-marker-" + UUID.randomUUID();
+		synchronized (this.seen) {
+			this.seen.add(marker);
+		}
+		try (RespConnection connection = redis.connect()) {
+			connection.command("ECHO", marker);
+		}
+		long deadline = System.nanoTime() + timeout.toNanos();
+		synchronized (this.seen) {
+			while (this.seen.contains(marker) && !this.broken) {
+				long left = deadline - System.nanoTime();
+				if (left <= 0) {
+					throw new IllegalStateException("MONITOR did not show a marker within " + timeout);
+				}
+				TimeUnit.NANOSECONDS.timedWait(this.seen, left);
 			}
 		}
 	}
@@ -103,6 +153,23 @@ final class RedisMonitor implements AutoCloseable {
 	}
 
 	/**
+	 * Describe the expiries set on this key at Redis times in
+	 * {@code [fromMicros, beforeMicros)}, each as its time after {@code fromMicros} and
+	 * its length, for a report.
+	 */
+	String describe(String key, long fromMicros, long beforeMicros) {
+		List<String> found = new ArrayList<>();
+		synchronized (this.expiries) {
+			for (long[] expiry : this.expiries.getOrDefault(key, List.of())) {
+				if (expiry[0] >= fromMicros && expiry[0] < beforeMicros) {
+					found.add(String.format("+%.3f ms for %d ms", (expiry[0] - fromMicros) / 1000.0, expiry[1]));
+				}
+			}
+		}
+		return "Redis set expiries " + found + ((this.broken) ? " (the monitor broke)" : "");
+	}
+
+	/**
 	 * Return the Redis key of a worker's lock, with the default prefix.
 	 */
 	static String lockKey(String key) {
@@ -116,7 +183,9 @@ final class RedisMonitor implements AutoCloseable {
 	@Override
 	public void close() {
 		this.closed = true;
-		this.socket.close();
+		if (this.socket != null) {
+			this.socket.close();
+		}
 	}
 
 }
