@@ -21,6 +21,6 @@ if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then
 end
 
 local token = next_token(KEYS[2], ARGV[4], nowUs)
-redis.call('ZADD', KEYS[1], nowMs + tonumber(ARGV[2]), ARGV[1] .. '|' .. token)
+redis.call('ZADD', KEYS[1], ends_after(nowMs, ARGV[2]), ARGV[1] .. '|' .. token)
 expire_at_latest(KEYS[1], nowMs)
 return {1, tonumber(token)}

@@ -63,6 +63,6 @@ end
 
 local token = next_token(KEYS[2], ARGV[4], nowUs)
 redis.call('HINCRBY', KEYS[4], ARGV[1], 1)
-redis.call('ZADD', KEYS[3], 'GT', nowMs + tonumber(ARGV[2]), ARGV[1])
+redis.call('ZADD', KEYS[3], 'GT', ends_after(nowMs, ARGV[2]), ARGV[1])
 expire_at_latest(KEYS[3], nowMs, KEYS[4])
 return {1, tonumber(token)}

@@ -14,6 +14,6 @@ local leaseEnd = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not leaseEnd or tonumber(leaseEnd) <= nowMs then
 	return -1
 end
-redis.call('ZADD', KEYS[1], 'XX', nowMs + tonumber(ARGV[2]), ARGV[1])
+redis.call('ZADD', KEYS[1], 'XX', ends_after(nowMs, ARGV[2]), ARGV[1])
 expire_at_latest(KEYS[1], nowMs)
 return 1

@@ -16,7 +16,7 @@ local reading = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not reading or tonumber(reading) <= nowMs then
 	return -1
 end
-local leaseEnd = nowMs + tonumber(ARGV[2])
+local leaseEnd = ends_after(nowMs, ARGV[2])
 if ARGV[3] == '1' then
 	leaseEnd = math.max(leaseEnd, tonumber(reading))
 end

@@ -40,6 +40,16 @@ local function next_token(counter, idle_ms, now_us)
 	return token
 end
 
+-- Where a lease (or a minimum hold) of ms milliseconds that starts at now_ms ends, as a score in
+-- a sorted set scored by ends: one millisecond past nowMs + ms. nowMs is the clock truncated to
+-- the millisecond, and a member goes once the clock reaches its score (drop_ended; live members
+-- are those scored above nowMs), so the member lives at least ms after the script read the
+-- clock, never less: what Redis's own expiry gives a key after PEXPIRE. Scored nowMs + ms, it
+-- could end up to 1 ms before the lease its holder counts from before it sent the request.
+local function ends_after(nowMs, ms)
+	return nowMs + tonumber(ms) + 1
+end
+
 -- Let a sorted set scored by lease ends (ms), and a key that lives as long as it, expire when
 -- its latest lease ends. Nothing happens to an empty set.
 local function expire_at_latest(set, now, companion)

@@ -15,11 +15,10 @@ local nowMs = now_ms()
 local leaseEnd = redis.call('ZSCORE', KEYS[1], ARGV[1])
 local keep = tonumber(ARGV[2])
 if keep > 0 and leaseEnd and tonumber(leaseEnd) > nowMs then
-	-- A stand-in that no extend or release matches keeps the permit taken. One millisecond
-	-- more: nowMs is the clock truncated to the millisecond, and drop_ended drops a member once
-	-- the clock reaches its score, so a stand-in scored nowMs + keep could go up to 1 ms early.
+	-- A stand-in that no extend or release matches keeps the permit taken (for the whole
+	-- minimum hold: ends_after), capped by the permit's lease.
 	redis.call('ZREM', KEYS[1], ARGV[1])
-	redis.call('ZADD', KEYS[1], math.min(nowMs + keep + 1, tonumber(leaseEnd)), 'kept|' .. ARGV[1])
+	redis.call('ZADD', KEYS[1], math.min(ends_after(nowMs, keep), tonumber(leaseEnd)), 'kept|' .. ARGV[1])
 	expire_at_latest(KEYS[1], nowMs)
 	redis.call('PUBLISH', KEYS[2], 'permit')
 	return 0

@@ -19,10 +19,9 @@ if not reading or tonumber(reading) <= nowMs then
 	return -1
 end
 local keep = tonumber(ARGV[2])
--- Where a kept stand-in ends: one millisecond past nowMs + keep, since nowMs is the clock
--- truncated to the millisecond and a member goes once the clock reaches its score; with no
--- minimum hold left, now (an existing stand-in keeps its own end).
-local keptEnd = (keep > 0) and (nowMs + keep + 1) or nowMs
+-- Where a kept stand-in ends: after the whole minimum hold (ends_after); with no minimum hold
+-- left, now (an existing stand-in keeps its own end).
+local keptEnd = (keep > 0) and ends_after(nowMs, keep) or nowMs
 local holds = redis.call('HINCRBY', KEYS[2], ARGV[1], -1)
 if holds > 0 then
 	if keep > 0 then
