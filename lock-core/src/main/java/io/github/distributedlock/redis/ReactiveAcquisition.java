@@ -13,13 +13,14 @@ import reactor.core.scheduler.Scheduler;
  * One reactive acquisition: the {@link WaitLoop} of the reactive engine, as a state
  * machine driven by replies, messages and timers instead of a parked thread.
  * <p>
- * Try once; if the lock is taken, join the lock's {@link ReactiveWaitLine}. The head of
- * the line, once the channel is subscribed, reads the signal count, tries, and if the
- * lock is still taken sleeps on a timer until a signal arrives, at most until the
- * holder's lease ends (as its reply reported it), its wait time runs out or its hand-off
- * request must be filed again. Only an attempt's reply grants; a message only makes the
- * head try again sooner. The attempts of the head carry a {@link HandOffRequest}, as the
- * blocking engine's do, so that blocking and reactive waiters share one line in Redis.
+ * Try once; if the lock is taken, join the lock's {@link ReactiveWaitLine} (at once, if
+ * the line is already there and subscribed). The head of the line, once the channel is
+ * subscribed, reads the signal count, tries, and if the lock is still taken sleeps on a
+ * timer until a signal arrives, at most until the holder's lease ends (as its reply
+ * reported it), its wait time runs out or its hand-off request must be filed again. Only
+ * an attempt's reply grants; a message only makes the head try again sooner. The attempts
+ * of the head carry a {@link HandOffRequest}, as the blocking engine's do, so that
+ * blocking and reactive waiters share one line in Redis.
  * <p>
  * Cancellation: while waiting, the wait ends at once and the request is withdrawn; while
  * an attempt is in flight, its reply still comes, and a hold it grants is released. The
@@ -88,6 +89,14 @@ final class ReactiveAcquisition {
 	 */
 	void start() {
 		this.sink.onCancel(this::cancel);
+		if (this.lineUp && this.lines.isHot(this.spec)) {
+			// A lock waited for in this JVM a moment ago is likely taken: line up at
+			// once,
+			// so that the first attempt already files the hand-off request (as WaitLoop
+			// does), instead of an attempt that only learns the lock is taken.
+			joinLine();
+			return;
+		}
 		attempt();
 	}
 

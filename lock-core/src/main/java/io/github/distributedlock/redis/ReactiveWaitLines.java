@@ -73,6 +73,15 @@ final class ReactiveWaitLines {
 		return line;
 	}
 
+	/**
+	 * Return whether the lock's line is here and subscribed: waited for a moment ago, so
+	 * likely taken.
+	 */
+	boolean isHot(LockSpec spec) {
+		ReactiveWaitLine line = this.lines.get(spec.queueId());
+		return line != null && line.isSubscribed() && !line.isClosed();
+	}
+
 	private void subscribe(ReactiveWaitLine line, LockSpec spec) {
 		if (spec.strategy() == WaitStrategy.POLLING) {
 			// Nothing to hear: the waiters poll.
