@@ -129,6 +129,28 @@ class ReactiveLockTemplateTests {
 	}
 
 	@Test
+	void shouldFileTheRequestOnTheFirstAttemptWhenTheLockIsWaitedForHere() {
+		LockRequest holderRequest = lock("hot").lease(Duration.ofSeconds(30)).autoRenew(false).build();
+		LockRequest waiterRequest = lock("hot").waitTime(Duration.ofSeconds(60)).build();
+		ReactiveLockHandle holder = this.template.acquire(holderRequest).block(BLOCK);
+		Mono<ReactiveLockHandle> first = this.template.acquire(waiterRequest).cache();
+		first.subscribe();
+		await().until(() -> this.template.waitLineCount() == 1);
+		holder.release().block(BLOCK);
+		ReactiveLockHandle firstHandle = first.block(BLOCK);
+		// The line lingers, subscribed: the next waiter joins it at once, and its first
+		// attempt files its request, so that the release reserves the lock for it.
+		Mono<ReactiveLockHandle> second = this.template.acquire(waiterRequest).cache();
+		second.subscribe();
+		await().until(() -> this.raw.opsForZSet().size(LockKeys.requests(this.template.lockKey(waiterRequest))) == 1);
+		firstHandle.release().block(BLOCK);
+		ReactiveLockHandle secondHandle = second.block(BLOCK);
+		assertThat(secondHandle.attempts()).as("the attempt that filed, and the one that took the reservation")
+			.isEqualTo(2);
+		secondHandle.release().block(BLOCK);
+	}
+
+	@Test
 	void shouldTimeOutWithTheBlockingEnginesExceptionNamingTheLock() {
 		ReactiveLockHandle holder = this.template.acquire(lock("timeout").build()).block(BLOCK);
 		LockRequest request = lock("timeout").waitTime(Duration.ofMillis(300)).build();
