@@ -110,21 +110,24 @@ final class LockedReturnTypes {
 		return Future.class.isAssignableFrom(type) || CompletionStage.class.isAssignableFrom(type);
 	}
 
-	private static boolean isAssignable(String typeName, Class<?> type) {
+	/**
+	 * Return whether the type is, extends or implements the named type, through any chain
+	 * of superclasses and superinterfaces (compared by name: the named type may not be on
+	 * the class path).
+	 */
+	private static boolean isAssignable(String typeName, @Nullable Class<?> type) {
+		if (type == null) {
+			return false;
+		}
 		if (type.getName().equals(typeName)) {
 			return true;
 		}
-		for (Class<?> candidate : ClassUtils.getAllInterfacesForClassAsSet(type)) {
-			if (candidate.getName().equals(typeName)) {
+		for (Class<?> implemented : type.getInterfaces()) {
+			if (isAssignable(typeName, implemented)) {
 				return true;
 			}
 		}
-		for (Class<?> superclass = type.getSuperclass(); superclass != null; superclass = superclass.getSuperclass()) {
-			if (superclass.getName().equals(typeName)) {
-				return true;
-			}
-		}
-		return false;
+		return isAssignable(typeName, type.getSuperclass());
 	}
 
 }

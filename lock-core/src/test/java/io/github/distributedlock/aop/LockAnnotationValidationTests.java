@@ -13,6 +13,7 @@ import io.github.distributedlock.DistributedLock.OnTimeout;
 import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.WaitStrategy;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
 
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.scheduling.annotation.Async;
@@ -159,6 +160,18 @@ class LockAnnotationValidationTests {
 						+ "work; declare the return type as CompletableFuture or CompletionStage, the types whose "
 						+ "lock is held until they complete");
 		assertThatNoException().isThrownBy(() -> this.methods.validate(AsyncAnnotated.class));
+	}
+
+	@Test
+	void shouldFailStartupWhenAnAsyncMethodReturnsAPublisherThroughItsSuperinterfaces() {
+		// Mono implements CorePublisher, which extends Publisher: an interface of an
+		// interface.
+		assertThat(invalid(AsyncPublisher.class).getProblems()).singleElement()
+			.asString()
+			.isEqualTo("AsyncPublisher.later(): returns Mono: the lock is taken by the calling thread and released "
+					+ "when the method returns, before the asynchronous work is done, so it would not protect that "
+					+ "work; lock inside the asynchronous task instead (an @Async method may return a "
+					+ "CompletableFuture)");
 	}
 
 	@Test
@@ -437,6 +450,16 @@ class LockAnnotationValidationTests {
 		@DistributedLock
 		public CompletableFuture<String> later() {
 			return CompletableFuture.completedFuture("");
+		}
+
+	}
+
+	static class AsyncPublisher {
+
+		@Async
+		@DistributedLock
+		public Mono<String> later() {
+			return Mono.just("");
 		}
 
 	}
