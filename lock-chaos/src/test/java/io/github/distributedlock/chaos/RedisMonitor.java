@@ -99,6 +99,10 @@ final class RedisMonitor implements AutoCloseable {
 		catch (IOException | RuntimeException ex) {
 			if (!this.closed) {
 				this.broken = true;
+				synchronized (this.seen) {
+					// catchUp: nothing more will come.
+					this.seen.notifyAll();
+				}
 			}
 		}
 	}
@@ -106,7 +110,8 @@ final class RedisMonitor implements AutoCloseable {
 	/**
 	 * Wait until the monitor has read every command Redis ran before this call: it sends
 	 * a marker through another connection and waits for MONITOR to show it. The record is
-	 * read on its own thread, which can fall behind a busy run.
+	 * read on its own thread, which can fall behind a busy run. Returns at once if the
+	 * monitor broke: its record then judges nothing ({@link #latestExpiryMillis}).
 	 * @param redis the monitored Redis
 	 * @param timeout how long to wait
 	 */
