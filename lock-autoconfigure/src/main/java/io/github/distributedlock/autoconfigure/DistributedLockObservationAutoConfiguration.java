@@ -1,6 +1,7 @@
 package io.github.distributedlock.autoconfigure;
 
 import io.github.distributedlock.LockOperations;
+import io.github.distributedlock.ReactiveLockOperations;
 import io.github.distributedlock.observation.LockGauges;
 import io.github.distributedlock.observation.LockMetrics;
 import io.github.distributedlock.observation.LockObservationConvention;
@@ -61,6 +62,24 @@ public final class DistributedLockObservationAutoConfiguration {
 		@ConditionalOnMissingBean
 		LockGauges distributedLockGauges(LockOperations lockOperations) {
 			return new LockGauges(lockOperations);
+		}
+
+		/**
+		 * With Reactor, the gauges count the reactive template's holds and waiters too. A
+		 * member class, so that it is considered before the bean above.
+		 */
+		@Configuration(proxyBeanMethods = false)
+		@ConditionalOnClass(Flux.class)
+		static class ReactiveGaugesConfiguration {
+
+			@Bean
+			@ConditionalOnSingleCandidate(LockOperations.class)
+			@ConditionalOnMissingBean
+			LockGauges distributedLockGaugesWithReactive(LockOperations lockOperations,
+					ObjectProvider<ReactiveLockOperations> reactiveLockOperations) {
+				return new LockGauges(lockOperations, reactiveLockOperations.getIfUnique());
+			}
+
 		}
 
 	}

@@ -1,8 +1,12 @@
 package io.github.distributedlock.autoconfigure;
 
+import java.time.Duration;
+
 import io.github.distributedlock.DistributedLock;
+import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.LockTemplate;
+import io.github.distributedlock.ReactiveLockHandle;
 import io.github.distributedlock.ReactiveLockTemplate;
 import io.github.distributedlock.observation.LockGauges;
 import io.github.distributedlock.observation.LockMetrics;
@@ -54,6 +58,27 @@ class DistributedLockObservationAutoConfigurationTests {
 				MeterRegistry registry = context.getBean(MeterRegistry.class);
 				assertThat(registry.get("distributed.lock.acquired").tag("lock.scope", "metered").counter().count())
 					.isEqualTo(1);
+				assertThat(registry.get("distributed.lock.held").gauge().value()).isZero();
+			});
+	}
+
+	@Test
+	void shouldCountReactiveHoldsInTheGaugesWhenThereIsAReactiveTemplate() {
+		this.contextRunner
+			.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
+					DistributedLockReactiveAutoConfiguration.class))
+			.withBean(SimpleMeterRegistry.class)
+			.run((context) -> {
+				assertThat(context).hasSingleBean(LockGauges.class);
+				ReactiveLockHandle held = context.getBean(ReactiveLockTemplate.class)
+					.acquire(LockRequest.of("metered", "reactive"))
+					.block(Duration.ofSeconds(10));
+				MeterRegistry registry = context.getBean(MeterRegistry.class);
+				try (LockHandle blocking = context.getBean(LockTemplate.class)
+					.acquire(LockRequest.of("metered", "blocking"))) {
+					assertThat(registry.get("distributed.lock.held").gauge().value()).isEqualTo(2);
+				}
+				held.release().block(Duration.ofSeconds(10));
 				assertThat(registry.get("distributed.lock.held").gauge().value()).isZero();
 			});
 	}

@@ -28,6 +28,8 @@ import reactor.core.scheduler.Scheduler;
  */
 final class ReactiveAcquisition {
 
+	private static final long ANY_SLEEP = -1;
+
 	private enum State {
 
 		RUNNING, DONE, CANCELLED
@@ -63,6 +65,9 @@ final class ReactiveAcquisition {
 	private boolean sleeping;
 
 	private @Nullable Disposable sleep;
+
+	// Counts the head's sleeps, so that a timer of an earlier one wakes nobody.
+	private long sleeps;
 
 	private long seen;
 
@@ -223,10 +228,9 @@ final class ReactiveAcquisition {
 			}
 			// Bounded like every sleep: a subscription that never comes is no reason to
 			// sleep past the holder's lease.
-			this.sleeping = true;
-			this.sleep = this.timer.schedule(this::woken, sleepNanos(), TimeUnit.NANOSECONDS);
+			sleepAsHeadUntilWoken();
 		}
-		joined.whenSubscribed(this::woken);
+		joined.whenSubscribed(() -> woken(ANY_SLEEP));
 	}
 
 	/**
@@ -277,8 +281,7 @@ final class ReactiveAcquisition {
 			else {
 				now = this.line().signals() != this.seen && !onlyReservedElsewhere();
 				if (!now) {
-					this.sleeping = true;
-					this.sleep = this.timer.schedule(this::woken, sleepNanos(), TimeUnit.NANOSECONDS);
+					sleepAsHeadUntilWoken();
 					return;
 				}
 			}
@@ -321,11 +324,11 @@ final class ReactiveAcquisition {
 			}
 			if (onlyReservedElsewhere()) {
 				cancelSleep();
-				this.sleep = this.timer.schedule(this::woken, sleepNanos(), TimeUnit.NANOSECONDS);
+				sleepAsHeadUntilWoken();
 				return;
 			}
 		}
-		woken();
+		woken(ANY_SLEEP);
 	}
 
 	private void reservedElsewhere() {
@@ -338,9 +341,24 @@ final class ReactiveAcquisition {
 		this.deadline.holderMayEndSooner(last.claimMillis(), last.receivedNanos());
 	}
 
-	private void woken() {
+	/**
+	 * Sleep as the head until a signal, or the timer of this sleep: a timer that had
+	 * already fired when a later sleep replaced it wakes nobody. Called with the state
+	 * lock.
+	 */
+	private void sleepAsHeadUntilWoken() {
+		long sleep = ++this.sleeps;
+		this.sleeping = true;
+		this.sleep = this.timer.schedule(() -> woken(sleep), sleepNanos(), TimeUnit.NANOSECONDS);
+	}
+
+	/**
+	 * Wake the head and try again, if it still sleeps the given sleep (or any, for
+	 * {@link #ANY_SLEEP}).
+	 */
+	private void woken(long sleep) {
 		synchronized (this) {
-			if (this.state != State.RUNNING || !this.sleeping) {
+			if (this.state != State.RUNNING || !this.sleeping || (sleep != ANY_SLEEP && sleep != this.sleeps)) {
 				return;
 			}
 			this.sleeping = false;

@@ -114,7 +114,8 @@ final class ReactiveAttempts {
 		if (this.spec.strategy() == WaitStrategy.POLLING) {
 			sleep = Math.min(sleep, this.spec.pollNanos());
 		}
-		if (this.request != null) {
+		if (this.request != null && this.count > 0) {
+			// Filed again at least this often (once one attempt has filed it).
 			sleep = Math.min(sleep, this.lastSentNanos + HandOffRequest.REFILE_NANOS - System.nanoTime());
 		}
 		return Math.max(0, Math.min(sleep, MAX_SLEEP_NANOS));

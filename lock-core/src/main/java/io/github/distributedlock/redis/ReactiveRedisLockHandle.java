@@ -1,11 +1,13 @@
 package io.github.distributedlock.redis;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
+import io.github.distributedlock.HeldLock;
 import io.github.distributedlock.LockContext;
 import io.github.distributedlock.LockLeaseLostException;
 import io.github.distributedlock.LockListener;
@@ -37,6 +39,8 @@ final class ReactiveRedisLockHandle implements ReactiveLockHandle {
 
 	private static final Log logger = LogFactory.getLog(ReactiveRedisLockHandle.class);
 
+	static final String SUBSCRIPTION = "reactive subscription";
+
 	private static final long RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
 	private final Grant grant;
@@ -52,6 +56,8 @@ final class ReactiveRedisLockHandle implements ReactiveLockHandle {
 	private final LockContext context = new ReactiveHoldContext(this);
 
 	private final long acquiredNanos = System.nanoTime();
+
+	private final Instant since = Instant.now();
 
 	private final AtomicBoolean released = new AtomicBoolean();
 
@@ -237,6 +243,22 @@ final class ReactiveRedisLockHandle implements ReactiveLockHandle {
 	private static String lostReason(String operation, long result) {
 		return (result == -1) ? operation + " after the lock had already expired"
 				: operation + " after another owner had taken the lock";
+	}
+
+	/**
+	 * Return whether the hold is neither released nor lost, and its lease is not over.
+	 */
+	boolean isLive(long nowNanos) {
+		return !this.released.get() && !this.lost.get() && this.leaseEndNanos - nowNanos > 0;
+	}
+
+	/**
+	 * Return a snapshot for operators. No thread owns the hold, and its owner id carries
+	 * the instance's secret, so the thread is given as {@value #SUBSCRIPTION}.
+	 */
+	HeldLock snapshot() {
+		return new HeldLock(name(), SUBSCRIPTION, this.since, remainingLease(), fencingToken(),
+				this.grant.spec().origin());
 	}
 
 	@Override

@@ -2,18 +2,21 @@ package io.github.distributedlock.redis;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.github.distributedlock.HeldLock;
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockDefaults;
 import io.github.distributedlock.LockListener;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.ReactiveLockHandle;
+import io.github.distributedlock.ReactiveLockOperations;
 import io.github.distributedlock.ReactiveLockTemplate;
 import io.github.distributedlock.WaitStrategy;
 import org.jspecify.annotations.Nullable;
@@ -35,7 +38,7 @@ import org.springframework.data.redis.listener.ReactiveRedisMessageListenerConta
  * application with {@link #builder(ReactiveRedisConnectionFactory)} and {@link #close()}
  * it on shutdown.
  */
-public final class ReactiveRedisLockTemplate implements ReactiveLockTemplate, AutoCloseable {
+public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, AutoCloseable {
 
 	private final LockRequestResolver resolver;
 
@@ -173,10 +176,26 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockTemplate, Au
 	}
 
 	/**
+	 * Return what this process holds now through this template, for operators: holds
+	 * neither released nor lost, whose lease is not over.
+	 * @return a snapshot of each hold, oldest first
+	 */
+	@Override
+	public List<HeldLock> heldLocks() {
+		long now = System.nanoTime();
+		return this.holds.stream()
+			.filter((handle) -> handle.isLive(now))
+			.map(ReactiveRedisLockHandle::snapshot)
+			.sorted(Comparator.comparing(HeldLock::since))
+			.toList();
+	}
+
+	/**
 	 * Return how many subscriptions of this template wait for a lock now; no thread waits
 	 * for any of them.
 	 * @return the number of waiting subscriptions
 	 */
+	@Override
 	public int waitingSubscriptions() {
 		return this.lines.waiting();
 	}

@@ -15,7 +15,9 @@ import io.github.distributedlock.LockLeaseLostException;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.LockTimeoutException;
+import io.github.distributedlock.ReactiveLockHandle;
 import io.github.distributedlock.aop.TestRedis;
+import io.github.distributedlock.redis.ReactiveRedisLockTemplate;
 import io.github.distributedlock.redis.RedisLockTemplate;
 import io.github.distributedlock.test.RedisServer;
 import io.github.distributedlock.test.RedisServerExtension;
@@ -28,6 +30,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import reactor.core.publisher.Mono;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -40,6 +43,8 @@ import static org.awaitility.Awaitility.await;
  */
 @ExtendWith(RedisServerExtension.class)
 class LockMetricsTests {
+
+	private static final Duration BLOCK = Duration.ofSeconds(30);
 
 	private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
@@ -160,6 +165,38 @@ class LockMetricsTests {
 			executor.shutdownNow();
 		}
 		assertThat(this.registry.get("distributed.lock.held").gauge().value()).isZero();
+	}
+
+	@Test
+	void shouldCountReactiveHoldsAndWaitingSubscriptionsInTheGauges() {
+		SimpleMeterRegistry registry = new SimpleMeterRegistry();
+		try (ReactiveRedisLockTemplate reactive = ReactiveRedisLockTemplate.builder(this.connectionFactory).build()) {
+			new LockGauges(this.template, reactive).bindTo(registry);
+			try (LockHandle blocking = this.template.acquire(LockRequest.of("gauge", "blocking"))) {
+				ReactiveLockHandle held = reactive.acquire(LockRequest.of("gauge", "reactive")).block(BLOCK);
+				assertThat(registry.get("distributed.lock.held").gauge().value()).isEqualTo(2);
+				assertThat(reactive.heldLocks()).singleElement().satisfies((lock) -> {
+					assertThat(lock.name()).isEqualTo(LockName.of("gauge", "reactive"));
+					assertThat(lock.fencingToken()).isEqualTo(held.fencingToken());
+					assertThat(lock.thread()).isEqualTo("reactive subscription");
+				});
+				Mono<ReactiveLockHandle> waiter = reactive
+					.acquire(LockRequest.builder("gauge").key("reactive").waitTime(Duration.ofSeconds(20)).build())
+					.cache();
+				waiter.subscribe();
+				await().atMost(Duration.ofSeconds(5))
+					.untilAsserted(() -> assertThat(registry.get("distributed.lock.waiting").gauge().value())
+						.as("a subscription, no thread")
+						.isEqualTo(1));
+				held.release().block(BLOCK);
+				ReactiveLockHandle next = waiter.block(BLOCK);
+				assertThat(registry.get("distributed.lock.waiting").gauge().value()).isZero();
+				assertThat(registry.get("distributed.lock.held").gauge().value()).isEqualTo(2);
+				next.release().block(BLOCK);
+			}
+			assertThat(registry.get("distributed.lock.held").gauge().value()).isZero();
+			assertThat(reactive.heldLocks()).isEmpty();
+		}
 	}
 
 	/**
