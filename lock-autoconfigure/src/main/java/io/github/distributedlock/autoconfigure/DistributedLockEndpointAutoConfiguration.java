@@ -1,9 +1,11 @@
 package io.github.distributedlock.autoconfigure;
 
 import io.github.distributedlock.LockOperations;
+import io.github.distributedlock.ReactiveLockOperations;
 import io.github.distributedlock.autoconfigure.actuate.DistributedLocksEndpoint;
 import io.github.distributedlock.autoconfigure.actuate.ForceReleaseDistributedLocksEndpoint;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -17,9 +19,10 @@ import org.springframework.context.annotation.Bean;
 /**
  * {@link EnableAutoConfiguration Auto-configuration} of the {@code distributedlocks}
  * actuator endpoint. Boot's exposure and access rules apply; the force-release operation
- * exists only with {@code distributed-lock.actuator.force-release-enabled=true}.
+ * exists only with {@code distributed-lock.actuator.force-release-enabled=true}. The
+ * endpoint lists the holds of the reactive template too, when there is one.
  */
-@AutoConfiguration(after = DistributedLockAutoConfiguration.class)
+@AutoConfiguration(after = { DistributedLockAutoConfiguration.class, DistributedLockReactiveAutoConfiguration.class })
 @ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class, LockOperations.class })
 @ConditionalOnBooleanProperty(name = "distributed-lock.enabled", matchIfMissing = true)
 @ConditionalOnAvailableEndpoint(DistributedLocksEndpoint.class)
@@ -30,15 +33,17 @@ public final class DistributedLockEndpointAutoConfiguration {
 	@ConditionalOnMissingBean(DistributedLocksEndpoint.class)
 	@ConditionalOnBooleanProperty(name = "distributed-lock.actuator.force-release-enabled", havingValue = false,
 			matchIfMissing = true)
-	DistributedLocksEndpoint distributedLocksEndpoint(LockOperations lockOperations) {
-		return new DistributedLocksEndpoint(lockOperations);
+	DistributedLocksEndpoint distributedLocksEndpoint(LockOperations lockOperations,
+			ObjectProvider<ReactiveLockOperations> reactiveLockOperations) {
+		return new DistributedLocksEndpoint(lockOperations, reactiveLockOperations.getIfUnique());
 	}
 
 	@Bean
 	@ConditionalOnMissingBean(DistributedLocksEndpoint.class)
 	@ConditionalOnBooleanProperty(name = "distributed-lock.actuator.force-release-enabled")
-	ForceReleaseDistributedLocksEndpoint forceReleaseDistributedLocksEndpoint(LockOperations lockOperations) {
-		return new ForceReleaseDistributedLocksEndpoint(lockOperations);
+	ForceReleaseDistributedLocksEndpoint forceReleaseDistributedLocksEndpoint(LockOperations lockOperations,
+			ObjectProvider<ReactiveLockOperations> reactiveLockOperations) {
+		return new ForceReleaseDistributedLocksEndpoint(lockOperations, reactiveLockOperations.getIfUnique());
 	}
 
 }

@@ -1,5 +1,6 @@
 package io.github.distributedlock.autoconfigure;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -8,6 +9,9 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.distributedlock.DistributedLock;
 import io.github.distributedlock.LockLeaseLostException;
+import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.ReactiveLockHandle;
+import io.github.distributedlock.ReactiveLockTemplate;
 import io.github.distributedlock.autoconfigure.actuate.DistributedLocksEndpoint;
 import io.github.distributedlock.autoconfigure.actuate.DistributedLocksEndpoint.LockDescriptor;
 import io.github.distributedlock.autoconfigure.actuate.ForceReleaseDistributedLocksEndpoint;
@@ -17,6 +21,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -73,6 +78,27 @@ class DistributedLocksEndpointTests {
 			assertThat(holder.get(10, TimeUnit.SECONDS)).isEqualTo("done 7");
 			assertThat(first.getBean(DistributedLocksEndpoint.class).heldLocks().locks()).isEmpty();
 		}));
+	}
+
+	@Test
+	void shouldListTheHoldsOfTheReactiveTemplateToo() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(DistributedLockReactiveAutoConfiguration.class))
+			.run((context) -> {
+				ReactiveLockHandle held = context.getBean(ReactiveLockTemplate.class)
+					.acquire(LockRequest.of("jobs", "reactive"))
+					.block(Duration.ofSeconds(10));
+				DistributedLocksEndpoint endpoint = context.getBean(DistributedLocksEndpoint.class);
+				assertThat(endpoint.heldLocks().locks()).singleElement().satisfies((lock) -> {
+					assertThat(lock.scope()).isEqualTo("jobs");
+					assertThat(lock.key()).isEqualTo("reactive");
+					assertThat(lock.thread()).isEqualTo("reactive subscription");
+					assertThat(lock.fencingToken()).isEqualTo(held.fencingToken());
+				});
+				assertThat(endpoint.lock(new String[] { "jobs", "reactive" }))
+					.isEqualTo(new LockDescriptor("jobs", "reactive", true, true));
+				held.release().block(Duration.ofSeconds(10));
+				assertThat(endpoint.heldLocks().locks()).isEmpty();
+			});
 	}
 
 	@Test

@@ -1,12 +1,15 @@
 package io.github.distributedlock.autoconfigure.actuate;
 
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 
 import io.github.distributedlock.HeldLock;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockOperations;
+import io.github.distributedlock.ReactiveLockOperations;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
@@ -28,21 +31,45 @@ public class DistributedLocksEndpoint {
 
 	private final LockOperations lockOperations;
 
+	private final @Nullable ReactiveLockOperations reactiveLockOperations;
+
 	/**
 	 * Create an endpoint.
 	 * @param lockOperations the locks to show
 	 */
 	public DistributedLocksEndpoint(LockOperations lockOperations) {
-		this.lockOperations = lockOperations;
+		this(lockOperations, null);
 	}
 
 	/**
-	 * List the locks this instance holds now, oldest first.
+	 * Create an endpoint that also shows the holds of a reactive template.
+	 * @param lockOperations the locks to show
+	 * @param reactiveLockOperations the reactive locks to show with them, or {@code null}
+	 */
+	public DistributedLocksEndpoint(LockOperations lockOperations,
+			@Nullable ReactiveLockOperations reactiveLockOperations) {
+		this.lockOperations = lockOperations;
+		this.reactiveLockOperations = reactiveLockOperations;
+	}
+
+	/**
+	 * List the locks this instance holds now, blocking and reactive, oldest first.
 	 * @return the holds
 	 */
 	@ReadOperation
 	public HeldLocksDescriptor heldLocks() {
-		return new HeldLocksDescriptor(this.lockOperations.heldLocks().stream().map(HeldLockDescriptor::new).toList());
+		return new HeldLocksDescriptor(held().stream().map(HeldLockDescriptor::new).toList());
+	}
+
+	private List<HeldLock> held() {
+		ReactiveLockOperations reactive = this.reactiveLockOperations;
+		if (reactive == null) {
+			return this.lockOperations.heldLocks();
+		}
+		List<HeldLock> held = new ArrayList<>(this.lockOperations.heldLocks());
+		held.addAll(reactive.heldLocks());
+		held.sort(Comparator.comparing(HeldLock::since));
+		return held;
 	}
 
 	/**
@@ -54,8 +81,7 @@ public class DistributedLocksEndpoint {
 	public LockDescriptor lock(@Selector(match = Match.ALL_REMAINING) String[] name) {
 		LockName lockName = lockName(name);
 		boolean locked = this.lockOperations.isLocked(lockName.scope(), lockName.key());
-		boolean heldHere = locked
-				&& this.lockOperations.heldLocks().stream().anyMatch((held) -> held.name().equals(lockName));
+		boolean heldHere = locked && held().stream().anyMatch((held) -> held.name().equals(lockName));
 		return new LockDescriptor(lockName.scope(), lockName.key(), locked, heldHere);
 	}
 

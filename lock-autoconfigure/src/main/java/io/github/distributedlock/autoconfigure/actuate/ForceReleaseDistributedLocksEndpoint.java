@@ -2,6 +2,7 @@ package io.github.distributedlock.autoconfigure.actuate;
 
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockOperations;
+import io.github.distributedlock.ReactiveLockOperations;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
@@ -26,6 +27,16 @@ public class ForceReleaseDistributedLocksEndpoint extends DistributedLocksEndpoi
 	 */
 	public ForceReleaseDistributedLocksEndpoint(LockOperations lockOperations) {
 		super(lockOperations);
+	}
+
+	/**
+	 * Create an endpoint that also shows the holds of a reactive template.
+	 * @param lockOperations the locks to show and release
+	 * @param reactiveLockOperations the reactive locks to show with them, or {@code null}
+	 */
+	public ForceReleaseDistributedLocksEndpoint(LockOperations lockOperations,
+			@Nullable ReactiveLockOperations reactiveLockOperations) {
+		super(lockOperations, reactiveLockOperations);
 	}
 
 	/**
