@@ -132,7 +132,7 @@ end
 local function note_kept(lock, keep_ms, kept_until)
 	local keep = tonumber(keep_ms)
 	if keep > 0 then
-		local ends = now_ms() + keep
+		local ends = ends_after(now_ms(), keep)
 		if not kept_until or tonumber(kept_until) < ends then
 			redis.call('HSET', lock, 'kept', ends)
 		end

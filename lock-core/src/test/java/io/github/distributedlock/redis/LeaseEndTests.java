@@ -12,16 +12,17 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Leases and minimum holds kept in sorted sets (permits, read locks) last their whole
- * length after the script read the clock, as a key does after {@code PEXPIRE}: the
- * scripts read the clock truncated to the millisecond, and a member goes once the clock
- * reaches its score, so a member scored {@code nowMs + lease} could end up to 1 ms before
- * the lease its holder counts from before it sent the request ({@code ends_after} in
- * lib.lua). Each test measures the server's clock just before and just after one script,
- * and judges the score only when both readings fall in one millisecond, which is then the
- * script's.
+ * Ends that the scripts compute from the server's clock last their whole length after the
+ * script read the clock, as a key does after {@code PEXPIRE}: leases and minimum holds
+ * kept in sorted sets (permits, read locks), and the minimum hold an inner hold of a lock
+ * records. The scripts read the clock truncated to the millisecond, and a member goes
+ * once the clock reaches its score, so a member scored {@code nowMs + lease} could end up
+ * to 1 ms before the lease its holder counts from before it sent the request
+ * ({@code ends_after} in lib.lua). Each test measures the server's clock just before and
+ * just after one script, and judges the score only when both readings fall in one
+ * millisecond, which is then the script's.
  */
-class SortedSetLeaseTests {
+class LeaseEndTests {
 
 	private static final String PERMITS = "sl:{p}:permits";
 
@@ -38,12 +39,12 @@ class SortedSetLeaseTests {
 
 	@Test
 	void shouldScoreATakenPermitAWholeLeaseAfterTheScriptsMillisecond() {
-		assertWholeLength(60_000, PERMITS, () -> () -> acquirePermit(LEASE));
+		assertWholeLength(60_000, () -> onlyScore(PERMITS), () -> () -> acquirePermit(LEASE));
 	}
 
 	@Test
 	void shouldScoreAnExtendedPermitAWholeLeaseAfterTheScriptsMillisecond() {
-		assertWholeLength(30_000, PERMITS, () -> {
+		assertWholeLength(30_000, () -> onlyScore(PERMITS), () -> {
 			String permit = acquirePermit("1000");
 			return () -> eval(LockScripts.EXTEND_PERMIT, List.of(PERMITS), permit, "30000");
 		});
@@ -51,12 +52,12 @@ class SortedSetLeaseTests {
 
 	@Test
 	void shouldScoreAReadHoldAWholeLeaseAfterTheScriptsMillisecond() {
-		assertWholeLength(60_000, READERS, () -> () -> acquireRead(LEASE));
+		assertWholeLength(60_000, () -> onlyScore(READERS), () -> () -> acquireRead(LEASE));
 	}
 
 	@Test
 	void shouldScoreAnExtendedReadHoldAWholeLeaseAfterTheScriptsMillisecond() {
-		assertWholeLength(30_000, READERS, () -> {
+		assertWholeLength(30_000, () -> onlyScore(READERS), () -> {
 			acquireRead("1000");
 			return () -> eval(LockScripts.EXTEND_READ, List.of(READERS, READ_HOLDS), "reader", "30000");
 		});
@@ -64,7 +65,7 @@ class SortedSetLeaseTests {
 
 	@Test
 	void shouldKeepAReleasedPermitForTheWholeMinimumHold() {
-		assertWholeLength(1500, PERMITS, () -> {
+		assertWholeLength(1500, () -> onlyScore(PERMITS), () -> {
 			String permit = acquirePermit(LEASE);
 			return () -> eval(LockScripts.RELEASE_PERMIT, List.of(PERMITS, PERMITS + ":released"), permit, "1500");
 		});
@@ -72,22 +73,35 @@ class SortedSetLeaseTests {
 
 	@Test
 	void shouldKeepAReleasedReadHoldForTheWholeMinimumHold() {
-		assertWholeLength(1500, READERS, () -> {
+		assertWholeLength(1500, () -> onlyScore(READERS), () -> {
 			acquireRead(LEASE);
 			return () -> eval(LockScripts.RELEASE_READ, List.of(READERS, READ_HOLDS, LOCK + ":released"), "reader",
 					"1500");
 		});
 	}
 
+	@Test
+	void shouldRecordAnInnerHoldsMinimumHoldForItsWholeLength() {
+		assertWholeLength(1500, () -> Long.parseLong(String.valueOf(redis.server().command("HGET", LOCK, "kept"))),
+				() -> {
+					assertThat(acquireLock("0")).isEqualTo(1L);
+					assertThat(acquireLock("1")).as("the inner hold").isEqualTo(1L);
+					String token = String.valueOf(redis.server().command("HGET", LOCK, "token"));
+					return () -> eval(LockScripts.RELEASE,
+							List.of(LOCK, LOCK + ":released", LOCK + ":requests", READERS), "owner", token, "1",
+							"1500");
+				});
+	}
+
 	/**
 	 * Run a script on an empty Redis until the server's clock reads one millisecond just
-	 * before and just after it; then the one member of the set must be scored that
-	 * millisecond + the length + 1.
+	 * before and just after it; then the end it wrote must be that millisecond + the
+	 * length + 1.
 	 * @param millis the lease or minimum hold the script sets
-	 * @param set the sorted set the script writes
+	 * @param end reads the end the script wrote
 	 * @param prepare sets up what the script needs and returns the script
 	 */
-	private void assertWholeLength(long millis, String set, Supplier<Runnable> prepare) {
+	private void assertWholeLength(long millis, Supplier<Long> end, Supplier<Runnable> prepare) {
 		int judged = 0;
 		for (int i = 0; i < 100 && judged < 5; i++) {
 			redis.server().command("FLUSHALL");
@@ -97,13 +111,26 @@ class SortedSetLeaseTests {
 			long after = serverMillis();
 			if (before == after) {
 				judged++;
-				List<?> members = (List<?>) redis.server().command("ZRANGE", set, "0", "-1", "WITHSCORES");
-				assertThat(members).hasSize(2);
-				assertThat(Long.parseLong(String.valueOf(members.get(1)))).as("ends after the whole %d ms", millis)
-					.isEqualTo(before + millis + 1);
+				assertThat(end.get()).as("ends after the whole %d ms", millis).isEqualTo(before + millis + 1);
 			}
 		}
 		assertThat(judged).as("scripts measured within one millisecond").isPositive();
+	}
+
+	/**
+	 * Return the score of the one member of a sorted set.
+	 */
+	private static long onlyScore(String set) {
+		List<?> members = (List<?>) redis.server().command("ZRANGE", set, "0", "-1", "WITHSCORES");
+		assertThat(members).hasSize(2);
+		return Long.parseLong(String.valueOf(members.get(1)));
+	}
+
+	private static long acquireLock(String holdsIt) {
+		List<?> reply = (List<?>) eval(LockScripts.ACQUIRE,
+				List.of(LOCK, LockKeys.fence(LOCK), READERS, LOCK + ":intent", LOCK + ":requests"), "owner", "60000",
+				"1", "60000", "-1", "0", holdsIt, "", "30000");
+		return (Long) reply.get(0);
 	}
 
 	private static String acquirePermit(String lease) {
