@@ -68,6 +68,10 @@ final class LockedMethodParser {
 					+ ", whose lock is held through a ReactiveLockTemplate, but the context has no ReactiveLockTemplate "
 					+ "bean; define one (Spring Boot does when there is a ReactiveRedisConnectionFactory)");
 		}
+		if (result.isReactive() && lock.fair()) {
+			found.add("is held through a ReactiveLockTemplate, which takes exclusive, read and write locks and "
+					+ "permits, but not fair locks; remove fair = true, or lock a blocking method");
+		}
 		Method fallback = FallbackMethods.find(method, targetClass, lock, onTimeout, found);
 		if (found.isEmpty() && request != null) {
 			return new LockedMethod(method, targetClass, origin, request, key, lock.key(), onTimeout, fallback, result);

@@ -102,9 +102,10 @@ abstract sealed class LockKind permits ExclusiveKind, FairKind, ReadKind, Permit
 	}
 
 	/**
-	 * Return whether a waiter is woken by the {@code readers-left} message as well.
+	 * Return whether its waiters are readers, whom the {@code readers-left} message does
+	 * not wake: only a writer waits for the last reader to leave.
 	 */
-	boolean wakesWhenReadersLeave() {
+	boolean waitsAsReader() {
 		return false;
 	}
 

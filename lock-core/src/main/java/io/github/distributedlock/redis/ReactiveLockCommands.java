@@ -69,10 +69,15 @@ final class ReactiveLockCommands {
 	}
 
 	/**
-	 * Renew one hold's lease with the watchdog's renew script.
+	 * Renew one hold's lease for another lease of its spec: with the watchdog's renew
+	 * script for a lock hash, by extending a reader or permit (as the blocking watchdog
+	 * does, since those live in sorted sets).
 	 * @return 1 renewed, -1 gone, -2 held by someone else
 	 */
 	Mono<Long> renew(LockSpec spec, String owner, long token) {
+		if (!spec.kind().renewsInBatch()) {
+			return extend(spec, owner, token, spec.leaseMillis());
+		}
 		return run(spec.name(), "renew", ExclusiveKind.renew(List.of(spec), List.of(owner), new long[] { token }))
 			.map((reply) -> ((Number) ((List<?>) reply).get(0)).longValue());
 	}
@@ -86,9 +91,14 @@ final class ReactiveLockCommands {
 	}
 
 	/**
-	 * Ask Redis whether a hold is still its lock's owner.
+	 * Ask Redis whether a hold is still its lock's owner (or reader, or permit holder).
 	 */
 	Mono<Boolean> isHeld(LockSpec spec, String owner, long token) {
+		ScriptCall call = spec.kind().isHeld(spec, owner, token);
+		if (call != null) {
+			// A reader or a permit: its script says.
+			return number(run(spec.name(), "check", call)).map((result) -> result == 1);
+		}
 		return Mono
 			.usingWhen(Mono.fromSupplier(this.connectionFactory::getReactiveConnection),
 					(connection) -> connection.hashCommands()

@@ -33,10 +33,10 @@ import org.springframework.data.redis.listener.ReactiveRedisMessageListenerConta
  * woken by pub/sub and bounded by timers instead of parked threads.
  * <p>
  * Each subscription to {@link #acquire(LockRequest)} is its own owner: this instance's
- * secret id plus a number. Plain exclusive locks only, for now: read locks, permits, fair
- * locks, custom owners and the keyspace wait strategy are refused. Create one per
- * application with {@link #builder(ReactiveRedisConnectionFactory)} and {@link #close()}
- * it on shutdown.
+ * secret id plus a number. Exclusive (write) locks, read locks and permits; fair locks,
+ * custom owners and the keyspace wait strategy are refused. Create one per application
+ * with {@link #builder(ReactiveRedisConnectionFactory)} and {@link #close()} it on
+ * shutdown.
  */
 public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, AutoCloseable {
 
@@ -139,9 +139,9 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 					+ "': the reactive template waits by PUBSUB or POLLING, not KEYSPACE_EVENTS");
 		}
 		LockSpec spec = this.resolver.resolve(request);
-		if (spec.kind() != LockKind.EXCLUSIVE) {
+		if (spec.kind() == LockKind.FAIR) {
 			throw new IllegalArgumentException("Lock '" + request.name()
-					+ "': the reactive template takes plain exclusive locks only, not read locks, permits or fair locks");
+					+ "': the reactive template takes exclusive (write) locks, read locks and permits, not fair locks");
 		}
 		return spec;
 	}

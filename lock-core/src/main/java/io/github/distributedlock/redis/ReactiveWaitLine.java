@@ -55,8 +55,15 @@ final class ReactiveWaitLine {
 
 	@Nullable Disposable pendingRemoval;
 
-	ReactiveWaitLine(String id) {
+	private final boolean readers;
+
+	/**
+	 * @param readers whether its waiters are readers, whom the last reader leaving does
+	 * not concern ({@link LockKind#waitsAsReader()})
+	 */
+	ReactiveWaitLine(String id, boolean readers) {
 		this.id = id;
+		this.readers = readers;
 	}
 
 	String id() {
@@ -208,7 +215,7 @@ final class ReactiveWaitLine {
 			}
 			return;
 		}
-		if (heard.wakes(false, false)) {
+		if (heard.wakes(false, this.readers)) {
 			signal(true);
 		}
 	}

@@ -56,7 +56,8 @@ final class ReactiveWaitLines {
 	ReactiveWaitLine join(LockSpec spec) {
 		this.waiting.incrementAndGet();
 		ReactiveWaitLine line = this.lines.compute(spec.queueId(), (id, existing) -> {
-			ReactiveWaitLine joined = (existing != null) ? existing : new ReactiveWaitLine(id);
+			ReactiveWaitLine joined = (existing != null) ? existing
+					: new ReactiveWaitLine(id, spec.kind().waitsAsReader());
 			joined.references++;
 			if (joined.pendingRemoval != null) {
 				joined.pendingRemoval.dispose();

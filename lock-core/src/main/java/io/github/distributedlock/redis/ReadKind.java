@@ -47,7 +47,7 @@ final class ReadKind extends LockKind {
 	}
 
 	@Override
-	boolean wakesWhenReadersLeave() {
+	boolean waitsAsReader() {
 		return true;
 	}
 

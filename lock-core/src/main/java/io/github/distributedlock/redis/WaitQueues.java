@@ -87,7 +87,7 @@ final class WaitQueues implements AutoCloseable {
 		return this.queues.compute(spec.queueId(), (id, queue) -> {
 			if (queue == null) {
 				queue = new WaitQueue(id, spec.waitChannels(), strategy == WaitStrategy.KEYSPACE_EVENTS,
-						spec.kind().wakesWhenReadersLeave());
+						spec.kind().waitsAsReader());
 				if (strategy == WaitStrategy.POLLING || this.container == null) {
 					queue.subscribed().complete(null);
 				}

@@ -175,6 +175,14 @@ class LockAnnotationValidationTests {
 	}
 
 	@Test
+	void shouldFailStartupWhenAReactiveMethodAsksForAFairLock() {
+		assertThat(invalid(FairReactive.class).getProblems()).singleElement()
+			.asString()
+			.isEqualTo("FairReactive.run(): is held through a ReactiveLockTemplate, which takes exclusive, read and "
+					+ "write locks and permits, but not fair locks; remove fair = true, or lock a blocking method");
+	}
+
+	@Test
 	void shouldAcceptCompletionStageAndCompletableFutureHeldUntilTheyComplete() {
 		assertThatNoException().isThrownBy(() -> this.methods.validate(Staged.class));
 		assertThat(this.methods.find(method(Staged.class, "stage"), Staged.class).result())
@@ -459,6 +467,15 @@ class LockAnnotationValidationTests {
 		@Async
 		@DistributedLock
 		public Mono<String> later() {
+			return Mono.just("");
+		}
+
+	}
+
+	static class FairReactive {
+
+		@DistributedLock(fair = true)
+		public Mono<String> run() {
 			return Mono.just("");
 		}
 

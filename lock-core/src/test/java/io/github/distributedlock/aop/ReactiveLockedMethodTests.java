@@ -139,6 +139,14 @@ class ReactiveLockedMethodTests {
 	}
 
 	@Test
+	void shouldLetAsManySubscriptionsInAsThereArePermits() {
+		List<Long> tokens = Flux.range(0, 30).flatMap((i) -> this.jobs.limited(), 30).collectList().block(BLOCK);
+		assertThat(tokens).hasSize(30).doesNotHaveDuplicates();
+		assertThat(Jobs.maxInside).as("at once, of 2 permits").hasValueBetween(1, 2);
+		assertThat(Jobs.calls).hasValue(30);
+	}
+
+	@Test
 	void shouldFailStartupWithoutAReactiveLockTemplateNamingTheMethods() {
 		try (AnnotationConfigApplicationContext blockingOnly = new AnnotationConfigApplicationContext()) {
 			AopConfigUtils.registerAutoProxyCreatorIfNecessary(blockingOnly);
@@ -168,6 +176,17 @@ class ReactiveLockedMethodTests {
 			return ReactiveLockContext.current().flatMap((lock) -> {
 				maxInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
 				return Mono.delay(Duration.ofMillis(1))
+					.doOnNext((tick) -> inside.decrementAndGet())
+					.thenReturn(lock.fencingToken());
+			});
+		}
+
+		@DistributedLock(scope = "limited", permits = 2, waitTime = 30)
+		public Mono<Long> limited() {
+			calls.incrementAndGet();
+			return ReactiveLockContext.current().flatMap((lock) -> {
+				maxInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
+				return Mono.delay(Duration.ofMillis(5))
 					.doOnNext((tick) -> inside.decrementAndGet())
 					.thenReturn(lock.fencingToken());
 			});

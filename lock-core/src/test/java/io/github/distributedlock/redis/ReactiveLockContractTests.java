@@ -9,6 +9,7 @@ import java.util.stream.Stream;
 import io.github.distributedlock.LockDefaults;
 import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockLeaseLostException;
+import io.github.distributedlock.LockMode;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.ReactiveLockContext;
@@ -42,9 +43,9 @@ import static org.awaitility.Awaitility.await;
  * subscribers and with blocking callers, strictly increasing fencing tokens, wake-up on
  * release, an abandoned lock noticed when its lease ends, timeouts that name the lock, a
  * lost lease reported without touching the next holder, extension, and cancellation. Each
- * row starts its servers once. The reactive template takes plain exclusive locks, and
- * each subscription is its own owner, so reentrancy, read locks, permits and fair locks
- * are not part of it (see {@code docs/design/reactive.md}).
+ * row starts its servers once. Read/write locks and permits too; each subscription is its
+ * own owner, so reentrancy is not part of it, nor are fair locks, which the reactive
+ * template refuses (see {@code docs/design/reactive.md}).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @ParameterizedClass(name = "{0} {1}")
@@ -224,6 +225,66 @@ class ReactiveLockContractTests {
 		work.dispose();
 		// Free long before the 30 s lease.
 		await().atMost(Duration.ofSeconds(3)).until(() -> !this.blocking.isLocked(this.scope, "c"));
+	}
+
+	@Test
+	void shouldShareAReadLockAmongReadersAndWakeTheWriterWhenTheLastLeaves() {
+		LockRequest read = request("rw").mode(LockMode.READ).lease(Duration.ofSeconds(10)).build();
+		ReactiveLockHandle first = this.template.acquire(read).block(BLOCK);
+		ReactiveLockHandle second = this.otherProcess.acquire(read).block(BLOCK);
+		assertThat(first.isHeld().block(BLOCK)).isTrue();
+		LockRequest write = request("rw").mode(LockMode.WRITE).waitTime(Duration.ZERO).build();
+		assertThat(this.template.tryAcquire(write).blockOptional(BLOCK)).as("a writer while readers read").isEmpty();
+		assertThat(this.blocking.tryAcquire(write)).isEmpty();
+		Mono<ReactiveLockHandle> writer = this.otherProcess
+			.acquire(request("rw").mode(LockMode.WRITE).waitTime(Duration.ofSeconds(8)).build())
+			.cache();
+		writer.subscribe();
+		Mono.delay(Duration.ofMillis(200)).then(first.release()).block(BLOCK);
+		assertThat(this.template.tryAcquire(read.toBuilder().waitTime(Duration.ZERO).build()).blockOptional(BLOCK))
+			.as("a new reader while a writer waits")
+			.isEmpty();
+		long released = System.nanoTime();
+		second.release().block(BLOCK);
+		ReactiveLockHandle written = writer.block(BLOCK);
+		// Well before the readers' 10 s leases would have ended.
+		assertThat(Duration.ofNanos(System.nanoTime() - released)).isLessThan(Duration.ofSeconds(2));
+		assertThat(written.fencingToken()).isGreaterThan(Math.max(first.fencingToken(), second.fencingToken()));
+		assertThat(this.template.tryAcquire(read.toBuilder().waitTime(Duration.ZERO).build()).blockOptional(BLOCK))
+			.isEmpty();
+		written.release().block(BLOCK);
+	}
+
+	@Test
+	void shouldHandOutNoMorePermitsThanThereAreAndWakeAWaiterWhenOneIsGivenBack() {
+		LockRequest permit = request("p").permits(2).lease(Duration.ofSeconds(10)).build();
+		ReactiveLockHandle one = this.template.acquire(permit).block(BLOCK);
+		ReactiveLockHandle two = this.otherProcess.acquire(permit).block(BLOCK);
+		assertThat(this.template.tryAcquire(permit.toBuilder().waitTime(Duration.ZERO).build()).blockOptional(BLOCK))
+			.isEmpty();
+		assertThat(this.blocking.tryAcquire(permit.toBuilder().waitTime(Duration.ZERO).build())).isEmpty();
+		assertThat(two.isHeld().block(BLOCK)).isTrue();
+		Mono<ReactiveLockHandle> waiter = this.template
+			.acquire(permit.toBuilder().waitTime(Duration.ofSeconds(8)).build())
+			.cache();
+		waiter.subscribe();
+		Mono.delay(Duration.ofMillis(200)).then(one.release()).block(BLOCK);
+		long released = System.nanoTime();
+		ReactiveLockHandle third = waiter.block(BLOCK);
+		assertThat(Duration.ofNanos(System.nanoTime() - released)).isLessThan(Duration.ofSeconds(2));
+		assertThat(third.fencingToken()).isGreaterThan(two.fencingToken());
+		assertThat(one.isHeld().block(BLOCK)).isFalse();
+		AtomicInteger inside = new AtomicInteger();
+		AtomicInteger most = new AtomicInteger();
+		two.release().then(third.release()).block(BLOCK);
+		Flux.range(0, 12)
+			.flatMap((i) -> ((i % 2 == 0) ? this.template : this.otherProcess)
+				.locked(permit.toBuilder().waitTime(Duration.ofSeconds(20)).build(), Mono.defer(() -> {
+					most.accumulateAndGet(inside.incrementAndGet(), Math::max);
+					return Mono.delay(Duration.ofMillis(5)).doOnTerminate(inside::decrementAndGet);
+				})))
+			.blockLast(BLOCK);
+		assertThat(most.get()).as("holders at once").isBetween(1, 2);
 	}
 
 	private List<String> lockKeys() {

@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockLeaseLostException;
+import io.github.distributedlock.LockMode;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.LockTimeoutException;
@@ -281,6 +282,31 @@ class ReactiveLockTemplateTests {
 	}
 
 	@Test
+	void shouldKeepTheShortLeasesOfAReaderAndAPermitAliveWhileHeld() throws InterruptedException {
+		LockRequest read = lock("renewed-read").mode(LockMode.READ)
+			.lease(Duration.ofMillis(600))
+			.autoRenew(true)
+			.build();
+		LockRequest permit = lock("renewed-permit").permits(1).lease(Duration.ofMillis(600)).autoRenew(true).build();
+		ReactiveLockHandle reader = this.template.acquire(read).block(BLOCK);
+		ReactiveLockHandle permitHolder = this.template.acquire(permit).block(BLOCK);
+		LockRequest writer = lock("renewed-read").mode(LockMode.WRITE).waitTime(Duration.ZERO).build();
+		LockRequest otherPermit = permit.toBuilder().waitTime(Duration.ZERO).build();
+		for (int i = 0; i < 8; i++) {
+			Thread.sleep(250);
+			assertThat(this.template.tryAcquire(writer).blockOptional(BLOCK)).isEmpty();
+			assertThat(this.template.tryAcquire(otherPermit).blockOptional(BLOCK)).isEmpty();
+		}
+		assertThat(reader.isHeld().block(BLOCK)).isTrue();
+		assertThat(permitHolder.isHeld().block(BLOCK)).isTrue();
+		reader.release().block(BLOCK);
+		permitHolder.release().block(BLOCK);
+		assertThat(reader.isHeld().block(BLOCK)).isFalse();
+		this.template.tryAcquire(writer).blockOptional(BLOCK).orElseThrow().release().block(BLOCK);
+		this.template.tryAcquire(otherPermit).blockOptional(BLOCK).orElseThrow().release().block(BLOCK);
+	}
+
+	@Test
 	void shouldNotEndANewerHoldWhenAnExpiredHoldIsReleased() {
 		LockRequest shortLease = lock("expired").lease(Duration.ofMillis(200)).autoRenew(false).build();
 		ReactiveLockHandle expired = this.template.acquire(shortLease).block(BLOCK);
@@ -422,7 +448,6 @@ class ReactiveLockTemplateTests {
 		List<LockRequest> refused = new ArrayList<>();
 		refused.add(lock("refused").fair(true).build());
 		refused.add(lock("refused").owner("batch").build());
-		refused.add(lock("refused").mode(io.github.distributedlock.LockMode.READ).build());
 		for (LockRequest request : refused) {
 			assertThatExceptionOfType(IllegalArgumentException.class)
 				.isThrownBy(() -> this.template.acquire(request).block(BLOCK))
