@@ -7,6 +7,7 @@ import java.util.concurrent.Future;
 import io.github.distributedlock.DistributedLock.OnTimeout;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.core.Nullness;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.scheduling.annotation.Async;
 import org.springframework.util.ClassUtils;
@@ -89,6 +90,14 @@ final class LockedReturnTypes {
 		if (returned != null && isAssignable("kotlinx.coroutines.flow.Flow", returned)) {
 			found.add("is a Kotlin suspend function returning Flow, whose collection the lock cannot follow; "
 					+ "return a List, or take the lock inside the flow with ReactiveLockTemplate");
+		}
+		if (onTimeout == OnTimeout.SKIP && returned != null && !"kotlin.Unit".equals(returned.getName())
+				&& Nullness.forMethodReturnType(method) == Nullness.NON_NULL) {
+			// Known with kotlin-reflect on the class path (as Spring's Kotlin support
+			// needs); without it, nullness is unspecified and not checked.
+			found.add("is a Kotlin suspend function returning the non-null " + returned.getSimpleName()
+					+ ", so onTimeout = SKIP, which returns null, would break its type; declare the return type "
+					+ "nullable (" + returned.getSimpleName() + "?), or use THROW");
 		}
 	}
 

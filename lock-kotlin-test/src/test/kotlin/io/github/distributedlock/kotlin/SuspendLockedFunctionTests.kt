@@ -145,7 +145,7 @@ class SuspendLockedFunctionTests {
 	}
 
 	@Test
-	fun shouldRefuseFallbackAFlowOrAMissingReactiveLockTemplateAtStartupNamingTheMethod() {
+	fun shouldRefuseFallbackAFlowSkipOnANonNullResultOrAMissingReactiveLockTemplateAtStartupNamingTheMethod() {
 		val broken = AnnotationConfigApplicationContext()
 		AopConfigUtils.registerAutoProxyCreatorIfNecessary(broken)
 		broken.registerBean(LockTemplate::class.java, Supplier<LockTemplate> { template })
@@ -154,6 +154,8 @@ class SuspendLockedFunctionTests {
 			.withStackTraceContaining("Refused.run(String, Continuation)")
 			.withStackTraceContaining("onTimeout = FALLBACK is not supported")
 			.withStackTraceContaining("Refused.flow(Continuation): is a Kotlin suspend function returning Flow")
+			.withStackTraceContaining("Refused.skipped(Continuation): is a Kotlin suspend function returning the "
+					+ "non-null String, so onTimeout = SKIP, which returns null, would break its type")
 			.withStackTraceContaining("is a Kotlin suspend function, whose lock is held through a ReactiveLockTemplate, "
 					+ "but the context has no ReactiveLockTemplate bean")
 		broken.close()
@@ -237,6 +239,9 @@ class SuspendLockedFunctionTests {
 
 		@DistributedLock(scope = "jobs")
 		open suspend fun flow(): Flow<String> = flowOf("ran")
+
+		@DistributedLock(scope = "jobs", onTimeout = [OnTimeout.SKIP])
+		open suspend fun skipped(): String = "ran"
 
 	}
 
