@@ -152,6 +152,30 @@ class ReactiveLockTemplateTests {
 	}
 
 	@Test
+	void shouldStillWakeAWaiterByTheReleaseAfterItsSubscriptionsConnectionWasKilled() throws InterruptedException {
+		LockRequest holderRequest = lock("reconnect").lease(Duration.ofSeconds(30)).autoRenew(false).build();
+		ReactiveLockHandle holder = this.template.acquire(holderRequest).block(BLOCK);
+		Mono<ReactiveLockHandle> waiter = this.template
+			.acquire(lock("reconnect").waitTime(Duration.ofSeconds(60)).build())
+			.cache();
+		waiter.subscribe();
+		await().until(() -> this.raw.opsForZSet().size(LockKeys.requests(this.template.lockKey(holderRequest))) == 1);
+		assertThat(redis.server().command("CLIENT", "KILL", "TYPE", "pubsub")).as("subscriptions killed").isEqualTo(1L);
+		// The client reconnects and subscribes again; a release then still wakes the
+		// waiter, long before the 15 s refile or the 30 s lease.
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> String
+				.valueOf(redis.server()
+					.command("PUBSUB", "NUMSUB", LockKeys.releaseChannel(this.template.lockKey(holderRequest))))
+				.endsWith(", 1]"));
+		long released = System.nanoTime();
+		holder.release().block(BLOCK);
+		ReactiveLockHandle next = waiter.block(BLOCK);
+		assertThat(Duration.ofNanos(System.nanoTime() - released)).isLessThan(Duration.ofSeconds(5));
+		next.release().block(BLOCK);
+	}
+
+	@Test
 	void shouldTimeOutWithTheBlockingEnginesExceptionNamingTheLock() {
 		ReactiveLockHandle holder = this.template.acquire(lock("timeout").build()).block(BLOCK);
 		LockRequest request = lock("timeout").waitTime(Duration.ofMillis(300)).build();
