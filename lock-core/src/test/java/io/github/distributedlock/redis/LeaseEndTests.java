@@ -1,7 +1,5 @@
 package io.github.distributedlock.redis;
 
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -152,17 +150,11 @@ class LeaseEndTests {
 	}
 
 	private static long serverMillis() {
-		List<?> clock = (List<?>) redis.server().command("TIME");
-		return Long.parseLong(String.valueOf(clock.get(0))) * 1000
-				+ Long.parseLong(String.valueOf(clock.get(1))) / 1000;
+		return ScriptEval.serverMillis(redis.server());
 	}
 
 	private static Object eval(LuaScript script, List<String> keys, String... args) {
-		List<String> command = new ArrayList<>(
-				List.of("EVAL", new String(script.text(), StandardCharsets.UTF_8), Integer.toString(keys.size())));
-		command.addAll(keys);
-		command.addAll(List.of(args));
-		return redis.server().command(command.toArray(String[]::new));
+		return ScriptEval.eval(redis.server(), script, keys, args);
 	}
 
 }

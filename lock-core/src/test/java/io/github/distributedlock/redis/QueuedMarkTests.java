@@ -1,7 +1,5 @@
 package io.github.distributedlock.redis;
 
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 
 import io.github.distributedlock.test.RedisServerExtension;
@@ -106,11 +104,7 @@ class QueuedMarkTests {
 	}
 
 	private static Object eval(LuaScript script, List<String> keys, String... args) {
-		List<String> command = new ArrayList<>(
-				List.of("EVAL", new String(script.text(), StandardCharsets.UTF_8), Integer.toString(keys.size())));
-		command.addAll(keys);
-		command.addAll(List.of(args));
-		return redis.server().command(command.toArray(String[]::new));
+		return ScriptEval.eval(redis.server(), script, keys, args);
 	}
 
 }
