@@ -29,6 +29,10 @@ final class LockAttempts {
 
 	private long lastHolderToken = -1;
 
+	// Whether a failed attempt was held back by readers, and so may have set a writer
+	// intent.
+	private boolean heldBackByReaders;
+
 	private long lastHandOffNanos;
 
 	private long lastSentNanos;
@@ -115,9 +119,9 @@ final class LockAttempts {
 	 */
 	AcquireResult attempt() {
 		this.count++;
-		// A failed attempt with token 0 was held back by readers and may have set a
-		// writer intent.
-		boolean mayHaveIntent = this.count > 1 && this.lastHolderToken == 0;
+		// Any earlier failed attempt with token 0, not only the last: one that found
+		// another writer since does not drop the intent.
+		boolean mayHaveIntent = this.heldBackByReaders;
 		this.lastSentNanos = System.nanoTime();
 		this.filed |= this.handOff != null;
 		AcquireResult result = send(mayHaveIntent);
@@ -127,6 +131,7 @@ final class LockAttempts {
 				changedHands(now);
 			}
 			this.lastHolderToken = result.token();
+			this.heldBackByReaders |= result.token() == 0;
 			this.deadline.holderSeen(result.holderTtlMillis(), now);
 		}
 		return result;

@@ -26,6 +26,10 @@ final class ReactiveAttempts {
 
 	private long lastHolderToken = -1;
 
+	// Whether a failed attempt was held back by readers, and so may have set a writer
+	// intent.
+	private boolean heldBackByReaders;
+
 	private long lastSentNanos;
 
 	private @Nullable HandOffRequest request;
@@ -52,9 +56,9 @@ final class ReactiveAttempts {
 	 */
 	Next next() {
 		this.count++;
-		// A failed attempt with token 0 was held back by readers and may have set a
-		// writer intent.
-		boolean mayHaveIntent = this.count > 1 && this.lastHolderToken == 0;
+		// Any earlier failed attempt with token 0, not only the last: one that found
+		// another writer since does not drop the intent.
+		boolean mayHaveIntent = this.heldBackByReaders;
 		this.filed |= this.request != null;
 		this.lastSentNanos = System.nanoTime();
 		return new Next(this.lastSentNanos, this.deadline.remainingMillis(), mayHaveIntent, this.request);
@@ -67,6 +71,7 @@ final class ReactiveAttempts {
 	boolean noted(AcquireResult result, long nowNanos) {
 		boolean changed = this.lastHolderToken != -1 && this.lastHolderToken != result.token();
 		this.lastHolderToken = result.token();
+		this.heldBackByReaders |= result.token() == 0;
 		this.deadline.holderSeen(result.holderTtlMillis(), nowNanos);
 		return changed;
 	}
