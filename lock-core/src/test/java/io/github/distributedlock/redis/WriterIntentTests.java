@@ -16,6 +16,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -100,6 +101,30 @@ class WriterIntentTests {
 				.orElse(null);
 			assertThat(reader).as("a reader once no writer holds or waits").isNotNull();
 			reader.release().block(BLOCK);
+		}
+		finally {
+			template.close();
+		}
+	}
+
+	@Test
+	void shouldNotHoldReadersBackOnceAWaitingReactiveWriterIsCancelled() {
+		ReactiveRedisLockTemplate template = ReactiveRedisLockTemplate.builder(this.factory).build();
+		try {
+			String key = template.lockKey(write("cancelled"));
+			ReactiveLockHandle first = template.acquire(read("cancelled")).block(BLOCK);
+			Disposable writer = template.acquire(write("cancelled")).subscribe();
+			await().until(() -> Boolean.TRUE.equals(this.raw.hasKey(LockKeys.writerIntent(key))));
+			writer.dispose();
+			// Its request is withdrawn; nobody waits to write any more.
+			await().until(() -> Long.valueOf(0).equals(this.raw.opsForZSet().size(LockKeys.requests(key))));
+			await().atMost(Duration.ofSeconds(3))
+				.untilAsserted(() -> assertThat(
+						template.tryAcquire(read("cancelled").toBuilder().waitTime(Duration.ZERO).build())
+							.blockOptional(BLOCK))
+					.as("a reader once the only writer that waited was cancelled")
+					.isPresent());
+			first.release().block(BLOCK);
 		}
 		finally {
 			template.close();
