@@ -6,6 +6,7 @@ import org.jspecify.annotations.Nullable;
 
 import static io.github.distributedlock.redis.LockScripts.ACQUIRE;
 import static io.github.distributedlock.redis.LockScripts.ACQUIRE_ALL;
+import static io.github.distributedlock.redis.LockScripts.DROP_INTENT;
 import static io.github.distributedlock.redis.LockScripts.EXTEND;
 import static io.github.distributedlock.redis.LockScripts.RELEASE;
 import static io.github.distributedlock.redis.LockScripts.RENEW;
@@ -37,6 +38,14 @@ final class ExclusiveKind extends LockKind {
 	 */
 	static ScriptCall withdraw(LockSpec spec, HandOffRequest request, boolean handOff) {
 		return new ScriptCall(RELEASE, RELEASE.keys(spec), "", "", flag(handOff), "0", request.member());
+	}
+
+	/**
+	 * Build the dropping of a writer's intent, for a writer that stops waiting without
+	 * the lock; another writer's intent stays.
+	 */
+	static ScriptCall dropIntent(LockSpec spec, String owner) {
+		return new ScriptCall(DROP_INTENT, DROP_INTENT.keys(spec), owner);
 	}
 
 	@Override

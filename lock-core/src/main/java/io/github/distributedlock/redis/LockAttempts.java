@@ -59,6 +59,14 @@ final class LockAttempts {
 		return this.spec;
 	}
 
+	/**
+	 * Return whether a failed attempt was held back by readers, and so may have set a
+	 * writer intent.
+	 */
+	boolean heldBackByReaders() {
+		return this.heldBackByReaders;
+	}
+
 	String owner() {
 		return this.owner;
 	}

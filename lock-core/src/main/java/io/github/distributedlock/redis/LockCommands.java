@@ -119,6 +119,21 @@ final class LockCommands {
 	}
 
 	/**
+	 * Drop a writer's intent without waiting for the reply, for a writer that stops
+	 * waiting without the lock: a failing Redis is not waited for again, and an intent
+	 * left behind lapses with its own expiry.
+	 */
+	void dropIntentAsync(LockSpec spec, String owner) {
+		ScriptCall call = ExclusiveKind.dropIntent(spec, owner);
+		try {
+			this.scripts.executeAsync(call.script(), call.keys(), call.args());
+		}
+		catch (RuntimeException ex) {
+			// The intent lapses with its own expiry.
+		}
+	}
+
+	/**
 	 * Withdraw a request after giving up; a reservation for it passes on to the next
 	 * request (or the lock is freed). A hold is never touched.
 	 */

@@ -62,12 +62,15 @@ final class LockScripts {
 
 	static final LuaScript FORCE_RELEASE = LuaScript.load("force-release.lua", ReturnType.INTEGER, "lock, channel", "");
 
+	static final LuaScript DROP_INTENT = LuaScript.load("drop-intent.lua", ReturnType.INTEGER, "writer_intent",
+			"owner");
+
 	/**
 	 * Every script, for checks that cover them all.
 	 */
 	static final List<LuaScript> ALL = List.of(ACQUIRE, RELEASE, EXTEND, ACQUIRE_READ, RELEASE_READ, EXTEND_READ,
 			ACQUIRE_PERMIT, RELEASE_PERMIT, EXTEND_PERMIT, ACQUIRE_FAIR, RELEASE_FAIR, LEAVE_FAIR, HELD_MEMBER,
-			ACQUIRE_ALL, RENEW, READ_HOLD, FORCE_RELEASE);
+			ACQUIRE_ALL, RENEW, READ_HOLD, FORCE_RELEASE, DROP_INTENT);
 
 	private LockScripts() {
 	}

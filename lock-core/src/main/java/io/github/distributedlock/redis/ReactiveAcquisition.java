@@ -436,6 +436,7 @@ final class ReactiveAcquisition {
 		boolean wasRunning;
 		HandOffRequest filing;
 		boolean withdraw;
+		boolean dropIntent;
 		ReactiveWaitLine joined;
 		synchronized (this) {
 			if (this.state == State.DONE) {
@@ -447,6 +448,7 @@ final class ReactiveAcquisition {
 			cancelSleep();
 			filing = this.attempts.dropRequest();
 			withdraw = filing != null && this.attempts.filed() && !(acquired && wasRunning);
+			dropIntent = !(acquired && wasRunning) && this.attempts.heldBackByReaders();
 			joined = this.line;
 			this.line = null;
 		}
@@ -460,6 +462,11 @@ final class ReactiveAcquisition {
 		if (withdraw && filing != null) {
 			// A reservation for it passes on; a hold is never touched.
 			this.commands.withdraw(this.spec, filing).subscribe(null, (ex) -> {
+			});
+		}
+		if (dropIntent) {
+			// Readers need not wait for a writer that no longer waits.
+			this.commands.dropIntent(this.spec, this.owner).subscribe(null, (ex) -> {
 			});
 		}
 		return wasRunning;

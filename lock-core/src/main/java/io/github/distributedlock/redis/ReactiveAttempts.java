@@ -65,6 +65,14 @@ final class ReactiveAttempts {
 	}
 
 	/**
+	 * Return whether a failed attempt was held back by readers, and so may have set a
+	 * writer intent.
+	 */
+	boolean heldBackByReaders() {
+		return this.heldBackByReaders;
+	}
+
+	/**
 	 * Take in a reply that did not grant.
 	 * @return whether the lock changed hands since the previous reply
 	 */

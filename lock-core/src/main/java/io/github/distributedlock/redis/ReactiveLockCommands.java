@@ -91,6 +91,14 @@ final class ReactiveLockCommands {
 	}
 
 	/**
+	 * Drop a writer's intent, for a writer that stops waiting without the lock; another
+	 * writer's intent stays.
+	 */
+	Mono<Long> dropIntent(LockSpec spec, String owner) {
+		return number(run(spec.name(), "drop-intent", ExclusiveKind.dropIntent(spec, owner)));
+	}
+
+	/**
 	 * Ask Redis whether a hold is still its lock's owner (or reader, or permit holder).
 	 */
 	Mono<Boolean> isHeld(LockSpec spec, String owner, long token) {

@@ -74,6 +74,21 @@ final class WaitLoop {
 	 * {@link #timeout()})
 	 */
 	@Nullable Grant run() {
+		Grant grant = null;
+		try {
+			grant = attemptAndWait();
+			return grant;
+		}
+		finally {
+			if (grant == null && this.attempts.heldBackByReaders()) {
+				// Timed out, interrupted or failed: readers need not wait for this
+				// writer.
+				this.commands.dropIntentAsync(this.spec, this.attempts.owner());
+			}
+		}
+	}
+
+	private @Nullable Grant attemptAndWait() {
 		WaitQueue hot = this.queues.peek(this.spec.queueId());
 		if (this.lineUp && !this.attempts.holdsIt() && hot != null && hot.subscribed().isDone()) {
 			// A lock waited for in this JVM a moment ago is likely taken: line up at

@@ -2,6 +2,7 @@ package io.github.distributedlock.redis;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -28,7 +29,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * A writer held back by readers sets a writer intent, which holds new readers back while
  * it waits; the attempt that takes the lock drops it, even when another writer had the
- * lock in between (so that the last failed reply was not the readers').
+ * lock in between (so that the last failed reply was not the readers'), and so does a
+ * writer that stops waiting without the lock (cancelled, interrupted).
  */
 class WriterIntentTests {
 
@@ -127,6 +129,30 @@ class WriterIntentTests {
 			first.release().block(BLOCK);
 		}
 		finally {
+			template.close();
+		}
+	}
+
+	@Test
+	void shouldNotHoldReadersBackOnceAWaitingBlockingWriterIsInterrupted() throws Exception {
+		RedisLockTemplate template = RedisLockTemplate.builder(this.factory).build();
+		ExecutorService threads = Executors.newSingleThreadExecutor();
+		try {
+			String key = template.lockKey(write("interrupted").name());
+			LockHandle first = template.acquire(read("interrupted"));
+			Future<?> writer = threads.submit(() -> template.acquire(write("interrupted")).close());
+			await().until(() -> Boolean.TRUE.equals(this.raw.hasKey(LockKeys.writerIntent(key))));
+			writer.cancel(true);
+			await().atMost(Duration.ofSeconds(3)).untilAsserted(() -> {
+				Optional<LockHandle> reader = template
+					.tryAcquire(read("interrupted").toBuilder().waitTime(Duration.ZERO).build());
+				reader.ifPresent(LockHandle::close);
+				assertThat(reader).as("a reader once the only writer that waited was interrupted").isPresent();
+			});
+			first.close();
+		}
+		finally {
+			threads.shutdownNow();
 			template.close();
 		}
 	}

@@ -1,0 +1,16 @@
+-- Drop a writer's intent when the writer stops waiting without the lock (cancelled,
+-- interrupted, failed or timed out), so that new readers are not held back for a writer that
+-- no longer waits. Only the caller's own intent goes: another writer's stays.
+--
+-- KEYS: writer_intent
+-- ARGV: owner
+--
+-- KEYS[1]  the writer intent: set while a writer waits for readers (acquire.lua)
+-- ARGV[1]  owner
+--
+-- Returns  1 if the intent was dropped, 0 if it was gone or another writer's
+
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+	return redis.call('DEL', KEYS[1])
+end
+return 0
