@@ -90,9 +90,15 @@ final class ReactiveWaitLine {
 		return this.closed;
 	}
 
+	/**
+	 * Keep the line's subscription, unless it already ended (an error reported while it
+	 * was being made), so that the next waiter subscribes again.
+	 */
 	void subscription(Disposable subscription) {
 		synchronized (this) {
-			this.subscription = subscription;
+			if (!subscription.isDisposed()) {
+				this.subscription = subscription;
+			}
 		}
 	}
 

@@ -103,15 +103,24 @@ final class ReactiveWaitLines {
 				}
 
 			};
-			line.subscription(this.container.get()
-				.receive(List.of(ChannelTopic.of(spec.releaseChannel())), listener)
-				.subscribe((message) -> line.onMessage(message.getMessage().getBytes(StandardCharsets.UTF_8)),
-						(error) -> {
-							logger.warn("Lost the subscription of " + line.id()
-									+ "; its waiters try again when the holder's lease ends", error);
-							line.lostSubscription();
-						}));
+			try {
+				line.subscription(this.container.get()
+					.receive(List.of(ChannelTopic.of(spec.releaseChannel())), listener)
+					.subscribe((message) -> line.onMessage(message.getMessage().getBytes(StandardCharsets.UTF_8)),
+							(error) -> lost(line, error)));
+			}
+			catch (RuntimeException ex) {
+				// A container that cannot subscribe at all (destroyed, say): the waiters
+				// are bounded as without messages, and a later waiter tries again.
+				lost(line, ex);
+			}
 		}
+	}
+
+	private static void lost(ReactiveWaitLine line, Throwable error) {
+		logger.warn("Lost the subscription of " + line.id() + "; its waiters try again when the holder's lease ends",
+				error);
+		line.lostSubscription();
 	}
 
 	/**

@@ -33,6 +33,7 @@ import reactor.core.scheduler.Schedulers;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.DefaultRedisScript;
+import org.springframework.data.redis.listener.ReactiveRedisMessageListenerContainer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -173,6 +174,23 @@ class ReactiveLockTemplateTests {
 		ReactiveLockHandle next = waiter.block(BLOCK);
 		assertThat(Duration.ofNanos(System.nanoTime() - released)).isLessThan(Duration.ofSeconds(5));
 		next.release().block(BLOCK);
+	}
+
+	@Test
+	void shouldWaitOutTheHoldersLeaseWhenItsListenerContainerCannotSubscribe() {
+		ReactiveRedisMessageListenerContainer container = new ReactiveRedisMessageListenerContainer(this.factory);
+		container.destroy();
+		try (ReactiveRedisLockTemplate broken = ReactiveRedisLockTemplate.builder(this.factory)
+			.listenerContainer(container)
+			.build()) {
+			LockRequest holderRequest = lock("no-container").lease(Duration.ofMillis(500)).autoRenew(false).build();
+			this.template.acquire(holderRequest).block(BLOCK);
+			ReactiveLockHandle next = broken.acquire(lock("no-container").waitTime(Duration.ofSeconds(10)).build())
+				.block(BLOCK);
+			assertThat(next.fencingToken()).isPositive();
+			assertThat(broken.waitingSubscriptions()).isZero();
+			next.release().block(BLOCK);
+		}
 	}
 
 	@Test
