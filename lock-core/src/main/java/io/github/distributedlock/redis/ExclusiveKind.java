@@ -116,6 +116,11 @@ final class ExclusiveKind extends LockKind {
 	}
 
 	@Override
+	boolean setsWriterIntent() {
+		return true;
+	}
+
+	@Override
 	boolean renewsInBatch() {
 		return true;
 	}

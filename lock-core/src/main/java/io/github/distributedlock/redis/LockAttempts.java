@@ -139,7 +139,7 @@ final class LockAttempts {
 				changedHands(now);
 			}
 			this.lastHolderToken = result.token();
-			this.heldBackByReaders |= result.token() == 0;
+			this.heldBackByReaders |= result.token() == 0 && this.spec.kind().setsWriterIntent();
 			this.deadline.holderSeen(result.holderTtlMillis(), now);
 		}
 		return result;

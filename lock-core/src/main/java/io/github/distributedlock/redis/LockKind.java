@@ -95,6 +95,14 @@ abstract sealed class LockKind permits ExclusiveKind, FairKind, ReadKind, Permit
 	}
 
 	/**
+	 * Return whether an attempt held back by readers sets a writer intent, which the
+	 * writer drops when it takes the lock or stops waiting ({@code drop-intent.lua}).
+	 */
+	boolean setsWriterIntent() {
+		return false;
+	}
+
+	/**
 	 * Return whether the watchdog renews it in batches with the renew script.
 	 */
 	boolean renewsInBatch() {

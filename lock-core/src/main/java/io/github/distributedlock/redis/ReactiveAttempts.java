@@ -79,7 +79,7 @@ final class ReactiveAttempts {
 	boolean noted(AcquireResult result, long nowNanos) {
 		boolean changed = this.lastHolderToken != -1 && this.lastHolderToken != result.token();
 		this.lastHolderToken = result.token();
-		this.heldBackByReaders |= result.token() == 0;
+		this.heldBackByReaders |= result.token() == 0 && this.spec.kind().setsWriterIntent();
 		this.deadline.holderSeen(result.holderTtlMillis(), nowNanos);
 		return changed;
 	}
