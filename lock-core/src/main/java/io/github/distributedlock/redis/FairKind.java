@@ -15,14 +15,14 @@ final class FairKind extends LockKind {
 
 	@Override
 	ScriptCall acquire(LockSpec spec, Attempt attempt, String fenceIdleMillis) {
-		return new ScriptCall(ACQUIRE_FAIR, ACQUIRE_FAIR.keys(spec), attempt.owner(), Long.toString(spec.leaseMillis()),
-				flag(spec.reentrant()), fenceIdleMillis, Long.toString(spec.fairWaiterTimeoutMillis()),
-				flag(attempt.remainingWaitMillis() != 0));
+		return new ScriptCall(ACQUIRE_FAIR, ACQUIRE_FAIR.keys(spec), attempt.owner(), attempt.hold(),
+				Long.toString(spec.leaseMillis()), flag(spec.reentrant()), fenceIdleMillis,
+				Long.toString(spec.fairWaiterTimeoutMillis()), flag(attempt.remainingWaitMillis() != 0));
 	}
 
 	@Override
-	ScriptCall release(LockSpec spec, String owner, long token, boolean handOff, long keepMillis) {
-		return new ScriptCall(RELEASE_FAIR, RELEASE_FAIR.keys(spec), owner, Long.toString(token),
+	ScriptCall release(LockSpec spec, String owner, long token, String hold, boolean handOff, long keepMillis) {
+		return new ScriptCall(RELEASE_FAIR, RELEASE_FAIR.keys(spec), owner, Long.toString(token), hold,
 				Long.toString(keepMillis));
 	}
 
@@ -34,12 +34,12 @@ final class FairKind extends LockKind {
 	}
 
 	@Override
-	ScriptCall extend(LockSpec spec, String owner, long token, long leaseMillis, boolean keepLonger) {
-		return EXCLUSIVE.extend(spec, owner, token, leaseMillis, keepLonger);
+	ScriptCall extend(LockSpec spec, String owner, long token, String hold, long leaseMillis) {
+		return EXCLUSIVE.extend(spec, owner, token, hold, leaseMillis);
 	}
 
 	@Override
-	@Nullable ScriptCall isHeld(LockSpec spec, String owner, long token) {
+	@Nullable ScriptCall isHeld(LockSpec spec, String owner, long token, String hold) {
 		return null;
 	}
 

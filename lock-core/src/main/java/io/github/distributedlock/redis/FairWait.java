@@ -67,7 +67,7 @@ final class FairWait {
 					}
 					boolean woken = queue.awaitSignal(seen, sleep);
 					seen = queue.signals();
-					if (queue.consumeAddressed(this.attempts.owner())
+					if (queue.consumeAddressed(LockOwners.digest(this.attempts.owner()))
 							|| (woken && this.rank == 0 && queue.plainSignals() != plain) || queue.isClosed()) {
 						break;
 					}

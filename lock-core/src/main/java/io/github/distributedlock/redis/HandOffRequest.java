@@ -1,9 +1,6 @@
 package io.github.distributedlock.redis;
 
-import java.security.SecureRandom;
-import java.util.HexFormat;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A waiter's place in a lock's line of requests, filed in Redis with its attempts. When
@@ -36,10 +33,6 @@ record HandOffRequest(String member) {
 
 	static final long REFILE_NANOS = TimeUnit.MILLISECONDS.toNanos(Long.parseLong(VALIDITY_MILLIS)) / 2;
 
-	private static final String PROCESS_ID = newProcessId();
-
-	private static final AtomicLong counter = new AtomicLong();
-
 	/**
 	 * Create a request for one wait.
 	 * @param pollNanos how often the waiter tries without being told, or 0 when it is
@@ -47,7 +40,7 @@ record HandOffRequest(String member) {
 	 */
 	static HandOffRequest of(long pollNanos) {
 		long claim = Math.max(CLAIM_MILLIS, 3 * TimeUnit.NANOSECONDS.toMillis(pollNanos));
-		return new HandOffRequest(claim + ":" + PROCESS_ID + "." + Long.toHexString(counter.incrementAndGet()));
+		return new HandOffRequest(claim + ":" + UniqueIds.next());
 	}
 
 	/**
@@ -55,12 +48,6 @@ record HandOffRequest(String member) {
 	 */
 	static long claimMillis(String member) {
 		return Long.parseLong(member.substring(0, member.indexOf(':')));
-	}
-
-	private static String newProcessId() {
-		byte[] id = new byte[8];
-		new SecureRandom().nextBytes(id);
-		return HexFormat.of().formatHex(id);
 	}
 
 }

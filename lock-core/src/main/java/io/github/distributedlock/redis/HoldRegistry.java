@@ -86,7 +86,7 @@ final class HoldRegistry implements AutoCloseable {
 			// The check writes the lease again, and a refused re-entry leaves it behind.
 			update(key, OwnerHolds::sending);
 			try {
-				this.replicas.confirm(grant.spec(), grant.owner(), grant.token(), grant.sentNanos());
+				this.replicas.confirm(grant);
 			}
 			catch (RuntimeException ex) {
 				// A refusal is a reply (no cause); a failure of the check may have lost
@@ -126,7 +126,7 @@ final class HoldRegistry implements AutoCloseable {
 					long bound = leaseBound(left.spec().leaseMillis());
 					update(key(left.owner(), left.spec().lockKey()), (current) -> current.bound(bound));
 					try {
-						this.commands.release(left.spec(), left.owner(), left.token());
+						this.commands.release(left);
 					}
 					catch (RuntimeException releaseFailure) {
 						ex.addSuppressed(releaseFailure);

@@ -200,7 +200,7 @@ final class LeaseWatchdog implements AutoCloseable {
 		hold.renewing();
 		long result;
 		try {
-			result = this.commands.extend(hold.spec(), hold.owner(), hold.fencingToken(), hold.spec().leaseMillis());
+			result = this.commands.extend(hold.grant(), hold.spec().leaseMillis());
 		}
 		catch (RuntimeException ex) {
 			failed(List.of(hold), ex);

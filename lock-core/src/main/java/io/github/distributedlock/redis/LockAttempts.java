@@ -16,6 +16,10 @@ final class LockAttempts {
 
 	private final String owner;
 
+	// The hold this acquisition takes: the same id in every attempt, so that an attempt
+	// whose reply was lost is found by the next one rather than counted again.
+	private final String hold = UniqueIds.next();
+
 	private final boolean holdsIt;
 
 	// The holds to tell about attempts that may set the lease of a hold of the owner.
@@ -148,8 +152,8 @@ final class LockAttempts {
 	private AcquireResult send(boolean mayHaveIntent) {
 		HoldRegistry writes = this.leaseWrites;
 		if (writes == null) {
-			return this.commands.acquire(this.spec, this.owner, this.deadline.remainingMillis(), mayHaveIntent,
-					this.holdsIt, this.handOff);
+			return this.commands.acquire(this.spec, this.owner, this.hold, this.deadline.remainingMillis(),
+					mayHaveIntent, this.holdsIt, this.handOff);
 		}
 		// A re-entry sets the lease of the hold the owner has: the registry keeps
 		// counting the
@@ -158,8 +162,8 @@ final class LockAttempts {
 		writes.sending(this.owner, this.spec.lockKey());
 		AcquireResult result;
 		try {
-			result = this.commands.acquire(this.spec, this.owner, this.deadline.remainingMillis(), mayHaveIntent,
-					this.holdsIt, this.handOff);
+			result = this.commands.acquire(this.spec, this.owner, this.hold, this.deadline.remainingMillis(),
+					mayHaveIntent, this.holdsIt, this.handOff);
 		}
 		catch (RuntimeException ex) {
 			writes.failed(this.owner, this.spec.lockKey());
@@ -183,7 +187,8 @@ final class LockAttempts {
 	 * @param sentNanos the clock reading taken before that attempt was sent
 	 */
 	Grant grant(AcquireResult result, long sentNanos, boolean waited) {
-		return new Grant(this.spec, this.owner, result.token(), sentNanos, waited, this.deadline.elapsed(), this.count);
+		return new Grant(this.spec, this.owner, result.token(), this.hold, sentNanos, waited, this.deadline.elapsed(),
+				this.count);
 	}
 
 }

@@ -42,15 +42,17 @@ final class LockCommands {
 
 	/**
 	 * Run the acquire script of the spec's kind once.
+	 * @param hold the id of the hold this acquisition takes, the same for each attempt
 	 * @param remainingWaitMillis how long the caller will keep waiting (-1 indefinitely)
 	 * @param mayHaveIntent whether an earlier attempt may have left a writer intent
 	 * @param holdsIt whether the caller already holds the lock (a real re-entry)
 	 * @param handOff the caller's request in the lock's line, or {@code null} for none
 	 * @see LockKind.Attempt
 	 */
-	AcquireResult acquire(LockSpec spec, String owner, long remainingWaitMillis, boolean mayHaveIntent, boolean holdsIt,
-			@Nullable HandOffRequest handOff) {
-		LockKind.Attempt attempt = new LockKind.Attempt(owner, remainingWaitMillis, mayHaveIntent, holdsIt, handOff);
+	AcquireResult acquire(LockSpec spec, String owner, String hold, long remainingWaitMillis, boolean mayHaveIntent,
+			boolean holdsIt, @Nullable HandOffRequest handOff) {
+		LockKind.Attempt attempt = new LockKind.Attempt(owner, hold, remainingWaitMillis, mayHaveIntent, holdsIt,
+				handOff);
 		return acquireResult(spec,
 				run(spec.name(), "acquire", spec.kind().acquire(spec, attempt, this.fenceIdleMillis)));
 	}
@@ -72,11 +74,11 @@ final class LockCommands {
 	/**
 	 * Take several plain locks in one script, all or nothing.
 	 */
-	MultiAcquireResult acquireAll(List<LockSpec> specs, String owner, boolean reentrant,
+	MultiAcquireResult acquireAll(List<LockSpec> specs, String owner, String hold, boolean reentrant,
 			@Nullable HandOffRequest handOff) {
 		LockName first = specs.get(0).name();
 		List<?> reply = run(first, "acquire",
-				ExclusiveKind.acquireAll(specs, owner, reentrant, handOff, this.fenceIdleMillis));
+				ExclusiveKind.acquireAll(specs, owner, hold, reentrant, handOff, this.fenceIdleMillis));
 		if (reply == null || reply.isEmpty()) {
 			throw new LockAccessException(first, "unexpected reply from the multi-lock script: " + reply, null);
 		}
@@ -96,8 +98,8 @@ final class LockCommands {
 	 * Release one hold.
 	 * @return holds left, or -1 if the lock was gone, -2 if someone else held it
 	 */
-	long release(LockSpec spec, String owner, long token) {
-		return release(spec, owner, token, 0);
+	long release(Grant hold) {
+		return release(hold, 0);
 	}
 
 	/**
@@ -105,9 +107,10 @@ final class LockCommands {
 	 * hold, the lock stays taken by nobody until then (capped by its lease).
 	 * @return holds left, or -1 if the lock was gone, -2 if someone else held it
 	 */
-	long release(LockSpec spec, String owner, long token, long keepMillis) {
-		return number(run(spec.name(), "release",
-				spec.kind().release(spec, owner, token, this.handOff, Math.max(0, keepMillis))));
+	long release(Grant hold, long keepMillis) {
+		LockSpec spec = hold.spec();
+		return number(run(spec.name(), "release", spec.kind()
+			.release(spec, hold.owner(), hold.token(), hold.hold(), this.handOff, Math.max(0, keepMillis))));
 	}
 
 	/**
@@ -152,18 +155,20 @@ final class LockCommands {
 	 * Set a new lease.
 	 * @return 1 if extended, -1 if the lock was gone, -2 if someone else held it
 	 */
-	long extend(LockSpec spec, String owner, long token, long leaseMillis) {
-		return number(run(spec.name(), "extend", spec.kind().extend(spec, owner, token, leaseMillis, false)));
+	long extend(Grant hold, long leaseMillis) {
+		LockSpec spec = hold.spec();
+		return number(run(spec.name(), "extend",
+				spec.kind().extend(spec, hold.owner(), hold.token(), hold.hold(), leaseMillis)));
 	}
 
 	/**
-	 * Set the lease again on the given connection, keeping a longer one that an outer
-	 * hold may rely on: a write for a replica check to cover. Redis errors are not
-	 * translated.
+	 * Set the hold's lease again on the given connection (never shortening another
+	 * hold's): a write for a replica check to cover. Redis errors are not translated.
 	 * @return 1 if extended, -1 if the lock was gone, -2 if someone else held it
 	 */
-	long extendOn(RedisConnection connection, LockSpec spec, String owner, long token) {
-		ScriptCall call = spec.kind().extend(spec, owner, token, spec.leaseMillis(), true);
+	long extendOn(RedisConnection connection, Grant hold) {
+		LockSpec spec = hold.spec();
+		ScriptCall call = spec.kind().extend(spec, hold.owner(), hold.token(), hold.hold(), spec.leaseMillis());
 		return number(this.scripts.execute(connection, call.script(), call.keys(), call.args()));
 	}
 
@@ -172,7 +177,8 @@ final class LockCommands {
 	 * @return for each hold: 1 renewed, -1 gone, -2 held by someone else
 	 */
 	List<Long> renew(List<RedisLockHandle> holds) {
-		List<?> reply = run(holds.get(0).name(), "renew", ExclusiveKind.renew(holds));
+		List<?> reply = run(holds.get(0).name(), "renew",
+				ExclusiveKind.renew(holds.stream().map(RedisLockHandle::grant).toList()));
 		if (reply == null || reply.size() != holds.size()) {
 			throw new LockAccessException(holds.get(0).name(), "unexpected reply from the renew script: " + reply,
 					null);
@@ -183,11 +189,13 @@ final class LockCommands {
 	/**
 	 * Ask Redis whether a hold is still its lock's owner (or reader, or permit holder).
 	 */
-	boolean isHeld(LockSpec spec, String owner, long token) {
-		ScriptCall call = spec.kind().isHeld(spec, owner, token);
+	boolean isHeld(Grant hold) {
+		LockSpec spec = hold.spec();
+		ScriptCall call = spec.kind().isHeld(spec, hold.owner(), hold.token(), hold.hold());
 		if (call == null) {
 			List<@Nullable String> held = ownerAndToken(spec.name(), spec.lockKey());
-			return held != null && owner.equals(held.get(0)) && Long.toString(token).equals(held.get(1));
+			return held != null && LockOwners.digest(hold.owner()).equals(held.get(0))
+					&& Long.toString(hold.token()).equals(held.get(1));
 		}
 		Long result = run(spec.name(), "check", call);
 		return result != null && result == 1;
@@ -209,15 +217,15 @@ final class LockCommands {
 	}
 
 	/**
-	 * Return the owner, token and remaining lease in milliseconds of a lock's hold, read
-	 * in one step, or {@code null} if nobody holds it.
+	 * Return the owner's digest, the token, the remaining lease in milliseconds and the
+	 * id of one hold of a lock, read in one step, or {@code null} if nobody holds it.
 	 */
 	@Nullable List<?> readHold(LockName name, String lockKey) {
 		List<?> reply = run(name, "check", new ScriptCall(READ_HOLD, List.of(lockKey)));
-		if (reply == null || reply.size() < 3) {
+		if (reply == null || reply.size() < 4) {
 			return null;
 		}
-		return List.of(text(reply.get(0)), text(reply.get(1)), reply.get(2));
+		return List.of(text(reply.get(0)), text(reply.get(1)), reply.get(2), text(reply.get(3)));
 	}
 
 	private static String text(Object value) {
@@ -225,8 +233,8 @@ final class LockCommands {
 	}
 
 	/**
-	 * Return the owner and fencing token stored in the lock, or {@code null} if it is
-	 * free.
+	 * Return the owner's digest and the fencing token stored in the lock, or {@code null}
+	 * if it is free.
 	 */
 	@Nullable List<@Nullable String> ownerAndToken(LockName name, String lockKey) {
 		try {

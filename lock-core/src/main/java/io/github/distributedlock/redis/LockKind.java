@@ -34,22 +34,24 @@ abstract sealed class LockKind permits ExclusiveKind, FairKind, ReadKind, Permit
 
 	/**
 	 * Build the release of one hold; the script returns the holds left, -1 if the lock
-	 * was gone, -2 if someone else held it.
+	 * was gone, -2 if someone else held it. Run twice, it releases the hold once.
+	 * @param hold the hold's id
 	 * @param handOff whether a release reserves the lock for the oldest waiting request
 	 */
-	abstract ScriptCall release(LockSpec spec, String owner, long token, boolean handOff, long keepMillis);
+	abstract ScriptCall release(LockSpec spec, String owner, long token, String hold, boolean handOff, long keepMillis);
 
 	/**
-	 * Build a new lease for one hold; the script returns 1, -1 if gone, -2 if taken.
-	 * @param keepLonger keep a longer lease the lock has, which an outer hold may rely on
+	 * Build a new lease for one hold; the script returns 1, -1 if gone, -2 if taken. The
+	 * lease of another hold of the lock is never shortened.
+	 * @param hold the hold's id
 	 */
-	abstract ScriptCall extend(LockSpec spec, String owner, long token, long leaseMillis, boolean keepLonger);
+	abstract ScriptCall extend(LockSpec spec, String owner, long token, String hold, long leaseMillis);
 
 	/**
 	 * Build the check of whether a hold is still the lock's, or {@code null} if this kind
 	 * is checked by reading the lock hash's owner and token.
 	 */
-	abstract @Nullable ScriptCall isHeld(LockSpec spec, String owner, long token);
+	abstract @Nullable ScriptCall isHeld(LockSpec spec, String owner, long token, String hold);
 
 	/**
 	 * Return the channel this kind's releases are published on.
@@ -125,6 +127,8 @@ abstract sealed class LockKind permits ExclusiveKind, FairKind, ReadKind, Permit
 	 * What one acquire attempt carries besides the lock.
 	 *
 	 * @param owner the owner
+	 * @param hold the id of the hold this acquisition takes, the same for each of its
+	 * attempts, so that an attempt whose reply was lost is found, not counted again
 	 * @param remainingWaitMillis how long the caller will keep waiting (-1 indefinitely),
 	 * so that a writer announces itself to readers only for that long
 	 * @param mayHaveIntent whether an earlier attempt was held back by readers, and so
@@ -134,7 +138,7 @@ abstract sealed class LockKind permits ExclusiveKind, FairKind, ReadKind, Permit
 	 * @param handOff the caller's request, which keeps its place in the lock's line, or
 	 * {@code null} for none
 	 */
-	record Attempt(String owner, long remainingWaitMillis, boolean mayHaveIntent, boolean holdsIt,
+	record Attempt(String owner, String hold, long remainingWaitMillis, boolean mayHaveIntent, boolean holdsIt,
 			@Nullable HandOffRequest handOff) {
 
 		String requestMember() {

@@ -1,5 +1,8 @@
 package io.github.distributedlock.redis;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 
@@ -52,6 +55,21 @@ final class LockOwners {
 	 */
 	static String custom(String owner) {
 		return CUSTOM_PREFIX + owner;
+	}
+
+	/**
+	 * Return the digest of an owner, as every lock key and message carries it (the
+	 * scripts' {@code digest} in {@code lib.lua}): the SHA-1 of its UTF-8 bytes, in
+	 * lowercase hex.
+	 */
+	static String digest(String owner) {
+		try {
+			return HexFormat.of()
+				.formatHex(MessageDigest.getInstance("SHA-1").digest(owner.getBytes(StandardCharsets.UTF_8)));
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("Every Java platform has SHA-1", ex);
+		}
 	}
 
 	/**

@@ -31,6 +31,10 @@ final class MultiWaitLoop {
 
 	private final String owner;
 
+	// The hold this acquisition takes in every lock, the same in every attempt (see
+	// LockAttempts).
+	private final String hold = UniqueIds.next();
+
 	private final LockCommands commands;
 
 	private final WaitQueues queues;
@@ -180,7 +184,8 @@ final class MultiWaitLoop {
 
 	private MultiAcquireResult attempt() {
 		this.attempts++;
-		MultiAcquireResult result = this.commands.acquireAll(this.specs, this.owner, this.reentrant, this.handOff);
+		MultiAcquireResult result = this.commands.acquireAll(this.specs, this.owner, this.hold, this.reentrant,
+				this.handOff);
 		if (!result.acquired()) {
 			this.blocked = this.specs.get(result.index());
 			if (this.handOff != null && !result.selfDeadlock()) {
@@ -196,8 +201,8 @@ final class MultiWaitLoop {
 		boolean waited = this.attempts > 1;
 		List<Grant> grants = new ArrayList<>(this.specs.size());
 		for (int i = 0; i < this.specs.size(); i++) {
-			grants.add(new Grant(this.specs.get(i), this.owner, result.tokens()[i], sentNanos, waited, elapsed,
-					this.attempts));
+			grants.add(new Grant(this.specs.get(i), this.owner, result.tokens()[i], this.hold, sentNanos, waited,
+					elapsed, this.attempts));
 		}
 		return grants;
 	}

@@ -118,7 +118,9 @@ final class ReactiveAcquisition {
 			this.inFlight = true;
 			next = this.attempts.next();
 		}
-		this.commands.acquire(this.spec, this.owner, next.remainingWaitMillis(), next.mayHaveIntent(), next.request())
+		this.commands
+			.acquire(this.spec, this.owner, this.attempts.hold(), next.remainingWaitMillis(), next.mayHaveIntent(),
+					next.request())
 			.subscribe((result) -> replied(result, next.sentNanos()), this::failed);
 	}
 
@@ -144,7 +146,7 @@ final class ReactiveAcquisition {
 			if (grant != null) {
 				// Cancelled (or closed) while the attempt was in flight, and Redis
 				// granted it anyway: nobody will use the hold.
-				releaseQuietly(grant.token());
+				releaseQuietly(grant);
 			}
 			end(false);
 			return;
@@ -166,9 +168,9 @@ final class ReactiveAcquisition {
 		}
 	}
 
-	private void releaseQuietly(long token) {
+	private void releaseQuietly(Grant grant) {
 		// A release that fails leaves the hold to end with its lease.
-		this.commands.release(this.spec, this.owner, token, 0).subscribe(null, (ex) -> {
+		this.commands.release(grant, 0).subscribe(null, (ex) -> {
 		});
 	}
 
@@ -402,7 +404,7 @@ final class ReactiveAcquisition {
 			this.sink.success(grant);
 		}
 		else {
-			releaseQuietly(grant.token());
+			releaseQuietly(grant);
 		}
 	}
 

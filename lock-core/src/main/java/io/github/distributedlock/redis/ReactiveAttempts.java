@@ -20,6 +20,9 @@ final class ReactiveAttempts {
 
 	private final String owner;
 
+	// The hold this acquisition takes, the same in every attempt (see LockAttempts).
+	private final String hold = UniqueIds.next();
+
 	private final Deadline deadline;
 
 	private int count;
@@ -35,6 +38,13 @@ final class ReactiveAttempts {
 	private @Nullable HandOffRequest request;
 
 	private boolean filed;
+
+	/**
+	 * Return the id of the hold this acquisition takes.
+	 */
+	String hold() {
+		return this.hold;
+	}
 
 	ReactiveAttempts(LockSpec spec, String owner) {
 		this.spec = spec;
@@ -89,7 +99,7 @@ final class ReactiveAttempts {
 	 * @param sentNanos the clock reading taken before that attempt was sent
 	 */
 	Grant grant(AcquireResult result, long sentNanos, boolean waited) {
-		return new Grant(this.spec, this.owner, result.token(), sentNanos, waited || this.count > 1,
+		return new Grant(this.spec, this.owner, result.token(), this.hold, sentNanos, waited || this.count > 1,
 				this.deadline.elapsed(), this.count);
 	}
 

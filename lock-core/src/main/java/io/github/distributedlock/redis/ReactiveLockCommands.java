@@ -43,9 +43,10 @@ final class ReactiveLockCommands {
 	 * Run the acquire script of the spec's kind once.
 	 * @see LockCommands#acquire
 	 */
-	Mono<AcquireResult> acquire(LockSpec spec, String owner, long remainingWaitMillis, boolean mayHaveIntent,
-			@Nullable HandOffRequest handOff) {
-		LockKind.Attempt attempt = new LockKind.Attempt(owner, remainingWaitMillis, mayHaveIntent, false, handOff);
+	Mono<AcquireResult> acquire(LockSpec spec, String owner, String hold, long remainingWaitMillis,
+			boolean mayHaveIntent, @Nullable HandOffRequest handOff) {
+		LockKind.Attempt attempt = new LockKind.Attempt(owner, hold, remainingWaitMillis, mayHaveIntent, false,
+				handOff);
 		return run(spec.name(), "acquire", spec.kind().acquire(spec, attempt, this.fenceIdleMillis))
 			.map((reply) -> LockCommands.acquireResult(spec, (List<?>) reply));
 	}
@@ -55,17 +56,20 @@ final class ReactiveLockCommands {
 	 * the last hold (the minimum hold).
 	 * @return holds left, or -1 if the lock was gone, -2 if someone else held it
 	 */
-	Mono<Long> release(LockSpec spec, String owner, long token, long keepMillis) {
-		return number(run(spec.name(), "release",
-				spec.kind().release(spec, owner, token, this.handOff, Math.max(0, keepMillis))));
+	Mono<Long> release(Grant hold, long keepMillis) {
+		LockSpec spec = hold.spec();
+		return number(run(spec.name(), "release", spec.kind()
+			.release(spec, hold.owner(), hold.token(), hold.hold(), this.handOff, Math.max(0, keepMillis))));
 	}
 
 	/**
 	 * Set a new lease.
 	 * @return 1 if extended, -1 if the lock was gone, -2 if someone else held it
 	 */
-	Mono<Long> extend(LockSpec spec, String owner, long token, long leaseMillis) {
-		return number(run(spec.name(), "extend", spec.kind().extend(spec, owner, token, leaseMillis, false)));
+	Mono<Long> extend(Grant hold, long leaseMillis) {
+		LockSpec spec = hold.spec();
+		return number(run(spec.name(), "extend",
+				spec.kind().extend(spec, hold.owner(), hold.token(), hold.hold(), leaseMillis)));
 	}
 
 	/**
@@ -74,11 +78,12 @@ final class ReactiveLockCommands {
 	 * does, since those live in sorted sets).
 	 * @return 1 renewed, -1 gone, -2 held by someone else
 	 */
-	Mono<Long> renew(LockSpec spec, String owner, long token) {
+	Mono<Long> renew(Grant hold) {
+		LockSpec spec = hold.spec();
 		if (!spec.kind().renewsInBatch()) {
-			return extend(spec, owner, token, spec.leaseMillis());
+			return extend(hold, spec.leaseMillis());
 		}
-		return run(spec.name(), "renew", ExclusiveKind.renew(List.of(spec), List.of(owner), new long[] { token }))
+		return run(spec.name(), "renew", ExclusiveKind.renew(List.of(hold)))
 			.map((reply) -> ((Number) ((List<?>) reply).get(0)).longValue());
 	}
 
@@ -101,8 +106,11 @@ final class ReactiveLockCommands {
 	/**
 	 * Ask Redis whether a hold is still its lock's owner (or reader, or permit holder).
 	 */
-	Mono<Boolean> isHeld(LockSpec spec, String owner, long token) {
-		ScriptCall call = spec.kind().isHeld(spec, owner, token);
+	Mono<Boolean> isHeld(Grant hold) {
+		LockSpec spec = hold.spec();
+		String owner = LockOwners.digest(hold.owner());
+		long token = hold.token();
+		ScriptCall call = spec.kind().isHeld(spec, hold.owner(), token, hold.hold());
 		if (call != null) {
 			// A reader or a permit: its script says.
 			return number(run(spec.name(), "check", call)).map((result) -> result == 1);

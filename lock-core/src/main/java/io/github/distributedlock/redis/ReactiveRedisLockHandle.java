@@ -100,7 +100,7 @@ final class ReactiveRedisLockHandle implements ReactiveLockHandle {
 
 	private void renew() {
 		long sentNanos = System.nanoTime();
-		this.commands.renew(this.grant.spec(), this.grant.owner(), this.grant.token()).subscribe((result) -> {
+		this.commands.renew(this.grant).subscribe((result) -> {
 			if (result == 1) {
 				this.leaseEndNanos = sentNanos + leaseNanos();
 				scheduleRenewal(sentNanos + leaseNanos() / 3);
@@ -180,8 +180,8 @@ final class ReactiveRedisLockHandle implements ReactiveLockHandle {
 
 	@Override
 	public Mono<Boolean> isHeld() {
-		return Mono.defer(() -> (this.released.get() || this.lost.get()) ? Mono.just(false)
-				: this.commands.isHeld(this.grant.spec(), this.grant.owner(), this.grant.token()));
+		return Mono.defer(
+				() -> (this.released.get() || this.lost.get()) ? Mono.just(false) : this.commands.isHeld(this.grant));
 	}
 
 	@Override
@@ -196,16 +196,15 @@ final class ReactiveRedisLockHandle implements ReactiveLockHandle {
 				return Mono.error(new LockLeaseLostException(name(), fencingToken(), "extended after it was released"));
 			}
 			long sentNanos = System.nanoTime();
-			return this.commands.extend(this.grant.spec(), this.grant.owner(), this.grant.token(), lease.toMillis())
-				.flatMap((result) -> {
-					if (result < 0) {
-						markLost();
-						return Mono
-							.error(new LockLeaseLostException(name(), fencingToken(), lostReason("extended", result)));
-					}
-					this.leaseEndNanos = sentNanos + lease.toNanos();
-					return Mono.empty();
-				});
+			return this.commands.extend(this.grant, lease.toMillis()).flatMap((result) -> {
+				if (result < 0) {
+					markLost();
+					return Mono
+						.error(new LockLeaseLostException(name(), fencingToken(), lostReason("extended", result)));
+				}
+				this.leaseEndNanos = sentNanos + lease.toNanos();
+				return Mono.empty();
+			});
 		});
 	}
 
@@ -216,16 +215,15 @@ final class ReactiveRedisLockHandle implements ReactiveLockHandle {
 				return Mono.empty();
 			}
 			stopRenewal();
-			return this.commands.release(this.grant.spec(), this.grant.owner(), this.grant.token(), minimumHoldLeft())
-				.flatMap((result) -> {
-					if (result < 0) {
-						markLost();
-						return Mono
-							.error(new LockLeaseLostException(name(), fencingToken(), lostReason("released", result)));
-					}
-					this.listener.released(this.context, Duration.ofNanos(System.nanoTime() - this.acquiredNanos));
-					return Mono.empty();
-				});
+			return this.commands.release(this.grant, minimumHoldLeft()).flatMap((result) -> {
+				if (result < 0) {
+					markLost();
+					return Mono
+						.error(new LockLeaseLostException(name(), fencingToken(), lostReason("released", result)));
+				}
+				this.listener.released(this.context, Duration.ofNanos(System.nanoTime() - this.acquiredNanos));
+				return Mono.empty();
+			});
 		});
 	}
 

@@ -122,7 +122,7 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 	}
 
 	private void releaseUnused(Grant grant) {
-		this.commands.release(grant.spec(), grant.owner(), grant.token(), 0).subscribe(null, (ex) -> {
+		this.commands.release(grant, 0).subscribe(null, (ex) -> {
 		});
 	}
 

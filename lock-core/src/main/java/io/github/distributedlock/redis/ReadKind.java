@@ -17,23 +17,24 @@ final class ReadKind extends LockKind {
 
 	@Override
 	ScriptCall acquire(LockSpec spec, Attempt attempt, String fenceIdleMillis) {
-		return new ScriptCall(ACQUIRE_READ, ACQUIRE_READ.keys(spec), attempt.owner(), Long.toString(spec.leaseMillis()),
-				flag(spec.reentrant()), fenceIdleMillis, attempt.requestMember(), HandOffRequest.VALIDITY_MILLIS);
+		return new ScriptCall(ACQUIRE_READ, ACQUIRE_READ.keys(spec), attempt.owner(), attempt.hold(),
+				Long.toString(spec.leaseMillis()), flag(spec.reentrant()), fenceIdleMillis, attempt.requestMember(),
+				HandOffRequest.VALIDITY_MILLIS);
 	}
 
 	@Override
-	ScriptCall release(LockSpec spec, String owner, long token, boolean handOff, long keepMillis) {
-		return new ScriptCall(RELEASE_READ, RELEASE_READ.keys(spec), owner, Long.toString(keepMillis));
+	ScriptCall release(LockSpec spec, String owner, long token, String hold, boolean handOff, long keepMillis) {
+		return new ScriptCall(RELEASE_READ, RELEASE_READ.keys(spec), owner, hold, Long.toString(keepMillis));
 	}
 
 	@Override
-	ScriptCall extend(LockSpec spec, String owner, long token, long leaseMillis, boolean keepLonger) {
-		return new ScriptCall(EXTEND_READ, EXTEND_READ.keys(spec), owner, Long.toString(leaseMillis), flag(keepLonger));
+	ScriptCall extend(LockSpec spec, String owner, long token, String hold, long leaseMillis) {
+		return new ScriptCall(EXTEND_READ, EXTEND_READ.keys(spec), owner, hold, Long.toString(leaseMillis));
 	}
 
 	@Override
-	ScriptCall isHeld(LockSpec spec, String owner, long token) {
-		return new ScriptCall(HELD_MEMBER, List.of(LockKeys.readers(spec.lockKey())), owner);
+	ScriptCall isHeld(LockSpec spec, String owner, long token, String hold) {
+		return new ScriptCall(HELD_MEMBER, List.of(LockKeys.readers(spec.lockKey())), owner, "");
 	}
 
 	@Override

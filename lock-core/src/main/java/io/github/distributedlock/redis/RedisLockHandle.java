@@ -22,6 +22,8 @@ final class RedisLockHandle implements LockHandle {
 	/** A release whose reply never came. */
 	static final long UNKNOWN = Long.MIN_VALUE;
 
+	private final Grant grant;
+
 	private final LockSpec spec;
 
 	private final String owner;
@@ -61,6 +63,7 @@ final class RedisLockHandle implements LockHandle {
 	 * @param grant what the acquisition won; the lease counts from its {@code sentNanos}
 	 */
 	RedisLockHandle(Grant grant, HoldRegistry registry, LockCommands commands) {
+		this.grant = grant;
 		this.spec = grant.spec();
 		this.owner = grant.owner();
 		this.token = grant.token();
@@ -82,6 +85,13 @@ final class RedisLockHandle implements LockHandle {
 
 	String owner() {
 		return this.owner;
+	}
+
+	/**
+	 * Return what the acquisition won: the hold that this handle's commands name.
+	 */
+	Grant grant() {
+		return this.grant;
 	}
 
 	long leaseEndNanos() {
@@ -213,7 +223,7 @@ final class RedisLockHandle implements LockHandle {
 		if (this.released.get() || this.lost.get()) {
 			return false;
 		}
-		return this.commands.isHeld(this.spec, this.owner, this.token);
+		return this.commands.isHeld(this.grant);
 	}
 
 	@Override
@@ -231,7 +241,7 @@ final class RedisLockHandle implements LockHandle {
 		this.registry.sending(this.owner, this.spec.lockKey());
 		long result;
 		try {
-			result = this.commands.extend(this.spec, this.owner, this.token, leaseMillis);
+			result = this.commands.extend(this.grant, leaseMillis);
 		}
 		catch (RuntimeException ex) {
 			this.registry.failed(this);
@@ -256,7 +266,7 @@ final class RedisLockHandle implements LockHandle {
 		}
 		long result = UNKNOWN;
 		try {
-			result = this.commands.release(this.spec, this.owner, this.token, minimumHoldLeftMillis());
+			result = this.commands.release(this.grant, minimumHoldLeftMillis());
 		}
 		finally {
 			this.registry.released(this, result);

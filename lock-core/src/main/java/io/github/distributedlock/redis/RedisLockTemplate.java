@@ -214,7 +214,7 @@ public final class RedisLockTemplate implements LockOperations {
 		// reports.
 		long sentNanos = System.nanoTime();
 		List<?> held = this.commands.readHold(name, spec.lockKey());
-		if (held == null || !customOwner.equals(held.get(0))) {
+		if (held == null || !LockOwners.digest(customOwner).equals(held.get(0))) {
 			return Optional.empty();
 		}
 		long pttl = ((Number) held.get(2)).longValue();
@@ -222,8 +222,8 @@ public final class RedisLockTemplate implements LockOperations {
 			return Optional.empty();
 		}
 		long token = Long.parseLong(String.valueOf(held.get(1)));
-		return Optional.of(this.holds
-			.adopt(new Grant(spec.withLeaseMillis(pttl), customOwner, token, sentNanos, false, Duration.ZERO, 0)));
+		return Optional.of(this.holds.adopt(new Grant(spec.withLeaseMillis(pttl), customOwner, token,
+				String.valueOf(held.get(3)), sentNanos, false, Duration.ZERO, 0)));
 	}
 
 	@Override
@@ -236,7 +236,7 @@ public final class RedisLockTemplate implements LockOperations {
 	public boolean isHeldByCurrentThread(String scope, @Nullable String key) {
 		LockName name = LockName.of(scope, key);
 		List<@Nullable String> held = this.commands.ownerAndToken(name, this.keys.lock(name));
-		return held != null && this.owners.current().equals(held.get(0));
+		return held != null && LockOwners.digest(this.owners.current()).equals(held.get(0));
 	}
 
 	/**

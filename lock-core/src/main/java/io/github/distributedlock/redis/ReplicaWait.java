@@ -69,19 +69,20 @@ final class ReplicaWait {
 
 	/**
 	 * Wait until enough replicas have a hold that was just written; otherwise release it.
-	 * @param writtenNanos {@link System#nanoTime()} before the hold's script was sent
+	 * @param hold the hold; its {@code sentNanos} was read before its script was sent
 	 * @throws LockAccessException without a cause if too few replicas acknowledged it, or
 	 * the server no longer had it (replies the {@link HoldRegistry} can bound); a failure
 	 * of the check itself, whose write may have lost its reply, carries the Redis failure
 	 * as cause
 	 */
-	void confirm(LockSpec spec, String owner, long token, long writtenNanos) {
-		long acked = await(spec, owner, token, writtenNanos);
+	void confirm(Grant hold) {
+		LockSpec spec = hold.spec();
+		long acked = await(hold);
 		if (acked >= this.replicas) {
 			return;
 		}
 		try {
-			this.commands.release(spec, owner, token);
+			this.commands.release(hold);
 		}
 		catch (RuntimeException ex) {
 			// The lease ends it anyway.
@@ -102,7 +103,8 @@ final class ReplicaWait {
 	 * Return the number of replicas that acknowledged the hold, or -1 if the server no
 	 * longer has it.
 	 */
-	private long await(LockSpec spec, String owner, long token, long writtenNanos) {
+	private long await(Grant hold) {
+		long writtenNanos = hold.sentNanos();
 		try {
 			SeenConnection last = this.lastConnection.get();
 			if (this.sharedConnection && last != null && last.firstSeenNanos() - writtenNanos < 0) {
@@ -116,9 +118,8 @@ final class ReplicaWait {
 				Rewrite ack = this.redis.execute((RedisCallback<Rewrite>) (connection) -> {
 					String before = identity(connection);
 					// A write on this connection for the WAIT to cover; it never shortens
-					// the lease of an
-					// outer hold of a reentrant lock.
-					if (this.commands.extendOn(connection, spec, owner, token) < 0) {
+					// the lease of another hold of a reentrant lock.
+					if (this.commands.extendOn(connection, hold) < 0) {
 						return new Rewrite(before, -1, before);
 					}
 					Acknowledgement after = sendAndIdentify(connection, this.replicas, this.timeoutMillis);
@@ -136,7 +137,7 @@ final class ReplicaWait {
 			return 0;
 		}
 		catch (DataAccessException ex) {
-			throw LockCommands.failure(spec.name(), "WAIT", ex);
+			throw LockCommands.failure(hold.spec().name(), "WAIT", ex);
 		}
 	}
 

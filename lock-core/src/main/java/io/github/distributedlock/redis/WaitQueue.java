@@ -321,6 +321,7 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 
 	/**
 	 * Return whether a release named this fair waiter as next, forgetting it.
+	 * @param waiter the digest of the waiter's owner, as the release names it
 	 */
 	boolean consumeAddressed(String waiter) {
 		return this.addressed.remove(waiter);

@@ -1,34 +1,44 @@
 -- Take a lock in arrival order: only the first live waiter of the lock's queue may take it.
 --
 -- KEYS: lock, fence, readers, queue, queue_heartbeats
--- ARGV: owner, lease_ms, reentrant, fence_idle_ms, waiter_timeout_ms, join
+-- ARGV: owner, hold, lease_ms, reentrant, fence_idle_ms, waiter_timeout_ms, join
 --
 -- KEYS[1]  the lock hash
 -- KEYS[2]  the fencing counter
 -- KEYS[3]  the lock's readers (a sorted set scored by lease end, ms): live readers block it
--- KEYS[4]  the queue: a sorted set of waiter owners scored by arrival ticket
--- KEYS[5]  the queue heartbeats: a sorted set of waiter owners scored by when they count as dead (ms)
+-- KEYS[4]  the queue: a sorted set of waiter owners (digests) scored by arrival ticket
+-- KEYS[5]  the queue heartbeats: a sorted set of waiter owners (digests) scored by when they
+--          count as dead (ms)
 -- ARGV[1]  owner
--- ARGV[2]  lease in milliseconds
--- ARGV[3]  '1' if the owner may take the lock again, '0' if that is a self-deadlock
--- ARGV[4]  idle time in milliseconds after which the fencing counter may vanish
--- ARGV[5]  waiter timeout in milliseconds: a waiter that stops calling is dropped after it
--- ARGV[6]  '1' to join the queue when it is not our turn, '0' to just try once
+-- ARGV[2]  the hold: an id this acquisition chose, so that an attempt that ran before (its reply
+--          lost) is found rather than counted again
+-- ARGV[3]  lease in milliseconds
+-- ARGV[4]  '1' if the owner may take the lock again, '0' if that is a self-deadlock
+-- ARGV[5]  idle time in milliseconds after which the fencing counter may vanish
+-- ARGV[6]  waiter timeout in milliseconds: a waiter that stops calling is dropped after it
+-- ARGV[7]  '1' to join the queue when it is not our turn, '0' to just try once
 --
--- Returns {1, token}                       acquired
+-- Returns {1, token}                       acquired (or this hold was taken by an earlier run of
+--                                          this attempt)
 --         {0, holder token, ttl, rank}     not our turn (ttl: the holder's lease, or -1 if the
 --                                          lock is free; rank: our place in the queue, from 0)
 --         {-1, token, pttl}          held by this owner, and the request is not reentrant
 
-local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'queued')
-if held[1] == ARGV[1] then
-	if ARGV[3] ~= '1' then
+local owner = digest(ARGV[1])
+local hold = hold_field(ARGV[2])
+local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'queued', hold)
+if held[1] == owner then
+	if held[4] then
+		-- An earlier run of this very attempt took it (its reply was lost).
+		return {1, tonumber(held[2])}
+	end
+	if ARGV[4] ~= '1' then
 		return {-1, tonumber(held[2]), redis.call('PTTL', KEYS[1])}
 	end
+	redis.call('HSET', KEYS[1], hold, 1)
 	redis.call('HINCRBY', KEYS[1], 'holds', 1)
-	if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then
-		redis.call('PEXPIRE', KEYS[1], ARGV[2])
-	end
+	-- Another hold never shortens the lease the outer hold relies on.
+	lengthen_lease(KEYS[1], ARGV[3])
 	return {1, tonumber(held[2])}
 end
 
@@ -39,12 +49,12 @@ drop_ended(KEYS[5], nowMs, KEYS[4])
 
 local head = redis.call('ZRANGE', KEYS[4], 0, 0)[1]
 local readers = redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. nowMs, '+inf', 'WITHSCORES')
-if not held[1] and #readers == 0 and (not head or head == ARGV[1]) then
-	local token = next_token(KEYS[2], ARGV[4], nowUs)
-	redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'holds', 1, 'token', token)
-	redis.call('PEXPIRE', KEYS[1], ARGV[2])
-	redis.call('ZREM', KEYS[4], ARGV[1])
-	redis.call('ZREM', KEYS[5], ARGV[1])
+if not held[1] and #readers == 0 and (not head or head == owner) then
+	local token = next_token(KEYS[2], ARGV[5], nowUs)
+	redis.call('HSET', KEYS[1], 'owner', owner, 'holds', 1, 'token', token, hold, 1)
+	redis.call('PEXPIRE', KEYS[1], ARGV[3])
+	redis.call('ZREM', KEYS[4], owner)
+	redis.call('ZREM', KEYS[5], owner)
 	return {1, tonumber(token)}
 end
 
@@ -60,15 +70,15 @@ local function blocked(rank)
 	return {0, 0, -1, rank}
 end
 
-if ARGV[6] ~= '1' then
+if ARGV[7] ~= '1' then
 	return blocked(-1)
 end
-if not redis.call('ZSCORE', KEYS[4], ARGV[1]) then
+if not redis.call('ZSCORE', KEYS[4], owner) then
 	local lastTicket = redis.call('ZRANGE', KEYS[4], -1, -1, 'WITHSCORES')[2]
-	redis.call('ZADD', KEYS[4], (tonumber(lastTicket) or 0) + 1, ARGV[1])
+	redis.call('ZADD', KEYS[4], (tonumber(lastTicket) or 0) + 1, owner)
 end
-local timeout = tonumber(ARGV[5])
-redis.call('ZADD', KEYS[5], nowMs + timeout, ARGV[1])
+local timeout = tonumber(ARGV[6])
+redis.call('ZADD', KEYS[5], nowMs + timeout, owner)
 redis.call('PEXPIRE', KEYS[4], 2 * timeout)
 redis.call('PEXPIRE', KEYS[5], 2 * timeout)
-return blocked(redis.call('ZRANK', KEYS[4], ARGV[1]))
+return blocked(redis.call('ZRANK', KEYS[4], owner))

@@ -2,25 +2,29 @@
 -- crashed holder comes back by itself.
 --
 -- KEYS: permits, fence
--- ARGV: owner, lease_ms, permits, fence_idle_ms
+-- ARGV: owner, hold, lease_ms, permits, fence_idle_ms
 --
--- KEYS[1]  the permits: a sorted set of permit ids (owner|token) scored by lease end (ms)
--- KEYS[2]  the fencing counter, which also makes permit ids unique
+-- KEYS[1]  the permits: a sorted set of permit ids ('<owner digest>|<hold>') scored by lease end (ms)
+-- KEYS[2]  the fencing counter
 -- ARGV[1]  owner
--- ARGV[2]  lease in milliseconds
--- ARGV[3]  number of permits
--- ARGV[4]  idle time in milliseconds after which the fencing counter may vanish
+-- ARGV[2]  the hold: an id this acquisition chose, so that an attempt that ran before (its reply
+--          lost) finds its permit rather than taking a second one
+-- ARGV[3]  lease in milliseconds
+-- ARGV[4]  number of permits
+-- ARGV[5]  idle time in milliseconds after which the fencing counter may vanish
 --
--- Returns {1, token} acquired; {0, 0, ms until the earliest permit's lease ends} all taken
+-- Returns {1, token} acquired (or this permit was taken by an earlier run of this attempt: the
+-- token is then a new one); {0, 0, ms until the earliest permit's lease ends} all taken
 
 local nowMs, nowUs = server_time()
+local permit = digest(ARGV[1]) .. '|' .. ARGV[2]
 drop_ended(KEYS[1], nowMs)
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then
-	local earliest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-	return {0, 0, tonumber(earliest[2]) - nowMs}
+if not redis.call('ZSCORE', KEYS[1], permit) then
+	if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then
+		local earliest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+		return {0, 0, tonumber(earliest[2]) - nowMs}
+	end
+	redis.call('ZADD', KEYS[1], ends_after(nowMs, ARGV[3]), permit)
+	expire_at_latest(KEYS[1], nowMs)
 end
-
-local token = next_token(KEYS[2], ARGV[4], nowUs)
-redis.call('ZADD', KEYS[1], ends_after(nowMs, ARGV[2]), ARGV[1] .. '|' .. token)
-expire_at_latest(KEYS[1], nowMs)
-return {1, tonumber(token)}
+return {1, tonumber(next_token(KEYS[2], ARGV[5], nowUs))}

@@ -4,9 +4,10 @@
 -- (docs/design/waiting-and-hand-off.md).
 --
 -- KEYS: lock, fence, readers, writer_intent, requests
--- ARGV: owner, lease_ms, reentrant, fence_idle_ms, wait_ms, may_have_intent, holds_it, request, request_ttl_ms
+-- ARGV: owner, hold, lease_ms, reentrant, fence_idle_ms, wait_ms, may_have_intent, holds_it, request, request_ttl_ms
 --
--- KEYS[1]  the lock: a hash {owner, holds, token} with a lease (PEXPIRE); while reserved for a
+-- KEYS[1]  the lock: a hash {owner (its digest), holds, token, '#<hold>' for each hold} with a
+--          lease (PEXPIRE); while reserved for a
 --          waiter's request, {owner = '', reserved = the request, token = the last holder's}
 --          with the request's claim as expiry ('reserved' = '' is none); 'queued' = 1 once an
 --          attempt found it taken
@@ -16,54 +17,65 @@
 -- KEYS[3]  the lock's readers: a sorted set of reader owners scored by lease end (ms)
 -- KEYS[4]  the writer intent: set while a writer waits for readers, so new readers hold back
 -- KEYS[5]  the requests: a sorted set of '<claim ms>:<id>' scored by arrival (ms)
--- ARGV[1]  owner: secret instance id + thread (or a custom owner)
--- ARGV[2]  lease in milliseconds
--- ARGV[3]  '1' if the owner may take the lock again, '0' if that is a self-deadlock
--- ARGV[4]  idle time in milliseconds after which the fencing counter may vanish
--- ARGV[5]  how long the caller will keep waiting, in ms (-1: indefinitely); 0 sets no writer intent
--- ARGV[6]  '1' if an earlier attempt of this caller may have set the writer intent
--- ARGV[7]  '1' if the caller already holds this lock (a real re-entry), '0' if it holds no handle on it
--- ARGV[8]  the caller's request, or '' for none: filed (keeping its place) when the lock is
+-- ARGV[1]  owner: secret instance id + thread (or a custom owner); the lock keeps its digest
+-- ARGV[2]  the hold: an id this acquisition chose, the same for each of its attempts, so that
+--          an attempt that ran before (its reply lost) is found rather than counted again
+-- ARGV[3]  lease in milliseconds
+-- ARGV[4]  '1' if the owner may take the lock again, '0' if that is a self-deadlock
+-- ARGV[5]  idle time in milliseconds after which the fencing counter may vanish
+-- ARGV[6]  how long the caller will keep waiting, in ms (-1: indefinitely); 0 sets no writer intent
+-- ARGV[7]  '1' if an earlier attempt of this caller may have set the writer intent
+-- ARGV[8]  '1' if the caller already holds this lock (a real re-entry), '0' if it holds no handle on it
+-- ARGV[9]  the caller's request, or '' for none: filed (keeping its place) when the lock is
 --          taken, withdrawn when the lock is ours; a lock reserved for it is ours to take
--- ARGV[9]  how long the requests set lives after the last filing, in ms
+-- ARGV[10] how long the requests set lives after the last filing, in ms
 --
--- Returns {1, token}                acquired (first hold or another hold by the same owner)
+-- Returns {1, token}                acquired (first hold or another hold by the same owner), or
+--                                   this hold was taken by an earlier run of this attempt
 --         {0, holder token, pttl}   held by someone else (or reserved for another request);
 --                                   pttl is the remaining lease (or claim)
 --         {-1, token, pttl}         held by this owner, and the request is not reentrant
 --                                   (or this owner holds a read lock: upgrading would deadlock)
 
+local owner = digest(ARGV[1])
+local hold = hold_field(ARGV[2])
+
 -- The lock is taken: file the caller's request, if it carries one, and mark the lock hash, if
 -- there is one, so that its release tells the waiters (mark_queued in lib.lua).
 -- held: the HMGET of the lock hash below
 local function blocked(held)
-	if ARGV[8] ~= '' then
-		file_request(KEYS[5], ARGV[8], now_ms(), ARGV[9])
+	if ARGV[9] ~= '' then
+		file_request(KEYS[5], ARGV[9], now_ms(), ARGV[10])
 	end
 	if held[1] then
 		mark_queued(KEYS[1], held[4])
 	end
 end
 
+-- The caller's request, if it carries one, leaves the line: the lock is ours.
+local function withdraw_request()
+	if ARGV[9] ~= '' then
+		redis.call('ZREM', KEYS[5], ARGV[9])
+	end
+end
+
 -- The lock becomes ours: a new hold with the next token. reserved: whether it was reserved for
 -- our request. queued: whether requests may be waiting, which its release must then look at.
 local function take(reserved, queued)
-	local token = next_token(KEYS[2], ARGV[4])
+	local token = next_token(KEYS[2], ARGV[5])
 	if reserved then
 		-- The reservation becomes our hold ('reserved' = '' is no reservation).
-		redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'holds', 1, 'token', token, 'reserved', '', 'queued', 1)
+		redis.call('HSET', KEYS[1], 'owner', owner, 'holds', 1, 'token', token, hold, 1, 'reserved', '', 'queued', 1)
 	elseif queued then
-		redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'holds', 1, 'token', token, 'queued', 1)
+		redis.call('HSET', KEYS[1], 'owner', owner, 'holds', 1, 'token', token, hold, 1, 'queued', 1)
 	else
-		redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'holds', 1, 'token', token)
+		redis.call('HSET', KEYS[1], 'owner', owner, 'holds', 1, 'token', token, hold, 1)
 	end
-	redis.call('PEXPIRE', KEYS[1], ARGV[2])
-	if ARGV[6] == '1' and redis.call('GET', KEYS[4]) == ARGV[1] then
+	redis.call('PEXPIRE', KEYS[1], ARGV[3])
+	if ARGV[7] == '1' and redis.call('GET', KEYS[4]) == owner then
 		redis.call('DEL', KEYS[4])
 	end
-	if ARGV[8] ~= '' then
-		redis.call('ZREM', KEYS[5], ARGV[8])
-	end
+	withdraw_request()
 	return {1, tonumber(token)}
 end
 
@@ -73,13 +85,13 @@ end
 -- of the hold taken now makes its release tell them. An attempt that carries a request comes
 -- from a waiter in line, which expects the lock taken or reserved for it: it skips the
 -- question (and a lock it then finds free is taken marked, below).
-if ARGV[8] == '' and redis.call('EXISTS', KEYS[1], KEYS[3], KEYS[4], KEYS[5]) == 0 then
+if ARGV[9] == '' and redis.call('EXISTS', KEYS[1], KEYS[3], KEYS[4], KEYS[5]) == 0 then
 	return take(false, false)
 end
 
-local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'reserved', 'queued')
+local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'reserved', 'queued', 'holds', hold)
 
-if held[1] == '' and (ARGV[8] == '' or held[3] ~= ARGV[8]) then
+if held[1] == '' and (ARGV[9] == '' or held[3] ~= ARGV[9]) then
 	-- Reserved for another waiter's request (or kept for a minimum hold): taken, for as long
 	-- as its claim.
 	blocked(held)
@@ -89,7 +101,7 @@ end
 if not held[1] or held[1] == '' then
 	if redis.call('EXISTS', KEYS[3]) == 1 then
 		local nowMs = now_ms()
-		local mine = redis.call('ZSCORE', KEYS[3], ARGV[1])
+		local mine = redis.call('ZSCORE', KEYS[3], owner)
 		if mine and tonumber(mine) > nowMs then
 			return {-1, 0, tonumber(mine) - nowMs}
 		end
@@ -98,13 +110,13 @@ if not held[1] or held[1] == '' then
 			-- Readers hold it: wait for the last one, and keep new readers out for as long as
 			-- this writer will wait (so a writer that gives up or dies only delays readers briefly).
 			local ttl = tonumber(latest[#latest]) - nowMs
-			local waiting = tonumber(ARGV[5])
+			local waiting = tonumber(ARGV[6])
 			if waiting ~= 0 then
 				local intent = ttl
 				if waiting > 0 and waiting < intent then
 					intent = waiting
 				end
-				redis.call('SET', KEYS[4], ARGV[1], 'PX', intent + 500)
+				redis.call('SET', KEYS[4], owner, 'PX', intent + 500)
 			end
 			blocked(held)
 			return {0, 0, ttl}
@@ -114,29 +126,32 @@ if not held[1] or held[1] == '' then
 	return take(held[1] ~= nil, true)
 end
 
-if held[1] == ARGV[1] then
-	if ARGV[7] ~= '1' then
-		-- Ours, yet the caller has no handle on it: an earlier acquire of its own whose reply was
-		-- lost (a timeout, a command re-sent after a reconnect). Take it over as one fresh hold
-		-- rather than count it, or its release would leave the lock taken.
-		redis.call('HSET', KEYS[1], 'holds', 1)
-		redis.call('PEXPIRE', KEYS[1], ARGV[2])
-		if ARGV[8] ~= '' then
-			redis.call('ZREM', KEYS[5], ARGV[8])
-		end
+if held[1] == owner then
+	if held[6] then
+		-- This hold is there already: an earlier run of this very attempt took it, and its reply
+		-- was lost (the command was sent again after a reconnect, or the caller tried again).
+		withdraw_request()
 		return {1, tonumber(held[2])}
 	end
-	if ARGV[3] ~= '1' then
+	if ARGV[8] ~= '1' then
+		-- Ours, yet the caller has no handle on it: an earlier acquisition of its own whose reply
+		-- was lost (a timeout). Take it over as one fresh hold rather than count it, or its
+		-- release would leave the lock taken. The lease is never shortened: if a hold of ours
+		-- is live after all (this attempt itself arrived late), it keeps what it was given.
+		drop_holds(KEYS[1])
+		redis.call('HSET', KEYS[1], 'holds', 1, hold, 1)
+		lengthen_lease(KEYS[1], ARGV[3])
+		withdraw_request()
+		return {1, tonumber(held[2])}
+	end
+	if ARGV[4] ~= '1' then
 		return {-1, tonumber(held[2]), redis.call('PTTL', KEYS[1])}
 	end
+	redis.call('HSET', KEYS[1], hold, 1)
 	redis.call('HINCRBY', KEYS[1], 'holds', 1)
 	-- Another hold never shortens the lease the outer hold relies on.
-	if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then
-		redis.call('PEXPIRE', KEYS[1], ARGV[2])
-	end
-	if ARGV[8] ~= '' then
-		redis.call('ZREM', KEYS[5], ARGV[8])
-	end
+	lengthen_lease(KEYS[1], ARGV[3])
+	withdraw_request()
 	return {1, tonumber(held[2])}
 end
 

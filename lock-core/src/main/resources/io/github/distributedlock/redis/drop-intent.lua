@@ -5,12 +5,13 @@
 -- KEYS: writer_intent
 -- ARGV: owner
 --
--- KEYS[1]  the writer intent: set while a writer waits for readers (acquire.lua)
+-- KEYS[1]  the writer intent: set while a writer waits for readers (acquire.lua), to its owner's
+--          digest
 -- ARGV[1]  owner
 --
 -- Returns  1 if the intent was dropped, 0 if it was gone or another writer's
 
-if redis.call('GET', KEYS[1]) == ARGV[1] then
+if redis.call('GET', KEYS[1]) == digest(ARGV[1]) then
 	return redis.call('DEL', KEYS[1])
 end
 return 0

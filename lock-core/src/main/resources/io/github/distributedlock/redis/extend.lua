@@ -1,24 +1,25 @@
--- Set a new lease on a lock, for its owner only.
+-- Set a new lease on a hold of a lock, for its owner only. The sole hold of the lock sets the
+-- lease outright, shorter too; with other holds it is only ever lengthened (set_lease in lib.lua).
 --
 -- KEYS: lock
--- ARGV: owner, token, lease_ms, [keep_longer]
+-- ARGV: owner, token, hold, lease_ms
 --
 -- KEYS[1]  the lock hash
 -- ARGV[1]  owner
 -- ARGV[2]  fencing token of the hold
--- ARGV[3]  new lease in milliseconds
--- ARGV[4]  '1' to keep a longer lease the lock already has (optional)
+-- ARGV[3]  the hold's id
+-- ARGV[4]  new lease in milliseconds
 --
--- Returns  1 extended, -1 the lock is gone, -2 someone else holds it now
+-- Returns  1 extended, -1 the lock is gone, -2 someone else holds it now (or this hold was
+--          released)
 
-local held = redis.call('HMGET', KEYS[1], 'owner', 'token')
-local status = check_hold(held, ARGV[1], ARGV[2])
+local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'holds', hold_field(ARGV[3]))
+local status = check_hold(held, digest(ARGV[1]), ARGV[2])
 if status ~= 0 then
 	return status
 end
-local lease = tonumber(ARGV[3])
-if ARGV[4] == '1' then
-	lease = math.max(lease, redis.call('PTTL', KEYS[1]))
+if not held[4] then
+	return -2
 end
-redis.call('PEXPIRE', KEYS[1], lease)
+set_lease(KEYS[1], held[3], ARGV[4])
 return 1

@@ -11,8 +11,9 @@
 --
 -- Returns 1 if the waiter was in the queue, 0 otherwise
 
-local removed = redis.call('ZREM', KEYS[3], ARGV[1])
-redis.call('ZREM', KEYS[4], ARGV[1])
+local owner = digest(ARGV[1])
+local removed = redis.call('ZREM', KEYS[3], owner)
+redis.call('ZREM', KEYS[4], owner)
 if removed == 1 and redis.call('EXISTS', KEYS[1]) == 0 then
 	local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
 	if head then

@@ -5,6 +5,71 @@
 -- script: they touch only the keys the script hands them, which the caller passed in KEYS
 -- (Cluster routing).
 
+-- The owner as every lock key and message carries it: a digest of the caller's owner id (a
+-- secret instance id and a thread, or a custom owner). Release, extend and renew demand the id
+-- itself, so whoever can read a lock's keys or hear its messages learns nothing that lets them
+-- act as the owner.
+local function digest(owner)
+	return redis.sha1hex(owner)
+end
+
+-- A hold's field in a lock hash. Every hold, the first and each re-entry, has one, named by the
+-- id its acquisition chose, so that a command that runs twice (re-sent after a reconnect) finds
+-- its own work done: an acquire is not counted twice, a release never ends another hold
+-- (docs/design/waiting-and-hand-off.md, "Every command may run twice").
+local function hold_field(hold)
+	return '#' .. hold
+end
+
+-- Lengthen a lock hash's lease to lease_ms, never shorten it: another hold of the lock may count
+-- on the lease it was given.
+local function lengthen_lease(lock, lease_ms)
+	if redis.call('PTTL', lock) < tonumber(lease_ms) then
+		redis.call('PEXPIRE', lock, lease_ms)
+	end
+end
+
+-- Set a lock hash's lease for one of its holds, which asks for lease_ms: the sole hold sets it
+-- outright (it may shorten its own lease); with other holds it is only ever lengthened.
+-- holds: the hash's hold count, as read.
+local function set_lease(lock, holds, lease_ms)
+	if tonumber(holds) <= 1 then
+		redis.call('PEXPIRE', lock, lease_ms)
+	else
+		lengthen_lease(lock, lease_ms)
+	end
+end
+
+-- Drop every hold field of a lock hash: a take-over replaces holds whose replies were lost.
+local function drop_holds(lock)
+	for _, field in ipairs(redis.call('HKEYS', lock)) do
+		if string.sub(field, 1, 1) == '#' then
+			redis.call('HDEL', lock, field)
+		end
+	end
+end
+
+-- The holds of one reader are kept as one list ',<hold>,<hold>,' in the readers' hash, so that
+-- whatever drops the reader drops its holds with it. Whether the list has this hold:
+local function list_has(list, hold)
+	return list ~= nil and list ~= false and string.find(list, ',' .. hold .. ',', 1, true) ~= nil
+end
+
+-- How many holds a reader's list has.
+local function list_count(list)
+	local count = 0
+	for _ in string.gmatch(list, ',[^,]+') do
+		count = count + 1
+	end
+	return count
+end
+
+-- A reader's list without this hold (which it has).
+local function list_without(list, hold)
+	local at = string.find(list, ',' .. hold .. ',', 1, true)
+	return string.sub(list, 1, at) .. string.sub(list, at + #hold + 2)
+end
+
 -- The server's clock, read once: milliseconds, and microseconds as text (for next_token).
 -- The digits are joined as text: string.format costs a script more than the fencing rule does.
 local function server_time()
@@ -85,7 +150,7 @@ local function drop_ended(set, now, companion_set, companion_hash)
 end
 
 -- The owner check: whether a lock hash's hold (held = HMGET lock owner token ...) is this
--- owner's with this token. Returns 0 if it is, -1 if the lock is gone (the lease ran out, or it
+-- owner's (owner: its digest) with this token. Returns 0 if it is, -1 if the lock is gone (the lease ran out, or it
 -- was force-released), -2 if someone else holds it (another owner, a newer hold of ours, or
 -- only a reservation for a waiter's request).
 local function check_hold(held, owner, token)
@@ -120,6 +185,9 @@ local function keep_taken(lock, keep_ms, kept_until)
 		keep = pttl
 	end
 	if keep <= 0 then
+		-- The lease ends now. An inner hold's end ('kept') must not outlive it into the grant of
+		-- the next holder, which a reservation would otherwise pass it on to.
+		redis.call('HDEL', lock, 'kept')
 		return false
 	end
 	redis.call('HSET', lock, 'owner', '', 'holds', 0)

@@ -4,7 +4,7 @@
 -- own acquire attempt turns it into one (docs/design/waiting-and-hand-off.md).
 --
 -- KEYS: lock, channel, requests, readers
--- ARGV: owner, token, hand_off, keep_ms, [withdrawn_request]
+-- ARGV: owner, token, hold, hand_off, keep_ms, [withdrawn_request]
 --
 -- KEYS[1]  the lock hash ('queued' marks one that an attempt found taken: mark_queued in lib.lua)
 -- KEYS[2]  the lock's release channel (declared as a key so that it routes with the lock)
@@ -13,11 +13,16 @@
 --          then nothing is reserved
 -- ARGV[1]  owner
 -- ARGV[2]  fencing token of the hold being released
--- ARGV[3]  '1' to reserve the lock for the oldest request, '0' to always free it
--- ARGV[4]  what is left of the hold's minimum hold, in ms ('0' for none): if the last hold goes
+-- ARGV[3]  the hold's id (its field '#<hold>' in the lock hash)
+-- ARGV[4]  '1' to reserve the lock for the oldest request, '0' to always free it
+-- ARGV[5]  what is left of the hold's minimum hold, in ms ('0' for none): if the last hold goes
 --          before it has passed, the lock stays taken by nobody until then (keep_taken in lib.lua)
--- ARGV[5]  (optional) the request of a waiter that gives up: it is withdrawn, and if the lock is
---          reserved for it, the reservation passes on (ARGV[1], ARGV[2] and ARGV[4] are ignored)
+-- ARGV[6]  (optional) the request of a waiter that gives up: it is withdrawn, and if the lock is
+--          reserved for it, the reservation passes on (ARGV[1], ARGV[2], ARGV[3] and ARGV[5] are
+--          ignored)
+--
+-- Run twice (re-sent after a reconnect), the second run finds the hold's field gone and changes
+-- nothing: it reports the holds left, or 0 if the lock is reserved or kept after this grant.
 --
 -- Returns  holds left (0: the lock was reserved for a request, kept for its minimum hold, or is
 --          free, and a message was published if it was marked)
@@ -26,22 +31,31 @@
 --             withdrawal: the lock was not reserved for that request
 
 local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'holds', 'reserved', 'queued', 'kept')
-if ARGV[5] then
-	redis.call('ZREM', KEYS[3], ARGV[5])
+if ARGV[6] then
+	redis.call('ZREM', KEYS[3], ARGV[6])
 	-- Never touch a lock that has an owner: only a reservation for this very request.
-	if held[1] ~= '' or ARGV[5] == '' or held[4] ~= ARGV[5] then
+	if held[1] ~= '' or ARGV[6] == '' or held[4] ~= ARGV[6] then
 		return -2
 	end
 else
-	local status = check_hold(held, ARGV[1], ARGV[2])
+	local status = check_hold(held, digest(ARGV[1]), ARGV[2])
 	if status ~= 0 then
+		if held[1] == '' and held[2] == ARGV[2] then
+			-- Reserved or kept after this grant's last release: this release ran before.
+			return 0
+		end
 		return status
 	end
+	if redis.call('HDEL', KEYS[1], hold_field(ARGV[3])) == 0 then
+		-- This hold was released before (this release ran twice), or a take-over replaced it:
+		-- the holds that are left stay.
+		return tonumber(held[3])
+	end
 	if held[3] ~= '1' then
-		note_kept(KEYS[1], ARGV[4], held[6])
+		note_kept(KEYS[1], ARGV[5], held[6])
 		return redis.call('HINCRBY', KEYS[1], 'holds', -1)
 	end
-	if keep_taken(KEYS[1], ARGV[4], held[6]) then
+	if keep_taken(KEYS[1], ARGV[5], held[6]) then
 		-- A hint: waiters try again and learn how long the lock stays kept.
 		redis.call('PUBLISH', KEYS[2], held[2])
 		return 0
@@ -50,9 +64,9 @@ end
 
 -- Nobody tried a lock never marked 'queued' since it was taken (mark_queued in lib.lua): no
 -- request waits for it, and nobody listens for its release.
-local waited = ARGV[5] or held[5]
+local waited = ARGV[6] or held[5]
 -- ZRANGE and ZREM rather than ZPOPMIN, which the minimal ACL documented for the library lacks.
-local next = (ARGV[3] == '1' and waited) and redis.call('ZRANGE', KEYS[3], 0, 0) or {}
+local next = (ARGV[4] == '1' and waited) and redis.call('ZRANGE', KEYS[3], 0, 0) or {}
 if next[1] and redis.call('EXISTS', KEYS[4]) == 0 then
 	while next[1] do
 		redis.call('ZREM', KEYS[3], next[1])

@@ -2,20 +2,28 @@
 -- be in one hash slot when Redis is a Cluster; the watchdog groups them so.
 --
 -- KEYS: (lock)...
--- ARGV: (owner, token, lease_ms)...
+-- ARGV: (owner, token, hold, lease_ms)...
 --
 -- KEYS[i]          a lock hash
--- ARGV[3i-2..3i]   its owner, the hold's fencing token, and the new lease in milliseconds
+-- ARGV[4i-3..4i]   its owner, the hold's fencing token, the hold's id, and the new lease in
+--                  milliseconds
+--
+-- A hold renews only itself: with other holds of the lock, the lease is only ever lengthened
+-- (set_lease in lib.lua). A renewal that runs again after its hold was released renews nothing.
 --
 -- Returns a list with, for each lock: 1 renewed, -1 the lock is gone, -2 someone else holds it
+-- (or this hold was released)
 
 local results = {}
 for i, key in ipairs(KEYS) do
-	local owner = ARGV[3 * i - 2]
-	local held = redis.call('HMGET', key, 'owner', 'token')
-	local status = check_hold(held, owner, ARGV[3 * i - 1])
+	local at = 4 * i
+	local held = redis.call('HMGET', key, 'owner', 'token', 'holds', hold_field(ARGV[at - 1]))
+	local status = check_hold(held, digest(ARGV[at - 3]), ARGV[at - 2])
+	if status == 0 and not held[4] then
+		status = -2
+	end
 	if status == 0 then
-		redis.call('PEXPIRE', key, ARGV[3 * i])
+		set_lease(key, held[3], ARGV[at])
 		results[i] = 1
 	else
 		results[i] = status

@@ -44,7 +44,7 @@ class LeaseEndTests {
 	void shouldScoreAnExtendedPermitAWholeLeaseAfterTheScriptsMillisecond() {
 		assertWholeLength(30_000, () -> onlyScore(PERMITS), () -> {
 			String permit = acquirePermit("1000");
-			return () -> eval(LockScripts.EXTEND_PERMIT, List.of(PERMITS), permit, "30000");
+			return () -> eval(LockScripts.EXTEND_PERMIT, List.of(PERMITS), "p", permit, "30000");
 		});
 	}
 
@@ -57,7 +57,7 @@ class LeaseEndTests {
 	void shouldScoreAnExtendedReadHoldAWholeLeaseAfterTheScriptsMillisecond() {
 		assertWholeLength(30_000, () -> onlyScore(READERS), () -> {
 			acquireRead("1000");
-			return () -> eval(LockScripts.EXTEND_READ, List.of(READERS, READ_HOLDS), "reader", "30000");
+			return () -> eval(LockScripts.EXTEND_READ, List.of(READERS, READ_HOLDS), "reader", "read-hold", "30000");
 		});
 	}
 
@@ -65,7 +65,7 @@ class LeaseEndTests {
 	void shouldKeepAReleasedPermitForTheWholeMinimumHold() {
 		assertWholeLength(1500, () -> onlyScore(PERMITS), () -> {
 			String permit = acquirePermit(LEASE);
-			return () -> eval(LockScripts.RELEASE_PERMIT, List.of(PERMITS, PERMITS + ":released"), permit, "1500");
+			return () -> eval(LockScripts.RELEASE_PERMIT, List.of(PERMITS, PERMITS + ":released"), "p", permit, "1500");
 		});
 	}
 
@@ -74,7 +74,7 @@ class LeaseEndTests {
 		assertWholeLength(1500, () -> onlyScore(READERS), () -> {
 			acquireRead(LEASE);
 			return () -> eval(LockScripts.RELEASE_READ, List.of(READERS, READ_HOLDS, LOCK + ":released"), "reader",
-					"1500");
+					"read-hold", "1500");
 		});
 	}
 
@@ -82,12 +82,12 @@ class LeaseEndTests {
 	void shouldRecordAnInnerHoldsMinimumHoldForItsWholeLength() {
 		assertWholeLength(1500, () -> Long.parseLong(String.valueOf(redis.server().command("HGET", LOCK, "kept"))),
 				() -> {
-					assertThat(acquireLock("0")).isEqualTo(1L);
-					assertThat(acquireLock("1")).as("the inner hold").isEqualTo(1L);
+					assertThat(acquireLock("outer", "0")).isEqualTo(1L);
+					assertThat(acquireLock("inner", "1")).as("the inner hold").isEqualTo(1L);
 					String token = String.valueOf(redis.server().command("HGET", LOCK, "token"));
 					return () -> eval(LockScripts.RELEASE,
-							List.of(LOCK, LOCK + ":released", LOCK + ":requests", READERS), "owner", token, "1",
-							"1500");
+							List.of(LOCK, LOCK + ":released", LOCK + ":requests", READERS), "owner", token, "inner",
+							"1", "1500");
 				});
 	}
 
@@ -124,23 +124,26 @@ class LeaseEndTests {
 		return Long.parseLong(String.valueOf(members.get(1)));
 	}
 
-	private static long acquireLock(String holdsIt) {
+	private static long acquireLock(String hold, String holdsIt) {
 		List<?> reply = (List<?>) eval(LockScripts.ACQUIRE,
-				List.of(LOCK, LockKeys.fence(LOCK), READERS, LOCK + ":intent", LOCK + ":requests"), "owner", "60000",
-				"1", "60000", "-1", "0", holdsIt, "", "30000");
+				List.of(LOCK, LockKeys.fence(LOCK), READERS, LOCK + ":intent", LOCK + ":requests"), "owner", hold,
+				"60000", "1", "60000", "-1", "0", holdsIt, "", "30000");
 		return (Long) reply.get(0);
 	}
 
+	/**
+	 * Take the one permit as owner {@code p}, returning its hold's id.
+	 */
 	private static String acquirePermit(String lease) {
 		List<?> taken = (List<?>) eval(LockScripts.ACQUIRE_PERMIT, List.of(PERMITS, LockKeys.fence(PERMITS)), "p",
-				lease, "1", "60000");
+				"permit-hold", lease, "1", "60000");
 		assertThat(taken.get(0)).isEqualTo(1L);
-		return "p|" + taken.get(1);
+		return "permit-hold";
 	}
 
 	private static void acquireRead(String lease) {
-		List<?> taken = (List<?>) eval(LockScripts.ACQUIRE_READ, readKeys(), "reader", lease, "1", "60000", "",
-				"30000");
+		List<?> taken = (List<?>) eval(LockScripts.ACQUIRE_READ, readKeys(), "reader", "read-hold", lease, "1", "60000",
+				"", "30000");
 		assertThat(taken.get(0)).isEqualTo(1L);
 	}
 

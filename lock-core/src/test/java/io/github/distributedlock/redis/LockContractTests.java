@@ -130,9 +130,19 @@ class LockContractTests extends LockTemplateContractTests<RedisLockTemplate> {
 			LockSpec spec = specOf("x");
 			LockCommands stranger = new LockCommands(
 					new org.springframework.data.redis.core.StringRedisTemplate(this.connectionFactory), 60_000, true);
-			// A stranger knows the key and even the token, but not the secret owner id.
-			assertThat(stranger.release(spec, "guessed-owner:1", held.fencingToken())).isEqualTo(-2);
-			assertThat(stranger.extend(spec, "guessed-owner:1", held.fencingToken(), 60_000)).isEqualTo(-2);
+			// A stranger knows the key, the token and even the hold's id (a field of the
+			// lock hash), but not the secret owner id.
+			String hold = redisOps().<String, String>opsForHash()
+				.keys(spec.lockKey())
+				.stream()
+				.filter((field) -> field.startsWith("#"))
+				.findFirst()
+				.orElseThrow()
+				.substring(1);
+			Grant guessed = new Grant(spec, "guessed-owner:1", held.fencingToken(), hold, System.nanoTime(), false,
+					Duration.ZERO, 1);
+			assertThat(stranger.release(guessed)).isEqualTo(-2);
+			assertThat(stranger.extend(guessed, 60_000)).isEqualTo(-2);
 			assertThat(held.isHeld()).isTrue();
 			assertThat(this.template.isLocked(this.scope, "x")).isTrue();
 		}
@@ -294,7 +304,8 @@ class LockContractTests extends LockTemplateContractTests<RedisLockTemplate> {
 		LockCommands commands = new LockCommands(redisOps(), 60_000, true);
 		HandOffRequest request = HandOffRequest.of(0);
 		LockHandle held = this.template.acquire(request("u").build());
-		assertThat(commands.acquire(spec, "gave-up:1", 5000, false, false, request).acquired()).isFalse();
+		assertThat(commands.acquire(spec, "gave-up:1", "gave-up-hold", 5000, false, false, request).acquired())
+			.isFalse();
 		held.close();
 		assertThat(this.template.isLocked(this.scope, "u")).as("reserved").isTrue();
 		commands.withdraw(spec, request);

@@ -69,22 +69,26 @@ class LockScriptsTests {
 		assertThatIllegalStateException()
 			.isThrownBy(() -> LuaScript.load("extend.lua", ReturnType.INTEGER, "lock", "owner, token, lease_ms"))
 			.withMessageContaining("extend.lua")
-			.withMessageContaining("[keep_longer]");
+			.withMessageContaining("owner, token, hold, lease_ms");
 	}
 
 	@Test
 	void shouldRefuseACallWithAnotherNumberOfKeysOrArguments() {
-		LockScripts.EXTEND.checkArity(1, 3);
 		LockScripts.EXTEND.checkArity(1, 4);
 		assertThatIllegalArgumentException().isThrownBy(() -> LockScripts.EXTEND.checkArity(1, 5))
 			.withMessageContaining("extend.lua")
 			.withMessageContaining("5 arguments");
-		assertThatIllegalArgumentException().isThrownBy(() -> LockScripts.EXTEND.checkArity(2, 3));
-		LockScripts.ACQUIRE_ALL.checkArity(10, 7);
-		assertThatIllegalArgumentException().isThrownBy(() -> LockScripts.ACQUIRE_ALL.checkArity(9, 7));
-		assertThatIllegalArgumentException().isThrownBy(() -> LockScripts.ACQUIRE_ALL.checkArity(5, 5));
-		LockScripts.RENEW.checkArity(2, 6);
-		assertThatIllegalArgumentException().isThrownBy(() -> LockScripts.RENEW.checkArity(2, 5));
+		assertThatIllegalArgumentException().isThrownBy(() -> LockScripts.EXTEND.checkArity(1, 3));
+		assertThatIllegalArgumentException().isThrownBy(() -> LockScripts.EXTEND.checkArity(2, 4));
+		// An optional last argument may be left out, and nothing more may be passed.
+		LockScripts.RELEASE.checkArity(4, 5);
+		LockScripts.RELEASE.checkArity(4, 6);
+		assertThatIllegalArgumentException().isThrownBy(() -> LockScripts.RELEASE.checkArity(4, 7));
+		LockScripts.ACQUIRE_ALL.checkArity(10, 8);
+		assertThatIllegalArgumentException().isThrownBy(() -> LockScripts.ACQUIRE_ALL.checkArity(9, 8));
+		assertThatIllegalArgumentException().isThrownBy(() -> LockScripts.ACQUIRE_ALL.checkArity(5, 6));
+		LockScripts.RENEW.checkArity(2, 8);
+		assertThatIllegalArgumentException().isThrownBy(() -> LockScripts.RENEW.checkArity(2, 6));
 	}
 
 	@Test

@@ -191,11 +191,13 @@ class MinimumHoldTests {
 	void shouldNotExtendAPermitKeptAfterItsRelease() {
 		String permits = "repro:{" + this.scope + "}:permits";
 		List<?> acquired = (List<?>) eval(LockScripts.ACQUIRE_PERMIT,
-				List.of(permits, LockKeys.fence("repro:{" + this.scope + "}")), "owner", "10000", "1", "60000");
-		String member = "owner|" + acquired.get(1);
-		assertThat(eval(LockScripts.RELEASE_PERMIT, List.of(permits, permits + ":released"), member, "500"))
+				List.of(permits, LockKeys.fence("repro:{" + this.scope + "}")), "owner", "permit-hold", "10000", "1",
+				"60000");
+		assertThat(acquired.get(0)).isEqualTo(1L);
+		assertThat(eval(LockScripts.RELEASE_PERMIT, List.of(permits, permits + ":released"), "owner", "permit-hold",
+				"500"))
 			.isEqualTo(0L);
-		assertThat(eval(LockScripts.EXTEND_PERMIT, List.of(permits), member, "60000"))
+		assertThat(eval(LockScripts.EXTEND_PERMIT, List.of(permits), "owner", "permit-hold", "60000"))
 			.as("extend of a released (kept) permit")
 			.isEqualTo(-1L);
 	}
@@ -208,19 +210,19 @@ class MinimumHoldTests {
 	void shouldReserveForAQueuedWaiterAfterAKeptReadHoldHasPassed() throws Exception {
 		String lock = "repro:{" + this.scope + "}";
 		List<String> readKeys = List.of(lock + ":readers", lock + ":readholds", lock + ":released");
-		List<?> read = (List<?>) eval(
-				LockScripts.ACQUIRE_READ, List.of(lock, LockKeys.fence(lock), lock + ":readers", lock + ":readholds",
-						lock + ":intent", lock + ":requests", lock + ":released"),
-				"reader", "20000", "1", "60000", "", "30000");
+		List<?> read = (List<?>) eval(LockScripts.ACQUIRE_READ,
+				List.of(lock, LockKeys.fence(lock), lock + ":readers", lock + ":readholds", lock + ":intent",
+						lock + ":requests", lock + ":released"),
+				"reader", "read-hold", "20000", "1", "60000", "", "30000");
 		assertThat(read.get(0)).isEqualTo(1L);
-		assertThat(eval(LockScripts.RELEASE_READ, readKeys, "reader", "100")).isEqualTo(0L);
+		assertThat(eval(LockScripts.RELEASE_READ, readKeys, "reader", "read-hold", "100")).isEqualTo(0L);
 		Thread.sleep(300);
 		assertThat(redis.server().command("EXISTS", lock + ":readers")).as("no stale readers set").isEqualTo(0L);
 		assertThat(acquire(lock, "writer", "")).isEqualTo(1L);
 		assertThat(acquire(lock, "waiter", "2000:w")).isEqualTo(0L);
 		String token = String.valueOf(redis.server().command("HGET", lock, "token"));
 		assertThat(eval(LockScripts.RELEASE, List.of(lock, lock + ":released", lock + ":requests", lock + ":readers"),
-				"writer", token, "1", "0"))
+				"writer", token, "writer-hold", "1", "0"))
 			.isEqualTo(0L);
 		assertThat(redis.server().command("HGET", lock, "reserved")).as("reserved for the queued request")
 			.isEqualTo("2000:w");
@@ -229,7 +231,7 @@ class MinimumHoldTests {
 	private long acquire(String lock, String owner, String request) {
 		List<?> reply = (List<?>) eval(LockScripts.ACQUIRE,
 				List.of(lock, LockKeys.fence(lock), lock + ":readers", lock + ":intent", lock + ":requests"), owner,
-				"20000", "1", "60000", "-1", "0", "0", request, "30000");
+				owner + "-hold", "20000", "1", "60000", "-1", "0", "0", request, "30000");
 		return (Long) reply.get(0);
 	}
 

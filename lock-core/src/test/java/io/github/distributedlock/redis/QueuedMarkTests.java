@@ -89,14 +89,14 @@ class QueuedMarkTests {
 
 	private long acquire(String owner, String request) {
 		List<?> reply = (List<?>) eval(LockScripts.ACQUIRE,
-				List.of(LOCK, LockKeys.fence(LOCK), LOCK + ":readers", LOCK + ":intent", REQUESTS), owner, "10000", "1",
-				"60000", "-1", "0", "0", request, "30000");
+				List.of(LOCK, LockKeys.fence(LOCK), LOCK + ":readers", LOCK + ":intent", REQUESTS), owner,
+				owner + "-hold", "10000", "1", "60000", "-1", "0", "0", request, "30000");
 		return (Long) reply.get(0);
 	}
 
 	private long release(String owner, String token) {
 		return (Long) eval(LockScripts.RELEASE, List.of(LOCK, LOCK + ":released", REQUESTS, LOCK + ":readers"), owner,
-				token, "1", "0");
+				token, owner + "-hold", "1", "0");
 	}
 
 	private String token() {

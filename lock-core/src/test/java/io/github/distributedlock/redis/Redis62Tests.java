@@ -34,13 +34,14 @@ class Redis62Tests {
 		String acquire = new String(LockScripts.ACQUIRE.sha1(), StandardCharsets.US_ASCII);
 		Object reply = redis.server()
 			.command("EVALSHA", acquire, "5", "p:{sha}", "p:{sha}:fence", "p:{sha}:readers", "p:{sha}:intent",
-					"p:{sha}:requests", "me", "10000", "1", "60000", "0", "0", "0", "", "30000");
+					"p:{sha}:requests", "me", "h1", "10000", "1", "60000", "0", "0", "0", "", "30000");
 		assertThat(reply).asList().first().isEqualTo(1L);
 		Object token = ((java.util.List<?>) reply).get(1);
 		assertThat(redis.server().command("GET", "p:{sha}:fence")).isEqualTo(String.valueOf(token));
 		String extend = new String(LockScripts.EXTEND.sha1(), StandardCharsets.US_ASCII);
-		assertThat(redis.server().command("EVALSHA", extend, "1", "p:{sha}", "me", "1", "10000")).isEqualTo(-2L);
-		assertThat(redis.server().command("EVALSHA", extend, "1", "p:{sha}", "me", String.valueOf(token), "10000"))
+		assertThat(redis.server().command("EVALSHA", extend, "1", "p:{sha}", "me", "1", "h1", "10000")).isEqualTo(-2L);
+		assertThat(
+				redis.server().command("EVALSHA", extend, "1", "p:{sha}", "me", String.valueOf(token), "h1", "10000"))
 			.isEqualTo(1L);
 	}
 
