@@ -14,6 +14,8 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.jspecify.annotations.Nullable;
 
@@ -25,6 +27,10 @@ import org.jspecify.annotations.Nullable;
  * nothing is forwarded until {@link #heal()}, and then everything held back is delivered,
  * as TCP retransmission would after a network partition heals. Latency delays every chunk
  * in each direction without limiting throughput.
+ * <p>
+ * The proxy follows the commands and replies of each connection ({@link RespFrames}), so
+ * that it can drop the reply to one command after Redis ran it
+ * ({@link #dropReplyOnNext}).
  */
 final class ChaosProxy implements AutoCloseable {
 
@@ -49,6 +55,8 @@ final class ChaosProxy implements AutoCloseable {
 	private volatile boolean closed;
 
 	private volatile byte @Nullable [] dropTrigger;
+
+	private final AtomicReference<@Nullable ReplyDrop> replyDrop = new AtomicReference<>();
 
 	private ChaosProxy(ServerSocket server, InetSocketAddress target) {
 		this.server = server;
@@ -134,6 +142,29 @@ final class ChaosProxy implements AutoCloseable {
 	}
 
 	/**
+	 * Forward the next command of this name that any client sends, once, let Redis run it
+	 * and answer, then drop that reply and close the client's connection (after the
+	 * replies to its earlier commands), as a connection lost after the command ran and
+	 * before its reply arrived. Commands the client sent after it are not forwarded.
+	 * Lettuce reconnects and sends the command again, so that Redis runs it twice.
+	 * @param command the command name, in any case, such as {@code EVALSHA}
+	 * @return the fault, to wait for and to learn which command it hit
+	 */
+	ReplyDrop dropReplyOnNext(String command) {
+		ReplyDrop drop = new ReplyDrop(command);
+		this.replyDrop.set(drop);
+		return drop;
+	}
+
+	/**
+	 * Disarm a fault that has not hit a command yet, so that it cannot hit a later one.
+	 * @param drop the fault
+	 */
+	void cancel(ReplyDrop drop) {
+		this.replyDrop.compareAndSet(drop, null);
+	}
+
+	/**
 	 * Send new connections to another Redis on loopback; open connections keep theirs.
 	 * With {@link #dropConnectionsOnNext(String)}, a client that reconnects finds another
 	 * server, as after a failover.
@@ -175,9 +206,9 @@ final class ChaosProxy implements AutoCloseable {
 			}
 			this.sockets.add(client);
 			this.sockets.add(upstream);
-			java.util.concurrent.atomic.AtomicBoolean pubSub = new java.util.concurrent.atomic.AtomicBoolean();
-			pipe(client, upstream, "up", pubSub);
-			pipe(upstream, client, "down", pubSub);
+			ProxiedConnection link = new ProxiedConnection();
+			pipe(client, upstream, "up", link);
+			pipe(upstream, client, "down", link);
 		}
 	}
 
@@ -185,7 +216,8 @@ final class ChaosProxy implements AutoCloseable {
 	 * Forward one direction with a reader and a writer thread, so that latency delays
 	 * chunks without serializing them.
 	 */
-	private void pipe(Socket from, Socket to, String direction, java.util.concurrent.atomic.AtomicBoolean pubSub) {
+	private void pipe(Socket from, Socket to, String direction, ProxiedConnection link) {
+		AtomicBoolean pubSub = link.pubSub;
 		BlockingQueue<Chunk> queue = new LinkedBlockingQueue<>();
 		String name = "proxy-" + this.server.getLocalPort() + "-" + direction;
 		daemon(name + "-read", () -> {
@@ -199,6 +231,15 @@ final class ChaosProxy implements AutoCloseable {
 						dropConnections();
 						break;
 					}
+					boolean thenClose = false;
+					if (direction.equals("up")) {
+						chunk = link.fromClient(chunk, this.replyDrop);
+					}
+					else {
+						int forward = link.fromRedis(chunk);
+						thenClose = forward < 0;
+						chunk = Arrays.copyOf(chunk, thenClose ? -forward - 1 : forward);
+					}
 					if (direction.equals("up") && !pubSub.get() && isSubscribe(chunk)) {
 						pubSub.set(true);
 						this.pubSubSockets.add(from);
@@ -208,7 +249,12 @@ final class ChaosProxy implements AutoCloseable {
 					if (direction.equals("down") && pubSub.get()) {
 						delay += this.pubSubLatencyNanos;
 					}
-					queue.add(new Chunk(System.nanoTime() + delay, chunk));
+					queue.add(new Chunk(System.nanoTime() + delay, chunk, thenClose));
+					if (thenClose) {
+						// Redis has run the command: its reply is dropped with the
+						// connection.
+						break;
+					}
 				}
 			}
 			catch (IOException ex) {
@@ -231,6 +277,10 @@ final class ChaosProxy implements AutoCloseable {
 					awaitHealed();
 					out.write(chunk.bytes());
 					out.flush();
+					if (chunk.thenClose()) {
+						link.replyDropped();
+						break;
+					}
 				}
 			}
 			catch (IOException | InterruptedException ex) {
@@ -288,9 +338,9 @@ final class ChaosProxy implements AutoCloseable {
 		}
 	}
 
-	private record Chunk(long deliverAtNanos, byte[] bytes) {
+	private record Chunk(long deliverAtNanos, byte[] bytes, boolean thenClose) {
 
-		static final Chunk END = new Chunk(0, new byte[0]);
+		static final Chunk END = new Chunk(0, new byte[0], false);
 
 	}
 

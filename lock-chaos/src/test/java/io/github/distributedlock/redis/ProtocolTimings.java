@@ -115,6 +115,18 @@ public final class ProtocolTimings {
 	}
 
 	/**
+	 * The text of every script of the engine as it is sent to Redis, for a test to load
+	 * them with {@code SCRIPT LOAD} before it drops replies: an {@code EVALSHA} of a
+	 * script Redis does not know yet fails, and is then followed by an {@code EVAL}.
+	 * @return the scripts' texts
+	 */
+	public static java.util.List<String> scriptTexts() {
+		return LockScripts.ALL.stream()
+			.map((script) -> new String(script.text(), java.nio.charset.StandardCharsets.UTF_8))
+			.toList();
+	}
+
+	/**
 	 * The channel a lock's releases are published on.
 	 * @param lockKey the lock key
 	 * @return the release channel
