@@ -14,7 +14,8 @@ class EvictingRedisFailureAnalyzer extends AbstractFailureAnalyzer<EvictingRedis
 				+ "', which can evict lock keys. When memory runs short, Redis deletes keys to make room (a "
 				+ "volatile-* policy deletes keys that have a time to live, as every lock key has; an allkeys-* "
 				+ "policy deletes any key). A lock whose key was evicted is free for a second caller while its "
-				+ "holder still believes it holds it, and neither is told.";
+				+ "holder still believes it holds it; the holder learns of it only when it releases or extends "
+				+ "the lock.";
 		String action = "Do one of these:\n"
 				+ "\t- set maxmemory-policy noeviction on that server (CONFIG SET maxmemory-policy noeviction, "
 				+ "redis.conf, or your provider's parameter group), or keep the locks on a Redis of their own that "

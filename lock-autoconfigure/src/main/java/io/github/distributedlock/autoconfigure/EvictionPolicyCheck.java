@@ -22,7 +22,8 @@ import org.springframework.data.redis.connection.RedisServerCommands;
  * Refuses, at startup, a Redis whose {@code maxmemory-policy} can evict lock keys. Every
  * lock key has a time to live, so a {@code volatile-*} policy evicts it first, and an
  * {@code allkeys-*} policy may evict it too; a lock whose key was evicted is free for a
- * second caller while its holder goes on, and neither is told.
+ * second caller while its holder goes on, and learns of it only when it releases or
+ * extends the lock.
  */
 final class EvictionPolicyCheck {
 
@@ -30,9 +31,8 @@ final class EvictionPolicyCheck {
 
 	private static final String PARAMETER = "maxmemory-policy";
 
-	// INFO memory reports the policy as well, and providers that disable CONFIG
-	// (ElastiCache, Memorystore) allow INFO, so the policy is read there when CONFIG is
-	// refused.
+	// INFO memory reports the policy as well, and providers that disable CONFIG (such as
+	// ElastiCache) still answer INFO, so the policy is read there when CONFIG is refused.
 	private static final String INFO_FIELD = "maxmemory_policy";
 
 	private static final String NO_EVICTION = "noeviction";
