@@ -4,6 +4,7 @@ import io.github.distributedlock.LockDefaults;
 import io.github.distributedlock.LockListener;
 import io.github.distributedlock.LockOperations;
 import io.github.distributedlock.LockTemplate;
+import io.github.distributedlock.WaitStrategy;
 import io.github.distributedlock.redis.RedisLockTemplate;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -54,6 +55,13 @@ public final class DistributedLockAutoConfiguration {
 				ObjectProvider<LockListener> listeners,
 				@Qualifier(LISTENER_CONTAINER_BEAN_NAME) ObjectProvider<RedisMessageListenerContainer> listenerContainer) {
 			LockPropertiesCheck.check(properties);
+			RedisMessageListenerContainer container = listenerContainer.getIfAvailable();
+			// Only where the template connects at startup anyway, as its Redis version
+			// check does: on a container of the application's it talks to Redis only
+			// when a lock is taken, and starts without Redis.
+			if (container == null || properties.getWaitStrategy() == WaitStrategy.KEYSPACE_EVENTS) {
+				EvictionPolicyCheck.check(connectionFactory, properties.isAllowEviction());
+			}
 			RedisLockTemplate.Builder builder = RedisLockTemplate.builder(connectionFactory)
 				.defaults(defaults(properties))
 				.keyPrefix(properties.getKeyPrefix())
@@ -65,7 +73,9 @@ public final class DistributedLockAutoConfiguration {
 				.fairWaiterTimeout(properties.getFair().getWaiterTimeout())
 				.replicaAcknowledgements(properties.getReplicaAcknowledgements().getReplicas(),
 						properties.getReplicaAcknowledgements().getTimeout());
-			listenerContainer.ifAvailable(builder::listenerContainer);
+			if (container != null) {
+				builder.listenerContainer(container);
+			}
 			listeners.orderedStream().forEach(builder::listener);
 			return builder.build();
 		}

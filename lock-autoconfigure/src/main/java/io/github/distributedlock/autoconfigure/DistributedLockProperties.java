@@ -63,6 +63,13 @@ public class DistributedLockProperties {
 	private boolean handOff = true;
 
 	/**
+	 * Whether to start when the Redis maxmemory-policy can evict lock keys (any policy
+	 * but noeviction), logging a warning instead of failing: a lock whose key is evicted
+	 * can be taken by a second caller while it is still held.
+	 */
+	private boolean allowEviction;
+
+	/**
 	 * How long a lock's fencing counter was kept without acquisitions. Ignored: fencing
 	 * counters are one per hash slot.
 	 */
@@ -144,6 +151,14 @@ public class DistributedLockProperties {
 
 	public void setHandOff(boolean handOff) {
 		this.handOff = handOff;
+	}
+
+	public boolean isAllowEviction() {
+		return this.allowEviction;
+	}
+
+	public void setAllowEviction(boolean allowEviction) {
+		this.allowEviction = allowEviction;
 	}
 
 	public Duration getSubscriptionLinger() {

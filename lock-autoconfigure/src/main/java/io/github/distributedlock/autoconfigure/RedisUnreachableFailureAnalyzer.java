@@ -53,7 +53,8 @@ class RedisUnreachableFailureAnalyzer extends AbstractFailureAnalyzer<RedisConne
 	private static boolean startedByLockLibrary(Throwable failure) {
 		for (Throwable candidate = failure; candidate != null; candidate = candidate.getCause()) {
 			for (StackTraceElement frame : candidate.getStackTrace()) {
-				if (frame.getClassName().startsWith(ENGINE_PACKAGE)) {
+				if (frame.getClassName().startsWith(ENGINE_PACKAGE)
+						|| frame.getClassName().equals(EvictionPolicyCheck.class.getName())) {
 					return true;
 				}
 			}

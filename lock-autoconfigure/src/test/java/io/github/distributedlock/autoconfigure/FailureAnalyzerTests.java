@@ -114,6 +114,7 @@ class FailureAnalyzerTests {
 				// Boot's analyzers that need constructor arguments are not under test.
 			});
 		assertThat(analyzers).hasAtLeastOneElementOfType(LockAnnotationFailureAnalyzer.class)
+			.hasAtLeastOneElementOfType(EvictingRedisFailureAnalyzer.class)
 			.hasAtLeastOneElementOfType(InvalidLockPropertyFailureAnalyzer.class)
 			.hasAtLeastOneElementOfType(KeyspaceNotificationsFailureAnalyzer.class)
 			.hasAtLeastOneElementOfType(RedisUnreachableFailureAnalyzer.class);
