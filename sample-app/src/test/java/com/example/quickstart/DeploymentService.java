@@ -17,9 +17,8 @@ class DeploymentService {
 		return token;
 	}
 
-	// Fires at 02:00 on every instance: one runs the report, the others skip it. The lock
-	// stays taken for 10 minutes even if the report is done sooner (within its 30 min
-	// lease).
+	// Fires at 02:00 on every instance: one runs the report, the others skip. The lock
+	// stays taken 10 minutes (its lease is 30) even if the report is done sooner.
 	@Scheduled(cron = "0 0 2 * * *")
 	@DistributedLock(scope = "nightly-report", expireString = "30m", holdAtLeast = "10m")
 	public void report() {
