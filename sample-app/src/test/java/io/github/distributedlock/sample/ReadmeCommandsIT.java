@@ -27,16 +27,22 @@ import static org.awaitility.Awaitility.await;
 /**
  * Runs the commands of the README's "Two commands" section as written: the README's
  * {@code mvn ... package} command builds the jar from the repository root, the README's
- * {@code java -jar} command starts it, and every {@code curl} line of "Then try the
- * sample" runs with real curl against it. Only the port differs: the app gets a free one
- * through {@code SERVER_PORT} (other builds may hold 8080), and the commands'
- * {@code localhost:8080} is rewritten to it.
+ * command for another Redis (its {@code java -jar} command behind the
+ * {@code SPRING_DATA_REDIS_*} variables) starts it against a redis-server of the test's
+ * own, and every {@code curl} line of "Then try the sample" runs with real curl against
+ * it. Only addresses differ: the example Redis host and port are rewritten to the test's
+ * server, the app gets a free port through {@code SERVER_PORT} (other builds may hold
+ * 8080), and the commands' {@code localhost:8080} is rewritten to it.
  */
 class ReadmeCommandsIT {
 
 	private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
 
 	private static final Pattern BLOCK = Pattern.compile("```\\n(.*?)```", Pattern.DOTALL);
+
+	private static final String EXAMPLE_HOST = "redis.example.com";
+
+	private static final String EXAMPLE_PORT = "6380";
 
 	@RegisterExtension
 	static RedisServerExtension redis = RedisServerExtension.dedicated();
@@ -52,13 +58,18 @@ class ReadmeCommandsIT {
 		// packaged already, so it finds everything compiled and only rewrites the jars.
 		runBuild(build);
 		assertThat(ROOT.resolve(start.substring(start.lastIndexOf(' ') + 1))).exists();
+		String otherRedis = blockAfter(readme, "To use another Redis").strip();
+		assertThat(otherRedis).as("the README's command for another Redis")
+			.endsWith(" " + start)
+			.contains("SPRING_DATA_REDIS_HOST=" + EXAMPLE_HOST + " ")
+			.contains("SPRING_DATA_REDIS_PORT=" + EXAMPLE_PORT + " ");
+		String startOnTestRedis = otherRedis.replace(EXAMPLE_HOST, redis.server().host())
+			.replace("=" + EXAMPLE_PORT + " ", "=" + redis.server().port() + " ");
 		int port = freePort();
-		ProcessBuilder app = new ProcessBuilder("bash", "-c", start).directory(ROOT.toFile())
+		ProcessBuilder app = new ProcessBuilder("bash", "-c", startOnTestRedis).directory(ROOT.toFile())
 			.redirectErrorStream(true)
 			.redirectOutput(Files.createTempFile("readme-app", ".log").toFile());
 		app.environment().put("SERVER_PORT", Integer.toString(port));
-		app.environment().put("SPRING_DATA_REDIS_HOST", redis.server().host());
-		app.environment().put("SPRING_DATA_REDIS_PORT", Integer.toString(redis.server().port()));
 		app.environment().put("JAVA_TOOL_OPTIONS", "-Xmx256m -XX:TieredStopAtLevel=1");
 		Process process = app.start();
 		try {

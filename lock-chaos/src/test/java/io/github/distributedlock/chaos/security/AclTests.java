@@ -42,7 +42,7 @@ class AclTests {
 	 * {@code replicaAcknowledgements} needs {@code wait}.
 	 */
 	static final Set<String> MINIMAL = new TreeSet<>(List.of("eval", "evalsha", "subscribe", "unsubscribe", "exists",
-			"hmget", "hget", "hset", "hincrby", "hdel", "get", "set", "del", "pexpire", "pttl", "time", "publish",
+			"hmget", "hget", "hset", "hsetnx", "hincrby", "hdel", "hkeys", "get", "set", "del", "pexpire", "pttl", "time", "publish",
 			"zadd", "zrem", "zscore", "zrange", "zrangebyscore", "zremrangebyscore", "zcard", "zcount"));
 
 	private static final String PASSWORD = "locker-secret";
@@ -82,8 +82,8 @@ class AclTests {
 				"- Minimal ACL for the default PUBSUB strategy and key prefix `lock` (each command "
 						+ "shown necessary by removing it): `" + line.replace(PASSWORD, "<password>") + "`");
 		runAs("locker", "lock");
-		// The README shows this very command, with a placeholder for the password.
-		assertThat(Files.readAllLines(Path.of("..", "README.md"))).map(String::strip)
+		// The security page shows this very command, with a placeholder for the password.
+		assertThat(Files.readAllLines(Path.of("..", "docs", "security.md"))).map(String::strip)
 			.contains(line.replace(PASSWORD, "<password>"));
 	}
 

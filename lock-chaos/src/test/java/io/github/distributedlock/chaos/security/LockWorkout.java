@@ -127,6 +127,11 @@ final class LockWorkout {
 	private void multiAndOwners(RedisLockTemplate one, RedisLockTemplate two) {
 		one.acquireAll(java.util.List.of(LockRequest.of("m", "1"), LockRequest.of("m", "2"), LockRequest.of("m", "3")))
 			.close();
+		// A multi-lock that re-enters a lock its caller holds.
+		try (LockHandle outer = one.acquire(LockRequest.of("m", "1"))) {
+			one.acquireAll(java.util.List.of(LockRequest.of("m", "1"), LockRequest.of("m", "2"))).close();
+			assertThat(outer.isHeld()).isTrue();
+		}
 		LockHandle job = one.acquire(LockRequest.builder("job").key("c").owner("job-1").lease(LONG).build());
 		Optional<LockHandle> found = two.findHeld(LockName.of("job", "c"), "job-1");
 		assertThat(found).isPresent();
