@@ -17,7 +17,8 @@
 --
 -- Returns  holds left (0: released), -1 the lock is gone, -2 someone else holds it now
 
-local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'kept', 'holds')
+local field = hold_field(ARGV[3])
+local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'kept', 'holds', field)
 local status = check_hold(held, digest(ARGV[1]), ARGV[2])
 if status ~= 0 then
 	if held[1] == '' and held[2] == ARGV[2] then
@@ -26,17 +27,19 @@ if status ~= 0 then
 	end
 	return status
 end
-if redis.call('HDEL', KEYS[1], hold_field(ARGV[3])) == 0 then
+if not held[5] then
 	-- Released before (this release ran twice): the holds that are left stay.
 	return tonumber(held[4])
 end
-local holds = redis.call('HINCRBY', KEYS[1], 'holds', -1)
-if holds > 0 then
+if held[4] ~= '1' then
+	redis.call('HDEL', KEYS[1], field)
 	note_kept(KEYS[1], ARGV[4], held[3])
-	return holds
+	return redis.call('HINCRBY', KEYS[1], 'holds', -1)
 end
 -- Kept for its minimum hold, the next waiter is told all the same, and learns how long.
-if not keep_taken(KEYS[1], ARGV[4], held[3]) then
+if keep_taken(KEYS[1], ARGV[4], held[3]) then
+	redis.call('HDEL', KEYS[1], field)
+else
 	redis.call('DEL', KEYS[1])
 end
 

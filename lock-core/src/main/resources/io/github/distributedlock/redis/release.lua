@@ -30,7 +30,8 @@
 --          -2 someone else holds it now (another owner, or a newer hold of ours); for a
 --             withdrawal: the lock was not reserved for that request
 
-local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'holds', 'reserved', 'queued', 'kept')
+local field = hold_field(ARGV[3])
+local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'holds', 'reserved', 'queued', 'kept', field)
 if ARGV[6] then
 	redis.call('ZREM', KEYS[3], ARGV[6])
 	-- Never touch a lock that has an owner: only a reservation for this very request.
@@ -46,16 +47,19 @@ else
 		end
 		return status
 	end
-	if redis.call('HDEL', KEYS[1], hold_field(ARGV[3])) == 0 then
+	if not held[7] then
 		-- This hold was released before (this release ran twice), or a take-over replaced it:
 		-- the holds that are left stay.
 		return tonumber(held[3])
 	end
 	if held[3] ~= '1' then
+		redis.call('HDEL', KEYS[1], field)
 		note_kept(KEYS[1], ARGV[5], held[6])
 		return redis.call('HINCRBY', KEYS[1], 'holds', -1)
 	end
+	-- The last hold: its field goes with the hash, or below, where the hash stays.
 	if keep_taken(KEYS[1], ARGV[5], held[6]) then
+		redis.call('HDEL', KEYS[1], field)
 		-- A hint: waiters try again and learn how long the lock stays kept.
 		redis.call('PUBLISH', KEYS[2], held[2])
 		return 0
@@ -75,6 +79,9 @@ if next[1] and redis.call('EXISTS', KEYS[4]) == 0 then
 		local claim = tonumber(string.match(next[1], '^(%d+):'))
 		if claim and claim > 0 then
 			redis.call('HSET', KEYS[1], 'owner', '', 'holds', 0, 'reserved', next[1])
+			if not ARGV[6] then
+				redis.call('HDEL', KEYS[1], field)
+			end
 			redis.call('PEXPIRE', KEYS[1], claim)
 			redis.call('PUBLISH', KEYS[2], 'reserved:' .. next[1])
 			return 0
