@@ -29,9 +29,10 @@ import org.springframework.context.annotation.Primary;
  * {@link EnableAutoConfiguration Auto-configuration} of lock metrics and observations.
  * <p>
  * With a {@link MeterRegistry} bean: {@link LockMetrics}, which the lock template and the
- * aspect report to, and the {@link LockGauges} of the template, a {@code MeterBinder}
- * that Boot's metrics auto-configuration binds to the registries. With an
- * {@link ObservationRegistry} bean: an {@link ObservedLockTemplate} around the
+ * aspect report to (the meters of every scope of a {@code @DistributedLock} method exist,
+ * at zero, from the start), and the {@link LockGauges} of the template, a
+ * {@code MeterBinder} that Boot's metrics auto-configuration binds to the registries.
+ * With an {@link ObservationRegistry} bean: an {@link ObservedLockTemplate} around the
  * {@link RedisLockTemplate}, as the primary {@code LockTemplate}, which the aspect uses
  * too; {@code RedisLockTemplate} can still be injected as such. Likewise, with Reactor,
  * an {@link ObservedReactiveLockTemplate} around the {@link ReactiveRedisLockTemplate},

@@ -89,6 +89,8 @@ public class DistributedLockProperties {
 
 	private final Actuator actuator = new Actuator();
 
+	private final ProblemDetails problemDetails = new ProblemDetails();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -213,6 +215,10 @@ public class DistributedLockProperties {
 
 	public Actuator getActuator() {
 		return this.actuator;
+	}
+
+	public ProblemDetails getProblemDetails() {
+		return this.problemDetails;
 	}
 
 	/**
@@ -374,6 +380,42 @@ public class DistributedLockProperties {
 
 		public void setForceReleaseEnabled(boolean forceReleaseEnabled) {
 			this.forceReleaseEnabled = forceReleaseEnabled;
+		}
+
+	}
+
+	/**
+	 * Settings of the answer of a web application whose request failed because a lock was
+	 * not acquired in time.
+	 */
+	public static class ProblemDetails {
+
+		/**
+		 * Whether a LockTimeoutException thrown by a Spring MVC or WebFlux handler is
+		 * answered with an RFC 9457 problem detail and a Retry-After header.
+		 */
+		private boolean enabled;
+
+		/**
+		 * HTTP status of the problem detail: 409 (conflict) or 503 (service unavailable),
+		 * or another 4xx or 5xx status.
+		 */
+		private int status = 409;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public int getStatus() {
+			return this.status;
+		}
+
+		public void setStatus(int status) {
+			this.status = status;
 		}
 
 	}

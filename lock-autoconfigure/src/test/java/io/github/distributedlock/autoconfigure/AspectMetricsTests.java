@@ -1,5 +1,7 @@
 package io.github.distributedlock.autoconfigure;
 
+import java.util.List;
+
 import io.github.distributedlock.DistributedLock;
 import io.github.distributedlock.DistributedLock.OnTimeout;
 import io.github.distributedlock.LockHandle;
@@ -7,7 +9,9 @@ import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.redis.RedisLockTemplate;
 import io.github.distributedlock.test.RedisServer;
 import io.github.distributedlock.test.RedisServerExtension;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
@@ -72,6 +76,39 @@ class AspectMetricsTests {
 		});
 	}
 
+	@Test
+	void shouldRegisterEveryMeterOfAnAnnotatedScopeAtZeroWhenTheContextStarts() {
+		this.contextRunner.run((context) -> {
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			for (String counter : List.of("acquired", "timeouts", "skipped", "fallbacks", "leases.lost")) {
+				assertThat(registry.find("distributed.lock." + counter).tag("lock.scope", "reports").counter())
+					.as(counter)
+					.isNotNull()
+					.extracting(Counter::count)
+					.isEqualTo(0.0);
+			}
+			for (String timer : List.of("wait", "hold")) {
+				assertThat(registry.find("distributed.lock." + timer).tag("lock.scope", "reports").timer()).as(timer)
+					.isNotNull()
+					.extracting(Timer::count)
+					.isEqualTo(0L);
+			}
+		});
+	}
+
+	@Test
+	void shouldRegisterTheMetersOfABeanCreatedAfterStartupWhenItIsCreated() {
+		this.contextRunner.withBean(LazyExports.class, LazyExports::new, (definition) -> definition.setLazyInit(true))
+			.run((context) -> {
+				MeterRegistry registry = context.getBean(MeterRegistry.class);
+				assertThat(registry.find("distributed.lock.skipped").tag("lock.scope", "exports").counter()).isNull();
+				context.getBean(LazyExports.class);
+				assertThat(registry.find("distributed.lock.skipped").tag("lock.scope", "exports").counter()).isNotNull()
+					.extracting(Counter::count)
+					.isEqualTo(0.0);
+			});
+	}
+
 	private static double count(MeterRegistry registry, String name) {
 		return registry.get(name).tag("lock.scope", "reports").counter().count();
 	}
@@ -90,6 +127,14 @@ class AspectMetricsTests {
 
 		String cached() {
 			return "fallback";
+		}
+
+	}
+
+	static class LazyExports {
+
+		@DistributedLock(scope = "exports", waitTime = 0, onTimeout = OnTimeout.SKIP)
+		public void export() {
 		}
 
 	}

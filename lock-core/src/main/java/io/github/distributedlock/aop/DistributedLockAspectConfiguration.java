@@ -27,12 +27,13 @@ import org.springframework.core.env.Environment;
  * The context must hold a {@link LockTemplate} and an auto-proxy creator. A
  * {@link LockKeyResolver} and a {@link LockTimeoutHandler} bean are used when there is
  * one, and {@link SpelLockKeyResolver} and {@link DefaultLockTimeoutHandler} otherwise;
- * {@link LockTimeoutListener} beans are told of every timeout. Methods returning
- * {@code Mono}, {@code Flux}, {@code CompletionStage} or {@code CompletableFuture}, and
- * Kotlin suspend functions, need a {@link io.github.distributedlock.ReactiveLockTemplate}
- * bean as well: without one, they fail the startup. The advisor's order is the
- * {@value #ORDER_PROPERTY} property, {@link #DEFAULT_ORDER} by default. Spring Boot's
- * auto-configuration imports this class.
+ * {@link LockTimeoutListener} beans are told of the scope of every annotated method once
+ * the singletons are created, and of every timeout. Methods returning {@code Mono},
+ * {@code Flux}, {@code CompletionStage} or {@code CompletableFuture}, and Kotlin suspend
+ * functions, need a {@link io.github.distributedlock.ReactiveLockTemplate} bean as well:
+ * without one, they fail the startup. The advisor's order is the {@value #ORDER_PROPERTY}
+ * property, {@link #DEFAULT_ORDER} by default. Spring Boot's auto-configuration imports
+ * this class.
  */
 @Configuration(proxyBeanMethods = false)
 @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
@@ -73,8 +74,9 @@ public class DistributedLockAspectConfiguration {
 
 	@Bean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-	static LockAnnotationValidator distributedLockValidator(ObjectProvider<LockedMethods> methods) {
-		return new LockAnnotationValidator(methods.getObject());
+	static LockAnnotationValidator distributedLockValidator(ObjectProvider<LockedMethods> methods,
+			ObjectProvider<LockTimeoutListener> timeoutListeners) {
+		return new LockAnnotationValidator(methods.getObject(), () -> timeoutListeners.orderedStream().toList());
 	}
 
 	@Bean(ADVISOR_BEAN_NAME)

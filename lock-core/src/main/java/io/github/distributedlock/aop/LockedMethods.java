@@ -35,6 +35,8 @@ final class LockedMethods {
 
 	private final Set<Class<?>> validated = ConcurrentHashMap.newKeySet();
 
+	private final Set<String> scopes = ConcurrentHashMap.newKeySet();
+
 	/**
 	 * Create the cache.
 	 * @param keyResolver supplies the key resolver, on first use
@@ -136,8 +138,17 @@ final class LockedMethods {
 		LockedMethod locked = this.parser.parse(specific, targetClass, lock, problems);
 		if (locked != null) {
 			this.methods.put(cacheKey, locked);
+			this.scopes.add(locked.scope());
 		}
 		return locked;
+	}
+
+	/**
+	 * Return the scopes of the locked methods found so far.
+	 * @return a copy of the scopes
+	 */
+	Set<String> scopes() {
+		return Set.copyOf(this.scopes);
 	}
 
 }

@@ -1,6 +1,7 @@
 package io.github.distributedlock.observation;
 
 import java.time.Duration;
+import java.util.List;
 
 import io.github.distributedlock.LockContext;
 import io.github.distributedlock.LockListener;
@@ -30,7 +31,10 @@ import io.micrometer.core.instrument.Timer;
  * <li>{@code distributed.lock.leases.lost} (counter): holds found lost when released or
  * extended</li>
  * </ul>
- * Thread-safe.
+ * The meters of a scope are registered at zero when the aspect declares the scope of an
+ * annotated method ({@link #scopeDeclared(String)}), so that they can be charted and
+ * alerted on before anything happens; call it for a scope only used through the template
+ * to do the same. The meters of other scopes appear on their first event. Thread-safe.
  *
  * @see LockGauges
  */
@@ -102,6 +106,20 @@ public final class LockMetrics implements LockListener, LockTimeoutListener {
 	@Override
 	public void leaseLost(LockContext context) {
 		this.leasesLost.withTag(SCOPE_TAG, context.name().scope()).increment();
+	}
+
+	/**
+	 * Register every meter of a scope, at zero where it does not exist yet.
+	 * @param scope the lock scope
+	 */
+	@Override
+	public void scopeDeclared(String scope) {
+		this.wait.withTag(SCOPE_TAG, scope);
+		this.hold.withTag(SCOPE_TAG, scope);
+		for (MeterProvider<Counter> counter : List.of(this.acquired, this.timeouts, this.skipped, this.fallbacks,
+				this.leasesLost)) {
+			counter.withTag(SCOPE_TAG, scope);
+		}
 	}
 
 	@Override

@@ -141,6 +141,26 @@ class LockMetricsTests {
 	}
 
 	@Test
+	void shouldRegisterEveryMeterOfADeclaredScopeAtZeroAndKeepItsCounts() {
+		this.metrics.scopeDeclared("nightly");
+		assertThat(this.registry.find("distributed.lock.acquired").tag("lock.scope", "nightly").counter()).isNotNull();
+		assertThat(this.registry.getMeters())
+			.filteredOn((meter) -> "nightly".equals(meter.getId().getTag("lock.scope")))
+			.extracting((meter) -> meter.getId().getName())
+			.containsExactlyInAnyOrder("distributed.lock.wait", "distributed.lock.hold", "distributed.lock.acquired",
+					"distributed.lock.timeouts", "distributed.lock.skipped", "distributed.lock.fallbacks",
+					"distributed.lock.leases.lost");
+		assertThat(this.registry.getMeters())
+			.filteredOn((meter) -> "nightly".equals(meter.getId().getTag("lock.scope")))
+			.allSatisfy((meter) -> assertThat(meter.measure())
+				.allSatisfy((measurement) -> assertThat(measurement.getValue()).as(meter.getId().toString()).isZero()));
+		this.template.execute("nightly", "1", (lock) -> null);
+		this.metrics.scopeDeclared("nightly");
+		assertThat(this.registry.get("distributed.lock.acquired").tag("lock.scope", "nightly").counter().count())
+			.isEqualTo(1);
+	}
+
+	@Test
 	void shouldGaugeHeldLocksAndWaitingThreads() throws Exception {
 		ExecutorService executor = Executors.newSingleThreadExecutor();
 		try (LockHandle first = this.template.acquire(LockRequest.of("gauge", "a"));

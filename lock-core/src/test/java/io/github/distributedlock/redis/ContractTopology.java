@@ -1,5 +1,6 @@
 package io.github.distributedlock.redis;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.Function;
 
@@ -9,6 +10,7 @@ import io.github.distributedlock.test.RedisClusterTopology;
 import io.github.distributedlock.test.RedisProcess;
 import io.github.distributedlock.test.RedisSentinelTopology;
 import io.github.distributedlock.test.RedisServers;
+import io.github.distributedlock.test.ValkeyBinary;
 
 /**
  * Where the contract suite's Redis runs, and the wait strategies it is run with there:
@@ -75,7 +77,31 @@ enum ContractTopology {
 			RedisProcess server = RedisProcess.builder().binary(BundledRedis.redis62()).launch();
 			return new Running(TestRedis.standalone(() -> server), server);
 		}
+	},
+
+	/**
+	 * A standalone Valkey 8.0 server ({@link ValkeyBinary}: skipped where there is none,
+	 * except in CI), the fork of Redis 7.2 that several managed services now run.
+	 */
+	VALKEY_8_0(List.of(WaitStrategy.PUBSUB, WaitStrategy.POLLING)) {
+		@Override
+		Running start() {
+			RedisProcess server = RedisProcess.builder().binary(ValkeyBinary.valkey80()).launch();
+			String info = String.valueOf(server.command("INFO", "server"));
+			if (!info.contains("valkey_version:8.0.")) {
+				// A VALKEY_SERVER that names a redis-server would pass for a Valkey run.
+				server.close();
+				throw new IllegalStateException("Not a Valkey 8.0 server: " + info);
+			}
+			return new Running(TestRedis.standalone(() -> server), server);
+		}
 	};
+
+	/**
+	 * The system property that restricts the contract suites to some topologies: their
+	 * names, separated by commas (for example {@code -Dcontract.topologies=VALKEY_8_0}).
+	 */
+	static final String SELECTED_PROPERTY = "contract.topologies";
 
 	private final List<WaitStrategy> strategies;
 
@@ -108,7 +134,19 @@ enum ContractTopology {
 	}
 
 	static <T> List<T> rows(Function<ContractTopology, List<T>> rows) {
-		return java.util.Arrays.stream(values()).flatMap((topology) -> rows.apply(topology).stream()).toList();
+		return Arrays.stream(values())
+			.filter(ContractTopology::isSelected)
+			.flatMap((topology) -> rows.apply(topology).stream())
+			.toList();
+	}
+
+	/**
+	 * Return whether the suites run this topology: all do unless
+	 * {@value #SELECTED_PROPERTY} names some.
+	 */
+	boolean isSelected() {
+		String selected = System.getProperty(SELECTED_PROPERTY, "");
+		return selected.isBlank() || Arrays.stream(selected.split(",")).map(String::strip).anyMatch(name()::equals);
 	}
 
 }

@@ -37,7 +37,8 @@ import static org.awaitility.Awaitility.await;
  * ({@link ContractTopology}): the engine-neutral {@link LockTemplateContractTests}, plus
  * what only the Redis engine has (reservations, command counts, subscriptions, force
  * release, fair queue heartbeats). Each row starts its servers once, before its tests,
- * and stops them after.
+ * and stops them after. {@code -Dcontract.topologies=VALKEY_8_0} (names of
+ * {@link ContractTopology}, comma-separated) runs only those rows.
  */
 @ParameterizedClass(name = "{0} {1}")
 @MethodSource("rows")

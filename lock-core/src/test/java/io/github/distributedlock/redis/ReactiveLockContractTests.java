@@ -39,13 +39,14 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The contract of the reactive template, on every topology it runs on (standalone,
- * Sentinel, Cluster, Redis 6.2) and with each of its wait strategies: exclusion across
- * subscribers and with blocking callers, strictly increasing fencing tokens, wake-up on
- * release, an abandoned lock noticed when its lease ends, timeouts that name the lock, a
- * lost lease reported without touching the next holder, extension, and cancellation. Each
- * row starts its servers once. Read/write locks and permits too; each subscription is its
- * own owner, so reentrancy is not part of it, nor are fair locks, which the reactive
- * template refuses (see {@code docs/design/reactive.md}).
+ * Sentinel, Cluster, Redis 6.2, Valkey 8.0) and with each of its wait strategies:
+ * exclusion across subscribers and with blocking callers, strictly increasing fencing
+ * tokens, wake-up on release, an abandoned lock noticed when its lease ends, timeouts
+ * that name the lock, a lost lease reported without touching the next holder, extension,
+ * and cancellation. Each row starts its servers once. Read/write locks and permits too;
+ * each subscription is its own owner, so reentrancy is not part of it, nor are fair
+ * locks, which the reactive template refuses (see {@code docs/design/reactive.md}).
+ * {@code -Dcontract.topologies} selects rows as for {@link LockContractTests}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @ParameterizedClass(name = "{0} {1}")
@@ -75,7 +76,8 @@ class ReactiveLockContractTests {
 	static Stream<Arguments> rows() {
 		return Stream
 			.of(ContractTopology.STANDALONE, ContractTopology.SENTINEL, ContractTopology.CLUSTER,
-					ContractTopology.REDIS_6_2)
+					ContractTopology.REDIS_6_2, ContractTopology.VALKEY_8_0)
+			.filter(ContractTopology::isSelected)
 			.flatMap((topology) -> topology.strategies()
 				.stream()
 				.filter((strategy) -> strategy != WaitStrategy.KEYSPACE_EVENTS)

@@ -26,6 +26,7 @@ import org.springframework.context.ApplicationListener;
 import org.springframework.context.event.ContextClosedEvent;
 import org.springframework.core.Ordered;
 import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.util.FileSystemUtils;
 import org.springframework.util.StringUtils;
 
 /**
@@ -36,7 +37,7 @@ import org.springframework.util.StringUtils;
  * The binary comes from {@code PATH}, or else from the {@code embedded-redis} artifact,
  * which ships one. The server runs without persistence on the configured port and stops
  * when the application context closes, or, should the JVM be killed, when its parent pipe
- * closes.
+ * closes; its temporary working directory is removed then.
  */
 final class EmbeddedRedis implements ApplicationListener<ApplicationEvent>, Ordered {
 
@@ -45,6 +46,8 @@ final class EmbeddedRedis implements ApplicationListener<ApplicationEvent>, Orde
 	private static final String BUNDLED_BINARY = "redis-server-6.2.6-v5-linux-amd64";
 
 	private @Nullable Process process;
+
+	private @Nullable Path directory;
 
 	@Override
 	public int getOrder() {
@@ -140,15 +143,27 @@ final class EmbeddedRedis implements ApplicationListener<ApplicationEvent>, Orde
 		}
 	}
 
+	/**
+	 * Return the working directory of the server this listener started, or {@code null}.
+	 */
+	@Nullable Path directory() {
+		return this.directory;
+	}
+
 	private void start(Path binary, InetSocketAddress address) throws IOException {
 		Path directory = Files.createTempDirectory("sample-redis");
-		// The shell kills redis-server when our end of its stdin closes: on exit, or if
-		// killed.
-		String script = "\"$0\" \"$@\" </dev/null >/dev/null 2>&1 & pid=$!; cat >/dev/null; kill $pid";
+		this.directory = directory;
+		// The shell kills redis-server when our end of its stdin closes, on exit or if
+		// killed, and then removes its working directory: each run makes a new one, which
+		// would pile up in the temporary folder.
+		String script = "\"$0\" \"$@\" </dev/null >/dev/null 2>&1 & pid=$!; cat >/dev/null; kill $pid; wait $pid; "
+				+ "rm -rf \"$SAMPLE_REDIS_DIR\"";
 		List<String> command = List.of("/bin/sh", "-c", script, binary.toString(), "--port",
 				Integer.toString(address.getPort()), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir",
 				directory.toString());
-		Process started = new ProcessBuilder(command).redirectErrorStream(true).start();
+		ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+		builder.environment().put("SAMPLE_REDIS_DIR", directory.toString());
+		Process started = builder.start();
 		this.process = started;
 		Runtime.getRuntime().addShutdownHook(new Thread(this::stop, "sample-redis-stop"));
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -161,7 +176,7 @@ final class EmbeddedRedis implements ApplicationListener<ApplicationEvent>, Orde
 		}
 	}
 
-	private void stop() {
+	private synchronized void stop() {
 		Process started = this.process;
 		if (started != null && started.isAlive()) {
 			try {
@@ -171,6 +186,11 @@ final class EmbeddedRedis implements ApplicationListener<ApplicationEvent>, Orde
 			catch (IOException | InterruptedException ex) {
 				started.destroyForcibly();
 			}
+		}
+		Path directory = this.directory;
+		if (directory != null && (started == null || !started.isAlive())) {
+			// Removed by the shell already, unless it could not start or was destroyed.
+			FileSystemUtils.deleteRecursively(directory.toFile());
 		}
 	}
 

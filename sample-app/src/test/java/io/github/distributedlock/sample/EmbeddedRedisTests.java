@@ -2,6 +2,8 @@ package io.github.distributedlock.sample;
 
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
 
@@ -25,21 +27,26 @@ class EmbeddedRedisTests {
 		assertThat(EmbeddedRedis.answersPing(address)).isFalse();
 		SpringApplication application = new SpringApplication(SampleApplication.class);
 		application.setWebApplicationType(WebApplicationType.NONE);
-		application.addListeners(new EmbeddedRedis());
+		EmbeddedRedis embedded = new EmbeddedRedis();
+		application.addListeners(embedded);
+		Path directory;
 		try (ConfigurableApplicationContext context = application.run("--spring.data.redis.port=" + port,
 				"--sample.report-cron=-")) {
 			assertThat(EmbeddedRedis.answersPing(address)).isTrue();
 			String price = context.getBean(PriceService.class).quote("EMB").price();
 			assertThat(price).isNotBlank();
+			directory = embedded.directory();
+			assertThat(directory).as("the server's working directory").isNotNull().isDirectory();
 		}
 		// Stopped with the application, at the latest at JVM exit; here, when its pipe
 		// closes.
-		await().atMost(java.time.Duration.ofSeconds(10)).until(() -> !EmbeddedRedis.answersPing(address));
+		await().atMost(Duration.ofSeconds(10)).until(() -> !EmbeddedRedis.answersPing(address));
+		assertThat(directory).as("the server's working directory, once it stopped").doesNotExist();
 	}
 
 	@Test
 	void shouldFallBackToTheBundledBinaryWhenNoneIsOnThePath() throws Exception {
-		java.nio.file.Path binary = EmbeddedRedis.binary("");
+		Path binary = EmbeddedRedis.binary("");
 		assertThat(binary.getFileName().toString()).startsWith("sample-redis-server");
 		Process version = new ProcessBuilder(binary.toString(), "--version").redirectErrorStream(true).start();
 		String output = new String(version.getInputStream().readAllBytes());

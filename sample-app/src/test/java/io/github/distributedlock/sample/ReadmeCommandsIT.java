@@ -117,7 +117,15 @@ class ReadmeCommandsIT {
 			process.destroy();
 		}
 		assertThat(exited).as("'" + build + "' ended within 10 minutes").isTrue();
-		assertThat(process.exitValue()).as("'" + build + "' exit code; its output:\n" + Files.readString(log)).isZero();
+		String output = Files.readString(log);
+		assertThat(process.exitValue()).as("'" + build + "' exit code; its output:\n" + output).isZero();
+		if (build.contains(" -q ")) {
+			// The ahead-of-time step starts the application in a JVM of its own: quiet
+			// means its banner and INFO lines too.
+			assertThat(output).as("output of the quiet '" + build + "'")
+				.doesNotContain(":: Spring Boot ::")
+				.doesNotContain(" INFO ");
+		}
 	}
 
 	private static void check(String command, String body) {
