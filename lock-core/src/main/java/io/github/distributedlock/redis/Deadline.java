@@ -159,6 +159,14 @@ final class Deadline {
 	}
 
 	/**
+	 * Return the holder's lease as the last reply reported it, or {@code null} if none
+	 * did.
+	 */
+	@Nullable HolderSighting holder() {
+		return HolderSighting.of(this.holderTtlMillis, this.holderSeenNanos);
+	}
+
+	/**
 	 * Return the holder's remaining lease as last reported, or {@code null} if unknown.
 	 */
 	@Nullable Duration holderRemainingLease() {
@@ -169,7 +177,17 @@ final class Deadline {
 	 * Build the exception for a wait that ran out.
 	 */
 	LockTimeoutException timeout(LockName name) {
-		return new LockTimeoutException(name, elapsed(), holderRemainingLease());
+		return timeout(name, null);
+	}
+
+	/**
+	 * Build the exception for a wait that ran out, with the holder's lease this
+	 * acquisition saw, or else what its local line saw.
+	 * @param line the latest sighting of the waiter's local line, or {@code null}
+	 */
+	LockTimeoutException timeout(LockName name, @Nullable HolderSighting line) {
+		HolderSighting seen = (this.holderTtlMillis >= 0) ? holder() : line;
+		return new LockTimeoutException(name, elapsed(), (seen != null) ? seen.remaining() : null);
 	}
 
 }

@@ -4,6 +4,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockSelfDeadlockException;
+import io.github.distributedlock.LockTimeoutException;
 import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.publisher.MonoSink;
@@ -158,7 +159,7 @@ final class ReactiveAcquisition {
 			fail(new LockSelfDeadlockException(this.spec.name()));
 		}
 		else if (this.deadline.isTryOnce()) {
-			fail(this.deadline.timeout(this.spec.name()));
+			fail(timeout());
 		}
 		else if (isHead) {
 			sleepAsHead();
@@ -179,6 +180,14 @@ final class ReactiveAcquisition {
 		if (this.attempts.noted(result, now)) {
 			changedHands(now);
 		}
+		if (this.line != null) {
+			this.line.holderSeen(this.deadline.holder());
+		}
+	}
+
+	private LockTimeoutException timeout() {
+		ReactiveWaitLine joined = this.line;
+		return this.deadline.timeout(this.spec.name(), (joined != null) ? joined.holder() : null);
 	}
 
 	private void changedHands(long nanos) {
@@ -199,6 +208,7 @@ final class ReactiveAcquisition {
 				return;
 			}
 			this.line = joined;
+			joined.holderSeen(this.deadline.holder());
 			first = joined.join(this);
 		}
 		if (first) {
@@ -264,7 +274,7 @@ final class ReactiveAcquisition {
 				return;
 			}
 		}
-		fail(this.deadline.timeout(this.spec.name()));
+		fail(timeout());
 	}
 
 	private void sleepAsHead() {
@@ -292,7 +302,7 @@ final class ReactiveAcquisition {
 			attempt();
 		}
 		else {
-			fail(this.deadline.timeout(this.spec.name()));
+			fail(timeout());
 		}
 	}
 

@@ -39,6 +39,11 @@ final class ReactiveWaitLine {
 
 	private volatile boolean closed;
 
+	// The holder's lease as the latest attempt of any waiter here saw it: the timeout of
+	// a
+	// waiter that never reached the head reports it.
+	private volatile @Nullable HolderSighting holder;
+
 	private volatile long signals;
 
 	// Signals that call for another attempt: all but reservations for other waiters.
@@ -84,6 +89,20 @@ final class ReactiveWaitLine {
 
 	WaitQueue.@Nullable Reservation lastReservation() {
 		return this.lastReservation;
+	}
+
+	/**
+	 * Note the holder's lease an attempt of a waiter here saw.
+	 */
+	void holderSeen(@Nullable HolderSighting seen) {
+		this.holder = HolderSighting.latest(this.holder, seen);
+	}
+
+	/**
+	 * Return the latest holder's lease an attempt here saw, or {@code null}.
+	 */
+	@Nullable HolderSighting holder() {
+		return this.holder;
 	}
 
 	boolean isClosed() {

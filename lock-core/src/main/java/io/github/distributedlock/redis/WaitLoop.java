@@ -53,6 +53,10 @@ final class WaitLoop {
 	// meanwhile.
 	private boolean waitedForTurn;
 
+	// The waiter's local line once it joined one, whose sightings of the holder its
+	// timeout reports if it made no attempt of its own.
+	private @Nullable WaitQueue line;
+
 	/**
 	 * @param holds the holds of the template, which say whether the owner holds the lock
 	 * through a local handle already
@@ -120,11 +124,14 @@ final class WaitLoop {
 	 * Build the exception for a wait that ran out.
 	 */
 	LockTimeoutException timeout() {
-		return this.deadline.timeout(this.spec.name());
+		WaitQueue queue = this.line;
+		return this.deadline.timeout(this.spec.name(), (queue != null) ? queue.holder() : null);
 	}
 
 	private @Nullable Grant waitInLine(@Nullable WaitQueue hot, long seen) {
 		WaitQueue queue = this.queues.join(this.spec);
+		this.line = queue;
+		queue.holderSeen(this.deadline.holder());
 		this.queues.waiting(1);
 		try {
 			if (!awaitTurn(queue)) {
@@ -188,6 +195,7 @@ final class WaitLoop {
 					queue.markProgress(System.nanoTime());
 					return this.attempts.grant(result, sentNanos, this.attempts.count() > 1 || this.waitedForTurn);
 				}
+				queue.holderSeen(this.deadline.holder());
 				if (this.attempts.lastHandOffNanos() != 0) {
 					queue.markProgress(this.attempts.lastHandOffNanos());
 				}

@@ -86,6 +86,11 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 
 	private volatile boolean closed;
 
+	// The holder's lease as the latest attempt of any waiter here saw it: the timeout of
+	// a
+	// waiter that never reached the head reports it.
+	private volatile @Nullable HolderSighting holder;
+
 	private final CompletableFuture<Void> subscribed = new CompletableFuture<>();
 
 	// Guarded by the WaitQueues map entry (ConcurrentHashMap.compute).
@@ -317,6 +322,20 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 			}
 			this.addressed.add(waiter);
 		}
+	}
+
+	/**
+	 * Note the holder's lease an attempt of a waiter here saw.
+	 */
+	void holderSeen(@Nullable HolderSighting seen) {
+		this.holder = HolderSighting.latest(this.holder, seen);
+	}
+
+	/**
+	 * Return the latest holder's lease an attempt here saw, or {@code null}.
+	 */
+	@Nullable HolderSighting holder() {
+		return this.holder;
 	}
 
 	/**
