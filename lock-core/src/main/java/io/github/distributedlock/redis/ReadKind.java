@@ -8,10 +8,10 @@ import static io.github.distributedlock.redis.LockScripts.HELD_MEMBER;
 import static io.github.distributedlock.redis.LockScripts.RELEASE_READ;
 
 /**
- * A read lock: a reader in the lock's readers sorted set, scored by lease end, with its
- * hold count beside it. Its waiters line up for reservations like a plain lock's; the
- * sorted set's keyspace events don't say "free", so waiters listen on the release
- * channel.
+ * A read lock: a reader (its owner's digest) in the lock's readers sorted set, scored by
+ * lease end, with the ids of its holds beside it. Its waiters line up for reservations
+ * like a plain lock's; the sorted set's keyspace events don't say "free", so waiters
+ * listen on the release channel.
  */
 final class ReadKind extends LockKind {
 
