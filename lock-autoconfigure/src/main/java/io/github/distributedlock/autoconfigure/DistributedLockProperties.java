@@ -69,12 +69,6 @@ public class DistributedLockProperties {
 	 */
 	private boolean allowEviction;
 
-	/**
-	 * How long a lock's fencing counter was kept without acquisitions. Ignored: fencing
-	 * counters are one per hash slot.
-	 */
-	private Duration fencingCounterIdle = Duration.ofDays(7);
-
 	private final Polling polling = new Polling();
 
 	private final KeyspaceEvents keyspaceEvents = new KeyspaceEvents();
@@ -169,24 +163,6 @@ public class DistributedLockProperties {
 
 	public void setSubscriptionLinger(Duration subscriptionLinger) {
 		this.subscriptionLinger = subscriptionLinger;
-	}
-
-	/**
-	 * Return the former idle time of fencing counters, which is ignored.
-	 * @return the idle time
-	 * @deprecated since 0.1.0 with nothing to replace it: fencing counters are one per
-	 * hash slot, bounded by the slots in use, so nothing expires by idle time any more
-	 */
-	@Deprecated(since = "0.1.0")
-	@DeprecatedConfigurationProperty(reason = "Fencing counters are one per hash slot, bounded by the slots in use",
-			since = "0.1.0")
-	public Duration getFencingCounterIdle() {
-		return this.fencingCounterIdle;
-	}
-
-	@Deprecated(since = "0.1.0")
-	public void setFencingCounterIdle(Duration fencingCounterIdle) {
-		this.fencingCounterIdle = fencingCounterIdle;
 	}
 
 	public Polling getPolling() {

@@ -66,9 +66,8 @@ class DistributedLockAutoConfigurationTests {
 					"distributed-lock.wait-time=250ms", "distributed-lock.wait-strategy=polling",
 					"distributed-lock.reentrant=false", "distributed-lock.progress-aware-timeout=true",
 					"distributed-lock.polling.interval=20ms", "distributed-lock.subscription-linger=1s",
-					"distributed-lock.fencing-counter-idle=1d", "distributed-lock.keyspace-events.configure=true",
-					"distributed-lock.watchdog.enabled=false", "distributed-lock.aspect.order=42",
-					"distributed-lock.actuator.force-release-enabled=true")
+					"distributed-lock.keyspace-events.configure=true", "distributed-lock.watchdog.enabled=false",
+					"distributed-lock.aspect.order=42", "distributed-lock.actuator.force-release-enabled=true")
 			.run((context) -> {
 				RedisLockTemplate template = context.getBean(RedisLockTemplate.class);
 				assertThat(template.getDefaults()).isEqualTo(new LockDefaults(Duration.ofSeconds(5),
@@ -76,7 +75,6 @@ class DistributedLockAutoConfigurationTests {
 				assertThat(template.lockKey(LockName.of("a", "b"))).startsWith("app:");
 				DistributedLockProperties properties = context.getBean(DistributedLockProperties.class);
 				assertThat(properties.getSubscriptionLinger()).isEqualTo(Duration.ofSeconds(1));
-				assertThat(properties.getFencingCounterIdle()).isEqualTo(Duration.ofDays(1));
 				assertThat(properties.getKeyspaceEvents().isConfigure()).isTrue();
 				assertThat(properties.getWatchdog().isEnabled()).isFalse();
 				assertThat(properties.getAspect().getOrder()).isEqualTo(42);

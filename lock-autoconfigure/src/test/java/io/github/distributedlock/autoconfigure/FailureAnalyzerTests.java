@@ -95,8 +95,8 @@ class FailureAnalyzerTests {
 	void shouldStartTheTemplateWhenEveryPropertyIsValid(RedisServer server) {
 		TestRedis.contextRunner(server)
 			.withPropertyValues("distributed-lock.lease=1ms", "distributed-lock.wait-time=0s",
-					"distributed-lock.polling.interval=1d", "distributed-lock.fencing-counter-idle=1s",
-					"distributed-lock.fair.waiter-timeout=30ms", "distributed-lock.subscription-linger=0s")
+					"distributed-lock.polling.interval=1d", "distributed-lock.fair.waiter-timeout=30ms",
+					"distributed-lock.subscription-linger=0s")
 			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(LockTemplate.class));
 	}
 

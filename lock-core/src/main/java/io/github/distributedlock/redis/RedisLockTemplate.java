@@ -413,20 +413,6 @@ public final class RedisLockTemplate implements LockOperations {
 		}
 
 		/**
-		 * Formerly set how long a lock's fencing counter survived without acquisitions.
-		 * @param fencingCounterIdle ignored
-		 * @return this builder
-		 * @deprecated since 0.1.0 with nothing to replace it: fencing counters are one
-		 * per Redis hash slot, not one per lock, so what they keep is bounded by the
-		 * slots in use whatever the idle time; this setting is ignored
-		 */
-		@Deprecated(since = "0.1.0")
-		public Builder fencingCounterIdle(Duration fencingCounterIdle) {
-			Objects.requireNonNull(fencingCounterIdle);
-			return this;
-		}
-
-		/**
 		 * Set whether the keyspace wait strategy may run {@code CONFIG SET
 		 * notify-keyspace-events} when the server lacks the needed flags.
 		 * @param configure whether to configure keyspace notifications
