@@ -151,7 +151,17 @@ final class ChaosProxy implements AutoCloseable {
 	 * @return the fault, to wait for and to learn which command it hit
 	 */
 	ReplyDrop dropReplyOnNext(String command) {
-		ReplyDrop drop = new ReplyDrop(command);
+		return arm(new ReplyDrop(command));
+	}
+
+	/**
+	 * Arm a fault built with {@link ReplyDrop}'s options (the command's first argument,
+	 * steps run before Redis gets the command or before the client can re-send it), as
+	 * {@link #dropReplyOnNext(String)} does; it replaces a fault armed before.
+	 * @param drop the fault
+	 * @return the fault
+	 */
+	ReplyDrop arm(ReplyDrop drop) {
 		this.replyDrop.set(drop);
 		return drop;
 	}

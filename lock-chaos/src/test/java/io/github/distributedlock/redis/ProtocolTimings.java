@@ -91,6 +91,33 @@ public final class ProtocolTimings {
 	}
 
 	/**
+	 * The key of a lock's readers, a sorted set of owners scored by lease end.
+	 * @param lockKey the lock key
+	 * @return the readers key
+	 */
+	public static String readersKey(String lockKey) {
+		return LockKeys.readers(lockKey);
+	}
+
+	/**
+	 * The key of a semaphore's permits, a sorted set scored by lease end.
+	 * @param lockKey the lock key
+	 * @return the permits key
+	 */
+	public static String permitsKey(String lockKey) {
+		return LockKeys.permits(lockKey);
+	}
+
+	/**
+	 * The key of a fair lock's queue of waiters.
+	 * @param lockKey the lock key
+	 * @return the queue key
+	 */
+	public static String fairQueueKey(String lockKey) {
+		return LockKeys.fairQueue(lockKey);
+	}
+
+	/**
 	 * The fencing counter a lock's tokens come from: one per hash slot, in the lock's
 	 * slot.
 	 * @param lockKey the lock key
@@ -112,6 +139,28 @@ public final class ProtocolTimings {
 			.map((script) -> new String(script.text(), java.nio.charset.StandardCharsets.UTF_8))
 			.findFirst()
 			.orElseThrow(() -> new IllegalArgumentException("No script " + name));
+	}
+
+	/**
+	 * The SHA-1 that the engine sends with {@code EVALSHA} for one of its scripts, so
+	 * that a fault can hit that script and no other.
+	 * @param name the script's file name, such as {@code extend.lua}
+	 * @return the SHA-1, in lower-case hex
+	 */
+	public static String scriptSha(String name) {
+		return LockScripts.ALL.stream()
+			.filter((script) -> script.name().equals(name))
+			.map((script) -> new String(script.sha1(), java.nio.charset.StandardCharsets.US_ASCII))
+			.findFirst()
+			.orElseThrow(() -> new IllegalArgumentException("No script " + name));
+	}
+
+	/**
+	 * The file names of every script of the engine.
+	 * @return the names, such as {@code extend.lua}
+	 */
+	public static java.util.List<String> scriptNames() {
+		return LockScripts.ALL.stream().map(LuaScript::name).toList();
 	}
 
 	/**
