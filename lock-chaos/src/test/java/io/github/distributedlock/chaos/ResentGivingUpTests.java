@@ -18,7 +18,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.TestInstance;
@@ -215,9 +214,6 @@ class ResentGivingUpTests {
 	 * The same for a read lock.
 	 */
 	@Test
-	@Disabled("release-read.lua, run again after the owner's last read hold was released before its minimum "
-			+ "hold, finds the owner's reader replaced by its 'kept|' stand-in and reports -1, so close() throws "
-			+ "LockLeaseLostException for a release that happened (exclusion holds: the stand-in stays)")
 	void shouldKeepAReadLockForItsMinimumHoldWhenTheReleaseIsResent() throws Exception {
 		assertKeptForTheMinimumHoldWhenTheReleaseIsResent(HoldKind.READ);
 	}
@@ -259,8 +255,6 @@ class ResentGivingUpTests {
 	 * newcomer takes the lock between the two runs, and must keep it.
 	 */
 	@Test
-	@Disabled("force-release.lua deletes the lock whoever holds it: run again after a newcomer took the lock, it "
-			+ "deletes the newcomer's hold too, and a stranger gets in while the newcomer holds the lock")
 	void shouldKeepAHoldTakenBetweenTheRunsOfAResentForceRelease() throws Exception {
 		LockHandle held = this.bench.direct().acquire(request().build());
 		LockName name = held.name();

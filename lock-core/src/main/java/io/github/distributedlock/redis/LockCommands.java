@@ -201,9 +201,19 @@ final class LockCommands {
 		return result != null && result == 1;
 	}
 
+	/**
+	 * Delete a lock whoever holds it: the hold whose token is read first, never one taken
+	 * after that (the script may run twice).
+	 * @return whether a lock was deleted
+	 */
 	boolean forceRelease(LockName name, String lockKey) {
+		List<@Nullable String> held = ownerAndToken(name, lockKey);
+		String token = (held != null) ? held.get(1) : null;
+		if (token == null) {
+			return false;
+		}
 		Long result = run(name, "force-release",
-				new ScriptCall(FORCE_RELEASE, List.of(lockKey, LockKeys.releaseChannel(lockKey))));
+				new ScriptCall(FORCE_RELEASE, List.of(lockKey, LockKeys.releaseChannel(lockKey)), token));
 		return result != null && result == 1;
 	}
 

@@ -61,7 +61,8 @@ final class LockScripts {
 
 	static final LuaScript READ_HOLD = LuaScript.load("read-hold.lua", ReturnType.MULTI, "lock", "");
 
-	static final LuaScript FORCE_RELEASE = LuaScript.load("force-release.lua", ReturnType.INTEGER, "lock, channel", "");
+	static final LuaScript FORCE_RELEASE = LuaScript.load("force-release.lua", ReturnType.INTEGER, "lock, channel",
+			"token");
 
 	static final LuaScript DROP_INTENT = LuaScript.load("drop-intent.lua", ReturnType.INTEGER, "writer_intent",
 			"owner");

@@ -2,15 +2,19 @@
 -- mutual exclusion for the current holder, whose release will then report a lost lease.
 --
 -- KEYS: lock, channel
--- ARGV:
+-- ARGV: token
 --
 -- KEYS[1]  the lock hash
 -- KEYS[2]  the lock's release channel
+-- ARGV[1]  the fencing token of the hold to force out, as the caller read it just before: run
+--          again after someone else took the lock (a command re-sent after a reconnect), the
+--          script must not end that newer hold
 --
--- Returns  1 if a lock was deleted, 0 if it was free
+-- Returns  1 if a lock was deleted, 0 if it was free or held under another token
 
-if redis.call('DEL', KEYS[1]) == 0 then
+if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then
 	return 0
 end
+redis.call('DEL', KEYS[1])
 redis.call('PUBLISH', KEYS[2], 'forced')
 return 1

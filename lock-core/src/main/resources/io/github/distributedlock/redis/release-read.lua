@@ -20,6 +20,12 @@ local nowMs = now_ms()
 local owner = digest(ARGV[1])
 local reading = redis.call('ZSCORE', KEYS[1], owner)
 if not reading or tonumber(reading) <= nowMs then
+	local kept = redis.call('ZSCORE', KEYS[1], 'kept|' .. owner)
+	if kept and tonumber(kept) > nowMs then
+		-- Kept for its minimum hold after the owner's last read hold was released: this release
+		-- ran before (the stand-in ends no later than the reader's lease did).
+		return 0
+	end
 	return -1
 end
 local list = redis.call('HGET', KEYS[2], owner)
