@@ -39,10 +39,11 @@ public interface LockHandle extends LockContext, AutoCloseable {
 	 * held: a renewal by the watchdog or an {@link #extend(Duration) extension} found the
 	 * lock expired or taken by another owner, or the renewals failed until the lease
 	 * would have ended. A lease that is not renewed and simply runs out is not signalled
-	 * here: {@link #remainingLease()} reaches zero then. The stage never completes for a
-	 * hold released first, and never exceptionally. Dependent actions run on the thread
-	 * that found the loss, which renews every lease of the template: they must be quick
-	 * and must not block (use an {@code ...Async} method to run them elsewhere).
+	 * here: {@link #remainingLease()} reaches zero then. A release that finds the hold
+	 * lost completes it too; a hold released normally never does, and it never completes
+	 * exceptionally. Dependent actions run on the thread that found the loss, which
+	 * renews every lease of the template: they must be quick and must not block (use an
+	 * {@code ...Async} method to run them elsewhere).
 	 * @return a stage completed on loss
 	 * @see LeaseLossPolicy
 	 */

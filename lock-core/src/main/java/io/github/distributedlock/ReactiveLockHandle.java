@@ -26,9 +26,10 @@ public interface ReactiveLockHandle extends ReactiveLockContext {
 	 * while it is held: a renewal or an {@link #extend(Duration) extension} found the
 	 * lock expired or taken by another owner, or the renewals failed until the lease
 	 * would have ended. A lease that is not renewed and simply runs out is not signalled
-	 * here: {@link #remainingLease()} reaches zero then. It never completes for a hold
-	 * released first, and never errors. Subscribers are told on the thread that found the
-	 * loss, a Reactor scheduler's, where nothing may block.
+	 * here: {@link #remainingLease()} reaches zero then. A release that finds the hold
+	 * lost completes it too; a hold released normally never does, and it never errors.
+	 * Subscribers are told on the thread that found the loss, a Reactor scheduler's,
+	 * where nothing may block.
 	 * @return completes on loss
 	 * @see LeaseLossPolicy
 	 */
