@@ -128,6 +128,8 @@ final class LeaseLossInterrupt {
 			ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, (runnable) -> {
 				Thread thread = new Thread(runnable, "distributed-lock-lease-alarm");
 				thread.setDaemon(true);
+				// Not the first caller's: it would keep an application's class loader.
+				thread.setContextClassLoader(LeaseLossInterrupt.class.getClassLoader());
 				return thread;
 			});
 			scheduler.setRemoveOnCancelPolicy(true);

@@ -65,8 +65,9 @@ final class LockedWork {
 			}
 			for (Throwable other : ex.getSuppressed()) {
 				if (other instanceof LockLeaseLostException) {
-					// A multi-lock, one of whose holds Redis found lost: that says more.
-					throw ex;
+					// A multi-lock, one of whose holds Redis found lost: a lost lease.
+					throw new LockLeaseLostException(handle.name(), handle.fencingToken(),
+							"one of its locks was found lost at the release, and another release failed", ex);
 				}
 			}
 			logger.warn("Lock '" + handle.name() + "': the work ended under the lock, but its release failed; "

@@ -123,6 +123,18 @@ class LockedWorkTests {
 			.withCause(hold.releaseFailure);
 	}
 
+	@Test
+	void shouldReportALostLeaseWhenAMultiLocksReleaseFailsAndFindsAnotherOfItsHoldsLost() {
+		SignalledHold hold = new SignalledHold();
+		LockAccessException failure = new LockAccessException(hold.name(), "Redis failed during release", null);
+		failure
+			.addSuppressed(new LockLeaseLostException(hold.name(), 1, "released after the lock had already expired"));
+		hold.releaseFailure = failure;
+		assertThatExceptionOfType(LockLeaseLostException.class)
+			.isThrownBy(() -> LockedWork.run(hold, LeaseLossPolicy.CONTINUE, (lock) -> "done"))
+			.withCause(failure);
+	}
+
 	/**
 	 * A hold whose loss, remaining lease and release outcome the test decides.
 	 */
