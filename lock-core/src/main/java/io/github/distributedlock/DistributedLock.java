@@ -185,6 +185,21 @@ public @interface DistributedLock {
 	boolean[] autoRenew() default {};
 
 	/**
+	 * What happens to the method when this process finds its lock's lease lost while the
+	 * method runs: a renewal found the lock expired or taken, or the lease ran out
+	 * without a renewal (an {@code expire} that was not renewed counts when it runs out).
+	 * {@link LeaseLossPolicy#CONTINUE}, the default, lets the method finish, and the
+	 * release then throws {@link LockLeaseLostException}.
+	 * {@link LeaseLossPolicy#INTERRUPT} interrupts the thread running the method, or
+	 * cancels the subscription of a {@code Mono} or {@code Flux}, the
+	 * {@code CompletableFuture} or the Kotlin coroutine, and the caller gets
+	 * {@link LockLeaseLostException}.
+	 * @return the policy on a lost lease
+	 * @see LockRequest.Builder#onLeaseLost(LeaseLossPolicy)
+	 */
+	LeaseLossPolicy onLeaseLost() default LeaseLossPolicy.CONTINUE;
+
+	/**
 	 * What to do when the lock is not acquired within the wait time:
 	 * {@link OnTimeout#THROW} by default, or {@link OnTimeout#SKIP} on a method that
 	 * Spring's {@code @Scheduled} runs.

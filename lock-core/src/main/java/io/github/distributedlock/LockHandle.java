@@ -1,6 +1,8 @@
 package io.github.distributedlock;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * One hold of a distributed lock, released by {@link #close()}.
@@ -31,6 +33,23 @@ public interface LockHandle extends LockContext, AutoCloseable {
 	 * @throws LockAccessException if Redis cannot be reached
 	 */
 	void extend(Duration lease);
+
+	/**
+	 * Return a stage that completes when this process finds the hold lost while it is
+	 * held: a renewal by the watchdog or an {@link #extend(Duration) extension} found the
+	 * lock expired or taken by another owner, or the renewals failed until the lease
+	 * would have ended. A lease that is not renewed and simply runs out is not signalled
+	 * here: {@link #remainingLease()} reaches zero then. A release that finds the hold
+	 * lost completes it too; a hold released normally never does, and it never completes
+	 * exceptionally. Dependent actions run on the thread that found the loss, which
+	 * renews every lease of the template: they must be quick and must not block (use an
+	 * {@code ...Async} method to run them elsewhere).
+	 * @return a stage completed on loss
+	 * @see LeaseLossPolicy
+	 */
+	default CompletionStage<Void> whenLost() {
+		return new CompletableFuture<Void>().minimalCompletionStage();
+	}
 
 	/**
 	 * Release this hold. For a reentrant lock held several times by the same owner, the

@@ -34,10 +34,21 @@ public interface LockListener {
 	}
 
 	/**
-	 * A hold was found lost (expired or taken) when released or extended.
+	 * A hold was found lost: a renewal or extension found it expired or taken, renewals
+	 * failed until its lease would have ended, or its release came too late.
 	 * @param context the hold
 	 */
 	default void leaseLost(LockContext context) {
+	}
+
+	/**
+	 * A release did not get through, because Redis could not be reached or failed: the
+	 * lock stays taken until its lease ends, and nobody renews it any more. This says
+	 * nothing of the work, which may have run wholly under the lock.
+	 * @param context the hold
+	 * @param failure why the release failed
+	 */
+	default void releaseFailed(LockContext context, LockAccessException failure) {
 	}
 
 }

@@ -56,6 +56,8 @@ public final class LockRequest {
 
 	private final @Nullable Duration holdAtLeast;
 
+	private final LeaseLossPolicy onLeaseLost;
+
 	private LockRequest(Builder builder) {
 		this.name = new LockName(builder.scope, builder.key);
 		this.lease = builder.lease;
@@ -70,6 +72,7 @@ public final class LockRequest {
 		this.permits = builder.permits;
 		this.fair = builder.fair;
 		this.holdAtLeast = builder.holdAtLeast;
+		this.onLeaseLost = builder.onLeaseLost;
 		if (this.fair && (this.permits > 0 || this.mode == LockMode.READ)) {
 			throw new IllegalArgumentException(
 					"Lock '" + this.name + "': only exclusive (write) locks can be fair, not read locks or permits");
@@ -161,6 +164,7 @@ public final class LockRequest {
 		builder.permits = this.permits;
 		builder.fair = this.fair;
 		builder.holdAtLeast = this.holdAtLeast;
+		builder.onLeaseLost = this.onLeaseLost;
 		return builder;
 	}
 
@@ -249,13 +253,23 @@ public final class LockRequest {
 		return this.holdAtLeast;
 	}
 
+	/**
+	 * Return what happens to the work under the lock when its lease is found lost before
+	 * the work ends.
+	 * @return the policy, {@link LeaseLossPolicy#CONTINUE} unless set
+	 */
+	public LeaseLossPolicy onLeaseLost() {
+		return this.onLeaseLost;
+	}
+
 	@Override
 	public String toString() {
 		return "LockRequest[" + this.name + ", lease=" + this.lease + ", waitTime=" + this.waitTime + ", waitStrategy="
 				+ this.waitStrategy + ", reentrant=" + this.reentrant + ", progressAwareTimeout="
 				+ this.progressAwareTimeout + ", origin=" + this.origin + ", owner="
 				+ ((this.owner != null) ? "(custom)" : null) + ", autoRenew=" + this.autoRenew + ", mode=" + this.mode
-				+ ", permits=" + this.permits + ", fair=" + this.fair + ", holdAtLeast=" + this.holdAtLeast + "]";
+				+ ", permits=" + this.permits + ", fair=" + this.fair + ", holdAtLeast=" + this.holdAtLeast
+				+ ", onLeaseLost=" + this.onLeaseLost + "]";
 	}
 
 	/**
@@ -290,6 +304,8 @@ public final class LockRequest {
 		private boolean fair;
 
 		private @Nullable Duration holdAtLeast;
+
+		private LeaseLossPolicy onLeaseLost = LeaseLossPolicy.CONTINUE;
 
 		private Builder(String scope) {
 			this.scope = Objects.requireNonNull(scope, "scope must not be null");
@@ -461,6 +477,23 @@ public final class LockRequest {
 		 */
 		public Builder holdAtLeast(Duration holdAtLeast) {
 			this.holdAtLeast = Objects.requireNonNull(holdAtLeast, "holdAtLeast must not be null");
+			return this;
+		}
+
+		/**
+		 * Set what happens to the work under the lock when this process finds its lease
+		 * lost before the work ends: a renewal or extension found the lock expired or
+		 * taken, or the lease ran out unrenewed. With {@link LeaseLossPolicy#INTERRUPT},
+		 * {@link LockTemplate#execute} interrupts the thread running the work and throws
+		 * {@link LockLeaseLostException}, and {@link ReactiveLockTemplate#execute}
+		 * cancels the work and errors with it. It applies to a lease given with
+		 * {@link #lease(Duration)} and not renewed, too: the work is stopped when that
+		 * lease runs out. Has no effect on {@code acquire}, which runs no work.
+		 * @param onLeaseLost the policy, {@link LeaseLossPolicy#CONTINUE} by default
+		 * @return this builder
+		 */
+		public Builder onLeaseLost(LeaseLossPolicy onLeaseLost) {
+			this.onLeaseLost = Objects.requireNonNull(onLeaseLost, "onLeaseLost must not be null");
 			return this;
 		}
 

@@ -34,18 +34,25 @@ public interface LockTemplate {
 	/**
 	 * Run the callback while holding the requested lock. Inside the callback,
 	 * {@link LockContext#current()} returns the same context the callback receives.
+	 * <p>
+	 * A release that fails ({@link LockAccessException}, Redis unreachable) after a
+	 * callback that returned before its lease could have run out does not fail the call:
+	 * the callback ran wholly under the lock, so its result is returned, a warning is
+	 * logged and the listeners hear of it; the lock ends with its lease. With
+	 * {@link LeaseLossPolicy#INTERRUPT}, the thread is interrupted when the lease is
+	 * found lost or runs out while the callback runs (see
+	 * {@link LockRequest.Builder#onLeaseLost(LeaseLossPolicy)}).
 	 * @param <T> the result type
 	 * @param request the lock and how to take it
 	 * @param callback the protected work
 	 * @return the callback's result
 	 * @throws LockTimeoutException if the lock was not acquired within the wait time
 	 * @throws LockLeaseLostException if the lease was lost before the callback finished;
-	 * if the callback threw too, its exception is thrown with this one suppressed
+	 * if the callback threw too, its exception is thrown with this one suppressed, unless
+	 * the callback was interrupted because of the loss
 	 */
 	default <T extends @Nullable Object> T execute(LockRequest request, LockCallback<T> callback) {
-		try (LockHandle handle = acquire(request)) {
-			return LockContextHolder.call(handle, callback);
-		}
+		return LockedWork.run(acquire(request), request.onLeaseLost(), callback);
 	}
 
 	/**
@@ -91,11 +98,15 @@ public interface LockTemplate {
 	 * @return the callback's result
 	 * @throws LockTimeoutException if not every lock was acquired within the wait time;
 	 * none is then held
+	 * @throws LockLeaseLostException if a lease was lost before the callback finished;
+	 * with {@link LeaseLossPolicy#INTERRUPT} on any of the requests, the loss of any of
+	 * the locks interrupts the callback
 	 */
 	default <T extends @Nullable Object> T executeAll(java.util.List<LockRequest> requests, LockCallback<T> callback) {
-		try (LockHandle handle = acquireAll(requests)) {
-			return LockContextHolder.call(handle, callback);
-		}
+		LeaseLossPolicy onLeaseLost = requests.stream()
+			.anyMatch((request) -> request.onLeaseLost() == LeaseLossPolicy.INTERRUPT) ? LeaseLossPolicy.INTERRUPT
+					: LeaseLossPolicy.CONTINUE;
+		return LockedWork.run(acquireAll(requests), onLeaseLost, callback);
 	}
 
 	/**

@@ -22,6 +22,22 @@ public interface ReactiveLockHandle extends ReactiveLockContext {
 	Mono<Void> extend(Duration lease);
 
 	/**
+	 * Return a {@code Mono} that completes, empty, when this process finds the hold lost
+	 * while it is held: a renewal or an {@link #extend(Duration) extension} found the
+	 * lock expired or taken by another owner, or the renewals failed until the lease
+	 * would have ended. A lease that is not renewed and simply runs out is not signalled
+	 * here: {@link #remainingLease()} reaches zero then. A release that finds the hold
+	 * lost completes it too; a hold released normally never does, and it never errors.
+	 * Subscribers are told on the thread that found the loss, a Reactor scheduler's,
+	 * where nothing may block.
+	 * @return completes on loss
+	 * @see LeaseLossPolicy
+	 */
+	default Mono<Void> whenLost() {
+		return Mono.never();
+	}
+
+	/**
 	 * Release this hold and stop renewing its lease. Only the first subscription to any
 	 * returned {@code Mono} sends the release; later ones complete at once.
 	 * @return completes when released; errors with {@link LockLeaseLostException} if the

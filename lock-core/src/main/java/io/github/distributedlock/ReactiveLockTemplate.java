@@ -49,17 +49,21 @@ public interface ReactiveLockTemplate {
 	 * @return the work's elements; errors with {@link LockTimeoutException} if the lock
 	 * was not acquired within the wait time, and with {@link LockLeaseLostException} at
 	 * the end if the lease was lost meanwhile (suppressed in the work's own error, if it
-	 * failed)
+	 * failed), or at once, cancelling the work, under {@link LeaseLossPolicy#INTERRUPT}.
+	 * A release that fails ({@link LockAccessException}) after work that ended before its
+	 * lease could have run out completes normally: the lock ends with its lease.
 	 */
 	default <T> Flux<T> execute(LockRequest request,
 			Function<? super ReactiveLockContext, ? extends Publisher<? extends T>> work) {
 		// Released in line after the work, so that a lost lease is the error itself; the
 		// release on completion is then a no-op.
 		return Flux.usingWhen(acquire(request),
-				(handle) -> Flux.<T>from(work.apply(handle))
-					.contextWrite((context) -> context.put(ReactiveLockContext.class, handle))
-					.concatWith(handle.release().then(Mono.empty())),
-				ReactiveLockHandle::release, ReactiveLockTemplate::releaseAfterError, ReactiveLockHandle::release);
+				(handle) -> ReactiveLockedWork
+					.guard(handle, request.onLeaseLost(),
+							Flux.<T>from(work.apply(handle))
+								.contextWrite((context) -> context.put(ReactiveLockContext.class, handle)))
+					.concatWith(ReactiveLockedWork.release(handle).then(Mono.empty())),
+				ReactiveLockHandle::release, ReactiveLockedWork::releaseAfterError, ReactiveLockHandle::release);
 	}
 
 	/**
@@ -72,10 +76,12 @@ public interface ReactiveLockTemplate {
 	 */
 	default <T> Mono<T> locked(LockRequest request, Mono<T> work) {
 		return Mono.usingWhen(acquire(request),
-				(handle) -> work.contextWrite((context) -> context.put(ReactiveLockContext.class, handle))
-					.flatMap((value) -> handle.release().thenReturn(value))
-					.switchIfEmpty(handle.release().then(Mono.empty())),
-				ReactiveLockHandle::release, ReactiveLockTemplate::releaseAfterError, ReactiveLockHandle::release);
+				(handle) -> ReactiveLockedWork
+					.guard(handle, request.onLeaseLost(),
+							work.contextWrite((context) -> context.put(ReactiveLockContext.class, handle)))
+					.flatMap((value) -> ReactiveLockedWork.release(handle).thenReturn(value))
+					.switchIfEmpty(ReactiveLockedWork.release(handle).then(Mono.empty())),
+				ReactiveLockHandle::release, ReactiveLockedWork::releaseAfterError, ReactiveLockHandle::release);
 	}
 
 	/**
@@ -88,14 +94,6 @@ public interface ReactiveLockTemplate {
 	 */
 	default <T> Flux<T> locked(LockRequest request, Flux<T> work) {
 		return execute(request, (context) -> work);
-	}
-
-	private static Mono<Void> releaseAfterError(ReactiveLockHandle handle, Throwable error) {
-		// The work's error is what the caller needs; a lost lease is added to it.
-		return handle.release().onErrorResume((releaseFailure) -> {
-			error.addSuppressed(releaseFailure);
-			return Mono.empty();
-		});
 	}
 
 }

@@ -22,6 +22,14 @@ class LockRequestTests {
 	}
 
 	@Test
+	void shouldLetTheWorkContinueOnALostLeaseUnlessAskedAndKeepThePolicyInACopy() {
+		assertThat(LockRequest.of("report", "1").onLeaseLost()).isEqualTo(LeaseLossPolicy.CONTINUE);
+		LockRequest interrupting = LockRequest.builder("report").onLeaseLost(LeaseLossPolicy.INTERRUPT).build();
+		assertThat(interrupting.toBuilder().key("2").build().onLeaseLost()).isEqualTo(LeaseLossPolicy.INTERRUPT);
+		assertThat(interrupting.toString()).contains("onLeaseLost=INTERRUPT");
+	}
+
+	@Test
 	void shouldRejectBlankNamesNamingTheLock() {
 		assertThatIllegalArgumentException().isThrownBy(() -> LockRequest.of("", "1")).withMessageContaining("scope");
 		assertThatIllegalArgumentException().isThrownBy(() -> LockRequest.of("orders", " "))

@@ -4,18 +4,21 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 
+import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockContext;
 import io.github.distributedlock.LockListener;
 import io.github.distributedlock.LockLostEvent;
+import io.github.distributedlock.LockReleaseFailedEvent;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.context.ApplicationEvent;
 import org.springframework.context.ApplicationEventPublisher;
 
 /**
  * Publishes a {@link LockLostEvent} when a hold is found lost, by the watchdog or at
- * release.
+ * release, and a {@link LockReleaseFailedEvent} when a release could not reach Redis.
  * <p>
  * Events are published in order on a thread of their own: the watchdog renews every lease
  * of the template on one thread, so a listener that ran there and took its time would let
@@ -39,21 +42,29 @@ final class LockLostEventPublisher implements LockListener, DisposableBean {
 
 	@Override
 	public void leaseLost(LockContext context) {
-		LockLostEvent event = new LockLostEvent(context);
+		publishLater(new LockLostEvent(context), context, "the loss");
+	}
+
+	@Override
+	public void releaseFailed(LockContext context, LockAccessException failure) {
+		publishLater(new LockReleaseFailedEvent(context, failure), context, "the failed release");
+	}
+
+	private void publishLater(ApplicationEvent event, LockContext context, String what) {
 		try {
-			this.executor.execute(() -> publish(event));
+			this.executor.execute(() -> publish(event, context, what));
 		}
 		catch (RejectedExecutionException ex) {
-			logger.debug("Not publishing the loss of lock '" + context.name() + "': the context is closing");
+			logger.debug("Not publishing " + what + " of lock '" + context.name() + "': the context is closing");
 		}
 	}
 
-	private void publish(LockLostEvent event) {
+	private void publish(ApplicationEvent event, LockContext context, String what) {
 		try {
 			this.publisher.publishEvent(event);
 		}
 		catch (RuntimeException ex) {
-			logger.warn("A listener failed on the loss of lock '" + event.getLockName() + "'", ex);
+			logger.warn("A listener failed on " + what + " of lock '" + context.name() + "'", ex);
 		}
 	}
 

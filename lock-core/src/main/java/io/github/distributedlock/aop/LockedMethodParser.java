@@ -132,7 +132,7 @@ final class LockedMethodParser {
 		if (single("autoRenew", lock.autoRenew().length, found)) {
 			request.autoRenew(lock.autoRenew()[0]);
 		}
-		request.mode(lock.mode()).fair(lock.fair());
+		request.mode(lock.mode()).fair(lock.fair()).onLeaseLost(lock.onLeaseLost());
 		if (lock.permits() < 0) {
 			found.add("permits must be at least 1 (or 0 for a lock), but was " + lock.permits());
 		}

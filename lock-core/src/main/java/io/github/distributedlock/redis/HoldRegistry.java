@@ -263,6 +263,13 @@ final class HoldRegistry implements AutoCloseable {
 	}
 
 	/**
+	 * Tell the listeners that a release failed without a reply.
+	 */
+	void releaseFailed(RedisLockHandle handle, LockAccessException failure) {
+		this.listener.releaseFailed(handle, failure);
+	}
+
+	/**
 	 * Drop a lost hold and tell the listeners.
 	 * @param goneFromRedis whether Redis said the hold is gone (rather than renewals
 	 * failing)

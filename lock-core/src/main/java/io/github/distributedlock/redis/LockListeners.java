@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
 
+import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockContext;
 import io.github.distributedlock.LockListener;
 import io.github.distributedlock.LockName;
@@ -42,6 +43,11 @@ final class LockListeners implements LockListener {
 	@Override
 	public void leaseLost(LockContext context) {
 		each((listener) -> listener.leaseLost(context));
+	}
+
+	@Override
+	public void releaseFailed(LockContext context, LockAccessException failure) {
+		each((listener) -> listener.releaseFailed(context, failure));
 	}
 
 	private void each(Consumer<LockListener> call) {

@@ -2,6 +2,8 @@ package io.github.distributedlock.redis;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 import io.github.distributedlock.LockContext;
 import io.github.distributedlock.LockHandle;
@@ -60,6 +62,14 @@ final class MultiLockHandle implements LockHandle {
 	@Override
 	public boolean isHeld() {
 		return this.holds.stream().allMatch(RedisLockHandle::isHeld);
+	}
+
+	@Override
+	public CompletionStage<Void> whenLost() {
+		CompletableFuture<?>[] holds = this.holds.stream()
+			.map((hold) -> hold.whenLost().toCompletableFuture())
+			.toArray(CompletableFuture[]::new);
+		return CompletableFuture.anyOf(holds).<Void>thenApply((lost) -> null).minimalCompletionStage();
 	}
 
 	@Override

@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 import io.github.distributedlock.HeldLock;
+import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockContext;
 import io.github.distributedlock.LockLeaseLostException;
 import io.github.distributedlock.LockListener;
@@ -19,6 +20,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
 
 /**
@@ -62,6 +64,8 @@ final class ReactiveRedisLockHandle implements ReactiveLockHandle {
 	private final AtomicBoolean released = new AtomicBoolean();
 
 	private final AtomicBoolean lost = new AtomicBoolean();
+
+	private final Sinks.Empty<Void> lostSignal = Sinks.empty();
 
 	private volatile long leaseEndNanos;
 
@@ -123,7 +127,13 @@ final class ReactiveRedisLockHandle implements ReactiveLockHandle {
 		if (this.lost.compareAndSet(false, true)) {
 			stopRenewal();
 			this.listener.leaseLost(this.context);
+			this.lostSignal.tryEmitEmpty();
 		}
+	}
+
+	@Override
+	public Mono<Void> whenLost() {
+		return this.lostSignal.asMono();
 	}
 
 	/**
@@ -215,15 +225,17 @@ final class ReactiveRedisLockHandle implements ReactiveLockHandle {
 				return Mono.empty();
 			}
 			stopRenewal();
-			return this.commands.release(this.grant, minimumHoldLeft()).flatMap((result) -> {
-				if (result < 0) {
-					markLost();
-					return Mono
-						.error(new LockLeaseLostException(name(), fencingToken(), lostReason("released", result)));
-				}
-				this.listener.released(this.context, Duration.ofNanos(System.nanoTime() - this.acquiredNanos));
-				return Mono.empty();
-			});
+			return this.commands.release(this.grant, minimumHoldLeft())
+				.doOnError(LockAccessException.class, (ex) -> this.listener.releaseFailed(this.context, ex))
+				.flatMap((result) -> {
+					if (result < 0) {
+						markLost();
+						return Mono
+							.error(new LockLeaseLostException(name(), fencingToken(), lostReason("released", result)));
+					}
+					this.listener.released(this.context, Duration.ofNanos(System.nanoTime() - this.acquiredNanos));
+					return Mono.empty();
+				});
 		});
 	}
 

@@ -3,10 +3,13 @@ package io.github.distributedlock.redis;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.distributedlock.HeldLock;
+import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockLeaseLostException;
 import io.github.distributedlock.LockName;
@@ -58,6 +61,8 @@ final class RedisLockHandle implements LockHandle {
 	private volatile long redisLeaseBoundNanos;
 
 	private final AtomicBoolean lost = new AtomicBoolean();
+
+	private final CompletableFuture<Void> lostSignal = new CompletableFuture<>();
 
 	/**
 	 * @param grant what the acquisition won; the lease counts from its {@code sentNanos}
@@ -182,7 +187,13 @@ final class RedisLockHandle implements LockHandle {
 	void markLost(boolean goneFromRedis) {
 		if (this.lost.compareAndSet(false, true)) {
 			this.registry.lost(this, goneFromRedis);
+			this.lostSignal.complete(null);
 		}
+	}
+
+	@Override
+	public CompletionStage<Void> whenLost() {
+		return this.lostSignal.minimalCompletionStage();
 	}
 
 	@Override
@@ -267,6 +278,10 @@ final class RedisLockHandle implements LockHandle {
 		long result = UNKNOWN;
 		try {
 			result = this.commands.release(this.grant, minimumHoldLeftMillis());
+		}
+		catch (LockAccessException ex) {
+			this.registry.releaseFailed(this, ex);
+			throw ex;
 		}
 		finally {
 			this.registry.released(this, result);

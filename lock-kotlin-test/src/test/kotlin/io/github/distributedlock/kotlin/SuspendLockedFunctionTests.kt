@@ -2,6 +2,9 @@ package io.github.distributedlock.kotlin
 
 import io.github.distributedlock.DistributedLock
 import io.github.distributedlock.DistributedLock.OnTimeout
+import io.github.distributedlock.LeaseLossPolicy
+import io.github.distributedlock.LockLeaseLostException
+import io.github.distributedlock.LockName
 import io.github.distributedlock.LockRequest
 import io.github.distributedlock.LockTemplate
 import io.github.distributedlock.LockTimeoutException
@@ -13,6 +16,7 @@ import io.github.distributedlock.redis.ReactiveRedisLockTemplate
 import io.github.distributedlock.redis.RedisLockTemplate
 import io.github.distributedlock.test.RedisServer
 import io.github.distributedlock.test.RedisServerExtension
+import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.async
@@ -49,10 +53,13 @@ import java.util.function.Supplier
 /**
  * `@DistributedLock` on Kotlin suspend functions, which Spring AOP runs as a `Mono`: the
  * lock is held until the function returns, its hold is in the coroutine's Reactor context,
- * SKIP returns null, THROW throws, and cancelling the coroutine releases the lock.
+ * SKIP returns null, THROW throws, cancelling the coroutine releases the lock, and a lost
+ * lease cancels the coroutine under `onLeaseLost = INTERRUPT`.
  */
 @ExtendWith(RedisServerExtension::class)
 class SuspendLockedFunctionTests {
+
+	private lateinit var server: RedisServer
 
 	private lateinit var connectionFactory: LettuceConnectionFactory
 
@@ -66,6 +73,7 @@ class SuspendLockedFunctionTests {
 
 	@BeforeEach
 	fun start(server: RedisServer) {
+		this.server = server
 		Jobs.reset()
 		connectionFactory = LettuceConnectionFactory(RedisStandaloneConfiguration(server.host(), server.port()),
 				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(2)).build())
@@ -145,6 +153,18 @@ class SuspendLockedFunctionTests {
 	}
 
 	@Test
+	fun shouldCancelTheCoroutineAndThrowLockLeaseLostExceptionWhenItsLeaseIsLost(): Unit = runBlocking {
+		val call = async(Dispatchers.Default) { runCatching { jobs.interruptible("lost") }.exceptionOrNull() }
+		withTimeout(30_000) { Jobs.entered.await() }
+		// Let a renewal go through, then lose the lock behind the holder's back.
+		delay(300)
+		server.command("DEL", template.lockKey(LockName.of("jobs", "lost")))
+		val failure = withTimeout(5_000) { call.await() }
+		assertThat(failure).isInstanceOf(LockLeaseLostException::class.java)
+		assertThat(Jobs.cancelled).`as`("the function's coroutine was cancelled").isTrue()
+	}
+
+	@Test
 	fun shouldRefuseFallbackAFlowSkipOnANonNullResultOrAMissingReactiveLockTemplateAtStartupNamingTheMethod() {
 		val broken = AnnotationConfigApplicationContext()
 		AopConfigUtils.registerAutoProxyCreatorIfNecessary(broken)
@@ -202,6 +222,20 @@ class SuspendLockedFunctionTests {
 			}
 			finally {
 				cancelled.set(true)
+			}
+		}
+
+		@DistributedLock(scope = "jobs", key = "#id", expireString = "600ms", autoRenew = [true],
+				onLeaseLost = LeaseLossPolicy.INTERRUPT)
+		open suspend fun interruptible(id: String): String {
+			entered.complete(Unit)
+			try {
+				delay(10_000)
+				return "finished"
+			}
+			catch (ex: CancellationException) {
+				cancelled.set(true)
+				throw ex
 			}
 		}
 

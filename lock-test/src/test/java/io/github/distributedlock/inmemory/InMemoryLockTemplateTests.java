@@ -6,7 +6,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.github.distributedlock.LeaseLossPolicy;
 import io.github.distributedlock.LockContext;
+import io.github.distributedlock.LockDefaults;
 import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockListener;
 import io.github.distributedlock.LockMode;
@@ -120,6 +122,43 @@ class InMemoryLockTemplateTests {
 		assertThat(token).isEqualTo(held.fencingToken());
 		assertThat(this.template.isLocked("job", "42")).isFalse();
 		assertThatExceptionOfType(LockLeaseLostException.class).isThrownBy(held::close);
+	}
+
+	@Test
+	void shouldInterruptTheWorkWhenAnExplicitLeaseRunsOutUnderTheInterruptPolicy() {
+		LockRequest request = LockRequest.builder("job")
+			.lease(Duration.ofMillis(300))
+			.onLeaseLost(LeaseLossPolicy.INTERRUPT)
+			.build();
+		long start = System.nanoTime();
+		assertThatExceptionOfType(LockLeaseLostException.class)
+			.isThrownBy(() -> this.template.execute(request, (lock) -> sleep(Duration.ofSeconds(10))))
+			.satisfies((ex) -> assertThat(ex.getSuppressed())
+				.anySatisfy((suppressed) -> assertThat(suppressed).isInstanceOf(IllegalStateException.class)
+					.hasMessage("interrupted")));
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(300))
+			.isLessThan(Duration.ofSeconds(5));
+		assertThat(Thread.currentThread().isInterrupted()).isFalse();
+		assertThat(this.template.isLocked("job", null)).isFalse();
+	}
+
+	@Test
+	void shouldNeverInterruptWorkUnderALockTheWatchdogWouldRenew() {
+		InMemoryLockTemplate shortLeases = InMemoryLockTemplate.builder()
+			.defaults(LockDefaults.STANDARD.withLease(Duration.ofMillis(100)))
+			.build();
+		LockRequest request = LockRequest.builder("job").onLeaseLost(LeaseLossPolicy.INTERRUPT).build();
+		assertThat(shortLeases.<String>execute(request, (lock) -> sleep(Duration.ofMillis(500)))).isEqualTo("slept");
+	}
+
+	private static String sleep(Duration duration) {
+		try {
+			Thread.sleep(duration.toMillis());
+			return "slept";
+		}
+		catch (InterruptedException ex) {
+			throw new IllegalStateException("interrupted", ex);
+		}
 	}
 
 	@Test
