@@ -37,6 +37,23 @@ local function blocked(i, reply, held)
 	if held then
 		mark_queued(KEYS[5 * i - 4], held[4])
 	end
+	-- All or nothing: an earlier run of this attempt (its reply lost) may have taken the other
+	-- locks. Its holds go, as their release would (a lock it alone held is freed and its
+	-- waiters told).
+	for j = 1, count do
+		if j ~= i then
+			local mine = redis.call('HMGET', KEYS[5 * j - 4], 'owner', 'token', 'holds', hold)
+			if mine[1] == owner and mine[4] then
+				if tonumber(mine[3]) <= 1 then
+					redis.call('DEL', KEYS[5 * j - 4])
+					redis.call('PUBLISH', KEYS[5 * j], mine[2])
+				else
+					redis.call('HDEL', KEYS[5 * j - 4], hold)
+					redis.call('HINCRBY', KEYS[5 * j - 4], 'holds', -1)
+				end
+			end
+		end
+	end
 	if ARGV[5] == '' then
 		return reply
 	end
@@ -84,9 +101,10 @@ for i = 1, count do
 	if held[1] and held[1] ~= '' then
 		if redis.call('HSETNX', lock, hold, 1) == 1 then
 			redis.call('HINCRBY', lock, 'holds', 1)
-			-- Another hold never shortens the lease the outer hold relies on.
-			lengthen_lease(lock, lease)
 		end
+		-- Another hold never shortens the lease the outer hold relies on, and a hold an earlier
+		-- run of this attempt took must cover the lease the caller counts from before this run.
+		lengthen_lease(lock, lease)
 		tokens[i + 1] = tonumber(held[2])
 	else
 		local token = next_token(KEYS[5 * i - 3], ARGV[4], nowUs)

@@ -29,7 +29,9 @@ local hold = hold_field(ARGV[2])
 local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'queued', hold)
 if held[1] == owner then
 	if held[4] then
-		-- An earlier run of this very attempt took it (its reply was lost).
+		-- An earlier run of this very attempt took it (its reply was lost). The caller counts the
+		-- lease from before this run: it must cover that.
+		lengthen_lease(KEYS[1], ARGV[3])
 		return {1, tonumber(held[2])}
 	end
 	if ARGV[4] ~= '1' then

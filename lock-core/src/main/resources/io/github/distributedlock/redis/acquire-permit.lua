@@ -19,12 +19,12 @@
 local nowMs, nowUs = server_time()
 local permit = digest(ARGV[1]) .. '|' .. ARGV[2]
 drop_ended(KEYS[1], nowMs)
-if not redis.call('ZSCORE', KEYS[1], permit) then
-	if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then
-		local earliest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-		return {0, 0, tonumber(earliest[2]) - nowMs}
-	end
-	redis.call('ZADD', KEYS[1], ends_after(nowMs, ARGV[3]), permit)
-	expire_at_latest(KEYS[1], nowMs)
+-- A permit of this very attempt is there when an earlier run took it (its reply was lost): the
+-- caller counts the lease from before this run, so it gets a whole lease again (GT).
+if not redis.call('ZSCORE', KEYS[1], permit) and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then
+	local earliest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+	return {0, 0, tonumber(earliest[2]) - nowMs}
 end
+redis.call('ZADD', KEYS[1], 'GT', ends_after(nowMs, ARGV[3]), permit)
+expire_at_latest(KEYS[1], nowMs)
 return {1, tonumber(next_token(KEYS[2], ARGV[5], nowUs))}

@@ -46,7 +46,10 @@ drop_ended(KEYS[3], nowMs, nil, KEYS[4])
 local reading = redis.call('ZSCORE', KEYS[3], owner)
 local holds = reading and redis.call('HGET', KEYS[4], owner)
 if list_has(holds, ARGV[2]) then
-	-- An earlier run of this very attempt took it (its reply was lost).
+	-- An earlier run of this very attempt took it (its reply was lost). The caller counts the
+	-- lease from before this run: it must cover that.
+	redis.call('ZADD', KEYS[3], 'GT', ends_after(nowMs, ARGV[3]), owner)
+	expire_at_latest(KEYS[3], nowMs, KEYS[4])
 	if ARGV[6] ~= '' then
 		redis.call('ZREM', KEYS[6], ARGV[6])
 	end

@@ -130,6 +130,8 @@ if held[1] == owner then
 	if held[6] then
 		-- This hold is there already: an earlier run of this very attempt took it, and its reply
 		-- was lost (the command was sent again after a reconnect, or the caller tried again).
+		-- The caller counts the lease from before this run: it must cover that.
+		lengthen_lease(KEYS[1], ARGV[3])
 		withdraw_request()
 		return {1, tonumber(held[2])}
 	end
