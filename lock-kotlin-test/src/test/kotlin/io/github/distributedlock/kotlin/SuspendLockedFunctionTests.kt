@@ -155,7 +155,14 @@ class SuspendLockedFunctionTests {
 	@Test
 	fun shouldCancelTheCoroutineAndThrowLockLeaseLostExceptionWhenItsLeaseIsLost(): Unit = runBlocking {
 		val call = async(Dispatchers.Default) { runCatching { jobs.interruptible("lost") }.exceptionOrNull() }
-		withTimeout(30_000) { Jobs.entered.await() }
+		withTimeout(30_000) {
+			while (!Jobs.entered.isCompleted) {
+				if (call.isCompleted) {
+					throw AssertionError("the call ended before entering the function", call.await())
+				}
+				delay(10)
+			}
+		}
 		// Let a renewal go through, then lose the lock behind the holder's back.
 		delay(300)
 		server.command("DEL", template.lockKey(LockName.of("jobs", "lost")))
@@ -225,7 +232,9 @@ class SuspendLockedFunctionTests {
 			}
 		}
 
-		@DistributedLock(scope = "jobs", key = "#id", expireString = "600ms", autoRenew = [true],
+		// A lease of 3 s, renewed every second: with 600 ms, renewals that fell behind on a loaded
+		// machine let it run out before the function was entered (a clean-clone CI run).
+		@DistributedLock(scope = "jobs", key = "#id", expireString = "3s", autoRenew = [true],
 				onLeaseLost = LeaseLossPolicy.INTERRUPT)
 		open suspend fun interruptible(id: String): String {
 			entered.complete(Unit)
