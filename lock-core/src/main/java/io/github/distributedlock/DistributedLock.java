@@ -18,11 +18,17 @@ import java.util.concurrent.TimeUnit;
  * <p>
  * <b>Unset attributes.</b> Every attribute left out comes from the {@link LockDefaults}
  * of the {@link LockTemplate} (in Spring Boot, the {@code distributed-lock.*}
- * properties). {@link #expire()}, {@link #waitTime()}, {@link #waitStrategy()},
- * {@link #reentrant()}, {@link #progressAwareTimeout()}, {@link #autoRenew()} and
- * {@link #onTimeout()} are declared as arrays only so that leaving them out can mean "use
- * the default": write them as single values, as in {@code reentrant = false}; more than
- * one value is a startup error.
+ * properties). As with {@code @Scheduled(fixedDelay = -1)}, an attribute that can be left
+ * to those defaults has a default that means "unset": {@code -1} for {@link #expire()}
+ * and {@link #waitTime()}, an empty string for their {@code ...String} twins, and a
+ * {@code DEFAULT} constant for the enums, as in {@code Isolation.DEFAULT} of
+ * {@code @Transactional}. The switches that can be unset ({@link #reentrant()},
+ * {@link #progressAwareTimeout()}, {@link #autoRenew()}) share one three-valued
+ * {@link Flag}, so they read as the properties that back them:
+ * {@code reentrant = Flag.FALSE} is {@code distributed-lock.reentrant=false} for one
+ * method. {@link #waitStrategy()} takes a {@link Waiting}, the {@link WaitStrategy}
+ * constants plus {@code DEFAULT}, since {@link WaitStrategy} itself names a strategy the
+ * template uses and has no "unset".
  * <p>
  * <b>Scheduled jobs.</b> On a method that Spring's {@code @Scheduled} runs, two defaults
  * differ: an unset wait time is zero and an unset {@link #onTimeout()} is
@@ -81,11 +87,12 @@ public @interface DistributedLock {
 
 	/**
 	 * How long the lock stays ours if it is never released, in {@link #timeUnit()}; at
-	 * least 1 ms.
-	 * @return the lease, or none for the default
+	 * least 1 ms. Unset ({@code -1}), the template's default lease applies, renewed while
+	 * the method runs.
+	 * @return the lease, or {@code -1} for the default
 	 * @see #expireString()
 	 */
-	long[] expire() default {};
+	long expire() default -1;
 
 	/**
 	 * The lease as a duration string, such as {@code "10s"}, {@code "PT10S"} or
@@ -97,13 +104,13 @@ public @interface DistributedLock {
 
 	/**
 	 * How long to wait for a taken lock, in {@link #timeUnit()}. Zero tries once;
-	 * {@link #WAIT_INDEFINITELY} waits until the lock is ours. Unset, the template's
-	 * default wait time applies, or zero on a method that Spring's {@code @Scheduled}
-	 * runs.
-	 * @return the wait time, or none for the default
+	 * {@link #WAIT_INDEFINITELY} waits until the lock is ours. Unset ({@code -1}), the
+	 * template's default wait time applies, or zero on a method that Spring's
+	 * {@code @Scheduled} runs.
+	 * @return the wait time, or {@code -1} for the default
 	 * @see #waitTimeString()
 	 */
-	long[] waitTime() default {};
+	long waitTime() default -1;
 
 	/**
 	 * The wait time as a duration string, such as {@code "500ms"}, {@code "PT2S"} or
@@ -137,23 +144,25 @@ public @interface DistributedLock {
 
 	/**
 	 * How waiters learn that the lock may be free.
-	 * @return the wait strategy, or none for the default
+	 * @return the wait strategy, or {@link Waiting#DEFAULT} for the template's default
 	 */
-	WaitStrategy[] waitStrategy() default {};
+	Waiting waitStrategy() default Waiting.DEFAULT;
 
 	/**
 	 * Whether the thread that holds the lock may take it again (for example through a
 	 * call to another annotated method). When not reentrant, doing so fails at once with
 	 * {@link LockSelfDeadlockException}.
-	 * @return whether the lock is reentrant, or none for the default
+	 * @return whether the lock is reentrant, or {@link Flag#DEFAULT} for the template's
+	 * default
 	 */
-	boolean[] reentrant() default {};
+	Flag reentrant() default Flag.DEFAULT;
 
 	/**
 	 * Whether the wait time restarts each time the lock changes hands while we wait.
-	 * @return whether the timeout is progress-aware, or none for the default
+	 * @return whether the timeout is progress-aware, or {@link Flag#DEFAULT} for the
+	 * template's default
 	 */
-	boolean[] progressAwareTimeout() default {};
+	Flag progressAwareTimeout() default Flag.DEFAULT;
 
 	/**
 	 * Whether to take the lock alone (the default) or shared with other readers. Methods
@@ -180,9 +189,9 @@ public @interface DistributedLock {
 	/**
 	 * Whether the watchdog renews the lease while the method runs. By default methods
 	 * without an {@code expire} are renewed and methods with one are not.
-	 * @return whether the lease is renewed, or none for the default
+	 * @return whether the lease is renewed, or {@link Flag#DEFAULT} for the default
 	 */
-	boolean[] autoRenew() default {};
+	Flag autoRenew() default Flag.DEFAULT;
 
 	/**
 	 * What happens to the method when this process finds its lock's lease lost while the
@@ -200,12 +209,12 @@ public @interface DistributedLock {
 	LeaseLossPolicy onLeaseLost() default LeaseLossPolicy.CONTINUE;
 
 	/**
-	 * What to do when the lock is not acquired within the wait time:
-	 * {@link OnTimeout#THROW} by default, or {@link OnTimeout#SKIP} on a method that
-	 * Spring's {@code @Scheduled} runs.
-	 * @return the behaviour on timeout, or none for the default
+	 * What to do when the lock is not acquired within the wait time. Unset
+	 * ({@link OnTimeout#DEFAULT}), {@link OnTimeout#THROW}, or {@link OnTimeout#SKIP} on
+	 * a method that Spring's {@code @Scheduled} runs.
+	 * @return the behaviour on timeout
 	 */
-	OnTimeout[] onTimeout() default {};
+	OnTimeout onTimeout() default OnTimeout.DEFAULT;
 
 	/**
 	 * The name of the method to call instead when the lock is not acquired, with
@@ -224,6 +233,13 @@ public @interface DistributedLock {
 	enum OnTimeout {
 
 		/**
+		 * {@link #THROW}, or {@link #SKIP} on a method that Spring's {@code @Scheduled}
+		 * runs. Settled when the method is checked at startup, so a
+		 * {@link io.github.distributedlock.aop.LockTimeoutContext} never carries it.
+		 */
+		DEFAULT,
+
+		/**
 		 * Throw the {@link LockTimeoutException}.
 		 */
 		THROW,
@@ -240,6 +256,61 @@ public @interface DistributedLock {
 		 * result.
 		 */
 		FALLBACK
+
+	}
+
+	/**
+	 * A switch of the annotation that can be left to the template's defaults: the
+	 * {@code boolean} of the matching {@code distributed-lock.*} property, plus
+	 * {@link #DEFAULT} for "not set here". One type serves every such switch, since the
+	 * attribute name already says what is switched.
+	 */
+	enum Flag {
+
+		/**
+		 * Not set here: the template's default applies.
+		 */
+		DEFAULT,
+
+		/**
+		 * On for this method, whatever the default.
+		 */
+		TRUE,
+
+		/**
+		 * Off for this method, whatever the default.
+		 */
+		FALSE
+
+	}
+
+	/**
+	 * The {@link WaitStrategy} of an annotated method, or {@link #DEFAULT} for the
+	 * template's. Each other constant means the {@link WaitStrategy} of the same name. It
+	 * is a type of its own so that {@link WaitStrategy}, which {@link LockRequest} and
+	 * {@link LockDefaults} take, never has a value that means "unset".
+	 */
+	enum Waiting {
+
+		/**
+		 * Not set here: the template's default wait strategy applies.
+		 */
+		DEFAULT,
+
+		/**
+		 * {@link WaitStrategy#PUBSUB}.
+		 */
+		PUBSUB,
+
+		/**
+		 * {@link WaitStrategy#KEYSPACE_EVENTS}.
+		 */
+		KEYSPACE_EVENTS,
+
+		/**
+		 * {@link WaitStrategy#POLLING}.
+		 */
+		POLLING
 
 	}
 

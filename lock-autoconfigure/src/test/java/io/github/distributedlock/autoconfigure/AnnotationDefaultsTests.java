@@ -3,9 +3,11 @@ package io.github.distributedlock.autoconfigure;
 import java.time.Duration;
 
 import io.github.distributedlock.DistributedLock;
+import io.github.distributedlock.DistributedLock.Flag;
 import io.github.distributedlock.LockContext;
 import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.LockSelfDeadlockException;
 import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.redis.RedisLockTemplate;
 import io.github.distributedlock.test.RedisServer;
@@ -57,7 +59,30 @@ class AnnotationDefaultsTests {
 		});
 	}
 
+	@Test
+	void shouldLetAFlagOverrideThePropertyAndDefaultLeaveItInForce() {
+		this.contextRunner.withPropertyValues("distributed-lock.reentrant=false").run((context) -> {
+			Reports reports = context.getBean(Reports.class);
+			assertThatExceptionOfType(LockSelfDeadlockException.class)
+				.isThrownBy(() -> reports.inLedger(() -> reports.inLedger(() -> {
+				})));
+			boolean[] ranInside = new boolean[1];
+			reports.inLedgerAgain(() -> reports.inLedgerAgain(() -> ranInside[0] = true));
+			assertThat(ranInside[0]).as("Flag.TRUE re-entered").isTrue();
+		});
+	}
+
 	static class Reports {
+
+		@DistributedLock(scope = "ledger")
+		public void inLedger(Runnable inside) {
+			inside.run();
+		}
+
+		@DistributedLock(scope = "ledger", reentrant = Flag.TRUE)
+		public void inLedgerAgain(Runnable inside) {
+			inside.run();
+		}
 
 		@DistributedLock
 		public Duration remainingLease() {

@@ -24,7 +24,8 @@ public class DefaultLockTimeoutHandler implements LockTimeoutHandler {
 	@Override
 	public @Nullable Object handleTimeout(LockTimeoutContext timeout) throws Throwable {
 		return switch (timeout.getOnTimeout()) {
-			case THROW -> fail(timeout);
+			// DEFAULT is settled at startup and never reaches a handler.
+			case THROW, DEFAULT -> fail(timeout);
 			case SKIP -> skip(timeout);
 			case FALLBACK -> fallBack(timeout);
 		};

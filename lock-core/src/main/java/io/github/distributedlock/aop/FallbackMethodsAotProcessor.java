@@ -1,7 +1,6 @@
 package io.github.distributedlock.aop;
 
 import java.lang.reflect.Method;
-import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.Set;
 
@@ -46,9 +45,8 @@ class FallbackMethodsAotProcessor implements BeanRegistrationAotProcessor {
 		try {
 			ReflectionUtils.doWithMethods(beanClass, (method) -> {
 				DistributedLock lock = LockAnnotations.find(method);
-				// FALLBACK is never a default: it must be written, as the only value.
-				if (lock != null && Arrays.asList(lock.onTimeout()).contains(OnTimeout.FALLBACK)
-						&& !lock.fallback().isEmpty()) {
+				// FALLBACK is never a default: it must be written.
+				if (lock != null && lock.onTimeout() == OnTimeout.FALLBACK && !lock.fallback().isEmpty()) {
 					names.add(lock.fallback());
 				}
 			});

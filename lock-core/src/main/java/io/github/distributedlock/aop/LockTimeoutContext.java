@@ -34,6 +34,9 @@ public final class LockTimeoutContext {
 		this.method = method;
 		this.target = target;
 		this.arguments = arguments;
+		if (onTimeout == OnTimeout.DEFAULT) {
+			throw new IllegalArgumentException("onTimeout must be settled, not DEFAULT");
+		}
 		this.onTimeout = onTimeout;
 		this.fallback = fallback;
 		this.locks = List.copyOf(locks);
@@ -65,7 +68,8 @@ public final class LockTimeoutContext {
 	}
 
 	/**
-	 * Return what the annotation asks for on timeout.
+	 * Return what the annotation asks for on timeout, with its default settled: never
+	 * {@link OnTimeout#DEFAULT}.
 	 * @return the timeout behaviour
 	 */
 	public OnTimeout getOnTimeout() {

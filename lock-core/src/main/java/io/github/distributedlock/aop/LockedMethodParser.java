@@ -11,8 +11,11 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import io.github.distributedlock.DistributedLock;
+import io.github.distributedlock.DistributedLock.Flag;
 import io.github.distributedlock.DistributedLock.OnTimeout;
+import io.github.distributedlock.DistributedLock.Waiting;
 import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.WaitStrategy;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.format.annotation.DurationFormat;
@@ -25,6 +28,11 @@ import org.springframework.util.StringValueResolver;
  * collected, so one startup failure reports them all.
  */
 final class LockedMethodParser {
+
+	/**
+	 * The value of {@code expire} and {@code waitTime} that leaves them unset.
+	 */
+	private static final long UNSET = -1;
 
 	private final Supplier<LockKeyResolver> keyResolver;
 
@@ -50,7 +58,7 @@ final class LockedMethodParser {
 		String origin = ClassUtils.getUserClass(targetClass).getSimpleName() + "." + method.getName();
 		ScheduledMethodDefaults defaults = ScheduledMethodDefaults.of(method);
 		LockRequest request = request(lock, origin, defaults, found);
-		OnTimeout onTimeout = onTimeout(lock, defaults, found);
+		OnTimeout onTimeout = onTimeout(lock, defaults);
 		LockKeyExpression key = null;
 		if (!lock.key().isEmpty()) {
 			try {
@@ -60,17 +68,13 @@ final class LockedMethodParser {
 				found.add(ex.getMessage());
 			}
 		}
-		boolean defaultSkip = defaults.isScheduled() && lock.onTimeout().length == 0;
+		boolean defaultSkip = defaults.isScheduled() && lock.onTimeout() == OnTimeout.DEFAULT;
 		LockedResult result = LockedReturnTypes.check(method, targetClass, onTimeout, defaultSkip, found);
 		if (result.isReactive() && !this.reactiveTemplate.getAsBoolean()) {
 			found.add(((result == LockedResult.SUSPEND_FUNCTION) ? "is a Kotlin suspend function"
 					: "returns " + method.getReturnType().getSimpleName())
 					+ ", whose lock is held through a ReactiveLockTemplate, but the context has no ReactiveLockTemplate "
 					+ "bean; define one (Spring Boot does when there is a ReactiveRedisConnectionFactory)");
-		}
-		if (result.isReactive() && lock.fair()) {
-			found.add("is held through a ReactiveLockTemplate, which takes exclusive, read and write locks and "
-					+ "permits, but not fair locks; remove fair = true, or lock a blocking method");
 		}
 		Method fallback = FallbackMethods.find(method, targetClass, lock, onTimeout, found);
 		if (found.isEmpty() && request != null) {
@@ -89,48 +93,22 @@ final class LockedMethodParser {
 			Problems found) {
 		String scope = lock.scope().isEmpty() ? origin : lock.scope();
 		LockRequest.Builder request = LockRequest.builder(scope).origin(origin);
-		Duration lease = duration("expire", lock.expire(), lock.expireString(), lock, found);
-		if (lease != null && lease.toMillis() < 1) {
-			found.add("expire must be at least 1 ms, but was " + lease);
+		durations(lock, defaults, request, found);
+		WaitStrategy waitStrategy = waitStrategy(lock.waitStrategy());
+		if (waitStrategy != null) {
+			request.waitStrategy(waitStrategy);
 		}
-		else if (lease != null) {
-			request.lease(lease);
+		Boolean reentrant = flag(lock.reentrant());
+		if (reentrant != null) {
+			request.reentrant(reentrant);
 		}
-		Duration wait = duration("waitTime", lock.waitTime(), lock.waitTimeString(), lock, found);
-		if (wait != null && wait.isNegative()) {
-			found.add("waitTime must not be negative, but was " + wait);
+		Boolean progressAwareTimeout = flag(lock.progressAwareTimeout());
+		if (progressAwareTimeout != null) {
+			request.progressAwareTimeout(progressAwareTimeout);
 		}
-		else if (wait != null) {
-			request.waitTime(wait);
-		}
-		else if (lock.waitTime().length == 0 && lock.waitTimeString().isEmpty()) {
-			Duration defaultWait = defaults.waitTime();
-			if (defaultWait != null) {
-				request.waitTime(defaultWait);
-			}
-		}
-		Duration holdAtLeast = parse("holdAtLeast", lock.holdAtLeast(), lock, found);
-		if (holdAtLeast != null && holdAtLeast.isNegative()) {
-			found.add("holdAtLeast must not be negative, but was " + holdAtLeast);
-		}
-		else if (holdAtLeast != null && lease != null && holdAtLeast.compareTo(lease) > 0) {
-			found.add("holdAtLeast " + holdAtLeast + " is longer than expire " + lease
-					+ "; the lease caps how long the lock stays taken, so give an expire of at least holdAtLeast");
-		}
-		else if (holdAtLeast != null) {
-			request.holdAtLeast(holdAtLeast);
-		}
-		if (single("waitStrategy", lock.waitStrategy().length, found)) {
-			request.waitStrategy(lock.waitStrategy()[0]);
-		}
-		if (single("reentrant", lock.reentrant().length, found)) {
-			request.reentrant(lock.reentrant()[0]);
-		}
-		if (single("progressAwareTimeout", lock.progressAwareTimeout().length, found)) {
-			request.progressAwareTimeout(lock.progressAwareTimeout()[0]);
-		}
-		if (single("autoRenew", lock.autoRenew().length, found)) {
-			request.autoRenew(lock.autoRenew()[0]);
+		Boolean autoRenew = flag(lock.autoRenew());
+		if (autoRenew != null) {
+			request.autoRenew(autoRenew);
 		}
 		request.mode(lock.mode()).fair(lock.fair()).onLeaseLost(lock.onLeaseLost());
 		if (lock.permits() < 0) {
@@ -148,8 +126,72 @@ final class LockedMethodParser {
 		}
 	}
 
-	private static OnTimeout onTimeout(DistributedLock lock, ScheduledMethodDefaults defaults, Problems found) {
-		return single("onTimeout", lock.onTimeout().length, found) ? lock.onTimeout()[0] : defaults.onTimeout();
+	/**
+	 * Set the lease, the wait time and the minimum hold the annotation gives, and the
+	 * wait time of a scheduled job.
+	 */
+	private void durations(DistributedLock lock, ScheduledMethodDefaults defaults, LockRequest.Builder request,
+			Problems found) {
+		Duration lease = duration("expire", lock.expire(), lock.expireString(), lock, found);
+		if (lease != null && lease.toMillis() < 1) {
+			found.add("expire must be at least 1 ms, but was " + lease);
+		}
+		else if (lease != null) {
+			request.lease(lease);
+		}
+		Duration wait = duration("waitTime", lock.waitTime(), lock.waitTimeString(), lock, found);
+		if (wait != null && wait.isNegative()) {
+			found.add("waitTime must not be negative, but was " + wait);
+		}
+		else if (wait != null) {
+			request.waitTime(wait);
+		}
+		else if (lock.waitTime() == UNSET && lock.waitTimeString().isEmpty()) {
+			Duration defaultWait = defaults.waitTime();
+			if (defaultWait != null) {
+				request.waitTime(defaultWait);
+			}
+		}
+		Duration holdAtLeast = parse("holdAtLeast", lock.holdAtLeast(), lock, found);
+		if (holdAtLeast != null && holdAtLeast.isNegative()) {
+			found.add("holdAtLeast must not be negative, but was " + holdAtLeast);
+		}
+		else if (holdAtLeast != null && lease != null && holdAtLeast.compareTo(lease) > 0) {
+			found.add("holdAtLeast " + holdAtLeast + " is longer than expire " + lease
+					+ "; the lease caps how long the lock stays taken, so give an expire of at least holdAtLeast");
+		}
+		else if (holdAtLeast != null) {
+			request.holdAtLeast(holdAtLeast);
+		}
+	}
+
+	private static OnTimeout onTimeout(DistributedLock lock, ScheduledMethodDefaults defaults) {
+		return (lock.onTimeout() != OnTimeout.DEFAULT) ? lock.onTimeout() : defaults.onTimeout();
+	}
+
+	/**
+	 * Return the wait strategy a {@link Waiting} names.
+	 * @return the strategy, or {@code null} for the template's default
+	 */
+	static @Nullable WaitStrategy waitStrategy(Waiting waiting) {
+		return switch (waiting) {
+			case DEFAULT -> null;
+			case PUBSUB -> WaitStrategy.PUBSUB;
+			case KEYSPACE_EVENTS -> WaitStrategy.KEYSPACE_EVENTS;
+			case POLLING -> WaitStrategy.POLLING;
+		};
+	}
+
+	/**
+	 * Return the value a {@link Flag} sets.
+	 * @return the value, or {@code null} for the template's default
+	 */
+	private static @Nullable Boolean flag(Flag flag) {
+		return switch (flag) {
+			case DEFAULT -> null;
+			case TRUE -> Boolean.TRUE;
+			case FALSE -> Boolean.FALSE;
+		};
 	}
 
 	private static void checkProxyable(Method method, Problems found) {
@@ -167,17 +209,17 @@ final class LockedMethodParser {
 		}
 	}
 
-	private @Nullable Duration duration(String name, long[] values, String text, DistributedLock lock, Problems found) {
-		if (values.length > 0 && !text.isEmpty()) {
+	private @Nullable Duration duration(String name, long value, String text, DistributedLock lock, Problems found) {
+		if (value < UNSET) {
+			found.add(name + " must not be negative (-1, the default, leaves it unset), but was " + value);
+			return null;
+		}
+		if (value != UNSET && !text.isEmpty()) {
 			found.add(name + " and " + name + "String are both set; use one");
 			return null;
 		}
-		if (values.length > 1) {
-			single(name, values.length, found);
-			return null;
-		}
-		if (values.length == 1) {
-			return fromNumber(name, values[0], lock, found);
+		if (value != UNSET) {
+			return fromNumber(name, value, lock, found);
 		}
 		return parse(name + "String", text, lock, found);
 	}
@@ -209,13 +251,6 @@ final class LockedMethodParser {
 			found.add(name + " " + value + " " + lock.timeUnit() + " is too long");
 			return null;
 		}
-	}
-
-	private static boolean single(String name, int count, Problems found) {
-		if (count > 1) {
-			found.add(name + " has " + count + " values; give at most one");
-		}
-		return count == 1;
 	}
 
 	static String describe(Method method, Class<?> targetClass) {

@@ -128,8 +128,9 @@ public final class LockMetrics implements LockListener, LockTimeoutListener {
 		switch (timeout.getOnTimeout()) {
 			case SKIP -> this.skipped.withTag(SCOPE_TAG, scope).increment();
 			case FALLBACK -> this.fallbacks.withTag(SCOPE_TAG, scope).increment();
-			case THROW -> {
-				// Counted as distributed.lock.timeouts already.
+			case THROW, DEFAULT -> {
+				// Counted as distributed.lock.timeouts already (DEFAULT, settled at
+				// startup, never gets here).
 			}
 		}
 	}

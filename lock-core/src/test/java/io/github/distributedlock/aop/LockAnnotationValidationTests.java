@@ -9,7 +9,10 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import io.github.distributedlock.DistributedLock;
+import io.github.distributedlock.DistributedLock.Flag;
 import io.github.distributedlock.DistributedLock.OnTimeout;
+import io.github.distributedlock.DistributedLock.Waiting;
+import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.WaitStrategy;
 import org.junit.jupiter.api.Test;
@@ -105,11 +108,14 @@ class LockAnnotationValidationTests {
 	void shouldFailStartupWhenExpireIsNotPositiveOrWaitIsNegative() {
 		assertThat(invalid(BadDurations.class).getProblems()).containsExactlyInAnyOrder(
 				"BadDurations.zeroExpire(): expire must be at least 1 ms, but was PT0S",
-				"BadDurations.negativeExpire(): expire must be at least 1 ms, but was PT-1S",
+				"BadDurations.negativeExpire(): expire must not be negative (-1, the default, leaves it unset), "
+						+ "but was -5",
 				"BadDurations.tinyExpire(): expire must be at least 1 ms, but was PT0.0005S",
 				"BadDurations.negativeWait(): waitTime must not be negative, but was PT-0.5S",
+				"BadDurations.negativeNumericWait(): waitTime must not be negative (-1, the default, leaves it "
+						+ "unset), but was -2",
 				"BadDurations.both(): expire and expireString are both set; use one",
-				"BadDurations.twoValues(): waitTime has 2 values; give at most one",
+				"BadDurations.bothWaits(): waitTime and waitTimeString are both set; use one",
 				"BadDurations.unparseable(): expireString 'soon' is not a duration (such as 10s, 500ms or PT10S): "
 						+ "'soon' is not a valid duration, cannot detect any known style");
 	}
@@ -133,10 +139,49 @@ class LockAnnotationValidationTests {
 	}
 
 	@Test
-	void shouldFailStartupWhenSettingHasSeveralValues() {
-		assertThat(invalid(SeveralValues.class).getProblems()).containsExactlyInAnyOrder(
-				"SeveralValues.run(): waitStrategy has 2 values; give at most one",
-				"SeveralValues.run(): reentrant has 2 values; give at most one");
+	void shouldLeaveEveryUnsetAttributeToTheTemplate() throws Exception {
+		LockRequest request = request(Valid.class.getMethod("skipped"));
+		assertThat(request.lease()).isNull();
+		assertThat(request.waitTime()).isNull();
+		assertThat(request.waitStrategy()).isNull();
+		assertThat(request.reentrant()).isNull();
+		assertThat(request.progressAwareTimeout()).isNull();
+		assertThat(request.autoRenew()).isNull();
+		assertThat(this.methods.find(Valid.class.getMethod("plain"), Valid.class).onTimeout())
+			.isEqualTo(OnTimeout.THROW);
+	}
+
+	@Test
+	void shouldCarryTheSettingsTheAnnotationGivesIntoTheRequest() throws Exception {
+		LockRequest request = request(Valid.class.getMethod("count", String.class));
+		assertThat(request.waitStrategy()).isEqualTo(WaitStrategy.POLLING);
+		assertThat(request.reentrant()).isFalse();
+		assertThat(request.progressAwareTimeout()).isTrue();
+		assertThat(request.autoRenew()).isTrue();
+		assertThat(request(Valid.class.getMethod("unrenewed")).autoRenew()).isFalse();
+	}
+
+	@Test
+	void shouldTreatMinusOneAsUnsetAndZeroAsTryOnce() throws Exception {
+		assertThat(request(Valid.class.getMethod("explicitlyUnset")).lease()).isNull();
+		assertThat(request(Valid.class.getMethod("explicitlyUnset")).waitTime()).isNull();
+		assertThat(request(Valid.class.getMethod("report")).waitTime()).isEqualTo(Duration.ZERO);
+		assertThat(request(Valid.class.getMethod("patient")).waitTime()).isEqualTo(LockRequest.WAIT_INDEFINITELY);
+	}
+
+	@Test
+	void shouldOfferEveryWaitStrategyAndDefaultToAnnotations() {
+		assertThat(LockedMethodParser.waitStrategy(Waiting.DEFAULT)).isNull();
+		for (WaitStrategy strategy : WaitStrategy.values()) {
+			assertThat(LockedMethodParser.waitStrategy(Waiting.valueOf(strategy.name()))).isEqualTo(strategy);
+		}
+		assertThat(Waiting.values()).hasSize(WaitStrategy.values().length + 1);
+	}
+
+	private LockRequest request(Method method) {
+		LockedMethod locked = this.methods.find(method, Valid.class);
+		assertThat(locked).isNotNull();
+		return locked.requests(new Valid(), new Object[0]).get(0);
 	}
 
 	@Test
@@ -175,11 +220,8 @@ class LockAnnotationValidationTests {
 	}
 
 	@Test
-	void shouldFailStartupWhenAReactiveMethodAsksForAFairLock() {
-		assertThat(invalid(FairReactive.class).getProblems()).singleElement()
-			.asString()
-			.isEqualTo("FairReactive.run(): is held through a ReactiveLockTemplate, which takes exclusive, read and "
-					+ "write locks and permits, but not fair locks; remove fair = true, or lock a blocking method");
+	void shouldAcceptAReactiveMethodThatAsksForAFairLock() {
+		assertThatNoException().isThrownBy(() -> this.methods.validate(FairReactive.class));
 	}
 
 	@Test
@@ -262,8 +304,8 @@ class LockAnnotationValidationTests {
 			return Optional.empty();
 		}
 
-		@DistributedLock(onTimeout = OnTimeout.FALLBACK, fallback = "orElse", reentrant = false,
-				waitStrategy = WaitStrategy.POLLING, progressAwareTimeout = true)
+		@DistributedLock(onTimeout = OnTimeout.FALLBACK, fallback = "orElse", reentrant = Flag.FALSE,
+				waitStrategy = Waiting.POLLING, progressAwareTimeout = Flag.TRUE, autoRenew = Flag.TRUE)
 		public int count(String what) {
 			return 1;
 		}
@@ -282,6 +324,18 @@ class LockAnnotationValidationTests {
 
 		@DistributedLock(waitTime = 0, onTimeout = OnTimeout.SKIP, holdAtLeast = "1500ms")
 		public void report() {
+		}
+
+		@DistributedLock
+		public void plain() {
+		}
+
+		@DistributedLock(expire = -1, waitTime = -1)
+		public void explicitlyUnset() {
+		}
+
+		@DistributedLock(expire = 5, autoRenew = Flag.FALSE)
+		public void unrenewed() {
 		}
 
 	}
@@ -377,7 +431,7 @@ class LockAnnotationValidationTests {
 		public void zeroExpire() {
 		}
 
-		@DistributedLock(expire = -1)
+		@DistributedLock(expire = -5)
 		public void negativeExpire() {
 		}
 
@@ -393,20 +447,16 @@ class LockAnnotationValidationTests {
 		public void both() {
 		}
 
-		@DistributedLock(waitTime = { 1, 2 })
-		public void twoValues() {
+		@DistributedLock(waitTime = -2)
+		public void negativeNumericWait() {
+		}
+
+		@DistributedLock(waitTime = 0, waitTimeString = "1s")
+		public void bothWaits() {
 		}
 
 		@DistributedLock(expireString = "soon")
 		public void unparseable() {
-		}
-
-	}
-
-	static class SeveralValues {
-
-		@DistributedLock(waitStrategy = { WaitStrategy.POLLING, WaitStrategy.PUBSUB }, reentrant = { true, false })
-		public void run() {
 		}
 
 	}

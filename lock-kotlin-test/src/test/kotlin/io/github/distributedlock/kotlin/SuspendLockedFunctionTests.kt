@@ -1,6 +1,7 @@
 package io.github.distributedlock.kotlin
 
 import io.github.distributedlock.DistributedLock
+import io.github.distributedlock.DistributedLock.Flag
 import io.github.distributedlock.DistributedLock.OnTimeout
 import io.github.distributedlock.LeaseLossPolicy
 import io.github.distributedlock.LockLeaseLostException
@@ -168,6 +169,10 @@ class SuspendLockedFunctionTests {
 		server.command("DEL", template.lockKey(LockName.of("jobs", "lost")))
 		val failure = withTimeout(5_000) { call.await() }
 		assertThat(failure).isInstanceOf(LockLeaseLostException::class.java)
+		// The function's coroutine runs on the caller's dispatcher (Spring AOP keeps the
+		// caller's context), so its cancellation is dispatched there: it may end after the
+		// caller has the exception (a clean-clone CI run), but it does end.
+		withTimeout(5_000) { Jobs.cancellation.await() }
 		assertThat(Jobs.cancelled).`as`("the function's coroutine was cancelled").isTrue()
 	}
 
@@ -190,7 +195,7 @@ class SuspendLockedFunctionTests {
 
 	open class Jobs {
 
-		@DistributedLock(scope = "jobs", key = "#id", waitTime = [30])
+		@DistributedLock(scope = "jobs", key = "#id", waitTime = 30)
 		open suspend fun run(id: String): Long {
 			calls.incrementAndGet()
 			val token = ReactiveLockContext.current().awaitSingle().fencingToken()
@@ -208,20 +213,20 @@ class SuspendLockedFunctionTests {
 			return fromReactiveLockContext to fromReactorContext
 		}
 
-		@DistributedLock(scope = "jobs", key = "#id", waitTime = [0], onTimeout = [OnTimeout.SKIP])
+		@DistributedLock(scope = "jobs", key = "#id", waitTime = 0, onTimeout = OnTimeout.SKIP)
 		open suspend fun skip(id: String): String? {
 			calls.incrementAndGet()
 			delay(1)
 			return "ran"
 		}
 
-		@DistributedLock(scope = "jobs", key = "#id", waitTime = [0])
+		@DistributedLock(scope = "jobs", key = "#id", waitTime = 0)
 		open suspend fun strict(id: String): String {
 			calls.incrementAndGet()
 			return "ran"
 		}
 
-		@DistributedLock(scope = "jobs", key = "#id", waitTime = [0])
+		@DistributedLock(scope = "jobs", key = "#id", waitTime = 0)
 		open suspend fun forever(id: String) {
 			try {
 				entered.complete(Unit)
@@ -234,7 +239,7 @@ class SuspendLockedFunctionTests {
 
 		// A lease of 3 s, renewed every second: with 600 ms, renewals that fell behind on a loaded
 		// machine let it run out before the function was entered (a clean-clone CI run).
-		@DistributedLock(scope = "jobs", key = "#id", expireString = "3s", autoRenew = [true],
+		@DistributedLock(scope = "jobs", key = "#id", expireString = "3s", autoRenew = Flag.TRUE,
 				onLeaseLost = LeaseLossPolicy.INTERRUPT)
 		open suspend fun interruptible(id: String): String {
 			entered.complete(Unit)
@@ -244,6 +249,7 @@ class SuspendLockedFunctionTests {
 			}
 			catch (ex: CancellationException) {
 				cancelled.set(true)
+				cancellation.complete(Unit)
 				throw ex
 			}
 		}
@@ -261,12 +267,15 @@ class SuspendLockedFunctionTests {
 
 			var entered = CompletableDeferred<Unit>()
 
+			var cancellation = CompletableDeferred<Unit>()
+
 			fun reset() {
 				calls.set(0)
 				inside.set(0)
 				maxInside.set(0)
 				cancelled.set(false)
 				entered = CompletableDeferred()
+				cancellation = CompletableDeferred()
 			}
 
 		}
@@ -275,7 +284,7 @@ class SuspendLockedFunctionTests {
 
 	open class Refused {
 
-		@DistributedLock(scope = "jobs", key = "#id", onTimeout = [OnTimeout.FALLBACK], fallback = "instead")
+		@DistributedLock(scope = "jobs", key = "#id", onTimeout = OnTimeout.FALLBACK, fallback = "instead")
 		open suspend fun run(id: String): String = "ran"
 
 		open suspend fun instead(id: String): String = "fallback"
@@ -283,7 +292,7 @@ class SuspendLockedFunctionTests {
 		@DistributedLock(scope = "jobs")
 		open suspend fun flow(): Flow<String> = flowOf("ran")
 
-		@DistributedLock(scope = "jobs", onTimeout = [OnTimeout.SKIP])
+		@DistributedLock(scope = "jobs", onTimeout = OnTimeout.SKIP)
 		open suspend fun skipped(): String = "ran"
 
 	}

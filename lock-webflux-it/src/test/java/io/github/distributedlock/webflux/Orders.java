@@ -3,6 +3,7 @@ package io.github.distributedlock.webflux;
 import java.time.Duration;
 
 import io.github.distributedlock.DistributedLock;
+import io.github.distributedlock.DistributedLock.Flag;
 import io.github.distributedlock.ReactiveLockContext;
 import reactor.core.publisher.Mono;
 
@@ -34,7 +35,7 @@ public class Orders {
 	 * @param holdMillis how long the section lasts
 	 * @return the fencing token of the hold
 	 */
-	@DistributedLock(scope = "orders", key = "#id", waitTime = 20, expire = 30, autoRenew = false)
+	@DistributedLock(scope = "orders", key = "#id", waitTime = 20, expire = 30, autoRenew = Flag.FALSE)
 	public Mono<Long> process(String id, long holdMillis) {
 		return ReactiveLockContext.current()
 			.flatMap((lock) -> record(id, "enter", lock.fencingToken()).then(Mono.delay(Duration.ofMillis(holdMillis)))
