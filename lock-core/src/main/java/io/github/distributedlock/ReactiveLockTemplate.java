@@ -1,5 +1,6 @@
 package io.github.distributedlock;
 
+import java.util.List;
 import java.util.function.Function;
 
 import org.reactivestreams.Publisher;
@@ -12,10 +13,12 @@ import reactor.core.publisher.Mono;
  * A lock is owned by the subscription that acquired it, never by a thread, and nothing
  * here blocks a thread, waits included. Each subscription is its own owner, so holds are
  * not reentrant: a chain that asks again for a lock it holds waits for itself until its
- * wait time runs out. The lock is taken when the returned publisher is subscribed to, and
- * each subscription takes it anew. Implementations are thread-safe; errors are the
- * blocking {@link LockTemplate}'s: {@link LockTimeoutException} when the wait time runs
- * out, {@link LockLeaseLostException} when a hold is released after it was lost,
+ * wait time runs out. A request with a {@linkplain LockRequest.Builder#owner(String)
+ * custom owner} is that owner's instead, whose holds re-enter each other. The lock is
+ * taken when the returned publisher is subscribed to, and each subscription takes it
+ * anew. Implementations are thread-safe; errors are the blocking {@link LockTemplate}'s:
+ * {@link LockTimeoutException} when the wait time runs out,
+ * {@link LockLeaseLostException} when a hold is released after it was lost,
  * {@link LockAccessException} when Redis cannot be reached.
  */
 public interface ReactiveLockTemplate {
@@ -55,15 +58,43 @@ public interface ReactiveLockTemplate {
 	 */
 	default <T> Flux<T> execute(LockRequest request,
 			Function<? super ReactiveLockContext, ? extends Publisher<? extends T>> work) {
-		// Released in line after the work, so that a lost lease is the error itself; the
-		// release on completion is then a no-op.
-		return Flux.usingWhen(acquire(request),
-				(handle) -> ReactiveLockedWork
-					.guard(handle, request.onLeaseLost(),
-							Flux.<T>from(work.apply(handle))
-								.contextWrite((context) -> context.put(ReactiveLockContext.class, handle)))
-					.concatWith(ReactiveLockedWork.release(handle).then(Mono.empty())),
-				ReactiveLockHandle::release, ReactiveLockedWork::releaseAfterError, ReactiveLockHandle::release);
+		return ReactiveLockedWork.run(acquire(request), request.onLeaseLost(), work);
+	}
+
+	/**
+	 * Acquire every requested lock on subscription, or none. Locks are taken in one
+	 * global order, so two subscribers asking for overlapping sets can't deadlock.
+	 * Duplicate names are taken once. Cancelling while waiting gives the wait up; holds
+	 * won meanwhile are released.
+	 * @param requests the locks, at least one; the first request's wait time bounds the
+	 * whole acquisition, and its owner owns every hold
+	 * @return one handle for every hold, named after the first lock in the global order,
+	 * whose release releases them all; errors with {@link LockTimeoutException} if not
+	 * every lock was acquired within the wait time (none is then held), and, by default,
+	 * for a template that takes one lock at a time, with
+	 * {@link UnsupportedOperationException}
+	 */
+	default Mono<ReactiveLockHandle> acquireAll(List<LockRequest> requests) {
+		return Mono.error(() -> new UnsupportedOperationException(
+				getClass().getName() + " takes one lock at a time; acquireAll is not supported"));
+	}
+
+	/**
+	 * Run the work while holding every requested lock, as
+	 * {@link #execute(LockRequest, Function)} does for one: with
+	 * {@link LeaseLossPolicy#INTERRUPT} on any of the requests, the loss of any of the
+	 * locks cancels the work.
+	 * @param <T> the element type
+	 * @param requests the locks, as {@link #acquireAll(List)} takes them
+	 * @param work the protected work, given the multi-lock's hold
+	 * @return the work's elements
+	 */
+	default <T> Flux<T> executeAll(List<LockRequest> requests,
+			Function<? super ReactiveLockContext, ? extends Publisher<? extends T>> work) {
+		LeaseLossPolicy onLeaseLost = requests.stream()
+			.anyMatch((request) -> request.onLeaseLost() == LeaseLossPolicy.INTERRUPT) ? LeaseLossPolicy.INTERRUPT
+					: LeaseLossPolicy.CONTINUE;
+		return ReactiveLockedWork.run(acquireAll(requests), onLeaseLost, work);
 	}
 
 	/**

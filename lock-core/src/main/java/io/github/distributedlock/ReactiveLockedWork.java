@@ -2,9 +2,11 @@ package io.github.distributedlock;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -19,6 +21,21 @@ final class ReactiveLockedWork {
 	private static final Log logger = LogFactory.getLog(ReactiveLockedWork.class);
 
 	private ReactiveLockedWork() {
+	}
+
+	/**
+	 * Run the work while holding what the acquisition gives: the hold is in the Reactor
+	 * context, and released in line after the work, so that a lost lease is the error
+	 * itself (the release on completion is then a no-op).
+	 */
+	static <T> Flux<T> run(Mono<ReactiveLockHandle> acquisition, LeaseLossPolicy onLeaseLost,
+			Function<? super ReactiveLockContext, ? extends Publisher<? extends T>> work) {
+		return Flux.usingWhen(acquisition,
+				(handle) -> guard(handle, onLeaseLost,
+						Flux.<T>from(work.apply(handle))
+							.contextWrite((context) -> context.put(ReactiveLockContext.class, handle)))
+					.concatWith(release(handle).then(Mono.empty())),
+				ReactiveLockHandle::release, ReactiveLockedWork::releaseAfterError, ReactiveLockHandle::release);
 	}
 
 	/**

@@ -42,6 +42,7 @@ public final class DistributedLockReactiveAutoConfiguration {
 			.keyPrefix(properties.getKeyPrefix())
 			.subscriptionLinger(properties.getSubscriptionLinger())
 			.handOff(properties.isHandOff())
+			.fairWaiterTimeout(properties.getFair().getWaiterTimeout())
 			.watchdog(properties.getWatchdog().isEnabled());
 		listeners.orderedStream().forEach(builder::listener);
 		return builder.build();

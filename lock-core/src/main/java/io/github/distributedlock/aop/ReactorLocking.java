@@ -45,11 +45,6 @@ final class ReactorLocking implements ReactiveLocking {
 
 	private Flux<Object> run(MethodInvocation invocation, ReactorResult result, List<LockRequest> requests,
 			TimeoutFallback timeout) {
-		if (requests.size() != 1) {
-			return Flux
-				.error(new IllegalStateException("Lock '" + requests.get(0).name() + "' of " + invocation.getMethod()
-						+ ": a reactive method takes one lock, but its key gave " + requests.size()));
-		}
 		ReactiveLockTemplate template = this.template.getIfAvailable();
 		if (template == null) {
 			return Flux
@@ -61,9 +56,11 @@ final class ReactorLocking implements ReactiveLocking {
 			entered.set(true);
 			return result.fromMethod(proceed(invocation));
 		});
-		return template.locked(requests.get(0), work)
-			.onErrorResume(LockTimeoutException.class,
-					(ex) -> entered.get() ? Flux.error(ex) : Flux.defer(() -> result.fromMethod(handle(timeout, ex))));
+		// A key that gives several locks takes them all, or none, as executeAll does.
+		Flux<Object> locked = (requests.size() == 1) ? template.locked(requests.get(0), work)
+				: template.executeAll(requests, (hold) -> work);
+		return locked.onErrorResume(LockTimeoutException.class,
+				(ex) -> entered.get() ? Flux.error(ex) : Flux.defer(() -> result.fromMethod(handle(timeout, ex))));
 	}
 
 	private static @Nullable Object proceed(MethodInvocation invocation) {

@@ -19,16 +19,17 @@ import reactor.util.context.ContextView;
 
 /**
  * A {@link ReactiveLockTemplate} that observes each
- * {@link #execute(LockRequest, Function) execute} and {@code locked}, as
- * {@link ObservedLockTemplate} observes the blocking template: one
+ * {@link #execute(LockRequest, Function) execute}, {@code executeAll} and {@code locked},
+ * as {@link ObservedLockTemplate} observes the blocking template: one
  * {@link LockObservationDocumentation#LOCK} observation, with the same convention, spans
  * acquiring the lock, running the work and releasing the lock.
  * <p>
  * Observations travel in the Reactor context, as in Spring's reactive instrumentation:
  * the parent is the observation under {@link ObservationThreadLocalAccessor#KEY} in the
  * subscriber's context, and the work sees this observation under that key. A cancelled
- * subscription stops the observation. {@code acquire} and {@code tryAcquire} return holds
- * that outlive any scope, so they are passed on unobserved.
+ * subscription stops the observation. {@code acquire}, {@code tryAcquire} and
+ * {@code acquireAll} return holds that outlive any scope, so they are passed on
+ * unobserved.
  * <p>
  * Thread-safe if the delegate is.
  */
@@ -83,19 +84,36 @@ public final class ObservedReactiveLockTemplate implements ReactiveLockTemplate 
 	}
 
 	@Override
+	public Mono<ReactiveLockHandle> acquireAll(List<LockRequest> requests) {
+		return this.delegate.acquireAll(requests);
+	}
+
+	@Override
 	public <T> Flux<T> execute(LockRequest request,
 			Function<? super ReactiveLockContext, ? extends Publisher<? extends T>> work) {
+		return observe(List.of(request), work, (observed) -> this.delegate.<T>execute(request, observed));
+	}
+
+	@Override
+	public <T> Flux<T> executeAll(List<LockRequest> requests,
+			Function<? super ReactiveLockContext, ? extends Publisher<? extends T>> work) {
+		return observe(requests, work, (observed) -> this.delegate.<T>executeAll(requests, observed));
+	}
+
+	private <T> Flux<T> observe(List<LockRequest> requests,
+			Function<? super ReactiveLockContext, ? extends Publisher<? extends T>> work,
+			Function<Function<? super ReactiveLockContext, ? extends Publisher<? extends T>>, Flux<T>> run) {
 		return Flux.deferContextual((view) -> {
-			LockObservationContext context = new LockObservationContext(List.of(request));
+			LockObservationContext context = new LockObservationContext(requests);
 			Observation observation = start(context, view);
-			return this.delegate.<T>execute(request, (lock) -> {
+			return run.apply((lock) -> {
 				context.acquired(lock);
 				return work.apply(lock);
 			})
 				.doOnError((ex) -> failed(context, observation, ex))
 				// Stopped before the subscriber hears of the end, so that a caller that
-				// blocked
-				// on the result finds it stopped (doFinally would run after that).
+				// blocked on the result finds it stopped (doFinally would run after
+				// that).
 				.doOnTerminate(observation::stop)
 				.doOnCancel(observation::stop)
 				.contextWrite((downstream) -> downstream.put(ObservationThreadLocalAccessor.KEY, observation));

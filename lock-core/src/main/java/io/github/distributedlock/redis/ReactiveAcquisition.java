@@ -1,18 +1,15 @@
 package io.github.distributedlock.redis;
 
-import java.util.concurrent.TimeUnit;
-
-import io.github.distributedlock.LockAccessException;
-import io.github.distributedlock.LockSelfDeadlockException;
 import io.github.distributedlock.LockTimeoutException;
 import org.jspecify.annotations.Nullable;
-import reactor.core.Disposable;
 import reactor.core.publisher.MonoSink;
 import reactor.core.scheduler.Scheduler;
 
 /**
- * One reactive acquisition: the {@link WaitLoop} of the reactive engine, as a state
- * machine driven by replies, messages and timers instead of a parked thread.
+ * One reactive acquisition: the {@link WaitLoop} of the reactive engine, driven by
+ * replies, messages and timers instead of a parked thread. What to do at each step is the
+ * {@link Acquisition}'s decision, as in the blocking engine; this class sends, schedules
+ * and keeps its place in the local line.
  * <p>
  * Try once; if the lock is taken, join the lock's {@link ReactiveWaitLine} (at once, if
  * the line is already there and subscribed). The head of the line, once the channel is
@@ -27,15 +24,9 @@ import reactor.core.scheduler.Scheduler;
  * an attempt is in flight, its reply still comes, and a hold it grants is released. The
  * state lock is held only for bookkeeping, never across a Redis call.
  */
-final class ReactiveAcquisition {
+final class ReactiveAcquisition extends ReactiveDriver<Grant> {
 
 	private static final long ANY_SLEEP = -1;
-
-	private enum State {
-
-		RUNNING, DONE, CANCELLED
-
-	}
 
 	private final LockSpec spec;
 
@@ -45,57 +36,41 @@ final class ReactiveAcquisition {
 
 	private final ReactiveWaitLines lines;
 
-	private final Scheduler timer;
-
-	private final MonoSink<Grant> sink;
-
-	private final ReactiveAttempts attempts;
+	private final Acquisition acquisition;
 
 	private final Deadline deadline;
 
 	private final boolean lineUp;
 
-	private State state = State.RUNNING;
-
 	private @Nullable ReactiveWaitLine line;
 
 	private boolean head;
 
-	private boolean inFlight;
-
 	private boolean sleeping;
-
-	private @Nullable Disposable sleep;
 
 	// Counts the head's sleeps, so that a timer of an earlier one wakes nobody.
 	private long sleeps;
-
-	private long seen;
-
-	private long seenRetries;
 
 	/**
 	 * @param handOff whether waiters line up for reservations, where the lock's kind does
 	 */
 	ReactiveAcquisition(LockSpec spec, String owner, boolean handOff, ReactiveLockCommands commands,
 			ReactiveWaitLines lines, Scheduler timer, MonoSink<Grant> sink) {
+		super(spec.name(), timer, sink);
 		this.spec = spec;
 		this.owner = owner;
 		this.commands = commands;
 		this.lines = lines;
-		this.timer = timer;
-		this.sink = sink;
-		this.attempts = new ReactiveAttempts(spec, owner);
-		this.deadline = this.attempts.deadline();
-		this.lineUp = handOff && spec.kind().handsOver() && !this.deadline.isTryOnce();
+		// A custom owner may hold the lock elsewhere: finding it ours is a re-entry. A
+		// subscription's own owner never holds it before.
+		this.acquisition = new Acquisition(spec, owner, LockOwners.isCustom(owner), NanoClock.SYSTEM);
+		this.deadline = this.acquisition.deadline();
+		this.lineUp = this.acquisition.linesUp(handOff);
 	}
 
-	/**
-	 * Make the first attempt; the sink gets the grant, or a timeout or failure.
-	 */
-	void start() {
-		this.sink.onCancel(this::cancel);
-		if (this.lineUp && this.lines.isHot(this.spec)) {
+	@Override
+	void begin() {
+		if (this.lineUp && !this.acquisition.holdsIt() && this.lines.isHot(this.spec)) {
 			// A lock waited for in this JVM a moment ago is likely taken: line up at
 			// once,
 			// so that the first attempt already files the hand-off request (as WaitLoop
@@ -107,58 +82,87 @@ final class ReactiveAcquisition {
 	}
 
 	private void attempt() {
-		ReactiveAttempts.Next next;
-		synchronized (this) {
-			if (this.state != State.RUNNING) {
-				return;
-			}
-			if (this.head) {
-				this.seenRetries = this.line().retrySignals();
-				this.seen = this.line().signals();
-			}
-			this.inFlight = true;
-			next = this.attempts.next();
-		}
-		this.commands
-			.acquire(this.spec, this.owner, this.attempts.hold(), next.remainingWaitMillis(), next.mayHaveIntent(),
-					next.request())
-			.subscribe((result) -> replied(result, next.sentNanos()), this::failed);
+		attempt(null);
 	}
 
-	private void replied(AcquireResult result, long sentNanos) {
-		State now;
-		boolean isHead;
-		Grant grant = null;
+	/**
+	 * Send the next attempt, if the acquisition still runs.
+	 * @param late a grant that came too late, which this attempt takes again (same hold
+	 * id): released instead if the acquisition ended meanwhile, as nothing else would
+	 */
+	private void attempt(@Nullable Grant late) {
+		Acquisition.@Nullable Attempt next;
 		synchronized (this) {
-			this.inFlight = false;
-			now = this.state;
-			isHead = this.head;
-			if (result.acquired()) {
-				grant = this.attempts.grant(result, sentNanos, this.head);
-				if (this.line != null) {
-					this.line.markProgress(System.nanoTime());
-				}
+			if (!running()) {
+				next = null;
 			}
 			else {
-				noted(result);
+				sending();
+				next = this.acquisition.next(this.head ? heard() : null);
 			}
 		}
-		if (now != State.RUNNING) {
-			if (grant != null) {
-				// Cancelled (or closed) while the attempt was in flight, and Redis
-				// granted it anyway: nobody will use the hold.
-				releaseQuietly(grant);
+		if (next == null) {
+			if (late != null) {
+				release(late);
 			}
-			end(false);
+			return;
+		}
+		Acquisition.Attempt sent = next;
+		this.commands
+			.acquire(this.spec, this.owner, next.hold(), next.remainingWaitMillis(), next.mayHaveIntent(),
+					next.holdsIt(), next.request())
+			.subscribe((result) -> replied(sent, result), this::failed);
+	}
+
+	private void replied(Acquisition.Attempt sent, AcquireResult result) {
+		boolean running;
+		boolean isHead;
+		Acquisition.Outcome outcome;
+		synchronized (this) {
+			running = received();
+			isHead = this.head;
+			outcome = this.acquisition.replied(sent, result, this.head);
+			if (this.line != null) {
+				if (outcome instanceof Acquisition.Held) {
+					this.line.line().markProgress(System.nanoTime());
+				}
+				else if (!result.acquired()) {
+					if (this.acquisition.lastHandOffNanos() != 0) {
+						this.line.line().markProgress(this.acquisition.lastHandOffNanos());
+					}
+					this.line.line().holderSeen(this.deadline.holder());
+				}
+			}
+		}
+		Grant grant = (outcome instanceof Acquisition.Held held) ? held.grant() : null;
+		Grant late = (outcome instanceof Acquisition.Late tooLate) ? tooLate.grant() : null;
+		boolean retry = late != null && running && this.acquisition.retriesLateGrant();
+		if (late != null && !retry) {
+			// Granted too late to use, and no attempt follows: the hold may still be in
+			// Redis.
+			release(late);
+		}
+		if (!running) {
+			// Cancelled (or closed) while the attempt was in flight.
+			abandon(grant);
 			return;
 		}
 		if (grant != null) {
 			succeed(grant);
 		}
-		else if (result.selfDeadlock()) {
-			fail(new LockSelfDeadlockException(this.spec.name()));
+		else if (late != null) {
+			// Granted too late to use: again at once, from where this attempt was made.
+			if (retry) {
+				attempt(late);
+			}
+			else {
+				fail(timeout());
+			}
 		}
-		else if (this.deadline.isTryOnce()) {
+		else if (outcome instanceof Acquisition.Failed failed) {
+			fail(failed.error());
+		}
+		else if (outcome == Acquisition.Outcome.OVER) {
 			fail(timeout());
 		}
 		else if (isHead) {
@@ -169,46 +173,27 @@ final class ReactiveAcquisition {
 		}
 	}
 
-	private void releaseQuietly(Grant grant) {
-		// A release that fails leaves the hold to end with its lease.
+	@Override
+	void release(Grant grant) {
 		this.commands.release(grant, 0).subscribe(null, (ex) -> {
 		});
 	}
 
-	private void noted(AcquireResult result) {
-		long now = System.nanoTime();
-		if (this.attempts.noted(result, now)) {
-			changedHands(now);
-		}
-		if (this.line != null) {
-			this.line.holderSeen(this.deadline.holder());
-		}
-	}
-
 	private LockTimeoutException timeout() {
 		ReactiveWaitLine joined = this.line;
-		return this.deadline.timeout(this.spec.name(), (joined != null) ? joined.holder() : null);
-	}
-
-	private void changedHands(long nanos) {
-		if (this.line != null) {
-			this.line.markProgress(nanos);
-		}
-		if (this.spec.progressAware()) {
-			this.deadline.restartAt(nanos);
-		}
+		return this.acquisition.timeout((joined != null) ? joined.line().holder() : null);
 	}
 
 	private void joinLine() {
 		ReactiveWaitLine joined = this.lines.join(this.spec);
 		boolean first;
 		synchronized (this) {
-			if (this.state != State.RUNNING) {
+			if (!running()) {
 				this.lines.leave(joined);
 				return;
 			}
 			this.line = joined;
-			joined.holderSeen(this.deadline.holder());
+			joined.line().holderSeen(this.deadline.holder());
 			first = joined.join(this);
 		}
 		if (first) {
@@ -225,7 +210,7 @@ final class ReactiveAcquisition {
 	void promoted() {
 		ReactiveWaitLine joined;
 		synchronized (this) {
-			if (this.state != State.RUNNING) {
+			if (!running()) {
 				return;
 			}
 			cancelSleep();
@@ -236,7 +221,7 @@ final class ReactiveAcquisition {
 				return;
 			}
 			if (this.lineUp) {
-				joined.expect(this.attempts.fileRequest());
+				joined.line().expect(this.acquisition.fileRequest());
 			}
 			// Bounded like every sleep: a subscription that never comes is no reason to
 			// sleep past the holder's lease.
@@ -250,24 +235,21 @@ final class ReactiveAcquisition {
 	 */
 	private void sleepInLine() {
 		synchronized (this) {
-			if (this.state != State.RUNNING || this.head) {
+			if (!running() || this.head) {
 				return;
 			}
-			long left = Math.min(this.deadline.remainingNanos(), ReactiveAttempts.MAX_SLEEP_NANOS);
-			this.sleep = this.timer.schedule(this::turnTimedOut, Math.max(0, left), TimeUnit.NANOSECONDS);
+			long left = Math.min(this.deadline.remainingNanos(), Acquisition.MAX_SLEEP_NANOS);
+			sleep(this::turnTimedOut, Math.max(0, left));
 		}
 	}
 
 	private void turnTimedOut() {
 		synchronized (this) {
-			if (this.state != State.RUNNING || this.head) {
+			if (!running() || this.head) {
 				return;
 			}
-			long progress = this.line().lastProgressNanos();
-			if (this.spec.progressAware() && progress != 0) {
-				// The lock changed hands meanwhile: the wait time starts again.
-				this.deadline.restartIfLater(progress);
-			}
+			// The lock changed hands meanwhile: the wait time starts again.
+			this.acquisition.restartOnProgress(heard().lastProgressNanos());
 			if (this.deadline.remainingNanos() > 0) {
 				// A wait longer than one timer, or restarted.
 				sleepInLine();
@@ -278,27 +260,18 @@ final class ReactiveAcquisition {
 	}
 
 	private void sleepAsHead() {
-		boolean now;
+		Acquisition.Step step;
 		synchronized (this) {
-			if (this.state != State.RUNNING) {
+			if (!running()) {
 				return;
 			}
-			long progress = this.line().lastProgressNanos();
-			if (this.spec.progressAware() && progress != 0) {
-				this.deadline.restartIfLater(progress);
-			}
-			if (this.deadline.remainingNanos() <= 0) {
-				now = false;
-			}
-			else {
-				now = this.line().signals() != this.seen && !onlyReservedElsewhere();
-				if (!now) {
-					sleepAsHeadUntilWoken();
-					return;
-				}
+			step = this.acquisition.whileHead(heard());
+			if (step == Acquisition.Step.SLEEP) {
+				sleepAsHeadUntilWoken();
+				return;
 			}
 		}
-		if (now) {
+		if (step == Acquisition.Step.TRY) {
 			attempt();
 		}
 		else {
@@ -307,50 +280,20 @@ final class ReactiveAcquisition {
 	}
 
 	/**
-	 * Return whether the signals since the last attempt were only reservations for other
-	 * waiters, after which the lock is taken again: then take the hint (the claim may end
-	 * before the lease we were told of) and sleep on. Called with the state lock.
-	 */
-	private boolean onlyReservedElsewhere() {
-		if (this.line().retrySignals() != this.seenRetries) {
-			return false;
-		}
-		reservedElsewhere();
-		this.seen = this.line().signals();
-		// A reservation for us (a call to try again) may have landed since the check
-		// above: the count just read includes it, so only the retry count can still tell.
-		return this.line().retrySignals() == this.seenRetries;
-	}
-
-	private long sleepNanos() {
-		return this.attempts.sleepNanos();
-	}
-
-	/**
 	 * Called by the line on every message while this waiter is its head.
 	 */
 	void signalled() {
 		synchronized (this) {
-			if (this.state != State.RUNNING || !this.sleeping || this.line().signals() == this.seen) {
+			if (!running() || !this.sleeping || heard().signals() == this.acquisition.seenSignals()) {
 				return;
 			}
-			if (onlyReservedElsewhere()) {
+			if (!this.acquisition.calledToTry(heard())) {
 				cancelSleep();
 				sleepAsHeadUntilWoken();
 				return;
 			}
 		}
 		woken(ANY_SLEEP);
-	}
-
-	private void reservedElsewhere() {
-		WaitQueue.Reservation last = this.line().lastReservation();
-		if (last == null) {
-			return;
-		}
-		changedHands(last.receivedNanos());
-		// A hint: it may make us try sooner, never later than the lease Redis told us of.
-		this.deadline.holderMayEndSooner(last.claimMillis(), last.receivedNanos());
 	}
 
 	/**
@@ -361,7 +304,7 @@ final class ReactiveAcquisition {
 	private void sleepAsHeadUntilWoken() {
 		long sleep = ++this.sleeps;
 		this.sleeping = true;
-		this.sleep = this.timer.schedule(() -> woken(sleep), sleepNanos(), TimeUnit.NANOSECONDS);
+		sleep(() -> woken(sleep), this.acquisition.sleepNanos());
 	}
 
 	/**
@@ -370,21 +313,13 @@ final class ReactiveAcquisition {
 	 */
 	private void woken(long sleep) {
 		synchronized (this) {
-			if (this.state != State.RUNNING || !this.sleeping || (sleep != ANY_SLEEP && sleep != this.sleeps)) {
+			if (!running() || !this.sleeping || (sleep != ANY_SLEEP && sleep != this.sleeps)) {
 				return;
 			}
 			this.sleeping = false;
 			cancelSleep();
 		}
 		attempt();
-	}
-
-	private void cancelSleep() {
-		Disposable current = this.sleep;
-		this.sleep = null;
-		if (current != null) {
-			current.dispose();
-		}
 	}
 
 	private ReactiveWaitLine line() {
@@ -395,78 +330,30 @@ final class ReactiveAcquisition {
 		return current;
 	}
 
-	private void failed(Throwable error) {
-		synchronized (this) {
-			this.inFlight = false;
-		}
-		fail(error);
-	}
-
-	/**
-	 * Called by the line when the template closes.
-	 */
-	void closed() {
-		fail(new LockAccessException(this.spec.name(), "the lock service is shut down", null));
-	}
-
-	private void succeed(Grant grant) {
-		if (end(true)) {
-			this.sink.success(grant);
-		}
-		else {
-			releaseQuietly(grant);
-		}
-	}
-
-	private void fail(Throwable error) {
-		if (end(false)) {
-			this.sink.error(error);
-		}
-	}
-
-	private void cancel() {
-		boolean inFlight;
-		synchronized (this) {
-			if (this.state != State.RUNNING) {
-				return;
-			}
-			this.state = State.CANCELLED;
-			inFlight = this.inFlight;
-		}
-		if (!inFlight) {
-			// Otherwise the reply ends it, releasing what it may have granted.
-			end(false);
-		}
+	private WaitLine heard() {
+		return line().line();
 	}
 
 	/**
 	 * Leave the line and withdraw the request unless it won the lock.
-	 * @return whether this call ended a running acquisition (rather than a cancelled or
-	 * ended one)
 	 */
-	private boolean end(boolean acquired) {
-		boolean wasRunning;
-		HandOffRequest filing;
-		boolean withdraw;
-		boolean dropIntent;
-		ReactiveWaitLine joined;
-		synchronized (this) {
-			if (this.state == State.DONE) {
-				return false;
-			}
-			wasRunning = this.state == State.RUNNING;
-			this.state = State.DONE;
-			this.sleeping = false;
-			cancelSleep();
-			filing = this.attempts.dropRequest();
-			withdraw = filing != null && this.attempts.filed() && !(acquired && wasRunning);
-			dropIntent = !(acquired && wasRunning) && this.attempts.heldBackByReaders();
-			joined = this.line;
-			this.line = null;
-		}
+	@Override
+	Runnable ended(boolean won) {
+		this.sleeping = false;
+		Acquisition.Ending ending = this.acquisition.end(won);
+		HandOffRequest filing = ending.forget();
+		boolean withdraw = ending.withdraw() != null;
+		boolean dropIntent = ending.dropIntent();
+		ReactiveWaitLine joined = this.line;
+		this.line = null;
+		return () -> leave(joined, filing, withdraw, dropIntent);
+	}
+
+	private void leave(@Nullable ReactiveWaitLine joined, @Nullable HandOffRequest filing, boolean withdraw,
+			boolean dropIntent) {
 		if (joined != null) {
 			if (filing != null) {
-				joined.forget(filing);
+				joined.line().forget(filing);
 			}
 			joined.leave(this);
 			this.lines.leave(joined);
@@ -481,7 +368,6 @@ final class ReactiveAcquisition {
 			this.commands.dropIntent(this.spec, this.owner).subscribe(null, (ex) -> {
 			});
 		}
-		return wasRunning;
 	}
 
 	@Override

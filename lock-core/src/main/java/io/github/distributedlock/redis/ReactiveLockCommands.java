@@ -44,11 +44,30 @@ final class ReactiveLockCommands {
 	 * @see LockCommands#acquire
 	 */
 	Mono<AcquireResult> acquire(LockSpec spec, String owner, String hold, long remainingWaitMillis,
-			boolean mayHaveIntent, @Nullable HandOffRequest handOff) {
-		LockKind.Attempt attempt = new LockKind.Attempt(owner, hold, remainingWaitMillis, mayHaveIntent, false,
+			boolean mayHaveIntent, boolean holdsIt, @Nullable HandOffRequest handOff) {
+		LockKind.Attempt attempt = new LockKind.Attempt(owner, hold, remainingWaitMillis, mayHaveIntent, holdsIt,
 				handOff);
 		return run(spec.name(), "acquire", spec.kind().acquire(spec, attempt, this.fenceIdleMillis))
 			.map((reply) -> LockCommands.acquireResult(spec, (List<?>) reply));
+	}
+
+	/**
+	 * Run the multi-lock acquire script once.
+	 * @see LockCommands#acquireAll
+	 */
+	Mono<MultiAcquireResult> acquireAll(List<LockSpec> specs, String owner, String hold, boolean reentrant,
+			@Nullable HandOffRequest handOff) {
+		LockName first = specs.get(0).name();
+		return run(first, "acquire",
+				ExclusiveKind.acquireAll(specs, owner, hold, reentrant, handOff, this.fenceIdleMillis))
+			.map((reply) -> LockCommands.multiAcquireResult(first, specs.size(), (List<?>) reply));
+	}
+
+	/**
+	 * Leave a fair lock's queue, for a waiter that gave up.
+	 */
+	Mono<Long> leaveQueue(LockSpec spec, String owner) {
+		return number(run(spec.name(), "leave queue", FairKind.leave(spec, owner)));
 	}
 
 	/**
@@ -63,7 +82,7 @@ final class ReactiveLockCommands {
 	}
 
 	/**
-	 * Set a new lease.
+	 * Lengthen a hold's lease to at least the given one; it never shortens a lease.
 	 * @return 1 if extended, -1 if the lock was gone, -2 if someone else held it
 	 */
 	Mono<Long> extend(Grant hold, long leaseMillis) {
@@ -125,12 +144,11 @@ final class ReactiveLockCommands {
 	}
 
 	private Mono<Object> run(LockName name, String operation, ScriptCall call) {
-		// Deferred, so that even a call the script refuses fails the Mono, not its
+		// Deferred, so that even a call that fails to encode fails the Mono, not its
 		// caller.
 		return Mono.defer(() -> {
-			LuaScript script = call.script();
-			script.checkArity(call.keys().size(), call.args().length);
-			byte[][] encoded = ScriptRunner.encode(call.keys(), call.args());
+			LuaScript<?> script = call.script();
+			byte[][] encoded = ScriptRunner.encode(call);
 			int keyCount = call.keys().size();
 			return Mono.usingWhen(Mono.fromSupplier(this.connectionFactory::getReactiveConnection),
 					(connection) -> evaluate(connection, script, keyCount, encoded),
@@ -141,7 +159,7 @@ final class ReactiveLockCommands {
 				.error(() -> new LockAccessException(name, "no reply from the " + operation + " script", null)));
 	}
 
-	private static Mono<Object> evaluate(ReactiveRedisConnection connection, LuaScript script, int keyCount,
+	private static Mono<Object> evaluate(ReactiveRedisConnection connection, LuaScript<?> script, int keyCount,
 			byte[][] encoded) {
 		String sha = new String(script.sha1(), StandardCharsets.US_ASCII);
 		return reply(connection.scriptingCommands().evalSha(sha, script.returnType(), keyCount, buffers(encoded)),

@@ -6,6 +6,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -20,10 +21,13 @@ import io.github.distributedlock.ReactiveLockOperations;
 import io.github.distributedlock.ReactiveLockTemplate;
 import io.github.distributedlock.WaitStrategy;
 import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
+import org.springframework.data.redis.connection.ReactiveRedisClusterConnection;
+import org.springframework.data.redis.connection.ReactiveRedisConnection;
 import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
 import org.springframework.data.redis.listener.ReactiveRedisMessageListenerContainer;
 
@@ -32,11 +36,12 @@ import org.springframework.data.redis.listener.ReactiveRedisMessageListenerConta
  * blocking engine's scripts, fencing tokens, hand-off line and lease rules, with waits
  * woken by pub/sub and bounded by timers instead of parked threads.
  * <p>
- * Each subscription to {@link #acquire(LockRequest)} is its own owner: this instance's
- * secret id plus a number. Exclusive (write) locks, read locks and permits; fair locks,
- * custom owners and the keyspace wait strategy are refused. Create one per application
- * with {@link #builder(ReactiveRedisConnectionFactory)} and {@link #close()} it on
- * shutdown.
+ * Each subscription to {@link #acquire(LockRequest)} is its own owner (this instance's
+ * secret id plus a number), unless the request names a custom owner, whose holds in any
+ * process or engine are one holder. Exclusive (write) locks, read locks, permits, fair
+ * locks and multi-locks; the keyspace wait strategy is refused. Create one per
+ * application with {@link #builder(ReactiveRedisConnectionFactory)} and {@link #close()}
+ * it on shutdown.
  */
 public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, AutoCloseable {
 
@@ -67,6 +72,9 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 
 	private volatile boolean closed;
 
+	// Whether Redis is a Cluster, found when a multi-lock first needs to know.
+	private volatile @Nullable Boolean cluster;
+
 	private ReactiveRedisLockTemplate(Builder builder) {
 		LockDefaults defaults = builder.defaults;
 		if (defaults.waitStrategy() == WaitStrategy.KEYSPACE_EVENTS) {
@@ -83,7 +91,7 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 		this.ownsContainer = this.container == null;
 		this.lines = new ReactiveWaitLines(this::container, this.timer, builder.subscriptionLinger.toNanos());
 		this.resolver = new LockRequestResolver(defaults, keys, builder.watchdog, true,
-				new RedisServerFeatures(null, false, false), 0);
+				new RedisServerFeatures(null, false, false), builder.fairWaiterTimeout.toMillis());
 	}
 
 	/**
@@ -100,17 +108,113 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 		Objects.requireNonNull(request, "request must not be null");
 		return Mono.defer(() -> {
 			LockSpec spec = resolve(request);
-			String owner = this.owners.subscription(this.subscriptions.incrementAndGet());
-			return Mono
-				.<Grant>create((sink) -> new ReactiveAcquisition(spec, owner, this.handOff, this.commands, this.lines,
-						this.timer, sink)
-					.start())
+			String owner = (request.owner() != null) ? this.owners.of(request)
+					: this.owners.subscription(this.subscriptions.incrementAndGet());
+			return Mono.<Grant>create((sink) -> {
+				if (spec.kind().queuesInRedis()) {
+					new ReactiveFairAcquisition(spec, owner, this.commands, this.lines, this.timer, sink).start();
+				}
+				else {
+					new ReactiveAcquisition(spec, owner, this.handOff, this.commands, this.lines, this.timer, sink)
+						.start();
+				}
+			})
 				// A grant that reached a cancelled subscriber: nobody will release it.
 				.doOnDiscard(Grant.class, this::releaseUnused)
 				.doOnError(LockTimeoutException.class,
 						(ex) -> this.listeners.notAcquired(ex.getLockName(), ex.getWaited()))
 				.map(this::hold);
 		});
+	}
+
+	@Override
+	public Mono<ReactiveLockHandle> acquireAll(List<LockRequest> requests) {
+		Objects.requireNonNull(requests, "requests must not be null");
+		if (requests.isEmpty()) {
+			return Mono.error(new IllegalArgumentException("acquireAll needs at least one lock request"));
+		}
+		return Mono.defer(() -> {
+			long start = System.nanoTime();
+			LockRequest firstRequest = requests.get(0);
+			LockSpec first = resolve(firstRequest);
+			// One global order (by key) makes overlapping multi-locks deadlock-free.
+			TreeMap<String, LockSpec> ordered = new TreeMap<>();
+			for (LockRequest request : requests) {
+				LockSpec spec = resolve(request);
+				if (!spec.kind().multiLockable()) {
+					throw new IllegalArgumentException("Lock '" + spec.name()
+							+ "': a multi-lock takes plain exclusive locks only, not read locks, permits or fair locks");
+				}
+				ordered.putIfAbsent(spec.lockKey(), spec);
+			}
+			List<LockSpec> specs = new ArrayList<>(ordered.values());
+			String owner = (firstRequest.owner() != null) ? this.owners.of(firstRequest)
+					: this.owners.subscription(this.subscriptions.incrementAndGet());
+			MultiAcquisition acquisition = new MultiAcquisition(specs, owner, first.waitNanos(), first.reentrant(),
+					this.handOff, NanoClock.SYSTEM);
+			// One script takes them all, unless on a Cluster their keys are in several
+			// hash slots: then one by one, in the same order.
+			Mono<List<ReactiveLockHandle>> holds = (specs.size() > 1 && (!isCluster() || sameSlot(specs)))
+					? Mono
+						.<List<Grant>>create((sink) -> new ReactiveMultiAcquisition(acquisition, this.commands,
+								this.lines, this.timer, sink)
+							.start())
+						.map((won) -> won.stream().map(this::hold).toList())
+					: inOrder(specs, owner, new Deadline(first.waitNanos(), start));
+			return holds.doOnDiscard(Object.class, this::discarded)
+				.doOnError(LockTimeoutException.class,
+						(ex) -> this.listeners.notAcquired(ex.getLockName(), ex.getWaited()))
+				.map((won) -> new ReactiveMultiLockHandle(won, Duration.ofNanos(System.nanoTime() - start)));
+		});
+	}
+
+	/**
+	 * Take locks one by one in the given (global) order, within one wait time. Each lock
+	 * becomes a handle, renewed as any, as soon as it is taken, so that it stays held
+	 * while the next is waited for; a failure discards, and so releases, what was taken.
+	 */
+	private Mono<List<ReactiveLockHandle>> inOrder(List<LockSpec> specs, String owner, Deadline deadline) {
+		return Flux.fromIterable(specs)
+			.concatMap((spec) -> Mono
+				.<Grant>create((sink) -> new ReactiveAcquisition(spec.withWaitNanos(deadline.remainingBudgetNanos()),
+						owner, this.handOff, this.commands, this.lines, this.timer, sink)
+					.start())
+				.map(this::hold))
+			.collectList();
+	}
+
+	/**
+	 * Release what a cancelled or failed multi-lock had won: grants, handles, or a list
+	 * of them discarded whole.
+	 */
+	private void discarded(Object won) {
+		if (won instanceof Grant grant) {
+			releaseUnused(grant);
+		}
+		else if (won instanceof ReactiveLockHandle handle) {
+			handle.release().subscribe(null, (ex) -> {
+			});
+		}
+		else if (won instanceof List<?> list) {
+			list.forEach(this::discarded);
+		}
+	}
+
+	private boolean isCluster() {
+		Boolean cluster = this.cluster;
+		if (cluster == null) {
+			ReactiveRedisConnection connection = this.connectionFactory.getReactiveConnection();
+			cluster = connection instanceof ReactiveRedisClusterConnection;
+			connection.closeLater().subscribe(null, (ex) -> {
+			});
+			this.cluster = cluster;
+		}
+		return cluster;
+	}
+
+	private static boolean sameSlot(List<LockSpec> specs) {
+		int slot = HashSlots.slot(specs.get(0).lockKey());
+		return specs.stream().allMatch((spec) -> HashSlots.slot(spec.lockKey()) == slot);
 	}
 
 	private ReactiveLockHandle hold(Grant grant) {
@@ -130,20 +234,11 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 		if (this.closed) {
 			throw new LockAccessException(request.name(), "the lock service is shut down", null);
 		}
-		if (request.owner() != null) {
-			throw new IllegalArgumentException("Lock '" + request.name()
-					+ "': a reactive lock is owned by its subscription; custom owners are not supported");
-		}
 		if (request.waitStrategy() == WaitStrategy.KEYSPACE_EVENTS) {
 			throw new IllegalArgumentException("Lock '" + request.name()
 					+ "': the reactive template waits by PUBSUB or POLLING, not KEYSPACE_EVENTS");
 		}
-		LockSpec spec = this.resolver.resolve(request);
-		if (spec.kind() == LockKind.FAIR) {
-			throw new IllegalArgumentException("Lock '" + request.name()
-					+ "': the reactive template takes exclusive (write) locks, read locks and permits, not fair locks");
-		}
-		return spec;
+		return this.resolver.resolve(request);
 	}
 
 	private synchronized ReactiveRedisMessageListenerContainer container() {
@@ -242,6 +337,8 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 
 		private boolean handOff = true;
 
+		private Duration fairWaiterTimeout = Duration.ofSeconds(5);
+
 		private final List<LockListener> listeners = new ArrayList<>();
 
 		private Builder(ReactiveRedisConnectionFactory connectionFactory) {
@@ -299,6 +396,22 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 		 */
 		public Builder watchdog(boolean watchdog) {
 			this.watchdog = watchdog;
+			return this;
+		}
+
+		/**
+		 * Set how long a fair lock's waiter keeps its place in the queue without calling
+		 * Redis, as {@link RedisLockTemplate.Builder#fairWaiterTimeout(Duration)} does. 5
+		 * s by default.
+		 * @param fairWaiterTimeout the timeout, at least 30 ms
+		 * @return this builder
+		 */
+		public Builder fairWaiterTimeout(Duration fairWaiterTimeout) {
+			if (fairWaiterTimeout.toMillis() < 30) {
+				throw new IllegalArgumentException(
+						"fairWaiterTimeout must be at least 30 ms, but was " + fairWaiterTimeout);
+			}
+			this.fairWaiterTimeout = fairWaiterTimeout;
 			return this;
 		}
 

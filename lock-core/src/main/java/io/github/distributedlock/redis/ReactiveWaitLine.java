@@ -3,8 +3,7 @@ package io.github.distributedlock.redis;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
@@ -29,9 +28,11 @@ final class ReactiveWaitLine {
 
 	private final ArrayDeque<ReactiveAcquisition> waiters = new ArrayDeque<>();
 
-	private final Set<String> requests = ConcurrentHashMap.newKeySet();
-
 	private final List<Runnable> onSubscribed = new ArrayList<>();
+
+	// Waiters outside the line told of every signal: multi-lock waiters, which wait for
+	// whichever lock blocked them last.
+	private final List<Runnable> watchers = new CopyOnWriteArrayList<>();
 
 	private @Nullable ReactiveAcquisition head;
 
@@ -39,19 +40,7 @@ final class ReactiveWaitLine {
 
 	private volatile boolean closed;
 
-	// The holder's lease as the latest attempt of any waiter here saw it: the timeout of
-	// a
-	// waiter that never reached the head reports it.
-	private volatile @Nullable HolderSighting holder;
-
-	private volatile long signals;
-
-	// Signals that call for another attempt: all but reservations for other waiters.
-	private volatile long retrySignals;
-
-	private volatile long lastProgressNanos;
-
-	private volatile WaitQueue.@Nullable Reservation lastReservation;
+	private final WaitLine line;
 
 	private @Nullable Disposable subscription;
 
@@ -60,49 +49,24 @@ final class ReactiveWaitLine {
 
 	@Nullable Disposable pendingRemoval;
 
-	private final boolean readers;
-
 	/**
 	 * @param readers whether its waiters are readers, whom the last reader leaving does
 	 * not concern ({@link LockKind#waitsAsReader()})
 	 */
 	ReactiveWaitLine(String id, boolean readers) {
 		this.id = id;
-		this.readers = readers;
+		this.line = new WaitLine(false, readers);
 	}
 
 	String id() {
 		return this.id;
 	}
 
-	long signals() {
-		return this.signals;
-	}
-
-	long retrySignals() {
-		return this.retrySignals;
-	}
-
-	long lastProgressNanos() {
-		return this.lastProgressNanos;
-	}
-
-	WaitQueue.@Nullable Reservation lastReservation() {
-		return this.lastReservation;
-	}
-
 	/**
-	 * Note the holder's lease an attempt of a waiter here saw.
+	 * Return what this line heard, as its head's {@link Acquisition} reads it.
 	 */
-	void holderSeen(@Nullable HolderSighting seen) {
-		this.holder = HolderSighting.latest(this.holder, seen);
-	}
-
-	/**
-	 * Return the latest holder's lease an attempt here saw, or {@code null}.
-	 */
-	@Nullable HolderSighting holder() {
-		return this.holder;
+	WaitLine line() {
+		return this.line;
 	}
 
 	boolean isClosed() {
@@ -209,54 +173,40 @@ final class ReactiveWaitLine {
 		callbacks.forEach(Runnable::run);
 	}
 
-	void expect(HandOffRequest request) {
-		this.requests.add(request.member());
-	}
-
-	void forget(HandOffRequest request) {
-		this.requests.remove(request.member());
-	}
-
-	void markProgress(long nanos) {
-		this.lastProgressNanos = nanos;
-	}
-
 	/**
 	 * Read a message heard on the lock's channel.
 	 */
 	void onMessage(byte[] body) {
-		ReleaseMessage heard = ReleaseMessage.parse(body);
-		if (heard instanceof ReleaseMessage.Reserved reserved) {
-			long now = System.nanoTime();
-			markProgress(now);
-			if (this.requests.contains(reserved.request())) {
-				// A hint, not a grant: the head's own attempt takes the lock, if Redis
-				// agrees.
-				signal(true);
+		switch (this.line.hear(ReleaseMessage.parse(body), System.nanoTime())) {
+			case TRY -> signal(true);
+			case RESERVED_ELSEWHERE -> signal(false);
+			case NOTHING -> {
 			}
-			else {
-				this.lastReservation = new WaitQueue.Reservation(reserved.claimMillis(), now);
-				signal(false);
-			}
-			return;
-		}
-		if (heard.wakes(false, this.readers)) {
-			signal(true);
 		}
 	}
 
 	private void signal(boolean retry) {
 		ReactiveAcquisition woken;
 		synchronized (this) {
-			if (retry) {
-				this.retrySignals++;
-			}
-			this.signals++;
+			this.line.signal(retry);
 			woken = this.head;
 		}
 		if (woken != null) {
 			woken.signalled();
 		}
+		this.watchers.forEach(Runnable::run);
+	}
+
+	/**
+	 * Tell a waiter that does not join the line of every signal, until
+	 * {@link #unwatch(Runnable) unwatched}; the callback runs outside this line's lock.
+	 */
+	void watch(Runnable watcher) {
+		this.watchers.add(watcher);
+	}
+
+	void unwatch(Runnable watcher) {
+		this.watchers.remove(watcher);
 	}
 
 	/**
@@ -277,6 +227,7 @@ final class ReactiveWaitLine {
 		unsubscribe();
 		callbacks.forEach(Runnable::run);
 		all.forEach(ReactiveAcquisition::closed);
+		this.watchers.forEach(Runnable::run);
 	}
 
 	void unsubscribe() {

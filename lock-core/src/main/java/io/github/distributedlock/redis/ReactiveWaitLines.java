@@ -7,8 +7,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
-import io.github.distributedlock.WaitStrategy;
-
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -84,7 +82,7 @@ final class ReactiveWaitLines {
 	}
 
 	private void subscribe(ReactiveWaitLine line, LockSpec spec) {
-		if (spec.strategy() == WaitStrategy.POLLING) {
+		if (!spec.waitMode().listens()) {
 			// Nothing to hear: the waiters poll.
 			if (!line.isSubscribed()) {
 				line.subscribed();

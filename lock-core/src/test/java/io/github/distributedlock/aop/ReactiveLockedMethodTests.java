@@ -129,13 +129,19 @@ class ReactiveLockedMethodTests {
 	}
 
 	@Test
-	void shouldRefuseSeveralLocksForOneReactiveCallNamingTheLockAndMethod() {
-		assertThatExceptionOfType(IllegalStateException.class)
+	void shouldTakeEveryLockOfAKeyThatGivesSeveralOrNone() {
+		assertThat(this.jobs.many(List.of("x", "y")).block(BLOCK)).isEqualTo("ran");
+		assertThat(Jobs.calls).hasValue(1);
+		ReactiveLockHandle y = this.reactiveTemplate.acquire(LockRequest.builder("jobs").key("y").build()).block(BLOCK);
+		assertThatExceptionOfType(LockTimeoutException.class)
 			.isThrownBy(() -> this.jobs.many(List.of("x", "y")).block(BLOCK))
-			.withMessageContaining("jobs:")
-			.withMessageContaining("many")
-			.withMessageContaining("one lock");
-		assertThat(Jobs.calls).hasValue(0);
+			.satisfies((ex) -> assertThat(ex.getLockName().key()).isEqualTo("y"));
+		assertThat(Jobs.calls).hasValue(1);
+		assertThat(this.template.isLocked("jobs", "x")).as("none is taken").isFalse();
+		y.release().block(BLOCK);
+		assertThat(this.jobs.many(List.of("y", "x")).block(BLOCK)).isEqualTo("ran");
+		assertThat(this.template.isLocked("jobs", "x")).isFalse();
+		assertThat(this.template.isLocked("jobs", "y")).isFalse();
 	}
 
 	@Test

@@ -1,0 +1,248 @@
+package io.github.distributedlock.redis;
+
+import java.util.concurrent.TimeUnit;
+
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.MonoSink;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * One reactive acquisition of a fair lock: the reactive engine's {@link FairWait}, driven
+ * by replies, messages and timers. The decisions are the {@link Acquisition}'s. Fair
+ * waiters queue in Redis, in arrival order across every process, not in a local line:
+ * each keeps its place by trying again every third of the fair waiter timeout, and tries
+ * early only when a release names it as next (or, first in line, when a plain release or
+ * lease end is heard). It listens to the lock's {@link ReactiveWaitLine} as a watcher.
+ * <p>
+ * Cancellation: while waiting, the wait ends at once and the waiter leaves the queue;
+ * while an attempt is in flight, its reply still comes, and a hold it grants is released.
+ * The state lock is held only for bookkeeping, never across a Redis call.
+ */
+final class ReactiveFairAcquisition extends ReactiveDriver<Grant> {
+
+	private final Acquisition acquisition;
+
+	private final LockSpec spec;
+
+	private final ReactiveLockCommands commands;
+
+	private final ReactiveWaitLines lines;
+
+	private final long heartbeatNanos;
+
+	// The owner as a release names the next waiter.
+	private final String digest;
+
+	private final Runnable watcher = this::signalled;
+
+	private @Nullable ReactiveWaitLine line;
+
+	private int rank = -1;
+
+	// The plain releases heard before the last attempt: one more wakes the first waiter.
+	private long plainSeen;
+
+	ReactiveFairAcquisition(LockSpec spec, String owner, ReactiveLockCommands commands, ReactiveWaitLines lines,
+			Scheduler timer, MonoSink<Grant> sink) {
+		super(spec.name(), timer, sink);
+		this.acquisition = new Acquisition(spec, owner, LockOwners.isCustom(owner), NanoClock.SYSTEM);
+		this.spec = spec;
+		this.commands = commands;
+		this.lines = lines;
+		this.heartbeatNanos = TimeUnit.MILLISECONDS.toNanos(spec.fairWaiterTimeoutMillis()) / 3;
+		this.digest = LockOwners.digest(owner);
+	}
+
+	@Override
+	void begin() {
+		attempt();
+	}
+
+	private void attempt() {
+		attempt(null);
+	}
+
+	/**
+	 * Send the next attempt, if the acquisition still runs and none is in flight.
+	 * @param late a grant that came too late, which this attempt takes again (same hold
+	 * id): released instead if the acquisition ended meanwhile, as nothing else would
+	 */
+	private void attempt(@Nullable Grant late) {
+		Acquisition.@Nullable Attempt next;
+		synchronized (this) {
+			if (inFlight()) {
+				// It takes the late grant again, with the same hold id, or its reply ends
+				// the acquisition with a release.
+				return;
+			}
+			if (!running()) {
+				next = null;
+			}
+			else {
+				cancelSleep();
+				sending();
+				ReactiveWaitLine joined = this.line;
+				if (joined != null) {
+					this.plainSeen = joined.line().plainSignals();
+				}
+				next = this.acquisition.next(null);
+			}
+		}
+		if (next == null) {
+			if (late != null) {
+				release(late);
+			}
+			return;
+		}
+		Acquisition.Attempt sent = next;
+		this.commands
+			.acquire(this.spec, this.acquisition.owner(), sent.hold(), sent.remainingWaitMillis(), sent.mayHaveIntent(),
+					sent.holdsIt(), sent.request())
+			.subscribe((result) -> replied(sent, result), this::failed);
+	}
+
+	private void replied(Acquisition.Attempt sent, AcquireResult result) {
+		Acquisition.Outcome outcome;
+		boolean running;
+		boolean retry;
+		synchronized (this) {
+			running = received();
+			outcome = this.acquisition.replied(sent, result, this.line != null);
+			retry = this.acquisition.retriesLateGrant();
+			this.rank = result.rank();
+		}
+		if (outcome instanceof Acquisition.Held held) {
+			if (running) {
+				succeed(held.grant());
+			}
+			else {
+				// Cancelled while the attempt was in flight: nobody will release it.
+				abandon(held.grant());
+			}
+		}
+		else if (!running) {
+			abandon((outcome instanceof Acquisition.Late late) ? late.grant() : null);
+		}
+		else if (outcome instanceof Acquisition.Late late) {
+			if (retry) {
+				// Granted too late to use: again at once, with the same hold id.
+				attempt(late.grant());
+			}
+			else {
+				release(late.grant());
+				fail(this.acquisition.timeout(null));
+			}
+		}
+		else if (outcome instanceof Acquisition.Failed error) {
+			fail(error.error());
+		}
+		else if (outcome == Acquisition.Outcome.OVER || this.acquisition.deadline().remainingNanos() <= 0) {
+			fail(this.acquisition.timeout(null));
+		}
+		else {
+			waitTurn();
+		}
+	}
+
+	/**
+	 * Wait for this waiter's turn: until a release names it (or, first in line, a plain
+	 * release is heard), the holder's lease as last reported or the wait time ends, or it
+	 * must call Redis to keep its place. The first wait joins the lock's line, and tries
+	 * again once it is subscribed, so that no release is missed in between.
+	 */
+	private void waitTurn() {
+		ReactiveWaitLine joined;
+		boolean first;
+		boolean turn;
+		synchronized (this) {
+			if (!running()) {
+				return;
+			}
+			long sleep = Math.max(0, Math.min(this.acquisition.deadline().sleepNanos(), this.heartbeatNanos));
+			sleep(this::attempt, sleep);
+			ReactiveWaitLine current = this.line;
+			first = current == null;
+			if (current == null) {
+				current = this.lines.join(this.spec);
+				current.watch(this.watcher);
+				this.line = current;
+			}
+			joined = current;
+			// A release heard while the attempt was in flight found it busy: its turn
+			// now.
+			turn = !first && isTurn(joined);
+		}
+		// Closed while an attempt was in flight, the line's signal found it busy too.
+		if (joined.isClosed()) {
+			closed();
+		}
+		else if (first) {
+			joined.whenSubscribed(this::attempt);
+		}
+		else if (turn) {
+			attempt();
+		}
+	}
+
+	/**
+	 * Return whether a release named this waiter as next, or, first in line, a plain
+	 * release came since the last attempt. Called with the state lock.
+	 */
+	private boolean isTurn(ReactiveWaitLine joined) {
+		return joined.line().consumeAddressed(this.digest)
+				|| (this.rank == 0 && joined.line().plainSignals() != this.plainSeen);
+	}
+
+	/**
+	 * Called by the line on every signal, and when it closes.
+	 */
+	private void signalled() {
+		ReactiveWaitLine joined;
+		boolean turn;
+		synchronized (this) {
+			joined = this.line;
+			if (!running() || inFlight() || !asleep() || joined == null) {
+				return;
+			}
+			turn = isTurn(joined);
+		}
+		if (joined.isClosed()) {
+			closed();
+		}
+		else if (turn) {
+			attempt();
+		}
+	}
+
+	/**
+	 * Stop listening, and leave the queue in Redis unless the lock was won.
+	 */
+	@Override
+	Runnable ended(boolean won) {
+		ReactiveWaitLine joined = this.line;
+		this.line = null;
+		return () -> {
+			if (joined != null) {
+				joined.unwatch(this.watcher);
+				this.lines.leave(joined);
+			}
+			if (!won) {
+				// Otherwise the place expires with the fair waiter timeout.
+				this.commands.leaveQueue(this.spec, this.acquisition.owner()).subscribe(null, (ex) -> {
+				});
+			}
+		};
+	}
+
+	@Override
+	void release(Grant grant) {
+		this.commands.release(grant, 0).subscribe(null, (ex) -> {
+		});
+	}
+
+	@Override
+	public String toString() {
+		return "ReactiveFairAcquisition[" + this.spec.name() + "]";
+	}
+
+}
