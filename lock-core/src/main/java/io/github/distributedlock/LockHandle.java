@@ -27,8 +27,11 @@ public interface LockHandle extends LockContext, AutoCloseable {
 	}
 
 	/**
-	 * Set the lease to the given duration, counted from now.
-	 * @param lease the new lease, positive
+	 * Lengthen the lease to last at least the given duration, counted from now. A lease
+	 * that already lasts longer is kept: no extension, renewal or nested hold ever
+	 * shortens a lease, so that the time {@link #remainingLease()} reports is always
+	 * covered by the lock in Redis.
+	 * @param lease the lease to have at least, positive
 	 * @throws LockLeaseLostException if the lock is no longer ours
 	 * @throws LockAccessException if Redis cannot be reached
 	 */

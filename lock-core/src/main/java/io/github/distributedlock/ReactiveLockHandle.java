@@ -14,8 +14,10 @@ import reactor.core.publisher.Mono;
 public interface ReactiveLockHandle extends ReactiveLockContext {
 
 	/**
-	 * Set the lease to the given duration, counted from when the command is sent.
-	 * @param lease the new lease, positive
+	 * Lengthen the lease to last at least the given duration, counted from when the
+	 * command is sent. A lease that already lasts longer is kept: nothing ever shortens a
+	 * lease (see {@link io.github.distributedlock.LockHandle#extend(Duration)}).
+	 * @param lease the lease to have at least, positive
 	 * @return completes when extended; errors with {@link LockLeaseLostException} if the
 	 * lock is no longer ours, {@link LockAccessException} if Redis cannot be reached
 	 */

@@ -240,7 +240,7 @@ final class LeaseWatchdog implements AutoCloseable {
 		}
 		List<Long> results;
 		try {
-			results = this.commands.renew(batch);
+			results = this.commands.renew(batch.stream().map(RedisLockHandle::grant).toList());
 		}
 		catch (RuntimeException ex) {
 			failed(batch, ex);

@@ -67,7 +67,7 @@ final class ReactiveRedisLockHandle implements ReactiveLockHandle {
 
 	private final Sinks.Empty<Void> lostSignal = Sinks.empty();
 
-	private volatile long leaseEndNanos;
+	private final LeaseEnd leaseEnd;
 
 	private volatile @Nullable Disposable renewal;
 
@@ -82,7 +82,7 @@ final class ReactiveRedisLockHandle implements ReactiveLockHandle {
 		this.timer = timer;
 		this.onEnd = onEnd;
 		this.listener = listener;
-		this.leaseEndNanos = grant.sentNanos() + leaseNanos();
+		this.leaseEnd = new LeaseEnd(grant.sentNanos(), grant.spec().leaseMillis());
 		if (grant.spec().autoRenew()) {
 			scheduleRenewal(grant.sentNanos() + leaseNanos() / 3);
 		}
@@ -106,14 +106,14 @@ final class ReactiveRedisLockHandle implements ReactiveLockHandle {
 		long sentNanos = System.nanoTime();
 		this.commands.renew(this.grant).subscribe((result) -> {
 			if (result == 1) {
-				this.leaseEndNanos = sentNanos + leaseNanos();
+				this.leaseEnd.confirmed(sentNanos, this.grant.spec().leaseMillis());
 				scheduleRenewal(sentNanos + leaseNanos() / 3);
 			}
 			else if (!this.released.get()) {
 				markLost();
 			}
 		}, (error) -> {
-			if (this.leaseEndNanos - System.nanoTime() <= 0) {
+			if (this.leaseEnd.nanos() - System.nanoTime() <= 0) {
 				logger.warn("Could not renew the lease of lock '" + name() + "' before it ended", error);
 				markLost();
 			}
@@ -185,7 +185,7 @@ final class ReactiveRedisLockHandle implements ReactiveLockHandle {
 		if (this.released.get() || this.lost.get()) {
 			return Duration.ZERO;
 		}
-		return Duration.ofNanos(Math.max(0, this.leaseEndNanos - System.nanoTime()));
+		return Duration.ofNanos(Math.max(0, this.leaseEnd.nanos() - System.nanoTime()));
 	}
 
 	@Override
@@ -212,7 +212,7 @@ final class ReactiveRedisLockHandle implements ReactiveLockHandle {
 					return Mono
 						.error(new LockLeaseLostException(name(), fencingToken(), lostReason("extended", result)));
 				}
-				this.leaseEndNanos = sentNanos + lease.toNanos();
+				this.leaseEnd.confirmed(sentNanos, lease.toMillis());
 				return Mono.empty();
 			});
 		});
@@ -259,7 +259,7 @@ final class ReactiveRedisLockHandle implements ReactiveLockHandle {
 	 * Return whether the hold is neither released nor lost, and its lease is not over.
 	 */
 	boolean isLive(long nowNanos) {
-		return !this.released.get() && !this.lost.get() && this.leaseEndNanos - nowNanos > 0;
+		return !this.released.get() && !this.lost.get() && this.leaseEnd.nanos() - nowNanos > 0;
 	}
 
 	/**

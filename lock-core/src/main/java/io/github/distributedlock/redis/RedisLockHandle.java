@@ -51,7 +51,7 @@ final class RedisLockHandle implements LockHandle {
 
 	private final long acquiredNanos;
 
-	private volatile long leaseEndNanos;
+	private final LeaseEnd leaseEnd;
 
 	private volatile long nextRenewalNanos;
 
@@ -79,7 +79,7 @@ final class RedisLockHandle implements LockHandle {
 		this.commands = commands;
 		this.acquiredNanos = System.nanoTime();
 		long leaseNanos = TimeUnit.MILLISECONDS.toNanos(this.spec.leaseMillis());
-		this.leaseEndNanos = grant.sentNanos() + leaseNanos;
+		this.leaseEnd = new LeaseEnd(grant.sentNanos(), this.spec.leaseMillis());
 		this.nextRenewalNanos = grant.sentNanos() + renewalPeriodNanos();
 		this.redisLeaseBoundNanos = this.acquiredNanos + leaseNanos;
 	}
@@ -100,7 +100,7 @@ final class RedisLockHandle implements LockHandle {
 	}
 
 	long leaseEndNanos() {
-		return this.leaseEndNanos;
+		return this.leaseEnd.nanos();
 	}
 
 	long nextRenewalNanos() {
@@ -124,7 +124,7 @@ final class RedisLockHandle implements LockHandle {
 	 * its lease not over by the local clock.
 	 */
 	boolean isLive(long nowNanos) {
-		return !this.released.get() && !this.lost.get() && this.leaseEndNanos - nowNanos > 0;
+		return !this.released.get() && !this.lost.get() && this.leaseEnd.nanos() - nowNanos > 0;
 	}
 
 	private long renewalPeriodNanos() {
@@ -141,11 +141,12 @@ final class RedisLockHandle implements LockHandle {
 
 	/**
 	 * Record a renewal, measured from when the renew command was sent. Called after its
-	 * reply.
+	 * reply, which may come after a later extension's: the lease end only moves later
+	 * ({@link LeaseEnd}).
 	 */
 	void renewed(long sentNanos) {
 		long leaseNanos = TimeUnit.MILLISECONDS.toNanos(this.spec.leaseMillis());
-		this.leaseEndNanos = sentNanos + leaseNanos;
+		this.leaseEnd.confirmed(sentNanos, this.spec.leaseMillis());
 		this.nextRenewalNanos = sentNanos + renewalPeriodNanos();
 		boundAtLeast(System.nanoTime() + leaseNanos);
 		this.registry.replied(this, this.spec.leaseMillis());
@@ -226,7 +227,7 @@ final class RedisLockHandle implements LockHandle {
 		if (this.released.get() || this.lost.get()) {
 			return Duration.ZERO;
 		}
-		return Duration.ofNanos(Math.max(0, this.leaseEndNanos - System.nanoTime()));
+		return Duration.ofNanos(Math.max(0, this.leaseEnd.nanos() - System.nanoTime()));
 	}
 
 	@Override
@@ -264,7 +265,7 @@ final class RedisLockHandle implements LockHandle {
 			throw new LockLeaseLostException(this.spec.name(), this.token, lostReason("extended", result));
 		}
 		long leaseNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis);
-		this.leaseEndNanos = sentNanos + leaseNanos;
+		this.leaseEnd.confirmed(sentNanos, leaseMillis);
 		boundAtLeast(System.nanoTime() + leaseNanos);
 		// Registers it again if a sweep dropped it while its lease was over.
 		this.registry.replied(this, leaseMillis);

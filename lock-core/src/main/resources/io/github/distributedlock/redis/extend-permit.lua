@@ -1,4 +1,5 @@
--- Set a new lease on a permit, for its holder only.
+-- Lengthen the lease of a permit to at least lease_ms from now, for its holder only; it never
+-- moves the permit's end earlier (lengthen_lease in lib.lua says why).
 --
 -- KEYS: permits
 -- ARGV: owner, hold, lease_ms
@@ -6,7 +7,7 @@
 -- KEYS[1]  the permits sorted set
 -- ARGV[1]  owner
 -- ARGV[2]  the permit's hold id
--- ARGV[3]  new lease in milliseconds
+-- ARGV[3]  the lease in milliseconds it must have at least
 --
 -- Returns 1 extended, -1 the permit's lease had already ended
 
@@ -16,6 +17,6 @@ local leaseEnd = redis.call('ZSCORE', KEYS[1], permit)
 if not leaseEnd or tonumber(leaseEnd) <= nowMs then
 	return -1
 end
-redis.call('ZADD', KEYS[1], 'XX', ends_after(nowMs, ARGV[3]), permit)
+redis.call('ZADD', KEYS[1], 'XX', math.max(ends_after(nowMs, ARGV[3]), tonumber(leaseEnd)), permit)
 expire_at_latest(KEYS[1], nowMs)
 return 1

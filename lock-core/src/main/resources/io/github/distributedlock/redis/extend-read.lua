@@ -1,6 +1,6 @@
--- Set a new lease on a read hold, for its owner only. The owner's sole read hold sets its end
--- outright, earlier too; with other holds of the owner the end is only ever moved later, since
--- they count on the lease they were given.
+-- Lengthen the lease of a read hold to at least lease_ms from now, for its owner only. The
+-- owner's read end only ever moves later (its other holds count on it, and so does this hold's
+-- own earlier reply: see lengthen_lease in lib.lua).
 --
 -- KEYS: readers, read_holds
 -- ARGV: owner, hold, lease_ms
@@ -9,7 +9,7 @@
 -- KEYS[2]  the readers' holds: reader owner (digest) -> ',<hold>,<hold>,'
 -- ARGV[1]  owner
 -- ARGV[2]  the hold's id
--- ARGV[3]  new lease in milliseconds
+-- ARGV[3]  the lease in milliseconds it must have at least
 --
 -- Returns 1 extended, -1 this owner's read lease had already ended (or this hold was released)
 
@@ -23,10 +23,7 @@ local list = redis.call('HGET', KEYS[2], owner)
 if not list_has(list, ARGV[2]) then
 	return -1
 end
-local leaseEnd = ends_after(nowMs, ARGV[3])
-if list_count(list) > 1 then
-	leaseEnd = math.max(leaseEnd, tonumber(reading))
-end
+local leaseEnd = math.max(ends_after(nowMs, ARGV[3]), tonumber(reading))
 redis.call('ZADD', KEYS[1], 'XX', leaseEnd, owner)
 expire_at_latest(KEYS[1], nowMs, KEYS[2])
 return 1

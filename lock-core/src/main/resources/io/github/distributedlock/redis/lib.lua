@@ -21,23 +21,17 @@ local function hold_field(hold)
 	return '#' .. hold
 end
 
--- Lengthen a lock hash's lease to lease_ms, never shorten it: another hold of the lock may count
--- on the lease it was given.
+-- Lengthen a lock hash's lease to lease_ms, never shorten it. Every renewal and extension goes
+-- through here, the sole hold's too: a lease only ever grows while the lock is held, so the
+-- deadline a holder counts from any reply stays covered, whatever order replies arrive in and
+-- however often a command is re-sent (docs/design/waiting-and-hand-off.md, "No command
+-- shortens a lease"). It writes the expiry every time, the same one if it is already longer:
+-- a write reaches the replicas, and the replica check (ReplicaWait) waits for one on its own
+-- connection, which Redis 7.2 and later count only for a command that wrote.
 local function lengthen_lease(lock, lease_ms)
-	if redis.call('PTTL', lock) < tonumber(lease_ms) then
-		redis.call('PEXPIRE', lock, lease_ms)
-	end
-end
-
--- Set a lock hash's lease for one of its holds, which asks for lease_ms: the sole hold sets it
--- outright (it may shorten its own lease); with other holds it is only ever lengthened.
--- holds: the hash's hold count, as read.
-local function set_lease(lock, holds, lease_ms)
-	if tonumber(holds) <= 1 then
-		redis.call('PEXPIRE', lock, lease_ms)
-	else
-		lengthen_lease(lock, lease_ms)
-	end
+	local left = redis.call('PTTL', lock)
+	local lease = tonumber(lease_ms)
+	redis.call('PEXPIRE', lock, (left > lease) and left or lease)
 end
 
 -- Drop every hold field of a lock hash: a take-over replaces holds whose replies were lost.

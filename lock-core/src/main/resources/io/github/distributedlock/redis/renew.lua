@@ -8,8 +8,9 @@
 -- ARGV[4i-3..4i]   its owner, the hold's fencing token, the hold's id, and the new lease in
 --                  milliseconds
 --
--- A hold renews only itself: with other holds of the lock, the lease is only ever lengthened
--- (set_lease in lib.lua). A renewal that runs again after its hold was released renews nothing.
+-- A renewal only ever lengthens the lease (lengthen_lease in lib.lua): it never undoes an
+-- extension, nor another hold's longer lease. A renewal that runs again after its hold was
+-- released renews nothing.
 --
 -- Returns a list with, for each lock: 1 renewed, -1 the lock is gone, -2 someone else holds it
 -- (or this hold was released)
@@ -17,13 +18,13 @@
 local results = {}
 for i, key in ipairs(KEYS) do
 	local at = 4 * i
-	local held = redis.call('HMGET', key, 'owner', 'token', 'holds', hold_field(ARGV[at - 1]))
+	local held = redis.call('HMGET', key, 'owner', 'token', hold_field(ARGV[at - 1]))
 	local status = check_hold(held, digest(ARGV[at - 3]), ARGV[at - 2])
-	if status == 0 and not held[4] then
+	if status == 0 and not held[3] then
 		status = -2
 	end
 	if status == 0 then
-		set_lease(key, held[3], ARGV[at])
+		lengthen_lease(key, ARGV[at])
 		results[i] = 1
 	else
 		results[i] = status

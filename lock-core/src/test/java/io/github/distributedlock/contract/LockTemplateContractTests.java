@@ -188,6 +188,17 @@ public abstract class LockTemplateContractTests<T extends LockTemplate> {
 	}
 
 	@Test
+	void shouldNeverShortenALeaseByExtendingIt() throws Exception {
+		try (LockHandle held = this.template.acquire(request("s").lease(Duration.ofSeconds(5)).build())) {
+			held.extend(Duration.ofMillis(100));
+			assertThat(held.remainingLease()).isGreaterThan(Duration.ofSeconds(4));
+			Thread.sleep(300);
+			assertThat(held.isHeld()).isTrue();
+			assertThat(this.otherProcess.tryAcquire(request("s").waitTime(Duration.ZERO).build())).isEmpty();
+		}
+	}
+
+	@Test
 	void shouldNotExtendALostLease() throws Exception {
 		LockHandle held = this.template.acquire(request("x").lease(Duration.ofMillis(100)).build());
 		Thread.sleep(250);

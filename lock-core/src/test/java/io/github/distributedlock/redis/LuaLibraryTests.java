@@ -19,7 +19,7 @@ class LuaLibraryTests {
 	@Test
 	void shouldDefineEveryLibraryFunctionThatAScriptCallsBeforeItsCallers() {
 		String library = LuaScript.read(LuaScript.LIBRARY);
-		for (LuaScript script : LockScripts.ALL) {
+		for (LuaScript<?> script : LockScripts.ALL) {
 			String text = new String(script.text(), StandardCharsets.UTF_8);
 			Matcher function = DEFINED.matcher(library);
 			while (function.find()) {

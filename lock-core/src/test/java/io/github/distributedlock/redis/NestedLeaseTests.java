@@ -24,6 +24,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
@@ -35,8 +36,8 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
  * renewed to 3 s let a stranger in while the outer hold still reported 15 s). The lock
  * must live at least as long as each live hold's {@code remainingLease()}, which is a
  * conservative estimate of the lease Redis keeps. How long the lock lives in Redis is
- * read as the longest {@code PTTL} of the lock's keys, whatever they are. One hold alone
- * may shorten its own lease, and a permit is a hold of its own.
+ * read as the longest {@code PTTL} of the lock's keys, whatever they are. No hold
+ * shortens a lease, its own included, and a permit is a hold of its own.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class NestedLeaseTests {
@@ -154,29 +155,116 @@ class NestedLeaseTests {
 	}
 
 	/**
-	 * A hold alone may shorten its own lease, and the lock then ends with it.
+	 * No command shortens a lease, not even the sole hold's own: an extension to less
+	 * than the lease has left changes nothing, in Redis or in {@code remainingLease()}.
+	 * Before, the sole hold set its lease outright, and a renewal or a late reply could
+	 * then leave a holder believing in a lease Redis no longer had (the tests below).
 	 */
 	@ParameterizedTest
 	@EnumSource(value = Kind.class, names = { "EXCLUSIVE", "READ", "FAIR" })
-	void shouldShortenTheLockWhenItsOnlyHoldIsExtendedShorter(Kind kind) {
+	void shouldKeepTheLeaseWhenItsOnlyHoldIsExtendedShorter(Kind kind) {
 		LockHandle held = this.holder.acquire(holding(kind).lease(OUTER).build());
 		held.extend(INNER);
 		assertThat(lockTtlMillis(held.name()))
-			.as("ms the %s lock lives after its only hold was extended to %s", kind, INNER)
-			.isBetween(1L, INNER.toMillis() + TOLERANCE_MILLIS);
-		assertThat(held.remainingLease()).isLessThanOrEqualTo(INNER);
+			.as("ms the %s lock lives after its only hold of %s was extended to %s", kind, OUTER, INNER)
+			.isGreaterThan(OUTER.toMillis() - TOLERANCE_MILLIS);
+		assertThat(held.remainingLease()).isGreaterThan(OUTER.minus(Duration.ofMillis(TOLERANCE_MILLIS)));
 		held.close();
 		assertFreeAndGone(kind, held.name());
 	}
 
 	/**
-	 * Two permits of one owner, one extended to 300 ms: once that one lapsed, the other
-	 * is still held, so of two permits exactly one is free.
+	 * A hold renewed by the watchdog (300 ms lease) and extended to 6 s keeps the 6 s:
+	 * the renewals every 100 ms after it must not bring the lease back to 300 ms, in
+	 * Redis or in {@code remainingLease()} (the simulation found this: a renewal set the
+	 * sole hold's lease outright).
+	 */
+	@ParameterizedTest
+	@EnumSource(value = Kind.class, names = { "EXCLUSIVE", "READ", "FAIR" })
+	void shouldKeepAnExtendedLeaseWhileTheWatchdogRenews(Kind kind) throws Exception {
+		LockHandle held = this.holder.acquire(holding(kind).lease(Duration.ofMillis(300)).autoRenew(true).build());
+		long start = System.nanoTime();
+		held.extend(OUTER);
+		sleepUntil(start, 450);
+		assertThat(lockTtlMillis(held.name()))
+			.as("ms the %s lock lives after renewals that followed an extension", kind)
+			.isGreaterThan(OUTER.toMillis() - 450 - TOLERANCE_MILLIS);
+		assertThat(held.remainingLease()).isGreaterThan(OUTER.minusMillis(450 + TOLERANCE_MILLIS));
+		held.close();
+		assertFreeAndGone(kind, held.name());
+	}
+
+	/**
+	 * A renewal sent before an extension to less, whose reply is read after the
+	 * extension's (the watchdog's thread was slow): the hold must not believe in a lease
+	 * longer than Redis keeps. Before, the extension shortened the lease in Redis and the
+	 * late reply lengthened it in {@code remainingLease()} (the simulation found this).
+	 */
+	@Test
+	void shouldNotBelieveALateRenewalPastTheLeaseInRedis() {
+		RedisLockHandle held = (RedisLockHandle) this.holder
+			.acquire(holding(Kind.EXCLUSIVE).lease(OUTER).autoRenew(false).build());
+		LockCommands commands = new LockCommands(new StringRedisTemplate(this.factory), LockKeys.FENCE_IDLE_MILLIS,
+				true);
+		held.renewing();
+		long sentNanos = System.nanoTime();
+		assertThat(commands.renew(List.of(held.grant()))).containsExactly(1L);
+		held.extend(INNER);
+		held.renewed(sentNanos);
+		long remaining = held.remainingLease().toMillis();
+		assertThat(lockTtlMillis(held.name()))
+			.as("ms the lock lives in Redis, with %d ms left of the hold's lease", remaining)
+			.isGreaterThanOrEqualTo(remaining - TOLERANCE_MILLIS);
+		held.close();
+		assertFreeAndGone(Kind.EXCLUSIVE, held.name());
+	}
+
+	/**
+	 * An extension that keeps a longer lease still writes it: the replica check
+	 * ({@code ReplicaWait}) writes the hold again with an extension and waits for the
+	 * replicas on that connection, and Redis 7.2 and later count for {@code WAIT} only
+	 * what that connection wrote (found by an adversarial read of the lease fix).
+	 */
+	@Test
+	void shouldWriteTheLeaseEvenWhenAnExtensionKeepsIt() {
+		LockHandle held = this.holder.acquire(holding(Kind.EXCLUSIVE).lease(OUTER).build());
+		long before = pexpireCalls();
+		held.extend(INNER);
+		assertThat(pexpireCalls() - before).as("PEXPIRE calls of an extension that keeps a longer lease").isEqualTo(1);
+		assertThat(lockTtlMillis(held.name())).isGreaterThan(OUTER.toMillis() - TOLERANCE_MILLIS);
+		held.close();
+	}
+
+	private static long pexpireCalls() {
+		String stats = String.valueOf(redis.server().command("INFO", "commandstats"));
+		java.util.regex.Matcher calls = java.util.regex.Pattern.compile("cmdstat_pexpire:calls=(\\d+)").matcher(stats);
+		return calls.find() ? Long.parseLong(calls.group(1)) : 0;
+	}
+
+	/**
+	 * The same with permits: one renewed by the watchdog and extended keeps the longer
+	 * lease.
+	 */
+	@Test
+	void shouldKeepAnExtendedPermitWhileTheWatchdogRenews() throws Exception {
+		LockHandle held = this.holder.acquire(permit().lease(Duration.ofMillis(300)).autoRenew(true).build());
+		long start = System.nanoTime();
+		held.extend(OUTER);
+		sleepUntil(start, 450);
+		assertThat(lockTtlMillis(held.name())).as("ms the permits live after renewals that followed an extension")
+			.isGreaterThan(OUTER.toMillis() - 450 - TOLERANCE_MILLIS);
+		held.close();
+		assertThat(keys(held.name())).isEmpty();
+	}
+
+	/**
+	 * Two permits of one owner, one with a 300 ms lease extended to 300 ms: once that one
+	 * lapsed, the other is still held, so of two permits exactly one is free.
 	 */
 	@Test
 	void shouldNeverShortenAnotherPermitWhenOneIsExtended() throws Exception {
 		LockHandle kept = this.holder.acquire(permit().build());
-		LockHandle extended = this.holder.acquire(permit().build());
+		LockHandle extended = this.holder.acquire(permit().lease(Duration.ofMillis(300)).build());
 		extended.extend(Duration.ofMillis(300));
 		assertOnePermitLeft(kept, extended, System.nanoTime() + Duration.ofMillis(600).toNanos());
 	}

@@ -24,6 +24,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import reactor.core.Disposable;
 import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
@@ -323,6 +325,40 @@ class ReactiveLockTemplateTests {
 		assertThat(locked(request)).isFalse();
 	}
 
+	/**
+	 * An extension to 6 s of a hold renewed every 100 ms (300 ms lease) is kept: the
+	 * renewals after it never bring the lease back down, in Redis or in
+	 * {@code remainingLease()} (before, the sole hold's renewal set its lease outright).
+	 */
+	@ParameterizedTest
+	@ValueSource(strings = { "EXCLUSIVE", "READ", "PERMIT" })
+	void shouldKeepAnExtendedLeaseWhileRenewing(String kind) throws InterruptedException {
+		LockRequest.Builder builder = lock("extended-" + kind).lease(Duration.ofMillis(300)).autoRenew(true);
+		LockRequest request = switch (kind) {
+			case "READ" -> builder.mode(LockMode.READ).build();
+			case "PERMIT" -> builder.permits(1).build();
+			default -> builder.build();
+		};
+		ReactiveLockHandle held = this.template.acquire(request).block(BLOCK);
+		long start = System.nanoTime();
+		held.extend(Duration.ofSeconds(6)).block(BLOCK);
+		Thread.sleep(Math.max(0, 450 - (System.nanoTime() - start) / 1_000_000));
+		long pttl = this.raw.getExpire(this.template.lockKey(request) + leaseKeySuffix(kind),
+				java.util.concurrent.TimeUnit.MILLISECONDS);
+		assertThat(pttl).as("ms the %s lock lives after renewals that followed an extension to 6 s", kind)
+			.isGreaterThan(5_000);
+		assertThat(held.remainingLease()).isGreaterThan(Duration.ofSeconds(5));
+		held.release().block(BLOCK);
+	}
+
+	private static String leaseKeySuffix(String kind) {
+		return switch (kind) {
+			case "READ" -> ":readers";
+			case "PERMIT" -> ":permits";
+			default -> "";
+		};
+	}
+
 	@Test
 	void shouldKeepTheShortLeasesOfAReaderAndAPermitAliveWhileHeld() throws InterruptedException {
 		LockRequest read = lock("renewed-read").mode(LockMode.READ)
@@ -488,8 +524,7 @@ class ReactiveLockTemplateTests {
 	@Test
 	void shouldRefuseWhatItDoesNotSupportNamingTheLock() {
 		List<LockRequest> refused = new ArrayList<>();
-		refused.add(lock("refused").fair(true).build());
-		refused.add(lock("refused").owner("batch").build());
+		refused.add(lock("refused").waitStrategy(WaitStrategy.KEYSPACE_EVENTS).build());
 		for (LockRequest request : refused) {
 			assertThatExceptionOfType(IllegalArgumentException.class)
 				.isThrownBy(() -> this.template.acquire(request).block(BLOCK))

@@ -167,7 +167,7 @@ final class InMemoryLockStore {
 	boolean extend(HoldKind kind, LockName name, String owner, long token, long leaseNanos, long now) {
 		Hold hold = find(kind, name, owner, token, now);
 		if (hold != null) {
-			hold.lease.set(now, leaseNanos);
+			hold.lease.atLeast(now, leaseNanos);
 		}
 		return hold != null;
 	}

@@ -47,10 +47,6 @@ final class Lease {
 		}
 	}
 
-	void set(long now, long nanos) {
-		this.endNanos = now + nanos;
-	}
-
 	/**
 	 * Return when a released hold with a minimum hold until {@code holdUntil} stops
 	 * keeping the lock taken: the minimum hold, capped by the lease.
