@@ -75,7 +75,12 @@ local function take(reserved, queued)
 	if ARGV[7] == '1' and redis.call('GET', KEYS[4]) == owner then
 		redis.call('DEL', KEYS[4])
 	end
-	withdraw_request()
+	-- A reservation is made only for a request the release took out of the line (release.lua),
+	-- and a request is filed only while the lock is not reserved for it: taking one's own
+	-- reservation, there is nothing to withdraw.
+	if not reserved then
+		withdraw_request()
+	end
 	return {1, tonumber(token)}
 end
 
@@ -122,8 +127,10 @@ if not held[1] or held[1] == '' then
 			return {0, 0, ttl}
 		end
 	end
-	-- Requests may be waiting (the line is not looked at here): the release will look.
-	return take(held[1] ~= nil, true)
+	-- Requests may be waiting (the line is not looked at here): the release will look. The
+	-- owner is '' only when the lock is reserved for this request (above); HMGET gives false,
+	-- not nil, for a lock hash that is not there.
+	return take(held[1] == '', true)
 end
 
 if held[1] == owner then

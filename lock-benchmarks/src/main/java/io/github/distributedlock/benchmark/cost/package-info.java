@@ -1,0 +1,9 @@
+/**
+ * Counts what one acquisition costs Redis, command by command: the scripts and plain
+ * commands a client sends, every command each script runs, the keys left behind and the
+ * subscriptions, for this project's engine alone (see {@code docs/design/cost.md}).
+ */
+@NullMarked
+package io.github.distributedlock.benchmark.cost;
+
+import org.jspecify.annotations.NullMarked;
