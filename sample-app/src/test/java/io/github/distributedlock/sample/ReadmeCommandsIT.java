@@ -98,6 +98,33 @@ class ReadmeCommandsIT {
 	}
 
 	@Test
+	void shouldRunTheReadmeSimulationCommands() throws IOException, InterruptedException {
+		String readme = Files.readString(ROOT.resolve("README.md"));
+		List<String> commands = commands(blockAfter(readme, "seed replayed event for event"));
+		assertThat(commands).containsExactly("lock-simulation/simulate.sh --seeds 1000",
+				"lock-simulation/simulate.sh --seed 1003");
+		assertThat(run(commands.get(0))).contains("simulation: 1000 seeds,");
+		assertThat(run(commands.get(1))).contains("simulation: 1 seeds,");
+	}
+
+	private static String run(String command) throws IOException, InterruptedException {
+		Path log = Files.createTempFile("readme-simulation", ".log");
+		Process process = new ProcessBuilder("bash", "-c", command).directory(ROOT.toFile())
+			.redirectErrorStream(true)
+			.redirectOutput(log.toFile())
+			.start();
+		boolean exited = process.waitFor(5, TimeUnit.MINUTES);
+		if (!exited) {
+			process.descendants().forEach(ProcessHandle::destroy);
+			process.destroy();
+		}
+		String output = Files.readString(log);
+		assertThat(exited).as("'" + command + "' ended within 5 minutes").isTrue();
+		assertThat(process.exitValue()).as("'" + command + "' exit code; its output:\n" + output).isZero();
+		return output;
+	}
+
+	@Test
 	void shouldRunTheReadmeTestCommandInCi() throws IOException {
 		String readme = Files.readString(ROOT.resolve("README.md"));
 		String test = blockAfter(readme, "Run the tests").strip();

@@ -1,0 +1,125 @@
+package io.github.distributedlock.redis;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Checks the history of one lock's holds: no two holders whose holds overlap, and fencing
+ * tokens that only grow. A hold runs from the reply that granted it until the holder
+ * released it or its deadline ({@code t0 + lease}, as the handle counts it) passed,
+ * whichever came first: a holder that works past its deadline is told its lease is lost,
+ * so no overlap after it counts. No grant may come after its own deadline: its caller
+ * would start work on a lease that is already over. A renewal, an extension or a nested
+ * hold moves a live hold's deadline later.
+ */
+final class HoldChecker {
+
+	private final List<Hold> holds = new ArrayList<>();
+
+	private @Nullable String violation;
+
+	private long lastToken;
+
+	private String lastOwner = "";
+
+	private int count;
+
+	/**
+	 * Record a grant the holder received at {@code fromNanos}, valid until its deadline.
+	 * Holds of one owner may overlap, and share a token: several clients of one custom
+	 * owner, or a take-over of the owner's own hold.
+	 */
+	void held(String holder, String owner, long token, long fromNanos, long deadlineNanos) {
+		if (deadlineNanos - fromNanos <= 0 && this.violation == null) {
+			// The caller would start its work on a lease that is already over.
+			this.violation = holder + " was granted token " + token + " " + (fromNanos - deadlineNanos) / 1e6
+					+ " ms after the lease it granted had ended";
+		}
+		boolean sameOwner = token == this.lastToken && owner.equals(this.lastOwner);
+		if (token <= this.lastToken && !sameOwner && this.violation == null) {
+			this.violation = holder + " got token " + token + " after token " + this.lastToken;
+		}
+		if (token > this.lastToken) {
+			this.lastToken = token;
+			this.lastOwner = owner;
+		}
+		for (Hold other : this.holds) {
+			if (other.endNanos - fromNanos > 0 && !other.owner.equals(owner) && this.violation == null) {
+				this.violation = holder + " took token " + token + " while " + other.holder + " held token "
+						+ other.token + " for another " + (other.endNanos - fromNanos) / 1e6 + " ms";
+			}
+		}
+		this.holds.removeIf((other) -> other.endNanos - fromNanos <= 0);
+		this.holds.add(new Hold(holder, owner, token, deadlineNanos));
+		this.count++;
+	}
+
+	/**
+	 * Record that a live hold's holder now counts on it until {@code deadlineNanos}: a
+	 * renewal or an extension confirmed it, or a nested hold of the same owner. A hold
+	 * whose deadline has passed is over (its holder was told the lease was lost) and
+	 * stays over. Any holder that took the lock while this one was live was reported when
+	 * it took it.
+	 */
+	void extended(String holder, long token, long nowNanos, long deadlineNanos) {
+		for (Hold hold : this.holds) {
+			if (hold.holder.equals(holder) && hold.token == token && !hold.released && hold.endNanos - nowNanos > 0
+					&& deadlineNanos - hold.endNanos > 0) {
+				hold.endNanos = deadlineNanos;
+			}
+		}
+	}
+
+	/**
+	 * Record that a holder stopped using its hold at {@code endNanos}.
+	 */
+	void released(String holder, long token, long endNanos) {
+		for (Hold hold : this.holds) {
+			if (hold.holder.equals(holder) && hold.token == token) {
+				hold.endNanos = Math.min(endNanos, hold.endNanos);
+				hold.released = true;
+			}
+		}
+	}
+
+	/**
+	 * Record a violation that the simulation found itself.
+	 */
+	void violated(String what) {
+		if (this.violation == null) {
+			this.violation = what;
+		}
+	}
+
+	@Nullable String violation() {
+		return this.violation;
+	}
+
+	int holds() {
+		return this.count;
+	}
+
+	private static final class Hold {
+
+		private final String holder;
+
+		private final String owner;
+
+		private final long token;
+
+		private long endNanos;
+
+		private boolean released;
+
+		Hold(String holder, String owner, long token, long endNanos) {
+			this.holder = holder;
+			this.owner = owner;
+			this.token = token;
+			this.endNanos = endNanos;
+		}
+
+	}
+
+}

@@ -1,0 +1,778 @@
+package io.github.distributedlock.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.concurrent.TimeUnit;
+
+import io.github.distributedlock.LockName;
+import io.github.distributedlock.WaitStrategy;
+import io.github.distributedlock.simulation.PubSub;
+import io.github.distributedlock.simulation.RedisModel;
+import io.github.distributedlock.simulation.SimulationRandom;
+import io.github.distributedlock.simulation.VirtualClock;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One run of the lock protocol on a virtual clock: simulated clients take and release one
+ * exclusive lock on a {@link RedisModel} that runs the engine's own scripts, and each
+ * client's decisions are the engine's own {@link Acquisition}: what an attempt carries,
+ * what a reply means, when to try again, how long to sleep, what to withdraw. A seeded
+ * PRNG picks every delay and fault, so one seed gives one run, event for event.
+ * <p>
+ * Faults, each drawn around the protocol's timing constants (the leases, the claim, the
+ * lease-end margin, the renewal period): a client paused before it uses a hold or sends a
+ * release, or before it reads a reply; a Redis stall; a release message dropped,
+ * duplicated or delivered late; a command run twice with only the second reply delivered
+ * (Lettuce's re-send after a reconnect); a holder that keeps working past its lease.
+ * <p>
+ * A hold may be renewed as the watchdog does (every lease/3, with its own lease),
+ * extended to a shorter or longer lease, and re-entered by its owner with another lease
+ * (the nested hold renewed or extended in turn, and released first). Each hold's deadline
+ * is the engine's own {@link LeaseEnd}, fed by the replies in the order they arrive. The
+ * {@link HoldChecker} checks the history, and after every event each live hold's deadline
+ * is held to Redis: the lock must still be its owner's and live at least until then.
+ * <p>
+ * Not simulated: the local line of waiters in one JVM (each client is the head of its own
+ * line), the JVM's scheduler, Lettuce's reconnect logic, read/write locks, permits, fair
+ * locks and multi-locks; the chaos suite keeps covering those on real processes.
+ */
+final class LockSimulation {
+
+	static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
+
+	static final long LEASE_MS = 1_000;
+
+	// The leases of extensions and nested holds: shorter and longer than the lock's.
+	private static final long[] OTHER_LEASES_MS = { 150, LEASE_MS, 2_500 };
+
+	// Redis keeps expiries in whole milliseconds, set from its clock's millisecond.
+	private static final long REDIS_MS_SLACK = MS;
+
+	private static final String FENCE_IDLE_MS = "600000";
+
+	private final long seed;
+
+	private final SimulationRandom random;
+
+	private final VirtualClock clock = new VirtualClock(1_000_000 * MS);
+
+	private final RedisModel redis;
+
+	private final HoldChecker checker = new HoldChecker();
+
+	private final PriorityQueue<Event> events = new PriorityQueue<>();
+
+	private final List<String> trace = new ArrayList<>();
+
+	private final LockSpec spec;
+
+	private final Map<Integer, Client> clients = new java.util.HashMap<>();
+
+	private final boolean deadlineFromReply;
+
+	private final boolean sharedOwners;
+
+	private long sequence;
+
+	// Renewals, extensions and re-entries whose replies said the hold is there, and
+	// holds taken while another client of the same owner held the lock.
+	private final long[] confirmedLeases = new long[4];
+
+	private int steps;
+
+	/**
+	 * @param seed the seed of every choice
+	 * @param scripts script texts to use instead of the engine's, by name (planted bugs)
+	 */
+	LockSimulation(long seed, Map<String, String> scripts) {
+		this(seed, scripts, false);
+	}
+
+	/**
+	 * @param seed the seed of every choice
+	 * @param scripts script texts to use instead of the engine's, by name (planted bugs)
+	 * @param deadlineFromReply a planted bug of the handle: a renewal or an extension
+	 * counts its lease from when its reply was read, not from when it was sent
+	 */
+	LockSimulation(long seed, Map<String, String> scripts, boolean deadlineFromReply) {
+		this.seed = seed;
+		this.deadlineFromReply = deadlineFromReply;
+		this.random = new SimulationRandom(seed);
+		this.sharedOwners = this.random.nextInt(3) == 0;
+		this.redis = new RedisModel(this.clock);
+		scripts.forEach(this.redis::replaceScript);
+		String lockKey = "sim:{orders:1}";
+		String channel = LockKeys.releaseChannel(lockKey);
+		this.spec = new LockSpec(
+				new LockTarget(LockName.of("orders", "1"), lockKey, channel, LockKind.EXCLUSIVE, 0, channel),
+				new LockTiming(LEASE_MS, 3_000 * MS, false, false, 0, 5_000),
+				new WaitMode(WaitStrategy.PUBSUB, List.of(channel), 100 * MS), this.sharedOwners, null);
+	}
+
+	private LockSpec reentrant(long leaseMillis) {
+		return new LockSpec(this.spec.target(), this.spec.timing().withLeaseMillis(leaseMillis).withWaitNanos(0),
+				this.spec.waitMode(), true, null);
+	}
+
+	/**
+	 * Run the clients until each has made its acquisitions, or the step budget is spent.
+	 * @return what the checker found, or {@code null} if nothing
+	 */
+	@Nullable String run(int clients, int acquisitionsEach) {
+		for (int i = 0; i < clients; i++) {
+			// In a third of the runs, two custom owners of two clients each: a client's
+			// acquisition joins the other's hold as a re-entry.
+			String owner = this.sharedOwners ? "custom:shared-" + (i / 2) : "owner-c" + i;
+			Client client = new Client("c" + i, owner, acquisitionsEach);
+			this.clients.put(client.subscriber.id(), client);
+			at(this.random.between(0, 50 * MS), client.name + " starts", client::start);
+		}
+		at(this.random.between(0, 2_000 * MS), "redis stalls", this::stall);
+		while (!this.events.isEmpty() && this.steps++ < 200_000) {
+			Event event = this.events.poll();
+			this.clock.advanceTo(Math.max(this.clock.nanos(), event.at));
+			if (!this.redis.answering() && event.needsRedis) {
+				at(this.redis.stalledUntil(), event.what, event.action, true);
+				continue;
+			}
+			this.trace.add(String.format("%9.3f ms  %s", (this.clock.nanos() - 1_000_000 * MS) / 1e6, event.what));
+			event.action.run();
+			deliver();
+			checkLiveHolds();
+			String violation = this.checker.violation();
+			if (violation != null) {
+				return violation;
+			}
+		}
+		return this.checker.violation();
+	}
+
+	/**
+	 * Every hold its holder counts on is its owner's in Redis, and lives there at least
+	 * as long as the holder counts on it.
+	 */
+	private void checkLiveHolds() {
+		if (!this.redis.answering()) {
+			return;
+		}
+		long now = this.clock.nanos();
+		String key = this.spec.lockKey();
+		for (Client client : this.clients.values()) {
+			for (Held held : client.holds) {
+				if (!held.live(now)) {
+					continue;
+				}
+				Object owner = this.redis.command("HGET", key, "owner");
+				if (!LockOwners.digest(client.owner).equals(owner)) {
+					this.checker.violated(client.name + " counts on " + held + " for another "
+							+ (held.endNanos() - now) / 1e6 + " ms, but the lock's owner in Redis is " + owner);
+					return;
+				}
+				long ttl = (Long) this.redis.command("PTTL", key);
+				if (now + ttl * MS + REDIS_MS_SLACK - held.endNanos() < 0) {
+					this.checker.violated(client.name + " counts on " + held + " for another "
+							+ (held.endNanos() - now) / 1e6 + " ms, but Redis keeps the lock " + ttl + " ms");
+					return;
+				}
+			}
+		}
+	}
+
+	private void stall() {
+		if (this.clients.values().stream().allMatch((client) -> client.left <= 0 && client.acquisition == null)) {
+			return;
+		}
+		long stall = aroundConstant();
+		this.redis.stall(Duration.ofNanos(stall));
+		this.trace.add("           redis stalled for " + stall / 1e6 + " ms");
+		at(this.random.between(0, 3_000 * MS), "redis stalls", this::stall);
+	}
+
+	/**
+	 * Deliver what was published: late, twice, replayed later, or never.
+	 */
+	private void deliver() {
+		for (PubSub.Delivery delivery : this.redis.pubSub().drain()) {
+			Client client = this.clients.get(delivery.subscriber().id());
+			if (client == null) {
+				continue;
+			}
+			String what = client.name + " hears " + delivery.message();
+			int fault = this.random.nextInt(40);
+			if (fault == 0) {
+				this.trace.add("           dropped: " + what);
+				continue;
+			}
+			long delay = (fault < 4) ? aroundConstant() : network();
+			at(delay, what, () -> client.heard(delivery.message()));
+			if (fault == 4 || fault == 5) {
+				at(delay + ((fault == 4) ? network() : aroundConstant()), what + " (again)",
+						() -> client.heard(delivery.message()));
+			}
+		}
+	}
+
+	/**
+	 * How long a reply takes to be acted on: a network delay, or a client paused around a
+	 * constant.
+	 */
+	private long replyDelay() {
+		return (this.random.nextInt(10) == 0) ? aroundConstant() : network();
+	}
+
+	long seed() {
+		return this.seed;
+	}
+
+	int holds() {
+		return this.checker.holds();
+	}
+
+	/**
+	 * Return the requests left in the lock's line in Redis once the run is over: every
+	 * acquisition has ended, so each was taken or withdrawn, and none should be left.
+	 */
+	List<?> requestsLeft() {
+		Object left = this.redis.command("ZRANGE", this.spec.requestsKey(), "0", "-1");
+		return (left instanceof List<?> list) ? list : List.of();
+	}
+
+	/**
+	 * Return how many renewals, extensions and re-entries were granted, and how many
+	 * holds joined another client's hold of the same owner, in that order.
+	 */
+	long[] confirmedLeases() {
+		return this.confirmedLeases.clone();
+	}
+
+	int steps() {
+		return this.steps;
+	}
+
+	/**
+	 * Return the last events of the run, for a failure's message.
+	 */
+	String trace(int last) {
+		List<String> tail = this.trace.subList(Math.max(0, this.trace.size() - last), this.trace.size());
+		return "seed " + this.seed + ", last " + tail.size() + " of " + this.trace.size() + " events:\n"
+				+ String.join("\n", tail);
+	}
+
+	private void at(long delay, String what, Runnable action) {
+		at(this.clock.nanos() + delay, what, action, false);
+	}
+
+	private void redisAt(long delay, String what, Runnable action) {
+		at(this.clock.nanos() + delay, what, action, true);
+	}
+
+	private void at(long at, String what, Runnable action, boolean needsRedis) {
+		this.events.add(new Event(at, this.sequence++, what, action, needsRedis));
+	}
+
+	/**
+	 * A network delay: mostly tens of microseconds, sometimes milliseconds.
+	 */
+	private long network() {
+		return this.random.nextInt(10) == 0 ? this.random.between(0, 5 * MS) : this.random.between(0, 100_000);
+	}
+
+	/**
+	 * A duration around one of the protocol's constants: just below, at, or just above
+	 * it.
+	 */
+	private long aroundConstant() {
+		long[] constants = { LEASE_MS * MS, HandOffRequest.CLAIM_MILLIS * MS, Deadline.LEASE_END_MARGIN_NANOS,
+				LEASE_MS * MS / 3, OTHER_LEASES_MS[0] * MS, OTHER_LEASES_MS[0] * MS / 3, OTHER_LEASES_MS[2] * MS };
+		long constant = constants[this.random.nextInt(constants.length)];
+		long[] offsets = { -MS, -1, 0, 1, MS };
+		return Math.max(0, constant + offsets[this.random.nextInt(offsets.length)]);
+	}
+
+	private Object eval(ScriptCall call) {
+		return this.redis.eval(call.script().name(), call.keys(), call.argv());
+	}
+
+	/**
+	 * One simulated client: a process with one thread that takes the lock, works, and
+	 * releases it, as many times as asked.
+	 */
+	private final class Client {
+
+		private final String name;
+
+		private final String owner;
+
+		// The engine's own hearing of the lock's channel.
+		private final WaitLine line = new WaitLine(false, false);
+
+		private final PubSub.Subscriber subscriber;
+
+		private int left;
+
+		private @Nullable Acquisition acquisition;
+
+		// Counts sleeps and attempts, so that a timer of an earlier sleep wakes nobody.
+		private long epoch;
+
+		private boolean sleeping;
+
+		// The holds this client counts on (its outer hold and a nested one), released or
+		// not.
+		private final List<Held> holds = new ArrayList<>();
+
+		// A re-entry in flight: the thread that sent it is waiting for its reply, and
+		// releases afterwards.
+		private boolean reentering;
+
+		private @Nullable Runnable afterReentry;
+
+		Client(String name, String owner, int acquisitions) {
+			this.name = name;
+			this.owner = owner;
+			this.left = acquisitions;
+			this.subscriber = LockSimulation.this.redis.pubSub()
+				.subscribe(name, LockSimulation.this.spec.releaseChannel());
+		}
+
+		void start() {
+			if (this.left-- <= 0) {
+				return;
+			}
+			// A custom owner always counts as holding the lock (no take-over), as in the
+			// engine.
+			Acquisition acquisition = new Acquisition(LockSimulation.this.spec, this.owner,
+					LockOwners.isCustom(this.owner), LockSimulation.this.clock::nanos);
+			this.acquisition = acquisition;
+			this.line.expect(acquisition.fileRequest());
+			attempt();
+		}
+
+		private void attempt() {
+			Acquisition acquisition = current();
+			Acquisition.Attempt attempt = acquisition.next(this.line);
+			long epoch = ++this.epoch;
+			this.sleeping = false;
+			ScriptCall call = LockSimulation.this.spec.kind()
+				.acquire(LockSimulation.this.spec, new LockKind.Attempt(this.owner, attempt.hold(),
+						attempt.remainingWaitMillis(), attempt.mayHaveIntent(), attempt.holdsIt(), attempt.request()),
+						FENCE_IDLE_MS);
+			boolean twice = LockSimulation.this.random.nextInt(20) == 0;
+			redisAt(network(), this.name + " acquire runs" + (twice ? " (re-sent later)" : ""), () -> {
+				Object reply = eval(call);
+				if (twice) {
+					redisAt(network() + LockSimulation.this.random.between(0, 3 * MS), this.name + " acquire re-sent",
+							() -> {
+								Object again = eval(call);
+								at(replyDelay(), this.name + " acquire replied " + again,
+										() -> replied(epoch, attempt, again));
+							});
+					return;
+				}
+				at(replyDelay(), this.name + " acquire replied " + reply, () -> replied(epoch, attempt, reply));
+			});
+		}
+
+		private void replied(long epoch, Acquisition.Attempt attempt, Object reply) {
+			if (epoch != this.epoch) {
+				return;
+			}
+			Acquisition acquisition = current();
+			AcquireResult result = LockCommands.acquireResult(LockSimulation.this.spec, (List<?>) reply);
+			Acquisition.Outcome outcome = acquisition.replied(attempt, result, false);
+			if (outcome instanceof Acquisition.Held held) {
+				hold(held.grant());
+			}
+			else if (outcome instanceof Acquisition.Late late) {
+				// As the engine's drivers: again at once, or release it and give up.
+				if (acquisition.retriesLateGrant()) {
+					attempt();
+				}
+				else {
+					ScriptCall release = LockSimulation.this.spec.kind()
+						.release(LockSimulation.this.spec, this.owner, late.grant().token(), late.grant().hold(), true,
+								0);
+					redisAt(network(), this.name + " releases a late grant", () -> eval(release));
+					giveUp();
+				}
+			}
+			else if (outcome instanceof Acquisition.Failed failed) {
+				throw new IllegalStateException(this.name + ": " + failed.error());
+			}
+			else {
+				step();
+			}
+		}
+
+		private void step() {
+			Acquisition acquisition = current();
+			Acquisition.Step step = acquisition.whileHead(this.line);
+			if (step == Acquisition.Step.TRY) {
+				attempt();
+			}
+			else if (step == Acquisition.Step.GIVE_UP) {
+				giveUp();
+			}
+			else {
+				long epoch = ++this.epoch;
+				this.sleeping = true;
+				at(acquisition.sleepNanos(), this.name + " wakes (timer)", () -> {
+					if (epoch == this.epoch && this.sleeping) {
+						attempt();
+					}
+				});
+			}
+		}
+
+		void heard(String message) {
+			WaitLine.Heard heard = this.line.hear(
+					ReleaseMessage.parse(message.getBytes(java.nio.charset.StandardCharsets.UTF_8)),
+					LockSimulation.this.clock.nanos());
+			if (heard != WaitLine.Heard.NOTHING) {
+				this.line.signal(heard == WaitLine.Heard.TRY);
+			}
+			Acquisition acquisition = this.acquisition;
+			if (acquisition != null && this.sleeping && acquisition.calledToTry(this.line)) {
+				attempt();
+			}
+			else if (acquisition != null && this.sleeping) {
+				// Only reservations for others: the sleep may end sooner now.
+				step();
+			}
+		}
+
+		private void forget(Acquisition.Ending ending) {
+			HandOffRequest request = ending.forget();
+			if (request != null) {
+				this.line.forget(request);
+			}
+		}
+
+		private void giveUp() {
+			Acquisition acquisition = current();
+			this.acquisition = null;
+			Acquisition.Ending ending = acquisition.end(false);
+			forget(ending);
+			HandOffRequest withdraw = ending.withdraw();
+			if (withdraw != null) {
+				ScriptCall call = ExclusiveKind.withdraw(LockSimulation.this.spec, withdraw, true);
+				redisAt(network(), this.name + " withdraws", () -> eval(call));
+			}
+			next();
+		}
+
+		private void hold(Grant grant) {
+			Acquisition acquisition = current();
+			this.acquisition = null;
+			forget(acquisition.end(true));
+			Held held = new Held(grant);
+			this.holds.clear();
+			this.holds.add(held);
+			long now = LockSimulation.this.clock.nanos();
+			for (Client other : LockSimulation.this.clients.values()) {
+				if (other != this && other.owner.equals(this.owner)
+						&& other.holds.stream().anyMatch((hold) -> hold.live(now))) {
+					LockSimulation.this.confirmedLeases[3]++;
+					break;
+				}
+			}
+			LockSimulation.this.checker.held(this.name, this.owner, grant.token(), now, held.endNanos());
+			SimulationRandom random = LockSimulation.this.random;
+			boolean renewed = random.nextInt(4) == 0;
+			long work;
+			if (renewed) {
+				work = random.between(0, 3 * LEASE_MS * MS);
+				renewAt(held, grant.sentNanos() + TimeUnit.MILLISECONDS.toNanos(LEASE_MS) / 3);
+			}
+			else {
+				work = (random.nextInt(8) == 0) ? aroundConstant() : random.between(0, 3 * MS);
+			}
+			if (random.nextInt(4) == 0) {
+				at(random.between(0, work), this.name + " extends token " + grant.token(), () -> extend(held));
+			}
+			if (random.nextInt(4) == 0) {
+				at(random.between(0, work), this.name + " re-enters token " + grant.token(), () -> reenter(held, work));
+			}
+			at(work, this.name + " releases token " + grant.token(), () -> release(held));
+		}
+
+		/**
+		 * Renew a hold when the watchdog would: at {@code atNanos}, then a third of its
+		 * lease after each renewal was sent, until it is released or lost.
+		 */
+		private void renewAt(Held held, long atNanos) {
+			long delay = Math.max(0, atNanos - LockSimulation.this.clock.nanos());
+			at(delay, this.name + " renews " + held, () -> {
+				long sent = LockSimulation.this.clock.nanos();
+				if (!held.live(sent)) {
+					return;
+				}
+				ScriptCall call = ExclusiveKind.renew(List.of(held.grant));
+				send(call, "renewal of " + held, (reply) -> {
+					long result = (Long) ((List<?>) reply).get(0);
+					if (confirmed(held, result, sent, held.grant.spec().leaseMillis())) {
+						LockSimulation.this.confirmedLeases[0]++;
+						renewAt(held, sent + TimeUnit.MILLISECONDS.toNanos(held.grant.spec().leaseMillis()) / 3);
+					}
+				});
+			});
+		}
+
+		private void extend(Held held) {
+			long sent = LockSimulation.this.clock.nanos();
+			if (!held.live(sent)) {
+				return;
+			}
+			long lease = OTHER_LEASES_MS[LockSimulation.this.random.nextInt(OTHER_LEASES_MS.length)];
+			Grant grant = held.grant;
+			ScriptCall call = grant.spec().kind().extend(grant.spec(), this.owner, grant.token(), grant.hold(), lease);
+			send(call, "extension of " + held + " to " + lease + " ms", (reply) -> {
+				if (confirmed(held, (Long) reply, sent, lease)) {
+					LockSimulation.this.confirmedLeases[1]++;
+				}
+			});
+		}
+
+		/**
+		 * Take the lock again, as its owner, with another lease: the nested hold is
+		 * renewed or extended, and released before the outer hold's work ends.
+		 */
+		private void reenter(Held outer, long work) {
+			long sent = LockSimulation.this.clock.nanos();
+			if (!outer.live(sent)) {
+				return;
+			}
+			SimulationRandom random = LockSimulation.this.random;
+			LockSpec spec = reentrant(OTHER_LEASES_MS[random.nextInt(OTHER_LEASES_MS.length)]);
+			// The engine's own decisions, with no wait: a re-entry that finds the lock
+			// taken by another gives up, and one granted too late releases what it got.
+			Acquisition reentry = new Acquisition(spec, this.owner, true, LockSimulation.this.clock::nanos);
+			Acquisition.Attempt attempt = reentry.next(null);
+			ScriptCall call = spec.kind()
+				.acquire(spec, new LockKind.Attempt(this.owner, attempt.hold(), attempt.remainingWaitMillis(),
+						attempt.mayHaveIntent(), attempt.holdsIt(), attempt.request()), FENCE_IDLE_MS);
+			this.reentering = true;
+			send(call, "re-entry of " + outer, (reply) -> {
+				this.reentering = false;
+				Runnable after = this.afterReentry;
+				this.afterReentry = null;
+				AcquireResult result = LockCommands.acquireResult(spec, (List<?>) reply);
+				Acquisition.Outcome outcome = reentry.replied(attempt, result, false);
+				if (!(outcome instanceof Acquisition.Held granted)) {
+					Runnable then = (after != null) ? after : () -> {
+					};
+					if (outcome instanceof Acquisition.Late late) {
+						// Released before the thread goes on, as the engine's driver
+						// does.
+						Grant grant = late.grant();
+						ScriptCall release = spec.kind()
+							.release(spec, this.owner, grant.token(), grant.hold(), true, 0);
+						send(release, "release of a late re-entry", (released) -> then.run());
+					}
+					else {
+						then.run();
+					}
+					return;
+				}
+				Held inner = new Held(granted.grant());
+				LockSimulation.this.confirmedLeases[2]++;
+				this.holds.add(inner);
+				long now = LockSimulation.this.clock.nanos();
+				if (result.token() != outer.grant.token()) {
+					// The lock was free when the re-entry ran (the outer hold's lease had
+					// ended): a hold of its own, which must not overlap the outer one.
+					LockSimulation.this.checker.held(this.name, this.owner, inner.grant.token(), now, inner.endNanos());
+				}
+				else {
+					LockSimulation.this.checker.extended(this.name, inner.grant.token(), now, inner.endNanos());
+				}
+				if (random.nextInt(2) == 0) {
+					renewAt(inner, sent + TimeUnit.MILLISECONDS.toNanos(spec.leaseMillis()) / 3);
+				}
+				if (random.nextInt(2) == 0) {
+					at(random.between(0, work), this.name + " extends " + inner, () -> extend(inner));
+				}
+				if (after != null) {
+					after.run();
+				}
+				else {
+					at(random.between(0, work), this.name + " releases " + inner, () -> releaseInner(inner, null));
+				}
+			});
+		}
+
+		/**
+		 * Record a reply to a renewal or an extension sent at {@code sentNanos}.
+		 * @return whether the hold is still there
+		 */
+		private boolean confirmed(Held held, long result, long sentNanos, long leaseMillis) {
+			if (result < 0) {
+				// The handle reports the lease lost: the work stops.
+				if (!held.lost) {
+					held.lost = true;
+					LockSimulation.this.checker.released(this.name, held.grant.token(),
+							LockSimulation.this.clock.nanos());
+				}
+				return false;
+			}
+			long now = LockSimulation.this.clock.nanos();
+			if (!held.live(now)) {
+				// Its deadline passed first: the holder was told, and stopped.
+				return false;
+			}
+			held.end.confirmed(LockSimulation.this.deadlineFromReply ? now : sentNanos, leaseMillis);
+			LockSimulation.this.checker.extended(this.name, held.grant.token(), now, held.endNanos());
+			return true;
+		}
+
+		/**
+		 * Send a script that a hold sends (a renewal, an extension, a re-entry, a
+		 * release): it may run twice, with only the second reply delivered, and its reply
+		 * may be read late.
+		 */
+		private void send(ScriptCall call, String what, java.util.function.Consumer<Object> replied) {
+			boolean twice = LockSimulation.this.random.nextInt(10) == 0;
+			redisAt(network(), this.name + " " + what + " runs" + (twice ? " (re-sent later)" : ""), () -> {
+				Object reply = eval(call);
+				if (twice) {
+					redisAt(network() + LockSimulation.this.random.between(0, 3 * MS),
+							this.name + " " + what + " re-sent", () -> {
+								Object again = eval(call);
+								at(replyDelay(), this.name + " " + what + " replied " + again,
+										() -> replied.accept(again));
+							});
+					return;
+				}
+				at(replyDelay(), this.name + " " + what + " replied " + reply, () -> replied.accept(reply));
+			});
+		}
+
+		/**
+		 * Release a nested hold, then go on with {@code then} once its reply is read.
+		 */
+		private void releaseInner(Held inner, @Nullable Runnable then) {
+			if (inner.released) {
+				// Released already, by the work's own close: wait for its reply.
+				if (then != null) {
+					if (inner.closed) {
+						then.run();
+					}
+					else {
+						inner.afterClose = then;
+					}
+				}
+				return;
+			}
+			inner.released = true;
+			Grant grant = inner.grant;
+			if (this.holds.get(0).grant.token() != grant.token()) {
+				LockSimulation.this.checker.released(this.name, grant.token(), LockSimulation.this.clock.nanos());
+			}
+			ScriptCall call = grant.spec()
+				.kind()
+				.release(grant.spec(), this.owner, grant.token(), grant.hold(), true, 0);
+			inner.afterClose = then;
+			send(call, "release of " + inner, (reply) -> {
+				inner.closed = true;
+				Runnable after = inner.afterClose;
+				if (after != null) {
+					after.run();
+				}
+			});
+		}
+
+		private void release(Held held) {
+			// The thread is waiting for its re-entry's reply; then it releases the nested
+			// hold and this one, in that order, each after the other's reply, as
+			// try-with-resources does.
+			if (this.reentering) {
+				this.afterReentry = () -> release(held);
+				return;
+			}
+			for (Held other : this.holds) {
+				if (other != held && !other.closed) {
+					releaseInner(other, () -> release(held));
+					return;
+				}
+			}
+			Grant grant = held.grant;
+			long now = LockSimulation.this.clock.nanos();
+			// The work ends now, or at the deadline if it ran past it (the handle reports
+			// the lease lost).
+			LockSimulation.this.checker.released(this.name, grant.token(), Math.min(now, held.endNanos()));
+			held.released = true;
+			ScriptCall call = LockSimulation.this.spec.kind()
+				.release(LockSimulation.this.spec, this.owner, grant.token(), grant.hold(), true, 0);
+			// The caller's release returns with its reply (the second run's, when the
+			// first reply was lost and the command re-sent); only then does it go on.
+			send(call, "release", (reply) -> next());
+		}
+
+		private void next() {
+			at(LockSimulation.this.random.between(0, 20 * MS), this.name + " next", this::start);
+		}
+
+		private Acquisition current() {
+			Acquisition current = this.acquisition;
+			if (current == null) {
+				throw new IllegalStateException(this.name + " is not acquiring");
+			}
+			return current;
+		}
+
+	}
+
+	/**
+	 * A hold as its handle sees it: the grant, and the deadline it counts on.
+	 */
+	private static final class Held {
+
+		private final Grant grant;
+
+		private final LeaseEnd end;
+
+		// The release was sent, its reply read, the handle found the hold lost.
+		private boolean released;
+
+		private boolean closed;
+
+		private boolean lost;
+
+		private @Nullable Runnable afterClose;
+
+		Held(Grant grant) {
+			this.grant = grant;
+			this.end = new LeaseEnd(grant.sentNanos(), grant.spec().leaseMillis());
+		}
+
+		long endNanos() {
+			return this.end.nanos();
+		}
+
+		boolean live(long nowNanos) {
+			return !this.released && !this.lost && endNanos() - nowNanos > 0;
+		}
+
+		@Override
+		public String toString() {
+			return "hold " + this.grant.hold().substring(Math.max(0, this.grant.hold().length() - 6)) + " (token "
+					+ this.grant.token() + ", " + this.grant.spec().leaseMillis() + " ms)";
+		}
+
+	}
+
+	private record Event(long at, long sequence, String what, Runnable action,
+			boolean needsRedis) implements Comparable<Event> {
+
+		@Override
+		public int compareTo(Event other) {
+			int byTime = Long.compare(this.at, other.at);
+			return (byTime != 0) ? byTime : Long.compare(this.sequence, other.sequence);
+		}
+
+	}
+
+}

@@ -1,0 +1,64 @@
+package io.github.distributedlock.redis;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Runs the lock protocol in the simulation on a fixed set of seeds, and checks every run.
+ * {@code -Dsimulation.seeds=N} runs N seeds (at least 100); {@code -Dsimulation.seed=S}
+ * replays one.
+ */
+class LockSimulationTests {
+
+	// At least this many: -Dsimulation.seeds (shared with the differential test, which
+	// runs
+	// 12 by default) only ever adds seeds.
+	private static final int CI_SEEDS = 100;
+
+	@Test
+	void everySeedKeepsTheLockExclusiveWithGrowingTokens() {
+		ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+		long cpuBefore = threads.getCurrentThreadCpuTime();
+		long holds = 0;
+		long steps = 0;
+		long[] leases = new long[4];
+		for (long seed : seeds()) {
+			LockSimulation simulation = new LockSimulation(seed, Map.of());
+			String violation = simulation.run(4, 25);
+			assertThat(violation).as(() -> simulation.trace(40)).isNull();
+			assertThat(simulation.holds()).as("holds in seed %d", seed).isGreaterThan(0);
+			assertThat(simulation.requestsLeft()).as("requests left in the line after seed %d", seed).isEmpty();
+			holds += simulation.holds();
+			steps += simulation.steps();
+			for (int i = 0; i < leases.length; i++) {
+				leases[i] += simulation.confirmedLeases()[i];
+			}
+		}
+		double cpuSeconds = (threads.getCurrentThreadCpuTime() - cpuBefore) / 1e9;
+		System.out.printf(
+				"simulation: %d seeds, %d holds (%d renewals, %d extensions, %d re-entries granted, %d joined "
+						+ "a shared custom owner's hold), %d events, "
+						+ "%.1f CPU s, %.0f holds and %.0f events per CPU s%n",
+				seeds().length, holds, leases[0], leases[1], leases[2], leases[3], steps, cpuSeconds,
+				holds / cpuSeconds, steps / cpuSeconds);
+	}
+
+	static long[] seeds() {
+		String one = System.getProperty("simulation.seed");
+		if (one != null && !one.isBlank()) {
+			return new long[] { Long.parseLong(one) };
+		}
+		int count = Math.max(CI_SEEDS, Integer.getInteger("simulation.seeds", CI_SEEDS));
+		long[] seeds = new long[count];
+		for (int i = 0; i < count; i++) {
+			seeds[i] = 1_000 + i;
+		}
+		return seeds;
+	}
+
+}

@@ -1,0 +1,119 @@
+package io.github.distributedlock.redis;
+
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Plants bugs of the classes this project has had into the real scripts, and checks that
+ * the simulation finds each within a few seeds: the simulator must not silently lose its
+ * teeth. Each finding prints its seed and the events before it.
+ */
+class PlantedBugTests {
+
+	private static final int MAX_SEEDS = 300;
+
+	@Test
+	void findsALeaseScoredOneMillisecondShort() {
+		assertFound("acquire.lua", "redis.call('PEXPIRE', KEYS[1], ARGV[3])",
+				"redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]) - 1)");
+	}
+
+	@Test
+	void findsAReleaseThatSkipsTheOwnerAndHoldChecks() {
+		assertFound("release.lua", "local status = check_hold(held, digest(ARGV[1]), ARGV[2])",
+				"local status = held[1] and 0 or -1", "if not held[7] then", "if false then");
+	}
+
+	@Test
+	void findsAReleaseThatEndsTheLockWithHoldsLeft() {
+		assertFound("release.lua", "if held[3] ~= '1' then", "if false then");
+	}
+
+	@Test
+	void findsAWithdrawalThatFreesAHold() {
+		assertFound("release.lua", "if held[1] ~= '' or ARGV[6] == '' or held[4] ~= ARGV[6] then", "if false then");
+	}
+
+	/**
+	 * The rule before issue 23's lease fix: the sole hold of a lock set its lease
+	 * outright when renewed, so a renewal undid a longer extension.
+	 */
+	@Test
+	void findsARenewalThatSetsTheSoleHoldsLeaseOutright() {
+		assertFound("renew.lua", "lengthen_lease(key, ARGV[at])", """
+				if tonumber(redis.call('HGET', key, 'holds')) <= 1 then
+					redis.call('PEXPIRE', key, ARGV[at])
+				else
+					lengthen_lease(key, ARGV[at])
+				end""");
+	}
+
+	/**
+	 * The same rule for extensions: a shorter extension of the sole hold, run after a
+	 * renewal whose reply is read later, left the holder counting on the renewal's lease.
+	 */
+	@Test
+	void findsAnExtensionThatSetsTheSoleHoldsLeaseOutright() {
+		assertFound("extend.lua", "lengthen_lease(KEYS[1], ARGV[4])", """
+				if tonumber(redis.call('HGET', KEYS[1], 'holds')) <= 1 then
+					redis.call('PEXPIRE', KEYS[1], ARGV[4])
+				else
+					lengthen_lease(KEYS[1], ARGV[4])
+				end""");
+	}
+
+	/**
+	 * A re-entry that sets the lease it asks for, shortening the outer hold's.
+	 */
+	@Test
+	void findsAReentryThatShortensTheOuterLease() {
+		assertFound("acquire.lua", """
+				redis.call('HINCRBY', KEYS[1], 'holds', 1)
+					-- Another hold never shortens the lease the outer hold relies on.
+					lengthen_lease(KEYS[1], ARGV[3])""", """
+				redis.call('HINCRBY', KEYS[1], 'holds', 1)
+					redis.call('PEXPIRE', KEYS[1], ARGV[3])""");
+	}
+
+	/**
+	 * A handle that counts a renewal's or an extension's lease from when the reply was
+	 * read: a reply read late puts the deadline past the lease in Redis.
+	 */
+	@Test
+	void findsAHandleThatCountsLeasesFromTheReply() {
+		Found found = firstFailingSeed(Map.of(), true);
+		assertThat(found).as("a violation within %d seeds", MAX_SEEDS).isNotNull();
+		System.out.println("planted bug in the handle found: " + found.violation + "\n" + found.trace);
+	}
+
+	private static void assertFound(String script, String... replacements) {
+		String text = ScriptTexts.all().get(script);
+		for (int i = 0; i < replacements.length; i += 2) {
+			assertThat(text).as("the planted bug's target in %s", script).contains(replacements[i]);
+			text = text.replace(replacements[i], replacements[i + 1]);
+		}
+		Found found = firstFailingSeed(Map.of(script, text), false);
+		assertThat(found).as("a violation within %d seeds", MAX_SEEDS).isNotNull();
+		System.out.println("planted bug in " + script + " found: " + found.violation + "\n" + found.trace);
+	}
+
+	private static @Nullable Found firstFailingSeed(Map<String, String> scripts, boolean deadlineFromReply) {
+		for (long seed = 1_000; seed < 1_000 + MAX_SEEDS; seed++) {
+			LockSimulation simulation = new LockSimulation(seed, scripts, deadlineFromReply);
+			String violation = simulation.run(4, 25);
+			if (violation != null) {
+				return new Found(violation, simulation.trace(12));
+			}
+		}
+		return null;
+	}
+
+	private record Found(String violation, String trace) {
+
+	}
+
+}

@@ -1,0 +1,224 @@
+package io.github.distributedlock.simulation;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One seed of the differential test: the same random calls ({@link LockWorkload}) go to a
+ * real redis-server and to the model, and every reply, every message published and every
+ * key named must agree, each call replayed on the model at the times the real server may
+ * have run it ({@link CallReplay}). After each call the model takes the real expiries of
+ * the keys named (they may differ by a tick of the clock, see {@link CallReplay}), so the
+ * ticks do not add up; and every key must have reached the model's replica, which lags by
+ * one write. At the end every key must agree, and a failover must lose that one write
+ * alone.
+ */
+final class DifferentialRun {
+
+	private final RealRedis real;
+
+	private final long seed;
+
+	private final int steps;
+
+	private final Map<String, String> shas;
+
+	private final List<String> history = new ArrayList<>();
+
+	private final Map<String, Integer> outcomes = new TreeMap<>();
+
+	private final CallReplay replay = new CallReplay(this::newModel);
+
+	private int messages;
+
+	DifferentialRun(RealRedis real, Map<String, String> shas, long seed, int steps) {
+		this.real = real;
+		this.shas = shas;
+		this.seed = seed;
+		this.steps = steps;
+	}
+
+	/**
+	 * Run the seed.
+	 * @throws AssertionError naming the seed, the calls and the difference
+	 */
+	void run() throws InterruptedException {
+		this.real.flushAll();
+		RedisModel model = newModel(this.real.micros() * 1000);
+		LockWorkload workload = new LockWorkload(new SimulationRandom(this.seed));
+		for (int i = 1; i <= this.steps; i++) {
+			LockWorkload.Step step = workload.next();
+			if (step.isPause()) {
+				Thread.sleep(step.pauseMillis());
+				this.history.add("#" + i + " " + step);
+				continue;
+			}
+			RealRedis.Observation observed = this.real.call(realCall(step), dumpKeys(step));
+			CallReplay.Result result = this.replay.replay(model, step, observed);
+			if (!result.differences().isEmpty()) {
+				throw new AssertionError(report(i, step, observed, result));
+			}
+			model = result.model();
+			alignExpiries(model, observed);
+			checkReplica(model, step, i);
+			this.history.add("#" + i + " " + step + " -> " + Replies.describe(result.reply()));
+			this.outcomes.merge(outcome(step, result.reply()), 1, Integer::sum);
+			this.messages += observed.messages().size();
+			workload.replied(step, result.reply());
+		}
+		compareAll(model);
+		checkFailover(model);
+	}
+
+	/**
+	 * Return a model as the run needs it: its replica one write behind, and a subscriber
+	 * on the channels of the locks.
+	 */
+	private RedisModel newModel(long startNanos) {
+		RedisModel model = new RedisModel(new VirtualClock(startNanos));
+		model.replicaLag(1);
+		model.pubSub().subscribe("waiters", LockWorkload.channels().toArray(new String[0]));
+		return model;
+	}
+
+	/**
+	 * Return what the calls did: how many of each script's replies began with each
+	 * status.
+	 */
+	Map<String, Integer> outcomes() {
+		return this.outcomes;
+	}
+
+	/**
+	 * Return how many messages the calls published.
+	 */
+	int messages() {
+		return this.messages;
+	}
+
+	/**
+	 * Return how many calls the model ran again at another time of the bracket.
+	 */
+	int replays() {
+		return this.replay.replays();
+	}
+
+	private static String outcome(LockWorkload.Step step, @Nullable Object reply) {
+		String name = (step.script() != null) ? step.script() : step.keys().get(0);
+		Object status = (reply instanceof List<?> items && !items.isEmpty()) ? items.get(0) : reply;
+		if (status instanceof String text && !text.startsWith("-")) {
+			status = "text";
+		}
+		return name + " " + Replies.describe(CallReplay.normalize(status));
+	}
+
+	/**
+	 * Check that every key the call named reached the replica as the model has it.
+	 */
+	private void checkReplica(RedisModel model, LockWorkload.Step step, int index) {
+		Keyspace replica = model.replicaCaughtUp();
+		long now = model.clock().millis();
+		for (String key : dumpKeys(step)) {
+			KeyState master = KeyState.of(model.keyspace().peek(key), now);
+			KeyState copy = KeyState.of(replica.peek(key), now);
+			if (!Objects.equals(master, copy)) {
+				throw new AssertionError(header() + "After call #" + index + " (" + step + ") the replica has " + key
+						+ " as " + copy + ", the model as " + master + ": a write did not reach it\n" + steps());
+			}
+		}
+	}
+
+	private static void alignExpiries(RedisModel model, RealRedis.Observation observed) {
+		observed.keys().forEach((key, state) -> {
+			if (state != null) {
+				model.alignExpiry(key, state.expireAt());
+			}
+		});
+	}
+
+	/**
+	 * Compare every key at the end: the keys of the real server against the model's.
+	 */
+	private void compareAll(RedisModel model) {
+		RealRedis.Dump dump = this.real.dumpAll();
+		Set<String> keys = new TreeSet<>(dump.keys().keySet());
+		keys.addAll(model.keyspace().keys(model.clock().millis()));
+		List<String> differences = new ArrayList<>();
+		for (String key : keys) {
+			KeyState mine = KeyState.of(model.keyspace().peek(key), model.clock().millis());
+			String difference = CallReplay.compare(key, mine, dump.keys().get(key), 0, dump.micros() / 1000);
+			if (difference != null) {
+				differences.add(difference);
+			}
+		}
+		if (!differences.isEmpty()) {
+			throw new AssertionError(header() + "After the last call the keys differ:\n  "
+					+ String.join("\n  ", differences) + "\n" + steps());
+		}
+	}
+
+	/**
+	 * Fail over to the replica, which lagged by one write all along: after one more
+	 * write, it must hold every key as the model had it before that write, or a write did
+	 * not reach it.
+	 */
+	private void checkFailover(RedisModel model) {
+		long now = model.clock().millis();
+		Map<String, KeyState> before = states(model, now);
+		model.command("SET", "sim:last-write", "lost in the failover");
+		int lost = model.failover();
+		Map<String, KeyState> after = states(model, now);
+		if (lost != 1 || !before.equals(after)) {
+			throw new AssertionError(header() + "A failover to a replica one write behind lost " + lost
+					+ " writes, or the keys differ:\n  before " + before + "\n  after  " + after + "\n" + steps());
+		}
+	}
+
+	private static Map<String, KeyState> states(RedisModel model, long now) {
+		Map<String, KeyState> states = new TreeMap<>();
+		for (String key : model.keyspace().keys(now)) {
+			states.put(key, KeyState.of(model.keyspace().peek(key), now));
+		}
+		return states;
+	}
+
+	private List<String> realCall(LockWorkload.Step step) {
+		if (step.script() == null) {
+			return step.keys();
+		}
+		List<String> call = new ArrayList<>(
+				List.of("EVALSHA", this.shas.get(step.script()), Integer.toString(step.keys().size())));
+		call.addAll(step.keys());
+		call.addAll(step.args());
+		return call;
+	}
+
+	private static List<String> dumpKeys(LockWorkload.Step step) {
+		return (step.script() != null) ? step.keys() : List.of(step.keys().get(1));
+	}
+
+	private String report(int index, LockWorkload.Step step, RealRedis.Observation observed,
+			CallReplay.Result closest) {
+		return header() + "The model and Redis differ at call #" + index + ": " + step + "\n  Redis ran it between "
+				+ observed.before() + " and " + observed.after()
+				+ " us; at the time that agreed best, the model's reply was "
+				+ Replies.describe(CallReplay.normalize(closest.reply())) + " and:\n  "
+				+ String.join("\n  ", closest.differences()) + "\n" + steps();
+	}
+
+	private String header() {
+		return "Seed " + this.seed + " (replay with -Dsimulation.seed=" + this.seed + "). ";
+	}
+
+	private String steps() {
+		return "Calls before it:\n  " + String.join("\n  ", this.history);
+	}
+
+}
