@@ -8,7 +8,7 @@ import io.github.distributedlock.LockTimeoutException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The clock of one acquisition, on {@link System#nanoTime()}: its wait budget (possibly
+ * The clock of one acquisition, on a {@link NanoClock}: its wait budget (possibly
  * indefinite, possibly restarted when the lock changes hands) and the blocking holder's
  * lease as Redis last reported it, which bounds every sleep so that a crashed holder is
  * noticed when its lease ends. Not thread-safe: each acquisition has its own.
@@ -17,6 +17,8 @@ final class Deadline {
 
 	/** Added to the holder's lease so that the attempt after it finds the lease over. */
 	static final long LEASE_END_MARGIN_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+	private final NanoClock clock;
 
 	private final long waitNanos;
 
@@ -33,6 +35,16 @@ final class Deadline {
 	 * @param startNanos when the wait started
 	 */
 	Deadline(long waitNanos, long startNanos) {
+		this(NanoClock.SYSTEM, waitNanos, startNanos);
+	}
+
+	/**
+	 * @param clock the clock every reading is taken on
+	 * @param waitNanos the wait time, or a negative value to wait indefinitely
+	 * @param startNanos when the wait started, on that clock
+	 */
+	Deadline(NanoClock clock, long waitNanos, long startNanos) {
+		this.clock = clock;
 		this.waitNanos = waitNanos;
 		this.startNanos = startNanos;
 		this.endNanos = startNanos + waitNanos;
@@ -43,7 +55,15 @@ final class Deadline {
 	 * @param waitNanos the wait time, or a negative value to wait indefinitely
 	 */
 	static Deadline start(long waitNanos) {
-		return new Deadline(waitNanos, System.nanoTime());
+		return start(NanoClock.SYSTEM, waitNanos);
+	}
+
+	/**
+	 * Start a wait now, on the given clock.
+	 * @param waitNanos the wait time, or a negative value to wait indefinitely
+	 */
+	static Deadline start(NanoClock clock, long waitNanos) {
+		return new Deadline(clock, waitNanos, clock.nanoTime());
 	}
 
 	long waitNanos() {
@@ -62,7 +82,7 @@ final class Deadline {
 	}
 
 	long remainingNanos() {
-		return remainingNanos(System.nanoTime());
+		return remainingNanos(this.clock.nanoTime());
 	}
 
 	/**
@@ -151,11 +171,11 @@ final class Deadline {
 	}
 
 	private long holderLeftNanos() {
-		return TimeUnit.MILLISECONDS.toNanos(this.holderTtlMillis) - (System.nanoTime() - this.holderSeenNanos);
+		return TimeUnit.MILLISECONDS.toNanos(this.holderTtlMillis) - (this.clock.nanoTime() - this.holderSeenNanos);
 	}
 
 	Duration elapsed() {
-		return Duration.ofNanos(System.nanoTime() - this.startNanos);
+		return Duration.ofNanos(this.clock.nanoTime() - this.startNanos);
 	}
 
 	/**
@@ -187,7 +207,7 @@ final class Deadline {
 	 */
 	LockTimeoutException timeout(LockName name, @Nullable HolderSighting line) {
 		HolderSighting seen = (this.holderTtlMillis >= 0) ? holder() : line;
-		return new LockTimeoutException(name, elapsed(), (seen != null) ? seen.remaining() : null);
+		return new LockTimeoutException(name, elapsed(), (seen != null) ? seen.remaining(this.clock.nanoTime()) : null);
 	}
 
 }

@@ -20,16 +20,15 @@ final class ExclusiveKind extends LockKind {
 
 	@Override
 	ScriptCall acquire(LockSpec spec, Attempt attempt, String fenceIdleMillis) {
-		return new ScriptCall(ACQUIRE, ACQUIRE.keys(spec), attempt.owner(), attempt.hold(),
-				Long.toString(spec.leaseMillis()), flag(spec.reentrant()), fenceIdleMillis,
-				Long.toString(attempt.remainingWaitMillis()), flag(attempt.mayHaveIntent()), flag(attempt.holdsIt()),
-				attempt.requestMember(), HandOffRequest.VALIDITY_MILLIS);
+		return ACQUIRE.call(spec,
+				new ScriptArgs.Acquire(attempt.owner(), attempt.hold(), spec.leaseMillis(), spec.reentrant(),
+						Long.parseLong(fenceIdleMillis), attempt.remainingWaitMillis(), attempt.mayHaveIntent(),
+						attempt.holdsIt(), attempt.requestMember(), HandOffRequest.VALIDITY_MILLIS));
 	}
 
 	@Override
 	ScriptCall release(LockSpec spec, String owner, long token, String hold, boolean handOff, long keepMillis) {
-		return new ScriptCall(RELEASE, RELEASE.keys(spec), owner, Long.toString(token), hold, flag(handOff),
-				Long.toString(keepMillis));
+		return RELEASE.call(spec, new ScriptArgs.Release(owner, token, hold, handOff, keepMillis, null));
 	}
 
 	/**
@@ -37,7 +36,8 @@ final class ExclusiveKind extends LockKind {
 	 * share it); a reservation for it passes on, and a hold is never touched.
 	 */
 	static ScriptCall withdraw(LockSpec spec, HandOffRequest request, boolean handOff) {
-		return new ScriptCall(RELEASE, RELEASE.keys(spec), "", "", "", flag(handOff), "0", request.member());
+		// The script reads neither owner, token nor hold of a withdrawal.
+		return RELEASE.call(spec, new ScriptArgs.Release("", 0, "", handOff, 0, request.member()));
 	}
 
 	/**
@@ -45,12 +45,12 @@ final class ExclusiveKind extends LockKind {
 	 * the lock; another writer's intent stays.
 	 */
 	static ScriptCall dropIntent(LockSpec spec, String owner) {
-		return new ScriptCall(DROP_INTENT, DROP_INTENT.keys(spec), owner);
+		return DROP_INTENT.call(spec, new ScriptArgs.DropIntent(owner));
 	}
 
 	@Override
 	ScriptCall extend(LockSpec spec, String owner, long token, String hold, long leaseMillis) {
-		return new ScriptCall(EXTEND, EXTEND.keys(spec), owner, Long.toString(token), hold, Long.toString(leaseMillis));
+		return EXTEND.call(spec, new ScriptArgs.Extend(owner, token, hold, leaseMillis));
 	}
 
 	@Override
@@ -63,17 +63,10 @@ final class ExclusiveKind extends LockKind {
 	 */
 	static ScriptCall acquireAll(List<LockSpec> specs, String owner, String hold, boolean reentrant,
 			@Nullable HandOffRequest handOff, String fenceIdleMillis) {
-		Object[] args = new Object[6 + specs.size()];
-		args[0] = owner;
-		args[1] = hold;
-		args[2] = flag(reentrant);
-		args[3] = fenceIdleMillis;
-		args[4] = (handOff != null) ? handOff.member() : "";
-		args[5] = HandOffRequest.VALIDITY_MILLIS;
-		for (int i = 0; i < specs.size(); i++) {
-			args[6 + i] = Long.toString(specs.get(i).leaseMillis());
-		}
-		return new ScriptCall(ACQUIRE_ALL, ACQUIRE_ALL.keys(specs), args);
+		List<Long> leases = specs.stream().map(LockSpec::leaseMillis).toList();
+		return ACQUIRE_ALL.call(specs,
+				new ScriptArgs.AcquireAll(owner, hold, reentrant, Long.parseLong(fenceIdleMillis),
+						(handOff != null) ? handOff.member() : "", HandOffRequest.VALIDITY_MILLIS, leases));
 	}
 
 	/**
@@ -83,15 +76,11 @@ final class ExclusiveKind extends LockKind {
 	 */
 	static ScriptCall renew(List<Grant> grants) {
 		List<LockSpec> specs = grants.stream().map(Grant::spec).toList();
-		Object[] args = new Object[grants.size() * 4];
-		for (int i = 0; i < grants.size(); i++) {
-			Grant grant = grants.get(i);
-			args[4 * i] = grant.owner();
-			args[4 * i + 1] = Long.toString(grant.token());
-			args[4 * i + 2] = grant.hold();
-			args[4 * i + 3] = Long.toString(grant.spec().leaseMillis());
-		}
-		return new ScriptCall(RENEW, RENEW.keys(specs), args);
+		List<ScriptArgs.Renew.Renewal> renewals = grants.stream()
+			.map((grant) -> new ScriptArgs.Renew.Renewal(grant.owner(), grant.token(), grant.hold(),
+					grant.spec().leaseMillis()))
+			.toList();
+		return RENEW.call(specs, new ScriptArgs.Renew(renewals));
 	}
 
 	@Override

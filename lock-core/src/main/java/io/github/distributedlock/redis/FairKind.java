@@ -15,22 +15,22 @@ final class FairKind extends LockKind {
 
 	@Override
 	ScriptCall acquire(LockSpec spec, Attempt attempt, String fenceIdleMillis) {
-		return new ScriptCall(ACQUIRE_FAIR, ACQUIRE_FAIR.keys(spec), attempt.owner(), attempt.hold(),
-				Long.toString(spec.leaseMillis()), flag(spec.reentrant()), fenceIdleMillis,
-				Long.toString(spec.fairWaiterTimeoutMillis()), flag(attempt.remainingWaitMillis() != 0));
+		return ACQUIRE_FAIR.call(spec,
+				new ScriptArgs.AcquireFair(attempt.owner(), attempt.hold(), spec.leaseMillis(), spec.reentrant(),
+						Long.parseLong(fenceIdleMillis), spec.fairWaiterTimeoutMillis(),
+						attempt.remainingWaitMillis() != 0));
 	}
 
 	@Override
 	ScriptCall release(LockSpec spec, String owner, long token, String hold, boolean handOff, long keepMillis) {
-		return new ScriptCall(RELEASE_FAIR, RELEASE_FAIR.keys(spec), owner, Long.toString(token), hold,
-				Long.toString(keepMillis));
+		return RELEASE_FAIR.call(spec, new ScriptArgs.ReleaseFair(owner, token, hold, keepMillis));
 	}
 
 	/**
 	 * Build the leaving of the queue by a waiter that gave up.
 	 */
 	static ScriptCall leave(LockSpec spec, String owner) {
-		return new ScriptCall(LEAVE_FAIR, LEAVE_FAIR.keys(spec), owner);
+		return LEAVE_FAIR.call(spec, new ScriptArgs.LeaveFair(owner));
 	}
 
 	@Override

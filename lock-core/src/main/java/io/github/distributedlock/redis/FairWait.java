@@ -38,8 +38,9 @@ final class FairWait {
 	 * @return what was won, or {@code null} if the wait time ran out
 	 */
 	@Nullable Grant run() {
-		LockSpec spec = this.attempts.spec();
-		Deadline deadline = this.attempts.deadline();
+		Acquisition acquisition = this.attempts.acquisition();
+		LockSpec spec = acquisition.spec();
+		Deadline deadline = acquisition.deadline();
 		long heartbeatNanos = TimeUnit.MILLISECONDS.toNanos(spec.fairWaiterTimeoutMillis()) / 3;
 		WaitQueue queue = this.queues.join(spec);
 		boolean acquired = false;
@@ -47,15 +48,14 @@ final class FairWait {
 			queue.awaitSubscribed(Math.min(deadline.remainingNanos(), heartbeatNanos));
 			while (true) {
 				this.queues.checkOpen(queue, spec.name());
-				long plain = queue.plainSignals();
+				long plain = queue.line().plainSignals();
 				long seen = queue.signals();
-				long sentNanos = System.nanoTime();
-				AcquireResult result = this.attempts.attempt();
-				if (result.acquired()) {
+				LockAttempts.Reply reply = this.attempts.attempt(null, true);
+				if (reply.grant() != null) {
 					acquired = true;
-					return this.attempts.grant(result, sentNanos, true);
+					return reply.grant();
 				}
-				this.rank = result.rank();
+				this.rank = reply.result().rank();
 				if (deadline.remainingNanos() <= 0) {
 					return null;
 				}
@@ -67,8 +67,8 @@ final class FairWait {
 					}
 					boolean woken = queue.awaitSignal(seen, sleep);
 					seen = queue.signals();
-					if (queue.consumeAddressed(LockOwners.digest(this.attempts.owner()))
-							|| (woken && this.rank == 0 && queue.plainSignals() != plain) || queue.isClosed()) {
+					if (queue.line().consumeAddressed(LockOwners.digest(acquisition.owner()))
+							|| (woken && this.rank == 0 && queue.line().plainSignals() != plain) || queue.isClosed()) {
 						break;
 					}
 				}
@@ -88,7 +88,7 @@ final class FairWait {
 
 	private void leaveQueue(LockSpec spec) {
 		try {
-			this.commands.leaveQueue(spec, this.attempts.owner());
+			this.commands.leaveQueue(spec, this.attempts.acquisition().owner());
 		}
 		catch (RuntimeException ex) {
 			// Our place expires with the fair waiter timeout anyway.

@@ -29,9 +29,9 @@ record HandOffRequest(String member) {
 	 * request again at least every {@link #REFILE_NANOS}, so only a line nobody waits in
 	 * any more lapses.
 	 */
-	static final String VALIDITY_MILLIS = "30000";
+	static final long VALIDITY_MILLIS = 30000;
 
-	static final long REFILE_NANOS = TimeUnit.MILLISECONDS.toNanos(Long.parseLong(VALIDITY_MILLIS)) / 2;
+	static final long REFILE_NANOS = TimeUnit.MILLISECONDS.toNanos(VALIDITY_MILLIS) / 2;
 
 	/**
 	 * Create a request for one wait.

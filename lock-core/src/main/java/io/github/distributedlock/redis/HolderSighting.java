@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  * tell the caller. Immutable.
  *
  * @param ttlMillis the remaining lease the reply reported
- * @param seenNanos {@link System#nanoTime()} when the reply came
+ * @param seenNanos when the reply came, on the acquisition's {@link NanoClock}
  */
 record HolderSighting(long ttlMillis, long seenNanos) {
 
@@ -23,10 +23,11 @@ record HolderSighting(long ttlMillis, long seenNanos) {
 	}
 
 	/**
-	 * Return the holder's lease left now, as this sighting tells it.
+	 * Return the holder's lease left at the given reading of the clock the sighting was
+	 * taken on, as this sighting tells it.
 	 */
-	Duration remaining() {
-		long left = TimeUnit.MILLISECONDS.toNanos(this.ttlMillis) - (System.nanoTime() - this.seenNanos);
+	Duration remaining(long nowNanos) {
+		long left = TimeUnit.MILLISECONDS.toNanos(this.ttlMillis) - (nowNanos - this.seenNanos);
 		return Duration.ofNanos(Math.max(0, left));
 	}
 

@@ -4,191 +4,107 @@ import io.github.distributedlock.LockSelfDeadlockException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The attempts of one single-lock acquisition: runs the acquire script of the lock's
- * kind, and keeps what the replies said in the acquisition's {@link Deadline} (the
- * holder's lease, and a wait time that restarts when the lock changes hands if the
- * request is progress-aware). Shared by {@link WaitLoop} and {@link FairWait}. Not
- * thread-safe.
+ * The blocking engine's attempts of one single-lock acquisition: sends the attempt its
+ * {@link Acquisition} decided on, on the caller's thread, and hands the reply back to it.
+ * Also tells the template's {@link HoldRegistry} about an attempt that may set the lease
+ * of a hold the owner already has (a re-entry). Shared by {@link WaitLoop} and
+ * {@link FairWait}. Not thread-safe.
  */
 final class LockAttempts {
 
-	private final LockSpec spec;
-
-	private final String owner;
-
-	// The hold this acquisition takes: the same id in every attempt, so that an attempt
-	// whose reply was lost is found by the next one rather than counted again.
-	private final String hold = UniqueIds.next();
-
-	private final boolean holdsIt;
+	private final Acquisition acquisition;
 
 	// The holds to tell about attempts that may set the lease of a hold of the owner.
 	private final @Nullable HoldRegistry leaseWrites;
 
 	private final LockCommands commands;
 
-	private final Deadline deadline;
-
-	private int count;
-
-	private long lastHolderToken = -1;
-
-	// Whether a failed attempt was held back by readers, and so may have set a writer
-	// intent.
-	private boolean heldBackByReaders;
-
-	private long lastHandOffNanos;
-
-	private long lastSentNanos;
-
-	private @Nullable HandOffRequest handOff;
-
-	private boolean filed;
-
-	/**
-	 * @param holds the holds of the template: whether the owner already holds the lock
-	 * through a local handle decides whether finding it ours is a re-entry rather than a
-	 * hold left by a lost reply, and then each attempt may set the lease of that hold
-	 */
-	LockAttempts(LockSpec spec, String owner, HoldRegistry holds, LockCommands commands) {
-		this.spec = spec;
-		this.owner = owner;
-		this.holdsIt = holds.holdsLocally(owner, spec.lockKey());
-		this.leaseWrites = (this.holdsIt && !LockOwners.isCustom(owner)) ? holds : null;
+	LockAttempts(Acquisition acquisition, HoldRegistry holds, LockCommands commands) {
+		this.acquisition = acquisition;
+		this.leaseWrites = (acquisition.holdsIt() && !LockOwners.isCustom(acquisition.owner())) ? holds : null;
 		this.commands = commands;
-		this.deadline = Deadline.start(spec.waitNanos());
 	}
 
-	LockSpec spec() {
-		return this.spec;
-	}
-
-	/**
-	 * Return whether a failed attempt was held back by readers, and so may have set a
-	 * writer intent.
-	 */
-	boolean heldBackByReaders() {
-		return this.heldBackByReaders;
-	}
-
-	String owner() {
-		return this.owner;
-	}
-
-	boolean holdsIt() {
-		return this.holdsIt;
-	}
-
-	Deadline deadline() {
-		return this.deadline;
-	}
-
-	int count() {
-		return this.count;
-	}
-
-	/**
-	 * Carry this request in the following attempts, or none.
-	 */
-	void carry(@Nullable HandOffRequest request) {
-		this.handOff = request;
-	}
-
-	@Nullable HandOffRequest handOff() {
-		return this.handOff;
-	}
-
-	/**
-	 * Return whether an attempt has carried a request, which is then filed in Redis.
-	 */
-	boolean filed() {
-		return this.filed;
-	}
-
-	long lastSentNanos() {
-		return this.lastSentNanos;
-	}
-
-	/**
-	 * Return when the lock was last seen changing hands, or 0.
-	 */
-	long lastHandOffNanos() {
-		return this.lastHandOffNanos;
-	}
-
-	/**
-	 * Record that the lock changed hands (a reservation for another waiter was heard).
-	 */
-	void changedHands(long nanos) {
-		this.lastHandOffNanos = nanos;
-		if (this.spec.progressAware()) {
-			this.deadline.restartAt(nanos);
-		}
+	Acquisition acquisition() {
+		return this.acquisition;
 	}
 
 	/**
 	 * Run the acquire script once.
+	 * @param line the line at whose head the attempt is made, or {@code null}
+	 * @param waited whether the caller waited before for a reason the attempts don't show
+	 * @return the reply and what it means
+	 * @throws LockSelfDeadlockException if the owner holds the lock and may not take it
+	 * again
 	 */
-	AcquireResult attempt() {
-		this.count++;
-		// Any earlier failed attempt with token 0, not only the last: one that found
-		// another writer since does not drop the intent.
-		boolean mayHaveIntent = this.heldBackByReaders;
-		this.lastSentNanos = System.nanoTime();
-		this.filed |= this.handOff != null;
-		AcquireResult result = send(mayHaveIntent);
-		if (!result.acquired()) {
-			long now = System.nanoTime();
-			if (this.lastHolderToken != -1 && this.lastHolderToken != result.token()) {
-				changedHands(now);
+	Reply attempt(@Nullable WaitLine line, boolean waited) {
+		while (true) {
+			Acquisition.Attempt attempt = this.acquisition.next(line);
+			AcquireResult result = send(attempt);
+			Acquisition.Outcome outcome = this.acquisition.replied(attempt, result, waited);
+			if (outcome instanceof Acquisition.Failed failed) {
+				throw failed.error();
 			}
-			this.lastHolderToken = result.token();
-			this.heldBackByReaders |= result.token() == 0 && this.spec.kind().setsWriterIntent();
-			this.deadline.holderSeen(result.holderTtlMillis(), now);
+			if (!(outcome instanceof Acquisition.Late late)) {
+				return new Reply(result, outcome);
+			}
+			// Granted too late to use: again at once, from where this attempt was made.
+			if (!this.acquisition.retriesLateGrant()) {
+				releaseQuietly(late.grant());
+				return new Reply(result, Acquisition.Outcome.OVER);
+			}
 		}
-		return result;
 	}
 
-	private AcquireResult send(boolean mayHaveIntent) {
-		HoldRegistry writes = this.leaseWrites;
-		if (writes == null) {
-			return this.commands.acquire(this.spec, this.owner, this.hold, this.deadline.remainingMillis(),
-					mayHaveIntent, this.holdsIt, this.handOff);
-		}
-		// A re-entry sets the lease of the hold the owner has: the registry keeps
-		// counting the
-		// owner until the reply, plus the lease, or until its handles are closed if none
-		// comes.
-		writes.sending(this.owner, this.spec.lockKey());
-		AcquireResult result;
+	private void releaseQuietly(Grant grant) {
 		try {
-			result = this.commands.acquire(this.spec, this.owner, this.hold, this.deadline.remainingMillis(),
-					mayHaveIntent, this.holdsIt, this.handOff);
+			this.commands.release(grant);
 		}
 		catch (RuntimeException ex) {
-			writes.failed(this.owner, this.spec.lockKey());
+			// The hold ends with its lease.
+		}
+	}
+
+	private AcquireResult send(Acquisition.Attempt attempt) {
+		LockSpec spec = this.acquisition.spec();
+		String owner = this.acquisition.owner();
+		HoldRegistry writes = this.leaseWrites;
+		if (writes == null) {
+			return this.commands.acquire(spec, owner, attempt.hold(), attempt.remainingWaitMillis(),
+					attempt.mayHaveIntent(), attempt.holdsIt(), attempt.request());
+		}
+		// A re-entry sets the lease of the hold the owner has: the registry keeps
+		// counting the owner until the reply, plus the lease, or until its handles are
+		// closed if none comes.
+		writes.sending(owner, spec.lockKey());
+		AcquireResult result;
+		try {
+			result = this.commands.acquire(spec, owner, attempt.hold(), attempt.remainingWaitMillis(),
+					attempt.mayHaveIntent(), attempt.holdsIt(), attempt.request());
+		}
+		catch (RuntimeException ex) {
+			writes.failed(owner, spec.lockKey());
 			throw ex;
 		}
-		writes.replied(this.owner, this.spec.lockKey(), result.acquired() ? this.spec.leaseMillis() : -1);
+		writes.replied(owner, spec.lockKey(), result.acquired() ? spec.leaseMillis() : -1);
 		return result;
 	}
 
 	/**
-	 * Throw if the reply says the owner holds the lock and may not take it again.
+	 * A reply and what it means.
+	 *
+	 * @param result the script's reply
+	 * @param outcome what the acquisition made of it
 	 */
-	void checkSelfDeadlock(AcquireResult result) {
-		if (result.selfDeadlock()) {
-			throw new LockSelfDeadlockException(this.spec.name());
-		}
-	}
+	record Reply(AcquireResult result, Acquisition.Outcome outcome) {
 
-	/**
-	 * Return what an attempt that took the lock won.
-	 * @param sentNanos the clock reading taken before that attempt was sent
-	 */
-	Grant grant(AcquireResult result, long sentNanos, boolean waited) {
-		return new Grant(this.spec, this.owner, result.token(), this.hold, sentNanos, waited, this.deadline.elapsed(),
-				this.count);
+		/**
+		 * Return what the attempt won, or {@code null} if it did not take the lock.
+		 */
+		@Nullable Grant grant() {
+			return (this.outcome instanceof Acquisition.Held held) ? held.grant() : null;
+		}
+
 	}
 
 }

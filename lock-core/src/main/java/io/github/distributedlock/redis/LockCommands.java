@@ -77,14 +77,20 @@ final class LockCommands {
 	MultiAcquireResult acquireAll(List<LockSpec> specs, String owner, String hold, boolean reentrant,
 			@Nullable HandOffRequest handOff) {
 		LockName first = specs.get(0).name();
-		List<?> reply = run(first, "acquire",
-				ExclusiveKind.acquireAll(specs, owner, hold, reentrant, handOff, this.fenceIdleMillis));
+		return multiAcquireResult(first, specs.size(), run(first, "acquire",
+				ExclusiveKind.acquireAll(specs, owner, hold, reentrant, handOff, this.fenceIdleMillis)));
+	}
+
+	/**
+	 * Read the multi-lock acquire script's reply; shared with the reactive engine.
+	 */
+	static MultiAcquireResult multiAcquireResult(LockName first, int locks, @Nullable List<?> reply) {
 		if (reply == null || reply.isEmpty()) {
 			throw new LockAccessException(first, "unexpected reply from the multi-lock script: " + reply, null);
 		}
 		int status = ((Number) reply.get(0)).intValue();
 		if (status == 1) {
-			long[] tokens = new long[specs.size()];
+			long[] tokens = new long[locks];
 			for (int i = 0; i < tokens.length; i++) {
 				tokens[i] = ((Number) reply.get(i + 1)).longValue();
 			}
@@ -117,8 +123,7 @@ final class LockCommands {
 	 * Withdraw a request without waiting for the reply, after a Redis failure.
 	 */
 	void withdrawAsync(LockSpec spec, HandOffRequest request) {
-		ScriptCall call = ExclusiveKind.withdraw(spec, request, this.handOff);
-		this.scripts.executeAsync(call.script(), call.keys(), call.args());
+		this.scripts.executeAsync(ExclusiveKind.withdraw(spec, request, this.handOff));
 	}
 
 	/**
@@ -129,7 +134,7 @@ final class LockCommands {
 	void dropIntentAsync(LockSpec spec, String owner) {
 		ScriptCall call = ExclusiveKind.dropIntent(spec, owner);
 		try {
-			this.scripts.executeAsync(call.script(), call.keys(), call.args());
+			this.scripts.executeAsync(call);
 		}
 		catch (RuntimeException ex) {
 			// The intent lapses with its own expiry.
@@ -152,7 +157,7 @@ final class LockCommands {
 	}
 
 	/**
-	 * Set a new lease.
+	 * Lengthen a hold's lease to at least the given one; it never shortens a lease.
 	 * @return 1 if extended, -1 if the lock was gone, -2 if someone else held it
 	 */
 	long extend(Grant hold, long leaseMillis) {
@@ -169,19 +174,18 @@ final class LockCommands {
 	long extendOn(RedisConnection connection, Grant hold) {
 		LockSpec spec = hold.spec();
 		ScriptCall call = spec.kind().extend(spec, hold.owner(), hold.token(), hold.hold(), spec.leaseMillis());
-		return number(this.scripts.execute(connection, call.script(), call.keys(), call.args()));
+		return number(this.scripts.execute(connection, call));
 	}
 
 	/**
 	 * Renew the leases of several holds of plain or fair locks in one script.
 	 * @return for each hold: 1 renewed, -1 gone, -2 held by someone else
 	 */
-	List<Long> renew(List<RedisLockHandle> holds) {
-		List<?> reply = run(holds.get(0).name(), "renew",
-				ExclusiveKind.renew(holds.stream().map(RedisLockHandle::grant).toList()));
+	List<Long> renew(List<Grant> holds) {
+		LockName name = holds.get(0).spec().name();
+		List<?> reply = run(name, "renew", ExclusiveKind.renew(holds));
 		if (reply == null || reply.size() != holds.size()) {
-			throw new LockAccessException(holds.get(0).name(), "unexpected reply from the renew script: " + reply,
-					null);
+			throw new LockAccessException(name, "unexpected reply from the renew script: " + reply, null);
 		}
 		return reply.stream().map((value) -> ((Number) value).longValue()).toList();
 	}
@@ -212,8 +216,8 @@ final class LockCommands {
 		if (token == null) {
 			return false;
 		}
-		Long result = run(name, "force-release",
-				new ScriptCall(FORCE_RELEASE, List.of(lockKey, LockKeys.releaseChannel(lockKey)), token));
+		Long result = run(name, "force-release", FORCE_RELEASE
+			.callWithKeys(List.of(lockKey, LockKeys.releaseChannel(lockKey)), new ScriptArgs.ForceRelease(token)));
 		return result != null && result == 1;
 	}
 
@@ -231,7 +235,7 @@ final class LockCommands {
 	 * id of one hold of a lock, read in one step, or {@code null} if nobody holds it.
 	 */
 	@Nullable List<?> readHold(LockName name, String lockKey) {
-		List<?> reply = run(name, "check", new ScriptCall(READ_HOLD, List.of(lockKey)));
+		List<?> reply = run(name, "check", READ_HOLD.callWithKeys(List.of(lockKey), new ScriptArgs.ReadHold()));
 		if (reply == null || reply.size() < 4) {
 			return null;
 		}
@@ -261,7 +265,7 @@ final class LockCommands {
 
 	private <T> @Nullable T run(LockName name, String operation, ScriptCall call) {
 		try {
-			return this.scripts.execute(call.script(), call.keys(), call.args());
+			return this.scripts.execute(call);
 		}
 		catch (DataAccessException ex) {
 			throw failure(name, operation, ex);

@@ -119,10 +119,6 @@ abstract sealed class LockKind permits ExclusiveKind, FairKind, ReadKind, Permit
 		return false;
 	}
 
-	static String flag(boolean value) {
-		return value ? "1" : "0";
-	}
-
 	/**
 	 * What one acquire attempt carries besides the lock.
 	 *

@@ -53,7 +53,7 @@ final class LockRequestResolver {
 		Duration lease = (request.lease() != null) ? request.lease() : this.defaults.lease();
 		boolean autoRenew = (request.autoRenew() != null) ? request.autoRenew()
 				: (request.lease() == null && this.renewLeaselessLocks);
-		Duration wait = (request.waitTime() != null) ? request.waitTime() : this.defaults.waitTime();
+		Duration waitTime = (request.waitTime() != null) ? request.waitTime() : this.defaults.waitTime();
 		WaitStrategy strategy = (request.waitStrategy() != null) ? request.waitStrategy()
 				: this.defaults.waitStrategy();
 		boolean reentrant = (request.reentrant() != null) ? request.reentrant() : this.defaults.reentrant();
@@ -77,20 +77,13 @@ final class LockRequestResolver {
 		}
 		String lockKey = this.keys.lock(name);
 		String releaseChannel = kind.releaseChannel(lockKey);
-		List<String> waitChannels = switch (strategy) {
-			case PUBSUB -> List.of(releaseChannel);
-			// A writer may wait for readers, whose set is deleted when the last one
-			// leaves.
-			// The release channel too, for the reservations the key's events don't tell
-			// apart.
-			case KEYSPACE_EVENTS -> List.of(this.keys.keyspaceChannel(lockKey),
-					this.keys.keyspaceChannel(LockKeys.readers(lockKey)), releaseChannel);
-			case POLLING -> List.of(lockKey);
-		};
-		return new LockSpec(name, lockKey, releaseChannel, waitChannels, lease.toMillis(), waitNanos(wait), strategy,
-				reentrant, progressAware, this.defaults.pollInterval().toNanos(), request.origin(), autoRenew, kind,
-				request.permits(), waitChannels.get(0) + kind.queueSuffix(), this.fairWaiterTimeoutMillis,
-				(request.holdAtLeast() != null) ? request.holdAtLeast().toMillis() : 0);
+		WaitMode wait = WaitMode.of(strategy, lockKey, releaseChannel, this.keys,
+				this.defaults.pollInterval().toNanos());
+		LockTarget target = new LockTarget(name, lockKey, releaseChannel, kind, request.permits(),
+				wait.channels().get(0) + kind.queueSuffix());
+		LockTiming timing = new LockTiming(lease.toMillis(), waitNanos(waitTime), progressAware, autoRenew,
+				(request.holdAtLeast() != null) ? request.holdAtLeast().toMillis() : 0, this.fairWaiterTimeoutMillis);
+		return new LockSpec(target, timing, wait, reentrant, request.origin());
 	}
 
 	private static LockKind kind(LockRequest request) {

@@ -4,73 +4,84 @@ import java.util.List;
 
 import org.springframework.data.redis.connection.ReturnType;
 
+import static io.github.distributedlock.redis.ScriptKey.CHANNEL;
+import static io.github.distributedlock.redis.ScriptKey.FENCE;
+import static io.github.distributedlock.redis.ScriptKey.LOCK;
+import static io.github.distributedlock.redis.ScriptKey.MEMBERS;
+import static io.github.distributedlock.redis.ScriptKey.PERMITS;
+import static io.github.distributedlock.redis.ScriptKey.QUEUE;
+import static io.github.distributedlock.redis.ScriptKey.QUEUE_HEARTBEATS;
+import static io.github.distributedlock.redis.ScriptKey.READERS;
+import static io.github.distributedlock.redis.ScriptKey.READ_HOLDS;
+import static io.github.distributedlock.redis.ScriptKey.REQUESTS;
+import static io.github.distributedlock.redis.ScriptKey.WRITER_INTENT;
+
 /**
- * The engine's Lua scripts, each with the order of its keys and arguments as its header
- * declares it (the header is the one declaration; these must match it, or loading fails).
+ * The engine's Lua scripts, each with its keys in order and the record of its arguments
+ * ({@link ScriptArgs}): the one declaration of both orders. Each script's header names
+ * the same keys and arguments for Lua readers; {@code LockScriptsTests} keeps the two
+ * equal.
  */
 final class LockScripts {
 
-	static final LuaScript ACQUIRE = LuaScript.load("acquire.lua", ReturnType.MULTI,
-			"lock, fence, readers, writer_intent, requests",
-			"owner, hold, lease_ms, reentrant, fence_idle_ms, wait_ms, may_have_intent, holds_it, request, request_ttl_ms");
+	static final LuaScript<ScriptArgs.Acquire> ACQUIRE = LuaScript.load("acquire.lua", ReturnType.MULTI,
+			ScriptArgs.Acquire.class, LOCK, FENCE, READERS, WRITER_INTENT, REQUESTS);
 
-	static final LuaScript RELEASE = LuaScript.load("release.lua", ReturnType.INTEGER,
-			"lock, channel, requests, readers", "owner, token, hold, hand_off, keep_ms, [withdrawn_request]");
+	static final LuaScript<ScriptArgs.Release> RELEASE = LuaScript.load("release.lua", ReturnType.INTEGER,
+			ScriptArgs.Release.class, LOCK, CHANNEL, REQUESTS, READERS);
 
-	static final LuaScript EXTEND = LuaScript.load("extend.lua", ReturnType.INTEGER, "lock",
-			"owner, token, hold, lease_ms");
+	static final LuaScript<ScriptArgs.Extend> EXTEND = LuaScript.load("extend.lua", ReturnType.INTEGER,
+			ScriptArgs.Extend.class, LOCK);
 
-	static final LuaScript ACQUIRE_READ = LuaScript.load("acquire-read.lua", ReturnType.MULTI,
-			"lock, fence, readers, read_holds, writer_intent, requests, channel",
-			"owner, hold, lease_ms, reentrant, fence_idle_ms, request, request_ttl_ms");
+	static final LuaScript<ScriptArgs.AcquireRead> ACQUIRE_READ = LuaScript.load("acquire-read.lua", ReturnType.MULTI,
+			ScriptArgs.AcquireRead.class, LOCK, FENCE, READERS, READ_HOLDS, WRITER_INTENT, REQUESTS, CHANNEL);
 
-	static final LuaScript RELEASE_READ = LuaScript.load("release-read.lua", ReturnType.INTEGER,
-			"readers, read_holds, channel", "owner, hold, keep_ms");
+	static final LuaScript<ScriptArgs.ReleaseMember> RELEASE_READ = LuaScript.load("release-read.lua",
+			ReturnType.INTEGER, ScriptArgs.ReleaseMember.class, READERS, READ_HOLDS, CHANNEL);
 
-	static final LuaScript EXTEND_READ = LuaScript.load("extend-read.lua", ReturnType.INTEGER, "readers, read_holds",
-			"owner, hold, lease_ms");
+	static final LuaScript<ScriptArgs.ExtendMember> EXTEND_READ = LuaScript.load("extend-read.lua", ReturnType.INTEGER,
+			ScriptArgs.ExtendMember.class, READERS, READ_HOLDS);
 
-	static final LuaScript ACQUIRE_PERMIT = LuaScript.load("acquire-permit.lua", ReturnType.MULTI, "permits, fence",
-			"owner, hold, lease_ms, permits, fence_idle_ms");
+	static final LuaScript<ScriptArgs.AcquirePermit> ACQUIRE_PERMIT = LuaScript.load("acquire-permit.lua",
+			ReturnType.MULTI, ScriptArgs.AcquirePermit.class, PERMITS, FENCE);
 
-	static final LuaScript RELEASE_PERMIT = LuaScript.load("release-permit.lua", ReturnType.INTEGER, "permits, channel",
-			"owner, hold, keep_ms");
+	static final LuaScript<ScriptArgs.ReleaseMember> RELEASE_PERMIT = LuaScript.load("release-permit.lua",
+			ReturnType.INTEGER, ScriptArgs.ReleaseMember.class, PERMITS, CHANNEL);
 
-	static final LuaScript EXTEND_PERMIT = LuaScript.load("extend-permit.lua", ReturnType.INTEGER, "permits",
-			"owner, hold, lease_ms");
+	static final LuaScript<ScriptArgs.ExtendMember> EXTEND_PERMIT = LuaScript.load("extend-permit.lua",
+			ReturnType.INTEGER, ScriptArgs.ExtendMember.class, PERMITS);
 
-	static final LuaScript ACQUIRE_FAIR = LuaScript.load("acquire-fair.lua", ReturnType.MULTI,
-			"lock, fence, readers, queue, queue_heartbeats",
-			"owner, hold, lease_ms, reentrant, fence_idle_ms, waiter_timeout_ms, join");
+	static final LuaScript<ScriptArgs.AcquireFair> ACQUIRE_FAIR = LuaScript.load("acquire-fair.lua", ReturnType.MULTI,
+			ScriptArgs.AcquireFair.class, LOCK, FENCE, READERS, QUEUE, QUEUE_HEARTBEATS);
 
-	static final LuaScript RELEASE_FAIR = LuaScript.load("release-fair.lua", ReturnType.INTEGER,
-			"lock, channel, queue, queue_heartbeats", "owner, token, hold, keep_ms");
+	static final LuaScript<ScriptArgs.ReleaseFair> RELEASE_FAIR = LuaScript.load("release-fair.lua", ReturnType.INTEGER,
+			ScriptArgs.ReleaseFair.class, LOCK, CHANNEL, QUEUE, QUEUE_HEARTBEATS);
 
-	static final LuaScript LEAVE_FAIR = LuaScript.load("leave-fair.lua", ReturnType.INTEGER,
-			"lock, channel, queue, queue_heartbeats", "owner");
+	static final LuaScript<ScriptArgs.LeaveFair> LEAVE_FAIR = LuaScript.load("leave-fair.lua", ReturnType.INTEGER,
+			ScriptArgs.LeaveFair.class, LOCK, CHANNEL, QUEUE, QUEUE_HEARTBEATS);
 
-	static final LuaScript HELD_MEMBER = LuaScript.load("held-member.lua", ReturnType.INTEGER, "members",
-			"owner, suffix");
+	static final LuaScript<ScriptArgs.HeldMember> HELD_MEMBER = LuaScript.load("held-member.lua", ReturnType.INTEGER,
+			ScriptArgs.HeldMember.class, MEMBERS);
 
-	static final LuaScript ACQUIRE_ALL = LuaScript.load("acquire-all.lua", ReturnType.MULTI,
-			"(lock, fence, readers, requests, channel)...",
-			"owner, hold, reentrant, fence_idle_ms, request, request_ttl_ms, (lease_ms)...");
+	static final LuaScript<ScriptArgs.AcquireAll> ACQUIRE_ALL = LuaScript.loadForEachLock("acquire-all.lua",
+			ReturnType.MULTI, ScriptArgs.AcquireAll.class, LOCK, FENCE, READERS, REQUESTS, CHANNEL);
 
-	static final LuaScript RENEW = LuaScript.load("renew.lua", ReturnType.MULTI, "(lock)...",
-			"(owner, token, hold, lease_ms)...");
+	static final LuaScript<ScriptArgs.Renew> RENEW = LuaScript.loadForEachLock("renew.lua", ReturnType.MULTI,
+			ScriptArgs.Renew.class, LOCK);
 
-	static final LuaScript READ_HOLD = LuaScript.load("read-hold.lua", ReturnType.MULTI, "lock", "");
+	static final LuaScript<ScriptArgs.ReadHold> READ_HOLD = LuaScript.load("read-hold.lua", ReturnType.MULTI,
+			ScriptArgs.ReadHold.class, LOCK);
 
-	static final LuaScript FORCE_RELEASE = LuaScript.load("force-release.lua", ReturnType.INTEGER, "lock, channel",
-			"token");
+	static final LuaScript<ScriptArgs.ForceRelease> FORCE_RELEASE = LuaScript.load("force-release.lua",
+			ReturnType.INTEGER, ScriptArgs.ForceRelease.class, LOCK, CHANNEL);
 
-	static final LuaScript DROP_INTENT = LuaScript.load("drop-intent.lua", ReturnType.INTEGER, "writer_intent",
-			"owner");
+	static final LuaScript<ScriptArgs.DropIntent> DROP_INTENT = LuaScript.load("drop-intent.lua", ReturnType.INTEGER,
+			ScriptArgs.DropIntent.class, WRITER_INTENT);
 
 	/**
 	 * Every script, for checks that cover them all.
 	 */
-	static final List<LuaScript> ALL = List.of(ACQUIRE, RELEASE, EXTEND, ACQUIRE_READ, RELEASE_READ, EXTEND_READ,
+	static final List<LuaScript<?>> ALL = List.of(ACQUIRE, RELEASE, EXTEND, ACQUIRE_READ, RELEASE_READ, EXTEND_READ,
 			ACQUIRE_PERMIT, RELEASE_PERMIT, EXTEND_PERMIT, ACQUIRE_FAIR, RELEASE_FAIR, LEAVE_FAIR, HELD_MEMBER,
 			ACQUIRE_ALL, RENEW, READ_HOLD, FORCE_RELEASE, DROP_INTENT);
 

@@ -9,32 +9,27 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.function.Function;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-
-import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.ReturnType;
 
 /**
  * One of the engine's Lua scripts: its text and SHA-1, read once from the {@code .lua}
- * resource next to this class, with the order of its keys and arguments. Loading the text
- * once matters: a script read through a {@code Resource} checks the resource's
- * modification time on every call.
+ * resource next to this class, with the keys it takes and the record of its arguments.
+ * Loading the text once matters: a script read through a {@code Resource} checks the
+ * resource's modification time on every call.
  * <p>
  * The shared functions of {@code lib.lua} that a script calls are prepended to it
  * ({@link LuaLibrary}), and the SHA-1 is that of the combined text, so {@code EVALSHA}
- * needs nothing newer than Redis 6.2. Each script declares its {@code KEYS} and
- * {@code ARGV} in its header ({@code -- KEYS: lock,
- * fence}); the declaration given here must be the same, or loading fails, so the key and
- * argument lists built in Java cannot drift from the script.
+ * needs nothing newer than Redis 6.2. The order of a script's {@code KEYS} is the order
+ * of its {@link ScriptKey}s here, and that of its {@code ARGV} the order of its
+ * {@link ScriptArgs} record's components; the script's {@code -- KEYS:} and
+ * {@code -- ARGV:} header lines name the same, as {@code LockScriptsTests} checks.
+ *
+ * @param <A> the record of the script's arguments
  */
-final class LuaScript {
+final class LuaScript<A extends ScriptArgs> {
 
 	static final String LIBRARY = "lib.lua";
-
-	private static final Pattern DECLARATION = Pattern.compile("(?m)^-- (KEYS|ARGV):(.*)$");
 
 	static final LuaLibrary LIBRARY_FUNCTIONS = LuaLibrary.parse(LIBRARY, read(LIBRARY));
 
@@ -46,67 +41,50 @@ final class LuaScript {
 
 	private final ReturnType returnType;
 
-	private final ScriptSignature keys;
+	private final Class<A> argsType;
 
-	private final ScriptSignature args;
+	private final List<ScriptKey> keys;
 
-	private final @Nullable Function<LockSpec, String>[] fixedKeys;
+	private final boolean keysPerLock;
 
-	private final @Nullable Function<LockSpec, String>[] repeatedKeys;
-
-	private LuaScript(String name, byte[] text, ReturnType returnType, ScriptSignature keys, ScriptSignature args) {
+	private LuaScript(String name, byte[] text, ReturnType returnType, Class<A> argsType, List<ScriptKey> keys,
+			boolean keysPerLock) {
 		this.name = name;
 		this.text = text;
 		this.sha1 = sha1(text);
 		this.returnType = returnType;
+		this.argsType = argsType;
 		this.keys = keys;
-		this.args = args;
-		this.fixedKeys = specKeys(keys.fixed());
-		this.repeatedKeys = specKeys(keys.repeated());
+		this.keysPerLock = keysPerLock;
 	}
 
 	/**
-	 * Load a script, with the library functions it calls prepended.
-	 * @param keys the declared {@code KEYS}, as in the script's header
-	 * @param args the declared {@code ARGV}, as in the script's header
-	 * @throws IllegalStateException if the script is missing or declares other keys or
-	 * arguments
+	 * Load a script that takes the keys of one lock, with the library functions it calls
+	 * prepended.
+	 * @param argsType the record of the script's arguments
+	 * @param keys the script's keys, in order
+	 * @throws IllegalStateException if the script is missing
 	 */
-	static LuaScript load(String name, ReturnType returnType, String keys, String args) {
+	static <A extends ScriptArgs> LuaScript<A> load(String name, ReturnType returnType, Class<A> argsType,
+			ScriptKey... keys) {
+		return new LuaScript<>(name, text(name), returnType, argsType, List.of(keys), false);
+	}
+
+	/**
+	 * Load a script that takes the keys of several locks: the given keys, in order, once
+	 * for each lock.
+	 * @param argsType the record of the script's arguments
+	 * @param keys the keys of each lock, in order
+	 * @throws IllegalStateException if the script is missing
+	 */
+	static <A extends ScriptArgs> LuaScript<A> loadForEachLock(String name, ReturnType returnType, Class<A> argsType,
+			ScriptKey... keys) {
+		return new LuaScript<>(name, text(name), returnType, argsType, List.of(keys), true);
+	}
+
+	private static byte[] text(String name) {
 		String script = read(name);
-		ScriptSignature declaredKeys = ScriptSignature.parse(keys);
-		ScriptSignature declaredArgs = ScriptSignature.parse(args);
-		check(name, "KEYS", declaredKeys, header(name, script, "KEYS"));
-		check(name, "ARGV", declaredArgs, header(name, script, "ARGV"));
-		byte[] text = (LIBRARY_FUNCTIONS.prelude(script) + "\n" + script).getBytes(StandardCharsets.UTF_8);
-		return new LuaScript(name, text, returnType, declaredKeys, declaredArgs);
-	}
-
-	private static void check(String name, String what, ScriptSignature declared, ScriptSignature header) {
-		if (!declared.equals(header)) {
-			throw new IllegalStateException("Lua script " + name + " declares " + what + " '" + header
-					+ "' in its header, but the engine passes '" + declared + "'");
-		}
-	}
-
-	/**
-	 * Return what a script's header declares for its {@code KEYS} or {@code ARGV}.
-	 */
-	static ScriptSignature header(String name, String script, String what) {
-		Matcher declaration = DECLARATION.matcher(script);
-		ScriptSignature found = null;
-		while (declaration.find()) {
-			if (declaration.group(1).equals(what)) {
-				if (found != null) {
-					throw new IllegalStateException("Lua script " + name + " declares its " + what + " twice");
-				}
-				found = ScriptSignature.parse(declaration.group(2));
-			}
-		}
-		if (found == null) {
-			throw new IllegalStateException("Lua script " + name + " has no '-- " + what + ":' line in its header");
-		}
-		return found;
+		return (LIBRARY_FUNCTIONS.prelude(script) + "\n" + script).getBytes(StandardCharsets.UTF_8);
 	}
 
 	static String read(String name) {
@@ -131,80 +109,52 @@ final class LuaScript {
 		}
 	}
 
-	@SuppressWarnings("unchecked")
-	private static @Nullable Function<LockSpec, String>[] specKeys(List<String> names) {
-		@Nullable Function<LockSpec, String>[] keys = new Function[names.size()];
-		for (int i = 0; i < keys.length; i++) {
-			keys[i] = specKey(names.get(i));
+	/**
+	 * Build a run of this script on the keys of one lock.
+	 * @throws IllegalStateException if the script takes the keys of several locks, or a
+	 * key that is not a key of a lock
+	 */
+	ScriptCall call(LockSpec spec, A args) {
+		if (this.keysPerLock) {
+			throw new IllegalStateException("Lua script " + this.name + " takes the keys of several locks");
 		}
-		return keys;
+		List<String> keys = new ArrayList<>(this.keys.size());
+		for (ScriptKey key : this.keys) {
+			keys.add(key.of(spec));
+		}
+		return new ScriptCall(this, keys, args);
 	}
 
 	/**
-	 * Return how a key the scripts name is built for a lock, or {@code null} if it is not
-	 * one of a lock spec's keys.
+	 * Build a run of this script on the keys of several locks, each lock's in the
+	 * declared order.
+	 * @throws IllegalStateException if the script takes the keys of one lock
 	 */
-	private static @Nullable Function<LockSpec, String> specKey(String name) {
-		return switch (name) {
-			case "lock" -> LockSpec::lockKey;
-			case "fence" -> (spec) -> LockKeys.fence(spec.lockKey());
-			case "channel" -> LockSpec::releaseChannel;
-			case "readers" -> (spec) -> LockKeys.readers(spec.lockKey());
-			case "read_holds" -> (spec) -> LockKeys.readHolds(spec.lockKey());
-			case "writer_intent" -> (spec) -> LockKeys.writerIntent(spec.lockKey());
-			case "requests" -> (spec) -> LockKeys.requests(spec.lockKey());
-			case "queue" -> (spec) -> LockKeys.fairQueue(spec.lockKey());
-			case "queue_heartbeats" -> (spec) -> LockKeys.fairQueueHeartbeats(spec.lockKey());
-			case "permits" -> (spec) -> LockKeys.permits(spec.lockKey());
-			default -> null;
-		};
-	}
-
-	/**
-	 * Return the keys of this script for one lock, in the declared order.
-	 */
-	List<String> keys(LockSpec spec) {
-		List<String> keys = new ArrayList<>(this.fixedKeys.length);
-		addKeys(this.fixedKeys, this.keys.fixed(), spec, keys);
-		return keys;
-	}
-
-	/**
-	 * Return the keys of this script for several locks, each lock's group in the declared
-	 * order.
-	 */
-	List<String> keys(List<LockSpec> specs) {
-		if (this.repeatedKeys.length == 0) {
+	ScriptCall call(List<LockSpec> specs, A args) {
+		if (!this.keysPerLock) {
 			throw new IllegalStateException("Lua script " + this.name + " takes the keys of one lock");
 		}
-		List<String> keys = new ArrayList<>(this.repeatedKeys.length * specs.size());
+		List<String> keys = new ArrayList<>(this.keys.size() * specs.size());
 		for (LockSpec spec : specs) {
-			addKeys(this.repeatedKeys, this.keys.repeated(), spec, keys);
-		}
-		return keys;
-	}
-
-	private void addKeys(@Nullable Function<LockSpec, String>[] builders, List<String> names, LockSpec spec,
-			List<String> keys) {
-		for (int i = 0; i < builders.length; i++) {
-			Function<LockSpec, String> builder = builders[i];
-			if (builder == null) {
-				throw new IllegalStateException("Lua script " + this.name + " takes key '" + names.get(i)
-						+ "', which is not a key of a lock; pass its keys explicitly");
+			for (ScriptKey key : this.keys) {
+				keys.add(key.of(spec));
 			}
-			keys.add(builder.apply(spec));
 		}
+		return new ScriptCall(this, keys, args);
 	}
 
 	/**
-	 * Check that a call passes as many keys and arguments as the script declares.
-	 * @throws IllegalArgumentException if it does not
+	 * Build a run of this script on keys the caller built, for a script that takes a key
+	 * a lock spec does not say, or no lock spec at hand.
+	 * @param keys the keys, in the declared order
+	 * @throws IllegalArgumentException if there are not as many keys as declared
 	 */
-	void checkArity(int keyCount, int argCount) {
-		if (!this.keys.accepts(keyCount) || !this.args.accepts(argCount)) {
-			throw new IllegalArgumentException("Lua script " + this.name + " takes KEYS '" + this.keys + "' and ARGV '"
-					+ this.args + "', but was passed " + keyCount + " keys and " + argCount + " arguments");
+	ScriptCall callWithKeys(List<String> keys, A args) {
+		if (this.keysPerLock || keys.size() != this.keys.size()) {
+			throw new IllegalArgumentException("Lua script " + this.name + " takes KEYS " + this.keys
+					+ ((this.keysPerLock) ? " for each lock" : "") + ", but was passed " + keys);
 		}
+		return new ScriptCall(this, List.copyOf(keys), args);
 	}
 
 	String name() {
@@ -223,12 +173,26 @@ final class LuaScript {
 		return this.returnType;
 	}
 
-	ScriptSignature keySignature() {
+	/**
+	 * Return the record of the script's arguments, whose components are its {@code ARGV}
+	 * in order.
+	 */
+	Class<A> argsType() {
+		return this.argsType;
+	}
+
+	/**
+	 * Return the script's keys, in order: once, or once for each lock.
+	 */
+	List<ScriptKey> keys() {
 		return this.keys;
 	}
 
-	ScriptSignature argSignature() {
-		return this.args;
+	/**
+	 * Return whether the script takes its keys once for each lock.
+	 */
+	boolean keysPerLock() {
+		return this.keysPerLock;
 	}
 
 }

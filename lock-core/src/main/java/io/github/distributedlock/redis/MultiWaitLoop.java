@@ -1,23 +1,17 @@
 package io.github.distributedlock.redis;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockInterruptedException;
-import io.github.distributedlock.LockSelfDeadlockException;
 import io.github.distributedlock.LockTimeoutException;
-import io.github.distributedlock.WaitStrategy;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One all-or-nothing acquisition of several locks that one script can take together (all
- * keys on one node and, on a Cluster, in one slot). Each attempt takes every lock or
- * none; when one is held, the loop waits on that lock's wake-ups, bounded by its holder's
- * lease, and tries them all again.
+ * The blocking driver of one {@link MultiAcquisition}: several locks that one script can
+ * take together (all keys on one node and, on a Cluster, in one slot). Each attempt takes
+ * every lock or none; when one is held, the loop waits on that lock's wake-ups, bounded
+ * by its holder's lease, and tries them all again.
  * <p>
  * Unlike {@link WaitLoop}, multi-lock waiters don't line up in the local FIFO queue: they
  * wait for whichever lock blocked them last. Their {@linkplain HandOffRequest request}
@@ -27,45 +21,14 @@ import org.jspecify.annotations.Nullable;
  */
 final class MultiWaitLoop {
 
-	private final List<LockSpec> specs;
-
-	private final String owner;
-
-	// The hold this acquisition takes in every lock, the same in every attempt (see
-	// LockAttempts).
-	private final String hold = UniqueIds.next();
+	private final MultiAcquisition acquisition;
 
 	private final LockCommands commands;
 
 	private final WaitQueues queues;
 
-	private final boolean reentrant;
-
-	private final Deadline deadline;
-
-	private int attempts;
-
-	private @Nullable LockSpec blocked;
-
-	private final @Nullable HandOffRequest handOff;
-
-	// The locks whose lines the request was filed in, to withdraw it from if the wait
-	// fails.
-	private final Set<LockSpec> filed = new LinkedHashSet<>();
-
-	/**
-	 * @param specs the locks, in the global order
-	 * @param handOff whether waiters line up for reservations
-	 */
-	MultiWaitLoop(List<LockSpec> specs, String owner, long waitNanos, boolean reentrant, boolean handOff,
-			LockCommands commands, WaitQueues queues) {
-		this.specs = specs;
-		this.owner = owner;
-		this.deadline = Deadline.start(waitNanos);
-		this.reentrant = reentrant;
-		LockSpec first = specs.get(0);
-		this.handOff = (handOff && first.kind().handsOver() && !this.deadline.isTryOnce())
-				? HandOffRequest.of((first.strategy() == WaitStrategy.POLLING) ? first.pollNanos() : 0) : null;
+	MultiWaitLoop(MultiAcquisition acquisition, LockCommands commands, WaitQueues queues) {
+		this.acquisition = acquisition;
 		this.commands = commands;
 		this.queues = queues;
 	}
@@ -87,47 +50,51 @@ final class MultiWaitLoop {
 				if (queue != null) {
 					seen = queue.signals();
 				}
-				long sentNanos = System.nanoTime();
-				MultiAcquireResult result = attempt();
-				if (result.acquired()) {
-					acquired = true;
-					return grants(result, sentNanos);
-				}
-				LockSpec spec = this.specs.get(result.index());
-				if (result.selfDeadlock()) {
-					throw new LockSelfDeadlockException(spec.name());
-				}
-				long remaining = this.deadline.remainingNanos();
-				if (this.deadline.isTryOnce() || remaining <= 0) {
+				long sentNanos = this.acquisition.next();
+				MultiAcquisition.Outcome outcome = this.acquisition.replied(sentNanos, attempt());
+				if (outcome instanceof MultiAcquisition.Granted granted) {
+					if (!granted.late()) {
+						acquired = true;
+						return granted.grants();
+					}
+					// Granted too late to use: again at once, with the same hold id,
+					// which
+					// acquire-all.lua finds and gives a lease that covers this attempt;
+					// or,
+					// once the wait is over, released.
+					if (this.acquisition.retriesLateGrant()) {
+						continue;
+					}
+					releaseQuietly(granted.grants());
 					return null;
 				}
+				if (outcome instanceof MultiAcquisition.Failed error) {
+					throw error.error();
+				}
+				if (!(outcome instanceof MultiAcquisition.Blocked blocked)) {
+					return null;
+				}
+				LockSpec spec = blocked.spec();
 				if (queue == null || !queue.id().equals(spec.queueId())) {
 					if (queue != null) {
 						leave(queue);
 					}
 					queue = this.queues.join(spec);
-					if (this.handOff != null) {
-						queue.expect(this.handOff);
+					HandOffRequest request = this.acquisition.request();
+					if (request != null) {
+						queue.line().expect(request);
 					}
 					// Subscribed before the next attempt, so its release can't be missed.
-					queue.awaitSubscribed(this.deadline.sleepNanos());
+					queue.awaitSubscribed(this.acquisition.subscribeNanos());
 					continue;
 				}
-				long sleep = this.deadline.sleepNanos();
-				if (spec.strategy() == WaitStrategy.POLLING) {
-					sleep = Math.min(sleep, spec.pollNanos());
-				}
-				if (this.handOff != null) {
-					// Filed again in time, so the line keeps its place.
-					sleep = Math.min(sleep, HandOffRequest.REFILE_NANOS);
-				}
-				queue.awaitSignal(seen, sleep);
+				queue.awaitSignal(seen, this.acquisition.sleepNanos());
 				this.queues.checkOpen(queue, spec.name());
 			}
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			throw new LockInterruptedException(this.specs.get(0).name(), ex);
+			throw new LockInterruptedException(this.acquisition.specs().get(0).name(), ex);
 		}
 		catch (LockAccessException ex) {
 			failed = true;
@@ -143,9 +110,26 @@ final class MultiWaitLoop {
 		}
 	}
 
+	private MultiAcquireResult attempt() {
+		return this.commands.acquireAll(this.acquisition.specs(), this.acquisition.owner(), this.acquisition.hold(),
+				this.acquisition.reentrant(), this.acquisition.request());
+	}
+
+	private void releaseQuietly(List<Grant> grants) {
+		for (Grant grant : grants) {
+			try {
+				this.commands.release(grant);
+			}
+			catch (RuntimeException ex) {
+				// The hold ends with its lease.
+			}
+		}
+	}
+
 	private void leave(WaitQueue queue) {
-		if (this.handOff != null) {
-			queue.forget(this.handOff);
+		HandOffRequest request = this.acquisition.request();
+		if (request != null) {
+			queue.line().forget(request);
 		}
 		this.queues.leave(queue);
 	}
@@ -155,18 +139,19 @@ final class MultiWaitLoop {
 	 * for it. After a Redis failure, without waiting for the replies.
 	 */
 	private void withdraw(boolean failed) {
-		if (this.handOff == null) {
+		HandOffRequest request = this.acquisition.request();
+		if (request == null) {
 			return;
 		}
 		boolean interrupted = Thread.interrupted();
 		try {
-			for (LockSpec spec : this.filed) {
+			for (LockSpec spec : this.acquisition.filed()) {
 				try {
 					if (failed) {
-						this.commands.withdrawAsync(spec, this.handOff);
+						this.commands.withdrawAsync(spec, request);
 					}
 					else {
-						this.commands.withdraw(spec, this.handOff);
+						this.commands.withdraw(spec, request);
 					}
 				}
 				catch (RuntimeException ex) {
@@ -182,37 +167,11 @@ final class MultiWaitLoop {
 		}
 	}
 
-	private MultiAcquireResult attempt() {
-		this.attempts++;
-		MultiAcquireResult result = this.commands.acquireAll(this.specs, this.owner, this.hold, this.reentrant,
-				this.handOff);
-		if (!result.acquired()) {
-			this.blocked = this.specs.get(result.index());
-			if (this.handOff != null && !result.selfDeadlock()) {
-				this.filed.add(this.blocked);
-			}
-			this.deadline.holderSeen(result.holderTtlMillis(), System.nanoTime());
-		}
-		return result;
-	}
-
-	private List<Grant> grants(MultiAcquireResult result, long sentNanos) {
-		Duration elapsed = this.deadline.elapsed();
-		boolean waited = this.attempts > 1;
-		List<Grant> grants = new ArrayList<>(this.specs.size());
-		for (int i = 0; i < this.specs.size(); i++) {
-			grants.add(new Grant(this.specs.get(i), this.owner, result.tokens()[i], this.hold, sentNanos, waited,
-					elapsed, this.attempts));
-		}
-		return grants;
-	}
-
 	/**
 	 * Build the exception for a wait that ran out, naming the lock that blocked it.
 	 */
 	LockTimeoutException timeout() {
-		LockSpec spec = (this.blocked != null) ? this.blocked : this.specs.get(0);
-		return this.deadline.timeout(spec.name());
+		return this.acquisition.timeout();
 	}
 
 }

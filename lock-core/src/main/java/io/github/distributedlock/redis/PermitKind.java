@@ -16,23 +16,24 @@ final class PermitKind extends LockKind {
 
 	@Override
 	ScriptCall acquire(LockSpec spec, Attempt attempt, String fenceIdleMillis) {
-		return new ScriptCall(ACQUIRE_PERMIT, ACQUIRE_PERMIT.keys(spec), attempt.owner(), attempt.hold(),
-				Long.toString(spec.leaseMillis()), Integer.toString(spec.permits()), fenceIdleMillis);
+		return ACQUIRE_PERMIT.call(spec, new ScriptArgs.AcquirePermit(attempt.owner(), attempt.hold(),
+				spec.leaseMillis(), spec.permits(), Long.parseLong(fenceIdleMillis)));
 	}
 
 	@Override
 	ScriptCall release(LockSpec spec, String owner, long token, String hold, boolean handOff, long keepMillis) {
-		return new ScriptCall(RELEASE_PERMIT, RELEASE_PERMIT.keys(spec), owner, hold, Long.toString(keepMillis));
+		return RELEASE_PERMIT.call(spec, new ScriptArgs.ReleaseMember(owner, hold, keepMillis));
 	}
 
 	@Override
 	ScriptCall extend(LockSpec spec, String owner, long token, String hold, long leaseMillis) {
-		return new ScriptCall(EXTEND_PERMIT, EXTEND_PERMIT.keys(spec), owner, hold, Long.toString(leaseMillis));
+		return EXTEND_PERMIT.call(spec, new ScriptArgs.ExtendMember(owner, hold, leaseMillis));
 	}
 
 	@Override
 	ScriptCall isHeld(LockSpec spec, String owner, long token, String hold) {
-		return new ScriptCall(HELD_MEMBER, List.of(LockKeys.permits(spec.lockKey())), owner, "|" + hold);
+		return HELD_MEMBER.callWithKeys(List.of(LockKeys.permits(spec.lockKey())),
+				new ScriptArgs.HeldMember(owner, "|" + hold));
 	}
 
 	@Override

@@ -17,24 +17,25 @@ final class ReadKind extends LockKind {
 
 	@Override
 	ScriptCall acquire(LockSpec spec, Attempt attempt, String fenceIdleMillis) {
-		return new ScriptCall(ACQUIRE_READ, ACQUIRE_READ.keys(spec), attempt.owner(), attempt.hold(),
-				Long.toString(spec.leaseMillis()), flag(spec.reentrant()), fenceIdleMillis, attempt.requestMember(),
-				HandOffRequest.VALIDITY_MILLIS);
+		return ACQUIRE_READ.call(spec,
+				new ScriptArgs.AcquireRead(attempt.owner(), attempt.hold(), spec.leaseMillis(), spec.reentrant(),
+						Long.parseLong(fenceIdleMillis), attempt.requestMember(), HandOffRequest.VALIDITY_MILLIS));
 	}
 
 	@Override
 	ScriptCall release(LockSpec spec, String owner, long token, String hold, boolean handOff, long keepMillis) {
-		return new ScriptCall(RELEASE_READ, RELEASE_READ.keys(spec), owner, hold, Long.toString(keepMillis));
+		return RELEASE_READ.call(spec, new ScriptArgs.ReleaseMember(owner, hold, keepMillis));
 	}
 
 	@Override
 	ScriptCall extend(LockSpec spec, String owner, long token, String hold, long leaseMillis) {
-		return new ScriptCall(EXTEND_READ, EXTEND_READ.keys(spec), owner, hold, Long.toString(leaseMillis));
+		return EXTEND_READ.call(spec, new ScriptArgs.ExtendMember(owner, hold, leaseMillis));
 	}
 
 	@Override
 	ScriptCall isHeld(LockSpec spec, String owner, long token, String hold) {
-		return new ScriptCall(HELD_MEMBER, List.of(LockKeys.readers(spec.lockKey())), owner, "");
+		return HELD_MEMBER.callWithKeys(List.of(LockKeys.readers(spec.lockKey())),
+				new ScriptArgs.HeldMember(owner, ""));
 	}
 
 	@Override

@@ -144,8 +144,8 @@ public final class RedisLockTemplate implements LockOperations {
 		String owner = this.owners.of(requests.get(0));
 		List<RedisLockHandle> holds;
 		if (specs.size() > 1 && (!this.server.isCluster() || sameSlot(specs))) {
-			MultiWaitLoop loop = new MultiWaitLoop(specs, owner, first.waitNanos(), first.reentrant(), this.handOff,
-					this.commands, this.queues);
+			MultiWaitLoop loop = new MultiWaitLoop(new MultiAcquisition(specs, owner, first.waitNanos(),
+					first.reentrant(), this.handOff, NanoClock.SYSTEM), this.commands, this.queues);
 			List<Grant> grants = loop.run();
 			if (grants == null) {
 				throw notAcquired(loop.timeout());

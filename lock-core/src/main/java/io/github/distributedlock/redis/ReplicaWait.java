@@ -19,9 +19,7 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.DecoratedRedisConnection;
 import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.util.ClassUtils;
@@ -35,9 +33,11 @@ import org.springframework.util.ClassUtils;
  * reconnects (Lettuce re-sends commands in flight) may send it on a new connection, even
  * to a new master, where it confirms nothing. So {@code CLIENT INFO} identifies the
  * server connection after the {@code WAIT}: if it is one already seen before the hold was
- * written, it carried the write. Otherwise the hold is written again (its lease set anew,
- * which also checks it is still ours there) on one connection and waited for there.
- * Lettuce classes are only loaded when Lettuce is there.
+ * written, it carried the write. Otherwise the hold is written again (its lease written
+ * anew, never shorter: {@code lengthen_lease} always writes, since Redis 7.2 and later
+ * let {@code WAIT} count only what its own connection wrote; the extend script also
+ * checks the hold is still ours there) on one connection and waited for there. Lettuce
+ * classes are only loaded when Lettuce is there.
  */
 final class ReplicaWait {
 
@@ -64,7 +64,7 @@ final class ReplicaWait {
 		this.commands = commands;
 		this.replicas = replicas;
 		this.timeoutMillis = timeoutMillis;
-		this.sharedConnection = sharesOneConnection(redis.getRequiredConnectionFactory());
+		this.sharedConnection = ScriptRunner.sharesOneConnection(redis.getRequiredConnectionFactory());
 	}
 
 	/**
@@ -219,15 +219,6 @@ final class ReplicaWait {
 		return id + "@" + serverAddress;
 	}
 
-	/**
-	 * Return whether every connection of the factory is the same native connection, so
-	 * that commands sent one after another travel on one server connection unless it
-	 * reconnects.
-	 */
-	static boolean sharesOneConnection(RedisConnectionFactory factory) {
-		return LETTUCE && Lettuce.sharesOneConnection(factory);
-	}
-
 	private static RedisConnection unwrap(RedisConnection connection) {
 		RedisConnection target = connection;
 		while (target instanceof DecoratedRedisConnection decorated) {
@@ -247,10 +238,6 @@ final class ReplicaWait {
 		static @Nullable Object waitFor(LettuceConnection connection, byte[][] args) {
 			// Lettuce needs to be told that WAIT answers with an integer.
 			return connection.execute("WAIT", new IntegerOutput<>(ByteArrayCodec.INSTANCE), args);
-		}
-
-		static boolean sharesOneConnection(RedisConnectionFactory factory) {
-			return factory instanceof LettuceConnectionFactory lettuce && lettuce.getShareNativeConnection();
 		}
 
 		static Acknowledgement sendAndIdentify(LettuceConnection connection, int replicas, long timeoutMillis) {

@@ -12,15 +12,18 @@ import org.springframework.data.redis.connection.DecoratedRedisConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.util.ClassUtils;
 
 /**
  * Runs a {@link LuaScript} with {@code EVALSHA}, falling back to {@code EVAL} when the
  * server doesn't know the script (after a restart or failover), on a connection of its
- * own factory: never one bound to a caller's Redis transaction. A call that passes
- * another number of keys or arguments than the script declares fails before it reaches
- * Redis.
+ * own factory: never one bound to a caller's Redis transaction.
  */
 final class ScriptRunner {
+
+	private static final boolean LETTUCE = ClassUtils.isPresent("io.lettuce.core.RedisClient",
+			ScriptRunner.class.getClassLoader());
 
 	private final RedisConnectionFactory connectionFactory;
 
@@ -28,7 +31,7 @@ final class ScriptRunner {
 
 	ScriptRunner(RedisConnectionFactory connectionFactory) {
 		this.connectionFactory = connectionFactory;
-		this.async = ReplicaWait.sharesOneConnection(connectionFactory);
+		this.async = sharesOneConnection(connectionFactory);
 	}
 
 	/**
@@ -37,9 +40,9 @@ final class ScriptRunner {
 	 * @param <T> the reply type: {@code Long} for integer scripts, {@code List} for the
 	 * others
 	 */
-	<T> @Nullable T execute(LuaScript script, List<String> keys, Object... args) {
+	<T> @Nullable T execute(ScriptCall call) {
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			return execute(connection, script, keys, args);
+			return execute(connection, call);
 		}
 	}
 
@@ -49,19 +52,19 @@ final class ScriptRunner {
 	 * others
 	 */
 	@SuppressWarnings("unchecked")
-	<T> @Nullable T execute(RedisConnection connection, LuaScript script, List<String> keys, Object... args) {
-		script.checkArity(keys.size(), args.length);
-		byte[][] keysAndArgs = encode(keys, args);
+	<T> @Nullable T execute(RedisConnection connection, ScriptCall call) {
+		LuaScript<?> script = call.script();
+		int keyCount = call.keys().size();
+		byte[][] keysAndArgs = encode(call);
 		try {
 			return (T) connection.scriptingCommands()
-				.evalSha(script.sha1(), script.returnType(), keys.size(), keysAndArgs);
+				.evalSha(script.sha1(), script.returnType(), keyCount, keysAndArgs);
 		}
 		catch (RuntimeException ex) {
 			if (!isNoScript(ex)) {
 				throw ex;
 			}
-			return (T) connection.scriptingCommands()
-				.eval(script.text(), script.returnType(), keys.size(), keysAndArgs);
+			return (T) connection.scriptingCommands().eval(script.text(), script.returnType(), keyCount, keysAndArgs);
 		}
 	}
 
@@ -70,8 +73,7 @@ final class ScriptRunner {
 	 * Lettuce connection; otherwise run it now. The future fails with the client's
 	 * exception.
 	 */
-	CompletableFuture<Long> executeAsync(LuaScript script, List<String> keys, Object... args) {
-		script.checkArity(keys.size(), args.length);
+	CompletableFuture<Long> executeAsync(ScriptCall call) {
 		if (this.async) {
 			try (RedisConnection connection = this.connectionFactory.getConnection()) {
 				RedisConnection target = connection;
@@ -79,12 +81,12 @@ final class ScriptRunner {
 					target = decorated.getDelegate();
 				}
 				if (target instanceof LettuceConnection lettuce) {
-					return Lettuce.evalAsync(lettuce, script, keys.size(), encode(keys, args));
+					return Lettuce.evalAsync(lettuce, call.script(), call.keys().size(), encode(call));
 				}
 			}
 		}
 		try {
-			Long result = execute(script, keys, args);
+			Long result = execute(call);
 			return CompletableFuture.completedFuture((result != null) ? result : -1L);
 		}
 		catch (RuntimeException ex) {
@@ -92,13 +94,18 @@ final class ScriptRunner {
 		}
 	}
 
-	static byte[][] encode(List<String> keys, Object[] args) {
-		byte[][] keysAndArgs = new byte[keys.size() + args.length][];
+	/**
+	 * Return a call's keys, then its arguments, as the bytes Redis is sent.
+	 */
+	static byte[][] encode(ScriptCall call) {
+		List<String> keys = call.keys();
+		List<String> args = call.argv();
+		byte[][] keysAndArgs = new byte[keys.size() + args.size()][];
 		for (int i = 0; i < keys.size(); i++) {
 			keysAndArgs[i] = keys.get(i).getBytes(StandardCharsets.UTF_8);
 		}
-		for (int i = 0; i < args.length; i++) {
-			keysAndArgs[keys.size() + i] = args[i].toString().getBytes(StandardCharsets.UTF_8);
+		for (int i = 0; i < args.size(); i++) {
+			keysAndArgs[keys.size() + i] = args.get(i).getBytes(StandardCharsets.UTF_8);
 		}
 		return keysAndArgs;
 	}
@@ -118,7 +125,7 @@ final class ScriptRunner {
 	 */
 	private static final class Lettuce {
 
-		static CompletableFuture<Long> evalAsync(LettuceConnection connection, LuaScript script, int keyCount,
+		static CompletableFuture<Long> evalAsync(LettuceConnection connection, LuaScript<?> script, int keyCount,
 				byte[][] keysAndArgs) {
 			byte[][] keys = java.util.Arrays.copyOfRange(keysAndArgs, 0, keyCount);
 			byte[][] args = java.util.Arrays.copyOfRange(keysAndArgs, keyCount, keysAndArgs.length);
@@ -130,6 +137,26 @@ final class ScriptRunner {
 			return sha.exceptionallyCompose((ex) -> isNoScript(ex)
 					? commands.<Long>eval(script.text(), ScriptOutputType.INTEGER, keys, args).toCompletableFuture()
 					: CompletableFuture.failedFuture(ex));
+		}
+
+	}
+
+	/**
+	 * Return whether every connection of the factory is the same native connection, so
+	 * that commands sent one after another travel on one server connection unless it
+	 * reconnects.
+	 */
+	static boolean sharesOneConnection(RedisConnectionFactory factory) {
+		return LETTUCE && LettuceFactory.sharesOneConnection(factory);
+	}
+
+	/**
+	 * Lettuce's types, loaded only when Lettuce is there.
+	 */
+	private static final class LettuceFactory {
+
+		static boolean sharesOneConnection(RedisConnectionFactory factory) {
+			return factory instanceof LettuceConnectionFactory lettuce && lettuce.getShareNativeConnection();
 		}
 
 	}

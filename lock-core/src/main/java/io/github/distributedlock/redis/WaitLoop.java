@@ -5,7 +5,6 @@ import java.util.concurrent.TimeUnit;
 import io.github.distributedlock.LockInterruptedException;
 import io.github.distributedlock.LockSelfDeadlockException;
 import io.github.distributedlock.LockTimeoutException;
-import io.github.distributedlock.WaitStrategy;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -32,12 +31,15 @@ import org.jspecify.annotations.Nullable;
  * the wait ends without the lock (which passes a reservation for it on). Fair locks wait
  * in {@link FairWait} instead.
  * <p>
- * The loop returns what it won; it registers nothing. Not thread-safe: each acquisition
- * has its own loop.
+ * What to do at each step is the {@link Acquisition}'s decision; this loop sends the
+ * attempts, parks the thread and keeps its place in the local line. It returns what it
+ * won; it registers nothing. Not thread-safe: each acquisition has its own loop.
  */
 final class WaitLoop {
 
 	private final LockSpec spec;
+
+	private final Acquisition acquisition;
 
 	private final LockAttempts attempts;
 
@@ -65,11 +67,12 @@ final class WaitLoop {
 	WaitLoop(LockSpec spec, String owner, HoldRegistry holds, boolean handOff, LockCommands commands,
 			WaitQueues queues) {
 		this.spec = spec;
-		this.attempts = new LockAttempts(spec, owner, holds, commands);
-		this.deadline = this.attempts.deadline();
+		this.acquisition = new Acquisition(spec, owner, holds.holdsLocally(owner, spec.lockKey()), NanoClock.SYSTEM);
+		this.attempts = new LockAttempts(this.acquisition, holds, commands);
+		this.deadline = this.acquisition.deadline();
 		this.commands = commands;
 		this.queues = queues;
-		this.lineUp = handOff && spec.kind().handsOver() && !this.deadline.isTryOnce();
+		this.lineUp = this.acquisition.linesUp(handOff);
 	}
 
 	/**
@@ -84,38 +87,35 @@ final class WaitLoop {
 			return grant;
 		}
 		finally {
-			if (grant == null && this.attempts.heldBackByReaders()) {
+			if (grant == null && this.acquisition.heldBackByReaders()) {
 				// Timed out, interrupted or failed: readers need not wait for this
 				// writer.
-				this.commands.dropIntentAsync(this.spec, this.attempts.owner());
+				this.commands.dropIntentAsync(this.spec, this.acquisition.owner());
 			}
 		}
 	}
 
 	private @Nullable Grant attemptAndWait() {
 		WaitQueue hot = this.queues.peek(this.spec.queueId());
-		if (this.lineUp && !this.attempts.holdsIt() && hot != null && hot.subscribed().isDone()) {
+		if (this.lineUp && !this.acquisition.holdsIt() && hot != null && hot.subscribed().isDone()) {
 			// A lock waited for in this JVM a moment ago is likely taken: line up at
-			// once, so
-			// that the first attempt already files the hand-off request.
+			// once, so that the first attempt already files the hand-off request.
 			return waitInLine(hot, -1);
 		}
 		// A release is heard only once the subscription is complete: if it was not before
-		// this
-		// attempt, the waiter tries again once it is (seen = -1) rather than sleep on a
-		// count that a message sent in between never reached.
+		// this attempt, the waiter tries again once it is (seen = -1) rather than sleep
+		// on
+		// a count that a message sent in between never reached.
 		long seen = (hot != null && hot.subscribed().isDone()) ? hot.signals() : -1;
-		long sentNanos = System.nanoTime();
-		AcquireResult result = this.attempts.attempt();
-		if (result.acquired()) {
-			return this.attempts.grant(result, sentNanos, false);
+		LockAttempts.Reply reply = this.attempts.attempt(null, false);
+		if (reply.grant() != null) {
+			return reply.grant();
 		}
-		this.attempts.checkSelfDeadlock(result);
-		if (this.deadline.isTryOnce()) {
+		if (reply.outcome() == Acquisition.Outcome.OVER) {
 			return null;
 		}
 		if (this.spec.kind().queuesInRedis()) {
-			return new FairWait(this.attempts, result.rank(), this.commands, this.queues).run();
+			return new FairWait(this.attempts, reply.result().rank(), this.commands, this.queues).run();
 		}
 		return waitInLine(hot, seen);
 	}
@@ -125,28 +125,25 @@ final class WaitLoop {
 	 */
 	LockTimeoutException timeout() {
 		WaitQueue queue = this.line;
-		return this.deadline.timeout(this.spec.name(), (queue != null) ? queue.holder() : null);
+		return this.acquisition.timeout((queue != null) ? queue.line().holder() : null);
 	}
 
 	private @Nullable Grant waitInLine(@Nullable WaitQueue hot, long seen) {
 		WaitQueue queue = this.queues.join(this.spec);
 		this.line = queue;
-		queue.holderSeen(this.deadline.holder());
+		queue.line().holderSeen(this.deadline.holder());
 		this.queues.waiting(1);
 		try {
 			if (!awaitTurn(queue)) {
 				return null;
 			}
 			if (this.lineUp) {
-				HandOffRequest request = HandOffRequest
-					.of((this.spec.strategy() == WaitStrategy.POLLING) ? this.spec.pollNanos() : 0);
-				this.attempts.carry(request);
-				queue.expect(request);
+				queue.line().expect(this.acquisition.fileRequest());
 			}
 			Grant grant = null;
 			boolean failed = true;
 			try {
-				grant = waitAsFirst(queue, (queue == hot) ? seen : -1);
+				grant = waitAsHead(queue, (queue == hot) ? seen : -1);
 				failed = false;
 				return grant;
 			}
@@ -169,82 +166,44 @@ final class WaitLoop {
 		}
 	}
 
-	private @Nullable Grant waitAsFirst(WaitQueue queue, long firstSeen) throws InterruptedException {
-		boolean lineUp = this.attempts.handOff() != null;
+	private @Nullable Grant waitAsHead(WaitQueue queue, long firstSeen) throws InterruptedException {
 		// A hand-off request must be filed before sleeping.
-		long seen = (lineUp && !this.attempts.filed()) ? -1 : firstSeen;
-		if (seen < 0 || !queue.subscribed().isDone()) {
+		boolean tryNow = firstSeen < 0 || (this.acquisition.request() != null && !this.acquisition.filed());
+		if (tryNow || !queue.subscribed().isDone()) {
 			queue.awaitSubscribed(this.deadline.sleepNanos());
-			seen = -1;
+			tryNow = true;
 		}
-		// Unknown until the first attempt here: a wake-up before it always leads to an
-		// attempt.
-		long retries = Long.MIN_VALUE;
+		else {
+			this.acquisition.seen(firstSeen);
+		}
 		while (true) {
 			this.queues.checkOpen(queue, this.spec.name());
-			if (seen < 0) {
-				// In this order: a call to try again that lands in between is then seen
-				// twice
-				// (one attempt too many), never missed.
-				retries = queue.retrySignals();
-				seen = queue.signals();
-				long sentNanos = System.nanoTime();
-				AcquireResult result = this.attempts.attempt();
-				this.attempts.checkSelfDeadlock(result);
-				if (result.acquired()) {
-					queue.markProgress(System.nanoTime());
-					return this.attempts.grant(result, sentNanos, this.attempts.count() > 1 || this.waitedForTurn);
+			if (tryNow) {
+				LockAttempts.Reply reply = this.attempts.attempt(queue.line(), this.waitedForTurn);
+				if (reply.grant() != null) {
+					queue.line().markProgress(System.nanoTime());
+					return reply.grant();
 				}
-				queue.holderSeen(this.deadline.holder());
-				if (this.attempts.lastHandOffNanos() != 0) {
-					queue.markProgress(this.attempts.lastHandOffNanos());
+				queue.line().holderSeen(this.deadline.holder());
+				if (this.acquisition.lastHandOffNanos() != 0) {
+					queue.line().markProgress(this.acquisition.lastHandOffNanos());
 				}
 			}
-			if (this.spec.progressAware() && queue.lastProgressNanos() != 0) {
-				// The lock changed hands (a hand-off heard while asleep), so the wait
-				// time restarts.
-				this.deadline.restartIfLater(queue.lastProgressNanos());
-			}
-			if (this.deadline.remainingNanos() <= 0) {
+			Acquisition.Step step = this.acquisition.whileHead(queue.line());
+			if (step == Acquisition.Step.GIVE_UP) {
 				return null;
 			}
-			long sleep = this.deadline.sleepNanos();
-			if (this.spec.strategy() == WaitStrategy.POLLING) {
-				sleep = Math.min(sleep, this.spec.pollNanos());
+			if (step == Acquisition.Step.TRY) {
+				tryNow = true;
+				continue;
 			}
-			if (lineUp) {
-				sleep = Math.min(sleep,
-						this.attempts.lastSentNanos() + HandOffRequest.REFILE_NANOS - System.nanoTime());
-			}
-			boolean woken = lineUp ? queue.awaitSignalAsHead(seen, sleep) : queue.awaitSignal(seen, sleep);
-			if (woken && queue.retrySignals() == retries) {
-				// Only reservations for others were heard: the lock is taken again, for
-				// at least as
-				// long as the claim. Try again if that claim ends.
-				reservedElsewhere(queue);
-				seen = queue.signals();
-				// A reservation for us (a call to try again) may have landed since the
-				// check above:
-				// the count just read includes it, so only the retry count can still
-				// tell.
-				if (queue.retrySignals() == retries) {
-					continue;
-				}
-			}
-			seen = -1;
+			long sleep = this.acquisition.sleepNanos();
+			boolean woken = this.lineUp ? queue.awaitSignalAsHead(this.acquisition.seenSignals(), sleep)
+					: queue.awaitSignal(this.acquisition.seenSignals(), sleep);
+			// A timer always leads to an attempt; a message, if the acquisition says so,
+			// even if the wait time ran out meanwhile: it was called before.
+			tryNow = !woken || this.acquisition.calledToTry(queue.line());
 		}
-	}
-
-	private void reservedElsewhere(WaitQueue queue) {
-		WaitQueue.Reservation last = queue.lastReservation();
-		if (last == null) {
-			return;
-		}
-		this.attempts.changedHands(last.receivedNanos());
-		// A message is only a hint: it may make us try sooner (when the claim lapses),
-		// never later
-		// than the lease Redis last told us of.
-		this.deadline.holderMayEndSooner(last.claimMillis(), last.receivedNanos());
 	}
 
 	/**
@@ -255,13 +214,12 @@ final class WaitLoop {
 	 * others a claim).
 	 */
 	private void endHandOff(WaitQueue queue, boolean acquired, boolean failed) {
-		HandOffRequest request = this.attempts.handOff();
-		this.attempts.carry(null);
-		if (request == null) {
-			return;
+		Acquisition.Ending ending = this.acquisition.end(acquired);
+		HandOffRequest request = ending.withdraw();
+		if (ending.forget() != null) {
+			queue.line().forget(ending.forget());
 		}
-		queue.forget(request);
-		if (acquired || !this.attempts.filed()) {
+		if (request == null) {
 			return;
 		}
 		if (failed) {
@@ -303,8 +261,7 @@ final class WaitLoop {
 				return true;
 			}
 			this.queues.checkOpen(queue, this.spec.name());
-			long progress = queue.lastProgressNanos();
-			if (!this.spec.progressAware() || progress == 0 || !this.deadline.restartIfLater(progress)) {
+			if (!this.acquisition.restartOnProgress(queue.line().lastProgressNanos())) {
 				return false;
 			}
 		}

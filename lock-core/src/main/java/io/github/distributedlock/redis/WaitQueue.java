@@ -1,12 +1,7 @@
 package io.github.distributedlock.redis;
 
-import java.util.Collections;
-import java.util.Iterator;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
@@ -32,17 +27,13 @@ import org.springframework.data.redis.connection.SubscriptionListener;
  */
 final class WaitQueue implements MessageListener, SubscriptionListener {
 
-	private static final int ADDRESSED_LIMIT = 256;
-
 	private final String id;
 
 	private final List<String> channels;
 
 	private final AtomicInteger unconfirmed;
 
-	private final boolean keyspaceEvents;
-
-	private final boolean readers;
+	private final WaitLine line;
 
 	private final ReentrantLock turn = new ReentrantLock(true);
 
@@ -50,46 +41,16 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 
 	private final Condition signalled = this.signalLock.newCondition();
 
-	private volatile long signals;
-
-	private volatile long lastProgressNanos;
-
-	private volatile long plainSignals;
-
-	// Signals that call for another attempt: all but reservations for others, after which
-	// the lock is taken.
-	private volatile long retrySignals;
-
-	// The requests of this JVM's waiters on this lock: a reservation for one of them is a
-	// call
-	// to try again.
-	private final Set<String> requests = ConcurrentHashMap.newKeySet();
-
-	// The last reservation for anyone else: the lock stays taken at most for its claim,
-	// unless
-	// that waiter takes it.
-	private volatile @Nullable Reservation lastReservation;
-
 	// When the waiter whose turn it is wakes up by itself, while it sleeps (0 while it is
-	// awake);
-	// a hand-off whose claim ends later need not wake it. Guarded by signalLock for
-	// writes.
+	// awake); a hand-off whose claim ends later need not wake it. Guarded by signalLock
+	// for writes.
 	private volatile long headWakeNanos;
 
 	// Threads waiting for any signal (fair and multi-lock waiters), which hand-offs wake
 	// as well.
 	private final AtomicInteger plainSleepers = new AtomicInteger();
 
-	// Fair waiters named by recent releases; bounded, as it also collects other JVMs'
-	// waiters.
-	private final Set<String> addressed = Collections.synchronizedSet(new LinkedHashSet<>());
-
 	private volatile boolean closed;
-
-	// The holder's lease as the latest attempt of any waiter here saw it: the timeout of
-	// a
-	// waiter that never reached the head reports it.
-	private volatile @Nullable HolderSighting holder;
 
 	private final CompletableFuture<Void> subscribed = new CompletableFuture<>();
 
@@ -102,8 +63,7 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 		this.id = id;
 		this.channels = channels;
 		this.unconfirmed = new AtomicInteger(channels.size());
-		this.keyspaceEvents = keyspaceEvents;
-		this.readers = readers;
+		this.line = new WaitLine(keyspaceEvents, readers);
 	}
 
 	String id() {
@@ -112,6 +72,13 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 
 	List<String> channels() {
 		return this.channels;
+	}
+
+	/**
+	 * Return what this line heard, as its head's {@link Acquisition} reads it.
+	 */
+	WaitLine line() {
+		return this.line;
 	}
 
 	ReentrantLock turn() {
@@ -131,7 +98,7 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 	 * next attempt.
 	 */
 	long signals() {
-		return this.signals;
+		return this.line.signals();
 	}
 
 	/**
@@ -139,7 +106,7 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 	 * @return whether a signal arrived
 	 */
 	boolean awaitSignal(long seen, long nanos) throws InterruptedException {
-		if (this.signals != seen) {
+		if (this.line.signals() != seen) {
 			return true;
 		}
 		this.plainSleepers.incrementAndGet();
@@ -157,7 +124,7 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 	 * would wake anyway (it tries again then, and learns the holder's lease).
 	 */
 	boolean awaitSignalAsHead(long seen, long nanos) throws InterruptedException {
-		if (this.signals != seen) {
+		if (this.line.signals() != seen) {
 			return true;
 		}
 		return await(seen, nanos, true);
@@ -170,10 +137,10 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 				this.headWakeNanos = System.nanoTime() + nanos;
 			}
 			long left = nanos;
-			while (this.signals == seen && left > 0) {
+			while (this.line.signals() == seen && left > 0) {
 				left = this.signalled.awaitNanos(left);
 			}
-			return this.signals != seen;
+			return this.line.signals() != seen;
 		}
 		finally {
 			if (head) {
@@ -198,36 +165,6 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 		}
 	}
 
-	/**
-	 * Return how many signals that call for another attempt were heard: all but
-	 * reservations for other waiters.
-	 */
-	long retrySignals() {
-		return this.retrySignals;
-	}
-
-	/**
-	 * Listen for reservations for this request: each wakes the waiters to try again.
-	 */
-	void expect(HandOffRequest request) {
-		this.requests.add(request.member());
-	}
-
-	/**
-	 * Stop listening for reservations for this request.
-	 */
-	void forget(HandOffRequest request) {
-		this.requests.remove(request.member());
-	}
-
-	/**
-	 * Return the last reservation heard for a waiter of another process (or another local
-	 * queue), if any.
-	 */
-	@Nullable Reservation lastReservation() {
-		return this.lastReservation;
-	}
-
 	void signal() {
 		signal(true);
 	}
@@ -235,27 +172,12 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 	private void signal(boolean retry) {
 		this.signalLock.lock();
 		try {
-			if (retry) {
-				this.retrySignals++;
-			}
-			this.signals++;
+			this.line.signal(retry);
 			this.signalled.signalAll();
 		}
 		finally {
 			this.signalLock.unlock();
 		}
-	}
-
-	/**
-	 * Record that the lock changed hands, so queued waiters with a progress-aware timeout
-	 * can restart their wait time.
-	 */
-	void markProgress(long nanoTime) {
-		this.lastProgressNanos = nanoTime;
-	}
-
-	long lastProgressNanos() {
-		return this.lastProgressNanos;
 	}
 
 	void close() {
@@ -267,38 +189,21 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 	@Override
 	public void onMessage(Message message, byte @Nullable [] pattern) {
 		ReleaseMessage heard = ReleaseMessage.parse(message.getBody());
-		if (heard instanceof ReleaseMessage.Reserved reserved) {
-			onReserved(reserved);
-			return;
-		}
-		if (heard instanceof ReleaseMessage.NextInLine next) {
-			address(next.waiter());
-		}
-		if (heard.isPlain()) {
-			this.plainSignals++;
-		}
-		if (heard.wakes(this.keyspaceEvents, this.readers)) {
-			signal();
-		}
-	}
-
-	private void onReserved(ReleaseMessage.Reserved reserved) {
-		long now = System.nanoTime();
-		markProgress(now);
-		if (this.requests.contains(reserved.request())) {
-			// A hint, not a grant: the waiter's own attempt takes the lock, if Redis
-			// agrees.
-			signal(true);
-			return;
-		}
-		Reservation reservation = new Reservation(reserved.claimMillis(), now);
-		this.lastReservation = reservation;
-		// The lock is taken again: nobody needs to try, but waiters must not sleep past
-		// the
-		// claim, which lapses if that waiter never takes the lock.
-		long headWake = this.headWakeNanos;
-		if (headWake == 0 || reservation.endNanos() - headWake < 0 || this.plainSleepers.get() > 0) {
-			signal(false);
+		switch (this.line.hear(heard, System.nanoTime())) {
+			case TRY -> signal(true);
+			case RESERVED_ELSEWHERE -> {
+				// The lock is taken again: nobody needs to try, but waiters must not
+				// sleep
+				// past the claim, which lapses if that waiter never takes the lock.
+				WaitLine.Reservation reservation = this.line.lastReservation();
+				long headWake = this.headWakeNanos;
+				if (reservation == null || headWake == 0 || reservation.endNanos() - headWake < 0
+						|| this.plainSleepers.get() > 0) {
+					signal(false);
+				}
+			}
+			case NOTHING -> {
+			}
 		}
 	}
 
@@ -311,61 +216,6 @@ final class WaitQueue implements MessageListener, SubscriptionListener {
 			return;
 		}
 		this.subscribed.complete(null);
-	}
-
-	private void address(String waiter) {
-		synchronized (this.addressed) {
-			if (this.addressed.size() >= ADDRESSED_LIMIT) {
-				Iterator<String> oldest = this.addressed.iterator();
-				oldest.next();
-				oldest.remove();
-			}
-			this.addressed.add(waiter);
-		}
-	}
-
-	/**
-	 * Note the holder's lease an attempt of a waiter here saw.
-	 */
-	void holderSeen(@Nullable HolderSighting seen) {
-		this.holder = HolderSighting.latest(this.holder, seen);
-	}
-
-	/**
-	 * Return the latest holder's lease an attempt here saw, or {@code null}.
-	 */
-	@Nullable HolderSighting holder() {
-		return this.holder;
-	}
-
-	/**
-	 * Return whether a release named this fair waiter as next, forgetting it.
-	 * @param waiter the digest of the waiter's owner, as the release names it
-	 */
-	boolean consumeAddressed(String waiter) {
-		return this.addressed.remove(waiter);
-	}
-
-	/**
-	 * Return how many releases that named no fair waiter were heard (plain releases,
-	 * lease ends seen as keyspace events, forced releases).
-	 */
-	long plainSignals() {
-		return this.plainSignals;
-	}
-
-	/**
-	 * A reservation for someone else's request, as its message announced it.
-	 *
-	 * @param claimMillis how long the reservation waits for that waiter
-	 * @param receivedNanos when the message arrived
-	 */
-	record Reservation(long claimMillis, long receivedNanos) {
-
-		long endNanos() {
-			return this.receivedNanos + TimeUnit.MILLISECONDS.toNanos(this.claimMillis);
-		}
-
 	}
 
 	@Override

@@ -8,7 +8,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockName;
-import io.github.distributedlock.WaitStrategy;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -83,12 +82,11 @@ final class WaitQueues implements AutoCloseable {
 	 * Join the wait queue of a lock, creating and subscribing it if needed.
 	 */
 	WaitQueue join(LockSpec spec) {
-		WaitStrategy strategy = spec.strategy();
+		WaitMode wait = spec.waitMode();
 		return this.queues.compute(spec.queueId(), (id, queue) -> {
 			if (queue == null) {
-				queue = new WaitQueue(id, spec.waitChannels(), strategy == WaitStrategy.KEYSPACE_EVENTS,
-						spec.kind().waitsAsReader());
-				if (strategy == WaitStrategy.POLLING || this.container == null) {
+				queue = new WaitQueue(id, wait.channels(), wait.keyspaceEvents(), spec.kind().waitsAsReader());
+				if (!wait.listens() || this.container == null) {
 					queue.subscribed().complete(null);
 				}
 				else {

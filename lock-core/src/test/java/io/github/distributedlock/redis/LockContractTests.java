@@ -425,9 +425,11 @@ class LockContractTests extends LockTemplateContractTests<RedisLockTemplate> {
 
 	private LockSpec specOf(String key) {
 		String lockKey = this.template.lockKey(LockName.of(this.scope, key));
-		return new LockSpec(LockName.of(this.scope, key), lockKey, LockKeys.releaseChannel(lockKey),
-				List.of(LockKeys.releaseChannel(lockKey)), 30_000, 0, strategy(), true, false, 1, null, false,
-				LockKind.EXCLUSIVE, 0, LockKeys.releaseChannel(lockKey), 5000, 0);
+		return new LockSpec(
+				new LockTarget(LockName.of(this.scope, key), lockKey, LockKeys.releaseChannel(lockKey),
+						LockKind.EXCLUSIVE, 0, LockKeys.releaseChannel(lockKey)),
+				new LockTiming(30_000, 0, false, false, 0, 5000),
+				new WaitMode(strategy(), List.of(LockKeys.releaseChannel(lockKey)), 1), true, null);
 	}
 
 	private org.springframework.data.redis.core.StringRedisTemplate redisOps() {

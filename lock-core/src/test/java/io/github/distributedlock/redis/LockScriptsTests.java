@@ -9,9 +9,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
+import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Test;
-
-import org.springframework.data.redis.connection.ReturnType;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -34,104 +33,127 @@ class LockScriptsTests {
 	}
 
 	@Test
-	void shouldMatchEachHeaderDeclaration() {
-		for (LuaScript script : LockScripts.ALL) {
-			String text = LuaScript.read(script.name());
-			assertThat(LuaScript.header(script.name(), text, "KEYS")).as("KEYS of %s", script.name())
-				.isEqualTo(script.keySignature());
-			assertThat(LuaScript.header(script.name(), text, "ARGV")).as("ARGV of %s", script.name())
-				.isEqualTo(script.argSignature());
-		}
+	void shouldNameInEachHeaderTheDeclaredKeysAndArguments() {
+		List<String> drift = LockScripts.ALL.stream()
+			.flatMap((script) -> ScriptDeclarations.drift(script, LuaScript.read(script.name())).stream())
+			.toList();
+		assertThat(drift).isEmpty();
+	}
+
+	@Test
+	void shouldReportAHeaderThatDriftsFromTheDeclaration() {
+		String swapped = "-- KEYS: lock\n-- ARGV: owner, hold, token, lease_ms\n";
+		assertThat(ScriptDeclarations.drift(LockScripts.EXTEND, swapped))
+			.containsExactly("extend.lua declares ARGV 'owner, hold, token, lease_ms' in its header, "
+					+ "but the engine passes 'owner, token, hold, lease_ms'");
+		String keys = "-- KEYS: lock,requests, channel , readers\n"
+				+ "-- ARGV: owner, token, hold, hand_off, keep_ms, [withdrawn_request]\n";
+		assertThat(ScriptDeclarations.drift(LockScripts.RELEASE, keys)).singleElement()
+			.asString()
+			.contains("KEYS 'lock, requests, channel, readers'")
+			.contains("'lock, channel, requests, readers'");
+		assertThat(ScriptDeclarations.drift(LockScripts.RENEW, "-- KEYS: (lock)...\n"))
+			.containsExactly("renew.lua has 0 '-- ARGV:' lines, not one");
+	}
+
+	@Test
+	void shouldRenderTheDeclarationsAsTheHeadersWriteThem() {
+		assertThat(ScriptDeclarations.snakeCase("mayHaveIntent")).isEqualTo("may_have_intent");
+		assertThat(ScriptDeclarations.args(ScriptArgs.Release.class))
+			.isEqualTo("owner, token, hold, hand_off, keep_ms, [withdrawn_request]");
+		assertThat(ScriptDeclarations.args(ScriptArgs.AcquireAll.class)).endsWith("request_ttl_ms, (lease_ms)...");
+		assertThat(ScriptDeclarations.args(ScriptArgs.Renew.class)).isEqualTo("(owner, token, hold, lease_ms)...");
+		assertThat(ScriptDeclarations.args(ScriptArgs.ReadHold.class)).isEmpty();
+		assertThat(ScriptDeclarations.keys(LockScripts.ACQUIRE_ALL))
+			.isEqualTo("(lock, fence, readers, requests, channel)...");
+		assertThat(ScriptDeclarations.keys(LockScripts.ACQUIRE_FAIR))
+			.isEqualTo("lock, fence, readers, queue, queue_heartbeats");
+	}
+
+	@Test
+	void shouldPassTheArgumentsInTheOrderOfTheRecordComponents() {
+		SoftAssertions.assertSoftly((softly) -> {
+			for (LuaScript<?> script : LockScripts.ALL) {
+				List<? extends Record> samples = ScriptDeclarations.samples(script.argsType().asSubclass(Record.class));
+				softly.assertThat(samples).as(script.name()).isNotEmpty();
+				for (Record args : samples) {
+					softly.assertThat(((ScriptArgs) args).argv())
+						.as("%s of %s", script.name(), args)
+						.isEqualTo(ScriptDeclarations.argvByComponents(args));
+				}
+			}
+		});
+	}
+
+	@Test
+	void shouldPassTheWireValuesTheScriptsRead() {
+		assertThat(new ScriptArgs.Acquire("o", "h", 30000, true, 604800000, -1, false, true, "", 30000).argv())
+			.containsExactly("o", "h", "30000", "1", "604800000", "-1", "0", "1", "", "30000");
+		assertThat(new ScriptArgs.Release("o", 7, "h", true, 0, null).argv()).containsExactly("o", "7", "h", "1", "0");
+		assertThat(new ScriptArgs.Release("", 0, "", false, 0, "2000:r").argv()).containsExactly("", "0", "", "0", "0",
+				"2000:r");
+		assertThat(new ScriptArgs.AcquireAll("o", "h", false, 60000, "", 30000, List.of(100L, 200L)).argv())
+			.containsExactly("o", "h", "0", "60000", "", "30000", "100", "200");
+		assertThat(new ScriptArgs.Renew(List.of(new ScriptArgs.Renew.Renewal("a", 1, "ha", 100),
+				new ScriptArgs.Renew.Renewal("b", 2, "hb", 200)))
+			.argv()).containsExactly("a", "1", "ha", "100", "b", "2", "hb", "200");
 	}
 
 	@Test
 	void shouldUseExactlyTheDeclaredKeysAndArguments() {
-		for (LuaScript script : LockScripts.ALL) {
-			if (!script.keySignature().repeated().isEmpty()) {
+		for (LuaScript<?> script : LockScripts.ALL) {
+			if (script.keysPerLock()) {
 				continue;
 			}
 			String code = code(LuaScript.read(script.name()));
 			assertThat(highest(KEY_USE, code)).as("highest KEYS index used by %s", script.name())
-				.isEqualTo(script.keySignature().fixed().size());
-			ScriptSignature args = script.argSignature();
+				.isEqualTo(script.keys().size());
 			assertThat(highest(ARG_USE, code)).as("highest ARGV index used by %s", script.name())
-				.isEqualTo(args.fixed().size() + args.optional().size());
+				.isEqualTo(script.argsType().getRecordComponents().length);
 		}
 	}
 
 	@Test
-	void shouldRefuseToLoadAScriptWhoseHeaderDeclaresOtherKeys() {
+	void shouldRefuseACallWithOtherKeysOrAnotherScriptsArguments() {
+		LockSpec spec = spec();
+		assertThatIllegalArgumentException().isThrownBy(
+				() -> LockScripts.HELD_MEMBER.callWithKeys(List.of("a", "b"), new ScriptArgs.HeldMember("owner", "")))
+			.withMessageContaining("held-member.lua")
+			.withMessageContaining("[members]");
 		assertThatIllegalStateException()
-			.isThrownBy(() -> LuaScript.load("release.lua", ReturnType.INTEGER, "lock, requests, channel, readers",
-					"owner, token, hand_off, [withdrawn_request]"))
-			.withMessageContaining("release.lua")
-			.withMessageContaining("lock, channel, requests, readers");
+			.isThrownBy(() -> LockScripts.RENEW.call(spec, new ScriptArgs.Renew(List.of())))
+			.withMessageContaining("renew.lua");
 		assertThatIllegalStateException()
-			.isThrownBy(() -> LuaScript.load("extend.lua", ReturnType.INTEGER, "lock", "owner, token, lease_ms"))
+			.isThrownBy(() -> LockScripts.EXTEND.call(List.of(spec), new ScriptArgs.Extend("owner", 1, "h", 1000)))
+			.withMessageContaining("extend.lua");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new ScriptCall(LockScripts.EXTEND, List.of("lock"), new ScriptArgs.DropIntent("owner")))
 			.withMessageContaining("extend.lua")
-			.withMessageContaining("owner, token, hold, lease_ms");
-	}
-
-	@Test
-	void shouldRefuseACallWithAnotherNumberOfKeysOrArguments() {
-		LockScripts.EXTEND.checkArity(1, 4);
-		assertThatIllegalArgumentException().isThrownBy(() -> LockScripts.EXTEND.checkArity(1, 5))
-			.withMessageContaining("extend.lua")
-			.withMessageContaining("5 arguments");
-		assertThatIllegalArgumentException().isThrownBy(() -> LockScripts.EXTEND.checkArity(1, 3));
-		assertThatIllegalArgumentException().isThrownBy(() -> LockScripts.EXTEND.checkArity(2, 4));
-		// An optional last argument may be left out, and nothing more may be passed.
-		LockScripts.RELEASE.checkArity(4, 5);
-		LockScripts.RELEASE.checkArity(4, 6);
-		assertThatIllegalArgumentException().isThrownBy(() -> LockScripts.RELEASE.checkArity(4, 7));
-		LockScripts.ACQUIRE_ALL.checkArity(10, 8);
-		assertThatIllegalArgumentException().isThrownBy(() -> LockScripts.ACQUIRE_ALL.checkArity(9, 8));
-		assertThatIllegalArgumentException().isThrownBy(() -> LockScripts.ACQUIRE_ALL.checkArity(5, 6));
-		LockScripts.RENEW.checkArity(2, 8);
-		assertThatIllegalArgumentException().isThrownBy(() -> LockScripts.RENEW.checkArity(2, 6));
-	}
-
-	@Test
-	void shouldParseSignatures() {
-		ScriptSignature optional = ScriptSignature.parse(" owner, token,  [keep_longer] ");
-		assertThat(optional.fixed()).containsExactly("owner", "token");
-		assertThat(optional.optional()).containsExactly("keep_longer");
-		assertThat(optional).hasToString("owner, token, [keep_longer]");
-		ScriptSignature repeated = ScriptSignature.parse("owner, (lock, lease_ms)...");
-		assertThat(repeated.fixed()).containsExactly("owner");
-		assertThat(repeated.repeated()).containsExactly("lock", "lease_ms");
-		assertThat(ScriptSignature.parse("(lock)...").fixed()).isEmpty();
-		assertThat(ScriptSignature.parse("").fixed()).isEmpty();
-		assertThat(ScriptSignature.parse("").accepts(0)).isTrue();
-		assertThat(ScriptSignature.parse("").accepts(1)).isFalse();
-		for (String invalid : new String[] { "a,,b", "[a], b", "(a)..., b", "a (b)...", "A", "()...", "a b" }) {
-			assertThatIllegalArgumentException().as(invalid)
-				.isThrownBy(() -> ScriptSignature.parse(invalid))
-				.withMessageContaining(invalid);
-		}
+			.withMessageContaining("Extend");
 	}
 
 	@Test
 	void shouldBuildTheKeysOfALockInTheDeclaredOrder() {
-		LockSpec spec = new LockSpec(new io.github.distributedlock.LockName("orders", "42"), "p:{orders:42}",
-				"p:{orders:42}:released", List.of("p:{orders:42}:released"), 1000, 0,
-				io.github.distributedlock.WaitStrategy.PUBSUB, true, false, 0, null, false, LockKind.EXCLUSIVE, 0, "q",
-				0, 0);
+		LockSpec spec = spec();
 		String fence = LockKeys.fence("p:{orders:42}");
-		assertThat(LockScripts.ACQUIRE.keys(spec)).containsExactly("p:{orders:42}", fence, "p:{orders:42}:readers",
-				"p:{orders:42}:intent", "p:{orders:42}:requests");
-		assertThat(LockScripts.RELEASE.keys(spec)).containsExactly("p:{orders:42}", "p:{orders:42}:released",
-				"p:{orders:42}:requests", "p:{orders:42}:readers");
-		assertThat(LockScripts.ACQUIRE_ALL.keys(List.of(spec, spec))).hasSize(10)
+		ScriptArgs.Acquire acquire = new ScriptArgs.Acquire("o", "h", 1000, true, 60000, -1, false, false, "", 30000);
+		assertThat(LockScripts.ACQUIRE.call(spec, acquire).keys()).containsExactly("p:{orders:42}", fence,
+				"p:{orders:42}:readers", "p:{orders:42}:intent", "p:{orders:42}:requests");
+		ScriptArgs.Release release = new ScriptArgs.Release("o", 1, "h", true, 0, null);
+		assertThat(LockScripts.RELEASE.call(spec, release).keys()).containsExactly("p:{orders:42}",
+				"p:{orders:42}:released", "p:{orders:42}:requests", "p:{orders:42}:readers");
+		ScriptArgs.AcquireAll all = new ScriptArgs.AcquireAll("o", "h", true, 60000, "", 30000, List.of(1000L, 1000L));
+		assertThat(LockScripts.ACQUIRE_ALL.call(List.of(spec, spec), all).keys()).hasSize(10)
 			.startsWith("p:{orders:42}", fence, "p:{orders:42}:readers", "p:{orders:42}:requests",
 					"p:{orders:42}:released", "p:{orders:42}");
-		assertThatIllegalStateException().isThrownBy(() -> LockScripts.HELD_MEMBER.keys(spec))
+		assertThatIllegalStateException()
+			.isThrownBy(() -> LockScripts.HELD_MEMBER.call(spec, new ScriptArgs.HeldMember("o", "")))
 			.withMessageContaining("members");
 	}
 
 	@Test
 	void shouldWriteTheClockAndTheFencingRuleOnlyInTheLibrary() {
-		for (LuaScript script : LockScripts.ALL) {
+		for (LuaScript<?> script : LockScripts.ALL) {
 			String code = code(LuaScript.read(script.name()));
 			assertThat(code).as(script.name())
 				.doesNotContain("'TIME'")
@@ -146,13 +168,22 @@ class LockScriptsTests {
 
 	@Test
 	void shouldTakeTheShaOverTheLibraryAndTheScript() throws Exception {
-		LuaScript script = LockScripts.READ_HOLD;
+		LuaScript<?> script = LockScripts.READ_HOLD;
 		String text = new String(script.text(), java.nio.charset.StandardCharsets.UTF_8);
 		assertThat(text).isEqualTo(LuaScript.LIBRARY_FUNCTIONS.prelude(LuaScript.read("read-hold.lua")) + "\n"
 				+ LuaScript.read("read-hold.lua"));
 		byte[] digest = java.security.MessageDigest.getInstance("SHA-1").digest(script.text());
 		assertThat(new String(script.sha1(), java.nio.charset.StandardCharsets.US_ASCII))
 			.isEqualTo(java.util.HexFormat.of().formatHex(digest));
+	}
+
+	private static LockSpec spec() {
+		return new LockSpec(
+				new LockTarget(new io.github.distributedlock.LockName("orders", "42"), "p:{orders:42}",
+						"p:{orders:42}:released", LockKind.EXCLUSIVE, 0, "q"),
+				new LockTiming(1000, 0, false, false, 0, 0),
+				new WaitMode(io.github.distributedlock.WaitStrategy.PUBSUB, List.of("p:{orders:42}:released"), 0), true,
+				null);
 	}
 
 	private static List<String> scriptResources() throws IOException {

@@ -339,7 +339,7 @@ class MinimumHoldTests {
 		});
 	}
 
-	private static Object eval(LuaScript script, List<String> keys, String... args) {
+	private static Object eval(LuaScript<?> script, List<String> keys, String... args) {
 		return ScriptEval.eval(redis.server(), script, keys, args);
 	}
 

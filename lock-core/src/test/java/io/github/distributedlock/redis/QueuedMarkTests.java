@@ -103,7 +103,7 @@ class QueuedMarkTests {
 		return String.valueOf(redis.server().command("HGET", LOCK, "token"));
 	}
 
-	private static Object eval(LuaScript script, List<String> keys, String... args) {
+	private static Object eval(LuaScript<?> script, List<String> keys, String... args) {
 		return ScriptEval.eval(redis.server(), script, keys, args);
 	}
 

@@ -24,7 +24,7 @@ class Redis62Tests {
 	@Test
 	void shouldLoadEveryScriptWithTheLibraryUnderItsOwnSha() {
 		redis.server().command("SCRIPT", "FLUSH");
-		for (LuaScript script : LockScripts.ALL) {
+		for (LuaScript<?> script : LockScripts.ALL) {
 			String sha = new String(script.sha1(), StandardCharsets.US_ASCII);
 			assertThat(redis.server().command("SCRIPT", "LOAD", new String(script.text(), StandardCharsets.UTF_8)))
 				.as(script.name())

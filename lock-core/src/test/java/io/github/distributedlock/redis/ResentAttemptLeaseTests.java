@@ -126,7 +126,7 @@ class ResentAttemptLeaseTests {
 		return ScriptEval.serverMillis(redis.server());
 	}
 
-	private static Object eval(LuaScript script, List<String> keys, String... args) {
+	private static Object eval(LuaScript<?> script, List<String> keys, String... args) {
 		return ScriptEval.eval(redis.server(), script, keys, args);
 	}
 

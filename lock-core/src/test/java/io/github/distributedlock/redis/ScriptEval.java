@@ -16,7 +16,7 @@ final class ScriptEval {
 	private ScriptEval() {
 	}
 
-	static Object eval(RedisServer server, LuaScript script, List<String> keys, String... args) {
+	static Object eval(RedisServer server, LuaScript<?> script, List<String> keys, String... args) {
 		List<String> command = new ArrayList<>(
 				List.of("EVAL", new String(script.text(), StandardCharsets.UTF_8), Integer.toString(keys.size())));
 		command.addAll(keys);
