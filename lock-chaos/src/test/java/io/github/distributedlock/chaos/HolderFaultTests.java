@@ -7,6 +7,7 @@ import io.github.distributedlock.chaos.FencedStore.StoreWrite;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Faults of a lock holder: killed with -9 in its critical section, or frozen (SIGSTOP, as
@@ -68,6 +69,14 @@ class HolderFaultTests {
 				long paused = System.nanoTime();
 				victim.pause();
 				Thread.sleep(config.leaseMillis() + 1000);
+				// Frozen until a newer holder of its key has written, however slow the
+				// machine: its late writes must then be refused. Under load, the other
+				// workers did not always get there within the lease + 1 s (CI, 2 cores).
+				await().atMost(Duration.ofSeconds(20))
+					.until(() -> run.store()
+						.writes()
+						.stream()
+						.anyMatch((write) -> write.key().equals(held.key()) && write.token() > held.token()));
 				// Taken before the signal: whatever the store receives from the victim
 				// after this, it sent thawed.
 				thawed = System.nanoTime();

@@ -73,7 +73,7 @@ class ResentLiveHoldTests {
 	}
 
 	/**
-	 * An extension of the sole hold, run twice, sets the lease it asked for once: the
+	 * An extension of the sole hold to a longer lease, run twice, sets it once: the
 	 * handle extends without error, Redis keeps at least what the handle counts on and no
 	 * more than was asked, and the hold is still the lock's.
 	 */
@@ -81,7 +81,8 @@ class ResentLiveHoldTests {
 	@EnumSource(HoldKind.class)
 	void shouldKeepTheHoldWhenItsExtendIsResent(HoldKind kind) throws Exception {
 		LockHandle held = this.holder.acquire(holding(kind).build());
-		Duration extended = Duration.ofSeconds(20);
+		// Longer than LEASE: an extension only ever lengthens a lease.
+		Duration extended = Duration.ofSeconds(45);
 		this.bench.resent(kind.extendScript(), () -> held.extend(extended));
 		// In this order: Redis's lease read first ends no earlier than the handle's
 		// deadline, so it is at least what the handle reports after.
@@ -137,7 +138,7 @@ class ResentLiveHoldTests {
 	}
 
 	/**
-	 * An inner hold shortens its own lease, and the extension runs twice: the outer
+	 * An inner hold asks for a shorter lease, and the extension runs twice: the outer
 	 * hold's lease must not shrink with it, so the lock stays taken past the inner lease,
 	 * and is free at once when both are closed.
 	 */

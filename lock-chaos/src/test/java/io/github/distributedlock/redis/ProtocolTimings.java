@@ -50,7 +50,7 @@ public final class ProtocolTimings {
 	 * @return the request line lifetime
 	 */
 	public static Duration requestLapse() {
-		return Duration.ofMillis(Long.parseLong(HandOffRequest.VALIDITY_MILLIS));
+		return Duration.ofMillis(HandOffRequest.VALIDITY_MILLIS);
 	}
 
 	/**
