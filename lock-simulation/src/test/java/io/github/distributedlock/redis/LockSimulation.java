@@ -2,9 +2,11 @@ package io.github.distributedlock.redis;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import io.github.distributedlock.LockName;
@@ -75,7 +77,11 @@ final class LockSimulation {
 
 	private final boolean sharedOwners;
 
+	private final Set<Fault> faults;
+
 	private long sequence;
+
+	private long scripts;
 
 	// Renewals, extensions and re-entries whose replies said the hold is there, and
 	// holds taken while another client of the same owner held the lock.
@@ -98,8 +104,21 @@ final class LockSimulation {
 	 * counts its lease from when its reply was read, not from when it was sent
 	 */
 	LockSimulation(long seed, Map<String, String> scripts, boolean deadlineFromReply) {
+		this(seed, scripts, deadlineFromReply, EnumSet.allOf(Fault.class));
+	}
+
+	/**
+	 * @param seed the seed of every choice
+	 * @param scripts script texts to use instead of the engine's, by name (planted bugs)
+	 * @param deadlineFromReply a planted bug of the handle: a renewal or an extension
+	 * counts its lease from when its reply was read, not from when it was sent
+	 * @param faults the faults and hold operations this run may draw; the others are
+	 * still drawn, so that the rest of the run stays as close as it can, and not done
+	 */
+	LockSimulation(long seed, Map<String, String> scripts, boolean deadlineFromReply, Set<Fault> faults) {
 		this.seed = seed;
 		this.deadlineFromReply = deadlineFromReply;
+		this.faults = faults.isEmpty() ? EnumSet.noneOf(Fault.class) : EnumSet.copyOf(faults);
 		this.random = new SimulationRandom(seed);
 		this.sharedOwners = this.random.nextInt(3) == 0;
 		this.redis = new RedisModel(this.clock);
@@ -130,7 +149,10 @@ final class LockSimulation {
 			this.clients.put(client.subscriber.id(), client);
 			at(this.random.between(0, 50 * MS), client.name + " starts", client::start);
 		}
-		at(this.random.between(0, 2_000 * MS), "redis stalls", this::stall);
+		long firstStall = this.random.between(0, 2_000 * MS);
+		if (this.faults.contains(Fault.STALL)) {
+			at(firstStall, "redis stalls", this::stall);
+		}
 		while (!this.events.isEmpty() && this.steps++ < 200_000) {
 			Event event = this.events.poll();
 			this.clock.advanceTo(Math.max(this.clock.nanos(), event.at));
@@ -139,7 +161,14 @@ final class LockSimulation {
 				continue;
 			}
 			this.trace.add(String.format("%9.3f ms  %s", (this.clock.nanos() - 1_000_000 * MS) / 1e6, event.what));
-			event.action.run();
+			try {
+				event.action.run();
+			}
+			catch (RuntimeException ex) {
+				// The engine's code failed where the protocol gives it no reason to: a
+				// finding too, shrunk and traced as any.
+				return event.what + " failed: " + ex;
+			}
 			deliver();
 			checkLiveHolds();
 			String violation = this.checker.violation();
@@ -201,7 +230,7 @@ final class LockSimulation {
 				continue;
 			}
 			String what = client.name + " hears " + delivery.message();
-			int fault = this.random.nextInt(40);
+			int fault = this.faults.contains(Fault.MESSAGE) ? this.random.nextInt(40) : 39;
 			if (fault == 0) {
 				this.trace.add("           dropped: " + what);
 				continue;
@@ -220,7 +249,7 @@ final class LockSimulation {
 	 * constant.
 	 */
 	private long replyDelay() {
-		return (this.random.nextInt(10) == 0) ? aroundConstant() : network();
+		return (this.random.nextInt(10) == 0 && this.faults.contains(Fault.PAUSE)) ? aroundConstant() : network();
 	}
 
 	long seed() {
@@ -250,6 +279,34 @@ final class LockSimulation {
 
 	int steps() {
 		return this.steps;
+	}
+
+	/**
+	 * Return how many scripts the clients ran on the model: the lock operations of the
+	 * run (acquire attempts, renewals, extensions, releases and withdrawals, each re-sent
+	 * run counted).
+	 */
+	long scripts() {
+		return this.scripts;
+	}
+
+	/**
+	 * Return the keys left in Redis once the longest lease and claim of the run have
+	 * passed, but the fencing counter, which is meant to outlive them (only call after
+	 * {@link #run}). Every hold was released or ran out, every request taken or
+	 * withdrawn.
+	 */
+	List<String> keysLeft() {
+		this.clock.advanceTo(this.clock.nanos() + 2 * OTHER_LEASES_MS[2] * MS + HandOffRequest.CLAIM_MILLIS * MS);
+		String fence = LockKeys.fence(this.spec.lockKey());
+		return this.redis.keys().stream().filter((key) -> !key.equals(fence)).sorted().toList();
+	}
+
+	/**
+	 * Return every event of the run, for a shrunk failure.
+	 */
+	List<String> events() {
+		return List.copyOf(this.trace);
 	}
 
 	/**
@@ -293,6 +350,7 @@ final class LockSimulation {
 	}
 
 	private Object eval(ScriptCall call) {
+		this.scripts++;
 		return this.redis.eval(call.script().name(), call.keys(), call.argv());
 	}
 
@@ -360,7 +418,8 @@ final class LockSimulation {
 				.acquire(LockSimulation.this.spec, new LockKind.Attempt(this.owner, attempt.hold(),
 						attempt.remainingWaitMillis(), attempt.mayHaveIntent(), attempt.holdsIt(), attempt.request()),
 						FENCE_IDLE_MS);
-			boolean twice = LockSimulation.this.random.nextInt(20) == 0;
+			boolean twice = LockSimulation.this.random.nextInt(20) == 0
+					&& LockSimulation.this.faults.contains(Fault.RESEND);
 			redisAt(network(), this.name + " acquire runs" + (twice ? " (re-sent later)" : ""), () -> {
 				Object reply = eval(call);
 				if (twice) {
@@ -481,19 +540,20 @@ final class LockSimulation {
 			}
 			LockSimulation.this.checker.held(this.name, this.owner, grant.token(), now, held.endNanos());
 			SimulationRandom random = LockSimulation.this.random;
-			boolean renewed = random.nextInt(4) == 0;
+			boolean renewed = random.nextInt(4) == 0 && LockSimulation.this.faults.contains(Fault.RENEW);
 			long work;
 			if (renewed) {
 				work = random.between(0, 3 * LEASE_MS * MS);
 				renewAt(held, grant.sentNanos() + TimeUnit.MILLISECONDS.toNanos(LEASE_MS) / 3);
 			}
 			else {
-				work = (random.nextInt(8) == 0) ? aroundConstant() : random.between(0, 3 * MS);
+				work = (random.nextInt(8) == 0 && LockSimulation.this.faults.contains(Fault.PAUSE)) ? aroundConstant()
+						: random.between(0, 3 * MS);
 			}
-			if (random.nextInt(4) == 0) {
+			if (random.nextInt(4) == 0 && LockSimulation.this.faults.contains(Fault.EXTEND)) {
 				at(random.between(0, work), this.name + " extends token " + grant.token(), () -> extend(held));
 			}
-			if (random.nextInt(4) == 0) {
+			if (random.nextInt(4) == 0 && LockSimulation.this.faults.contains(Fault.REENTER)) {
 				at(random.between(0, work), this.name + " re-enters token " + grant.token(), () -> reenter(held, work));
 			}
 			at(work, this.name + " releases token " + grant.token(), () -> release(held));
@@ -634,7 +694,8 @@ final class LockSimulation {
 		 * may be read late.
 		 */
 		private void send(ScriptCall call, String what, java.util.function.Consumer<Object> replied) {
-			boolean twice = LockSimulation.this.random.nextInt(10) == 0;
+			boolean twice = LockSimulation.this.random.nextInt(10) == 0
+					&& LockSimulation.this.faults.contains(Fault.RESEND);
 			redisAt(network(), this.name + " " + what + " runs" + (twice ? " (re-sent later)" : ""), () -> {
 				Object reply = eval(call);
 				if (twice) {
@@ -761,6 +822,37 @@ final class LockSimulation {
 			return "hold " + this.grant.hold().substring(Math.max(0, this.grant.hold().length() - 6)) + " (token "
 					+ this.grant.token() + ", " + this.grant.spec().leaseMillis() + " ms)";
 		}
+
+	}
+
+	/**
+	 * What a run may draw besides plain delays: its faults, and what a holder may do with
+	 * its hold. A shrunk failure names the ones it could do without.
+	 */
+	enum Fault {
+
+		/** Redis stalls for about a protocol constant. */
+		STALL,
+
+		/** A release message is dropped, duplicated or delivered late. */
+		MESSAGE,
+
+		/** A command runs twice, and only the second reply is delivered. */
+		RESEND,
+
+		/**
+		 * A client pauses for about a constant before reading a reply, or while working.
+		 */
+		PAUSE,
+
+		/** Holds are renewed as the watchdog does. */
+		RENEW,
+
+		/** Holds are extended to a shorter or a longer lease. */
+		EXTEND,
+
+		/** Holders take the lock again with another lease. */
+		REENTER
 
 	}
 

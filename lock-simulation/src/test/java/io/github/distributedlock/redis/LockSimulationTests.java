@@ -7,6 +7,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
 
 /**
  * Runs the lock protocol in the simulation on a fixed set of seeds, and checks every run.
@@ -20,19 +21,30 @@ class LockSimulationTests {
 	// 12 by default) only ever adds seeds.
 	private static final int CI_SEEDS = 100;
 
+	private static final int CLIENTS = 4;
+
+	private static final int ACQUISITIONS = 25;
+
 	@Test
 	void everySeedKeepsTheLockExclusiveWithGrowingTokens() {
 		ThreadMXBean threads = ManagementFactory.getThreadMXBean();
 		long cpuBefore = threads.getCurrentThreadCpuTime();
 		long holds = 0;
 		long steps = 0;
+		long scripts = 0;
 		long[] leases = new long[4];
 		for (long seed : seeds()) {
 			LockSimulation simulation = new LockSimulation(seed, Map.of());
-			String violation = simulation.run(4, 25);
-			assertThat(violation).as(() -> simulation.trace(40)).isNull();
+			String violation = simulation.run(CLIENTS, ACQUISITIONS);
+			if (violation != null) {
+				// The trace to read: the same seed, shrunk to the fewest events found.
+				FailureShrinker.Shrunk shrunk = FailureShrinker.shrink(seed, Map.of(), false, CLIENTS, ACQUISITIONS);
+				fail((shrunk != null) ? shrunk.report() : violation + "\n" + simulation.trace(200));
+			}
 			assertThat(simulation.holds()).as("holds in seed %d", seed).isGreaterThan(0);
 			assertThat(simulation.requestsLeft()).as("requests left in the line after seed %d", seed).isEmpty();
+			scripts += simulation.scripts();
+			assertThat(simulation.keysLeft()).as("keys left but the fencing counter after seed %d", seed).isEmpty();
 			holds += simulation.holds();
 			steps += simulation.steps();
 			for (int i = 0; i < leases.length; i++) {
@@ -43,9 +55,10 @@ class LockSimulationTests {
 		System.out.printf(
 				"simulation: %d seeds, %d holds (%d renewals, %d extensions, %d re-entries granted, %d joined "
 						+ "a shared custom owner's hold), %d events, "
-						+ "%.1f CPU s, %.0f holds and %.0f events per CPU s%n",
-				seeds().length, holds, leases[0], leases[1], leases[2], leases[3], steps, cpuSeconds,
-				holds / cpuSeconds, steps / cpuSeconds);
+						+ "%d lock operations (scripts run), %.1f CPU s, %.0f holds, %.0f lock operations and "
+						+ "%.0f events per CPU s%n",
+				seeds().length, holds, leases[0], leases[1], leases[2], leases[3], steps, scripts, cpuSeconds,
+				holds / cpuSeconds, scripts / cpuSeconds, steps / cpuSeconds);
 	}
 
 	static long[] seeds() {
