@@ -89,6 +89,12 @@ final class LockSimulation {
 
 	private int steps;
 
+	// The longest time from a client's start to its grant, and the acquisitions that
+	// gave up.
+	private long longestWaitNanos;
+
+	private int gaveUp;
+
 	/**
 	 * @param seed the seed of every choice
 	 * @param scripts script texts to use instead of the engine's, by name (planted bugs)
@@ -282,6 +288,33 @@ final class LockSimulation {
 	}
 
 	/**
+	 * Return the bound on any wait in a run without faults, from the guarantees: N ×
+	 * (hold time + one message + one round trip) for N requests ahead, here with holds of
+	 * at most 3 ms, a message or each way of a round trip at most 5 ms, and at most
+	 * {@code clients - 1} clients ahead; plus the waiter's own last round trip.
+	 */
+	static long calmWaitBoundNanos(int clients) {
+		long hold = 3 * MS;
+		long message = 5 * MS;
+		long roundTrip = 2 * 5 * MS;
+		return (clients - 1) * (hold + message + roundTrip) + roundTrip;
+	}
+
+	/**
+	 * Return the longest time an acquisition took, from its start to the grant.
+	 */
+	long longestWaitNanos() {
+		return this.longestWaitNanos;
+	}
+
+	/**
+	 * Return how many acquisitions ended without the lock.
+	 */
+	int gaveUp() {
+		return this.gaveUp;
+	}
+
+	/**
 	 * Return how many scripts the clients ran on the model: the lock operations of the
 	 * run (acquire attempts, renewals, extensions, releases and withdrawals, each re-sent
 	 * run counted).
@@ -373,6 +406,8 @@ final class LockSimulation {
 
 		private @Nullable Acquisition acquisition;
 
+		private long startedNanos;
+
 		// Counts sleeps and attempts, so that a timer of an earlier sleep wakes nobody.
 		private long epoch;
 
@@ -405,6 +440,7 @@ final class LockSimulation {
 			Acquisition acquisition = new Acquisition(LockSimulation.this.spec, this.owner,
 					LockOwners.isCustom(this.owner), LockSimulation.this.clock::nanos);
 			this.acquisition = acquisition;
+			this.startedNanos = LockSimulation.this.clock.nanos();
 			this.line.expect(acquisition.fileRequest());
 			attempt();
 		}
@@ -513,6 +549,7 @@ final class LockSimulation {
 		private void giveUp() {
 			Acquisition acquisition = current();
 			this.acquisition = null;
+			LockSimulation.this.gaveUp++;
 			Acquisition.Ending ending = acquisition.end(false);
 			forget(ending);
 			HandOffRequest withdraw = ending.withdraw();
@@ -527,6 +564,8 @@ final class LockSimulation {
 			Acquisition acquisition = current();
 			this.acquisition = null;
 			forget(acquisition.end(true));
+			LockSimulation.this.longestWaitNanos = Math.max(LockSimulation.this.longestWaitNanos,
+					LockSimulation.this.clock.nanos() - this.startedNanos);
 			Held held = new Held(grant);
 			this.holds.clear();
 			this.holds.add(held);

@@ -2,7 +2,10 @@ package io.github.distributedlock.redis;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.util.EnumSet;
 import java.util.Map;
+
+import io.github.distributedlock.redis.LockSimulation.Fault;
 
 import org.junit.jupiter.api.Test;
 
@@ -59,6 +62,27 @@ class LockSimulationTests {
 						+ "%.0f events per CPU s%n",
 				seeds().length, holds, leases[0], leases[1], leases[2], leases[3], steps, scripts, cpuSeconds,
 				holds / cpuSeconds, scripts / cpuSeconds, steps / cpuSeconds);
+	}
+
+	/**
+	 * Once faults stop, every waiter gets the lock within the bound the guarantees state
+	 * ({@link LockSimulation#calmWaitBoundNanos}).
+	 */
+	@Test
+	void everyWaiterGetsTheLockWithinTheBoundOnceFaultsStop() {
+		long bound = LockSimulation.calmWaitBoundNanos(CLIENTS);
+		long longest = 0;
+		for (long seed : seeds()) {
+			LockSimulation simulation = new LockSimulation(seed, Map.of(), false, EnumSet.noneOf(Fault.class));
+			assertThat(simulation.run(CLIENTS, ACQUISITIONS)).as(() -> simulation.trace(40)).isNull();
+			assertThat(simulation.gaveUp()).as("acquisitions that gave up in seed %d", seed).isZero();
+			assertThat(simulation.longestWaitNanos())
+				.as(() -> "longest wait in seed " + seed + "\n" + simulation.trace(60))
+				.isLessThanOrEqualTo(bound);
+			longest = Math.max(longest, simulation.longestWaitNanos());
+		}
+		System.out.printf("simulation without faults: %d seeds, longest wait %.1f ms (bound %.1f ms)%n", seeds().length,
+				longest / 1e6, bound / 1e6);
 	}
 
 	static long[] seeds() {

@@ -1,11 +1,13 @@
 package io.github.distributedlock.redis;
 
+import java.util.EnumSet;
 import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
 
 /**
  * Plants bugs of the classes this project has had into the real scripts, and checks that
@@ -103,6 +105,33 @@ class PlantedBugTests {
 					redis.call('HSET', KEYS[1], hold, 1)
 					redis.call('HINCRBY', KEYS[1], 'holds', 1)
 					return {1, tonumber(held[2])}""");
+	}
+
+	/**
+	 * A liveness bug: a release that reserves the lock for the next request but tells
+	 * nobody. Nothing overlaps; the waiter sleeps until the claim it heard ends, far past
+	 * the bound a run without faults must keep.
+	 */
+	@Test
+	void findsAReleaseThatTellsNobodyOfTheReservation() {
+		String text = ScriptTexts.all().get("release.lua");
+		String told = "redis.call('PUBLISH', KEYS[2], 'reserved:' .. next[1])";
+		assertThat(text).contains(told);
+		Map<String, String> planted = Map.of("release.lua", text.replace(told, ""));
+		long bound = LockSimulation.calmWaitBoundNanos(4);
+		for (long seed = 1_000; seed < 1_000 + MAX_SEEDS; seed++) {
+			LockSimulation simulation = new LockSimulation(seed, planted, false,
+					EnumSet.noneOf(LockSimulation.Fault.class));
+			assertThat(simulation.run(4, 25)).isNull();
+			if (simulation.gaveUp() > 0 || simulation.longestWaitNanos() > bound) {
+				System.out.printf(
+						"planted liveness bug in release.lua found: seed %d, longest wait %.1f ms "
+								+ "(bound %.1f ms), %d gave up%n",
+						seed, simulation.longestWaitNanos() / 1e6, bound / 1e6, simulation.gaveUp());
+				return;
+			}
+		}
+		fail("no seed within %d waited past the bound", MAX_SEEDS);
 	}
 
 	/**
