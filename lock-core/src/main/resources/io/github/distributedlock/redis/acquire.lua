@@ -104,7 +104,10 @@ if held[1] == '' and (ARGV[9] == '' or held[3] ~= ARGV[9]) then
 end
 
 if not held[1] or held[1] == '' then
-	if redis.call('EXISTS', KEYS[3]) == 1 then
+	-- Reserved for our request (owner ''), it has no readers: a release reserves only when
+	-- the readers key is gone, and no reader joins a lock reserved for another request
+	-- (acquire-read.lua). So only a lock found free asks.
+	if held[1] ~= '' and redis.call('EXISTS', KEYS[3]) == 1 then
 		local nowMs = now_ms()
 		local mine = redis.call('ZSCORE', KEYS[3], owner)
 		if mine and tonumber(mine) > nowMs then

@@ -69,6 +69,31 @@ class OwnReservationLineTests {
 		assertThat(redis.server().command("ZRANGE", REQUESTS, "0", "-1")).isEqualTo(List.of("2000:r"));
 	}
 
+	/**
+	 * Taking one's own reservation asks nothing about readers: the tests above show that
+	 * none can be there. A lock found free still asks.
+	 */
+	@Test
+	void shouldNotLookForReadersWhenTakingTheOwnReservation() {
+		assertThat(acquire("holder", "")).isEqualTo(1L);
+		assertThat(acquire("waiter", "2000:w")).isEqualTo(0L);
+		assertThat(release("holder", token())).isZero();
+		long before = existsCalls();
+		assertThat(acquire("waiter", "2000:w")).isEqualTo(1L);
+		assertThat(existsCalls() - before).isZero();
+		assertThat(release("waiter", token())).isZero();
+		// Free, and taken by an attempt that carries a request: it looks.
+		before = existsCalls();
+		assertThat(acquire("other", "2000:o")).isEqualTo(1L);
+		assertThat(existsCalls() - before).isOne();
+	}
+
+	private long existsCalls() {
+		String stats = String.valueOf(redis.server().command("INFO", "commandstats"));
+		java.util.regex.Matcher calls = java.util.regex.Pattern.compile("cmdstat_exists:calls=(\\d+)").matcher(stats);
+		return calls.find() ? Long.parseLong(calls.group(1)) : 0;
+	}
+
 	private long acquire(String owner, String request) {
 		List<?> reply = (List<?>) ScriptEval.eval(redis.server(), LockScripts.ACQUIRE,
 				List.of(LOCK, LockKeys.fence(LOCK), READERS, LOCK + ":intent", REQUESTS), owner, owner + "-hold",
