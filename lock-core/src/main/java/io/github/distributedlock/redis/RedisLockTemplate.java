@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 import io.github.distributedlock.HeldLock;
@@ -55,6 +54,8 @@ public final class RedisLockTemplate implements LockOperations {
 
 	private final WaitQueues queues;
 
+	private final MultiLocking multiLocking;
+
 	private final LockOwners owners = new LockOwners();
 
 	private final boolean handOff;
@@ -76,6 +77,7 @@ public final class RedisLockTemplate implements LockOperations {
 		this.listening = ListenerContainerLifecycle.of(builder.connectionFactory, builder.listenerContainer,
 				builder.pubSub);
 		this.queues = new WaitQueues(this.listening.container(), builder.subscriptionLinger.toNanos());
+		this.multiLocking = new MultiLocking(this.commands, this.queues, this.holds, this.server, this.handOff);
 		this.listening.start(this.keys.keepAliveChannel());
 		this.resolver = new LockRequestResolver(this.defaults, this.keys, builder.watchdog,
 				this.listening.container() != null, this.server, builder.fairWaiterTimeout.toMillis());
@@ -130,67 +132,11 @@ public final class RedisLockTemplate implements LockOperations {
 		}
 		long start = System.nanoTime();
 		LockSpec first = resolve(requests.get(0));
-		// One global order (by key) makes overlapping multi-locks deadlock-free.
-		TreeMap<String, LockSpec> ordered = new TreeMap<>();
+		List<LockSpec> specs = new ArrayList<>(requests.size());
 		for (LockRequest request : requests) {
-			LockSpec spec = resolve(request);
-			if (!spec.kind().multiLockable()) {
-				throw new IllegalArgumentException("Lock '" + spec.name()
-						+ "': a multi-lock takes plain exclusive locks only, not read locks, permits or fair locks");
-			}
-			ordered.putIfAbsent(spec.lockKey(), spec);
+			specs.add(MultiLocking.multiLockable(resolve(request)));
 		}
-		List<LockSpec> specs = new ArrayList<>(ordered.values());
-		String owner = this.owners.of(requests.get(0));
-		List<RedisLockHandle> holds;
-		if (specs.size() > 1 && (!this.server.isCluster() || sameSlot(specs))) {
-			MultiWaitLoop loop = new MultiWaitLoop(new MultiAcquisition(specs, owner, first.waitNanos(),
-					first.reentrant(), this.handOff, NanoClock.SYSTEM), this.commands, this.queues);
-			List<Grant> grants = loop.run();
-			if (grants == null) {
-				throw notAcquired(loop.timeout());
-			}
-			holds = this.holds.holdAll(grants);
-		}
-		else {
-			holds = acquireInOrder(specs, owner, new Deadline(first.waitNanos(), start));
-		}
-		return new MultiLockHandle(holds, Duration.ofNanos(System.nanoTime() - start));
-	}
-
-	/**
-	 * Take locks one by one in the given (global) order, rolling back on failure: for
-	 * locks in different Cluster slots, which no single script can take together.
-	 */
-	private List<RedisLockHandle> acquireInOrder(List<LockSpec> specs, String owner, Deadline deadline) {
-		List<RedisLockHandle> holds = new ArrayList<>(specs.size());
-		try {
-			for (LockSpec spec : specs) {
-				WaitLoop loop = waitLoop(spec.withWaitNanos(deadline.remainingBudgetNanos()), owner);
-				Grant grant = loop.run();
-				if (grant == null) {
-					LockTimeoutException timeout = loop.timeout();
-					this.holds.notAcquired(spec.name(), deadline.elapsed());
-					throw new LockTimeoutException(spec.name(), deadline.elapsed(), timeout.getHolderRemainingLease());
-				}
-				holds.add(this.holds.hold(grant));
-			}
-			return holds;
-		}
-		catch (RuntimeException ex) {
-			try {
-				MultiLockHandle.releaseAll(holds);
-			}
-			catch (RuntimeException releaseFailure) {
-				ex.addSuppressed(releaseFailure);
-			}
-			throw ex;
-		}
-	}
-
-	private static boolean sameSlot(List<LockSpec> specs) {
-		int slot = HashSlots.slot(specs.get(0).lockKey());
-		return specs.stream().allMatch((spec) -> HashSlots.slot(spec.lockKey()) == slot);
+		return this.multiLocking.acquireAll(first, specs, this.owners.of(requests.get(0)), start);
 	}
 
 	/**

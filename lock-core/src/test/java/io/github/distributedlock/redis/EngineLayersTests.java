@@ -43,9 +43,10 @@ class EngineLayersTests {
 					+ "LockKind ExclusiveKind ReadKind PermitKind FairKind",
 			"ScriptRunner LockCommands ReactiveLockCommands RedisServerFeatures KeyspaceNotifications ReplicaWait "
 					+ "ListenerContainerLifecycle LockListeners LockRequestResolver",
-			"WaitLoop WaitQueue WaitQueues MultiWaitLoop FairWait LockAttempts LeaseWatchdog HoldRegistry OwnerHolds "
-					+ "RedisLockHandle MultiLockHandle ReactiveDriver ReactiveAcquisition ReactiveWaitLine ReactiveWaitLines "
-					+ "ReactiveRedisLockHandle ReactiveHoldContext ReactiveMultiAcquisition ReactiveMultiLockHandle ReactiveFairAcquisition",
+			"WaitLoop WaitQueue WaitQueues MultiWaitLoop MultiLocking FairWait LockAttempts LeaseWatchdog HoldRegistry "
+					+ "OwnerHolds RedisLockHandle MultiLockHandle ReactiveDriver ReactiveAcquisition ReactiveWaitLine "
+					+ "ReactiveWaitLines ReactiveRedisLockHandle ReactiveHoldContext ReactiveMultiAcquisition "
+					+ "ReactiveMultiLockHandle ReactiveFairAcquisition",
 			"RedisLockTemplate ReactiveRedisLockTemplate");
 
 	/**
