@@ -2,12 +2,8 @@ package io.github.distributedlock.redis;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
-import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.distributedlock.HeldLock;
@@ -21,13 +17,10 @@ import io.github.distributedlock.ReactiveLockOperations;
 import io.github.distributedlock.ReactiveLockTemplate;
 import io.github.distributedlock.WaitStrategy;
 import org.jspecify.annotations.Nullable;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
-import org.springframework.data.redis.connection.ReactiveRedisClusterConnection;
-import org.springframework.data.redis.connection.ReactiveRedisConnection;
 import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
 import org.springframework.data.redis.listener.ReactiveRedisMessageListenerContainer;
 
@@ -64,16 +57,13 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 
 	private final AtomicLong subscriptions = new AtomicLong();
 
-	private final Set<ReactiveRedisLockHandle> holds = ConcurrentHashMap.newKeySet();
+	private final ReactiveHolds holds;
+
+	private final ReactiveMultiLocking multiLocking;
 
 	private final boolean handOff;
 
-	private final LockListeners listeners;
-
 	private volatile boolean closed;
-
-	// Whether Redis is a Cluster, found when a multi-lock first needs to know.
-	private volatile @Nullable Boolean cluster;
 
 	private ReactiveRedisLockTemplate(Builder builder) {
 		LockDefaults defaults = builder.defaults;
@@ -83,13 +73,15 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 			defaults = defaults.withWaitStrategy(WaitStrategy.PUBSUB);
 		}
 		this.handOff = builder.handOff;
-		this.listeners = new LockListeners(builder.listeners);
 		LockKeys keys = new LockKeys(builder.keyPrefix, 0);
 		this.commands = new ReactiveLockCommands(builder.connectionFactory, LockKeys.FENCE_IDLE_MILLIS, this.handOff);
+		this.holds = new ReactiveHolds(this.commands, this.timer, new LockListeners(builder.listeners));
 		this.connectionFactory = builder.connectionFactory;
 		this.container = builder.listenerContainer;
 		this.ownsContainer = this.container == null;
 		this.lines = new ReactiveWaitLines(this::container, this.timer, builder.subscriptionLinger.toNanos());
+		this.multiLocking = new ReactiveMultiLocking(this.commands, this.lines, this.timer, this.holds,
+				this.connectionFactory, this.handOff);
 		this.resolver = new LockRequestResolver(defaults, keys, builder.watchdog, true,
 				new RedisServerFeatures(null, false, false), builder.fairWaiterTimeout.toMillis());
 	}
@@ -120,10 +112,9 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 				}
 			})
 				// A grant that reached a cancelled subscriber: nobody will release it.
-				.doOnDiscard(Grant.class, this::releaseUnused)
-				.doOnError(LockTimeoutException.class,
-						(ex) -> this.listeners.notAcquired(ex.getLockName(), ex.getWaited()))
-				.map(this::hold);
+				.doOnDiscard(Grant.class, this.holds::releaseUnused)
+				.doOnError(LockTimeoutException.class, this.holds::notAcquired)
+				.map(this.holds::hold);
 		});
 	}
 
@@ -137,96 +128,13 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 			long start = System.nanoTime();
 			LockRequest firstRequest = requests.get(0);
 			LockSpec first = resolve(firstRequest);
-			// One global order (by key) makes overlapping multi-locks deadlock-free.
-			TreeMap<String, LockSpec> ordered = new TreeMap<>();
+			List<LockSpec> specs = new ArrayList<>(requests.size());
 			for (LockRequest request : requests) {
-				LockSpec spec = resolve(request);
-				if (!spec.kind().multiLockable()) {
-					throw new IllegalArgumentException("Lock '" + spec.name()
-							+ "': a multi-lock takes plain exclusive locks only, not read locks, permits or fair locks");
-				}
-				ordered.putIfAbsent(spec.lockKey(), spec);
+				specs.add(MultiLocking.multiLockable(resolve(request)));
 			}
-			List<LockSpec> specs = new ArrayList<>(ordered.values());
 			String owner = (firstRequest.owner() != null) ? this.owners.of(firstRequest)
 					: this.owners.subscription(this.subscriptions.incrementAndGet());
-			MultiAcquisition acquisition = new MultiAcquisition(specs, owner, first.waitNanos(), first.reentrant(),
-					this.handOff, NanoClock.SYSTEM);
-			// One script takes them all, unless on a Cluster their keys are in several
-			// hash slots: then one by one, in the same order.
-			Mono<List<ReactiveLockHandle>> holds = (specs.size() > 1 && (!isCluster() || sameSlot(specs)))
-					? Mono
-						.<List<Grant>>create((sink) -> new ReactiveMultiAcquisition(acquisition, this.commands,
-								this.lines, this.timer, sink)
-							.start())
-						.map((won) -> won.stream().map(this::hold).toList())
-					: inOrder(specs, owner, new Deadline(first.waitNanos(), start));
-			return holds.doOnDiscard(Object.class, this::discarded)
-				.doOnError(LockTimeoutException.class,
-						(ex) -> this.listeners.notAcquired(ex.getLockName(), ex.getWaited()))
-				.map((won) -> new ReactiveMultiLockHandle(won, Duration.ofNanos(System.nanoTime() - start)));
-		});
-	}
-
-	/**
-	 * Take locks one by one in the given (global) order, within one wait time. Each lock
-	 * becomes a handle, renewed as any, as soon as it is taken, so that it stays held
-	 * while the next is waited for; a failure discards, and so releases, what was taken.
-	 */
-	private Mono<List<ReactiveLockHandle>> inOrder(List<LockSpec> specs, String owner, Deadline deadline) {
-		return Flux.fromIterable(specs)
-			.concatMap((spec) -> Mono
-				.<Grant>create((sink) -> new ReactiveAcquisition(spec.withWaitNanos(deadline.remainingBudgetNanos()),
-						owner, this.handOff, this.commands, this.lines, this.timer, sink)
-					.start())
-				.map(this::hold))
-			.collectList();
-	}
-
-	/**
-	 * Release what a cancelled or failed multi-lock had won: grants, handles, or a list
-	 * of them discarded whole.
-	 */
-	private void discarded(Object won) {
-		if (won instanceof Grant grant) {
-			releaseUnused(grant);
-		}
-		else if (won instanceof ReactiveLockHandle handle) {
-			handle.release().subscribe(null, (ex) -> {
-			});
-		}
-		else if (won instanceof List<?> list) {
-			list.forEach(this::discarded);
-		}
-	}
-
-	private boolean isCluster() {
-		Boolean cluster = this.cluster;
-		if (cluster == null) {
-			ReactiveRedisConnection connection = this.connectionFactory.getReactiveConnection();
-			cluster = connection instanceof ReactiveRedisClusterConnection;
-			connection.closeLater().subscribe(null, (ex) -> {
-			});
-			this.cluster = cluster;
-		}
-		return cluster;
-	}
-
-	private static boolean sameSlot(List<LockSpec> specs) {
-		int slot = HashSlots.slot(specs.get(0).lockKey());
-		return specs.stream().allMatch((spec) -> HashSlots.slot(spec.lockKey()) == slot);
-	}
-
-	private ReactiveLockHandle hold(Grant grant) {
-		ReactiveRedisLockHandle handle = new ReactiveRedisLockHandle(grant, this.commands, this.timer,
-				this.holds::remove, this.listeners);
-		this.holds.add(handle);
-		this.listeners.acquired(handle.lockContext());
-		return handle;
-	}
-
-	private void releaseUnused(Grant grant) {
-		this.commands.release(grant, 0).subscribe(null, (ex) -> {
+			return this.multiLocking.acquireAll(first, specs, owner, start);
 		});
 	}
 
@@ -277,12 +185,7 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 	 */
 	@Override
 	public List<HeldLock> heldLocks() {
-		long now = System.nanoTime();
-		return this.holds.stream()
-			.filter((handle) -> handle.isLive(now))
-			.map(ReactiveRedisLockHandle::snapshot)
-			.sorted(Comparator.comparing(HeldLock::since))
-			.toList();
+		return this.holds.snapshot();
 	}
 
 	/**
@@ -307,7 +210,7 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 		}
 		this.closed = true;
 		this.lines.close();
-		this.holds.forEach(ReactiveRedisLockHandle::stopRenewal);
+		this.holds.stopRenewals();
 		ReactiveRedisMessageListenerContainer container;
 		synchronized (this) {
 			container = this.ownsContainer ? this.container : null;

@@ -45,8 +45,8 @@ class EngineLayersTests {
 					+ "ListenerContainerLifecycle LockListeners LockRequestResolver",
 			"WaitLoop WaitQueue WaitQueues MultiWaitLoop MultiLocking FairWait LockAttempts LeaseWatchdog HoldRegistry "
 					+ "OwnerHolds RedisLockHandle MultiLockHandle ReactiveDriver ReactiveAcquisition ReactiveWaitLine "
-					+ "ReactiveWaitLines ReactiveRedisLockHandle ReactiveHoldContext ReactiveMultiAcquisition "
-					+ "ReactiveMultiLockHandle ReactiveFairAcquisition",
+					+ "ReactiveWaitLines ReactiveRedisLockHandle ReactiveHoldContext ReactiveHolds ReactiveMultiAcquisition "
+					+ "ReactiveMultiLocking ReactiveMultiLockHandle ReactiveFairAcquisition",
 			"RedisLockTemplate ReactiveRedisLockTemplate");
 
 	/**
