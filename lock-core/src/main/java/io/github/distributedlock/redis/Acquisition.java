@@ -172,10 +172,10 @@ final class Acquisition {
 	 * (a try-once that found the lock taken; the driver builds the timeout it reports),
 	 * or wait
 	 */
-	Outcome replied(Attempt sent, AcquireResult result, boolean waited) {
+	AttemptOutcome replied(Attempt sent, AcquireResult result, boolean waited) {
 		long now = this.clock.nanoTime();
 		if (result.acquired() && inTime(sent.sentNanos(), this.spec.leaseMillis(), now)) {
-			return new Held(new Grant(this.spec, this.owner, result.token(), this.hold, sent.sentNanos(),
+			return new AttemptOutcome.Held(new Grant(this.spec, this.owner, result.token(), this.hold, sent.sentNanos(),
 					waited || this.count > 1, this.deadline.elapsed(), this.count));
 		}
 		if (result.acquired()) {
@@ -185,7 +185,7 @@ final class Acquisition {
 			// finds the hold if Redis still keeps it and grants it with a lease counted
 			// anew. Or, if the wait is over, it releases the hold.
 			this.lateGrants++;
-			return new Late(new Grant(this.spec, this.owner, result.token(), this.hold, sent.sentNanos(),
+			return new AttemptOutcome.Late(new Grant(this.spec, this.owner, result.token(), this.hold, sent.sentNanos(),
 					waited || this.count > 1, this.deadline.elapsed(), this.count));
 		}
 		if (this.lastHolderToken != -1 && this.lastHolderToken != result.token()) {
@@ -195,9 +195,9 @@ final class Acquisition {
 		this.heldBackByReaders |= result.token() == 0 && this.spec.kind().setsWriterIntent();
 		this.deadline.holderSeen(result.holderTtlMillis(), now);
 		if (result.selfDeadlock()) {
-			return new Failed(new LockSelfDeadlockException(this.spec.name()));
+			return new AttemptOutcome.Failed(new LockSelfDeadlockException(this.spec.name()));
 		}
-		return this.deadline.isTryOnce() ? Outcome.OVER : Outcome.WAIT;
+		return this.deadline.isTryOnce() ? AttemptOutcome.OVER : AttemptOutcome.WAIT;
 	}
 
 	/**
@@ -274,9 +274,9 @@ final class Acquisition {
 	}
 
 	/**
-	 * Return whether to send the attempt again after a {@link Late} grant: while wait
-	 * time is left, and once for a caller that only tries once (its attempt did take the
-	 * lock; the second confirms it with a lease it can use).
+	 * Return whether to send the attempt again after a {@link AttemptOutcome.Late} grant:
+	 * while wait time is left, and once for a caller that only tries once (its attempt
+	 * did take the lock; the second confirms it with a lease it can use).
 	 */
 	boolean retriesLateGrant() {
 		return this.deadline.remainingNanos() > 0 || (this.deadline.isTryOnce() && this.lateGrants == 1);
@@ -366,63 +366,6 @@ final class Acquisition {
 	 */
 	record Attempt(String hold, long sentNanos, long remainingWaitMillis, boolean mayHaveIntent, boolean holdsIt,
 			@Nullable HandOffRequest request) {
-
-	}
-
-	/**
-	 * What a reply means: {@link Held}, {@link Late}, {@link Failed}, {@link #OVER} or
-	 * {@link #WAIT}.
-	 */
-	sealed interface Outcome permits Held, Late, Failed, Waiting, Over {
-
-		/** The lock is taken: wait, then try again. */
-		Outcome WAIT = new Waiting();
-
-		/** The lock is taken and the caller only tries once: the wait is over. */
-		Outcome OVER = new Over();
-
-	}
-
-	/**
-	 * The attempt took the lock.
-	 *
-	 * @param grant what it won
-	 */
-	record Held(Grant grant) implements Outcome {
-
-	}
-
-	/**
-	 * The attempt took the lock, but its lease had ended when the reply came: no hold the
-	 * caller may use. Send the attempt again at once if {@link #retriesLateGrant()}, else
-	 * release this grant (it may still hold the lock in Redis) and end the wait.
-	 *
-	 * @param grant what the attempt took
-	 */
-	record Late(Grant grant) implements Outcome {
-
-	}
-
-	/**
-	 * The acquisition ends without the lock, with an error.
-	 *
-	 * @param error what the caller gets: a self-deadlock
-	 */
-	record Failed(RuntimeException error) implements Outcome {
-
-	}
-
-	/**
-	 * The lock is taken: wait, then try again.
-	 */
-	record Waiting() implements Outcome {
-
-	}
-
-	/**
-	 * The caller only tries once, and the lock is taken.
-	 */
-	record Over() implements Outcome {
 
 	}
 

@@ -41,17 +41,17 @@ final class LockAttempts {
 		while (true) {
 			Acquisition.Attempt attempt = this.acquisition.next(line);
 			AcquireResult result = send(attempt);
-			Acquisition.Outcome outcome = this.acquisition.replied(attempt, result, waited);
-			if (outcome instanceof Acquisition.Failed failed) {
+			AttemptOutcome outcome = this.acquisition.replied(attempt, result, waited);
+			if (outcome instanceof AttemptOutcome.Failed failed) {
 				throw failed.error();
 			}
-			if (!(outcome instanceof Acquisition.Late late)) {
+			if (!(outcome instanceof AttemptOutcome.Late late)) {
 				return new Reply(result, outcome);
 			}
 			// Granted too late to use: again at once, from where this attempt was made.
 			if (!this.acquisition.retriesLateGrant()) {
 				releaseQuietly(late.grant());
-				return new Reply(result, Acquisition.Outcome.OVER);
+				return new Reply(result, AttemptOutcome.OVER);
 			}
 		}
 	}
@@ -96,13 +96,13 @@ final class LockAttempts {
 	 * @param result the script's reply
 	 * @param outcome what the acquisition made of it
 	 */
-	record Reply(AcquireResult result, Acquisition.Outcome outcome) {
+	record Reply(AcquireResult result, AttemptOutcome outcome) {
 
 		/**
 		 * Return what the attempt won, or {@code null} if it did not take the lock.
 		 */
 		@Nullable Grant grant() {
-			return (this.outcome instanceof Acquisition.Held held) ? held.grant() : null;
+			return (this.outcome instanceof AttemptOutcome.Held held) ? held.grant() : null;
 		}
 
 	}

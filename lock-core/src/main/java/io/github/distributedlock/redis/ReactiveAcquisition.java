@@ -117,13 +117,13 @@ final class ReactiveAcquisition extends ReactiveDriver<Grant> {
 	private void replied(Acquisition.Attempt sent, AcquireResult result) {
 		boolean running;
 		boolean isHead;
-		Acquisition.Outcome outcome;
+		AttemptOutcome outcome;
 		synchronized (this) {
 			running = received();
 			isHead = this.head;
 			outcome = this.acquisition.replied(sent, result, this.head);
 			if (this.line != null) {
-				if (outcome instanceof Acquisition.Held) {
+				if (outcome instanceof AttemptOutcome.Held) {
 					this.line.line().markProgress(System.nanoTime());
 				}
 				else if (!result.acquired()) {
@@ -134,8 +134,8 @@ final class ReactiveAcquisition extends ReactiveDriver<Grant> {
 				}
 			}
 		}
-		Grant grant = (outcome instanceof Acquisition.Held held) ? held.grant() : null;
-		Grant late = (outcome instanceof Acquisition.Late tooLate) ? tooLate.grant() : null;
+		Grant grant = (outcome instanceof AttemptOutcome.Held held) ? held.grant() : null;
+		Grant late = (outcome instanceof AttemptOutcome.Late tooLate) ? tooLate.grant() : null;
 		boolean retry = late != null && running && this.acquisition.retriesLateGrant();
 		if (late != null && !retry) {
 			// Granted too late to use, and no attempt follows: the hold may still be in
@@ -159,10 +159,10 @@ final class ReactiveAcquisition extends ReactiveDriver<Grant> {
 				fail(timeout());
 			}
 		}
-		else if (outcome instanceof Acquisition.Failed failed) {
+		else if (outcome instanceof AttemptOutcome.Failed failed) {
 			fail(failed.error());
 		}
-		else if (outcome == Acquisition.Outcome.OVER) {
+		else if (outcome == AttemptOutcome.OVER) {
 			fail(timeout());
 		}
 		else if (isHead) {

@@ -102,7 +102,7 @@ final class ReactiveFairAcquisition extends ReactiveDriver<Grant> {
 	}
 
 	private void replied(Acquisition.Attempt sent, AcquireResult result) {
-		Acquisition.Outcome outcome;
+		AttemptOutcome outcome;
 		boolean running;
 		boolean retry;
 		synchronized (this) {
@@ -111,7 +111,7 @@ final class ReactiveFairAcquisition extends ReactiveDriver<Grant> {
 			retry = this.acquisition.retriesLateGrant();
 			this.rank = result.rank();
 		}
-		if (outcome instanceof Acquisition.Held held) {
+		if (outcome instanceof AttemptOutcome.Held held) {
 			if (running) {
 				succeed(held.grant());
 			}
@@ -121,9 +121,9 @@ final class ReactiveFairAcquisition extends ReactiveDriver<Grant> {
 			}
 		}
 		else if (!running) {
-			abandon((outcome instanceof Acquisition.Late late) ? late.grant() : null);
+			abandon((outcome instanceof AttemptOutcome.Late late) ? late.grant() : null);
 		}
-		else if (outcome instanceof Acquisition.Late late) {
+		else if (outcome instanceof AttemptOutcome.Late late) {
 			if (retry) {
 				// Granted too late to use: again at once, with the same hold id.
 				attempt(late.grant());
@@ -133,10 +133,10 @@ final class ReactiveFairAcquisition extends ReactiveDriver<Grant> {
 				fail(this.acquisition.timeout(null));
 			}
 		}
-		else if (outcome instanceof Acquisition.Failed error) {
+		else if (outcome instanceof AttemptOutcome.Failed error) {
 			fail(error.error());
 		}
-		else if (outcome == Acquisition.Outcome.OVER || this.acquisition.deadline().remainingNanos() <= 0) {
+		else if (outcome == AttemptOutcome.OVER || this.acquisition.deadline().remainingNanos() <= 0) {
 			fail(this.acquisition.timeout(null));
 		}
 		else {

@@ -111,7 +111,7 @@ final class WaitLoop {
 		if (reply.grant() != null) {
 			return reply.grant();
 		}
-		if (reply.outcome() == Acquisition.Outcome.OVER) {
+		if (reply.outcome() == AttemptOutcome.OVER) {
 			return null;
 		}
 		if (this.spec.kind().queuesInRedis()) {

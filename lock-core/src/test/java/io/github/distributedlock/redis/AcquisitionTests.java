@@ -43,9 +43,9 @@ class AcquisitionTests {
 		Acquisition acquisition = acquisition(spec(5_000 * MS, false, WaitStrategy.PUBSUB));
 		Acquisition.Attempt attempt = acquisition.next(null);
 		advance(40);
-		Acquisition.Outcome outcome = acquisition.replied(attempt, new AcquireResult(1, 7, -1, -1), false);
-		assertThat(outcome).isInstanceOf(Acquisition.Held.class);
-		Grant grant = ((Acquisition.Held) outcome).grant();
+		AttemptOutcome outcome = acquisition.replied(attempt, new AcquireResult(1, 7, -1, -1), false);
+		assertThat(outcome).isInstanceOf(AttemptOutcome.Held.class);
+		Grant grant = ((AttemptOutcome.Held) outcome).grant();
 		assertThat(grant.sentNanos()).isEqualTo(1_000 * MS);
 		assertThat(grant.token()).isEqualTo(7);
 		assertThat(grant.hold()).isEqualTo(attempt.hold());
@@ -56,14 +56,15 @@ class AcquisitionTests {
 	void aGrantAfterTheFirstAttemptOrAfterATurnHasWaited() {
 		Acquisition acquisition = acquisition(spec(5_000 * MS, false, WaitStrategy.PUBSUB));
 		Acquisition.Attempt first = acquisition.next(null);
-		assertThat(acquisition.replied(first, taken(3, 500), false)).isSameAs(Acquisition.Outcome.WAIT);
+		assertThat(acquisition.replied(first, taken(3, 500), false)).isSameAs(AttemptOutcome.WAIT);
 		Acquisition.Attempt second = acquisition.next(null);
-		Grant grant = ((Acquisition.Held) acquisition.replied(second, new AcquireResult(1, 4, -1, -1), false)).grant();
+		Grant grant = ((AttemptOutcome.Held) acquisition.replied(second, new AcquireResult(1, 4, -1, -1), false))
+			.grant();
 		assertThat(grant.waited()).isTrue();
 		assertThat(grant.attempts()).isEqualTo(2);
 		Acquisition other = acquisition(spec(5_000 * MS, false, WaitStrategy.PUBSUB));
 		Acquisition.Attempt only = other.next(null);
-		assertThat(((Acquisition.Held) other.replied(only, new AcquireResult(1, 5, -1, -1), true)).grant().waited())
+		assertThat(((AttemptOutcome.Held) other.replied(only, new AcquireResult(1, 5, -1, -1), true)).grant().waited())
 			.isTrue();
 	}
 
@@ -72,19 +73,19 @@ class AcquisitionTests {
 		Acquisition acquisition = acquisition(spec(60_000 * MS, false, WaitStrategy.PUBSUB));
 		Acquisition.Attempt late = acquisition.next(null);
 		advance(30_000);
-		Acquisition.Outcome outcome = acquisition.replied(late, new AcquireResult(1, 7, -1, -1), false);
-		assertThat(outcome).isInstanceOf(Acquisition.Late.class);
-		assertThat(((Acquisition.Late) outcome).grant().hold()).isEqualTo(late.hold());
+		AttemptOutcome outcome = acquisition.replied(late, new AcquireResult(1, 7, -1, -1), false);
+		assertThat(outcome).isInstanceOf(AttemptOutcome.Late.class);
+		assertThat(((AttemptOutcome.Late) outcome).grant().hold()).isEqualTo(late.hold());
 		assertThat(acquisition.retriesLateGrant()).isTrue();
 		Acquisition.Attempt again = acquisition.next(null);
 		assertThat(again.hold()).isEqualTo(late.hold());
 		advance(29_999);
 		assertThat(acquisition.replied(again, new AcquireResult(1, 7, -1, -1), false))
-			.isInstanceOf(Acquisition.Held.class);
+			.isInstanceOf(AttemptOutcome.Held.class);
 		Acquisition over = acquisition(spec(1_000 * MS, false, WaitStrategy.PUBSUB));
 		Acquisition.Attempt last = over.next(null);
 		advance(30_000);
-		assertThat(over.replied(last, new AcquireResult(1, 8, -1, -1), false)).isInstanceOf(Acquisition.Late.class);
+		assertThat(over.replied(last, new AcquireResult(1, 8, -1, -1), false)).isInstanceOf(AttemptOutcome.Late.class);
 		assertThat(over.retriesLateGrant()).isFalse();
 	}
 
@@ -97,11 +98,12 @@ class AcquisitionTests {
 		Acquisition late = acquisition(spec(0, false, WaitStrategy.PUBSUB));
 		Acquisition.Attempt first = late.next(null);
 		advance(30_000);
-		assertThat(late.replied(first, new AcquireResult(1, 8, -1, -1), false)).isInstanceOf(Acquisition.Late.class);
+		assertThat(late.replied(first, new AcquireResult(1, 8, -1, -1), false)).isInstanceOf(AttemptOutcome.Late.class);
 		assertThat(late.retriesLateGrant()).isTrue();
 		Acquisition.Attempt second = late.next(null);
 		advance(30_000);
-		assertThat(late.replied(second, new AcquireResult(1, 8, -1, -1), false)).isInstanceOf(Acquisition.Late.class);
+		assertThat(late.replied(second, new AcquireResult(1, 8, -1, -1), false))
+			.isInstanceOf(AttemptOutcome.Late.class);
 		assertThat(late.retriesLateGrant()).isFalse();
 	}
 
@@ -109,7 +111,7 @@ class AcquisitionTests {
 	void aTryOnceThatFindsTheLockTakenIsOverAndTimesOutWithTheHoldersLease() {
 		Acquisition acquisition = acquisition(spec(0, false, WaitStrategy.PUBSUB));
 		Acquisition.Attempt attempt = acquisition.next(null);
-		assertThat(acquisition.replied(attempt, taken(3, 1_500), false)).isSameAs(Acquisition.Outcome.OVER);
+		assertThat(acquisition.replied(attempt, taken(3, 1_500), false)).isSameAs(AttemptOutcome.OVER);
 		LockTimeoutException timeout = acquisition.timeout(null);
 		assertThat(timeout.getHolderRemainingLease()).hasMillis(1_500);
 		advance(500);
@@ -120,8 +122,8 @@ class AcquisitionTests {
 	void findingItsOwnHoldWithoutReentryIsASelfDeadlock() {
 		Acquisition acquisition = acquisition(spec(5_000 * MS, false, WaitStrategy.PUBSUB));
 		Acquisition.Attempt attempt = acquisition.next(null);
-		Acquisition.Outcome outcome = acquisition.replied(attempt, new AcquireResult(-1, 3, 900, -1), false);
-		assertThat(((Acquisition.Failed) outcome).error()).isInstanceOf(LockSelfDeadlockException.class);
+		AttemptOutcome outcome = acquisition.replied(attempt, new AcquireResult(-1, 3, 900, -1), false);
+		assertThat(((AttemptOutcome.Failed) outcome).error()).isInstanceOf(LockSelfDeadlockException.class);
 	}
 
 	@Test

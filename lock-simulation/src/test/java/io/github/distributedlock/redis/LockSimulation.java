@@ -477,11 +477,11 @@ final class LockSimulation {
 			}
 			Acquisition acquisition = current();
 			AcquireResult result = LockCommands.acquireResult(LockSimulation.this.spec, (List<?>) reply);
-			Acquisition.Outcome outcome = acquisition.replied(attempt, result, false);
-			if (outcome instanceof Acquisition.Held held) {
+			AttemptOutcome outcome = acquisition.replied(attempt, result, false);
+			if (outcome instanceof AttemptOutcome.Held held) {
 				hold(held.grant());
 			}
-			else if (outcome instanceof Acquisition.Late late) {
+			else if (outcome instanceof AttemptOutcome.Late late) {
 				// As the engine's drivers: again at once, or release it and give up.
 				if (acquisition.retriesLateGrant()) {
 					attempt();
@@ -494,7 +494,7 @@ final class LockSimulation {
 					giveUp();
 				}
 			}
-			else if (outcome instanceof Acquisition.Failed failed) {
+			else if (outcome instanceof AttemptOutcome.Failed failed) {
 				throw new IllegalStateException(this.name + ": " + failed.error());
 			}
 			else {
@@ -659,11 +659,11 @@ final class LockSimulation {
 				Runnable after = this.afterReentry;
 				this.afterReentry = null;
 				AcquireResult result = LockCommands.acquireResult(spec, (List<?>) reply);
-				Acquisition.Outcome outcome = reentry.replied(attempt, result, false);
-				if (!(outcome instanceof Acquisition.Held granted)) {
+				AttemptOutcome outcome = reentry.replied(attempt, result, false);
+				if (!(outcome instanceof AttemptOutcome.Held granted)) {
 					Runnable then = (after != null) ? after : () -> {
 					};
-					if (outcome instanceof Acquisition.Late late) {
+					if (outcome instanceof AttemptOutcome.Late late) {
 						// Released before the thread goes on, as the engine's driver
 						// does.
 						Grant grant = late.grant();
