@@ -1,18 +1,28 @@
 package io.github.distributedlock.redis;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 
 /**
- * Checks the history of one lock's holds: no two holders whose holds overlap, and fencing
- * tokens that only grow. A hold runs from the reply that granted it until the holder
- * released it or its deadline ({@code t0 + lease}, as the handle counts it) passed,
- * whichever came first: a holder that works past its deadline is told its lease is lost,
- * so no overlap after it counts. No grant may come after its own deadline: its caller
- * would start work on a lease that is already over. A renewal, an extension or a nested
- * hold moves a live hold's deadline later.
+ * Checks the history of one lock's holds: no two owners whose holds overlap, unless both
+ * read, and fencing tokens that only grow. A hold runs from the reply that granted it
+ * until the holder released it or its deadline ({@code t0 + lease}, as the handle counts
+ * it) passed, whichever came first: a holder that works past its deadline is told its
+ * lease is lost, so no overlap after it counts. No grant may come after its own deadline:
+ * its caller would start work on a lease that is already over. A renewal, an extension or
+ * a nested hold moves a live hold's deadline later.
+ * <p>
+ * Tokens, as the guarantees promise them: every new holder gets a token larger than every
+ * earlier holder's. Holds seen in the order their grants were read: a writer's token is
+ * larger than every token granted before it (readers' included), but that of its own
+ * owner's hold it re-enters; a reader's is larger than every writer's granted before it,
+ * and new (a reader's grant always takes the next token). Readers granted side by side
+ * may have their replies read in another order than Redis granted them, so their tokens
+ * are not compared with each other's order.
  */
 final class HoldChecker {
 
@@ -24,36 +34,65 @@ final class HoldChecker {
 
 	private String lastOwner = "";
 
+	private long lastWriterToken;
+
+	private final Set<Long> readerTokens = new HashSet<>();
+
 	private int count;
+
+	private int readerCount;
+
+	/**
+	 * Record a writer's grant the holder received at {@code fromNanos}, valid until its
+	 * deadline. Holds of one owner may overlap, and share a token: several clients of one
+	 * custom owner, or a take-over of the owner's own hold.
+	 */
+	void held(String holder, String owner, long token, long fromNanos, long deadlineNanos) {
+		held(holder, owner, token, fromNanos, deadlineNanos, false);
+	}
 
 	/**
 	 * Record a grant the holder received at {@code fromNanos}, valid until its deadline.
-	 * Holds of one owner may overlap, and share a token: several clients of one custom
-	 * owner, or a take-over of the owner's own hold.
+	 * @param reader whether it is a read hold, which may overlap other read holds
 	 */
-	void held(String holder, String owner, long token, long fromNanos, long deadlineNanos) {
-		if (deadlineNanos - fromNanos <= 0 && this.violation == null) {
+	void held(String holder, String owner, long token, long fromNanos, long deadlineNanos, boolean reader) {
+		if (deadlineNanos - fromNanos <= 0) {
 			// The caller would start its work on a lease that is already over.
-			this.violation = holder + " was granted token " + token + " " + (fromNanos - deadlineNanos) / 1e6
-					+ " ms after the lease it granted had ended";
+			violated(holder + " was granted token " + token + " " + (fromNanos - deadlineNanos) / 1e6
+					+ " ms after the lease it granted had ended");
 		}
-		boolean sameOwner = token == this.lastToken && owner.equals(this.lastOwner);
-		if (token <= this.lastToken && !sameOwner && this.violation == null) {
-			this.violation = holder + " got token " + token + " after token " + this.lastToken;
+		if (reader) {
+			if (token <= this.lastWriterToken) {
+				violated(holder + " got read token " + token + " after write token " + this.lastWriterToken);
+			}
+			if (!this.readerTokens.add(token)) {
+				violated(holder + " got read token " + token + ", granted to a reader before");
+			}
+		}
+		else {
+			boolean sameOwner = token == this.lastToken && owner.equals(this.lastOwner);
+			if (token <= this.lastToken && !sameOwner) {
+				violated(holder + " got token " + token + " after token " + this.lastToken);
+			}
+			this.lastWriterToken = Math.max(this.lastWriterToken, token);
 		}
 		if (token > this.lastToken) {
 			this.lastToken = token;
 			this.lastOwner = owner;
 		}
 		for (Hold other : this.holds) {
-			if (other.endNanos - fromNanos > 0 && !other.owner.equals(owner) && this.violation == null) {
-				this.violation = holder + " took token " + token + " while " + other.holder + " held token "
-						+ other.token + " for another " + (other.endNanos - fromNanos) / 1e6 + " ms";
+			if (other.endNanos - fromNanos > 0 && !other.owner.equals(owner) && !(reader && other.reader)) {
+				violated(holder + " took " + (reader ? "read " : "") + "token " + token + " while " + other.holder
+						+ " held " + (other.reader ? "read " : "") + "token " + other.token + " for another "
+						+ (other.endNanos - fromNanos) / 1e6 + " ms");
 			}
 		}
 		this.holds.removeIf((other) -> other.endNanos - fromNanos <= 0);
-		this.holds.add(new Hold(holder, owner, token, deadlineNanos));
+		this.holds.add(new Hold(holder, owner, token, deadlineNanos, reader));
 		this.count++;
+		if (reader) {
+			this.readerCount++;
+		}
 	}
 
 	/**
@@ -101,6 +140,13 @@ final class HoldChecker {
 		return this.count;
 	}
 
+	/**
+	 * Return how many of the holds were read holds.
+	 */
+	int readHolds() {
+		return this.readerCount;
+	}
+
 	private static final class Hold {
 
 		private final String holder;
@@ -109,15 +155,18 @@ final class HoldChecker {
 
 		private final long token;
 
+		private final boolean reader;
+
 		private long endNanos;
 
 		private boolean released;
 
-		Hold(String holder, String owner, long token, long endNanos) {
+		Hold(String holder, String owner, long token, long endNanos, boolean reader) {
 			this.holder = holder;
 			this.owner = owner;
 			this.token = token;
 			this.endNanos = endNanos;
+			this.reader = reader;
 		}
 
 	}

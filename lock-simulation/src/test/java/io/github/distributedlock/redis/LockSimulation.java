@@ -9,7 +9,9 @@ import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
-import io.github.distributedlock.LockName;
+import io.github.distributedlock.LockDefaults;
+import io.github.distributedlock.LockMode;
+import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.WaitStrategy;
 import io.github.distributedlock.simulation.PubSub;
 import io.github.distributedlock.simulation.RedisModel;
@@ -19,10 +21,18 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One run of the lock protocol on a virtual clock: simulated clients take and release one
- * exclusive lock on a {@link RedisModel} that runs the engine's own scripts, and each
- * client's decisions are the engine's own {@link Acquisition}: what an attempt carries,
- * what a reply means, when to try again, how long to sleep, what to withdraw. A seeded
- * PRNG picks every delay and fault, so one seed gives one run, event for event.
+ * lock on a {@link RedisModel} that runs the engine's own scripts, and each client's
+ * decisions are the engine's own {@link Acquisition}: what an attempt carries, what a
+ * reply means, when to try again, how long to sleep, what to withdraw, whether to drop a
+ * writer intent. A seeded PRNG picks every delay and fault, so one seed gives one run,
+ * event for event.
+ * <p>
+ * In half of the runs two of the four clients read: they take the read lock of the same
+ * name (a {@link LockSpec} of kind {@link LockKind#READ}, resolved by the engine's own
+ * {@link LockRequestResolver}, as the writers' is), through the same {@code Acquisition},
+ * and so share the line of requests, the release channel and the writer intent with the
+ * writers. The mix is drawn from a PRNG of its own, so a run where all clients write
+ * draws what it drew before readers came.
  * <p>
  * Faults, each drawn around the protocol's timing constants (the leases, the claim, the
  * lease-end margin, the renewal period): a client paused before it uses a hold or sends a
@@ -30,16 +40,21 @@ import org.jspecify.annotations.Nullable;
  * duplicated or delivered late; a command run twice with only the second reply delivered
  * (Lettuce's re-send after a reconnect); a holder that keeps working past its lease.
  * <p>
- * A hold may be renewed as the watchdog does (every lease/3, with its own lease),
- * extended to a shorter or longer lease, and re-entered by its owner with another lease
- * (the nested hold renewed or extended in turn, and released first). Each hold's deadline
- * is the engine's own {@link LeaseEnd}, fed by the replies in the order they arrive. The
- * {@link HoldChecker} checks the history, and after every event each live hold's deadline
- * is held to Redis: the lock must still be its owner's and live at least until then.
+ * A hold may be renewed as the watchdog does (every lease/3, with its own lease: a
+ * writer's in a batch, a reader's by an extension), extended to a shorter or longer
+ * lease, and a writer's re-entered by its owner with another lease (the nested hold
+ * renewed or extended in turn, and released first). Each hold's deadline is the engine's
+ * own {@link LeaseEnd}, fed by the replies in the order they arrive. The
+ * {@link HoldChecker} checks the history (readers may overlap readers, nobody else
+ * overlaps another owner), and after every event each live hold's deadline is held to
+ * Redis: a writer's lock must still be its owner's, live at least until then, with no
+ * live reader of another owner; a reader's owner must still be among the readers, scored
+ * at least until then, with its hold in its owner's list and no writer of another owner.
  * <p>
  * Not simulated: the local line of waiters in one JVM (each client is the head of its own
- * line), the JVM's scheduler, Lettuce's reconnect logic, read/write locks, permits, fair
- * locks and multi-locks; the chaos suite keeps covering those on real processes.
+ * line), the JVM's scheduler, Lettuce's reconnect logic, readers' re-entries and minimum
+ * holds, permits, fair locks and multi-locks; the chaos suite keeps covering those on
+ * real processes.
  */
 final class LockSimulation {
 
@@ -69,7 +84,14 @@ final class LockSimulation {
 
 	private final List<String> trace = new ArrayList<>();
 
+	// The writers' lock and the readers' read lock of the same name, as the engine
+	// resolves them.
 	private final LockSpec spec;
+
+	private final LockSpec readSpec;
+
+	// Which pair of clients (c0 and c1, or c2 and c3) read, or -1 if all write.
+	private final int readerPair;
 
 	private final Map<Integer, Client> clients = new java.util.HashMap<>();
 
@@ -93,7 +115,11 @@ final class LockSimulation {
 	// gave up.
 	private long longestWaitNanos;
 
+	private String longestWait = "nobody waited";
+
 	private int gaveUp;
+
+	private int intentsDropped;
 
 	/**
 	 * @param seed the seed of every choice
@@ -127,14 +153,31 @@ final class LockSimulation {
 		this.faults = faults.isEmpty() ? EnumSet.noneOf(Fault.class) : EnumSet.copyOf(faults);
 		this.random = new SimulationRandom(seed);
 		this.sharedOwners = this.random.nextInt(3) == 0;
+		// Drawn apart from the run's other choices, so that a run where all clients write
+		// is the run it was before readers came.
+		SimulationRandom mix = new SimulationRandom(~seed);
+		this.readerPair = (mix.nextInt(2) == 0) ? mix.nextInt(2) : -1;
 		this.redis = new RedisModel(this.clock);
 		scripts.forEach(this.redis::replaceScript);
-		String lockKey = "sim:{orders:1}";
-		String channel = LockKeys.releaseChannel(lockKey);
-		this.spec = new LockSpec(
-				new LockTarget(LockName.of("orders", "1"), lockKey, channel, LockKind.EXCLUSIVE, 0, channel),
-				new LockTiming(LEASE_MS, 3_000 * MS, false, false, 0, 5_000),
-				new WaitMode(WaitStrategy.PUBSUB, List.of(channel), 100 * MS), this.sharedOwners, null);
+		this.spec = resolve(LockMode.EXCLUSIVE, this.sharedOwners);
+		this.readSpec = resolve(LockMode.READ, this.sharedOwners);
+	}
+
+	/**
+	 * Resolve the lock as the engine does: a 1 s lease, a 3 s wait, pub/sub, reentrant
+	 * for shared custom owners.
+	 */
+	private static LockSpec resolve(LockMode mode, boolean reentrant) {
+		LockRequestResolver resolver = new LockRequestResolver(LockDefaults.STANDARD, new LockKeys("sim", 0), false,
+				true, new RedisServerFeatures(null, false, false), 5_000);
+		return resolver.resolve(LockRequest.builder("orders")
+			.key("1")
+			.lease(Duration.ofMillis(LEASE_MS))
+			.waitTime(Duration.ofSeconds(3))
+			.waitStrategy(WaitStrategy.PUBSUB)
+			.reentrant(reentrant)
+			.mode(mode)
+			.build());
 	}
 
 	private LockSpec reentrant(long leaseMillis) {
@@ -151,9 +194,13 @@ final class LockSimulation {
 			// In a third of the runs, two custom owners of two clients each: a client's
 			// acquisition joins the other's hold as a re-entry.
 			String owner = this.sharedOwners ? "custom:shared-" + (i / 2) : "owner-c" + i;
-			Client client = new Client("c" + i, owner, acquisitionsEach);
+			// A pair of clients read, in half of the runs: the two clients of one custom
+			// owner, as an owner that reads may not also write (an upgrade deadlocks).
+			LockSpec spec = (i / 2 == this.readerPair) ? this.readSpec : this.spec;
+			Client client = new Client("c" + i, owner, spec, acquisitionsEach);
 			this.clients.put(client.subscriber.id(), client);
-			at(this.random.between(0, 50 * MS), client.name + " starts", client::start);
+			at(this.random.between(0, 50 * MS), client.name + " starts" + (client.reader ? " (reads)" : "")
+					+ (this.sharedOwners ? " as " + owner : ""), client::start);
 		}
 		long firstStall = this.random.between(0, 2_000 * MS);
 		if (this.faults.contains(Fault.STALL)) {
@@ -187,33 +234,76 @@ final class LockSimulation {
 
 	/**
 	 * Every hold its holder counts on is its owner's in Redis, and lives there at least
-	 * as long as the holder counts on it.
+	 * as long as the holder counts on it: a writer's as the lock hash's owner, with no
+	 * live reader of another owner beside it; a reader's in the readers set, scored by
+	 * its lease end, with its hold in its owner's list and no writer of another owner in
+	 * the lock hash.
 	 */
 	private void checkLiveHolds() {
 		if (!this.redis.answering()) {
 			return;
 		}
 		long now = this.clock.nanos();
-		String key = this.spec.lockKey();
 		for (Client client : this.clients.values()) {
 			for (Held held : client.holds) {
 				if (!held.live(now)) {
 					continue;
 				}
-				Object owner = this.redis.command("HGET", key, "owner");
-				if (!LockOwners.digest(client.owner).equals(owner)) {
+				String found = client.reader ? liveReadHoldViolation(client, held, now)
+						: liveHoldViolation(client, held, now);
+				if (found != null) {
 					this.checker.violated(client.name + " counts on " + held + " for another "
-							+ (held.endNanos() - now) / 1e6 + " ms, but the lock's owner in Redis is " + owner);
-					return;
-				}
-				long ttl = (Long) this.redis.command("PTTL", key);
-				if (now + ttl * MS + REDIS_MS_SLACK - held.endNanos() < 0) {
-					this.checker.violated(client.name + " counts on " + held + " for another "
-							+ (held.endNanos() - now) / 1e6 + " ms, but Redis keeps the lock " + ttl + " ms");
+							+ (held.endNanos() - now) / 1e6 + " ms, but " + found);
 					return;
 				}
 			}
 		}
+	}
+
+	private @Nullable String liveHoldViolation(Client client, Held held, long now) {
+		String key = this.spec.lockKey();
+		String digest = LockOwners.digest(client.owner);
+		Object owner = this.redis.command("HGET", key, "owner");
+		if (!digest.equals(owner)) {
+			return "the lock's owner in Redis is " + owner;
+		}
+		long ttl = (Long) this.redis.command("PTTL", key);
+		if (now + ttl * MS + REDIS_MS_SLACK - held.endNanos() < 0) {
+			return "Redis keeps the lock " + ttl + " ms";
+		}
+		// A reader whose lease Redis still counts (the scripts' own rule: a score after
+		// the server's millisecond).
+		Object readers = this.redis.command("ZRANGEBYSCORE", LockKeys.readers(key), "(" + this.clock.millis(), "+inf");
+		if (readers instanceof List<?> live) {
+			for (Object reader : live) {
+				if (!digest.equals(reader)) {
+					return "Redis counts reader " + reader + " as reading";
+				}
+			}
+		}
+		return null;
+	}
+
+	private @Nullable String liveReadHoldViolation(Client client, Held held, long now) {
+		String key = this.readSpec.lockKey();
+		String digest = LockOwners.digest(client.owner);
+		Object score = this.redis.command("ZSCORE", LockKeys.readers(key), digest);
+		if (score == null) {
+			return "its owner is not among the readers in Redis";
+		}
+		long endMillis = Long.parseLong(score.toString());
+		if (endMillis * MS + REDIS_MS_SLACK - held.endNanos() < 0) {
+			return "Redis keeps its owner reading " + (endMillis * MS - now) / 1e6 + " ms";
+		}
+		Object holds = this.redis.command("HGET", LockKeys.readHolds(key), digest);
+		if (holds == null || !holds.toString().contains("," + held.grant.hold() + ",")) {
+			return "its hold is not among its owner's in Redis: " + holds;
+		}
+		Object owner = this.redis.command("HGET", key, "owner");
+		if (owner != null && !"".equals(owner) && !digest.equals(owner)) {
+			return "the lock's owner in Redis is writer " + owner;
+		}
+		return null;
 	}
 
 	private void stall() {
@@ -267,6 +357,27 @@ final class LockSimulation {
 	}
 
 	/**
+	 * Return whether two of the clients read.
+	 */
+	boolean readers() {
+		return this.readerPair >= 0;
+	}
+
+	/**
+	 * Return how many of the holds were read holds.
+	 */
+	int readHolds() {
+		return this.checker.readHolds();
+	}
+
+	/**
+	 * Return how many writers stopped waiting with a writer intent to drop.
+	 */
+	int intentsDropped() {
+		return this.intentsDropped;
+	}
+
+	/**
 	 * Return the requests left in the lock's line in Redis once the run is over: every
 	 * acquisition has ended, so each was taken or withdrawn, and none should be left.
 	 */
@@ -305,6 +416,13 @@ final class LockSimulation {
 	 */
 	long longestWaitNanos() {
 		return this.longestWaitNanos;
+	}
+
+	/**
+	 * Return who waited longest, from when to when, for a failure's message.
+	 */
+	String longestWait() {
+		return this.longestWait;
 	}
 
 	/**
@@ -397,8 +515,13 @@ final class LockSimulation {
 
 		private final String owner;
 
+		// The lock it takes: the writers' lock, or the read lock of the same name.
+		private final LockSpec spec;
+
+		private final boolean reader;
+
 		// The engine's own hearing of the lock's channel.
-		private final WaitLine line = new WaitLine(false, false);
+		private final WaitLine line;
 
 		private final PubSub.Subscriber subscriber;
 
@@ -423,12 +546,14 @@ final class LockSimulation {
 
 		private @Nullable Runnable afterReentry;
 
-		Client(String name, String owner, int acquisitions) {
+		Client(String name, String owner, LockSpec spec, int acquisitions) {
 			this.name = name;
 			this.owner = owner;
+			this.spec = spec;
+			this.reader = spec.kind().waitsAsReader();
+			this.line = new WaitLine(false, this.reader);
 			this.left = acquisitions;
-			this.subscriber = LockSimulation.this.redis.pubSub()
-				.subscribe(name, LockSimulation.this.spec.releaseChannel());
+			this.subscriber = LockSimulation.this.redis.pubSub().subscribe(name, this.spec.releaseChannel());
 		}
 
 		void start() {
@@ -437,8 +562,8 @@ final class LockSimulation {
 			}
 			// A custom owner always counts as holding the lock (no take-over), as in the
 			// engine.
-			Acquisition acquisition = new Acquisition(LockSimulation.this.spec, this.owner,
-					LockOwners.isCustom(this.owner), LockSimulation.this.clock::nanos);
+			Acquisition acquisition = new Acquisition(this.spec, this.owner, LockOwners.isCustom(this.owner),
+					LockSimulation.this.clock::nanos);
 			this.acquisition = acquisition;
 			this.startedNanos = LockSimulation.this.clock.nanos();
 			this.line.expect(acquisition.fileRequest());
@@ -450,10 +575,9 @@ final class LockSimulation {
 			Acquisition.Attempt attempt = acquisition.next(this.line);
 			long epoch = ++this.epoch;
 			this.sleeping = false;
-			ScriptCall call = LockSimulation.this.spec.kind()
-				.acquire(LockSimulation.this.spec, new LockKind.Attempt(this.owner, attempt.hold(),
-						attempt.remainingWaitMillis(), attempt.mayHaveIntent(), attempt.holdsIt(), attempt.request()),
-						FENCE_IDLE_MS);
+			ScriptCall call = this.spec.kind()
+				.acquire(this.spec, new LockKind.Attempt(this.owner, attempt.hold(), attempt.remainingWaitMillis(),
+						attempt.mayHaveIntent(), attempt.holdsIt(), attempt.request()), FENCE_IDLE_MS);
 			boolean twice = LockSimulation.this.random.nextInt(20) == 0
 					&& LockSimulation.this.faults.contains(Fault.RESEND);
 			redisAt(network(), this.name + " acquire runs" + (twice ? " (re-sent later)" : ""), () -> {
@@ -476,7 +600,7 @@ final class LockSimulation {
 				return;
 			}
 			Acquisition acquisition = current();
-			AcquireResult result = LockCommands.acquireResult(LockSimulation.this.spec, (List<?>) reply);
+			AcquireResult result = LockCommands.acquireResult(this.spec, (List<?>) reply);
 			AttemptOutcome outcome = acquisition.replied(attempt, result, false);
 			if (outcome instanceof AttemptOutcome.Held held) {
 				hold(held.grant());
@@ -487,11 +611,13 @@ final class LockSimulation {
 					attempt();
 				}
 				else {
-					ScriptCall release = LockSimulation.this.spec.kind()
-						.release(LockSimulation.this.spec, this.owner, late.grant().token(), late.grant().hold(), true,
-								0);
-					redisAt(network(), this.name + " releases a late grant", () -> eval(release));
-					giveUp();
+					ScriptCall release = this.spec.kind()
+						.release(this.spec, this.owner, late.grant().token(), late.grant().hold(), true, 0);
+					// The blocking driver releases it and reads the reply before the wait
+					// ends: the thread's next acquisition comes after it. (Not waiting
+					// let a reader's next acquisition find its own late hold, and fail as
+					// an upgrade.)
+					send(release, "release of a late grant", (released) -> giveUp());
 				}
 			}
 			else if (outcome instanceof AttemptOutcome.Failed failed) {
@@ -554,8 +680,15 @@ final class LockSimulation {
 			forget(ending);
 			HandOffRequest withdraw = ending.withdraw();
 			if (withdraw != null) {
-				ScriptCall call = ExclusiveKind.withdraw(LockSimulation.this.spec, withdraw, true);
+				ScriptCall call = ExclusiveKind.withdraw(this.spec, withdraw, true);
 				redisAt(network(), this.name + " withdraws", () -> eval(call));
+			}
+			if (ending.dropIntent()) {
+				// As the engine's drivers: readers need not wait for a writer that
+				// no longer waits.
+				LockSimulation.this.intentsDropped++;
+				ScriptCall call = ExclusiveKind.dropIntent(this.spec, this.owner);
+				redisAt(network(), this.name + " drops its writer intent", () -> eval(call));
 			}
 			next();
 		}
@@ -564,8 +697,13 @@ final class LockSimulation {
 			Acquisition acquisition = current();
 			this.acquisition = null;
 			forget(acquisition.end(true));
-			LockSimulation.this.longestWaitNanos = Math.max(LockSimulation.this.longestWaitNanos,
-					LockSimulation.this.clock.nanos() - this.startedNanos);
+			long waited = LockSimulation.this.clock.nanos() - this.startedNanos;
+			if (waited > LockSimulation.this.longestWaitNanos) {
+				LockSimulation.this.longestWaitNanos = waited;
+				LockSimulation.this.longestWait = String.format("%s waited %.3f ms, from %.3f ms to %.3f ms", this.name,
+						waited / 1e6, (this.startedNanos - 1_000_000 * MS) / 1e6,
+						(LockSimulation.this.clock.nanos() - 1_000_000 * MS) / 1e6);
+			}
 			Held held = new Held(grant);
 			this.holds.clear();
 			this.holds.add(held);
@@ -577,7 +715,7 @@ final class LockSimulation {
 					break;
 				}
 			}
-			LockSimulation.this.checker.held(this.name, this.owner, grant.token(), now, held.endNanos());
+			LockSimulation.this.checker.held(this.name, this.owner, grant.token(), now, held.endNanos(), this.reader);
 			SimulationRandom random = LockSimulation.this.random;
 			boolean renewed = random.nextInt(4) == 0 && LockSimulation.this.faults.contains(Fault.RENEW);
 			long work;
@@ -592,7 +730,8 @@ final class LockSimulation {
 			if (random.nextInt(4) == 0 && LockSimulation.this.faults.contains(Fault.EXTEND)) {
 				at(random.between(0, work), this.name + " extends token " + grant.token(), () -> extend(held));
 			}
-			if (random.nextInt(4) == 0 && LockSimulation.this.faults.contains(Fault.REENTER)) {
+			// Readers don't re-enter here.
+			if (random.nextInt(4) == 0 && LockSimulation.this.faults.contains(Fault.REENTER) && !this.reader) {
 				at(random.between(0, work), this.name + " re-enters token " + grant.token(), () -> reenter(held, work));
 			}
 			at(work, this.name + " releases token " + grant.token(), () -> release(held));
@@ -609,9 +748,15 @@ final class LockSimulation {
 				if (!held.live(sent)) {
 					return;
 				}
-				ScriptCall call = ExclusiveKind.renew(List.of(held.grant));
+				// As the watchdog: in a batch for the kinds that renew so, else one
+				// extension to the hold's own lease.
+				Grant grant = held.grant;
+				ScriptCall call = grant.spec().kind().renewsInBatch() ? ExclusiveKind.renew(List.of(grant))
+						: grant.spec()
+							.kind()
+							.extend(grant.spec(), this.owner, grant.token(), grant.hold(), grant.spec().leaseMillis());
 				send(call, "renewal of " + held, (reply) -> {
-					long result = (Long) ((List<?>) reply).get(0);
+					long result = (reply instanceof List<?> results) ? (Long) results.get(0) : (Long) reply;
 					if (confirmed(held, result, sent, held.grant.spec().leaseMillis())) {
 						LockSimulation.this.confirmedLeases[0]++;
 						renewAt(held, sent + TimeUnit.MILLISECONDS.toNanos(held.grant.spec().leaseMillis()) / 3);
@@ -804,8 +949,7 @@ final class LockSimulation {
 			// the lease lost).
 			LockSimulation.this.checker.released(this.name, grant.token(), Math.min(now, held.endNanos()));
 			held.released = true;
-			ScriptCall call = LockSimulation.this.spec.kind()
-				.release(LockSimulation.this.spec, this.owner, grant.token(), grant.hold(), true, 0);
+			ScriptCall call = this.spec.kind().release(this.spec, this.owner, grant.token(), grant.hold(), true, 0);
 			// The caller's release returns with its reply (the second run's, when the
 			// first reply was lost and the command re-sent); only then does it go on.
 			send(call, "release", (reply) -> next());

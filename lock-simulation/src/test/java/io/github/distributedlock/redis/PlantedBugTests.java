@@ -108,6 +108,42 @@ class PlantedBugTests {
 	}
 
 	/**
+	 * A reader that ignores a writer holding the lock: it joins the readers beside the
+	 * writer's hold.
+	 */
+	@Test
+	void findsAReaderThatIgnoresTheWriter() {
+		assertFound("acquire-read.lua", "if held[1] and held[1] ~= owner and not reservedForUs then", "if false then");
+	}
+
+	/**
+	 * A writer that ignores the readers: it takes the lock while they read.
+	 */
+	@Test
+	void findsAWriterThatIgnoresTheReaders() {
+		assertFound("acquire.lua", "if #latest > 0 then", "if false then");
+	}
+
+	/**
+	 * A read release that ends its owner's read lease with the owner's other holds left:
+	 * a shared custom owner's other client still reads on it.
+	 */
+	@Test
+	void findsAReadReleaseThatEndsTheOwnersOtherHolds() {
+		assertFound("release-read.lua", "if holds > 0 then", "if false then");
+	}
+
+	/**
+	 * A read grant that hands out the last token again instead of the next one: the
+	 * fencing rule broken for readers.
+	 */
+	@Test
+	void findsAReadGrantThatReusesTheLastToken() {
+		assertFound("acquire-read.lua", "local token = next_token(KEYS[2], ARGV[5], nowUs)",
+				"local token = redis.call('GET', KEYS[2]) or next_token(KEYS[2], ARGV[5], nowUs)");
+	}
+
+	/**
 	 * A liveness bug: a release that reserves the lock for the next request but tells
 	 * nobody. Nothing overlaps; the waiter sleeps until the claim it heard ends, far past
 	 * the bound a run without faults must keep.
