@@ -59,6 +59,15 @@ local function withdraw_request()
 	end
 end
 
+-- The caller wins the lock: a writer intent it may have set while readers held the lock goes,
+-- however it wins (a new hold, or a hold of its own owner's that it joins), or new readers
+-- would wait for a writer that no longer waits.
+local function drop_intent()
+	if ARGV[7] == '1' and redis.call('GET', KEYS[4]) == owner then
+		redis.call('DEL', KEYS[4])
+	end
+end
+
 -- The lock becomes ours: a new hold with the next token. reserved: whether it was reserved for
 -- our request. queued: whether requests may be waiting, which its release must then look at.
 local function take(reserved, queued)
@@ -72,9 +81,7 @@ local function take(reserved, queued)
 		redis.call('HSET', KEYS[1], 'owner', owner, 'holds', 1, 'token', token, hold, 1)
 	end
 	redis.call('PEXPIRE', KEYS[1], ARGV[3])
-	if ARGV[7] == '1' and redis.call('GET', KEYS[4]) == owner then
-		redis.call('DEL', KEYS[4])
-	end
+	drop_intent()
 	-- A reservation is made only for a request the release took out of the line (release.lua),
 	-- and a request is filed only while the lock is not reserved for it: taking one's own
 	-- reservation, there is nothing to withdraw.
@@ -137,6 +144,7 @@ if not held[1] or held[1] == '' then
 end
 
 if held[1] == owner then
+	drop_intent()
 	if held[6] then
 		-- This hold is there already: an earlier run of this very attempt took it, and its reply
 		-- was lost (the command was sent again after a reconnect, or the caller tried again).
