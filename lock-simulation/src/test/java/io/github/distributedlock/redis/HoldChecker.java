@@ -23,6 +23,13 @@ import org.jspecify.annotations.Nullable;
  * and new (a reader's grant always takes the next token). Readers granted side by side
  * may have their replies read in another order than Redis granted them, so their tokens
  * are not compared with each other's order.
+ * <p>
+ * Permits of a semaphore of N: never more than N permit holds at once, whoever their
+ * owners (each hold is a permit of its own, a shared custom owner's too). Tokens: each
+ * grant takes a new token (the guarantees: every new holder gets a token larger than
+ * every earlier holder's), so a permit's token was never granted before, and is larger
+ * than every token whose grant was read before its attempt was sent (that grant ran in
+ * Redis first); permits granted side by side may have their replies read in any order.
  */
 final class HoldChecker {
 
@@ -41,6 +48,23 @@ final class HoldChecker {
 	private int count;
 
 	private int readerCount;
+
+	// The semaphore's permits, or 0 for a lock.
+	private final int permits;
+
+	private final Set<Long> permitTokens = new HashSet<>();
+
+	// The permit grants in the order their replies were read: when, and the largest token
+	// read up to then.
+	private final List<long[]> permitReads = new ArrayList<>();
+
+	/**
+	 * @param permits the permits of the semaphore whose holds are checked, or 0 for a
+	 * lock
+	 */
+	HoldChecker(int permits) {
+		this.permits = permits;
+	}
 
 	/**
 	 * Record a writer's grant the holder received at {@code fromNanos}, valid until its
@@ -93,6 +117,60 @@ final class HoldChecker {
 		if (reader) {
 			this.readerCount++;
 		}
+	}
+
+	/**
+	 * Record a permit's grant that the holder received at {@code fromNanos}, valid until
+	 * its deadline, for an attempt sent at {@code sentNanos}.
+	 */
+	void permitHeld(String holder, long token, long sentNanos, long fromNanos, long deadlineNanos) {
+		if (deadlineNanos - fromNanos <= 0) {
+			violated(holder + " was granted permit token " + token + " " + (fromNanos - deadlineNanos) / 1e6
+					+ " ms after the lease it granted had ended");
+		}
+		if (!this.permitTokens.add(token)) {
+			violated(holder + " got permit token " + token + ", granted before");
+		}
+		long readBefore = largestPermitTokenReadBefore(sentNanos);
+		if (token <= readBefore) {
+			violated(holder + " got permit token " + token + " after token " + readBefore
+					+ " was granted and read before its attempt was sent");
+		}
+		long largest = this.permitReads.isEmpty() ? 0 : this.permitReads.get(this.permitReads.size() - 1)[1];
+		this.permitReads.add(new long[] { fromNanos, Math.max(largest, token) });
+		this.holds.removeIf((other) -> other.endNanos - fromNanos <= 0);
+		if (this.holds.size() >= this.permits) {
+			StringBuilder held = new StringBuilder();
+			for (Hold other : this.holds) {
+				held.append(", ")
+					.append(other.holder)
+					.append(" token ")
+					.append(other.token)
+					.append(" for another ")
+					.append((other.endNanos - fromNanos) / 1e6)
+					.append(" ms");
+			}
+			violated(holder + " took permit token " + token + " while " + this.holds.size() + " of " + this.permits
+					+ " permits were held" + held);
+		}
+		this.holds.add(new Hold(holder, "", token, deadlineNanos, false));
+		this.count++;
+	}
+
+	private long largestPermitTokenReadBefore(long nanos) {
+		int low = 0;
+		int high = this.permitReads.size();
+		// The first read at or after nanos.
+		while (low < high) {
+			int middle = (low + high) >>> 1;
+			if (this.permitReads.get(middle)[0] - nanos < 0) {
+				low = middle + 1;
+			}
+			else {
+				high = middle;
+			}
+		}
+		return (low == 0) ? 0 : this.permitReads.get(low - 1)[1];
 	}
 
 	/**

@@ -31,8 +31,12 @@ import org.jspecify.annotations.Nullable;
  * name (a {@link LockSpec} of kind {@link LockKind#READ}, resolved by the engine's own
  * {@link LockRequestResolver}, as the writers' is), through the same {@code Acquisition},
  * and so share the line of requests, the release channel and the writer intent with the
- * writers. The mix is drawn from a PRNG of its own, so a run where all clients write
- * draws what it drew before readers came.
+ * writers. In a third of the runs every client takes a permit of a semaphore of the same
+ * name instead, of 1 to 3 permits (a spec of kind {@link LockKind#PERMIT}, resolved from
+ * {@code LockRequest.builder(...).permits(n)}), through the same {@code Acquisition},
+ * which files no request for them: permits don't line up. The mix is drawn from a PRNG of
+ * its own, so a run where all clients write or two read draws what it drew before permits
+ * came.
  * <p>
  * Faults, each drawn around the protocol's timing constants (the leases, the claim, the
  * lease-end margin, the renewal period): a client paused before it uses a hold or sends a
@@ -41,20 +45,23 @@ import org.jspecify.annotations.Nullable;
  * (Lettuce's re-send after a reconnect); a holder that keeps working past its lease.
  * <p>
  * A hold may be renewed as the watchdog does (every lease/3, with its own lease: a
- * writer's in a batch, a reader's by an extension), extended to a shorter or longer
- * lease, and a writer's re-entered by its owner with another lease (the nested hold
- * renewed or extended in turn, and released first). Each hold's deadline is the engine's
- * own {@link LeaseEnd}, fed by the replies in the order they arrive. The
+ * writer's in a batch, a reader's or a permit's by an extension), extended to a shorter
+ * or longer lease, and a writer's re-entered by its owner with another lease (the nested
+ * hold renewed or extended in turn, and released first). Each hold's deadline is the
+ * engine's own {@link LeaseEnd}, fed by the replies in the order they arrive. The
  * {@link HoldChecker} checks the history (readers may overlap readers, nobody else
- * overlaps another owner), and after every event each live hold's deadline is held to
- * Redis: a writer's lock must still be its owner's, live at least until then, with no
- * live reader of another owner; a reader's owner must still be among the readers, scored
- * at least until then, with its hold in its owner's list and no writer of another owner.
+ * overlaps another owner; at most N permits at once), and after every event each live
+ * hold's deadline is held to Redis: a writer's lock must still be its owner's, live at
+ * least until then, with no live reader of another owner; a reader's owner must still be
+ * among the readers, scored at least until then, with its hold in its owner's list and no
+ * writer of another owner; a permit's member ({@code <owner digest>|<hold>}) must be in
+ * the permits set, scored at least until then. For runs without faults it measures how
+ * long a client waits for a permit while one is free in Redis.
  * <p>
  * Not simulated: the local line of waiters in one JVM (each client is the head of its own
  * line), the JVM's scheduler, Lettuce's reconnect logic, readers' re-entries and minimum
- * holds, permits, fair locks and multi-locks; the chaos suite keeps covering those on
- * real processes.
+ * holds, nested permits, fair locks and multi-locks; the chaos suite keeps covering those
+ * on real processes.
  */
 final class LockSimulation {
 
@@ -78,7 +85,7 @@ final class LockSimulation {
 
 	private final RedisModel redis;
 
-	private final HoldChecker checker = new HoldChecker();
+	private final HoldChecker checker;
 
 	private final PriorityQueue<Event> events = new PriorityQueue<>();
 
@@ -89,6 +96,12 @@ final class LockSimulation {
 	private final LockSpec spec;
 
 	private final LockSpec readSpec;
+
+	// The permits of the semaphore of the same name that every client takes instead, in
+	// some runs, or 0; and its spec.
+	private final int permits;
+
+	private final LockSpec permitSpec;
 
 	// Which pair of clients (c0 and c1, or c2 and c3) read, or -1 if all write.
 	private final int readerPair;
@@ -116,6 +129,11 @@ final class LockSimulation {
 	private long longestWaitNanos;
 
 	private String longestWait = "nobody waited";
+
+	// The longest time an acquiring client waited while a permit was free in Redis.
+	private long longestFreePermitWaitNanos;
+
+	private String longestFreePermitWait = "nobody waited beside a free permit";
 
 	private int gaveUp;
 
@@ -156,28 +174,36 @@ final class LockSimulation {
 		// Drawn apart from the run's other choices, so that a run where all clients write
 		// is the run it was before readers came.
 		SimulationRandom mix = new SimulationRandom(~seed);
-		this.readerPair = (mix.nextInt(2) == 0) ? mix.nextInt(2) : -1;
+		int readerPair = (mix.nextInt(2) == 0) ? mix.nextInt(2) : -1;
+		// In a third of the runs every client takes one of 1 to 3 permits instead.
+		this.permits = (mix.nextInt(3) == 0) ? 1 + mix.nextInt(3) : 0;
+		this.readerPair = (this.permits > 0) ? -1 : readerPair;
 		this.redis = new RedisModel(this.clock);
 		scripts.forEach(this.redis::replaceScript);
-		this.spec = resolve(LockMode.EXCLUSIVE, this.sharedOwners);
-		this.readSpec = resolve(LockMode.READ, this.sharedOwners);
+		this.spec = resolve(LockMode.EXCLUSIVE, this.sharedOwners, 0);
+		this.readSpec = resolve(LockMode.READ, this.sharedOwners, 0);
+		this.permitSpec = resolve(LockMode.EXCLUSIVE, this.sharedOwners, Math.max(1, this.permits));
+		this.checker = new HoldChecker(this.permits);
 	}
 
 	/**
 	 * Resolve the lock as the engine does: a 1 s lease, a 3 s wait, pub/sub, reentrant
-	 * for shared custom owners.
+	 * for shared custom owners; a semaphore if {@code permits} is above 0.
 	 */
-	private static LockSpec resolve(LockMode mode, boolean reentrant) {
+	private static LockSpec resolve(LockMode mode, boolean reentrant, int permits) {
 		LockRequestResolver resolver = new LockRequestResolver(LockDefaults.STANDARD, new LockKeys("sim", 0), false,
 				true, new RedisServerFeatures(null, false, false), 5_000);
-		return resolver.resolve(LockRequest.builder("orders")
+		LockRequest.Builder request = LockRequest.builder("orders")
 			.key("1")
 			.lease(Duration.ofMillis(LEASE_MS))
 			.waitTime(Duration.ofSeconds(3))
 			.waitStrategy(WaitStrategy.PUBSUB)
 			.reentrant(reentrant)
-			.mode(mode)
-			.build());
+			.mode(mode);
+		if (permits > 0) {
+			request.permits(permits);
+		}
+		return resolver.resolve(request.build());
 	}
 
 	private LockSpec reentrant(long leaseMillis) {
@@ -196,11 +222,14 @@ final class LockSimulation {
 			String owner = this.sharedOwners ? "custom:shared-" + (i / 2) : "owner-c" + i;
 			// A pair of clients read, in half of the runs: the two clients of one custom
 			// owner, as an owner that reads may not also write (an upgrade deadlocks).
-			LockSpec spec = (i / 2 == this.readerPair) ? this.readSpec : this.spec;
+			LockSpec spec = (this.permits > 0) ? this.permitSpec
+					: (i / 2 == this.readerPair) ? this.readSpec : this.spec;
 			Client client = new Client("c" + i, owner, spec, acquisitionsEach);
 			this.clients.put(client.subscriber.id(), client);
-			at(this.random.between(0, 50 * MS), client.name + " starts" + (client.reader ? " (reads)" : "")
-					+ (this.sharedOwners ? " as " + owner : ""), client::start);
+			String role = client.reader ? " (reads)"
+					: client.permit ? " (takes 1 of " + this.permits + " permits)" : "";
+			at(this.random.between(0, 50 * MS),
+					client.name + " starts" + role + (this.sharedOwners ? " as " + owner : ""), client::start);
 		}
 		long firstStall = this.random.between(0, 2_000 * MS);
 		if (this.faults.contains(Fault.STALL)) {
@@ -224,6 +253,7 @@ final class LockSimulation {
 			}
 			deliver();
 			checkLiveHolds();
+			watchFreePermits();
 			String violation = this.checker.violation();
 			if (violation != null) {
 				return violation;
@@ -249,8 +279,8 @@ final class LockSimulation {
 				if (!held.live(now)) {
 					continue;
 				}
-				String found = client.reader ? liveReadHoldViolation(client, held, now)
-						: liveHoldViolation(client, held, now);
+				String found = client.permit ? livePermitViolation(client, held, now) : client.reader
+						? liveReadHoldViolation(client, held, now) : liveHoldViolation(client, held, now);
 				if (found != null) {
 					this.checker.violated(client.name + " counts on " + held + " for another "
 							+ (held.endNanos() - now) / 1e6 + " ms, but " + found);
@@ -302,6 +332,50 @@ final class LockSimulation {
 		Object owner = this.redis.command("HGET", key, "owner");
 		if (owner != null && !"".equals(owner) && !digest.equals(owner)) {
 			return "the lock's owner in Redis is writer " + owner;
+		}
+		return null;
+	}
+
+	/**
+	 * Measure how long each acquiring client waits while Redis has a permit free: a
+	 * permit's release wakes every waiter, so none should wait long beside a free permit.
+	 */
+	private void watchFreePermits() {
+		if (this.permits == 0 || !this.redis.answering()) {
+			return;
+		}
+		long now = this.clock.nanos();
+		Object live = this.redis.command("ZRANGEBYSCORE", LockKeys.permits(this.permitSpec.lockKey()),
+				"(" + this.clock.millis(), "+inf");
+		boolean free = !(live instanceof List<?> taken) || taken.size() < this.permits;
+		for (Client client : this.clients.values()) {
+			if (client.acquisition != null && free) {
+				if (client.freePermitSince < 0) {
+					client.freePermitSince = now;
+				}
+			}
+			else if (client.freePermitSince >= 0) {
+				long waited = now - client.freePermitSince;
+				client.freePermitSince = -1;
+				if (waited > this.longestFreePermitWaitNanos) {
+					this.longestFreePermitWaitNanos = waited;
+					this.longestFreePermitWait = String.format(
+							"%s waited %.3f ms beside a free permit, from %.3f ms to %.3f ms", client.name,
+							waited / 1e6, (now - waited - 1_000_000 * MS) / 1e6, (now - 1_000_000 * MS) / 1e6);
+				}
+			}
+		}
+	}
+
+	private @Nullable String livePermitViolation(Client client, Held held, long now) {
+		String member = LockOwners.digest(client.owner) + "|" + held.grant.hold();
+		Object score = this.redis.command("ZSCORE", LockKeys.permits(this.permitSpec.lockKey()), member);
+		if (score == null) {
+			return "its permit is not in Redis";
+		}
+		long endMillis = Long.parseLong(score.toString());
+		if (endMillis * MS + REDIS_MS_SLACK - held.endNanos() < 0) {
+			return "Redis keeps its permit " + (endMillis * MS - now) / 1e6 + " ms";
 		}
 		return null;
 	}
@@ -364,6 +438,13 @@ final class LockSimulation {
 	}
 
 	/**
+	 * Return how many permits the clients took turns on, or 0 if they took locks.
+	 */
+	int permits() {
+		return this.permits;
+	}
+
+	/**
 	 * Return how many of the holds were read holds.
 	 */
 	int readHolds() {
@@ -423,6 +504,31 @@ final class LockSimulation {
 	 */
 	String longestWait() {
 		return this.longestWait;
+	}
+
+	/**
+	 * Return the bound on how long a waiter for a permit waits while a permit is free in
+	 * Redis, in a run without faults: a release's message reaches it, and its attempt
+	 * takes the permit and replies, within one message and one round trip (5 ms each
+	 * way).
+	 */
+	static long calmFreePermitBoundNanos() {
+		return 5 * MS + 2 * 5 * MS;
+	}
+
+	/**
+	 * Return the longest time an acquiring client waited while a permit was free in Redis
+	 * (0 for a lock).
+	 */
+	long longestFreePermitWaitNanos() {
+		return this.longestFreePermitWaitNanos;
+	}
+
+	/**
+	 * Return who waited longest beside a free permit, from when to when.
+	 */
+	String longestFreePermitWait() {
+		return this.longestFreePermitWait;
 	}
 
 	/**
@@ -520,6 +626,9 @@ final class LockSimulation {
 
 		private final boolean reader;
 
+		// Whether it takes a permit of a semaphore, which it does not re-enter.
+		private final boolean permit;
+
 		// The engine's own hearing of the lock's channel.
 		private final WaitLine line;
 
@@ -530,6 +639,9 @@ final class LockSimulation {
 		private @Nullable Acquisition acquisition;
 
 		private long startedNanos;
+
+		// Since when this client has been acquiring while a permit was free, or -1.
+		private long freePermitSince = -1;
 
 		// Counts sleeps and attempts, so that a timer of an earlier sleep wakes nobody.
 		private long epoch;
@@ -551,6 +663,7 @@ final class LockSimulation {
 			this.owner = owner;
 			this.spec = spec;
 			this.reader = spec.kind().waitsAsReader();
+			this.permit = spec.permits() > 0;
 			this.line = new WaitLine(false, this.reader);
 			this.left = acquisitions;
 			this.subscriber = LockSimulation.this.redis.pubSub().subscribe(name, this.spec.releaseChannel());
@@ -566,7 +679,11 @@ final class LockSimulation {
 					LockSimulation.this.clock::nanos);
 			this.acquisition = acquisition;
 			this.startedNanos = LockSimulation.this.clock.nanos();
-			this.line.expect(acquisition.fileRequest());
+			// As the engine's wait loop: only kinds that line up file a request (permits
+			// don't).
+			if (acquisition.linesUp(true)) {
+				this.line.expect(acquisition.fileRequest());
+			}
 			attempt();
 		}
 
@@ -709,13 +826,21 @@ final class LockSimulation {
 			this.holds.add(held);
 			long now = LockSimulation.this.clock.nanos();
 			for (Client other : LockSimulation.this.clients.values()) {
-				if (other != this && other.owner.equals(this.owner)
+				// Another client's permit of the same owner is a permit of its own.
+				if (other != this && !this.permit && other.owner.equals(this.owner)
 						&& other.holds.stream().anyMatch((hold) -> hold.live(now))) {
 					LockSimulation.this.confirmedLeases[3]++;
 					break;
 				}
 			}
-			LockSimulation.this.checker.held(this.name, this.owner, grant.token(), now, held.endNanos(), this.reader);
+			if (this.permit) {
+				LockSimulation.this.checker.permitHeld(this.name, grant.token(), grant.sentNanos(), now,
+						held.endNanos());
+			}
+			else {
+				LockSimulation.this.checker.held(this.name, this.owner, grant.token(), now, held.endNanos(),
+						this.reader);
+			}
 			SimulationRandom random = LockSimulation.this.random;
 			boolean renewed = random.nextInt(4) == 0 && LockSimulation.this.faults.contains(Fault.RENEW);
 			long work;
@@ -730,8 +855,10 @@ final class LockSimulation {
 			if (random.nextInt(4) == 0 && LockSimulation.this.faults.contains(Fault.EXTEND)) {
 				at(random.between(0, work), this.name + " extends token " + grant.token(), () -> extend(held));
 			}
-			// Readers don't re-enter here.
-			if (random.nextInt(4) == 0 && LockSimulation.this.faults.contains(Fault.REENTER) && !this.reader) {
+			// Readers don't re-enter here, and a permit has no re-entry (each acquisition
+			// takes a permit of its own).
+			if (random.nextInt(4) == 0 && LockSimulation.this.faults.contains(Fault.REENTER) && !this.reader
+					&& !this.permit) {
 				at(random.between(0, work), this.name + " re-enters token " + grant.token(), () -> reenter(held, work));
 			}
 			at(work, this.name + " releases token " + grant.token(), () -> release(held));

@@ -144,6 +144,47 @@ class PlantedBugTests {
 	}
 
 	/**
+	 * A semaphore that counts one permit too many: N + 1 holders at once.
+	 */
+	@Test
+	void findsAPermitAcquireThatCountsOnePermitTooMany() {
+		assertFound("acquire-permit.lua", "redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4])",
+				"redis.call('ZCARD', KEYS[1]) > tonumber(ARGV[4])");
+	}
+
+	/**
+	 * A permit release that removes the permit whose lease ends first, whoever's it is,
+	 * instead of its own.
+	 */
+	@Test
+	void findsAPermitReleaseThatRemovesAnotherOwnersPermit() {
+		assertFound("release-permit.lua", """
+				redis.call('ZREM', KEYS[1], permit)
+				-- Drop permits""", """
+				redis.call('ZREM', KEYS[1], redis.call('ZRANGE', KEYS[1], 0, 0)[1] or permit)
+				-- Drop permits""");
+	}
+
+	/**
+	 * A permit extension that sets the lease it asks for, shortening a longer one that a
+	 * holder counts on (the rule before issue 23's lease fix).
+	 */
+	@Test
+	void findsAPermitExtensionThatShortensTheLease() {
+		assertFound("extend-permit.lua", "math.max(ends_after(nowMs, ARGV[3]), tonumber(leaseEnd))",
+				"ends_after(nowMs, ARGV[3])");
+	}
+
+	/**
+	 * A permit grant that hands out the last token again instead of the next one.
+	 */
+	@Test
+	void findsAPermitGrantThatReusesTheLastToken() {
+		assertFound("acquire-permit.lua", "return {1, tonumber(next_token(KEYS[2], ARGV[5], nowUs))}",
+				"return {1, tonumber(redis.call('GET', KEYS[2]) or next_token(KEYS[2], ARGV[5], nowUs))}");
+	}
+
+	/**
 	 * A liveness bug: a release that reserves the lock for the next request but tells
 	 * nobody. Nothing overlaps; the waiter sleeps until the claim it heard ends, far past
 	 * the bound a run without faults must keep.
@@ -164,6 +205,36 @@ class PlantedBugTests {
 						"planted liveness bug in release.lua found: seed %d, longest wait %.1f ms "
 								+ "(bound %.1f ms), %d gave up%n",
 						seed, simulation.longestWaitNanos() / 1e6, bound / 1e6, simulation.gaveUp());
+				return;
+			}
+		}
+		fail("no seed within %d waited past the bound", MAX_SEEDS);
+	}
+
+	/**
+	 * A liveness bug of permits: a release that gives its permit back but tells nobody.
+	 * Nothing overlaps; a waiter sleeps beside the free permit until the lease Redis last
+	 * told it of ends, far past the bound a run without faults must keep.
+	 */
+	@Test
+	void findsAPermitReleaseThatTellsNobody() {
+		String text = ScriptTexts.all().get("release-permit.lua");
+		String told = """
+				redis.call('PUBLISH', KEYS[2], 'permit')
+				return 0""";
+		assertThat(text).endsWith(told + "\n");
+		Map<String, String> planted = Map.of("release-permit.lua",
+				text.substring(0, text.length() - told.length() - 1) + "return 0\n");
+		long bound = LockSimulation.calmFreePermitBoundNanos();
+		for (long seed = 1_000; seed < 1_000 + MAX_SEEDS; seed++) {
+			LockSimulation simulation = new LockSimulation(seed, planted, false,
+					EnumSet.noneOf(LockSimulation.Fault.class));
+			assertThat(simulation.run(4, 25)).isNull();
+			if (simulation.gaveUp() > 0 || simulation.longestFreePermitWaitNanos() > bound) {
+				System.out.printf(
+						"planted liveness bug in release-permit.lua found: seed %d, %s (bound %.1f ms), "
+								+ "%d gave up%n",
+						seed, simulation.longestFreePermitWait(), bound / 1e6, simulation.gaveUp());
 				return;
 			}
 		}
