@@ -21,26 +21,26 @@ final class FailureShrinker {
 
 	private final Map<String, String> scripts;
 
-	private final boolean deadlineFromReply;
+	private final LockSimulation.ClientBug clientBug;
 
-	private FailureShrinker(long seed, Map<String, String> scripts, boolean deadlineFromReply) {
+	private FailureShrinker(long seed, Map<String, String> scripts, LockSimulation.ClientBug clientBug) {
 		this.seed = seed;
 		this.scripts = scripts;
-		this.deadlineFromReply = deadlineFromReply;
+		this.clientBug = clientBug;
 	}
 
 	/**
 	 * Run the seed and, if it fails, shrink it.
 	 * @param seed the seed
 	 * @param scripts script texts to use instead of the engine's (planted bugs)
-	 * @param deadlineFromReply the handle's planted bug, as {@link LockSimulation} takes
+	 * @param clientBug a bug planted into the clients, as {@link LockSimulation} takes
 	 * @param clients the clients of the run to shrink
 	 * @param acquisitions the acquisitions of each client
 	 * @return the smallest failing run found, or {@code null} if the seed passes
 	 */
-	static @Nullable Shrunk shrink(long seed, Map<String, String> scripts, boolean deadlineFromReply, int clients,
-			int acquisitions) {
-		return new FailureShrinker(seed, scripts, deadlineFromReply).shrink(clients, acquisitions);
+	static @Nullable Shrunk shrink(long seed, Map<String, String> scripts, LockSimulation.ClientBug clientBug,
+			int clients, int acquisitions) {
+		return new FailureShrinker(seed, scripts, clientBug).shrink(clients, acquisitions);
 	}
 
 	private @Nullable Shrunk shrink(int clients, int acquisitions) {
@@ -86,7 +86,7 @@ final class FailureShrinker {
 	}
 
 	private @Nullable Shrunk run(int clients, int acquisitions, Set<Fault> faults, int originalEvents) {
-		LockSimulation simulation = new LockSimulation(this.seed, this.scripts, this.deadlineFromReply, faults);
+		LockSimulation simulation = new LockSimulation(this.seed, this.scripts, this.clientBug, faults);
 		String violation = simulation.run(clients, acquisitions);
 		if (violation == null) {
 			return null;

@@ -108,7 +108,7 @@ final class LockSimulation {
 
 	private final Map<Integer, Client> clients = new java.util.HashMap<>();
 
-	private final boolean deadlineFromReply;
+	private final ClientBug clientBug;
 
 	private final boolean sharedOwners;
 
@@ -144,30 +144,28 @@ final class LockSimulation {
 	 * @param scripts script texts to use instead of the engine's, by name (planted bugs)
 	 */
 	LockSimulation(long seed, Map<String, String> scripts) {
-		this(seed, scripts, false);
+		this(seed, scripts, ClientBug.NONE);
 	}
 
 	/**
 	 * @param seed the seed of every choice
 	 * @param scripts script texts to use instead of the engine's, by name (planted bugs)
-	 * @param deadlineFromReply a planted bug of the handle: a renewal or an extension
-	 * counts its lease from when its reply was read, not from when it was sent
+	 * @param clientBug a bug planted into the clients, or {@link ClientBug#NONE}
 	 */
-	LockSimulation(long seed, Map<String, String> scripts, boolean deadlineFromReply) {
-		this(seed, scripts, deadlineFromReply, EnumSet.allOf(Fault.class));
+	LockSimulation(long seed, Map<String, String> scripts, ClientBug clientBug) {
+		this(seed, scripts, clientBug, EnumSet.allOf(Fault.class));
 	}
 
 	/**
 	 * @param seed the seed of every choice
 	 * @param scripts script texts to use instead of the engine's, by name (planted bugs)
-	 * @param deadlineFromReply a planted bug of the handle: a renewal or an extension
-	 * counts its lease from when its reply was read, not from when it was sent
+	 * @param clientBug a bug planted into the clients, or {@link ClientBug#NONE}
 	 * @param faults the faults and hold operations this run may draw; the others are
 	 * still drawn, so that the rest of the run stays as close as it can, and not done
 	 */
-	LockSimulation(long seed, Map<String, String> scripts, boolean deadlineFromReply, Set<Fault> faults) {
+	LockSimulation(long seed, Map<String, String> scripts, ClientBug clientBug, Set<Fault> faults) {
 		this.seed = seed;
-		this.deadlineFromReply = deadlineFromReply;
+		this.clientBug = clientBug;
 		this.faults = faults.isEmpty() ? EnumSet.noneOf(Fault.class) : EnumSet.copyOf(faults);
 		this.random = new SimulationRandom(seed);
 		this.sharedOwners = this.random.nextInt(3) == 0;
@@ -766,9 +764,21 @@ final class LockSimulation {
 		}
 
 		void heard(String message) {
-			WaitLine.Heard heard = this.line.hear(
-					ReleaseMessage.parse(message.getBytes(java.nio.charset.StandardCharsets.UTF_8)),
-					LockSimulation.this.clock.nanos());
+			ReleaseMessage parsed = ReleaseMessage.parse(message.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+			Acquisition waiting = this.acquisition;
+			HandOffRequest filed = (waiting != null) ? waiting.request() : null;
+			if (LockSimulation.this.clientBug == ClientBug.MESSAGE_AS_GRANT && waiting != null && filed != null
+					&& parsed instanceof ReleaseMessage.Reserved reserved
+					&& reserved.request().equals(filed.member())) {
+				// The planted bug: no attempt, the message is taken as the grant.
+				Object token = LockSimulation.this.redis.command("HGET", this.spec.lockKey(), "token");
+				long next = (token != null) ? Long.parseLong(token.toString()) + 1 : 1;
+				Acquisition acquisition = waiting;
+				long now = LockSimulation.this.clock.nanos();
+				hold(new Grant(this.spec, this.owner, next, acquisition.hold(), now, true, Duration.ZERO, 1));
+				return;
+			}
+			WaitLine.Heard heard = this.line.hear(parsed, LockSimulation.this.clock.nanos());
 			if (heard != WaitLine.Heard.NOTHING) {
 				this.line.signal(heard == WaitLine.Heard.TRY);
 			}
@@ -994,7 +1004,8 @@ final class LockSimulation {
 				// Its deadline passed first: the holder was told, and stopped.
 				return false;
 			}
-			held.end.confirmed(LockSimulation.this.deadlineFromReply ? now : sentNanos, leaseMillis);
+			held.end.confirmed((LockSimulation.this.clientBug == ClientBug.DEADLINE_FROM_REPLY) ? now : sentNanos,
+					leaseMillis);
 			LockSimulation.this.checker.extended(this.name, held.grant.token(), now, held.endNanos());
 			return true;
 		}
@@ -1132,6 +1143,30 @@ final class LockSimulation {
 			return "hold " + this.grant.hold().substring(Math.max(0, this.grant.hold().length() - 6)) + " (token "
 					+ this.grant.token() + ", " + this.grant.spec().leaseMillis() + " ms)";
 		}
+
+	}
+
+	/**
+	 * A bug planted into the simulated clients, where the engine's own code would
+	 * otherwise decide: the simulator must find it as it finds bugs planted into scripts.
+	 */
+	enum ClientBug {
+
+		/** The clients decide as the engine does. */
+		NONE,
+
+		/**
+		 * A renewal or an extension counts its lease from when its reply was read, not
+		 * from when it was sent.
+		 */
+		DEADLINE_FROM_REPLY,
+
+		/**
+		 * The direct hand-off's error: a waiter takes the message that the lock is
+		 * reserved for its request as the grant itself, with the next token, instead of
+		 * taking the reservation with its own attempt.
+		 */
+		MESSAGE_AS_GRANT
 
 	}
 

@@ -42,11 +42,12 @@ class LockSimulationTests {
 		long scripts = 0;
 		long[] leases = new long[4];
 		for (long seed : seeds()) {
-			LockSimulation simulation = new LockSimulation(seed, Map.of());
+			LockSimulation simulation = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE);
 			String violation = simulation.run(CLIENTS, ACQUISITIONS);
 			if (violation != null) {
 				// The trace to read: the same seed, shrunk to the fewest events found.
-				FailureShrinker.Shrunk shrunk = FailureShrinker.shrink(seed, Map.of(), false, CLIENTS, ACQUISITIONS);
+				FailureShrinker.Shrunk shrunk = FailureShrinker.shrink(seed, Map.of(), LockSimulation.ClientBug.NONE,
+						CLIENTS, ACQUISITIONS);
 				fail((shrunk != null) ? shrunk.report() : violation + "\n" + simulation.trace(200));
 			}
 			assertThat(simulation.holds()).as("holds in seed %d", seed).isGreaterThan(0);
@@ -92,7 +93,8 @@ class LockSimulationTests {
 		long longestForAPermit = 0;
 		long longestBesideAFreePermit = 0;
 		for (long seed : seeds()) {
-			LockSimulation simulation = new LockSimulation(seed, Map.of(), false, EnumSet.noneOf(Fault.class));
+			LockSimulation simulation = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE,
+					EnumSet.noneOf(Fault.class));
 			assertThat(simulation.run(CLIENTS, ACQUISITIONS)).as(() -> simulation.trace(40)).isNull();
 			assertThat(simulation.gaveUp())
 				.as(() -> "acquisitions that gave up in seed " + seed + "\n" + calmTrace(seed))
@@ -125,7 +127,8 @@ class LockSimulationTests {
 	private static String calmTrace(long seed) {
 		long bound = LockSimulation.calmWaitBoundNanos(CLIENTS);
 		for (int acquisitions = 1; acquisitions <= ACQUISITIONS; acquisitions++) {
-			LockSimulation simulation = new LockSimulation(seed, Map.of(), false, EnumSet.noneOf(Fault.class));
+			LockSimulation simulation = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE,
+					EnumSet.noneOf(Fault.class));
 			simulation.run(CLIENTS, acquisitions);
 			boolean past = (simulation.permits() > 0)
 					? simulation.longestFreePermitWaitNanos() > LockSimulation.calmFreePermitBoundNanos()

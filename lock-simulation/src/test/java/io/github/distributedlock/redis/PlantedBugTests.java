@@ -197,7 +197,7 @@ class PlantedBugTests {
 		Map<String, String> planted = Map.of("release.lua", text.replace(told, ""));
 		long bound = LockSimulation.calmWaitBoundNanos(4);
 		for (long seed = 1_000; seed < 1_000 + MAX_SEEDS; seed++) {
-			LockSimulation simulation = new LockSimulation(seed, planted, false,
+			LockSimulation simulation = new LockSimulation(seed, planted, LockSimulation.ClientBug.NONE,
 					EnumSet.noneOf(LockSimulation.Fault.class));
 			assertThat(simulation.run(4, 25)).isNull();
 			if (simulation.gaveUp() > 0 || simulation.longestWaitNanos() > bound) {
@@ -227,7 +227,7 @@ class PlantedBugTests {
 				text.substring(0, text.length() - told.length() - 1) + "return 0\n");
 		long bound = LockSimulation.calmFreePermitBoundNanos();
 		for (long seed = 1_000; seed < 1_000 + MAX_SEEDS; seed++) {
-			LockSimulation simulation = new LockSimulation(seed, planted, false,
+			LockSimulation simulation = new LockSimulation(seed, planted, LockSimulation.ClientBug.NONE,
 					EnumSet.noneOf(LockSimulation.Fault.class));
 			assertThat(simulation.run(4, 25)).isNull();
 			if (simulation.gaveUp() > 0 || simulation.longestFreePermitWaitNanos() > bound) {
@@ -247,9 +247,21 @@ class PlantedBugTests {
 	 */
 	@Test
 	void findsAHandleThatCountsLeasesFromTheReply() {
-		Found found = firstFailingSeed(Map.of(), true);
+		Found found = firstFailingSeed(Map.of(), LockSimulation.ClientBug.DEADLINE_FROM_REPLY);
 		assertThat(found).as("a violation within %d seeds", MAX_SEEDS).isNotNull();
 		System.out.println("planted bug in the handle found: " + found.violation + "\n" + found.trace);
+	}
+
+	/**
+	 * The direct hand-off, the first protocol's bug: a waiter that takes the message
+	 * saying the lock is reserved for it as the grant itself. Only Redis's reply to the
+	 * waiter's own attempt makes it a holder.
+	 */
+	@Test
+	void findsAWaiterThatTakesTheReservationMessageAsTheGrant() {
+		Found found = firstFailingSeed(Map.of(), LockSimulation.ClientBug.MESSAGE_AS_GRANT);
+		assertThat(found).as("a violation within %d seeds", MAX_SEEDS).isNotNull();
+		System.out.println("planted direct hand-off found: " + found.violation + "\n" + found.trace);
 	}
 
 	private static void assertFound(String script, String... replacements) {
@@ -258,7 +270,7 @@ class PlantedBugTests {
 			assertThat(text).as("the planted bug's target in %s", script).contains(replacements[i]);
 			text = text.replace(replacements[i], replacements[i + 1]);
 		}
-		Found found = firstFailingSeed(Map.of(script, text), false);
+		Found found = firstFailingSeed(Map.of(script, text), LockSimulation.ClientBug.NONE);
 		assertThat(found).as("a violation within %d seeds", MAX_SEEDS).isNotNull();
 		System.out.println("planted bug in " + script + " found: " + found.violation + "\n" + found.trace);
 	}
@@ -267,12 +279,12 @@ class PlantedBugTests {
 	 * Find the first failing seed and shrink it: the shrunk run must still fail, with no
 	 * more events than the run it came from.
 	 */
-	private static @Nullable Found firstFailingSeed(Map<String, String> scripts, boolean deadlineFromReply) {
+	private static @Nullable Found firstFailingSeed(Map<String, String> scripts, LockSimulation.ClientBug clientBug) {
 		for (long seed = 1_000; seed < 1_000 + MAX_SEEDS; seed++) {
-			LockSimulation simulation = new LockSimulation(seed, scripts, deadlineFromReply);
+			LockSimulation simulation = new LockSimulation(seed, scripts, clientBug);
 			String violation = simulation.run(4, 25);
 			if (violation != null) {
-				FailureShrinker.Shrunk shrunk = FailureShrinker.shrink(seed, scripts, deadlineFromReply, 4, 25);
+				FailureShrinker.Shrunk shrunk = FailureShrinker.shrink(seed, scripts, clientBug, 4, 25);
 				assertThat(shrunk).as("seed %d shrunk", seed).isNotNull();
 				assertThat(shrunk.events()).hasSizeLessThanOrEqualTo(simulation.events().size());
 				return new Found(violation, shrunk.report());
