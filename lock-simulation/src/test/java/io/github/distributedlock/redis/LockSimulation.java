@@ -48,20 +48,35 @@ import org.jspecify.annotations.Nullable;
  * writer's in a batch, a reader's or a permit's by an extension), extended to a shorter
  * or longer lease, and a writer's re-entered by its owner with another lease (the nested
  * hold renewed or extended in turn, and released first). Each hold's deadline is the
- * engine's own {@link LeaseEnd}, fed by the replies in the order they arrive. The
- * {@link HoldChecker} checks the history (readers may overlap readers, nobody else
- * overlaps another owner; at most N permits at once), and after every event each live
- * hold's deadline is held to Redis: a writer's lock must still be its owner's, live at
- * least until then, with no live reader of another owner; a reader's owner must still be
- * among the readers, scored at least until then, with its hold in its owner's list and no
- * writer of another owner; a permit's member ({@code <owner digest>|<hold>}) must be in
- * the permits set, scored at least until then. For runs without faults it measures how
- * long a client waits for a permit while one is free in Redis.
+ * engine's own {@link LeaseEnd}, fed by the replies in the order they arrive.
+ * <p>
+ * A quarter of the writers' acquisitions hold the lock at least a minimum hold
+ * ({@code holdAtLeast}, resolved into their spec by the engine's resolver) of about 50
+ * ms, 150 ms or the lock's 1 s (just below, at, just above, never past the lease), drawn
+ * from a PRNG of their own ({@link Fault#KEEP}); a nested hold has its outer hold's. Each
+ * release passes on what is left of it, counted as the engine's handle counts it: from
+ * when the grant's reply was read, in whole milliseconds held. Until the later of that
+ * reply + the minimum hold (the end the engine promises, capped by the hold's deadline:
+ * the lease caps it) and the release's run + what it passed on (at the server's
+ * millisecond), no hold of another token may be granted, whoever its owner: the releasing
+ * owner's included, as the kept lock is owned by nobody; only a client of the same custom
+ * owner may join a hold of that token still live in Redis. Once its reply is read, the
+ * lock must be in Redis until that end, owned by nobody or still by the releasing owner,
+ * with a TTL that reaches it. The {@link HoldChecker} checks the history (readers may
+ * overlap readers, nobody else overlaps another owner; at most N permits at once), and
+ * after every event each live hold's deadline is held to Redis: a writer's lock must
+ * still be its owner's, live at least until then, with no live reader of another owner; a
+ * reader's owner must still be among the readers, scored at least until then, with its
+ * hold in its owner's list and no writer of another owner; a permit's member
+ * ({@code <owner digest>|<hold>}) must be in the permits set, scored at least until then.
+ * For runs without faults it measures how long a client waits for a permit while one is
+ * free in Redis, and how long each acquisition waits besides the time the lock was kept
+ * for a minimum hold, which a waiter waits out.
  * <p>
  * Not simulated: the local line of waiters in one JVM (each client is the head of its own
- * line), the JVM's scheduler, Lettuce's reconnect logic, readers' re-entries and minimum
- * holds, nested permits, fair locks and multi-locks; the chaos suite keeps covering those
- * on real processes.
+ * line), the JVM's scheduler, Lettuce's reconnect logic, readers' re-entries, readers'
+ * and permits' minimum holds, nested permits, fair locks and multi-locks; the chaos suite
+ * keeps covering those on real processes.
  */
 final class LockSimulation {
 
@@ -137,7 +152,24 @@ final class LockSimulation {
 
 	private int gaveUp;
 
+	private int gaveUpBehindKept;
+
 	private int intentsDropped;
+
+	// The minimum holds of the writers' acquisitions, drawn from a PRNG of their own so
+	// that drawing them changes no other choice; the specs resolved with them, by length.
+	private final SimulationRandom minimumHolds;
+
+	private final Map<Long, LockSpec> keptSpecs = new java.util.HashMap<>();
+
+	// The locks kept for a minimum hold after their last release: nobody but a hold of
+	// the same token (one still live in Redis) may be granted before each ends.
+	private final List<Kept> kept = new ArrayList<>();
+
+	// Every one of them, for the time waiters spent behind a kept lock.
+	private final List<Kept> keptHistory = new ArrayList<>();
+
+	private long keptReleases;
 
 	/**
 	 * @param seed the seed of every choice
@@ -176,19 +208,21 @@ final class LockSimulation {
 		// In a third of the runs every client takes one of 1 to 3 permits instead.
 		this.permits = (mix.nextInt(3) == 0) ? 1 + mix.nextInt(3) : 0;
 		this.readerPair = (this.permits > 0) ? -1 : readerPair;
+		this.minimumHolds = new SimulationRandom(seed ^ 0x6b656570L);
 		this.redis = new RedisModel(this.clock);
 		scripts.forEach(this.redis::replaceScript);
-		this.spec = resolve(LockMode.EXCLUSIVE, this.sharedOwners, 0);
-		this.readSpec = resolve(LockMode.READ, this.sharedOwners, 0);
-		this.permitSpec = resolve(LockMode.EXCLUSIVE, this.sharedOwners, Math.max(1, this.permits));
+		this.spec = resolve(LockMode.EXCLUSIVE, this.sharedOwners, 0, 0);
+		this.readSpec = resolve(LockMode.READ, this.sharedOwners, 0, 0);
+		this.permitSpec = resolve(LockMode.EXCLUSIVE, this.sharedOwners, Math.max(1, this.permits), 0);
 		this.checker = new HoldChecker(this.permits);
 	}
 
 	/**
 	 * Resolve the lock as the engine does: a 1 s lease, a 3 s wait, pub/sub, reentrant
-	 * for shared custom owners; a semaphore if {@code permits} is above 0.
+	 * for shared custom owners; a semaphore if {@code permits} is above 0; a minimum hold
+	 * if {@code holdAtLeastMillis} is above 0.
 	 */
-	private static LockSpec resolve(LockMode mode, boolean reentrant, int permits) {
+	private static LockSpec resolve(LockMode mode, boolean reentrant, int permits, long holdAtLeastMillis) {
 		LockRequestResolver resolver = new LockRequestResolver(LockDefaults.STANDARD, new LockKeys("sim", 0), false,
 				true, new RedisServerFeatures(null, false, false), 5_000);
 		LockRequest.Builder request = LockRequest.builder("orders")
@@ -201,12 +235,104 @@ final class LockSimulation {
 		if (permits > 0) {
 			request.permits(permits);
 		}
+		if (holdAtLeastMillis > 0) {
+			request.holdAtLeast(Duration.ofMillis(holdAtLeastMillis));
+		}
 		return resolver.resolve(request.build());
 	}
 
-	private LockSpec reentrant(long leaseMillis) {
-		return new LockSpec(this.spec.target(), this.spec.timing().withLeaseMillis(leaseMillis).withWaitNanos(0),
-				this.spec.waitMode(), true, null);
+	/**
+	 * Return the spec a writer's acquisition takes the lock with: a quarter of them hold
+	 * it at least a minimum hold drawn around the protocol's constants (a third of the
+	 * shortest lease, the shortest lease, the lock's own lease: just below, at, just
+	 * above, never past the lease, which the engine refuses).
+	 */
+	private LockSpec writerSpec() {
+		long[] minimums = { OTHER_LEASES_MS[0] / 3, OTHER_LEASES_MS[0], LEASE_MS };
+		boolean keeps = this.minimumHolds.nextInt(4) == 0;
+		long minimum = minimums[this.minimumHolds.nextInt(minimums.length)] - 1 + this.minimumHolds.nextInt(3);
+		if (!keeps || !this.faults.contains(Fault.KEEP)) {
+			return this.spec;
+		}
+		long holdAtLeast = Math.min(minimum, LEASE_MS);
+		return this.keptSpecs.computeIfAbsent(holdAtLeast,
+				(millis) -> resolve(LockMode.EXCLUSIVE, this.sharedOwners, 0, millis));
+	}
+
+	/**
+	 * A grant whose acquire script ran at {@code ranNanos}: no lock kept for a minimum
+	 * hold may be granted to another hold before that minimum hold ends.
+	 */
+	private void checkKept(String holder, long token, long ranNanos) {
+		for (Kept kept : this.kept) {
+			if (kept.token != token && kept.grantedWithin(ranNanos)) {
+				this.checker.violated(holder + " was granted token " + token + " at " + at(ranNanos) + " ms, but "
+						+ kept.holder + " released token " + kept.token + " keeping the lock until " + at(kept.endNanos)
+						+ " ms (its minimum hold)");
+				return;
+			}
+		}
+	}
+
+	/**
+	 * Return how long, between two times, the lock was kept for a minimum hold: from a
+	 * release that kept it until the later of the end the engine promises and the end the
+	 * release set in Redis.
+	 */
+	private long keptWithin(long fromNanos, long toNanos) {
+		long total = 0;
+		long covered = fromNanos;
+		for (Kept kept : this.keptHistory) {
+			if (kept.ranNanos < 0) {
+				continue;
+			}
+			long start = Math.max(covered, kept.ranNanos);
+			long end = Math.min(toNanos, kept.lastNanos());
+			if (end - start > 0) {
+				total += end - start;
+				covered = end;
+			}
+		}
+		return total;
+	}
+
+	private static String at(long nanos) {
+		return String.format("%.3f", (nanos - 1_000_000 * MS) / 1e6);
+	}
+
+	/**
+	 * Every lock kept for a minimum hold, once its release was read, stays in Redis until
+	 * the minimum hold ends, owned by nobody (or still by its own owner, if another
+	 * client of that owner holds it).
+	 */
+	private @Nullable String keptViolation(long now) {
+		this.kept.removeIf((kept) -> kept.lastNanos() - now < 0);
+		for (Kept kept : this.kept) {
+			if (!kept.read || kept.endNanos - REDIS_MS_SLACK - now <= 0) {
+				continue;
+			}
+			String key = this.spec.lockKey();
+			Object owner = this.redis.command("HGET", key, "owner");
+			if (!"".equals(owner) && !LockOwners.digest(kept.owner).equals(owner)) {
+				return kept.holder + " released token " + kept.token + " keeping the lock until " + at(kept.endNanos)
+						+ " ms (its minimum hold), but the lock's owner in Redis is " + owner;
+			}
+			long ttl = (Long) this.redis.command("PTTL", key);
+			if (now + ttl * MS + REDIS_MS_SLACK - kept.endNanos < 0) {
+				return kept.holder + " released token " + kept.token + " keeping the lock until " + at(kept.endNanos)
+						+ " ms (its minimum hold), but Redis keeps it " + ttl + " ms";
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * Return the spec of a re-entry with another lease, and the outer hold's minimum
+	 * hold, which the nested hold counts from its own acquisition.
+	 */
+	private static LockSpec reentrant(LockSpec outer, long leaseMillis) {
+		return new LockSpec(outer.target(), outer.timing().withLeaseMillis(leaseMillis).withWaitNanos(0),
+				outer.waitMode(), true, null);
 	}
 
 	/**
@@ -272,6 +398,11 @@ final class LockSimulation {
 			return;
 		}
 		long now = this.clock.nanos();
+		String kept = keptViolation(now);
+		if (kept != null) {
+			this.checker.violated(kept);
+			return;
+		}
 		for (Client client : this.clients.values()) {
 			for (Held held : client.holds) {
 				if (!held.live(now)) {
@@ -478,6 +609,13 @@ final class LockSimulation {
 	}
 
 	/**
+	 * Return how many releases kept the lock for what was left of a minimum hold.
+	 */
+	long keptReleases() {
+		return this.keptReleases;
+	}
+
+	/**
 	 * Return the bound on any wait in a run without faults, from the guarantees: N ×
 	 * (hold time + one message + one round trip) for N requests ahead, here with holds of
 	 * at most 3 ms, a message or each way of a round trip at most 5 ms, and at most
@@ -534,6 +672,15 @@ final class LockSimulation {
 	 */
 	int gaveUp() {
 		return this.gaveUp;
+	}
+
+	/**
+	 * Return how many of them spent part of their wait behind a lock kept for a minimum
+	 * hold: such a wait may run out, and what it waited besides is measured as any other
+	 * ({@link #longestWaitNanos()}).
+	 */
+	int gaveUpBehindKept() {
+		return this.gaveUpBehindKept;
 	}
 
 	/**
@@ -636,6 +783,9 @@ final class LockSimulation {
 
 		private @Nullable Acquisition acquisition;
 
+		// The spec of the current acquisition: a writer's may carry a minimum hold.
+		private LockSpec acquiring;
+
 		private long startedNanos;
 
 		// Since when this client has been acquiring while a permit was free, or -1.
@@ -664,6 +814,7 @@ final class LockSimulation {
 			this.permit = spec.permits() > 0;
 			this.line = new WaitLine(false, this.reader);
 			this.left = acquisitions;
+			this.acquiring = spec;
 			this.subscriber = LockSimulation.this.redis.pubSub().subscribe(name, this.spec.releaseChannel());
 		}
 
@@ -673,7 +824,12 @@ final class LockSimulation {
 			}
 			// A custom owner always counts as holding the lock (no take-over), as in the
 			// engine.
-			Acquisition acquisition = new Acquisition(this.spec, this.owner, LockOwners.isCustom(this.owner),
+			this.acquiring = (this.reader || this.permit) ? this.spec : writerSpec();
+			if (this.acquiring.holdAtLeastMillis() > 0) {
+				LockSimulation.this.trace
+					.add("           " + this.name + " holds at least " + this.acquiring.holdAtLeastMillis() + " ms");
+			}
+			Acquisition acquisition = new Acquisition(this.acquiring, this.owner, LockOwners.isCustom(this.owner),
 					LockSimulation.this.clock::nanos);
 			this.acquisition = acquisition;
 			this.startedNanos = LockSimulation.this.clock.nanos();
@@ -690,8 +846,9 @@ final class LockSimulation {
 			Acquisition.Attempt attempt = acquisition.next(this.line);
 			long epoch = ++this.epoch;
 			this.sleeping = false;
-			ScriptCall call = this.spec.kind()
-				.acquire(this.spec, new LockKind.Attempt(this.owner, attempt.hold(), attempt.remainingWaitMillis(),
+			LockSpec spec = acquisition.spec();
+			ScriptCall call = spec.kind()
+				.acquire(spec, new LockKind.Attempt(this.owner, attempt.hold(), attempt.remainingWaitMillis(),
 						attempt.mayHaveIntent(), attempt.holdsIt(), attempt.request()), FENCE_IDLE_MS);
 			boolean twice = LockSimulation.this.random.nextInt(20) == 0
 					&& LockSimulation.this.faults.contains(Fault.RESEND);
@@ -701,24 +858,29 @@ final class LockSimulation {
 					redisAt(network() + LockSimulation.this.random.between(0, 3 * MS), this.name + " acquire re-sent",
 							() -> {
 								Object again = eval(call);
+								long ran = LockSimulation.this.clock.nanos();
 								at(replyDelay(), this.name + " acquire replied " + again,
-										() -> replied(epoch, attempt, again));
+										() -> replied(epoch, attempt, again, ran));
 							});
 					return;
 				}
-				at(replyDelay(), this.name + " acquire replied " + reply, () -> replied(epoch, attempt, reply));
+				long ran = LockSimulation.this.clock.nanos();
+				at(replyDelay(), this.name + " acquire replied " + reply, () -> replied(epoch, attempt, reply, ran));
 			});
 		}
 
-		private void replied(long epoch, Acquisition.Attempt attempt, Object reply) {
+		/**
+		 * Read the reply of an attempt whose script ran at {@code ranNanos}.
+		 */
+		private void replied(long epoch, Acquisition.Attempt attempt, Object reply, long ranNanos) {
 			if (epoch != this.epoch) {
 				return;
 			}
 			Acquisition acquisition = current();
-			AcquireResult result = LockCommands.acquireResult(this.spec, (List<?>) reply);
+			AcquireResult result = LockCommands.acquireResult(acquisition.spec(), (List<?>) reply);
 			AttemptOutcome outcome = acquisition.replied(attempt, result, false);
 			if (outcome instanceof AttemptOutcome.Held held) {
-				hold(held.grant());
+				hold(held.grant(), ranNanos);
 			}
 			else if (outcome instanceof AttemptOutcome.Late late) {
 				// As the engine's drivers: again at once, or release it and give up.
@@ -726,8 +888,9 @@ final class LockSimulation {
 					attempt();
 				}
 				else {
-					ScriptCall release = this.spec.kind()
-						.release(this.spec, this.owner, late.grant().token(), late.grant().hold(), true, 0);
+					ScriptCall release = acquisition.spec()
+						.kind()
+						.release(acquisition.spec(), this.owner, late.grant().token(), late.grant().hold(), true, 0);
 					// The blocking driver releases it and reads the reply before the wait
 					// ends: the thread's next acquisition comes after it. (Not waiting
 					// let a reader's next acquisition find its own late hold, and fail as
@@ -775,7 +938,8 @@ final class LockSimulation {
 				long next = (token != null) ? Long.parseLong(token.toString()) + 1 : 1;
 				Acquisition acquisition = waiting;
 				long now = LockSimulation.this.clock.nanos();
-				hold(new Grant(this.spec, this.owner, next, acquisition.hold(), now, true, Duration.ZERO, 1));
+				hold(new Grant(acquisition.spec(), this.owner, next, acquisition.hold(), now, true, Duration.ZERO, 1),
+						now);
 				return;
 			}
 			WaitLine.Heard heard = this.line.hear(parsed, LockSimulation.this.clock.nanos());
@@ -799,10 +963,34 @@ final class LockSimulation {
 			}
 		}
 
+		/**
+		 * Measure the acquisition that ends now: how long it waited, but for the time it
+		 * spent behind a lock kept for a minimum hold, which it waits out (that time is
+		 * not the line's).
+		 * @return that time
+		 */
+		private long waited(String how) {
+			long now = LockSimulation.this.clock.nanos();
+			long behindKept = keptWithin(this.startedNanos, now);
+			long waited = now - this.startedNanos - behindKept;
+			if (waited > LockSimulation.this.longestWaitNanos) {
+				LockSimulation.this.longestWaitNanos = waited;
+				LockSimulation.this.longestWait = String.format(
+						"%s%s %.3f ms, from %.3f ms to %.3f ms, besides %.3f ms " + "behind a kept lock", this.name,
+						how, waited / 1e6, (this.startedNanos - 1_000_000 * MS) / 1e6, (now - 1_000_000 * MS) / 1e6,
+						behindKept / 1e6);
+			}
+			return waited;
+		}
+
 		private void giveUp() {
 			Acquisition acquisition = current();
 			this.acquisition = null;
 			LockSimulation.this.gaveUp++;
+			if (waited(" gave up after") < LockSimulation.this.clock.nanos() - this.startedNanos) {
+				// Its wait ran out behind locks kept for a minimum hold.
+				LockSimulation.this.gaveUpBehindKept++;
+			}
 			Acquisition.Ending ending = acquisition.end(false);
 			forget(ending);
 			HandOffRequest withdraw = ending.withdraw();
@@ -820,18 +1008,16 @@ final class LockSimulation {
 			next();
 		}
 
-		private void hold(Grant grant) {
+		/**
+		 * Count on a grant whose acquire script ran at {@code ranNanos}.
+		 */
+		private void hold(Grant grant, long ranNanos) {
+			checkKept(this.name, grant.token(), ranNanos);
 			Acquisition acquisition = current();
 			this.acquisition = null;
 			forget(acquisition.end(true));
-			long waited = LockSimulation.this.clock.nanos() - this.startedNanos;
-			if (waited > LockSimulation.this.longestWaitNanos) {
-				LockSimulation.this.longestWaitNanos = waited;
-				LockSimulation.this.longestWait = String.format("%s waited %.3f ms, from %.3f ms to %.3f ms", this.name,
-						waited / 1e6, (this.startedNanos - 1_000_000 * MS) / 1e6,
-						(LockSimulation.this.clock.nanos() - 1_000_000 * MS) / 1e6);
-			}
-			Held held = new Held(grant);
+			waited(" waited");
+			Held held = new Held(grant, LockSimulation.this.clock.nanos());
 			this.holds.clear();
 			this.holds.add(held);
 			long now = LockSimulation.this.clock.nanos();
@@ -927,7 +1113,7 @@ final class LockSimulation {
 				return;
 			}
 			SimulationRandom random = LockSimulation.this.random;
-			LockSpec spec = reentrant(OTHER_LEASES_MS[random.nextInt(OTHER_LEASES_MS.length)]);
+			LockSpec spec = reentrant(outer.grant.spec(), OTHER_LEASES_MS[random.nextInt(OTHER_LEASES_MS.length)]);
 			// The engine's own decisions, with no wait: a re-entry that finds the lock
 			// taken by another gives up, and one granted too late releases what it got.
 			Acquisition reentry = new Acquisition(spec, this.owner, true, LockSimulation.this.clock::nanos);
@@ -958,11 +1144,13 @@ final class LockSimulation {
 					}
 					return;
 				}
-				Held inner = new Held(granted.grant());
+				long now = LockSimulation.this.clock.nanos();
+				Held inner = new Held(granted.grant(), now);
 				LockSimulation.this.confirmedLeases[2]++;
 				this.holds.add(inner);
-				long now = LockSimulation.this.clock.nanos();
 				if (result.token() != outer.grant.token()) {
+					// Its script ran before its reply was read.
+					checkKept(this.name, inner.grant.token(), now);
 					// The lock was free when the re-entry ran (the outer hold's lease had
 					// ended): a hold of its own, which must not overlap the outer one.
 					LockSimulation.this.checker.held(this.name, this.owner, inner.grant.token(), now, inner.endNanos());
@@ -1016,10 +1204,20 @@ final class LockSimulation {
 		 * may be read late.
 		 */
 		private void send(ScriptCall call, String what, java.util.function.Consumer<Object> replied) {
+			send(call, what, () -> {
+			}, replied);
+		}
+
+		/**
+		 * Send a script as {@link #send(ScriptCall, String, java.util.function.Consumer)}
+		 * does, and run {@code ran} when its first run is over.
+		 */
+		private void send(ScriptCall call, String what, Runnable ran, java.util.function.Consumer<Object> replied) {
 			boolean twice = LockSimulation.this.random.nextInt(10) == 0
 					&& LockSimulation.this.faults.contains(Fault.RESEND);
 			redisAt(network(), this.name + " " + what + " runs" + (twice ? " (re-sent later)" : ""), () -> {
 				Object reply = eval(call);
+				ran.run();
 				if (twice) {
 					redisAt(network() + LockSimulation.this.random.between(0, 3 * MS),
 							this.name + " " + what + " re-sent", () -> {
@@ -1054,11 +1252,8 @@ final class LockSimulation {
 			if (this.holds.get(0).grant.token() != grant.token()) {
 				LockSimulation.this.checker.released(this.name, grant.token(), LockSimulation.this.clock.nanos());
 			}
-			ScriptCall call = grant.spec()
-				.kind()
-				.release(grant.spec(), this.owner, grant.token(), grant.hold(), true, 0);
 			inner.afterClose = then;
-			send(call, "release of " + inner, (reply) -> {
+			sendRelease(inner, "release of " + inner, () -> {
 				inner.closed = true;
 				Runnable after = inner.afterClose;
 				if (after != null) {
@@ -1087,10 +1282,64 @@ final class LockSimulation {
 			// the lease lost).
 			LockSimulation.this.checker.released(this.name, grant.token(), Math.min(now, held.endNanos()));
 			held.released = true;
-			ScriptCall call = this.spec.kind().release(this.spec, this.owner, grant.token(), grant.hold(), true, 0);
 			// The caller's release returns with its reply (the second run's, when the
 			// first reply was lost and the command re-sent); only then does it go on.
-			send(call, "release", (reply) -> next());
+			sendRelease(held, "release", this::next);
+		}
+
+		/**
+		 * Send a hold's release, with what is left of its minimum hold, and run
+		 * {@code then} once its reply is read. If something is left, the lock must stay
+		 * taken by nobody else until it ends.
+		 */
+		private void sendRelease(Held held, String what, Runnable then) {
+			Grant grant = held.grant;
+			long now = LockSimulation.this.clock.nanos();
+			long keepMillis = minimumHoldLeftMillis(grant.spec(), held.acquiredNanos, now);
+			// The end of the minimum hold the engine promises (acquired + minimum hold),
+			// which the lease caps: Redis keeps the lock at least until the hold's
+			// deadline.
+			long keptUntil = Math.min(held.acquiredNanos + grant.spec().holdAtLeastMillis() * MS, held.endNanos());
+			Kept kept = null;
+			if (keepMillis > 0 && keptUntil - now > 0) {
+				kept = new Kept(this.name, this.owner, grant.token(), keptUntil, keepMillis, held.endNanos());
+				LockSimulation.this.kept.add(kept);
+				LockSimulation.this.keptHistory.add(kept);
+				LockSimulation.this.keptReleases++;
+			}
+			ScriptCall call = grant.spec()
+				.kind()
+				.release(grant.spec(), this.owner, grant.token(), grant.hold(), true, keepMillis);
+			Kept keeping = kept;
+			send(call, what + ((keepMillis > 0) ? " keeping " + keepMillis + " ms" : ""), () -> {
+				if (keeping != null && keeping.ranNanos < 0) {
+					keeping.ranNanos = LockSimulation.this.clock.nanos();
+				}
+			}, (reply) -> {
+				if (keeping != null && (Long) reply < 0) {
+					// The hold was lost: there was nothing to keep.
+					LockSimulation.this.kept.remove(keeping);
+					LockSimulation.this.keptHistory.remove(keeping);
+				}
+				else if (keeping != null) {
+					keeping.read = true;
+				}
+				then.run();
+			});
+		}
+
+		/**
+		 * Return what is left of a hold's minimum hold, as the engine's handle counts it
+		 * ({@code RedisLockHandle.minimumHoldLeftMillis}): from when the acquisition's
+		 * reply arrived, in whole milliseconds held.
+		 */
+		private static long minimumHoldLeftMillis(LockSpec spec, long acquiredNanos, long nowNanos) {
+			long minimum = spec.holdAtLeastMillis();
+			if (minimum <= 0) {
+				return 0;
+			}
+			long heldMillis = TimeUnit.NANOSECONDS.toMillis(nowNanos - acquiredNanos);
+			return Math.max(0, minimum - heldMillis);
 		}
 
 		private void next() {
@@ -1116,6 +1365,9 @@ final class LockSimulation {
 
 		private final LeaseEnd end;
 
+		// When the grant's reply was read: the handle counts the minimum hold from then.
+		private final long acquiredNanos;
+
 		// The release was sent, its reply read, the handle found the hold lost.
 		private boolean released;
 
@@ -1125,8 +1377,9 @@ final class LockSimulation {
 
 		private @Nullable Runnable afterClose;
 
-		Held(Grant grant) {
+		Held(Grant grant, long acquiredNanos) {
 			this.grant = grant;
+			this.acquiredNanos = acquiredNanos;
 			this.end = new LeaseEnd(grant.sentNanos(), grant.spec().leaseMillis());
 		}
 
@@ -1197,7 +1450,74 @@ final class LockSimulation {
 		EXTEND,
 
 		/** Holders take the lock again with another lease. */
-		REENTER
+		REENTER,
+
+		/**
+		 * A quarter of the writers' acquisitions hold the lock at least a minimum hold,
+		 * which their release passes on as what is left of it.
+		 */
+		KEEP
+
+	}
+
+	/**
+	 * A lock released before its minimum hold ended: taken by nobody else until
+	 * {@code endNanos}.
+	 */
+	private static final class Kept {
+
+		private final String holder;
+
+		private final String owner;
+
+		private final long token;
+
+		// The end the engine promises: acquired (the grant's reply read) + minimum hold,
+		// capped by the hold's deadline.
+		private final long endNanos;
+
+		// What the release passed on, and the hold's deadline then, which caps it.
+		private final long keepMillis;
+
+		private final long deadlineNanos;
+
+		// When the release ran (its first run), or -1 before.
+		private long ranNanos = -1;
+
+		// The release's reply was read: Redis has kept it since.
+		private boolean read;
+
+		Kept(String holder, String owner, long token, long endNanos, long keepMillis, long deadlineNanos) {
+			this.holder = holder;
+			this.owner = owner;
+			this.token = token;
+			this.endNanos = endNanos;
+			this.keepMillis = keepMillis;
+			this.deadlineNanos = deadlineNanos;
+		}
+
+		/**
+		 * Return whether a grant whose script ran at {@code ranNanos} comes before the
+		 * lock's minimum hold ends: before the end the engine promises (with Redis's
+		 * millisecond of slack), or, once the release ran at the server's millisecond T,
+		 * by T + keep at the latest (a key lives through the millisecond it expires at),
+		 * unless the hold's deadline, which caps it, was over by then.
+		 */
+		boolean grantedWithin(long ranNanos) {
+			if (this.endNanos - REDIS_MS_SLACK - ranNanos > 0) {
+				return true;
+			}
+			return this.ranNanos >= 0 && ranNanos / MS <= this.ranNanos / MS + this.keepMillis
+					&& this.deadlineNanos - REDIS_MS_SLACK - ranNanos > 0;
+		}
+
+		/**
+		 * Return the end of both: no grant may come before.
+		 */
+		long lastNanos() {
+			return Math.max(this.endNanos, (this.ranNanos < 0) ? Long.MAX_VALUE
+					: Math.min(this.deadlineNanos, (this.ranNanos / MS + this.keepMillis + 1) * MS));
+		}
 
 	}
 

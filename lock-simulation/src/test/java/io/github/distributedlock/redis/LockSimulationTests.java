@@ -40,6 +40,7 @@ class LockSimulationTests {
 		int permitRuns = 0;
 		long steps = 0;
 		long scripts = 0;
+		long kept = 0;
 		long[] leases = new long[4];
 		for (long seed : seeds()) {
 			LockSimulation simulation = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE);
@@ -63,6 +64,7 @@ class LockSimulationTests {
 				permitHolds += simulation.holds();
 			}
 			steps += simulation.steps();
+			kept += simulation.keptReleases();
 			for (int i = 0; i < leases.length; i++) {
 				leases[i] += simulation.confirmedLeases()[i];
 			}
@@ -70,11 +72,11 @@ class LockSimulationTests {
 		double cpuSeconds = (threads.getCurrentThreadCpuTime() - cpuBefore) / 1e9;
 		System.out.printf("simulation: %d seeds, %d holds (%d read holds in %d seeds with readers, %d writer intents "
 				+ "dropped; %d permits in %d seeds with permits; %d renewals, %d extensions, %d re-entries granted, %d joined "
-				+ "a shared custom owner's hold), %d events, "
+				+ "a shared custom owner's hold, %d releases kept a minimum hold), %d events, "
 				+ "%d lock operations (scripts run), %.1f CPU s, %.0f holds, %.0f lock operations and "
 				+ "%.0f events per CPU s%n", seeds().length, holds, readHolds, readerRuns, intentsDropped, permitHolds,
-				permitRuns, leases[0], leases[1], leases[2], leases[3], steps, scripts, cpuSeconds, holds / cpuSeconds,
-				scripts / cpuSeconds, steps / cpuSeconds);
+				permitRuns, leases[0], leases[1], leases[2], leases[3], kept, steps, scripts, cpuSeconds,
+				holds / cpuSeconds, scripts / cpuSeconds, steps / cpuSeconds);
 	}
 
 	/**
@@ -92,13 +94,19 @@ class LockSimulationTests {
 		long longest = 0;
 		long longestForAPermit = 0;
 		long longestBesideAFreePermit = 0;
+		long kept = 0;
+		long gaveUpBehindKept = 0;
 		for (long seed : seeds()) {
 			LockSimulation simulation = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE,
-					EnumSet.noneOf(Fault.class));
+					EnumSet.of(Fault.KEEP));
 			assertThat(simulation.run(CLIENTS, ACQUISITIONS)).as(() -> simulation.trace(40)).isNull();
-			assertThat(simulation.gaveUp())
+			// A wait may run out behind locks kept for their minimum hold; what it waited
+			// besides is held to the bound below, as any other wait.
+			assertThat(simulation.gaveUp() - simulation.gaveUpBehindKept())
 				.as(() -> "acquisitions that gave up in seed " + seed + "\n" + calmTrace(seed))
 				.isZero();
+			kept += simulation.keptReleases();
+			gaveUpBehindKept += simulation.gaveUpBehindKept();
 			if (simulation.permits() > 0) {
 				assertThat(simulation.longestFreePermitWaitNanos())
 					.as(() -> "longest wait beside a free permit in seed " + seed + "\n" + calmTrace(seed))
@@ -114,10 +122,11 @@ class LockSimulationTests {
 			}
 		}
 		System.out.printf(
-				"simulation without faults: %d seeds, longest wait %.1f ms (bound %.1f ms); for a permit %.1f ms, "
+				"simulation without faults: %d seeds, %d releases kept a minimum hold, %d waits ran out behind kept "
+						+ "locks; longest wait besides kept locks %.1f ms (bound %.1f ms); for a permit %.1f ms, "
 						+ "beside a free permit %.1f ms (bound %.1f ms)%n",
-				seeds().length, longest / 1e6, bound / 1e6, longestForAPermit / 1e6, longestBesideAFreePermit / 1e6,
-				permitBound / 1e6);
+				seeds().length, kept, gaveUpBehindKept, longest / 1e6, bound / 1e6, longestForAPermit / 1e6,
+				longestBesideAFreePermit / 1e6, permitBound / 1e6);
 	}
 
 	/**
@@ -128,16 +137,17 @@ class LockSimulationTests {
 		long bound = LockSimulation.calmWaitBoundNanos(CLIENTS);
 		for (int acquisitions = 1; acquisitions <= ACQUISITIONS; acquisitions++) {
 			LockSimulation simulation = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE,
-					EnumSet.noneOf(Fault.class));
+					EnumSet.of(Fault.KEEP));
 			simulation.run(CLIENTS, acquisitions);
 			boolean past = (simulation.permits() > 0)
 					? simulation.longestFreePermitWaitNanos() > LockSimulation.calmFreePermitBoundNanos()
 					: simulation.longestWaitNanos() > bound;
-			if (past || simulation.gaveUp() > 0) {
+			if (past || simulation.gaveUp() > simulation.gaveUpBehindKept()) {
 				String longest = (simulation.permits() > 0) ? simulation.longestFreePermitWait()
 						: simulation.longestWait();
 				return "shrunk to " + acquisitions + " acquisitions each: " + longest + ", " + simulation.gaveUp()
-						+ " gave up\n" + String.join("\n", simulation.events());
+						+ " gave up (" + simulation.gaveUpBehindKept() + " behind kept locks)\n"
+						+ String.join("\n", simulation.events());
 			}
 		}
 		return "no shorter run waits past the bound";

@@ -253,6 +253,35 @@ class PlantedBugTests {
 	}
 
 	/**
+	 * A release that keeps the lock for its minimum hold 1 ms short (in
+	 * {@code keep_taken}, which {@code release.lua} runs): the next holder may take it
+	 * before the minimum hold ends.
+	 */
+	@Test
+	void findsAReleaseThatKeepsTheLockOneMillisecondShort() {
+		assertFound("release.lua", "redis.call('PEXPIRE', lock, keep)", "redis.call('PEXPIRE', lock, keep - 1)");
+	}
+
+	/**
+	 * A nested hold's release that forgets its minimum hold ({@code note_kept}): the
+	 * outer hold's release keeps the lock only for its own, which began earlier.
+	 */
+	@Test
+	void findsANestedReleaseThatForgetsItsMinimumHold() {
+		assertFound("release.lua", "		note_kept(KEYS[1], ARGV[5], held[6])\n", "");
+	}
+
+	/**
+	 * A release that ignores what is left of the minimum hold (ARGV[5]) and frees the
+	 * lock at once.
+	 */
+	@Test
+	void findsAReleaseThatIgnoresTheMinimumHold() {
+		assertFound("release.lua", "if keep_taken(KEYS[1], ARGV[5], held[6]) then",
+				"if keep_taken(KEYS[1], '0', held[6]) then");
+	}
+
+	/**
 	 * The direct hand-off, the first protocol's bug: a waiter that takes the message
 	 * saying the lock is reserved for it as the grant itself. Only Redis's reply to the
 	 * waiter's own attempt makes it a holder.
