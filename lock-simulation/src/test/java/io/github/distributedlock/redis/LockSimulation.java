@@ -73,6 +73,15 @@ import org.jspecify.annotations.Nullable;
  * free in Redis, and how long each acquisition waits besides the time the lock was kept
  * for a minimum hold, which a waiter waits out.
  * <p>
+ * A quarter of the acquisitions are stopped while they wait ({@link Fault#CANCEL}, drawn
+ * from a PRNG of their own in {@link Cancellations}), as the engine's drivers stop them:
+ * a reactive cancel ends a sleeping acquisition at once (its request withdrawn, its
+ * writer intent dropped), and with an attempt in flight leaves the end to the reply,
+ * releasing a grant it brings (the release's reply read before the client goes on); a
+ * blocking interrupt leaves an attempt in flight alone and ends the wait at its next
+ * sleep. Cancels stay on in runs without faults, where no waiter that was not stopped may
+ * wait past the bound.
+ * <p>
  * Not simulated: the local line of waiters in one JVM (each client is the head of its own
  * line), the JVM's scheduler, Lettuce's reconnect logic, readers' re-entries, readers'
  * and permits' minimum holds, nested permits, fair locks and multi-locks; the chaos suite
@@ -88,7 +97,7 @@ final class LockSimulation {
 	private static final long[] OTHER_LEASES_MS = { 150, LEASE_MS, 2_500 };
 
 	// Redis keeps expiries in whole milliseconds, set from its clock's millisecond.
-	private static final long REDIS_MS_SLACK = MS;
+	static final long REDIS_MS_SLACK = MS;
 
 	private static final String FENCE_IDLE_MS = "600000";
 
@@ -164,12 +173,15 @@ final class LockSimulation {
 
 	// The locks kept for a minimum hold after their last release: nobody but a hold of
 	// the same token (one still live in Redis) may be granted before each ends.
-	private final List<Kept> kept = new ArrayList<>();
+	private final List<KeptLock> kept = new ArrayList<>();
 
 	// Every one of them, for the time waiters spent behind a kept lock.
-	private final List<Kept> keptHistory = new ArrayList<>();
+	private final List<KeptLock> keptHistory = new ArrayList<>();
 
 	private long keptReleases;
+
+	// The cancels and interrupts of waiting acquisitions, drawn from a PRNG of their own.
+	private final Cancellations cancellations;
 
 	/**
 	 * @param seed the seed of every choice
@@ -209,6 +221,7 @@ final class LockSimulation {
 		this.permits = (mix.nextInt(3) == 0) ? 1 + mix.nextInt(3) : 0;
 		this.readerPair = (this.permits > 0) ? -1 : readerPair;
 		this.minimumHolds = new SimulationRandom(seed ^ 0x6b656570L);
+		this.cancellations = new Cancellations(seed);
 		this.redis = new RedisModel(this.clock);
 		scripts.forEach(this.redis::replaceScript);
 		this.spec = resolve(LockMode.EXCLUSIVE, this.sharedOwners, 0, 0);
@@ -264,7 +277,7 @@ final class LockSimulation {
 	 * hold may be granted to another hold before that minimum hold ends.
 	 */
 	private void checkKept(String holder, long token, long ranNanos) {
-		for (Kept kept : this.kept) {
+		for (KeptLock kept : this.kept) {
 			if (kept.token != token && kept.grantedWithin(ranNanos)) {
 				this.checker.violated(holder + " was granted token " + token + " at " + at(ranNanos) + " ms, but "
 						+ kept.holder + " released token " + kept.token + " keeping the lock until " + at(kept.endNanos)
@@ -282,7 +295,7 @@ final class LockSimulation {
 	private long keptWithin(long fromNanos, long toNanos) {
 		long total = 0;
 		long covered = fromNanos;
-		for (Kept kept : this.keptHistory) {
+		for (KeptLock kept : this.keptHistory) {
 			if (kept.ranNanos < 0) {
 				continue;
 			}
@@ -307,7 +320,7 @@ final class LockSimulation {
 	 */
 	private @Nullable String keptViolation(long now) {
 		this.kept.removeIf((kept) -> kept.lastNanos() - now < 0);
-		for (Kept kept : this.kept) {
+		for (KeptLock kept : this.kept) {
 			if (!kept.read || kept.endNanos - REDIS_MS_SLACK - now <= 0) {
 				continue;
 			}
@@ -478,7 +491,7 @@ final class LockSimulation {
 				"(" + this.clock.millis(), "+inf");
 		boolean free = !(live instanceof List<?> taken) || taken.size() < this.permits;
 		for (Client client : this.clients.values()) {
-			if (client.acquisition != null && free) {
+			if (client.acquisition != null && client.pending != Cancellations.Pending.CANCELLED && free) {
 				if (client.freePermitSince < 0) {
 					client.freePermitSince = now;
 				}
@@ -606,6 +619,15 @@ final class LockSimulation {
 
 	int steps() {
 		return this.steps;
+	}
+
+	/**
+	 * Return how many waits a cancel ended asleep, a cancel ended with the reply of an
+	 * attempt in flight, whose grant was then released, and an interrupt ended at a
+	 * sleep, in that order.
+	 */
+	int[] cancellations() {
+		return this.cancellations.counts();
 	}
 
 	/**
@@ -744,11 +766,18 @@ final class LockSimulation {
 	 * it.
 	 */
 	private long aroundConstant() {
+		return aroundConstant(this.random);
+	}
+
+	/**
+	 * A duration around one of the protocol's constants, drawn from {@code random}.
+	 */
+	static long aroundConstant(SimulationRandom random) {
 		long[] constants = { LEASE_MS * MS, HandOffRequest.CLAIM_MILLIS * MS, Deadline.LEASE_END_MARGIN_NANOS,
 				LEASE_MS * MS / 3, OTHER_LEASES_MS[0] * MS, OTHER_LEASES_MS[0] * MS / 3, OTHER_LEASES_MS[2] * MS };
-		long constant = constants[this.random.nextInt(constants.length)];
+		long constant = constants[random.nextInt(constants.length)];
 		long[] offsets = { -MS, -1, 0, 1, MS };
-		return Math.max(0, constant + offsets[this.random.nextInt(offsets.length)]);
+		return Math.max(0, constant + offsets[random.nextInt(offsets.length)]);
 	}
 
 	private Object eval(ScriptCall call) {
@@ -796,6 +825,12 @@ final class LockSimulation {
 
 		private boolean sleeping;
 
+		// An attempt was sent and its reply not read yet; what a cancel or an interrupt
+		// asked of the acquisition.
+		private boolean inFlight;
+
+		private Cancellations.Pending pending = Cancellations.Pending.NONE;
+
 		// The holds this client counts on (its outer hold and a nested one), released or
 		// not.
 		private final List<Held> holds = new ArrayList<>();
@@ -832,7 +867,13 @@ final class LockSimulation {
 			Acquisition acquisition = new Acquisition(this.acquiring, this.owner, LockOwners.isCustom(this.owner),
 					LockSimulation.this.clock::nanos);
 			this.acquisition = acquisition;
+			this.pending = Cancellations.Pending.NONE;
 			this.startedNanos = LockSimulation.this.clock.nanos();
+			Cancellations.Stop stop = LockSimulation.this.cancellations.draw();
+			if (stop != null && LockSimulation.this.faults.contains(Fault.CANCEL)) {
+				at(stop.delayNanos(), this.name + (stop.interrupt() ? " is interrupted" : " is cancelled"),
+						() -> stop(acquisition, stop.interrupt()));
+			}
 			// As the engine's wait loop: only kinds that line up file a request (permits
 			// don't).
 			if (acquisition.linesUp(true)) {
@@ -846,6 +887,7 @@ final class LockSimulation {
 			Acquisition.Attempt attempt = acquisition.next(this.line);
 			long epoch = ++this.epoch;
 			this.sleeping = false;
+			this.inFlight = true;
 			LockSpec spec = acquisition.spec();
 			ScriptCall call = spec.kind()
 				.acquire(spec, new LockKind.Attempt(this.owner, attempt.hold(), attempt.remainingWaitMillis(),
@@ -876,10 +918,14 @@ final class LockSimulation {
 			if (epoch != this.epoch) {
 				return;
 			}
+			this.inFlight = false;
 			Acquisition acquisition = current();
 			AcquireResult result = LockCommands.acquireResult(acquisition.spec(), (List<?>) reply);
 			AttemptOutcome outcome = acquisition.replied(attempt, result, false);
-			if (outcome instanceof AttemptOutcome.Held held) {
+			if (this.pending == Cancellations.Pending.CANCELLED && !(outcome instanceof AttemptOutcome.Failed)) {
+				abandon(outcome, ranNanos);
+			}
+			else if (outcome instanceof AttemptOutcome.Held held) {
 				hold(held.grant(), ranNanos);
 			}
 			else if (outcome instanceof AttemptOutcome.Late late) {
@@ -915,6 +961,11 @@ final class LockSimulation {
 			else if (step == Acquisition.Step.GIVE_UP) {
 				giveUp();
 			}
+			else if (this.pending == Cancellations.Pending.INTERRUPTED) {
+				// The blocking driver's sleep throws at once for an interrupted thread.
+				LockSimulation.this.cancellations.interrupted();
+				endWithoutTheLock(true);
+			}
 			else {
 				long epoch = ++this.epoch;
 				this.sleeping = true;
@@ -924,6 +975,53 @@ final class LockSimulation {
 					}
 				});
 			}
+		}
+
+		/**
+		 * Stop an acquisition as the engine's drivers do: asleep, it ends at once; with
+		 * an attempt in flight, a cancel leaves the end to the reply, and an interrupt to
+		 * the next sleep.
+		 */
+		private void stop(Acquisition stopped, boolean interrupt) {
+			if (this.acquisition != stopped || this.pending != Cancellations.Pending.NONE) {
+				return;
+			}
+			if (this.sleeping) {
+				this.epoch++;
+				this.sleeping = false;
+				if (interrupt) {
+					LockSimulation.this.cancellations.interrupted();
+				}
+				else {
+					LockSimulation.this.cancellations.cancelledAsleep();
+				}
+				endWithoutTheLock(true);
+			}
+			else if (this.inFlight) {
+				this.pending = interrupt ? Cancellations.Pending.INTERRUPTED : Cancellations.Pending.CANCELLED;
+			}
+		}
+
+		/**
+		 * End an acquisition cancelled while its attempt was in flight, with the reply: a
+		 * grant it brings, in time or too late, is released, and the release's reply read
+		 * before the client goes on.
+		 */
+		private void abandon(AttemptOutcome outcome, long ranNanos) {
+			Grant grant = (outcome instanceof AttemptOutcome.Held held) ? held.grant()
+					: (outcome instanceof AttemptOutcome.Late late) ? late.grant() : null;
+			LockSimulation.this.cancellations.cancelledInFlight(grant != null);
+			if (grant == null || LockSimulation.this.clientBug == ClientBug.CANCEL_KEEPS_GRANT) {
+				endWithoutTheLock(true);
+				return;
+			}
+			if (outcome instanceof AttemptOutcome.Held) {
+				checkKept(this.name, grant.token(), ranNanos);
+			}
+			ScriptCall release = grant.spec()
+				.kind()
+				.release(grant.spec(), this.owner, grant.token(), grant.hold(), true, 0);
+			send(release, "release of a cancelled grant", (released) -> endWithoutTheLock(true));
 		}
 
 		void heard(String message) {
@@ -984,16 +1082,27 @@ final class LockSimulation {
 		}
 
 		private void giveUp() {
-			Acquisition acquisition = current();
-			this.acquisition = null;
 			LockSimulation.this.gaveUp++;
 			if (waited(" gave up after") < LockSimulation.this.clock.nanos() - this.startedNanos) {
 				// Its wait ran out behind locks kept for a minimum hold.
 				LockSimulation.this.gaveUpBehindKept++;
 			}
+			endWithoutTheLock(false);
+		}
+
+		/**
+		 * End the acquisition without the lock (it gave up, or was stopped): withdraw its
+		 * request and drop its writer intent, as the engine's drivers do.
+		 */
+		private void endWithoutTheLock(boolean stopped) {
+			Acquisition acquisition = current();
+			this.acquisition = null;
 			Acquisition.Ending ending = acquisition.end(false);
 			forget(ending);
 			HandOffRequest withdraw = ending.withdraw();
+			if (stopped && LockSimulation.this.clientBug == ClientBug.CANCEL_SKIPS_WITHDRAWAL) {
+				withdraw = null;
+			}
 			if (withdraw != null) {
 				ScriptCall call = ExclusiveKind.withdraw(this.spec, withdraw, true);
 				redisAt(network(), this.name + " withdraws", () -> eval(call));
@@ -1300,9 +1409,9 @@ final class LockSimulation {
 			// which the lease caps: Redis keeps the lock at least until the hold's
 			// deadline.
 			long keptUntil = Math.min(held.acquiredNanos + grant.spec().holdAtLeastMillis() * MS, held.endNanos());
-			Kept kept = null;
+			KeptLock kept = null;
 			if (keepMillis > 0 && keptUntil - now > 0) {
-				kept = new Kept(this.name, this.owner, grant.token(), keptUntil, keepMillis, held.endNanos());
+				kept = new KeptLock(this.name, this.owner, grant.token(), keptUntil, keepMillis, held.endNanos());
 				LockSimulation.this.kept.add(kept);
 				LockSimulation.this.keptHistory.add(kept);
 				LockSimulation.this.keptReleases++;
@@ -1310,7 +1419,7 @@ final class LockSimulation {
 			ScriptCall call = grant.spec()
 				.kind()
 				.release(grant.spec(), this.owner, grant.token(), grant.hold(), true, keepMillis);
-			Kept keeping = kept;
+			KeptLock keeping = kept;
 			send(call, what + ((keepMillis > 0) ? " keeping " + keepMillis + " ms" : ""), () -> {
 				if (keeping != null && keeping.ranNanos < 0) {
 					keeping.ranNanos = LockSimulation.this.clock.nanos();
@@ -1419,7 +1528,19 @@ final class LockSimulation {
 		 * reserved for its request as the grant itself, with the next token, instead of
 		 * taking the reservation with its own attempt.
 		 */
-		MESSAGE_AS_GRANT
+		MESSAGE_AS_GRANT,
+
+		/**
+		 * A waiter cancelled while its attempt was in flight drops the grant the reply
+		 * brings instead of releasing it: the lock stays taken until its lease ends.
+		 */
+		CANCEL_KEEPS_GRANT,
+
+		/**
+		 * A waiter cancelled or interrupted does not withdraw its request: it stays in
+		 * the lock's line, and a release reserves the lock for nobody waiting.
+		 */
+		CANCEL_SKIPS_WITHDRAWAL
 
 	}
 
@@ -1456,68 +1577,13 @@ final class LockSimulation {
 		 * A quarter of the writers' acquisitions hold the lock at least a minimum hold,
 		 * which their release passes on as what is left of it.
 		 */
-		KEEP
-
-	}
-
-	/**
-	 * A lock released before its minimum hold ended: taken by nobody else until
-	 * {@code endNanos}.
-	 */
-	private static final class Kept {
-
-		private final String holder;
-
-		private final String owner;
-
-		private final long token;
-
-		// The end the engine promises: acquired (the grant's reply read) + minimum hold,
-		// capped by the hold's deadline.
-		private final long endNanos;
-
-		// What the release passed on, and the hold's deadline then, which caps it.
-		private final long keepMillis;
-
-		private final long deadlineNanos;
-
-		// When the release ran (its first run), or -1 before.
-		private long ranNanos = -1;
-
-		// The release's reply was read: Redis has kept it since.
-		private boolean read;
-
-		Kept(String holder, String owner, long token, long endNanos, long keepMillis, long deadlineNanos) {
-			this.holder = holder;
-			this.owner = owner;
-			this.token = token;
-			this.endNanos = endNanos;
-			this.keepMillis = keepMillis;
-			this.deadlineNanos = deadlineNanos;
-		}
+		KEEP,
 
 		/**
-		 * Return whether a grant whose script ran at {@code ranNanos} comes before the
-		 * lock's minimum hold ends: before the end the engine promises (with Redis's
-		 * millisecond of slack), or, once the release ran at the server's millisecond T,
-		 * by T + keep at the latest (a key lives through the millisecond it expires at),
-		 * unless the hold's deadline, which caps it, was over by then.
+		 * A quarter of the acquisitions are cancelled (reactive) or interrupted
+		 * (blocking) while they wait: asleep, or with an attempt in flight.
 		 */
-		boolean grantedWithin(long ranNanos) {
-			if (this.endNanos - REDIS_MS_SLACK - ranNanos > 0) {
-				return true;
-			}
-			return this.ranNanos >= 0 && ranNanos / MS <= this.ranNanos / MS + this.keepMillis
-					&& this.deadlineNanos - REDIS_MS_SLACK - ranNanos > 0;
-		}
-
-		/**
-		 * Return the end of both: no grant may come before.
-		 */
-		long lastNanos() {
-			return Math.max(this.endNanos, (this.ranNanos < 0) ? Long.MAX_VALUE
-					: Math.min(this.deadlineNanos, (this.ranNanos / MS + this.keepMillis + 1) * MS));
-		}
+		CANCEL
 
 	}
 

@@ -1,6 +1,7 @@
 package io.github.distributedlock.redis;
 
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
@@ -239,6 +240,48 @@ class PlantedBugTests {
 			}
 		}
 		fail("no seed within %d waited past the bound", MAX_SEEDS);
+	}
+
+	/**
+	 * A liveness bug of cancellation: a waiter cancelled while its attempt was in flight
+	 * drops the grant the reply brings instead of releasing it. Nothing overlaps (nobody
+	 * counts on the grant), but the lock stays taken until its lease ends, far past the
+	 * bound a run without faults must keep.
+	 */
+	@Test
+	void findsACancelledWaiterThatKeepsItsGrant() {
+		long bound = LockSimulation.calmWaitBoundNanos(4);
+		for (long seed = 1_000; seed < 1_000 + MAX_SEEDS; seed++) {
+			LockSimulation simulation = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.CANCEL_KEEPS_GRANT,
+					EnumSet.of(LockSimulation.Fault.CANCEL));
+			assertThat(simulation.run(4, 25)).isNull();
+			if (simulation.permits() == 0 && (simulation.gaveUp() > 0 || simulation.longestWaitNanos() > bound)) {
+				System.out.printf("planted cancelled waiter that keeps its grant found: seed %d, %s (bound %.1f ms), "
+						+ "%d gave up%n", seed, simulation.longestWait(), bound / 1e6, simulation.gaveUp());
+				return;
+			}
+		}
+		fail("no seed within %d waited past the bound", MAX_SEEDS);
+	}
+
+	/**
+	 * A cancelled or interrupted waiter that does not withdraw its request: the request
+	 * is left in the lock's line once every acquisition has ended.
+	 */
+	@Test
+	void findsACancelledWaiterThatLeavesItsRequest() {
+		for (long seed = 1_000; seed < 1_000 + MAX_SEEDS; seed++) {
+			LockSimulation simulation = new LockSimulation(seed, Map.of(),
+					LockSimulation.ClientBug.CANCEL_SKIPS_WITHDRAWAL, EnumSet.of(LockSimulation.Fault.CANCEL));
+			assertThat(simulation.run(4, 25)).isNull();
+			List<?> left = simulation.requestsLeft();
+			if (!left.isEmpty()) {
+				System.out.printf("planted cancelled waiter that leaves its request found: seed %d, left %s%n", seed,
+						left);
+				return;
+			}
+		}
+		fail("no seed within %d left a request in the line", MAX_SEEDS);
 	}
 
 	/**
