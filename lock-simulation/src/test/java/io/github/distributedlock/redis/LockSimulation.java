@@ -82,6 +82,13 @@ import org.jspecify.annotations.Nullable;
  * sleep. Cancels stay on in runs without faults, where no waiter that was not stopped may
  * wait past the bound.
  * <p>
+ * In a quarter of the runs of locks (drawn from a PRNG of its own) every client waits
+ * with {@link WaitStrategy#POLLING}, resolved by the engine's resolver with the standard
+ * poll interval: it acts on no message, and wakes on its timer only
+ * ({@link Acquisition#sleepNanos()}, capped by the poll interval); its hand-off request's
+ * claim is the poller's ({@code WaitMode.newRequest}). Pollers' waits are measured in
+ * runs without faults, not held to a bound.
+ * <p>
  * Not simulated: the local line of waiters in one JVM (each client is the head of its own
  * line), the JVM's scheduler, Lettuce's reconnect logic, readers' re-entries, readers'
  * and permits' minimum holds, nested permits, fair locks and multi-locks; the chaos suite
@@ -183,6 +190,9 @@ final class LockSimulation {
 	// The cancels and interrupts of waiting acquisitions, drawn from a PRNG of their own.
 	private final Cancellations cancellations;
 
+	// How the clients wait: pub/sub, or, in some runs of locks, polling.
+	private final WaitStrategy waitStrategy;
+
 	/**
 	 * @param seed the seed of every choice
 	 * @param scripts script texts to use instead of the engine's, by name (planted bugs)
@@ -222,27 +232,34 @@ final class LockSimulation {
 		this.readerPair = (this.permits > 0) ? -1 : readerPair;
 		this.minimumHolds = new SimulationRandom(seed ^ 0x6b656570L);
 		this.cancellations = new Cancellations(seed);
+		// In a quarter of the runs of locks the clients poll: drawn from a PRNG of its
+		// own, so that the other runs are the runs they were.
+		boolean polls = new SimulationRandom(seed ^ 0x706f6c6cL).nextInt(4) == 0 && this.permits == 0;
+		this.waitStrategy = polls ? WaitStrategy.POLLING : WaitStrategy.PUBSUB;
 		this.redis = new RedisModel(this.clock);
 		scripts.forEach(this.redis::replaceScript);
-		this.spec = resolve(LockMode.EXCLUSIVE, this.sharedOwners, 0, 0);
-		this.readSpec = resolve(LockMode.READ, this.sharedOwners, 0, 0);
-		this.permitSpec = resolve(LockMode.EXCLUSIVE, this.sharedOwners, Math.max(1, this.permits), 0);
+		this.spec = resolve(LockMode.EXCLUSIVE, this.waitStrategy, this.sharedOwners, 0, 0);
+		this.readSpec = resolve(LockMode.READ, this.waitStrategy, this.sharedOwners, 0, 0);
+		this.permitSpec = resolve(LockMode.EXCLUSIVE, this.waitStrategy, this.sharedOwners, Math.max(1, this.permits),
+				0);
 		this.checker = new HoldChecker(this.permits);
 	}
 
 	/**
-	 * Resolve the lock as the engine does: a 1 s lease, a 3 s wait, pub/sub, reentrant
-	 * for shared custom owners; a semaphore if {@code permits} is above 0; a minimum hold
-	 * if {@code holdAtLeastMillis} is above 0.
+	 * Resolve the lock as the engine does: a 1 s lease, a 3 s wait, the given wait
+	 * strategy (polling every {@link LockDefaults#pollInterval()} of the standard
+	 * defaults), reentrant for shared custom owners; a semaphore if {@code permits} is
+	 * above 0; a minimum hold if {@code holdAtLeastMillis} is above 0.
 	 */
-	private static LockSpec resolve(LockMode mode, boolean reentrant, int permits, long holdAtLeastMillis) {
+	private static LockSpec resolve(LockMode mode, WaitStrategy strategy, boolean reentrant, int permits,
+			long holdAtLeastMillis) {
 		LockRequestResolver resolver = new LockRequestResolver(LockDefaults.STANDARD, new LockKeys("sim", 0), false,
 				true, new RedisServerFeatures(null, false, false), 5_000);
 		LockRequest.Builder request = LockRequest.builder("orders")
 			.key("1")
 			.lease(Duration.ofMillis(LEASE_MS))
 			.waitTime(Duration.ofSeconds(3))
-			.waitStrategy(WaitStrategy.PUBSUB)
+			.waitStrategy(strategy)
 			.reentrant(reentrant)
 			.mode(mode);
 		if (permits > 0) {
@@ -269,7 +286,7 @@ final class LockSimulation {
 		}
 		long holdAtLeast = Math.min(minimum, LEASE_MS);
 		return this.keptSpecs.computeIfAbsent(holdAtLeast,
-				(millis) -> resolve(LockMode.EXCLUSIVE, this.sharedOwners, 0, millis));
+				(millis) -> resolve(LockMode.EXCLUSIVE, this.waitStrategy, this.sharedOwners, 0, millis));
 	}
 
 	/**
@@ -363,8 +380,9 @@ final class LockSimulation {
 					: (i / 2 == this.readerPair) ? this.readSpec : this.spec;
 			Client client = new Client("c" + i, owner, spec, acquisitionsEach);
 			this.clients.put(client.subscriber.id(), client);
-			String role = client.reader ? " (reads)"
-					: client.permit ? " (takes 1 of " + this.permits + " permits)" : "";
+			String role = (client.reader ? " (reads)"
+					: client.permit ? " (takes 1 of " + this.permits + " permits)" : "")
+					+ ((pollNanos() > 0) ? " (polls)" : "");
 			at(this.random.between(0, 50 * MS),
 					client.name + " starts" + role + (this.sharedOwners ? " as " + owner : ""), client::start);
 		}
@@ -580,6 +598,13 @@ final class LockSimulation {
 	}
 
 	/**
+	 * Return the poll interval if the clients poll, or 0 if they listen.
+	 */
+	long pollNanos() {
+		return this.spec.waitMode().listens() ? 0 : this.spec.waitMode().pollNanos();
+	}
+
+	/**
 	 * Return how many permits the clients took turns on, or 0 if they took locks.
 	 */
 	int permits() {
@@ -644,8 +669,18 @@ final class LockSimulation {
 	 * {@code clients - 1} clients ahead; plus the waiter's own last round trip.
 	 */
 	static long calmWaitBoundNanos(int clients) {
+		return calmWaitBoundNanos(clients, 0);
+	}
+
+	/**
+	 * Return the bound on any wait in a run without faults where every client polls every
+	 * {@code pollNanos} (or listens, for 0): a poller learns that its turn came, a
+	 * reservation for it, at its next poll, not by a message, so each waiter ahead costs
+	 * up to a poll interval instead of a message, and so does the waiter's own turn.
+	 */
+	static long calmWaitBoundNanos(int clients, long pollNanos) {
 		long hold = 3 * MS;
-		long message = 5 * MS;
+		long message = Math.max(5 * MS, pollNanos);
 		long roundTrip = 2 * 5 * MS;
 		return (clients - 1) * (hold + message + roundTrip) + roundTrip;
 	}
@@ -1025,6 +1060,10 @@ final class LockSimulation {
 		}
 
 		void heard(String message) {
+			if (!this.spec.waitMode().listens()) {
+				// A poller hears nothing: it wakes on its timer only.
+				return;
+			}
 			ReleaseMessage parsed = ReleaseMessage.parse(message.getBytes(java.nio.charset.StandardCharsets.UTF_8));
 			Acquisition waiting = this.acquisition;
 			HandOffRequest filed = (waiting != null) ? waiting.request() : null;
