@@ -76,7 +76,7 @@ final class LockScripts {
 			ReturnType.INTEGER, ScriptArgs.ForceRelease.class, LOCK, CHANNEL);
 
 	static final LuaScript<ScriptArgs.DropIntent> DROP_INTENT = LuaScript.load("drop-intent.lua", ReturnType.INTEGER,
-			ScriptArgs.DropIntent.class, WRITER_INTENT);
+			ScriptArgs.DropIntent.class, WRITER_INTENT, CHANNEL);
 
 	/**
 	 * Every script, for checks that cover them all.

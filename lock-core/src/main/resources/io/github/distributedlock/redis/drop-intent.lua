@@ -2,16 +2,21 @@
 -- interrupted, failed or timed out), so that new readers are not held back for a writer that
 -- no longer waits. Only the caller's own intent goes: another writer's stays.
 --
--- KEYS: writer_intent
+-- KEYS: writer_intent, channel
 -- ARGV: owner
 --
 -- KEYS[1]  the writer intent: set while a writer waits for readers (acquire.lua), to its owner's
 --          digest
+-- KEYS[2]  the lock's release channel (declared as a key so that it routes with the lock)
 -- ARGV[1]  owner
 --
 -- Returns  1 if the intent was dropped, 0 if it was gone or another writer's
 
 if redis.call('GET', KEYS[1]) == digest(ARGV[1]) then
-	return redis.call('DEL', KEYS[1])
+	redis.call('DEL', KEYS[1])
+	-- Readers the intent held back were told to sleep until it ends, and nothing else may wake
+	-- them: no lock hash, so no release will. A hint: they try again.
+	redis.call('PUBLISH', KEYS[2], 'intent-dropped')
+	return 1
 end
 return 0
