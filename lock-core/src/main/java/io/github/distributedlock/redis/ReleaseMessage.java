@@ -27,6 +27,9 @@ import org.jspecify.annotations.Nullable;
  * ({@code force-release.lua})</li>
  * <li>{@link KeyGone}: the keyspace events {@code del}, {@code expired} and
  * {@code evicted}</li>
+ * <li>{@link Other}: {@code intent-dropped}, a writer that readers held back stopped
+ * waiting, so the readers its intent held back may try again
+ * ({@code drop-intent.lua})</li>
  * </ul>
  */
 sealed interface ReleaseMessage {
@@ -234,8 +237,9 @@ sealed interface ReleaseMessage {
 	}
 
 	/**
-	 * A message of no known form: another keyspace event (such as {@code hset}), or a
-	 * malformed message.
+	 * A message that only wakes pub/sub waiters to look for themselves:
+	 * {@code intent-dropped}, another keyspace event (such as {@code hset}), or a message
+	 * of no known form.
 	 *
 	 * @param text the body
 	 */

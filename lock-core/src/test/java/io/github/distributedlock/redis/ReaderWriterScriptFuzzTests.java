@@ -245,7 +245,7 @@ class ReaderWriterScriptFuzzTests {
 				return "withdraw " + request;
 			}
 			if (dice < 21 && !actor.reader) {
-				record("drop-intent", List.of(INTENT), actor.owner);
+				record("drop-intent", List.of(INTENT, CHANNEL), actor.owner);
 				return "drop-intent";
 			}
 			return actor.reader ? readerStep(actor, dice) : writerStep(actor, dice);

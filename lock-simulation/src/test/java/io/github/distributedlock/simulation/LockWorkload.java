@@ -126,7 +126,7 @@ final class LockWorkload {
 			return script("force-release.lua", List.of(hold.lock(), hold.lock() + ":released"), hold.token());
 		}
 		if (roll < 85) {
-			return script("drop-intent.lua", List.of(LOCKS[lock] + ":intent"), owner);
+			return script("drop-intent.lua", List.of(LOCKS[lock] + ":intent", LOCKS[lock] + ":released"), owner);
 		}
 		if (roll < 88) {
 			Held hold = pickHeld(this.random.chance(0.5) ? "read" : "permit");

@@ -29,7 +29,7 @@ final class ScriptNames {
 		if (keys == 4 && second.endsWith(":released")) {
 			return (argv == 6) ? "release.lua (withdrawal)" : "release.lua";
 		}
-		if (keys == 1 && call.get(3).endsWith(":intent")) {
+		if (keys == 2 && call.get(3).endsWith(":intent")) {
 			return "drop-intent.lua";
 		}
 		String sha = call.get(1);
