@@ -254,7 +254,15 @@ class PlantedBugTests {
 		for (long seed = 1_000; seed < 1_000 + MAX_SEEDS; seed++) {
 			LockSimulation simulation = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.CANCEL_KEEPS_GRANT,
 					EnumSet.of(LockSimulation.Fault.CANCEL));
-			assertThat(simulation.run(4, 25)).isNull();
+			// Found either way: the kept grant blocks the others past the bound, or its
+			// owner's next acquisition finds the hold it forgot (a self-deadlock, which a
+			// run reports as a violation; without the plant, no seed reports one).
+			String violation = simulation.run(4, 25);
+			if (violation != null) {
+				System.out.printf("planted cancelled waiter that keeps its grant found: seed %d, %s%n", seed,
+						violation);
+				return;
+			}
 			if (simulation.permits() == 0 && (simulation.gaveUp() > 0 || simulation.longestWaitNanos() > bound)) {
 				System.out.printf("planted cancelled waiter that keeps its grant found: seed %d, %s (bound %.1f ms), "
 						+ "%d gave up%n", seed, simulation.longestWait(), bound / 1e6, simulation.gaveUp());
