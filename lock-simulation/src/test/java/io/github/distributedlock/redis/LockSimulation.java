@@ -89,10 +89,21 @@ import org.jspecify.annotations.Nullable;
  * claim is the poller's ({@code WaitMode.newRequest}). Pollers' waits are measured in
  * runs without faults, not held to a bound.
  * <p>
- * Not simulated: the local line of waiters in one JVM (each client is the head of its own
- * line), the JVM's scheduler, Lettuce's reconnect logic, readers' re-entries, readers'
- * and permits' minimum holds, nested permits, fair locks and multi-locks; the chaos suite
- * keeps covering those on real processes.
+ * In a third of the runs (drawn from a PRNG of its own) the clients run two to a JVM, c0
+ * and c1 in one, c2 and c3 in the other, and each JVM's two clients wait in one
+ * {@link LocalLine}, as the engine's waiters of one lock in one JVM do: one subscription
+ * and one {@link WaitLine} for both, and a FIFO turn. An acquisition tries once outside
+ * the line (or joins it at once if the lock was waited for there within the
+ * subscription's linger, so that its first attempt files its request); only the head of
+ * the line talks to Redis, and files its request when its turn comes; the other waits for
+ * its turn until its wait time runs out, restarted when the lock changed hands (a
+ * progress-aware wait), and is cancelled or interrupted there at once. In the other runs
+ * each client is the head of a line of its own, and the runs are the runs they were
+ * before local lines came.
+ * <p>
+ * Not simulated: the JVM's scheduler, Lettuce's reconnect logic, readers' re-entries,
+ * readers' and permits' minimum holds, nested permits, fair locks and multi-locks; the
+ * chaos suite keeps covering those on real processes.
  */
 final class LockSimulation {
 
@@ -138,6 +149,19 @@ final class LockSimulation {
 	private final int readerPair;
 
 	private final Map<Integer, Client> clients = new java.util.HashMap<>();
+
+	// The local lines of the clients, by the id of their subscription.
+	private final Map<Integer, LocalLine> lines = new java.util.HashMap<>();
+
+	// Whether the clients run two to a JVM (c0 and c1, c2 and c3), sharing one local
+	// line, or each in a JVM of its own.
+	private final boolean twoPerJvm;
+
+	// Acquisitions that waited for their turn in a local line, and those whose wait ran
+	// out there.
+	private int turnsWaited;
+
+	private int turnsTimedOut;
 
 	private final ClientBug clientBug;
 
@@ -236,6 +260,9 @@ final class LockSimulation {
 		// own, so that the other runs are the runs they were.
 		boolean polls = new SimulationRandom(seed ^ 0x706f6c6cL).nextInt(4) == 0 && this.permits == 0;
 		this.waitStrategy = polls ? WaitStrategy.POLLING : WaitStrategy.PUBSUB;
+		// In a third of the runs two clients share a JVM, and so a local line: drawn from
+		// a PRNG of its own, so that the other runs are the runs they were.
+		this.twoPerJvm = new SimulationRandom(seed ^ 0x6a766d73L).nextInt(3) == 0;
 		this.redis = new RedisModel(this.clock);
 		scripts.forEach(this.redis::replaceScript);
 		this.spec = resolve(LockMode.EXCLUSIVE, this.waitStrategy, this.sharedOwners, 0, 0);
@@ -366,6 +393,28 @@ final class LockSimulation {
 	}
 
 	/**
+	 * Return the local line of client {@code i}: its own, or the one of its JVM, which
+	 * the first client of the JVM creates.
+	 */
+	private LocalLine localLine(int i, LockSpec spec) {
+		if (this.twoPerJvm && i % 2 == 1) {
+			LocalLine shared = this.lines.values()
+				.stream()
+				.filter((line) -> line.name().equals("jvm" + (i / 2)))
+				.findFirst()
+				.orElse(null);
+			if (shared != null) {
+				return shared;
+			}
+		}
+		String name = this.twoPerJvm ? "jvm" + (i / 2) : "c" + i;
+		LocalLine line = new LocalLine(name, new WaitLine(false, spec.kind().waitsAsReader()),
+				this.redis.pubSub().subscribe(name, spec.releaseChannel()), spec.waitMode().listens());
+		this.lines.put(line.subscriber().id(), line);
+		return line;
+	}
+
+	/**
 	 * Run the clients until each has made its acquisitions, or the step budget is spent.
 	 * @return what the checker found, or {@code null} if nothing
 	 */
@@ -378,11 +427,12 @@ final class LockSimulation {
 			// owner, as an owner that reads may not also write (an upgrade deadlocks).
 			LockSpec spec = (this.permits > 0) ? this.permitSpec
 					: (i / 2 == this.readerPair) ? this.readSpec : this.spec;
-			Client client = new Client("c" + i, owner, spec, acquisitionsEach);
-			this.clients.put(client.subscriber.id(), client);
+			LocalLine line = localLine(i, spec);
+			Client client = new Client("c" + i, owner, spec, acquisitionsEach, line);
+			this.clients.put(i, client);
 			String role = (client.reader ? " (reads)"
 					: client.permit ? " (takes 1 of " + this.permits + " permits)" : "")
-					+ ((pollNanos() > 0) ? " (polls)" : "");
+					+ ((pollNanos() > 0) ? " (polls)" : "") + (this.twoPerJvm ? " in " + line.name() : "");
 			at(this.random.between(0, 50 * MS),
 					client.name + " starts" + role + (this.sharedOwners ? " as " + owner : ""), client::start);
 		}
@@ -540,6 +590,29 @@ final class LockSimulation {
 		return null;
 	}
 
+	/**
+	 * A message reached a local line: the line hears it, as the engine's listener does,
+	 * whether or not anyone waits, and its head acts on it.
+	 */
+	private void heard(LocalLine line, String message) {
+		if (!line.listens()) {
+			// A poller hears nothing: it wakes on its timer only.
+			return;
+		}
+		ReleaseMessage parsed = ReleaseMessage.parse(message.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+		Client head = (Client) line.head();
+		if (head != null && head.takenAsGrant(parsed)) {
+			return;
+		}
+		WaitLine.Heard heard = line.line().hear(parsed, this.clock.nanos());
+		if (heard != WaitLine.Heard.NOTHING) {
+			line.line().signal(heard == WaitLine.Heard.TRY);
+		}
+		if (head != null) {
+			head.heardAsHead();
+		}
+	}
+
 	private void stall() {
 		if (this.clients.values().stream().allMatch((client) -> client.left <= 0 && client.acquisition == null)) {
 			return;
@@ -555,21 +628,21 @@ final class LockSimulation {
 	 */
 	private void deliver() {
 		for (PubSub.Delivery delivery : this.redis.pubSub().drain()) {
-			Client client = this.clients.get(delivery.subscriber().id());
-			if (client == null) {
+			LocalLine line = this.lines.get(delivery.subscriber().id());
+			if (line == null) {
 				continue;
 			}
-			String what = client.name + " hears " + delivery.message();
+			String what = line.name() + " hears " + delivery.message();
 			int fault = this.faults.contains(Fault.MESSAGE) ? this.random.nextInt(40) : 39;
 			if (fault == 0) {
 				this.trace.add("           dropped: " + what);
 				continue;
 			}
 			long delay = (fault < 4) ? aroundConstant() : network();
-			at(delay, what, () -> client.heard(delivery.message()));
+			at(delay, what, () -> heard(line, delivery.message()));
 			if (fault == 4 || fault == 5) {
 				at(delay + ((fault == 4) ? network() : aroundConstant()), what + " (again)",
-						() -> client.heard(delivery.message()));
+						() -> heard(line, delivery.message()));
 			}
 		}
 	}
@@ -580,6 +653,21 @@ final class LockSimulation {
 	 */
 	private long replyDelay() {
 		return (this.random.nextInt(10) == 0 && this.faults.contains(Fault.PAUSE)) ? aroundConstant() : network();
+	}
+
+	/**
+	 * Return whether the clients ran two to a JVM, sharing a local line.
+	 */
+	boolean twoPerJvm() {
+		return this.twoPerJvm;
+	}
+
+	/**
+	 * Return how many acquisitions waited for their turn in a local line, and how many of
+	 * those ran out of wait time there.
+	 */
+	int[] turns() {
+		return new int[] { this.turnsWaited, this.turnsTimedOut };
 	}
 
 	long seed() {
@@ -824,7 +912,7 @@ final class LockSimulation {
 	 * One simulated client: a process with one thread that takes the lock, works, and
 	 * releases it, as many times as asked.
 	 */
-	private final class Client {
+	private final class Client implements LocalLine.Waiter {
 
 		private final String name;
 
@@ -838,10 +926,17 @@ final class LockSimulation {
 		// Whether it takes a permit of a semaphore, which it does not re-enter.
 		private final boolean permit;
 
-		// The engine's own hearing of the lock's channel.
+		// The engine's own hearing of the lock's channel: its local line's.
 		private final WaitLine line;
 
-		private final PubSub.Subscriber subscriber;
+		// Its local line, of its own or shared with another client of its JVM.
+		private final LocalLine localLine;
+
+		// Whether it is the head of its local line (always, in a line of its own), and
+		// whether it waits for its turn there.
+		private boolean head;
+
+		private boolean awaitingTurn;
 
 		private int left;
 
@@ -876,16 +971,26 @@ final class LockSimulation {
 
 		private @Nullable Runnable afterReentry;
 
-		Client(String name, String owner, LockSpec spec, int acquisitions) {
+		Client(String name, String owner, LockSpec spec, int acquisitions, LocalLine localLine) {
 			this.name = name;
 			this.owner = owner;
 			this.spec = spec;
 			this.reader = spec.kind().waitsAsReader();
 			this.permit = spec.permits() > 0;
-			this.line = new WaitLine(false, this.reader);
+			this.localLine = localLine;
+			this.line = localLine.line();
 			this.left = acquisitions;
 			this.acquiring = spec;
-			this.subscriber = LockSimulation.this.redis.pubSub().subscribe(name, this.spec.releaseChannel());
+			if (!LockSimulation.this.twoPerJvm) {
+				// Alone in its JVM: the head of its line for good.
+				localLine.join(this);
+				this.head = true;
+			}
+		}
+
+		@Override
+		public String name() {
+			return this.name;
 		}
 
 		void start() {
@@ -909,6 +1014,10 @@ final class LockSimulation {
 				at(stop.delayNanos(), this.name + (stop.interrupt() ? " is interrupted" : " is cancelled"),
 						() -> stop(acquisition, stop.interrupt()));
 			}
+			if (LockSimulation.this.twoPerJvm) {
+				startInJvm(acquisition);
+				return;
+			}
 			// As the engine's wait loop: only kinds that line up file a request (permits
 			// don't).
 			if (acquisition.linesUp(true)) {
@@ -917,9 +1026,91 @@ final class LockSimulation {
 			attempt();
 		}
 
+		/**
+		 * Start as the engine's wait loop does in a JVM of several waiters: line up at
+		 * once if the lock was waited for here a moment ago (the first attempt then files
+		 * the request), else try once outside the line first.
+		 */
+		private void startInJvm(Acquisition acquisition) {
+			if (acquisition.linesUp(true) && !acquisition.holdsIt()
+					&& this.localLine.hot(LockSimulation.this.clock.nanos())) {
+				joinLine();
+				return;
+			}
+			attempt();
+		}
+
+		/**
+		 * Join the local line: the head tries at once, the others wait for their turn
+		 * until their wait time runs out (restarted when the lock changed hands, for a
+		 * progress-aware wait).
+		 */
+		private void joinLine() {
+			if (this.localLine.join(this)) {
+				promoted();
+				return;
+			}
+			LockSimulation.this.turnsWaited++;
+			this.awaitingTurn = true;
+			awaitTurn();
+		}
+
+		private void awaitTurn() {
+			Acquisition acquisition = current();
+			long epoch = ++this.epoch;
+			at(Math.max(0, acquisition.deadline().remainingNanos()), this.name + " waited for its turn", () -> {
+				if (epoch != this.epoch || !this.awaitingTurn || this.head) {
+					return;
+				}
+				acquisition.restartOnProgress(this.line.lastProgressNanos());
+				if (acquisition.deadline().remainingNanos() > 0) {
+					awaitTurn();
+					return;
+				}
+				LockSimulation.this.turnsTimedOut++;
+				giveUp();
+			});
+		}
+
+		/**
+		 * It is this waiter's turn: as the engine's head, it files its request with its
+		 * next attempt, which it sends at once.
+		 */
+		private void promoted() {
+			this.awaitingTurn = false;
+			this.head = true;
+			this.epoch++;
+			Acquisition acquisition = current();
+			if (acquisition.linesUp(true)) {
+				this.line.expect(acquisition.fileRequest());
+			}
+			attempt();
+		}
+
+		/**
+		 * Leave the local line as an acquisition ends, passing the turn on: the next
+		 * waiter's thread wakes a moment later.
+		 */
+		private void leaveLine() {
+			if (!LockSimulation.this.twoPerJvm) {
+				return;
+			}
+			this.head = false;
+			this.awaitingTurn = false;
+			Client next = (Client) this.localLine.leave(this, LockSimulation.this.clock.nanos());
+			if (next != null) {
+				Acquisition waiting = next.acquisition;
+				at(LockSimulation.this.random.between(0, MS / 5), next.name + " gets its turn", () -> {
+					if (next.acquisition == waiting && waiting != null && next.awaitingTurn) {
+						next.promoted();
+					}
+				});
+			}
+		}
+
 		private void attempt() {
 			Acquisition acquisition = current();
-			Acquisition.Attempt attempt = acquisition.next(this.line);
+			Acquisition.Attempt attempt = acquisition.next(this.head ? this.line : null);
 			long epoch = ++this.epoch;
 			this.sleeping = false;
 			this.inFlight = true;
@@ -982,6 +1173,13 @@ final class LockSimulation {
 			else if (outcome instanceof AttemptOutcome.Failed failed) {
 				throw new IllegalStateException(this.name + ": " + failed.error());
 			}
+			else if (!this.head && outcome == AttemptOutcome.OVER) {
+				// The first attempt, outside the line, of a wait that is over.
+				giveUp();
+			}
+			else if (!this.head) {
+				joinLine();
+			}
 			else {
 				step();
 			}
@@ -1035,6 +1233,18 @@ final class LockSimulation {
 			else if (this.inFlight) {
 				this.pending = interrupt ? Cancellations.Pending.INTERRUPTED : Cancellations.Pending.CANCELLED;
 			}
+			else if (this.awaitingTurn) {
+				// Waiting for its turn in the local line: the blocking turn's wait throws
+				// for an interrupt, and a reactive cancel ends it at once.
+				this.epoch++;
+				if (interrupt) {
+					LockSimulation.this.cancellations.interrupted();
+				}
+				else {
+					LockSimulation.this.cancellations.cancelledAsleep();
+				}
+				endWithoutTheLock(true);
+			}
 		}
 
 		/**
@@ -1059,12 +1269,11 @@ final class LockSimulation {
 			send(release, "release of a cancelled grant", (released) -> endWithoutTheLock(true));
 		}
 
-		void heard(String message) {
-			if (!this.spec.waitMode().listens()) {
-				// A poller hears nothing: it wakes on its timer only.
-				return;
-			}
-			ReleaseMessage parsed = ReleaseMessage.parse(message.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+		/**
+		 * Return whether the message was taken as a grant, as the planted bug
+		 * {@link ClientBug#MESSAGE_AS_GRANT} takes it.
+		 */
+		boolean takenAsGrant(ReleaseMessage parsed) {
 			Acquisition waiting = this.acquisition;
 			HandOffRequest filed = (waiting != null) ? waiting.request() : null;
 			if (LockSimulation.this.clientBug == ClientBug.MESSAGE_AS_GRANT && waiting != null && filed != null
@@ -1077,12 +1286,16 @@ final class LockSimulation {
 				long now = LockSimulation.this.clock.nanos();
 				hold(new Grant(acquisition.spec(), this.owner, next, acquisition.hold(), now, true, Duration.ZERO, 1),
 						now);
-				return;
+				return true;
 			}
-			WaitLine.Heard heard = this.line.hear(parsed, LockSimulation.this.clock.nanos());
-			if (heard != WaitLine.Heard.NOTHING) {
-				this.line.signal(heard == WaitLine.Heard.TRY);
-			}
+			return false;
+		}
+
+		/**
+		 * Act on what the line heard, as its head: try again if called to, or sleep
+		 * again, maybe shorter.
+		 */
+		void heardAsHead() {
 			Acquisition acquisition = this.acquisition;
 			if (acquisition != null && this.sleeping && acquisition.calledToTry(this.line)) {
 				attempt();
@@ -1138,6 +1351,7 @@ final class LockSimulation {
 			this.acquisition = null;
 			Acquisition.Ending ending = acquisition.end(false);
 			forget(ending);
+			leaveLine();
 			HandOffRequest withdraw = ending.withdraw();
 			if (stopped && LockSimulation.this.clientBug == ClientBug.CANCEL_SKIPS_WITHDRAWAL) {
 				withdraw = null;
@@ -1164,6 +1378,7 @@ final class LockSimulation {
 			Acquisition acquisition = current();
 			this.acquisition = null;
 			forget(acquisition.end(true));
+			leaveLine();
 			waited(" waited");
 			Held held = new Held(grant, LockSimulation.this.clock.nanos());
 			this.holds.clear();
@@ -1432,7 +1647,12 @@ final class LockSimulation {
 			held.released = true;
 			// The caller's release returns with its reply (the second run's, when the
 			// first reply was lost and the command re-sent); only then does it go on.
-			sendRelease(held, "release", this::next);
+			sendRelease(held, "release", () -> {
+				if (LockSimulation.this.clientBug == ClientBug.LOCAL_HAND_OFF) {
+					handOffLocally(grant);
+				}
+				next();
+			});
 		}
 
 		/**
@@ -1492,6 +1712,25 @@ final class LockSimulation {
 
 		private void next() {
 			at(LockSimulation.this.random.between(0, 20 * MS), this.name + " next", this::start);
+		}
+
+		/**
+		 * The planted bug {@link ClientBug#LOCAL_HAND_OFF}: the released lock goes to the
+		 * head of this JVM's line, asleep, with the next token, and no script of its own.
+		 */
+		private void handOffLocally(Grant released) {
+			Client next = (Client) this.localLine.head();
+			if (next == null || next == this || next.acquisition == null || !next.sleeping) {
+				return;
+			}
+			next.epoch++;
+			next.sleeping = false;
+			LockSimulation.this.trace.add("           " + next.name + " takes token " + released.token() + " over from "
+					+ this.name + "'s release (the planted local hand-off)");
+			Acquisition acquisition = next.acquisition;
+			long now = LockSimulation.this.clock.nanos();
+			next.hold(new Grant(acquisition.spec(), next.owner, released.token() + 1, acquisition.hold(), now, true,
+					Duration.ZERO, 1), now);
 		}
 
 		private Acquisition current() {
@@ -1579,7 +1818,14 @@ final class LockSimulation {
 		 * A waiter cancelled or interrupted does not withdraw its request: it stays in
 		 * the lock's line, and a release reserves the lock for nobody waiting.
 		 */
-		CANCEL_SKIPS_WITHDRAWAL
+		CANCEL_SKIPS_WITHDRAWAL,
+
+		/**
+		 * A local hand-off without Redis: a release passes the lock to the head of the
+		 * releasing client's local line, asleep, with the next token, as if the release
+		 * had granted it; Redis never heard of that holder.
+		 */
+		LOCAL_HAND_OFF
 
 	}
 

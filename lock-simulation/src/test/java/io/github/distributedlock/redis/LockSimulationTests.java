@@ -47,6 +47,8 @@ class LockSimulationTests {
 		long kept = 0;
 		long[] leases = new long[4];
 		long[] stops = new long[4];
+		int jvmRuns = 0;
+		long[] turns = new long[2];
 		for (long seed : seeds()) {
 			LockSimulation simulation = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE);
 			String violation = simulation.run(CLIENTS, ACQUISITIONS);
@@ -70,6 +72,9 @@ class LockSimulationTests {
 			}
 			steps += simulation.steps();
 			kept += simulation.keptReleases();
+			jvmRuns += simulation.twoPerJvm() ? 1 : 0;
+			turns[0] += simulation.turns()[0];
+			turns[1] += simulation.turns()[1];
 			for (int i = 0; i < leases.length; i++) {
 				leases[i] += simulation.confirmedLeases()[i];
 				stops[i] += simulation.cancellations()[i];
@@ -79,11 +84,13 @@ class LockSimulationTests {
 		System.out.printf("simulation: %d seeds, %d holds (%d read holds in %d seeds with readers, %d writer intents "
 				+ "dropped; %d permits in %d seeds with permits; %d renewals, %d extensions, %d re-entries granted, %d joined "
 				+ "a shared custom owner's hold, %d releases kept a minimum hold; %d waits cancelled asleep, %d cancelled "
-				+ "in flight, %d of them granted and released, %d interrupted), %d events, "
-				+ "%d lock operations (scripts run), %.1f CPU s, %.0f holds, %.0f lock operations and "
-				+ "%.0f events per CPU s%n", seeds().length, holds, readHolds, readerRuns, intentsDropped, permitHolds,
-				permitRuns, leases[0], leases[1], leases[2], leases[3], kept, stops[0], stops[1], stops[2], stops[3],
-				steps, scripts, cpuSeconds, holds / cpuSeconds, scripts / cpuSeconds, steps / cpuSeconds);
+				+ "in flight, %d of them granted and released, %d interrupted; %d seeds ran two clients to a JVM, "
+				+ "where %d acquisitions waited for their turn in the local line, %d of them until their wait ran "
+				+ "out), %d events, %d lock operations (scripts run), %.1f CPU s, %.0f holds, %.0f lock operations "
+				+ "and %.0f events per CPU s%n", seeds().length, holds, readHolds, readerRuns, intentsDropped,
+				permitHolds, permitRuns, leases[0], leases[1], leases[2], leases[3], kept, stops[0], stops[1], stops[2],
+				stops[3], jvmRuns, turns[0], turns[1], steps, scripts, cpuSeconds, holds / cpuSeconds,
+				scripts / cpuSeconds, steps / cpuSeconds);
 	}
 
 	/**

@@ -344,6 +344,18 @@ class PlantedBugTests {
 		System.out.println("planted direct hand-off found: " + found.violation + "\n" + found.trace);
 	}
 
+	/**
+	 * The local hand-off done wrong: a release hands the lock to the next waiter of its
+	 * own JVM's line without any script granting it. Found only in the runs with two
+	 * clients to a JVM.
+	 */
+	@Test
+	void findsALocalHandOffThatRedisNeverGranted() {
+		Found found = firstFailingSeed(Map.of(), LockSimulation.ClientBug.LOCAL_HAND_OFF);
+		assertThat(found).as("a violation within %d seeds", MAX_SEEDS).isNotNull();
+		System.out.println("planted local hand-off found: " + found.violation + "\n" + found.trace);
+	}
+
 	private static void assertFound(String script, String... replacements) {
 		String text = ScriptTexts.all().get(script);
 		for (int i = 0; i < replacements.length; i += 2) {
