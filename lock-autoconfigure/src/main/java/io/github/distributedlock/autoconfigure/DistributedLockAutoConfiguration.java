@@ -6,6 +6,7 @@ import io.github.distributedlock.LockOperations;
 import io.github.distributedlock.LockTemplate;
 import io.github.distributedlock.WaitStrategy;
 import io.github.distributedlock.redis.RedisLockTemplate;
+import io.github.distributedlock.redis.RedisLockTemplateBuilder;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -62,7 +63,7 @@ public final class DistributedLockAutoConfiguration {
 			if (container == null || properties.getWaitStrategy() == WaitStrategy.KEYSPACE_EVENTS) {
 				EvictionPolicyCheck.check(connectionFactory, properties.isAllowEviction());
 			}
-			RedisLockTemplate.Builder builder = RedisLockTemplate.builder(connectionFactory)
+			RedisLockTemplateBuilder builder = RedisLockTemplate.builder(connectionFactory)
 				.defaults(defaults(properties))
 				.keyPrefix(properties.getKeyPrefix())
 				.database(RedisDatabase.of(connectionFactory))

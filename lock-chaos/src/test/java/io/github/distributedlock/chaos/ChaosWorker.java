@@ -23,6 +23,7 @@ import io.github.distributedlock.LockLeaseLostException;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.redis.RedisLockTemplate;
+import io.github.distributedlock.redis.RedisLockTemplateBuilder;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -53,7 +54,7 @@ final class ChaosWorker {
 		PrintStream out = new PrintStream(new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16),
 				false, StandardCharsets.UTF_8);
 		LettuceConnectionFactory factory = config.connectionFactory();
-		RedisLockTemplate.Builder builder = RedisLockTemplate.builder(factory);
+		RedisLockTemplateBuilder builder = RedisLockTemplate.builder(factory);
 		if (config.replicaAcknowledgements() > 0) {
 			builder.replicaAcknowledgements(config.replicaAcknowledgements(), Duration.ofMillis(100));
 		}

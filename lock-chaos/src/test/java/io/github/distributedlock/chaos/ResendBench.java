@@ -17,6 +17,7 @@ import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.chaos.support.Connections;
 import io.github.distributedlock.redis.ProtocolTimings;
 import io.github.distributedlock.redis.RedisLockTemplate;
+import io.github.distributedlock.redis.RedisLockTemplateBuilder;
 import io.github.distributedlock.test.RedisProcess;
 import io.github.distributedlock.test.RedisServers;
 import org.jspecify.annotations.Nullable;
@@ -83,7 +84,7 @@ final class ResendBench implements AutoCloseable {
 		return throughProxy(UnaryOperator.identity());
 	}
 
-	RedisLockTemplate throughProxy(UnaryOperator<RedisLockTemplate.Builder> options) {
+	RedisLockTemplate throughProxy(UnaryOperator<RedisLockTemplateBuilder> options) {
 		return template(this.proxy.port(), options);
 	}
 
@@ -94,11 +95,11 @@ final class ResendBench implements AutoCloseable {
 		return direct(UnaryOperator.identity());
 	}
 
-	RedisLockTemplate direct(UnaryOperator<RedisLockTemplate.Builder> options) {
+	RedisLockTemplate direct(UnaryOperator<RedisLockTemplateBuilder> options) {
 		return template(this.redis.port(), options);
 	}
 
-	private RedisLockTemplate template(int port, UnaryOperator<RedisLockTemplate.Builder> options) {
+	private RedisLockTemplate template(int port, UnaryOperator<RedisLockTemplateBuilder> options) {
 		LettuceConnectionFactory factory = Connections.standalone(port);
 		this.factories.add(factory);
 		RedisLockTemplate template = options.apply(RedisLockTemplate.builder(factory)).build();

@@ -14,6 +14,7 @@ import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.redis.ProtocolTimings;
 import io.github.distributedlock.redis.RedisLockTemplate;
+import io.github.distributedlock.redis.RedisLockTemplateBuilder;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -321,7 +322,7 @@ class ResentGivingUpTests {
 	 * Make fair waiters call Redis seldom, so that one that is woken early was told its
 	 * turn came.
 	 */
-	private RedisLockTemplate.Builder fairWaitersSlow(RedisLockTemplate.Builder builder) {
+	private RedisLockTemplateBuilder fairWaitersSlow(RedisLockTemplateBuilder builder) {
 		return builder.fairWaiterTimeout(FAIR_WAITER_TIMEOUT);
 	}
 

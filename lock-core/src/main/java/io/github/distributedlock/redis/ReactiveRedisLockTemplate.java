@@ -304,7 +304,7 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 
 		/**
 		 * Set how long a fair lock's waiter keeps its place in the queue without calling
-		 * Redis, as {@link RedisLockTemplate.Builder#fairWaiterTimeout(Duration)} does. 5
+		 * Redis, as {@link RedisLockTemplateBuilder#fairWaiterTimeout(Duration)} does. 5
 		 * s by default.
 		 * @param fairWaiterTimeout the timeout, at least 30 ms
 		 * @return this builder
@@ -320,8 +320,8 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 
 		/**
 		 * Set whether waiters line up across processes for reservations, as
-		 * {@link RedisLockTemplate.Builder#handOff(boolean)} does; use the same setting
-		 * as the blocking templates on the same Redis.
+		 * {@link RedisLockTemplateBuilder#handOff(boolean)} does; use the same setting as
+		 * the blocking templates on the same Redis.
 		 * @param handOff whether waiters line up for reservations
 		 * @return this builder
 		 */

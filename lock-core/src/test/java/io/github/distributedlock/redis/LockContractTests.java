@@ -71,7 +71,7 @@ class LockContractTests extends LockTemplateContractTests<RedisLockTemplate> {
 		return this.running.redis();
 	}
 
-	protected RedisLockTemplate.Builder configure(RedisLockTemplate.Builder builder) {
+	protected RedisLockTemplateBuilder configure(RedisLockTemplateBuilder builder) {
 		return builder.configureKeyspaceEvents(true).subscriptionLinger(Duration.ofMillis(200));
 	}
 
