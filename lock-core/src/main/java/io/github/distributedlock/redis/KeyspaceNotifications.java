@@ -3,6 +3,8 @@ package io.github.distributedlock.redis;
 import java.util.Properties;
 
 import io.github.distributedlock.KeyspaceNotificationsException;
+import io.github.distributedlock.LockName;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.RedisConnection;
@@ -36,21 +38,50 @@ final class KeyspaceNotifications {
 				return;
 			}
 			if (!configure) {
-				throw new KeyspaceNotificationsException(current, missing, "CONFIG SET is not enabled for the library",
-						null);
+				throw notConfigurable(current, missing);
 			}
 			connection.serverCommands().setConfig(PARAMETER, current + missing);
 		}
 		catch (DataAccessException ex) {
-			throw new KeyspaceNotificationsException("unknown", "Kgx",
-					"the library could not read or set it (" + ex.getMessage() + ")", ex);
+			throw unreachable(ex);
 		}
 	}
 
 	private static String read(RedisConnection connection) {
-		Properties config = connection.serverCommands().getConfig(PARAMETER);
+		return flags(connection.serverCommands().getConfig(PARAMETER));
+	}
+
+	/**
+	 * Return the flags in a {@code CONFIG GET} reply of the parameter, empty if it has
+	 * none.
+	 */
+	static String flags(@Nullable Properties config) {
 		String value = (config != null) ? config.getProperty(PARAMETER) : null;
 		return (value != null) ? value : "";
+	}
+
+	/**
+	 * Return the error for a setting that lacks flags and may not be changed.
+	 */
+	static KeyspaceNotificationsException notConfigurable(String current, String missing) {
+		return new KeyspaceNotificationsException(current, missing, "CONFIG SET is not enabled for the library", null);
+	}
+
+	/**
+	 * Return the error for a setting that could not be read or changed.
+	 */
+	static KeyspaceNotificationsException unreachable(Exception ex) {
+		return new KeyspaceNotificationsException("unknown", "Kgx",
+				"the library could not read or set it (" + ex.getMessage() + ")", ex);
+	}
+
+	/**
+	 * Return the error for a keyspace wait on Redis Cluster, where the notifications stay
+	 * on the node that owns the key.
+	 */
+	static IllegalStateException onCluster(LockName name) {
+		return new IllegalStateException("Lock '" + name + "': the KEYSPACE_EVENTS wait strategy does not work on "
+				+ "Redis Cluster, where keyspace notifications stay on the node that owns the key; use PUBSUB");
 	}
 
 	static String missingFlags(String current) {

@@ -54,8 +54,7 @@ final class LockRequestResolver {
 		boolean autoRenew = (request.autoRenew() != null) ? request.autoRenew()
 				: (request.lease() == null && this.renewLeaselessLocks);
 		Duration waitTime = (request.waitTime() != null) ? request.waitTime() : this.defaults.waitTime();
-		WaitStrategy strategy = (request.waitStrategy() != null) ? request.waitStrategy()
-				: this.defaults.waitStrategy();
+		WaitStrategy strategy = strategy(request);
 		boolean reentrant = (request.reentrant() != null) ? request.reentrant() : this.defaults.reentrant();
 		boolean progressAware = (request.progressAwareTimeout() != null) ? request.progressAwareTimeout()
 				: this.defaults.progressAwareTimeout();
@@ -65,9 +64,7 @@ final class LockRequestResolver {
 		}
 		if (strategy == WaitStrategy.KEYSPACE_EVENTS && !this.server.keyspaceEventsChecked()) {
 			if (this.server.isCluster()) {
-				throw new IllegalStateException("Lock '" + name
-						+ "': the KEYSPACE_EVENTS wait strategy does not work on "
-						+ "Redis Cluster, where keyspace notifications stay on the node that owns the key; use PUBSUB");
+				throw KeyspaceNotifications.onCluster(name);
 			}
 			this.server.checkKeyspaceEvents();
 		}
@@ -84,6 +81,13 @@ final class LockRequestResolver {
 		LockTiming timing = new LockTiming(lease.toMillis(), waitNanos(waitTime), progressAware, autoRenew,
 				(request.holdAtLeast() != null) ? request.holdAtLeast().toMillis() : 0, this.fairWaiterTimeoutMillis);
 		return new LockSpec(target, timing, wait, reentrant, request.origin());
+	}
+
+	/**
+	 * Return the wait strategy of a request, its own or the default.
+	 */
+	WaitStrategy strategy(LockRequest request) {
+		return (request.waitStrategy() != null) ? request.waitStrategy() : this.defaults.waitStrategy();
 	}
 
 	private static LockKind kind(LockRequest request) {

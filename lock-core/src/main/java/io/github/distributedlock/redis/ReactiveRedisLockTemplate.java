@@ -17,6 +17,7 @@ import io.github.distributedlock.ReactiveLockOperations;
 import io.github.distributedlock.ReactiveLockTemplate;
 import io.github.distributedlock.WaitStrategy;
 import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -32,13 +33,17 @@ import org.springframework.data.redis.listener.ReactiveRedisMessageListenerConta
  * Each subscription to {@link #acquire(LockRequest)} is its own owner (this instance's
  * secret id plus a number), unless the request names a custom owner, whose holds in any
  * process or engine are one holder. Exclusive (write) locks, read locks, permits, fair
- * locks and multi-locks; the keyspace wait strategy is refused. Create one per
+ * locks and multi-locks, waiting by pub/sub, keyspace events or polling. Create one per
  * application with {@link #builder(ReactiveRedisConnectionFactory)} and {@link #close()}
  * it on shutdown.
  */
 public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, AutoCloseable {
 
 	private final LockRequestResolver resolver;
+
+	private final LockKeys keys;
+
+	private final ReactiveKeyspaceCheck keyspaceCheck;
 
 	private final ReactiveLockCommands commands;
 
@@ -66,14 +71,8 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 	private volatile boolean closed;
 
 	private ReactiveRedisLockTemplate(Builder builder) {
-		LockDefaults defaults = builder.defaults;
-		if (defaults.waitStrategy() == WaitStrategy.KEYSPACE_EVENTS) {
-			// Keyspace events are a blocking-engine option; the release channel says as
-			// much.
-			defaults = defaults.withWaitStrategy(WaitStrategy.PUBSUB);
-		}
 		this.handOff = builder.handOff;
-		LockKeys keys = new LockKeys(builder.keyPrefix, 0);
+		this.keys = new LockKeys(builder.keyPrefix, builder.database);
 		this.commands = new ReactiveLockCommands(builder.connectionFactory, LockKeys.FENCE_IDLE_MILLIS, this.handOff);
 		this.holds = new ReactiveHolds(this.commands, this.timer, new LockListeners(builder.listeners));
 		this.connectionFactory = builder.connectionFactory;
@@ -82,8 +81,13 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 		this.lines = new ReactiveWaitLines(this::container, this.timer, builder.subscriptionLinger.toNanos());
 		this.multiLocking = new ReactiveMultiLocking(this.commands, this.lines, this.timer, this.holds,
 				this.connectionFactory, this.handOff);
-		this.resolver = new LockRequestResolver(defaults, keys, builder.watchdog, true,
-				new RedisServerFeatures(null, false, false), builder.fairWaiterTimeout.toMillis());
+		// Not a Cluster as far as the resolver knows: the keyspace check finds out,
+		// without
+		// blocking, before the resolver needs to know.
+		RedisServerFeatures server = new RedisServerFeatures(null, false, false);
+		this.keyspaceCheck = new ReactiveKeyspaceCheck(this.connectionFactory, builder.configureKeyspaceEvents, server);
+		this.resolver = new LockRequestResolver(builder.defaults, this.keys, builder.watchdog, true, server,
+				builder.fairWaiterTimeout.toMillis());
 	}
 
 	/**
@@ -98,7 +102,7 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 	@Override
 	public Mono<ReactiveLockHandle> acquire(LockRequest request) {
 		Objects.requireNonNull(request, "request must not be null");
-		return Mono.defer(() -> {
+		return Mono.defer(() -> keyspaceReady(request)).then(Mono.defer(() -> {
 			LockSpec spec = resolve(request);
 			String owner = (request.owner() != null) ? this.owners.of(request)
 					: this.owners.subscription(this.subscriptions.incrementAndGet());
@@ -115,7 +119,7 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 				.doOnDiscard(Grant.class, this.holds::releaseUnused)
 				.doOnError(LockTimeoutException.class, this.holds::notAcquired)
 				.map(this.holds::hold);
-		});
+		}));
 	}
 
 	@Override
@@ -124,7 +128,7 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 		if (requests.isEmpty()) {
 			return Mono.error(new IllegalArgumentException("acquireAll needs at least one lock request"));
 		}
-		return Mono.defer(() -> {
+		return Flux.fromIterable(requests).concatMap(this::keyspaceReady).then(Mono.defer(() -> {
 			long start = System.nanoTime();
 			LockRequest firstRequest = requests.get(0);
 			LockSpec first = resolve(firstRequest);
@@ -135,16 +139,24 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 			String owner = (firstRequest.owner() != null) ? this.owners.of(firstRequest)
 					: this.owners.subscription(this.subscriptions.incrementAndGet());
 			return this.multiLocking.acquireAll(first, specs, owner, start);
-		});
+		}));
+	}
+
+	/**
+	 * Complete once the request may be resolved: at once, unless it waits by keyspace
+	 * events that no check found on yet, which the blocking template checks when it
+	 * starts or resolves.
+	 */
+	private Mono<Void> keyspaceReady(LockRequest request) {
+		if (this.closed || this.resolver.strategy(request) != WaitStrategy.KEYSPACE_EVENTS) {
+			return Mono.empty();
+		}
+		return this.keyspaceCheck.ensureEnabled(request.name());
 	}
 
 	private LockSpec resolve(LockRequest request) {
 		if (this.closed) {
 			throw new LockAccessException(request.name(), "the lock service is shut down", null);
-		}
-		if (request.waitStrategy() == WaitStrategy.KEYSPACE_EVENTS) {
-			throw new IllegalArgumentException("Lock '" + request.name()
-					+ "': the reactive template waits by PUBSUB or POLLING, not KEYSPACE_EVENTS");
 		}
 		return this.resolver.resolve(request);
 	}
@@ -166,7 +178,7 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 	 * @return the key of the lock hash
 	 */
 	public String lockKey(LockRequest request) {
-		return this.resolver.resolve(request).lockKey();
+		return this.keys.lock(request.name());
 	}
 
 	/**
@@ -242,6 +254,10 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 
 		private Duration fairWaiterTimeout = Duration.ofSeconds(5);
 
+		private int database;
+
+		private boolean configureKeyspaceEvents;
+
 		private final List<LockListener> listeners = new ArrayList<>();
 
 		private Builder(ReactiveRedisConnectionFactory connectionFactory) {
@@ -261,12 +277,36 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 
 		/**
 		 * Set the defaults for whatever a request leaves unset. A default wait strategy
-		 * of keyspace events waits by pub/sub here.
+		 * of keyspace events is checked on the first request that uses it, not here, as
+		 * building the template does not talk to Redis.
 		 * @param defaults the defaults
 		 * @return this builder
 		 */
 		public Builder defaults(LockDefaults defaults) {
 			this.defaults = Objects.requireNonNull(defaults, "defaults must not be null");
+			return this;
+		}
+
+		/**
+		 * Set the database index, used to name keyspace notification channels, as
+		 * {@link RedisLockTemplate.Builder#database(int)} does.
+		 * @param database the database index
+		 * @return this builder
+		 */
+		public Builder database(int database) {
+			this.database = database;
+			return this;
+		}
+
+		/**
+		 * Set whether the keyspace wait strategy may run {@code CONFIG SET
+		 * notify-keyspace-events} when the server lacks the needed flags, as
+		 * {@link RedisLockTemplate.Builder#configureKeyspaceEvents(boolean)} does.
+		 * @param configure whether to configure keyspace notifications
+		 * @return this builder
+		 */
+		public Builder configureKeyspaceEvents(boolean configure) {
+			this.configureKeyspaceEvents = configure;
 			return this;
 		}
 

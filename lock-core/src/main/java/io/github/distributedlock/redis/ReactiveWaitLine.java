@@ -50,12 +50,14 @@ final class ReactiveWaitLine {
 	@Nullable Disposable pendingRemoval;
 
 	/**
+	 * @param keyspaceEvents whether the line listens to the lock's keyspace events
+	 * ({@link WaitMode#keyspaceEvents()}), so that release messages only inform
 	 * @param readers whether its waiters are readers, whom the last reader leaving does
 	 * not concern ({@link LockKind#waitsAsReader()})
 	 */
-	ReactiveWaitLine(String id, boolean readers) {
+	ReactiveWaitLine(String id, boolean keyspaceEvents, boolean readers) {
 		this.id = id;
-		this.line = new WaitLine(false, readers);
+		this.line = new WaitLine(keyspaceEvents, readers);
 	}
 
 	String id() {
@@ -174,7 +176,7 @@ final class ReactiveWaitLine {
 	}
 
 	/**
-	 * Read a message heard on the lock's channel.
+	 * Read a message heard on the lock's channels.
 	 */
 	void onMessage(byte[] body) {
 		switch (this.line.hear(ReleaseMessage.parse(body), System.nanoTime())) {

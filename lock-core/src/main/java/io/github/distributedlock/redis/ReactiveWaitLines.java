@@ -18,7 +18,8 @@ import org.springframework.data.redis.listener.ReactiveRedisMessageListenerConta
 
 /**
  * The {@link ReactiveWaitLine}s of a reactive template, one per lock with waiters, each
- * subscribed to its lock's release channel through one
+ * subscribed to its lock's channels (those of its {@link WaitMode}, as the blocking
+ * {@link WaitQueues} subscribe them) through one
  * {@link ReactiveRedisMessageListenerContainer} subscription for as long as it has
  * waiters, plus a short linger so that a hot lock does not churn subscriptions.
  * Thread-safe.
@@ -55,7 +56,7 @@ final class ReactiveWaitLines {
 		this.waiting.incrementAndGet();
 		ReactiveWaitLine line = this.lines.compute(spec.queueId(), (id, existing) -> {
 			ReactiveWaitLine joined = (existing != null) ? existing
-					: new ReactiveWaitLine(id, spec.kind().waitsAsReader());
+					: new ReactiveWaitLine(id, spec.waitMode().keyspaceEvents(), spec.kind().waitsAsReader());
 			joined.references++;
 			if (joined.pendingRemoval != null) {
 				joined.pendingRemoval.dispose();
@@ -93,17 +94,23 @@ final class ReactiveWaitLines {
 			if (line.hasSubscription()) {
 				return;
 			}
+			List<ChannelTopic> topics = spec.waitMode().channels().stream().map(ChannelTopic::of).toList();
+			AtomicInteger unconfirmed = new AtomicInteger(topics.size());
 			SubscriptionListener listener = new SubscriptionListener() {
 
 				@Override
 				public void onChannelSubscribed(byte[] channel, long count) {
-					line.subscribed();
+					// Subscribed once every channel is; a later confirmation (after a
+					// reconnect) signals, as a release may have been missed.
+					if (unconfirmed.decrementAndGet() <= 0) {
+						line.subscribed();
+					}
 				}
 
 			};
 			try {
 				line.subscription(this.container.get()
-					.receive(List.of(ChannelTopic.of(spec.releaseChannel())), listener)
+					.receive(topics, listener)
 					.subscribe((message) -> line.onMessage(message.getMessage().getBytes(StandardCharsets.UTF_8)),
 							(error) -> lost(line, error)));
 			}

@@ -13,8 +13,8 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  */
 final class RedisServerFeatures {
 
-	// Null for the reactive engine, which waits neither for keyspace events nor in
-	// batches.
+	// Null for the reactive engine, which waits in no batches, and checks the keyspace
+	// notifications without blocking (ReactiveKeyspaceCheck), before it resolves.
 	private final @Nullable RedisConnectionFactory connectionFactory;
 
 	private final boolean configureKeyspaceEvents;
@@ -55,6 +55,14 @@ final class RedisServerFeatures {
 	 */
 	void checkKeyspaceEvents() {
 		KeyspaceNotifications.ensureEnabled(connectionFactory(), this.configureKeyspaceEvents);
+		keyspaceEventsConfirmed();
+	}
+
+	/**
+	 * Note that keyspace notifications are on, as a check that does not block (the
+	 * reactive engine's) found.
+	 */
+	void keyspaceEventsConfirmed() {
 		this.keyspaceEventsChecked = true;
 	}
 

@@ -289,7 +289,7 @@ class AcquisitionTests {
 	@Test
 	void bothEnginesLinesKeepTheLatestChangeOfHands() {
 		WaitQueue blocking = new WaitQueue("q", List.of("c"), false, false);
-		ReactiveWaitLine reactive = new ReactiveWaitLine("q", false);
+		ReactiveWaitLine reactive = new ReactiveWaitLine("q", false, false);
 		long later = Long.MAX_VALUE - 5;
 		long wrapped = later + 10;
 		for (long nanos : new long[] { later, later - 1_000, wrapped, later }) {

@@ -41,8 +41,8 @@ class EngineLayersTests {
 					+ "LockOwners RedisVersion HashSlots LockKeys",
 			"LuaScript LuaLibrary LockScripts ScriptArgs ScriptKey ScriptCall ScriptTexts LockScriptsRuntimeHints "
 					+ "LockKind ExclusiveKind ReadKind PermitKind FairKind",
-			"ScriptRunner LockCommands ReactiveLockCommands RedisServerFeatures KeyspaceNotifications ReplicaWait "
-					+ "ListenerContainerLifecycle LockListeners LockRequestResolver",
+			"ScriptRunner LockCommands ReactiveLockCommands RedisServerFeatures KeyspaceNotifications "
+					+ "ReactiveKeyspaceCheck ReplicaWait ListenerContainerLifecycle LockListeners LockRequestResolver",
 			"WaitLoop WaitQueue WaitQueues MultiWaitLoop MultiLocking FairWait LockAttempts LeaseWatchdog HoldRegistry "
 					+ "OwnerHolds RedisLockHandle MultiLockHandle ReactiveDriver ReactiveAcquisition ReactiveWaitLine "
 					+ "ReactiveWaitLines ReactiveRedisLockHandle ReactiveHoldContext ReactiveHolds ReactiveMultiAcquisition "

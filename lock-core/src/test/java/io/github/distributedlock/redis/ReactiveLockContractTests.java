@@ -44,9 +44,9 @@ import static org.awaitility.Awaitility.await;
  * tokens, wake-up on release, an abandoned lock noticed when its lease ends, timeouts
  * that name the lock, a lost lease reported without touching the next holder, extension,
  * and cancellation. Each row starts its servers once. Read/write locks and permits too;
- * each subscription is its own owner, so reentrancy is not part of it, nor are fair
- * locks, which the reactive template refuses (see {@code docs/design/reactive.md}).
- * {@code -Dcontract.topologies} selects rows as for {@link LockContractTests}.
+ * each subscription is its own owner, so reentrancy is not part of it. Keyspace rows run
+ * where the blocking suite runs them: not on Cluster. {@code -Dcontract.topologies}
+ * selects rows as for {@link LockContractTests}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @ParameterizedClass(name = "{0} {1}")
@@ -78,10 +78,7 @@ class ReactiveLockContractTests {
 			.of(ContractTopology.STANDALONE, ContractTopology.SENTINEL, ContractTopology.CLUSTER,
 					ContractTopology.REDIS_6_2, ContractTopology.VALKEY_8_0)
 			.filter(ContractTopology::isSelected)
-			.flatMap((topology) -> topology.strategies()
-				.stream()
-				.filter((strategy) -> strategy != WaitStrategy.KEYSPACE_EVENTS)
-				.map((strategy) -> Arguments.of(topology, strategy)));
+			.flatMap((topology) -> topology.strategies().stream().map((strategy) -> Arguments.of(topology, strategy)));
 	}
 
 	@BeforeParameterizedClassInvocation
@@ -93,12 +90,16 @@ class ReactiveLockContractTests {
 			.withWaitTime(Duration.ofSeconds(5));
 		this.template = reactive(defaults);
 		this.otherProcess = reactive(defaults);
-		this.blocking = RedisLockTemplate.builder(this.connectionFactory).defaults(defaults).build();
+		this.blocking = RedisLockTemplate.builder(this.connectionFactory)
+			.defaults(defaults)
+			.configureKeyspaceEvents(true)
+			.build();
 	}
 
 	private ReactiveRedisLockTemplate reactive(LockDefaults defaults) {
 		return ReactiveRedisLockTemplate.builder((ReactiveRedisConnectionFactory) this.connectionFactory)
 			.defaults(defaults)
+			.configureKeyspaceEvents(true)
 			.build();
 	}
 

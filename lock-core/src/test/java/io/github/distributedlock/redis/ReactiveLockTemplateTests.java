@@ -10,6 +10,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.distributedlock.KeyspaceNotificationsException;
 import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockLeaseLostException;
 import io.github.distributedlock.LockMode;
@@ -523,13 +524,21 @@ class ReactiveLockTemplateTests {
 	}
 
 	@Test
-	void shouldRefuseWhatItDoesNotSupportNamingTheLock() {
-		List<LockRequest> refused = new ArrayList<>();
-		refused.add(lock("refused").waitStrategy(WaitStrategy.KEYSPACE_EVENTS).build());
-		for (LockRequest request : refused) {
-			assertThatExceptionOfType(IllegalArgumentException.class)
+	void shouldWaitByKeyspaceEventsOnceTheServerPublishesThem() {
+		// Once refused by name; now checked as the blocking template checks it.
+		LockRequest request = lock("keyspace").waitStrategy(WaitStrategy.KEYSPACE_EVENTS).build();
+		redis.server().command("CONFIG", "SET", "notify-keyspace-events", "");
+		try {
+			assertThatExceptionOfType(KeyspaceNotificationsException.class)
 				.isThrownBy(() -> this.template.acquire(request).block(BLOCK))
-				.withMessageContaining("reactive:refused");
+				.withMessageContaining("notify-keyspace-events");
+			redis.server().command("CONFIG", "SET", "notify-keyspace-events", "Kgx");
+			ReactiveLockHandle held = this.template.acquire(request).block(BLOCK);
+			assertThat(locked(request)).isTrue();
+			held.release().block(BLOCK);
+		}
+		finally {
+			redis.server().command("CONFIG", "SET", "notify-keyspace-events", "");
 		}
 	}
 
