@@ -15,6 +15,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandi
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
  * {@link EnableAutoConfiguration Auto-configuration} of the reactive lock engine: a
@@ -40,6 +41,10 @@ public final class DistributedLockReactiveAutoConfiguration {
 		ReactiveRedisLockTemplate.Builder builder = ReactiveRedisLockTemplate.builder(connectionFactory)
 			.defaults(DistributedLockAutoConfiguration.RedisLockTemplateConfiguration.defaults(properties))
 			.keyPrefix(properties.getKeyPrefix())
+			// The same factory serves both APIs with Lettuce; a reactive-only one uses
+			// database 0.
+			.database((connectionFactory instanceof RedisConnectionFactory blocking) ? RedisDatabase.of(blocking) : 0)
+			.configureKeyspaceEvents(properties.getKeyspaceEvents().isConfigure())
 			.subscriptionLinger(properties.getSubscriptionLinger())
 			.handOff(properties.isHandOff())
 			.fairWaiterTimeout(properties.getFair().getWaiterTimeout())

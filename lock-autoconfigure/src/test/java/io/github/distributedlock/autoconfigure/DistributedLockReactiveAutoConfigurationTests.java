@@ -103,6 +103,31 @@ class DistributedLockReactiveAutoConfigurationTests {
 	}
 
 	@Test
+	void shouldWaitByTheKeyspaceEventsOfTheConfiguredDatabase(RedisServer server) {
+		this.contextRunner
+			.withPropertyValues("spring.data.redis.database=3", "distributed-lock.wait-strategy=keyspace-events",
+					"distributed-lock.keyspace-events.configure=true")
+			.run((context) -> {
+				ReactiveRedisLockTemplate reactive = context.getBean(ReactiveRedisLockTemplate.class);
+				LockRequest request = LockRequest.builder("reactive-keyspace").lease(Duration.ofSeconds(30)).build();
+				LockHandle held = context.getBean(LockTemplate.class).acquire(request);
+				Mono<ReactiveLockHandle> waiter = reactive
+					.acquire(LockRequest.builder("reactive-keyspace").waitTime(Duration.ofSeconds(25)).build())
+					.cache();
+				waiter.subscribe();
+				String channel = "__keyspace@3__:" + reactive.lockKey(request);
+				await().atMost(Duration.ofSeconds(5))
+					.until(() -> String.valueOf(server.command("PUBSUB", "CHANNELS", "__keyspace@*"))
+						.contains(channel));
+				long start = System.nanoTime();
+				held.close();
+				waiter.flatMap(ReactiveLockHandle::release).block(Duration.ofSeconds(25));
+				assertThat(Duration.ofNanos(System.nanoTime() - start)).as("woken well before the 30 s lease ran out")
+					.isLessThan(Duration.ofSeconds(15));
+			});
+	}
+
+	@Test
 	void shouldBackOffWhenTheApplicationDefinesItsOwnReactiveLockTemplate() {
 		this.contextRunner.withUserConfiguration(OwnTemplate.class).run((context) -> {
 			assertThat(context).hasSingleBean(ReactiveLockTemplate.class)
