@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.github.distributedlock.KeyspaceNotificationsException;
 import io.github.distributedlock.LockDefaults;
 import io.github.distributedlock.LockHandle;
+import io.github.distributedlock.LockMode;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.ReactiveLockHandle;
 import io.github.distributedlock.WaitStrategy;
@@ -101,6 +102,39 @@ class ReactiveKeyspaceWaitTests {
 		assertThat(next.waitedFor()).isLessThan(WELL_BEFORE_LEASE);
 		assertThat(next.fencingToken()).isGreaterThan(holder.fencingToken());
 		next.release().block(BLOCK);
+	}
+
+	@Test
+	void shouldWakeAMultiLockWaiterByTheHoldersRelease() {
+		ReactiveLockHandle holder = this.template.acquire(lock("m2", false).lease(LEASE).autoRenew(false).build())
+			.block(BLOCK);
+		Mono<ReactiveLockHandle> waiter = this.template
+			.acquireAll(List.of(lock("m1", false).build(), lock("m2", false).build()))
+			.cache();
+		waiter.subscribe();
+		String channel = "__keyspace@0__:" + this.template.lockKey(lock("m2", false).build());
+		await().untilAsserted(() -> assertThat(keyspaceSubscriptions()).contains(channel));
+		long start = System.nanoTime();
+		holder.release().block(BLOCK);
+		ReactiveLockHandle both = waiter.block(BLOCK);
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(WELL_BEFORE_LEASE);
+		both.release().block(BLOCK);
+	}
+
+	@Test
+	void shouldWakeAWriterWhenTheLastReaderLeaves() {
+		ReactiveLockHandle reader = this.template
+			.acquire(lock("rw", false).mode(LockMode.READ).lease(LEASE).autoRenew(false).build())
+			.block(BLOCK);
+		Mono<ReactiveLockHandle> writer = this.template.acquire(lock("rw", false).build()).cache();
+		writer.subscribe();
+		String readers = "__keyspace@0__:" + LockKeys.readers(this.template.lockKey(lock("rw", false).build()));
+		await().untilAsserted(() -> assertThat(keyspaceSubscriptions()).contains(readers));
+		long start = System.nanoTime();
+		reader.release().block(BLOCK);
+		ReactiveLockHandle written = writer.block(BLOCK);
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(WELL_BEFORE_LEASE);
+		written.release().block(BLOCK);
 	}
 
 	@Test
