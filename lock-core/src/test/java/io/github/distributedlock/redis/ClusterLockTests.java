@@ -16,6 +16,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -60,6 +61,21 @@ class ClusterLockTests {
 			.withMessageContaining("cluster:k")
 			.withMessageContaining("KEYSPACE_EVENTS")
 			.withMessageContaining("use PUBSUB");
+	}
+
+	@Test
+	void shouldRefuseReactiveKeyspaceEventsAsClearlyOnACluster() {
+		try (ReactiveRedisLockTemplate reactive = ReactiveRedisLockTemplate
+			.builder((ReactiveRedisConnectionFactory) this.connectionFactory)
+			.build()) {
+			assertThatIllegalStateException()
+				.isThrownBy(() -> reactive
+					.acquire(LockRequest.builder("cluster").key("k").waitStrategy(WaitStrategy.KEYSPACE_EVENTS).build())
+					.block(Duration.ofSeconds(30)))
+				.withMessageContaining("cluster:k")
+				.withMessageContaining("KEYSPACE_EVENTS")
+				.withMessageContaining("use PUBSUB");
+		}
 	}
 
 	@Test
