@@ -116,6 +116,13 @@ final class Acquisition {
 	}
 
 	/**
+	 * Return the time now, on the acquisition's clock.
+	 */
+	long clockNanos() {
+		return this.clock.nanoTime();
+	}
+
+	/**
 	 * Return whether a failed attempt was held back by readers, and so may have set a
 	 * writer intent.
 	 */

@@ -56,7 +56,11 @@ final class LockAttempts {
 		}
 	}
 
-	private void releaseQuietly(Grant grant) {
+	/**
+	 * Release a grant that came too late to use: the hold may still be in Redis, and
+	 * otherwise ends with its lease.
+	 */
+	void releaseQuietly(Grant grant) {
 		try {
 			this.commands.release(grant);
 		}
@@ -65,7 +69,11 @@ final class LockAttempts {
 		}
 	}
 
-	private AcquireResult send(Acquisition.Attempt attempt) {
+	/**
+	 * Send one attempt and return its reply, telling the template's holds about it if it
+	 * may set the lease of a hold the owner has.
+	 */
+	AcquireResult send(Acquisition.Attempt attempt) {
 		LockSpec spec = this.acquisition.spec();
 		String owner = this.acquisition.owner();
 		HoldRegistry writes = this.leaseWrites;

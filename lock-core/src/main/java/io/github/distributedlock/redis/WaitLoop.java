@@ -8,19 +8,19 @@ import io.github.distributedlock.LockTimeoutException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One acquisition: try the lock, and if it is taken, wait for a wake-up and try again
- * until the lock is ours or the wait time is over.
+ * One acquisition on the caller's thread: try the lock, and if it is taken, wait for a
+ * wake-up and try again until the lock is ours or the wait time is over.
  * <p>
- * The steps:
+ * The steps, each the core's {@link Waiting} decision:
  * <ol>
  * <li>Try once. Most locks are free, and this is the only command sent.</li>
  * <li>Join the lock's local {@link WaitQueue} and wait for our turn: local waiters line
  * up in FIFO order, and only the first talks to Redis.</li>
  * <li>Make sure the release channel is subscribed before trying again, so no release is
  * missed.</li>
- * <li>Read the signal count, try, and if the lock is still taken wait for a signal for at
- * most the holder's remaining lease (a crashed holder is noticed when its lease ends,
- * without polling) and at most our remaining wait time.</li>
+ * <li>Try, and if the lock is still taken wait for a signal for at most the holder's
+ * remaining lease (a crashed holder is noticed when its lease ends, without polling) and
+ * at most our remaining wait time.</li>
  * </ol>
  * The attempts of step 4 also file a {@linkplain HandOffRequest request}, which keeps
  * this waiter's place in the lock's line across processes: the last holder's release
@@ -31,9 +31,9 @@ import org.jspecify.annotations.Nullable;
  * the wait ends without the lock (which passes a reservation for it on). Fair locks wait
  * in {@link FairWait} instead.
  * <p>
- * What to do at each step is the {@link Acquisition}'s decision; this loop sends the
- * attempts, parks the thread and keeps its place in the local line. It returns what it
- * won; it registers nothing. Not thread-safe: each acquisition has its own loop.
+ * This loop sends the attempts, parks the thread and keeps its place in the local line.
+ * It returns what it won; it registers nothing. Not thread-safe: each acquisition has its
+ * own loop.
  */
 final class WaitLoop {
 
@@ -41,23 +41,19 @@ final class WaitLoop {
 
 	private final Acquisition acquisition;
 
-	private final LockAttempts attempts;
+	private final Waiting waiting;
 
-	private final Deadline deadline;
+	private final LockAttempts attempts;
 
 	private final LockCommands commands;
 
 	private final WaitQueues queues;
 
-	private final boolean lineUp;
-
-	// Whether another local waiter had the turn first: then the lock changed hands
-	// meanwhile.
-	private boolean waitedForTurn;
-
 	// The waiter's local line once it joined one, whose sightings of the holder its
-	// timeout reports if it made no attempt of its own.
+	// timeout reports if it made no attempt of its own; whether it has the turn there.
 	private @Nullable WaitQueue line;
+
+	private boolean hasTurn;
 
 	/**
 	 * @param holds the holds of the template, which say whether the owner holds the lock
@@ -68,11 +64,10 @@ final class WaitLoop {
 			WaitQueues queues) {
 		this.spec = spec;
 		this.acquisition = new Acquisition(spec, owner, holds.holdsLocally(owner, spec.lockKey()), NanoClock.SYSTEM);
+		this.waiting = new Waiting(this.acquisition, handOff);
 		this.attempts = new LockAttempts(this.acquisition, holds, commands);
-		this.deadline = this.acquisition.deadline();
 		this.commands = commands;
 		this.queues = queues;
-		this.lineUp = this.acquisition.linesUp(handOff);
 	}
 
 	/**
@@ -95,31 +90,6 @@ final class WaitLoop {
 		}
 	}
 
-	private @Nullable Grant attemptAndWait() {
-		WaitQueue hot = this.queues.peek(this.spec.queueId());
-		if (this.lineUp && !this.acquisition.holdsIt() && hot != null && hot.subscribed().isDone()) {
-			// A lock waited for in this JVM a moment ago is likely taken: line up at
-			// once, so that the first attempt already files the hand-off request.
-			return waitInLine(hot, -1);
-		}
-		// A release is heard only once the subscription is complete: if it was not before
-		// this attempt, the waiter tries again once it is (seen = -1) rather than sleep
-		// on
-		// a count that a message sent in between never reached.
-		long seen = (hot != null && hot.subscribed().isDone()) ? hot.signals() : -1;
-		LockAttempts.Reply reply = this.attempts.attempt(null, false);
-		if (reply.grant() != null) {
-			return reply.grant();
-		}
-		if (reply.outcome() == AttemptOutcome.OVER) {
-			return null;
-		}
-		if (this.spec.kind().queuesInRedis()) {
-			return new FairWait(this.attempts, reply.result().rank(), this.commands, this.queues).run();
-		}
-		return waitInLine(hot, seen);
-	}
-
 	/**
 	 * Build the exception for a wait that ran out.
 	 */
@@ -128,97 +98,149 @@ final class WaitLoop {
 		return this.acquisition.timeout((queue != null) ? queue.line().holder() : null);
 	}
 
-	private @Nullable Grant waitInLine(@Nullable WaitQueue hot, long seen) {
-		WaitQueue queue = this.queues.join(this.spec);
-		this.line = queue;
-		queue.line().holderSeen(this.deadline.holder());
-		this.queues.waiting(1);
+	private @Nullable Grant attemptAndWait() {
+		WaitQueue hot = this.queues.peek(this.spec.queueId());
+		Waiting.Next next = this.waiting.begin(hot != null);
+		if (hot != null && next instanceof Waiting.Send) {
+			// A release is heard only once the subscription is complete: it is, so a
+			// head of this line may sleep on the count read before this attempt.
+			this.waiting.seenBeforeFirstAttempt(hot.line(), hot.signals());
+		}
+		Grant grant = null;
+		boolean failed = true;
 		try {
-			if (!awaitTurn(queue)) {
-				return null;
-			}
-			if (this.lineUp) {
-				queue.line().expect(this.acquisition.fileRequest());
-			}
-			Grant grant = null;
-			boolean failed = true;
-			try {
-				grant = waitAsHead(queue, (queue == hot) ? seen : -1);
-				failed = false;
-				return grant;
-			}
-			catch (InterruptedException | LockInterruptedException | LockSelfDeadlockException ex) {
-				failed = false;
-				throw ex;
-			}
-			finally {
-				endHandOff(queue, grant != null, failed && !queue.isClosed());
-				queue.turn().unlock();
-			}
+			grant = steps(next);
+			failed = false;
+			return grant;
 		}
 		catch (InterruptedException ex) {
+			failed = false;
 			Thread.currentThread().interrupt();
 			throw new LockInterruptedException(this.spec.name(), ex);
 		}
+		catch (LockInterruptedException | LockSelfDeadlockException ex) {
+			failed = false;
+			throw ex;
+		}
 		finally {
+			leaveLine(grant != null, failed);
+		}
+	}
+
+	private @Nullable Grant steps(Waiting.Next first) throws InterruptedException {
+		Waiting.Next next = first;
+		while (true) {
+			if (next instanceof Waiting.Send send) {
+				AcquireResult result = this.attempts.send(send.attempt());
+				boolean outside = !this.waiting.isHead();
+				next = this.waiting.replied(send.attempt(), result);
+				if (outside && next == Waiting.Next.JOIN_LINE && this.spec.kind().queuesInRedis()) {
+					return new FairWait(this.attempts, result.rank(), this.commands, this.queues).run();
+				}
+			}
+			else if (next == Waiting.Next.JOIN_LINE) {
+				next = joinLine();
+			}
+			else if (next instanceof Waiting.AwaitTurn turn) {
+				next = awaitTurn(turn);
+			}
+			else if (next instanceof Waiting.Sleep sleep) {
+				next = sleep(sleep);
+			}
+			else if (next instanceof Waiting.Hold hold) {
+				return hold.grant();
+			}
+			else if (next instanceof Waiting.GiveUp giveUp) {
+				if (giveUp.release() != null) {
+					this.attempts.releaseQuietly(giveUp.release());
+				}
+				return null;
+			}
+			else if (next instanceof Waiting.Fail failure) {
+				throw failure.error();
+			}
+			else {
+				throw new IllegalStateException("Lock '" + this.spec.name() + "': nothing to do next");
+			}
+		}
+	}
+
+	private Waiting.Next joinLine() throws InterruptedException {
+		WaitQueue queue = this.queues.join(this.spec);
+		this.line = queue;
+		this.queues.waiting(1);
+		this.hasTurn = queue.turn().tryLock(0, TimeUnit.NANOSECONDS);
+		return this.waiting.joined(queue.line(), this.hasTurn, queue.subscribed().isDone());
+	}
+
+	private Waiting.Next awaitTurn(Waiting.AwaitTurn turn) throws InterruptedException {
+		WaitQueue queue = queue();
+		// tryLock with a timeout honours the FIFO order; plain tryLock() would barge.
+		if (queue.turn().tryLock(turn.nanos(), TimeUnit.NANOSECONDS)) {
+			this.hasTurn = true;
+			return this.waiting.promoted(queue.subscribed().isDone());
+		}
+		this.queues.checkOpen(queue, this.spec.name());
+		return this.waiting.turnTimedOut(turn.ticket());
+	}
+
+	/**
+	 * Sleep as the head: until the channel is subscribed, if it is not yet, or until a
+	 * signal the core acts on, or until the sleep's time is over.
+	 */
+	private Waiting.Next sleep(Waiting.Sleep sleep) throws InterruptedException {
+		WaitQueue queue = queue();
+		this.queues.checkOpen(queue, this.spec.name());
+		if (!queue.subscribed().isDone()) {
+			queue.awaitSubscribed(sleep.nanos());
+			return this.waiting.woken(Waiting.ANY_TICKET);
+		}
+		long until = System.nanoTime() + sleep.nanos();
+		while (true) {
+			long left = until - System.nanoTime();
+			if (left <= 0) {
+				return this.waiting.woken(sleep.ticket());
+			}
+			long seen = this.acquisition.seenSignals();
+			boolean signalled = this.waiting.linesUp() ? queue.awaitSignalAsHead(seen, left)
+					: queue.awaitSignal(seen, left);
+			this.queues.checkOpen(queue, this.spec.name());
+			if (!signalled) {
+				return this.waiting.woken(sleep.ticket());
+			}
+			Waiting.Next next = this.waiting.signalled();
+			if (next != Waiting.Next.NONE) {
+				return next;
+			}
+		}
+	}
+
+	/**
+	 * Leave the local line, withdrawing the request if the wait ended without the lock
+	 * (which passes on a reservation for it, and never touches a hold). After a Redis
+	 * failure the request is withdrawn without waiting for the reply, so that a failing
+	 * Redis is not waited for twice (and a request left behind would cost the others a
+	 * claim).
+	 */
+	private void leaveLine(boolean won, boolean failed) {
+		WaitQueue queue = this.line;
+		if (queue == null) {
+			return;
+		}
+		try {
+			Acquisition.Ending ending = this.waiting.end(won);
+			withdraw(ending.withdraw(), failed && !queue.isClosed());
+		}
+		finally {
+			if (this.hasTurn) {
+				queue.turn().unlock();
+			}
 			this.queues.waiting(-1);
 			this.queues.leave(queue);
 		}
 	}
 
-	private @Nullable Grant waitAsHead(WaitQueue queue, long firstSeen) throws InterruptedException {
-		// A hand-off request must be filed before sleeping.
-		boolean tryNow = firstSeen < 0 || (this.acquisition.request() != null && !this.acquisition.filed());
-		if (tryNow || !queue.subscribed().isDone()) {
-			queue.awaitSubscribed(this.deadline.sleepNanos());
-			tryNow = true;
-		}
-		else {
-			this.acquisition.seen(firstSeen);
-		}
-		while (true) {
-			this.queues.checkOpen(queue, this.spec.name());
-			if (tryNow) {
-				LockAttempts.Reply reply = this.attempts.attempt(queue.line(), this.waitedForTurn);
-				if (reply.grant() != null) {
-					queue.line().markProgress(System.nanoTime());
-					return reply.grant();
-				}
-				queue.line().holderSeen(this.deadline.holder());
-				if (this.acquisition.lastHandOffNanos() != 0) {
-					queue.line().markProgress(this.acquisition.lastHandOffNanos());
-				}
-			}
-			Acquisition.Step step = this.acquisition.whileHead(queue.line());
-			if (step == Acquisition.Step.GIVE_UP) {
-				return null;
-			}
-			if (step == Acquisition.Step.TRY) {
-				tryNow = true;
-				continue;
-			}
-			long sleep = this.acquisition.sleepNanos();
-			boolean woken = this.lineUp ? queue.awaitSignalAsHead(this.acquisition.seenSignals(), sleep)
-					: queue.awaitSignal(this.acquisition.seenSignals(), sleep);
-			// A timer always leads to an attempt; a message, if the acquisition says so,
-			// even if the wait time ran out meanwhile: it was called before.
-			tryNow = !woken || this.acquisition.calledToTry(queue.line());
-		}
-	}
-
-	/**
-	 * Stop listening for reservations, and withdraw the request if the wait ended without
-	 * the lock (which passes on a reservation for it, and never touches a hold). After a
-	 * Redis failure the request is withdrawn without waiting for the reply, so that a
-	 * failing Redis is not waited for twice (and a request left behind would cost the
-	 * others a claim).
-	 */
-	private void endHandOff(WaitQueue queue, boolean acquired, boolean failed) {
-		Acquisition.Ending ending = this.acquisition.end(acquired);
-		HandOffRequest request = ending.withdraw();
-		if (ending.forget() != null) {
-			queue.line().forget(ending.forget());
-		}
+	private void withdraw(@Nullable HandOffRequest request, boolean failed) {
 		if (request == null) {
 			return;
 		}
@@ -246,25 +268,12 @@ final class WaitLoop {
 		}
 	}
 
-	/**
-	 * Wait until this thread is first in the local queue. A progress-aware wait restarts
-	 * its clock when the lock changed hands meanwhile.
-	 */
-	private boolean awaitTurn(WaitQueue queue) throws InterruptedException {
-		if (queue.turn().tryLock(0, TimeUnit.NANOSECONDS)) {
-			return true;
+	private WaitQueue queue() {
+		WaitQueue queue = this.line;
+		if (queue == null) {
+			throw new IllegalStateException("Not in line");
 		}
-		this.waitedForTurn = true;
-		while (true) {
-			// tryLock with a timeout honours the FIFO order; plain tryLock() would barge.
-			if (queue.turn().tryLock(Math.max(0, this.deadline.remainingNanos()), TimeUnit.NANOSECONDS)) {
-				return true;
-			}
-			this.queues.checkOpen(queue, this.spec.name());
-			if (!this.acquisition.restartOnProgress(queue.line().lastProgressNanos())) {
-				return false;
-			}
-		}
+		return queue;
 	}
 
 }

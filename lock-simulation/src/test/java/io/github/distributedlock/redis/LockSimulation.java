@@ -22,10 +22,11 @@ import org.jspecify.annotations.Nullable;
 /**
  * One run of the lock protocol on a virtual clock: simulated clients take and release one
  * lock on a {@link RedisModel} that runs the engine's own scripts, and each client's
- * decisions are the engine's own {@link Acquisition}: what an attempt carries, what a
- * reply means, when to try again, how long to sleep, what to withdraw, whether to drop a
- * writer intent. A seeded PRNG picks every delay and fault, so one seed gives one run,
- * event for event.
+ * steps and decisions are the engine's own, as its drivers run them: {@link Waiting} says
+ * what comes next (send, join the line, wait for the turn, sleep, hold, give up), and
+ * {@link Acquisition} what an attempt carries, what a reply means, how long to sleep,
+ * what to withdraw, whether to drop a writer intent. A seeded PRNG picks every delay and
+ * fault, so one seed gives one run, event for event.
  * <p>
  * In half of the runs two of the four clients read: they take the read lock of the same
  * name (a {@link LockSpec} of kind {@link LockKind#READ}, resolved by the engine's own
@@ -932,15 +933,12 @@ final class LockSimulation {
 		// Its local line, of its own or shared with another client of its JVM.
 		private final LocalLine localLine;
 
-		// Whether it is the head of its local line (always, in a line of its own), and
-		// whether it waits for its turn there.
-		private boolean head;
-
-		private boolean awaitingTurn;
-
 		private int left;
 
 		private @Nullable Acquisition acquisition;
+
+		// Where the acquisition is in its wait: the engine's own steps.
+		private @Nullable Waiting waiting;
 
 		// The spec of the current acquisition: a writer's may carry a minimum hold.
 		private LockSpec acquiring;
@@ -949,11 +947,6 @@ final class LockSimulation {
 
 		// Since when this client has been acquiring while a permit was free, or -1.
 		private long freePermitSince = -1;
-
-		// Counts sleeps and attempts, so that a timer of an earlier sleep wakes nobody.
-		private long epoch;
-
-		private boolean sleeping;
 
 		// An attempt was sent and its reply not read yet; what a cancel or an interrupt
 		// asked of the acquisition.
@@ -981,11 +974,6 @@ final class LockSimulation {
 			this.line = localLine.line();
 			this.left = acquisitions;
 			this.acquiring = spec;
-			if (!LockSimulation.this.twoPerJvm) {
-				// Alone in its JVM: the head of its line for good.
-				localLine.join(this);
-				this.head = true;
-			}
 		}
 
 		@Override
@@ -1007,6 +995,7 @@ final class LockSimulation {
 			Acquisition acquisition = new Acquisition(this.acquiring, this.owner, LockOwners.isCustom(this.owner),
 					LockSimulation.this.clock::nanos);
 			this.acquisition = acquisition;
+			this.waiting = new Waiting(acquisition, true);
 			this.pending = Cancellations.Pending.NONE;
 			this.startedNanos = LockSimulation.this.clock.nanos();
 			Cancellations.Stop stop = LockSimulation.this.cancellations.draw();
@@ -1014,77 +1003,65 @@ final class LockSimulation {
 				at(stop.delayNanos(), this.name + (stop.interrupt() ? " is interrupted" : " is cancelled"),
 						() -> stop(acquisition, stop.interrupt()));
 			}
-			if (LockSimulation.this.twoPerJvm) {
-				startInJvm(acquisition);
-				return;
-			}
-			// As the engine's wait loop: only kinds that line up file a request (permits
-			// don't).
-			if (acquisition.linesUp(true)) {
-				this.line.expect(acquisition.fileRequest());
-			}
-			attempt();
+			act(waiting().begin(this.localLine.hot(LockSimulation.this.clock.nanos())));
 		}
 
 		/**
-		 * Start as the engine's wait loop does in a JVM of several waiters: line up at
-		 * once if the lock was waited for here a moment ago (the first attempt then files
-		 * the request), else try once outside the line first.
+		 * Do what the engine's {@link Waiting} says comes next, as its drivers do: the
+		 * blocking one's sleep, and its wait for the turn, throw at once for an
+		 * interrupted thread.
 		 */
-		private void startInJvm(Acquisition acquisition) {
-			if (acquisition.linesUp(true) && !acquisition.holdsIt()
-					&& this.localLine.hot(LockSimulation.this.clock.nanos())) {
-				joinLine();
-				return;
-			}
-			attempt();
-		}
-
-		/**
-		 * Join the local line: the head tries at once, the others wait for their turn
-		 * until their wait time runs out (restarted when the lock changed hands, for a
-		 * progress-aware wait).
-		 */
-		private void joinLine() {
-			if (this.localLine.join(this)) {
-				promoted();
-				return;
-			}
-			LockSimulation.this.turnsWaited++;
-			this.awaitingTurn = true;
-			awaitTurn();
-		}
-
-		private void awaitTurn() {
+		private void act(Waiting.Next next) {
 			Acquisition acquisition = current();
-			long epoch = ++this.epoch;
-			at(Math.max(0, acquisition.deadline().remainingNanos()), this.name + " waited for its turn", () -> {
-				if (epoch != this.epoch || !this.awaitingTurn || this.head) {
-					return;
+			if (next instanceof Waiting.Send send) {
+				attempt(send.attempt());
+			}
+			else if (next == Waiting.Next.JOIN_LINE) {
+				boolean first = this.localLine.join(this);
+				if (!first) {
+					LockSimulation.this.turnsWaited++;
 				}
-				acquisition.restartOnProgress(this.line.lastProgressNanos());
-				if (acquisition.deadline().remainingNanos() > 0) {
-					awaitTurn();
-					return;
-				}
-				LockSimulation.this.turnsTimedOut++;
+				act(waiting().joined(this.line, first, true));
+			}
+			else if ((next instanceof Waiting.Sleep || next instanceof Waiting.AwaitTurn)
+					&& this.pending == Cancellations.Pending.INTERRUPTED) {
+				LockSimulation.this.cancellations.interrupted();
+				endWithoutTheLock(true);
+			}
+			else if (next instanceof Waiting.Sleep sleep) {
+				at(sleep.nanos(), this.name + " wakes (timer)", () -> {
+					if (this.acquisition == acquisition) {
+						act(waiting().woken(sleep.ticket()));
+					}
+				});
+			}
+			else if (next instanceof Waiting.AwaitTurn turn) {
+				at(turn.nanos(), this.name + " waited for its turn", () -> {
+					if (this.acquisition == acquisition) {
+						Waiting.Next after = waiting().turnTimedOut(turn.ticket());
+						LockSimulation.this.turnsTimedOut += (after instanceof Waiting.GiveUp) ? 1 : 0;
+						act(after);
+					}
+				});
+			}
+			else if (next instanceof Waiting.GiveUp giveUp && giveUp.release() != null) {
+				// As the engine's drivers: release the late grant and give up.
+				Grant late = giveUp.release();
+				ScriptCall release = acquisition.spec()
+					.kind()
+					.release(acquisition.spec(), this.owner, late.token(), late.hold(), true, 0);
+				// The blocking driver releases it and reads the reply before the wait
+				// ends: the thread's next acquisition comes after it. (Not waiting let a
+				// reader's next acquisition find its own late hold, and fail as an
+				// upgrade.)
+				send(release, "release of a late grant", (released) -> giveUp());
+			}
+			else if (next instanceof Waiting.GiveUp) {
 				giveUp();
-			});
-		}
-
-		/**
-		 * It is this waiter's turn: as the engine's head, it files its request with its
-		 * next attempt, which it sends at once.
-		 */
-		private void promoted() {
-			this.awaitingTurn = false;
-			this.head = true;
-			this.epoch++;
-			Acquisition acquisition = current();
-			if (acquisition.linesUp(true)) {
-				this.line.expect(acquisition.fileRequest());
 			}
-			attempt();
+			else if (next instanceof Waiting.Fail failed) {
+				throw new IllegalStateException(this.name + ": " + failed.error());
+			}
 		}
 
 		/**
@@ -1092,27 +1069,19 @@ final class LockSimulation {
 		 * waiter's thread wakes a moment later.
 		 */
 		private void leaveLine() {
-			if (!LockSimulation.this.twoPerJvm) {
-				return;
-			}
-			this.head = false;
-			this.awaitingTurn = false;
 			Client next = (Client) this.localLine.leave(this, LockSimulation.this.clock.nanos());
 			if (next != null) {
 				Acquisition waiting = next.acquisition;
 				at(LockSimulation.this.random.between(0, MS / 5), next.name + " gets its turn", () -> {
-					if (next.acquisition == waiting && waiting != null && next.awaitingTurn) {
-						next.promoted();
+					if (next.acquisition == waiting && waiting != null && next.waiting().isQueued()) {
+						next.act(next.waiting().promoted(true));
 					}
 				});
 			}
 		}
 
-		private void attempt() {
+		private void attempt(Acquisition.Attempt attempt) {
 			Acquisition acquisition = current();
-			Acquisition.Attempt attempt = acquisition.next(this.head ? this.line : null);
-			long epoch = ++this.epoch;
-			this.sleeping = false;
 			this.inFlight = true;
 			LockSpec spec = acquisition.spec();
 			ScriptCall call = spec.kind()
@@ -1128,100 +1097,47 @@ final class LockSimulation {
 								Object again = eval(call);
 								long ran = LockSimulation.this.clock.nanos();
 								at(replyDelay(), this.name + " acquire replied " + again,
-										() -> replied(epoch, attempt, again, ran));
+										() -> replied(acquisition, attempt, again, ran));
 							});
 					return;
 				}
 				long ran = LockSimulation.this.clock.nanos();
-				at(replyDelay(), this.name + " acquire replied " + reply, () -> replied(epoch, attempt, reply, ran));
+				at(replyDelay(), this.name + " acquire replied " + reply,
+						() -> replied(acquisition, attempt, reply, ran));
 			});
 		}
 
 		/**
 		 * Read the reply of an attempt whose script ran at {@code ranNanos}.
 		 */
-		private void replied(long epoch, Acquisition.Attempt attempt, Object reply, long ranNanos) {
-			if (epoch != this.epoch) {
+		private void replied(Acquisition acquisition, Acquisition.Attempt attempt, Object reply, long ranNanos) {
+			if (this.acquisition != acquisition) {
 				return;
 			}
 			this.inFlight = false;
-			Acquisition acquisition = current();
 			AcquireResult result = LockCommands.acquireResult(acquisition.spec(), (List<?>) reply);
-			AttemptOutcome outcome = acquisition.replied(attempt, result, false);
-			if (this.pending == Cancellations.Pending.CANCELLED && !(outcome instanceof AttemptOutcome.Failed)) {
-				abandon(outcome, ranNanos);
+			Waiting.Next next = waiting().replied(attempt, result);
+			if (this.pending == Cancellations.Pending.CANCELLED && !(next instanceof Waiting.Fail)) {
+				abandon(next, ranNanos);
 			}
-			else if (outcome instanceof AttemptOutcome.Held held) {
+			else if (next instanceof Waiting.Hold held) {
 				hold(held.grant(), ranNanos);
 			}
-			else if (outcome instanceof AttemptOutcome.Late late) {
-				// As the engine's drivers: again at once, or release it and give up.
-				if (acquisition.retriesLateGrant()) {
-					attempt();
-				}
-				else {
-					ScriptCall release = acquisition.spec()
-						.kind()
-						.release(acquisition.spec(), this.owner, late.grant().token(), late.grant().hold(), true, 0);
-					// The blocking driver releases it and reads the reply before the wait
-					// ends: the thread's next acquisition comes after it. (Not waiting
-					// let a reader's next acquisition find its own late hold, and fail as
-					// an upgrade.)
-					send(release, "release of a late grant", (released) -> giveUp());
-				}
-			}
-			else if (outcome instanceof AttemptOutcome.Failed failed) {
-				throw new IllegalStateException(this.name + ": " + failed.error());
-			}
-			else if (!this.head && outcome == AttemptOutcome.OVER) {
-				// The first attempt, outside the line, of a wait that is over.
-				giveUp();
-			}
-			else if (!this.head) {
-				joinLine();
-			}
 			else {
-				step();
-			}
-		}
-
-		private void step() {
-			Acquisition acquisition = current();
-			Acquisition.Step step = acquisition.whileHead(this.line);
-			if (step == Acquisition.Step.TRY) {
-				attempt();
-			}
-			else if (step == Acquisition.Step.GIVE_UP) {
-				giveUp();
-			}
-			else if (this.pending == Cancellations.Pending.INTERRUPTED) {
-				// The blocking driver's sleep throws at once for an interrupted thread.
-				LockSimulation.this.cancellations.interrupted();
-				endWithoutTheLock(true);
-			}
-			else {
-				long epoch = ++this.epoch;
-				this.sleeping = true;
-				at(acquisition.sleepNanos(), this.name + " wakes (timer)", () -> {
-					if (epoch == this.epoch && this.sleeping) {
-						attempt();
-					}
-				});
+				act(next);
 			}
 		}
 
 		/**
-		 * Stop an acquisition as the engine's drivers do: asleep, it ends at once; with
-		 * an attempt in flight, a cancel leaves the end to the reply, and an interrupt to
-		 * the next sleep.
+		 * Stop an acquisition as the engine's drivers do: asleep or waiting for its turn,
+		 * it ends at once; with an attempt in flight, a cancel leaves the end to the
+		 * reply, and an interrupt to the next sleep.
 		 */
 		private void stop(Acquisition stopped, boolean interrupt) {
 			if (this.acquisition != stopped || this.pending != Cancellations.Pending.NONE) {
 				return;
 			}
-			if (this.sleeping) {
-				this.epoch++;
-				this.sleeping = false;
+			if (waiting().isSleeping() || waiting().isQueued()) {
 				if (interrupt) {
 					LockSimulation.this.cancellations.interrupted();
 				}
@@ -1233,18 +1149,6 @@ final class LockSimulation {
 			else if (this.inFlight) {
 				this.pending = interrupt ? Cancellations.Pending.INTERRUPTED : Cancellations.Pending.CANCELLED;
 			}
-			else if (this.awaitingTurn) {
-				// Waiting for its turn in the local line: the blocking turn's wait throws
-				// for an interrupt, and a reactive cancel ends it at once.
-				this.epoch++;
-				if (interrupt) {
-					LockSimulation.this.cancellations.interrupted();
-				}
-				else {
-					LockSimulation.this.cancellations.cancelledAsleep();
-				}
-				endWithoutTheLock(true);
-			}
 		}
 
 		/**
@@ -1252,15 +1156,15 @@ final class LockSimulation {
 		 * grant it brings, in time or too late, is released, and the release's reply read
 		 * before the client goes on.
 		 */
-		private void abandon(AttemptOutcome outcome, long ranNanos) {
-			Grant grant = (outcome instanceof AttemptOutcome.Held held) ? held.grant()
-					: (outcome instanceof AttemptOutcome.Late late) ? late.grant() : null;
+		private void abandon(Waiting.Next next, long ranNanos) {
+			Grant grant = (next instanceof Waiting.Hold held) ? held.grant() : (next instanceof Waiting.Send send)
+					? send.late() : (next instanceof Waiting.GiveUp giveUp) ? giveUp.release() : null;
 			LockSimulation.this.cancellations.cancelledInFlight(grant != null);
 			if (grant == null || LockSimulation.this.clientBug == ClientBug.CANCEL_KEEPS_GRANT) {
 				endWithoutTheLock(true);
 				return;
 			}
-			if (outcome instanceof AttemptOutcome.Held) {
+			if (next instanceof Waiting.Hold) {
 				checkKept(this.name, grant.token(), ranNanos);
 			}
 			ScriptCall release = grant.spec()
@@ -1292,25 +1196,21 @@ final class LockSimulation {
 		}
 
 		/**
-		 * Act on what the line heard, as its head: try again if called to, or sleep
-		 * again, maybe shorter.
+		 * Act on what the line heard, as its head.
 		 */
 		void heardAsHead() {
-			Acquisition acquisition = this.acquisition;
-			if (acquisition != null && this.sleeping && acquisition.calledToTry(this.line)) {
-				attempt();
-			}
-			else if (acquisition != null && this.sleeping) {
-				// Only reservations for others: the sleep may end sooner now.
-				step();
+			Waiting current = this.waiting;
+			if (this.acquisition != null && current != null) {
+				act(current.signalled());
 			}
 		}
 
-		private void forget(Acquisition.Ending ending) {
-			HandOffRequest request = ending.forget();
-			if (request != null) {
-				this.line.forget(request);
+		private Waiting waiting() {
+			Waiting current = this.waiting;
+			if (current == null) {
+				throw new IllegalStateException(this.name + " is not acquiring");
 			}
+			return current;
 		}
 
 		/**
@@ -1347,12 +1247,11 @@ final class LockSimulation {
 		 * request and drop its writer intent, as the engine's drivers do.
 		 */
 		private void endWithoutTheLock(boolean stopped) {
-			Acquisition acquisition = current();
+			Waiting ending = waiting();
 			this.acquisition = null;
-			Acquisition.Ending ending = acquisition.end(false);
-			forget(ending);
+			Acquisition.Ending ended = ending.end(false);
 			leaveLine();
-			HandOffRequest withdraw = ending.withdraw();
+			HandOffRequest withdraw = ended.withdraw();
 			if (stopped && LockSimulation.this.clientBug == ClientBug.CANCEL_SKIPS_WITHDRAWAL) {
 				withdraw = null;
 			}
@@ -1360,7 +1259,7 @@ final class LockSimulation {
 				ScriptCall call = ExclusiveKind.withdraw(this.spec, withdraw, true);
 				redisAt(network(), this.name + " withdraws", () -> eval(call));
 			}
-			if (ending.dropIntent()) {
+			if (ended.dropIntent()) {
 				// As the engine's drivers: readers need not wait for a writer that
 				// no longer waits.
 				LockSimulation.this.intentsDropped++;
@@ -1375,9 +1274,9 @@ final class LockSimulation {
 		 */
 		private void hold(Grant grant, long ranNanos) {
 			checkKept(this.name, grant.token(), ranNanos);
-			Acquisition acquisition = current();
+			Waiting won = waiting();
 			this.acquisition = null;
-			forget(acquisition.end(true));
+			won.end(true);
 			leaveLine();
 			waited(" waited");
 			Held held = new Held(grant, LockSimulation.this.clock.nanos());
@@ -1720,11 +1619,13 @@ final class LockSimulation {
 		 */
 		private void handOffLocally(Grant released) {
 			Client next = (Client) this.localLine.head();
-			if (next == null || next == this || next.acquisition == null || !next.sleeping) {
+			if (next == null) {
 				return;
 			}
-			next.epoch++;
-			next.sleeping = false;
+			Waiting waiting = next.waiting;
+			if (next == this || next.acquisition == null || waiting == null || !waiting.isSleeping()) {
+				return;
+			}
 			LockSimulation.this.trace.add("           " + next.name + " takes token " + released.token() + " over from "
 					+ this.name + "'s release (the planted local hand-off)");
 			Acquisition acquisition = next.acquisition;
