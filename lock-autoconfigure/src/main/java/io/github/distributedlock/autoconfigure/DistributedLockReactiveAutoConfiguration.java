@@ -3,6 +3,7 @@ package io.github.distributedlock.autoconfigure;
 import io.github.distributedlock.LockListener;
 import io.github.distributedlock.ReactiveLockTemplate;
 import io.github.distributedlock.redis.ReactiveRedisLockTemplate;
+import io.github.distributedlock.redis.ReactiveRedisLockTemplateBuilder;
 import reactor.core.publisher.Flux;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -38,7 +39,7 @@ public final class DistributedLockReactiveAutoConfiguration {
 	ReactiveRedisLockTemplate reactiveLockTemplate(ReactiveRedisConnectionFactory connectionFactory,
 			DistributedLockProperties properties, ObjectProvider<LockListener> listeners) {
 		LockPropertiesCheck.check(properties);
-		ReactiveRedisLockTemplate.Builder builder = ReactiveRedisLockTemplate.builder(connectionFactory)
+		ReactiveRedisLockTemplateBuilder builder = ReactiveRedisLockTemplate.builder(connectionFactory)
 			.defaults(DistributedLockAutoConfiguration.RedisLockTemplateConfiguration.defaults(properties))
 			.keyPrefix(properties.getKeyPrefix())
 			// The same factory serves both APIs with Lettuce; a reactive-only one uses

@@ -47,7 +47,7 @@ class EngineLayersTests {
 					+ "OwnerHolds RedisLockHandle MultiLockHandle ReactiveDriver ReactiveAcquisition ReactiveWaitLine "
 					+ "ReactiveWaitLines ReactiveRedisLockHandle ReactiveHoldContext ReactiveHolds ReactiveMultiAcquisition "
 					+ "ReactiveMultiLocking ReactiveMultiLockHandle ReactiveFairAcquisition",
-			"RedisLockTemplate RedisLockTemplateBuilder ReactiveRedisLockTemplate");
+			"RedisLockTemplate RedisLockTemplateBuilder ReactiveRedisLockTemplate ReactiveRedisLockTemplateBuilder");
 
 	/**
 	 * The uses that run up, each with its reason. A lock's kind is part of what a request
