@@ -178,6 +178,11 @@ final class ReactiveAcquisition extends ReactiveDriver<Grant> {
 			next = this.waiting.joined(joined.line(), joined.join(this), false);
 			schedule(next);
 		}
+		if (joined.isClosed()) {
+			// Closed before this waiter was in it, so the close told it nothing.
+			closed();
+			return;
+		}
 		act(next);
 		whenSubscribed(joined);
 	}
@@ -192,11 +197,15 @@ final class ReactiveAcquisition extends ReactiveDriver<Grant> {
 				return;
 			}
 			joined = line();
-			if (joined.isClosed()) {
-				// The template is closing: the line fails this waiter next.
-				return;
+			if (!joined.isClosed()) {
+				schedule(this.waiting.promoted(false));
 			}
-			schedule(this.waiting.promoted(false));
+		}
+		if (joined.isClosed()) {
+			// The template is closing: fail now, whether or not the close reached this
+			// waiter.
+			closed();
+			return;
 		}
 		whenSubscribed(joined);
 	}

@@ -131,6 +131,12 @@ final class WaitLoop {
 		Waiting.Next next = first;
 		while (true) {
 			if (next instanceof Waiting.Send send) {
+				WaitQueue queue = this.line;
+				if (queue != null) {
+					// Shut down meanwhile: say so, rather than fail on a closed
+					// connection.
+					this.queues.checkOpen(queue, this.spec.name());
+				}
 				AcquireResult result = this.attempts.send(send.attempt());
 				boolean outside = !this.waiting.isHead();
 				next = this.waiting.replied(send.attempt(), result);

@@ -1016,6 +1016,13 @@ final class LockSimulation {
 			if (next instanceof Waiting.Send send) {
 				attempt(send.attempt());
 			}
+			else if (next == Waiting.Next.JOIN_LINE && this.pending == Cancellations.Pending.INTERRUPTED) {
+				// The blocking driver's wait for the turn throws at once for an
+				// interrupted
+				// thread.
+				LockSimulation.this.cancellations.interrupted();
+				endWithoutTheLock(true);
+			}
 			else if (next == Waiting.Next.JOIN_LINE) {
 				boolean first = this.localLine.join(this);
 				if (!first) {
