@@ -181,8 +181,11 @@ final class WaitLoop {
 
 	private Waiting.Next awaitTurn(Waiting.AwaitTurn turn) throws InterruptedException {
 		WaitQueue queue = queue();
-		// tryLock with a timeout honours the FIFO order; plain tryLock() would barge.
-		if (queue.turn().tryLock(turn.nanos(), TimeUnit.NANOSECONDS)) {
+		// tryLock with a timeout honours the FIFO order; plain tryLock() would barge. A
+		// timed-out tryLock leaves the queue, so it waits the whole wait time at once,
+		// not the core's timer cap, to keep its place.
+		long nanos = Math.max(turn.nanos(), this.acquisition.deadline().remainingNanos());
+		if (queue.turn().tryLock(nanos, TimeUnit.NANOSECONDS)) {
 			this.hasTurn = true;
 			return this.waiting.promoted(queue.subscribed().isDone());
 		}
