@@ -1,7 +1,5 @@
 package io.github.distributedlock.redis;
 
-import java.util.concurrent.TimeUnit;
-
 import io.github.distributedlock.LockInterruptedException;
 import org.jspecify.annotations.Nullable;
 
@@ -20,7 +18,7 @@ final class FairWait {
 
 	private final WaitQueues queues;
 
-	private int rank;
+	private final FairTurn turn;
 
 	/**
 	 * @param attempts the acquisition, after its first attempt
@@ -28,7 +26,8 @@ final class FairWait {
 	 */
 	FairWait(LockAttempts attempts, int rank, LockCommands commands, WaitQueues queues) {
 		this.attempts = attempts;
-		this.rank = rank;
+		this.turn = new FairTurn(attempts.acquisition().spec(), attempts.acquisition().owner());
+		this.turn.replied(rank);
 		this.commands = commands;
 		this.queues = queues;
 	}
@@ -41,21 +40,21 @@ final class FairWait {
 		Acquisition acquisition = this.attempts.acquisition();
 		LockSpec spec = acquisition.spec();
 		Deadline deadline = acquisition.deadline();
-		long heartbeatNanos = TimeUnit.MILLISECONDS.toNanos(spec.fairWaiterTimeoutMillis()) / 3;
+		long heartbeatNanos = this.turn.heartbeatNanos();
 		WaitQueue queue = this.queues.join(spec);
 		boolean acquired = false;
 		try {
 			queue.awaitSubscribed(Math.min(deadline.remainingNanos(), heartbeatNanos));
 			while (true) {
 				this.queues.checkOpen(queue, spec.name());
-				long plain = queue.line().plainSignals();
+				this.turn.attempting(queue.line());
 				long seen = queue.signals();
 				LockAttempts.Reply reply = this.attempts.attempt(null, true);
 				if (reply.grant() != null) {
 					acquired = true;
 					return reply.grant();
 				}
-				this.rank = reply.result().rank();
+				this.turn.replied(reply.result().rank());
 				if (deadline.remainingNanos() <= 0) {
 					return null;
 				}
@@ -67,8 +66,8 @@ final class FairWait {
 					}
 					boolean woken = queue.awaitSignal(seen, sleep);
 					seen = queue.signals();
-					if (queue.line().consumeAddressed(LockOwners.digest(acquisition.owner()))
-							|| (woken && this.rank == 0 && queue.line().plainSignals() != plain) || queue.isClosed()) {
+					if (this.turn.named(queue.line()) || (woken && this.turn.firstAfterPlainRelease(queue.line()))
+							|| queue.isClosed()) {
 						break;
 					}
 				}

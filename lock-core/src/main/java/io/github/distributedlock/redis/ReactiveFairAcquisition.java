@@ -1,7 +1,5 @@
 package io.github.distributedlock.redis;
 
-import java.util.concurrent.TimeUnit;
-
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.MonoSink;
 import reactor.core.scheduler.Scheduler;
@@ -28,19 +26,11 @@ final class ReactiveFairAcquisition extends ReactiveDriver<Grant> {
 
 	private final ReactiveWaitLines lines;
 
-	private final long heartbeatNanos;
-
-	// The owner as a release names the next waiter.
-	private final String digest;
+	private final FairTurn turn;
 
 	private final Runnable watcher = this::signalled;
 
 	private @Nullable ReactiveWaitLine line;
-
-	private int rank = -1;
-
-	// The plain releases heard before the last attempt: one more wakes the first waiter.
-	private long plainSeen;
 
 	ReactiveFairAcquisition(LockSpec spec, String owner, ReactiveLockCommands commands, ReactiveWaitLines lines,
 			Scheduler timer, MonoSink<Grant> sink) {
@@ -49,8 +39,7 @@ final class ReactiveFairAcquisition extends ReactiveDriver<Grant> {
 		this.spec = spec;
 		this.commands = commands;
 		this.lines = lines;
-		this.heartbeatNanos = TimeUnit.MILLISECONDS.toNanos(spec.fairWaiterTimeoutMillis()) / 3;
-		this.digest = LockOwners.digest(owner);
+		this.turn = new FairTurn(spec, owner);
 	}
 
 	@Override
@@ -83,7 +72,7 @@ final class ReactiveFairAcquisition extends ReactiveDriver<Grant> {
 				sending();
 				ReactiveWaitLine joined = this.line;
 				if (joined != null) {
-					this.plainSeen = joined.line().plainSignals();
+					this.turn.attempting(joined.line());
 				}
 				next = this.acquisition.next(null);
 			}
@@ -109,7 +98,7 @@ final class ReactiveFairAcquisition extends ReactiveDriver<Grant> {
 			running = received();
 			outcome = this.acquisition.replied(sent, result, this.line != null);
 			retry = this.acquisition.retriesLateGrant();
-			this.rank = result.rank();
+			this.turn.replied(result.rank());
 		}
 		if (outcome instanceof AttemptOutcome.Held held) {
 			if (running) {
@@ -158,7 +147,7 @@ final class ReactiveFairAcquisition extends ReactiveDriver<Grant> {
 			if (!running()) {
 				return;
 			}
-			long sleep = Math.max(0, Math.min(this.acquisition.deadline().sleepNanos(), this.heartbeatNanos));
+			long sleep = this.turn.sleepNanos(this.acquisition.deadline());
 			sleep(this::attempt, sleep);
 			ReactiveWaitLine current = this.line;
 			first = current == null;
@@ -189,8 +178,7 @@ final class ReactiveFairAcquisition extends ReactiveDriver<Grant> {
 	 * release came since the last attempt. Called with the state lock.
 	 */
 	private boolean isTurn(ReactiveWaitLine joined) {
-		return joined.line().consumeAddressed(this.digest)
-				|| (this.rank == 0 && joined.line().plainSignals() != this.plainSeen);
+		return this.turn.isTurn(joined.line());
 	}
 
 	/**
