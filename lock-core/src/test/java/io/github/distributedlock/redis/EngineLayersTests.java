@@ -36,7 +36,7 @@ class EngineLayersTests {
 	private static final Path ENGINE = Path.of("src/main/java/io/github/distributedlock/redis");
 
 	private static final List<String> LAYERS = List.of(
-			"AcquireResult MultiAcquireResult AttemptOutcome Waiting Grant LockSpec LockTarget LockTiming NanoClock Deadline LeaseEnd HolderSighting "
+			"AcquireResult MultiAcquireResult AttemptOutcome Waiting FairTurn Grant LockSpec LockTarget LockTiming NanoClock Deadline LeaseEnd HolderSighting "
 					+ "HandOffRequest ReleaseMessage WaitLine WaitMode Acquisition MultiAcquisition UniqueIds "
 					+ "LockOwners RedisVersion HashSlots LockKeys",
 			"LuaScript LuaLibrary LockScripts ScriptArgs ScriptKey ScriptCall ScriptTexts LockScriptsRuntimeHints "
