@@ -290,7 +290,7 @@ public @interface DistributedLock {
 	 * is a type of its own so that {@link WaitStrategy}, which {@link LockRequest} and
 	 * {@link LockDefaults} take, never has a value that means "unset".
 	 */
-	enum Waiting {
+	public enum Waiting {
 
 		/**
 		 * Not set here: the template's default wait strategy applies.

@@ -3,14 +3,22 @@ package io.github.distributedlock.redis;
 import java.lang.reflect.Field;
 import java.time.Duration;
 
+import io.github.distributedlock.redis.core.HandOffRequest;
+import io.github.distributedlock.redis.core.HoldLife;
+import io.github.distributedlock.redis.core.LockKeys;
+import io.github.distributedlock.redis.core.ReleaseMessage;
+import io.github.distributedlock.redis.core.UniqueIds;
+import io.github.distributedlock.redis.script.LockScripts;
+import io.github.distributedlock.redis.script.LuaScript;
+
 /**
  * The wait path's timing constants, read from the engine, so that the chaos suite picks
  * its pauses and stalls around the values the engine really uses instead of copies of
  * them (docs/design/waiting-and-hand-off.md, "Timing constants"). Constants that depend
  * on a lock's lease or the client's configuration are derived from those.
  * <p>
- * Lives in the engine's package (in the chaos module's test sources) because the
- * constants are package-private.
+ * Reads the engine's internal constants, in {@code redis.core} and
+ * {@code redis.blocking}.
  */
 public final class ProtocolTimings {
 
@@ -186,12 +194,12 @@ public final class ProtocolTimings {
 
 	/**
 	 * How often the watchdog renews an auto-renewed hold: a third of its lease
-	 * ({@code RedisLockHandle}).
+	 * ({@code HoldLife.renewalPeriodNanos}).
 	 * @param lease the hold's lease
 	 * @return the renewal period
 	 */
 	public static Duration watchdogPeriod(Duration lease) {
-		return Duration.ofNanos(lease.toNanos() / 3);
+		return Duration.ofNanos(HoldLife.renewalPeriodNanos(lease.toMillis()));
 	}
 
 	/**
@@ -207,11 +215,11 @@ public final class ProtocolTimings {
 
 	/**
 	 * How soon the watchdog retries a renewal that failed
-	 * ({@code LeaseWatchdog.RETRY_NANOS}, private: read reflectively).
+	 * ({@code HoldLife.RENEWAL_RETRY_NANOS}).
 	 * @return the retry interval
 	 */
 	public static Duration watchdogRetry() {
-		return Duration.ofNanos((Long) privateStatic(LeaseWatchdog.class, "RETRY_NANOS"));
+		return Duration.ofNanos(HoldLife.RENEWAL_RETRY_NANOS);
 	}
 
 	private static Object privateStatic(Class<?> type, String name) {

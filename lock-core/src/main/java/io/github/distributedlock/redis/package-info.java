@@ -1,7 +1,12 @@
 /**
  * The Redis engine: Lua scripts run through Spring Data Redis, and waiting woken by
  * pub/sub, keyspace notifications or polling.
- * {@link io.github.distributedlock.redis.RedisLockTemplate} is the entry point.
+ * {@link io.github.distributedlock.redis.RedisLockTemplate} and
+ * {@link io.github.distributedlock.redis.ReactiveRedisLockTemplate} are the entry points.
+ * Their engine is layered in internal subpackages, each using only those below it:
+ * {@code core} (the decisions, with no I/O), {@code script} (the Lua scripts and their
+ * calls), {@code server} (what the engine knows of the server), and the two drivers
+ * {@code blocking} and {@code reactive}.
  */
 @NullMarked
 package io.github.distributedlock.redis;

@@ -38,11 +38,11 @@ class RuntimeHintsTests {
 	void shouldIncludeEveryLuaScript() throws IOException {
 		RuntimeHints hints = registeredHints();
 		Resource[] scripts = new PathMatchingResourcePatternResolver()
-			.getResources("classpath*:io/github/distributedlock/redis/*.lua");
+			.getResources("classpath*:io/github/distributedlock/redis/script/*.lua");
 		assertThat(scripts).hasSizeGreaterThanOrEqualTo(17);
 		for (Resource script : scripts) {
 			assertThat(RuntimeHintsPredicates.resource()
-				.forResource("io/github/distributedlock/redis/" + script.getFilename())).as(script.getFilename())
+				.forResource("io/github/distributedlock/redis/script/" + script.getFilename())).as(script.getFilename())
 				.accepts(hints);
 		}
 	}

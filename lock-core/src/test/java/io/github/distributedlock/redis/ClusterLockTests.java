@@ -7,6 +7,7 @@ import io.github.distributedlock.LockDefaults;
 import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.WaitStrategy;
+import io.github.distributedlock.redis.core.HashSlots;
 import io.github.distributedlock.test.RedisClusterTopology;
 import io.github.distributedlock.test.RedisTopologyExtension;
 import org.junit.jupiter.api.AfterAll;

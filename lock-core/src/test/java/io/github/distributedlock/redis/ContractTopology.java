@@ -16,7 +16,7 @@ import io.github.distributedlock.test.ValkeyBinary;
  * Where the contract suite's Redis runs, and the wait strategies it is run with there:
  * one row of {@link LockContractTests} per pair.
  */
-enum ContractTopology {
+public enum ContractTopology {
 
 	/**
 	 * A standalone redis-server, through Lettuce.

@@ -16,88 +16,106 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The engine's layers, and the uses that run back up them. Control flows one way: each
- * type of the {@code redis} package belongs to one layer, and uses the types of its own
- * layer and those below. A use is counted when a type's source names another type of the
- * package (comments and string literals left out), once per pair of files.
+ * package of the engine is one layer, and its types use the types of their own layer and
+ * those below. A use is counted when a type's source names another type of the engine
+ * (imports, comments and string literals left out), once per pair of files.
  * <ol start="0">
- * <li>values and decisions, with no I/O: what a request resolves to, a grant, the clock,
- * the deadline, messages, the line's hearing, and the decision cores
- * ({@link Acquisition}, {@link MultiAcquisition})</li>
- * <li>scripts: the Lua files, their arguments and keys, and the lock kinds that build the
- * calls</li>
- * <li>commands and the server: sending the calls, the server's features, listeners,
- * resolving requests</li>
- * <li>drivers: the blocking and the reactive wait loops, lines, handles and renewal</li>
- * <li>the templates</li>
+ * <li>{@code redis.core}: the decisions, with no I/O: what a request resolves to, a
+ * grant, the clock, the deadline, messages, the line's hearing, the steps of a wait, what
+ * an attempt carries and what a reply means</li>
+ * <li>{@code redis.script}: the Lua files, their arguments and keys, the lock kinds that
+ * build the calls, the runner, the replies</li>
+ * <li>{@code redis.server}: the server's features, listeners, resolving requests</li>
+ * <li>{@code redis.blocking} and {@code redis.reactive}: the two drivers, which don't use
+ * each other</li>
+ * <li>{@code redis}: the templates</li>
  * </ol>
  */
 class EngineLayersTests {
 
 	private static final Path ENGINE = Path.of("src/main/java/io/github/distributedlock/redis");
 
-	private static final List<String> LAYERS = List.of(
-			"AcquireResult MultiAcquireResult AttemptOutcome Waiting FairTurn Grant LockSpec LockTarget LockTiming NanoClock Deadline LeaseEnd HolderSighting "
-					+ "HandOffRequest ReleaseMessage WaitLine WaitMode Acquisition MultiAcquisition UniqueIds "
-					+ "LockOwners RedisVersion HashSlots LockKeys",
-			"LuaScript LuaLibrary LockScripts ScriptArgs ScriptKey ScriptCall ScriptTexts LockScriptsRuntimeHints "
-					+ "LockKind ExclusiveKind ReadKind PermitKind FairKind",
-			"ScriptRunner LockCommands ReactiveLockCommands RedisServerFeatures KeyspaceNotifications "
-					+ "ReactiveKeyspaceCheck ReplicaWait ListenerContainerLifecycle LockListeners LockRequestResolver",
-			"WaitLoop WaitQueue WaitQueues MultiWaitLoop MultiLocking FairWait LockAttempts LeaseWatchdog HoldRegistry "
-					+ "OwnerHolds RedisLockHandle MultiLockHandle ReactiveDriver ReactiveAcquisition ReactiveWaitLine "
-					+ "ReactiveWaitLines ReactiveRedisLockHandle ReactiveHoldContext ReactiveHolds ReactiveMultiAcquisition "
-					+ "ReactiveMultiLocking ReactiveMultiLockHandle ReactiveFairAcquisition",
-			"RedisLockTemplate RedisLockTemplateBuilder ReactiveRedisLockTemplate ReactiveRedisLockTemplateBuilder");
+	private static final Map<String, Integer> LAYERS = Map.of("core", 0, "script", 1, "server", 2, "blocking", 3,
+			"reactive", 3, "", 4);
 
 	/**
 	 * The uses that run up, each with its reason. A lock's kind is part of what a request
 	 * resolves to, and the kind builds its script calls.
 	 */
-	private static final List<String> UPWARD = List.of("LockSpec -> LockKind", "LockTarget -> LockKind");
+	private static final List<String> UPWARD = List.of("core.LockSpec -> script.LockKind",
+			"core.LockTarget -> script.LockKind");
 
 	@Test
-	void everyTypeOfTheEngineHasALayer() throws IOException {
-		Map<String, Integer> layers = layers();
-		assertThat(sources().keySet()).as("types without a layer in this test")
-			.allSatisfy((type) -> assertThat(layers).containsKey(type));
-		assertThat(layers.keySet()).as("layered types that no longer exist")
-			.allSatisfy((type) -> assertThat(sources()).containsKey(type));
+	void everyPackageOfTheEngineIsALayer() throws IOException {
+		assertThat(sources().keySet()).as("types outside the layers' packages")
+			.allSatisfy((type) -> assertThat(LAYERS).containsKey(packageOf(type)));
+		assertThat(LAYERS.keySet()).as("layers without types")
+			.allSatisfy((layer) -> assertThat(sources().keySet()).anyMatch((type) -> packageOf(type).equals(layer)));
 	}
 
 	@Test
 	void onlyTheListedUsesRunBackUpTheLayers() throws IOException {
-		Map<String, Integer> layers = layers();
+		assertThat(uses((type, used) -> layer(used) > layer(type))).containsExactlyInAnyOrderElementsOf(UPWARD);
+	}
+
+	@Test
+	void theDriversDontUseEachOther() throws IOException {
+		assertThat(
+				uses((type, used) -> layer(type) == 3 && layer(used) == 3 && !packageOf(type).equals(packageOf(used))))
+			.isEmpty();
+	}
+
+	@Test
+	void theCoreDoesNoIo() throws IOException {
+		Pattern io = Pattern.compile(
+				"import (static )?(org\\.springframework\\.data\\.redis|reactor\\.|java\\.util\\.concurrent\\.locks|io\\.lettuce)");
+		sources().forEach((type, source) -> {
+			if (packageOf(type).equals("core")) {
+				assertThat(io.matcher(source).find()).as(type).isFalse();
+			}
+		});
+	}
+
+	private static List<String> uses(UseFilter filter) throws IOException {
 		Map<String, String> sources = sources();
-		List<String> upward = new ArrayList<>();
+		List<String> uses = new ArrayList<>();
 		sources.forEach((type, source) -> {
 			String code = code(source);
 			for (String used : sources.keySet()) {
-				if (!used.equals(type) && layers.getOrDefault(used, -1) > layers.getOrDefault(type, Integer.MAX_VALUE)
-						&& Pattern.compile("\\b" + used + "\\b").matcher(code).find()) {
-					upward.add(type + " -> " + used);
+				if (!used.equals(type) && filter.counts(type, used)
+						&& Pattern.compile("\\b" + simpleName(used) + "\\b").matcher(code).find()) {
+					uses.add(type + " -> " + used);
 				}
 			}
 		});
-		assertThat(upward).containsExactlyInAnyOrderElementsOf(UPWARD);
+		return uses;
 	}
 
-	private static Map<String, Integer> layers() {
-		Map<String, Integer> layers = new LinkedHashMap<>();
-		for (int i = 0; i < LAYERS.size(); i++) {
-			for (String type : LAYERS.get(i).split(" ")) {
-				layers.put(type, i);
-			}
-		}
-		return layers;
+	private static int layer(String type) {
+		return LAYERS.get(packageOf(type));
 	}
 
+	private static String packageOf(String type) {
+		int dot = type.lastIndexOf('.');
+		return (dot < 0) ? "" : type.substring(0, dot);
+	}
+
+	private static String simpleName(String type) {
+		return type.substring(type.lastIndexOf('.') + 1);
+	}
+
+	/**
+	 * Every type of the engine, named by its package below {@code redis} and its simple
+	 * name ({@code core.Waiting}, or {@code RedisLockTemplate} for the templates).
+	 */
 	private static Map<String, String> sources() throws IOException {
 		Map<String, String> sources = new LinkedHashMap<>();
-		try (Stream<Path> files = Files.list(ENGINE)) {
+		try (Stream<Path> files = Files.walk(ENGINE)) {
 			for (Path file : files.sorted().toList()) {
 				String name = file.getFileName().toString();
 				if (name.endsWith(".java") && !name.equals("package-info.java")) {
-					sources.put(name.substring(0, name.length() - ".java".length()), Files.readString(file));
+					String type = ENGINE.relativize(file).toString().replace('/', '.');
+					sources.put(type.substring(0, type.length() - ".java".length()), Files.readString(file));
 				}
 			}
 		}
@@ -107,7 +125,15 @@ class EngineLayersTests {
 	private static String code(String source) {
 		return source.replaceAll("(?s)/\\*.*?\\*/", "")
 			.replaceAll("//[^\\n]*", "")
-			.replaceAll("\"(?:\\\\.|[^\"\\\\])*\"", "\"\"");
+			.replaceAll("\"(?:\\\\.|[^\"\\\\])*\"", "\"\"")
+			.replaceAll("(?m)^import (?!static )[^\\n]*\\n", "");
+	}
+
+	@FunctionalInterface
+	private interface UseFilter {
+
+		boolean counts(String type, String used);
+
 	}
 
 }

@@ -11,6 +11,8 @@ import java.util.concurrent.Future;
 import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.redis.core.HashSlots;
+import io.github.distributedlock.redis.core.LockKeys;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

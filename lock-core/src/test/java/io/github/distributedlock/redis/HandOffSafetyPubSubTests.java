@@ -3,6 +3,7 @@ package io.github.distributedlock.redis;
 import java.time.Duration;
 import java.util.stream.Stream;
 
+import io.github.distributedlock.redis.core.HandOffRequest;
 import io.github.distributedlock.test.RedisServer;
 import io.github.distributedlock.test.RedisServerExtension;
 import org.junit.jupiter.api.extension.RegisterExtension;

@@ -11,6 +11,8 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.redis.blocking.WaitQueue;
+import io.github.distributedlock.redis.blocking.WaitQueues;
 import io.github.distributedlock.test.RedisServerExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

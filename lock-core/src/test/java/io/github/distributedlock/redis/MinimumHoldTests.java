@@ -10,9 +10,12 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockMode;
-import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.WaitStrategy;
+import io.github.distributedlock.redis.core.LockKeys;
+import io.github.distributedlock.redis.script.LockScripts;
+import io.github.distributedlock.redis.script.LuaScript;
+import io.github.distributedlock.redis.script.ScriptEval;
 import io.github.distributedlock.test.RedisServerExtension;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

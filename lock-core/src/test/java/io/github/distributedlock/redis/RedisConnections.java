@@ -23,7 +23,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * Connection factories for tests, with a short command timeout so that a failing test
  * fails fast.
  */
-final class RedisConnections {
+public final class RedisConnections {
 
 	static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(2);
 
@@ -36,15 +36,15 @@ final class RedisConnections {
 	private RedisConnections() {
 	}
 
-	static LettuceConnectionFactory standalone(RedisServer server) {
+	public static LettuceConnectionFactory standalone(RedisServer server) {
 		return standalone(server.host(), server.port());
 	}
 
-	static LettuceConnectionFactory standalone(String host, int port) {
+	public static LettuceConnectionFactory standalone(String host, int port) {
 		return standalone(host, port, COMMAND_TIMEOUT);
 	}
 
-	static LettuceConnectionFactory standalone(String host, int port, Duration timeout) {
+	public static LettuceConnectionFactory standalone(String host, int port, Duration timeout) {
 		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(host, port);
 		LettuceClientConfiguration client = LettuceClientConfiguration.builder()
 			.commandTimeout(timeout)

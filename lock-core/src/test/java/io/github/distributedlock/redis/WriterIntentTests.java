@@ -12,6 +12,7 @@ import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockMode;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.ReactiveLockHandle;
+import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.test.RedisServerExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

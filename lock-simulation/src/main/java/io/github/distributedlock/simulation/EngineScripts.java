@@ -4,7 +4,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import io.github.distributedlock.redis.ScriptTexts;
+import io.github.distributedlock.redis.script.ScriptTexts;
 
 /**
  * The engine's Lua scripts, compiled once from the exact text the engine sends

@@ -3,6 +3,9 @@ package io.github.distributedlock.redis;
 import java.util.ArrayDeque;
 import java.util.Deque;
 
+import io.github.distributedlock.redis.blocking.WaitQueue;
+import io.github.distributedlock.redis.core.Acquisition;
+import io.github.distributedlock.redis.core.WaitLine;
 import io.github.distributedlock.simulation.PubSub;
 import org.jspecify.annotations.Nullable;
 

@@ -13,6 +13,25 @@ import io.github.distributedlock.LockDefaults;
 import io.github.distributedlock.LockMode;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.WaitStrategy;
+import io.github.distributedlock.redis.core.AcquireResult;
+import io.github.distributedlock.redis.core.Acquisition;
+import io.github.distributedlock.redis.core.AttemptOutcome;
+import io.github.distributedlock.redis.core.Deadline;
+import io.github.distributedlock.redis.core.Grant;
+import io.github.distributedlock.redis.core.HandOffRequest;
+import io.github.distributedlock.redis.core.HoldLife;
+import io.github.distributedlock.redis.core.LockKeys;
+import io.github.distributedlock.redis.core.LockOwners;
+import io.github.distributedlock.redis.core.LockSpec;
+import io.github.distributedlock.redis.core.ReleaseMessage;
+import io.github.distributedlock.redis.core.WaitLine;
+import io.github.distributedlock.redis.core.Waiting;
+import io.github.distributedlock.redis.script.ExclusiveKind;
+import io.github.distributedlock.redis.script.LockKind;
+import io.github.distributedlock.redis.script.ScriptCall;
+import io.github.distributedlock.redis.script.ScriptReplies;
+import io.github.distributedlock.redis.server.LockRequestResolver;
+import io.github.distributedlock.redis.server.RedisServerFeatures;
 import io.github.distributedlock.simulation.PubSub;
 import io.github.distributedlock.simulation.RedisModel;
 import io.github.distributedlock.simulation.SimulationRandom;
@@ -49,7 +68,7 @@ import org.jspecify.annotations.Nullable;
  * writer's in a batch, a reader's or a permit's by an extension), extended to a shorter
  * or longer lease, and a writer's re-entered by its owner with another lease (the nested
  * hold renewed or extended in turn, and released first). Each hold's deadline is the
- * engine's own {@link LeaseEnd}, fed by the replies in the order they arrive.
+ * engine's own {@link HoldLife}, fed by the replies in the order they arrive.
  * <p>
  * A quarter of the writers' acquisitions hold the lock at least a minimum hold
  * ({@code holdAtLeast}, resolved into their spec by the engine's resolver) of about 50
@@ -1125,7 +1144,7 @@ final class LockSimulation {
 				return;
 			}
 			this.inFlight = false;
-			AcquireResult result = LockCommands.acquireResult(acquisition.spec(), (List<?>) reply);
+			AcquireResult result = ScriptReplies.acquireResult(acquisition.spec(), (List<?>) reply);
 			Waiting.Next next = waiting().replied(attempt, result);
 			if (this.pending == Cancellations.Pending.CANCELLED && !(next instanceof Waiting.Fail)) {
 				abandon(next, ranNanos);
@@ -1314,7 +1333,7 @@ final class LockSimulation {
 			long work;
 			if (renewed) {
 				work = random.between(0, 3 * LEASE_MS * MS);
-				renewAt(held, grant.sentNanos() + TimeUnit.MILLISECONDS.toNanos(LEASE_MS) / 3);
+				renewAt(held, grant.sentNanos() + HoldLife.renewalPeriodNanos(LEASE_MS));
 			}
 			else {
 				work = (random.nextInt(8) == 0 && LockSimulation.this.faults.contains(Fault.PAUSE)) ? aroundConstant()
@@ -1354,7 +1373,7 @@ final class LockSimulation {
 					long result = (reply instanceof List<?> results) ? (Long) results.get(0) : (Long) reply;
 					if (confirmed(held, result, sent, held.grant.spec().leaseMillis())) {
 						LockSimulation.this.confirmedLeases[0]++;
-						renewAt(held, sent + TimeUnit.MILLISECONDS.toNanos(held.grant.spec().leaseMillis()) / 3);
+						renewAt(held, sent + HoldLife.renewalPeriodNanos(held.grant.spec().leaseMillis()));
 					}
 				});
 			});
@@ -1398,7 +1417,7 @@ final class LockSimulation {
 				this.reentering = false;
 				Runnable after = this.afterReentry;
 				this.afterReentry = null;
-				AcquireResult result = LockCommands.acquireResult(spec, (List<?>) reply);
+				AcquireResult result = ScriptReplies.acquireResult(spec, (List<?>) reply);
 				AttemptOutcome outcome = reentry.replied(attempt, result, false);
 				if (!(outcome instanceof AttemptOutcome.Held granted)) {
 					Runnable then = (after != null) ? after : () -> {
@@ -1431,7 +1450,7 @@ final class LockSimulation {
 					LockSimulation.this.checker.extended(this.name, inner.grant.token(), now, inner.endNanos());
 				}
 				if (random.nextInt(2) == 0) {
-					renewAt(inner, sent + TimeUnit.MILLISECONDS.toNanos(spec.leaseMillis()) / 3);
+					renewAt(inner, sent + HoldLife.renewalPeriodNanos(spec.leaseMillis()));
 				}
 				if (random.nextInt(2) == 0) {
 					at(random.between(0, work), this.name + " extends " + inner, () -> extend(inner));
@@ -1464,7 +1483,7 @@ final class LockSimulation {
 				// Its deadline passed first: the holder was told, and stopped.
 				return false;
 			}
-			held.end.confirmed((LockSimulation.this.clientBug == ClientBug.DEADLINE_FROM_REPLY) ? now : sentNanos,
+			held.life.extended((LockSimulation.this.clientBug == ClientBug.DEADLINE_FROM_REPLY) ? now : sentNanos,
 					leaseMillis);
 			LockSimulation.this.checker.extended(this.name, held.grant.token(), now, held.endNanos());
 			return true;
@@ -1572,7 +1591,7 @@ final class LockSimulation {
 		private void sendRelease(Held held, String what, Runnable then) {
 			Grant grant = held.grant;
 			long now = LockSimulation.this.clock.nanos();
-			long keepMillis = minimumHoldLeftMillis(grant.spec(), held.acquiredNanos, now);
+			long keepMillis = held.life.minimumHoldLeftMillis(now);
 			// The end of the minimum hold the engine promises (acquired + minimum hold),
 			// which the lease caps: Redis keeps the lock at least until the hold's
 			// deadline.
@@ -1603,20 +1622,6 @@ final class LockSimulation {
 				}
 				then.run();
 			});
-		}
-
-		/**
-		 * Return what is left of a hold's minimum hold, as the engine's handle counts it
-		 * ({@code RedisLockHandle.minimumHoldLeftMillis}): from when the acquisition's
-		 * reply arrived, in whole milliseconds held.
-		 */
-		private static long minimumHoldLeftMillis(LockSpec spec, long acquiredNanos, long nowNanos) {
-			long minimum = spec.holdAtLeastMillis();
-			if (minimum <= 0) {
-				return 0;
-			}
-			long heldMillis = TimeUnit.NANOSECONDS.toMillis(nowNanos - acquiredNanos);
-			return Math.max(0, minimum - heldMillis);
 		}
 
 		private void next() {
@@ -1661,7 +1666,7 @@ final class LockSimulation {
 
 		private final Grant grant;
 
-		private final LeaseEnd end;
+		private final HoldLife life;
 
 		// When the grant's reply was read: the handle counts the minimum hold from then.
 		private final long acquiredNanos;
@@ -1678,15 +1683,15 @@ final class LockSimulation {
 		Held(Grant grant, long acquiredNanos) {
 			this.grant = grant;
 			this.acquiredNanos = acquiredNanos;
-			this.end = new LeaseEnd(grant.sentNanos(), grant.spec().leaseMillis());
+			this.life = new HoldLife(grant, acquiredNanos);
 		}
 
 		long endNanos() {
-			return this.end.nanos();
+			return this.life.leaseEndNanos();
 		}
 
 		boolean live(long nowNanos) {
-			return !this.released && !this.lost && endNanos() - nowNanos > 0;
+			return !this.released && !this.lost && !this.life.isOver(nowNanos);
 		}
 
 		@Override

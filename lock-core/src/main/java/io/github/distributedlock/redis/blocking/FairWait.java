@@ -1,0 +1,102 @@
+package io.github.distributedlock.redis.blocking;
+
+import io.github.distributedlock.LockInterruptedException;
+import io.github.distributedlock.redis.core.Acquisition;
+import io.github.distributedlock.redis.core.Deadline;
+import io.github.distributedlock.redis.core.FairTurn;
+import io.github.distributedlock.redis.core.Grant;
+import io.github.distributedlock.redis.core.LockSpec;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The waiting part of a fair acquisition. Fair waiters queue in Redis, in arrival order
+ * across every process, not in the local FIFO queue: each keeps its place by calling
+ * Redis every third of the fair waiter timeout, and tries again early only when a release
+ * names it as next (or, if it was first in line, when a plain release or lease end is
+ * heard). Returns what it won, like {@link WaitLoop}.
+ */
+public final class FairWait {
+
+	private final LockAttempts attempts;
+
+	private final LockCommands commands;
+
+	private final WaitQueues queues;
+
+	private final FairTurn turn;
+
+	/**
+	 * @param attempts the acquisition, after its first attempt
+	 * @param rank our place in the queue after that attempt
+	 */
+	FairWait(LockAttempts attempts, int rank, LockCommands commands, WaitQueues queues) {
+		this.attempts = attempts;
+		this.turn = new FairTurn(attempts.acquisition().spec(), attempts.acquisition().owner());
+		this.turn.replied(rank);
+		this.commands = commands;
+		this.queues = queues;
+	}
+
+	/**
+	 * Wait for our turn.
+	 * @return what was won, or {@code null} if the wait time ran out
+	 */
+	@Nullable Grant run() {
+		Acquisition acquisition = this.attempts.acquisition();
+		LockSpec spec = acquisition.spec();
+		Deadline deadline = acquisition.deadline();
+		long heartbeatNanos = this.turn.heartbeatNanos();
+		WaitQueue queue = this.queues.join(spec);
+		boolean acquired = false;
+		try {
+			queue.awaitSubscribed(Math.min(deadline.remainingNanos(), heartbeatNanos));
+			while (true) {
+				this.queues.checkOpen(queue, spec.name());
+				this.turn.attempting(queue.line());
+				long seen = queue.signals();
+				LockAttempts.Reply reply = this.attempts.attempt(null, true);
+				if (reply.grant() != null) {
+					acquired = true;
+					return reply.grant();
+				}
+				this.turn.replied(reply.result().rank());
+				if (deadline.remainingNanos() <= 0) {
+					return null;
+				}
+				long heartbeatAt = System.nanoTime() + heartbeatNanos;
+				while (true) {
+					long sleep = Math.min(deadline.sleepNanos(), heartbeatAt - System.nanoTime());
+					if (sleep <= 0) {
+						break;
+					}
+					boolean woken = queue.awaitSignal(seen, sleep);
+					seen = queue.signals();
+					if (this.turn.named(queue.line()) || (woken && this.turn.firstAfterPlainRelease(queue.line()))
+							|| queue.isClosed()) {
+						break;
+					}
+				}
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new LockInterruptedException(spec.name(), ex);
+		}
+		finally {
+			this.queues.leave(queue);
+			if (!acquired) {
+				leaveQueue(spec);
+			}
+		}
+	}
+
+	private void leaveQueue(LockSpec spec) {
+		try {
+			this.commands.leaveQueue(spec, this.attempts.acquisition().owner());
+		}
+		catch (RuntimeException ex) {
+			// Our place expires with the fair waiter timeout anyway.
+		}
+	}
+
+}

@@ -1,0 +1,360 @@
+package io.github.distributedlock.redis.blocking;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.UnaryOperator;
+
+import io.github.distributedlock.HeldLock;
+import io.github.distributedlock.LockAccessException;
+import io.github.distributedlock.LockListener;
+import io.github.distributedlock.LockName;
+import io.github.distributedlock.redis.core.Grant;
+import io.github.distributedlock.redis.core.LockOwners;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The holds of one template: turns what a wait loop won into a handle (after the replica
+ * check, if any), registers it with the watchdog, tells the listeners, and keeps, per
+ * owner and lock, the handles that tell a real re-entry from a hold left by a lost reply.
+ * <p>
+ * A hold nobody closes leaves on its own: a hold whose lease is over, or that was lost,
+ * is dropped when the holds are read and by a sweep that runs every second while there
+ * are any (on the watchdog's thread), so an abandoned handle is never kept reachable.
+ * <p>
+ * Dropping a hold must not turn a hold left by a lost reply into a re-entry, nor a
+ * re-entry into a take-over. The acquire script counts a second hold of an owner only
+ * when the caller says it holds one ({@link #holdsLocally}); otherwise it takes the lock
+ * over as one fresh hold with the same token, which the release of an old handle would
+ * then end. So an owner and lock stay counted for as long as Redis may keep a hold of
+ * them: their count is dropped only when
+ * <ol>
+ * <li>no command that may set their lease is in flight (an acquire attempt while holding
+ * the lock, a re-entry's replica check, an extension or a renewal: see
+ * {@link #sending}),</li>
+ * <li>no such command failed without a reply: Redis may still run it and set a lease that
+ * nothing bounds, so the handles of the owner and lock are then kept, even past their
+ * lease or lost, until each is closed (a leak, but only after such failures), and</li>
+ * <li>the bound of the latest replies has passed: the maximum, over the replies, of the
+ * time the reply was received plus the lease it set, since Redis set it before
+ * replying.</li>
+ * </ol>
+ * Holds of one owner share the lock's lease, so the bound of a dropped hold, of a
+ * released one that left holds behind, and of a re-entry the replica check refused, is
+ * kept for the owner and lock. Past that bound Redis no longer has the hold, an owner
+ * match there is impossible, and a new attempt gets a new token, so closing the old
+ * handle later just reports the lost lease. A dropped handle that is then extended is
+ * registered again. The normal path costs no Redis command: only map updates around the
+ * commands it sends anyway. Thread-safe.
+ */
+public final class HoldRegistry implements AutoCloseable {
+
+	private static final long SWEEP_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+	private final ConcurrentHashMap<String, OwnerHolds> holds = new ConcurrentHashMap<>();
+
+	private final LockCommands commands;
+
+	private final LeaseWatchdog watchdog;
+
+	private final LockListener listener;
+
+	private final @Nullable ReplicaWait replicas;
+
+	private final AtomicBoolean sweepScheduled = new AtomicBoolean();
+
+	/**
+	 * @param replicas the replica check every new hold passes, or {@code null} for none
+	 */
+	public HoldRegistry(LockCommands commands, LeaseWatchdog watchdog, LockListener listener,
+			@Nullable ReplicaWait replicas) {
+		this.commands = commands;
+		this.watchdog = watchdog;
+		this.listener = listener;
+		this.replicas = replicas;
+	}
+
+	/**
+	 * Turn what an acquisition won into a registered handle.
+	 * @throws io.github.distributedlock.LockAccessException if too few replicas
+	 * acknowledged the hold, which is then released
+	 */
+	public RedisLockHandle hold(Grant grant) {
+		String key = key(grant.owner(), grant.spec().lockKey());
+		if (this.replicas != null) {
+			// The check writes the lease again, and a refused re-entry leaves it behind.
+			update(key, OwnerHolds::sending);
+			try {
+				this.replicas.confirm(grant);
+			}
+			catch (RuntimeException ex) {
+				// A refusal is a reply (no cause); a failure of the check may have lost
+				// one.
+				long bound = leaseBound(grant.spec().leaseMillis());
+				boolean refused = ex instanceof LockAccessException && ex.getCause() == null;
+				update(key, (current) -> refused ? current.replied(true, bound) : current.failed());
+				throw ex;
+			}
+		}
+		RedisLockHandle handle = new RedisLockHandle(grant, this, this.commands);
+		if (handle.spec().autoRenew()) {
+			// Watched before added, so that no sweep can drop it in between.
+			this.watchdog.watch(handle);
+		}
+		add(handle);
+		if (this.replicas != null) {
+			update(key, (current) -> current.replied(false, 0));
+		}
+		this.listener.acquired(handle);
+		return handle;
+	}
+
+	/**
+	 * Turn what a multi-lock won into registered handles, all or none: if one fails the
+	 * replica check, the others are released too.
+	 */
+	List<RedisLockHandle> holdAll(List<Grant> grants) {
+		List<RedisLockHandle> handles = new ArrayList<>(grants.size());
+		for (int i = 0; i < grants.size(); i++) {
+			try {
+				handles.add(hold(grants.get(i)));
+			}
+			catch (RuntimeException ex) {
+				for (Grant left : grants.subList(i + 1, grants.size())) {
+					// Released, but a re-entry among them leaves its lease behind.
+					long bound = leaseBound(left.spec().leaseMillis());
+					update(key(left.owner(), left.spec().lockKey()), (current) -> current.bound(bound));
+					try {
+						this.commands.release(left);
+					}
+					catch (RuntimeException releaseFailure) {
+						ex.addSuppressed(releaseFailure);
+					}
+				}
+				try {
+					MultiLockHandle.releaseAll(handles);
+				}
+				catch (RuntimeException releaseFailure) {
+					ex.addSuppressed(releaseFailure);
+				}
+				throw ex;
+			}
+		}
+		return handles;
+	}
+
+	/**
+	 * Register a hold found in Redis, which is neither renewed nor reported as acquired.
+	 */
+	public RedisLockHandle adopt(Grant grant) {
+		RedisLockHandle handle = new RedisLockHandle(grant, this, this.commands);
+		add(handle);
+		return handle;
+	}
+
+	private void add(RedisLockHandle handle) {
+		update(key(handle), (current) -> current.with(handle));
+	}
+
+	/**
+	 * Note that a command that may set the lease of this owner on this lock (an acquire
+	 * attempt while holding it, a renewal, an extension) is about to be sent: the owner
+	 * counts as holding the lock until its reply. Each call is followed by one of
+	 * {@link #replied} or {@link #failed}.
+	 */
+	void sending(String owner, String lockKey) {
+		update(key(owner, lockKey), OwnerHolds::sending);
+	}
+
+	/**
+	 * Note the reply of a command announced by {@link #sending}.
+	 * @param leaseMillis the lease it set, or a negative value if it set none
+	 */
+	void replied(String owner, String lockKey, long leaseMillis) {
+		long bound = leaseBound(leaseMillis);
+		update(key(owner, lockKey), (current) -> current.replied(leaseMillis >= 0, bound));
+	}
+
+	/**
+	 * Note that a command announced by {@link #sending} failed without a reply, so that
+	 * Redis may still run it: the owner counts as holding the lock until all its handles
+	 * are closed.
+	 */
+	void failed(String owner, String lockKey) {
+		update(key(owner, lockKey), OwnerHolds::failed);
+	}
+
+	/**
+	 * Note the reply of a command for a handle announced by {@link #sending}; a live
+	 * handle that a sweep dropped meanwhile is registered again.
+	 * @param leaseMillis the lease it set, or a negative value if it set none
+	 */
+	void replied(RedisLockHandle handle, long leaseMillis) {
+		long bound = leaseBound(leaseMillis);
+		update(key(handle), (current) -> {
+			OwnerHolds next = current.replied(leaseMillis >= 0, bound);
+			return handle.isLive(System.nanoTime()) ? next.with(handle) : next;
+		});
+	}
+
+	/**
+	 * Note that a command for a handle failed without a reply: the handle is kept until
+	 * it is closed.
+	 */
+	void failed(RedisLockHandle handle) {
+		update(key(handle), (current) -> handle.isReleased() ? current.failed() : current.failed().with(handle));
+	}
+
+	private void update(String key, UnaryOperator<OwnerHolds> change) {
+		this.holds.compute(key, (k, current) -> change.apply((current != null) ? current : OwnerHolds.none())
+			.orNull(System.nanoTime()));
+		sweepSoon();
+	}
+
+	private static long leaseBound(long leaseMillis) {
+		// Redis set the lease before replying: counted from after the reply, it has
+		// ended.
+		return System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, leaseMillis));
+	}
+
+	/**
+	 * Tell the listeners that an acquisition ran out of time.
+	 */
+	public void notAcquired(LockName name, Duration waited) {
+		this.listener.notAcquired(name, waited);
+	}
+
+	/**
+	 * Return whether the owner may hold the lock through a handle of this template. A
+	 * custom owner may also hold it elsewhere, so for those the answer is always yes.
+	 */
+	boolean holdsLocally(String owner, String lockKey) {
+		if (LockOwners.isCustom(owner)) {
+			return true;
+		}
+		OwnerHolds current = this.holds.get(key(owner, lockKey));
+		return current != null && current.mayBeInRedis(System.nanoTime());
+	}
+
+	/**
+	 * Drop a handle whose release was sent.
+	 * @param result the release script's reply, or {@link RedisLockHandle#UNKNOWN}
+	 */
+	void released(RedisLockHandle handle, long result) {
+		this.holds.computeIfPresent(key(handle), (key, current) -> {
+			OwnerHolds left = current.without(handle);
+			if (result == 0 || result == -1) {
+				// Redis has no hold of this owner on the lock any more.
+				left = left.withoutBound();
+			}
+			else if (result != -2) {
+				// Holds of this owner are left (or may be): they live as long as the
+				// lease.
+				left = left.bound(handle.redisLeaseBoundNanos());
+			}
+			return left.orNull(System.nanoTime());
+		});
+		this.watchdog.unwatch(handle);
+	}
+
+	void releasedFor(RedisLockHandle handle, Duration heldFor) {
+		this.listener.released(handle, heldFor);
+	}
+
+	/**
+	 * Tell the listeners that a release failed without a reply.
+	 */
+	void releaseFailed(RedisLockHandle handle, LockAccessException failure) {
+		this.listener.releaseFailed(handle, failure);
+	}
+
+	/**
+	 * Drop a lost hold and tell the listeners.
+	 * @param goneFromRedis whether Redis said the hold is gone (rather than renewals
+	 * failing)
+	 */
+	void lost(RedisLockHandle handle, boolean goneFromRedis) {
+		this.watchdog.unwatch(handle);
+		this.holds.computeIfPresent(key(handle), (key, current) -> {
+			// Kept while a write is in flight or after one without a reply.
+			return current.dropped(handle, !goneFromRedis).orNull(System.nanoTime());
+		});
+		this.listener.leaseLost(handle);
+	}
+
+	/**
+	 * Forget a handle as if it had never been returned, like one whose reply was lost.
+	 */
+	public void forget(RedisLockHandle handle) {
+		this.holds.computeIfPresent(key(handle), (key, current) -> current.without(handle).orNull(System.nanoTime()));
+		this.watchdog.unwatch(handle);
+	}
+
+	/**
+	 * Return a snapshot of the live holds, oldest first.
+	 */
+	public List<HeldLock> snapshot() {
+		sweep();
+		long now = System.nanoTime();
+		List<HeldLock> snapshot = new ArrayList<>();
+		for (OwnerHolds current : this.holds.values()) {
+			for (RedisLockHandle handle : current.handles()) {
+				if (handle.isLive(now)) {
+					snapshot.add(handle.snapshot());
+				}
+			}
+		}
+		snapshot.sort(Comparator.comparing(HeldLock::since));
+		return snapshot;
+	}
+
+	/**
+	 * Return how many owner and lock pairs count as held, for tests.
+	 */
+	public int size() {
+		return this.holds.size();
+	}
+
+	/**
+	 * Drop the holds whose lease is over or that were lost, keeping their owner and lock
+	 * counted for as long as Redis may keep them.
+	 */
+	void sweep() {
+		for (String key : this.holds.keySet()) {
+			this.holds.computeIfPresent(key, (k, current) -> current.swept(System.nanoTime(), this.watchdog));
+		}
+	}
+
+	private void sweepSoon() {
+		if (this.sweepScheduled.compareAndSet(false, true)
+				&& !this.watchdog.runLater(this::scheduledSweep, SWEEP_NANOS)) {
+			this.sweepScheduled.set(false);
+		}
+	}
+
+	private void scheduledSweep() {
+		this.sweepScheduled.set(false);
+		sweep();
+		if (!this.holds.isEmpty()) {
+			sweepSoon();
+		}
+	}
+
+	@Override
+	public void close() {
+		this.watchdog.close();
+	}
+
+	private static String key(RedisLockHandle handle) {
+		return key(handle.owner(), handle.spec().lockKey());
+	}
+
+	private static String key(String owner, String lockKey) {
+		return owner + '\n' + lockKey;
+	}
+
+}

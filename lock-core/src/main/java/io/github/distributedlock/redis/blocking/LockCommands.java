@@ -1,0 +1,258 @@
+package io.github.distributedlock.redis.blocking;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import io.github.distributedlock.LockAccessException;
+import io.github.distributedlock.LockName;
+import io.github.distributedlock.redis.core.AcquireResult;
+import io.github.distributedlock.redis.core.Grant;
+import io.github.distributedlock.redis.core.HandOffRequest;
+import io.github.distributedlock.redis.core.LockKeys;
+import io.github.distributedlock.redis.core.LockOwners;
+import io.github.distributedlock.redis.core.LockSpec;
+import io.github.distributedlock.redis.core.MultiAcquireResult;
+import io.github.distributedlock.redis.script.ExclusiveKind;
+import io.github.distributedlock.redis.script.FairKind;
+import io.github.distributedlock.redis.script.LockKind;
+import io.github.distributedlock.redis.script.ScriptArgs;
+import io.github.distributedlock.redis.script.ScriptCall;
+import io.github.distributedlock.redis.script.ScriptReplies;
+import io.github.distributedlock.redis.script.ScriptRunner;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static io.github.distributedlock.redis.script.LockScripts.FORCE_RELEASE;
+import static io.github.distributedlock.redis.script.LockScripts.READ_HOLD;
+
+/**
+ * Runs the scripts that a {@link LockKind} builds, and the few plain commands,
+ * translating Redis errors into {@link LockAccessException}s that name the lock.
+ */
+public final class LockCommands {
+
+	private final StringRedisTemplate redis;
+
+	private final ScriptRunner scripts;
+
+	private final String fenceIdleMillis;
+
+	private final boolean handOff;
+
+	/**
+	 * @param handOff whether a release reserves the lock for the oldest waiting request
+	 */
+	public LockCommands(StringRedisTemplate redis, long fenceIdleMillis, boolean handOff) {
+		this.redis = redis;
+		this.scripts = new ScriptRunner(redis.getRequiredConnectionFactory());
+		this.fenceIdleMillis = Long.toString(fenceIdleMillis);
+		this.handOff = handOff;
+	}
+
+	/**
+	 * Run the acquire script of the spec's kind once.
+	 * @param hold the id of the hold this acquisition takes, the same for each attempt
+	 * @param remainingWaitMillis how long the caller will keep waiting (-1 indefinitely)
+	 * @param mayHaveIntent whether an earlier attempt may have left a writer intent
+	 * @param holdsIt whether the caller already holds the lock (a real re-entry)
+	 * @param handOff the caller's request in the lock's line, or {@code null} for none
+	 * @see LockKind.Attempt
+	 */
+	public AcquireResult acquire(LockSpec spec, String owner, String hold, long remainingWaitMillis,
+			boolean mayHaveIntent, boolean holdsIt, @Nullable HandOffRequest handOff) {
+		LockKind.Attempt attempt = new LockKind.Attempt(owner, hold, remainingWaitMillis, mayHaveIntent, holdsIt,
+				handOff);
+		return ScriptReplies.acquireResult(spec,
+				run(spec.name(), "acquire", spec.kind().acquire(spec, attempt, this.fenceIdleMillis)));
+	}
+
+	/**
+	 * Take several plain locks in one script, all or nothing.
+	 */
+	MultiAcquireResult acquireAll(List<LockSpec> specs, String owner, String hold, boolean reentrant,
+			@Nullable HandOffRequest handOff) {
+		LockName first = specs.get(0).name();
+		return ScriptReplies.multiAcquireResult(first, specs.size(), run(first, "acquire",
+				ExclusiveKind.acquireAll(specs, owner, hold, reentrant, handOff, this.fenceIdleMillis)));
+	}
+
+	/**
+	 * Release one hold.
+	 * @return holds left, or -1 if the lock was gone, -2 if someone else held it
+	 */
+	public long release(Grant hold) {
+		return release(hold, 0);
+	}
+
+	/**
+	 * Release a hold whose minimum hold has {@code keepMillis} left: if it is the last
+	 * hold, the lock stays taken by nobody until then (capped by its lease).
+	 * @return holds left, or -1 if the lock was gone, -2 if someone else held it
+	 */
+	public long release(Grant hold, long keepMillis) {
+		LockSpec spec = hold.spec();
+		return number(run(spec.name(), "release", spec.kind()
+			.release(spec, hold.owner(), hold.token(), hold.hold(), this.handOff, Math.max(0, keepMillis))));
+	}
+
+	/**
+	 * Withdraw a request without waiting for the reply, after a Redis failure.
+	 */
+	void withdrawAsync(LockSpec spec, HandOffRequest request) {
+		this.scripts.executeAsync(ExclusiveKind.withdraw(spec, request, this.handOff));
+	}
+
+	/**
+	 * Drop a writer's intent without waiting for the reply, for a writer that stops
+	 * waiting without the lock: a failing Redis is not waited for again, and an intent
+	 * left behind lapses with its own expiry.
+	 */
+	void dropIntentAsync(LockSpec spec, String owner) {
+		ScriptCall call = ExclusiveKind.dropIntent(spec, owner);
+		try {
+			this.scripts.executeAsync(call);
+		}
+		catch (RuntimeException ex) {
+			// The intent lapses with its own expiry.
+		}
+	}
+
+	/**
+	 * Withdraw a request after giving up; a reservation for it passes on to the next
+	 * request (or the lock is freed). A hold is never touched.
+	 */
+	public void withdraw(LockSpec spec, HandOffRequest request) {
+		run(spec.name(), "withdraw", ExclusiveKind.withdraw(spec, request, this.handOff));
+	}
+
+	/**
+	 * Leave a fair lock's queue after giving up.
+	 */
+	void leaveQueue(LockSpec spec, String owner) {
+		run(spec.name(), "leave queue", FairKind.leave(spec, owner));
+	}
+
+	/**
+	 * Lengthen a hold's lease to at least the given one; it never shortens a lease.
+	 * @return 1 if extended, -1 if the lock was gone, -2 if someone else held it
+	 */
+	public long extend(Grant hold, long leaseMillis) {
+		LockSpec spec = hold.spec();
+		return number(run(spec.name(), "extend",
+				spec.kind().extend(spec, hold.owner(), hold.token(), hold.hold(), leaseMillis)));
+	}
+
+	/**
+	 * Set the hold's lease again on the given connection (never shortening another
+	 * hold's): a write for a replica check to cover. Redis errors are not translated.
+	 * @return 1 if extended, -1 if the lock was gone, -2 if someone else held it
+	 */
+	long extendOn(RedisConnection connection, Grant hold) {
+		LockSpec spec = hold.spec();
+		ScriptCall call = spec.kind().extend(spec, hold.owner(), hold.token(), hold.hold(), spec.leaseMillis());
+		return number(this.scripts.execute(connection, call));
+	}
+
+	/**
+	 * Renew the leases of several holds of plain or fair locks in one script.
+	 * @return for each hold: 1 renewed, -1 gone, -2 held by someone else
+	 */
+	public List<Long> renew(List<Grant> holds) {
+		LockName name = holds.get(0).spec().name();
+		List<?> reply = run(name, "renew", ExclusiveKind.renew(holds));
+		if (reply == null || reply.size() != holds.size()) {
+			throw new LockAccessException(name, "unexpected reply from the renew script: " + reply, null);
+		}
+		return reply.stream().map((value) -> ((Number) value).longValue()).toList();
+	}
+
+	/**
+	 * Ask Redis whether a hold is still its lock's owner (or reader, or permit holder).
+	 */
+	boolean isHeld(Grant hold) {
+		LockSpec spec = hold.spec();
+		ScriptCall call = spec.kind().isHeld(spec, hold.owner(), hold.token(), hold.hold());
+		if (call == null) {
+			List<@Nullable String> held = ownerAndToken(spec.name(), spec.lockKey());
+			return held != null && LockOwners.digest(hold.owner()).equals(held.get(0))
+					&& Long.toString(hold.token()).equals(held.get(1));
+		}
+		Long result = run(spec.name(), "check", call);
+		return result != null && result == 1;
+	}
+
+	/**
+	 * Delete a lock whoever holds it: the hold whose token is read first, never one taken
+	 * after that (the script may run twice).
+	 * @return whether a lock was deleted
+	 */
+	public boolean forceRelease(LockName name, String lockKey) {
+		List<@Nullable String> held = ownerAndToken(name, lockKey);
+		String token = (held != null) ? held.get(1) : null;
+		if (token == null) {
+			return false;
+		}
+		Long result = run(name, "force-release", FORCE_RELEASE
+			.callWithKeys(List.of(lockKey, LockKeys.releaseChannel(lockKey)), new ScriptArgs.ForceRelease(token)));
+		return result != null && result == 1;
+	}
+
+	public boolean exists(LockName name, String lockKey) {
+		try {
+			return Boolean.TRUE.equals(this.redis.hasKey(lockKey));
+		}
+		catch (DataAccessException ex) {
+			throw ScriptReplies.failure(name, "check", ex);
+		}
+	}
+
+	/**
+	 * Return the owner's digest, the token, the remaining lease in milliseconds and the
+	 * id of one hold of a lock, read in one step, or {@code null} if nobody holds it.
+	 */
+	public @Nullable List<?> readHold(LockName name, String lockKey) {
+		List<?> reply = run(name, "check", READ_HOLD.callWithKeys(List.of(lockKey), new ScriptArgs.ReadHold()));
+		if (reply == null || reply.size() < 4) {
+			return null;
+		}
+		return List.of(text(reply.get(0)), text(reply.get(1)), reply.get(2), text(reply.get(3)));
+	}
+
+	private static String text(Object value) {
+		return (value instanceof byte[] bytes) ? new String(bytes, StandardCharsets.UTF_8) : String.valueOf(value);
+	}
+
+	/**
+	 * Return the owner's digest and the fencing token stored in the lock, or {@code null}
+	 * if it is free.
+	 */
+	public @Nullable List<@Nullable String> ownerAndToken(LockName name, String lockKey) {
+		try {
+			List<Object> values = this.redis.opsForHash().multiGet(lockKey, List.of("owner", "token"));
+			if (values.isEmpty() || values.get(0) == null) {
+				return null;
+			}
+			return values.stream().<@Nullable String>map((value) -> (value != null) ? value.toString() : null).toList();
+		}
+		catch (DataAccessException ex) {
+			throw ScriptReplies.failure(name, "check", ex);
+		}
+	}
+
+	private <T> @Nullable T run(LockName name, String operation, ScriptCall call) {
+		try {
+			return this.scripts.execute(call);
+		}
+		catch (DataAccessException ex) {
+			throw ScriptReplies.failure(name, operation, ex);
+		}
+	}
+
+	private static long number(@Nullable Long result) {
+		return (result != null) ? result : -1;
+	}
+
+}

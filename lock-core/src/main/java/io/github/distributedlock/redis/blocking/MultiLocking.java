@@ -1,0 +1,128 @@
+package io.github.distributedlock.redis.blocking;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+
+import io.github.distributedlock.LockTimeoutException;
+import io.github.distributedlock.redis.core.Deadline;
+import io.github.distributedlock.redis.core.Grant;
+import io.github.distributedlock.redis.core.HashSlots;
+import io.github.distributedlock.redis.core.LockSpec;
+import io.github.distributedlock.redis.core.MultiAcquisition;
+import io.github.distributedlock.redis.core.NanoClock;
+import io.github.distributedlock.redis.server.RedisServerFeatures;
+
+/**
+ * The blocking engine's multi-locks: takes several exclusive locks as one hold, in one
+ * global order (by key), which makes overlapping multi-locks deadlock-free. One script
+ * takes them all, unless on a Cluster their keys are in several hash slots: then one by
+ * one, in the same order, rolling back on failure. Thread-safe.
+ */
+public final class MultiLocking {
+
+	private final LockCommands commands;
+
+	private final WaitQueues queues;
+
+	private final HoldRegistry holds;
+
+	private final RedisServerFeatures server;
+
+	private final boolean handOff;
+
+	public MultiLocking(LockCommands commands, WaitQueues queues, HoldRegistry holds, RedisServerFeatures server,
+			boolean handOff) {
+		this.commands = commands;
+		this.queues = queues;
+		this.holds = holds;
+		this.server = server;
+		this.handOff = handOff;
+	}
+
+	/**
+	 * Return a resolved request that a multi-lock may take.
+	 * @param spec the resolved request
+	 * @return the same request
+	 * @throws IllegalArgumentException if it is a read lock, a permit or a fair lock
+	 */
+	public static LockSpec multiLockable(LockSpec spec) {
+		if (!spec.kind().multiLockable()) {
+			throw new IllegalArgumentException("Lock '" + spec.name()
+					+ "': a multi-lock takes plain exclusive locks only, not read locks, permits or fair locks");
+		}
+		return spec;
+	}
+
+	/**
+	 * Take every lock, or none.
+	 * @param first the first request, whose wait time and reentrancy the multi-lock has
+	 * @param requested every request, in the order asked, each
+	 * {@linkplain #multiLockable(LockSpec) multi-lockable}
+	 * @param owner the owner of every lock
+	 * @param start when the acquisition began, in {@link System#nanoTime()}
+	 * @return the handle of all the locks
+	 * @throws LockTimeoutException if the locks were not all taken within the wait time
+	 */
+	public MultiLockHandle acquireAll(LockSpec first, List<LockSpec> requested, String owner, long start) {
+		TreeMap<String, LockSpec> ordered = new TreeMap<>();
+		for (LockSpec spec : requested) {
+			ordered.putIfAbsent(spec.lockKey(), spec);
+		}
+		List<LockSpec> specs = new ArrayList<>(ordered.values());
+		List<RedisLockHandle> holds;
+		if (specs.size() > 1 && (!this.server.isCluster() || sameSlot(specs))) {
+			MultiWaitLoop loop = new MultiWaitLoop(new MultiAcquisition(specs, owner, first.waitNanos(),
+					first.reentrant(), this.handOff, NanoClock.SYSTEM), this.commands, this.queues);
+			List<Grant> grants = loop.run();
+			if (grants == null) {
+				LockTimeoutException timeout = loop.timeout();
+				this.holds.notAcquired(timeout.getLockName(), timeout.getWaited());
+				throw timeout;
+			}
+			holds = this.holds.holdAll(grants);
+		}
+		else {
+			holds = acquireInOrder(specs, owner, new Deadline(first.waitNanos(), start));
+		}
+		return new MultiLockHandle(holds, Duration.ofNanos(System.nanoTime() - start));
+	}
+
+	/**
+	 * Take locks one by one in the given (global) order, rolling back on failure: for
+	 * locks in different Cluster slots, which no single script can take together.
+	 */
+	private List<RedisLockHandle> acquireInOrder(List<LockSpec> specs, String owner, Deadline deadline) {
+		List<RedisLockHandle> holds = new ArrayList<>(specs.size());
+		try {
+			for (LockSpec spec : specs) {
+				WaitLoop loop = new WaitLoop(spec.withWaitNanos(deadline.remainingBudgetNanos()), owner, this.holds,
+						this.handOff, this.commands, this.queues);
+				Grant grant = loop.run();
+				if (grant == null) {
+					LockTimeoutException timeout = loop.timeout();
+					this.holds.notAcquired(spec.name(), deadline.elapsed());
+					throw new LockTimeoutException(spec.name(), deadline.elapsed(), timeout.getHolderRemainingLease());
+				}
+				holds.add(this.holds.hold(grant));
+			}
+			return holds;
+		}
+		catch (RuntimeException ex) {
+			try {
+				MultiLockHandle.releaseAll(holds);
+			}
+			catch (RuntimeException releaseFailure) {
+				ex.addSuppressed(releaseFailure);
+			}
+			throw ex;
+		}
+	}
+
+	private static boolean sameSlot(List<LockSpec> specs) {
+		int slot = HashSlots.slot(specs.get(0).lockKey());
+		return specs.stream().allMatch((spec) -> HashSlots.slot(spec.lockKey()) == slot);
+	}
+
+}

@@ -1,0 +1,273 @@
+package io.github.distributedlock.redis.blocking;
+
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.output.ByteArrayOutput;
+import io.lettuce.core.output.IntegerOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
+import io.github.distributedlock.LockAccessException;
+import io.github.distributedlock.redis.core.Grant;
+import io.github.distributedlock.redis.core.LockSpec;
+import io.github.distributedlock.redis.script.ScriptReplies;
+import io.github.distributedlock.redis.script.ScriptRunner;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.RedisSystemException;
+import org.springframework.data.redis.connection.DecoratedRedisConnection;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnection;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Makes sure a hold just written reached enough replicas (Redis {@code WAIT}), so that a
+ * failover right now would not hand the lock to someone else; otherwise releases it and
+ * fails the acquisition.
+ * <p>
+ * {@code WAIT} counts only the writes of its own server connection, and a client that
+ * reconnects (Lettuce re-sends commands in flight) may send it on a new connection, even
+ * to a new master, where it confirms nothing. So {@code CLIENT INFO} identifies the
+ * server connection after the {@code WAIT}: if it is one already seen before the hold was
+ * written, it carried the write. Otherwise the hold is written again (its lease written
+ * anew, never shorter: {@code lengthen_lease} always writes, since Redis 7.2 and later
+ * let {@code WAIT} count only what its own connection wrote; the extend script also
+ * checks the hold is still ours there) on one connection and waited for there. Lettuce
+ * classes are only loaded when Lettuce is there.
+ */
+public final class ReplicaWait {
+
+	private static final boolean LETTUCE = ClassUtils.isPresent("io.lettuce.core.RedisClient",
+			ReplicaWait.class.getClassLoader());
+
+	private static final byte[] INFO = "INFO".getBytes(StandardCharsets.US_ASCII);
+
+	private final StringRedisTemplate redis;
+
+	private final LockCommands commands;
+
+	private final int replicas;
+
+	private final long timeoutMillis;
+
+	private final boolean sharedConnection;
+
+	/** The server connection last seen by a check, and when it was first seen. */
+	private final AtomicReference<@Nullable SeenConnection> lastConnection = new AtomicReference<>();
+
+	public ReplicaWait(StringRedisTemplate redis, LockCommands commands, int replicas, long timeoutMillis) {
+		this.redis = redis;
+		this.commands = commands;
+		this.replicas = replicas;
+		this.timeoutMillis = timeoutMillis;
+		this.sharedConnection = ScriptRunner.sharesOneConnection(redis.getRequiredConnectionFactory());
+	}
+
+	/**
+	 * Wait until enough replicas have a hold that was just written; otherwise release it.
+	 * @param hold the hold; its {@code sentNanos} was read before its script was sent
+	 * @throws LockAccessException without a cause if too few replicas acknowledged it, or
+	 * the server no longer had it (replies the {@link HoldRegistry} can bound); a failure
+	 * of the check itself, whose write may have lost its reply, carries the Redis failure
+	 * as cause
+	 */
+	void confirm(Grant hold) {
+		LockSpec spec = hold.spec();
+		long acked = await(hold);
+		if (acked >= this.replicas) {
+			return;
+		}
+		try {
+			this.commands.release(hold);
+		}
+		catch (RuntimeException ex) {
+			// The lease ends it anyway.
+		}
+		if (acked < 0) {
+			throw new LockAccessException(spec.name(),
+					"acquired, but the server no longer had it when its "
+							+ "replication was checked (the connection moved to another server, as in a failover)",
+					null);
+		}
+		throw new LockAccessException(spec.name(),
+				"acquired, but only " + acked + " of " + this.replicas + " replicas acknowledged it within "
+						+ this.timeoutMillis + " ms; released it, since a failover now could give it to someone else",
+				null);
+	}
+
+	/**
+	 * Return the number of replicas that acknowledged the hold, or -1 if the server no
+	 * longer has it.
+	 */
+	private long await(Grant hold) {
+		long writtenNanos = hold.sentNanos();
+		try {
+			SeenConnection last = this.lastConnection.get();
+			if (this.sharedConnection && last != null && last.firstSeenNanos() - writtenNanos < 0) {
+				Acknowledgement ack = this.redis.execute((RedisCallback<Acknowledgement>) (connection) -> ReplicaWait
+					.sendAndIdentify(connection, this.replicas, this.timeoutMillis), true);
+				if (ack != null && seen(ack.identity()) - writtenNanos < 0) {
+					return ack.acked();
+				}
+			}
+			for (int attempt = 0; attempt < 3; attempt++) {
+				Rewrite ack = this.redis.execute((RedisCallback<Rewrite>) (connection) -> {
+					String before = identity(connection);
+					// A write on this connection for the WAIT to cover; it never shortens
+					// the lease of another hold of a reentrant lock.
+					if (this.commands.extendOn(connection, hold) < 0) {
+						return new Rewrite(before, -1, before);
+					}
+					Acknowledgement after = sendAndIdentify(connection, this.replicas, this.timeoutMillis);
+					return new Rewrite(before, after.acked(), after.identity());
+				}, true);
+				if (ack == null) {
+					return 0;
+				}
+				seen(ack.after());
+				if (ack.acked() < 0 || ack.before().equals(ack.after())) {
+					return ack.acked();
+				}
+			}
+			// The connection kept changing under the check.
+			return 0;
+		}
+		catch (DataAccessException ex) {
+			throw ScriptReplies.failure(hold.spec().name(), "WAIT", ex);
+		}
+	}
+
+	/**
+	 * Record a server connection identity.
+	 * @return the {@link System#nanoTime()} at which it was first seen
+	 */
+	private long seen(String identity) {
+		SeenConnection last = this.lastConnection.get();
+		if (last != null && last.identity().equals(identity)) {
+			return last.firstSeenNanos();
+		}
+		SeenConnection now = new SeenConnection(identity, System.nanoTime());
+		this.lastConnection.set(now);
+		return now.firstSeenNanos();
+	}
+
+	private record SeenConnection(String identity, long firstSeenNanos) {
+	}
+
+	private record Rewrite(String before, long acked, String after) {
+	}
+
+	/**
+	 * Send {@code WAIT}.
+	 * @return how many replicas acknowledged every write sent so far on this connection
+	 */
+	static long send(RedisConnection connection, int replicas, long timeoutMillis) {
+		byte[][] args = { Integer.toString(replicas).getBytes(StandardCharsets.US_ASCII),
+				Long.toString(timeoutMillis).getBytes(StandardCharsets.US_ASCII) };
+		RedisConnection target = unwrap(connection);
+		Object acked = (LETTUCE && target instanceof LettuceConnection)
+				? Lettuce.waitFor((LettuceConnection) target, args) : connection.execute("WAIT", args);
+		return (acked instanceof Number number) ? number.longValue() : 0;
+	}
+
+	/**
+	 * Send {@code WAIT} and identify the connection that ran it, in one round trip where
+	 * the client allows it: Redis answers the second command only after the first, on the
+	 * same connection.
+	 * @return how many replicas acknowledged, and the {@link #identity identity} of the
+	 * connection
+	 */
+	static Acknowledgement sendAndIdentify(RedisConnection connection, int replicas, long timeoutMillis) {
+		RedisConnection target = unwrap(connection);
+		if (LETTUCE && target instanceof LettuceConnection) {
+			return Lettuce.sendAndIdentify((LettuceConnection) target, replicas, timeoutMillis);
+		}
+		long acked = send(connection, replicas, timeoutMillis);
+		return new Acknowledgement(acked, identity(connection));
+	}
+
+	/**
+	 * Identify the server-side connection: its client id and the server address it
+	 * reached. A reconnect, to the same server or another, yields a different identity
+	 * (client ids are unique per running server).
+	 */
+	static String identity(RedisConnection connection) {
+		RedisConnection target = unwrap(connection);
+		return identity((LETTUCE && target instanceof LettuceConnection)
+				? Lettuce.clientInfo((LettuceConnection) target) : connection.execute("CLIENT", INFO));
+	}
+
+	private static String identity(@Nullable Object info) {
+		String text = (info instanceof byte[] bytes) ? new String(bytes, StandardCharsets.UTF_8) : String.valueOf(info);
+		String id = null;
+		String serverAddress = null;
+		for (String field : text.trim().split(" ")) {
+			if (field.startsWith("id=")) {
+				id = field.substring(3);
+			}
+			else if (field.startsWith("laddr=")) {
+				serverAddress = field.substring(6);
+			}
+		}
+		if (id == null || serverAddress == null) {
+			throw new IllegalStateException("unexpected CLIENT INFO reply: " + text);
+		}
+		return id + "@" + serverAddress;
+	}
+
+	private static RedisConnection unwrap(RedisConnection connection) {
+		RedisConnection target = connection;
+		while (target instanceof DecoratedRedisConnection decorated) {
+			target = decorated.getDelegate();
+		}
+		return target;
+	}
+
+	/**
+	 * The reply of {@code WAIT}, and which connection it came on.
+	 */
+	record Acknowledgement(long acked, String identity) {
+	}
+
+	private static final class Lettuce {
+
+		static @Nullable Object waitFor(LettuceConnection connection, byte[][] args) {
+			// Lettuce needs to be told that WAIT answers with an integer.
+			return connection.execute("WAIT", new IntegerOutput<>(ByteArrayCodec.INSTANCE), args);
+		}
+
+		static Acknowledgement sendAndIdentify(LettuceConnection connection, int replicas, long timeoutMillis) {
+			RedisFuture<Long> acked = connection.getNativeConnection()
+				.dispatch(CommandType.WAIT, new IntegerOutput<>(ByteArrayCodec.INSTANCE),
+						new CommandArgs<>(ByteArrayCodec.INSTANCE).add(replicas).add(timeoutMillis));
+			// Answered after the WAIT, so once this returns the WAIT's reply is in as
+			// well.
+			String identity = identity(clientInfo(connection));
+			try {
+				Long count = acked.get(0, TimeUnit.MILLISECONDS);
+				return new Acknowledgement((count != null) ? count : 0, identity);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new RedisSystemException("interrupted during WAIT", ex);
+			}
+			catch (ExecutionException | TimeoutException ex) {
+				throw new RedisSystemException("WAIT failed: " + ex.getMessage(), ex);
+			}
+		}
+
+		static @Nullable Object clientInfo(LettuceConnection connection) {
+			return connection.execute("CLIENT", new ByteArrayOutput<>(ByteArrayCodec.INSTANCE), INFO);
+		}
+
+	}
+
+}

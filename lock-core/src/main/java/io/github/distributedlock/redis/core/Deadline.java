@@ -1,0 +1,213 @@
+package io.github.distributedlock.redis.core;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import io.github.distributedlock.LockName;
+import io.github.distributedlock.LockTimeoutException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The clock of one acquisition, on a {@link NanoClock}: its wait budget (possibly
+ * indefinite, possibly restarted when the lock changes hands) and the blocking holder's
+ * lease as Redis last reported it, which bounds every sleep so that a crashed holder is
+ * noticed when its lease ends. Not thread-safe: each acquisition has its own.
+ */
+public final class Deadline {
+
+	/** Added to the holder's lease so that the attempt after it finds the lease over. */
+	public static final long LEASE_END_MARGIN_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+	private final NanoClock clock;
+
+	private final long waitNanos;
+
+	private final long startNanos;
+
+	private long endNanos;
+
+	private long holderTtlMillis = -1;
+
+	private long holderSeenNanos;
+
+	/**
+	 * @param waitNanos the wait time, or a negative value to wait indefinitely
+	 * @param startNanos when the wait started
+	 */
+	public Deadline(long waitNanos, long startNanos) {
+		this(NanoClock.SYSTEM, waitNanos, startNanos);
+	}
+
+	/**
+	 * @param clock the clock every reading is taken on
+	 * @param waitNanos the wait time, or a negative value to wait indefinitely
+	 * @param startNanos when the wait started, on that clock
+	 */
+	public Deadline(NanoClock clock, long waitNanos, long startNanos) {
+		this.clock = clock;
+		this.waitNanos = waitNanos;
+		this.startNanos = startNanos;
+		this.endNanos = startNanos + waitNanos;
+	}
+
+	/**
+	 * Start a wait now.
+	 * @param waitNanos the wait time, or a negative value to wait indefinitely
+	 */
+	static Deadline start(long waitNanos) {
+		return start(NanoClock.SYSTEM, waitNanos);
+	}
+
+	/**
+	 * Start a wait now, on the given clock.
+	 * @param waitNanos the wait time, or a negative value to wait indefinitely
+	 */
+	static Deadline start(NanoClock clock, long waitNanos) {
+		return new Deadline(clock, waitNanos, clock.nanoTime());
+	}
+
+	long waitNanos() {
+		return this.waitNanos;
+	}
+
+	boolean isIndefinite() {
+		return this.waitNanos < 0;
+	}
+
+	/**
+	 * Return whether the caller only tries once.
+	 */
+	boolean isTryOnce() {
+		return this.waitNanos == 0;
+	}
+
+	public long remainingNanos() {
+		return remainingNanos(this.clock.nanoTime());
+	}
+
+	/**
+	 * Return the wait time left, {@link Long#MAX_VALUE} if indefinite; negative once
+	 * over.
+	 */
+	public long remainingNanos(long nowNanos) {
+		return isIndefinite() ? Long.MAX_VALUE : this.endNanos - nowNanos;
+	}
+
+	/**
+	 * Return the wait time left in milliseconds as the scripts take it: -1 for
+	 * indefinitely, never less than 0 otherwise.
+	 */
+	long remainingMillis() {
+		return isIndefinite() ? -1 : TimeUnit.NANOSECONDS.toMillis(Math.max(0, remainingNanos()));
+	}
+
+	/**
+	 * Return the wait time left as a new wait time: -1 for indefinitely, never less than
+	 * 0.
+	 */
+	public long remainingBudgetNanos() {
+		return isIndefinite() ? -1 : Math.max(0, remainingNanos());
+	}
+
+	/**
+	 * Give the whole wait time again, counted from when the lock changed hands.
+	 */
+	void restartAt(long changedNanos) {
+		this.endNanos = changedNanos + this.waitNanos;
+	}
+
+	/**
+	 * Give the whole wait time again from when the lock changed hands, unless the current
+	 * deadline is later.
+	 * @return whether the deadline moved
+	 */
+	boolean restartIfLater(long changedNanos) {
+		if (changedNanos + this.waitNanos - this.endNanos > 0) {
+			this.endNanos = changedNanos + this.waitNanos;
+			return true;
+		}
+		return false;
+	}
+
+	/**
+	 * Record the blocking holder's remaining lease as a reply reported it.
+	 * @param ttlMillis the remaining lease; negative if unknown (no expiry)
+	 * @param seenNanos when the reply came
+	 */
+	void holderSeen(long ttlMillis, long seenNanos) {
+		this.holderTtlMillis = ttlMillis;
+		this.holderSeenNanos = seenNanos;
+	}
+
+	/**
+	 * Take a hint that the lock is taken until {@code endMillis} after {@code fromNanos}:
+	 * it may make the next attempt sooner, never later than the lease Redis last
+	 * reported.
+	 */
+	void holderMayEndSooner(long ttlMillis, long fromNanos) {
+		if (this.holderTtlMillis < 0 || fromNanos + TimeUnit.MILLISECONDS.toNanos(ttlMillis)
+				- (this.holderSeenNanos + TimeUnit.MILLISECONDS.toNanos(this.holderTtlMillis)) < 0) {
+			holderSeen(ttlMillis, fromNanos);
+		}
+	}
+
+	/**
+	 * Return how long until the holder's lease ends, as last reported, plus a little so
+	 * that the next attempt finds it over; {@link Long#MAX_VALUE} if unknown.
+	 */
+	long untilHolderLeaseEnds() {
+		if (this.holderTtlMillis < 0) {
+			return Long.MAX_VALUE;
+		}
+		return Math.max(0, holderLeftNanos()) + LEASE_END_MARGIN_NANOS;
+	}
+
+	/**
+	 * Return how long to sleep at most: until the wait time is over or the holder's lease
+	 * ends, whichever comes first.
+	 */
+	public long sleepNanos() {
+		return Math.min(remainingNanos(), untilHolderLeaseEnds());
+	}
+
+	private long holderLeftNanos() {
+		return TimeUnit.MILLISECONDS.toNanos(this.holderTtlMillis) - (this.clock.nanoTime() - this.holderSeenNanos);
+	}
+
+	public Duration elapsed() {
+		return Duration.ofNanos(this.clock.nanoTime() - this.startNanos);
+	}
+
+	/**
+	 * Return the holder's lease as the last reply reported it, or {@code null} if none
+	 * did.
+	 */
+	@Nullable HolderSighting holder() {
+		return HolderSighting.of(this.holderTtlMillis, this.holderSeenNanos);
+	}
+
+	/**
+	 * Return the holder's remaining lease as last reported, or {@code null} if unknown.
+	 */
+	@Nullable Duration holderRemainingLease() {
+		return (this.holderTtlMillis < 0) ? null : Duration.ofNanos(Math.max(0, holderLeftNanos()));
+	}
+
+	/**
+	 * Build the exception for a wait that ran out.
+	 */
+	LockTimeoutException timeout(LockName name) {
+		return timeout(name, null);
+	}
+
+	/**
+	 * Build the exception for a wait that ran out, with the holder's lease this
+	 * acquisition saw, or else what its local line saw.
+	 * @param line the latest sighting of the waiter's local line, or {@code null}
+	 */
+	LockTimeoutException timeout(LockName name, @Nullable HolderSighting line) {
+		HolderSighting seen = (this.holderTtlMillis >= 0) ? holder() : line;
+		return new LockTimeoutException(name, elapsed(), (seen != null) ? seen.remaining(this.clock.nanoTime()) : null);
+	}
+
+}

@@ -1,0 +1,91 @@
+package io.github.distributedlock.redis.core;
+
+import io.github.distributedlock.LockName;
+import io.github.distributedlock.redis.script.LockKind;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A lock request with every default filled in and every key name built: what the wait
+ * loop and the handle need. Made by {@code LockRequestResolver}. The accessors below read
+ * through to its parts, which is what most of the engine asks for.
+ *
+ * @param target what it names: the lock, its keys, its kind
+ * @param timing how long it waits and holds
+ * @param waitMode how waiters learn the lock may be free: channels, sleep cap, request
+ * @param reentrant whether the owner may take the lock again
+ * @param origin where the lock was requested, if known
+ */
+public record LockSpec(LockTarget target, LockTiming timing, WaitMode waitMode, boolean reentrant,
+		@Nullable String origin) {
+
+	public LockName name() {
+		return this.target.name();
+	}
+
+	public String lockKey() {
+		return this.target.lockKey();
+	}
+
+	public String releaseChannel() {
+		return this.target.releaseChannel();
+	}
+
+	public LockKind kind() {
+		return this.target.kind();
+	}
+
+	public int permits() {
+		return this.target.permits();
+	}
+
+	public String queueId() {
+		return this.target.queueId();
+	}
+
+	public long leaseMillis() {
+		return this.timing.leaseMillis();
+	}
+
+	public long waitNanos() {
+		return this.timing.waitNanos();
+	}
+
+	boolean progressAware() {
+		return this.timing.progressAware();
+	}
+
+	public boolean autoRenew() {
+		return this.timing.autoRenew();
+	}
+
+	public long holdAtLeastMillis() {
+		return this.timing.holdAtLeastMillis();
+	}
+
+	public long fairWaiterTimeoutMillis() {
+		return this.timing.fairWaiterTimeoutMillis();
+	}
+
+	boolean waitsIndefinitely() {
+		return waitNanos() < 0;
+	}
+
+	/**
+	 * Return the key of the lock's line of waiters' requests (see
+	 * {@link HandOffRequest}).
+	 */
+	public String requestsKey() {
+		return LockKeys.requests(lockKey());
+	}
+
+	public LockSpec withLeaseMillis(long leaseMillis) {
+		return new LockSpec(this.target, this.timing.withLeaseMillis(leaseMillis), this.waitMode, this.reentrant,
+				this.origin);
+	}
+
+	public LockSpec withWaitNanos(long waitNanos) {
+		return new LockSpec(this.target, this.timing.withWaitNanos(waitNanos), this.waitMode, this.reentrant,
+				this.origin);
+	}
+
+}

@@ -1,0 +1,233 @@
+package io.github.distributedlock.redis.core;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+import io.github.distributedlock.LockSelfDeadlockException;
+import io.github.distributedlock.LockTimeoutException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The decisions of one all-or-nothing acquisition of several locks, apart from its I/O:
+ * what each attempt carries, what a reply means, where to wait and for how long, and
+ * which lines to withdraw the request from at the end. The multi-lock counterpart of
+ * {@link Acquisition}, with the same rules: only a reply grants, a lease counts from
+ * before the attempt that won it was sent, a grant whose reply came after that lease is
+ * no hold, and every attempt carries the same hold id. It reads time only on the
+ * {@link NanoClock} it is given. Not thread-safe.
+ */
+public final class MultiAcquisition {
+
+	private final List<LockSpec> specs;
+
+	private final String owner;
+
+	// The hold this acquisition takes in every lock, the same in every attempt.
+	private final String hold = UniqueIds.next();
+
+	private final boolean reentrant;
+
+	private final NanoClock clock;
+
+	private final Deadline deadline;
+
+	private final @Nullable HandOffRequest request;
+
+	// The locks whose lines the request was filed in, to withdraw it from if the wait
+	// fails.
+	private final Set<LockSpec> filed = new LinkedHashSet<>();
+
+	private int count;
+
+	// How many replies granted holds whose lease had ended when they came.
+	private int lateGrants;
+
+	private @Nullable LockSpec blocked;
+
+	/**
+	 * @param specs the locks, in the global order
+	 * @param handOff whether the template lines waiters up for reservations
+	 */
+	public MultiAcquisition(List<LockSpec> specs, String owner, long waitNanos, boolean reentrant, boolean handOff,
+			NanoClock clock) {
+		this.specs = List.copyOf(specs);
+		this.owner = owner;
+		this.reentrant = reentrant;
+		this.clock = clock;
+		this.deadline = Deadline.start(clock, waitNanos);
+		LockSpec first = specs.get(0);
+		this.request = (handOff && first.kind().handsOver() && !this.deadline.isTryOnce()) ? first.waitMode().request()
+				: null;
+	}
+
+	public List<LockSpec> specs() {
+		return this.specs;
+	}
+
+	public String owner() {
+		return this.owner;
+	}
+
+	public String hold() {
+		return this.hold;
+	}
+
+	public boolean reentrant() {
+		return this.reentrant;
+	}
+
+	/**
+	 * Return the request the attempts file in the line of the lock that blocks them, or
+	 * {@code null} if they file none.
+	 */
+	public @Nullable HandOffRequest request() {
+		return this.request;
+	}
+
+	/**
+	 * Count the next attempt and return its clock reading, taken now, before it is sent.
+	 */
+	public long next() {
+		this.count++;
+		return this.clock.nanoTime();
+	}
+
+	/**
+	 * Take in the reply to an attempt.
+	 * @param sentNanos the clock reading taken before the attempt was sent
+	 * @return what the reply means: the locks {@link Granted} (in time or
+	 * {@link Granted#late() late}), a self-deadlock, {@link Over} (a try-once, or the
+	 * wait time ran out), or {@link Blocked} on a lock to wait for
+	 */
+	public Outcome replied(long sentNanos, MultiAcquireResult result) {
+		long now = this.clock.nanoTime();
+		if (result.acquired()) {
+			List<Grant> grants = grants(result, sentNanos);
+			boolean inTime = grants.stream()
+				.allMatch((grant) -> Acquisition.inTime(sentNanos, grant.spec().leaseMillis(), now));
+			if (!inTime) {
+				this.lateGrants++;
+			}
+			return new Granted(grants, !inTime);
+		}
+		LockSpec spec = this.specs.get(result.index());
+		this.blocked = spec;
+		if (result.selfDeadlock()) {
+			return new Failed(new LockSelfDeadlockException(spec.name()));
+		}
+		if (this.request != null) {
+			this.filed.add(spec);
+		}
+		this.deadline.holderSeen(result.holderTtlMillis(), now);
+		if (this.deadline.isTryOnce() || this.deadline.remainingNanos() <= 0) {
+			return Over.INSTANCE;
+		}
+		return new Blocked(spec);
+	}
+
+	/**
+	 * Return whether to send the attempt again at once after a late grant: while wait
+	 * time is left, and once for a caller that only tries once.
+	 */
+	public boolean retriesLateGrant() {
+		return this.deadline.remainingNanos() > 0 || (this.deadline.isTryOnce() && this.lateGrants == 1);
+	}
+
+	/**
+	 * Return how long to sleep at most on the line of the lock that blocked the last
+	 * attempt before trying again: until the wait time or the holder's lease (as last
+	 * reported) ends, as that lock's wait mode allows, and at most until the request must
+	 * be filed again.
+	 */
+	public long sleepNanos() {
+		LockSpec spec = (this.blocked != null) ? this.blocked : this.specs.get(0);
+		long sleep = spec.waitMode().capSleep(this.deadline.sleepNanos());
+		if (this.request != null) {
+			sleep = Math.min(sleep, HandOffRequest.REFILE_NANOS);
+		}
+		return Math.max(0, Math.min(sleep, Acquisition.MAX_SLEEP_NANOS));
+	}
+
+	/**
+	 * Return how long to wait at most for a line's subscription before the next attempt.
+	 */
+	public long subscribeNanos() {
+		return this.deadline.sleepNanos();
+	}
+
+	/**
+	 * Return the locks whose lines the request was filed in: to withdraw it from when the
+	 * acquisition ends without the locks.
+	 */
+	public Set<LockSpec> filed() {
+		return (this.request != null) ? this.filed : Set.of();
+	}
+
+	/**
+	 * Build the exception for a wait that ran out, naming the lock that blocked it.
+	 */
+	public LockTimeoutException timeout() {
+		LockSpec spec = (this.blocked != null) ? this.blocked : this.specs.get(0);
+		return this.deadline.timeout(spec.name());
+	}
+
+	private List<Grant> grants(MultiAcquireResult result, long sentNanos) {
+		boolean waited = this.count > 1;
+		List<Grant> grants = new ArrayList<>(this.specs.size());
+		for (int i = 0; i < this.specs.size(); i++) {
+			grants.add(new Grant(this.specs.get(i), this.owner, result.tokens()[i], this.hold, sentNanos, waited,
+					this.deadline.elapsed(), this.count));
+		}
+		return grants;
+	}
+
+	/**
+	 * What a reply means: {@link Granted}, {@link Failed}, {@link Over} or
+	 * {@link Blocked}.
+	 */
+	public sealed interface Outcome permits Granted, Failed, Over, Blocked {
+
+	}
+
+	/**
+	 * The attempt took every lock.
+	 *
+	 * @param grants what it won, one grant per lock in the given order
+	 * @param late whether the reply came after a lease it granted had ended: then no hold
+	 * the caller may use; send the attempt again at once if {@link #retriesLateGrant()},
+	 * else release the grants and end the wait
+	 */
+	public record Granted(List<Grant> grants, boolean late) implements Outcome {
+
+	}
+
+	/**
+	 * The acquisition ends without the locks, with an error.
+	 *
+	 * @param error what the caller gets: a self-deadlock
+	 */
+	public record Failed(RuntimeException error) implements Outcome {
+
+	}
+
+	/**
+	 * The wait is over without the locks.
+	 */
+	enum Over implements Outcome {
+
+		INSTANCE
+
+	}
+
+	/**
+	 * A lock is taken: wait on its line, then try them all again.
+	 *
+	 * @param spec the lock that blocked the attempt
+	 */
+	public record Blocked(LockSpec spec) implements Outcome {
+
+	}
+
+}

@@ -1,0 +1,247 @@
+package io.github.distributedlock.redis.core;
+
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What a local line of waiters for one lock has heard on the lock's channels, and what
+ * each message asks of it: one copy for both engines and the simulation. The
+ * {@link Acquisition} at the head of the line reads it; the engine's line
+ * ({@code WaitQueue}, {@code ReactiveWaitLine}) feeds it messages, counts the signals it
+ * acts on, and wakes its waiters its own way.
+ * <p>
+ * A message is a hint, never a grant: it can make the head try again, or sleep less,
+ * never hold. The counts only grow, so a head that read them before an attempt sees
+ * whatever landed during it. Thread-safe; does no I/O and reads no clock.
+ */
+public final class WaitLine {
+
+	private static final int ADDRESSED_LIMIT = 256;
+
+	private final boolean keyspaceEvents;
+
+	private final boolean readers;
+
+	// The requests of this line's waiters: a reservation for one of them is a call to
+	// try again.
+	private final Set<String> requests = ConcurrentHashMap.newKeySet();
+
+	private final AtomicLong lastProgressNanos = new AtomicLong();
+
+	// Fair waiters named by recent releases; bounded, as it also collects other JVMs'
+	// waiters.
+	private final Set<String> addressed = Collections.synchronizedSet(new LinkedHashSet<>());
+
+	private volatile long signals;
+
+	// Signals that call for another attempt: all but reservations for others, after which
+	// the lock is taken again.
+	private volatile long retrySignals;
+
+	private volatile long plainSignals;
+
+	// The last reservation for anyone else: the lock stays taken at most for its claim,
+	// unless that waiter takes it.
+	private volatile @Nullable Reservation lastReservation;
+
+	// The holder's lease as the latest attempt of any waiter here saw it: the timeout of
+	// a waiter that never reached the head reports it.
+	private volatile @Nullable HolderSighting holder;
+
+	/**
+	 * @param keyspaceEvents whether the line listens to the lock's keyspace events, which
+	 * tell when it is free, so that release messages only inform
+	 * @param readers whether its waiters are readers, whom the last reader leaving does
+	 * not concern ({@code LockKind.waitsAsReader})
+	 */
+	public WaitLine(boolean keyspaceEvents, boolean readers) {
+		this.keyspaceEvents = keyspaceEvents;
+		this.readers = readers;
+	}
+
+	/**
+	 * Take in a message heard on the lock's channels: note when the lock changed hands,
+	 * the reservation for someone else, a plain release, and say what the message asks of
+	 * the waiters. Counts no signal: the caller does, with {@link #signal(boolean)}, as
+	 * it wakes its waiters.
+	 * @param message the message
+	 * @param nowNanos when it arrived, on the acquisitions' clock
+	 * @return what the message asks of the waiters
+	 */
+	public Heard hear(ReleaseMessage message, long nowNanos) {
+		if (message instanceof ReleaseMessage.NextInLine next) {
+			address(next.waiter());
+		}
+		if (message instanceof ReleaseMessage.Reserved reserved) {
+			markProgress(nowNanos);
+			if (this.requests.contains(reserved.request())) {
+				// A hint, not a grant: the waiter's own attempt takes the lock, if Redis
+				// agrees.
+				return Heard.TRY;
+			}
+			this.lastReservation = new Reservation(reserved.claimMillis(), nowNanos);
+			return Heard.RESERVED_ELSEWHERE;
+		}
+		if (message.isPlain()) {
+			synchronized (this) {
+				this.plainSignals++;
+			}
+		}
+		return message.wakes(this.keyspaceEvents, this.readers) ? Heard.TRY : Heard.NOTHING;
+	}
+
+	private void address(String waiter) {
+		synchronized (this.addressed) {
+			if (this.addressed.size() >= ADDRESSED_LIMIT) {
+				Iterator<String> oldest = this.addressed.iterator();
+				oldest.next();
+				oldest.remove();
+			}
+			this.addressed.add(waiter);
+		}
+	}
+
+	/**
+	 * Return whether a release named this fair waiter as next, forgetting it.
+	 * @param waiter the digest of the waiter's owner, as the release names it
+	 */
+	boolean consumeAddressed(String waiter) {
+		return this.addressed.remove(waiter);
+	}
+
+	/**
+	 * Count a signal, before waking the waiters with it.
+	 * @param retry whether it calls for another attempt, unlike a reservation for someone
+	 * else
+	 */
+	public synchronized void signal(boolean retry) {
+		if (retry) {
+			this.retrySignals++;
+		}
+		this.signals++;
+	}
+
+	/**
+	 * Return how many signals were counted: messages that may concern a waiter, and
+	 * re-subscriptions, after which a release may have been missed.
+	 */
+	public long signals() {
+		return this.signals;
+	}
+
+	/**
+	 * Return how many of them call for another attempt: all but reservations for other
+	 * waiters.
+	 */
+	long retrySignals() {
+		return this.retrySignals;
+	}
+
+	/**
+	 * Return how many releases that named no fair waiter and reserved the lock for no
+	 * request were heard (plain releases, lease ends seen as keyspace events, forced
+	 * releases).
+	 */
+	long plainSignals() {
+		return this.plainSignals;
+	}
+
+	/**
+	 * Return the last reservation heard for a waiter of another process or line, if any.
+	 */
+	public @Nullable Reservation lastReservation() {
+		return this.lastReservation;
+	}
+
+	/**
+	 * Listen for reservations for this request: each calls the line to try again.
+	 */
+	public void expect(HandOffRequest request) {
+		this.requests.add(request.member());
+	}
+
+	/**
+	 * Stop listening for reservations for this request.
+	 */
+	public void forget(HandOffRequest request) {
+		this.requests.remove(request.member());
+	}
+
+	/**
+	 * Record that the lock changed hands, so waiters with a progress-aware timeout can
+	 * restart their wait time; an older reading than the one kept changes nothing.
+	 */
+	void markProgress(long nanos) {
+		this.lastProgressNanos.accumulateAndGet(nanos, WaitLine::later);
+	}
+
+	/**
+	 * Return when the lock was last seen changing hands, or 0.
+	 */
+	long lastProgressNanos() {
+		return this.lastProgressNanos.get();
+	}
+
+	/**
+	 * Note the holder's lease an attempt of a waiter here saw.
+	 */
+	void holderSeen(@Nullable HolderSighting seen) {
+		this.holder = HolderSighting.latest(this.holder, seen);
+	}
+
+	/**
+	 * Return the latest holder's lease an attempt here saw, or {@code null}.
+	 */
+	public @Nullable HolderSighting holder() {
+		return this.holder;
+	}
+
+	/**
+	 * Return the later of two readings of when the lock changed hands: a reply that
+	 * reports an older change must not move it back (0 means none).
+	 */
+	static long later(long current, long candidate) {
+		return (current == 0 || candidate - current > 0) ? candidate : current;
+	}
+
+	/**
+	 * What a message asks of the line's waiters.
+	 */
+	public enum Heard {
+
+		/** Nothing: the message only informs. */
+		NOTHING,
+
+		/** The head tries again: the lock may be free, or is reserved for this line. */
+		TRY,
+
+		/**
+		 * The lock is reserved for someone else: a hint that the holder's lease may end
+		 * sooner (the claim), never a reason to try now.
+		 */
+		RESERVED_ELSEWHERE
+
+	}
+
+	/**
+	 * A reservation for someone else's request, as its message announced it.
+	 *
+	 * @param claimMillis how long the reservation waits for that waiter
+	 * @param receivedNanos when the message arrived
+	 */
+	public record Reservation(long claimMillis, long receivedNanos) {
+
+		public long endNanos() {
+			return this.receivedNanos + TimeUnit.MILLISECONDS.toNanos(this.claimMillis);
+		}
+
+	}
+
+}

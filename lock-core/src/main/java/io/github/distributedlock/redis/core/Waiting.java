@@ -1,0 +1,350 @@
+package io.github.distributedlock.redis.core;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Where one single-lock acquisition is in its wait, apart from its I/O: trying once
+ * outside the lock's local line, waiting for its turn in that line, or at its head,
+ * trying or asleep. Each event (a reply, a place in the line, a message, a timer) comes
+ * in as a call, and the answer says what to do next ({@link Next}): send an attempt, join
+ * the line, wait for the turn, sleep, hold, give up or fail. What an attempt carries and
+ * what a reply means are the {@link Acquisition}'s decisions; the order of the steps is
+ * this class's.
+ * <p>
+ * The blocking driver ({@code WaitLoop}), the reactive one ({@code ReactiveAcquisition})
+ * and the simulation run it; a driver keeps the line itself (who is first, the
+ * subscription), the timers and the connection, and hands back the ticket of each sleep
+ * or turn it was told to wait for, so that a timer of an earlier one does nothing. Not
+ * thread-safe: one call at a time (the reactive driver calls it under its state lock).
+ */
+public final class Waiting {
+
+	/**
+	 * The ticket of a wake-up that is not a timer's (the line's subscription came): wakes
+	 * whatever sleep is current.
+	 */
+	public static final long ANY_TICKET = -1;
+
+	private final Acquisition acquisition;
+
+	private final boolean lineUp;
+
+	private @Nullable WaitLine line;
+
+	private boolean head;
+
+	private boolean queued;
+
+	private boolean sleeping;
+
+	// Whether it waited for its turn behind another waiter: a grant then says it waited.
+	private boolean waitedForTurn;
+
+	// The signal count of a subscribed line read before the first attempt, and that
+	// line: a head promoted in it with nothing to file may sleep on that count.
+	private @Nullable WaitLine seenLine;
+
+	private long seenBefore = -1;
+
+	// Counts sleeps and waits for the turn, so that a timer of an earlier one wakes
+	// nobody.
+	private long tickets;
+
+	/**
+	 * @param handOff whether the template lines waiters up for reservations
+	 */
+	public Waiting(Acquisition acquisition, boolean handOff) {
+		this.acquisition = acquisition;
+		this.lineUp = acquisition.linesUp(handOff);
+	}
+
+	public Acquisition acquisition() {
+		return this.acquisition;
+	}
+
+	/**
+	 * Return the line it joined, or {@code null} before it joined one.
+	 */
+	@Nullable WaitLine line() {
+		return this.line;
+	}
+
+	public boolean isHead() {
+		return this.head;
+	}
+
+	/**
+	 * Return whether it waits for its turn in the line.
+	 */
+	public boolean isQueued() {
+		return this.queued;
+	}
+
+	public boolean isSleeping() {
+		return this.sleeping;
+	}
+
+	/**
+	 * Return whether it lines up for reservations: then a reservation for another waiter
+	 * need not wake its sleeping head.
+	 */
+	public boolean linesUp() {
+		return this.lineUp;
+	}
+
+	/**
+	 * The first step: join the line at once if the lock was waited for in this JVM a
+	 * moment ago (it is likely taken: the first attempt then files the hand-off request),
+	 * else try once outside the line.
+	 * @param hot whether the lock's local line is there and subscribed
+	 */
+	public Next begin(boolean hot) {
+		if (this.lineUp && !this.acquisition.holdsIt() && hot) {
+			return Next.JOIN_LINE;
+		}
+		return send(null);
+	}
+
+	/**
+	 * Note the signal count of the lock's subscribed local line, read before the first
+	 * attempt: if this acquisition becomes that line's head with no request to file, it
+	 * sleeps on that count rather than try again at once (a message since then still
+	 * wakes it).
+	 */
+	public void seenBeforeFirstAttempt(WaitLine line, long signals) {
+		this.seenLine = line;
+		this.seenBefore = signals;
+	}
+
+	/**
+	 * The acquisition joined the lock's local line.
+	 * @param first whether it is first in line, and so its head at once
+	 * @param subscribed whether the line's channel is subscribed (a head that is not
+	 * sleeps until it is, see {@link #promoted})
+	 */
+	public Next joined(WaitLine joined, boolean first, boolean subscribed) {
+		this.line = joined;
+		joined.holderSeen(this.acquisition.deadline().holder());
+		if (first) {
+			return promoted(subscribed);
+		}
+		this.queued = true;
+		this.waitedForTurn = true;
+		return awaitTurn();
+	}
+
+	/**
+	 * It is this acquisition's turn: as the head it files its hand-off request (if it
+	 * lines up) with its next attempt, sent at once if the channel is subscribed. If not,
+	 * it sleeps until the driver wakes it ({@link #woken} with {@link #ANY_TICKET}) once
+	 * it is, or until its timer: a subscription that never comes is no reason to sleep
+	 * past the holder's lease.
+	 */
+	public Next promoted(boolean subscribed) {
+		this.queued = false;
+		this.head = true;
+		if (this.lineUp) {
+			inLine().expect(this.acquisition.fileRequest());
+		}
+		HandOffRequest request = this.acquisition.request();
+		if (subscribed && this.seenLine == this.line && this.seenBefore >= 0
+				&& (request == null || this.acquisition.filed())) {
+			this.acquisition.seen(this.seenBefore);
+			return decide();
+		}
+		return subscribed ? send(null) : sleep();
+	}
+
+	/**
+	 * The wait for the turn ran out: wait on if the lock changed hands meanwhile (a
+	 * progress-aware wait starts its time again), else give up.
+	 */
+	public Next turnTimedOut(long ticket) {
+		if (!this.queued || ticket != this.tickets) {
+			return Next.NONE;
+		}
+		this.acquisition.restartOnProgress(inLine().lastProgressNanos());
+		if (this.acquisition.deadline().remainingNanos() > 0) {
+			return awaitTurn();
+		}
+		this.queued = false;
+		return new GiveUp(null);
+	}
+
+	/**
+	 * The reply of an attempt came.
+	 */
+	public Next replied(Acquisition.Attempt sent, AcquireResult result) {
+		AttemptOutcome outcome = this.acquisition.replied(sent, result, this.waitedForTurn);
+		WaitLine joined = this.line;
+		if (joined != null) {
+			if (outcome instanceof AttemptOutcome.Held) {
+				joined.markProgress(this.acquisition.clockNanos());
+			}
+			else if (!result.acquired()) {
+				if (this.acquisition.lastHandOffNanos() != 0) {
+					joined.markProgress(this.acquisition.lastHandOffNanos());
+				}
+				joined.holderSeen(this.acquisition.deadline().holder());
+			}
+		}
+		if (outcome instanceof AttemptOutcome.Held held) {
+			return new Hold(held.grant());
+		}
+		if (outcome instanceof AttemptOutcome.Late late) {
+			// Granted too late to use: again at once, from where this attempt was made,
+			// or released if the wait is over.
+			return this.acquisition.retriesLateGrant() ? send(late.grant()) : new GiveUp(late.grant());
+		}
+		if (outcome instanceof AttemptOutcome.Failed failed) {
+			return new Fail(failed.error());
+		}
+		if (outcome == AttemptOutcome.OVER) {
+			return new GiveUp(null);
+		}
+		return this.head ? decide() : Next.JOIN_LINE;
+	}
+
+	/**
+	 * A message reached the line while this acquisition is its head: try again if it
+	 * calls for that, else sleep again (a reservation for another waiter may end the
+	 * sleep sooner), or give up if the wait time ran out.
+	 */
+	public Next signalled() {
+		WaitLine joined = this.line;
+		if (!this.head || !this.sleeping || joined == null || joined.signals() == this.acquisition.seenSignals()) {
+			return Next.NONE;
+		}
+		this.sleeping = false;
+		if (this.acquisition.calledToTry(joined)) {
+			return send(null);
+		}
+		return decide();
+	}
+
+	/**
+	 * The timer of a sleep fired, or (with {@link #ANY_TICKET}) the line's subscription
+	 * came: try again.
+	 */
+	public Next woken(long ticket) {
+		if (!this.sleeping || (ticket != ANY_TICKET && ticket != this.tickets)) {
+			return Next.NONE;
+		}
+		this.sleeping = false;
+		return send(null);
+	}
+
+	/**
+	 * The wait ends; say what to undo, as {@link Acquisition#end(boolean)} does, and
+	 * forget the request in the line.
+	 */
+	public Acquisition.Ending end(boolean won) {
+		this.sleeping = false;
+		this.queued = false;
+		Acquisition.Ending ending = this.acquisition.end(won);
+		HandOffRequest filing = ending.forget();
+		WaitLine joined = this.line;
+		if (filing != null && joined != null) {
+			joined.forget(filing);
+		}
+		return ending;
+	}
+
+	private Next decide() {
+		Acquisition.Step step = this.acquisition.whileHead(inLine());
+		if (step == Acquisition.Step.GIVE_UP) {
+			return new GiveUp(null);
+		}
+		return (step == Acquisition.Step.TRY) ? send(null) : sleep();
+	}
+
+	private Next send(@Nullable Grant late) {
+		this.sleeping = false;
+		return new Send(this.acquisition.next(this.head ? this.line : null), late);
+	}
+
+	private Next sleep() {
+		this.sleeping = true;
+		return new Sleep(this.acquisition.sleepNanos(), ++this.tickets);
+	}
+
+	private Next awaitTurn() {
+		long left = Math.min(this.acquisition.deadline().remainingNanos(), Acquisition.MAX_SLEEP_NANOS);
+		return new AwaitTurn(Math.max(0, left), ++this.tickets);
+	}
+
+	private WaitLine inLine() {
+		WaitLine joined = this.line;
+		if (joined == null) {
+			throw new IllegalStateException("Not in line");
+		}
+		return joined;
+	}
+
+	/**
+	 * What the driver does next.
+	 */
+	public sealed interface Next permits Send, Sleep, AwaitTurn, Hold, GiveUp, Fail, Join, None {
+
+		/** Join the lock's local line, then call {@link Waiting#joined}. */
+		Next JOIN_LINE = new Join();
+
+		/** Nothing: the event no longer concerns the acquisition. */
+		Next NONE = new None();
+
+	}
+
+	/**
+	 * Send this attempt, then call {@link Waiting#replied} with its reply.
+	 *
+	 * @param late a grant that came too late, which this attempt takes again (same hold
+	 * id): released instead if the acquisition ended meanwhile, as nothing else would
+	 */
+	public record Send(Acquisition.Attempt attempt, @Nullable Grant late) implements Next {
+	}
+
+	/**
+	 * Sleep at the head until a message ({@link Waiting#signalled}) or for at most this
+	 * long ({@link Waiting#woken} with the ticket).
+	 */
+	public record Sleep(long nanos, long ticket) implements Next {
+	}
+
+	/**
+	 * Wait for the turn in the line ({@link Waiting#promoted}) or for at most this long
+	 * ({@link Waiting#turnTimedOut} with the ticket).
+	 */
+	public record AwaitTurn(long nanos, long ticket) implements Next {
+	}
+
+	/**
+	 * The lock is won: hold it with this grant.
+	 */
+	public record Hold(Grant grant) implements Next {
+	}
+
+	/**
+	 * The wait time ran out: give up, releasing a grant that came too late, if any.
+	 */
+	public record GiveUp(@Nullable Grant release) implements Next {
+	}
+
+	/**
+	 * The acquisition fails with this error.
+	 */
+	public record Fail(RuntimeException error) implements Next {
+	}
+
+	/**
+	 * See {@link Next#JOIN_LINE}.
+	 */
+	record Join() implements Next {
+	}
+
+	/**
+	 * See {@link Next#NONE}.
+	 */
+	record None() implements Next {
+	}
+
+}

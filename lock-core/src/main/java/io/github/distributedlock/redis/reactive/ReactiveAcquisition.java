@@ -1,0 +1,286 @@
+package io.github.distributedlock.redis.reactive;
+
+import java.util.function.Supplier;
+
+import io.github.distributedlock.LockTimeoutException;
+import io.github.distributedlock.redis.core.AcquireResult;
+import io.github.distributedlock.redis.core.Acquisition;
+import io.github.distributedlock.redis.core.Grant;
+import io.github.distributedlock.redis.core.HandOffRequest;
+import io.github.distributedlock.redis.core.LockOwners;
+import io.github.distributedlock.redis.core.LockSpec;
+import io.github.distributedlock.redis.core.NanoClock;
+import io.github.distributedlock.redis.core.Waiting;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.MonoSink;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * One reactive acquisition: the {@code WaitLoop} of the reactive engine, driven by
+ * replies, messages and timers instead of a parked thread. Where the acquisition is in
+ * its wait, and what to do next, is the core's {@link Waiting} decision; this class
+ * sends, schedules, and keeps its place in the lock's {@link ReactiveWaitLine}.
+ * <p>
+ * Try once; if the lock is taken, join the line (at once, if it is already there and
+ * subscribed). The head of the line, once the channel is subscribed, tries, and if the
+ * lock is still taken sleeps on a timer until a signal arrives, at most until the
+ * holder's lease ends (as its reply reported it), its wait time runs out or its hand-off
+ * request must be filed again. Only an attempt's reply grants; a message only makes the
+ * head try again sooner. The attempts of the head carry a {@link HandOffRequest}, as the
+ * blocking engine's do, so that blocking and reactive waiters share one line in Redis.
+ * <p>
+ * Cancellation: while waiting, the wait ends at once and the request is withdrawn; while
+ * an attempt is in flight, its reply still comes, and a hold it grants is released. The
+ * state lock is held only for bookkeeping, never across a Redis call.
+ */
+public final class ReactiveAcquisition extends ReactiveDriver<Grant> {
+
+	private final LockSpec spec;
+
+	private final String owner;
+
+	private final ReactiveLockCommands commands;
+
+	private final ReactiveWaitLines lines;
+
+	private final Waiting waiting;
+
+	private @Nullable ReactiveWaitLine line;
+
+	/**
+	 * @param handOff whether waiters line up for reservations, where the lock's kind does
+	 */
+	public ReactiveAcquisition(LockSpec spec, String owner, boolean handOff, ReactiveLockCommands commands,
+			ReactiveWaitLines lines, Scheduler timer, MonoSink<Grant> sink) {
+		super(spec.name(), timer, sink);
+		this.spec = spec;
+		this.owner = owner;
+		this.commands = commands;
+		this.lines = lines;
+		// A custom owner may hold the lock elsewhere: finding it ours is a re-entry. A
+		// subscription's own owner never holds it before.
+		this.waiting = new Waiting(new Acquisition(spec, owner, LockOwners.isCustom(owner), NanoClock.SYSTEM), handOff);
+	}
+
+	@Override
+	void begin() {
+		boolean hot = this.lines.isHot(this.spec);
+		on(() -> this.waiting.begin(hot));
+	}
+
+	/**
+	 * Take an event to the core, if the acquisition still runs, and do what it answers.
+	 */
+	private void on(Supplier<Waiting.Next> event) {
+		Waiting.Next next;
+		synchronized (this) {
+			if (!running()) {
+				return;
+			}
+			next = event.get();
+			schedule(next);
+		}
+		act(next);
+	}
+
+	/**
+	 * Do, with the state lock, the part of the next step that must not be raced: mark an
+	 * attempt as in flight, or set the timer of a sleep or of the wait for the turn.
+	 */
+	private void schedule(Waiting.Next next) {
+		if (next instanceof Waiting.Send) {
+			cancelSleep();
+			sending();
+		}
+		else if (next instanceof Waiting.Sleep sleep) {
+			cancelSleep();
+			sleep(() -> on(() -> this.waiting.woken(sleep.ticket())), sleep.nanos());
+		}
+		else if (next instanceof Waiting.AwaitTurn turn) {
+			cancelSleep();
+			sleep(() -> on(() -> this.waiting.turnTimedOut(turn.ticket())), turn.nanos());
+		}
+	}
+
+	/**
+	 * Do, without the state lock, the part of the next step that talks to Redis or ends
+	 * the acquisition.
+	 */
+	private void act(Waiting.Next next) {
+		if (next instanceof Waiting.Send send) {
+			Acquisition.Attempt attempt = send.attempt();
+			this.commands
+				.acquire(this.spec, this.owner, attempt.hold(), attempt.remainingWaitMillis(), attempt.mayHaveIntent(),
+						attempt.holdsIt(), attempt.request())
+				.subscribe((result) -> replied(attempt, result), this::failed);
+		}
+		else if (next instanceof Waiting.Hold hold) {
+			succeed(hold.grant());
+		}
+		else if (next instanceof Waiting.GiveUp giveUp) {
+			if (giveUp.release() != null) {
+				// Granted too late to use, and no attempt follows: the hold may still be
+				// in Redis.
+				release(giveUp.release());
+			}
+			fail(timeout());
+		}
+		else if (next instanceof Waiting.Fail failure) {
+			fail(failure.error());
+		}
+		else if (next == Waiting.Next.JOIN_LINE) {
+			joinLine();
+		}
+	}
+
+	private void replied(Acquisition.Attempt sent, AcquireResult result) {
+		Waiting.Next next;
+		boolean running;
+		synchronized (this) {
+			running = received();
+			next = this.waiting.replied(sent, result);
+			if (running) {
+				schedule(next);
+			}
+		}
+		if (!running) {
+			// Cancelled (or closed) while the attempt was in flight: whatever it was
+			// granted, in time or too late, nobody will use.
+			abandon(grantIn(next));
+			return;
+		}
+		act(next);
+	}
+
+	private static @Nullable Grant grantIn(Waiting.Next next) {
+		if (next instanceof Waiting.Hold hold) {
+			return hold.grant();
+		}
+		if (next instanceof Waiting.Send send) {
+			return send.late();
+		}
+		return (next instanceof Waiting.GiveUp giveUp) ? giveUp.release() : null;
+	}
+
+	@Override
+	void release(Grant grant) {
+		this.commands.release(grant, 0).subscribe(null, (ex) -> {
+		});
+	}
+
+	private LockTimeoutException timeout() {
+		ReactiveWaitLine joined = this.line;
+		return this.waiting.acquisition().timeout((joined != null) ? joined.line().holder() : null);
+	}
+
+	private void joinLine() {
+		ReactiveWaitLine joined = this.lines.join(this.spec);
+		Waiting.Next next;
+		synchronized (this) {
+			if (!running()) {
+				this.lines.leave(joined);
+				return;
+			}
+			this.line = joined;
+			// Asleep until the channel is subscribed, if it is the head (below).
+			next = this.waiting.joined(joined.line(), joined.join(this), false);
+			schedule(next);
+		}
+		if (joined.isClosed()) {
+			// Closed before this waiter was in it, so the close told it nothing.
+			closed();
+			return;
+		}
+		act(next);
+		whenSubscribed(joined);
+	}
+
+	/**
+	 * Called by the line when this waiter becomes its head.
+	 */
+	void promoted() {
+		ReactiveWaitLine joined;
+		synchronized (this) {
+			if (!running()) {
+				return;
+			}
+			joined = line();
+			if (!joined.isClosed()) {
+				schedule(this.waiting.promoted(false));
+			}
+		}
+		if (joined.isClosed()) {
+			// The template is closing: fail now, whether or not the close reached this
+			// waiter.
+			closed();
+			return;
+		}
+		whenSubscribed(joined);
+	}
+
+	/**
+	 * Wake the head once the line's channel is subscribed (at once, if it is).
+	 */
+	private void whenSubscribed(ReactiveWaitLine joined) {
+		boolean head;
+		synchronized (this) {
+			head = this.waiting.isHead();
+		}
+		if (head) {
+			joined.whenSubscribed(() -> on(() -> this.waiting.woken(Waiting.ANY_TICKET)));
+		}
+	}
+
+	/**
+	 * Called by the line on every message while this waiter is its head.
+	 */
+	void signalled() {
+		on(this.waiting::signalled);
+	}
+
+	private ReactiveWaitLine line() {
+		ReactiveWaitLine current = this.line;
+		if (current == null) {
+			throw new IllegalStateException("Not in line");
+		}
+		return current;
+	}
+
+	/**
+	 * Leave the line and withdraw the request unless it won the lock.
+	 */
+	@Override
+	Runnable ended(boolean won) {
+		Acquisition.Ending ending = this.waiting.end(won);
+		HandOffRequest filing = ending.forget();
+		boolean withdraw = ending.withdraw() != null;
+		boolean dropIntent = ending.dropIntent();
+		ReactiveWaitLine joined = this.line;
+		this.line = null;
+		return () -> leave(joined, filing, withdraw, dropIntent);
+	}
+
+	private void leave(@Nullable ReactiveWaitLine joined, @Nullable HandOffRequest filing, boolean withdraw,
+			boolean dropIntent) {
+		if (joined != null) {
+			joined.leave(this);
+			this.lines.leave(joined);
+		}
+		if (withdraw && filing != null) {
+			// A reservation for it passes on; a hold is never touched.
+			this.commands.withdraw(this.spec, filing).subscribe(null, (ex) -> {
+			});
+		}
+		if (dropIntent) {
+			// Readers need not wait for a writer that no longer waits.
+			this.commands.dropIntent(this.spec, this.owner).subscribe(null, (ex) -> {
+			});
+		}
+	}
+
+	@Override
+	public String toString() {
+		return "ReactiveAcquisition[" + this.spec.name() + "]";
+	}
+
+}

@@ -1,0 +1,227 @@
+package io.github.distributedlock.redis.reactive;
+
+import java.util.concurrent.TimeUnit;
+
+import io.github.distributedlock.LockAccessException;
+import io.github.distributedlock.LockName;
+import org.jspecify.annotations.Nullable;
+import reactor.core.Disposable;
+import reactor.core.publisher.MonoSink;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * The life of one reactive acquisition, shared by the reactive engine's drivers: it runs
+ * until it ends once, with a grant, an error or a cancel, and its sink hears of it at
+ * most once. A grant that nobody will use is released, never left to its lease when a
+ * release can end it sooner.
+ * <p>
+ * Cancellation: while no attempt is in flight, the acquisition ends at once; otherwise
+ * the attempt's reply ends it, and a grant the reply brings is released. The state lock
+ * ({@code this}) is held only for bookkeeping, never across a Redis call: subclasses take
+ * the same lock for theirs, and call the methods said to need it only while they hold it.
+ *
+ * @param <G> what the sink gets when the acquisition succeeds
+ */
+abstract class ReactiveDriver<G> {
+
+	private enum State {
+
+		RUNNING, DONE, CANCELLED
+
+	}
+
+	private final LockName name;
+
+	private final Scheduler timer;
+
+	private final MonoSink<G> sink;
+
+	private State state = State.RUNNING;
+
+	private boolean inFlight;
+
+	private @Nullable Disposable sleep;
+
+	/**
+	 * @param name the name of the lock that a failure names
+	 */
+	ReactiveDriver(LockName name, Scheduler timer, MonoSink<G> sink) {
+		this.name = name;
+		this.timer = timer;
+		this.sink = sink;
+	}
+
+	/**
+	 * Start acquiring; the sink gets what was acquired, or a timeout or failure.
+	 */
+	public final void start() {
+		this.sink.onCancel(this::cancel);
+		begin();
+	}
+
+	/**
+	 * Take the first step: an attempt, or a place in line.
+	 */
+	abstract void begin();
+
+	/**
+	 * Release a grant that nobody will use, without waiting for the reply: a release that
+	 * fails leaves the hold to end with its lease.
+	 */
+	abstract void release(G grant);
+
+	/**
+	 * Called with the state lock, once, when the acquisition ends: forget what ties it to
+	 * the lock's line, and say what to clean up once the lock is released.
+	 * @param won whether the acquisition ends with the lock won, while it still ran
+	 * @return the clean-up to run without the state lock: leave the line, and withdraw
+	 * what the acquisition filed in Redis unless it won
+	 */
+	abstract Runnable ended(boolean won);
+
+	/**
+	 * Return whether the acquisition still runs. Called with the state lock.
+	 */
+	final boolean running() {
+		return this.state == State.RUNNING;
+	}
+
+	/**
+	 * Return whether an attempt is in flight. Called with the state lock.
+	 */
+	final boolean inFlight() {
+		return this.inFlight;
+	}
+
+	/**
+	 * Note that an attempt is sent: a cancel now leaves the end to its reply. Called with
+	 * the state lock.
+	 */
+	final void sending() {
+		this.inFlight = true;
+	}
+
+	/**
+	 * Note that the reply of the attempt in flight came. Called with the state lock.
+	 * @return whether the acquisition still runs
+	 */
+	final boolean received() {
+		this.inFlight = false;
+		return running();
+	}
+
+	/**
+	 * Sleep until the given time has passed, then wake. Called with the state lock.
+	 */
+	final void sleep(Runnable wake, long nanos) {
+		this.sleep = this.timer.schedule(wake, nanos, TimeUnit.NANOSECONDS);
+	}
+
+	/**
+	 * Sleep only until the timer can wake. Called with the state lock.
+	 */
+	final void sleep(Runnable wake) {
+		this.sleep = this.timer.schedule(wake);
+	}
+
+	/**
+	 * Return whether a sleep is scheduled and not cancelled. Called with the state lock.
+	 */
+	final boolean asleep() {
+		return this.sleep != null;
+	}
+
+	/**
+	 * Cancel the current sleep, if any. Called with the state lock.
+	 */
+	final void cancelSleep() {
+		Disposable current = this.sleep;
+		this.sleep = null;
+		if (current != null) {
+			current.dispose();
+		}
+	}
+
+	/**
+	 * Called by the line when the template closes.
+	 */
+	final void closed() {
+		fail(new LockAccessException(this.name, "the lock service is shut down", null));
+	}
+
+	/**
+	 * End with the given grant, or release it if the acquisition ended meanwhile.
+	 */
+	final void succeed(G grant) {
+		if (end(true)) {
+			this.sink.success(grant);
+		}
+		else {
+			release(grant);
+		}
+	}
+
+	final void fail(Throwable error) {
+		if (end(false)) {
+			this.sink.error(error);
+		}
+	}
+
+	/**
+	 * The attempt in flight failed to get a reply.
+	 */
+	final void failed(Throwable error) {
+		synchronized (this) {
+			this.inFlight = false;
+		}
+		fail(error);
+	}
+
+	/**
+	 * End an acquisition that stopped running while its attempt was in flight, releasing
+	 * what the attempt was granted anyway: nobody will use it.
+	 */
+	final void abandon(@Nullable G grant) {
+		if (grant != null) {
+			release(grant);
+		}
+		end(false);
+	}
+
+	private void cancel() {
+		boolean inFlight;
+		synchronized (this) {
+			if (this.state != State.RUNNING) {
+				return;
+			}
+			this.state = State.CANCELLED;
+			inFlight = this.inFlight;
+		}
+		if (!inFlight) {
+			// Otherwise the reply ends it, releasing what it may have granted.
+			end(false);
+		}
+	}
+
+	/**
+	 * End the acquisition, if nothing ended it before, and clean up after it.
+	 * @return whether this call ended a running acquisition (rather than a cancelled or
+	 * ended one)
+	 */
+	private boolean end(boolean acquired) {
+		boolean wasRunning;
+		Runnable cleanUp;
+		synchronized (this) {
+			if (this.state == State.DONE) {
+				return false;
+			}
+			wasRunning = this.state == State.RUNNING;
+			this.state = State.DONE;
+			cancelSleep();
+			cleanUp = ended(acquired && wasRunning);
+		}
+		cleanUp.run();
+		return wasRunning;
+	}
+
+}

@@ -1,0 +1,245 @@
+package io.github.distributedlock.redis.reactive;
+
+import io.github.distributedlock.redis.core.AcquireResult;
+import io.github.distributedlock.redis.core.Acquisition;
+import io.github.distributedlock.redis.core.AttemptOutcome;
+import io.github.distributedlock.redis.core.FairTurn;
+import io.github.distributedlock.redis.core.Grant;
+import io.github.distributedlock.redis.core.LockOwners;
+import io.github.distributedlock.redis.core.LockSpec;
+import io.github.distributedlock.redis.core.NanoClock;
+
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.MonoSink;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * One reactive acquisition of a fair lock: the reactive engine's {@code FairWait}, driven
+ * by replies, messages and timers. The decisions are the {@link Acquisition}'s. Fair
+ * waiters queue in Redis, in arrival order across every process, not in a local line:
+ * each keeps its place by trying again every third of the fair waiter timeout, and tries
+ * early only when a release names it as next (or, first in line, when a plain release or
+ * lease end is heard). It listens to the lock's {@link ReactiveWaitLine} as a watcher.
+ * <p>
+ * Cancellation: while waiting, the wait ends at once and the waiter leaves the queue;
+ * while an attempt is in flight, its reply still comes, and a hold it grants is released.
+ * The state lock is held only for bookkeeping, never across a Redis call.
+ */
+public final class ReactiveFairAcquisition extends ReactiveDriver<Grant> {
+
+	private final Acquisition acquisition;
+
+	private final LockSpec spec;
+
+	private final ReactiveLockCommands commands;
+
+	private final ReactiveWaitLines lines;
+
+	private final FairTurn turn;
+
+	private final Runnable watcher = this::signalled;
+
+	private @Nullable ReactiveWaitLine line;
+
+	public ReactiveFairAcquisition(LockSpec spec, String owner, ReactiveLockCommands commands, ReactiveWaitLines lines,
+			Scheduler timer, MonoSink<Grant> sink) {
+		super(spec.name(), timer, sink);
+		this.acquisition = new Acquisition(spec, owner, LockOwners.isCustom(owner), NanoClock.SYSTEM);
+		this.spec = spec;
+		this.commands = commands;
+		this.lines = lines;
+		this.turn = new FairTurn(spec, owner);
+	}
+
+	@Override
+	void begin() {
+		attempt();
+	}
+
+	private void attempt() {
+		attempt(null);
+	}
+
+	/**
+	 * Send the next attempt, if the acquisition still runs and none is in flight.
+	 * @param late a grant that came too late, which this attempt takes again (same hold
+	 * id): released instead if the acquisition ended meanwhile, as nothing else would
+	 */
+	private void attempt(@Nullable Grant late) {
+		Acquisition.@Nullable Attempt next;
+		synchronized (this) {
+			if (inFlight()) {
+				// It takes the late grant again, with the same hold id, or its reply ends
+				// the acquisition with a release.
+				return;
+			}
+			if (!running()) {
+				next = null;
+			}
+			else {
+				cancelSleep();
+				sending();
+				ReactiveWaitLine joined = this.line;
+				if (joined != null) {
+					this.turn.attempting(joined.line());
+				}
+				next = this.acquisition.next(null);
+			}
+		}
+		if (next == null) {
+			if (late != null) {
+				release(late);
+			}
+			return;
+		}
+		Acquisition.Attempt sent = next;
+		this.commands
+			.acquire(this.spec, this.acquisition.owner(), sent.hold(), sent.remainingWaitMillis(), sent.mayHaveIntent(),
+					sent.holdsIt(), sent.request())
+			.subscribe((result) -> replied(sent, result), this::failed);
+	}
+
+	private void replied(Acquisition.Attempt sent, AcquireResult result) {
+		AttemptOutcome outcome;
+		boolean running;
+		boolean retry;
+		synchronized (this) {
+			running = received();
+			outcome = this.acquisition.replied(sent, result, this.line != null);
+			retry = this.acquisition.retriesLateGrant();
+			this.turn.replied(result.rank());
+		}
+		if (outcome instanceof AttemptOutcome.Held held) {
+			if (running) {
+				succeed(held.grant());
+			}
+			else {
+				// Cancelled while the attempt was in flight: nobody will release it.
+				abandon(held.grant());
+			}
+		}
+		else if (!running) {
+			abandon((outcome instanceof AttemptOutcome.Late late) ? late.grant() : null);
+		}
+		else if (outcome instanceof AttemptOutcome.Late late) {
+			if (retry) {
+				// Granted too late to use: again at once, with the same hold id.
+				attempt(late.grant());
+			}
+			else {
+				release(late.grant());
+				fail(this.acquisition.timeout(null));
+			}
+		}
+		else if (outcome instanceof AttemptOutcome.Failed error) {
+			fail(error.error());
+		}
+		else if (outcome == AttemptOutcome.OVER || this.acquisition.deadline().remainingNanos() <= 0) {
+			fail(this.acquisition.timeout(null));
+		}
+		else {
+			waitTurn();
+		}
+	}
+
+	/**
+	 * Wait for this waiter's turn: until a release names it (or, first in line, a plain
+	 * release is heard), the holder's lease as last reported or the wait time ends, or it
+	 * must call Redis to keep its place. The first wait joins the lock's line, and tries
+	 * again once it is subscribed, so that no release is missed in between.
+	 */
+	private void waitTurn() {
+		ReactiveWaitLine joined;
+		boolean first;
+		boolean turn;
+		synchronized (this) {
+			if (!running()) {
+				return;
+			}
+			long sleep = this.turn.sleepNanos(this.acquisition.deadline());
+			sleep(this::attempt, sleep);
+			ReactiveWaitLine current = this.line;
+			first = current == null;
+			if (current == null) {
+				current = this.lines.join(this.spec);
+				current.watch(this.watcher);
+				this.line = current;
+			}
+			joined = current;
+			// A release heard while the attempt was in flight found it busy: its turn
+			// now.
+			turn = !first && isTurn(joined);
+		}
+		// Closed while an attempt was in flight, the line's signal found it busy too.
+		if (joined.isClosed()) {
+			closed();
+		}
+		else if (first) {
+			joined.whenSubscribed(this::attempt);
+		}
+		else if (turn) {
+			attempt();
+		}
+	}
+
+	/**
+	 * Return whether a release named this waiter as next, or, first in line, a plain
+	 * release came since the last attempt. Called with the state lock.
+	 */
+	private boolean isTurn(ReactiveWaitLine joined) {
+		return this.turn.isTurn(joined.line());
+	}
+
+	/**
+	 * Called by the line on every signal, and when it closes.
+	 */
+	private void signalled() {
+		ReactiveWaitLine joined;
+		boolean turn;
+		synchronized (this) {
+			joined = this.line;
+			if (!running() || inFlight() || !asleep() || joined == null) {
+				return;
+			}
+			turn = isTurn(joined);
+		}
+		if (joined.isClosed()) {
+			closed();
+		}
+		else if (turn) {
+			attempt();
+		}
+	}
+
+	/**
+	 * Stop listening, and leave the queue in Redis unless the lock was won.
+	 */
+	@Override
+	Runnable ended(boolean won) {
+		ReactiveWaitLine joined = this.line;
+		this.line = null;
+		return () -> {
+			if (joined != null) {
+				joined.unwatch(this.watcher);
+				this.lines.leave(joined);
+			}
+			if (!won) {
+				// Otherwise the place expires with the fair waiter timeout.
+				this.commands.leaveQueue(this.spec, this.acquisition.owner()).subscribe(null, (ex) -> {
+				});
+			}
+		};
+	}
+
+	@Override
+	void release(Grant grant) {
+		this.commands.release(grant, 0).subscribe(null, (ex) -> {
+		});
+	}
+
+	@Override
+	public String toString() {
+		return "ReactiveFairAcquisition[" + this.spec.name() + "]";
+	}
+
+}

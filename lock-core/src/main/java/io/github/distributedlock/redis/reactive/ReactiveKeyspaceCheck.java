@@ -1,0 +1,80 @@
+package io.github.distributedlock.redis.reactive;
+
+import io.github.distributedlock.LockName;
+import io.github.distributedlock.redis.server.KeyspaceNotifications;
+import io.github.distributedlock.redis.server.LockRequestResolver;
+import io.github.distributedlock.redis.server.RedisServerFeatures;
+import reactor.core.publisher.Mono;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.ReactiveRedisClusterConnection;
+import org.springframework.data.redis.connection.ReactiveRedisConnection;
+import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
+import org.springframework.data.redis.connection.ReactiveServerCommands;
+
+/**
+ * Makes sure Redis publishes the keyspace notifications that a reactive keyspace wait
+ * needs, as {@link KeyspaceNotifications} does for the blocking engine, with the same
+ * flags and errors but without blocking a thread. Once it finds them on, it tells the
+ * {@link RedisServerFeatures} that the {@link LockRequestResolver} reads, and is not
+ * asked again; a failed check is made again by the next request. Thread-safe.
+ */
+public final class ReactiveKeyspaceCheck {
+
+	private final ReactiveRedisConnectionFactory connectionFactory;
+
+	private final boolean configure;
+
+	private final RedisServerFeatures server;
+
+	/**
+	 * @param configure whether this may run {@code CONFIG SET}
+	 * @param server told when the notifications are found on
+	 */
+	public ReactiveKeyspaceCheck(ReactiveRedisConnectionFactory connectionFactory, boolean configure,
+			RedisServerFeatures server) {
+		this.connectionFactory = connectionFactory;
+		this.configure = configure;
+		this.server = server;
+	}
+
+	/**
+	 * Complete once keyspace notifications are on, configuring them if allowed.
+	 * @param name the lock that waits for them, which an error on Cluster names
+	 * @return a Mono that fails with
+	 * {@link io.github.distributedlock.KeyspaceNotificationsException} if they are off
+	 * and may not or cannot be turned on, or with {@link IllegalStateException} on Redis
+	 * Cluster
+	 */
+	public Mono<Void> ensureEnabled(LockName name) {
+		if (this.server.keyspaceEventsChecked()) {
+			return Mono.empty();
+		}
+		return Mono
+			.usingWhen(Mono.fromSupplier(this.connectionFactory::getReactiveConnection),
+					(connection) -> check(connection, name), ReactiveRedisConnection::closeLater)
+			.onErrorMap(DataAccessException.class, KeyspaceNotifications::unreachable)
+			.doOnSuccess((done) -> this.server.keyspaceEventsConfirmed());
+	}
+
+	private Mono<Void> check(ReactiveRedisConnection connection, LockName name) {
+		if (connection instanceof ReactiveRedisClusterConnection) {
+			return Mono.error(KeyspaceNotifications.onCluster(name));
+		}
+		ReactiveServerCommands server = connection.serverCommands();
+		return server.getConfig(KeyspaceNotifications.PARAMETER)
+			.map(KeyspaceNotifications::flags)
+			.defaultIfEmpty("")
+			.flatMap((current) -> {
+				String missing = KeyspaceNotifications.missingFlags(current);
+				if (missing.isEmpty()) {
+					return Mono.empty();
+				}
+				if (!this.configure) {
+					return Mono.error(KeyspaceNotifications.notConfigurable(current, missing));
+				}
+				return server.setConfig(KeyspaceNotifications.PARAMETER, current + missing).then();
+			});
+	}
+
+}

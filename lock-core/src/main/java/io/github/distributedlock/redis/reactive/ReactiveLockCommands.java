@@ -1,0 +1,222 @@
+package io.github.distributedlock.redis.reactive;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import io.github.distributedlock.LockAccessException;
+import io.github.distributedlock.LockName;
+import io.github.distributedlock.redis.blocking.LockCommands;
+import io.github.distributedlock.redis.core.AcquireResult;
+import io.github.distributedlock.redis.core.Grant;
+import io.github.distributedlock.redis.core.HandOffRequest;
+import io.github.distributedlock.redis.core.LockOwners;
+import io.github.distributedlock.redis.core.LockSpec;
+import io.github.distributedlock.redis.core.MultiAcquireResult;
+import io.github.distributedlock.redis.script.ExclusiveKind;
+import io.github.distributedlock.redis.script.FairKind;
+import io.github.distributedlock.redis.script.LockKind;
+import io.github.distributedlock.redis.script.LuaScript;
+import io.github.distributedlock.redis.script.ScriptCall;
+import io.github.distributedlock.redis.script.ScriptReplies;
+import io.github.distributedlock.redis.script.ScriptRunner;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.ReactiveRedisConnection;
+import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
+import org.springframework.data.redis.connection.ReturnType;
+
+/**
+ * The reactive counterpart of {@code LockCommands}: runs the scripts a {@link LockKind}
+ * builds, the same ones with the same arguments, with {@code EVALSHA} falling back to
+ * {@code EVAL}, on Spring Data Redis's reactive connection. Every method sends its
+ * command on subscription; Redis errors become {@link LockAccessException}s naming the
+ * lock. Thread-safe.
+ */
+public final class ReactiveLockCommands {
+
+	private final ReactiveRedisConnectionFactory connectionFactory;
+
+	private final String fenceIdleMillis;
+
+	private final boolean handOff;
+
+	/**
+	 * @param handOff whether a release reserves the lock for the oldest waiting request
+	 */
+	public ReactiveLockCommands(ReactiveRedisConnectionFactory connectionFactory, long fenceIdleMillis,
+			boolean handOff) {
+		this.connectionFactory = connectionFactory;
+		this.fenceIdleMillis = Long.toString(fenceIdleMillis);
+		this.handOff = handOff;
+	}
+
+	/**
+	 * Run the acquire script of the spec's kind once.
+	 * @see LockCommands#acquire
+	 */
+	Mono<AcquireResult> acquire(LockSpec spec, String owner, String hold, long remainingWaitMillis,
+			boolean mayHaveIntent, boolean holdsIt, @Nullable HandOffRequest handOff) {
+		LockKind.Attempt attempt = new LockKind.Attempt(owner, hold, remainingWaitMillis, mayHaveIntent, holdsIt,
+				handOff);
+		return run(spec.name(), "acquire", spec.kind().acquire(spec, attempt, this.fenceIdleMillis))
+			.map((reply) -> ScriptReplies.acquireResult(spec, (List<?>) reply));
+	}
+
+	/**
+	 * Run the multi-lock acquire script once.
+	 * @see LockCommands#acquireAll
+	 */
+	Mono<MultiAcquireResult> acquireAll(List<LockSpec> specs, String owner, String hold, boolean reentrant,
+			@Nullable HandOffRequest handOff) {
+		LockName first = specs.get(0).name();
+		return run(first, "acquire",
+				ExclusiveKind.acquireAll(specs, owner, hold, reentrant, handOff, this.fenceIdleMillis))
+			.map((reply) -> ScriptReplies.multiAcquireResult(first, specs.size(), (List<?>) reply));
+	}
+
+	/**
+	 * Leave a fair lock's queue, for a waiter that gave up.
+	 */
+	Mono<Long> leaveQueue(LockSpec spec, String owner) {
+		return number(run(spec.name(), "leave queue", FairKind.leave(spec, owner)));
+	}
+
+	/**
+	 * Release one hold, keeping the lock taken by nobody for {@code keepMillis} if it is
+	 * the last hold (the minimum hold).
+	 * @return holds left, or -1 if the lock was gone, -2 if someone else held it
+	 */
+	Mono<Long> release(Grant hold, long keepMillis) {
+		LockSpec spec = hold.spec();
+		return number(run(spec.name(), "release", spec.kind()
+			.release(spec, hold.owner(), hold.token(), hold.hold(), this.handOff, Math.max(0, keepMillis))));
+	}
+
+	/**
+	 * Lengthen a hold's lease to at least the given one; it never shortens a lease.
+	 * @return 1 if extended, -1 if the lock was gone, -2 if someone else held it
+	 */
+	Mono<Long> extend(Grant hold, long leaseMillis) {
+		LockSpec spec = hold.spec();
+		return number(run(spec.name(), "extend",
+				spec.kind().extend(spec, hold.owner(), hold.token(), hold.hold(), leaseMillis)));
+	}
+
+	/**
+	 * Renew one hold's lease for another lease of its spec: with the watchdog's renew
+	 * script for a lock hash, by extending a reader or permit (as the blocking watchdog
+	 * does, since those live in sorted sets).
+	 * @return 1 renewed, -1 gone, -2 held by someone else
+	 */
+	Mono<Long> renew(Grant hold) {
+		LockSpec spec = hold.spec();
+		if (!spec.kind().renewsInBatch()) {
+			return extend(hold, spec.leaseMillis());
+		}
+		return run(spec.name(), "renew", ExclusiveKind.renew(List.of(hold)))
+			.map((reply) -> ((Number) ((List<?>) reply).get(0)).longValue());
+	}
+
+	/**
+	 * Withdraw a waiter's request after it gave up; a reservation for it passes on, and a
+	 * hold is never touched.
+	 */
+	Mono<Long> withdraw(LockSpec spec, HandOffRequest request) {
+		return number(run(spec.name(), "withdraw", ExclusiveKind.withdraw(spec, request, this.handOff)));
+	}
+
+	/**
+	 * Drop a writer's intent, for a writer that stops waiting without the lock; another
+	 * writer's intent stays.
+	 */
+	Mono<Long> dropIntent(LockSpec spec, String owner) {
+		return number(run(spec.name(), "drop-intent", ExclusiveKind.dropIntent(spec, owner)));
+	}
+
+	/**
+	 * Ask Redis whether a hold is still its lock's owner (or reader, or permit holder).
+	 */
+	Mono<Boolean> isHeld(Grant hold) {
+		LockSpec spec = hold.spec();
+		String owner = LockOwners.digest(hold.owner());
+		long token = hold.token();
+		ScriptCall call = spec.kind().isHeld(spec, hold.owner(), token, hold.hold());
+		if (call != null) {
+			// A reader or a permit: its script says.
+			return number(run(spec.name(), "check", call)).map((result) -> result == 1);
+		}
+		return Mono
+			.usingWhen(Mono.fromSupplier(this.connectionFactory::getReactiveConnection),
+					(connection) -> connection.hashCommands()
+						.hMGet(bytes(spec.lockKey()), List.of(bytes("owner"), bytes("token"))),
+					ReactiveRedisConnection::closeLater)
+			.map((values) -> owner.equals(text(values.get(0))) && Long.toString(token).equals(text(values.get(1))))
+			.onErrorMap(DataAccessException.class, (ex) -> ScriptReplies.failure(spec.name(), "check", ex));
+	}
+
+	private Mono<Object> run(LockName name, String operation, ScriptCall call) {
+		// Deferred, so that even a call that fails to encode fails the Mono, not its
+		// caller.
+		return Mono.defer(() -> {
+			LuaScript<?> script = call.script();
+			byte[][] encoded = ScriptRunner.encode(call);
+			int keyCount = call.keys().size();
+			return Mono.usingWhen(Mono.fromSupplier(this.connectionFactory::getReactiveConnection),
+					(connection) -> evaluate(connection, script, keyCount, encoded),
+					ReactiveRedisConnection::closeLater);
+		})
+			.onErrorMap(DataAccessException.class, (ex) -> ScriptReplies.failure(name, operation, ex))
+			.switchIfEmpty(Mono
+				.error(() -> new LockAccessException(name, "no reply from the " + operation + " script", null)));
+	}
+
+	private static Mono<Object> evaluate(ReactiveRedisConnection connection, LuaScript<?> script, int keyCount,
+			byte[][] encoded) {
+		String sha = new String(script.sha1(), StandardCharsets.US_ASCII);
+		return reply(connection.scriptingCommands().evalSha(sha, script.returnType(), keyCount, buffers(encoded)),
+				script.returnType())
+			.onErrorResume(ScriptRunner::isNoScript,
+					(ex) -> reply(
+							connection.scriptingCommands()
+								.eval(ByteBuffer.wrap(script.text()), script.returnType(), keyCount, buffers(encoded)),
+							script.returnType()));
+	}
+
+	/**
+	 * One reply: an integer, or for a multi-bulk script a list, which the client may emit
+	 * as one element or as its elements.
+	 */
+	private static Mono<Object> reply(Flux<Object> values, ReturnType type) {
+		return values.collectList().flatMap((list) -> {
+			if (type != ReturnType.MULTI) {
+				return Mono.justOrEmpty(list.isEmpty() ? null : list.get(0));
+			}
+			return Mono.just((list.size() == 1 && list.get(0) instanceof List<?> nested) ? nested : list);
+		});
+	}
+
+	private static ByteBuffer[] buffers(byte[][] encoded) {
+		ByteBuffer[] buffers = new ByteBuffer[encoded.length];
+		for (int i = 0; i < encoded.length; i++) {
+			buffers[i] = ByteBuffer.wrap(encoded[i]);
+		}
+		return buffers;
+	}
+
+	private static Mono<Long> number(Mono<Object> reply) {
+		return reply.map((value) -> ((Number) value).longValue());
+	}
+
+	private static ByteBuffer bytes(String text) {
+		return ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8));
+	}
+
+	private static @Nullable String text(@Nullable ByteBuffer value) {
+		return (value != null) ? StandardCharsets.UTF_8.decode(value.duplicate()).toString() : null;
+	}
+
+}

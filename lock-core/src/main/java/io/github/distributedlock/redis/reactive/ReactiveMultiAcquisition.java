@@ -1,0 +1,258 @@
+package io.github.distributedlock.redis.reactive;
+
+import java.util.List;
+
+import io.github.distributedlock.redis.core.Grant;
+import io.github.distributedlock.redis.core.HandOffRequest;
+import io.github.distributedlock.redis.core.LockSpec;
+import io.github.distributedlock.redis.core.MultiAcquireResult;
+import io.github.distributedlock.redis.core.MultiAcquisition;
+
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.MonoSink;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * The reactive driver of one {@link MultiAcquisition}: the reactive engine's
+ * {@code MultiWaitLoop}, driven by replies, messages and timers. Each attempt takes every
+ * lock or none; when one is held, it listens to that lock's {@link ReactiveWaitLine}
+ * (without joining its local line, as multi-lock waiters don't) and tries them all again
+ * on a signal, or when {@link MultiAcquisition#sleepNanos()} is over.
+ * <p>
+ * Cancellation: while waiting, the wait ends at once and the request is withdrawn; while
+ * an attempt is in flight, its reply still comes, and holds it grants are released. The
+ * state lock is held only for bookkeeping, never across a Redis call.
+ */
+final class ReactiveMultiAcquisition extends ReactiveDriver<List<Grant>> {
+
+	private final MultiAcquisition acquisition;
+
+	private final ReactiveLockCommands commands;
+
+	private final ReactiveWaitLines lines;
+
+	private final Runnable watcher = this::signalled;
+
+	private @Nullable ReactiveWaitLine line;
+
+	// The line's signal count read before the last attempt: a change calls for another.
+	private long seen;
+
+	ReactiveMultiAcquisition(MultiAcquisition acquisition, ReactiveLockCommands commands, ReactiveWaitLines lines,
+			Scheduler timer, MonoSink<List<Grant>> sink) {
+		super(acquisition.specs().get(0).name(), timer, sink);
+		this.acquisition = acquisition;
+		this.commands = commands;
+		this.lines = lines;
+	}
+
+	@Override
+	void begin() {
+		attempt();
+	}
+
+	private void attempt() {
+		attempt(List.of());
+	}
+
+	/**
+	 * Send the next attempt, if the acquisition still runs and none is in flight (which
+	 * reads the line's count again before the next one).
+	 * @param late grants that came too late, which this attempt takes again (same hold
+	 * id): released instead if the acquisition ended meanwhile, as nothing else would
+	 */
+	private void attempt(List<Grant> late) {
+		long sentNanos;
+		synchronized (this) {
+			if (inFlight()) {
+				// It takes the late grants again, with the same hold id, or its reply
+				// ends
+				// the acquisition with a release.
+				return;
+			}
+			if (!running()) {
+				sentNanos = -1;
+			}
+			else {
+				cancelSleep();
+				sending();
+				ReactiveWaitLine joined = this.line;
+				this.seen = (joined != null) ? joined.line().signals() : 0;
+				sentNanos = this.acquisition.next();
+			}
+		}
+		if (sentNanos == -1) {
+			release(late);
+			return;
+		}
+		this.commands
+			.acquireAll(this.acquisition.specs(), this.acquisition.owner(), this.acquisition.hold(),
+					this.acquisition.reentrant(), this.acquisition.request())
+			.subscribe((result) -> replied(sentNanos, result), this::failed);
+	}
+
+	private void replied(long sentNanos, MultiAcquireResult result) {
+		MultiAcquisition.Outcome outcome;
+		boolean running;
+		boolean retry;
+		synchronized (this) {
+			running = received();
+			outcome = this.acquisition.replied(sentNanos, result);
+			retry = this.acquisition.retriesLateGrant();
+		}
+		if (outcome instanceof MultiAcquisition.Granted granted) {
+			if (!running) {
+				// Cancelled while the attempt was in flight: nobody will release these.
+				abandon(granted.grants());
+			}
+			else if (!granted.late()) {
+				succeed(granted.grants());
+			}
+			else if (retry) {
+				// Granted too late to use: again at once, with the same hold id.
+				attempt(granted.grants());
+			}
+			else {
+				release(granted.grants());
+				fail(this.acquisition.timeout());
+			}
+			return;
+		}
+		if (!running) {
+			abandon(null);
+		}
+		else if (outcome instanceof MultiAcquisition.Failed error) {
+			fail(error.error());
+		}
+		else if (outcome instanceof MultiAcquisition.Blocked blocked) {
+			waitFor(blocked.spec());
+		}
+		else {
+			fail(this.acquisition.timeout());
+		}
+	}
+
+	/**
+	 * Wait on the line of the lock that blocked the attempt: joining it first if it is
+	 * another lock's, and then trying again once it is subscribed, so that no release is
+	 * missed in between.
+	 */
+	private void waitFor(LockSpec spec) {
+		ReactiveWaitLine joined;
+		ReactiveWaitLine left = null;
+		synchronized (this) {
+			if (!running()) {
+				return;
+			}
+			ReactiveWaitLine current = this.line;
+			if (current != null && current.id().equals(spec.queueId())) {
+				if (current.isClosed()) {
+					joined = current;
+				}
+				else {
+					sleepUntilSignalled(current);
+					return;
+				}
+			}
+			else {
+				left = current;
+				joined = this.lines.join(spec);
+				this.line = joined;
+				HandOffRequest request = this.acquisition.request();
+				if (request != null) {
+					joined.line().expect(request);
+				}
+				joined.watch(this.watcher);
+				// Bounded like every sleep: a subscription that never comes is no reason
+				// to wait past the holder's lease.
+				sleep(this::attempt, this.acquisition.subscribeNanos());
+			}
+		}
+		if (left != null) {
+			leave(left);
+		}
+		if (joined.isClosed()) {
+			closed();
+			return;
+		}
+		joined.whenSubscribed(this::attempt);
+	}
+
+	/**
+	 * Sleep until a signal on the line, at most {@link MultiAcquisition#sleepNanos()}; a
+	 * signal that came since the last attempt calls for another at once. Called with the
+	 * state lock.
+	 */
+	private void sleepUntilSignalled(ReactiveWaitLine current) {
+		if (current.line().signals() != this.seen) {
+			sleep(this::attempt);
+			return;
+		}
+		sleep(this::attempt, this.acquisition.sleepNanos());
+	}
+
+	/**
+	 * Called by the line on every signal, and when it closes.
+	 */
+	private void signalled() {
+		ReactiveWaitLine current;
+		synchronized (this) {
+			current = this.line;
+			if (!running() || inFlight() || !asleep() || current == null) {
+				return;
+			}
+		}
+		if (current.isClosed()) {
+			closed();
+			return;
+		}
+		attempt();
+	}
+
+	/**
+	 * Leave the line and withdraw the request from every line it was filed in, unless the
+	 * locks were won.
+	 */
+	@Override
+	Runnable ended(boolean won) {
+		ReactiveWaitLine joined = this.line;
+		this.line = null;
+		List<LockSpec> filed = List.copyOf(this.acquisition.filed());
+		return () -> {
+			if (joined != null) {
+				leave(joined);
+			}
+			HandOffRequest request = this.acquisition.request();
+			if (request != null && !won) {
+				for (LockSpec spec : filed) {
+					// A reservation for it passes on; a hold is never touched.
+					this.commands.withdraw(spec, request).subscribe(null, (ex) -> {
+					});
+				}
+			}
+		};
+	}
+
+	private void leave(ReactiveWaitLine joined) {
+		joined.unwatch(this.watcher);
+		HandOffRequest request = this.acquisition.request();
+		if (request != null) {
+			joined.line().forget(request);
+		}
+		this.lines.leave(joined);
+	}
+
+	@Override
+	void release(List<Grant> grants) {
+		for (Grant grant : grants) {
+			this.commands.release(grant, 0).subscribe(null, (ex) -> {
+			});
+		}
+	}
+
+	@Override
+	public String toString() {
+		return "ReactiveMultiAcquisition" + this.acquisition.specs().stream().map(LockSpec::name).toList();
+	}
+
+}

@@ -1,0 +1,138 @@
+package io.github.distributedlock.redis.reactive;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+
+import io.github.distributedlock.LockTimeoutException;
+import io.github.distributedlock.ReactiveLockHandle;
+import io.github.distributedlock.redis.core.Deadline;
+import io.github.distributedlock.redis.core.Grant;
+import io.github.distributedlock.redis.core.HashSlots;
+import io.github.distributedlock.redis.core.LockSpec;
+import io.github.distributedlock.redis.core.MultiAcquisition;
+import io.github.distributedlock.redis.core.NanoClock;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+
+import org.springframework.data.redis.connection.ReactiveRedisClusterConnection;
+import org.springframework.data.redis.connection.ReactiveRedisConnection;
+import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
+
+/**
+ * The reactive engine's multi-locks, as {@code MultiLocking} is the blocking engine's:
+ * several exclusive locks taken as one hold, in one global order (by key), by one script,
+ * unless on a Cluster their keys are in several hash slots: then one by one, in the same
+ * order, each held as soon as taken. Thread-safe.
+ */
+public final class ReactiveMultiLocking {
+
+	private final ReactiveLockCommands commands;
+
+	private final ReactiveWaitLines lines;
+
+	private final Scheduler timer;
+
+	private final ReactiveHolds holds;
+
+	private final ReactiveRedisConnectionFactory connectionFactory;
+
+	private final boolean handOff;
+
+	// Whether Redis is a Cluster, found when a multi-lock first needs to know.
+	private volatile @Nullable Boolean cluster;
+
+	public ReactiveMultiLocking(ReactiveLockCommands commands, ReactiveWaitLines lines, Scheduler timer,
+			ReactiveHolds holds, ReactiveRedisConnectionFactory connectionFactory, boolean handOff) {
+		this.commands = commands;
+		this.lines = lines;
+		this.timer = timer;
+		this.holds = holds;
+		this.connectionFactory = connectionFactory;
+		this.handOff = handOff;
+	}
+
+	/**
+	 * Take every lock, or none, when subscribed to.
+	 * @param first the first request, whose wait time and reentrancy the multi-lock has
+	 * @param requested every request, in the order asked, each multi-lockable
+	 * @param owner the owner of every lock
+	 * @param start when the acquisition began, in {@link System#nanoTime()}
+	 * @return the handle of all the locks, or a {@link LockTimeoutException} if they were
+	 * not all taken within the wait time
+	 */
+	public Mono<ReactiveLockHandle> acquireAll(LockSpec first, List<LockSpec> requested, String owner, long start) {
+		TreeMap<String, LockSpec> ordered = new TreeMap<>();
+		for (LockSpec spec : requested) {
+			ordered.putIfAbsent(spec.lockKey(), spec);
+		}
+		List<LockSpec> specs = new ArrayList<>(ordered.values());
+		MultiAcquisition acquisition = new MultiAcquisition(specs, owner, first.waitNanos(), first.reentrant(),
+				this.handOff, NanoClock.SYSTEM);
+		// One script takes them all, unless on a Cluster their keys are in several
+		// hash slots: then one by one, in the same order.
+		Mono<List<ReactiveLockHandle>> holds = (specs.size() > 1 && (!isCluster() || sameSlot(specs)))
+				? Mono
+					.<List<Grant>>create((sink) -> new ReactiveMultiAcquisition(acquisition, this.commands, this.lines,
+							this.timer, sink)
+						.start())
+					.map((won) -> won.stream().map(this.holds::hold).toList())
+				: inOrder(specs, owner, new Deadline(first.waitNanos(), start));
+		return holds.doOnDiscard(Object.class, this::discarded)
+			.doOnError(LockTimeoutException.class, this.holds::notAcquired)
+			.map((won) -> new ReactiveMultiLockHandle(won, Duration.ofNanos(System.nanoTime() - start)));
+	}
+
+	/**
+	 * Take locks one by one in the given (global) order, within one wait time. Each lock
+	 * becomes a handle, renewed as any, as soon as it is taken, so that it stays held
+	 * while the next is waited for; a failure discards, and so releases, what was taken.
+	 */
+	private Mono<List<ReactiveLockHandle>> inOrder(List<LockSpec> specs, String owner, Deadline deadline) {
+		return Flux.fromIterable(specs)
+			.concatMap((spec) -> Mono
+				.<Grant>create((sink) -> new ReactiveAcquisition(spec.withWaitNanos(deadline.remainingBudgetNanos()),
+						owner, this.handOff, this.commands, this.lines, this.timer, sink)
+					.start())
+				.map(this.holds::hold))
+			.collectList();
+	}
+
+	/**
+	 * Release what a cancelled or failed multi-lock had won: grants, handles, or a list
+	 * of them discarded whole.
+	 */
+	private void discarded(Object won) {
+		if (won instanceof Grant grant) {
+			this.holds.releaseUnused(grant);
+		}
+		else if (won instanceof ReactiveLockHandle handle) {
+			handle.release().subscribe(null, (ex) -> {
+			});
+		}
+		else if (won instanceof List<?> list) {
+			list.forEach(this::discarded);
+		}
+	}
+
+	private boolean isCluster() {
+		Boolean cluster = this.cluster;
+		if (cluster == null) {
+			ReactiveRedisConnection connection = this.connectionFactory.getReactiveConnection();
+			cluster = connection instanceof ReactiveRedisClusterConnection;
+			connection.closeLater().subscribe(null, (ex) -> {
+			});
+			this.cluster = cluster;
+		}
+		return cluster;
+	}
+
+	private static boolean sameSlot(List<LockSpec> specs) {
+		int slot = HashSlots.slot(specs.get(0).lockKey());
+		return specs.stream().allMatch((spec) -> HashSlots.slot(spec.lockKey()) == slot);
+	}
+
+}

@@ -1,0 +1,257 @@
+package io.github.distributedlock.redis.reactive;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.github.distributedlock.redis.core.Acquisition;
+import io.github.distributedlock.redis.core.ReleaseMessage;
+import io.github.distributedlock.redis.core.WaitLine;
+import io.github.distributedlock.redis.core.WaitMode;
+import io.github.distributedlock.redis.script.LockKind;
+
+import org.jspecify.annotations.Nullable;
+import reactor.core.Disposable;
+
+/**
+ * The reactive waiters of one lock in this JVM, and their wake-up signal: the reactive
+ * counterpart of {@code WaitQueue}, with no thread parked anywhere.
+ * <p>
+ * Waiters line up in FIFO order and only the head talks to Redis, so one release sends
+ * one attempt, not one per waiter. The signal is a counter: the head reads it before an
+ * attempt and sleeps only while it is unchanged, so a message that lands during the
+ * attempt is not lost. Messages are read as {@link ReleaseMessage}s, exactly as the
+ * blocking engine reads them; each is a hint that makes the head try again, never a
+ * grant.
+ * <p>
+ * Callbacks into an acquisition are made outside this line's lock, so an acquisition may
+ * call the line while holding its own.
+ */
+public final class ReactiveWaitLine {
+
+	private final String id;
+
+	private final ArrayDeque<ReactiveAcquisition> waiters = new ArrayDeque<>();
+
+	private final List<Runnable> onSubscribed = new ArrayList<>();
+
+	// Waiters outside the line told of every signal: multi-lock waiters, which wait for
+	// whichever lock blocked them last.
+	private final List<Runnable> watchers = new CopyOnWriteArrayList<>();
+
+	private @Nullable ReactiveAcquisition head;
+
+	private volatile boolean subscribed;
+
+	private volatile boolean closed;
+
+	private final WaitLine line;
+
+	private @Nullable Disposable subscription;
+
+	// Guarded by the ReactiveWaitLines map entry.
+	int references;
+
+	@Nullable Disposable pendingRemoval;
+
+	/**
+	 * @param keyspaceEvents whether the line listens to the lock's keyspace events
+	 * ({@link WaitMode#keyspaceEvents()}), so that release messages only inform
+	 * @param readers whether its waiters are readers, whom the last reader leaving does
+	 * not concern ({@link LockKind#waitsAsReader()})
+	 */
+	public ReactiveWaitLine(String id, boolean keyspaceEvents, boolean readers) {
+		this.id = id;
+		this.line = new WaitLine(keyspaceEvents, readers);
+	}
+
+	String id() {
+		return this.id;
+	}
+
+	/**
+	 * Return what this line heard, as its head's {@link Acquisition} reads it.
+	 */
+	public WaitLine line() {
+		return this.line;
+	}
+
+	boolean isClosed() {
+		return this.closed;
+	}
+
+	/**
+	 * Keep the line's subscription, unless it already ended (an error reported while it
+	 * was being made), so that the next waiter subscribes again.
+	 */
+	void subscription(Disposable subscription) {
+		synchronized (this) {
+			if (!subscription.isDisposed()) {
+				this.subscription = subscription;
+			}
+		}
+	}
+
+	boolean hasSubscription() {
+		synchronized (this) {
+			return this.subscription != null;
+		}
+	}
+
+	boolean isSubscribed() {
+		return this.subscribed;
+	}
+
+	/**
+	 * The subscription failed: waiters try now, and then sleep at most until the holder's
+	 * lease ends, as they do whenever no message comes.
+	 */
+	void lostSubscription() {
+		synchronized (this) {
+			this.subscription = null;
+		}
+		subscribed();
+	}
+
+	/**
+	 * Join the line.
+	 * @return whether the waiter is the head, and so may talk to Redis at once
+	 */
+	boolean join(ReactiveAcquisition waiter) {
+		synchronized (this) {
+			if (this.head == null) {
+				this.head = waiter;
+				return true;
+			}
+			this.waiters.add(waiter);
+			return false;
+		}
+	}
+
+	/**
+	 * Leave the line, at the head or not; a head that leaves hands the turn to the next
+	 * waiter.
+	 */
+	void leave(ReactiveAcquisition waiter) {
+		ReactiveAcquisition next = null;
+		synchronized (this) {
+			if (this.head == waiter) {
+				next = this.waiters.poll();
+				this.head = next;
+			}
+			else {
+				this.waiters.remove(waiter);
+			}
+		}
+		if (next != null) {
+			next.promoted();
+		}
+	}
+
+	/**
+	 * Run the callback once the channel is subscribed (now if it is).
+	 */
+	void whenSubscribed(Runnable callback) {
+		synchronized (this) {
+			if (!this.subscribed && !this.closed) {
+				this.onSubscribed.add(callback);
+				return;
+			}
+		}
+		callback.run();
+	}
+
+	void subscribed() {
+		List<Runnable> callbacks;
+		synchronized (this) {
+			if (this.subscribed) {
+				callbacks = List.of();
+			}
+			else {
+				this.subscribed = true;
+				callbacks = new ArrayList<>(this.onSubscribed);
+				this.onSubscribed.clear();
+			}
+		}
+		if (callbacks.isEmpty()) {
+			// Subscribed again after a reconnect: a release may have been missed.
+			signal(true);
+		}
+		callbacks.forEach(Runnable::run);
+	}
+
+	/**
+	 * Read a message heard on the lock's channels.
+	 */
+	void onMessage(byte[] body) {
+		switch (this.line.hear(ReleaseMessage.parse(body), System.nanoTime())) {
+			case TRY -> signal(true);
+			case RESERVED_ELSEWHERE -> signal(false);
+			case NOTHING -> {
+			}
+		}
+	}
+
+	private void signal(boolean retry) {
+		ReactiveAcquisition woken;
+		synchronized (this) {
+			this.line.signal(retry);
+			woken = this.head;
+		}
+		if (woken != null) {
+			woken.signalled();
+		}
+		this.watchers.forEach(Runnable::run);
+	}
+
+	/**
+	 * Tell a waiter that does not join the line of every signal, until
+	 * {@link #unwatch(Runnable) unwatched}; the callback runs outside this line's lock.
+	 */
+	void watch(Runnable watcher) {
+		this.watchers.add(watcher);
+	}
+
+	void unwatch(Runnable watcher) {
+		this.watchers.remove(watcher);
+	}
+
+	/**
+	 * Close the line: every waiter fails, and the subscription is dropped.
+	 */
+	void close() {
+		List<ReactiveAcquisition> all;
+		List<Runnable> callbacks;
+		synchronized (this) {
+			this.closed = true;
+			all = new ArrayList<>(this.waiters);
+			if (this.head != null) {
+				all.add(0, this.head);
+			}
+			callbacks = new ArrayList<>(this.onSubscribed);
+			this.onSubscribed.clear();
+		}
+		unsubscribe();
+		callbacks.forEach(Runnable::run);
+		all.forEach(ReactiveAcquisition::closed);
+		this.watchers.forEach(Runnable::run);
+	}
+
+	void unsubscribe() {
+		Disposable current;
+		synchronized (this) {
+			current = this.subscription;
+			this.subscription = null;
+		}
+		if (current != null) {
+			current.dispose();
+		}
+	}
+
+	@Override
+	public String toString() {
+		return "ReactiveWaitLine[" + this.id + "]";
+	}
+
+}

@@ -1,0 +1,200 @@
+package io.github.distributedlock.redis.script;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+
+import io.github.distributedlock.redis.core.LockSpec;
+
+import org.springframework.data.redis.connection.ReturnType;
+
+/**
+ * One of the engine's Lua scripts: its text and SHA-1, read once from the {@code .lua}
+ * resource next to this class, with the keys it takes and the record of its arguments.
+ * Loading the text once matters: a script read through a {@code Resource} checks the
+ * resource's modification time on every call.
+ * <p>
+ * The shared functions of {@code lib.lua} that a script calls are prepended to it
+ * ({@link LuaLibrary}), and the SHA-1 is that of the combined text, so {@code EVALSHA}
+ * needs nothing newer than Redis 6.2. The order of a script's {@code KEYS} is the order
+ * of its {@link ScriptKey}s here, and that of its {@code ARGV} the order of its
+ * {@link ScriptArgs} record's components; the script's {@code -- KEYS:} and
+ * {@code -- ARGV:} header lines name the same, as {@code LockScriptsTests} checks.
+ *
+ * @param <A> the record of the script's arguments
+ */
+public final class LuaScript<A extends ScriptArgs> {
+
+	static final String LIBRARY = "lib.lua";
+
+	static final LuaLibrary LIBRARY_FUNCTIONS = LuaLibrary.parse(LIBRARY, read(LIBRARY));
+
+	private final String name;
+
+	private final byte[] text;
+
+	private final byte[] sha1;
+
+	private final ReturnType returnType;
+
+	private final Class<A> argsType;
+
+	private final List<ScriptKey> keys;
+
+	private final boolean keysPerLock;
+
+	private LuaScript(String name, byte[] text, ReturnType returnType, Class<A> argsType, List<ScriptKey> keys,
+			boolean keysPerLock) {
+		this.name = name;
+		this.text = text;
+		this.sha1 = sha1(text);
+		this.returnType = returnType;
+		this.argsType = argsType;
+		this.keys = keys;
+		this.keysPerLock = keysPerLock;
+	}
+
+	/**
+	 * Load a script that takes the keys of one lock, with the library functions it calls
+	 * prepended.
+	 * @param argsType the record of the script's arguments
+	 * @param keys the script's keys, in order
+	 * @throws IllegalStateException if the script is missing
+	 */
+	static <A extends ScriptArgs> LuaScript<A> load(String name, ReturnType returnType, Class<A> argsType,
+			ScriptKey... keys) {
+		return new LuaScript<>(name, text(name), returnType, argsType, List.of(keys), false);
+	}
+
+	/**
+	 * Load a script that takes the keys of several locks: the given keys, in order, once
+	 * for each lock.
+	 * @param argsType the record of the script's arguments
+	 * @param keys the keys of each lock, in order
+	 * @throws IllegalStateException if the script is missing
+	 */
+	static <A extends ScriptArgs> LuaScript<A> loadForEachLock(String name, ReturnType returnType, Class<A> argsType,
+			ScriptKey... keys) {
+		return new LuaScript<>(name, text(name), returnType, argsType, List.of(keys), true);
+	}
+
+	private static byte[] text(String name) {
+		String script = read(name);
+		return (LIBRARY_FUNCTIONS.prelude(script) + "\n" + script).getBytes(StandardCharsets.UTF_8);
+	}
+
+	static String read(String name) {
+		try (InputStream in = LuaScript.class.getResourceAsStream(name)) {
+			if (in == null) {
+				throw new IllegalStateException("Lua script " + name + " is missing from the class path");
+			}
+			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not read Lua script " + name, ex);
+		}
+	}
+
+	private static byte[] sha1(byte[] text) {
+		try {
+			byte[] digest = MessageDigest.getInstance("SHA-1").digest(text);
+			return HexFormat.of().formatHex(digest).getBytes(StandardCharsets.US_ASCII);
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("SHA-1 is not available", ex);
+		}
+	}
+
+	/**
+	 * Build a run of this script on the keys of one lock.
+	 * @throws IllegalStateException if the script takes the keys of several locks, or a
+	 * key that is not a key of a lock
+	 */
+	ScriptCall call(LockSpec spec, A args) {
+		if (this.keysPerLock) {
+			throw new IllegalStateException("Lua script " + this.name + " takes the keys of several locks");
+		}
+		List<String> keys = new ArrayList<>(this.keys.size());
+		for (ScriptKey key : this.keys) {
+			keys.add(key.of(spec));
+		}
+		return new ScriptCall(this, keys, args);
+	}
+
+	/**
+	 * Build a run of this script on the keys of several locks, each lock's in the
+	 * declared order.
+	 * @throws IllegalStateException if the script takes the keys of one lock
+	 */
+	ScriptCall call(List<LockSpec> specs, A args) {
+		if (!this.keysPerLock) {
+			throw new IllegalStateException("Lua script " + this.name + " takes the keys of one lock");
+		}
+		List<String> keys = new ArrayList<>(this.keys.size() * specs.size());
+		for (LockSpec spec : specs) {
+			for (ScriptKey key : this.keys) {
+				keys.add(key.of(spec));
+			}
+		}
+		return new ScriptCall(this, keys, args);
+	}
+
+	/**
+	 * Build a run of this script on keys the caller built, for a script that takes a key
+	 * a lock spec does not say, or no lock spec at hand.
+	 * @param keys the keys, in the declared order
+	 * @throws IllegalArgumentException if there are not as many keys as declared
+	 */
+	public ScriptCall callWithKeys(List<String> keys, A args) {
+		if (this.keysPerLock || keys.size() != this.keys.size()) {
+			throw new IllegalArgumentException("Lua script " + this.name + " takes KEYS " + this.keys
+					+ ((this.keysPerLock) ? " for each lock" : "") + ", but was passed " + keys);
+		}
+		return new ScriptCall(this, List.copyOf(keys), args);
+	}
+
+	public String name() {
+		return this.name;
+	}
+
+	public byte[] text() {
+		return this.text;
+	}
+
+	public byte[] sha1() {
+		return this.sha1;
+	}
+
+	public ReturnType returnType() {
+		return this.returnType;
+	}
+
+	/**
+	 * Return the record of the script's arguments, whose components are its {@code ARGV}
+	 * in order.
+	 */
+	Class<A> argsType() {
+		return this.argsType;
+	}
+
+	/**
+	 * Return the script's keys, in order: once, or once for each lock.
+	 */
+	List<ScriptKey> keys() {
+		return this.keys;
+	}
+
+	/**
+	 * Return whether the script takes its keys once for each lock.
+	 */
+	boolean keysPerLock() {
+		return this.keysPerLock;
+	}
+
+}

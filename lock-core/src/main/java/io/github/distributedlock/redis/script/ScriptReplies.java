@@ -1,0 +1,77 @@
+package io.github.distributedlock.redis.script;
+
+import java.util.List;
+
+import io.github.distributedlock.LockAccessException;
+import io.github.distributedlock.LockException;
+import io.github.distributedlock.LockInterruptedException;
+import io.github.distributedlock.LockName;
+import io.github.distributedlock.redis.core.AcquireResult;
+import io.github.distributedlock.redis.core.LockSpec;
+import io.github.distributedlock.redis.core.MultiAcquireResult;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.DataAccessException;
+
+/**
+ * Reads the scripts' replies, and translates Redis failures into exceptions that name the
+ * lock: shared by the blocking and the reactive commands.
+ */
+public final class ScriptReplies {
+
+	private ScriptReplies() {
+	}
+
+	/**
+	 * Read the acquire script's reply.
+	 */
+	public static AcquireResult acquireResult(LockSpec spec, @Nullable List<?> reply) {
+		if (reply == null || reply.size() < 2) {
+			throw new LockAccessException(spec.name(), "unexpected reply from the acquire script: " + reply, null);
+		}
+		int status = ((Number) reply.get(0)).intValue();
+		long token = ((Number) reply.get(1)).longValue();
+		long ttl = (reply.size() > 2) ? ((Number) reply.get(2)).longValue() : spec.leaseMillis();
+		int rank = (reply.size() > 3) ? ((Number) reply.get(3)).intValue() : -1;
+		return new AcquireResult(status, token, ttl, rank);
+	}
+
+	/**
+	 * Read the multi-lock acquire script's reply.
+	 */
+	public static MultiAcquireResult multiAcquireResult(LockName first, int locks, @Nullable List<?> reply) {
+		if (reply == null || reply.isEmpty()) {
+			throw new LockAccessException(first, "unexpected reply from the multi-lock script: " + reply, null);
+		}
+		int status = ((Number) reply.get(0)).intValue();
+		if (status == 1) {
+			long[] tokens = new long[locks];
+			for (int i = 0; i < tokens.length; i++) {
+				tokens[i] = ((Number) reply.get(i + 1)).longValue();
+			}
+			return new MultiAcquireResult(1, -1, tokens, -1);
+		}
+		return new MultiAcquireResult(status, ((Number) reply.get(1)).intValue() - 1, new long[0],
+				((Number) reply.get(3)).longValue());
+	}
+
+	/**
+	 * Translate a Redis failure into an exception that names the lock and what failed.
+	 */
+
+	public static LockException failure(LockName name, String operation, DataAccessException ex) {
+		if (Thread.currentThread().isInterrupted()) {
+			// The client gave up on the command because the thread was interrupted.
+			return new LockInterruptedException(name, ex);
+		}
+		String reason = String.valueOf(ex.getMessage());
+		String root = ex.getMostSpecificCause().getMessage();
+		if (root != null && !reason.contains(root)) {
+			// Script errors say only "Error in execution"; the cause says why (OOM,
+			// NOPERM, ...).
+			reason = reason + ": " + root;
+		}
+		return new LockAccessException(name, "Redis failed during " + operation + ": " + reason, ex);
+	}
+
+}

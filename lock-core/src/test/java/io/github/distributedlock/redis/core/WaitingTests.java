@@ -1,0 +1,226 @@
+package io.github.distributedlock.redis.core;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.github.distributedlock.LockName;
+import io.github.distributedlock.LockSelfDeadlockException;
+import io.github.distributedlock.WaitStrategy;
+import io.github.distributedlock.redis.script.LockKind;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests for {@link Waiting}: each step of one acquisition's wait, on a virtual clock,
+ * with no Redis, no line of threads and no timers (the reactive engine's tests and the
+ * simulation run the same steps against real servers and the model).
+ */
+class WaitingTests {
+
+	private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
+
+	private final long[] now = { 1_000 * MS };
+
+	private final NanoClock clock = () -> this.now[0];
+
+	private final WaitLine line = new WaitLine(false, false);
+
+	@Test
+	void aColdLockIsTriedOnceOutsideTheLineWithoutARequest() {
+		Waiting waiting = waiting(5_000);
+		Waiting.Send first = (Waiting.Send) waiting.begin(false);
+		assertThat(first.attempt().request()).isNull();
+		assertThat(first.late()).isNull();
+		assertThat(waiting.isHead()).isFalse();
+		assertThat(waiting.replied(first.attempt(), taken(3, 500))).isSameAs(Waiting.Next.JOIN_LINE);
+	}
+
+	@Test
+	void aHotLockIsJoinedAtOnceAndTheHeadFilesItsRequestWithItsFirstAttempt() {
+		Waiting waiting = waiting(5_000);
+		assertThat(waiting.begin(true)).isSameAs(Waiting.Next.JOIN_LINE);
+		Waiting.Send first = (Waiting.Send) waiting.joined(this.line, true, true);
+		assertThat(waiting.isHead()).isTrue();
+		assertThat(first.attempt().request()).isNotNull();
+	}
+
+	@Test
+	void aReentryNeverJoinsAtOnce() {
+		Waiting waiting = new Waiting(new Acquisition(spec(5_000), "owner-1", true, this.clock), true);
+		assertThat(waiting.begin(true)).isInstanceOf(Waiting.Send.class);
+	}
+
+	@Test
+	void aHeadWaitingForItsSubscriptionSleepsUntilWokenByAnyTicket() {
+		Waiting waiting = waiting(5_000);
+		Waiting.Sleep sleep = (Waiting.Sleep) waiting.joined(this.line, true, false);
+		assertThat(sleep.nanos()).isPositive();
+		assertThat(waiting.woken(Waiting.ANY_TICKET)).isInstanceOf(Waiting.Send.class);
+		assertThat(waiting.woken(Waiting.ANY_TICKET)).as("a second wake-up").isSameAs(Waiting.Next.NONE);
+	}
+
+	@Test
+	void aWaiterBehindTheHeadWaitsForItsTurnUntilItsWaitTimeRunsOut() {
+		Waiting waiting = waiting(5_000);
+		Waiting.AwaitTurn turn = (Waiting.AwaitTurn) waiting.joined(this.line, false, true);
+		assertThat(waiting.isQueued()).isTrue();
+		assertThat(turn.nanos()).isEqualTo(5_000 * MS);
+		advance(5_000);
+		assertThat(waiting.turnTimedOut(turn.ticket() - 1)).as("an older timer").isSameAs(Waiting.Next.NONE);
+		assertThat(waiting.turnTimedOut(turn.ticket())).isEqualTo(new Waiting.GiveUp(null));
+		assertThat(waiting.isQueued()).isFalse();
+	}
+
+	@Test
+	void aProgressAwareWaiterWaitsOnForItsTurnWhenTheLockChangedHands() {
+		Waiting waiting = new Waiting(new Acquisition(spec(5_000, true), "owner-1", false, this.clock), true);
+		Waiting.AwaitTurn turn = (Waiting.AwaitTurn) waiting.joined(this.line, false, true);
+		advance(4_000);
+		this.line.markProgress(this.now[0]);
+		advance(1_000);
+		Waiting.AwaitTurn again = (Waiting.AwaitTurn) waiting.turnTimedOut(turn.ticket());
+		assertThat(again.nanos()).isEqualTo(4_000 * MS);
+		assertThat(again.ticket()).isNotEqualTo(turn.ticket());
+	}
+
+	@Test
+	void aPromotedWaiterFilesItsRequestAndTriesAtOnce() {
+		Waiting waiting = waiting(5_000);
+		waiting.joined(this.line, false, true);
+		Waiting.Send send = (Waiting.Send) waiting.promoted(true);
+		assertThat(waiting.isHead()).isTrue();
+		assertThat(waiting.isQueued()).isFalse();
+		assertThat(send.attempt().request()).isNotNull();
+	}
+
+	@Test
+	void aHeadWithNothingToFileSleepsOnTheCountReadBeforeItsFirstAttempt() {
+		Waiting waiting = new Waiting(new Acquisition(spec(5_000), "owner-1", false, this.clock), false);
+		this.line.signal(true);
+		waiting.seenBeforeFirstAttempt(this.line, this.line.signals());
+		Waiting.Send first = (Waiting.Send) waiting.begin(true);
+		assertThat(waiting.replied(first.attempt(), taken(3, 500))).isSameAs(Waiting.Next.JOIN_LINE);
+		assertThat(waiting.joined(this.line, true, true)).isInstanceOf(Waiting.Sleep.class);
+		this.line.signal(true);
+		assertThat(waiting.signalled()).as("a release after the first attempt").isInstanceOf(Waiting.Send.class);
+	}
+
+	@Test
+	void aHeadWithARequestToFileTriesAtOnceEvenOnTheCountReadBefore() {
+		Waiting waiting = new Waiting(new Acquisition(spec(5_000), "owner-1", true, this.clock), true);
+		waiting.seenBeforeFirstAttempt(this.line, this.line.signals());
+		Waiting.Send first = (Waiting.Send) waiting.begin(true);
+		waiting.replied(first.attempt(), taken(3, 500));
+		Waiting.Send filing = (Waiting.Send) waiting.joined(this.line, true, true);
+		assertThat(filing.attempt().request()).isNotNull();
+	}
+
+	@Test
+	void aHeadFoundTakenSleepsAtMostUntilTheLeaseItWasToldOfThenTries() {
+		Waiting waiting = head(5_000);
+		Waiting.Sleep sleep = (Waiting.Sleep) waiting.replied(attempt(waiting), taken(3, 500));
+		assertThat(waiting.isSleeping()).isTrue();
+		assertThat(sleep.nanos()).isEqualTo(500 * MS + Deadline.LEASE_END_MARGIN_NANOS);
+		assertThat(waiting.woken(sleep.ticket() - 1)).as("an older timer").isSameAs(Waiting.Next.NONE);
+		assertThat(waiting.woken(sleep.ticket())).isInstanceOf(Waiting.Send.class);
+		assertThat(waiting.isSleeping()).isFalse();
+	}
+
+	@Test
+	void aMessageWakesTheSleepingHeadOnlyIfItCallsForAnAttempt() {
+		Waiting waiting = head(5_000);
+		waiting.replied(attempt(waiting), taken(3, 500));
+		assertThat(waiting.signalled()).as("nothing heard").isSameAs(Waiting.Next.NONE);
+		this.line.signal(true);
+		assertThat(waiting.signalled()).isInstanceOf(Waiting.Send.class);
+		assertThat(waiting.signalled()).as("awake now").isSameAs(Waiting.Next.NONE);
+	}
+
+	@Test
+	void aHeadWokenAfterItsWaitTimeRanOutGivesUp() {
+		Waiting waiting = head(100);
+		waiting.replied(attempt(waiting), taken(3, 5_000));
+		advance(200);
+		this.line.signal(false);
+		assertThat(waiting.signalled()).isEqualTo(new Waiting.GiveUp(null));
+	}
+
+	@Test
+	void aGrantInTimeIsHeld() {
+		Waiting waiting = head(5_000);
+		Waiting.Next next = waiting.replied(attempt(waiting), new AcquireResult(1, 9, -1, -1));
+		assertThat(((Waiting.Hold) next).grant().token()).isEqualTo(9);
+		assertThat(this.line.lastProgressNanos()).isEqualTo(this.now[0]);
+	}
+
+	@Test
+	void aLateGrantIsTriedAgainWhileWaitTimeIsLeftAndReleasedOnceItIsOver() {
+		Waiting waiting = head(60_000);
+		Acquisition.Attempt sent = attempt(waiting);
+		advance(30_001);
+		Waiting.Send again = (Waiting.Send) waiting.replied(sent, new AcquireResult(1, 9, -1, -1));
+		assertThat(again.late()).isNotNull();
+		assertThat(again.attempt().hold()).isEqualTo(sent.hold());
+		advance(30_001);
+		Waiting.GiveUp giveUp = (Waiting.GiveUp) waiting.replied(again.attempt(), new AcquireResult(1, 9, -1, -1));
+		assertThat(giveUp.release()).isNotNull();
+		assertThat(giveUp.release().token()).isEqualTo(9);
+	}
+
+	@Test
+	void aSelfDeadlockFails() {
+		Waiting waiting = head(5_000);
+		Waiting.Fail fail = (Waiting.Fail) waiting.replied(attempt(waiting), new AcquireResult(-1, 3, 500, -1));
+		assertThat(fail.error()).isInstanceOf(LockSelfDeadlockException.class);
+	}
+
+	@Test
+	void theEndForgetsTheRequestInTheLine() {
+		Waiting waiting = head(5_000);
+		HandOffRequest request = waiting.acquisition().request();
+		assertThat(request).isNotNull();
+		Acquisition.Ending ending = waiting.end(false);
+		assertThat(ending.forget()).isEqualTo(request);
+		assertThat(ending.withdraw()).as("never sent, so never filed").isNull();
+	}
+
+	private Waiting head(long waitMillis) {
+		Waiting waiting = waiting(waitMillis);
+		waiting.begin(true);
+		waiting.joined(this.line, true, false);
+		return waiting;
+	}
+
+	/**
+	 * Send the head's next attempt, as its subscription came.
+	 */
+	private Acquisition.Attempt attempt(Waiting waiting) {
+		return ((Waiting.Send) waiting.woken(Waiting.ANY_TICKET)).attempt();
+	}
+
+	private Waiting waiting(long waitMillis) {
+		return new Waiting(new Acquisition(spec(waitMillis), "owner-1", false, this.clock), true);
+	}
+
+	private void advance(long millis) {
+		this.now[0] += millis * MS;
+	}
+
+	private static AcquireResult taken(long token, long holderTtlMillis) {
+		return new AcquireResult(0, token, holderTtlMillis, -1);
+	}
+
+	private static LockSpec spec(long waitMillis) {
+		return spec(waitMillis, false);
+	}
+
+	private static LockSpec spec(long waitMillis, boolean progressAware) {
+		return new LockSpec(
+				new LockTarget(LockName.of("orders", "42"), "p:{orders:42}", "p:{orders:42}:released",
+						LockKind.EXCLUSIVE, 0, "q"),
+				new LockTiming(30_000, waitMillis * MS, progressAware, false, 0, 5_000),
+				new WaitMode(WaitStrategy.PUBSUB, List.of("p:{orders:42}:released"), 100 * MS), true, null);
+	}
+
+}

@@ -1,0 +1,100 @@
+package io.github.distributedlock.redis.script;
+
+import java.nio.charset.StandardCharsets;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+/**
+ * Each script is sent with the library functions it calls, and only those.
+ */
+class LuaLibraryTests {
+
+	private static final Pattern DEFINED = Pattern.compile("(?m)^local function (\\w+)\\(");
+
+	@Test
+	void shouldDefineEveryLibraryFunctionThatAScriptCallsBeforeItsCallers() {
+		String library = LuaScript.read(LuaScript.LIBRARY);
+		for (LuaScript<?> script : LockScripts.ALL) {
+			String text = new String(script.text(), StandardCharsets.UTF_8);
+			Matcher function = DEFINED.matcher(library);
+			while (function.find()) {
+				String name = function.group(1);
+				int definition = text.indexOf("local function " + name + "(");
+				Matcher call = Pattern.compile("(?<![\\w.:])" + name + "\\s*\\(").matcher(text);
+				while (call.find()) {
+					if (call.start() != definition + "local function ".length()) {
+						assertThat(definition).as("%s calls %s at %d", script.name(), name, call.start())
+							.isNotNegative()
+							.isLessThan(call.start());
+					}
+				}
+			}
+		}
+	}
+
+	@Test
+	void shouldLeaveOutTheFunctionsThatAScriptDoesNotCall() {
+		String release = new String(LockScripts.RELEASE.text(), StandardCharsets.UTF_8);
+		// keep_taken calls now_ms, which calls server_time: all three come along.
+		assertThat(release).contains("local function keep_taken(")
+			.contains("local function now_ms(")
+			.contains("local function server_time(")
+			.doesNotContain("local function next_token(")
+			.doesNotContain("local function file_request(");
+		String readHold = new String(LockScripts.READ_HOLD.text(), StandardCharsets.UTF_8);
+		assertThat(readHold).doesNotContain("local function");
+	}
+
+	@Test
+	void shouldKeepEachFunctionsCommentWithIt() {
+		LuaLibrary library = LuaLibrary.parse("test.lua", """
+				-- header
+
+				-- doubles
+				local function twice(x)
+					return 2 * x
+				end
+
+				-- unused
+				local function never()
+				end
+				""");
+		assertThat(library.prelude("return twice(1)")).isEqualTo("""
+				-- doubles
+				local function twice(x)
+					return 2 * x
+				end
+
+				""");
+	}
+
+	@Test
+	void shouldReadALibraryCheckedOutWithWindowsLineEnds() {
+		// Git's core.autocrlf may check lib.lua out with CRLF line ends.
+		String library = LuaScript.read(LuaScript.LIBRARY).replace("\n", "\r\n");
+		String release = LuaScript.read("release.lua").replace("\n", "\r\n");
+		assertThat(LuaLibrary.parse(LuaScript.LIBRARY, library).prelude(release))
+			.contains("local function keep_taken(");
+	}
+
+	@Test
+	void shouldRefuseALibraryWithCodeOutsideItsFunctions() {
+		assertThatIllegalStateException().isThrownBy(() -> LuaLibrary.parse("test.lua", """
+				local limit = 3
+				local function twice(x)
+					return 2 * x
+				end
+				""")).withMessageContaining("test.lua line 1").withMessageContaining("local limit = 3");
+		assertThatIllegalStateException().isThrownBy(() -> LuaLibrary.parse("test.lua", """
+				local function twice(x)
+					return 2 * x
+				  end
+				""")).withMessageContaining("twice has no 'end' in the first column");
+	}
+
+}
