@@ -40,11 +40,22 @@ final class FailureShrinker {
 	 */
 	static @Nullable Shrunk shrink(long seed, Map<String, String> scripts, LockSimulation.ClientBug clientBug,
 			int clients, int acquisitions) {
-		return new FailureShrinker(seed, scripts, clientBug).shrink(clients, acquisitions);
+		return shrink(seed, scripts, clientBug, clients, acquisitions, EnumSet.allOf(Fault.class));
 	}
 
-	private @Nullable Shrunk shrink(int clients, int acquisitions) {
-		Shrunk original = run(clients, acquisitions, EnumSet.allOf(Fault.class), 0);
+	/**
+	 * Run the seed with the given faults and, if it fails, shrink it.
+	 * @param faults the faults and hold operations the run to shrink draws
+	 * @return the smallest failing run found, or {@code null} if the seed passes
+	 * @see #shrink(long, Map, LockSimulation.ClientBug, int, int)
+	 */
+	static @Nullable Shrunk shrink(long seed, Map<String, String> scripts, LockSimulation.ClientBug clientBug,
+			int clients, int acquisitions, Set<Fault> faults) {
+		return new FailureShrinker(seed, scripts, clientBug).shrink(clients, acquisitions, faults);
+	}
+
+	private @Nullable Shrunk shrink(int clients, int acquisitions, Set<Fault> faults) {
+		Shrunk original = run(clients, acquisitions, faults, 0);
 		if (original == null) {
 			return null;
 		}

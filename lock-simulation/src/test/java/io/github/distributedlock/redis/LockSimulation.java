@@ -137,7 +137,7 @@ final class LockSimulation {
 	// Redis keeps expiries in whole milliseconds, set from its clock's millisecond.
 	static final long REDIS_MS_SLACK = MS;
 
-	private static final String FENCE_IDLE_MS = "600000";
+	static final String FENCE_IDLE_MS = "600000";
 
 	private final long seed;
 
@@ -237,6 +237,12 @@ final class LockSimulation {
 	// How the clients wait: pub/sub, or, in some runs of locks, polling.
 	private final WaitStrategy waitStrategy;
 
+	// Whether every client takes the fair lock of the name (then none reads, takes a
+	// permit or polls), and the order its waiters are granted in.
+	private final boolean fair;
+
+	private final FairOrder fairOrder = new FairOrder();
+
 	/**
 	 * @param seed the seed of every choice
 	 * @param scripts script texts to use instead of the engine's, by name (planted bugs)
@@ -272,23 +278,27 @@ final class LockSimulation {
 		SimulationRandom mix = new SimulationRandom(~seed);
 		int readerPair = (mix.nextInt(2) == 0) ? mix.nextInt(2) : -1;
 		// In a third of the runs every client takes one of 1 to 3 permits instead.
-		this.permits = (mix.nextInt(3) == 0) ? 1 + mix.nextInt(3) : 0;
-		this.readerPair = (this.permits > 0) ? -1 : readerPair;
+		int permits = (mix.nextInt(3) == 0) ? 1 + mix.nextInt(3) : 0;
+		// In a quarter of the runs every client takes the fair lock instead: drawn from a
+		// PRNG of its own, so that the other runs are the runs they were.
+		this.fair = new SimulationRandom(seed ^ 0x66616972L).nextInt(4) == 0;
+		this.permits = this.fair ? 0 : permits;
+		this.readerPair = (this.permits > 0 || this.fair) ? -1 : readerPair;
 		this.minimumHolds = new SimulationRandom(seed ^ 0x6b656570L);
 		this.cancellations = new Cancellations(seed);
 		// In a quarter of the runs of locks the clients poll: drawn from a PRNG of its
 		// own, so that the other runs are the runs they were.
-		boolean polls = new SimulationRandom(seed ^ 0x706f6c6cL).nextInt(4) == 0 && this.permits == 0;
+		boolean polls = new SimulationRandom(seed ^ 0x706f6c6cL).nextInt(4) == 0 && this.permits == 0 && !this.fair;
 		this.waitStrategy = polls ? WaitStrategy.POLLING : WaitStrategy.PUBSUB;
 		// In a third of the runs two clients share a JVM, and so a local line: drawn from
 		// a PRNG of its own, so that the other runs are the runs they were.
 		this.twoPerJvm = new SimulationRandom(seed ^ 0x6a766d73L).nextInt(3) == 0;
 		this.redis = new RedisModel(this.clock);
 		scripts.forEach(this.redis::replaceScript);
-		this.spec = resolve(LockMode.EXCLUSIVE, this.waitStrategy, this.sharedOwners, 0, 0);
-		this.readSpec = resolve(LockMode.READ, this.waitStrategy, this.sharedOwners, 0, 0);
+		this.spec = resolve(LockMode.EXCLUSIVE, this.waitStrategy, this.sharedOwners, 0, 0, this.fair);
+		this.readSpec = resolve(LockMode.READ, this.waitStrategy, this.sharedOwners, 0, 0, false);
 		this.permitSpec = resolve(LockMode.EXCLUSIVE, this.waitStrategy, this.sharedOwners, Math.max(1, this.permits),
-				0);
+				0, false);
 		this.checker = new HoldChecker(this.permits);
 	}
 
@@ -296,10 +306,10 @@ final class LockSimulation {
 	 * Resolve the lock as the engine does: a 1 s lease, a 3 s wait, the given wait
 	 * strategy (polling every {@link LockDefaults#pollInterval()} of the standard
 	 * defaults), reentrant for shared custom owners; a semaphore if {@code permits} is
-	 * above 0; a minimum hold if {@code holdAtLeastMillis} is above 0.
+	 * above 0; a minimum hold if {@code holdAtLeastMillis} is above 0; fair if asked.
 	 */
 	private static LockSpec resolve(LockMode mode, WaitStrategy strategy, boolean reentrant, int permits,
-			long holdAtLeastMillis) {
+			long holdAtLeastMillis, boolean fair) {
 		LockRequestResolver resolver = new LockRequestResolver(LockDefaults.STANDARD, new LockKeys("sim", 0), false,
 				true, new RedisServerFeatures(null, false, false), 5_000);
 		LockRequest.Builder request = LockRequest.builder("orders")
@@ -308,7 +318,8 @@ final class LockSimulation {
 			.waitTime(Duration.ofSeconds(3))
 			.waitStrategy(strategy)
 			.reentrant(reentrant)
-			.mode(mode);
+			.mode(mode)
+			.fair(fair);
 		if (permits > 0) {
 			request.permits(permits);
 		}
@@ -333,7 +344,7 @@ final class LockSimulation {
 		}
 		long holdAtLeast = Math.min(minimum, LEASE_MS);
 		return this.keptSpecs.computeIfAbsent(holdAtLeast,
-				(millis) -> resolve(LockMode.EXCLUSIVE, this.waitStrategy, this.sharedOwners, 0, millis));
+				(millis) -> resolve(LockMode.EXCLUSIVE, this.waitStrategy, this.sharedOwners, 0, millis, this.fair));
 	}
 
 	/**
@@ -451,7 +462,7 @@ final class LockSimulation {
 			Client client = new Client("c" + i, owner, spec, acquisitionsEach, line);
 			this.clients.put(i, client);
 			String role = (client.reader ? " (reads)"
-					: client.permit ? " (takes 1 of " + this.permits + " permits)" : "")
+					: client.permit ? " (takes 1 of " + this.permits + " permits)" : this.fair ? " (fair)" : "")
 					+ ((pollNanos() > 0) ? " (polls)" : "") + (this.twoPerJvm ? " in " + line.name() : "");
 			at(this.random.between(0, 50 * MS),
 					client.name + " starts" + role + (this.sharedOwners ? " as " + owner : ""), client::start);
@@ -631,6 +642,15 @@ final class LockSimulation {
 		if (head != null) {
 			head.heardAsHead();
 		}
+		if (heard != WaitLine.Heard.NOTHING) {
+			// As the engine's line calls its watchers: each fair waiter of this JVM.
+			for (Client client : this.clients.values()) {
+				FairWaiter waiter = client.fair;
+				if (client.localLine == line && waiter != null) {
+					waiter.signalled();
+				}
+			}
+		}
 	}
 
 	private void stall() {
@@ -717,6 +737,27 @@ final class LockSimulation {
 	 */
 	int permits() {
 		return this.permits;
+	}
+
+	/**
+	 * Return whether the clients were two custom owners of two clients each.
+	 */
+	boolean sharedOwners() {
+		return this.sharedOwners;
+	}
+
+	/**
+	 * Return whether every client took the fair lock.
+	 */
+	boolean fair() {
+		return this.fair;
+	}
+
+	/**
+	 * Return how many fair grants were checked for the order of the queue.
+	 */
+	int fairGrantsChecked() {
+		return checksFairOrder() ? this.fairOrder.checked() : 0;
 	}
 
 	/**
@@ -986,6 +1027,9 @@ final class LockSimulation {
 
 		private @Nullable Runnable afterReentry;
 
+		// The current acquisition's fair wait, in runs of the fair lock.
+		private @Nullable FairWaiter fair;
+
 		Client(String name, String owner, LockSpec spec, int acquisitions, LocalLine localLine) {
 			this.name = name;
 			this.owner = owner;
@@ -1024,6 +1068,12 @@ final class LockSimulation {
 			if (stop != null && LockSimulation.this.faults.contains(Fault.CANCEL)) {
 				at(stop.delayNanos(), this.name + (stop.interrupt() ? " is interrupted" : " is cancelled"),
 						() -> stop(acquisition, stop.interrupt()));
+			}
+			if (this.acquiring.kind().queuesInRedis()) {
+				this.fair = new FairWaiter(acquisition, this.line, new FairIo(this));
+				LockSimulation.this.fairOrder.started(this.name, this.owner);
+				this.fair.begin();
+				return;
 			}
 			act(waiting().begin(this.localLine.hot(LockSimulation.this.clock.nanos())));
 		}
@@ -1116,23 +1166,35 @@ final class LockSimulation {
 			ScriptCall call = spec.kind()
 				.acquire(spec, new LockKind.Attempt(this.owner, attempt.hold(), attempt.remainingWaitMillis(),
 						attempt.mayHaveIntent(), attempt.holdsIt(), attempt.request()), FENCE_IDLE_MS);
+			sendAttempt(call, (reply) -> {
+			}, (reply, ran) -> replied(acquisition, attempt, reply, ran));
+		}
+
+		/**
+		 * Send an acquire script: it may run twice, with only the second reply delivered,
+		 * and its reply may be read late. {@code ran} hears of every run, {@code replied}
+		 * of the reply read, with when its run ran.
+		 */
+		void sendAttempt(ScriptCall call, java.util.function.Consumer<Object> ran,
+				java.util.function.BiConsumer<Object, Long> replied) {
 			boolean twice = LockSimulation.this.random.nextInt(20) == 0
 					&& LockSimulation.this.faults.contains(Fault.RESEND);
 			redisAt(network(), this.name + " acquire runs" + (twice ? " (re-sent later)" : ""), () -> {
 				Object reply = eval(call);
+				ran.accept(reply);
 				if (twice) {
 					redisAt(network() + LockSimulation.this.random.between(0, 3 * MS), this.name + " acquire re-sent",
 							() -> {
 								Object again = eval(call);
-								long ran = LockSimulation.this.clock.nanos();
+								ran.accept(again);
+								long at = LockSimulation.this.clock.nanos();
 								at(replyDelay(), this.name + " acquire replied " + again,
-										() -> replied(acquisition, attempt, again, ran));
+										() -> replied.accept(again, at));
 							});
 					return;
 				}
-				long ran = LockSimulation.this.clock.nanos();
-				at(replyDelay(), this.name + " acquire replied " + reply,
-						() -> replied(acquisition, attempt, reply, ran));
+				long at = LockSimulation.this.clock.nanos();
+				at(replyDelay(), this.name + " acquire replied " + reply, () -> replied.accept(reply, at));
 			});
 		}
 
@@ -1163,6 +1225,11 @@ final class LockSimulation {
 		 * reply, and an interrupt to the next sleep.
 		 */
 		private void stop(Acquisition stopped, boolean interrupt) {
+			FairWaiter waiter = this.fair;
+			if (this.acquisition == stopped && waiter != null) {
+				stopFair(waiter, interrupt);
+				return;
+			}
 			if (this.acquisition != stopped || this.pending != Cancellations.Pending.NONE) {
 				return;
 			}
@@ -1177,6 +1244,30 @@ final class LockSimulation {
 			}
 			else if (this.inFlight) {
 				this.pending = interrupt ? Cancellations.Pending.INTERRUPTED : Cancellations.Pending.CANCELLED;
+			}
+		}
+
+		/**
+		 * Stop a fair wait as the engine's drivers do ({@link FairWaiter#stop}). A wait
+		 * that ended, or a cancel with an attempt in flight (which the reply ends), waits
+		 * no more in the queue's order.
+		 */
+		private void stopFair(FairWaiter waiter, boolean interrupt) {
+			if (!waiter.running()) {
+				return;
+			}
+			boolean atOnce = waiter.stop(interrupt);
+			if (atOnce && interrupt) {
+				LockSimulation.this.cancellations.interrupted();
+			}
+			else if (atOnce) {
+				LockSimulation.this.cancellations.cancelledAsleep();
+			}
+			else if (!interrupt) {
+				LockSimulation.this.cancellations.cancelledInFlight(false);
+			}
+			if (!waiter.running()) {
+				LockSimulation.this.fairOrder.ended(this.name);
 			}
 		}
 
@@ -1276,6 +1367,13 @@ final class LockSimulation {
 		 * request and drop its writer intent, as the engine's drivers do.
 		 */
 		private void endWithoutTheLock(boolean stopped) {
+			if (this.fair != null) {
+				// The fair wait left the queue as it ended.
+				this.fair = null;
+				this.acquisition = null;
+				next();
+				return;
+			}
 			Waiting ending = waiting();
 			this.acquisition = null;
 			Acquisition.Ending ended = ending.end(false);
@@ -1303,10 +1401,16 @@ final class LockSimulation {
 		 */
 		private void hold(Grant grant, long ranNanos) {
 			checkKept(this.name, grant.token(), ranNanos);
-			Waiting won = waiting();
-			this.acquisition = null;
-			won.end(true);
-			leaveLine();
+			if (this.fair != null) {
+				this.fair = null;
+				this.acquisition = null;
+			}
+			else {
+				Waiting won = waiting();
+				this.acquisition = null;
+				won.end(true);
+				leaveLine();
+			}
 			waited(" waited");
 			Held held = new Held(grant, LockSimulation.this.clock.nanos());
 			this.holds.clear();
@@ -1657,6 +1761,105 @@ final class LockSimulation {
 			return current;
 		}
 
+	}
+
+	/**
+	 * What a client does for its {@link FairWaiter}: send its scripts with the run's
+	 * faults, set its timers, and hold or end as the other clients do. Every run of an
+	 * attempt in Redis is checked: a grant against locks kept for a minimum hold, and, in
+	 * runs where the order is promised, against the order of the queue
+	 * ({@link FairOrder}).
+	 */
+	private final class FairIo implements FairWaiter.Io {
+
+		private final Client client;
+
+		FairIo(Client client) {
+			this.client = client;
+		}
+
+		@Override
+		public void acquire(ScriptCall call, java.util.function.Consumer<Object> ran,
+				java.util.function.BiConsumer<Object, Long> replied) {
+			FairWaiter waiter = this.client.fair;
+			this.client.sendAttempt(call, (reply) -> {
+				ranInRedis(waiter, (List<?>) reply);
+				ran.accept(reply);
+			}, replied);
+		}
+
+		private void ranInRedis(@Nullable FairWaiter waiter, List<?> reply) {
+			long now = LockSimulation.this.clock.nanos();
+			long status = (Long) reply.get(0);
+			if (status == 1) {
+				checkKept(this.client.name, (Long) reply.get(1), now);
+				if (waiter != null && !waiter.granted()) {
+					String broken = LockSimulation.this.fairOrder.granted(this.client.name, now, (other) -> {
+						FairWaiter waits = LockSimulation.this.clients.values()
+							.stream()
+							.filter((each) -> each.name.equals(other))
+							.findFirst()
+							.map((each) -> each.fair)
+							.orElse(null);
+						return waits != null && waits.running();
+					});
+					if (broken != null && checksFairOrder()) {
+						LockSimulation.this.checker.violated(broken);
+					}
+				}
+			}
+			else if (status == 0 && reply.size() > 3 && (Long) reply.get(3) >= 0) {
+				LockSimulation.this.fairOrder.queued(this.client.name, now);
+			}
+		}
+
+		@Override
+		public void timer(long nanos, Runnable wake) {
+			at(nanos, this.client.name + " wakes (timer)", wake);
+		}
+
+		@Override
+		public void send(ScriptCall call, String what, Runnable then) {
+			this.client.send(call, what, (reply) -> then.run());
+		}
+
+		@Override
+		public void release(Grant grant, Runnable then) {
+			ScriptCall release = grant.spec()
+				.kind()
+				.release(grant.spec(), this.client.owner, grant.token(), grant.hold(), true, 0);
+			this.client.send(release, "release of an unused grant", (released) -> then.run());
+		}
+
+		@Override
+		public void held(Grant grant, long ranNanos) {
+			LockSimulation.this.fairOrder.ended(this.client.name);
+			this.client.hold(grant, ranNanos);
+		}
+
+		@Override
+		public void ended(boolean stopped) {
+			LockSimulation.this.fairOrder.ended(this.client.name);
+			if (stopped) {
+				this.client.endWithoutTheLock(true);
+			}
+			else {
+				this.client.giveUp();
+			}
+		}
+
+	}
+
+	/**
+	 * Return whether the fair lock's waiters must be granted in the order they joined the
+	 * queue: without shared custom owners, whose clients share one place, and without
+	 * Redis stalls, which can hold a waiter's heartbeat back past the fair waiter timeout
+	 * (then Redis drops it from the queue, as it should). A client's pause (at most about
+	 * the longest lease, 2.5 s) and a heartbeat every third of the 5 s timeout stay
+	 * within it.
+	 */
+	private boolean checksFairOrder() {
+		return !this.sharedOwners && !this.faults.contains(Fault.STALL);
 	}
 
 	/**

@@ -49,6 +49,9 @@ class LockSimulationTests {
 		long[] stops = new long[4];
 		int jvmRuns = 0;
 		long[] turns = new long[2];
+		int fairRuns = 0;
+		long fairHolds = 0;
+		long fairGrantsChecked = 0;
 		for (long seed : seeds()) {
 			LockSimulation simulation = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE);
 			String violation = simulation.run(CLIENTS, ACQUISITIONS);
@@ -70,6 +73,11 @@ class LockSimulationTests {
 				permitRuns++;
 				permitHolds += simulation.holds();
 			}
+			if (simulation.fair()) {
+				fairRuns++;
+				fairHolds += simulation.holds();
+				fairGrantsChecked += simulation.fairGrantsChecked();
+			}
 			steps += simulation.steps();
 			kept += simulation.keptReleases();
 			jvmRuns += simulation.twoPerJvm() ? 1 : 0;
@@ -82,15 +90,16 @@ class LockSimulationTests {
 		}
 		double cpuSeconds = (threads.getCurrentThreadCpuTime() - cpuBefore) / 1e9;
 		System.out.printf("simulation: %d seeds, %d holds (%d read holds in %d seeds with readers, %d writer intents "
-				+ "dropped; %d permits in %d seeds with permits; %d renewals, %d extensions, %d re-entries granted, %d joined "
+				+ "dropped; %d permits in %d seeds with permits; %d fair holds in %d seeds of the fair lock, %d grants "
+				+ "checked for the queue's order; %d renewals, %d extensions, %d re-entries granted, %d joined "
 				+ "a shared custom owner's hold, %d releases kept a minimum hold; %d waits cancelled asleep, %d cancelled "
 				+ "in flight, %d of them granted and released, %d interrupted; %d seeds ran two clients to a JVM, "
 				+ "where %d acquisitions waited for their turn in the local line, %d of them until their wait ran "
 				+ "out), %d events, %d lock operations (scripts run), %.1f CPU s, %.0f holds, %.0f lock operations "
 				+ "and %.0f events per CPU s%n", seeds().length, holds, readHolds, readerRuns, intentsDropped,
-				permitHolds, permitRuns, leases[0], leases[1], leases[2], leases[3], kept, stops[0], stops[1], stops[2],
-				stops[3], jvmRuns, turns[0], turns[1], steps, scripts, cpuSeconds, holds / cpuSeconds,
-				scripts / cpuSeconds, steps / cpuSeconds);
+				permitHolds, permitRuns, fairHolds, fairRuns, fairGrantsChecked, leases[0], leases[1], leases[2],
+				leases[3], kept, stops[0], stops[1], stops[2], stops[3], jvmRuns, turns[0], turns[1], steps, scripts,
+				cpuSeconds, holds / cpuSeconds, scripts / cpuSeconds, steps / cpuSeconds);
 	}
 
 	/**
@@ -117,6 +126,13 @@ class LockSimulationTests {
 		long gaveUpBehindKept = 0;
 		long[] stops = new long[4];
 		int pollRuns = 0;
+		int fairRuns = 0;
+		int fairPastBound = 0;
+		long longestFair = 0;
+		long fairSeedPastBound = -1;
+		long longestFairUnkept = 0;
+		int fairSharedPastBound = 0;
+		long fairGrantsChecked = 0;
 		int pastOnePoll = 0;
 		int pastEachPoll = 0;
 		long longestPolling = 0;
@@ -140,6 +156,37 @@ class LockSimulationTests {
 					.isLessThanOrEqualTo(permitBound);
 				longestForAPermit = Math.max(longestForAPermit, simulation.longestWaitNanos());
 				longestBesideAFreePermit = Math.max(longestBesideAFreePermit, simulation.longestFreePermitWaitNanos());
+			}
+			else if (simulation.fair()) {
+				// Fair waiters: held to the order of the queue (run() checks it in runs
+				// without stalls), measured against the bound, not held to it: a lock
+				// kept for a minimum hold ends by expiry, which tells no fair waiter, so
+				// a head that became head during the keep sleeps past its end
+				// (docs/design/simulation.md, seed 1011).
+				fairRuns++;
+				longestFair = Math.max(longestFair, simulation.longestWaitNanos());
+				if (simulation.longestWaitNanos() > bound) {
+					fairPastBound++;
+					fairSeedPastBound = (fairSeedPastBound < 0) ? seed : fairSeedPastBound;
+				}
+				// Without minimum holds (and shared custom owners: a release names an
+				// owner, and only one of its waiters in a JVM takes the name), every fair
+				// waiter is held to the bound.
+				LockSimulation unkept = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE,
+						EnumSet.of(Fault.CANCEL));
+				assertThat(unkept.run(CLIENTS, ACQUISITIONS)).as(() -> unkept.trace(40)).isNull();
+				if (!unkept.sharedOwners()) {
+					assertThat(unkept.gaveUp()).as("fair acquisitions that gave up in seed %d", seed).isZero();
+					assertThat(unkept.longestWaitNanos())
+						.as(() -> "longest fair wait without minimum holds in seed " + seed + ": "
+								+ unkept.longestWait() + "\n" + String.join("\n", unkept.events()))
+						.isLessThanOrEqualTo(bound);
+					longestFairUnkept = Math.max(longestFairUnkept, unkept.longestWaitNanos());
+				}
+				else if (unkept.longestWaitNanos() > bound) {
+					fairSharedPastBound++;
+				}
+				fairGrantsChecked += unkept.fairGrantsChecked() + simulation.fairGrantsChecked();
 			}
 			else {
 				if (simulation.pollNanos() > 0) {
@@ -170,9 +217,14 @@ class LockSimulationTests {
 				+ "interrupted; longest wait besides kept locks %.1f ms (bound %.1f ms); for a permit %.1f ms, "
 				+ "beside a free permit %.1f ms (bound %.1f ms); %d seeds poll, their longest wait %.1f ms (%d "
 				+ "past the listeners' bound + one poll interval, %.1f ms; %d past a poll interval for each waiter "
-				+ "ahead, %.1f ms)%n", seeds().length, kept, gaveUpBehindKept, stops[0], stops[1], stops[2], stops[3],
-				longest / 1e6, bound / 1e6, longestForAPermit / 1e6, longestBesideAFreePermit / 1e6, permitBound / 1e6,
-				pollRuns, longestPolling / 1e6, pastOnePoll, (bound + POLL_NANOS) / 1e6, pastEachPoll, pollBound / 1e6);
+				+ "ahead, %.1f ms); %d seeds of the fair lock, %d grants checked for the queue's order, their longest "
+				+ "wait %.1f ms, %d past the bound (the first: seed %d), %.1f ms without minimum holds nor shared "
+				+ "custom owners (%d seeds with shared custom owners past the bound)%n", seeds().length, kept,
+				gaveUpBehindKept, stops[0], stops[1], stops[2], stops[3], longest / 1e6, bound / 1e6,
+				longestForAPermit / 1e6, longestBesideAFreePermit / 1e6, permitBound / 1e6, pollRuns,
+				longestPolling / 1e6, pastOnePoll, (bound + POLL_NANOS) / 1e6, pastEachPoll, pollBound / 1e6, fairRuns,
+				fairGrantsChecked, longestFair / 1e6, fairPastBound, fairSeedPastBound, longestFairUnkept / 1e6,
+				fairSharedPastBound);
 	}
 
 	/**
