@@ -121,9 +121,15 @@ import org.jspecify.annotations.Nullable;
  * each client is the head of a line of its own, and the runs are the runs they were
  * before local lines came.
  * <p>
+ * In a quarter of the runs (drawn from a PRNG of its own) every client takes the fair
+ * lock of the name instead, and waits as the engine's fair drivers do
+ * ({@link FairWaiter}: the engine's {@link FairTurn} and {@link FairKind} scripts); in
+ * runs without Redis stalls or shared custom owners its waiters must be granted in the
+ * order they joined the queue ({@link FairOrder}).
+ * <p>
  * Not simulated: the JVM's scheduler, Lettuce's reconnect logic, readers' re-entries,
- * readers' and permits' minimum holds, nested permits, fair locks and multi-locks; the
- * chaos suite keeps covering those on real processes.
+ * readers' and permits' minimum holds, nested permits and multi-locks; the chaos suite
+ * keeps covering those on real processes.
  */
 final class LockSimulation {
 

@@ -51,7 +51,6 @@ class LockSimulationTests {
 		long[] turns = new long[2];
 		int fairRuns = 0;
 		long fairHolds = 0;
-		long fairGrantsChecked = 0;
 		for (long seed : seeds()) {
 			LockSimulation simulation = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE);
 			String violation = simulation.run(CLIENTS, ACQUISITIONS);
@@ -76,7 +75,6 @@ class LockSimulationTests {
 			if (simulation.fair()) {
 				fairRuns++;
 				fairHolds += simulation.holds();
-				fairGrantsChecked += simulation.fairGrantsChecked();
 			}
 			steps += simulation.steps();
 			kept += simulation.keptReleases();
@@ -90,16 +88,16 @@ class LockSimulationTests {
 		}
 		double cpuSeconds = (threads.getCurrentThreadCpuTime() - cpuBefore) / 1e9;
 		System.out.printf("simulation: %d seeds, %d holds (%d read holds in %d seeds with readers, %d writer intents "
-				+ "dropped; %d permits in %d seeds with permits; %d fair holds in %d seeds of the fair lock, %d grants "
-				+ "checked for the queue's order; %d renewals, %d extensions, %d re-entries granted, %d joined "
+				+ "dropped; %d permits in %d seeds with permits; %d fair holds in %d seeds of the fair lock; %d "
+				+ "renewals, %d extensions, %d re-entries granted, %d joined "
 				+ "a shared custom owner's hold, %d releases kept a minimum hold; %d waits cancelled asleep, %d cancelled "
 				+ "in flight, %d of them granted and released, %d interrupted; %d seeds ran two clients to a JVM, "
 				+ "where %d acquisitions waited for their turn in the local line, %d of them until their wait ran "
 				+ "out), %d events, %d lock operations (scripts run), %.1f CPU s, %.0f holds, %.0f lock operations "
 				+ "and %.0f events per CPU s%n", seeds().length, holds, readHolds, readerRuns, intentsDropped,
-				permitHolds, permitRuns, fairHolds, fairRuns, fairGrantsChecked, leases[0], leases[1], leases[2],
-				leases[3], kept, stops[0], stops[1], stops[2], stops[3], jvmRuns, turns[0], turns[1], steps, scripts,
-				cpuSeconds, holds / cpuSeconds, scripts / cpuSeconds, steps / cpuSeconds);
+				permitHolds, permitRuns, fairHolds, fairRuns, leases[0], leases[1], leases[2], leases[3], kept,
+				stops[0], stops[1], stops[2], stops[3], jvmRuns, turns[0], turns[1], steps, scripts, cpuSeconds,
+				holds / cpuSeconds, scripts / cpuSeconds, steps / cpuSeconds);
 	}
 
 	/**
@@ -114,6 +112,13 @@ class LockSimulationTests {
 	 * not faults of Redis or the network, and a waiter that stops must not hold up the
 	 * others. A stopped acquisition is not measured (it ends without the lock, and gives
 	 * nothing up); every other acquisition is held to the same bound.
+	 * <p>
+	 * Fair locks: every run must grant the waiters in the order they joined the queue
+	 * ({@link FairOrder}, checked by the run itself where shared custom owners don't
+	 * share a place). Their waits are held to the bound in a second run of the seed
+	 * without minimum holds, unless the clients are shared custom owners; with either,
+	 * they are measured, not held to it (docs/design/simulation.md: two waits the fair
+	 * protocol does not bound, seeds 1011 and 1037).
 	 */
 	@Test
 	void everyWaiterGetsTheLockWithinTheBoundOnceFaultsStop() {
@@ -158,20 +163,20 @@ class LockSimulationTests {
 				longestBesideAFreePermit = Math.max(longestBesideAFreePermit, simulation.longestFreePermitWaitNanos());
 			}
 			else if (simulation.fair()) {
-				// Fair waiters: held to the order of the queue (run() checks it in runs
-				// without stalls), measured against the bound, not held to it: a lock
-				// kept for a minimum hold ends by expiry, which tells no fair waiter, so
-				// a head that became head during the keep sleeps past its end
-				// (docs/design/simulation.md, seed 1011).
+				// Fair waiters: held to the order of the queue (run() checks it),
+				// measured against the bound, not held to it: a lock kept for a minimum
+				// hold ends by expiry, which tells no fair waiter, so a waiter that
+				// became
+				// the head during the keep sleeps past its end (seed 1011).
 				fairRuns++;
 				longestFair = Math.max(longestFair, simulation.longestWaitNanos());
 				if (simulation.longestWaitNanos() > bound) {
 					fairPastBound++;
 					fairSeedPastBound = (fairSeedPastBound < 0) ? seed : fairSeedPastBound;
 				}
-				// Without minimum holds (and shared custom owners: a release names an
-				// owner, and only one of its waiters in a JVM takes the name), every fair
-				// waiter is held to the bound.
+				// Without minimum holds, and unless the clients are shared custom owners
+				// (a release names an owner, and only one of its waiters in a JVM takes
+				// the name: seed 1037), every fair waiter is held to the bound.
 				LockSimulation unkept = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE,
 						EnumSet.of(Fault.CANCEL));
 				assertThat(unkept.run(CLIENTS, ACQUISITIONS)).as(() -> unkept.trace(40)).isNull();
