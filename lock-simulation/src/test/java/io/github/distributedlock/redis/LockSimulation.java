@@ -128,8 +128,11 @@ import org.jspecify.annotations.Nullable;
  * order they joined the queue ({@link FairOrder}).
  * <p>
  * Not simulated: the JVM's scheduler, Lettuce's reconnect logic, readers' re-entries,
- * readers' and permits' minimum holds, nested permits and multi-locks; the chaos suite
- * keeps covering those on real processes.
+ * readers' and permits' minimum holds and nested permits; the chaos suite keeps covering
+ * those on real processes. In a quarter of the runs (drawn from a PRNG of its own)
+ * clients take multi-locks beside single locks of the same names instead: a
+ * {@link MultiLockRun}, whose {@link MultiClient}s run the engine's own
+ * {@link MultiAcquisition}.
  */
 final class LockSimulation {
 
@@ -249,6 +252,10 @@ final class LockSimulation {
 
 	private final FairOrder fairOrder = new FairOrder();
 
+	// In a quarter of the runs (drawn from a PRNG of its own), multi-locks beside single
+	// locks of the same names run instead of the clients below.
+	private final @Nullable MultiLockRun multi;
+
 	/**
 	 * @param seed the seed of every choice
 	 * @param scripts script texts to use instead of the engine's, by name (planted bugs)
@@ -306,6 +313,7 @@ final class LockSimulation {
 		this.permitSpec = resolve(LockMode.EXCLUSIVE, this.waitStrategy, this.sharedOwners, Math.max(1, this.permits),
 				0, false);
 		this.checker = new HoldChecker(this.permits);
+		this.multi = MultiLockRun.draws(seed) ? new MultiLockRun(seed, scripts, clientBug, this.faults) : null;
 	}
 
 	/**
@@ -456,6 +464,9 @@ final class LockSimulation {
 	 * @return what the checker found, or {@code null} if nothing
 	 */
 	@Nullable String run(int clients, int acquisitionsEach) {
+		if (this.multi != null) {
+			return this.multi.run(clients, acquisitionsEach);
+		}
 		for (int i = 0; i < clients; i++) {
 			// In a third of the runs, two custom owners of two clients each: a client's
 			// acquisition joins the other's hold as a re-entry.
@@ -721,7 +732,14 @@ final class LockSimulation {
 	}
 
 	int holds() {
-		return this.checker.holds();
+		return (this.multi != null) ? this.multi.holds() : this.checker.holds();
+	}
+
+	/**
+	 * Return the run of multi-locks this seed ran instead of its clients, if it did.
+	 */
+	@Nullable MultiLockRun multi() {
+		return this.multi;
 	}
 
 	/**
@@ -756,7 +774,8 @@ final class LockSimulation {
 	 * Return whether every client took the fair lock.
 	 */
 	boolean fair() {
-		return this.fair;
+		// A run of multi-locks takes none of the single locks' clients, fair or not.
+		return this.fair && this.multi == null;
 	}
 
 	/**
@@ -785,6 +804,9 @@ final class LockSimulation {
 	 * acquisition has ended, so each was taken or withdrawn, and none should be left.
 	 */
 	List<?> requestsLeft() {
+		if (this.multi != null) {
+			return this.multi.requestsLeft();
+		}
 		// The run may end inside a stall that began after the last script ran: look
 		// once Redis answers again.
 		this.clock.advanceTo(Math.max(this.clock.nanos(), this.redis.stalledUntil()));
@@ -801,7 +823,7 @@ final class LockSimulation {
 	}
 
 	int steps() {
-		return this.steps;
+		return (this.multi != null) ? this.multi.steps() : this.steps;
 	}
 
 	/**
@@ -847,14 +869,15 @@ final class LockSimulation {
 	 * Return the longest time an acquisition took, from its start to the grant.
 	 */
 	long longestWaitNanos() {
-		return this.longestWaitNanos;
+		// With multi-locks, a single lock's: a multi-lock waiter's is not bounded.
+		return (this.multi != null) ? this.multi.longestSingleWaitNanos() : this.longestWaitNanos;
 	}
 
 	/**
 	 * Return who waited longest, from when to when, for a failure's message.
 	 */
 	String longestWait() {
-		return this.longestWait;
+		return (this.multi != null) ? this.multi.longestWait() : this.longestWait;
 	}
 
 	/**
@@ -886,7 +909,7 @@ final class LockSimulation {
 	 * Return how many acquisitions ended without the lock.
 	 */
 	int gaveUp() {
-		return this.gaveUp;
+		return (this.multi != null) ? this.multi.gaveUp()[0] + this.multi.gaveUp()[1] : this.gaveUp;
 	}
 
 	/**
@@ -904,7 +927,7 @@ final class LockSimulation {
 	 * run counted).
 	 */
 	long scripts() {
-		return this.scripts;
+		return (this.multi != null) ? this.multi.scripts() : this.scripts;
 	}
 
 	/**
@@ -914,6 +937,9 @@ final class LockSimulation {
 	 * withdrawn.
 	 */
 	List<String> keysLeft() {
+		if (this.multi != null) {
+			return this.multi.keysLeft();
+		}
 		this.clock.advanceTo(this.clock.nanos() + 2 * OTHER_LEASES_MS[2] * MS + HandOffRequest.CLAIM_MILLIS * MS);
 		String fence = LockKeys.fence(this.spec.lockKey());
 		return this.redis.keys().stream().filter((key) -> !key.equals(fence)).sorted().toList();
@@ -923,13 +949,16 @@ final class LockSimulation {
 	 * Return every event of the run, for a shrunk failure.
 	 */
 	List<String> events() {
-		return List.copyOf(this.trace);
+		return (this.multi != null) ? this.multi.events() : List.copyOf(this.trace);
 	}
 
 	/**
 	 * Return the last events of the run, for a failure's message.
 	 */
 	String trace(int last) {
+		if (this.multi != null) {
+			return this.multi.trace(last);
+		}
 		List<String> tail = this.trace.subList(Math.max(0, this.trace.size() - last), this.trace.size());
 		return "seed " + this.seed + ", last " + tail.size() + " of " + this.trace.size() + " events:\n"
 				+ String.join("\n", tail);
@@ -1950,7 +1979,14 @@ final class LockSimulation {
 		 * releasing client's local line, asleep, with the next token, as if the release
 		 * had granted it; Redis never heard of that holder.
 		 */
-		LOCAL_HAND_OFF
+		LOCAL_HAND_OFF,
+
+		/**
+		 * A multi-lock waiter that gives up does not withdraw its request from the lines
+		 * it was filed in ({@link MultiAcquisition#filed()}): it stays there, and a
+		 * release reserves the lock for nobody waiting.
+		 */
+		MULTI_SKIPS_WITHDRAWAL
 
 	}
 

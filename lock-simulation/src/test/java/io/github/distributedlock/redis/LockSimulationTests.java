@@ -51,6 +51,11 @@ class LockSimulationTests {
 		long[] turns = new long[2];
 		int fairRuns = 0;
 		long fairHolds = 0;
+		int multiRuns = 0;
+		long multiRunHolds = 0;
+		long[] multiHolds = new long[2];
+		long[] multiGaveUp = new long[2];
+		long[] multiStops = new long[4];
 		for (long seed : seeds()) {
 			LockSimulation simulation = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE);
 			String violation = simulation.run(CLIENTS, ACQUISITIONS);
@@ -65,6 +70,20 @@ class LockSimulationTests {
 			scripts += simulation.scripts();
 			assertThat(simulation.keysLeft()).as("keys left but the fencing counter after seed %d", seed).isEmpty();
 			holds += simulation.holds();
+			steps += simulation.steps();
+			MultiLockRun multi = simulation.multi();
+			if (multi != null) {
+				multiRuns++;
+				multiRunHolds += simulation.holds();
+				for (int i = 0; i < 2; i++) {
+					multiHolds[i] += multi.multiHolds()[i];
+					multiGaveUp[i] += multi.gaveUp()[i];
+				}
+				for (int i = 0; i < multiStops.length; i++) {
+					multiStops[i] += multi.cancelled()[i];
+				}
+				continue;
+			}
 			readHolds += simulation.readHolds();
 			intentsDropped += simulation.intentsDropped();
 			readerRuns += simulation.readers() ? 1 : 0;
@@ -76,7 +95,6 @@ class LockSimulationTests {
 				fairRuns++;
 				fairHolds += simulation.holds();
 			}
-			steps += simulation.steps();
 			kept += simulation.keptReleases();
 			jvmRuns += simulation.twoPerJvm() ? 1 : 0;
 			turns[0] += simulation.turns()[0];
@@ -93,10 +111,14 @@ class LockSimulationTests {
 				+ "a shared custom owner's hold, %d releases kept a minimum hold; %d waits cancelled asleep, %d cancelled "
 				+ "in flight, %d of them granted and released, %d interrupted; %d seeds ran two clients to a JVM, "
 				+ "where %d acquisitions waited for their turn in the local line, %d of them until their wait ran "
-				+ "out), %d events, %d lock operations (scripts run), %.1f CPU s, %.0f holds, %.0f lock operations "
-				+ "and %.0f events per CPU s%n", seeds().length, holds, readHolds, readerRuns, intentsDropped,
-				permitHolds, permitRuns, fairHolds, fairRuns, leases[0], leases[1], leases[2], leases[3], kept,
-				stops[0], stops[1], stops[2], stops[3], jvmRuns, turns[0], turns[1], steps, scripts, cpuSeconds,
+				+ "out; %d seeds took multi-locks beside single locks: %d holds, %d multi-locks held, %d multi-lock "
+				+ "grants came too late, %d multi-lock and %d single-lock waits gave up, %d multi-lock waits cancelled "
+				+ "asleep, %d in flight, %d of them granted and released, %d interrupted), %d events, %d lock "
+				+ "operations (scripts run), %.1f CPU s, %.0f holds, %.0f lock operations and %.0f events per CPU s%n",
+				seeds().length, holds, readHolds, readerRuns, intentsDropped, permitHolds, permitRuns, fairHolds,
+				fairRuns, leases[0], leases[1], leases[2], leases[3], kept, stops[0], stops[1], stops[2], stops[3],
+				jvmRuns, turns[0], turns[1], multiRuns, multiRunHolds, multiHolds[0], multiHolds[1], multiGaveUp[0],
+				multiGaveUp[1], multiStops[0], multiStops[1], multiStops[2], multiStops[3], steps, scripts, cpuSeconds,
 				holds / cpuSeconds, scripts / cpuSeconds, steps / cpuSeconds);
 	}
 
@@ -119,6 +141,13 @@ class LockSimulationTests {
 	 * without minimum holds, unless the clients are shared custom owners; with either,
 	 * they are measured, not held to it (docs/design/simulation.md: two waits the fair
 	 * protocol does not bound, seeds 1011 and 1037).
+	 * <p>
+	 * In the seeds with multi-locks ({@link MultiLockRun}) no wait may give up, and a
+	 * single lock's waiter is held to the same bound: at most the three other clients are
+	 * ahead of it, multi-lock waiters among them, as the guarantees count them. A
+	 * multi-lock waiter keeps its place only in the line of the lock that blocks it, and
+	 * the guarantees bound its wait only while its other locks are free: its wait is
+	 * measured, not bounded.
 	 */
 	@Test
 	void everyWaiterGetsTheLockWithinTheBoundOnceFaultsStop() {
@@ -141,10 +170,31 @@ class LockSimulationTests {
 		int pastOnePoll = 0;
 		int pastEachPoll = 0;
 		long longestPolling = 0;
+		int multiRuns = 0;
+		long longestMulti = 0;
+		long longestSingle = 0;
 		for (long seed : seeds()) {
 			LockSimulation simulation = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE,
 					EnumSet.of(Fault.KEEP, Fault.CANCEL));
 			assertThat(simulation.run(CLIENTS, ACQUISITIONS)).as(() -> simulation.trace(40)).isNull();
+			MultiLockRun multi = simulation.multi();
+			if (multi != null) {
+				multiRuns++;
+				assertThat(multi.gaveUp()).as(() -> "waits that gave up in seed " + seed + ": " + multi.longestWait())
+					.containsExactly(0, 0);
+				// A single lock's waiter has at most the three other clients ahead, a
+				// multi-lock waiter among them: the bound is the same. A multi-lock
+				// waiter
+				// keeps its place only in the line of the lock that blocks it, so the
+				// guarantees bound its wait only while its other locks are free:
+				// measured.
+				assertThat(multi.longestSingleWaitNanos())
+					.as(() -> "longest wait for a single lock in seed " + seed + ": " + multi.longestWait())
+					.isLessThanOrEqualTo(bound);
+				longestMulti = Math.max(longestMulti, multi.longestMultiWaitNanos());
+				longestSingle = Math.max(longestSingle, multi.longestSingleWaitNanos());
+				continue;
+			}
 			// A wait may run out behind locks kept for their minimum hold; what it waited
 			// besides is held to the bound below, as any other wait.
 			assertThat(simulation.gaveUp() - simulation.gaveUpBehindKept())
@@ -224,12 +274,13 @@ class LockSimulationTests {
 				+ "past the listeners' bound + one poll interval, %.1f ms; %d past a poll interval for each waiter "
 				+ "ahead, %.1f ms); %d seeds of the fair lock, %d grants checked for the queue's order, their longest "
 				+ "wait %.1f ms, %d past the bound (the first: seed %d), %.1f ms without minimum holds nor shared "
-				+ "custom owners (%d seeds with shared custom owners past the bound)%n", seeds().length, kept,
+				+ "custom owners (%d seeds with shared custom owners past the bound); %d seeds took multi-locks, "
+				+ "their longest wait %.1f ms, a single lock's beside them %.1f ms%n", seeds().length, kept,
 				gaveUpBehindKept, stops[0], stops[1], stops[2], stops[3], longest / 1e6, bound / 1e6,
 				longestForAPermit / 1e6, longestBesideAFreePermit / 1e6, permitBound / 1e6, pollRuns,
 				longestPolling / 1e6, pastOnePoll, (bound + POLL_NANOS) / 1e6, pastEachPoll, pollBound / 1e6, fairRuns,
 				fairGrantsChecked, longestFair / 1e6, fairPastBound, fairSeedPastBound, longestFairUnkept / 1e6,
-				fairSharedPastBound);
+				fairSharedPastBound, multiRuns, longestMulti / 1e6, longestSingle / 1e6);
 	}
 
 	/**

@@ -358,6 +358,47 @@ class PlantedBugTests {
 		System.out.println("planted local hand-off found: " + found.violation + "\n" + found.trace);
 	}
 
+	/**
+	 * A multi-lock script that looks only at the first lock's holder: a later lock held
+	 * by another owner is joined as if it were free, and its holder's token granted to
+	 * the multi-lock beside it. Found only in the runs with multi-locks.
+	 */
+	@Test
+	void findsAMultiLockThatTakesALockHeldByAnother() {
+		String script = "acquire-all.lua";
+		String text = ScriptTexts.all().get(script);
+		String target = "	elseif held[1] then\n		if held[1] ~= owner then";
+		assertThat(text).as("the planted bug's target in %s", script).contains(target);
+		Found found = firstFailingSeed(
+				Map.of(script,
+						text.replace(target, "	elseif held[1] and i == 1 then\n		if held[1] ~= owner then")),
+				LockSimulation.ClientBug.NONE);
+		assertThat(found).as("a violation within %d seeds", MAX_SEEDS).isNotNull();
+		assertThat(found.seed).as("the first seed that finds it").isLessThan(1_008);
+		System.out.println("planted bug in " + script + " found: " + found.violation + "\n" + found.trace);
+	}
+
+	/**
+	 * A multi-lock waiter that gives up without withdrawing its request from the lines it
+	 * filed it in ({@link MultiAcquisition#filed()}): found by the requests left once the
+	 * run is over.
+	 */
+	@Test
+	void findsAMultiLockWaiterThatLeavesItsRequest() {
+		for (long seed = 1_000; seed < 1_008; seed++) {
+			LockSimulation simulation = new LockSimulation(seed, Map.of(),
+					LockSimulation.ClientBug.MULTI_SKIPS_WITHDRAWAL);
+			assertThat(simulation.run(4, 25)).isNull();
+			List<?> left = simulation.requestsLeft();
+			if (!left.isEmpty()) {
+				System.out.printf("planted multi-lock waiter that leaves its request found: seed %d, left %s%n", seed,
+						left);
+				return;
+			}
+		}
+		fail("no seed within 1000-1007 left a request in the line");
+	}
+
 	private static void assertFound(String script, String... replacements) {
 		String text = ScriptTexts.all().get(script);
 		for (int i = 0; i < replacements.length; i += 2) {
@@ -381,13 +422,13 @@ class PlantedBugTests {
 				FailureShrinker.Shrunk shrunk = FailureShrinker.shrink(seed, scripts, clientBug, 4, 25);
 				assertThat(shrunk).as("seed %d shrunk", seed).isNotNull();
 				assertThat(shrunk.events()).hasSizeLessThanOrEqualTo(simulation.events().size());
-				return new Found(violation, shrunk.report());
+				return new Found(seed, violation, shrunk.report());
 			}
 		}
 		return null;
 	}
 
-	private record Found(String violation, String trace) {
+	private record Found(long seed, String violation, String trace) {
 
 	}
 

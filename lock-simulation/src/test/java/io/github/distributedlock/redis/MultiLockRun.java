@@ -1,0 +1,803 @@
+package io.github.distributedlock.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.Set;
+import java.util.function.Consumer;
+
+import io.github.distributedlock.LockDefaults;
+import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.redis.LockSimulation.Fault;
+import io.github.distributedlock.simulation.PubSub;
+import io.github.distributedlock.simulation.RedisModel;
+import io.github.distributedlock.simulation.SimulationRandom;
+import io.github.distributedlock.simulation.VirtualClock;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One run of multi-locks ({@code acquireAll}) beside single locks of the same names, on a
+ * virtual clock: some clients take two or three of three exclusive locks at once, each
+ * through the engine's own {@link MultiAcquisition} and {@code acquire-all.lua}, driven
+ * as {@link MultiWaitLoop} drives it ({@link MultiClient}); the others take one of those
+ * locks at a time through the engine's own {@link Acquisition} and {@link Waiting}, as
+ * the single-lock clients of {@link LockSimulation} do. Each name's holds are checked by
+ * a {@link HoldChecker} of its own, and after every event each hold a client counts on
+ * must be its owner's in Redis, with a TTL that reaches its deadline.
+ * <p>
+ * {@link LockSimulation} runs it instead of its own clients in a quarter of the seeds,
+ * drawn from a PRNG of its own ({@link #draws}), so that the other seeds run exactly as
+ * they did. Faults: Redis stalls, release messages dropped, duplicated or late, scripts
+ * run twice with only the second reply delivered, clients paused before they read a reply
+ * or while they work; and, for a quarter of the multi-locks' waits, a reactive cancel or
+ * a blocking interrupt ({@link Fault#CANCEL}), each as the engine's multi-lock drivers
+ * take it. Renewals, extensions, re-entries and minimum holds are not drawn here.
+ */
+final class MultiLockRun {
+
+	static final long MS = LockSimulation.MS;
+
+	static final String FENCE_IDLE_MS = "600000";
+
+	// The names the clients take, one lock each.
+	private static final List<String> KEYS = List.of("a", "b", "c");
+
+	private final long seed;
+
+	private final SimulationRandom random;
+
+	private final VirtualClock clock = new VirtualClock(1_000_000 * MS);
+
+	private final RedisModel redis;
+
+	private final Set<Fault> faults;
+
+	private final LockSimulation.ClientBug clientBug;
+
+	// The locks, by key in the order of KEYS, and each one's checker.
+	private final Map<String, LockSpec> specs = new LinkedHashMap<>();
+
+	private final Map<String, HoldChecker> checkers = new LinkedHashMap<>();
+
+	private final PriorityQueue<Event> events = new PriorityQueue<>();
+
+	private final List<String> trace = new ArrayList<>();
+
+	// Who hears what each subscription hears.
+	private final Map<Integer, Consumer<String>> listeners = new HashMap<>();
+
+	// The holds the clients count on (released or not, until the run drops them).
+	private final List<Held> holds = new ArrayList<>();
+
+	private final List<MultiClient> multiClients = new ArrayList<>();
+
+	private final List<SingleClient> singleClients = new ArrayList<>();
+
+	private long sequence;
+
+	private long scripts;
+
+	private int steps;
+
+	private int multiHolds;
+
+	private int lateMultiGrants;
+
+	private int multiGaveUp;
+
+	private int singleGaveUp;
+
+	private long longestMultiWaitNanos;
+
+	private long longestSingleWaitNanos;
+
+	private String longestMultiWait = "no multi-lock waited";
+
+	private String longestSingleWait = "no single lock waited";
+
+	private @Nullable String violation;
+
+	// The cancels and interrupts of the multi-locks' waits, drawn from a PRNG of their
+	// own.
+	private final Cancellations cancellations;
+
+	/**
+	 * Return whether a seed runs multi-locks: a quarter of the seeds, drawn from a PRNG
+	 * of its own.
+	 */
+	static boolean draws(long seed) {
+		return new SimulationRandom(seed ^ 0x6d756c74L).nextInt(4) == 0;
+	}
+
+	MultiLockRun(long seed, Map<String, String> scripts, LockSimulation.ClientBug clientBug, Set<Fault> faults) {
+		this.seed = seed;
+		this.random = new SimulationRandom(seed ^ 0x6d756c74L);
+		this.random.nextInt(4);
+		this.clientBug = clientBug;
+		this.faults = faults.isEmpty() ? EnumSet.noneOf(Fault.class) : EnumSet.copyOf(faults);
+		this.cancellations = new Cancellations(seed ^ 0x6d756c74L);
+		this.redis = new RedisModel(this.clock);
+		scripts.forEach(this.redis::replaceScript);
+		for (String key : KEYS) {
+			LockSpec spec = resolve(key);
+			this.specs.put(key, spec);
+			this.checkers.put(spec.lockKey(), new HoldChecker(0));
+		}
+	}
+
+	/**
+	 * Resolve one lock as the engine does: a 1 s lease, a 3 s wait, pub/sub, not
+	 * reentrant.
+	 */
+	private static LockSpec resolve(String key) {
+		LockRequestResolver resolver = new LockRequestResolver(LockDefaults.STANDARD, new LockKeys("sim", 0), false,
+				true, new RedisServerFeatures(null, false, false), 5_000);
+		return MultiLocking.multiLockable(resolver.resolve(LockRequest.builder("orders")
+			.key(key)
+			.lease(Duration.ofMillis(LockSimulation.LEASE_MS))
+			.waitTime(Duration.ofSeconds(3))
+			.reentrant(false)
+			.build()));
+	}
+
+	/**
+	 * Run the clients until each has made its acquisitions, or the step budget is spent:
+	 * the first one to three clients take multi-locks, the others single locks.
+	 * @return what the checkers found, or {@code null} if nothing
+	 */
+	@Nullable String run(int clients, int acquisitionsEach) {
+		int multis = Math.min(clients, 1 + this.random.nextInt(3));
+		for (int i = 0; i < clients; i++) {
+			String name = "c" + i;
+			String owner = "owner-c" + i;
+			Runnable start;
+			String role;
+			if (i < multis) {
+				MultiClient client = new MultiClient(this, name, owner, acquisitionsEach);
+				this.multiClients.add(client);
+				start = client::start;
+				role = " (takes multi-locks)";
+			}
+			else {
+				SingleClient client = new SingleClient(name, owner, acquisitionsEach);
+				this.singleClients.add(client);
+				start = client::start;
+				role = " (takes single locks)";
+			}
+			at(this.random.between(0, 50 * MS), name + " starts" + role, start);
+		}
+		if (this.faults.contains(Fault.STALL)) {
+			at(this.random.between(0, 2_000 * MS), "redis stalls", this::stall);
+		}
+		while (!this.events.isEmpty() && this.steps++ < 200_000) {
+			Event event = this.events.poll();
+			this.clock.advanceTo(Math.max(this.clock.nanos(), event.at));
+			if (!this.redis.answering() && event.needsRedis) {
+				at(this.redis.stalledUntil(), event.what, event.action, true);
+				continue;
+			}
+			this.trace.add(String.format("%9.3f ms  %s", (this.clock.nanos() - 1_000_000 * MS) / 1e6, event.what));
+			try {
+				event.action.run();
+			}
+			catch (RuntimeException ex) {
+				return event.what + " failed: " + ex;
+			}
+			deliver();
+			checkLiveHolds();
+			String found = violation();
+			if (found != null) {
+				return found;
+			}
+		}
+		return violation();
+	}
+
+	/**
+	 * Return what the locks' histories show first, else what the live check found.
+	 */
+	private @Nullable String violation() {
+		for (Map.Entry<String, HoldChecker> checker : this.checkers.entrySet()) {
+			String found = checker.getValue().violation();
+			if (found != null) {
+				return "lock " + checker.getKey() + ": " + found;
+			}
+		}
+		return this.violation;
+	}
+
+	void violated(String what) {
+		if (this.violation == null) {
+			this.violation = what;
+		}
+	}
+
+	/**
+	 * Every hold its holder counts on is its owner's in Redis, with a TTL that reaches
+	 * the hold's deadline (Redis keeps expiries in whole milliseconds: 1 ms of slack).
+	 */
+	private void checkLiveHolds() {
+		if (!this.redis.answering()) {
+			return;
+		}
+		long now = this.clock.nanos();
+		this.holds.removeIf((held) -> !held.live(now));
+		for (Held held : this.holds) {
+			String key = held.grant.spec().lockKey();
+			Object owner = this.redis.command("HGET", key, "owner");
+			String found = null;
+			if (!LockOwners.digest(held.owner).equals(owner)) {
+				found = "the lock's owner in Redis is " + owner;
+			}
+			else {
+				long ttl = (Long) this.redis.command("PTTL", key);
+				if (now + ttl * MS + LockSimulation.REDIS_MS_SLACK - held.endNanos() < 0) {
+					found = "Redis keeps the lock " + ttl + " ms";
+				}
+			}
+			if (found != null) {
+				violated(held.holder + " counts on " + key + " (token " + held.grant.token() + ") for another "
+						+ (held.endNanos() - now) / 1e6 + " ms, but " + found);
+				return;
+			}
+		}
+	}
+
+	private void stall() {
+		boolean done = this.multiClients.stream().allMatch(MultiClient::done)
+				&& this.singleClients.stream().allMatch(SingleClient::done);
+		if (done) {
+			return;
+		}
+		long stall = aroundConstant();
+		this.redis.stall(Duration.ofNanos(stall));
+		this.trace.add("           redis stalled for " + stall / 1e6 + " ms");
+		at(this.random.between(0, 3_000 * MS), "redis stalls", this::stall);
+	}
+
+	/**
+	 * Deliver what was published: late, twice, replayed later, or never.
+	 */
+	private void deliver() {
+		for (PubSub.Delivery delivery : this.redis.pubSub().drain()) {
+			Consumer<String> listener = this.listeners.get(delivery.subscriber().id());
+			if (listener == null) {
+				continue;
+			}
+			String what = delivery.subscriber().name() + " hears " + delivery.message();
+			int fault = this.faults.contains(Fault.MESSAGE) ? this.random.nextInt(40) : 39;
+			if (fault == 0) {
+				this.trace.add("           dropped: " + what);
+				continue;
+			}
+			long delay = (fault < 4) ? aroundConstant() : network();
+			at(delay, what, () -> listener.accept(delivery.message()));
+			if (fault == 4 || fault == 5) {
+				at(delay + ((fault == 4) ? network() : aroundConstant()), what + " (again)",
+						() -> listener.accept(delivery.message()));
+			}
+		}
+	}
+
+	/**
+	 * Subscribe a client's wait line to one lock's channel: what it hears goes to
+	 * {@code listener}, as a message to the engine's subscription.
+	 */
+	void subscribe(String name, LockSpec spec, Consumer<String> listener) {
+		PubSub.Subscriber subscriber = this.redis.pubSub().subscribe(name, spec.releaseChannel());
+		this.listeners.put(subscriber.id(), listener);
+	}
+
+	/**
+	 * Hear a message as the engine's wait queue does: note it in the line, and count a
+	 * signal if it concerns the waiters.
+	 */
+	static void hear(WaitLine line, String message, long nowNanos) {
+		ReleaseMessage parsed = ReleaseMessage.parse(message.getBytes(StandardCharsets.UTF_8));
+		WaitLine.Heard heard = line.hear(parsed, nowNanos);
+		if (heard != WaitLine.Heard.NOTHING) {
+			line.signal(heard == WaitLine.Heard.TRY);
+		}
+	}
+
+	/**
+	 * Return the locks of the given keys, in the order given.
+	 */
+	List<LockSpec> specs(List<String> keys) {
+		return keys.stream().map(this.specs::get).toList();
+	}
+
+	List<String> keys() {
+		return KEYS;
+	}
+
+	/**
+	 * Count on a grant: check it against its lock's history, and from now on against
+	 * Redis.
+	 */
+	Held held(String holder, String owner, Grant grant) {
+		long now = this.clock.nanos();
+		Held held = new Held(holder, owner, grant);
+		this.checkers.get(grant.spec().lockKey()).held(holder, owner, grant.token(), now, held.endNanos());
+		this.holds.add(held);
+		return held;
+	}
+
+	/**
+	 * The holder stops counting on a hold: it sends its release now.
+	 */
+	void released(Held held) {
+		held.released = true;
+		this.checkers.get(held.grant.spec().lockKey())
+			.released(held.holder, held.grant.token(), Math.min(this.clock.nanos(), held.endNanos()));
+	}
+
+	/**
+	 * Send a script: it may run twice, with only the second reply delivered, and its
+	 * reply may be read late.
+	 */
+	void send(String who, ScriptCall call, String what, Consumer<Object> replied) {
+		boolean twice = this.random.nextInt(10) == 0 && this.faults.contains(Fault.RESEND);
+		redisAt(network(), who + " " + what + " runs" + (twice ? " (re-sent later)" : ""), () -> {
+			Object reply = eval(call);
+			if (twice) {
+				redisAt(network() + this.random.between(0, 3 * MS), who + " " + what + " re-sent", () -> {
+					Object again = eval(call);
+					at(replyDelay(), who + " " + what + " replied " + again, () -> replied.accept(again));
+				});
+				return;
+			}
+			at(replyDelay(), who + " " + what + " replied " + reply, () -> replied.accept(reply));
+		});
+	}
+
+	/**
+	 * Send scripts one after the other, each once the reply of the one before was read,
+	 * as one thread does; then run {@code then}.
+	 */
+	void sendInTurn(String who, List<ScriptCall> calls, String what, Runnable then) {
+		if (calls.isEmpty()) {
+			then.run();
+			return;
+		}
+		send(who, calls.get(0), what, (reply) -> sendInTurn(who, calls.subList(1, calls.size()), what, then));
+	}
+
+	/**
+	 * How long a client works with its locks: a few milliseconds, or, paused, about a
+	 * protocol constant (past its lease, sometimes).
+	 */
+	long work() {
+		return (this.random.nextInt(8) == 0 && this.faults.contains(Fault.PAUSE)) ? aroundConstant()
+				: this.random.between(0, 3 * MS);
+	}
+
+	/**
+	 * Record how long an acquisition waited, from its start to its end.
+	 */
+	void waited(String who, boolean multi, long startedNanos, boolean won) {
+		long now = this.clock.nanos();
+		long waited = now - startedNanos;
+		String what = String.format("%s %s %.3f ms, from %.3f ms to %.3f ms", who, won ? "waited" : "gave up after",
+				waited / 1e6, at(startedNanos), at(now));
+		if (multi) {
+			this.multiGaveUp += won ? 0 : 1;
+			if (waited > this.longestMultiWaitNanos) {
+				this.longestMultiWaitNanos = waited;
+				this.longestMultiWait = what;
+			}
+		}
+		else {
+			this.singleGaveUp += won ? 0 : 1;
+			if (waited > this.longestSingleWaitNanos) {
+				this.longestSingleWaitNanos = waited;
+				this.longestSingleWait = what;
+			}
+		}
+	}
+
+	void multiHeld(boolean late) {
+		if (late) {
+			this.lateMultiGrants++;
+		}
+		else {
+			this.multiHolds++;
+		}
+	}
+
+	Cancellations cancellations() {
+		return this.cancellations;
+	}
+
+	/**
+	 * Return whether the run does a fault or hold operation it draws.
+	 */
+	boolean draws(Fault fault) {
+		return this.faults.contains(fault);
+	}
+
+	LockSimulation.ClientBug clientBug() {
+		return this.clientBug;
+	}
+
+	void note(String what) {
+		this.trace.add("           " + what);
+	}
+
+	long nanos() {
+		return this.clock.nanos();
+	}
+
+	SimulationRandom random() {
+		return this.random;
+	}
+
+	static double at(long nanos) {
+		return (nanos - 1_000_000 * MS) / 1e6;
+	}
+
+	void at(long delay, String what, Runnable action) {
+		at(this.clock.nanos() + delay, what, action, false);
+	}
+
+	void redisAt(long delay, String what, Runnable action) {
+		at(this.clock.nanos() + delay, what, action, true);
+	}
+
+	private void at(long at, String what, Runnable action, boolean needsRedis) {
+		this.events.add(new Event(at, this.sequence++, what, action, needsRedis));
+	}
+
+	/**
+	 * A network delay: mostly tens of microseconds, sometimes milliseconds.
+	 */
+	long network() {
+		return this.random.nextInt(10) == 0 ? this.random.between(0, 5 * MS) : this.random.between(0, 100_000);
+	}
+
+	/**
+	 * How long a reply takes to be acted on: a network delay, or a client paused around a
+	 * constant.
+	 */
+	long replyDelay() {
+		return (this.random.nextInt(10) == 0 && this.faults.contains(Fault.PAUSE)) ? aroundConstant() : network();
+	}
+
+	private long aroundConstant() {
+		return LockSimulation.aroundConstant(this.random);
+	}
+
+	Object eval(ScriptCall call) {
+		this.scripts++;
+		return this.redis.eval(call.script().name(), call.keys(), call.argv());
+	}
+
+	// What LockSimulation reports for a run, for this one.
+
+	long seed() {
+		return this.seed;
+	}
+
+	int holds() {
+		return this.checkers.values().stream().mapToInt(HoldChecker::holds).sum();
+	}
+
+	/**
+	 * Return how many multi-locks were held, and how many grants of them came too late to
+	 * use (and were taken again or released).
+	 */
+	int[] multiHolds() {
+		return new int[] { this.multiHolds, this.lateMultiGrants };
+	}
+
+	/**
+	 * Return how many multi-lock waits a cancel ended asleep, a cancel ended with the
+	 * reply of an attempt in flight, whose grant was then released, and an interrupt
+	 * ended, in that order.
+	 */
+	int[] cancelled() {
+		return this.cancellations.counts();
+	}
+
+	/**
+	 * Return how many multi-lock and single-lock acquisitions gave up, in that order.
+	 */
+	int[] gaveUp() {
+		return new int[] { this.multiGaveUp, this.singleGaveUp };
+	}
+
+	long longestMultiWaitNanos() {
+		return this.longestMultiWaitNanos;
+	}
+
+	long longestSingleWaitNanos() {
+		return this.longestSingleWaitNanos;
+	}
+
+	String longestWait() {
+		return this.longestMultiWait + "; " + this.longestSingleWait;
+	}
+
+	int steps() {
+		return this.steps;
+	}
+
+	long scripts() {
+		return this.scripts;
+	}
+
+	/**
+	 * Return the requests left in the locks' lines once the run is over.
+	 */
+	List<?> requestsLeft() {
+		this.clock.advanceTo(Math.max(this.clock.nanos(), this.redis.stalledUntil()));
+		List<Object> left = new ArrayList<>();
+		for (LockSpec spec : this.specs.values()) {
+			Object requests = this.redis.command("ZRANGE", spec.requestsKey(), "0", "-1");
+			if (requests instanceof List<?> list) {
+				list.forEach((request) -> left.add(spec.lockKey() + " " + request));
+			}
+		}
+		return left;
+	}
+
+	/**
+	 * Return the keys left once the longest lease and claim have passed, but the fencing
+	 * counters.
+	 */
+	List<String> keysLeft() {
+		this.clock.advanceTo(this.clock.nanos() + 5_000 * MS + HandOffRequest.CLAIM_MILLIS * MS);
+		List<String> fences = this.specs.values().stream().map((spec) -> LockKeys.fence(spec.lockKey())).toList();
+		return this.redis.keys().stream().filter((key) -> !fences.contains(key)).sorted().toList();
+	}
+
+	List<String> events() {
+		return List.copyOf(this.trace);
+	}
+
+	String trace(int last) {
+		List<String> tail = this.trace.subList(Math.max(0, this.trace.size() - last), this.trace.size());
+		return "seed " + this.seed + " (multi-locks), last " + tail.size() + " of " + this.trace.size() + " events:\n"
+				+ String.join("\n", tail);
+	}
+
+	/**
+	 * A hold as its handle sees it: the grant, and the deadline it counts on.
+	 */
+	static final class Held {
+
+		private final String holder;
+
+		private final String owner;
+
+		private final Grant grant;
+
+		private final LeaseEnd end;
+
+		private boolean released;
+
+		Held(String holder, String owner, Grant grant) {
+			this.holder = holder;
+			this.owner = owner;
+			this.grant = grant;
+			this.end = new LeaseEnd(grant.sentNanos(), grant.spec().leaseMillis());
+		}
+
+		Grant grant() {
+			return this.grant;
+		}
+
+		long endNanos() {
+			return this.end.nanos();
+		}
+
+		boolean live(long nowNanos) {
+			return !this.released && endNanos() - nowNanos > 0;
+		}
+
+	}
+
+	/**
+	 * A client that takes one of the locks at a time, through the engine's own
+	 * {@link Acquisition} and {@link Waiting}, as {@link LockSimulation}'s clients do:
+	 * each lock has a local line of its own in the client's JVM.
+	 */
+	private final class SingleClient implements LocalLine.Waiter {
+
+		private final String name;
+
+		private final String owner;
+
+		private final Map<String, LocalLine> lines = new HashMap<>();
+
+		private int left;
+
+		private @Nullable Acquisition acquisition;
+
+		private @Nullable Waiting waiting;
+
+		private @Nullable LocalLine line;
+
+		private long startedNanos;
+
+		SingleClient(String name, String owner, int acquisitions) {
+			this.name = name;
+			this.owner = owner;
+			this.left = acquisitions;
+		}
+
+		@Override
+		public String name() {
+			return this.name;
+		}
+
+		boolean done() {
+			return this.left <= 0 && this.acquisition == null;
+		}
+
+		void start() {
+			if (this.left-- <= 0) {
+				return;
+			}
+			String key = KEYS.get(MultiLockRun.this.random.nextInt(KEYS.size()));
+			LockSpec spec = MultiLockRun.this.specs.get(key);
+			note(this.name + " takes " + key);
+			LocalLine line = this.lines.computeIfAbsent(key, (k) -> {
+				LocalLine created = new LocalLine(this.name + "/" + k, new WaitLine(false, false),
+						MultiLockRun.this.redis.pubSub().subscribe(this.name + "/" + k, spec.releaseChannel()), true);
+				MultiLockRun.this.listeners.put(created.subscriber().id(), (message) -> heard(created, message));
+				return created;
+			});
+			this.line = line;
+			Acquisition acquisition = new Acquisition(spec, this.owner, false, MultiLockRun.this.clock::nanos);
+			this.acquisition = acquisition;
+			this.waiting = new Waiting(acquisition, true);
+			this.startedNanos = MultiLockRun.this.clock.nanos();
+			act(this.waiting.begin(line.hot(this.startedNanos)));
+		}
+
+		private void heard(LocalLine line, String message) {
+			hear(line.line(), message, MultiLockRun.this.clock.nanos());
+			Waiting current = this.waiting;
+			if (line.head() == this && current != null) {
+				act(current.signalled());
+			}
+		}
+
+		private void act(Waiting.Next next) {
+			Acquisition acquisition = current();
+			Waiting waiting = this.waiting;
+			LocalLine line = this.line;
+			if (waiting == null || line == null) {
+				throw new IllegalStateException(this.name + " is not acquiring");
+			}
+			if (next instanceof Waiting.Send send) {
+				attempt(acquisition, send.attempt());
+			}
+			else if (next == Waiting.Next.JOIN_LINE) {
+				act(waiting.joined(line.line(), line.join(this), true));
+			}
+			else if (next instanceof Waiting.Sleep sleep) {
+				at(sleep.nanos(), this.name + " wakes (timer)", () -> {
+					if (this.acquisition == acquisition) {
+						act(waiting.woken(sleep.ticket()));
+					}
+				});
+			}
+			else if (next instanceof Waiting.AwaitTurn) {
+				throw new IllegalStateException(this.name + " waits for its turn in a line of its own");
+			}
+			else if (next instanceof Waiting.GiveUp giveUp && giveUp.release() != null) {
+				Grant late = giveUp.release();
+				ScriptCall release = late.spec()
+					.kind()
+					.release(late.spec(), this.owner, late.token(), late.hold(), true, 0);
+				send(this.name, release, "release of a late grant", (released) -> end(false));
+			}
+			else if (next instanceof Waiting.GiveUp) {
+				end(false);
+			}
+			else if (next instanceof Waiting.Fail failed) {
+				throw new IllegalStateException(this.name + ": " + failed.error());
+			}
+		}
+
+		private void attempt(Acquisition acquisition, Acquisition.Attempt attempt) {
+			LockSpec spec = acquisition.spec();
+			ScriptCall call = spec.kind()
+				.acquire(spec, new LockKind.Attempt(this.owner, attempt.hold(), attempt.remainingWaitMillis(),
+						attempt.mayHaveIntent(), attempt.holdsIt(), attempt.request()), FENCE_IDLE_MS);
+			send(this.name, call, "acquire " + spec.name().key(), (reply) -> {
+				if (this.acquisition != acquisition) {
+					return;
+				}
+				Waiting waiting = this.waiting;
+				if (waiting == null) {
+					return;
+				}
+				AcquireResult result = LockCommands.acquireResult(spec, (List<?>) reply);
+				Waiting.Next next = waiting.replied(attempt, result);
+				if (next instanceof Waiting.Hold hold) {
+					hold(hold.grant());
+				}
+				else {
+					act(next);
+				}
+			});
+		}
+
+		private void hold(Grant grant) {
+			end(true);
+			Held held = held(this.name, this.owner, grant);
+			at(work(), this.name + " releases " + grant.spec().name().key() + " (token " + grant.token() + ")", () -> {
+				released(held);
+				ScriptCall release = grant.spec()
+					.kind()
+					.release(grant.spec(), this.owner, grant.token(), grant.hold(), true, 0);
+				send(this.name, release, "release of " + grant.spec().name().key(), (reply) -> next());
+			});
+		}
+
+		/**
+		 * End the acquisition: with the lock, or without it (its request withdrawn, as
+		 * the engine's drivers do).
+		 */
+		private void end(boolean won) {
+			Waiting ending = this.waiting;
+			LocalLine line = this.line;
+			if (ending == null || line == null) {
+				throw new IllegalStateException(this.name + " is not acquiring");
+			}
+			LockSpec spec = current().spec();
+			this.acquisition = null;
+			this.waiting = null;
+			Acquisition.Ending ended = ending.end(won);
+			waited(this.name, false, this.startedNanos, won);
+			line.leave(this, MultiLockRun.this.clock.nanos());
+			if (won) {
+				return;
+			}
+			HandOffRequest withdraw = ended.withdraw();
+			if (withdraw != null) {
+				ScriptCall call = ExclusiveKind.withdraw(spec, withdraw, true);
+				redisAt(network(), this.name + " withdraws", () -> eval(call));
+			}
+			if (ended.dropIntent()) {
+				ScriptCall call = ExclusiveKind.dropIntent(spec, this.owner);
+				redisAt(network(), this.name + " drops its writer intent", () -> eval(call));
+			}
+			next();
+		}
+
+		private void next() {
+			at(MultiLockRun.this.random.between(0, 20 * MS), this.name + " next", this::start);
+		}
+
+		private Acquisition current() {
+			Acquisition current = this.acquisition;
+			if (current == null) {
+				throw new IllegalStateException(this.name + " is not acquiring");
+			}
+			return current;
+		}
+
+	}
+
+	private record Event(long at, long sequence, String what, Runnable action,
+			boolean needsRedis) implements Comparable<Event> {
+
+		@Override
+		public int compareTo(Event other) {
+			int byTime = Long.compare(this.at, other.at);
+			return (byTime != 0) ? byTime : Long.compare(this.sequence, other.sequence);
+		}
+
+	}
+
+}
