@@ -512,6 +512,20 @@ final class MultiLockRun {
 		return new int[] { this.multiGaveUp, this.singleGaveUp };
 	}
 
+	/**
+	 * Return a sanity bound on a multi-lock waiter's wait in a run without faults, not a
+	 * promise: less than the locks' lease. The guarantees' bound holds for a multi-lock
+	 * waiter only while its other locks are free (it keeps its place only in the line of
+	 * the lock that blocks it, and may lose it each time another lock blocks it), so none
+	 * of theirs applies. But holds last at most 3 ms there, and the release of a lock an
+	 * attempt found taken tells its waiters, so a wait as long as a lease means a waiter
+	 * slept until a holder's lease ran out (a missed wake-up), or lost the race to its
+	 * locks some sixty times in a row.
+	 */
+	static long calmMultiWaitBoundNanos() {
+		return LockSimulation.LEASE_MS * MS;
+	}
+
 	long longestMultiWaitNanos() {
 		return this.longestMultiWaitNanos;
 	}
