@@ -399,6 +399,35 @@ class PlantedBugTests {
 		fail("no seed within 1000-1007 left a request in the line");
 	}
 
+	/**
+	 * A multi-lock attempt that leaves the lock that blocks it unmarked
+	 * ({@code mark_queued}): the holder's release may then tell nobody, and the waiter
+	 * sleeps until the holder's lease ends. Found in runs without faults with two
+	 * clients, where no other client's next hold of a quiet lock makes up for it (with
+	 * four, none is found within 100 seeds).
+	 */
+	@Test
+	void findsAMultiLockAttemptThatLeavesTheBlockingLockUnmarked() {
+		String script = "acquire-all.lua";
+		String text = ScriptTexts.all().get(script);
+		String target = "mark_queued(KEYS[5 * i - 4], held[4])";
+		assertThat(text).as("the planted bug's target in %s", script).contains(target);
+		Map<String, String> planted = Map.of(script, text.replace(target, "-- not marked"));
+		for (long seed = 1_000; seed < 1_000 + MAX_SEEDS; seed++) {
+			if (!MultiLockRun.draws(seed)) {
+				continue;
+			}
+			try {
+				LockSimulationTests.calmMultiRun(seed, 2, planted);
+			}
+			catch (AssertionError found) {
+				System.out.printf("planted liveness bug in %s found: seed %d, %s%n", script, seed, found.getMessage());
+				return;
+			}
+		}
+		fail("no seed within %d waited for a multi-lock as long as a lease", MAX_SEEDS);
+	}
+
 	private static void assertFound(String script, String... replacements) {
 		String text = ScriptTexts.all().get(script);
 		for (int i = 0; i < replacements.length; i += 2) {
