@@ -56,6 +56,8 @@ class LockSimulationTests {
 		long[] multiHolds = new long[2];
 		long[] multiGaveUp = new long[2];
 		long[] multiStops = new long[4];
+		long multiReadHolds = 0;
+		int multiReaderRuns = 0;
 		for (long seed : seeds()) {
 			LockSimulation simulation = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE);
 			String violation = simulation.run(CLIENTS, ACQUISITIONS);
@@ -75,6 +77,8 @@ class LockSimulationTests {
 			if (multi != null) {
 				multiRuns++;
 				multiRunHolds += simulation.holds();
+				multiReadHolds += multi.readHolds();
+				multiReaderRuns += multi.readers() ? 1 : 0;
 				for (int i = 0; i < 2; i++) {
 					multiHolds[i] += multi.multiHolds()[i];
 					multiGaveUp[i] += multi.gaveUp()[i];
@@ -111,15 +115,17 @@ class LockSimulationTests {
 				+ "a shared custom owner's hold, %d releases kept a minimum hold; %d waits cancelled asleep, %d cancelled "
 				+ "in flight, %d of them granted and released, %d interrupted; %d seeds ran two clients to a JVM, "
 				+ "where %d acquisitions waited for their turn in the local line, %d of them until their wait ran "
-				+ "out; %d seeds took multi-locks beside single locks: %d holds, %d multi-locks held, %d multi-lock "
+				+ "out; %d seeds took multi-locks beside single locks: %d holds (%d read holds in %d seeds with a "
+				+ "reader), %d multi-locks held, %d multi-lock "
 				+ "grants came too late, %d multi-lock and %d single-lock waits gave up, %d multi-lock waits cancelled "
 				+ "asleep, %d in flight, %d of them granted and released, %d interrupted), %d events, %d lock "
 				+ "operations (scripts run), %.1f CPU s, %.0f holds, %.0f lock operations and %.0f events per CPU s%n",
 				seeds().length, holds, readHolds, readerRuns, intentsDropped, permitHolds, permitRuns, fairHolds,
 				fairRuns, leases[0], leases[1], leases[2], leases[3], kept, stops[0], stops[1], stops[2], stops[3],
-				jvmRuns, turns[0], turns[1], multiRuns, multiRunHolds, multiHolds[0], multiHolds[1], multiGaveUp[0],
-				multiGaveUp[1], multiStops[0], multiStops[1], multiStops[2], multiStops[3], steps, scripts, cpuSeconds,
-				holds / cpuSeconds, scripts / cpuSeconds, steps / cpuSeconds);
+				jvmRuns, turns[0], turns[1], multiRuns, multiRunHolds, multiReadHolds, multiReaderRuns, multiHolds[0],
+				multiHolds[1], multiGaveUp[0], multiGaveUp[1], multiStops[0], multiStops[1], multiStops[2],
+				multiStops[3], steps, scripts, cpuSeconds, holds / cpuSeconds, scripts / cpuSeconds,
+				steps / cpuSeconds);
 	}
 
 	/**

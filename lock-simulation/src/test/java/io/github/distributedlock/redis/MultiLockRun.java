@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.function.Consumer;
 
 import io.github.distributedlock.LockDefaults;
+import io.github.distributedlock.LockMode;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.redis.LockSimulation.Fault;
 import io.github.distributedlock.simulation.PubSub;
@@ -64,6 +65,14 @@ final class MultiLockRun {
 	private final Map<String, LockSpec> specs = new LinkedHashMap<>();
 
 	private final Map<String, HoldChecker> checkers = new LinkedHashMap<>();
+
+	// The read locks of the same names, which a reading client takes.
+	private final Map<String, LockSpec> readSpecs = new LinkedHashMap<>();
+
+	// Whether the last client reads (in half of the runs, drawn from a PRNG of its own,
+	// so
+	// that the other runs are the runs they were).
+	private final boolean readers;
 
 	private final PriorityQueue<Event> events = new PriorityQueue<>();
 
@@ -124,8 +133,10 @@ final class MultiLockRun {
 		this.cancellations = new Cancellations(seed ^ 0x6d756c74L);
 		this.redis = new RedisModel(this.clock);
 		scripts.forEach(this.redis::replaceScript);
+		this.readers = new SimulationRandom(seed ^ 0x72656164L).nextInt(2) == 0;
 		for (String key : KEYS) {
-			LockSpec spec = resolve(key);
+			LockSpec spec = MultiLocking.multiLockable(resolve(key, LockMode.EXCLUSIVE));
+			this.readSpecs.put(key, resolve(key, LockMode.READ));
 			this.specs.put(key, spec);
 			this.checkers.put(spec.lockKey(), new HoldChecker(0));
 		}
@@ -135,15 +146,16 @@ final class MultiLockRun {
 	 * Resolve one lock as the engine does: a 1 s lease, a 3 s wait, pub/sub, not
 	 * reentrant.
 	 */
-	private static LockSpec resolve(String key) {
+	private static LockSpec resolve(String key, LockMode mode) {
 		LockRequestResolver resolver = new LockRequestResolver(LockDefaults.STANDARD, new LockKeys("sim", 0), false,
 				true, new RedisServerFeatures(null, false, false), 5_000);
-		return MultiLocking.multiLockable(resolver.resolve(LockRequest.builder("orders")
+		return resolver.resolve(LockRequest.builder("orders")
 			.key(key)
 			.lease(Duration.ofMillis(LockSimulation.LEASE_MS))
 			.waitTime(Duration.ofSeconds(3))
 			.reentrant(false)
-			.build()));
+			.mode(mode)
+			.build());
 	}
 
 	/**
@@ -165,10 +177,11 @@ final class MultiLockRun {
 				role = " (takes multi-locks)";
 			}
 			else {
-				SingleClient client = new SingleClient(name, owner, acquisitionsEach);
+				boolean reads = this.readers && i == clients - 1;
+				SingleClient client = new SingleClient(name, owner, acquisitionsEach, reads);
 				this.singleClients.add(client);
 				start = client::start;
-				role = " (takes single locks)";
+				role = reads ? " (reads single locks)" : " (takes single locks)";
 			}
 			at(this.random.between(0, 50 * MS), name + " starts" + role, start);
 		}
@@ -230,23 +243,52 @@ final class MultiLockRun {
 		this.holds.removeIf((held) -> !held.live(now));
 		for (Held held : this.holds) {
 			String key = held.grant.spec().lockKey();
-			Object owner = this.redis.command("HGET", key, "owner");
-			String found = null;
-			if (!LockOwners.digest(held.owner).equals(owner)) {
-				found = "the lock's owner in Redis is " + owner;
-			}
-			else {
-				long ttl = (Long) this.redis.command("PTTL", key);
-				if (now + ttl * MS + LockSimulation.REDIS_MS_SLACK - held.endNanos() < 0) {
-					found = "Redis keeps the lock " + ttl + " ms";
-				}
-			}
+			String found = held.reader() ? liveReadHoldViolation(held, key) : liveHoldViolation(held, key, now);
 			if (found != null) {
 				violated(held.holder + " counts on " + key + " (token " + held.grant.token() + ") for another "
 						+ (held.endNanos() - now) / 1e6 + " ms, but " + found);
 				return;
 			}
 		}
+	}
+
+	private @Nullable String liveHoldViolation(Held held, String key, long now) {
+		String digest = LockOwners.digest(held.owner);
+		Object owner = this.redis.command("HGET", key, "owner");
+		if (!digest.equals(owner)) {
+			return "the lock's owner in Redis is " + owner;
+		}
+		long ttl = (Long) this.redis.command("PTTL", key);
+		if (now + ttl * MS + LockSimulation.REDIS_MS_SLACK - held.endNanos() < 0) {
+			return "Redis keeps the lock " + ttl + " ms";
+		}
+		// A reader whose lease Redis still counts (the scripts' rule: a score after the
+		// server's millisecond).
+		Object readers = this.redis.command("ZRANGEBYSCORE", LockKeys.readers(key), "(" + this.clock.millis(), "+inf");
+		if (readers instanceof List<?> live && !live.isEmpty()) {
+			return "Redis counts reader " + live.get(0) + " as reading";
+		}
+		return null;
+	}
+
+	private @Nullable String liveReadHoldViolation(Held held, String key) {
+		String digest = LockOwners.digest(held.owner);
+		Object score = this.redis.command("ZSCORE", LockKeys.readers(key), digest);
+		if (score == null) {
+			return "its owner is not among the readers in Redis";
+		}
+		if (Long.parseLong(score.toString()) * MS + LockSimulation.REDIS_MS_SLACK - held.endNanos() < 0) {
+			return "Redis keeps its owner reading until " + score;
+		}
+		Object holds = this.redis.command("HGET", LockKeys.readHolds(key), digest);
+		if (holds == null || !holds.toString().contains("," + held.grant.hold() + ",")) {
+			return "its hold is not among its owner's in Redis: " + holds;
+		}
+		Object owner = this.redis.command("HGET", key, "owner");
+		if (owner != null && !"".equals(owner)) {
+			return "the lock's owner in Redis is writer " + owner;
+		}
+		return null;
 	}
 
 	private void stall() {
@@ -324,7 +366,8 @@ final class MultiLockRun {
 	Held held(String holder, String owner, Grant grant) {
 		long now = this.clock.nanos();
 		Held held = new Held(holder, owner, grant);
-		this.checkers.get(grant.spec().lockKey()).held(holder, owner, grant.token(), now, held.endNanos());
+		this.checkers.get(grant.spec().lockKey())
+			.held(holder, owner, grant.token(), now, held.endNanos(), held.reader());
 		this.holds.add(held);
 		return held;
 	}
@@ -489,6 +532,20 @@ final class MultiLockRun {
 	}
 
 	/**
+	 * Return how many of the holds were read holds.
+	 */
+	int readHolds() {
+		return this.checkers.values().stream().mapToInt(HoldChecker::readHolds).sum();
+	}
+
+	/**
+	 * Return whether a client read.
+	 */
+	boolean readers() {
+		return this.readers && this.singleClients.stream().anyMatch((client) -> client.reader);
+	}
+
+	/**
 	 * Return how many multi-locks were held, and how many grants of them came too late to
 	 * use (and were taken again or released).
 	 */
@@ -615,6 +672,10 @@ final class MultiLockRun {
 			return !this.released && endNanos() - nowNanos > 0;
 		}
 
+		boolean reader() {
+			return this.grant.spec().kind().waitsAsReader();
+		}
+
 	}
 
 	/**
@@ -640,10 +701,14 @@ final class MultiLockRun {
 
 		private long startedNanos;
 
-		SingleClient(String name, String owner, int acquisitions) {
+		// Whether it takes the read lock of the name.
+		private final boolean reader;
+
+		SingleClient(String name, String owner, int acquisitions, boolean reader) {
 			this.name = name;
 			this.owner = owner;
 			this.left = acquisitions;
+			this.reader = reader;
 		}
 
 		@Override
@@ -660,10 +725,10 @@ final class MultiLockRun {
 				return;
 			}
 			String key = KEYS.get(MultiLockRun.this.random.nextInt(KEYS.size()));
-			LockSpec spec = MultiLockRun.this.specs.get(key);
+			LockSpec spec = (this.reader ? MultiLockRun.this.readSpecs : MultiLockRun.this.specs).get(key);
 			note(this.name + " takes " + key);
 			LocalLine line = this.lines.computeIfAbsent(key, (k) -> {
-				LocalLine created = new LocalLine(this.name + "/" + k, new WaitLine(false, false),
+				LocalLine created = new LocalLine(this.name + "/" + k, new WaitLine(false, this.reader),
 						MultiLockRun.this.redis.pubSub().subscribe(this.name + "/" + k, spec.releaseChannel()), true);
 				MultiLockRun.this.listeners.put(created.subscriber().id(), (message) -> heard(created, message));
 				return created;

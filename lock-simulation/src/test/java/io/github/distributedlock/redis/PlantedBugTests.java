@@ -379,6 +379,22 @@ class PlantedBugTests {
 	}
 
 	/**
+	 * A multi-lock script that ignores the readers of its locks: it takes a lock that
+	 * another owner reads. Found only in the runs with multi-locks and a reader.
+	 */
+	@Test
+	void findsAMultiLockThatIgnoresTheReaders() {
+		String script = "acquire-all.lua";
+		String text = ScriptTexts.all().get(script);
+		String target = "if #latest > 0 then";
+		assertThat(text).as("the planted bug's target in %s", script).contains(target);
+		Found found = firstFailingSeed(Map.of(script, text.replace(target, "if false then")),
+				LockSimulation.ClientBug.NONE);
+		assertThat(found).as("a violation within %d seeds", MAX_SEEDS).isNotNull();
+		System.out.println("planted bug in " + script + " found: " + found.violation + "\n" + found.trace);
+	}
+
+	/**
 	 * A multi-lock waiter that gives up without withdrawing its request from the lines it
 	 * filed it in ({@link MultiAcquisition#filed()}): found by the requests left once the
 	 * run is over.
