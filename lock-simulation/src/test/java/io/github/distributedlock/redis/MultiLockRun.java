@@ -28,9 +28,11 @@ import org.jspecify.annotations.Nullable;
  * through the engine's own {@link MultiAcquisition} and {@code acquire-all.lua}, driven
  * as {@link MultiWaitLoop} drives it ({@link MultiClient}); the others take one of those
  * locks at a time through the engine's own {@link Acquisition} and {@link Waiting}, as
- * the single-lock clients of {@link LockSimulation} do. Each name's holds are checked by
- * a {@link HoldChecker} of its own, and after every event each hold a client counts on
- * must be its owner's in Redis, with a TTL that reaches its deadline.
+ * the single-lock clients of {@link LockSimulation} do; in half of the runs (drawn from a
+ * PRNG of its own) the last of those takes the read lock of its name instead. Each name's
+ * holds are checked by a {@link HoldChecker} of its own, and after every event each hold
+ * a client counts on must be in Redis until its deadline: a writer's lock its owner's,
+ * with no live reader; a reader's owner among the readers, with its hold, and no writer.
  * <p>
  * {@link LockSimulation} runs it instead of its own clients in a quarter of the seeds,
  * drawn from a PRNG of its own ({@link #draws}), so that the other seeds run exactly as
