@@ -88,7 +88,7 @@ final class MultiLockRun {
 
 	private final List<MultiClient> multiClients = new ArrayList<>();
 
-	private final List<SingleClient> singleClients = new ArrayList<>();
+	private final List<SingleLockClient> singleClients = new ArrayList<>();
 
 	private long sequence;
 
@@ -180,7 +180,7 @@ final class MultiLockRun {
 			}
 			else {
 				boolean reads = this.readers && i == clients - 1;
-				SingleClient client = new SingleClient(name, owner, acquisitionsEach, reads);
+				SingleLockClient client = new SingleLockClient(this, name, owner, acquisitionsEach, reads);
 				this.singleClients.add(client);
 				start = client::start;
 				role = reads ? " (reads single locks)" : " (takes single locks)";
@@ -295,7 +295,7 @@ final class MultiLockRun {
 
 	private void stall() {
 		boolean done = this.multiClients.stream().allMatch(MultiClient::done)
-				&& this.singleClients.stream().allMatch(SingleClient::done);
+				&& this.singleClients.stream().allMatch(SingleLockClient::done);
 		if (done) {
 			return;
 		}
@@ -333,9 +333,17 @@ final class MultiLockRun {
 	 * Subscribe a client's wait line to one lock's channel: what it hears goes to
 	 * {@code listener}, as a message to the engine's subscription.
 	 */
-	void subscribe(String name, LockSpec spec, Consumer<String> listener) {
+	PubSub.Subscriber subscribe(String name, LockSpec spec, Consumer<String> listener) {
 		PubSub.Subscriber subscriber = this.redis.pubSub().subscribe(name, spec.releaseChannel());
 		this.listeners.put(subscriber.id(), listener);
+		return subscriber;
+	}
+
+	/**
+	 * Return the lock of a key: its write lock, or its read lock.
+	 */
+	LockSpec spec(String key, boolean read) {
+		return (read ? this.readSpecs : this.specs).get(key);
 	}
 
 	/**
@@ -544,7 +552,7 @@ final class MultiLockRun {
 	 * Return whether a client read.
 	 */
 	boolean readers() {
-		return this.readers && this.singleClients.stream().anyMatch((client) -> client.reader);
+		return this.readers && this.singleClients.stream().anyMatch(SingleLockClient::reader);
 	}
 
 	/**
@@ -676,196 +684,6 @@ final class MultiLockRun {
 
 		boolean reader() {
 			return this.grant.spec().kind().waitsAsReader();
-		}
-
-	}
-
-	/**
-	 * A client that takes one of the locks at a time, through the engine's own
-	 * {@link Acquisition} and {@link Waiting}, as {@link LockSimulation}'s clients do:
-	 * each lock has a local line of its own in the client's JVM.
-	 */
-	private final class SingleClient implements LocalLine.Waiter {
-
-		private final String name;
-
-		private final String owner;
-
-		private final Map<String, LocalLine> lines = new HashMap<>();
-
-		private int left;
-
-		private @Nullable Acquisition acquisition;
-
-		private @Nullable Waiting waiting;
-
-		private @Nullable LocalLine line;
-
-		private long startedNanos;
-
-		// Whether it takes the read lock of the name.
-		private final boolean reader;
-
-		SingleClient(String name, String owner, int acquisitions, boolean reader) {
-			this.name = name;
-			this.owner = owner;
-			this.left = acquisitions;
-			this.reader = reader;
-		}
-
-		@Override
-		public String name() {
-			return this.name;
-		}
-
-		boolean done() {
-			return this.left <= 0 && this.acquisition == null;
-		}
-
-		void start() {
-			if (this.left-- <= 0) {
-				return;
-			}
-			String key = KEYS.get(MultiLockRun.this.random.nextInt(KEYS.size()));
-			LockSpec spec = (this.reader ? MultiLockRun.this.readSpecs : MultiLockRun.this.specs).get(key);
-			note(this.name + " takes " + key);
-			LocalLine line = this.lines.computeIfAbsent(key, (k) -> {
-				LocalLine created = new LocalLine(this.name + "/" + k, new WaitLine(false, this.reader),
-						MultiLockRun.this.redis.pubSub().subscribe(this.name + "/" + k, spec.releaseChannel()), true);
-				MultiLockRun.this.listeners.put(created.subscriber().id(), (message) -> heard(created, message));
-				return created;
-			});
-			this.line = line;
-			Acquisition acquisition = new Acquisition(spec, this.owner, false, MultiLockRun.this.clock::nanos);
-			this.acquisition = acquisition;
-			this.waiting = new Waiting(acquisition, true);
-			this.startedNanos = MultiLockRun.this.clock.nanos();
-			act(this.waiting.begin(line.hot(this.startedNanos)));
-		}
-
-		private void heard(LocalLine line, String message) {
-			hear(line.line(), message, MultiLockRun.this.clock.nanos());
-			Waiting current = this.waiting;
-			if (line.head() == this && current != null) {
-				act(current.signalled());
-			}
-		}
-
-		private void act(Waiting.Next next) {
-			Acquisition acquisition = current();
-			Waiting waiting = this.waiting;
-			LocalLine line = this.line;
-			if (waiting == null || line == null) {
-				throw new IllegalStateException(this.name + " is not acquiring");
-			}
-			if (next instanceof Waiting.Send send) {
-				attempt(acquisition, send.attempt());
-			}
-			else if (next == Waiting.Next.JOIN_LINE) {
-				act(waiting.joined(line.line(), line.join(this), true));
-			}
-			else if (next instanceof Waiting.Sleep sleep) {
-				at(sleep.nanos(), this.name + " wakes (timer)", () -> {
-					if (this.acquisition == acquisition) {
-						act(waiting.woken(sleep.ticket()));
-					}
-				});
-			}
-			else if (next instanceof Waiting.AwaitTurn) {
-				throw new IllegalStateException(this.name + " waits for its turn in a line of its own");
-			}
-			else if (next instanceof Waiting.GiveUp giveUp && giveUp.release() != null) {
-				Grant late = giveUp.release();
-				ScriptCall release = late.spec()
-					.kind()
-					.release(late.spec(), this.owner, late.token(), late.hold(), true, 0);
-				send(this.name, release, "release of a late grant", (released) -> end(false));
-			}
-			else if (next instanceof Waiting.GiveUp) {
-				end(false);
-			}
-			else if (next instanceof Waiting.Fail failed) {
-				throw new IllegalStateException(this.name + ": " + failed.error());
-			}
-		}
-
-		private void attempt(Acquisition acquisition, Acquisition.Attempt attempt) {
-			LockSpec spec = acquisition.spec();
-			ScriptCall call = spec.kind()
-				.acquire(spec, new LockKind.Attempt(this.owner, attempt.hold(), attempt.remainingWaitMillis(),
-						attempt.mayHaveIntent(), attempt.holdsIt(), attempt.request()), FENCE_IDLE_MS);
-			send(this.name, call, "acquire " + spec.name().key(), (reply) -> {
-				if (this.acquisition != acquisition) {
-					return;
-				}
-				Waiting waiting = this.waiting;
-				if (waiting == null) {
-					return;
-				}
-				AcquireResult result = LockCommands.acquireResult(spec, (List<?>) reply);
-				Waiting.Next next = waiting.replied(attempt, result);
-				if (next instanceof Waiting.Hold hold) {
-					hold(hold.grant());
-				}
-				else {
-					act(next);
-				}
-			});
-		}
-
-		private void hold(Grant grant) {
-			end(true);
-			Held held = held(this.name, this.owner, grant);
-			at(work(), this.name + " releases " + grant.spec().name().key() + " (token " + grant.token() + ")", () -> {
-				released(held);
-				ScriptCall release = grant.spec()
-					.kind()
-					.release(grant.spec(), this.owner, grant.token(), grant.hold(), true, 0);
-				send(this.name, release, "release of " + grant.spec().name().key(), (reply) -> next());
-			});
-		}
-
-		/**
-		 * End the acquisition: with the lock, or without it (its request withdrawn, as
-		 * the engine's drivers do).
-		 */
-		private void end(boolean won) {
-			Waiting ending = this.waiting;
-			LocalLine line = this.line;
-			if (ending == null || line == null) {
-				throw new IllegalStateException(this.name + " is not acquiring");
-			}
-			LockSpec spec = current().spec();
-			this.acquisition = null;
-			this.waiting = null;
-			Acquisition.Ending ended = ending.end(won);
-			waited(this.name, false, this.startedNanos, won);
-			line.leave(this, MultiLockRun.this.clock.nanos());
-			if (won) {
-				return;
-			}
-			HandOffRequest withdraw = ended.withdraw();
-			if (withdraw != null) {
-				ScriptCall call = ExclusiveKind.withdraw(spec, withdraw, true);
-				redisAt(network(), this.name + " withdraws", () -> eval(call));
-			}
-			if (ended.dropIntent()) {
-				ScriptCall call = ExclusiveKind.dropIntent(spec, this.owner);
-				redisAt(network(), this.name + " drops its writer intent", () -> eval(call));
-			}
-			next();
-		}
-
-		private void next() {
-			at(MultiLockRun.this.random.between(0, 20 * MS), this.name + " next", this::start);
-		}
-
-		private Acquisition current() {
-			Acquisition current = this.acquisition;
-			if (current == null) {
-				throw new IllegalStateException(this.name + " is not acquiring");
-			}
-			return current;
 		}
 
 	}
