@@ -2,11 +2,25 @@ package io.github.distributedlock.redis;
 
 import java.util.List;
 
+import io.github.distributedlock.redis.blocking.FairWait;
+import io.github.distributedlock.redis.core.AcquireResult;
+import io.github.distributedlock.redis.core.Acquisition;
+import io.github.distributedlock.redis.core.AttemptOutcome;
+import io.github.distributedlock.redis.core.FairTurn;
+import io.github.distributedlock.redis.core.Grant;
+import io.github.distributedlock.redis.core.LockSpec;
+import io.github.distributedlock.redis.core.WaitLine;
+import io.github.distributedlock.redis.reactive.ReactiveFairAcquisition;
+import io.github.distributedlock.redis.script.FairKind;
+import io.github.distributedlock.redis.script.LockKind;
+import io.github.distributedlock.redis.script.ScriptCall;
+import io.github.distributedlock.redis.script.ScriptReplies;
+
 import org.jspecify.annotations.Nullable;
 
 /**
  * One simulated acquisition of a fair lock: the steps of the reactive engine's
- * {@link ReactiveFairAcquisition} (and its {@link ReactiveDriver}), on the virtual clock.
+ * {@link ReactiveFairAcquisition} (and its {@code ReactiveDriver}), on the virtual clock.
  * Every decision is the engine's own: the {@link Acquisition} says what an attempt
  * carries and what its reply means, the {@link FairTurn} how long to sleep and whether a
  * message makes it this waiter's turn, and {@link FairKind} builds the scripts
@@ -153,7 +167,7 @@ final class FairWaiter {
 	}
 
 	private void replied(Acquisition.Attempt sent, Object reply, long ranNanos) {
-		AcquireResult result = LockCommands.acquireResult(this.spec, (List<?>) reply);
+		AcquireResult result = ScriptReplies.acquireResult(this.spec, (List<?>) reply);
 		this.inFlight = false;
 		boolean running = this.state == State.RUNNING;
 		AttemptOutcome outcome = this.acquisition.replied(sent, result, this.joined);

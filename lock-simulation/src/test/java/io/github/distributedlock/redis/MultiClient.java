@@ -7,6 +7,18 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import io.github.distributedlock.LockSelfDeadlockException;
+import io.github.distributedlock.redis.blocking.LockCommands;
+import io.github.distributedlock.redis.blocking.MultiLockHandle;
+import io.github.distributedlock.redis.blocking.MultiWaitLoop;
+import io.github.distributedlock.redis.core.Grant;
+import io.github.distributedlock.redis.core.HandOffRequest;
+import io.github.distributedlock.redis.core.LockSpec;
+import io.github.distributedlock.redis.core.MultiAcquireResult;
+import io.github.distributedlock.redis.core.MultiAcquisition;
+import io.github.distributedlock.redis.core.WaitLine;
+import io.github.distributedlock.redis.script.ExclusiveKind;
+import io.github.distributedlock.redis.script.ScriptCall;
+import io.github.distributedlock.redis.script.ScriptReplies;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -124,7 +136,7 @@ final class MultiClient {
 				return;
 			}
 			this.inFlight = false;
-			MultiAcquireResult result = LockCommands.multiAcquireResult(acquisition.specs().get(0).name(),
+			MultiAcquireResult result = ScriptReplies.multiAcquireResult(acquisition.specs().get(0).name(),
 					acquisition.specs().size(), (List<?>) reply);
 			replied(acquisition, acquisition.replied(sentNanos, result));
 		});
@@ -221,7 +233,7 @@ final class MultiClient {
 	/**
 	 * Stop an acquisition as the engine's drivers do: asleep, it ends at once; with an
 	 * attempt in flight, a cancel leaves the end to the reply
-	 * ({@link ReactiveMultiAcquisition}), and an interrupt to the next wait
+	 * ({@code ReactiveMultiAcquisition}), and an interrupt to the next wait
 	 * ({@link MultiWaitLoop}).
 	 */
 	private void stop(MultiAcquisition stopped, boolean interrupt) {

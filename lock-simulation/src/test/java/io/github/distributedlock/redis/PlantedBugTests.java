@@ -4,6 +4,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 
+import io.github.distributedlock.redis.core.MultiAcquisition;
 import io.github.distributedlock.redis.script.ScriptTexts;
 
 import org.jspecify.annotations.Nullable;

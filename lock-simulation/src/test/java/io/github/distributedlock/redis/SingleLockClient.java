@@ -4,6 +4,18 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.github.distributedlock.redis.core.AcquireResult;
+import io.github.distributedlock.redis.core.Acquisition;
+import io.github.distributedlock.redis.core.Grant;
+import io.github.distributedlock.redis.core.HandOffRequest;
+import io.github.distributedlock.redis.core.LockSpec;
+import io.github.distributedlock.redis.core.WaitLine;
+import io.github.distributedlock.redis.core.Waiting;
+import io.github.distributedlock.redis.script.ExclusiveKind;
+import io.github.distributedlock.redis.script.LockKind;
+import io.github.distributedlock.redis.script.ScriptCall;
+import io.github.distributedlock.redis.script.ScriptReplies;
+
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -133,7 +145,7 @@ final class SingleLockClient implements LocalLine.Waiter {
 			if (waiting == null) {
 				return;
 			}
-			AcquireResult result = LockCommands.acquireResult(spec, (List<?>) reply);
+			AcquireResult result = ScriptReplies.acquireResult(spec, (List<?>) reply);
 			Waiting.Next next = waiting.replied(attempt, result);
 			if (next instanceof Waiting.Hold hold) {
 				hold(hold.grant());
