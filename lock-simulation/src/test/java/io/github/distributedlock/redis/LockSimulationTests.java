@@ -145,8 +145,8 @@ class LockSimulationTests {
 	 * ({@link FairOrder}, checked by the run itself where shared custom owners don't
 	 * share a place). Their waits are held to the bound in a second run of the seed
 	 * without minimum holds, unless the clients are shared custom owners; with either,
-	 * they are measured, not held to it (docs/design/simulation.md: two waits the fair
-	 * protocol does not bound, seeds 1011 and 1037).
+	 * they are measured, not held to it (docs/design/simulation.md: a wait the fair
+	 * protocol does not bound with shared custom owners, seed 1037).
 	 * <p>
 	 * In the seeds with multi-locks ({@link MultiLockRun}) no wait may give up, and a
 	 * single lock's waiter is held to the same bound: at most the three other clients are

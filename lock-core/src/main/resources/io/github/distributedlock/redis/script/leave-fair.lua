@@ -1,4 +1,5 @@
--- Leave a fair lock's queue (the waiter gave up); if the lock is free, wake the new head.
+-- Leave a fair lock's queue (the waiter gave up); if the lock is free, or kept for a minimum
+-- hold, wake the new head.
 --
 -- KEYS: lock, channel, queue, queue_heartbeats
 -- ARGV: owner
@@ -14,7 +15,10 @@
 local owner = digest(ARGV[1])
 local removed = redis.call('ZREM', KEYS[3], owner)
 redis.call('ZREM', KEYS[4], owner)
-if removed == 1 and redis.call('EXISTS', KEYS[1]) == 0 then
+-- A lock kept after its release (owner '', keep_taken in lib.lua) has no holder whose release
+-- would name the next waiter, and its keep ends by expiry, which publishes nothing: named here,
+-- the new head learns from its next attempt how long the keep lasts.
+if removed == 1 and (redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HGET', KEYS[1], 'owner') == '') then
 	local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
 	if head then
 		redis.call('PUBLISH', KEYS[2], 'next:' .. head)
