@@ -1,8 +1,6 @@
 package io.github.distributedlock.redis;
 
 import java.time.Duration;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
@@ -11,13 +9,8 @@ import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.test.RedisServerExtension;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-
-import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -37,22 +30,8 @@ class FairKeepTests {
 	@RegisterExtension
 	static RedisServerExtension redis = RedisServerExtension.dedicated();
 
-	private RedisConnectionFactory connectionFactory;
-
-	private ExecutorService executor;
-
-	@BeforeEach
-	void connect() {
-		redis.server().command("FLUSHALL");
-		this.connectionFactory = RedisConnections.standalone(redis.server());
-		this.executor = Executors.newCachedThreadPool();
-	}
-
-	@AfterEach
-	void disconnect() throws Exception {
-		this.executor.shutdownNow();
-		((LettuceConnectionFactory) this.connectionFactory).destroy();
-	}
+	@RegisterExtension
+	final ConnectedRedis connected = new ConnectedRedis(redis);
 
 	@Test
 	void aFirstWaiterThatGivesUpDuringAKeepNamesTheNext() throws Exception {
@@ -60,10 +39,10 @@ class FairKeepTests {
 				RedisLockTemplate first = template();
 				RedisLockTemplate second = template()) {
 			LockHandle held = holder.acquire(fair().lease(LEASE).holdAtLeast(Duration.ofMillis(1_500)).build());
-			Future<?> firstWait = this.executor
+			Future<?> firstWait = this.connected.executor()
 				.submit(() -> first.acquire(fair().waitTime(Duration.ofMillis(700)).build()));
 			await().atMost(Duration.ofSeconds(5)).until(() -> queued() == 1);
-			Future<LockHandle> secondWait = this.executor
+			Future<LockHandle> secondWait = this.connected.executor()
 				.submit(() -> second.acquire(fair().waitTime(Duration.ofSeconds(15)).build()));
 			await().atMost(Duration.ofSeconds(5)).until(() -> queued() == 2);
 			long released = System.nanoTime();
@@ -130,7 +109,9 @@ class FairKeepTests {
 	private RedisLockTemplate template() {
 		// A heartbeat (a third of the waiter timeout) far later than the lease: a waiter
 		// wakes for a release's name or its holder's lease only.
-		return RedisLockTemplate.builder(this.connectionFactory).fairWaiterTimeout(Duration.ofSeconds(60)).build();
+		return RedisLockTemplate.builder(this.connected.connectionFactory())
+			.fairWaiterTimeout(Duration.ofSeconds(60))
+			.build();
 	}
 
 }

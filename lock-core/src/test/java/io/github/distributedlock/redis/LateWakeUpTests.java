@@ -3,8 +3,6 @@ package io.github.distributedlock.redis;
 import java.lang.reflect.Field;
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
@@ -14,13 +12,8 @@ import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.redis.blocking.WaitQueue;
 import io.github.distributedlock.redis.blocking.WaitQueues;
 import io.github.distributedlock.test.RedisServerExtension;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-
-import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -33,22 +26,8 @@ class LateWakeUpTests {
 	@RegisterExtension
 	static RedisServerExtension redis = RedisServerExtension.dedicated();
 
-	private RedisConnectionFactory connectionFactory;
-
-	private ExecutorService executor;
-
-	@BeforeEach
-	void connect() {
-		redis.server().command("FLUSHALL");
-		this.connectionFactory = RedisConnections.standalone(redis.server());
-		this.executor = Executors.newCachedThreadPool();
-	}
-
-	@AfterEach
-	void disconnect() throws Exception {
-		this.executor.shutdownNow();
-		((LettuceConnectionFactory) this.connectionFactory).destroy();
-	}
+	@RegisterExtension
+	final ConnectedRedis connected = new ConnectedRedis(redis);
 
 	/**
 	 * The head was called to try (its reservation) before its wait time ran out, but its
@@ -61,8 +40,9 @@ class LateWakeUpTests {
 		try (RedisLockTemplate holder = template(); RedisLockTemplate waiter = template()) {
 			LockHandle hold = holder
 				.acquire(LockRequest.builder("review").key("late").lease(Duration.ofSeconds(10)).build());
-			Future<LockHandle> waiting = this.executor.submit(() -> waiter
-				.acquire(LockRequest.builder("review").key("late").waitTime(Duration.ofMillis(1500)).build()));
+			Future<LockHandle> waiting = this.connected.executor()
+				.submit(() -> waiter
+					.acquire(LockRequest.builder("review").key("late").waitTime(Duration.ofMillis(1500)).build()));
 			Thread.sleep(500);
 			WaitQueue queue = onlyQueue(waiter);
 			ReentrantLock signalLock = (ReentrantLock) field(WaitQueue.class, "signalLock").get(queue);
@@ -98,7 +78,9 @@ class LateWakeUpTests {
 	}
 
 	private RedisLockTemplate template() {
-		return RedisLockTemplate.builder(this.connectionFactory).subscriptionLinger(Duration.ofSeconds(30)).build();
+		return RedisLockTemplate.builder(this.connected.connectionFactory())
+			.subscriptionLinger(Duration.ofSeconds(30))
+			.build();
 	}
 
 }

@@ -1,8 +1,6 @@
 package io.github.distributedlock.redis;
 
 import java.time.Duration;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
@@ -10,13 +8,8 @@ import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockMode;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.test.RedisServerExtension;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-
-import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -37,22 +30,8 @@ class ReleaseWakeUpTests {
 	@RegisterExtension
 	static RedisServerExtension redis = RedisServerExtension.dedicated();
 
-	private RedisConnectionFactory connectionFactory;
-
-	private ExecutorService executor;
-
-	@BeforeEach
-	void connect() {
-		redis.server().command("FLUSHALL");
-		this.connectionFactory = RedisConnections.standalone(redis.server());
-		this.executor = Executors.newCachedThreadPool();
-	}
-
-	@AfterEach
-	void disconnect() throws Exception {
-		this.executor.shutdownNow();
-		((LettuceConnectionFactory) this.connectionFactory).destroy();
-	}
+	@RegisterExtension
+	final ConnectedRedis connected = new ConnectedRedis(redis);
 
 	@Test
 	void shouldWakeAWaiterThatFilesNoRequest() throws Exception {
@@ -75,7 +54,7 @@ class ReleaseWakeUpTests {
 		// A fair waiter also tries again at each heartbeat: make that later than the
 		// lease.
 		try (RedisLockTemplate holder = template(true);
-				RedisLockTemplate waiter = RedisLockTemplate.builder(this.connectionFactory)
+				RedisLockTemplate waiter = RedisLockTemplate.builder(this.connected.connectionFactory())
 					.fairWaiterTimeout(Duration.ofSeconds(60))
 					.build()) {
 			assertWokenPromptly(holder, waiter, request("fair"),
@@ -108,14 +87,14 @@ class ReleaseWakeUpTests {
 				RedisLockTemplate writer = template(false);
 				RedisLockTemplate reader = template(false)) {
 			LockHandle reading = first.acquire(read().lease(LEASE).build());
-			Future<Long> written = this.executor.submit(() -> {
+			Future<Long> written = this.connected.executor().submit(() -> {
 				try (LockHandle hold = writer.acquire(write().waitTime(Duration.ofSeconds(9)).build())) {
 					Thread.sleep(100);
 				}
 				return System.nanoTime();
 			});
 			Thread.sleep(300);
-			Future<LockHandle> waiting = this.executor
+			Future<LockHandle> waiting = this.connected.executor()
 				.submit(() -> reader.acquire(read().waitTime(Duration.ofSeconds(20)).build()));
 			Thread.sleep(300);
 			reading.close();
@@ -135,7 +114,7 @@ class ReleaseWakeUpTests {
 		try (RedisLockTemplate holder = template(false); RedisLockTemplate waiter = template(false)) {
 			LockHandle write = holder.acquire(write().lease(LEASE).build());
 			LockHandle read = holder.acquire(read().lease(LEASE).build());
-			Future<LockHandle> waiting = this.executor
+			Future<LockHandle> waiting = this.connected.executor()
 				.submit(() -> waiter.acquire(write().waitTime(Duration.ofSeconds(20)).build()));
 			Thread.sleep(300);
 			write.close();
@@ -162,7 +141,7 @@ class ReleaseWakeUpTests {
 			LockRequest waited) throws Exception {
 		LockHandle hold = holder
 			.acquire(LockRequest.builder(held.name().scope()).key(held.name().key()).lease(LEASE).build());
-		Future<LockHandle> waiting = this.executor.submit(() -> waiter.acquire(waited));
+		Future<LockHandle> waiting = this.connected.executor().submit(() -> waiter.acquire(waited));
 		Thread.sleep(300);
 		long released = System.nanoTime();
 		hold.close();
@@ -178,7 +157,7 @@ class ReleaseWakeUpTests {
 	}
 
 	private RedisLockTemplate template(boolean handOff) {
-		return RedisLockTemplate.builder(this.connectionFactory)
+		return RedisLockTemplate.builder(this.connected.connectionFactory())
 			.handOff(handOff)
 			.subscriptionLinger(Duration.ofSeconds(30))
 			.build();
