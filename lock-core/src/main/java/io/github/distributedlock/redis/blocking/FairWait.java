@@ -71,12 +71,10 @@ public final class FairWait {
 					}
 					boolean woken = queue.awaitSignal(seen, sleep);
 					seen = queue.signals();
-					// Not woken: the holder's lease, the heartbeat or the wait time is
-					// up,
-					// and each calls for an attempt. (The lease's bound never reaches 0:
-					// it
-					// keeps a margin, so waiting for it to would spin until the
-					// heartbeat.)
+					// Not woken: the holder's lease, the heartbeat or the wait
+					// time is up, and each calls for an attempt. The lease's
+					// bound never reaches 0 (it keeps a margin): waiting for
+					// that spun until the heartbeat.
 					if (!woken || this.turn.named(queue.line()) || this.turn.firstAfterPlainRelease(queue.line())
 							|| queue.isClosed()) {
 						break;
