@@ -202,6 +202,18 @@ final class HoldChecker {
 	}
 
 	/**
+	 * Record that a released permit stays taken until {@code untilNanos}: its release
+	 * kept it for what was left of its minimum hold.
+	 */
+	void keptUntil(String holder, long token, long untilNanos) {
+		for (Hold hold : this.holds) {
+			if (hold.holder.equals(holder) && hold.token == token && untilNanos - hold.endNanos > 0) {
+				hold.endNanos = untilNanos;
+			}
+		}
+	}
+
+	/**
 	 * Record a violation that the simulation found itself.
 	 */
 	void violated(String what) {

@@ -85,16 +85,19 @@ import org.jspecify.annotations.Nullable;
  * owner's included, as the kept lock is owned by nobody; only a client of the same custom
  * owner may join a hold of that token still live in Redis. Once its reply is read, the
  * lock must be in Redis until that end, owned by nobody or still by the releasing owner,
- * with a TTL that reaches it. The {@link HoldChecker} checks the history (readers may
- * overlap readers, nobody else overlaps another owner; at most N permits at once), and
- * after every event each live hold's deadline is held to Redis: a writer's lock must
- * still be its owner's, live at least until then, with no live reader of another owner; a
- * reader's owner must still be among the readers, scored at least until then, with its
- * hold in its owner's list and no writer of another owner; a permit's member
- * ({@code <owner digest>|<hold>}) must be in the permits set, scored at least until then.
- * For runs without faults it measures how long a client waits for a permit while one is
- * free in Redis, and how long each acquisition waits besides the time the lock was kept
- * for a minimum hold, which a waiter waits out.
+ * with a TTL that reaches it. Readers and permits draw minimum holds too
+ * ({@link SharedKeeps}): no writer is granted while a kept reader's stand-in should
+ * stand, and a kept permit counts as taken until its minimum hold ends. The
+ * {@link HoldChecker} checks the history (readers may overlap readers, nobody else
+ * overlaps another owner; at most N permits at once), and after every event each live
+ * hold's deadline is held to Redis: a writer's lock must still be its owner's, live at
+ * least until then, with no live reader of another owner; a reader's owner must still be
+ * among the readers, scored at least until then, with its hold in its owner's list and no
+ * writer of another owner; a permit's member ({@code <owner digest>|<hold>}) must be in
+ * the permits set, scored at least until then. For runs without faults it measures how
+ * long a client waits for a permit while one is free in Redis, and how long each
+ * acquisition waits besides the time the lock was kept for a minimum hold, which a waiter
+ * waits out.
  * <p>
  * A quarter of the acquisitions are stopped while they wait ({@link Fault#CANCEL}, drawn
  * from a PRNG of their own in {@link Cancellations}), as the engine's drivers stop them:
@@ -130,12 +133,11 @@ import org.jspecify.annotations.Nullable;
  * runs without Redis stalls or shared custom owners its waiters must be granted in the
  * order they joined the queue ({@link FairOrder}).
  * <p>
- * Not simulated: the JVM's scheduler, Lettuce's reconnect logic, readers' re-entries,
- * readers' and permits' minimum holds and nested permits; the chaos suite keeps covering
- * those on real processes. In a quarter of the runs (drawn from a PRNG of its own)
- * clients take multi-locks beside single locks of the same names instead: a
- * {@link MultiLockRun}, whose {@link MultiClient}s run the engine's own
- * {@link MultiAcquisition}.
+ * Not simulated: the JVM's scheduler, Lettuce's reconnect logic, readers' re-entries and
+ * nested permits; the chaos suite keeps covering those on real processes. In a quarter of
+ * the runs (drawn from a PRNG of its own) clients take multi-locks beside single locks of
+ * the same names instead: a {@link MultiLockRun}, whose {@link MultiClient}s run the
+ * engine's own {@link MultiAcquisition}.
  */
 final class LockSimulation {
 
@@ -243,6 +245,9 @@ final class LockSimulation {
 
 	private long keptReleases;
 
+	// The minimum holds of readers and permits, and the stand-ins their releases leave.
+	private final SharedKeeps sharedKeeps;
+
 	// The cancels and interrupts of waiting acquisitions, drawn from a PRNG of their own.
 	private final Cancellations cancellations;
 
@@ -301,6 +306,7 @@ final class LockSimulation {
 		this.permits = this.fair ? 0 : permits;
 		this.readerPair = (this.permits > 0 || this.fair) ? -1 : readerPair;
 		this.minimumHolds = new SimulationRandom(seed ^ 0x6b656570L);
+		this.sharedKeeps = new SharedKeeps(seed, this.faults.contains(Fault.SHARED_KEEP));
 		this.cancellations = new Cancellations(seed);
 		// In a quarter of the runs of locks the clients poll: drawn from a PRNG of its
 		// own, so that the other runs are the runs they were.
@@ -365,10 +371,29 @@ final class LockSimulation {
 	}
 
 	/**
+	 * Return the spec a reader's or a permit's acquisition takes: a quarter of them hold
+	 * at least a minimum hold ({@link SharedKeeps}).
+	 */
+	private LockSpec sharedSpec(LockSpec plain) {
+		LockMode mode = plain.kind().waitsAsReader() ? LockMode.READ : LockMode.EXCLUSIVE;
+		return this.sharedKeeps.spec(plain,
+				(millis) -> resolve(mode, this.waitStrategy, this.sharedOwners, this.permits, millis, false));
+	}
+
+	/**
 	 * A grant whose acquire script ran at {@code ranNanos}: no lock kept for a minimum
-	 * hold may be granted to another hold before that minimum hold ends.
+	 * hold may be granted to another hold before that minimum hold ends, nor a writer's
+	 * while a reader is kept for one.
 	 */
 	private void checkKept(String holder, long token, long ranNanos) {
+		boolean writer = this.clients.values()
+			.stream()
+			.anyMatch((client) -> client.name.equals(holder) && !client.reader && !client.permit);
+		String reading = writer ? this.sharedKeeps.writerGranted(holder, token, ranNanos) : null;
+		if (reading != null) {
+			this.checker.violated(reading);
+			return;
+		}
 		for (KeptLock kept : this.kept) {
 			if (kept.token != token && kept.grantedWithin(ranNanos)) {
 				this.checker.violated(holder + " was granted token " + token + " at " + at(ranNanos) + " ms, but "
@@ -401,7 +426,7 @@ final class LockSimulation {
 		return total;
 	}
 
-	private static String at(long nanos) {
+	static String at(long nanos) {
 		return String.format("%.3f", (nanos - 1_000_000 * MS) / 1e6);
 	}
 
@@ -531,6 +556,9 @@ final class LockSimulation {
 		}
 		long now = this.clock.nanos();
 		String kept = keptViolation(now);
+		if (kept == null) {
+			kept = this.sharedKeeps.liveViolation(now, this::score);
+		}
 		if (kept != null) {
 			this.checker.violated(kept);
 			return;
@@ -549,6 +577,12 @@ final class LockSimulation {
 				}
 			}
 		}
+	}
+
+	private @Nullable Long score(boolean readers, String member) {
+		String key = readers ? LockKeys.readers(this.readSpec.lockKey()) : LockKeys.permits(this.permitSpec.lockKey());
+		Object score = this.redis.command("ZSCORE", key, member);
+		return (score != null) ? Long.valueOf(score.toString()) : null;
 	}
 
 	private @Nullable String liveHoldViolation(Client client, Held held, long now) {
@@ -846,6 +880,13 @@ final class LockSimulation {
 	}
 
 	/**
+	 * Return how many readers' and permits' releases kept them for a minimum hold.
+	 */
+	long[] sharedKeptReleases() {
+		return new long[] { this.sharedKeeps.keptReads(), this.sharedKeeps.keptPermits() };
+	}
+
+	/**
 	 * Return the bound on any wait in a run without faults, from the guarantees: N ×
 	 * (hold time + one message + one round trip) for N requests ahead, here with holds of
 	 * at most 3 ms, a message or each way of a round trip at most 5 ms, and at most
@@ -1091,7 +1132,7 @@ final class LockSimulation {
 			}
 			// A custom owner always counts as holding the lock (no take-over), as in the
 			// engine.
-			this.acquiring = (this.reader || this.permit) ? this.spec : writerSpec();
+			this.acquiring = (this.reader || this.permit) ? sharedSpec(this.spec) : writerSpec();
 			if (this.acquiring.holdAtLeastMillis() > 0) {
 				LockSimulation.this.trace
 					.add("           " + this.name + " holds at least " + this.acquiring.holdAtLeastMillis() + " ms");
@@ -1741,7 +1782,7 @@ final class LockSimulation {
 			KeptLock kept = null;
 			if (keepMillis > 0 && keptUntil - now > 0) {
 				kept = new KeptLock(this.name, this.owner, grant.token(), keptUntil, keepMillis, held.endNanos());
-				LockSimulation.this.kept.add(kept);
+				recordKept(kept, grant);
 				LockSimulation.this.keptHistory.add(kept);
 				LockSimulation.this.keptReleases++;
 			}
@@ -1758,12 +1799,31 @@ final class LockSimulation {
 					// The hold was lost: there was nothing to keep.
 					LockSimulation.this.kept.remove(keeping);
 					LockSimulation.this.keptHistory.remove(keeping);
+					LockSimulation.this.sharedKeeps.lost(keeping);
 				}
 				else if (keeping != null) {
 					keeping.read = true;
 				}
 				then.run();
 			});
+		}
+
+		/**
+		 * Record a release that keeps a hold for its minimum hold: a writer's lock, a
+		 * reader's stand-in (no writer before it ends) or a permit's (the permit counted
+		 * as taken until it ends, Redis's millisecond of slack allowed).
+		 */
+		private void recordKept(KeptLock kept, Grant grant) {
+			if (this.reader) {
+				LockSimulation.this.sharedKeeps.keptRead(kept);
+			}
+			else if (this.permit) {
+				LockSimulation.this.sharedKeeps.keptPermit(kept, grant.hold());
+				LockSimulation.this.checker.keptUntil(this.name, grant.token(), kept.endNanos - REDIS_MS_SLACK);
+			}
+			else {
+				LockSimulation.this.kept.add(kept);
+			}
 		}
 
 		private void next() {
@@ -2027,6 +2087,14 @@ final class LockSimulation {
 		 * which their release passes on as what is left of it.
 		 */
 		KEEP,
+
+		/**
+		 * A quarter of the readers' and the permits' acquisitions hold at least a minimum
+		 * hold, which their release passes on ({@link SharedKeeps}). Not in the runs
+		 * without faults: a writer that waits for readers is not woken when a kept
+		 * reader's stand-in ends (docs/design/simulation.md, seed 1029).
+		 */
+		SHARED_KEEP,
 
 		/**
 		 * A quarter of the acquisitions are cancelled (reactive) or interrupted

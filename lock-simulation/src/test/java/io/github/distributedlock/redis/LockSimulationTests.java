@@ -58,6 +58,7 @@ class LockSimulationTests {
 		long[] multiStops = new long[4];
 		long multiReadHolds = 0;
 		int multiReaderRuns = 0;
+		long[] sharedKept = new long[2];
 		for (long seed : seeds()) {
 			LockSimulation simulation = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE);
 			String violation = simulation.run(CLIENTS, ACQUISITIONS);
@@ -100,6 +101,8 @@ class LockSimulationTests {
 				fairHolds += simulation.holds();
 			}
 			kept += simulation.keptReleases();
+			sharedKept[0] += simulation.sharedKeptReleases()[0];
+			sharedKept[1] += simulation.sharedKeptReleases()[1];
 			jvmRuns += simulation.twoPerJvm() ? 1 : 0;
 			turns[0] += simulation.turns()[0];
 			turns[1] += simulation.turns()[1];
@@ -112,7 +115,8 @@ class LockSimulationTests {
 		System.out.printf("simulation: %d seeds, %d holds (%d read holds in %d seeds with readers, %d writer intents "
 				+ "dropped; %d permits in %d seeds with permits; %d fair holds in %d seeds of the fair lock; %d "
 				+ "renewals, %d extensions, %d re-entries granted, %d joined "
-				+ "a shared custom owner's hold, %d releases kept a minimum hold; %d waits cancelled asleep, %d cancelled "
+				+ "a shared custom owner's hold, %d releases kept a minimum hold (%d readers', %d "
+				+ "permits'); %d waits cancelled asleep, %d cancelled "
 				+ "in flight, %d of them granted and released, %d interrupted; %d seeds ran two clients to a JVM, "
 				+ "where %d acquisitions waited for their turn in the local line, %d of them until their wait ran "
 				+ "out; %d seeds took multi-locks beside single locks: %d holds (%d read holds in %d seeds with a "
@@ -121,11 +125,11 @@ class LockSimulationTests {
 				+ "asleep, %d in flight, %d of them granted and released, %d interrupted), %d events, %d lock "
 				+ "operations (scripts run), %.1f CPU s, %.0f holds, %.0f lock operations and %.0f events per CPU s%n",
 				seeds().length, holds, readHolds, readerRuns, intentsDropped, permitHolds, permitRuns, fairHolds,
-				fairRuns, leases[0], leases[1], leases[2], leases[3], kept, stops[0], stops[1], stops[2], stops[3],
-				jvmRuns, turns[0], turns[1], multiRuns, multiRunHolds, multiReadHolds, multiReaderRuns, multiHolds[0],
-				multiHolds[1], multiGaveUp[0], multiGaveUp[1], multiStops[0], multiStops[1], multiStops[2],
-				multiStops[3], steps, scripts, cpuSeconds, holds / cpuSeconds, scripts / cpuSeconds,
-				steps / cpuSeconds);
+				fairRuns, leases[0], leases[1], leases[2], leases[3], kept, sharedKept[0], sharedKept[1], stops[0],
+				stops[1], stops[2], stops[3], jvmRuns, turns[0], turns[1], multiRuns, multiRunHolds, multiReadHolds,
+				multiReaderRuns, multiHolds[0], multiHolds[1], multiGaveUp[0], multiGaveUp[1], multiStops[0],
+				multiStops[1], multiStops[2], multiStops[3], steps, scripts, cpuSeconds, holds / cpuSeconds,
+				scripts / cpuSeconds, steps / cpuSeconds);
 	}
 
 	/**

@@ -336,6 +336,26 @@ class PlantedBugTests {
 	}
 
 	/**
+	 * A reader's release that ignores what is left of its minimum hold (ARGV[3] of
+	 * {@code release-read.lua}): no {@code kept|} stand-in, so a writer may take the lock
+	 * as soon as the last reader leaves.
+	 */
+	@Test
+	void findsAReadReleaseThatIgnoresTheMinimumHold() {
+		assertFound("release-read.lua", "local keep = tonumber(ARGV[3])", "local keep = 0");
+	}
+
+	/**
+	 * A permit's release that ignores what is left of its minimum hold (ARGV[3] of
+	 * {@code release-permit.lua}): the permit is free at once, and another holder may
+	 * take it before the minimum hold ends.
+	 */
+	@Test
+	void findsAPermitReleaseThatIgnoresTheMinimumHold() {
+		assertFound("release-permit.lua", "local keep = tonumber(ARGV[3])", "local keep = 0");
+	}
+
+	/**
 	 * The direct hand-off, the first protocol's bug: a waiter that takes the message
 	 * saying the lock is reserved for it as the grant itself. Only Redis's reply to the
 	 * waiter's own attempt makes it a holder.
