@@ -306,7 +306,8 @@ final class LockSimulation {
 		this.permits = this.fair ? 0 : permits;
 		this.readerPair = (this.permits > 0 || this.fair) ? -1 : readerPair;
 		this.minimumHolds = new SimulationRandom(seed ^ 0x6b656570L);
-		this.sharedKeeps = new SharedKeeps(seed, this.faults.contains(Fault.SHARED_KEEP));
+		this.sharedKeeps = new SharedKeeps(seed, this.faults.contains(Fault.READ_KEEP),
+				this.faults.contains(Fault.PERMIT_KEEP));
 		this.cancellations = new Cancellations(seed);
 		// In a quarter of the runs of locks the clients poll: drawn from a PRNG of its
 		// own, so that the other runs are the runs they were.
@@ -2089,12 +2090,18 @@ final class LockSimulation {
 		KEEP,
 
 		/**
-		 * A quarter of the readers' and the permits' acquisitions hold at least a minimum
-		 * hold, which their release passes on ({@link SharedKeeps}). Not in the runs
-		 * without faults: a writer that waits for readers is not woken when a kept
-		 * reader's stand-in ends (docs/design/simulation.md, seed 1029).
+		 * A quarter of the readers' acquisitions hold at least a minimum hold, which
+		 * their release passes on ({@link SharedKeeps}). Not in the runs without faults:
+		 * a writer that waits for readers is not woken when a kept reader's stand-in ends
+		 * (docs/design/simulation.md, seed 1029).
 		 */
-		SHARED_KEEP,
+		READ_KEEP,
+
+		/**
+		 * A quarter of the permits' acquisitions hold at least a minimum hold, which
+		 * their release passes on ({@link SharedKeeps}).
+		 */
+		PERMIT_KEEP,
 
 		/**
 		 * A quarter of the acquisitions are cancelled (reactive) or interrupted

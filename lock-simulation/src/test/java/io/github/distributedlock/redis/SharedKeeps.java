@@ -22,8 +22,9 @@ import org.jspecify.annotations.Nullable;
  * {@link HoldChecker} counts. Both ends are capped by the hold's lease, as for writers.
  * <p>
  * The minimum holds are drawn from a PRNG of their own, so that drawing them changes no
- * other choice of a run: with {@link LockSimulation.Fault#SHARED_KEEP} off, or in a run
- * without readers or permits, every run is the run it was before.
+ * other choice of a run: with {@link LockSimulation.Fault#READ_KEEP} and
+ * {@link LockSimulation.Fault#PERMIT_KEEP} off, or in a run without readers or permits,
+ * every run is the run it was before.
  */
 final class SharedKeeps {
 
@@ -33,7 +34,9 @@ final class SharedKeeps {
 
 	private final SimulationRandom random;
 
-	private final boolean keeps;
+	private final boolean readersKeep;
+
+	private final boolean permitsKeep;
 
 	private final Map<Long, LockSpec> specs = new HashMap<>();
 
@@ -48,12 +51,15 @@ final class SharedKeeps {
 
 	/**
 	 * @param seed the run's seed
-	 * @param keeps whether the run draws minimum holds
-	 * ({@link LockSimulation.Fault#SHARED_KEEP})
+	 * @param readersKeep whether the run draws readers' minimum holds
+	 * ({@link LockSimulation.Fault#READ_KEEP})
+	 * @param permitsKeep whether the run draws permits' minimum holds
+	 * ({@link LockSimulation.Fault#PERMIT_KEEP})
 	 */
-	SharedKeeps(long seed, boolean keeps) {
+	SharedKeeps(long seed, boolean readersKeep, boolean permitsKeep) {
 		this.random = new SimulationRandom(seed ^ 0x73686172L);
-		this.keeps = keeps;
+		this.readersKeep = readersKeep;
+		this.permitsKeep = permitsKeep;
 	}
 
 	/**
@@ -63,7 +69,7 @@ final class SharedKeeps {
 	LockSpec spec(LockSpec plain, LongFunction<LockSpec> withMinimum) {
 		boolean keeps = this.random.nextInt(4) == 0;
 		long minimum = MINIMUMS_MS[this.random.nextInt(MINIMUMS_MS.length)] - 1 + this.random.nextInt(3);
-		if (!keeps || !this.keeps) {
+		if (!keeps || !(plain.kind().waitsAsReader() ? this.readersKeep : this.permitsKeep)) {
 			return plain;
 		}
 		long holdAtLeast = Math.min(minimum, plain.leaseMillis());
