@@ -1,4 +1,5 @@
--- Release one read hold; when the last reader leaves, wake a waiting writer.
+-- Release one read hold; when the last reader leaves (stand-ins of kept readers aside), wake a
+-- waiting writer.
 --
 -- KEYS: readers, read_holds, channel
 -- ARGV: owner, hold, keep_ms
@@ -60,9 +61,20 @@ if keep > 0 or redis.call('ZSCORE', KEYS[1], 'kept|' .. owner) then
 	end
 	redis.call('ZREM', KEYS[1], 'kept|' .. owner)
 end
-if redis.call('ZCOUNT', KEYS[1], '(' .. nowMs, '+inf') == 0 then
+local live = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. nowMs, '+inf')
+if #live == 0 then
 	redis.call('DEL', KEYS[1], KEYS[2])
 	-- Only writers wait for this; readers ignore it.
 	redis.call('PUBLISH', KEYS[3], 'readers-left')
+	return 0
 end
+for _, member in ipairs(live) do
+	if string.sub(member, 1, 5) ~= 'kept|' then
+		-- A reader is left: its release tells the writers.
+		return 0
+	end
+end
+-- Only other owners' stand-ins are left. They end by expiry, which tells nobody: writers are
+-- told now, as a hint, and learn from their next attempt how long the stand-ins stay.
+redis.call('PUBLISH', KEYS[3], 'readers-left')
 return 0
