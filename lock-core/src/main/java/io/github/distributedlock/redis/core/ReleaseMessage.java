@@ -180,6 +180,16 @@ public sealed interface ReleaseMessage {
 			return false;
 		}
 
+		/**
+		 * Wakes in every mode: only this message names the next fair waiter, and with
+		 * keyspace events the lock's {@code del} comes before it, when the waiter is not
+		 * named yet. The others go back to sleep.
+		 */
+		@Override
+		public boolean wakes(boolean keyspaceEvents, boolean readers) {
+			return true;
+		}
+
 	}
 
 	/**

@@ -59,11 +59,12 @@ class ReleaseMessageTests {
 	}
 
 	@Test
-	void shouldWakeKeyspaceWaitersOnlyWhenTheKeyIsGone() {
-		for (String body : new String[] { "del", "expired", "evicted" }) {
+	void shouldWakeKeyspaceWaitersOnlyWhenTheKeyIsGoneOrAFairWaiterIsNamed() {
+		// The name comes after the key's del: only it wakes the named fair waiter.
+		for (String body : new String[] { "del", "expired", "evicted", "next:a" }) {
 			assertThat(parse(body).wakes(true, false)).as(body).isTrue();
 		}
-		for (String body : new String[] { "42", "forced", "permit", "next:a", "readers-left", "hset", "expire" }) {
+		for (String body : new String[] { "42", "forced", "permit", "readers-left", "hset", "expire" }) {
 			assertThat(parse(body).wakes(true, false)).as(body).isFalse();
 		}
 	}
