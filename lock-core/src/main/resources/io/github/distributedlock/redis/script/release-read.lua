@@ -75,6 +75,8 @@ for _, member in ipairs(live) do
 	end
 end
 -- Only other owners' stand-ins are left. They end by expiry, which tells nobody: writers are
--- told now, as a hint, and learn from their next attempt how long the stand-ins stay.
+-- told now, as a hint, and learn from their next attempt how long the stand-ins stay; the set
+-- expires when the last of them ends, which is what keyspace waiters hear.
+expire_at_latest(KEYS[1], nowMs, KEYS[2])
 redis.call('PUBLISH', KEYS[3], 'readers-left')
 return 0
