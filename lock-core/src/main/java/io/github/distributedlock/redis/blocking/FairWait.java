@@ -95,11 +95,20 @@ public final class FairWait {
 	}
 
 	private void leaveQueue(LockSpec spec) {
+		// Interrupted, the driver would not wait for the reply and might not send the
+		// command: the place would stay until the fair waiter timeout, and the waiters
+		// behind it, named next by a release, would wait that long.
+		boolean interrupted = Thread.interrupted();
 		try {
 			this.commands.leaveQueue(spec, this.attempts.acquisition().owner());
 		}
 		catch (RuntimeException ex) {
 			// Our place expires with the fair waiter timeout anyway.
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
 		}
 	}
 
