@@ -95,20 +95,14 @@ public final class FairWait {
 	}
 
 	private void leaveQueue(LockSpec spec) {
-		// Interrupted, the driver would not wait for the reply and might not send the
-		// command: the place would stay until the fair waiter timeout, and the waiters
-		// behind it, named next by a release, would wait that long.
-		boolean interrupted = Thread.interrupted();
 		try {
+			// Sent even on an interrupted thread (LockCommands): a place left behind
+			// would be named next by a release, and the waiters behind it would wait
+			// for their heartbeat.
 			this.commands.leaveQueue(spec, this.attempts.acquisition().owner());
 		}
 		catch (RuntimeException ex) {
 			// Our place expires with the fair waiter timeout anyway.
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
 		}
 	}
 

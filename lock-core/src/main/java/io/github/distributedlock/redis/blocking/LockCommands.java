@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 import io.github.distributedlock.LockAccessException;
+import io.github.distributedlock.LockInterruptedException;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.redis.core.AcquireResult;
 import io.github.distributedlock.redis.core.Grant;
@@ -94,7 +95,7 @@ public final class LockCommands {
 	 */
 	public long release(Grant hold, long keepMillis) {
 		LockSpec spec = hold.spec();
-		return number(run(spec.name(), "release", spec.kind()
+		return number(runUninterrupted(spec.name(), "release", spec.kind()
 			.release(spec, hold.owner(), hold.token(), hold.hold(), this.handOff, Math.max(0, keepMillis))));
 	}
 
@@ -125,14 +126,14 @@ public final class LockCommands {
 	 * request (or the lock is freed). A hold is never touched.
 	 */
 	public void withdraw(LockSpec spec, HandOffRequest request) {
-		run(spec.name(), "withdraw", ExclusiveKind.withdraw(spec, request, this.handOff));
+		runUninterrupted(spec.name(), "withdraw", ExclusiveKind.withdraw(spec, request, this.handOff));
 	}
 
 	/**
 	 * Leave a fair lock's queue after giving up.
 	 */
 	void leaveQueue(LockSpec spec, String owner) {
-		run(spec.name(), "leave queue", FairKind.leave(spec, owner));
+		runUninterrupted(spec.name(), "leave queue", FairKind.leave(spec, owner));
 	}
 
 	/**
@@ -248,6 +249,39 @@ public final class LockCommands {
 		}
 		catch (DataAccessException ex) {
 			throw ScriptReplies.failure(name, operation, ex);
+		}
+	}
+
+	/**
+	 * Run a script that ends something (a release, a withdrawal, a leave) even on an
+	 * interrupted thread: the driver gives up on a command when the thread is
+	 * interrupted, before sending it or while waiting for its reply, and a hold or a
+	 * place left behind would cost the others up to a lease. These scripts are safe to
+	 * run twice, so one given up on while waiting is sent again once. The interrupt is
+	 * kept for the caller.
+	 */
+	private <T> @Nullable T runUninterrupted(LockName name, String operation, ScriptCall call) {
+		boolean interrupted = Thread.interrupted();
+		try {
+			for (int tries = 1;; tries++) {
+				try {
+					return this.scripts.execute(call);
+				}
+				catch (DataAccessException ex) {
+					if (!Thread.interrupted()) {
+						throw ScriptReplies.failure(name, operation, ex);
+					}
+					interrupted = true;
+					if (tries == 2) {
+						throw new LockInterruptedException(name, ex);
+					}
+				}
+			}
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
 		}
 	}
 

@@ -148,26 +148,19 @@ public final class MultiWaitLoop {
 		if (request == null) {
 			return;
 		}
-		boolean interrupted = Thread.interrupted();
-		try {
-			for (LockSpec spec : this.acquisition.filed()) {
-				try {
-					if (failed) {
-						this.commands.withdrawAsync(spec, request);
-					}
-					else {
-						this.commands.withdraw(spec, request);
-					}
+		// Sent even on an interrupted thread (LockCommands).
+		for (LockSpec spec : this.acquisition.filed()) {
+			try {
+				if (failed) {
+					this.commands.withdrawAsync(spec, request);
 				}
-				catch (RuntimeException ex) {
-					// A reservation for it lapses after its claim, and the request with
-					// the line.
+				else {
+					this.commands.withdraw(spec, request);
 				}
 			}
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
+			catch (RuntimeException ex) {
+				// A reservation for it lapses after its claim, and the request with the
+				// line.
 			}
 		}
 	}

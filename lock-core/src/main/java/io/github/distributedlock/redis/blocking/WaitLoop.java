@@ -270,17 +270,12 @@ public final class WaitLoop {
 			}
 			return;
 		}
-		boolean interrupted = Thread.interrupted();
 		try {
+			// Sent even on an interrupted thread (LockCommands).
 			this.commands.withdraw(this.spec, request);
 		}
 		catch (RuntimeException ex) {
 			// A reservation for it lapses after its claim, and the request with the line.
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
 		}
 	}
 

@@ -1,0 +1,61 @@
+package io.github.distributedlock.redis;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.github.distributedlock.LockHandle;
+import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.test.RedisServerExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A thread interrupted while it holds a lock (a cancelled task, an executor shut down
+ * now) still releases it when it closes the handle, and keeps its interrupt. The driver
+ * gives up on a command on an interrupted thread: the release was never run, the close
+ * threw {@code LockInterruptedException}, and the lock stayed taken until its lease ran
+ * out.
+ */
+class InterruptedReleaseTests {
+
+	@RegisterExtension
+	static RedisServerExtension redis = RedisServerExtension.dedicated();
+
+	@RegisterExtension
+	final ConnectedRedis connected = new ConnectedRedis(redis);
+
+	@AfterEach
+	void clearInterrupt() {
+		Thread.interrupted();
+	}
+
+	@Test
+	void shouldReleaseOnAnInterruptedThread() {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+			LockHandle held = template.acquire(request("a").build());
+			Thread.currentThread().interrupt();
+			held.close();
+			assertThat(Thread.interrupted()).as("the interrupt is kept").isTrue();
+			assertThat(redis.server().command("EXISTS", "lock:{interrupted:a}")).isEqualTo(0L);
+		}
+	}
+
+	@Test
+	void shouldReleaseEveryLockOfAMultiLockOnAnInterruptedThread() {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+			LockHandle held = template.acquireAll(List.of(request("b").build(), request("c").build()));
+			Thread.currentThread().interrupt();
+			held.close();
+			assertThat(Thread.interrupted()).as("the interrupt is kept").isTrue();
+			assertThat(redis.server().command("EXISTS", "lock:{interrupted:b}", "lock:{interrupted:c}")).isEqualTo(0L);
+		}
+	}
+
+	private static LockRequest.Builder request(String key) {
+		return LockRequest.builder("interrupted").key(key).lease(Duration.ofSeconds(30));
+	}
+
+}
