@@ -67,7 +67,7 @@ public final class LockCommands {
 		LockKind.Attempt attempt = new LockKind.Attempt(owner, hold, remainingWaitMillis, mayHaveIntent, holdsIt,
 				handOff);
 		return ScriptReplies.acquireResult(spec,
-				run(spec.name(), "acquire", spec.kind().acquire(spec, attempt, this.fenceIdleMillis)));
+				runAttempt(spec.name(), spec.kind().acquire(spec, attempt, this.fenceIdleMillis)));
 	}
 
 	/**
@@ -76,7 +76,7 @@ public final class LockCommands {
 	MultiAcquireResult acquireAll(List<LockSpec> specs, String owner, String hold, boolean reentrant,
 			@Nullable HandOffRequest handOff) {
 		LockName first = specs.get(0).name();
-		return ScriptReplies.multiAcquireResult(first, specs.size(), run(first, "acquire",
+		return ScriptReplies.multiAcquireResult(first, specs.size(), runAttempt(first,
 				ExclusiveKind.acquireAll(specs, owner, hold, reentrant, handOff, this.fenceIdleMillis)));
 	}
 
@@ -250,6 +250,20 @@ public final class LockCommands {
 		catch (DataAccessException ex) {
 			throw ScriptReplies.failure(name, operation, ex);
 		}
+	}
+
+	/**
+	 * Run an acquire attempt: refused on a thread interrupted before it is sent, and,
+	 * once sent, not given up on for an interrupt, which would leave a lock it took to
+	 * its lease with nobody holding it. Sent again instead (the same hold, which the
+	 * script finds if the first run took it), and what it won is the caller's, with its
+	 * interrupt kept: the wait loops end at their next sleep.
+	 */
+	private <T> @Nullable T runAttempt(LockName name, ScriptCall call) {
+		if (Thread.currentThread().isInterrupted()) {
+			throw new LockInterruptedException(name, new InterruptedException());
+		}
+		return runUninterrupted(name, "acquire", call);
 	}
 
 	/**

@@ -1,0 +1,112 @@
+package io.github.distributedlock.redis;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.github.distributedlock.LockHandle;
+import io.github.distributedlock.LockInterruptedException;
+import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.test.RedisServerExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * An interrupt never leaves a lock taken by nobody until its lease ends.
+ * <p>
+ * A thread interrupted while it holds a lock (a cancelled task, an executor shut down
+ * now) still releases it when it closes the handle, and keeps its interrupt. The driver
+ * gives up on a command on an interrupted thread: the release was never run, the close
+ * threw {@code LockInterruptedException}, and the lock stayed taken until its lease ran
+ * out.
+ * <p>
+ * An attempt in flight when the thread is interrupted may take the lock in Redis: the
+ * driver gave up on its reply, the acquisition threw, and the lock it took stayed until
+ * its lease. The attempt is now sent again, and what it won is the caller's.
+ */
+class InterruptedThreadTests {
+
+	@RegisterExtension
+	static RedisServerExtension redis = RedisServerExtension.dedicated();
+
+	@RegisterExtension
+	final ConnectedRedis connected = new ConnectedRedis(redis);
+
+	@AfterEach
+	void clearInterrupt() {
+		Thread.interrupted();
+	}
+
+	@Test
+	void shouldReleaseOnAnInterruptedThread() {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+			LockHandle held = template.acquire(request("a").build());
+			Thread.currentThread().interrupt();
+			held.close();
+			assertThat(Thread.interrupted()).as("the interrupt is kept").isTrue();
+			assertThat(redis.server().command("EXISTS", "lock:{interrupted:a}")).isEqualTo(0L);
+		}
+	}
+
+	@Test
+	void shouldReleaseEveryLockOfAMultiLockOnAnInterruptedThread() {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+			LockHandle held = template.acquireAll(List.of(request("b").build(), request("c").build()));
+			Thread.currentThread().interrupt();
+			held.close();
+			assertThat(Thread.interrupted()).as("the interrupt is kept").isTrue();
+			assertThat(redis.server().command("EXISTS", "lock:{interrupted:b}", "lock:{interrupted:c}")).isEqualTo(0L);
+		}
+	}
+
+	@Test
+	void shouldKeepWhatAnAttemptInFlightTookWhenTheThreadIsInterrupted() throws Exception {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+			AtomicReference<Object> outcome = new AtomicReference<>();
+			AtomicBoolean interruptKept = new AtomicBoolean();
+			// Redis answers nobody for a while: the attempt is in flight when the
+			// thread is interrupted.
+			redis.server().command("CLIENT", "PAUSE", "1500", "ALL");
+			Thread thread = new Thread(() -> {
+				try {
+					outcome.set(template.acquire(request("d").build()));
+				}
+				catch (RuntimeException ex) {
+					outcome.set(ex);
+				}
+				interruptKept.set(Thread.interrupted());
+			});
+			thread.start();
+			Thread.sleep(500);
+			thread.interrupt();
+			thread.join(10_000);
+			assertThat(outcome.get()).isInstanceOf(LockHandle.class);
+			assertThat(interruptKept).isTrue();
+			LockHandle held = (LockHandle) outcome.get();
+			assertThat(held.isHeld()).isTrue();
+			held.close();
+			assertThat(redis.server().command("EXISTS", "lock:{interrupted:d}")).isEqualTo(0L);
+		}
+	}
+
+	@Test
+	void shouldNotAcquireOnAThreadInterruptedBefore() {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+			Thread.currentThread().interrupt();
+			assertThatExceptionOfType(LockInterruptedException.class)
+				.isThrownBy(() -> template.acquire(request("e").build()));
+			assertThat(Thread.interrupted()).as("the interrupt is kept").isTrue();
+			assertThat(redis.server().command("EXISTS", "lock:{interrupted:e}")).isEqualTo(0L);
+		}
+	}
+
+	private static LockRequest.Builder request(String key) {
+		return LockRequest.builder("interrupted").key(key).lease(Duration.ofSeconds(30));
+	}
+
+}
