@@ -1,5 +1,9 @@
 package io.github.distributedlock.redis;
 
+import io.github.distributedlock.redis.core.LockOwners;
+import io.github.distributedlock.simulation.RedisModel;
+import org.jspecify.annotations.Nullable;
+
 /**
  * A lock released before its minimum hold ended: taken by nobody else until
  * {@code endNanos}.
@@ -57,6 +61,45 @@ final class KeptLock {
 	long lastNanos() {
 		return Math.max(this.endNanos, (this.ranNanos < 0) ? Long.MAX_VALUE : Math.min(this.deadlineNanos,
 				(this.ranNanos / LockSimulation.MS + this.keepMillis + 1) * LockSimulation.MS));
+	}
+
+	/**
+	 * Return why a grant of {@code grantedToken} whose acquire script ran at
+	 * {@code ranNanos} breaks this keep, or {@code null}: nobody may be granted the lock
+	 * before its minimum hold ends, but a hold of the same token (a client of the same
+	 * custom owner joining a hold still live in Redis).
+	 */
+	@Nullable String grantViolation(String grantee, long grantedToken, long ranNanos) {
+		if (grantedToken == this.token || !grantedWithin(ranNanos)) {
+			return null;
+		}
+		return grantee + " was granted token " + grantedToken + " at " + LockSimulation.at(ranNanos) + " ms, but "
+				+ this.holder + " released token " + this.token + " keeping the lock until "
+				+ LockSimulation.at(this.endNanos) + " ms (its minimum hold)";
+	}
+
+	/**
+	 * Return what is wrong in Redis with the lock {@code key}, kept by this release, at
+	 * {@code nowNanos}, or {@code null}: once the release's reply is read, and until the
+	 * end the engine promises, the lock is there, owned by nobody (or still by its own
+	 * owner, if another client of that owner holds it), with a TTL that reaches the end.
+	 */
+	@Nullable String liveViolation(RedisModel redis, String key, long nowNanos) {
+		if (!this.read || this.endNanos - LockSimulation.REDIS_MS_SLACK - nowNanos <= 0) {
+			return null;
+		}
+		Object held = redis.command("HGET", key, "owner");
+		if (!"".equals(held) && !LockOwners.digest(this.owner).equals(held)) {
+			return this.holder + " released token " + this.token + " keeping the lock until "
+					+ LockSimulation.at(this.endNanos) + " ms (its minimum hold), but the lock's owner in Redis is "
+					+ held;
+		}
+		long ttl = (Long) redis.command("PTTL", key);
+		if (nowNanos + ttl * LockSimulation.MS + LockSimulation.REDIS_MS_SLACK - this.endNanos < 0) {
+			return this.holder + " released token " + this.token + " keeping the lock until "
+					+ LockSimulation.at(this.endNanos) + " ms (its minimum hold), but Redis keeps it " + ttl + " ms";
+		}
+		return null;
 	}
 
 }

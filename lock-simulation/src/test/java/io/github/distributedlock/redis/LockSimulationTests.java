@@ -58,6 +58,8 @@ class LockSimulationTests {
 		long[] multiStops = new long[4];
 		long multiReadHolds = 0;
 		int multiReaderRuns = 0;
+		long[] multiLife = new long[MultiLockRun.Counted.values().length];
+		int multiSharedRuns = 0;
 		long[] sharedKept = new long[2];
 		for (long seed : seeds()) {
 			LockSimulation simulation = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE);
@@ -87,6 +89,10 @@ class LockSimulationTests {
 				for (int i = 0; i < multiStops.length; i++) {
 					multiStops[i] += multi.cancelled()[i];
 				}
+				for (int i = 0; i < multiLife.length; i++) {
+					multiLife[i] += multi.counts()[i];
+				}
+				multiSharedRuns += multi.sharedOwners() ? 1 : 0;
 				continue;
 			}
 			readHolds += simulation.readHolds();
@@ -122,13 +128,17 @@ class LockSimulationTests {
 				+ "out; %d seeds took multi-locks beside single locks: %d holds (%d read holds in %d seeds with a "
 				+ "reader), %d multi-locks held, %d multi-lock "
 				+ "grants came too late, %d multi-lock and %d single-lock waits gave up, %d multi-lock waits cancelled "
-				+ "asleep, %d in flight, %d of them granted and released, %d interrupted), %d events, %d lock "
+				+ "asleep, %d in flight, %d of them granted and released, %d interrupted; %d renewals, %d "
+				+ "extensions of their holds, %d multi-lock holds re-entered as a single lock, %d single holds "
+				+ "re-entered by a multi-lock, %d holds joined a shared custom owner's (%d seeds with shared "
+				+ "owners), %d releases kept a minimum hold), %d events, %d lock "
 				+ "operations (scripts run), %.1f CPU s, %.0f holds, %.0f lock operations and %.0f events per CPU s%n",
 				seeds().length, holds, readHolds, readerRuns, intentsDropped, permitHolds, permitRuns, fairHolds,
 				fairRuns, leases[0], leases[1], leases[2], leases[3], kept, sharedKept[0], sharedKept[1], stops[0],
 				stops[1], stops[2], stops[3], jvmRuns, turns[0], turns[1], multiRuns, multiRunHolds, multiReadHolds,
 				multiReaderRuns, multiHolds[0], multiHolds[1], multiGaveUp[0], multiGaveUp[1], multiStops[0],
-				multiStops[1], multiStops[2], multiStops[3], steps, scripts, cpuSeconds, holds / cpuSeconds,
+				multiStops[1], multiStops[2], multiStops[3], multiLife[0], multiLife[1], multiLife[2], multiLife[3],
+				multiLife[4], multiSharedRuns, multiLife[5], steps, scripts, cpuSeconds, holds / cpuSeconds,
 				scripts / cpuSeconds, steps / cpuSeconds);
 	}
 

@@ -74,11 +74,15 @@ final class MultiClient {
 
 	private Cancellations.Pending pending = Cancellations.Pending.NONE;
 
+	// What it does with the locks it holds.
+	private final HoldWork work;
+
 	MultiClient(MultiLockRun run, String name, String owner, int acquisitions) {
 		this.run = run;
 		this.name = name;
 		this.owner = owner;
 		this.left = acquisitions;
+		this.work = new HoldWork(run, name, owner);
 	}
 
 	boolean done() {
@@ -97,12 +101,15 @@ final class MultiClient {
 		while (asked.size() < count) {
 			asked.add(keys.remove(this.run.random().nextInt(keys.size())));
 		}
+		long minimumHold = this.work.minimumHold();
 		TreeMap<String, LockSpec> ordered = new TreeMap<>();
-		for (LockSpec spec : this.run.specs(asked)) {
+		for (String key : asked) {
+			LockSpec spec = this.run.spec(key, minimumHold);
 			ordered.putIfAbsent(spec.lockKey(), spec);
 		}
 		List<LockSpec> specs = new ArrayList<>(ordered.values());
-		this.run.note(this.name + " takes " + asked + " at once");
+		this.run.note(this.name + " takes " + asked + " at once"
+				+ ((minimumHold > 0) ? ", each for at least " + minimumHold + " ms" : ""));
 		LockSpec first = specs.get(0);
 		MultiAcquisition acquisition = new MultiAcquisition(specs, this.owner, first.waitNanos(), first.reentrant(),
 				true, this.run::nanos);
@@ -131,18 +138,19 @@ final class MultiClient {
 		this.inFlight = true;
 		ScriptCall call = ExclusiveKind.acquireAll(acquisition.specs(), acquisition.owner(), acquisition.hold(),
 				acquisition.reentrant(), acquisition.request(), MultiLockRun.FENCE_IDLE_MS);
-		this.run.send(this.name, call, "acquire-all " + keys(acquisition.specs()), (reply) -> {
+		this.run.send(this.name, call, "acquire-all " + keys(acquisition.specs()), () -> {
+		}, (reply, ranNanos) -> {
 			if (this.acquisition != acquisition) {
 				return;
 			}
 			this.inFlight = false;
 			MultiAcquireResult result = ScriptReplies.multiAcquireResult(acquisition.specs().get(0).name(),
 					acquisition.specs().size(), (List<?>) reply);
-			replied(acquisition, acquisition.replied(sentNanos, result));
+			replied(acquisition, acquisition.replied(sentNanos, result), ranNanos);
 		});
 	}
 
-	private void replied(MultiAcquisition acquisition, MultiAcquisition.Outcome outcome) {
+	private void replied(MultiAcquisition acquisition, MultiAcquisition.Outcome outcome, long ranNanos) {
 		if (this.pending == Cancellations.Pending.CANCELLED && !(outcome instanceof MultiAcquisition.Failed)) {
 			abandon(outcome);
 			return;
@@ -150,7 +158,7 @@ final class MultiClient {
 		if (outcome instanceof MultiAcquisition.Granted granted) {
 			this.run.multiHeld(granted.late());
 			if (!granted.late()) {
-				hold(granted.grants());
+				hold(granted.grants(), ranNanos);
 			}
 			else if (acquisition.retriesLateGrant()) {
 				// Granted too late to use: again at once, with the same hold id.
@@ -281,7 +289,7 @@ final class MultiClient {
 		}
 	}
 
-	private void hold(List<Grant> grants) {
+	private void hold(List<Grant> grants, long ranNanos) {
 		MultiAcquisition acquisition = current();
 		this.acquisition = null;
 		LockSpec joined = this.joined;
@@ -289,27 +297,14 @@ final class MultiClient {
 			leave(acquisition, joined);
 		}
 		this.run.waited(this.name, true, this.startedNanos, true);
-		List<MultiLockRun.Held> holds = new ArrayList<>();
+		List<ClientHold> holds = new ArrayList<>();
 		for (Grant grant : grants) {
-			holds.add(this.run.held(this.name, this.owner, grant));
+			holds.add(this.run.held(this.name, this.owner, grant, ranNanos, null));
 		}
-		this.run.at(this.run.work(), this.name + " releases " + keys(acquisition.specs()) + " (tokens "
-				+ grants.stream().map(Grant::token).toList() + ")", () -> releaseAll(holds, holds.size() - 1));
-	}
-
-	/**
-	 * Release the holds in reverse order, each once the release before it replied, as
-	 * {@link MultiLockHandle#releaseAll} closes them.
-	 */
-	private void releaseAll(List<MultiLockRun.Held> holds, int index) {
-		if (index < 0) {
-			this.run.at(this.run.random().between(0, 20 * LockSimulation.MS), this.name + " next", this::start);
-			return;
-		}
-		MultiLockRun.Held held = holds.get(index);
-		this.run.released(held);
-		this.run.send(this.name, release(held.grant()), "release of " + held.grant().spec().name().key(),
-				(reply) -> releaseAll(holds, index - 1));
+		// Released in reverse order, each once the release before it replied, as
+		// MultiLockHandle.releaseAll closes them.
+		this.work.multiLock(new HeldLocks(this.run, this.name, this.owner, holds), this.run.work(), () -> this.run
+			.at(this.run.random().between(0, 20 * LockSimulation.MS), this.name + " next", this::start));
 	}
 
 	private ScriptCall release(Grant grant) {

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Set;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 import io.github.distributedlock.LockDefaults;
@@ -21,9 +22,7 @@ import io.github.distributedlock.redis.blocking.MultiWaitLoop;
 import io.github.distributedlock.redis.core.Acquisition;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.HandOffRequest;
-import io.github.distributedlock.redis.core.LeaseEnd;
 import io.github.distributedlock.redis.core.LockKeys;
-import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.MultiAcquisition;
 import io.github.distributedlock.redis.core.ReleaseMessage;
@@ -56,7 +55,18 @@ import org.jspecify.annotations.Nullable;
  * run twice with only the second reply delivered, clients paused before they read a reply
  * or while they work; and, for a quarter of the multi-locks' waits, a reactive cancel or
  * a blocking interrupt ({@link Fault#CANCEL}), each as the engine's multi-lock drivers
- * take it. Renewals, extensions, re-entries and minimum holds are not drawn here.
+ * take it.
+ * <p>
+ * What a holder does with its hold is drawn from a PRNG of its own ({@link HoldWork}), so
+ * that a run that draws none of it is the run it was: a multi-lock's holds renewed as the
+ * watchdog renews them ({@link Fault#RENEW}), extended ({@link Fault#EXTEND}), kept for a
+ * minimum hold at release ({@link Fault#MULTI_KEEP}), one of them re-entered as a single
+ * lock, and a single lock re-entered by a multi-lock ({@link Fault#REENTER}); and, in a
+ * third of the runs with re-entries, the clients are two custom owners of two clients
+ * each, so that a multi-lock joins a single lock's hold of its owner and the reverse.
+ * Each hold's deadline is the engine's own {@code HoldLife} ({@link ClientHold}). Checked
+ * besides: a lock kept for a minimum hold is granted to nobody until the keep ends, and
+ * Redis keeps it that long ({@link KeptLock}).
  */
 final class MultiLockRun {
 
@@ -92,6 +102,21 @@ final class MultiLockRun {
 	// that the other runs are the runs they were).
 	private final boolean readers;
 
+	// The locks resolved with a minimum hold, by key and length.
+	private final Map<String, LockSpec> keptSpecs = new HashMap<>();
+
+	// What holders do with their holds, drawn from a PRNG of its own.
+	private final SimulationRandom life;
+
+	// Whether the clients are two custom owners of two clients each (in a third of the
+	// runs with re-entries, drawn from a PRNG of its own).
+	private final boolean sharedOwners;
+
+	// The locks kept for a minimum hold after a release, by lock key.
+	private final Map<String, List<KeptLock>> kept = new HashMap<>();
+
+	private final long[] counted = new long[Counted.values().length];
+
 	private final PriorityQueue<Event> events = new PriorityQueue<>();
 
 	private final List<String> trace = new ArrayList<>();
@@ -100,7 +125,7 @@ final class MultiLockRun {
 	private final Map<Integer, Consumer<String>> listeners = new HashMap<>();
 
 	// The holds the clients count on (released or not, until the run drops them).
-	private final List<Held> holds = new ArrayList<>();
+	private final List<ClientHold> holds = new ArrayList<>();
 
 	private final List<MultiClient> multiClients = new ArrayList<>();
 
@@ -152,28 +177,34 @@ final class MultiLockRun {
 		this.redis = new RedisModel(this.clock);
 		scripts.forEach(this.redis::replaceScript);
 		this.readers = new SimulationRandom(seed ^ 0x72656164L).nextInt(2) == 0;
+		this.life = new SimulationRandom(seed ^ 0x6c696665L);
+		this.sharedOwners = new SimulationRandom(seed ^ 0x6f776e73L).nextInt(3) == 0
+				&& this.faults.contains(Fault.REENTER);
 		for (String key : KEYS) {
-			LockSpec spec = MultiLocking.multiLockable(resolve(key, LockMode.EXCLUSIVE));
-			this.readSpecs.put(key, resolve(key, LockMode.READ));
+			LockSpec spec = MultiLocking.multiLockable(resolve(key, LockMode.EXCLUSIVE, this.sharedOwners, 0));
+			this.readSpecs.put(key, resolve(key, LockMode.READ, false, 0));
 			this.specs.put(key, spec);
 			this.checkers.put(spec.lockKey(), new HoldChecker(0));
 		}
 	}
 
 	/**
-	 * Resolve one lock as the engine does: a 1 s lease, a 3 s wait, pub/sub, not
-	 * reentrant.
+	 * Resolve one lock as the engine does: a 1 s lease, a 3 s wait, pub/sub, reentrant
+	 * for shared custom owners, a minimum hold if {@code holdAtLeastMillis} is above 0.
 	 */
-	private static LockSpec resolve(String key, LockMode mode) {
+	private static LockSpec resolve(String key, LockMode mode, boolean reentrant, long holdAtLeastMillis) {
 		LockRequestResolver resolver = new LockRequestResolver(LockDefaults.STANDARD, new LockKeys("sim", 0), false,
 				true, new RedisServerFeatures(null, false, false), 5_000);
-		return resolver.resolve(LockRequest.builder("orders")
+		LockRequest.Builder request = LockRequest.builder("orders")
 			.key(key)
 			.lease(Duration.ofMillis(LockSimulation.LEASE_MS))
 			.waitTime(Duration.ofSeconds(3))
-			.reentrant(false)
-			.mode(mode)
-			.build());
+			.reentrant(reentrant)
+			.mode(mode);
+		if (holdAtLeastMillis > 0) {
+			request.holdAtLeast(Duration.ofMillis(holdAtLeastMillis));
+		}
+		return resolver.resolve(request.build());
 	}
 
 	/**
@@ -185,7 +216,10 @@ final class MultiLockRun {
 		int multis = Math.min(clients, 1 + this.random.nextInt(3));
 		for (int i = 0; i < clients; i++) {
 			String name = "c" + i;
-			String owner = "owner-c" + i;
+			// An owner that reads may not also write (an upgrade deadlocks): the reader's
+			// pair don't share an owner.
+			boolean readersPair = this.readers && i / 2 == (clients - 1) / 2;
+			String owner = (this.sharedOwners && !readersPair) ? "custom:shared-" + (i / 2) : "owner-c" + i;
 			Runnable start;
 			String role;
 			if (i < multis) {
@@ -201,7 +235,8 @@ final class MultiLockRun {
 				start = client::start;
 				role = reads ? " (reads single locks)" : " (takes single locks)";
 			}
-			at(this.random.between(0, 50 * MS), name + " starts" + role, start);
+			at(this.random.between(0, 50 * MS),
+					name + " starts" + role + (owner.startsWith("custom:") ? " as " + owner : ""), start);
 		}
 		if (this.faults.contains(Fault.STALL)) {
 			at(this.random.between(0, 2_000 * MS), "redis stalls", this::stall);
@@ -251,62 +286,36 @@ final class MultiLockRun {
 
 	/**
 	 * Every hold its holder counts on is its owner's in Redis, with a TTL that reaches
-	 * the hold's deadline (Redis keeps expiries in whole milliseconds: 1 ms of slack).
+	 * the hold's deadline ({@link HoldsInRedis}); every lock kept for a minimum hold
+	 * stays kept in Redis until the keep ends ({@link KeptLock#liveViolation}).
 	 */
 	private void checkLiveHolds() {
 		if (!this.redis.answering()) {
 			return;
 		}
 		long now = this.clock.nanos();
+		for (Map.Entry<String, List<KeptLock>> kept : this.kept.entrySet()) {
+			kept.getValue().removeIf((keep) -> keep.lastNanos() - now < 0);
+			for (KeptLock keep : kept.getValue()) {
+				String found = keep.liveViolation(this.redis, kept.getKey(), now);
+				if (found != null) {
+					violated(found);
+					return;
+				}
+			}
+		}
 		this.holds.removeIf((held) -> !held.live(now));
-		for (Held held : this.holds) {
-			String key = held.grant.spec().lockKey();
-			String found = held.reader() ? liveReadHoldViolation(held, key) : liveHoldViolation(held, key, now);
+		for (ClientHold held : this.holds) {
+			String key = held.key();
+			String found = held.reader()
+					? HoldsInRedis.readerViolation(this.redis, key, held.owner, held.grant.hold(), held.endNanos())
+					: HoldsInRedis.writerViolation(this.redis, key, held.owner, held.endNanos());
 			if (found != null) {
 				violated(held.holder + " counts on " + key + " (token " + held.grant.token() + ") for another "
 						+ (held.endNanos() - now) / 1e6 + " ms, but " + found);
 				return;
 			}
 		}
-	}
-
-	private @Nullable String liveHoldViolation(Held held, String key, long now) {
-		String digest = LockOwners.digest(held.owner);
-		Object owner = this.redis.command("HGET", key, "owner");
-		if (!digest.equals(owner)) {
-			return "the lock's owner in Redis is " + owner;
-		}
-		long ttl = (Long) this.redis.command("PTTL", key);
-		if (now + ttl * MS + LockSimulation.REDIS_MS_SLACK - held.endNanos() < 0) {
-			return "Redis keeps the lock " + ttl + " ms";
-		}
-		// A reader whose lease Redis still counts (the scripts' rule: a score after the
-		// server's millisecond).
-		Object readers = this.redis.command("ZRANGEBYSCORE", LockKeys.readers(key), "(" + this.clock.millis(), "+inf");
-		if (readers instanceof List<?> live && !live.isEmpty()) {
-			return "Redis counts reader " + live.get(0) + " as reading";
-		}
-		return null;
-	}
-
-	private @Nullable String liveReadHoldViolation(Held held, String key) {
-		String digest = LockOwners.digest(held.owner);
-		Object score = this.redis.command("ZSCORE", LockKeys.readers(key), digest);
-		if (score == null) {
-			return "its owner is not among the readers in Redis";
-		}
-		if (Long.parseLong(score.toString()) * MS + LockSimulation.REDIS_MS_SLACK - held.endNanos() < 0) {
-			return "Redis keeps its owner reading until " + score;
-		}
-		Object holds = this.redis.command("HGET", LockKeys.readHolds(key), digest);
-		if (holds == null || !holds.toString().contains("," + held.grant.hold() + ",")) {
-			return "its hold is not among its owner's in Redis: " + holds;
-		}
-		Object owner = this.redis.command("HGET", key, "owner");
-		if (owner != null && !"".equals(owner)) {
-			return "the lock's owner in Redis is writer " + owner;
-		}
-		return null;
 	}
 
 	private void stall() {
@@ -374,37 +383,107 @@ final class MultiLockRun {
 		}
 	}
 
-	/**
-	 * Return the locks of the given keys, in the order given.
-	 */
-	List<LockSpec> specs(List<String> keys) {
-		return keys.stream().map(this.specs::get).toList();
-	}
-
 	List<String> keys() {
 		return KEYS;
 	}
 
 	/**
-	 * Count on a grant: check it against its lock's history, and from now on against
-	 * Redis.
+	 * Return a lock with a minimum hold, or the lock itself for none.
 	 */
-	Held held(String holder, String owner, Grant grant) {
+	LockSpec spec(String key, long holdAtLeastMillis) {
+		if (holdAtLeastMillis <= 0) {
+			return this.specs.get(key);
+		}
+		return this.keptSpecs.computeIfAbsent(key + "/" + holdAtLeastMillis, (k) -> MultiLocking
+			.multiLockable(resolve(key, LockMode.EXCLUSIVE, this.sharedOwners, holdAtLeastMillis)));
+	}
+
+	/**
+	 * Count on a grant whose acquire script ran at {@code ranNanos}: check it against the
+	 * locks kept for a minimum hold and its lock's history, and from now on against
+	 * Redis. A grant nested in a hold of the same client, lock and token ({@code outer})
+	 * moves that hold's end in the history rather than starting a hold of its own.
+	 */
+	ClientHold held(String holder, String owner, Grant grant, long ranNanos, @Nullable ClientHold outer) {
 		long now = this.clock.nanos();
-		Held held = new Held(holder, owner, grant);
-		this.checkers.get(grant.spec().lockKey())
-			.held(holder, owner, grant.token(), now, held.endNanos(), held.reader());
+		ClientHold held = new ClientHold(holder, owner, grant, now, outer);
+		for (KeptLock keep : this.kept.getOrDefault(held.key(), List.of())) {
+			String found = keep.grantViolation(holder, grant.token(), ranNanos);
+			if (found != null) {
+				violated(found);
+			}
+		}
+		for (ClientHold other : this.holds) {
+			if (!other.holder.equals(holder) && other.owner.equals(owner) && other.key().equals(held.key())
+					&& other.grant.token() == grant.token() && other.live(now)) {
+				this.counted[Counted.JOINED.ordinal()]++;
+				break;
+			}
+		}
+		HoldChecker checker = this.checkers.get(held.key());
+		if (held.outer != null) {
+			checker.extended(holder, grant.token(), now, held.endNanos());
+		}
+		else {
+			checker.held(holder, owner, grant.token(), now, held.endNanos(), held.reader());
+		}
 		this.holds.add(held);
 		return held;
 	}
 
 	/**
-	 * The holder stops counting on a hold: it sends its release now.
+	 * The holder stops counting on a hold: it sends its release now. A nested hold's
+	 * release leaves the hold it is nested in.
 	 */
-	void released(Held held) {
+	void released(ClientHold held) {
 		held.released = true;
-		this.checkers.get(held.grant.spec().lockKey())
-			.released(held.holder, held.grant.token(), Math.min(this.clock.nanos(), held.endNanos()));
+		if (held.outer == null) {
+			this.checkers.get(held.key())
+				.released(held.holder, held.grant.token(), Math.min(this.clock.nanos(), held.endNanos()));
+		}
+	}
+
+	/**
+	 * A renewal's or an extension's reply said the hold is gone: the handle reports it
+	 * lost, and its holder stops counting on it (and on the hold it is nested in).
+	 */
+	void lost(ClientHold held) {
+		note(held.holder + " lost " + held);
+		this.checkers.get(held.key()).released(held.holder, held.grant.token(), this.clock.nanos());
+	}
+
+	/**
+	 * A renewal or an extension moved a live hold's deadline later.
+	 */
+	void extended(ClientHold held) {
+		this.checkers.get(held.key()).extended(held.holder, held.grant.token(), this.clock.nanos(), held.endNanos());
+	}
+
+	/**
+	 * Record a release that keeps its lock for what is left of its minimum hold: no other
+	 * hold may be granted it until the keep ends.
+	 */
+	KeptLock kept(ClientHold held, KeptLock keep) {
+		this.kept.computeIfAbsent(held.key(), (key) -> new ArrayList<>()).add(keep);
+		this.counted[Counted.KEPT.ordinal()]++;
+		return keep;
+	}
+
+	/**
+	 * The reply of a release that kept its lock was read: from now on Redis must keep it,
+	 * unless the hold was gone, and there was nothing to keep.
+	 */
+	void keptRead(ClientHold held, KeptLock keep, boolean there) {
+		if (there) {
+			keep.read = true;
+		}
+		else {
+			this.kept.get(held.key()).remove(keep);
+		}
+	}
+
+	void counted(Counted what) {
+		this.counted[what.ordinal()]++;
 	}
 
 	/**
@@ -412,17 +491,30 @@ final class MultiLockRun {
 	 * reply may be read late.
 	 */
 	void send(String who, ScriptCall call, String what, Consumer<Object> replied) {
+		send(who, call, what, () -> {
+		}, (reply, ranNanos) -> replied.accept(reply));
+	}
+
+	/**
+	 * Send a script as {@link #send(String, ScriptCall, String, Consumer)} does; run
+	 * {@code ran} when its first run is over, and give {@code replied} the reply read
+	 * with when the run that replied ran.
+	 */
+	void send(String who, ScriptCall call, String what, Runnable ran, BiConsumer<Object, Long> replied) {
 		boolean twice = this.random.nextInt(10) == 0 && this.faults.contains(Fault.RESEND);
 		redisAt(network(), who + " " + what + " runs" + (twice ? " (re-sent later)" : ""), () -> {
 			Object reply = eval(call);
+			ran.run();
 			if (twice) {
 				redisAt(network() + this.random.between(0, 3 * MS), who + " " + what + " re-sent", () -> {
 					Object again = eval(call);
-					at(replyDelay(), who + " " + what + " replied " + again, () -> replied.accept(again));
+					long at = this.clock.nanos();
+					at(replyDelay(), who + " " + what + " replied " + again, () -> replied.accept(again, at));
 				});
 				return;
 			}
-			at(replyDelay(), who + " " + what + " replied " + reply, () -> replied.accept(reply));
+			long at = this.clock.nanos();
+			at(replyDelay(), who + " " + what + " replied " + reply, () -> replied.accept(reply, at));
 		});
 	}
 
@@ -505,6 +597,28 @@ final class MultiLockRun {
 
 	SimulationRandom random() {
 		return this.random;
+	}
+
+	/**
+	 * Return the PRNG of what holders do with their holds ({@link HoldWork}).
+	 */
+	SimulationRandom life() {
+		return this.life;
+	}
+
+	/**
+	 * Return whether the clients are two custom owners of two clients each.
+	 */
+	boolean sharedOwners() {
+		return this.sharedOwners;
+	}
+
+	/**
+	 * Return how many of each thing the holders did with their holds ({@link Counted}),
+	 * in its order.
+	 */
+	long[] counts() {
+		return this.counted.clone();
 	}
 
 	static double at(long nanos) {
@@ -665,42 +779,27 @@ final class MultiLockRun {
 	}
 
 	/**
-	 * A hold as its handle sees it: the grant, and the deadline it counts on.
+	 * What the holders did with their holds, counted for the report.
 	 */
-	static final class Held {
+	enum Counted {
 
-		private final String holder;
+		/** A hold's renewal confirmed. */
+		RENEWED,
 
-		private final String owner;
+		/** A hold's extension confirmed. */
+		EXTENDED,
 
-		private final Grant grant;
+		/** A multi-lock's hold re-entered as a single lock. */
+		REENTERED_SINGLY,
 
-		private final LeaseEnd end;
+		/** A single lock's hold re-entered by a multi-lock. */
+		REENTERED_BY_A_MULTI_LOCK,
 
-		private boolean released;
+		/** A hold joined another client's hold of the same custom owner. */
+		JOINED,
 
-		Held(String holder, String owner, Grant grant) {
-			this.holder = holder;
-			this.owner = owner;
-			this.grant = grant;
-			this.end = new LeaseEnd(grant.sentNanos(), grant.spec().leaseMillis());
-		}
-
-		Grant grant() {
-			return this.grant;
-		}
-
-		long endNanos() {
-			return this.end.nanos();
-		}
-
-		boolean live(long nowNanos) {
-			return !this.released && endNanos() - nowNanos > 0;
-		}
-
-		boolean reader() {
-			return this.grant.spec().kind().waitsAsReader();
-		}
+		/** A release kept its lock for what was left of its minimum hold. */
+		KEPT
 
 	}
 

@@ -465,6 +465,54 @@ class PlantedBugTests {
 		fail("no seed within %d waited for a multi-lock as long as a lease", MAX_SEEDS);
 	}
 
+	/**
+	 * A batch renewal that lengthens the first lock's lease only, and reports every hold
+	 * renewed: the watchdog renews a multi-lock's holds in one batch, so its other locks
+	 * lose their lease while their handles count on the renewal. Found only in the runs
+	 * with multi-locks (a single lock's renewal is a batch of one).
+	 */
+	@Test
+	void findsABatchRenewalThatRenewsTheFirstLockOnly() {
+		assertFoundInMultiLocks("renew.lua", "lengthen_lease(key, ARGV[at])",
+				"if i == 1 then lengthen_lease(key, ARGV[at]) end");
+	}
+
+	/**
+	 * A multi-lock that re-enters a lock its owner holds and sets the lease it asks for,
+	 * shortening the outer hold's (extended or renewed) lease. Found only in the runs
+	 * with multi-locks.
+	 */
+	@Test
+	void findsAMultiLockReentryThatShortensTheOuterLease() {
+		assertFoundInMultiLocks("acquire-all.lua", "		lengthen_lease(lock, lease)\n",
+				"		redis.call('PEXPIRE', lock, lease)\n");
+	}
+
+	/**
+	 * A multi-lock's release that passes what is left of the minimum hold for its first
+	 * lock only ({@link LockSimulation.ClientBug#MULTI_KEEPS_FIRST_ONLY}): its other
+	 * locks are free at once, and another holder may take one before the minimum hold
+	 * ends.
+	 */
+	@Test
+	void findsAMultiLockReleaseThatKeepsTheFirstLockOnly() {
+		Found found = firstFailingSeed(Map.of(), LockSimulation.ClientBug.MULTI_KEEPS_FIRST_ONLY);
+		assertThat(found).as("a violation within %d seeds", MAX_SEEDS).isNotNull();
+		assertThat(MultiLockRun.draws(found.seed)).as("seed %d runs multi-locks", found.seed).isTrue();
+		System.out.println("planted multi-lock release that keeps the first lock only found: " + found.violation + "\n"
+				+ found.trace);
+	}
+
+	private static void assertFoundInMultiLocks(String script, String target, String replacement) {
+		String text = ScriptTexts.all().get(script);
+		assertThat(text).as("the planted bug's target in %s", script).contains(target);
+		Found found = firstFailingSeed(Map.of(script, text.replace(target, replacement)),
+				LockSimulation.ClientBug.NONE);
+		assertThat(found).as("a violation within %d seeds", MAX_SEEDS).isNotNull();
+		assertThat(MultiLockRun.draws(found.seed)).as("seed %d runs multi-locks", found.seed).isTrue();
+		System.out.println("planted bug in " + script + " found: " + found.violation + "\n" + found.trace);
+	}
+
 	private static void assertFound(String script, String... replacements) {
 		String text = ScriptTexts.all().get(script);
 		for (int i = 0; i < replacements.length; i += 2) {

@@ -8,6 +8,7 @@ import io.github.distributedlock.redis.core.AcquireResult;
 import io.github.distributedlock.redis.core.Acquisition;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.HandOffRequest;
+import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.WaitLine;
 import io.github.distributedlock.redis.core.Waiting;
@@ -46,12 +47,16 @@ final class SingleLockClient implements LocalLine.Waiter {
 	// Whether it takes the read lock of the name.
 	private final boolean reader;
 
+	// What it does with the lock it holds.
+	private final HoldWork work;
+
 	SingleLockClient(MultiLockRun run, String name, String owner, int acquisitions, boolean reader) {
 		this.run = run;
 		this.name = name;
 		this.owner = owner;
 		this.left = acquisitions;
 		this.reader = reader;
+		this.work = new HoldWork(run, name, owner);
 	}
 
 	@Override
@@ -78,7 +83,9 @@ final class SingleLockClient implements LocalLine.Waiter {
 				(k) -> new LocalLine(this.name + "/" + k, new WaitLine(false, this.reader),
 						this.run.subscribe(this.name + "/" + k, spec, (message) -> heard(k, message)), true));
 		this.line = line;
-		Acquisition acquisition = new Acquisition(spec, this.owner, false, this.run::nanos);
+		// A custom owner always counts as holding the lock (no take-over), as in the
+		// engine.
+		Acquisition acquisition = new Acquisition(spec, this.owner, LockOwners.isCustom(this.owner), this.run::nanos);
 		this.acquisition = acquisition;
 		this.waiting = new Waiting(acquisition, true);
 		this.startedNanos = this.run.nanos();
@@ -137,7 +144,8 @@ final class SingleLockClient implements LocalLine.Waiter {
 		ScriptCall call = spec.kind()
 			.acquire(spec, new LockKind.Attempt(this.owner, attempt.hold(), attempt.remainingWaitMillis(),
 					attempt.mayHaveIntent(), attempt.holdsIt(), attempt.request()), MultiLockRun.FENCE_IDLE_MS);
-		this.run.send(this.name, call, "acquire " + spec.name().key(), (reply) -> {
+		this.run.send(this.name, call, "acquire " + spec.name().key(), () -> {
+		}, (reply, ranNanos) -> {
 			if (this.acquisition != acquisition) {
 				return;
 			}
@@ -148,7 +156,7 @@ final class SingleLockClient implements LocalLine.Waiter {
 			AcquireResult result = ScriptReplies.acquireResult(spec, (List<?>) reply);
 			Waiting.Next next = waiting.replied(attempt, result);
 			if (next instanceof Waiting.Hold hold) {
-				hold(hold.grant());
+				hold(hold.grant(), ranNanos);
 			}
 			else {
 				act(next);
@@ -156,17 +164,11 @@ final class SingleLockClient implements LocalLine.Waiter {
 		});
 	}
 
-	private void hold(Grant grant) {
+	private void hold(Grant grant, long ranNanos) {
 		end(true);
-		MultiLockRun.Held held = this.run.held(this.name, this.owner, grant);
-		this.run.at(this.run.work(),
-				this.name + " releases " + grant.spec().name().key() + " (token " + grant.token() + ")", () -> {
-					this.run.released(held);
-					ScriptCall release = grant.spec()
-						.kind()
-						.release(grant.spec(), this.owner, grant.token(), grant.hold(), true, 0);
-					this.run.send(this.name, release, "release of " + grant.spec().name().key(), (reply) -> next());
-				});
+		ClientHold held = this.run.held(this.name, this.owner, grant, ranNanos, null);
+		this.work.singleLock(new HeldLocks(this.run, this.name, this.owner, List.of(held)), this.run.work(),
+				this.reader, this::next);
 	}
 
 	/**
