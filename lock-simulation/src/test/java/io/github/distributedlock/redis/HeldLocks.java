@@ -66,7 +66,13 @@ final class HeldLocks {
 	 * Renew the holds when the watchdog would, until they are released or lost.
 	 */
 	void renewFromNow() {
-		renewAt(this.holds.stream().mapToLong((hold) -> hold.life.nextRenewalNanos()).min().orElseThrow());
+		long now = this.run.nanos();
+		// A hold lost or released is no longer watched: the others are renewed on.
+		this.holds.stream()
+			.filter((hold) -> hold.live(now))
+			.mapToLong((hold) -> hold.life.nextRenewalNanos())
+			.min()
+			.ifPresent(this::renewAt);
 	}
 
 	private void renewAt(long atNanos) {
