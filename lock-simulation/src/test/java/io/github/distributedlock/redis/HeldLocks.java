@@ -145,7 +145,7 @@ final class HeldLocks {
 			// The handle reports the lease lost: the work on it stops.
 			if (!hold.lost && !hold.released) {
 				hold.lost = true;
-				this.run.lost(hold);
+				this.run.checks().lost(hold);
 			}
 			return false;
 		}
@@ -159,7 +159,7 @@ final class HeldLocks {
 		else {
 			hold.life.extended(sentNanos, leaseMillis);
 		}
-		this.run.extended(hold);
+		this.run.checks().extended(hold);
 		return true;
 	}
 
@@ -204,16 +204,15 @@ final class HeldLocks {
 		ClientHold hold = this.holds.get(index);
 		Grant grant = hold.grant;
 		long now = this.run.nanos();
-		this.run.released(hold);
+		this.run.checks().released(hold);
 		long keepMillis = hold.life.minimumHoldLeftMillis(now);
 		// The end of the minimum hold the engine promises (acquired + minimum hold),
 		// which
 		// the lease caps: Redis keeps the lock at least until the hold's deadline.
 		long keptUntil = Math.min(hold.acquiredNanos + grant.spec().holdAtLeastMillis() * LockSimulation.MS,
 				hold.endNanos());
-		KeptLock kept = (keepMillis > 0 && keptUntil - now > 0)
-				? this.run.kept(hold,
-						new KeptLock(this.holder, this.owner, grant.token(), keptUntil, keepMillis, hold.endNanos()))
+		KeptLock kept = (keepMillis > 0 && keptUntil - now > 0) ? this.run.checks()
+			.kept(hold, new KeptLock(this.holder, this.owner, grant.token(), keptUntil, keepMillis, hold.endNanos()))
 				: null;
 		// The planted bug passes nothing on but for the multi-lock's first lock (its
 		// name);
@@ -229,7 +228,7 @@ final class HeldLocks {
 					}
 				}, (reply, ran) -> {
 					if (kept != null) {
-						this.run.keptRead(hold, kept, (Long) reply >= 0);
+						this.run.checks().keptRead(hold, kept, (Long) reply >= 0);
 					}
 					releaseFrom(index - 1, then);
 				});

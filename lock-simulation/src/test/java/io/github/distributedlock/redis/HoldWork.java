@@ -133,7 +133,7 @@ final class HoldWork {
 			AttemptOutcome outcome = reentry.replied(attempt, result, false);
 			if (outcome instanceof AttemptOutcome.Held granted) {
 				this.run.counted(MultiLockRun.Counted.REENTERED_SINGLY);
-				ClientHold inner = this.run.held(this.holder, this.owner, granted.grant(), ranNanos, which);
+				ClientHold inner = this.run.checks().held(this.holder, this.owner, granted.grant(), ranNanos, which);
 				nested(outer, new HeldLocks(this.run, this.holder, this.owner, List.of(inner)), work);
 			}
 			else if (outcome instanceof AttemptOutcome.Late late) {
@@ -189,8 +189,8 @@ final class HoldWork {
 				this.run.counted(MultiLockRun.Counted.REENTERED_BY_A_MULTI_LOCK);
 				List<ClientHold> inner = new ArrayList<>();
 				for (Grant grant : granted.grants()) {
-					inner
-						.add(this.run.held(this.holder, this.owner, grant, ranNanos, outer.of(grant.spec().lockKey())));
+					inner.add(this.run.checks()
+						.held(this.holder, this.owner, grant, ranNanos, outer.of(grant.spec().lockKey())));
 				}
 				nested(outer, new HeldLocks(this.run, this.holder, this.owner, inner), work);
 			}

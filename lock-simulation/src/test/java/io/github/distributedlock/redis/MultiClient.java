@@ -172,7 +172,7 @@ final class MultiClient {
 		else if (outcome instanceof MultiAcquisition.Failed failed) {
 			// Nobody holds a lock it asks for but other owners: no self-deadlock.
 			if (failed.error() instanceof LockSelfDeadlockException) {
-				this.run.violated(this.name + " was told it deadlocks itself: " + failed.error().getMessage());
+				this.run.checks().violated(this.name + " was told it deadlocks itself: " + failed.error().getMessage());
 			}
 			throw new IllegalStateException(this.name + ": " + failed.error());
 		}
@@ -299,7 +299,7 @@ final class MultiClient {
 		this.run.waited(this.name, true, this.startedNanos, true);
 		List<ClientHold> holds = new ArrayList<>();
 		for (Grant grant : grants) {
-			holds.add(this.run.held(this.name, this.owner, grant, ranNanos, null));
+			holds.add(this.run.checks().held(this.name, this.owner, grant, ranNanos, null));
 		}
 		// Released in reverse order, each once the release before it replied, as
 		// MultiLockHandle.releaseAll closes them.

@@ -20,7 +20,6 @@ import io.github.distributedlock.redis.LockSimulation.Fault;
 import io.github.distributedlock.redis.blocking.MultiLocking;
 import io.github.distributedlock.redis.blocking.MultiWaitLoop;
 import io.github.distributedlock.redis.core.Acquisition;
-import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.HandOffRequest;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockSpec;
@@ -92,7 +91,7 @@ final class MultiLockRun {
 	// The locks, by key in the order of KEYS, and each one's checker.
 	private final Map<String, LockSpec> specs = new LinkedHashMap<>();
 
-	private final Map<String, HoldChecker> checkers = new LinkedHashMap<>();
+	private final MultiLockChecks checks;
 
 	// The read locks of the same names, which a reading client takes.
 	private final Map<String, LockSpec> readSpecs = new LinkedHashMap<>();
@@ -112,9 +111,6 @@ final class MultiLockRun {
 	// runs with re-entries, drawn from a PRNG of its own).
 	private final boolean sharedOwners;
 
-	// The locks kept for a minimum hold after a release, by lock key.
-	private final Map<String, List<KeptLock>> kept = new HashMap<>();
-
 	private final long[] counted = new long[Counted.values().length];
 
 	private final PriorityQueue<Event> events = new PriorityQueue<>();
@@ -123,9 +119,6 @@ final class MultiLockRun {
 
 	// Who hears what each subscription hears.
 	private final Map<Integer, Consumer<String>> listeners = new HashMap<>();
-
-	// The holds the clients count on (released or not, until the run drops them).
-	private final List<ClientHold> holds = new ArrayList<>();
 
 	private final List<MultiClient> multiClients = new ArrayList<>();
 
@@ -153,8 +146,6 @@ final class MultiLockRun {
 
 	private String longestSingleWait = "no single lock waited";
 
-	private @Nullable String violation;
-
 	// The cancels and interrupts of the multi-locks' waits, drawn from a PRNG of their
 	// own.
 	private final Cancellations cancellations;
@@ -175,6 +166,7 @@ final class MultiLockRun {
 		this.faults = faults.isEmpty() ? EnumSet.noneOf(Fault.class) : EnumSet.copyOf(faults);
 		this.cancellations = new Cancellations(seed ^ 0x6d756c74L);
 		this.redis = new RedisModel(this.clock);
+		this.checks = new MultiLockChecks(this.redis, this::counted, this::note);
 		scripts.forEach(this.redis::replaceScript);
 		this.readers = new SimulationRandom(seed ^ 0x72656164L).nextInt(2) == 0;
 		this.life = new SimulationRandom(seed ^ 0x6c696665L);
@@ -184,7 +176,7 @@ final class MultiLockRun {
 			LockSpec spec = MultiLocking.multiLockable(resolve(key, LockMode.EXCLUSIVE, this.sharedOwners, 0));
 			this.readSpecs.put(key, resolve(key, LockMode.READ, false, 0));
 			this.specs.put(key, spec);
-			this.checkers.put(spec.lockKey(), new HoldChecker(0));
+			this.checks.lock(spec.lockKey());
 		}
 	}
 
@@ -256,66 +248,13 @@ final class MultiLockRun {
 				return event.what + " failed: " + ex;
 			}
 			deliver();
-			checkLiveHolds();
-			String found = violation();
+			this.checks.checkLiveHolds();
+			String found = this.checks.violation();
 			if (found != null) {
 				return found;
 			}
 		}
-		return violation();
-	}
-
-	/**
-	 * Return what the locks' histories show first, else what the live check found.
-	 */
-	private @Nullable String violation() {
-		for (Map.Entry<String, HoldChecker> checker : this.checkers.entrySet()) {
-			String found = checker.getValue().violation();
-			if (found != null) {
-				return "lock " + checker.getKey() + ": " + found;
-			}
-		}
-		return this.violation;
-	}
-
-	void violated(String what) {
-		if (this.violation == null) {
-			this.violation = what;
-		}
-	}
-
-	/**
-	 * Every hold its holder counts on is its owner's in Redis, with a TTL that reaches
-	 * the hold's deadline ({@link HoldsInRedis}); every lock kept for a minimum hold
-	 * stays kept in Redis until the keep ends ({@link KeptLock#liveViolation}).
-	 */
-	private void checkLiveHolds() {
-		if (!this.redis.answering()) {
-			return;
-		}
-		long now = this.clock.nanos();
-		for (Map.Entry<String, List<KeptLock>> kept : this.kept.entrySet()) {
-			kept.getValue().removeIf((keep) -> keep.lastNanos() - now < 0);
-			for (KeptLock keep : kept.getValue()) {
-				String found = keep.liveViolation(this.redis, kept.getKey(), now);
-				if (found != null) {
-					violated(found);
-					return;
-				}
-			}
-		}
-		this.holds.removeIf((held) -> !held.live(now));
-		for (ClientHold held : this.holds) {
-			String key = held.key();
-			String found = held.reader()
-					? HoldsInRedis.readerViolation(this.redis, key, held.owner, held.grant.hold(), held.endNanos())
-					: HoldsInRedis.writerViolation(this.redis, key, held.owner, held.endNanos());
-			if (found != null) {
-				violated(held.holder + " counts on " + key + " (token " + held.grant.token() + ") for another "
-						+ (held.endNanos() - now) / 1e6 + " ms, but " + found);
-				return;
-			}
-		}
+		return this.checks.violation();
 	}
 
 	private void stall() {
@@ -399,87 +338,10 @@ final class MultiLockRun {
 	}
 
 	/**
-	 * Count on a grant whose acquire script ran at {@code ranNanos}: check it against the
-	 * locks kept for a minimum hold and its lock's history, and from now on against
-	 * Redis. A grant nested in a hold of the same client, lock and token ({@code outer})
-	 * moves that hold's end in the history rather than starting a hold of its own.
+	 * Return the checks of the locks, which the clients tell of their holds.
 	 */
-	ClientHold held(String holder, String owner, Grant grant, long ranNanos, @Nullable ClientHold outer) {
-		long now = this.clock.nanos();
-		ClientHold held = new ClientHold(holder, owner, grant, now, outer);
-		for (KeptLock keep : this.kept.getOrDefault(held.key(), List.of())) {
-			String found = keep.grantViolation(holder, grant.token(), ranNanos);
-			if (found != null) {
-				violated(found);
-			}
-		}
-		for (ClientHold other : this.holds) {
-			if (!other.holder.equals(holder) && other.owner.equals(owner) && other.key().equals(held.key())
-					&& other.grant.token() == grant.token() && other.live(now)) {
-				this.counted[Counted.JOINED.ordinal()]++;
-				break;
-			}
-		}
-		HoldChecker checker = this.checkers.get(held.key());
-		if (held.outer != null) {
-			checker.extended(holder, grant.token(), now, held.endNanos());
-		}
-		else {
-			checker.held(holder, owner, grant.token(), now, held.endNanos(), held.reader());
-		}
-		this.holds.add(held);
-		return held;
-	}
-
-	/**
-	 * The holder stops counting on a hold: it sends its release now. A nested hold's
-	 * release leaves the hold it is nested in.
-	 */
-	void released(ClientHold held) {
-		held.released = true;
-		if (held.outer == null) {
-			this.checkers.get(held.key())
-				.released(held.holder, held.grant.token(), Math.min(this.clock.nanos(), held.endNanos()));
-		}
-	}
-
-	/**
-	 * A renewal's or an extension's reply said the hold is gone: the handle reports it
-	 * lost, and its holder stops counting on it (and on the hold it is nested in).
-	 */
-	void lost(ClientHold held) {
-		note(held.holder + " lost " + held);
-		this.checkers.get(held.key()).released(held.holder, held.grant.token(), this.clock.nanos());
-	}
-
-	/**
-	 * A renewal or an extension moved a live hold's deadline later.
-	 */
-	void extended(ClientHold held) {
-		this.checkers.get(held.key()).extended(held.holder, held.grant.token(), this.clock.nanos(), held.endNanos());
-	}
-
-	/**
-	 * Record a release that keeps its lock for what is left of its minimum hold: no other
-	 * hold may be granted it until the keep ends.
-	 */
-	KeptLock kept(ClientHold held, KeptLock keep) {
-		this.kept.computeIfAbsent(held.key(), (key) -> new ArrayList<>()).add(keep);
-		this.counted[Counted.KEPT.ordinal()]++;
-		return keep;
-	}
-
-	/**
-	 * The reply of a release that kept its lock was read: from now on Redis must keep it,
-	 * unless the hold was gone, and there was nothing to keep.
-	 */
-	void keptRead(ClientHold held, KeptLock keep, boolean there) {
-		if (there) {
-			keep.read = true;
-		}
-		else {
-			this.kept.get(held.key()).remove(keep);
-		}
+	MultiLockChecks checks() {
+		return this.checks;
 	}
 
 	void counted(Counted what) {
@@ -668,14 +530,14 @@ final class MultiLockRun {
 	}
 
 	int holds() {
-		return this.checkers.values().stream().mapToInt(HoldChecker::holds).sum();
+		return this.checks.holds();
 	}
 
 	/**
 	 * Return how many of the holds were read holds.
 	 */
 	int readHolds() {
-		return this.checkers.values().stream().mapToInt(HoldChecker::readHolds).sum();
+		return this.checks.readHolds();
 	}
 
 	/**

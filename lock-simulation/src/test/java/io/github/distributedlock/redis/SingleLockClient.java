@@ -166,7 +166,7 @@ final class SingleLockClient implements LocalLine.Waiter {
 
 	private void hold(Grant grant, long ranNanos) {
 		end(true);
-		ClientHold held = this.run.held(this.name, this.owner, grant, ranNanos, null);
+		ClientHold held = this.run.checks().held(this.name, this.owner, grant, ranNanos, null);
 		this.work.singleLock(new HeldLocks(this.run, this.name, this.owner, List.of(held)), this.run.work(),
 				this.reader, this::next);
 	}
