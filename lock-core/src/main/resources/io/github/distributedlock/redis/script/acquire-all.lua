@@ -38,14 +38,19 @@ local function blocked(i, reply, held)
 		mark_queued(KEYS[5 * i - 4], held[4])
 	end
 	-- All or nothing: an earlier run of this attempt (its reply lost) may have taken the other
-	-- locks. Its holds go, as their release would (a lock it alone held is freed and its
-	-- waiters told).
+	-- locks. Its holds go, as their release would: a lock it alone held stays taken by nobody
+	-- until the end of a minimum hold that another hold of this owner, released meanwhile,
+	-- recorded ('kept': note_kept), or else is freed; either way its waiters are told.
 	for j = 1, count do
 		if j ~= i then
-			local mine = redis.call('HMGET', KEYS[5 * j - 4], 'owner', 'token', 'holds', hold)
+			local mine = redis.call('HMGET', KEYS[5 * j - 4], 'owner', 'token', 'holds', hold, 'kept')
 			if mine[1] == owner and mine[4] then
 				if tonumber(mine[3]) <= 1 then
-					redis.call('DEL', KEYS[5 * j - 4])
+					if keep_taken(KEYS[5 * j - 4], 0, mine[5]) then
+						redis.call('HDEL', KEYS[5 * j - 4], hold)
+					else
+						redis.call('DEL', KEYS[5 * j - 4])
+					end
 					redis.call('PUBLISH', KEYS[5 * j], mine[2])
 				else
 					redis.call('HDEL', KEYS[5 * j - 4], hold)

@@ -117,6 +117,40 @@ class ResentAttemptLeaseTests {
 		assertThat(leaseLeftSince(b, t0)).as("B's lease covers t0 + 5000 ms").isGreaterThanOrEqualTo(4990);
 	}
 
+	/**
+	 * Owner O holds B alone, and run 1 of O's multi-lock joins it and takes A (300 ms);
+	 * its reply is lost. O's own hold of B is released with 2 s of its minimum hold left,
+	 * so B records that keep. A's lease ends and X takes A; the re-sent run 2 is blocked
+	 * by X and rolls back its hold of B, the last one: B must stay kept, as a release
+	 * would keep it, not be freed. Found by the simulation (seed 5368).
+	 */
+	@Test
+	void shouldKeepALockForItsMinimumHoldWhenABlockedMultiLockAttemptRollsBack() throws Exception {
+		String a = "sk:{m}:a";
+		String b = "sk:{m}:b";
+		List<String> bKeys = List.of(b, LockKeys.fence(b), b + ":readers", b + ":intent", b + ":requests");
+		List<?> single = (List<?>) eval(LockScripts.ACQUIRE, bKeys, "owner-O", "hS", "10000", "1", "600000", "0", "0",
+				"0", "", "30000");
+		assertThat(single.get(0)).isEqualTo(1L);
+		List<String> keys = new ArrayList<>(multiKeys(a));
+		keys.addAll(multiKeys(b));
+		String[] args = { "owner-O", "hM", "1", "600000", "", "30000", "300", "10000" };
+		assertThat(((List<?>) eval(LockScripts.ACQUIRE_ALL, keys, args)).get(0)).isEqualTo(1L);
+		assertThat(redis.server().command("HGET", b, "holds")).isEqualTo("2");
+		assertThat(eval(LockScripts.RELEASE, List.of(b, b + ":released", b + ":requests", b + ":readers"), "owner-O",
+				String.valueOf(single.get(1)), "hS", "1", "2000"))
+			.isEqualTo(1L);
+		Thread.sleep(500);
+		List<?> x = (List<?>) eval(LockScripts.ACQUIRE,
+				List.of(a, LockKeys.fence(a), a + ":readers", a + ":intent", a + ":requests"), "owner-X", "hx", "10000",
+				"0", "600000", "0", "0", "0", "", "30000");
+		assertThat(x.get(0)).isEqualTo(1L);
+		assertThat(((List<?>) eval(LockScripts.ACQUIRE_ALL, keys, args)).get(0)).as("run 2 blocked by X").isEqualTo(0L);
+		assertThat(redis.server().command("HGET", b, "owner")).as("B kept by nobody").isEqualTo("");
+		long pttl = Long.parseLong(String.valueOf(redis.server().command("PTTL", b)));
+		assertThat(pttl).as("until the end of O's minimum hold").isBetween(1000L, 1600L);
+	}
+
 	private static List<String> multiKeys(String lock) {
 		return List.of(lock, LockKeys.fence(lock), lock + ":readers", lock + ":requests", lock + ":released");
 	}
