@@ -253,49 +253,47 @@ public final class LockCommands {
 	}
 
 	/**
-	 * Run an acquire attempt: refused on a thread interrupted before it is sent, and,
-	 * once sent, not given up on for an interrupt, which would leave a lock it took to
-	 * its lease with nobody holding it. Sent again instead (the same hold, which the
-	 * script finds if the first run took it), and what it won is the caller's, with its
-	 * interrupt kept: the wait loops end at their next sleep.
+	 * Run an acquire attempt, sent even on an interrupted thread. An acquisition is
+	 * refused on a thread already interrupted when it starts
+	 * ({@link #refuseIfInterrupted}); an attempt it makes after an interrupt (a late
+	 * grant taken again at once, the attempt that ends a sleep) must still go out, or
+	 * what an earlier run of it took would stay to its lease with nobody holding it. The
+	 * wait loops end at their next sleep.
 	 */
 	private <T> @Nullable T runAttempt(LockName name, ScriptCall call) {
-		if (Thread.currentThread().isInterrupted()) {
-			throw new LockInterruptedException(name, new InterruptedException());
-		}
 		return runUninterrupted(name, "acquire", call);
 	}
 
 	/**
-	 * Run a script that ends something (a release, a withdrawal, a leave) even on an
-	 * interrupted thread: the driver gives up on a command when the thread is
-	 * interrupted, before sending it or while waiting for its reply, and a hold or a
-	 * place left behind would cost the others up to a lease. These scripts are safe to
-	 * run twice, so one given up on while waiting is sent again once. The interrupt is
-	 * kept for the caller.
+	 * Run a script even if the thread is interrupted, and keep the interrupt for the
+	 * caller. Lettuce gives up on a command on an interrupted thread before sending it,
+	 * and a release, a withdrawal or a leave it dropped would leave a lock or a place
+	 * taken until its lease or timeout ran out. An interrupt that comes while waiting for
+	 * the reply still ends the wait (the command may have run), so that no call waits
+	 * longer than one command timeout.
 	 */
 	private <T> @Nullable T runUninterrupted(LockName name, String operation, ScriptCall call) {
 		boolean interrupted = Thread.interrupted();
 		try {
-			for (int tries = 1;; tries++) {
-				try {
-					return this.scripts.execute(call);
-				}
-				catch (DataAccessException ex) {
-					if (!Thread.interrupted()) {
-						throw ScriptReplies.failure(name, operation, ex);
-					}
-					interrupted = true;
-					if (tries == 2) {
-						throw new LockInterruptedException(name, ex);
-					}
-				}
-			}
+			return this.scripts.execute(call);
+		}
+		catch (DataAccessException ex) {
+			throw ScriptReplies.failure(name, operation, ex);
 		}
 		finally {
 			if (interrupted) {
 				Thread.currentThread().interrupt();
 			}
+		}
+	}
+
+	/**
+	 * Refuse to start an acquisition on an interrupted thread, before anything is sent.
+	 * @throws LockInterruptedException if the thread is interrupted
+	 */
+	public static void refuseIfInterrupted(LockName name) {
+		if (Thread.currentThread().isInterrupted()) {
+			throw new LockInterruptedException(name, new InterruptedException());
 		}
 	}
 

@@ -44,6 +44,7 @@ public final class MultiWaitLoop {
 	 * wait time ran out (see {@link #timeout()})
 	 */
 	@Nullable List<Grant> run() {
+		LockCommands.refuseIfInterrupted(this.acquisition.specs().get(0).name());
 		WaitQueue queue = null;
 		boolean acquired = false;
 		// Whether Redis failed us: then the request is withdrawn without waiting for the

@@ -81,16 +81,26 @@ public final class ReplicaWait {
 	 */
 	void confirm(Grant hold) {
 		LockSpec spec = hold.spec();
-		long acked = await(hold);
+		long acked;
+		// The hold is won: an interrupt must not drop the check (Lettuce gives up on a
+		// command on an interrupted thread) and leave it to its lease unchecked.
+		boolean interrupted = Thread.interrupted();
+		try {
+			acked = await(hold);
+		}
+		catch (RuntimeException ex) {
+			releaseQuietly(hold);
+			throw ex;
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
 		if (acked >= this.replicas) {
 			return;
 		}
-		try {
-			this.commands.release(hold);
-		}
-		catch (RuntimeException ex) {
-			// The lease ends it anyway.
-		}
+		releaseQuietly(hold);
 		if (acked < 0) {
 			throw new LockAccessException(spec.name(),
 					"acquired, but the server no longer had it when its "
@@ -101,6 +111,15 @@ public final class ReplicaWait {
 				"acquired, but only " + acked + " of " + this.replicas + " replicas acknowledged it within "
 						+ this.timeoutMillis + " ms; released it, since a failover now could give it to someone else",
 				null);
+	}
+
+	private void releaseQuietly(Grant hold) {
+		try {
+			this.commands.release(hold);
+		}
+		catch (RuntimeException ex) {
+			// The lease ends it anyway.
+		}
 	}
 
 	/**

@@ -83,6 +83,7 @@ public final class WaitLoop {
 	 * {@link #timeout()})
 	 */
 	public @Nullable Grant run() {
+		LockCommands.refuseIfInterrupted(this.spec.name());
 		Grant grant = null;
 		try {
 			grant = attemptAndWait();
