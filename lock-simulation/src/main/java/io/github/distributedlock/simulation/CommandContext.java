@@ -8,6 +8,10 @@ import org.jspecify.annotations.Nullable;
  * What a command runs against: the keyspace, the clock as the command must read it, and
  * the pub/sub channels. Inside a script, keys expire by the time the script started;
  * which time relative expiries and {@code PTTL} read depends on the {@link ExpiryRule}.
+ * With keyspace notifications on, the commands publish the events of the {@code g}
+ * (generic) and {@code x} (expired) classes on the keyspace channel
+ * ({@code notify-keyspace-events Kgx}), each when the command runs, as Redis publishes
+ * them: in order with the script's own {@code PUBLISH} calls.
  */
 final class CommandContext {
 
@@ -18,6 +22,10 @@ final class CommandContext {
 	private final Keyspace keyspace = new Keyspace();
 
 	private ExpiryRule expiryRule = ExpiryRule.REDIS_7_0;
+
+	private boolean keyspaceEvents;
+
+	private boolean inspecting;
 
 	private boolean inScript;
 
@@ -72,10 +80,52 @@ final class CommandContext {
 	}
 
 	/**
-	 * Return a key's entry if it is there and not expired.
+	 * Publish keyspace notifications from now on, or stop.
+	 */
+	void keyspaceEvents(boolean on) {
+		this.keyspaceEvents = on;
+	}
+
+	/**
+	 * Look at the keys without touching them, or stop: an expired key is then absent but
+	 * not deleted, so no {@code expired} event is published for a look that no client of
+	 * the server took.
+	 */
+	void inspecting(boolean on) {
+		this.inspecting = on;
+	}
+
+	/**
+	 * Return a key's entry if it is there and not expired. An expired key found is
+	 * deleted, with an {@code expired} event, as Redis's {@code expireIfNeeded} does.
 	 */
 	Keyspace.@Nullable Entry lookup(String key) {
-		return this.keyspace.get(key, expiryNow());
+		Keyspace.Entry entry = this.keyspace.peek(key);
+		if (entry == null || !entry.isExpired(expiryNow())) {
+			return entry;
+		}
+		if (!this.inspecting) {
+			this.keyspace.delete(key);
+			notify("expired", key);
+		}
+		return null;
+	}
+
+	/**
+	 * Publish a keyspace event of a key, if notifications are on.
+	 * @param event the event's name: {@code del}, {@code expire}, {@code expired}
+	 */
+	void notify(String event, String key) {
+		if (this.keyspaceEvents) {
+			this.pubSub.publish(keyspaceChannel(key), event);
+		}
+	}
+
+	/**
+	 * Return the keyspace channel of a key in database 0.
+	 */
+	static String keyspaceChannel(String key) {
+		return "__keyspace@0__:" + key;
 	}
 
 	/**

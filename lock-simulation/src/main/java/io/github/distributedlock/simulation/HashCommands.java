@@ -12,7 +12,8 @@ import org.jspecify.annotations.Nullable;
  * {@code HKEYS}, and {@code HGETALL} for the tests. Fields keep the order they were added
  * in, as a small hash (a listpack) keeps them: {@code HKEYS} answers in that order. A
  * hash past Redis's listpack limits (128 fields, or a value over 64 bytes) is a hash
- * table in Redis, whose order differs; the lock protocol's hashes stay small.
+ * table in Redis, whose order differs; the lock protocol's hashes stay small. A hash
+ * emptied by {@code HDEL} is deleted, with the keyspace event {@code del}.
  */
 final class HashCommands {
 
@@ -80,6 +81,7 @@ final class HashCommands {
 				deleted++;
 				if (hash.isEmpty()) {
 					context.keyspace().delete(argv[1]);
+					context.notify("del", argv[1]);
 					break;
 				}
 			}

@@ -8,6 +8,8 @@ import java.util.Locale;
  * {@code EXISTS}, {@code PEXPIRE} (with {@code NX}, {@code XX}, {@code GT}, {@code LT}),
  * {@code PTTL}, {@code PEXPIRETIME}, {@code TYPE}, {@code TIME} and {@code PUBLISH}, as
  * Redis 7.0 runs them. A key given a time in the past is deleted at once, as on a master.
+ * Their keyspace events: {@code del} for each key {@code DEL} deletes and for a key
+ * {@code PEXPIRE} deletes, {@code expire} for a time set.
  */
 final class KeyCommands {
 
@@ -30,6 +32,7 @@ final class KeyCommands {
 		for (int i = 1; i < argv.length; i++) {
 			if (context.lookup(argv[i]) != null) {
 				context.keyspace().delete(argv[i]);
+				context.notify("del", argv[i]);
 				deleted++;
 			}
 		}
@@ -85,10 +88,12 @@ final class KeyCommands {
 		// the command's snapshot: baseNow() is the one each reads.
 		if (when <= context.baseNow()) {
 			context.keyspace().delete(argv[1]);
+			context.notify("del", argv[1]);
 			return Replies.integer(1);
 		}
 		entry.expireAt = when;
 		context.keyspace().written(argv[1]);
+		context.notify("expire", argv[1]);
 		return Replies.integer(1);
 	}
 

@@ -13,11 +13,11 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The keys of one Redis database: each a string, a hash or a sorted set, with an optional
- * expiry (absolute, in milliseconds). Expiry is lazy, as Redis's is on access: a key
- * whose time has passed is deleted when it is next looked up. Redis's active expiry cycle
- * (which deletes such keys in the background, and which only the memory use and keyspace
- * notifications could tell apart) is not modelled. Every write marks its key, so that
- * what one command or script changed can be shipped to a replica ({@link #takeWrites()}).
+ * expiry (absolute, in milliseconds). A key whose time has passed stays stored until a
+ * command looks it up ({@link CommandContext#lookup}, Redis's lazy expiry) or the model's
+ * active expiry finds it ({@link #expired(long)}, when the simulation runs it). Every
+ * write marks its key, so that what one command or script changed can be shipped to a
+ * replica ({@link #takeWrites()}).
  */
 final class Keyspace {
 
@@ -33,20 +33,6 @@ final class Keyspace {
 
 	private Keyspace(Map<String, Entry> entries) {
 		this.entries = entries;
-	}
-
-	/**
-	 * Return a key's entry, or {@code null} if it is absent or expired at {@code nowMs}
-	 * (then it is deleted, as Redis deletes an expired key it finds).
-	 */
-	@Nullable Entry get(String key, long nowMs) {
-		Entry entry = this.entries.get(key);
-		if (entry != null && entry.isExpired(nowMs)) {
-			this.entries.remove(key);
-			this.written.add(key);
-			return null;
-		}
-		return entry;
 	}
 
 	/**
@@ -86,6 +72,20 @@ final class Keyspace {
 			}
 		});
 		return keys;
+	}
+
+	/**
+	 * Return the keys stored but expired at {@code nowMs}, sorted.
+	 */
+	List<String> expired(long nowMs) {
+		List<String> expired = new ArrayList<>();
+		this.entries.forEach((key, entry) -> {
+			if (entry.isExpired(nowMs)) {
+				expired.add(key);
+			}
+		});
+		expired.sort(null);
+		return expired;
 	}
 
 	/**

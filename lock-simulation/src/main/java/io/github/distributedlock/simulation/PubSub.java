@@ -10,12 +10,12 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Redis's pub/sub channels (not patterns, not keyspace notifications, which the model
- * does not publish). {@code PUBLISH} answers how many subscribers receive the message, as
- * Redis does, and puts one delivery per subscriber into a queue that the simulation
- * drains when it decides the message arrives: it may deliver late, out of turn between
- * subscribers, or never (a dropped connection). Messages to one subscriber keep their
- * order in the queue, as on one Redis connection.
+ * Redis's pub/sub channels (not patterns): what {@code PUBLISH} and the keyspace
+ * notifications publish. {@code PUBLISH} answers how many subscribers receive the
+ * message, as Redis does, and puts one delivery per subscriber into a queue that the
+ * simulation drains when it decides the message arrives: it may deliver late, out of turn
+ * between subscribers, or never (a dropped connection). Messages to one subscriber keep
+ * their order in the queue, as on one Redis connection.
  */
 public final class PubSub {
 

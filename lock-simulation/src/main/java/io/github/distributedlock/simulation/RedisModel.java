@@ -21,8 +21,15 @@ import org.jspecify.annotations.Nullable;
  * {@link #evict(String)} (a key goes, as under {@code maxmemory}). Pub/sub messages wait
  * in {@link #pubSub()} until the simulation delivers them.
  * <p>
- * Not modelled: other commands, databases, keyspace notifications, Redis's active expiry
- * (keys expire when next looked up, which no command can tell apart), memory,
+ * Keyspace notifications are off unless {@link #keyspaceEvents(boolean)} turns them on,
+ * as {@code notify-keyspace-events Kgx} does: then the commands publish, on
+ * {@code __keyspace@0__:<key>}, {@code del} (a key deleted, or a hash or sorted set
+ * emptied), {@code expire} (an expiry set) and {@code expired}, when a command finds the
+ * key expired (lazy expiry) or when {@link #expireDue()} runs, Redis's active expiry
+ * cycle, at the times the simulation chooses. {@code evicted} is of the {@code e} class,
+ * which {@code Kgx} leaves out: {@link #evict(String)} publishes nothing.
+ * <p>
+ * Not modelled: other commands, databases, other notification classes, memory,
  * persistence, Cluster, and the wording of Lua's own runtime errors. Replies are
  * {@link Long}, {@link String} (bulk), {@code null}, {@code List},
  * {@link Replies.StatusReply} and {@link Replies.ErrorReply}.
@@ -109,6 +116,62 @@ public final class RedisModel {
 		}
 		this.replica.record(this.context.keyspace());
 		return reply;
+	}
+
+	/**
+	 * Run a command that reads, as the simulation's own look at the state rather than a
+	 * client's call: an expired key is absent but stays stored, so that it publishes no
+	 * {@code expired} event that no client caused, and expires as it would have.
+	 * @param argv the command's name and arguments
+	 * @return the reply
+	 * @throws IllegalStateException while the server is stalled
+	 */
+	public @Nullable Object inspect(String... argv) {
+		this.context.inspecting(true);
+		try {
+			return command(argv);
+		}
+		finally {
+			this.context.inspecting(false);
+		}
+	}
+
+	/**
+	 * Publish keyspace notifications of the {@code g} and {@code x} classes on the
+	 * keyspace channels, or stop ({@code notify-keyspace-events Kgx}, or empty).
+	 * @param on whether to publish them; off unless set
+	 */
+	public void keyspaceEvents(boolean on) {
+		this.context.keyspaceEvents(on);
+	}
+
+	/**
+	 * Run Redis's active expiry: delete every key whose time has passed, each with an
+	 * {@code expired} event, in the order of their names. Redis runs it ten times a
+	 * second ({@code hz 10}) and samples 20 keys with an expiry each time, so with the
+	 * few keys of one lock it finds them all; when it runs is the simulation's choice.
+	 * @return how many keys expired
+	 * @throws IllegalStateException while the server is stalled
+	 */
+	public int expireDue() {
+		checkAnswering();
+		List<String> expired = this.context.keyspace().expired(this.clock.millis());
+		for (String key : expired) {
+			this.context.keyspace().delete(key);
+			this.context.notify("expired", key);
+		}
+		this.replica.record(this.context.keyspace());
+		return expired.size();
+	}
+
+	/**
+	 * Expire a key that a look-up found expired, with its event, for a test that keeps
+	 * the model's keys on those of a real server whose look-ups it did not replay.
+	 */
+	void expireFound(String key) {
+		this.context.keyspace().delete(key);
+		this.context.notify("expired", key);
+		this.replica.record(this.context.keyspace());
 	}
 
 	private @Nullable Object run(ScriptRuntime.CompiledScript script, List<String> keys, List<String> args) {

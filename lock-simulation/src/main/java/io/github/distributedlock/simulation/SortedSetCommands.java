@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  * {@code INCR}), {@code ZSCORE}, {@code ZREM}, {@code ZRANGE} (by rank or
  * {@code BYSCORE}, {@code REV}, {@code LIMIT}, {@code WITHSCORES}; not {@code BYLEX}),
  * {@code ZRANGEBYSCORE}, {@code ZREMRANGEBYSCORE}, {@code ZRANK}, {@code ZCOUNT} and
- * {@code ZCARD}. A set left empty is deleted.
+ * {@code ZCARD}. A set left empty is deleted, with the keyspace event {@code del}.
  */
 final class SortedSetCommands {
 
@@ -262,6 +262,7 @@ final class SortedSetCommands {
 		if (set != null && removed > 0) {
 			if (set.size() == 0) {
 				context.keyspace().delete(key);
+				context.notify("del", key);
 			}
 			else {
 				context.keyspace().written(key);

@@ -8,7 +8,8 @@ import org.jspecify.annotations.Nullable;
  * {@code GET}, and {@code SET} with {@code NX}, {@code XX}, {@code GET}, {@code EX},
  * {@code PX}, {@code EXAT}, {@code PXAT} and {@code KEEPTTL}, as Redis 7.0 parses and
  * runs them. {@code SET} replaces a key of any type, except that with {@code GET} it
- * refuses one that holds no string.
+ * refuses one that holds no string. A {@code SET} with an expiry publishes the keyspace
+ * event {@code expire} (its {@code set} is of the string class, not published here).
  */
 final class StringCommands {
 
@@ -79,6 +80,9 @@ final class StringCommands {
 		long keptExpiry = (keepTtl && found != null) ? found.expireAt : Keyspace.NO_EXPIRY;
 		Keyspace.Entry entry = context.keyspace().put(argv[1], argv[2]);
 		entry.expireAt = (unit != null) ? expireAt : keptExpiry;
+		if (unit != null) {
+			context.notify("expire", argv[1]);
+		}
 		return get ? old : Replies.OK;
 	}
 

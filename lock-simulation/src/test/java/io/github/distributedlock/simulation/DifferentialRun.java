@@ -19,6 +19,15 @@ import org.jspecify.annotations.Nullable;
  * ticks do not add up; and every key must have reached the model's replica, which lags by
  * one write. At the end every key must agree, and a failover must lose that one write
  * alone.
+ * <p>
+ * The keyspace notifications of every key the calls write ({@code del}, {@code expire},
+ * {@code expired}) are compared with the calls' other messages, in order. The real
+ * server's active expiry is off ({@link RealRedis}), so that a key expires only where a
+ * call or the dump after it looks it up: the keys the dump found expired must be those
+ * the model has expired by then (within the clock's tick), and the model expires them
+ * too, with their events, so that both go on with the same keys. What this leaves out:
+ * when the active expiry cycle finds a key, which only {@code SnippetDifferentialTests}
+ * holds to the model's {@link RedisModel#expireDue()}, once.
  */
 final class DifferentialRun {
 
@@ -37,6 +46,8 @@ final class DifferentialRun {
 	private final CallReplay replay = new CallReplay(this::newModel);
 
 	private int messages;
+
+	private final Map<String, Integer> keyspaceEvents = new TreeMap<>();
 
 	DifferentialRun(RealRedis real, Map<String, String> shas, long seed, int steps) {
 		this.real = real;
@@ -67,6 +78,8 @@ final class DifferentialRun {
 			}
 			model = result.model();
 			alignExpiries(model, observed);
+			expireAsTheDumpDid(model, observed, step, i);
+			countKeyspaceEvents(observed);
 			checkReplica(model, step, i);
 			this.history.add("#" + i + " " + step + " -> " + Replies.describe(result.reply()));
 			this.outcomes.merge(outcome(step, result.reply()), 1, Integer::sum);
@@ -84,8 +97,74 @@ final class DifferentialRun {
 	private RedisModel newModel(long startNanos) {
 		RedisModel model = new RedisModel(new VirtualClock(startNanos));
 		model.replicaLag(1);
-		model.pubSub().subscribe("waiters", LockWorkload.channels().toArray(new String[0]));
+		model.keyspaceEvents(true);
+		List<String> channels = new ArrayList<>(LockWorkload.channels());
+		channels.addAll(LockWorkload.keyspaceChannels());
+		model.pubSub().subscribe("waiters", channels.toArray(new String[0]));
 		return model;
+	}
+
+	/**
+	 * The dump after a call looked its keys up, and expired those it found expired (its
+	 * script's clock is at most a millisecond before the time it read): each must be
+	 * expired in the model by then, within the bracket's width, and each the model has
+	 * expired a millisecond and more before it must be among them. The model then expires
+	 * them too, with their events, in the dump's order.
+	 */
+	private void expireAsTheDumpDid(RedisModel model, RealRedis.Observation observed, LockWorkload.Step step,
+			int index) {
+		long dumpMs = observed.dumpMicros() / 1000;
+		long width = observed.after() / 1000 - observed.before() / 1000;
+		List<String> gone = new ArrayList<>();
+		for (String message : observed.dumpMessages()) {
+			int space = message.lastIndexOf(' ');
+			String channel = message.substring(0, space);
+			if (!message.endsWith(" expired") || !channel.startsWith("__keyspace@0__:")) {
+				throw new AssertionError(header() + "The dump after call #" + index + " (" + step + ") published "
+						+ message + ", which only an expiry should\n" + steps());
+			}
+			gone.add(channel.substring("__keyspace@0__:".length()));
+		}
+		List<String> differences = new ArrayList<>();
+		// A key named twice (acquire-all.lua's fencing counter) is dumped, and expired,
+		// once.
+		for (String key : new java.util.LinkedHashSet<>(dumpKeys(step))) {
+			Keyspace.Entry entry = model.keyspace().peek(key);
+			long expireAt = (entry != null) ? entry.expireAt : Keyspace.NO_EXPIRY;
+			boolean expired = expireAt != Keyspace.NO_EXPIRY && expireAt < dumpMs + width;
+			boolean surely = expireAt != Keyspace.NO_EXPIRY && expireAt < dumpMs - 1 - width;
+			if (gone.contains(key) ? !expired : surely) {
+				differences.add(key + " (the model's expiry " + expireAt + ", the dump at " + dumpMs + " ms)");
+			}
+			if (gone.contains(key)) {
+				model.expireFound(key);
+			}
+		}
+		List<String> messages = new ArrayList<>();
+		model.pubSub().drain().forEach((delivery) -> messages.add(delivery.channel() + " " + delivery.message()));
+		if (!differences.isEmpty() || !messages.equals(observed.dumpMessages())) {
+			throw new AssertionError(
+					header() + "After call #" + index + " (" + step + ") the dump expired " + observed.dumpMessages()
+							+ ", the model " + messages + "; differing: " + differences + "\n" + steps());
+		}
+	}
+
+	private void countKeyspaceEvents(RealRedis.Observation observed) {
+		List<String> all = new ArrayList<>(observed.messages());
+		all.addAll(observed.dumpMessages());
+		for (String message : all) {
+			if (message.startsWith("__keyspace@")) {
+				this.keyspaceEvents.merge(message.substring(message.lastIndexOf(' ') + 1), 1, Integer::sum);
+			}
+		}
+	}
+
+	/**
+	 * Return how many keyspace events of each name the calls and dumps published, each
+	 * compared with the model's.
+	 */
+	Map<String, Integer> keyspaceEvents() {
+		return this.keyspaceEvents;
 	}
 
 	/**

@@ -57,6 +57,20 @@ final class LockWorkload {
 	}
 
 	/**
+	 * Return the keyspace channels of every key the calls write: each lock's keys and the
+	 * fencing counters, whose events the differential test compares too.
+	 */
+	static List<String> keyspaceChannels() {
+		java.util.Set<String> keys = new java.util.LinkedHashSet<>();
+		for (String lock : LOCKS) {
+			keys.addAll(List.of(lock, readers(lock), lock + ":readholds", lock + ":intent", lock + ":requests",
+					lock + ":queue", lock + ":queue:heartbeats", permits(lock)));
+		}
+		keys.addAll(List.of(FENCES));
+		return keys.stream().map(CommandContext::keyspaceChannel).toList();
+	}
+
+	/**
 	 * Return the next call to make.
 	 */
 	Step next() {

@@ -14,9 +14,18 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A real redis-server as the differential test watches it. Each call goes out in one
- * write with what brackets it: {@code TIME}, the call, {@code TIME}, a dump of the keys
- * it names, and a marker message; so the time the call ran is known to within the two
- * readings, and the messages it published are those a subscriber reads before the marker.
+ * write with what brackets it: {@code TIME}, the call, {@code TIME}, a marker message, a
+ * dump of the keys it names, and a second marker; so the time the call ran is known to
+ * within the two readings, the messages it published are those a subscriber reads before
+ * the first marker, and those between the markers are the dump's.
+ * <p>
+ * The server publishes keyspace notifications ({@code notify-keyspace-events Kgx}), and
+ * its active expiry is off ({@code DEBUG SET-ACTIVE-EXPIRE 0}, which needs the server
+ * started with {@code enable-debug-command}): a key then expires only when a command
+ * finds it expired, so every {@code expired} event comes from a call or a dump at a known
+ * place, and can be compared in order with the model's, as the {@code del} and
+ * {@code expire} events are. The dump is a script, so its own lookups expire keys too:
+ * their events are the dump's messages.
  */
 final class RealRedis implements AutoCloseable {
 
@@ -66,6 +75,8 @@ final class RealRedis implements AutoCloseable {
 		this.commands = server.connect();
 		this.subscriber = server.connect();
 		this.dumpSha = load(DUMP);
+		check(this.commands.command("CONFIG", "SET", "notify-keyspace-events", "Kgx"));
+		check(this.commands.command("DEBUG", "SET-ACTIVE-EXPIRE", "0"));
 		List<String> subscribe = new ArrayList<>(List.of("SUBSCRIBE", MARKER_CHANNEL));
 		subscribe.addAll(channels);
 		this.subscriber.send(subscribe.toArray(new String[0]));
@@ -84,6 +95,9 @@ final class RealRedis implements AutoCloseable {
 
 	void flushAll() {
 		check(this.commands.command("FLUSHALL"));
+		String marker = Long.toString(++this.markers);
+		check(this.commands.command("PUBLISH", MARKER_CHANNEL, marker));
+		messagesUntil(marker);
 	}
 
 	/**
@@ -102,27 +116,42 @@ final class RealRedis implements AutoCloseable {
 		List<String> dump = new ArrayList<>(List.of("EVALSHA", this.dumpSha, Integer.toString(keys.size())));
 		dump.addAll(keys);
 		dump.add("keys");
-		String marker = Long.toString(++this.markers);
-		List<@Nullable Object> replies = this.commands.pipeline(
-				List.of(List.of("TIME"), call, List.of("TIME"), dump, List.of("PUBLISH", MARKER_CHANNEL, marker)));
+		String called = Long.toString(++this.markers);
+		String dumped = Long.toString(++this.markers);
+		List<@Nullable Object> replies = this.commands.pipeline(List.of(List.of("TIME"), call, List.of("TIME"),
+				List.of("PUBLISH", MARKER_CHANNEL, called), dump, List.of("PUBLISH", MARKER_CHANNEL, dumped)));
+		List<String> messages = messagesUntil(called);
+		List<String> dumpMessages = messagesUntil(dumped);
+		Dump states = dump(replies.get(4));
+		return new Observation(micros(replies.get(0)), replies.get(1), micros(replies.get(2)), states.micros(),
+				states.keys(), messages, dumpMessages);
+	}
+
+	/**
+	 * Read the messages until a marker, as {@code channel message}.
+	 */
+	private List<String> messagesUntil(String marker) {
 		List<String> messages = new ArrayList<>();
 		while (true) {
 			List<?> message = (List<?>) next();
 			if (message.get(1).equals(MARKER_CHANNEL) && message.get(2).equals(marker)) {
-				break;
+				return messages;
 			}
 			messages.add(message.get(1) + " " + message.get(2));
 		}
-		Dump states = dump(replies.get(3));
-		return new Observation(micros(replies.get(0)), replies.get(1), micros(replies.get(2)), states.micros(),
-				states.keys(), messages);
 	}
 
 	/**
 	 * Dump every key.
 	 */
 	Dump dumpAll() {
-		return dump(this.commands.command("EVALSHA", this.dumpSha, "0", "all"));
+		Dump dump = dump(this.commands.command("EVALSHA", this.dumpSha, "0", "all"));
+		// KEYS skips expired keys, so the dump expires none, and publishes nothing: read
+		// up to a marker anyway, so that no message is left for the next run.
+		String marker = Long.toString(++this.markers);
+		check(this.commands.command("PUBLISH", MARKER_CHANNEL, marker));
+		messagesUntil(marker);
+		return dump;
 	}
 
 	private static Dump dump(@Nullable Object reply) {
@@ -188,9 +217,11 @@ final class RealRedis implements AutoCloseable {
 	 * @param dumpMicros the clock when the keys were dumped after it
 	 * @param keys the keys it names, as left
 	 * @param messages what it published, as {@code channel message}
+	 * @param dumpMessages what the dump published: the {@code expired} events of the keys
+	 * it found expired
 	 */
 	record Observation(long before, @Nullable Object reply, long after, long dumpMicros,
-			Map<String, @Nullable KeyState> keys, List<String> messages) {
+			Map<String, @Nullable KeyState> keys, List<String> messages, List<String> dumpMessages) {
 	}
 
 }

@@ -1,6 +1,8 @@
 package io.github.distributedlock.simulation;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.LongStream;
@@ -21,12 +23,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  * ({@link DifferentialRun}). {@code -Dsimulation.seeds=N} runs seeds 1 to N (12 unless
  * set), {@code -Dsimulation.seed=S} replays seed S alone, {@code -Dsimulation.steps=N}
  * sets the calls per seed (400 unless set). A seed fixes the calls, not the real server's
- * timing, so a replay makes the same calls but may see other leases run out.
+ * timing, so a replay makes the same calls but may see other leases run out. The server
+ * publishes keyspace notifications, compared too, and its active expiry is off
+ * ({@link RealRedis}).
  */
 class ScriptDifferentialTests {
 
 	@RegisterExtension
-	static final RedisServerExtension redis = RedisServerExtension.dedicated();
+	static final RedisServerExtension redis = RedisServerExtension.dedicated("--enable-debug-command", "local");
 
 	private static RealRedis real;
 
@@ -42,7 +46,9 @@ class ScriptDifferentialTests {
 		assertThat(Integer.parseInt(version.substring("redis_version:".length()).split("\\.")[0]))
 			.as("The model is of Redis 7.0, and the dump reads PEXPIRETIME (7.0): %s", version)
 			.isGreaterThanOrEqualTo(7);
-		real = new RealRedis(redis.server(), LockWorkload.channels());
+		List<String> channels = new ArrayList<>(LockWorkload.channels());
+		channels.addAll(LockWorkload.keyspaceChannels());
+		real = new RealRedis(redis.server(), channels);
 		EngineScripts.all().forEach((name, script) -> {
 			String sha = real.load(io.github.distributedlock.redis.script.ScriptTexts.all().get(name));
 			assertThat(sha).as("SHA-1 of %s, as Redis and the model compute it", name).isEqualTo(script.sha());
@@ -63,12 +69,15 @@ class ScriptDifferentialTests {
 		long[] seeds = seeds().toArray();
 		Map<String, Integer> outcomes = new TreeMap<>();
 		int[] messages = new int[1];
+		Map<String, Integer> keyspaceEvents = new TreeMap<>();
 		Stream<DynamicTest> runs = LongStream.of(seeds)
 			.mapToObj((seed) -> DynamicTest.dynamicTest("seed " + seed, () -> {
 				DifferentialRun run = new DifferentialRun(real, shas, seed, steps);
 				run.run();
-				System.out.println("Seed " + seed + ": " + run.messages() + " messages, " + run.replays()
-						+ " calls run again at another time; outcomes " + run.outcomes());
+				System.out.println("Seed " + seed + ": " + run.messages() + " messages (keyspace events "
+						+ run.keyspaceEvents() + "), " + run.replays() + " calls run again at another time; outcomes "
+						+ run.outcomes());
+				run.keyspaceEvents().forEach((event, count) -> keyspaceEvents.merge(event, count, Integer::sum));
 				run.outcomes().forEach((outcome, count) -> outcomes.merge(outcome, count, Integer::sum));
 				messages[0] += run.messages();
 			}));
@@ -85,6 +94,7 @@ class ScriptDifferentialTests {
 					"acquire-all.lua 0", "extend.lua 1", "renew.lua 1", "force-release.lua 1", "drop-intent.lua 1",
 					"held-member.lua 1", "leave-fair.lua 1");
 			assertThat(messages[0]).as("messages published").isGreaterThan(seeds.length);
+			assertThat(keyspaceEvents).as("keyspace events compared").containsKeys("del", "expire", "expired");
 		})));
 	}
 

@@ -253,6 +253,92 @@ class SnippetDifferentialTests {
 	}
 
 	/**
+	 * The keyspace events of the {@code g} and {@code x} classes ({@code Kgx}) that the
+	 * scripts' commands publish, in order with a script's own {@code PUBLISH}: each
+	 * snippet's messages must be the same. Then Redis's active expiry: a key that expires
+	 * while nobody looks it up publishes {@code expired} once the cycle finds it (within
+	 * a few of its runs, ten a second), as the model's {@link RedisModel#expireDue()}
+	 * does.
+	 */
+	@Test
+	void keyspaceEventsAgreeWithRedis() throws Exception {
+		List<String> snippets = List.of(
+				"redis.call('SET', KEYS[1], 'v', 'PX', 100000) redis.call('SET', KEYS[1], 'w')"
+						+ " redis.call('SET', KEYS[1], 'x', 'EX', 100, 'NX') redis.call('SET', KEYS[1], 'y', 'KEEPTTL')"
+						+ " return redis.call('PUBLISH', '__keyspace@0__:' .. KEYS[1], 'mine')",
+				"redis.call('HSET', KEYS[2], 'a', '1', 'b', '2') redis.call('PEXPIRE', KEYS[2], 100000)"
+						+ " redis.call('PEXPIRE', KEYS[2], 200000, 'NX') redis.call('PEXPIRE', KEYS[2], 300000, 'GT')"
+						+ " redis.call('HDEL', KEYS[2], 'a') redis.call('PUBLISH', 'other', 'x')"
+						+ " return redis.call('HDEL', KEYS[2], 'b', 'c')",
+				"redis.call('ZADD', KEYS[3], 1, 'a', 2, 'b') redis.call('ZREM', KEYS[3], 'a')"
+						+ " redis.call('ZREM', KEYS[3], 'b') redis.call('ZADD', KEYS[3], 1, 'a', 2, 'b')"
+						+ " redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', 1)"
+						+ " return redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '+inf')",
+				"redis.call('SET', KEYS[1], 'v') redis.call('SET', KEYS[4], 'v') redis.call('PEXPIRE', KEYS[2], 10)"
+						+ " redis.call('PEXPIRE', KEYS[1], 0) redis.call('PEXPIRE', KEYS[1], -5)"
+						+ " return redis.call('DEL', KEYS[4], KEYS[4], KEYS[2], KEYS[3])",
+				"redis.call('HSET', KEYS[2], 'a', '1') redis.call('HINCRBY', KEYS[2], 'n', 1)"
+						+ " redis.call('ZADD', KEYS[3], 1, 'a') redis.call('ZADD', KEYS[3], 'XX', 2, 'b')"
+						+ " return redis.call('DEL', KEYS[2], KEYS[3])");
+		try (RespConnection real = redis.server().connect(); RespConnection listener = redis.server().connect()) {
+			real.command("FLUSHALL");
+			real.command("CONFIG", "SET", "notify-keyspace-events", "Kgx");
+			List<String> channels = new ArrayList<>(List.of("SUBSCRIBE", "sim:marker", "other"));
+			KEYS.forEach((key) -> channels.add(CommandContext.keyspaceChannel(key)));
+			listener.send(channels.toArray(new String[0]));
+			for (int i = 1; i < channels.size(); i++) {
+				listener.awaitNext();
+			}
+			VirtualClock clock = new VirtualClock(micros(real) * 1000);
+			RedisModel model = new RedisModel(clock);
+			model.keyspaceEvents(true);
+			model.pubSub().subscribe("listener", channels.subList(1, channels.size()).toArray(new String[0]));
+			List<String> differences = new ArrayList<>();
+			int marker = 0;
+			for (String snippet : snippets) {
+				List<String> eval = new ArrayList<>(List.of("EVAL", snippet, Integer.toString(KEYS.size())));
+				eval.addAll(KEYS);
+				real.command(eval.toArray(new String[0]));
+				List<String> expected = messagesUntil(real, listener, ++marker);
+				clock.advanceTo(Math.max(clock.nanos(), micros(real) * 1000));
+				model.evalText(snippet, KEYS, List.of());
+				List<String> actual = drain(model);
+				if (!expected.equals(actual)) {
+					differences.add(snippet + "\n    Redis " + expected + "\n    model " + actual);
+				}
+			}
+			assertThat(differences).as("snippets whose keyspace events differ").isEmpty();
+			real.command("SET", "k:x", "v", "PX", "1");
+			model.command("SET", "k:x", "v", "PX", "1");
+			Thread.sleep(500);
+			clock.advanceTo(micros(real) * 1000);
+			assertThat(model.expireDue()).isOne();
+			assertThat(messagesUntil(real, listener, ++marker)).as("the active expiry's events")
+				.containsExactly("__keyspace@0__:k:x expire", "__keyspace@0__:k:x expired")
+				.isEqualTo(drain(model));
+		}
+	}
+
+	private static List<String> messagesUntil(RespConnection real, RespConnection listener, int marker)
+			throws java.io.IOException {
+		real.command("PUBLISH", "sim:marker", Integer.toString(marker));
+		List<String> messages = new ArrayList<>();
+		while (true) {
+			List<?> message = (List<?>) listener.awaitNext();
+			if (message.get(1).equals("sim:marker") && message.get(2).equals(Integer.toString(marker))) {
+				return messages;
+			}
+			messages.add(message.get(1) + " " + message.get(2));
+		}
+	}
+
+	private static List<String> drain(RedisModel model) {
+		List<String> messages = new ArrayList<>();
+		model.pubSub().drain().forEach((delivery) -> messages.add(delivery.channel() + " " + delivery.message()));
+		return messages;
+	}
+
+	/**
 	 * Run snippets in order on a flushed real server and a new model, and assert that
 	 * every reply is the same.
 	 */
