@@ -29,15 +29,15 @@ final class HoldsInRedis {
 	static @Nullable String writerViolation(RedisModel redis, String key, String owner, long endNanos) {
 		long now = redis.clock().nanos();
 		String digest = LockOwners.digest(owner);
-		Object held = redis.command("HGET", key, "owner");
+		Object held = redis.inspect("HGET", key, "owner");
 		if (!digest.equals(held)) {
 			return "the lock's owner in Redis is " + held;
 		}
-		long ttl = (Long) redis.command("PTTL", key);
+		long ttl = (Long) redis.inspect("PTTL", key);
 		if (now + ttl * MS + LockSimulation.REDIS_MS_SLACK - endNanos < 0) {
 			return "Redis keeps the lock " + ttl + " ms";
 		}
-		Object readers = redis.command("ZRANGEBYSCORE", LockKeys.readers(key), "(" + redis.clock().millis(), "+inf");
+		Object readers = redis.inspect("ZRANGEBYSCORE", LockKeys.readers(key), "(" + redis.clock().millis(), "+inf");
 		if (readers instanceof List<?> live) {
 			for (Object reader : live) {
 				if (!digest.equals(reader)) {
@@ -58,7 +58,7 @@ final class HoldsInRedis {
 	static @Nullable String readerViolation(RedisModel redis, String key, String owner, String hold, long endNanos) {
 		long now = redis.clock().nanos();
 		String digest = LockOwners.digest(owner);
-		Object score = redis.command("ZSCORE", LockKeys.readers(key), digest);
+		Object score = redis.inspect("ZSCORE", LockKeys.readers(key), digest);
 		if (score == null) {
 			return "its owner is not among the readers in Redis";
 		}
@@ -66,11 +66,11 @@ final class HoldsInRedis {
 		if (endMillis * MS + LockSimulation.REDIS_MS_SLACK - endNanos < 0) {
 			return "Redis keeps its owner reading " + (endMillis * MS - now) / 1e6 + " ms";
 		}
-		Object holds = redis.command("HGET", LockKeys.readHolds(key), digest);
+		Object holds = redis.inspect("HGET", LockKeys.readHolds(key), digest);
 		if (holds == null || !holds.toString().contains("," + hold + ",")) {
 			return "its hold is not among its owner's in Redis: " + holds;
 		}
-		Object held = redis.command("HGET", key, "owner");
+		Object held = redis.inspect("HGET", key, "owner");
 		if (held != null && !"".equals(held) && !digest.equals(held)) {
 			return "the lock's owner in Redis is writer " + held;
 		}

@@ -88,13 +88,13 @@ final class KeptLock {
 		if (!this.read || this.endNanos - LockSimulation.REDIS_MS_SLACK - nowNanos <= 0) {
 			return null;
 		}
-		Object held = redis.command("HGET", key, "owner");
+		Object held = redis.inspect("HGET", key, "owner");
 		if (!"".equals(held) && !LockOwners.digest(this.owner).equals(held)) {
 			return this.holder + " released token " + this.token + " keeping the lock until "
 					+ LockSimulation.at(this.endNanos) + " ms (its minimum hold), but the lock's owner in Redis is "
 					+ held;
 		}
-		long ttl = (Long) redis.command("PTTL", key);
+		long ttl = (Long) redis.inspect("PTTL", key);
 		if (nowNanos + ttl * LockSimulation.MS + LockSimulation.REDIS_MS_SLACK - this.endNanos < 0) {
 			return this.holder + " released token " + this.token + " keeping the lock until "
 					+ LockSimulation.at(this.endNanos) + " ms (its minimum hold), but Redis keeps it " + ttl + " ms";

@@ -115,6 +115,14 @@ import org.jspecify.annotations.Nullable;
  * claim is the poller's ({@code WaitMode.newRequest}). Pollers' waits are measured in
  * runs without faults, not held to a bound.
  * <p>
+ * In a quarter of the other runs of locks, read locks and fair locks (drawn from a PRNG
+ * of its own, {@link KeyspaceWaits}) every client's request asks for
+ * {@link WaitStrategy#KEYSPACE_EVENTS}: the writers' and fair waiters' specs wait so
+ * (readers' resolve to pub/sub, as the engine resolves them), the model publishes
+ * keyspace notifications ({@code Kgx}), with Redis's active expiry every 100 ms, and each
+ * line subscribes the channels its {@code WaitMode} gives and hears them, with the
+ * message faults, through a {@link WaitLine} in keyspace mode.
+ * <p>
  * In a third of the runs (drawn from a PRNG of its own) the clients run two to a JVM, c0
  * and c1 in one, c2 and c3 in the other, and each JVM's two clients wait in one
  * {@link LocalLine}, as the engine's waiters of one lock in one JVM do: one subscription
@@ -243,6 +251,10 @@ final class LockSimulation {
 	// Every one of them, for the time waiters spent behind a kept lock.
 	private final List<KeptLock> keptHistory = new ArrayList<>();
 
+	// In runs with keyspace waiters, when a del or expired of the lock's or its readers'
+	// key was published, in order.
+	private final List<Long> keysGoneNanos = new ArrayList<>();
+
 	private long keptReleases;
 
 	// The minimum holds of readers and permits, and the stand-ins their releases leave.
@@ -251,8 +263,13 @@ final class LockSimulation {
 	// The cancels and interrupts of waiting acquisitions, drawn from a PRNG of their own.
 	private final Cancellations cancellations;
 
-	// How the clients wait: pub/sub, or, in some runs of locks, polling.
+	// How the clients wait: pub/sub, or, in some runs of locks, polling or keyspace
+	// events.
 	private final WaitStrategy waitStrategy;
+
+	// The draws of keyspace waits: whether the run has them, and when Redis's active
+	// expiry runs.
+	private final SimulationRandom keyspace;
 
 	// Whether every client takes the fair lock of the name (then none reads, takes a
 	// permit or polls), and the order its waiters are granted in.
@@ -312,11 +329,18 @@ final class LockSimulation {
 		// In a quarter of the runs of locks the clients poll: drawn from a PRNG of its
 		// own, so that the other runs are the runs they were.
 		boolean polls = new SimulationRandom(seed ^ 0x706f6c6cL).nextInt(4) == 0 && this.permits == 0 && !this.fair;
-		this.waitStrategy = polls ? WaitStrategy.POLLING : WaitStrategy.PUBSUB;
+		// In a quarter of the other runs of locks, read locks and fair locks the clients
+		// wait for keyspace events: drawn from a PRNG of its own, so that the other runs
+		// are the runs they were.
+		this.keyspace = new SimulationRandom(seed ^ KeyspaceWaits.SEED);
+		boolean keyspaceEvents = KeyspaceWaits.draws(this.keyspace) && this.permits == 0 && !polls;
+		this.waitStrategy = polls ? WaitStrategy.POLLING
+				: keyspaceEvents ? WaitStrategy.KEYSPACE_EVENTS : WaitStrategy.PUBSUB;
 		// In a third of the runs two clients share a JVM, and so a local line: drawn from
 		// a PRNG of its own, so that the other runs are the runs they were.
 		this.twoPerJvm = new SimulationRandom(seed ^ 0x6a766d73L).nextInt(3) == 0;
 		this.redis = new RedisModel(this.clock);
+		this.redis.keyspaceEvents(keyspaceEvents);
 		scripts.forEach(this.redis::replaceScript);
 		this.spec = resolve(LockMode.EXCLUSIVE, this.waitStrategy, this.sharedOwners, 0, 0, this.fair);
 		this.readSpec = resolve(LockMode.READ, this.waitStrategy, this.sharedOwners, 0, 0, false);
@@ -334,8 +358,13 @@ final class LockSimulation {
 	 */
 	private static LockSpec resolve(LockMode mode, WaitStrategy strategy, boolean reentrant, int permits,
 			long holdAtLeastMillis, boolean fair) {
+		RedisServerFeatures server = new RedisServerFeatures(null, false, false);
+		if (strategy == WaitStrategy.KEYSPACE_EVENTS) {
+			// The model publishes them (Kgx): as the engine's check would find.
+			server.keyspaceEventsConfirmed();
+		}
 		LockRequestResolver resolver = new LockRequestResolver(LockDefaults.STANDARD, new LockKeys("sim", 0), false,
-				true, new RedisServerFeatures(null, false, false), 5_000);
+				true, server, 5_000);
 		LockRequest.Builder request = LockRequest.builder("orders")
 			.key("1")
 			.lease(Duration.ofMillis(LEASE_MS))
@@ -417,13 +446,32 @@ final class LockSimulation {
 				continue;
 			}
 			long start = Math.max(covered, kept.ranNanos);
-			long end = Math.min(toNanos, kept.lastNanos());
+			long end = Math.min(toNanos, keptEnd(kept));
 			if (end - start > 0) {
 				total += end - start;
 				covered = end;
 			}
 		}
 		return total;
+	}
+
+	/**
+	 * Return when waiters can learn that a kept lock's keep ended. A pub/sub waiter
+	 * learned its end from the attempt the release woke it for. A keyspace waiter was not
+	 * woken (the release's message only informs it, and the keep's {@code expire} event
+	 * does not wake): it learns when the key's {@code expired} is published, which Redis
+	 * does when it finds the key expired, by a look-up or at its next active expiry cycle
+	 * (so at most a cycle, 100 ms, after the end).
+	 */
+	private long keptEnd(KeptLock kept) {
+		long last = kept.lastNanos();
+		if (!keyspaceEvents() || last == Long.MAX_VALUE) {
+			return last;
+		}
+		long latest = last + KeyspaceWaits.CYCLE_NANOS + REDIS_MS_SLACK;
+		int at = java.util.Collections.binarySearch(this.keysGoneNanos, last - REDIS_MS_SLACK);
+		int first = (at >= 0) ? at : -at - 1;
+		return (first < this.keysGoneNanos.size()) ? Math.min(this.keysGoneNanos.get(first), latest) : latest;
 	}
 
 	static String at(long nanos) {
@@ -471,8 +519,13 @@ final class LockSimulation {
 			}
 		}
 		String name = this.twoPerJvm ? "jvm" + (i / 2) : "c" + i;
-		LocalLine line = new LocalLine(name, new WaitLine(false, spec.kind().waitsAsReader()),
-				this.redis.pubSub().subscribe(name, spec.releaseChannel()), spec.waitMode().listens());
+		// A listener subscribes the channels its wait mode gives (with keyspace events,
+		// the lock's and its readers' keyspace channels too), as the engine's line does.
+		String[] channels = spec.waitMode().listens() ? spec.waitMode().channels().toArray(new String[0])
+				: new String[] { spec.releaseChannel() };
+		LocalLine line = new LocalLine(name,
+				new WaitLine(spec.waitMode().keyspaceEvents(), spec.kind().waitsAsReader()),
+				this.redis.pubSub().subscribe(name, channels), spec.waitMode().listens());
 		this.lines.put(line.subscriber().id(), line);
 		return line;
 	}
@@ -498,13 +551,18 @@ final class LockSimulation {
 			this.clients.put(i, client);
 			String role = (client.reader ? " (reads)"
 					: client.permit ? " (takes 1 of " + this.permits + " permits)" : this.fair ? " (fair)" : "")
-					+ ((pollNanos() > 0) ? " (polls)" : "") + (this.twoPerJvm ? " in " + line.name() : "");
+					+ ((pollNanos() > 0) ? " (polls)" : "")
+					+ (spec.waitMode().keyspaceEvents() ? " (keyspace events)" : "")
+					+ (this.twoPerJvm ? " in " + line.name() : "");
 			at(this.random.between(0, 50 * MS),
 					client.name + " starts" + role + (this.sharedOwners ? " as " + owner : ""), client::start);
 		}
 		long firstStall = this.random.between(0, 2_000 * MS);
 		if (this.faults.contains(Fault.STALL)) {
 			at(firstStall, "redis stalls", this::stall);
+		}
+		if (keyspaceEvents()) {
+			redisAt(KeyspaceWaits.firstCycle(this.keyspace), "redis expires keys", this::activeExpiry);
 		}
 		while (!this.events.isEmpty() && this.steps++ < 200_000) {
 			Event event = this.events.poll();
@@ -571,7 +629,7 @@ final class LockSimulation {
 
 	private @Nullable Long score(boolean readers, String member) {
 		String key = readers ? LockKeys.readers(this.readSpec.lockKey()) : LockKeys.permits(this.permitSpec.lockKey());
-		Object score = this.redis.command("ZSCORE", key, member);
+		Object score = this.redis.inspect("ZSCORE", key, member);
 		return (score != null) ? Long.valueOf(score.toString()) : null;
 	}
 
@@ -593,7 +651,7 @@ final class LockSimulation {
 			return;
 		}
 		long now = this.clock.nanos();
-		Object live = this.redis.command("ZRANGEBYSCORE", LockKeys.permits(this.permitSpec.lockKey()),
+		Object live = this.redis.inspect("ZRANGEBYSCORE", LockKeys.permits(this.permitSpec.lockKey()),
 				"(" + this.clock.millis(), "+inf");
 		boolean free = !(live instanceof List<?> taken) || taken.size() < this.permits;
 		for (Client client : this.clients.values()) {
@@ -617,7 +675,7 @@ final class LockSimulation {
 
 	private @Nullable String livePermitViolation(Client client, Held held, long now) {
 		String member = LockOwners.digest(client.owner) + "|" + held.grant.hold();
-		Object score = this.redis.command("ZSCORE", LockKeys.permits(this.permitSpec.lockKey()), member);
+		Object score = this.redis.inspect("ZSCORE", LockKeys.permits(this.permitSpec.lockKey()), member);
 		if (score == null) {
 			return "its permit is not in Redis";
 		}
@@ -643,6 +701,11 @@ final class LockSimulation {
 			return;
 		}
 		WaitLine.Heard heard = line.line().hear(parsed, this.clock.nanos());
+		if (this.clientBug == ClientBug.KEYSPACE_IGNORES_FAIR_NAME && keyspaceEvents()
+				&& parsed instanceof ReleaseMessage.NextInLine) {
+			// The engine before 827d627: the name is noted, but wakes nobody.
+			heard = WaitLine.Heard.NOTHING;
+		}
 		if (heard != WaitLine.Heard.NOTHING) {
 			line.line().signal(heard == WaitLine.Heard.TRY);
 		}
@@ -660,6 +723,22 @@ final class LockSimulation {
 		}
 	}
 
+	/**
+	 * Redis's active expiry cycle, ten times a second: the keys whose time passed
+	 * unnoticed expire now, each with its {@code expired} event. It stops once every
+	 * client is done, as the stalls do.
+	 */
+	private void activeExpiry() {
+		int expired = this.redis.expireDue();
+		if (expired > 0) {
+			this.trace.add("           " + expired + " keys expired");
+		}
+		if (this.clients.values().stream().allMatch((client) -> client.left <= 0 && client.acquisition == null)) {
+			return;
+		}
+		redisAt(KeyspaceWaits.CYCLE_NANOS, "redis expires keys", this::activeExpiry);
+	}
+
 	private void stall() {
 		if (this.clients.values().stream().allMatch((client) -> client.left <= 0 && client.acquisition == null)) {
 			return;
@@ -675,6 +754,7 @@ final class LockSimulation {
 	 */
 	private void deliver() {
 		for (PubSub.Delivery delivery : this.redis.pubSub().drain()) {
+			noteKeyGone(delivery);
 			LocalLine line = this.lines.get(delivery.subscriber().id());
 			if (line == null) {
 				continue;
@@ -690,6 +770,17 @@ final class LockSimulation {
 			if (fault == 4 || fault == 5) {
 				at(delay + ((fault == 4) ? network() : aroundConstant()), what + " (again)",
 						() -> heard(line, delivery.message()));
+			}
+		}
+	}
+
+	private void noteKeyGone(PubSub.Delivery delivery) {
+		List<String> channels = this.spec.waitMode().channels();
+		boolean gone = delivery.message().equals("del") || delivery.message().equals("expired");
+		if (keyspaceEvents() && gone && channels.subList(0, 2).contains(delivery.channel())) {
+			long now = this.clock.nanos();
+			if (this.keysGoneNanos.isEmpty() || this.keysGoneNanos.get(this.keysGoneNanos.size() - 1) != now) {
+				this.keysGoneNanos.add(now);
 			}
 		}
 	}
@@ -737,6 +828,14 @@ final class LockSimulation {
 	 */
 	boolean readers() {
 		return this.readerPair >= 0;
+	}
+
+	/**
+	 * Return whether the clients wait for keyspace events (the writers; readers wait by
+	 * pub/sub, as the engine resolves them).
+	 */
+	boolean keyspaceEvents() {
+		return this.waitStrategy == WaitStrategy.KEYSPACE_EVENTS;
 	}
 
 	/**
@@ -800,7 +899,7 @@ final class LockSimulation {
 		// The run may end inside a stall that began after the last script ran: look
 		// once Redis answers again.
 		this.clock.advanceTo(Math.max(this.clock.nanos(), this.redis.stalledUntil()));
-		Object left = this.redis.command("ZRANGE", this.spec.requestsKey(), "0", "-1");
+		Object left = this.redis.inspect("ZRANGE", this.spec.requestsKey(), "0", "-1");
 		return (left instanceof List<?> list) ? list : List.of();
 	}
 
@@ -1336,7 +1435,7 @@ final class LockSimulation {
 					&& parsed instanceof ReleaseMessage.Reserved reserved
 					&& reserved.request().equals(filed.member())) {
 				// The planted bug: no attempt, the message is taken as the grant.
-				Object token = LockSimulation.this.redis.command("HGET", this.spec.lockKey(), "token");
+				Object token = LockSimulation.this.redis.inspect("HGET", this.spec.lockKey(), "token");
 				long next = (token != null) ? Long.parseLong(token.toString()) + 1 : 1;
 				Acquisition acquisition = waiting;
 				long now = LockSimulation.this.clock.nanos();
@@ -1964,6 +2063,14 @@ final class LockSimulation {
 
 		/** The clients decide as the engine does. */
 		NONE,
+
+		/**
+		 * The engine's bug fixed in 827d627: with keyspace events, a fair release's
+		 * {@code next:<owner>} message wakes nobody ({@code NextInLine.wakes} false in
+		 * keyspace mode). The lock's {@code del} comes first, while the next waiter is
+		 * not named yet, and the name then goes unheeded.
+		 */
+		KEYSPACE_IGNORES_FAIR_NAME,
 
 		/**
 		 * A renewal or an extension counts its lease from when its reply was read, not

@@ -61,6 +61,8 @@ class LockSimulationTests {
 		long[] multiLife = new long[MultiLockRun.Counted.values().length];
 		int multiSharedRuns = 0;
 		long[] sharedKept = new long[2];
+		int keyspaceRuns = 0;
+		long keyspaceHolds = 0;
 		for (long seed : seeds()) {
 			LockSimulation simulation = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE);
 			String violation = simulation.run(CLIENTS, ACQUISITIONS);
@@ -106,6 +108,10 @@ class LockSimulationTests {
 				fairRuns++;
 				fairHolds += simulation.holds();
 			}
+			if (simulation.keyspaceEvents()) {
+				keyspaceRuns++;
+				keyspaceHolds += simulation.holds();
+			}
 			kept += simulation.keptReleases();
 			sharedKept[0] += simulation.sharedKeptReleases()[0];
 			sharedKept[1] += simulation.sharedKeptReleases()[1];
@@ -119,7 +125,8 @@ class LockSimulationTests {
 		}
 		double cpuSeconds = (threads.getCurrentThreadCpuTime() - cpuBefore) / 1e9;
 		System.out.printf("simulation: %d seeds, %d holds (%d read holds in %d seeds with readers, %d writer intents "
-				+ "dropped; %d permits in %d seeds with permits; %d fair holds in %d seeds of the fair lock; %d "
+				+ "dropped; %d permits in %d seeds with permits; %d fair holds in %d seeds of the fair lock; %d holds "
+				+ "in %d seeds with keyspace waiters; %d "
 				+ "renewals, %d extensions, %d re-entries granted, %d joined "
 				+ "a shared custom owner's hold, %d releases kept a minimum hold (%d readers', %d "
 				+ "permits'); %d waits cancelled asleep, %d cancelled "
@@ -134,12 +141,12 @@ class LockSimulationTests {
 				+ "owners), %d releases kept a minimum hold), %d events, %d lock "
 				+ "operations (scripts run), %.1f CPU s, %.0f holds, %.0f lock operations and %.0f events per CPU s%n",
 				seeds().length, holds, readHolds, readerRuns, intentsDropped, permitHolds, permitRuns, fairHolds,
-				fairRuns, leases[0], leases[1], leases[2], leases[3], kept, sharedKept[0], sharedKept[1], stops[0],
-				stops[1], stops[2], stops[3], jvmRuns, turns[0], turns[1], multiRuns, multiRunHolds, multiReadHolds,
-				multiReaderRuns, multiHolds[0], multiHolds[1], multiGaveUp[0], multiGaveUp[1], multiStops[0],
-				multiStops[1], multiStops[2], multiStops[3], multiLife[0], multiLife[1], multiLife[2], multiLife[3],
-				multiLife[4], multiSharedRuns, multiLife[5], steps, scripts, cpuSeconds, holds / cpuSeconds,
-				scripts / cpuSeconds, steps / cpuSeconds);
+				fairRuns, keyspaceHolds, keyspaceRuns, leases[0], leases[1], leases[2], leases[3], kept, sharedKept[0],
+				sharedKept[1], stops[0], stops[1], stops[2], stops[3], jvmRuns, turns[0], turns[1], multiRuns,
+				multiRunHolds, multiReadHolds, multiReaderRuns, multiHolds[0], multiHolds[1], multiGaveUp[0],
+				multiGaveUp[1], multiStops[0], multiStops[1], multiStops[2], multiStops[3], multiLife[0], multiLife[1],
+				multiLife[2], multiLife[3], multiLife[4], multiSharedRuns, multiLife[5], steps, scripts, cpuSeconds,
+				holds / cpuSeconds, scripts / cpuSeconds, steps / cpuSeconds);
 	}
 
 	/**
@@ -203,6 +210,8 @@ class LockSimulationTests {
 		int multiRuns = 0;
 		long longestMulti = 0;
 		long longestSingle = 0;
+		int keyspaceRuns = 0;
+		long longestKeyspace = 0;
 		for (long seed : seeds()) {
 			LockSimulation simulation = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE,
 					EnumSet.of(Fault.KEEP, Fault.READ_KEEP, Fault.PERMIT_KEEP, Fault.CANCEL));
@@ -261,6 +270,10 @@ class LockSimulationTests {
 								+ unkept.longestWait() + "\n" + String.join("\n", unkept.events()))
 						.isLessThanOrEqualTo(bound);
 					longestFairUnkept = Math.max(longestFairUnkept, unkept.longestWaitNanos());
+					if (unkept.keyspaceEvents()) {
+						keyspaceRuns++;
+						longestKeyspace = Math.max(longestKeyspace, unkept.longestWaitNanos());
+					}
 				}
 				else if (unkept.longestWaitNanos() > bound) {
 					fairSharedPastBound++;
@@ -287,6 +300,11 @@ class LockSimulationTests {
 						.as(() -> "longest wait in seed " + seed + "\n" + calmTrace(seed))
 						.isLessThanOrEqualTo(bound);
 					longest = Math.max(longest, simulation.longestWaitNanos());
+					if (simulation.keyspaceEvents()) {
+						// Keyspace waiters: held to the same bound as pub/sub waiters.
+						keyspaceRuns++;
+						longestKeyspace = Math.max(longestKeyspace, simulation.longestWaitNanos());
+					}
 				}
 			}
 		}
@@ -299,12 +317,14 @@ class LockSimulationTests {
 				+ "ahead, %.1f ms); %d seeds of the fair lock, %d grants checked for the queue's order, their longest "
 				+ "wait %.1f ms, %d past the bound (the first: seed %d), %.1f ms without minimum holds nor shared "
 				+ "custom owners (%d seeds with shared custom owners past the bound); %d seeds took multi-locks, "
-				+ "their longest wait %.1f ms, a single lock's beside them %.1f ms%n", seeds().length, kept,
-				gaveUpBehindKept, stops[0], stops[1], stops[2], stops[3], longest / 1e6, bound / 1e6,
+				+ "their longest wait %.1f ms, a single lock's beside them %.1f ms; %d seeds with keyspace waiters "
+				+ "held to the bound (fair ones without minimum holds), their longest wait %.1f ms%n", seeds().length,
+				kept, gaveUpBehindKept, stops[0], stops[1], stops[2], stops[3], longest / 1e6, bound / 1e6,
 				longestForAPermit / 1e6, longestBesideAFreePermit / 1e6, permitBound / 1e6, pollRuns,
 				longestPolling / 1e6, pastOnePoll, (bound + POLL_NANOS) / 1e6, pastEachPoll, pollBound / 1e6, fairRuns,
 				fairGrantsChecked, longestFair / 1e6, fairPastBound, fairSeedPastBound, longestFairUnkept / 1e6,
-				fairSharedPastBound, multiRuns, longestMulti / 1e6, longestSingle / 1e6);
+				fairSharedPastBound, multiRuns, longestMulti / 1e6, longestSingle / 1e6, keyspaceRuns,
+				longestKeyspace / 1e6);
 	}
 
 	/**
