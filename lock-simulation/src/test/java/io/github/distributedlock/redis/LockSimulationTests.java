@@ -168,6 +168,11 @@ class LockSimulationTests {
 	 * reader's stand-in was not told when the last live reader left: seed 1029, fixed in
 	 * {@code release-read.lua}.)
 	 * <p>
+	 * Keyspace waiters ({@link KeyspaceWaits}) are held to the same bound, less the time
+	 * behind a kept lock until Redis reported its end: a keyspace waiter is not told when
+	 * a keep ends, and wakes on the key's {@code expired}, up to an active-expiry cycle
+	 * later (docs/design/simulation.md, seed 1072).
+	 * <p>
 	 * Fair locks: every run must grant the waiters in the order they joined the queue
 	 * ({@link FairOrder}, checked by the run itself where shared custom owners don't
 	 * share a place). Their waits are held to the bound in a second run of the seed
