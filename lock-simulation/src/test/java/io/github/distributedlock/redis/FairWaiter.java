@@ -70,6 +70,12 @@ final class FairWaiter {
 		void held(Grant grant, long ranNanos);
 
 		/**
+		 * An attempt's reply refused the acquisition (a self-deadlock): throw if nothing
+		 * explains it; the acquisition then ends without the lock.
+		 */
+		void refused(RuntimeException error);
+
+		/**
 		 * The acquisition ended without the lock: its wait ran out, or it was stopped.
 		 */
 		void ended(boolean stopped);
@@ -197,7 +203,8 @@ final class FairWaiter {
 			}
 		}
 		else if (outcome instanceof AttemptOutcome.Failed failed) {
-			throw new IllegalStateException(this.owner + ": " + failed.error());
+			this.io.refused(failed.error());
+			end(false);
 		}
 		else if (outcome == AttemptOutcome.OVER || this.acquisition.deadline().remainingNanos() <= 0) {
 			end(false);
@@ -268,6 +275,19 @@ final class FairWaiter {
 			this.state = State.CANCELLED;
 		}
 		return false;
+	}
+
+	/**
+	 * The attempt in flight got no reply: the acquisition fails, and leaves the queue
+	 * ({@code ReactiveDriver.failed}; the blocking {@code FairWait} leaves in its
+	 * {@code finally}). A hold the attempt may have taken in Redis is nobody's.
+	 */
+	void failed() {
+		if (this.state == State.DONE) {
+			return;
+		}
+		this.inFlight = false;
+		end(true);
 	}
 
 	/**

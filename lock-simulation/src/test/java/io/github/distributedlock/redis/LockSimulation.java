@@ -263,6 +263,9 @@ final class LockSimulation {
 	// The cancels and interrupts of waiting acquisitions, drawn from a PRNG of their own.
 	private final Cancellations cancellations;
 
+	// The commands whose reply never comes, drawn from a PRNG of their own.
+	private final LostReplies lostReplies;
+
 	// How the clients wait: pub/sub, or, in some runs of locks, polling or keyspace
 	// events.
 	private final WaitStrategy waitStrategy;
@@ -326,6 +329,7 @@ final class LockSimulation {
 		this.sharedKeeps = new SharedKeeps(seed, this.faults.contains(Fault.READ_KEEP),
 				this.faults.contains(Fault.PERMIT_KEEP));
 		this.cancellations = new Cancellations(seed);
+		this.lostReplies = new LostReplies(seed, this.faults.contains(Fault.CUT));
 		// In a quarter of the runs of locks the clients poll: drawn from a PRNG of its
 		// own, so that the other runs are the runs they were.
 		boolean polls = new SimulationRandom(seed ^ 0x706f6c6cL).nextInt(4) == 0 && this.permits == 0 && !this.fair;
@@ -900,7 +904,24 @@ final class LockSimulation {
 		// once Redis answers again.
 		this.clock.advanceTo(Math.max(this.clock.nanos(), this.redis.stalledUntil()));
 		Object left = this.redis.inspect("ZRANGE", this.spec.requestsKey(), "0", "-1");
-		return (left instanceof List<?> list) ? list : List.of();
+		// But those whose withdrawal never reached Redis (Fault.CUT): the line's
+		// lifetime ends them, which keysLeft() checks.
+		return (left instanceof List<?> list)
+				? list.stream().filter((member) -> !this.lostReplies.mayBeLeft(member)).toList() : List.of();
+	}
+
+	/**
+	 * Return how many commands lost their reply after they ran in Redis and before they
+	 * reached it, then how many failures of each {@link LostReplies.Failure} the clients
+	 * saw.
+	 */
+	int[] lostReplies() {
+		int[] cuts = this.lostReplies.counts();
+		int[] failures = this.lostReplies.failures();
+		int[] all = new int[2 + failures.length];
+		System.arraycopy(cuts, 0, all, 0, 2);
+		System.arraycopy(failures, 0, all, 2, failures.length);
+		return all;
 	}
 
 	/**
@@ -1104,6 +1125,41 @@ final class LockSimulation {
 	}
 
 	/**
+	 * Lose a command's reply, if drawn ({@link LostReplies}): it runs in Redis, or never
+	 * reaches it, and {@code failed} runs once the command timeout has passed.
+	 * @return whether it was cut
+	 */
+	private boolean cut(String what, ScriptCall call, java.util.function.Consumer<Object> ran, Runnable failed) {
+		LostReplies.Cut cut = this.lostReplies.draw();
+		if (cut == null) {
+			return false;
+		}
+		if (cut.runs()) {
+			redisAt(network(), what + " runs (its reply will be lost)", () -> ran.accept(eval(call)));
+		}
+		else {
+			this.trace.add("           " + what + " never reaches redis");
+		}
+		at(cut.timeoutNanos(), what + " timed out", failed);
+		return true;
+	}
+
+	/**
+	 * Send a command whose reply nobody waits for (a withdrawal, a dropped writer
+	 * intent): if its reply is to be lost, it may never reach Redis.
+	 * @return whether it was sent
+	 */
+	private boolean sendAndForget(String what, ScriptCall call) {
+		LostReplies.Cut cut = this.lostReplies.draw();
+		if (cut != null && !cut.runs()) {
+			this.trace.add("           " + what + " never reaches redis");
+			return false;
+		}
+		redisAt(network(), what, () -> eval(call));
+		return true;
+	}
+
+	/**
 	 * One simulated client: a process with one thread that takes the lock, works, and
 	 * releases it, as many times as asked.
 	 */
@@ -1161,6 +1217,10 @@ final class LockSimulation {
 		// The current acquisition's fair wait, in runs of the fair lock.
 		private @Nullable FairWaiter fair;
 
+		// What the blocking engine's registry knows of this owner's holds: whether its
+		// next acquisition says it holds the lock.
+		private final ThreadOwnerHolds registry = new ThreadOwnerHolds();
+
 		Client(String name, String owner, LockSpec spec, int acquisitions, LocalLine localLine) {
 			this.name = name;
 			this.owner = owner;
@@ -1189,7 +1249,12 @@ final class LockSimulation {
 				LockSimulation.this.trace
 					.add("           " + this.name + " holds at least " + this.acquiring.holdAtLeastMillis() + " ms");
 			}
-			Acquisition acquisition = new Acquisition(this.acquiring, this.owner, LockOwners.isCustom(this.owner),
+			// A thread owner's, as the blocking engine's registry says: a hold of its own
+			// may
+			// still be in Redis after a reply that never came.
+			boolean holdsIt = LockOwners.isCustom(this.owner)
+					|| this.registry.holdsIt(LockSimulation.this.clock.nanos());
+			Acquisition acquisition = new Acquisition(this.acquiring, this.owner, holdsIt,
 					LockSimulation.this.clock::nanos);
 			this.acquisition = acquisition;
 			this.waiting = new Waiting(acquisition, true);
@@ -1264,13 +1329,15 @@ final class LockSimulation {
 				// ends: the thread's next acquisition comes after it. (Not waiting let a
 				// reader's next acquisition find its own late hold, and fail as an
 				// upgrade.)
-				send(release, "release of a late grant", (released) -> giveUp());
+				// Either way: the blocking driver's releaseQuietly ignores a failure.
+				send(release, "release of a late grant", (released) -> giveUp(), this::giveUp);
 			}
 			else if (next instanceof Waiting.GiveUp) {
 				giveUp();
 			}
 			else if (next instanceof Waiting.Fail failed) {
-				throw new IllegalStateException(this.name + ": " + failed.error());
+				refused(failed.error());
+				endWithoutTheLock(false);
 			}
 		}
 
@@ -1297,17 +1364,74 @@ final class LockSimulation {
 			ScriptCall call = spec.kind()
 				.acquire(spec, new LockKind.Attempt(this.owner, attempt.hold(), attempt.remainingWaitMillis(),
 						attempt.mayHaveIntent(), attempt.holdsIt(), attempt.request()), FENCE_IDLE_MS);
+			// As LockAttempts: an attempt of an owner that holds the lock may set its
+			// lease.
+			boolean tells = acquisition.holdsIt() && !LockOwners.isCustom(this.owner);
+			if (tells) {
+				this.registry.sending();
+			}
 			sendAttempt(call, (reply) -> {
-			}, (reply, ran) -> replied(acquisition, attempt, reply, ran));
+			}, (reply, ran) -> {
+				if (tells) {
+					boolean acquired = ScriptReplies.acquireResult(spec, (List<?>) reply).acquired();
+					this.registry.replied(null, acquired ? spec.leaseMillis() : -1, LockSimulation.this.clock.nanos());
+				}
+				replied(acquisition, attempt, reply, ran);
+			}, () -> {
+				if (tells) {
+					this.registry.failed(LockSimulation.this.clock.nanos());
+				}
+				attemptFailed(acquisition);
+			});
+		}
+
+		/**
+		 * An attempt was refused as a self-deadlock, which the caller gets as both
+		 * drivers give it. Only a hold of the owner's own that a lost reply left in Redis
+		 * explains it (none of the clients holds the lock it asks for, and none asks to
+		 * upgrade): a read, fair or permit hold, which no acquire script takes over, or
+		 * an exclusive hold while the registry still counted the owner as holding.
+		 */
+		private void refused(RuntimeException error) {
+			Acquisition acquisition = current();
+			boolean explained = error instanceof io.github.distributedlock.LockSelfDeadlockException
+					&& this.registry.lostAReply()
+					&& (acquisition.holdsIt() || acquisition.spec().kind() != LockKind.EXCLUSIVE);
+			if (!explained) {
+				throw new IllegalStateException(this.name + ": " + error);
+			}
+			LockSimulation.this.lostReplies.failed(LostReplies.Failure.SELF_DEADLOCK);
+		}
+
+		/**
+		 * An attempt got no reply: the caller gets the failure, as both drivers give it
+		 * ({@code WaitLoop}'s {@code leaveLine(false, failed)},
+		 * {@code ReactiveDriver.failed}): the wait ends without the lock, its request
+		 * withdrawn and its writer intent dropped, without waiting for a reply. A hold
+		 * the attempt may have taken in Redis is nobody's: it stays until its lease ends,
+		 * or the owner's next acquisition takes it over.
+		 */
+		private void attemptFailed(Acquisition acquisition) {
+			if (this.acquisition != acquisition) {
+				return;
+			}
+			this.inFlight = false;
+			this.registry.replyLost();
+			LockSimulation.this.lostReplies.failed(LostReplies.Failure.ACQUISITION);
+			endWithoutTheLock(false);
 		}
 
 		/**
 		 * Send an acquire script: it may run twice, with only the second reply delivered,
-		 * and its reply may be read late. {@code ran} hears of every run, {@code replied}
-		 * of the reply read, with when its run ran.
+		 * and its reply may be read late, or never ({@code failed} then runs after the
+		 * command timeout). {@code ran} hears of every run, {@code replied} of the reply
+		 * read, with when its run ran.
 		 */
 		void sendAttempt(ScriptCall call, java.util.function.Consumer<Object> ran,
-				java.util.function.BiConsumer<Object, Long> replied) {
+				java.util.function.BiConsumer<Object, Long> replied, Runnable failed) {
+			if (cut(this.name + " acquire", call, ran, failed)) {
+				return;
+			}
 			boolean twice = LockSimulation.this.random.nextInt(20) == 0
 					&& LockSimulation.this.faults.contains(Fault.RESEND);
 			redisAt(network(), this.name + " acquire runs" + (twice ? " (re-sent later)" : ""), () -> {
@@ -1421,7 +1545,8 @@ final class LockSimulation {
 			ScriptCall release = grant.spec()
 				.kind()
 				.release(grant.spec(), this.owner, grant.token(), grant.hold(), true, 0);
-			send(release, "release of a cancelled grant", (released) -> endWithoutTheLock(true));
+			send(release, "release of a cancelled grant", (released) -> endWithoutTheLock(true),
+					() -> endWithoutTheLock(true));
 		}
 
 		/**
@@ -1513,16 +1638,17 @@ final class LockSimulation {
 			if (stopped && LockSimulation.this.clientBug == ClientBug.CANCEL_SKIPS_WITHDRAWAL) {
 				withdraw = null;
 			}
-			if (withdraw != null) {
-				ScriptCall call = ExclusiveKind.withdraw(this.spec, withdraw, true);
-				redisAt(network(), this.name + " withdraws", () -> eval(call));
+			if (withdraw != null
+					&& !sendAndForget(this.name + " withdraws", ExclusiveKind.withdraw(this.spec, withdraw, true))) {
+				// The request stays in the line until its claim and the line's lifetime
+				// pass: the engine ignores a failed withdrawal.
+				LockSimulation.this.lostReplies.requestLeft(withdraw.member());
 			}
 			if (ended.dropIntent()) {
 				// As the engine's drivers: readers need not wait for a writer that
 				// no longer waits.
 				LockSimulation.this.intentsDropped++;
-				ScriptCall call = ExclusiveKind.dropIntent(this.spec, this.owner);
-				redisAt(network(), this.name + " drops its writer intent", () -> eval(call));
+				sendAndForget(this.name + " drops its writer intent", ExclusiveKind.dropIntent(this.spec, this.owner));
 			}
 			next();
 		}
@@ -1547,6 +1673,7 @@ final class LockSimulation {
 			this.holds.clear();
 			this.holds.add(held);
 			long now = LockSimulation.this.clock.nanos();
+			this.registry.held(held, now, grant.spec().leaseMillis());
 			for (Client other : LockSimulation.this.clients.values()) {
 				// Another client's permit of the same owner is a permit of its own.
 				if (other != this && !this.permit && other.owner.equals(this.owner)
@@ -1604,13 +1731,15 @@ final class LockSimulation {
 						: grant.spec()
 							.kind()
 							.extend(grant.spec(), this.owner, grant.token(), grant.hold(), grant.spec().leaseMillis());
+				this.registry.sending();
 				send(call, "renewal of " + held, (reply) -> {
 					long result = (reply instanceof List<?> results) ? (Long) results.get(0) : (Long) reply;
+					leaseReplied(held, result, grant.spec().leaseMillis());
 					if (confirmed(held, result, sent, held.grant.spec().leaseMillis())) {
 						LockSimulation.this.confirmedLeases[0]++;
 						renewAt(held, sent + HoldLife.renewalPeriodNanos(held.grant.spec().leaseMillis()));
 					}
-				});
+				}, () -> renewalFailed(held));
 			});
 		}
 
@@ -1622,11 +1751,52 @@ final class LockSimulation {
 			long lease = OTHER_LEASES_MS[LockSimulation.this.random.nextInt(OTHER_LEASES_MS.length)];
 			Grant grant = held.grant;
 			ScriptCall call = grant.spec().kind().extend(grant.spec(), this.owner, grant.token(), grant.hold(), lease);
+			this.registry.sending();
 			send(call, "extension of " + held + " to " + lease + " ms", (reply) -> {
+				leaseReplied(held, (Long) reply, lease);
 				if (confirmed(held, (Long) reply, sent, lease)) {
 					LockSimulation.this.confirmedLeases[1]++;
 				}
+			}, () -> {
+				// The caller gets the failure; the deadline stays where it was.
+				this.registry.failed(LockSimulation.this.clock.nanos());
+				LockSimulation.this.lostReplies.failed(LostReplies.Failure.EXTENSION);
 			});
+		}
+
+		/**
+		 * Tell the registry of a renewal's or an extension's reply, as the handle does.
+		 */
+		private void leaseReplied(Held held, long result, long leaseMillis) {
+			long now = LockSimulation.this.clock.nanos();
+			this.registry.replied(held, (result >= 0) ? leaseMillis : -1, now);
+			if (result < 0) {
+				this.registry.lost(held, true, now);
+			}
+		}
+
+		/**
+		 * A renewal got no reply: as the watchdog and the reactive handle do
+		 * ({@link HoldLife#renewalFailed}), try again after
+		 * {@link HoldLife#RENEWAL_RETRY_NANOS} while the lease lasts by the local clock,
+		 * and count the hold lost once it is over. Redis may have run it: nothing counts
+		 * on that.
+		 */
+		private void renewalFailed(Held held) {
+			long now = LockSimulation.this.clock.nanos();
+			this.registry.failed(now);
+			LockSimulation.this.lostReplies.failed(LostReplies.Failure.RENEWAL);
+			if (held.released || held.lost) {
+				return;
+			}
+			if (held.life.renewalFailed(now)) {
+				held.lost = true;
+				LockSimulation.this.lostReplies.failed(LostReplies.Failure.RENEWAL_LOST);
+				LockSimulation.this.checker.released(this.name, held.grant.token(), now);
+				this.registry.lost(held, false, now);
+				return;
+			}
+			renewAt(held, held.life.nextRenewalNanos());
 		}
 
 		/**
@@ -1648,11 +1818,16 @@ final class LockSimulation {
 				.acquire(spec, new LockKind.Attempt(this.owner, attempt.hold(), attempt.remainingWaitMillis(),
 						attempt.mayHaveIntent(), attempt.holdsIt(), attempt.request()), FENCE_IDLE_MS);
 			this.reentering = true;
+			// As LockAttempts: the owner holds the lock, so the attempt may set its
+			// lease.
+			this.registry.sending();
 			send(call, "re-entry of " + outer, (reply) -> {
 				this.reentering = false;
 				Runnable after = this.afterReentry;
 				this.afterReentry = null;
 				AcquireResult result = ScriptReplies.acquireResult(spec, (List<?>) reply);
+				this.registry.replied(null, result.acquired() ? spec.leaseMillis() : -1,
+						LockSimulation.this.clock.nanos());
 				AttemptOutcome outcome = reentry.replied(attempt, result, false);
 				if (!(outcome instanceof AttemptOutcome.Held granted)) {
 					Runnable then = (after != null) ? after : () -> {
@@ -1663,7 +1838,7 @@ final class LockSimulation {
 						Grant grant = late.grant();
 						ScriptCall release = spec.kind()
 							.release(spec, this.owner, grant.token(), grant.hold(), true, 0);
-						send(release, "release of a late re-entry", (released) -> then.run());
+						send(release, "release of a late re-entry", (released) -> then.run(), then);
 					}
 					else {
 						then.run();
@@ -1674,6 +1849,7 @@ final class LockSimulation {
 				Held inner = new Held(granted.grant(), now);
 				LockSimulation.this.confirmedLeases[2]++;
 				this.holds.add(inner);
+				this.registry.held(inner, now, spec.leaseMillis());
 				if (result.token() != outer.grant.token()) {
 					// Its script ran before its reply was read.
 					checkKept(this.name, inner.grant.token(), now);
@@ -1695,6 +1871,16 @@ final class LockSimulation {
 				}
 				else {
 					at(random.between(0, work), this.name + " releases " + inner, () -> releaseInner(inner, null));
+				}
+			}, () -> {
+				// The caller's re-entry fails; its outer hold goes on, and is released.
+				this.registry.failed(LockSimulation.this.clock.nanos());
+				LockSimulation.this.lostReplies.failed(LostReplies.Failure.REENTRY);
+				this.reentering = false;
+				Runnable after = this.afterReentry;
+				this.afterReentry = null;
+				if (after != null) {
+					after.run();
 				}
 			});
 		}
@@ -1729,16 +1915,21 @@ final class LockSimulation {
 		 * release): it may run twice, with only the second reply delivered, and its reply
 		 * may be read late.
 		 */
-		private void send(ScriptCall call, String what, java.util.function.Consumer<Object> replied) {
+		private void send(ScriptCall call, String what, java.util.function.Consumer<Object> replied, Runnable failed) {
 			send(call, what, () -> {
-			}, replied);
+			}, replied, failed);
 		}
 
 		/**
 		 * Send a script as {@link #send(ScriptCall, String, java.util.function.Consumer)}
-		 * does, and run {@code ran} when its first run is over.
+		 * does, and run {@code ran} when its first run is over; if its reply never comes,
+		 * run {@code failed} after the command timeout instead of {@code replied}.
 		 */
-		private void send(ScriptCall call, String what, Runnable ran, java.util.function.Consumer<Object> replied) {
+		private void send(ScriptCall call, String what, Runnable ran, java.util.function.Consumer<Object> replied,
+				Runnable failed) {
+			if (cut(this.name + " " + what, call, (reply) -> ran.run(), failed)) {
+				return;
+			}
 			boolean twice = LockSimulation.this.random.nextInt(10) == 0
 					&& LockSimulation.this.faults.contains(Fault.RESEND);
 			redisAt(network(), this.name + " " + what + " runs" + (twice ? " (re-sent later)" : ""), () -> {
@@ -1847,6 +2038,7 @@ final class LockSimulation {
 					keeping.ranNanos = LockSimulation.this.clock.nanos();
 				}
 			}, (reply) -> {
+				this.registry.released(held, (Long) reply, LockSimulation.this.clock.nanos());
 				if (keeping != null && (Long) reply < 0) {
 					// The hold was lost: there was nothing to keep.
 					LockSimulation.this.kept.remove(keeping);
@@ -1856,6 +2048,13 @@ final class LockSimulation {
 				else if (keeping != null) {
 					keeping.read = true;
 				}
+				then.run();
+			}, () -> {
+				// The handle is released anyway, and the caller gets the failure; the
+				// hold
+				// may stay in Redis until its lease ends (RedisLockHandle.UNKNOWN).
+				this.registry.released(held, Long.MIN_VALUE, LockSimulation.this.clock.nanos());
+				LockSimulation.this.lostReplies.failed(LostReplies.Failure.RELEASE);
 				then.run();
 			});
 		}
@@ -1935,7 +2134,13 @@ final class LockSimulation {
 			this.client.sendAttempt(call, (reply) -> {
 				ranInRedis(waiter, (List<?>) reply);
 				ran.accept(reply);
-			}, replied);
+			}, replied, () -> {
+				LockSimulation.this.lostReplies.failed(LostReplies.Failure.ACQUISITION);
+				this.client.registry.replyLost();
+				if (waiter != null) {
+					waiter.failed();
+				}
+			});
 		}
 
 		private void ranInRedis(@Nullable FairWaiter waiter, List<?> reply) {
@@ -1970,7 +2175,9 @@ final class LockSimulation {
 
 		@Override
 		public void send(ScriptCall call, String what, Runnable then) {
-			this.client.send(call, what, (reply) -> then.run());
+			// The drivers ignore a failed leave: the waiter's place lapses with its
+			// heartbeat.
+			this.client.send(call, what, (reply) -> then.run(), then);
 		}
 
 		@Override
@@ -1978,13 +2185,18 @@ final class LockSimulation {
 			ScriptCall release = grant.spec()
 				.kind()
 				.release(grant.spec(), this.client.owner, grant.token(), grant.hold(), true, 0);
-			this.client.send(release, "release of an unused grant", (released) -> then.run());
+			this.client.send(release, "release of an unused grant", (released) -> then.run(), then);
 		}
 
 		@Override
 		public void held(Grant grant, long ranNanos) {
 			LockSimulation.this.fairOrder.ended(this.client.name);
 			this.client.hold(grant, ranNanos);
+		}
+
+		@Override
+		public void refused(RuntimeException error) {
+			this.client.refused(error);
 		}
 
 		@Override
@@ -2180,7 +2392,13 @@ final class LockSimulation {
 		 * without faults, where the waits are not measured less the time the locks were
 		 * kept.
 		 */
-		MULTI_KEEP
+		MULTI_KEEP,
+
+		/**
+		 * A command runs in Redis, or never reaches it, and its reply never comes: the
+		 * client sees a failure after its command timeout ({@link LostReplies}).
+		 */
+		CUT
 
 	}
 

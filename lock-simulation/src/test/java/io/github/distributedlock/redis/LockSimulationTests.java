@@ -63,6 +63,7 @@ class LockSimulationTests {
 		long[] sharedKept = new long[2];
 		int keyspaceRuns = 0;
 		long keyspaceHolds = 0;
+		long[] lost = new long[9];
 		for (long seed : seeds()) {
 			LockSimulation simulation = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE);
 			String violation = simulation.run(CLIENTS, ACQUISITIONS);
@@ -78,6 +79,9 @@ class LockSimulationTests {
 			assertThat(simulation.keysLeft()).as("keys left but the fencing counter after seed %d", seed).isEmpty();
 			holds += simulation.holds();
 			steps += simulation.steps();
+			for (int i = 0; i < lost.length; i++) {
+				lost[i] += simulation.lostReplies()[i];
+			}
 			MultiLockRun multi = simulation.multi();
 			if (multi != null) {
 				multiRuns++;
@@ -147,6 +151,9 @@ class LockSimulationTests {
 				multiGaveUp[1], multiStops[0], multiStops[1], multiStops[2], multiStops[3], multiLife[0], multiLife[1],
 				multiLife[2], multiLife[3], multiLife[4], multiSharedRuns, multiLife[5], steps, scripts, cpuSeconds,
 				holds / cpuSeconds, scripts / cpuSeconds, steps / cpuSeconds);
+		System.out.printf("lost replies: %d commands ran and %d never reached Redis; the clients saw %d acquisitions, "
+				+ "%d releases, %d renewals (%d holds lost so), %d extensions and %d re-entries fail, and %d acquisitions refused as "
+				+ "self-deadlocks%n", lost[0], lost[1], lost[2], lost[3], lost[4], lost[5], lost[6], lost[7], lost[8]);
 	}
 
 	/**
