@@ -1057,7 +1057,11 @@ final class LockSimulation {
 		if (this.multi != null) {
 			return this.multi.keysLeft();
 		}
-		this.clock.advanceTo(this.clock.nanos() + 2 * OTHER_LEASES_MS[2] * MS + HandOffRequest.CLAIM_MILLIS * MS);
+		// A request whose withdrawal never reached Redis (Fault.CUT) goes with its line,
+		// which lives as long as a request after the last filing.
+		long line = this.lostReplies.leftRequests() ? HandOffRequest.VALIDITY_MILLIS * MS : 0;
+		this.clock
+			.advanceTo(this.clock.nanos() + 2 * OTHER_LEASES_MS[2] * MS + HandOffRequest.CLAIM_MILLIS * MS + line);
 		String fence = LockKeys.fence(this.spec.lockKey());
 		return this.redis.keys().stream().filter((key) -> !key.equals(fence)).sorted().toList();
 	}
@@ -1400,6 +1404,9 @@ final class LockSimulation {
 			if (!explained) {
 				throw new IllegalStateException(this.name + ": " + error);
 			}
+			LockSimulation.this.trace.add("           " + this.name + " is refused as a self-deadlock ("
+					+ acquisition.spec().kind().getClass().getSimpleName() + ", holds it: " + acquisition.holdsIt()
+					+ ")");
 			LockSimulation.this.lostReplies.failed(LostReplies.Failure.SELF_DEADLOCK);
 		}
 
@@ -1429,7 +1436,10 @@ final class LockSimulation {
 		 */
 		void sendAttempt(ScriptCall call, java.util.function.Consumer<Object> ran,
 				java.util.function.BiConsumer<Object, Long> replied, Runnable failed) {
-			if (cut(this.name + " acquire", call, ran, failed)) {
+			if (cut(this.name + " acquire", call, ran, () -> {
+				this.registry.replyLost();
+				failed.run();
+			})) {
 				return;
 			}
 			boolean twice = LockSimulation.this.random.nextInt(20) == 0
@@ -1739,7 +1749,7 @@ final class LockSimulation {
 						LockSimulation.this.confirmedLeases[0]++;
 						renewAt(held, sent + HoldLife.renewalPeriodNanos(held.grant.spec().leaseMillis()));
 					}
-				}, () -> renewalFailed(held));
+				}, () -> renewalFailed(held, sent));
 			});
 		}
 
@@ -1782,8 +1792,15 @@ final class LockSimulation {
 		 * and count the hold lost once it is over. Redis may have run it: nothing counts
 		 * on that.
 		 */
-		private void renewalFailed(Held held) {
+		private void renewalFailed(Held held, long sentNanos) {
 			long now = LockSimulation.this.clock.nanos();
+			if (LockSimulation.this.clientBug == ClientBug.FAILED_RENEWAL_CONFIRMS && held.live(now)) {
+				// The planted bug: the failure taken as the renewal's confirmation.
+				held.life.extended(sentNanos, held.grant.spec().leaseMillis());
+				LockSimulation.this.checker.extended(this.name, held.grant.token(), now, held.endNanos());
+				renewAt(held, sentNanos + HoldLife.renewalPeriodNanos(held.grant.spec().leaseMillis()));
+				return;
+			}
 			this.registry.failed(now);
 			LockSimulation.this.lostReplies.failed(LostReplies.Failure.RENEWAL);
 			if (held.released || held.lost) {
@@ -1927,7 +1944,10 @@ final class LockSimulation {
 		 */
 		private void send(ScriptCall call, String what, Runnable ran, java.util.function.Consumer<Object> replied,
 				Runnable failed) {
-			if (cut(this.name + " " + what, call, (reply) -> ran.run(), failed)) {
+			if (cut(this.name + " " + what, call, (reply) -> ran.run(), () -> {
+				this.registry.replyLost();
+				failed.run();
+			})) {
 				return;
 			}
 			boolean twice = LockSimulation.this.random.nextInt(10) == 0
@@ -2327,7 +2347,15 @@ final class LockSimulation {
 		 * A multi-lock's release passes what is left of the minimum hold for its first
 		 * lock only (the lock the handle is named after): the others are free at once.
 		 */
-		MULTI_KEEPS_FIRST_ONLY
+		MULTI_KEEPS_FIRST_ONLY,
+
+		/**
+		 * A renewal whose reply never came counts as confirmed, its lease counted from
+		 * when it was sent, instead of being tried again
+		 * ({@link HoldLife#renewalFailed}): the holder counts on a lease Redis may never
+		 * have set.
+		 */
+		FAILED_RENEWAL_CONFIRMS
 
 	}
 

@@ -94,6 +94,13 @@ final class LostReplies {
 	}
 
 	/**
+	 * Return whether a withdrawal never reached Redis.
+	 */
+	boolean leftRequests() {
+		return !this.requestsLeft.isEmpty();
+	}
+
+	/**
 	 * Return whether the request may be left in the line: its withdrawal never reached
 	 * Redis.
 	 */
