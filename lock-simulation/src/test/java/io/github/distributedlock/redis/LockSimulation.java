@@ -65,7 +65,9 @@ import org.jspecify.annotations.Nullable;
  * lease-end margin, the renewal period): a client paused before it uses a hold or sends a
  * release, or before it reads a reply; a Redis stall; a release message dropped,
  * duplicated or delivered late; a command run twice with only the second reply delivered
- * (Lettuce's re-send after a reconnect); a holder that keeps working past its lease.
+ * (Lettuce's re-send after a reconnect); a command that runs, or never reaches Redis, and
+ * whose reply never comes ({@link LostReplies}: the client fails it after its command
+ * timeout, as the engine does); a holder that keeps working past its lease.
  * <p>
  * A hold may be renewed as the watchdog does (every lease/3, with its own lease: a
  * writer's in a batch, a reader's or a permit's by an extension), extended to a shorter
