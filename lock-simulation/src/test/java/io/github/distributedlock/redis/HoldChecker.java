@@ -30,6 +30,13 @@ import org.jspecify.annotations.Nullable;
  * every earlier holder's), so a permit's token was never granted before, and is larger
  * than every token whose grant was read before its attempt was sent (that grant ran in
  * Redis first); permits granted side by side may have their replies read in any order.
+ * <p>
+ * A hold a fault lost in Redis ({@link LostState}: a failover to a lagging replica, an
+ * eviction) is marked lost: a second holder may overlap it, as the guarantees allow, and
+ * it counts as no permit. Its token is held to the rules all the same (the guarantees
+ * promise tokens that only grow across a failover too, as long as the clock of Redis
+ * does), but for one granted before the fault and read after later grants: then it must
+ * only be new to its owner.
  */
 final class HoldChecker {
 
@@ -44,6 +51,9 @@ final class HoldChecker {
 	private long lastWriterToken;
 
 	private final Set<Long> readerTokens = new HashSet<>();
+
+	// The owner every writer's and reader's token went to first.
+	private final java.util.Map<Long, String> tokenOwners = new java.util.HashMap<>();
 
 	private int count;
 
@@ -80,6 +90,30 @@ final class HoldChecker {
 	 * @param reader whether it is a read hold, which may overlap other read holds
 	 */
 	void held(String holder, String owner, long token, long fromNanos, long deadlineNanos, boolean reader) {
+		held(holder, owner, token, fromNanos, deadlineNanos, reader, false);
+	}
+
+	/**
+	 * Record a grant, as {@link #held(String, String, long, long, long, boolean)} does; a
+	 * grant already {@code lost} (a fault took it in Redis before its reply was read) may
+	 * overlap any hold, and its token need only be new to its owner: later grants may
+	 * have been read before it.
+	 */
+	void held(String holder, String owner, long token, long fromNanos, long deadlineNanos, boolean reader,
+			boolean lost) {
+		if (lost) {
+			newToOwner(holder, owner, token);
+			this.lastToken = Math.max(this.lastToken, token);
+			if (!reader) {
+				this.lastWriterToken = Math.max(this.lastWriterToken, token);
+			}
+			Hold hold = new Hold(holder, owner, token, deadlineNanos, reader);
+			hold.lost = true;
+			this.holds.add(hold);
+			this.count++;
+			this.readerCount += reader ? 1 : 0;
+			return;
+		}
 		if (deadlineNanos - fromNanos <= 0) {
 			// The caller would start its work on a lease that is already over.
 			violated(holder + " was granted token " + token + " " + (fromNanos - deadlineNanos) / 1e6
@@ -100,12 +134,14 @@ final class HoldChecker {
 			}
 			this.lastWriterToken = Math.max(this.lastWriterToken, token);
 		}
+		newToOwner(holder, owner, token);
 		if (token > this.lastToken) {
 			this.lastToken = token;
 			this.lastOwner = owner;
 		}
 		for (Hold other : this.holds) {
-			if (other.endNanos - fromNanos > 0 && !other.owner.equals(owner) && !(reader && other.reader)) {
+			if (other.endNanos - fromNanos > 0 && !other.owner.equals(owner) && !(reader && other.reader)
+					&& !other.lost) {
 				violated(holder + " took " + (reader ? "read " : "") + "token " + token + " while " + other.holder
 						+ " held " + (other.reader ? "read " : "") + "token " + other.token + " for another "
 						+ (other.endNanos - fromNanos) / 1e6 + " ms");
@@ -120,10 +156,29 @@ final class HoldChecker {
 	}
 
 	/**
+	 * A token is granted to one owner only, whatever order the replies are read in.
+	 */
+	private void newToOwner(String holder, String owner, long token) {
+		String first = this.tokenOwners.putIfAbsent(token, owner);
+		if (first != null && !first.equals(owner)) {
+			violated(holder + " got token " + token + ", granted to " + first + " before");
+		}
+	}
+
+	/**
 	 * Record a permit's grant that the holder received at {@code fromNanos}, valid until
 	 * its deadline, for an attempt sent at {@code sentNanos}.
 	 */
 	void permitHeld(String holder, long token, long sentNanos, long fromNanos, long deadlineNanos) {
+		permitHeld(holder, token, sentNanos, fromNanos, deadlineNanos, false);
+	}
+
+	/**
+	 * Record a permit's grant, as {@link #permitHeld(String, long, long, long, long)}
+	 * does; a grant already {@code lost} (a fault took it in Redis before its reply was
+	 * read) counts as no permit.
+	 */
+	void permitHeld(String holder, long token, long sentNanos, long fromNanos, long deadlineNanos, boolean lost) {
 		if (deadlineNanos - fromNanos <= 0) {
 			violated(holder + " was granted permit token " + token + " " + (fromNanos - deadlineNanos) / 1e6
 					+ " ms after the lease it granted had ended");
@@ -139,7 +194,7 @@ final class HoldChecker {
 		long largest = this.permitReads.isEmpty() ? 0 : this.permitReads.get(this.permitReads.size() - 1)[1];
 		this.permitReads.add(new long[] { fromNanos, Math.max(largest, token) });
 		this.holds.removeIf((other) -> other.endNanos - fromNanos <= 0);
-		if (this.holds.size() >= this.permits) {
+		if (!lost && this.holds.stream().filter((other) -> !other.lost).count() >= this.permits) {
 			StringBuilder held = new StringBuilder();
 			for (Hold other : this.holds) {
 				held.append(", ")
@@ -153,7 +208,9 @@ final class HoldChecker {
 			violated(holder + " took permit token " + token + " while " + this.holds.size() + " of " + this.permits
 					+ " permits were held" + held);
 		}
-		this.holds.add(new Hold(holder, "", token, deadlineNanos, false));
+		Hold hold = new Hold(holder, "", token, deadlineNanos, false);
+		hold.lost = lost;
+		this.holds.add(hold);
 		this.count++;
 	}
 
@@ -214,6 +271,30 @@ final class HoldChecker {
 	}
 
 	/**
+	 * Record that a fault lost a hold in Redis (or cut it short) while its holder counts
+	 * on it: another holder may overlap it from now on.
+	 */
+	void lost(String holder, long token) {
+		for (Hold hold : this.holds) {
+			if (hold.holder.equals(holder) && hold.token == token) {
+				hold.lost = true;
+			}
+		}
+	}
+
+	/**
+	 * Record that a hold a fault cut short is whole again: a renewal or an extension sent
+	 * after the fault confirmed it.
+	 */
+	void restored(String holder, long token) {
+		for (Hold hold : this.holds) {
+			if (hold.holder.equals(holder) && hold.token == token) {
+				hold.lost = false;
+			}
+		}
+	}
+
+	/**
 	 * Record a violation that the simulation found itself.
 	 */
 	void violated(String what) {
@@ -250,6 +331,8 @@ final class HoldChecker {
 		private long endNanos;
 
 		private boolean released;
+
+		private boolean lost;
 
 		Hold(String holder, String owner, long token, long endNanos, boolean reader) {
 			this.holder = holder;

@@ -31,6 +31,9 @@ final class KeptLock {
 	// The release's reply was read: Redis has kept it since.
 	boolean read;
 
+	// A fault lost the kept state in Redis (LostState): nothing is promised of it since.
+	boolean lost;
+
 	KeptLock(String holder, String owner, long token, long endNanos, long keepMillis, long deadlineNanos) {
 		this.holder = holder;
 		this.owner = owner;
@@ -48,6 +51,9 @@ final class KeptLock {
 	 * deadline, which caps it, was over by then.
 	 */
 	boolean grantedWithin(long ranNanos) {
+		if (this.lost) {
+			return false;
+		}
 		if (this.endNanos - LockSimulation.REDIS_MS_SLACK - ranNanos > 0) {
 			return true;
 		}

@@ -286,6 +286,11 @@ final class LockSimulation {
 	// locks of the same names run instead of the clients below.
 	private final @Nullable MultiLockRun multi;
 
+	// Failovers and evictions, drawn from a PRNG of their own, and what they lost.
+	private final RedisFaults redisFaults;
+
+	private final LostState lostState;
+
 	/**
 	 * @param seed the seed of every choice
 	 * @param scripts script texts to use instead of the engine's, by name (planted bugs)
@@ -354,6 +359,9 @@ final class LockSimulation {
 				0, false);
 		this.checker = new HoldChecker(this.permits);
 		this.multi = MultiLockRun.draws(seed) ? new MultiLockRun(seed, scripts, clientBug, this.faults) : null;
+		this.redisFaults = new RedisFaults(seed, this.faults.contains(Fault.FAILOVER),
+				this.faults.contains(Fault.EVICT));
+		this.lostState = new LostState(this.redis, this.spec.lockKey(), LockKeys.permits(this.permitSpec.lockKey()));
 	}
 
 	/**
@@ -492,6 +500,9 @@ final class LockSimulation {
 	private @Nullable String keptViolation(long now) {
 		this.kept.removeIf((kept) -> kept.lastNanos() - now < 0);
 		for (KeptLock kept : this.kept) {
+			if (kept.lost) {
+				continue;
+			}
 			String found = kept.liveViolation(this.redis, this.spec.lockKey(), now);
 			if (found != null) {
 				return found;
@@ -570,6 +581,11 @@ final class LockSimulation {
 		if (keyspaceEvents()) {
 			redisAt(KeyspaceWaits.firstCycle(this.keyspace), "redis expires keys", this::activeExpiry);
 		}
+		this.redisFaults.start(this.redis);
+		for (RedisFaults.Planned fault : this.redisFaults.planned()) {
+			redisAt(fault.atNanos(), fault.failover() ? "redis fails over" : "redis evicts a key",
+					() -> redisFault(fault));
+		}
 		while (!this.events.isEmpty() && this.steps++ < 200_000) {
 			Event event = this.events.poll();
 			this.clock.advanceTo(Math.max(this.clock.nanos(), event.at));
@@ -619,17 +635,134 @@ final class LockSimulation {
 		}
 		for (Client client : this.clients.values()) {
 			for (Held held : client.holds) {
-				if (!held.live(now)) {
+				if (!held.live(now) || held.lostBy != null) {
+					// A hold a fault lost: its holder learns it at its next renewal,
+					// extension or release.
 					continue;
 				}
-				String found = client.permit ? livePermitViolation(client, held, now) : client.reader
-						? liveReadHoldViolation(client, held, now) : liveHoldViolation(client, held, now);
+				String found = liveViolation(client, held, now);
 				if (found != null) {
 					this.checker.violated(client.name + " counts on " + held + " for another "
 							+ (held.endNanos() - now) / 1e6 + " ms, but " + found);
 					return;
 				}
 			}
+		}
+	}
+
+	private @Nullable String liveViolation(Client client, Held held, long now) {
+		return client.permit ? livePermitViolation(client, held, now)
+				: client.reader ? liveReadHoldViolation(client, held, now) : liveHoldViolation(client, held, now);
+	}
+
+	/**
+	 * Do a failover or an eviction ({@link RedisFaults}), and mark what it lost
+	 * ({@link LostState}): the holds their holders count on, and will count on once an
+	 * attempt's or a re-entry's reply is read, and the locks kept for a minimum hold.
+	 */
+	private void redisFault(RedisFaults.Planned fault) {
+		if (this.clients.values().stream().allMatch((client) -> client.left <= 0 && client.acquisition == null)) {
+			return;
+		}
+		long now = this.clock.nanos();
+		List<LostState.Target> targets = lostTargets(now);
+		long[] before = this.lostState.ends(targets);
+		String what = this.redisFaults.apply(fault, this.redis, this.spec.lockKey(),
+				LockKeys.permits(this.permitSpec.lockKey()), now);
+		if (what == null) {
+			return;
+		}
+		this.trace.add("           " + what);
+		long[] after = this.lostState.ends(targets);
+		for (LostState.Damage damage : this.lostState.damaged(targets, before, after, what, now)) {
+			LostState.Target target = damage.target();
+			if (target.subject() instanceof Held held) {
+				held.lostBy = damage;
+				this.checker.lost(target.holder(), target.token());
+			}
+			else if (target.subject() instanceof KeptLock kept) {
+				kept.lost = true;
+				this.checker.lost(target.holder(), target.token());
+			}
+			this.trace.add("           " + target.holder() + "'s " + target.kind().name().toLowerCase()
+					+ ((target.token() != 0) ? " token " + target.token() : " hold in flight") + " "
+					+ damage.describe());
+		}
+	}
+
+	private List<LostState.Target> lostTargets(long now) {
+		List<LostState.Target> targets = new ArrayList<>();
+		for (Client client : this.clients.values()) {
+			LostState.Kind kind = client.permit ? LostState.Kind.PERMIT
+					: client.reader ? LostState.Kind.READER : LostState.Kind.WRITER;
+			for (Held held : client.holds) {
+				if (held.live(now) && held.lostBy == null) {
+					targets.add(new LostState.Target(kind, client.name, client.owner, held.grant.hold(),
+							held.grant.token(), false, held));
+				}
+			}
+			Acquisition acquiring = client.acquisition;
+			if (acquiring != null) {
+				targets.add(new LostState.Target(kind, client.name, client.owner, acquiring.hold(), 0, true, null));
+			}
+			if (client.reentryHold != null) {
+				targets.add(new LostState.Target(kind, client.name, client.owner, client.reentryHold, 0, true, null));
+			}
+		}
+		for (KeptLock kept : this.kept) {
+			if (kept.ranNanos >= 0 && !kept.lost) {
+				targets.add(new LostState.Target(LostState.Kind.KEPT_LOCK, kept.holder, kept.owner, "", kept.token,
+						false, kept));
+			}
+		}
+		this.sharedKeeps.forEachKept((kept, member, reader) -> {
+			if (kept.ranNanos >= 0 && !kept.lost) {
+				targets.add(new LostState.Target(reader ? LostState.Kind.KEPT_READ : LostState.Kind.KEPT_PERMIT,
+						kept.holder, kept.owner, member, kept.token, false, kept));
+			}
+		});
+		return targets;
+	}
+
+	/**
+	 * Return whether a hold its holder starts to count on now was lost by a fault while
+	 * its reply was in flight (its state in Redis went or was cut short, and Redis still
+	 * disagrees with it now); mark it so.
+	 */
+	private boolean lostInFlight(Client client, Held held, long now) {
+		LostState.Damage damage = this.lostState.inFlight(held.grant.hold());
+		if (damage == null || liveViolation(client, held, now) == null) {
+			return false;
+		}
+		this.lostState.countedOn(damage);
+		held.lostBy = damage;
+		this.trace.add("           " + client.name + " counts on " + held + ", " + damage.describe());
+		return true;
+	}
+
+	/**
+	 * A reply to a renewal, an extension or a release of a hold a fault lost, sent at
+	 * {@code sentNanos}: sent after the fault, it must say the hold is lost, if the
+	 * script's reply is defined to (not a reader's release, which counts its owner's
+	 * holds). A hold the fault only cut short is whole again when a renewal or an
+	 * extension sent after the fault confirms it.
+	 */
+	private void lostReply(Client client, Held held, long sentNanos, long result, boolean release) {
+		LostState.Damage damage = held.lostBy;
+		if (damage == null || sentNanos - damage.atNanos() <= 0) {
+			return;
+		}
+		if (damage.gone() && !(release && client.reader)) {
+			this.lostState.replyChecked();
+			if (result >= 0) {
+				this.checker.violated(client.name + "'s " + (release ? "release" : "renewal or extension") + " of "
+						+ held + ", sent at " + at(sentNanos) + " ms, said it holds (" + result + "), but it was "
+						+ damage.describe());
+			}
+		}
+		else if (!damage.gone() && !release && result >= 0) {
+			held.lostBy = null;
+			this.checker.restored(client.name, held.grant.token());
 		}
 	}
 
@@ -905,6 +1038,7 @@ final class LockSimulation {
 		// The run may end inside a stall that began after the last script ran: look
 		// once Redis answers again.
 		this.clock.advanceTo(Math.max(this.clock.nanos(), this.redis.stalledUntil()));
+		settleAfterFaults();
 		Object left = this.redis.inspect("ZRANGE", this.spec.requestsKey(), "0", "-1");
 		// But those whose withdrawal never reached Redis (Fault.CUT): the line's
 		// lifetime ends them, which keysLeft() checks.
@@ -924,6 +1058,31 @@ final class LockSimulation {
 		System.arraycopy(cuts, 0, all, 0, 2);
 		System.arraycopy(failures, 0, all, 2, failures.length);
 		return all;
+	}
+
+	/**
+	 * A failover may bring back what the run had withdrawn or released (a request, a
+	 * hold): let the longest lease and claim pass after the last fault, as the check for
+	 * keys left lets them pass after the run.
+	 */
+	private void settleAfterFaults() {
+		long last = this.redisFaults.lastNanos();
+		if (last != Long.MIN_VALUE) {
+			this.clock.advanceTo(Math.max(this.clock.nanos(),
+					last + 2 * OTHER_LEASES_MS[2] * MS + HandOffRequest.CLAIM_MILLIS * MS));
+		}
+	}
+
+	/**
+	 * Return how many failovers were done, how many writes they lost, and how many keys
+	 * were evicted ({@link RedisFaults}); then how many holds faults lost, cut short, how
+	 * many locks kept for a minimum hold they lost, and how many replies to a lost hold's
+	 * renewal, extension or release were checked ({@link LostState}).
+	 */
+	int[] redisFaults() {
+		int[] done = this.redisFaults.counts();
+		int[] lost = this.lostState.counts();
+		return new int[] { done[0], done[1], done[2], lost[0], lost[1], lost[2], lost[3] };
 	}
 
 	/**
@@ -1059,6 +1218,7 @@ final class LockSimulation {
 		if (this.multi != null) {
 			return this.multi.keysLeft();
 		}
+		settleAfterFaults();
 		// A request whose withdrawal never reached Redis (Fault.CUT) goes with its line,
 		// which lives as long as a request after the last filing.
 		long line = this.lostReplies.leftRequests() ? HandOffRequest.VALIDITY_MILLIS * MS : 0;
@@ -1219,6 +1379,9 @@ final class LockSimulation {
 		private boolean reentering;
 
 		private @Nullable Runnable afterReentry;
+
+		// The hold id of a re-entry in flight, for faults that lose it (LostState).
+		private @Nullable String reentryHold;
 
 		// The current acquisition's fair wait, in runs of the fair lock.
 		private @Nullable FairWaiter fair;
@@ -1694,13 +1857,14 @@ final class LockSimulation {
 					break;
 				}
 			}
+			boolean lost = lostInFlight(this, held, now);
 			if (this.permit) {
 				LockSimulation.this.checker.permitHeld(this.name, grant.token(), grant.sentNanos(), now,
-						held.endNanos());
+						held.endNanos(), lost);
 			}
 			else {
 				LockSimulation.this.checker.held(this.name, this.owner, grant.token(), now, held.endNanos(),
-						this.reader);
+						this.reader, lost);
 			}
 			SimulationRandom random = LockSimulation.this.random;
 			boolean renewed = random.nextInt(4) == 0 && LockSimulation.this.faults.contains(Fault.RENEW);
@@ -1840,8 +2004,10 @@ final class LockSimulation {
 			// As LockAttempts: the owner holds the lock, so the attempt may set its
 			// lease.
 			this.registry.sending();
+			this.reentryHold = attempt.hold();
 			send(call, "re-entry of " + outer, (reply) -> {
 				this.reentering = false;
+				this.reentryHold = null;
 				Runnable after = this.afterReentry;
 				this.afterReentry = null;
 				AcquireResult result = ScriptReplies.acquireResult(spec, (List<?>) reply);
@@ -1869,14 +2035,16 @@ final class LockSimulation {
 				LockSimulation.this.confirmedLeases[2]++;
 				this.holds.add(inner);
 				this.registry.held(inner, now, spec.leaseMillis());
+				boolean lost = lostInFlight(this, inner, now);
 				if (result.token() != outer.grant.token()) {
 					// Its script ran before its reply was read.
 					checkKept(this.name, inner.grant.token(), now);
 					// The lock was free when the re-entry ran (the outer hold's lease had
 					// ended): a hold of its own, which must not overlap the outer one.
-					LockSimulation.this.checker.held(this.name, this.owner, inner.grant.token(), now, inner.endNanos());
+					LockSimulation.this.checker.held(this.name, this.owner, inner.grant.token(), now, inner.endNanos(),
+							false, lost);
 				}
-				else {
+				else if (!lost) {
 					LockSimulation.this.checker.extended(this.name, inner.grant.token(), now, inner.endNanos());
 				}
 				if (random.nextInt(2) == 0) {
@@ -1909,6 +2077,7 @@ final class LockSimulation {
 		 * @return whether the hold is still there
 		 */
 		private boolean confirmed(Held held, long result, long sentNanos, long leaseMillis) {
+			lostReply(this, held, sentNanos, result, false);
 			if (result < 0) {
 				// The handle reports the lease lost: the work stops.
 				if (!held.lost) {
@@ -2061,6 +2230,7 @@ final class LockSimulation {
 				}
 			}, (reply) -> {
 				this.registry.released(held, (Long) reply, LockSimulation.this.clock.nanos());
+				lostReply(this, held, now, (Long) reply, true);
 				if (keeping != null && (Long) reply < 0) {
 					// The hold was lost: there was nothing to keep.
 					LockSimulation.this.kept.remove(keeping);
@@ -2180,7 +2350,9 @@ final class LockSimulation {
 							.orElse(null);
 						return waits != null && waits.running();
 					});
-					if (broken != null && checksFairOrder()) {
+					// A fault may lose the queue's order (a waiter's place): the order is
+					// checked until the first.
+					if (broken != null && checksFairOrder() && now - LockSimulation.this.redisFaults.firstNanos() < 0) {
 						LockSimulation.this.checker.violated(broken);
 					}
 				}
@@ -2264,6 +2436,10 @@ final class LockSimulation {
 		private boolean closed;
 
 		private boolean lost;
+
+		// The fault that lost (or cut short) the hold in Redis while its holder counts on
+		// it, if one did.
+		private LostState.@Nullable Damage lostBy;
 
 		private @Nullable Runnable afterClose;
 
@@ -2428,7 +2604,19 @@ final class LockSimulation {
 		 * A command runs in Redis, or never reaches it, and its reply never comes: the
 		 * client sees a failure after its command timeout ({@link LostReplies}).
 		 */
-		CUT
+		CUT,
+
+		/**
+		 * In a quarter of the runs, Redis fails over once or twice to a replica that lags
+		 * by 0, 1 or a few writes ({@link RedisFaults}): what those writes did is lost.
+		 */
+		FAILOVER,
+
+		/**
+		 * In a quarter of the runs, Redis evicts one to three of the keys the scripts
+		 * use, as under {@code maxmemory} ({@link RedisFaults}).
+		 */
+		EVICT
 
 	}
 

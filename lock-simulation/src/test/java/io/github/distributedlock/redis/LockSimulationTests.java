@@ -64,6 +64,9 @@ class LockSimulationTests {
 		int keyspaceRuns = 0;
 		long keyspaceHolds = 0;
 		long[] lost = new long[9];
+		// Failovers, writes lost, evictions, holds lost, cut short, kept locks lost,
+		// replies checked; and the seeds with failovers, with evictions.
+		long[] redisFaults = new long[9];
 		for (long seed : seeds()) {
 			LockSimulation simulation = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE);
 			String violation = simulation.run(CLIENTS, ACQUISITIONS);
@@ -101,6 +104,12 @@ class LockSimulationTests {
 				multiSharedRuns += multi.sharedOwners() ? 1 : 0;
 				continue;
 			}
+			int[] faults = simulation.redisFaults();
+			for (int i = 0; i < faults.length; i++) {
+				redisFaults[i] += faults[i];
+			}
+			redisFaults[7] += (faults[0] > 0) ? 1 : 0;
+			redisFaults[8] += (faults[2] > 0) ? 1 : 0;
 			readHolds += simulation.readHolds();
 			intentsDropped += simulation.intentsDropped();
 			readerRuns += simulation.readers() ? 1 : 0;
@@ -154,6 +163,17 @@ class LockSimulationTests {
 		System.out.printf("lost replies: %d commands ran and %d never reached Redis; the clients saw %d acquisitions, "
 				+ "%d releases, %d renewals (%d holds lost so), %d extensions and %d re-entries fail, and %d acquisitions refused as "
 				+ "self-deadlocks%n", lost[0], lost[1], lost[2], lost[3], lost[4], lost[5], lost[6], lost[7], lost[8]);
+		System.out.printf("simulation with failovers and evictions: %d seeds failed over (%d failovers, %d writes "
+				+ "lost), %d seeds evicted %d keys; %d holds lost and %d cut short while their holders counted on "
+				+ "them, %d locks kept for a minimum hold lost; %d replies to a lost hold's renewal, extension or "
+				+ "release checked%n", redisFaults[7], redisFaults[0], redisFaults[1], redisFaults[8], redisFaults[2],
+				redisFaults[3], redisFaults[4], redisFaults[5], redisFaults[6]);
+		if (seeds().length >= CI_SEEDS) {
+			// The faults are drawn, and lose holds: the checks above ran across them.
+			assertThat(redisFaults[7]).as("seeds with failovers").isPositive();
+			assertThat(redisFaults[8]).as("seeds with evictions").isPositive();
+			assertThat(redisFaults[3]).as("holds lost by a fault").isPositive();
+		}
 	}
 
 	/**

@@ -103,6 +103,24 @@ final class SharedKeeps {
 	}
 
 	/**
+	 * Hand each stand-in still kept to {@code each}: the kept lock, its member, and
+	 * whether it is a reader's (else a permit's).
+	 */
+	void forEachKept(Each each) {
+		this.readers.forEach((kept) -> each.kept(kept.lock, kept.member, true));
+		this.permits.forEach((kept) -> each.kept(kept.lock, kept.member, false));
+	}
+
+	/**
+	 * What {@link #forEachKept} hands each stand-in to.
+	 */
+	interface Each {
+
+		void kept(KeptLock lock, String member, boolean reader);
+
+	}
+
+	/**
 	 * A writer's grant whose acquire script ran at {@code ranNanos}: no reader kept for a
 	 * minimum hold may have it end early.
 	 * @return the violation, or {@code null}
@@ -172,7 +190,8 @@ final class SharedKeeps {
 	private record Kept(KeptLock lock, String member) {
 
 		@Nullable String violation(long nowNanos, @Nullable Long scoreMillis) {
-			if (!this.lock.read || this.lock.endNanos - LockSimulation.REDIS_MS_SLACK - nowNanos <= 0) {
+			if (!this.lock.read || this.lock.lost
+					|| this.lock.endNanos - LockSimulation.REDIS_MS_SLACK - nowNanos <= 0) {
 				return null;
 			}
 			String released = this.lock.holder + " released token " + this.lock.token + " keeping " + this.member

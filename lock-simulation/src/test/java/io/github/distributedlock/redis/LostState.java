@@ -1,0 +1,240 @@
+package io.github.distributedlock.redis;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.github.distributedlock.redis.core.LockKeys;
+import io.github.distributedlock.redis.core.LockOwners;
+import io.github.distributedlock.simulation.RedisModel;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Finds what a fault that loses writes ({@link RedisFaults}) took from the holders: the
+ * state in Redis of every hold a holder counts on or will count on (an attempt or a
+ * re-entry whose script ran and whose reply is not read yet), and of every lock kept for
+ * a minimum hold, read just before the fault and just after it. A state the fault took
+ * away (gone, or no longer theirs) or cut short (it ends earlier than it did) was lost by
+ * that fault, as docs/guarantees.md allows: "locks written to the old master but not yet
+ * replicated are lost: a second holder can enter during that window", "an evicted lock is
+ * lost: a second holder can enter". Nothing else is: a state the fault left as it was is
+ * held to every check, and so is every grant made after the fault.
+ */
+final class LostState {
+
+	private final RedisModel redis;
+
+	private final String lockKey;
+
+	private final String permitsKey;
+
+	// The holds whose state a fault took while their replies were in flight, by hold id.
+	private final Map<String, Damage> inFlight = new HashMap<>();
+
+	private int gone;
+
+	private int shortened;
+
+	private int keptLost;
+
+	private int repliesChecked;
+
+	/**
+	 * @param redis the server
+	 * @param lockKey the lock's key (writers' and readers')
+	 * @param permitsKey the semaphore's permits set, for runs of permits
+	 */
+	LostState(RedisModel redis, String lockKey, String permitsKey) {
+		this.redis = redis;
+		this.lockKey = lockKey;
+		this.permitsKey = permitsKey;
+	}
+
+	/**
+	 * Read, for each target, where its state in Redis ends (server ms), or -1 if it is
+	 * not there; call before the fault and after it.
+	 */
+	long[] ends(List<Target> targets) {
+		long[] ends = new long[targets.size()];
+		for (int i = 0; i < ends.length; i++) {
+			ends[i] = end(targets.get(i));
+		}
+		return ends;
+	}
+
+	/**
+	 * Return the targets whose state the fault took or cut short, given their ends before
+	 * and after it; remember the holds among them whose replies are in flight.
+	 */
+	List<Damage> damaged(List<Target> targets, long[] before, long[] after, String fault, long nowNanos) {
+		List<Damage> damaged = new ArrayList<>();
+		for (int i = 0; i < before.length; i++) {
+			if (before[i] < 0 || (after[i] >= 0 && after[i] >= before[i])) {
+				continue;
+			}
+			Target target = targets.get(i);
+			Damage damage = new Damage(target, after[i] < 0, fault, nowNanos);
+			damaged.add(damage);
+			if (target.kind() == Kind.KEPT_LOCK || target.kind() == Kind.KEPT_READ
+					|| target.kind() == Kind.KEPT_PERMIT) {
+				this.keptLost++;
+			}
+			else if (target.inFlight()) {
+				this.inFlight.put(target.hold(), damage);
+			}
+			else if (damage.gone()) {
+				this.gone++;
+			}
+			else {
+				this.shortened++;
+			}
+		}
+		return damaged;
+	}
+
+	/**
+	 * Return the fault that took a hold whose reply was in flight, if one did.
+	 */
+	@Nullable Damage inFlight(String hold) {
+		return this.inFlight.get(hold);
+	}
+
+	/**
+	 * Count a hold taken in flight that its holder now counts on, once.
+	 */
+	void countedOn(Damage damage) {
+		if (this.inFlight.remove(damage.target().hold()) != null) {
+			if (damage.gone()) {
+				this.gone++;
+			}
+			else {
+				this.shortened++;
+			}
+		}
+	}
+
+	/**
+	 * Count a reply to a lost hold's renewal, extension or release, sent after the fault,
+	 * that was checked to say the hold is lost.
+	 */
+	void replyChecked() {
+		this.repliesChecked++;
+	}
+
+	/**
+	 * Return how many holds faults took (their state gone or no longer theirs), how many
+	 * they cut short, how many locks kept for a minimum hold they took, and how many
+	 * replies to the lost holds' scripts were checked, in that order.
+	 */
+	int[] counts() {
+		return new int[] { this.gone, this.shortened, this.keptLost, this.repliesChecked };
+	}
+
+	private long end(Target target) {
+		String digest = LockOwners.digest(target.owner());
+		return switch (target.kind()) {
+			case WRITER -> writerEnd(digest, target);
+			case READER -> readerEnd(digest, target.hold());
+			case PERMIT -> score(this.permitsKey, digest + "|" + target.hold());
+			case KEPT_LOCK -> keptLockEnd(digest);
+			case KEPT_READ -> score(LockKeys.readers(this.lockKey), "kept|" + digest);
+			case KEPT_PERMIT -> score(this.permitsKey, target.hold());
+		};
+	}
+
+	private long writerEnd(String digest, Target target) {
+		Object held = this.redis.inspect("HMGET", this.lockKey, "owner", "token", "#" + target.hold());
+		List<?> fields = (List<?>) held;
+		if (!digest.equals(fields.get(0))) {
+			return -1;
+		}
+		// A hold counted on is the lock's as long as its owner and token are (a re-entry
+		// whose field alone went is still held by the outer hold); a hold in flight is
+		// known by its field.
+		boolean theirs = target.inFlight() ? fields.get(2) != null
+				: String.valueOf(target.token()).equals(fields.get(1));
+		return theirs ? ttlEnd(this.lockKey) : -1;
+	}
+
+	private long readerEnd(String digest, String hold) {
+		Object holds = this.redis.inspect("HGET", LockKeys.readHolds(this.lockKey), digest);
+		if (holds == null || !holds.toString().contains("," + hold + ",")) {
+			return -1;
+		}
+		return score(LockKeys.readers(this.lockKey), digest);
+	}
+
+	private long keptLockEnd(String digest) {
+		Object owner = this.redis.inspect("HGET", this.lockKey, "owner");
+		return ("".equals(owner) || digest.equals(owner)) ? ttlEnd(this.lockKey) : -1;
+	}
+
+	private long ttlEnd(String key) {
+		long ttl = (Long) this.redis.inspect("PTTL", key);
+		return (ttl == -1) ? Long.MAX_VALUE : (ttl < 0) ? -1 : this.redis.clock().millis() + ttl;
+	}
+
+	private long score(String key, String member) {
+		Object score = this.redis.inspect("ZSCORE", key, member);
+		return (score != null) ? Long.parseLong(score.toString()) : -1;
+	}
+
+	/**
+	 * What a target's state is.
+	 */
+	enum Kind {
+
+		/** A writer's hold (the lock hash's owner and token). */
+		WRITER,
+
+		/** A reader's hold (its owner's score, and its hold in its owner's list). */
+		READER,
+
+		/** A permit (its member of the permits set). */
+		PERMIT,
+
+		/** A lock kept for a writer's minimum hold (owned by nobody, or its owner). */
+		KEPT_LOCK,
+
+		/** A reader's stand-in, {@code kept|<owner digest>}. */
+		KEPT_READ,
+
+		/** A permit's stand-in, whose member is the target's hold. */
+		KEPT_PERMIT
+
+	}
+
+	/**
+	 * A state in Redis that a holder counts on.
+	 *
+	 * @param kind what it is
+	 * @param holder the client
+	 * @param owner its owner
+	 * @param hold the hold's id (for a kept permit: its stand-in member)
+	 * @param token the hold's token (0 while its grant is in flight)
+	 * @param inFlight whether its grant's reply is not read yet
+	 * @param subject what the simulation marks as lost: its hold or kept lock
+	 */
+	record Target(Kind kind, String holder, String owner, String hold, long token, boolean inFlight,
+			@Nullable Object subject) {
+	}
+
+	/**
+	 * A target a fault lost.
+	 *
+	 * @param target the target
+	 * @param gone whether its state went (or is no longer theirs), or only ends earlier
+	 * @param fault what the fault was
+	 * @param atNanos when
+	 */
+	record Damage(Target target, boolean gone, String fault, long atNanos) {
+
+		String describe() {
+			return (this.gone ? "lost by " : "cut short by ") + this.fault + " at " + LockSimulation.at(this.atNanos)
+					+ " ms";
+		}
+
+	}
+
+}
