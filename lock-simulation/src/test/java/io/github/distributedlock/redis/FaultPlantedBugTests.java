@@ -1,0 +1,74 @@
+package io.github.distributedlock.redis;
+
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+
+import io.github.distributedlock.redis.LockSimulation.Fault;
+import io.github.distributedlock.redis.script.ScriptTexts;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+/**
+ * Plants a bug that only the faults which lose writes find ({@link RedisFaults}): the
+ * simulation must see what a failover to a lagging replica does to it.
+ */
+class FaultPlantedBugTests {
+
+	private static final int MAX_SEEDS = 300;
+
+	// The body of next_token in lib.lua, from its first line on.
+	private static final String NEXT_TOKEN = String.join("\n\t", "local token = now_us",
+			"local last = redis.call('SET', counter, token, 'PX', idle_ms, 'GET')",
+			"if last and tonumber(last) >= tonumber(now_us) then",
+			"\ttoken = string.format('%.0f', tonumber(last) + 1)", "\tredis.call('SET', counter, token, 'PX', idle_ms)",
+			"end", "return token");
+
+	// INCR's rule (docs/design/cost.md, step 2): the counter + 1, seeded from the clock
+	// only when the counter is gone.
+	private static final String COUNTER_ONLY = String.join("\n\t", "local last = redis.call('GET', counter)",
+			"local token = last and string.format('%.0f', tonumber(last) + 1) or now_us",
+			"redis.call('SET', counter, token, 'PX', idle_ms)", "return token");
+
+	/**
+	 * Tokens taken from the counter alone, without {@code TIME}: a failover that loses
+	 * the counter's last write hands out a token again (docs/design/cost.md, "Decided:
+	 * tokens keep reading TIME"). An eviction of the counter does not show it (the clock
+	 * seeds it anew, above every token), nor does any other fault: the same seeds run
+	 * clean without failovers.
+	 */
+	@Test
+	void findsTokensThatRepeatAfterAFailoverWithoutTheClock() {
+		Map<String, String> planted = new HashMap<>();
+		for (String script : new String[] { "acquire.lua", "acquire-read.lua", "acquire-permit.lua",
+				"acquire-fair.lua" }) {
+			String text = ScriptTexts.all().get(script);
+			assertThat(text).as("the planted bug's target in %s", script).contains(NEXT_TOKEN);
+			planted.put(script, text.replace(NEXT_TOKEN, COUNTER_ONLY));
+		}
+		Set<Fault> withoutFailovers = EnumSet.complementOf(EnumSet.of(Fault.FAILOVER));
+		for (long seed = 1_000; seed < 1_000 + MAX_SEEDS; seed++) {
+			LockSimulation simulation = new LockSimulation(seed, planted, LockSimulation.ClientBug.NONE);
+			String violation = simulation.run(4, 25);
+			if (violation == null) {
+				continue;
+			}
+			assertThat(simulation.redisFaults()[0]).as("failovers in seed %d", seed).isPositive();
+			assertThat(violation).as("seed %d", seed).contains("token");
+			LockSimulation without = new LockSimulation(seed, planted, LockSimulation.ClientBug.NONE, withoutFailovers);
+			String clean = without.run(4, 25);
+			assertThat(clean).as("seed %d without failovers: %s", seed, clean).isNull();
+			FailureShrinker.Shrunk shrunk = FailureShrinker.shrink(seed, planted, LockSimulation.ClientBug.NONE, 4, 25);
+			assertThat(shrunk).as("seed %d shrunk", seed).isNotNull();
+			assertThat(shrunk.faults()).as("the shrunk run's faults").contains(Fault.FAILOVER);
+			System.out.println("planted counter-only tokens found: " + shrunk.report());
+			return;
+		}
+		fail("no seed within %d found a repeated token", MAX_SEEDS);
+	}
+
+}
