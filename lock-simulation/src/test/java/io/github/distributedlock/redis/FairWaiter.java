@@ -80,6 +80,12 @@ final class FairWaiter {
 		 */
 		void ended(boolean stopped);
 
+		/**
+		 * Return whether an acquisition's error is one a fault that lost writes explains
+		 * (it is counted); otherwise it fails the run.
+		 */
+		boolean failedAfterFault(RuntimeException error);
+
 	}
 
 	private enum State {
@@ -201,6 +207,10 @@ final class FairWaiter {
 				this.state = State.DONE;
 				this.io.release(late.grant(), () -> leave(false));
 			}
+		}
+		else if (outcome instanceof AttemptOutcome.Failed failed && this.io.failedAfterFault(failed.error())) {
+			// The caller gets the error, and the driver leaves the queue.
+			end(true);
 		}
 		else if (outcome instanceof AttemptOutcome.Failed failed) {
 			this.io.refused(failed.error());

@@ -67,7 +67,10 @@ import org.jspecify.annotations.Nullable;
  * duplicated or delivered late; a command run twice with only the second reply delivered
  * (Lettuce's re-send after a reconnect); a command that runs, or never reaches Redis, and
  * whose reply never comes ({@link LostReplies}: the client fails it after its command
- * timeout, as the engine does); a holder that keeps working past its lease.
+ * timeout, as the engine does); a holder that keeps working past its lease. In a quarter
+ * of the runs each (drawn from a PRNG of their own, {@link RedisFaults}), Redis fails
+ * over to a lagging replica or evicts keys; what that loses of the holds is exempted from
+ * the checks, and only that ({@link LostState}).
  * <p>
  * A hold may be renewed as the watchdog does (every lease/3, with its own lease: a
  * writer's in a batch, a reader's or a permit's by an extension), extended to a shorter
@@ -290,6 +293,11 @@ final class LockSimulation {
 	private final RedisFaults redisFaults;
 
 	private final LostState lostState;
+
+	// Acquisitions that failed as a self-deadlock after a fault, and the first of them.
+	private int selfDeadlocksAfterFaults;
+
+	private @Nullable String firstSelfDeadlock;
 
 	/**
 	 * @param seed the seed of every choice
@@ -674,11 +682,15 @@ final class LockSimulation {
 		}
 		this.trace.add("           " + what);
 		long[] after = this.lostState.ends(targets);
-		for (LostState.Damage damage : this.lostState.damaged(targets, before, after, what, now)) {
+		broughtBack();
+		for (LostState.Damage damage : this.lostState.damaged(targets, before, after, what, fault.failover(), now)) {
 			LostState.Target target = damage.target();
 			if (target.subject() instanceof Held held) {
 				held.lostBy = damage;
 				this.checker.lost(target.holder(), target.token());
+				if (damage.gone() && damage.failover()) {
+					this.checker.lostInFailover(target.owner(), target.token());
+				}
 			}
 			else if (target.subject() instanceof KeptLock kept) {
 				kept.lost = true;
@@ -687,6 +699,21 @@ final class LockSimulation {
 			this.trace.add("           " + target.holder() + "'s " + target.kind().name().toLowerCase()
 					+ ((target.token() != 0) ? " token " + target.token() : " hold in flight") + " "
 					+ damage.describe());
+		}
+	}
+
+	/**
+	 * A failover may bring back what an earlier fault took (an eviction that the replica
+	 * never got): a lost hold stays lost, but its scripts may find it again.
+	 */
+	private void broughtBack() {
+		for (Client client : this.clients.values()) {
+			for (Held held : client.holds) {
+				LostState.Damage damage = held.lostBy;
+				if (damage != null && damage.saysLost() && !this.lostState.gone(damage.target())) {
+					held.lostBy = damage.foundAgain();
+				}
+			}
 		}
 	}
 
@@ -731,11 +758,14 @@ final class LockSimulation {
 	 */
 	private boolean lostInFlight(Client client, Held held, long now) {
 		LostState.Damage damage = this.lostState.inFlight(held.grant.hold());
-		if (damage == null || liveViolation(client, held, now) == null) {
+		if (damage == null || (!this.lostState.gone(damage.target()) && liveViolation(client, held, now) == null)) {
 			return false;
 		}
 		this.lostState.countedOn(damage);
 		held.lostBy = damage;
+		if (damage.gone() && damage.failover()) {
+			this.checker.lostInFailover(client.owner, held.grant.token());
+		}
 		this.trace.add("           " + client.name + " counts on " + held + ", " + damage.describe());
 		return true;
 	}
@@ -744,15 +774,16 @@ final class LockSimulation {
 	 * A reply to a renewal, an extension or a release of a hold a fault lost, sent at
 	 * {@code sentNanos}: sent after the fault, it must say the hold is lost, if the
 	 * script's reply is defined to (not a reader's release, which counts its owner's
-	 * holds). A hold the fault only cut short is whole again when a renewal or an
-	 * extension sent after the fault confirms it.
+	 * holds). A hold the fault only cut short stays marked until it ends: a renewal sent
+	 * after the fault may make it whole again, but the reply of one sent before may still
+	 * come, and make its holder count on what the fault lost.
 	 */
 	private void lostReply(Client client, Held held, long sentNanos, long result, boolean release) {
 		LostState.Damage damage = held.lostBy;
 		if (damage == null || sentNanos - damage.atNanos() <= 0) {
 			return;
 		}
-		if (damage.gone() && !(release && client.reader)) {
+		if (damage.gone() && damage.saysLost() && !(release && client.reader)) {
 			this.lostState.replyChecked();
 			if (result >= 0) {
 				this.checker.violated(client.name + "'s " + (release ? "release" : "renewal or extension") + " of "
@@ -760,10 +791,30 @@ final class LockSimulation {
 						+ damage.describe());
 			}
 		}
-		else if (!damage.gone() && !release && result >= 0) {
-			held.lostBy = null;
-			this.checker.restored(client.name, held.grant.token());
+	}
+
+	/**
+	 * Return whether an acquisition failed as a self-deadlock (its owner found holding
+	 * the lock, and the request not reentrant) after a fault lost writes: an eviction of
+	 * the reader holds hash leaves an owner's score without its holds, a failover may
+	 * bring back a released read hold, or a nested hold whose release it lost (a fair
+	 * lock takes no hold of its own owner over). Counted, with the first, as a finding
+	 * (docs/design/simulation.md); the acquisition ends without the lock, as the caller's
+	 * would with the exception. Never before a fault: there it fails the run.
+	 */
+	private boolean selfDeadlockAfterFault(Client client, RuntimeException error) {
+		long now = this.clock.nanos();
+		if (!(error instanceof io.github.distributedlock.LockSelfDeadlockException)
+				|| now - this.redisFaults.firstNanos() < 0) {
+			return false;
 		}
+		this.selfDeadlocksAfterFaults++;
+		if (this.firstSelfDeadlock == null) {
+			this.firstSelfDeadlock = "seed " + this.seed + ": " + client.name + (client.reader ? " (reads)" : "")
+					+ " failed as a self-deadlock at " + at(now) + " ms";
+		}
+		this.trace.add("           " + client.name + " fails: " + error.getMessage());
+		return true;
 	}
 
 	private @Nullable Long score(boolean readers, String member) {
@@ -1077,12 +1128,23 @@ final class LockSimulation {
 	 * Return how many failovers were done, how many writes they lost, and how many keys
 	 * were evicted ({@link RedisFaults}); then how many holds faults lost, cut short, how
 	 * many locks kept for a minimum hold they lost, and how many replies to a lost hold's
-	 * renewal, extension or release were checked ({@link LostState}).
+	 * renewal, extension or release were checked ({@link LostState}), and how many grants
+	 * took a token a failover brought back ({@link HoldChecker#tokensBroughtBack()}), and
+	 * how many acquisitions failed as a self-deadlock after a fault.
 	 */
 	int[] redisFaults() {
 		int[] done = this.redisFaults.counts();
 		int[] lost = this.lostState.counts();
-		return new int[] { done[0], done[1], done[2], lost[0], lost[1], lost[2], lost[3] };
+		return new int[] { done[0], done[1], done[2], lost[0], lost[1], lost[2], lost[3],
+				this.checker.tokensBroughtBack(), this.selfDeadlocksAfterFaults };
+	}
+
+	/**
+	 * Return the first acquisition that failed as a self-deadlock after a fault, if one
+	 * did.
+	 */
+	@Nullable String firstSelfDeadlock() {
+		return this.firstSelfDeadlock;
 	}
 
 	/**
@@ -1503,6 +1565,9 @@ final class LockSimulation {
 			}
 			else if (next instanceof Waiting.GiveUp) {
 				giveUp();
+			}
+			else if (next instanceof Waiting.Fail failed && selfDeadlockAfterFault(this, failed.error())) {
+				endWithoutTheLock(false);
 			}
 			else if (next instanceof Waiting.Fail failed) {
 				refused(failed.error());
@@ -2391,6 +2456,11 @@ final class LockSimulation {
 		@Override
 		public void refused(RuntimeException error) {
 			this.client.refused(error);
+		}
+
+		@Override
+		public boolean failedAfterFault(RuntimeException error) {
+			return selfDeadlockAfterFault(this.client, error);
 		}
 
 		@Override

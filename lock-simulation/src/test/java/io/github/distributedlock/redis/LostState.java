@@ -23,6 +23,9 @@ import org.jspecify.annotations.Nullable;
  */
 final class LostState {
 
+	// A writer's hold whose owner and token still hold the lock, without its own field.
+	private static final long FIELD_GONE = -2;
+
 	private final RedisModel redis;
 
 	private final String lockKey;
@@ -67,14 +70,17 @@ final class LostState {
 	 * Return the targets whose state the fault took or cut short, given their ends before
 	 * and after it; remember the holds among them whose replies are in flight.
 	 */
-	List<Damage> damaged(List<Target> targets, long[] before, long[] after, String fault, long nowNanos) {
+	List<Damage> damaged(List<Target> targets, long[] before, long[] after, String fault, boolean failover,
+			long nowNanos) {
 		List<Damage> damaged = new ArrayList<>();
 		for (int i = 0; i < before.length; i++) {
 			if (before[i] < 0 || (after[i] >= 0 && after[i] >= before[i])) {
 				continue;
 			}
 			Target target = targets.get(i);
-			Damage damage = new Damage(target, after[i] < 0, fault, nowNanos);
+			// A writer's hold whose field alone went (its owner and token still hold the
+			// lock) is lost, but its scripts' replies don't say so.
+			Damage damage = new Damage(target, after[i] < 0, after[i] != FIELD_GONE, fault, failover, nowNanos);
 			damaged.add(damage);
 			if (target.kind() == Kind.KEPT_LOCK || target.kind() == Kind.KEPT_READ
 					|| target.kind() == Kind.KEPT_PERMIT) {
@@ -98,6 +104,13 @@ final class LostState {
 	 */
 	@Nullable Damage inFlight(String hold) {
 		return this.inFlight.get(hold);
+	}
+
+	/**
+	 * Return whether the state of a target is not in Redis now.
+	 */
+	boolean gone(Target target) {
+		return end(target) < 0;
 	}
 
 	/**
@@ -149,12 +162,12 @@ final class LostState {
 		if (!digest.equals(fields.get(0))) {
 			return -1;
 		}
-		// A hold counted on is the lock's as long as its owner and token are (a re-entry
-		// whose field alone went is still held by the outer hold); a hold in flight is
-		// known by its field.
-		boolean theirs = target.inFlight() ? fields.get(2) != null
-				: String.valueOf(target.token()).equals(fields.get(1));
-		return theirs ? ttlEnd(this.lockKey) : -1;
+		// Its owner and token, and its own field: a client of a custom owner that joined
+		// another's hold has a field of its own, which a failover may lose alone.
+		if (!target.inFlight() && !String.valueOf(target.token()).equals(fields.get(1))) {
+			return -1;
+		}
+		return (fields.get(2) != null) ? ttlEnd(this.lockKey) : FIELD_GONE;
 	}
 
 	private long readerEnd(String digest, String hold) {
@@ -225,10 +238,21 @@ final class LostState {
 	 *
 	 * @param target the target
 	 * @param gone whether its state went (or is no longer theirs), or only ends earlier
+	 * @param saysLost whether the hold's scripts must say it is lost (a writer's hold
+	 * whose field alone went is reported by its release as released before)
 	 * @param fault what the fault was
+	 * @param failover whether it was a failover (else an eviction)
 	 * @param atNanos when
 	 */
-	record Damage(Target target, boolean gone, String fault, long atNanos) {
+	record Damage(Target target, boolean gone, boolean saysLost, String fault, boolean failover, long atNanos) {
+
+		/**
+		 * Return this damage, after a later fault brought the state back: its scripts
+		 * need not say lost any more.
+		 */
+		Damage foundAgain() {
+			return new Damage(this.target, this.gone, false, this.fault, this.failover, this.atNanos);
+		}
 
 		String describe() {
 			return (this.gone ? "lost by " : "cut short by ") + this.fault + " at " + LockSimulation.at(this.atNanos)
