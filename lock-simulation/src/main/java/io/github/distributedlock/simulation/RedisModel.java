@@ -121,15 +121,23 @@ public final class RedisModel {
 	/**
 	 * Run a command that reads, as the simulation's own look at the state rather than a
 	 * client's call: an expired key is absent but stays stored, so that it publishes no
-	 * {@code expired} event that no client caused, and expires as it would have.
+	 * {@code expired} event that no client caused, and expires as it would have. It may
+	 * look while the server is stalled: the state is then what the stall froze.
 	 * @param argv the command's name and arguments
 	 * @return the reply
-	 * @throws IllegalStateException while the server is stalled
 	 */
 	public @Nullable Object inspect(String... argv) {
 		this.context.inspecting(true);
 		try {
-			return command(argv);
+			if (answering()) {
+				return command(argv);
+			}
+			try {
+				return COMMANDS.run(this.context, argv, false);
+			}
+			catch (CommandError ex) {
+				return new Replies.ErrorReply(ex.reply());
+			}
 		}
 		finally {
 			this.context.inspecting(false);

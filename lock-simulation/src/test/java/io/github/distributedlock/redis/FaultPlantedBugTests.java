@@ -74,25 +74,36 @@ class FaultPlantedBugTests {
 
 	/**
 	 * The one token that may go back, the guarantees' own exception ("except across a
-	 * failover that lost the last acquisition"), as the engine has it: seed 1323 with one
-	 * client, a custom owner, whose release of token 1000313047 and next grant
-	 * (1000560287) a failover loses; its next acquisition joins the hold the failover
-	 * brought back, and gets 1000313047 again (docs/design/simulation.md). The run is
-	 * clean, and the checker counted that grant as the exception, not as nothing.
+	 * failover that lost the last acquisition"), as the engine has it: one client, a
+	 * custom owner, whose release of a token and next grant a failover loses; its next
+	 * acquisition joins the hold the failover brought back, and gets the older token
+	 * again (docs/design/simulation.md, seed 1323 before keyspace waiters changed that
+	 * seed's run). The first seed that shows it runs clean, the checker counted that
+	 * grant as the exception, not as nothing, and without failovers the same seed shows
+	 * none.
 	 */
 	@Test
 	void shouldLetOnlyAFailoverGiveAnOwnerItsOlderTokenBack() {
 		Set<Fault> faults = EnumSet.complementOf(EnumSet.of(Fault.STALL, Fault.MESSAGE, Fault.KEEP, Fault.READ_KEEP,
-				Fault.PERMIT_KEEP, Fault.CANCEL, Fault.EVICT));
-		LockSimulation simulation = new LockSimulation(1323, Map.of(), LockSimulation.ClientBug.NONE, faults);
-		String violation = simulation.run(1, 6);
-		assertThat(violation).as(() -> String.join("\n", simulation.events())).isNull();
-		assertThat(simulation.redisFaults()[7]).as("grants that took an older token back").isOne();
+				Fault.PERMIT_KEEP, Fault.CANCEL, Fault.EVICT, Fault.CUT));
 		Set<Fault> withoutFailovers = EnumSet.copyOf(faults);
 		withoutFailovers.remove(Fault.FAILOVER);
-		LockSimulation without = new LockSimulation(1323, Map.of(), LockSimulation.ClientBug.NONE, withoutFailovers);
-		assertThat(without.run(1, 6)).isNull();
-		assertThat(without.redisFaults()[7]).as("grants that took an older token back without failovers").isZero();
+		for (long seed = 1000; seed < 1000 + MAX_SEEDS; seed++) {
+			LockSimulation simulation = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE, faults);
+			String violation = simulation.run(1, 6);
+			assertThat(violation).as("seed %d", seed).isNull();
+			if (simulation.redisFaults()[7] == 0) {
+				continue;
+			}
+			assertThat(simulation.redisFaults()[7]).as("grants that took an older token back").isOne();
+			LockSimulation without = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE,
+					withoutFailovers);
+			assertThat(without.run(1, 6)).isNull();
+			assertThat(without.redisFaults()[7]).as("grants that took an older token back without failovers").isZero();
+			System.out.println("an older token given back across a failover at seed " + seed);
+			return;
+		}
+		fail("no seed within %d gave an older token back", MAX_SEEDS);
 	}
 
 }
