@@ -183,15 +183,17 @@ final class HoldChecker {
 	/**
 	 * The one case docs/guarantees.md exempts from tokens that only grow ("except across
 	 * a failover that lost the last acquisition"), as the engine has it: the failover
-	 * lost an owner's hold of a later token, and brought back that owner's earlier hold,
-	 * whose release it lost too; the owner's next acquisition joins that hold (a custom
-	 * owner's) or takes it over (its own), and so gets its token again, without a new
-	 * one. Whether this grant is that: its token went to the same owner first, and a
-	 * failover lost a hold of that owner with a larger token.
+	 * lost a hold of a later token (of any owner), and brought back an owner's earlier
+	 * hold, whose release it lost too; the owner's next acquisition joins that hold (a
+	 * custom owner's) or takes it over (its own), and so gets its token again, without a
+	 * new one. Whether this grant is that: its token went to the same owner first, and a
+	 * failover lost a hold (of any owner) with a larger token.
 	 */
 	private boolean broughtBack(String owner, long token) {
-		Long lost = this.lostInFailover.get(owner);
-		return lost != null && lost > token && owner.equals(this.tokenOwners.get(token));
+		// The later holds the failover lost may be another owner's (seed 2181: readers'
+		// grants lost, and a writer's older hold brought back, which its owner joins).
+		long lost = this.lostInFailover.values().stream().mapToLong(Long::longValue).max().orElse(Long.MIN_VALUE);
+		return lost > token && owner.equals(this.tokenOwners.get(token));
 	}
 
 	/**

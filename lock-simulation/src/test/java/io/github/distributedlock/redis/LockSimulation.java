@@ -1122,6 +1122,12 @@ final class LockSimulation {
 			this.clock.advanceTo(Math.max(this.clock.nanos(),
 					last + 2 * OTHER_LEASES_MS[2] * MS + HandOffRequest.CLAIM_MILLIS * MS));
 		}
+		if (this.redisFaults.counts()[0] > 0) {
+			// A request withdrawn before a failover may come back with it, and nobody
+			// withdraws it again: it goes with its line, which lives as long as a request
+			// after the last filing (seed 2181), as one whose withdrawal was lost does.
+			this.clock.advanceTo(this.clock.nanos() + HandOffRequest.VALIDITY_MILLIS * MS);
+		}
 	}
 
 	/**
@@ -2279,7 +2285,10 @@ final class LockSimulation {
 			// deadline.
 			long keptUntil = Math.min(held.acquiredNanos + grant.spec().holdAtLeastMillis() * MS, held.endNanos());
 			KeptLock kept = null;
-			if (keepMillis > 0 && keptUntil - now > 0) {
+			// A hold a failover or an eviction lost is exempt from the checks, and so is
+			// what its release would keep (seed 1829: a read hold whose reader holds were
+			// evicted, its release lost).
+			if (keepMillis > 0 && keptUntil - now > 0 && held.lostBy == null) {
 				kept = new KeptLock(this.name, this.owner, grant.token(), keptUntil, keepMillis, held.endNanos());
 				recordKept(kept, grant);
 				LockSimulation.this.keptHistory.add(kept);
