@@ -59,6 +59,9 @@ final class HoldChecker {
 	// took an older token of their owner back.
 	private final java.util.Map<String, Long> lostInFailover = new java.util.HashMap<>();
 
+	// The largest token granted before a failover that lost writes.
+	private long tokenBeforeLossyFailover = Long.MIN_VALUE;
+
 	private int tokensBroughtBack;
 
 	private int count;
@@ -173,6 +176,15 @@ final class HoldChecker {
 	}
 
 	/**
+	 * Record a failover that lost writes: the grants before it, whatever their holds'
+	 * state then (seed 5677: a hold whose lease had run out in a stall, which the
+	 * failover's lost writes had granted), may be among them.
+	 */
+	void failedOverLosingWrites() {
+		this.tokenBeforeLossyFailover = Math.max(this.tokenBeforeLossyFailover, this.lastToken);
+	}
+
+	/**
 	 * Return how many writers' grants took an older token of their own owner back after a
 	 * failover lost that owner's later hold ({@link #broughtBack}).
 	 */
@@ -192,7 +204,8 @@ final class HoldChecker {
 	private boolean broughtBack(String owner, long token) {
 		// The later holds the failover lost may be another owner's (seed 2181: readers'
 		// grants lost, and a writer's older hold brought back, which its owner joins).
-		long lost = this.lostInFailover.values().stream().mapToLong(Long::longValue).max().orElse(Long.MIN_VALUE);
+		long lost = Math.max(this.tokenBeforeLossyFailover,
+				this.lostInFailover.values().stream().mapToLong(Long::longValue).max().orElse(Long.MIN_VALUE));
 		return lost > token && owner.equals(this.tokenOwners.get(token));
 	}
 

@@ -675,10 +675,15 @@ final class LockSimulation {
 		long now = this.clock.nanos();
 		List<LostState.Target> targets = lostTargets(now);
 		long[] before = this.lostState.ends(targets);
+		int writesLostBefore = this.redisFaults.counts()[1];
 		String what = this.redisFaults.apply(fault, this.redis, this.spec.lockKey(),
 				LockKeys.permits(this.permitSpec.lockKey()), now);
 		if (what == null) {
 			return;
+		}
+		if (this.redisFaults.counts()[1] > writesLostBefore) {
+			// Any grant before it may be among the writes it lost.
+			this.checker.failedOverLosingWrites();
 		}
 		this.trace.add("           " + what);
 		long[] after = this.lostState.ends(targets);
@@ -737,7 +742,9 @@ final class LockSimulation {
 			}
 		}
 		for (KeptLock kept : this.kept) {
-			if (kept.ranNanos >= 0 && !kept.lost) {
+			// A keep whose release has not run (or never reaches Redis) is the hold
+			// itself, which a fault may lose as well (seed 5979).
+			if (!kept.lost) {
 				targets.add(new LostState.Target(LostState.Kind.KEPT_LOCK, kept.holder, kept.owner, "", kept.token,
 						false, kept));
 			}
