@@ -2330,6 +2330,13 @@ final class LockSimulation {
 					LockSimulation.this.kept.remove(keeping);
 					LockSimulation.this.keptHistory.remove(keeping);
 					LockSimulation.this.sharedKeeps.lost(keeping);
+					long lastFault = LockSimulation.this.redisFaults.lastNanos();
+					if (lastFault != Long.MIN_VALUE && lastFault - held.acquiredNanos >= 0) {
+						// A failover or an eviction took it while its release was in
+						// flight: a permit counted as taken until the keep's end is not
+						// (seed 8039).
+						LockSimulation.this.checker.lost(this.name, grant.token());
+					}
 				}
 				else if (keeping != null) {
 					keeping.read = true;
