@@ -112,7 +112,12 @@ final class HoldChecker {
 			boolean lost) {
 		if (lost) {
 			newToOwner(holder, owner, token);
-			this.lastToken = Math.max(this.lastToken, token);
+			if (token > this.lastToken) {
+				// Seed 10071: a shared owner's join of this token, read after this reply,
+				// is the same owner's, as for a grant that was not lost.
+				this.lastToken = token;
+				this.lastOwner = owner;
+			}
 			if (!reader) {
 				this.lastWriterToken = Math.max(this.lastWriterToken, token);
 			}
