@@ -131,6 +131,10 @@ abstract class FencingCounterTests {
 		redis().command("SET", counter, Long.toString(ahead));
 		assertThat(tokenOf(a)).isEqualTo(ahead + 1);
 		assertThat(tokenOf(b)).isEqualTo(ahead + 2);
+		// A counter of fewer digits is behind the clock, though it is larger as text (the
+		// script compares lengths first, then text, to read no number): the clock wins.
+		redis().command("SET", counter, "999999999999999");
+		assertThat(tokenOf(a)).isGreaterThan(lastB);
 	}
 
 	@Test

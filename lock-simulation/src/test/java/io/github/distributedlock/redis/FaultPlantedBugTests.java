@@ -25,7 +25,10 @@ class FaultPlantedBugTests {
 	// The body of next_token in lib.lua, from its first line on.
 	private static final String NEXT_TOKEN = String.join("\n\t", "local token = now_us",
 			"local last = redis.call('SET', counter, token, 'PX', idle_ms, 'GET')",
-			"if last and tonumber(last) >= tonumber(now_us) then",
+			"-- Both are decimal integers without leading zeros (the clock, or a token written here), so",
+			"-- the longer is the larger, and equal lengths compare as text. tonumber would read each",
+			"-- with strtod: the uncontended acquire's costliest Lua after its commands (docs/design/cost.md).",
+			"if last and (#last > #now_us or (#last == #now_us and last >= now_us)) then",
 			"\ttoken = string.format('%.0f', tonumber(last) + 1)", "\tredis.call('SET', counter, token, 'PX', idle_ms)",
 			"end", "return token");
 

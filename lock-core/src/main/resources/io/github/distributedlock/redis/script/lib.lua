@@ -78,6 +78,14 @@ local function now_ms()
 	return (server_time())
 end
 
+-- The server's clock in microseconds, as text, for next_token when the script needs no other
+-- clock reading: the two parts are joined without converting either to a number.
+local function server_micros()
+	local clock = redis.call('TIME')
+	local micros = clock[2]
+	return clock[1] .. string.sub('000000', #micros + 1) .. micros
+end
+
 -- The fencing rule, the one place it is written. Tokens must increase strictly for a lock,
 -- across processes and across the counter expiring or being lost (a failover): the next token
 -- is max(last + 1, server time in microseconds). After a long idle time the counter is gone,
@@ -87,12 +95,14 @@ end
 -- the clock here.
 local function next_token(counter, idle_ms, now_us)
 	if not now_us then
-		local _, micros = server_time()
-		now_us = micros
+		now_us = server_micros()
 	end
 	local token = now_us
 	local last = redis.call('SET', counter, token, 'PX', idle_ms, 'GET')
-	if last and tonumber(last) >= tonumber(now_us) then
+	-- Both are decimal integers without leading zeros (the clock, or a token written here), so
+	-- the longer is the larger, and equal lengths compare as text. tonumber would read each
+	-- with strtod: the uncontended acquire's costliest Lua after its commands (docs/design/cost.md).
+	if last and (#last > #now_us or (#last == #now_us and last >= now_us)) then
 		token = string.format('%.0f', tonumber(last) + 1)
 		redis.call('SET', counter, token, 'PX', idle_ms)
 	end
