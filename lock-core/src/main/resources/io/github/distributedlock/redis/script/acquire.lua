@@ -24,6 +24,8 @@
 -- ARGV[4]  '1' if the owner may take the lock again, '0' if that is a self-deadlock
 -- ARGV[5]  idle time in milliseconds after which the fencing counter may vanish
 -- ARGV[6]  how long the caller will keep waiting, in ms (-1: indefinitely); 0 sets no writer intent
+-- ARGV[7..10] are sent only when one of 7, 8 or 9 is not its default ('0', '0', ''): each argument
+--          costs Redis about as much as a few lines of Lua, and the usual first attempt needs none
 -- ARGV[7]  '1' if an earlier attempt of this caller may have set the writer intent
 -- ARGV[8]  '1' if the caller already holds this lock (a real re-entry), '0' if it holds no handle on it
 -- ARGV[9]  the caller's request, or '' for none: filed (keeping its place) when the lock is
@@ -39,13 +41,14 @@
 
 local owner = digest(ARGV[1])
 local hold = hold_field(ARGV[2])
+local request = ARGV[9] or ''
 
 -- The lock is taken: file the caller's request, if it carries one, and mark the lock hash, if
 -- there is one, so that its release tells the waiters (mark_queued in lib.lua).
 -- held: the HMGET of the lock hash below
 local function blocked(held)
-	if ARGV[9] ~= '' then
-		file_request(KEYS[5], ARGV[9], now_ms(), ARGV[10])
+	if request ~= '' then
+		file_request(KEYS[5], request, now_ms(), ARGV[10])
 	end
 	if held[1] then
 		mark_queued(KEYS[1], held[4])
@@ -54,8 +57,8 @@ end
 
 -- The caller's request, if it carries one, leaves the line: the lock is ours.
 local function withdraw_request()
-	if ARGV[9] ~= '' then
-		redis.call('ZREM', KEYS[5], ARGV[9])
+	if request ~= '' then
+		redis.call('ZREM', KEYS[5], request)
 	end
 end
 
@@ -97,13 +100,13 @@ end
 -- of the hold taken now makes its release tell them. An attempt that carries a request comes
 -- from a waiter in line, which expects the lock taken or reserved for it: it skips the
 -- question (and a lock it then finds free is taken marked, below).
-if ARGV[9] == '' and redis.call('EXISTS', KEYS[1], KEYS[3], KEYS[4], KEYS[5]) == 0 then
+if request == '' and redis.call('EXISTS', KEYS[1], KEYS[3], KEYS[4], KEYS[5]) == 0 then
 	return take(false, false)
 end
 
 local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'reserved', 'queued', 'holds', hold)
 
-if held[1] == '' and (ARGV[9] == '' or held[3] ~= ARGV[9]) then
+if held[1] == '' and (request == '' or held[3] ~= request) then
 	-- Reserved for another waiter's request (or kept for a minimum hold): taken, for as long
 	-- as its claim.
 	blocked(held)

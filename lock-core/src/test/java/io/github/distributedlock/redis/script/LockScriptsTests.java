@@ -95,6 +95,11 @@ class LockScriptsTests {
 	void shouldPassTheWireValuesTheScriptsRead() {
 		assertThat(new ScriptArgs.Acquire("o", "h", 30000, true, 604800000, -1, false, true, "", 30000).argv())
 			.containsExactly("o", "h", "30000", "1", "604800000", "-1", "0", "1", "", "30000");
+		// The usual first attempt: the script reads the last four as their defaults.
+		assertThat(new ScriptArgs.Acquire("o", "h", 30000, true, 604800000, -1, false, false, "", 30000).argv())
+			.containsExactly("o", "h", "30000", "1", "604800000", "-1");
+		assertThat(new ScriptArgs.Acquire("o", "h", 30000, true, 604800000, -1, false, false, "2000:r", 30000).argv())
+			.containsExactly("o", "h", "30000", "1", "604800000", "-1", "0", "0", "2000:r", "30000");
 		assertThat(new ScriptArgs.Release("o", 7, "h", true, 0, null).argv()).containsExactly("o", "7", "h", "1", "0");
 		assertThat(new ScriptArgs.Release("", 0, "", false, 0, "2000:r").argv()).containsExactly("", "0", "", "0", "0",
 				"2000:r");
