@@ -1,0 +1,84 @@
+package io.github.distributedlock.benchmark.cost;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import io.github.distributedlock.benchmark.Library;
+import io.github.distributedlock.benchmark.worker.UncontendedPairs;
+
+/**
+ * The Java half of {@code lock-benchmarks/instructions.sh}, which counts the instructions
+ * redis-server runs per uncontended acquire and release under
+ * {@code valgrind --tool=callgrind}. Two commands:
+ * <ul>
+ * <li>{@code pairs PORT LIBRARY WARM_UP PAIRS}: drive a library's benchmark client on the
+ * server at {@code 127.0.0.1:PORT}, one thread, a new lock name each time, as scenario 1
+ * does: {@code WARM_UP} pairs, then {@code PAIRS} more.</li>
+ * <li>{@code report OUT SMALL LARGE WARM_UP HEADER LIBRARY=IR_SMALL,IR_LARGE...}: from
+ * the server's instruction totals of a run of {@code SMALL} pairs and one of
+ * {@code LARGE} pairs per library, write the table to {@code OUT} and standard
+ * output.</li>
+ * </ul>
+ */
+public final class RedisInstructionsMain {
+
+	private static final String HOST = "127.0.0.1";
+
+	private RedisInstructionsMain() {
+	}
+
+	public static void main(String[] args) throws InterruptedException {
+		if (args.length == 5 && args[0].equals("pairs")) {
+			pairs(Integer.parseInt(args[1]), Library.ofId(args[2]), Integer.parseInt(args[3]),
+					Integer.parseInt(args[4]));
+		}
+		else if (args.length >= 6 && args[0].equals("report")) {
+			report(Path.of(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]), Integer.parseInt(args[4]),
+					args[5], Arrays.asList(args).subList(6, args.length));
+		}
+		else {
+			throw new IllegalArgumentException("Expected 'pairs PORT LIBRARY WARM_UP PAIRS' or "
+					+ "'report OUT SMALL LARGE WARM_UP HEADER LIBRARY=IR_SMALL,IR_LARGE...', got "
+					+ Arrays.toString(args));
+		}
+		// Library threads (Redisson's, Lettuce's) must not keep the JVM alive.
+		System.exit(0);
+	}
+
+	private static void pairs(int port, Library library, int warmUp, int pairs) throws InterruptedException {
+		try (UncontendedPairs workload = new UncontendedPairs(HOST, port, library)) {
+			workload.run(warmUp);
+			workload.run(pairs);
+		}
+	}
+
+	private static void report(Path out, int small, int large, int warmUp, String header, List<String> totals) {
+		List<InstructionsReport.Totals> libraries = new ArrayList<>();
+		for (String entry : totals) {
+			libraries.add(InstructionsReport.Totals.parse(entry));
+		}
+		String report = "# Redis instructions per acquisition\n\n" + Instant.now().truncatedTo(ChronoUnit.SECONDS)
+				+ ", " + header + ". Written by `lock-benchmarks/instructions.sh` (`RedisInstructionsMain`).\n\n"
+				+ InstructionsReport.markdown(small, large, warmUp, libraries);
+		try {
+			Path parent = out.toAbsolutePath().getParent();
+			if (parent != null) {
+				Files.createDirectories(parent);
+			}
+			Files.writeString(out, report);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		System.out.println(report);
+		System.out.println("Written to " + out.toAbsolutePath());
+	}
+
+}
