@@ -598,7 +598,15 @@ final class LockSimulation {
 			Event event = this.events.poll();
 			this.clock.advanceTo(Math.max(this.clock.nanos(), event.at));
 			if (!this.redis.answering() && event.needsRedis) {
-				at(this.redis.stalledUntil(), event.what, event.action, true);
+				// A command that reaches Redis while it is stalled runs when the stall
+				// ends, in the order the commands reached it. One that a stall begun
+				// meanwhile holds back again keeps its place: a command that reached
+				// Redis after it must not run first, as a client's commands run in the
+				// order it wrote them on its connection (seed 18170: an attempt held
+				// back by two stalls ran after the withdrawal sent once it had timed
+				// out, and filed its request again for nobody).
+				this.events.add(new Event(this.redis.stalledUntil(), event.deferred ? event.sequence : this.sequence++,
+						event.what, event.action, true, true));
 				continue;
 			}
 			this.trace.add(String.format("%9.3f ms  %s", (this.clock.nanos() - 1_000_000 * MS) / 1e6, event.what));
@@ -1344,7 +1352,7 @@ final class LockSimulation {
 	}
 
 	private void at(long at, String what, Runnable action, boolean needsRedis) {
-		this.events.add(new Event(at, this.sequence++, what, action, needsRedis));
+		this.events.add(new Event(at, this.sequence++, what, action, needsRedis, false));
 	}
 
 	/**
@@ -2726,8 +2734,12 @@ final class LockSimulation {
 
 	}
 
-	private record Event(long at, long sequence, String what, Runnable action,
-			boolean needsRedis) implements Comparable<Event> {
+	/**
+	 * An event: {@code deferred} once a stall held it back, so that a later stall keeps
+	 * its place among the commands that reached Redis.
+	 */
+	private record Event(long at, long sequence, String what, Runnable action, boolean needsRedis,
+			boolean deferred) implements Comparable<Event> {
 
 		@Override
 		public int compareTo(Event other) {
