@@ -1318,6 +1318,12 @@ final class LockSimulation {
 		// A request whose withdrawal never reached Redis (Fault.CUT) goes with its line,
 		// which lives as long as a request after the last filing.
 		long line = this.lostReplies.leftRequests() ? HandOffRequest.VALIDITY_MILLIS * MS : 0;
+		// A fair leave that never reached Redis leaves its waiter in the queue, which
+		// nobody prunes once the run is over: the queue's keys go twice the fair waiter
+		// timeout after the last fair attempt, as acquire-fair.lua sets them (seed 3122).
+		if (this.lostReplies.leftQueue()) {
+			line = Math.max(line, 2 * this.spec.fairWaiterTimeoutMillis() * MS);
+		}
 		this.clock
 			.advanceTo(this.clock.nanos() + 2 * OTHER_LEASES_MS[2] * MS + HandOffRequest.CLAIM_MILLIS * MS + line);
 		String fence = LockKeys.fence(this.spec.lockKey());
@@ -2480,7 +2486,13 @@ final class LockSimulation {
 		public void send(ScriptCall call, String what, Runnable then) {
 			// The drivers ignore a failed leave: the waiter's place lapses with its
 			// heartbeat.
-			this.client.send(call, what, (reply) -> then.run(), then);
+			boolean[] ran = { false };
+			this.client.send(call, what, () -> ran[0] = true, (reply) -> then.run(), () -> {
+				if (!ran[0]) {
+					LockSimulation.this.lostReplies.queueLeft();
+				}
+				then.run();
+			});
 		}
 
 		@Override

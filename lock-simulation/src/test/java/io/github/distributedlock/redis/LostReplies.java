@@ -40,6 +40,8 @@ final class LostReplies {
 
 	private int neverRan;
 
+	private boolean queueLeft;
+
 	/**
 	 * @param on whether the run loses replies; the draws are made either way
 	 */
@@ -91,6 +93,21 @@ final class LostReplies {
 	 */
 	void requestLeft(String member) {
 		this.requestsLeft.add(member);
+	}
+
+	/**
+	 * A fair waiter's leave may never have reached Redis: its place stays in the queue,
+	 * and the queue's keys until their lifetime passes after the last fair attempt.
+	 */
+	void queueLeft() {
+		this.queueLeft = true;
+	}
+
+	/**
+	 * Return whether a fair waiter's leave may never have reached Redis.
+	 */
+	boolean leftQueue() {
+		return this.queueLeft;
 	}
 
 	/**
