@@ -322,16 +322,16 @@ class PlantedBugTests {
 	 */
 	@Test
 	void findsANestedReleaseThatForgetsItsMinimumHold() {
-		assertFound("release.lua", "		note_kept(KEYS[1], ARGV[5], held[6])\n", "");
+		assertFound("release.lua", "		note_kept(KEYS[1], keep_ms, held[6])\n", "");
 	}
 
 	/**
-	 * A release that ignores what is left of the minimum hold (ARGV[5]) and frees the
-	 * lock at once.
+	 * A release that ignores what is left of the minimum hold (ARGV[5], keep_ms) and
+	 * frees the lock at once.
 	 */
 	@Test
 	void findsAReleaseThatIgnoresTheMinimumHold() {
-		assertFound("release.lua", "if keep_taken(KEYS[1], ARGV[5], held[6]) then",
+		assertFound("release.lua", "if keep_taken(KEYS[1], keep_ms, held[6]) then",
 				"if keep_taken(KEYS[1], '0', held[6]) then");
 	}
 

@@ -81,6 +81,12 @@ public sealed interface ScriptArgs {
 
 		@Override
 		public List<String> argv() {
+			if (this.withdrawnRequest == null && this.handOff && this.keepMs == 0) {
+				// The script reads hand_off and keep_ms as these defaults when they are
+				// not
+				// sent (docs/design/cost.md).
+				return List.of(this.owner, number(this.token), this.hold);
+			}
 			List<String> argv = List.of(this.owner, number(this.token), this.hold, flag(this.handOff),
 					number(this.keepMs));
 			if (this.withdrawnRequest == null) {

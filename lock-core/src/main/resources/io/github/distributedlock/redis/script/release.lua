@@ -14,6 +14,8 @@
 -- ARGV[1]  owner
 -- ARGV[2]  fencing token of the hold being released
 -- ARGV[3]  the hold's id (its field '#<hold>' in the lock hash)
+-- ARGV[4..5] are sent only when one of them is not its default ('1', '0') or a withdrawal follows:
+--          each argument costs Redis about as much as a few lines of Lua
 -- ARGV[4]  '1' to reserve the lock for the oldest request, '0' to always free it
 -- ARGV[5]  what is left of the hold's minimum hold, in ms ('0' for none): if the last hold goes
 --          before it has passed, the lock stays taken by nobody until then (keep_taken in lib.lua)
@@ -31,6 +33,8 @@
 --             withdrawal: the lock was not reserved for that request
 
 local field = hold_field(ARGV[3])
+local hand_off = ARGV[4] or '1'
+local keep_ms = ARGV[5] or '0'
 local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'holds', 'reserved', 'queued', 'kept', field)
 if ARGV[6] then
 	redis.call('ZREM', KEYS[3], ARGV[6])
@@ -54,11 +58,11 @@ else
 	end
 	if held[3] ~= '1' then
 		redis.call('HDEL', KEYS[1], field)
-		note_kept(KEYS[1], ARGV[5], held[6])
+		note_kept(KEYS[1], keep_ms, held[6])
 		return redis.call('HINCRBY', KEYS[1], 'holds', -1)
 	end
 	-- The last hold: its field goes with the hash, or below, where the hash stays.
-	if keep_taken(KEYS[1], ARGV[5], held[6]) then
+	if keep_taken(KEYS[1], keep_ms, held[6]) then
 		redis.call('HDEL', KEYS[1], field)
 		-- A hint: waiters try again and learn how long the lock stays kept.
 		redis.call('PUBLISH', KEYS[2], held[2])
@@ -70,7 +74,7 @@ end
 -- request waits for it, and nobody listens for its release.
 local waited = ARGV[6] or held[5]
 -- ZRANGE and ZREM rather than ZPOPMIN, which the minimal ACL documented for the library lacks.
-local next = (ARGV[4] == '1' and waited) and redis.call('ZRANGE', KEYS[3], 0, 0) or {}
+local next = (hand_off == '1' and waited) and redis.call('ZRANGE', KEYS[3], 0, 0) or {}
 if next[1] and redis.call('EXISTS', KEYS[4]) == 0 then
 	while next[1] do
 		redis.call('ZREM', KEYS[3], next[1])

@@ -100,7 +100,11 @@ class LockScriptsTests {
 			.containsExactly("o", "h", "30000", "1", "604800000", "-1");
 		assertThat(new ScriptArgs.Acquire("o", "h", 30000, true, 604800000, -1, false, false, "2000:r", 30000).argv())
 			.containsExactly("o", "h", "30000", "1", "604800000", "-1", "0", "0", "2000:r", "30000");
-		assertThat(new ScriptArgs.Release("o", 7, "h", true, 0, null).argv()).containsExactly("o", "7", "h", "1", "0");
+		// The usual release: the script reads hand_off '1' and keep_ms '0' as defaults.
+		assertThat(new ScriptArgs.Release("o", 7, "h", true, 0, null).argv()).containsExactly("o", "7", "h");
+		assertThat(new ScriptArgs.Release("o", 7, "h", false, 0, null).argv()).containsExactly("o", "7", "h", "0", "0");
+		assertThat(new ScriptArgs.Release("o", 7, "h", true, 250, null).argv()).containsExactly("o", "7", "h", "1",
+				"250");
 		assertThat(new ScriptArgs.Release("", 0, "", false, 0, "2000:r").argv()).containsExactly("", "0", "", "0", "0",
 				"2000:r");
 		assertThat(new ScriptArgs.AcquireAll("o", "h", false, 60000, "", 30000, List.of(100L, 200L)).argv())
