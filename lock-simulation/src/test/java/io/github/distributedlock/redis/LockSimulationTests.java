@@ -15,8 +15,8 @@ import static org.assertj.core.api.Assertions.fail;
 
 /**
  * Runs the lock protocol in the simulation on a fixed set of seeds, and checks every run.
- * {@code -Dsimulation.seeds=N} runs N seeds (at least 100); {@code -Dsimulation.seed=S}
- * replays one.
+ * {@code -Dsimulation.seeds=N} runs N seeds (at least 100) from 1000, or from
+ * {@code -Dsimulation.from=F}; {@code -Dsimulation.seed=S} replays one.
  */
 class LockSimulationTests {
 
@@ -427,9 +427,11 @@ class LockSimulationTests {
 			return new long[] { Long.parseLong(one) };
 		}
 		int count = Math.max(CI_SEEDS, Integer.getInteger("simulation.seeds", CI_SEEDS));
+		// -Dsimulation.from=S starts the run at seed S, to go on past a seed fixed.
+		int from = Integer.getInteger("simulation.from", 1_000);
 		long[] seeds = new long[count];
 		for (int i = 0; i < count; i++) {
-			seeds[i] = 1_000 + i;
+			seeds[i] = from + i;
 		}
 		return seeds;
 	}

@@ -150,7 +150,7 @@ final class LostState {
 			case WRITER -> writerEnd(digest, target);
 			case READER -> readerEnd(digest, target.hold());
 			case PERMIT -> score(this.permitsKey, digest + "|" + target.hold());
-			case KEPT_LOCK -> keptLockEnd(digest);
+			case KEPT_LOCK -> keptLockEnd(digest, (KeptLock) target.subject());
 			case KEPT_READ -> score(LockKeys.readers(this.lockKey), "kept|" + digest);
 			case KEPT_PERMIT -> score(this.permitsKey, target.hold());
 		};
@@ -178,9 +178,26 @@ final class LostState {
 		return score(LockKeys.readers(this.lockKey), digest);
 	}
 
-	private long keptLockEnd(String digest) {
-		Object owner = this.redis.inspect("HGET", this.lockKey, "owner");
-		return ("".equals(owner) || digest.equals(owner)) ? ttlEnd(this.lockKey) : -1;
+	private long keptLockEnd(String digest, @Nullable KeptLock kept) {
+		List<?> fields = (List<?>) this.redis.inspect("HMGET", this.lockKey, "owner", "kept");
+		Object owner = fields.get(0);
+		if ("".equals(owner)) {
+			return ttlEnd(this.lockKey);
+		}
+		if (!digest.equals(owner)) {
+			return -1;
+		}
+		// Still its owner's: before the release ran, the hold itself (seed 5979); after,
+		// only beside the owner's other holds, with the end the release recorded
+		// ('kept').
+		// Without it, a failover brought back the hold the release had ended, and lost
+		// the keep (seed 18450: the owner's next acquisition took that hold over and
+		// freed
+		// the lock).
+		if (kept == null || kept.ranNanos < 0 || fields.get(1) != null) {
+			return ttlEnd(this.lockKey);
+		}
+		return -1;
 	}
 
 	private long ttlEnd(String key) {
