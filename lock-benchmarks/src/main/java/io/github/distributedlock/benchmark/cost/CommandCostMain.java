@@ -71,6 +71,13 @@ public final class CommandCostMain {
 			List<PhaseCost> phases = measure(redis, acquisitions, warmUp);
 			report = CostReport.markdown(header(redis, acquisitions, warmUp), phases);
 		}
+		writeReport(out, report);
+	}
+
+	/**
+	 * Write a report to {@code out}, creating its folder, and print it.
+	 */
+	static void writeReport(Path out, String report) {
 		try {
 			Path parent = out.toAbsolutePath().getParent();
 			if (parent != null) {

@@ -1,8 +1,5 @@
 package io.github.distributedlock.benchmark.cost;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -67,18 +64,7 @@ public final class RedisInstructionsMain {
 		String report = "# Redis instructions per acquisition\n\n" + Instant.now().truncatedTo(ChronoUnit.SECONDS)
 				+ ", " + header + ". Written by `lock-benchmarks/instructions.sh` (`RedisInstructionsMain`).\n\n"
 				+ InstructionsReport.markdown(small, large, warmUp, libraries);
-		try {
-			Path parent = out.toAbsolutePath().getParent();
-			if (parent != null) {
-				Files.createDirectories(parent);
-			}
-			Files.writeString(out, report);
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
-		System.out.println(report);
-		System.out.println("Written to " + out.toAbsolutePath());
+		CommandCostMain.writeReport(out, report);
 	}
 
 }
