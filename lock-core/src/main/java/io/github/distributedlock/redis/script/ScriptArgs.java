@@ -11,8 +11,10 @@ import org.jspecify.annotations.Nullable;
  * that order; the script's {@code -- ARGV:} header names the same components in
  * snake_case, as {@code LockScriptsTests} checks. A list component is a group repeated
  * once per lock, and a {@code @Nullable} last component is an optional argument that is
- * left off when {@code null}. Flags go to Redis as {@code '1'} or {@code '0'}, numbers as
- * decimal strings.
+ * left off when {@code null}. {@link Acquire} and {@link Release} also leave off trailing
+ * arguments that all have the value the script reads when they are absent (each argument
+ * costs Redis work before the script runs: docs/design/cost.md). Flags go to Redis as
+ * {@code '1'} or {@code '0'}, numbers as decimal strings.
  */
 public sealed interface ScriptArgs {
 
@@ -50,10 +52,7 @@ public sealed interface ScriptArgs {
 		@Override
 		public List<String> argv() {
 			if (!this.mayHaveIntent && !this.holdsIt && this.request.isEmpty()) {
-				// The script reads the last four as their defaults when they are not
-				// sent:
-				// every argument costs Redis about 1,400 instructions
-				// (docs/design/cost.md).
+				// Left off, the last four are read as these defaults by the script.
 				return List.of(this.owner, this.hold, number(this.leaseMs), flag(this.reentrant),
 						number(this.fenceIdleMs), number(this.waitMs));
 			}
@@ -82,9 +81,7 @@ public sealed interface ScriptArgs {
 		@Override
 		public List<String> argv() {
 			if (this.withdrawnRequest == null && this.handOff && this.keepMs == 0) {
-				// The script reads hand_off and keep_ms as these defaults when they are
-				// not
-				// sent (docs/design/cost.md).
+				// Left off, hand_off and keep_ms are read as these defaults.
 				return List.of(this.owner, number(this.token), this.hold);
 			}
 			List<String> argv = List.of(this.owner, number(this.token), this.hold, flag(this.handOff),

@@ -98,6 +98,8 @@ class LockScriptsTests {
 		// The usual first attempt: the script reads the last four as their defaults.
 		assertThat(new ScriptArgs.Acquire("o", "h", 30000, true, 604800000, -1, false, false, "", 30000).argv())
 			.containsExactly("o", "h", "30000", "1", "604800000", "-1");
+		assertThat(new ScriptArgs.Acquire("o", "h", 30000, true, 604800000, -1, true, false, "", 30000).argv())
+			.containsExactly("o", "h", "30000", "1", "604800000", "-1", "1", "0", "", "30000");
 		assertThat(new ScriptArgs.Acquire("o", "h", 30000, true, 604800000, -1, false, false, "2000:r", 30000).argv())
 			.containsExactly("o", "h", "30000", "1", "604800000", "-1", "0", "0", "2000:r", "30000");
 		// The usual release: the script reads hand_off '1' and keep_ms '0' as defaults.
@@ -106,6 +108,9 @@ class LockScriptsTests {
 		assertThat(new ScriptArgs.Release("o", 7, "h", true, 250, null).argv()).containsExactly("o", "7", "h", "1",
 				"250");
 		assertThat(new ScriptArgs.Release("", 0, "", false, 0, "2000:r").argv()).containsExactly("", "0", "", "0", "0",
+				"2000:r");
+		// A withdrawal sends every argument, defaults or not.
+		assertThat(new ScriptArgs.Release("", 0, "", true, 0, "2000:r").argv()).containsExactly("", "0", "", "1", "0",
 				"2000:r");
 		assertThat(new ScriptArgs.AcquireAll("o", "h", false, 60000, "", 30000, List.of(100L, 200L)).argv())
 			.containsExactly("o", "h", "0", "60000", "", "30000", "100", "200");

@@ -24,7 +24,8 @@ import org.jspecify.annotations.Nullable;
  * repeated once per lock ({@code (lease_ms)...}, or the components of a list of records),
  * and a {@code @Nullable} component as an optional one ({@code [withdrawn_request]}).
  * Also renders a record's {@code ARGV} from its components, the reference its
- * hand-written {@link ScriptArgs#argv()} is held to.
+ * hand-written {@link ScriptArgs#argv()} is held to whenever a trailing argument is not
+ * at its default (the short forms are checked in {@code LockScriptsTests}).
  */
 final class ScriptDeclarations {
 
