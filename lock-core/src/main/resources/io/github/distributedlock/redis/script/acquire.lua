@@ -74,7 +74,7 @@ end
 -- The lock becomes ours: a new hold with the next token. reserved: whether it was reserved for
 -- our request. queued: whether requests may be waiting, which its release must then look at.
 local function take(reserved, queued)
-	local token = next_token(KEYS[2], ARGV[5])
+	local token = next_token(KEYS[2], ARGV[5], server_micros())
 	if reserved then
 		-- The reservation becomes our hold ('reserved' = '' is no reservation).
 		redis.call('HSET', KEYS[1], 'owner', owner, 'holds', 1, 'token', token, hold, 1, 'reserved', '', 'queued', 1)

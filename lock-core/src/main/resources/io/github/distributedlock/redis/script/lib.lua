@@ -79,7 +79,8 @@ local function now_ms()
 end
 
 -- The server's clock in microseconds, as text, for next_token when the script needs no other
--- clock reading: the two parts are joined without converting either to a number.
+-- clock reading: the two parts are joined without converting either to a number. A script that
+-- reads the clock anyway passes server_time's text instead, and so does not define this.
 local function server_micros()
 	local clock = redis.call('TIME')
 	local micros = clock[2]
@@ -91,12 +92,8 @@ end
 -- is max(last + 1, server time in microseconds). After a long idle time the counter is gone,
 -- and the clock has moved far past any token handed out before. The usual case is one
 -- command: SET ... GET stores the clock and reads the previous token at once.
--- now_us: the script's clock reading in microseconds, as text (server_time), or nil to read
--- the clock here.
+-- now_us: the script's clock reading in microseconds, as text (server_time or server_micros).
 local function next_token(counter, idle_ms, now_us)
-	if not now_us then
-		now_us = server_micros()
-	end
 	local token = now_us
 	local last = redis.call('SET', counter, token, 'PX', idle_ms, 'GET')
 	-- Both are decimal integers without leading zeros (the clock, or a token written here), so

@@ -48,6 +48,11 @@ class LuaLibraryTests {
 			.doesNotContain("local function file_request(");
 		String readHold = new String(LockScripts.READ_HOLD.text(), StandardCharsets.UTF_8);
 		assertThat(readHold).doesNotContain("local function");
+		// acquire-read hands next_token the clock that server_time read.
+		String acquireRead = new String(LockScripts.ACQUIRE_READ.text(), StandardCharsets.UTF_8);
+		assertThat(acquireRead).contains("local function next_token(")
+			.contains("local function server_time(")
+			.doesNotContain("local function server_micros(");
 	}
 
 	@Test
