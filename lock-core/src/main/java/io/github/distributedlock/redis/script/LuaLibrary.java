@@ -1,7 +1,9 @@
 package io.github.distributedlock.redis.script;
 
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -9,10 +11,18 @@ import java.util.regex.Pattern;
  * The functions of {@code lib.lua}, each with the comment above it, and which of them a
  * script needs. A script is sent with the functions it calls (and those they call) in the
  * library's order, not the whole library: Redis runs a script's text on every call, so
- * each function defined costs a closure per call, about 0.15 µs, whether it is used or
- * not.
+ * each function defined costs a closure per call (about 380 instructions of Redis's,
+ * docs/design/cost.md), whether it is used or not. A script whose usual case returns
+ * early can mark the line after it with {@link #REST}: the functions that only the code
+ * below the mark calls are defined there, and the usual case never defines them.
  */
 final class LuaLibrary {
+
+	/**
+	 * The line of a script where the library functions that only the code below it calls
+	 * are defined; the others go before the script.
+	 */
+	static final String REST = "-- (lib.lua: the functions that only the code below calls)";
 
 	private static final Pattern FUNCTION = Pattern.compile("(?m)^local function (\\w+)\\(");
 
@@ -65,27 +75,57 @@ final class LuaLibrary {
 	 * library's order, so that each is defined before the functions that call it.
 	 */
 	String prelude(String script) {
-		Map<String, Boolean> needed = new LinkedHashMap<>();
-		this.functions.keySet().forEach((function) -> needed.put(function, false));
+		return definitions(needed(script), Set.of());
+	}
+
+	/**
+	 * Return the script with the library functions it calls: before it, or, for a script
+	 * with a {@link #REST} line, those that the code above that line calls before it and
+	 * the others in place of that line.
+	 * @throws IllegalStateException if the script has more than one {@link #REST} line
+	 */
+	String link(String name, String script) {
+		Matcher rest = Pattern.compile("(?m)^" + Pattern.quote(REST) + "\\r?$").matcher(script);
+		if (!rest.find()) {
+			return prelude(script) + "\n" + script;
+		}
+		String head = script.substring(0, rest.start());
+		String tail = script.substring(rest.end());
+		if (rest.find()) {
+			throw new IllegalStateException("Lua script " + name + " has more than one line '" + REST + "'");
+		}
+		Set<String> first = needed(head);
+		return definitions(first, Set.of()) + "\n" + head + definitions(needed(script), first) + tail;
+	}
+
+	private Set<String> needed(String script) {
+		Set<String> needed = new LinkedHashSet<>();
 		StringBuilder reached = new StringBuilder(script);
 		boolean found = true;
 		while (found) {
 			found = false;
 			for (Map.Entry<String, String> function : this.functions.entrySet()) {
-				if (!Boolean.TRUE.equals(needed.get(function.getKey())) && calls(reached, function.getKey())) {
-					needed.put(function.getKey(), true);
+				if (!needed.contains(function.getKey()) && calls(reached, function.getKey())) {
+					needed.add(function.getKey());
 					reached.append(function.getValue());
 					found = true;
 				}
 			}
 		}
-		StringBuilder prelude = new StringBuilder();
-		needed.forEach((function, used) -> {
-			if (used) {
-				prelude.append(this.functions.get(function));
+		return needed;
+	}
+
+	/**
+	 * The definitions of the given functions but those left out, in the library's order.
+	 */
+	private String definitions(Set<String> needed, Set<String> leftOut) {
+		StringBuilder definitions = new StringBuilder();
+		this.functions.forEach((function, text) -> {
+			if (needed.contains(function) && !leftOut.contains(function)) {
+				definitions.append(text);
 			}
 		});
-		return prelude.toString();
+		return definitions.toString();
 	}
 
 	private static boolean calls(CharSequence code, String function) {

@@ -43,6 +43,24 @@ local owner = digest(ARGV[1])
 local hold = hold_field(ARGV[2])
 local request = ARGV[9] or ''
 
+-- The usual case, a name that nobody holds, reserves, reads or waits for, costs one command to
+-- tell: readers, hand-off and writer intent are looked at only when one of those keys exists.
+-- A writer intent counts: readers it held back found no lock hash to mark, and only the mark
+-- of the hold taken now makes its release tell them. An attempt that carries a request comes
+-- from a waiter in line, which expects the lock taken or reserved for it: it skips the
+-- question (and a lock it then finds free is taken marked, below).
+if request == '' and redis.call('EXISTS', KEYS[1], KEYS[3], KEYS[4], KEYS[5]) == 0 then
+	-- A new hold, as take (below) makes one, but unmarked, and without defining the functions
+	-- that the other cases need: there is no request to withdraw, and no writer intent to drop
+	-- (its key is not there).
+	local token = next_token(KEYS[2], ARGV[5], server_micros())
+	redis.call('HSET', KEYS[1], 'owner', owner, 'holds', 1, 'token', token, hold, 1)
+	redis.call('PEXPIRE', KEYS[1], ARGV[3])
+	return {1, tonumber(token)}
+end
+
+-- (lib.lua: the functions that only the code below calls)
+
 -- The lock is taken: file the caller's request, if it carries one, and mark the lock hash, if
 -- there is one, so that its release tells the waiters (mark_queued in lib.lua).
 -- held: the HMGET of the lock hash below
@@ -71,17 +89,16 @@ local function drop_intent()
 	end
 end
 
--- The lock becomes ours: a new hold with the next token. reserved: whether it was reserved for
--- our request. queued: whether requests may be waiting, which its release must then look at.
-local function take(reserved, queued)
+-- The lock becomes ours: a new hold with the next token, marked 'queued', as requests may be
+-- waiting, which its release must then look at (the usual case, above, takes a name nobody
+-- waits for). reserved: whether it was reserved for our request.
+local function take(reserved)
 	local token = next_token(KEYS[2], ARGV[5], server_micros())
 	if reserved then
 		-- The reservation becomes our hold ('reserved' = '' is no reservation).
 		redis.call('HSET', KEYS[1], 'owner', owner, 'holds', 1, 'token', token, hold, 1, 'reserved', '', 'queued', 1)
-	elseif queued then
-		redis.call('HSET', KEYS[1], 'owner', owner, 'holds', 1, 'token', token, hold, 1, 'queued', 1)
 	else
-		redis.call('HSET', KEYS[1], 'owner', owner, 'holds', 1, 'token', token, hold, 1)
+		redis.call('HSET', KEYS[1], 'owner', owner, 'holds', 1, 'token', token, hold, 1, 'queued', 1)
 	end
 	redis.call('PEXPIRE', KEYS[1], ARGV[3])
 	drop_intent()
@@ -92,16 +109,6 @@ local function take(reserved, queued)
 		withdraw_request()
 	end
 	return {1, tonumber(token)}
-end
-
--- The usual case, a name that nobody holds, reserves, reads or waits for, costs one command to
--- tell: readers, hand-off and writer intent are looked at only when one of those keys exists.
--- A writer intent counts: readers it held back found no lock hash to mark, and only the mark
--- of the hold taken now makes its release tell them. An attempt that carries a request comes
--- from a waiter in line, which expects the lock taken or reserved for it: it skips the
--- question (and a lock it then finds free is taken marked, below).
-if request == '' and redis.call('EXISTS', KEYS[1], KEYS[3], KEYS[4], KEYS[5]) == 0 then
-	return take(false, false)
 end
 
 local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'reserved', 'queued', 'holds', hold)
@@ -143,7 +150,7 @@ if not held[1] or held[1] == '' then
 	-- Requests may be waiting (the line is not looked at here): the release will look. The
 	-- owner is '' only when the lock is reserved for this request (above); HMGET gives false,
 	-- not nil, for a lock hash that is not there.
-	return take(held[1] == '', true)
+	return take(held[1] == '')
 end
 
 if held[1] == owner then

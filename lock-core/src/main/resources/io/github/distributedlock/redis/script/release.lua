@@ -56,6 +56,18 @@ else
 		-- the holds that are left stay.
 		return tonumber(held[3])
 	end
+	if held[3] == '1' and not held[5] and not held[6] and keep_ms == '0' then
+		-- The usual case: the last hold of a lock that nobody tried since it was taken, with no
+		-- minimum hold to keep. The lock goes, and nobody is told (as below, without defining
+		-- the functions that the other cases need).
+		redis.call('DEL', KEYS[1])
+		return 0
+	end
+end
+
+-- (lib.lua: the functions that only the code below calls)
+
+if not ARGV[6] then
 	if held[3] ~= '1' then
 		redis.call('HDEL', KEYS[1], field)
 		note_kept(KEYS[1], keep_ms, held[6])

@@ -79,6 +79,62 @@ class LuaLibraryTests {
 	}
 
 	@Test
+	void shouldDefineAtTheRestLineTheFunctionsThatOnlyTheCodeBelowCalls() {
+		LuaLibrary library = LuaLibrary.parse("test.lua", """
+				-- doubles
+				local function twice(x)
+					return 2 * x
+				end
+
+				-- quadruples
+				local function four_times(x)
+					return twice(twice(x))
+				end
+
+				-- unused
+				local function never()
+				end
+				""");
+		String script = "if ARGV[1] then\n\treturn twice(1)\nend\n" + LuaLibrary.REST + "\nreturn four_times(1)\n";
+		assertThat(library.link("test.lua", script)).isEqualTo("""
+				-- doubles
+				local function twice(x)
+					return 2 * x
+				end
+
+
+				if ARGV[1] then
+					return twice(1)
+				end
+				-- quadruples
+				local function four_times(x)
+					return twice(twice(x))
+				end
+
+
+				return four_times(1)
+				""");
+		assertThatIllegalStateException().isThrownBy(() -> library.link("test.lua", script + LuaLibrary.REST + "\n"))
+			.withMessageContaining("test.lua has more than one line");
+	}
+
+	@Test
+	void shouldLeaveTheFunctionsOfTheUncommonCasesOutOfTheUsualOnes() {
+		// The usual release returns before the minimum hold's functions are defined, and
+		// the
+		// usual acquire before those of waiting, readers and re-entry.
+		String release = new String(LockScripts.RELEASE.text(), StandardCharsets.UTF_8);
+		assertThat(release.indexOf("local function keep_taken(")).isGreaterThan(release.indexOf("redis.call('DEL'"));
+		assertThat(release.indexOf("local function check_hold(")).isLessThan(release.indexOf("redis.call('DEL'"));
+		String acquire = new String(LockScripts.ACQUIRE.text(), StandardCharsets.UTF_8);
+		int usual = acquire.indexOf("return {1, tonumber(token)}");
+		assertThat(acquire.indexOf("local function next_token(")).isLessThan(usual);
+		assertThat(acquire.indexOf("local function file_request(")).isGreaterThan(usual);
+		assertThat(acquire.indexOf("local function lengthen_lease(")).isGreaterThan(usual);
+		assertThat(acquire.indexOf("local function take(")).isGreaterThan(usual);
+	}
+
+	@Test
 	void shouldReadALibraryCheckedOutWithWindowsLineEnds() {
 		// Git's core.autocrlf may check lib.lua out with CRLF line ends.
 		String library = LuaScript.read(LuaScript.LIBRARY).replace("\n", "\r\n");
