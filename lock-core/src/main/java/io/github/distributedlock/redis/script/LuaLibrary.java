@@ -85,7 +85,7 @@ final class LuaLibrary {
 	 * @throws IllegalStateException if the script has more than one {@link #REST} line
 	 */
 	String link(String name, String script) {
-		Matcher rest = Pattern.compile("(?m)^" + Pattern.quote(REST) + "\\r?$").matcher(script);
+		Matcher rest = Pattern.compile("(?m)^" + Pattern.quote(REST) + "[ \\t]*\\r?$").matcher(script);
 		if (!rest.find()) {
 			return prelude(script) + "\n" + script;
 		}

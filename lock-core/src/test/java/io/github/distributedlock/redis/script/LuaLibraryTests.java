@@ -114,6 +114,9 @@ class LuaLibraryTests {
 
 				return four_times(1)
 				""");
+		assertThat(library.link("test.lua", script.replace(LuaLibrary.REST, LuaLibrary.REST + " \t")))
+			.as("a mark followed by blanks")
+			.isEqualTo(library.link("test.lua", script));
 		assertThatIllegalStateException().isThrownBy(() -> library.link("test.lua", script + LuaLibrary.REST + "\n"))
 			.withMessageContaining("test.lua has more than one line");
 	}
