@@ -132,17 +132,19 @@ final class BenchmarkRun implements AutoCloseable {
 		long reported = 0;
 		long timeouts = 0;
 		long errors = 0;
+		long clientCpuNanos = 0;
 		List<Acquisition> acquisitions = new ArrayList<>();
 		for (WorkerProcess worker : workers) {
 			String[] done = worker.await("DONE", timeout);
 			reported += Long.parseLong(done[0]);
 			timeouts += Long.parseLong(done[1]);
 			errors += Long.parseLong(done[2]);
+			clientCpuNanos += Long.parseLong(done[3]);
 			if (record) {
 				acquisitions.addAll(AcquisitionFile.read(Objects.requireNonNull(files.get(worker))));
 			}
 		}
-		return new PhaseResult(start, end, acquisitions, reported, timeouts, errors);
+		return new PhaseResult(start, end, acquisitions, reported, timeouts, errors, clientCpuNanos);
 	}
 
 	/**

@@ -19,11 +19,13 @@ import io.github.distributedlock.benchmark.Library;
  * @param overlaps acquisitions that began before the previous hold ended (must be 0)
  * @param commands Redis commands per acquisition
  * @param cost what Redis spent per acquisition and kept for the key
+ * @param clientCpuMicros CPU time the worker processes spent per acquisition, without the
+ * holds
  * @param timeouts acquisitions that timed out
  * @param errors calls that threw
  */
 public record ContendedResult(Library library, int processes, long acquisitions, double acquisitionsPerSecond,
 		LatencyStats acquireWait, LatencyStats handoffGap, double handoffShare, long overlaps, CommandCounts commands,
-		RedisCost cost, long timeouts, long errors) {
+		RedisCost cost, double clientCpuMicros, long timeouts, long errors) {
 
 }

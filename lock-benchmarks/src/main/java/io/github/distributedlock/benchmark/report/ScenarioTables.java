@@ -10,6 +10,8 @@ final class ScenarioTables {
 
 	private static final String MICROS = "%.0f µs";
 
+	private static final String CLIENT_CPU = "client CPU / acq. (worker processes)";
+
 	private ScenarioTables() {
 	}
 
@@ -21,6 +23,7 @@ final class ScenarioTables {
 			.figure("ops/s", UncontendedResult::opsPerSecond, "%.0f", false)
 			.figure("round trips", (r) -> r.commands().roundTrips(), "%.2f", true)
 			.cost(UncontendedResult::cost)
+			.figure(CLIENT_CPU, UncontendedResult::clientCpuMicros, "%.1f µs", true)
 			.text("timeouts / errors", (r) -> r.timeouts() + " / " + r.errors())
 			.render();
 	}
@@ -36,6 +39,7 @@ final class ScenarioTables {
 			.figure("acquire wait max", (r) -> r.acquireWait().maxMicros(), MICROS, true)
 			.figure("round trips / acq.", (r) -> r.commands().roundTrips(), "%.2f", true)
 			.cost(ContendedResult::cost)
+			.figure(CLIENT_CPU, ContendedResult::clientCpuMicros, "%.1f µs", true)
 			.text("changed hands", (r) -> percent(r.handoffShare()))
 			.text("overlaps", (r) -> Long.toString(r.overlaps()))
 			.text("timeouts / errors", (r) -> r.timeouts() + " / " + r.errors())
@@ -49,6 +53,7 @@ final class ScenarioTables {
 			.figure("p99", (r) -> r.acquireRelease().p99Micros(), MICROS, true)
 			.figure("round trips / acq.", (r) -> r.commands().roundTrips(), "%.2f", true)
 			.cost(ManyKeysResult::cost)
+			.figure(CLIENT_CPU, ManyKeysResult::clientCpuMicros, "%.1f µs", true)
 			.text("overlaps", (r) -> Long.toString(r.overlaps()))
 			.text("timeouts / errors", (r) -> r.timeouts() + " / " + r.errors())
 			.render();

@@ -58,30 +58,33 @@ final class LoopWorkload {
 
 	/**
 	 * Run the phase on this worker's threads.
-	 * @return the reply: {@code DONE <acquisitions> <timeouts> <errors>}
+	 * @return the reply:
+	 * {@code DONE <acquisitions> <timeouts> <errors> <client CPU nanoseconds>}
 	 */
 	String run(LockClients clients) throws InterruptedException {
 		LockClient client = clients.get(this.spec.library());
 		List<AcquisitionBuffer> buffers = new ArrayList<>();
 		List<Thread> threads = new ArrayList<>();
+		ClientCpu cpu = ClientCpu.start();
 		for (int i = 0; i < this.spec.threads(); i++) {
 			AcquisitionBuffer buffer = new AcquisitionBuffer();
 			int index = i;
 			buffers.add(buffer);
-			threads.add(new Thread(() -> loop(client, index, buffer), "bench-loop-" + i));
+			threads.add(new Thread(() -> loop(client, index, buffer, cpu), "bench-loop-" + i));
 		}
 		threads.forEach(Thread::start);
 		for (Thread thread : threads) {
 			thread.join();
 		}
+		long cpuNanos = cpu.netNanos();
 		long acquisitions = buffers.stream().mapToLong(AcquisitionBuffer::count).sum();
 		if (!this.command.output().equals("-")) {
 			AcquisitionFile.write(Path.of(this.command.output()), AcquisitionBuffer.merge(buffers));
 		}
-		return "DONE " + acquisitions + " " + this.timeouts.get() + " " + this.errors.get();
+		return "DONE " + acquisitions + " " + this.timeouts.get() + " " + this.errors.get() + " " + cpuNanos;
 	}
 
-	private void loop(LockClient client, int thread, AcquisitionBuffer buffer) {
+	private void loop(LockClient client, int thread, AcquisitionBuffer buffer, ClientCpu cpu) {
 		int holder = Acquisition.holder(this.workerId, thread);
 		long holdNanos = this.spec.holdMicros() * 1000;
 		Pacing.awaitNanoTime(this.command.startNanos());
@@ -96,11 +99,25 @@ final class LoopWorkload {
 			if (hold == null) {
 				continue;
 			}
-			Pacing.busyWait(acquired + holdNanos);
+			hold(cpu, acquired, holdNanos);
 			long releasing = System.nanoTime();
 			release(hold);
 			buffer.add(holder, key, requested, acquired, releasing, System.nanoTime());
 		}
+	}
+
+	/**
+	 * Hold the lock by spinning, and leave that CPU time out of the client's: reading the
+	 * thread's CPU time costs about a system call each side, so loops that hold for no
+	 * time skip it.
+	 */
+	private static void hold(ClientCpu cpu, long acquired, long holdNanos) {
+		if (holdNanos == 0) {
+			return;
+		}
+		long cpuBefore = ClientCpu.threadNanos();
+		Pacing.busyWait(acquired + holdNanos);
+		cpu.hold(ClientCpu.threadNanos() - cpuBefore);
 	}
 
 	private int keyIndex() {
