@@ -133,6 +133,7 @@ final class BenchmarkRun implements AutoCloseable {
 		long timeouts = 0;
 		long errors = 0;
 		long clientCpuNanos = 0;
+		long jitCpuNanos = 0;
 		List<Acquisition> acquisitions = new ArrayList<>();
 		for (WorkerProcess worker : workers) {
 			String[] done = worker.await("DONE", timeout);
@@ -140,11 +141,12 @@ final class BenchmarkRun implements AutoCloseable {
 			timeouts += Long.parseLong(done[1]);
 			errors += Long.parseLong(done[2]);
 			clientCpuNanos += Long.parseLong(done[3]);
+			jitCpuNanos += Long.parseLong(done[4]);
 			if (record) {
 				acquisitions.addAll(AcquisitionFile.read(Objects.requireNonNull(files.get(worker))));
 			}
 		}
-		return new PhaseResult(start, end, acquisitions, reported, timeouts, errors, clientCpuNanos);
+		return new PhaseResult(start, end, acquisitions, reported, timeouts, errors, clientCpuNanos, jitCpuNanos);
 	}
 
 	/**

@@ -47,14 +47,12 @@ final class ContendedScenario {
 				AcquisitionAnalysis.perSecond(phase),
 				AcquisitionAnalysis.latency(phase.acquisitions(), (a) -> a.acquired() - a.requested()), handoffs.gaps(),
 				handoffs.share(), handoffs.overlaps(), measured.commands(), measured.cost(), phase.clientCpuMicros(),
-				phase.timeouts(), phase.errors());
-		Progress.report("contended x" + processes, library,
-				String.format(
-						"%.0f acq/s, hand-off p50 %.0f µs p99 %.0f µs, %.2f round trips, client CPU %.1f µs, "
-								+ "%d overlaps",
-						result.acquisitionsPerSecond(), result.handoffGap().p50Micros(),
-						result.handoffGap().p99Micros(), result.commands().roundTrips(), result.clientCpuMicros(),
-						result.overlaps()));
+				phase.jitCpuMicros(), phase.timeouts(), phase.errors());
+		Progress.report("contended x" + processes, library, String.format(
+				"%.0f acq/s, hand-off p50 %.0f µs p99 %.0f µs, %.2f round trips, client CPU %.1f µs (JIT %.1f µs), "
+						+ "%d overlaps",
+				result.acquisitionsPerSecond(), result.handoffGap().p50Micros(), result.handoffGap().p99Micros(),
+				result.commands().roundTrips(), result.clientCpuMicros(), result.jitCpuMicros(), result.overlaps()));
 		return result;
 	}
 

@@ -31,7 +31,7 @@ final class ManyKeysScenario {
 			ManyKeysResult result = new ManyKeysResult(library, PROCESSES, settings.manyKeysThreads(),
 					settings.manyKeys(), AcquisitionAnalysis.perSecond(phase),
 					AcquisitionAnalysis.latency(phase.acquisitions(), (a) -> a.released() - a.requested()),
-					measured.commands(), measured.cost(), phase.clientCpuMicros(),
+					measured.commands(), measured.cost(), phase.clientCpuMicros(), phase.jitCpuMicros(),
 					AcquisitionAnalysis.handoffs(phase.acquisitions()).overlaps(), phase.timeouts(), phase.errors());
 			Progress.report("many keys", library,
 					String.format("%.0f acq/s, p99 %.0f µs, Redis CPU %.0f µs, %.2f keys left per name, %d overlaps",

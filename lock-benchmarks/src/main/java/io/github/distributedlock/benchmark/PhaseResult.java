@@ -12,16 +12,29 @@ import java.util.List;
  * @param timeouts acquisitions that timed out
  * @param errors calls that threw
  * @param clientCpuNanos CPU time the worker processes used, without the critical sections
- * they spin through
+ * they spin through and without the JIT compiler threads
+ * @param jitCpuNanos CPU time the worker processes' JIT compiler threads used
  */
 record PhaseResult(long startNanos, long endNanos, List<Acquisition> acquisitions, long reported, long timeouts,
-		long errors, long clientCpuNanos) {
+		long errors, long clientCpuNanos, long jitCpuNanos) {
 
 	/**
 	 * Return the workers' CPU time per reported acquisition, in microseconds.
 	 */
 	double clientCpuMicros() {
-		return this.clientCpuNanos / 1e3 / Math.max(1, this.reported);
+		return perAcquisition(this.clientCpuNanos);
+	}
+
+	/**
+	 * Return the workers' JIT compiler CPU time per reported acquisition, in
+	 * microseconds.
+	 */
+	double jitCpuMicros() {
+		return perAcquisition(this.jitCpuNanos);
+	}
+
+	private double perAcquisition(long nanos) {
+		return nanos / 1e3 / Math.max(1, this.reported);
 	}
 
 }

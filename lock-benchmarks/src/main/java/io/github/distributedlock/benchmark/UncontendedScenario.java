@@ -34,15 +34,14 @@ final class UncontendedScenario {
 					AcquisitionAnalysis.latency(acquisitions, (a) -> a.acquired() - a.requested()),
 					AcquisitionAnalysis.perSecond(measured.phase()), measured.commands(),
 					measured.cost().withBytesPerHeldLock(bytesPerHeldLock), measured.phase().clientCpuMicros(),
-					measured.phase().timeouts(), measured.phase().errors());
-			Progress.report("uncontended", library,
-					String.format(
-							"p50 %.0f µs, p99 %.0f µs, %.2f round trips, Redis CPU %.0f µs, client CPU %.1f µs, "
-									+ "%.2f keys and %.0f B left " + "per name, %.0f B per held lock",
-							result.acquireRelease().p50Micros(), result.acquireRelease().p99Micros(),
-							result.commands().roundTrips(), result.cost().cpuMicros(), result.clientCpuMicros(),
-							result.cost().keysLeftPerName(), result.cost().bytesLeftPerName(),
-							result.cost().bytesPerHeldLock()));
+					measured.phase().jitCpuMicros(), measured.phase().timeouts(), measured.phase().errors());
+			Progress.report("uncontended", library, String.format(
+					"p50 %.0f µs, p99 %.0f µs, %.2f round trips, Redis CPU %.0f µs, client CPU %.1f µs (JIT %.1f µs), "
+							+ "%.2f keys and %.0f B left per name, %.0f B per held lock",
+					result.acquireRelease().p50Micros(), result.acquireRelease().p99Micros(),
+					result.commands().roundTrips(), result.cost().cpuMicros(), result.clientCpuMicros(),
+					result.jitCpuMicros(), result.cost().keysLeftPerName(), result.cost().bytesLeftPerName(),
+					result.cost().bytesPerHeldLock()));
 			results.add(result);
 		}
 		return results;

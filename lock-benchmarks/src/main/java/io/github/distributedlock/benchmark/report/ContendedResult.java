@@ -20,12 +20,14 @@ import io.github.distributedlock.benchmark.Library;
  * @param commands Redis commands per acquisition
  * @param cost what Redis spent per acquisition and kept for the key
  * @param clientCpuMicros CPU time the worker processes spent per acquisition, without the
- * holds
+ * holds and without the JIT compiler threads
+ * @param jitCpuMicros CPU time the JIT compiler threads of the worker processes used per
+ * acquisition
  * @param timeouts acquisitions that timed out
  * @param errors calls that threw
  */
 public record ContendedResult(Library library, int processes, long acquisitions, double acquisitionsPerSecond,
 		LatencyStats acquireWait, LatencyStats handoffGap, double handoffShare, long overlaps, CommandCounts commands,
-		RedisCost cost, double clientCpuMicros, long timeouts, long errors) {
+		RedisCost cost, double clientCpuMicros, double jitCpuMicros, long timeouts, long errors) {
 
 }

@@ -13,13 +13,16 @@ import io.github.distributedlock.benchmark.Library;
  * @param acquireRelease latency of acquire plus release, waiting included
  * @param commands Redis commands per acquisition
  * @param cost what Redis spent per acquisition and kept per key
- * @param clientCpuMicros CPU time the worker processes spent per acquisition
+ * @param clientCpuMicros CPU time the worker processes spent per acquisition, without the
+ * JIT compiler threads
+ * @param jitCpuMicros CPU time the JIT compiler threads of the worker processes used per
+ * acquisition
  * @param overlaps overlapping holds of one key (must be 0)
  * @param timeouts acquisitions that timed out
  * @param errors calls that threw
  */
 public record ManyKeysResult(Library library, int processes, int threadsPerProcess, int keys,
 		double acquisitionsPerSecond, LatencyStats acquireRelease, CommandCounts commands, RedisCost cost,
-		double clientCpuMicros, long overlaps, long timeouts, long errors) {
+		double clientCpuMicros, double jitCpuMicros, long overlaps, long timeouts, long errors) {
 
 }

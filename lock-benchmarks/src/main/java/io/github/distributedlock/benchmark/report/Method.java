@@ -36,7 +36,15 @@ final class Method {
 			Redis 6.2+; the whole process's `used_cpu_user + used_cpu_sys` on older servers) over the measured \
 			phase, per acquisition; in scenario 5 over the drain, per waiter's acquisition, the blocker's releases \
 			included; in scenario 6 summed over the masters.
-			- **Client CPU.** In scenarios 1 to 3, the growth of each worker process's CPU time 			(`getProcessCpuTime`: every thread, GC and JIT included) over the measured phase, summed over the 			workers, minus the CPU time the holding threads spent spinning through their holds (read with 			`getCurrentThreadCpuTime` around each hold), per acquisition. Each worker also hosts the other 			libraries' idle clients, whose background threads count too.
+			- **Client CPU.** In scenarios 1 to 3, the growth of each worker process's CPU time \
+			(`getProcessCpuTime`, every thread and GC included) over the measured phase, summed over the workers, \
+			minus the CPU time the holding threads spent spinning through their holds (read with \
+			`getCurrentThreadCpuTime` around each hold) and minus the JIT compiler threads' CPU time \
+			(`/proc/self/task`), per acquisition. The JIT's is shown apart: each worker JVM hosts every \
+			library's client and runs them one after another, so code they share (Lettuce, Netty, the JDK) is \
+			compiled again in the phases after the first, and a library measured early may still pay for \
+			compiling during its measured phase. The other libraries' idle clients' background threads count \
+			as client CPU.
 			- **Memory and keys.** *Data memory* is `used_memory` minus what connections hold (the sum of \
 			`tot-mem` in `CLIENT LIST`, which differs with each library's pool size; not `mem_clients_normal`, \
 			which Redis refreshes only about once a second) minus `used_memory_scripts` (the script cache). *Keys left \

@@ -10,7 +10,9 @@ final class ScenarioTables {
 
 	private static final String MICROS = "%.0f µs";
 
-	private static final String CLIENT_CPU = "client CPU / acq. (worker processes)";
+	private static final String CLIENT_CPU = "client CPU / acq. (worker processes, without JIT)";
+
+	private static final String JIT_CPU = "JIT compiler CPU / acq.";
 
 	private ScenarioTables() {
 	}
@@ -24,6 +26,7 @@ final class ScenarioTables {
 			.figure("round trips", (r) -> r.commands().roundTrips(), "%.2f", true)
 			.cost(UncontendedResult::cost)
 			.figure(CLIENT_CPU, UncontendedResult::clientCpuMicros, "%.1f µs", true)
+			.figure(JIT_CPU, UncontendedResult::jitCpuMicros, "%.1f µs", true)
 			.text("timeouts / errors", (r) -> r.timeouts() + " / " + r.errors())
 			.render();
 	}
@@ -40,6 +43,7 @@ final class ScenarioTables {
 			.figure("round trips / acq.", (r) -> r.commands().roundTrips(), "%.2f", true)
 			.cost(ContendedResult::cost)
 			.figure(CLIENT_CPU, ContendedResult::clientCpuMicros, "%.1f µs", true)
+			.figure(JIT_CPU, ContendedResult::jitCpuMicros, "%.1f µs", true)
 			.text("changed hands", (r) -> percent(r.handoffShare()))
 			.text("overlaps", (r) -> Long.toString(r.overlaps()))
 			.text("timeouts / errors", (r) -> r.timeouts() + " / " + r.errors())
@@ -54,6 +58,7 @@ final class ScenarioTables {
 			.figure("round trips / acq.", (r) -> r.commands().roundTrips(), "%.2f", true)
 			.cost(ManyKeysResult::cost)
 			.figure(CLIENT_CPU, ManyKeysResult::clientCpuMicros, "%.1f µs", true)
+			.figure(JIT_CPU, ManyKeysResult::jitCpuMicros, "%.1f µs", true)
 			.text("overlaps", (r) -> Long.toString(r.overlaps()))
 			.text("timeouts / errors", (r) -> r.timeouts() + " / " + r.errors())
 			.render();

@@ -59,7 +59,7 @@ final class LoopWorkload {
 	/**
 	 * Run the phase on this worker's threads.
 	 * @return the reply:
-	 * {@code DONE <acquisitions> <timeouts> <errors> <client CPU nanoseconds>}
+	 * {@code DONE <acquisitions> <timeouts> <errors> <client CPU ns> <JIT CPU ns>}
 	 */
 	String run(LockClients clients) throws InterruptedException {
 		LockClient client = clients.get(this.spec.library());
@@ -77,11 +77,13 @@ final class LoopWorkload {
 			thread.join();
 		}
 		long cpuNanos = cpu.netNanos();
+		long jitNanos = cpu.compilerNanos();
 		long acquisitions = buffers.stream().mapToLong(AcquisitionBuffer::count).sum();
 		if (!this.command.output().equals("-")) {
 			AcquisitionFile.write(Path.of(this.command.output()), AcquisitionBuffer.merge(buffers));
 		}
-		return "DONE " + acquisitions + " " + this.timeouts.get() + " " + this.errors.get() + " " + cpuNanos;
+		return "DONE " + acquisitions + " " + this.timeouts.get() + " " + this.errors.get() + " " + cpuNanos + " "
+				+ jitNanos;
 	}
 
 	private void loop(LockClient client, int thread, AcquisitionBuffer buffer, ClientCpu cpu) {
