@@ -58,10 +58,14 @@ public final class WaitQueue implements MessageListener, SubscriptionListener {
 
 	private final CompletableFuture<Void> subscribed = new CompletableFuture<>();
 
-	// Guarded by the WaitQueues map entry (ConcurrentHashMap.compute).
+	// Guarded by the WaitQueues map entry (ConcurrentHashMap.compute): the waiters in
+	// the queue, when the last one left, and whether a check for the end of the linger
+	// is scheduled.
 	int references;
 
-	@Nullable Runnable pendingRemoval;
+	long lastLeftNanos;
+
+	boolean lingerCheckScheduled;
 
 	public WaitQueue(String id, List<String> channels, boolean keyspaceEvents, boolean readers) {
 		this.id = id;

@@ -96,7 +96,6 @@ public final class WaitQueues implements AutoCloseable {
 				}
 			}
 			queue.references++;
-			queue.pendingRemoval = null;
 			return queue;
 		});
 	}
@@ -111,31 +110,50 @@ public final class WaitQueues implements AutoCloseable {
 	}
 
 	/**
-	 * Leave a queue; the last one out schedules its removal after the linger.
+	 * Leave a queue; the queue is removed once nobody was in it for the linger. On a hot
+	 * lock the last waiter leaves once per acquisition, so one check per queue stays
+	 * scheduled instead of a task per leave: those kept a timer task per acquisition
+	 * queued for the whole linger and woke the subscriber thread once each.
 	 */
 	void leave(WaitQueue queue) {
 		this.queues.computeIfPresent(queue.id(), (id, current) -> {
 			if (current == queue && --queue.references == 0 && !this.closed) {
-				Runnable removal = () -> removeIfUnused(queue);
-				queue.pendingRemoval = removal;
-				this.subscriber.schedule(() -> {
-					if (queue.pendingRemoval == removal) {
-						removal.run();
-					}
-				}, this.lingerNanos, TimeUnit.NANOSECONDS);
+				queue.lastLeftNanos = System.nanoTime();
+				if (!queue.lingerCheckScheduled) {
+					queue.lingerCheckScheduled = true;
+					checkLingerIn(queue, this.lingerNanos);
+				}
 			}
 			return current;
 		});
 	}
 
-	private void removeIfUnused(WaitQueue queue) {
+	private void checkLingerIn(WaitQueue queue, long delayNanos) {
+		this.subscriber.schedule(() -> endLinger(queue), delayNanos, TimeUnit.NANOSECONDS);
+	}
+
+	/**
+	 * Remove the queue if nobody joined it since the linger started; check again at the
+	 * end of the linger of whoever left last meanwhile.
+	 */
+	private void endLinger(WaitQueue queue) {
 		boolean[] removed = new boolean[1];
 		this.queues.computeIfPresent(queue.id(), (id, current) -> {
-			if (current == queue && queue.references == 0) {
-				removed[0] = true;
-				return null;
+			if (current != queue || this.closed) {
+				return current;
 			}
-			return current;
+			if (queue.references > 0) {
+				// The next one to leave starts the linger again.
+				queue.lingerCheckScheduled = false;
+				return current;
+			}
+			long left = queue.lastLeftNanos + this.lingerNanos - System.nanoTime();
+			if (left > 0) {
+				checkLingerIn(queue, left);
+				return current;
+			}
+			removed[0] = true;
+			return null;
 		});
 		if (removed[0]) {
 			unsubscribe(queue);
