@@ -50,10 +50,13 @@ public final class ReactiveWaitLine {
 
 	private @Nullable Disposable subscription;
 
-	// Guarded by the ReactiveWaitLines map entry.
+	// Guarded by the ReactiveWaitLines map entry: the waiters in the line, when the last
+	// one left, and whether a check for the end of the linger is scheduled.
 	int references;
 
-	@Nullable Disposable pendingRemoval;
+	long lastLeftNanos;
+
+	boolean lingerCheckScheduled;
 
 	/**
 	 * @param keyspaceEvents whether the line listens to the lock's keyspace events

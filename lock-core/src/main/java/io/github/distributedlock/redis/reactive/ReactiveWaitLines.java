@@ -62,10 +62,6 @@ public final class ReactiveWaitLines {
 			ReactiveWaitLine joined = (existing != null) ? existing
 					: new ReactiveWaitLine(id, spec.waitMode().keyspaceEvents(), spec.kind().waitsAsReader());
 			joined.references++;
-			if (joined.pendingRemoval != null) {
-				joined.pendingRemoval.dispose();
-				joined.pendingRemoval = null;
-			}
 			return joined;
 		});
 		if (!line.isClosed()) {
@@ -133,7 +129,9 @@ public final class ReactiveWaitLines {
 	}
 
 	/**
-	 * Drop a reference; the last one schedules the line's removal after the linger.
+	 * Drop a reference; the line is removed once nobody was in it for the linger. On a
+	 * hot lock the last waiter leaves once per acquisition, so one check per line stays
+	 * scheduled instead of a timer task per leave, which the next join cancelled.
 	 */
 	void leave(ReactiveWaitLine line) {
 		this.waiting.decrementAndGet();
@@ -146,16 +144,37 @@ public final class ReactiveWaitLines {
 					existing.unsubscribe();
 					return null;
 				}
-				existing.pendingRemoval = this.timer.schedule(() -> remove(existing), this.lingerNanos,
-						TimeUnit.NANOSECONDS);
+				existing.lastLeftNanos = System.nanoTime();
+				if (!existing.lingerCheckScheduled) {
+					existing.lingerCheckScheduled = true;
+					checkLingerIn(existing, this.lingerNanos);
+				}
 			}
 			return existing;
 		});
 	}
 
-	private void remove(ReactiveWaitLine line) {
+	private void checkLingerIn(ReactiveWaitLine line, long delayNanos) {
+		this.timer.schedule(() -> endLinger(line), delayNanos, TimeUnit.NANOSECONDS);
+	}
+
+	/**
+	 * Remove the line if nobody joined it since the linger started; check again at the
+	 * end of the linger of whoever left last meanwhile.
+	 */
+	private void endLinger(ReactiveWaitLine line) {
 		this.lines.computeIfPresent(line.id(), (id, existing) -> {
-			if (existing != line || existing.references > 0) {
+			if (existing != line) {
+				return existing;
+			}
+			if (existing.references > 0) {
+				// The next one to leave starts the linger again.
+				existing.lingerCheckScheduled = false;
+				return existing;
+			}
+			long left = existing.lastLeftNanos + this.lingerNanos - System.nanoTime();
+			if (left > 0 && !this.closed) {
+				checkLingerIn(existing, left);
 				return existing;
 			}
 			existing.unsubscribe();
