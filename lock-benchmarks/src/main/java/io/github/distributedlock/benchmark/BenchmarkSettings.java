@@ -57,7 +57,10 @@ public record BenchmarkSettings(boolean smoke, Path outputDirectory, boolean jmh
 	 * @return the settings
 	 */
 	public static BenchmarkSettings full(Path outputDirectory, boolean jmh) {
-		return new BenchmarkSettings(false, outputDirectory, jmh, Duration.ofSeconds(2), Duration.ofSeconds(5),
+		// A 10 s warm-up: after 2 s, JIT compilation of the code the libraries share in
+		// each
+		// worker JVM was most of a library's client CPU in the measured phase (Method).
+		return new BenchmarkSettings(false, outputDirectory, jmh, Duration.ofSeconds(10), Duration.ofSeconds(5),
 				Duration.ofSeconds(1), 32, 1000, 10_000, 3, Duration.ofSeconds(2), Duration.ofSeconds(10),
 				waiterThreads(2000), 250, Duration.ofSeconds(30), Duration.ofSeconds(1), findWaiterJava(), ALL);
 	}
