@@ -160,9 +160,16 @@ class ResentAttemptLeaseTests {
 		return List.of(lock, LockKeys.fence(lock), lock + ":readers", lock + ":requests", lock + ":released");
 	}
 
+	/**
+	 * How long after {@code t0} (server ms) the key's lease ends: its end, read with the
+	 * server's clock in one script, so that no time passes between the two readings,
+	 * however busy the machine.
+	 */
 	private static long leaseLeftSince(String key, long t0) {
-		long pttl = Long.parseLong(String.valueOf(redis.server().command("PTTL", key)));
-		return pttl - (serverMillis() - t0);
+		Object end = redis.server()
+			.command("EVAL", "local t = redis.call('TIME') "
+					+ "return t[1] * 1000 + math.floor(t[2] / 1000) + redis.call('PTTL', KEYS[1])", "1", key);
+		return Long.parseLong(String.valueOf(end)) - t0;
 	}
 
 	private static long serverMillis() {
