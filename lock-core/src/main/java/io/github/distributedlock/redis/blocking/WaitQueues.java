@@ -120,8 +120,9 @@ public final class WaitQueues implements AutoCloseable {
 			if (current == queue && --queue.references == 0 && !this.closed) {
 				queue.lastLeftNanos = System.nanoTime();
 				if (!queue.lingerCheckScheduled) {
-					queue.lingerCheckScheduled = true;
+					// Set once scheduled: a refused task leaves it to the next leave.
 					checkLingerIn(queue, this.lingerNanos);
+					queue.lingerCheckScheduled = true;
 				}
 			}
 			return current;

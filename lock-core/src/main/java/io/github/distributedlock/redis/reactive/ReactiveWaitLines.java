@@ -146,8 +146,9 @@ public final class ReactiveWaitLines {
 				}
 				existing.lastLeftNanos = System.nanoTime();
 				if (!existing.lingerCheckScheduled) {
-					existing.lingerCheckScheduled = true;
+					// Set once scheduled: a refused task leaves it to the next leave.
 					checkLingerIn(existing, this.lingerNanos);
+					existing.lingerCheckScheduled = true;
 				}
 			}
 			return existing;

@@ -27,7 +27,7 @@ import static org.awaitility.Awaitility.await;
  */
 class WaitQueuesTests {
 
-	private static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
+	private static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(1000);
 
 	private final WaitQueues queues = new WaitQueues(null, LINGER_NANOS);
 
@@ -51,12 +51,12 @@ class WaitQueuesTests {
 	void shouldRemoveAQueueOnlyOnceNobodyJoinedItForTheLinger() throws Exception {
 		LockSpec spec = spec("lingering");
 		this.queues.leave(this.queues.join(spec));
-		Thread.sleep(200);
+		Thread.sleep(600);
 		this.queues.leave(this.queues.join(spec));
 		// The first leave's linger is over before the second one's.
-		Thread.sleep(150);
+		Thread.sleep(500);
 
-		assertThat(this.queues.size()).as("queues 450 ms after the first leave, 150 ms after the last").isEqualTo(1);
+		assertThat(this.queues.size()).as("queues 1,100 ms after the first leave, 500 ms after the last").isEqualTo(1);
 		await().atMost(Duration.ofSeconds(5)).until(() -> this.queues.size() == 0);
 		assertThat(timer().getQueue()).isEmpty();
 	}

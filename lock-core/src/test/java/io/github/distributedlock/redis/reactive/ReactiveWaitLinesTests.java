@@ -29,7 +29,7 @@ import static org.awaitility.Awaitility.await;
  */
 class ReactiveWaitLinesTests {
 
-	private static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
+	private static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(1000);
 
 	private final Scheduler scheduler = Schedulers.newSingle("linger-test");
 
@@ -60,12 +60,12 @@ class ReactiveWaitLinesTests {
 	void shouldRemoveALineOnlyOnceNobodyJoinedItForTheLinger() throws InterruptedException {
 		LockSpec spec = spec("lingering");
 		this.lines.leave(this.lines.join(spec));
-		Thread.sleep(200);
+		Thread.sleep(600);
 		this.lines.leave(this.lines.join(spec));
 		// The first leave's linger is over before the second one's.
-		Thread.sleep(150);
+		Thread.sleep(500);
 
-		assertThat(this.lines.size()).as("lines 350 ms after the first leave, 150 ms after the last").isEqualTo(1);
+		assertThat(this.lines.size()).as("lines 1,100 ms after the first leave, 500 ms after the last").isEqualTo(1);
 		await().atMost(Duration.ofSeconds(5)).until(() -> this.lines.size() == 0);
 	}
 
