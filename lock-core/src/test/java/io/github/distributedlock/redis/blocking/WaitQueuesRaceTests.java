@@ -7,13 +7,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.github.distributedlock.LockName;
-import io.github.distributedlock.WaitStrategy;
 import io.github.distributedlock.redis.core.LockSpec;
-import io.github.distributedlock.redis.core.LockTarget;
-import io.github.distributedlock.redis.core.LockTiming;
-import io.github.distributedlock.redis.core.WaitMode;
-import io.github.distributedlock.redis.script.LockKind;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -30,7 +24,7 @@ class WaitQueuesRaceTests {
 	@ValueSource(longs = { 0, 1_000, 50_000, 1_000_000 })
 	void shouldNeverRemoveAQueueSomeoneIsIn(long lingerNanos) throws Exception {
 		WaitQueues queues = new WaitQueues(null, lingerNanos);
-		LockSpec spec = spec("race");
+		LockSpec spec = WaitQueuesTests.spec("race");
 		AtomicInteger lost = new AtomicInteger();
 		List<Thread> threads = new ArrayList<>();
 		for (int t = 0; t < 4; t++) {
@@ -61,14 +55,6 @@ class WaitQueuesRaceTests {
 		assertThat(lost).hasValue(0);
 		await().atMost(Duration.ofSeconds(5)).until(() -> queues.size() == 0);
 		queues.close();
-	}
-
-	private static LockSpec spec(String key) {
-		String lockKey = "p:{queues:" + key + "}";
-		WaitMode waitMode = new WaitMode(WaitStrategy.PUBSUB, List.of(lockKey + ":released"), 100_000_000);
-		return new LockSpec(new LockTarget(LockName.of("queues", key), lockKey, lockKey + ":released",
-				LockKind.EXCLUSIVE, 0, lockKey), new LockTiming(30_000, 0, false, false, 0, 5_000), waitMode, true,
-				null);
 	}
 
 }

@@ -79,7 +79,7 @@ class WaitQueuesTests {
 		return (ScheduledThreadPoolExecutor) field.get(this.queues);
 	}
 
-	private static LockSpec spec(String key) {
+	static LockSpec spec(String key) {
 		String lockKey = "p:{queues:" + key + "}";
 		WaitMode waitMode = new WaitMode(WaitStrategy.PUBSUB, List.of(lockKey + ":released"), 100_000_000);
 		return new LockSpec(new LockTarget(LockName.of("queues", key), lockKey, lockKey + ":released",

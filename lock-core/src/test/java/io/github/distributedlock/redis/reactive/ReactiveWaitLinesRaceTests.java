@@ -10,13 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.github.distributedlock.LockName;
-import io.github.distributedlock.WaitStrategy;
 import io.github.distributedlock.redis.core.LockSpec;
-import io.github.distributedlock.redis.core.LockTarget;
-import io.github.distributedlock.redis.core.LockTiming;
-import io.github.distributedlock.redis.core.WaitMode;
-import io.github.distributedlock.redis.script.LockKind;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -28,6 +22,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
+/**
+ * Races joins and leaves against the linger check: a joined line must stay the map's line
+ * until its waiter leaves, every line goes once nobody is in it, and a check the timer
+ * refused is scheduled again by the next leave.
+ */
 class ReactiveWaitLinesRaceTests {
 
 	@ParameterizedTest
@@ -37,7 +36,7 @@ class ReactiveWaitLinesRaceTests {
 		ReactiveWaitLines lines = new ReactiveWaitLines(() -> {
 			throw new IllegalStateException("no container");
 		}, scheduler, lingerNanos);
-		LockSpec spec = spec("race");
+		LockSpec spec = ReactiveWaitLinesTests.spec("race");
 		Map<?, ?> map = map(lines);
 		AtomicInteger lost = new AtomicInteger();
 		List<Thread> threads = new ArrayList<>();
@@ -99,7 +98,7 @@ class ReactiveWaitLinesRaceTests {
 		ReactiveWaitLines lines = new ReactiveWaitLines(() -> {
 			throw new IllegalStateException("no container");
 		}, flaky, TimeUnit.MILLISECONDS.toNanos(50));
-		LockSpec spec = spec("rejected");
+		LockSpec spec = ReactiveWaitLinesTests.spec("rejected");
 		ReactiveWaitLine first = lines.join(spec);
 		assertThatExceptionOfType(RejectedExecutionException.class).isThrownBy(() -> lines.leave(first));
 		lines.leave(lines.join(spec));
@@ -111,14 +110,6 @@ class ReactiveWaitLinesRaceTests {
 		Field field = ReactiveWaitLines.class.getDeclaredField("lines");
 		field.setAccessible(true);
 		return (Map<?, ?>) field.get(lines);
-	}
-
-	private static LockSpec spec(String key) {
-		String lockKey = "p:{lines:" + key + "}";
-		WaitMode waitMode = new WaitMode(WaitStrategy.POLLING, List.of(), 100_000_000);
-		return new LockSpec(new LockTarget(LockName.of("lines", key), lockKey, lockKey + ":released",
-				LockKind.EXCLUSIVE, 0, lockKey), new LockTiming(30_000, 0, false, false, 0, 5_000), waitMode, true,
-				null);
 	}
 
 }

@@ -81,7 +81,7 @@ class ReactiveWaitLinesTests {
 		await().atMost(Duration.ofSeconds(5)).until(() -> this.lines.size() == 0);
 	}
 
-	private static LockSpec spec(String key) {
+	static LockSpec spec(String key) {
 		String lockKey = "p:{lines:" + key + "}";
 		WaitMode waitMode = new WaitMode(WaitStrategy.POLLING, List.of(), 100_000_000);
 		return new LockSpec(new LockTarget(LockName.of("lines", key), lockKey, lockKey + ":released",
