@@ -113,16 +113,34 @@ count() {
 		echo "No summary: or totals: line in $out" >&2
 		exit 1
 	fi
+	# Where they went: the instructions of each function in $parts, its callees included (0 if the binary names no
+	# such function, as the floor's server runs no script).
+	callgrind_annotate --inclusive=yes --threshold=100 "$out" >"$out.inclusive"
+	for part in "${parts[@]}"; do
+		part_total["$part"]="$(awk -v part="$part" \
+			'!found && index($0, ":" part " [") { gsub(",", "", $1); print $1; found = 1 }' "$out.inclusive")"
+		part_total["$part"]="${part_total[$part]:-0}"
+	done
 }
 
+# The functions of redis-server that split a pair's instructions (InstructionsReport.Part): command dispatch
+# (call), a script (evalGenericCommand), its Lua code (lua_pcall) and the commands it runs (scriptCall).
+parts=(call evalGenericCommand lua_pcall scriptCall)
+declare -A part_total part_small
 total=""
 totals=()
 for library in floor ours redisson spring; do
 	count "$library" "$small"
 	ir_small="$total"
+	for part in "${parts[@]}"; do
+		part_small["$part"]="${part_total[$part]}"
+	done
 	count "$library" "$large"
 	echo "$library: Ir $ir_small after $small pairs, $total after $large" >&2
 	totals+=("$library=$ir_small,$total")
+	for part in "${parts[@]}"; do
+		totals+=("$library:$part=${part_small[$part]},${part_total[$part]}")
+	done
 done
 
 header="Redis $("$redis_server" --version | sed -n 's/.*v=\([^ ]*\).*/\1/p'), $(valgrind --version)"

@@ -3,6 +3,7 @@ package io.github.distributedlock.benchmark.cost;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.function.ToDoubleFunction;
 
 import io.github.distributedlock.benchmark.Library;
 
@@ -26,6 +27,20 @@ final class InstructionsReport {
 	 * @return the markdown
 	 */
 	static String markdown(int small, int large, int warmUp, List<Totals> libraries) {
+		return markdown(small, large, warmUp, libraries, List.of());
+	}
+
+	/**
+	 * Write the table and what it counts, then where each library's instructions go.
+	 * @param small pairs counted in the shorter run
+	 * @param large pairs counted in the longer run
+	 * @param warmUp pairs each run made before those
+	 * @param libraries the totals, in report order
+	 * @param parts the instructions of the functions in {@link Part#FUNCTIONS}, for the
+	 * libraries that have them
+	 * @return the markdown
+	 */
+	static String markdown(int small, int large, int warmUp, List<Totals> libraries, List<Part> parts) {
 		Optional<Double> floor = perPair(libraries, Library.FLOOR, small, large);
 		Optional<Double> spring = perPair(libraries, Library.SPRING_INTEGRATION, small, large);
 		StringBuilder table = new StringBuilder();
@@ -50,7 +65,61 @@ final class InstructionsReport {
 				+ " pairs to warm up, one thread, a new lock name each time (scenario 1). "
 				+ "`serverCron` is not counted, since how often it runs depends on the clock, not on the locks. "
 				+ "The kernel's share of each round trip (read, write, epoll) is not counted either. Machine load "
-				+ "does not change the counts; each server's random hash seed moves them by up to about 1%.\n";
+				+ "does not change the counts; each server's random hash seed moves them by up to about 1%.\n"
+				+ breakdown(small, large, libraries, parts);
+	}
+
+	/**
+	 * The table of where a pair's instructions go, from the instructions of four
+	 * functions of redis-server, their callees included: {@code call} (a command), under
+	 * it {@code evalGenericCommand} (a script), under that {@code lua_pcall} (its Lua
+	 * code) and under that {@code scriptCall} (a command the script runs).
+	 */
+	private static String breakdown(int small, int large, List<Totals> libraries, List<Part> parts) {
+		List<Totals> split = libraries.stream()
+			.filter((totals) -> parts.stream().anyMatch((part) -> part.library() == totals.library()))
+			.toList();
+		if (split.isEmpty()) {
+			return "";
+		}
+		StringBuilder table = new StringBuilder("\n## Where they go\n\n| per acquire+release |");
+		split.forEach((totals) -> table.append(' ').append(totals.library().title()).append(" |"));
+		table.append("\n| --- |").append(" ---: |".repeat(split.size())).append('\n');
+		row(table, "reading, parsing and dispatching requests, and replying", split,
+				(totals) -> totals.perPair(small, large) - part(parts, totals, "call", small, large));
+		row(table, "commands sent on their own", split, (totals) -> part(parts, totals, "call", small, large)
+				- part(parts, totals, "evalGenericCommand", small, large));
+		row(table, "a script's set-up: its `KEYS` and `ARGV`, its reply, Lua's garbage collector", split,
+				(totals) -> part(parts, totals, "evalGenericCommand", small, large)
+						- part(parts, totals, "lua_pcall", small, large));
+		row(table, "the scripts' Lua code (`redis.sha1hex` included)", split,
+				(totals) -> part(parts, totals, "lua_pcall", small, large)
+						- part(parts, totals, "scriptCall", small, large));
+		row(table, "the commands the scripts run (`redis.call`)", split,
+				(totals) -> part(parts, totals, "scriptCall", small, large));
+		return table + "\nEach row is a difference of two functions' instructions, their callees included "
+				+ "(`callgrind_annotate --inclusive=yes`), per pair as above: `call` runs a command, "
+				+ "`evalGenericCommand` a script (under `call`), `lua_pcall` its Lua code (under that) and "
+				+ "`scriptCall` a command the Lua code runs (under that). A function the binary does not name "
+				+ "counts 0 (the floor runs no script). The split depends on which functions this build of "
+				+ "redis-server inlines, not on the machine's load.\n";
+	}
+
+	private static void row(StringBuilder table, String title, List<Totals> libraries,
+			ToDoubleFunction<Totals> perPair) {
+		table.append("| ").append(title).append(" |");
+		libraries.forEach((totals) -> table.append(' ')
+			.append(String.format(Locale.ROOT, "%,.0f", perPair.applyAsDouble(totals)))
+			.append(" |"));
+		table.append('\n');
+	}
+
+	private static double part(List<Part> parts, Totals totals, String function, int small, int large) {
+		return parts.stream()
+			.filter((part) -> part.library() == totals.library() && part.function().equals(function))
+			.findFirst()
+			.map((part) -> (double) (part.largeRun() - part.smallRun()) / (large - small))
+			.orElse(0.0);
 	}
 
 	private static Optional<Double> perPair(List<Totals> libraries, Library library, int small, int large) {
@@ -89,6 +158,51 @@ final class InstructionsReport {
 
 		double perPair(int small, int large) {
 			return (double) (this.largeRun - this.smallRun) / (large - small);
+		}
+
+	}
+
+	/**
+	 * The instructions of one function of redis-server, its callees included, in a
+	 * library's two runs.
+	 *
+	 * @param library the library
+	 * @param function the function
+	 * @param smallRun its instructions in the shorter run
+	 * @param largeRun its instructions in the longer run
+	 */
+	record Part(Library library, String function, long smallRun, long largeRun) {
+
+		/**
+		 * The functions the script passes, outermost first.
+		 */
+		static final List<String> FUNCTIONS = List.of("call", "evalGenericCommand", "lua_pcall", "scriptCall");
+
+		/**
+		 * Whether an argument is a part ({@code LIBRARY:FUNCTION=IR_SMALL,IR_LARGE})
+		 * rather than a library's totals.
+		 * @param text the argument
+		 * @return whether it names a function
+		 */
+		static boolean isPart(String text) {
+			int equals = text.indexOf('=');
+			return equals > 0 && text.substring(0, equals).contains(":");
+		}
+
+		/**
+		 * Parse {@code LIBRARY:FUNCTION=IR_SMALL,IR_LARGE}, as the script passes it.
+		 * @param text the text
+		 * @return the part
+		 * @throws IllegalArgumentException if the text has another form or names another
+		 * function
+		 */
+		static Part parse(String text) {
+			String[] parts = text.split("[:=,]");
+			if (parts.length != 4 || !FUNCTIONS.contains(parts[1])) {
+				throw new IllegalArgumentException("Expected LIBRARY:FUNCTION=IR_SMALL,IR_LARGE with a function of "
+						+ FUNCTIONS + ", got '" + text + "'");
+			}
+			return new Part(Library.ofId(parts[0]), parts[1], Long.parseLong(parts[2]), Long.parseLong(parts[3]));
 		}
 
 	}

@@ -20,8 +20,9 @@ import io.github.distributedlock.benchmark.worker.UncontendedPairs;
  * does: {@code WARM_UP} pairs, then {@code PAIRS} more.</li>
  * <li>{@code report OUT SMALL LARGE WARM_UP HEADER LIBRARY=IR_SMALL,IR_LARGE...}: from
  * the server's instruction totals of a run of {@code SMALL} pairs and one of
- * {@code LARGE} pairs per library, write the table to {@code OUT} and standard
- * output.</li>
+ * {@code LARGE} pairs per library, write the table to {@code OUT} and standard output;
+ * arguments {@code LIBRARY:FUNCTION=IR_SMALL,IR_LARGE} give a function's instructions,
+ * its callees included, for the table of where they go.</li>
  * </ul>
  */
 public final class RedisInstructionsMain {
@@ -58,12 +59,18 @@ public final class RedisInstructionsMain {
 
 	private static void report(Path out, int small, int large, int warmUp, String header, List<String> totals) {
 		List<InstructionsReport.Totals> libraries = new ArrayList<>();
+		List<InstructionsReport.Part> parts = new ArrayList<>();
 		for (String entry : totals) {
-			libraries.add(InstructionsReport.Totals.parse(entry));
+			if (InstructionsReport.Part.isPart(entry)) {
+				parts.add(InstructionsReport.Part.parse(entry));
+			}
+			else {
+				libraries.add(InstructionsReport.Totals.parse(entry));
+			}
 		}
 		String report = "# Redis instructions per acquisition\n\n" + Instant.now().truncatedTo(ChronoUnit.SECONDS)
 				+ ", " + header + ". Written by `lock-benchmarks/instructions.sh` (`RedisInstructionsMain`).\n\n"
-				+ InstructionsReport.markdown(small, large, warmUp, libraries);
+				+ InstructionsReport.markdown(small, large, warmUp, libraries, parts);
 		CommandCostMain.writeReport(out, report);
 	}
 

@@ -47,4 +47,48 @@ class InstructionsReportTests {
 		assertThat(markdown).contains("| " + Library.REDISSON.title() + " | 200 | – | – |");
 	}
 
+	@Test
+	void shouldParseTheFunctionsTheScriptPasses() {
+		assertThat(InstructionsReport.Part.isPart("ours:lua_pcall=1,2")).isTrue();
+		assertThat(InstructionsReport.Part.isPart("ours=1,2")).isFalse();
+		assertThat(InstructionsReport.Part.parse("ours:lua_pcall=1,2"))
+			.isEqualTo(new InstructionsReport.Part(Library.THIS_PROJECT, "lua_pcall", 1, 2));
+		assertThatIllegalArgumentException().isThrownBy(() -> InstructionsReport.Part.parse("ours:main=1,2"));
+		assertThatIllegalArgumentException().isThrownBy(() -> InstructionsReport.Part.parse("ours:call=1"));
+	}
+
+	@Test
+	void shouldSplitAPairByTheFunctionsThatRanIt() {
+		// Per pair: 1,000 in all; 900 under call, 700 of it a script, 400 its Lua code,
+		// 150
+		// of that the commands it runs. The floor runs no script: 100 in all, 60 under
+		// call.
+		List<InstructionsReport.Totals> totals = List.of(new InstructionsReport.Totals(Library.FLOOR, 0, 100 * 2000),
+				new InstructionsReport.Totals(Library.THIS_PROJECT, 0, 1_000 * 2000));
+		List<InstructionsReport.Part> parts = List.of(new InstructionsReport.Part(Library.FLOOR, "call", 0, 60 * 2000),
+				new InstructionsReport.Part(Library.FLOOR, "evalGenericCommand", 0, 0),
+				new InstructionsReport.Part(Library.THIS_PROJECT, "call", 7, 7 + 900 * 2000),
+				new InstructionsReport.Part(Library.THIS_PROJECT, "evalGenericCommand", 0, 700 * 2000),
+				new InstructionsReport.Part(Library.THIS_PROJECT, "lua_pcall", 0, 400 * 2000),
+				new InstructionsReport.Part(Library.THIS_PROJECT, "scriptCall", 0, 150 * 2000));
+
+		String markdown = InstructionsReport.markdown(500, 2500, 200, totals, parts);
+
+		assertThat(markdown)
+			.contains("| per acquire+release | " + Library.FLOOR.title() + " | " + Library.THIS_PROJECT.title() + " |")
+			.contains("| reading, parsing and dispatching requests, and replying | 40 | 100 |")
+			.contains("| commands sent on their own | 60 | 200 |")
+			.contains("| a script's set-up: its `KEYS` and `ARGV`, its reply, Lua's garbage collector | 0 | 300 |")
+			.contains("| the scripts' Lua code (`redis.sha1hex` included) | 0 | 250 |")
+			.contains("| the commands the scripts run (`redis.call`) | 0 | 150 |");
+	}
+
+	@Test
+	void shouldLeaveOutTheSplitWithoutFunctions() {
+		String markdown = InstructionsReport.markdown(10, 20, 0,
+				List.of(new InstructionsReport.Totals(Library.REDISSON, 1_000, 3_000)), List.of());
+
+		assertThat(markdown).doesNotContain("Where they go");
+	}
+
 }
