@@ -8,6 +8,8 @@
 #   --small N     pairs of the shorter run (default 500)
 #   --large N     pairs of the longer run (default 2500)
 #   --warm-up N   pairs before the counted ones, in every run (default 200)
+#   --contended   two clients of each library take turns on one lock name instead, each on a thread and connections
+#                 of its own (scenario 2 with 2 processes); writes lock-benchmarks/target/redis-instructions-contended.md
 # Maven options such as -o (offline) go in MAVEN_ARGS. REDIS_SERVER names another redis-server binary.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -17,12 +19,14 @@ cd "$root"
 small=500
 large=2500
 warm_up=200
+workload=pairs
 while (($#)); do
 	case "$1" in
 		--small) small="$2"; shift 2 ;;
 		--large) large="$2"; shift 2 ;;
 		--warm-up) warm_up="$2"; shift 2 ;;
-		*) echo "Unknown option $1; expected --small N, --large N or --warm-up N" >&2; exit 2 ;;
+		--contended) workload=contended; shift ;;
+		*) echo "Unknown option $1; expected --small N, --large N, --warm-up N or --contended" >&2; exit 2 ;;
 	esac
 done
 if ((large <= small)); then
@@ -43,6 +47,11 @@ mvn -B -q -pl lock-benchmarks -am package -DskipTests
 classpath="$module/target/classes:$(cat "$module/target/classpath.txt")"
 main=io.github.distributedlock.benchmark.cost.RedisInstructionsMain
 work="$module/target/redis-instructions"
+report=redis-instructions
+if [[ "$workload" == contended ]]; then
+	work="$module/target/redis-instructions-contended"
+	report=redis-instructions-contended
+fi
 rm -rf "$work"
 mkdir -p "$work"
 
@@ -99,7 +108,7 @@ count() {
 		echo "redis-server on port $port did not answer PING" >&2
 		exit 1
 	fi
-	if ! java -Xmx512m -cp "$classpath" "$main" pairs "$port" "$library" "$warm_up" "$pairs" \
+	if ! java -Xmx512m -cp "$classpath" "$main" "$workload" "$port" "$library" "$warm_up" "$pairs" \
 		>"$work/$library.$pairs.java.log" 2>&1; then
 		cat "$work/$library.$pairs.java.log" >&2
 		echo "$library: $pairs pairs failed" >&2
@@ -144,5 +153,9 @@ for library in floor ours redisson spring; do
 done
 
 header="Redis $("$redis_server" --version | sed -n 's/.*v=\([^ ]*\).*/\1/p'), $(valgrind --version)"
-exec java -Xmx256m -cp "$classpath" "$main" report "$module/target/redis-instructions.md" "$small" "$large" \
+command=report
+if [[ "$workload" == contended ]]; then
+	command=report-contended
+fi
+exec java -Xmx256m -cp "$classpath" "$main" "$command" "$module/target/$report.md" "$small" "$large" \
 	"$warm_up" "$header" "${totals[@]}"

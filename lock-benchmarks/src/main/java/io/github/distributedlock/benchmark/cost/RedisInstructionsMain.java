@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.List;
 
 import io.github.distributedlock.benchmark.Library;
+import io.github.distributedlock.benchmark.worker.ContendedPairs;
 import io.github.distributedlock.benchmark.worker.UncontendedPairs;
 
 /**
@@ -18,11 +19,16 @@ import io.github.distributedlock.benchmark.worker.UncontendedPairs;
  * <li>{@code pairs PORT LIBRARY WARM_UP PAIRS}: drive a library's benchmark client on the
  * server at {@code 127.0.0.1:PORT}, one thread, a new lock name each time, as scenario 1
  * does: {@code WARM_UP} pairs, then {@code PAIRS} more.</li>
+ * <li>{@code contended PORT LIBRARY WARM_UP PAIRS}: the same, but two clients of the
+ * library, each with connections of its own, take turns on one lock name, each from a
+ * thread of its own, as scenario 2 does with 2 processes: {@code WARM_UP} pairs each,
+ * then {@code PAIRS / 2} more each.</li>
  * <li>{@code report OUT SMALL LARGE WARM_UP HEADER LIBRARY=IR_SMALL,IR_LARGE...}: from
  * the server's instruction totals of a run of {@code SMALL} pairs and one of
  * {@code LARGE} pairs per library, write the table to {@code OUT} and standard output;
  * arguments {@code LIBRARY:FUNCTION=IR_SMALL,IR_LARGE} give a function's instructions,
- * its callees included, for the table of where they go.</li>
+ * its callees included, for the table of where they go; {@code report-contended} writes
+ * the same for {@code contended} runs.</li>
  * </ul>
  */
 public final class RedisInstructionsMain {
@@ -37,14 +43,19 @@ public final class RedisInstructionsMain {
 			pairs(Integer.parseInt(args[1]), Library.ofId(args[2]), Integer.parseInt(args[3]),
 					Integer.parseInt(args[4]));
 		}
-		else if (args.length >= 6 && args[0].equals("report")) {
+		else if (args.length == 5 && args[0].equals("contended")) {
+			contended(Integer.parseInt(args[1]), Library.ofId(args[2]), Integer.parseInt(args[3]),
+					Integer.parseInt(args[4]));
+		}
+		else if (args.length >= 6 && (args[0].equals("report") || args[0].equals("report-contended"))) {
 			report(Path.of(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]), Integer.parseInt(args[4]),
-					args[5], Arrays.asList(args).subList(6, args.length));
+					args[5], Arrays.asList(args).subList(6, args.length), args[0].equals("report-contended"));
 		}
 		else {
-			throw new IllegalArgumentException("Expected 'pairs PORT LIBRARY WARM_UP PAIRS' or "
-					+ "'report OUT SMALL LARGE WARM_UP HEADER LIBRARY=IR_SMALL,IR_LARGE...', got "
-					+ Arrays.toString(args));
+			throw new IllegalArgumentException(
+					"Expected 'pairs PORT LIBRARY WARM_UP PAIRS', " + "'contended PORT LIBRARY WARM_UP PAIRS' or "
+							+ "'report[-contended] OUT SMALL LARGE WARM_UP HEADER LIBRARY=IR_SMALL,IR_LARGE...', got "
+							+ Arrays.toString(args));
 		}
 		// Library threads (Redisson's, Lettuce's) must not keep the JVM alive.
 		System.exit(0);
@@ -57,7 +68,15 @@ public final class RedisInstructionsMain {
 		}
 	}
 
-	private static void report(Path out, int small, int large, int warmUp, String header, List<String> totals) {
+	private static void contended(int port, Library library, int warmUp, int pairs) throws InterruptedException {
+		try (ContendedPairs workload = new ContendedPairs(HOST, port, library)) {
+			workload.run(warmUp);
+			workload.run(pairs / 2);
+		}
+	}
+
+	private static void report(Path out, int small, int large, int warmUp, String header, List<String> totals,
+			boolean contended) {
 		List<InstructionsReport.Totals> libraries = new ArrayList<>();
 		List<InstructionsReport.Part> parts = new ArrayList<>();
 		for (String entry : totals) {
@@ -68,9 +87,10 @@ public final class RedisInstructionsMain {
 				libraries.add(InstructionsReport.Totals.parse(entry));
 			}
 		}
-		String report = "# Redis instructions per acquisition\n\n" + Instant.now().truncatedTo(ChronoUnit.SECONDS)
-				+ ", " + header + ". Written by `lock-benchmarks/instructions.sh` (`RedisInstructionsMain`).\n\n"
-				+ InstructionsReport.markdown(small, large, warmUp, libraries, parts);
+		String report = "# Redis instructions per acquisition" + (contended ? ", contended" : "") + "\n\n"
+				+ Instant.now().truncatedTo(ChronoUnit.SECONDS) + ", " + header
+				+ ". Written by `lock-benchmarks/instructions.sh` (`RedisInstructionsMain`).\n\n"
+				+ InstructionsReport.markdown(small, large, warmUp, libraries, parts, contended);
 		CommandCostMain.writeReport(out, report);
 	}
 

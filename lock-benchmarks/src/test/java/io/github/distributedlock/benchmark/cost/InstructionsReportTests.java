@@ -72,7 +72,7 @@ class InstructionsReportTests {
 				new InstructionsReport.Part(Library.THIS_PROJECT, "lua_pcall", 0, 400 * 2000),
 				new InstructionsReport.Part(Library.THIS_PROJECT, "scriptCall", 0, 150 * 2000));
 
-		String markdown = InstructionsReport.markdown(500, 2500, 200, totals, parts);
+		String markdown = InstructionsReport.markdown(500, 2500, 200, totals, parts, false);
 
 		assertThat(markdown)
 			.contains("| per acquire+release | " + Library.FLOOR.title() + " | " + Library.THIS_PROJECT.title() + " |")
@@ -86,7 +86,7 @@ class InstructionsReportTests {
 	@Test
 	void shouldLeaveOutTheSplitWithoutFunctions() {
 		String markdown = InstructionsReport.markdown(10, 20, 0,
-				List.of(new InstructionsReport.Totals(Library.REDISSON, 1_000, 3_000)), List.of());
+				List.of(new InstructionsReport.Totals(Library.REDISSON, 1_000, 3_000)), List.of(), false);
 
 		assertThat(markdown).doesNotContain("Where they go");
 	}

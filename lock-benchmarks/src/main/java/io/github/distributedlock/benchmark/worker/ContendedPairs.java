@@ -1,0 +1,94 @@
+package io.github.distributedlock.benchmark.worker;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.github.distributedlock.benchmark.Library;
+import io.github.distributedlock.benchmark.worker.LockClient.Hold;
+
+/**
+ * Acquire and release pairs on one lock name by two clients of a library, each with its
+ * own connections, as two processes would have, and each driven by a thread of its own:
+ * the hand-offs of scenario 2 with 2 processes, for measurements made outside the
+ * benchmark's worker JVMs. Each hold lasts about as long as scenario 2's.
+ */
+public final class ContendedPairs implements AutoCloseable {
+
+	private static final Duration LEASE = Duration.ofSeconds(30);
+
+	private static final Duration WAIT = Duration.ofSeconds(60);
+
+	private static final long HOLD_NANOS = 100_000;
+
+	private final List<LockClients> processes = new ArrayList<>();
+
+	private final Library library;
+
+	private final String name;
+
+	/**
+	 * Connect two clients of the library to a standalone server.
+	 * @param host the server's host
+	 * @param port the server's port
+	 * @param library the library to drive
+	 */
+	public ContendedPairs(String host, int port, Library library) {
+		this.library = library;
+		this.name = library.id() + "-contended-pairs";
+		for (int i = 0; i < 2; i++) {
+			LockClients clients = new LockClients(host, port, false);
+			clients.get(library);
+			this.processes.add(clients);
+		}
+	}
+
+	/**
+	 * Let each client acquire and release the lock this many times, at once.
+	 * @param pairsEach acquire and release pairs of each client
+	 * @throws InterruptedException if interrupted while waiting for the clients
+	 * @throws IllegalStateException if an acquisition timed out or failed
+	 */
+	public void run(int pairsEach) throws InterruptedException {
+		AtomicReference<RuntimeException> failure = new AtomicReference<>();
+		List<Thread> threads = new ArrayList<>();
+		for (LockClients clients : this.processes) {
+			LockClient client = clients.get(this.library);
+			Thread thread = new Thread(() -> {
+				try {
+					for (int i = 0; i < pairsEach; i++) {
+						Hold hold = client.acquire(this.name, LEASE, WAIT);
+						if (hold == null) {
+							throw new IllegalStateException(
+									"Lock '" + this.name + "' of " + this.library.id() + " timed out after " + WAIT);
+						}
+						Pacing.busyWait(System.nanoTime() + HOLD_NANOS);
+						hold.release();
+					}
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					failure.compareAndSet(null, new IllegalStateException("Interrupted", ex));
+				}
+				catch (RuntimeException ex) {
+					failure.compareAndSet(null, ex);
+				}
+			}, this.name + "-" + threads.size());
+			thread.start();
+			threads.add(thread);
+		}
+		for (Thread thread : threads) {
+			thread.join();
+		}
+		if (failure.get() != null) {
+			throw failure.get();
+		}
+	}
+
+	@Override
+	public void close() {
+		this.processes.forEach(LockClients::close);
+	}
+
+}
