@@ -91,10 +91,10 @@ class PlantedBugTests {
 	@Test
 	void findsAReentryThatShortensTheOuterLease() {
 		assertFound("acquire.lua", """
-				redis.call('HINCRBY', KEYS[1], 'holds', 1)
+				redis.call('HINCRBY', KEYS[1], 'holds', '1')
 					-- Another hold never shortens the lease the outer hold relies on.
 					lengthen_lease(KEYS[1], ARGV[3])""", """
-				redis.call('HINCRBY', KEYS[1], 'holds', 1)
+				redis.call('HINCRBY', KEYS[1], 'holds', '1')
 					redis.call('PEXPIRE', KEYS[1], ARGV[3])""");
 	}
 
@@ -119,8 +119,8 @@ class PlantedBugTests {
 					blocked(held)
 					return {0, tonumber(held[2]), redis.call('PTTL', KEYS[1])}""", """
 				-- A reservation joined as if it were a hold of ours.
-					redis.call('HSET', KEYS[1], hold, 1)
-					redis.call('HINCRBY', KEYS[1], 'holds', 1)
+					redis.call('HSET', KEYS[1], hold, '1')
+					redis.call('HINCRBY', KEYS[1], 'holds', '1')
 					return {1, tonumber(held[2])}""");
 	}
 

@@ -54,7 +54,7 @@ local function blocked(i, reply, held)
 					redis.call('PUBLISH', KEYS[5 * j], mine[2])
 				else
 					redis.call('HDEL', KEYS[5 * j - 4], hold)
-					redis.call('HINCRBY', KEYS[5 * j - 4], 'holds', -1)
+					redis.call('HINCRBY', KEYS[5 * j - 4], 'holds', '-1')
 				end
 			end
 		end
@@ -104,8 +104,8 @@ for i = 1, count do
 	local lease = ARGV[6 + i]
 	local held = redis.call('HMGET', lock, 'owner', 'token')
 	if held[1] and held[1] ~= '' then
-		if redis.call('HSETNX', lock, hold, 1) == 1 then
-			redis.call('HINCRBY', lock, 'holds', 1)
+		if redis.call('HSETNX', lock, hold, '1') == 1 then
+			redis.call('HINCRBY', lock, 'holds', '1')
 		end
 		-- Another hold never shortens the lease the outer hold relies on, and a hold an earlier
 		-- run of this attempt took must cover the lease the caller counts from before this run.
@@ -117,7 +117,7 @@ for i = 1, count do
 			redis.call('HDEL', lock, 'reserved')
 		end
 		-- Requests may be waiting for it (the line is not looked at here): the release will look.
-		redis.call('HSET', lock, 'owner', owner, 'holds', 1, 'token', token, hold, 1, 'queued', 1)
+		redis.call('HSET', lock, 'owner', owner, 'holds', '1', 'token', token, hold, '1', 'queued', '1')
 		redis.call('PEXPIRE', lock, lease)
 		tokens[i + 1] = tonumber(token)
 	end

@@ -37,8 +37,8 @@ if held[1] == owner then
 	if ARGV[4] ~= '1' then
 		return {-1, tonumber(held[2]), redis.call('PTTL', KEYS[1])}
 	end
-	redis.call('HSET', KEYS[1], hold, 1)
-	redis.call('HINCRBY', KEYS[1], 'holds', 1)
+	redis.call('HSET', KEYS[1], hold, '1')
+	redis.call('HINCRBY', KEYS[1], 'holds', '1')
 	-- Another hold never shortens the lease the outer hold relies on.
 	lengthen_lease(KEYS[1], ARGV[3])
 	return {1, tonumber(held[2])}
@@ -49,11 +49,11 @@ local nowMs, nowUs = server_time()
 -- Waiters that stopped calling (they died or gave up) leave the queue.
 drop_ended(KEYS[5], nowMs, KEYS[4])
 
-local head = redis.call('ZRANGE', KEYS[4], 0, 0)[1]
+local head = redis.call('ZRANGE', KEYS[4], '0', '0')[1]
 local readers = redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. nowMs, '+inf', 'WITHSCORES')
 if not held[1] and #readers == 0 and (not head or head == owner) then
 	local token = next_token(KEYS[2], ARGV[5], nowUs)
-	redis.call('HSET', KEYS[1], 'owner', owner, 'holds', 1, 'token', token, hold, 1)
+	redis.call('HSET', KEYS[1], 'owner', owner, 'holds', '1', 'token', token, hold, '1')
 	redis.call('PEXPIRE', KEYS[1], ARGV[3])
 	redis.call('ZREM', KEYS[4], owner)
 	redis.call('ZREM', KEYS[5], owner)
@@ -76,7 +76,7 @@ if ARGV[7] ~= '1' then
 	return blocked(-1)
 end
 if not redis.call('ZSCORE', KEYS[4], owner) then
-	local lastTicket = redis.call('ZRANGE', KEYS[4], -1, -1, 'WITHSCORES')[2]
+	local lastTicket = redis.call('ZRANGE', KEYS[4], '-1', '-1', 'WITHSCORES')[2]
 	redis.call('ZADD', KEYS[4], (tonumber(lastTicket) or 0) + 1, owner)
 end
 local timeout = tonumber(ARGV[6])

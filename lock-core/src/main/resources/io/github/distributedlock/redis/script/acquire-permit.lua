@@ -22,7 +22,7 @@ drop_ended(KEYS[1], nowMs)
 -- A permit of this very attempt is there when an earlier run took it (its reply was lost): the
 -- caller counts the lease from before this run, so it gets a whole lease again (GT).
 if not redis.call('ZSCORE', KEYS[1], permit) and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then
-	local earliest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+	local earliest = redis.call('ZRANGE', KEYS[1], '0', '0', 'WITHSCORES')
 	return {0, 0, tonumber(earliest[2]) - nowMs}
 end
 redis.call('ZADD', KEYS[1], 'GT', ends_after(nowMs, ARGV[3]), permit)

@@ -54,7 +54,7 @@ if request == '' and redis.call('EXISTS', KEYS[1], KEYS[3], KEYS[4], KEYS[5]) ==
 	-- that the other cases need: there is no request to withdraw, and no writer intent to drop
 	-- (its key is not there).
 	local token = next_token(KEYS[2], ARGV[5], server_micros())
-	redis.call('HSET', KEYS[1], 'owner', owner, 'holds', 1, 'token', token, hold, 1)
+	redis.call('HSET', KEYS[1], 'owner', owner, 'holds', '1', 'token', token, hold, '1')
 	redis.call('PEXPIRE', KEYS[1], ARGV[3])
 	return {1, tonumber(token)}
 end
@@ -96,9 +96,9 @@ local function take(reserved)
 	local token = next_token(KEYS[2], ARGV[5], server_micros())
 	if reserved then
 		-- The reservation becomes our hold ('reserved' = '' is no reservation).
-		redis.call('HSET', KEYS[1], 'owner', owner, 'holds', 1, 'token', token, hold, 1, 'reserved', '', 'queued', 1)
+		redis.call('HSET', KEYS[1], 'owner', owner, 'holds', '1', 'token', token, hold, '1', 'reserved', '', 'queued', '1')
 	else
-		redis.call('HSET', KEYS[1], 'owner', owner, 'holds', 1, 'token', token, hold, 1, 'queued', 1)
+		redis.call('HSET', KEYS[1], 'owner', owner, 'holds', '1', 'token', token, hold, '1', 'queued', '1')
 	end
 	redis.call('PEXPIRE', KEYS[1], ARGV[3])
 	drop_intent()
@@ -169,7 +169,7 @@ if held[1] == owner then
 		-- release would leave the lock taken. The lease is never shortened: if a hold of ours
 		-- is live after all (this attempt itself arrived late), it keeps what it was given.
 		drop_holds(KEYS[1])
-		redis.call('HSET', KEYS[1], 'holds', 1, hold, 1)
+		redis.call('HSET', KEYS[1], 'holds', '1', hold, '1')
 		lengthen_lease(KEYS[1], ARGV[3])
 		withdraw_request()
 		return {1, tonumber(held[2])}
@@ -177,8 +177,8 @@ if held[1] == owner then
 	if ARGV[4] ~= '1' then
 		return {-1, tonumber(held[2]), redis.call('PTTL', KEYS[1])}
 	end
-	redis.call('HSET', KEYS[1], hold, 1)
-	redis.call('HINCRBY', KEYS[1], 'holds', 1)
+	redis.call('HSET', KEYS[1], hold, '1')
+	redis.call('HINCRBY', KEYS[1], 'holds', '1')
 	-- Another hold never shortens the lease the outer hold relies on.
 	lengthen_lease(KEYS[1], ARGV[3])
 	withdraw_request()

@@ -19,7 +19,7 @@ redis.call('ZREM', KEYS[4], owner)
 -- would name the next waiter, and its keep ends by expiry, which publishes nothing: named here,
 -- the new head learns from its next attempt how long the keep lasts.
 if removed == 1 and (redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HGET', KEYS[1], 'owner') == '') then
-	local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
+	local head = redis.call('ZRANGE', KEYS[3], '0', '0')[1]
 	if head then
 		redis.call('PUBLISH', KEYS[2], 'next:' .. head)
 	end

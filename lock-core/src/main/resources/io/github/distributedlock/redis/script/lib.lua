@@ -4,6 +4,10 @@
 -- functions that end with 'end' in the first column belong here. These are locals of each
 -- script: they touch only the keys the script hands them, which the caller passed in KEYS
 -- (Cluster routing).
+--
+-- Every script passes literal numbers to redis.call as text ('1', not 1): Redis formats a Lua
+-- number with sprintf, about 2,300 instructions each, and the command gets the same bytes either
+-- way (ScriptTextsTests).
 
 -- The owner as every lock key and message carries it: a digest of the caller's owner id (a
 -- secret instance id and a thread, or a custom owner). Release, extend and renew demand the id
@@ -119,7 +123,7 @@ end
 -- Let a sorted set scored by lease ends (ms), and a key that lives as long as it, expire when
 -- its latest lease ends. Nothing happens to an empty set.
 local function expire_at_latest(set, now, companion)
-	local latest = redis.call('ZRANGE', set, -1, -1, 'WITHSCORES')[2]
+	local latest = redis.call('ZRANGE', set, '-1', '-1', 'WITHSCORES')[2]
 	if not latest then
 		return
 	end
@@ -191,7 +195,7 @@ local function keep_taken(lock, keep_ms, kept_until)
 		redis.call('HDEL', lock, 'kept')
 		return false
 	end
-	redis.call('HSET', lock, 'owner', '', 'holds', 0)
+	redis.call('HSET', lock, 'owner', '', 'holds', '0')
 	redis.call('PEXPIRE', lock, keep)
 	return true
 end
@@ -223,6 +227,6 @@ end
 -- (docs/design/waiting-and-hand-off.md, "The queued mark").
 local function mark_queued(lock, queued)
 	if not queued then
-		redis.call('HSET', lock, 'queued', 1)
+		redis.call('HSET', lock, 'queued', '1')
 	end
 end

@@ -34,7 +34,7 @@ end
 if held[4] ~= '1' then
 	redis.call('HDEL', KEYS[1], field)
 	note_kept(KEYS[1], ARGV[4], held[3])
-	return redis.call('HINCRBY', KEYS[1], 'holds', -1)
+	return redis.call('HINCRBY', KEYS[1], 'holds', '-1')
 end
 -- Kept for its minimum hold, the next waiter is told all the same, and learns how long.
 if keep_taken(KEYS[1], ARGV[4], held[3]) then
@@ -45,7 +45,7 @@ end
 
 -- Waiters that stopped calling (they died or gave up) leave the queue.
 drop_ended(KEYS[4], now_ms(), KEYS[3])
-local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
+local head = redis.call('ZRANGE', KEYS[3], '0', '0')[1]
 -- The message names the waiter whose turn it is, by its owner's digest; the others keep sleeping.
 redis.call('PUBLISH', KEYS[2], 'next:' .. (head or ''))
 return 0

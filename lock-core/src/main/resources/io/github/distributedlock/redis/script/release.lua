@@ -71,7 +71,7 @@ if not ARGV[6] then
 	if held[3] ~= '1' then
 		redis.call('HDEL', KEYS[1], field)
 		note_kept(KEYS[1], keep_ms, held[6])
-		return redis.call('HINCRBY', KEYS[1], 'holds', -1)
+		return redis.call('HINCRBY', KEYS[1], 'holds', '-1')
 	end
 	-- The last hold: its field goes with the hash, or below, where the hash stays.
 	if keep_taken(KEYS[1], keep_ms, held[6]) then
@@ -86,7 +86,7 @@ end
 -- request waits for it, and nobody listens for its release.
 local waited = ARGV[6] or held[5]
 -- ZRANGE and ZREM rather than ZPOPMIN, which the minimal ACL documented for the library lacks.
-local next = (hand_off == '1' and waited) and redis.call('ZRANGE', KEYS[3], 0, 0) or {}
+local next = (hand_off == '1' and waited) and redis.call('ZRANGE', KEYS[3], '0', '0') or {}
 if next[1] and redis.call('EXISTS', KEYS[4]) == 0 then
 	while next[1] do
 		redis.call('ZREM', KEYS[3], next[1])
@@ -94,7 +94,7 @@ if next[1] and redis.call('EXISTS', KEYS[4]) == 0 then
 		-- member of any other form (not ours to read) is dropped before anything is written.
 		local claim = tonumber(string.match(next[1], '^(%d+):'))
 		if claim and claim > 0 then
-			redis.call('HSET', KEYS[1], 'owner', '', 'holds', 0, 'reserved', next[1])
+			redis.call('HSET', KEYS[1], 'owner', '', 'holds', '0', 'reserved', next[1])
 			if not ARGV[6] then
 				redis.call('HDEL', KEYS[1], field)
 			end
@@ -102,7 +102,7 @@ if next[1] and redis.call('EXISTS', KEYS[4]) == 0 then
 			redis.call('PUBLISH', KEYS[2], 'reserved:' .. next[1])
 			return 0
 		end
-		next = redis.call('ZRANGE', KEYS[3], 0, 0)
+		next = redis.call('ZRANGE', KEYS[3], '0', '0')
 	end
 end
 
