@@ -114,6 +114,8 @@ count() {
 		echo "$library: $pairs pairs failed" >&2
 		exit 1
 	fi
+	# The commands each run made, for reading the mix of paths (the same INFO in every run cancels out).
+	redis-cli -p "$port" INFO commandstats >"$work/$library.$pairs.commandstats"
 	redis-cli -p "$port" SHUTDOWN NOSAVE >/dev/null 2>&1 || true
 	wait "$server_pid" || true
 	server_pid=""
