@@ -128,17 +128,21 @@ import org.jspecify.annotations.Nullable;
  * line subscribes the channels its {@code WaitMode} gives and hears them, with the
  * message faults, through a {@link WaitLine} in keyspace mode.
  * <p>
- * In a third of the runs (drawn from a PRNG of its own) the clients run two to a JVM, c0
- * and c1 in one, c2 and c3 in the other, and each JVM's two clients wait in one
- * {@link LocalLine}, as the engine's waiters of one lock in one JVM do: one subscription
- * and one {@link WaitLine} for both, and a FIFO turn. An acquisition tries once outside
- * the line (or joins it at once if the lock was waited for there within the
- * subscription's linger, so that its first attempt files its request); only the head of
- * the line talks to Redis, and files its request when its turn comes; the other waits for
- * its turn until its wait time runs out, restarted when the lock changed hands (a
- * progress-aware wait), and is cancelled or interrupted there at once. In the other runs
- * each client is the head of a line of its own, and the runs are the runs they were
- * before local lines came.
+ * In a third of the runs (drawn from a PRNG of its own) the clients share JVMs
+ * ({@link JvmLayout}, drawn from a PRNG of its own): in half of those two to a JVM, c0
+ * and c1 in one, c2 and c3 in the other; in a quarter c0, c1 and c2 in one and c3 in the
+ * other; in a quarter all four in one. The clients of a JVM that wait for one lock kind
+ * wait in one {@link LocalLine}, as the engine's waiters of one lock in one JVM do: one
+ * subscription and one {@link WaitLine} for them all, and a FIFO turn; a JVM's readers
+ * and writers wait in two lines, as the engine keeps a queue per lock kind
+ * ({@code LockSpec.queueId}). An acquisition tries once outside the line (or joins it at
+ * once if the lock was waited for there within the subscription's linger, so that its
+ * first attempt files its request); only the head of the line talks to Redis, and files
+ * its request when its turn comes; the others wait for their turn until their wait time
+ * runs out, restarted when the lock changed hands (a progress-aware wait), and are
+ * cancelled or interrupted there at once. In the other runs each client is the head of a
+ * line of its own, and the runs are the runs they were before local lines came; the runs
+ * two to a JVM are the runs they were before three and four to a JVM came.
  * <p>
  * In a quarter of the runs (drawn from a PRNG of its own) every client takes the fair
  * lock of the name instead, and waits as the engine's fair drivers do
@@ -200,9 +204,13 @@ final class LockSimulation {
 	// The local lines of the clients, by the id of their subscription.
 	private final Map<Integer, LocalLine> lines = new java.util.HashMap<>();
 
-	// Whether the clients run two to a JVM (c0 and c1, c2 and c3), sharing one local
-	// line, or each in a JVM of its own.
-	private final boolean twoPerJvm;
+	// How the clients are spread over JVMs: each in a JVM of its own, or several to a
+	// JVM, sharing its local line of each lock kind.
+	private final JvmLayout layout;
+
+	// The local lines of each JVM, by JVM and queue id (a JVM's readers and writers of
+	// one name wait in two lines, as in the engine).
+	private final Map<String, LocalLine> jvmLines = new java.util.HashMap<>();
 
 	// Acquisitions that waited for their turn in a local line, and those whose wait ran
 	// out there.
@@ -355,9 +363,13 @@ final class LockSimulation {
 		boolean keyspaceEvents = KeyspaceWaits.draws(this.keyspace) && this.permits == 0 && !polls;
 		this.waitStrategy = polls ? WaitStrategy.POLLING
 				: keyspaceEvents ? WaitStrategy.KEYSPACE_EVENTS : WaitStrategy.PUBSUB;
-		// In a third of the runs two clients share a JVM, and so a local line: drawn from
-		// a PRNG of its own, so that the other runs are the runs they were.
-		this.twoPerJvm = new SimulationRandom(seed ^ 0x6a766d73L).nextInt(3) == 0;
+		// In a third of the runs clients share a JVM, and so a local line: drawn from a
+		// PRNG of its own, so that the other runs are the runs they were. Half of those
+		// put two clients in each of two JVMs; the other half (drawn from a PRNG of its
+		// own, so that the runs of two to a JVM are the runs they were) three in one and
+		// one in the other, or all four in one.
+		boolean sharesJvms = new SimulationRandom(seed ^ 0x6a766d73L).nextInt(3) == 0;
+		this.layout = sharesJvms ? JvmLayout.draw(new SimulationRandom(seed ^ 0x6c61796fL)) : JvmLayout.ONE_EACH;
 		this.redis = new RedisModel(this.clock);
 		this.redis.keyspaceEvents(keyspaceEvents);
 		scripts.forEach(this.redis::replaceScript);
@@ -529,21 +541,22 @@ final class LockSimulation {
 	}
 
 	/**
-	 * Return the local line of client {@code i}: its own, or the one of its JVM, which
-	 * the first client of the JVM creates.
+	 * Return the local line of client {@code i}: its own, or the one of its JVM for the
+	 * spec's queue, which the first client of the JVM waiting so creates (named after the
+	 * JVM; a second line of the JVM, of the other lock kind, after its kind too).
 	 */
 	private LocalLine localLine(int i, LockSpec spec) {
-		if (this.twoPerJvm && i % 2 == 1) {
-			LocalLine shared = this.lines.values()
-				.stream()
-				.filter((line) -> line.name().equals("jvm" + (i / 2)))
-				.findFirst()
-				.orElse(null);
-			if (shared != null) {
-				return shared;
-			}
+		int jvm = this.layout.jvm(i);
+		String key = jvm + "/" + spec.queueId();
+		LocalLine shared = (jvm >= 0) ? this.jvmLines.get(key) : null;
+		if (shared != null) {
+			return shared;
 		}
-		String name = this.twoPerJvm ? "jvm" + (i / 2) : "c" + i;
+		String name = "c" + i;
+		if (jvm >= 0) {
+			boolean second = this.jvmLines.keySet().stream().anyMatch((line) -> line.startsWith(jvm + "/"));
+			name = "jvm" + jvm + (second ? (spec.kind().waitsAsReader() ? "-readers" : "-writers") : "");
+		}
 		// A listener subscribes the channels its wait mode gives (with keyspace events,
 		// the lock's and its readers' keyspace channels too), as the engine's line does.
 		String[] channels = spec.waitMode().listens() ? spec.waitMode().channels().toArray(new String[0])
@@ -552,6 +565,9 @@ final class LockSimulation {
 				new WaitLine(spec.waitMode().keyspaceEvents(), spec.kind().waitsAsReader()),
 				this.redis.pubSub().subscribe(name, channels), spec.waitMode().listens());
 		this.lines.put(line.subscriber().id(), line);
+		if (jvm >= 0) {
+			this.jvmLines.put(key, line);
+		}
 		return line;
 	}
 
@@ -565,10 +581,12 @@ final class LockSimulation {
 		}
 		for (int i = 0; i < clients; i++) {
 			// In a third of the runs, two custom owners of two clients each: a client's
-			// acquisition joins the other's hold as a re-entry.
+			// acquisition joins the other's hold as a re-entry. With three clients in one
+			// JVM, c2 and c3 are one owner in two JVMs.
 			String owner = this.sharedOwners ? "custom:shared-" + (i / 2) : "owner-c" + i;
 			// A pair of clients read, in half of the runs: the two clients of one custom
 			// owner, as an owner that reads may not also write (an upgrade deadlocks).
+			// With three or four clients in one JVM, readers and writers share it.
 			LockSpec spec = (this.permits > 0) ? this.permitSpec
 					: (i / 2 == this.readerPair) ? this.readSpec : this.spec;
 			LocalLine line = localLine(i, spec);
@@ -578,7 +596,7 @@ final class LockSimulation {
 					: client.permit ? " (takes 1 of " + this.permits + " permits)" : this.fair ? " (fair)" : "")
 					+ ((pollNanos() > 0) ? " (polls)" : "")
 					+ (spec.waitMode().keyspaceEvents() ? " (keyspace events)" : "")
-					+ (this.twoPerJvm ? " in " + line.name() : "");
+					+ ((this.layout != JvmLayout.ONE_EACH) ? " in " + line.name() : "");
 			at(this.random.between(0, 50 * MS),
 					client.name + " starts" + role + (this.sharedOwners ? " as " + owner : ""), client::start);
 		}
@@ -1012,10 +1030,10 @@ final class LockSimulation {
 	}
 
 	/**
-	 * Return whether the clients ran two to a JVM, sharing a local line.
+	 * Return how the clients were spread over JVMs.
 	 */
-	boolean twoPerJvm() {
-		return this.twoPerJvm;
+	JvmLayout layout() {
+		return this.layout;
 	}
 
 	/**
