@@ -21,8 +21,6 @@ class KeyspacePlantedBugTests {
 
 	private static final int MAX_SEEDS = 300;
 
-	private static final long BOUND = LockSimulation.calmWaitBoundNanos(4);
-
 	/**
 	 * The bug fixed in 567ef72: when a read release leaves only other owners' stand-ins
 	 * (kept for their minimum holds), the readers set keeps the TTL it had while the last
@@ -46,14 +44,15 @@ class KeyspacePlantedBugTests {
 				continue;
 			}
 			assertThat(simulation.run(4, 25)).isNull();
-			if (simulation.gaveUp() > simulation.gaveUpBehindKept() || simulation.longestWaitNanos() > BOUND) {
+			long bound = simulation.waitBoundNanos(0);
+			if (simulation.gaveUp() > simulation.gaveUpBehindKept() || simulation.longestWaitNanos() > bound) {
 				LockSimulation today = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE, calm);
 				assertThat(today.run(4, 25)).isNull();
-				assertThat(today.longestWaitNanos()).as("seed %d on today's script", seed).isLessThanOrEqualTo(BOUND);
+				assertThat(today.longestWaitNanos()).as("seed %d on today's script", seed).isLessThanOrEqualTo(bound);
 				System.out.printf(
 						"planted keyspace liveness bug in release-read.lua found: seed %d, %s (bound %.1f "
 								+ "ms; %.1f ms on today's script)%n",
-						seed, simulation.longestWait(), BOUND / 1e6, today.longestWaitNanos() / 1e6);
+						seed, simulation.longestWait(), bound / 1e6, today.longestWaitNanos() / 1e6);
 				return;
 			}
 		}
@@ -77,14 +76,15 @@ class KeyspacePlantedBugTests {
 				continue;
 			}
 			assertThat(simulation.run(4, 25)).isNull();
-			if (simulation.gaveUp() > 0 || simulation.longestWaitNanos() > BOUND) {
+			long bound = simulation.waitBoundNanos(0);
+			if (simulation.gaveUp() > 0 || simulation.longestWaitNanos() > bound) {
 				LockSimulation today = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE, calm);
 				assertThat(today.run(4, 25)).isNull();
-				assertThat(today.longestWaitNanos()).as("seed %d on today's engine", seed).isLessThanOrEqualTo(BOUND);
+				assertThat(today.longestWaitNanos()).as("seed %d on today's engine", seed).isLessThanOrEqualTo(bound);
 				System.out.printf(
 						"planted keyspace liveness bug (NextInLine.wakes) found: seed %d, %s (bound %.1f "
 								+ "ms; %.1f ms on today's engine)%n",
-						seed, simulation.longestWait(), BOUND / 1e6, today.longestWaitNanos() / 1e6);
+						seed, simulation.longestWait(), bound / 1e6, today.longestWaitNanos() / 1e6);
 				return;
 			}
 		}

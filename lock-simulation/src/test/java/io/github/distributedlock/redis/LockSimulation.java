@@ -208,6 +208,9 @@ final class LockSimulation {
 	// JVM, sharing its local line of each lock kind.
 	private final JvmLayout layout;
 
+	// The clients of this run, for the layout's JVMs and the bound on waits.
+	private int clientCount;
+
 	// The local lines of each JVM, by JVM and queue id (a JVM's readers and writers of
 	// one name wait in two lines, as in the engine).
 	private final Map<String, LocalLine> jvmLines = new java.util.HashMap<>();
@@ -239,6 +242,12 @@ final class LockSimulation {
 	private long longestWaitNanos;
 
 	private String longestWait = "nobody waited";
+
+	// The most an acquisition waited past its own client's bound (JvmLayout.holdsAhead),
+	// and whose wait it was.
+	private long mostPastOwnBoundNanos = Long.MIN_VALUE;
+
+	private String mostPastOwnBound = "nobody waited";
 
 	// The longest time an acquiring client waited while a permit was free in Redis.
 	private long longestFreePermitWaitNanos;
@@ -579,6 +588,7 @@ final class LockSimulation {
 		if (this.multi != null) {
 			return this.multi.run(clients, acquisitionsEach);
 		}
+		this.clientCount = clients;
 		for (int i = 0; i < clients; i++) {
 			// In a third of the runs, two custom owners of two clients each: a client's
 			// acquisition joins the other's hold as a re-entry. With three clients in one
@@ -591,6 +601,7 @@ final class LockSimulation {
 					: (i / 2 == this.readerPair) ? this.readSpec : this.spec;
 			LocalLine line = localLine(i, spec);
 			Client client = new Client("c" + i, owner, spec, acquisitionsEach, line);
+			client.holdsAhead = this.layout.holdsAhead(clients, i);
 			this.clients.put(i, client);
 			String role = (client.reader ? " (reads)"
 					: client.permit ? " (takes 1 of " + this.permits + " permits)" : this.fair ? " (fair)" : "")
@@ -1251,10 +1262,49 @@ final class LockSimulation {
 	 * up to a poll interval instead of a message, and so does the waiter's own turn.
 	 */
 	static long calmWaitBoundNanos(int clients, long pollNanos) {
+		return calmBoundForHoldsAhead(clients - 1, pollNanos);
+	}
+
+	private static long calmBoundForHoldsAhead(int holdsAhead, long pollNanos) {
 		long hold = 3 * MS;
 		long message = Math.max(5 * MS, pollNanos);
 		long roundTrip = 2 * 5 * MS;
-		return (clients - 1) * (hold + message + roundTrip) + roundTrip;
+		return holdsAhead * (hold + message + roundTrip) + roundTrip;
+	}
+
+	/**
+	 * Return the bound on any wait of this run without faults: as
+	 * {@link #calmWaitBoundNanos(int, long)}, with the holds that may come ahead of a
+	 * waiter counted for the run's layout ({@link JvmLayout#holdsAhead}): with clients
+	 * sharing a JVM, a waiter behind others in its JVM's line is not yet in the line in
+	 * Redis, and other JVMs' requests may go ahead of each of theirs. The longest of its
+	 * clients' bounds.
+	 */
+	long waitBoundNanos(long pollNanos) {
+		int clients = (this.clientCount > 0) ? this.clientCount : 4;
+		if (this.multi != null) {
+			return calmWaitBoundNanos(clients, pollNanos);
+		}
+		int holdsAhead = 0;
+		for (int i = 0; i < clients; i++) {
+			holdsAhead = Math.max(holdsAhead, this.layout.holdsAhead(clients, i));
+		}
+		return calmBoundForHoldsAhead(holdsAhead, pollNanos);
+	}
+
+	/**
+	 * Return the most an acquisition waited past its own client's bound in a run without
+	 * faults (for listeners: {@link #calmWaitBoundNanos(int, long)} with the holds that
+	 * may come ahead of that client, {@link JvmLayout#holdsAhead}), negative if none did;
+	 * and whose wait it was. The clients of a JVM of three waiters wait up to 5 holds,
+	 * the lone client beside them 2.
+	 */
+	long mostPastOwnBoundNanos() {
+		return this.mostPastOwnBoundNanos;
+	}
+
+	String mostPastOwnBound() {
+		return this.mostPastOwnBound;
 	}
 
 	/**
@@ -1466,8 +1516,11 @@ final class LockSimulation {
 		// The engine's own hearing of the lock's channel: its local line's.
 		private final WaitLine line;
 
-		// Its local line, of its own or shared with another client of its JVM.
+		// Its local line, of its own or shared with the other clients of its JVM.
 		private final LocalLine localLine;
+
+		// How many holds may be granted to others while it waits (JvmLayout).
+		private int holdsAhead;
 
 		private int left;
 
@@ -1903,6 +1956,13 @@ final class LockSimulation {
 						"%s%s %.3f ms, from %.3f ms to %.3f ms, besides %.3f ms " + "behind a kept lock", this.name,
 						how, waited / 1e6, (this.startedNanos - 1_000_000 * MS) / 1e6, (now - 1_000_000 * MS) / 1e6,
 						behindKept / 1e6);
+			}
+			long ownBound = calmBoundForHoldsAhead(this.holdsAhead, 0);
+			if (waited - ownBound > LockSimulation.this.mostPastOwnBoundNanos) {
+				LockSimulation.this.mostPastOwnBoundNanos = waited - ownBound;
+				LockSimulation.this.mostPastOwnBound = String.format(
+						"%s%s %.3f ms besides kept locks, from %.3f ms, its bound %.1f ms (%d holds ahead)", this.name,
+						how, waited / 1e6, (this.startedNanos - 1_000_000 * MS) / 1e6, ownBound / 1e6, this.holdsAhead);
 			}
 			return waited;
 		}

@@ -228,8 +228,15 @@ class LockSimulationTests {
 	 */
 	@Test
 	void everyWaiterGetsTheLockWithinTheBoundOnceFaultsStop() {
-		long bound = LockSimulation.calmWaitBoundNanos(CLIENTS);
+		long oneEachBound = LockSimulation.calmWaitBoundNanos(CLIENTS);
 		long permitBound = LockSimulation.calmFreePermitBoundNanos();
+		// The longest wait of the listeners held to the bound (but the fair ones), and
+		// their bound, by how the clients were spread over JVMs.
+		long[] longestByLayout = new long[JvmLayout.values().length];
+		long[] boundByLayout = new long[JvmLayout.values().length];
+		int[] runsByLayout = new int[JvmLayout.values().length];
+		long[] closestByLayout = new long[JvmLayout.values().length];
+		java.util.Arrays.fill(closestByLayout, Long.MIN_VALUE);
 		long longest = 0;
 		long longestForAPermit = 0;
 		long longestBesideAFreePermit = 0;
@@ -268,6 +275,9 @@ class LockSimulationTests {
 				}
 				continue;
 			}
+			// The bound counts the holds that may come ahead of a waiter, for the run's
+			// layout of clients in JVMs.
+			long bound = simulation.waitBoundNanos(0);
 			// A wait may run out behind locks kept for their minimum hold; what it waited
 			// besides is held to the bound below, as any other wait.
 			assertThat(simulation.gaveUp() - simulation.gaveUpBehindKept())
@@ -332,14 +342,26 @@ class LockSimulationTests {
 					pollRuns++;
 					longestPolling = Math.max(longestPolling, simulation.longestWaitNanos());
 					pastOnePoll += (simulation.longestWaitNanos() > bound + simulation.pollNanos()) ? 1 : 0;
-					pastEachPoll += (simulation.longestWaitNanos() > LockSimulation.calmWaitBoundNanos(CLIENTS,
-							simulation.pollNanos())) ? 1 : 0;
+					pastEachPoll += (simulation.longestWaitNanos() > simulation.waitBoundNanos(simulation.pollNanos()))
+							? 1 : 0;
 				}
 				else {
 					assertThat(simulation.longestWaitNanos())
 						.as(() -> "longest wait in seed " + seed + "\n" + calmTrace(seed))
 						.isLessThanOrEqualTo(bound);
+					// And each within its own client's bound, which is tighter for the
+					// lone
+					// client beside a JVM of three.
+					assertThat(simulation.mostPastOwnBoundNanos())
+						.as(() -> "a wait past its client's bound in seed " + seed + ": "
+								+ simulation.mostPastOwnBound() + "\n" + calmTrace(seed))
+						.isLessThanOrEqualTo(0L);
 					longest = Math.max(longest, simulation.longestWaitNanos());
+					int layout = simulation.layout().ordinal();
+					runsByLayout[layout]++;
+					longestByLayout[layout] = Math.max(longestByLayout[layout], simulation.longestWaitNanos());
+					boundByLayout[layout] = bound;
+					closestByLayout[layout] = Math.max(closestByLayout[layout], simulation.mostPastOwnBoundNanos());
 					if (simulation.keyspaceEvents()) {
 						// Keyspace waiters: held to the same bound as pub/sub waiters.
 						keyspaceRuns++;
@@ -359,12 +381,24 @@ class LockSimulationTests {
 				+ "custom owners (%d seeds with shared custom owners past the bound); %d seeds took multi-locks, "
 				+ "their longest wait %.1f ms, a single lock's beside them %.1f ms; %d seeds with keyspace waiters "
 				+ "held to the bound (fair ones without minimum holds), their longest wait %.1f ms%n", seeds().length,
-				kept, gaveUpBehindKept, stops[0], stops[1], stops[2], stops[3], longest / 1e6, bound / 1e6,
+				kept, gaveUpBehindKept, stops[0], stops[1], stops[2], stops[3], longest / 1e6, oneEachBound / 1e6,
 				longestForAPermit / 1e6, longestBesideAFreePermit / 1e6, permitBound / 1e6, pollRuns,
-				longestPolling / 1e6, pastOnePoll, (bound + POLL_NANOS) / 1e6, pastEachPoll, pollBound / 1e6, fairRuns,
-				fairGrantsChecked, longestFair / 1e6, fairPastBound, fairSeedPastBound, longestFairUnkept / 1e6,
-				fairSharedPastBound, multiRuns, longestMulti / 1e6, longestSingle / 1e6, keyspaceRuns,
-				longestKeyspace / 1e6);
+				longestPolling / 1e6, pastOnePoll, (oneEachBound + POLL_NANOS) / 1e6, pastEachPoll, pollBound / 1e6,
+				fairRuns, fairGrantsChecked, longestFair / 1e6, fairPastBound, fairSeedPastBound,
+				longestFairUnkept / 1e6, fairSharedPastBound, multiRuns, longestMulti / 1e6, longestSingle / 1e6,
+				keyspaceRuns, longestKeyspace / 1e6);
+		StringBuilder layouts = new StringBuilder();
+		for (JvmLayout layout : JvmLayout.values()) {
+			layouts
+				.append(String.format(
+						"%s%s: %d seeds, longest %.1f ms (bound %.1f ms), closest to its own "
+								+ "client's bound %.1f ms",
+						(layouts.length() > 0) ? "; " : "", layout, runsByLayout[layout.ordinal()],
+						longestByLayout[layout.ordinal()] / 1e6, boundByLayout[layout.ordinal()] / 1e6,
+						closestByLayout[layout.ordinal()] / 1e6));
+		}
+		System.out.printf("simulation without faults, listeners held to the bound by layout of clients in JVMs: %s%n",
+				layouts);
 	}
 
 	/**
@@ -403,14 +437,15 @@ class LockSimulationTests {
 	 * each, that still waits past the bound or gives up.
 	 */
 	private static String calmTrace(long seed) {
-		long bound = LockSimulation.calmWaitBoundNanos(CLIENTS);
 		for (int acquisitions = 1; acquisitions <= ACQUISITIONS; acquisitions++) {
 			LockSimulation simulation = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE,
 					EnumSet.of(Fault.KEEP, Fault.READ_KEEP, Fault.PERMIT_KEEP, Fault.CANCEL));
 			simulation.run(CLIENTS, acquisitions);
+			long bound = simulation.waitBoundNanos(0);
 			boolean past = (simulation.permits() > 0)
 					? simulation.longestFreePermitWaitNanos() > LockSimulation.calmFreePermitBoundNanos()
-					: simulation.pollNanos() == 0 && simulation.longestWaitNanos() > bound;
+					: simulation.pollNanos() == 0
+							&& (simulation.longestWaitNanos() > bound || simulation.mostPastOwnBoundNanos() > 0);
 			if (past || simulation.gaveUp() > simulation.gaveUpBehindKept()) {
 				String longest = (simulation.permits() > 0) ? simulation.longestFreePermitWait()
 						: simulation.longestWait();
