@@ -186,11 +186,14 @@ class LockSimulationTests {
 
 	/**
 	 * Once faults stop, every waiter gets the lock within the bound the guarantees state
-	 * ({@link LockSimulation#calmWaitBoundNanos}). Permits don't line up (any release
-	 * lets any waiter in, and a client that just gave its permit back may take one again
-	 * first), so that bound is not theirs: a permit's waiter is woken by every release,
-	 * and no waiter may wait longer than one message and one round trip while a permit is
-	 * free ({@link LockSimulation#calmFreePermitBoundNanos}).
+	 * ({@link LockSimulation#calmWaitBoundNanos}), its holds ahead counted for the run's
+	 * layout of clients in JVMs ({@link JvmLayout#holdsAhead}: a waiter behind others in
+	 * its JVM's line has no request in Redis yet, and each acquisition is held to its own
+	 * client's bound). Permits don't line up (any release lets any waiter in, and a
+	 * client that just gave its permit back may take one again first), so that bound is
+	 * not theirs: a permit's waiter is woken by every release, and no waiter may wait
+	 * longer than one message and one round trip while a permit is free
+	 * ({@link LockSimulation#calmFreePermitBoundNanos}).
 	 * <p>
 	 * Cancels and interrupts ({@link Fault#CANCEL}) stay on: they are the callers' acts,
 	 * not faults of Redis or the network, and a waiter that stops must not hold up the
