@@ -1,8 +1,5 @@
 package io.github.distributedlock.redis;
 
-import java.util.HashMap;
-import java.util.Map;
-
 import io.github.distributedlock.simulation.SimulationRandom;
 
 /**
@@ -55,48 +52,33 @@ enum JvmLayout {
 	}
 
 	/**
-	 * Return how many holds, at most, are granted to others while client {@code i} of
-	 * {@code clients} waits, each taking at most a hold, a message and a round trip, in a
-	 * run without faults where each client acquires again after each release.
+	 * Return how many holds, at most, are granted to others while a client waits, each
+	 * taking at most a hold, a message and a round trip, in a run without faults where
+	 * each client acquires again after each release: a client of a local line of
+	 * {@code own} clients, beside {@code otherLines} lines of other JVMs or of the other
+	 * lock kind of its own JVM (a JVM's readers and writers wait in two lines, each with
+	 * a head that files requests), {@code otherShared} if one of those lines has two
+	 * clients or more.
 	 * <p>
-	 * The lock goes to the requests in Redis in the order they were filed, one per JVM at
-	 * a time (its line's head); a JVM's next head files when its head is granted. So a
-	 * waiter with {@code p - 1} waiters ahead of it in its JVM's line needs {@code p}
-	 * grants of its JVM, each of which may come after one grant of every other JVM.
-	 * Besides, when it starts the lock may be held: by a client of its own JVM (then at
-	 * most {@code n - 2} are ahead of it in line, where {@code n} clients share its JVM),
-	 * or by another JVM's, whose head may also have a request ahead of it if that JVM has
-	 * two clients or more. With a JVM each this is {@code clients - 1}, the guarantees'
-	 * requests ahead; with two to a JVM, 4 rather than 3 (the holder, the other JVM's
-	 * head, the own head, the other JVM's next head); with three and one, 5 for the three
-	 * (the lone client holds between each of their grants) and 2 for the one; all in one
-	 * JVM, a FIFO line: 3.
+	 * The lock goes to the requests in Redis in the order they were filed, one per line
+	 * at a time (its head's); a line's next head files when its head is granted. So a
+	 * waiter with {@code p - 1} waiters ahead of it in its line needs {@code p} grants of
+	 * its line, each of which may come after one grant of every other line. Besides, when
+	 * it starts the lock may be held: by a client of its own line (then at most
+	 * {@code own - 2} are ahead of it), or by another line's, whose head may also have a
+	 * request ahead of it if that line has two clients or more. With a JVM each this is
+	 * {@code clients - 1}, the guarantees' requests ahead; two to a JVM, 4 rather than 3
+	 * (the holder, the other JVM's head, its own head, the other JVM's next head); three
+	 * and one, 5 for the three (the lone client may hold between each of their grants)
+	 * and 2 for the one; all in one JVM, a FIFO line: 3. A reading pair makes a line of
+	 * its own: all in one JVM with readers counts as two to a JVM.
 	 */
-	int holdsAhead(int clients, int i) {
-		int jvm = jvm(i);
-		if (jvm < 0) {
-			return clients - 1;
-		}
-		int own = 0;
-		int others = 0;
-		boolean otherShared = false;
-		Map<Integer, Integer> sizes = new HashMap<>();
-		for (int c = 0; c < clients; c++) {
-			sizes.merge((jvm(c) < 0) ? -1 - c : jvm(c), 1, Integer::sum);
-		}
-		for (Map.Entry<Integer, Integer> size : sizes.entrySet()) {
-			if (size.getKey() == jvm) {
-				own = size.getValue();
-			}
-			else {
-				others++;
-				otherShared |= size.getValue() >= 2;
-			}
-		}
-		// Held by its own JVM: n - 1 rounds of its JVM, each after every other JVM's.
-		int heldByOwn = (own - 1) * (others + 1);
-		// Held by another JVM: n rounds, the waiters ahead of it and its own grant.
-		int heldByOther = (others == 0) ? 0 : (own - 1) + own * others + (otherShared ? 1 : 0);
+	static int holdsAhead(int own, int otherLines, boolean otherShared) {
+		// Held by its own line: own - 1 rounds of its line, each after every other
+		// line's.
+		int heldByOwn = (own - 1) * (otherLines + 1);
+		// Held by another line: own rounds, the waiters ahead of it and its own grant.
+		int heldByOther = (otherLines == 0) ? 0 : (own - 1) + own * otherLines + (otherShared ? 1 : 0);
 		return Math.max(heldByOwn, heldByOther);
 	}
 

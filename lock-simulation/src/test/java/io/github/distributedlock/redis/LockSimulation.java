@@ -208,9 +208,6 @@ final class LockSimulation {
 	// JVM, sharing its local line of each lock kind.
 	private final JvmLayout layout;
 
-	// The clients of this run, for the layout's JVMs and the bound on waits.
-	private int clientCount;
-
 	// The local lines of each JVM, by JVM and queue id (a JVM's readers and writers of
 	// one name wait in two lines, as in the engine).
 	private final Map<String, LocalLine> jvmLines = new java.util.HashMap<>();
@@ -588,7 +585,6 @@ final class LockSimulation {
 		if (this.multi != null) {
 			return this.multi.run(clients, acquisitionsEach);
 		}
-		this.clientCount = clients;
 		for (int i = 0; i < clients; i++) {
 			// In a third of the runs, two custom owners of two clients each: a client's
 			// acquisition joins the other's hold as a re-entry. With three clients in one
@@ -601,7 +597,6 @@ final class LockSimulation {
 					: (i / 2 == this.readerPair) ? this.readSpec : this.spec;
 			LocalLine line = localLine(i, spec);
 			Client client = new Client("c" + i, owner, spec, acquisitionsEach, line);
-			client.holdsAhead = this.layout.holdsAhead(clients, i);
 			this.clients.put(i, client);
 			String role = (client.reader ? " (reads)"
 					: client.permit ? " (takes 1 of " + this.permits + " permits)" : this.fair ? " (fair)" : "")
@@ -611,6 +606,7 @@ final class LockSimulation {
 			at(this.random.between(0, 50 * MS),
 					client.name + " starts" + role + (this.sharedOwners ? " as " + owner : ""), client::start);
 		}
+		countHoldsAhead();
 		long firstStall = this.random.between(0, 2_000 * MS);
 		if (this.faults.contains(Fault.STALL)) {
 			at(firstStall, "redis stalls", this::stall);
@@ -1275,29 +1271,47 @@ final class LockSimulation {
 	/**
 	 * Return the bound on any wait of this run without faults: as
 	 * {@link #calmWaitBoundNanos(int, long)}, with the holds that may come ahead of a
-	 * waiter counted for the run's layout ({@link JvmLayout#holdsAhead}): with clients
-	 * sharing a JVM, a waiter behind others in its JVM's line is not yet in the line in
-	 * Redis, and other JVMs' requests may go ahead of each of theirs. The longest of its
-	 * clients' bounds.
+	 * waiter counted from the local lines of the run ({@link JvmLayout#holdsAhead}): with
+	 * clients sharing a JVM, a waiter behind others in its JVM's line is not yet in the
+	 * line in Redis, and other lines' requests may go ahead of each of its line's. The
+	 * longest of its clients' bounds (before the run, or with multi-locks, the four
+	 * clients').
 	 */
 	long waitBoundNanos(long pollNanos) {
-		int clients = (this.clientCount > 0) ? this.clientCount : 4;
-		if (this.multi != null) {
-			return calmWaitBoundNanos(clients, pollNanos);
+		if (this.multi != null || this.clients.isEmpty()) {
+			// Multi-lock runs keep a line for each client: the four clients' bound.
+			return calmWaitBoundNanos(4, pollNanos);
 		}
 		int holdsAhead = 0;
-		for (int i = 0; i < clients; i++) {
-			holdsAhead = Math.max(holdsAhead, this.layout.holdsAhead(clients, i));
+		for (Client client : this.clients.values()) {
+			holdsAhead = Math.max(holdsAhead, client.holdsAhead);
 		}
 		return calmBoundForHoldsAhead(holdsAhead, pollNanos);
+	}
+
+	/**
+	 * Count, for each client, the holds that may be granted to others while it waits
+	 * ({@link JvmLayout#holdsAhead}), from the local lines the clients wait in.
+	 */
+	private void countHoldsAhead() {
+		Map<LocalLine, Integer> sizes = new java.util.IdentityHashMap<>();
+		for (Client client : this.clients.values()) {
+			sizes.merge(client.localLine, 1, Integer::sum);
+		}
+		for (Client client : this.clients.values()) {
+			boolean otherShared = sizes.entrySet()
+				.stream()
+				.anyMatch((size) -> size.getKey() != client.localLine && size.getValue() >= 2);
+			client.holdsAhead = JvmLayout.holdsAhead(sizes.get(client.localLine), sizes.size() - 1, otherShared);
+		}
 	}
 
 	/**
 	 * Return the most an acquisition waited past its own client's bound in a run without
 	 * faults (for listeners: {@link #calmWaitBoundNanos(int, long)} with the holds that
 	 * may come ahead of that client, {@link JvmLayout#holdsAhead}), negative if none did;
-	 * and whose wait it was. The clients of a JVM of three waiters wait up to 5 holds,
-	 * the lone client beside them 2.
+	 * and whose wait it was. The clients of a line of three wait up to 5 holds, the lone
+	 * client beside them 2.
 	 */
 	long mostPastOwnBoundNanos() {
 		return this.mostPastOwnBoundNanos;

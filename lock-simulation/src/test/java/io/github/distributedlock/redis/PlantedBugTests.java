@@ -269,11 +269,11 @@ class PlantedBugTests {
 		for (long seed = 1_000; seed < 1_000 + MAX_SEEDS; seed++) {
 			LockSimulation simulation = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.CANCEL_KEEPS_GRANT,
 					EnumSet.of(LockSimulation.Fault.CANCEL));
-			long bound = simulation.waitBoundNanos(0);
 			// Found either way: the kept grant blocks the others past the bound, or its
 			// owner's next acquisition finds the hold it forgot (a self-deadlock, which a
 			// run reports as a violation; without the plant, no seed reports one).
 			String violation = simulation.run(4, 25);
+			long bound = simulation.waitBoundNanos(0);
 			if (violation != null) {
 				System.out.printf("planted cancelled waiter that keeps its grant found: seed %d, %s%n", seed,
 						violation);
