@@ -14,13 +14,15 @@ import java.util.regex.Pattern;
  * each function defined costs a closure per call (about 380 instructions of Redis's,
  * docs/design/cost.md), whether it is used or not. A script whose usual case returns
  * early can mark the line after it with {@link #REST}: the functions that only the code
- * below the mark calls are defined there, and the usual case never defines them.
+ * below the mark calls are defined there, and the usual case never defines them. A script
+ * with several such paths, each returning before the next, can mark the line after each.
  */
 final class LuaLibrary {
 
 	/**
-	 * The line of a script where the library functions that only the code below it calls
-	 * are defined; the others go before the script.
+	 * A line of a script where the library functions that the code below it calls, down
+	 * to the next such line, are defined, unless the code above defined them already; the
+	 * others go before the script.
 	 */
 	static final String REST = "-- (lib.lua: the functions that only the code below calls)";
 
@@ -80,9 +82,9 @@ final class LuaLibrary {
 
 	/**
 	 * Return the script with the library functions it calls: before it, or, for a script
-	 * with a {@link #REST} line, those that the code above that line calls before it and
-	 * the others in place of that line.
-	 * @throws IllegalStateException if the script has more than one {@link #REST} line
+	 * with {@link #REST} lines, those that the code above the first such line calls
+	 * before it, and at each such line those that the code down to the next one (or to
+	 * the end) calls and that are not defined yet.
 	 */
 	String link(String name, String script) {
 		Matcher rest = Pattern.compile("(?m)^" + Pattern.quote(REST) + "[ \\t]*\\r?$").matcher(script);
@@ -90,12 +92,18 @@ final class LuaLibrary {
 			return prelude(script) + "\n" + script;
 		}
 		String head = script.substring(0, rest.start());
-		String tail = script.substring(rest.end());
-		if (rest.find()) {
-			throw new IllegalStateException("Lua script " + name + " has more than one line '" + REST + "'");
+		Set<String> defined = needed(head);
+		StringBuilder linked = new StringBuilder(definitions(defined, Set.of())).append("\n").append(head);
+		int from = rest.end();
+		while (from >= 0) {
+			boolean another = rest.find();
+			int to = another ? rest.start() : script.length();
+			Set<String> needed = needed(script.substring(0, to));
+			linked.append(definitions(needed, defined)).append(script, from, to);
+			defined.addAll(needed);
+			from = another ? rest.end() : -1;
 		}
-		Set<String> first = needed(head);
-		return definitions(first, Set.of()) + "\n" + head + definitions(needed(script), first) + tail;
+		return linked.toString();
 	}
 
 	private Set<String> needed(String script) {

@@ -120,8 +120,54 @@ class LuaLibraryTests {
 		assertThat(library.link("test.lua", script.replace(LuaLibrary.REST, LuaLibrary.REST + " \t")))
 			.as("a mark followed by blanks")
 			.isEqualTo(library.link("test.lua", script));
-		assertThatIllegalStateException().isThrownBy(() -> library.link("test.lua", script + LuaLibrary.REST + "\n"))
-			.withMessageContaining("test.lua has more than one line");
+	}
+
+	@Test
+	void shouldDefineAtEachRestLineTheFunctionsThatTheCodeDownToTheNextOneCalls() {
+		LuaLibrary library = LuaLibrary.parse("test.lua", """
+				-- doubles
+				local function twice(x)
+					return 2 * x
+				end
+
+				-- quadruples
+				local function four_times(x)
+					return twice(twice(x))
+				end
+
+				-- nothing
+				local function never()
+				end
+				""");
+		String script = "if ARGV[1] then\n\treturn twice(1)\nend\n" + LuaLibrary.REST
+				+ "\nif ARGV[2] then\n\treturn four_times(1)\nend\n" + LuaLibrary.REST + "\nnever()\nreturn twice(2)\n";
+		assertThat(library.link("test.lua", script)).isEqualTo("""
+				-- doubles
+				local function twice(x)
+					return 2 * x
+				end
+
+
+				if ARGV[1] then
+					return twice(1)
+				end
+				-- quadruples
+				local function four_times(x)
+					return twice(twice(x))
+				end
+
+
+				if ARGV[2] then
+					return four_times(1)
+				end
+				-- nothing
+				local function never()
+				end
+
+
+				never()
+				return twice(2)
+				""");
 	}
 
 	@Test
