@@ -73,6 +73,24 @@ local function blocked(held)
 	end
 end
 
+local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'reserved', 'queued', 'holds', hold)
+
+if held[1] == '' and (request == '' or held[3] ~= request) then
+	-- Reserved for another waiter's request (or kept for a minimum hold): taken, for as long
+	-- as its claim.
+	blocked(held)
+	return {0, tonumber(held[2]), redis.call('PTTL', KEYS[1])}
+end
+
+if held[1] and held[1] ~= '' and held[1] ~= owner then
+	-- Another owner's: taken, for as long as its lease. The usual blocked attempt returns
+	-- here, before the functions that taking the lock or joining a hold need are defined.
+	blocked(held)
+	return {0, tonumber(held[2]), redis.call('PTTL', KEYS[1])}
+end
+
+-- (lib.lua: the functions that only the code below calls)
+
 -- The caller's request, if it carries one, leaves the line: the lock is ours.
 local function withdraw_request()
 	if request ~= '' then
@@ -111,15 +129,6 @@ local function take(reserved)
 	return {1, tonumber(token)}
 end
 
-local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'reserved', 'queued', 'holds', hold)
-
-if held[1] == '' and (request == '' or held[3] ~= request) then
-	-- Reserved for another waiter's request (or kept for a minimum hold): taken, for as long
-	-- as its claim.
-	blocked(held)
-	return {0, tonumber(held[2]), redis.call('PTTL', KEYS[1])}
-end
-
 if not held[1] or held[1] == '' then
 	-- Reserved for our request (owner ''), it has no readers: a release reserves only when
 	-- the readers key is gone, and no reader joins a lock reserved for another request
@@ -153,6 +162,9 @@ if not held[1] or held[1] == '' then
 	return take(held[1] == '')
 end
 
+-- (lib.lua: the functions that only the code below calls)
+
+-- Ours: every other owner's hold returned above.
 if held[1] == owner then
 	drop_intent()
 	if held[6] then
@@ -184,6 +196,3 @@ if held[1] == owner then
 	withdraw_request()
 	return {1, tonumber(held[2])}
 end
-
-blocked(held)
-return {0, tonumber(held[2]), redis.call('PTTL', KEYS[1])}
