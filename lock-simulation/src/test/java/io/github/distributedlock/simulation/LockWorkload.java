@@ -3,6 +3,8 @@ package io.github.distributedlock.simulation;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.distributedlock.redis.script.ScriptArgs;
+
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -196,10 +198,21 @@ final class LockWorkload {
 		if (this.random.chance(0.1)) {
 			holdsIt = !holdsIt;
 		}
-		return script("acquire.lua", List.of(key, FENCES[lock], readers(key), key + ":intent", key + ":requests"),
-				owner, attempt(), lease(), flag(), fenceIdle(),
-				this.random.pick(List.of("-1", "0", "10", "100", "5000")), flag(), holdsIt ? "1" : "0",
-				this.random.chance(0.5) ? "" : request(), requestTtl());
+		// Drawn in the order they were drawn when the script took them in this order.
+		String attempt = attempt();
+		long lease = Long.parseLong(lease());
+		boolean reentrant = flag().equals("1");
+		long fenceIdle = Long.parseLong(fenceIdle());
+		long wait = Long.parseLong(this.random.pick(List.of("-1", "0", "10", "100", "5000")));
+		boolean mayHaveIntent = flag().equals("1");
+		String request = this.random.chance(0.5) ? "" : request();
+		long requestTtl = Long.parseLong(requestTtl());
+		// As the engine sends them: the arguments at their defaults left off.
+		List<String> argv = new ScriptArgs.Acquire(owner, attempt, lease, wait, reentrant, fenceIdle, mayHaveIntent,
+				holdsIt, request, requestTtl)
+			.argv();
+		return new Step("acquire.lua", List.of(key, FENCES[lock], readers(key), key + ":intent", key + ":requests"),
+				argv, 0);
 	}
 
 	private Step release() {

@@ -170,8 +170,7 @@ class RedisModelTests {
 	}
 
 	private Object acquire(String owner, String hold, String lease) {
-		return this.model.eval("acquire.lua", ACQUIRE_KEYS,
-				List.of(owner, hold, lease, "1", "604800000", "-1", "0", "0", "", "30000"));
+		return this.model.eval("acquire.lua", ACQUIRE_KEYS, List.of(owner, hold, lease, "-1"));
 	}
 
 }

@@ -24,10 +24,9 @@ public final class ExclusiveKind extends LockKind {
 
 	@Override
 	public ScriptCall acquire(LockSpec spec, Attempt attempt, String fenceIdleMillis) {
-		return ACQUIRE.call(spec,
-				new ScriptArgs.Acquire(attempt.owner(), attempt.hold(), spec.leaseMillis(), spec.reentrant(),
-						Long.parseLong(fenceIdleMillis), attempt.remainingWaitMillis(), attempt.mayHaveIntent(),
-						attempt.holdsIt(), attempt.requestMember(), HandOffRequest.VALIDITY_MILLIS));
+		return ACQUIRE.call(spec, new ScriptArgs.Acquire(attempt.owner(), attempt.hold(), spec.leaseMillis(),
+				attempt.remainingWaitMillis(), spec.reentrant(), Long.parseLong(fenceIdleMillis),
+				attempt.mayHaveIntent(), attempt.holdsIt(), attempt.requestMember(), HandOffRequest.VALIDITY_MILLIS));
 	}
 
 	@Override

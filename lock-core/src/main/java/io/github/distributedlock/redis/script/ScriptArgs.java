@@ -3,6 +3,8 @@ package io.github.distributedlock.redis.script;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.distributedlock.redis.core.LockKeys;
+
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -37,28 +39,47 @@ public sealed interface ScriptArgs {
 	 * @param owner the owner id
 	 * @param hold the id of the hold this acquisition takes, the same for each attempt
 	 * @param leaseMs the lease
-	 * @param reentrant whether the owner may take the lock again
-	 * @param fenceIdleMs the idle time after which the fencing counter may vanish
 	 * @param waitMs how long the caller will keep waiting (-1 indefinitely, 0 sets no
 	 * writer intent)
+	 * @param reentrant whether the owner may take the lock again
+	 * @param fenceIdleMs the idle time after which the fencing counter may vanish
 	 * @param mayHaveIntent whether an earlier attempt may have set the writer intent
 	 * @param holdsIt whether the caller already holds the lock (a real re-entry)
 	 * @param request the caller's request in the lock's line, or {@code ""} for none
 	 * @param requestTtlMs how long the requests set lives after the last filing
 	 */
-	record Acquire(String owner, String hold, long leaseMs, boolean reentrant, long fenceIdleMs, long waitMs,
+	record Acquire(String owner, String hold, long leaseMs, long waitMs, boolean reentrant, long fenceIdleMs,
 			boolean mayHaveIntent, boolean holdsIt, String request, long requestTtlMs) implements ScriptArgs {
 
 		@Override
 		public List<String> argv() {
-			if (!this.mayHaveIntent && !this.holdsIt && this.request.isEmpty()) {
-				// Left off, the last four are read as these defaults by the script.
-				return List.of(this.owner, this.hold, number(this.leaseMs), flag(this.reentrant),
-						number(this.fenceIdleMs), number(this.waitMs));
+			List<String> argv = List.of(this.owner, this.hold, number(this.leaseMs), number(this.waitMs),
+					flag(this.reentrant), number(this.fenceIdleMs), flag(this.mayHaveIntent), flag(this.holdsIt),
+					this.request, number(this.requestTtlMs));
+			return argv.subList(0, sent());
+		}
+
+		/**
+		 * Return how many arguments to send: the first four, then the optional ones only
+		 * as far as the last one not at the value the script reads when it is left off.
+		 * Sending all six whenever one differs would make every non-reentrant attempt and
+		 * every re-entry pay for arguments that only repeat the defaults. The request's
+		 * time to live goes with the request: without one, the script never reads it.
+		 */
+		private int sent() {
+			if (!this.request.isEmpty()) {
+				return 10;
 			}
-			return List.of(this.owner, this.hold, number(this.leaseMs), flag(this.reentrant), number(this.fenceIdleMs),
-					number(this.waitMs), flag(this.mayHaveIntent), flag(this.holdsIt), this.request,
-					number(this.requestTtlMs));
+			if (this.holdsIt) {
+				return 8;
+			}
+			if (this.mayHaveIntent) {
+				return 7;
+			}
+			if (this.fenceIdleMs != LockKeys.FENCE_IDLE_MILLIS) {
+				return 6;
+			}
+			return this.reentrant ? 4 : 5;
 		}
 
 	}

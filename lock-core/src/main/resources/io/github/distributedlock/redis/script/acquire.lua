@@ -4,7 +4,7 @@
 -- (docs/design/waiting-and-hand-off.md).
 --
 -- KEYS: lock, fence, readers, writer_intent, requests
--- ARGV: owner, hold, lease_ms, reentrant, fence_idle_ms, wait_ms, may_have_intent, holds_it, request, request_ttl_ms
+-- ARGV: owner, hold, lease_ms, wait_ms, reentrant, fence_idle_ms, may_have_intent, holds_it, request, request_ttl_ms
 --
 -- KEYS[1]  the lock: a hash {owner (its digest), holds, token, '#<hold>' for each hold} with a
 --          lease (PEXPIRE); while reserved for a
@@ -21,11 +21,15 @@
 -- ARGV[2]  the hold: an id this acquisition chose, the same for each of its attempts, so that
 --          an attempt that ran before (its reply lost) is found rather than counted again
 -- ARGV[3]  lease in milliseconds
--- ARGV[4]  '1' if the owner may take the lock again, '0' if that is a self-deadlock
--- ARGV[5]  idle time in milliseconds after which the fencing counter may vanish
--- ARGV[6]  how long the caller will keep waiting, in ms (-1: indefinitely); 0 sets no writer intent
--- ARGV[7..10] are sent only when one of 7, 8 or 9 is not its default ('0', '0', ''): each argument
---          costs Redis about as much as a few lines of Lua, and the usual first attempt needs none
+-- ARGV[4]  how long the caller will keep waiting, in ms (-1: indefinitely); 0 sets no writer intent
+-- ARGV[5..10] may be left off from the end: the caller sends them only as far as the last one
+--          not at its default ('1', 7 days, '0', '0', ''), ARGV[10] with a request. Each argument
+--          costs Redis about as much as a few lines of Lua (docs/design/cost.md), and the usual
+--          first attempt needs none; sending all six whenever one differed would make every
+--          non-reentrant attempt and every re-entry pay for defaults
+-- ARGV[5]  '1' if the owner may take the lock again, '0' if that is a self-deadlock
+-- ARGV[6]  idle time in milliseconds after which the fencing counter may vanish; its default
+--          is LockKeys.FENCE_IDLE_MILLIS (LockScriptsTests checks it)
 -- ARGV[7]  '1' if an earlier attempt of this caller may have set the writer intent
 -- ARGV[8]  '1' if the caller already holds this lock (a real re-entry), '0' if it holds no handle on it
 -- ARGV[9]  the caller's request, or '' for none: filed (keeping its place) when the lock is
@@ -42,6 +46,7 @@
 local owner = digest(ARGV[1])
 local hold = hold_field(ARGV[2])
 local request = ARGV[9] or ''
+local fence_idle_ms = ARGV[6] or '604800000'
 
 -- The usual case, a name that nobody holds, reserves, reads or waits for, costs one command to
 -- tell: readers, hand-off and writer intent are looked at only when one of those keys exists.
@@ -53,7 +58,7 @@ if request == '' and redis.call('EXISTS', KEYS[1], KEYS[3], KEYS[4], KEYS[5]) ==
 	-- A new hold, as take (below) makes one, but unmarked, and without defining the functions
 	-- that the other cases need: there is no request to withdraw, and no writer intent to drop
 	-- (its key is not there).
-	local token = next_token(KEYS[2], ARGV[5], server_micros())
+	local token = next_token(KEYS[2], fence_idle_ms, server_micros())
 	redis.call('HSET', KEYS[1], 'owner', owner, 'holds', '1', 'token', token, hold, '1')
 	redis.call('PEXPIRE', KEYS[1], ARGV[3])
 	return {1, tonumber(token)}
@@ -111,7 +116,7 @@ end
 -- waiting, which its release must then look at (the usual case, above, takes a name nobody
 -- waits for). reserved: whether it was reserved for our request.
 local function take(reserved)
-	local token = next_token(KEYS[2], ARGV[5], server_micros())
+	local token = next_token(KEYS[2], fence_idle_ms, server_micros())
 	if reserved then
 		-- The reservation becomes our hold ('reserved' = '' is no reservation).
 		redis.call('HSET', KEYS[1], 'owner', owner, 'holds', '1', 'token', token, hold, '1', 'reserved', '', 'queued', '1')
@@ -144,7 +149,7 @@ if not held[1] or held[1] == '' then
 			-- Readers hold it: wait for the last one, and keep new readers out for as long as
 			-- this writer will wait (so a writer that gives up or dies only delays readers briefly).
 			local ttl = tonumber(latest[#latest]) - nowMs
-			local waiting = tonumber(ARGV[6])
+			local waiting = tonumber(ARGV[4])
 			if waiting ~= 0 then
 				local intent = ttl
 				if waiting > 0 and waiting < intent then
@@ -186,7 +191,7 @@ if held[1] == owner then
 		withdraw_request()
 		return {1, tonumber(held[2])}
 	end
-	if ARGV[4] ~= '1' then
+	if (ARGV[5] or '1') ~= '1' then
 		return {-1, tonumber(held[2]), redis.call('PTTL', KEYS[1])}
 	end
 	redis.call('HSET', KEYS[1], hold, '1')

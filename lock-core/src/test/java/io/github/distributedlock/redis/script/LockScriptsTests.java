@@ -93,15 +93,22 @@ class LockScriptsTests {
 
 	@Test
 	void shouldPassTheWireValuesTheScriptsRead() {
-		assertThat(new ScriptArgs.Acquire("o", "h", 30000, true, 604800000, -1, false, true, "", 30000).argv())
-			.containsExactly("o", "h", "30000", "1", "604800000", "-1", "0", "1", "", "30000");
-		// The usual first attempt: the script reads the last four as their defaults.
-		assertThat(new ScriptArgs.Acquire("o", "h", 30000, true, 604800000, -1, false, false, "", 30000).argv())
-			.containsExactly("o", "h", "30000", "1", "604800000", "-1");
-		assertThat(new ScriptArgs.Acquire("o", "h", 30000, true, 604800000, -1, true, false, "", 30000).argv())
-			.containsExactly("o", "h", "30000", "1", "604800000", "-1", "1", "0", "", "30000");
-		assertThat(new ScriptArgs.Acquire("o", "h", 30000, true, 604800000, -1, false, false, "2000:r", 30000).argv())
-			.containsExactly("o", "h", "30000", "1", "604800000", "-1", "0", "0", "2000:r", "30000");
+		long fenceIdle = LockKeys.FENCE_IDLE_MILLIS;
+		// The usual first attempt: the script reads the last six as their defaults.
+		assertThat(new ScriptArgs.Acquire("o", "h", 30000, -1, true, fenceIdle, false, false, "", 30000).argv())
+			.containsExactly("o", "h", "30000", "-1");
+		// Then only as far as the last one that is not at its default.
+		assertThat(new ScriptArgs.Acquire("o", "h", 30000, -1, false, fenceIdle, false, false, "", 30000).argv())
+			.containsExactly("o", "h", "30000", "-1", "0");
+		assertThat(new ScriptArgs.Acquire("o", "h", 30000, 0, true, 60000, false, false, "", 30000).argv())
+			.containsExactly("o", "h", "30000", "0", "1", "60000");
+		assertThat(new ScriptArgs.Acquire("o", "h", 30000, -1, true, fenceIdle, true, false, "", 30000).argv())
+			.containsExactly("o", "h", "30000", "-1", "1", "604800000", "1");
+		assertThat(new ScriptArgs.Acquire("o", "h", 30000, -1, true, fenceIdle, false, true, "", 30000).argv())
+			.containsExactly("o", "h", "30000", "-1", "1", "604800000", "0", "1");
+		// The request's time to live goes with the request.
+		assertThat(new ScriptArgs.Acquire("o", "h", 30000, 5000, true, fenceIdle, false, false, "2000:r", 30000).argv())
+			.containsExactly("o", "h", "30000", "5000", "1", "604800000", "0", "0", "2000:r", "30000");
 		// The usual release: the script reads hand_off '1' and keep_ms '0' as defaults.
 		assertThat(new ScriptArgs.Release("o", 7, "h", true, 0, null).argv()).containsExactly("o", "7", "h");
 		assertThat(new ScriptArgs.Release("o", 7, "h", false, 0, null).argv()).containsExactly("o", "7", "h", "0", "0");
@@ -117,6 +124,13 @@ class LockScriptsTests {
 		assertThat(new ScriptArgs.Renew(List.of(new ScriptArgs.Renew.Renewal("a", 1, "ha", 100),
 				new ScriptArgs.Renew.Renewal("b", 2, "hb", 200)))
 			.argv()).containsExactly("a", "1", "ha", "100", "b", "2", "hb", "200");
+	}
+
+	@Test
+	void shouldReadALeftOffFenceIdleTimeAsTheEnginesConstant() {
+		// ScriptArgs.Acquire leaves fence_idle_ms off when it is this constant.
+		String code = code(LuaScript.read("acquire.lua"));
+		assertThat(code).containsOnlyOnce("ARGV[6]").contains("ARGV[6] or '" + LockKeys.FENCE_IDLE_MILLIS + "'");
 	}
 
 	@Test
@@ -156,7 +170,7 @@ class LockScriptsTests {
 	void shouldBuildTheKeysOfALockInTheDeclaredOrder() {
 		LockSpec spec = spec();
 		String fence = LockKeys.fence("p:{orders:42}");
-		ScriptArgs.Acquire acquire = new ScriptArgs.Acquire("o", "h", 1000, true, 60000, -1, false, false, "", 30000);
+		ScriptArgs.Acquire acquire = new ScriptArgs.Acquire("o", "h", 1000, -1, true, 60000, false, false, "", 30000);
 		assertThat(LockScripts.ACQUIRE.call(spec, acquire).keys()).containsExactly("p:{orders:42}", fence,
 				"p:{orders:42}:readers", "p:{orders:42}:intent", "p:{orders:42}:requests");
 		ScriptArgs.Release release = new ScriptArgs.Release("o", 1, "h", true, 0, null);

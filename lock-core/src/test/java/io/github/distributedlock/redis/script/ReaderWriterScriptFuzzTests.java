@@ -290,7 +290,7 @@ class ReaderWriterScriptFuzzTests {
 			boolean holdsIt = !actor.holds.isEmpty() || this.random.nextInt(4) == 0;
 			String wait = List.of("-1", "0", "200").get(this.random.nextInt(3));
 			List<?> reply = (List<?>) record("acquire", List.of(LOCK, LockKeys.fence(LOCK), READERS, INTENT, REQUESTS),
-					actor.owner, actor.hold, lease(), bit(5), "60000", wait, mayHaveIntent, holdsIt ? "1" : "0",
+					actor.owner, actor.hold, lease(), wait, bit(5), "60000", mayHaveIntent, holdsIt ? "1" : "0",
 					actor.request, "30000");
 			long status = (Long) reply.get(0);
 			if (status == 1) {

@@ -1,0 +1,41 @@
+package io.github.distributedlock.redis.script;
+
+import java.util.List;
+
+import io.github.distributedlock.redis.core.HandOffRequest;
+import io.github.distributedlock.redis.core.LockKeys;
+import io.github.distributedlock.test.RedisServerExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What {@code acquire.lua} reads for the arguments {@link ScriptArgs.Acquire} leaves off:
+ * the values the engine would have sent. On a real redis-server.
+ */
+class AcquireDefaultsTests {
+
+	private static final String LOCK = "ad:{a}";
+
+	private static final List<String> KEYS = List.of(LOCK, LockKeys.fence(LOCK), LOCK + ":readers", LOCK + ":intent",
+			LOCK + ":requests");
+
+	@RegisterExtension
+	static RedisServerExtension redis = RedisServerExtension.dedicated();
+
+	@Test
+	void shouldKeepTheFencingCounterForTheEnginesIdleTimeWhenItIsLeftOff() {
+		List<String> argv = new ScriptArgs.Acquire("owner", "h1", 10000, -1, true, LockKeys.FENCE_IDLE_MILLIS, false,
+				false, "", HandOffRequest.VALIDITY_MILLIS)
+			.argv();
+		assertThat(argv).as("the usual first attempt").hasSize(4);
+		List<?> reply = (List<?>) ScriptEval.eval(redis.server(), LockScripts.ACQUIRE, KEYS,
+				argv.toArray(String[]::new));
+		assertThat(reply.get(0)).isEqualTo(1L);
+		long idle = (Long) redis.server().command("PTTL", LockKeys.fence(LOCK));
+		assertThat(idle).as("the fencing counter's time to live")
+			.isBetween(LockKeys.FENCE_IDLE_MILLIS - 60_000, LockKeys.FENCE_IDLE_MILLIS);
+	}
+
+}
