@@ -22,7 +22,8 @@ public enum Library {
 
 	/**
 	 * This project's {@code ReactiveRedisLockTemplate}, driven from worker threads that
-	 * block on its publishers; measured in scenario 2 with 2 processes only.
+	 * block on its publishers; measured in scenario 2 with 2 processes only (one thread
+	 * each, then 8).
 	 */
 	THIS_PROJECT_REACTIVE("ours-reactive", "this project, reactive (PUBSUB)", "this project (reactive)", false),
 

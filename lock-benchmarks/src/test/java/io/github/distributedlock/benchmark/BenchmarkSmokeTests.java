@@ -4,6 +4,8 @@ import java.nio.file.Path;
 
 import io.github.distributedlock.benchmark.report.BenchmarkResults;
 import io.github.distributedlock.benchmark.report.ClusterResult;
+import io.github.distributedlock.benchmark.report.ContendedResult;
+import io.github.distributedlock.benchmark.report.ContendedShape;
 import io.github.distributedlock.benchmark.report.RedisCost;
 import io.github.distributedlock.benchmark.report.ReportWriter;
 import org.junit.jupiter.api.Test;
@@ -31,18 +33,19 @@ class BenchmarkSmokeTests {
 			assertThat(result.cost().bytesPerHeldLock()).as(result.library().title()).isPositive();
 		});
 		// Scenario 2 measures the reactive template beside the blocking one, with 2
-		// processes.
+		// processes of one thread, then of 8.
 		assertThat(results.contended()).filteredOn((result) -> result.library() == Library.THIS_PROJECT_REACTIVE)
-			.singleElement()
-			.satisfies((result) -> assertThat(result.processes()).isEqualTo(2));
-		assertThat(results.contended()).hasSize(2 * Library.compared().size() + 1).allSatisfy((result) -> {
-			String name = result.library().title() + " with " + result.processes() + " processes";
-			assertThat(result.acquisitions()).as(name).isPositive();
-			assertThat(result.overlaps()).as(name).isZero();
-			assertThat(result.commands().roundTrips()).as(name).isPositive();
-			assertThat(result.errors()).as(name).isZero();
-			assertCostMeasured(result.cost(), name);
-		});
+			.extracting(ContendedResult::shape)
+			.containsExactly(ContendedShape.TWO_PROCESSES, ContendedShape.TWO_PROCESSES_EIGHT_THREADS);
+		assertThat(results.contended()).hasSize(ContendedShape.ALL.size() * Library.compared().size() + 2)
+			.allSatisfy((result) -> {
+				String name = result.library().title() + " with " + result.shape().describe();
+				assertThat(result.acquisitions()).as(name).isPositive();
+				assertThat(result.overlaps()).as(name).isZero();
+				assertThat(result.commands().roundTrips()).as(name).isPositive();
+				assertThat(result.errors()).as(name).isZero();
+				assertCostMeasured(result.cost(), name);
+			});
 		assertThat(results.manyKeys()).hasSize(Library.compared().size()).allSatisfy((result) -> {
 			assertThat(result.acquireRelease().count()).as(result.library().title()).isPositive();
 			assertThat(result.overlaps()).as(result.library().title()).isZero();
@@ -79,7 +82,8 @@ class BenchmarkSmokeTests {
 		assertThat(results.jmh()).contains("LockKeyBenchmark", "LockRequestBenchmark", "TemplateOverheadBenchmark");
 		assertThat(output.resolve(ReportWriter.REPORT)).content()
 			.contains("## Targets", "## 5. Many waiters", "## 6. Many keys on Redis Cluster", "## Scale model",
-					"Redis CPU / acq. (main thread)", "keys left / name", "bytes / held lock");
+					"## 2. Contended hand-off: 2 processes × 8 threads", "Redis CPU / acq. (main thread)",
+					"keys left / name", "bytes / held lock");
 		assertThat(output.resolve(ReportWriter.CHART)).content().startsWith("<svg").endsWith("</svg>\n");
 	}
 

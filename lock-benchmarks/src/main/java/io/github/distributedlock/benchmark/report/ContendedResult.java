@@ -3,18 +3,18 @@ package io.github.distributedlock.benchmark.report;
 import io.github.distributedlock.benchmark.Library;
 
 /**
- * Scenario 2: one thread in each of several processes hammers one key, holding it about
- * 100 µs.
+ * Scenario 2: threads in several processes hammer one key, holding it about 100 µs.
  *
  * @param library the library
- * @param processes the number of processes
+ * @param shape how many processes, with how many threads each
  * @param acquisitions acquisitions in the measured window
  * @param acquisitionsPerSecond acquisitions per second
  * @param acquireWait time from the acquire call to its return, for every acquisition: how
  * long a process waited
  * @param handoffGap time from one holder's release call to the next holder's acquire
- * returning, for acquisitions that changed hands
- * @param handoffShare the share of acquisitions that went to another process than the
+ * returning, for acquisitions that changed hands (another thread, of this process or of
+ * another)
+ * @param handoffShare the share of acquisitions that went to another thread than the
  * previous one
  * @param overlaps acquisitions that began before the previous hold ended (must be 0)
  * @param commands Redis commands per acquisition
@@ -26,7 +26,7 @@ import io.github.distributedlock.benchmark.Library;
  * @param timeouts acquisitions that timed out
  * @param errors calls that threw
  */
-public record ContendedResult(Library library, int processes, long acquisitions, double acquisitionsPerSecond,
+public record ContendedResult(Library library, ContendedShape shape, long acquisitions, double acquisitionsPerSecond,
 		LatencyStats acquireWait, LatencyStats handoffGap, double handoffShare, long overlaps, CommandCounts commands,
 		RedisCost cost, double clientCpuMicros, double jitCpuMicros, long timeouts, long errors) {
 

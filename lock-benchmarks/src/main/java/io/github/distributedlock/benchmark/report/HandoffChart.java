@@ -55,7 +55,7 @@ public final class HandoffChart {
 	}
 
 	private static int panelHeight(List<ContendedResult> results) {
-		return 60 + results.size() * ROW + 2 * GROUP_GAP;
+		return 60 + results.size() * ROW + ContendedShape.ALL.size() * GROUP_GAP;
 	}
 
 	private static int handoffPanel(StringBuilder svg, List<ContendedResult> results, int top, int decades) {
@@ -90,12 +90,12 @@ public final class HandoffChart {
 
 	private static int rows(StringBuilder svg, List<ContendedResult> results, int top, RowPainter painter) {
 		int y = top;
-		for (int processes : new int[] { 2, 4 }) {
-			svg.append(String.format(Locale.ROOT, "<text x=\"10\" y=\"%d\" font-weight=\"bold\">%d processes</text>\n",
-					y + 12, processes));
+		for (ContendedShape shape : ContendedShape.ALL) {
+			svg.append(String.format(Locale.ROOT, "<text x=\"10\" y=\"%d\" font-weight=\"bold\">%s</text>\n", y + 12,
+					escape(shape.describe())));
 			y += ROW;
 			for (ContendedResult result : results) {
-				if (result.processes() == processes) {
+				if (result.shape().equals(shape)) {
 					label(svg, 24, y + 12, result.library().shortTitle());
 					painter.paint(result, y);
 					y += ROW;

@@ -105,11 +105,14 @@ public final class MarkdownReport {
 	private static void scenarios(StringBuilder md, BenchmarkResults results) {
 		md.append("\n## 1. Uncontended: one thread, a new key each time\n\n");
 		md.append(ScenarioTables.uncontended(results.uncontended()));
-		for (int processes : new int[] { 2, 4 }) {
-			md.append("\n## 2. Contended hand-off: ")
-				.append(processes)
-				.append(" processes, one key, ~100 µs holds\n\n");
-			md.append(ScenarioTables.contended(results.contended(), processes));
+		for (ContendedShape shape : ContendedShape.ALL) {
+			md.append("\n## 2. Contended hand-off: ").append(shape.describe()).append(", one key, ~100 µs holds\n\n");
+			if (shape.threadsPerProcess() > 1) {
+				md.append("Hand-offs go between threads of one process as well as across processes: a gap is counted "
+						+ "whenever the next holder is another thread, and an overlap whenever any two threads, of one "
+						+ "process or of two, held the key at once.\n\n");
+			}
+			md.append(ScenarioTables.contended(results.contended(), shape));
 		}
 		md.append("\n## 3. Many keys, many threads\n\n");
 		manyKeysHeading(md, results.manyKeys());

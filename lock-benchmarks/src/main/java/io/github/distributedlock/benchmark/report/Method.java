@@ -27,10 +27,11 @@ final class Method {
 			long a process was starved while others took the lock again and again.
 			- **Hand-off gap.** Per key, acquisitions sorted by when their acquire returned; when the holder changed, \
 			the gap runs from the previous holder's release call (stamp taken just before it) to the next holder's \
-			acquire returning. *Changed hands* is the share of successions that went to another process; the rest \
-			went back to the process that had just released (barging).
+			acquire returning. A holder is one thread of one process, so with several threads per process a hand-off \
+			between two threads of one process counts too. *Changed hands* is the share of successions that went \
+			to another thread; the rest went back to the thread that had just released (barging).
 			- **Overlaps.** An acquisition that returned before an earlier holder of the same key started its release \
-			call; checked across all processes. Must be 0.
+			call; checked across every thread of every process, two threads of one process included. Must be 0.
 			- **Commands.** *Round trips* are the commands clients sent, counted with `MONITOR` in a separate, \
 			unmeasured phase right after the measured one; Redis shows commands run by a Lua script with the source \
 			`lua`, and those are left out. *Server commands* come from `INFO commandstats` over the measured phase, \

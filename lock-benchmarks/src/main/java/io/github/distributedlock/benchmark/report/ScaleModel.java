@@ -40,7 +40,7 @@ final class ScaleModel {
 			Optional<UncontendedResult> uncontended = find(results.uncontended(), library, UncontendedResult::library);
 			Optional<ContendedResult> contended = results.contended()
 				.stream()
-				.filter((r) -> r.library() == library && r.processes() == 2)
+				.filter((r) -> r.library() == library && r.shape().equals(ContendedShape.TWO_PROCESSES))
 				.findFirst();
 			Optional<ManyKeysResult> manyKeys = find(results.manyKeys(), library, ManyKeysResult::library);
 			double heldBytes = uncontended.map((r) -> r.cost().bytesPerHeldLock()).orElse(Double.NaN);

@@ -31,8 +31,8 @@ final class ScenarioTables {
 			.render();
 	}
 
-	static String contended(List<ContendedResult> results, int processes) {
-		List<ContendedResult> rows = results.stream().filter((r) -> r.processes() == processes).toList();
+	static String contended(List<ContendedResult> results, ContendedShape shape) {
+		List<ContendedResult> rows = results.stream().filter((r) -> r.shape().equals(shape)).toList();
 		return new MarkdownTable<>(rows, ContendedResult::library)
 			.figure("acquisitions/s", ContendedResult::acquisitionsPerSecond, "%.0f", false)
 			.figure("hand-off p50", (r) -> r.handoffGap().p50Micros(), MICROS, true)
@@ -120,7 +120,7 @@ final class ScenarioTables {
 			out.append(row("uncontended", r.library().title(), r.commands()));
 		}
 		for (ContendedResult r : contended) {
-			out.append(row("contended ×" + r.processes(), r.library().title(), r.commands()));
+			out.append(row("contended " + r.shape().label(), r.library().title(), r.commands()));
 		}
 		return out.toString();
 	}
