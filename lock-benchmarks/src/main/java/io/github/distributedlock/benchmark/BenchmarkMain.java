@@ -29,7 +29,7 @@ import org.openjdk.jmh.runner.RunnerException;
 
 /**
  * Runs every scenario against one fresh redis-server and writes the report:
- * {@code BenchmarkMain [--smoke] [--no-jmh] [--out DIR] [--only 1,2]}.
+ * {@code BenchmarkMain [--smoke] [--no-jmh] [--out DIR] [--only 1,2] [--reverse]}.
  */
 public final class BenchmarkMain {
 
@@ -41,7 +41,7 @@ public final class BenchmarkMain {
 	 * @param args {@code --smoke} for about a second per scenario, {@code --no-jmh} to
 	 * skip JMH, {@code --out DIR} for the report directory ({@code docs/benchmarks}, or
 	 * {@code target/smoke} for a smoke run), {@code --only 1,2} to run only some
-	 * scenarios
+	 * scenarios, {@code --reverse} to run scenario 2's libraries in reverse order
 	 */
 	public static void main(String[] args) {
 		boolean smoke = List.of(args).contains("--smoke");
@@ -55,6 +55,9 @@ public final class BenchmarkMain {
 		if (only >= 0 && only + 1 < args.length) {
 			settings = settings
 				.only(Arrays.stream(args[only + 1].split(",")).map(Integer::valueOf).collect(Collectors.toSet()));
+		}
+		if (List.of(args).contains("--reverse")) {
+			settings = settings.reverse();
 		}
 		BenchmarkResults results = run(settings);
 		System.out.println();

@@ -64,6 +64,14 @@ final class BenchmarkRun implements AutoCloseable {
 	}
 
 	/**
+	 * Start fresh worker JVMs beside the pool, on this JVM's Java and with the pool's
+	 * heap, for a scenario that gives each library JVMs of its own.
+	 */
+	List<WorkerProcess> startWorkers(int count) {
+		return startWorkers(BenchmarkSettings.currentJava(), count, WORKER_HEAP);
+	}
+
+	/**
 	 * Start fresh worker JVMs beside the pool, for scenarios that kill them or measure
 	 * their memory.
 	 */

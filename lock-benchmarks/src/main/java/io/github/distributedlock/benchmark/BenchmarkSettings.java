@@ -28,11 +28,13 @@ import java.util.Set;
  * @param settle how long waiters wait before memory and subscriptions are read
  * @param waiterJava the Java executable for scenario 5
  * @param scenarios the numbers of the scenarios to run, 1 to 6
+ * @param reversed whether scenario 2 runs the libraries in reverse order, to check that
+ * their order changes nothing but noise
  */
 public record BenchmarkSettings(boolean smoke, Path outputDirectory, boolean jmh, Duration warmup, Duration measure,
 		Duration monitor, int manyKeysThreads, int manyKeys, int heldLocks, int crashTrials, Duration crashLease,
 		Duration crashWait, int waitersPerProcess, int waiterKeys, Duration waiterWait, Duration settle,
-		Path waiterJava, Set<Integer> scenarios) {
+		Path waiterJava, Set<Integer> scenarios, boolean reversed) {
 
 	/**
 	 * Every scenario.
@@ -62,7 +64,7 @@ public record BenchmarkSettings(boolean smoke, Path outputDirectory, boolean jmh
 		// worker JVM was most of a library's client CPU in the measured phase (Method).
 		return new BenchmarkSettings(false, outputDirectory, jmh, Duration.ofSeconds(10), Duration.ofSeconds(5),
 				Duration.ofSeconds(1), 32, 1000, 10_000, 3, Duration.ofSeconds(2), Duration.ofSeconds(10),
-				waiterThreads(2000), 250, Duration.ofSeconds(30), Duration.ofSeconds(1), findWaiterJava(), ALL);
+				waiterThreads(2000), 250, Duration.ofSeconds(30), Duration.ofSeconds(1), findWaiterJava(), ALL, false);
 	}
 
 	/**
@@ -73,7 +75,7 @@ public record BenchmarkSettings(boolean smoke, Path outputDirectory, boolean jmh
 	public static BenchmarkSettings smoke(Path outputDirectory) {
 		return new BenchmarkSettings(true, outputDirectory, true, Duration.ofMillis(100), Duration.ofMillis(400),
 				Duration.ofMillis(100), 8, 100, 200, 1, Duration.ofMillis(600), Duration.ofMillis(1500),
-				waiterThreads(150), 15, Duration.ofSeconds(20), Duration.ofMillis(200), findWaiterJava(), ALL);
+				waiterThreads(150), 15, Duration.ofSeconds(20), Duration.ofMillis(200), findWaiterJava(), ALL, false);
 	}
 
 	/**
@@ -85,7 +87,19 @@ public record BenchmarkSettings(boolean smoke, Path outputDirectory, boolean jmh
 		return new BenchmarkSettings(this.smoke, this.outputDirectory, this.jmh, this.warmup, this.measure,
 				this.monitor, this.manyKeysThreads, this.manyKeys, this.heldLocks, this.crashTrials, this.crashLease,
 				this.crashWait, this.waitersPerProcess, this.waiterKeys, this.waiterWait, this.settle, this.waiterJava,
-				Set.copyOf(only));
+				Set.copyOf(only), this.reversed);
+	}
+
+	/**
+	 * Return a copy that runs scenario 2's libraries in reverse order, for
+	 * investigations.
+	 * @return the settings
+	 */
+	public BenchmarkSettings reverse() {
+		return new BenchmarkSettings(this.smoke, this.outputDirectory, this.jmh, this.warmup, this.measure,
+				this.monitor, this.manyKeysThreads, this.manyKeys, this.heldLocks, this.crashTrials, this.crashLease,
+				this.crashWait, this.waitersPerProcess, this.waiterKeys, this.waiterWait, this.settle, this.waiterJava,
+				this.scenarios, true);
 	}
 
 	/**
@@ -120,7 +134,7 @@ public record BenchmarkSettings(boolean smoke, Path outputDirectory, boolean jmh
 	public String describe() {
 		return (this.smoke ? "smoke" : "full") + " (warm-up " + this.warmup.toMillis() + " ms, measured "
 				+ this.measure.toMillis() + " ms, MONITOR count " + this.monitor.toMillis()
-				+ " ms, per library and scenario)";
+				+ " ms, per library and scenario)" + (this.reversed ? "; scenario 2's libraries in reverse order" : "");
 	}
 
 }

@@ -1,6 +1,8 @@
 package io.github.distributedlock.benchmark;
 
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 
 import io.github.distributedlock.benchmark.AcquisitionAnalysis.Handoffs;
@@ -13,6 +15,10 @@ import io.github.distributedlock.benchmark.report.ContendedShape;
  * Scenario 2: one thread in each of 2, then 4, processes, then 8 threads in each of 2
  * processes, hammer one key, holding it about 100 µs each time. With 2 processes, the
  * reactive template is measured too, beside the blocking one.
+ * <p>
+ * Each library runs in fresh worker JVMs of its own. In shared ones, the code every
+ * library uses (Lettuce, Netty, the JDK) was compiled for whichever ran before, and this
+ * project's figures moved by about a quarter with the order the libraries ran in.
  */
 final class ContendedScenario {
 
@@ -22,39 +28,80 @@ final class ContendedScenario {
 
 	private static final long WAIT_MILLIS = 10_000;
 
+	private static final int PRIME_THREADS = 2;
+
+	private static final int PRIME_KEYS = 8;
+
 	private ContendedScenario() {
 	}
 
 	static List<ContendedResult> run(BenchmarkRun run) {
 		List<ContendedResult> results = new ArrayList<>();
-		for (ContendedShape shape : ContendedShape.ALL) {
-			for (Library library : libraries(shape)) {
-				results.add(run(run, library, shape));
+		for (Library library : libraries(run.settings())) {
+			List<ContendedShape> shapes = shapes(library);
+			List<WorkerProcess> workers = run
+				.startWorkers(shapes.stream().mapToInt(ContendedShape::processes).max().orElse(0));
+			try {
+				prime(run, workers, library);
+				for (ContendedShape shape : shapes) {
+					results.add(run(run, workers.subList(0, shape.processes()), library, shape));
+				}
+			}
+			finally {
+				workers.forEach(WorkerProcess::close);
 			}
 		}
+		// Report order: by shape, each in the order the libraries ran (a stable sort).
+		results.sort(Comparator.comparingInt((result) -> ContendedShape.ALL.indexOf(result.shape())));
 		return results;
 	}
 
 	/**
-	 * Return the libraries to measure with this shape, in the order they run: the
-	 * reactive template after the blocking one, with 2 processes only.
+	 * Return the libraries in the order they run, the reactive template after the
+	 * blocking one; in reverse with {@code --reverse}, to check that the order no longer
+	 * matters.
 	 */
-	static List<Library> libraries(ContendedShape shape) {
+	static List<Library> libraries(BenchmarkSettings settings) {
 		List<Library> libraries = new ArrayList<>();
 		for (Library library : Library.compared()) {
 			libraries.add(library);
-			if (library == Library.THIS_PROJECT && shape.processes() == 2) {
+			if (library == Library.THIS_PROJECT) {
 				libraries.add(Library.THIS_PROJECT_REACTIVE);
 			}
+		}
+		if (settings.reversed()) {
+			Collections.reverse(libraries);
 		}
 		return libraries;
 	}
 
-	private static ContendedResult run(BenchmarkRun run, Library library, ContendedShape shape) {
+	/**
+	 * Return the shapes a library is measured with: the reactive template with 2
+	 * processes only.
+	 */
+	static List<ContendedShape> shapes(Library library) {
+		return (library == Library.THIS_PROJECT_REACTIVE)
+				? ContendedShape.ALL.stream().filter((shape) -> shape.processes() == 2).toList() : ContendedShape.ALL;
+	}
+
+	/**
+	 * Warm the library's fresh workers up, all of them, for one warm-up period before its
+	 * first measured phase. On one key, a worker runs only a few hundred acquisitions a
+	 * second, too few for the JIT to finish compiling in 10 s; over a few keys and two
+	 * threads each, it runs many more, through both the free and the contended path.
+	 */
+	private static void prime(BenchmarkRun run, List<WorkerProcess> workers, Library library) {
+		LoopSpec spec = new LoopSpec(library, KeyChoice.RANDOM, PRIME_THREADS, PRIME_KEYS,
+				library.id() + "-contended-prime", HOLD_MICROS, LEASE_MILLIS, WAIT_MILLIS);
+		run.loop(workers, spec, run.settings().warmup(), false);
+	}
+
+	private static ContendedResult run(BenchmarkRun run, List<WorkerProcess> workers, Library library,
+			ContendedShape shape) {
 		LoopSpec spec = new LoopSpec(library, KeyChoice.ONE, shape.threadsPerProcess(), 1,
 				library.id() + "-contended-" + shape.processes() + "x" + shape.threadsPerProcess(), HOLD_MICROS,
 				LEASE_MILLIS, WAIT_MILLIS);
-		Measured measured = run.measure(run.pool(shape.processes()), spec);
+		Measured measured = run.measure(workers, spec);
 		PhaseResult phase = measured.phase();
 		Handoffs handoffs = AcquisitionAnalysis.handoffs(phase.acquisitions());
 		ContendedResult result = new ContendedResult(library, shape, phase.acquisitions().size(),

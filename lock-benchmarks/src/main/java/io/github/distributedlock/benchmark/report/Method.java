@@ -14,7 +14,11 @@ final class Method {
 			that code polymorphic and pays for it to be compiled again. After a 2 s warm-up, the JIT compiler \
 			threads took 168 µs per acquisition in this project's 2-process phase beside 259 µs of client CPU \
 			(RedisLockRegistry, which ran last: 8 beside 180), and the ratio between libraries moved with their \
-			order.
+			order. Even with 10 s, this project's 1-thread throughput rose by about a quarter when the libraries \
+			ran in reverse order (this project after the peers), and Spring Integration's did not move, so \
+			scenario 2 gives each library 4 fresh worker JVMs of its own (2 for the reactive template), warmed up \
+			for 10 s with 2 threads per worker over 8 keys before its first phase; a fresh JVM compiles one \
+			library's code only, whatever ran before.
 			- **Libraries.** This project: `RedisLockTemplate.builder(factory).build()` (PUBSUB). Redisson: \
 			`getLock(key).tryLock(wait, lease, ms)`, default single-server config. Spring Integration: \
 			`RedisLockRegistry` with `PUB_SUB_LOCK`, `obtain(key).tryLock(wait, lease)`. Floor: Lettuce \
@@ -46,10 +50,11 @@ final class Method {
 			(`getProcessCpuTime`, every thread and GC included) over the measured phase, summed over the workers, \
 			minus the CPU time the holding threads spent spinning through their holds (read with \
 			`getCurrentThreadCpuTime` around each hold) and minus the JIT compiler threads' CPU time \
-			(`/proc/self/task`), per acquisition. The JIT's is shown apart: each worker JVM hosts every \
-			library's client and runs them one after another, so code they share (Lettuce, Netty, the JDK) is \
-			compiled again in the phases after the first, and a library measured early may still pay for \
-			compiling during its measured phase. The other libraries' idle clients' background threads count \
+			(`/proc/self/task`), per acquisition. The JIT's is shown apart: in scenarios 1 and 3 each worker \
+			JVM hosts every library's client and runs them one after another, so code they share (Lettuce, \
+			Netty, the JDK) is compiled again in the phases after the first, and a library measured early may \
+			still pay for compiling during its measured phase; in scenario 2, a library's first phases in its \
+			fresh JVMs may. The other libraries' idle clients' background threads count \
 			as client CPU.
 			- **Memory and keys.** *Data memory* is `used_memory` minus what connections hold (the sum of \
 			`tot-mem` in `CLIENT LIST`, which differs with each library's pool size; not `mem_clients_normal`, \

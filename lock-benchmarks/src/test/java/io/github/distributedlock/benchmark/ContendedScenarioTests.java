@@ -1,0 +1,36 @@
+package io.github.distributedlock.benchmark;
+
+import java.nio.file.Path;
+
+import io.github.distributedlock.benchmark.report.ContendedShape;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Checks which libraries scenario 2 runs, in which order and with which shapes.
+ */
+class ContendedScenarioTests {
+
+	private static final BenchmarkSettings SETTINGS = BenchmarkSettings.smoke(Path.of("target/unused"));
+
+	@Test
+	void shouldRunTheReactiveTemplateAfterTheBlockingOne() {
+		assertThat(ContendedScenario.libraries(SETTINGS)).containsExactly(Library.FLOOR, Library.THIS_PROJECT,
+				Library.THIS_PROJECT_REACTIVE, Library.REDISSON, Library.SPRING_INTEGRATION);
+	}
+
+	@Test
+	void shouldRunTheLibrariesInReverseWhenAsked() {
+		assertThat(ContendedScenario.libraries(SETTINGS.reverse())).containsExactly(Library.SPRING_INTEGRATION,
+				Library.REDISSON, Library.THIS_PROJECT_REACTIVE, Library.THIS_PROJECT, Library.FLOOR);
+	}
+
+	@Test
+	void shouldMeasureTheReactiveTemplateWithTwoProcessesOnly() {
+		assertThat(ContendedScenario.shapes(Library.THIS_PROJECT_REACTIVE))
+			.containsExactly(ContendedShape.TWO_PROCESSES, ContendedShape.TWO_PROCESSES_EIGHT_THREADS);
+		assertThat(ContendedScenario.shapes(Library.REDISSON)).isEqualTo(ContendedShape.ALL);
+	}
+
+}
