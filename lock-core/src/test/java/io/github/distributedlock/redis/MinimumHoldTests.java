@@ -234,7 +234,7 @@ class MinimumHoldTests {
 	private long acquire(String lock, String owner, String request) {
 		List<?> reply = (List<?>) eval(LockScripts.ACQUIRE,
 				List.of(lock, LockKeys.fence(lock), lock + ":readers", lock + ":intent", lock + ":requests"), owner,
-				owner + "-hold", "20000", "-1", "1", "60000", "0", "0", request, "30000");
+				owner + "-hold", "20000", "-1", request, "30000", "0", "0", "1", "60000");
 		return (Long) reply.get(0);
 	}
 

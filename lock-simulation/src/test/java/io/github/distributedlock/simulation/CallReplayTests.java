@@ -20,7 +20,7 @@ class CallReplayTests {
 
 	private static final LockWorkload.Step ACQUIRE = new LockWorkload.Step("acquire.lua",
 			List.of(LOCK, "dl:{a}:fence", LOCK + ":readers", LOCK + ":intent", LOCK + ":requests"),
-			List.of("owner", "h1", "100", "-1", "1", "604800000", "0", "0", "", "30000"), 0);
+			List.of("owner", "h1", "100", "-1", "", "30000", "0", "0", "1", "604800000"), 0);
 
 	private final CallReplay replay = new CallReplay((nanos) -> new RedisModel(new VirtualClock(nanos)));
 

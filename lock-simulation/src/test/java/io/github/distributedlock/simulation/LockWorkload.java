@@ -208,8 +208,8 @@ final class LockWorkload {
 		String request = this.random.chance(0.5) ? "" : request();
 		long requestTtl = Long.parseLong(requestTtl());
 		// As the engine sends them: the arguments at their defaults left off.
-		List<String> argv = new ScriptArgs.Acquire(owner, attempt, lease, wait, reentrant, fenceIdle, mayHaveIntent,
-				holdsIt, request, requestTtl)
+		List<String> argv = new ScriptArgs.Acquire(owner, attempt, lease, wait, request, requestTtl, mayHaveIntent,
+				holdsIt, reentrant, fenceIdle)
 			.argv();
 		return new Step("acquire.lua", List.of(key, FENCES[lock], readers(key), key + ":intent", key + ":requests"),
 				argv, 0);

@@ -24,9 +24,10 @@ public final class ExclusiveKind extends LockKind {
 
 	@Override
 	public ScriptCall acquire(LockSpec spec, Attempt attempt, String fenceIdleMillis) {
-		return ACQUIRE.call(spec, new ScriptArgs.Acquire(attempt.owner(), attempt.hold(), spec.leaseMillis(),
-				attempt.remainingWaitMillis(), spec.reentrant(), Long.parseLong(fenceIdleMillis),
-				attempt.mayHaveIntent(), attempt.holdsIt(), attempt.requestMember(), HandOffRequest.VALIDITY_MILLIS));
+		return ACQUIRE.call(spec,
+				new ScriptArgs.Acquire(attempt.owner(), attempt.hold(), spec.leaseMillis(),
+						attempt.remainingWaitMillis(), attempt.requestMember(), HandOffRequest.VALIDITY_MILLIS,
+						attempt.mayHaveIntent(), attempt.holdsIt(), spec.reentrant(), Long.parseLong(fenceIdleMillis)));
 	}
 
 	@Override

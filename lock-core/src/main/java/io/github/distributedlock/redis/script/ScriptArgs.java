@@ -3,6 +3,7 @@ package io.github.distributedlock.redis.script;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.distributedlock.redis.core.HandOffRequest;
 import io.github.distributedlock.redis.core.LockKeys;
 
 import org.jspecify.annotations.Nullable;
@@ -41,34 +42,37 @@ public sealed interface ScriptArgs {
 	 * @param leaseMs the lease
 	 * @param waitMs how long the caller will keep waiting (-1 indefinitely, 0 sets no
 	 * writer intent)
-	 * @param reentrant whether the owner may take the lock again
-	 * @param fenceIdleMs the idle time after which the fencing counter may vanish
-	 * @param mayHaveIntent whether an earlier attempt may have set the writer intent
-	 * @param holdsIt whether the caller already holds the lock (a real re-entry)
 	 * @param request the caller's request in the lock's line, or {@code ""} for none
 	 * @param requestTtlMs how long the requests set lives after the last filing
+	 * @param mayHaveIntent whether an earlier attempt may have set the writer intent
+	 * @param holdsIt whether the caller already holds the lock (a real re-entry)
+	 * @param reentrant whether the owner may take the lock again
+	 * @param fenceIdleMs the idle time after which the fencing counter may vanish
 	 */
-	record Acquire(String owner, String hold, long leaseMs, long waitMs, boolean reentrant, long fenceIdleMs,
-			boolean mayHaveIntent, boolean holdsIt, String request, long requestTtlMs) implements ScriptArgs {
+	record Acquire(String owner, String hold, long leaseMs, long waitMs, String request, long requestTtlMs,
+			boolean mayHaveIntent, boolean holdsIt, boolean reentrant, long fenceIdleMs) implements ScriptArgs {
 
 		@Override
 		public List<String> argv() {
-			List<String> argv = List.of(this.owner, this.hold, number(this.leaseMs), number(this.waitMs),
-					flag(this.reentrant), number(this.fenceIdleMs), flag(this.mayHaveIntent), flag(this.holdsIt),
-					this.request, number(this.requestTtlMs));
+			List<String> argv = List.of(this.owner, this.hold, number(this.leaseMs), number(this.waitMs), this.request,
+					number(this.requestTtlMs), flag(this.mayHaveIntent), flag(this.holdsIt), flag(this.reentrant),
+					number(this.fenceIdleMs));
 			return argv.subList(0, sent());
 		}
 
 		/**
 		 * Return how many arguments to send: the first four, then the optional ones only
 		 * as far as the last one not at the value the script reads when it is left off.
-		 * Sending all six whenever one differs would make every non-reentrant attempt and
-		 * every re-entry pay for arguments that only repeat the defaults. The request's
-		 * time to live goes with the request: without one, the script never reads it.
+		 * The request comes first, so that a waiter's attempts (two per contended
+		 * acquisition) send five. The request's time to live counts only with a request:
+		 * without one, the script never reads it.
 		 */
 		private int sent() {
-			if (!this.request.isEmpty()) {
+			if (this.fenceIdleMs != LockKeys.FENCE_IDLE_MILLIS) {
 				return 10;
+			}
+			if (!this.reentrant) {
+				return 9;
 			}
 			if (this.holdsIt) {
 				return 8;
@@ -76,10 +80,10 @@ public sealed interface ScriptArgs {
 			if (this.mayHaveIntent) {
 				return 7;
 			}
-			if (this.fenceIdleMs != LockKeys.FENCE_IDLE_MILLIS) {
-				return 6;
+			if (this.request.isEmpty()) {
+				return 4;
 			}
-			return this.reentrant ? 4 : 5;
+			return (this.requestTtlMs != HandOffRequest.VALIDITY_MILLIS) ? 6 : 5;
 		}
 
 	}

@@ -4,7 +4,7 @@
 -- (docs/design/waiting-and-hand-off.md).
 --
 -- KEYS: lock, fence, readers, writer_intent, requests
--- ARGV: owner, hold, lease_ms, wait_ms, reentrant, fence_idle_ms, may_have_intent, holds_it, request, request_ttl_ms
+-- ARGV: owner, hold, lease_ms, wait_ms, request, request_ttl_ms, may_have_intent, holds_it, reentrant, fence_idle_ms
 --
 -- KEYS[1]  the lock: a hash {owner (its digest), holds, token, '#<hold>' for each hold} with a
 --          lease (PEXPIRE); while reserved for a
@@ -23,18 +23,20 @@
 -- ARGV[3]  lease in milliseconds
 -- ARGV[4]  how long the caller will keep waiting, in ms (-1: indefinitely); 0 sets no writer intent
 -- ARGV[5..10] may be left off from the end: the caller sends them only as far as the last one
---          not at its default ('1', 7 days, '0', '0', ''), ARGV[10] with a request. Each argument
---          costs Redis about as much as a few lines of Lua (docs/design/cost.md), and the usual
---          first attempt needs none; sending all six whenever one differed would make every
---          non-reentrant attempt and every re-entry pay for defaults
--- ARGV[5]  '1' if the owner may take the lock again, '0' if that is a self-deadlock
--- ARGV[6]  idle time in milliseconds after which the fencing counter may vanish; its default
---          is LockKeys.FENCE_IDLE_MILLIS (LockScriptsTests checks it)
+--          not at its default ('', 30 s, '0', '0', '1', 7 days; ARGV[6] is read only with a
+--          request). Each argument costs Redis about as much as a few lines of Lua
+--          (docs/design/cost.md), and the usual first attempt needs none. The request comes
+--          first: a waiter's attempts (two per contended acquisition) then send 5, the rarer
+--          re-entries and non-reentrant or custom-fence attempts more
+-- ARGV[5]  the caller's request, or '' for none: filed (keeping its place) when the lock is
+--          taken, withdrawn when the lock is ours; a lock reserved for it is ours to take
+-- ARGV[6]  how long the requests set lives after the last filing, in ms; its default is
+--          HandOffRequest.VALIDITY_MILLIS (LockScriptsTests checks it)
 -- ARGV[7]  '1' if an earlier attempt of this caller may have set the writer intent
 -- ARGV[8]  '1' if the caller already holds this lock (a real re-entry), '0' if it holds no handle on it
--- ARGV[9]  the caller's request, or '' for none: filed (keeping its place) when the lock is
---          taken, withdrawn when the lock is ours; a lock reserved for it is ours to take
--- ARGV[10] how long the requests set lives after the last filing, in ms
+-- ARGV[9]  '1' if the owner may take the lock again, '0' if that is a self-deadlock
+-- ARGV[10] idle time in milliseconds after which the fencing counter may vanish; its default
+--          is LockKeys.FENCE_IDLE_MILLIS (LockScriptsTests checks it)
 --
 -- Returns {1, token}                acquired (first hold or another hold by the same owner), or
 --                                   this hold was taken by an earlier run of this attempt
@@ -45,8 +47,8 @@
 
 local owner = digest(ARGV[1])
 local hold = hold_field(ARGV[2])
-local request = ARGV[9] or ''
-local fence_idle_ms = ARGV[6] or '604800000'
+local request = ARGV[5] or ''
+local fence_idle_ms = ARGV[10] or '604800000'
 
 -- The usual case, a name that nobody holds, reserves, reads or waits for, costs one command to
 -- tell: readers, hand-off and writer intent are looked at only when one of those keys exists.
@@ -71,7 +73,7 @@ end
 -- held: the HMGET of the lock hash below
 local function blocked(held)
 	if request ~= '' then
-		file_request(KEYS[5], request, now_ms(), ARGV[10])
+		file_request(KEYS[5], request, now_ms(), ARGV[6] or '30000')
 	end
 	if held[1] then
 		mark_queued(KEYS[1], held[4])
@@ -191,7 +193,7 @@ if held[1] == owner then
 		withdraw_request()
 		return {1, tonumber(held[2])}
 	end
-	if (ARGV[5] or '1') ~= '1' then
+	if (ARGV[9] or '1') ~= '1' then
 		return {-1, tonumber(held[2]), redis.call('PTTL', KEYS[1])}
 	end
 	redis.call('HSET', KEYS[1], hold, '1')

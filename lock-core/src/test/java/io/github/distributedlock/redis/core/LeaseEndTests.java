@@ -130,7 +130,7 @@ class LeaseEndTests {
 	private static long acquireLock(String hold, String holdsIt) {
 		List<?> reply = (List<?>) eval(LockScripts.ACQUIRE,
 				List.of(LOCK, LockKeys.fence(LOCK), READERS, LOCK + ":intent", LOCK + ":requests"), "owner", hold,
-				"60000", "-1", "1", "60000", "0", holdsIt, "", "30000");
+				"60000", "-1", "", "30000", "0", holdsIt, "1", "60000");
 		return (Long) reply.get(0);
 	}
 

@@ -26,8 +26,8 @@ class AcquireDefaultsTests {
 
 	@Test
 	void shouldKeepTheFencingCounterForTheEnginesIdleTimeWhenItIsLeftOff() {
-		List<String> argv = new ScriptArgs.Acquire("owner", "h1", 10000, -1, true, LockKeys.FENCE_IDLE_MILLIS, false,
-				false, "", HandOffRequest.VALIDITY_MILLIS)
+		List<String> argv = new ScriptArgs.Acquire("owner", "h1", 10000, -1, "", HandOffRequest.VALIDITY_MILLIS, false,
+				false, true, LockKeys.FENCE_IDLE_MILLIS)
 			.argv();
 		assertThat(argv).as("the usual first attempt").hasSize(4);
 		List<?> reply = (List<?>) ScriptEval.eval(redis.server(), LockScripts.ACQUIRE, KEYS,
@@ -36,6 +36,26 @@ class AcquireDefaultsTests {
 		long idle = (Long) redis.server().command("PTTL", LockKeys.fence(LOCK));
 		assertThat(idle).as("the fencing counter's time to live")
 			.isBetween(LockKeys.FENCE_IDLE_MILLIS - 60_000, LockKeys.FENCE_IDLE_MILLIS);
+	}
+
+	@Test
+	void shouldKeepTheRequestsForTheEnginesValidityWhenItIsLeftOff() {
+		String lock = "ad:{b}";
+		List<String> keys = List.of(lock, LockKeys.fence(lock), lock + ":readers", lock + ":intent",
+				lock + ":requests");
+		assertThat(ScriptEval.eval(redis.server(), LockScripts.ACQUIRE, keys, "other", "h0", "60000", "-1")).asList()
+			.first()
+			.isEqualTo(1L);
+		List<String> argv = new ScriptArgs.Acquire("owner", "h1", 10000, -1, "2000:r", HandOffRequest.VALIDITY_MILLIS,
+				false, false, true, LockKeys.FENCE_IDLE_MILLIS)
+			.argv();
+		assertThat(argv).as("a waiter's attempt").hasSize(5);
+		List<?> reply = (List<?>) ScriptEval.eval(redis.server(), LockScripts.ACQUIRE, keys,
+				argv.toArray(String[]::new));
+		assertThat(reply.get(0)).as("blocked").isEqualTo(0L);
+		long ttl = (Long) redis.server().command("PTTL", lock + ":requests");
+		assertThat(ttl).as("the requests' time to live")
+			.isBetween(HandOffRequest.VALIDITY_MILLIS - 5_000, HandOffRequest.VALIDITY_MILLIS);
 	}
 
 }

@@ -57,8 +57,8 @@ class IntentOnJoinTests {
 
 	private long acquire(String hold, boolean mayHaveIntent, String request) {
 		List<?> reply = (List<?>) ScriptEval.eval(redis.server(), LockScripts.ACQUIRE,
-				List.of(LOCK, LockKeys.fence(LOCK), READERS, INTENT, REQUESTS), WRITER, hold, "10000", "30000", "1",
-				"60000", mayHaveIntent ? "1" : "0", "1", request, "30000");
+				List.of(LOCK, LockKeys.fence(LOCK), READERS, INTENT, REQUESTS), WRITER, hold, "10000", "30000", request,
+				"30000", mayHaveIntent ? "1" : "0", "1", "1", "60000");
 		return (Long) reply.get(0);
 	}
 

@@ -9,6 +9,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
+import io.github.distributedlock.redis.core.HandOffRequest;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.LockTarget;
@@ -94,21 +95,27 @@ class LockScriptsTests {
 	@Test
 	void shouldPassTheWireValuesTheScriptsRead() {
 		long fenceIdle = LockKeys.FENCE_IDLE_MILLIS;
+		long ttl = HandOffRequest.VALIDITY_MILLIS;
 		// The usual first attempt: the script reads the last six as their defaults.
-		assertThat(new ScriptArgs.Acquire("o", "h", 30000, -1, true, fenceIdle, false, false, "", 30000).argv())
+		assertThat(new ScriptArgs.Acquire("o", "h", 30000, -1, "", ttl, false, false, true, fenceIdle).argv())
 			.containsExactly("o", "h", "30000", "-1");
+		// A waiter's attempt: its request, and the rest left off.
+		assertThat(new ScriptArgs.Acquire("o", "h", 30000, 5000, "2000:r", ttl, false, false, true, fenceIdle).argv())
+			.containsExactly("o", "h", "30000", "5000", "2000:r");
 		// Then only as far as the last one that is not at its default.
-		assertThat(new ScriptArgs.Acquire("o", "h", 30000, -1, false, fenceIdle, false, false, "", 30000).argv())
-			.containsExactly("o", "h", "30000", "-1", "0");
-		assertThat(new ScriptArgs.Acquire("o", "h", 30000, 0, true, 60000, false, false, "", 30000).argv())
-			.containsExactly("o", "h", "30000", "0", "1", "60000");
-		assertThat(new ScriptArgs.Acquire("o", "h", 30000, -1, true, fenceIdle, true, false, "", 30000).argv())
-			.containsExactly("o", "h", "30000", "-1", "1", "604800000", "1");
-		assertThat(new ScriptArgs.Acquire("o", "h", 30000, -1, true, fenceIdle, false, true, "", 30000).argv())
-			.containsExactly("o", "h", "30000", "-1", "1", "604800000", "0", "1");
-		// The request's time to live goes with the request.
-		assertThat(new ScriptArgs.Acquire("o", "h", 30000, 5000, true, fenceIdle, false, false, "2000:r", 30000).argv())
-			.containsExactly("o", "h", "30000", "5000", "1", "604800000", "0", "0", "2000:r", "30000");
+		assertThat(new ScriptArgs.Acquire("o", "h", 30000, -1, "2000:r", 80, false, false, true, fenceIdle).argv())
+			.containsExactly("o", "h", "30000", "-1", "2000:r", "80");
+		assertThat(new ScriptArgs.Acquire("o", "h", 30000, -1, "", ttl, true, false, true, fenceIdle).argv())
+			.containsExactly("o", "h", "30000", "-1", "", "30000", "1");
+		assertThat(new ScriptArgs.Acquire("o", "h", 30000, -1, "", ttl, false, true, true, fenceIdle).argv())
+			.containsExactly("o", "h", "30000", "-1", "", "30000", "0", "1");
+		assertThat(new ScriptArgs.Acquire("o", "h", 30000, -1, "", ttl, false, false, false, fenceIdle).argv())
+			.containsExactly("o", "h", "30000", "-1", "", "30000", "0", "0", "0");
+		assertThat(new ScriptArgs.Acquire("o", "h", 30000, 0, "2000:r", ttl, false, false, true, 60000).argv())
+			.containsExactly("o", "h", "30000", "0", "2000:r", "30000", "0", "0", "1", "60000");
+		// Without a request, the script never reads its time to live.
+		assertThat(new ScriptArgs.Acquire("o", "h", 30000, -1, "", 80, false, false, true, fenceIdle).argv())
+			.containsExactly("o", "h", "30000", "-1");
 		// The usual release: the script reads hand_off '1' and keep_ms '0' as defaults.
 		assertThat(new ScriptArgs.Release("o", 7, "h", true, 0, null).argv()).containsExactly("o", "7", "h");
 		assertThat(new ScriptArgs.Release("o", 7, "h", false, 0, null).argv()).containsExactly("o", "7", "h", "0", "0");
@@ -130,7 +137,14 @@ class LockScriptsTests {
 	void shouldReadALeftOffFenceIdleTimeAsTheEnginesConstant() {
 		// ScriptArgs.Acquire leaves fence_idle_ms off when it is this constant.
 		String code = code(LuaScript.read("acquire.lua"));
-		assertThat(code).containsOnlyOnce("ARGV[6]").contains("ARGV[6] or '" + LockKeys.FENCE_IDLE_MILLIS + "'");
+		assertThat(code).containsOnlyOnce("ARGV[10]").contains("ARGV[10] or '" + LockKeys.FENCE_IDLE_MILLIS + "'");
+	}
+
+	@Test
+	void shouldReadALeftOffRequestTimeToLiveAsTheEnginesConstant() {
+		// ScriptArgs.Acquire leaves request_ttl_ms off when it is this constant.
+		String code = code(LuaScript.read("acquire.lua"));
+		assertThat(code).containsOnlyOnce("ARGV[6]").contains("ARGV[6] or '" + HandOffRequest.VALIDITY_MILLIS + "'");
 	}
 
 	@Test
@@ -170,7 +184,7 @@ class LockScriptsTests {
 	void shouldBuildTheKeysOfALockInTheDeclaredOrder() {
 		LockSpec spec = spec();
 		String fence = LockKeys.fence("p:{orders:42}");
-		ScriptArgs.Acquire acquire = new ScriptArgs.Acquire("o", "h", 1000, -1, true, 60000, false, false, "", 30000);
+		ScriptArgs.Acquire acquire = new ScriptArgs.Acquire("o", "h", 1000, -1, "", 30000, false, false, true, 60000);
 		assertThat(LockScripts.ACQUIRE.call(spec, acquire).keys()).containsExactly("p:{orders:42}", fence,
 				"p:{orders:42}:readers", "p:{orders:42}:intent", "p:{orders:42}:requests");
 		ScriptArgs.Release release = new ScriptArgs.Release("o", 1, "h", true, 0, null);

@@ -99,7 +99,7 @@ class OwnReservationLineTests {
 	private long acquire(String owner, String request) {
 		List<?> reply = (List<?>) ScriptEval.eval(redis.server(), LockScripts.ACQUIRE,
 				List.of(LOCK, LockKeys.fence(LOCK), READERS, LOCK + ":intent", REQUESTS), owner, owner + "-hold",
-				"10000", "-1", "1", "60000", "0", "0", request, "30000");
+				"10000", "-1", request, "30000", "0", "0", "1", "60000");
 		return (Long) reply.get(0);
 	}
 

@@ -93,7 +93,7 @@ class QueuedMarkTests {
 	private long acquire(String owner, String request) {
 		List<?> reply = (List<?>) eval(LockScripts.ACQUIRE,
 				List.of(LOCK, LockKeys.fence(LOCK), LOCK + ":readers", LOCK + ":intent", REQUESTS), owner,
-				owner + "-hold", "10000", "-1", "1", "60000", "0", "0", request, "30000");
+				owner + "-hold", "10000", "-1", request, "30000", "0", "0", "1", "60000");
 		return (Long) reply.get(0);
 	}
 

@@ -289,9 +289,13 @@ class ReaderWriterScriptFuzzTests {
 			String mayHaveIntent = (actor.heldBack || this.random.nextInt(5) == 0) ? "1" : "0";
 			boolean holdsIt = !actor.holds.isEmpty() || this.random.nextInt(4) == 0;
 			String wait = List.of("-1", "0", "200").get(this.random.nextInt(3));
+			// Drawn in the order they were drawn when the script took them in another
+			// order.
+			String lease = lease();
+			String reentrant = bit(5);
 			List<?> reply = (List<?>) record("acquire", List.of(LOCK, LockKeys.fence(LOCK), READERS, INTENT, REQUESTS),
-					actor.owner, actor.hold, lease(), wait, bit(5), "60000", mayHaveIntent, holdsIt ? "1" : "0",
-					actor.request, "30000");
+					actor.owner, actor.hold, lease, wait, actor.request, "30000", mayHaveIntent, holdsIt ? "1" : "0",
+					reentrant, "60000");
 			long status = (Long) reply.get(0);
 			if (status == 1) {
 				actor.holds.add(new String[] { String.valueOf(reply.get(1)), actor.hold });

@@ -39,7 +39,7 @@ class Redis62Tests {
 		String acquire = new String(LockScripts.ACQUIRE.sha1(), StandardCharsets.US_ASCII);
 		Object reply = redis.server()
 			.command("EVALSHA", acquire, "5", "p:{sha}", "p:{sha}:fence", "p:{sha}:readers", "p:{sha}:intent",
-					"p:{sha}:requests", "me", "h1", "10000", "0", "1", "60000", "0", "0", "", "30000");
+					"p:{sha}:requests", "me", "h1", "10000", "0", "", "30000", "0", "0", "1", "60000");
 		assertThat(reply).asList().first().isEqualTo(1L);
 		Object token = ((java.util.List<?>) reply).get(1);
 		assertThat(redis.server().command("GET", "p:{sha}:fence")).isEqualTo(String.valueOf(token));

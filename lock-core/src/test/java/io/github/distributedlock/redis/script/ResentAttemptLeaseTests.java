@@ -36,7 +36,7 @@ class ResentAttemptLeaseTests {
 		String lock = "r:{a}";
 		List<String> keys = List.of(lock, LockKeys.fence(lock), lock + ":readers", lock + ":intent",
 				lock + ":requests");
-		String[] args = { "owner", "h1", "2000", "0", "1", "600000", "0", "0", "", "30000" };
+		String[] args = { "owner", "h1", "2000", "0", "", "30000", "0", "0", "1", "600000" };
 		assertThat(((List<?>) eval(LockScripts.ACQUIRE, keys, args)).get(0)).isEqualTo(1L);
 		Thread.sleep(700);
 		long t0 = serverMillis();
@@ -105,7 +105,7 @@ class ResentAttemptLeaseTests {
 		Thread.sleep(1500);
 		List<?> x = (List<?>) eval(LockScripts.ACQUIRE,
 				List.of(a, LockKeys.fence(a), a + ":readers", a + ":intent", a + ":requests"), "owner-X", "hx", "10000",
-				"0", "0", "600000", "0", "0", "", "30000");
+				"0", "", "30000", "0", "0", "0", "600000");
 		assertThat(x.get(0)).isEqualTo(1L);
 		assertThat(((List<?>) eval(LockScripts.ACQUIRE_ALL, keys, args)).get(0)).as("run 2 blocked by X").isEqualTo(0L);
 		assertThat(redis.server().command("EXISTS", b)).as("B, which only run 1's hold held, is free again")
@@ -129,8 +129,8 @@ class ResentAttemptLeaseTests {
 		String a = "sk:{m}:a";
 		String b = "sk:{m}:b";
 		List<String> bKeys = List.of(b, LockKeys.fence(b), b + ":readers", b + ":intent", b + ":requests");
-		List<?> single = (List<?>) eval(LockScripts.ACQUIRE, bKeys, "owner-O", "hS", "10000", "0", "1", "600000", "0",
-				"0", "", "30000");
+		List<?> single = (List<?>) eval(LockScripts.ACQUIRE, bKeys, "owner-O", "hS", "10000", "0", "", "30000", "0",
+				"0", "1", "600000");
 		assertThat(single.get(0)).isEqualTo(1L);
 		List<String> keys = new ArrayList<>(multiKeys(a));
 		keys.addAll(multiKeys(b));
@@ -143,7 +143,7 @@ class ResentAttemptLeaseTests {
 		Thread.sleep(500);
 		List<?> x = (List<?>) eval(LockScripts.ACQUIRE,
 				List.of(a, LockKeys.fence(a), a + ":readers", a + ":intent", a + ":requests"), "owner-X", "hx", "10000",
-				"0", "0", "600000", "0", "0", "", "30000");
+				"0", "", "30000", "0", "0", "0", "600000");
 		assertThat(x.get(0)).isEqualTo(1L);
 		assertThat(((List<?>) eval(LockScripts.ACQUIRE_ALL, keys, args)).get(0)).as("run 2 blocked by X").isEqualTo(0L);
 		assertThat(redis.server().command("HGET", b, "owner")).as("B kept by nobody").isEqualTo("");

@@ -83,8 +83,8 @@ class SharedOwnerIntentTests {
 
 	private List<?> acquire(String hold, String request, String mayHaveIntent, String holdsIt, String reentrant) {
 		return (List<?>) ScriptEval.eval(redis.server(), LockScripts.ACQUIRE,
-				List.of(LOCK, LockKeys.fence(LOCK), READERS, INTENT, REQUESTS), SHARED, hold, "10000", "-1", reentrant,
-				"60000", mayHaveIntent, holdsIt, request, "30000");
+				List.of(LOCK, LockKeys.fence(LOCK), READERS, INTENT, REQUESTS), SHARED, hold, "10000", "-1", request,
+				"30000", mayHaveIntent, holdsIt, reentrant, "60000");
 	}
 
 	private long acquireRead(String owner, String request) {
