@@ -64,14 +64,15 @@ public sealed interface ScriptArgs {
 		 * Return how many arguments to send: the first four, then the optional ones only
 		 * as far as the last one not at the value the script reads when it is left off.
 		 * The request comes first, so that a waiter's attempts (two per contended
-		 * acquisition) send five. The request's time to live counts only with a request:
-		 * without one, the script never reads it.
+		 * acquisition) send five. The request's time to live counts only with a request,
+		 * and whether the owner may take the lock again only with a re-entry: without
+		 * them, the script never reads either.
 		 */
 		private int sent() {
 			if (this.fenceIdleMs != LockKeys.FENCE_IDLE_MILLIS) {
 				return 10;
 			}
-			if (!this.reentrant) {
+			if (!this.reentrant && this.holdsIt) {
 				return 9;
 			}
 			if (this.holdsIt) {

@@ -27,14 +27,15 @@
 --          request). Each argument costs Redis about as much as a few lines of Lua
 --          (docs/design/cost.md), and the usual first attempt needs none. The request comes
 --          first: a waiter's attempts (two per contended acquisition) then send 5, the rarer
---          re-entries and non-reentrant or custom-fence attempts more
+--          re-entries and custom-fence attempts more
 -- ARGV[5]  the caller's request, or '' for none: filed (keeping its place) when the lock is
 --          taken, withdrawn when the lock is ours; a lock reserved for it is ours to take
 -- ARGV[6]  how long the requests set lives after the last filing, in ms; its default is
 --          HandOffRequest.VALIDITY_MILLIS (LockScriptsTests checks it)
 -- ARGV[7]  '1' if an earlier attempt of this caller may have set the writer intent
 -- ARGV[8]  '1' if the caller already holds this lock (a real re-entry), '0' if it holds no handle on it
--- ARGV[9]  '1' if the owner may take the lock again, '0' if that is a self-deadlock
+-- ARGV[9]  '1' if the owner may take the lock again, '0' if that is a self-deadlock; read
+--          only for a re-entry (ARGV[8] '1'), and sent only then
 -- ARGV[10] idle time in milliseconds after which the fencing counter may vanish; its default
 --          is LockKeys.FENCE_IDLE_MILLIS (LockScriptsTests checks it)
 --

@@ -109,8 +109,13 @@ class LockScriptsTests {
 			.containsExactly("o", "h", "30000", "-1", "", "30000", "1");
 		assertThat(new ScriptArgs.Acquire("o", "h", 30000, -1, "", ttl, false, true, true, fenceIdle).argv())
 			.containsExactly("o", "h", "30000", "-1", "", "30000", "0", "1");
+		assertThat(new ScriptArgs.Acquire("o", "h", 30000, -1, "", ttl, false, true, false, fenceIdle).argv())
+			.containsExactly("o", "h", "30000", "-1", "", "30000", "0", "1", "0");
+		// Whether the owner may take the lock again is read only for a re-entry.
 		assertThat(new ScriptArgs.Acquire("o", "h", 30000, -1, "", ttl, false, false, false, fenceIdle).argv())
-			.containsExactly("o", "h", "30000", "-1", "", "30000", "0", "0", "0");
+			.containsExactly("o", "h", "30000", "-1");
+		assertThat(new ScriptArgs.Acquire("o", "h", 30000, 5000, "2000:r", ttl, false, false, false, fenceIdle).argv())
+			.containsExactly("o", "h", "30000", "5000", "2000:r");
 		assertThat(new ScriptArgs.Acquire("o", "h", 30000, 0, "2000:r", ttl, false, false, true, 60000).argv())
 			.containsExactly("o", "h", "30000", "0", "2000:r", "30000", "0", "0", "1", "60000");
 		// Without a request, the script never reads its time to live.
