@@ -3,7 +3,8 @@ package io.github.distributedlock.benchmark.worker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 
 import io.github.distributedlock.benchmark.Library;
 import io.github.distributedlock.benchmark.worker.LockClient.Hold;
@@ -51,7 +52,7 @@ public final class ContendedPairs implements AutoCloseable {
 	 * @throws IllegalStateException if an acquisition timed out or failed
 	 */
 	public void run(int pairsEach) throws InterruptedException {
-		AtomicReference<RuntimeException> failure = new AtomicReference<>();
+		Queue<RuntimeException> failures = new ConcurrentLinkedQueue<>();
 		List<Thread> threads = new ArrayList<>();
 		for (LockClients clients : this.processes) {
 			LockClient client = clients.get(this.library);
@@ -69,10 +70,10 @@ public final class ContendedPairs implements AutoCloseable {
 				}
 				catch (InterruptedException ex) {
 					Thread.currentThread().interrupt();
-					failure.compareAndSet(null, new IllegalStateException("Interrupted", ex));
+					failures.add(new IllegalStateException("Interrupted", ex));
 				}
 				catch (RuntimeException ex) {
-					failure.compareAndSet(null, ex);
+					failures.add(ex);
 				}
 			}, this.name + "-" + threads.size());
 			thread.start();
@@ -81,8 +82,8 @@ public final class ContendedPairs implements AutoCloseable {
 		for (Thread thread : threads) {
 			thread.join();
 		}
-		if (failure.get() != null) {
-			throw failure.get();
+		if (!failures.isEmpty()) {
+			throw failures.remove();
 		}
 	}
 
