@@ -83,21 +83,7 @@ class LuaLibraryTests {
 
 	@Test
 	void shouldDefineAtTheRestLineTheFunctionsThatOnlyTheCodeBelowCalls() {
-		LuaLibrary library = LuaLibrary.parse("test.lua", """
-				-- doubles
-				local function twice(x)
-					return 2 * x
-				end
-
-				-- quadruples
-				local function four_times(x)
-					return twice(twice(x))
-				end
-
-				-- unused
-				local function never()
-				end
-				""");
+		LuaLibrary library = twiceAndFourTimes();
 		String script = "if ARGV[1] then\n\treturn twice(1)\nend\n" + LuaLibrary.REST + "\nreturn four_times(1)\n";
 		assertThat(library.link("test.lua", script)).isEqualTo("""
 				-- doubles
@@ -124,21 +110,7 @@ class LuaLibraryTests {
 
 	@Test
 	void shouldDefineAtEachRestLineTheFunctionsThatTheCodeDownToTheNextOneCalls() {
-		LuaLibrary library = LuaLibrary.parse("test.lua", """
-				-- doubles
-				local function twice(x)
-					return 2 * x
-				end
-
-				-- quadruples
-				local function four_times(x)
-					return twice(twice(x))
-				end
-
-				-- nothing
-				local function never()
-				end
-				""");
+		LuaLibrary library = twiceAndFourTimes();
 		String script = "if ARGV[1] then\n\treturn twice(1)\nend\n" + LuaLibrary.REST
 				+ "\nif ARGV[2] then\n\treturn four_times(1)\nend\n" + LuaLibrary.REST + "\nnever()\nreturn twice(2)\n";
 		assertThat(library.link("test.lua", script)).isEqualTo("""
@@ -160,7 +132,7 @@ class LuaLibraryTests {
 				if ARGV[2] then
 					return four_times(1)
 				end
-				-- nothing
+				-- does nothing
 				local function never()
 				end
 
@@ -208,6 +180,27 @@ class LuaLibraryTests {
 					return 2 * x
 				  end
 				""")).withMessageContaining("twice has no 'end' in the first column");
+	}
+
+	/**
+	 * A library of three functions: one that calls another, and one that calls none.
+	 */
+	private static LuaLibrary twiceAndFourTimes() {
+		return LuaLibrary.parse("test.lua", """
+				-- doubles
+				local function twice(x)
+					return 2 * x
+				end
+
+				-- quadruples
+				local function four_times(x)
+					return twice(twice(x))
+				end
+
+				-- does nothing
+				local function never()
+				end
+				""");
 	}
 
 }
