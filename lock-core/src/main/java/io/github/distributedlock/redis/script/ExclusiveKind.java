@@ -12,6 +12,7 @@ import static io.github.distributedlock.redis.script.LockScripts.ACQUIRE;
 import static io.github.distributedlock.redis.script.LockScripts.ACQUIRE_ALL;
 import static io.github.distributedlock.redis.script.LockScripts.DROP_INTENT;
 import static io.github.distributedlock.redis.script.LockScripts.EXTEND;
+import static io.github.distributedlock.redis.script.LockScripts.HAND_OVER;
 import static io.github.distributedlock.redis.script.LockScripts.RELEASE;
 import static io.github.distributedlock.redis.script.LockScripts.RENEW;
 
@@ -33,6 +34,24 @@ public final class ExclusiveKind extends LockKind {
 	@Override
 	public ScriptCall release(LockSpec spec, String owner, long token, String hold, boolean handOff, long keepMillis) {
 		return RELEASE.call(spec, new ScriptArgs.Release(owner, token, hold, handOff, keepMillis, null));
+	}
+
+	/**
+	 * Build the release of a hold's last hold that grants the lock to a waiter of the
+	 * same JVM ({@code hand-over.lua}): it returns {@code [1, token]} when the head holds
+	 * the lock, {@code [0]} when nothing changed and the hold is to be released as usual.
+	 * @param released the hold that goes
+	 * @param headOwnerDigest the digest of the head's owner
+	 * @param headHold the id of the head's acquisition
+	 * @param headRequest the head's request in the lock's line, or {@code ""} for none
+	 * @param limit the most grants in a row while another request waits
+	 * @param fenceIdleMillis the idle time after which the fencing counter may vanish
+	 */
+	public static ScriptCall handOver(Grant released, String headOwnerDigest, String headHold, String headRequest,
+			int limit, String fenceIdleMillis) {
+		LockSpec spec = released.spec();
+		return HAND_OVER.call(spec, new ScriptArgs.HandOver(released.owner(), released.token(), released.hold(),
+				headOwnerDigest, headHold, spec.leaseMillis(), headRequest, limit, Long.parseLong(fenceIdleMillis)));
 	}
 
 	/**

@@ -30,6 +30,9 @@ public final class LockScripts {
 	public static final LuaScript<ScriptArgs.Release> RELEASE = LuaScript.load("release.lua", ReturnType.INTEGER,
 			ScriptArgs.Release.class, LOCK, CHANNEL, REQUESTS, READERS);
 
+	public static final LuaScript<ScriptArgs.HandOver> HAND_OVER = LuaScript.load("hand-over.lua", ReturnType.MULTI,
+			ScriptArgs.HandOver.class, LOCK, REQUESTS, READERS, FENCE);
+
 	static final LuaScript<ScriptArgs.Extend> EXTEND = LuaScript.load("extend.lua", ReturnType.INTEGER,
 			ScriptArgs.Extend.class, LOCK);
 
@@ -82,9 +85,9 @@ public final class LockScripts {
 	/**
 	 * Every script, for checks that cover them all.
 	 */
-	public static final List<LuaScript<?>> ALL = List.of(ACQUIRE, RELEASE, EXTEND, ACQUIRE_READ, RELEASE_READ,
-			EXTEND_READ, ACQUIRE_PERMIT, RELEASE_PERMIT, EXTEND_PERMIT, ACQUIRE_FAIR, RELEASE_FAIR, LEAVE_FAIR,
-			HELD_MEMBER, ACQUIRE_ALL, RENEW, READ_HOLD, FORCE_RELEASE, DROP_INTENT);
+	public static final List<LuaScript<?>> ALL = List.of(ACQUIRE, RELEASE, HAND_OVER, EXTEND, ACQUIRE_READ,
+			RELEASE_READ, EXTEND_READ, ACQUIRE_PERMIT, RELEASE_PERMIT, EXTEND_PERMIT, ACQUIRE_FAIR, RELEASE_FAIR,
+			LEAVE_FAIR, HELD_MEMBER, ACQUIRE_ALL, RENEW, READ_HOLD, FORCE_RELEASE, DROP_INTENT);
 
 	private LockScripts() {
 	}

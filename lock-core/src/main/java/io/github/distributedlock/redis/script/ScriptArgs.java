@@ -123,6 +123,33 @@ public sealed interface ScriptArgs {
 	}
 
 	/**
+	 * Release the last hold of a lock and grant it to the head of the releaser's JVM's
+	 * line, or change nothing ({@code hand-over.lua}).
+	 *
+	 * @param owner the releaser's owner id
+	 * @param token the releaser's fencing token
+	 * @param hold the releaser's hold id
+	 * @param headOwner the digest of the head's owner
+	 * @param headHold the id of the head's acquisition
+	 * @param headLeaseMs the head's lease
+	 * @param headRequest the head's request in the line, or {@code ""} for none
+	 * @param limit the most grants in a row while another request waits
+	 * @param fenceIdleMs the idle time after which the fencing counter may vanish; left
+	 * off at its default
+	 */
+	record HandOver(String owner, long token, String hold, String headOwner, String headHold, long headLeaseMs,
+			String headRequest, int limit, long fenceIdleMs) implements ScriptArgs {
+
+		@Override
+		public List<String> argv() {
+			List<String> argv = List.of(this.owner, number(this.token), this.hold, this.headOwner, this.headHold,
+					number(this.headLeaseMs), this.headRequest, number(this.limit), number(this.fenceIdleMs));
+			return (this.fenceIdleMs != LockKeys.FENCE_IDLE_MILLIS) ? argv : argv.subList(0, 8);
+		}
+
+	}
+
+	/**
 	 * Lengthen the lease of a hold of a lock, for its owner only; it never shortens a
 	 * lease ({@code extend.lua}).
 	 *

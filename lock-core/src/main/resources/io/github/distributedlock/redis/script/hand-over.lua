@@ -1,0 +1,73 @@
+-- Release the last hold of a lock and grant the lock, in the same script, to a waiter of the
+-- releaser's own JVM: the head of its template's line, which is asleep between attempts. It
+-- is granted only while no request of the line in Redis has waited through `limit` such
+-- grants in a row; otherwise nothing changes, and the caller releases with release.lua, which
+-- reserves the lock for the oldest request or frees it. A grant is the one place where a
+-- script run by another caller makes a holder, and only the releaser's JVM, which chose the
+-- head's hold id, reads its reply (docs/design/waiting-and-hand-off.md, "Hand-off inside one
+-- JVM").
+--
+-- KEYS: lock, requests, readers, fence
+-- ARGV: owner, token, hold, head_owner, head_hold, head_lease_ms, head_request, limit, fence_idle_ms
+--
+-- KEYS[1]  the lock hash (acquire.lua); a grant also writes 'granted' (the token it gave) and
+--          'run' (how many grants in a row led to it)
+-- KEYS[2]  the requests: a sorted set of '<claim ms>:<id>' scored by arrival (ms)
+-- KEYS[3]  the lock's readers: while the releaser also reads (a downgrade), nothing is granted
+-- KEYS[4]  the fencing counter of the lock's hash slot
+-- ARGV[1]  the releaser's owner
+-- ARGV[2]  the fencing token of the releaser's hold
+-- ARGV[3]  the releaser's hold id
+-- ARGV[4]  the head's owner digest (the releaser's JVM knows the head's owner)
+-- ARGV[5]  the head's hold id: the id of its acquisition, the same for each of its attempts
+-- ARGV[6]  the head's lease in milliseconds
+-- ARGV[7]  the head's request in the line, or '' for none: it leaves the line with the grant
+-- ARGV[8]  the most grants in a row while another request waits (distributed-lock.local-hand-offs)
+-- ARGV[9]  idle time in ms after which the fencing counter may vanish, sent only when it is not
+--          its default, LockKeys.FENCE_IDLE_MILLIS (LockScriptsTests checks it)
+--
+-- Run twice (re-sent after a reconnect), the second run finds the head's hold and answers the
+-- grant again, with the same token and the lease only lengthened: never a second grant.
+--
+-- Returns {1, token}  granted: the head holds the lock with this new token and its own lease
+--         {0}         refused, nothing changed: release with release.lua
+
+local head = hold_field(ARGV[5])
+local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'holds', 'kept', hold_field(ARGV[3]), head, 'granted', 'run')
+if held[6] and held[1] == ARGV[4] and ARGV[4] ~= digest(ARGV[1]) then
+	-- The head's hold is there: an earlier run of this script granted it (or the head's own
+	-- attempt took it). The head counts its lease from before this run: it must cover that.
+	-- (A head of the releaser's own owner is never granted to, below.)
+	lengthen_lease(KEYS[1], ARGV[6])
+	return {1, tonumber(held[2])}
+end
+-- Only the releaser's last hold, with no minimum hold kept and no read hold of its own, is
+-- handed over; and never to its own owner, whose holds are counted, not granted.
+if not held[5] or held[3] ~= '1' or held[4] or held[2] ~= ARGV[2] or held[1] ~= digest(ARGV[1])
+		or held[1] == ARGV[4] or redis.call('EXISTS', KEYS[3]) == 1 then
+	return {0}
+end
+
+-- Whether a request other than the head's waits in the line, and how many grants in a row led
+-- to the releaser's hold: counted only if a grant made it ('granted' is its token).
+local line = redis.call('ZRANGE', KEYS[2], '0', '1')
+local others = line[1] and (line[1] ~= ARGV[7] or line[2])
+local run = '0'
+if others and held[7] == held[2] then
+	run = held[8]
+	if tonumber(run) >= tonumber(ARGV[8]) then
+		return {0}
+	end
+end
+
+if ARGV[7] ~= '' then
+	redis.call('ZREM', KEYS[2], ARGV[7])
+end
+local token = next_token(KEYS[4], ARGV[9] or '604800000', server_micros())
+redis.call('HDEL', KEYS[1], hold_field(ARGV[3]))
+-- 'queued' stays set: a request of the line, or the head's next neighbour, may wait for the
+-- release of this hold too.
+redis.call('HSET', KEYS[1], 'owner', ARGV[4], 'token', token, head, '1', 'queued', '1', 'granted', token, 'run',
+	tostring(tonumber(run) + 1))
+redis.call('PEXPIRE', KEYS[1], ARGV[6])
+return {1, tonumber(token)}

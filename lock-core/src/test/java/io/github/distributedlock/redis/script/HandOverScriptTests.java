@@ -1,0 +1,211 @@
+package io.github.distributedlock.redis.script;
+
+import java.util.List;
+import java.util.Map;
+
+import io.github.distributedlock.redis.core.LockKeys;
+import io.github.distributedlock.redis.core.LockOwners;
+import io.github.distributedlock.test.RedisServerExtension;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code hand-over.lua} on a real redis-server: the release of a lock's last hold that
+ * grants the lock to the head of the releaser's JVM's line in the same script
+ * (docs/design/waiting-and-hand-off.md, "Hand-off inside one JVM"). A grant makes a new
+ * hold for the head, with a new token and the head's lease, and takes the head's request
+ * out of the line; a refusal changes nothing; a second run answers the first run's grant.
+ */
+class HandOverScriptTests {
+
+	private static final String LOCK = "ho:{h}";
+
+	private static final String REQUESTS = LOCK + ":requests";
+
+	private static final String READERS = LOCK + ":readers";
+
+	@RegisterExtension
+	static RedisServerExtension redis = RedisServerExtension.dedicated();
+
+	@BeforeEach
+	void flush() {
+		redis.server().command("FLUSHALL");
+	}
+
+	@Test
+	void shouldGrantTheLockToTheHeadWithANewTokenAndItsOwnLease() {
+		long holder = acquire("holder", "");
+		assertThat(acquire("head", "2000:h")).isZero();
+		List<?> reply = handOver("holder", holder, "head", "2000:h", "5000", "2");
+		assertThat(reply.get(0)).isEqualTo(1L);
+		long granted = (Long) reply.get(1);
+		assertThat(granted).isGreaterThan(holder);
+		Map<String, String> hash = hash();
+		assertThat(hash).containsEntry("owner", LockOwners.digest("head"))
+			.containsEntry("holds", "1")
+			.containsEntry("token", Long.toString(granted))
+			.containsEntry("#head-hold", "1")
+			.containsEntry("queued", "1")
+			.doesNotContainKey("#holder-hold");
+		assertThat((Long) redis.server().command("PTTL", LOCK)).isBetween(4000L, 5000L);
+		assertThat(redis.server().command("ZCARD", REQUESTS)).isEqualTo(0L);
+		assertThat(redis.server().command("GET", LockKeys.fence(LOCK))).isEqualTo(Long.toString(granted));
+	}
+
+	@Test
+	void shouldAnswerTheSameGrantWhenRunTwice() {
+		long holder = acquire("holder", "");
+		assertThat(acquire("head", "2000:h")).isZero();
+		List<?> first = handOver("holder", holder, "head", "2000:h", "5000", "2");
+		redis.server().command("PEXPIRE", LOCK, "100");
+		List<?> second = handOver("holder", holder, "head", "2000:h", "5000", "2");
+		assertThat(second).isEqualTo(first);
+		// The lease is lengthened for the second run, never a second token.
+		assertThat((Long) redis.server().command("PTTL", LOCK)).isGreaterThan(4000L);
+		assertThat(redis.server().command("GET", LockKeys.fence(LOCK))).isEqualTo(String.valueOf(first.get(1)));
+		assertThat(hash()).containsEntry("holds", "1");
+	}
+
+	@Test
+	void shouldLetTheHeadsOwnAttemptFindTheGrantWhoseReplyWasLost() {
+		long holder = acquire("holder", "");
+		assertThat(acquire("head", "2000:h")).isZero();
+		List<?> reply = handOver("holder", holder, "head", "2000:h", "5000", "2");
+		List<?> attempt = acquireReply("head", "2000:h");
+		assertThat(attempt).isEqualTo(List.of(1L, reply.get(1)));
+		assertThat(hash()).containsEntry("holds", "1");
+	}
+
+	@Test
+	void shouldGrantOnlyLimitTimesInARowWhileAnotherRequestWaits() {
+		long token = acquire("c0", "");
+		assertThat(acquire("remote", "1000:r")).isZero();
+		for (int i = 1; i <= 2; i++) {
+			assertThat(acquire("c" + i, "2000:c" + i)).isZero();
+			List<?> reply = handOver("c" + (i - 1), token, "c" + i, "2000:c" + i, "5000", "2");
+			assertThat(reply.get(0)).isEqualTo(1L);
+			token = (Long) reply.get(1);
+			assertThat(hash()).containsEntry("run", Integer.toString(i));
+		}
+		assertThat(acquire("c3", "2000:c3")).isZero();
+		Map<String, String> before = hash();
+		long ttl = (Long) redis.server().command("PTTL", LOCK);
+		assertThat(handOver("c2", token, "c3", "2000:c3", "5000", "2")).isEqualTo(List.of(0L));
+		assertThat(hash()).isEqualTo(before);
+		assertThat((Long) redis.server().command("PTTL", LOCK)).isBetween(ttl - 1000, ttl);
+		// The usual release then serves the oldest request: the remote one.
+		assertThat(release("c2", token)).isZero();
+		assertThat(hash()).containsEntry("reserved", "1000:r").containsEntry("owner", "");
+	}
+
+	@Test
+	void shouldNotCountGrantsWhenNoOtherRequestWaits() {
+		long token = acquire("c0", "");
+		for (int i = 1; i <= 4; i++) {
+			assertThat(acquire("c" + i, "2000:c" + i)).isZero();
+			List<?> reply = handOver("c" + (i - 1), token, "c" + i, "2000:c" + i, "5000", "1");
+			assertThat(reply.get(0)).isEqualTo(1L);
+			token = (Long) reply.get(1);
+		}
+		assertThat(hash()).containsEntry("run", "1");
+	}
+
+	@Test
+	void shouldStartANewRunAfterAHoldThatNoGrantMade() {
+		long token = acquire("c0", "");
+		assertThat(acquire("remote", "1000:r")).isZero();
+		assertThat(acquire("c1", "2000:c1")).isZero();
+		token = (Long) handOver("c0", token, "c1", "2000:c1", "5000", "1").get(1);
+		assertThat(acquire("c2", "2000:c2")).isZero();
+		assertThat(handOver("c1", token, "c2", "2000:c2", "5000", "1")).isEqualTo(List.of(0L));
+		assertThat(release("c1", token)).isZero();
+		// The remote request takes its reservation: a hold no grant made, so a new run.
+		token = acquire("remote", "1000:r");
+		assertThat(token).isPositive();
+		List<?> reply = handOver("remote", token, "c2", "2000:c2", "5000", "1");
+		assertThat(reply.get(0)).isEqualTo(1L);
+		assertThat(hash()).containsEntry("run", "1");
+	}
+
+	@Test
+	void shouldRefuseAndChangeNothingUnlessTheReleaserHoldsTheOnlyHold() {
+		long holder = acquire("holder", "");
+		assertThat(acquire("head", "2000:h")).isZero();
+		// Another token, another owner, the head's own owner.
+		assertRefused("holder", holder + 1, "head");
+		assertRefused("other", holder, "head");
+		assertRefused("holder", holder, "holder");
+		// A re-entry: not the last hold.
+		ScriptEval.eval(redis.server(), LockScripts.ACQUIRE,
+				List.of(LOCK, LockKeys.fence(LOCK), READERS, LOCK + ":intent", REQUESTS), "holder", "inner", "10000",
+				"-1", "", "30000", "0", "1");
+		assertRefused("holder", holder, "head");
+	}
+
+	@Test
+	void shouldRefuseWhileTheReleaserReadsOrAMinimumHoldIsKept() {
+		long holder = acquire("holder", "");
+		assertThat(acquire("head", "2000:h")).isZero();
+		redis.server().command("ZADD", READERS, "99999999999999", LockOwners.digest("holder"));
+		assertRefused("holder", holder, "head");
+		redis.server().command("DEL", READERS);
+		redis.server().command("HSET", LOCK, "kept", "99999999999999");
+		assertRefused("holder", holder, "head");
+	}
+
+	@Test
+	void shouldRefuseAReservedOrMissingLock() {
+		long holder = acquire("holder", "");
+		assertThat(acquire("head", "2000:h")).isZero();
+		assertThat(acquire("remote", "1000:r")).isZero();
+		assertThat(release("holder", holder)).isZero();
+		assertThat(hash()).containsEntry("owner", "").containsKey("reserved");
+		assertRefused("holder", holder, "remote");
+		redis.server().command("DEL", LOCK);
+		assertThat(handOver("holder", holder, "head", "2000:h", "5000", "2")).isEqualTo(List.of(0L));
+		assertThat(redis.server().command("EXISTS", LOCK)).isEqualTo(0L);
+	}
+
+	private void assertRefused(String releaser, long token, String head) {
+		Map<String, String> before = hash();
+		List<?> requests = (List<?>) redis.server().command("ZRANGE", REQUESTS, "0", "-1");
+		assertThat(handOver(releaser, token, head, "2000:h", "5000", "2")).isEqualTo(List.of(0L));
+		assertThat(hash()).isEqualTo(before);
+		assertThat(redis.server().command("ZRANGE", REQUESTS, "0", "-1")).isEqualTo(requests);
+	}
+
+	private List<?> handOver(String releaser, long token, String head, String headRequest, String lease, String limit) {
+		return (List<?>) ScriptEval.eval(redis.server(), LockScripts.HAND_OVER,
+				List.of(LOCK, REQUESTS, READERS, LockKeys.fence(LOCK)), releaser, Long.toString(token),
+				releaser + "-hold", LockOwners.digest(head), head + "-hold", lease, headRequest, limit);
+	}
+
+	private long acquire(String owner, String request) {
+		List<?> reply = acquireReply(owner, request);
+		return ((Long) reply.get(0) == 1L) ? (Long) reply.get(1) : 0;
+	}
+
+	private List<?> acquireReply(String owner, String request) {
+		return (List<?>) ScriptEval.eval(redis.server(), LockScripts.ACQUIRE,
+				List.of(LOCK, LockKeys.fence(LOCK), READERS, LOCK + ":intent", REQUESTS), owner, owner + "-hold",
+				"10000", "-1", request);
+	}
+
+	private long release(String owner, long token) {
+		return (Long) ScriptEval.eval(redis.server(), LockScripts.RELEASE,
+				List.of(LOCK, LOCK + ":released", REQUESTS, READERS), owner, Long.toString(token), owner + "-hold");
+	}
+
+	private Map<String, String> hash() {
+		List<?> flat = (List<?>) redis.server().command("HGETALL", LOCK);
+		Map<String, String> hash = new java.util.TreeMap<>();
+		for (int i = 0; i < flat.size(); i += 2) {
+			hash.put(String.valueOf(flat.get(i)), String.valueOf(flat.get(i + 1)));
+		}
+		return hash;
+	}
+
+}
