@@ -10,6 +10,8 @@
 #   --warm-up N   pairs before the counted ones, in every run (default 200)
 #   --contended   two clients of each library take turns on one lock name instead, each on a thread and connections
 #                 of its own (scenario 2 with 2 processes); writes lock-benchmarks/target/redis-instructions-contended.md
+#   --contended-local  the same, but both threads share one client, as threads of one process do (the hand-offs inside
+#                 one JVM of scenario 2 with 8 threads); writes lock-benchmarks/target/redis-instructions-contended-local.md
 # Maven options such as -o (offline) go in MAVEN_ARGS. REDIS_SERVER names another redis-server binary.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -26,7 +28,9 @@ while (($#)); do
 		--large) large="$2"; shift 2 ;;
 		--warm-up) warm_up="$2"; shift 2 ;;
 		--contended) workload=contended; shift ;;
-		*) echo "Unknown option $1; expected --small N, --large N, --warm-up N or --contended" >&2; exit 2 ;;
+		--contended-local) workload=contended-local; shift ;;
+		*) echo "Unknown option $1; expected --small N, --large N, --warm-up N, --contended or --contended-local" >&2
+			exit 2 ;;
 	esac
 done
 if ((large <= small)); then
@@ -48,9 +52,9 @@ classpath="$module/target/classes:$(cat "$module/target/classpath.txt")"
 main=io.github.distributedlock.benchmark.cost.RedisInstructionsMain
 work="$module/target/redis-instructions"
 report=redis-instructions
-if [[ "$workload" == contended ]]; then
-	work="$module/target/redis-instructions-contended"
-	report=redis-instructions-contended
+if [[ "$workload" != pairs ]]; then
+	work="$module/target/redis-instructions-$workload"
+	report="redis-instructions-$workload"
 fi
 rm -rf "$work"
 mkdir -p "$work"
@@ -156,8 +160,8 @@ done
 
 header="Redis $("$redis_server" --version | sed -n 's/.*v=\([^ ]*\).*/\1/p'), $(valgrind --version)"
 command=report
-if [[ "$workload" == contended ]]; then
-	command=report-contended
+if [[ "$workload" != pairs ]]; then
+	command="report-$workload"
 fi
 exec java -Xmx256m -cp "$classpath" "$main" "$command" "$module/target/$report.md" "$small" "$large" \
 	"$warm_up" "$header" "${totals[@]}"

@@ -17,6 +17,12 @@ final class InstructionsReport {
 
 	private static final String UNCONTENDED = "one thread, a new lock name each time (scenario 1). ";
 
+	private static final String CONTENDED_LOCAL = "two threads sharing one client of the library, as two threads of "
+			+ "one process do, taking turns on one lock name with holds of about 100 µs (the hand-offs inside one "
+			+ "JVM of scenario 2 with 8 threads); the warm-up's pairs are each thread's, the counted pairs both "
+			+ "threads' together. Under valgrind Redis runs tens of times slower, so nearly every acquisition waits "
+			+ "for the other thread's release. ";
+
 	private static final String CONTENDED = "two clients of the library with connections of their own, each on a "
 			+ "thread of its own, taking turns on one lock name with holds of about 100 µs (scenario 2 with 2 "
 			+ "processes); the warm-up's pairs are each client's, the counted pairs both clients' together. Under "
@@ -24,6 +30,22 @@ final class InstructionsReport {
 			+ "release: the mix of paths is the contended one, and a library that polls polls more. ";
 
 	private InstructionsReport() {
+	}
+
+	/**
+	 * What a run of {@code instructions.sh} did.
+	 */
+	enum Workload {
+
+		/** One client, one thread, a new lock name each time. */
+		PAIRS,
+
+		/** Two clients, a thread each, taking turns on one name. */
+		CONTENDED,
+
+		/** Two threads of one client taking turns on one name. */
+		CONTENDED_LOCAL
+
 	}
 
 	/**
@@ -35,7 +57,7 @@ final class InstructionsReport {
 	 * @return the markdown
 	 */
 	static String markdown(int small, int large, int warmUp, List<Totals> libraries) {
-		return markdown(small, large, warmUp, libraries, List.of(), false);
+		return markdown(small, large, warmUp, libraries, List.of(), Workload.PAIRS);
 	}
 
 	/**
@@ -46,12 +68,11 @@ final class InstructionsReport {
 	 * @param libraries the totals, in report order
 	 * @param parts the instructions of the functions in {@link Part#FUNCTIONS}, for the
 	 * libraries that have them
-	 * @param contended whether two clients took turns on one name, rather than one client
-	 * taking a new name each time
+	 * @param workload what the runs did
 	 * @return the markdown
 	 */
 	static String markdown(int small, int large, int warmUp, List<Totals> libraries, List<Part> parts,
-			boolean contended) {
+			Workload workload) {
 		Optional<Double> floor = perPair(libraries, Library.FLOOR, small, large);
 		Optional<Double> spring = perPair(libraries, Library.SPRING_INTEGRATION, small, large);
 		StringBuilder table = new StringBuilder();
@@ -73,8 +94,11 @@ final class InstructionsReport {
 		return table + "\nEach figure is (Ir(" + large + ") − Ir(" + small + ")) / " + (large - small)
 				+ ": the instructions redis-server ran (callgrind's `Ir`, user space only, every thread) in a run of "
 				+ large + " pairs less those of a run of " + small + ", each on a fresh server after the same " + warmUp
-				+ " pairs to warm up, " + (contended ? CONTENDED : UNCONTENDED)
-				+ "`serverCron` is not counted, since how often it runs depends on the clock, not on the locks. "
+				+ " pairs to warm up, " + switch (workload) {
+					case PAIRS -> UNCONTENDED;
+					case CONTENDED -> CONTENDED;
+					case CONTENDED_LOCAL -> CONTENDED_LOCAL;
+				} + "`serverCron` is not counted, since how often it runs depends on the clock, not on the locks. "
 				+ "The kernel's share of each round trip (read, write, epoll) is not counted either. Machine load "
 				+ "does not change the counts; each server's random hash seed moves them by up to about 1%.\n"
 				+ breakdown(small, large, libraries, parts);

@@ -10,10 +10,12 @@ import io.github.distributedlock.benchmark.Library;
 import io.github.distributedlock.benchmark.worker.LockClient.Hold;
 
 /**
- * Acquire and release pairs on one lock name by two clients of a library, each with its
- * own connections, as two processes would have, and each driven by a thread of its own:
- * the hand-offs of scenario 2 with 2 processes, for measurements made outside the
- * benchmark's worker JVMs. Each hold lasts about as long as scenario 2's.
+ * Acquire and release pairs on one lock name by two threads: either of two clients of a
+ * library, each with its own connections, as two processes would have (the hand-offs of
+ * scenario 2 with 2 processes), or of one client, as two threads of one process share it
+ * (the hand-offs inside one JVM of scenario 2's processes of 8 threads). For measurements
+ * made outside the benchmark's worker JVMs. Each hold lasts about as long as scenario
+ * 2's.
  */
 public final class ContendedPairs implements AutoCloseable {
 
@@ -29,16 +31,21 @@ public final class ContendedPairs implements AutoCloseable {
 
 	private final String name;
 
+	private final int threadsPerClient;
+
 	/**
-	 * Connect two clients of the library to a standalone server.
+	 * Connect the library's clients to a standalone server.
 	 * @param host the server's host
 	 * @param port the server's port
 	 * @param library the library to drive
+	 * @param oneProcess whether both threads share one client, as threads of one process
+	 * do, rather than each having a client of its own
 	 */
-	public ContendedPairs(String host, int port, Library library) {
+	public ContendedPairs(String host, int port, Library library, boolean oneProcess) {
 		this.library = library;
 		this.name = library.id() + "-contended-pairs";
-		for (int i = 0; i < 2; i++) {
+		this.threadsPerClient = oneProcess ? 2 : 1;
+		for (int i = 0; i < 2 / this.threadsPerClient; i++) {
 			LockClients clients = new LockClients(host, port, false);
 			clients.get(library);
 			this.processes.add(clients);
@@ -54,8 +61,8 @@ public final class ContendedPairs implements AutoCloseable {
 	public void run(int pairsEach) throws InterruptedException {
 		Queue<RuntimeException> failures = new ConcurrentLinkedQueue<>();
 		List<Thread> threads = new ArrayList<>();
-		for (LockClients clients : this.processes) {
-			LockClient client = clients.get(this.library);
+		for (int t = 0; t < 2; t++) {
+			LockClient client = this.processes.get(t / this.threadsPerClient).get(this.library);
 			Thread thread = new Thread(() -> {
 				try {
 					for (int i = 0; i < pairsEach; i++) {

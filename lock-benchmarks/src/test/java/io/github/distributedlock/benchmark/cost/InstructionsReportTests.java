@@ -72,7 +72,7 @@ class InstructionsReportTests {
 				new InstructionsReport.Part(Library.THIS_PROJECT, "lua_pcall", 0, 400 * 2000),
 				new InstructionsReport.Part(Library.THIS_PROJECT, "scriptCall", 0, 150 * 2000));
 
-		String markdown = InstructionsReport.markdown(500, 2500, 200, totals, parts, false);
+		String markdown = InstructionsReport.markdown(500, 2500, 200, totals, parts, InstructionsReport.Workload.PAIRS);
 
 		assertThat(markdown)
 			.contains("| per acquire+release | " + Library.FLOOR.title() + " | " + Library.THIS_PROJECT.title() + " |")
@@ -86,9 +86,22 @@ class InstructionsReportTests {
 	@Test
 	void shouldLeaveOutTheSplitWithoutFunctions() {
 		String markdown = InstructionsReport.markdown(10, 20, 0,
-				List.of(new InstructionsReport.Totals(Library.REDISSON, 1_000, 3_000)), List.of(), false);
+				List.of(new InstructionsReport.Totals(Library.REDISSON, 1_000, 3_000)), List.of(),
+				InstructionsReport.Workload.PAIRS);
 
 		assertThat(markdown).doesNotContain("Where they go");
+	}
+
+	@Test
+	void shouldSayWhatEachWorkloadDid() {
+		List<InstructionsReport.Totals> totals = List.of(new InstructionsReport.Totals(Library.REDISSON, 1_000, 3_000));
+		assertThat(InstructionsReport.markdown(10, 20, 0, totals, List.of(), InstructionsReport.Workload.PAIRS))
+			.contains("a new lock name each time");
+		assertThat(InstructionsReport.markdown(10, 20, 0, totals, List.of(), InstructionsReport.Workload.CONTENDED))
+			.contains("two clients of the library with connections of their own");
+		assertThat(
+				InstructionsReport.markdown(10, 20, 0, totals, List.of(), InstructionsReport.Workload.CONTENDED_LOCAL))
+			.contains("two threads sharing one client of the library");
 	}
 
 }
