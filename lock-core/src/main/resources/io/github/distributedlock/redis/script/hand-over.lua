@@ -49,12 +49,16 @@ if not held[5] or held[3] ~= '1' or held[4] or held[2] ~= ARGV[2] or held[1] ~= 
 end
 
 -- Whether a request other than the head's waits in the line, and how many grants in a row led
--- to the releaser's hold: counted only if a grant made it ('granted' is its token).
+-- to the releaser's hold: counted only if a grant made it ('granted' is its token), else none.
+-- Checked against the limit either way: with a limit of 0, nothing is granted while another
+-- request waits.
 local line = redis.call('ZRANGE', KEYS[2], '0', '1')
 local others = line[1] and (line[1] ~= ARGV[7] or line[2])
 local run = '0'
-if others and held[7] == held[2] then
-	run = held[8]
+if others then
+	if held[7] == held[2] then
+		run = held[8]
+	end
 	if tonumber(run) >= tonumber(ARGV[8]) then
 		return {0}
 	end

@@ -1,0 +1,207 @@
+package io.github.distributedlock.redis.script;
+
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import io.github.distributedlock.redis.core.LockKeys;
+import io.github.distributedlock.redis.core.LockOwners;
+import io.github.distributedlock.test.RedisServerExtension;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * An adversarial review of {@code hand-over.lua} with the scripts it meets on a real
+ * redis-server: stale and repeated runs, leases that end between runs, readers, fair
+ * waiters and remote requests (docs/design/waiting-and-hand-off.md, "Hand-off inside one
+ * JVM"). The tests that pass pin what held; a disabled one is a finding that needs more
+ * than a fix in the script.
+ */
+class HandOverReviewTests {
+
+	private static final String LOCK = "hr:{h}";
+
+	private static final String REQUESTS = LOCK + ":requests";
+
+	private static final String READERS = LOCK + ":readers";
+
+	@RegisterExtension
+	static RedisServerExtension redis = RedisServerExtension.dedicated();
+
+	@BeforeEach
+	void flush() {
+		redis.server().command("FLUSHALL");
+	}
+
+	@Test
+	void shouldRefuseWithALimitOfZeroWhileAnotherRequestWaits() {
+		// "Granted only while no request of the line has waited through `limit` grants in
+		// a
+		// row": with a limit of 0 every waiting request has, so nothing is granted.
+		// Before, a
+		// hold that no grant made skipped the check, and the first grant was made anyway.
+		long holder = acquire("holder", "");
+		assertThat(acquire("remote", "1000:r")).isZero();
+		assertThat(acquire("head", "2000:h")).isZero();
+		Map<String, String> before = hash();
+		assertThat(handOver("holder", holder, "head", "2000:h", "0")).isEqualTo(List.of(0L));
+		assertThat(hash()).isEqualTo(before);
+	}
+
+	@Test
+	@Disabled("Finding: a waiter that files no request in the line (a fair waiter blocked by a plain hold, "
+			+ "a waiter of a template with hand-off off, an older engine's waiter) is not counted, so one JVM's "
+			+ "grants never end and the lock is never free for it; fails when enabled")
+	void shouldNotGrantWithoutEndWhileAFairWaiterIsQueued() {
+		long token = acquire("c0", "");
+		List<?> fair = (List<?>) ScriptEval.eval(redis.server(), LockScripts.ACQUIRE_FAIR,
+				List.of(LOCK, LockKeys.fence(LOCK), READERS, LOCK + ":queue", LOCK + ":heartbeats"), "fair",
+				"fair-hold", "10000", "1", "604800000", "60000", "1");
+		assertThat(fair.get(0)).isEqualTo(0L);
+		int grants = 0;
+		for (int i = 1; i <= 10; i++) {
+			assertThat(acquire("c" + i, "2000:c" + i)).isZero();
+			List<?> reply = handOver("c" + (i - 1), token, "c" + i, "2000:c" + i, "2");
+			if (reply.get(0).equals(0L)) {
+				break;
+			}
+			grants++;
+			token = (Long) reply.get(1);
+		}
+		assertThat(grants).isLessThanOrEqualTo(2);
+	}
+
+	@Test
+	void shouldRefuseAStaleRunAfterTheHeadReleasedItsGrant() {
+		long holder = acquire("holder", "");
+		assertThat(acquire("head", "2000:h")).isZero();
+		long granted = (Long) handOver("holder", holder, "head", "2000:h", "2").get(1);
+		assertThat(acquire("remote", "1000:r")).isZero();
+		assertThat(release("head", granted)).isZero();
+		assertThat(hash()).containsEntry("reserved", "1000:r");
+		Map<String, String> reserved = hash();
+		// The releaser's command, run again late (or sent again after a timeout), finds
+		// neither hold: nothing changes, and the releaser's release.lua changes nothing
+		// either.
+		assertThat(handOver("holder", holder, "head", "2000:h", "2")).isEqualTo(List.of(0L));
+		assertThat(release("holder", holder)).isEqualTo(-2L);
+		assertThat(hash()).isEqualTo(reserved);
+		long remote = acquire("remote", "1000:r");
+		assertThat(remote).isGreaterThan(granted);
+	}
+
+	@Test
+	void shouldNotTouchAnotherHolderWhenRunAgainAfterTheGrantExpired() {
+		long holder = acquire("holder", "");
+		assertThat(acquire("head", "2000:h")).isZero();
+		long granted = (Long) handOver("holder", holder, "head", "2000:h", "2").get(1);
+		// The head's grant ends before the re-run (a long reconnect); a remote caller
+		// takes the
+		// free lock with a short lease.
+		redis.server().command("DEL", LOCK);
+		List<?> remote = (List<?>) ScriptEval.eval(redis.server(), LockScripts.ACQUIRE,
+				List.of(LOCK, LockKeys.fence(LOCK), READERS, LOCK + ":intent", REQUESTS), "remote", "remote-hold",
+				"20000", "-1", "");
+		assertThat((Long) remote.get(1)).isGreaterThan(granted);
+		Map<String, String> taken = hash();
+		assertThat(handOver("holder", holder, "head", "2000:h", "2")).isEqualTo(List.of(0L));
+		assertThat(hash()).isEqualTo(taken);
+		assertThat((Long) redis.server().command("PTTL", LOCK)).isGreaterThan(15000L);
+	}
+
+	@Test
+	void shouldOnlyLengthenTheHeadsLeaseWhenRunAgainAfterItsOwnAttempt() {
+		long holder = acquire("holder", "");
+		assertThat(acquire("head", "2000:h")).isZero();
+		List<?> first = handOver("holder", holder, "head", "2000:h", "2");
+		// The head, told of a lost reply, finds its grant with its own (longer) lease.
+		List<?> attempt = (List<?>) ScriptEval.eval(redis.server(), LockScripts.ACQUIRE,
+				List.of(LOCK, LockKeys.fence(LOCK), READERS, LOCK + ":intent", REQUESTS), "head", "head-hold", "20000",
+				"-1", "2000:h");
+		assertThat(attempt).isEqualTo(first);
+		// A shorter hand-over run again later never shortens it.
+		assertThat(handOver("holder", holder, "head", "2000:h", "2")).isEqualTo(first);
+		assertThat((Long) redis.server().command("PTTL", LOCK)).isGreaterThan(15000L);
+		assertThat(redis.server().command("GET", LockKeys.fence(LOCK))).isEqualTo(String.valueOf(first.get(1)));
+	}
+
+	@Test
+	void shouldKeepReadersOutOfAGrantAndCountTheirRequests() {
+		long holder = acquire("holder", "");
+		assertThat(acquire("head", "2000:h")).isZero();
+		assertThat(acquireRead("reader", "1000:reader").get(0)).isEqualTo(0L);
+		long granted = (Long) handOver("holder", holder, "head", "2000:h", "1").get(1);
+		// The granted writer keeps the reader out, and the reader's request stops a
+		// second grant.
+		assertThat(acquireRead("reader", "1000:reader").get(0)).isEqualTo(0L);
+		assertThat(redis.server().command("EXISTS", READERS)).isEqualTo(0L);
+		assertThat(hash()).containsEntry("queued", "1");
+		assertThat(acquire("next", "2000:n")).isZero();
+		assertThat(handOver("head", granted, "next", "2000:n", "1")).isEqualTo(List.of(0L));
+		assertThat(release("head", granted)).isZero();
+		assertThat(hash()).containsEntry("reserved", "1000:reader");
+		List<?> read = acquireRead("reader", "1000:reader");
+		assertThat(read.get(0)).isEqualTo(1L);
+		assertThat((Long) read.get(1)).isGreaterThan(granted);
+		assertThat(redis.server().command("EXISTS", LOCK)).isEqualTo(0L);
+	}
+
+	@Test
+	void shouldKeepTheRunOfAGrantTakenOverByItsOwnOwner() {
+		// A take-over keeps the token, so a hold taken over from a grant still counts as
+		// one:
+		// the stale 'granted' and 'run' are right, not a way around the limit.
+		long token = acquire("c0", "");
+		assertThat(acquire("remote", "1000:r")).isZero();
+		assertThat(acquire("c1", "2000:c1")).isZero();
+		token = (Long) handOver("c0", token, "c1", "2000:c1", "1").get(1);
+		List<?> takeOver = (List<?>) ScriptEval.eval(redis.server(), LockScripts.ACQUIRE,
+				List.of(LOCK, LockKeys.fence(LOCK), READERS, LOCK + ":intent", REQUESTS), "c1", "c1-later", "10000",
+				"-1", "", "30000", "0", "0");
+		assertThat(takeOver).isEqualTo(List.of(1L, token));
+		assertThat(acquire("c2", "2000:c2")).isZero();
+		assertThat((List<?>) ScriptEval.eval(redis.server(), LockScripts.HAND_OVER,
+				List.of(LOCK, REQUESTS, READERS, LockKeys.fence(LOCK)), "c1", Long.toString(token), "c1-later",
+				LockOwners.digest("c2"), "c2-hold", "5000", "2000:c2", "1"))
+			.isEqualTo(List.of(0L));
+	}
+
+	private List<?> handOver(String releaser, long token, String head, String headRequest, String limit) {
+		return (List<?>) ScriptEval.eval(redis.server(), LockScripts.HAND_OVER,
+				List.of(LOCK, REQUESTS, READERS, LockKeys.fence(LOCK)), releaser, Long.toString(token),
+				releaser + "-hold", LockOwners.digest(head), head + "-hold", "5000", headRequest, limit);
+	}
+
+	private long acquire(String owner, String request) {
+		List<?> reply = (List<?>) ScriptEval.eval(redis.server(), LockScripts.ACQUIRE,
+				List.of(LOCK, LockKeys.fence(LOCK), READERS, LOCK + ":intent", REQUESTS), owner, owner + "-hold",
+				"10000", "-1", request);
+		return ((Long) reply.get(0) == 1L) ? (Long) reply.get(1) : 0;
+	}
+
+	private List<?> acquireRead(String owner, String request) {
+		return (List<?>) ScriptEval.eval(
+				redis.server(), LockScripts.ACQUIRE_READ, List.of(LOCK, LockKeys.fence(LOCK), READERS,
+						LOCK + ":read-holds", LOCK + ":intent", REQUESTS, LOCK + ":released"),
+				owner, owner + "-hold", "10000", "1", "604800000", request, "30000");
+	}
+
+	private long release(String owner, long token) {
+		return (Long) ScriptEval.eval(redis.server(), LockScripts.RELEASE,
+				List.of(LOCK, LOCK + ":released", REQUESTS, READERS), owner, Long.toString(token), owner + "-hold");
+	}
+
+	private Map<String, String> hash() {
+		List<?> flat = (List<?>) redis.server().command("HGETALL", LOCK);
+		Map<String, String> hash = new TreeMap<>();
+		for (int i = 0; i < flat.size(); i += 2) {
+			hash.put(String.valueOf(flat.get(i)), String.valueOf(flat.get(i + 1)));
+		}
+		return hash;
+	}
+
+}
