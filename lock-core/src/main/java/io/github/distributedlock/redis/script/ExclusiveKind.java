@@ -43,15 +43,17 @@ public final class ExclusiveKind extends LockKind {
 	 * @param released the hold that goes
 	 * @param headOwnerDigest the digest of the head's owner
 	 * @param headHold the id of the head's acquisition
+	 * @param headLeaseMillis the head's own lease, which its deadline counts (requests
+	 * with other leases share a line, so not the released hold's)
 	 * @param headRequest the head's request in the lock's line, or {@code ""} for none
 	 * @param limit the most grants in a row while another request waits
 	 * @param fenceIdleMillis the idle time after which the fencing counter may vanish
 	 */
-	public static ScriptCall handOver(Grant released, String headOwnerDigest, String headHold, String headRequest,
-			int limit, String fenceIdleMillis) {
-		LockSpec spec = released.spec();
-		return HAND_OVER.call(spec, new ScriptArgs.HandOver(released.owner(), released.token(), released.hold(),
-				headOwnerDigest, headHold, spec.leaseMillis(), headRequest, limit, Long.parseLong(fenceIdleMillis)));
+	public static ScriptCall handOver(Grant released, String headOwnerDigest, String headHold, long headLeaseMillis,
+			String headRequest, int limit, String fenceIdleMillis) {
+		return HAND_OVER.call(released.spec(),
+				new ScriptArgs.HandOver(released.owner(), released.token(), released.hold(), headOwnerDigest, headHold,
+						headLeaseMillis, headRequest, limit, Long.parseLong(fenceIdleMillis)));
 	}
 
 	/**

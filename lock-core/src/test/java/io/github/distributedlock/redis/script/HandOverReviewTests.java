@@ -1,11 +1,19 @@
 package io.github.distributedlock.redis.script;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import io.github.distributedlock.LockName;
+import io.github.distributedlock.WaitStrategy;
+import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockOwners;
+import io.github.distributedlock.redis.core.LockSpec;
+import io.github.distributedlock.redis.core.LockTarget;
+import io.github.distributedlock.redis.core.LockTiming;
+import io.github.distributedlock.redis.core.WaitMode;
 import io.github.distributedlock.test.RedisServerExtension;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Disabled;
@@ -168,6 +176,34 @@ class HandOverReviewTests {
 				List.of(LOCK, REQUESTS, READERS, LockKeys.fence(LOCK)), "c1", Long.toString(token), "c1-later",
 				LockOwners.digest("c2"), "c2-hold", "5000", "2000:c2", "1"))
 			.isEqualTo(List.of(0L));
+	}
+
+	@Test
+	void shouldGrantTheHeadItsOwnLeaseNotTheReleasersThroughTheBuilder() {
+		// Acquisitions with other leases share a template's line (the line is keyed by
+		// the
+		// lock, not its timing), and the head's deadline counts its own lease from the
+		// releaser's t0. Before, ExclusiveKind.handOver sent the released hold's lease: a
+		// head
+		// with a longer lease held past its lease in Redis.
+		LockSpec spec = spec(5_000);
+		long holder = acquire("holder", "");
+		assertThat(acquire("head", "2000:h")).isZero();
+		Grant released = new Grant(spec, "holder", holder, "holder-hold", 0, false, Duration.ZERO, 1);
+		ScriptCall call = ExclusiveKind.handOver(released, LockOwners.digest("head"), "head-hold", 20_000, "2000:h", 2,
+				Long.toString(LockKeys.FENCE_IDLE_MILLIS));
+		assertThat(call.keys()).isEqualTo(List.of(LOCK, REQUESTS, READERS, LockKeys.fence(LOCK)));
+		List<?> reply = (List<?>) ScriptEval.eval(redis.server(), call.script(), call.keys(),
+				call.argv().toArray(String[]::new));
+		assertThat(reply.get(0)).isEqualTo(1L);
+		assertThat((Long) redis.server().command("PTTL", LOCK)).isGreaterThan(19_000L);
+	}
+
+	private static LockSpec spec(long leaseMillis) {
+		return new LockSpec(
+				new LockTarget(LockName.of("hr", "h"), LOCK, LOCK + ":released", LockKind.EXCLUSIVE, 0, LOCK),
+				new LockTiming(leaseMillis, 0, false, true, 0, 5_000),
+				new WaitMode(WaitStrategy.PUBSUB, List.of(LOCK + ":released"), 100_000_000), true, null);
 	}
 
 	private List<?> handOver(String releaser, long token, String head, String headRequest, String limit) {
