@@ -17,6 +17,7 @@ import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.WaitStrategy;
 import io.github.distributedlock.redis.blocking.HoldRegistry;
 import io.github.distributedlock.redis.blocking.LeaseWatchdog;
+import io.github.distributedlock.redis.blocking.LocalHandOffs;
 import io.github.distributedlock.redis.blocking.LockCommands;
 import io.github.distributedlock.redis.blocking.MultiLocking;
 import io.github.distributedlock.redis.blocking.MultiWaitLoop;
@@ -73,6 +74,8 @@ public final class RedisLockTemplate implements LockOperations {
 
 	private final boolean handOff;
 
+	private final @Nullable LocalHandOffs localHandOffs;
+
 	private volatile boolean closed;
 
 	RedisLockTemplate(RedisLockTemplateBuilder builder) {
@@ -85,11 +88,13 @@ public final class RedisLockTemplate implements LockOperations {
 				builder.configureKeyspaceEvents);
 		ReplicaWait replicas = (builder.replicaAcknowledgements > 0) ? new ReplicaWait(redis, this.commands,
 				builder.replicaAcknowledgements, builder.replicaTimeout.toMillis()) : null;
-		this.holds = new HoldRegistry(this.commands, new LeaseWatchdog(this.commands, this.server::isCluster),
-				new LockListeners(builder.listeners), replicas);
 		this.listening = ListenerContainerLifecycle.of(builder.connectionFactory, builder.listenerContainer,
 				builder.pubSub);
 		this.queues = new WaitQueues(this.listening.container(), builder.subscriptionLinger.toNanos());
+		this.localHandOffs = (this.handOff && builder.localHandOffs > 0)
+				? new LocalHandOffs(this.queues, this.commands, builder.localHandOffs) : null;
+		this.holds = new HoldRegistry(this.commands, new LeaseWatchdog(this.commands, this.server::isCluster),
+				new LockListeners(builder.listeners), replicas, this.localHandOffs);
 		this.multiLocking = new MultiLocking(this.commands, this.queues, this.holds, this.server, this.handOff);
 		this.listening.start(this.keys.keepAliveChannel());
 		this.resolver = new LockRequestResolver(this.defaults, this.keys, builder.watchdog,
@@ -130,7 +135,8 @@ public final class RedisLockTemplate implements LockOperations {
 	}
 
 	private WaitLoop waitLoop(LockSpec spec, String owner) {
-		return new WaitLoop(spec, owner, this.holds, this.handOff, this.commands, this.queues);
+		return new WaitLoop(spec, owner, this.holds, this.handOff, this.localHandOffs != null, this.commands,
+				this.queues);
 	}
 
 	private LockTimeoutException notAcquired(LockTimeoutException timeout) {
@@ -245,6 +251,14 @@ public final class RedisLockTemplate implements LockOperations {
 
 	HoldRegistry holds() {
 		return this.holds;
+	}
+
+	/**
+	 * Return how many releases granted the lock to a waiter of this template, for tests.
+	 */
+	long localGrants() {
+		LocalHandOffs local = this.localHandOffs;
+		return (local != null) ? local.grants() : 0;
 	}
 
 	private LockSpec resolve(LockRequest request) {

@@ -65,14 +65,19 @@ public final class HoldRegistry implements AutoCloseable {
 
 	private final @Nullable ReplicaWait replicas;
 
+	private final @Nullable LocalHandOffs handOffs;
+
 	private final AtomicBoolean sweepScheduled = new AtomicBoolean();
 
 	/**
 	 * @param replicas the replica check every new hold passes, or {@code null} for none
+	 * @param handOffs the hand-off inside this JVM that a release of a last hold tries,
+	 * or {@code null} for none
 	 */
 	public HoldRegistry(LockCommands commands, LeaseWatchdog watchdog, LockListener listener,
-			@Nullable ReplicaWait replicas) {
+			@Nullable ReplicaWait replicas, @Nullable LocalHandOffs handOffs) {
 		this.commands = commands;
+		this.handOffs = handOffs;
 		this.watchdog = watchdog;
 		this.listener = listener;
 		this.replicas = replicas;
@@ -100,7 +105,7 @@ public final class HoldRegistry implements AutoCloseable {
 				throw ex;
 			}
 		}
-		RedisLockHandle handle = new RedisLockHandle(grant, this, this.commands);
+		RedisLockHandle handle = new RedisLockHandle(grant, this, this.commands, this.handOffs);
 		if (handle.spec().autoRenew()) {
 			// Watched before added, so that no sweep can drop it in between.
 			this.watchdog.watch(handle);
@@ -151,7 +156,7 @@ public final class HoldRegistry implements AutoCloseable {
 	 * Register a hold found in Redis, which is neither renewed nor reported as acquired.
 	 */
 	public RedisLockHandle adopt(Grant grant) {
-		RedisLockHandle handle = new RedisLockHandle(grant, this, this.commands);
+		RedisLockHandle handle = new RedisLockHandle(grant, this, this.commands, this.handOffs);
 		add(handle);
 		return handle;
 	}
@@ -238,6 +243,17 @@ public final class HoldRegistry implements AutoCloseable {
 		}
 		OwnerHolds current = this.holds.get(key(owner, lockKey));
 		return current != null && current.mayBeInRedis(System.nanoTime());
+	}
+
+	/**
+	 * Return whether a handle is the only hold of its owner on its lock that this
+	 * template knows of, with no lease write of that owner in flight or without a reply:
+	 * its release may then hand the lock over.
+	 */
+	boolean isOnlyHold(RedisLockHandle handle) {
+		OwnerHolds current = this.holds.get(key(handle));
+		return current != null && current.writing() == 0 && !current.unknown() && current.handles().size() == 1
+				&& current.handles().get(0) == handle;
 	}
 
 	/**

@@ -100,6 +100,22 @@ public final class LockCommands {
 	}
 
 	/**
+	 * Release the last hold of a plain lock and grant the lock to the sleeping head of
+	 * this JVM's line ({@code hand-over.lua}), sent even on an interrupted thread.
+	 * @param limit the most grants in a row while a request of another process waits
+	 * @return the head's new token, or 0 if the script refused and changed nothing
+	 */
+	long handOver(Grant released, HandOverOffer head, int limit) {
+		LockSpec spec = released.spec();
+		List<?> reply = runUninterrupted(spec.name(), "hand over", ExclusiveKind.handOver(released, head.ownerDigest(),
+				head.hold(), head.leaseMillis(), head.request(), limit, this.fenceIdleMillis));
+		if (reply == null || reply.isEmpty()) {
+			throw new LockAccessException(spec.name(), "unexpected reply from the hand-over script: " + reply, null);
+		}
+		return (((Number) reply.get(0)).longValue() == 1) ? ((Number) reply.get(1)).longValue() : 0;
+	}
+
+	/**
 	 * Withdraw a request without waiting for the reply, after a Redis failure.
 	 */
 	void withdrawAsync(LockSpec spec, HandOffRequest request) {

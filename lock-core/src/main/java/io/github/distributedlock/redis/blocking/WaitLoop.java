@@ -7,8 +7,10 @@ import io.github.distributedlock.LockSelfDeadlockException;
 import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.redis.core.AcquireResult;
 import io.github.distributedlock.redis.core.Acquisition;
+import io.github.distributedlock.redis.core.AttemptOutcome;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.HandOffRequest;
+import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.NanoClock;
 import io.github.distributedlock.redis.core.Waiting;
@@ -62,14 +64,23 @@ public final class WaitLoop {
 
 	private boolean hasTurn;
 
+	// Whether its head may offer itself to a release of this JVM (LocalHandOffs), and
+	// its owner's digest once it did.
+	private final boolean offers;
+
+	private @Nullable String ownerDigest;
+
 	/**
 	 * @param holds the holds of the template, which say whether the owner holds the lock
 	 * through a local handle already
 	 * @param handOff whether waiters line up for reservations, where the lock's kind does
+	 * @param offers whether its head, asleep, may be granted the lock by a release of
+	 * this JVM ({@link LocalHandOffs}), where the acquisition allows it
 	 */
-	public WaitLoop(LockSpec spec, String owner, HoldRegistry holds, boolean handOff, LockCommands commands,
-			WaitQueues queues) {
+	public WaitLoop(LockSpec spec, String owner, HoldRegistry holds, boolean handOff, boolean offers,
+			LockCommands commands, WaitQueues queues) {
 		this.spec = spec;
+		this.offers = offers;
 		this.acquisition = new Acquisition(spec, owner, holds.holdsLocally(owner, spec.lockKey()), NanoClock.SYSTEM);
 		this.waiting = new Waiting(this.acquisition, handOff);
 		this.attempts = new LockAttempts(this.acquisition, holds, commands);
@@ -212,6 +223,85 @@ public final class WaitLoop {
 			queue.awaitSubscribed(sleep.nanos());
 			return this.waiting.woken(Waiting.ANY_TICKET);
 		}
+		HandOverOffer offer = offer(queue);
+		if (offer == null) {
+			return sleepOn(queue, sleep);
+		}
+		Waiting.Next next;
+		try {
+			next = sleepOn(queue, sleep);
+		}
+		catch (InterruptedException | RuntimeException ex) {
+			stopOffering(queue, offer);
+			throw ex;
+		}
+		HandOverOffer.Settlement settled = queue.withdraw(offer);
+		if (settled == null || settled.outcome() == HandOverOffer.Outcome.REFUSED) {
+			return next;
+		}
+		if (settled.outcome() == HandOverOffer.Outcome.GRANTED) {
+			return this.waiting.handedOver(settled.token(), settled.sentNanos());
+		}
+		return (next instanceof Waiting.Send) ? next : this.waiting.handOverFailed();
+	}
+
+	/**
+	 * Publish the head's offer to a release of this JVM, if it may be granted the lock
+	 * that way: a plain lock's head that filed its request (see
+	 * {@link Acquisition#offerable()}), in a template that hands off inside the JVM.
+	 */
+	private @Nullable HandOverOffer offer(WaitQueue queue) {
+		HandOffRequest request = this.acquisition.request();
+		if (!this.offers || request == null || !this.acquisition.offerable()) {
+			return null;
+		}
+		String digest = this.ownerDigest;
+		if (digest == null) {
+			digest = LockOwners.digest(this.acquisition.owner());
+			this.ownerDigest = digest;
+		}
+		HandOverOffer offer = new HandOverOffer(this.acquisition.owner(), digest, this.acquisition.hold(),
+				this.spec.leaseMillis(), request.member());
+		queue.offer(offer);
+		return offer;
+	}
+
+	/**
+	 * Withdraw the offer of a head that stops (interrupted, shut down): wait for the
+	 * settlement if a release took it, and release a grant it no longer wants, as a late
+	 * one. After a hand-over without a reply, one attempt with the same hold id finds the
+	 * grant if the hand-over ran.
+	 */
+	private void stopOffering(WaitQueue queue, HandOverOffer offer) {
+		HandOverOffer.Settlement settled = queue.withdraw(offer);
+		if (settled == null || settled.outcome() == HandOverOffer.Outcome.REFUSED) {
+			return;
+		}
+		try {
+			Acquisition.Attempt attempt;
+			AcquireResult result;
+			if (settled.outcome() == HandOverOffer.Outcome.GRANTED) {
+				attempt = this.acquisition.handedOver(settled.sentNanos());
+				result = new AcquireResult(1, settled.token(), -1, -1);
+			}
+			else {
+				attempt = this.acquisition.next(null);
+				result = this.attempts.send(attempt);
+			}
+			AttemptOutcome outcome = this.acquisition.replied(attempt, result, true);
+			if (outcome instanceof AttemptOutcome.Held held) {
+				this.attempts.releaseQuietly(held.grant());
+			}
+			else if (outcome instanceof AttemptOutcome.Late late) {
+				this.attempts.releaseQuietly(late.grant());
+			}
+		}
+		catch (RuntimeException ex) {
+			// The unwanted hold ends with its lease.
+		}
+	}
+
+	private Waiting.Next sleepOn(WaitQueue queue, Waiting.Sleep sleep) throws InterruptedException {
 		long until = System.nanoTime() + sleep.nanos();
 		while (true) {
 			long left = until - System.nanoTime();

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -53,6 +54,10 @@ public final class WaitQueue implements MessageListener, SubscriptionListener {
 	// Threads waiting for any signal (fair and multi-lock waiters), which hand-offs wake
 	// as well.
 	private final AtomicInteger plainSleepers = new AtomicInteger();
+
+	// The offer of the head while it sleeps, if it may be granted the lock by a release
+	// of this JVM (HandOverOffer).
+	private final AtomicReference<@Nullable HandOverOffer> offer = new AtomicReference<>();
 
 	private volatile boolean closed;
 
@@ -156,6 +161,43 @@ public final class WaitQueue implements MessageListener, SubscriptionListener {
 			}
 			this.signalLock.unlock();
 		}
+	}
+
+	/**
+	 * Publish the offer of the head, which sleeps: a release of this JVM may take it.
+	 */
+	void offer(HandOverOffer head) {
+		this.offer.set(head);
+	}
+
+	/**
+	 * Take the head's offer for a release by the given owner, if there is one of another
+	 * owner and it is still open; the caller must {@linkplain #settle settle} it.
+	 */
+	@Nullable HandOverOffer takeOffer(String releaser) {
+		HandOverOffer head = this.offer.get();
+		if (head == null || head.owner().equals(releaser) || !head.take()) {
+			return null;
+		}
+		return head;
+	}
+
+	/**
+	 * Settle a taken offer, and wake the head: refused or failed, it tries at once.
+	 */
+	void settle(HandOverOffer head, HandOverOffer.Settlement settled) {
+		head.settle(settled);
+		signal(true);
+	}
+
+	/**
+	 * Withdraw the head's offer as it wakes, waiting for the settlement if a release took
+	 * it.
+	 * @return how it was settled, or {@code null} if no release took it
+	 */
+	HandOverOffer.@Nullable Settlement withdraw(HandOverOffer head) {
+		this.offer.compareAndSet(head, null);
+		return head.withdraw();
 	}
 
 	/**

@@ -110,6 +110,13 @@ public final class WaitQueues implements AutoCloseable {
 	}
 
 	/**
+	 * Return the queue of a lock if it exists, subscribed or not, or {@code null}.
+	 */
+	@Nullable WaitQueue find(String queueId) {
+		return this.queues.get(queueId);
+	}
+
+	/**
 	 * Leave a queue; the queue is removed once nobody was in it for the linger. On a hot
 	 * lock the last waiter leaves once per acquisition, so one check per queue stays
 	 * scheduled instead of a task per leave: those kept a timer task per acquisition

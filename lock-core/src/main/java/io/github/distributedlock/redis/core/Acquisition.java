@@ -4,6 +4,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.distributedlock.LockSelfDeadlockException;
 import io.github.distributedlock.LockTimeoutException;
+import io.github.distributedlock.redis.script.LockKind;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -169,6 +170,27 @@ public final class Acquisition {
 		this.lastSentNanos = this.clock.nanoTime();
 		return new Attempt(this.hold, this.lastSentNanos, this.deadline.remainingMillis(), mayHaveIntent, this.holdsIt,
 				this.request);
+	}
+
+	/**
+	 * Return the attempt that a release of this JVM made for this acquisition by granting
+	 * it the lock ({@code hand-over.lua}), to be taken in by {@link #replied} like the
+	 * reply to its own attempt: same hold id, and its lease counts from the releaser's
+	 * clock reading taken before the hand-over was sent.
+	 * @param sentNanos the releaser's clock reading, on this acquisition's clock
+	 */
+	public Attempt handedOver(long sentNanos) {
+		return new Attempt(this.hold, sentNanos, this.deadline.remainingMillis(), false, this.holdsIt, this.request);
+	}
+
+	/**
+	 * Return whether the head of a line may be granted the lock by a release of its JVM
+	 * while it sleeps: a plain lock's waiter (not fair, not a reader, not a permit, not a
+	 * poller) whose attempt filed its request, and that may have set no writer intent.
+	 */
+	public boolean offerable() {
+		return this.request != null && this.filed && !this.heldBackByReaders && this.spec.kind() == LockKind.EXCLUSIVE
+				&& this.spec.waitMode().listens();
 	}
 
 	/**

@@ -206,6 +206,27 @@ public final class Waiting {
 	}
 
 	/**
+	 * A release of this JVM granted the lock to this head while it slept
+	 * ({@code hand-over.lua}): decided as the reply to its own attempt would be, held if
+	 * the lease counted from the releaser's clock reading is still ahead, else
+	 * {@link AttemptOutcome.Late} (sent again at once, with the same hold id).
+	 * @param token the token the grant gave
+	 * @param sentNanos the releaser's clock reading before it sent the hand-over
+	 */
+	public Next handedOver(long token, long sentNanos) {
+		this.sleeping = false;
+		return replied(this.acquisition.handedOver(sentNanos), new AcquireResult(1, token, -1, -1));
+	}
+
+	/**
+	 * A release of this JVM sent a hand-over to this head and got no reply: the head
+	 * tries at once, with the same hold id, which finds the grant if the hand-over ran.
+	 */
+	public Next handOverFailed() {
+		return send(null);
+	}
+
+	/**
 	 * A message reached the line while this acquisition is its head: try again if it
 	 * calls for that, else sleep again (a reservation for another waiter may end the
 	 * sleep sooner), or give up if the wait time ran out.

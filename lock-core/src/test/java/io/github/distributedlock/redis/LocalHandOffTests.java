@@ -1,0 +1,292 @@
+package io.github.distributedlock.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.github.distributedlock.LockHandle;
+import io.github.distributedlock.LockInterruptedException;
+import io.github.distributedlock.LockName;
+import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.redis.core.LockKeys;
+import io.github.distributedlock.redis.script.LockScripts;
+import io.github.distributedlock.test.RedisServer;
+import io.github.distributedlock.test.RedisServerExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The hand-off inside one JVM ({@code hand-over.lua},
+ * docs/design/waiting-and-hand-off.md, "Hand-off inside one JVM"): the release of a plain
+ * lock grants it to the sleeping head of its template's line, at most
+ * {@code local-hand-offs} times in a row while a waiter of another process waits; a
+ * hand-over without a reply, or whose head stops meanwhile, still ends with one holder or
+ * none.
+ */
+class LocalHandOffTests {
+
+	private static final int ROUNDS = 300;
+
+	@RegisterExtension
+	static RedisServerExtension redis = RedisServerExtension.dedicated();
+
+	@RegisterExtension
+	final ConnectedRedis connected = new ConnectedRedis(redis);
+
+	@Test
+	void shouldHandTheLockOverBetweenThreadsOfOneTemplate() throws Exception {
+		RedisServer server = redis.server();
+		server.command("SCRIPT", "FLUSH");
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+			template.acquire(request("pair")).close();
+			server.resetStats();
+			Contention contention = new Contention();
+			List<Future<?>> threads = new ArrayList<>();
+			for (int t = 0; t < 2; t++) {
+				threads.add(this.connected.executor().submit(() -> contention.run(template, "pair", ROUNDS)));
+			}
+			for (Future<?> thread : threads) {
+				thread.get(60, TimeUnit.SECONDS);
+			}
+			Map<String, Long> calls = server.commandCalls();
+			long scripts = calls.getOrDefault("evalsha", 0L) + calls.getOrDefault("eval", 0L);
+			System.out.printf(
+					"Two threads of one template, %d acquisitions: %d hand-overs granted, "
+							+ "%.2f scripts per acquisition (%s)%n",
+					2 * ROUNDS, template.localGrants(), (double) scripts / (2 * ROUNDS), calls);
+			assertThat(contention.failures).isEmpty();
+			assertThat(contention.acquisitions.get()).isEqualTo(2 * ROUNDS);
+			assertThat(template.localGrants()).as("hand-overs granted").isGreaterThan(ROUNDS / 2);
+			assertThat(scriptLoaded(LockScripts.HAND_OVER.sha1())).isTrue();
+		}
+	}
+
+	@Test
+	void shouldLetAWaiterOfAnotherProcessInAfterTheLimit() throws Exception {
+		int limit = 2;
+		try (RedisLockTemplate local = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.localHandOffs(limit)
+			.build();
+				RedisLockTemplate remote = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+			AtomicBoolean remoteHeld = new AtomicBoolean();
+			AtomicInteger localHolds = new AtomicInteger();
+			Contention contention = new Contention();
+			List<Future<?>> threads = new ArrayList<>();
+			for (int t = 0; t < 2; t++) {
+				threads.add(this.connected.executor().submit(() -> {
+					while (!remoteHeld.get()) {
+						contention.once(local, "limit", () -> {
+							localHolds.incrementAndGet();
+							pause();
+						});
+					}
+				}));
+			}
+			await().atMost(Duration.ofSeconds(10)).until(() -> local.localGrants() > 10);
+			int started = localHolds.get();
+			Future<Integer> remoteWaiter = this.connected.executor().submit(() -> {
+				try (LockHandle handle = remote.acquire(LockRequest.builder("handoff")
+					.key("limit")
+					.lease(Duration.ofSeconds(10))
+					.waitTime(Duration.ofSeconds(20))
+					.build())) {
+					int before = localHolds.get();
+					remoteHeld.set(true);
+					return before;
+				}
+			});
+			int before = remoteWaiter.get(20, TimeUnit.SECONDS);
+			for (Future<?> thread : threads) {
+				thread.get(20, TimeUnit.SECONDS);
+			}
+			assertThat(contention.failures).isEmpty();
+			// At most: the holds before its request is filed (its first attempt, outside
+			// the line, and the one that files it), a run of 'limit' grants, the hold of
+			// a
+			// local request older than its own taken from a reservation, and another
+			// run.
+			assertThat(before - started).as("local holds while the remote waiter waited")
+				.isLessThanOrEqualTo(2 * (limit + 1) + 3);
+			assertThat(local.localGrants()).isPositive();
+		}
+	}
+
+	@Test
+	void shouldGrantOnceWhenTheHandOverTimesOut() throws Exception {
+		LettuceConnectionFactory factory = RedisConnections.standalone(redis.server().host(), redis.server().port(),
+				Duration.ofMillis(600));
+		try (RedisLockTemplate template = RedisLockTemplate.builder(factory).build()) {
+			String key = template.lockKey(LockName.of("handoff", "timeout"));
+			LockHandle holder = template.acquire(request("timeout"));
+			Future<LockHandle> head = this.connected.executor().submit(() -> template.acquire(request("timeout")));
+			awaitOffered(key);
+			redis.server().command("CLIENT", "PAUSE", "900", "WRITE");
+			Throwable releaseFailure = null;
+			try {
+				holder.close();
+			}
+			catch (RuntimeException ex) {
+				releaseFailure = ex;
+			}
+			assertThat(releaseFailure).as("the release without a reply").isNotNull();
+			// The hand-over ran once the pause ended, and the head's own attempt found
+			// its grant.
+			LockHandle handle = head.get(10, TimeUnit.SECONDS);
+			assertThat(hashField(key, "granted")).isEqualTo(Long.toString(handle.fencingToken()));
+			assertThat(hashField(key, "token")).isEqualTo(Long.toString(handle.fencingToken()));
+			assertThat(hashField(key, "holds")).isEqualTo("1");
+			assertThat(handle.fencingToken()).isGreaterThan(holder.fencingToken());
+			assertThat(template.localGrants()).as("grants whose reply came").isZero();
+			handle.close();
+			assertThat(redis.server().command("EXISTS", key)).isEqualTo(0L);
+		}
+		finally {
+			factory.destroy();
+		}
+	}
+
+	@Test
+	void shouldReleaseAGrantTheInterruptedHeadNoLongerWants() throws Exception {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+			String key = template.lockKey(LockName.of("handoff", "interrupted"));
+			LockHandle holder = template.acquire(request("interrupted"));
+			AtomicReference<Object> headOutcome = new AtomicReference<>();
+			Thread head = new Thread(() -> {
+				try {
+					headOutcome.set(template.acquire(request("interrupted")));
+				}
+				catch (RuntimeException ex) {
+					headOutcome.set(ex);
+				}
+			});
+			head.start();
+			awaitOffered(key);
+			redis.server().command("CLIENT", "PAUSE", "1000", "WRITE");
+			// The release takes the head's offer and waits for the end of the pause.
+			CompletableFuture<Void> release = CompletableFuture.runAsync(holder::close, this.connected.executor());
+			Thread.sleep(300);
+			head.interrupt();
+			release.get(10, TimeUnit.SECONDS);
+			head.join(10_000);
+			assertThat(headOutcome.get()).isInstanceOf(LockInterruptedException.class);
+			assertThat(template.localGrants()).as("grants").isEqualTo(1);
+			assertThat(redis.server().command("EXISTS", key)).as("the unwanted grant released").isEqualTo(0L);
+		}
+	}
+
+	@Test
+	void shouldSendNoHandOverWhenLocalHandOffsAreOff() throws Exception {
+		RedisServer server = redis.server();
+		server.command("SCRIPT", "FLUSH");
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.localHandOffs(0)
+			.build()) {
+			Contention contention = new Contention();
+			List<Future<?>> threads = new ArrayList<>();
+			for (int t = 0; t < 2; t++) {
+				threads.add(this.connected.executor().submit(() -> contention.run(template, "off", 100)));
+			}
+			for (Future<?> thread : threads) {
+				thread.get(60, TimeUnit.SECONDS);
+			}
+			assertThat(contention.failures).isEmpty();
+			assertThat(contention.waited.get()).as("acquisitions that waited").isPositive();
+			assertThat(template.localGrants()).isZero();
+			assertThat(scriptLoaded(LockScripts.HAND_OVER.sha1())).as("hand-over.lua sent").isFalse();
+		}
+	}
+
+	/**
+	 * Hold the lock a moment, long enough for the next head to file its request and
+	 * sleep, as a critical section with any work in it does.
+	 */
+	private static void pause() {
+		try {
+			Thread.sleep(1);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	private static void awaitOffered(String key) throws InterruptedException {
+		// The head filed its request, then sleeps: its offer is out a moment later.
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> Long.valueOf(1).equals(redis.server().command("ZCARD", LockKeys.requests(key))));
+		Thread.sleep(200);
+	}
+
+	private static boolean scriptLoaded(byte[] sha1) {
+		Object reply = redis.server().command("SCRIPT", "EXISTS", new String(sha1, StandardCharsets.US_ASCII));
+		return String.valueOf(reply).contains("1");
+	}
+
+	private static String hashField(String key, String field) {
+		return String.valueOf(redis.server().command("HGET", key, field));
+	}
+
+	private static LockRequest request(String key) {
+		return LockRequest.builder("handoff")
+			.key(key)
+			.lease(Duration.ofSeconds(10))
+			.waitTime(Duration.ofSeconds(20))
+			.build();
+	}
+
+	/**
+	 * Threads taking one lock in turn: checks that no two hold it at once and that each
+	 * token is greater than the one before.
+	 */
+	private static final class Contention {
+
+		final AtomicBoolean inside = new AtomicBoolean();
+
+		final AtomicInteger acquisitions = new AtomicInteger();
+
+		final AtomicInteger waited = new AtomicInteger();
+
+		final ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
+
+		private volatile long lastToken = -1;
+
+		void run(RedisLockTemplate template, String key, int rounds) {
+			for (int i = 0; i < rounds; i++) {
+				once(template, key, LocalHandOffTests::pause);
+			}
+		}
+
+		void once(RedisLockTemplate template, String key, Runnable inside) {
+			try (LockHandle handle = template.acquire(request(key))) {
+				if (!this.inside.compareAndSet(false, true)) {
+					this.failures.add("two holders at once, token " + handle.fencingToken());
+				}
+				if (handle.fencingToken() <= this.lastToken) {
+					this.failures.add("token " + handle.fencingToken() + " after " + this.lastToken);
+				}
+				this.lastToken = handle.fencingToken();
+				if (handle.waited()) {
+					this.waited.incrementAndGet();
+				}
+				this.acquisitions.incrementAndGet();
+				inside.run();
+				this.inside.set(false);
+			}
+		}
+
+	}
+
+}
