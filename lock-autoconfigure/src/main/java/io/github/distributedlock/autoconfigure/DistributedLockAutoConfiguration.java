@@ -69,6 +69,7 @@ public final class DistributedLockAutoConfiguration {
 				.database(RedisDatabase.of(connectionFactory))
 				.subscriptionLinger(properties.getSubscriptionLinger())
 				.handOff(properties.isHandOff())
+				.localHandOffs(properties.getLocalHandOffs())
 				.configureKeyspaceEvents(properties.getKeyspaceEvents().isConfigure())
 				.watchdog(properties.getWatchdog().isEnabled())
 				.fairWaiterTimeout(properties.getFair().getWaiterTimeout())

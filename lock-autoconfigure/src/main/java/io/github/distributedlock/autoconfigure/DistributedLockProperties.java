@@ -63,6 +63,14 @@ public class DistributedLockProperties {
 	private boolean handOff = true;
 
 	/**
+	 * How many times in a row the release of a lock may grant it to a waiter of this
+	 * process, in the same script, while a waiter of another process waits (blocking
+	 * template, locks that are neither fair nor read locks, while waiters line up). 0
+	 * turns these grants off.
+	 */
+	private int localHandOffs = 4;
+
+	/**
 	 * Whether to start when the Redis maxmemory-policy can evict lock keys (any policy
 	 * but noeviction), logging a warning instead of failing: a lock whose key is evicted
 	 * can be taken by a second caller while it is still held.
@@ -147,6 +155,14 @@ public class DistributedLockProperties {
 
 	public void setHandOff(boolean handOff) {
 		this.handOff = handOff;
+	}
+
+	public int getLocalHandOffs() {
+		return this.localHandOffs;
+	}
+
+	public void setLocalHandOffs(int localHandOffs) {
+		this.localHandOffs = localHandOffs;
 	}
 
 	public boolean isAllowEviction() {
