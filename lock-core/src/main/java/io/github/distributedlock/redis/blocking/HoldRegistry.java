@@ -34,8 +34,8 @@ import org.jspecify.annotations.Nullable;
  * them: their count is dropped only when
  * <ol>
  * <li>no command that may set their lease is in flight (an acquire attempt while holding
- * the lock, a re-entry's replica check, an extension or a renewal: see
- * {@link #sending}),</li>
+ * the lock, a re-entry's replica check, an extension, a renewal, or a release that hands
+ * the lock over to the owner: see {@link #sending}),</li>
  * <li>no such command failed without a reply: Redis may still run it and set a lease that
  * nothing bounds, so the handles of the owner and lock are then kept, even past their
  * lease or lost, until each is closed (a leak, but only after such failures), and</li>
