@@ -306,6 +306,13 @@ final class LockSimulation {
 	// Failovers and evictions, drawn from a PRNG of their own, and what they lost.
 	private final RedisFaults redisFaults;
 
+	// The hand-off inside one JVM (hand-over.lua), drawn from a PRNG of its own; and
+	// whether this run's clients hand over: in runs where they share JVMs and take the
+	// plain lock.
+	private final HandOvers handOvers;
+
+	private final boolean handsOver;
+
 	private final LostState lostState;
 
 	// Acquisitions that failed as a self-deadlock after a fault, and the first of them.
@@ -387,6 +394,9 @@ final class LockSimulation {
 		this.multi = MultiLockRun.draws(seed) ? new MultiLockRun(seed, scripts, clientBug, this.faults) : null;
 		this.redisFaults = new RedisFaults(seed, this.faults.contains(Fault.FAILOVER),
 				this.faults.contains(Fault.EVICT));
+		this.handOvers = new HandOvers(seed);
+		this.handsOver = this.handOvers.drawn() && this.layout != JvmLayout.ONE_EACH && this.permits == 0 && !this.fair
+				&& !polls && this.multi == null;
 		this.lostState = new LostState(this.redis, this.spec.lockKey(), LockKeys.permits(this.permitSpec.lockKey()));
 	}
 
@@ -584,6 +594,10 @@ final class LockSimulation {
 	@Nullable String run(int clients, int acquisitionsEach) {
 		if (this.multi != null) {
 			return this.multi.run(clients, acquisitionsEach);
+		}
+		if (this.handsOver) {
+			this.trace.add("           releases hand the lock over inside a JVM, at most " + this.handOvers.limit()
+					+ " grants in a row while another request waits");
 		}
 		for (int i = 0; i < clients; i++) {
 			// In a third of the runs, two custom owners of two clients each: a client's
@@ -1041,6 +1055,20 @@ final class LockSimulation {
 	 */
 	JvmLayout layout() {
 		return this.layout;
+	}
+
+	/**
+	 * Return whether the clients of a JVM hand the lock over ({@code hand-over.lua}).
+	 */
+	boolean handsOver() {
+		return this.handsOver;
+	}
+
+	/**
+	 * Return the run's hand-overs: their limit, and what they did.
+	 */
+	HandOvers handOvers() {
+		return this.handOvers;
 	}
 
 	/**
@@ -1573,6 +1601,13 @@ final class LockSimulation {
 		// The current acquisition's fair wait, in runs of the fair lock.
 		private @Nullable FairWaiter fair;
 
+		// Offered the lock by a releaser of its JVM (hand-over.lua): it waits for the
+		// reply, and acts on no timer or message meanwhile.
+		private boolean offered;
+
+		// The request its last attempt carried: filed, once that attempt's reply came.
+		private @Nullable HandOffRequest sentRequest;
+
 		// What the blocking engine's registry knows of this owner's holds: whether its
 		// next acquisition says it holds the lock.
 		private final ThreadOwnerHolds registry = new ThreadOwnerHolds();
@@ -1615,6 +1650,7 @@ final class LockSimulation {
 			this.acquisition = acquisition;
 			this.waiting = new Waiting(acquisition, true);
 			this.pending = Cancellations.Pending.NONE;
+			this.sentRequest = null;
 			this.startedNanos = LockSimulation.this.clock.nanos();
 			Cancellations.Stop stop = LockSimulation.this.cancellations.draw();
 			if (stop != null && LockSimulation.this.faults.contains(Fault.CANCEL)) {
@@ -1661,7 +1697,8 @@ final class LockSimulation {
 			}
 			else if (next instanceof Waiting.Sleep sleep) {
 				at(sleep.nanos(), this.name + " wakes (timer)", () -> {
-					if (this.acquisition == acquisition) {
+					// An offered head waits for the hand-over's reply, which wakes it.
+					if (this.acquisition == acquisition && !this.offered) {
 						act(waiting().woken(sleep.ticket()));
 					}
 				});
@@ -1719,6 +1756,7 @@ final class LockSimulation {
 		private void attempt(Acquisition.Attempt attempt) {
 			Acquisition acquisition = current();
 			this.inFlight = true;
+			this.sentRequest = attempt.request();
 			LockSpec spec = acquisition.spec();
 			ScriptCall call = spec.kind()
 				.acquire(spec, new LockKind.Attempt(this.owner, attempt.hold(), attempt.remainingWaitMillis(),
@@ -1853,6 +1891,12 @@ final class LockSimulation {
 			if (this.acquisition != stopped || this.pending != Cancellations.Pending.NONE) {
 				return;
 			}
+			if (this.offered) {
+				// Offered a hand-over: it cannot leave before the reply, and releases a
+				// grant it no longer wants (docs/design/waiting-and-hand-off.md).
+				this.pending = interrupt ? Cancellations.Pending.INTERRUPTED : Cancellations.Pending.CANCELLED;
+				return;
+			}
 			if (waiting().isSleeping() || waiting().isQueued()) {
 				if (interrupt) {
 					LockSimulation.this.cancellations.interrupted();
@@ -1941,7 +1985,7 @@ final class LockSimulation {
 		 */
 		void heardAsHead() {
 			Waiting current = this.waiting;
-			if (this.acquisition != null && current != null) {
+			if (this.acquisition != null && current != null && !this.offered) {
 				act(current.signalled());
 			}
 		}
@@ -2389,12 +2433,193 @@ final class LockSimulation {
 			held.released = true;
 			// The caller's release returns with its reply (the second run's, when the
 			// first reply was lost and the command re-sent); only then does it go on.
-			sendRelease(held, "release", () -> {
+			Runnable then = () -> {
 				if (LockSimulation.this.clientBug == ClientBug.LOCAL_HAND_OFF) {
 					handOffLocally(grant);
 				}
 				next();
-			});
+			};
+			Client head = offerable(held);
+			if (head != null) {
+				handOver(held, head, then);
+				return;
+			}
+			sendRelease(held, "release", then);
+		}
+
+		/**
+		 * Return the head of this client's local line that the release of its last hold
+		 * may hand the lock over to, as the engine is to choose it: in a run that hands
+		 * over, a writer asleep at the head between attempts, its request filed, of
+		 * another owner, with no writer intent of its own, not offered already; and no
+		 * minimum hold left of the hold released.
+		 */
+		private @Nullable Client offerable(Held held) {
+			if (!LockSimulation.this.handsOver || this.reader || this.permit
+					|| held.life.minimumHoldLeftMillis(LockSimulation.this.clock.nanos()) > 0) {
+				return null;
+			}
+			Client head = (Client) this.localLine.head();
+			if (head == null || head == this || head.owner.equals(this.owner) || head.offered || head.inFlight
+					|| head.fair != null || head.pending != Cancellations.Pending.NONE) {
+				return null;
+			}
+			Acquisition acquisition = head.acquisition;
+			Waiting waiting = head.waiting;
+			if (acquisition == null || waiting == null || !waiting.isHead() || !waiting.isSleeping()
+					|| acquisition.heldBackByReaders()) {
+				return null;
+			}
+			HandOffRequest request = acquisition.request();
+			return (request != null && request.equals(head.sentRequest)) ? head : null;
+		}
+
+		/**
+		 * Release the last hold with {@code hand-over.lua}, offering the lock to the head
+		 * of the local line: mark it offered, read {@code t0}, send (after a pause, if
+		 * drawn). A grant is the head's to decide on, as its own attempt's reply, counted
+		 * from {@code t0}; a refusal releases with {@code release.lua}, then wakes the
+		 * head; a failure fails the release, and the head tries on its own at once.
+		 */
+		private void handOver(Held held, Client head, Runnable then) {
+			HandOvers handOvers = LockSimulation.this.handOvers;
+			Acquisition acquisition = head.current();
+			HandOffRequest request = acquisition.request();
+			if (request == null) {
+				throw new IllegalStateException(head.name + " was offered without a request");
+			}
+			head.offered = true;
+			handOvers.count(HandOvers.Counted.OFFERED);
+			long t0 = LockSimulation.this.clock.nanos();
+			Grant grant = held.grant;
+			ScriptCall call = ExclusiveKind.handOver(grant, LockOwners.digest(head.owner), acquisition.hold(),
+					request.member(), handOvers.limit(), FENCE_IDLE_MS);
+			long pause = handOvers.pauseBeforeSend(LockSimulation.this.faults.contains(Fault.PAUSE));
+			String what = "hand-over of " + held + " to " + head.name;
+			Runnable send = () -> {
+				// As a re-entry's attempt: the release may set a lease for the head's
+				// owner.
+				head.registry.sending();
+				long[] ranNanos = { -1 };
+				send(call, what, () -> {
+					ranNanos[0] = LockSimulation.this.clock.nanos();
+					handOverRan(grant, head, acquisition.hold(), request);
+				}, (reply) -> {
+					List<?> items = (List<?>) reply;
+					long now = LockSimulation.this.clock.nanos();
+					if ((Long) items.get(0) == 1) {
+						// Released by the grant, as a release that answers 0.
+						this.registry.released(held, 0, now);
+						lostReply(this, held, t0, 0, true);
+						head.registry.replied(null, grant.spec().leaseMillis(), now);
+						head.offerGranted(acquisition, t0, items, ranNanos[0]);
+						then.run();
+						return;
+					}
+					handOvers.count(HandOvers.Counted.REFUSED);
+					head.registry.replied(null, -1, now);
+					sendRelease(held, "release", () -> {
+						head.offerEnded(acquisition);
+						then.run();
+					});
+				}, () -> {
+					long now = LockSimulation.this.clock.nanos();
+					handOvers.count(HandOvers.Counted.FAILED);
+					this.registry.released(held, Long.MIN_VALUE, now);
+					LockSimulation.this.lostReplies.failed(LostReplies.Failure.RELEASE);
+					head.registry.failed(now);
+					head.offerEnded(acquisition);
+					then.run();
+				});
+			};
+			if (pause > 0) {
+				handOvers.count(HandOvers.Counted.PAUSED);
+				at(pause, this.name + " sends the " + what + " (paused since it read t0)", send);
+			}
+			else {
+				send.run();
+			}
+		}
+
+		/**
+		 * A hand-over's first run is over: hold a grant to the limit on grants in a row
+		 * while other requests wait (not after a failover or an eviction, which may lose
+		 * the script's count).
+		 */
+		private void handOverRan(Grant released, Client head, String headHold, HandOffRequest request) {
+			Object fields = LockSimulation.this.redis.inspect("HMGET", this.spec.lockKey(), "owner", "token",
+					"#" + headHold);
+			Object line = LockSimulation.this.redis.inspect("ZRANGE", this.spec.requestsKey(), "0", "-1");
+			List<String> waiting = (line instanceof List<?> members) ? members.stream()
+				.map(String::valueOf)
+				.filter((member) -> !member.equals(request.member()))
+				.toList() : List.of();
+			boolean granted = fields instanceof List<?> list && LockOwners.digest(head.owner).equals(list.get(0))
+					&& list.get(1) != null && list.get(2) != null
+					&& !String.valueOf(released.token()).equals(String.valueOf(list.get(1)));
+			if (!granted) {
+				if (!waiting.isEmpty()) {
+					LockSimulation.this.handOvers.count(HandOvers.Counted.REFUSED_AT_LIMIT);
+				}
+				return;
+			}
+			long token = Long.parseLong(String.valueOf(((List<?>) fields).get(1)));
+			String violation = LockSimulation.this.handOvers.granted(released.token(), token, waiting);
+			if (violation != null
+					&& LockSimulation.this.clock.nanos() - LockSimulation.this.redisFaults.firstNanos() < 0) {
+				LockSimulation.this.checker.violated(violation);
+			}
+		}
+
+		/**
+		 * The reply of a hand-over to this head granted the lock: decide as on the reply
+		 * of its own attempt, sent at the releaser's {@code t0} with its hold id. A head
+		 * stopped while offered releases the grant.
+		 */
+		private void offerGranted(Acquisition offeredTo, long t0, List<?> reply, long ranNanos) {
+			this.offered = false;
+			if (this.acquisition != offeredTo) {
+				throw new IllegalStateException(this.name + " ended while offered");
+			}
+			HandOvers handOvers = LockSimulation.this.handOvers;
+			long lease = offeredTo.spec().leaseMillis() * MS;
+			long now = LockSimulation.this.clock.nanos();
+			handOvers.count((now - (t0 + lease) < 0) ? HandOvers.Counted.HELD : HandOvers.Counted.LATE);
+			long sentNanos = (LockSimulation.this.clientBug == ClientBug.HAND_OVER_COUNTS_FROM_REPLY) ? now : t0;
+			Acquisition.Attempt offer = new Acquisition.Attempt(offeredTo.hold(), sentNanos, 0, false,
+					offeredTo.holdsIt(), offeredTo.request());
+			if (this.pending != Cancellations.Pending.NONE) {
+				// Stopped while offered: the grant is released as a late one.
+				handOvers.count(HandOvers.Counted.STOPPED_WHILE_OFFERED);
+				handOvers.count(HandOvers.Counted.UNWANTED_RELEASED);
+				this.pending = Cancellations.Pending.CANCELLED;
+			}
+			this.inFlight = true;
+			replied(offeredTo, offer, reply, ranNanos);
+		}
+
+		/**
+		 * A hand-over to this head ended without a grant it knows of (refused, or its
+		 * reply never came): the head tries on its own at once, with the same hold id, or
+		 * ends if it was stopped meanwhile.
+		 */
+		private void offerEnded(Acquisition offeredTo) {
+			this.offered = false;
+			if (this.acquisition != offeredTo) {
+				throw new IllegalStateException(this.name + " ended while offered");
+			}
+			if (this.pending != Cancellations.Pending.NONE) {
+				LockSimulation.this.handOvers.count(HandOvers.Counted.STOPPED_WHILE_OFFERED);
+				if (this.pending == Cancellations.Pending.INTERRUPTED) {
+					LockSimulation.this.cancellations.interrupted();
+				}
+				else {
+					LockSimulation.this.cancellations.cancelledAsleep();
+				}
+				endWithoutTheLock(true);
+				return;
+			}
+			act(waiting().woken(Waiting.ANY_TICKET));
 		}
 
 		/**
@@ -2751,7 +2976,14 @@ final class LockSimulation {
 		 * ({@link HoldLife#renewalFailed}): the holder counts on a lease Redis may never
 		 * have set.
 		 */
-		FAILED_RENEWAL_CONFIRMS
+		FAILED_RENEWAL_CONFIRMS,
+
+		/**
+		 * A head granted the lock by a hand-over ({@code hand-over.lua}) counts its lease
+		 * from when it read the reply, not from the releaser's clock reading before the
+		 * send.
+		 */
+		HAND_OVER_COUNTS_FROM_REPLY
 
 	}
 

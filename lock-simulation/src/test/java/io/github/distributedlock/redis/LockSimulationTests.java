@@ -69,6 +69,11 @@ class LockSimulationTests {
 		// failovers, with evictions.
 		long[] redisFaults = new long[11];
 		String firstSelfDeadlock = null;
+		// The seeds that hand over inside a JVM, and what their hand-overs did
+		// (HandOvers.Counted), and the most grants in a row a request waited through.
+		int handOverRuns = 0;
+		long[] handOvers = new long[HandOvers.Counted.values().length];
+		int mostPassedBy = 0;
 		for (long seed : seeds()) {
 			LockSimulation simulation = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE);
 			String violation = simulation.run(CLIENTS, ACQUISITIONS);
@@ -134,6 +139,13 @@ class LockSimulationTests {
 			sharedKept[0] += simulation.sharedKeptReleases()[0];
 			sharedKept[1] += simulation.sharedKeptReleases()[1];
 			jvmRuns[simulation.layout().ordinal()]++;
+			if (simulation.handsOver()) {
+				handOverRuns++;
+				for (int i = 0; i < handOvers.length; i++) {
+					handOvers[i] += simulation.handOvers().counts()[i];
+				}
+				mostPassedBy = Math.max(mostPassedBy, simulation.handOvers().mostPassedBy());
+			}
 			turns[0] += simulation.turns()[0];
 			turns[1] += simulation.turns()[1];
 			for (int i = 0; i < leases.length; i++) {
@@ -176,7 +188,15 @@ class LockSimulationTests {
 				+ "acquisitions failed as a self-deadlock after a fault (the first: %s)%n", redisFaults[9],
 				redisFaults[0], redisFaults[1], redisFaults[10], redisFaults[2], redisFaults[3], redisFaults[4],
 				redisFaults[5], redisFaults[6], redisFaults[7], redisFaults[8], firstSelfDeadlock);
+		System.out.printf("hand-overs inside a JVM: %d seeds, %d offered (%d after a pause since t0), %d held, %d "
+				+ "granted too late, %d refused (%d of them with other requests waiting), %d failed without a reply, "
+				+ "%d heads stopped while offered (%d grants released); a request waited through %d grants in a row "
+				+ "at most%n", handOverRuns, handOvers[0], handOvers[6], handOvers[1], handOvers[2], handOvers[3],
+				handOvers[4], handOvers[5], handOvers[7], handOvers[8], mostPassedBy);
 		if (seeds().length >= CI_SEEDS) {
+			// Hand-overs are drawn, and grant and refuse.
+			assertThat(handOvers[1]).as("hand-overs held").isPositive();
+			assertThat(handOvers[3]).as("hand-overs refused").isPositive();
 			// The faults are drawn, and lose holds: the checks above ran across them.
 			assertThat(redisFaults[9]).as("seeds with failovers").isPositive();
 			assertThat(redisFaults[10]).as("seeds with evictions").isPositive();

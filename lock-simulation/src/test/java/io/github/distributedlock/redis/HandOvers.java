@@ -1,0 +1,156 @@
+package io.github.distributedlock.redis;
+
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+
+import io.github.distributedlock.simulation.SimulationRandom;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The hand-off inside one JVM ({@code hand-over.lua},
+ * docs/design/waiting-and-hand-off.md, "Hand-off inside one JVM") as the engine is to
+ * send it: whether a run hands over, with which local limit, the releaser's pauses
+ * between its clock reading and the send, and what the hand-overs did. Drawn from a PRNG
+ * of its own, so that a run that does not hand over is the run it was before hand-overs
+ * came.
+ * <p>
+ * It also holds the hand-overs to the limit the design promises, apart from the script's
+ * own count: while a request waits in the lock's line, at most {@code limit} grants in a
+ * row (no hold taken by an acquire script between them) may pass it by.
+ */
+final class HandOvers {
+
+	/**
+	 * The local limits a run draws from: the tightest, two small ones, and one so large
+	 * that it never refuses.
+	 */
+	static final int[] LIMITS = { 1, 2, 4, 1_000 };
+
+	private final SimulationRandom random;
+
+	private final boolean drawn;
+
+	private final int limit;
+
+	private final int[] counts = new int[Counted.values().length];
+
+	// The token the last granting run gave, and how many grants each request in the line
+	// has waited through since the last hold an acquire script took.
+	private long lastGranted = -1;
+
+	private final Map<String, Integer> passedBy = new HashMap<>();
+
+	private int mostPassedBy;
+
+	HandOvers(long seed) {
+		this.random = new SimulationRandom(seed ^ 0x68616e64L);
+		this.drawn = this.random.nextInt(2) == 0;
+		this.limit = LIMITS[this.random.nextInt(LIMITS.length)];
+	}
+
+	/**
+	 * Return whether the run hands over, where its clients can (drawn in half of the
+	 * runs).
+	 */
+	boolean drawn() {
+		return this.drawn;
+	}
+
+	/**
+	 * Return the most grants in a row while another request waits
+	 * ({@code distributed-lock.local-hand-offs}).
+	 */
+	int limit() {
+		return this.limit;
+	}
+
+	/**
+	 * Draw how long the releaser pauses between its clock reading ({@code t0}) and the
+	 * send: an eighth of the hand-overs pause about a protocol constant, if pauses are
+	 * on. Drawn either way.
+	 */
+	long pauseBeforeSend(boolean pauses) {
+		boolean pause = this.random.nextInt(8) == 0;
+		long nanos = LockSimulation.aroundConstant(this.random);
+		return (pause && pauses) ? nanos : 0;
+	}
+
+	void count(Counted counted) {
+		this.counts[counted.ordinal()]++;
+	}
+
+	/**
+	 * Return how many hand-overs did each of {@link Counted}, in its order.
+	 */
+	int[] counts() {
+		return this.counts.clone();
+	}
+
+	/**
+	 * Return the most grants in a row one request of the line waited through.
+	 */
+	int mostPassedBy() {
+		return this.mostPassedBy;
+	}
+
+	/**
+	 * A hand-over's first run granted {@code token} to the head, releasing the hold of
+	 * {@code releasedToken}; {@code waiting} are the requests left in the line after it
+	 * (the script takes out the head's only).
+	 * @return a violation of the limit, or {@code null}
+	 */
+	@Nullable String granted(long releasedToken, long token, Collection<String> waiting) {
+		if (releasedToken != this.lastGranted) {
+			// The released hold was taken by an acquire script: a new run.
+			this.passedBy.clear();
+		}
+		this.lastGranted = token;
+		this.passedBy.keySet().retainAll(waiting);
+		String violation = null;
+		for (String request : waiting) {
+			int passed = this.passedBy.merge(request, 1, Integer::sum);
+			this.mostPassedBy = Math.max(this.mostPassedBy, passed);
+			if (passed > this.limit && violation == null) {
+				violation = "request " + request + " waited through " + passed + " hand-over grants in a row, "
+						+ "the last token " + token + ", past the limit of " + this.limit;
+			}
+		}
+		return violation;
+	}
+
+	/**
+	 * What a hand-over did, counted.
+	 */
+	enum Counted {
+
+		/** A releaser offered the lock to its line's head. */
+		OFFERED,
+
+		/** The reply granted it, and the head held the lock. */
+		HELD,
+
+		/** The reply granted it too late: the head tried again at once. */
+		LATE,
+
+		/** The reply refused it: the releaser released with {@code release.lua}. */
+		REFUSED,
+
+		/** A refusal while other requests waited, the releaser's hold granted. */
+		REFUSED_AT_LIMIT,
+
+		/** The reply never came: the head tried on its own at once. */
+		FAILED,
+
+		/** The releaser paused between its clock reading and the send. */
+		PAUSED,
+
+		/** The head was stopped while offered, and waited for the reply. */
+		STOPPED_WHILE_OFFERED,
+
+		/** A stopped head's grant was released. */
+		UNWANTED_RELEASED
+
+	}
+
+}
