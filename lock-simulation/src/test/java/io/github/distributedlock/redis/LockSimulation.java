@@ -1323,14 +1323,27 @@ final class LockSimulation {
 	 */
 	private void countHoldsAhead() {
 		Map<LocalLine, Integer> sizes = new java.util.IdentityHashMap<>();
+		// The lines that may hand over: of writers, two clients or more.
+		Map<LocalLine, Integer> writers = new java.util.IdentityHashMap<>();
 		for (Client client : this.clients.values()) {
 			sizes.merge(client.localLine, 1, Integer::sum);
+			if (!client.reader && !client.permit) {
+				writers.merge(client.localLine, 1, Integer::sum);
+			}
 		}
 		for (Client client : this.clients.values()) {
 			boolean otherShared = sizes.entrySet()
 				.stream()
 				.anyMatch((size) -> size.getKey() != client.localLine && size.getValue() >= 2);
-			client.holdsAhead = JvmLayout.holdsAhead(sizes.get(client.localLine), sizes.size() - 1, otherShared);
+			// In a run that hands over, each other line of two clients or more may hand
+			// the lock over up to the limit while this client's request waits.
+			long handingOver = writers.entrySet()
+				.stream()
+				.filter((size) -> size.getKey() != client.localLine && size.getValue() >= 2)
+				.count();
+			int handOvers = this.handsOver ? (int) Math.min(handingOver * this.handOvers.limit(), 1_000) : 0;
+			client.holdsAhead = JvmLayout.holdsAhead(sizes.get(client.localLine), sizes.size() - 1, otherShared,
+					handOvers);
 		}
 	}
 
@@ -2039,6 +2052,7 @@ final class LockSimulation {
 		 * request and drop its writer intent, as the engine's drivers do.
 		 */
 		private void endWithoutTheLock(boolean stopped) {
+			this.offered = false;
 			if (this.fair != null) {
 				// The fair wait left the queue as it ended.
 				this.fair = null;
@@ -2577,7 +2591,6 @@ final class LockSimulation {
 		 * stopped while offered releases the grant.
 		 */
 		private void offerGranted(Acquisition offeredTo, long t0, List<?> reply, long ranNanos) {
-			this.offered = false;
 			if (this.acquisition != offeredTo) {
 				throw new IllegalStateException(this.name + " ended while offered");
 			}
@@ -2589,10 +2602,18 @@ final class LockSimulation {
 			Acquisition.Attempt offer = new Acquisition.Attempt(offeredTo.hold(), sentNanos, 0, false,
 					offeredTo.holdsIt(), offeredTo.request());
 			if (this.pending != Cancellations.Pending.NONE) {
-				// Stopped while offered: the grant is released as a late one.
+				// Stopped while offered: the grant is released as a late one, and the
+				// head stays offered (asleep to Waiting, which never saw an attempt
+				// sent) until its wait has ended, so that no timer or message makes it
+				// try again meanwhile (seed 1614: an interrupted head's attempt took the
+				// lock while the grant's release was in flight, for nobody, until its
+				// lease ran out).
 				handOvers.count(HandOvers.Counted.STOPPED_WHILE_OFFERED);
 				handOvers.count(HandOvers.Counted.UNWANTED_RELEASED);
 				this.pending = Cancellations.Pending.CANCELLED;
+			}
+			else {
+				this.offered = false;
 			}
 			this.inFlight = true;
 			replied(offeredTo, offer, reply, ranNanos);
