@@ -22,6 +22,9 @@ class PlantedBugTests {
 
 	private static final int MAX_SEEDS = 300;
 
+	// Hand-overs run in a sixth of the runs where clients share a JVM (HandOvers).
+	private static final int HAND_OVER_SEEDS = 1_000;
+
 	@Test
 	void findsALeaseScoredOneMillisecondShort() {
 		assertFound("acquire.lua", "redis.call('PEXPIRE', KEYS[1], ARGV[3])",
@@ -390,6 +393,43 @@ class PlantedBugTests {
 		Found found = firstFailingSeed(Map.of(), LockSimulation.ClientBug.LOCAL_HAND_OFF);
 		assertThat(found).as("a violation within %d seeds", MAX_SEEDS).isNotNull();
 		System.out.println("planted local hand-off found: " + found.violation + "\n" + found.trace);
+	}
+
+	/**
+	 * A hand-over inside one JVM ({@code hand-over.lua}) that never checks the limit: a
+	 * JVM's releases grant the lock to its own next heads while a request of another
+	 * process waits through more grants in a row than the limit allows. Found by the
+	 * runs' own count of grants each waiting request was passed by (HandOvers), in the
+	 * runs that hand over with a limit below what their clients can reach.
+	 */
+	@Test
+	void findsAHandOverThatIgnoresTheLimit() {
+		assertFoundWithin(HAND_OVER_SEEDS, "hand-over.lua", "if tonumber(run) >= tonumber(ARGV[8]) then",
+				"if false then");
+	}
+
+	/**
+	 * A hand-over that grants although the releaser's hold is not the lock's only one:
+	 * another client of a shared custom owner still holds it, and the head of another
+	 * owner is granted beside it.
+	 */
+	@Test
+	void findsAHandOverBesideAnotherHoldOfTheOwner() {
+		assertFoundWithin(HAND_OVER_SEEDS, "hand-over.lua", "if not held[5] or held[3] ~= '1' or held[4]",
+				"if not held[5] or held[4]");
+	}
+
+	/**
+	 * A head granted the lock by a hand-over that counts its lease from when it read the
+	 * reply, not from the releaser's clock reading before the send
+	 * ({@link LockSimulation.ClientBug#HAND_OVER_COUNTS_FROM_REPLY}): a reply read late
+	 * puts its deadline past the lease in Redis.
+	 */
+	@Test
+	void findsAHeadThatCountsAHandOverFromTheReply() {
+		Found found = firstFailingSeed(Map.of(), LockSimulation.ClientBug.HAND_OVER_COUNTS_FROM_REPLY, HAND_OVER_SEEDS);
+		assertThat(found).as("a violation within %d seeds", HAND_OVER_SEEDS).isNotNull();
+		System.out.println("planted hand-over counted from the reply found: " + found.violation + "\n" + found.trace);
 	}
 
 	/**
