@@ -3,6 +3,7 @@ package io.github.distributedlock.simulation;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.script.ScriptArgs;
 
 import org.jspecify.annotations.Nullable;
@@ -157,6 +158,9 @@ final class LockWorkload {
 			return this.random.chance(0.5) ? new Step(null, List.of("HMGET", LOCKS[lock], "owner", "token"), 0)
 					: new Step(null, List.of("EXISTS", LOCKS[lock]), 0);
 		}
+		if (roll < 96) {
+			return handOver();
+		}
 		return new Step(null, List.of(), this.random.chance(0.15) ? 150 : this.random.between(1, 40));
 	}
 
@@ -173,6 +177,8 @@ final class LockWorkload {
 			case "acquire.lua", "acquire-fair.lua" ->
 				hold("lock", step.keys().get(0), args.get(0), items.get(1), args.get(1));
 			case "acquire-read.lua" -> hold("read", step.keys().get(0), args.get(0), items.get(1), args.get(1));
+			// The head's owner, sent as its digest, and its hold.
+			case "hand-over.lua" -> hold("lock", step.keys().get(0), ownerOf(args.get(3)), items.get(1), args.get(4));
 			case "acquire-permit.lua" ->
 				hold("permit", step.keys().get(0).replace(":permits", ""), args.get(0), items.get(1), args.get(1));
 			case "acquire-all.lua" -> {
@@ -218,6 +224,34 @@ final class LockWorkload {
 	private Step release() {
 		Held hold = pickHeld("lock");
 		return script("release.lua", releaseKeys(hold.lock()), hold.owner(), hold.token(), hold.hold(), flag(), keep());
+	}
+
+	/**
+	 * Release a hold by handing it over to a head of another owner (or, now and then, of
+	 * its own), with a request filed or none, under a limit of 0 to 8 grants in a row.
+	 */
+	private Step handOver() {
+		Held hold = pickHeld("lock");
+		int lock = List.of(LOCKS).indexOf(hold.lock());
+		String head = this.random.pick(List.of(OWNERS));
+		String headHold = attempt();
+		long lease = Long.parseLong(lease());
+		String request = this.random.chance(0.3) ? "" : request();
+		int limit = Integer.parseInt(this.random.pick(List.of("0", "1", "2", "8")));
+		long fenceIdle = Long.parseLong(fenceIdle());
+		List<String> argv = new ScriptArgs.HandOver(hold.owner(), Long.parseLong(hold.token()), hold.hold(),
+				LockOwners.digest(head), headHold, lease, request, limit, fenceIdle)
+			.argv();
+		String key = hold.lock();
+		return new Step("hand-over.lua", List.of(key, key + ":requests", readers(key), FENCES[lock]), argv, 0);
+	}
+
+	private static String ownerOf(String digest) {
+		return List.of(OWNERS)
+			.stream()
+			.filter((owner) -> LockOwners.digest(owner).equals(digest))
+			.findFirst()
+			.orElseThrow();
 	}
 
 	private Step withdraw(int lock) {
