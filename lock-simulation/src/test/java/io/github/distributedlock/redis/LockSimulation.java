@@ -144,6 +144,28 @@ import org.jspecify.annotations.Nullable;
  * line of its own, and the runs are the runs they were before local lines came; the runs
  * two to a JVM are the runs they were before three and four to a JVM came.
  * <p>
+ * In half of the runs where clients share a JVM and take the plain lock (not fair, read,
+ * permit, multi-lock or polling; drawn from a PRNG of its own, {@link HandOvers}),
+ * releases hand the lock over inside the JVM as the engine is to
+ * (docs/design/waiting-and-hand-off.md, "Hand-off inside one JVM"). The release of a
+ * writer's last hold, with no minimum hold left, offers the lock to the head of its local
+ * line if that head sleeps between attempts with its request filed, is of another owner
+ * and has no writer intent: the head is marked offered (it acts on no timer or message
+ * until the reply), and the releaser reads {@code t0} and sends {@code hand-over.lua}
+ * with the run's limit (1, 2, 4 or 1,000), in an eighth of them after a pause about a
+ * protocol constant. A grant is the head's to decide with its {@link Waiting}, as the
+ * reply of its own attempt sent at {@code t0}: held, or late and tried again at once with
+ * the same hold id. A refusal releases with {@code release.lua}, then wakes the head; a
+ * reply that never comes fails the release, and the head tries on its own at once. A head
+ * cancelled or interrupted while offered waits for the reply and releases a grant. The
+ * run's faults reach the hand-over as any command (run twice, its reply lost or read
+ * late, Redis stalled or failed over). Besides the checks every hold gets, each granting
+ * run is held to the limit apart from the script's own count (no request of the line
+ * waits through more grants in a row), and the bound without faults counts the limit of
+ * extra holds for each other line of writers
+ * ({@link JvmLayout#holdsAhead(int, int, boolean, int)}). The runs that do not hand over
+ * are the runs they were.
+ * <p>
  * In a quarter of the runs (drawn from a PRNG of its own) every client takes the fair
  * lock of the name instead, and waits as the engine's fair drivers do
  * ({@link FairWaiter}: the engine's {@link FairTurn} and {@link FairKind} scripts); in
