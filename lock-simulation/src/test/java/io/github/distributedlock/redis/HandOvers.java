@@ -76,6 +76,14 @@ final class HandOvers {
 		return (pause && pauses) ? nanos : 0;
 	}
 
+	/**
+	 * Draw whether a writer's acquisition in a run that hands over asks for a longer
+	 * lease than the lock's: a quarter do.
+	 */
+	boolean longerLease() {
+		return this.random.nextInt(4) == 0;
+	}
+
 	void count(Counted counted) {
 		this.counts[counted.ordinal()]++;
 	}

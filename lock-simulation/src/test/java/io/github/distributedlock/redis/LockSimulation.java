@@ -430,6 +430,16 @@ final class LockSimulation {
 	 */
 	private static LockSpec resolve(LockMode mode, WaitStrategy strategy, boolean reentrant, int permits,
 			long holdAtLeastMillis, boolean fair) {
+		return resolve(mode, strategy, reentrant, permits, holdAtLeastMillis, fair, LEASE_MS);
+	}
+
+	/**
+	 * Resolve the lock as
+	 * {@link #resolve(LockMode, WaitStrategy, boolean, int, long, boolean)} does, with
+	 * another lease.
+	 */
+	private static LockSpec resolve(LockMode mode, WaitStrategy strategy, boolean reentrant, int permits,
+			long holdAtLeastMillis, boolean fair, long leaseMillis) {
 		RedisServerFeatures server = new RedisServerFeatures(null, false, false);
 		if (strategy == WaitStrategy.KEYSPACE_EVENTS) {
 			// The model publishes them (Kgx): as the engine's check would find.
@@ -439,7 +449,7 @@ final class LockSimulation {
 				true, server, 5_000);
 		LockRequest.Builder request = LockRequest.builder("orders")
 			.key("1")
-			.lease(Duration.ofMillis(LEASE_MS))
+			.lease(Duration.ofMillis(leaseMillis))
 			.waitTime(Duration.ofSeconds(3))
 			.waitStrategy(strategy)
 			.reentrant(reentrant)
@@ -464,12 +474,21 @@ final class LockSimulation {
 		long[] minimums = { OTHER_LEASES_MS[0] / 3, OTHER_LEASES_MS[0], LEASE_MS };
 		boolean keeps = this.minimumHolds.nextInt(4) == 0;
 		long minimum = minimums[this.minimumHolds.nextInt(minimums.length)] - 1 + this.minimumHolds.nextInt(3);
+		// In runs that hand over, a quarter of the acquisitions ask for a longer lease
+		// (drawn from the hand-overs' PRNG): a line's waiters need not share one, and a
+		// head's lease is its own, whoever hands the lock over to it.
+		boolean longer = this.handsOver && this.handOvers.longerLease();
 		if (!keeps || !this.faults.contains(Fault.KEEP)) {
-			return this.spec;
+			return longer ? keptSpec(0, OTHER_LEASES_MS[2]) : this.spec;
 		}
 		long holdAtLeast = Math.min(minimum, LEASE_MS);
-		return this.keptSpecs.computeIfAbsent(holdAtLeast,
-				(millis) -> resolve(LockMode.EXCLUSIVE, this.waitStrategy, this.sharedOwners, 0, millis, this.fair));
+		return keptSpec(holdAtLeast, longer ? OTHER_LEASES_MS[2] : LEASE_MS);
+	}
+
+	private LockSpec keptSpec(long holdAtLeast, long leaseMillis) {
+		return this.keptSpecs.computeIfAbsent(holdAtLeast + 1_000_000 * leaseMillis,
+				(key) -> resolve(LockMode.EXCLUSIVE, this.waitStrategy, this.sharedOwners, 0, holdAtLeast, this.fair,
+						leaseMillis));
 	}
 
 	/**
@@ -2529,7 +2548,7 @@ final class LockSimulation {
 			long t0 = LockSimulation.this.clock.nanos();
 			Grant grant = held.grant;
 			ScriptCall call = ExclusiveKind.handOver(grant, LockOwners.digest(head.owner), acquisition.hold(),
-					request.member(), handOvers.limit(), FENCE_IDLE_MS);
+					acquisition.spec().leaseMillis(), request.member(), handOvers.limit(), FENCE_IDLE_MS);
 			long pause = handOvers.pauseBeforeSend(LockSimulation.this.faults.contains(Fault.PAUSE));
 			String what = "hand-over of " + held + " to " + head.name;
 			Runnable send = () -> {
