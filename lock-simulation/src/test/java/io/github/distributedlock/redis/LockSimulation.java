@@ -152,17 +152,18 @@ import org.jspecify.annotations.Nullable;
  * line if that head sleeps between attempts with its request filed, is of another owner
  * and has no writer intent: the head is marked offered (it acts on no timer or message
  * until the reply), and the releaser reads {@code t0} and sends {@code hand-over.lua}
- * with the run's limit (1, 2, 4 or 1,000), in an eighth of them after a pause about a
- * protocol constant. A grant is the head's to decide with its {@link Waiting}, as the
- * reply of its own attempt sent at {@code t0}: held, or late and tried again at once with
- * the same hold id. A refusal releases with {@code release.lua}, then wakes the head; a
- * reply that never comes fails the release, and the head tries on its own at once. A head
- * cancelled or interrupted while offered waits for the reply and releases a grant. The
- * run's faults reach the hand-over as any command (run twice, its reply lost or read
- * late, Redis stalled or failed over). Besides the checks every hold gets, each granting
- * run is held to the limit apart from the script's own count (no request of the line
- * waits through more grants in a row), and the bound without faults counts the limit of
- * extra holds for each other line of writers
+ * with the run's limit (1, 2, 4 or 1,000) and the head's own lease (a quarter of the
+ * writers' acquisitions in these runs ask for a longer lease than the lock's), in an
+ * eighth of them after a pause about a protocol constant. A grant is the head's to decide
+ * with its {@link Waiting}, as the reply of its own attempt sent at {@code t0}: held, or
+ * late and tried again at once with the same hold id. A refusal releases with
+ * {@code release.lua}, then wakes the head; a reply that never comes fails the release,
+ * and the head tries on its own at once. A head cancelled or interrupted while offered
+ * waits for the reply and releases a grant. The run's faults reach the hand-over as any
+ * command (run twice, its reply lost or read late, Redis stalled or failed over). Besides
+ * the checks every hold gets, each granting run is held to the limit apart from the
+ * script's own count (no request of the line waits through more grants in a row), and the
+ * bound without faults counts the limit of extra holds for each other line of writers
  * ({@link JvmLayout#holdsAhead(int, int, boolean, int)}). The runs that do not hand over
  * are the runs they were.
  * <p>
