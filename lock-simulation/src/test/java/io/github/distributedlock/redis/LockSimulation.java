@@ -1685,6 +1685,10 @@ final class LockSimulation {
 		}
 
 		void start() {
+			if (this.acquisition != null) {
+				// One thread, one acquisition at a time: an acquisition that ended twice.
+				throw new IllegalStateException(this.name + " starts an acquisition while acquiring");
+			}
 			if (this.left-- <= 0) {
 				return;
 			}
@@ -1811,6 +1815,7 @@ final class LockSimulation {
 		private void attempt(Acquisition.Attempt attempt) {
 			Acquisition acquisition = current();
 			this.inFlight = true;
+			this.offered = false;
 			this.sentRequest = attempt.request();
 			LockSpec spec = acquisition.spec();
 			ScriptCall call = spec.kind()
@@ -2129,6 +2134,7 @@ final class LockSimulation {
 		 * Count on a grant whose acquire script ran at {@code ranNanos}.
 		 */
 		private void hold(Grant grant, long ranNanos) {
+			this.offered = false;
 			checkKept(this.name, grant.token(), ranNanos);
 			if (this.fair != null) {
 				this.fair = null;
@@ -2644,19 +2650,18 @@ final class LockSimulation {
 			Acquisition.Attempt offer = new Acquisition.Attempt(offeredTo.hold(), sentNanos, 0, false,
 					offeredTo.holdsIt(), offeredTo.request());
 			if (this.pending != Cancellations.Pending.NONE) {
-				// Stopped while offered: the grant is released as a late one, and the
-				// head stays offered (asleep to Waiting, which never saw an attempt
-				// sent) until its wait has ended, so that no timer or message makes it
-				// try again meanwhile (seed 1614: an interrupted head's attempt took the
-				// lock while the grant's release was in flight, for nobody, until its
-				// lease ran out).
+				// Stopped while offered: the grant is released as a late one.
 				handOvers.count(HandOvers.Counted.STOPPED_WHILE_OFFERED);
 				handOvers.count(HandOvers.Counted.UNWANTED_RELEASED);
 				this.pending = Cancellations.Pending.CANCELLED;
 			}
-			else {
-				this.offered = false;
-			}
+			// The head stays offered until it holds, sends an attempt or its wait ends:
+			// Waiting never saw an attempt sent, and still counts it asleep, so a timer
+			// or a message would make it try again, or end its wait a second time, while
+			// a grant it does not use is released. (Seed 1614: a stopped head's attempt
+			// took the lock for nobody until its lease ran out; seed 1580: a head whose
+			// wait ran out heard a message while releasing a late grant, gave up twice,
+			// and its next acquisition's request was left in the line.)
 			this.inFlight = true;
 			replied(offeredTo, offer, reply, ranNanos);
 		}
