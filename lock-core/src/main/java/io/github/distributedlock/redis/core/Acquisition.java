@@ -4,7 +4,6 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.distributedlock.LockSelfDeadlockException;
 import io.github.distributedlock.LockTimeoutException;
-import io.github.distributedlock.redis.script.LockKind;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -189,7 +188,7 @@ public final class Acquisition {
 	 * poller) whose attempt filed its request, and that may have set no writer intent.
 	 */
 	public boolean offerable() {
-		return this.request != null && this.filed && !this.heldBackByReaders && this.spec.kind() == LockKind.EXCLUSIVE
+		return this.request != null && this.filed && !this.heldBackByReaders && this.spec.plainExclusive()
 				&& this.spec.waitMode().listens();
 	}
 
