@@ -1,0 +1,438 @@
+package io.github.distributedlock.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.github.distributedlock.LockAccessException;
+import io.github.distributedlock.LockHandle;
+import io.github.distributedlock.LockLeaseLostException;
+import io.github.distributedlock.LockMode;
+import io.github.distributedlock.LockName;
+import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.LockTimeoutException;
+import io.github.distributedlock.WaitStrategy;
+import io.github.distributedlock.redis.core.LockKeys;
+import io.github.distributedlock.redis.script.LockScripts;
+import io.github.distributedlock.test.RedisServerExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Adversarial cases of the hand-off inside one JVM ({@code hand-over.lua}, the blocking
+ * engine): a head that stops while offered, a grant that comes late, the head's own
+ * lease, re-entered and lost releaser holds, minimum holds, and the kinds that must never
+ * hand over.
+ */
+class HandOverAttackTests {
+
+	@RegisterExtension
+	static RedisServerExtension redis = RedisServerExtension.dedicated();
+
+	@RegisterExtension
+	final ConnectedRedis connected = new ConnectedRedis(redis);
+
+	@Test
+	void shouldReleaseTheGrantOfAHeadWhoseTemplateShutsDownWhileOffered() throws Exception {
+		RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build();
+		String key = template.lockKey(LockName.of("attack", "shutdown"));
+		LockHandle holder = template.acquire(request("shutdown"));
+		Future<Object> head = this.connected.executor().submit(() -> outcome(template, request("shutdown")));
+		awaitOffered(key);
+		redis.server().command("CLIENT", "PAUSE", "1000", "WRITE");
+		CompletableFuture<Void> release = CompletableFuture.runAsync(holder::close, this.connected.executor());
+		Thread.sleep(300);
+		template.close();
+		release.get(10, TimeUnit.SECONDS);
+		assertThat(head.get(10, TimeUnit.SECONDS)).isInstanceOf(LockAccessException.class);
+		assertThat(template.localGrants()).as("grants").isEqualTo(1);
+		assertThat(redis.server().command("EXISTS", key)).as("the unwanted grant released").isEqualTo(0L);
+	}
+
+	@Test
+	void shouldReleaseALateGrantWhenTheWaitIsOver() throws Exception {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+			String key = template.lockKey(LockName.of("attack", "late"));
+			LockHandle holder = template.acquire(request("late"));
+			LockRequest headRequest = request("late").toBuilder()
+				.lease(Duration.ofMillis(300))
+				.waitTime(Duration.ofMillis(1200))
+				.build();
+			long start = System.nanoTime();
+			Future<Object> head = this.connected.executor().submit(() -> outcome(template, headRequest));
+			awaitOffered(key);
+			// Longer than the head's lease and than what is left of its wait time.
+			redis.server().command("CLIENT", "PAUSE", "1500", "WRITE");
+			holder.close();
+			Object outcome = head.get(10, TimeUnit.SECONDS);
+			long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+			assertThat(outcome).isInstanceOf(LockTimeoutException.class);
+			assertThat(tookMillis).as("the head's wait").isLessThan(3000);
+			assertThat(template.localGrants()).as("grants").isEqualTo(1);
+			assertThat(redis.server().command("EXISTS", key)).as("the late grant released").isEqualTo(0L);
+		}
+	}
+
+	@Test
+	void shouldGrantTheHeadItsOwnShorterLease() throws Exception {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+			String key = template.lockKey(LockName.of("attack", "lease"));
+			LockHandle holder = template.acquire(request("lease"));
+			LockRequest headRequest = request("lease").toBuilder()
+				.lease(Duration.ofMillis(400))
+				.autoRenew(false)
+				.build();
+			Future<Object> head = this.connected.executor().submit(() -> outcome(template, headRequest));
+			awaitOffered(key);
+			holder.close();
+			LockHandle handle = (LockHandle) head.get(10, TimeUnit.SECONDS);
+			long pttl = (Long) redis.server().command("PTTL", key);
+			assertThat(template.localGrants()).as("grants").isEqualTo(1);
+			assertThat(pttl).as("the lease Redis keeps").isBetween(1L, 400L);
+			assertThat(handle.remainingLease()).isLessThanOrEqualTo(Duration.ofMillis(pttl + 5));
+			handle.close();
+		}
+	}
+
+	@Test
+	void shouldHandOverOnlyTheLastHoldOfAReenteredLock() throws Exception {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+			String key = template.lockKey(LockName.of("attack", "reentered"));
+			LockHandle outer = template.acquire(request("reentered"));
+			LockHandle inner = template.acquire(request("reentered"));
+			Future<Object> head = this.connected.executor().submit(() -> outcome(template, request("reentered")));
+			awaitOffered(key);
+			String owner = hashField(key, "owner");
+			inner.close();
+			Thread.sleep(200);
+			assertThat(head.isDone()).as("head done after the inner release").isFalse();
+			assertThat(hashField(key, "owner")).isEqualTo(owner);
+			assertThat(hashField(key, "holds")).isEqualTo("1");
+			assertThat(outer.isHeld()).isTrue();
+			outer.close();
+			LockHandle handle = (LockHandle) head.get(10, TimeUnit.SECONDS);
+			assertThat(template.localGrants()).as("grants").isEqualTo(1);
+			assertThat(handle.fencingToken()).isGreaterThan(outer.fencingToken());
+			handle.close();
+		}
+	}
+
+	@Test
+	void shouldNotHandOverAHoldWhoseLeaseWasLost() throws Exception {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build();
+				RedisLockTemplate remote = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+			String key = template.lockKey(LockName.of("attack", "lost"));
+			LockHandle holder = template.acquire(request("lost"));
+			Future<Object> head = this.connected.executor().submit(() -> outcome(template, request("lost")));
+			awaitOffered(key);
+			// Evicted, and another process takes the lock meanwhile (it files no request:
+			// the head's request stays in the line).
+			redis.server().command("DEL", key);
+			LockHandle other = remote.acquire(request("lost"));
+			assertThatExceptionOfType(LockLeaseLostException.class).isThrownBy(holder::close);
+			Thread.sleep(300);
+			assertThat(template.localGrants()).as("grants").isZero();
+			assertThat(hashField(key, "token")).isEqualTo(Long.toString(other.fencingToken()));
+			assertThat(head.isDone()).isFalse();
+			other.close();
+			LockHandle handle = (LockHandle) head.get(10, TimeUnit.SECONDS);
+			assertThat(handle.fencingToken()).isGreaterThan(other.fencingToken());
+			handle.close();
+		}
+	}
+
+	@Test
+	void shouldNotHandOverBeforeTheMinimumHold() throws Exception {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+			String key = template.lockKey(LockName.of("attack", "minimum"));
+			LockHandle holder = template
+				.acquire(request("minimum").toBuilder().holdAtLeast(Duration.ofMillis(1500)).build());
+			Future<Object> head = this.connected.executor().submit(() -> outcome(template, request("minimum")));
+			awaitOffered(key);
+			long closed = System.nanoTime();
+			holder.close();
+			LockHandle handle = (LockHandle) head.get(10, TimeUnit.SECONDS);
+			long after = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - closed);
+			assertThat(template.localGrants()).as("grants").isZero();
+			assertThat(after).as("ms after the release").isGreaterThanOrEqualTo(1000);
+			handle.close();
+		}
+	}
+
+	@Test
+	void shouldNeverHandOverFairOrReadLocks() throws Exception {
+		redis.server().command("SCRIPT", "FLUSH");
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+			for (LockRequest each : List.of(request("fair").toBuilder().fair(true).build(),
+					request("read").toBuilder().mode(LockMode.READ).build())) {
+				LockHandle holder = template.acquire(each);
+				LockHandle writer = null;
+				Future<Object> waiter;
+				if (each.mode() == LockMode.READ) {
+					// A reader blocked by a writer, and the writer's release.
+					holder.close();
+					writer = template.acquire(each.toBuilder().mode(LockMode.WRITE).build());
+				}
+				waiter = this.connected.executor().submit(() -> outcome(template, each));
+				Thread.sleep(500);
+				((writer != null) ? writer : holder).close();
+				((LockHandle) waiter.get(10, TimeUnit.SECONDS)).close();
+			}
+			assertThat(template.localGrants()).as("grants").isZero();
+			assertThat(scriptLoaded(LockScripts.HAND_OVER.sha1())).as("hand-over.lua sent").isFalse();
+		}
+	}
+
+	/**
+	 * The design note lets the release of a multi-lock's hold hand over (only multi-lock
+	 * waits never offer): each hold is a plain lock's, and the script checks it.
+	 */
+	@Test
+	void shouldHandOverFromTheReleaseOfAMultiLock() throws Exception {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+			String key = template.lockKey(LockName.of("attack", "multi-a"));
+			LockHandle multi = template.acquireAll(List.of(request("multi-a"), request("multi-b")));
+			Future<Object> head = this.connected.executor().submit(() -> outcome(template, request("multi-a")));
+			awaitOffered(key);
+			multi.close();
+			LockHandle handle = (LockHandle) head.get(10, TimeUnit.SECONDS);
+			assertThat(template.localGrants()).as("grants").isEqualTo(1);
+			assertThat(handle.isHeld()).isTrue();
+			handle.close();
+		}
+	}
+
+	@Test
+	void shouldKeepAGrantWhenTheHeadsOwnerClosesAnOlderLostHandle() throws Exception {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+			String key = template.lockKey(LockName.of("attack", "stale"));
+			LockRequest shortLease = request("stale").toBuilder()
+				.lease(Duration.ofMillis(200))
+				.autoRenew(false)
+				.owner("owner-y")
+				.build();
+			LockHandle stale = template.acquire(shortLease);
+			Thread.sleep(400);
+			LockHandle holder = this.connected.executor().submit(() -> template.acquire(request("stale"))).get();
+			Future<Object> head = this.connected.executor()
+				.submit(() -> outcome(template, shortLease.toBuilder().lease(Duration.ofSeconds(10)).build()));
+			awaitOffered(key);
+			this.connected.executor().submit(holder::close).get();
+			LockHandle handle = (LockHandle) head.get(10, TimeUnit.SECONDS);
+			assertThat(template.localGrants()).as("grants").isEqualTo(1);
+			assertThatExceptionOfType(LockLeaseLostException.class).isThrownBy(stale::close);
+			assertThat(hashField(key, "token")).isEqualTo(Long.toString(handle.fencingToken()));
+			assertThat(hashField(key, "holds")).isEqualTo("1");
+			assertThat(handle.isHeld()).isTrue();
+			handle.close();
+			assertThat(redis.server().command("EXISTS", key)).isEqualTo(0L);
+		}
+	}
+
+	@Test
+	void shouldLetTheHeadFindTheGrantOfAnInterruptedRelease() throws Exception {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+			String key = template.lockKey(LockName.of("attack", "interrupted-release"));
+			AtomicReference<Object> releaseOutcome = new AtomicReference<>();
+			CompletableFuture<LockHandle> held = new CompletableFuture<>();
+			CompletableFuture<Void> release = new CompletableFuture<>();
+			Thread releaser = new Thread(() -> {
+				LockHandle holder = template.acquire(request("interrupted-release"));
+				held.complete(holder);
+				release.join();
+				try {
+					holder.close();
+					releaseOutcome.set("released");
+				}
+				catch (RuntimeException ex) {
+					releaseOutcome.set(ex);
+				}
+			});
+			releaser.start();
+			LockHandle holder = held.get(10, TimeUnit.SECONDS);
+			Future<Object> head = this.connected.executor()
+				.submit(() -> outcome(template, request("interrupted-release")));
+			awaitOffered(key);
+			redis.server().command("CLIENT", "PAUSE", "1000", "WRITE");
+			release.complete(null);
+			Thread.sleep(300);
+			releaser.interrupt();
+			releaser.join(10_000);
+			Object outcome = head.get(10, TimeUnit.SECONDS);
+			assertThat(releaseOutcome.get()).as("the interrupted release").isInstanceOf(RuntimeException.class);
+			assertThat(outcome).isInstanceOf(LockHandle.class);
+			LockHandle handle = (LockHandle) outcome;
+			assertThat(handle.fencingToken()).isGreaterThan(holder.fencingToken());
+			assertThat(hashField(key, "token")).isEqualTo(Long.toString(handle.fencingToken()));
+			assertThat(hashField(key, "holds")).isEqualTo("1");
+			handle.close();
+			assertThat(redis.server().command("EXISTS", key)).isEqualTo(0L);
+		}
+	}
+
+	/**
+	 * Threads of two templates (one hands off inside the JVM, one is "another process")
+	 * with their own owners, a custom owner shared by two threads, re-entries, minimum
+	 * holds, a renewed holder and leases from 200 ms to 10 s (then from 20 ms, some
+	 * outstayed, and waiting by keyspace events): no two owners hold at once, tokens
+	 * rise, and each handle's deadline is within the lease Redis keeps.
+	 */
+	@Test
+	void shouldKeepExclusionAndDeadlinesUnderMixedContention() throws Exception {
+		mixedContention(200, 300, 0, WaitStrategy.PUBSUB);
+	}
+
+	@Test
+	void shouldKeepExclusionAndDeadlinesWaitingByKeyspaceEvents() throws Exception {
+		redis.server().command("CONFIG", "SET", "notify-keyspace-events", "Kgx");
+		try {
+			mixedContention(20, 40, 8, WaitStrategy.KEYSPACE_EVENTS);
+		}
+		finally {
+			redis.server().command("CONFIG", "SET", "notify-keyspace-events", "");
+		}
+	}
+
+	@Test
+	void shouldKeepExclusionAndDeadlinesWithShortAndLostLeases() throws Exception {
+		mixedContention(20, 40, 8, WaitStrategy.PUBSUB);
+	}
+
+	private void mixedContention(int shortLease, int spread, int overstayOneIn, WaitStrategy strategy)
+			throws Exception {
+		try (RedisLockTemplate local = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.localHandOffs(3)
+			.build();
+				RedisLockTemplate remote = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+			String key = local.lockKey(LockName.of("attack", "mixed"));
+			ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
+			AtomicReference<String> insideOwner = new AtomicReference<>();
+			AtomicInteger insideCount = new AtomicInteger();
+			AtomicLong lastToken = new AtomicLong(-1);
+			long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+			List<Future<?>> threads = new ArrayList<>();
+			for (int t = 0; t < 6; t++) {
+				int thread = t;
+				threads.add(this.connected.executor().submit(() -> {
+					Random random = new Random(thread);
+					RedisLockTemplate template = (thread == 5) ? remote : local;
+					String owner = (thread == 3 || thread == 4) ? "shared-owner" : null;
+					String group = (owner != null) ? owner : "thread-" + thread;
+					long leaseMillis = (thread % 2 == 0) ? shortLease + random.nextInt(spread) : 10_000;
+					while (System.nanoTime() - end < 0) {
+						LockRequest.Builder builder = request("mixed").toBuilder()
+							.lease(Duration.ofMillis(leaseMillis))
+							.autoRenew(thread == 1 || (thread == 2 && overstayOneIn == 0))
+							.owner(owner)
+							.waitStrategy(strategy);
+						if (random.nextInt(5) == 0) {
+							builder.holdAtLeast(Duration.ofMillis(random.nextInt(5)));
+						}
+						try (LockHandle handle = template.acquire(builder.build())) {
+							Object pttl = redis.server().command("PTTL", key);
+							long remaining = handle.remainingLease().toMillis();
+							if (pttl instanceof Long millis && remaining > millis + 2) {
+								failures.add(group + ": local lease " + remaining + " ms, Redis " + millis + " ms");
+							}
+							synchronized (insideOwner) {
+								String before = insideOwner.get();
+								if (before != null && !before.equals(group)) {
+									failures.add(group + " inside while " + before + " holds");
+								}
+								insideOwner.set(group);
+								insideCount.incrementAndGet();
+								if (handle.fencingToken() < lastToken.get() && owner == null) {
+									failures.add("token " + handle.fencingToken() + " after " + lastToken.get());
+								}
+								lastToken.accumulateAndGet(handle.fencingToken(), Math::max);
+							}
+							if (random.nextInt(4) == 0) {
+								try (LockHandle again = template.acquire(builder.build())) {
+									pause(1);
+								}
+							}
+							synchronized (insideOwner) {
+								if (insideCount.decrementAndGet() == 0) {
+									insideOwner.set(null);
+								}
+							}
+							if (overstayOneIn > 0 && leaseMillis < 1000 && random.nextInt(overstayOneIn) == 0) {
+								// Past its lease: lost, then released (refused or
+								// reported lost).
+								pause(leaseMillis + 20);
+							}
+							else {
+								pause(random.nextInt(3));
+							}
+						}
+						catch (LockLeaseLostException ex) {
+							// A lease that ran out while "inside" is the test's own
+							// doing.
+						}
+					}
+				}));
+			}
+			for (Future<?> thread : threads) {
+				thread.get(60, TimeUnit.SECONDS);
+			}
+			System.out.println("mixed contention: " + local.localGrants() + " grants, failures " + failures);
+			assertThat(failures).isEmpty();
+			assertThat(local.localGrants()).isPositive();
+		}
+	}
+
+	private static void pause(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	private static Object outcome(RedisLockTemplate template, LockRequest request) {
+		try {
+			return template.acquire(request);
+		}
+		catch (RuntimeException ex) {
+			return ex;
+		}
+	}
+
+	private static void awaitOffered(String key) throws InterruptedException {
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> Long.valueOf(1).equals(redis.server().command("ZCARD", LockKeys.requests(key))));
+		Thread.sleep(200);
+	}
+
+	private static boolean scriptLoaded(byte[] sha1) {
+		Object reply = redis.server().command("SCRIPT", "EXISTS", new String(sha1, StandardCharsets.US_ASCII));
+		return String.valueOf(reply).contains("1");
+	}
+
+	private static String hashField(String key, String field) {
+		return String.valueOf(redis.server().command("HGET", key, field));
+	}
+
+	private static LockRequest request(String key) {
+		return LockRequest.builder("attack")
+			.key(key)
+			.lease(Duration.ofSeconds(10))
+			.waitTime(Duration.ofSeconds(20))
+			.build();
+	}
+
+}
