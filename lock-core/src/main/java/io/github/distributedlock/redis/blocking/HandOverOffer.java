@@ -88,8 +88,8 @@ final class HandOverOffer {
 
 	/**
 	 * Withdraw the offer, for a head that wakes up: if a release took it, wait until it
-	 * is settled (at most one command timeout), even on an interrupted thread, whose
-	 * interrupt is kept.
+	 * is settled (at most two command timeouts: the hand-over, and after a refusal the
+	 * release), even on an interrupted thread, whose interrupt is kept.
 	 * @return how the offer was settled, or {@code null} if no release took it
 	 */
 	synchronized @Nullable Settlement withdraw() {
