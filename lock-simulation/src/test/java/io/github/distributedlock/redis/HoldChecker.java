@@ -14,7 +14,8 @@ import org.jspecify.annotations.Nullable;
  * it) passed, whichever came first: a holder that works past its deadline is told its
  * lease is lost, so no overlap after it counts. No grant may come after its own deadline:
  * its caller would start work on a lease that is already over. A renewal, an extension or
- * a nested hold moves a live hold's deadline later.
+ * a nested hold moves a live hold's deadline later; the nested hold's release takes its
+ * lease back.
  * <p>
  * Tokens, as the guarantees promise them: every new holder gets a token larger than every
  * earlier holder's. Holds seen in the order their grants were read: a writer's token is
@@ -301,6 +302,24 @@ final class HoldChecker {
 			if (hold.holder.equals(holder) && hold.token == token && !hold.released && hold.endNanos - nowNanos > 0
 					&& deadlineNanos - hold.endNanos > 0) {
 				hold.endNanos = deadlineNanos;
+			}
+		}
+	}
+
+	/**
+	 * Record that a holder released, at {@code nowNanos}, a nested hold that shares its
+	 * token with its other holds (a re-entry of its owner's hold): from now on it counts
+	 * only on those, until {@code deadlineNanos} (the latest of their deadlines, or
+	 * {@code nowNanos} if none is live). The nested hold's longer lease, which moved the
+	 * hold's end later ({@link #extended}), no longer counts (seed 22825: the outer
+	 * hold's own lease ended in a stall, and an eviction let another holder in before the
+	 * released nested hold's lease would have ended).
+	 */
+	void nestedReleased(String holder, long token, long nowNanos, long deadlineNanos) {
+		long endNanos = (deadlineNanos - nowNanos > 0) ? deadlineNanos : nowNanos;
+		for (Hold hold : this.holds) {
+			if (hold.holder.equals(holder) && hold.token == token && !hold.released && endNanos - hold.endNanos < 0) {
+				hold.endNanos = endNanos;
 			}
 		}
 	}

@@ -2460,8 +2460,19 @@ final class LockSimulation {
 			}
 			inner.released = true;
 			Grant grant = inner.grant;
+			long now = LockSimulation.this.clock.nanos();
 			if (this.holds.get(0).grant.token() != grant.token()) {
-				LockSimulation.this.checker.released(this.name, grant.token(), LockSimulation.this.clock.nanos());
+				LockSimulation.this.checker.released(this.name, grant.token(), now);
+			}
+			else {
+				// From now on the holder counts on its other holds of the token only.
+				long deadline = now;
+				for (Held other : this.holds) {
+					if (other.grant.token() == grant.token() && other.live(now) && other.endNanos() - deadline > 0) {
+						deadline = other.endNanos();
+					}
+				}
+				LockSimulation.this.checker.nestedReleased(this.name, grant.token(), now, deadline);
 			}
 			inner.afterClose = then;
 			sendRelease(inner, "release of " + inner, () -> {

@@ -139,14 +139,25 @@ final class MultiLockChecks {
 
 	/**
 	 * The holder stops counting on a hold: it sends its release now. A nested hold's
-	 * release leaves the hold it is nested in.
+	 * release leaves the hold it is nested in, which counts on its own lease again.
 	 */
 	void released(ClientHold held) {
 		held.released = true;
+		long now = this.redis.clock().nanos();
 		if (held.outer == null) {
-			this.checkers.get(held.key())
-				.released(held.holder, held.grant.token(), Math.min(this.redis.clock().nanos(), held.endNanos()));
+			this.checkers.get(held.key()).released(held.holder, held.grant.token(), Math.min(now, held.endNanos()));
+			return;
 		}
+		// From now on the holder counts on its other holds of the lock and token only.
+		long deadline = now;
+		for (ClientHold other : this.holds) {
+			if (other.holder.equals(held.holder) && other.key().equals(held.key())
+					&& other.grant.token() == held.grant.token() && other.live(now)
+					&& other.endNanos() - deadline > 0) {
+				deadline = other.endNanos();
+			}
+		}
+		this.checkers.get(held.key()).nestedReleased(held.holder, held.grant.token(), now, deadline);
 	}
 
 	/**
