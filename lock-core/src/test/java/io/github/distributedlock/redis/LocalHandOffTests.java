@@ -71,6 +71,8 @@ class LocalHandOffTests {
 			assertThat(contention.failures).isEmpty();
 			assertThat(contention.acquisitions.get()).isEqualTo(2 * ROUNDS);
 			assertThat(template.localGrants()).as("hand-overs granted").isGreaterThan(ROUNDS / 2);
+			// 2.09-2.13 measured; 2.99 without hand-overs (the README cites both).
+			assertThat((double) scripts / (2 * ROUNDS)).as("scripts per acquisition").isLessThan(2.5);
 			assertThat(scriptLoaded(LockScripts.HAND_OVER.sha1())).isTrue();
 		}
 	}
