@@ -2308,7 +2308,9 @@ final class LockSimulation {
 			// lease.
 			this.registry.sending();
 			this.reentryHold = attempt.hold();
-			send(call, "re-entry of " + outer, (reply) -> {
+			// When its script first ran: a lock it finds free is granted then.
+			long[] ranNanos = { -1 };
+			send(call, "re-entry of " + outer, () -> ranNanos[0] = LockSimulation.this.clock.nanos(), (reply) -> {
 				this.reentering = false;
 				this.reentryHold = null;
 				Runnable after = this.afterReentry;
@@ -2340,8 +2342,10 @@ final class LockSimulation {
 				this.registry.held(inner, now, spec.leaseMillis());
 				boolean lost = lostInFlight(this, inner, now);
 				if (result.token() != outer.grant.token()) {
-					// Its script ran before its reply was read.
-					checkKept(this.name, inner.grant.token(), now);
+					// Its script ran before its reply was read, and granted the lock then
+					// (seed 25872: read after a keep that began once an eviction took the
+					// grant).
+					checkKept(this.name, inner.grant.token(), (ranNanos[0] >= 0) ? ranNanos[0] : now);
 					// The lock was free when the re-entry ran (the outer hold's lease had
 					// ended): a hold of its own, which must not overlap the outer one.
 					LockSimulation.this.checker.held(this.name, this.owner, inner.grant.token(), now, inner.endNanos(),
