@@ -2588,7 +2588,7 @@ final class LockSimulation {
 						// Released by the grant, as a release that answers 0.
 						this.registry.released(held, 0, now);
 						lostReply(this, held, t0, 0, true);
-						head.registry.replied(null, grant.spec().leaseMillis(), now);
+						head.registry.replied(null, acquisition.spec().leaseMillis(), now);
 						head.offerGranted(acquisition, t0, items, ranNanos[0]);
 						then.run();
 						return;
