@@ -5,6 +5,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import io.github.distributedlock.LockHandle;
@@ -15,6 +17,8 @@ import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.chaos.support.Connections;
 import io.github.distributedlock.redis.ProtocolTimings;
 import io.github.distributedlock.redis.RedisLockTemplate;
+import io.github.distributedlock.redis.core.LockKeys;
+import io.github.distributedlock.redis.script.LockScripts;
 import io.github.distributedlock.test.RedisProcess;
 import io.github.distributedlock.test.RedisServers;
 import org.junit.jupiter.api.AfterAll;
@@ -267,6 +271,38 @@ class ResentCommandTests {
 	}
 
 	/**
+	 * A release that grants the lock to a waiter of its own template asleep in line
+	 * ({@code hand-over.lua}), re-sent: the second run answers the first run's grant, so
+	 * the waiter holds the lock once, with a newer token and a lease Redis keeps at least
+	 * as long, and nobody else gets it until the waiter closes.
+	 */
+	@Test
+	void shouldGrantTheLockOnceWhenAHandOverIsResent() throws Exception {
+		LockHandle held = this.holder.acquire(holding(Kind.EXCLUSIVE).build());
+		String key = this.stranger.lockKey(held.name());
+		CompletableFuture<LockHandle> head = CompletableFuture
+			.supplyAsync(() -> this.holder.acquire(holding(Kind.EXCLUSIVE).waitTime(Duration.ofSeconds(20)).build()));
+		// The waiter files its request, then sleeps, offering itself to the release.
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> (Long) this.redis.command("ZCARD", LockKeys.requests(key)), (n) -> n == 1);
+		Thread.sleep(300);
+		List<String> command = resentCommand(held::close);
+		assertThat(command).as("the command re-sent")
+			.contains(new String(LockScripts.HAND_OVER.sha1(), java.nio.charset.StandardCharsets.US_ASCII));
+		LockHandle granted = head.get(5, TimeUnit.SECONDS);
+		assertThat(granted.fencingToken()).isGreaterThan(held.fencingToken());
+		assertThat(takes(this.stranger, excluded(Kind.EXCLUSIVE, Duration.ZERO)))
+			.as("a stranger took the lock granted to the waiter")
+			.isFalse();
+		long remaining = granted.remainingLease().toMillis();
+		assertThat((Long) this.redis.command("PTTL", key)).as("the lease Redis keeps")
+			.isGreaterThanOrEqualTo(remaining);
+		assertThat(this.redis.command("HGET", key, "holds")).isEqualTo("1");
+		granted.close();
+		assertFreeAndGone(Kind.EXCLUSIVE, held.name());
+	}
+
+	/**
 	 * A watchdog renewal re-sent renews the hold twice, which keeps it: it is held past
 	 * its first lease, and freed by its close.
 	 */
@@ -317,6 +353,25 @@ class ResentCommandTests {
 			.isTrue();
 		assertThat(this.monitor.runs(drop.command())).as("runs of %s", drop).isEqualTo(2);
 		return result;
+	}
+
+	/**
+	 * Run a call with the reply to its {@code EVALSHA} dropped, check that Redis ran that
+	 * command twice, and return the command.
+	 */
+	private List<String> resentCommand(Runnable call) throws InterruptedException {
+		this.monitor.mark();
+		ReplyDrop drop = this.proxy.dropReplyOnNext("EVALSHA");
+		try {
+			call.run();
+		}
+		finally {
+			this.proxy.cancel(drop);
+		}
+		assertThat(drop.awaitDropped(Duration.ofSeconds(1))).as("the proxy dropped the reply to the next EVALSHA")
+			.isTrue();
+		assertThat(this.monitor.runs(drop.command())).as("runs of %s", drop).isEqualTo(2);
+		return drop.command();
 	}
 
 	private void resent(Runnable call) throws InterruptedException {
