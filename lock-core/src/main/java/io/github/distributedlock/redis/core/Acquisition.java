@@ -185,10 +185,12 @@ public final class Acquisition {
 	/**
 	 * Return whether the head of a line may be granted the lock by a release of its JVM
 	 * while it sleeps: a plain lock's waiter (not fair, not a reader, not a permit, not a
-	 * poller) whose attempt filed its request, and that may have set no writer intent.
+	 * poller) that made its request (filed, or about to be with its first attempt: see
+	 * {@link Waiting#promoted(boolean, Waiting.LocalHold)}), and that may have set no
+	 * writer intent.
 	 */
 	public boolean offerable() {
-		return this.request != null && this.filed && !this.heldBackByReaders && this.spec.plainExclusive()
+		return this.request != null && !this.heldBackByReaders && this.spec.plainExclusive()
 				&& this.spec.waitMode().listens();
 	}
 
@@ -358,6 +360,14 @@ public final class Acquisition {
 			sleep = Math.min(sleep, this.lastSentNanos + HandOffRequest.REFILE_NANOS - this.clock.nanoTime());
 		}
 		return Math.max(0, Math.min(sleep, MAX_SLEEP_NANOS));
+	}
+
+	/**
+	 * Return how long the head sleeps at most, as {@link #sleepNanos()}, and at most
+	 * until the given time.
+	 */
+	long sleepNanos(long untilNanos) {
+		return Math.max(0, Math.min(sleepNanos(), untilNanos - this.clock.nanoTime()));
 	}
 
 	// The end

@@ -123,10 +123,19 @@ public final class Waiting {
 	 * sleeps until it is, see {@link #promoted})
 	 */
 	public Next joined(WaitLine joined, boolean first, boolean subscribed) {
+		return joined(joined, first, subscribed, null);
+	}
+
+	/**
+	 * The acquisition joined the lock's local line, as
+	 * {@link #joined(WaitLine, boolean, boolean)}; a head at once may offer itself first
+	 * to a local hold, as in {@link #promoted(boolean, LocalHold)}.
+	 */
+	public Next joined(WaitLine joined, boolean first, boolean subscribed, @Nullable LocalHold local) {
 		this.line = joined;
 		joined.holderSeen(this.acquisition.deadline().holder());
 		if (first) {
-			return promoted(subscribed);
+			return promoted(subscribed, local);
 		}
 		this.queued = true;
 		this.waitedForTurn = true;
@@ -141,10 +150,31 @@ public final class Waiting {
 	 * past the holder's lease.
 	 */
 	public Next promoted(boolean subscribed) {
+		return promoted(subscribed, null);
+	}
+
+	/**
+	 * It is this acquisition's turn, as in {@link #promoted(boolean)}; but if the lock is
+	 * held by a hold of this JVM's template of another owner, whose release may grant it
+	 * the lock ({@code hand-over.lua}), it sends nothing yet: it makes its request
+	 * without filing it and sleeps, offering itself, until any signal, that hold's local
+	 * lease end or its own wait time; then it attempts as usual. See
+	 * {@code docs/design/waiting-and-hand-off.md}, "Offering before the first attempt".
+	 * @param local that hold, looked up after the line's signal count was read, or
+	 * {@code null} for none
+	 */
+	public Next promoted(boolean subscribed, @Nullable LocalHold local) {
 		this.queued = false;
 		this.head = true;
 		if (this.lineUp) {
 			inLine().expect(this.acquisition.fileRequest());
+		}
+		if (local != null && subscribed && this.lineUp && !this.acquisition.holdsIt() && this.acquisition.offerable()
+				&& local.leaseEndNanos() - this.acquisition.clockNanos() > 0) {
+			// Any signal since the count was read wakes it, and it then attempts.
+			this.acquisition.seen(local.signalsBefore());
+			this.sleeping = true;
+			return new Sleep(this.acquisition.sleepNanos(local.leaseEndNanos()), ++this.tickets);
 		}
 		HandOffRequest request = this.acquisition.request();
 		if (subscribed && this.seenLine == this.line && this.seenBefore >= 0
@@ -354,6 +384,16 @@ public final class Waiting {
 	 * The acquisition fails with this error.
 	 */
 	public record Fail(RuntimeException error) implements Next {
+	}
+
+	/**
+	 * A hold of the lock by another owner in the head's own template, whose release may
+	 * grant the head the lock.
+	 *
+	 * @param signalsBefore the line's signal count, read before the hold was looked up
+	 * @param leaseEndNanos when that hold's lease ends by the local clock
+	 */
+	public record LocalHold(long signalsBefore, long leaseEndNanos) {
 	}
 
 	/**

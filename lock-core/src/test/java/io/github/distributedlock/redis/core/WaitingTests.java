@@ -185,6 +185,66 @@ class WaitingTests {
 		assertThat(ending.withdraw()).as("never sent, so never filed").isNull();
 	}
 
+	@Test
+	void aHeadPromotedWhileALocalHoldOfAnotherOwnerLastsOffersItselfBeforeItsFirstAttempt() {
+		Waiting waiting = waiting(5_000);
+		long seen = this.line.signals();
+		Waiting.Sleep sleep = (Waiting.Sleep) waiting.joined(this.line, true, true,
+				new Waiting.LocalHold(seen, this.now[0] + 300 * MS));
+		assertThat(sleep.nanos()).as("until the local hold's lease ends").isEqualTo(300 * MS);
+		assertThat(waiting.isSleeping()).isTrue();
+		assertThat(waiting.acquisition().offerable()).as("offers its request, not filed yet").isTrue();
+		assertThat(waiting.acquisition().request()).isNotNull();
+		assertThat(waiting.signalled()).as("no signal since the count was read").isSameAs(Waiting.Next.NONE);
+		this.line.signal(true);
+		Waiting.Send first = (Waiting.Send) waiting.signalled();
+		assertThat(first.attempt().request()).as("its first attempt files the request").isNotNull();
+	}
+
+	@Test
+	void aSignalBetweenTheCountAndTheOfferWakesTheHeadAtOnce() {
+		Waiting waiting = waiting(5_000);
+		long seen = this.line.signals();
+		// The local hold ends and signals after the count was read, before the head
+		// sleeps.
+		this.line.signal(true);
+		waiting.joined(this.line, true, true, new Waiting.LocalHold(seen, this.now[0] + 300 * MS));
+		assertThat(waiting.signalled()).isInstanceOf(Waiting.Send.class);
+	}
+
+	@Test
+	void aHeadOfferingFirstAttemptsWhenTheLocalLeaseEnds() {
+		Waiting waiting = waiting(5_000);
+		Waiting.Sleep sleep = (Waiting.Sleep) waiting.joined(this.line, true, true,
+				new Waiting.LocalHold(this.line.signals(), this.now[0] + 300 * MS));
+		advance(300);
+		assertThat(waiting.woken(sleep.ticket())).isInstanceOf(Waiting.Send.class);
+	}
+
+	@Test
+	void aHeadTriesAtOnceWhenTheLocalHoldIsOverOrItCannotOffer() {
+		Waiting.LocalHold over = new Waiting.LocalHold(this.line.signals(), this.now[0]);
+		assertThat(waiting(5_000).joined(this.line, true, true, over)).as("lease over")
+			.isInstanceOf(Waiting.Send.class);
+		Waiting.LocalHold lasting = new Waiting.LocalHold(this.line.signals(), this.now[0] + 300 * MS);
+		assertThat(waiting(5_000).joined(this.line, true, false, lasting)).as("not subscribed: sleeps until it is")
+			.isInstanceOf(Waiting.Sleep.class);
+		Waiting reentry = new Waiting(new Acquisition(spec(5_000), "owner-1", true, this.clock), true);
+		assertThat(reentry.joined(this.line, true, true, lasting)).as("holds it already")
+			.isInstanceOf(Waiting.Send.class);
+		Waiting noLine = new Waiting(new Acquisition(spec(5_000), "owner-1", false, this.clock), false);
+		assertThat(noLine.joined(this.line, true, true, lasting)).as("lines nothing up")
+			.isInstanceOf(Waiting.Send.class);
+	}
+
+	@Test
+	void aHeadOfferingFirstSleepsNoLongerThanItsWaitTime() {
+		Waiting waiting = waiting(100);
+		Waiting.Sleep sleep = (Waiting.Sleep) waiting.joined(this.line, true, true,
+				new Waiting.LocalHold(this.line.signals(), this.now[0] + 30_000 * MS));
+		assertThat(sleep.nanos()).isLessThanOrEqualTo(100 * MS);
+	}
+
 	private Waiting head(long waitMillis) {
 		Waiting waiting = waiting(waitMillis);
 		waiting.begin(true);
