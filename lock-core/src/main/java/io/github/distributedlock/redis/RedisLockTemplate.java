@@ -135,8 +135,7 @@ public final class RedisLockTemplate implements LockOperations {
 	}
 
 	private WaitLoop waitLoop(LockSpec spec, String owner) {
-		return new WaitLoop(spec, owner, this.holds, this.handOff, this.localHandOffs != null, this.commands,
-				this.queues);
+		return new WaitLoop(spec, owner, this.holds, this.handOff, this.localHandOffs, this.commands, this.queues);
 	}
 
 	private LockTimeoutException notAcquired(LockTimeoutException timeout) {

@@ -102,6 +102,7 @@ public final class HoldRegistry implements AutoCloseable {
 				long bound = leaseBound(grant.spec().leaseMillis());
 				boolean refused = ex instanceof LockAccessException && ex.getCause() == null;
 				update(key, (current) -> refused ? current.replied(true, bound) : current.failed());
+				ended(grant);
 				throw ex;
 			}
 		}
@@ -275,6 +276,17 @@ public final class HoldRegistry implements AutoCloseable {
 			return left.orNull(System.nanoTime());
 		});
 		this.watchdog.unwatch(handle);
+		ended(handle.grant());
+	}
+
+	/**
+	 * Tell the hand-off inside this JVM that a hold ended, which wakes a head that may
+	 * offer itself to it.
+	 */
+	private void ended(Grant grant) {
+		if (this.handOffs != null) {
+			this.handOffs.ended(grant);
+		}
 	}
 
 	void releasedFor(RedisLockHandle handle, Duration heldFor) {
@@ -299,6 +311,7 @@ public final class HoldRegistry implements AutoCloseable {
 			// Kept while a write is in flight or after one without a reply.
 			return current.dropped(handle, !goneFromRedis).orNull(System.nanoTime());
 		});
+		ended(handle.grant());
 		this.listener.leaseLost(handle);
 	}
 
@@ -308,6 +321,7 @@ public final class HoldRegistry implements AutoCloseable {
 	public void forget(RedisLockHandle handle) {
 		this.holds.computeIfPresent(key(handle), (key, current) -> current.without(handle).orNull(System.nanoTime()));
 		this.watchdog.unwatch(handle);
+		ended(handle.grant());
 	}
 
 	/**
@@ -342,6 +356,9 @@ public final class HoldRegistry implements AutoCloseable {
 	void sweep() {
 		for (String key : this.holds.keySet()) {
 			this.holds.computeIfPresent(key, (k, current) -> current.swept(System.nanoTime(), this.watchdog));
+		}
+		if (this.handOffs != null) {
+			this.handOffs.sweep();
 		}
 	}
 

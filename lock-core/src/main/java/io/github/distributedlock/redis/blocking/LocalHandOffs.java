@@ -1,10 +1,14 @@
 package io.github.distributedlock.redis.blocking;
 
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockSpec;
+import io.github.distributedlock.redis.core.Waiting;
 import io.github.distributedlock.redis.script.LockKind;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The hand-off inside one JVM for the blocking engine: the release of the last hold of a
@@ -12,7 +16,13 @@ import io.github.distributedlock.redis.script.LockKind;
  * if that head {@linkplain HandOverOffer offers} itself and is of another owner, in one
  * script ({@code hand-over.lua}); at most {@code limit} such grants in a row while a
  * request of another process waits. See {@code docs/design/waiting-and-hand-off.md},
- * "Hand-off inside one JVM". Thread-safe.
+ * "Hand-off inside one JVM".
+ * <p>
+ * It also keeps, per plain lock, the latest hold of this template that was won
+ * ({@link #held}), until that hold ends ({@link #ended}), which then signals the lock's
+ * local line: a head that gets its turn while such a hold of another owner lasts offers
+ * itself before its first attempt ({@link #localHold}), and is woken by its end whatever
+ * path the release took ("Offering before the first attempt"). Thread-safe.
  */
 public final class LocalHandOffs {
 
@@ -26,6 +36,9 @@ public final class LocalHandOffs {
 	private final int limit;
 
 	private final AtomicLong grants = new AtomicLong();
+
+	// Per lock key, the latest hold of a plain lock this template won.
+	private final ConcurrentHashMap<String, Holder> holders = new ConcurrentHashMap<>();
 
 	/**
 	 * @param limit the most grants in a row while a request of another process waits, at
@@ -92,10 +105,82 @@ public final class LocalHandOffs {
 	}
 
 	/**
+	 * Note a hold of a plain lock that an acquisition of this template won, before it
+	 * leaves the lock's local line: the next head may offer itself to its release.
+	 */
+	void held(Grant grant) {
+		LockSpec spec = grant.spec();
+		if (spec.plainExclusive()) {
+			long leaseEnd = grant.sentNanos() + TimeUnit.MILLISECONDS.toNanos(spec.leaseMillis());
+			this.holders.put(spec.lockKey(), new Holder(grant.owner(), grant.hold(), leaseEnd));
+		}
+	}
+
+	/**
+	 * Note that a hold ended (released, whether or not a reply came; lost; never handed
+	 * to its caller) and, if it was the lock's latest, wake the head of the lock's local
+	 * line, which may sleep offering itself to it.
+	 */
+	void ended(Grant grant) {
+		LockSpec spec = grant.spec();
+		if (!spec.plainExclusive()) {
+			return;
+		}
+		boolean[] removed = { false };
+		this.holders.computeIfPresent(spec.lockKey(), (key, holder) -> {
+			removed[0] = holder.hold().equals(grant.hold());
+			return removed[0] ? null : holder;
+		});
+		if (removed[0]) {
+			WaitQueue queue = this.queues.find(spec.queueId());
+			if (queue != null) {
+				queue.signal();
+			}
+		}
+	}
+
+	/**
+	 * Return the hold of this template that a head of the given owner may offer itself to
+	 * before its first attempt: the lock's latest hold, of another owner, its lease not
+	 * over by the local clock.
+	 * @param signalsBefore the line's signal count, read before this call
+	 * @return that hold, or {@code null} for none
+	 */
+	Waiting.@Nullable LocalHold localHold(LockSpec spec, String owner, long signalsBefore) {
+		Holder holder = this.holders.get(spec.lockKey());
+		if (holder == null || holder.owner().equals(owner) || holder.leaseEndNanos() - System.nanoTime() <= 0) {
+			return null;
+		}
+		return new Waiting.LocalHold(signalsBefore, holder.leaseEndNanos());
+	}
+
+	/**
+	 * Forget the holds whose lease is over by the local clock (a handle never closed).
+	 */
+	void sweep() {
+		long now = System.nanoTime();
+		this.holders.values().removeIf((holder) -> holder.leaseEndNanos() - now <= 0);
+	}
+
+	/**
+	 * Return how many holds are kept for heads to offer themselves to, for tests.
+	 */
+	int holders() {
+		return this.holders.size();
+	}
+
+	/**
 	 * Return how many hand-overs granted the lock, for tests.
 	 */
 	public long grants() {
 		return this.grants.get();
+	}
+
+	/**
+	 * A hold won by this template: its owner, hold id and lease end by the local clock
+	 * (as its grant counts it, before any renewal).
+	 */
+	private record Holder(String owner, String hold, long leaseEndNanos) {
 	}
 
 }

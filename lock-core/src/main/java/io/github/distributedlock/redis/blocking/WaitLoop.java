@@ -64,9 +64,9 @@ public final class WaitLoop {
 
 	private boolean hasTurn;
 
-	// Whether its head may offer itself to a release of this JVM (LocalHandOffs), and
-	// its owner's digest once it did.
-	private final boolean offers;
+	// The hand-off inside this JVM its head may offer itself to, or null; its owner's
+	// digest once it did.
+	private final @Nullable LocalHandOffs handOffs;
 
 	private @Nullable String ownerDigest;
 
@@ -74,13 +74,13 @@ public final class WaitLoop {
 	 * @param holds the holds of the template, which say whether the owner holds the lock
 	 * through a local handle already
 	 * @param handOff whether waiters line up for reservations, where the lock's kind does
-	 * @param offers whether its head, asleep, may be granted the lock by a release of
-	 * this JVM ({@link LocalHandOffs}), where the acquisition allows it
+	 * @param handOffs the hand-off inside this JVM: its head, asleep, may be granted the
+	 * lock by a release of this JVM, where the acquisition allows it; or {@code null}
 	 */
-	public WaitLoop(LockSpec spec, String owner, HoldRegistry holds, boolean handOff, boolean offers,
+	public WaitLoop(LockSpec spec, String owner, HoldRegistry holds, boolean handOff, @Nullable LocalHandOffs handOffs,
 			LockCommands commands, WaitQueues queues) {
 		this.spec = spec;
-		this.offers = offers;
+		this.handOffs = handOffs;
 		this.acquisition = new Acquisition(spec, owner, holds.holdsLocally(owner, spec.lockKey()), NanoClock.SYSTEM);
 		this.waiting = new Waiting(this.acquisition, handOff);
 		this.attempts = new LockAttempts(this.acquisition, holds, commands);
@@ -173,6 +173,10 @@ public final class WaitLoop {
 				next = sleep(sleep);
 			}
 			else if (next instanceof Waiting.Hold hold) {
+				if (this.handOffs != null) {
+					// Before it leaves the line: the next head may offer itself to it.
+					this.handOffs.held(hold.grant());
+				}
 				return hold.grant();
 			}
 			else if (next instanceof Waiting.GiveUp giveUp) {
@@ -195,7 +199,8 @@ public final class WaitLoop {
 		this.line = queue;
 		this.queues.waiting(1);
 		this.hasTurn = queue.turn().tryLock(0, TimeUnit.NANOSECONDS);
-		return this.waiting.joined(queue.line(), this.hasTurn, queue.subscribed().isDone());
+		return this.waiting.joined(queue.line(), this.hasTurn, queue.subscribed().isDone(),
+				this.hasTurn ? localHold(queue) : null);
 	}
 
 	private Waiting.Next awaitTurn(Waiting.AwaitTurn turn) throws InterruptedException {
@@ -206,10 +211,24 @@ public final class WaitLoop {
 		long nanos = Math.max(turn.nanos(), this.acquisition.deadline().remainingNanos());
 		if (queue.turn().tryLock(nanos, TimeUnit.NANOSECONDS)) {
 			this.hasTurn = true;
-			return this.waiting.promoted(queue.subscribed().isDone());
+			return this.waiting.promoted(queue.subscribed().isDone(), localHold(queue));
 		}
 		this.queues.checkOpen(queue, this.spec.name());
 		return this.waiting.turnTimedOut(turn.ticket());
+	}
+
+	/**
+	 * Return the hold of another owner in this template that the new head may offer
+	 * itself to before its first attempt, with the line's signal count read before it was
+	 * looked up: a release after that read wakes the head.
+	 */
+	private Waiting.@Nullable LocalHold localHold(WaitQueue queue) {
+		LocalHandOffs local = this.handOffs;
+		if (local == null) {
+			return null;
+		}
+		long seen = queue.signals();
+		return local.localHold(this.spec, this.acquisition.owner(), seen);
 	}
 
 	/**
@@ -247,12 +266,12 @@ public final class WaitLoop {
 
 	/**
 	 * Publish the head's offer to a release of this JVM, if it may be granted the lock
-	 * that way: a plain lock's head that filed its request (see
+	 * that way: a plain lock's head that made its request (see
 	 * {@link Acquisition#offerable()}), in a template that hands off inside the JVM.
 	 */
 	private @Nullable HandOverOffer offer(WaitQueue queue) {
 		HandOffRequest request = this.acquisition.request();
-		if (!this.offers || request == null || !this.acquisition.offerable()) {
+		if (this.handOffs == null || request == null || !this.acquisition.offerable()) {
 			return null;
 		}
 		String digest = this.ownerDigest;

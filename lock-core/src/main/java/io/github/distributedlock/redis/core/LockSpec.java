@@ -75,7 +75,7 @@ public record LockSpec(LockTarget target, LockTiming timing, WaitMode waitMode, 
 	 * kind whose waiters a release of their JVM may grant the lock to
 	 * ({@code hand-over.lua}).
 	 */
-	boolean plainExclusive() {
+	public boolean plainExclusive() {
 		return kind() == LockKind.EXCLUSIVE;
 	}
 
