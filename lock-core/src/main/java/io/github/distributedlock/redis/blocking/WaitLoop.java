@@ -1,7 +1,5 @@
 package io.github.distributedlock.redis.blocking;
 
-import java.util.concurrent.TimeUnit;
-
 import io.github.distributedlock.LockInterruptedException;
 import io.github.distributedlock.LockSelfDeadlockException;
 import io.github.distributedlock.LockTimeoutException;
@@ -59,10 +57,14 @@ public final class WaitLoop {
 	private final WaitQueues queues;
 
 	// The waiter's local line once it joined one, whose sightings of the holder its
-	// timeout reports if it made no attempt of its own; whether it has the turn there.
+	// timeout reports if it made no attempt of its own; its place there.
 	private @Nullable WaitQueue line;
 
-	private boolean hasTurn;
+	private WaitQueue.@Nullable Place place;
+
+	// The offer it makes while it waits for its turn, which a release may take once its
+	// place is first, before its thread runs.
+	private @Nullable HandOverOffer queuedOffer;
 
 	// The hand-off inside this JVM its head may offer itself to, or null; its owner's
 	// digest once it did.
@@ -194,27 +196,45 @@ public final class WaitLoop {
 		}
 	}
 
-	private Waiting.Next joinLine() throws InterruptedException {
+	private Waiting.Next joinLine() {
 		WaitQueue queue = this.queues.join(this.spec);
 		this.line = queue;
 		this.queues.waiting(1);
-		this.hasTurn = queue.turn().tryLock(0, TimeUnit.NANOSECONDS);
-		return this.waiting.joined(queue.line(), this.hasTurn, queue.subscribed().isDone(),
-				this.hasTurn ? localHold(queue) : null);
+		WaitQueue.Place joined = queue.join();
+		this.place = joined;
+		boolean first = queue.hasTurn(joined);
+		if (!first) {
+			this.queuedOffer = offer(queue, joined, "");
+		}
+		return this.waiting.joined(queue.line(), first, queue.subscribed().isDone(), first ? localHold(queue) : null);
 	}
 
 	private Waiting.Next awaitTurn(Waiting.AwaitTurn turn) throws InterruptedException {
 		WaitQueue queue = queue();
-		// tryLock with a timeout honours the FIFO order; plain tryLock() would barge. A
-		// timed-out tryLock leaves the queue, so it waits the whole wait time at once,
-		// not the core's timer cap, to keep its place.
+		WaitQueue.Place waiting = place();
 		long nanos = Math.max(turn.nanos(), this.acquisition.deadline().remainingNanos());
-		if (queue.turn().tryLock(nanos, TimeUnit.NANOSECONDS)) {
-			this.hasTurn = true;
+		boolean first = queue.awaitTurn(waiting, nanos);
+		HandOverOffer offered = this.queuedOffer;
+		if (offered != null) {
+			this.queuedOffer = null;
+			HandOverOffer.Settlement settled = queue.withdraw(waiting, offered);
+			if (settled != null && settled.outcome() == HandOverOffer.Outcome.GRANTED) {
+				// Taken while its place was first, which it still is.
+				return this.waiting.handedOver(settled.token(), settled.sentNanos());
+			}
+			// Refused or without a reply: the hold ended, and as the head it attempts at
+			// once (with its hold id, which finds a grant whose reply was lost).
+			first |= settled != null;
+		}
+		if (first) {
 			return this.waiting.promoted(queue.subscribed().isDone(), localHold(queue));
 		}
 		this.queues.checkOpen(queue, this.spec.name());
-		return this.waiting.turnTimedOut(turn.ticket());
+		Waiting.Next next = this.waiting.turnTimedOut(turn.ticket());
+		if (next instanceof Waiting.AwaitTurn) {
+			this.queuedOffer = offer(queue, waiting, "");
+		}
+		return next;
 	}
 
 	/**
@@ -242,7 +262,8 @@ public final class WaitLoop {
 			queue.awaitSubscribed(sleep.nanos());
 			return this.waiting.woken(Waiting.ANY_TICKET);
 		}
-		HandOverOffer offer = offer(queue);
+		HandOffRequest request = this.acquisition.request();
+		HandOverOffer offer = (request != null) ? offer(queue, place(), request.member()) : null;
 		if (offer == null) {
 			return sleepOn(queue, sleep);
 		}
@@ -251,10 +272,10 @@ public final class WaitLoop {
 			next = sleepOn(queue, sleep);
 		}
 		catch (InterruptedException | RuntimeException ex) {
-			stopOffering(queue, offer);
+			stopOffering(queue, place(), offer);
 			throw ex;
 		}
-		HandOverOffer.Settlement settled = queue.withdraw(offer);
+		HandOverOffer.Settlement settled = queue.withdraw(place(), offer);
 		if (settled == null || settled.outcome() == HandOverOffer.Outcome.REFUSED) {
 			return next;
 		}
@@ -265,13 +286,15 @@ public final class WaitLoop {
 	}
 
 	/**
-	 * Publish the head's offer to a release of this JVM, if it may be granted the lock
-	 * that way: a plain lock's head that made its request (see
-	 * {@link Acquisition#offerable()}), in a template that hands off inside the JVM.
+	 * Publish this waiter's offer to a release of this JVM, if it may be granted the lock
+	 * that way (see {@link Acquisition#offerable()}), in a template that hands off inside
+	 * the JVM: the head's as it sleeps, or a queued waiter's as it waits for its turn.
+	 * @param request the member of its request in the lock's line, or {@code ""} for a
+	 * waiter that has made none
 	 */
-	private @Nullable HandOverOffer offer(WaitQueue queue) {
-		HandOffRequest request = this.acquisition.request();
-		if (this.handOffs == null || request == null || !this.acquisition.offerable()) {
+	private @Nullable HandOverOffer offer(WaitQueue queue, WaitQueue.Place waiting, String request) {
+		if (this.handOffs == null || !this.waiting.linesUp() || !this.acquisition.offerable()
+				|| (request.isEmpty() && this.acquisition.holdsIt())) {
 			return null;
 		}
 		String digest = this.ownerDigest;
@@ -280,8 +303,8 @@ public final class WaitLoop {
 			this.ownerDigest = digest;
 		}
 		HandOverOffer offer = new HandOverOffer(this.acquisition.owner(), digest, this.acquisition.hold(),
-				this.spec.leaseMillis(), request.member());
-		queue.offer(offer);
+				this.spec.leaseMillis(), request);
+		queue.offer(waiting, offer);
 		return offer;
 	}
 
@@ -291,8 +314,8 @@ public final class WaitLoop {
 	 * one. After a hand-over without a reply, one attempt with the same hold id finds the
 	 * grant if the hand-over ran.
 	 */
-	private void stopOffering(WaitQueue queue, HandOverOffer offer) {
-		HandOverOffer.Settlement settled = queue.withdraw(offer);
+	private void stopOffering(WaitQueue queue, WaitQueue.Place waiting, HandOverOffer offer) {
+		HandOverOffer.Settlement settled = queue.withdraw(waiting, offer);
 		if (settled == null || settled.outcome() == HandOverOffer.Outcome.REFUSED) {
 			return;
 		}
@@ -350,17 +373,23 @@ public final class WaitLoop {
 	 */
 	private void leaveLine(boolean won, boolean failed) {
 		WaitQueue queue = this.line;
-		if (queue == null) {
+		WaitQueue.Place waiting = this.place;
+		if (queue == null || waiting == null) {
 			return;
 		}
 		try {
+			HandOverOffer offered = this.queuedOffer;
+			if (offered != null) {
+				// Stopped while waiting for its turn: a grant it no longer wants is
+				// released.
+				this.queuedOffer = null;
+				stopOffering(queue, waiting, offered);
+			}
 			Acquisition.Ending ending = this.waiting.end(won);
 			withdraw(ending.withdraw(), failed && !queue.isClosed());
 		}
 		finally {
-			if (this.hasTurn) {
-				queue.turn().unlock();
-			}
+			queue.leave(waiting);
 			this.queues.waiting(-1);
 			this.queues.leave(queue);
 		}
@@ -387,6 +416,14 @@ public final class WaitLoop {
 		catch (RuntimeException ex) {
 			// A reservation for it lapses after its claim, and the request with the line.
 		}
+	}
+
+	private WaitQueue.Place place() {
+		WaitQueue.Place waiting = this.place;
+		if (waiting == null) {
+			throw new IllegalStateException("Not in line");
+		}
+		return waiting;
 	}
 
 	private WaitQueue queue() {

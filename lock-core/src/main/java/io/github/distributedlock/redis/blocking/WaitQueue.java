@@ -1,11 +1,13 @@
 package io.github.distributedlock.redis.blocking;
 
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.distributedlock.redis.core.Acquisition;
@@ -21,11 +23,13 @@ import org.springframework.data.redis.connection.SubscriptionListener;
 /**
  * The waiters of one lock in this JVM, and their wake-up signal.
  * <p>
- * Waiters queue locally in FIFO order for their {@linkplain #turn() turn}. Only the
- * thread whose turn it is talks to Redis, so one release sends one thread at Redis, not
- * all of them. The signal is a counter: a waiter reads it before trying the lock and then
- * waits for it to change, so a release that lands between the attempt and the wait is not
- * lost.
+ * Waiters queue locally in FIFO order, each in its {@link Place}; the first has the turn
+ * ({@link #awaitTurn}). Only the thread whose turn it is talks to Redis, so one release
+ * sends one thread at Redis, not all of them. The turn passes as the first leaves, before
+ * the next thread runs: a release of this JVM may grant the lock to the first place's
+ * {@linkplain HandOverOffer offer} even while its thread is still to wake up. The signal
+ * is a counter: a waiter reads it before trying the lock and then waits for it to change,
+ * so a release that lands between the attempt and the wait is not lost.
  * <p>
  * For pub/sub and keyspace waiting, this is also the listener of the lock's channel, held
  * by {@link WaitQueues} for as long as there are waiters, plus a short linger.
@@ -40,7 +44,9 @@ public final class WaitQueue implements MessageListener, SubscriptionListener {
 
 	private final WaitLine line;
 
-	private final ReentrantLock turn = new ReentrantLock(true);
+	// The waiters' places, in the order they joined: the first has the turn. Guarded
+	// by itself.
+	private final ArrayDeque<Place> places = new ArrayDeque<>();
 
 	private final ReentrantLock signalLock = new ReentrantLock();
 
@@ -54,10 +60,6 @@ public final class WaitQueue implements MessageListener, SubscriptionListener {
 	// Threads waiting for any signal (fair and multi-lock waiters), which hand-offs wake
 	// as well.
 	private final AtomicInteger plainSleepers = new AtomicInteger();
-
-	// The offer of the head while it sleeps, if it may be granted the lock by a release
-	// of this JVM (HandOverOffer).
-	private final AtomicReference<@Nullable HandOverOffer> offer = new AtomicReference<>();
 
 	private volatile boolean closed;
 
@@ -94,8 +96,63 @@ public final class WaitQueue implements MessageListener, SubscriptionListener {
 		return this.line;
 	}
 
-	ReentrantLock turn() {
-		return this.turn;
+	/**
+	 * Join the line as its last place.
+	 */
+	Place join() {
+		Place place = new Place(Thread.currentThread());
+		synchronized (this.places) {
+			this.places.addLast(place);
+		}
+		return place;
+	}
+
+	/**
+	 * Return whether the place is first in line, and so has the turn.
+	 */
+	boolean hasTurn(Place place) {
+		synchronized (this.places) {
+			return this.places.peekFirst() == place;
+		}
+	}
+
+	/**
+	 * Wait until the place is first in line, at most the given time; a place that waited
+	 * in vain keeps its place.
+	 * @return whether it has the turn
+	 */
+	boolean awaitTurn(Place place, long nanos) throws InterruptedException {
+		long until = System.nanoTime() + nanos;
+		while (!hasTurn(place)) {
+			if (Thread.interrupted()) {
+				throw new InterruptedException();
+			}
+			long left = until - System.nanoTime();
+			if (left <= 0) {
+				return false;
+			}
+			LockSupport.parkNanos(this, left);
+		}
+		return true;
+	}
+
+	/**
+	 * Leave the line; if the place was first, the next one has the turn, and its thread
+	 * is woken.
+	 */
+	void leave(Place place) {
+		Thread next = null;
+		synchronized (this.places) {
+			boolean first = this.places.peekFirst() == place;
+			this.places.remove(place);
+			Place after = this.places.peekFirst();
+			if (first && after != null) {
+				next = after.thread;
+			}
+		}
+		if (next != null) {
+			LockSupport.unpark(next);
+		}
 	}
 
 	CompletableFuture<Void> subscribed() {
@@ -164,18 +221,24 @@ public final class WaitQueue implements MessageListener, SubscriptionListener {
 	}
 
 	/**
-	 * Publish the offer of the head, which sleeps: a release of this JVM may take it.
+	 * Publish the offer of a waiter: a release of this JVM may take it while its place is
+	 * first in line.
 	 */
-	void offer(HandOverOffer head) {
-		this.offer.set(head);
+	void offer(Place place, HandOverOffer offer) {
+		place.offer.set(offer);
 	}
 
 	/**
-	 * Take the head's offer for a release by the given owner, if there is one of another
-	 * owner and it is still open; the caller must {@linkplain #settle settle} it.
+	 * Take the offer of the first place for a release by the given owner, if there is one
+	 * of another owner and it is still open; the caller must {@linkplain #settle settle}
+	 * it.
 	 */
 	@Nullable HandOverOffer takeOffer(String releaser) {
-		HandOverOffer head = this.offer.get();
+		Place first;
+		synchronized (this.places) {
+			first = this.places.peekFirst();
+		}
+		HandOverOffer head = (first != null) ? first.offer.get() : null;
 		if (head == null || head.owner().equals(releaser) || !head.take()) {
 			return null;
 		}
@@ -191,13 +254,13 @@ public final class WaitQueue implements MessageListener, SubscriptionListener {
 	}
 
 	/**
-	 * Withdraw the head's offer as it wakes, waiting for the settlement if a release took
+	 * Withdraw a waiter's offer as it wakes, waiting for the settlement if a release took
 	 * it.
 	 * @return how it was settled, or {@code null} if no release took it
 	 */
-	HandOverOffer.@Nullable Settlement withdraw(HandOverOffer head) {
-		this.offer.compareAndSet(head, null);
-		return head.withdraw();
+	HandOverOffer.@Nullable Settlement withdraw(Place place, HandOverOffer offer) {
+		place.offer.compareAndSet(offer, null);
+		return offer.withdraw();
 	}
 
 	/**
@@ -271,6 +334,22 @@ public final class WaitQueue implements MessageListener, SubscriptionListener {
 	@Override
 	public String toString() {
 		return "WaitQueue[" + this.id + "]";
+	}
+
+	/**
+	 * One waiter's place in the line: its thread, and the offer it makes to a release of
+	 * this JVM, if any.
+	 */
+	static final class Place {
+
+		private final Thread thread;
+
+		private final AtomicReference<@Nullable HandOverOffer> offer = new AtomicReference<>();
+
+		private Place(Thread thread) {
+			this.thread = thread;
+		}
+
 	}
 
 }

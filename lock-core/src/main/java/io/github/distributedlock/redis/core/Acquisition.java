@@ -183,15 +183,14 @@ public final class Acquisition {
 	}
 
 	/**
-	 * Return whether the head of a line may be granted the lock by a release of its JVM
-	 * while it sleeps: a plain lock's waiter (not fair, not a reader, not a permit, not a
-	 * poller) that made its request (filed, or about to be with its first attempt: see
-	 * {@link Waiting#promoted(boolean, Waiting.LocalHold)}), and that may have set no
-	 * writer intent.
+	 * Return whether a waiter in a line may be granted the lock by a release of its JVM
+	 * while it sleeps at the head or waits for its turn: a plain lock's waiter (not fair,
+	 * not a reader, not a permit, not a poller) that may have set no writer intent. Its
+	 * request need not be filed: see
+	 * {@link Waiting#promoted(boolean, Waiting.LocalHold)}.
 	 */
 	public boolean offerable() {
-		return this.request != null && !this.heldBackByReaders && this.spec.plainExclusive()
-				&& this.spec.waitMode().listens();
+		return !this.heldBackByReaders && this.spec.plainExclusive() && this.spec.waitMode().listens();
 	}
 
 	/**

@@ -236,7 +236,8 @@ public final class Waiting {
 	}
 
 	/**
-	 * A release of this JVM granted the lock to this head while it slept
+	 * A release of this JVM granted the lock to this head while it slept, or to this
+	 * waiter while its place was first in line and its thread still to wake
 	 * ({@code hand-over.lua}): decided as the reply to its own attempt would be, held if
 	 * the lease counted from the releaser's clock reading is still ahead, else
 	 * {@link AttemptOutcome.Late} (sent again at once, with the same hold id).
@@ -245,6 +246,14 @@ public final class Waiting {
 	 */
 	public Next handedOver(long token, long sentNanos) {
 		this.sleeping = false;
+		if (this.queued) {
+			// Granted while its place was first, before it ran: it is the head.
+			this.queued = false;
+			this.head = true;
+			if (this.lineUp) {
+				inLine().expect(this.acquisition.fileRequest());
+			}
+		}
 		return replied(this.acquisition.handedOver(sentNanos), new AcquireResult(1, token, -1, -1));
 	}
 

@@ -245,6 +245,31 @@ class WaitingTests {
 		assertThat(sleep.nanos()).isLessThanOrEqualTo(100 * MS);
 	}
 
+	@Test
+	void aWaiterGrantedWhileItsPlaceWasFirstHoldsAsTheHead() {
+		Waiting waiting = waiting(5_000);
+		assertThat(waiting.joined(this.line, false, true)).isInstanceOf(Waiting.AwaitTurn.class);
+		long sent = this.now[0];
+		advance(5);
+		Waiting.Hold hold = (Waiting.Hold) waiting.handedOver(9, sent);
+		assertThat(hold.grant().token()).isEqualTo(9);
+		assertThat(hold.grant().sentNanos()).isEqualTo(sent);
+		assertThat(waiting.isHead()).isTrue();
+		assertThat(waiting.isQueued()).isFalse();
+	}
+
+	@Test
+	void aWaiterGrantedTooLateWhileQueuedTriesAgainAsTheHeadWithItsRequest() {
+		Waiting waiting = waiting(60_000);
+		waiting.joined(this.line, false, true);
+		long sent = this.now[0];
+		advance(30_001);
+		Waiting.Send again = (Waiting.Send) waiting.handedOver(9, sent);
+		assertThat(again.late()).isNotNull();
+		assertThat(again.attempt().request()).as("files its request as the head").isNotNull();
+		assertThat(waiting.isHead()).isTrue();
+	}
+
 	private Waiting head(long waitMillis) {
 		Waiting waiting = waiting(waitMillis);
 		waiting.begin(true);

@@ -1,0 +1,103 @@
+package io.github.distributedlock.redis.blocking;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Tests for the turn in a {@link WaitQueue}: the first place has it, it passes as the
+ * first leaves, before the next thread runs, and a release takes only the first place's
+ * offer (docs/design/waiting-and-hand-off.md, "Offering before the first attempt").
+ */
+class WaitQueueTurnTests {
+
+	private final WaitQueue queue = new WaitQueue("q", List.of("c"), false, false);
+
+	@Test
+	void theTurnPassesInJoinOrderAsTheFirstLeaves() {
+		WaitQueue.Place first = this.queue.join();
+		WaitQueue.Place second = this.queue.join();
+		WaitQueue.Place third = this.queue.join();
+		assertThat(this.queue.hasTurn(first)).isTrue();
+		assertThat(this.queue.hasTurn(second)).isFalse();
+		this.queue.leave(third);
+		this.queue.leave(first);
+		assertThat(this.queue.hasTurn(second)).as("before its thread waited again").isTrue();
+	}
+
+	@Test
+	void aReleaseTakesOnlyTheFirstPlacesOffer() {
+		WaitQueue.Place first = this.queue.join();
+		WaitQueue.Place second = this.queue.join();
+		HandOverOffer queued = offer("b");
+		this.queue.offer(second, queued);
+		assertThat(this.queue.takeOffer("a")).as("the second place's offer").isNull();
+		this.queue.leave(first);
+		assertThat(this.queue.takeOffer("b")).as("an offer of the releaser's own owner").isNull();
+		assertThat(this.queue.takeOffer("a")).isSameAs(queued);
+		this.queue.settle(queued, HandOverOffer.Settlement.granted(7, 1));
+		assertThat(this.queue.withdraw(second, queued)).isEqualTo(HandOverOffer.Settlement.granted(7, 1));
+		assertThat(this.queue.takeOffer("a")).as("taken once").isNull();
+	}
+
+	@Test
+	void aWithdrawnOfferIsNeverTaken() {
+		WaitQueue.Place first = this.queue.join();
+		HandOverOffer offer = offer("b");
+		this.queue.offer(first, offer);
+		assertThat(this.queue.withdraw(first, offer)).isNull();
+		this.queue.offer(first, offer);
+		assertThat(this.queue.takeOffer("a")).as("published again after its withdrawal").isNull();
+	}
+
+	@Test
+	void aWaitForTheTurnThatRunsOutKeepsThePlace() throws Exception {
+		WaitQueue.Place first = this.queue.join();
+		WaitQueue.Place second = this.queue.join();
+		assertThat(this.queue.awaitTurn(second, TimeUnit.MILLISECONDS.toNanos(20))).isFalse();
+		this.queue.leave(first);
+		assertThat(this.queue.awaitTurn(second, 0)).isTrue();
+	}
+
+	@Test
+	void aWaitingThreadIsWokenWhenTheFirstLeaves() throws Exception {
+		WaitQueue.Place first = this.queue.join();
+		CompletableFuture<WaitQueue.Place> joined = new CompletableFuture<>();
+		CompletableFuture<Boolean> turn = CompletableFuture.supplyAsync(() -> {
+			WaitQueue.Place place = this.queue.join();
+			joined.complete(place);
+			try {
+				return this.queue.awaitTurn(place, TimeUnit.SECONDS.toNanos(30));
+			}
+			catch (InterruptedException ex) {
+				throw new IllegalStateException(ex);
+			}
+		});
+		joined.get(5, TimeUnit.SECONDS);
+		Thread.sleep(50);
+		assertThat(turn).isNotDone();
+		long left = System.nanoTime();
+		this.queue.leave(first);
+		assertThat(turn.get(5, TimeUnit.SECONDS)).isTrue();
+		assertThat(System.nanoTime() - left).isLessThan(TimeUnit.SECONDS.toNanos(1));
+	}
+
+	@Test
+	void anInterruptedWaitForTheTurnThrows() {
+		this.queue.join();
+		WaitQueue.Place second = this.queue.join();
+		Thread.currentThread().interrupt();
+		assertThatExceptionOfType(InterruptedException.class)
+			.isThrownBy(() -> this.queue.awaitTurn(second, TimeUnit.SECONDS.toNanos(30)));
+	}
+
+	private static HandOverOffer offer(String owner) {
+		return new HandOverOffer(owner, "digest-" + owner, "hold-" + owner, 1000, "");
+	}
+
+}
