@@ -37,7 +37,9 @@ public final class LocalHandOffs {
 
 	private final AtomicLong grants = new AtomicLong();
 
-	// Per lock key, the latest hold of a plain lock this template won.
+	// Per local queue (lock and wait strategy), the latest hold of a plain lock this
+	// template won: its end signals that queue only, so a head of another queue of the
+	// lock (another strategy) must not find it.
 	private final ConcurrentHashMap<String, Holder> holders = new ConcurrentHashMap<>();
 
 	/**
@@ -112,7 +114,7 @@ public final class LocalHandOffs {
 		LockSpec spec = grant.spec();
 		if (spec.plainExclusive()) {
 			long leaseEnd = grant.sentNanos() + TimeUnit.MILLISECONDS.toNanos(spec.leaseMillis());
-			this.holders.put(spec.lockKey(), new Holder(grant.owner(), grant.hold(), leaseEnd));
+			this.holders.put(spec.queueId(), new Holder(grant.owner(), grant.hold(), leaseEnd));
 		}
 	}
 
@@ -127,7 +129,7 @@ public final class LocalHandOffs {
 			return;
 		}
 		boolean[] removed = { false };
-		this.holders.computeIfPresent(spec.lockKey(), (key, holder) -> {
+		this.holders.computeIfPresent(spec.queueId(), (key, holder) -> {
 			removed[0] = holder.hold().equals(grant.hold());
 			return removed[0] ? null : holder;
 		});
@@ -142,12 +144,13 @@ public final class LocalHandOffs {
 	/**
 	 * Return the hold of this template that a head of the given owner may offer itself to
 	 * before its first attempt: the lock's latest hold, of another owner, its lease not
-	 * over by the local clock.
+	 * over by the local clock, taken by a request of the head's own wait strategy (whose
+	 * end signals the head's queue).
 	 * @param signalsBefore the line's signal count, read before this call
 	 * @return that hold, or {@code null} for none
 	 */
 	Waiting.@Nullable LocalHold localHold(LockSpec spec, String owner, long signalsBefore) {
-		Holder holder = this.holders.get(spec.lockKey());
+		Holder holder = this.holders.get(spec.queueId());
 		if (holder == null || holder.owner().equals(owner) || holder.leaseEndNanos() - System.nanoTime() <= 0) {
 			return null;
 		}
