@@ -80,6 +80,10 @@ public final class Acquisition {
 	// How many replies granted a hold whose lease had ended when they came.
 	private int lateGrants;
 
+	// Whether a release of this JVM granted it the lock while it slept at the head: it
+	// waited, even if it never sent an attempt (a head that offered itself first).
+	private boolean handedOver;
+
 	/**
 	 * @param holdsIt whether the owner holds the lock through a local handle already:
 	 * then finding it ours is a re-entry rather than a hold left by a lost reply
@@ -179,6 +183,7 @@ public final class Acquisition {
 	 * @param sentNanos the releaser's clock reading, on this acquisition's clock
 	 */
 	public Attempt handedOver(long sentNanos) {
+		this.handedOver = true;
 		return new Attempt(this.hold, sentNanos, this.deadline.remainingMillis(), false, this.holdsIt, this.request);
 	}
 
@@ -203,9 +208,10 @@ public final class Acquisition {
 	 */
 	public AttemptOutcome replied(Attempt sent, AcquireResult result, boolean waited) {
 		long now = this.clock.nanoTime();
+		boolean hadToWait = waited || this.count > 1 || this.handedOver;
 		if (result.acquired() && inTime(sent.sentNanos(), this.spec.leaseMillis(), now)) {
 			return new AttemptOutcome.Held(new Grant(this.spec, this.owner, result.token(), this.hold, sent.sentNanos(),
-					waited || this.count > 1, this.deadline.elapsed(), this.count));
+					hadToWait, this.deadline.elapsed(), this.count));
 		}
 		if (result.acquired()) {
 			// Its lease, counted from before the attempt was sent, ended before the reply
@@ -215,7 +221,7 @@ public final class Acquisition {
 			// anew. Or, if the wait is over, it releases the hold.
 			this.lateGrants++;
 			return new AttemptOutcome.Late(new Grant(this.spec, this.owner, result.token(), this.hold, sent.sentNanos(),
-					waited || this.count > 1, this.deadline.elapsed(), this.count));
+					hadToWait, this.deadline.elapsed(), this.count));
 		}
 		if (this.lastHolderToken != -1 && this.lastHolderToken != result.token()) {
 			changedHands(now);
