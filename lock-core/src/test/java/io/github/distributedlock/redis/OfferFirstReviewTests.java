@@ -1,12 +1,17 @@
 package io.github.distributedlock.redis;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.distributedlock.LockHandle;
+import io.github.distributedlock.LockInterruptedException;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.WaitStrategy;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.test.RedisServer;
@@ -14,7 +19,10 @@ import io.github.distributedlock.test.RedisServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -126,6 +134,119 @@ class OfferFirstReviewTests {
 	}
 
 	/**
+	 * A hand-over to a head that offered itself first (its request never filed) runs, but
+	 * its reply is lost (the command times out): the head's own attempt, with its hold
+	 * id, finds the grant, and nothing is left in the line.
+	 */
+	@Test
+	void shouldLetAHeadThatOfferedFirstFindTheGrantOfAHandOverWithoutAReply() throws Exception {
+		RedisServer server = redis.server();
+		LettuceConnectionFactory factory = RedisConnections.standalone(server.host(), server.port(),
+				Duration.ofMillis(600));
+		try (RedisLockTemplate template = RedisLockTemplate.builder(factory)
+			.subscriptionLinger(Duration.ofSeconds(30))
+			.build()) {
+			String key = template.lockKey(LockName.of("review", "no-reply"));
+			makeHot(template, key, "no-reply");
+			LockHandle holder = template.acquire(request("no-reply").build());
+			server.resetStats();
+			Future<LockHandle> head = this.connected.executor()
+				.submit(() -> template.acquire(request("no-reply").build()));
+			Thread.sleep(500);
+			assertThat(server.commandCalls().getOrDefault("evalsha", 0L)).as("the head's attempts").isZero();
+			server.command("CLIENT", "PAUSE", "900", "WRITE");
+			Throwable releaseFailure = null;
+			try {
+				holder.close();
+			}
+			catch (RuntimeException ex) {
+				releaseFailure = ex;
+			}
+			assertThat(releaseFailure).as("the release without a reply").isNotNull();
+			LockHandle handle = head.get(10, TimeUnit.SECONDS);
+			assertThat(handle.fencingToken()).isGreaterThan(holder.fencingToken());
+			assertThat(hashField(key, "granted")).isEqualTo(Long.toString(handle.fencingToken()));
+			assertThat(hashField(key, "token")).isEqualTo(Long.toString(handle.fencingToken()));
+			assertThat(hashField(key, "holds")).isEqualTo("1");
+			assertThat(server.command("EXISTS", LockKeys.requests(key))).as("requests left").isEqualTo(0L);
+			assertThat(template.localGrants()).as("grants whose reply came (the warm-up's)").isEqualTo(1);
+			handle.close();
+			assertThat(server.command("EXISTS", key)).isEqualTo(0L);
+		}
+		finally {
+			factory.destroy();
+		}
+	}
+
+	/**
+	 * A head that offered itself first is interrupted while the hand-over to it waits for
+	 * its reply: it waits for the settlement, releases the grant it no longer wants, and
+	 * leaves nothing in the line.
+	 */
+	@Test
+	void shouldReleaseTheGrantOfAnInterruptedHeadThatOfferedFirst() throws Exception {
+		RedisServer server = redis.server();
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.subscriptionLinger(Duration.ofSeconds(30))
+			.build()) {
+			String key = template.lockKey(LockName.of("review", "interrupted"));
+			makeHot(template, key, "interrupted");
+			LockHandle holder = template.acquire(request("interrupted").build());
+			AtomicReference<Object> headOutcome = new AtomicReference<>();
+			Thread head = new Thread(() -> {
+				try {
+					headOutcome.set(template.acquire(request("interrupted").build()));
+				}
+				catch (RuntimeException ex) {
+					headOutcome.set(ex);
+				}
+			});
+			server.resetStats();
+			head.start();
+			Thread.sleep(500);
+			assertThat(server.commandCalls().getOrDefault("evalsha", 0L)).as("the head's attempts").isZero();
+			server.command("CLIENT", "PAUSE", "1000", "WRITE");
+			CompletableFuture<Void> release = CompletableFuture.runAsync(holder::close, this.connected.executor());
+			Thread.sleep(300);
+			head.interrupt();
+			release.get(10, TimeUnit.SECONDS);
+			head.join(10_000);
+			assertThat(headOutcome.get()).isInstanceOf(LockInterruptedException.class);
+			assertThat(template.localGrants()).as("grants").isEqualTo(2);
+			assertThat(server.command("EXISTS", key)).as("the unwanted grant released").isEqualTo(0L);
+			assertThat(server.command("EXISTS", LockKeys.requests(key))).as("requests left").isEqualTo(0L);
+		}
+	}
+
+	/**
+	 * A head that offered itself first to a hold that outlasts its wait time gives up at
+	 * its own wait time, not the hold's lease, and withdraws the request its last attempt
+	 * filed.
+	 */
+	@Test
+	void shouldGiveUpAtItsWaitTimeWhileOfferedFirst() throws Exception {
+		RedisServer server = redis.server();
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.subscriptionLinger(Duration.ofSeconds(30))
+			.build()) {
+			String key = template.lockKey(LockName.of("review", "wait-time"));
+			makeHot(template, key, "wait-time");
+			LockHandle holder = template.acquire(request("wait-time").build());
+			long startNanos = System.nanoTime();
+			Future<LockHandle> head = this.connected.executor()
+				.submit(() -> template.acquire(request("wait-time").waitTime(Duration.ofSeconds(1)).build()));
+			assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> head.get(10, TimeUnit.SECONDS))
+				.withCauseInstanceOf(LockTimeoutException.class);
+			Duration waited = Duration.ofNanos(System.nanoTime() - startNanos);
+			assertThat(waited).isBetween(Duration.ofMillis(900), Duration.ofMillis(2500));
+			assertThat(server.command("EXISTS", LockKeys.requests(key))).as("requests left").isEqualTo(0L);
+			assertThat(holder.isHeld()).isTrue();
+			holder.close();
+			assertThat(server.command("EXISTS", key)).isEqualTo(0L);
+		}
+	}
+
+	/**
 	 * Leave the lock's pub/sub queue lingering, with nobody in it, and the lock free: a
 	 * waiter by pub/sub is granted the lock and releases it.
 	 */
@@ -139,6 +260,10 @@ class OfferFirstReviewTests {
 		waiter.get(5, TimeUnit.SECONDS).close();
 		assertThat(server.command("EXISTS", key)).isEqualTo(0L);
 		assertThat(template.waitQueueCount()).isEqualTo(1);
+	}
+
+	private static String hashField(String key, String field) {
+		return String.valueOf(redis.server().command("HGET", key, field));
 	}
 
 	private static LockRequest.Builder request(String key) {
