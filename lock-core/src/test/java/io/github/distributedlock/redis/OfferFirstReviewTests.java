@@ -7,6 +7,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockInterruptedException;
 import io.github.distributedlock.LockName;
@@ -244,6 +245,34 @@ class OfferFirstReviewTests {
 			holder.close();
 			assertThat(server.command("EXISTS", key)).isEqualTo(0L);
 		}
+	}
+
+	/**
+	 * The template shuts down while a head sleeps offering itself first: the head fails
+	 * at once, having filed nothing, and the holder's release still works.
+	 */
+	@Test
+	void shouldFailAHeadThatOfferedFirstWhenTheTemplateShutsDown() throws Exception {
+		RedisServer server = redis.server();
+		RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.subscriptionLinger(Duration.ofSeconds(30))
+			.build();
+		String key = template.lockKey(LockName.of("review", "shutdown"));
+		makeHot(template, key, "shutdown");
+		LockHandle holder = template.acquire(request("shutdown").build());
+		server.resetStats();
+		Future<LockHandle> head = this.connected.executor().submit(() -> template.acquire(request("shutdown").build()));
+		Thread.sleep(500);
+		assertThat(server.commandCalls().getOrDefault("evalsha", 0L)).as("the head's attempts").isZero();
+		long closedNanos = System.nanoTime();
+		template.close();
+		assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> head.get(10, TimeUnit.SECONDS))
+			.withCauseInstanceOf(LockAccessException.class);
+		assertThat(Duration.ofNanos(System.nanoTime() - closedNanos)).isLessThan(Duration.ofSeconds(2));
+		assertThat(server.command("EXISTS", LockKeys.requests(key))).as("requests left").isEqualTo(0L);
+		assertThat(holder.isHeld()).isTrue();
+		holder.close();
+		assertThat(server.command("EXISTS", key)).isEqualTo(0L);
 	}
 
 	/**
