@@ -260,6 +260,15 @@ public final class RedisLockTemplate implements LockOperations {
 		return (local != null) ? local.grants() : 0;
 	}
 
+	/**
+	 * Return how many local holds this template keeps for heads to offer themselves to,
+	 * for tests.
+	 */
+	int localHolders() {
+		LocalHandOffs local = this.localHandOffs;
+		return (local != null) ? local.holders() : 0;
+	}
+
 	private LockSpec resolve(LockRequest request) {
 		if (this.closed) {
 			throw new LockAccessException(request.name(), "the lock service is shut down", null);

@@ -1,6 +1,8 @@
 package io.github.distributedlock.redis;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -273,6 +275,30 @@ class OfferFirstReviewTests {
 		assertThat(holder.isHeld()).isTrue();
 		holder.close();
 		assertThat(server.command("EXISTS", key)).isEqualTo(0L);
+	}
+
+	/**
+	 * The local holds kept for heads to offer themselves to are forgotten when their
+	 * handles are closed, and, for handles never closed, once their lease is over (the
+	 * holds' sweep): none is left behind, however many locks were held.
+	 */
+	@Test
+	void shouldLeaveNoLocalHoldBehind() throws Exception {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+			List<LockHandle> closed = new ArrayList<>();
+			for (int i = 0; i < 100; i++) {
+				closed.add(template.acquire(request("closed-" + i).build()));
+				// Abandoned: never closed, its lease short and not renewed.
+				template.acquire(request("abandoned-" + i).lease(Duration.ofMillis(300)).autoRenew(false).build());
+			}
+			assertThat(template.localHolders()).isEqualTo(200);
+			for (LockHandle handle : closed) {
+				handle.close();
+			}
+			assertThat(template.localHolders()).as("after the closes").isEqualTo(100);
+			await().atMost(Duration.ofSeconds(5)).until(() -> template.localHolders() == 0);
+			assertThat(template.holds().size()).as("holds left").isZero();
+		}
 	}
 
 	/**

@@ -168,7 +168,7 @@ public final class LocalHandOffs {
 	/**
 	 * Return how many holds are kept for heads to offer themselves to, for tests.
 	 */
-	int holders() {
+	public int holders() {
 		return this.holders.size();
 	}
 
