@@ -4,9 +4,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.distributedlock.LockAccessException;
@@ -298,6 +302,91 @@ class OfferFirstReviewTests {
 			assertThat(template.localHolders()).as("after the closes").isEqualTo(100);
 			await().atMost(Duration.ofSeconds(5)).until(() -> template.localHolders() == 0);
 			assertThat(template.holds().size()).as("holds left").isZero();
+		}
+	}
+
+	/**
+	 * Four threads of one template take the lock in turn, each head offering itself first
+	 * (never filing), while a waiter of another template (another process) takes it 20
+	 * times: its filed request still cuts every run of grants at the limit, so at most
+	 * the limit's grants, plus the holds before its request is filed and the one taken
+	 * from a reservation, go between two of its holds.
+	 */
+	@Test
+	void shouldStillLetAWaiterOfAnotherProcessInAfterTheLimit() throws Exception {
+		int limit = 1;
+		try (RedisLockTemplate local = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.localHandOffs(limit)
+			.build();
+				RedisLockTemplate remote = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+			String key = local.lockKey(LockName.of("review", "limit"));
+			AtomicBoolean remoteDone = new AtomicBoolean();
+			AtomicInteger localHolds = new AtomicInteger();
+			AtomicBoolean inside = new AtomicBoolean();
+			AtomicLong lastToken = new AtomicLong(-1);
+			ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
+			List<Future<?>> threads = new ArrayList<>();
+			for (int t = 0; t < 4; t++) {
+				threads.add(this.connected.executor().submit(() -> {
+					while (!remoteDone.get()) {
+						holdOnce(local, inside, lastToken, failures, localHolds::incrementAndGet);
+					}
+				}));
+			}
+			await().atMost(Duration.ofSeconds(10)).until(() -> local.localGrants() > 20);
+			Future<Integer> remoteWaiter = this.connected.executor().submit(() -> {
+				int most = 0;
+				int last = localHolds.get();
+				for (int i = 0; i < 20; i++) {
+					holdOnce(remote, inside, lastToken, failures, () -> {
+					});
+					int now = localHolds.get();
+					if (i > 0) {
+						// The first includes the holds while its line subscribes.
+						most = Math.max(most, now - last);
+					}
+					last = now;
+				}
+				remoteDone.set(true);
+				return most;
+			});
+			long longestRun = 0;
+			while (!remoteWaiter.isDone()) {
+				Object run = redis.server().command("HGET", key, "run");
+				if (run != null) {
+					longestRun = Math.max(longestRun, Long.parseLong(String.valueOf(run)));
+				}
+			}
+			int most = remoteWaiter.get(30, TimeUnit.SECONDS);
+			for (Future<?> thread : threads) {
+				thread.get(30, TimeUnit.SECONDS);
+			}
+			System.out.printf(
+					"Limit %d, four local threads: at most %d local holds between two remote holds, "
+							+ "runs of at most %d grants; %d grants in all%n",
+					limit, most, longestRun, local.localGrants());
+			assertThat(failures).isEmpty();
+			assertThat(longestRun).as("grants in a row while a remote request waited").isLessThanOrEqualTo(limit);
+			assertThat(most).as("local holds between two remote holds").isLessThanOrEqualTo(2 * (limit + 1) + 2);
+		}
+	}
+
+	private static void holdOnce(RedisLockTemplate template, AtomicBoolean inside, AtomicLong lastToken,
+			ConcurrentLinkedQueue<String> failures, Runnable counted) {
+		try (LockHandle handle = template.acquire(request("limit").lease(Duration.ofSeconds(10)).build())) {
+			if (!inside.compareAndSet(false, true)) {
+				failures.add("two holders at once, token " + handle.fencingToken());
+			}
+			if (handle.fencingToken() <= lastToken.get()) {
+				failures.add("token " + handle.fencingToken() + " after " + lastToken.get());
+			}
+			lastToken.set(handle.fencingToken());
+			counted.run();
+			Thread.sleep(2);
+			inside.set(false);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
 		}
 	}
 
