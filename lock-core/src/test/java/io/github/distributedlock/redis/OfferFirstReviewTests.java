@@ -3,6 +3,7 @@ package io.github.distributedlock.redis;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
@@ -368,6 +369,81 @@ class OfferFirstReviewTests {
 			assertThat(failures).isEmpty();
 			assertThat(longestRun).as("grants in a row while a remote request waited").isLessThanOrEqualTo(limit);
 			assertThat(most).as("local holds between two remote holds").isLessThanOrEqualTo(2 * (limit + 1) + 2);
+		}
+	}
+
+	/**
+	 * Four threads of one template take a lock in turn for 4 s with 10 s leases: plain
+	 * holds, nested holds released inside out and outside in, minimum holds, and now and
+	 * then a polling request. A head that offered itself first to a hold whose end it
+	 * missed would sleep until that hold's lease end: no acquisition may take that long.
+	 */
+	@Test
+	void shouldNeverLeaveAHeadAsleepPastARelease() throws Exception {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+			AtomicBoolean inside = new AtomicBoolean();
+			AtomicLong lastToken = new AtomicLong(-1);
+			AtomicLong longestNanos = new AtomicLong();
+			ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
+			long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(4);
+			List<Future<?>> threads = new ArrayList<>();
+			for (int t = 0; t < 4; t++) {
+				int thread = t;
+				threads.add(this.connected.executor().submit(() -> {
+					Random random = new Random(thread);
+					while (System.nanoTime() - end < 0) {
+						LockRequest.Builder builder = request("asleep").lease(Duration.ofSeconds(10)).reentrant(true);
+						int draw = random.nextInt(10);
+						if (draw == 0) {
+							builder.waitStrategy(WaitStrategy.POLLING);
+						}
+						else if (draw == 1) {
+							builder.holdAtLeast(Duration.ofMillis(1 + random.nextInt(3)));
+						}
+						long startNanos = System.nanoTime();
+						LockHandle handle = template.acquire(builder.build());
+						longestNanos.accumulateAndGet(System.nanoTime() - startNanos, Math::max);
+						if (!inside.compareAndSet(false, true)) {
+							failures.add("two holders at once, token " + handle.fencingToken());
+						}
+						if (handle.fencingToken() <= lastToken.get()) {
+							failures.add("token " + handle.fencingToken() + " after " + lastToken.get());
+						}
+						lastToken.set(handle.fencingToken());
+						LockHandle inner = (draw >= 7) ? template.acquire(builder.build()) : null;
+						pause(1);
+						inside.set(false);
+						if (inner != null && draw == 9) {
+							// Outside in: the outer hold first, the inner last.
+							handle.close();
+							inner.close();
+						}
+						else {
+							if (inner != null) {
+								inner.close();
+							}
+							handle.close();
+						}
+					}
+				}));
+			}
+			for (Future<?> thread : threads) {
+				thread.get(60, TimeUnit.SECONDS);
+			}
+			System.out.printf("Mixed holds of one template: longest acquisition %d ms, %d grants%n",
+					TimeUnit.NANOSECONDS.toMillis(longestNanos.get()), template.localGrants());
+			assertThat(failures).isEmpty();
+			assertThat(Duration.ofNanos(longestNanos.get())).as("longest acquisition")
+				.isLessThan(Duration.ofSeconds(3));
+		}
+	}
+
+	private static void pause(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
 		}
 	}
 
