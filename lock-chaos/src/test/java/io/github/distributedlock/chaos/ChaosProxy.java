@@ -30,7 +30,8 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * The proxy follows the commands and replies of each connection ({@link RespFrames}), so
  * that it can drop the reply to one command after Redis ran it
- * ({@link #dropReplyOnNext}).
+ * ({@link #dropReplyOnNext}), or hold it back, then drop or deliver it
+ * ({@link ReplyDrop#heldFor}, {@link ReplyDrop#delayedBy}).
  */
 final class ChaosProxy implements AutoCloseable {
 
@@ -241,14 +242,12 @@ final class ChaosProxy implements AutoCloseable {
 						dropConnections();
 						break;
 					}
-					boolean thenClose = false;
+					ProxiedConnection.@Nullable Forward forward = null;
 					if (direction.equals("up")) {
 						chunk = link.fromClient(chunk, this.replyDrop);
 					}
 					else {
-						int forward = link.fromRedis(chunk);
-						thenClose = forward < 0;
-						chunk = Arrays.copyOf(chunk, thenClose ? -forward - 1 : forward);
+						forward = link.fromRedis(chunk);
 					}
 					if (direction.equals("up") && !pubSub.get() && isSubscribe(chunk)) {
 						pubSub.set(true);
@@ -259,10 +258,22 @@ final class ChaosProxy implements AutoCloseable {
 					if (direction.equals("down") && pubSub.get()) {
 						delay += this.pubSubLatencyNanos;
 					}
-					queue.add(new Chunk(System.nanoTime() + delay, chunk, thenClose));
-					if (thenClose) {
+					long now = System.nanoTime();
+					if (forward == null) {
+						queue.add(new Chunk(now + delay, chunk, null, false));
+						continue;
+					}
+					ReplyDrop fault = forward.fault();
+					queue.add(new Chunk(now + delay, Arrays.copyOf(chunk, forward.now()), null, false));
+					if (fault != null && fault.delivers()) {
+						// The reply and what follows it, late; later chunks queue behind.
+						queue.add(new Chunk(forward.dueNanos() + delay,
+								Arrays.copyOfRange(chunk, forward.now(), chunk.length), fault, false));
+					}
+					else if (fault != null && forward.close()) {
 						// Redis has run the command: its reply is dropped with the
-						// connection.
+						// connection, once held back as long as the fault says.
+						queue.add(new Chunk(Math.max(now, forward.dueNanos()) + delay, new byte[0], fault, true));
 						break;
 					}
 				}
@@ -287,8 +298,14 @@ final class ChaosProxy implements AutoCloseable {
 					awaitHealed();
 					out.write(chunk.bytes());
 					out.flush();
+					ReplyDrop fault = chunk.fault();
+					if (fault != null) {
+						if (fault.delivers()) {
+							fault.delivering(chunk.bytes());
+						}
+						link.replyDropped(fault);
+					}
 					if (chunk.thenClose()) {
-						link.replyDropped();
 						break;
 					}
 				}
@@ -348,9 +365,13 @@ final class ChaosProxy implements AutoCloseable {
 		}
 	}
 
-	private record Chunk(long deliverAtNanos, byte[] bytes, boolean thenClose) {
+	/**
+	 * Bytes to deliver at a time; the fault is told when a reply it held back was
+	 * delivered or dropped.
+	 */
+	private record Chunk(long deliverAtNanos, byte[] bytes, @Nullable ReplyDrop fault, boolean thenClose) {
 
-		static final Chunk END = new Chunk(0, new byte[0], false);
+		static final Chunk END = new Chunk(0, new byte[0], null, false);
 
 	}
 

@@ -21,6 +21,11 @@ import org.jspecify.annotations.Nullable;
  * gets the command, and between Redis's first run and the re-send. The steps run on the
  * proxy's threads and must not send through the proxy; a step that fails is reported by
  * {@link #awaitDropped}.
+ * <p>
+ * The reply may also be held back first ({@link #heldFor}): the connection then hangs for
+ * that long before it is closed; or held back and then delivered instead of dropped
+ * ({@link #delayedBy}), the connection staying open, so that the reply and every reply
+ * after it on the connection arrive that much later, in order.
  */
 final class ReplyDrop {
 
@@ -35,21 +40,32 @@ final class ReplyDrop {
 
 	private final Runnable afterRunning;
 
+	private final Duration hold;
+
+	private final boolean delivers;
+
 	private final CountDownLatch dropped = new CountDownLatch(1);
 
 	private volatile List<String> matched = List.of();
 
 	private volatile @Nullable Throwable stepFailure;
 
+	private volatile String reply = "";
+
+	private volatile long doneNanos;
+
 	ReplyDrop(String command) {
-		this(command, null, NOTHING, NOTHING);
+		this(command, null, NOTHING, NOTHING, Duration.ZERO, false);
 	}
 
-	private ReplyDrop(String command, @Nullable String argument, Runnable beforeForwarding, Runnable afterRunning) {
+	private ReplyDrop(String command, @Nullable String argument, Runnable beforeForwarding, Runnable afterRunning,
+			Duration hold, boolean delivers) {
 		this.command = command.toUpperCase(Locale.ROOT);
 		this.argument = argument;
 		this.beforeForwarding = beforeForwarding;
 		this.afterRunning = afterRunning;
+		this.hold = hold;
+		this.delivers = delivers;
 	}
 
 	/**
@@ -59,7 +75,8 @@ final class ReplyDrop {
 	 * @return a fault not armed yet
 	 */
 	ReplyDrop withArgument(String argument) {
-		return new ReplyDrop(this.command, argument, this.beforeForwarding, this.afterRunning);
+		return new ReplyDrop(this.command, argument, this.beforeForwarding, this.afterRunning, this.hold,
+				this.delivers);
 	}
 
 	/**
@@ -69,7 +86,7 @@ final class ReplyDrop {
 	 * @return a fault not armed yet
 	 */
 	ReplyDrop beforeForwarding(Runnable step) {
-		return new ReplyDrop(this.command, this.argument, step, this.afterRunning);
+		return new ReplyDrop(this.command, this.argument, step, this.afterRunning, this.hold, this.delivers);
 	}
 
 	/**
@@ -79,7 +96,43 @@ final class ReplyDrop {
 	 * @return a fault not armed yet
 	 */
 	ReplyDrop afterRunning(Runnable step) {
-		return new ReplyDrop(this.command, this.argument, this.beforeForwarding, step);
+		return new ReplyDrop(this.command, this.argument, this.beforeForwarding, step, this.hold, this.delivers);
+	}
+
+	/**
+	 * Return this fault, holding the reply back for this long, from the moment it reached
+	 * the proxy, before the connection is closed: the client's commands get no reply
+	 * meanwhile.
+	 * @param hold how long
+	 * @return a fault not armed yet
+	 */
+	ReplyDrop heldFor(Duration hold) {
+		return new ReplyDrop(this.command, this.argument, this.beforeForwarding, this.afterRunning, hold, false);
+	}
+
+	/**
+	 * Return this fault, delivering the reply this long after it reached the proxy
+	 * instead of dropping it; the connection stays open, and the replies that follow on
+	 * it wait behind this one, as they would behind a slow network.
+	 * @param delay how long
+	 * @return a fault not armed yet
+	 */
+	ReplyDrop delayedBy(Duration delay) {
+		return new ReplyDrop(this.command, this.argument, this.beforeForwarding, this.afterRunning, delay, true);
+	}
+
+	/**
+	 * Return how long the reply is held back.
+	 */
+	Duration hold() {
+		return this.hold;
+	}
+
+	/**
+	 * Return whether the reply is delivered late rather than dropped.
+	 */
+	boolean delivers() {
+		return this.delivers;
 	}
 
 	boolean matches(List<byte[]> args) {
@@ -96,7 +149,15 @@ final class ReplyDrop {
 		step(this.beforeForwarding);
 	}
 
+	/**
+	 * Note the start of the reply, as the proxy delivered it late.
+	 */
+	void delivering(byte[] bytes) {
+		this.reply = new String(bytes, 0, Math.min(bytes.length, 64), StandardCharsets.ISO_8859_1);
+	}
+
 	void dropped() {
+		this.doneNanos = System.nanoTime();
 		step(this.afterRunning);
 		this.dropped.countDown();
 	}
@@ -112,7 +173,8 @@ final class ReplyDrop {
 	}
 
 	/**
-	 * Wait until Redis has answered the command and the proxy has dropped the reply.
+	 * Wait until Redis has answered the command and the proxy has dropped the reply (or,
+	 * {@link #delayedBy delayed}, delivered it).
 	 * @param timeout how long to wait
 	 * @return whether it happened
 	 * @throws AssertionError if a step of the test that the fault ran failed
@@ -134,10 +196,29 @@ final class ReplyDrop {
 		return this.matched;
 	}
 
+	/**
+	 * Return the start of the reply as the proxy delivered it late (RESP, such as
+	 * {@code *2\r\n:1\r\n:<token>\r\n}), or empty if it was dropped or not delivered yet.
+	 * @return up to 64 bytes of it
+	 */
+	String reply() {
+		return this.reply;
+	}
+
+	/**
+	 * Return when the proxy delivered or dropped the reply ({@link System#nanoTime()}),
+	 * or 0 while it has not.
+	 * @return the time
+	 */
+	long doneNanos() {
+		return this.doneNanos;
+	}
+
 	@Override
 	public String toString() {
 		String wanted = (this.argument != null) ? this.command + " " + this.argument : this.command;
-		return "reply of the next " + wanted + ((this.matched.isEmpty()) ? "" : " " + this.matched);
+		String what = this.delivers ? "delayed " : (this.hold.isZero() ? "" : "held and dropped ");
+		return what + "reply of the next " + wanted + ((this.matched.isEmpty()) ? "" : " " + this.matched);
 	}
 
 }
