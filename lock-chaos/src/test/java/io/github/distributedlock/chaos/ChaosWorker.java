@@ -58,7 +58,7 @@ final class ChaosWorker {
 		if (config.replicaAcknowledgements() > 0) {
 			builder.replicaAcknowledgements(config.replicaAcknowledgements(), Duration.ofMillis(100));
 		}
-		RedisLockTemplate template = builder.build();
+		RedisLockTemplate template = build(builder);
 		ChaosWorker worker = new ChaosWorker(config, template, out);
 		worker.watchStandardInput();
 		List<Thread> threads = new ArrayList<>();
@@ -77,6 +77,26 @@ final class ChaosWorker {
 		template.close();
 		factory.destroy();
 		System.exit(0);
+	}
+
+	/**
+	 * Build the template, trying again a few times if it cannot reach Redis: its first
+	 * connection's handshake has the command timeout (0.7 s in some runs), which a JVM
+	 * starting beside busy workers on a loaded 2-core machine can miss.
+	 */
+	private static RedisLockTemplate build(RedisLockTemplateBuilder builder) throws InterruptedException {
+		for (int tries = 1;; tries++) {
+			try {
+				return builder.build();
+			}
+			catch (RuntimeException ex) {
+				if (tries == 5) {
+					throw ex;
+				}
+				System.err.println("Could not build the template, trying again: " + ex);
+				Thread.sleep(200);
+			}
+		}
 	}
 
 	private void watchStandardInput() {
