@@ -14,7 +14,6 @@ import io.github.distributedlock.chaos.Boundaries.Point;
 import io.github.distributedlock.chaos.FencedStore.StoreWrite;
 import io.github.distributedlock.redis.ProtocolTimings;
 import io.github.distributedlock.test.RespConnection;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 import static io.github.distributedlock.chaos.HolderFaultTests.assertSafe;
@@ -117,11 +116,6 @@ class HandOverBoundaryTests {
 	 * read, and the lease is longer.
 	 */
 	@Test
-	@Disabled("Finds a starvation bug (about 1 run in 3): a hand-over refused ({0}) whose reply came after "
-			+ "the command timeout leaves the releaser's hold in Redis, and the releaser's thread then re-enters "
-			+ "it (ARGV[8] = '1', holds 2), releases to 1 hold left as success, and again, keeping the lock "
-			+ "from every other waiter for as long as it loops (20 s waits timed out; a 7.3 s same-token run). "
-			+ "On its own: shouldNotKeepTheLockFromOthersAfterAHandOverRefusedPastTheCommandTimeout")
 	void shouldNeverUseAGrantWhoseReplyCameLateAroundTheCommandTimeoutAndTheLease() throws Exception {
 		Map<String, Duration> constants = new LinkedHashMap<>();
 		constants.put("command timeout", Duration.ofMillis(TIMEOUT_MILLIS));
@@ -160,8 +154,6 @@ class HandOverBoundaryTests {
 	 * docs/chaos/README.md, back through the hand-over).
 	 */
 	@Test
-	@Disabled("Fails: after a hand-over refused past the command timeout, one thread keeps the lock with one token "
-			+ "for seconds (7.3 s seen; 20 s waits of the others timed out), re-entering it on every acquire")
 	void shouldNotKeepTheLockFromOthersAfterAHandOverRefusedPastTheCommandTimeout() throws Exception {
 		try (ChaosRun run = startRun("hand-over refused past the command timeout", LEASE_MILLIS)) {
 			// Until one of them is refused: most are grants.

@@ -88,6 +88,9 @@ public final class LocalHandOffs {
 			}
 			catch (RuntimeException ex) {
 				holds.failed(head.owner(), spec.lockKey());
+				// A refusal whose reply came too late leaves the hold in Redis, and the
+				// owner's next acquisition would count as a re-entry of it: released too.
+				this.commands.releaseAsync(released);
 				throw ex;
 			}
 			holds.replied(head.owner(), spec.lockKey(), (token > 0) ? head.leaseMillis() : -1);

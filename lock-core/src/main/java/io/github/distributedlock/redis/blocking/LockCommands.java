@@ -100,6 +100,22 @@ public final class LockCommands {
 	}
 
 	/**
+	 * Release one hold without waiting for the reply, after a hand-over without one: it
+	 * may have run and refused, which leaves the hold in Redis until its lease ends (a
+	 * grant it made is another owner's, which {@code release.lua} leaves alone).
+	 */
+	void releaseAsync(Grant hold) {
+		LockSpec spec = hold.spec();
+		try {
+			this.scripts
+				.executeAsync(spec.kind().release(spec, hold.owner(), hold.token(), hold.hold(), this.handOff, 0));
+		}
+		catch (RuntimeException ex) {
+			// The hold ends with its lease.
+		}
+	}
+
+	/**
 	 * Release the last hold of a plain lock and grant the lock to the sleeping head of
 	 * this JVM's line ({@code hand-over.lua}), sent even on an interrupted thread.
 	 * @param limit the most grants in a row while a request of another process waits
