@@ -29,7 +29,14 @@ final class HandOvers {
 
 	private final SimulationRandom random;
 
+	// The offer before the first attempt is drawn from a PRNG of its own, so that the
+	// runs
+	// that hand over without it draw what they drew before it came.
+	private final SimulationRandom offerRandom;
+
 	private final boolean drawn;
+
+	private final boolean offersFirst;
 
 	private final int limit;
 
@@ -47,6 +54,8 @@ final class HandOvers {
 		this.random = new SimulationRandom(seed ^ 0x68616e64L);
 		this.drawn = this.random.nextInt(2) == 0;
 		this.limit = LIMITS[this.random.nextInt(LIMITS.length)];
+		this.offerRandom = new SimulationRandom(seed ^ 0x6f666672L);
+		this.offersFirst = this.offerRandom.nextInt(2) == 0;
 	}
 
 	/**
@@ -55,6 +64,28 @@ final class HandOvers {
 	 */
 	boolean drawn() {
 		return this.drawn;
+	}
+
+	/**
+	 * Return whether a head that gets its turn while a hold of another owner of its JVM
+	 * holds the lock offers itself to that hold before its first attempt
+	 * ({@code Waiting.promoted(boolean, LocalHold)}; docs/design/waiting-and-hand-off.md,
+	 * "Offering before the first attempt"): drawn in half of the runs, where the run
+	 * hands over.
+	 */
+	boolean offersFirst() {
+		return this.offersFirst;
+	}
+
+	/**
+	 * Draw how long a head that gets its turn takes between reading its line's signal
+	 * count and looking up the local hold: none in three quarters, up to 100 µs in the
+	 * others (a signal that lands in between must still wake it).
+	 */
+	long lookUpAfterCount() {
+		boolean gap = this.offerRandom.nextInt(4) == 0;
+		long nanos = this.offerRandom.between(0, 100_000);
+		return gap ? nanos : 0;
 	}
 
 	/**
@@ -157,7 +188,28 @@ final class HandOvers {
 		STOPPED_WHILE_OFFERED,
 
 		/** A stopped head's grant was released. */
-		UNWANTED_RELEASED
+		UNWANTED_RELEASED,
+
+		/**
+		 * A head that got its turn slept, offering itself to a local hold before its
+		 * first attempt.
+		 */
+		OFFERED_FIRST,
+
+		/** A grant went to a head that had not filed its request (it offered first). */
+		GRANTED_UNFILED,
+
+		/**
+		 * A head offering itself first was woken by the line's signal as the local hold
+		 * ended, before its timer.
+		 */
+		OFFER_FIRST_SIGNALLED,
+
+		/**
+		 * A head offering itself first slept until its timer (the local hold's lease end,
+		 * or its wait time).
+		 */
+		OFFER_FIRST_TIMED_OUT
 
 	}
 

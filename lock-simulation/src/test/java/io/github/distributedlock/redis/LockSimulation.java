@@ -167,6 +167,21 @@ import org.jspecify.annotations.Nullable;
  * ({@link JvmLayout#holdsAhead(int, int, boolean, int)}). The runs that do not hand over
  * are the runs they were.
  * <p>
+ * In half of the runs that hand over (drawn from a PRNG of its own in {@link HandOvers},
+ * so that the others are the runs they were), a head offers itself before its first
+ * attempt (docs/design/waiting-and-hand-off.md, "Offering before the first attempt"). At
+ * its turn it reads its line's signal count, then, at once or up to 100 µs later, looks
+ * up the latest live hold of its JVM's writers, as the engine's template keeps it (set as
+ * a hold or a re-entry is granted), and passes it to
+ * {@link Waiting#promoted(boolean, Waiting.LocalHold)} (or {@code joined}) if it is of
+ * another owner, with its lease end counted from its grant's {@code t0}; asleep with its
+ * request made but never sent, the head may be offered the lock by any release, as a head
+ * whose request is filed. Every end of a writer's hold as its holder learns it (a
+ * release's reply, granted by a hand-over or refused, a release without a reply, a lease
+ * lost) forgets it and signals the JVM's line as {@code WaitQueue.signal} does (a retry
+ * signal, and the sleeping head woken). Checked besides: a head offering first whose
+ * timer ends its sleep must not have seen the hold it offered itself to end before.
+ * <p>
  * In a quarter of the runs (drawn from a PRNG of its own) every client takes the fair
  * lock of the name instead, and waits as the engine's fair drivers do
  * ({@link FairWaiter}: the engine's {@link FairTurn} and {@link FairKind} scripts); in
@@ -336,6 +351,15 @@ final class LockSimulation {
 
 	private final boolean handsOver;
 
+	// Whether a head that gets its turn while another owner of its JVM holds the lock
+	// offers itself to that hold before its first attempt (in half of the runs that hand
+	// over); and, by the local line of each JVM's writers, the latest live hold the
+	// engine's template would know of (LocalHandOffs), cleared, and the line signalled,
+	// as that hold ends.
+	private final boolean offersFirst;
+
+	private final Map<LocalLine, LocalHolding> localHolds = new java.util.HashMap<>();
+
 	private final LostState lostState;
 
 	// Acquisitions that failed as a self-deadlock after a fault, and the first of them.
@@ -420,6 +444,7 @@ final class LockSimulation {
 		this.handOvers = new HandOvers(seed);
 		this.handsOver = this.handOvers.drawn() && this.layout != JvmLayout.ONE_EACH && this.permits == 0 && !this.fair
 				&& !polls && this.multi == null;
+		this.offersFirst = this.handsOver && this.handOvers.offersFirst();
 		this.lostState = new LostState(this.redis, this.spec.lockKey(), LockKeys.permits(this.permitSpec.lockKey()));
 	}
 
@@ -640,6 +665,9 @@ final class LockSimulation {
 		if (this.handsOver) {
 			this.trace.add("           releases hand the lock over inside a JVM, at most " + this.handOvers.limit()
 					+ " grants in a row while another request waits");
+		}
+		if (this.offersFirst) {
+			this.trace.add("           a head offers itself to a local hold of another owner before its first attempt");
 		}
 		for (int i = 0; i < clients; i++) {
 			// In a third of the runs, two custom owners of two clients each: a client's
@@ -1104,6 +1132,13 @@ final class LockSimulation {
 	 */
 	boolean handsOver() {
 		return this.handsOver;
+	}
+
+	/**
+	 * Return whether heads offer themselves to a local hold before their first attempt.
+	 */
+	boolean offersFirst() {
+		return this.offersFirst;
 	}
 
 	/**
@@ -1663,6 +1698,15 @@ final class LockSimulation {
 		// The request its last attempt carried: filed, once that attempt's reply came.
 		private @Nullable HandOffRequest sentRequest;
 
+		// Asleep at the head before its first attempt, offering itself to a local hold
+		// of another owner (Waiting.promoted with a LocalHold): the sleep's ticket, and
+		// the hold it looked up.
+		private boolean offeringFirst;
+
+		private long offerFirstTicket = -1;
+
+		private @Nullable Held offeredFirstTo;
+
 		// What the blocking engine's registry knows of this owner's holds: whether its
 		// next acquisition says it holds the lock.
 		private final ThreadOwnerHolds registry = new ThreadOwnerHolds();
@@ -1710,6 +1754,8 @@ final class LockSimulation {
 			this.waiting = new Waiting(acquisition, true);
 			this.pending = Cancellations.Pending.NONE;
 			this.sentRequest = null;
+			this.offeringFirst = false;
+			this.offeredFirstTo = null;
 			this.startedNanos = LockSimulation.this.clock.nanos();
 			Cancellations.Stop stop = LockSimulation.this.cancellations.draw();
 			if (stop != null && LockSimulation.this.faults.contains(Fault.CANCEL)) {
@@ -1747,7 +1793,12 @@ final class LockSimulation {
 				if (!first) {
 					LockSimulation.this.turnsWaited++;
 				}
-				act(waiting().joined(this.line, first, true));
+				// A head at once reads its line's signal count, then looks up the local
+				// hold.
+				Waiting.LocalHold local = first ? localHold(this.line.signals()) : null;
+				Waiting.Next joined = waiting().joined(this.line, first, true, local);
+				offeredFirst(joined, local);
+				act(joined);
 			}
 			else if ((next instanceof Waiting.Sleep || next instanceof Waiting.AwaitTurn)
 					&& this.pending == Cancellations.Pending.INTERRUPTED) {
@@ -1758,9 +1809,20 @@ final class LockSimulation {
 				at(sleep.nanos(), this.name + " wakes (timer)", () -> {
 					// An offered head waits for the hand-over's reply, which wakes it.
 					if (this.acquisition == acquisition && !this.offered) {
-						act(waiting().woken(sleep.ticket()));
+						Waiting.Next woken = waiting().woken(sleep.ticket());
+						if (woken != Waiting.Next.NONE && this.offeringFirst
+								&& sleep.ticket() == this.offerFirstTicket) {
+							offerFirstTimedOut();
+						}
+						act(woken);
 					}
 				});
+				if (this.offeringFirst && sleep.ticket() == this.offerFirstTicket
+						&& this.line.signals() != acquisition.seenSignals()) {
+					// As WaitQueue.awaitSignal: a signal since the count was read (before
+					// the local hold was looked up) ends the sleep at once.
+					heardAsHead();
+				}
 			}
 			else if (next instanceof Waiting.AwaitTurn turn) {
 				at(turn.nanos(), this.name + " waited for its turn", () -> {
@@ -1806,9 +1868,136 @@ final class LockSimulation {
 				Acquisition waiting = next.acquisition;
 				at(LockSimulation.this.random.between(0, MS / 5), next.name + " gets its turn", () -> {
 					if (next.acquisition == waiting && waiting != null && next.waiting().isQueued()) {
-						next.act(next.waiting().promoted(true));
+						if (LockSimulation.this.offersFirst) {
+							next.takeTurn();
+						}
+						else {
+							next.act(next.waiting().promoted(true));
+						}
 					}
 				});
+			}
+		}
+
+		/**
+		 * Take the turn in a run whose heads offer themselves first, as the engine's head
+		 * is to: read the line's signal count, then (at once, or a moment later) look up
+		 * the latest live local hold, and offer itself to it if it is of another owner
+		 * ({@link Waiting#promoted(boolean, Waiting.LocalHold)}).
+		 */
+		private void takeTurn() {
+			long signals = this.line.signals();
+			Acquisition turn = this.acquisition;
+			Runnable promote = () -> {
+				Waiting current = this.waiting;
+				if (this.acquisition != turn || turn == null || current == null || !current.isQueued()) {
+					return;
+				}
+				Waiting.LocalHold local = localHold(signals);
+				Waiting.Next next = current.promoted(true, local);
+				offeredFirst(next, local);
+				act(next);
+			};
+			long gap = LockSimulation.this.handOvers.lookUpAfterCount();
+			if (gap > 0) {
+				at(gap, this.name + " looks up the local hold", promote);
+			}
+			else {
+				promote.run();
+			}
+		}
+
+		/**
+		 * Return the hold that the engine's template would give a head that gets its turn
+		 * now: the latest live hold of its JVM's writers, if it is of another owner, with
+		 * its lease end as its handle counts it ({@code t0 + lease} of its grant).
+		 * @param signalsBefore the line's signal count, read before the look-up
+		 */
+		private Waiting.@Nullable LocalHold localHold(long signalsBefore) {
+			this.offeredFirstTo = null;
+			if (!LockSimulation.this.offersFirst || this.reader || this.permit) {
+				return null;
+			}
+			LocalHolding holding = LockSimulation.this.localHolds.get(this.localLine);
+			if (holding == null || holding.client().owner.equals(this.owner)
+					|| holding.held().life.isOver(LockSimulation.this.clock.nanos())) {
+				return null;
+			}
+			Grant grant = holding.held().grant;
+			this.offeredFirstTo = holding.held();
+			return new Waiting.LocalHold(signalsBefore, grant.sentNanos() + grant.spec().leaseMillis() * MS);
+		}
+
+		/**
+		 * Note whether the head's turn made it sleep offering itself first: asleep with
+		 * its request made but never sent.
+		 */
+		private void offeredFirst(Waiting.Next next, Waiting.@Nullable LocalHold local) {
+			Acquisition acquisition = this.acquisition;
+			HandOffRequest request = (acquisition != null) ? acquisition.request() : null;
+			Held offeredTo = this.offeredFirstTo;
+			if (local == null || offeredTo == null || !(next instanceof Waiting.Sleep sleep) || request == null
+					|| request.equals(this.sentRequest)) {
+				this.offeredFirstTo = null;
+				return;
+			}
+			this.offeringFirst = true;
+			this.offerFirstTicket = sleep.ticket();
+			LockSimulation.this.handOvers.count(HandOvers.Counted.OFFERED_FIRST);
+			LockSimulation.this.trace.add(String.format("           %s offers itself first to %s, asleep up to %.3f ms",
+					this.name, offeredTo, sleep.nanos() / 1e6));
+		}
+
+		/**
+		 * A head offering itself first slept until its timer: the hold it offered itself
+		 * to must not have ended before, as every end of a local hold signals the line.
+		 */
+		private void offerFirstTimedOut() {
+			LockSimulation.this.handOvers.count(HandOvers.Counted.OFFER_FIRST_TIMED_OUT);
+			Held offeredTo = this.offeredFirstTo;
+			long now = LockSimulation.this.clock.nanos();
+			if (offeredTo != null && offeredTo.endedNanos != -1 && offeredTo.endedNanos - now < 0) {
+				LockSimulation.this.checker.violated(String.format(
+						"%s slept until its timer at %.3f ms, offering itself first to %s, which ended at %.3f ms: "
+								+ "its line was not signalled",
+						this.name, (now - 1_000_000 * MS) / 1e6, offeredTo,
+						(offeredTo.endedNanos - 1_000_000 * MS) / 1e6));
+			}
+		}
+
+		/**
+		 * A writer's hold is registered, as the engine's template registers its handle:
+		 * the latest local hold of its JVM's line.
+		 */
+		private void localRegistered(Held held) {
+			if (LockSimulation.this.offersFirst && !this.reader && !this.permit) {
+				LockSimulation.this.localHolds.put(this.localLine, new LocalHolding(this, held));
+			}
+		}
+
+		/**
+		 * A writer's hold ended, as its handle learns it (a release's reply, granted by a
+		 * hand-over or not, a release without a reply, a lease lost): the template
+		 * forgets it and signals the lock's local line, as {@code WaitQueue.signal} does,
+		 * waking its sleeping head.
+		 * @param released whether {@code release.lua}'s reply (or failure) ended it
+		 */
+		private void localEnded(Held held, boolean released) {
+			if (!LockSimulation.this.offersFirst || this.reader || this.permit || held.endedNanos != -1) {
+				return;
+			}
+			held.endedNanos = LockSimulation.this.clock.nanos();
+			LocalHolding holding = LockSimulation.this.localHolds.get(this.localLine);
+			if (holding != null && holding.held() == held) {
+				LockSimulation.this.localHolds.remove(this.localLine);
+			}
+			if (released && LockSimulation.this.clientBug == ClientBug.RELEASE_LEAVES_LINE_UNSIGNALLED) {
+				return;
+			}
+			this.line.signal(true);
+			Client head = (Client) this.localLine.head();
+			if (head != null) {
+				head.heardAsHead();
 			}
 		}
 
@@ -1816,6 +2005,7 @@ final class LockSimulation {
 			Acquisition acquisition = current();
 			this.inFlight = true;
 			this.offered = false;
+			this.offeringFirst = false;
 			this.sentRequest = attempt.request();
 			LockSpec spec = acquisition.spec();
 			ScriptCall call = spec.kind()
@@ -2046,7 +2236,12 @@ final class LockSimulation {
 		void heardAsHead() {
 			Waiting current = this.waiting;
 			if (this.acquisition != null && current != null && !this.offered) {
-				act(current.signalled());
+				boolean offeringFirst = this.offeringFirst;
+				Waiting.Next next = current.signalled();
+				if (offeringFirst && next != Waiting.Next.NONE) {
+					LockSimulation.this.handOvers.count(HandOvers.Counted.OFFER_FIRST_SIGNALLED);
+				}
+				act(next);
 			}
 		}
 
@@ -2100,6 +2295,7 @@ final class LockSimulation {
 		 */
 		private void endWithoutTheLock(boolean stopped) {
 			this.offered = false;
+			this.offeringFirst = false;
 			if (this.fair != null) {
 				// The fair wait left the queue as it ended.
 				this.fair = null;
@@ -2135,6 +2331,7 @@ final class LockSimulation {
 		 */
 		private void hold(Grant grant, long ranNanos) {
 			this.offered = false;
+			this.offeringFirst = false;
 			checkKept(this.name, grant.token(), ranNanos);
 			if (this.fair != null) {
 				this.fair = null;
@@ -2150,6 +2347,7 @@ final class LockSimulation {
 			Held held = new Held(grant, LockSimulation.this.clock.nanos());
 			this.holds.clear();
 			this.holds.add(held);
+			localRegistered(held);
 			long now = LockSimulation.this.clock.nanos();
 			this.registry.held(held, now, grant.spec().leaseMillis());
 			for (Client other : LockSimulation.this.clients.values()) {
@@ -2280,6 +2478,7 @@ final class LockSimulation {
 				LockSimulation.this.lostReplies.failed(LostReplies.Failure.RENEWAL_LOST);
 				LockSimulation.this.checker.released(this.name, held.grant.token(), now);
 				this.registry.lost(held, false, now);
+				localEnded(held, false);
 				return;
 			}
 			renewAt(held, held.life.nextRenewalNanos());
@@ -2339,6 +2538,7 @@ final class LockSimulation {
 				Held inner = new Held(granted.grant(), now);
 				LockSimulation.this.confirmedLeases[2]++;
 				this.holds.add(inner);
+				localRegistered(inner);
 				this.registry.held(inner, now, spec.leaseMillis());
 				boolean lost = lostInFlight(this, inner, now);
 				if (result.token() != outer.grant.token()) {
@@ -2392,6 +2592,7 @@ final class LockSimulation {
 					LockSimulation.this.checker.released(this.name, held.grant.token(),
 							LockSimulation.this.clock.nanos());
 				}
+				localEnded(held, false);
 				return false;
 			}
 			long now = LockSimulation.this.clock.nanos();
@@ -2548,7 +2749,12 @@ final class LockSimulation {
 				return null;
 			}
 			HandOffRequest request = acquisition.request();
-			return (request != null && request.equals(head.sentRequest)) ? head : null;
+			if (request == null) {
+				return null;
+			}
+			// Filed by its last attempt, or made and offered before its first.
+			boolean filed = request.equals(head.sentRequest);
+			return (filed || (head.offeringFirst && acquisition.offerable())) ? head : null;
 		}
 
 		/**
@@ -2590,6 +2796,7 @@ final class LockSimulation {
 						lostReply(this, held, t0, 0, true);
 						head.registry.replied(null, acquisition.spec().leaseMillis(), now);
 						head.offerGranted(acquisition, t0, items, ranNanos[0]);
+						localEnded(held, false);
 						then.run();
 						return;
 					}
@@ -2605,6 +2812,7 @@ final class LockSimulation {
 					this.registry.released(held, Long.MIN_VALUE, now);
 					LockSimulation.this.lostReplies.failed(LostReplies.Failure.RELEASE);
 					head.registry.failed(now);
+					localEnded(held, false);
 					head.offerEnded(acquisition);
 					then.run();
 				});
@@ -2661,6 +2869,11 @@ final class LockSimulation {
 			long lease = offeredTo.spec().leaseMillis() * MS;
 			long now = LockSimulation.this.clock.nanos();
 			handOvers.count((now - (t0 + lease) < 0) ? HandOvers.Counted.HELD : HandOvers.Counted.LATE);
+			HandOffRequest request = offeredTo.request();
+			if (request != null && !request.equals(this.sentRequest)) {
+				// Offered before its first attempt: its request was never filed.
+				handOvers.count(HandOvers.Counted.GRANTED_UNFILED);
+			}
 			long sentNanos = (LockSimulation.this.clientBug == ClientBug.HAND_OVER_COUNTS_FROM_REPLY) ? now : t0;
 			Acquisition.Attempt offer = new Acquisition.Attempt(offeredTo.hold(), sentNanos, 0, false,
 					offeredTo.holdsIt(), offeredTo.request());
@@ -2755,6 +2968,7 @@ final class LockSimulation {
 				else if (keeping != null) {
 					keeping.read = true;
 				}
+				localEnded(held, true);
 				then.run();
 			}, () -> {
 				// The handle is released anyway, and the caller gets the failure; the
@@ -2762,6 +2976,7 @@ final class LockSimulation {
 				// may stay in Redis until its lease ends (RedisLockHandle.UNKNOWN).
 				this.registry.released(held, Long.MIN_VALUE, LockSimulation.this.clock.nanos());
 				LockSimulation.this.lostReplies.failed(LostReplies.Failure.RELEASE);
+				localEnded(held, true);
 				then.run();
 			});
 		}
@@ -2963,6 +3178,10 @@ final class LockSimulation {
 
 		private boolean lost;
 
+		// When its handle's end (as its holder learnt it) took it out of the template's
+		// local holds and signalled its line, or -1 (runs whose heads offer first).
+		private long endedNanos = -1;
+
 		// The fault that lost (or cut short) the hold in Redis while its holder counts on
 		// it, if one did.
 		private LostState.@Nullable Damage lostBy;
@@ -2988,6 +3207,14 @@ final class LockSimulation {
 			return "hold " + this.grant.hold().substring(Math.max(0, this.grant.hold().length() - 6)) + " (token "
 					+ this.grant.token() + ", " + this.grant.spec().leaseMillis() + " ms)";
 		}
+
+	}
+
+	/**
+	 * The latest live hold of a JVM's writers that the engine's template knows of, and
+	 * its client.
+	 */
+	private record LocalHolding(Client client, Held held) {
 
 	}
 
@@ -3066,7 +3293,15 @@ final class LockSimulation {
 		 * from when it read the reply, not from the releaser's clock reading before the
 		 * send.
 		 */
-		HAND_OVER_COUNTS_FROM_REPLY
+		HAND_OVER_COUNTS_FROM_REPLY,
+
+		/**
+		 * A release by {@code release.lua} (a hand-over refused, no head to offer to, a
+		 * nested hold, a minimum hold left, or no reply) that forgets the local hold but
+		 * does not signal the lock's local line: a head that offered itself first to that
+		 * hold sleeps until the hold's lease end.
+		 */
+		RELEASE_LEAVES_LINE_UNSIGNALLED
 
 	}
 

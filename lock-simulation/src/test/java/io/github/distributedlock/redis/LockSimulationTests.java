@@ -72,6 +72,7 @@ class LockSimulationTests {
 		// The seeds that hand over inside a JVM, and what their hand-overs did
 		// (HandOvers.Counted), and the most grants in a row a request waited through.
 		int handOverRuns = 0;
+		int offerFirstRuns = 0;
 		long[] handOvers = new long[HandOvers.Counted.values().length];
 		int mostPassedBy = 0;
 		for (long seed : seeds()) {
@@ -141,6 +142,7 @@ class LockSimulationTests {
 			jvmRuns[simulation.layout().ordinal()]++;
 			if (simulation.handsOver()) {
 				handOverRuns++;
+				offerFirstRuns += simulation.offersFirst() ? 1 : 0;
 				for (int i = 0; i < handOvers.length; i++) {
 					handOvers[i] += simulation.handOvers().counts()[i];
 				}
@@ -193,10 +195,23 @@ class LockSimulationTests {
 				+ "%d heads stopped while offered (%d grants released); a request waited through %d grants in a row "
 				+ "at most%n", handOverRuns, handOvers[0], handOvers[6], handOvers[1], handOvers[2], handOvers[3],
 				handOvers[4], handOvers[5], handOvers[7], handOvers[8], mostPassedBy);
+		System.out.printf("offers before the first attempt: %d seeds, %d heads offered themselves first, %d woken by "
+				+ "a signal of their line, %d by their timer, %d grants to heads that had not filed their request%n",
+				offerFirstRuns, handOvers[HandOvers.Counted.OFFERED_FIRST.ordinal()],
+				handOvers[HandOvers.Counted.OFFER_FIRST_SIGNALLED.ordinal()],
+				handOvers[HandOvers.Counted.OFFER_FIRST_TIMED_OUT.ordinal()],
+				handOvers[HandOvers.Counted.GRANTED_UNFILED.ordinal()]);
 		if (seeds().length >= CI_SEEDS) {
 			// Hand-overs are drawn, and grant and refuse.
 			assertThat(handOvers[1]).as("hand-overs held").isPositive();
 			assertThat(handOvers[3]).as("hand-overs refused").isPositive();
+			// Heads offer themselves before their first attempt, and are granted the lock
+			// so.
+			assertThat(handOvers[HandOvers.Counted.OFFERED_FIRST.ordinal()]).as("heads that offered first")
+				.isPositive();
+			assertThat(handOvers[HandOvers.Counted.GRANTED_UNFILED.ordinal()])
+				.as("hand-overs granted to heads that had not filed")
+				.isPositive();
 			// The faults are drawn, and lose holds: the checks above ran across them.
 			assertThat(redisFaults[9]).as("seeds with failovers").isPositive();
 			assertThat(redisFaults[10]).as("seeds with evictions").isPositive();

@@ -433,6 +433,27 @@ class PlantedBugTests {
 	}
 
 	/**
+	 * A release by {@code release.lua} whose reply (or failure) forgets the local hold
+	 * without signalling the lock's local line
+	 * ({@link LockSimulation.ClientBug#RELEASE_LEAVES_LINE_UNSIGNALLED}): a head that
+	 * offered itself to that hold before its first attempt sleeps on until the hold's
+	 * lease end. Found only in the runs whose heads offer first, by the run's own check
+	 * that such a head's timer never ends its sleep after the hold it offered itself to
+	 * ended.
+	 */
+	@Test
+	void findsAReleaseThatLeavesAnOfferingHeadAsleep() {
+		Found found = firstFailingSeed(Map.of(), LockSimulation.ClientBug.RELEASE_LEAVES_LINE_UNSIGNALLED,
+				HAND_OVER_SEEDS);
+		assertThat(found).as("a violation within %d seeds", HAND_OVER_SEEDS).isNotNull();
+		assertThat(new LockSimulation(found.seed, Map.of(), LockSimulation.ClientBug.NONE).offersFirst())
+			.as("seed %d offers first", found.seed)
+			.isTrue();
+		System.out.println(
+				"planted release that leaves an offering head asleep found: " + found.violation + "\n" + found.trace);
+	}
+
+	/**
 	 * A multi-lock script that looks only at the first lock's holder: a later lock held
 	 * by another owner is joined as if it were free, and its holder's token granted to
 	 * the multi-lock beside it. Found only in the runs with multi-locks.
