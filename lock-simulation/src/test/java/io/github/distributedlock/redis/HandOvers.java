@@ -79,13 +79,14 @@ final class HandOvers {
 
 	/**
 	 * Draw how long a head that gets its turn takes between reading its line's signal
-	 * count and looking up the local hold: none in three quarters, up to 100 µs in the
-	 * others (a signal that lands in between must still wake it).
+	 * count and looking up the local hold: none in half of the turns, up to 100 µs in a
+	 * quarter, up to 3 ms (a thread descheduled; as long as a hold's work) in the others.
+	 * A hold that ends and signals in between must still wake it.
 	 */
 	long lookUpAfterCount() {
-		boolean gap = this.offerRandom.nextInt(4) == 0;
-		long nanos = this.offerRandom.between(0, 100_000);
-		return gap ? nanos : 0;
+		int gap = this.offerRandom.nextInt(4);
+		long nanos = this.offerRandom.between(0, (gap == 3) ? 3 * LockSimulation.MS : 100_000);
+		return (gap >= 2) ? nanos : 0;
 	}
 
 	/**

@@ -170,9 +170,9 @@ import org.jspecify.annotations.Nullable;
  * In half of the runs that hand over (drawn from a PRNG of its own in {@link HandOvers},
  * so that the others are the runs they were), a head offers itself before its first
  * attempt (docs/design/waiting-and-hand-off.md, "Offering before the first attempt"). At
- * its turn it reads its line's signal count, then, at once or up to 100 µs later, looks
- * up the latest live hold of its JVM's writers, as the engine's template keeps it (set as
- * a hold or a re-entry is granted), and passes it to
+ * its turn it reads its line's signal count, then, at once or up to 3 ms later, looks up
+ * the latest live hold of its JVM's writers, as the engine's template keeps it (set as a
+ * hold or a re-entry is granted), and passes it to
  * {@link Waiting#promoted(boolean, Waiting.LocalHold)} (or {@code joined}) if it is of
  * another owner, with its lease end counted from its grant's {@code t0}; asleep with its
  * request made but never sent, the head may be offered the lock by any release, as a head
@@ -1888,12 +1888,23 @@ final class LockSimulation {
 		private void takeTurn() {
 			long signals = this.line.signals();
 			Acquisition turn = this.acquisition;
+			// The planted bug: the hold looked up first, the count read after it.
+			boolean countAfter = LockSimulation.this.clientBug == ClientBug.COUNT_READ_AFTER_LOOKUP;
+			Waiting.LocalHold early = countAfter ? localHold(signals) : null;
+			Held earlyHold = this.offeredFirstTo;
 			Runnable promote = () -> {
 				Waiting current = this.waiting;
 				if (this.acquisition != turn || turn == null || current == null || !current.isQueued()) {
 					return;
 				}
-				Waiting.LocalHold local = localHold(signals);
+				Waiting.LocalHold local;
+				if (countAfter) {
+					this.offeredFirstTo = earlyHold;
+					local = (early != null) ? new Waiting.LocalHold(this.line.signals(), early.leaseEndNanos()) : null;
+				}
+				else {
+					local = localHold(signals);
+				}
 				Waiting.Next next = current.promoted(true, local);
 				offeredFirst(next, local);
 				act(next);
@@ -3301,7 +3312,15 @@ final class LockSimulation {
 		 * does not signal the lock's local line: a head that offered itself first to that
 		 * hold sleeps until the hold's lease end.
 		 */
-		RELEASE_LEAVES_LINE_UNSIGNALLED
+		RELEASE_LEAVES_LINE_UNSIGNALLED,
+
+		/**
+		 * A head that gets its turn looks up the local hold first and reads its line's
+		 * signal count after: a hold that ends and signals in between is looked up as
+		 * live, its signal taken as seen, and the head sleeps until that hold's lease
+		 * end.
+		 */
+		COUNT_READ_AFTER_LOOKUP
 
 	}
 

@@ -454,6 +454,18 @@ class PlantedBugTests {
 	}
 
 	/**
+	 * A head that looks up the local hold before it reads its line's signal count
+	 * ({@link LockSimulation.ClientBug#COUNT_READ_AFTER_LOOKUP}): a hold that ends in
+	 * between leaves it asleep until that hold's lease end.
+	 */
+	@Test
+	void findsAHeadThatReadsTheCountAfterTheLookUp() {
+		Found found = firstFailingSeed(Map.of(), LockSimulation.ClientBug.COUNT_READ_AFTER_LOOKUP, HAND_OVER_SEEDS);
+		assertThat(found).as("a violation within %d seeds", HAND_OVER_SEEDS).isNotNull();
+		System.out.println("planted count read after the look-up found: " + found.violation + "\n" + found.trace);
+	}
+
+	/**
 	 * A multi-lock script that looks only at the first lock's holder: a later lock held
 	 * by another owner is joined as if it were free, and its holder's token granted to
 	 * the multi-lock beside it. Found only in the runs with multi-locks.
