@@ -176,11 +176,13 @@ import org.jspecify.annotations.Nullable;
  * {@link Waiting#promoted(boolean, Waiting.LocalHold)} (or {@code joined}) if it is of
  * another owner, with its lease end counted from its grant's {@code t0}; asleep with its
  * request made but never sent, the head may be offered the lock by any release, as a head
- * whose request is filed. Every end of a writer's hold as its holder learns it (a
+ * whose request is filed. Every end of that latest hold as its holder learns it (a
  * release's reply, granted by a hand-over or refused, a release without a reply, a lease
- * lost) forgets it and signals the JVM's line as {@code WaitQueue.signal} does (a retry
- * signal, and the sleeping head woken). Checked besides: a head offering first whose
- * timer ends its sleep must not have seen the hold it offered itself to end before.
+ * lost) forgets it and signals the JVM's line as {@code LocalHandOffs.ended} and
+ * {@code WaitQueue.signal} do (a retry signal, and the sleeping head woken). Checked
+ * besides: a head offering first whose timer ends its sleep must not have seen the hold
+ * it offered itself to end before. Not modelled: offers of queued waiters, granted before
+ * their thread takes the turn.
  * <p>
  * In a quarter of the runs (drawn from a PRNG of its own) every client takes the fair
  * lock of the name instead, and waits as the engine's fair drivers do
@@ -1988,20 +1990,23 @@ final class LockSimulation {
 
 		/**
 		 * A writer's hold ended, as its handle learns it (a release's reply, granted by a
-		 * hand-over or not, a release without a reply, a lease lost): the template
-		 * forgets it and signals the lock's local line, as {@code WaitQueue.signal} does,
-		 * waking its sleeping head.
+		 * hand-over or not, a release without a reply, a lease lost): if it is still the
+		 * latest, the template forgets it and signals the lock's local line, as
+		 * {@code LocalHandOffs.ended} and {@code WaitQueue.signal} do, waking its
+		 * sleeping head. (A hold replaced as the latest, by a re-entry or a hold granted
+		 * since, signals nothing: the hold that replaced it does, as it ends.)
 		 * @param released whether {@code release.lua}'s reply (or failure) ended it
 		 */
 		private void localEnded(Held held, boolean released) {
 			if (!LockSimulation.this.offersFirst || this.reader || this.permit || held.endedNanos != -1) {
 				return;
 			}
-			held.endedNanos = LockSimulation.this.clock.nanos();
 			LocalHolding holding = LockSimulation.this.localHolds.get(this.localLine);
-			if (holding != null && holding.held() == held) {
-				LockSimulation.this.localHolds.remove(this.localLine);
+			if (holding == null || holding.held() != held) {
+				return;
 			}
+			held.endedNanos = LockSimulation.this.clock.nanos();
+			LockSimulation.this.localHolds.remove(this.localLine);
 			if (released && LockSimulation.this.clientBug == ClientBug.RELEASE_LEAVES_LINE_UNSIGNALLED) {
 				return;
 			}
