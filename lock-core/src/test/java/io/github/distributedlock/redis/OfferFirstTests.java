@@ -246,6 +246,8 @@ class OfferFirstTests {
 			Duration waited = Duration.ofNanos(System.nanoTime() - endNanos);
 			b.get(5, TimeUnit.SECONDS);
 			assertThat(cHandle.fencingToken()).isGreaterThan(bHandle.fencingToken());
+			assertThat(cHandle.waited()).as("c waited").isTrue();
+			assertThat(cHandle.attempts()).as("c's attempts, a grant by a release counted").isPositive();
 			assertThat(cHandle.isHeld()).isTrue();
 			cHandle.close();
 			assertThat(server.command("EXISTS", key)).as("nothing left held").isEqualTo(0L);

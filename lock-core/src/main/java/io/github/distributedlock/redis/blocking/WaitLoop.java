@@ -280,6 +280,10 @@ public final class WaitLoop {
 			return next;
 		}
 		if (settled.outcome() == HandOverOffer.Outcome.GRANTED) {
+			if (next instanceof Waiting.Send) {
+				// Woken to attempt, it found the grant instead.
+				this.acquisition.unsent();
+			}
 			return this.waiting.handedOver(settled.token(), settled.sentNanos());
 		}
 		return (next instanceof Waiting.Send) ? next : this.waiting.handOverFailed();

@@ -176,14 +176,23 @@ public final class Acquisition {
 	}
 
 	/**
+	 * Forget the attempt last made by {@link #next}, which its driver did not send: a
+	 * grant by a release came first ({@link #handedOver}).
+	 */
+	public void unsent() {
+		this.count--;
+	}
+
+	/**
 	 * Return the attempt that a release of this JVM made for this acquisition by granting
 	 * it the lock ({@code hand-over.lua}), to be taken in by {@link #replied} like the
 	 * reply to its own attempt: same hold id, and its lease counts from the releaser's
-	 * clock reading taken before the hand-over was sent.
+	 * clock reading taken before the hand-over was sent. It counts as one attempt.
 	 * @param sentNanos the releaser's clock reading, on this acquisition's clock
 	 */
 	public Attempt handedOver(long sentNanos) {
 		this.handedOver = true;
+		this.count++;
 		return new Attempt(this.hold, sentNanos, this.deadline.remainingMillis(), false, this.holdsIt, this.request);
 	}
 
