@@ -90,6 +90,18 @@ final class HandOvers {
 	}
 
 	/**
+	 * Draw how much later than usual a waiter's thread takes the turn the waiter before
+	 * it passed on (a thread still to wake on a busy machine), while a release may grant
+	 * the lock to its offer: none in half of the turns, up to 3 ms in a quarter, up to 10
+	 * ms in the others.
+	 */
+	long turnDelay() {
+		int delay = this.offerRandom.nextInt(4);
+		long nanos = this.offerRandom.between(0, (delay == 3) ? 10 * LockSimulation.MS : 3 * LockSimulation.MS);
+		return (delay >= 2) ? nanos : 0;
+	}
+
+	/**
 	 * Return the most grants in a row while another request waits
 	 * ({@code distributed-lock.local-hand-offs}).
 	 */
@@ -199,6 +211,15 @@ final class HandOvers {
 
 		/** A grant went to a head that had not filed its request (it offered first). */
 		GRANTED_UNFILED,
+
+		/**
+		 * A releaser offered the lock to the first waiter of its line before that waiter
+		 * took its turn (its thread still to wake).
+		 */
+		OFFERED_QUEUED,
+
+		/** A grant went to a waiter offered before it took its turn. */
+		GRANTED_QUEUED,
 
 		/**
 		 * A head offering itself first was woken by the line's signal as the local hold

@@ -1705,6 +1705,10 @@ final class LockSimulation {
 		// the hold it looked up.
 		private boolean offeringFirst;
 
+		// The acquisition that took its turn in line: its thread woke and withdrew the
+		// offer it made while queued, which no release may take from then on.
+		private @Nullable Acquisition turnTaken;
+
 		private long offerFirstTicket = -1;
 
 		private @Nullable Held offeredFirstTo;
@@ -1828,7 +1832,7 @@ final class LockSimulation {
 			}
 			else if (next instanceof Waiting.AwaitTurn turn) {
 				at(turn.nanos(), this.name + " waited for its turn", () -> {
-					if (this.acquisition == acquisition) {
+					if (this.acquisition == acquisition && !this.offered) {
 						Waiting.Next after = waiting().turnTimedOut(turn.ticket());
 						LockSimulation.this.turnsTimedOut += (after instanceof Waiting.GiveUp) ? 1 : 0;
 						act(after);
@@ -1868,8 +1872,14 @@ final class LockSimulation {
 			Client next = (Client) this.localLine.leave(this, LockSimulation.this.clock.nanos());
 			if (next != null) {
 				Acquisition waiting = next.acquisition;
-				at(LockSimulation.this.random.between(0, MS / 5), next.name + " gets its turn", () -> {
-					if (next.acquisition == waiting && waiting != null && next.waiting().isQueued()) {
+				long delay = LockSimulation.this.random.between(0, MS / 5);
+				if (LockSimulation.this.offersFirst) {
+					// Its offer, made as it joined, may be taken meanwhile.
+					delay += LockSimulation.this.handOvers.turnDelay();
+				}
+				at(delay, next.name + " gets its turn", () -> {
+					// Offered while queued, it waits for the reply, which decides.
+					if (next.acquisition == waiting && waiting != null && next.waiting().isQueued() && !next.offered) {
 						if (LockSimulation.this.offersFirst) {
 							next.takeTurn();
 						}
@@ -1888,6 +1898,7 @@ final class LockSimulation {
 		 * ({@link Waiting#promoted(boolean, Waiting.LocalHold)}).
 		 */
 		private void takeTurn() {
+			this.turnTaken = this.acquisition;
 			long signals = this.line.signals();
 			Acquisition turn = this.acquisition;
 			// The planted bug: the hold looked up first, the count read after it.
@@ -2131,7 +2142,13 @@ final class LockSimulation {
 			}
 			this.inFlight = false;
 			AcquireResult result = ScriptReplies.acquireResult(acquisition.spec(), (List<?>) reply);
-			Waiting.Next next = waiting().replied(attempt, result);
+			decided(waiting().replied(attempt, result), ranNanos);
+		}
+
+		/**
+		 * Act on what the reply of an attempt, or a grant by a release, decided.
+		 */
+		private void decided(Waiting.Next next, long ranNanos) {
 			if (this.pending == Cancellations.Pending.CANCELLED && !(next instanceof Waiting.Fail)) {
 				abandon(next, ranNanos);
 			}
@@ -2760,8 +2777,16 @@ final class LockSimulation {
 			}
 			Acquisition acquisition = head.acquisition;
 			Waiting waiting = head.waiting;
-			if (acquisition == null || waiting == null || !waiting.isHead() || !waiting.isSleeping()
-					|| acquisition.heldBackByReaders()) {
+			if (acquisition == null || waiting == null || acquisition.heldBackByReaders()) {
+				return null;
+			}
+			if (waiting.isQueued()) {
+				// First in line, its turn not yet taken (the engine's first place, whose
+				// thread is still to wake): the offer it made as it joined, request ''.
+				return (LockSimulation.this.offersFirst && head.turnTaken != acquisition && waiting.linesUp()
+						&& !acquisition.holdsIt() && acquisition.offerable()) ? head : null;
+			}
+			if (!waiting.isHead() || !waiting.isSleeping()) {
 				return null;
 			}
 			HandOffRequest request = acquisition.request();
@@ -2784,15 +2809,20 @@ final class LockSimulation {
 			HandOvers handOvers = LockSimulation.this.handOvers;
 			Acquisition acquisition = head.current();
 			HandOffRequest request = acquisition.request();
-			if (request == null) {
+			boolean queued = head.waiting().isQueued();
+			if (request == null && !queued) {
 				throw new IllegalStateException(head.name + " was offered without a request");
 			}
+			String member = (request != null) ? request.member() : "";
 			head.offered = true;
+			if (queued) {
+				handOvers.count(HandOvers.Counted.OFFERED_QUEUED);
+			}
 			handOvers.count(HandOvers.Counted.OFFERED);
 			long t0 = LockSimulation.this.clock.nanos();
 			Grant grant = held.grant;
 			ScriptCall call = ExclusiveKind.handOver(grant, LockOwners.digest(head.owner), acquisition.hold(),
-					acquisition.spec().leaseMillis(), request.member(), handOvers.limit(), FENCE_IDLE_MS);
+					acquisition.spec().leaseMillis(), member, handOvers.limit(), FENCE_IDLE_MS);
 			long pause = handOvers.pauseBeforeSend(LockSimulation.this.faults.contains(Fault.PAUSE));
 			String what = "hand-over of " + held + " to " + head.name;
 			Runnable send = () -> {
@@ -2802,7 +2832,7 @@ final class LockSimulation {
 				long[] ranNanos = { -1 };
 				send(call, what, () -> {
 					ranNanos[0] = LockSimulation.this.clock.nanos();
-					handOverRan(grant, head, acquisition.hold(), request);
+					handOverRan(grant, head, acquisition.hold(), member);
 				}, (reply) -> {
 					List<?> items = (List<?>) reply;
 					long now = LockSimulation.this.clock.nanos();
@@ -2847,14 +2877,13 @@ final class LockSimulation {
 		 * while other requests wait (not after a failover or an eviction, which may lose
 		 * the script's count).
 		 */
-		private void handOverRan(Grant released, Client head, String headHold, HandOffRequest request) {
+		private void handOverRan(Grant released, Client head, String headHold, String request) {
 			Object fields = LockSimulation.this.redis.inspect("HMGET", this.spec.lockKey(), "owner", "token",
 					"#" + headHold);
 			Object line = LockSimulation.this.redis.inspect("ZRANGE", this.spec.requestsKey(), "0", "-1");
-			List<String> waiting = (line instanceof List<?> members) ? members.stream()
-				.map(String::valueOf)
-				.filter((member) -> !member.equals(request.member()))
-				.toList() : List.of();
+			List<String> waiting = (line instanceof List<?> members)
+					? members.stream().map(String::valueOf).filter((member) -> !member.equals(request)).toList()
+					: List.of();
 			boolean granted = fields instanceof List<?> list && LockOwners.digest(head.owner).equals(list.get(0))
 					&& list.get(1) != null && list.get(2) != null
 					&& !String.valueOf(released.token()).equals(String.valueOf(list.get(1)));
@@ -2886,13 +2915,16 @@ final class LockSimulation {
 			long now = LockSimulation.this.clock.nanos();
 			handOvers.count((now - (t0 + lease) < 0) ? HandOvers.Counted.HELD : HandOvers.Counted.LATE);
 			HandOffRequest request = offeredTo.request();
-			if (request != null && !request.equals(this.sentRequest)) {
-				// Offered before its first attempt: its request was never filed.
+			if (request == null || !request.equals(this.sentRequest)) {
+				// Offered before its first attempt (or queued): its request was never
+				// filed.
 				handOvers.count(HandOvers.Counted.GRANTED_UNFILED);
 			}
+			if (waiting().isQueued()) {
+				handOvers.count(HandOvers.Counted.GRANTED_QUEUED);
+			}
 			long sentNanos = (LockSimulation.this.clientBug == ClientBug.HAND_OVER_COUNTS_FROM_REPLY) ? now : t0;
-			Acquisition.Attempt offer = new Acquisition.Attempt(offeredTo.hold(), sentNanos, 0, false,
-					offeredTo.holdsIt(), offeredTo.request());
+			long token = ((Number) reply.get(1)).longValue();
 			if (this.pending != Cancellations.Pending.NONE) {
 				// Stopped while offered: the grant is released as a late one.
 				handOvers.count(HandOvers.Counted.STOPPED_WHILE_OFFERED);
@@ -2907,7 +2939,14 @@ final class LockSimulation {
 			// wait ran out heard a message while releasing a late grant, gave up twice,
 			// and its next acquisition's request was left in the line.)
 			this.inFlight = true;
-			replied(offeredTo, offer, reply, ranNanos);
+			if (this.acquisition != offeredTo) {
+				return;
+			}
+			this.inFlight = false;
+			// As the engine's drivers: Waiting.handedOver, which makes a queued waiter
+			// the
+			// head, decides as on the reply of an attempt sent at t0 with its hold id.
+			decided(waiting().handedOver(token, sentNanos), ranNanos);
 		}
 
 		/**
@@ -2929,6 +2968,19 @@ final class LockSimulation {
 					LockSimulation.this.cancellations.cancelledAsleep();
 				}
 				endWithoutTheLock(true);
+				return;
+			}
+			if (waiting().isQueued()) {
+				// Offered while queued, its place first: refused or without a reply, it
+				// takes its turn as the head (a grant whose reply was lost is found by
+				// its
+				// attempt).
+				if (LockSimulation.this.offersFirst) {
+					takeTurn();
+				}
+				else {
+					act(waiting().promoted(true));
+				}
 				return;
 			}
 			act(waiting().woken(Waiting.ANY_TICKET));

@@ -196,11 +196,14 @@ class LockSimulationTests {
 				+ "at most%n", handOverRuns, handOvers[0], handOvers[6], handOvers[1], handOvers[2], handOvers[3],
 				handOvers[4], handOvers[5], handOvers[7], handOvers[8], mostPassedBy);
 		System.out.printf("offers before the first attempt: %d seeds, %d heads offered themselves first, %d woken by "
-				+ "a signal of their line, %d by their timer, %d grants to heads that had not filed their request%n",
-				offerFirstRuns, handOvers[HandOvers.Counted.OFFERED_FIRST.ordinal()],
+				+ "a signal of their line, %d by their timer, %d grants to heads that had not filed their request; "
+				+ "%d offers taken from a first waiter before its turn, %d of them granted%n", offerFirstRuns,
+				handOvers[HandOvers.Counted.OFFERED_FIRST.ordinal()],
 				handOvers[HandOvers.Counted.OFFER_FIRST_SIGNALLED.ordinal()],
 				handOvers[HandOvers.Counted.OFFER_FIRST_TIMED_OUT.ordinal()],
-				handOvers[HandOvers.Counted.GRANTED_UNFILED.ordinal()]);
+				handOvers[HandOvers.Counted.GRANTED_UNFILED.ordinal()],
+				handOvers[HandOvers.Counted.OFFERED_QUEUED.ordinal()],
+				handOvers[HandOvers.Counted.GRANTED_QUEUED.ordinal()]);
 		if (seeds().length >= CI_SEEDS) {
 			// Hand-overs are drawn, and grant and refuse.
 			assertThat(handOvers[1]).as("hand-overs held").isPositive();
