@@ -218,6 +218,13 @@ public final class WaitLoop {
 		if (offered != null) {
 			this.queuedOffer = null;
 			HandOverOffer.Settlement settled = queue.withdraw(waiting, offered);
+			if (settled != null && settled.outcome() != HandOverOffer.Outcome.REFUSED
+					&& (queue.isClosed() || this.queues.isClosed())) {
+				// Shut down while the hand-over was in flight: a grant is released, as
+				// an offered head's is, before the shutdown is reported.
+				releaseUnwanted(settled);
+				this.queues.checkOpen(queue, this.spec.name());
+			}
 			if (settled != null && settled.outcome() == HandOverOffer.Outcome.GRANTED) {
 				// Taken while its place was first, which it still is.
 				return this.waiting.handedOver(settled.token(), settled.sentNanos());
@@ -323,6 +330,14 @@ public final class WaitLoop {
 		if (settled == null || settled.outcome() == HandOverOffer.Outcome.REFUSED) {
 			return;
 		}
+		releaseUnwanted(settled);
+	}
+
+	/**
+	 * Release a grant (or, after a hand-over without a reply, whatever one attempt with
+	 * the same hold id finds) that this waiter no longer wants.
+	 */
+	private void releaseUnwanted(HandOverOffer.Settlement settled) {
 		try {
 			Acquisition.Attempt attempt;
 			AcquireResult result;
