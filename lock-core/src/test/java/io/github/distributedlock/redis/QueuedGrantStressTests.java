@@ -18,7 +18,6 @@ import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.test.RedisServerExtension;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -49,12 +48,6 @@ class QueuedGrantStressTests {
 	}
 
 	@Test
-	@Disabled("Not fixed, older than the offers of queued waiters (fails on f3e6111 as well): a close() "
-			+ "interrupted while it waits for the release's reply throws LockInterruptedException ('Redis command "
-			+ "interrupted'; 76 in one run) and the hold stays in the lock's hash, as does what an attempt "
-			+ "interrupted while waiting for its reply took; that thread owner's next acquisitions re-enter the "
-			+ "leaked holds (72-85 seen) and lengthen their lease, so 3 s waits of other owners time out and "
-			+ "hand-overs are refused")
 	void shouldKeepTheLineLiveUnderTimeoutsAndInterrupts() throws Exception {
 		stress(true);
 	}

@@ -293,7 +293,7 @@ public final class LockCommands {
 	 * wait loops end at their next sleep.
 	 */
 	private <T> @Nullable T runAttempt(LockName name, ScriptCall call) {
-		return runUninterrupted(name, "acquire", call);
+		return runUninterrupted(name, "acquire", call, false);
 	}
 
 	/**
@@ -305,11 +305,29 @@ public final class LockCommands {
 	 * longer than one command timeout.
 	 */
 	private <T> @Nullable T runUninterrupted(LockName name, String operation, ScriptCall call) {
+		return runUninterrupted(name, operation, call, true);
+	}
+
+	/**
+	 * Run a script as {@link #runUninterrupted(LockName, String, ScriptCall)}.
+	 * @param resend whether to send it again, without waiting, if an interrupt ended the
+	 * wait for its reply: Lettuce cancels such a command, and one not yet written is then
+	 * never sent (a release, a hand-over, a withdrawal or a leave may run twice)
+	 */
+	private <T> @Nullable T runUninterrupted(LockName name, String operation, ScriptCall call, boolean resend) {
 		boolean interrupted = Thread.interrupted();
 		try {
 			return this.scripts.execute(call);
 		}
 		catch (DataAccessException ex) {
+			if (resend && Thread.currentThread().isInterrupted()) {
+				try {
+					this.scripts.executeAsync(call);
+				}
+				catch (RuntimeException resent) {
+					ex.addSuppressed(resent);
+				}
+			}
 			throw ScriptReplies.failure(name, operation, ex);
 		}
 		finally {

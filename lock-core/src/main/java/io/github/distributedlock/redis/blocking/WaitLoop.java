@@ -158,7 +158,14 @@ public final class WaitLoop {
 					// connection.
 					this.queues.checkOpen(queue, this.spec.name());
 				}
-				AcquireResult result = this.attempts.send(send.attempt());
+				AcquireResult result;
+				try {
+					result = this.attempts.send(send.attempt());
+				}
+				catch (LockInterruptedException ex) {
+					undoInterrupted();
+					throw ex;
+				}
 				boolean outside = !this.waiting.isHead();
 				next = this.waiting.replied(send.attempt(), result);
 				if (outside && next == Waiting.Next.JOIN_LINE && this.spec.kind().queuesInRedis()) {
@@ -193,6 +200,29 @@ public final class WaitLoop {
 			else {
 				throw new IllegalStateException("Lock '" + this.spec.name() + "': nothing to do next");
 			}
+		}
+	}
+
+	/**
+	 * An interrupt ended the wait for an attempt's reply: the attempt may have run and
+	 * taken the lock, which nobody would release before its lease ends (and the owner's
+	 * next acquisition would re-enter). Sent once more with the same hold id, which finds
+	 * what an earlier run took, and released.
+	 */
+	private void undoInterrupted() {
+		try {
+			Acquisition.Attempt again = this.acquisition.next(null);
+			AcquireResult result = this.attempts.send(again);
+			AttemptOutcome outcome = this.acquisition.replied(again, result, true);
+			if (outcome instanceof AttemptOutcome.Held held) {
+				this.attempts.releaseQuietly(held.grant());
+			}
+			else if (outcome instanceof AttemptOutcome.Late late) {
+				this.attempts.releaseQuietly(late.grant());
+			}
+		}
+		catch (RuntimeException ex) {
+			// What it took ends with its lease.
 		}
 	}
 
