@@ -17,7 +17,6 @@ import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockInterruptedException;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
-import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.script.LockScripts;
 import io.github.distributedlock.test.RedisServer;
 import io.github.distributedlock.test.RedisServerExtension;
@@ -149,7 +148,7 @@ class LocalHandOffTests {
 			String key = template.lockKey(LockName.of("handoff", "timeout"));
 			LockHandle holder = template.acquire(request("timeout"));
 			Future<LockHandle> head = this.connected.executor().submit(() -> template.acquire(request("timeout")));
-			awaitOffered(key);
+			awaitOffered(template);
 			redis.server().command("CLIENT", "PAUSE", "900", "WRITE");
 			Throwable releaseFailure = null;
 			try {
@@ -190,7 +189,7 @@ class LocalHandOffTests {
 				}
 			});
 			head.start();
-			awaitOffered(key);
+			awaitOffered(template);
 			redis.server().command("CLIENT", "PAUSE", "1000", "WRITE");
 			// The release takes the head's offer and waits for the end of the pause.
 			CompletableFuture<Void> release = CompletableFuture.runAsync(holder::close, this.connected.executor());
@@ -239,11 +238,12 @@ class LocalHandOffTests {
 		}
 	}
 
-	private static void awaitOffered(String key) throws InterruptedException {
-		// The head filed its request, then sleeps: its offer is out a moment later.
-		await().atMost(Duration.ofSeconds(5))
-			.until(() -> Long.valueOf(1).equals(redis.server().command("ZCARD", LockKeys.requests(key))));
-		Thread.sleep(200);
+	private static void awaitOffered(RedisLockTemplate template) throws InterruptedException {
+		// The head files its request and sleeps, or offers itself first to the local
+		// hold (docs/design/waiting-and-hand-off.md): either way its offer is out a
+		// moment after it waits.
+		await().atMost(Duration.ofSeconds(5)).until(() -> template.waitingThreads() == 1);
+		Thread.sleep(300);
 	}
 
 	private static boolean scriptLoaded(byte[] sha1) {
