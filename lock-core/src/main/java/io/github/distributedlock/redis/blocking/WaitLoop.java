@@ -206,24 +206,11 @@ public final class WaitLoop {
 	/**
 	 * An interrupt ended the wait for an attempt's reply: the attempt may have run and
 	 * taken the lock, which nobody would release before its lease ends (and the owner's
-	 * next acquisition would re-enter). Sent once more with the same hold id, which finds
-	 * what an earlier run took, and released.
+	 * next acquisition would re-enter). What one more attempt with the same hold id finds
+	 * is released, as after a hand-over without a reply.
 	 */
 	private void undoInterrupted() {
-		try {
-			Acquisition.Attempt again = this.acquisition.next(null);
-			AcquireResult result = this.attempts.send(again);
-			AttemptOutcome outcome = this.acquisition.replied(again, result, true);
-			if (outcome instanceof AttemptOutcome.Held held) {
-				this.attempts.releaseQuietly(held.grant());
-			}
-			else if (outcome instanceof AttemptOutcome.Late late) {
-				this.attempts.releaseQuietly(late.grant());
-			}
-		}
-		catch (RuntimeException ex) {
-			// What it took ends with its lease.
-		}
+		releaseUnwanted(HandOverOffer.Settlement.FAILED);
 	}
 
 	private Waiting.Next joinLine() {
