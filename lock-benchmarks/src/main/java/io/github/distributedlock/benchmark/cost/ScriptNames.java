@@ -29,6 +29,9 @@ final class ScriptNames {
 		if (keys == 4 && second.endsWith(":released")) {
 			return (argv == 6) ? "release.lua (withdrawal)" : "release.lua";
 		}
+		if (keys == 4 && second.endsWith(":requests") && call.get(6).endsWith(":fence")) {
+			return "hand-over.lua";
+		}
 		if (keys == 2 && call.get(3).endsWith(":intent")) {
 			return "drop-intent.lua";
 		}
