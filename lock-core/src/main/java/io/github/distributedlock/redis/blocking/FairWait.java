@@ -54,7 +54,15 @@ public final class FairWait {
 				this.queues.checkOpen(queue, spec.name());
 				this.turn.attempting(queue.line());
 				long seen = queue.signals();
-				LockAttempts.Reply reply = this.attempts.attempt(null, true);
+				LockAttempts.Reply reply;
+				try {
+					reply = this.attempts.attempt(null, true);
+				}
+				catch (LockInterruptedException ex) {
+					// The attempt may have run and taken the lock.
+					this.attempts.undoAttempt();
+					throw ex;
+				}
 				if (reply.grant() != null) {
 					acquired = true;
 					return reply.grant();

@@ -64,6 +64,38 @@ final class LockAttempts {
 	}
 
 	/**
+	 * Undo an attempt whose reply an interrupt threw away, or a hand-over to this waiter
+	 * that got no reply: either may have run and made this acquisition a holder, which
+	 * nobody would release before its lease ends (and the owner's next acquisition would
+	 * re-enter). One more attempt with the same hold id finds such a hold, and what it
+	 * finds, or takes now, is released.
+	 */
+	void undoAttempt() {
+		try {
+			Acquisition.Attempt attempt = this.acquisition.next(null);
+			releaseQuietly(attempt, send(attempt, true));
+		}
+		catch (RuntimeException ex) {
+			// The hold, if the attempt took one, ends with its lease.
+		}
+	}
+
+	/**
+	 * Release what an attempt the caller no longer wants won, in time or late.
+	 * @param attempt the attempt
+	 * @param result its reply
+	 */
+	void releaseQuietly(Acquisition.Attempt attempt, AcquireResult result) {
+		AttemptOutcome outcome = this.acquisition.replied(attempt, result, true);
+		if (outcome instanceof AttemptOutcome.Held held) {
+			releaseQuietly(held.grant());
+		}
+		else if (outcome instanceof AttemptOutcome.Late late) {
+			releaseQuietly(late.grant());
+		}
+	}
+
+	/**
 	 * Release a grant that came too late to use: the hold may still be in Redis, and
 	 * otherwise ends with its lease.
 	 */
@@ -81,12 +113,20 @@ final class LockAttempts {
 	 * may set the lease of a hold the owner has.
 	 */
 	AcquireResult send(Acquisition.Attempt attempt) {
+		return send(attempt, false);
+	}
+
+	/**
+	 * Send one attempt, as {@link #send(Acquisition.Attempt)}.
+	 * @param undoing whether it undoes one whose reply an interrupt threw away
+	 */
+	private AcquireResult send(Acquisition.Attempt attempt, boolean undoing) {
 		LockSpec spec = this.acquisition.spec();
 		String owner = this.acquisition.owner();
 		HoldRegistry writes = this.leaseWrites;
 		if (writes == null) {
 			return this.commands.acquire(spec, owner, attempt.hold(), attempt.remainingWaitMillis(),
-					attempt.mayHaveIntent(), attempt.holdsIt(), attempt.request());
+					attempt.mayHaveIntent(), attempt.holdsIt(), attempt.request(), undoing);
 		}
 		// A re-entry sets the lease of the hold the owner has: the registry keeps
 		// counting the owner until the reply, plus the lease, or until its handles are
@@ -95,7 +135,7 @@ final class LockAttempts {
 		AcquireResult result;
 		try {
 			result = this.commands.acquire(spec, owner, attempt.hold(), attempt.remainingWaitMillis(),
-					attempt.mayHaveIntent(), attempt.holdsIt(), attempt.request());
+					attempt.mayHaveIntent(), attempt.holdsIt(), attempt.request(), undoing);
 		}
 		catch (RuntimeException ex) {
 			writes.failed(owner, spec.lockKey());

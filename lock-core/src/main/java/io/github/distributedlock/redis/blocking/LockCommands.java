@@ -64,20 +64,34 @@ public final class LockCommands {
 	 */
 	public AcquireResult acquire(LockSpec spec, String owner, String hold, long remainingWaitMillis,
 			boolean mayHaveIntent, boolean holdsIt, @Nullable HandOffRequest handOff) {
+		return acquire(spec, owner, hold, remainingWaitMillis, mayHaveIntent, holdsIt, handOff, false);
+	}
+
+	/**
+	 * Run one acquire attempt, as
+	 * {@link #acquire(LockSpec, String, String, long, boolean, boolean, HandOffRequest)}.
+	 * @param undoing whether it undoes an attempt whose reply an interrupt threw away:
+	 * then an interrupt does not end the wait for its reply (see
+	 * {@link #runUndoing(LockName, ScriptCall)})
+	 */
+	AcquireResult acquire(LockSpec spec, String owner, String hold, long remainingWaitMillis, boolean mayHaveIntent,
+			boolean holdsIt, @Nullable HandOffRequest handOff, boolean undoing) {
 		LockKind.Attempt attempt = new LockKind.Attempt(owner, hold, remainingWaitMillis, mayHaveIntent, holdsIt,
 				handOff);
+		ScriptCall call = spec.kind().acquire(spec, attempt, this.fenceIdleMillis);
 		return ScriptReplies.acquireResult(spec,
-				runAttempt(spec.name(), spec.kind().acquire(spec, attempt, this.fenceIdleMillis)));
+				undoing ? runUndoing(spec.name(), call) : runAttempt(spec.name(), call));
 	}
 
 	/**
 	 * Take several plain locks in one script, all or nothing.
 	 */
 	MultiAcquireResult acquireAll(List<LockSpec> specs, String owner, String hold, boolean reentrant,
-			@Nullable HandOffRequest handOff) {
+			@Nullable HandOffRequest handOff, boolean undoing) {
 		LockName first = specs.get(0).name();
-		return ScriptReplies.multiAcquireResult(first, specs.size(), runAttempt(first,
-				ExclusiveKind.acquireAll(specs, owner, hold, reentrant, handOff, this.fenceIdleMillis)));
+		ScriptCall call = ExclusiveKind.acquireAll(specs, owner, hold, reentrant, handOff, this.fenceIdleMillis);
+		return ScriptReplies.multiAcquireResult(first, specs.size(),
+				undoing ? runUndoing(first, call) : runAttempt(first, call));
 	}
 
 	/**
@@ -294,6 +308,27 @@ public final class LockCommands {
 	 */
 	private <T> @Nullable T runAttempt(LockName name, ScriptCall call) {
 		return runUninterrupted(name, "acquire", call, false);
+	}
+
+	/**
+	 * Run the attempt that undoes one whose reply an interrupt threw away: it must learn
+	 * what it finds, to release it, so a second interrupt does not end the wait for its
+	 * reply (where the connection factory shares one Lettuce connection), which still
+	 * lasts at most the command timeout. The interrupt is kept for the caller.
+	 */
+	private <T> @Nullable T runUndoing(LockName name, ScriptCall call) {
+		boolean interrupted = Thread.interrupted();
+		try {
+			return this.scripts.executeUninterruptibly(call);
+		}
+		catch (DataAccessException ex) {
+			throw ScriptReplies.failure(name, "acquire", ex);
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
 	}
 
 	/**

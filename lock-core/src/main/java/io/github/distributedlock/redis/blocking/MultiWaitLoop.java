@@ -57,7 +57,20 @@ public final class MultiWaitLoop {
 					seen = queue.signals();
 				}
 				long sentNanos = this.acquisition.next();
-				MultiAcquisition.Outcome outcome = this.acquisition.replied(sentNanos, attempt());
+				MultiAcquireResult result;
+				try {
+					result = attempt(false);
+				}
+				catch (LockInterruptedException ex) {
+					this.acquisition.unanswered();
+					undoAttempt();
+					throw ex;
+				}
+				catch (RuntimeException ex) {
+					this.acquisition.unanswered();
+					throw ex;
+				}
+				MultiAcquisition.Outcome outcome = this.acquisition.replied(sentNanos, result);
 				if (outcome instanceof MultiAcquisition.Granted granted) {
 					if (!granted.late()) {
 						acquired = true;
@@ -116,9 +129,26 @@ public final class MultiWaitLoop {
 		}
 	}
 
-	private MultiAcquireResult attempt() {
+	private MultiAcquireResult attempt(boolean undoing) {
 		return this.commands.acquireAll(this.acquisition.specs(), this.acquisition.owner(), this.acquisition.hold(),
-				this.acquisition.reentrant(), this.acquisition.request());
+				this.acquisition.reentrant(), this.acquisition.request(), undoing);
+	}
+
+	/**
+	 * Undo an attempt whose reply an interrupt threw away: it may have run and taken the
+	 * locks, which nobody would release before their leases end. One more attempt with
+	 * the same hold id finds them, and what it finds, or takes now, is released.
+	 */
+	private void undoAttempt() {
+		try {
+			long sentNanos = this.acquisition.next();
+			if (this.acquisition.replied(sentNanos, attempt(true)) instanceof MultiAcquisition.Granted granted) {
+				releaseQuietly(granted.grants());
+			}
+		}
+		catch (RuntimeException ex) {
+			// The holds, if the attempt took them, end with their leases.
+		}
 	}
 
 	private void releaseQuietly(List<Grant> grants) {

@@ -5,7 +5,6 @@ import io.github.distributedlock.LockSelfDeadlockException;
 import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.redis.core.AcquireResult;
 import io.github.distributedlock.redis.core.Acquisition;
-import io.github.distributedlock.redis.core.AttemptOutcome;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.HandOffRequest;
 import io.github.distributedlock.redis.core.LockOwners;
@@ -163,7 +162,12 @@ public final class WaitLoop {
 					result = this.attempts.send(send.attempt());
 				}
 				catch (LockInterruptedException ex) {
-					undoInterrupted();
+					this.attempts.undoAttempt();
+					if (this.spec.kind().queuesInRedis()) {
+						// The attempt (or its undoing) may have joined the fair queue,
+						// and a place left there would be named next by a release.
+						leaveFairQueue();
+					}
 					throw ex;
 				}
 				boolean outside = !this.waiting.isHead();
@@ -203,14 +207,13 @@ public final class WaitLoop {
 		}
 	}
 
-	/**
-	 * An interrupt ended the wait for an attempt's reply: the attempt may have run and
-	 * taken the lock, which nobody would release before its lease ends (and the owner's
-	 * next acquisition would re-enter). What one more attempt with the same hold id finds
-	 * is released, as after a hand-over without a reply.
-	 */
-	private void undoInterrupted() {
-		releaseUnwanted(HandOverOffer.Settlement.FAILED);
+	private void leaveFairQueue() {
+		try {
+			this.commands.leaveQueue(this.spec, this.acquisition.owner());
+		}
+		catch (RuntimeException ex) {
+			// The place expires with the fair waiter timeout.
+		}
 	}
 
 	private Waiting.Next joinLine() {
@@ -355,24 +358,13 @@ public final class WaitLoop {
 	 * the same hold id finds) that this waiter no longer wants.
 	 */
 	private void releaseUnwanted(HandOverOffer.Settlement settled) {
+		if (settled.outcome() != HandOverOffer.Outcome.GRANTED) {
+			this.attempts.undoAttempt();
+			return;
+		}
 		try {
-			Acquisition.Attempt attempt;
-			AcquireResult result;
-			if (settled.outcome() == HandOverOffer.Outcome.GRANTED) {
-				attempt = this.acquisition.handedOver(settled.sentNanos());
-				result = new AcquireResult(1, settled.token(), -1, -1);
-			}
-			else {
-				attempt = this.acquisition.next(null);
-				result = this.attempts.send(attempt);
-			}
-			AttemptOutcome outcome = this.acquisition.replied(attempt, result, true);
-			if (outcome instanceof AttemptOutcome.Held held) {
-				this.attempts.releaseQuietly(held.grant());
-			}
-			else if (outcome instanceof AttemptOutcome.Late late) {
-				this.attempts.releaseQuietly(late.grant());
-			}
+			Acquisition.Attempt attempt = this.acquisition.handedOver(settled.sentNanos());
+			this.attempts.releaseQuietly(attempt, new AcquireResult(1, settled.token(), -1, -1));
 		}
 		catch (RuntimeException ex) {
 			// The unwanted hold ends with its lease.

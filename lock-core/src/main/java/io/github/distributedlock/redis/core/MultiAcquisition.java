@@ -158,6 +158,14 @@ public final class MultiAcquisition {
 	}
 
 	/**
+	 * Take in an attempt that got no reply (an interrupt threw it away, or Redis failed):
+	 * it may have run, and filed the request in the line of whichever lock blocked it.
+	 */
+	public void unanswered() {
+		this.filed.addAll(this.specs);
+	}
+
+	/**
 	 * Return the locks whose lines the request was filed in: to withdraw it from when the
 	 * acquisition ends without the locks.
 	 */

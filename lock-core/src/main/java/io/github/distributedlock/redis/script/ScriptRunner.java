@@ -2,15 +2,23 @@ package io.github.distributedlock.redis.script;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.dao.QueryTimeoutException;
+import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.DecoratedRedisConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.util.ClassUtils;
@@ -95,6 +103,35 @@ public final class ScriptRunner {
 	}
 
 	/**
+	 * Run a script and wait for its reply even if the thread is interrupted meanwhile,
+	 * for at most the client's command timeout; an interrupt is kept for the caller. For
+	 * what must learn what it did whatever the caller's thread is told (the attempt that
+	 * undoes an interrupted one). Where the factory does not share one Lettuce
+	 * connection, the script runs as {@link #execute(ScriptCall)} does, and an interrupt
+	 * still ends the wait.
+	 * @param <T> the reply type: {@code Long} for integer scripts, {@code List} for the
+	 * others
+	 */
+	public <T> @Nullable T executeUninterruptibly(ScriptCall call) {
+		if (this.async) {
+			try (RedisConnection connection = this.connectionFactory.getConnection()) {
+				RedisConnection target = connection;
+				while (target instanceof DecoratedRedisConnection decorated) {
+					target = decorated.getDelegate();
+				}
+				if (target instanceof LettuceConnection lettuce) {
+					CompletableFuture<T> reply = Lettuce.evalAsync(lettuce, call.script(), call.keys().size(),
+							encode(call));
+					return Lettuce.awaitUninterruptibly(reply,
+							((LettuceConnectionFactory) this.connectionFactory).getClientConfiguration()
+								.getCommandTimeout());
+				}
+			}
+		}
+		return execute(call);
+	}
+
+	/**
 	 * Return a call's keys, then its arguments, as the bytes Redis is sent.
 	 */
 	public static byte[][] encode(ScriptCall call) {
@@ -125,18 +162,54 @@ public final class ScriptRunner {
 	 */
 	private static final class Lettuce {
 
-		static CompletableFuture<Long> evalAsync(LettuceConnection connection, LuaScript<?> script, int keyCount,
+		static <T> CompletableFuture<T> evalAsync(LettuceConnection connection, LuaScript<?> script, int keyCount,
 				byte[][] keysAndArgs) {
 			byte[][] keys = java.util.Arrays.copyOfRange(keysAndArgs, 0, keyCount);
 			byte[][] args = java.util.Arrays.copyOfRange(keysAndArgs, keyCount, keysAndArgs.length);
 			RedisClusterAsyncCommands<byte[], byte[]> commands = connection.getNativeConnection();
-			CompletableFuture<Long> sha = commands
-				.<Long>evalsha(new String(script.sha1(), StandardCharsets.US_ASCII), ScriptOutputType.INTEGER, keys,
-						args)
+			ScriptOutputType type = (script.returnType() == ReturnType.MULTI) ? ScriptOutputType.MULTI
+					: ScriptOutputType.INTEGER;
+			CompletableFuture<T> sha = commands
+				.<T>evalsha(new String(script.sha1(), StandardCharsets.US_ASCII), type, keys, args)
 				.toCompletableFuture();
-			return sha.exceptionallyCompose((ex) -> isNoScript(ex)
-					? commands.<Long>eval(script.text(), ScriptOutputType.INTEGER, keys, args).toCompletableFuture()
-					: CompletableFuture.failedFuture(ex));
+			return sha.exceptionallyCompose(
+					(ex) -> isNoScript(ex) ? commands.<T>eval(script.text(), type, keys, args).toCompletableFuture()
+							: CompletableFuture.failedFuture(ex));
+		}
+
+		/**
+		 * Wait for a reply, through interrupts, for at most the timeout; an interrupt is
+		 * kept for the caller. Failures come as Spring's exceptions.
+		 */
+		static <T> @Nullable T awaitUninterruptibly(CompletableFuture<T> reply, Duration timeout) {
+			boolean interrupted = false;
+			long deadline = System.nanoTime() + timeout.toNanos();
+			try {
+				while (true) {
+					try {
+						return reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+					}
+					catch (InterruptedException ex) {
+						interrupted = true;
+					}
+					catch (TimeoutException ex) {
+						reply.cancel(false);
+						throw new QueryTimeoutException("Redis command timed out after " + timeout, ex);
+					}
+					catch (ExecutionException ex) {
+						Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
+						if (cause instanceof RedisCommandTimeoutException) {
+							throw new QueryTimeoutException(String.valueOf(cause.getMessage()), cause);
+						}
+						throw new RedisSystemException(String.valueOf(cause.getMessage()), cause);
+					}
+				}
+			}
+			finally {
+				if (interrupted) {
+					Thread.currentThread().interrupt();
+				}
+			}
 		}
 
 	}
