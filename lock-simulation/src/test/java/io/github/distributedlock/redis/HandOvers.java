@@ -38,6 +38,11 @@ final class HandOvers {
 
 	private final boolean offersFirst;
 
+	// Whether a run that draws no hand-overs hands over all the same, its heads offering
+	// first, where a queued waiter may be offered (drawn from a PRNG of its own, so that
+	// the other runs draw what they drew before it came).
+	private final boolean forQueuedOffers;
+
 	private final int limit;
 
 	private final int[] counts = new int[Counted.values().length];
@@ -56,6 +61,7 @@ final class HandOvers {
 		this.limit = LIMITS[this.random.nextInt(LIMITS.length)];
 		this.offerRandom = new SimulationRandom(seed ^ 0x6f666672L);
 		this.offersFirst = this.offerRandom.nextInt(2) == 0;
+		this.forQueuedOffers = !this.drawn && new SimulationRandom(seed ^ 0x71756575L).nextInt(2) == 0;
 	}
 
 	/**
@@ -64,6 +70,17 @@ final class HandOvers {
 	 */
 	boolean drawn() {
 		return this.drawn;
+	}
+
+	/**
+	 * Return whether a run that does not hand over ({@link #drawn()} false) hands over
+	 * all the same, its heads offering first, if a queued waiter may be offered there
+	 * (two writers of different owners share a JVM's line): drawn in half of those runs,
+	 * from a PRNG of its own. The runs that hand over draw too few queued offers for the
+	 * seeds CI runs (docs/design/simulation.md, "Offers of queued waiters").
+	 */
+	boolean forQueuedOffers() {
+		return this.forQueuedOffers;
 	}
 
 	/**

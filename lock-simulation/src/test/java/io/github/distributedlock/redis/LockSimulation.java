@@ -181,8 +181,13 @@ import org.jspecify.annotations.Nullable;
  * lost) forgets it and signals the JVM's line as {@code LocalHandOffs.ended} and
  * {@code WaitQueue.signal} do (a retry signal, and the sleeping head woken). Checked
  * besides: a head offering first whose timer ends its sleep must not have seen the hold
- * it offered itself to end before. Not modelled: offers of queued waiters, granted before
- * their thread takes the turn.
+ * it offered itself to end before. A release may also take the offer of the first waiter
+ * of its line whose thread has not taken its turn yet (its request {@code ''}): a grant
+ * makes it the head ({@link Waiting#handedOver}), a refusal or a lost reply makes it take
+ * its turn; its thread takes the turn up to 3 or 10 ms late in half of the turns. So that
+ * the seeds CI runs take such offers, half of the runs that could hand over but draw no
+ * hand-overs, where two writers of different owners share a JVM's line, hand over and
+ * offer first all the same ({@link HandOvers#forQueuedOffers()}, a PRNG of its own).
  * <p>
  * In a quarter of the runs (drawn from a PRNG of its own) every client takes the fair
  * lock of the name instead, and waits as the engine's fair drivers do
@@ -444,10 +449,34 @@ final class LockSimulation {
 		this.redisFaults = new RedisFaults(seed, this.faults.contains(Fault.FAILOVER),
 				this.faults.contains(Fault.EVICT));
 		this.handOvers = new HandOvers(seed);
-		this.handsOver = this.handOvers.drawn() && this.layout != JvmLayout.ONE_EACH && this.permits == 0 && !this.fair
-				&& !polls && this.multi == null;
-		this.offersFirst = this.handsOver && this.handOvers.offersFirst();
+		boolean handsOverHere = this.layout != JvmLayout.ONE_EACH && this.permits == 0 && !this.fair && !polls
+				&& this.multi == null;
+		// Half of the runs that could hand over but draw no hand-overs hand over all the
+		// same, offering first, where a queued waiter may be offered (drawn from a PRNG
+		// of its own): the runs that hand over are too few for a first waiter's offer to
+		// be taken in the seeds CI runs.
+		boolean forQueuedOffers = handsOverHere && this.handOvers.forQueuedOffers() && queuedOffersPossible();
+		this.handsOver = handsOverHere && (this.handOvers.drawn() || forQueuedOffers);
+		this.offersFirst = this.handsOver && (this.handOvers.offersFirst() || forQueuedOffers);
 		this.lostState = new LostState(this.redis, this.spec.lockKey(), LockKeys.permits(this.permitSpec.lockKey()));
+	}
+
+	/**
+	 * Return whether a release may offer the lock to a queued waiter of its JVM's line:
+	 * two writers of different owners share a JVM (clients of a shared custom owner count
+	 * as holding the lock, and are never offered it before their first attempt).
+	 */
+	private boolean queuedOffersPossible() {
+		if (this.sharedOwners) {
+			return false;
+		}
+		int[] writers = new int[4];
+		for (int i = 0; i < 4; i++) {
+			if (this.layout.jvm(i) >= 0 && i / 2 != this.readerPair && ++writers[this.layout.jvm(i)] >= 2) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/**

@@ -215,6 +215,14 @@ class LockSimulationTests {
 			assertThat(handOvers[HandOvers.Counted.GRANTED_UNFILED.ordinal()])
 				.as("hand-overs granted to heads that had not filed")
 				.isPositive();
+			// Releases take the offer of a first waiter whose thread has not taken its
+			// turn yet, and grant it the lock so (HandOvers.forQueuedOffers draws them
+			// into the default seeds).
+			assertThat(handOvers[HandOvers.Counted.OFFERED_QUEUED.ordinal()]).as("offers taken from a queued waiter")
+				.isPositive();
+			assertThat(handOvers[HandOvers.Counted.GRANTED_QUEUED.ordinal()])
+				.as("hand-overs granted to a queued waiter")
+				.isPositive();
 			// The faults are drawn, and lose holds: the checks above ran across them.
 			assertThat(redisFaults[9]).as("seeds with failovers").isPositive();
 			assertThat(redisFaults[10]).as("seeds with evictions").isPositive();

@@ -22,7 +22,8 @@ class PlantedBugTests {
 
 	private static final int MAX_SEEDS = 300;
 
-	// Hand-overs run in a sixth of the runs where clients share a JVM (HandOvers).
+	// Hand-overs run in a sixth of the runs where clients share a JVM, and in some more
+	// for queued offers (HandOvers).
 	private static final int HAND_OVER_SEEDS = 1_000;
 
 	@Test
