@@ -1,19 +1,10 @@
 package io.github.distributedlock.redis;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.Random;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
-import io.github.distributedlock.LockHandle;
-import io.github.distributedlock.LockInterruptedException;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.LockTimeoutException;
@@ -61,7 +52,7 @@ class InterruptedAttemptStressTests {
 		});
 	}
 
-	private void stress(List<String> keys, Acquirer acquirer) throws Exception {
+	private void stress(List<String> keys, ContentionStress.Acquirer acquirer) throws Exception {
 		LettuceConnectionFactory second = RedisConnections.standalone(redis.server());
 		try (RedisLockTemplate one = RedisLockTemplate.builder(this.connected.connectionFactory())
 			.fairWaiterTimeout(Duration.ofSeconds(60))
@@ -69,65 +60,13 @@ class InterruptedAttemptStressTests {
 				RedisLockTemplate two = RedisLockTemplate.builder(second)
 					.fairWaiterTimeout(Duration.ofSeconds(60))
 					.build()) {
-			AtomicBoolean inside = new AtomicBoolean();
-			AtomicInteger acquired = new AtomicInteger();
-			AtomicInteger interrupted = new AtomicInteger();
-			ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
-			List<Thread> workers = new CopyOnWriteArrayList<>();
-			long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(4);
-			List<Future<?>> threads = new ArrayList<>();
-			for (int t = 0; t < 6; t++) {
-				int thread = t;
-				threads.add(this.connected.executor().submit(() -> {
-					workers.add(Thread.currentThread());
-					Random random = new Random(thread);
-					RedisLockTemplate template = (thread % 2 == 0) ? one : two;
-					while (System.nanoTime() - end < 0) {
-						boolean patient = random.nextInt(3) == 0;
-						Duration wait = patient ? Duration.ofSeconds(3) : Duration.ofMillis(1 + random.nextInt(20));
-						try {
-							Optional<LockHandle> held = acquirer.acquire(template, wait);
-							if (held.isEmpty()) {
-								if (patient) {
-									failures.add("a wait of 3 s timed out");
-								}
-								continue;
-							}
-							try (LockHandle handle = held.get()) {
-								if (!inside.compareAndSet(false, true)) {
-									failures.add("two holders at once");
-								}
-								long until = System.nanoTime() + random.nextInt(200_000);
-								while (System.nanoTime() - until < 0) {
-									Thread.onSpinWait();
-								}
-								acquired.incrementAndGet();
-								inside.set(false);
-							}
-						}
-						catch (LockInterruptedException ex) {
-							interrupted.incrementAndGet();
-						}
-						Thread.interrupted();
-					}
-				}));
-			}
-			Random chaos = new Random(42);
-			while (System.nanoTime() - end < 0) {
-				Thread.sleep(1 + chaos.nextInt(3));
-				if (!workers.isEmpty()) {
-					workers.get(chaos.nextInt(workers.size())).interrupt();
-				}
-			}
-			for (Future<?> thread : threads) {
-				thread.get(60, TimeUnit.SECONDS);
-			}
-
-			System.out.printf("interrupted attempts (%s): %d acquired, %d interrupted%n", keys, acquired.get(),
-					interrupted.get());
-			assertThat(failures).isEmpty();
-			assertThat(acquired.get()).isPositive();
-			assertThat(interrupted.get()).isPositive();
+			ContentionStress.Result result = ContentionStress.run(this.connected.executor(), 6,
+					(thread) -> (thread % 2 == 0) ? one : two, acquirer, true, Duration.ofSeconds(4));
+			System.out.printf("interrupted attempts (%s): %d acquired, %d interrupted%n", keys, result.acquired(),
+					result.interrupted());
+			assertThat(result.failures()).isEmpty();
+			assertThat(result.acquired()).isPositive();
+			assertThat(result.interrupted()).isPositive();
 			for (String key : keys) {
 				String lockKey = one.lockKey(LockName.of("interrupted", key));
 				assertThat(redis.server().command("EXISTS", lockKey)).as("nothing left held on " + key).isEqualTo(0L);
@@ -145,13 +84,6 @@ class InterruptedAttemptStressTests {
 
 	private static LockRequest.Builder request(String key, Duration wait) {
 		return LockRequest.builder("interrupted").key(key).lease(Duration.ofSeconds(10)).waitTime(wait);
-	}
-
-	@FunctionalInterface
-	private interface Acquirer {
-
-		Optional<LockHandle> acquire(RedisLockTemplate template, Duration wait);
-
 	}
 
 }

@@ -82,16 +82,9 @@ public final class ScriptRunner {
 	 * exception.
 	 */
 	public CompletableFuture<Long> executeAsync(ScriptCall call) {
-		if (this.async) {
-			try (RedisConnection connection = this.connectionFactory.getConnection()) {
-				RedisConnection target = connection;
-				while (target instanceof DecoratedRedisConnection decorated) {
-					target = decorated.getDelegate();
-				}
-				if (target instanceof LettuceConnection lettuce) {
-					return Lettuce.evalAsync(lettuce, call.script(), call.keys().size(), encode(call));
-				}
-			}
+		CompletableFuture<Long> sent = sendAsync(call);
+		if (sent != null) {
+			return sent;
 		}
 		try {
 			Long result = execute(call);
@@ -113,22 +106,34 @@ public final class ScriptRunner {
 	 * others
 	 */
 	public <T> @Nullable T executeUninterruptibly(ScriptCall call) {
-		if (this.async) {
-			try (RedisConnection connection = this.connectionFactory.getConnection()) {
-				RedisConnection target = connection;
-				while (target instanceof DecoratedRedisConnection decorated) {
-					target = decorated.getDelegate();
-				}
-				if (target instanceof LettuceConnection lettuce) {
-					CompletableFuture<T> reply = Lettuce.evalAsync(lettuce, call.script(), call.keys().size(),
-							encode(call));
-					return Lettuce.awaitUninterruptibly(reply,
-							((LettuceConnectionFactory) this.connectionFactory).getClientConfiguration()
-								.getCommandTimeout());
-				}
+		CompletableFuture<T> reply = sendAsync(call);
+		if (reply == null) {
+			return execute(call);
+		}
+		return Lettuce.awaitUninterruptibly(reply,
+				((LettuceConnectionFactory) this.connectionFactory).getClientConfiguration().getCommandTimeout());
+	}
+
+	/**
+	 * Send a script on the factory's one shared Lettuce connection, without waiting for
+	 * its reply.
+	 * @return its reply to come, or {@code null} if the factory does not share one
+	 * Lettuce connection
+	 */
+	private <T> @Nullable CompletableFuture<T> sendAsync(ScriptCall call) {
+		if (!this.async) {
+			return null;
+		}
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			RedisConnection target = connection;
+			while (target instanceof DecoratedRedisConnection decorated) {
+				target = decorated.getDelegate();
+			}
+			if (target instanceof LettuceConnection lettuce) {
+				return Lettuce.evalAsync(lettuce, call.script(), call.keys().size(), encode(call));
 			}
 		}
-		return execute(call);
+		return null;
 	}
 
 	/**
