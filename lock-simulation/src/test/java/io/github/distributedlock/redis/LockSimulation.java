@@ -897,10 +897,12 @@ final class LockSimulation {
 						false, kept));
 			}
 		}
-		this.sharedKeeps.forEachKept((kept, member, reader) -> {
-			if (kept.ranNanos >= 0 && !kept.lost) {
+		// So is a reader's or a permit's (seed 44391: a permit's release that never
+		// reached Redis, whose grant a failover lost).
+		this.sharedKeeps.forEachKept((kept, hold, reader) -> {
+			if (!kept.lost) {
 				targets.add(new LostState.Target(reader ? LostState.Kind.KEPT_READ : LostState.Kind.KEPT_PERMIT,
-						kept.holder, kept.owner, member, kept.token, false, kept));
+						kept.holder, kept.owner, hold, kept.token, false, kept));
 			}
 		});
 		return targets;
@@ -3085,7 +3087,7 @@ final class LockSimulation {
 		 */
 		private void recordKept(KeptLock kept, Grant grant) {
 			if (this.reader) {
-				LockSimulation.this.sharedKeeps.keptRead(kept);
+				LockSimulation.this.sharedKeeps.keptRead(kept, grant.hold());
 			}
 			else if (this.permit) {
 				LockSimulation.this.sharedKeeps.keptPermit(kept, grant.hold());

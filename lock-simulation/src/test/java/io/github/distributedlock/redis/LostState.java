@@ -151,9 +151,20 @@ final class LostState {
 			case READER -> readerEnd(digest, target.hold());
 			case PERMIT -> score(this.permitsKey, digest + "|" + target.hold());
 			case KEPT_LOCK -> keptLockEnd(digest, (KeptLock) target.subject());
-			case KEPT_READ -> score(LockKeys.readers(this.lockKey), "kept|" + digest);
-			case KEPT_PERMIT -> score(this.permitsKey, target.hold());
+			case KEPT_READ -> released(target) ? score(LockKeys.readers(this.lockKey), "kept|" + digest)
+					: readerEnd(digest, target.hold());
+			case KEPT_PERMIT ->
+				score(this.permitsKey, (released(target) ? "kept|" : "") + digest + "|" + target.hold());
 		};
+	}
+
+	/**
+	 * Return whether a reader's or a permit's keep is its stand-in: its release ran.
+	 * Before, as for a writer's kept lock, the keep is the hold itself (its release has
+	 * not run, or never reaches Redis), which a fault may lose as well (seed 44391).
+	 */
+	private static boolean released(Target target) {
+		return target.subject() instanceof KeptLock kept && kept.ranNanos >= 0;
 	}
 
 	private long writerEnd(String digest, Target target) {
@@ -227,10 +238,16 @@ final class LostState {
 		/** A lock kept for a writer's minimum hold (owned by nobody, or its owner). */
 		KEPT_LOCK,
 
-		/** A reader's stand-in, {@code kept|<owner digest>}. */
+		/**
+		 * A reader's stand-in, {@code kept|<owner digest>}, or the hold itself until its
+		 * release runs.
+		 */
 		KEPT_READ,
 
-		/** A permit's stand-in, whose member is the target's hold. */
+		/**
+		 * A permit's stand-in, {@code kept|<owner digest>|<hold id>}, or the permit
+		 * itself until its release runs.
+		 */
 		KEPT_PERMIT
 
 	}
@@ -241,7 +258,7 @@ final class LostState {
 	 * @param kind what it is
 	 * @param holder the client
 	 * @param owner its owner
-	 * @param hold the hold's id (for a kept permit: its stand-in member)
+	 * @param hold the hold's id (for a kept read or permit: the released hold's)
 	 * @param token the hold's token (0 while its grant is in flight)
 	 * @param inFlight whether its grant's reply is not read yet
 	 * @param subject what the simulation marks as lost: its hold or kept lock

@@ -80,8 +80,8 @@ final class SharedKeeps {
 	 * Record a reader's release that keeps its owner reading, by the stand-in
 	 * {@code kept|<owner digest>}, until {@code kept} ends.
 	 */
-	void keptRead(KeptLock kept) {
-		this.readers.add(new Kept(kept, "kept|" + LockOwners.digest(kept.owner)));
+	void keptRead(KeptLock kept, String hold) {
+		this.readers.add(new Kept(kept, "kept|" + LockOwners.digest(kept.owner), hold));
 		this.keptReads++;
 	}
 
@@ -90,7 +90,7 @@ final class SharedKeeps {
 	 * {@code kept|<owner digest>|<hold id>}, until {@code kept} ends.
 	 */
 	void keptPermit(KeptLock kept, String hold) {
-		this.permits.add(new Kept(kept, "kept|" + LockOwners.digest(kept.owner) + "|" + hold));
+		this.permits.add(new Kept(kept, "kept|" + LockOwners.digest(kept.owner) + "|" + hold, hold));
 		this.keptPermits++;
 	}
 
@@ -103,12 +103,12 @@ final class SharedKeeps {
 	}
 
 	/**
-	 * Hand each stand-in still kept to {@code each}: the kept lock, its member, and
-	 * whether it is a reader's (else a permit's).
+	 * Hand each stand-in still kept to {@code each}: the kept lock, the id of the hold
+	 * released, and whether it is a reader's (else a permit's).
 	 */
 	void forEachKept(Each each) {
-		this.readers.forEach((kept) -> each.kept(kept.lock, kept.member, true));
-		this.permits.forEach((kept) -> each.kept(kept.lock, kept.member, false));
+		this.readers.forEach((kept) -> each.kept(kept.lock, kept.hold, true));
+		this.permits.forEach((kept) -> each.kept(kept.lock, kept.hold, false));
 	}
 
 	/**
@@ -116,7 +116,7 @@ final class SharedKeeps {
 	 */
 	interface Each {
 
-		void kept(KeptLock lock, String member, boolean reader);
+		void kept(KeptLock lock, String hold, boolean reader);
 
 	}
 
@@ -187,7 +187,7 @@ final class SharedKeeps {
 
 	}
 
-	private record Kept(KeptLock lock, String member) {
+	private record Kept(KeptLock lock, String member, String hold) {
 
 		@Nullable String violation(long nowNanos, @Nullable Long scoreMillis) {
 			if (!this.lock.read || this.lock.lost
