@@ -261,6 +261,15 @@ public final class RedisLockTemplate implements LockOperations {
 	}
 
 	/**
+	 * Return how many hand-overs refused at the limit and released the hold in the same
+	 * script, for tests.
+	 */
+	long localPassedOn() {
+		LocalHandOffs local = this.localHandOffs;
+		return (local != null) ? local.passedOn() : 0;
+	}
+
+	/**
 	 * Return how many local holds this template keeps for heads to offer themselves to,
 	 * for tests.
 	 */

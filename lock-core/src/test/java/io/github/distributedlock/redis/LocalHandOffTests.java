@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -137,6 +139,80 @@ class LocalHandOffTests {
 			// 'limit' grants, the hold of an older local request taken from a
 			// reservation, and another run.
 			assertThat(most).as("local holds between two remote holds").isLessThanOrEqualTo(2 * (limit + 1) + 2);
+		}
+	}
+
+	/**
+	 * A hand-over refused at the limit releases the hold in the same script as
+	 * {@code release.lua} would (docs/design/waiting-and-hand-off.md, "Session 21"): the
+	 * lock is reserved for the oldest request, a remote one here, and no
+	 * {@code release.lua} follows. Before, the refusal changed nothing and the releaser
+	 * sent {@code release.lua}, which this test finds loaded.
+	 */
+	@Test
+	void shouldPassTheLockOnInOneScriptWhenRefusingAtTheLimit() throws Exception {
+		RedisServer server = redis.server();
+		try (RedisLockTemplate local = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.localHandOffs(1)
+			.build();
+				RedisLockTemplate remote = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+			String key = local.lockKey(LockName.of("handoff", "at-limit"));
+			List<String> order = new CopyOnWriteArrayList<>();
+			LockHandle first = local.acquire(request("at-limit"));
+			// The remote waiter files its request, which marks the lock 'queued'.
+			CountDownLatch remoteRelease = new CountDownLatch(1);
+			Future<Long> remoteWaiter = this.connected.executor().submit(() -> {
+				try (LockHandle handle = remote.acquire(request("at-limit"))) {
+					order.add("remote");
+					remoteRelease.await();
+					return handle.fencingToken();
+				}
+			});
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> Long.valueOf(1).equals(server.command("ZCARD", key + ":requests")));
+			// The first release grants the lock to a local head: a run of 1, the limit.
+			CountDownLatch secondRelease = new CountDownLatch(1);
+			Future<Long> second = this.connected.executor().submit(() -> {
+				LockHandle handle = local.acquire(request("at-limit"));
+				order.add("second");
+				secondRelease.await();
+				handle.close();
+				return handle.fencingToken();
+			});
+			awaitOffered(local);
+			first.close();
+			await().atMost(Duration.ofSeconds(5)).until(() -> order.contains("second"));
+			assertThat(local.localGrants()).as("grants").isEqualTo(1);
+			assertThat(hashField(key, "run")).isEqualTo("1");
+			Future<Long> third = this.connected.executor().submit(() -> {
+				try (LockHandle handle = local.acquire(request("at-limit"))) {
+					order.add("third");
+					return handle.fencingToken();
+				}
+			});
+			awaitOffered(local);
+			server.command("SCRIPT", "FLUSH");
+			// The second release finds a local head offered and the remote request
+			// waiting
+			// through a run at the limit: refused, and the lock reserved for the remote
+			// request in the same script.
+			secondRelease.countDown();
+			long secondToken = second.get(10, TimeUnit.SECONDS);
+			await().atMost(Duration.ofSeconds(5)).until(() -> order.contains("remote"));
+			assertThat(scriptLoaded(LockScripts.HAND_OVER.sha1())).as("hand-over.lua sent").isTrue();
+			assertThat(scriptLoaded(LockScripts.RELEASE.sha1())).as("release.lua sent after the hand-over").isFalse();
+			assertThat(local.localGrants()).as("grants").isEqualTo(1);
+			// The local head, refused, filed its request behind the remote one and waits.
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> Long.valueOf(1).equals(server.command("ZCARD", key + ":requests")));
+			assertThat(third.isDone()).isFalse();
+			remoteRelease.countDown();
+			long remoteToken = remoteWaiter.get(10, TimeUnit.SECONDS);
+			long thirdToken = third.get(10, TimeUnit.SECONDS);
+			assertThat(order).containsExactly("second", "remote", "third");
+			assertThat(remoteToken).isGreaterThan(secondToken);
+			assertThat(thirdToken).isGreaterThan(remoteToken);
+			assertThat(server.command("EXISTS", key)).isEqualTo(0L);
 		}
 	}
 

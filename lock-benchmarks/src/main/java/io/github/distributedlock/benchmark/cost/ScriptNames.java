@@ -29,7 +29,8 @@ final class ScriptNames {
 		if (keys == 4 && second.endsWith(":released")) {
 			return (argv == 6) ? "release.lua (withdrawal)" : "release.lua";
 		}
-		if (keys == 4 && second.endsWith(":requests") && call.get(6).endsWith(":fence")) {
+		// Its fifth key, the release channel, since session 21.
+		if (keys == 5 && second.endsWith(":requests") && call.get(6).endsWith(":fence")) {
 			return "hand-over.lua";
 		}
 		if (keys == 2 && call.get(3).endsWith(":intent")) {

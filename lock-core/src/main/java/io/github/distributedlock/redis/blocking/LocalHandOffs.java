@@ -37,6 +37,8 @@ public final class LocalHandOffs {
 
 	private final AtomicLong grants = new AtomicLong();
 
+	private final AtomicLong passedOn = new AtomicLong();
+
 	// Per local queue (lock and wait strategy), the latest hold of a plain lock this
 	// template won: its end signals that queue only, so a head of another queue of the
 	// lock (another strategy) must not find it.
@@ -59,9 +61,9 @@ public final class LocalHandOffs {
 	 * Release the last hold of a plain lock by granting the lock to the sleeping head of
 	 * its local line, if there is one of another owner. The head's owner counts as
 	 * writing a lease from before the hand-over is sent until its reply, as for a
-	 * re-entry's attempt. A refusal releases the hold with {@code release.lua}; in every
-	 * case the head is told, and a head granted the lock decides itself whether it came
-	 * in time.
+	 * re-entry's attempt. A refusal at the limit releases the hold in the same script;
+	 * any other refusal releases it with {@code release.lua}; in every case the head is
+	 * told, and a head granted the lock decides itself whether it came in time.
 	 * @param released the hold, whose owner holds no other hold of the lock and keeps no
 	 * minimum hold
 	 * @return what the release returns ({@code 0}: no hold left), or
@@ -99,9 +101,16 @@ public final class LocalHandOffs {
 				settled = HandOverOffer.Settlement.granted(token, sentNanos);
 				return 0;
 			}
+			settled = HandOverOffer.Settlement.REFUSED;
+			if (token == LockCommands.PASSED_ON) {
+				// Refused at the limit, and released in the same script as release.lua
+				// would: reserved for the oldest request, or freed. The head tries at
+				// once, and may find the lock reserved for its own request.
+				this.passedOn.incrementAndGet();
+				return 0;
+			}
 			// Refused, nothing changed: released as usual, which reserves the lock for
 			// the oldest request; the head then tries at once.
-			settled = HandOverOffer.Settlement.REFUSED;
 			return this.commands.release(released, 0);
 		}
 		finally {
@@ -180,6 +189,14 @@ public final class LocalHandOffs {
 	 */
 	public long grants() {
 		return this.grants.get();
+	}
+
+	/**
+	 * Return how many hand-overs refused at the limit and released the hold in the same
+	 * script ({@code hand-over.lua}'s {@code [2]}), for tests.
+	 */
+	public long passedOn() {
+		return this.passedOn.get();
 	}
 
 	/**

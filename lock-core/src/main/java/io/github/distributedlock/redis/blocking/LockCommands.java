@@ -35,6 +35,12 @@ import static io.github.distributedlock.redis.script.LockScripts.READ_HOLD;
  */
 public final class LockCommands {
 
+	/**
+	 * What {@link #handOver} returns when the script refused at the limit and released
+	 * the hold as {@code release.lua} would ({@code [2]}).
+	 */
+	static final long PASSED_ON = -1;
+
 	private final StringRedisTemplate redis;
 
 	private final ScriptRunner scripts;
@@ -133,7 +139,9 @@ public final class LockCommands {
 	 * Release the last hold of a plain lock and grant the lock to the sleeping head of
 	 * this JVM's line ({@code hand-over.lua}), sent even on an interrupted thread.
 	 * @param limit the most grants in a row while a request of another process waits
-	 * @return the head's new token, or 0 if the script refused and changed nothing
+	 * @return the head's new token; {@link #PASSED_ON} if the script refused at the limit
+	 * and released the hold as {@code release.lua} would (reserved for the oldest
+	 * request, or freed); or 0 if it refused and changed nothing
 	 */
 	long handOver(Grant released, HandOverOffer head, int limit) {
 		LockSpec spec = released.spec();
@@ -142,7 +150,11 @@ public final class LockCommands {
 		if (reply == null || reply.isEmpty()) {
 			throw new LockAccessException(spec.name(), "unexpected reply from the hand-over script: " + reply, null);
 		}
-		return (((Number) reply.get(0)).longValue() == 1) ? ((Number) reply.get(1)).longValue() : 0;
+		long status = ((Number) reply.get(0)).longValue();
+		if (status == 1) {
+			return ((Number) reply.get(1)).longValue();
+		}
+		return (status == 2) ? PASSED_ON : 0;
 	}
 
 	/**

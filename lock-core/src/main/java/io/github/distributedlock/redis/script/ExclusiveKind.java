@@ -39,7 +39,9 @@ public final class ExclusiveKind extends LockKind {
 	/**
 	 * Build the release of a hold's last hold that grants the lock to a waiter of the
 	 * same JVM ({@code hand-over.lua}): it returns {@code [1, token]} when the head holds
-	 * the lock, {@code [0]} when nothing changed and the hold is to be released as usual.
+	 * the lock, {@code [2]} when it refused at the limit and released the hold as
+	 * {@code release.lua} would, {@code [0]} when nothing changed and the hold is to be
+	 * released as usual.
 	 * @param released the hold that goes
 	 * @param headOwnerDigest the digest of the head's owner
 	 * @param headHold the id of the head's acquisition

@@ -31,7 +31,7 @@ public final class LockScripts {
 			ScriptArgs.Release.class, LOCK, CHANNEL, REQUESTS, READERS);
 
 	public static final LuaScript<ScriptArgs.HandOver> HAND_OVER = LuaScript.load("hand-over.lua", ReturnType.MULTI,
-			ScriptArgs.HandOver.class, LOCK, REQUESTS, READERS, FENCE);
+			ScriptArgs.HandOver.class, LOCK, REQUESTS, READERS, FENCE, CHANNEL);
 
 	static final LuaScript<ScriptArgs.Extend> EXTEND = LuaScript.load("extend.lua", ReturnType.INTEGER,
 			ScriptArgs.Extend.class, LOCK);

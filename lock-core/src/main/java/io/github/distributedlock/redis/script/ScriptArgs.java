@@ -124,7 +124,8 @@ public sealed interface ScriptArgs {
 
 	/**
 	 * Release the last hold of a lock and grant it to the head of the releaser's JVM's
-	 * line, or change nothing ({@code hand-over.lua}).
+	 * line; at the limit, release it as {@code release.lua} would; or change nothing
+	 * ({@code hand-over.lua}).
 	 *
 	 * @param owner the releaser's owner id
 	 * @param token the releaser's fencing token

@@ -1,20 +1,24 @@
 -- Release the last hold of a lock and grant the lock, in the same script, to a waiter of the
 -- releaser's own JVM: the head of its template's line, which is asleep between attempts. It
 -- is granted only while no request of the line in Redis has waited through `limit` such
--- grants in a row; otherwise nothing changes, and the caller releases with release.lua, which
--- reserves the lock for the oldest request or frees it. A grant is the one place where a
+-- grants in a row; at that limit, the script releases the hold as release.lua would, reserving
+-- the lock for the oldest request or freeing it ("Session 21"). In any other case it refuses,
+-- nothing changes, and the caller releases with release.lua. A grant is the one place where a
 -- script run by another caller makes a holder, and only the releaser's JVM, which chose the
 -- head's hold id, reads its reply (docs/design/waiting-and-hand-off.md, "Hand-off inside one
 -- JVM").
 --
--- KEYS: lock, requests, readers, fence
+-- KEYS: lock, requests, readers, fence, channel
 -- ARGV: owner, token, hold, head_owner, head_hold, head_lease_ms, head_request, limit, fence_idle_ms
 --
 -- KEYS[1]  the lock hash (acquire.lua); a grant also writes 'granted' (the token it gave) and
---          'run' (how many grants in a row led to it)
+--          'run' (how many grants in a row led to it); 'queued' marks one that an attempt found
+--          taken (mark_queued in lib.lua)
 -- KEYS[2]  the requests: a sorted set of '<claim ms>:<id>' scored by arrival (ms)
 -- KEYS[3]  the lock's readers: while the releaser also reads (a downgrade), nothing is granted
 -- KEYS[4]  the fencing counter of the lock's hash slot
+-- KEYS[5]  the lock's release channel (declared as a key so that it routes with the lock), told
+--          of a refusal at the limit as release.lua tells it
 -- ARGV[1]  the releaser's owner
 -- ARGV[2]  the fencing token of the releaser's hold
 -- ARGV[3]  the releaser's hold id
@@ -27,13 +31,20 @@
 --          its default, LockKeys.FENCE_IDLE_MILLIS (LockScriptsTests checks it)
 --
 -- Run twice (re-sent after a reconnect), the second run finds the head's hold and answers the
--- grant again, with the same token and the lease only lengthened: never a second grant.
+-- grant again, with the same token and the lease only lengthened: never a second grant. After a
+-- refusal at the limit, the second run finds the releaser's hold gone and returns {0}; the
+-- caller's release.lua then finds the lock reserved after this hold (0) or gone (-1), as a
+-- second run of release.lua would.
 --
 -- Returns {1, token}  granted: the head holds the lock with this new token and its own lease
+--         {2}         refused at the limit: the releaser's hold is released as release.lua
+--                     would (the lock reserved for the oldest request, or freed and, if
+--                     marked, its token published); send nothing more
 --         {0}         refused, nothing changed: release with release.lua
 
 local head = hold_field(ARGV[5])
-local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'holds', 'kept', hold_field(ARGV[3]), head, 'granted', 'run')
+local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'holds', 'kept', hold_field(ARGV[3]), head, 'granted', 'run',
+	'queued')
 if held[6] and held[1] == ARGV[4] and ARGV[4] ~= digest(ARGV[1]) then
 	-- The head's hold is there: an earlier run of this script granted it (or the head's own
 	-- attempt took it). The head counts its lease from before this run: it must cover that.
@@ -55,23 +66,29 @@ end
 local line = redis.call('ZRANGE', KEYS[2], '0', '1')
 local others = line[1] and (line[1] ~= ARGV[7] or line[2])
 local run = '0'
-if others then
-	if held[7] == held[2] then
-		run = held[8]
+if others and held[7] == held[2] then
+	run = held[8]
+end
+if not others or tonumber(run) < tonumber(ARGV[8]) then
+	if ARGV[7] ~= '' then
+		redis.call('ZREM', KEYS[2], ARGV[7])
 	end
-	if tonumber(run) >= tonumber(ARGV[8]) then
-		return {0}
-	end
+	local token = next_token(KEYS[4], ARGV[9] or '604800000', server_micros())
+	redis.call('HDEL', KEYS[1], hold_field(ARGV[3]))
+	-- 'queued' stays set: a request of the line, or the head's next neighbour, may wait for the
+	-- release of this hold too.
+	redis.call('HSET', KEYS[1], 'owner', ARGV[4], 'token', token, head, '1', 'queued', '1', 'granted', token, 'run',
+		tostring(tonumber(run) + 1))
+	redis.call('PEXPIRE', KEYS[1], ARGV[6])
+	return {1, tonumber(token)}
 end
 
-if ARGV[7] ~= '' then
-	redis.call('ZREM', KEYS[2], ARGV[7])
-end
-local token = next_token(KEYS[4], ARGV[9] or '604800000', server_micros())
-redis.call('HDEL', KEYS[1], hold_field(ARGV[3]))
--- 'queued' stays set: a request of the line, or the head's next neighbour, may wait for the
--- release of this hold too.
-redis.call('HSET', KEYS[1], 'owner', ARGV[4], 'token', token, head, '1', 'queued', '1', 'granted', token, 'run',
-	tostring(tonumber(run) + 1))
-redis.call('PEXPIRE', KEYS[1], ARGV[6])
-return {1, tonumber(token)}
+-- (lib.lua: the functions that only the code below calls)
+
+-- At the limit: no grant. The hold goes as release.lua would release it, on the state this
+-- script found: the releaser's last hold, no minimum hold kept, nobody reading (all checked
+-- above), so the lock is reserved for the oldest request if it is marked 'queued', or freed.
+-- The head, told of the refusal, attempts at once, and finds the lock reserved for its own
+-- request if that was the oldest.
+pass_on(KEYS[1], KEYS[5], KEYS[2], nil, hold_field(ARGV[3]), held[2], held[9], held[9])
+return {2}

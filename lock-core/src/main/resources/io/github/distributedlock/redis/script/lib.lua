@@ -232,3 +232,37 @@ local function mark_queued(lock, queued)
 		redis.call('HSET', lock, 'queued', '1')
 	end
 end
+
+-- The last hold of a lock goes (release.lua; hand-over.lua refused at its limit, which must do
+-- exactly what release.lua does for that hold: docs/design/waiting-and-hand-off.md, "Session 21").
+-- If reserve (the lock was marked 'queued', and hand-offs are on), the lock is reserved for the
+-- oldest well-formed request of the line, unless someone reads it (readers, or nil when the
+-- caller checked already), and its waiter is told; otherwise it is deleted, and if waited (the
+-- mark) the waiters are told with the token. field: the hold's field, dropped with a
+-- reservation (nil for a withdrawal, which has none).
+local function pass_on(lock, channel, requests, readers, field, token, reserve, waited)
+	-- ZRANGE and ZREM rather than ZPOPMIN, which the minimal ACL documented for the library lacks.
+	local next = reserve and redis.call('ZRANGE', requests, '0', '0') or {}
+	if next[1] and (not readers or redis.call('EXISTS', readers) == 0) then
+		while next[1] do
+			redis.call('ZREM', requests, next[1])
+			-- Its claim bounds what a waiter that died or stopped listening costs the others. A
+			-- member of any other form (not ours to read) is dropped before anything is written.
+			local claim = tonumber(string.match(next[1], '^(%d+):'))
+			if claim and claim > 0 then
+				redis.call('HSET', lock, 'owner', '', 'holds', '0', 'reserved', next[1])
+				if field then
+					redis.call('HDEL', lock, field)
+				end
+				redis.call('PEXPIRE', lock, claim)
+				redis.call('PUBLISH', channel, 'reserved:' .. next[1])
+				return
+			end
+			next = redis.call('ZRANGE', requests, '0', '0')
+		end
+	end
+	redis.call('DEL', lock)
+	if waited then
+		redis.call('PUBLISH', channel, token)
+	end
+end

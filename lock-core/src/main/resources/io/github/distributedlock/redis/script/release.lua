@@ -85,29 +85,6 @@ end
 -- Nobody tried a lock never marked 'queued' since it was taken (mark_queued in lib.lua): no
 -- request waits for it, and nobody listens for its release.
 local waited = ARGV[6] or held[5]
--- ZRANGE and ZREM rather than ZPOPMIN, which the minimal ACL documented for the library lacks.
-local next = (hand_off == '1' and waited) and redis.call('ZRANGE', KEYS[3], '0', '0') or {}
-if next[1] and redis.call('EXISTS', KEYS[4]) == 0 then
-	while next[1] do
-		redis.call('ZREM', KEYS[3], next[1])
-		-- Its claim bounds what a waiter that died or stopped listening costs the others. A
-		-- member of any other form (not ours to read) is dropped before anything is written.
-		local claim = tonumber(string.match(next[1], '^(%d+):'))
-		if claim and claim > 0 then
-			redis.call('HSET', KEYS[1], 'owner', '', 'holds', '0', 'reserved', next[1])
-			if not ARGV[6] then
-				redis.call('HDEL', KEYS[1], field)
-			end
-			redis.call('PEXPIRE', KEYS[1], claim)
-			redis.call('PUBLISH', KEYS[2], 'reserved:' .. next[1])
-			return 0
-		end
-		next = redis.call('ZRANGE', KEYS[3], '0', '0')
-	end
-end
-
-redis.call('DEL', KEYS[1])
-if waited then
-	redis.call('PUBLISH', KEYS[2], held[2])
-end
+pass_on(KEYS[1], KEYS[2], KEYS[3], KEYS[4], (not ARGV[6]) and field or nil, held[2], hand_off == '1' and waited,
+	waited)
 return 0

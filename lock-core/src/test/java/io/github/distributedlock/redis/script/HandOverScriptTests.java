@@ -17,7 +17,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * grants the lock to the head of the releaser's JVM's line in the same script
  * (docs/design/waiting-and-hand-off.md, "Hand-off inside one JVM"). A grant makes a new
  * hold for the head, with a new token and the head's lease, and takes the head's request
- * out of the line; a refusal changes nothing; a second run answers the first run's grant.
+ * out of the line; a refusal at the limit releases as {@code release.lua} would, any
+ * other refusal changes nothing; a second run answers the first run's grant.
  */
 class HandOverScriptTests {
 
@@ -26,6 +27,8 @@ class HandOverScriptTests {
 	private static final String REQUESTS = LOCK + ":requests";
 
 	private static final String READERS = LOCK + ":readers";
+
+	private static final String CHANNEL = LOCK + ":released";
 
 	@RegisterExtension
 	static RedisServerExtension redis = RedisServerExtension.dedicated();
@@ -91,14 +94,79 @@ class HandOverScriptTests {
 			assertThat(hash()).containsEntry("run", Integer.toString(i));
 		}
 		assertThat(acquire("c3", "2000:c3")).isZero();
-		Map<String, String> before = hash();
-		long ttl = (Long) redis.server().command("PTTL", LOCK);
-		assertThat(handOver("c2", token, "c3", "2000:c3", "5000", "2")).isEqualTo(List.of(0L));
-		assertThat(hash()).isEqualTo(before);
-		assertThat((Long) redis.server().command("PTTL", LOCK)).isBetween(ttl - 1000, ttl);
-		// The usual release then serves the oldest request: the remote one.
-		assertThat(release("c2", token)).isZero();
-		assertThat(hash()).containsEntry("reserved", "1000:r").containsEntry("owner", "");
+		// At the limit, the same script releases as release.lua would: the lock is
+		// reserved for the oldest request, the remote one (docs/design, "Session 21").
+		assertThat(handOver("c2", token, "c3", "2000:c3", "5000", "2")).isEqualTo(List.of(2L));
+		assertThat(hash()).containsEntry("reserved", "1000:r")
+			.containsEntry("owner", "")
+			.containsEntry("holds", "0")
+			.containsEntry("token", Long.toString(token))
+			.doesNotContainKey("#c2-hold");
+		assertThat((Long) redis.server().command("PTTL", LOCK)).isBetween(0L, 1000L);
+		assertThat(redis.server().command("ZRANGE", REQUESTS, "0", "-1")).isEqualTo(List.of("2000:c3"));
+	}
+
+	@Test
+	void shouldDoWhatReleaseDoesWhenRefusingAtTheLimit() {
+		// The same state twice: released by hand-over.lua at the limit, and by a refusal
+		// and release.lua (the old pair); the keys must end up the same.
+		Map<String, Object> passedOn = atTheLimit(true);
+		redis.server().command("FLUSHALL");
+		Map<String, Object> released = atTheLimit(false);
+		assertThat(passedOn).isEqualTo(released);
+		assertThat(passedOn.get("hash").toString()).contains("reserved=1000:r");
+		assertThat(passedOn.get("requests")).isEqualTo(List.of("2000:c1"));
+	}
+
+	private Map<String, Object> atTheLimit(boolean folded) {
+		long token = acquire("c0", "");
+		// A member of another form, older than any request: dropped, not reserved for.
+		redis.server().command("ZADD", REQUESTS, "0", "junk");
+		assertThat(acquire("remote", "1000:r")).isZero();
+		assertThat(acquire("c1", "2000:c1")).isZero();
+		if (folded) {
+			assertThat(handOver("c0", token, "c1", "2000:c1", "5000", "0")).isEqualTo(List.of(2L));
+		}
+		else {
+			assertThat(release("c0", token)).isZero();
+		}
+		Map<String, String> hash = hash();
+		// The tokens of the two runs differ (the clock): each keeps its own.
+		assertThat(hash.remove("token")).isEqualTo(Long.toString(token));
+		return Map.of("hash", hash, "requests", redis.server().command("ZRANGE", REQUESTS, "0", "-1"), "ttl",
+				(Long) redis.server().command("PTTL", LOCK) > 0);
+	}
+
+	@Test
+	void shouldFreeALockNobodyMarkedWhenRefusingAtTheLimit() {
+		long token = acquire("c0", "");
+		// A request in the line of a lock that no attempt marked 'queued' (as after a
+		// reservation expired): release.lua frees the lock and leaves the line alone.
+		redis.server().command("ZADD", REQUESTS, "1", "1000:r");
+		assertThat(hash()).doesNotContainKey("queued");
+		assertThat(handOver("c0", token, "c1", "", "5000", "0")).isEqualTo(List.of(2L));
+		assertThat(redis.server().command("EXISTS", LOCK)).isEqualTo(0L);
+		assertThat(redis.server().command("ZRANGE", REQUESTS, "0", "-1")).isEqualTo(List.of("1000:r"));
+	}
+
+	@Test
+	void shouldRefuseWithoutChangeWhenRunAgainAfterPassingOn() {
+		long token = acquire("c0", "");
+		assertThat(acquire("remote", "1000:r")).isZero();
+		assertThat(acquire("c1", "2000:c1")).isZero();
+		assertThat(handOver("c0", token, "c1", "2000:c1", "5000", "0")).isEqualTo(List.of(2L));
+		Map<String, String> after = hash();
+		// A re-send: the releaser's hold is gone, so nothing changes ...
+		assertThat(handOver("c0", token, "c1", "2000:c1", "5000", "0")).isEqualTo(List.of(0L));
+		assertThat(hash()).isEqualTo(after).containsEntry("reserved", "1000:r");
+		// ... and the release.lua the releaser then sends finds the lock reserved after
+		// this hold: 0, as a second run of release.lua answers today.
+		assertThat(release("c0", token)).isZero();
+		assertThat(hash()).isEqualTo(after);
+		// Freed meanwhile: -1.
+		redis.server().command("DEL", LOCK);
+		assertThat(handOver("c0", token, "c1", "2000:c1", "5000", "0")).isEqualTo(List.of(0L));
+		assertThat(release("c0", token)).isEqualTo(-1L);
 	}
 
 	@Test
@@ -120,8 +188,8 @@ class HandOverScriptTests {
 		assertThat(acquire("c1", "2000:c1")).isZero();
 		token = (Long) handOver("c0", token, "c1", "2000:c1", "5000", "1").get(1);
 		assertThat(acquire("c2", "2000:c2")).isZero();
-		assertThat(handOver("c1", token, "c2", "2000:c2", "5000", "1")).isEqualTo(List.of(0L));
-		assertThat(release("c1", token)).isZero();
+		assertThat(handOver("c1", token, "c2", "2000:c2", "5000", "1")).isEqualTo(List.of(2L));
+		assertThat(hash()).containsEntry("reserved", "1000:r");
 		// The remote request takes its reservation: a hold no grant made, so a new run.
 		token = acquire("remote", "1000:r");
 		assertThat(token).isPositive();
@@ -179,7 +247,7 @@ class HandOverScriptTests {
 
 	private List<?> handOver(String releaser, long token, String head, String headRequest, String lease, String limit) {
 		return (List<?>) ScriptEval.eval(redis.server(), LockScripts.HAND_OVER,
-				List.of(LOCK, REQUESTS, READERS, LockKeys.fence(LOCK)), releaser, Long.toString(token),
+				List.of(LOCK, REQUESTS, READERS, LockKeys.fence(LOCK), CHANNEL), releaser, Long.toString(token),
 				releaser + "-hold", LockOwners.digest(head), head + "-hold", lease, headRequest, limit);
 	}
 
@@ -195,8 +263,8 @@ class HandOverScriptTests {
 	}
 
 	private long release(String owner, long token) {
-		return (Long) ScriptEval.eval(redis.server(), LockScripts.RELEASE,
-				List.of(LOCK, LOCK + ":released", REQUESTS, READERS), owner, Long.toString(token), owner + "-hold");
+		return (Long) ScriptEval.eval(redis.server(), LockScripts.RELEASE, List.of(LOCK, CHANNEL, REQUESTS, READERS),
+				owner, Long.toString(token), owner + "-hold");
 	}
 
 	private Map<String, String> hash() {
