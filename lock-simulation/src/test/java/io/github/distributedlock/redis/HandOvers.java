@@ -248,7 +248,14 @@ final class HandOvers {
 		 * A head offering itself first slept until its timer (the local hold's lease end,
 		 * or its wait time).
 		 */
-		OFFER_FIRST_TIMED_OUT
+		OFFER_FIRST_TIMED_OUT,
+
+		/**
+		 * A refusal at the limit that released the hold in the same script, as
+		 * {@code release.lua} would (its reply {@code [2]}): no {@code release.lua}
+		 * followed (docs/design/waiting-and-hand-off.md, "Session 21").
+		 */
+		PASSED_ON_AT_LIMIT
 
 	}
 

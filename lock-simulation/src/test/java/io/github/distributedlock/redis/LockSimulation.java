@@ -2833,8 +2833,9 @@ final class LockSimulation {
 		 * Release the last hold with {@code hand-over.lua}, offering the lock to the head
 		 * of the local line: mark it offered, read {@code t0}, send (after a pause, if
 		 * drawn). A grant is the head's to decide on, as its own attempt's reply, counted
-		 * from {@code t0}; a refusal releases with {@code release.lua}, then wakes the
-		 * head; a failure fails the release, and the head tries on its own at once.
+		 * from {@code t0}; a refusal at the limit released the hold in the same script
+		 * ({@code [2]}), any other refusal releases with {@code release.lua}, then wakes
+		 * the head; a failure fails the release, and the head tries on its own at once.
 		 */
 		private void handOver(Held held, Client head, Runnable then) {
 			HandOvers handOvers = LockSimulation.this.handOvers;
@@ -2879,6 +2880,18 @@ final class LockSimulation {
 					}
 					handOvers.count(HandOvers.Counted.REFUSED);
 					head.registry.replied(null, -1, now);
+					if ((Long) items.get(0) == 2) {
+						// Refused at the limit, and released in the same script as
+						// release.lua would: as a release that answers 0, with nothing
+						// more sent (LocalHandOffs.release).
+						handOvers.count(HandOvers.Counted.PASSED_ON_AT_LIMIT);
+						this.registry.released(held, 0, now);
+						lostReply(this, held, t0, 0, true);
+						localEnded(held, true);
+						head.offerEnded(acquisition);
+						then.run();
+						return;
+					}
 					sendRelease(held, "release", () -> {
 						head.offerEnded(acquisition);
 						then.run();

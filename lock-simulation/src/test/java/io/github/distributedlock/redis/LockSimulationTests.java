@@ -191,10 +191,12 @@ class LockSimulationTests {
 				redisFaults[0], redisFaults[1], redisFaults[10], redisFaults[2], redisFaults[3], redisFaults[4],
 				redisFaults[5], redisFaults[6], redisFaults[7], redisFaults[8], firstSelfDeadlock);
 		System.out.printf("hand-overs inside a JVM: %d seeds, %d offered (%d after a pause since t0), %d held, %d "
-				+ "granted too late, %d refused (%d of them with other requests waiting), %d failed without a reply, "
+				+ "granted too late, %d refused (%d of them with other requests waiting, %d passed on at the limit in "
+				+ "the same script), %d failed without a reply, "
 				+ "%d heads stopped while offered (%d grants released); a request waited through %d grants in a row "
 				+ "at most%n", handOverRuns, handOvers[0], handOvers[6], handOvers[1], handOvers[2], handOvers[3],
-				handOvers[4], handOvers[5], handOvers[7], handOvers[8], mostPassedBy);
+				handOvers[4], handOvers[HandOvers.Counted.PASSED_ON_AT_LIMIT.ordinal()], handOvers[5], handOvers[7],
+				handOvers[8], mostPassedBy);
 		System.out.printf("offers before the first attempt: %d seeds, %d heads offered themselves first, %d woken by "
 				+ "a signal of their line, %d by their timer, %d grants to heads that had not filed their request; "
 				+ "%d offers taken from a first waiter before its turn, %d of them granted%n", offerFirstRuns,
@@ -208,6 +210,10 @@ class LockSimulationTests {
 			// Hand-overs are drawn, and grant and refuse.
 			assertThat(handOvers[1]).as("hand-overs held").isPositive();
 			assertThat(handOvers[3]).as("hand-overs refused").isPositive();
+			// Refusals at the limit pass the lock on in the same script.
+			assertThat(handOvers[HandOvers.Counted.PASSED_ON_AT_LIMIT.ordinal()])
+				.as("hand-overs refused at the limit that passed the lock on")
+				.isPositive();
 			// Heads offer themselves before their first attempt, and are granted the lock
 			// so.
 			assertThat(handOvers[HandOvers.Counted.OFFERED_FIRST.ordinal()]).as("heads that offered first")

@@ -213,7 +213,8 @@ class PlantedBugTests {
 	@Test
 	void findsAReleaseThatTellsNobodyOfTheReservation() {
 		String text = ScriptTexts.all().get("release.lua");
-		String told = "redis.call('PUBLISH', KEYS[2], 'reserved:' .. next[1])";
+		// In lib.lua's pass_on, which release.lua calls (hand-over.lua's copy stays).
+		String told = "redis.call('PUBLISH', channel, 'reserved:' .. next[1])";
 		assertThat(text).contains(told);
 		Map<String, String> planted = Map.of("release.lua", text.replace(told, ""));
 		for (long seed = 1_000; seed < 1_000 + MAX_SEEDS; seed++) {
@@ -405,8 +406,8 @@ class PlantedBugTests {
 	 */
 	@Test
 	void findsAHandOverThatIgnoresTheLimit() {
-		assertFoundWithin(HAND_OVER_SEEDS, "hand-over.lua", "if tonumber(run) >= tonumber(ARGV[8]) then",
-				"if false then");
+		assertFoundWithin(HAND_OVER_SEEDS, "hand-over.lua", "if not others or tonumber(run) < tonumber(ARGV[8]) then",
+				"if true then");
 	}
 
 	/**

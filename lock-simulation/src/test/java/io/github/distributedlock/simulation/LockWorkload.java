@@ -243,7 +243,8 @@ final class LockWorkload {
 				LockOwners.digest(head), headHold, lease, request, limit, fenceIdle)
 			.argv();
 		String key = hold.lock();
-		return new Step("hand-over.lua", List.of(key, key + ":requests", readers(key), FENCES[lock]), argv, 0);
+		return new Step("hand-over.lua",
+				List.of(key, key + ":requests", readers(key), FENCES[lock], releaseKeys(key).get(1)), argv, 0);
 	}
 
 	private static String ownerOf(String digest) {

@@ -92,7 +92,7 @@ class ScriptDifferentialTests {
 					"release-read.lua 0", "acquire-permit.lua 1", "acquire-permit.lua 0", "release-permit.lua 0",
 					"acquire-fair.lua 1", "acquire-fair.lua 0", "release-fair.lua 0", "acquire-all.lua 1",
 					"acquire-all.lua 0", "extend.lua 1", "renew.lua 1", "force-release.lua 1", "drop-intent.lua 1",
-					"held-member.lua 1", "leave-fair.lua 1", "hand-over.lua 1", "hand-over.lua 0");
+					"held-member.lua 1", "leave-fair.lua 1", "hand-over.lua 1", "hand-over.lua 0", "hand-over.lua 2");
 			assertThat(messages[0]).as("messages published").isGreaterThan(seeds.length);
 			assertThat(keyspaceEvents).as("keyspace events compared").containsKeys("del", "expire", "expired");
 		})));
