@@ -140,16 +140,17 @@ class OfferFirstTests {
 			double scripts = (double) calls.getOrDefault("evalsha", 0L) / total;
 			System.out.printf(
 					"Two templates x 4 threads, 100 us holds: %d acquisitions (%d + %d), %.2f scripts "
-							+ "per acquisition, %d grants (%s)%n",
+							+ "per acquisition, %d grants, %d refusals at the limit passed on (%s)%n",
 					total, acquisitions[0].get(), acquisitions[1].get(), scripts, one.localGrants() + two.localGrants(),
-					calls);
+					one.localPassedOn() + two.localPassedOn(), calls);
 			assertThat(failures).isEmpty();
 			// Each template is held back by the other's line within the limit (4):
 			// neither
 			// takes nearly all the acquisitions.
 			assertThat(acquisitions[0].get()).isGreaterThan(total / 5);
 			assertThat(acquisitions[1].get()).isGreaterThan(total / 5);
-			// About 1.7 measured (4 grants, then a refusal and a reservation); 2.3 to
+			// About 1.5 measured (4 grants, then a refusal that reserves in the same
+			// script); 1.5 to 1.7 while the refusal was followed by release.lua; 2.3 to
 			// 2.9 when only a head that had woken up could be granted the lock.
 			assertThat(scripts).as("scripts per acquisition").isLessThan(2.0);
 		}
