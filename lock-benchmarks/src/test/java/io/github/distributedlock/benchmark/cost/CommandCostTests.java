@@ -34,8 +34,8 @@ class CommandCostTests {
 			assertThat(phase.traced().scripts().keySet()).as(phase.name())
 				.allSatisfy((script) -> assertThat(script).endsWith(".lua"));
 			// Every hold is released by release.lua or handed over by hand-over.lua
-			// (which,
-			// refused, is followed by release.lua).
+			// (which, refused, is followed by release.lua, unless it refused at the
+			// limit and released the hold itself).
 			ScriptRuns handOvers = phase.traced().scripts().get("hand-over.lua");
 			long releases = phase.traced().scripts().get("release.lua").runs();
 			if (handOvers == null) {
