@@ -48,6 +48,9 @@ public final class FairWait {
 		long heartbeatNanos = this.turn.heartbeatNanos();
 		WaitQueue queue = this.queues.join(spec);
 		boolean acquired = false;
+		// Whether an interrupt threw an attempt's reply away: then the leave is not
+		// waited for.
+		boolean unanswered = false;
 		try {
 			queue.awaitSubscribed(Math.min(deadline.remainingNanos(), heartbeatNanos));
 			while (true) {
@@ -60,6 +63,7 @@ public final class FairWait {
 				}
 				catch (LockInterruptedException ex) {
 					// The attempt may have run and taken the lock.
+					unanswered = true;
 					this.attempts.undoAttempt();
 					throw ex;
 				}
@@ -97,17 +101,28 @@ public final class FairWait {
 		finally {
 			this.queues.leave(queue);
 			if (!acquired) {
-				leaveQueue(spec);
+				leaveQueue(spec, unanswered);
 			}
 		}
 	}
 
-	private void leaveQueue(LockSpec spec) {
+	/**
+	 * Leave the queue.
+	 * @param unanswered whether an attempt's reply was thrown away: the undoing attempt
+	 * already waited up to a command timeout for Redis, which may be stalled, so the
+	 * leave is not waited for (it goes behind that attempt on a shared connection)
+	 */
+	private void leaveQueue(LockSpec spec, boolean unanswered) {
 		try {
 			// Sent even on an interrupted thread (LockCommands): a place left behind
 			// would be named next by a release, and the waiters behind it would wait
 			// for their heartbeat.
-			this.commands.leaveQueue(spec, this.attempts.acquisition().owner());
+			if (unanswered) {
+				this.commands.leaveQueueAsync(spec, this.attempts.acquisition().owner());
+			}
+			else {
+				this.commands.leaveQueue(spec, this.attempts.acquisition().owner());
+			}
 		}
 		catch (RuntimeException ex) {
 			// Our place expires with the fair waiter timeout anyway.

@@ -158,10 +158,11 @@ public final class LockCommands {
 	}
 
 	/**
-	 * Withdraw a request without waiting for the reply, after a Redis failure.
+	 * Withdraw a request without waiting for the reply, after a Redis failure or an
+	 * attempt without a reply; sent even on an interrupted thread.
 	 */
 	void withdrawAsync(LockSpec spec, HandOffRequest request) {
-		this.scripts.executeAsync(ExclusiveKind.withdraw(spec, request, this.handOff));
+		sendAsync(ExclusiveKind.withdraw(spec, request, this.handOff));
 	}
 
 	/**
@@ -192,6 +193,32 @@ public final class LockCommands {
 	 */
 	void leaveQueue(LockSpec spec, String owner) {
 		runUninterrupted(spec.name(), "leave queue", FairKind.leave(spec, owner));
+	}
+
+	/**
+	 * Leave a fair lock's queue without waiting for the reply, after an attempt without a
+	 * reply; sent even on an interrupted thread.
+	 */
+	void leaveQueueAsync(LockSpec spec, String owner) {
+		sendAsync(FairKind.leave(spec, owner));
+	}
+
+	/**
+	 * Send a script without waiting for its reply where the factory shares one Lettuce
+	 * connection (behind the commands sent before it on that connection), and otherwise
+	 * run it now; with the interrupt flag cleared meanwhile, as Lettuce drops a command
+	 * on an interrupted thread, and set again after.
+	 */
+	private void sendAsync(ScriptCall call) {
+		boolean interrupted = Thread.interrupted();
+		try {
+			this.scripts.executeAsync(call);
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
 	}
 
 	/**

@@ -47,8 +47,8 @@ public final class MultiWaitLoop {
 		LockCommands.refuseIfInterrupted(this.acquisition.specs().get(0).name());
 		WaitQueue queue = null;
 		boolean acquired = false;
-		// Whether Redis failed us: then the request is withdrawn without waiting for the
-		// reply.
+		// Whether Redis failed us, or an interrupt threw an attempt's reply away: then
+		// the request is withdrawn without waiting for the replies.
 		boolean failed = false;
 		try {
 			long seen = 0;
@@ -64,6 +64,10 @@ public final class MultiWaitLoop {
 				catch (LockInterruptedException ex) {
 					this.acquisition.unanswered();
 					undoAttempt();
+					// The undoing attempt waited up to a command timeout for Redis,
+					// which may be stalled: a withdrawal from every lock's line, each
+					// waited for, could take as many more.
+					failed = true;
 					throw ex;
 				}
 				catch (RuntimeException ex) {
@@ -172,7 +176,8 @@ public final class MultiWaitLoop {
 
 	/**
 	 * Withdraw the request from every line it was filed in, passing on any reservation
-	 * for it. After a Redis failure, without waiting for the replies.
+	 * for it. After a Redis failure or an interrupted attempt, without waiting for the
+	 * replies.
 	 */
 	private void withdraw(boolean failed) {
 		HandOffRequest request = this.acquisition.request();

@@ -71,6 +71,11 @@ public final class WaitLoop {
 
 	private @Nullable String ownerDigest;
 
+	// Whether an interrupt threw an attempt's reply away: the undoing attempt then waited
+	// up to a command timeout for a Redis that may be stalled, and the withdrawal is not
+	// waited for.
+	private boolean unanswered;
+
 	/**
 	 * @param holds the holds of the template, which say whether the owner holds the lock
 	 * through a local handle already
@@ -162,6 +167,7 @@ public final class WaitLoop {
 					result = this.attempts.send(send.attempt());
 				}
 				catch (LockInterruptedException ex) {
+					this.unanswered = true;
 					this.attempts.undoAttempt();
 					if (this.spec.kind().queuesInRedis()) {
 						// The attempt (or its undoing) may have joined the fair queue,
@@ -207,9 +213,14 @@ public final class WaitLoop {
 		}
 	}
 
+	/**
+	 * Leave the fair queue after an interrupted attempt, without waiting for the reply:
+	 * the undoing attempt already waited up to a command timeout for Redis, which may be
+	 * stalled, and the leave goes behind it on a shared connection.
+	 */
 	private void leaveFairQueue() {
 		try {
-			this.commands.leaveQueue(this.spec, this.acquisition.owner());
+			this.commands.leaveQueueAsync(this.spec, this.acquisition.owner());
 		}
 		catch (RuntimeException ex) {
 			// The place expires with the fair waiter timeout.
@@ -395,9 +406,9 @@ public final class WaitLoop {
 	/**
 	 * Leave the local line, withdrawing the request if the wait ended without the lock
 	 * (which passes on a reservation for it, and never touches a hold). After a Redis
-	 * failure the request is withdrawn without waiting for the reply, so that a failing
-	 * Redis is not waited for twice (and a request left behind would cost the others a
-	 * claim).
+	 * failure, or after an interrupted attempt (whose undoing waited for Redis already),
+	 * the request is withdrawn without waiting for the reply, so that a failing Redis is
+	 * not waited for twice (and a request left behind would cost the others a claim).
 	 */
 	private void leaveLine(boolean won, boolean failed) {
 		WaitQueue queue = this.line;
@@ -414,7 +425,7 @@ public final class WaitLoop {
 				stopOffering(queue, waiting, offered);
 			}
 			Acquisition.Ending ending = this.waiting.end(won);
-			withdraw(ending.withdraw(), failed && !queue.isClosed());
+			withdraw(ending.withdraw(), (failed || this.unanswered) && !queue.isClosed());
 		}
 		finally {
 			queue.leave(waiting);
