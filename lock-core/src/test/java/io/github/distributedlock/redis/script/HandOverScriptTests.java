@@ -9,6 +9,8 @@ import io.github.distributedlock.test.RedisServerExtension;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -135,6 +137,47 @@ class HandOverScriptTests {
 		assertThat(hash.remove("token")).isEqualTo(Long.toString(token));
 		return Map.of("hash", hash, "requests", redis.server().command("ZRANGE", REQUESTS, "0", "-1"), "ttl",
 				(Long) redis.server().command("PTTL", LOCK) > 0);
+	}
+
+	/**
+	 * The claim of "Session 21" over lines of several shapes, marked or not: whenever
+	 * {@code hand-over.lua} replies {@code [2]}, the keys end as after
+	 * {@code release.lua} on the same state (the old pair: a refusal that changed
+	 * nothing, then the release). The line is given as members in arrival order; the
+	 * head's request is {@code 3000:c1} when listed.
+	 */
+	@ParameterizedTest(name = "{0}, queued {1}")
+	@CsvSource({ "1000:r 3000:c1, true", "1000:r 3000:c1, false", "3000:c1 4000:r, true", "junk 3000:c1 4000:r, true",
+			"0:z 3000:c1, true", "junk 0:z, true", "junk 0:z, false", "-5:n 1000:r, true", "1000:r, true" })
+	void shouldPassOnAsReleaseDoesForEveryLine(String line, boolean queued) {
+		Map<String, Object> passedOn = passedOnFrom(line, queued, true);
+		redis.server().command("FLUSHALL");
+		Map<String, Object> released = passedOnFrom(line, queued, false);
+		assertThat(passedOn).isEqualTo(released);
+	}
+
+	private Map<String, Object> passedOnFrom(String line, boolean queued, boolean folded) {
+		long token = acquire("c0", "");
+		String[] members = line.split(" ");
+		for (int i = 0; i < members.length; i++) {
+			redis.server().command("ZADD", REQUESTS, Integer.toString(i + 1), members[i]);
+		}
+		if (queued) {
+			redis.server().command("HSET", LOCK, "queued", "1");
+		}
+		String headRequest = line.contains("3000:c1") ? "3000:c1" : "";
+		if (folded) {
+			assertThat(handOver("c0", token, "c1", headRequest, "5000", "0")).isEqualTo(List.of(2L));
+		}
+		else {
+			assertThat(release("c0", token)).isZero();
+		}
+		long ttl = (Long) redis.server().command("PTTL", LOCK);
+		Map<String, String> hash = hash();
+		// The tokens of the two runs differ (the clock): each keeps its own, if any.
+		assertThat(hash.remove("token")).isIn(null, Long.toString(token));
+		return Map.of("hash", hash, "requests", redis.server().command("ZRANGE", REQUESTS, "0", "-1"), "ttl",
+				(ttl < 0) ? ttl : (ttl + 999) / 1000);
 	}
 
 	@Test
