@@ -639,6 +639,84 @@ abstract class HandOffSafetyTests {
 	}
 
 	// ---------------------------------------------------------------------------------
+	// 7. A hand-over refused at the limit passes the lock on in one script
+	// ---------------------------------------------------------------------------------
+
+	/**
+	 * A local run at the limit (1) while another process's request waits:
+	 * {@code hand-over.lua} refuses the next local head and reserves the lock for the
+	 * other request itself, publishing on the lock's channel (its fifth key, which must
+	 * route with the lock on a cluster). The other process gets in first, with a greater
+	 * token, and the local head after it.
+	 */
+	@Test
+	void shouldPassTheLockOnWhenAHandOverIsRefusedAtTheLimit() throws Exception {
+		String lockKey = lockKey("k");
+		RedisLockTemplate local = RedisLockTemplate.builder(factory())
+			.localHandOffs(1)
+			.subscriptionLinger(Duration.ofMillis(200))
+			.build();
+		List<String> order = Collections.synchronizedList(new ArrayList<>());
+		CountDownLatch remoteRelease = new CountDownLatch(1);
+		CountDownLatch secondRelease = new CountDownLatch(1);
+		try {
+			LockHandle first = local.acquire(request("k").lease(Duration.ofSeconds(30)).build());
+			Future<Long> remote = this.executor.submit(() -> {
+				try (LockHandle handle = this.other
+					.acquire(request("k").lease(Duration.ofSeconds(30)).waitTime(Duration.ofSeconds(20)).build())) {
+					order.add("remote");
+					remoteRelease.await();
+					return handle.fencingToken();
+				}
+			});
+			awaitRequestFiled(lockKey);
+			Future<Long> second = this.executor.submit(() -> {
+				LockHandle handle = local
+					.acquire(request("k").lease(Duration.ofSeconds(30)).waitTime(Duration.ofSeconds(20)).build());
+				order.add("second");
+				secondRelease.await();
+				handle.close();
+				return handle.fencingToken();
+			});
+			awaitLocalWaiter(local);
+			first.close();
+			await().atMost(Duration.ofSeconds(5)).until(() -> order.contains("second"));
+			assertThat(local.localGrants()).as("grants").isEqualTo(1);
+			Future<Long> third = this.executor.submit(() -> {
+				try (LockHandle handle = local
+					.acquire(request("k").lease(Duration.ofSeconds(30)).waitTime(Duration.ofSeconds(20)).build())) {
+					order.add("third");
+					return handle.fencingToken();
+				}
+			});
+			awaitLocalWaiter(local);
+			secondRelease.countDown();
+			long secondToken = second.get(10, TimeUnit.SECONDS);
+			await().atMost(Duration.ofSeconds(5)).until(() -> order.contains("remote"));
+			assertThat(local.localPassedOn()).as("refusals passed on at the limit").isEqualTo(1);
+			assertThat(local.localGrants()).as("grants").isEqualTo(1);
+			remoteRelease.countDown();
+			long remoteToken = remote.get(10, TimeUnit.SECONDS);
+			long thirdToken = third.get(10, TimeUnit.SECONDS);
+			assertThat(order).containsExactly("second", "remote", "third");
+			assertThat(remoteToken).isGreaterThan(secondToken);
+			assertThat(thirdToken).isGreaterThan(remoteToken);
+		}
+		finally {
+			remoteRelease.countDown();
+			secondRelease.countDown();
+			local.close();
+		}
+		assertLockGone(lockKey);
+	}
+
+	private static void awaitLocalWaiter(RedisLockTemplate template) throws InterruptedException {
+		// Its offer is out a moment after it waits.
+		await().atMost(Duration.ofSeconds(5)).until(() -> template.waitingThreads() == 1);
+		Thread.sleep(300);
+	}
+
+	// ---------------------------------------------------------------------------------
 	// Helpers
 	// ---------------------------------------------------------------------------------
 
