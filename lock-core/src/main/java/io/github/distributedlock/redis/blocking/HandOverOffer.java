@@ -146,7 +146,10 @@ final class HandOverOffer {
 		/** The head holds the lock, with the settlement's token. */
 		GRANTED,
 
-		/** Nothing changed: the releaser released as usual; the head tries again. */
+		/**
+		 * Refused: the releaser's hold was released as usual (at the limit, by the
+		 * hand-over itself); the head tries again.
+		 */
 		REFUSED,
 
 		/** No reply: the head's own attempt finds the grant if the hand-over ran. */
