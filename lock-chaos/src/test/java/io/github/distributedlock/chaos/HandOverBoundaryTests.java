@@ -152,6 +152,12 @@ class HandOverBoundaryTests {
 	 * loop: the lock never leaves that thread while it loops, and every other waiter
 	 * starves (the checker's longest run of one thread's holds with one token; bug 2 of
 	 * docs/chaos/README.md, back through the hand-over).
+	 * <p>
+	 * Since session 21 a refusal at the limit passes the lock on in the same script
+	 * ({@code {2}}), so no hold of the releaser stays behind it; the other refusals
+	 * ({@code {0}}) still need the {@code release.lua} sent after a hand-over without a
+	 * reply, but this workload reaches none of them. The run now holds back refusals of
+	 * either kind, and checks that none keeps the lock from the others.
 	 */
 	@Test
 	void shouldNotKeepTheLockFromOthersAfterAHandOverRefusedPastTheCommandTimeout() throws Exception {
@@ -161,7 +167,8 @@ class HandOverBoundaryTests {
 			for (int i = 0; i < 40 && refused == 0; i++) {
 				ReplyDrop late = run.proxy(VICTIM).arm(handOver().delayedBy(Duration.ofMillis(TIMEOUT_MILLIS + 100)));
 				assertThat(late.awaitDropped(NEXT_HAND_OVER)).as("%s", late).isTrue();
-				refused += late.reply().startsWith("*1\r\n:0\r\n") ? 1 : 0;
+				String reply = late.reply();
+				refused += (reply.startsWith("*1\r\n:0\r\n") || reply.startsWith("*1\r\n:2\r\n")) ? 1 : 0;
 				run.run(Duration.ofMillis(200));
 			}
 			run.run(Duration.ofMillis(5000));
