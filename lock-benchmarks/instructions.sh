@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Count the instructions redis-server runs per uncontended acquire+release, for each library, and write
+# Count the instructions redis-server runs per uncontended acquire+release, for each library and the fenced floor
+# (the cheapest lock that keeps this project's fencing token and owner secrecy), and write
 # lock-benchmarks/target/redis-instructions.md. Each run starts a fresh redis-server under valgrind's callgrind, drives
 # one library's benchmark client against it (RedisInstructionsMain: warm-up pairs, then N pairs, one thread, a new
 # lock name each time, as scenario 1 does) and reads the server's total Ir. Two runs per library, of N = SMALL and
@@ -144,7 +145,13 @@ parts=(call evalGenericCommand lua_pcall scriptCall)
 declare -A part_total part_small
 total=""
 totals=()
-for library in floor ours redisson spring; do
+# The fenced floor (fenced-floor-acquire.lua and fenced-floor-release.lua) is measured uncontended only: it has no
+# way to wait but retrying.
+libraries=(floor ours redisson spring)
+if [[ "$workload" == pairs ]]; then
+	libraries=(floor fenced-floor ours redisson spring)
+fi
+for library in "${libraries[@]}"; do
 	count "$library" "$small"
 	ir_small="$total"
 	for part in "${parts[@]}"; do

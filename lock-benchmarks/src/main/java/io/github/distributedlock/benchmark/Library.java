@@ -16,6 +16,15 @@ public enum Library {
 	FLOOR("floor", "floor (SET NX PX + DEL)", "floor", false),
 
 	/**
+	 * The fenced floor: the cheapest lock that keeps this project's two guarantees, a
+	 * fencing token on every hold that increases strictly across a lost counter and an
+	 * owner that Redis keeps only as its digest, in one script to acquire and one to
+	 * release; measured uncontended only (scenario 1 and {@code instructions.sh}), as it
+	 * has no way to wait but retrying.
+	 */
+	FENCED_FLOOR("fenced-floor", "fenced floor (token + owner digest, 2 scripts)", "fenced floor", false),
+
+	/**
 	 * This project's {@code RedisLockTemplate} with the {@code PUBSUB} wait strategy.
 	 */
 	THIS_PROJECT("ours", "this project (PUBSUB)", "this project", false),
@@ -55,10 +64,22 @@ public enum Library {
 
 	/**
 	 * Return the libraries every scenario compares: all but the reactive template, which
-	 * only scenario 2 measures, beside the blocking one.
+	 * only scenario 2 measures, beside the blocking one, and the fenced floor, which only
+	 * the uncontended measurements take.
 	 * @return the compared libraries, in report order
 	 */
 	public static List<Library> compared() {
+		return Arrays.stream(values())
+			.filter((library) -> library != THIS_PROJECT_REACTIVE && library != FENCED_FLOOR)
+			.toList();
+	}
+
+	/**
+	 * Return the libraries that scenario 1 (uncontended) compares: those of
+	 * {@link #compared()} and the fenced floor, after the floor.
+	 * @return the libraries, in report order
+	 */
+	public static List<Library> uncontended() {
 		return Arrays.stream(values()).filter((library) -> library != THIS_PROJECT_REACTIVE).toList();
 	}
 
@@ -99,7 +120,7 @@ public enum Library {
 	 * Return the Redis key that holds a lock, as each worker client names it: this
 	 * project prefixes {@code lock:{bench:…}} (the key needs no encoding, having only
 	 * letters, digits and dashes), Spring Integration its registry key {@code bench-si:},
-	 * and the others use the key as it is.
+	 * the fenced floor makes the key its hash tag, and the others use the key as it is.
 	 * @param key the lock key given to the client
 	 * @return the Redis key
 	 */
@@ -107,6 +128,7 @@ public enum Library {
 		return switch (this) {
 			case THIS_PROJECT, THIS_PROJECT_REACTIVE -> "lock:{bench:" + key + "}";
 			case SPRING_INTEGRATION -> "bench-si:" + key;
+			case FENCED_FLOOR -> "fenced:{" + key + "}";
 			case FLOOR, REDISSON -> key;
 		};
 	}

@@ -8,6 +8,7 @@ import io.github.distributedlock.benchmark.report.ContendedResult;
 import io.github.distributedlock.benchmark.report.ContendedShape;
 import io.github.distributedlock.benchmark.report.RedisCost;
 import io.github.distributedlock.benchmark.report.ReportWriter;
+import io.github.distributedlock.benchmark.report.UncontendedResult;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,7 +26,11 @@ class BenchmarkSmokeTests {
 		BenchmarkResults results = BenchmarkMain.run(BenchmarkSettings.smoke(output));
 
 		assertThat(results.failures()).isEmpty();
-		assertThat(results.uncontended()).hasSize(Library.compared().size()).allSatisfy((result) -> {
+		// Scenario 1 measures the fenced floor beside the others.
+		assertThat(results.uncontended()).extracting(UncontendedResult::library)
+			.containsExactlyElementsOf(Library.uncontended())
+			.contains(Library.FENCED_FLOOR);
+		assertThat(results.uncontended()).allSatisfy((result) -> {
 			assertThat(result.acquireRelease().count()).as(result.library().title()).isPositive();
 			assertThat(result.commands().roundTrips()).as(result.library().title()).isPositive();
 			assertThat(result.errors()).as(result.library().title()).isZero();

@@ -29,6 +29,11 @@ final class InstructionsReport {
 			+ "valgrind Redis runs tens of times slower, so nearly every acquisition waits for the other client's "
 			+ "release: the mix of paths is the contended one, and a library that polls polls more. ";
 
+	private static final String FENCED_FLOOR_NOTE = "The fenced floor is the cheapest lock that keeps this project's "
+			+ "two guarantees and nothing else: one script takes the next fencing token, max(last + 1, server time "
+			+ "in µs), and sets `<sha1(owner)>:<token>` with `SET NX PX`; the other releases with `GET`, a "
+			+ "comparison and `DEL` (`fenced-floor-acquire.lua` and `fenced-floor-release.lua` in lock-benchmarks).\n";
+
 	private InstructionsReport() {
 	}
 
@@ -75,10 +80,11 @@ final class InstructionsReport {
 			Workload workload) {
 		Optional<Double> floor = perPair(libraries, Library.FLOOR, small, large);
 		Optional<Double> spring = perPair(libraries, Library.SPRING_INTEGRATION, small, large);
+		Optional<Double> fenced = perPair(libraries, Library.FENCED_FLOOR, small, large);
 		StringBuilder table = new StringBuilder();
 		table.append("| library | Redis instructions per acquire+release | ratio to the floor "
-				+ "| ratio to RedisLockRegistry |\n");
-		table.append("| --- | ---: | ---: | ---: |\n");
+				+ "| ratio to RedisLockRegistry | ratio to the fenced floor |\n");
+		table.append("| --- | ---: | ---: | ---: | ---: |\n");
 		for (Totals totals : libraries) {
 			double perPair = totals.perPair(small, large);
 			table.append("| ")
@@ -89,6 +95,8 @@ final class InstructionsReport {
 				.append(ratio(perPair, floor))
 				.append(" | ")
 				.append(ratio(perPair, spring))
+				.append(" | ")
+				.append(ratio(perPair, fenced))
 				.append(" |\n");
 		}
 		return table + "\nEach figure is (Ir(" + large + ") − Ir(" + small + ")) / " + (large - small)
@@ -100,8 +108,8 @@ final class InstructionsReport {
 					case CONTENDED_LOCAL -> CONTENDED_LOCAL;
 				} + "`serverCron` is not counted, since how often it runs depends on the clock, not on the locks. "
 				+ "The kernel's share of each round trip (read, write, epoll) is not counted either. Machine load "
-				+ "does not change the counts; each server's random hash seed moves them by up to about 1%.\n"
-				+ breakdown(small, large, libraries, parts);
+				+ "does not change the counts; each server's random hash seed moves them by up to about 1%."
+				+ (fenced.isPresent() ? " " + FENCED_FLOOR_NOTE : "\n") + breakdown(small, large, libraries, parts);
 	}
 
 	/**

@@ -150,6 +150,7 @@ public final class HandoffChart {
 	private static String color(Library library) {
 		return switch (library) {
 			case FLOOR -> "#7f7f7f";
+			case FENCED_FLOOR -> "#bcbd22";
 			case THIS_PROJECT -> "#1f77b4";
 			case THIS_PROJECT_REACTIVE -> "#17becf";
 			case REDISSON -> "#d62728";

@@ -33,6 +33,7 @@ final class LockClients implements AutoCloseable {
 	private LockClient create(Library library) {
 		return switch (library) {
 			case FLOOR -> new FloorClient(this.host, this.port, this.cluster);
+			case FENCED_FLOOR -> new FencedFloorClient(this.host, this.port, this.cluster);
 			case THIS_PROJECT -> new ThisProjectClient(this.host, this.port, this.cluster);
 			case THIS_PROJECT_REACTIVE -> new ThisProjectReactiveClient(this.host, this.port, this.cluster);
 			case REDISSON -> new RedissonLockClient(this.host, this.port, this.cluster);

@@ -11,7 +11,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 /**
  * Checks the arithmetic of {@link InstructionsReport} on made-up totals, without
  * valgrind: the per-pair figure is the difference of the two runs over the difference of
- * their pairs, and the ratios divide by the floor's and Spring Integration's figures.
+ * their pairs, and the ratios divide by the floor's, Spring Integration's and the fenced
+ * floor's figures.
  */
 class InstructionsReportTests {
 
@@ -40,11 +41,28 @@ class InstructionsReportTests {
 	}
 
 	@Test
+	void shouldDivideByTheFencedFloorToo() {
+		List<InstructionsReport.Totals> totals = List.of(new InstructionsReport.Totals(Library.FLOOR, 0, 100 * 2000),
+				new InstructionsReport.Totals(Library.FENCED_FLOOR, 0, 500 * 2000),
+				new InstructionsReport.Totals(Library.THIS_PROJECT, 0, 1_500 * 2000),
+				new InstructionsReport.Totals(Library.SPRING_INTEGRATION, 0, 600 * 2000));
+
+		String markdown = InstructionsReport.markdown(500, 2500, 200, totals);
+
+		assertThat(markdown).contains("| ratio to RedisLockRegistry | ratio to the fenced floor |")
+			.contains("| " + Library.FLOOR.title() + " | 100 | 1.00× | 0.17× | 0.20× |")
+			.contains("| " + Library.FENCED_FLOOR.title() + " | 500 | 5.00× | 0.83× | 1.00× |")
+			.contains("| " + Library.THIS_PROJECT.title() + " | 1,500 | 15.00× | 2.50× | 3.00× |")
+			.contains("The fenced floor is the cheapest lock");
+	}
+
+	@Test
 	void shouldLeaveARatioBlankWithoutItsReference() {
 		String markdown = InstructionsReport.markdown(10, 20, 0,
 				List.of(new InstructionsReport.Totals(Library.REDISSON, 1_000, 3_000)));
 
-		assertThat(markdown).contains("| " + Library.REDISSON.title() + " | 200 | – | – |");
+		assertThat(markdown).contains("| " + Library.REDISSON.title() + " | 200 | – | – | – |")
+			.doesNotContain("The fenced floor");
 	}
 
 	@Test
