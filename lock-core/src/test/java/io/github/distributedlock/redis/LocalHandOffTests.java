@@ -251,6 +251,50 @@ class LocalHandOffTests {
 	}
 
 	@Test
+	void shouldGrantOnceWhenTheReleaserIsInterruptedWaitingForTheHandOver() throws Exception {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+			String key = template.lockKey(LockName.of("handoff", "releaser-interrupted"));
+			LockHandle holder = template.acquire(request("releaser-interrupted"));
+			Future<LockHandle> head = this.connected.executor()
+				.submit(() -> template.acquire(request("releaser-interrupted")));
+			awaitOffered(template);
+			redis.server().command("CLIENT", "PAUSE", "900", "WRITE");
+			AtomicReference<Object> releaseOutcome = new AtomicReference<>();
+			Thread releaser = new Thread(() -> {
+				try {
+					holder.close();
+					releaseOutcome.set("released");
+				}
+				catch (RuntimeException ex) {
+					releaseOutcome.set(ex);
+				}
+				if (!Thread.currentThread().isInterrupted()) {
+					releaseOutcome.set("interrupt lost");
+				}
+			});
+			releaser.start();
+			Thread.sleep(300);
+			releaser.interrupt();
+			releaser.join(10_000);
+			assertThat(releaseOutcome.get()).as("the release, its wait for the reply interrupted")
+				.isInstanceOf(RuntimeException.class);
+			// The hand-over ran once the pause ended, and its reply came after the
+			// releaser stopped waiting: the head, told the hand-over failed, found its
+			// grant with its own attempt, and the late reply changed nothing.
+			LockHandle handle = head.get(10, TimeUnit.SECONDS);
+			assertThat(hashField(key, "granted")).isEqualTo(Long.toString(handle.fencingToken()));
+			assertThat(hashField(key, "holds")).isEqualTo("1");
+			Thread.sleep(200);
+			assertThat(template.localGrants()).as("grants whose reply came in time").isZero();
+			handle.close();
+			assertThat(redis.server().command("EXISTS", key)).isEqualTo(0L);
+			try (LockHandle again = template.acquire(request("releaser-interrupted"))) {
+				assertThat(again.fencingToken()).as("a new hold, not a re-entry").isGreaterThan(handle.fencingToken());
+			}
+		}
+	}
+
+	@Test
 	void shouldReleaseAGrantTheInterruptedHeadNoLongerWants() throws Exception {
 		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
 			String key = template.lockKey(LockName.of("handoff", "interrupted"));

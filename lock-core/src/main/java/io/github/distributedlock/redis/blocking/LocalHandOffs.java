@@ -2,6 +2,7 @@ package io.github.distributedlock.redis.blocking;
 
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.distributedlock.redis.core.Grant;
@@ -80,27 +81,46 @@ public final class LocalHandOffs {
 		if (queue == null || head == null) {
 			return NOT_HANDED_OVER;
 		}
-		HandOverOffer.Settlement settled = HandOverOffer.Settlement.FAILED;
+		String lockKey = spec.lockKey();
+		// The head is settled once: by the thread that reads a granting reply (the
+		// connection's I/O thread, which wakes the head at once), or else here.
+		AtomicBoolean settling = new AtomicBoolean();
+		// What this thread settles the head with, or null once the head is granted.
+		HandOverOffer.@Nullable Settlement settled = HandOverOffer.Settlement.FAILED;
 		try {
-			holds.sending(head.owner(), spec.lockKey());
+			holds.sending(head.owner(), lockKey);
 			long sentNanos = System.nanoTime();
 			long token;
 			try {
-				token = this.commands.handOver(released, head, this.limit);
+				token = this.commands.handOver(released, head, this.limit, (granted) -> {
+					if (settling.compareAndSet(false, true)) {
+						grant(queue, head, holds, lockKey, granted, sentNanos);
+					}
+				});
 			}
 			catch (RuntimeException ex) {
-				holds.failed(head.owner(), spec.lockKey());
+				if (!settling.compareAndSet(false, true)) {
+					// The reply came as the wait for it ended, and granted the lock.
+					settled = null;
+					return 0;
+				}
+				holds.failed(head.owner(), lockKey);
 				// A refusal whose reply came too late leaves the hold in Redis, and the
 				// owner's next acquisition would count as a re-entry of it: released too.
 				this.commands.releaseAsync(released);
 				throw ex;
 			}
-			holds.replied(head.owner(), spec.lockKey(), (token > 0) ? head.leaseMillis() : -1);
 			if (token > 0) {
-				this.grants.incrementAndGet();
-				settled = HandOverOffer.Settlement.granted(token, sentNanos);
+				settled = null;
+				if (settling.compareAndSet(false, true)) {
+					// No reply was handed over early (a factory without a shared
+					// connection).
+					grant(queue, head, holds, lockKey, token, sentNanos);
+				}
 				return 0;
 			}
+			settling.set(true);
+			holds.replied(head.owner(), lockKey, -1);
 			settled = HandOverOffer.Settlement.REFUSED;
 			if (token == LockCommands.PASSED_ON) {
 				// Refused at the limit, and released in the same script as release.lua
@@ -114,7 +134,22 @@ public final class LocalHandOffs {
 			return this.commands.release(released, 0);
 		}
 		finally {
-			queue.settle(head, settled);
+			if (settled != null) {
+				queue.settle(head, settled);
+			}
+		}
+	}
+
+	// The hand-over granted the head the lock: its lease counts from before the
+	// hand-over was sent.
+	private void grant(WaitQueue queue, HandOverOffer head, HoldRegistry holds, String lockKey, long token,
+			long sentNanos) {
+		try {
+			holds.replied(head.owner(), lockKey, head.leaseMillis());
+			this.grants.incrementAndGet();
+		}
+		finally {
+			queue.settle(head, HandOverOffer.Settlement.granted(token, sentNanos));
 		}
 	}
 

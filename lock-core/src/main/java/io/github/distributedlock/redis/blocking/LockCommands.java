@@ -2,6 +2,7 @@ package io.github.distributedlock.redis.blocking;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.function.LongConsumer;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockInterruptedException;
@@ -137,16 +138,41 @@ public final class LockCommands {
 
 	/**
 	 * Release the last hold of a plain lock and grant the lock to the sleeping head of
-	 * this JVM's line ({@code hand-over.lua}), sent even on an interrupted thread.
+	 * this JVM's line ({@code hand-over.lua}), sent even on an interrupted thread. A
+	 * reply that grants the lock is also handed to {@code granted} as soon as it comes,
+	 * on the thread that reads it
+	 * ({@link ScriptRunner#execute(ScriptCall, java.util.function.Consumer)}): the head
+	 * can be woken from there, before this thread runs again.
 	 * @param limit the most grants in a row while a request of another process waits
+	 * @param granted called with the head's new token when a reply grants the lock, maybe
+	 * after this method gave up waiting for it; never with anything else
 	 * @return the head's new token; {@link #PASSED_ON} if the script refused at the limit
 	 * and released the hold as {@code release.lua} would (reserved for the oldest
 	 * request, or freed); or 0 if it refused and changed nothing
 	 */
-	long handOver(Grant released, HandOverOffer head, int limit) {
+	long handOver(Grant released, HandOverOffer head, int limit, LongConsumer granted) {
 		LockSpec spec = released.spec();
-		List<?> reply = runUninterrupted(spec.name(), "hand over", ExclusiveKind.handOver(released, head.ownerDigest(),
-				head.hold(), head.leaseMillis(), head.request(), limit, this.fenceIdleMillis));
+		ScriptCall call = ExclusiveKind.handOver(released, head.ownerDigest(), head.hold(), head.leaseMillis(),
+				head.request(), limit, this.fenceIdleMillis);
+		boolean interrupted = Thread.interrupted();
+		List<?> reply;
+		try {
+			reply = this.scripts.execute(call, (List<?> early) -> {
+				long token = (early != null && !early.isEmpty() && early.get(0) instanceof Number status
+						&& status.longValue() == 1) ? ((Number) early.get(1)).longValue() : 0;
+				if (token > 0) {
+					granted.accept(token);
+				}
+			});
+		}
+		catch (DataAccessException ex) {
+			throw ScriptReplies.failure(spec.name(), "hand over", ex);
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
 		if (reply == null || reply.isEmpty()) {
 			throw new LockAccessException(spec.name(), "unexpected reply from the hand-over script: " + reply, null);
 		}
