@@ -1,5 +1,7 @@
 package io.github.distributedlock.redis.blocking;
 
+import io.github.distributedlock.redis.core.HandOffRequest;
+import io.github.distributedlock.redis.core.LockSpec;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -8,8 +10,10 @@ import org.jspecify.annotations.Nullable;
  * releaser {@linkplain #take() takes} an open offer, which is then <em>offered</em>: the
  * head may neither make its own attempt nor leave until the releaser {@linkplain #settle
  * settles} it (granted, refused or failed), and {@linkplain #withdraw() withdrawing}
- * waits for that. See {@code docs/design/waiting-and-hand-off.md}, "Hand-off inside one
- * JVM". Thread-safe.
+ * waits for that. The thread that hears the lock reserved for the head's request takes
+ * and settles it the same way, with the reply to the head's own attempt, which it sends
+ * on the head's behalf. See {@code docs/design/waiting-and-hand-off.md}, "Hand-off inside
+ * one JVM" and "Session 22". Thread-safe.
  */
 final class HandOverOffer {
 
@@ -23,6 +27,8 @@ final class HandOverOffer {
 
 	private final String request;
 
+	private final @Nullable OwnAttempt ownAttempt;
+
 	// Guarded by this.
 	private State state = State.OPEN;
 
@@ -34,13 +40,17 @@ final class HandOverOffer {
 	 * @param hold the id of the head's acquisition
 	 * @param leaseMillis the head's lease
 	 * @param request the member of the head's request in the lock's line
+	 * @param ownAttempt what the head's own attempt carries, for the thread that hears
+	 * the lock reserved for its request, or {@code null} for a head that filed none
 	 */
-	HandOverOffer(String owner, String ownerDigest, String hold, long leaseMillis, String request) {
+	HandOverOffer(String owner, String ownerDigest, String hold, long leaseMillis, String request,
+			@Nullable OwnAttempt ownAttempt) {
 		this.owner = owner;
 		this.ownerDigest = ownerDigest;
 		this.hold = hold;
 		this.leaseMillis = leaseMillis;
 		this.request = request;
+		this.ownAttempt = ownAttempt;
 	}
 
 	String owner() {
@@ -61,6 +71,10 @@ final class HandOverOffer {
 
 	String request() {
 		return this.request;
+	}
+
+	@Nullable OwnAttempt ownAttempt() {
+		return this.ownAttempt;
 	}
 
 	/**
@@ -110,6 +124,13 @@ final class HandOverOffer {
 			Thread.currentThread().interrupt();
 		}
 		return this.settlement;
+	}
+
+	/**
+	 * What the head's own attempt carries besides its owner, hold id and lease: the lock,
+	 * its request as filed, and whether its owner holds the lock through a handle.
+	 */
+	record OwnAttempt(LockSpec spec, HandOffRequest request, boolean holdsIt) {
 	}
 
 	private enum State {

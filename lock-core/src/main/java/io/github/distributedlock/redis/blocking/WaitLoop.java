@@ -344,8 +344,11 @@ public final class WaitLoop {
 			digest = LockOwners.digest(this.acquisition.owner());
 			this.ownerDigest = digest;
 		}
+		HandOffRequest filed = this.acquisition.request();
+		HandOverOffer.OwnAttempt own = (!request.isEmpty() && filed != null && filed.member().equals(request))
+				? new HandOverOffer.OwnAttempt(this.spec, filed, this.acquisition.holdsIt()) : null;
 		HandOverOffer offer = new HandOverOffer(this.acquisition.owner(), digest, this.acquisition.hold(),
-				this.spec.leaseMillis(), request);
+				this.spec.leaseMillis(), request, own);
 		queue.offer(waiting, offer);
 		return offer;
 	}

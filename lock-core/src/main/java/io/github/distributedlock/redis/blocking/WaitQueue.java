@@ -63,6 +63,10 @@ public final class WaitQueue implements MessageListener, SubscriptionListener {
 
 	private volatile boolean closed;
 
+	// Sends the attempt of a head whose reservation this queue hears, from the thread
+	// that hears it; null if heads are woken to send their own.
+	private volatile @Nullable ReservedHeads reservedHeads;
+
 	private final CompletableFuture<Void> subscribed = new CompletableFuture<>();
 
 	// Guarded by the WaitQueues map entry (ConcurrentHashMap.compute): the waiters in
@@ -246,6 +250,31 @@ public final class WaitQueue implements MessageListener, SubscriptionListener {
 	}
 
 	/**
+	 * Take the offer of the first place if it is still open and carries the head's own
+	 * attempt for this request, for the thread that heard the lock reserved for it; the
+	 * caller must {@linkplain #settle settle} it.
+	 */
+	@Nullable HandOverOffer takeReserved(String request) {
+		Place first;
+		synchronized (this.places) {
+			first = this.places.peekFirst();
+		}
+		HandOverOffer head = (first != null) ? first.offer.get() : null;
+		if (head == null || head.ownAttempt() == null || !head.request().equals(request) || !head.take()) {
+			return null;
+		}
+		return head;
+	}
+
+	/**
+	 * Have heads whose reservation this queue hears attempt from the thread that hears
+	 * it.
+	 */
+	void sendReservedAttempts(ReservedHeads heads) {
+		this.reservedHeads = heads;
+	}
+
+	/**
 	 * Settle a taken offer, and wake the head: refused or failed, it tries at once.
 	 */
 	void settle(HandOverOffer head, HandOverOffer.Settlement settled) {
@@ -303,7 +332,17 @@ public final class WaitQueue implements MessageListener, SubscriptionListener {
 	public void onMessage(Message message, byte @Nullable [] pattern) {
 		ReleaseMessage heard = ReleaseMessage.parse(message.getBody());
 		switch (this.line.hear(heard, System.nanoTime())) {
-			case TRY -> signal(true);
+			case TRY -> {
+				ReservedHeads heads = this.reservedHeads;
+				if (heard instanceof ReleaseMessage.Reserved reserved && heads != null
+						&& heads.attempt(this, reserved.request())) {
+					// The head's attempt is on its way: its reply settles the head's
+					// offer
+					// and wakes it.
+					return;
+				}
+				signal(true);
+			}
 			case RESERVED_ELSEWHERE -> {
 				// The lock is taken again: nobody needs to try, but waiters must not
 				// sleep
@@ -340,6 +379,22 @@ public final class WaitQueue implements MessageListener, SubscriptionListener {
 	 * One waiter's place in the line: its thread, and the offer it makes to a release of
 	 * this JVM, if any.
 	 */
+	/**
+	 * Sends the attempt of a head whose reservation a queue heard.
+	 */
+	@FunctionalInterface
+	interface ReservedHeads {
+
+		/**
+		 * Send the attempt of the queue's head if it sleeps with an offer for this
+		 * request.
+		 * @return whether it was sent (its reply settles the head's offer); if not, the
+		 * head must be woken
+		 */
+		boolean attempt(WaitQueue queue, String request);
+
+	}
+
 	static final class Place {
 
 		private final Thread thread;
