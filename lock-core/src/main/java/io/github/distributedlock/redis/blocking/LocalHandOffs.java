@@ -94,10 +94,13 @@ public final class LocalHandOffs {
 			return false;
 		}
 		String lockKey = own.spec().lockKey();
-		registry.sending(head.owner(), lockKey);
 		long sentNanos = System.nanoTime();
 		CompletableFuture<AcquireResult> reply;
 		try {
+			// From here on the head is settled whatever happens, or it would wait for
+			// the settlement forever.
+			registry.sending(head.owner(), lockKey);
+			sentNanos = System.nanoTime();
 			reply = this.commands.acquireFromIoThread(own.spec(), head.owner(), head.hold(), own.holdsIt(),
 					own.request());
 		}
@@ -110,6 +113,7 @@ public final class LocalHandOffs {
 			queue.settle(head, HandOverOffer.Settlement.REFUSED);
 			return true;
 		}
+		long sent = sentNanos;
 		reply.whenComplete((result, failure) -> {
 			HandOverOffer.Settlement settled = HandOverOffer.Settlement.FAILED;
 			try {
@@ -119,7 +123,7 @@ public final class LocalHandOffs {
 				else if (result.acquired()) {
 					registry.replied(head.owner(), lockKey, head.leaseMillis());
 					this.reservedAttempts.incrementAndGet();
-					settled = HandOverOffer.Settlement.granted(result.token(), sentNanos);
+					settled = HandOverOffer.Settlement.granted(result.token(), sent);
 				}
 				else {
 					registry.replied(head.owner(), lockKey, -1);
