@@ -66,6 +66,36 @@ class HandOverSettleTests {
 	}
 
 	@Test
+	void shouldHandOverFromAThreadInterruptedBeforeTheRelease() throws Exception {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+			String key = template.lockKey(LockName.of("settle", "interrupted-before"));
+			LockHandle holder = template.acquire(request("interrupted-before"));
+			Future<LockHandle> head = this.connected.executor()
+				.submit(() -> template.acquire(request("interrupted-before")));
+			awaitOffered(template, 300);
+			redis.server().command("CLIENT", "PAUSE", "200", "WRITE");
+			AtomicReference<Object> outcome = new AtomicReference<>();
+			AtomicReference<Boolean> interruptKept = new AtomicReference<>();
+			Thread releaser = new Thread(() -> {
+				// An interrupt from before the release does not end its wait for the
+				// reply.
+				Thread.currentThread().interrupt();
+				outcome.set(close(holder));
+				interruptKept.set(Thread.currentThread().isInterrupted());
+			});
+			releaser.start();
+			releaser.join(10_000);
+			assertThat(outcome.get()).isEqualTo("released");
+			assertThat(interruptKept.get()).as("the releaser's interrupt").isTrue();
+			LockHandle handle = head.get(10, TimeUnit.SECONDS);
+			assertThat(hashField(key, "granted")).isEqualTo(Long.toString(handle.fencingToken()));
+			assertThat(template.localGrants()).as("granted by the release").isEqualTo(1);
+			handle.close();
+			assertThat(redis.server().command("EXISTS", key)).isEqualTo(0L);
+		}
+	}
+
+	@Test
 	void shouldCountEachGrantOnceWhateverMomentTheReleaserIsInterrupted() throws Exception {
 		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
 			Rounds rounds = new Rounds(template, "interrupts");
@@ -73,6 +103,22 @@ class HandOverSettleTests {
 			for (int round = 0; round < ROUNDS; round++) {
 				// Half the time the interrupt comes while the releaser waits for the
 				// reply.
+				long pauseMillis = random.nextBoolean() ? 5 + random.nextInt(20) : 0;
+				rounds.run(round, pauseMillis, random.nextLong(TimeUnit.MILLISECONDS.toNanos(25)));
+			}
+			rounds.check();
+		}
+	}
+
+	@Test
+	void shouldCountEachGrantOnceWhenTheHandOverFallsBackToEvalAsTheReleaserIsInterrupted() throws Exception {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+			Rounds rounds = new Rounds(template, "noscript");
+			rounds.flushScripts = true;
+			SplittableRandom random = new SplittableRandom(20261126L);
+			for (int round = 0; round < ROUNDS; round++) {
+				// The hand-over's NOSCRIPT reply comes after the pause, maybe after the
+				// releaser gave up: its EVAL is sent from the thread that reads it.
 				long pauseMillis = random.nextBoolean() ? 5 + random.nextInt(20) : 0;
 				rounds.run(round, pauseMillis, random.nextLong(TimeUnit.MILLISECONDS.toNanos(25)));
 			}
@@ -148,6 +194,9 @@ class HandOverSettleTests {
 
 		private long lastToken;
 
+		// Whether Redis forgets its scripts before each release.
+		boolean flushScripts;
+
 		Rounds(RedisLockTemplate template, String name) {
 			this.template = template;
 			this.name = name;
@@ -163,6 +212,9 @@ class HandOverSettleTests {
 			Future<LockHandle> head = HandOverSettleTests.this.connected.executor()
 				.submit(() -> this.template.acquire(request(this.name)));
 			awaitOffered(this.template, 60);
+			if (this.flushScripts) {
+				redis.server().command("SCRIPT", "FLUSH");
+			}
 			if (pauseMillis > 0) {
 				redis.server().command("CLIENT", "PAUSE", Long.toString(pauseMillis), "WRITE");
 			}
