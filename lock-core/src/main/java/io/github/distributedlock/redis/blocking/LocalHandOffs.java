@@ -11,6 +11,8 @@ import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.Waiting;
 import io.github.distributedlock.redis.script.LockKind;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -28,6 +30,8 @@ import org.jspecify.annotations.Nullable;
  * path the release took ("Offering before the first attempt"). Thread-safe.
  */
 public final class LocalHandOffs {
+
+	private static final Log logger = LogFactory.getLog(LocalHandOffs.class);
 
 	/** What {@link #release} returns when no head took the hold: release it as usual. */
 	static final long NOT_HANDED_OVER = Long.MIN_VALUE + 1;
@@ -130,6 +134,9 @@ public final class LocalHandOffs {
 					settled = HandOverOffer.Settlement.REFUSED;
 				}
 			}
+			catch (RuntimeException ex) {
+				logger.warn("Could not note the reply to a reserved head's attempt on " + lockKey, ex);
+			}
 			finally {
 				queue.settle(head, settled);
 			}
@@ -226,6 +233,10 @@ public final class LocalHandOffs {
 		try {
 			holds.replied(head.owner(), lockKey, head.leaseMillis());
 			this.grants.incrementAndGet();
+		}
+		catch (RuntimeException ex) {
+			// Maybe on the connection's I/O thread, where nobody would see it.
+			logger.warn("Could not note a local grant of " + lockKey, ex);
 		}
 		finally {
 			queue.settle(head, HandOverOffer.Settlement.granted(token, sentNanos));
