@@ -56,8 +56,12 @@ public final class ScriptRunner {
 	 */
 	public <T> @Nullable T execute(ScriptCall call) {
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			if (this.async && this.shared == null) {
-				this.shared = nativeCommands(connection);
+			if (this.async) {
+				// As the factory uses it now: a reset closes the one last seen.
+				RedisClusterAsyncCommands<byte[], byte[]> commands = nativeCommands(connection);
+				if (commands != null && commands != this.shared) {
+					this.shared = commands;
+				}
 			}
 			return execute(connection, call);
 		}
