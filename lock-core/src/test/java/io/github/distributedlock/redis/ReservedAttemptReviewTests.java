@@ -9,8 +9,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.distributedlock.LockHandle;
+import io.github.distributedlock.LockInterruptedException;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.redis.core.LockKeys;
@@ -26,16 +28,70 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * An adversarial review of the attempt a thread that hears a head's reservation sends on
- * the head's behalf (docs/design/waiting-and-hand-off.md, "Session 22"): a message heard
- * twice, and a factory whose shared connection was reset.
+ * the head's behalf (docs/design/waiting-and-hand-off.md, "Session 22"): a head
+ * interrupted while that attempt waits for a stalled Redis, a message heard twice, and a
+ * factory whose shared connection was reset.
  */
 class ReservedAttemptReviewTests {
+
+	private static final long PAUSE_MILLIS = 9000;
 
 	@RegisterExtension
 	static RedisServerExtension redis = RedisServerExtension.dedicated();
 
 	@RegisterExtension
 	final ConnectedRedis connected = new ConnectedRedis(redis);
+
+	/**
+	 * The lock is reserved for the head's request and Redis stalls right after the
+	 * message: the attempt sent for the head waits for Redis. One interrupt must still
+	 * end the acquisition after about one command timeout, as it does when the head sends
+	 * that attempt itself (InterruptDuringStallTests).
+	 */
+	@Test
+	void aHeadInterruptedWhileItsReservedAttemptStallsEndsAfterOneCommandTimeout() throws Exception {
+		RedisServer server = redis.server();
+		try (RedisLockTemplate waiter = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+			String key = waiter.lockKey(LockName.of("review", "stall"));
+			// Its scripts are loaded.
+			waiter.acquire(request("stall").build()).close();
+			// Another process's hold: the waiter heads its line, files its request and
+			// sleeps.
+			server.command("HSET", key, "owner", "other", "holds", "1", "token", "1", "queued", "1");
+			server.command("PEXPIRE", key, "20000");
+			AtomicReference<Throwable> thrown = new AtomicReference<>();
+			Thread thread = new Thread(() -> {
+				try {
+					waiter.acquire(request("stall").waitTime(Duration.ofSeconds(60)).build()).close();
+				}
+				catch (Throwable ex) {
+					thrown.set(ex);
+				}
+			});
+			thread.start();
+			String member = awaitRequest(key);
+			Thread.sleep(300);
+			// What release.lua does for it, the message, and at once a stall: the
+			// attempt sent as the message is heard waits for Redis.
+			long paused = System.nanoTime();
+			pipeline(server, List.of("HSET", key, "owner", "", "reserved", member, "holds", "0"),
+					List.of("HDEL", key, "#other"), List.of("ZREM", LockKeys.requests(key), member),
+					List.of("PUBLISH", LockKeys.releaseChannel(key), "reserved:" + member),
+					List.of("CLIENT", "PAUSE", Long.toString(PAUSE_MILLIS), "ALL"));
+			Thread.sleep(200);
+			long interrupted = System.nanoTime();
+			thread.interrupt();
+			thread.join(PAUSE_MILLIS - 1000);
+			long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - interrupted);
+			assertThat(thread.isAlive()).isFalse();
+			assertThat(thrown.get()).isInstanceOf(LockInterruptedException.class);
+			assertThat(millis).as("ms from the interrupt to the end")
+				.isLessThan(RedisConnections.COMMAND_TIMEOUT.toMillis() + 1500);
+			Thread.sleep(Math.max(0, PAUSE_MILLIS + 200 - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - paused)));
+			await().atMost(Duration.ofSeconds(3))
+				.until(() -> Long.valueOf(0).equals(server.command("ZCARD", LockKeys.requests(key))));
+		}
+	}
 
 	/**
 	 * The reservation message heard twice, back to back: one attempt is sent for the

@@ -32,6 +32,10 @@ final class HandOverOffer {
 	// Guarded by this.
 	private State state = State.OPEN;
 
+	// Whether it was taken for the head's own attempt (takeForOwnAttempt), which a head
+	// that stops need not wait for. Guarded by this.
+	private boolean ownAttemptSent;
+
 	private @Nullable Settlement settlement;
 
 	/**
@@ -90,14 +94,48 @@ final class HandOverOffer {
 	}
 
 	/**
-	 * Settle a taken offer and wake a head waiting in {@link #withdraw()}.
+	 * Take the offer for the head's own attempt, sent by the thread that heard the lock
+	 * reserved for its request, if it is still open.
+	 * @return whether the caller now settles it
 	 */
-	synchronized void settle(Settlement settled) {
+	synchronized boolean takeForOwnAttempt() {
+		if (!take()) {
+			return false;
+		}
+		this.ownAttemptSent = true;
+		return true;
+	}
+
+	/**
+	 * Settle a taken offer and wake a head waiting in {@link #withdraw()}.
+	 * @return whether the head takes the settlement: {@code false} if it abandoned the
+	 * offer ({@link #abandon()})
+	 */
+	synchronized boolean settle(Settlement settled) {
 		if (this.state == State.OFFERED) {
 			this.settlement = settled;
 			this.state = State.SETTLED;
 			notifyAll();
+			return true;
 		}
+		return false;
+	}
+
+	/**
+	 * Withdraw the offer for a head that stops (interrupted, shut down): as
+	 * {@link #withdraw()}, except that an offer taken for the head's own attempt is not
+	 * waited for. That attempt may have run, as one whose reply an interrupt threw away:
+	 * it is reported {@linkplain Settlement#FAILED failed}, so that the head undoes it
+	 * with one more attempt of its hold id (on the same connection, behind it), and its
+	 * reply then changes nothing here.
+	 * @return how the offer was settled, or {@code null} if nobody took it
+	 */
+	synchronized @Nullable Settlement abandon() {
+		if (this.state == State.OFFERED && this.ownAttemptSent) {
+			this.state = State.ABANDONED;
+			return Settlement.FAILED;
+		}
+		return withdraw();
 	}
 
 	/**
@@ -135,7 +173,7 @@ final class HandOverOffer {
 
 	private enum State {
 
-		OPEN, OFFERED, SETTLED, WITHDRAWN
+		OPEN, OFFERED, SETTLED, WITHDRAWN, ABANDONED
 
 	}
 

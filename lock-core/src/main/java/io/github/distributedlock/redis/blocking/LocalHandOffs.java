@@ -1,5 +1,6 @@
 package io.github.distributedlock.redis.blocking;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -138,7 +139,14 @@ public final class LocalHandOffs {
 				logger.warn("Could not note the reply to a reserved head's attempt on " + lockKey, ex);
 			}
 			finally {
-				queue.settle(head, settled);
+				if (!queue.settle(head, settled) && settled.outcome() == HandOverOffer.Outcome.GRANTED) {
+					// The head stopped without waiting for this reply (interrupted, shut
+					// down) and undid it behind it; a hold that undoing missed (its
+					// reply lost to a stall) is released here. Released twice, the
+					// second changes nothing: a release names owner, token and hold.
+					this.commands.releaseFromIoThread(new Grant(own.spec(), head.owner(), settled.token(), head.hold(),
+							sent, true, Duration.ZERO, 1));
+				}
 			}
 		});
 		return true;

@@ -108,6 +108,23 @@ public final class LockCommands {
 	}
 
 	/**
+	 * Release a hold from a thread that must never block (a connection's I/O thread),
+	 * without waiting, on the shared connection as last used
+	 * ({@link ScriptRunner#sendFromIoThread}); a hold it cannot reach ends with its
+	 * lease.
+	 */
+	void releaseFromIoThread(Grant hold) {
+		LockSpec spec = hold.spec();
+		try {
+			this.scripts
+				.sendFromIoThread(spec.kind().release(spec, hold.owner(), hold.token(), hold.hold(), this.handOff, 0));
+		}
+		catch (RuntimeException ex) {
+			// The hold ends with its lease.
+		}
+	}
+
+	/**
 	 * Take several plain locks in one script, all or nothing.
 	 */
 	MultiAcquireResult acquireAll(List<LockSpec> specs, String owner, String hold, boolean reentrant,

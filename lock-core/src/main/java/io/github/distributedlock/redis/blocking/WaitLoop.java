@@ -360,9 +360,16 @@ public final class WaitLoop {
 	 * grant if the hand-over ran.
 	 */
 	private void stopOffering(WaitQueue queue, WaitQueue.Place waiting, HandOverOffer offer) {
-		HandOverOffer.Settlement settled = queue.withdraw(waiting, offer);
+		// The head's own attempt, sent as its reservation was heard, is not waited for:
+		// like an attempt whose reply an interrupt threw away, it is undone.
+		HandOverOffer.Settlement settled = queue.abandon(waiting, offer);
 		if (settled == null || settled.outcome() == HandOverOffer.Outcome.REFUSED) {
 			return;
+		}
+		if (settled.outcome() == HandOverOffer.Outcome.FAILED) {
+			// The undoing attempt waits up to a command timeout for a Redis that may be
+			// stalled: the withdrawal is not waited for.
+			this.unanswered = true;
 		}
 		releaseUnwanted(settled);
 	}

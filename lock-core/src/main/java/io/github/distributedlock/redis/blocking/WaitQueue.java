@@ -260,7 +260,7 @@ public final class WaitQueue implements MessageListener, SubscriptionListener {
 			first = this.places.peekFirst();
 		}
 		HandOverOffer head = (first != null) ? first.offer.get() : null;
-		if (head == null || head.ownAttempt() == null || !head.request().equals(request) || !head.take()) {
+		if (head == null || head.ownAttempt() == null || !head.request().equals(request) || !head.takeForOwnAttempt()) {
 			return null;
 		}
 		return head;
@@ -276,10 +276,13 @@ public final class WaitQueue implements MessageListener, SubscriptionListener {
 
 	/**
 	 * Settle a taken offer, and wake the head: refused or failed, it tries at once.
+	 * @return whether the head takes the settlement: {@code false} if it abandoned the
+	 * offer as it stopped
 	 */
-	void settle(HandOverOffer head, HandOverOffer.Settlement settled) {
-		head.settle(settled);
+	boolean settle(HandOverOffer head, HandOverOffer.Settlement settled) {
+		boolean taken = head.settle(settled);
 		signal(true);
+		return taken;
 	}
 
 	/**
@@ -290,6 +293,18 @@ public final class WaitQueue implements MessageListener, SubscriptionListener {
 	HandOverOffer.@Nullable Settlement withdraw(Place place, HandOverOffer offer) {
 		place.offer.compareAndSet(offer, null);
 		return offer.withdraw();
+	}
+
+	/**
+	 * Withdraw the offer of a waiter that stops (interrupted, shut down): as
+	 * {@link #withdraw}, but an offer taken for the head's own attempt is not waited for
+	 * ({@link HandOverOffer#abandon()}).
+	 * @return how it was settled ({@code FAILED} for an attempt abandoned in flight), or
+	 * {@code null} if nobody took it
+	 */
+	HandOverOffer.@Nullable Settlement abandon(Place place, HandOverOffer offer) {
+		place.offer.compareAndSet(offer, null);
+		return offer.abandon();
 	}
 
 	/**
