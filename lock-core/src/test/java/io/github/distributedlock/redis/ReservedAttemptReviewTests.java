@@ -159,6 +159,75 @@ class ReservedAttemptReviewTests {
 		}
 	}
 
+	/**
+	 * Redis forgot its scripts (a restart, a failover, {@code SCRIPT FLUSH}): the attempt
+	 * sent for the head gets NOSCRIPT and is sent again as EVAL from the thread that
+	 * reads that reply, and takes the reservation.
+	 */
+	@Test
+	void shouldTakeTheReservationAfterNoScript() throws Exception {
+		RedisServer server = redis.server();
+		LettuceConnectionFactory other = RedisConnections.standalone(server);
+		try (RedisLockTemplate holder = RedisLockTemplate.builder(other).build();
+				RedisLockTemplate waiter = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+			String key = waiter.lockKey(LockName.of("review", "noscript"));
+			LockHandle held = holder.acquire(request("noscript").build());
+			Future<LockHandle> head = this.connected.executor()
+				.submit(() -> waiter.acquire(request("noscript").waitTime(Duration.ofSeconds(20)).build()));
+			awaitRequest(key);
+			Thread.sleep(300);
+			server.command("SCRIPT", "FLUSH");
+			server.resetStats();
+			held.close();
+			try (LockHandle handle = head.get(10, TimeUnit.SECONDS)) {
+				assertThat(handle.fencingToken()).isGreaterThan(held.fencingToken());
+				assertThat(String.valueOf(server.command("HGET", key, "token")))
+					.isEqualTo(Long.toString(handle.fencingToken()));
+				assertThat(waiter.reservedAttempts()).isEqualTo(1);
+				assertThat(server.commandCalls()).as("the release and the head's attempt, each as EVAL after NOSCRIPT")
+					.containsEntry("eval", 2L);
+			}
+			assertThat(server.command("EXISTS", key)).isEqualTo(0L);
+		}
+		finally {
+			other.destroy();
+		}
+	}
+
+	/**
+	 * The head's wait time ends while the attempt sent for it waits for a stalled Redis
+	 * (shorter than the command timeout): the head waits for the reply and takes the
+	 * grant, which came in time, as it takes the reply of an attempt it sent itself just
+	 * before its wait time ended; nobody else holds the lock.
+	 */
+	@Test
+	void aHeadWhoseWaitTimeEndsWhileItsReservedAttemptStallsTakesTheGrant() throws Exception {
+		RedisServer server = redis.server();
+		try (RedisLockTemplate waiter = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+			String key = waiter.lockKey(LockName.of("review", "late"));
+			waiter.acquire(request("late").build()).close();
+			server.command("HSET", key, "owner", "other", "holds", "1", "token", "1", "queued", "1");
+			server.command("PEXPIRE", key, "20000");
+			Future<LockHandle> head = this.connected.executor()
+				.submit(() -> waiter.acquire(request("late").waitTime(Duration.ofMillis(1200)).build()));
+			String member = awaitRequest(key);
+			Thread.sleep(400);
+			pipeline(server, List.of("HSET", key, "owner", "", "reserved", member, "holds", "0"),
+					List.of("ZREM", LockKeys.requests(key), member),
+					List.of("PUBLISH", LockKeys.releaseChannel(key), "reserved:" + member),
+					List.of("CLIENT", "PAUSE", "1500", "ALL"));
+			try (LockHandle handle = head.get(10, TimeUnit.SECONDS)) {
+				assertThat(handle.fencingToken()).isGreaterThan(1);
+				assertThat(String.valueOf(server.command("HGET", key, "token")))
+					.isEqualTo(Long.toString(handle.fencingToken()));
+				assertThat(String.valueOf(server.command("HGET", key, "holds"))).isEqualTo("1");
+				assertThat(waiter.reservedAttempts()).isEqualTo(1);
+			}
+			assertThat(server.command("EXISTS", key)).isEqualTo(0L);
+			assertThat(server.command("ZCARD", LockKeys.requests(key))).isEqualTo(0L);
+		}
+	}
+
 	private static String awaitRequest(String key) {
 		await().atMost(Duration.ofSeconds(5))
 			.until(() -> Long.valueOf(1).equals(redis.server().command("ZCARD", LockKeys.requests(key))));
