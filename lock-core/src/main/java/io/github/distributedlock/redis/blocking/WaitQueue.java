@@ -352,8 +352,7 @@ public final class WaitQueue implements MessageListener, SubscriptionListener {
 				if (heard instanceof ReleaseMessage.Reserved reserved && heads != null
 						&& heads.attempt(this, reserved.request())) {
 					// The head's attempt is on its way: its reply settles the head's
-					// offer
-					// and wakes it.
+					// offer and wakes it.
 					return;
 				}
 				signal(true);
@@ -391,10 +390,6 @@ public final class WaitQueue implements MessageListener, SubscriptionListener {
 	}
 
 	/**
-	 * One waiter's place in the line: its thread, and the offer it makes to a release of
-	 * this JVM, if any.
-	 */
-	/**
 	 * Sends the attempt of a head whose reservation a queue heard.
 	 */
 	@FunctionalInterface
@@ -410,6 +405,10 @@ public final class WaitQueue implements MessageListener, SubscriptionListener {
 
 	}
 
+	/**
+	 * One waiter's place in the line: its thread, and the offer it makes to a release of
+	 * this JVM, if any.
+	 */
 	static final class Place {
 
 		private final Thread thread;
