@@ -270,15 +270,6 @@ public final class RedisLockTemplate implements LockOperations {
 	}
 
 	/**
-	 * Return how many attempts sent on a head's behalf, from the thread that heard the
-	 * lock reserved for it, won the lock, for tests.
-	 */
-	long reservedAttempts() {
-		LocalHandOffs local = this.localHandOffs;
-		return (local != null) ? local.reservedAttempts() : 0;
-	}
-
-	/**
 	 * Return how many local holds this template keeps for heads to offer themselves to,
 	 * for tests.
 	 */

@@ -255,26 +255,7 @@ final class HandOvers {
 		 * {@code release.lua} would (its reply {@code [2]}): no {@code release.lua}
 		 * followed (docs/design/waiting-and-hand-off.md, "Session 21").
 		 */
-		PASSED_ON_AT_LIMIT,
-
-		/**
-		 * A line heard the lock reserved for its head's request while the head slept with
-		 * its offer out: the head's own attempt went out from the message's delivery
-		 * (docs/design/waiting-and-hand-off.md, "Session 22").
-		 */
-		RESERVED_SENT,
-
-		/** Its reply granted the lock, and the head held it. */
-		RESERVED_HELD,
-
-		/** Its reply granted the lock too late: the head tried again at once. */
-		RESERVED_LATE,
-
-		/** Its reply refused: the head attempted itself at once. */
-		RESERVED_REFUSED,
-
-		/** Its reply never came: the head attempted with its hold id at once. */
-		RESERVED_FAILED
+		PASSED_ON_AT_LIMIT
 
 	}
 

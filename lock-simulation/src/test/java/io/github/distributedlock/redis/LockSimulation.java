@@ -189,17 +189,6 @@ import org.jspecify.annotations.Nullable;
  * hand-overs, where two writers of different owners share a JVM's line, hand over and
  * offer first all the same ({@link HandOvers#forQueuedOffers()}, a PRNG of its own).
  * <p>
- * In the runs that hand over, a line that hears the lock reserved for its head's request
- * while that head sleeps with its offer out (its request filed, offerable, not offered
- * already) sends the head's own attempt from the message's delivery, as
- * {@code LocalHandOffs.attemptReserved} does (docs/design/waiting-and-hand-off.md,
- * "Session 22"): the head is marked offered, {@code t0} is read, and {@code acquire.lua}
- * goes out with the head's owner, hold id, lease and request, wait 0 and no writer
- * intent; nothing is signalled until its reply settles the offer, which signals the line
- * and wakes the head: granted, through {@link Waiting#handedOver} from {@code t0};
- * refused, the head attempts; no reply, it attempts with its hold id. The template is
- * taken to share a Lettuce connection (the engine's default).
- * <p>
  * In a quarter of the runs (drawn from a PRNG of its own) every client takes the fair
  * lock of the name instead, and waits as the engine's fair drivers do
  * ({@link FairWaiter}: the engine's {@link FairTurn} and {@link FairKind} scripts); in
@@ -1076,12 +1065,6 @@ final class LockSimulation {
 				&& parsed instanceof ReleaseMessage.NextInLine) {
 			// The engine before 827d627: the name is noted, but wakes nobody.
 			heard = WaitLine.Heard.NOTHING;
-		}
-		if (heard == WaitLine.Heard.TRY && parsed instanceof ReleaseMessage.Reserved reserved && head != null
-				&& head.attemptReserved(reserved.request())) {
-			// As WaitQueue.onMessage: the head's attempt is on its way, and its reply
-			// settles the head's offer and signals the line; nothing is signalled now.
-			return;
 		}
 		if (heard != WaitLine.Heard.NOTHING) {
 			line.line().signal(heard == WaitLine.Heard.TRY);
@@ -2890,7 +2873,7 @@ final class LockSimulation {
 						this.registry.released(held, 0, now);
 						lostReply(this, held, t0, 0, true);
 						head.registry.replied(null, acquisition.spec().leaseMillis(), now);
-						head.offerGranted(acquisition, t0, ((Number) items.get(1)).longValue(), ranNanos[0], false);
+						head.offerGranted(acquisition, t0, items, ranNanos[0]);
 						localEnded(held, false);
 						then.run();
 						return;
@@ -2963,37 +2946,29 @@ final class LockSimulation {
 		}
 
 		/**
-		 * The reply of a hand-over to this head, or of the attempt sent for it as its
-		 * reservation was heard, granted the lock: decide as on the reply of its own
-		 * attempt, sent at {@code t0} with its hold id. A head stopped while offered
-		 * releases the grant.
-		 * @param reserved whether the attempt sent as its reservation was heard granted
-		 * it, rather than a hand-over
+		 * The reply of a hand-over to this head granted the lock: decide as on the reply
+		 * of its own attempt, sent at the releaser's {@code t0} with its hold id. A head
+		 * stopped while offered releases the grant.
 		 */
-		private void offerGranted(Acquisition offeredTo, long t0, long token, long ranNanos, boolean reserved) {
+		private void offerGranted(Acquisition offeredTo, long t0, List<?> reply, long ranNanos) {
 			if (this.acquisition != offeredTo) {
 				throw new IllegalStateException(this.name + " ended while offered");
 			}
 			HandOvers handOvers = LockSimulation.this.handOvers;
 			long lease = offeredTo.spec().leaseMillis() * MS;
 			long now = LockSimulation.this.clock.nanos();
-			boolean inTime = now - (t0 + lease) < 0;
-			if (reserved) {
-				handOvers.count(inTime ? HandOvers.Counted.RESERVED_HELD : HandOvers.Counted.RESERVED_LATE);
+			handOvers.count((now - (t0 + lease) < 0) ? HandOvers.Counted.HELD : HandOvers.Counted.LATE);
+			HandOffRequest request = offeredTo.request();
+			if (request == null || !request.equals(this.sentRequest)) {
+				// Offered before its first attempt (or queued): its request was never
+				// filed.
+				handOvers.count(HandOvers.Counted.GRANTED_UNFILED);
 			}
-			else {
-				handOvers.count(inTime ? HandOvers.Counted.HELD : HandOvers.Counted.LATE);
-				HandOffRequest request = offeredTo.request();
-				if (request == null || !request.equals(this.sentRequest)) {
-					// Offered before its first attempt (or queued): its request was never
-					// filed.
-					handOvers.count(HandOvers.Counted.GRANTED_UNFILED);
-				}
-				if (waiting().isQueued()) {
-					handOvers.count(HandOvers.Counted.GRANTED_QUEUED);
-				}
+			if (waiting().isQueued()) {
+				handOvers.count(HandOvers.Counted.GRANTED_QUEUED);
 			}
 			long sentNanos = (LockSimulation.this.clientBug == ClientBug.HAND_OVER_COUNTS_FROM_REPLY) ? now : t0;
+			long token = ((Number) reply.get(1)).longValue();
 			if (this.pending != Cancellations.Pending.NONE) {
 				// Stopped while offered: the grant is released as a late one.
 				handOvers.count(HandOvers.Counted.STOPPED_WHILE_OFFERED);
@@ -3016,109 +2991,6 @@ final class LockSimulation {
 			// the
 			// head, decides as on the reply of an attempt sent at t0 with its hold id.
 			decided(waiting().handedOver(token, sentNanos), ranNanos);
-		}
-
-		/**
-		 * The line heard the lock reserved for a request: if it is this head's, and the
-		 * head sleeps with its offer out, send the head's own attempt now, from the
-		 * message's delivery, as {@code LocalHandOffs.attemptReserved} does
-		 * (docs/design/waiting-and-hand-off.md, "Session 22"): the offer is taken (the
-		 * head is offered: it acts on no timer or message until the reply), {@code t0}
-		 * read, and {@code acquire.lua} sent with the head's owner, hold id, lease and
-		 * request, wait 0 and no writer intent. Its reply settles the offer: granted,
-		 * refused (any other reply) or failed (no reply within the command timeout).
-		 * @return whether it was sent; if not, the line is signalled as before
-		 */
-		boolean attemptReserved(String request) {
-			Acquisition acquisition = this.acquisition;
-			Waiting current = this.waiting;
-			// The offer the head publishes as it sleeps (WaitLoop.offer), still open
-			// (WaitQueue.takeReserved), in a template that hands off locally.
-			if (!LockSimulation.this.handsOver || acquisition == null || current == null || this.fair != null
-					|| this.offered || this.inFlight || this.pending != Cancellations.Pending.NONE || !current.isHead()
-					|| !current.isSleeping() || !current.linesUp() || !acquisition.offerable()) {
-				return false;
-			}
-			HandOffRequest filed = acquisition.request();
-			if (filed == null || !filed.member().equals(request)) {
-				return false;
-			}
-			HandOvers handOvers = LockSimulation.this.handOvers;
-			handOvers.count(HandOvers.Counted.RESERVED_SENT);
-			this.offered = true;
-			LockSpec spec = acquisition.spec();
-			// As LockCommands.acquireFromIoThread: the head's own attempt, but for its
-			// wait (0: it sets no writer intent).
-			ScriptCall call = spec.kind()
-				.acquire(spec,
-						new LockKind.Attempt(this.owner, acquisition.hold(), 0, false, acquisition.holdsIt(), filed),
-						FENCE_IDLE_MS);
-			// As LocalHandOffs: the head's owner may set a lease until the reply.
-			this.registry.sending();
-			long t0 = LockSimulation.this.clock.nanos();
-			LockSimulation.this.trace
-				.add("           " + this.name + "'s attempt goes out as its reservation is heard (t0 read)");
-			sendAttempt(call, (reply) -> {
-			}, (reply, ran) -> {
-				AcquireResult result = ScriptReplies.acquireResult(spec, (List<?>) reply);
-				long now = LockSimulation.this.clock.nanos();
-				if (result.acquired()) {
-					this.registry.replied(null, spec.leaseMillis(), now);
-					reservedSettled(acquisition, Settled.GRANTED, result.token(), t0, ran);
-				}
-				else {
-					this.registry.replied(null, -1, now);
-					reservedSettled(acquisition, Settled.REFUSED, -1, t0, ran);
-				}
-			}, () -> {
-				this.registry.failed(LockSimulation.this.clock.nanos());
-				reservedSettled(acquisition, Settled.FAILED, -1, t0, -1);
-			});
-			return true;
-		}
-
-		/**
-		 * The reply to the attempt sent for this head as its reservation was heard
-		 * settled its offer: as {@code WaitQueue.settle}, the line is signalled, which
-		 * wakes the head; as {@code WaitLoop.sleep}, it acts on the signal, then on the
-		 * settlement: granted, it decides as on its own attempt's reply, sent at
-		 * {@code t0} (the attempt the signal made it count is unsent); refused, it does
-		 * what the signal called for (attempt); failed, it attempts with its hold id. A
-		 * head stopped while offered ends as after a hand-over (a grant released).
-		 */
-		private void reservedSettled(Acquisition sentFor, Settled settled, long token, long t0, long ranNanos) {
-			if (this.acquisition != sentFor) {
-				throw new IllegalStateException(this.name + " ended while offered");
-			}
-			HandOvers handOvers = LockSimulation.this.handOvers;
-			this.line.signal(true);
-			if (settled == Settled.FAILED) {
-				handOvers.count(HandOvers.Counted.RESERVED_FAILED);
-			}
-			else if (settled == Settled.REFUSED) {
-				handOvers.count(HandOvers.Counted.RESERVED_REFUSED);
-			}
-			if (this.pending != Cancellations.Pending.NONE) {
-				// Stopped while offered (WaitLoop.stopOffering).
-				if (settled == Settled.GRANTED) {
-					offerGranted(sentFor, t0, token, ranNanos, true);
-				}
-				else {
-					offerEnded(sentFor);
-				}
-				return;
-			}
-			Waiting.Next next = waiting().signalled();
-			if (settled == Settled.GRANTED) {
-				if (next instanceof Waiting.Send) {
-					// Woken to attempt, it found the grant instead.
-					sentFor.unsent();
-				}
-				offerGranted(sentFor, t0, token, ranNanos, true);
-				return;
-			}
-			this.offered = false;
-			act((settled == Settled.REFUSED || next instanceof Waiting.Send) ? next : waiting().handOverFailed());
 		}
 
 		/**
@@ -3447,16 +3319,6 @@ final class LockSimulation {
 			return "hold " + this.grant.hold().substring(Math.max(0, this.grant.hold().length() - 6)) + " (token "
 					+ this.grant.token() + ", " + this.grant.spec().leaseMillis() + " ms)";
 		}
-
-	}
-
-	/**
-	 * How the reply to an attempt sent for a head as its reservation was heard settled
-	 * the head's offer ({@code HandOverOffer.Settlement}).
-	 */
-	private enum Settled {
-
-		GRANTED, REFUSED, FAILED
 
 	}
 

@@ -1,7 +1,5 @@
 package io.github.distributedlock.redis.blocking;
 
-import io.github.distributedlock.redis.core.HandOffRequest;
-import io.github.distributedlock.redis.core.LockSpec;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -10,10 +8,8 @@ import org.jspecify.annotations.Nullable;
  * releaser {@linkplain #take() takes} an open offer, which is then <em>offered</em>: the
  * head may neither make its own attempt nor leave until the releaser {@linkplain #settle
  * settles} it (granted, refused or failed), and {@linkplain #withdraw() withdrawing}
- * waits for that. The thread that hears the lock reserved for the head's request takes
- * and settles it the same way, with the reply to the head's own attempt, which it sends
- * on the head's behalf. See {@code docs/design/waiting-and-hand-off.md}, "Hand-off inside
- * one JVM" and "Session 22". Thread-safe.
+ * waits for that. See {@code docs/design/waiting-and-hand-off.md}, "Hand-off inside one
+ * JVM". Thread-safe.
  */
 final class HandOverOffer {
 
@@ -27,14 +23,8 @@ final class HandOverOffer {
 
 	private final String request;
 
-	private final @Nullable OwnAttempt ownAttempt;
-
 	// Guarded by this.
 	private State state = State.OPEN;
-
-	// Whether it was taken for the head's own attempt (takeForOwnAttempt), which a head
-	// that stops need not wait for. Guarded by this.
-	private boolean ownAttemptSent;
 
 	private @Nullable Settlement settlement;
 
@@ -44,17 +34,13 @@ final class HandOverOffer {
 	 * @param hold the id of the head's acquisition
 	 * @param leaseMillis the head's lease
 	 * @param request the member of the head's request in the lock's line
-	 * @param ownAttempt what the head's own attempt carries, for the thread that hears
-	 * the lock reserved for its request, or {@code null} for a head that filed none
 	 */
-	HandOverOffer(String owner, String ownerDigest, String hold, long leaseMillis, String request,
-			@Nullable OwnAttempt ownAttempt) {
+	HandOverOffer(String owner, String ownerDigest, String hold, long leaseMillis, String request) {
 		this.owner = owner;
 		this.ownerDigest = ownerDigest;
 		this.hold = hold;
 		this.leaseMillis = leaseMillis;
 		this.request = request;
-		this.ownAttempt = ownAttempt;
 	}
 
 	String owner() {
@@ -77,10 +63,6 @@ final class HandOverOffer {
 		return this.request;
 	}
 
-	@Nullable OwnAttempt ownAttempt() {
-		return this.ownAttempt;
-	}
-
 	/**
 	 * Take the offer for a release, if it is still open.
 	 * @return whether the caller now settles it
@@ -94,48 +76,14 @@ final class HandOverOffer {
 	}
 
 	/**
-	 * Take the offer for the head's own attempt, sent by the thread that heard the lock
-	 * reserved for its request, if it is still open.
-	 * @return whether the caller now settles it
-	 */
-	synchronized boolean takeForOwnAttempt() {
-		if (!take()) {
-			return false;
-		}
-		this.ownAttemptSent = true;
-		return true;
-	}
-
-	/**
 	 * Settle a taken offer and wake a head waiting in {@link #withdraw()}.
-	 * @return whether the head takes the settlement: {@code false} if it abandoned the
-	 * offer ({@link #abandon()})
 	 */
-	synchronized boolean settle(Settlement settled) {
+	synchronized void settle(Settlement settled) {
 		if (this.state == State.OFFERED) {
 			this.settlement = settled;
 			this.state = State.SETTLED;
 			notifyAll();
-			return true;
 		}
-		return false;
-	}
-
-	/**
-	 * Withdraw the offer for a head that stops (interrupted, shut down): as
-	 * {@link #withdraw()}, except that an offer taken for the head's own attempt is not
-	 * waited for. That attempt may have run, as one whose reply an interrupt threw away:
-	 * it is reported {@linkplain Settlement#FAILED failed}, so that the head undoes it
-	 * with one more attempt of its hold id (on the same connection, behind it), and its
-	 * reply then changes nothing here.
-	 * @return how the offer was settled, or {@code null} if nobody took it
-	 */
-	synchronized @Nullable Settlement abandon() {
-		if (this.state == State.OFFERED && this.ownAttemptSent) {
-			this.state = State.ABANDONED;
-			return Settlement.FAILED;
-		}
-		return withdraw();
 	}
 
 	/**
@@ -164,16 +112,9 @@ final class HandOverOffer {
 		return this.settlement;
 	}
 
-	/**
-	 * What the head's own attempt carries besides its owner, hold id and lease: the lock,
-	 * its request as filed, and whether its owner holds the lock through a handle.
-	 */
-	record OwnAttempt(LockSpec spec, HandOffRequest request, boolean holdsIt) {
-	}
-
 	private enum State {
 
-		OPEN, OFFERED, SETTLED, WITHDRAWN, ABANDONED
+		OPEN, OFFERED, SETTLED, WITHDRAWN
 
 	}
 

@@ -81,9 +81,6 @@ public final class HoldRegistry implements AutoCloseable {
 		this.watchdog = watchdog;
 		this.listener = listener;
 		this.replicas = replicas;
-		if (handOffs != null) {
-			handOffs.attach(this);
-		}
 	}
 
 	/**

@@ -1,13 +1,10 @@
 package io.github.distributedlock.redis.blocking;
 
-import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.github.distributedlock.redis.core.AcquireResult;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.Waiting;
@@ -47,11 +44,6 @@ public final class LocalHandOffs {
 
 	private final AtomicLong passedOn = new AtomicLong();
 
-	private final AtomicLong reservedAttempts = new AtomicLong();
-
-	// The template's holds, for attempts sent on a head's behalf (attach).
-	private volatile @Nullable HoldRegistry holds;
-
 	// Per local queue (lock and wait strategy), the latest hold of a plain lock this
 	// template won: its end signals that queue only, so a head of another queue of the
 	// lock (another strategy) must not find it.
@@ -68,88 +60,6 @@ public final class LocalHandOffs {
 		this.queues = queues;
 		this.commands = commands;
 		this.limit = limit;
-		queues.sendReservedAttempts(this::attemptReserved);
-	}
-
-	/**
-	 * Take the template's holds, which count a head's owner while an attempt sent on its
-	 * behalf may set a lease.
-	 */
-	void attach(HoldRegistry holds) {
-		this.holds = holds;
-	}
-
-	/**
-	 * Send the attempt of a head that sleeps with its request filed, from the thread that
-	 * heard the lock reserved for that request, without waiting; the reply settles the
-	 * head's offer: granted (with the clock reading taken before the attempt was sent),
-	 * refused (any other reply: the head attempts itself) or failed (no reply within the
-	 * command timeout: the head attempts with its hold id). See
-	 * {@code docs/design/waiting-and-hand-off.md}, "Session 22".
-	 * @return whether it was sent; if not, the head must be woken
-	 */
-	private boolean attemptReserved(WaitQueue queue, String request) {
-		HoldRegistry registry = this.holds;
-		if (registry == null) {
-			return false;
-		}
-		HandOverOffer head = queue.takeReserved(request);
-		HandOverOffer.OwnAttempt own = (head != null) ? head.ownAttempt() : null;
-		if (head == null || own == null) {
-			return false;
-		}
-		String lockKey = own.spec().lockKey();
-		long sentNanos = System.nanoTime();
-		CompletableFuture<AcquireResult> reply;
-		try {
-			// From here on the head is settled whatever happens, or it would wait for
-			// the settlement forever.
-			registry.sending(head.owner(), lockKey);
-			sentNanos = System.nanoTime();
-			reply = this.commands.acquireFromIoThread(own.spec(), head.owner(), head.hold(), own.holdsIt(),
-					own.request());
-		}
-		catch (RuntimeException ex) {
-			reply = CompletableFuture.failedFuture(ex);
-		}
-		if (reply == null) {
-			// Nothing sent (no shared connection in use): the head attempts itself.
-			registry.replied(head.owner(), lockKey, -1);
-			queue.settle(head, HandOverOffer.Settlement.REFUSED);
-			return true;
-		}
-		long sent = sentNanos;
-		reply.whenComplete((result, failure) -> {
-			HandOverOffer.Settlement settled = HandOverOffer.Settlement.FAILED;
-			try {
-				if (failure != null || result == null) {
-					registry.failed(head.owner(), lockKey);
-				}
-				else if (result.acquired()) {
-					registry.replied(head.owner(), lockKey, head.leaseMillis());
-					this.reservedAttempts.incrementAndGet();
-					settled = HandOverOffer.Settlement.granted(result.token(), sent);
-				}
-				else {
-					registry.replied(head.owner(), lockKey, -1);
-					settled = HandOverOffer.Settlement.REFUSED;
-				}
-			}
-			catch (RuntimeException ex) {
-				logger.warn("Could not note the reply to a reserved head's attempt on " + lockKey, ex);
-			}
-			finally {
-				if (!queue.settle(head, settled) && settled.outcome() == HandOverOffer.Outcome.GRANTED) {
-					// The head stopped without waiting for this reply (interrupted, shut
-					// down) and undid it behind it; a hold that undoing missed (its
-					// reply lost to a stall) is released here. Released twice, the
-					// second changes nothing: a release names owner, token and hold.
-					this.commands.releaseFromIoThread(new Grant(own.spec(), head.owner(), settled.token(), head.hold(),
-							sent, true, Duration.ZERO, 1));
-				}
-			}
-		});
-		return true;
 	}
 
 	/**
@@ -322,14 +232,6 @@ public final class LocalHandOffs {
 	 */
 	public long grants() {
 		return this.grants.get();
-	}
-
-	/**
-	 * Return how many attempts sent on a head's behalf, as its reservation was heard, won
-	 * the lock, for tests.
-	 */
-	public long reservedAttempts() {
-		return this.reservedAttempts.get();
 	}
 
 	/**

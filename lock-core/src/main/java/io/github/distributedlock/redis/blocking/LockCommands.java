@@ -2,7 +2,6 @@ package io.github.distributedlock.redis.blocking;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.LongConsumer;
 
 import io.github.distributedlock.LockAccessException;
@@ -89,39 +88,6 @@ public final class LockCommands {
 		ScriptCall call = spec.kind().acquire(spec, attempt, this.fenceIdleMillis);
 		return ScriptReplies.acquireResult(spec,
 				undoing ? runUndoing(spec.name(), call) : runAttempt(spec.name(), call));
-	}
-
-	/**
-	 * Send the attempt of a head whose reservation was just heard, on its behalf, from
-	 * the thread that heard it, without waiting and without ever blocking that thread
-	 * ({@link ScriptRunner#sendFromIoThread}). It is the head's own attempt (owner, hold
-	 * id, lease, request), except that it sets no writer intent: it says it will not
-	 * wait.
-	 * @return the reply to come, or {@code null} if nothing was sent
-	 */
-	@Nullable CompletableFuture<AcquireResult> acquireFromIoThread(LockSpec spec, String owner, String hold, boolean holdsIt,
-			HandOffRequest handOff) {
-		ScriptCall call = spec.kind()
-			.acquire(spec, new LockKind.Attempt(owner, hold, 0, false, holdsIt, handOff), this.fenceIdleMillis);
-		CompletableFuture<List<?>> reply = this.scripts.sendFromIoThread(call);
-		return (reply != null) ? reply.thenApply((result) -> ScriptReplies.acquireResult(spec, result)) : null;
-	}
-
-	/**
-	 * Release a hold from a thread that must never block (a connection's I/O thread),
-	 * without waiting, on the shared connection as last used
-	 * ({@link ScriptRunner#sendFromIoThread}); a hold it cannot reach ends with its
-	 * lease.
-	 */
-	void releaseFromIoThread(Grant hold) {
-		LockSpec spec = hold.spec();
-		try {
-			this.scripts
-				.sendFromIoThread(spec.kind().release(spec, hold.owner(), hold.token(), hold.hold(), this.handOff, 0));
-		}
-		catch (RuntimeException ex) {
-			// The hold ends with its lease.
-		}
 	}
 
 	/**

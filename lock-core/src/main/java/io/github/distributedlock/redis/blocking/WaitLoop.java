@@ -344,11 +344,8 @@ public final class WaitLoop {
 			digest = LockOwners.digest(this.acquisition.owner());
 			this.ownerDigest = digest;
 		}
-		HandOffRequest filed = this.acquisition.request();
-		HandOverOffer.OwnAttempt own = (!request.isEmpty() && filed != null && filed.member().equals(request))
-				? new HandOverOffer.OwnAttempt(this.spec, filed, this.acquisition.holdsIt()) : null;
 		HandOverOffer offer = new HandOverOffer(this.acquisition.owner(), digest, this.acquisition.hold(),
-				this.spec.leaseMillis(), request, own);
+				this.spec.leaseMillis(), request);
 		queue.offer(waiting, offer);
 		return offer;
 	}
@@ -360,16 +357,9 @@ public final class WaitLoop {
 	 * grant if the hand-over ran.
 	 */
 	private void stopOffering(WaitQueue queue, WaitQueue.Place waiting, HandOverOffer offer) {
-		// The head's own attempt, sent as its reservation was heard, is not waited for:
-		// like an attempt whose reply an interrupt threw away, it is undone.
-		HandOverOffer.Settlement settled = queue.abandon(waiting, offer);
+		HandOverOffer.Settlement settled = queue.withdraw(waiting, offer);
 		if (settled == null || settled.outcome() == HandOverOffer.Outcome.REFUSED) {
 			return;
-		}
-		if (settled.outcome() == HandOverOffer.Outcome.FAILED) {
-			// The undoing attempt waits up to a command timeout for a Redis that may be
-			// stalled: the withdrawal is not waited for.
-			this.unanswered = true;
 		}
 		releaseUnwanted(settled);
 	}

@@ -63,10 +63,6 @@ public final class WaitQueue implements MessageListener, SubscriptionListener {
 
 	private volatile boolean closed;
 
-	// Sends the attempt of a head whose reservation this queue hears, from the thread
-	// that hears it; null if heads are woken to send their own.
-	private volatile @Nullable ReservedHeads reservedHeads;
-
 	private final CompletableFuture<Void> subscribed = new CompletableFuture<>();
 
 	// Guarded by the WaitQueues map entry (ConcurrentHashMap.compute): the waiters in
@@ -250,39 +246,11 @@ public final class WaitQueue implements MessageListener, SubscriptionListener {
 	}
 
 	/**
-	 * Take the offer of the first place if it is still open and carries the head's own
-	 * attempt for this request, for the thread that heard the lock reserved for it; the
-	 * caller must {@linkplain #settle settle} it.
-	 */
-	@Nullable HandOverOffer takeReserved(String request) {
-		Place first;
-		synchronized (this.places) {
-			first = this.places.peekFirst();
-		}
-		HandOverOffer head = (first != null) ? first.offer.get() : null;
-		if (head == null || head.ownAttempt() == null || !head.request().equals(request) || !head.takeForOwnAttempt()) {
-			return null;
-		}
-		return head;
-	}
-
-	/**
-	 * Have heads whose reservation this queue hears attempt from the thread that hears
-	 * it.
-	 */
-	void sendReservedAttempts(ReservedHeads heads) {
-		this.reservedHeads = heads;
-	}
-
-	/**
 	 * Settle a taken offer, and wake the head: refused or failed, it tries at once.
-	 * @return whether the head takes the settlement: {@code false} if it abandoned the
-	 * offer as it stopped
 	 */
-	boolean settle(HandOverOffer head, HandOverOffer.Settlement settled) {
-		boolean taken = head.settle(settled);
+	void settle(HandOverOffer head, HandOverOffer.Settlement settled) {
+		head.settle(settled);
 		signal(true);
-		return taken;
 	}
 
 	/**
@@ -293,18 +261,6 @@ public final class WaitQueue implements MessageListener, SubscriptionListener {
 	HandOverOffer.@Nullable Settlement withdraw(Place place, HandOverOffer offer) {
 		place.offer.compareAndSet(offer, null);
 		return offer.withdraw();
-	}
-
-	/**
-	 * Withdraw the offer of a waiter that stops (interrupted, shut down): as
-	 * {@link #withdraw}, but an offer taken for the head's own attempt is not waited for
-	 * ({@link HandOverOffer#abandon()}).
-	 * @return how it was settled ({@code FAILED} for an attempt abandoned in flight), or
-	 * {@code null} if nobody took it
-	 */
-	HandOverOffer.@Nullable Settlement abandon(Place place, HandOverOffer offer) {
-		place.offer.compareAndSet(offer, null);
-		return offer.abandon();
 	}
 
 	/**
@@ -347,16 +303,7 @@ public final class WaitQueue implements MessageListener, SubscriptionListener {
 	public void onMessage(Message message, byte @Nullable [] pattern) {
 		ReleaseMessage heard = ReleaseMessage.parse(message.getBody());
 		switch (this.line.hear(heard, System.nanoTime())) {
-			case TRY -> {
-				ReservedHeads heads = this.reservedHeads;
-				if (heard instanceof ReleaseMessage.Reserved reserved && heads != null
-						&& heads.attempt(this, reserved.request())) {
-					// The head's attempt is on its way: its reply settles the head's
-					// offer and wakes it.
-					return;
-				}
-				signal(true);
-			}
+			case TRY -> signal(true);
 			case RESERVED_ELSEWHERE -> {
 				// The lock is taken again: nobody needs to try, but waiters must not
 				// sleep
@@ -387,22 +334,6 @@ public final class WaitQueue implements MessageListener, SubscriptionListener {
 	@Override
 	public String toString() {
 		return "WaitQueue[" + this.id + "]";
-	}
-
-	/**
-	 * Sends the attempt of a head whose reservation a queue heard.
-	 */
-	@FunctionalInterface
-	interface ReservedHeads {
-
-		/**
-		 * Send the attempt of the queue's head if it sleeps with an offer for this
-		 * request.
-		 * @return whether it was sent (its reply settles the head's offer); if not, the
-		 * head must be woken
-		 */
-		boolean attempt(WaitQueue queue, String request);
-
 	}
 
 	/**

@@ -42,8 +42,6 @@ public final class WaitQueues implements AutoCloseable {
 
 	private volatile boolean closed;
 
-	private volatile WaitQueue.@Nullable ReservedHeads reservedHeads;
-
 	public WaitQueues(@Nullable RedisMessageListenerContainer container, long lingerNanos) {
 		this.container = container;
 		this.lingerNanos = lingerNanos;
@@ -57,14 +55,6 @@ public final class WaitQueues implements AutoCloseable {
 
 	boolean isClosed() {
 		return this.closed;
-	}
-
-	/**
-	 * Have the heads of queues created from now on attempt from the thread that hears
-	 * their reservation (see {@link WaitQueue#takeReserved}).
-	 */
-	void sendReservedAttempts(WaitQueue.ReservedHeads heads) {
-		this.reservedHeads = heads;
 	}
 
 	/**
@@ -98,10 +88,6 @@ public final class WaitQueues implements AutoCloseable {
 		return this.queues.compute(spec.queueId(), (id, queue) -> {
 			if (queue == null) {
 				queue = new WaitQueue(id, wait.channels(), wait.keyspaceEvents(), spec.kind().waitsAsReader());
-				WaitQueue.ReservedHeads heads = this.reservedHeads;
-				if (heads != null && wait.listens()) {
-					queue.sendReservedAttempts(heads);
-				}
 				if (!wait.listens() || this.container == null) {
 					queue.subscribed().complete(null);
 				}

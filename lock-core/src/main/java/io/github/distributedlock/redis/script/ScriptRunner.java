@@ -38,11 +38,6 @@ public final class ScriptRunner {
 
 	private final boolean async;
 
-	// The shared Lettuce connection's commands, as last used, for sends from a thread
-	// that
-	// must not block (sendFromIoThread).
-	private volatile @Nullable RedisClusterAsyncCommands<byte[], byte[]> shared;
-
 	public ScriptRunner(RedisConnectionFactory connectionFactory) {
 		this.connectionFactory = connectionFactory;
 		this.async = sharesOneConnection(connectionFactory);
@@ -56,13 +51,6 @@ public final class ScriptRunner {
 	 */
 	public <T> @Nullable T execute(ScriptCall call) {
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			if (this.async) {
-				// As the factory uses it now: a reset closes the one last seen.
-				RedisClusterAsyncCommands<byte[], byte[]> commands = nativeCommands(connection);
-				if (commands != null && commands != this.shared) {
-					this.shared = commands;
-				}
-			}
 			return execute(connection, call);
 		}
 	}
@@ -106,27 +94,6 @@ public final class ScriptRunner {
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-	}
-
-	/**
-	 * Send a script without waiting, from a thread that must never block, such as a
-	 * connection's I/O thread: on the shared Lettuce connection as this runner last used
-	 * it, never opening one. The future fails after the client's command timeout if no
-	 * reply came.
-	 * @param <T> the reply type: {@code Long} for integer scripts, {@code List} for the
-	 * others
-	 * @return the reply to come (failed at once on a closed connection), or {@code null}
-	 * if nothing was sent (no shared connection, or none used yet)
-	 */
-	public <T> @Nullable CompletableFuture<T> sendFromIoThread(ScriptCall call) {
-		RedisClusterAsyncCommands<byte[], byte[]> commands = this.shared;
-		if (commands == null) {
-			return null;
-		}
-		CompletableFuture<T> reply = Lettuce.evalAsync(commands, call.script(), call.keys().size(), encode(call));
-		return reply.orTimeout(((LettuceConnectionFactory) this.connectionFactory).getClientConfiguration()
-			.getCommandTimeout()
-			.toNanos(), TimeUnit.NANOSECONDS);
 	}
 
 	/**
@@ -194,21 +161,15 @@ public final class ScriptRunner {
 			return null;
 		}
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			RedisClusterAsyncCommands<byte[], byte[]> commands = nativeCommands(connection);
-			if (commands != null) {
-				this.shared = commands;
-				return Lettuce.evalAsync(commands, call.script(), call.keys().size(), encode(call));
+			RedisConnection target = connection;
+			while (target instanceof DecoratedRedisConnection decorated) {
+				target = decorated.getDelegate();
+			}
+			if (target instanceof LettuceConnection lettuce) {
+				return Lettuce.evalAsync(lettuce, call.script(), call.keys().size(), encode(call));
 			}
 		}
 		return null;
-	}
-
-	private static @Nullable RedisClusterAsyncCommands<byte[], byte[]> nativeCommands(RedisConnection connection) {
-		RedisConnection target = connection;
-		while (target instanceof DecoratedRedisConnection decorated) {
-			target = decorated.getDelegate();
-		}
-		return (target instanceof LettuceConnection lettuce) ? lettuce.getNativeConnection() : null;
 	}
 
 	/**
@@ -242,10 +203,11 @@ public final class ScriptRunner {
 	 */
 	private static final class Lettuce {
 
-		static <T> CompletableFuture<T> evalAsync(RedisClusterAsyncCommands<byte[], byte[]> commands,
-				LuaScript<?> script, int keyCount, byte[][] keysAndArgs) {
+		static <T> CompletableFuture<T> evalAsync(LettuceConnection connection, LuaScript<?> script, int keyCount,
+				byte[][] keysAndArgs) {
 			byte[][] keys = java.util.Arrays.copyOfRange(keysAndArgs, 0, keyCount);
 			byte[][] args = java.util.Arrays.copyOfRange(keysAndArgs, keyCount, keysAndArgs.length);
+			RedisClusterAsyncCommands<byte[], byte[]> commands = connection.getNativeConnection();
 			ScriptOutputType type = (script.returnType() == ReturnType.MULTI) ? ScriptOutputType.MULTI
 					: ScriptOutputType.INTEGER;
 			CompletableFuture<T> sha = commands

@@ -97,7 +97,7 @@ class WaitQueueTurnTests {
 	}
 
 	private static HandOverOffer offer(String owner) {
-		return new HandOverOffer(owner, "digest-" + owner, "hold-" + owner, 1000, "", null);
+		return new HandOverOffer(owner, "digest-" + owner, "hold-" + owner, 1000, "");
 	}
 
 }
