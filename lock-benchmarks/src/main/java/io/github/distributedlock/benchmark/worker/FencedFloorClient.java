@@ -5,13 +5,6 @@ import java.util.UUID;
 
 import io.github.distributedlock.benchmark.Library;
 import io.github.distributedlock.redis.core.LockKeys;
-import io.lettuce.core.AbstractRedisClient;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.api.StatefulConnection;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.cluster.RedisClusterClient;
-import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -24,9 +17,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class FencedFloorClient implements LockClient {
 
-	private final AbstractRedisClient client;
-
-	private final StatefulConnection<String, String> connection;
+	private final PlainConnection connection;
 
 	private final FencedFloorScripts scripts;
 
@@ -36,28 +27,14 @@ final class FencedFloorClient implements LockClient {
 	private final String secret = UUID.randomUUID().toString();
 
 	FencedFloorClient(String host, int port, boolean cluster) {
-		RedisURI uri = RedisURI.create(host, port);
-		if (cluster) {
-			RedisClusterClient clusterClient = RedisClusterClient.create(uri);
-			StatefulRedisClusterConnection<String, String> clusterConnection = clusterClient.connect();
-			this.client = clusterClient;
-			this.connection = clusterConnection;
-			this.scripts = new FencedFloorScripts(clusterConnection.sync());
-		}
-		else {
-			RedisClient standaloneClient = RedisClient.create(uri);
-			StatefulRedisConnection<String, String> standaloneConnection = standaloneClient.connect();
-			this.client = standaloneClient;
-			this.connection = standaloneConnection;
-			this.scripts = new FencedFloorScripts(standaloneConnection.sync());
-		}
+		this.connection = new PlainConnection(host, port, cluster);
+		this.scripts = new FencedFloorScripts(this.connection.commands());
 	}
 
 	@Override
 	public @Nullable Hold acquire(String key, Duration lease, Duration wait) {
-		// The key is the lock's hash tag, so that the fencing counter of its slot, one
-		// per
-		// slot as this project's, lives beside it on a Cluster.
+		// The key is the lock's hash tag, so that its slot's fencing counter (one per
+		// slot, as this project's) lives beside it on a Cluster.
 		String lock = Library.FENCED_FLOOR.redisKey(key);
 		String counter = LockKeys.fence(lock);
 		String owner = this.secret + ":" + Thread.currentThread().getId();
@@ -76,7 +53,6 @@ final class FencedFloorClient implements LockClient {
 	@Override
 	public void close() {
 		this.connection.close();
-		this.client.shutdown();
 	}
 
 }
