@@ -117,13 +117,11 @@ public final class LocalHandOffs {
 			if (token > 0) {
 				settled = null;
 				if (settling.compareAndSet(false, true)) {
-					// No reply was handed over early (a factory without a shared
-					// connection).
+					// This thread saw the reply before its callback ran: it settles.
 					grant(queue, head, holds, lockKey, token, sentNanos);
 				}
 				return 0;
 			}
-			settling.set(true);
 			holds.replied(head.owner(), lockKey, -1);
 			settled = HandOverOffer.Settlement.REFUSED;
 			if (token == LockCommands.PASSED_ON) {

@@ -158,8 +158,7 @@ public final class LockCommands {
 		List<?> reply;
 		try {
 			reply = this.scripts.execute(call, (List<?> early) -> {
-				long token = (early != null && !early.isEmpty() && early.get(0) instanceof Number status
-						&& status.longValue() == 1) ? ((Number) early.get(1)).longValue() : 0;
+				long token = (early != null && early.size() > 1) ? grantedToken(early) : 0;
 				if (token > 0) {
 					granted.accept(token);
 				}
@@ -176,11 +175,17 @@ public final class LockCommands {
 		if (reply == null || reply.isEmpty()) {
 			throw new LockAccessException(spec.name(), "unexpected reply from the hand-over script: " + reply, null);
 		}
-		long status = ((Number) reply.get(0)).longValue();
-		if (status == 1) {
-			return ((Number) reply.get(1)).longValue();
+		long token = grantedToken(reply);
+		if (token > 0) {
+			return token;
 		}
-		return (status == 2) ? PASSED_ON : 0;
+		return (((Number) reply.get(0)).longValue() == 2) ? PASSED_ON : 0;
+	}
+
+	// The token a hand-over's reply grants the head ([1, token]), or 0.
+	private static long grantedToken(List<?> reply) {
+		return (reply.get(0) instanceof Number status && status.longValue() == 1) ? ((Number) reply.get(1)).longValue()
+				: 0;
 	}
 
 	/**
