@@ -57,18 +57,11 @@ final class ContendedScenario {
 	}
 
 	/**
-	 * Return the libraries in the order they run, the reactive template after the
-	 * blocking one; in reverse with {@code --reverse}, to check that the order no longer
-	 * matters.
+	 * Return the libraries in the order they run ({@link Library#contended()}); in
+	 * reverse with {@code --reverse}, to check that the order no longer matters.
 	 */
 	static List<Library> libraries(BenchmarkSettings settings) {
-		List<Library> libraries = new ArrayList<>();
-		for (Library library : Library.compared()) {
-			libraries.add(library);
-			if (library == Library.THIS_PROJECT) {
-				libraries.add(Library.THIS_PROJECT_REACTIVE);
-			}
-		}
+		List<Library> libraries = new ArrayList<>(Library.contended());
 		if (settings.reversed()) {
 			Collections.reverse(libraries);
 		}

@@ -19,8 +19,8 @@ public enum Library {
 	 * The fenced floor: the cheapest lock that keeps this project's two guarantees, a
 	 * fencing token on every hold that increases strictly across a lost counter and an
 	 * owner that Redis keeps only as its digest, in one script to acquire and one to
-	 * release; measured uncontended only (scenario 1 and {@code instructions.sh}), as it
-	 * has no way to wait but retrying.
+	 * release, waiting by pub/sub without order; measured uncontended (scenario 1 and
+	 * {@code instructions.sh}) and on one key (scenario 2).
 	 */
 	FENCED_FLOOR("fenced-floor", "fenced floor (token + owner digest, 2 scripts)", "fenced floor", false),
 
@@ -63,9 +63,8 @@ public enum Library {
 	}
 
 	/**
-	 * Return the libraries every scenario compares: all but the reactive template, which
-	 * only scenario 2 measures, beside the blocking one, and the fenced floor, which only
-	 * the uncontended measurements take.
+	 * Return the libraries every scenario compares: all but the reactive template and the
+	 * fenced floor, which only scenarios 1 and 2 measure.
 	 * @return the compared libraries, in report order
 	 */
 	public static List<Library> compared() {
@@ -81,6 +80,14 @@ public enum Library {
 	 */
 	public static List<Library> uncontended() {
 		return Arrays.stream(values()).filter((library) -> library != THIS_PROJECT_REACTIVE).toList();
+	}
+
+	/**
+	 * Return the libraries that scenario 2 (one key) compares: all of them.
+	 * @return the libraries, in report order
+	 */
+	public static List<Library> contended() {
+		return List.of(values());
 	}
 
 	/**

@@ -15,15 +15,16 @@ class ContendedScenarioTests {
 	private static final BenchmarkSettings SETTINGS = BenchmarkSettings.smoke(Path.of("target/unused"));
 
 	@Test
-	void shouldRunTheReactiveTemplateAfterTheBlockingOne() {
-		assertThat(ContendedScenario.libraries(SETTINGS)).containsExactly(Library.FLOOR, Library.THIS_PROJECT,
-				Library.THIS_PROJECT_REACTIVE, Library.REDISSON, Library.SPRING_INTEGRATION);
+	void shouldRunTheFloorsFirstAndTheReactiveTemplateAfterTheBlockingOne() {
+		assertThat(ContendedScenario.libraries(SETTINGS)).containsExactly(Library.FLOOR, Library.FENCED_FLOOR,
+				Library.THIS_PROJECT, Library.THIS_PROJECT_REACTIVE, Library.REDISSON, Library.SPRING_INTEGRATION);
 	}
 
 	@Test
 	void shouldRunTheLibrariesInReverseWhenAsked() {
 		assertThat(ContendedScenario.libraries(SETTINGS.reverse())).containsExactly(Library.SPRING_INTEGRATION,
-				Library.REDISSON, Library.THIS_PROJECT_REACTIVE, Library.THIS_PROJECT, Library.FLOOR);
+				Library.REDISSON, Library.THIS_PROJECT_REACTIVE, Library.THIS_PROJECT, Library.FENCED_FLOOR,
+				Library.FLOOR);
 	}
 
 	@Test

@@ -45,12 +45,27 @@ final class FencedFloorScripts {
 	 * @param counter the fencing counter's key, in the lock's hash slot
 	 * @param owner the owner, which Redis keeps only as its digest
 	 * @param leaseMillis the lease
-	 * @return the hold's fencing token, or {@code null} if the lock is held, by anyone
+	 * @param waited whether the caller waited for the lock before this attempt: the lock
+	 * is then looked at before a token is spent, and taken marked, as others may wait too
+	 * @return the attempt's outcome
 	 */
-	@Nullable String acquire(String lock, String counter, String owner, long leaseMillis) {
-		List<Object> reply = this.commands.evalsha(this.acquireSha, ScriptOutputType.MULTI,
-				new String[] { lock, counter }, owner, Long.toString(leaseMillis));
-		return (reply.size() == 2) ? (String) reply.get(1) : null;
+	Attempt acquire(String lock, String counter, String owner, long leaseMillis, boolean waited) {
+		String[] keys = { lock, counter };
+		String lease = Long.toString(leaseMillis);
+		List<Object> reply = waited
+				? this.commands.evalsha(this.acquireSha, ScriptOutputType.MULTI, keys, owner, lease, "1")
+				: this.commands.evalsha(this.acquireSha, ScriptOutputType.MULTI, keys, owner, lease);
+		return ((Long) reply.get(0) == 1L) ? new Attempt((String) reply.get(1), 0)
+				: new Attempt(null, (Long) reply.get(1));
+	}
+
+	/**
+	 * Return the channel that the release of a lock that someone waited for publishes on.
+	 * @param lock the lock's key
+	 * @return the channel
+	 */
+	static String channel(String lock) {
+		return "fenced-released:" + lock;
 	}
 
 	/**
@@ -64,6 +79,17 @@ final class FencedFloorScripts {
 		Long released = this.commands.evalsha(this.releaseSha, ScriptOutputType.INTEGER, new String[] { lock }, owner,
 				token);
 		return released == 1L;
+	}
+
+	/**
+	 * The outcome of one acquire attempt.
+	 *
+	 * @param token the hold's fencing token, or {@code null} if the lock is held, by
+	 * anyone
+	 * @param leftMillis how long the lease of the hold that refused it has left
+	 */
+	record Attempt(@Nullable String token, long leftMillis) {
+
 	}
 
 	private static String text(String name) {

@@ -8,6 +8,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 
 /**
  * A plain Lettuce client and its one connection, to a standalone server or to a Redis
@@ -44,6 +45,15 @@ final class PlainConnection implements AutoCloseable {
 	 */
 	RedisClusterCommands<String, String> commands() {
 		return this.commands;
+	}
+
+	/**
+	 * Open a connection of its own for pub/sub messages, to the same server or Cluster;
+	 * the caller closes it before this.
+	 */
+	StatefulRedisPubSubConnection<String, String> connectPubSub() {
+		return (this.client instanceof RedisClusterClient clusterClient) ? clusterClient.connectPubSub()
+				: ((RedisClient) this.client).connectPubSub();
 	}
 
 	@Override

@@ -6,12 +6,19 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 
 import io.github.distributedlock.benchmark.Library;
+import io.github.distributedlock.benchmark.worker.FencedFloorScripts.Attempt;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.test.RedisServerExtension;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -23,8 +30,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Checks against a real redis-server that the fenced floor's scripts keep what they are
  * measured for: tokens that increase strictly, across a lost counter and ahead of the
- * clock; one hold at a time; and a release that needs the owner itself and the hold's
- * token.
+ * clock; one hold at a time; a release that needs the owner itself and the hold's token;
+ * and a release that wakes waiters when there were any.
  */
 class FencedFloorScriptsTests {
 
@@ -90,22 +97,71 @@ class FencedFloorScriptsTests {
 
 	@Test
 	void shouldRefuseASecondAcquireOfAHeldLock() {
-		String token = scripts.acquire(LOCK, COUNTER, OWNER, LEASE_MILLIS);
+		String token = acquire(OWNER);
 		assertThat(token).isNotNull();
+		assertThat(redis.server().command("GET", LOCK)).isEqualTo(sha1(OWNER) + ":" + token);
 
-		assertThat(scripts.acquire(LOCK, COUNTER, OTHER, LEASE_MILLIS)).isNull();
+		Attempt refused = scripts.acquire(LOCK, COUNTER, OTHER, LEASE_MILLIS, false);
+		assertThat(refused.token()).isNull();
+		assertThat(refused.leftMillis()).isPositive().isLessThanOrEqualTo(LEASE_MILLIS);
 		// No re-entry either.
-		assertThat(scripts.acquire(LOCK, COUNTER, OWNER, LEASE_MILLIS)).isNull();
-		// The lock keeps the first hold, and the owner's digest, never the owner.
+		assertThat(acquire(OWNER)).isNull();
+		// The lock keeps the first hold, marked once as waited for, and the owner's
+		// digest, never the owner.
 		Object held = redis.server().command("GET", LOCK);
-		assertThat(held).isEqualTo(sha1(OWNER) + ":" + token);
+		assertThat(held).isEqualTo(sha1(OWNER) + ":" + token + "*");
 		assertThat((String) held).doesNotContain(OWNER);
 		assertThat((Long) redis.server().command("PTTL", LOCK)).isPositive().isLessThanOrEqualTo(LEASE_MILLIS);
 	}
 
 	@Test
+	void shouldPublishTheReleaseOfALockOnlyWhenSomeoneWaitedForIt() throws InterruptedException {
+		BlockingQueue<String> heard = new LinkedBlockingQueue<>();
+		try (StatefulRedisPubSubConnection<String, String> messages = client.connectPubSub()) {
+			messages.addListener(new RedisPubSubAdapter<>() {
+
+				@Override
+				public void message(String channel, String message) {
+					heard.add(channel + " " + message);
+				}
+
+			});
+			messages.sync().subscribe(FencedFloorScripts.channel(LOCK));
+
+			String unwaited = acquire(OWNER);
+			assertThat(unwaited).isNotNull();
+			assertThat(scripts.release(LOCK, OWNER, unwaited)).isTrue();
+			String waited = acquire(OWNER);
+			assertThat(waited).isNotNull();
+			assertThat(acquire(OTHER)).isNull();
+			assertThat(scripts.release(LOCK, OWNER, waited)).isTrue();
+
+			assertThat(heard.poll(5, TimeUnit.SECONDS)).isEqualTo(FencedFloorScripts.channel(LOCK) + " " + waited);
+			assertThat(heard.poll(200, TimeUnit.MILLISECONDS)).isNull();
+		}
+	}
+
+	@Test
+	void shouldLookBeforeSpendingATokenAndTakeTheLockMarkedAfterAWait() {
+		String first = acquire(OWNER);
+		assertThat(first).isNotNull();
+		Object counter = redis.server().command("GET", COUNTER);
+
+		Attempt refused = scripts.acquire(LOCK, COUNTER, OTHER, LEASE_MILLIS, true);
+		assertThat(refused.token()).isNull();
+		assertThat(redis.server().command("GET", COUNTER)).isEqualTo(counter);
+
+		assertThat(scripts.release(LOCK, OWNER, first)).isTrue();
+		String after = scripts.acquire(LOCK, COUNTER, OTHER, LEASE_MILLIS, true).token();
+		assertThat(after).isNotNull();
+		assertThat(Long.parseLong(after)).isGreaterThan(Long.parseLong(first));
+		// Others may wait too: its release tells them.
+		assertThat(redis.server().command("GET", LOCK)).isEqualTo(sha1(OTHER) + ":" + after + "*");
+	}
+
+	@Test
 	void shouldIgnoreAReleaseWithTheWrongOwnerOrToken() {
-		String token = scripts.acquire(LOCK, COUNTER, OWNER, LEASE_MILLIS);
+		String token = acquire(OWNER);
 		assertThat(token).isNotNull();
 		String held = sha1(OWNER) + ":" + token;
 
@@ -119,14 +175,18 @@ class FencedFloorScriptsTests {
 		assertThat(scripts.release(LOCK, OWNER, token)).isTrue();
 		assertThat(redis.server().command("EXISTS", LOCK)).isEqualTo(0L);
 		// A late release of that hold leaves the owner's next hold alone.
-		String next = scripts.acquire(LOCK, COUNTER, OWNER, LEASE_MILLIS);
+		String next = acquire(OWNER);
 		assertThat(next).isNotNull();
 		assertThat(scripts.release(LOCK, OWNER, token)).isFalse();
 		assertThat(redis.server().command("GET", LOCK)).isEqualTo(sha1(OWNER) + ":" + next);
 	}
 
+	private static @Nullable String acquire(String owner) {
+		return scripts.acquire(LOCK, COUNTER, owner, LEASE_MILLIS, false).token();
+	}
+
 	private static long acquireAndRelease() {
-		String token = scripts.acquire(LOCK, COUNTER, OWNER, LEASE_MILLIS);
+		String token = acquire(OWNER);
 		assertThat(token).isNotNull();
 		assertThat(scripts.release(LOCK, OWNER, token)).isTrue();
 		return Long.parseLong(token);
