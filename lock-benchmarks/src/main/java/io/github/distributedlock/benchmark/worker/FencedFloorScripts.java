@@ -40,27 +40,37 @@ final class FencedFloorScripts {
 	}
 
 	/**
-	 * Take a lock that nobody holds.
+	 * Take a lock that nobody holds, or that is reserved for the caller's request.
 	 * @param lock the lock's key
 	 * @param counter the fencing counter's key, in the lock's hash slot
 	 * @param owner the owner, which Redis keeps only as its digest
 	 * @param leaseMillis the lease
-	 * @param waited whether the caller waited for the lock before this attempt: the lock
-	 * is then looked at before a token is spent, and taken marked, as others may wait too
+	 * @param request the caller's request, filed in the lock's line if the lock is taken,
+	 * or {@code null} for none (a caller that has not found the lock taken yet)
 	 * @return the attempt's outcome
 	 */
-	Attempt acquire(String lock, String counter, String owner, long leaseMillis, boolean waited) {
+	Attempt acquire(String lock, String counter, String owner, long leaseMillis, @Nullable String request) {
 		String[] keys = { lock, counter };
 		String lease = Long.toString(leaseMillis);
-		List<Object> reply = waited
-				? this.commands.evalsha(this.acquireSha, ScriptOutputType.MULTI, keys, owner, lease, "1")
+		List<Object> reply = (request != null)
+				? this.commands.evalsha(this.acquireSha, ScriptOutputType.MULTI, keys, owner, lease, request)
 				: this.commands.evalsha(this.acquireSha, ScriptOutputType.MULTI, keys, owner, lease);
 		return ((Long) reply.get(0) == 1L) ? new Attempt((String) reply.get(1), 0)
 				: new Attempt(null, (Long) reply.get(1));
 	}
 
 	/**
-	 * Return the channel that the release of a lock that someone waited for publishes on.
+	 * Return the line of a lock: its waiters' requests, by arrival.
+	 * @param lock the lock's key
+	 * @return the line's key, in the lock's hash slot
+	 */
+	static String line(String lock) {
+		return lock + ":line";
+	}
+
+	/**
+	 * Return the channel that a release publishes a reservation on, as
+	 * {@code reserved:<request>}.
 	 * @param lock the lock's key
 	 * @return the channel
 	 */

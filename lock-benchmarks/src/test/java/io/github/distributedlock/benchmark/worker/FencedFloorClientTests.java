@@ -71,8 +71,9 @@ class FencedFloorClientTests {
 				return System.nanoTime() - start;
 			});
 			assertThat(trying.await(5, TimeUnit.SECONDS)).isTrue();
-			// The waiter tries, is refused and marks the lock, so its release publishes.
-			awaitMarked(key);
+			// The waiter tries, is refused and files its request, so the release reserves
+			// the lock for it and tells it.
+			awaitFiled(key);
 			hold.release();
 			// Woken by the message: far sooner than the 30 s lease or the 20 s wait.
 			assertThat(Duration.ofNanos(waited.get(10, TimeUnit.SECONDS))).isLessThan(Duration.ofSeconds(10));
@@ -83,10 +84,11 @@ class FencedFloorClientTests {
 		}
 	}
 
-	private static void awaitMarked(String key) throws InterruptedException {
+	private static void awaitFiled(String key) throws InterruptedException {
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-		while (!String.valueOf(redis.server().command("GET", Library.FENCED_FLOOR.redisKey(key))).endsWith("*")) {
-			assertThat(System.nanoTime() - deadline).as("the waiter's mark").isNegative();
+		String line = FencedFloorScripts.line(Library.FENCED_FLOOR.redisKey(key));
+		while (!Long.valueOf(1).equals(redis.server().command("ZCARD", line))) {
+			assertThat(System.nanoTime() - deadline).as("the waiter's request").isNegative();
 			Thread.sleep(10);
 		}
 	}

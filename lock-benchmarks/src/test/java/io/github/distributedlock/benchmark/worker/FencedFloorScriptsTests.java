@@ -43,6 +43,10 @@ class FencedFloorScriptsTests {
 
 	private static final String OTHER = "secret-instance:2";
 
+	private static final String THIRD = "secret-instance:3";
+
+	private static final String LINE = FencedFloorScripts.line(LOCK);
+
 	private static final long LEASE_MILLIS = 30_000;
 
 	@RegisterExtension
@@ -101,7 +105,7 @@ class FencedFloorScriptsTests {
 		assertThat(token).isNotNull();
 		assertThat(redis.server().command("GET", LOCK)).isEqualTo(sha1(OWNER) + ":" + token);
 
-		Attempt refused = scripts.acquire(LOCK, COUNTER, OTHER, LEASE_MILLIS, false);
+		Attempt refused = scripts.acquire(LOCK, COUNTER, OTHER, LEASE_MILLIS, null);
 		assertThat(refused.token()).isNull();
 		assertThat(refused.leftMillis()).isPositive().isLessThanOrEqualTo(LEASE_MILLIS);
 		// No re-entry either.
@@ -115,7 +119,7 @@ class FencedFloorScriptsTests {
 	}
 
 	@Test
-	void shouldPublishTheReleaseOfALockOnlyWhenSomeoneWaitedForIt() throws InterruptedException {
+	void shouldReserveAMarkedLockForTheOldestRequestAndTellOnlyItsWaiter() throws InterruptedException {
 		BlockingQueue<String> heard = new LinkedBlockingQueue<>();
 		try (StatefulRedisPubSubConnection<String, String> messages = client.connectPubSub()) {
 			messages.addListener(new RedisPubSubAdapter<>() {
@@ -128,35 +132,56 @@ class FencedFloorScriptsTests {
 			});
 			messages.sync().subscribe(FencedFloorScripts.channel(LOCK));
 
+			// Nobody tried it: its release tells nobody.
 			String unwaited = acquire(OWNER);
 			assertThat(unwaited).isNotNull();
 			assertThat(scripts.release(LOCK, OWNER, unwaited)).isTrue();
-			String waited = acquire(OWNER);
-			assertThat(waited).isNotNull();
-			assertThat(acquire(OTHER)).isNull();
-			assertThat(scripts.release(LOCK, OWNER, waited)).isTrue();
+			assertThat(redis.server().command("EXISTS", LOCK)).isEqualTo(0L);
 
-			assertThat(heard.poll(5, TimeUnit.SECONDS)).isEqualTo(FencedFloorScripts.channel(LOCK) + " " + waited);
+			String first = acquire(OWNER);
+			assertThat(first).isNotNull();
+			assertThat(scripts.acquire(LOCK, COUNTER, OTHER, LEASE_MILLIS, "older").token()).isNull();
+			assertThat(scripts.acquire(LOCK, COUNTER, THIRD, LEASE_MILLIS, "newer").token()).isNull();
+			// Filed once, keeping its place.
+			assertThat(scripts.acquire(LOCK, COUNTER, OTHER, LEASE_MILLIS, "older").token()).isNull();
+			assertThat(redis.server().command("ZRANGE", LINE, "0", "-1")).isEqualTo(List.of("older", "newer"));
+			assertThat(scripts.release(LOCK, OWNER, first)).isTrue();
+
+			assertThat(redis.server().command("GET", LOCK)).isEqualTo("r:older");
+			assertThat((Long) redis.server().command("PTTL", LOCK)).isPositive().isLessThanOrEqualTo(2000);
+			assertThat(heard.poll(5, TimeUnit.SECONDS)).isEqualTo(FencedFloorScripts.channel(LOCK) + " reserved:older");
+			// A message is a hint: the lock is not the newer request's, nor a newcomer's.
+			assertThat(scripts.acquire(LOCK, COUNTER, THIRD, LEASE_MILLIS, "newer").token()).isNull();
+			assertThat(acquire(OWNER)).isNull();
+			assertThat(redis.server().command("GET", LOCK)).isEqualTo("r:older");
+
+			String taken = scripts.acquire(LOCK, COUNTER, OTHER, LEASE_MILLIS, "older").token();
+			assertThat(taken).isNotNull();
+			assertThat(Long.parseLong(taken)).isGreaterThan(Long.parseLong(first));
+			// Others wait: taken marked, so that its release looks at the line.
+			assertThat(redis.server().command("GET", LOCK)).isEqualTo(sha1(OTHER) + ":" + taken + "*");
+			assertThat(redis.server().command("ZRANGE", LINE, "0", "-1")).isEqualTo(List.of("newer"));
+			assertThat(scripts.release(LOCK, OTHER, taken)).isTrue();
+			assertThat(redis.server().command("GET", LOCK)).isEqualTo("r:newer");
+			assertThat(heard.poll(5, TimeUnit.SECONDS)).isEqualTo(FencedFloorScripts.channel(LOCK) + " reserved:newer");
 			assertThat(heard.poll(200, TimeUnit.MILLISECONDS)).isNull();
 		}
 	}
 
 	@Test
-	void shouldLookBeforeSpendingATokenAndTakeTheLockMarkedAfterAWait() {
+	void shouldLetARequestTakeALockFreedByALapsedReservationAndLeaveTheLine() {
 		String first = acquire(OWNER);
 		assertThat(first).isNotNull();
-		Object counter = redis.server().command("GET", COUNTER);
+		assertThat(scripts.acquire(LOCK, COUNTER, OTHER, LEASE_MILLIS, "waiting").token()).isNull();
+		// The holder's lease, or a reservation for another request, ran out.
+		redis.server().command("DEL", LOCK);
 
-		Attempt refused = scripts.acquire(LOCK, COUNTER, OTHER, LEASE_MILLIS, true);
-		assertThat(refused.token()).isNull();
-		assertThat(redis.server().command("GET", COUNTER)).isEqualTo(counter);
-
-		assertThat(scripts.release(LOCK, OWNER, first)).isTrue();
-		String after = scripts.acquire(LOCK, COUNTER, OTHER, LEASE_MILLIS, true).token();
-		assertThat(after).isNotNull();
-		assertThat(Long.parseLong(after)).isGreaterThan(Long.parseLong(first));
-		// Others may wait too: its release tells them.
-		assertThat(redis.server().command("GET", LOCK)).isEqualTo(sha1(OTHER) + ":" + after + "*");
+		String taken = scripts.acquire(LOCK, COUNTER, OTHER, LEASE_MILLIS, "waiting").token();
+		assertThat(taken).isNotNull();
+		assertThat(redis.server().command("EXISTS", LINE)).isEqualTo(0L);
+		// Its release finds nobody in line: the lock goes, and nothing is reserved.
+		assertThat(scripts.release(LOCK, OTHER, taken)).isTrue();
+		assertThat(redis.server().command("EXISTS", LOCK)).isEqualTo(0L);
 	}
 
 	@Test
@@ -182,7 +207,7 @@ class FencedFloorScriptsTests {
 	}
 
 	private static @Nullable String acquire(String owner) {
-		return scripts.acquire(LOCK, COUNTER, owner, LEASE_MILLIS, false).token();
+		return scripts.acquire(LOCK, COUNTER, owner, LEASE_MILLIS, null).token();
 	}
 
 	private static long acquireAndRelease() {
