@@ -145,12 +145,8 @@ parts=(call evalGenericCommand lua_pcall scriptCall)
 declare -A part_total part_small
 total=""
 totals=()
-# The fenced floor (fenced-floor-acquire.lua and fenced-floor-release.lua) is measured uncontended only: it has no
-# way to wait but retrying.
-libraries=(floor ours redisson spring)
-if [[ "$workload" == pairs ]]; then
-	libraries=(floor fenced-floor ours redisson spring)
-fi
+# The fenced floor: fenced-floor-acquire.lua and fenced-floor-release.lua (FencedFloorClient).
+libraries=(floor fenced-floor ours redisson spring)
 for library in "${libraries[@]}"; do
 	count "$library" "$small"
 	ir_small="$total"

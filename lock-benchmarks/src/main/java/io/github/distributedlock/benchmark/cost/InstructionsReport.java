@@ -29,10 +29,12 @@ final class InstructionsReport {
 			+ "valgrind Redis runs tens of times slower, so nearly every acquisition waits for the other client's "
 			+ "release: the mix of paths is the contended one, and a library that polls polls more. ";
 
-	private static final String FENCED_FLOOR_NOTE = "The fenced floor is the cheapest lock that keeps this project's "
-			+ "two guarantees and nothing else: one script takes the next fencing token, max(last + 1, server time "
-			+ "in µs), and sets `<sha1(owner)>:<token>` with `SET NX PX`; the other releases with `GET`, a "
-			+ "comparison and `DEL` (`fenced-floor-acquire.lua` and `fenced-floor-release.lua` in lock-benchmarks).\n";
+	private static final String FENCED_FLOOR_NOTE = "The fenced floor is the cheapest lock that keeps what issue 25 "
+			+ "keeps and nothing else: uncontended, one script takes the next fencing token, max(last + 1, server "
+			+ "time in µs), and sets `<sha1(owner)>:<token>` with `SET NX PX`, and the other releases with `GET`, a "
+			+ "comparison and `DEL`; contended, a refused attempt files its request in a line, and a release "
+			+ "reserves the lock for the oldest request and tells its waiter, whose own attempt takes it "
+			+ "(`fenced-floor-acquire.lua` and `fenced-floor-release.lua` in lock-benchmarks).\n";
 
 	private InstructionsReport() {
 	}
