@@ -100,9 +100,8 @@ final class FencedFloorClient implements LockClient {
 					return () -> this.scripts.release(lock, owner, token);
 				}
 				if (request == null) {
-					// Listening first, then filing a request, so that no reservation for
-					// it
-					// goes unheard.
+					// Listening first, then filing a request, so that no reservation
+					// for it goes unheard.
 					this.subscribed.computeIfAbsent(channel, this::subscribe);
 					request = wait(wakeUp);
 					continue;
@@ -111,9 +110,9 @@ final class FencedFloorClient implements LockClient {
 				if (leftNanos <= 0) {
 					return null;
 				}
-				// A holder that dies publishes nothing, nor does a waiter that dies take
-				// its
-				// reservation: sleep no longer than the lease or claim Redis reported.
+				// A holder that dies publishes nothing, nor does a waiter that dies
+				// take its reservation: sleep no longer than the lease or claim Redis
+				// reported.
 				long leaseNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(1, attempt.leftMillis()));
 				wakeUp.tryAcquire(Math.min(leftNanos, leaseNanos), TimeUnit.NANOSECONDS);
 			}
