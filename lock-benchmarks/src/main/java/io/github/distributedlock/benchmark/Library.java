@@ -19,8 +19,9 @@ public enum Library {
 	 * The fenced floor: the cheapest lock that keeps this project's two guarantees, a
 	 * fencing token on every hold that increases strictly across a lost counter and an
 	 * owner that Redis keeps only as its digest, in one script to acquire and one to
-	 * release, waiting by pub/sub without order; measured uncontended (scenario 1 and
-	 * {@code instructions.sh}) and on one key (scenario 2).
+	 * release, handing the lock to the oldest waiter by a reservation and a pub/sub hint;
+	 * measured uncontended (scenario 1 and {@code instructions.sh}) and on one key
+	 * (scenario 2).
 	 */
 	FENCED_FLOOR("fenced-floor", "fenced floor (token + owner digest, 2 scripts)", "fenced floor", false),
 

@@ -23,7 +23,8 @@ import org.jspecify.annotations.Nullable;
  * that Redis sees only as its digest, and the reservation's rules, which hand the lock to
  * the oldest waiter in line and make it the holder by its own attempt's reply only (a
  * message wakes it, nothing more). Scenario 1 measures what the token and the digest cost
- * Redis; scenario 2 what a lock that keeps those rules can reach at its cheapest.
+ * Redis; scenario 2 what a lock that keeps those rules and wakes its waiters by pub/sub
+ * can reach at its cheapest.
  * <p>
  * A waiter that gives up leaves its request in line; a reservation made for it lapses
  * after its claim (2 s). Nothing in the benchmark gives up.
