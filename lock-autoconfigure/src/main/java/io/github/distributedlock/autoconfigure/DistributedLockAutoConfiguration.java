@@ -70,6 +70,7 @@ public final class DistributedLockAutoConfiguration {
 				.subscriptionLinger(properties.getSubscriptionLinger())
 				.handOff(properties.isHandOff())
 				.localHandOffs(properties.getLocalHandOffs())
+				.hintConnections(properties.getHintConnections())
 				.configureKeyspaceEvents(properties.getKeyspaceEvents().isConfigure())
 				.watchdog(properties.getWatchdog().isEnabled())
 				.fairWaiterTimeout(properties.getFair().getWaiterTimeout())

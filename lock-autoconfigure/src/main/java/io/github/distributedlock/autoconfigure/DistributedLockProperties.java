@@ -71,6 +71,15 @@ public class DistributedLockProperties {
 	private int localHandOffs = 4;
 
 	/**
+	 * How many connections each lock template may open for waiters that wait for their
+	 * turn with a chained hint: BLPOP of a hint key with their attempt right behind it,
+	 * which Redis runs as soon as the release that reserves the lock for them pushes the
+	 * hint (blocking template, Lettuce, locks that are neither fair nor read locks, while
+	 * waiters line up). Waiters that find none free wait by pub/sub. 0 turns it off.
+	 */
+	private int hintConnections = 8;
+
+	/**
 	 * Whether to start when the Redis maxmemory-policy can evict lock keys (any policy
 	 * but noeviction), logging a warning instead of failing: a lock whose key is evicted
 	 * can be taken by a second caller while it is still held.
@@ -163,6 +172,14 @@ public class DistributedLockProperties {
 
 	public void setLocalHandOffs(int localHandOffs) {
 		this.localHandOffs = localHandOffs;
+	}
+
+	public int getHintConnections() {
+		return this.hintConnections;
+	}
+
+	public void setHintConnections(int hintConnections) {
+		this.hintConnections = hintConnections;
 	}
 
 	public boolean isAllowEviction() {

@@ -42,6 +42,10 @@ final class LockPropertiesCheck {
 			throw new InvalidLockPropertyException(PREFIX + "local-hand-offs", properties.getLocalHandOffs(),
 					"zero or more (0 turns local hand-offs off)");
 		}
+		if (properties.getHintConnections() < 0) {
+			throw new InvalidLockPropertyException(PREFIX + "hint-connections", properties.getHintConnections(),
+					"zero or more (0 turns chained hints off)");
+		}
 		int replicas = properties.getReplicaAcknowledgements().getReplicas();
 		if (replicas < 0) {
 			throw new InvalidLockPropertyException(PREFIX + "replica-acknowledgements.replicas", replicas,

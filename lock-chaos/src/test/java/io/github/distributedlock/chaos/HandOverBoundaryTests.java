@@ -25,9 +25,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * script ({@code hand-over.lua}), to a thread of its own template asleep at the head of
  * the lock's local line. Worker JVMs of several threads take one key in turn with holds
  * of a few ms, so that the workers' templates (built as an application would, local
- * hand-offs on by default) hand over all the time; another worker JVM competes. Each
- * fault lasts just below, at and just above a constant (the command timeout, the lease,
- * the claim): the worker JVM frozen with a hand-over in flight, so that releaser and head
+ * hand-offs on by default, but with no hint connections: a head that chains is never
+ * offered a hand-over) hand over all the time; another worker JVM competes. Each fault
+ * lasts just below, at and just above a constant (the command timeout, the lease, the
+ * claim): the worker JVM frozen with a hand-over in flight, so that releaser and head
  * freeze together; the hand-over's reply held back, then delivered or dropped with its
  * connection; and the server paused the moment a hand-over reaches it. Each test counts
  * in Redis ({@code MONITOR}, {@link HandOverRuns}) the hand-overs that granted the lock,
@@ -376,11 +377,14 @@ class HandOverBoundaryTests {
 			for (String script : ProtocolTimings.scriptTexts()) {
 				run.redis().command("SCRIPT", "LOAD", script);
 			}
+			// Templates whose heads never chain, so that their releases hand over.
 			WorkerConfig config = new WorkerConfig("w", "", run.store().port(), List.of(KEY), 3, leaseMillis,
-					BoundaryFaultTests.WAIT_MILLIS, 2, 5, TIMEOUT_MILLIS, 0, 1);
+					BoundaryFaultTests.WAIT_MILLIS, 2, 5, TIMEOUT_MILLIS, 0, 1)
+				.withHintConnections(0);
 			run.startWorkers(1, config);
 			run.startWorkers(1, new WorkerConfig("w", "", run.store().port(), List.of(KEY), 2, leaseMillis,
-					BoundaryFaultTests.WAIT_MILLIS, 2, 5, TIMEOUT_MILLIS, 0, 1));
+					BoundaryFaultTests.WAIT_MILLIS, 2, 5, TIMEOUT_MILLIS, 0, 1)
+				.withHintConnections(0));
 			run.run(Duration.ofMillis(300));
 			return run;
 		}

@@ -278,10 +278,12 @@ class ResentCommandTests {
 	 */
 	@Test
 	void shouldGrantTheLockOnceWhenAHandOverIsResent() throws Exception {
-		LockHandle held = this.holder.acquire(holding(Kind.EXCLUSIVE).build());
+		// A head that chains is never offered a hand-over.
+		RedisLockTemplate holder = template(Connections.standalone(this.proxy.port()), 0);
+		LockHandle held = holder.acquire(holding(Kind.EXCLUSIVE).build());
 		String key = this.stranger.lockKey(held.name());
 		CompletableFuture<LockHandle> head = CompletableFuture
-			.supplyAsync(() -> this.holder.acquire(holding(Kind.EXCLUSIVE).waitTime(Duration.ofSeconds(20)).build()));
+			.supplyAsync(() -> holder.acquire(holding(Kind.EXCLUSIVE).waitTime(Duration.ofSeconds(20)).build()));
 		// The waiter files its request, then sleeps, offering itself to the release.
 		await().atMost(Duration.ofSeconds(5))
 			.until(() -> (Long) this.redis.command("ZCARD", LockKeys.requests(key)), (n) -> n == 1);
@@ -356,6 +358,46 @@ class ResentCommandTests {
 	}
 
 	/**
+	 * A chained head (docs/design/waiting-and-hand-off.md, "The chained hint") pokes its
+	 * own hint when a forced release tells it to try: the poke, re-sent, pushes only
+	 * while the request waits, so its second run, after the head took the lock, leaves no
+	 * key behind.
+	 */
+	@Test
+	void shouldLeaveNoHintWhenAPokeIsResent() throws Exception {
+		LockHandle held = this.stranger.acquire(holding(Kind.EXCLUSIVE).build());
+		CompletableFuture<LockHandle> head = CompletableFuture
+			.supplyAsync(() -> this.holder.acquire(holding(Kind.EXCLUSIVE).waitTime(Duration.ofSeconds(20)).build()));
+		await().atMost(Duration.ofSeconds(5)).until(this::blockedPair);
+		this.monitor.mark();
+		ReplyDrop drop = this.proxy.dropReplyOnNext("EVALSHA");
+		try {
+			assertThat(this.stranger.forceRelease(held.name())).isTrue();
+			assertThat(drop.awaitDropped(Duration.ofSeconds(2))).as("the proxy dropped the reply to the poke").isTrue();
+		}
+		finally {
+			this.proxy.cancel(drop);
+		}
+		assertThat(drop.command()).as("the command re-sent")
+			.contains(new String(LockScripts.POKE.sha1(), java.nio.charset.StandardCharsets.US_ASCII));
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.monitor.runs(drop.command()) == 2);
+		LockHandle granted = head.get(5, TimeUnit.SECONDS);
+		assertThat(granted.fencingToken()).isGreaterThan(held.fencingToken());
+		assertThat((List<?>) this.redis.command("KEYS", this.stranger.lockKey(held.name()) + ":hint:*"))
+			.as("hint keys left")
+			.isEmpty();
+		granted.close();
+		assertFreeAndGone(Kind.EXCLUSIVE, held.name());
+	}
+
+	private boolean blockedPair() {
+		Object clients = this.redis.command("CLIENT", "LIST");
+		String text = (clients instanceof byte[] bytes) ? new String(bytes, java.nio.charset.StandardCharsets.UTF_8)
+				: String.valueOf(clients);
+		return text.lines().anyMatch((client) -> client.contains("cmd=blpop") && client.contains("flags=b"));
+	}
+
+	/**
 	 * Run a call with the reply to its {@code EVALSHA} dropped, check that Redis ran that
 	 * command twice, and return the command.
 	 */
@@ -413,8 +455,12 @@ class ResentCommandTests {
 	}
 
 	private RedisLockTemplate template(LettuceConnectionFactory factory) {
+		return template(factory, 8);
+	}
+
+	private RedisLockTemplate template(LettuceConnectionFactory factory, int hintConnections) {
 		this.factories.add(factory);
-		RedisLockTemplate template = RedisLockTemplate.builder(factory).build();
+		RedisLockTemplate template = RedisLockTemplate.builder(factory).hintConnections(hintConnections).build();
 		this.templates.add(template);
 		return template;
 	}

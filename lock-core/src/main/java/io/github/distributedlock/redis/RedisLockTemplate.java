@@ -17,6 +17,7 @@ import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.WaitStrategy;
 import io.github.distributedlock.redis.blocking.HoldRegistry;
 import io.github.distributedlock.redis.blocking.LeaseWatchdog;
+import io.github.distributedlock.redis.blocking.HintConnections;
 import io.github.distributedlock.redis.blocking.LocalHandOffs;
 import io.github.distributedlock.redis.blocking.LockCommands;
 import io.github.distributedlock.redis.blocking.MultiLocking;
@@ -76,6 +77,8 @@ public final class RedisLockTemplate implements LockOperations {
 
 	private final @Nullable LocalHandOffs localHandOffs;
 
+	private final @Nullable HintConnections hints;
+
 	private volatile boolean closed;
 
 	RedisLockTemplate(RedisLockTemplateBuilder builder) {
@@ -93,6 +96,7 @@ public final class RedisLockTemplate implements LockOperations {
 		this.queues = new WaitQueues(this.listening.container(), builder.subscriptionLinger.toNanos());
 		this.localHandOffs = (this.handOff && builder.localHandOffs > 0)
 				? new LocalHandOffs(this.queues, this.commands, builder.localHandOffs) : null;
+		this.hints = this.handOff ? HintConnections.of(builder.connectionFactory, builder.hintConnections) : null;
 		this.holds = new HoldRegistry(this.commands, new LeaseWatchdog(this.commands, this.server::isCluster),
 				new LockListeners(builder.listeners), replicas, this.localHandOffs);
 		this.multiLocking = new MultiLocking(this.commands, this.queues, this.holds, this.server, this.handOff);
@@ -135,7 +139,8 @@ public final class RedisLockTemplate implements LockOperations {
 	}
 
 	private WaitLoop waitLoop(LockSpec spec, String owner) {
-		return new WaitLoop(spec, owner, this.holds, this.handOff, this.localHandOffs, this.commands, this.queues);
+		return new WaitLoop(spec, owner, this.holds, this.handOff, this.localHandOffs, this.hints, this.commands,
+				this.queues);
 	}
 
 	private LockTimeoutException notAcquired(LockTimeoutException timeout) {
@@ -298,6 +303,9 @@ public final class RedisLockTemplate implements LockOperations {
 		this.closed = true;
 		this.holds.close();
 		this.queues.close();
+		if (this.hints != null) {
+			this.hints.close();
+		}
 		this.listening.close();
 	}
 

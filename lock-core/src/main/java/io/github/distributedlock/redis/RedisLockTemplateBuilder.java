@@ -52,6 +52,8 @@ public final class RedisLockTemplateBuilder {
 
 	int localHandOffs = 4;
 
+	int hintConnections = 8;
+
 	RedisLockTemplateBuilder(RedisConnectionFactory connectionFactory) {
 		this.connectionFactory = Objects.requireNonNull(connectionFactory, "connectionFactory must not be null");
 	}
@@ -206,6 +208,27 @@ public final class RedisLockTemplateBuilder {
 			throw new IllegalArgumentException("localHandOffs must not be negative, but was " + localHandOffs);
 		}
 		this.localHandOffs = localHandOffs;
+		return this;
+	}
+
+	/**
+	 * Set how many connections this template may open for waiters that wait for their
+	 * reservation in chained pairs: 8 by default, 0 turns it off. The first waiter of
+	 * this template for a plain lock that is not fair takes one while it waits, and sends
+	 * on it a {@code BLPOP} of its hint key with its attempt right behind, so that Redis
+	 * runs the attempt as soon as the release that reserves the lock for it pushes the
+	 * hint, with no message and no round trip between them. Waiters that find none free
+	 * wait by pub/sub. Needs a Lettuce connection factory and waiters that line up
+	 * ({@link #handOff(boolean)}); the reactive template does not wait this way. See
+	 * {@code docs/design/waiting-and-hand-off.md}, "The chained hint".
+	 * @param hintConnections the most connections open at once, 0 for none
+	 * @return this builder
+	 */
+	public RedisLockTemplateBuilder hintConnections(int hintConnections) {
+		if (hintConnections < 0) {
+			throw new IllegalArgumentException("hintConnections must not be negative, but was " + hintConnections);
+		}
+		this.hintConnections = hintConnections;
 		return this;
 	}
 

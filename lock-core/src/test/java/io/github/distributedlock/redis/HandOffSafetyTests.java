@@ -653,6 +653,7 @@ abstract class HandOffSafetyTests {
 	void shouldPassTheLockOnWhenAHandOverIsRefusedAtTheLimit() throws Exception {
 		String lockKey = lockKey("k");
 		RedisLockTemplate local = RedisLockTemplate.builder(factory())
+			.hintConnections(0)
 			.localHandOffs(1)
 			.subscriptionLinger(Duration.ofMillis(200))
 			.build();

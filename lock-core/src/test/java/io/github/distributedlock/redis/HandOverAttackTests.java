@@ -38,6 +38,9 @@ import static org.awaitility.Awaitility.await;
  * engine): a head that stops while offered, a grant that comes late, the head's own
  * lease, re-entered and lost releaser holds, minimum holds, and the kinds that must never
  * hand over.
+ * <p>
+ * Its templates chain no waiters ({@code hintConnections(0)}): a chained head is never
+ * offered a local hand-over (docs/design/waiting-and-hand-off.md, "The chained hint").
  */
 class HandOverAttackTests {
 
@@ -49,7 +52,9 @@ class HandOverAttackTests {
 
 	@Test
 	void shouldReleaseTheGrantOfAHeadWhoseTemplateShutsDownWhileOffered() throws Exception {
-		RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build();
+		RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.hintConnections(0)
+			.build();
 		String key = template.lockKey(LockName.of("attack", "shutdown"));
 		LockHandle holder = template.acquire(request("shutdown"));
 		Future<Object> head = this.connected.executor().submit(() -> outcome(template, request("shutdown")));
@@ -66,7 +71,9 @@ class HandOverAttackTests {
 
 	@Test
 	void shouldReleaseALateGrantWhenTheWaitIsOver() throws Exception {
-		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.hintConnections(0)
+			.build()) {
 			String key = template.lockKey(LockName.of("attack", "late"));
 			LockHandle holder = template.acquire(request("late"));
 			LockRequest headRequest = request("late").toBuilder()
@@ -90,7 +97,9 @@ class HandOverAttackTests {
 
 	@Test
 	void shouldGrantTheHeadItsOwnShorterLease() throws Exception {
-		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.hintConnections(0)
+			.build()) {
 			String key = template.lockKey(LockName.of("attack", "lease"));
 			LockHandle holder = template.acquire(request("lease"));
 			LockRequest headRequest = request("lease").toBuilder()
@@ -111,7 +120,9 @@ class HandOverAttackTests {
 
 	@Test
 	void shouldHandOverOnlyTheLastHoldOfAReenteredLock() throws Exception {
-		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.hintConnections(0)
+			.build()) {
 			String key = template.lockKey(LockName.of("attack", "reentered"));
 			LockHandle outer = template.acquire(request("reentered"));
 			LockHandle inner = template.acquire(request("reentered"));
@@ -134,8 +145,12 @@ class HandOverAttackTests {
 
 	@Test
 	void shouldNotHandOverAHoldWhoseLeaseWasLost() throws Exception {
-		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build();
-				RedisLockTemplate remote = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.hintConnections(0)
+			.build();
+				RedisLockTemplate remote = RedisLockTemplate.builder(this.connected.connectionFactory())
+					.hintConnections(0)
+					.build()) {
 			String key = template.lockKey(LockName.of("attack", "lost"));
 			LockHandle holder = template.acquire(request("lost"));
 			Future<Object> head = this.connected.executor().submit(() -> outcome(template, request("lost")));
@@ -158,7 +173,9 @@ class HandOverAttackTests {
 
 	@Test
 	void shouldNotHandOverBeforeTheMinimumHold() throws Exception {
-		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.hintConnections(0)
+			.build()) {
 			String key = template.lockKey(LockName.of("attack", "minimum"));
 			LockHandle holder = template
 				.acquire(request("minimum").toBuilder().holdAtLeast(Duration.ofMillis(1500)).build());
@@ -177,7 +194,9 @@ class HandOverAttackTests {
 	@Test
 	void shouldNeverHandOverFairOrReadLocks() throws Exception {
 		redis.server().command("SCRIPT", "FLUSH");
-		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.hintConnections(0)
+			.build()) {
 			for (LockRequest each : List.of(request("fair").toBuilder().fair(true).build(),
 					request("read").toBuilder().mode(LockMode.READ).build())) {
 				LockHandle holder = template.acquire(each);
@@ -204,7 +223,9 @@ class HandOverAttackTests {
 	 */
 	@Test
 	void shouldHandOverFromTheReleaseOfAMultiLock() throws Exception {
-		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.hintConnections(0)
+			.build()) {
 			String key = template.lockKey(LockName.of("attack", "multi-a"));
 			LockHandle multi = template.acquireAll(List.of(request("multi-a"), request("multi-b")));
 			Future<Object> head = this.connected.executor().submit(() -> outcome(template, request("multi-a")));
@@ -219,7 +240,9 @@ class HandOverAttackTests {
 
 	@Test
 	void shouldKeepAGrantWhenTheHeadsOwnerClosesAnOlderLostHandle() throws Exception {
-		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.hintConnections(0)
+			.build()) {
 			String key = template.lockKey(LockName.of("attack", "stale"));
 			LockRequest shortLease = request("stale").toBuilder()
 				.lease(Duration.ofMillis(200))
@@ -246,7 +269,9 @@ class HandOverAttackTests {
 
 	@Test
 	void shouldLetTheHeadFindTheGrantOfAnInterruptedRelease() throws Exception {
-		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.hintConnections(0)
+			.build()) {
 			String key = template.lockKey(LockName.of("attack", "interrupted-release"));
 			AtomicReference<Object> releaseOutcome = new AtomicReference<>();
 			CompletableFuture<LockHandle> held = new CompletableFuture<>();
@@ -316,9 +341,12 @@ class HandOverAttackTests {
 	private void mixedContention(int shortLease, int spread, int overstayOneIn, WaitStrategy strategy)
 			throws Exception {
 		try (RedisLockTemplate local = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.hintConnections(0)
 			.localHandOffs(3)
 			.build();
-				RedisLockTemplate remote = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+				RedisLockTemplate remote = RedisLockTemplate.builder(this.connected.connectionFactory())
+					.hintConnections(0)
+					.build()) {
 			String key = local.lockKey(LockName.of("attack", "mixed"));
 			ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
 			// Who is inside, by group: the handles of its threads. Another group inside

@@ -24,6 +24,9 @@ import static org.awaitility.Awaitility.await;
  * inside one JVM"): the thread that reads a granting reply, or the releaser giving up on
  * it, once, with the grant counted once, whatever moment an interrupt ends the releaser's
  * wait, and also where the factory shares no connection.
+ * <p>
+ * Its templates chain no waiters ({@code hintConnections(0)}): a chained head is never
+ * offered a local hand-over (docs/design/waiting-and-hand-off.md, "The chained hint").
  */
 class HandOverSettleTests {
 
@@ -39,7 +42,7 @@ class HandOverSettleTests {
 	void shouldGrantOnceWhenTheReleaserIsInterruptedWithoutASharedConnection() throws Exception {
 		LettuceConnectionFactory factory = RedisConnections.standalone(redis.server());
 		factory.setShareNativeConnection(false);
-		try (RedisLockTemplate template = RedisLockTemplate.builder(factory).build()) {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(factory).hintConnections(0).build()) {
 			String key = template.lockKey(LockName.of("settle", "unshared"));
 			LockHandle holder = template.acquire(request("unshared"));
 			Future<LockHandle> head = this.connected.executor().submit(() -> template.acquire(request("unshared")));
@@ -67,7 +70,9 @@ class HandOverSettleTests {
 
 	@Test
 	void shouldHandOverFromAThreadInterruptedBeforeTheRelease() throws Exception {
-		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.hintConnections(0)
+			.build()) {
 			String key = template.lockKey(LockName.of("settle", "interrupted-before"));
 			LockHandle holder = template.acquire(request("interrupted-before"));
 			Future<LockHandle> head = this.connected.executor()
@@ -97,7 +102,9 @@ class HandOverSettleTests {
 
 	@Test
 	void shouldCountEachGrantOnceWhateverMomentTheReleaserIsInterrupted() throws Exception {
-		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.hintConnections(0)
+			.build()) {
 			Rounds rounds = new Rounds(template, "interrupts");
 			SplittableRandom random = new SplittableRandom(20261124L);
 			for (int round = 0; round < ROUNDS; round++) {
@@ -112,7 +119,9 @@ class HandOverSettleTests {
 
 	@Test
 	void shouldCountEachGrantOnceWhenTheHandOverFallsBackToEvalAsTheReleaserIsInterrupted() throws Exception {
-		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.hintConnections(0)
+			.build()) {
 			Rounds rounds = new Rounds(template, "noscript");
 			rounds.flushScripts = true;
 			SplittableRandom random = new SplittableRandom(20261126L);
@@ -131,7 +140,7 @@ class HandOverSettleTests {
 		long timeoutMillis = 150;
 		LettuceConnectionFactory factory = RedisConnections.standalone(redis.server().host(), redis.server().port(),
 				Duration.ofMillis(timeoutMillis));
-		try (RedisLockTemplate template = RedisLockTemplate.builder(factory).build()) {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(factory).hintConnections(0).build()) {
 			Rounds rounds = new Rounds(template, "timeouts");
 			SplittableRandom random = new SplittableRandom(20261125L);
 			for (int round = 0; round < ROUNDS; round++) {

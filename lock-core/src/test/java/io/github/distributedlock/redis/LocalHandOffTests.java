@@ -36,7 +36,9 @@ import static org.awaitility.Awaitility.await;
  * lock grants it to the sleeping head of its template's line, at most
  * {@code local-hand-offs} times in a row while a waiter of another process waits; a
  * hand-over without a reply, or whose head stops meanwhile, still ends with one holder or
- * none.
+ * none. Its templates chain no waiters ({@code hintConnections(0)}): a chained head is
+ * never offered a hand-over (docs/design/waiting-and-hand-off.md, "The chained hint"); a
+ * remote template keeps the default.
  */
 class LocalHandOffTests {
 
@@ -52,7 +54,9 @@ class LocalHandOffTests {
 	void shouldHandTheLockOverBetweenThreadsOfOneTemplate() throws Exception {
 		RedisServer server = redis.server();
 		server.command("SCRIPT", "FLUSH");
-		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.hintConnections(0)
+			.build()) {
 			template.acquire(request("pair")).close();
 			server.resetStats();
 			Contention contention = new Contention();
@@ -83,6 +87,7 @@ class LocalHandOffTests {
 		int limit = 2;
 		int remoteRounds = 30;
 		try (RedisLockTemplate local = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.hintConnections(0)
 			.localHandOffs(limit)
 			.build();
 				RedisLockTemplate remote = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
@@ -153,6 +158,7 @@ class LocalHandOffTests {
 	void shouldPassTheLockOnInOneScriptWhenRefusingAtTheLimit() throws Exception {
 		RedisServer server = redis.server();
 		try (RedisLockTemplate local = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.hintConnections(0)
 			.localHandOffs(1)
 			.build();
 				RedisLockTemplate remote = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
@@ -220,7 +226,7 @@ class LocalHandOffTests {
 	void shouldGrantOnceWhenTheHandOverTimesOut() throws Exception {
 		LettuceConnectionFactory factory = RedisConnections.standalone(redis.server().host(), redis.server().port(),
 				Duration.ofMillis(600));
-		try (RedisLockTemplate template = RedisLockTemplate.builder(factory).build()) {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(factory).hintConnections(0).build()) {
 			String key = template.lockKey(LockName.of("handoff", "timeout"));
 			LockHandle holder = template.acquire(request("timeout"));
 			Future<LockHandle> head = this.connected.executor().submit(() -> template.acquire(request("timeout")));
@@ -252,7 +258,9 @@ class LocalHandOffTests {
 
 	@Test
 	void shouldGrantOnceWhenTheReleaserIsInterruptedWaitingForTheHandOver() throws Exception {
-		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.hintConnections(0)
+			.build()) {
 			String key = template.lockKey(LockName.of("handoff", "releaser-interrupted"));
 			LockHandle holder = template.acquire(request("releaser-interrupted"));
 			Future<LockHandle> head = this.connected.executor()
@@ -296,7 +304,9 @@ class LocalHandOffTests {
 
 	@Test
 	void shouldReleaseAGrantTheInterruptedHeadNoLongerWants() throws Exception {
-		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.hintConnections(0)
+			.build()) {
 			String key = template.lockKey(LockName.of("handoff", "interrupted"));
 			LockHandle holder = template.acquire(request("interrupted"));
 			AtomicReference<Object> headOutcome = new AtomicReference<>();
@@ -328,6 +338,7 @@ class LocalHandOffTests {
 		RedisServer server = redis.server();
 		server.command("SCRIPT", "FLUSH");
 		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.hintConnections(0)
 			.localHandOffs(0)
 			.build()) {
 			Contention contention = new Contention();

@@ -37,6 +37,9 @@ import static org.awaitility.Awaitility.await;
  * An adversarial review of heads that offer themselves to a local hold before their first
  * attempt (docs/design/waiting-and-hand-off.md, "Offering before the first attempt"): a
  * hold whose end the head does not hear of, and what a handle granted that way reports.
+ * <p>
+ * Its templates chain no waiters ({@code hintConnections(0)}): a chained head is never
+ * offered a local hand-over (docs/design/waiting-and-hand-off.md, "The chained hint").
  */
 class OfferFirstReviewTests {
 
@@ -59,6 +62,7 @@ class OfferFirstReviewTests {
 	void shouldWakeAHeadThatOfferedFirstToAHoldOfAnotherWaitStrategy() throws Exception {
 		RedisServer server = redis.server();
 		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.hintConnections(0)
 			.subscriptionLinger(Duration.ofSeconds(30))
 			.build()) {
 			String key = template.lockKey(LockName.of("review", "strategy"));
@@ -89,6 +93,7 @@ class OfferFirstReviewTests {
 	void shouldReportThatAHeadGrantedBeforeItsFirstAttemptWaited() throws Exception {
 		RedisServer server = redis.server();
 		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.hintConnections(0)
 			.subscriptionLinger(Duration.ofSeconds(30))
 			.build()) {
 			String key = template.lockKey(LockName.of("review", "waited"));
@@ -116,7 +121,9 @@ class OfferFirstReviewTests {
 	@Test
 	void shouldReportAtLeastOneAttemptForAHeadGrantedBeforeItsFirstAttempt() throws Exception {
 		RedisServer server = redis.server();
-		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.hintConnections(0)
+			.build()) {
 			String key = template.lockKey(LockName.of("review", "attempts"));
 			LockHandle a = template.acquire(request("attempts").build());
 			Future<LockHandle> b = this.connected.executor()
@@ -152,6 +159,7 @@ class OfferFirstReviewTests {
 		LettuceConnectionFactory factory = RedisConnections.standalone(server.host(), server.port(),
 				Duration.ofMillis(600));
 		try (RedisLockTemplate template = RedisLockTemplate.builder(factory)
+			.hintConnections(0)
 			.subscriptionLinger(Duration.ofSeconds(30))
 			.build()) {
 			String key = template.lockKey(LockName.of("review", "no-reply"));
@@ -195,6 +203,7 @@ class OfferFirstReviewTests {
 	void shouldReleaseTheGrantOfAnInterruptedHeadThatOfferedFirst() throws Exception {
 		RedisServer server = redis.server();
 		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.hintConnections(0)
 			.subscriptionLinger(Duration.ofSeconds(30))
 			.build()) {
 			String key = template.lockKey(LockName.of("review", "interrupted"));
@@ -235,6 +244,7 @@ class OfferFirstReviewTests {
 	void shouldGiveUpAtItsWaitTimeWhileOfferedFirst() throws Exception {
 		RedisServer server = redis.server();
 		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.hintConnections(0)
 			.subscriptionLinger(Duration.ofSeconds(30))
 			.build()) {
 			String key = template.lockKey(LockName.of("review", "wait-time"));
@@ -262,6 +272,7 @@ class OfferFirstReviewTests {
 	void shouldFailAHeadThatOfferedFirstWhenTheTemplateShutsDown() throws Exception {
 		RedisServer server = redis.server();
 		RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.hintConnections(0)
 			.subscriptionLinger(Duration.ofSeconds(30))
 			.build();
 		String key = template.lockKey(LockName.of("review", "shutdown"));
@@ -289,7 +300,9 @@ class OfferFirstReviewTests {
 	 */
 	@Test
 	void shouldLeaveNoLocalHoldBehind() throws Exception {
-		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.hintConnections(0)
+			.build()) {
 			List<LockHandle> closed = new ArrayList<>();
 			for (int i = 0; i < 100; i++) {
 				closed.add(template.acquire(request("closed-" + i).build()));
@@ -317,9 +330,12 @@ class OfferFirstReviewTests {
 	void shouldStillLetAWaiterOfAnotherProcessInAfterTheLimit() throws Exception {
 		int limit = 1;
 		try (RedisLockTemplate local = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.hintConnections(0)
 			.localHandOffs(limit)
 			.build();
-				RedisLockTemplate remote = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+				RedisLockTemplate remote = RedisLockTemplate.builder(this.connected.connectionFactory())
+					.hintConnections(0)
+					.build()) {
 			String key = local.lockKey(LockName.of("review", "limit"));
 			AtomicBoolean remoteDone = new AtomicBoolean();
 			AtomicInteger localHolds = new AtomicInteger();
@@ -383,7 +399,9 @@ class OfferFirstReviewTests {
 	 */
 	@Test
 	void shouldNeverLeaveAHeadAsleepPastARelease() throws Exception {
-		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.hintConnections(0)
+			.build()) {
 			AtomicBoolean inside = new AtomicBoolean();
 			AtomicLong lastToken = new AtomicLong(-1);
 			AtomicLong longestNanos = new AtomicLong();

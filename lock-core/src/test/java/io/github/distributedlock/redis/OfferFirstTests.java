@@ -41,6 +41,9 @@ import static org.awaitility.Awaitility.await;
  * the head while {@code b} holds, and must offer itself without an attempt. Then
  * {@code b} ends its hold one way or another, and {@code c} must hold the lock long
  * before {@code b}'s lease (30 s) or its own wait time (25 s) would end.
+ * <p>
+ * Its templates chain no waiters ({@code hintConnections(0)}): a chained head is never
+ * offered a local hand-over (docs/design/waiting-and-hand-off.md, "The chained hint").
  */
 class OfferFirstTests {
 
@@ -55,7 +58,9 @@ class OfferFirstTests {
 	@Test
 	void shouldHandTheLockOverWithOneScriptPerAcquisition() throws Exception {
 		RedisServer server = redis.server();
-		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.hintConnections(0)
+			.build()) {
 			template.acquire(request("pair").build()).close();
 			server.resetStats();
 			int rounds = 300;
@@ -99,8 +104,9 @@ class OfferFirstTests {
 	void shouldGrantTheLockToQueuedWaitersWithinTheLimitAcrossTwoTemplates() throws Exception {
 		RedisServer server = redis.server();
 		LettuceConnectionFactory second = RedisConnections.standalone(server);
-		try (RedisLockTemplate one = RedisLockTemplate.builder(this.connected.connectionFactory()).build();
-				RedisLockTemplate two = RedisLockTemplate.builder(second).build()) {
+		try (RedisLockTemplate one = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.hintConnections(0)
+			.build(); RedisLockTemplate two = RedisLockTemplate.builder(second).hintConnections(0).build()) {
 			one.acquire(request("two-by-four").build()).close();
 			two.acquire(request("two-by-four").build()).close();
 			server.resetStats();
@@ -213,7 +219,9 @@ class OfferFirstTests {
 		RedisServer server = redis.server();
 		LockRequest request = bRequest.build();
 		LockRequest plain = request(String.valueOf(request.name().key())).build();
-		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build()) {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.hintConnections(0)
+			.build()) {
 			String key = template.lockKey(request.name());
 			LockHandle a = template.acquire(plain);
 			CompletableFuture<LockHandle> bHeld = new CompletableFuture<>();

@@ -32,6 +32,9 @@ import static org.awaitility.Awaitility.await;
  * its offer; about a third of the rounds take it on a busy 2-core machine). A shutdown
  * during that release must still fail {@code c}, as it fails an offered head
  * (HandOverAttackTests), and release the grant it no longer wants.
+ * <p>
+ * Its templates chain no waiters ({@code hintConnections(0)}): a chained head is never
+ * offered a local hand-over (docs/design/waiting-and-hand-off.md, "The chained hint").
  */
 class QueuedGrantAttackTests {
 
@@ -46,7 +49,9 @@ class QueuedGrantAttackTests {
 	@Test
 	void shouldFailAQueuedWaiterGrantedTheLockWhileItsTemplateShutsDown() throws Exception {
 		for (int round = 0; round < ROUNDS; round++) {
-			RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory()).build();
+			RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory())
+				.hintConnections(0)
+				.build();
 			String key = template.lockKey(LockName.of("queued", "shutdown"));
 			// Warm: the line stays subscribed, so the waiters below join it at once.
 			try (LockHandle warm = template.acquire(request("x").build())) {

@@ -22,6 +22,9 @@ import static org.awaitility.Awaitility.await;
  * handed over inside the JVM: no two holders at once, no waiter with a long wait time
  * that times out (a grant to a waiter that never wakes would hold the lock until its
  * lease), and nothing left in the line or in Redis at the end.
+ * <p>
+ * Its templates chain no waiters ({@code hintConnections(0)}): a chained head is never
+ * offered a local hand-over (docs/design/waiting-and-hand-off.md, "The chained hint").
  */
 class QueuedGrantStressTests {
 
@@ -43,8 +46,9 @@ class QueuedGrantStressTests {
 
 	private void stress(boolean interrupts) throws Exception {
 		LettuceConnectionFactory second = RedisConnections.standalone(redis.server());
-		try (RedisLockTemplate one = RedisLockTemplate.builder(this.connected.connectionFactory()).build();
-				RedisLockTemplate two = RedisLockTemplate.builder(second).build()) {
+		try (RedisLockTemplate one = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.hintConnections(0)
+			.build(); RedisLockTemplate two = RedisLockTemplate.builder(second).hintConnections(0).build()) {
 			String key = one.lockKey(LockName.of("stress", "line"));
 			ContentionStress.Result result = ContentionStress.run(this.connected.executor(), 8,
 					(thread) -> (thread < 6) ? one : two,

@@ -33,6 +33,9 @@ import static org.awaitility.Awaitility.await;
  * most its wait time plus two command timeouts. Redis is frozen (SIGSTOP) just before the
  * release, for just below, at, just above and twice the command timeout, and the waiter's
  * wait ends early or late in the hand-over.
+ * <p>
+ * Its templates chain no waiters ({@code hintConnections(0)}): a chained head is never
+ * offered a local hand-over (docs/design/waiting-and-hand-off.md, "The chained hint").
  */
 class StalledHandOverBoundTests {
 
@@ -72,7 +75,7 @@ class StalledHandOverBoundTests {
 		LettuceConnectionFactory factory = RedisConnections.standalone(redis.server().host(), redis.server().port(),
 				Duration.ofMillis(TIMEOUT_MILLIS));
 		String name = "stall-" + intoMillis + "-" + stallMillis;
-		try (RedisLockTemplate template = RedisLockTemplate.builder(factory).build()) {
+		try (RedisLockTemplate template = RedisLockTemplate.builder(factory).hintConnections(0).build()) {
 			String key = template.lockKey(LockName.of("bound", name));
 			warmUp(template, name);
 			long grantsBefore = template.localGrants();

@@ -75,7 +75,10 @@ final class LockWorkout {
 		assertThat(held.isHeld()).isTrue();
 		assertThat(two.tryAcquire(LockRequest.builder("w").key("x").waitTime(Duration.ZERO).build())).isEmpty();
 		CompletableFuture<Long> woken = CompletableFuture.supplyAsync(() -> {
-			try (LockHandle next = two.acquire(LockRequest.builder("w").key("x").waitTime(LONG).build())) {
+			// A lease long enough to chain (docs/design/waiting-and-hand-off.md, "The
+			// chained
+			// hint"): it waits with BLPOP where the ACL allows it.
+			try (LockHandle next = two.acquire(LockRequest.builder("w").key("x").lease(LONG).waitTime(LONG).build())) {
 				return System.nanoTime();
 			}
 		});

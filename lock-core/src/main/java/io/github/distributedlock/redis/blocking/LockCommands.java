@@ -1,13 +1,16 @@
 package io.github.distributedlock.redis.blocking;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.LongConsumer;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockInterruptedException;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.redis.core.AcquireResult;
+import io.github.distributedlock.redis.core.Acquisition;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.HandOffRequest;
 import io.github.distributedlock.redis.core.LockKeys;
@@ -88,6 +91,57 @@ public final class LockCommands {
 		ScriptCall call = spec.kind().acquire(spec, attempt, this.fenceIdleMillis);
 		return ScriptReplies.acquireResult(spec,
 				undoing ? runUndoing(spec.name(), call) : runAttempt(spec.name(), call));
+	}
+
+	/**
+	 * Write a chained pair on a hint connection: {@code BLPOP} of the request's hint key,
+	 * then the attempt, without waiting between them (see
+	 * {@code docs/design/waiting-and-hand-off.md}, "The chained hint").
+	 * @param blockMillis how long the {@code BLPOP} may block
+	 * @return the attempt's reply to come; it fails with the client's exception, and a
+	 * {@code NOSCRIPT} failure means the attempt did not run
+	 */
+	CompletableFuture<AcquireResult> chain(HintConnections.Hint hint, LockSpec spec, String owner,
+			Acquisition.Attempt attempt, long blockMillis) {
+		HandOffRequest request = attempt.request();
+		if (request == null || !request.chained()) {
+			throw new IllegalArgumentException("Not a chained request: " + request);
+		}
+		LockKind.Attempt sent = new LockKind.Attempt(owner, attempt.hold(), attempt.remainingWaitMillis(),
+				attempt.mayHaveIntent(), attempt.holdsIt(), request);
+		ScriptCall call = spec.kind().acquire(spec, sent, this.fenceIdleMillis);
+		return hint.pair(request.hintKey(spec.lockKey()), blockMillis, call)
+			.thenApply((reply) -> ScriptReplies.acquireResult(spec, (List<?>) reply));
+	}
+
+	/**
+	 * Push a chained request's hint without waiting for the reply: Redis then runs the
+	 * attempt its waiter queued behind a {@code BLPOP} of it. Sent even on an interrupted
+	 * thread; a push that fails is a hint lost (the pair's {@code BLPOP} ends by itself).
+	 * @return its reply to come
+	 */
+	CompletableFuture<Long> poke(LockSpec spec, HandOffRequest request) {
+		boolean interrupted = Thread.interrupted();
+		try {
+			return this.scripts.executeAsync(ExclusiveKind.poke(spec, request));
+		}
+		catch (RuntimeException ex) {
+			// A hint lost.
+			return CompletableFuture.failedFuture(ex);
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	/**
+	 * Return the client's command timeout, or {@code null} if the factory is not
+	 * Lettuce's.
+	 */
+	@Nullable Duration commandTimeout() {
+		return this.scripts.commandTimeout();
 	}
 
 	/**

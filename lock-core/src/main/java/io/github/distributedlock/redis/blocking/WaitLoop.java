@@ -1,5 +1,13 @@
 package io.github.distributedlock.redis.blocking;
 
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockInterruptedException;
 import io.github.distributedlock.LockSelfDeadlockException;
 import io.github.distributedlock.LockTimeoutException;
@@ -11,6 +19,7 @@ import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.NanoClock;
 import io.github.distributedlock.redis.core.Waiting;
+import io.github.distributedlock.redis.script.ScriptRunner;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -43,6 +52,9 @@ import org.jspecify.annotations.Nullable;
  */
 public final class WaitLoop {
 
+	// How often a chained head polls once Redis refused BLPOP.
+	private static final long REFUSED_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
 	private final LockSpec spec;
 
 	private final Acquisition acquisition;
@@ -71,6 +83,12 @@ public final class WaitLoop {
 
 	private @Nullable String ownerDigest;
 
+	// The connections chained heads wait on, or null; the one this head holds while it
+	// chains.
+	private final @Nullable HintConnections hints;
+
+	private HintConnections.@Nullable Hint hint;
+
 	// Whether an interrupt threw an attempt's reply away: the undoing attempt then waited
 	// up to a command timeout for a Redis that may be stalled, and the withdrawal is not
 	// waited for.
@@ -82,11 +100,14 @@ public final class WaitLoop {
 	 * @param handOff whether waiters line up for reservations, where the lock's kind does
 	 * @param handOffs the hand-off inside this JVM: its head, asleep, may be granted the
 	 * lock by a release of this JVM, where the acquisition allows it; or {@code null}
+	 * @param hints the connections its head may wait on in chained pairs, where the
+	 * acquisition allows it; or {@code null}
 	 */
 	public WaitLoop(LockSpec spec, String owner, HoldRegistry holds, boolean handOff, @Nullable LocalHandOffs handOffs,
-			LockCommands commands, WaitQueues queues) {
+			@Nullable HintConnections hints, LockCommands commands, WaitQueues queues) {
 		this.spec = spec;
 		this.handOffs = handOffs;
+		this.hints = hints;
 		this.acquisition = new Acquisition(spec, owner, holds.holdsLocally(owner, spec.lockKey()), NanoClock.SYSTEM);
 		this.waiting = new Waiting(this.acquisition, handOff);
 		this.attempts = new LockAttempts(this.acquisition, holds, commands);
@@ -191,6 +212,9 @@ public final class WaitLoop {
 			else if (next instanceof Waiting.Sleep sleep) {
 				next = sleep(sleep);
 			}
+			else if (next instanceof Waiting.Chain chain) {
+				next = chain(chain);
+			}
 			else if (next instanceof Waiting.Hold hold) {
 				if (this.handOffs != null) {
 					// Before it leaves the line: the next head may offer itself to it.
@@ -237,6 +261,9 @@ public final class WaitLoop {
 		if (!first) {
 			this.queuedOffer = offer(queue, joined, "");
 		}
+		else {
+			takeHint();
+		}
 		return this.waiting.joined(queue.line(), first, queue.subscribed().isDone(), first ? localHold(queue) : null);
 	}
 
@@ -265,6 +292,7 @@ public final class WaitLoop {
 			first |= settled != null;
 		}
 		if (first) {
+			takeHint();
 			return this.waiting.promoted(queue.subscribed().isDone(), localHold(queue));
 		}
 		this.queues.checkOpen(queue, this.spec.name());
@@ -404,6 +432,200 @@ public final class WaitLoop {
 	}
 
 	/**
+	 * Take a hint connection as the acquisition becomes the head, if it may wait in
+	 * chained pairs and one is free: its request is then a chained one.
+	 */
+	private void takeHint() {
+		HintConnections connections = this.hints;
+		if (connections == null || this.hint != null || !this.waiting.chainable()) {
+			return;
+		}
+		HintConnections.Hint taken = connections.take();
+		if (taken != null) {
+			this.hint = taken;
+			this.waiting.chain();
+		}
+	}
+
+	/**
+	 * Write the chained pair ({@code BLPOP} of the request's hint key, then the attempt)
+	 * and wait for the attempt's reply, poking the hint when a message or a timer calls
+	 * for an attempt meanwhile: nothing else is sent for this acquisition while the pair
+	 * is out. See {@code docs/design/waiting-and-hand-off.md}, "The chained hint".
+	 */
+	private Waiting.Next chain(Waiting.Chain chain) throws InterruptedException {
+		WaitQueue queue = queue();
+		this.queues.checkOpen(queue, this.spec.name());
+		HintConnections.Hint connection = this.hint;
+		HandOffRequest request = this.acquisition.request();
+		if (connection == null || request == null) {
+			throw new IllegalStateException("Lock '" + this.spec.name() + "': chained without a connection");
+		}
+		long timeoutNanos = commandTimeoutNanos();
+		// Lettuce times a command out itself from when it is written (its TimeoutOptions,
+		// on by default), the attempt behind the BLPOP too: the BLPOP ends well before.
+		long blockNanos = Math.min(chain.blockNanos(), timeoutNanos / 2);
+		Acquisition.Attempt attempt = chain.attempt();
+		HintConnections connections = this.hints;
+		if (connections != null && connections.isRefused()) {
+			// Redis refuses BLPOP: a chained request's reservation may be pushed and not
+			// published, so the head polls, a tenth of a second at most between attempts.
+			queue.awaitSignalAsHead(this.acquisition.seenSignals(), Math.min(blockNanos, REFUSED_POLL_NANOS));
+			return new Waiting.Send(attempt, null);
+		}
+		CompletableFuture<AcquireResult> reply = this.commands.chain(connection, this.spec, this.acquisition.owner(),
+				attempt, Math.max(1, (blockNanos + 999_999) / 1_000_000));
+		reply.whenComplete((result, failure) -> queue.wake());
+		long replyBy = attempt.sentNanos() + blockNanos + timeoutNanos;
+		boolean timed = false;
+		long pokeAt = 0;
+		long pokeTicket = 0;
+		while (!reply.isDone()) {
+			long now = System.nanoTime();
+			if (now - replyBy >= 0) {
+				// No reply: closed, an attempt still queued behind the BLPOP never runs.
+				dropHint();
+				this.unanswered = true;
+				throw new LockAccessException(this.spec.name(), "Redis did not answer a chained attempt within "
+						+ TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms after its BLPOP", null);
+			}
+			long until = (timed && pokeAt - replyBy < 0) ? pokeAt : replyBy;
+			boolean signalled;
+			try {
+				signalled = queue.awaitSignalAsHead(this.acquisition.seenSignals(), until - now, reply);
+			}
+			catch (InterruptedException ex) {
+				stopChain(request, reply, attempt);
+				throw ex;
+			}
+			if (queue.isClosed() || this.queues.isClosed()) {
+				stopChain(request, reply, attempt);
+				this.queues.checkOpen(queue, this.spec.name());
+			}
+			if (reply.isDone()) {
+				break;
+			}
+			Waiting.Next next = Waiting.Next.NONE;
+			if (timed && System.nanoTime() - pokeAt >= 0) {
+				timed = false;
+				next = this.waiting.woken(pokeTicket);
+			}
+			else if (signalled) {
+				next = this.waiting.signalled();
+			}
+			if (next instanceof Waiting.Poke poke) {
+				if (poke.nanos() <= 0) {
+					poke(request);
+				}
+				else {
+					timed = true;
+					pokeAt = System.nanoTime() + poke.nanos();
+					pokeTicket = poke.ticket();
+				}
+			}
+		}
+		AcquireResult result;
+		try {
+			result = reply.join();
+		}
+		catch (CompletionException | CancellationException ex) {
+			Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
+			if (ScriptRunner.isNoScript(cause)) {
+				// The attempt did not run: sent as any attempt is, which loads the
+				// script.
+				return new Waiting.Send(attempt, null);
+			}
+			dropHint();
+			throw new LockAccessException(this.spec.name(), "Redis failed during a chained attempt: " + cause, cause);
+		}
+		return this.waiting.replied(attempt, result);
+	}
+
+	/**
+	 * Stop a chained head whose pair is out (interrupted, shut down): poke its hint, so
+	 * that Redis runs the attempt now, wait for its reply through interrupts for at most
+	 * a command timeout, and release what it won; without a reply, close the connection,
+	 * so that an attempt still queued never runs.
+	 */
+	private void stopChain(HandOffRequest request, CompletableFuture<AcquireResult> reply,
+			Acquisition.Attempt attempt) {
+		this.unanswered = true;
+		poke(request);
+		AcquireResult result = null;
+		boolean interrupted = false;
+		long until = System.nanoTime() + commandTimeoutNanos();
+		while (result == null) {
+			try {
+				result = reply.get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
+			}
+			catch (InterruptedException ex) {
+				interrupted = true;
+			}
+			catch (ExecutionException | TimeoutException | CancellationException ex) {
+				break;
+			}
+		}
+		if (interrupted) {
+			Thread.currentThread().interrupt();
+		}
+		if (result == null) {
+			dropHint();
+			return;
+		}
+		this.attempts.releaseQuietly(attempt, result);
+	}
+
+	/**
+	 * Push this head's own hint, which makes Redis run the pair's attempt now.
+	 */
+	private void poke(HandOffRequest request) {
+		CompletableFuture<Long> poked = this.commands.poke(this.spec, request);
+		HintConnections connections = this.hints;
+		if (connections != null) {
+			poked.whenComplete((pushed, failure) -> {
+				if (failure != null) {
+					connections.pokeFailed(failure);
+				}
+			});
+		}
+	}
+
+	private long commandTimeoutNanos() {
+		java.time.Duration timeout = this.commands.commandTimeout();
+		return Math.max(TimeUnit.MILLISECONDS.toNanos(1), (timeout != null) ? timeout.toNanos() : 0);
+	}
+
+	/**
+	 * Close the hint connection this head holds, which may have a pair out.
+	 */
+	private void dropHint() {
+		HintConnections.Hint held = this.hint;
+		HintConnections connections = this.hints;
+		this.hint = null;
+		if (held != null && connections != null) {
+			connections.drop(held);
+		}
+	}
+
+	/**
+	 * Give back the hint connection this head holds when its wait ends: closed if its
+	 * pair may still be out.
+	 */
+	private void giveBackHint() {
+		HintConnections.Hint held = this.hint;
+		HintConnections connections = this.hints;
+		if (held == null || connections == null) {
+			return;
+		}
+		if (this.waiting.isChained()) {
+			dropHint();
+			return;
+		}
+		this.hint = null;
+		connections.give(held);
+	}
+
+	/**
 	 * Leave the local line, withdrawing the request if the wait ended without the lock
 	 * (which passes on a reservation for it, and never touches a hold). After a Redis
 	 * failure, or after an interrupted attempt (whose undoing waited for Redis already),
@@ -424,6 +646,7 @@ public final class WaitLoop {
 				this.queuedOffer = null;
 				stopOffering(queue, waiting, offered);
 			}
+			giveBackHint();
 			Acquisition.Ending ending = this.waiting.end(won);
 			withdraw(ending.withdraw(), (failed || this.unanswered) && !queue.isClosed());
 		}

@@ -200,14 +200,45 @@ public final class WaitQueue implements MessageListener, SubscriptionListener {
 		return await(seen, nanos, true);
 	}
 
+	/**
+	 * Like {@link #awaitSignalAsHead(long, long)}, for a chained head with its pair out:
+	 * also wakes up once the pair's attempt has replied ({@code reply} done), if the
+	 * reply calls {@link #wake()} when it comes.
+	 * @return whether a signal arrived
+	 */
+	boolean awaitSignalAsHead(long seen, long nanos, CompletableFuture<?> reply) throws InterruptedException {
+		if (this.line.signals() != seen) {
+			return true;
+		}
+		return await(seen, nanos, true, reply);
+	}
+
+	/**
+	 * Wake the sleeping threads without a signal: they look again at what they wait for.
+	 */
+	void wake() {
+		this.signalLock.lock();
+		try {
+			this.signalled.signalAll();
+		}
+		finally {
+			this.signalLock.unlock();
+		}
+	}
+
 	private boolean await(long seen, long nanos, boolean head) throws InterruptedException {
+		return await(seen, nanos, head, null);
+	}
+
+	private boolean await(long seen, long nanos, boolean head, @Nullable CompletableFuture<?> reply)
+			throws InterruptedException {
 		this.signalLock.lockInterruptibly();
 		try {
 			if (head) {
 				this.headWakeNanos = System.nanoTime() + nanos;
 			}
 			long left = nanos;
-			while (this.line.signals() == seen && left > 0) {
+			while (this.line.signals() == seen && left > 0 && (reply == null || !reply.isDone())) {
 				left = this.signalled.awaitNanos(left);
 			}
 			return this.line.signals() != seen;

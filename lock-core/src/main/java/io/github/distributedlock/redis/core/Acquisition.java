@@ -40,6 +40,13 @@ public final class Acquisition {
 	 */
 	static final long MAX_SLEEP_NANOS = TimeUnit.HOURS.toNanos(1);
 
+	/**
+	 * The shortest lease of a waiter that chains: a chained pair's {@code BLPOP} lasts at
+	 * most a quarter of the waiter's lease, so a long wait with a shorter one would send
+	 * an attempt more often than every 100 ms.
+	 */
+	static final long MIN_CHAINED_LEASE_MILLIS = 400;
+
 	/** The retry count of a line before the first attempt at its head: always try. */
 	private static final long UNSEEN = Long.MIN_VALUE;
 
@@ -88,6 +95,9 @@ public final class Acquisition {
 	 * @param holdsIt whether the owner holds the lock through a local handle already:
 	 * then finding it ours is a re-entry rather than a hold left by a lost reply
 	 */
+	// Whether its requests are chained ones: see chain().
+	private boolean chains;
+
 	public Acquisition(LockSpec spec, String owner, boolean holdsIt, NanoClock clock) {
 		this.spec = spec;
 		this.owner = owner;
@@ -204,7 +214,56 @@ public final class Acquisition {
 	 * {@link Waiting#promoted(boolean, Waiting.LocalHold)}.
 	 */
 	public boolean offerable() {
-		return !this.heldBackByReaders && this.spec.plainExclusive() && this.spec.waitMode().listens();
+		return !this.chains && !this.heldBackByReaders && this.spec.plainExclusive() && this.spec.waitMode().listens();
+	}
+
+	// The chained hint
+
+	/**
+	 * Return whether, as the head of a line, it may wait for its reservation in a chained
+	 * pair ({@code BLPOP} of its hint key, then its attempt, on a connection of its own):
+	 * a waiter that may be offered a local hand-over, holding no hold of the lock already
+	 * (a custom owner may hold it in another process), with a lease of at least
+	 * {@link #MIN_CHAINED_LEASE_MILLIS} (see {@code docs/design/waiting-and-hand-off.md},
+	 * "The chained hint").
+	 */
+	boolean chainable() {
+		return offerable() && !this.holdsIt && !this.deadline.isTryOnce()
+				&& this.spec.leaseMillis() >= MIN_CHAINED_LEASE_MILLIS;
+	}
+
+	/**
+	 * Make the request it files from now on a chained one: it then waits in a chained
+	 * pair, and is offered no local hand-over.
+	 */
+	void chain() {
+		this.chains = true;
+	}
+
+	/**
+	 * Return whether its request is a chained one.
+	 */
+	public boolean chains() {
+		return this.chains;
+	}
+
+	/**
+	 * Return how long the {@code BLPOP} of a chained pair may block: as long as the head
+	 * would sleep, and at most a quarter of its lease, since a hold the pair's attempt
+	 * grants counts its lease from before the pair was sent; at least a millisecond.
+	 */
+	long hintWaitNanos() {
+		long quarterLease = TimeUnit.MILLISECONDS.toNanos(this.spec.leaseMillis()) / 4;
+		return Math.max(TimeUnit.MILLISECONDS.toNanos(1), Math.min(sleepNanos(), quarterLease));
+	}
+
+	/**
+	 * Take the line's counts as seen, as an attempt does when it is made: a chained head
+	 * that pokes its pair on a call to try again needs no second poke for the same call.
+	 */
+	void heard(WaitLine line) {
+		this.seenRetries = line.retrySignals();
+		this.seenSignals = line.signals();
 	}
 
 	/**
@@ -268,7 +327,7 @@ public final class Acquisition {
 	 * Carry a new hand-off request in the following attempts (the head of a line does).
 	 */
 	HandOffRequest fileRequest() {
-		HandOffRequest filing = this.spec.waitMode().request();
+		HandOffRequest filing = this.spec.waitMode().request(this.chains);
 		this.request = filing;
 		return filing;
 	}

@@ -39,8 +39,37 @@ public record HandOffRequest(String member) {
 	 * woken by messages: a polling waiter's reservation lasts for three of its polls
 	 */
 	public static HandOffRequest of(long pollNanos) {
+		return of(pollNanos, false);
+	}
+
+	/**
+	 * Create a request for one wait, as {@link #of(long)}.
+	 * @param chained whether its waiter waits for its reservation in a chained pair
+	 * ({@code BLPOP} of its {@linkplain #hintKey hint key}, then its attempt): a release
+	 * that reserves the lock for it then pushes its hint, and publishes only if others
+	 * wait. Its member is {@code <claim>:c:<id>}.
+	 */
+	public static HandOffRequest of(long pollNanos, boolean chained) {
 		long claim = Math.max(CLAIM_MILLIS, 3 * TimeUnit.NANOSECONDS.toMillis(pollNanos));
-		return new HandOffRequest(claim + ":" + UniqueIds.next());
+		return new HandOffRequest(claim + (chained ? ":c:" : ":") + UniqueIds.next());
+	}
+
+	/**
+	 * Return whether its waiter waits for it in a chained pair (see
+	 * {@link #of(long, boolean)}).
+	 */
+	public boolean chained() {
+		int colon = this.member.indexOf(':');
+		return this.member.startsWith("c:", colon + 1);
+	}
+
+	/**
+	 * Return the key a release pushes when it reserves the lock for this request, if it
+	 * is {@linkplain #chained() chained}: in the lock's hash slot.
+	 * @param lockKey the lock's key
+	 */
+	public String hintKey(String lockKey) {
+		return lockKey + ":hint:" + this.member;
 	}
 
 	/**

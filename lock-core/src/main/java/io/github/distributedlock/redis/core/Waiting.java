@@ -37,6 +37,10 @@ public final class Waiting {
 
 	private boolean sleeping;
 
+	// Whether its chained pair is out: its attempt waits in Redis behind a BLPOP of its
+	// hint key, and nothing else is sent for it until that attempt's reply.
+	private boolean chained;
+
 	// Whether it waited for its turn behind another waiter: a grant then says it waited.
 	private boolean waitedForTurn;
 
@@ -82,6 +86,34 @@ public final class Waiting {
 
 	public boolean isSleeping() {
 		return this.sleeping;
+	}
+
+	/**
+	 * Return whether its chained pair is out.
+	 */
+	public boolean isChained() {
+		return this.chained;
+	}
+
+	/**
+	 * Return whether it may wait for its reservation in chained pairs once it is the
+	 * head: then its driver, holding a connection for the pairs, calls {@link #chain()}
+	 * before it is the head.
+	 */
+	public boolean chainable() {
+		return this.lineUp && !this.head && this.acquisition.chainable();
+	}
+
+	/**
+	 * Wait in chained pairs from now on: its request is a chained one, and where it would
+	 * sleep as the head once that request is filed it sends a {@link Chain} instead. See
+	 * {@code docs/design/waiting-and-hand-off.md}, "The chained hint".
+	 */
+	public void chain() {
+		if (!chainable()) {
+			throw new IllegalStateException("Not chainable");
+		}
+		this.acquisition.chain();
 	}
 
 	/**
@@ -205,6 +237,7 @@ public final class Waiting {
 	 * The reply of an attempt came.
 	 */
 	public Next replied(Acquisition.Attempt sent, AcquireResult result) {
+		this.chained = false;
 		AttemptOutcome outcome = this.acquisition.replied(sent, result, this.waitedForTurn);
 		WaitLine joined = this.line;
 		if (joined != null) {
@@ -272,6 +305,9 @@ public final class Waiting {
 	 */
 	public Next signalled() {
 		WaitLine joined = this.line;
+		if (this.chained) {
+			return signalledChained(joined);
+		}
 		if (!this.head || !this.sleeping || joined == null || joined.signals() == this.acquisition.seenSignals()) {
 			return Next.NONE;
 		}
@@ -287,6 +323,10 @@ public final class Waiting {
 	 * came: try again.
 	 */
 	public Next woken(long ticket) {
+		if (this.chained) {
+			// The time to try came while the pair is out: its attempt runs now.
+			return (ticket == this.tickets) ? new Poke(0, ticket) : Next.NONE;
+		}
 		if (!this.sleeping || (ticket != ANY_TICKET && ticket != this.tickets)) {
 			return Next.NONE;
 		}
@@ -300,6 +340,7 @@ public final class Waiting {
 	 */
 	public Acquisition.Ending end(boolean won) {
 		this.sleeping = false;
+		this.chained = false;
 		this.queued = false;
 		Acquisition.Ending ending = this.acquisition.end(won);
 		HandOffRequest filing = ending.forget();
@@ -323,7 +364,36 @@ public final class Waiting {
 		return new Send(this.acquisition.next(this.head ? this.line : null), late);
 	}
 
+	/**
+	 * A message reached the line while the pair is out: its attempt is the only one this
+	 * acquisition may have in flight, so a call to try again pokes it, and a reservation
+	 * for another waiter sets when to poke it (that claim may lapse before the pair's
+	 * {@code BLPOP} ends). A wait time that ran out needs nothing: the {@code BLPOP} ends
+	 * with it.
+	 */
+	private Next signalledChained(@Nullable WaitLine joined) {
+		if (joined == null || joined.signals() == this.acquisition.seenSignals()) {
+			return Next.NONE;
+		}
+		Acquisition.Step step = this.acquisition.whileHead(joined);
+		this.acquisition.heard(joined);
+		if (step == Acquisition.Step.TRY) {
+			return new Poke(0, this.tickets);
+		}
+		if (step == Acquisition.Step.GIVE_UP) {
+			return Next.NONE;
+		}
+		return new Poke(this.acquisition.sleepNanos(), ++this.tickets);
+	}
+
 	private Next sleep() {
+		if (this.acquisition.chains() && this.acquisition.filed() && this.head) {
+			// Its attempt waits in Redis for the hint of its reservation.
+			this.sleeping = false;
+			this.chained = true;
+			long block = this.acquisition.hintWaitNanos();
+			return new Chain(this.acquisition.next(this.line), block, ++this.tickets);
+		}
 		this.sleeping = true;
 		return new Sleep(this.acquisition.sleepNanos(), ++this.tickets);
 	}
@@ -344,7 +414,7 @@ public final class Waiting {
 	/**
 	 * What the driver does next.
 	 */
-	public sealed interface Next permits Send, Sleep, AwaitTurn, Hold, GiveUp, Fail, Join, None {
+	public sealed interface Next permits Send, Sleep, Chain, Poke, AwaitTurn, Hold, GiveUp, Fail, Join, None {
 
 		/** Join the lock's local line, then call {@link Waiting#joined}. */
 		Next JOIN_LINE = new Join();
@@ -361,6 +431,25 @@ public final class Waiting {
 	 * id): released instead if the acquisition ended meanwhile, as nothing else would
 	 */
 	public record Send(Acquisition.Attempt attempt, @Nullable Grant late) implements Next {
+	}
+
+	/**
+	 * Write the pair: {@code BLPOP} of the request's hint key for at most
+	 * {@code blockNanos} (and at most half the command timeout), then the attempt, on the
+	 * acquisition's own connection, without waiting between them; the attempt's clock
+	 * reading is taken already. Then wait for the attempt's reply
+	 * ({@link Waiting#replied}), telling the core of messages ({@link Waiting#signalled})
+	 * and of the timers of {@link Poke}s ({@link Waiting#woken}).
+	 */
+	public record Chain(Acquisition.Attempt attempt, long blockNanos, long ticket) implements Next {
+	}
+
+	/**
+	 * Push the request's hint now ({@code nanos} 0), which makes Redis run the pair's
+	 * attempt, or at the latest after {@code nanos}, when the timer's
+	 * {@link Waiting#woken} with this ticket says so.
+	 */
+	public record Poke(long nanos, long ticket) implements Next {
 	}
 
 	/**

@@ -4,6 +4,7 @@ import java.util.List;
 
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.HandOffRequest;
+import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockSpec;
 
 import org.jspecify.annotations.Nullable;
@@ -65,6 +66,16 @@ public final class ExclusiveKind extends LockKind {
 	public static ScriptCall withdraw(LockSpec spec, HandOffRequest request, boolean handOff) {
 		// The script reads neither owner, token nor hold of a withdrawal.
 		return RELEASE.call(spec, new ScriptArgs.Release("", 0, "", handOff, 0, request.member()));
+	}
+
+	/**
+	 * Build the push of a chained request's hint, which makes Redis run the attempt its
+	 * waiter queued behind a {@code BLPOP} of it.
+	 */
+	public static ScriptCall poke(LockSpec spec, HandOffRequest request) {
+		return LockScripts.POKE.callWithKeys(
+				List.of(request.hintKey(spec.lockKey()), LockKeys.requests(spec.lockKey()), spec.lockKey()),
+				new ScriptArgs.Poke(request.member(), HandOffRequest.claimMillis(request.member())));
 	}
 
 	/**

@@ -6,6 +6,7 @@ import org.springframework.data.redis.connection.ReturnType;
 
 import static io.github.distributedlock.redis.script.ScriptKey.CHANNEL;
 import static io.github.distributedlock.redis.script.ScriptKey.FENCE;
+import static io.github.distributedlock.redis.script.ScriptKey.HINT;
 import static io.github.distributedlock.redis.script.ScriptKey.LOCK;
 import static io.github.distributedlock.redis.script.ScriptKey.MEMBERS;
 import static io.github.distributedlock.redis.script.ScriptKey.PERMITS;
@@ -82,12 +83,15 @@ public final class LockScripts {
 	static final LuaScript<ScriptArgs.DropIntent> DROP_INTENT = LuaScript.load("drop-intent.lua", ReturnType.INTEGER,
 			ScriptArgs.DropIntent.class, WRITER_INTENT, CHANNEL);
 
+	public static final LuaScript<ScriptArgs.Poke> POKE = LuaScript.load("poke.lua", ReturnType.INTEGER,
+			ScriptArgs.Poke.class, HINT, REQUESTS, LOCK);
+
 	/**
 	 * Every script, for checks that cover them all.
 	 */
 	public static final List<LuaScript<?>> ALL = List.of(ACQUIRE, RELEASE, HAND_OVER, EXTEND, ACQUIRE_READ,
 			RELEASE_READ, EXTEND_READ, ACQUIRE_PERMIT, RELEASE_PERMIT, EXTEND_PERMIT, ACQUIRE_FAIR, RELEASE_FAIR,
-			LEAVE_FAIR, HELD_MEMBER, ACQUIRE_ALL, RENEW, READ_HOLD, FORCE_RELEASE, DROP_INTENT);
+			LEAVE_FAIR, HELD_MEMBER, ACQUIRE_ALL, RENEW, READ_HOLD, FORCE_RELEASE, DROP_INTENT, POKE);
 
 	private LockScripts() {
 	}

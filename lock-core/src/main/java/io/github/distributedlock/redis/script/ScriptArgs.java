@@ -422,4 +422,19 @@ public sealed interface ScriptArgs {
 
 	}
 
+	/**
+	 * Push a chained request's hint ({@code poke.lua}).
+	 *
+	 * @param request the request
+	 * @param claimMs the request's claim, which the hint lives for
+	 */
+	record Poke(String request, long claimMs) implements ScriptArgs {
+
+		@Override
+		public List<String> argv() {
+			return List.of(this.request, Long.toString(this.claimMs));
+		}
+
+	}
+
 }

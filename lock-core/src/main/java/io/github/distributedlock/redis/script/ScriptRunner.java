@@ -173,6 +173,14 @@ public final class ScriptRunner {
 	}
 
 	/**
+	 * Return the command timeout of a Lettuce factory, or {@code null} for another.
+	 */
+	public @Nullable Duration commandTimeout() {
+		return (LETTUCE && this.connectionFactory instanceof LettuceConnectionFactory lettuce)
+				? lettuce.getClientConfiguration().getCommandTimeout() : null;
+	}
+
+	/**
 	 * Return a call's keys, then its arguments, as the bytes Redis is sent.
 	 */
 	public static byte[][] encode(ScriptCall call) {

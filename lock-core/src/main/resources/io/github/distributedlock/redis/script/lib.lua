@@ -255,6 +255,21 @@ local function pass_on(lock, channel, requests, readers, field, token, reserve, 
 					redis.call('HDEL', lock, field)
 				end
 				redis.call('PEXPIRE', lock, claim)
+				if string.match(next[1], '^%d+:c:') then
+					-- A chained request: its waiter's attempt waits in Redis behind a BLPOP of
+					-- this key, and runs when it is pushed. The others in line, if any, learn of
+					-- the reservation as below; with nobody else, nobody needs the message
+					-- (docs/design/waiting-and-hand-off.md, "The chained hint"). A push the ACL
+					-- refuses is told by the message instead, which the waiter also hears.
+					local hint = lock .. ':hint:' .. next[1]
+					local pushed = redis.pcall('LPUSH', hint, '1')
+					if type(pushed) == 'number' then
+						redis.call('PEXPIRE', hint, claim)
+						if redis.call('EXISTS', requests) == 0 then
+							return
+						end
+					end
+				end
 				redis.call('PUBLISH', channel, 'reserved:' .. next[1])
 				return
 			end

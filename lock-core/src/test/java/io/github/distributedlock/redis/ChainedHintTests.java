@@ -1,0 +1,293 @@
+package io.github.distributedlock.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.distributedlock.LockAccessException;
+import io.github.distributedlock.LockHandle;
+import io.github.distributedlock.LockInterruptedException;
+import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.test.ManagedRedisServer;
+import io.github.distributedlock.test.RedisServer;
+import io.github.distributedlock.test.RedisServerExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The chained hint (docs/design/waiting-and-hand-off.md, "The chained hint"): the head of
+ * a template's line waits for its reservation with {@code BLPOP} of its hint key and its
+ * attempt behind it, and the release that reserves the lock for it pushes the hint.
+ */
+class ChainedHintTests {
+
+	private static final int ROUNDS = 300;
+
+	@RegisterExtension
+	static RedisServerExtension redis = RedisServerExtension.dedicated();
+
+	@RegisterExtension
+	final ConnectedRedis connected = new ConnectedRedis(redis);
+
+	@Test
+	void shouldHandTheLockOverBetweenTwoTemplatesByTheHint() throws Exception {
+		RedisServer server = redis.server();
+		LettuceConnectionFactory other = RedisConnections.standalone(server);
+		try (RedisLockTemplate first = RedisLockTemplate.builder(this.connected.connectionFactory()).build();
+				RedisLockTemplate second = RedisLockTemplate.builder(other).build()) {
+			first.acquire(request("pair")).close();
+			second.acquire(request("pair")).close();
+			server.resetStats();
+			Contention contention = new Contention();
+			List<Future<?>> threads = new ArrayList<>();
+			for (RedisLockTemplate template : List.of(first, second)) {
+				threads.add(this.connected.executor().submit(() -> contention.run(template, "pair", ROUNDS)));
+			}
+			for (Future<?> thread : threads) {
+				thread.get(60, TimeUnit.SECONDS);
+			}
+			Map<String, Long> calls = server.commandCalls();
+			System.out.printf("Two templates, %d acquisitions, %d waited: %s%n", 2 * ROUNDS, contention.waited.get(),
+					calls);
+			assertThat(contention.failures).isEmpty();
+			assertThat(contention.acquisitions.get()).isEqualTo(2 * ROUNDS);
+			assertThat(calls.getOrDefault("blpop", 0L)).as("pairs").isGreaterThan(ROUNDS / 2);
+			// Nobody else in line: the reservation is pushed, not published (before,
+			// about
+			// one message per acquisition; what is left tells waiters that filed nothing
+			// yet).
+			assertThat(calls.getOrDefault("publish", 0L)).as("messages").isLessThan(ROUNDS);
+		}
+		finally {
+			other.destroy();
+		}
+	}
+
+	@Test
+	void shouldReleaseWhatThePairWonWhenTheHeadIsInterrupted() throws Exception {
+		LettuceConnectionFactory other = RedisConnections.standalone(redis.server());
+		try (RedisLockTemplate holder = RedisLockTemplate.builder(this.connected.connectionFactory()).build();
+				RedisLockTemplate waiter = RedisLockTemplate.builder(other).build()) {
+			LockHandle held = holder.acquire(request("interrupted"));
+			Future<Object> waiting = this.connected.executor().submit(() -> {
+				try (LockHandle handle = waiter.acquire(request("interrupted"))) {
+					return handle;
+				}
+				catch (LockInterruptedException ex) {
+					return ex;
+				}
+			});
+			awaitBlockedPair();
+			waiting.cancel(true);
+			await().atMost(Duration.ofSeconds(2)).until(() -> waiter.waitingThreads() == 0);
+			held.close();
+			// Nothing of the interrupted waiter is left: the lock is free at once (no
+			// hold,
+			// and no reservation for its withdrawn request).
+			await().atMost(Duration.ofSeconds(2))
+				.until(() -> holder.tryAcquire(request("interrupted", Duration.ZERO)).map(this::closed).orElse(false));
+			assertThat(blockedPairs()).isZero();
+		}
+		finally {
+			other.destroy();
+		}
+	}
+
+	@Test
+	void shouldTakeTheLockAfterTheHintConnectionIsKilledWhileBlocked() throws Exception {
+		LettuceConnectionFactory other = RedisConnections.standalone(redis.server());
+		try (RedisLockTemplate holder = RedisLockTemplate.builder(this.connected.connectionFactory()).build();
+				RedisLockTemplate waiter = RedisLockTemplate.builder(other).build()) {
+			LockHandle held = holder.acquire(request("killed"));
+			Future<Long> waiting = this.connected.executor().submit(() -> {
+				try (LockHandle handle = waiter.acquire(request("killed"))) {
+					return handle.fencingToken();
+				}
+			});
+			String client = awaitBlockedPair();
+			redis.server().command("CLIENT", "KILL", "ID", client);
+			// Lettuce connects again and sends the BLPOP and the attempt again, in order.
+			await().atMost(Duration.ofSeconds(5)).until(() -> blockedPairs() == 1);
+			long start = System.nanoTime();
+			held.close();
+			assertThat(waiting.get(5, TimeUnit.SECONDS)).isGreaterThan(held.fencingToken());
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).as("woken by the hint, not its lease")
+				.isLessThan(Duration.ofSeconds(2));
+		}
+		finally {
+			other.destroy();
+		}
+	}
+
+	@Test
+	void shouldFailTheWaitWhenRedisDoesNotAnswerThePairWithinTheCommandTimeout() throws Exception {
+		Duration timeout = Duration.ofMillis(500);
+		LettuceConnectionFactory other = RedisConnections.standalone(redis.server().host(), redis.server().port(),
+				timeout);
+		ManagedRedisServer server = redis.managedServer();
+		try (RedisLockTemplate holder = RedisLockTemplate.builder(this.connected.connectionFactory()).build();
+				RedisLockTemplate waiter = RedisLockTemplate.builder(other).build()) {
+			LockHandle held = holder.acquire(request("stalled"));
+			Future<Object> waiting = this.connected.executor().submit(() -> {
+				try (LockHandle handle = waiter.acquire(request("stalled"))) {
+					return handle;
+				}
+				catch (RuntimeException ex) {
+					return ex;
+				}
+			});
+			awaitBlockedPair();
+			server.pause();
+			long stalled = System.nanoTime();
+			Object outcome;
+			try {
+				outcome = waiting.get(10, TimeUnit.SECONDS);
+			}
+			finally {
+				server.resume();
+			}
+			// The pair was written just before the stall, with a BLPOP of half the
+			// command
+			// timeout (less than a quarter of the 10 s lease): Lettuce gives up on its
+			// attempt
+			// a command timeout after it was written, no later.
+			assertThat(outcome).isInstanceOf(LockAccessException.class);
+			assertThat(Duration.ofNanos(System.nanoTime() - stalled)).isLessThan(timeout.plusMillis(700));
+			// Its connection was closed: the attempt queued behind the BLPOP never runs,
+			// so
+			// the holder's release frees the lock for anyone (no reservation is left for
+			// a request the failed waiter withdrew, and no hold of it).
+			held.close();
+			await().atMost(Duration.ofSeconds(3))
+				.until(() -> holder.tryAcquire(request("stalled", Duration.ZERO)).map(this::closed).orElse(false));
+		}
+		finally {
+			server.resume();
+			other.destroy();
+		}
+	}
+
+	@Test
+	void shouldWakeACustomOwnerThatWaitsByPubSub() throws Exception {
+		LettuceConnectionFactory other = RedisConnections.standalone(redis.server());
+		try (RedisLockTemplate holder = RedisLockTemplate.builder(this.connected.connectionFactory()).build();
+				RedisLockTemplate waiter = RedisLockTemplate.builder(other).build()) {
+			LockHandle held = holder.acquire(request("custom"));
+			// A custom owner may hold the lock in another process already: its attempts
+			// may re-enter, so it does not chain.
+			Future<Long> waiting = this.connected.executor().submit(() -> {
+				try (LockHandle handle = waiter.acquire(sharedOwnerRequest("custom"))) {
+					return handle.fencingToken();
+				}
+			});
+			await().atMost(Duration.ofSeconds(5)).until(() -> waiter.waitingThreads() == 1);
+			Thread.sleep(300);
+			assertThat(blockedPairs()).isZero();
+			long start = System.nanoTime();
+			held.close();
+			assertThat(waiting.get(5, TimeUnit.SECONDS)).isGreaterThan(held.fencingToken());
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
+		}
+		finally {
+			other.destroy();
+		}
+	}
+
+	private boolean closed(LockHandle handle) {
+		handle.close();
+		return true;
+	}
+
+	/**
+	 * Wait until one client of the server is blocked in a BLPOP, and return its id.
+	 */
+	private static String awaitBlockedPair() {
+		await().atMost(Duration.ofSeconds(5)).until(() -> blockedPairs() == 1);
+		for (String line : clients()) {
+			if (line.contains("cmd=blpop")) {
+				return line.substring(line.indexOf("id=") + 3, line.indexOf(' ', line.indexOf("id=")));
+			}
+		}
+		throw new IllegalStateException("No blocked BLPOP");
+	}
+
+	private static long blockedPairs() {
+		return clients().stream().filter((line) -> line.contains("cmd=blpop") && line.contains("flags=b")).count();
+	}
+
+	private static List<String> clients() {
+		Object list = redis.server().command("CLIENT", "LIST");
+		String text = (list instanceof byte[] bytes) ? new String(bytes, StandardCharsets.UTF_8) : String.valueOf(list);
+		return List.of(text.split("\n"));
+	}
+
+	private static LockRequest sharedOwnerRequest(String key) {
+		return LockRequest.builder("chained")
+			.key(key)
+			.owner("shared-owner")
+			.lease(Duration.ofSeconds(10))
+			.waitTime(Duration.ofSeconds(20))
+			.build();
+	}
+
+	private static LockRequest request(String key, Duration waitTime) {
+		return LockRequest.builder("chained").key(key).lease(Duration.ofSeconds(10)).waitTime(waitTime).build();
+	}
+
+	private static LockRequest request(String key) {
+		return LockRequest.builder("chained")
+			.key(key)
+			.lease(Duration.ofSeconds(10))
+			.waitTime(Duration.ofSeconds(20))
+			.build();
+	}
+
+	private static final class Contention {
+
+		final AtomicBoolean inside = new AtomicBoolean();
+
+		final AtomicInteger acquisitions = new AtomicInteger();
+
+		final AtomicInteger waited = new AtomicInteger();
+
+		final ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
+
+		private volatile long lastToken = -1;
+
+		void run(RedisLockTemplate template, String key, int rounds) {
+			for (int i = 0; i < rounds; i++) {
+				try (LockHandle handle = template.acquire(request(key))) {
+					if (!this.inside.compareAndSet(false, true)) {
+						this.failures.add("two holders at once, token " + handle.fencingToken());
+					}
+					if (handle.fencingToken() <= this.lastToken) {
+						this.failures.add("token " + handle.fencingToken() + " after " + this.lastToken);
+					}
+					this.lastToken = handle.fencingToken();
+					if (handle.waited()) {
+						this.waited.incrementAndGet();
+					}
+					this.acquisitions.incrementAndGet();
+					this.inside.set(false);
+				}
+				catch (RuntimeException ex) {
+					this.failures.add(ex.toString());
+				}
+			}
+		}
+
+	}
+
+}
