@@ -29,6 +29,7 @@ final class CommandTable {
 		StringCommands.register(table);
 		HashCommands.register(table);
 		SortedSetCommands.register(table);
+		ListCommands.register(table);
 		return table;
 	}
 

@@ -219,6 +219,9 @@ final class LockSimulation {
 
 	private final SimulationRandom random;
 
+	// The chained hint: whether heads chain, and Redis's side of their pairs.
+	private final ChainedPairs pairs;
+
 	private final VirtualClock clock = new VirtualClock(1_000_000 * MS);
 
 	private final RedisModel redis;
@@ -459,6 +462,7 @@ final class LockSimulation {
 		this.handsOver = handsOverHere && (this.handOvers.drawn() || forQueuedOffers);
 		this.offersFirst = this.handsOver && (this.handOvers.offersFirst() || forQueuedOffers);
 		this.lostState = new LostState(this.redis, this.spec.lockKey(), LockKeys.permits(this.permitSpec.lockKey()));
+		this.pairs = new ChainedPairs(seed);
 	}
 
 	/**
@@ -758,6 +762,7 @@ final class LockSimulation {
 				// finding too, shrunk and traced as any.
 				return event.what + " failed: " + ex;
 			}
+			servePairs();
 			deliver();
 			checkLiveHolds();
 			watchFreePermits();
@@ -1582,6 +1587,49 @@ final class LockSimulation {
 				+ String.join("\n", tail);
 	}
 
+	/**
+	 * Return the chained pairs of the run.
+	 */
+	ChainedPairs pairs() {
+		return this.pairs;
+	}
+
+	/**
+	 * Run no chained pairs: every head waits as one that finds no hint connection.
+	 */
+	LockSimulation withoutChainedPairs() {
+		this.pairs.off();
+		return this;
+	}
+
+	/**
+	 * A pair's {@code BLPOP} reached Redis: it returns at once if its key holds an
+	 * element, else blocks until one is pushed or {@code blockNanos} pass.
+	 */
+	private void blpop(ChainedPairs.Blocked pair, long blockNanos) {
+		this.pairs.block(pair);
+		redisAt(blockNanos, pair.client() + " BLPOP " + pair.hintKey() + " times out", () -> {
+			if (this.pairs.unblock(pair)) {
+				this.pairs.count(ChainedPairs.Counted.TIMED_OUT);
+				redisAt(this.pairs.serveDelay(), pair.client() + " pair's attempt runs (BLPOP timed out)",
+						pair.attempt());
+			}
+		});
+		servePairs();
+	}
+
+	/**
+	 * Serve the blocked pairs whose key a command left an element in: their attempts run
+	 * next, or after other commands Redis read meanwhile.
+	 */
+	private void servePairs() {
+		for (ChainedPairs.Blocked pair : this.pairs.served(this.redis)) {
+			this.pairs.count(ChainedPairs.Counted.POPPED);
+			this.trace.add("           " + pair.client() + " BLPOP pops " + pair.hintKey());
+			redisAt(this.pairs.serveDelay(), pair.client() + " pair's attempt runs (hint popped)", pair.attempt());
+		}
+	}
+
 	private void at(long delay, String what, Runnable action) {
 		at(this.clock.nanos() + delay, what, action, false);
 	}
@@ -1748,6 +1796,9 @@ final class LockSimulation {
 		// next acquisition says it holds the lock.
 		private final ThreadOwnerHolds registry = new ThreadOwnerHolds();
 
+		// Its chained pair while it is out: nothing else is sent for the acquisition.
+		private @Nullable Pair pair;
+
 		Client(String name, String owner, LockSpec spec, int acquisitions, LocalLine localLine) {
 			this.name = name;
 			this.owner = owner;
@@ -1830,12 +1881,21 @@ final class LockSimulation {
 				if (!first) {
 					LockSimulation.this.turnsWaited++;
 				}
+				else {
+					takeHint();
+				}
 				// A head at once reads its line's signal count, then looks up the local
 				// hold.
 				Waiting.LocalHold local = first ? localHold(this.line.signals()) : null;
 				Waiting.Next joined = waiting().joined(this.line, first, true, local);
 				offeredFirst(joined, local);
 				act(joined);
+			}
+			else if (next instanceof Waiting.Chain chain) {
+				sendPair(chain);
+			}
+			else if (next instanceof Waiting.Poke poke) {
+				poke(poke);
 			}
 			else if ((next instanceof Waiting.Sleep || next instanceof Waiting.AwaitTurn)
 					&& this.pending == Cancellations.Pending.INTERRUPTED) {
@@ -1896,6 +1956,277 @@ final class LockSimulation {
 		}
 
 		/**
+		 * Take a hint connection as the acquisition becomes the head, as
+		 * {@code WaitLoop.takeHint} does, if it may chain and the run draws it: its
+		 * request is then a chained one.
+		 */
+		private void takeHint() {
+			Waiting current = this.waiting;
+			if (current == null || this.fair != null || !current.chainable()
+					|| !LockSimulation.this.pairs.takesHint()) {
+				return;
+			}
+			current.chain();
+			LockSimulation.this.pairs.count(ChainedPairs.Counted.CHAINED);
+			LockSimulation.this.trace.add("           " + this.name + " takes a hint connection: it chains");
+		}
+
+		/**
+		 * Write the chained pair, as {@code WaitLoop.chain} does: {@code BLPOP} of the
+		 * request's hint key, then the attempt, on the acquisition's own connection, and
+		 * wait for the attempt's reply up to {@code t0 + block + command timeout}, poking
+		 * the hint when the core says so. Faults: the connection drops while blocked, the
+		 * reply is lost, the pair is re-sent after a reconnect (its attempt run twice),
+		 * the head pauses with the pair out, a push nobody meant.
+		 */
+		private void sendPair(Waiting.Chain chain) {
+			Acquisition acquisition = current();
+			HandOffRequest request = acquisition.request();
+			if (request == null) {
+				throw new IllegalStateException(this.name + " chains without a request");
+			}
+			ChainedPairs pairs = LockSimulation.this.pairs;
+			SimulationRandom random = pairs.random();
+			long timeout = pairs.commandTimeoutNanos();
+			long block = Math.max(MS, Math.min(chain.blockNanos(), timeout / 2));
+			// Redis blocks whole milliseconds (the driver sends BLPOP in seconds with
+			// a fraction of ms).
+			block = TimeUnit.MILLISECONDS.toNanos(Math.max(1, TimeUnit.NANOSECONDS.toMillis(block)));
+			Acquisition.Attempt attempt = chain.attempt();
+			long now = LockSimulation.this.clock.nanos();
+			Pair pair = new Pair(acquisition, attempt, request, request.hintKey(acquisition.spec().lockKey()),
+					attempt.sentNanos() + block + timeout);
+			this.pair = pair;
+			this.inFlight = false;
+			this.offered = false;
+			this.offeringFirst = false;
+			this.sentRequest = attempt.request();
+			pairs.count(ChainedPairs.Counted.SENT);
+			int fault = random.nextInt(30);
+			boolean faults = LockSimulation.this.faults.contains(Fault.CUT);
+			pair.fault = faults ? fault : -1;
+			if (LockSimulation.this.faults.contains(Fault.PAUSE) && random.nextInt(8) == 0) {
+				long lease = acquisition.spec().leaseMillis() * MS;
+				long[] constants = { HandOffRequest.CLAIM_MILLIS * MS, lease / 4, lease / 3, block, block + timeout };
+				long[] offsets = { -MS, -1, 0, 1, MS };
+				long pause = Math.max(0,
+						constants[random.nextInt(constants.length)] + offsets[random.nextInt(offsets.length)]);
+				pair.pausedUntil = now + pause;
+				pairs.count(ChainedPairs.Counted.PAUSED);
+				LockSimulation.this.trace
+					.add(String.format("           %s pauses %.3f ms with its pair out", this.name, pause / 1e6));
+			}
+			LockSpec spec = acquisition.spec();
+			ScriptCall call = spec.kind()
+				.acquire(spec, new LockKind.Attempt(this.owner, attempt.hold(), attempt.remainingWaitMillis(),
+						attempt.mayHaveIntent(), attempt.holdsIt(), attempt.request()), FENCE_IDLE_MS);
+			long blockNanos = block;
+			// Paused before it wrote the pair (after its clock reading), or after.
+			long writeDelay = (pair.pausedUntil != 0 && random.nextInt(2) == 0) ? pair.pausedUntil - now : 0;
+			redisAt(writeDelay + pairs.network(),
+					String.format("%s BLPOP %s %.3f ms, then its attempt", this.name, pair.hintKey, blockNanos / 1e6),
+					() -> blpopPair(pair, call, blockNanos, false));
+			if (pair.fault == 0) {
+				at(pairs.network() + random.between(0, block), this.name + "'s hint connection drops", () -> {
+					pair.closed = true;
+					pairs.count(ChainedPairs.Counted.DROPPED);
+				});
+			}
+			if (random.nextInt(8) == 0 && faults) {
+				at(random.between(0, block + MS), "a push nobody meant to " + pair.hintKey, () -> {
+					pairs.count(ChainedPairs.Counted.FORGED);
+					sendAndForget("forged push", ExclusiveKind.poke(spec, request));
+				});
+			}
+			at(Math.max(pair.replyBy, pair.pausedUntil) - now, this.name + " waited for its pair's reply",
+					() -> pairTimedOut(pair));
+			if (this.pending == Cancellations.Pending.INTERRUPTED) {
+				// WaitLoop writes the pair, then its wait throws for an interrupted
+				// thread.
+				stopPair(pair);
+			}
+		}
+
+		/**
+		 * The pair's {@code BLPOP} reaches Redis (or again, re-sent after a reconnect):
+		 * unless its connection closed, it blocks, and its attempt runs once served.
+		 */
+		private void blpopPair(Pair pair, ScriptCall call, long blockNanos, boolean again) {
+			if (pair.closed) {
+				return;
+			}
+			ChainedPairs.Blocked blocked = new ChainedPairs.Blocked(this.name, pair.hintKey,
+					() -> runPair(pair, call, blockNanos, again));
+			pair.blocked = blocked;
+			blpop(blocked, blockNanos);
+		}
+
+		/**
+		 * Redis runs the pair's attempt: its reply reaches the client, or is lost, or the
+		 * connection drops and Lettuce re-sends the pair after a reconnect.
+		 */
+		private void runPair(Pair pair, ScriptCall call, long blockNanos, boolean again) {
+			ChainedPairs pairs = LockSimulation.this.pairs;
+			LockSpec spec = pair.acquisition.spec();
+			Object reserved = LockSimulation.this.redis.inspect("HGET", spec.lockKey(), "reserved");
+			Object reply = eval(call);
+			pairs.count(ChainedPairs.Counted.RAN);
+			if (ScriptReplies.acquireResult(spec, (List<?>) reply).acquired()) {
+				boolean took = pair.request.member().equals(reserved);
+				pairs.count(took ? ChainedPairs.Counted.TOOK_RESERVATION : ChainedPairs.Counted.TOOK_FREE);
+				LockSimulation.this.trace.add("           " + this.name + " pair's attempt took the lock"
+						+ (took ? " reserved for it" : "") + ": " + reply);
+			}
+			if (pair.closed) {
+				return;
+			}
+			if (!again && pair.fault == 1) {
+				pairs.count(ChainedPairs.Counted.REPLY_LOST);
+				LockSimulation.this.trace.add("           " + this.name + " pair's reply is lost");
+				return;
+			}
+			if (!again && pair.fault == 2 && LockSimulation.this.faults.contains(Fault.RESEND)) {
+				pairs.count(ChainedPairs.Counted.RESENT);
+				at(pairs.network() + pairs.random().between(0, 3 * MS), this.name + " re-sends its pair (reconnect)",
+						() -> redisAt(pairs.network(), this.name + " re-sent BLPOP, then its attempt",
+								() -> blpopPair(pair, call, blockNanos, true)));
+				return;
+			}
+			long ran = LockSimulation.this.clock.nanos();
+			at(pairs.network(), this.name + " pair replied " + reply, () -> {
+				if (pair.closed) {
+					return;
+				}
+				pair.reply = reply;
+				pair.ranNanos = ran;
+				at(Math.max(0, pair.pausedUntil - LockSimulation.this.clock.nanos()),
+						this.name + " reads its pair's reply", () -> readPair(pair));
+			});
+		}
+
+		/**
+		 * Read the pair's reply: the core decides on it, or, stopped, the head releases
+		 * what it grants and ends.
+		 */
+		private void readPair(Pair pair) {
+			Object reply = pair.reply;
+			if (this.pair != pair || reply == null || pair.read || this.acquisition != pair.acquisition) {
+				return;
+			}
+			pair.read = true;
+			if (pair.stopping) {
+				// It stays the client's pair until the acquisition ends: a stopping head
+				// acts on nothing else.
+				// As LockAttempts.releaseQuietly: a grant, in time or late, is released.
+				AcquireResult result = ScriptReplies.acquireResult(pair.acquisition.spec(), (List<?>) reply);
+				AttemptOutcome outcome = pair.acquisition.replied(pair.attempt, result, true);
+				Grant grant = (outcome instanceof AttemptOutcome.Held held) ? held.grant()
+						: (outcome instanceof AttemptOutcome.Late late) ? late.grant() : null;
+				if (grant == null) {
+					endWithoutTheLock(true);
+					return;
+				}
+				LockSimulation.this.pairs.count(ChainedPairs.Counted.STOP_RELEASED);
+				ScriptCall release = grant.spec()
+					.kind()
+					.release(grant.spec(), this.owner, grant.token(), grant.hold(), true, 0);
+				send(release, "release of a stopped pair's grant", (released) -> endWithoutTheLock(true),
+						() -> endWithoutTheLock(true));
+				return;
+			}
+			this.pair = null;
+			Waiting.Next next = waiting().replied(pair.attempt,
+					ScriptReplies.acquireResult(pair.acquisition.spec(), (List<?>) reply));
+			if (next instanceof Waiting.Hold) {
+				LockSimulation.this.pairs.count(ChainedPairs.Counted.HELD);
+			}
+			decided(next, pair.ranNanos);
+		}
+
+		/**
+		 * No reply by {@code t0 + block + command timeout} (or, stopped, within a command
+		 * timeout of the stop): the connection is closed, so that an attempt still queued
+		 * behind the BLPOP never runs, and the acquisition fails; a hold the attempt took
+		 * lasts to its lease.
+		 */
+		private void pairTimedOut(Pair pair) {
+			if (this.pair != pair || this.acquisition != pair.acquisition) {
+				return;
+			}
+			if (pair.reply != null || pair.read) {
+				readPair(pair);
+				return;
+			}
+			closePair(pair);
+			LockSimulation.this.pairs.count(ChainedPairs.Counted.UNANSWERED);
+			if (pair.stopping) {
+				this.registry.replyLost();
+				endWithoutTheLock(true);
+				return;
+			}
+			attemptFailed(pair.acquisition);
+		}
+
+		private void closePair(Pair pair) {
+			this.pair = null;
+			pair.closed = true;
+			ChainedPairs.Blocked blocked = pair.blocked;
+			if (blocked != null) {
+				LockSimulation.this.pairs.unblock(blocked);
+			}
+		}
+
+		/**
+		 * Push its own hint now, or set the timer that asks the core again, as
+		 * {@code WaitLoop.chain} does with a {@link Waiting.Poke}.
+		 */
+		private void poke(Waiting.Poke poke) {
+			Pair pair = this.pair;
+			if (pair == null) {
+				throw new IllegalStateException(this.name + " pokes without a pair");
+			}
+			if (poke.nanos() <= 0) {
+				pushHint(pair);
+				return;
+			}
+			long delay = Math.max(poke.nanos(), pair.pausedUntil - LockSimulation.this.clock.nanos());
+			at(delay, this.name + " poke timer", () -> {
+				if (this.pair == pair && !pair.stopping) {
+					act(waiting().woken(poke.ticket()));
+				}
+			});
+		}
+
+		private void pushHint(Pair pair) {
+			ChainedPairs pairs = LockSimulation.this.pairs;
+			pairs.count(ChainedPairs.Counted.POKED);
+			ScriptCall poke = ExclusiveKind.poke(pair.acquisition.spec(), pair.request);
+			sendAndForget(this.name + " pokes its hint", poke);
+			if (pairs.random().nextInt(10) == 0 && LockSimulation.this.faults.contains(Fault.RESEND)) {
+				pairs.count(ChainedPairs.Counted.FORGED);
+				at(pairs.random().between(0, 3 * MS), this.name + "'s poke replayed",
+						() -> sendAndForget(this.name + " pokes its hint (again)", poke));
+			}
+		}
+
+		/**
+		 * Stop with the pair out (interrupted, cancelled), as {@code WaitLoop.stopChain}
+		 * does: poke the hint, so that Redis runs the attempt now, wait for its reply for
+		 * at most a command timeout, and release what it grants.
+		 */
+		private void stopPair(Pair pair) {
+			if (pair.stopping) {
+				return;
+			}
+			pair.stopping = true;
+			LockSimulation.this.pairs.count(ChainedPairs.Counted.STOPPED);
+			pushHint(pair);
+			long waitUntil = LockSimulation.this.clock.nanos() + LockSimulation.this.pairs.commandTimeoutNanos();
+			at(Math.max(waitUntil, pair.pausedUntil) - LockSimulation.this.clock.nanos(),
+					this.name + " stopped waiting for its pair's reply", () -> pairTimedOut(pair));
+		}
+
+		/**
 		 * Leave the local line as an acquisition ends, passing the turn on: the next
 		 * waiter's thread wakes a moment later.
 		 */
@@ -1915,6 +2246,7 @@ final class LockSimulation {
 							next.takeTurn();
 						}
 						else {
+							next.takeHint();
 							next.act(next.waiting().promoted(true));
 						}
 					}
@@ -1949,6 +2281,7 @@ final class LockSimulation {
 				else {
 					local = localHold(signals);
 				}
+				takeHint();
 				Waiting.Next next = current.promoted(true, local);
 				offeredFirst(next, local);
 				act(next);
@@ -2205,6 +2538,11 @@ final class LockSimulation {
 			if (this.acquisition != stopped || this.pending != Cancellations.Pending.NONE) {
 				return;
 			}
+			Pair out = this.pair;
+			if (out != null && out.acquisition == stopped) {
+				stopPair(out);
+				return;
+			}
 			if (this.offered) {
 				// Offered a hand-over: it cannot leave before the reply, and releases a
 				// grant it no longer wants (docs/design/waiting-and-hand-off.md).
@@ -2299,6 +2637,16 @@ final class LockSimulation {
 		 */
 		void heardAsHead() {
 			Waiting current = this.waiting;
+			Pair out = this.pair;
+			if (out != null && (out.stopping || out.pausedUntil - LockSimulation.this.clock.nanos() > 0)) {
+				// Stopping, it waits for the reply alone; paused, it hears the line's
+				// count
+				// as it resumes.
+				if (!out.stopping) {
+					at(out.pausedUntil - LockSimulation.this.clock.nanos(), this.name + " resumes", this::heardAsHead);
+				}
+				return;
+			}
 			if (this.acquisition != null && current != null && !this.offered) {
 				boolean offeringFirst = this.offeringFirst;
 				Waiting.Next next = current.signalled();
@@ -2358,6 +2706,7 @@ final class LockSimulation {
 		 * request and drop its writer intent, as the engine's drivers do.
 		 */
 		private void endWithoutTheLock(boolean stopped) {
+			this.pair = null;
 			this.offered = false;
 			this.offeringFirst = false;
 			if (this.fair != null) {
@@ -3274,6 +3623,54 @@ final class LockSimulation {
 	/**
 	 * A hold as its handle sees it: the grant, and the deadline it counts on.
 	 */
+	/**
+	 * A chained pair a client sent: its attempt, the hint key it blocks on, when its
+	 * driver gives up on the reply, and what became of it.
+	 */
+	private static final class Pair {
+
+		final Acquisition acquisition;
+
+		final Acquisition.Attempt attempt;
+
+		final HandOffRequest request;
+
+		final String hintKey;
+
+		final long replyBy;
+
+		// The fault drawn for it (ChainedPairs), or -1.
+		int fault = -1;
+
+		// Until when its head is paused, or 0.
+		long pausedUntil;
+
+		// Its connection closed: a BLPOP not served yet never is.
+		boolean closed;
+
+		// Its head stopped with it out: it waits for the reply to release what it grants.
+		boolean stopping;
+
+		ChainedPairs.@Nullable Blocked blocked;
+
+		@Nullable Object reply;
+
+		// Its reply was read.
+		boolean read;
+
+		long ranNanos;
+
+		Pair(Acquisition acquisition, Acquisition.Attempt attempt, HandOffRequest request, String hintKey,
+				long replyBy) {
+			this.acquisition = acquisition;
+			this.attempt = attempt;
+			this.request = request;
+			this.hintKey = hintKey;
+			this.replyBy = replyBy;
+		}
+
+	}
+
 	private static final class Held {
 
 		private final Grant grant;

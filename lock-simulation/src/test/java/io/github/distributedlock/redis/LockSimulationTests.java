@@ -49,6 +49,8 @@ class LockSimulationTests {
 		long[] stops = new long[4];
 		int[] jvmRuns = new int[JvmLayout.values().length];
 		long[] turns = new long[2];
+		int chainedRuns = 0;
+		long[] chained = new long[ChainedPairs.Counted.values().length];
 		int fairRuns = 0;
 		long fairHolds = 0;
 		int multiRuns = 0;
@@ -150,6 +152,13 @@ class LockSimulationTests {
 			}
 			turns[0] += simulation.turns()[0];
 			turns[1] += simulation.turns()[1];
+			if (simulation.pairs().on() && simulation.multi() == null) {
+				chainedRuns++;
+				int[] counted = simulation.pairs().counts();
+				for (int i = 0; i < counted.length; i++) {
+					chained[i] += counted[i];
+				}
+			}
 			for (int i = 0; i < leases.length; i++) {
 				leases[i] += simulation.confirmedLeases()[i];
 				stops[i] += simulation.cancellations()[i];
@@ -180,6 +189,14 @@ class LockSimulationTests {
 				multiGaveUp[1], multiStops[0], multiStops[1], multiStops[2], multiStops[3], multiLife[0], multiLife[1],
 				multiLife[2], multiLife[3], multiLife[4], multiSharedRuns, multiLife[5], steps, scripts, cpuSeconds,
 				holds / cpuSeconds, scripts / cpuSeconds, steps / cpuSeconds);
+		StringBuilder pairs = new StringBuilder();
+		for (ChainedPairs.Counted counted : ChainedPairs.Counted.values()) {
+			pairs.append(' ')
+				.append(counted.name().toLowerCase(java.util.Locale.ROOT))
+				.append('=')
+				.append(chained[counted.ordinal()]);
+		}
+		System.out.printf("chained hint: %d seeds whose heads may chain:%s%n", chainedRuns, pairs);
 		System.out.printf("lost replies: %d commands ran and %d never reached Redis; the clients saw %d acquisitions, "
 				+ "%d releases, %d renewals (%d holds lost so), %d extensions and %d re-entries fail, and %d acquisitions refused as "
 				+ "self-deadlocks%n", lost[0], lost[1], lost[2], lost[3], lost[4], lost[5], lost[6], lost[7], lost[8]);
@@ -317,8 +334,12 @@ class LockSimulationTests {
 		int keyspaceRuns = 0;
 		long longestKeyspace = 0;
 		for (long seed : seeds()) {
+			// Without chained pairs: the bound counts the holds ahead of a waiter, which
+			// chained writers may exceed (seed 1004: a reader lapped twice by two
+			// chained writers, 167 ms past kept locks against 64 ms).
 			LockSimulation simulation = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE,
-					EnumSet.of(Fault.KEEP, Fault.READ_KEEP, Fault.PERMIT_KEEP, Fault.CANCEL));
+					EnumSet.of(Fault.KEEP, Fault.READ_KEEP, Fault.PERMIT_KEEP, Fault.CANCEL))
+				.withoutChainedPairs();
 			assertThat(simulation.run(CLIENTS, ACQUISITIONS)).as(() -> simulation.trace(40)).isNull();
 			if (simulation.multi() != null) {
 				multiRuns++;
@@ -368,7 +389,8 @@ class LockSimulationTests {
 				// (a release names an owner, and only one of its waiters in a JVM takes
 				// the name: seed 1037), every fair waiter is held to the bound.
 				LockSimulation unkept = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE,
-						EnumSet.of(Fault.CANCEL));
+						EnumSet.of(Fault.CANCEL))
+					.withoutChainedPairs();
 				assertThat(unkept.run(CLIENTS, ACQUISITIONS)).as(() -> unkept.trace(40)).isNull();
 				if (!unkept.sharedOwners()) {
 					assertThat(unkept.gaveUp()).as("fair acquisitions that gave up in seed %d", seed).isZero();
@@ -495,7 +517,8 @@ class LockSimulationTests {
 	private static String calmTrace(long seed) {
 		for (int acquisitions = 1; acquisitions <= ACQUISITIONS; acquisitions++) {
 			LockSimulation simulation = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE,
-					EnumSet.of(Fault.KEEP, Fault.READ_KEEP, Fault.PERMIT_KEEP, Fault.CANCEL));
+					EnumSet.of(Fault.KEEP, Fault.READ_KEEP, Fault.PERMIT_KEEP, Fault.CANCEL))
+				.withoutChainedPairs();
 			simulation.run(CLIENTS, acquisitions);
 			long bound = simulation.waitBoundNanos(0);
 			boolean past = (simulation.permits() > 0)

@@ -11,9 +11,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * A key as a dump sees it: its type, its expiry (absolute ms, -1 for none) and its
  * contents in the order Redis keeps them (a string's value; a hash's fields and values; a
- * sorted set's members and scores, as {@code %.17g}).
+ * sorted set's members and scores, as {@code %.17g}; a list's elements, head first).
  *
- * @param type {@code string}, {@code hash} or {@code zset}
+ * @param type {@code string}, {@code hash}, {@code zset} or {@code list}
  * @param expireAt when it expires, or -1
  * @param contents what it holds, in order
  * @param ordered whether the order of a hash's fields counts (a listpack keeps the order
@@ -39,6 +39,9 @@ record KeyState(String type, long expireAt, List<String> contents, boolean order
 				contents.add(set.at(i).name());
 				contents.add(RedisNumbers.format(set.at(i).score()));
 			}
+		}
+		else if (entry.value instanceof java.util.ArrayDeque<?> list) {
+			list.forEach((element) -> contents.add((String) element));
 		}
 		else {
 			((LinkedHashMap<String, String>) entry.value).forEach((field, value) -> {

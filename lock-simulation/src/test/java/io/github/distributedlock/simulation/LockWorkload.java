@@ -3,6 +3,7 @@ package io.github.distributedlock.simulation;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.distributedlock.redis.core.HandOffRequest;
 import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.script.ScriptArgs;
 
@@ -160,6 +161,13 @@ final class LockWorkload {
 		}
 		if (roll < 96) {
 			return handOver();
+		}
+		if (roll < 98) {
+			// A chained waiter's push of its own hint, or a forged one (a request of
+			// another lock, or none chained).
+			String request = request();
+			return script("poke.lua", List.of(LOCKS[lock] + ":hint:" + request, LOCKS[lock] + ":requests", LOCKS[lock]),
+					request, Long.toString(HandOffRequest.claimMillis(request)));
 		}
 		return new Step(null, List.of(), this.random.chance(0.15) ? 150 : this.random.between(1, 40));
 	}
@@ -327,7 +335,9 @@ final class LockWorkload {
 		if (!this.requests.isEmpty() && this.random.chance(0.6)) {
 			return this.random.pick(this.requests);
 		}
-		String request = this.random.pick(List.of("2000", "60", "25")) + ":" + newId();
+		// A third chained: a release that reserves the lock for one pushes its hint.
+		String request = this.random.pick(List.of("2000", "60", "25")) + (this.random.chance(0.3) ? ":c:" : ":")
+				+ newId();
 		this.requests.add(request);
 		if (this.requests.size() > 8) {
 			this.requests.remove(0);

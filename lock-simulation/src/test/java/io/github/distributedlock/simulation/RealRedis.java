@@ -53,6 +53,8 @@ final class RealRedis implements AutoCloseable {
 						item[4] = redis.call('HGETALL', key)
 					elseif kind == 'zset' then
 						item[4] = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
+					elseif kind == 'list' then
+						item[4] = redis.call('LRANGE', key, 0, -1)
 					else
 						item[4] = {}
 					end
