@@ -62,6 +62,25 @@ class BoundaryFaultTests {
 	}
 
 	/**
+	 * As
+	 * {@link #shouldKeepMutualExclusionWhenAWaiterIsFrozenAcrossAReleaseAroundEachConstant},
+	 * with workers whose heads chain (docs/design/waiting-and-hand-off.md, "The chained
+	 * hint"): a frozen head's attempt waits in Redis behind its BLPOP, so the release
+	 * that reserves the lock for it makes Redis run it, and the frozen worker takes the
+	 * lock while frozen, for its lease (a dead one's connection is gone, and its attempt
+	 * with it). It must read that grant as held only within its lease, and never overlap.
+	 */
+	@Test
+	void shouldKeepMutualExclusionWhenAChainedWaiterIsFrozenAcrossAReleaseAroundEachConstant() throws Exception {
+		Map<String, Duration> constants = new LinkedHashMap<>();
+		constants.put("command timeout", Duration.ofMillis(TIMEOUT_MILLIS));
+		constants.put("lease", Duration.ofMillis(LEASE_MILLIS));
+		constants.put("claim", ProtocolTimings.claim());
+		freezeWaiters("boundary: SIGSTOP chained waiter across a release", LEASE_MILLIS, TIMEOUT_MILLIS,
+				Boundaries.around(constants), 8);
+	}
+
+	/**
 	 * Freeze, for each duration, the worker whose request the next release reserves the
 	 * lock for, across that release; one thread per worker on one key, so that every
 	 * worker but the holder waits in the line.
@@ -72,10 +91,19 @@ class BoundaryFaultTests {
 	}
 
 	static void freezeWaiters(String name, long leaseMillis, long timeoutMillis, List<Point> points) throws Exception {
+		// Heads that do not chain: the release reserves the lock for the frozen waiter's
+		// request, and the reservation waits for it at most a claim.
+		freezeWaiters(name, leaseMillis, timeoutMillis, points, 0);
+	}
+
+	static void freezeWaiters(String name, long leaseMillis, long timeoutMillis, List<Point> points,
+			int hintConnections) throws Exception {
+		boolean chained = hintConnections > 0;
 		try (ChaosRun run = ChaosRun.standalone(name)) {
 			long longest = points.stream().mapToLong((point) -> point.duration().toMillis()).max().orElseThrow();
 			WorkerConfig config = new WorkerConfig("w", "", run.store().port(), List.of(KEY), 1, leaseMillis,
-					Math.max(WAIT_MILLIS, 2 * longest + 10_000), 40, 120, timeoutMillis, 0, 1);
+					Math.max(WAIT_MILLIS, 2 * longest + 10_000), 40, 120, timeoutMillis, 0, 1)
+				.withHintConnections(hintConnections);
 			run.startWorkers(3, config);
 			int reserved = 0;
 			int faults = 0;
@@ -88,7 +116,8 @@ class BoundaryFaultTests {
 					boolean reservedForIt = false;
 					long until = paused + point.duration().toNanos();
 					for (long left = until - System.nanoTime(); left > 0; left = until - System.nanoTime()) {
-						reservedForIt |= waiter.request().equals(redis.command("HGET", LOCK_KEY, "reserved"));
+						reservedForIt |= chained ? takenByItsAttempt(redis, waiter.request())
+								: waiter.request().equals(redis.command("HGET", LOCK_KEY, "reserved"));
 						TimeUnit.NANOSECONDS.sleep(Math.min(left, TimeUnit.MILLISECONDS.toNanos(10)));
 					}
 					int mark = run.history().size();
@@ -107,12 +136,16 @@ class BoundaryFaultTests {
 			run.run(Duration.ofMillis(1000));
 			CheckReport report = run.finish();
 			ChaosSummary.note("Boundaries",
-					"- " + name + ": the lock was reserved for the frozen waiter's request " + "during " + reserved
-							+ " of " + faults + " freezes; " + report.timeouts() + " acquisitions timed out.");
+					"- " + name + ": " + (chained ? "the frozen waiter's own attempt took the lock"
+							: "the lock was reserved for the frozen waiter's request") + " during " + reserved + " of "
+							+ faults + " freezes; " + report.timeouts() + " acquisitions timed out.");
 			assertSafe(report);
 			assertThat(report.livenessViolations()).isEmpty();
 			assertThat(report.timeouts()).as("waiters that gave up").isZero();
-			assertThat(reserved).as("freezes during which the lock was reserved for the frozen waiter").isPositive();
+			assertThat(reserved)
+				.as("freezes during which the lock was %s for the frozen waiter",
+						chained ? "taken by the attempt" : "reserved")
+				.isPositive();
 		}
 	}
 
@@ -483,6 +516,17 @@ class BoundaryFaultTests {
 			.mapToLong((hold) -> TimeUnit.NANOSECONDS.toMillis(hold.okNanos() - hold.invokeNanos()))
 			.max()
 			.orElse(0);
+	}
+
+	/**
+	 * Return whether the frozen waiter's request left the line and the lock is held, not
+	 * reserved: the release reserved it for that request, and Redis ran the attempt the
+	 * waiter had queued behind its BLPOP (nobody else takes a reserved lock).
+	 */
+	private static boolean takenByItsAttempt(RespConnection redis, String request) {
+		Object owner = redis.command("HGET", LOCK_KEY, "owner");
+		return redis.command("ZSCORE", ProtocolTimings.requestsKey(LOCK_KEY), request) == null && owner != null
+				&& !"".equals(owner);
 	}
 
 }
