@@ -36,6 +36,10 @@ final class ScriptNames {
 		if (keys == 2 && call.get(3).endsWith(":intent")) {
 			return "drop-intent.lua";
 		}
+		// A chained head's push of its own hint: hint, requests, lock.
+		if (keys == 3 && call.get(3).contains(":hint:") && second.endsWith(":requests")) {
+			return "poke.lua";
+		}
 		String sha = call.get(1);
 		return "script " + sha.substring(0, Math.min(8, sha.length())) + " (" + keys + " keys, " + argv + " args)";
 	}

@@ -42,7 +42,11 @@ public final class HintConnections {
 	private static final boolean LETTUCE = ClassUtils.isPresent("io.lettuce.core.RedisClient",
 			HintConnections.class.getClassLoader());
 
-	private final Object client;
+	private final RedisConnectionFactory factory;
+
+	// The factory's Lettuce client, looked up at the first take: a factory may be built
+	// before it is started.
+	private volatile @Nullable Object client;
 
 	private final int max;
 
@@ -56,23 +60,23 @@ public final class HintConnections {
 	// on.
 	private volatile boolean refused;
 
-	private HintConnections(Object client, int max) {
-		this.client = client;
+	private HintConnections(RedisConnectionFactory factory, int max) {
+		this.factory = factory;
 		this.max = max;
 	}
 
 	/**
 	 * Return the hint connections of a factory, or {@code null} where heads cannot chain:
-	 * none allowed, a factory that is not Lettuce's, or a Lettuce client that is neither
-	 * a {@code RedisClient} (standalone, Sentinel) nor a {@code RedisClusterClient}.
+	 * none allowed, or a factory that is not Lettuce's. A Lettuce client that is neither
+	 * a {@code RedisClient} (standalone, Sentinel) nor a {@code RedisClusterClient}, or a
+	 * factory not started yet, gives no connection when one is taken.
 	 * @param max how many may be open at once, 0 for none
 	 */
 	public static @Nullable HintConnections of(RedisConnectionFactory factory, int max) {
 		if (max <= 0 || !LETTUCE || !(factory instanceof LettuceConnectionFactory)) {
 			return null;
 		}
-		Object client = Lettuce.client(factory);
-		return (client != null) ? new HintConnections(client, max) : null;
+		return new HintConnections(factory, max);
 	}
 
 	/**
@@ -94,7 +98,11 @@ public final class HintConnections {
 			this.open++;
 		}
 		try {
-			return new Hint(Lettuce.connect(this.client), this::refused);
+			Object lettuce = client();
+			if (lettuce == null) {
+				throw new IllegalStateException("Not a RedisClient nor a RedisClusterClient");
+			}
+			return new Hint(Lettuce.connect(lettuce), this::refused);
 		}
 		catch (RuntimeException ex) {
 			synchronized (this.idle) {
@@ -132,6 +140,15 @@ public final class HintConnections {
 			logger.warn("Redis refused BLPOP or LPUSH, so lock waiters wait by pub/sub instead of chained hints "
 					+ "(see docs/security.md for the commands the library needs): " + error.getMessage());
 		}
+	}
+
+	private @Nullable Object client() {
+		Object known = this.client;
+		if (known == null) {
+			known = Lettuce.client(this.factory);
+			this.client = known;
+		}
+		return known;
 	}
 
 	/**
