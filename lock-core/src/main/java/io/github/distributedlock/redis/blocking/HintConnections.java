@@ -32,7 +32,8 @@ import org.springframework.util.ClassUtils;
  * attempt, which Redis runs only once the {@code BLPOP} returns). At most a set number
  * are open at once; a head that finds none free waits by pub/sub. Connections are opened
  * on first use and kept, and one whose pair got no reply is closed: a command still
- * queued behind its {@code BLPOP} then never runs. See
+ * queued behind its blocked {@code BLPOP} then never runs (one that a stalled Redis runs
+ * before it reads the close is what a timed-out attempt is). See
  * {@code docs/design/waiting-and-hand-off.md}, "The chained hint". Thread-safe.
  */
 public final class HintConnections {

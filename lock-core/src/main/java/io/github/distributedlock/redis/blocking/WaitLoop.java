@@ -1,5 +1,6 @@
 package io.github.distributedlock.redis.blocking;
 
+import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -483,7 +484,9 @@ public final class WaitLoop {
 		while (!reply.isDone()) {
 			long now = System.nanoTime();
 			if (now - replyBy >= 0) {
-				// No reply: closed, an attempt still queued behind the BLPOP never runs.
+				// No reply: closed, so that an attempt still queued behind a blocked
+				// BLPOP
+				// never runs (one a stalled Redis runs first is a timed-out attempt's).
 				dropHint();
 				this.unanswered = true;
 				throw new LockAccessException(this.spec.name(), "Redis did not answer a chained attempt within "
@@ -545,7 +548,7 @@ public final class WaitLoop {
 	 * Stop a chained head whose pair is out (interrupted, shut down): poke its hint, so
 	 * that Redis runs the attempt now, wait for its reply through interrupts for at most
 	 * a command timeout, and release what it won; without a reply, close the connection,
-	 * so that an attempt still queued never runs.
+	 * so that an attempt still queued behind a blocked {@code BLPOP} never runs.
 	 */
 	private void stopChain(HandOffRequest request, CompletableFuture<AcquireResult> reply,
 			Acquisition.Attempt attempt) {
@@ -591,7 +594,7 @@ public final class WaitLoop {
 	}
 
 	private long commandTimeoutNanos() {
-		java.time.Duration timeout = this.commands.commandTimeout();
+		Duration timeout = this.commands.commandTimeout();
 		return Math.max(TimeUnit.MILLISECONDS.toNanos(1), (timeout != null) ? timeout.toNanos() : 0);
 	}
 
