@@ -136,9 +136,11 @@ class BoundaryFaultTests {
 			run.run(Duration.ofMillis(1000));
 			CheckReport report = run.finish();
 			ChaosSummary.note("Boundaries",
-					"- " + name + ": " + (chained ? "the frozen waiter's own attempt took the lock"
-							: "the lock was reserved for the frozen waiter's request") + " during " + reserved + " of "
-							+ faults + " freezes; " + report.timeouts() + " acquisitions timed out.");
+					"- " + name + ": "
+							+ (chained ? "the frozen waiter's own attempt took the lock"
+									: "the lock was reserved for the frozen waiter's request")
+							+ " during " + reserved + " of " + faults + " freezes; " + report.timeouts()
+							+ " acquisitions timed out.");
 			assertSafe(report);
 			assertThat(report.livenessViolations()).isEmpty();
 			assertThat(report.timeouts()).as("waiters that gave up").isZero();

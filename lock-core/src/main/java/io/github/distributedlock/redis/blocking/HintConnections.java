@@ -57,8 +57,7 @@ public final class HintConnections {
 
 	private boolean closed;
 
-	// Whether Redis refused a BLPOP (an ACL without it, say): no head chains from then
-	// on.
+	// Whether Redis refused a BLPOP or a poke (an ACL without it): no head chains now.
 	private volatile boolean refused;
 
 	private HintConnections(RedisConnectionFactory factory, int max) {
