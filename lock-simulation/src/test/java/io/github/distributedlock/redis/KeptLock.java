@@ -31,6 +31,12 @@ final class KeptLock {
 	// The release's reply was read: Redis has kept it since.
 	boolean read;
 
+	// When Redis's keep ends, read off the lock's TTL when the release ran, or -1 if
+	// unknown. A chained pair's lease counts in Redis from when its attempt ran, up to
+	// its BLPOP later than the holder's deadline (t0, before the pair was sent), and a
+	// keep is capped by that lease, not by the deadline.
+	long redisEndNanos = -1;
+
 	// A fault lost the kept state in Redis (LostState): nothing is promised of it since.
 	boolean lost;
 
@@ -80,6 +86,14 @@ final class KeptLock {
 	long lastNanos() {
 		return Math.max(this.endNanos, (this.ranNanos < 0) ? Long.MAX_VALUE : Math.min(this.deadlineNanos,
 				(this.ranNanos / LockSimulation.MS + this.keepMillis + 1) * LockSimulation.MS));
+	}
+
+	/**
+	 * Return the end of the time waiters spend behind this keep: {@link #lastNanos}, or
+	 * the end Redis set, if later.
+	 */
+	long waitedUntilNanos() {
+		return Math.max(lastNanos(), this.redisEndNanos);
 	}
 
 	/**

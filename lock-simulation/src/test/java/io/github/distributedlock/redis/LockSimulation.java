@@ -586,6 +586,21 @@ final class LockSimulation {
 	}
 
 	/**
+	 * Return when Redis ends the keep a release of a plain lock just made, from the
+	 * lock's TTL, or -1 if the lock is not kept (another kind, or no kept state).
+	 */
+	private long keptInRedisUntil(LockSpec released, long nowNanos) {
+		Object reserved = this.redis.inspect("HGET", this.spec.lockKey(), "reserved");
+		if (!released.lockKey().equals(this.spec.lockKey())
+				|| !"".equals(this.redis.inspect("HGET", this.spec.lockKey(), "owner"))
+				|| (reserved != null && !"".equals(reserved))) {
+			return -1;
+		}
+		long ttl = (Long) this.redis.inspect("PTTL", this.spec.lockKey());
+		return (ttl > 0) ? nowNanos + ttl * MS : -1;
+	}
+
+	/**
 	 * Return how long, between two times, the lock was kept for a minimum hold: from a
 	 * release that kept it until the later of the end the engine promises and the end the
 	 * release set in Redis.
@@ -616,7 +631,7 @@ final class LockSimulation {
 	 * (so at most a cycle, 100 ms, after the end).
 	 */
 	private long keptEnd(KeptLock kept) {
-		long last = kept.lastNanos();
+		long last = kept.waitedUntilNanos();
 		if (!keyspaceEvents() || last == Long.MAX_VALUE) {
 			return last;
 		}
@@ -3409,6 +3424,7 @@ final class LockSimulation {
 			send(call, what + ((keepMillis > 0) ? " keeping " + keepMillis + " ms" : ""), () -> {
 				if (keeping != null && keeping.ranNanos < 0) {
 					keeping.ranNanos = LockSimulation.this.clock.nanos();
+					keeping.redisEndNanos = keptInRedisUntil(grant.spec(), keeping.ranNanos);
 				}
 			}, (reply) -> {
 				this.registry.released(held, (Long) reply, LockSimulation.this.clock.nanos());
