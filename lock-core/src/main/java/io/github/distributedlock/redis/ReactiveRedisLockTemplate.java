@@ -131,7 +131,17 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 				.doOnDiscard(Grant.class, this.holds::releaseUnused)
 				.doOnError(LockTimeoutException.class, this.holds::notAcquired)
 				.map(this.holds::hold);
-		}));
+		})).doOnDiscard(ReactiveLockHandle.class, ReactiveRedisLockTemplate::releaseDropped);
+	}
+
+	/**
+	 * Release a hold that an operator of the template dropped on its way to a subscriber
+	 * that cancelled: {@code then} drops the value of a cancelled subscription, and the
+	 * grant's own hook no longer reaches a handle made of it.
+	 */
+	private static void releaseDropped(ReactiveLockHandle handle) {
+		handle.release().subscribe(null, (ex) -> {
+		});
 	}
 
 	@Override
@@ -151,7 +161,7 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 			String owner = (firstRequest.owner() != null) ? this.owners.of(firstRequest)
 					: this.owners.subscription(this.subscriptions.incrementAndGet());
 			return this.multiLocking.acquireAll(first, specs, owner, start);
-		}));
+		})).doOnDiscard(ReactiveLockHandle.class, ReactiveRedisLockTemplate::releaseDropped);
 	}
 
 	/**
