@@ -65,6 +65,12 @@ class ReactiveLockTemplateTests {
 		this.factory = RedisConnections.standalone(redis.server());
 		this.template = ReactiveRedisLockTemplate.builder(this.factory).build();
 		this.raw = new StringRedisTemplate(this.factory);
+		// Its shared connection is made now. Made later, in an await while the engine's
+		// replies run, Spring Data Redis connects it holding the factory's lock, which a
+		// reply's next command (getReactiveConnection on a Lettuce I/O thread) waits
+		// for: if that thread serves the new connection, neither ever goes on, and the
+		// await times out (spring-data-redis#2289).
+		this.raw.hasKey("warm-up");
 	}
 
 	@AfterEach
