@@ -2,9 +2,11 @@ package io.github.distributedlock.simulation;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.BiFunction;
 import java.util.function.LongFunction;
 
 import io.github.distributedlock.test.RedisCommandException;
@@ -181,14 +183,54 @@ final class CallReplay {
 		if (!messages.equals(observed.messages())) {
 			differences.add("messages: Redis " + observed.messages() + ", model " + messages);
 		}
+		differences.addAll(compareKeys(model, observed, width, (key, state) -> state));
+		return differences;
+	}
+
+	/**
+	 * Compare the keys after a call, both ways: each key the call named, as the dump read
+	 * it, and every other key that either side has. A key the model has and Redis lacks
+	 * differs as much as the other way round, unless it may have expired before the dump
+	 * read it; a key the model keeps stored but has expired is compared as a read sees
+	 * it, absent, unless its expiry is within the tolerance of the one Redis has. An
+	 * observation without the other keys (a test's) is compared on its named keys.
+	 * @param tolerance how far the expiries may differ, in ms
+	 * @param view how both sides' keys are compared (what differs by design masked)
+	 * @return the differences, empty if the keys agree
+	 */
+	static List<String> compareKeys(RedisModel model, RealRedis.Observation observed, long tolerance,
+			BiFunction<String, @Nullable KeyState, @Nullable KeyState> view) {
+		List<String> differences = new ArrayList<>();
 		long modelMs = model.clock().millis();
+		long dumpMs = observed.dumpMicros() / 1000;
 		observed.keys().forEach((key, state) -> {
 			KeyState mine = KeyState.of(model.keyspace().peek(key), modelMs);
-			String difference = compare(key, mine, state, width, observed.dumpMicros() / 1000);
+			String difference = compare(key, view.apply(key, mine), view.apply(key, state), tolerance, dumpMs);
 			if (difference != null) {
 				differences.add(difference);
 			}
 		});
+		Map<String, KeyState> dumped = observed.others();
+		if (dumped == null) {
+			return differences;
+		}
+		Set<String> others = new TreeSet<>(dumped.keySet());
+		others.addAll(model.keyspace().keys(modelMs));
+		others.removeAll(observed.keys().keySet());
+		for (String key : others) {
+			Keyspace.Entry entry = model.keyspace().peek(key);
+			KeyState real = dumped.get(key);
+			KeyState mine = KeyState.of(entry, modelMs);
+			if (mine == null && entry != null && real != null && real.expireAt() >= 0
+					&& Math.abs(entry.expireAt - real.expireAt()) <= tolerance) {
+				// Expired in the model a tick before Redis's clock reached it.
+				mine = KeyState.of(entry, entry.expireAt);
+			}
+			String difference = compare(key, view.apply(key, mine), view.apply(key, real), tolerance, dumpMs);
+			if (difference != null) {
+				differences.add(difference + " (a key the call did not name)");
+			}
+		}
 		return differences;
 	}
 

@@ -72,7 +72,7 @@ class CallReplayTests {
 	}
 
 	private static RealRedis.Observation observation(Object reply, Map<String, @Nullable KeyState> keys) {
-		return new RealRedis.Observation(BOUNDARY - 50, reply, BOUNDARY + 50, BOUNDARY + 80, keys, List.of(),
+		return new RealRedis.Observation(BOUNDARY - 50, reply, BOUNDARY + 50, BOUNDARY + 80, keys, null, List.of(),
 				List.of());
 	}
 

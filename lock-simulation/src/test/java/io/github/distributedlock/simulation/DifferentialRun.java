@@ -13,12 +13,13 @@ import org.jspecify.annotations.Nullable;
 /**
  * One seed of the differential test: the same random calls ({@link LockWorkload}) go to a
  * real redis-server and to the model, and every reply, every message published and every
- * key named must agree, each call replayed on the model at the times the real server may
- * have run it ({@link CallReplay}). After each call the model takes the real expiries of
- * the keys named (they may differ by a tick of the clock, see {@link CallReplay}), so the
- * ticks do not add up; and every key must have reached the model's replica, which lags by
- * one write. At the end every key must agree, and a failover must lose that one write
- * alone.
+ * key must agree, each call replayed on the model at the times the real server may have
+ * run it ({@link CallReplay}): the keys the call named, and every other key either side
+ * has (a key the model keeps and Redis lacks fails as much as the other way round). After
+ * each call the model takes the real expiries of the keys (they may differ by a tick of
+ * the clock, see {@link CallReplay}), so the ticks do not add up; and every key must have
+ * reached the model's replica, which lags by one write. At the end every key must agree,
+ * and a failover must lose that one write alone.
  * <p>
  * The keyspace notifications of every key the calls write ({@code del}, {@code expire},
  * {@code expired}) are compared with the calls' other messages, in order. The real
@@ -220,6 +221,11 @@ final class DifferentialRun {
 				model.alignExpiry(key, state.expireAt());
 			}
 		});
+		// A key a script writes without naming it (a chained hint, pushed by a release).
+		Map<String, KeyState> others = observed.others();
+		if (others != null) {
+			others.forEach((key, state) -> model.alignExpiry(key, state.expireAt()));
+		}
 	}
 
 	/**

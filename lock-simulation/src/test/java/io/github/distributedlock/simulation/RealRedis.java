@@ -33,7 +33,10 @@ final class RealRedis implements AutoCloseable {
 
 	/**
 	 * Returns the time, then for each key {key, type} or {key, type, PEXPIRETIME,
-	 * contents, encoding}; all keys if ARGV[1] is 'all'.
+	 * contents, encoding}; all keys if ARGV[1] is 'all'. With 'keys', then every other
+	 * key the server has, as {key, type, ...} with 'other' appended: the named keys are
+	 * looked up (which expires them), the others listed by KEYS (which skips expired keys
+	 * and expires none, so it publishes nothing).
 	 */
 	private static final String DUMP = """
 			local clock = redis.call('TIME')
@@ -42,7 +45,7 @@ final class RealRedis implements AutoCloseable {
 			if ARGV[1] == 'all' then
 				keys = redis.call('KEYS', '*')
 			end
-			for _, key in ipairs(keys) do
+			local function item(key)
 				local kind = redis.call('TYPE', key)['ok']
 				local item = {key, kind}
 				if kind ~= 'none' then
@@ -60,7 +63,21 @@ final class RealRedis implements AutoCloseable {
 					end
 					item[5] = redis.call('OBJECT', 'ENCODING', key)
 				end
-				out[#out + 1] = item
+				return item
+			end
+			local named = {}
+			for _, key in ipairs(keys) do
+				named[key] = true
+				out[#out + 1] = item(key)
+			end
+			if ARGV[1] == 'keys' then
+				for _, key in ipairs(redis.call('KEYS', '*')) do
+					if not named[key] then
+						local other = item(key)
+						other[6] = 'other'
+						out[#out + 1] = other
+					end
+				end
 			end
 			return out
 			""";
@@ -126,7 +143,7 @@ final class RealRedis implements AutoCloseable {
 		List<String> dumpMessages = messagesUntil(dumped);
 		Dump states = dump(replies.get(4));
 		return new Observation(micros(replies.get(0)), replies.get(1), micros(replies.get(2)), states.micros(),
-				states.keys(), messages, dumpMessages);
+				states.keys(), states.others(), messages, dumpMessages);
 	}
 
 	/**
@@ -160,6 +177,7 @@ final class RealRedis implements AutoCloseable {
 		List<?> items = (List<?>) check(reply);
 		long micros = Long.parseLong((String) items.get(0)) * 1_000_000 + Long.parseLong((String) items.get(1));
 		Map<String, @Nullable KeyState> keys = new LinkedHashMap<>();
+		Map<String, KeyState> others = new LinkedHashMap<>();
 		for (Object element : items.subList(2, items.size())) {
 			List<?> item = (List<?>) element;
 			if (item.get(1).equals("none")) {
@@ -168,10 +186,16 @@ final class RealRedis implements AutoCloseable {
 			}
 			List<String> contents = new ArrayList<>();
 			((List<?>) item.get(3)).forEach((value) -> contents.add((String) value));
-			keys.put((String) item.get(0),
-					new KeyState((String) item.get(1), (Long) item.get(2), contents, !item.get(4).equals("hashtable")));
+			KeyState state = new KeyState((String) item.get(1), (Long) item.get(2), contents,
+					!item.get(4).equals("hashtable"));
+			if (item.size() > 5) {
+				others.put((String) item.get(0), state);
+			}
+			else {
+				keys.put((String) item.get(0), state);
+			}
 		}
-		return new Dump(micros, keys);
+		return new Dump(micros, keys, others);
 	}
 
 	private @Nullable Object next() {
@@ -206,8 +230,9 @@ final class RealRedis implements AutoCloseable {
 	 *
 	 * @param micros the server's clock when the dump ran
 	 * @param keys each key's state, {@code null} for an absent one
+	 * @param others every other key the server had, not expired
 	 */
-	record Dump(long micros, Map<String, @Nullable KeyState> keys) {
+	record Dump(long micros, Map<String, @Nullable KeyState> keys, Map<String, KeyState> others) {
 	}
 
 	/**
@@ -218,12 +243,15 @@ final class RealRedis implements AutoCloseable {
 	 * @param after the server's clock just after it, in µs
 	 * @param dumpMicros the clock when the keys were dumped after it
 	 * @param keys the keys it names, as left
+	 * @param others every other key the server had after it, not expired; {@code null}
+	 * for an observation made up of the named keys alone (a test's)
 	 * @param messages what it published, as {@code channel message}
 	 * @param dumpMessages what the dump published: the {@code expired} events of the keys
 	 * it found expired
 	 */
 	record Observation(long before, @Nullable Object reply, long after, long dumpMicros,
-			Map<String, @Nullable KeyState> keys, List<String> messages, List<String> dumpMessages) {
+			Map<String, @Nullable KeyState> keys, @Nullable Map<String, KeyState> others, List<String> messages,
+			List<String> dumpMessages) {
 	}
 
 }
