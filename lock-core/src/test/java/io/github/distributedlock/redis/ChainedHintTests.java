@@ -40,6 +40,8 @@ class ChainedHintTests {
 
 	private static final int ROUNDS = 300;
 
+	private static final long KEPT_MILLIS = 200;
+
 	@RegisterExtension
 	static RedisServerExtension redis = RedisServerExtension.dedicated();
 
@@ -221,6 +223,49 @@ class ChainedHintTests {
 		finally {
 			other.destroy();
 		}
+	}
+
+	/**
+	 * A lock kept for a minimum hold ends by expiry, which pushes no hint: the chained
+	 * head's own timer pokes it then. Before, the head waited for its {@code BLPOP} to
+	 * time out, which an idle redis-server does at its next cron tick: 95 to 100 ms after
+	 * the keep ended, where a waiter asleep on the channel took the lock 2 to 14 ms after
+	 * it (docs/design/waiting-and-hand-off.md, "The hint wait").
+	 */
+	@Test
+	void shouldTakeTheLockSoonAfterAMinimumHoldEnds() throws Exception {
+		LettuceConnectionFactory other = RedisConnections.standalone(redis.server());
+		try (RedisLockTemplate keeper = RedisLockTemplate.builder(this.connected.connectionFactory()).build();
+				RedisLockTemplate waiter = RedisLockTemplate.builder(other).build()) {
+			List<Long> late = new ArrayList<>();
+			for (int i = 0; i < 5; i++) {
+				long acquired = System.nanoTime();
+				LockHandle kept = keeper.acquire(keptRequest());
+				Future<Long> waiting = this.connected.executor().submit(() -> {
+					try (LockHandle handle = waiter.acquire(request("kept"))) {
+						return System.nanoTime();
+					}
+				});
+				awaitBlockedPair();
+				kept.close();
+				late.add(TimeUnit.NANOSECONDS.toMillis(waiting.get(10, TimeUnit.SECONDS) - acquired) - KEPT_MILLIS);
+			}
+			late.sort(null);
+			System.out.println("Chained waiter, ms after the keep ended: " + late);
+			assertThat(late.get(2)).as("ms after the keep ended (median of %s)", late).isLessThan(50L);
+		}
+		finally {
+			other.destroy();
+		}
+	}
+
+	private static LockRequest keptRequest() {
+		return LockRequest.builder("chained")
+			.key("kept")
+			.lease(Duration.ofSeconds(10))
+			.waitTime(Duration.ofSeconds(20))
+			.holdAtLeast(Duration.ofMillis(KEPT_MILLIS))
+			.build();
 	}
 
 	private boolean closed(LockHandle handle) {

@@ -2003,7 +2003,7 @@ final class LockSimulation {
 			ChainedPairs pairs = LockSimulation.this.pairs;
 			SimulationRandom random = pairs.random();
 			long timeout = pairs.commandTimeoutNanos();
-			long block = Math.max(MS, Math.min(chain.blockNanos(), timeout / 2));
+			long block = Math.max(MS, chain.blpopNanos(timeout));
 			// Redis blocks whole milliseconds (the driver sends BLPOP in seconds with
 			// a fraction of ms).
 			block = TimeUnit.MILLISECONDS.toNanos(Math.max(1, TimeUnit.NANOSECONDS.toMillis(block)));
@@ -2022,7 +2022,8 @@ final class LockSimulation {
 			pair.fault = faults ? fault : -1;
 			if (LockSimulation.this.faults.contains(Fault.PAUSE) && random.nextInt(8) == 0) {
 				long lease = acquisition.spec().leaseMillis() * MS;
-				long[] constants = { HandOffRequest.CLAIM_MILLIS * MS, lease / 4, lease / 3, block, block + timeout };
+				long[] constants = { HandOffRequest.CLAIM_MILLIS * MS, lease / 4, lease / 3, chain.blockNanos(), block,
+						block + timeout };
 				long[] offsets = { -MS, -1, 0, 1, MS };
 				long pause = Math.max(0,
 						constants[random.nextInt(constants.length)] + offsets[random.nextInt(offsets.length)]);
@@ -2055,6 +2056,11 @@ final class LockSimulation {
 			}
 			at(Math.max(pair.replyBy, pair.pausedUntil) - now, this.name + " waited for its pair's reply",
 					() -> pairTimedOut(pair));
+			// The pair's own timer (Waiting.Chain): a poke when the wait is over.
+			long pokeIn = chain.pokeNanos(timeout);
+			if (pokeIn >= 0) {
+				poke(new Waiting.Poke(Math.max(1, attempt.sentNanos() + pokeIn - now), chain.ticket()));
+			}
 			if (this.pending == Cancellations.Pending.INTERRUPTED) {
 				// WaitLoop writes the pair, then its wait throws for an interrupted
 				// thread.

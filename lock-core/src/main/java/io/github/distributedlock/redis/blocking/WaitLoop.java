@@ -465,22 +465,26 @@ public final class WaitLoop {
 		long timeoutNanos = commandTimeoutNanos();
 		// Lettuce times a command out itself from when it is written (its TimeoutOptions,
 		// on by default), the attempt behind the BLPOP too: the BLPOP ends well before.
-		long blockNanos = Math.min(chain.blockNanos(), timeoutNanos / 2);
+		long blockNanos = chain.blpopNanos(timeoutNanos);
 		Acquisition.Attempt attempt = chain.attempt();
 		HintConnections connections = this.hints;
 		if (connections != null && connections.isRefused()) {
 			// Redis refuses BLPOP: a chained request's reservation may be pushed and not
 			// published, so the head polls, a tenth of a second at most between attempts.
-			queue.awaitSignalAsHead(this.acquisition.seenSignals(), Math.min(blockNanos, REFUSED_POLL_NANOS));
+			queue.awaitSignalAsHead(this.acquisition.seenSignals(), Math.min(chain.blockNanos(), REFUSED_POLL_NANOS));
 			return new Waiting.Send(attempt, null);
 		}
 		CompletableFuture<AcquireResult> reply = this.commands.chain(connection, this.spec, this.acquisition.owner(),
 				attempt, Math.max(1, (blockNanos + 999_999) / 1_000_000));
 		reply.whenComplete((result, failure) -> queue.wake());
 		long replyBy = attempt.sentNanos() + blockNanos + timeoutNanos;
-		boolean timed = false;
-		long pokeAt = 0;
-		long pokeTicket = 0;
+		// The pair's own timer: when the wait is over, the head pokes its hint rather
+		// than
+		// wait for Redis to time the BLPOP out (Waiting.Chain).
+		long pokeIn = chain.pokeNanos(timeoutNanos);
+		boolean timed = pokeIn >= 0;
+		long pokeAt = attempt.sentNanos() + pokeIn;
+		long pokeTicket = chain.ticket();
 		while (!reply.isDone()) {
 			long now = System.nanoTime();
 			if (now - replyBy >= 0) {

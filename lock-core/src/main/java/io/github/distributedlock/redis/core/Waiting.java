@@ -1,5 +1,7 @@
 package io.github.distributedlock.redis.core;
 
+import java.util.concurrent.TimeUnit;
+
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -392,7 +394,8 @@ public final class Waiting {
 			this.sleeping = false;
 			this.chained = true;
 			long block = this.acquisition.hintWaitNanos();
-			return new Chain(this.acquisition.next(this.line), block, ++this.tickets);
+			boolean endsWait = block >= this.acquisition.sleepNanos();
+			return new Chain(this.acquisition.next(this.line), block, endsWait, ++this.tickets);
 		}
 		this.sleeping = true;
 		return new Sleep(this.acquisition.sleepNanos(), ++this.tickets);
@@ -434,14 +437,47 @@ public final class Waiting {
 	}
 
 	/**
-	 * Write the pair: {@code BLPOP} of the request's hint key for at most
-	 * {@code blockNanos} (and at most half the command timeout), then the attempt, on the
+	 * Write the pair: {@code BLPOP} of the request's hint key, then the attempt, on the
 	 * acquisition's own connection, without waiting between them; the attempt's clock
 	 * reading is taken already. Then wait for the attempt's reply
 	 * ({@link Waiting#replied}), telling the core of messages ({@link Waiting#signalled})
 	 * and of the timers of {@link Poke}s ({@link Waiting#woken}).
+	 * <p>
+	 * {@code blockNanos} is the hint wait: as long as the head would sleep, or a quarter
+	 * of its lease if that is shorter ({@code endsWait} false). When the wait ends with
+	 * it (the lock's reported end, or the wait time's), the pair has a timer of its own,
+	 * a {@link Poke}'s with this ticket, {@link #pokeNanos} after the attempt's clock
+	 * reading: Redis ends a timed-out {@code BLPOP} at its next cron tick when it is
+	 * idle, up to 100 ms late, so the poke is the wake-up, and the {@code BLPOP}, which
+	 * lasts {@link #BACKSTOP_NANOS} longer, a backstop.
 	 */
-	public record Chain(Acquisition.Attempt attempt, long blockNanos, long ticket) implements Next {
+	public record Chain(Acquisition.Attempt attempt, long blockNanos, boolean endsWait, long ticket) implements Next {
+
+		/**
+		 * How much longer than its hint wait a pair's {@code BLPOP} lasts.
+		 */
+		public static final long BACKSTOP_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+		/**
+		 * Return how long the {@code BLPOP} blocks, before rounding to milliseconds: the
+		 * hint wait and the backstop, and at most half the command timeout.
+		 * @param commandTimeoutNanos the connection's command timeout
+		 */
+		public long blpopNanos(long commandTimeoutNanos) {
+			return Math.min(this.blockNanos + BACKSTOP_NANOS, commandTimeoutNanos / 2);
+		}
+
+		/**
+		 * Return when, after the attempt's clock reading, the head pokes its own hint, or
+		 * -1 for never: a pair whose hint wait is cut short by a quarter of the lease or
+		 * by half the command timeout ends with its {@code BLPOP} and is sent again.
+		 * @param commandTimeoutNanos the connection's command timeout
+		 */
+		public long pokeNanos(long commandTimeoutNanos) {
+			boolean backstopped = blpopNanos(commandTimeoutNanos) == this.blockNanos + BACKSTOP_NANOS;
+			return (this.endsWait && backstopped) ? this.blockNanos : -1;
+		}
+
 	}
 
 	/**

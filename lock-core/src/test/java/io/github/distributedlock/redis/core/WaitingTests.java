@@ -284,6 +284,40 @@ class WaitingTests {
 		return ((Waiting.Send) waiting.woken(Waiting.ANY_TICKET)).attempt();
 	}
 
+	/**
+	 * A chained head's wait for its hint ends by its own timer: the driver pokes the hint
+	 * when the time the head would sleep is over, and the {@code BLPOP} lasts a backstop
+	 * longer (docs/design/waiting-and-hand-off.md, "The hint wait").
+	 */
+	@Test
+	void aChainedHeadPokesItsHintWhenItsHintWaitIsOver() {
+		Waiting waiting = waiting(5_000);
+		assertThat(waiting.begin(true)).isSameAs(Waiting.Next.JOIN_LINE);
+		waiting.chain();
+		Waiting.Send filing = (Waiting.Send) waiting.joined(this.line, true, true);
+		Waiting.Chain chain = (Waiting.Chain) waiting.replied(filing.attempt(), taken(3, 500));
+		assertThat(chain.blockNanos()).as("the lock's end and the lease-end margin").isEqualTo(501 * MS);
+		assertThat(chain.blpopNanos(60_000 * MS)).isEqualTo(551 * MS);
+		assertThat(chain.pokeNanos(60_000 * MS)).isEqualTo(501 * MS);
+		assertThat(chain.blpopNanos(1_000 * MS)).as("half the command timeout").isEqualTo(500 * MS);
+		assertThat(chain.pokeNanos(1_000 * MS)).as("sent again when its BLPOP ends").isEqualTo(-1);
+		advance(501);
+		assertThat(waiting.woken(chain.ticket())).isEqualTo(new Waiting.Poke(0, chain.ticket()));
+		assertThat(waiting.woken(chain.ticket() - 1)).as("an older timer").isSameAs(Waiting.Next.NONE);
+	}
+
+	@Test
+	void aChainedHeadBehindALongHoldSendsItsPairAgainAfterAQuarterOfItsLease() {
+		Waiting waiting = waiting(60_000);
+		waiting.begin(true);
+		waiting.chain();
+		Waiting.Send filing = (Waiting.Send) waiting.joined(this.line, true, true);
+		Waiting.Chain chain = (Waiting.Chain) waiting.replied(filing.attempt(), taken(3, 20_000));
+		assertThat(chain.blockNanos()).isEqualTo(7_500 * MS);
+		assertThat(chain.endsWait()).isFalse();
+		assertThat(chain.pokeNanos(60_000 * MS)).isEqualTo(-1);
+	}
+
 	private Waiting waiting(long waitMillis) {
 		return new Waiting(new Acquisition(spec(waitMillis), "owner-1", false, this.clock), true);
 	}
