@@ -301,6 +301,8 @@ class WaitingTests {
 		assertThat(chain.pokeNanos(60_000 * MS)).isEqualTo(501 * MS);
 		assertThat(chain.blpopNanos(1_000 * MS)).as("half the command timeout").isEqualTo(500 * MS);
 		assertThat(chain.pokeNanos(1_000 * MS)).as("sent again when its BLPOP ends").isEqualTo(-1);
+		assertThat(chain.blpopNanos(1_020 * MS)).as("a shorter backstop").isEqualTo(510 * MS);
+		assertThat(chain.pokeNanos(1_020 * MS)).isEqualTo(501 * MS);
 		advance(501);
 		assertThat(waiting.woken(chain.ticket())).isEqualTo(new Waiting.Poke(0, chain.ticket()));
 		assertThat(waiting.woken(chain.ticket() - 1)).as("an older timer").isSameAs(Waiting.Next.NONE);
