@@ -5,10 +5,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.distributedlock.LockAccessException;
@@ -71,7 +69,7 @@ class ChainedHintTests {
 			first.acquire(request("pair")).close();
 			second.acquire(request("pair")).close();
 			server.resetStats();
-			Contention contention = new Contention();
+			Contention contention = new Contention(ChainedHintTests::request);
 			List<Future<?>> threads = new ArrayList<>();
 			for (RedisLockTemplate template : List.of(first, second)) {
 				threads.add(this.connected.executor().submit(() -> contention.run(template, "pair", ROUNDS)));
@@ -310,47 +308,7 @@ class ChainedHintTests {
 	}
 
 	private static LockRequest request(String key) {
-		return LockRequest.builder("chained")
-			.key(key)
-			.lease(Duration.ofSeconds(10))
-			.waitTime(Duration.ofSeconds(20))
-			.build();
-	}
-
-	private static final class Contention {
-
-		final AtomicBoolean inside = new AtomicBoolean();
-
-		final AtomicInteger acquisitions = new AtomicInteger();
-
-		final AtomicInteger waited = new AtomicInteger();
-
-		final ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
-
-		private volatile long lastToken = -1;
-
-		void run(RedisLockTemplate template, String key, int rounds) {
-			for (int i = 0; i < rounds; i++) {
-				try (LockHandle handle = template.acquire(request(key))) {
-					if (!this.inside.compareAndSet(false, true)) {
-						this.failures.add("two holders at once, token " + handle.fencingToken());
-					}
-					if (handle.fencingToken() <= this.lastToken) {
-						this.failures.add("token " + handle.fencingToken() + " after " + this.lastToken);
-					}
-					this.lastToken = handle.fencingToken();
-					if (handle.waited()) {
-						this.waited.incrementAndGet();
-					}
-					this.acquisitions.incrementAndGet();
-					this.inside.set(false);
-				}
-				catch (RuntimeException ex) {
-					this.failures.add(ex.toString());
-				}
-			}
-		}
-
+		return request(key, Duration.ofSeconds(20));
 	}
 
 }

@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
@@ -59,10 +58,11 @@ class LocalHandOffTests {
 			.build()) {
 			template.acquire(request("pair")).close();
 			server.resetStats();
-			Contention contention = new Contention();
+			Contention contention = new Contention(LocalHandOffTests::request);
 			List<Future<?>> threads = new ArrayList<>();
+			Runnable hold = () -> pause(1);
 			for (int t = 0; t < 2; t++) {
-				threads.add(this.connected.executor().submit(() -> contention.run(template, "pair", ROUNDS)));
+				threads.add(this.connected.executor().submit(() -> contention.run(template, "pair", ROUNDS, hold)));
 			}
 			for (Future<?> thread : threads) {
 				thread.get(60, TimeUnit.SECONDS);
@@ -94,7 +94,7 @@ class LocalHandOffTests {
 			String key = local.lockKey(LockName.of("handoff", "limit"));
 			AtomicBoolean remoteDone = new AtomicBoolean();
 			AtomicInteger localHolds = new AtomicInteger();
-			Contention contention = new Contention();
+			Contention contention = new Contention(LocalHandOffTests::request);
 			List<Future<?>> threads = new ArrayList<>();
 			for (int t = 0; t < 2; t++) {
 				threads.add(this.connected.executor().submit(() -> {
@@ -341,10 +341,11 @@ class LocalHandOffTests {
 			.hintConnections(0)
 			.localHandOffs(0)
 			.build()) {
-			Contention contention = new Contention();
+			Contention contention = new Contention(LocalHandOffTests::request);
 			List<Future<?>> threads = new ArrayList<>();
+			Runnable hold = () -> pause(1);
 			for (int t = 0; t < 2; t++) {
-				threads.add(this.connected.executor().submit(() -> contention.run(template, "off", 100)));
+				threads.add(this.connected.executor().submit(() -> contention.run(template, "off", 100, hold)));
 			}
 			for (Future<?> thread : threads) {
 				thread.get(60, TimeUnit.SECONDS);
@@ -392,48 +393,6 @@ class LocalHandOffTests {
 			.lease(Duration.ofSeconds(10))
 			.waitTime(Duration.ofSeconds(20))
 			.build();
-	}
-
-	/**
-	 * Threads taking one lock in turn: checks that no two hold it at once and that each
-	 * token is greater than the one before.
-	 */
-	private static final class Contention {
-
-		final AtomicBoolean inside = new AtomicBoolean();
-
-		final AtomicInteger acquisitions = new AtomicInteger();
-
-		final AtomicInteger waited = new AtomicInteger();
-
-		final ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
-
-		private volatile long lastToken = -1;
-
-		void run(RedisLockTemplate template, String key, int rounds) {
-			for (int i = 0; i < rounds; i++) {
-				once(template, key, () -> pause(1));
-			}
-		}
-
-		void once(RedisLockTemplate template, String key, Runnable inside) {
-			try (LockHandle handle = template.acquire(request(key))) {
-				if (!this.inside.compareAndSet(false, true)) {
-					this.failures.add("two holders at once, token " + handle.fencingToken());
-				}
-				if (handle.fencingToken() <= this.lastToken) {
-					this.failures.add("token " + handle.fencingToken() + " after " + this.lastToken);
-				}
-				this.lastToken = handle.fencingToken();
-				if (handle.waited()) {
-					this.waited.incrementAndGet();
-				}
-				this.acquisitions.incrementAndGet();
-				inside.run();
-				this.inside.set(false);
-			}
-		}
-
 	}
 
 }
