@@ -54,11 +54,7 @@ class BoundaryFaultTests {
 
 	@Test
 	void shouldKeepMutualExclusionWhenAWaiterIsFrozenAcrossAReleaseAroundEachConstant() throws Exception {
-		Map<String, Duration> constants = new LinkedHashMap<>();
-		constants.put("command timeout", Duration.ofMillis(TIMEOUT_MILLIS));
-		constants.put("lease", Duration.ofMillis(LEASE_MILLIS));
-		constants.put("claim", ProtocolTimings.claim());
-		freezeWaiters("boundary: SIGSTOP waiter across a release", LEASE_MILLIS, TIMEOUT_MILLIS, constants);
+		freezeWaiters("boundary: SIGSTOP waiter across a release", LEASE_MILLIS, TIMEOUT_MILLIS, constants());
 	}
 
 	/**
@@ -72,12 +68,8 @@ class BoundaryFaultTests {
 	 */
 	@Test
 	void shouldKeepMutualExclusionWhenAChainedWaiterIsFrozenAcrossAReleaseAroundEachConstant() throws Exception {
-		Map<String, Duration> constants = new LinkedHashMap<>();
-		constants.put("command timeout", Duration.ofMillis(TIMEOUT_MILLIS));
-		constants.put("lease", Duration.ofMillis(LEASE_MILLIS));
-		constants.put("claim", ProtocolTimings.claim());
 		freezeWaiters("boundary: SIGSTOP chained waiter across a release", LEASE_MILLIS, TIMEOUT_MILLIS,
-				Boundaries.around(constants), 8);
+				Boundaries.around(constants()), 8);
 	}
 
 	/**
@@ -153,11 +145,7 @@ class BoundaryFaultTests {
 
 	@Test
 	void shouldKeepMutualExclusionWhenAHolderIsFrozenAroundEachConstant() throws Exception {
-		Map<String, Duration> constants = new LinkedHashMap<>();
-		constants.put("command timeout", Duration.ofMillis(TIMEOUT_MILLIS));
-		constants.put("lease", Duration.ofMillis(LEASE_MILLIS));
-		constants.put("claim", ProtocolTimings.claim());
-		freezeHolders("boundary: SIGSTOP holder", LEASE_MILLIS, TIMEOUT_MILLIS, false, constants);
+		freezeHolders("boundary: SIGSTOP holder", LEASE_MILLIS, TIMEOUT_MILLIS, false, constants());
 	}
 
 	@Test
@@ -243,10 +231,6 @@ class BoundaryFaultTests {
 			// sent straight to Redis, lands before the attempt of the waiter the lock was
 			// reserved for.
 			run.workers().forEach((worker) -> run.proxy(worker.name()).latency(Duration.ofMillis(2)));
-			Map<String, Duration> sleeps = new LinkedHashMap<>();
-			sleeps.put("command timeout", Duration.ofMillis(TIMEOUT_MILLIS));
-			sleeps.put("lease", Duration.ofMillis(LEASE_MILLIS));
-			sleeps.put("claim", ProtocolTimings.claim());
 			Map<String, Duration> pauses = new LinkedHashMap<>();
 			pauses.put("command timeout", Duration.ofMillis(TIMEOUT_MILLIS));
 			pauses.put("claim", ProtocolTimings.claim());
@@ -254,7 +238,7 @@ class BoundaryFaultTests {
 			try (ReleaseListener listener = new ReleaseListener(run.redis(), List.of(LOCK_KEY));
 					RespConnection stall = run.redis().connect()) {
 				run.run(Duration.ofMillis(300));
-				List<Point> all = new ArrayList<>(Boundaries.around(sleeps));
+				List<Point> all = new ArrayList<>(Boundaries.around(constants()));
 				int debugSleeps = all.size();
 				all.addAll(Boundaries.around(pauses));
 				for (int i = 0; i < all.size(); i++) {
@@ -507,6 +491,18 @@ class BoundaryFaultTests {
 				assertThat(kills.get()).as("pub/sub connections killed").isPositive();
 			}
 		}
+	}
+
+	/**
+	 * Return the workers' command timeout and lease, and the claim, in that order: the
+	 * constants most faults here are timed around.
+	 */
+	private static Map<String, Duration> constants() {
+		Map<String, Duration> constants = new LinkedHashMap<>();
+		constants.put("command timeout", Duration.ofMillis(TIMEOUT_MILLIS));
+		constants.put("lease", Duration.ofMillis(LEASE_MILLIS));
+		constants.put("claim", ProtocolTimings.claim());
+		return constants;
 	}
 
 	/**
