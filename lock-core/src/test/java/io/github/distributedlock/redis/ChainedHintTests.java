@@ -257,6 +257,47 @@ class ChainedHintTests {
 		}
 	}
 
+	/**
+	 * A pair's {@code BLPOP} lasts up to half the command timeout, and an idle
+	 * redis-server ends it at its next cron tick, up to 100 ms late: with a command
+	 * timeout of 100 ms, Lettuce timed the attempt behind it out, and the wait failed
+	 * with {@link LockAccessException} (7 of 8 waits, 3 of 3 with 60 ms). Below
+	 * {@code Waiting.Chain.MIN_COMMAND_TIMEOUT_NANOS} the head waits by pub/sub.
+	 */
+	@Test
+	void shouldWaitByPubSubWithAShortCommandTimeout() throws Exception {
+		RedisServer server = redis.server();
+		LettuceConnectionFactory other = RedisConnections.standalone(server.host(), server.port(),
+				Duration.ofMillis(100));
+		try (RedisLockTemplate holder = RedisLockTemplate.builder(this.connected.connectionFactory()).build();
+				RedisLockTemplate waiter = RedisLockTemplate.builder(other).build()) {
+			server.resetStats();
+			List<String> outcomes = new ArrayList<>();
+			for (int i = 0; i < 6; i++) {
+				LockHandle held = holder.acquire(request("short-timeout-" + i));
+				String key = "short-timeout-" + i;
+				Future<String> waiting = this.connected.executor().submit(() -> {
+					try (LockHandle handle = waiter.acquire(request(key))) {
+						return "held";
+					}
+					catch (RuntimeException ex) {
+						return ex.toString();
+					}
+				});
+				// Holds of different lengths: pairs end at other phases
+				// of the server's cron tick.
+				Thread.sleep(300 + 37 * i);
+				held.close();
+				outcomes.add(waiting.get(10, TimeUnit.SECONDS));
+			}
+			assertThat(outcomes).as("each wait behind a hold of 300 ms or more").containsOnly("held");
+			assertThat(server.commandCalls().getOrDefault("blpop", 0L)).as("pairs").isZero();
+		}
+		finally {
+			other.destroy();
+		}
+	}
+
 	private static LockRequest keptRequest() {
 		return LockRequest.builder("chained")
 			.key("kept")

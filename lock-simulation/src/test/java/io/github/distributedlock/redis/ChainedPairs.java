@@ -3,6 +3,7 @@ package io.github.distributedlock.redis;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.distributedlock.redis.core.Waiting;
 import io.github.distributedlock.simulation.RedisModel;
 import io.github.distributedlock.simulation.SimulationRandom;
 import org.jspecify.annotations.Nullable;
@@ -21,7 +22,9 @@ import org.jspecify.annotations.Nullable;
 final class ChainedPairs {
 
 	// The command timeouts a run draws from: the pair's BLPOP blocks at most half of it.
-	private static final long[] COMMAND_TIMEOUTS_MS = { 100, 1_000 };
+	// No head chains below Waiting.Chain.MIN_COMMAND_TIMEOUT_NANOS (400 ms): an idle
+	// redis-server ends a BLPOP up to 100 ms late, which this model leaves out.
+	private static final long[] COMMAND_TIMEOUTS_MS = { 400, 1_000 };
 
 	private final SimulationRandom random;
 
@@ -61,7 +64,8 @@ final class ChainedPairs {
 	 * wait as heads that find none free.
 	 */
 	boolean takesHint() {
-		return this.on && this.random.nextInt(5) != 0;
+		return this.on && this.random.nextInt(5) != 0
+				&& this.commandTimeoutNanos >= Waiting.Chain.MIN_COMMAND_TIMEOUT_NANOS;
 	}
 
 	long commandTimeoutNanos() {

@@ -434,11 +434,14 @@ public final class WaitLoop {
 
 	/**
 	 * Take a hint connection as the acquisition becomes the head, if it may wait in
-	 * chained pairs and one is free: its request is then a chained one.
+	 * chained pairs, the command timeout is long enough for a pair
+	 * ({@link Waiting.Chain#MIN_COMMAND_TIMEOUT_NANOS}) and one is free: its request is
+	 * then a chained one.
 	 */
 	private void takeHint() {
 		HintConnections connections = this.hints;
-		if (connections == null || this.hint != null || !this.waiting.chainable()) {
+		if (connections == null || this.hint != null || !this.waiting.chainable()
+				|| commandTimeoutNanos() < Waiting.Chain.MIN_COMMAND_TIMEOUT_NANOS) {
 			return;
 		}
 		HintConnections.Hint taken = connections.take();

@@ -459,6 +459,15 @@ public final class Waiting {
 		public static final long BACKSTOP_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
 		/**
+		 * The shortest command timeout with which a head chains. Its {@code BLPOP} lasts
+		 * up to half the timeout, and an idle server ends it at its next cron tick, up to
+		 * 100 ms late (hz 10): Lettuce's own timeout, from when the pair was written,
+		 * must still leave the attempt behind it time to answer. Below, the head waits by
+		 * pub/sub.
+		 */
+		public static final long MIN_COMMAND_TIMEOUT_NANOS = TimeUnit.MILLISECONDS.toNanos(400);
+
+		/**
 		 * Return how long the {@code BLPOP} blocks, before rounding to milliseconds: the
 		 * hint wait and the backstop, and at most half the command timeout.
 		 * @param commandTimeoutNanos the connection's command timeout
