@@ -74,8 +74,9 @@ public class DistributedLockProperties {
 	 * How many connections each lock template may open for waiters that wait for their
 	 * turn with a chained hint: BLPOP of a hint key with their attempt right behind it,
 	 * which Redis runs as soon as the release that reserves the lock for them pushes the
-	 * hint (blocking template, Lettuce, locks that are neither fair nor read locks, while
-	 * waiters line up). Waiters that find none free wait by pub/sub. 0 turns it off.
+	 * hint (blocking template, Lettuce with a command timeout of at least 400 ms, locks
+	 * that are neither fair nor read locks, while waiters line up). Waiters that find
+	 * none free wait by pub/sub. 0 turns it off.
 	 */
 	private int hintConnections = 8;
 
