@@ -469,11 +469,14 @@ public final class Waiting {
 
 		/**
 		 * Return how long the {@code BLPOP} blocks, before rounding to milliseconds: the
-		 * hint wait and the backstop, and at most half the command timeout.
+		 * hint wait, with the backstop when the wait ends with it (a pair cut short by a
+		 * quarter of the lease is sent again, and needs none), and at most half the
+		 * command timeout.
 		 * @param commandTimeoutNanos the connection's command timeout
 		 */
 		public long blpopNanos(long commandTimeoutNanos) {
-			return Math.min(this.blockNanos + BACKSTOP_NANOS, commandTimeoutNanos / 2);
+			long backstop = this.endsWait ? BACKSTOP_NANOS : 0;
+			return Math.min(this.blockNanos + backstop, commandTimeoutNanos / 2);
 		}
 
 		/**

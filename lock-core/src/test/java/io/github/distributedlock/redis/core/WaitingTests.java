@@ -317,6 +317,7 @@ class WaitingTests {
 		Waiting.Chain chain = (Waiting.Chain) waiting.replied(filing.attempt(), taken(3, 20_000));
 		assertThat(chain.blockNanos()).isEqualTo(7_500 * MS);
 		assertThat(chain.endsWait()).isFalse();
+		assertThat(chain.blpopNanos(60_000 * MS)).as("no backstop").isEqualTo(7_500 * MS);
 		assertThat(chain.pokeNanos(60_000 * MS)).isEqualTo(-1);
 	}
 
