@@ -141,6 +141,7 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 	 */
 	private static void releaseDropped(ReactiveLockHandle handle) {
 		handle.release().subscribe(null, (ex) -> {
+			// Nobody waits for this release: the hold then ends with its lease.
 		});
 	}
 

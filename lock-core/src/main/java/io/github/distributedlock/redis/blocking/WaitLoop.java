@@ -481,9 +481,8 @@ public final class WaitLoop {
 				attempt, Math.max(1, (blockNanos + 999_999) / 1_000_000));
 		reply.whenComplete((result, failure) -> queue.wake());
 		long replyBy = attempt.sentNanos() + blockNanos + timeoutNanos;
-		// The pair's own timer: when the wait is over, the head pokes its hint rather
-		// than
-		// wait for Redis to time the BLPOP out (Waiting.Chain).
+		// The pair's own timer: when the wait is over, the head pokes its hint
+		// rather than wait for Redis to time the BLPOP out (Waiting.Chain).
 		long pokeIn = chain.pokeNanos(timeoutNanos);
 		boolean timed = pokeIn >= 0;
 		long pokeAt = attempt.sentNanos() + pokeIn;

@@ -248,13 +248,14 @@ public final class Acquisition {
 	}
 
 	/**
-	 * Return how long the {@code BLPOP} of a chained pair may block: as long as the head
-	 * would sleep, and at most a quarter of its lease, since a hold the pair's attempt
-	 * grants counts its lease from before the pair was sent; at least a millisecond.
+	 * Return the hint wait of a chained pair: as long as the head would sleep, and at
+	 * most a quarter of its lease, since a hold the pair's attempt grants counts its
+	 * lease from before the pair was sent; at least a millisecond.
+	 * @param sleepNanos how long the head would sleep ({@link #sleepNanos()}, read once)
 	 */
-	long hintWaitNanos() {
+	long hintWaitNanos(long sleepNanos) {
 		long quarterLease = TimeUnit.MILLISECONDS.toNanos(this.spec.leaseMillis()) / 4;
-		return Math.max(TimeUnit.MILLISECONDS.toNanos(1), Math.min(sleepNanos(), quarterLease));
+		return Math.max(TimeUnit.MILLISECONDS.toNanos(1), Math.min(sleepNanos, quarterLease));
 	}
 
 	/**

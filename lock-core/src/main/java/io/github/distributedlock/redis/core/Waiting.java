@@ -393,8 +393,9 @@ public final class Waiting {
 			// Its attempt waits in Redis for the hint of its reservation.
 			this.sleeping = false;
 			this.chained = true;
-			long block = this.acquisition.hintWaitNanos();
-			boolean endsWait = block >= this.acquisition.sleepNanos();
+			long sleep = this.acquisition.sleepNanos();
+			long block = this.acquisition.hintWaitNanos(sleep);
+			boolean endsWait = block >= sleep;
 			return new Chain(this.acquisition.next(this.line), block, endsWait, ++this.tickets);
 		}
 		this.sleeping = true;
@@ -486,7 +487,7 @@ public final class Waiting {
 		 * @param commandTimeoutNanos the connection's command timeout
 		 */
 		public long pokeNanos(long commandTimeoutNanos) {
-			// With a command timeout under 100 ms the backstop is shorter, down to none.
+			// Half the command timeout may cut the backstop short, down to none.
 			return (this.endsWait && this.blockNanos < blpopNanos(commandTimeoutNanos)) ? this.blockNanos : -1;
 		}
 
