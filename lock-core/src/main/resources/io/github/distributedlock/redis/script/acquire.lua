@@ -74,7 +74,7 @@ end
 -- held: the HMGET of the lock hash below
 local function blocked(held)
 	if request ~= '' then
-		file_request(KEYS[5], request, now_ms(), ARGV[6] or '30000')
+		file_request(KEYS[5], request, now_ms_text(), ARGV[6] or '30000')
 	end
 	if held[1] then
 		mark_queued(KEYS[1], held[4])

@@ -84,6 +84,14 @@ local function now_ms()
 	return tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 end
 
+-- The server's clock in milliseconds, as now_ms gives them, as text: for a command's argument,
+-- which Redis would format again from a number (sprintf, about 2,300 instructions). TIME gives
+-- the microseconds without leading zeros; five in front leave at least six digits.
+local function now_ms_text()
+	local clock = redis.call('TIME')
+	return clock[1] .. string.sub('00000' .. clock[2], -6, -4)
+end
+
 -- The server's clock in microseconds, as text, for next_token when the script needs no other
 -- clock reading: the two parts are joined without converting either to a number. A script that
 -- reads the clock anyway passes server_time's text instead, and so does not define this.
@@ -242,38 +250,42 @@ end
 -- reservation (nil for a withdrawal, which has none).
 local function pass_on(lock, channel, requests, readers, field, token, reserve, waited)
 	-- ZRANGE and ZREM rather than ZPOPMIN, which the minimal ACL documented for the library lacks.
-	local next = reserve and redis.call('ZRANGE', requests, '0', '0') or {}
-	if next[1] and (not readers or redis.call('EXISTS', readers) == 0) then
-		while next[1] do
-			redis.call('ZREM', requests, next[1])
+	-- The two oldest: whether another waits after the first is then known without a command.
+	local line = reserve and redis.call('ZRANGE', requests, '0', '1') or {}
+	if line[1] and (not readers or redis.call('EXISTS', readers) == 0) then
+		while line[1] do
+			local next = line[1]
+			redis.call('ZREM', requests, next)
 			-- Its claim bounds what a waiter that died or stopped listening costs the others. A
 			-- member of any other form (not ours to read) is dropped before anything is written.
-			local claim = tonumber(string.match(next[1], '^(%d+):'))
-			if claim and claim > 0 then
-				redis.call('HSET', lock, 'owner', '', 'holds', '0', 'reserved', next[1])
+			-- The claim goes to PEXPIRE as the text it is (a number would be formatted again), so
+			-- only a positive claim of at most 12 digits without a leading zero is read.
+			local claim = string.match(next, '^([1-9]%d*):')
+			if claim and #claim <= 12 then
+				redis.call('HSET', lock, 'owner', '', 'holds', '0', 'reserved', next)
 				if field then
 					redis.call('HDEL', lock, field)
 				end
 				redis.call('PEXPIRE', lock, claim)
-				if string.match(next[1], '^%d+:c:') then
+				if string.match(next, '^%d+:c:') then
 					-- A chained request: its waiter's attempt waits in Redis behind a BLPOP of
 					-- this key, and runs when it is pushed. The others in line, if any, learn of
 					-- the reservation as below; with nobody else, nobody needs the message
 					-- (docs/design/waiting-and-hand-off.md, "The chained hint"). A push the ACL
 					-- refuses is told by the message instead, which the waiter also hears.
-					local hint = lock .. ':hint:' .. next[1]
+					local hint = lock .. ':hint:' .. next
 					local pushed = redis.pcall('LPUSH', hint, '1')
 					if type(pushed) == 'number' then
 						redis.call('PEXPIRE', hint, claim)
-						if redis.call('EXISTS', requests) == 0 then
+						if not line[2] then
 							return
 						end
 					end
 				end
-				redis.call('PUBLISH', channel, 'reserved:' .. next[1])
+				redis.call('PUBLISH', channel, 'reserved:' .. next)
 				return
 			end
-			next = redis.call('ZRANGE', requests, '0', '0')
+			line = redis.call('ZRANGE', requests, '0', '1')
 		end
 	end
 	redis.call('DEL', lock)

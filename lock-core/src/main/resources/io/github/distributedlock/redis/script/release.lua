@@ -71,6 +71,16 @@ end
 
 -- (lib.lua: the functions that only the code below calls)
 
+if not ARGV[6] and held[3] == '1' and keep_ms == '0' and not held[6] then
+	-- The usual contended case: the last hold of a marked lock (the usual case above returned
+	-- for an unmarked one), with no minimum hold to keep. It passes on as below, without
+	-- defining the functions that keeping the lock needs.
+	pass_on(KEYS[1], KEYS[2], KEYS[3], KEYS[4], field, held[2], hand_off == '1', true)
+	return 0
+end
+
+-- (lib.lua: the functions that only the code below calls)
+
 if not ARGV[6] then
 	if held[3] ~= '1' then
 		redis.call('HDEL', KEYS[1], field)

@@ -156,6 +156,24 @@ class HandOverScriptTests {
 		assertThat(passedOn).isEqualTo(released);
 	}
 
+	@Test
+	void shouldReserveOnlyForAClaimItCanPassToRedisAsWritten() {
+		// The release passes a claim to PEXPIRE as the member's text: a leading zero or
+		// more
+		// than 12 digits is another form, dropped before anything is written, not an
+		// error
+		// halfway through the script.
+		long token = acquire("c0", "");
+		redis.server().command("ZADD", REQUESTS, "1", "0123:lead");
+		redis.server().command("ZADD", REQUESTS, "2", "1234567890123:long");
+		redis.server().command("ZADD", REQUESTS, "3", "1000:r");
+		redis.server().command("HSET", LOCK, "queued", "1");
+		assertThat(release("c0", token)).isZero();
+		assertThat(hash()).containsEntry("reserved", "1000:r").containsEntry("owner", "");
+		assertThat((Long) redis.server().command("PTTL", LOCK)).isBetween(1L, 1000L);
+		assertThat(redis.server().command("EXISTS", REQUESTS)).isEqualTo(0L);
+	}
+
 	private Map<String, Object> passedOnFrom(String line, boolean queued, boolean folded) {
 		long token = acquire("c0", "");
 		String[] members = line.split(" ");

@@ -95,7 +95,7 @@ class ReaderWriterScriptFuzzTests {
 	@Test
 	void shouldCatchAPlantedReservationBesideReaders() {
 		assertThat(plantedViolation("release",
-				"if next[1] and (not readers or redis.call('EXISTS', readers) == 0) then", "if next[1] then"))
+				"if line[1] and (not readers or redis.call('EXISTS', readers) == 0) then", "if line[1] then"))
 			.contains("while the readers key exists");
 	}
 
