@@ -62,7 +62,8 @@ final class LockWorkload {
 
 	/**
 	 * Return the keyspace channels of every key the calls write: each lock's keys and the
-	 * fencing counters, whose events the differential test compares too.
+	 * fencing counters, whose events the differential test compares too. Not the chained
+	 * hints', whose names hold their requests: their events go unheard.
 	 */
 	static List<String> keyspaceChannels() {
 		java.util.Set<String> keys = new java.util.LinkedHashSet<>();

@@ -99,6 +99,26 @@ class ScriptDifferentialTests {
 		})));
 	}
 
+	/**
+	 * A hint whose keyspace channel nobody hears (its name holds the request, so no
+	 * subscriber knows it beforehand) runs out unpopped, and the first lookup after is
+	 * the dump's, after a poke that pushes nothing: Redis expires it there without an
+	 * event the run hears, and the run must still expire it in the model, with nothing
+	 * published, as Redis did.
+	 */
+	@Test
+	void unheardKeyTheDumpExpiresAgreesWithRedis() throws InterruptedException {
+		String request = "25:9c41d07e5ab2f386.ff";
+		List<String> poke = List.of(LOCK + ":hint:" + request, LOCK + ":requests", LOCK);
+		List<LockWorkload.Step> steps = List.of(
+				new LockWorkload.Step(null, List.of("ZADD", LOCK + ":requests", "1", request), 0),
+				new LockWorkload.Step("poke.lua", poke, List.of(request, "25"), 0),
+				new LockWorkload.Step(null, List.of("ZREM", LOCK + ":requests", request), 0),
+				new LockWorkload.Step(null, List.of(), 80),
+				new LockWorkload.Step("poke.lua", poke, List.of(request, "25"), 0));
+		new DifferentialRun(real, shas, steps).run();
+	}
+
 	private static final String LOCK = "dl:{orders:1}";
 
 	/**
