@@ -81,7 +81,7 @@ local function blocked(held)
 	end
 end
 
-local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'reserved', 'queued', 'holds', hold)
+local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'reserved', 'queued', hold)
 
 if held[1] == '' and (request == '' or held[3] ~= request) then
 	-- Reserved for another waiter's request (or kept for a minimum hold): taken, for as long
@@ -187,7 +187,7 @@ end
 -- Ours: every other owner's hold returned above.
 if held[1] == owner then
 	drop_intent()
-	if held[6] then
+	if held[5] then
 		-- This hold is there already: an earlier run of this very attempt took it, and its reply
 		-- was lost (the command was sent again after a reconnect, or the caller tried again).
 		-- The caller counts the lease from before this run: it must cover that.
