@@ -112,6 +112,18 @@ public abstract class LockTemplateContractTests<T extends LockTemplate> {
 		return 0;
 	}
 
+	/**
+	 * Return how many wake-ups a lease that ends without a release sends a waiter: its
+	 * own timer, and with keyspace notifications the key's expiry too. A chained head
+	 * pokes for each that comes while its pair is out, since it cannot tell whether the
+	 * pair's attempt already saw what the message tells (the simulation's seed 6037
+	 * waited out a whole {@code BLPOP} when a pair was poked only once).
+	 * @return the count
+	 */
+	protected int wakeUpsWhenALeaseEnds() {
+		return 1;
+	}
+
 	@BeforeEach
 	void pickScopeAndExecutor(TestInfo info) {
 		this.scope = scopePrefix() + "-" + info.getTestMethod().orElseThrow().getName();
@@ -323,9 +335,10 @@ public abstract class LockTemplateContractTests<T extends LockTemplate> {
 			assertThat(next.waited()).isTrue();
 			if (countsWakeUpCommands()) {
 				// First try, try again once subscribed, and the try when the lease ended;
-				// a chained head pokes its hint when the lease ends, once.
+				// a chained head pokes its hint once for each wake-up the lease's end
+				// sends.
 				long pokes = pokeCount() - pokedBefore;
-				assertThat(pokes).as("pokes").isLessThanOrEqualTo(1);
+				assertThat(pokes).as("pokes").isLessThanOrEqualTo(wakeUpsWhenALeaseEnds());
 				assertThat(commandCount() - before - 2 * pokes).isLessThanOrEqualTo(4);
 			}
 		}
