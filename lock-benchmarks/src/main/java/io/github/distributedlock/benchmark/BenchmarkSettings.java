@@ -59,9 +59,9 @@ public record BenchmarkSettings(boolean smoke, Path outputDirectory, boolean jmh
 	 * @return the settings
 	 */
 	public static BenchmarkSettings full(Path outputDirectory, boolean jmh) {
-		// A 10 s warm-up: after 2 s, JIT compilation of the code the libraries share in
-		// each
-		// worker JVM was most of a library's client CPU in the measured phase (Method).
+		// At least a 10 s warm-up: after 2 s, JIT compilation of the code the libraries
+		// share in each worker JVM was most of a library's client CPU in the measured
+		// phase (Method). It goes on while the JIT is busy (BenchmarkRun.compiling).
 		return new BenchmarkSettings(false, outputDirectory, jmh, Duration.ofSeconds(10), Duration.ofSeconds(5),
 				Duration.ofSeconds(1), 32, 1000, 10_000, 3, Duration.ofSeconds(2), Duration.ofSeconds(10),
 				waiterThreads(2000), 250, Duration.ofSeconds(30), Duration.ofSeconds(1), findWaiterJava(), ALL, false);
@@ -132,9 +132,13 @@ public record BenchmarkSettings(boolean smoke, Path outputDirectory, boolean jmh
 	 * @return the description
 	 */
 	public String describe() {
-		return (this.smoke ? "smoke" : "full") + " (warm-up " + this.warmup.toMillis() + " ms, measured "
-				+ this.measure.toMillis() + " ms, MONITOR count " + this.monitor.toMillis()
-				+ " ms, per library and scenario)" + (this.reversed ? "; scenario 2's libraries in reverse order" : "");
+		String warmup = this.smoke ? this.warmup.toMillis() + " ms"
+				: "at least " + this.warmup.toMillis() + " ms, then on while the JIT compilers use over "
+						+ Math.round(BenchmarkRun.QUIET_JIT_SHARE * 100) + "% of a core, to "
+						+ BenchmarkRun.WARMUP_LIMIT.toSeconds() + " s";
+		return (this.smoke ? "smoke" : "full") + " (warm-up " + warmup + ", measured " + this.measure.toMillis()
+				+ " ms, MONITOR count " + this.monitor.toMillis() + " ms, per library and scenario)"
+				+ (this.reversed ? "; scenario 2's libraries in reverse order" : "");
 	}
 
 }

@@ -14,6 +14,10 @@ final class Progress {
 		System.out.printf("%-14s %-9s %s%n", scenario, library.id(), figures);
 	}
 
+	static void note(String text) {
+		System.out.println("   " + text);
+	}
+
 	static synchronized void section(String title) {
 		long now = System.nanoTime();
 		System.out.printf("== %s (previous section took %.1f s)%n", title, (now - sectionStart) / 1e9);

@@ -18,7 +18,11 @@ final class Method {
 			ran in reverse order (this project after the peers), and Spring Integration's did not move, so \
 			scenario 2 gives each library 4 fresh worker JVMs of its own (2 for the reactive template), warmed up \
 			for 10 s with 2 threads per worker over 8 keys before its first phase; a fresh JVM compiles one \
-			library's code only, whatever ran before.
+			library's code only, whatever ran before. A warm-up then goes on, 5 s at a time up to 60 s, while the \
+			workers' JIT compiler threads use more than 5% of a core: with one thread in each of 4 processes a \
+			worker runs only some hundreds of acquisitions a second, too few to compile this project's waiting \
+			code in 10 s, and its JIT took 210–266 µs per acquisition in the measured phase (the peers' 3–40), \
+			0–6 µs after 40 s, when its throughput was a third higher.
 			- **Libraries.** This project: `RedisLockTemplate.builder(factory).build()` (PUBSUB). Redisson: \
 			`getLock(key).tryLock(wait, lease, ms)`, default single-server config. Spring Integration: \
 			`RedisLockRegistry` with `PUB_SUB_LOCK`, `obtain(key).tryLock(wait, lease)`. Floor: Lettuce \
