@@ -139,10 +139,11 @@ import org.jspecify.annotations.Nullable;
  * once if the lock was waited for there within the subscription's linger, so that its
  * first attempt files its request); only the head of the line talks to Redis, and files
  * its request when its turn comes; the others wait for their turn until their wait time
- * runs out, restarted when the lock changed hands (a progress-aware wait), and are
- * cancelled or interrupted there at once. In the other runs each client is the head of a
- * line of its own, and the runs are the runs they were before local lines came; the runs
- * two to a JVM are the runs they were before three and four to a JVM came.
+ * runs out (restarted from when the lock last changed hands if the wait is
+ * progress-aware, as in the runs below; the standard defaults' is not), and are cancelled
+ * or interrupted there at once. In the other runs each client is the head of a line of
+ * its own, and the runs are the runs they were before local lines came; the runs two to a
+ * JVM are the runs they were before three and four to a JVM came.
  * <p>
  * In half of the runs where clients share a JVM and take the plain lock (not fair, read,
  * permit, multi-lock or polling; drawn from a PRNG of its own, {@link HandOvers}),
@@ -189,6 +190,17 @@ import org.jspecify.annotations.Nullable;
  * hand-overs, where two writers of different owners share a JVM's line, hand over and
  * offer first all the same ({@link HandOvers#forQueuedOffers()}, a PRNG of its own).
  * <p>
+ * In half of the runs of the plain lock (not fair, permit, multi-lock or polling) where
+ * clients share JVMs, and an eighth of the others (drawn from a PRNG of its own, so that
+ * the other runs are the runs they were), the writers' waits are progress-aware
+ * ({@code LockRequest.progressAwareTimeout}, resolved by the engine's resolver): the
+ * engine's {@link Acquisition} restarts the wait time when a reply shows another holder
+ * or a reservation for someone else is heard, and a waiter queued in a local line
+ * restarts it from its {@link WaitLine}'s last progress when its turn's wait runs out
+ * ({@link Waiting#turnTimedOut(long)}). In runs without faults, such a wait that gives up
+ * must not have seen a hold of another owner granted within its last wait time, but for
+ * the slack of a message and a round trip at either end.
+ * <p>
  * In a quarter of the runs (drawn from a PRNG of its own) every client takes the fair
  * lock of the name instead, and waits as the engine's fair drivers do
  * ({@link FairWaiter}: the engine's {@link FairTurn} and {@link FairKind} scripts); in
@@ -214,6 +226,26 @@ final class LockSimulation {
 	static final long REDIS_MS_SLACK = MS;
 
 	static final String FENCE_IDLE_MS = "600000";
+
+	// Every acquisition's wait time.
+	static final long WAIT_MS = 3_000;
+
+	// The wait time of progress-aware writers: short enough that waits behind locks kept
+	// for a minimum hold of 1 s give up in runs without faults (and so are checked), far
+	// longer than a wait's bound there (but with hand-overs, whose grants restart it) and
+	// than the slack below.
+	static final long PROGRESS_WAIT_MS = 400;
+
+	// The seed of the draw of progress-aware waits, xor the run's ("prog").
+	static final long PROGRESS_SEED = 0x70726f67L;
+
+	// How long after a grant in Redis a progress-aware waiter may still give up without
+	// having learnt of it, and how long before it the waiter may have taken its wait
+	// from a message about it (a reservation heard before the grant): in a run without
+	// faults a message, or each way of a round trip, takes at most 5 ms (network()), and
+	// a waiter learns of a grant by a message and an attempt (one message and one round
+	// trip), or its line's head does and marks it.
+	static final long PROGRESS_SLACK_NANOS = 3 * 5 * MS;
 
 	private final long seed;
 
@@ -372,6 +404,18 @@ final class LockSimulation {
 
 	private final LostState lostState;
 
+	// Whether the writers' waits are progress-aware (LockRequest.progressAwareTimeout);
+	// every grant, by its owner, when its script ran; and the progress-aware waits that
+	// gave up in a run without faults, each checked against those grants.
+	private final boolean progressAware;
+
+	private final List<Granted> grants = new ArrayList<>();
+
+	private int progressGiveUpsChecked;
+
+	private record Granted(String holder, String owner, boolean writer, long ranNanos) {
+	}
+
 	// Acquisitions that failed as a self-deadlock after a fault, and the first of them.
 	private int selfDeadlocksAfterFaults;
 
@@ -443,12 +487,21 @@ final class LockSimulation {
 		this.redis = new RedisModel(this.clock);
 		this.redis.keyspaceEvents(keyspaceEvents);
 		scripts.forEach(this.redis::replaceScript);
-		this.spec = resolve(LockMode.EXCLUSIVE, this.waitStrategy, this.sharedOwners, 0, 0, this.fair);
+		this.multi = MultiLockRun.draws(seed) ? new MultiLockRun(seed, scripts, clientBug, this.faults) : null;
+		// In half of the runs of the plain lock where clients share JVMs, and an eighth
+		// of
+		// the others, the writers' waits are progress-aware: drawn from a PRNG of its
+		// own,
+		// so that the other runs are the runs they were.
+		SimulationRandom progress = new SimulationRandom(seed ^ PROGRESS_SEED);
+		boolean progressDrawn = progress.nextInt(sharesJvms ? 2 : 8) == 0;
+		this.progressAware = progressDrawn && this.permits == 0 && !this.fair && !polls && this.multi == null;
+		this.spec = resolve(LockMode.EXCLUSIVE, this.waitStrategy, this.sharedOwners, 0, 0, this.fair, LEASE_MS,
+				this.progressAware);
 		this.readSpec = resolve(LockMode.READ, this.waitStrategy, this.sharedOwners, 0, 0, false);
 		this.permitSpec = resolve(LockMode.EXCLUSIVE, this.waitStrategy, this.sharedOwners, Math.max(1, this.permits),
 				0, false);
 		this.checker = new HoldChecker(this.permits);
-		this.multi = MultiLockRun.draws(seed) ? new MultiLockRun(seed, scripts, clientBug, this.faults) : null;
 		this.redisFaults = new RedisFaults(seed, this.faults.contains(Fault.FAILOVER),
 				this.faults.contains(Fault.EVICT));
 		this.handOvers = new HandOvers(seed);
@@ -463,6 +516,61 @@ final class LockSimulation {
 		this.offersFirst = this.handsOver && (this.handOvers.offersFirst() || forQueuedOffers);
 		this.lostState = new LostState(this.redis, this.spec.lockKey(), LockKeys.permits(this.permitSpec.lockKey()));
 		this.pairs = new ChainedPairs(seed);
+	}
+
+	/**
+	 * A writer's progress-aware wait gave up: in a run without faults, no writer's hold
+	 * of another owner may have been granted within its last wait time, but for the slack
+	 * of a message and a round trip at either end ({@link #PROGRESS_SLACK_NANOS}): a
+	 * grant after the start of that window, which the waiter learnt of before giving up,
+	 * would have restarted its wait time past now (from a reply, or a reservation heard
+	 * shortly before the grant, or its line's mark), and one just before giving up may
+	 * not have reached it yet. Readers' grants don't count: a reader joining readers, or
+	 * a lock kept for a reader's minimum hold, hands the lock to nobody new in the
+	 * writer's eyes (a writer blocked by readers is told no holder's token), and the
+	 * first version of this check, which counted them, failed on such a grant only (seed
+	 * 1035: c3 read while its own reader's stand-in was kept, the writer c1 blocked by
+	 * readers since before).
+	 */
+	private void checkGaveUpWithoutProgress(Client client) {
+		if (!this.progressAware || client.reader || client.permit || !calm()) {
+			return;
+		}
+		this.progressGiveUpsChecked++;
+		long now = this.clock.nanos();
+		long windowStart = now - PROGRESS_WAIT_MS * MS + PROGRESS_SLACK_NANOS;
+		long windowEnd = now - PROGRESS_SLACK_NANOS;
+		for (Granted granted : this.grants) {
+			if (granted.writer() && !granted.owner().equals(client.owner) && granted.ranNanos() - windowStart > 0
+					&& windowEnd - granted.ranNanos() >= 0) {
+				this.checker.violated(String.format(
+						"%s's progress-aware wait gave up at %.3f ms, %.3f ms after %s (of another owner) was "
+								+ "granted, within its wait time of %d ms",
+						client.name, (now - 1_000_000 * MS) / 1e6, (now - granted.ranNanos()) / 1e6, granted.holder(),
+						PROGRESS_WAIT_MS));
+				return;
+			}
+		}
+	}
+
+	/**
+	 * Return whether this run has no faults: only minimum holds and cancels, the callers'
+	 * acts, as the runs held to the bound.
+	 */
+	private boolean calm() {
+		return EnumSet.of(Fault.KEEP, Fault.READ_KEEP, Fault.PERMIT_KEEP, Fault.CANCEL).containsAll(this.faults);
+	}
+
+	/**
+	 * Return whether the writers' waits are progress-aware, and how many of those that
+	 * gave up in a run without faults were checked against the grants before.
+	 */
+	boolean progressAware() {
+		return this.progressAware;
+	}
+
+	int progressGiveUpsChecked() {
+		return this.progressGiveUpsChecked;
 	}
 
 	/**
@@ -484,23 +592,25 @@ final class LockSimulation {
 	}
 
 	/**
-	 * Resolve the lock as the engine does: a 1 s lease, a 3 s wait, the given wait
-	 * strategy (polling every {@link LockDefaults#pollInterval()} of the standard
-	 * defaults), reentrant for shared custom owners; a semaphore if {@code permits} is
-	 * above 0; a minimum hold if {@code holdAtLeastMillis} is above 0; fair if asked.
+	 * Resolve the lock as the engine does: a 1 s lease, a 3 s wait ({@link #WAIT_MS}),
+	 * the given wait strategy (polling every {@link LockDefaults#pollInterval()} of the
+	 * standard defaults), reentrant for shared custom owners; a semaphore if
+	 * {@code permits} is above 0; a minimum hold if {@code holdAtLeastMillis} is above 0;
+	 * fair if asked.
 	 */
 	private static LockSpec resolve(LockMode mode, WaitStrategy strategy, boolean reentrant, int permits,
 			long holdAtLeastMillis, boolean fair) {
-		return resolve(mode, strategy, reentrant, permits, holdAtLeastMillis, fair, LEASE_MS);
+		return resolve(mode, strategy, reentrant, permits, holdAtLeastMillis, fair, LEASE_MS, false);
 	}
 
 	/**
 	 * Resolve the lock as
 	 * {@link #resolve(LockMode, WaitStrategy, boolean, int, long, boolean)} does, with
-	 * another lease.
+	 * another lease, and a progress-aware wait if asked (the standard defaults' is not),
+	 * of {@link #PROGRESS_WAIT_MS}.
 	 */
 	private static LockSpec resolve(LockMode mode, WaitStrategy strategy, boolean reentrant, int permits,
-			long holdAtLeastMillis, boolean fair, long leaseMillis) {
+			long holdAtLeastMillis, boolean fair, long leaseMillis, boolean progressAware) {
 		RedisServerFeatures server = new RedisServerFeatures(null, false, false);
 		if (strategy == WaitStrategy.KEYSPACE_EVENTS) {
 			// The model publishes them (Kgx): as the engine's check would find.
@@ -511,11 +621,14 @@ final class LockSimulation {
 		LockRequest.Builder request = LockRequest.builder("orders")
 			.key("1")
 			.lease(Duration.ofMillis(leaseMillis))
-			.waitTime(Duration.ofSeconds(3))
+			.waitTime(Duration.ofMillis(progressAware ? PROGRESS_WAIT_MS : WAIT_MS))
 			.waitStrategy(strategy)
 			.reentrant(reentrant)
 			.mode(mode)
 			.fair(fair);
+		if (progressAware) {
+			request.progressAwareTimeout(true);
+		}
 		if (permits > 0) {
 			request.permits(permits);
 		}
@@ -549,7 +662,7 @@ final class LockSimulation {
 	private LockSpec keptSpec(long holdAtLeast, long leaseMillis) {
 		return this.keptSpecs.computeIfAbsent(holdAtLeast + 1_000_000 * leaseMillis,
 				(key) -> resolve(LockMode.EXCLUSIVE, this.waitStrategy, this.sharedOwners, 0, holdAtLeast, this.fair,
-						leaseMillis));
+						leaseMillis, this.progressAware));
 	}
 
 	/**
@@ -2715,6 +2828,7 @@ final class LockSimulation {
 
 		private void giveUp() {
 			LockSimulation.this.gaveUp++;
+			checkGaveUpWithoutProgress(this);
 			if (waited(" gave up after") < LockSimulation.this.clock.nanos() - this.startedNanos) {
 				// Its wait ran out behind locks kept for a minimum hold.
 				LockSimulation.this.gaveUpBehindKept++;
@@ -2767,6 +2881,7 @@ final class LockSimulation {
 			this.offered = false;
 			this.offeringFirst = false;
 			checkKept(this.name, grant.token(), ranNanos);
+			LockSimulation.this.grants.add(new Granted(this.name, this.owner, !this.reader && !this.permit, ranNanos));
 			if (this.fair != null) {
 				this.fair = null;
 				this.acquisition = null;

@@ -333,6 +333,8 @@ class LockSimulationTests {
 		long longestSingle = 0;
 		int keyspaceRuns = 0;
 		long longestKeyspace = 0;
+		int progressRuns = 0;
+		long progressGiveUps = 0;
 		for (long seed : seeds()) {
 			// With chained pairs in half the seeds (ChainedPairs). Their waits past
 			// the bound (seed 1004, 167 ms past kept locks against 64 ms) were the
@@ -353,6 +355,9 @@ class LockSimulationTests {
 				}
 				continue;
 			}
+			// Progress-aware waits that gave up were checked by the run itself.
+			progressRuns += simulation.progressAware() ? 1 : 0;
+			progressGiveUps += simulation.progressGiveUpsChecked();
 			// The bound counts the holds that may come ahead of a waiter, for the run's
 			// layout of clients in JVMs.
 			long bound = simulation.waitBoundNanos(0);
@@ -466,6 +471,8 @@ class LockSimulationTests {
 				fairRuns, fairGrantsChecked, longestFair / 1e6, fairPastBound, fairSeedPastBound,
 				longestFairUnkept / 1e6, fairSharedPastBound, multiRuns, longestMulti / 1e6, longestSingle / 1e6,
 				keyspaceRuns, longestKeyspace / 1e6);
+		System.out.printf("simulation without faults: %d seeds with progress-aware writers, %d of their waits "
+				+ "gave up, none within a wait time of another owner's grant%n", progressRuns, progressGiveUps);
 		StringBuilder layouts = new StringBuilder();
 		for (JvmLayout layout : JvmLayout.values()) {
 			layouts.append(String.format(
