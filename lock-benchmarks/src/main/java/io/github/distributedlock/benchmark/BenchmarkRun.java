@@ -29,7 +29,7 @@ final class BenchmarkRun implements AutoCloseable {
 	private static final String WORKER_HEAP = "768m";
 
 	/**
-	 * How long a warm-up goes on at most, past the settings' own, while the workers' JIT
+	 * The longest a warm-up lasts, the settings' own included, while the workers' JIT
 	 * compilers are still busy.
 	 */
 	static final Duration WARMUP_LIMIT = Duration.ofSeconds(60);
