@@ -2251,11 +2251,10 @@ final class LockSimulation {
 			if (pair.stopping) {
 				// It stays the client's pair until the acquisition ends: a stopping head
 				// acts on nothing else.
-				// As LockAttempts.releaseQuietly: a grant, in time or late, is released.
+				// As LockAttempts.releaseQuietly: a grant, in time or late, is released,
+				// and the line learns of the reply (Waiting.unwanted).
 				AcquireResult result = ScriptReplies.acquireResult(pair.acquisition.spec(), (List<?>) reply);
-				AttemptOutcome outcome = pair.acquisition.replied(pair.attempt, result, true);
-				Grant grant = (outcome instanceof AttemptOutcome.Held held) ? held.grant()
-						: (outcome instanceof AttemptOutcome.Late late) ? late.grant() : null;
+				Grant grant = waiting().unwanted(pair.attempt, result);
 				if (grant == null) {
 					endWithoutTheLock(true);
 					return;

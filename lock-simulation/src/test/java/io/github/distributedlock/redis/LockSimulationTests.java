@@ -542,6 +542,22 @@ class LockSimulationTests {
 		return "no shorter run waits past the bound";
 	}
 
+	/**
+	 * Seed 5714, outside CI's seeds: a head cancelled with its chained pair out released
+	 * the grant its pair's reply brought, and the line behind it never learnt of that
+	 * change of hands, nor of the next one, made with no message between the other JVM's
+	 * chained waiters; its progress-aware waiter gave up 359 ms after the lock last
+	 * changed hands, within its 400 ms wait (docs/design/simulation.md).
+	 */
+	@Test
+	void aProgressAwareWaitBehindAHeadStoppedWithItsPairOutRestarts() {
+		LockSimulation simulation = new LockSimulation(5714, Map.of(), LockSimulation.ClientBug.NONE,
+				EnumSet.of(Fault.KEEP, Fault.READ_KEEP, Fault.PERMIT_KEEP, Fault.CANCEL));
+		assertThat(simulation.run(CLIENTS, ACQUISITIONS)).as(() -> simulation.trace(40)).isNull();
+		assertThat(simulation.progressAware()).isTrue();
+		assertThat(simulation.progressGiveUpsChecked()).isPositive();
+	}
+
 	static long[] seeds() {
 		String one = System.getProperty("simulation.seed");
 		if (one != null && !one.isBlank()) {

@@ -8,6 +8,7 @@ import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.WaitLine;
+import io.github.distributedlock.redis.core.Waiting;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -19,21 +20,22 @@ import org.jspecify.annotations.Nullable;
  */
 final class LockAttempts {
 
-	private final Acquisition acquisition;
+	private final Waiting waiting;
 
 	// The holds to tell about attempts that may set the lease of a hold of the owner.
 	private final @Nullable HoldRegistry leaseWrites;
 
 	private final LockCommands commands;
 
-	LockAttempts(Acquisition acquisition, HoldRegistry holds, LockCommands commands) {
-		this.acquisition = acquisition;
+	LockAttempts(Waiting waiting, HoldRegistry holds, LockCommands commands) {
+		this.waiting = waiting;
+		Acquisition acquisition = waiting.acquisition();
 		this.leaseWrites = (acquisition.holdsIt() && !LockOwners.isCustom(acquisition.owner())) ? holds : null;
 		this.commands = commands;
 	}
 
 	Acquisition acquisition() {
-		return this.acquisition;
+		return this.waiting.acquisition();
 	}
 
 	/**
@@ -46,9 +48,9 @@ final class LockAttempts {
 	 */
 	Reply attempt(@Nullable WaitLine line, boolean waited) {
 		while (true) {
-			Acquisition.Attempt attempt = this.acquisition.next(line);
+			Acquisition.Attempt attempt = acquisition().next(line);
 			AcquireResult result = send(attempt);
-			AttemptOutcome outcome = this.acquisition.replied(attempt, result, waited);
+			AttemptOutcome outcome = acquisition().replied(attempt, result, waited);
 			if (outcome instanceof AttemptOutcome.Failed failed) {
 				throw failed.error();
 			}
@@ -56,7 +58,7 @@ final class LockAttempts {
 				return new Reply(result, outcome);
 			}
 			// Granted too late to use: again at once, from where this attempt was made.
-			if (!this.acquisition.retriesLateGrant()) {
+			if (!acquisition().retriesLateGrant()) {
 				releaseQuietly(late.grant());
 				return new Reply(result, AttemptOutcome.OVER);
 			}
@@ -72,7 +74,7 @@ final class LockAttempts {
 	 */
 	void undoAttempt() {
 		try {
-			Acquisition.Attempt attempt = this.acquisition.next(null);
+			Acquisition.Attempt attempt = acquisition().next(null);
 			releaseQuietly(attempt, send(attempt, true));
 		}
 		catch (RuntimeException ex) {
@@ -81,17 +83,15 @@ final class LockAttempts {
 	}
 
 	/**
-	 * Release what an attempt the caller no longer wants won, in time or late.
+	 * Release what an attempt the caller no longer wants won, in time or late; its line
+	 * learns of the reply as of any ({@link Waiting#unwanted}).
 	 * @param attempt the attempt
 	 * @param result its reply
 	 */
 	void releaseQuietly(Acquisition.Attempt attempt, AcquireResult result) {
-		AttemptOutcome outcome = this.acquisition.replied(attempt, result, true);
-		if (outcome instanceof AttemptOutcome.Held held) {
-			releaseQuietly(held.grant());
-		}
-		else if (outcome instanceof AttemptOutcome.Late late) {
-			releaseQuietly(late.grant());
+		Grant unwanted = this.waiting.unwanted(attempt, result);
+		if (unwanted != null) {
+			releaseQuietly(unwanted);
 		}
 	}
 
@@ -121,8 +121,8 @@ final class LockAttempts {
 	 * @param undoing whether it undoes one whose reply an interrupt threw away
 	 */
 	private AcquireResult send(Acquisition.Attempt attempt, boolean undoing) {
-		LockSpec spec = this.acquisition.spec();
-		String owner = this.acquisition.owner();
+		LockSpec spec = acquisition().spec();
+		String owner = acquisition().owner();
 		HoldRegistry writes = this.leaseWrites;
 		if (writes == null) {
 			return this.commands.acquire(spec, owner, attempt.hold(), attempt.remainingWaitMillis(),

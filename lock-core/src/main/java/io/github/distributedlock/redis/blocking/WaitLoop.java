@@ -111,7 +111,7 @@ public final class WaitLoop {
 		this.hints = hints;
 		this.acquisition = new Acquisition(spec, owner, holds.holdsLocally(owner, spec.lockKey()), NanoClock.SYSTEM);
 		this.waiting = new Waiting(this.acquisition, handOff);
-		this.attempts = new LockAttempts(this.acquisition, holds, commands);
+		this.attempts = new LockAttempts(this.waiting, holds, commands);
 		this.commands = commands;
 		this.queues = queues;
 	}

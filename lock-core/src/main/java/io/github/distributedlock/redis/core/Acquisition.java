@@ -305,6 +305,20 @@ public final class Acquisition {
 	}
 
 	/**
+	 * Take the token its line saw as the holder this acquisition knows of, if it has seen
+	 * none of its own ({@link WaitLine#holderTokenAt}): a head whose first reply names
+	 * another then knows that the lock changed hands during its wait, though no message
+	 * told its line (a head before it left, and this JVM had no request in Redis's line
+	 * to be told of reservations, or the holder's lease ended).
+	 * @param token the token, or {@code null} if the line cannot tell
+	 */
+	void lineSaw(@Nullable Long token) {
+		if (this.lastHolderToken == -1 && token != null) {
+			this.lastHolderToken = token;
+		}
+	}
+
+	/**
 	 * Return whether a grant's reply came within its lease, counted from the clock
 	 * reading taken before its attempt was sent: one that came later is no hold.
 	 */

@@ -110,6 +110,13 @@ public final class Deadline {
 	}
 
 	/**
+	 * Return when the wait started, restarts aside.
+	 */
+	long startNanos() {
+		return this.startNanos;
+	}
+
+	/**
 	 * Give the whole wait time again, counted from when the lock changed hands.
 	 */
 	void restartAt(long changedNanos) {

@@ -55,6 +55,10 @@ public final class WaitLine {
 	// a waiter that never reached the head reports it.
 	private volatile @Nullable HolderSighting holder;
 
+	// The token of the latest reply any waiter here read: a new head compares its first
+	// reply with it.
+	private volatile @Nullable TokenSighting token;
+
 	/**
 	 * @param keyspaceEvents whether the line listens to the lock's keyspace events, which
 	 * tell when it is free, so that release messages only inform
@@ -204,6 +208,43 @@ public final class WaitLine {
 	}
 
 	/**
+	 * Note the token a reply read by a waiter here named, the holder's or the grant's,
+	 * and that holder's lease. An older reading than the one kept changes nothing.
+	 * @param leaseMillis the holder's lease left as the reply told it; negative for none
+	 */
+	synchronized void tokenSeen(long token, long leaseMillis, long seenNanos) {
+		TokenSighting last = this.token;
+		if (last == null || seenNanos - last.seenNanos() >= 0) {
+			this.token = new TokenSighting(token, leaseMillis, seenNanos, this.signals);
+		}
+	}
+
+	/**
+	 * Return the token of the latest reply a waiter here read, if it still named the
+	 * holder when a waiter started, as far as the line can tell: it was read since then;
+	 * or it was read before, with a lease that outlasted the start, and no signal came
+	 * between the reading and the waiter's joining (a release that a message would have
+	 * told). And the line marked no change of hands after it was read: the waiter's wait
+	 * restarts from that mark, and a first reply that differs would restart it again,
+	 * later than the change. A head with no token of its own compares its first reply
+	 * with it.
+	 * @param startNanos when the waiter started
+	 * @param signalsAtJoin the line's signal count when it joined
+	 * @return the token, or {@code null}
+	 */
+	@Nullable Long holderTokenAt(long startNanos, long signalsAtJoin) {
+		TokenSighting seen = this.token;
+		long progress = lastProgressNanos();
+		if (seen == null || (progress != 0 && progress - seen.seenNanos() > 0)) {
+			return null;
+		}
+		boolean since = seen.seenNanos() - startNanos >= 0;
+		boolean stillHeld = seen.signals() == signalsAtJoin && (seen.leaseMillis() < 0
+				|| seen.seenNanos() + TimeUnit.MILLISECONDS.toNanos(seen.leaseMillis()) - startNanos > 0);
+		return (since || stillHeld) ? seen.token() : null;
+	}
+
+	/**
 	 * Return the later of two readings of when the lock changed hands: a reply that
 	 * reports an older change must not move it back (0 means none).
 	 */
@@ -228,6 +269,18 @@ public final class WaitLine {
 		 */
 		RESERVED_ELSEWHERE
 
+	}
+
+	/**
+	 * The token a reply named, and when it was read.
+	 *
+	 * @param token the holder's token, or the grant's
+	 * @param leaseMillis that holder's lease left, as the reply told it; negative for
+	 * none
+	 * @param seenNanos when the reply was read, on the acquisitions' clock
+	 * @param signals the line's signal count then
+	 */
+	record TokenSighting(long token, long leaseMillis, long seenNanos, long signals) {
 	}
 
 	/**

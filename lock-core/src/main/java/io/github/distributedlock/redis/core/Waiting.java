@@ -46,6 +46,10 @@ public final class Waiting {
 	// Whether it waited for its turn behind another waiter: a grant then says it waited.
 	private boolean waitedForTurn;
 
+	// The line's signal count when it joined: a token the line saw before this wait
+	// began still names the holder if no signal came between.
+	private long signalsAtJoin;
+
 	// The signal count of a subscribed line read before the first attempt, and that
 	// line: a head promoted in it with nothing to file may sleep on that count.
 	private @Nullable WaitLine seenLine;
@@ -167,6 +171,7 @@ public final class Waiting {
 	 */
 	public Next joined(WaitLine joined, boolean first, boolean subscribed, @Nullable LocalHold local) {
 		this.line = joined;
+		this.signalsAtJoin = joined.signals();
 		joined.holderSeen(this.acquisition.deadline().holder());
 		if (first) {
 			return promoted(subscribed, local);
@@ -240,19 +245,7 @@ public final class Waiting {
 	 */
 	public Next replied(Acquisition.Attempt sent, AcquireResult result) {
 		this.chained = false;
-		AttemptOutcome outcome = this.acquisition.replied(sent, result, this.waitedForTurn);
-		WaitLine joined = this.line;
-		if (joined != null) {
-			if (outcome instanceof AttemptOutcome.Held) {
-				joined.markProgress(this.acquisition.clockNanos());
-			}
-			else if (!result.acquired()) {
-				if (this.acquisition.lastHandOffNanos() != 0) {
-					joined.markProgress(this.acquisition.lastHandOffNanos());
-				}
-				joined.holderSeen(this.acquisition.deadline().holder());
-			}
-		}
+		AttemptOutcome outcome = takeReply(sent, result, this.waitedForTurn);
 		if (outcome instanceof AttemptOutcome.Held held) {
 			return new Hold(held.grant());
 		}
@@ -268,6 +261,52 @@ public final class Waiting {
 			return new GiveUp(null);
 		}
 		return this.head ? decide() : Next.JOIN_LINE;
+	}
+
+	/**
+	 * The reply came of an attempt that the acquisition no longer wants: it was stopped
+	 * with its chained pair out, or with a hand-over to it unsettled, or it undoes an
+	 * attempt whose reply an interrupt threw away. The line learns of it as of any reply
+	 * (a grant is a change of hands, which the waiters behind may be waiting on).
+	 * @return the grant it brings, in time or too late, for the driver to release; or
+	 * {@code null}
+	 */
+	public @Nullable Grant unwanted(Acquisition.Attempt sent, AcquireResult result) {
+		AttemptOutcome outcome = takeReply(sent, result, true);
+		if (outcome instanceof AttemptOutcome.Held held) {
+			return held.grant();
+		}
+		return (outcome instanceof AttemptOutcome.Late late) ? late.grant() : null;
+	}
+
+	/**
+	 * Have the acquisition decide on a reply, and tell the line what it says: who holds
+	 * the lock, and whether it changed hands.
+	 */
+	private AttemptOutcome takeReply(Acquisition.Attempt sent, AcquireResult result, boolean waited) {
+		WaitLine joined = this.line;
+		if (joined != null) {
+			this.acquisition
+				.lineSaw(joined.holderTokenAt(this.acquisition.deadline().startNanos(), this.signalsAtJoin));
+		}
+		AttemptOutcome outcome = this.acquisition.replied(sent, result, waited);
+		if (joined == null) {
+			return outcome;
+		}
+		long now = this.acquisition.clockNanos();
+		joined.tokenSeen(result.token(),
+				result.acquired() ? this.acquisition.spec().leaseMillis() : result.holderTtlMillis(), now);
+		if (result.acquired()) {
+			// In time or too late, and wanted or not: Redis granted a hold.
+			joined.markProgress(now);
+		}
+		else {
+			if (this.acquisition.lastHandOffNanos() != 0) {
+				joined.markProgress(this.acquisition.lastHandOffNanos());
+			}
+			joined.holderSeen(this.acquisition.deadline().holder());
+		}
+		return outcome;
 	}
 
 	/**
