@@ -28,7 +28,26 @@ enum JvmLayout {
 	/**
 	 * Every client in one JVM.
 	 */
-	ALL_IN_ONE;
+	ALL_IN_ONE,
+
+	/**
+	 * c0 and c1 in one JVM, c2 and c3 each in one of their own: three processes in line,
+	 * one of them with a local line behind its head.
+	 */
+	TWO_AND_TWO_ALONE;
+
+	// The seed of the draw that spreads a run with a JVM each as two and two alone, xor
+	// the run's ("2+1+").
+	private static final long ALONE_SEED = 0x322b312bL;
+
+	/**
+	 * Draw the layout of a run whose clients do not share JVMs as the other layouts do: a
+	 * quarter of them two and two alone, the others a JVM each. Drawn from a PRNG of its
+	 * own, so that the other runs are the runs they were.
+	 */
+	static JvmLayout drawApart(long seed) {
+		return (new SimulationRandom(seed ^ ALONE_SEED).nextInt(4) == 0) ? TWO_AND_TWO_ALONE : ONE_EACH;
+	}
 
 	/**
 	 * Draw the layout of a run whose clients share JVMs: half of them two to a JVM (as
@@ -48,6 +67,7 @@ enum JvmLayout {
 			case TWO_EACH -> i / 2;
 			case THREE_AND_ONE -> (i < 3) ? 0 : 1;
 			case ALL_IN_ONE -> 0;
+			case TWO_AND_TWO_ALONE -> (i < 2) ? 0 : -1;
 		};
 	}
 

@@ -3,6 +3,7 @@ package io.github.distributedlock.redis;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
@@ -26,6 +27,7 @@ import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.MultiAcquisition;
 import io.github.distributedlock.redis.core.ReleaseMessage;
+import io.github.distributedlock.redis.core.SimulatedIds;
 import io.github.distributedlock.redis.core.WaitLine;
 import io.github.distributedlock.redis.core.Waiting;
 import io.github.distributedlock.redis.script.ExclusiveKind;
@@ -405,15 +407,19 @@ final class LockSimulation {
 	private final LostState lostState;
 
 	// Whether the writers' waits are progress-aware (LockRequest.progressAwareTimeout);
-	// every grant, by its owner, when its script ran; and the progress-aware waits that
-	// gave up in a run without faults, each checked against those grants.
+	// every grant, by its owner, when its script ran, and whether it began a hold (the
+	// first grant of its token: not a re-entry, nor a client joining the hold of a
+	// custom owner it shares); and the progress-aware waits that gave up in a run
+	// without faults, each checked against those grants.
 	private final boolean progressAware;
 
 	private final List<Granted> grants = new ArrayList<>();
 
+	private final Set<Long> grantedTokens = new HashSet<>();
+
 	private int progressGiveUpsChecked;
 
-	private record Granted(String holder, String owner, boolean writer, long ranNanos) {
+	private record Granted(String holder, String owner, boolean writer, boolean newHold, long ranNanos) {
 	}
 
 	// Acquisitions that failed as a self-deadlock after a fault, and the first of them.
@@ -447,6 +453,8 @@ final class LockSimulation {
 	 */
 	LockSimulation(long seed, Map<String, String> scripts, ClientBug clientBug, Set<Fault> faults) {
 		this.seed = seed;
+		// The engine's ids start again: a seed is one run, alone or in a sweep.
+		SimulatedIds.restart(seed);
 		this.clientBug = clientBug;
 		this.faults = faults.isEmpty() ? EnumSet.noneOf(Fault.class) : EnumSet.copyOf(faults);
 		this.random = new SimulationRandom(seed);
@@ -481,9 +489,11 @@ final class LockSimulation {
 		// PRNG of its own, so that the other runs are the runs they were. Half of those
 		// put two clients in each of two JVMs; the other half (drawn from a PRNG of its
 		// own, so that the runs of two to a JVM are the runs they were) three in one and
-		// one in the other, or all four in one.
+		// one in the other, or all four in one. A quarter of the others (again a PRNG
+		// of its own) put two in one JVM and the other two in one each: three processes
+		// in line, one with a local line.
 		boolean sharesJvms = new SimulationRandom(seed ^ 0x6a766d73L).nextInt(3) == 0;
-		this.layout = sharesJvms ? JvmLayout.draw(new SimulationRandom(seed ^ 0x6c61796fL)) : JvmLayout.ONE_EACH;
+		this.layout = sharesJvms ? JvmLayout.draw(new SimulationRandom(seed ^ 0x6c61796fL)) : JvmLayout.drawApart(seed);
 		this.redis = new RedisModel(this.clock);
 		this.redis.keyspaceEvents(keyspaceEvents);
 		scripts.forEach(this.redis::replaceScript);
@@ -494,7 +504,7 @@ final class LockSimulation {
 		// own,
 		// so that the other runs are the runs they were.
 		SimulationRandom progress = new SimulationRandom(seed ^ PROGRESS_SEED);
-		boolean progressDrawn = progress.nextInt(sharesJvms ? 2 : 8) == 0;
+		boolean progressDrawn = progress.nextInt((this.layout != JvmLayout.ONE_EACH) ? 2 : 8) == 0;
 		this.progressAware = progressDrawn && this.permits == 0 && !this.fair && !polls && this.multi == null;
 		this.spec = resolve(LockMode.EXCLUSIVE, this.waitStrategy, this.sharedOwners, 0, 0, this.fair, LEASE_MS,
 				this.progressAware);
@@ -520,17 +530,20 @@ final class LockSimulation {
 
 	/**
 	 * A writer's progress-aware wait gave up: in a run without faults, no writer's hold
-	 * of another owner may have been granted within its last wait time, but for the slack
-	 * of a message and a round trip at either end ({@link #PROGRESS_SLACK_NANOS}): a
-	 * grant after the start of that window, which the waiter learnt of before giving up,
-	 * would have restarted its wait time past now (from a reply, or a reservation heard
-	 * shortly before the grant, or its line's mark), and one just before giving up may
-	 * not have reached it yet. Readers' grants don't count: a reader joining readers, or
-	 * a lock kept for a reader's minimum hold, hands the lock to nobody new in the
-	 * writer's eyes (a writer blocked by readers is told no holder's token), and the
-	 * first version of this check, which counted them, failed on such a grant only (seed
-	 * 1035: c3 read while its own reader's stand-in was kept, the writer c1 blocked by
-	 * readers since before).
+	 * of another owner may have begun within its last wait time, but for the slack of a
+	 * message and a round trip at either end ({@link #PROGRESS_SLACK_NANOS}): a grant
+	 * after the start of that window, which the waiter learnt of before giving up, would
+	 * have restarted its wait time past now (from a reply, or a reservation heard shortly
+	 * before the grant, or its line's mark), and one just before giving up may not have
+	 * reached it yet. Readers' grants don't count: a reader joining readers, or a lock
+	 * kept for a reader's minimum hold, hands the lock to nobody new in the writer's eyes
+	 * (a writer blocked by readers is told no holder's token), and the first version of
+	 * this check, which counted them, failed on such a grant only (seed 1035: c3 read
+	 * while its own reader's stand-in was kept, the writer c1 blocked by readers since
+	 * before). Nor do grants that begin no hold: a client joining the hold of a custom
+	 * owner it shares with the holder takes its token, and the lock stays with one holder
+	 * (seed 33222, with random ids: c0 joined c1's hold 383 ms before c3 gave up, 17 ms
+	 * after that hold began).
 	 */
 	private void checkGaveUpWithoutProgress(Client client) {
 		if (!this.progressAware || client.reader || client.permit || !calm()) {
@@ -541,8 +554,8 @@ final class LockSimulation {
 		long windowStart = now - PROGRESS_WAIT_MS * MS + PROGRESS_SLACK_NANOS;
 		long windowEnd = now - PROGRESS_SLACK_NANOS;
 		for (Granted granted : this.grants) {
-			if (granted.writer() && !granted.owner().equals(client.owner) && granted.ranNanos() - windowStart > 0
-					&& windowEnd - granted.ranNanos() >= 0) {
+			if (granted.writer() && granted.newHold() && !granted.owner().equals(client.owner)
+					&& granted.ranNanos() - windowStart > 0 && windowEnd - granted.ranNanos() >= 0) {
 				this.checker.violated(String.format(
 						"%s's progress-aware wait gave up at %.3f ms, %.3f ms after %s (of another owner) was "
 								+ "granted, within its wait time of %d ms",
@@ -2880,7 +2893,8 @@ final class LockSimulation {
 			this.offered = false;
 			this.offeringFirst = false;
 			checkKept(this.name, grant.token(), ranNanos);
-			LockSimulation.this.grants.add(new Granted(this.name, this.owner, !this.reader && !this.permit, ranNanos));
+			LockSimulation.this.grants.add(new Granted(this.name, this.owner, !this.reader && !this.permit,
+					LockSimulation.this.grantedTokens.add(grant.token()), ranNanos));
 			if (this.fair != null) {
 				this.fair = null;
 				this.acquisition = null;

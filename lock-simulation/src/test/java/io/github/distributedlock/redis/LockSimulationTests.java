@@ -172,7 +172,7 @@ class LockSimulationTests {
 				+ "a shared custom owner's hold, %d releases kept a minimum hold (%d readers', %d "
 				+ "permits'); %d waits cancelled asleep, %d cancelled "
 				+ "in flight, %d of them granted and released, %d interrupted; %d seeds ran two clients to a JVM, "
-				+ "%d three and one, %d all four in one, where %d acquisitions waited for their turn in the local line, %d of them until their wait ran "
+				+ "%d three and one, %d all four in one, %d two and two alone, where %d acquisitions waited for their turn in the local line, %d of them until their wait ran "
 				+ "out; %d seeds took multi-locks beside single locks: %d holds (%d read holds in %d seeds with a "
 				+ "reader), %d multi-locks held, %d multi-lock "
 				+ "grants came too late, %d multi-lock and %d single-lock waits gave up, %d multi-lock waits cancelled "
@@ -184,10 +184,11 @@ class LockSimulationTests {
 				seeds().length, holds, readHolds, readerRuns, intentsDropped, permitHolds, permitRuns, fairHolds,
 				fairRuns, keyspaceHolds, keyspaceRuns, leases[0], leases[1], leases[2], leases[3], kept, sharedKept[0],
 				sharedKept[1], stops[0], stops[1], stops[2], stops[3], jvmRuns[JvmLayout.TWO_EACH.ordinal()],
-				jvmRuns[JvmLayout.THREE_AND_ONE.ordinal()], jvmRuns[JvmLayout.ALL_IN_ONE.ordinal()], turns[0], turns[1],
-				multiRuns, multiRunHolds, multiReadHolds, multiReaderRuns, multiHolds[0], multiHolds[1], multiGaveUp[0],
-				multiGaveUp[1], multiStops[0], multiStops[1], multiStops[2], multiStops[3], multiLife[0], multiLife[1],
-				multiLife[2], multiLife[3], multiLife[4], multiSharedRuns, multiLife[5], steps, scripts, cpuSeconds,
+				jvmRuns[JvmLayout.THREE_AND_ONE.ordinal()], jvmRuns[JvmLayout.ALL_IN_ONE.ordinal()],
+				jvmRuns[JvmLayout.TWO_AND_TWO_ALONE.ordinal()], turns[0], turns[1], multiRuns, multiRunHolds,
+				multiReadHolds, multiReaderRuns, multiHolds[0], multiHolds[1], multiGaveUp[0], multiGaveUp[1],
+				multiStops[0], multiStops[1], multiStops[2], multiStops[3], multiLife[0], multiLife[1], multiLife[2],
+				multiLife[3], multiLife[4], multiSharedRuns, multiLife[5], steps, scripts, cpuSeconds,
 				holds / cpuSeconds, scripts / cpuSeconds, steps / cpuSeconds);
 		StringBuilder pairs = new StringBuilder();
 		for (ChainedPairs.Counted counted : ChainedPairs.Counted.values()) {

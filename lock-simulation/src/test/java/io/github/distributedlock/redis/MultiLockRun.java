@@ -25,6 +25,7 @@ import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.MultiAcquisition;
 import io.github.distributedlock.redis.core.ReleaseMessage;
+import io.github.distributedlock.redis.core.SimulatedIds;
 import io.github.distributedlock.redis.core.WaitLine;
 import io.github.distributedlock.redis.core.Waiting;
 import io.github.distributedlock.redis.script.ScriptCall;
@@ -160,6 +161,8 @@ final class MultiLockRun {
 
 	MultiLockRun(long seed, Map<String, String> scripts, LockSimulation.ClientBug clientBug, Set<Fault> faults) {
 		this.seed = seed;
+		// The engine's ids start again: a seed is one run, alone or in a sweep.
+		SimulatedIds.restart(seed);
 		this.random = new SimulationRandom(seed ^ 0x6d756c74L);
 		this.random.nextInt(4);
 		this.clientBug = clientBug;

@@ -402,12 +402,15 @@ class PlantedBugTests {
 	 * JVM's releases grant the lock to its own next heads while a request of another
 	 * process waits through more grants in a row than the limit allows. Found by the
 	 * runs' own count of grants each waiting request was passed by (HandOvers), in the
-	 * runs that hand over with a limit below what their clients can reach.
+	 * runs that hand over with a limit below what their clients can reach. Rare: with the
+	 * ids drawn from each seed, seeds 2885, 3057, 4444, 5331 and 5503 of 1000-5999 find
+	 * it (with random ids, seed 1555 found it when the process id sorted before a chained
+	 * request's {@code c:}).
 	 */
 	@Test
 	void findsAHandOverThatIgnoresTheLimit() {
-		assertFoundWithin(HAND_OVER_SEEDS, "hand-over.lua", "if not others or tonumber(run) < tonumber(ARGV[8]) then",
-				"if true then");
+		assertFoundWithin(2 * HAND_OVER_SEEDS, "hand-over.lua",
+				"if not others or tonumber(run) < tonumber(ARGV[8]) then", "if true then");
 	}
 
 	/**

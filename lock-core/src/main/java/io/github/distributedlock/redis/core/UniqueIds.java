@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class UniqueIds {
 
-	private static final String PROCESS_ID = newProcessId();
+	private static volatile String processId = newProcessId();
 
 	private static final AtomicLong counter = new AtomicLong();
 
@@ -21,7 +21,19 @@ public final class UniqueIds {
 	 * Return a new id, {@code <process>.<counter>}.
 	 */
 	static String next() {
-		return PROCESS_ID + "." + Long.toHexString(counter.incrementAndGet());
+		return processId + "." + Long.toHexString(counter.incrementAndGet());
+	}
+
+	/**
+	 * Start the ids again, from the given process id: for the deterministic simulation,
+	 * whose runs must depend on neither a random process id (it decides how requests
+	 * filed in the same millisecond sort in Redis) nor the ids of the runs before. The
+	 * engine never calls it: processes with one process id would share hold ids.
+	 * @param newProcessId 16 hex digits, as a random process id has
+	 */
+	static void restart(String newProcessId) {
+		processId = newProcessId;
+		counter.set(0);
 	}
 
 	private static String newProcessId() {
