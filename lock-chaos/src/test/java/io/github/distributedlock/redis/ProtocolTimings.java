@@ -71,12 +71,12 @@ public final class ProtocolTimings {
 
 	/**
 	 * The id of this JVM in the hand-off requests it files: a request is
-	 * {@code <claim>:<process id>.<counter>} ({@code UniqueIds.PROCESS_ID}, private: read
+	 * {@code <claim>:<process id>.<counter>} ({@code UniqueIds.processId}, private: read
 	 * reflectively).
 	 * @return this JVM's process id in requests
 	 */
 	public static String processId() {
-		return (String) privateStatic(UniqueIds.class, "PROCESS_ID");
+		return (String) privateStatic(UniqueIds.class, "processId");
 	}
 
 	/**
