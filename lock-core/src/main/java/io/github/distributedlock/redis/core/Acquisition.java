@@ -309,11 +309,17 @@ public final class Acquisition {
 	 * none of its own ({@link WaitLine#holderTokenAt}): a head whose first reply names
 	 * another then knows that the lock changed hands during its wait, though no message
 	 * told its line (a head before it left, and this JVM had no request in Redis's line
-	 * to be told of reservations, or the holder's lease ended).
-	 * @param token the token, or {@code null} if the line cannot tell
+	 * to be told of reservations, or the holder's lease ended). Looked up only while it
+	 * has none: once it has, every reply is compared with its own.
+	 * @param line its line
+	 * @param signalsAtJoin the line's signal count when it joined
 	 */
-	void lineSaw(@Nullable Long token) {
-		if (this.lastHolderToken == -1 && token != null) {
+	void lineSaw(WaitLine line, long signalsAtJoin) {
+		if (this.lastHolderToken != -1) {
+			return;
+		}
+		Long token = line.holderTokenAt(this.deadline.startNanos(), signalsAtJoin);
+		if (token != null) {
 			this.lastHolderToken = token;
 		}
 	}

@@ -286,8 +286,7 @@ public final class Waiting {
 	private AttemptOutcome takeReply(Acquisition.Attempt sent, AcquireResult result, boolean waited) {
 		WaitLine joined = this.line;
 		if (joined != null) {
-			this.acquisition
-				.lineSaw(joined.holderTokenAt(this.acquisition.deadline().startNanos(), this.signalsAtJoin));
+			this.acquisition.lineSaw(joined, this.signalsAtJoin);
 		}
 		AttemptOutcome outcome = this.acquisition.replied(sent, result, waited);
 		if (joined == null) {
