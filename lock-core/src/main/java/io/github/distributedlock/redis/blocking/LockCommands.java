@@ -381,6 +381,16 @@ public final class LockCommands {
 	}
 
 	/**
+	 * Read which hold a lock is at ({@code peek.lua}): its token, the last holder's while
+	 * it is reserved or kept, or for a free lock the last token of its hash slot; -1 if
+	 * none is there.
+	 */
+	long peek(LockSpec spec) {
+		Long token = run(spec.name(), "check", ExclusiveKind.peek(spec));
+		return (token != null) ? token : -1;
+	}
+
+	/**
 	 * Return the owner's digest, the token, the remaining lease in milliseconds and the
 	 * id of one hold of a lock, read in one step, or {@code null} if nobody holds it.
 	 */

@@ -298,10 +298,30 @@ public final class WaitLoop {
 		}
 		this.queues.checkOpen(queue, this.spec.name());
 		Waiting.Next next = this.waiting.turnTimedOut(turn.ticket());
+		if (next instanceof Waiting.Peek peek) {
+			next = peek(peek);
+		}
 		if (next instanceof Waiting.AwaitTurn) {
 			this.queuedOffer = offer(queue, waiting, "");
 		}
 		return next;
+	}
+
+	/**
+	 * Read which hold the lock is at, still in line, for a progress-aware wait that ran
+	 * out behind a quiet head ({@link Waiting.Peek}); a reading that fails gives up.
+	 */
+	private Waiting.Next peek(Waiting.Peek peek) {
+		long token;
+		try {
+			token = this.commands.peek(this.spec);
+		}
+		catch (LockAccessException ex) {
+			// Shut down meanwhile: say so, rather than time out.
+			this.queues.checkOpen(queue(), this.spec.name());
+			return this.waiting.peekFailed(peek.ticket());
+		}
+		return this.waiting.peeked(peek.ticket(), token);
 	}
 
 	/**

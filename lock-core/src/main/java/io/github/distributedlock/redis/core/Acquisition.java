@@ -325,6 +325,27 @@ public final class Acquisition {
 	}
 
 	/**
+	 * Take in a reading of which hold the lock is at ({@code peek.lua}), made by this
+	 * acquisition while it waits for its turn behind a quiet head: a value other than the
+	 * holder's token it knows of (its own last reply's, or its line's as
+	 * {@link #lineSaw}), or one it cannot compare, counts as a change of hands at the
+	 * reading, restarting a progress-aware wait; the same value means no hold began
+	 * since.
+	 * @param line its line
+	 * @param signalsAtJoin the line's signal count when it joined
+	 * @param token the value read, or -1 for none
+	 */
+	void peeked(WaitLine line, long signalsAtJoin, long token) {
+		lineSaw(line, signalsAtJoin);
+		if (token < 0 || this.lastHolderToken == -1 || token != this.lastHolderToken) {
+			changedHands(this.clock.nanoTime());
+		}
+		if (token >= 0) {
+			this.lastHolderToken = token;
+		}
+	}
+
+	/**
 	 * Return whether a grant's reply came within its lease, counted from the clock
 	 * reading taken before its attempt was sent: one that came later is no hold.
 	 */
@@ -445,13 +466,21 @@ public final class Acquisition {
 	/**
 	 * Return how long the head sleeps at most before trying again: until the wait time
 	 * runs out or the holder's lease (as last reported) ends, at most as the wait mode
-	 * allows, and at most until the request must be filed again.
+	 * allows, at most until the request must be filed again, and for a
+	 * {@linkplain HandOffRequest#quiet() quiet} one at most a claim.
 	 */
 	long sleepNanos() {
 		long sleep = this.spec.waitMode().capSleep(this.deadline.sleepNanos());
-		if (this.request != null && this.count > 0) {
+		HandOffRequest filing = this.request;
+		if (filing != null && this.count > 0) {
 			// Filed again at least this often (once one attempt has filed it).
 			sleep = Math.min(sleep, this.lastSentNanos + HandOffRequest.REFILE_NANOS - this.clock.nanoTime());
+			if (filing.quiet()) {
+				// Its waiter reads the lock again within a claim of deciding to sleep, as
+				// a
+				// release that reserves it for someone else may tell it nothing.
+				sleep = Math.min(sleep, TimeUnit.MILLISECONDS.toNanos(HandOffRequest.CLAIM_MILLIS));
+			}
 		}
 		return Math.max(0, Math.min(sleep, MAX_SLEEP_NANOS));
 	}

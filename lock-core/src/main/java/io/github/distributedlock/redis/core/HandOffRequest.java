@@ -46,12 +46,13 @@ public record HandOffRequest(String member) {
 	 * Create a request for one wait, as {@link #of(long)}.
 	 * @param chained whether its waiter waits for its reservation in a chained pair
 	 * ({@code BLPOP} of its {@linkplain #hintKey hint key}, then its attempt): a release
-	 * that reserves the lock for it then pushes its hint, and publishes only if others
-	 * wait. Its member is {@code <claim>:c:<id>}.
+	 * that reserves the lock for it then pushes its hint. Its member is
+	 * {@code <claim>:q:<id>}: it is {@linkplain #quiet() quiet}. (Engines before it filed
+	 * {@code <claim>:c:<id>}, chained but not quiet, which the scripts still read.)
 	 */
 	public static HandOffRequest of(long pollNanos, boolean chained) {
 		long claim = Math.max(CLAIM_MILLIS, 3 * TimeUnit.NANOSECONDS.toMillis(pollNanos));
-		return new HandOffRequest(claim + (chained ? ":c:" : ":") + UniqueIds.next());
+		return new HandOffRequest(claim + (chained ? ":q:" : ":") + UniqueIds.next());
 	}
 
 	/**
@@ -60,7 +61,20 @@ public record HandOffRequest(String member) {
 	 */
 	public boolean chained() {
 		int colon = this.member.indexOf(':');
-		return this.member.startsWith("c:", colon + 1);
+		return this.member.startsWith("q:", colon + 1) || this.member.startsWith("c:", colon + 1);
+	}
+
+	/**
+	 * Return whether its waiter needs no message when the lock is reserved for someone
+	 * else: it waits in chained pairs, each handed a sleep of at most the claim, so it
+	 * reads the lock at least once a claim, and the progress-aware waiters queued behind
+	 * it read the lock themselves before they give up. A release that reserves the lock
+	 * publishes nothing when everyone else it read in line is quiet. See
+	 * {@code docs/design/waiting-and-hand-off.md}, "No reserved: message".
+	 */
+	public boolean quiet() {
+		int colon = this.member.indexOf(':');
+		return this.member.startsWith("q:", colon + 1);
 	}
 
 	/**

@@ -236,6 +236,42 @@ public final class Waiting {
 		if (this.acquisition.deadline().remainingNanos() > 0) {
 			return awaitTurn();
 		}
+		if (this.acquisition.spec().progressAware() && inLine().quiet()) {
+			// A release may have handed the lock between other processes without telling
+			// this line, which its head's pair reads only once a claim.
+			return new Peek(++this.tickets);
+		}
+		this.queued = false;
+		return new GiveUp(null);
+	}
+
+	/**
+	 * The reading a {@link Peek} asked for came: wait on if it shows that the lock
+	 * changed hands since the holder this acquisition knows of, or cannot tell (a
+	 * progress-aware wait starts its time again), else give up.
+	 * @param token the value {@code peek.lua} read, or -1 for none
+	 */
+	public Next peeked(long ticket, long token) {
+		if (!this.queued || ticket != this.tickets) {
+			return Next.NONE;
+		}
+		this.acquisition.peeked(inLine(), this.signalsAtJoin, token);
+		this.acquisition.restartOnProgress(inLine().lastProgressNanos());
+		if (this.acquisition.deadline().remainingNanos() > 0) {
+			return awaitTurn();
+		}
+		this.queued = false;
+		return new GiveUp(null);
+	}
+
+	/**
+	 * The reading a {@link Peek} asked for failed: give up, as the wait would have
+	 * without it.
+	 */
+	public Next peekFailed(long ticket) {
+		if (!this.queued || ticket != this.tickets) {
+			return Next.NONE;
+		}
 		this.queued = false;
 		return new GiveUp(null);
 	}
@@ -456,7 +492,7 @@ public final class Waiting {
 	/**
 	 * What the driver does next.
 	 */
-	public sealed interface Next permits Send, Sleep, Chain, Poke, AwaitTurn, Hold, GiveUp, Fail, Join, None {
+	public sealed interface Next permits Send, Sleep, Chain, Poke, AwaitTurn, Peek, Hold, GiveUp, Fail, Join, None {
 
 		/** Join the lock's local line, then call {@link Waiting#joined}. */
 		Next JOIN_LINE = new Join();
@@ -551,6 +587,16 @@ public final class Waiting {
 	 * ({@link Waiting#turnTimedOut} with the ticket).
 	 */
 	public record AwaitTurn(long nanos, long ticket) implements Next {
+	}
+
+	/**
+	 * Read which hold the lock is at ({@code peek.lua}, {@code ExclusiveKind.peek}),
+	 * still in line, then call {@link Waiting#peeked} with this ticket and the value
+	 * read, or {@link Waiting#peekFailed} if the reading failed. A progress-aware waiter
+	 * queued behind a quiet head asks for it when its wait runs out (see
+	 * {@code docs/design/waiting-and-hand-off.md}, "No reserved: message").
+	 */
+	public record Peek(long ticket) implements Next {
 	}
 
 	/**

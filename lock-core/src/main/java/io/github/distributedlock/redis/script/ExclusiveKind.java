@@ -79,6 +79,16 @@ public final class ExclusiveKind extends LockKind {
 	}
 
 	/**
+	 * Build the reading of which hold a lock is at: its token, the last holder's while it
+	 * is reserved or kept, or for a free lock the last token of its hash slot; -1 if none
+	 * is there. A progress-aware waiter queued behind a quiet chained head reads it
+	 * before it gives up ({@code Waiting.Peek}).
+	 */
+	public static ScriptCall peek(LockSpec spec) {
+		return LockScripts.PEEK.call(spec, new ScriptArgs.Peek());
+	}
+
+	/**
 	 * Build the dropping of a writer's intent, for a writer that stops waiting without
 	 * the lock; another writer's intent stays.
 	 */

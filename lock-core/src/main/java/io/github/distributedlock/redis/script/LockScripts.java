@@ -86,12 +86,15 @@ public final class LockScripts {
 	public static final LuaScript<ScriptArgs.Poke> POKE = LuaScript.load("poke.lua", ReturnType.INTEGER,
 			ScriptArgs.Poke.class, HINT, REQUESTS, LOCK);
 
+	public static final LuaScript<ScriptArgs.Peek> PEEK = LuaScript.load("peek.lua", ReturnType.INTEGER,
+			ScriptArgs.Peek.class, LOCK, FENCE, READERS);
+
 	/**
 	 * Every script, for checks that cover them all.
 	 */
 	public static final List<LuaScript<?>> ALL = List.of(ACQUIRE, RELEASE, HAND_OVER, EXTEND, ACQUIRE_READ,
 			RELEASE_READ, EXTEND_READ, ACQUIRE_PERMIT, RELEASE_PERMIT, EXTEND_PERMIT, ACQUIRE_FAIR, RELEASE_FAIR,
-			LEAVE_FAIR, HELD_MEMBER, ACQUIRE_ALL, RENEW, READ_HOLD, FORCE_RELEASE, DROP_INTENT, POKE);
+			LEAVE_FAIR, HELD_MEMBER, ACQUIRE_ALL, RENEW, READ_HOLD, FORCE_RELEASE, DROP_INTENT, POKE, PEEK);
 
 	private LockScripts() {
 	}

@@ -437,4 +437,16 @@ public sealed interface ScriptArgs {
 
 	}
 
+	/**
+	 * Read which hold a lock is at ({@code peek.lua}); it takes no arguments.
+	 */
+	record Peek() implements ScriptArgs {
+
+		@Override
+		public List<String> argv() {
+			return List.of();
+		}
+
+	}
+
 }

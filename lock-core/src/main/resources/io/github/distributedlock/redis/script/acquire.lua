@@ -103,7 +103,7 @@ end
 -- push and this attempt is not left behind (docs/design/waiting-and-hand-off.md, "The chained
 -- hint").
 local function drop_hint()
-	if string.match(request, '^%d+:c:') then
+	if string.match(request, '^%d+:[cq]:') then
 		redis.call('DEL', KEYS[1] .. ':hint:' .. request)
 	end
 end

@@ -250,8 +250,9 @@ end
 -- reservation (nil for a withdrawal, which has none).
 local function pass_on(lock, channel, requests, readers, field, token, reserve, waited)
 	-- ZRANGE and ZREM rather than ZPOPMIN, which the minimal ACL documented for the library lacks.
-	-- The two oldest: whether another waits after the first is then known without a command.
-	local line = reserve and redis.call('ZRANGE', requests, '0', '1') or {}
+	-- The oldest 8: whether anyone after the first needs the message is then known without a
+	-- command (docs/design/waiting-and-hand-off.md, "No reserved: message").
+	local line = reserve and redis.call('ZRANGE', requests, '0', '7') or {}
 	if line[1] and (not readers or redis.call('EXISTS', readers) == 0) then
 		while line[1] do
 			local next = line[1]
@@ -267,17 +268,22 @@ local function pass_on(lock, channel, requests, readers, field, token, reserve, 
 					redis.call('HDEL', lock, field)
 				end
 				redis.call('PEXPIRE', lock, claim)
-				if string.match(next, '^%d+:c:') then
+				if string.match(next, '^%d+:[cq]:') then
 					-- A chained request: its waiter's attempt waits in Redis behind a BLPOP of
-					-- this key, and runs when it is pushed. The others in line, if any, learn of
-					-- the reservation as below; with nobody else, nobody needs the message
-					-- (docs/design/waiting-and-hand-off.md, "The chained hint"). A push the ACL
-					-- refuses is told by the message instead, which the waiter also hears.
+					-- this key, and runs when it is pushed. The others in line learn of the
+					-- reservation from the message, unless each of them is quiet (q: its waiter
+					-- polls Redis at least once a claim) and nobody waits beyond those read. A
+					-- push the ACL refuses is told by the message instead, which the waiter also
+					-- hears.
 					local hint = lock .. ':hint:' .. next
 					local pushed = redis.pcall('LPUSH', hint, '1')
 					if type(pushed) == 'number' then
 						redis.call('PEXPIRE', hint, claim)
-						if not line[2] then
+						local quiet = #line < 8
+						for i = 2, #line do
+							quiet = quiet and string.match(line[i], '^%d+:q:') ~= nil
+						end
+						if quiet then
 							return
 						end
 					end
@@ -285,7 +291,7 @@ local function pass_on(lock, channel, requests, readers, field, token, reserve, 
 				redis.call('PUBLISH', channel, 'reserved:' .. next)
 				return
 			end
-			line = redis.call('ZRANGE', requests, '0', '1')
+			line = redis.call('ZRANGE', requests, '0', '7')
 		end
 	end
 	redis.call('DEL', lock)
