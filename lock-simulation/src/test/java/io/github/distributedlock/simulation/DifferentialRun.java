@@ -21,6 +21,13 @@ import org.jspecify.annotations.Nullable;
  * reached the model's replica, which lags by one write. At the end every key must agree,
  * and a failover must lose that one write alone.
  * <p>
+ * Both run the same Lua, so agreeing does not show that the scripts do what the design
+ * says: two rules are also held to what Redis did (and the model, which agreed), whatever
+ * the model says. A release that reserves the lock publishes {@code reserved:<request>}
+ * unless everyone else in line it read is quiet, and {@code peek.lua} answers the token
+ * it is written to ({@code checkRules}). The cases each call was are counted among the
+ * outcomes.
+ * <p>
  * The keyspace notifications of every key the calls write ({@code del}, {@code expire},
  * {@code expired}) are compared with the calls' other messages, in order; all but a
  * chained hint's, whose name holds its request, so that no subscriber knows it beforehand
@@ -88,10 +95,18 @@ final class DifferentialRun {
 				this.history.add("#" + i + " " + step);
 				continue;
 			}
+			List<String> lineBefore = lineOf(model, step);
 			RealRedis.Observation observed = this.real.call(realCall(step), dumpKeys(step));
 			CallReplay.Result result = this.replay.replay(model, step, observed);
 			if (!result.differences().isEmpty()) {
 				throw new AssertionError(report(i, step, observed, result));
+			}
+			for (String rule : checkRules(step, lineBefore, observed)) {
+				if (rule.startsWith("!")) {
+					throw new AssertionError(header() + "Call #" + i + " (" + step + ") broke a rule the model and "
+							+ "Redis agree on: " + rule.substring(1) + "\n" + steps());
+				}
+				this.outcomes.merge(rule, 1, Integer::sum);
 			}
 			model = result.model();
 			alignExpiries(model, observed);
@@ -213,7 +228,170 @@ final class DifferentialRun {
 		return this.replay.replays();
 	}
 
+	/**
+	 * Return the line of requests a release or hand-over will read, as the model has it
+	 * before the call; empty for any other call.
+	 */
+	private static List<String> lineOf(RedisModel model, LockWorkload.Step step) {
+		String requests = requestsKey(step);
+		if (requests == null) {
+			return List.of();
+		}
+		KeyState line = KeyState.of(model.keyspace().peek(requests), model.clock().millis());
+		List<String> members = new ArrayList<>();
+		if (line != null && line.type().equals("zset")) {
+			for (int i = 0; i < line.contents().size(); i += 2) {
+				members.add(line.contents().get(i));
+			}
+		}
+		return members;
+	}
+
+	private static @Nullable String requestsKey(LockWorkload.Step step) {
+		if ("release.lua".equals(step.script())) {
+			return step.keys().get(2);
+		}
+		if ("hand-over.lua".equals(step.script())) {
+			return step.keys().get(1);
+		}
+		return null;
+	}
+
+	/**
+	 * Hold what Redis did (and the model, which agreed) to two rules written in
+	 * docs/design/waiting-and-hand-off.md ("No reserved: message"), where the call is one
+	 * they are about.
+	 * <p>
+	 * A release or hand-over that reserved the lock for a request of the line publishes
+	 * {@code reserved:<request>} on the lock's channel unless the request is chained
+	 * ({@code c:} or {@code q:}), its hint was pushed (a list: a key of another type
+	 * refuses the push), and every other request of the 8 oldest it read is quiet
+	 * ({@code ^%d+:q:}, as the script matches it) and it read fewer than 8 (so fewer than
+	 * 7 are left in line). {@code peek.lua} answers the lock's {@code token}, else the
+	 * fencing counter, else -1.
+	 * @return none if the call is none of those (or a key expired between the call and
+	 * the dump, which leaves the state after it unknown), the kinds of case it was, or
+	 * {@code "!"} and what broke
+	 */
+	private static List<String> checkRules(LockWorkload.Step step, List<String> lineBefore,
+			RealRedis.Observation observed) {
+		if (step.script() == null || !observed.dumpMessages().isEmpty()) {
+			return List.of();
+		}
+		if (step.script().equals("peek.lua")) {
+			return List.of(checkPeek(step, observed));
+		}
+		String requests = requestsKey(step);
+		if (requests == null) {
+			return List.of();
+		}
+		String lock = step.keys().get(0);
+		String channel = step.script().equals("release.lua") ? step.keys().get(1) : step.keys().get(4);
+		KeyState after = observed.keys().get(lock);
+		String reserved = (after != null) ? field(after, "reserved") : null;
+		if (reserved == null || reserved.isEmpty() || !lineBefore.contains(reserved)) {
+			// Not reserved by this call (a release that ran before found it made).
+			return List.of();
+		}
+		List<String> left = new ArrayList<>();
+		KeyState line = observed.keys().get(requests);
+		if (line != null) {
+			for (int i = 0; i < line.contents().size(); i += 2) {
+				left.add(line.contents().get(i));
+			}
+		}
+		Map<String, KeyState> others = observed.others();
+		if (others == null) {
+			return List.of();
+		}
+		KeyState hint = others.get(lock + ":hint:" + reserved);
+		boolean chained = reserved.matches("[0-9]+:[cq]:.*");
+		boolean pushed = hint != null && hint.type().equals("list");
+		// What the release read behind it: the 7 oldest of those left.
+		List<String> behind = left.subList(0, Math.min(7, left.size()));
+		boolean readAll = left.size() < 7;
+		boolean quietBehind = behind.stream().allMatch((member) -> member.matches("[0-9]+:q:.*"));
+		boolean quiet = chained && pushed && readAll && quietBehind;
+		boolean told = observed.messages().contains(channel + " reserved:" + reserved);
+		if (told == quiet) {
+			return List.of("!reserved " + reserved + " (hint " + hint + ") with " + left + " left in line, and "
+					+ (told ? "published" : "did not publish") + " reserved:; messages " + observed.messages());
+		}
+		List<String> kinds = new ArrayList<>(
+				List.of(reservation(reserved, chained, pushed, readAll, quietBehind, left.isEmpty())));
+		if (behind.stream().anyMatch((member) -> !member.matches("[1-9][0-9]{0,11}:.*"))) {
+			// A member pass_on would drop where it is first, read behind the first.
+			kinds.add("reserved, another form read behind: " + (quiet ? "quiet" : "told"));
+		}
+		return kinds;
+	}
+
+	private static String reservation(String reserved, boolean chained, boolean pushed, boolean readAll,
+			boolean quietBehind, boolean alone) {
+		String form = reserved.substring(reserved.indexOf(':') + 1, reserved.indexOf(':') + 2);
+		if (!chained) {
+			return "reserved, not chained: told";
+		}
+		if (!pushed) {
+			return "reserved " + form + ":, push refused: told";
+		}
+		if (!readAll) {
+			return "reserved " + form + ":, 8 read: told";
+		}
+		if (!quietBehind) {
+			return "reserved " + form + ":, one not quiet behind: told";
+		}
+		return "reserved " + form + ":, " + (alone ? "alone" : "quiet behind") + ": quiet";
+	}
+
+	private static String checkPeek(LockWorkload.Step step, RealRedis.Observation observed) {
+		KeyState lock = observed.keys().get(step.keys().get(0));
+		KeyState fence = observed.keys().get(step.keys().get(1));
+		KeyState readers = observed.keys().get(step.keys().get(2));
+		String token = (lock != null) ? field(lock, "token") : null;
+		String reserved = (lock != null) ? field(lock, "reserved") : null;
+		String kind;
+		Object expected;
+		if (reserved != null && !reserved.isEmpty()) {
+			kind = "reserved";
+			expected = Long.valueOf(-1);
+		}
+		else if (token != null) {
+			kind = "".equals(field(lock, "owner")) ? "kept" : "held";
+			expected = Long.valueOf(token);
+		}
+		else if (readers != null) {
+			kind = "read";
+			expected = Long.valueOf(0);
+		}
+		else {
+			kind = (fence != null) ? "free, counter" : "free, no counter";
+			expected = (fence != null) ? Long.valueOf(fence.contents().get(0)) : Long.valueOf(-1);
+		}
+		if (!expected.equals(observed.reply())) {
+			return "!peek.lua answered " + observed.reply() + " of a lock " + kind + " (" + lock + ", fence " + fence
+					+ ", readers " + readers + "), not " + expected;
+		}
+		return "peek.lua " + kind;
+	}
+
+	private static @Nullable String field(KeyState hash, String name) {
+		if (!hash.type().equals("hash")) {
+			return null;
+		}
+		for (int i = 0; i + 1 < hash.contents().size(); i += 2) {
+			if (hash.contents().get(i).equals(name)) {
+				return hash.contents().get(i + 1);
+			}
+		}
+		return null;
+	}
+
 	private static String outcome(LockWorkload.Step step, @Nullable Object reply) {
+		if ("peek.lua".equals(step.script())) {
+			// A token, which each run's clock sets: only whether there was one.
+			return "peek.lua " + (Long.valueOf(-1).equals(reply) ? "-1" : "token");
+		}
 		String name = (step.script() != null) ? step.script() : step.keys().get(0);
 		Object status = (reply instanceof List<?> items && !items.isEmpty()) ? items.get(0) : reply;
 		if (status instanceof String text && !text.startsWith("-")) {

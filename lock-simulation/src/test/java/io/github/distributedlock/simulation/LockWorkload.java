@@ -41,6 +41,12 @@ final class LockWorkload {
 
 	private final List<String> requests = new ArrayList<>();
 
+	/**
+	 * The calls a sequence drawn before still has to make, each built when it is made (a
+	 * release, from the grant the sequence's attempt got).
+	 */
+	private final java.util.ArrayDeque<java.util.function.Supplier<Step>> pending = new java.util.ArrayDeque<>();
+
 	private long ids;
 
 	LockWorkload(SimulationRandom random) {
@@ -79,6 +85,15 @@ final class LockWorkload {
 	 * Return the next call to make.
 	 */
 	Step next() {
+		if (!this.pending.isEmpty()) {
+			return this.pending.poll().get();
+		}
+		if (this.random.chance(0.03)) {
+			return line(this.random.nextInt(LOCKS.length));
+		}
+		if (this.random.chance(0.025)) {
+			return peek(this.random.nextInt(LOCKS.length));
+		}
 		int roll = this.random.nextInt(100);
 		int lock = this.random.nextInt(LOCKS.length);
 		String owner = this.random.pick(List.of(OWNERS));
@@ -336,14 +351,184 @@ final class LockWorkload {
 		if (!this.requests.isEmpty() && this.random.chance(0.6)) {
 			return this.random.pick(this.requests);
 		}
-		// A third chained: a release that reserves the lock for one pushes its hint.
-		String request = this.random.pick(List.of("2000", "60", "25")) + (this.random.chance(0.3) ? ":c:" : ":")
-				+ newId();
+		// Half chained: a release that reserves the lock for one pushes its hint, and
+		// publishes unless everyone else it read is quiet (q:, this engine's; c:, an
+		// older engine's, is told).
+		double form = this.random.nextDouble();
+		String request = this.random.pick(List.of("2000", "60", "25"))
+				+ ((form < 0.3) ? ":q:" : (form < 0.5) ? ":c:" : ":") + newId();
+		remember(request);
+		return request;
+	}
+
+	private void remember(String request) {
 		this.requests.add(request);
 		if (this.requests.size() > 8) {
 			this.requests.remove(0);
 		}
-		return request;
+	}
+
+	/**
+	 * Build a line of requests in front of a hold and release it (docs/design/
+	 * waiting-and-hand-off.md, "No reserved: message"): the lock freed (and its line too,
+	 * mostly), taken by a new hold, a line of 1 to 13 requests filed ahead of any the
+	 * engine filed, the hold marked by a refused attempt, and released (or, now and then,
+	 * handed over at a limit of 0, which releases it the same way). The line's first
+	 * well-formed request is reserved; what is behind it decides whether the release
+	 * publishes: quiet requests only, fewer than 8 read, and the first chained with its
+	 * hint pushed, and it does not. Lines of every such kind are drawn, with members of
+	 * other forms among them and, now and then, a hint that refuses the push (a key of
+	 * another type; the model has no ACL).
+	 */
+	private Step line(int lock) {
+		String key = LOCKS[lock];
+		String requestsKey = key + ":requests";
+		String owner = this.random.pick(List.of(OWNERS));
+		String attempt = newId();
+		List<String> members = lineMembers();
+		List<String> zadd = new ArrayList<>(List.of("ZADD", requestsKey));
+		for (int i = 0; i < members.size(); i++) {
+			// Scored before any request the engine files (the server's clock in ms).
+			zadd.add(Integer.toString(i + 1));
+			zadd.add(members.get(i));
+		}
+		this.pending.add(() -> new Step("acquire.lua", acquireKeys(lock),
+				new ScriptArgs.Acquire(owner, attempt, 1000, -1, "", 30000, false, false, true, 604800000L).argv(), 0));
+		this.pending.add(() -> new Step(null, zadd, 0));
+		if (this.random.chance(0.5)) {
+			String ttl = this.random.chance(0.8) ? "30000" : "300";
+			this.pending.add(() -> new Step(null, List.of("PEXPIRE", requestsKey, ttl), 0));
+		}
+		String first = members.stream().filter(LockWorkload::wellFormed).findFirst().orElse(null);
+		if (first != null && this.random.chance(0.2)) {
+			// A hint that is not a list: the release's push is refused, and it publishes.
+			this.pending.add(() -> new Step(null, List.of("SET", key + ":hint:" + first, "x", "PX", "500"), 0));
+		}
+		if (first != null && this.random.chance(0.3)) {
+			remember(first);
+		}
+		String other = this.random.pick(List.of(OWNERS).stream().filter((o) -> !o.equals(owner)).toList());
+		this.pending.add(() -> new Step("acquire.lua", acquireKeys(lock),
+				new ScriptArgs.Acquire(other, newId(), 400, -1, "", 30000, false, false, true, 604800000L).argv(), 0));
+		boolean handOver = this.random.chance(0.25);
+		String keep = this.random.chance(0.85) ? "0" : "200";
+		this.pending.add(() -> {
+			Held hold = this.held.stream()
+				.filter((h) -> h.kind().equals("lock") && h.lock().equals(key) && h.hold().equals(attempt))
+				.findFirst()
+				.orElse(null);
+			if (hold == null) {
+				return release();
+			}
+			if (handOver) {
+				List<String> argv = new ScriptArgs.HandOver(owner, Long.parseLong(hold.token()), attempt,
+						LockOwners.digest(other), newId(), 400, "", 0, 604800000L)
+					.argv();
+				return new Step("hand-over.lua",
+						List.of(key, requestsKey, readers(key), FENCES[lock], releaseKeys(key).get(1)), argv, 0);
+			}
+			return script("release.lua", releaseKeys(key), owner, hold.token(), attempt, "1", keep);
+		});
+		if (this.random.chance(0.4)) {
+			this.pending.add(() -> peekStep(lock));
+		}
+		return new Step(null, this.random.chance(0.7) ? List.of("DEL", key, requestsKey) : List.of("DEL", key), 0);
+	}
+
+	/**
+	 * Return the members of a line: its first a chained request mostly (quiet, or an
+	 * older engine's), behind it quiet requests, a run of them on either side of the 8
+	 * the release reads, and now and then one of another kind (plain, chained, of another
+	 * form) among them, or members of other forms in front.
+	 */
+	private List<String> lineMembers() {
+		List<String> members = new ArrayList<>();
+		if (this.random.chance(0.15)) {
+			members.add(malformed());
+		}
+		double head = this.random.nextDouble();
+		members.add(member((head < 0.45) ? "q" : (head < 0.75) ? "c" : (head < 0.95) ? "" : "bad"));
+		int behind = this.random.pick(List.of(0, 0, 1, 2, 3, 5, 6, 6, 7, 7, 8, 10, 12));
+		for (int i = 0; i < behind; i++) {
+			members.add(member("q"));
+		}
+		if (behind > 0 && this.random.chance(0.4)) {
+			String odd = member(this.random.pick(List.of("", "c", "bad")));
+			members.set(1 + this.random.nextInt(members.size() - 1), odd);
+		}
+		return members;
+	}
+
+	private String member(String form) {
+		if (form.equals("bad")) {
+			return malformed();
+		}
+		String claim = this.random.pick(List.of("2000", "60", "25"));
+		return claim + ":" + (form.isEmpty() ? "" : form + ":") + newId();
+	}
+
+	/**
+	 * Return a member of none of the engine's forms: pass_on drops it where it is first,
+	 * and reads it as quiet behind the first only if it starts as a quiet request does
+	 * ({@code ^%d+:q:}).
+	 */
+	private String malformed() {
+		String id = newId();
+		return this.random.pick(List.of("0:q:" + id, "02000:q:" + id, "1234567890123:q:" + id, "2000:Q:" + id,
+				"2000q:" + id, ":q:" + id, "-5:q:" + id, "30000 7 0123abcd:" + id, "abc", "2000:x:" + id));
+	}
+
+	/**
+	 * Whether pass_on reserves the lock for a member: a claim of 1 to 12 digits without a
+	 * leading zero, then a colon.
+	 */
+	private static boolean wellFormed(String member) {
+		return member.matches("[1-9][0-9]{0,11}:.*");
+	}
+
+	/**
+	 * Read which hold a lock is at ({@code peek.lua}), as a waiter behind a quiet head
+	 * does before it gives up: of the lock as it is, or after its slot's fencing counter
+	 * is gone, or of a lock kept for a minimum hold.
+	 */
+	private Step peek(int lock) {
+		String key = LOCKS[lock];
+		double kind = this.random.nextDouble();
+		if (kind < 0.15) {
+			this.pending.add(() -> peekStep(lock));
+			return new Step(null, List.of("DEL", FENCES[lock]), 0);
+		}
+		if (kind < 0.25) {
+			this.pending.add(() -> peekStep(lock));
+			return new Step(null, List.of("DEL", key, FENCES[lock]), 0);
+		}
+		if (kind < 0.4) {
+			String owner = this.random.pick(List.of(OWNERS));
+			String attempt = newId();
+			this.pending.add(() -> new Step("acquire.lua", acquireKeys(lock),
+					new ScriptArgs.Acquire(owner, attempt, 1000, -1, "", 30000, false, false, true, 604800000L).argv(),
+					0));
+			this.pending.add(() -> {
+				Held hold = this.held.stream()
+					.filter((h) -> h.kind().equals("lock") && h.lock().equals(key) && h.hold().equals(attempt))
+					.findFirst()
+					.orElse(null);
+				return (hold != null)
+						? script("release.lua", releaseKeys(key), owner, hold.token(), attempt, "1", "300") : release();
+			});
+			this.pending.add(() -> peekStep(lock));
+			return new Step(null, List.of("DEL", key), 0);
+		}
+		return peekStep(lock);
+	}
+
+	private static Step peekStep(int lock) {
+		return new Step("peek.lua", List.of(LOCKS[lock], FENCES[lock], readers(LOCKS[lock])), List.of(), 0);
+	}
+
+	private static List<String> acquireKeys(int lock) {
+		String key = LOCKS[lock];
+		return List.of(key, FENCES[lock], readers(key), key + ":intent", key + ":requests");
 	}
 
 	private String newId() {

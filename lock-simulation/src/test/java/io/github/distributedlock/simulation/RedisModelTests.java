@@ -129,8 +129,8 @@ class RedisModelTests {
 
 	@Test
 	void shouldRunEveryScriptOfTheEngine() {
-		assertThat(EngineScripts.all()).hasSize(20)
-			.containsKeys("acquire.lua", "release.lua", "hand-over.lua", "renew.lua", "poke.lua");
+		assertThat(EngineScripts.all()).hasSize(21)
+			.containsKeys("acquire.lua", "release.lua", "hand-over.lua", "renew.lua", "poke.lua", "peek.lua");
 		assertThatIllegalArgumentException().isThrownBy(() -> this.model.eval("nope.lua", List.of(), List.of()))
 			.withMessageContaining("acquire.lua");
 	}

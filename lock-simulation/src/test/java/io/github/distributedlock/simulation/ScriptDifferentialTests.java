@@ -94,6 +94,15 @@ class ScriptDifferentialTests {
 					"acquire-fair.lua 1", "acquire-fair.lua 0", "release-fair.lua 0", "acquire-all.lua 1",
 					"acquire-all.lua 0", "extend.lua 1", "renew.lua 1", "force-release.lua 1", "drop-intent.lua 1",
 					"held-member.lua 1", "leave-fair.lua 1", "hand-over.lua 1", "hand-over.lua 0", "hand-over.lua 2");
+			// The release's message rule and peek.lua, each kind of case (DifferentialRun
+			// holds every one to the rule).
+			assertThat(outcomes).containsKeys("reserved, not chained: told", "reserved q:, push refused: told",
+					"reserved q:, 8 read: told", "reserved c:, 8 read: told", "reserved q:, one not quiet behind: told",
+					"reserved c:, one not quiet behind: told", "reserved q:, alone: quiet", "reserved c:, alone: quiet",
+					"reserved q:, quiet behind: quiet", "reserved c:, quiet behind: quiet",
+					"reserved, another form read behind: told", "reserved, another form read behind: quiet",
+					"peek.lua held", "peek.lua reserved", "peek.lua kept", "peek.lua free, counter",
+					"peek.lua free, no counter");
 			assertThat(messages[0]).as("messages published").isGreaterThan(seeds.length);
 			assertThat(keyspaceEvents).as("keyspace events compared").containsKeys("del", "expire", "expired");
 		})));
@@ -127,6 +136,12 @@ class ScriptDifferentialTests {
 	private static final String CHAINED = "2000:c:9c41d07e5ab2f386.a1";
 
 	/**
+	 * A quiet request filed after it: sorts after it as {@link #OTHER} does, and leaves
+	 * the release that reserves the lock for the chained one without a message.
+	 */
+	private static final String QUIET_OTHER = "2000:q:f3b8a1c05d7e2946.a3";
+
+	/**
 	 * The request filed after it, with the others in line. The line is scored by arrival
 	 * in ms, and a sorted set orders equal scores by member: filed in the same ms as the
 	 * chained one, a member that sorts first ("2000:9c..." before "2000:c:...") is served
@@ -140,14 +155,15 @@ class ScriptDifferentialTests {
 
 	/**
 	 * A release that reserves the lock for a chained request pushes its hint (a list,
-	 * with the claim as expiry) and publishes only while others wait in line; a poke
-	 * pushes one more. Run in one order on both, alone in line and with another request
-	 * behind it: every reply, message and key (both ways) must agree, and the hint is
-	 * gone at the end.
+	 * with the claim as expiry) and publishes only while a request that is not quiet
+	 * waits behind it; a poke pushes one more. Run in one order on both, alone in line,
+	 * with a plain request and with a quiet one behind it: every reply, message and key
+	 * (both ways) must agree, the release publishes only with the plain one, and the hint
+	 * is gone at the end.
 	 */
 	@Test
 	void chainedReservationAndPokeAgreeWithRedis() {
-		for (boolean othersInLine : List.of(false, true)) {
+		for (String behind : List.of("", OTHER, QUIET_OTHER)) {
 			real.flushAll();
 			RedisModel model = new RedisModel(new VirtualClock(real.micros() * 1000));
 			model.keyspaceEvents(true);
@@ -158,7 +174,8 @@ class ScriptDifferentialTests {
 			List<String> dumped = List.of(LOCK, LOCK + ":requests", HINT);
 			// The token counts from each server's clock: each side releases its own.
 			String[] tokens = { "", "" };
-			for (List<String> call : chainedCalls(othersInLine)) {
+			List<String> released = new ArrayList<>();
+			for (List<String> call : chainedCalls(behind)) {
 				String script = call.get(0);
 				List<String> keys = call.subList(2, 2 + Integer.parseInt(call.get(1)));
 				List<String> argv = call.subList(2 + keys.size(), call.size());
@@ -177,6 +194,12 @@ class ScriptDifferentialTests {
 				model.pubSub()
 					.drain()
 					.forEach((delivery) -> messages.add(delivery.channel() + " " + delivery.message()));
+				if (script.equals("release.lua")) {
+					observed.messages()
+						.stream()
+						.filter((message) -> message.startsWith(LOCK + ":released "))
+						.forEach(released::add);
+				}
 				if (!java.util.Objects.equals(firstOf(script, expected), firstOf(script, reply))
 						|| !messages.equals(observed.messages())) {
 					differences.add(script + " " + argv + ": Redis " + Replies.describe(expected) + " "
@@ -185,7 +208,10 @@ class ScriptDifferentialTests {
 				CallReplay.compareKeys(model, observed, 3, ScriptDifferentialTests::withoutToken)
 					.forEach((difference) -> differences.add(script + ": " + difference));
 			}
-			assertThat(differences).as("others in line: %s", othersInLine).isEmpty();
+			assertThat(differences).as("behind it: '%s'", behind).isEmpty();
+			// Told only while a request that is not quiet waits behind it.
+			assertThat(released).as("the release's messages in Redis, behind it: '%s'", behind)
+				.isEqualTo(behind.equals(OTHER) ? List.of(LOCK + ":released reserved:" + CHAINED) : List.of());
 			// The attempt that took the lock deleted its hint, and a later poke pushed
 			// nothing: no key is left, in the model as in Redis.
 			assertThat(KeyState.of(model.keyspace().peek(HINT), model.clock().millis())).as("the hint left").isNull();
@@ -201,11 +227,11 @@ class ScriptDifferentialTests {
 	 */
 	@Test
 	void chainedSequenceTakesTheLockWithinOneMillisecond() {
-		for (boolean othersInLine : List.of(false, true)) {
+		for (String behind : List.of("", OTHER, QUIET_OTHER)) {
 			RedisModel model = new RedisModel(new VirtualClock(1_795_000_000_000_000_000L));
 			String token = "";
 			List<Object> replies = new ArrayList<>();
-			for (List<String> call : chainedCalls(othersInLine)) {
+			for (List<String> call : chainedCalls(behind)) {
 				List<String> keys = call.subList(2, 2 + Integer.parseInt(call.get(1)));
 				List<String> argv = call.subList(2 + keys.size(), call.size());
 				Object reply = CallReplay.normalize(model.eval(call.get(0), keys, withToken(argv, token)));
@@ -217,20 +243,21 @@ class ScriptDifferentialTests {
 			// acquire, acquire (filed), [acquire (filed)], release, poke (pushed),
 			// acquire (took the reservation), poke, poke (neither pushed).
 			List<Object> expected = new ArrayList<>(List.of(1L, 0L));
-			if (othersInLine) {
+			if (!behind.isEmpty()) {
 				expected.add(0L);
 			}
 			expected.addAll(List.of(0L, 1L, 1L, 0L, 0L));
-			assertThat(replies).as("others in line: %s", othersInLine).isEqualTo(expected);
-			assertThat(model.keys()).as("others in line: %s", othersInLine).doesNotContain(HINT);
+			assertThat(replies).as("behind it: '%s'", behind).isEqualTo(expected);
+			assertThat(model.keys()).as("behind it: '%s'", behind).doesNotContain(HINT);
 		}
 	}
 
 	/**
 	 * Return the calls of the chained sequence, each as script, key count, keys, args
 	 * ({@link #TOKEN} for the holder's token).
+	 * @param behind the request filed behind the chained one, or {@code ""} for none
 	 */
-	private static List<List<String>> chainedCalls(boolean othersInLine) {
+	private static List<List<String>> chainedCalls(String behind) {
 		List<String> acquireKeys = List.of(LOCK, "dl:{3a}:fence", LOCK + ":readers", LOCK + ":intent",
 				LOCK + ":requests");
 		List<String> releaseKeys = List.of(LOCK, LOCK + ":released", LOCK + ":requests", LOCK + ":readers");
@@ -239,8 +266,8 @@ class ScriptDifferentialTests {
 		List<List<String>> calls = new ArrayList<>();
 		calls.add(call("acquire.lua", acquireKeys, acquire(holder, "h1", "")));
 		calls.add(call("acquire.lua", acquireKeys, acquire(waiter, "h2", CHAINED)));
-		if (othersInLine) {
-			calls.add(call("acquire.lua", acquireKeys, acquire(waiter + "x", "h3", OTHER)));
+		if (!behind.isEmpty()) {
+			calls.add(call("acquire.lua", acquireKeys, acquire(waiter + "x", "h3", behind)));
 		}
 		calls.add(call("release.lua", releaseKeys, List.of(holder, TOKEN, "h1", "1", "0")));
 		List<String> pokeKeys = List.of(HINT, LOCK + ":requests", LOCK);
