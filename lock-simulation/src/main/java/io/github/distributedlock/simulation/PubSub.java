@@ -25,6 +25,8 @@ public final class PubSub {
 
 	private int nextId;
 
+	private java.util.function.@Nullable BiConsumer<String, String> published;
+
 	/**
 	 * Subscribe a new subscriber to channels.
 	 * @param name what the subscriber is, for messages
@@ -109,7 +111,20 @@ public final class PubSub {
 		}
 	}
 
+	/**
+	 * Hear of every message published from now on, to any channel, subscribed or not (a
+	 * simulation's own count of what a script told).
+	 * @param listener called with the channel and the message as each is published
+	 */
+	public void onPublish(java.util.function.BiConsumer<String, String> listener) {
+		this.published = listener;
+	}
+
 	long publish(String channel, String message) {
+		java.util.function.BiConsumer<String, String> listener = this.published;
+		if (listener != null) {
+			listener.accept(channel, message);
+		}
 		List<Subscriber> listeners = this.channels.get(channel);
 		if (listeners == null) {
 			return 0;

@@ -30,7 +30,7 @@ final class ChainedPairs {
 
 	private boolean on;
 
-	private final long commandTimeoutNanos;
+	private long commandTimeoutNanos;
 
 	private final List<Blocked> blocked = new ArrayList<>();
 
@@ -66,6 +66,16 @@ final class ChainedPairs {
 	boolean takesHint() {
 		return this.on && this.random.nextInt(5) != 0
 				&& this.commandTimeoutNanos >= Waiting.Chain.MIN_COMMAND_TIMEOUT_NANOS;
+	}
+
+	/**
+	 * Give the run's connections a command timeout long enough that a pair's
+	 * {@code BLPOP} (half of it) outlasts the claim: only then does the claim cap the
+	 * sleep a quiet head hands its pair, rather than the {@code BLPOP}'s own limit. Drawn
+	 * by the caller apart from this PRNG, so that the other runs are the runs they were.
+	 */
+	void longCommandTimeout(long millis) {
+		this.commandTimeoutNanos = millis * LockSimulation.MS;
 	}
 
 	long commandTimeoutNanos() {
@@ -109,6 +119,13 @@ final class ChainedPairs {
 	 */
 	void block(Blocked pair) {
 		this.blocked.add(pair);
+	}
+
+	/**
+	 * Return whether a pair is blocked in Redis, not yet served.
+	 */
+	boolean isBlocked(Blocked pair) {
+		return this.blocked.contains(pair);
 	}
 
 	/**
@@ -215,7 +232,13 @@ final class ChainedPairs {
 		STOP_RELEASED,
 
 		/** A pair's reply was read as a hold. */
-		HELD
+		HELD,
+
+		/**
+		 * A pair was handed a hint wait past a quarter of the lock's 1 s lease: only a
+		 * long lease and a long command timeout allow it, and the claim caps it.
+		 */
+		LONG
 
 	}
 

@@ -201,7 +201,17 @@ import org.jspecify.annotations.Nullable;
  * restarts it from its {@link WaitLine}'s last progress when its turn's wait runs out
  * ({@link Waiting#turnTimedOut(long)}). In runs without faults, such a wait that gives up
  * must not have seen a hold of another owner granted within its last wait time, but for
- * the slack of a message and a round trip at either end.
+ * the slack of a message and a round trip at either end. A progress-aware waiter queued
+ * behind a quiet chained head whose wait runs out reads the lock first, as
+ * {@code WaitLoop} does ({@link Waiting.Peek}: {@code peek.lua} on its own thread, still
+ * in line; a turn given meanwhile is taken once it returns).
+ * <p>
+ * In a quarter of the runs of the plain lock (drawn from a PRNG of its own) the writers'
+ * lease is {@link #LONG_LEASE_MS}, whose quarter is past the claim, and in half of those
+ * the pairs' command timeout is {@link #LONG_COMMAND_TIMEOUT_MS}, so that the claim caps
+ * a quiet head's pair. In a quarter of the runs ({@link Fault#DIE}, a PRNG of its own) a
+ * chained head alone in its JVM dies with its pair blocked and its request in line; kept
+ * in runs without faults, where each wait may take one claim more per dead waiter.
  * <p>
  * In a quarter of the runs (drawn from a PRNG of its own) every client takes the fair
  * lock of the name instead, and waits as the engine's fair drivers do
@@ -223,6 +233,24 @@ final class LockSimulation {
 
 	// The leases of extensions and nested holds: shorter and longer than the lock's.
 	static final long[] OTHER_LEASES_MS = { 150, LEASE_MS, 2_500 };
+
+	// The writers' lease in a quarter of the runs of the plain lock (LONG_LEASE_SEED): a
+	// quarter of it (2.5 s) is past the claim, so the claim, not the quarter lease, caps
+	// the sleep a quiet chained head hands its pair (Acquisition.sleepNanos).
+	static final long LONG_LEASE_MS = 10_000;
+
+	// The seed of the draw of long leases, xor the run's ("long").
+	static final long LONG_LEASE_SEED = 0x6c6f6e67L;
+
+	// The command timeout of the pairs' connections in half of the runs with the long
+	// lease (the others keep ChainedPairs' 400 ms or 1 s): a BLPOP lasts up to half of
+	// it,
+	// past the claim. Lettuce's default is 60 s.
+	static final long LONG_COMMAND_TIMEOUT_MS = 10_000;
+
+	// The seed of the draw of chained heads that die with their request in line, xor the
+	// run's ("dead").
+	static final long DEATH_SEED = 0x64656164L;
 
 	// Redis keeps expiries in whole milliseconds, set from its clock's millisecond.
 	static final long REDIS_MS_SLACK = MS;
@@ -419,6 +447,35 @@ final class LockSimulation {
 
 	private int progressGiveUpsChecked;
 
+	// The writers' lease: the lock's 1 s, or in a quarter of the runs of the plain lock
+	// LONG_LEASE_MS (drawn from a PRNG of its own, so that the other runs are the runs
+	// they were).
+	private final long writerLeaseMs;
+
+	// Chained heads that die with their pair out and their request in Redis's line (a
+	// process crash: the hint connection and its queued attempt are gone, the request
+	// stays), drawn from a PRNG of its own in a quarter of the runs whose heads chain; at
+	// most one a run. Each costs the others up to one claim (docs/guarantees.md).
+	private final SimulationRandom deaths;
+
+	private final boolean mayDie;
+
+	private final List<Death> died = new ArrayList<>();
+
+	private int gaveUpBehindDead;
+
+	// The longest wait (besides kept locks) that a dead waiter's claim may have held up.
+	private long longestBehindDeadNanos;
+
+	// Peeks (Waiting.Peek) sent, answered with a wait restarted, answered with a give-up,
+	// failed; then releases that reserved the lock, and those of them that published no
+	// reserved: message, with others still in line and with nobody else.
+	private final long[] peeks = new long[4];
+
+	private final long[] reservations = new long[3];
+
+	private long reservedMessages;
+
 	private record Granted(String holder, String owner, boolean writer, boolean newHold, long ranNanos) {
 	}
 
@@ -426,6 +483,38 @@ final class LockSimulation {
 	private int selfDeadlocksAfterFaults;
 
 	private @Nullable String firstSelfDeadlock;
+
+	/**
+	 * A chained head that died with its request in line: when, its request, and when
+	 * Redis reserved the lock for that request (-1 until it does).
+	 */
+	private static final class Death {
+
+		final String client;
+
+		final String member;
+
+		final long diedNanos;
+
+		long reservedNanos = -1;
+
+		Death(String client, String member, long diedNanos) {
+			this.client = client;
+			this.member = member;
+			this.diedNanos = diedNanos;
+		}
+
+		/**
+		 * Return whether it may have cost a wait from {@code startNanos} to
+		 * {@code endNanos} its claim: it died before the wait ended, and its reservation
+		 * had not lapsed before the wait began.
+		 */
+		boolean overlaps(long startNanos, long endNanos) {
+			return this.diedNanos - endNanos < 0 && (this.reservedNanos < 0
+					|| this.reservedNanos + HandOffRequest.CLAIM_MILLIS * MS + REDIS_MS_SLACK - startNanos > 0);
+		}
+
+	}
 
 	/**
 	 * @param seed the seed of every choice
@@ -506,8 +595,14 @@ final class LockSimulation {
 		SimulationRandom progress = new SimulationRandom(seed ^ PROGRESS_SEED);
 		boolean progressDrawn = progress.nextInt((this.layout != JvmLayout.ONE_EACH) ? 2 : 8) == 0;
 		this.progressAware = progressDrawn && this.permits == 0 && !this.fair && !polls && this.multi == null;
-		this.spec = resolve(LockMode.EXCLUSIVE, this.waitStrategy, this.sharedOwners, 0, 0, this.fair, LEASE_MS,
-				this.progressAware);
+		// In a quarter of the runs of the plain lock the writers' lease is long enough
+		// that the claim caps a quiet head's pair: drawn from a PRNG of its own, so that
+		// the other runs are the runs they were.
+		boolean longLease = new SimulationRandom(seed ^ LONG_LEASE_SEED).nextInt(4) == 0 && this.permits == 0
+				&& !this.fair && this.multi == null;
+		this.writerLeaseMs = longLease ? LONG_LEASE_MS : LEASE_MS;
+		this.spec = resolve(LockMode.EXCLUSIVE, this.waitStrategy, this.sharedOwners, 0, 0, this.fair,
+				this.writerLeaseMs, this.progressAware);
 		this.readSpec = resolve(LockMode.READ, this.waitStrategy, this.sharedOwners, 0, 0, false);
 		this.permitSpec = resolve(LockMode.EXCLUSIVE, this.waitStrategy, this.sharedOwners, Math.max(1, this.permits),
 				0, false);
@@ -526,6 +621,99 @@ final class LockSimulation {
 		this.offersFirst = this.handsOver && (this.handOvers.offersFirst() || forQueuedOffers);
 		this.lostState = new LostState(this.redis, this.spec.lockKey(), LockKeys.permits(this.permitSpec.lockKey()));
 		this.pairs = new ChainedPairs(seed);
+		if (longLease && new SimulationRandom(seed ^ LONG_LEASE_SEED ^ 0x74696d65L).nextInt(2) == 0) {
+			this.pairs.longCommandTimeout(LONG_COMMAND_TIMEOUT_MS);
+		}
+		this.deaths = new SimulationRandom(seed ^ DEATH_SEED);
+		this.mayDie = this.deaths.nextInt(4) == 0 && this.faults.contains(Fault.DIE) && !this.fair
+				&& this.multi == null;
+		this.redis.pubSub().onPublish((channel, message) -> {
+			if (message.startsWith("reserved:")) {
+				this.reservedMessages++;
+			}
+		});
+	}
+
+	/**
+	 * Return whether the writers' lease is {@link #LONG_LEASE_MS} in this run.
+	 */
+	boolean longLease() {
+		return this.writerLeaseMs == LONG_LEASE_MS;
+	}
+
+	/**
+	 * Return how many peeks were sent, answered with a wait restarted, with a give-up,
+	 * and how many failed.
+	 */
+	long[] peeks() {
+		return this.peeks.clone();
+	}
+
+	/**
+	 * Return how many releases reserved the lock for a request, how many of those
+	 * published no {@code reserved:} message while others were still in line (every one
+	 * quiet), and how many with nobody else in line.
+	 */
+	long[] reservations() {
+		return this.reservations.clone();
+	}
+
+	/**
+	 * Return how many chained heads died with their request in line.
+	 */
+	int deaths() {
+		return this.died.size();
+	}
+
+	/**
+	 * Return how many progress-aware waits gave up behind a reservation for a dead
+	 * waiter, in a run without faults.
+	 */
+	int gaveUpBehindDead() {
+		return this.gaveUpBehindDead;
+	}
+
+	/**
+	 * Return the longest wait, besides kept locks, that a dead waiter's claim may have
+	 * held up.
+	 */
+	long longestBehindDeadNanos() {
+		return this.longestBehindDeadNanos;
+	}
+
+	/**
+	 * Return how many dead waiters' claims may have held up a wait from
+	 * {@code startNanos} to {@code endNanos}.
+	 */
+	private int deadAhead(long startNanos, long endNanos) {
+		int count = 0;
+		for (Death death : this.died) {
+			count += death.overlaps(startNanos, endNanos) ? 1 : 0;
+		}
+		return count;
+	}
+
+	/**
+	 * Note when Redis reserved the lock for a dead waiter's request.
+	 */
+	private void watchDead() {
+		if (this.died.isEmpty() || !this.redis.answering()) {
+			return;
+		}
+		Object reserved = null;
+		boolean read = false;
+		for (Death death : this.died) {
+			if (death.reservedNanos < 0) {
+				if (!read) {
+					reserved = this.redis.inspect("HGET", this.spec.lockKey(), "reserved");
+					read = true;
+				}
+				if (death.member.equals(reserved)) {
+					death.reservedNanos = this.clock.nanos();
+					this.trace.add("           the lock is reserved for " + death.client + ", dead");
+				}
+			}
+		}
 	}
 
 	/**
@@ -571,7 +759,8 @@ final class LockSimulation {
 	 * acts, as the runs held to the bound.
 	 */
 	private boolean calm() {
-		return EnumSet.of(Fault.KEEP, Fault.READ_KEEP, Fault.PERMIT_KEEP, Fault.CANCEL).containsAll(this.faults);
+		return EnumSet.of(Fault.KEEP, Fault.READ_KEEP, Fault.PERMIT_KEEP, Fault.CANCEL, Fault.DIE)
+			.containsAll(this.faults);
 	}
 
 	/**
@@ -665,11 +854,12 @@ final class LockSimulation {
 		// (drawn from the hand-overs' PRNG): a line's waiters need not share one, and a
 		// head's lease is its own, whoever hands the lock over to it.
 		boolean longer = this.handsOver && this.handOvers.longerLease();
+		long longerLease = Math.max(OTHER_LEASES_MS[2], this.writerLeaseMs);
 		if (!keeps || !this.faults.contains(Fault.KEEP)) {
-			return longer ? keptSpec(0, OTHER_LEASES_MS[2]) : this.spec;
+			return longer ? keptSpec(0, longerLease) : this.spec;
 		}
 		long holdAtLeast = Math.min(minimum, LEASE_MS);
-		return keptSpec(holdAtLeast, longer ? OTHER_LEASES_MS[2] : LEASE_MS);
+		return keptSpec(holdAtLeast, longer ? longerLease : this.writerLeaseMs);
 	}
 
 	private LockSpec keptSpec(long holdAtLeast, long leaseMillis) {
@@ -905,6 +1095,7 @@ final class LockSimulation {
 			}
 			servePairs();
 			deliver();
+			watchDead();
 			checkLiveHolds();
 			watchFreePermits();
 			String violation = this.checker.violation();
@@ -1449,6 +1640,14 @@ final class LockSimulation {
 	}
 
 	/**
+	 * Return the longest lease a hold of this run may have: an extension's, or the
+	 * writers' long lease.
+	 */
+	private long longestLeaseMs() {
+		return Math.max(OTHER_LEASES_MS[2], this.writerLeaseMs);
+	}
+
+	/**
 	 * A failover may bring back what the run had withdrawn or released (a request, a
 	 * hold): let the longest lease and claim pass after the last fault, as the check for
 	 * keys left lets them pass after the run.
@@ -1456,8 +1655,8 @@ final class LockSimulation {
 	private void settleAfterFaults() {
 		long last = this.redisFaults.lastNanos();
 		if (last != Long.MIN_VALUE) {
-			this.clock.advanceTo(Math.max(this.clock.nanos(),
-					last + 2 * OTHER_LEASES_MS[2] * MS + HandOffRequest.CLAIM_MILLIS * MS));
+			this.clock.advanceTo(
+					Math.max(this.clock.nanos(), last + 2 * longestLeaseMs() * MS + HandOffRequest.CLAIM_MILLIS * MS));
 		}
 		if (this.redisFaults.counts()[0] > 0) {
 			// A request withdrawn before a failover may come back with it, and nobody
@@ -1703,8 +1902,7 @@ final class LockSimulation {
 		if (this.lostReplies.leftQueue()) {
 			line = Math.max(line, 2 * this.spec.fairWaiterTimeoutMillis() * MS);
 		}
-		this.clock
-			.advanceTo(this.clock.nanos() + 2 * OTHER_LEASES_MS[2] * MS + HandOffRequest.CLAIM_MILLIS * MS + line);
+		this.clock.advanceTo(this.clock.nanos() + 2 * longestLeaseMs() * MS + HandOffRequest.CLAIM_MILLIS * MS + line);
 		String fence = LockKeys.fence(this.spec.lockKey());
 		return this.redis.keys().stream().filter((key) -> !key.equals(fence)).sorted().toList();
 	}
@@ -1811,7 +2009,28 @@ final class LockSimulation {
 
 	private Object eval(ScriptCall call) {
 		this.scripts++;
-		return this.redis.eval(call.script().name(), call.keys(), call.argv());
+		String name = call.script().name();
+		if (!name.startsWith("release") && !name.startsWith("hand-over") || !this.redis.answering()) {
+			return this.redis.eval(name, call.keys(), call.argv());
+		}
+		// A release that may reserve the lock (pass_on): did it, and did it tell anyone?
+		Object before = this.redis.inspect("HGET", this.spec.lockKey(), "reserved");
+		long messages = this.reservedMessages;
+		Object reply = this.redis.eval(name, call.keys(), call.argv());
+		Object after = this.redis.inspect("HGET", this.spec.lockKey(), "reserved");
+		if (after != null && !"".equals(after) && !after.equals(before)) {
+			this.reservations[0]++;
+			if (this.reservedMessages == messages) {
+				Object left = this.redis.inspect("ZCARD", this.spec.requestsKey());
+				boolean others = left instanceof Long count && count > 0;
+				this.reservations[others ? 1 : 2]++;
+				if (others) {
+					this.trace.add("           the release reserved the lock for " + after
+							+ " and told nobody: every other request in line is quiet");
+				}
+			}
+		}
+		return reply;
 	}
 
 	/**
@@ -1940,6 +2159,13 @@ final class LockSimulation {
 		// Its chained pair while it is out: nothing else is sent for the acquisition.
 		private @Nullable Pair pair;
 
+		// Its peek while it is out (Waiting.Peek): its thread waits for the reply, still
+		// in its place in line, and takes a turn given meanwhile once it returns.
+		private @Nullable Peeking peeking;
+
+		// Its process crashed with its pair out: it does nothing more.
+		private boolean dead;
+
 		Client(String name, String owner, LockSpec spec, int acquisitions, LocalLine localLine) {
 			this.name = name;
 			this.owner = owner;
@@ -1955,6 +2181,15 @@ final class LockSimulation {
 		@Override
 		public String name() {
 			return this.name;
+		}
+
+		/**
+		 * Return whether no other client waits in its JVM's lines (none shares its JVM).
+		 */
+		private boolean alone() {
+			return LockSimulation.this.clients.values()
+				.stream()
+				.noneMatch((other) -> other != this && other.localLine == this.localLine);
 		}
 
 		void start() {
@@ -2064,9 +2299,13 @@ final class LockSimulation {
 			}
 			else if (next instanceof Waiting.AwaitTurn turn) {
 				at(turn.nanos(), this.name + " waited for its turn", () -> {
-					if (this.acquisition == acquisition && !this.offered) {
+					if (this.acquisition == acquisition && !this.offered && this.peeking == null) {
 						Waiting.Next after = waiting().turnTimedOut(turn.ticket());
 						LockSimulation.this.turnsTimedOut += (after instanceof Waiting.GiveUp) ? 1 : 0;
+						if (after instanceof Waiting.Peek peek) {
+							peek(peek);
+							return;
+						}
 						act(after);
 					}
 				});
@@ -2094,6 +2333,126 @@ final class LockSimulation {
 				refused(failed.error());
 				endWithoutTheLock(false);
 			}
+		}
+
+		/**
+		 * Read which hold the lock is at ({@code peek.lua}), as {@code WaitLoop.peek}
+		 * does for a progress-aware wait that ran out behind a quiet head: one command on
+		 * the waiter's own thread, still in its place in line, its offer withdrawn (no
+		 * release offers it the lock meanwhile). The reply goes to
+		 * {@link Waiting#peeked}, a failure to {@link Waiting#peekFailed}.
+		 */
+		private void peek(Waiting.Peek peek) {
+			Acquisition acquisition = current();
+			Peeking peeking = new Peeking(acquisition, peek.ticket());
+			this.peeking = peeking;
+			LockSimulation.this.peeks[0]++;
+			ScriptCall call = ExclusiveKind.peek(acquisition.spec());
+			String what = this.name + " peek";
+			// As the blocking driver's commands: its reply may be lost (the command
+			// timeout fails it), it may run twice after a reconnect, and be read late.
+			if (cut(what, call, (reply) -> {
+			}, () -> peeked(peeking, null))) {
+				return;
+			}
+			boolean twice = LockSimulation.this.random.nextInt(10) == 0
+					&& LockSimulation.this.faults.contains(Fault.RESEND);
+			redisAt(network(), what + " runs" + (twice ? " (re-sent later)" : ""), () -> {
+				Object reply = eval(call);
+				if (twice) {
+					redisAt(network() + LockSimulation.this.random.between(0, 3 * MS), what + " re-sent", () -> {
+						Object again = eval(call);
+						at(replyDelay(), what + " replied " + again, () -> peeked(peeking, (Long) again));
+					});
+					return;
+				}
+				at(replyDelay(), what + " replied " + reply, () -> peeked(peeking, (Long) reply));
+			});
+		}
+
+		/**
+		 * The peek's reply came ({@code null}: it failed): the engine decides, and the
+		 * waiter acts as {@code WaitLoop.awaitTurn} does after {@code peek}: it waits on
+		 * for its turn (taking one given meanwhile at once), or gives up; stopped
+		 * meanwhile, its wait ends (an interrupt throws at its next wait for the turn).
+		 */
+		private void peeked(Peeking peeking, @Nullable Long token) {
+			if (this.peeking != peeking) {
+				return;
+			}
+			this.peeking = null;
+			if (this.acquisition != peeking.acquisition) {
+				return;
+			}
+			Waiting.Next after = (token != null) ? waiting().peeked(peeking.ticket, token)
+					: waiting().peekFailed(peeking.ticket);
+			if (token == null) {
+				LockSimulation.this.peeks[3]++;
+			}
+			else {
+				LockSimulation.this.peeks[(after instanceof Waiting.GiveUp) ? 2 : 1]++;
+			}
+			if (after instanceof Waiting.GiveUp) {
+				LockSimulation.this.turnsTimedOut++;
+				act(after);
+				return;
+			}
+			if (!(after instanceof Waiting.AwaitTurn)) {
+				throw new IllegalStateException(this.name + " peeked, then " + after);
+			}
+			if (this.pending != Cancellations.Pending.NONE) {
+				if (this.pending == Cancellations.Pending.INTERRUPTED) {
+					LockSimulation.this.cancellations.interrupted();
+				}
+				else {
+					LockSimulation.this.cancellations.cancelledAsleep();
+				}
+				endWithoutTheLock(true);
+				return;
+			}
+			if (peeking.turnCame) {
+				if (LockSimulation.this.offersFirst) {
+					takeTurn();
+				}
+				else {
+					takeHint();
+					act(waiting().promoted(true));
+				}
+				return;
+			}
+			act(after);
+		}
+
+		/**
+		 * Its process crashes with its pair blocked in Redis and its request in line: the
+		 * connection closes (the pair never runs), the request stays, and the client does
+		 * nothing more. Only a client alone in its JVM's line dies so (a crash of a JVM
+		 * with others in it would take them too).
+		 */
+		private void die(Pair pair) {
+			ChainedPairs.Blocked blocked = pair.blocked;
+			if (this.pair != pair || this.acquisition != pair.acquisition || pair.stopping || pair.closed || pair.ran
+					|| blocked == null || !LockSimulation.this.pairs.isBlocked(blocked)
+					|| !LockSimulation.this.died.isEmpty() || this.pending != Cancellations.Pending.NONE) {
+				return;
+			}
+			String member = pair.request.member();
+			if (LockSimulation.this.redis.inspect("ZSCORE", pair.acquisition.spec().requestsKey(), member) == null) {
+				return;
+			}
+			closePair(pair);
+			this.dead = true;
+			this.left = 0;
+			this.acquisition = null;
+			this.waiting = null;
+			this.localLine.leave(this, LockSimulation.this.clock.nanos());
+			// Nobody withdraws it: it goes with the reservation a release makes for it,
+			// or with the line's lifetime.
+			LockSimulation.this.lostReplies.requestLeft(member);
+			LockSimulation.this.died.add(new Death(this.name, member, LockSimulation.this.clock.nanos()));
+			LockSimulation.this.trace
+				.add("           " + this.name + " dies with its pair blocked and " + member + " in line");
+			watchDead();
 		}
 
 		/**
@@ -2180,10 +2539,24 @@ final class LockSimulation {
 					sendAndForget("forged push", ExclusiveKind.poke(spec, request));
 				});
 			}
+			if (LockSimulation.this.mayDie && LockSimulation.this.died.isEmpty() && alone()
+					&& LockSimulation.this.deaths.nextInt(6) == 0) {
+				at(LockSimulation.this.deaths.between(0, block), this.name + "'s process crashes", () -> die(pair));
+			}
 			at(Math.max(pair.replyBy, pair.pausedUntil) - now, this.name + " waited for its pair's reply",
 					() -> pairTimedOut(pair));
 			// The pair's own timer (Waiting.Chain): a poke when the wait is over.
 			long pokeIn = chain.pokeNanos(timeout);
+			if (chain.blockNanos() > LEASE_MS * MS / 4) {
+				pairs.count(ChainedPairs.Counted.LONG);
+			}
+			if (request.quiet() && chain.blockNanos() > HandOffRequest.CLAIM_MILLIS * MS) {
+				// A quiet head's pair ends by its own poke at most a claim after its last
+				// attempt (docs/design/waiting-and-hand-off.md, "No reserved: message").
+				LockSimulation.this.checker
+					.violated(String.format("%s's quiet request %s was handed a hint wait of %.3f ms, past the claim",
+							this.name, request.member(), chain.blockNanos() / 1e6));
+			}
 			if (pokeIn >= 0) {
 				poke(new Waiting.Poke(Math.max(1, attempt.sentNanos() + pokeIn - now), chain.ticket()));
 			}
@@ -2217,6 +2590,7 @@ final class LockSimulation {
 			LockSpec spec = pair.acquisition.spec();
 			Object reserved = LockSimulation.this.redis.inspect("HGET", spec.lockKey(), "reserved");
 			Object reply = eval(call);
+			pair.ran = true;
 			pairs.count(ChainedPairs.Counted.RAN);
 			if (ScriptReplies.acquireResult(spec, (List<?>) reply).acquired()) {
 				boolean took = pair.request.member().equals(reserved);
@@ -2388,6 +2762,14 @@ final class LockSimulation {
 				at(delay, next.name + " gets its turn", () -> {
 					// Offered while queued, it waits for the reply, which decides.
 					if (next.acquisition == waiting && waiting != null && next.waiting().isQueued() && !next.offered) {
+						Peeking peeking = next.peeking;
+						if (peeking != null) {
+							// Its thread is busy with the peek (WaitLoop.peek): it takes
+							// the
+							// turn once the reading returns, if it waits on.
+							peeking.turnCame = true;
+							return;
+						}
 						if (LockSimulation.this.offersFirst) {
 							next.takeTurn();
 						}
@@ -2689,9 +3071,10 @@ final class LockSimulation {
 				stopPair(out);
 				return;
 			}
-			if (this.offered) {
+			if (this.offered || this.peeking != null) {
 				// Offered a hand-over: it cannot leave before the reply, and releases a
 				// grant it no longer wants (docs/design/waiting-and-hand-off.md).
+				// Peeking: its thread is in the Redis call, which is not interrupted.
 				this.pending = interrupt ? Cancellations.Pending.INTERRUPTED : Cancellations.Pending.CANCELLED;
 				return;
 			}
@@ -2820,13 +3203,20 @@ final class LockSimulation {
 		private long waited(String how) {
 			long now = LockSimulation.this.clock.nanos();
 			long behindKept = keptWithin(this.startedNanos, now);
-			long waited = now - this.startedNanos - behindKept;
+			// Each dead waiter whose reservation may have held it up costs it one claim
+			// (docs/guarantees.md, "The bound").
+			long deadClaims = deadAhead(this.startedNanos, now) * HandOffRequest.CLAIM_MILLIS * MS;
+			long waited = now - this.startedNanos - behindKept - deadClaims;
+			if (deadClaims > 0 && waited + deadClaims > LockSimulation.this.longestBehindDeadNanos) {
+				LockSimulation.this.longestBehindDeadNanos = waited + deadClaims;
+			}
 			if (waited > LockSimulation.this.longestWaitNanos) {
 				LockSimulation.this.longestWaitNanos = waited;
 				LockSimulation.this.longestWait = String.format(
-						"%s%s %.3f ms, from %.3f ms to %.3f ms, besides %.3f ms " + "behind a kept lock", this.name,
-						how, waited / 1e6, (this.startedNanos - 1_000_000 * MS) / 1e6, (now - 1_000_000 * MS) / 1e6,
-						behindKept / 1e6);
+						"%s%s %.3f ms, from %.3f ms to %.3f ms, besides %.3f ms behind a kept lock and %.3f ms "
+								+ "of dead waiters' claims",
+						this.name, how, waited / 1e6, (this.startedNanos - 1_000_000 * MS) / 1e6,
+						(now - 1_000_000 * MS) / 1e6, behindKept / 1e6, deadClaims / 1e6);
 			}
 			long ownBound = calmBoundForHoldsAhead(this.holdsAhead, 0);
 			if (waited - ownBound > LockSimulation.this.mostPastOwnBoundNanos) {
@@ -2841,9 +3231,19 @@ final class LockSimulation {
 		private void giveUp() {
 			LockSimulation.this.gaveUp++;
 			checkGaveUpWithoutProgress(this);
-			if (waited(" gave up after") < LockSimulation.this.clock.nanos() - this.startedNanos) {
+			long now = LockSimulation.this.clock.nanos();
+			boolean behindDead = LockSimulation.this.progressAware && !this.reader && !this.permit
+					&& deadAhead(this.startedNanos, now) > 0;
+			long keptOrDead = keptWithin(this.startedNanos, now);
+			waited(" gave up after");
+			if (keptOrDead > 0) {
 				// Its wait ran out behind locks kept for a minimum hold.
 				LockSimulation.this.gaveUpBehindKept++;
+			}
+			else if (behindDead) {
+				// A progress-aware wait ran out behind a reservation for a dead waiter,
+				// which begins no hold for a claim.
+				LockSimulation.this.gaveUpBehindDead++;
 			}
 			endWithoutTheLock(false);
 		}
@@ -2854,6 +3254,7 @@ final class LockSimulation {
 		 */
 		private void endWithoutTheLock(boolean stopped) {
 			this.pair = null;
+			this.peeking = null;
 			this.offered = false;
 			this.offeringFirst = false;
 			if (this.fair != null) {
@@ -3301,7 +3702,7 @@ final class LockSimulation {
 			}
 			Client head = (Client) this.localLine.head();
 			if (head == null || head == this || head.owner.equals(this.owner) || head.offered || head.inFlight
-					|| head.fair != null || head.pending != Cancellations.Pending.NONE) {
+					|| head.peeking != null || head.fair != null || head.pending != Cancellations.Pending.NONE) {
 				return null;
 			}
 			Acquisition acquisition = head.acquisition;
@@ -3801,6 +4202,9 @@ final class LockSimulation {
 		// Its head stopped with it out: it waits for the reply to release what it grants.
 		boolean stopping;
 
+		// Its attempt ran in Redis.
+		boolean ran;
+
 		ChainedPairs.@Nullable Blocked blocked;
 
 		@Nullable Object reply;
@@ -3817,6 +4221,25 @@ final class LockSimulation {
 			this.request = request;
 			this.hintKey = hintKey;
 			this.replyBy = replyBy;
+		}
+
+	}
+
+	/**
+	 * A peek a waiter sent ({@link Waiting.Peek}): its acquisition and ticket, and
+	 * whether its turn came while the reading was out.
+	 */
+	private static final class Peeking {
+
+		final Acquisition acquisition;
+
+		final long ticket;
+
+		boolean turnCame;
+
+		Peeking(Acquisition acquisition, long ticket) {
+			this.acquisition = acquisition;
+			this.ticket = ticket;
 		}
 
 	}
@@ -4051,7 +4474,16 @@ final class LockSimulation {
 		 * In a quarter of the runs, Redis evicts one to three of the keys the scripts
 		 * use, as under {@code maxmemory} ({@link RedisFaults}).
 		 */
-		EVICT
+		EVICT,
+
+		/**
+		 * In a quarter of the runs whose heads chain, one chained head alone in its JVM
+		 * dies (its process crashes) with its pair blocked in Redis and its request in
+		 * line: the pair never runs, and the request stays until a release reserves the
+		 * lock for it. Kept in the runs without faults, where it costs each wait it may
+		 * hold up one claim besides the bound (docs/guarantees.md).
+		 */
+		DIE
 
 	}
 
