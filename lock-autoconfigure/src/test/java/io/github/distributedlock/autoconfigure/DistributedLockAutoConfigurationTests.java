@@ -114,8 +114,7 @@ class DistributedLockAutoConfigurationTests {
 	@Test
 	void shouldConfigureNothingWhenSpringDataRedisIsMissing() {
 		// The whole package: with one class hidden and both clients present, Boot's own
-		// Redis
-		// auto-configuration would define two connection factories.
+		// Redis auto-configuration would define two connection factories.
 		this.contextRunner.withClassLoader(new FilteredClassLoader("org.springframework.data.redis"))
 			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(LockTemplate.class));
 	}

@@ -34,8 +34,7 @@ class JedisAutoConfigurationTests {
 	@BeforeEach
 	void connectTo(RedisServer server) {
 		// Without Lettuce, Boot's Redis auto-configuration picks Jedis, as in an
-		// application
-		// that swapped the client.
+		// application that swapped the client.
 		this.contextRunner = TestRedis.contextRunner(server)
 			.withClassLoader(new FilteredClassLoader("io.lettuce"))
 			.withPropertyValues("spring.data.redis.database=3");

@@ -79,10 +79,9 @@ class RedisFaultTests {
 				}
 			}
 			// Liveness is "acquired again within a lease": an acquire whose reply the
-			// crash lost
-			// can be re-sent to the restarted server and hold the lock until its lease
-			// ends, so
-			// keep the run going for a full lease after the last fault before judging it.
+			// crash lost can be re-sent to the restarted server and hold the lock until
+			// its lease ends, so keep the run going for a full lease after the last fault
+			// before judging it.
 			run.run(Duration.ofMillis(config.leaseMillis() + 1000));
 			CheckReport report = run.finish();
 			assertThat(fenced).as("a holder whose lock vanished, and who wrote after a newer holder").isNotNull();

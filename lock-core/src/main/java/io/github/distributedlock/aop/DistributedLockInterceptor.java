@@ -94,8 +94,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 			}
 			catch (Throwable ex) {
 				// Rethrown as it is, checked or not, so that the template, its
-				// observation and
-				// the caller all see the method's own exception.
+				// observation and the caller all see the method's own exception.
 				throw LockedMethodFailure.<RuntimeException>rethrow(ex);
 			}
 		};

@@ -129,8 +129,8 @@ public final class ObservedReactiveLockTemplate implements ReactiveLockTemplate 
 			return this.delegate.locked(request, marked)
 				.doOnError((ex) -> failed(context, observation, ex))
 				// Stopped before the subscriber hears of the end, so that a caller that
-				// blocked
-				// on the result finds it stopped (doFinally would run after that).
+				// blocked on the result finds it stopped (doFinally would run after
+				// that).
 				.doOnTerminate(observation::stop)
 				.doOnCancel(observation::stop)
 				.contextWrite((downstream) -> downstream.put(ObservationThreadLocalAccessor.KEY, observation));

@@ -94,8 +94,7 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 		this.multiLocking = new ReactiveMultiLocking(this.commands, this.lines, this.timer, this.holds,
 				this.connectionFactory, this.handOff);
 		// Not a Cluster as far as the resolver knows: the keyspace check finds out,
-		// without
-		// blocking, before the resolver needs to know.
+		// without blocking, before the resolver needs to know.
 		RedisServerFeatures server = new RedisServerFeatures(null, false, false);
 		this.keyspaceCheck = new ReactiveKeyspaceCheck(this.connectionFactory, builder.configureKeyspaceEvents, server);
 		this.resolver = new LockRequestResolver(builder.defaults, this.keys, builder.watchdog, true, server,

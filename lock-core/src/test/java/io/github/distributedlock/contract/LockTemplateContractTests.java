@@ -223,8 +223,7 @@ public abstract class LockTemplateContractTests<T extends LockTemplate> {
 			held.extend(Duration.ofMillis(100));
 			Duration remaining = held.remainingLease();
 			// The lease counted from before the acquisition was sent, not the extension's
-			// 100 ms,
-			// however long a busy machine took since.
+			// 100 ms, however long a busy machine took since.
 			assertThat(remaining).isGreaterThan(Duration.ofMillis(100))
 				.isGreaterThanOrEqualTo(Duration.ofSeconds(5).minus(since(acquisitionSent)));
 			Thread.sleep(300);

@@ -122,8 +122,7 @@ class ChainedHintTests {
 			await().atMost(Duration.ofSeconds(2)).until(() -> waiter.waitingThreads() == 0);
 			held.close();
 			// Nothing of the interrupted waiter is left: the lock is free at once (no
-			// hold,
-			// and no reservation for its withdrawn request).
+			// hold, and no reservation for its withdrawn request).
 			await().atMost(Duration.ofSeconds(2))
 				.until(() -> holder.tryAcquire(request("interrupted", Duration.ZERO)).map(this::closed).orElse(false));
 			assertThat(blockedPairs()).isZero();
@@ -187,16 +186,13 @@ class ChainedHintTests {
 				server.resume();
 			}
 			// The pair was written just before the stall, with a BLPOP of half the
-			// command
-			// timeout (less than a quarter of the 10 s lease): Lettuce gives up on its
-			// attempt
-			// a command timeout after it was written, no later.
+			// command timeout (less than a quarter of the 10 s lease): Lettuce gives up
+			// on its attempt a command timeout after it was written, no later.
 			assertThat(outcome).isInstanceOf(LockAccessException.class);
 			assertThat(Duration.ofNanos(System.nanoTime() - stalled)).isLessThan(timeout.plusMillis(700));
 			// Its connection was closed: the attempt queued behind the BLPOP never runs,
-			// so
-			// the holder's release frees the lock for anyone (no reservation is left for
-			// a request the failed waiter withdrew, and no hold of it).
+			// so the holder's release frees the lock for anyone (no reservation is left
+			// for a request the failed waiter withdrew, and no hold of it).
 			held.close();
 			await().atMost(Duration.ofSeconds(3))
 				.until(() -> holder.tryAcquire(request("stalled", Duration.ZERO)).map(this::closed).orElse(false));

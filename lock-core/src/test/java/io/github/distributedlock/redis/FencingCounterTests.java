@@ -125,8 +125,7 @@ abstract class FencingCounterTests {
 			lastB = tokenB;
 		}
 		// A counter ahead of the clock (tokens handed out faster than a microsecond each)
-		// is
-		// followed, not the clock.
+		// is followed, not the clock.
 		long ahead = lastB + 1_000_000_000L;
 		redis().command("SET", counter, Long.toString(ahead));
 		assertThat(tokenOf(a)).isEqualTo(ahead + 1);

@@ -350,12 +350,10 @@ class HandOverAttackTests {
 			String key = local.lockKey(LockName.of("attack", "mixed"));
 			ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
 			// Who is inside, by group: the handles of its threads. Another group inside
-			// is
-			// an overlap only while one of its handles' leases still runs by its own
-			// clock,
-			// which ends before the lease Redis keeps: a lease that lapsed (a 20 ms lease
-			// on
-			// a loaded machine) lets the lock go, and is the test's own doing.
+			// is an overlap only while one of its handles' leases still runs by its own
+			// clock, which ends before the lease Redis keeps: a lease that lapsed (a 20
+			// ms lease on a loaded machine) lets the lock go, and is the test's own
+			// doing.
 			Map<String, List<LockHandle>> inside = new HashMap<>();
 			AtomicInteger lapsedOverlaps = new AtomicInteger();
 			AtomicInteger lostLeases = new AtomicInteger();
@@ -400,8 +398,7 @@ class HandOverAttackTests {
 								lastToken.accumulateAndGet(handle.fencingToken(), Math::max);
 							}
 							// It leaves even if a lapsed lease makes the re-entry's
-							// release
-							// throw: else the group would stay inside for good.
+							// release throw: else the group would stay inside for good.
 							try {
 								if (random.nextInt(4) == 0) {
 									try (LockHandle again = template.acquire(builder.build())) {

@@ -41,8 +41,7 @@ class LateCloseTests {
 	@BeforeEach
 	void connect() {
 		// A short command timeout, so that a command sent to a stalled Redis times out on
-		// the
-		// client while Redis still runs it later: a write whose reply was lost.
+		// the client while Redis still runs it later: a write whose reply was lost.
 		this.factory = RedisConnections.standalone(redis.server().host(), redis.server().port(),
 				Duration.ofMillis(1000));
 		this.slowFactory = RedisConnections.standalone(redis.server().host(), redis.server().port(),

@@ -199,9 +199,8 @@ class LocalHandOffTests {
 			awaitOffered(local);
 			server.command("SCRIPT", "FLUSH");
 			// The second release finds a local head offered and the remote request
-			// waiting
-			// through a run at the limit: refused, and the lock reserved for the remote
-			// request in the same script.
+			// waiting through a run at the limit: refused, and the lock reserved for the
+			// remote request in the same script.
 			secondRelease.countDown();
 			long secondToken = second.get(10, TimeUnit.SECONDS);
 			await().atMost(Duration.ofSeconds(5)).until(() -> order.contains("remote"));

@@ -194,8 +194,7 @@ class LockContractTests extends LockTemplateContractTests<RedisLockTemplate> {
 	@Test
 	void shouldRestartAProgressAwareTimeoutWhileTheLockChangesHands() throws Exception {
 		// A holder that hands the lock to a new holder every 150 ms without ever leaving
-		// it
-		// free: the token changes and waiters are told, as after a real release and
+		// it free: the token changes and waiters are told, as after a real release and
 		// re-acquire.
 		String key = this.template.lockKey(LockName.of(this.scope, "p"));
 		redis().command("HSET", key, "owner", "someone-else", "holds", "1", "token", "1");
@@ -308,8 +307,8 @@ class LockContractTests extends LockTemplateContractTests<RedisLockTemplate> {
 		long released = System.nanoTime();
 		held.close();
 		// The live waiter sleeps until the holder's 30 s lease or its next filing 15 s
-		// away, unless
-		// the reservation for the dead process wakes it to wait for that claim instead.
+		// away, unless the reservation for the dead process wakes it to wait for that
+		// claim instead.
 		try (LockHandle next = waiter.get(8, TimeUnit.SECONDS)) {
 			assertThat(Duration.ofNanos(System.nanoTime() - released)).isLessThan(Duration.ofMillis(3500));
 			assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
@@ -398,8 +397,7 @@ class LockContractTests extends LockTemplateContractTests<RedisLockTemplate> {
 		holder.close();
 		LockHandle taken = next.get(15, TimeUnit.SECONDS);
 		// The ghost's place ends with its heartbeat; the live waiter's next call takes
-		// the lock
-		// (at most a third of the 5 s fair waiter timeout later).
+		// the lock (at most a third of the 5 s fair waiter timeout later).
 		assertThat(Duration.ofNanos(System.nanoTime() - released)).isLessThan(Duration.ofMillis(2500));
 		taken.close();
 		assertThat(queueLength("ghost")).isZero();

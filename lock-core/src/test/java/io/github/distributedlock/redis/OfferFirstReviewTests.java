@@ -356,8 +356,7 @@ class OfferFirstReviewTests {
 				for (int i = 0; i < 20; i++) {
 					// Counted from the call, not from its previous hold: local holds
 					// taken before the remote waiter asks again (its thread descheduled
-					// on
-					// a loaded machine) are outside the bound.
+					// on a loaded machine) are outside the bound.
 					int asked = localHolds.get();
 					AtomicInteger held = new AtomicInteger();
 					holdOnce(remote, inside, lastToken, failures, () -> held.set(localHolds.get()));

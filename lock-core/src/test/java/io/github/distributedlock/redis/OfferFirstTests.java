@@ -151,8 +151,7 @@ class OfferFirstTests {
 					one.localPassedOn() + two.localPassedOn(), calls);
 			assertThat(failures).isEmpty();
 			// Each template is held back by the other's line within the limit (4):
-			// neither
-			// takes nearly all the acquisitions.
+			// neither takes nearly all the acquisitions.
 			assertThat(acquisitions[0].get()).isGreaterThan(total / 5);
 			assertThat(acquisitions[1].get()).isGreaterThan(total / 5);
 			// About 1.5 measured (4 grants, then a refusal that reserves in the same

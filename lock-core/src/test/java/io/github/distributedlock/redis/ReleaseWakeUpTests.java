@@ -65,8 +65,7 @@ class ReleaseWakeUpTests {
 	@Test
 	void shouldWakeAWaiterWhoseFirstTryFoundTheLockTakenWhileItAlreadyListened() throws Exception {
 		// A waiter of a lock waited for a moment ago in its process is subscribed
-		// already:
-		// it sleeps right after its first try, which must mark the hold.
+		// already: it sleeps right after its first try, which must mark the hold.
 		try (RedisLockTemplate holder = template(true); RedisLockTemplate waiter = template(false)) {
 			assertWokenPromptly(holder, waiter, request("hot"), request("hot"));
 			assertWokenPromptly(holder, waiter, request("hot"), request("hot"));
@@ -74,15 +73,13 @@ class ReleaseWakeUpTests {
 	}
 
 	// Found by an adversarial review of the mark; it failed before the writer intent
-	// counted
-	// on the free-name path.
+	// counted on the free-name path.
 	@Test
 	void shouldWakeAReaderHeldBackByAWriterIntentWhenTheWriterReleases() throws Exception {
 		// A reader held back by a waiting writer's intent finds no lock hash to mark. The
 		// writer then takes the lock through the free-name path (no line: hand-off off),
-		// so
-		// its hold is unmarked and its release tells nobody: the reader sleeps until the
-		// intent it was told of ends (about the first reader's lease).
+		// so its hold is unmarked and its release tells nobody: the reader sleeps until
+		// the intent it was told of ends (about the first reader's lease).
 		try (RedisLockTemplate first = template(false);
 				RedisLockTemplate writer = template(false);
 				RedisLockTemplate reader = template(false)) {

@@ -124,8 +124,8 @@ class ReplicaAcknowledgementTests {
 			topology.topology().replica().pause();
 			try {
 				// A re-entry with a longer lease: acquire.lua counts it and sets the 30 s
-				// lease,
-				// then the replica check fails and releases the count, leaving the lease.
+				// lease, then the replica check fails and releases the count, leaving the
+				// lease.
 				assertThatExceptionOfType(LockAccessException.class)
 					.isThrownBy(() -> template.acquire(refusedReentry().lease(Duration.ofSeconds(30)).build()))
 					.withMessageContaining("replicas acknowledged");
@@ -136,8 +136,7 @@ class ReplicaAcknowledgementTests {
 			Object ttl = topology.topology().master().command("PTTL", template.lockKey(outer.name()));
 			assertThat(Long.parseLong(String.valueOf(ttl))).as("the refused re-entry's lease").isGreaterThan(20_000);
 			// The outer handle is abandoned: its lease (and the bound the registry keeps)
-			// ends,
-			// while Redis keeps its hold for the refused re-entry's lease.
+			// ends, while Redis keeps its hold for the refused re-entry's lease.
 			Thread.sleep(3500);
 			try (LockHandle next = template.acquire(refusedReentry().lease(Duration.ofSeconds(30)).build())) {
 				try {

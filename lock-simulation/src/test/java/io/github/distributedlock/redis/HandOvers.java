@@ -30,8 +30,7 @@ final class HandOvers {
 	private final SimulationRandom random;
 
 	// The offer before the first attempt is drawn from a PRNG of its own, so that the
-	// runs
-	// that hand over without it draw what they drew before it came.
+	// runs that hand over without it draw what they drew before it came.
 	private final SimulationRandom offerRandom;
 
 	private final boolean drawn;

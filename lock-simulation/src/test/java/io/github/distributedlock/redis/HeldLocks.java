@@ -207,16 +207,14 @@ final class HeldLocks {
 		this.run.checks().released(hold);
 		long keepMillis = hold.life.minimumHoldLeftMillis(now);
 		// The end of the minimum hold the engine promises (acquired + minimum hold),
-		// which
-		// the lease caps: Redis keeps the lock at least until the hold's deadline.
+		// which the lease caps: Redis keeps the lock at least until the hold's deadline.
 		long keptUntil = Math.min(hold.acquiredNanos + grant.spec().holdAtLeastMillis() * LockSimulation.MS,
 				hold.endNanos());
 		KeptLock kept = (keepMillis > 0 && keptUntil - now > 0) ? this.run.checks()
 			.kept(hold, new KeptLock(this.holder, this.owner, grant.token(), keptUntil, keepMillis, hold.endNanos()))
 				: null;
 		// The planted bug passes nothing on but for the multi-lock's first lock (its
-		// name);
-		// the promise, above, stays the engine's.
+		// name); the promise, above, stays the engine's.
 		boolean skips = this.run.clientBug() == LockSimulation.ClientBug.MULTI_KEEPS_FIRST_ONLY && index > 0;
 		ScriptCall call = grant.spec()
 			.kind()

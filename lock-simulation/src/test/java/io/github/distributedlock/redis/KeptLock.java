@@ -63,14 +63,11 @@ final class KeptLock {
 		if (this.ranNanos < 0 || ranNanos - this.ranNanos < 0) {
 			// The grant ran before the release did (or the release has not run yet, and
 			// the grant, whose reply is read now, ran already): not a question of the
-			// keep,
-			// but of exclusion with the hold itself, which HoldChecker answers (seed
-			// 4451:
-			// a writer's grant lost by an eviction, its reply read during a reader's
-			// keep;
-			// seed 90661: a reader's grant lost by an eviction, its reply read after the
-			// writer that took the lock next had sent, but not yet run, a release that
-			// keeps it).
+			// keep, but of exclusion with the hold itself, which HoldChecker answers
+			// (seed 4451: a writer's grant lost by an eviction, its reply read during a
+			// reader's keep; seed 90661: a reader's grant lost by an eviction, its reply
+			// read after the writer that took the lock next had sent, but not yet run, a
+			// release that keeps it).
 			return false;
 		}
 		if (this.endNanos - LockSimulation.REDIS_MS_SLACK - ranNanos > 0) {

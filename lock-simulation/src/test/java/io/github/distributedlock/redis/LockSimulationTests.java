@@ -21,8 +21,7 @@ import static org.assertj.core.api.Assertions.fail;
 class LockSimulationTests {
 
 	// At least this many: -Dsimulation.seeds (shared with the differential test, which
-	// runs
-	// 12 by default) only ever adds seeds.
+	// runs 12 by default) only ever adds seeds.
 	private static final int CI_SEEDS = 100;
 
 	private static final int CLIENTS = 4;
@@ -322,8 +321,7 @@ class LockSimulationTests {
 		long permitBound = LockSimulation.calmFreePermitBoundNanos();
 		// The longest wait of the listeners held to the bound (but the fair ones), their
 		// longest bound (a reading pair makes a line of its own), and how close a wait
-		// came
-		// to its own client's bound, by how the clients were spread over JVMs.
+		// came to its own client's bound, by how the clients were spread over JVMs.
 		long[] longestByLayout = new long[JvmLayout.values().length];
 		long[] boundByLayout = new long[JvmLayout.values().length];
 		int[] runsByLayout = new int[JvmLayout.values().length];
@@ -370,8 +368,7 @@ class LockSimulationTests {
 			if (simulation.multi() != null) {
 				multiRuns++;
 				// Four clients, and two, so that a lock is often quiet: nobody else's
-				// next
-				// hold of it makes up for a missed wake-up.
+				// next hold of it makes up for a missed wake-up.
 				for (MultiLockRun multi : new MultiLockRun[] { checkCalmMultiRun(simulation, seed, CLIENTS),
 						calmMultiRun(seed, 2, Map.of()) }) {
 					longestMulti = Math.max(longestMulti, multi.longestMultiWaitNanos());
@@ -418,8 +415,7 @@ class LockSimulationTests {
 				// Fair waiters: held to the order of the queue (run() checks it),
 				// measured against the bound, not held to it: a lock kept for a minimum
 				// hold ends by expiry, which tells no fair waiter, so a waiter that
-				// became
-				// the head during the keep sleeps past its end (seed 1011).
+				// became the head during the keep sleeps past its end (seed 1011).
 				fairRuns++;
 				longestFair = Math.max(longestFair, simulation.longestWaitNanos());
 				if (simulation.longestWaitNanos() > bound) {
@@ -456,9 +452,8 @@ class LockSimulationTests {
 					// listeners', plus one poll interval) does not hold when several
 					// waiters poll, nor does one where each waiter ahead costs a poll
 					// interval: a release that reserves nothing (the last reader's)
-					// leaves
-					// the lock free until the pollers' next polls, and newcomers take it
-					// first (docs/design/simulation.md, seed 1357).
+					// leaves the lock free until the pollers' next polls, and newcomers
+					// take it first (docs/design/simulation.md, seed 1357).
 					pollRuns++;
 					longestPolling = Math.max(longestPolling, simulation.longestWaitNanos());
 					pastOnePoll += (simulation.longestWaitNanos() > bound + simulation.pollNanos()) ? 1 : 0;
@@ -470,8 +465,7 @@ class LockSimulationTests {
 						.as(() -> "longest wait in seed " + seed + "\n" + calmTrace(seed))
 						.isLessThanOrEqualTo(bound);
 					// And each within its own client's bound, which is tighter for the
-					// lone
-					// client beside a JVM of three.
+					// lone client beside a JVM of three.
 					assertThat(simulation.mostPastOwnBoundNanos())
 						.as(() -> "a wait past its client's bound in seed " + seed + ": "
 								+ simulation.mostPastOwnBound() + "\n" + calmTrace(seed))

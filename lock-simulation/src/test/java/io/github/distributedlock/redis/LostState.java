@@ -200,11 +200,9 @@ final class LostState {
 		}
 		// Still its owner's: before the release ran, the hold itself (seed 5979); after,
 		// only beside the owner's other holds, with the end the release recorded
-		// ('kept').
-		// Without it, a failover brought back the hold the release had ended, and lost
-		// the keep (seed 18450: the owner's next acquisition took that hold over and
-		// freed
-		// the lock).
+		// ('kept'). Without it, a failover brought back the hold the release had ended,
+		// and lost the keep (seed 18450: the owner's next acquisition took that hold over
+		// and freed the lock).
 		if (kept == null || kept.ranNanos < 0 || fields.get(1) != null) {
 			return ttlEnd(this.lockKey);
 		}

@@ -98,8 +98,7 @@ final class MultiLockRun {
 	private final Map<String, LockSpec> readSpecs = new LinkedHashMap<>();
 
 	// Whether the last client reads (in half of the runs, drawn from a PRNG of its own,
-	// so
-	// that the other runs are the runs they were).
+	// so that the other runs are the runs they were).
 	private final boolean readers;
 
 	// The locks resolved with a minimum hold, by key and length.

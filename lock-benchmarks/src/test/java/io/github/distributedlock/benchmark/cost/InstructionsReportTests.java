@@ -78,9 +78,8 @@ class InstructionsReportTests {
 	@Test
 	void shouldSplitAPairByTheFunctionsThatRanIt() {
 		// Per pair: 1,000 in all; 900 under call, 700 of it a script, 400 its Lua code,
-		// 150
-		// of that the commands it runs. The floor runs no script: 100 in all, 60 under
-		// call.
+		// 150 of that the commands it runs. The floor runs no script: 100 in all, 60
+		// under call.
 		List<InstructionsReport.Totals> totals = List.of(new InstructionsReport.Totals(Library.FLOOR, 0, 100 * 2000),
 				new InstructionsReport.Totals(Library.THIS_PROJECT, 0, 1_000 * 2000));
 		List<InstructionsReport.Part> parts = List.of(new InstructionsReport.Part(Library.FLOOR, "call", 0, 60 * 2000),

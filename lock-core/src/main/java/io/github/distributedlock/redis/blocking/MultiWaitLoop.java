@@ -81,10 +81,8 @@ public final class MultiWaitLoop {
 						return granted.grants();
 					}
 					// Granted too late to use: again at once, with the same hold id,
-					// which
-					// acquire-all.lua finds and gives a lease that covers this attempt;
-					// or,
-					// once the wait is over, released.
+					// which acquire-all.lua finds and gives a lease that covers this
+					// attempt; or, once the wait is over, released.
 					if (this.acquisition.retriesLateGrant()) {
 						continue;
 					}

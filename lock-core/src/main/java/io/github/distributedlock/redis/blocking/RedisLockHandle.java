@@ -58,8 +58,7 @@ public final class RedisLockHandle implements LockHandle {
 	private final HoldLife life;
 
 	// When the lease Redis keeps for this hold's last write has ended at the latest:
-	// Redis set
-	// it before replying, so counted from after the reply (see HoldRegistry).
+	// Redis set it before replying, so counted from after the reply (see HoldRegistry).
 	private volatile long redisLeaseBoundNanos;
 
 	private final AtomicBoolean lost = new AtomicBoolean();
@@ -154,8 +153,7 @@ public final class RedisLockHandle implements LockHandle {
 
 	private void boundAtLeast(long bound) {
 		// Never earlier: a reply may come after a later one, and another hold of this
-		// owner
-		// may rely on the longer lease.
+		// owner may rely on the longer lease.
 		if (bound - this.redisLeaseBoundNanos > 0) {
 			this.redisLeaseBoundNanos = bound;
 		}

@@ -511,8 +511,8 @@ public final class WaitLoop {
 			long now = System.nanoTime();
 			if (now - replyBy >= 0) {
 				// No reply: closed, so that an attempt still queued behind a blocked
-				// BLPOP
-				// never runs (one a stalled Redis runs first is a timed-out attempt's).
+				// BLPOP never runs (one a stalled Redis runs first is a timed-out
+				// attempt's).
 				dropHint();
 				this.unanswered = true;
 				throw new LockAccessException(this.spec.name(), "Redis did not answer a chained attempt within "

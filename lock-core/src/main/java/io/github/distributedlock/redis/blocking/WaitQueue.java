@@ -337,8 +337,7 @@ public final class WaitQueue implements MessageListener, SubscriptionListener {
 			case TRY -> signal(true);
 			case RESERVED_ELSEWHERE -> {
 				// The lock is taken again: nobody needs to try, but waiters must not
-				// sleep
-				// past the claim, which lapses if that waiter never takes the lock.
+				// sleep past the claim, which lapses if that waiter never takes the lock.
 				WaitLine.Reservation reservation = this.line.lastReservation();
 				long headWake = this.headWakeNanos;
 				if (reservation == null || headWake == 0 || reservation.endNanos() - headWake < 0

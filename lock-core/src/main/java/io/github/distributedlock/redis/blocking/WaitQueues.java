@@ -175,8 +175,8 @@ public final class WaitQueues implements AutoCloseable {
 				if (!this.closed && container != null) {
 					container.addMessageListener(queue, topics(queue));
 					// The container confirms through onChannelSubscribed; when it was
-					// already
-					// listening, a normal return means the subscription is in place.
+					// already listening, a normal return means the subscription is in
+					// place.
 					if (container.isListening()) {
 						queue.subscribed().complete(null);
 					}

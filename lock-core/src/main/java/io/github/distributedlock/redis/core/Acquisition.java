@@ -477,8 +477,7 @@ public final class Acquisition {
 			sleep = Math.min(sleep, this.lastSentNanos + HandOffRequest.REFILE_NANOS - this.clock.nanoTime());
 			if (filing.quiet()) {
 				// Its waiter reads the lock again within a claim of deciding to sleep, as
-				// a
-				// release that reserves it for someone else may tell it nothing.
+				// a release that reserves it for someone else may tell it nothing.
 				sleep = Math.min(sleep, TimeUnit.MILLISECONDS.toNanos(HandOffRequest.CLAIM_MILLIS));
 			}
 		}

@@ -66,8 +66,7 @@ final class ReactiveMultiAcquisition extends ReactiveDriver<List<Grant>> {
 		synchronized (this) {
 			if (inFlight()) {
 				// It takes the late grants again, with the same hold id, or its reply
-				// ends
-				// the acquisition with a release.
+				// ends the acquisition with a release.
 				return;
 			}
 			if (!running()) {

@@ -37,8 +37,8 @@ public final class ListenerContainerLifecycle implements AutoCloseable {
 		}
 		if (pubSub) {
 			// Only where the template connects at startup anyway: one built without
-			// pub/sub, or
-			// on a container of its owner's, talks to Redis only when a lock is taken.
+			// pub/sub, or on a container of its owner's, talks to Redis only when a lock
+			// is taken.
 			RedisVersion.check(connectionFactory);
 			return new ListenerContainerLifecycle(newContainer(connectionFactory), true);
 		}

@@ -47,10 +47,9 @@ class HandOverReviewTests {
 	@Test
 	void shouldRefuseWithALimitOfZeroWhileAnotherRequestWaits() {
 		// "Granted only while no request of the line has waited through `limit` grants in
-		// a
-		// row": with a limit of 0 every waiting request has, so nothing is granted.
-		// Before, a
-		// hold that no grant made skipped the check, and the first grant was made anyway.
+		// a row": with a limit of 0 every waiting request has, so nothing is granted.
+		// Before, a hold that no grant made skipped the check, and the first grant was
+		// made anyway.
 		long holder = acquire("holder", "");
 		assertThat(acquire("remote", "1000:r")).isZero();
 		assertThat(acquire("head", "2000:h")).isZero();
@@ -114,8 +113,7 @@ class HandOverReviewTests {
 		assertThat(acquire("head", "2000:h")).isZero();
 		long granted = (Long) handOver("holder", holder, "head", "2000:h", "2").get(1);
 		// The head's grant ends before the re-run (a long reconnect); a remote caller
-		// takes the
-		// free lock with a short lease.
+		// takes the free lock with a short lease.
 		redis.server().command("DEL", LOCK);
 		List<?> remote = (List<?>) ScriptEval.eval(redis.server(), LockScripts.ACQUIRE,
 				List.of(LOCK, LockKeys.fence(LOCK), READERS, LOCK + ":intent", REQUESTS), "remote", "remote-hold",
@@ -167,8 +165,7 @@ class HandOverReviewTests {
 	@Test
 	void shouldKeepTheRunOfAGrantTakenOverByItsOwnOwner() {
 		// A take-over keeps the token, so a hold taken over from a grant still counts as
-		// one:
-		// the stale 'granted' and 'run' are right, not a way around the limit.
+		// one: the stale 'granted' and 'run' are right, not a way around the limit.
 		long token = acquire("c0", "");
 		assertThat(acquire("remote", "1000:r")).isZero();
 		assertThat(acquire("c1", "2000:c1")).isZero();
@@ -188,11 +185,9 @@ class HandOverReviewTests {
 	@Test
 	void shouldGrantTheHeadItsOwnLeaseNotTheReleasersThroughTheBuilder() {
 		// Acquisitions with other leases share a template's line (the line is keyed by
-		// the
-		// lock, not its timing), and the head's deadline counts its own lease from the
-		// releaser's t0. Before, ExclusiveKind.handOver sent the released hold's lease: a
-		// head
-		// with a longer lease held past its lease in Redis.
+		// the lock, not its timing), and the head's deadline counts its own lease from
+		// the releaser's t0. Before, ExclusiveKind.handOver sent the released hold's
+		// lease: a head with a longer lease held past its lease in Redis.
 		LockSpec spec = spec(5_000);
 		long holder = acquire("holder", "");
 		assertThat(acquire("head", "2000:h")).isZero();

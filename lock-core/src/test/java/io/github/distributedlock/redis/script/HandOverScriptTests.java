@@ -159,10 +159,8 @@ class HandOverScriptTests {
 	@Test
 	void shouldReserveOnlyForAClaimItCanPassToRedisAsWritten() {
 		// The release passes a claim to PEXPIRE as the member's text: a leading zero or
-		// more
-		// than 12 digits is another form, dropped before anything is written, not an
-		// error
-		// halfway through the script.
+		// more than 12 digits is another form, dropped before anything is written, not an
+		// error halfway through the script.
 		long token = acquire("c0", "");
 		redis.server().command("ZADD", REQUESTS, "1", "0123:lead");
 		redis.server().command("ZADD", REQUESTS, "2", "1234567890123:long");

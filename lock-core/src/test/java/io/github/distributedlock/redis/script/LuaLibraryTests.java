@@ -145,8 +145,7 @@ class LuaLibraryTests {
 	@Test
 	void shouldLeaveTheFunctionsOfTheUncommonCasesOutOfTheUsualOnes() {
 		// The usual release returns before the minimum hold's functions are defined, and
-		// the
-		// usual acquire before those of waiting, readers and re-entry.
+		// the usual acquire before those of waiting, readers and re-entry.
 		String release = new String(LockScripts.RELEASE.text(), StandardCharsets.UTF_8);
 		assertThat(release.indexOf("local function keep_taken(")).isGreaterThan(release.indexOf("redis.call('DEL'"));
 		assertThat(release.indexOf("local function check_hold(")).isLessThan(release.indexOf("redis.call('DEL'"));

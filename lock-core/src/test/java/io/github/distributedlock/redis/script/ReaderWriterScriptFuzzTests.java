@@ -181,8 +181,7 @@ class ReaderWriterScriptFuzzTests {
 		String run() {
 			for (int step = 0; step < this.steps; step++) {
 				// Readers less often than writers, or their leases overlap so that the
-				// lock is
-				// hardly ever free of them and no reservation is made.
+				// lock is hardly ever free of them and no reservation is made.
 				boolean reading = this.random.nextInt(4) == 0;
 				List<Actor> side = this.actors.stream().filter((a) -> a.reader == reading).toList();
 				Actor actor = side.get(this.random.nextInt(side.size()));

@@ -37,8 +37,7 @@ class ScriptTextsTests {
 	void shouldPassEveryLiteralNumberToRedisAsText() {
 		// Redis formats each Lua number that a script passes to redis.call with sprintf:
 		// about 2,300 instructions each, a tenth of the floor's whole acquire and
-		// release.
-		// As text ('1'), the command gets the same bytes for nothing.
+		// release. As text ('1'), the command gets the same bytes for nothing.
 		List<String> numbers = new ArrayList<>();
 		ScriptTexts.all().forEach((name, text) -> text.lines().forEach((line) -> {
 			int call = line.indexOf("redis.call(");
