@@ -244,8 +244,7 @@ final class LockSimulation {
 
 	// The command timeout of the pairs' connections in half of the runs with the long
 	// lease (the others keep ChainedPairs' 400 ms or 1 s): a BLPOP lasts up to half of
-	// it,
-	// past the claim. Lettuce's default is 60 s.
+	// it, past the claim. Lettuce's default is 60 s.
 	static final long LONG_COMMAND_TIMEOUT_MS = 10_000;
 
 	// The seed of the draw of chained heads that die with their request in line, xor the
@@ -588,10 +587,8 @@ final class LockSimulation {
 		scripts.forEach(this.redis::replaceScript);
 		this.multi = MultiLockRun.draws(seed) ? new MultiLockRun(seed, scripts, clientBug, this.faults) : null;
 		// In half of the runs of the plain lock where clients share JVMs, and an eighth
-		// of
-		// the others, the writers' waits are progress-aware: drawn from a PRNG of its
-		// own,
-		// so that the other runs are the runs they were.
+		// of the others, the writers' waits are progress-aware: drawn from a PRNG of its
+		// own, so that the other runs are the runs they were.
 		SimulationRandom progress = new SimulationRandom(seed ^ PROGRESS_SEED);
 		boolean progressDrawn = progress.nextInt((this.layout != JvmLayout.ONE_EACH) ? 2 : 8) == 0;
 		this.progressAware = progressDrawn && this.permits == 0 && !this.fair && !polls && this.multi == null;
@@ -2208,8 +2205,7 @@ final class LockSimulation {
 					.add("           " + this.name + " holds at least " + this.acquiring.holdAtLeastMillis() + " ms");
 			}
 			// A thread owner's, as the blocking engine's registry says: a hold of its own
-			// may
-			// still be in Redis after a reply that never came.
+			// may still be in Redis after a reply that never came.
 			boolean holdsIt = LockOwners.isCustom(this.owner)
 					|| this.registry.holdsIt(LockSimulation.this.clock.nanos());
 			Acquisition acquisition = new Acquisition(this.acquiring, this.owner, holdsIt,
@@ -2247,8 +2243,7 @@ final class LockSimulation {
 			}
 			else if (next == Waiting.Next.JOIN_LINE && this.pending == Cancellations.Pending.INTERRUPTED) {
 				// The blocking driver's wait for the turn throws at once for an
-				// interrupted
-				// thread.
+				// interrupted thread.
 				LockSimulation.this.cancellations.interrupted();
 				endWithoutTheLock(true);
 			}
@@ -2319,8 +2314,8 @@ final class LockSimulation {
 				// The blocking driver releases it and reads the reply before the wait
 				// ends: the thread's next acquisition comes after it. (Not waiting let a
 				// reader's next acquisition find its own late hold, and fail as an
-				// upgrade.)
-				// Either way: the blocking driver's releaseQuietly ignores a failure.
+				// upgrade.) Either way: the blocking driver's releaseQuietly ignores a
+				// failure.
 				send(release, "release of a late grant", (released) -> giveUp(), this::giveUp);
 			}
 			else if (next instanceof Waiting.GiveUp) {
@@ -2401,13 +2396,7 @@ final class LockSimulation {
 				throw new IllegalStateException(this.name + " peeked, then " + after);
 			}
 			if (this.pending != Cancellations.Pending.NONE) {
-				if (this.pending == Cancellations.Pending.INTERRUPTED) {
-					LockSimulation.this.cancellations.interrupted();
-				}
-				else {
-					LockSimulation.this.cancellations.cancelledAsleep();
-				}
-				endWithoutTheLock(true);
+				endStopped(this.pending == Cancellations.Pending.INTERRUPTED);
 				return;
 			}
 			if (peeking.turnCame) {
@@ -2765,8 +2754,7 @@ final class LockSimulation {
 						Peeking peeking = next.peeking;
 						if (peeking != null) {
 							// Its thread is busy with the peek (WaitLoop.peek): it takes
-							// the
-							// turn once the reading returns, if it waits on.
+							// the turn once the reading returns, if it waits on.
 							peeking.turnCame = true;
 							return;
 						}
@@ -3079,17 +3067,25 @@ final class LockSimulation {
 				return;
 			}
 			if (waiting().isSleeping() || waiting().isQueued()) {
-				if (interrupt) {
-					LockSimulation.this.cancellations.interrupted();
-				}
-				else {
-					LockSimulation.this.cancellations.cancelledAsleep();
-				}
-				endWithoutTheLock(true);
+				endStopped(interrupt);
 			}
 			else if (this.inFlight) {
 				this.pending = interrupt ? Cancellations.Pending.INTERRUPTED : Cancellations.Pending.CANCELLED;
 			}
+		}
+
+		/**
+		 * End a wait stopped with no attempt in flight, counting it as the engine's
+		 * drivers report it: interrupted, or cancelled while asleep.
+		 */
+		private void endStopped(boolean interrupted) {
+			if (interrupted) {
+				LockSimulation.this.cancellations.interrupted();
+			}
+			else {
+				LockSimulation.this.cancellations.cancelledAsleep();
+			}
+			endWithoutTheLock(true);
 		}
 
 		/**
@@ -3169,8 +3165,7 @@ final class LockSimulation {
 			Pair out = this.pair;
 			if (out != null && (out.stopping || out.pausedUntil - LockSimulation.this.clock.nanos() > 0)) {
 				// Stopping, it waits for the reply alone; paused, it hears the line's
-				// count
-				// as it resumes.
+				// count as it resumes.
 				if (!out.stopping) {
 					at(out.pausedUntil - LockSimulation.this.clock.nanos(), this.name + " resumes", this::heardAsHead);
 				}
@@ -3887,8 +3882,8 @@ final class LockSimulation {
 			}
 			this.inFlight = false;
 			// As the engine's drivers: Waiting.handedOver, which makes a queued waiter
-			// the
-			// head, decides as on the reply of an attempt sent at t0 with its hold id.
+			// the head, decides as on the reply of an attempt sent at t0 with its hold
+			// id.
 			decided(waiting().handedOver(token, sentNanos), ranNanos);
 		}
 
@@ -3904,20 +3899,13 @@ final class LockSimulation {
 			}
 			if (this.pending != Cancellations.Pending.NONE) {
 				LockSimulation.this.handOvers.count(HandOvers.Counted.STOPPED_WHILE_OFFERED);
-				if (this.pending == Cancellations.Pending.INTERRUPTED) {
-					LockSimulation.this.cancellations.interrupted();
-				}
-				else {
-					LockSimulation.this.cancellations.cancelledAsleep();
-				}
-				endWithoutTheLock(true);
+				endStopped(this.pending == Cancellations.Pending.INTERRUPTED);
 				return;
 			}
 			if (waiting().isQueued()) {
 				// Offered while queued, its place first: refused or without a reply, it
 				// takes its turn as the head (a grant whose reply was lost is found by
-				// its
-				// attempt).
+				// its attempt).
 				if (LockSimulation.this.offersFirst) {
 					takeTurn();
 				}
@@ -3984,8 +3972,7 @@ final class LockSimulation {
 				then.run();
 			}, () -> {
 				// The handle is released anyway, and the caller gets the failure; the
-				// hold
-				// may stay in Redis until its lease ends (RedisLockHandle.UNKNOWN).
+				// hold may stay in Redis until its lease ends (RedisLockHandle.UNKNOWN).
 				this.registry.released(held, Long.MIN_VALUE, LockSimulation.this.clock.nanos());
 				LockSimulation.this.lostReplies.failed(LostReplies.Failure.RELEASE);
 				localEnded(held, true);
