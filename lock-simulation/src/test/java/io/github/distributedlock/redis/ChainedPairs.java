@@ -28,6 +28,10 @@ final class ChainedPairs {
 
 	private final SimulationRandom random;
 
+	// Which paused heads pause about their lease instead: a PRNG of its own, so that the
+	// other pauses stay the pauses they were.
+	private final SimulationRandom pastLease;
+
 	private boolean on;
 
 	private long commandTimeoutNanos;
@@ -39,6 +43,7 @@ final class ChainedPairs {
 
 	ChainedPairs(long seed) {
 		this.random = new SimulationRandom(seed ^ 0x636861696eL);
+		this.pastLease = new SimulationRandom(seed ^ 0x6c65617365L);
 		this.on = this.random.nextInt(2) == 0 && !"off".equals(System.getProperty("simulation.chains"));
 		this.commandTimeoutNanos = COMMAND_TIMEOUTS_MS[this.random.nextInt(COMMAND_TIMEOUTS_MS.length)]
 				* LockSimulation.MS;
@@ -84,6 +89,25 @@ final class ChainedPairs {
 
 	SimulationRandom random() {
 		return this.random;
+	}
+
+	/**
+	 * Return how long a head paused with its pair out pauses: in a quarter of the pauses
+	 * just below, at or just above its lease, counted from its clock reading before the
+	 * pair, so that a grant's reply is read as late, in time or not at all; else the
+	 * pause drawn about the other constants.
+	 * @param drawn the pause drawn about the claim, the quarter and third of the lease,
+	 * the block and the reply deadline
+	 * @param leaseNanos the lease its attempt asks for
+	 * @param sinceReading how long ago its clock reading was taken
+	 */
+	long pause(long drawn, long leaseNanos, long sinceReading) {
+		if (this.pastLease.nextInt(4) != 0) {
+			return drawn;
+		}
+		long[] offsets = { -LockSimulation.MS, -1, 0, 1, LockSimulation.MS };
+		count(Counted.PAUSED_ABOUT_LEASE);
+		return Math.max(0, leaseNanos - sinceReading + offsets[this.pastLease.nextInt(offsets.length)]);
 	}
 
 	/**
@@ -238,7 +262,10 @@ final class ChainedPairs {
 		 * A pair was handed a hint wait past a quarter of the lock's 1 s lease: only a
 		 * long lease and a long command timeout allow it, and the claim caps it.
 		 */
-		LONG
+		LONG,
+
+		/** A head was paused with its pair out until about its lease's end. */
+		PAUSED_ABOUT_LEASE
 
 	}
 

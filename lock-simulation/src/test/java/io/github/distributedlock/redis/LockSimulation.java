@@ -2499,8 +2499,10 @@ final class LockSimulation {
 				long[] constants = { HandOffRequest.CLAIM_MILLIS * MS, lease / 4, lease / 3, chain.blockNanos(), block,
 						block + timeout };
 				long[] offsets = { -MS, -1, 0, 1, MS };
-				long pause = Math.max(0,
-						constants[random.nextInt(constants.length)] + offsets[random.nextInt(offsets.length)]);
+				long pause = pairs.pause(
+						Math.max(0,
+								constants[random.nextInt(constants.length)] + offsets[random.nextInt(offsets.length)]),
+						lease, now - attempt.sentNanos());
 				pair.pausedUntil = now + pause;
 				pairs.count(ChainedPairs.Counted.PAUSED);
 				LockSimulation.this.trace
