@@ -224,7 +224,14 @@ class BoundaryFaultTests {
 		try (ChaosRun run = ChaosRun.standalone("boundary: server stalls right after a release",
 				"--enable-debug-command", "yes")) {
 			WorkerConfig config = new WorkerConfig("w", "", run.store().port(), List.of(KEY), 1, LEASE_MILLIS,
-					WAIT_MILLIS, 20, 60, TIMEOUT_MILLIS, 0, 1);
+					WAIT_MILLIS, 20, 60, TIMEOUT_MILLIS, 0, 1)
+				.withHintConnections(0);
+			// Heads that wait by pub/sub: a release tells them of the reservation. A
+			// line of chained heads hears nothing (docs/design/waiting-and-hand-off.md,
+			// "No reserved message when everyone left in line chains quietly"), and the
+			// reserved head's attempt runs behind its BLPOP as the release ends, so no
+			// stall lands between the two (its freezes:
+			// shouldKeepMutualExclusionWhenAChainedWaiterIsFrozenAcrossAReleaseAroundEachConstant).
 			run.startWorkers(4, config);
 			// The workers hear the release and answer it through their proxies: 2 ms more
 			// each way, so that the stall,
@@ -350,7 +357,12 @@ class BoundaryFaultTests {
 			List<String> lockKeys = keys.stream().map(RedisMonitor::lockKey).toList();
 			WorkerConfig config = new WorkerConfig("w", "", run.store().port(), keys, 1, LEASE_MILLIS, WAIT_MILLIS, 10,
 					40, TIMEOUT_MILLIS, 0, 1);
-			run.startWorkers(4, config);
+			// Two workers whose heads chain and two that wait by pub/sub: a line of
+			// chained heads alone hears no message, and a waiter by pub/sub in line makes
+			// every release that reserves the lock publish, so that chained heads meet
+			// the lost, duplicated, delayed, replayed and forged messages too.
+			run.startWorkers(2, config);
+			run.startWorkers(2, config.withHintConnections(0));
 			Map<String, AtomicLong> sent = new LinkedHashMap<>();
 			try (ReleaseListener listener = new ReleaseListener(run.redis(), lockKeys);
 					RespConnection nemesis = run.redis().connect()) {
