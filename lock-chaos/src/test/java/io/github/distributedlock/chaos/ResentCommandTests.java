@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 import io.github.distributedlock.LockHandle;
@@ -14,6 +15,7 @@ import io.github.distributedlock.LockLeaseLostException;
 import io.github.distributedlock.LockMode;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.chaos.support.Connections;
 import io.github.distributedlock.redis.ProtocolTimings;
 import io.github.distributedlock.redis.RedisLockTemplate;
@@ -32,6 +34,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -390,11 +394,95 @@ class ResentCommandTests {
 		assertFreeAndGone(Kind.EXCLUSIVE, held.name());
 	}
 
+	/**
+	 * A progress-aware waiter queued behind its template's quiet chained head reads the
+	 * lock when its wait runs out ({@code peek.lua}; docs/design/waiting-and-hand-off.md,
+	 * "No reserved message when everyone left in line chains quietly"), as the release
+	 * that passed the lock between two other processes told its line nothing. That
+	 * reading, re-sent, answers as one run does: the waiter sees that the lock changed
+	 * hands and waits its wait time again from the reading, then gives up, without an
+	 * error, as nobody else took the lock meanwhile; its head gets the lock once the
+	 * other process closes. A reading that failed (the command lost with its connection)
+	 * would have given up at once.
+	 */
+	@Test
+	void shouldKeepAProgressAwareWaitWhenItsPeekIsResent() throws Exception {
+		Duration waitTime = Duration.ofSeconds(1);
+		// A command timeout long enough that the head's pair waits a whole claim (2 s),
+		// not half the timeout: the head reads the lock again only after the waiter's
+		// wait ran out, so that the waiter learns of the change of hands from its own
+		// reading.
+		LettuceConnectionFactory slowPairs = Connections
+			.start(new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", this.proxy.port()),
+					LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(10)).build()));
+		RedisLockTemplate behind = template(slowPairs);
+		RedisLockTemplate other = template(Connections.standalone(this.redis.port()));
+		LockRequest waiting = holding(Kind.EXCLUSIVE).waitTime(Duration.ofSeconds(20)).build();
+		LockHandle held = this.stranger.acquire(holding(Kind.EXCLUSIVE).build());
+		AtomicLong otherHeldNanos = new AtomicLong();
+		CompletableFuture<LockHandle> otherWaits = ResendBench.inBackground(() -> {
+			LockHandle handle = other.acquire(waiting);
+			otherHeldNanos.set(System.nanoTime());
+			return handle;
+		});
+		await().atMost(Duration.ofSeconds(5)).until(() -> blockedPairs() == 1);
+		CompletableFuture<LockHandle> head = ResendBench.inBackground(() -> behind.acquire(waiting));
+		await().atMost(Duration.ofSeconds(5)).until(() -> blockedPairs() == 2);
+		this.monitor.mark();
+		ReplyDrop drop = this.proxy.arm(new ReplyDrop("EVALSHA")
+			.withArgument(new String(LockScripts.PEEK.sha1(), java.nio.charset.StandardCharsets.US_ASCII)));
+		CompletableFuture<Long> queued = ResendBench.inBackground(() -> {
+			try (LockHandle handle = behind
+				.acquire(holding(Kind.EXCLUSIVE).waitTime(waitTime).progressAwareTimeout(true).build())) {
+				throw new AssertionError("The queued waiter took the lock that another process held");
+			}
+			catch (LockTimeoutException ex) {
+				return System.nanoTime();
+			}
+		});
+		LockHandle otherHold;
+		try {
+			Thread.sleep(300);
+			// Reserved for the other process's request and pushed to its hint; the quiet
+			// head behind it is told nothing.
+			held.close();
+			otherHold = otherWaits.get(5, TimeUnit.SECONDS);
+			assertThat(drop.awaitDropped(Duration.ofSeconds(5))).as("the proxy dropped the reply to the peek").isTrue();
+		}
+		finally {
+			this.proxy.cancel(drop);
+		}
+		// The waiter reads the lock again a wait time after this reading, with the same
+		// command: counted before that.
+		long runs = await().atMost(Duration.ofMillis(500))
+			.pollInterval(Duration.ofMillis(10))
+			.until(() -> this.monitor.runs(drop.command()), (n) -> n >= 2);
+		assertThat(runs).as("runs of %s", drop).isEqualTo(2);
+		assertThat(otherHeldNanos.get() - drop.doneNanos()).as("the other process held the lock before the peek")
+			.isNegative();
+		long gaveUp = queued.get(10, TimeUnit.SECONDS);
+		assertThat(Duration.ofNanos(gaveUp - drop.doneNanos()))
+			.as("how long the waiter waited on after the reading that was re-sent")
+			.isGreaterThanOrEqualTo(waitTime);
+		assertThat(takes(this.stranger, excluded(Kind.EXCLUSIVE, Duration.ZERO)))
+			.as("a stranger took the lock that the other process held")
+			.isFalse();
+		otherHold.close();
+		LockHandle granted = head.get(5, TimeUnit.SECONDS);
+		assertThat(granted.fencingToken()).as("the head's token").isGreaterThan(otherHold.fencingToken());
+		granted.close();
+		assertFreeAndGone(Kind.EXCLUSIVE, held.name());
+	}
+
 	private boolean blockedPair() {
+		return blockedPairs() > 0;
+	}
+
+	private long blockedPairs() {
 		Object clients = this.redis.command("CLIENT", "LIST");
 		String text = (clients instanceof byte[] bytes) ? new String(bytes, java.nio.charset.StandardCharsets.UTF_8)
 				: String.valueOf(clients);
-		return text.lines().anyMatch((client) -> client.contains("cmd=blpop") && client.contains("flags=b"));
+		return text.lines().filter((client) -> client.contains("cmd=blpop") && client.contains("flags=b")).count();
 	}
 
 	/**
