@@ -13,7 +13,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * The {@code redis-server} 6.2 that the {@code com.github.codemonstur:embedded-redis}
  * artifact ships inside its jar, extracted from the test class path: the oldest Redis the
- * library supports, to run suites against besides the one on the {@code PATH}.
+ * library supports, to run suites against besides the one on the {@code PATH}, and the
+ * server every suite uses on a machine that has no {@code redis-server} installed.
  */
 public final class BundledRedis {
 
@@ -44,8 +45,21 @@ public final class BundledRedis {
 		return binary;
 	}
 
+	/**
+	 * Return whether the bundled binary can run here: on Linux x86-64, with the
+	 * {@code embedded-redis} jar on the class path.
+	 * @return whether {@link #redis62()} can return a binary
+	 */
+	public static boolean runsHere() {
+		return isLinuxX86() && BundledRedis.class.getClassLoader().getResource(REDIS_6_2) != null;
+	}
+
+	private static boolean isLinuxX86() {
+		return "Linux".equals(System.getProperty("os.name")) && "amd64".equals(System.getProperty("os.arch"));
+	}
+
 	private static Path extract(String resource) {
-		if (!"Linux".equals(System.getProperty("os.name")) || !"amd64".equals(System.getProperty("os.arch"))) {
+		if (!isLinuxX86()) {
 			throw new IllegalStateException("The bundled " + resource + " runs on Linux x86-64 only, not on "
 					+ System.getProperty("os.name") + " " + System.getProperty("os.arch"));
 		}

@@ -19,6 +19,10 @@ final class LoopbackPorts {
 	 */
 	private static final int SYSTEM_REDIS_PORT = 6379;
 
+	private static final int CLUSTER_BUS_OFFSET = 10000;
+
+	private static final int MAX_PORT = 65535;
+
 	private static final InetAddress LOOPBACK;
 
 	static {
@@ -50,6 +54,21 @@ final class LoopbackPorts {
 			}
 		}
 		throw new IllegalStateException("Could not find a free port on " + HOST);
+	}
+
+	/**
+	 * Return a free port whose cluster bus port (the port plus 10000, fixed before Redis
+	 * 7.0) is free as well.
+	 */
+	static int findFreeWithBus() {
+		for (int attempt = 0; attempt < 50; attempt++) {
+			int port = findFree();
+			if (port + CLUSTER_BUS_OFFSET <= MAX_PORT && isFree(port + CLUSTER_BUS_OFFSET)) {
+				return port;
+			}
+		}
+		throw new IllegalStateException("Could not find a free port on " + HOST + " with a free port "
+				+ CLUSTER_BUS_OFFSET + " above it for the cluster bus");
 	}
 
 	/**

@@ -12,22 +12,22 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A Redis Cluster of launched processes: three masters sharing the 16384 hash slots, each
- * with the same number of replicas (none unless asked), joined by
- * {@code redis-cli --cluster create}.
+ * with the same number of replicas (none unless asked), joined over plain commands
+ * ({@link ClusterCreation}), so that no {@code redis-cli} is needed.
  * <p>
  * Nodes deem a silent peer failed after 2 seconds, so killing a master that has replicas
  * fails over within seconds. Each node keeps its cluster state in {@code nodes.conf} in
  * its {@link RedisProcess#directory() directory}, so a restarted node rejoins the cluster
- * (empty, as nothing else is persisted). The cluster bus of each node listens on a free
- * port of its own ({@code cluster-port}, hence Redis 7.0 or later) because a free port
- * plus 10000 may be taken or beyond 65535. Methods that ask every node skip nodes that
- * are not running. All methods are thread-safe.
+ * (empty, as nothing else is persisted). On Redis 7.0 and later the cluster bus of each
+ * node listens on a free port of its own ({@code cluster-port}); Redis 6.2 has no such
+ * setting, so its nodes take a port whose port plus 10000 is free as well. Methods that
+ * ask every node skip nodes that are not running. All methods are thread-safe.
  */
 public final class RedisClusterTopology implements RedisTopology {
 
 	/**
 	 * The number of masters, the smallest cluster {@code redis-cli --cluster create}
-	 * accepts.
+	 * accepts, and so the one users know.
 	 */
 	public static final int MASTERS = 3;
 
@@ -59,9 +59,8 @@ public final class RedisClusterTopology implements RedisTopology {
 	 * Launch three masters without replicas, join them into a cluster and wait until
 	 * every node reports it ok.
 	 * @return the running cluster, which the caller closes
-	 * @throws IllegalStateException if there is no {@code redis-server} or
-	 * {@code redis-cli} binary, or the cluster is not ok within 20 seconds; whatever was
-	 * launched is closed
+	 * @throws IllegalStateException if there is no {@code redis-server} binary, or the
+	 * cluster is not ok within 20 seconds; whatever was launched is closed
 	 */
 	public static RedisClusterTopology start() {
 		return start(0);
@@ -69,24 +68,22 @@ public final class RedisClusterTopology implements RedisTopology {
 
 	/**
 	 * Launch three masters with replicas, join them into a cluster and wait until every
-	 * node reports it ok and every replica is in sync. {@code redis-cli} picks which node
-	 * replicates which master.
+	 * node reports it ok and every replica is in sync. The first three nodes launched are
+	 * the masters, and replica {@code i} follows master {@code i % 3}.
 	 * @param replicasPerMaster the number of replicas of each master, zero or more
 	 * @return the running cluster, which the caller closes
-	 * @throws IllegalStateException if there is no {@code redis-server} or
-	 * {@code redis-cli} binary ({@code REDIS_CLI} overrides where it is looked for), or
-	 * the cluster is not ok within 20 seconds; whatever was launched is closed
+	 * @throws IllegalStateException if there is no {@code redis-server} binary, or the
+	 * cluster is not ok within 20 seconds; whatever was launched is closed
 	 */
 	public static RedisClusterTopology start(int replicasPerMaster) {
 		requireValidReplicas(replicasPerMaster);
 		Path server = RedisBinary.require(System::getenv);
-		Path cli = RedisBinary.requireCli(System::getenv);
 		ProcessGroup group = new ProcessGroup();
 		try {
 			for (int i = 0; i < MASTERS * (1 + replicasPerMaster); i++) {
 				group.add(node(server));
 			}
-			ClusterCreation creation = new ClusterCreation(cli, group.list(), replicasPerMaster);
+			ClusterCreation creation = new ClusterCreation(group.list(), MASTERS);
 			creation.run();
 			RedisClusterTopology topology = new RedisClusterTopology(group.list(), replicasPerMaster, creation);
 			topology.awaitReady();
@@ -251,18 +248,22 @@ public final class RedisClusterTopology implements RedisTopology {
 	}
 
 	private static RedisProcess node(Path binary) {
+		boolean busPortSetting = RedisBinary.majorVersion(binary) >= 7;
 		for (int attempt = 1;; attempt++) {
-			String busPort = Integer.toString(LoopbackPorts.findFree());
+			int busPort = LoopbackPorts.findFree();
 			try {
 				// A relative nodes.conf lands in the node's own directory, which
 				// redis-server makes its working one.
 				// Redis delays a diskless sync by 5 s by default in case more replicas
 				// come; here they all exist.
-				return RedisProcess.builder()
+				RedisProcess.Builder builder = RedisProcess.builder()
 					.binary(binary)
 					.args("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout",
-							NODE_TIMEOUT_MILLIS, "--cluster-port", busPort, "--repl-diskless-sync-delay", "0")
-					.launch();
+							NODE_TIMEOUT_MILLIS, "--repl-diskless-sync-delay", "0");
+				if (busPortSetting) {
+					return builder.args("--cluster-port", Integer.toString(busPort)).launch();
+				}
+				return builder.port(LoopbackPorts.findFreeWithBus()).launch();
 			}
 			catch (IllegalStateException ex) {
 				// The bus port was free a moment ago, but another process may have bound
@@ -350,7 +351,7 @@ public final class RedisClusterTopology implements RedisTopology {
 			}
 			description.append(";");
 		}
-		return description.append(" redis-cli said:\n").append(this.creation.outputText()).toString();
+		return description.append(" Commands sent to create it:\n").append(this.creation.outputText()).toString();
 	}
 
 }

@@ -79,11 +79,15 @@ public final class RedisProcess implements ManagedRedisServer {
 		}
 		this.client = new RedisClient(HOST, this.port, timeout, RedisClient.handshake(null, this.password, 0));
 		OpenServers.register(this);
+		// Goes to the test class's output: which server every suite ran against. Not to
+		// stdout, which child JVMs that launch servers use to talk to their tests.
+		System.err.println("[redis-test] launched " + RedisBinary.describe(binary) + " on " + HOST + ":" + this.port);
 	}
 
 	/**
 	 * Launch a server on a free port with the {@code redis-server} found by
-	 * {@link RedisServers#redisServerBinary()}.
+	 * {@link RedisServers#redisServerBinary()}, or the bundled Redis 6.2 when there is
+	 * none.
 	 * @param extraArgs arguments appended to the command line, such as
 	 * {@code "--maxmemory", "10mb"}
 	 * @return the running server

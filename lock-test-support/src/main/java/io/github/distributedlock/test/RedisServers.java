@@ -11,7 +11,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RedisServers {
 
-	private static final String NO_REDIS = "No Redis server for tests. Install redis-server (apt-get install -y "
+	private static final String NO_REDIS = "No Redis server for tests, and the one bundled in the embedded-redis jar "
+			+ "runs on Linux x86-64 only. Install redis-server (apt-get install -y "
 			+ "redis-server, or brew install redis), set REDIS_SERVER to the path of a redis-server binary, set "
 			+ "REDIS_URL to a Redis dedicated to tests, or run Docker with org.testcontainers:testcontainers on the "
 			+ "test classpath";
@@ -24,7 +25,8 @@ public final class RedisServers {
 	 * <ol>
 	 * <li>{@code REDIS_URL} set: an {@link ExternalRedis} (not managed)</li>
 	 * <li>{@code REDIS_TESTCONTAINERS=true}: a {@link ContainerRedis}</li>
-	 * <li>a {@code redis-server} binary ({@code REDIS_SERVER} or the {@code PATH}): a
+	 * <li>a {@code redis-server} binary ({@code REDIS_SERVER}, the {@code PATH}, or else
+	 * the Redis 6.2 bundled in the {@code embedded-redis} jar where it runs): a
 	 * {@link RedisProcess}</li>
 	 * <li>Testcontainers on the classpath and Docker reachable: a
 	 * {@link ContainerRedis}</li>
@@ -36,7 +38,7 @@ public final class RedisServers {
 	 * available
 	 */
 	public static RedisServer start() {
-		return start(System::getenv, RedisServers::isDockerAvailable);
+		return start(System::getenv, BundledRedis::runsHere, RedisServers::isDockerAvailable);
 	}
 
 	/**
@@ -48,7 +50,7 @@ public final class RedisServers {
 	 * @throws IllegalStateException saying what to install when there is no binary
 	 */
 	public static RedisProcess launch(String... extraArgs) {
-		return RedisProcess.builder().binary(RedisBinary.require(System::getenv)).args(extraArgs).launch();
+		return RedisProcess.builder().args(extraArgs).launch();
 	}
 
 	/**
@@ -61,7 +63,8 @@ public final class RedisServers {
 		return RedisBinary.locate(System::getenv);
 	}
 
-	static RedisServer start(Function<String, @Nullable String> env, BooleanSupplier dockerAvailable) {
+	static RedisServer start(Function<String, @Nullable String> env, BooleanSupplier bundledRuns,
+			BooleanSupplier dockerAvailable) {
 		String url = env.apply("REDIS_URL");
 		if (url != null && !url.isBlank()) {
 			return ExternalRedis.connect(url.trim());
@@ -72,6 +75,9 @@ public final class RedisServers {
 		Path binary = RedisBinary.locate(env);
 		if (binary != null) {
 			return RedisProcess.builder().binary(binary).launch();
+		}
+		if (bundledRuns.getAsBoolean()) {
+			return RedisProcess.builder().binary(RedisBinary.require(env)).launch();
 		}
 		if (dockerAvailable.getAsBoolean()) {
 			return launchContainer();
