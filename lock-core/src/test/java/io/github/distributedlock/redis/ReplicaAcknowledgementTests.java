@@ -72,7 +72,10 @@ class ReplicaAcknowledgementTests {
 			}
 			String stats = String.valueOf(master.command("INFO", "commandstats"));
 			assertThat(calls(stats, "wait")).isEqualTo(20);
-			assertThat(calls(stats, "client|info")).isEqualTo(20);
+			// Redis 7.0 counts subcommands apart (client|info); 6.2 counts them all as
+			// client.
+			String clientInfo = stats.contains("cmdstat_client|") ? "client|info" : "client";
+			assertThat(calls(stats, clientInfo)).isEqualTo(20);
 			assertThat(calls(stats, "evalsha")).as("acquire and release only, no second write").isEqualTo(40);
 		}
 		finally {

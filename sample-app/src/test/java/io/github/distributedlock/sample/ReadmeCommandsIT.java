@@ -9,7 +9,9 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -98,9 +100,9 @@ class ReadmeCommandsIT {
 	}
 
 	@Test
-	void shouldRunTheReadmeSimulationCommands() throws IOException, InterruptedException {
-		String readme = Files.readString(ROOT.resolve("README.md"));
-		List<String> commands = commands(blockAfter(readme, "seed replayed event for event"));
+	void shouldRunTheSimulationCommandsOfTheTestingPage() throws IOException, InterruptedException {
+		String testing = Files.readString(ROOT.resolve("docs/testing.md"));
+		List<String> commands = commands(blockAfter(testing, "seed replayed event for event"));
 		assertThat(commands).containsExactly("lock-simulation/simulate.sh --seeds 1000",
 				"lock-simulation/simulate.sh --seed 1003");
 		assertThat(run(commands.get(0))).contains("simulation: 1000 seeds,");
@@ -122,6 +124,30 @@ class ReadmeCommandsIT {
 		assertThat(exited).as("'" + command + "' ended within 5 minutes").isTrue();
 		assertThat(process.exitValue()).as("'" + command + "' exit code; its output:\n" + output).isZero();
 		return output;
+	}
+
+	@Test
+	void shouldInstallWithTheQuickStartCommandEveryArtifactTheQuickStartNames() throws Exception {
+		String readme = Files.readString(ROOT.resolve("README.md"));
+		String install = blockAfter(readme, "Install the published artifacts").strip();
+		assertThat(install).as("the README's install command").startsWith("mvn ").contains(" install ");
+		String quickStart = readme.substring(readme.indexOf("## Quick start"), readme.indexOf("## `@DistributedLock`"));
+		Matcher named = Pattern.compile("<artifactId>([\\w-]+)</artifactId>").matcher(quickStart);
+		List<String> artifacts = new ArrayList<>();
+		while (named.find()) {
+			artifacts.add(named.group(1));
+		}
+		assertThat(artifacts).as("artifacts the quick start's XML names")
+			.contains("distributed-lock-bom", "distributed-lock-spring-boot-starter", "distributed-lock-test");
+		FileTime before = FileTime.from(Instant.now().minusSeconds(1));
+		runBuild(install);
+		Path repository = Path.of(System.getProperty("user.home"), ".m2", "repository", "io", "github",
+				"distributedlock");
+		for (String artifact : artifacts) {
+			Path pom = repository.resolve(artifact + "/0.1.0-SNAPSHOT/" + artifact + "-0.1.0-SNAPSHOT.pom");
+			assertThat(pom).as("installed by '" + install + "'").exists();
+			assertThat(Files.getLastModifiedTime(pom)).as(pom + " written by this run").isGreaterThan(before);
+		}
 	}
 
 	@Test
