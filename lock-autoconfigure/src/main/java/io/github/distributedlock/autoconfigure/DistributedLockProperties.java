@@ -3,6 +3,7 @@ package io.github.distributedlock.autoconfigure;
 import java.time.Duration;
 
 import io.github.distributedlock.WaitStrategy;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
@@ -402,9 +403,16 @@ public class DistributedLockProperties {
 
 		/**
 		 * Whether a LockTimeoutException thrown by a Spring MVC or WebFlux handler is
-		 * answered with an RFC 9457 problem detail and a Retry-After header.
+		 * answered with an RFC 9457 problem detail.
 		 */
 		private boolean enabled;
+
+		/**
+		 * How long the problem detail's Retry-After header tells clients to wait, in
+		 * whole seconds rounded up. Unset, no header: a holder's remaining lease is no
+		 * estimate of when the lock frees.
+		 */
+		private @Nullable Duration retryAfter;
 
 		/**
 		 * HTTP status of the problem detail: 409 (conflict) or 503 (service unavailable),
@@ -422,6 +430,14 @@ public class DistributedLockProperties {
 
 		public int getStatus() {
 			return this.status;
+		}
+
+		public @Nullable Duration getRetryAfter() {
+			return this.retryAfter;
+		}
+
+		public void setRetryAfter(@Nullable Duration retryAfter) {
+			this.retryAfter = retryAfter;
 		}
 
 		public void setStatus(int status) {

@@ -41,7 +41,8 @@ public final class DistributedLockWebAutoConfiguration {
 		if (status < 400 || status > 599) {
 			throw new InvalidLockPropertyException(STATUS_PROPERTY, status, "a 4xx or 5xx status, such as 409 or 503");
 		}
-		return new LockTimeoutExceptionHandler(HttpStatusCode.valueOf(status));
+		return new LockTimeoutExceptionHandler(HttpStatusCode.valueOf(status),
+				properties.getProblemDetails().getRetryAfter());
 	}
 
 }

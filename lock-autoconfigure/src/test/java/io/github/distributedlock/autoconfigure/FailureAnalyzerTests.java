@@ -39,8 +39,29 @@ class FailureAnalyzerTests {
 				.startsWith("Invalid @DistributedLock declarations in " + Broken.class.getName() + ":")
 				.contains("- Broken.skip(): returns int, so onTimeout = SKIP has no value to return")
 				.contains("- Broken.fallBack(String): fallback method 'missing' does not exist in");
-			assertThat(analysis.getAction()).contains("SpEL").contains("LockTimeoutException");
+			// One action per kind of mistake found, and none for a mistake not made.
+			assertThat(analysis.getAction()).startsWith("Do each of these:")
+				.contains("a nullable return type")
+				.contains("Name, in fallback, a method of the same bean")
+				.doesNotContain("SpEL");
 		});
+	}
+
+	@Test
+	void shouldSayHowToFixEachKindOfAnnotationMistake() {
+		assertThat(LockAnnotationFailureAnalyzer.actionFor("Jobs.report(): expire must be at least 1 ms, but was PT0S"))
+			.startsWith("Set each duration once")
+			.doesNotContain("SpEL");
+		assertThat(LockAnnotationFailureAnalyzer
+			.actionFor("Jobs.report(String): key '#nme' refers to #nme, but the parameters are (#name)"))
+			.contains("SpEL");
+		assertThat(LockAnnotationFailureAnalyzer
+			.actionFor("Jobs.report(): it is private, so no Spring AOP proxy " + "can intercept it"))
+			.contains("Make the method public");
+		assertThat(LockAnnotationFailureAnalyzer.actionFor("Jobs.report(): permits must be at least 1"))
+			.contains("permits to 1 or more");
+		assertThat(LockAnnotationFailureAnalyzer.actionFor("Jobs.report(): scope is not usable: Lock 'x' has a scope"))
+			.contains("at most 512 characters");
 	}
 
 	@Test

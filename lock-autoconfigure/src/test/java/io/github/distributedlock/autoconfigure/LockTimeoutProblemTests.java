@@ -43,13 +43,13 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
  * What a Spring MVC and a WebFlux application answer, with
  * {@code distributed-lock.problem-details.enabled=true}, to a request whose
  * {@code @DistributedLock} method finds its lock held by another process, against a real
- * redis-server: a problem detail, and the holder's remaining lease as
- * {@code Retry-After}.
+ * redis-server: a problem detail, and {@code Retry-After} only when the application sets
+ * it: the holder's remaining lease is no estimate of when the lock frees.
  */
 @ExtendWith(RedisServerExtension.class)
 class LockTimeoutProblemTests {
 
-	/** The holder's lease: the answer's Retry-After is at most this, in seconds. */
+	/** The holder's lease, which the answers must not pass off as a Retry-After. */
 	private static final int LEASE_SECONDS = 30;
 
 	private WebApplicationContextRunner servletRunner;
@@ -77,8 +77,8 @@ class LockTimeoutProblemTests {
 	}
 
 	@Test
-	void shouldAnswerAServletRequestWhoseLockIsHeldWithAConflictProblemAndRetryAfter() {
-		this.servletRunner.run((context) -> {
+	void shouldAnswerAServletRequestWhoseLockIsHeldWithAConflictProblemAndTheRetryAfterSet() {
+		this.servletRunner.withPropertyValues("distributed-lock.problem-details.retry-after=5s").run((context) -> {
 			MockMvc mvc = MockMvcBuilders.webAppContextSetup((WebApplicationContext) context).build();
 			mvc.perform(get("/orders/7")).andExpect(status().isOk()).andExpect(content().string("processed 7"));
 			try (HeldByAnotherProcess held = new HeldByAnotherProcess(context, "7")) {
@@ -92,7 +92,19 @@ class LockTimeoutProblemTests {
 					.andReturn()
 					.getResponse()
 					.getHeader(HttpHeaders.RETRY_AFTER);
-				assertThat(Integer.parseInt(retryAfter)).isBetween(LEASE_SECONDS - 10, LEASE_SECONDS);
+				assertThat(retryAfter).isEqualTo("5");
+			}
+		});
+	}
+
+	@Test
+	void shouldSendNoRetryAfterUnlessOneIsSet() {
+		this.servletRunner.run((context) -> {
+			MockMvc mvc = MockMvcBuilders.webAppContextSetup((WebApplicationContext) context).build();
+			try (HeldByAnotherProcess held = new HeldByAnotherProcess(context, "10")) {
+				mvc.perform(get("/orders/10"))
+					.andExpect(status().isConflict())
+					.andExpect(header().doesNotExist(HttpHeaders.RETRY_AFTER));
 			}
 		});
 	}
@@ -105,14 +117,14 @@ class LockTimeoutProblemTests {
 				mvc.perform(get("/orders/8"))
 					.andExpect(status().isServiceUnavailable())
 					.andExpect(jsonPath("$.status").value(503))
-					.andExpect(header().exists(HttpHeaders.RETRY_AFTER));
+					.andExpect(header().doesNotExist(HttpHeaders.RETRY_AFTER));
 			}
 		});
 	}
 
 	@Test
-	void shouldAnswerAReactiveRequestWhoseLockIsHeldWithAConflictProblemAndRetryAfter() {
-		this.reactiveRunner.run((context) -> {
+	void shouldAnswerAReactiveRequestWhoseLockIsHeldWithAConflictProblemAndTheRetryAfterSet() {
+		this.reactiveRunner.withPropertyValues("distributed-lock.problem-details.retry-after=5s").run((context) -> {
 			WebTestClient client = WebTestClient.bindToApplicationContext(context).build();
 			client.get()
 				.uri("/orders/9")
@@ -128,9 +140,7 @@ class LockTimeoutProblemTests {
 					.expectHeader()
 					.contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON)
 					.expectHeader()
-					.value(HttpHeaders.RETRY_AFTER,
-							(retryAfter) -> assertThat(Integer.parseInt(retryAfter)).isBetween(LEASE_SECONDS - 10,
-									LEASE_SECONDS))
+					.valueEquals(HttpHeaders.RETRY_AFTER, "5")
 					.expectBody()
 					.jsonPath("$.status")
 					.isEqualTo(409)

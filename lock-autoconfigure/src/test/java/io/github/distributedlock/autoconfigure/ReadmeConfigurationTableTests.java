@@ -24,8 +24,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ReadmeConfigurationTableTests {
 
-	private static final Pattern ROW = Pattern.compile("^\\| `(distributed-lock\\.[a-z.-]+)` \\| `([^`]*)` \\|(.*)$",
+	/** A property, its default (or a dash for none) and its description. */
+	private static final Pattern ROW = Pattern.compile("^\\| `(distributed-lock\\.[a-z.-]+)` \\| (`[^`]*`|—) \\|(.*)$",
 			Pattern.MULTILINE);
+
+	private static final String NO_DEFAULT = "—";
 
 	private static final String OTHER_MODULE = "`distributed-lock-test`";
 
@@ -35,7 +38,8 @@ class ReadmeConfigurationTableTests {
 		Matcher row = ROW.matcher(Files.readString(Path.of("..", "README.md")));
 		while (row.find()) {
 			if (!row.group(3).contains(OTHER_MODULE)) {
-				documented.put(row.group(1), row.group(2));
+				documented.put(row.group(1), row.group(2).equals(NO_DEFAULT) ? NO_DEFAULT
+						: row.group(2).substring(1, row.group(2).length() - 1));
 			}
 		}
 		assertThat(documented).isEqualTo(metadataDefaults());
@@ -51,7 +55,8 @@ class ReadmeConfigurationTableTests {
 			repository.getAllProperties().forEach((name, property) -> {
 				if (name.startsWith("distributed-lock.")) {
 					assertThat(property.getDescription()).as("description of " + name).isNotBlank();
-					defaults.put(name, String.valueOf(property.getDefaultValue()));
+					Object value = property.getDefaultValue();
+					defaults.put(name, (value != null) ? String.valueOf(value) : NO_DEFAULT);
 				}
 			});
 			return defaults;

@@ -3,6 +3,8 @@ package io.github.distributedlock.aop;
 import java.util.List;
 import java.util.function.Supplier;
 
+import io.github.distributedlock.DistributedLock.OnTimeout;
+import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockCallback;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.LockTemplate;
@@ -42,6 +44,8 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 	private final Supplier<List<LockTimeoutListener>> timeoutListeners;
 
 	private final ReactiveLocking reactive;
+
+	private final ScheduledOutages outages = new ScheduledOutages();
 
 	/**
 	 * Create an interceptor.
@@ -99,8 +103,9 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 			}
 		};
 		LockTemplate template = this.lockTemplate.get();
+		Object result;
 		try {
-			return (requests.size() == 1) ? template.execute(requests.get(0), callback)
+			result = (requests.size() == 1) ? template.execute(requests.get(0), callback)
 					: template.executeAll(requests, callback);
 		}
 		catch (LockTimeoutException ex) {
@@ -109,6 +114,31 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 			}
 			return timedOut(locked, target, invocation, requests, ex);
 		}
+		catch (LockAccessException ex) {
+			if (entered[0] || !skipsOnOutage(locked)) {
+				throw ex;
+			}
+			this.outages.failed(locked.method(), describe(locked, target),
+					requests.stream().map(LockRequest::name).toList(), ex);
+			return null;
+		}
+		if (this.outages.hasSkips()) {
+			this.outages.reached(locked.method(), describe(locked, target));
+		}
+		return result;
+	}
+
+	/**
+	 * Whether a trigger that cannot reach Redis is skipped with a WARN line instead of
+	 * failing: for a {@code @Scheduled} job that skips when its lock is taken, the
+	 * scheduler would log a stack trace at every trigger and run nothing either way.
+	 */
+	private static boolean skipsOnOutage(LockedMethod locked) {
+		return locked.onTimeout() == OnTimeout.SKIP && ScheduledMethodDefaults.of(locked.method()).isScheduled();
+	}
+
+	private static String describe(LockedMethod locked, Object target) {
+		return LockedMethodParser.describe(locked.method(), AopUtils.getTargetClass(target));
 	}
 
 	private @Nullable Object timedOut(LockedMethod locked, Object target, MethodInvocation invocation,

@@ -121,7 +121,9 @@ final class LockedMethodParser {
 			return request.build();
 		}
 		catch (IllegalArgumentException ex) {
-			found.add("scope '" + scope + "' is not usable: " + ex.getMessage());
+			// The message names the lock, shortened: a scope may be thousands of
+			// characters.
+			found.add("scope is not usable: " + ex.getMessage());
 			return null;
 		}
 	}

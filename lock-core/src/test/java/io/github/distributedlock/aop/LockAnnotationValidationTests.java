@@ -71,6 +71,14 @@ class LockAnnotationValidationTests {
 	}
 
 	@Test
+	void shouldShortenAHugeScopeInItsError() {
+		String problem = invalid(HugeScope.class).getProblems().get(0);
+		assertThat(problem).startsWith("HugeScope.run(): scope is not usable: Lock '")
+			.contains("(1000 chars)")
+			.hasSizeLessThan(400);
+	}
+
+	@Test
 	void shouldFailStartupWhenKeyRefersToAMissingBean() {
 		assertThat(invalid(UnknownBean.class).getProblems()).singleElement()
 			.asString()
@@ -336,6 +344,19 @@ class LockAnnotationValidationTests {
 
 		@DistributedLock(expire = 5, autoRenew = Flag.FALSE)
 		public void unrenewed() {
+		}
+
+	}
+
+	static class HugeScope {
+
+		private static final String TEN = "scope-1234";
+
+		private static final String HUNDRED = TEN + TEN + TEN + TEN + TEN + TEN + TEN + TEN + TEN + TEN;
+
+		@DistributedLock(scope = HUNDRED + HUNDRED + HUNDRED + HUNDRED + HUNDRED + HUNDRED + HUNDRED + HUNDRED + HUNDRED
+				+ HUNDRED)
+		public void run() {
 		}
 
 	}

@@ -1,19 +1,25 @@
 package io.github.distributedlock.aop;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.lang.reflect.Method;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.distributedlock.DistributedLock;
 import io.github.distributedlock.DistributedLock.OnTimeout;
+import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockDefaults;
 import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.redis.RedisLockTemplate;
+import io.github.distributedlock.test.RedisProcess;
 import io.github.distributedlock.test.RedisServer;
 import io.github.distributedlock.test.RedisServerExtension;
+import io.github.distributedlock.test.RedisServers;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -26,6 +32,7 @@ import org.springframework.util.ReflectionUtils;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The defaults of a {@code @DistributedLock} on a method that Spring's {@code @Scheduled}
@@ -112,6 +119,44 @@ class ScheduledMethodDefaultsTests {
 		finally {
 			connectionFactory.destroy();
 		}
+	}
+
+	@Test
+	void whenRedisIsDownThenAScheduledJobSkipsWithOneWarningPerOutage() {
+		// slf4j-simple writes to System.err as it is at each line.
+		PrintStream stderr = System.err;
+		ByteArrayOutputStream output = new ByteArrayOutputStream();
+		System.setErr(new PrintStream(output, true, StandardCharsets.UTF_8));
+		try (RedisProcess server = RedisServers.launch()) {
+			LettuceConnectionFactory connectionFactory = TestRedis.connectionFactory(server);
+			try (RedisLockTemplate template = RedisLockTemplate.builder(connectionFactory).build()) {
+				Reports reports = proxy(new Reports(), template);
+				assertThat(reports.report()).isEqualTo("done");
+				server.stop();
+				for (int i = 0; i < 3; i++) {
+					assertThat(reports.report()).as("trigger %d while Redis is down", i).isNull();
+				}
+				assertThat(reports.runs()).isOne();
+				assertThatExceptionOfType(LockAccessException.class).as("a method that is not a skipping job")
+					.isThrownBy(reports::loudReport);
+				server.start();
+				await().atMost(Duration.ofSeconds(30)).until(() -> reports.report() != null);
+				assertThat(reports.runs()).isEqualTo(2);
+			}
+			finally {
+				connectionFactory.destroy();
+			}
+		}
+		finally {
+			System.setErr(stderr);
+		}
+		String logged = output.toString(StandardCharsets.UTF_8);
+		stderr.print(logged);
+		assertThat(logged.lines().filter((line) -> line.contains(" WARN ") && line.contains("Skipped"))).singleElement()
+			.asString()
+			.contains("Skipped Reports.report(): could not reach Redis for lock 'report'");
+		assertThat(logged).doesNotContain("\tat io.github.distributedlock")
+			.containsPattern("Reports.report\\(\\) reached Redis again after \\d+ skipped triggers");
 	}
 
 	private Reports proxy(Reports target, RedisLockTemplate template) {

@@ -31,7 +31,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ScriptDifferentialTests {
 
 	@RegisterExtension
-	static final RedisServerExtension redis = RedisServerExtension.dedicated("--enable-debug-command", "local");
+	static final RedisServerExtension redis = RedisServerExtension.dedicated("--enable-debug-command", "local")
+		.since(7, "Holding the model to Redis 7.0 (enable-debug-command, DEBUG SET-ACTIVE-EXPIRE)");
 
 	private static RealRedis real;
 

@@ -38,6 +38,10 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
 
 	private final List<String> extraArgs;
 
+	private final int sinceMajor;
+
+	private final String needs;
+
 	private volatile @Nullable RedisServer server;
 
 	private volatile @Nullable String owner;
@@ -46,13 +50,16 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
 	 * Create an extension that hands out the shared server, as {@code @ExtendWith} does.
 	 */
 	public RedisServerExtension() {
-		this(false, null, List.of());
+		this(false, null, List.of(), 0, "");
 	}
 
-	private RedisServerExtension(boolean dedicated, @Nullable Supplier<Path> binary, List<String> extraArgs) {
+	private RedisServerExtension(boolean dedicated, @Nullable Supplier<Path> binary, List<String> extraArgs,
+			int sinceMajor, String needs) {
 		this.dedicated = dedicated;
 		this.binary = binary;
 		this.extraArgs = List.copyOf(extraArgs);
+		this.sinceMajor = sinceMajor;
+		this.needs = needs;
 	}
 
 	/**
@@ -62,7 +69,20 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
 	 * @return the extension
 	 */
 	public static RedisServerExtension dedicated(String... extraArgs) {
-		return new RedisServerExtension(true, null, List.of(extraArgs));
+		return new RedisServerExtension(true, null, List.of(extraArgs), 0, "");
+	}
+
+	/**
+	 * Return this extension for a test class that needs a newer Redis than the oldest
+	 * supported (6.2, the one bundled for machines without {@code redis-server}): where
+	 * the server it would launch is older, the class is skipped, or fails with
+	 * {@code CI=true} ({@link RedisServers#assumeAtLeast(int, String)}).
+	 * @param major the oldest major version the class needs
+	 * @param needs what needs it, for the message
+	 * @return a new extension
+	 */
+	public RedisServerExtension since(int major, String needs) {
+		return new RedisServerExtension(this.dedicated, this.binary, this.extraArgs, major, needs);
 	}
 
 	/**
@@ -75,7 +95,7 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
 	 * @return the extension
 	 */
 	public static RedisServerExtension dedicated(Supplier<Path> binary, String... extraArgs) {
-		return new RedisServerExtension(true, binary, List.of(extraArgs));
+		return new RedisServerExtension(true, binary, List.of(extraArgs), 0, "");
 	}
 
 	/**
@@ -111,6 +131,9 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
 
 	@Override
 	public void beforeAll(ExtensionContext context) {
+		if (this.sinceMajor > 0) {
+			RedisServers.assumeAtLeast(this.sinceMajor, this.needs);
+		}
 		if (this.dedicated) {
 			// Nested classes inherit the extension and reuse the server of the class that
 			// registered it.

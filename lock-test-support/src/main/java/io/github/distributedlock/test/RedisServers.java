@@ -5,6 +5,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Assumptions;
 
 /**
  * Entry points that find or launch a real Redis server for tests.
@@ -61,6 +62,29 @@ public final class RedisServers {
 	 */
 	public static @Nullable Path redisServerBinary() {
 		return RedisBinary.locate(System::getenv);
+	}
+
+	/**
+	 * Skip the calling test where the {@code redis-server} that
+	 * {@link #launch(String...)} uses is older than a major version: on a machine with no
+	 * {@code redis-server} installed, the bundled one is 6.2. With {@code CI=true} it
+	 * fails instead, so that CI never skips such a test quietly.
+	 * @param major the oldest major version needed
+	 * @param needs what needs it, for the message
+	 * @throws org.opentest4j.TestAbortedException to skip the test
+	 * @throws IllegalStateException in CI
+	 */
+	public static void assumeAtLeast(int major, String needs) {
+		Path binary = RedisBinary.require(System::getenv);
+		if (RedisBinary.majorVersion(binary) >= major) {
+			return;
+		}
+		String message = needs + " needs Redis " + major + ".0 or later, but the tests launch "
+				+ RedisBinary.describe(binary) + ". Install a newer redis-server or set REDIS_SERVER to one";
+		if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+			throw new IllegalStateException(message);
+		}
+		Assumptions.abort(message);
 	}
 
 	static RedisServer start(Function<String, @Nullable String> env, BooleanSupplier bundledRuns,

@@ -14,9 +14,12 @@ import io.github.distributedlock.test.RedisProcess;
 import io.github.distributedlock.test.RedisServers;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -32,8 +35,10 @@ import static org.awaitility.Awaitility.await;
 /**
  * The sample application against a real redis-server, through its HTTP endpoints.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
-		"sample.report-cron=* * * * * *", "sample.report-hold-at-least=100ms", "sample.deploy-millis=100" })
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+		properties = { "sample.report-cron=* * * * * *", "sample.report-hold-at-least=100ms",
+				"sample.deploy-millis=100" })
+@ExtendWith(OutputCaptureExtension.class)
 class SampleApplicationTests {
 
 	static final RedisProcess redis = RedisServers.launch();
@@ -60,6 +65,18 @@ class SampleApplicationTests {
 
 	private RestClient client() {
 		return RestClient.create("http://localhost:" + this.port);
+	}
+
+	@Test
+	void shouldLogTheRedisItUsesAtStartup(CapturedOutput output) {
+		String info = String.valueOf(redis.command("INFO", "server"));
+		String version = info.substring(info.indexOf("redis_version:") + "redis_version:".length())
+			.lines()
+			.findFirst()
+			.orElseThrow()
+			.strip();
+		assertThat(output).contains(
+				"Locks use the Redis at " + redis.host() + ":" + redis.port() + ": Redis " + version + " (standalone)");
 	}
 
 	@Test

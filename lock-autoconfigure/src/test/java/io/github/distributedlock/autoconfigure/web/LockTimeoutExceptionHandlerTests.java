@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockTimeoutException;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.http.HttpHeaders;
@@ -34,11 +35,24 @@ class LockTimeoutExceptionHandlerTests {
 	}
 
 	@Test
-	void shouldRoundTheHoldersRemainingLeaseUpToWholeSecondsOfAtLeastOne() {
+	void shouldSendNoRetryAfterForAHoldersKnownLeaseUnlessOneIsSet() {
+		assertThat(retryAfter(new LockTimeoutExceptionHandler(), Duration.ofSeconds(29)))
+			.as("a lease the watchdog renews is no estimate")
+			.isNull();
+		assertThat(retryAfter(new LockTimeoutExceptionHandler(HttpStatus.CONFLICT, Duration.ofSeconds(5)),
+				Duration.ofSeconds(29)))
+			.isEqualTo("5");
+	}
+
+	@Test
+	void shouldRoundTheRetryAfterSetUpToWholeSecondsOfAtLeastOne() {
 		assertThat(retryAfter(Duration.ofMillis(12_001))).isEqualTo("13");
 		assertThat(retryAfter(Duration.ofSeconds(12))).isEqualTo("12");
 		assertThat(retryAfter(Duration.ofNanos(1))).isEqualTo("1");
-		assertThat(retryAfter(Duration.ZERO)).as("a lease that just ended: never retry at once").isEqualTo("1");
+		assertThat(retryAfter(Duration.ZERO)).as("never retry at once").isEqualTo("1");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new LockTimeoutExceptionHandler(HttpStatus.CONFLICT, Duration.ofSeconds(-1)))
+			.withMessageContaining("negative");
 	}
 
 	@Test
@@ -55,10 +69,15 @@ class LockTimeoutExceptionHandlerTests {
 			.withMessageContaining("4xx or 5xx");
 	}
 
-	private String retryAfter(Duration remainingLease) {
-		return this.handler
+	private String retryAfter(Duration set) {
+		return retryAfter(new LockTimeoutExceptionHandler(HttpStatus.CONFLICT, set), null);
+	}
+
+	private static @Nullable String retryAfter(LockTimeoutExceptionHandler handler,
+			@Nullable Duration holderRemainingLease) {
+		return handler
 			.handleLockTimeoutException(
-					new LockTimeoutException(LockName.of("orders", "1"), Duration.ofSeconds(1), remainingLease))
+					new LockTimeoutException(LockName.of("orders", "1"), Duration.ofSeconds(1), holderRemainingLease))
 			.getHeaders()
 			.getFirst(HttpHeaders.RETRY_AFTER);
 	}
