@@ -5,9 +5,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 import io.github.distributedlock.LockHandle;
@@ -15,12 +12,9 @@ import io.github.distributedlock.LockLeaseLostException;
 import io.github.distributedlock.LockMode;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
-import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.chaos.support.Connections;
 import io.github.distributedlock.redis.ProtocolTimings;
 import io.github.distributedlock.redis.RedisLockTemplate;
-import io.github.distributedlock.redis.core.LockKeys;
-import io.github.distributedlock.redis.script.LockScripts;
 import io.github.distributedlock.test.RedisProcess;
 import io.github.distributedlock.test.RedisServers;
 import org.junit.jupiter.api.AfterAll;
@@ -34,8 +28,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1735,9 +1735,6 @@ final class LockSimulation {
 		// The current acquisition's fair wait, in runs of the fair lock.
 		private @Nullable FairWaiter fair;
 
-		// The request its last attempt carried: filed, once that attempt's reply came.
-		private @Nullable HandOffRequest sentRequest;
-
 		// What the blocking engine's registry knows of this owner's holds: whether its
 		// next acquisition says it holds the lock.
 		private final ThreadOwnerHolds registry = new ThreadOwnerHolds();
@@ -1792,7 +1789,6 @@ final class LockSimulation {
 			this.acquisition = acquisition;
 			this.waiting = new Waiting(acquisition, true);
 			this.pending = Cancellations.Pending.NONE;
-			this.sentRequest = null;
 			this.startedNanos = LockSimulation.this.clock.nanos();
 			Cancellations.Stop stop = LockSimulation.this.cancellations.draw();
 			if (stop != null && LockSimulation.this.faults.contains(Fault.CANCEL)) {
@@ -1897,7 +1893,6 @@ final class LockSimulation {
 		private void attempt(Acquisition.Attempt attempt) {
 			Acquisition acquisition = current();
 			this.inFlight = true;
-			this.sentRequest = attempt.request();
 			LockSpec spec = acquisition.spec();
 			ScriptCall call = spec.kind()
 				.acquire(spec, new LockKind.Attempt(this.owner, attempt.hold(), attempt.remainingWaitMillis(),
