@@ -69,8 +69,6 @@ public final class DistributedLockAutoConfiguration {
 				.database(RedisDatabase.of(connectionFactory))
 				.subscriptionLinger(properties.getSubscriptionLinger())
 				.handOff(properties.isHandOff())
-				.localHandOffs(properties.getLocalHandOffs())
-				.hintConnections(properties.getHintConnections())
 				.configureKeyspaceEvents(properties.getKeyspaceEvents().isConfigure())
 				.watchdog(properties.getWatchdog().isEnabled())
 				.fairWaiterTimeout(properties.getFair().getWaiterTimeout())

@@ -64,24 +64,6 @@ public class DistributedLockProperties {
 	private boolean handOff = true;
 
 	/**
-	 * How many times in a row the release of a lock may grant it to a waiter of this
-	 * process, in the same script, while a waiter of another process waits (blocking
-	 * template, locks that are neither fair nor read locks, while waiters line up). 0
-	 * turns these grants off.
-	 */
-	private int localHandOffs = 4;
-
-	/**
-	 * How many connections each lock template may open for waiters that wait for their
-	 * turn with a chained hint: BLPOP of a hint key with their attempt right behind it,
-	 * which Redis runs as soon as the release that reserves the lock for them pushes the
-	 * hint (blocking template, Lettuce with a command timeout of at least 400 ms, locks
-	 * that are neither fair nor read locks, while waiters line up). Waiters that find
-	 * none free wait by pub/sub. 0 turns it off.
-	 */
-	private int hintConnections = 8;
-
-	/**
 	 * Whether to start when the Redis maxmemory-policy can evict lock keys (any policy
 	 * but noeviction), logging a warning instead of failing: a lock whose key is evicted
 	 * can be taken by a second caller while it is still held.
@@ -166,22 +148,6 @@ public class DistributedLockProperties {
 
 	public void setHandOff(boolean handOff) {
 		this.handOff = handOff;
-	}
-
-	public int getLocalHandOffs() {
-		return this.localHandOffs;
-	}
-
-	public void setLocalHandOffs(int localHandOffs) {
-		this.localHandOffs = localHandOffs;
-	}
-
-	public int getHintConnections() {
-		return this.hintConnections;
-	}
-
-	public void setHintConnections(int hintConnections) {
-		this.hintConnections = hintConnections;
 	}
 
 	public boolean isAllowEviction() {

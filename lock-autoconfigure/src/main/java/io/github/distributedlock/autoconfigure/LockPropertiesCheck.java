@@ -38,14 +38,6 @@ final class LockPropertiesCheck {
 			throw new InvalidLockPropertyException(PREFIX + "polling.interval", interval, "between 1ms and 1d");
 		}
 		atLeast("fair.waiter-timeout", properties.getFair().getWaiterTimeout(), Duration.ofMillis(30), "30ms");
-		if (properties.getLocalHandOffs() < 0) {
-			throw new InvalidLockPropertyException(PREFIX + "local-hand-offs", properties.getLocalHandOffs(),
-					"zero or more (0 turns local hand-offs off)");
-		}
-		if (properties.getHintConnections() < 0) {
-			throw new InvalidLockPropertyException(PREFIX + "hint-connections", properties.getHintConnections(),
-					"zero or more (0 turns chained hints off)");
-		}
 		int replicas = properties.getReplicaAcknowledgements().getReplicas();
 		if (replicas < 0) {
 			throw new InvalidLockPropertyException(PREFIX + "replica-acknowledgements.replicas", replicas,

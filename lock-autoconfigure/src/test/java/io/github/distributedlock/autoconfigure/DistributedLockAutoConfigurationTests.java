@@ -67,8 +67,7 @@ class DistributedLockAutoConfigurationTests {
 					"distributed-lock.reentrant=false", "distributed-lock.progress-aware-timeout=true",
 					"distributed-lock.polling.interval=20ms", "distributed-lock.subscription-linger=1s",
 					"distributed-lock.keyspace-events.configure=true", "distributed-lock.watchdog.enabled=false",
-					"distributed-lock.aspect.order=42", "distributed-lock.actuator.force-release-enabled=true",
-					"distributed-lock.local-hand-offs=0")
+					"distributed-lock.aspect.order=42", "distributed-lock.actuator.force-release-enabled=true")
 			.run((context) -> {
 				RedisLockTemplate template = context.getBean(RedisLockTemplate.class);
 				assertThat(template.getDefaults()).isEqualTo(new LockDefaults(Duration.ofSeconds(5),
@@ -80,7 +79,6 @@ class DistributedLockAutoConfigurationTests {
 				assertThat(properties.getWatchdog().isEnabled()).isFalse();
 				assertThat(properties.getAspect().getOrder()).isEqualTo(42);
 				assertThat(properties.getActuator().isForceReleaseEnabled()).isTrue();
-				assertThat(properties.getLocalHandOffs()).isZero();
 			});
 	}
 

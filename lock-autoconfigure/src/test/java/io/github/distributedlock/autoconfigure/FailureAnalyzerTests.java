@@ -113,27 +113,11 @@ class FailureAnalyzerTests {
 	}
 
 	@Test
-	void shouldRefuseANegativeNumberOfLocalHandOffs(RedisServer server) {
-		Environment[] environment = new Environment[1];
-		TestRedis.contextRunner(server)
-			.withPropertyValues("distributed-lock.local-hand-offs=-1")
-			.withInitializer((context) -> environment[0] = context.getEnvironment())
-			.run((context) -> {
-				assertThat(context).hasFailed();
-				FailureAnalysis analysis = new InvalidLockPropertyFailureAnalyzer(environment[0])
-					.analyze(context.getStartupFailure());
-				assertThat(analysis).isNotNull();
-				assertThat(analysis.getDescription())
-					.startsWith("Invalid value '-1' for configuration property 'distributed-lock.local-hand-offs'");
-			});
-	}
-
-	@Test
 	void shouldStartTheTemplateWhenEveryPropertyIsValid(RedisServer server) {
 		TestRedis.contextRunner(server)
 			.withPropertyValues("distributed-lock.lease=1ms", "distributed-lock.wait-time=0s",
 					"distributed-lock.polling.interval=1d", "distributed-lock.fair.waiter-timeout=30ms",
-					"distributed-lock.subscription-linger=0s", "distributed-lock.local-hand-offs=0")
+					"distributed-lock.subscription-linger=0s")
 			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(LockTemplate.class));
 	}
 

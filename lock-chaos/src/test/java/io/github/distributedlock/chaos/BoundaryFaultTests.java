@@ -58,21 +58,6 @@ class BoundaryFaultTests {
 	}
 
 	/**
-	 * As
-	 * {@link #shouldKeepMutualExclusionWhenAWaiterIsFrozenAcrossAReleaseAroundEachConstant},
-	 * with workers whose heads chain (docs/design/waiting-and-hand-off.md, "The chained
-	 * hint"): a frozen head's attempt waits in Redis behind its BLPOP, so the release
-	 * that reserves the lock for it makes Redis run it, and the frozen worker takes the
-	 * lock while frozen, for its lease (a dead one's connection is gone, and its attempt
-	 * with it). It must read that grant as held only within its lease, and never overlap.
-	 */
-	@Test
-	void shouldKeepMutualExclusionWhenAChainedWaiterIsFrozenAcrossAReleaseAroundEachConstant() throws Exception {
-		freezeWaiters("boundary: SIGSTOP chained waiter across a release", LEASE_MILLIS, TIMEOUT_MILLIS,
-				Boundaries.around(constants()), 8);
-	}
-
-	/**
 	 * Freeze, for each duration, the worker whose request the next release reserves the
 	 * lock for, across that release; one thread per worker on one key, so that every
 	 * worker but the holder waits in the line.
@@ -82,20 +67,15 @@ class BoundaryFaultTests {
 		freezeWaiters(name, leaseMillis, timeoutMillis, Boundaries.around(constants));
 	}
 
+	/**
+	 * Freeze waiters as above, at each point: the release reserves the lock for the
+	 * frozen waiter's request, and the reservation waits for it at most a claim.
+	 */
 	static void freezeWaiters(String name, long leaseMillis, long timeoutMillis, List<Point> points) throws Exception {
-		// Heads that do not chain: the release reserves the lock for the frozen waiter's
-		// request, and the reservation waits for it at most a claim.
-		freezeWaiters(name, leaseMillis, timeoutMillis, points, 0);
-	}
-
-	static void freezeWaiters(String name, long leaseMillis, long timeoutMillis, List<Point> points,
-			int hintConnections) throws Exception {
-		boolean chained = hintConnections > 0;
 		try (ChaosRun run = ChaosRun.standalone(name)) {
 			long longest = points.stream().mapToLong((point) -> point.duration().toMillis()).max().orElseThrow();
 			WorkerConfig config = new WorkerConfig("w", "", run.store().port(), List.of(KEY), 1, leaseMillis,
-					Math.max(WAIT_MILLIS, 2 * longest + 10_000), 40, 120, timeoutMillis, 0, 1)
-				.withHintConnections(hintConnections);
+					Math.max(WAIT_MILLIS, 2 * longest + 10_000), 40, 120, timeoutMillis, 0, 1);
 			run.startWorkers(3, config);
 			int reserved = 0;
 			int faults = 0;
@@ -108,8 +88,7 @@ class BoundaryFaultTests {
 					boolean reservedForIt = false;
 					long until = paused + point.duration().toNanos();
 					for (long left = until - System.nanoTime(); left > 0; left = until - System.nanoTime()) {
-						reservedForIt |= chained ? takenByItsAttempt(redis, waiter.request())
-								: waiter.request().equals(redis.command("HGET", LOCK_KEY, "reserved"));
+						reservedForIt |= waiter.request().equals(redis.command("HGET", LOCK_KEY, "reserved"));
 						TimeUnit.NANOSECONDS.sleep(Math.min(left, TimeUnit.MILLISECONDS.toNanos(10)));
 					}
 					int mark = run.history().size();
@@ -128,18 +107,12 @@ class BoundaryFaultTests {
 			run.run(Duration.ofMillis(1000));
 			CheckReport report = run.finish();
 			ChaosSummary.note("Boundaries",
-					"- " + name + ": "
-							+ (chained ? "the frozen waiter's own attempt took the lock"
-									: "the lock was reserved for the frozen waiter's request")
-							+ " during " + reserved + " of " + faults + " freezes; " + report.timeouts()
-							+ " acquisitions timed out.");
+					"- " + name + ": the lock was reserved for the frozen waiter's request during " + reserved + " of "
+							+ faults + " freezes; " + report.timeouts() + " acquisitions timed out.");
 			assertSafe(report);
 			assertThat(report.livenessViolations()).isEmpty();
 			assertThat(report.timeouts()).as("waiters that gave up").isZero();
-			assertThat(reserved)
-				.as("freezes during which the lock was %s for the frozen waiter",
-						chained ? "taken by the attempt" : "reserved")
-				.isPositive();
+			assertThat(reserved).as("freezes during which the lock was reserved for the frozen waiter").isPositive();
 		}
 	}
 
@@ -224,14 +197,8 @@ class BoundaryFaultTests {
 		try (ChaosRun run = ChaosRun.standalone("boundary: server stalls right after a release",
 				"--enable-debug-command", "yes")) {
 			WorkerConfig config = new WorkerConfig("w", "", run.store().port(), List.of(KEY), 1, LEASE_MILLIS,
-					WAIT_MILLIS, 20, 60, TIMEOUT_MILLIS, 0, 1)
-				.withHintConnections(0);
-			// Heads that wait by pub/sub: a release tells them of the reservation. A
-			// line of chained heads hears nothing (docs/design/waiting-and-hand-off.md,
-			// "No reserved message when everyone left in line chains quietly"), and the
-			// reserved head's attempt runs behind its BLPOP as the release ends, so no
-			// stall lands between the two (its freezes:
-			// shouldKeepMutualExclusionWhenAChainedWaiterIsFrozenAcrossAReleaseAroundEachConstant).
+					WAIT_MILLIS, 20, 60, TIMEOUT_MILLIS, 0, 1);
+			// Heads that wait by pub/sub: a release tells them of the reservation.
 			run.startWorkers(4, config);
 			// The workers hear the release and answer it through their proxies: 2 ms more
 			// each way, so that the stall,
@@ -357,12 +324,7 @@ class BoundaryFaultTests {
 			List<String> lockKeys = keys.stream().map(RedisMonitor::lockKey).toList();
 			WorkerConfig config = new WorkerConfig("w", "", run.store().port(), keys, 1, LEASE_MILLIS, WAIT_MILLIS, 10,
 					40, TIMEOUT_MILLIS, 0, 1);
-			// Two workers whose heads chain and two that wait by pub/sub: a line of
-			// chained heads alone hears no message, and a waiter by pub/sub in line makes
-			// every release that reserves the lock publish, so that chained heads meet
-			// the lost, duplicated, delayed, replayed and forged messages too.
-			run.startWorkers(2, config);
-			run.startWorkers(2, config.withHintConnections(0));
+			run.startWorkers(4, config);
 			Map<String, AtomicLong> sent = new LinkedHashMap<>();
 			try (ReleaseListener listener = new ReleaseListener(run.redis(), lockKeys);
 					RespConnection nemesis = run.redis().connect()) {
@@ -526,17 +488,6 @@ class BoundaryFaultTests {
 			.mapToLong((hold) -> TimeUnit.NANOSECONDS.toMillis(hold.okNanos() - hold.invokeNanos()))
 			.max()
 			.orElse(0);
-	}
-
-	/**
-	 * Return whether the frozen waiter's request left the line and the lock is held, not
-	 * reserved: the release reserved it for that request, and Redis ran the attempt the
-	 * waiter had queued behind its BLPOP (nobody else takes a reserved lock).
-	 */
-	private static boolean takenByItsAttempt(RespConnection redis, String request) {
-		Object owner = redis.command("HGET", LOCK_KEY, "owner");
-		return redis.command("ZSCORE", ProtocolTimings.requestsKey(LOCK_KEY), request) == null && owner != null
-				&& !"".equals(owner);
 	}
 
 }

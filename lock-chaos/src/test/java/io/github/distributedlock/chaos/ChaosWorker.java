@@ -54,7 +54,7 @@ final class ChaosWorker {
 		PrintStream out = new PrintStream(new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16),
 				false, StandardCharsets.UTF_8);
 		LettuceConnectionFactory factory = config.connectionFactory();
-		RedisLockTemplateBuilder builder = RedisLockTemplate.builder(factory).hintConnections(config.hintConnections());
+		RedisLockTemplateBuilder builder = RedisLockTemplate.builder(factory);
 		if (config.replicaAcknowledgements() > 0) {
 			builder.replicaAcknowledgements(config.replicaAcknowledgements(), Duration.ofMillis(100));
 		}

@@ -5,9 +5,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 import io.github.distributedlock.LockHandle;
@@ -15,12 +12,9 @@ import io.github.distributedlock.LockLeaseLostException;
 import io.github.distributedlock.LockMode;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
-import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.chaos.support.Connections;
 import io.github.distributedlock.redis.ProtocolTimings;
 import io.github.distributedlock.redis.RedisLockTemplate;
-import io.github.distributedlock.redis.core.LockKeys;
-import io.github.distributedlock.redis.script.LockScripts;
 import io.github.distributedlock.test.RedisProcess;
 import io.github.distributedlock.test.RedisServers;
 import org.junit.jupiter.api.AfterAll;
@@ -34,8 +28,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -275,40 +267,6 @@ class ResentCommandTests {
 	}
 
 	/**
-	 * A release that grants the lock to a waiter of its own template asleep in line
-	 * ({@code hand-over.lua}), re-sent: the second run answers the first run's grant, so
-	 * the waiter holds the lock once, with a newer token and a lease Redis keeps at least
-	 * as long, and nobody else gets it until the waiter closes.
-	 */
-	@Test
-	void shouldGrantTheLockOnceWhenAHandOverIsResent() throws Exception {
-		// A head that chains is never offered a hand-over.
-		RedisLockTemplate holder = template(Connections.standalone(this.proxy.port()), 0);
-		LockHandle held = holder.acquire(holding(Kind.EXCLUSIVE).build());
-		String key = this.stranger.lockKey(held.name());
-		CompletableFuture<LockHandle> head = CompletableFuture
-			.supplyAsync(() -> holder.acquire(holding(Kind.EXCLUSIVE).waitTime(Duration.ofSeconds(20)).build()));
-		// The waiter files its request, then sleeps, offering itself to the release.
-		await().atMost(Duration.ofSeconds(5))
-			.until(() -> (Long) this.redis.command("ZCARD", LockKeys.requests(key)), (n) -> n == 1);
-		Thread.sleep(300);
-		List<String> command = resentCommand(held::close);
-		assertThat(command).as("the command re-sent")
-			.contains(new String(LockScripts.HAND_OVER.sha1(), java.nio.charset.StandardCharsets.US_ASCII));
-		LockHandle granted = head.get(5, TimeUnit.SECONDS);
-		assertThat(granted.fencingToken()).isGreaterThan(held.fencingToken());
-		assertThat(takes(this.stranger, excluded(Kind.EXCLUSIVE, Duration.ZERO)))
-			.as("a stranger took the lock granted to the waiter")
-			.isFalse();
-		long remaining = granted.remainingLease().toMillis();
-		assertThat((Long) this.redis.command("PTTL", key)).as("the lease Redis keeps")
-			.isGreaterThanOrEqualTo(remaining);
-		assertThat(this.redis.command("HGET", key, "holds")).isEqualTo("1");
-		granted.close();
-		assertFreeAndGone(Kind.EXCLUSIVE, held.name());
-	}
-
-	/**
 	 * A watchdog renewal re-sent renews the hold twice, which keeps it: it is held past
 	 * its first lease, and freed by its close.
 	 */
@@ -359,130 +317,6 @@ class ResentCommandTests {
 			.isTrue();
 		assertThat(this.monitor.runs(drop.command())).as("runs of %s", drop).isEqualTo(2);
 		return result;
-	}
-
-	/**
-	 * A chained head (docs/design/waiting-and-hand-off.md, "The chained hint") pokes its
-	 * own hint when a forced release tells it to try: the poke, re-sent, pushes only
-	 * while the request waits, so its second run, after the head took the lock, leaves no
-	 * key behind.
-	 */
-	@Test
-	void shouldLeaveNoHintWhenAPokeIsResent() throws Exception {
-		LockHandle held = this.stranger.acquire(holding(Kind.EXCLUSIVE).build());
-		CompletableFuture<LockHandle> head = CompletableFuture
-			.supplyAsync(() -> this.holder.acquire(holding(Kind.EXCLUSIVE).waitTime(Duration.ofSeconds(20)).build()));
-		await().atMost(Duration.ofSeconds(5)).until(this::blockedPair);
-		this.monitor.mark();
-		ReplyDrop drop = this.proxy.dropReplyOnNext("EVALSHA");
-		try {
-			assertThat(this.stranger.forceRelease(held.name())).isTrue();
-			assertThat(drop.awaitDropped(Duration.ofSeconds(2))).as("the proxy dropped the reply to the poke").isTrue();
-		}
-		finally {
-			this.proxy.cancel(drop);
-		}
-		assertThat(drop.command()).as("the command re-sent")
-			.contains(new String(LockScripts.POKE.sha1(), java.nio.charset.StandardCharsets.US_ASCII));
-		await().atMost(Duration.ofSeconds(5)).until(() -> this.monitor.runs(drop.command()) == 2);
-		LockHandle granted = head.get(5, TimeUnit.SECONDS);
-		assertThat(granted.fencingToken()).isGreaterThan(held.fencingToken());
-		assertThat((List<?>) this.redis.command("KEYS", this.stranger.lockKey(held.name()) + ":hint:*"))
-			.as("hint keys left")
-			.isEmpty();
-		granted.close();
-		assertFreeAndGone(Kind.EXCLUSIVE, held.name());
-	}
-
-	/**
-	 * A progress-aware waiter queued behind its template's quiet chained head reads the
-	 * lock when its wait runs out ({@code peek.lua}; docs/design/waiting-and-hand-off.md,
-	 * "No reserved message when everyone left in line chains quietly"), as the release
-	 * that passed the lock between two other processes told its line nothing. That
-	 * reading, re-sent, answers as one run does: the waiter sees that the lock changed
-	 * hands and waits its wait time again from the reading, then gives up, without an
-	 * error, as nobody else took the lock meanwhile; its head gets the lock once the
-	 * other process closes. A reading that failed (the command lost with its connection)
-	 * would have given up at once.
-	 */
-	@Test
-	void shouldKeepAProgressAwareWaitWhenItsPeekIsResent() throws Exception {
-		Duration waitTime = Duration.ofSeconds(1);
-		// A command timeout long enough that the head's pair waits a whole claim (2 s),
-		// not half the timeout: the head reads the lock again only after the waiter's
-		// wait ran out, so that the waiter learns of the change of hands from its own
-		// reading.
-		LettuceConnectionFactory slowPairs = Connections
-			.start(new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", this.proxy.port()),
-					LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(10)).build()));
-		RedisLockTemplate behind = template(slowPairs);
-		RedisLockTemplate other = template(Connections.standalone(this.redis.port()));
-		LockRequest waiting = holding(Kind.EXCLUSIVE).waitTime(Duration.ofSeconds(20)).build();
-		LockHandle held = this.stranger.acquire(holding(Kind.EXCLUSIVE).build());
-		AtomicLong otherHeldNanos = new AtomicLong();
-		CompletableFuture<LockHandle> otherWaits = ResendBench.inBackground(() -> {
-			LockHandle handle = other.acquire(waiting);
-			otherHeldNanos.set(System.nanoTime());
-			return handle;
-		});
-		await().atMost(Duration.ofSeconds(5)).until(() -> blockedPairs() == 1);
-		CompletableFuture<LockHandle> head = ResendBench.inBackground(() -> behind.acquire(waiting));
-		await().atMost(Duration.ofSeconds(5)).until(() -> blockedPairs() == 2);
-		this.monitor.mark();
-		ReplyDrop drop = this.proxy.arm(new ReplyDrop("EVALSHA")
-			.withArgument(new String(LockScripts.PEEK.sha1(), java.nio.charset.StandardCharsets.US_ASCII)));
-		CompletableFuture<Long> queued = ResendBench.inBackground(() -> {
-			try (LockHandle handle = behind
-				.acquire(holding(Kind.EXCLUSIVE).waitTime(waitTime).progressAwareTimeout(true).build())) {
-				throw new AssertionError("The queued waiter took the lock that another process held");
-			}
-			catch (LockTimeoutException ex) {
-				return System.nanoTime();
-			}
-		});
-		LockHandle otherHold;
-		try {
-			Thread.sleep(300);
-			// Reserved for the other process's request and pushed to its hint; the quiet
-			// head behind it is told nothing.
-			held.close();
-			otherHold = otherWaits.get(5, TimeUnit.SECONDS);
-			assertThat(drop.awaitDropped(Duration.ofSeconds(5))).as("the proxy dropped the reply to the peek").isTrue();
-		}
-		finally {
-			this.proxy.cancel(drop);
-		}
-		// The waiter reads the lock again a wait time after this reading, with the same
-		// command: counted before that.
-		long runs = await().atMost(Duration.ofMillis(500))
-			.pollInterval(Duration.ofMillis(10))
-			.until(() -> this.monitor.runs(drop.command()), (n) -> n >= 2);
-		assertThat(runs).as("runs of %s", drop).isEqualTo(2);
-		assertThat(otherHeldNanos.get() - drop.doneNanos()).as("the other process held the lock before the peek")
-			.isNegative();
-		long gaveUp = queued.get(10, TimeUnit.SECONDS);
-		assertThat(Duration.ofNanos(gaveUp - drop.doneNanos()))
-			.as("how long the waiter waited on after the reading that was re-sent")
-			.isGreaterThanOrEqualTo(waitTime);
-		assertThat(takes(this.stranger, excluded(Kind.EXCLUSIVE, Duration.ZERO)))
-			.as("a stranger took the lock that the other process held")
-			.isFalse();
-		otherHold.close();
-		LockHandle granted = head.get(5, TimeUnit.SECONDS);
-		assertThat(granted.fencingToken()).as("the head's token").isGreaterThan(otherHold.fencingToken());
-		granted.close();
-		assertFreeAndGone(Kind.EXCLUSIVE, held.name());
-	}
-
-	private boolean blockedPair() {
-		return blockedPairs() > 0;
-	}
-
-	private long blockedPairs() {
-		Object clients = this.redis.command("CLIENT", "LIST");
-		String text = (clients instanceof byte[] bytes) ? new String(bytes, java.nio.charset.StandardCharsets.UTF_8)
-				: String.valueOf(clients);
-		return text.lines().filter((client) -> client.contains("cmd=blpop") && client.contains("flags=b")).count();
 	}
 
 	/**
@@ -543,12 +377,8 @@ class ResentCommandTests {
 	}
 
 	private RedisLockTemplate template(LettuceConnectionFactory factory) {
-		return template(factory, 8);
-	}
-
-	private RedisLockTemplate template(LettuceConnectionFactory factory, int hintConnections) {
 		this.factories.add(factory);
-		RedisLockTemplate template = RedisLockTemplate.builder(factory).hintConnections(hintConnections).build();
+		RedisLockTemplate template = RedisLockTemplate.builder(factory).build();
 		this.templates.add(template);
 		return template;
 	}

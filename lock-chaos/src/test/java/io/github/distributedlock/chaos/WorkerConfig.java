@@ -31,12 +31,10 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * @param owner the custom owner every acquisition names ({@code LockRequest.owner}),
  * shared by every worker given the same one, or {@code ""} for the calling thread
  * @param autoRenew whether the watchdog renews the leases ({@code LockRequest.autoRenew})
- * @param hintConnections the template's hint connections (8 by default, as an
- * application's; 0 for none, so that its heads may be offered local hand-overs)
  */
 record WorkerConfig(String name, String redis, int storePort, List<String> keys, int threads, long leaseMillis,
 		long waitMillis, long holdMinMillis, long holdMaxMillis, long commandTimeoutMillis, int replicaAcknowledgements,
-		long seed, String owner, boolean autoRenew, int hintConnections) {
+		long seed, String owner, boolean autoRenew) {
 
 	static final String SCOPE = "chaos";
 
@@ -44,19 +42,19 @@ record WorkerConfig(String name, String redis, int storePort, List<String> keys,
 			long waitMillis, long holdMinMillis, long holdMaxMillis, long commandTimeoutMillis,
 			int replicaAcknowledgements, long seed) {
 		this(name, redis, storePort, keys, threads, leaseMillis, waitMillis, holdMinMillis, holdMaxMillis,
-				commandTimeoutMillis, replicaAcknowledgements, seed, "", false, 8);
+				commandTimeoutMillis, replicaAcknowledgements, seed, "", false);
 	}
 
 	WorkerConfig withName(String name, long seed) {
 		return new WorkerConfig(name, this.redis, this.storePort, this.keys, this.threads, this.leaseMillis,
 				this.waitMillis, this.holdMinMillis, this.holdMaxMillis, this.commandTimeoutMillis,
-				this.replicaAcknowledgements, seed, this.owner, this.autoRenew, this.hintConnections);
+				this.replicaAcknowledgements, seed, this.owner, this.autoRenew);
 	}
 
 	WorkerConfig withRedis(String redis) {
 		return new WorkerConfig(this.name, redis, this.storePort, this.keys, this.threads, this.leaseMillis,
 				this.waitMillis, this.holdMinMillis, this.holdMaxMillis, this.commandTimeoutMillis,
-				this.replicaAcknowledgements, this.seed, this.owner, this.autoRenew, this.hintConnections);
+				this.replicaAcknowledgements, this.seed, this.owner, this.autoRenew);
 	}
 
 	/**
@@ -66,7 +64,7 @@ record WorkerConfig(String name, String redis, int storePort, List<String> keys,
 	WorkerConfig withOwner(String owner) {
 		return new WorkerConfig(this.name, this.redis, this.storePort, this.keys, this.threads, this.leaseMillis,
 				this.waitMillis, this.holdMinMillis, this.holdMaxMillis, this.commandTimeoutMillis,
-				this.replicaAcknowledgements, this.seed, owner, this.autoRenew, this.hintConnections);
+				this.replicaAcknowledgements, this.seed, owner, this.autoRenew);
 	}
 
 	/**
@@ -75,17 +73,7 @@ record WorkerConfig(String name, String redis, int storePort, List<String> keys,
 	WorkerConfig withAutoRenew() {
 		return new WorkerConfig(this.name, this.redis, this.storePort, this.keys, this.threads, this.leaseMillis,
 				this.waitMillis, this.holdMinMillis, this.holdMaxMillis, this.commandTimeoutMillis,
-				this.replicaAcknowledgements, this.seed, this.owner, true, this.hintConnections);
-	}
-
-	/**
-	 * Give the template this many hint connections (0: its heads never chain, and may be
-	 * offered local hand-overs).
-	 */
-	WorkerConfig withHintConnections(int hintConnections) {
-		return new WorkerConfig(this.name, this.redis, this.storePort, this.keys, this.threads, this.leaseMillis,
-				this.waitMillis, this.holdMinMillis, this.holdMaxMillis, this.commandTimeoutMillis,
-				this.replicaAcknowledgements, this.seed, this.owner, this.autoRenew, hintConnections);
+				this.replicaAcknowledgements, this.seed, this.owner, true);
 	}
 
 	List<String> toArgs() {
@@ -104,7 +92,6 @@ record WorkerConfig(String name, String redis, int storePort, List<String> keys,
 		values.put("seed", Long.toString(this.seed));
 		values.put("owner", this.owner);
 		values.put("autoRenew", Boolean.toString(this.autoRenew));
-		values.put("hintConnections", Integer.toString(this.hintConnections));
 		List<String> args = new ArrayList<>();
 		values.forEach((name, value) -> args.add(name + "=" + value));
 		return args;
@@ -122,8 +109,7 @@ record WorkerConfig(String name, String redis, int storePort, List<String> keys,
 				Long.parseLong(values.get("holdMinMillis")), Long.parseLong(values.get("holdMaxMillis")),
 				Long.parseLong(values.get("commandTimeoutMillis")),
 				Integer.parseInt(values.get("replicaAcknowledgements")), Long.parseLong(values.get("seed")),
-				values.getOrDefault("owner", ""), Boolean.parseBoolean(values.getOrDefault("autoRenew", "false")),
-				Integer.parseInt(values.getOrDefault("hintConnections", "8")));
+				values.getOrDefault("owner", ""), Boolean.parseBoolean(values.getOrDefault("autoRenew", "false")));
 	}
 
 	/**

@@ -85,8 +85,8 @@ public final class ProtocolTimings {
 	 * @return the id of the JVM that filed it
 	 */
 	public static String processIdOf(String request) {
-		// <claim>:<id>, or <claim>:q:<id> for a chained request (c: from older
-		// engines); an id has no ':'.
+		// <claim>:<id> (older engines also filed <claim>:c:<id> and <claim>:q:<id>); an
+		// id has no ':'.
 		String id = request.substring(request.lastIndexOf(':') + 1);
 		return id.substring(0, id.lastIndexOf('.'));
 	}

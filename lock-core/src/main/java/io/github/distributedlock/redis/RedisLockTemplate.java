@@ -17,8 +17,6 @@ import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.WaitStrategy;
 import io.github.distributedlock.redis.blocking.HoldRegistry;
 import io.github.distributedlock.redis.blocking.LeaseWatchdog;
-import io.github.distributedlock.redis.blocking.HintConnections;
-import io.github.distributedlock.redis.blocking.LocalHandOffs;
 import io.github.distributedlock.redis.blocking.LockCommands;
 import io.github.distributedlock.redis.blocking.MultiLocking;
 import io.github.distributedlock.redis.blocking.MultiWaitLoop;
@@ -75,10 +73,6 @@ public final class RedisLockTemplate implements LockOperations {
 
 	private final boolean handOff;
 
-	private final @Nullable LocalHandOffs localHandOffs;
-
-	private final @Nullable HintConnections hints;
-
 	private volatile boolean closed;
 
 	RedisLockTemplate(RedisLockTemplateBuilder builder) {
@@ -94,11 +88,8 @@ public final class RedisLockTemplate implements LockOperations {
 		this.listening = ListenerContainerLifecycle.of(builder.connectionFactory, builder.listenerContainer,
 				builder.pubSub);
 		this.queues = new WaitQueues(this.listening.container(), builder.subscriptionLinger.toNanos());
-		this.localHandOffs = (this.handOff && builder.localHandOffs > 0)
-				? new LocalHandOffs(this.queues, this.commands, builder.localHandOffs) : null;
-		this.hints = this.handOff ? HintConnections.of(builder.connectionFactory, builder.hintConnections) : null;
 		this.holds = new HoldRegistry(this.commands, new LeaseWatchdog(this.commands, this.server::isCluster),
-				new LockListeners(builder.listeners), replicas, this.localHandOffs);
+				new LockListeners(builder.listeners), replicas);
 		this.multiLocking = new MultiLocking(this.commands, this.queues, this.holds, this.server, this.handOff);
 		this.listening.start(this.keys.keepAliveChannel());
 		this.resolver = new LockRequestResolver(this.defaults, this.keys, builder.watchdog,
@@ -139,8 +130,7 @@ public final class RedisLockTemplate implements LockOperations {
 	}
 
 	private WaitLoop waitLoop(LockSpec spec, String owner) {
-		return new WaitLoop(spec, owner, this.holds, this.handOff, this.localHandOffs, this.hints, this.commands,
-				this.queues);
+		return new WaitLoop(spec, owner, this.holds, this.handOff, this.commands, this.queues);
 	}
 
 	private LockTimeoutException notAcquired(LockTimeoutException timeout) {
@@ -257,32 +247,6 @@ public final class RedisLockTemplate implements LockOperations {
 		return this.holds;
 	}
 
-	/**
-	 * Return how many releases granted the lock to a waiter of this template, for tests.
-	 */
-	long localGrants() {
-		LocalHandOffs local = this.localHandOffs;
-		return (local != null) ? local.grants() : 0;
-	}
-
-	/**
-	 * Return how many hand-overs refused at the limit and released the hold in the same
-	 * script, for tests.
-	 */
-	long localPassedOn() {
-		LocalHandOffs local = this.localHandOffs;
-		return (local != null) ? local.passedOn() : 0;
-	}
-
-	/**
-	 * Return how many local holds this template keeps for heads to offer themselves to,
-	 * for tests.
-	 */
-	int localHolders() {
-		LocalHandOffs local = this.localHandOffs;
-		return (local != null) ? local.holders() : 0;
-	}
-
 	private LockSpec resolve(LockRequest request) {
 		if (this.closed) {
 			throw new LockAccessException(request.name(), "the lock service is shut down", null);
@@ -303,9 +267,6 @@ public final class RedisLockTemplate implements LockOperations {
 		this.closed = true;
 		this.holds.close();
 		this.queues.close();
-		if (this.hints != null) {
-			this.hints.close();
-		}
 		this.listening.close();
 	}
 

@@ -50,10 +50,6 @@ public final class RedisLockTemplateBuilder {
 
 	boolean handOff = true;
 
-	int localHandOffs = 4;
-
-	int hintConnections = 8;
-
 	RedisLockTemplateBuilder(RedisConnectionFactory connectionFactory) {
 		this.connectionFactory = Objects.requireNonNull(connectionFactory, "connectionFactory must not be null");
 	}
@@ -189,46 +185,6 @@ public final class RedisLockTemplateBuilder {
 	 */
 	public RedisLockTemplateBuilder handOff(boolean handOff) {
 		this.handOff = handOff;
-		return this;
-	}
-
-	/**
-	 * Set how many times in a row the release of a lock may grant it to a waiter of this
-	 * template while a waiter of another process waits: 4 by default, 0 turns it off. A
-	 * release that grants the lock to the next local waiter in the same script spares
-	 * that waiter a message and a round trip; the limit bounds how long waiters of other
-	 * processes wait for this one's batch. Applies to plain locks that are not fair,
-	 * while waiters line up ({@link #handOff(boolean)}); the reactive template does not
-	 * hand off this way.
-	 * @param localHandOffs the most grants in a row, 0 for none
-	 * @return this builder
-	 */
-	public RedisLockTemplateBuilder localHandOffs(int localHandOffs) {
-		if (localHandOffs < 0) {
-			throw new IllegalArgumentException("localHandOffs must not be negative, but was " + localHandOffs);
-		}
-		this.localHandOffs = localHandOffs;
-		return this;
-	}
-
-	/**
-	 * Set how many connections this template may open for waiters that wait for their
-	 * reservation in chained pairs: 8 by default, 0 turns it off. The first waiter of
-	 * this template for a plain lock that is not fair takes one while it waits, and sends
-	 * on it a {@code BLPOP} of its hint key with its attempt right behind, so that Redis
-	 * runs the attempt as soon as the release that reserves the lock for it pushes the
-	 * hint, with no message and no round trip between them. Waiters that find none free
-	 * wait by pub/sub. Needs a Lettuce connection factory and waiters that line up
-	 * ({@link #handOff(boolean)}); the reactive template does not wait this way. See
-	 * {@code docs/design/waiting-and-hand-off.md}, "The chained hint".
-	 * @param hintConnections the most connections open at once, 0 for none
-	 * @return this builder
-	 */
-	public RedisLockTemplateBuilder hintConnections(int hintConnections) {
-		if (hintConnections < 0) {
-			throw new IllegalArgumentException("hintConnections must not be negative, but was " + hintConnections);
-		}
-		this.hintConnections = hintConnections;
 		return this;
 	}
 

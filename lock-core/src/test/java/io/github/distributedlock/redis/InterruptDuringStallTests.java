@@ -153,14 +153,10 @@ class InterruptDuringStallTests {
 	}
 
 	/**
-	 * A template whose heads sleep on the channel, then attempt into the stall: a chained
-	 * head has its attempt in flight already, which Lettuce times out a command timeout
-	 * after it was written, whatever the interrupt (docs/design/waiting-and-hand-off.md,
-	 * "Ending the wait with the pair out"; {@code ChainedHintTests} stalls one).
+	 * A template whose heads sleep on the channel, then attempt into the stall.
 	 */
 	private RedisLockTemplate template() {
 		return RedisLockTemplate.builder(this.connected.connectionFactory())
-			.hintConnections(0)
 			.fairWaiterTimeout(Duration.ofSeconds(60))
 			.build();
 	}

@@ -144,17 +144,6 @@ class LockContractTests extends LockTemplateContractTests<RedisLockTemplate> {
 		return evalCalls();
 	}
 
-	@Override
-	protected int wakeUpsWhenALeaseEnds() {
-		return (strategy() == WaitStrategy.KEYSPACE_EVENTS) ? 2 : 1;
-	}
-
-	@Override
-	protected long pokeCount() {
-		// poke.lua's first command; nothing else a plain lock's wait runs calls ZSCORE.
-		return redis().commandCalls().getOrDefault("zscore", 0L);
-	}
-
 	@Test
 	void shouldRefuseReleaseAndExtendByAStranger() {
 		try (LockHandle held = this.template.acquire(request("x").build())) {

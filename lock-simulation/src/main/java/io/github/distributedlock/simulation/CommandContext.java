@@ -1,6 +1,5 @@
 package io.github.distributedlock.simulation;
 
-import java.util.ArrayDeque;
 import java.util.LinkedHashMap;
 
 import org.jspecify.annotations.Nullable;
@@ -171,22 +170,6 @@ final class CommandContext {
 		}
 		if (entry.value instanceof SortedSetValue set) {
 			return set;
-		}
-		throw CommandError.wrongType();
-	}
-
-	/**
-	 * Return a key's list, or {@code null} if it is absent.
-	 * @throws CommandError WRONGTYPE if it holds another type
-	 */
-	@SuppressWarnings("unchecked")
-	@Nullable ArrayDeque<String> list(String key) {
-		Keyspace.Entry entry = lookup(key);
-		if (entry == null) {
-			return null;
-		}
-		if (entry.value instanceof ArrayDeque<?> list) {
-			return (ArrayDeque<String>) list;
 		}
 		throw CommandError.wrongType();
 	}

@@ -29,7 +29,6 @@ final class CommandTable {
 		StringCommands.register(table);
 		HashCommands.register(table);
 		SortedSetCommands.register(table);
-		ListCommands.register(table);
 		return table;
 	}
 

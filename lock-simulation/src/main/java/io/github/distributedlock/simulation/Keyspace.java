@@ -1,6 +1,5 @@
 package io.github.distributedlock.simulation;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -13,12 +12,12 @@ import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The keys of one Redis database: each a string, a hash, a sorted set or a list, with an
- * optional expiry (absolute, in milliseconds). A key whose time has passed stays stored
- * until a command looks it up ({@link CommandContext#lookup}, Redis's lazy expiry) or the
- * model's active expiry finds it ({@link #expired(long)}, when the simulation runs it).
- * Every write marks its key, so that what one command or script changed can be shipped to
- * a replica ({@link #takeWrites()}).
+ * The keys of one Redis database: each a string, a hash or a sorted set, with an optional
+ * expiry (absolute, in milliseconds). A key whose time has passed stays stored until a
+ * command looks it up ({@link CommandContext#lookup}, Redis's lazy expiry) or the model's
+ * active expiry finds it ({@link #expired(long)}, when the simulation runs it). Every
+ * write marks its key, so that what one command or script changed can be shipped to a
+ * replica ({@link #takeWrites()}).
  */
 final class Keyspace {
 
@@ -184,9 +183,6 @@ final class Keyspace {
 			if (this.value instanceof String) {
 				return "string";
 			}
-			if (this.value instanceof ArrayDeque<?>) {
-				return "list";
-			}
 			return (this.value instanceof SortedSetValue) ? "zset" : "hash";
 		}
 
@@ -198,9 +194,6 @@ final class Keyspace {
 			}
 			else if (this.value instanceof LinkedHashMap<?, ?> hash) {
 				copy = new LinkedHashMap<>((Map<String, String>) hash);
-			}
-			else if (this.value instanceof ArrayDeque<?> list) {
-				copy = new ArrayDeque<>(list);
 			}
 			return new Entry(copy, this.expireAt);
 		}

@@ -94,22 +94,7 @@ enum JvmLayout {
 	 * its own: all in one JVM with readers counts as two to a JVM.
 	 */
 	static int holdsAhead(int own, int otherLines, boolean otherShared) {
-		return holdsAhead(own, otherLines, otherShared, 0);
-	}
-
-	/**
-	 * Return how many holds, at most, are granted to others while a client waits, as
-	 * {@link #holdsAhead(int, int, boolean)}, in a run whose releases hand the lock over
-	 * inside a JVM ({@code hand-over.lua}): each grant of another line may be followed by
-	 * up to {@code limit} grants to that line's next heads while a request of another
-	 * line waits, so each round of the other lines takes up to {@code handOvers} holds
-	 * more, {@code limit} for each other line of two clients or more
-	 * (docs/design/waiting-and-hand-off.md: a remote waiter waits at most the limit of
-	 * extra holds per process ahead of it). A hand-over within the waiter's own line
-	 * serves a waiter ahead of it, already counted.
-	 */
-	static int holdsAhead(int own, int otherLines, boolean otherShared, int handOvers) {
-		int round = otherLines + handOvers;
+		int round = otherLines;
 		// Held by its own line: own - 1 rounds of its line, each after every other
 		// line's.
 		int heldByOwn = (own - 1) * (round + 1);

@@ -32,9 +32,8 @@ final class KeptLock {
 	boolean read;
 
 	// When Redis's keep ends, read off the lock's TTL when the release ran, or -1 if
-	// unknown. A chained pair's lease counts in Redis from when its attempt ran, up to
-	// its BLPOP later than the holder's deadline (t0, before the pair was sent), and a
-	// keep is capped by that lease, not by the deadline.
+	// unknown. A hold's lease counts in Redis from when its attempt ran, after the
+	// holder's t0, and a keep is capped by that lease, not by the deadline.
 	long redisEndNanos = -1;
 
 	// A fault lost the kept state in Redis (LostState): nothing is promised of it since.

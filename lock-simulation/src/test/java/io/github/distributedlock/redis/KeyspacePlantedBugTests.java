@@ -39,16 +39,14 @@ class KeyspacePlantedBugTests {
 				text.replace(fixed, "\nredis.call('PUBLISH', KEYS[3], 'readers-left')"));
 		Set<Fault> calm = EnumSet.of(Fault.KEEP, Fault.READ_KEEP, Fault.PERMIT_KEEP, Fault.CANCEL);
 		for (long seed = 1_000; seed < 1_000 + MAX_SEEDS; seed++) {
-			LockSimulation simulation = new LockSimulation(seed, planted, LockSimulation.ClientBug.NONE, calm)
-				.withoutChainedPairs();
+			LockSimulation simulation = new LockSimulation(seed, planted, LockSimulation.ClientBug.NONE, calm);
 			if (!simulation.keyspaceEvents() || !simulation.readers() || simulation.multi() != null) {
 				continue;
 			}
 			assertThat(simulation.run(4, 25)).isNull();
 			long bound = simulation.waitBoundNanos(0);
 			if (simulation.gaveUp() > simulation.gaveUpBehindKept() || simulation.longestWaitNanos() > bound) {
-				LockSimulation today = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE, calm)
-					.withoutChainedPairs();
+				LockSimulation today = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE, calm);
 				assertThat(today.run(4, 25)).isNull();
 				assertThat(today.longestWaitNanos()).as("seed %d on today's script", seed).isLessThanOrEqualTo(bound);
 				System.out.printf(
@@ -72,7 +70,7 @@ class KeyspacePlantedBugTests {
 		LockSimulation.ClientBug bug = LockSimulation.ClientBug.KEYSPACE_IGNORES_FAIR_NAME;
 		Set<Fault> calm = EnumSet.of(Fault.CANCEL);
 		for (long seed = 1_000; seed < 1_000 + MAX_SEEDS; seed++) {
-			LockSimulation simulation = new LockSimulation(seed, Map.of(), bug, calm).withoutChainedPairs();
+			LockSimulation simulation = new LockSimulation(seed, Map.of(), bug, calm);
 			if (!simulation.keyspaceEvents() || !simulation.fair() || simulation.sharedOwners()
 					|| simulation.multi() != null) {
 				continue;
@@ -80,8 +78,7 @@ class KeyspacePlantedBugTests {
 			assertThat(simulation.run(4, 25)).isNull();
 			long bound = simulation.waitBoundNanos(0);
 			if (simulation.gaveUp() > 0 || simulation.longestWaitNanos() > bound) {
-				LockSimulation today = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE, calm)
-					.withoutChainedPairs();
+				LockSimulation today = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE, calm);
 				assertThat(today.run(4, 25)).isNull();
 				assertThat(today.longestWaitNanos()).as("seed %d on today's engine", seed).isLessThanOrEqualTo(bound);
 				System.out.printf(

@@ -147,51 +147,6 @@ import org.jspecify.annotations.Nullable;
  * its own, and the runs are the runs they were before local lines came; the runs two to a
  * JVM are the runs they were before three and four to a JVM came.
  * <p>
- * In half of the runs where clients share a JVM and take the plain lock (not fair, read,
- * permit, multi-lock or polling; drawn from a PRNG of its own, {@link HandOvers}),
- * releases hand the lock over inside the JVM as the engine is to
- * (docs/design/waiting-and-hand-off.md, "Hand-off inside one JVM"). The release of a
- * writer's last hold, with no minimum hold left, offers the lock to the head of its local
- * line if that head sleeps between attempts with its request filed, is of another owner
- * and has no writer intent: the head is marked offered (it acts on no timer or message
- * until the reply), and the releaser reads {@code t0} and sends {@code hand-over.lua}
- * with the run's limit (1, 2, 4 or 1,000) and the head's own lease (a quarter of the
- * writers' acquisitions in these runs ask for a longer lease than the lock's), in an
- * eighth of them after a pause about a protocol constant. A grant is the head's to decide
- * with its {@link Waiting}, as the reply of its own attempt sent at {@code t0}: held, or
- * late and tried again at once with the same hold id. A refusal releases with
- * {@code release.lua}, then wakes the head; a reply that never comes fails the release,
- * and the head tries on its own at once. A head cancelled or interrupted while offered
- * waits for the reply and releases a grant. The run's faults reach the hand-over as any
- * command (run twice, its reply lost or read late, Redis stalled or failed over). Besides
- * the checks every hold gets, each granting run is held to the limit apart from the
- * script's own count (no request of the line waits through more grants in a row), and the
- * bound without faults counts the limit of extra holds for each other line of writers
- * ({@link JvmLayout#holdsAhead(int, int, boolean, int)}). The runs that do not hand over
- * are the runs they were.
- * <p>
- * In half of the runs that hand over (drawn from a PRNG of its own in {@link HandOvers},
- * so that the others are the runs they were), a head offers itself before its first
- * attempt (docs/design/waiting-and-hand-off.md, "Offering before the first attempt"). At
- * its turn it reads its line's signal count, then, at once or up to 3 ms later, looks up
- * the latest live hold of its JVM's writers, as the engine's template keeps it (set as a
- * hold or a re-entry is granted), and passes it to
- * {@link Waiting#promoted(boolean, Waiting.LocalHold)} (or {@code joined}) if it is of
- * another owner, with its lease end counted from its grant's {@code t0}; asleep with its
- * request made but never sent, the head may be offered the lock by any release, as a head
- * whose request is filed. Every end of that latest hold as its holder learns it (a
- * release's reply, granted by a hand-over or refused, a release without a reply, a lease
- * lost) forgets it and signals the JVM's line as {@code LocalHandOffs.ended} and
- * {@code WaitQueue.signal} do (a retry signal, and the sleeping head woken). Checked
- * besides: a head offering first whose timer ends its sleep must not have seen the hold
- * it offered itself to end before. A release may also take the offer of the first waiter
- * of its line whose thread has not taken its turn yet (its request {@code ''}): a grant
- * makes it the head ({@link Waiting#handedOver}), a refusal or a lost reply makes it take
- * its turn; its thread takes the turn up to 3 or 10 ms late in half of the turns. So that
- * the seeds CI runs take such offers, half of the runs that could hand over but draw no
- * hand-overs, where two writers of different owners share a JVM's line, hand over and
- * offer first all the same ({@link HandOvers#forQueuedOffers()}, a PRNG of its own).
- * <p>
  * In half of the runs of the plain lock (not fair, permit, multi-lock or polling) where
  * clients share JVMs, and an eighth of the others (drawn from a PRNG of its own, so that
  * the other runs are the runs they were), the writers' waits are progress-aware
@@ -201,17 +156,7 @@ import org.jspecify.annotations.Nullable;
  * restarts it from its {@link WaitLine}'s last progress when its turn's wait runs out
  * ({@link Waiting#turnTimedOut(long)}). In runs without faults, such a wait that gives up
  * must not have seen a hold of another owner granted within its last wait time, but for
- * the slack of a message and a round trip at either end. A progress-aware waiter queued
- * behind a quiet chained head whose wait runs out reads the lock first, as
- * {@code WaitLoop} does ({@link Waiting.Peek}: {@code peek.lua} on its own thread, still
- * in line; a turn given meanwhile is taken once it returns).
- * <p>
- * In a quarter of the runs of the plain lock (drawn from a PRNG of its own) the writers'
- * lease is {@link #LONG_LEASE_MS}, whose quarter is past the claim, and in half of those
- * the pairs' command timeout is {@link #LONG_COMMAND_TIMEOUT_MS}, so that the claim caps
- * a quiet head's pair. In a quarter of the runs ({@link Fault#DIE}, a PRNG of its own) a
- * chained head alone in its JVM dies with its pair blocked and its request in line; kept
- * in runs without faults, where each wait may take one claim more per dead waiter.
+ * the slack of a message and a round trip at either end.
  * <p>
  * In a quarter of the runs (drawn from a PRNG of its own) every client takes the fair
  * lock of the name instead, and waits as the engine's fair drivers do
@@ -234,23 +179,6 @@ final class LockSimulation {
 	// The leases of extensions and nested holds: shorter and longer than the lock's.
 	static final long[] OTHER_LEASES_MS = { 150, LEASE_MS, 2_500 };
 
-	// The writers' lease in a quarter of the runs of the plain lock (LONG_LEASE_SEED): a
-	// quarter of it (2.5 s) is past the claim, so the claim, not the quarter lease, caps
-	// the sleep a quiet chained head hands its pair (Acquisition.sleepNanos).
-	static final long LONG_LEASE_MS = 10_000;
-
-	// The seed of the draw of long leases, xor the run's ("long").
-	static final long LONG_LEASE_SEED = 0x6c6f6e67L;
-
-	// The command timeout of the pairs' connections in half of the runs with the long
-	// lease (the others keep ChainedPairs' 400 ms or 1 s): a BLPOP lasts up to half of
-	// it, past the claim. Lettuce's default is 60 s.
-	static final long LONG_COMMAND_TIMEOUT_MS = 10_000;
-
-	// The seed of the draw of chained heads that die with their request in line, xor the
-	// run's ("dead").
-	static final long DEATH_SEED = 0x64656164L;
-
 	// Redis keeps expiries in whole milliseconds, set from its clock's millisecond.
 	static final long REDIS_MS_SLACK = MS;
 
@@ -261,8 +189,7 @@ final class LockSimulation {
 
 	// The wait time of progress-aware writers: short enough that waits behind locks kept
 	// for a minimum hold of 1 s give up in runs without faults (and so are checked), far
-	// longer than a wait's bound there (but with hand-overs, whose grants restart it) and
-	// than the slack below.
+	// longer than a wait's bound there and than the slack below.
 	static final long PROGRESS_WAIT_MS = 400;
 
 	// The seed of the draw of progress-aware waits, xor the run's ("prog").
@@ -279,9 +206,6 @@ final class LockSimulation {
 	private final long seed;
 
 	private final SimulationRandom random;
-
-	// The chained hint: whether heads chain, and Redis's side of their pairs.
-	private final ChainedPairs pairs;
 
 	private final VirtualClock clock = new VirtualClock(1_000_000 * MS);
 
@@ -415,22 +339,6 @@ final class LockSimulation {
 	// Failovers and evictions, drawn from a PRNG of their own, and what they lost.
 	private final RedisFaults redisFaults;
 
-	// The hand-off inside one JVM (hand-over.lua), drawn from a PRNG of its own; and
-	// whether this run's clients hand over: in runs where they share JVMs and take the
-	// plain lock.
-	private final HandOvers handOvers;
-
-	private final boolean handsOver;
-
-	// Whether a head that gets its turn while another owner of its JVM holds the lock
-	// offers itself to that hold before its first attempt (in half of the runs that hand
-	// over); and, by the local line of each JVM's writers, the latest live hold the
-	// engine's template would know of (LocalHandOffs), cleared, and the line signalled,
-	// as that hold ends.
-	private final boolean offersFirst;
-
-	private final Map<LocalLine, LocalHolding> localHolds = new java.util.HashMap<>();
-
 	private final LostState lostState;
 
 	// Whether the writers' waits are progress-aware (LockRequest.progressAwareTimeout);
@@ -446,35 +354,6 @@ final class LockSimulation {
 
 	private int progressGiveUpsChecked;
 
-	// The writers' lease: the lock's 1 s, or in a quarter of the runs of the plain lock
-	// LONG_LEASE_MS (drawn from a PRNG of its own, so that the other runs are the runs
-	// they were).
-	private final long writerLeaseMs;
-
-	// Chained heads that die with their pair out and their request in Redis's line (a
-	// process crash: the hint connection and its queued attempt are gone, the request
-	// stays), drawn from a PRNG of its own in a quarter of the runs whose heads chain; at
-	// most one a run. Each costs the others up to one claim (docs/guarantees.md).
-	private final SimulationRandom deaths;
-
-	private final boolean mayDie;
-
-	private final List<Death> died = new ArrayList<>();
-
-	private int gaveUpBehindDead;
-
-	// The longest wait (besides kept locks) that a dead waiter's claim may have held up.
-	private long longestBehindDeadNanos;
-
-	// Peeks (Waiting.Peek) sent, answered with a wait restarted, answered with a give-up,
-	// failed; then releases that reserved the lock, and those of them that published no
-	// reserved: message, with others still in line and with nobody else.
-	private final long[] peeks = new long[4];
-
-	private final long[] reservations = new long[3];
-
-	private long reservedMessages;
-
 	private record Granted(String holder, String owner, boolean writer, boolean newHold, long ranNanos) {
 	}
 
@@ -482,38 +361,6 @@ final class LockSimulation {
 	private int selfDeadlocksAfterFaults;
 
 	private @Nullable String firstSelfDeadlock;
-
-	/**
-	 * A chained head that died with its request in line: when, its request, and when
-	 * Redis reserved the lock for that request (-1 until it does).
-	 */
-	private static final class Death {
-
-		final String client;
-
-		final String member;
-
-		final long diedNanos;
-
-		long reservedNanos = -1;
-
-		Death(String client, String member, long diedNanos) {
-			this.client = client;
-			this.member = member;
-			this.diedNanos = diedNanos;
-		}
-
-		/**
-		 * Return whether it may have cost a wait from {@code startNanos} to
-		 * {@code endNanos} its claim: it died before the wait ended, and its reservation
-		 * had not lapsed before the wait began.
-		 */
-		boolean overlaps(long startNanos, long endNanos) {
-			return this.diedNanos - endNanos < 0 && (this.reservedNanos < 0
-					|| this.reservedNanos + HandOffRequest.CLAIM_MILLIS * MS + REDIS_MS_SLACK - startNanos > 0);
-		}
-
-	}
 
 	/**
 	 * @param seed the seed of every choice
@@ -592,125 +439,15 @@ final class LockSimulation {
 		SimulationRandom progress = new SimulationRandom(seed ^ PROGRESS_SEED);
 		boolean progressDrawn = progress.nextInt((this.layout != JvmLayout.ONE_EACH) ? 2 : 8) == 0;
 		this.progressAware = progressDrawn && this.permits == 0 && !this.fair && !polls && this.multi == null;
-		// In a quarter of the runs of the plain lock the writers' lease is long enough
-		// that the claim caps a quiet head's pair: drawn from a PRNG of its own, so that
-		// the other runs are the runs they were.
-		boolean longLease = new SimulationRandom(seed ^ LONG_LEASE_SEED).nextInt(4) == 0 && this.permits == 0
-				&& !this.fair && this.multi == null;
-		this.writerLeaseMs = longLease ? LONG_LEASE_MS : LEASE_MS;
-		this.spec = resolve(LockMode.EXCLUSIVE, this.waitStrategy, this.sharedOwners, 0, 0, this.fair,
-				this.writerLeaseMs, this.progressAware);
+		this.spec = resolve(LockMode.EXCLUSIVE, this.waitStrategy, this.sharedOwners, 0, 0, this.fair, LEASE_MS,
+				this.progressAware);
 		this.readSpec = resolve(LockMode.READ, this.waitStrategy, this.sharedOwners, 0, 0, false);
 		this.permitSpec = resolve(LockMode.EXCLUSIVE, this.waitStrategy, this.sharedOwners, Math.max(1, this.permits),
 				0, false);
 		this.checker = new HoldChecker(this.permits);
 		this.redisFaults = new RedisFaults(seed, this.faults.contains(Fault.FAILOVER),
 				this.faults.contains(Fault.EVICT));
-		this.handOvers = new HandOvers(seed);
-		boolean handsOverHere = this.layout != JvmLayout.ONE_EACH && this.permits == 0 && !this.fair && !polls
-				&& this.multi == null;
-		// Half of the runs that could hand over but draw no hand-overs hand over all the
-		// same, offering first, where a queued waiter may be offered (drawn from a PRNG
-		// of its own): the runs that hand over are too few for a first waiter's offer to
-		// be taken in the seeds CI runs.
-		boolean forQueuedOffers = handsOverHere && this.handOvers.forQueuedOffers() && queuedOffersPossible();
-		this.handsOver = handsOverHere && (this.handOvers.drawn() || forQueuedOffers);
-		this.offersFirst = this.handsOver && (this.handOvers.offersFirst() || forQueuedOffers);
 		this.lostState = new LostState(this.redis, this.spec.lockKey(), LockKeys.permits(this.permitSpec.lockKey()));
-		this.pairs = new ChainedPairs(seed);
-		if (longLease && new SimulationRandom(seed ^ LONG_LEASE_SEED ^ 0x74696d65L).nextInt(2) == 0) {
-			this.pairs.longCommandTimeout(LONG_COMMAND_TIMEOUT_MS);
-		}
-		this.deaths = new SimulationRandom(seed ^ DEATH_SEED);
-		this.mayDie = this.deaths.nextInt(4) == 0 && this.faults.contains(Fault.DIE) && !this.fair
-				&& this.multi == null;
-		this.redis.pubSub().onPublish((channel, message) -> {
-			if (message.startsWith("reserved:")) {
-				this.reservedMessages++;
-			}
-		});
-	}
-
-	/**
-	 * Return whether the writers' lease is {@link #LONG_LEASE_MS} in this run.
-	 */
-	boolean longLease() {
-		return this.writerLeaseMs == LONG_LEASE_MS;
-	}
-
-	/**
-	 * Return how many peeks were sent, answered with a wait restarted, with a give-up,
-	 * and how many failed.
-	 */
-	long[] peeks() {
-		return this.peeks.clone();
-	}
-
-	/**
-	 * Return how many releases reserved the lock for a request, how many of those
-	 * published no {@code reserved:} message while others were still in line (every one
-	 * quiet), and how many with nobody else in line.
-	 */
-	long[] reservations() {
-		return this.reservations.clone();
-	}
-
-	/**
-	 * Return how many chained heads died with their request in line.
-	 */
-	int deaths() {
-		return this.died.size();
-	}
-
-	/**
-	 * Return how many progress-aware waits gave up behind a reservation for a dead
-	 * waiter, in a run without faults.
-	 */
-	int gaveUpBehindDead() {
-		return this.gaveUpBehindDead;
-	}
-
-	/**
-	 * Return the longest wait, besides kept locks, that a dead waiter's claim may have
-	 * held up.
-	 */
-	long longestBehindDeadNanos() {
-		return this.longestBehindDeadNanos;
-	}
-
-	/**
-	 * Return how many dead waiters' claims may have held up a wait from
-	 * {@code startNanos} to {@code endNanos}.
-	 */
-	private int deadAhead(long startNanos, long endNanos) {
-		int count = 0;
-		for (Death death : this.died) {
-			count += death.overlaps(startNanos, endNanos) ? 1 : 0;
-		}
-		return count;
-	}
-
-	/**
-	 * Note when Redis reserved the lock for a dead waiter's request.
-	 */
-	private void watchDead() {
-		if (this.died.isEmpty() || !this.redis.answering()) {
-			return;
-		}
-		Object reserved = null;
-		boolean read = false;
-		for (Death death : this.died) {
-			if (death.reservedNanos < 0) {
-				if (!read) {
-					reserved = this.redis.inspect("HGET", this.spec.lockKey(), "reserved");
-					read = true;
-				}
-				if (death.member.equals(reserved)) {
-					death.reservedNanos = this.clock.nanos();
-					this.trace.add("           the lock is reserved for " + death.client + ", dead");
-				}
-			}
-		}
 	}
 
 	/**
@@ -756,8 +493,7 @@ final class LockSimulation {
 	 * acts, as the runs held to the bound.
 	 */
 	private boolean calm() {
-		return EnumSet.of(Fault.KEEP, Fault.READ_KEEP, Fault.PERMIT_KEEP, Fault.CANCEL, Fault.DIE)
-			.containsAll(this.faults);
+		return EnumSet.of(Fault.KEEP, Fault.READ_KEEP, Fault.PERMIT_KEEP, Fault.CANCEL).containsAll(this.faults);
 	}
 
 	/**
@@ -770,24 +506,6 @@ final class LockSimulation {
 
 	int progressGiveUpsChecked() {
 		return this.progressGiveUpsChecked;
-	}
-
-	/**
-	 * Return whether a release may offer the lock to a queued waiter of its JVM's line:
-	 * two writers of different owners share a JVM (clients of a shared custom owner count
-	 * as holding the lock, and are never offered it before their first attempt).
-	 */
-	private boolean queuedOffersPossible() {
-		if (this.sharedOwners) {
-			return false;
-		}
-		int[] writers = new int[4];
-		for (int i = 0; i < 4; i++) {
-			if (this.layout.jvm(i) >= 0 && i / 2 != this.readerPair && ++writers[this.layout.jvm(i)] >= 2) {
-				return true;
-			}
-		}
-		return false;
 	}
 
 	/**
@@ -847,16 +565,11 @@ final class LockSimulation {
 		long[] minimums = { OTHER_LEASES_MS[0] / 3, OTHER_LEASES_MS[0], LEASE_MS };
 		boolean keeps = this.minimumHolds.nextInt(4) == 0;
 		long minimum = minimums[this.minimumHolds.nextInt(minimums.length)] - 1 + this.minimumHolds.nextInt(3);
-		// In runs that hand over, a quarter of the acquisitions ask for a longer lease
-		// (drawn from the hand-overs' PRNG): a line's waiters need not share one, and a
-		// head's lease is its own, whoever hands the lock over to it.
-		boolean longer = this.handsOver && this.handOvers.longerLease();
-		long longerLease = Math.max(OTHER_LEASES_MS[2], this.writerLeaseMs);
 		if (!keeps || !this.faults.contains(Fault.KEEP)) {
-			return longer ? keptSpec(0, longerLease) : this.spec;
+			return this.spec;
 		}
 		long holdAtLeast = Math.min(minimum, LEASE_MS);
-		return keptSpec(holdAtLeast, longer ? longerLease : this.writerLeaseMs);
+		return keptSpec(holdAtLeast, LEASE_MS);
 	}
 
 	private LockSpec keptSpec(long holdAtLeast, long leaseMillis) {
@@ -1025,13 +738,6 @@ final class LockSimulation {
 		if (this.multi != null) {
 			return this.multi.run(clients, acquisitionsEach);
 		}
-		if (this.handsOver) {
-			this.trace.add("           releases hand the lock over inside a JVM, at most " + this.handOvers.limit()
-					+ " grants in a row while another request waits");
-		}
-		if (this.offersFirst) {
-			this.trace.add("           a head offers itself to a local hold of another owner before its first attempt");
-		}
 		for (int i = 0; i < clients; i++) {
 			// In a third of the runs, two custom owners of two clients each: a client's
 			// acquisition joins the other's hold as a re-entry. With three clients in one
@@ -1090,9 +796,7 @@ final class LockSimulation {
 				// finding too, shrunk and traced as any.
 				return event.what + " failed: " + ex;
 			}
-			servePairs();
 			deliver();
-			watchDead();
 			checkLiveHolds();
 			watchFreePermits();
 			String violation = this.checker.violation();
@@ -1495,27 +1199,6 @@ final class LockSimulation {
 	}
 
 	/**
-	 * Return whether the clients of a JVM hand the lock over ({@code hand-over.lua}).
-	 */
-	boolean handsOver() {
-		return this.handsOver;
-	}
-
-	/**
-	 * Return whether heads offer themselves to a local hold before their first attempt.
-	 */
-	boolean offersFirst() {
-		return this.offersFirst;
-	}
-
-	/**
-	 * Return the run's hand-overs: their limit, and what they did.
-	 */
-	HandOvers handOvers() {
-		return this.handOvers;
-	}
-
-	/**
 	 * Return how many acquisitions waited for their turn in a local line, and how many of
 	 * those ran out of wait time there.
 	 */
@@ -1641,7 +1324,7 @@ final class LockSimulation {
 	 * writers' long lease.
 	 */
 	private long longestLeaseMs() {
-		return Math.max(OTHER_LEASES_MS[2], this.writerLeaseMs);
+		return Math.max(OTHER_LEASES_MS[2], LEASE_MS);
 	}
 
 	/**
@@ -1775,27 +1458,14 @@ final class LockSimulation {
 	 */
 	private void countHoldsAhead() {
 		Map<LocalLine, Integer> sizes = new java.util.IdentityHashMap<>();
-		// The lines that may hand over: of writers, two clients or more.
-		Map<LocalLine, Integer> writers = new java.util.IdentityHashMap<>();
 		for (Client client : this.clients.values()) {
 			sizes.merge(client.localLine, 1, Integer::sum);
-			if (!client.reader && !client.permit) {
-				writers.merge(client.localLine, 1, Integer::sum);
-			}
 		}
 		for (Client client : this.clients.values()) {
 			boolean otherShared = sizes.entrySet()
 				.stream()
 				.anyMatch((size) -> size.getKey() != client.localLine && size.getValue() >= 2);
-			// In a run that hands over, each other line of two clients or more may hand
-			// the lock over up to the limit while this client's request waits.
-			long handingOver = writers.entrySet()
-				.stream()
-				.filter((size) -> size.getKey() != client.localLine && size.getValue() >= 2)
-				.count();
-			int handOvers = this.handsOver ? (int) Math.min(handingOver * this.handOvers.limit(), 1_000) : 0;
-			client.holdsAhead = JvmLayout.holdsAhead(sizes.get(client.localLine), sizes.size() - 1, otherShared,
-					handOvers);
+			client.holdsAhead = JvmLayout.holdsAhead(sizes.get(client.localLine), sizes.size() - 1, otherShared);
 		}
 	}
 
@@ -1923,49 +1593,6 @@ final class LockSimulation {
 				+ String.join("\n", tail);
 	}
 
-	/**
-	 * Return the chained pairs of the run.
-	 */
-	ChainedPairs pairs() {
-		return this.pairs;
-	}
-
-	/**
-	 * Run no chained pairs: every head waits as one that finds no hint connection.
-	 */
-	LockSimulation withoutChainedPairs() {
-		this.pairs.off();
-		return this;
-	}
-
-	/**
-	 * A pair's {@code BLPOP} reached Redis: it returns at once if its key holds an
-	 * element, else blocks until one is pushed or {@code blockNanos} pass.
-	 */
-	private void blpop(ChainedPairs.Blocked pair, long blockNanos) {
-		this.pairs.block(pair);
-		redisAt(blockNanos, pair.client() + " BLPOP " + pair.hintKey() + " times out", () -> {
-			if (this.pairs.unblock(pair)) {
-				this.pairs.count(ChainedPairs.Counted.TIMED_OUT);
-				redisAt(this.pairs.serveDelay(), pair.client() + " pair's attempt runs (BLPOP timed out)",
-						pair.attempt());
-			}
-		});
-		servePairs();
-	}
-
-	/**
-	 * Serve the blocked pairs whose key a command left an element in: their attempts run
-	 * next, or after other commands Redis read meanwhile.
-	 */
-	private void servePairs() {
-		for (ChainedPairs.Blocked pair : this.pairs.served(this.redis)) {
-			this.pairs.count(ChainedPairs.Counted.POPPED);
-			this.trace.add("           " + pair.client() + " BLPOP pops " + pair.hintKey());
-			redisAt(this.pairs.serveDelay(), pair.client() + " pair's attempt runs (hint popped)", pair.attempt());
-		}
-	}
-
 	private void at(long delay, String what, Runnable action) {
 		at(this.clock.nanos() + delay, what, action, false);
 	}
@@ -2006,28 +1633,7 @@ final class LockSimulation {
 
 	private Object eval(ScriptCall call) {
 		this.scripts++;
-		String name = call.script().name();
-		if (!name.startsWith("release") && !name.startsWith("hand-over") || !this.redis.answering()) {
-			return this.redis.eval(name, call.keys(), call.argv());
-		}
-		// A release that may reserve the lock (pass_on): did it, and did it tell anyone?
-		Object before = this.redis.inspect("HGET", this.spec.lockKey(), "reserved");
-		long messages = this.reservedMessages;
-		Object reply = this.redis.eval(name, call.keys(), call.argv());
-		Object after = this.redis.inspect("HGET", this.spec.lockKey(), "reserved");
-		if (after != null && !"".equals(after) && !after.equals(before)) {
-			this.reservations[0]++;
-			if (this.reservedMessages == messages) {
-				Object left = this.redis.inspect("ZCARD", this.spec.requestsKey());
-				boolean others = left instanceof Long count && count > 0;
-				this.reservations[others ? 1 : 2]++;
-				if (others) {
-					this.trace.add("           the release reserved the lock for " + after
-							+ " and told nobody: every other request in line is quiet");
-				}
-			}
-		}
-		return reply;
+		return this.redis.eval(call.script().name(), call.keys(), call.argv());
 	}
 
 	/**
@@ -2129,39 +1735,9 @@ final class LockSimulation {
 		// The current acquisition's fair wait, in runs of the fair lock.
 		private @Nullable FairWaiter fair;
 
-		// Offered the lock by a releaser of its JVM (hand-over.lua): it waits for the
-		// reply, and acts on no timer or message meanwhile.
-		private boolean offered;
-
-		// The request its last attempt carried: filed, once that attempt's reply came.
-		private @Nullable HandOffRequest sentRequest;
-
-		// Asleep at the head before its first attempt, offering itself to a local hold
-		// of another owner (Waiting.promoted with a LocalHold): the sleep's ticket, and
-		// the hold it looked up.
-		private boolean offeringFirst;
-
-		// The acquisition that took its turn in line: its thread woke and withdrew the
-		// offer it made while queued, which no release may take from then on.
-		private @Nullable Acquisition turnTaken;
-
-		private long offerFirstTicket = -1;
-
-		private @Nullable Held offeredFirstTo;
-
 		// What the blocking engine's registry knows of this owner's holds: whether its
 		// next acquisition says it holds the lock.
 		private final ThreadOwnerHolds registry = new ThreadOwnerHolds();
-
-		// Its chained pair while it is out: nothing else is sent for the acquisition.
-		private @Nullable Pair pair;
-
-		// Its peek while it is out (Waiting.Peek): its thread waits for the reply, still
-		// in its place in line, and takes a turn given meanwhile once it returns.
-		private @Nullable Peeking peeking;
-
-		// Its process crashed with its pair out: it does nothing more.
-		private boolean dead;
 
 		Client(String name, String owner, LockSpec spec, int acquisitions, LocalLine localLine) {
 			this.name = name;
@@ -2213,9 +1789,6 @@ final class LockSimulation {
 			this.acquisition = acquisition;
 			this.waiting = new Waiting(acquisition, true);
 			this.pending = Cancellations.Pending.NONE;
-			this.sentRequest = null;
-			this.offeringFirst = false;
-			this.offeredFirstTo = null;
 			this.startedNanos = LockSimulation.this.clock.nanos();
 			Cancellations.Stop stop = LockSimulation.this.cancellations.draw();
 			if (stop != null && LockSimulation.this.faults.contains(Fault.CANCEL)) {
@@ -2252,21 +1825,7 @@ final class LockSimulation {
 				if (!first) {
 					LockSimulation.this.turnsWaited++;
 				}
-				else {
-					takeHint();
-				}
-				// A head at once reads its line's signal count, then looks up the local
-				// hold.
-				Waiting.LocalHold local = first ? localHold(this.line.signals()) : null;
-				Waiting.Next joined = waiting().joined(this.line, first, true, local);
-				offeredFirst(joined, local);
-				act(joined);
-			}
-			else if (next instanceof Waiting.Chain chain) {
-				sendPair(chain);
-			}
-			else if (next instanceof Waiting.Poke poke) {
-				poke(poke);
+				act(waiting().joined(this.line, first, true));
 			}
 			else if ((next instanceof Waiting.Sleep || next instanceof Waiting.AwaitTurn)
 					&& this.pending == Cancellations.Pending.INTERRUPTED) {
@@ -2275,32 +1834,16 @@ final class LockSimulation {
 			}
 			else if (next instanceof Waiting.Sleep sleep) {
 				at(sleep.nanos(), this.name + " wakes (timer)", () -> {
-					// An offered head waits for the hand-over's reply, which wakes it.
-					if (this.acquisition == acquisition && !this.offered) {
-						Waiting.Next woken = waiting().woken(sleep.ticket());
-						if (woken != Waiting.Next.NONE && this.offeringFirst
-								&& sleep.ticket() == this.offerFirstTicket) {
-							offerFirstTimedOut();
-						}
-						act(woken);
+					if (this.acquisition == acquisition) {
+						act(waiting().woken(sleep.ticket()));
 					}
 				});
-				if (this.offeringFirst && sleep.ticket() == this.offerFirstTicket
-						&& this.line.signals() != acquisition.seenSignals()) {
-					// As WaitQueue.awaitSignal: a signal since the count was read (before
-					// the local hold was looked up) ends the sleep at once.
-					heardAsHead();
-				}
 			}
 			else if (next instanceof Waiting.AwaitTurn turn) {
 				at(turn.nanos(), this.name + " waited for its turn", () -> {
-					if (this.acquisition == acquisition && !this.offered && this.peeking == null) {
+					if (this.acquisition == acquisition) {
 						Waiting.Next after = waiting().turnTimedOut(turn.ticket());
 						LockSimulation.this.turnsTimedOut += (after instanceof Waiting.GiveUp) ? 1 : 0;
-						if (after instanceof Waiting.Peek peek) {
-							peek(peek);
-							return;
-						}
 						act(after);
 					}
 				});
@@ -2331,413 +1874,6 @@ final class LockSimulation {
 		}
 
 		/**
-		 * Read which hold the lock is at ({@code peek.lua}), as {@code WaitLoop.peek}
-		 * does for a progress-aware wait that ran out behind a quiet head: one command on
-		 * the waiter's own thread, still in its place in line, its offer withdrawn (no
-		 * release offers it the lock meanwhile). The reply goes to
-		 * {@link Waiting#peeked}, a failure to {@link Waiting#peekFailed}.
-		 */
-		private void peek(Waiting.Peek peek) {
-			Acquisition acquisition = current();
-			Peeking peeking = new Peeking(acquisition, peek.ticket());
-			this.peeking = peeking;
-			LockSimulation.this.peeks[0]++;
-			ScriptCall call = ExclusiveKind.peek(acquisition.spec());
-			String what = this.name + " peek";
-			// As the blocking driver's commands: its reply may be lost (the command
-			// timeout fails it), it may run twice after a reconnect, and be read late.
-			if (cut(what, call, (reply) -> {
-			}, () -> peeked(peeking, null))) {
-				return;
-			}
-			boolean twice = LockSimulation.this.random.nextInt(10) == 0
-					&& LockSimulation.this.faults.contains(Fault.RESEND);
-			redisAt(network(), what + " runs" + (twice ? " (re-sent later)" : ""), () -> {
-				Object reply = eval(call);
-				if (twice) {
-					redisAt(network() + LockSimulation.this.random.between(0, 3 * MS), what + " re-sent", () -> {
-						Object again = eval(call);
-						at(replyDelay(), what + " replied " + again, () -> peeked(peeking, (Long) again));
-					});
-					return;
-				}
-				at(replyDelay(), what + " replied " + reply, () -> peeked(peeking, (Long) reply));
-			});
-		}
-
-		/**
-		 * The peek's reply came ({@code null}: it failed): the engine decides, and the
-		 * waiter acts as {@code WaitLoop.awaitTurn} does after {@code peek}: it waits on
-		 * for its turn (taking one given meanwhile at once), or gives up; stopped
-		 * meanwhile, its wait ends (an interrupt throws at its next wait for the turn).
-		 */
-		private void peeked(Peeking peeking, @Nullable Long token) {
-			if (this.peeking != peeking) {
-				return;
-			}
-			this.peeking = null;
-			if (this.acquisition != peeking.acquisition) {
-				return;
-			}
-			Waiting.Next after = (token != null) ? waiting().peeked(peeking.ticket, token)
-					: waiting().peekFailed(peeking.ticket);
-			if (token == null) {
-				LockSimulation.this.peeks[3]++;
-			}
-			else {
-				LockSimulation.this.peeks[(after instanceof Waiting.GiveUp) ? 2 : 1]++;
-			}
-			if (after instanceof Waiting.GiveUp) {
-				LockSimulation.this.turnsTimedOut++;
-				act(after);
-				return;
-			}
-			if (!(after instanceof Waiting.AwaitTurn)) {
-				throw new IllegalStateException(this.name + " peeked, then " + after);
-			}
-			if (this.pending != Cancellations.Pending.NONE) {
-				endStopped(this.pending == Cancellations.Pending.INTERRUPTED);
-				return;
-			}
-			if (peeking.turnCame) {
-				if (LockSimulation.this.offersFirst) {
-					takeTurn();
-				}
-				else {
-					takeHint();
-					act(waiting().promoted(true));
-				}
-				return;
-			}
-			act(after);
-		}
-
-		/**
-		 * Its process crashes with its pair blocked in Redis and its request in line: the
-		 * connection closes (the pair never runs), the request stays, and the client does
-		 * nothing more. Only a client alone in its JVM's line dies so (a crash of a JVM
-		 * with others in it would take them too).
-		 */
-		private void die(Pair pair) {
-			ChainedPairs.Blocked blocked = pair.blocked;
-			if (this.pair != pair || this.acquisition != pair.acquisition || pair.stopping || pair.closed || pair.ran
-					|| blocked == null || !LockSimulation.this.pairs.isBlocked(blocked)
-					|| !LockSimulation.this.died.isEmpty() || this.pending != Cancellations.Pending.NONE) {
-				return;
-			}
-			String member = pair.request.member();
-			if (LockSimulation.this.redis.inspect("ZSCORE", pair.acquisition.spec().requestsKey(), member) == null) {
-				return;
-			}
-			closePair(pair);
-			this.dead = true;
-			this.left = 0;
-			this.acquisition = null;
-			this.waiting = null;
-			this.localLine.leave(this, LockSimulation.this.clock.nanos());
-			// Nobody withdraws it: it goes with the reservation a release makes for it,
-			// or with the line's lifetime.
-			LockSimulation.this.lostReplies.requestLeft(member);
-			LockSimulation.this.died.add(new Death(this.name, member, LockSimulation.this.clock.nanos()));
-			LockSimulation.this.trace
-				.add("           " + this.name + " dies with its pair blocked and " + member + " in line");
-			watchDead();
-		}
-
-		/**
-		 * Take a hint connection as the acquisition becomes the head, as
-		 * {@code WaitLoop.takeHint} does, if it may chain and the run draws it: its
-		 * request is then a chained one.
-		 */
-		private void takeHint() {
-			Waiting current = this.waiting;
-			if (current == null || this.fair != null || !current.chainable()
-					|| !LockSimulation.this.pairs.takesHint()) {
-				return;
-			}
-			current.chain();
-			LockSimulation.this.pairs.count(ChainedPairs.Counted.CHAINED);
-			LockSimulation.this.trace.add("           " + this.name + " takes a hint connection: it chains");
-		}
-
-		/**
-		 * Write the chained pair, as {@code WaitLoop.chain} does: {@code BLPOP} of the
-		 * request's hint key, then the attempt, on the acquisition's own connection, and
-		 * wait for the attempt's reply up to {@code t0 + block + command timeout}, poking
-		 * the hint when the core says so. Faults: the connection drops while blocked, the
-		 * reply is lost, the pair is re-sent after a reconnect (its attempt run twice),
-		 * the head pauses with the pair out, a push nobody meant.
-		 */
-		private void sendPair(Waiting.Chain chain) {
-			Acquisition acquisition = current();
-			HandOffRequest request = acquisition.request();
-			if (request == null) {
-				throw new IllegalStateException(this.name + " chains without a request");
-			}
-			ChainedPairs pairs = LockSimulation.this.pairs;
-			SimulationRandom random = pairs.random();
-			long timeout = pairs.commandTimeoutNanos();
-			long block = Math.max(MS, chain.blpopNanos(timeout));
-			// Redis blocks whole milliseconds (the driver sends BLPOP in seconds with
-			// a fraction of ms).
-			block = TimeUnit.MILLISECONDS.toNanos(Math.max(1, TimeUnit.NANOSECONDS.toMillis(block)));
-			Acquisition.Attempt attempt = chain.attempt();
-			long now = LockSimulation.this.clock.nanos();
-			Pair pair = new Pair(acquisition, attempt, request, request.hintKey(acquisition.spec().lockKey()),
-					attempt.sentNanos() + block + timeout);
-			this.pair = pair;
-			this.inFlight = false;
-			this.offered = false;
-			this.offeringFirst = false;
-			this.sentRequest = attempt.request();
-			pairs.count(ChainedPairs.Counted.SENT);
-			int fault = random.nextInt(30);
-			boolean faults = LockSimulation.this.faults.contains(Fault.CUT);
-			pair.fault = faults ? fault : -1;
-			if (LockSimulation.this.faults.contains(Fault.PAUSE) && random.nextInt(8) == 0) {
-				long lease = acquisition.spec().leaseMillis() * MS;
-				long[] constants = { HandOffRequest.CLAIM_MILLIS * MS, lease / 4, lease / 3, chain.blockNanos(), block,
-						block + timeout };
-				long[] offsets = { -MS, -1, 0, 1, MS };
-				long pause = pairs.pause(
-						Math.max(0,
-								constants[random.nextInt(constants.length)] + offsets[random.nextInt(offsets.length)]),
-						lease, now - attempt.sentNanos());
-				pair.pausedUntil = now + pause;
-				pairs.count(ChainedPairs.Counted.PAUSED);
-				LockSimulation.this.trace
-					.add(String.format("           %s pauses %.3f ms with its pair out", this.name, pause / 1e6));
-			}
-			LockSpec spec = acquisition.spec();
-			ScriptCall call = spec.kind()
-				.acquire(spec, new LockKind.Attempt(this.owner, attempt.hold(), attempt.remainingWaitMillis(),
-						attempt.mayHaveIntent(), attempt.holdsIt(), attempt.request()), FENCE_IDLE_MS);
-			long blockNanos = block;
-			// Paused before it wrote the pair (after its clock reading), or after.
-			long writeDelay = (pair.pausedUntil != 0 && random.nextInt(2) == 0) ? pair.pausedUntil - now : 0;
-			redisAt(writeDelay + pairs.network(),
-					String.format("%s BLPOP %s %.3f ms, then its attempt", this.name, pair.hintKey, blockNanos / 1e6),
-					() -> blpopPair(pair, call, blockNanos, false));
-			if (pair.fault == 0) {
-				at(pairs.network() + random.between(0, block), this.name + "'s hint connection drops", () -> {
-					pair.closed = true;
-					pairs.count(ChainedPairs.Counted.DROPPED);
-				});
-			}
-			if (random.nextInt(8) == 0 && faults) {
-				at(random.between(0, block + MS), "a push nobody meant to " + pair.hintKey, () -> {
-					pairs.count(ChainedPairs.Counted.FORGED);
-					sendAndForget("forged push", ExclusiveKind.poke(spec, request));
-				});
-			}
-			if (LockSimulation.this.mayDie && LockSimulation.this.died.isEmpty() && alone()
-					&& LockSimulation.this.deaths.nextInt(6) == 0) {
-				at(LockSimulation.this.deaths.between(0, block), this.name + "'s process crashes", () -> die(pair));
-			}
-			at(Math.max(pair.replyBy, pair.pausedUntil) - now, this.name + " waited for its pair's reply",
-					() -> pairTimedOut(pair));
-			// The pair's own timer (Waiting.Chain): a poke when the wait is over.
-			long pokeIn = chain.pokeNanos(timeout);
-			if (chain.blockNanos() > LEASE_MS * MS / 4) {
-				pairs.count(ChainedPairs.Counted.LONG);
-			}
-			if (request.quiet() && chain.blockNanos() > HandOffRequest.CLAIM_MILLIS * MS) {
-				// A quiet head's pair ends by its own poke at most a claim after its last
-				// attempt (docs/design/waiting-and-hand-off.md, "No reserved: message").
-				LockSimulation.this.checker
-					.violated(String.format("%s's quiet request %s was handed a hint wait of %.3f ms, past the claim",
-							this.name, request.member(), chain.blockNanos() / 1e6));
-			}
-			if (pokeIn >= 0) {
-				poke(new Waiting.Poke(Math.max(1, attempt.sentNanos() + pokeIn - now), chain.ticket()));
-			}
-			if (this.pending == Cancellations.Pending.INTERRUPTED) {
-				// WaitLoop writes the pair, then its wait throws for an interrupted
-				// thread.
-				stopPair(pair);
-			}
-		}
-
-		/**
-		 * The pair's {@code BLPOP} reaches Redis (or again, re-sent after a reconnect):
-		 * unless its connection closed, it blocks, and its attempt runs once served.
-		 */
-		private void blpopPair(Pair pair, ScriptCall call, long blockNanos, boolean again) {
-			if (pair.closed) {
-				return;
-			}
-			ChainedPairs.Blocked blocked = new ChainedPairs.Blocked(this.name, pair.hintKey,
-					() -> runPair(pair, call, blockNanos, again));
-			pair.blocked = blocked;
-			blpop(blocked, blockNanos);
-		}
-
-		/**
-		 * Redis runs the pair's attempt: its reply reaches the client, or is lost, or the
-		 * connection drops and Lettuce re-sends the pair after a reconnect.
-		 */
-		private void runPair(Pair pair, ScriptCall call, long blockNanos, boolean again) {
-			ChainedPairs pairs = LockSimulation.this.pairs;
-			LockSpec spec = pair.acquisition.spec();
-			Object reserved = LockSimulation.this.redis.inspect("HGET", spec.lockKey(), "reserved");
-			Object reply = eval(call);
-			pair.ran = true;
-			pairs.count(ChainedPairs.Counted.RAN);
-			if (ScriptReplies.acquireResult(spec, (List<?>) reply).acquired()) {
-				boolean took = pair.request.member().equals(reserved);
-				pairs.count(took ? ChainedPairs.Counted.TOOK_RESERVATION : ChainedPairs.Counted.TOOK_FREE);
-				LockSimulation.this.trace.add("           " + this.name + " pair's attempt took the lock"
-						+ (took ? " reserved for it" : "") + ": " + reply);
-			}
-			if (pair.closed) {
-				return;
-			}
-			if (!again && pair.fault == 1) {
-				pairs.count(ChainedPairs.Counted.REPLY_LOST);
-				LockSimulation.this.trace.add("           " + this.name + " pair's reply is lost");
-				return;
-			}
-			if (!again && pair.fault == 2 && LockSimulation.this.faults.contains(Fault.RESEND)) {
-				pairs.count(ChainedPairs.Counted.RESENT);
-				at(pairs.network() + pairs.random().between(0, 3 * MS), this.name + " re-sends its pair (reconnect)",
-						() -> redisAt(pairs.network(), this.name + " re-sent BLPOP, then its attempt",
-								() -> blpopPair(pair, call, blockNanos, true)));
-				return;
-			}
-			long ran = LockSimulation.this.clock.nanos();
-			at(pairs.network(), this.name + " pair replied " + reply, () -> {
-				if (pair.closed) {
-					return;
-				}
-				pair.reply = reply;
-				pair.ranNanos = ran;
-				at(Math.max(0, pair.pausedUntil - LockSimulation.this.clock.nanos()),
-						this.name + " reads its pair's reply", () -> readPair(pair));
-			});
-		}
-
-		/**
-		 * Read the pair's reply: the core decides on it, or, stopped, the head releases
-		 * what it grants and ends.
-		 */
-		private void readPair(Pair pair) {
-			Object reply = pair.reply;
-			if (this.pair != pair || reply == null || pair.read || this.acquisition != pair.acquisition) {
-				return;
-			}
-			pair.read = true;
-			if (pair.stopping) {
-				// It stays the client's pair until the acquisition ends: a stopping head
-				// acts on nothing else.
-				// As LockAttempts.releaseQuietly: a grant, in time or late, is released,
-				// and the line learns of the reply (Waiting.unwanted).
-				AcquireResult result = ScriptReplies.acquireResult(pair.acquisition.spec(), (List<?>) reply);
-				Grant grant = waiting().unwanted(pair.attempt, result);
-				if (grant == null) {
-					endWithoutTheLock(true);
-					return;
-				}
-				LockSimulation.this.pairs.count(ChainedPairs.Counted.STOP_RELEASED);
-				ScriptCall release = grant.spec()
-					.kind()
-					.release(grant.spec(), this.owner, grant.token(), grant.hold(), true, 0);
-				send(release, "release of a stopped pair's grant", (released) -> endWithoutTheLock(true),
-						() -> endWithoutTheLock(true));
-				return;
-			}
-			this.pair = null;
-			Waiting.Next next = waiting().replied(pair.attempt,
-					ScriptReplies.acquireResult(pair.acquisition.spec(), (List<?>) reply));
-			if (next instanceof Waiting.Hold) {
-				LockSimulation.this.pairs.count(ChainedPairs.Counted.HELD);
-			}
-			decided(next, pair.ranNanos);
-		}
-
-		/**
-		 * No reply by {@code t0 + block + command timeout} (or, stopped, within a command
-		 * timeout of the stop): the connection is closed, so that an attempt still queued
-		 * behind the BLPOP never runs, and the acquisition fails; a hold the attempt took
-		 * lasts to its lease.
-		 */
-		private void pairTimedOut(Pair pair) {
-			if (this.pair != pair || this.acquisition != pair.acquisition) {
-				return;
-			}
-			if (pair.reply != null || pair.read) {
-				readPair(pair);
-				return;
-			}
-			closePair(pair);
-			LockSimulation.this.pairs.count(ChainedPairs.Counted.UNANSWERED);
-			if (pair.stopping) {
-				this.registry.replyLost();
-				endWithoutTheLock(true);
-				return;
-			}
-			attemptFailed(pair.acquisition);
-		}
-
-		private void closePair(Pair pair) {
-			this.pair = null;
-			pair.closed = true;
-			ChainedPairs.Blocked blocked = pair.blocked;
-			if (blocked != null) {
-				LockSimulation.this.pairs.unblock(blocked);
-			}
-		}
-
-		/**
-		 * Push its own hint now, or set the timer that asks the core again, as
-		 * {@code WaitLoop.chain} does with a {@link Waiting.Poke}.
-		 */
-		private void poke(Waiting.Poke poke) {
-			Pair pair = this.pair;
-			if (pair == null) {
-				throw new IllegalStateException(this.name + " pokes without a pair");
-			}
-			if (poke.nanos() <= 0) {
-				pushHint(pair);
-				return;
-			}
-			long delay = Math.max(poke.nanos(), pair.pausedUntil - LockSimulation.this.clock.nanos());
-			at(delay, this.name + " poke timer", () -> {
-				if (this.pair == pair && !pair.stopping) {
-					act(waiting().woken(poke.ticket()));
-				}
-			});
-		}
-
-		private void pushHint(Pair pair) {
-			ChainedPairs pairs = LockSimulation.this.pairs;
-			pairs.count(ChainedPairs.Counted.POKED);
-			ScriptCall poke = ExclusiveKind.poke(pair.acquisition.spec(), pair.request);
-			sendAndForget(this.name + " pokes its hint", poke);
-			if (pairs.random().nextInt(10) == 0 && LockSimulation.this.faults.contains(Fault.RESEND)) {
-				pairs.count(ChainedPairs.Counted.FORGED);
-				at(pairs.random().between(0, 3 * MS), this.name + "'s poke replayed",
-						() -> sendAndForget(this.name + " pokes its hint (again)", poke));
-			}
-		}
-
-		/**
-		 * Stop with the pair out (interrupted, cancelled), as {@code WaitLoop.stopChain}
-		 * does: poke the hint, so that Redis runs the attempt now, wait for its reply for
-		 * at most a command timeout, and release what it grants.
-		 */
-		private void stopPair(Pair pair) {
-			if (pair.stopping) {
-				return;
-			}
-			pair.stopping = true;
-			LockSimulation.this.pairs.count(ChainedPairs.Counted.STOPPED);
-			pushHint(pair);
-			long waitUntil = LockSimulation.this.clock.nanos() + LockSimulation.this.pairs.commandTimeoutNanos();
-			at(Math.max(waitUntil, pair.pausedUntil) - LockSimulation.this.clock.nanos(),
-					this.name + " stopped waiting for its pair's reply", () -> pairTimedOut(pair));
-		}
-
-		/**
 		 * Leave the local line as an acquisition ends, passing the turn on: the next
 		 * waiter's thread wakes a moment later.
 		 */
@@ -2746,176 +1882,17 @@ final class LockSimulation {
 			if (next != null) {
 				Acquisition waiting = next.acquisition;
 				long delay = LockSimulation.this.random.between(0, MS / 5);
-				if (LockSimulation.this.offersFirst) {
-					// Its offer, made as it joined, may be taken meanwhile.
-					delay += LockSimulation.this.handOvers.turnDelay();
-				}
 				at(delay, next.name + " gets its turn", () -> {
-					// Offered while queued, it waits for the reply, which decides.
-					if (next.acquisition == waiting && waiting != null && next.waiting().isQueued() && !next.offered) {
-						Peeking peeking = next.peeking;
-						if (peeking != null) {
-							// Its thread is busy with the peek (WaitLoop.peek): it takes
-							// the turn once the reading returns, if it waits on.
-							peeking.turnCame = true;
-							return;
-						}
-						if (LockSimulation.this.offersFirst) {
-							next.takeTurn();
-						}
-						else {
-							next.takeHint();
-							next.act(next.waiting().promoted(true));
-						}
+					if (next.acquisition == waiting && waiting != null && next.waiting().isQueued()) {
+						next.act(next.waiting().promoted(true));
 					}
 				});
-			}
-		}
-
-		/**
-		 * Take the turn in a run whose heads offer themselves first, as the engine's head
-		 * is to: read the line's signal count, then (at once, or a moment later) look up
-		 * the latest live local hold, and offer itself to it if it is of another owner
-		 * ({@link Waiting#promoted(boolean, Waiting.LocalHold)}).
-		 */
-		private void takeTurn() {
-			this.turnTaken = this.acquisition;
-			long signals = this.line.signals();
-			Acquisition turn = this.acquisition;
-			// The planted bug: the hold looked up first, the count read after it.
-			boolean countAfter = LockSimulation.this.clientBug == ClientBug.COUNT_READ_AFTER_LOOKUP;
-			Waiting.LocalHold early = countAfter ? localHold(signals) : null;
-			Held earlyHold = this.offeredFirstTo;
-			Runnable promote = () -> {
-				Waiting current = this.waiting;
-				if (this.acquisition != turn || turn == null || current == null || !current.isQueued()) {
-					return;
-				}
-				Waiting.LocalHold local;
-				if (countAfter) {
-					this.offeredFirstTo = earlyHold;
-					local = (early != null) ? new Waiting.LocalHold(this.line.signals(), early.leaseEndNanos()) : null;
-				}
-				else {
-					local = localHold(signals);
-				}
-				takeHint();
-				Waiting.Next next = current.promoted(true, local);
-				offeredFirst(next, local);
-				act(next);
-			};
-			long gap = LockSimulation.this.handOvers.lookUpAfterCount();
-			if (gap > 0) {
-				at(gap, this.name + " looks up the local hold", promote);
-			}
-			else {
-				promote.run();
-			}
-		}
-
-		/**
-		 * Return the hold that the engine's template would give a head that gets its turn
-		 * now: the latest live hold of its JVM's writers, if it is of another owner, with
-		 * its lease end as its handle counts it ({@code t0 + lease} of its grant).
-		 * @param signalsBefore the line's signal count, read before the look-up
-		 */
-		private Waiting.@Nullable LocalHold localHold(long signalsBefore) {
-			this.offeredFirstTo = null;
-			if (!LockSimulation.this.offersFirst || this.reader || this.permit) {
-				return null;
-			}
-			LocalHolding holding = LockSimulation.this.localHolds.get(this.localLine);
-			if (holding == null || holding.client().owner.equals(this.owner)
-					|| holding.held().life.isOver(LockSimulation.this.clock.nanos())) {
-				return null;
-			}
-			Grant grant = holding.held().grant;
-			this.offeredFirstTo = holding.held();
-			return new Waiting.LocalHold(signalsBefore, grant.sentNanos() + grant.spec().leaseMillis() * MS);
-		}
-
-		/**
-		 * Note whether the head's turn made it sleep offering itself first: asleep with
-		 * its request made but never sent.
-		 */
-		private void offeredFirst(Waiting.Next next, Waiting.@Nullable LocalHold local) {
-			Acquisition acquisition = this.acquisition;
-			HandOffRequest request = (acquisition != null) ? acquisition.request() : null;
-			Held offeredTo = this.offeredFirstTo;
-			if (local == null || offeredTo == null || !(next instanceof Waiting.Sleep sleep) || request == null
-					|| request.equals(this.sentRequest)) {
-				this.offeredFirstTo = null;
-				return;
-			}
-			this.offeringFirst = true;
-			this.offerFirstTicket = sleep.ticket();
-			LockSimulation.this.handOvers.count(HandOvers.Counted.OFFERED_FIRST);
-			LockSimulation.this.trace.add(String.format("           %s offers itself first to %s, asleep up to %.3f ms",
-					this.name, offeredTo, sleep.nanos() / 1e6));
-		}
-
-		/**
-		 * A head offering itself first slept until its timer: the hold it offered itself
-		 * to must not have ended before, as every end of a local hold signals the line.
-		 */
-		private void offerFirstTimedOut() {
-			LockSimulation.this.handOvers.count(HandOvers.Counted.OFFER_FIRST_TIMED_OUT);
-			Held offeredTo = this.offeredFirstTo;
-			long now = LockSimulation.this.clock.nanos();
-			if (offeredTo != null && offeredTo.endedNanos != -1 && offeredTo.endedNanos - now < 0) {
-				LockSimulation.this.checker.violated(String.format(
-						"%s slept until its timer at %.3f ms, offering itself first to %s, which ended at %.3f ms: "
-								+ "its line was not signalled",
-						this.name, (now - 1_000_000 * MS) / 1e6, offeredTo,
-						(offeredTo.endedNanos - 1_000_000 * MS) / 1e6));
-			}
-		}
-
-		/**
-		 * A writer's hold is registered, as the engine's template registers its handle:
-		 * the latest local hold of its JVM's line.
-		 */
-		private void localRegistered(Held held) {
-			if (LockSimulation.this.offersFirst && !this.reader && !this.permit) {
-				LockSimulation.this.localHolds.put(this.localLine, new LocalHolding(this, held));
-			}
-		}
-
-		/**
-		 * A writer's hold ended, as its handle learns it (a release's reply, granted by a
-		 * hand-over or not, a release without a reply, a lease lost): if it is still the
-		 * latest, the template forgets it and signals the lock's local line, as
-		 * {@code LocalHandOffs.ended} and {@code WaitQueue.signal} do, waking its
-		 * sleeping head. (A hold replaced as the latest, by a re-entry or a hold granted
-		 * since, signals nothing: the hold that replaced it does, as it ends.)
-		 * @param released whether {@code release.lua}'s reply (or failure) ended it
-		 */
-		private void localEnded(Held held, boolean released) {
-			if (!LockSimulation.this.offersFirst || this.reader || this.permit || held.endedNanos != -1) {
-				return;
-			}
-			LocalHolding holding = LockSimulation.this.localHolds.get(this.localLine);
-			if (holding == null || holding.held() != held) {
-				return;
-			}
-			held.endedNanos = LockSimulation.this.clock.nanos();
-			LockSimulation.this.localHolds.remove(this.localLine);
-			if (released && LockSimulation.this.clientBug == ClientBug.RELEASE_LEAVES_LINE_UNSIGNALLED) {
-				return;
-			}
-			this.line.signal(true);
-			Client head = (Client) this.localLine.head();
-			if (head != null) {
-				head.heardAsHead();
 			}
 		}
 
 		private void attempt(Acquisition.Attempt attempt) {
 			Acquisition acquisition = current();
 			this.inFlight = true;
-			this.offered = false;
-			this.offeringFirst = false;
-			this.sentRequest = attempt.request();
 			LockSpec spec = acquisition.spec();
 			ScriptCall call = spec.kind()
 				.acquire(spec, new LockKind.Attempt(this.owner, attempt.hold(), attempt.remainingWaitMillis(),
@@ -3056,18 +2033,6 @@ final class LockSimulation {
 			if (this.acquisition != stopped || this.pending != Cancellations.Pending.NONE) {
 				return;
 			}
-			Pair out = this.pair;
-			if (out != null && out.acquisition == stopped) {
-				stopPair(out);
-				return;
-			}
-			if (this.offered || this.peeking != null) {
-				// Offered a hand-over: it cannot leave before the reply, and releases a
-				// grant it no longer wants (docs/design/waiting-and-hand-off.md).
-				// Peeking: its thread is in the Redis call, which is not interrupted.
-				this.pending = interrupt ? Cancellations.Pending.INTERRUPTED : Cancellations.Pending.CANCELLED;
-				return;
-			}
 			if (waiting().isSleeping() || waiting().isQueued()) {
 				endStopped(interrupt);
 			}
@@ -3164,22 +2129,8 @@ final class LockSimulation {
 		 */
 		void heardAsHead() {
 			Waiting current = this.waiting;
-			Pair out = this.pair;
-			if (out != null && (out.stopping || out.pausedUntil - LockSimulation.this.clock.nanos() > 0)) {
-				// Stopping, it waits for the reply alone; paused, it hears the line's
-				// count as it resumes.
-				if (!out.stopping) {
-					at(out.pausedUntil - LockSimulation.this.clock.nanos(), this.name + " resumes", this::heardAsHead);
-				}
-				return;
-			}
-			if (this.acquisition != null && current != null && !this.offered) {
-				boolean offeringFirst = this.offeringFirst;
-				Waiting.Next next = current.signalled();
-				if (offeringFirst && next != Waiting.Next.NONE) {
-					LockSimulation.this.handOvers.count(HandOvers.Counted.OFFER_FIRST_SIGNALLED);
-				}
-				act(next);
+			if (this.acquisition != null && current != null) {
+				act(current.signalled());
 			}
 		}
 
@@ -3200,20 +2151,13 @@ final class LockSimulation {
 		private long waited(String how) {
 			long now = LockSimulation.this.clock.nanos();
 			long behindKept = keptWithin(this.startedNanos, now);
-			// Each dead waiter whose reservation may have held it up costs it one claim
-			// (docs/guarantees.md, "The bound").
-			long deadClaims = deadAhead(this.startedNanos, now) * HandOffRequest.CLAIM_MILLIS * MS;
-			long waited = now - this.startedNanos - behindKept - deadClaims;
-			if (deadClaims > 0 && waited + deadClaims > LockSimulation.this.longestBehindDeadNanos) {
-				LockSimulation.this.longestBehindDeadNanos = waited + deadClaims;
-			}
+			long waited = now - this.startedNanos - behindKept;
 			if (waited > LockSimulation.this.longestWaitNanos) {
 				LockSimulation.this.longestWaitNanos = waited;
 				LockSimulation.this.longestWait = String.format(
-						"%s%s %.3f ms, from %.3f ms to %.3f ms, besides %.3f ms behind a kept lock and %.3f ms "
-								+ "of dead waiters' claims",
-						this.name, how, waited / 1e6, (this.startedNanos - 1_000_000 * MS) / 1e6,
-						(now - 1_000_000 * MS) / 1e6, behindKept / 1e6, deadClaims / 1e6);
+						"%s%s %.3f ms, from %.3f ms to %.3f ms, besides %.3f ms behind a kept lock", this.name, how,
+						waited / 1e6, (this.startedNanos - 1_000_000 * MS) / 1e6, (now - 1_000_000 * MS) / 1e6,
+						behindKept / 1e6);
 			}
 			long ownBound = calmBoundForHoldsAhead(this.holdsAhead, 0);
 			if (waited - ownBound > LockSimulation.this.mostPastOwnBoundNanos) {
@@ -3229,18 +2173,11 @@ final class LockSimulation {
 			LockSimulation.this.gaveUp++;
 			checkGaveUpWithoutProgress(this);
 			long now = LockSimulation.this.clock.nanos();
-			boolean behindDead = LockSimulation.this.progressAware && !this.reader && !this.permit
-					&& deadAhead(this.startedNanos, now) > 0;
-			long keptOrDead = keptWithin(this.startedNanos, now);
+			long kept = keptWithin(this.startedNanos, now);
 			waited(" gave up after");
-			if (keptOrDead > 0) {
+			if (kept > 0) {
 				// Its wait ran out behind locks kept for a minimum hold.
 				LockSimulation.this.gaveUpBehindKept++;
-			}
-			else if (behindDead) {
-				// A progress-aware wait ran out behind a reservation for a dead waiter,
-				// which begins no hold for a claim.
-				LockSimulation.this.gaveUpBehindDead++;
 			}
 			endWithoutTheLock(false);
 		}
@@ -3250,10 +2187,6 @@ final class LockSimulation {
 		 * request and drop its writer intent, as the engine's drivers do.
 		 */
 		private void endWithoutTheLock(boolean stopped) {
-			this.pair = null;
-			this.peeking = null;
-			this.offered = false;
-			this.offeringFirst = false;
 			if (this.fair != null) {
 				// The fair wait left the queue as it ended.
 				this.fair = null;
@@ -3288,8 +2221,6 @@ final class LockSimulation {
 		 * Count on a grant whose acquire script ran at {@code ranNanos}.
 		 */
 		private void hold(Grant grant, long ranNanos) {
-			this.offered = false;
-			this.offeringFirst = false;
 			checkKept(this.name, grant.token(), ranNanos);
 			LockSimulation.this.grants.add(new Granted(this.name, this.owner, !this.reader && !this.permit,
 					LockSimulation.this.grantedTokens.add(grant.token()), ranNanos));
@@ -3307,7 +2238,6 @@ final class LockSimulation {
 			Held held = new Held(grant, LockSimulation.this.clock.nanos());
 			this.holds.clear();
 			this.holds.add(held);
-			localRegistered(held);
 			long now = LockSimulation.this.clock.nanos();
 			this.registry.held(held, now, grant.spec().leaseMillis());
 			for (Client other : LockSimulation.this.clients.values()) {
@@ -3438,7 +2368,6 @@ final class LockSimulation {
 				LockSimulation.this.lostReplies.failed(LostReplies.Failure.RENEWAL_LOST);
 				LockSimulation.this.checker.released(this.name, held.grant.token(), now);
 				this.registry.lost(held, false, now);
-				localEnded(held, false);
 				return;
 			}
 			renewAt(held, held.life.nextRenewalNanos());
@@ -3498,7 +2427,6 @@ final class LockSimulation {
 				Held inner = new Held(granted.grant(), now);
 				LockSimulation.this.confirmedLeases[2]++;
 				this.holds.add(inner);
-				localRegistered(inner);
 				this.registry.held(inner, now, spec.leaseMillis());
 				boolean lost = lostInFlight(this, inner, now);
 				if (result.token() != outer.grant.token()) {
@@ -3552,7 +2480,6 @@ final class LockSimulation {
 					LockSimulation.this.checker.released(this.name, held.grant.token(),
 							LockSimulation.this.clock.nanos());
 				}
-				localEnded(held, false);
 				return false;
 			}
 			long now = LockSimulation.this.clock.nanos();
@@ -3677,246 +2604,7 @@ final class LockSimulation {
 				}
 				next();
 			};
-			Client head = offerable(held);
-			if (head != null) {
-				handOver(held, head, then);
-				return;
-			}
 			sendRelease(held, "release", then);
-		}
-
-		/**
-		 * Return the head of this client's local line that the release of its last hold
-		 * may hand the lock over to, as the engine is to choose it: in a run that hands
-		 * over, a writer asleep at the head between attempts, its request filed, of
-		 * another owner, with no writer intent of its own, not offered already; and no
-		 * minimum hold left of the hold released.
-		 */
-		private @Nullable Client offerable(Held held) {
-			if (!LockSimulation.this.handsOver || this.reader || this.permit
-					|| held.life.minimumHoldLeftMillis(LockSimulation.this.clock.nanos()) > 0) {
-				return null;
-			}
-			Client head = (Client) this.localLine.head();
-			if (head == null || head == this || head.owner.equals(this.owner) || head.offered || head.inFlight
-					|| head.peeking != null || head.fair != null || head.pending != Cancellations.Pending.NONE) {
-				return null;
-			}
-			Acquisition acquisition = head.acquisition;
-			Waiting waiting = head.waiting;
-			if (acquisition == null || waiting == null || acquisition.heldBackByReaders()) {
-				return null;
-			}
-			if (waiting.isQueued()) {
-				// First in line, its turn not yet taken (the engine's first place, whose
-				// thread is still to wake): the offer it made as it joined, request ''.
-				return (LockSimulation.this.offersFirst && head.turnTaken != acquisition && waiting.linesUp()
-						&& !acquisition.holdsIt() && acquisition.offerable()) ? head : null;
-			}
-			if (!waiting.isHead() || !waiting.isSleeping()) {
-				return null;
-			}
-			HandOffRequest request = acquisition.request();
-			if (request == null) {
-				return null;
-			}
-			// Filed by its last attempt, or made and offered before its first.
-			boolean filed = request.equals(head.sentRequest);
-			return (filed || (head.offeringFirst && acquisition.offerable())) ? head : null;
-		}
-
-		/**
-		 * Release the last hold with {@code hand-over.lua}, offering the lock to the head
-		 * of the local line: mark it offered, read {@code t0}, send (after a pause, if
-		 * drawn). A grant is the head's to decide on, as its own attempt's reply, counted
-		 * from {@code t0}; a refusal at the limit released the hold in the same script
-		 * ({@code [2]}), any other refusal releases with {@code release.lua}, then wakes
-		 * the head; a failure fails the release, and the head tries on its own at once.
-		 */
-		private void handOver(Held held, Client head, Runnable then) {
-			HandOvers handOvers = LockSimulation.this.handOvers;
-			Acquisition acquisition = head.current();
-			HandOffRequest request = acquisition.request();
-			boolean queued = head.waiting().isQueued();
-			if (request == null && !queued) {
-				throw new IllegalStateException(head.name + " was offered without a request");
-			}
-			String member = (request != null) ? request.member() : "";
-			head.offered = true;
-			if (queued) {
-				handOvers.count(HandOvers.Counted.OFFERED_QUEUED);
-			}
-			handOvers.count(HandOvers.Counted.OFFERED);
-			long t0 = LockSimulation.this.clock.nanos();
-			Grant grant = held.grant;
-			ScriptCall call = ExclusiveKind.handOver(grant, LockOwners.digest(head.owner), acquisition.hold(),
-					acquisition.spec().leaseMillis(), member, handOvers.limit(), FENCE_IDLE_MS);
-			long pause = handOvers.pauseBeforeSend(LockSimulation.this.faults.contains(Fault.PAUSE));
-			String what = "hand-over of " + held + " to " + head.name;
-			Runnable send = () -> {
-				// As a re-entry's attempt: the release may set a lease for the head's
-				// owner.
-				head.registry.sending();
-				long[] ranNanos = { -1 };
-				send(call, what, () -> {
-					ranNanos[0] = LockSimulation.this.clock.nanos();
-					handOverRan(grant, head, acquisition.hold(), member);
-				}, (reply) -> {
-					List<?> items = (List<?>) reply;
-					long now = LockSimulation.this.clock.nanos();
-					if ((Long) items.get(0) == 1) {
-						// Released by the grant, as a release that answers 0.
-						this.registry.released(held, 0, now);
-						lostReply(this, held, t0, 0, true);
-						head.registry.replied(null, acquisition.spec().leaseMillis(), now);
-						head.offerGranted(acquisition, t0, items, ranNanos[0]);
-						localEnded(held, false);
-						then.run();
-						return;
-					}
-					handOvers.count(HandOvers.Counted.REFUSED);
-					head.registry.replied(null, -1, now);
-					if ((Long) items.get(0) == 2) {
-						// Refused at the limit, and released in the same script as
-						// release.lua would: as a release that answers 0, with nothing
-						// more sent (LocalHandOffs.release).
-						handOvers.count(HandOvers.Counted.PASSED_ON_AT_LIMIT);
-						this.registry.released(held, 0, now);
-						lostReply(this, held, t0, 0, true);
-						localEnded(held, true);
-						head.offerEnded(acquisition);
-						then.run();
-						return;
-					}
-					sendRelease(held, "release", () -> {
-						head.offerEnded(acquisition);
-						then.run();
-					});
-				}, () -> {
-					long now = LockSimulation.this.clock.nanos();
-					handOvers.count(HandOvers.Counted.FAILED);
-					this.registry.released(held, Long.MIN_VALUE, now);
-					LockSimulation.this.lostReplies.failed(LostReplies.Failure.RELEASE);
-					head.registry.failed(now);
-					localEnded(held, false);
-					head.offerEnded(acquisition);
-					then.run();
-				});
-			};
-			if (pause > 0) {
-				handOvers.count(HandOvers.Counted.PAUSED);
-				at(pause, this.name + " sends the " + what + " (paused since it read t0)", send);
-			}
-			else {
-				send.run();
-			}
-		}
-
-		/**
-		 * A hand-over's first run is over: hold a grant to the limit on grants in a row
-		 * while other requests wait (not after a failover or an eviction, which may lose
-		 * the script's count).
-		 */
-		private void handOverRan(Grant released, Client head, String headHold, String request) {
-			Object fields = LockSimulation.this.redis.inspect("HMGET", this.spec.lockKey(), "owner", "token",
-					"#" + headHold);
-			Object line = LockSimulation.this.redis.inspect("ZRANGE", this.spec.requestsKey(), "0", "-1");
-			List<String> waiting = (line instanceof List<?> members)
-					? members.stream().map(String::valueOf).filter((member) -> !member.equals(request)).toList()
-					: List.of();
-			boolean granted = fields instanceof List<?> list && LockOwners.digest(head.owner).equals(list.get(0))
-					&& list.get(1) != null && list.get(2) != null
-					&& !String.valueOf(released.token()).equals(String.valueOf(list.get(1)));
-			if (!granted) {
-				if (!waiting.isEmpty()) {
-					LockSimulation.this.handOvers.count(HandOvers.Counted.REFUSED_AT_LIMIT);
-				}
-				return;
-			}
-			long token = Long.parseLong(String.valueOf(((List<?>) fields).get(1)));
-			String violation = LockSimulation.this.handOvers.granted(released.token(), token, waiting);
-			if (violation != null
-					&& LockSimulation.this.clock.nanos() - LockSimulation.this.redisFaults.firstNanos() < 0) {
-				LockSimulation.this.checker.violated(violation);
-			}
-		}
-
-		/**
-		 * The reply of a hand-over to this head granted the lock: decide as on the reply
-		 * of its own attempt, sent at the releaser's {@code t0} with its hold id. A head
-		 * stopped while offered releases the grant.
-		 */
-		private void offerGranted(Acquisition offeredTo, long t0, List<?> reply, long ranNanos) {
-			if (this.acquisition != offeredTo) {
-				throw new IllegalStateException(this.name + " ended while offered");
-			}
-			HandOvers handOvers = LockSimulation.this.handOvers;
-			long lease = offeredTo.spec().leaseMillis() * MS;
-			long now = LockSimulation.this.clock.nanos();
-			handOvers.count((now - (t0 + lease) < 0) ? HandOvers.Counted.HELD : HandOvers.Counted.LATE);
-			HandOffRequest request = offeredTo.request();
-			if (request == null || !request.equals(this.sentRequest)) {
-				// Offered before its first attempt (or queued): its request was never
-				// filed.
-				handOvers.count(HandOvers.Counted.GRANTED_UNFILED);
-			}
-			if (waiting().isQueued()) {
-				handOvers.count(HandOvers.Counted.GRANTED_QUEUED);
-			}
-			long sentNanos = (LockSimulation.this.clientBug == ClientBug.HAND_OVER_COUNTS_FROM_REPLY) ? now : t0;
-			long token = ((Number) reply.get(1)).longValue();
-			if (this.pending != Cancellations.Pending.NONE) {
-				// Stopped while offered: the grant is released as a late one.
-				handOvers.count(HandOvers.Counted.STOPPED_WHILE_OFFERED);
-				handOvers.count(HandOvers.Counted.UNWANTED_RELEASED);
-				this.pending = Cancellations.Pending.CANCELLED;
-			}
-			// The head stays offered until it holds, sends an attempt or its wait ends:
-			// Waiting never saw an attempt sent, and still counts it asleep, so a timer
-			// or a message would make it try again, or end its wait a second time, while
-			// a grant it does not use is released. (Seed 1614: a stopped head's attempt
-			// took the lock for nobody until its lease ran out; seed 1580: a head whose
-			// wait ran out heard a message while releasing a late grant, gave up twice,
-			// and its next acquisition's request was left in the line.)
-			this.inFlight = true;
-			if (this.acquisition != offeredTo) {
-				return;
-			}
-			this.inFlight = false;
-			// As the engine's drivers: Waiting.handedOver, which makes a queued waiter
-			// the head, decides as on the reply of an attempt sent at t0 with its hold
-			// id.
-			decided(waiting().handedOver(token, sentNanos), ranNanos);
-		}
-
-		/**
-		 * A hand-over to this head ended without a grant it knows of (refused, or its
-		 * reply never came): the head tries on its own at once, with the same hold id, or
-		 * ends if it was stopped meanwhile.
-		 */
-		private void offerEnded(Acquisition offeredTo) {
-			this.offered = false;
-			if (this.acquisition != offeredTo) {
-				throw new IllegalStateException(this.name + " ended while offered");
-			}
-			if (this.pending != Cancellations.Pending.NONE) {
-				LockSimulation.this.handOvers.count(HandOvers.Counted.STOPPED_WHILE_OFFERED);
-				endStopped(this.pending == Cancellations.Pending.INTERRUPTED);
-				return;
-			}
-			if (waiting().isQueued()) {
-				// Offered while queued, its place first: refused or without a reply, it
-				// takes its turn as the head (a grant whose reply was lost is found by
-				// its attempt).
-				if (LockSimulation.this.offersFirst) {
-					takeTurn();
-				}
-				else {
-					act(waiting().promoted(true));
-				}
-				return;
-			}
-			act(waiting().woken(Waiting.ANY_TICKET));
 		}
 
 		/**
@@ -3970,14 +2658,12 @@ final class LockSimulation {
 				else if (keeping != null) {
 					keeping.read = true;
 				}
-				localEnded(held, true);
 				then.run();
 			}, () -> {
 				// The handle is released anyway, and the caller gets the failure; the
 				// hold may stay in Redis until its lease ends (RedisLockHandle.UNKNOWN).
 				this.registry.released(held, Long.MIN_VALUE, LockSimulation.this.clock.nanos());
 				LockSimulation.this.lostReplies.failed(LostReplies.Failure.RELEASE);
-				localEnded(held, true);
 				then.run();
 			});
 		}
@@ -4163,76 +2849,6 @@ final class LockSimulation {
 	/**
 	 * A hold as its handle sees it: the grant, and the deadline it counts on.
 	 */
-	/**
-	 * A chained pair a client sent: its attempt, the hint key it blocks on, when its
-	 * driver gives up on the reply, and what became of it.
-	 */
-	private static final class Pair {
-
-		final Acquisition acquisition;
-
-		final Acquisition.Attempt attempt;
-
-		final HandOffRequest request;
-
-		final String hintKey;
-
-		final long replyBy;
-
-		// The fault drawn for it (ChainedPairs), or -1.
-		int fault = -1;
-
-		// Until when its head is paused, or 0.
-		long pausedUntil;
-
-		// Its connection closed: a BLPOP not served yet never is.
-		boolean closed;
-
-		// Its head stopped with it out: it waits for the reply to release what it grants.
-		boolean stopping;
-
-		// Its attempt ran in Redis.
-		boolean ran;
-
-		ChainedPairs.@Nullable Blocked blocked;
-
-		@Nullable Object reply;
-
-		// Its reply was read.
-		boolean read;
-
-		long ranNanos;
-
-		Pair(Acquisition acquisition, Acquisition.Attempt attempt, HandOffRequest request, String hintKey,
-				long replyBy) {
-			this.acquisition = acquisition;
-			this.attempt = attempt;
-			this.request = request;
-			this.hintKey = hintKey;
-			this.replyBy = replyBy;
-		}
-
-	}
-
-	/**
-	 * A peek a waiter sent ({@link Waiting.Peek}): its acquisition and ticket, and
-	 * whether its turn came while the reading was out.
-	 */
-	private static final class Peeking {
-
-		final Acquisition acquisition;
-
-		final long ticket;
-
-		boolean turnCame;
-
-		Peeking(Acquisition acquisition, long ticket) {
-			this.acquisition = acquisition;
-			this.ticket = ticket;
-		}
-
-	}
-
 	private static final class Held {
 
 		private final Grant grant;
@@ -4248,10 +2864,6 @@ final class LockSimulation {
 		private boolean closed;
 
 		private boolean lost;
-
-		// When its handle's end (as its holder learnt it) took it out of the template's
-		// local holds and signalled its line, or -1 (runs whose heads offer first).
-		private long endedNanos = -1;
 
 		// The fault that lost (or cut short) the hold in Redis while its holder counts on
 		// it, if one did.
@@ -4278,14 +2890,6 @@ final class LockSimulation {
 			return "hold " + this.grant.hold().substring(Math.max(0, this.grant.hold().length() - 6)) + " (token "
 					+ this.grant.token() + ", " + this.grant.spec().leaseMillis() + " ms)";
 		}
-
-	}
-
-	/**
-	 * The latest live hold of a JVM's writers that the engine's template knows of, and
-	 * its client.
-	 */
-	private record LocalHolding(Client client, Held held) {
 
 	}
 
@@ -4357,30 +2961,7 @@ final class LockSimulation {
 		 * ({@link HoldLife#renewalFailed}): the holder counts on a lease Redis may never
 		 * have set.
 		 */
-		FAILED_RENEWAL_CONFIRMS,
-
-		/**
-		 * A head granted the lock by a hand-over ({@code hand-over.lua}) counts its lease
-		 * from when it read the reply, not from the releaser's clock reading before the
-		 * send.
-		 */
-		HAND_OVER_COUNTS_FROM_REPLY,
-
-		/**
-		 * A release by {@code release.lua} (a hand-over refused, no head to offer to, a
-		 * nested hold, a minimum hold left, or no reply) that forgets the local hold but
-		 * does not signal the lock's local line: a head that offered itself first to that
-		 * hold sleeps until the hold's lease end.
-		 */
-		RELEASE_LEAVES_LINE_UNSIGNALLED,
-
-		/**
-		 * A head that gets its turn looks up the local hold first and reads its line's
-		 * signal count after: a hold that ends and signals in between is looked up as
-		 * live, its signal taken as seen, and the head sleeps until that hold's lease
-		 * end.
-		 */
-		COUNT_READ_AFTER_LOOKUP
+		FAILED_RENEWAL_CONFIRMS
 
 	}
 
@@ -4463,16 +3044,7 @@ final class LockSimulation {
 		 * In a quarter of the runs, Redis evicts one to three of the keys the scripts
 		 * use, as under {@code maxmemory} ({@link RedisFaults}).
 		 */
-		EVICT,
-
-		/**
-		 * In a quarter of the runs whose heads chain, one chained head alone in its JVM
-		 * dies (its process crashes) with its pair blocked in Redis and its request in
-		 * line: the pair never runs, and the request stays until a release reserves the
-		 * lock for it. Kept in the runs without faults, where it costs each wait it may
-		 * hold up one claim besides the bound (docs/guarantees.md).
-		 */
-		DIE
+		EVICT
 
 	}
 

@@ -48,12 +48,6 @@ class LockSimulationTests {
 		long[] stops = new long[4];
 		int[] jvmRuns = new int[JvmLayout.values().length];
 		long[] turns = new long[2];
-		int chainedRuns = 0;
-		long[] chained = new long[ChainedPairs.Counted.values().length];
-		int longLeaseRuns = 0;
-		long deaths = 0;
-		long[] peeks = new long[4];
-		long[] reservations = new long[3];
 		int fairRuns = 0;
 		long fairHolds = 0;
 		int multiRuns = 0;
@@ -74,12 +68,6 @@ class LockSimulationTests {
 		// failovers, with evictions.
 		long[] redisFaults = new long[11];
 		String firstSelfDeadlock = null;
-		// The seeds that hand over inside a JVM, and what their hand-overs did
-		// (HandOvers.Counted), and the most grants in a row a request waited through.
-		int handOverRuns = 0;
-		int offerFirstRuns = 0;
-		long[] handOvers = new long[HandOvers.Counted.values().length];
-		int mostPassedBy = 0;
 		for (long seed : seeds()) {
 			LockSimulation simulation = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE);
 			String violation = simulation.run(CLIENTS, ACQUISITIONS);
@@ -145,31 +133,8 @@ class LockSimulationTests {
 			sharedKept[0] += simulation.sharedKeptReleases()[0];
 			sharedKept[1] += simulation.sharedKeptReleases()[1];
 			jvmRuns[simulation.layout().ordinal()]++;
-			if (simulation.handsOver()) {
-				handOverRuns++;
-				offerFirstRuns += simulation.offersFirst() ? 1 : 0;
-				for (int i = 0; i < handOvers.length; i++) {
-					handOvers[i] += simulation.handOvers().counts()[i];
-				}
-				mostPassedBy = Math.max(mostPassedBy, simulation.handOvers().mostPassedBy());
-			}
 			turns[0] += simulation.turns()[0];
 			turns[1] += simulation.turns()[1];
-			longLeaseRuns += simulation.longLease() ? 1 : 0;
-			deaths += simulation.deaths();
-			for (int i = 0; i < peeks.length; i++) {
-				peeks[i] += simulation.peeks()[i];
-			}
-			for (int i = 0; i < reservations.length; i++) {
-				reservations[i] += simulation.reservations()[i];
-			}
-			if (simulation.pairs().on() && simulation.multi() == null) {
-				chainedRuns++;
-				int[] counted = simulation.pairs().counts();
-				for (int i = 0; i < counted.length; i++) {
-					chained[i] += counted[i];
-				}
-			}
 			for (int i = 0; i < leases.length; i++) {
 				leases[i] += simulation.confirmedLeases()[i];
 				stops[i] += simulation.cancellations()[i];
@@ -201,19 +166,6 @@ class LockSimulationTests {
 				multiStops[0], multiStops[1], multiStops[2], multiStops[3], multiLife[0], multiLife[1], multiLife[2],
 				multiLife[3], multiLife[4], multiSharedRuns, multiLife[5], steps, scripts, cpuSeconds,
 				holds / cpuSeconds, scripts / cpuSeconds, steps / cpuSeconds);
-		StringBuilder pairs = new StringBuilder();
-		for (ChainedPairs.Counted counted : ChainedPairs.Counted.values()) {
-			pairs.append(' ')
-				.append(counted.name().toLowerCase(java.util.Locale.ROOT))
-				.append('=')
-				.append(chained[counted.ordinal()]);
-		}
-		System.out.printf("chained hint: %d seeds whose heads may chain:%s%n", chainedRuns, pairs);
-		System.out.printf("quiet requests: %d seeds with the writers' long lease (%d ms); %d peeks (%d restarted the "
-				+ "wait, %d gave up, %d failed); %d reservations, %d of them told nobody with others in line, %d "
-				+ "with nobody else; %d chained heads died with their request in line%n", longLeaseRuns,
-				LockSimulation.LONG_LEASE_MS, peeks[0], peeks[1], peeks[2], peeks[3], reservations[0], reservations[1],
-				reservations[2], deaths);
 		System.out.printf("lost replies: %d commands ran and %d never reached Redis; the clients saw %d acquisitions, "
 				+ "%d releases, %d renewals (%d holds lost so), %d extensions and %d re-entries fail, and %d acquisitions refused as "
 				+ "self-deadlocks%n", lost[0], lost[1], lost[2], lost[3], lost[4], lost[5], lost[6], lost[7], lost[8]);
@@ -224,45 +176,7 @@ class LockSimulationTests {
 				+ "acquisitions failed as a self-deadlock after a fault (the first: %s)%n", redisFaults[9],
 				redisFaults[0], redisFaults[1], redisFaults[10], redisFaults[2], redisFaults[3], redisFaults[4],
 				redisFaults[5], redisFaults[6], redisFaults[7], redisFaults[8], firstSelfDeadlock);
-		System.out.printf("hand-overs inside a JVM: %d seeds, %d offered (%d after a pause since t0), %d held, %d "
-				+ "granted too late, %d refused (%d of them with other requests waiting, %d passed on at the limit in "
-				+ "the same script), %d failed without a reply, "
-				+ "%d heads stopped while offered (%d grants released); a request waited through %d grants in a row "
-				+ "at most%n", handOverRuns, handOvers[0], handOvers[6], handOvers[1], handOvers[2], handOvers[3],
-				handOvers[4], handOvers[HandOvers.Counted.PASSED_ON_AT_LIMIT.ordinal()], handOvers[5], handOvers[7],
-				handOvers[8], mostPassedBy);
-		System.out.printf("offers before the first attempt: %d seeds, %d heads offered themselves first, %d woken by "
-				+ "a signal of their line, %d by their timer, %d grants to heads that had not filed their request; "
-				+ "%d offers taken from a first waiter before its turn, %d of them granted%n", offerFirstRuns,
-				handOvers[HandOvers.Counted.OFFERED_FIRST.ordinal()],
-				handOvers[HandOvers.Counted.OFFER_FIRST_SIGNALLED.ordinal()],
-				handOvers[HandOvers.Counted.OFFER_FIRST_TIMED_OUT.ordinal()],
-				handOvers[HandOvers.Counted.GRANTED_UNFILED.ordinal()],
-				handOvers[HandOvers.Counted.OFFERED_QUEUED.ordinal()],
-				handOvers[HandOvers.Counted.GRANTED_QUEUED.ordinal()]);
 		if (seeds().length >= CI_SEEDS) {
-			// Hand-overs are drawn, and grant and refuse.
-			assertThat(handOvers[1]).as("hand-overs held").isPositive();
-			assertThat(handOvers[3]).as("hand-overs refused").isPositive();
-			// Refusals at the limit pass the lock on in the same script.
-			assertThat(handOvers[HandOvers.Counted.PASSED_ON_AT_LIMIT.ordinal()])
-				.as("hand-overs refused at the limit that passed the lock on")
-				.isPositive();
-			// Heads offer themselves before their first attempt, and are granted the lock
-			// so.
-			assertThat(handOvers[HandOvers.Counted.OFFERED_FIRST.ordinal()]).as("heads that offered first")
-				.isPositive();
-			assertThat(handOvers[HandOvers.Counted.GRANTED_UNFILED.ordinal()])
-				.as("hand-overs granted to heads that had not filed")
-				.isPositive();
-			// Releases take the offer of a first waiter whose thread has not taken its
-			// turn yet, and grant it the lock so (HandOvers.forQueuedOffers draws them
-			// into the default seeds).
-			assertThat(handOvers[HandOvers.Counted.OFFERED_QUEUED.ordinal()]).as("offers taken from a queued waiter")
-				.isPositive();
-			assertThat(handOvers[HandOvers.Counted.GRANTED_QUEUED.ordinal()])
-				.as("hand-overs granted to a queued waiter")
-				.isPositive();
 			// The faults are drawn, and lose holds: the checks above ran across them.
 			assertThat(redisFaults[9]).as("seeds with failovers").isPositive();
 			assertThat(redisFaults[10]).as("seeds with evictions").isPositive();
@@ -351,19 +265,9 @@ class LockSimulationTests {
 		long longestKeyspace = 0;
 		int progressRuns = 0;
 		long progressGiveUps = 0;
-		int calmLongLeaseRuns = 0;
-		long calmDeaths = 0;
-		long calmGaveUpBehindDead = 0;
-		long calmLongestBehindDead = 0;
-		long[] calmPeeks = new long[4];
-		long[] calmReservations = new long[3];
 		for (long seed : seeds()) {
-			// With chained pairs in half the seeds (ChainedPairs). Their waits past
-			// the bound (seed 1004, 167 ms past kept locks against 64 ms) were the
-			// accounting's: a chained holder's lease, and so its keep, ends in Redis
-			// up to a BLPOP after its deadline (KeptLock.redisEndNanos).
 			LockSimulation simulation = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE,
-					EnumSet.of(Fault.KEEP, Fault.READ_KEEP, Fault.PERMIT_KEEP, Fault.CANCEL, Fault.DIE));
+					EnumSet.of(Fault.KEEP, Fault.READ_KEEP, Fault.PERMIT_KEEP, Fault.CANCEL));
 			assertThat(simulation.run(CLIENTS, ACQUISITIONS)).as(() -> simulation.trace(40)).isNull();
 			if (simulation.multi() != null) {
 				multiRuns++;
@@ -379,24 +283,12 @@ class LockSimulationTests {
 			// Progress-aware waits that gave up were checked by the run itself.
 			progressRuns += simulation.progressAware() ? 1 : 0;
 			progressGiveUps += simulation.progressGiveUpsChecked();
-			calmLongLeaseRuns += simulation.longLease() ? 1 : 0;
-			calmDeaths += simulation.deaths();
-			calmGaveUpBehindDead += simulation.gaveUpBehindDead();
-			calmLongestBehindDead = Math.max(calmLongestBehindDead, simulation.longestBehindDeadNanos());
-			for (int i = 0; i < calmPeeks.length; i++) {
-				calmPeeks[i] += simulation.peeks()[i];
-			}
-			for (int i = 0; i < calmReservations.length; i++) {
-				calmReservations[i] += simulation.reservations()[i];
-			}
 			// The bound counts the holds that may come ahead of a waiter, for the run's
 			// layout of clients in JVMs.
 			long bound = simulation.waitBoundNanos(0);
 			// A wait may run out behind locks kept for their minimum hold; what it waited
 			// besides is held to the bound below, as any other wait.
-			// A progress-aware wait may run out behind a reservation for a dead waiter
-			// (Fault.DIE), which begins no hold for a claim.
-			assertThat(simulation.gaveUp() - simulation.gaveUpBehindKept() - simulation.gaveUpBehindDead())
+			assertThat(simulation.gaveUp() - simulation.gaveUpBehindKept())
 				.as(() -> "acquisitions that gave up in seed " + seed + "\n" + calmTrace(seed))
 				.isZero();
 			kept += simulation.keptReleases();
@@ -426,8 +318,7 @@ class LockSimulationTests {
 				// (a release names an owner, and only one of its waiters in a JVM takes
 				// the name: seed 1037), every fair waiter is held to the bound.
 				LockSimulation unkept = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE,
-						EnumSet.of(Fault.CANCEL))
-					.withoutChainedPairs();
+						EnumSet.of(Fault.CANCEL));
 				assertThat(unkept.run(CLIENTS, ACQUISITIONS)).as(() -> unkept.trace(40)).isNull();
 				if (!unkept.sharedOwners()) {
 					assertThat(unkept.gaveUp()).as("fair acquisitions that gave up in seed %d", seed).isZero();
@@ -503,13 +394,6 @@ class LockSimulationTests {
 				keyspaceRuns, longestKeyspace / 1e6);
 		System.out.printf("simulation without faults: %d seeds with progress-aware writers, %d of their waits "
 				+ "gave up, none within a wait time of another owner's grant%n", progressRuns, progressGiveUps);
-		System.out.printf("simulation without faults: %d seeds with the writers' long lease, %d peeks (%d restarted "
-				+ "the wait, %d gave up, %d failed); %d reservations, %d of them told nobody with others in line, %d "
-				+ "with nobody else; %d chained heads died with their request in line, %d progress-aware waits gave "
-				+ "up behind them, the longest wait they may have held up %.1f ms (each held to its bound + a claim)%n",
-				calmLongLeaseRuns, calmPeeks[0], calmPeeks[1], calmPeeks[2], calmPeeks[3], calmReservations[0],
-				calmReservations[1], calmReservations[2], calmDeaths, calmGaveUpBehindDead,
-				calmLongestBehindDead / 1e6);
 		StringBuilder layouts = new StringBuilder();
 		for (JvmLayout layout : JvmLayout.values()) {
 			layouts.append(String.format(
@@ -529,7 +413,7 @@ class LockSimulationTests {
 	 */
 	static MultiLockRun calmMultiRun(long seed, int clients, Map<String, String> scripts) {
 		LockSimulation simulation = new LockSimulation(seed, scripts, LockSimulation.ClientBug.NONE,
-				EnumSet.of(Fault.KEEP, Fault.READ_KEEP, Fault.PERMIT_KEEP, Fault.CANCEL, Fault.DIE));
+				EnumSet.of(Fault.KEEP, Fault.READ_KEEP, Fault.PERMIT_KEEP, Fault.CANCEL));
 		assertThat(simulation.run(clients, ACQUISITIONS)).as(() -> simulation.trace(40)).isNull();
 		return checkCalmMultiRun(simulation, seed, clients);
 	}
@@ -561,7 +445,7 @@ class LockSimulationTests {
 	private static String calmTrace(long seed) {
 		for (int acquisitions = 1; acquisitions <= ACQUISITIONS; acquisitions++) {
 			LockSimulation simulation = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE,
-					EnumSet.of(Fault.KEEP, Fault.READ_KEEP, Fault.PERMIT_KEEP, Fault.CANCEL, Fault.DIE));
+					EnumSet.of(Fault.KEEP, Fault.READ_KEEP, Fault.PERMIT_KEEP, Fault.CANCEL));
 			simulation.run(CLIENTS, acquisitions);
 			long bound = simulation.waitBoundNanos(0);
 			boolean past = (simulation.permits() > 0)
@@ -580,16 +464,13 @@ class LockSimulationTests {
 	}
 
 	/**
-	 * Seed 5714, outside CI's seeds: a head cancelled with its chained pair out released
-	 * the grant its pair's reply brought, and the line behind it never learnt of that
-	 * change of hands, nor of the next one, made with no message between the other JVM's
-	 * chained waiters; its progress-aware waiter gave up 359 ms after the lock last
-	 * changed hands, within its 400 ms wait (docs/design/simulation.md).
+	 * Seed 5714, outside CI's seeds: a run with progress-aware writers and cancelled
+	 * waits, whose waits that gave up are checked against the grants before them.
 	 */
 	@Test
-	void aProgressAwareWaitBehindAHeadStoppedWithItsPairOutRestarts() {
+	void aProgressAwareWaitBehindACancelledHeadRestarts() {
 		LockSimulation simulation = new LockSimulation(5714, Map.of(), LockSimulation.ClientBug.NONE,
-				EnumSet.of(Fault.KEEP, Fault.READ_KEEP, Fault.PERMIT_KEEP, Fault.CANCEL, Fault.DIE));
+				EnumSet.of(Fault.KEEP, Fault.READ_KEEP, Fault.PERMIT_KEEP, Fault.CANCEL));
 		assertThat(simulation.run(CLIENTS, ACQUISITIONS)).as(() -> simulation.trace(40)).isNull();
 		assertThat(simulation.progressAware()).isTrue();
 		assertThat(simulation.progressGiveUpsChecked()).isPositive();

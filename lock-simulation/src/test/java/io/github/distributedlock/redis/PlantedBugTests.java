@@ -22,10 +22,6 @@ class PlantedBugTests {
 
 	private static final int MAX_SEEDS = 300;
 
-	// Hand-overs run in a sixth of the runs where clients share a JVM, and in some more
-	// for queued offers (HandOvers).
-	private static final int HAND_OVER_SEEDS = 1_000;
-
 	@Test
 	void findsALeaseScoredOneMillisecondShort() {
 		assertFound("acquire.lua", "redis.call('PEXPIRE', KEYS[1], ARGV[3])",
@@ -213,7 +209,7 @@ class PlantedBugTests {
 	@Test
 	void findsAReleaseThatTellsNobodyOfTheReservation() {
 		String text = ScriptTexts.all().get("release.lua");
-		// In lib.lua's pass_on, which release.lua calls (hand-over.lua's copy stays).
+		// In lib.lua's pass_on, which release.lua calls.
 		String told = "redis.call('PUBLISH', channel, 'reserved:' .. next)";
 		assertThat(text).contains(told);
 		Map<String, String> planted = Map.of("release.lua", text.replace(told, ""));
@@ -395,79 +391,6 @@ class PlantedBugTests {
 		Found found = firstFailingSeed(Map.of(), LockSimulation.ClientBug.LOCAL_HAND_OFF);
 		assertThat(found).as("a violation within %d seeds", MAX_SEEDS).isNotNull();
 		System.out.println("planted local hand-off found: " + found.violation + "\n" + found.trace);
-	}
-
-	/**
-	 * A hand-over inside one JVM ({@code hand-over.lua}) that never checks the limit: a
-	 * JVM's releases grant the lock to its own next heads while a request of another
-	 * process waits through more grants in a row than the limit allows. Found by the
-	 * runs' own count of grants each waiting request was passed by (HandOvers), in the
-	 * runs that hand over with a limit below what their clients can reach. Rare: with the
-	 * ids drawn from each seed, seeds 2885, 3057, 4444, 5331 and 5503 of 1000-5999 find
-	 * it (with random ids, seed 1555 found it when the process id sorted before a chained
-	 * request's {@code c:}).
-	 */
-	@Test
-	void findsAHandOverThatIgnoresTheLimit() {
-		assertFoundWithin(2 * HAND_OVER_SEEDS, "hand-over.lua",
-				"if not others or tonumber(run) < tonumber(ARGV[8]) then", "if true then");
-	}
-
-	/**
-	 * A hand-over that grants although the releaser's hold is not the lock's only one:
-	 * another client of a shared custom owner still holds it, and the head of another
-	 * owner is granted beside it.
-	 */
-	@Test
-	void findsAHandOverBesideAnotherHoldOfTheOwner() {
-		assertFoundWithin(HAND_OVER_SEEDS, "hand-over.lua", "if not held[5] or held[3] ~= '1' or held[4]",
-				"if not held[5] or held[4]");
-	}
-
-	/**
-	 * A head granted the lock by a hand-over that counts its lease from when it read the
-	 * reply, not from the releaser's clock reading before the send
-	 * ({@link LockSimulation.ClientBug#HAND_OVER_COUNTS_FROM_REPLY}): a reply read late
-	 * puts its deadline past the lease in Redis.
-	 */
-	@Test
-	void findsAHeadThatCountsAHandOverFromTheReply() {
-		Found found = firstFailingSeed(Map.of(), LockSimulation.ClientBug.HAND_OVER_COUNTS_FROM_REPLY, HAND_OVER_SEEDS);
-		assertThat(found).as("a violation within %d seeds", HAND_OVER_SEEDS).isNotNull();
-		System.out.println("planted hand-over counted from the reply found: " + found.violation + "\n" + found.trace);
-	}
-
-	/**
-	 * A release by {@code release.lua} whose reply (or failure) forgets the local hold
-	 * without signalling the lock's local line
-	 * ({@link LockSimulation.ClientBug#RELEASE_LEAVES_LINE_UNSIGNALLED}): a head that
-	 * offered itself to that hold before its first attempt sleeps on until the hold's
-	 * lease end. Found only in the runs whose heads offer first, by the run's own check
-	 * that such a head's timer never ends its sleep after the hold it offered itself to
-	 * ended.
-	 */
-	@Test
-	void findsAReleaseThatLeavesAnOfferingHeadAsleep() {
-		Found found = firstFailingSeed(Map.of(), LockSimulation.ClientBug.RELEASE_LEAVES_LINE_UNSIGNALLED,
-				HAND_OVER_SEEDS);
-		assertThat(found).as("a violation within %d seeds", HAND_OVER_SEEDS).isNotNull();
-		assertThat(new LockSimulation(found.seed, Map.of(), LockSimulation.ClientBug.NONE).offersFirst())
-			.as("seed %d offers first", found.seed)
-			.isTrue();
-		System.out.println(
-				"planted release that leaves an offering head asleep found: " + found.violation + "\n" + found.trace);
-	}
-
-	/**
-	 * A head that looks up the local hold before it reads its line's signal count
-	 * ({@link LockSimulation.ClientBug#COUNT_READ_AFTER_LOOKUP}): a hold that ends in
-	 * between leaves it asleep until that hold's lease end.
-	 */
-	@Test
-	void findsAHeadThatReadsTheCountAfterTheLookUp() {
-		Found found = firstFailingSeed(Map.of(), LockSimulation.ClientBug.COUNT_READ_AFTER_LOOKUP, HAND_OVER_SEEDS);
-		assertThat(found).as("a violation within %d seeds", HAND_OVER_SEEDS).isNotNull();
-		System.out.println("planted count read after the look-up found: " + found.violation + "\n" + found.trace);
 	}
 
 	/**

@@ -22,15 +22,14 @@ import org.jspecify.annotations.Nullable;
  * and a failover must lose that one write alone.
  * <p>
  * Both run the same Lua, so agreeing does not show that the scripts do what the design
- * says: two rules are also held to what Redis did (and the model, which agreed), whatever
- * the model says. A release that reserves the lock publishes {@code reserved:<request>}
- * unless everyone else in line it read is quiet, and {@code peek.lua} answers the token
- * it is written to ({@code checkRules}). The cases each call was are counted among the
- * outcomes.
+ * says: one rule is also held to what Redis did (and the model, which agreed), whatever
+ * the model says. A release that reserves the lock publishes {@code reserved:<request>},
+ * whatever the form of the request and whoever else is in line, older engines' chained
+ * and quiet requests included ({@code checkRules}). The cases each call was are counted
+ * among the outcomes.
  * <p>
  * The keyspace notifications of every key the calls write ({@code del}, {@code expire},
- * {@code expired}) are compared with the calls' other messages, in order; all but a
- * chained hint's, whose name holds its request, so that no subscriber knows it beforehand
+ * {@code expired}) are compared with the calls' other messages, in order
  * ({@link LockWorkload#keyspaceChannels()}). The real server's active expiry is off
  * ({@link RealRedis}), so that a key expires only where a call or the dump after it looks
  * it up: the keys the dump found expired must be those the model has expired by then
@@ -146,9 +145,7 @@ final class DifferentialRun {
 	 * <p>
 	 * Which keys the dump expired is read from what it found, not from its events: it
 	 * found none of them, while the model still holds them. Their events say it only for
-	 * the keys whose channels the run hears ({@link LockWorkload#keyspaceChannels()}),
-	 * and not for a chained hint, whose name holds its request: one a call left to run
-	 * out unpopped expires silently where the dump is the first to look it up.
+	 * the keys whose channels the run hears ({@link LockWorkload#keyspaceChannels()}).
 	 */
 	private void expireAsTheDumpDid(RedisModel model, RealRedis.Observation observed, LockWorkload.Step step,
 			int index) {
@@ -229,8 +226,8 @@ final class DifferentialRun {
 	}
 
 	/**
-	 * Return the line of requests a release or hand-over will read, as the model has it
-	 * before the call; empty for any other call.
+	 * Return the line of requests a release will read, as the model has it before the
+	 * call; empty for any other call.
 	 */
 	private static List<String> lineOf(RedisModel model, LockWorkload.Step step) {
 		String requests = requestsKey(step);
@@ -248,27 +245,16 @@ final class DifferentialRun {
 	}
 
 	private static @Nullable String requestsKey(LockWorkload.Step step) {
-		if ("release.lua".equals(step.script())) {
-			return step.keys().get(2);
-		}
-		if ("hand-over.lua".equals(step.script())) {
-			return step.keys().get(1);
-		}
-		return null;
+		return "release.lua".equals(step.script()) ? step.keys().get(2) : null;
 	}
 
 	/**
-	 * Hold what Redis did (and the model, which agreed) to two rules written in
-	 * docs/design/waiting-and-hand-off.md ("No reserved: message"), where the call is one
-	 * they are about.
-	 * <p>
-	 * A release or hand-over that reserved the lock for a request of the line publishes
-	 * {@code reserved:<request>} on the lock's channel unless the request is chained
-	 * ({@code c:} or {@code q:}), its hint was pushed (a list: a key of another type
-	 * refuses the push), and every other request of the 8 oldest it read is quiet
-	 * ({@code ^%d+:q:}, as the script matches it) and it read fewer than 8 (so fewer than
-	 * 7 are left in line). {@code peek.lua} answers the lock's {@code token}, else the
-	 * fencing counter, else -1.
+	 * Hold what Redis did (and the model, which agreed) to the rule of
+	 * docs/design/waiting-and-hand-off.md ("Rolling upgrade"), where the call is one it
+	 * is about: a release that reserved the lock for a request of the line publishes
+	 * {@code reserved:<request>} on the lock's channel, whatever the request's form (this
+	 * engine's {@code <claim>:<id>}, or an older engine's chained {@code <claim>:c:<id>}
+	 * or quiet {@code <claim>:q:<id>}) and whatever is left behind it.
 	 * @return none if the call is none of those (or a key expired between the call and
 	 * the dump, which leaves the state after it unknown), the kinds of case it was, or
 	 * {@code "!"} and what broke
@@ -278,15 +264,12 @@ final class DifferentialRun {
 		if (step.script() == null || !observed.dumpMessages().isEmpty()) {
 			return List.of();
 		}
-		if (step.script().equals("peek.lua")) {
-			return List.of(checkPeek(step, observed));
-		}
 		String requests = requestsKey(step);
 		if (requests == null) {
 			return List.of();
 		}
 		String lock = step.keys().get(0);
-		String channel = step.script().equals("release.lua") ? step.keys().get(1) : step.keys().get(4);
+		String channel = step.keys().get(1);
 		KeyState after = observed.keys().get(lock);
 		String reserved = (after != null) ? field(after, "reserved") : null;
 		if (reserved == null || reserved.isEmpty() || !lineBefore.contains(reserved)) {
@@ -300,79 +283,19 @@ final class DifferentialRun {
 				left.add(line.contents().get(i));
 			}
 		}
-		Map<String, KeyState> others = observed.others();
-		if (others == null) {
-			return List.of();
+		if (!observed.messages().contains(channel + " reserved:" + reserved)) {
+			return List.of("!reserved " + reserved + " with " + left + " left in line, and did not publish "
+					+ "reserved:; messages " + observed.messages());
 		}
-		KeyState hint = others.get(lock + ":hint:" + reserved);
-		boolean chained = reserved.matches("[0-9]+:[cq]:.*");
-		boolean pushed = hint != null && hint.type().equals("list");
-		// What the release read behind it: the 7 oldest of those left.
-		List<String> behind = left.subList(0, Math.min(7, left.size()));
-		boolean readAll = left.size() < 7;
-		boolean quietBehind = behind.stream().allMatch((member) -> member.matches("[0-9]+:q:.*"));
-		boolean quiet = chained && pushed && readAll && quietBehind;
-		boolean told = observed.messages().contains(channel + " reserved:" + reserved);
-		if (told == quiet) {
-			return List.of("!reserved " + reserved + " (hint " + hint + ") with " + left + " left in line, and "
-					+ (told ? "published" : "did not publish") + " reserved:; messages " + observed.messages());
-		}
+		String form = reserved.matches("[0-9]+:q:.*") ? "an older quiet request"
+				: reserved.matches("[0-9]+:c:.*") ? "an older chained request" : "a request";
 		List<String> kinds = new ArrayList<>(
-				List.of(reservation(reserved, chained, pushed, readAll, quietBehind, left.isEmpty())));
-		if (behind.stream().anyMatch((member) -> !member.matches("[1-9][0-9]{0,11}:.*"))) {
-			// A member pass_on would drop where it is first, read behind the first.
-			kinds.add("reserved, another form read behind: " + (quiet ? "quiet" : "told"));
+				List.of("reserved for " + form + ", " + (left.isEmpty() ? "alone" : "others behind") + ": told"));
+		if (left.stream().anyMatch((member) -> !member.matches("[1-9][0-9]{0,11}:.*"))) {
+			// A member pass_on would drop where it is first, left behind the first.
+			kinds.add("reserved, another form behind: told");
 		}
 		return kinds;
-	}
-
-	private static String reservation(String reserved, boolean chained, boolean pushed, boolean readAll,
-			boolean quietBehind, boolean alone) {
-		String form = reserved.substring(reserved.indexOf(':') + 1, reserved.indexOf(':') + 2);
-		if (!chained) {
-			return "reserved, not chained: told";
-		}
-		if (!pushed) {
-			return "reserved " + form + ":, push refused: told";
-		}
-		if (!readAll) {
-			return "reserved " + form + ":, 8 read: told";
-		}
-		if (!quietBehind) {
-			return "reserved " + form + ":, one not quiet behind: told";
-		}
-		return "reserved " + form + ":, " + (alone ? "alone" : "quiet behind") + ": quiet";
-	}
-
-	private static String checkPeek(LockWorkload.Step step, RealRedis.Observation observed) {
-		KeyState lock = observed.keys().get(step.keys().get(0));
-		KeyState fence = observed.keys().get(step.keys().get(1));
-		KeyState readers = observed.keys().get(step.keys().get(2));
-		String token = (lock != null) ? field(lock, "token") : null;
-		String reserved = (lock != null) ? field(lock, "reserved") : null;
-		String kind;
-		Object expected;
-		if (reserved != null && !reserved.isEmpty()) {
-			kind = "reserved";
-			expected = Long.valueOf(-1);
-		}
-		else if (token != null) {
-			kind = "".equals(field(lock, "owner")) ? "kept" : "held";
-			expected = Long.valueOf(token);
-		}
-		else if (readers != null) {
-			kind = "read";
-			expected = Long.valueOf(0);
-		}
-		else {
-			kind = (fence != null) ? "free, counter" : "free, no counter";
-			expected = (fence != null) ? Long.valueOf(fence.contents().get(0)) : Long.valueOf(-1);
-		}
-		if (!expected.equals(observed.reply())) {
-			return "!peek.lua answered " + observed.reply() + " of a lock " + kind + " (" + lock + ", fence " + fence
-					+ ", readers " + readers + "), not " + expected;
-		}
-		return "peek.lua " + kind;
 	}
 
 	private static @Nullable String field(KeyState hash, String name) {
@@ -388,10 +311,6 @@ final class DifferentialRun {
 	}
 
 	private static String outcome(LockWorkload.Step step, @Nullable Object reply) {
-		if ("peek.lua".equals(step.script())) {
-			// A token, which each run's clock sets: only whether there was one.
-			return "peek.lua " + (Long.valueOf(-1).equals(reply) ? "-1" : "token");
-		}
 		String name = (step.script() != null) ? step.script() : step.keys().get(0);
 		Object status = (reply instanceof List<?> items && !items.isEmpty()) ? items.get(0) : reply;
 		if (status instanceof String text && !text.startsWith("-")) {
@@ -422,7 +341,7 @@ final class DifferentialRun {
 				model.alignExpiry(key, state.expireAt());
 			}
 		});
-		// A key a script writes without naming it (a chained hint, pushed by a release).
+		// A key a script writes without naming it.
 		Map<String, KeyState> others = observed.others();
 		if (others != null) {
 			others.forEach((key, state) -> model.alignExpiry(key, state.expireAt()));

@@ -3,8 +3,6 @@ package io.github.distributedlock.simulation;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.github.distributedlock.redis.core.HandOffRequest;
-import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.script.ScriptArgs;
 
 import org.jspecify.annotations.Nullable;
@@ -68,8 +66,7 @@ final class LockWorkload {
 
 	/**
 	 * Return the keyspace channels of every key the calls write: each lock's keys and the
-	 * fencing counters, whose events the differential test compares too. Not the chained
-	 * hints', whose names hold their requests: their events go unheard.
+	 * fencing counters, whose events the differential test compares too.
 	 */
 	static List<String> keyspaceChannels() {
 		java.util.Set<String> keys = new java.util.LinkedHashSet<>();
@@ -90,9 +87,6 @@ final class LockWorkload {
 		}
 		if (this.random.chance(0.03)) {
 			return line(this.random.nextInt(LOCKS.length));
-		}
-		if (this.random.chance(0.025)) {
-			return peek(this.random.nextInt(LOCKS.length));
 		}
 		int roll = this.random.nextInt(100);
 		int lock = this.random.nextInt(LOCKS.length);
@@ -175,16 +169,6 @@ final class LockWorkload {
 			return this.random.chance(0.5) ? new Step(null, List.of("HMGET", LOCKS[lock], "owner", "token"), 0)
 					: new Step(null, List.of("EXISTS", LOCKS[lock]), 0);
 		}
-		if (roll < 96) {
-			return handOver();
-		}
-		if (roll < 98) {
-			// A chained waiter's push of its own hint, or a forged one (a request of
-			// another lock, or none chained).
-			String request = request();
-			return script("poke.lua", List.of(LOCKS[lock] + ":hint:" + request, LOCKS[lock] + ":requests", LOCKS[lock]),
-					request, Long.toString(HandOffRequest.claimMillis(request)));
-		}
 		return new Step(null, List.of(), this.random.chance(0.15) ? 150 : this.random.between(1, 40));
 	}
 
@@ -201,8 +185,6 @@ final class LockWorkload {
 			case "acquire.lua", "acquire-fair.lua" ->
 				hold("lock", step.keys().get(0), args.get(0), items.get(1), args.get(1));
 			case "acquire-read.lua" -> hold("read", step.keys().get(0), args.get(0), items.get(1), args.get(1));
-			// The head's owner, sent as its digest, and its hold.
-			case "hand-over.lua" -> hold("lock", step.keys().get(0), ownerOf(args.get(3)), items.get(1), args.get(4));
 			case "acquire-permit.lua" ->
 				hold("permit", step.keys().get(0).replace(":permits", ""), args.get(0), items.get(1), args.get(1));
 			case "acquire-all.lua" -> {
@@ -248,35 +230,6 @@ final class LockWorkload {
 	private Step release() {
 		Held hold = pickHeld("lock");
 		return script("release.lua", releaseKeys(hold.lock()), hold.owner(), hold.token(), hold.hold(), flag(), keep());
-	}
-
-	/**
-	 * Release a hold by handing it over to a head of another owner (or, now and then, of
-	 * its own), with a request filed or none, under a limit of 0 to 8 grants in a row.
-	 */
-	private Step handOver() {
-		Held hold = pickHeld("lock");
-		int lock = List.of(LOCKS).indexOf(hold.lock());
-		String head = this.random.pick(List.of(OWNERS));
-		String headHold = attempt();
-		long lease = Long.parseLong(lease());
-		String request = this.random.chance(0.3) ? "" : request();
-		int limit = Integer.parseInt(this.random.pick(List.of("0", "1", "2", "8")));
-		long fenceIdle = Long.parseLong(fenceIdle());
-		List<String> argv = new ScriptArgs.HandOver(hold.owner(), Long.parseLong(hold.token()), hold.hold(),
-				LockOwners.digest(head), headHold, lease, request, limit, fenceIdle)
-			.argv();
-		String key = hold.lock();
-		return new Step("hand-over.lua",
-				List.of(key, key + ":requests", readers(key), FENCES[lock], releaseKeys(key).get(1)), argv, 0);
-	}
-
-	private static String ownerOf(String digest) {
-		return List.of(OWNERS)
-			.stream()
-			.filter((owner) -> LockOwners.digest(owner).equals(digest))
-			.findFirst()
-			.orElseThrow();
 	}
 
 	private Step withdraw(int lock) {
@@ -351,9 +304,9 @@ final class LockWorkload {
 		if (!this.requests.isEmpty() && this.random.chance(0.6)) {
 			return this.random.pick(this.requests);
 		}
-		// Half chained: a release that reserves the lock for one pushes its hint, and
-		// publishes unless everyone else it read is quiet (q:, this engine's; c:, an
-		// older engine's, is told).
+		// Half of an older engine's forms, chained (c:) or quiet (q:), as a JVM on an
+		// older version files them during a rolling upgrade: a release reserves for them
+		// and tells them like any.
 		double form = this.random.nextDouble();
 		String request = this.random.pick(List.of("2000", "60", "25"))
 				+ ((form < 0.3) ? ":q:" : (form < 0.5) ? ":c:" : ":") + newId();
@@ -370,15 +323,12 @@ final class LockWorkload {
 
 	/**
 	 * Build a line of requests in front of a hold and release it (docs/design/
-	 * waiting-and-hand-off.md, "No reserved: message"): the lock freed (and its line too,
+	 * waiting-and-hand-off.md, "Rolling upgrade"): the lock freed (and its line too,
 	 * mostly), taken by a new hold, a line of 1 to 13 requests filed ahead of any the
-	 * engine filed, the hold marked by a refused attempt, and released (or, now and then,
-	 * handed over at a limit of 0, which releases it the same way). The line's first
-	 * well-formed request is reserved; what is behind it decides whether the release
-	 * publishes: quiet requests only, fewer than 8 read, and the first chained with its
-	 * hint pushed, and it does not. Lines of every such kind are drawn, with members of
-	 * other forms among them and, now and then, a hint that refuses the push (a key of
-	 * another type; the model has no ACL).
+	 * engine filed, the hold marked by a refused attempt, and released. The line's first
+	 * well-formed request is reserved, whatever its form (this engine's, or an older
+	 * engine's chained or quiet one), and the release publishes; members of other forms
+	 * are drawn among them.
 	 */
 	private Step line(int lock) {
 		String key = LOCKS[lock];
@@ -400,17 +350,12 @@ final class LockWorkload {
 			this.pending.add(() -> new Step(null, List.of("PEXPIRE", requestsKey, ttl), 0));
 		}
 		String first = members.stream().filter(LockWorkload::wellFormed).findFirst().orElse(null);
-		if (first != null && this.random.chance(0.2)) {
-			// A hint that is not a list: the release's push is refused, and it publishes.
-			this.pending.add(() -> new Step(null, List.of("SET", key + ":hint:" + first, "x", "PX", "500"), 0));
-		}
 		if (first != null && this.random.chance(0.3)) {
 			remember(first);
 		}
 		String other = this.random.pick(List.of(OWNERS).stream().filter((o) -> !o.equals(owner)).toList());
 		this.pending.add(() -> new Step("acquire.lua", acquireKeys(lock),
 				new ScriptArgs.Acquire(other, newId(), 400, -1, "", 30000, false, false, true, 604800000L).argv(), 0));
-		boolean handOver = this.random.chance(0.25);
 		String keep = this.random.chance(0.85) ? "0" : "200";
 		this.pending.add(() -> {
 			Held hold = this.held.stream()
@@ -420,26 +365,15 @@ final class LockWorkload {
 			if (hold == null) {
 				return release();
 			}
-			if (handOver) {
-				List<String> argv = new ScriptArgs.HandOver(owner, Long.parseLong(hold.token()), attempt,
-						LockOwners.digest(other), newId(), 400, "", 0, 604800000L)
-					.argv();
-				return new Step("hand-over.lua",
-						List.of(key, requestsKey, readers(key), FENCES[lock], releaseKeys(key).get(1)), argv, 0);
-			}
 			return script("release.lua", releaseKeys(key), owner, hold.token(), attempt, "1", keep);
 		});
-		if (this.random.chance(0.4)) {
-			this.pending.add(() -> peekStep(lock));
-		}
 		return new Step(null, this.random.chance(0.7) ? List.of("DEL", key, requestsKey) : List.of("DEL", key), 0);
 	}
 
 	/**
-	 * Return the members of a line: its first a chained request mostly (quiet, or an
-	 * older engine's), behind it quiet requests, a run of them on either side of the 8
-	 * the release reads, and now and then one of another kind (plain, chained, of another
-	 * form) among them, or members of other forms in front.
+	 * Return the members of a line: its first mostly an older engine's request (quiet or
+	 * chained), behind it quiet requests, and now and then one of another kind (plain,
+	 * chained, of another form) among them, or members of other forms in front.
 	 */
 	private List<String> lineMembers() {
 		List<String> members = new ArrayList<>();
@@ -468,9 +402,7 @@ final class LockWorkload {
 	}
 
 	/**
-	 * Return a member of none of the engine's forms: pass_on drops it where it is first,
-	 * and reads it as quiet behind the first only if it starts as a quiet request does
-	 * ({@code ^%d+:q:}).
+	 * Return a member of none of the engines' forms: pass_on drops it where it is first.
 	 */
 	private String malformed() {
 		String id = newId();
@@ -484,46 +416,6 @@ final class LockWorkload {
 	 */
 	private static boolean wellFormed(String member) {
 		return member.matches("[1-9][0-9]{0,11}:.*");
-	}
-
-	/**
-	 * Read which hold a lock is at ({@code peek.lua}), as a waiter behind a quiet head
-	 * does before it gives up: of the lock as it is, or after its slot's fencing counter
-	 * is gone, or of a lock kept for a minimum hold.
-	 */
-	private Step peek(int lock) {
-		String key = LOCKS[lock];
-		double kind = this.random.nextDouble();
-		if (kind < 0.15) {
-			this.pending.add(() -> peekStep(lock));
-			return new Step(null, List.of("DEL", FENCES[lock]), 0);
-		}
-		if (kind < 0.25) {
-			this.pending.add(() -> peekStep(lock));
-			return new Step(null, List.of("DEL", key, FENCES[lock]), 0);
-		}
-		if (kind < 0.4) {
-			String owner = this.random.pick(List.of(OWNERS));
-			String attempt = newId();
-			this.pending.add(() -> new Step("acquire.lua", acquireKeys(lock),
-					new ScriptArgs.Acquire(owner, attempt, 1000, -1, "", 30000, false, false, true, 604800000L).argv(),
-					0));
-			this.pending.add(() -> {
-				Held hold = this.held.stream()
-					.filter((h) -> h.kind().equals("lock") && h.lock().equals(key) && h.hold().equals(attempt))
-					.findFirst()
-					.orElse(null);
-				return (hold != null)
-						? script("release.lua", releaseKeys(key), owner, hold.token(), attempt, "1", "300") : release();
-			});
-			this.pending.add(() -> peekStep(lock));
-			return new Step(null, List.of("DEL", key), 0);
-		}
-		return peekStep(lock);
-	}
-
-	private static Step peekStep(int lock) {
-		return new Step("peek.lua", List.of(LOCKS[lock], FENCES[lock], readers(LOCKS[lock])), List.of(), 0);
 	}
 
 	private static List<String> acquireKeys(int lock) {

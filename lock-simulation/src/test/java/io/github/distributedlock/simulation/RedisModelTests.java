@@ -129,8 +129,7 @@ class RedisModelTests {
 
 	@Test
 	void shouldRunEveryScriptOfTheEngine() {
-		assertThat(EngineScripts.all()).hasSize(21)
-			.containsKeys("acquire.lua", "release.lua", "hand-over.lua", "renew.lua", "poke.lua", "peek.lua");
+		assertThat(EngineScripts.all()).hasSize(18).containsKeys("acquire.lua", "release.lua", "renew.lua");
 		assertThatIllegalArgumentException().isThrownBy(() -> this.model.eval("nope.lua", List.of(), List.of()))
 			.withMessageContaining("acquire.lua");
 	}

@@ -94,51 +94,30 @@ class ScriptDifferentialTests {
 					"release-read.lua 0", "acquire-permit.lua 1", "acquire-permit.lua 0", "release-permit.lua 0",
 					"acquire-fair.lua 1", "acquire-fair.lua 0", "release-fair.lua 0", "acquire-all.lua 1",
 					"acquire-all.lua 0", "extend.lua 1", "renew.lua 1", "force-release.lua 1", "drop-intent.lua 1",
-					"held-member.lua 1", "leave-fair.lua 1", "hand-over.lua 1", "hand-over.lua 0", "hand-over.lua 2");
-			// The release's message rule and peek.lua, each kind of case (DifferentialRun
-			// holds every one to the rule).
-			assertThat(outcomes).containsKeys("reserved, not chained: told", "reserved q:, push refused: told",
-					"reserved q:, 8 read: told", "reserved c:, 8 read: told", "reserved q:, one not quiet behind: told",
-					"reserved c:, one not quiet behind: told", "reserved q:, alone: quiet", "reserved c:, alone: quiet",
-					"reserved q:, quiet behind: quiet", "reserved c:, quiet behind: quiet",
-					"reserved, another form read behind: told", "reserved, another form read behind: quiet",
-					"peek.lua held", "peek.lua reserved", "peek.lua kept", "peek.lua free, counter",
-					"peek.lua free, no counter");
+					"held-member.lua 1", "leave-fair.lua 1");
+			// The release's message rule, each kind of case (DifferentialRun holds every
+			// one to the rule): older engines' requests are reserved for and told too.
+			assertThat(outcomes).containsKeys("reserved for a request, alone: told",
+					"reserved for an older quiet request, others behind: told",
+					"reserved for an older chained request, others behind: told",
+					"reserved, another form behind: told");
 			assertThat(messages[0]).as("messages published").isGreaterThan(seeds.length);
 			assertThat(keyspaceEvents).as("keyspace events compared").containsKeys("del", "expire", "expired");
 		})));
-	}
 
-	/**
-	 * A hint whose keyspace channel nobody hears (its name holds the request, so no
-	 * subscriber knows it beforehand) runs out unpopped, and the first lookup after is
-	 * the dump's, after a poke that pushes nothing: Redis expires it there without an
-	 * event the run hears, and the run must still expire it in the model, with nothing
-	 * published, as Redis did.
-	 */
-	@Test
-	void unheardKeyTheDumpExpiresAgreesWithRedis() throws InterruptedException {
-		String request = "25:9c41d07e5ab2f386.ff";
-		List<String> poke = List.of(LOCK + ":hint:" + request, LOCK + ":requests", LOCK);
-		List<LockWorkload.Step> steps = List.of(
-				new LockWorkload.Step(null, List.of("ZADD", LOCK + ":requests", "1", request), 0),
-				new LockWorkload.Step("poke.lua", poke, List.of(request, "25"), 0),
-				new LockWorkload.Step(null, List.of("ZREM", LOCK + ":requests", request), 0),
-				new LockWorkload.Step(null, List.of(), 80),
-				new LockWorkload.Step("poke.lua", poke, List.of(request, "25"), 0));
-		new DifferentialRun(real, shas, steps).run();
 	}
 
 	private static final String LOCK = "dl:{orders:1}";
 
 	/**
-	 * The chained request the sequence reserves the lock for.
+	 * The request the sequence reserves the lock for: an older engine's chained one,
+	 * filed by a JVM not yet upgraded.
 	 */
 	private static final String CHAINED = "2000:c:9c41d07e5ab2f386.a1";
 
 	/**
-	 * A quiet request filed after it: sorts after it as {@link #OTHER} does, and leaves
-	 * the release that reserves the lock for the chained one without a message.
+	 * An older engine's quiet request filed after it: sorts after it as {@link #OTHER}
+	 * does.
 	 */
 	private static final String QUIET_OTHER = "2000:q:f3b8a1c05d7e2946.a3";
 
@@ -152,18 +131,19 @@ class ScriptDifferentialTests {
 	 */
 	private static final String OTHER = "2000:f3b8a1c05d7e2946.a2";
 
+	// The key an older engine's release pushed for a chained request: this one never.
 	private static final String HINT = LOCK + ":hint:" + CHAINED;
 
 	/**
-	 * A release that reserves the lock for a chained request pushes its hint (a list,
-	 * with the claim as expiry) and publishes only while a request that is not quiet
-	 * waits behind it; a poke pushes one more. Run in one order on both, alone in line,
-	 * with a plain request and with a quiet one behind it: every reply, message and key
-	 * (both ways) must agree, the release publishes only with the plain one, and the hint
-	 * is gone at the end.
+	 * A release that reserves the lock for an older engine's chained request treats it as
+	 * any request: it reserves the lock for it, pushes no hint and publishes
+	 * {@code reserved:<request>}, whoever waits behind it (nobody, a plain request, an
+	 * older engine's quiet one), so that the older waiter hears it (docs/design/
+	 * waiting-and-hand-off.md, "Rolling upgrade"). Run in one order on both: every reply,
+	 * message and key (both ways) must agree, and no hint key is left.
 	 */
 	@Test
-	void chainedReservationAndPokeAgreeWithRedis() {
+	void olderEnginesChainedRequestIsReservedForAndToldAsRedisDoes() {
 		for (String behind : List.of("", OTHER, QUIET_OTHER)) {
 			real.flushAll();
 			RedisModel model = new RedisModel(new VirtualClock(real.micros() * 1000));
@@ -210,11 +190,10 @@ class ScriptDifferentialTests {
 					.forEach((difference) -> differences.add(script + ": " + difference));
 			}
 			assertThat(differences).as("behind it: '%s'", behind).isEmpty();
-			// Told only while a request that is not quiet waits behind it.
+			// Told whoever waits behind it.
 			assertThat(released).as("the release's messages in Redis, behind it: '%s'", behind)
-				.isEqualTo(behind.equals(OTHER) ? List.of(LOCK + ":released reserved:" + CHAINED) : List.of());
-			// The attempt that took the lock deleted its hint, and a later poke pushed
-			// nothing: no key is left, in the model as in Redis.
+				.isEqualTo(List.of(LOCK + ":released reserved:" + CHAINED));
+			// No hint was pushed: no key is left, in the model as in Redis.
 			assertThat(KeyState.of(model.keyspace().peek(HINT), model.clock().millis())).as("the hint left").isNull();
 			assertThat(real.call(List.of("EXISTS", HINT), List.of()).reply()).as("the hint left in Redis")
 				.isEqualTo(0L);
@@ -223,11 +202,11 @@ class ScriptDifferentialTests {
 
 	/**
 	 * The sequence above on the model alone, every call in one millisecond: both filings
-	 * then have the same score, and the chained request must still be first in line (see
-	 * {@link #OTHER}), or its attempt is refused and the hint stays.
+	 * then have the same score, and the older engine's request must still be first in
+	 * line (see {@link #OTHER}), or its attempt is refused.
 	 */
 	@Test
-	void chainedSequenceTakesTheLockWithinOneMillisecond() {
+	void olderEnginesChainedRequestTakesTheLockWithinOneMillisecond() {
 		for (String behind : List.of("", OTHER, QUIET_OTHER)) {
 			RedisModel model = new RedisModel(new VirtualClock(1_795_000_000_000_000_000L));
 			String token = "";
@@ -241,20 +220,20 @@ class ScriptDifferentialTests {
 				}
 				replies.add(firstOf(call.get(0), reply));
 			}
-			// acquire, acquire (filed), [acquire (filed)], release, poke (pushed),
-			// acquire (took the reservation), poke, poke (neither pushed).
+			// acquire, acquire (filed), [acquire (filed)], release, acquire (took the
+			// reservation).
 			List<Object> expected = new ArrayList<>(List.of(1L, 0L));
 			if (!behind.isEmpty()) {
 				expected.add(0L);
 			}
-			expected.addAll(List.of(0L, 1L, 1L, 0L, 0L));
+			expected.addAll(List.of(0L, 1L));
 			assertThat(replies).as("behind it: '%s'", behind).isEqualTo(expected);
 			assertThat(model.keys()).as("behind it: '%s'", behind).doesNotContain(HINT);
 		}
 	}
 
 	/**
-	 * Return the calls of the chained sequence, each as script, key count, keys, args
+	 * Return the calls of the sequence, each as script, key count, keys, args
 	 * ({@link #TOKEN} for the holder's token).
 	 * @param behind the request filed behind the chained one, or {@code ""} for none
 	 */
@@ -271,14 +250,7 @@ class ScriptDifferentialTests {
 			calls.add(call("acquire.lua", acquireKeys, acquire(waiter + "x", "h3", behind)));
 		}
 		calls.add(call("release.lua", releaseKeys, List.of(holder, TOKEN, "h1", "1", "0")));
-		List<String> pokeKeys = List.of(HINT, LOCK + ":requests", LOCK);
-		// While the lock is reserved for it: pushed. After its attempt took the lock
-		// (which deletes the hint): not. A request that never waited: not.
-		calls.add(call("poke.lua", pokeKeys, List.of(CHAINED, "2000")));
 		calls.add(call("acquire.lua", acquireKeys, acquire(waiter, "h2", CHAINED)));
-		calls.add(call("poke.lua", pokeKeys, List.of(CHAINED, "2000")));
-		calls.add(call("poke.lua", List.of(LOCK + ":hint:25:c:none", LOCK + ":requests", LOCK),
-				List.of("25:c:none", "25")));
 		return calls;
 	}
 

@@ -29,16 +29,8 @@ final class ScriptNames {
 		if (keys == 4 && second.endsWith(":released")) {
 			return (argv == 6) ? "release.lua (withdrawal)" : "release.lua";
 		}
-		// Its fifth key, the release channel, since session 21.
-		if (keys == 5 && second.endsWith(":requests") && call.get(6).endsWith(":fence")) {
-			return "hand-over.lua";
-		}
 		if (keys == 2 && call.get(3).endsWith(":intent")) {
 			return "drop-intent.lua";
-		}
-		// A chained head's push of its own hint: hint, requests, lock.
-		if (keys == 3 && call.get(3).contains(":hint:") && second.endsWith(":requests")) {
-			return "poke.lua";
 		}
 		String sha = call.get(1);
 		return "script " + sha.substring(0, Math.min(8, sha.length())) + " (" + keys + " keys, " + argv + " args)";

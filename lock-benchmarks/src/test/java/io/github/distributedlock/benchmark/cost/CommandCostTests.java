@@ -33,17 +33,9 @@ class CommandCostTests {
 			assertThat(phase.untraced()).as(phase.name()).isEmpty();
 			assertThat(phase.traced().scripts().keySet()).as(phase.name())
 				.allSatisfy((script) -> assertThat(script).endsWith(".lua"));
-			// Every hold is released by release.lua or handed over by hand-over.lua
-			// (which, refused, is followed by release.lua, unless it refused at the
-			// limit and released the hold itself).
-			ScriptRuns handOvers = phase.traced().scripts().get("hand-over.lua");
+			// Every hold is released by release.lua.
 			long releases = phase.traced().scripts().get("release.lua").runs();
-			if (handOvers == null) {
-				assertThat(releases).as(phase.name()).isEqualTo(ACQUISITIONS);
-			}
-			else {
-				assertThat(releases + handOvers.runs()).as(phase.name()).isGreaterThanOrEqualTo(ACQUISITIONS);
-			}
+			assertThat(releases).as(phase.name()).isEqualTo(ACQUISITIONS);
 		});
 		PhaseCost uncontended = phases.get(0);
 		// One acquire and one release script per acquisition, and nothing else sent.

@@ -45,13 +45,6 @@ class AclTests {
 			"hmget", "hget", "hset", "hsetnx", "hincrby", "hdel", "hkeys", "get", "set", "del", "pexpire", "pttl",
 			"time", "publish", "zadd", "zrem", "zscore", "zrange", "zrangebyscore", "zremrangebyscore", "zcard"));
 
-	/**
-	 * The commands of the chained hint (docs/design/waiting-and-hand-off.md): sent when
-	 * allowed, and not needed: refused, waiters wait by pub/sub, and a release tells a
-	 * chained waiter by a message (the workout as {@link #MINIMAL} shows it).
-	 */
-	static final Set<String> CHAINED = new TreeSet<>(List.of("blpop", "lpush"));
-
 	private static final String PASSWORD = "locker-secret";
 
 	@RegisterExtension
@@ -78,9 +71,7 @@ class AclTests {
 		// changes nothing (see
 		// shouldWorkAsAUserLimitedToItsPrefixItsChannelsAndTheMinimalCommands).
 		assertThat(sent.remove("ping")).as("PING at shutdown").isTrue();
-		Set<String> expected = new TreeSet<>(MINIMAL);
-		expected.addAll(CHAINED);
-		assertThat(sent).as("commands the library sent").isEqualTo(expected);
+		assertThat(sent).as("commands the library sent").isEqualTo(MINIMAL);
 	}
 
 	@Test

@@ -75,8 +75,6 @@ final class LockWorkout {
 		assertThat(held.isHeld()).isTrue();
 		assertThat(two.tryAcquire(LockRequest.builder("w").key("x").waitTime(Duration.ZERO).build())).isEmpty();
 		CompletableFuture<Long> woken = CompletableFuture.supplyAsync(() -> {
-			// A lease long enough to chain: it waits with BLPOP where the ACL allows it
-			// (docs/design/waiting-and-hand-off.md, "The chained hint").
 			try (LockHandle next = two.acquire(LockRequest.builder("w").key("x").lease(LONG).waitTime(LONG).build())) {
 				return System.nanoTime();
 			}

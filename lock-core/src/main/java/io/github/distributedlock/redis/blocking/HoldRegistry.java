@@ -65,19 +65,14 @@ public final class HoldRegistry implements AutoCloseable {
 
 	private final @Nullable ReplicaWait replicas;
 
-	private final @Nullable LocalHandOffs handOffs;
-
 	private final AtomicBoolean sweepScheduled = new AtomicBoolean();
 
 	/**
 	 * @param replicas the replica check every new hold passes, or {@code null} for none
-	 * @param handOffs the hand-off inside this JVM that a release of a last hold tries,
-	 * or {@code null} for none
 	 */
 	public HoldRegistry(LockCommands commands, LeaseWatchdog watchdog, LockListener listener,
-			@Nullable ReplicaWait replicas, @Nullable LocalHandOffs handOffs) {
+			@Nullable ReplicaWait replicas) {
 		this.commands = commands;
-		this.handOffs = handOffs;
 		this.watchdog = watchdog;
 		this.listener = listener;
 		this.replicas = replicas;
@@ -102,11 +97,10 @@ public final class HoldRegistry implements AutoCloseable {
 				long bound = leaseBound(grant.spec().leaseMillis());
 				boolean refused = ex instanceof LockAccessException && ex.getCause() == null;
 				update(key, (current) -> refused ? current.replied(true, bound) : current.failed());
-				ended(grant);
 				throw ex;
 			}
 		}
-		RedisLockHandle handle = new RedisLockHandle(grant, this, this.commands, this.handOffs);
+		RedisLockHandle handle = new RedisLockHandle(grant, this, this.commands);
 		if (handle.spec().autoRenew()) {
 			// Watched before added, so that no sweep can drop it in between.
 			this.watchdog.watch(handle);
@@ -157,7 +151,7 @@ public final class HoldRegistry implements AutoCloseable {
 	 * Register a hold found in Redis, which is neither renewed nor reported as acquired.
 	 */
 	public RedisLockHandle adopt(Grant grant) {
-		RedisLockHandle handle = new RedisLockHandle(grant, this, this.commands, this.handOffs);
+		RedisLockHandle handle = new RedisLockHandle(grant, this, this.commands);
 		add(handle);
 		return handle;
 	}
@@ -247,17 +241,6 @@ public final class HoldRegistry implements AutoCloseable {
 	}
 
 	/**
-	 * Return whether a handle is the only hold of its owner on its lock that this
-	 * template knows of, with no lease write of that owner in flight or without a reply:
-	 * its release may then hand the lock over.
-	 */
-	boolean isOnlyHold(RedisLockHandle handle) {
-		OwnerHolds current = this.holds.get(key(handle));
-		return current != null && current.writing() == 0 && !current.unknown() && current.handles().size() == 1
-				&& current.handles().get(0) == handle;
-	}
-
-	/**
 	 * Drop a handle whose release was sent.
 	 * @param result the release script's reply, or {@link RedisLockHandle#UNKNOWN}
 	 */
@@ -276,17 +259,6 @@ public final class HoldRegistry implements AutoCloseable {
 			return left.orNull(System.nanoTime());
 		});
 		this.watchdog.unwatch(handle);
-		ended(handle.grant());
-	}
-
-	/**
-	 * Tell the hand-off inside this JVM that a hold ended, which wakes a head that may
-	 * offer itself to it.
-	 */
-	private void ended(Grant grant) {
-		if (this.handOffs != null) {
-			this.handOffs.ended(grant);
-		}
 	}
 
 	void releasedFor(RedisLockHandle handle, Duration heldFor) {
@@ -311,7 +283,6 @@ public final class HoldRegistry implements AutoCloseable {
 			// Kept while a write is in flight or after one without a reply.
 			return current.dropped(handle, !goneFromRedis).orNull(System.nanoTime());
 		});
-		ended(handle.grant());
 		this.listener.leaseLost(handle);
 	}
 
@@ -321,7 +292,6 @@ public final class HoldRegistry implements AutoCloseable {
 	public void forget(RedisLockHandle handle) {
 		this.holds.computeIfPresent(key(handle), (key, current) -> current.without(handle).orNull(System.nanoTime()));
 		this.watchdog.unwatch(handle);
-		ended(handle.grant());
 	}
 
 	/**
@@ -356,9 +326,6 @@ public final class HoldRegistry implements AutoCloseable {
 	void sweep() {
 		for (String key : this.holds.keySet()) {
 			this.holds.computeIfPresent(key, (k, current) -> current.swept(System.nanoTime(), this.watchdog));
-		}
-		if (this.handOffs != null) {
-			this.handOffs.sweep();
 		}
 	}
 

@@ -66,11 +66,10 @@ final class LockAttempts {
 	}
 
 	/**
-	 * Undo an attempt whose reply an interrupt threw away, or a hand-over to this waiter
-	 * that got no reply: either may have run and made this acquisition a holder, which
-	 * nobody would release before its lease ends (and the owner's next acquisition would
-	 * re-enter). One more attempt with the same hold id finds such a hold, and what it
-	 * finds, or takes now, is released.
+	 * Undo an attempt whose reply an interrupt threw away: it may have run and made this
+	 * acquisition a holder, which nobody would release before its lease ends (and the
+	 * owner's next acquisition would re-enter). One more attempt with the same hold id
+	 * finds such a hold, and what it finds, or takes now, is released.
 	 */
 	void undoAttempt() {
 		try {

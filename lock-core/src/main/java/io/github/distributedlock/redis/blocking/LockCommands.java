@@ -1,16 +1,12 @@
 package io.github.distributedlock.redis.blocking;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.function.LongConsumer;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockInterruptedException;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.redis.core.AcquireResult;
-import io.github.distributedlock.redis.core.Acquisition;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.HandOffRequest;
 import io.github.distributedlock.redis.core.LockKeys;
@@ -38,12 +34,6 @@ import static io.github.distributedlock.redis.script.LockScripts.READ_HOLD;
  * translating Redis errors into {@link LockAccessException}s that name the lock.
  */
 public final class LockCommands {
-
-	/**
-	 * What {@link #handOver} returns when the script refused at the limit and released
-	 * the hold as {@code release.lua} would ({@code [2]}).
-	 */
-	static final long PASSED_ON = -1;
 
 	private final StringRedisTemplate redis;
 
@@ -94,57 +84,6 @@ public final class LockCommands {
 	}
 
 	/**
-	 * Write a chained pair on a hint connection: {@code BLPOP} of the request's hint key,
-	 * then the attempt, without waiting between them (see
-	 * {@code docs/design/waiting-and-hand-off.md}, "The chained hint").
-	 * @param blockMillis how long the {@code BLPOP} may block
-	 * @return the attempt's reply to come; it fails with the client's exception, and a
-	 * {@code NOSCRIPT} failure means the attempt did not run
-	 */
-	CompletableFuture<AcquireResult> chain(HintConnections.Hint hint, LockSpec spec, String owner,
-			Acquisition.Attempt attempt, long blockMillis) {
-		HandOffRequest request = attempt.request();
-		if (request == null || !request.chained()) {
-			throw new IllegalArgumentException("Not a chained request: " + request);
-		}
-		LockKind.Attempt sent = new LockKind.Attempt(owner, attempt.hold(), attempt.remainingWaitMillis(),
-				attempt.mayHaveIntent(), attempt.holdsIt(), request);
-		ScriptCall call = spec.kind().acquire(spec, sent, this.fenceIdleMillis);
-		return hint.pair(request.hintKey(spec.lockKey()), blockMillis, call)
-			.thenApply((reply) -> ScriptReplies.acquireResult(spec, (List<?>) reply));
-	}
-
-	/**
-	 * Push a chained request's hint without waiting for the reply: Redis then runs the
-	 * attempt its waiter queued behind a {@code BLPOP} of it. Sent even on an interrupted
-	 * thread; a push that fails is a hint lost (the pair's {@code BLPOP} ends by itself).
-	 * @return its reply to come
-	 */
-	CompletableFuture<Long> poke(LockSpec spec, HandOffRequest request) {
-		boolean interrupted = Thread.interrupted();
-		try {
-			return this.scripts.executeAsync(ExclusiveKind.poke(spec, request));
-		}
-		catch (RuntimeException ex) {
-			// A hint lost.
-			return CompletableFuture.failedFuture(ex);
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
-		}
-	}
-
-	/**
-	 * Return the client's command timeout, or {@code null} if the factory is not
-	 * Lettuce's.
-	 */
-	@Nullable Duration commandTimeout() {
-		return this.scripts.commandTimeout();
-	}
-
-	/**
 	 * Take several plain locks in one script, all or nothing.
 	 */
 	MultiAcquireResult acquireAll(List<LockSpec> specs, String owner, String hold, boolean reentrant,
@@ -172,74 +111,6 @@ public final class LockCommands {
 		LockSpec spec = hold.spec();
 		return number(runUninterrupted(spec.name(), "release", spec.kind()
 			.release(spec, hold.owner(), hold.token(), hold.hold(), this.handOff, Math.max(0, keepMillis))));
-	}
-
-	/**
-	 * Release one hold without waiting for the reply, after a hand-over without one: it
-	 * may have run and refused, which leaves the hold in Redis until its lease ends (a
-	 * grant it made is another owner's, which {@code release.lua} leaves alone).
-	 */
-	void releaseAsync(Grant hold) {
-		LockSpec spec = hold.spec();
-		try {
-			this.scripts
-				.executeAsync(spec.kind().release(spec, hold.owner(), hold.token(), hold.hold(), this.handOff, 0));
-		}
-		catch (RuntimeException ex) {
-			// The hold ends with its lease.
-		}
-	}
-
-	/**
-	 * Release the last hold of a plain lock and grant the lock to the sleeping head of
-	 * this JVM's line ({@code hand-over.lua}), sent even on an interrupted thread. A
-	 * reply that grants the lock is also handed to {@code granted} as soon as it comes,
-	 * on the thread that reads it
-	 * ({@link ScriptRunner#execute(ScriptCall, java.util.function.Consumer)}): the head
-	 * can be woken from there, before this thread runs again.
-	 * @param limit the most grants in a row while a request of another process waits
-	 * @param granted called with the head's new token when a reply grants the lock, maybe
-	 * after this method gave up waiting for it; never with anything else
-	 * @return the head's new token; {@link #PASSED_ON} if the script refused at the limit
-	 * and released the hold as {@code release.lua} would (reserved for the oldest
-	 * request, or freed); or 0 if it refused and changed nothing
-	 */
-	long handOver(Grant released, HandOverOffer head, int limit, LongConsumer granted) {
-		LockSpec spec = released.spec();
-		ScriptCall call = ExclusiveKind.handOver(released, head.ownerDigest(), head.hold(), head.leaseMillis(),
-				head.request(), limit, this.fenceIdleMillis);
-		boolean interrupted = Thread.interrupted();
-		List<?> reply;
-		try {
-			reply = this.scripts.execute(call, (List<?> early) -> {
-				long token = (early != null && early.size() > 1) ? grantedToken(early) : 0;
-				if (token > 0) {
-					granted.accept(token);
-				}
-			});
-		}
-		catch (DataAccessException ex) {
-			throw ScriptReplies.failure(spec.name(), "hand over", ex);
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
-		}
-		if (reply == null || reply.isEmpty()) {
-			throw new LockAccessException(spec.name(), "unexpected reply from the hand-over script: " + reply, null);
-		}
-		long token = grantedToken(reply);
-		if (token > 0) {
-			return token;
-		}
-		return (((Number) reply.get(0)).longValue() == 2) ? PASSED_ON : 0;
-	}
-
-	// The token a hand-over's reply grants the head ([1, token]), or 0.
-	private static long grantedToken(List<?> reply) {
-		return (reply.get(0) instanceof Number status && status.longValue() == 1) ? ((Number) reply.get(1)).longValue()
-				: 0;
 	}
 
 	/**
@@ -381,16 +252,6 @@ public final class LockCommands {
 	}
 
 	/**
-	 * Read which hold a lock is at ({@code peek.lua}): its token, the last holder's while
-	 * it is reserved or kept, or for a free lock the last token of its hash slot; -1 if
-	 * none is there.
-	 */
-	long peek(LockSpec spec) {
-		Long token = run(spec.name(), "check", ExclusiveKind.peek(spec));
-		return (token != null) ? token : -1;
-	}
-
-	/**
 	 * Return the owner's digest, the token, the remaining lease in milliseconds and the
 	 * id of one hold of a lock, read in one step, or {@code null} if nobody holds it.
 	 */
@@ -481,7 +342,7 @@ public final class LockCommands {
 	 * Run a script as {@link #runUninterrupted(LockName, String, ScriptCall)}.
 	 * @param resend whether to send it again, without waiting, if an interrupt ended the
 	 * wait for its reply: Lettuce cancels such a command, and one not yet written is then
-	 * never sent (a release, a hand-over, a withdrawal or a leave may run twice)
+	 * never sent (a release, a withdrawal or a leave may run twice)
 	 */
 	private <T> @Nullable T runUninterrupted(LockName name, String operation, ScriptCall call, boolean resend) {
 		boolean interrupted = Thread.interrupted();

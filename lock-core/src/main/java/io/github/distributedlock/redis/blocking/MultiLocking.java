@@ -98,7 +98,7 @@ public final class MultiLocking {
 		try {
 			for (LockSpec spec : specs) {
 				WaitLoop loop = new WaitLoop(spec.withWaitNanos(deadline.remainingBudgetNanos()), owner, this.holds,
-						this.handOff, null, null, this.commands, this.queues);
+						this.handOff, this.commands, this.queues);
 				Grant grant = loop.run();
 				if (grant == null) {
 					LockTimeoutException timeout = loop.timeout();

@@ -17,7 +17,6 @@ import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.HoldLife;
 import io.github.distributedlock.redis.core.LockSpec;
-import org.jspecify.annotations.Nullable;
 
 /**
  * A hold of a lock in Redis: the owner and fencing token that the release and extend
@@ -47,8 +46,6 @@ public final class RedisLockHandle implements LockHandle {
 
 	private final LockCommands commands;
 
-	private final @Nullable LocalHandOffs handOffs;
-
 	private final AtomicBoolean released = new AtomicBoolean();
 
 	private final String thread = Thread.currentThread().getName();
@@ -67,9 +64,8 @@ public final class RedisLockHandle implements LockHandle {
 
 	/**
 	 * @param grant what the acquisition won; the lease counts from its {@code sentNanos}
-	 * @param handOffs the hand-off inside this JVM its release tries, or {@code null}
 	 */
-	RedisLockHandle(Grant grant, HoldRegistry registry, LockCommands commands, @Nullable LocalHandOffs handOffs) {
+	RedisLockHandle(Grant grant, HoldRegistry registry, LockCommands commands) {
 		this.grant = grant;
 		this.spec = grant.spec();
 		this.owner = grant.owner();
@@ -79,7 +75,6 @@ public final class RedisLockHandle implements LockHandle {
 		this.attempts = grant.attempts();
 		this.registry = registry;
 		this.commands = commands;
-		this.handOffs = handOffs;
 		long grantedNanos = System.nanoTime();
 		this.life = new HoldLife(grant, grantedNanos);
 		this.redisLeaseBoundNanos = grantedNanos + TimeUnit.MILLISECONDS.toNanos(this.spec.leaseMillis());
@@ -267,11 +262,7 @@ public final class RedisLockHandle implements LockHandle {
 		long result = UNKNOWN;
 		try {
 			long keepMillis = this.life.minimumHoldLeftMillis(System.nanoTime());
-			LocalHandOffs local = this.handOffs;
-			long handedOver = (local != null && keepMillis <= 0 && this.registry.isOnlyHold(this))
-					? local.release(this.grant, this.registry) : LocalHandOffs.NOT_HANDED_OVER;
-			result = (handedOver != LocalHandOffs.NOT_HANDED_OVER) ? handedOver
-					: this.commands.release(this.grant, keepMillis);
+			result = this.commands.release(this.grant, keepMillis);
 		}
 		catch (LockAccessException ex) {
 			this.registry.releaseFailed(this, ex);

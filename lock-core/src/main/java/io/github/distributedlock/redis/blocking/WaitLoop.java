@@ -1,14 +1,5 @@
 package io.github.distributedlock.redis.blocking;
 
-import java.time.Duration;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-
-import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockInterruptedException;
 import io.github.distributedlock.LockSelfDeadlockException;
 import io.github.distributedlock.LockTimeoutException;
@@ -16,11 +7,9 @@ import io.github.distributedlock.redis.core.AcquireResult;
 import io.github.distributedlock.redis.core.Acquisition;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.HandOffRequest;
-import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.NanoClock;
 import io.github.distributedlock.redis.core.Waiting;
-import io.github.distributedlock.redis.script.ScriptRunner;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -53,9 +42,6 @@ import org.jspecify.annotations.Nullable;
  */
 public final class WaitLoop {
 
-	// How often a chained head polls once Redis refused BLPOP.
-	private static final long REFUSED_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
-
 	private final LockSpec spec;
 
 	private final Acquisition acquisition;
@@ -74,22 +60,6 @@ public final class WaitLoop {
 
 	private WaitQueue.@Nullable Place place;
 
-	// The offer it makes while it waits for its turn, which a release may take once its
-	// place is first, before its thread runs.
-	private @Nullable HandOverOffer queuedOffer;
-
-	// The hand-off inside this JVM its head may offer itself to, or null; its owner's
-	// digest once it did.
-	private final @Nullable LocalHandOffs handOffs;
-
-	private @Nullable String ownerDigest;
-
-	// The connections chained heads wait on, or null; the one this head holds while it
-	// chains.
-	private final @Nullable HintConnections hints;
-
-	private HintConnections.@Nullable Hint hint;
-
 	// Whether an interrupt threw an attempt's reply away: the undoing attempt then waited
 	// up to a command timeout for a Redis that may be stalled, and the withdrawal is not
 	// waited for.
@@ -99,16 +69,10 @@ public final class WaitLoop {
 	 * @param holds the holds of the template, which say whether the owner holds the lock
 	 * through a local handle already
 	 * @param handOff whether waiters line up for reservations, where the lock's kind does
-	 * @param handOffs the hand-off inside this JVM: its head, asleep, may be granted the
-	 * lock by a release of this JVM, where the acquisition allows it; or {@code null}
-	 * @param hints the connections its head may wait on in chained pairs, where the
-	 * acquisition allows it; or {@code null}
 	 */
-	public WaitLoop(LockSpec spec, String owner, HoldRegistry holds, boolean handOff, @Nullable LocalHandOffs handOffs,
-			@Nullable HintConnections hints, LockCommands commands, WaitQueues queues) {
+	public WaitLoop(LockSpec spec, String owner, HoldRegistry holds, boolean handOff, LockCommands commands,
+			WaitQueues queues) {
 		this.spec = spec;
-		this.handOffs = handOffs;
-		this.hints = hints;
 		this.acquisition = new Acquisition(spec, owner, holds.holdsLocally(owner, spec.lockKey()), NanoClock.SYSTEM);
 		this.waiting = new Waiting(this.acquisition, handOff);
 		this.attempts = new LockAttempts(this.waiting, holds, commands);
@@ -213,14 +177,7 @@ public final class WaitLoop {
 			else if (next instanceof Waiting.Sleep sleep) {
 				next = sleep(sleep);
 			}
-			else if (next instanceof Waiting.Chain chain) {
-				next = chain(chain);
-			}
 			else if (next instanceof Waiting.Hold hold) {
-				if (this.handOffs != null) {
-					// Before it leaves the line: the next head may offer itself to it.
-					this.handOffs.held(hold.grant());
-				}
 				return hold.grant();
 			}
 			else if (next instanceof Waiting.GiveUp giveUp) {
@@ -259,83 +216,18 @@ public final class WaitLoop {
 		WaitQueue.Place joined = queue.join();
 		this.place = joined;
 		boolean first = queue.hasTurn(joined);
-		if (!first) {
-			this.queuedOffer = offer(queue, joined, "");
-		}
-		else {
-			takeHint();
-		}
-		return this.waiting.joined(queue.line(), first, queue.subscribed().isDone(), first ? localHold(queue) : null);
+		return this.waiting.joined(queue.line(), first, queue.subscribed().isDone());
 	}
 
 	private Waiting.Next awaitTurn(Waiting.AwaitTurn turn) throws InterruptedException {
 		WaitQueue queue = queue();
 		WaitQueue.Place waiting = place();
 		long nanos = Math.max(turn.nanos(), this.acquisition.deadline().remainingNanos());
-		boolean first = queue.awaitTurn(waiting, nanos);
-		HandOverOffer offered = this.queuedOffer;
-		if (offered != null) {
-			this.queuedOffer = null;
-			HandOverOffer.Settlement settled = queue.withdraw(waiting, offered);
-			if (settled != null && settled.outcome() != HandOverOffer.Outcome.REFUSED
-					&& (queue.isClosed() || this.queues.isClosed())) {
-				// Shut down while the hand-over was in flight: a grant is released, as
-				// an offered head's is, before the shutdown is reported.
-				releaseUnwanted(settled);
-				this.queues.checkOpen(queue, this.spec.name());
-			}
-			if (settled != null && settled.outcome() == HandOverOffer.Outcome.GRANTED) {
-				// Taken while its place was first, which it still is.
-				return this.waiting.handedOver(settled.token(), settled.sentNanos());
-			}
-			// Refused or without a reply: the hold ended, and as the head it attempts at
-			// once (with its hold id, which finds a grant whose reply was lost).
-			first |= settled != null;
-		}
-		if (first) {
-			takeHint();
-			return this.waiting.promoted(queue.subscribed().isDone(), localHold(queue));
+		if (queue.awaitTurn(waiting, nanos)) {
+			return this.waiting.promoted(queue.subscribed().isDone());
 		}
 		this.queues.checkOpen(queue, this.spec.name());
-		Waiting.Next next = this.waiting.turnTimedOut(turn.ticket());
-		if (next instanceof Waiting.Peek peek) {
-			next = peek(peek);
-		}
-		if (next instanceof Waiting.AwaitTurn) {
-			this.queuedOffer = offer(queue, waiting, "");
-		}
-		return next;
-	}
-
-	/**
-	 * Read which hold the lock is at, still in line, for a progress-aware wait that ran
-	 * out behind a quiet head ({@link Waiting.Peek}); a reading that fails gives up.
-	 */
-	private Waiting.Next peek(Waiting.Peek peek) {
-		long token;
-		try {
-			token = this.commands.peek(this.spec);
-		}
-		catch (LockAccessException ex) {
-			// Shut down meanwhile: say so, rather than time out.
-			this.queues.checkOpen(queue(), this.spec.name());
-			return this.waiting.peekFailed(peek.ticket());
-		}
-		return this.waiting.peeked(peek.ticket(), token);
-	}
-
-	/**
-	 * Return the hold of another owner in this template that the new head may offer
-	 * itself to before its first attempt, with the line's signal count read before it was
-	 * looked up: a release after that read wakes the head.
-	 */
-	private Waiting.@Nullable LocalHold localHold(WaitQueue queue) {
-		LocalHandOffs local = this.handOffs;
-		if (local == null) {
-			return null;
-		}
-		long seen = queue.signals();
-		return local.localHold(this.spec, this.acquisition.owner(), seen);
+		return this.waiting.turnTimedOut(turn.ticket());
 	}
 
 	/**
@@ -349,86 +241,7 @@ public final class WaitLoop {
 			queue.awaitSubscribed(sleep.nanos());
 			return this.waiting.woken(Waiting.ANY_TICKET);
 		}
-		HandOffRequest request = this.acquisition.request();
-		HandOverOffer offer = (request != null) ? offer(queue, place(), request.member()) : null;
-		if (offer == null) {
-			return sleepOn(queue, sleep);
-		}
-		Waiting.Next next;
-		try {
-			next = sleepOn(queue, sleep);
-		}
-		catch (InterruptedException | RuntimeException ex) {
-			stopOffering(queue, place(), offer);
-			throw ex;
-		}
-		HandOverOffer.Settlement settled = queue.withdraw(place(), offer);
-		if (settled == null || settled.outcome() == HandOverOffer.Outcome.REFUSED) {
-			return next;
-		}
-		if (settled.outcome() == HandOverOffer.Outcome.GRANTED) {
-			if (next instanceof Waiting.Send) {
-				// Woken to attempt, it found the grant instead.
-				this.acquisition.unsent();
-			}
-			return this.waiting.handedOver(settled.token(), settled.sentNanos());
-		}
-		return (next instanceof Waiting.Send) ? next : this.waiting.handOverFailed();
-	}
-
-	/**
-	 * Publish this waiter's offer to a release of this JVM, if it may be granted the lock
-	 * that way (see {@link Acquisition#offerable()}), in a template that hands off inside
-	 * the JVM: the head's as it sleeps, or a queued waiter's as it waits for its turn.
-	 * @param request the member of its request in the lock's line, or {@code ""} for a
-	 * waiter that has made none
-	 */
-	private @Nullable HandOverOffer offer(WaitQueue queue, WaitQueue.Place waiting, String request) {
-		if (this.handOffs == null || !this.waiting.linesUp() || !this.acquisition.offerable()
-				|| (request.isEmpty() && this.acquisition.holdsIt())) {
-			return null;
-		}
-		String digest = this.ownerDigest;
-		if (digest == null) {
-			digest = LockOwners.digest(this.acquisition.owner());
-			this.ownerDigest = digest;
-		}
-		HandOverOffer offer = new HandOverOffer(this.acquisition.owner(), digest, this.acquisition.hold(),
-				this.spec.leaseMillis(), request);
-		queue.offer(waiting, offer);
-		return offer;
-	}
-
-	/**
-	 * Withdraw the offer of a head that stops (interrupted, shut down): wait for the
-	 * settlement if a release took it, and release a grant it no longer wants, as a late
-	 * one. After a hand-over without a reply, one attempt with the same hold id finds the
-	 * grant if the hand-over ran.
-	 */
-	private void stopOffering(WaitQueue queue, WaitQueue.Place waiting, HandOverOffer offer) {
-		HandOverOffer.Settlement settled = queue.withdraw(waiting, offer);
-		if (settled == null || settled.outcome() == HandOverOffer.Outcome.REFUSED) {
-			return;
-		}
-		releaseUnwanted(settled);
-	}
-
-	/**
-	 * Release a grant (or, after a hand-over without a reply, whatever one attempt with
-	 * the same hold id finds) that this waiter no longer wants.
-	 */
-	private void releaseUnwanted(HandOverOffer.Settlement settled) {
-		if (settled.outcome() != HandOverOffer.Outcome.GRANTED) {
-			this.attempts.undoAttempt();
-			return;
-		}
-		try {
-			Acquisition.Attempt attempt = this.acquisition.handedOver(settled.sentNanos());
-			this.attempts.releaseQuietly(attempt, new AcquireResult(1, settled.token(), -1, -1));
-		}
-		catch (RuntimeException ex) {
-			// The unwanted hold ends with its lease.
-		}
+		return sleepOn(queue, sleep);
 	}
 
 	private Waiting.Next sleepOn(WaitQueue queue, Waiting.Sleep sleep) throws InterruptedException {
@@ -453,208 +266,6 @@ public final class WaitLoop {
 	}
 
 	/**
-	 * Take a hint connection as the acquisition becomes the head, if it may wait in
-	 * chained pairs, the command timeout is long enough for a pair
-	 * ({@link Waiting.Chain#MIN_COMMAND_TIMEOUT_NANOS}) and one is free: its request is
-	 * then a chained one.
-	 */
-	private void takeHint() {
-		HintConnections connections = this.hints;
-		if (connections == null || this.hint != null || !this.waiting.chainable()
-				|| commandTimeoutNanos() < Waiting.Chain.MIN_COMMAND_TIMEOUT_NANOS) {
-			return;
-		}
-		HintConnections.Hint taken = connections.take();
-		if (taken != null) {
-			this.hint = taken;
-			this.waiting.chain();
-		}
-	}
-
-	/**
-	 * Write the chained pair ({@code BLPOP} of the request's hint key, then the attempt)
-	 * and wait for the attempt's reply, poking the hint when a message or a timer calls
-	 * for an attempt meanwhile: nothing else is sent for this acquisition while the pair
-	 * is out. See {@code docs/design/waiting-and-hand-off.md}, "The chained hint".
-	 */
-	private Waiting.Next chain(Waiting.Chain chain) throws InterruptedException {
-		WaitQueue queue = queue();
-		this.queues.checkOpen(queue, this.spec.name());
-		HintConnections.Hint connection = this.hint;
-		HandOffRequest request = this.acquisition.request();
-		if (connection == null || request == null) {
-			throw new IllegalStateException("Lock '" + this.spec.name() + "': chained without a connection");
-		}
-		long timeoutNanos = commandTimeoutNanos();
-		// Lettuce times a command out itself from when it is written (its TimeoutOptions,
-		// on by default), the attempt behind the BLPOP too: the BLPOP ends well before.
-		long blockNanos = chain.blpopNanos(timeoutNanos);
-		Acquisition.Attempt attempt = chain.attempt();
-		HintConnections connections = this.hints;
-		if (connections != null && connections.isRefused()) {
-			// Redis refuses BLPOP: a chained request's reservation may be pushed and not
-			// published, so the head polls, a tenth of a second at most between attempts.
-			queue.awaitSignalAsHead(this.acquisition.seenSignals(), Math.min(chain.blockNanos(), REFUSED_POLL_NANOS));
-			return new Waiting.Send(attempt, null);
-		}
-		CompletableFuture<AcquireResult> reply = this.commands.chain(connection, this.spec, this.acquisition.owner(),
-				attempt, Math.max(1, (blockNanos + 999_999) / 1_000_000));
-		reply.whenComplete((result, failure) -> queue.wake());
-		long replyBy = attempt.sentNanos() + blockNanos + timeoutNanos;
-		// The pair's own timer: when the wait is over, the head pokes its hint
-		// rather than wait for Redis to time the BLPOP out (Waiting.Chain).
-		long pokeIn = chain.pokeNanos(timeoutNanos);
-		boolean timed = pokeIn >= 0;
-		long pokeAt = attempt.sentNanos() + pokeIn;
-		long pokeTicket = chain.ticket();
-		while (!reply.isDone()) {
-			long now = System.nanoTime();
-			if (now - replyBy >= 0) {
-				// No reply: closed, so that an attempt still queued behind a blocked
-				// BLPOP never runs (one a stalled Redis runs first is a timed-out
-				// attempt's).
-				dropHint();
-				this.unanswered = true;
-				throw new LockAccessException(this.spec.name(), "Redis did not answer a chained attempt within "
-						+ TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms after its BLPOP", null);
-			}
-			long until = (timed && pokeAt - replyBy < 0) ? pokeAt : replyBy;
-			boolean signalled;
-			try {
-				signalled = queue.awaitSignalAsHead(this.acquisition.seenSignals(), until - now, reply);
-			}
-			catch (InterruptedException ex) {
-				stopChain(request, reply, attempt);
-				throw ex;
-			}
-			if (queue.isClosed() || this.queues.isClosed()) {
-				stopChain(request, reply, attempt);
-				this.queues.checkOpen(queue, this.spec.name());
-			}
-			if (reply.isDone()) {
-				break;
-			}
-			Waiting.Next next = Waiting.Next.NONE;
-			if (timed && System.nanoTime() - pokeAt >= 0) {
-				timed = false;
-				next = this.waiting.woken(pokeTicket);
-			}
-			else if (signalled) {
-				next = this.waiting.signalled();
-			}
-			if (next instanceof Waiting.Poke poke) {
-				if (poke.nanos() <= 0) {
-					poke(request);
-				}
-				else {
-					timed = true;
-					pokeAt = System.nanoTime() + poke.nanos();
-					pokeTicket = poke.ticket();
-				}
-			}
-		}
-		AcquireResult result;
-		try {
-			result = reply.join();
-		}
-		catch (CompletionException | CancellationException ex) {
-			Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
-			if (ScriptRunner.isNoScript(cause)) {
-				// The attempt did not run: sent as any attempt is, which loads the
-				// script.
-				return new Waiting.Send(attempt, null);
-			}
-			dropHint();
-			throw new LockAccessException(this.spec.name(), "Redis failed during a chained attempt: " + cause, cause);
-		}
-		return this.waiting.replied(attempt, result);
-	}
-
-	/**
-	 * Stop a chained head whose pair is out (interrupted, shut down): poke its hint, so
-	 * that Redis runs the attempt now, wait for its reply through interrupts for at most
-	 * a command timeout, and release what it won; without a reply, close the connection,
-	 * so that an attempt still queued behind a blocked {@code BLPOP} never runs.
-	 */
-	private void stopChain(HandOffRequest request, CompletableFuture<AcquireResult> reply,
-			Acquisition.Attempt attempt) {
-		this.unanswered = true;
-		poke(request);
-		AcquireResult result = null;
-		boolean interrupted = false;
-		long until = System.nanoTime() + commandTimeoutNanos();
-		while (result == null) {
-			try {
-				result = reply.get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
-			}
-			catch (InterruptedException ex) {
-				interrupted = true;
-			}
-			catch (ExecutionException | TimeoutException | CancellationException ex) {
-				break;
-			}
-		}
-		if (interrupted) {
-			Thread.currentThread().interrupt();
-		}
-		if (result == null) {
-			dropHint();
-			return;
-		}
-		this.attempts.releaseQuietly(attempt, result);
-	}
-
-	/**
-	 * Push this head's own hint, which makes Redis run the pair's attempt now.
-	 */
-	private void poke(HandOffRequest request) {
-		CompletableFuture<Long> poked = this.commands.poke(this.spec, request);
-		HintConnections connections = this.hints;
-		if (connections != null) {
-			poked.whenComplete((pushed, failure) -> {
-				if (failure != null) {
-					connections.pokeFailed(failure);
-				}
-			});
-		}
-	}
-
-	private long commandTimeoutNanos() {
-		Duration timeout = this.commands.commandTimeout();
-		return Math.max(TimeUnit.MILLISECONDS.toNanos(1), (timeout != null) ? timeout.toNanos() : 0);
-	}
-
-	/**
-	 * Close the hint connection this head holds, which may have a pair out.
-	 */
-	private void dropHint() {
-		HintConnections.Hint held = this.hint;
-		HintConnections connections = this.hints;
-		this.hint = null;
-		if (held != null && connections != null) {
-			connections.drop(held);
-		}
-	}
-
-	/**
-	 * Give back the hint connection this head holds when its wait ends: closed if its
-	 * pair may still be out.
-	 */
-	private void giveBackHint() {
-		HintConnections.Hint held = this.hint;
-		HintConnections connections = this.hints;
-		if (held == null || connections == null) {
-			return;
-		}
-		if (this.waiting.isChained()) {
-			dropHint();
-			return;
-		}
-		this.hint = null;
-		connections.give(held);
-	}
-
-	/**
 	 * Leave the local line, withdrawing the request if the wait ended without the lock
 	 * (which passes on a reservation for it, and never touches a hold). After a Redis
 	 * failure, or after an interrupted attempt (whose undoing waited for Redis already),
@@ -668,14 +279,6 @@ public final class WaitLoop {
 			return;
 		}
 		try {
-			HandOverOffer offered = this.queuedOffer;
-			if (offered != null) {
-				// Stopped while waiting for its turn: a grant it no longer wants is
-				// released.
-				this.queuedOffer = null;
-				stopOffering(queue, waiting, offered);
-			}
-			giveBackHint();
 			Acquisition.Ending ending = this.waiting.end(won);
 			withdraw(ending.withdraw(), (failed || this.unanswered) && !queue.isClosed());
 		}

@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
@@ -25,11 +24,9 @@ import org.springframework.data.redis.connection.SubscriptionListener;
  * <p>
  * Waiters queue locally in FIFO order, each in its {@link Place}; the first has the turn
  * ({@link #awaitTurn}). Only the thread whose turn it is talks to Redis, so one release
- * sends one thread at Redis, not all of them. The turn passes as the first leaves, before
- * the next thread runs: a release of this JVM may grant the lock to the first place's
- * {@linkplain HandOverOffer offer} even while its thread is still to wake up. The signal
- * is a counter: a waiter reads it before trying the lock and then waits for it to change,
- * so a release that lands between the attempt and the wait is not lost.
+ * sends one thread at Redis, not all of them. The turn passes as the first leaves. The
+ * signal is a counter: a waiter reads it before trying the lock and then waits for it to
+ * change, so a release that lands between the attempt and the wait is not lost.
  * <p>
  * For pub/sub and keyspace waiting, this is also the listener of the lock's channel, held
  * by {@link WaitQueues} for as long as there are waiters, plus a short linger.
@@ -200,45 +197,14 @@ public final class WaitQueue implements MessageListener, SubscriptionListener {
 		return await(seen, nanos, true);
 	}
 
-	/**
-	 * Like {@link #awaitSignalAsHead(long, long)}, for a chained head with its pair out:
-	 * also wakes up once the pair's attempt has replied ({@code reply} done), if the
-	 * reply calls {@link #wake()} when it comes.
-	 * @return whether a signal arrived
-	 */
-	boolean awaitSignalAsHead(long seen, long nanos, CompletableFuture<?> reply) throws InterruptedException {
-		if (this.line.signals() != seen) {
-			return true;
-		}
-		return await(seen, nanos, true, reply);
-	}
-
-	/**
-	 * Wake the sleeping threads without a signal: they look again at what they wait for.
-	 */
-	void wake() {
-		this.signalLock.lock();
-		try {
-			this.signalled.signalAll();
-		}
-		finally {
-			this.signalLock.unlock();
-		}
-	}
-
 	private boolean await(long seen, long nanos, boolean head) throws InterruptedException {
-		return await(seen, nanos, head, null);
-	}
-
-	private boolean await(long seen, long nanos, boolean head, @Nullable CompletableFuture<?> reply)
-			throws InterruptedException {
 		this.signalLock.lockInterruptibly();
 		try {
 			if (head) {
 				this.headWakeNanos = System.nanoTime() + nanos;
 			}
 			long left = nanos;
-			while (this.line.signals() == seen && left > 0 && (reply == null || !reply.isDone())) {
+			while (this.line.signals() == seen && left > 0) {
 				left = this.signalled.awaitNanos(left);
 			}
 			return this.line.signals() != seen;
@@ -249,49 +215,6 @@ public final class WaitQueue implements MessageListener, SubscriptionListener {
 			}
 			this.signalLock.unlock();
 		}
-	}
-
-	/**
-	 * Publish the offer of a waiter: a release of this JVM may take it while its place is
-	 * first in line.
-	 */
-	void offer(Place place, HandOverOffer offer) {
-		place.offer.set(offer);
-	}
-
-	/**
-	 * Take the offer of the first place for a release by the given owner, if there is one
-	 * of another owner and it is still open; the caller must {@linkplain #settle settle}
-	 * it.
-	 */
-	@Nullable HandOverOffer takeOffer(String releaser) {
-		Place first;
-		synchronized (this.places) {
-			first = this.places.peekFirst();
-		}
-		HandOverOffer head = (first != null) ? first.offer.get() : null;
-		if (head == null || head.owner().equals(releaser) || !head.take()) {
-			return null;
-		}
-		return head;
-	}
-
-	/**
-	 * Settle a taken offer, and wake the head: refused or failed, it tries at once.
-	 */
-	void settle(HandOverOffer head, HandOverOffer.Settlement settled) {
-		head.settle(settled);
-		signal(true);
-	}
-
-	/**
-	 * Withdraw a waiter's offer as it wakes, waiting for the settlement if a release took
-	 * it.
-	 * @return how it was settled, or {@code null} if no release took it
-	 */
-	HandOverOffer.@Nullable Settlement withdraw(Place place, HandOverOffer offer) {
-		place.offer.compareAndSet(offer, null);
-		return offer.withdraw();
 	}
 
 	/**
@@ -367,14 +290,11 @@ public final class WaitQueue implements MessageListener, SubscriptionListener {
 	}
 
 	/**
-	 * One waiter's place in the line: its thread, and the offer it makes to a release of
-	 * this JVM, if any.
+	 * One waiter's place in the line: its thread.
 	 */
 	static final class Place {
 
 		private final Thread thread;
-
-		private final AtomicReference<@Nullable HandOverOffer> offer = new AtomicReference<>();
 
 		private Place(Thread thread) {
 			this.thread = thread;

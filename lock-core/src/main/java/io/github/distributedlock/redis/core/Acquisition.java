@@ -40,13 +40,6 @@ public final class Acquisition {
 	 */
 	static final long MAX_SLEEP_NANOS = TimeUnit.HOURS.toNanos(1);
 
-	/**
-	 * The shortest lease of a waiter that chains: a chained pair's {@code BLPOP} lasts at
-	 * most a quarter of the waiter's lease, so a long wait with a shorter one would send
-	 * an attempt more often than every 100 ms.
-	 */
-	static final long MIN_CHAINED_LEASE_MILLIS = 400;
-
 	/** The retry count of a line before the first attempt at its head: always try. */
 	private static final long UNSEEN = Long.MIN_VALUE;
 
@@ -87,17 +80,10 @@ public final class Acquisition {
 	// How many replies granted a hold whose lease had ended when they came.
 	private int lateGrants;
 
-	// Whether a release of this JVM granted it the lock while it slept at the head: it
-	// waited, even if it never sent an attempt (a head that offered itself first).
-	private boolean handedOver;
-
 	/**
 	 * @param holdsIt whether the owner holds the lock through a local handle already:
 	 * then finding it ours is a re-entry rather than a hold left by a lost reply
 	 */
-	// Whether its requests are chained ones: see chain().
-	private boolean chains;
-
 	public Acquisition(LockSpec spec, String owner, boolean holdsIt, NanoClock clock) {
 		this.spec = spec;
 		this.owner = owner;
@@ -186,88 +172,6 @@ public final class Acquisition {
 	}
 
 	/**
-	 * Forget the attempt last made by {@link #next}, which its driver did not send: a
-	 * grant by a release came first ({@link #handedOver}).
-	 */
-	public void unsent() {
-		this.count--;
-	}
-
-	/**
-	 * Return the attempt that a release of this JVM made for this acquisition by granting
-	 * it the lock ({@code hand-over.lua}), to be taken in by {@link #replied} like the
-	 * reply to its own attempt: same hold id, and its lease counts from the releaser's
-	 * clock reading taken before the hand-over was sent. It counts as one attempt.
-	 * @param sentNanos the releaser's clock reading, on this acquisition's clock
-	 */
-	public Attempt handedOver(long sentNanos) {
-		this.handedOver = true;
-		this.count++;
-		return new Attempt(this.hold, sentNanos, this.deadline.remainingMillis(), false, this.holdsIt, this.request);
-	}
-
-	/**
-	 * Return whether a waiter in a line may be granted the lock by a release of its JVM
-	 * while it sleeps at the head or waits for its turn: a plain lock's waiter (not fair,
-	 * not a reader, not a permit, not a poller) that may have set no writer intent. Its
-	 * request need not be filed: see
-	 * {@link Waiting#promoted(boolean, Waiting.LocalHold)}.
-	 */
-	public boolean offerable() {
-		return !this.chains && !this.heldBackByReaders && this.spec.plainExclusive() && this.spec.waitMode().listens();
-	}
-
-	// The chained hint
-
-	/**
-	 * Return whether, as the head of a line, it may wait for its reservation in a chained
-	 * pair ({@code BLPOP} of its hint key, then its attempt, on a connection of its own):
-	 * a waiter that may be offered a local hand-over, holding no hold of the lock already
-	 * (a custom owner may hold it in another process), with a lease of at least
-	 * {@link #MIN_CHAINED_LEASE_MILLIS} (see {@code docs/design/waiting-and-hand-off.md},
-	 * "The chained hint").
-	 */
-	boolean chainable() {
-		return offerable() && !this.holdsIt && !this.deadline.isTryOnce()
-				&& this.spec.leaseMillis() >= MIN_CHAINED_LEASE_MILLIS;
-	}
-
-	/**
-	 * Make the request it files from now on a chained one: it then waits in a chained
-	 * pair, and is offered no local hand-over.
-	 */
-	void chain() {
-		this.chains = true;
-	}
-
-	/**
-	 * Return whether its request is a chained one.
-	 */
-	public boolean chains() {
-		return this.chains;
-	}
-
-	/**
-	 * Return the hint wait of a chained pair: as long as the head would sleep, and at
-	 * most a quarter of its lease, since a hold the pair's attempt grants counts its
-	 * lease from before the pair was sent; at least a millisecond.
-	 * @param sleepNanos how long the head would sleep ({@link #sleepNanos()}, read once)
-	 */
-	long hintWaitNanos(long sleepNanos) {
-		long quarterLease = TimeUnit.MILLISECONDS.toNanos(this.spec.leaseMillis()) / 4;
-		return Math.max(TimeUnit.MILLISECONDS.toNanos(1), Math.min(sleepNanos, quarterLease));
-	}
-
-	/**
-	 * Take the line's counts as seen, as an attempt does when it is made: a chained head
-	 * that pokes its pair on a call to try again needs no second poke for the same call.
-	 */
-	void heard(WaitLine line) {
-		this.seenRetries = line.retrySignals();
-		this.seenSignals = line.signals();
-	}
-
-	/**
 	 * Take in the reply to an attempt.
 	 * @param waited whether the caller waited before this attempt for a reason the count
 	 * of attempts doesn't show (another waiter had the turn first)
@@ -277,7 +181,7 @@ public final class Acquisition {
 	 */
 	public AttemptOutcome replied(Attempt sent, AcquireResult result, boolean waited) {
 		long now = this.clock.nanoTime();
-		boolean hadToWait = waited || this.count > 1 || this.handedOver;
+		boolean hadToWait = waited || this.count > 1;
 		if (result.acquired() && inTime(sent.sentNanos(), this.spec.leaseMillis(), now)) {
 			return new AttemptOutcome.Held(new Grant(this.spec, this.owner, result.token(), this.hold, sent.sentNanos(),
 					hadToWait, this.deadline.elapsed(), this.count));
@@ -325,27 +229,6 @@ public final class Acquisition {
 	}
 
 	/**
-	 * Take in a reading of which hold the lock is at ({@code peek.lua}), made by this
-	 * acquisition while it waits for its turn behind a quiet head: a value other than the
-	 * holder's token it knows of (its own last reply's, or its line's as
-	 * {@link #lineSaw}), or one it cannot compare, counts as a change of hands at the
-	 * reading, restarting a progress-aware wait; the same value means no hold began
-	 * since.
-	 * @param line its line
-	 * @param signalsAtJoin the line's signal count when it joined
-	 * @param token the value read, or -1 for none
-	 */
-	void peeked(WaitLine line, long signalsAtJoin, long token) {
-		lineSaw(line, signalsAtJoin);
-		if (token < 0 || this.lastHolderToken == -1 || token != this.lastHolderToken) {
-			changedHands(this.clock.nanoTime());
-		}
-		if (token >= 0) {
-			this.lastHolderToken = token;
-		}
-	}
-
-	/**
 	 * Return whether a grant's reply came within its lease, counted from the clock
 	 * reading taken before its attempt was sent: one that came later is no hold.
 	 */
@@ -369,7 +252,7 @@ public final class Acquisition {
 	 * Carry a new hand-off request in the following attempts (the head of a line does).
 	 */
 	HandOffRequest fileRequest() {
-		HandOffRequest filing = this.spec.waitMode().request(this.chains);
+		HandOffRequest filing = this.spec.waitMode().request();
 		this.request = filing;
 		return filing;
 	}
@@ -466,8 +349,7 @@ public final class Acquisition {
 	/**
 	 * Return how long the head sleeps at most before trying again: until the wait time
 	 * runs out or the holder's lease (as last reported) ends, at most as the wait mode
-	 * allows, at most until the request must be filed again, and for a
-	 * {@linkplain HandOffRequest#quiet() quiet} one at most a claim.
+	 * allows, and at most until the request must be filed again.
 	 */
 	long sleepNanos() {
 		long sleep = this.spec.waitMode().capSleep(this.deadline.sleepNanos());
@@ -475,21 +357,8 @@ public final class Acquisition {
 		if (filing != null && this.count > 0) {
 			// Filed again at least this often (once one attempt has filed it).
 			sleep = Math.min(sleep, this.lastSentNanos + HandOffRequest.REFILE_NANOS - this.clock.nanoTime());
-			if (filing.quiet()) {
-				// Its waiter reads the lock again within a claim of deciding to sleep, as
-				// a release that reserves it for someone else may tell it nothing.
-				sleep = Math.min(sleep, TimeUnit.MILLISECONDS.toNanos(HandOffRequest.CLAIM_MILLIS));
-			}
 		}
 		return Math.max(0, Math.min(sleep, MAX_SLEEP_NANOS));
-	}
-
-	/**
-	 * Return how long the head sleeps at most, as {@link #sleepNanos()}, and at most
-	 * until the given time.
-	 */
-	long sleepNanos(long untilNanos) {
-		return Math.max(0, Math.min(sleepNanos(), untilNanos - this.clock.nanoTime()));
 	}
 
 	// The end

@@ -39,51 +39,8 @@ public record HandOffRequest(String member) {
 	 * woken by messages: a polling waiter's reservation lasts for three of its polls
 	 */
 	public static HandOffRequest of(long pollNanos) {
-		return of(pollNanos, false);
-	}
-
-	/**
-	 * Create a request for one wait, as {@link #of(long)}.
-	 * @param chained whether its waiter waits for its reservation in a chained pair
-	 * ({@code BLPOP} of its {@linkplain #hintKey hint key}, then its attempt): a release
-	 * that reserves the lock for it then pushes its hint. Its member is
-	 * {@code <claim>:q:<id>}: it is {@linkplain #quiet() quiet}. (Engines before it filed
-	 * {@code <claim>:c:<id>}, chained but not quiet, which the scripts still read.)
-	 */
-	public static HandOffRequest of(long pollNanos, boolean chained) {
 		long claim = Math.max(CLAIM_MILLIS, 3 * TimeUnit.NANOSECONDS.toMillis(pollNanos));
-		return new HandOffRequest(claim + (chained ? ":q:" : ":") + UniqueIds.next());
-	}
-
-	/**
-	 * Return whether its waiter waits for it in a chained pair (see
-	 * {@link #of(long, boolean)}).
-	 */
-	public boolean chained() {
-		int colon = this.member.indexOf(':');
-		return this.member.startsWith("q:", colon + 1) || this.member.startsWith("c:", colon + 1);
-	}
-
-	/**
-	 * Return whether its waiter needs no message when the lock is reserved for someone
-	 * else: it waits in chained pairs, each handed a sleep of at most the claim, so it
-	 * reads the lock at least once a claim, and the progress-aware waiters queued behind
-	 * it read the lock themselves before they give up. A release that reserves the lock
-	 * publishes nothing when everyone else it read in line is quiet. See
-	 * {@code docs/design/waiting-and-hand-off.md}, "No reserved: message".
-	 */
-	public boolean quiet() {
-		int colon = this.member.indexOf(':');
-		return this.member.startsWith("q:", colon + 1);
-	}
-
-	/**
-	 * Return the key a release pushes when it reserves the lock for this request, if it
-	 * is {@linkplain #chained() chained}: in the lock's hash slot.
-	 * @param lockKey the lock's key
-	 */
-	public String hintKey(String lockKey) {
-		return lockKey + ":hint:" + this.member;
+		return new HandOffRequest(claim + ":" + UniqueIds.next());
 	}
 
 	/**

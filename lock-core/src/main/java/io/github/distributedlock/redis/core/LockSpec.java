@@ -71,15 +71,6 @@ public record LockSpec(LockTarget target, LockTiming timing, WaitMode waitMode, 
 	}
 
 	/**
-	 * Return whether this is a plain exclusive lock: not read, fair or a permit, the one
-	 * kind whose waiters a release of their JVM may grant the lock to
-	 * ({@code hand-over.lua}).
-	 */
-	public boolean plainExclusive() {
-		return kind() == LockKind.EXCLUSIVE;
-	}
-
-	/**
 	 * Return the key of the lock's line of waiters' requests (see
 	 * {@link HandOffRequest}).
 	 */

@@ -58,8 +58,8 @@ public final class MultiAcquisition {
 		this.clock = clock;
 		this.deadline = Deadline.start(clock, waitNanos);
 		LockSpec first = specs.get(0);
-		this.request = (handOff && first.kind().handsOver() && !this.deadline.isTryOnce())
-				? first.waitMode().request(false) : null;
+		this.request = (handOff && first.kind().handsOver() && !this.deadline.isTryOnce()) ? first.waitMode().request()
+				: null;
 	}
 
 	public List<LockSpec> specs() {

@@ -172,20 +172,6 @@ public final class WaitLine {
 	}
 
 	/**
-	 * Return whether a request of this line is {@linkplain HandOffRequest#quiet() quiet}:
-	 * a release that reserves the lock for someone else may then tell this line nothing,
-	 * and its progress-aware waiters read the lock before they give up.
-	 */
-	boolean quiet() {
-		for (String member : this.requests) {
-			if (new HandOffRequest(member).quiet()) {
-				return true;
-			}
-		}
-		return false;
-	}
-
-	/**
 	 * Stop listening for reservations for this request.
 	 */
 	public void forget(HandOffRequest request) {

@@ -71,8 +71,8 @@ public record WaitMode(WaitStrategy strategy, List<String> channels, long pollNa
 	 * lasts for three of its polls (at least the usual claim), as it hears of it only
 	 * when it next polls.
 	 */
-	HandOffRequest request(boolean chained) {
-		return HandOffRequest.of(listens() ? 0 : this.pollNanos, chained);
+	HandOffRequest request() {
+		return HandOffRequest.of(listens() ? 0 : this.pollNanos);
 	}
 
 }

@@ -1,7 +1,5 @@
 package io.github.distributedlock.redis.core;
 
-import java.util.concurrent.TimeUnit;
-
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -38,10 +36,6 @@ public final class Waiting {
 	private boolean queued;
 
 	private boolean sleeping;
-
-	// Whether its chained pair is out: its attempt waits in Redis behind a BLPOP of its
-	// hint key, and nothing else is sent for it until that attempt's reply.
-	private boolean chained;
 
 	// Whether it waited for its turn behind another waiter: a grant then says it waited.
 	private boolean waitedForTurn;
@@ -95,34 +89,6 @@ public final class Waiting {
 	}
 
 	/**
-	 * Return whether its chained pair is out.
-	 */
-	public boolean isChained() {
-		return this.chained;
-	}
-
-	/**
-	 * Return whether it may wait for its reservation in chained pairs once it is the
-	 * head: then its driver, holding a connection for the pairs, calls {@link #chain()}
-	 * before it is the head.
-	 */
-	public boolean chainable() {
-		return this.lineUp && !this.head && this.acquisition.chainable();
-	}
-
-	/**
-	 * Wait in chained pairs from now on: its request is a chained one, and where it would
-	 * sleep as the head once that request is filed it sends a {@link Chain} instead. See
-	 * {@code docs/design/waiting-and-hand-off.md}, "The chained hint".
-	 */
-	public void chain() {
-		if (!chainable()) {
-			throw new IllegalStateException("Not chainable");
-		}
-		this.acquisition.chain();
-	}
-
-	/**
 	 * Return whether it lines up for reservations: then a reservation for another waiter
 	 * need not wake its sleeping head.
 	 */
@@ -161,20 +127,11 @@ public final class Waiting {
 	 * sleeps until it is, see {@link #promoted})
 	 */
 	public Next joined(WaitLine joined, boolean first, boolean subscribed) {
-		return joined(joined, first, subscribed, null);
-	}
-
-	/**
-	 * The acquisition joined the lock's local line, as
-	 * {@link #joined(WaitLine, boolean, boolean)}; a head at once may offer itself first
-	 * to a local hold, as in {@link #promoted(boolean, LocalHold)}.
-	 */
-	public Next joined(WaitLine joined, boolean first, boolean subscribed, @Nullable LocalHold local) {
 		this.line = joined;
 		this.signalsAtJoin = joined.signals();
 		joined.holderSeen(this.acquisition.deadline().holder());
 		if (first) {
-			return promoted(subscribed, local);
+			return promoted(subscribed);
 		}
 		this.queued = true;
 		this.waitedForTurn = true;
@@ -189,31 +146,10 @@ public final class Waiting {
 	 * past the holder's lease.
 	 */
 	public Next promoted(boolean subscribed) {
-		return promoted(subscribed, null);
-	}
-
-	/**
-	 * It is this acquisition's turn, as in {@link #promoted(boolean)}; but if the lock is
-	 * held by a hold of this JVM's template of another owner, whose release may grant it
-	 * the lock ({@code hand-over.lua}), it sends nothing yet: it makes its request
-	 * without filing it and sleeps, offering itself, until any signal, that hold's local
-	 * lease end or its own wait time; then it attempts as usual. See
-	 * {@code docs/design/waiting-and-hand-off.md}, "Offering before the first attempt".
-	 * @param local that hold, looked up after the line's signal count was read, or
-	 * {@code null} for none
-	 */
-	public Next promoted(boolean subscribed, @Nullable LocalHold local) {
 		this.queued = false;
 		this.head = true;
 		if (this.lineUp) {
 			inLine().expect(this.acquisition.fileRequest());
-		}
-		if (local != null && subscribed && this.lineUp && !this.acquisition.holdsIt() && this.acquisition.offerable()
-				&& local.leaseEndNanos() - this.acquisition.clockNanos() > 0) {
-			// Any signal since the count was read wakes it, and it then attempts.
-			this.acquisition.seen(local.signalsBefore());
-			this.sleeping = true;
-			return new Sleep(this.acquisition.sleepNanos(local.leaseEndNanos()), ++this.tickets);
 		}
 		HandOffRequest request = this.acquisition.request();
 		if (subscribed && this.seenLine == this.line && this.seenBefore >= 0
@@ -236,42 +172,6 @@ public final class Waiting {
 		if (this.acquisition.deadline().remainingNanos() > 0) {
 			return awaitTurn();
 		}
-		if (this.acquisition.spec().progressAware() && inLine().quiet()) {
-			// A release may have handed the lock between other processes without telling
-			// this line, which its head's pair reads only once a claim.
-			return new Peek(++this.tickets);
-		}
-		this.queued = false;
-		return new GiveUp(null);
-	}
-
-	/**
-	 * The reading a {@link Peek} asked for came: wait on if it shows that the lock
-	 * changed hands since the holder this acquisition knows of, or cannot tell (a
-	 * progress-aware wait starts its time again), else give up.
-	 * @param token the value {@code peek.lua} read, or -1 for none
-	 */
-	public Next peeked(long ticket, long token) {
-		if (!this.queued || ticket != this.tickets) {
-			return Next.NONE;
-		}
-		this.acquisition.peeked(inLine(), this.signalsAtJoin, token);
-		this.acquisition.restartOnProgress(inLine().lastProgressNanos());
-		if (this.acquisition.deadline().remainingNanos() > 0) {
-			return awaitTurn();
-		}
-		this.queued = false;
-		return new GiveUp(null);
-	}
-
-	/**
-	 * The reading a {@link Peek} asked for failed: give up, as the wait would have
-	 * without it.
-	 */
-	public Next peekFailed(long ticket) {
-		if (!this.queued || ticket != this.tickets) {
-			return Next.NONE;
-		}
 		this.queued = false;
 		return new GiveUp(null);
 	}
@@ -280,7 +180,6 @@ public final class Waiting {
 	 * The reply of an attempt came.
 	 */
 	public Next replied(Acquisition.Attempt sent, AcquireResult result) {
-		this.chained = false;
 		AttemptOutcome outcome = takeReply(sent, result, this.waitedForTurn);
 		if (outcome instanceof AttemptOutcome.Held held) {
 			return new Hold(held.grant());
@@ -300,8 +199,7 @@ public final class Waiting {
 	}
 
 	/**
-	 * The reply came of an attempt that the acquisition no longer wants: it was stopped
-	 * with its chained pair out, or with a hand-over to it unsettled, or it undoes an
+	 * The reply came of an attempt that the acquisition no longer wants: it undoes an
 	 * attempt whose reply an interrupt threw away. The line learns of it as of any reply
 	 * (a grant is a change of hands, which the waiters behind may be waiting on).
 	 * @return the grant it brings, in time or too late, for the driver to release; or
@@ -345,45 +243,12 @@ public final class Waiting {
 	}
 
 	/**
-	 * A release of this JVM granted the lock to this head while it slept, or to this
-	 * waiter while its place was first in line and its thread still to wake
-	 * ({@code hand-over.lua}): decided as the reply to its own attempt would be, held if
-	 * the lease counted from the releaser's clock reading is still ahead, else
-	 * {@link AttemptOutcome.Late} (sent again at once, with the same hold id).
-	 * @param token the token the grant gave
-	 * @param sentNanos the releaser's clock reading before it sent the hand-over
-	 */
-	public Next handedOver(long token, long sentNanos) {
-		this.sleeping = false;
-		if (this.queued) {
-			// Granted while its place was first, before it ran: it is the head.
-			this.queued = false;
-			this.head = true;
-			if (this.lineUp) {
-				inLine().expect(this.acquisition.fileRequest());
-			}
-		}
-		return replied(this.acquisition.handedOver(sentNanos), new AcquireResult(1, token, -1, -1));
-	}
-
-	/**
-	 * A release of this JVM sent a hand-over to this head and got no reply: the head
-	 * tries at once, with the same hold id, which finds the grant if the hand-over ran.
-	 */
-	public Next handOverFailed() {
-		return send(null);
-	}
-
-	/**
 	 * A message reached the line while this acquisition is its head: try again if it
 	 * calls for that, else sleep again (a reservation for another waiter may end the
 	 * sleep sooner), or give up if the wait time ran out.
 	 */
 	public Next signalled() {
 		WaitLine joined = this.line;
-		if (this.chained) {
-			return signalledChained(joined);
-		}
 		if (!this.head || !this.sleeping || joined == null || joined.signals() == this.acquisition.seenSignals()) {
 			return Next.NONE;
 		}
@@ -399,10 +264,6 @@ public final class Waiting {
 	 * came: try again.
 	 */
 	public Next woken(long ticket) {
-		if (this.chained) {
-			// The time to try came while the pair is out: its attempt runs now.
-			return (ticket == this.tickets) ? new Poke(0, ticket) : Next.NONE;
-		}
 		if (!this.sleeping || (ticket != ANY_TICKET && ticket != this.tickets)) {
 			return Next.NONE;
 		}
@@ -416,7 +277,6 @@ public final class Waiting {
 	 */
 	public Acquisition.Ending end(boolean won) {
 		this.sleeping = false;
-		this.chained = false;
 		this.queued = false;
 		Acquisition.Ending ending = this.acquisition.end(won);
 		HandOffRequest filing = ending.forget();
@@ -440,38 +300,7 @@ public final class Waiting {
 		return new Send(this.acquisition.next(this.head ? this.line : null), late);
 	}
 
-	/**
-	 * A message reached the line while the pair is out: its attempt is the only one this
-	 * acquisition may have in flight, so a call to try again pokes it, and a reservation
-	 * for another waiter sets when to poke it (that claim may lapse before the pair's
-	 * {@code BLPOP} ends). A wait time that ran out needs nothing: the {@code BLPOP} ends
-	 * with it.
-	 */
-	private Next signalledChained(@Nullable WaitLine joined) {
-		if (joined == null || joined.signals() == this.acquisition.seenSignals()) {
-			return Next.NONE;
-		}
-		Acquisition.Step step = this.acquisition.whileHead(joined);
-		this.acquisition.heard(joined);
-		if (step == Acquisition.Step.TRY) {
-			return new Poke(0, this.tickets);
-		}
-		if (step == Acquisition.Step.GIVE_UP) {
-			return Next.NONE;
-		}
-		return new Poke(this.acquisition.sleepNanos(), ++this.tickets);
-	}
-
 	private Next sleep() {
-		if (this.acquisition.chains() && this.acquisition.filed() && this.head) {
-			// Its attempt waits in Redis for the hint of its reservation.
-			this.sleeping = false;
-			this.chained = true;
-			long sleep = this.acquisition.sleepNanos();
-			long block = this.acquisition.hintWaitNanos(sleep);
-			boolean endsWait = block >= sleep;
-			return new Chain(this.acquisition.next(this.line), block, endsWait, ++this.tickets);
-		}
 		this.sleeping = true;
 		return new Sleep(this.acquisition.sleepNanos(), ++this.tickets);
 	}
@@ -492,7 +321,7 @@ public final class Waiting {
 	/**
 	 * What the driver does next.
 	 */
-	public sealed interface Next permits Send, Sleep, Chain, Poke, AwaitTurn, Peek, Hold, GiveUp, Fail, Join, None {
+	public sealed interface Next permits Send, Sleep, AwaitTurn, Hold, GiveUp, Fail, Join, None {
 
 		/** Join the lock's local line, then call {@link Waiting#joined}. */
 		Next JOIN_LINE = new Join();
@@ -512,70 +341,6 @@ public final class Waiting {
 	}
 
 	/**
-	 * Write the pair: {@code BLPOP} of the request's hint key, then the attempt, on the
-	 * acquisition's own connection, without waiting between them; the attempt's clock
-	 * reading is taken already. Then wait for the attempt's reply
-	 * ({@link Waiting#replied}), telling the core of messages ({@link Waiting#signalled})
-	 * and of the timers of {@link Poke}s ({@link Waiting#woken}).
-	 * <p>
-	 * {@code blockNanos} is the hint wait: as long as the head would sleep, or a quarter
-	 * of its lease if that is shorter ({@code endsWait} false). When the wait ends with
-	 * it (the lock's reported end, or the wait time's), the pair has a timer of its own,
-	 * a {@link Poke}'s with this ticket, {@link #pokeNanos} after the attempt's clock
-	 * reading: Redis ends a timed-out {@code BLPOP} at its next cron tick when it is
-	 * idle, up to 100 ms late, so the poke is the wake-up, and the {@code BLPOP}, which
-	 * lasts {@link #BACKSTOP_NANOS} longer, a backstop.
-	 */
-	public record Chain(Acquisition.Attempt attempt, long blockNanos, boolean endsWait, long ticket) implements Next {
-
-		/**
-		 * How much longer than its hint wait a pair's {@code BLPOP} lasts.
-		 */
-		public static final long BACKSTOP_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
-
-		/**
-		 * The shortest command timeout with which a head chains. Its {@code BLPOP} lasts
-		 * up to half the timeout, and an idle server ends it at its next cron tick, up to
-		 * 100 ms late (hz 10): Lettuce's own timeout, from when the pair was written,
-		 * must still leave the attempt behind it time to answer. Below, the head waits by
-		 * pub/sub.
-		 */
-		public static final long MIN_COMMAND_TIMEOUT_NANOS = TimeUnit.MILLISECONDS.toNanos(400);
-
-		/**
-		 * Return how long the {@code BLPOP} blocks, before rounding to milliseconds: the
-		 * hint wait, with the backstop when the wait ends with it (a pair cut short by a
-		 * quarter of the lease is sent again, and needs none), and at most half the
-		 * command timeout.
-		 * @param commandTimeoutNanos the connection's command timeout
-		 */
-		public long blpopNanos(long commandTimeoutNanos) {
-			long backstop = this.endsWait ? BACKSTOP_NANOS : 0;
-			return Math.min(this.blockNanos + backstop, commandTimeoutNanos / 2);
-		}
-
-		/**
-		 * Return when, after the attempt's clock reading, the head pokes its own hint, or
-		 * -1 for never: a pair whose hint wait is cut short by a quarter of the lease or
-		 * by half the command timeout ends with its {@code BLPOP} and is sent again.
-		 * @param commandTimeoutNanos the connection's command timeout
-		 */
-		public long pokeNanos(long commandTimeoutNanos) {
-			// Half the command timeout may cut the backstop short, down to none.
-			return (this.endsWait && this.blockNanos < blpopNanos(commandTimeoutNanos)) ? this.blockNanos : -1;
-		}
-
-	}
-
-	/**
-	 * Push the request's hint now ({@code nanos} 0), which makes Redis run the pair's
-	 * attempt, or at the latest after {@code nanos}, when the timer's
-	 * {@link Waiting#woken} with this ticket says so.
-	 */
-	public record Poke(long nanos, long ticket) implements Next {
-	}
-
-	/**
 	 * Sleep at the head until a message ({@link Waiting#signalled}) or for at most this
 	 * long ({@link Waiting#woken} with the ticket).
 	 */
@@ -587,16 +352,6 @@ public final class Waiting {
 	 * ({@link Waiting#turnTimedOut} with the ticket).
 	 */
 	public record AwaitTurn(long nanos, long ticket) implements Next {
-	}
-
-	/**
-	 * Read which hold the lock is at ({@code peek.lua}, {@code ExclusiveKind.peek}),
-	 * still in line, then call {@link Waiting#peeked} with this ticket and the value
-	 * read, or {@link Waiting#peekFailed} if the reading failed. A progress-aware waiter
-	 * queued behind a quiet head asks for it when its wait runs out (see
-	 * {@code docs/design/waiting-and-hand-off.md}, "No reserved: message").
-	 */
-	public record Peek(long ticket) implements Next {
 	}
 
 	/**
@@ -615,16 +370,6 @@ public final class Waiting {
 	 * The acquisition fails with this error.
 	 */
 	public record Fail(RuntimeException error) implements Next {
-	}
-
-	/**
-	 * A hold of the lock by another owner in the head's own template, whose release may
-	 * grant the head the lock.
-	 *
-	 * @param signalsBefore the line's signal count, read before the hold was looked up
-	 * @param leaseEndNanos when that hold's lease ends by the local clock
-	 */
-	public record LocalHold(long signalsBefore, long leaseEndNanos) {
 	}
 
 	/**

@@ -131,11 +131,6 @@ public final class ReactiveAcquisition extends ReactiveDriver<Grant> {
 		else if (next == Waiting.Next.JOIN_LINE) {
 			joinLine();
 		}
-		else if (next instanceof Waiting.Peek peek) {
-			// Only behind a quiet request, which no reactive head files: give up, as the
-			// wait would have without the reading.
-			on(() -> this.waiting.peekFailed(peek.ticket()));
-		}
 	}
 
 	private void replied(Acquisition.Attempt sent, AcquireResult result) {

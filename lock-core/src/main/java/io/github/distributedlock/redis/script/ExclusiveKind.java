@@ -4,7 +4,6 @@ import java.util.List;
 
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.HandOffRequest;
-import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockSpec;
 
 import org.jspecify.annotations.Nullable;
@@ -13,7 +12,6 @@ import static io.github.distributedlock.redis.script.LockScripts.ACQUIRE;
 import static io.github.distributedlock.redis.script.LockScripts.ACQUIRE_ALL;
 import static io.github.distributedlock.redis.script.LockScripts.DROP_INTENT;
 import static io.github.distributedlock.redis.script.LockScripts.EXTEND;
-import static io.github.distributedlock.redis.script.LockScripts.HAND_OVER;
 import static io.github.distributedlock.redis.script.LockScripts.RELEASE;
 import static io.github.distributedlock.redis.script.LockScripts.RENEW;
 
@@ -38,54 +36,12 @@ public final class ExclusiveKind extends LockKind {
 	}
 
 	/**
-	 * Build the release of a hold's last hold that grants the lock to a waiter of the
-	 * same JVM ({@code hand-over.lua}): it returns {@code [1, token]} when the head holds
-	 * the lock, {@code [2]} when it refused at the limit and released the hold as
-	 * {@code release.lua} would, {@code [0]} when nothing changed and the hold is to be
-	 * released as usual.
-	 * @param released the hold that goes
-	 * @param headOwnerDigest the digest of the head's owner
-	 * @param headHold the id of the head's acquisition
-	 * @param headLeaseMillis the head's own lease, which its deadline counts (requests
-	 * with other leases share a line, so not the released hold's)
-	 * @param headRequest the head's request in the lock's line, or {@code ""} for none
-	 * @param limit the most grants in a row while another request waits
-	 * @param fenceIdleMillis the idle time after which the fencing counter may vanish
-	 */
-	public static ScriptCall handOver(Grant released, String headOwnerDigest, String headHold, long headLeaseMillis,
-			String headRequest, int limit, String fenceIdleMillis) {
-		return HAND_OVER.call(released.spec(),
-				new ScriptArgs.HandOver(released.owner(), released.token(), released.hold(), headOwnerDigest, headHold,
-						headLeaseMillis, headRequest, limit, Long.parseLong(fenceIdleMillis)));
-	}
-
-	/**
 	 * Build the withdrawal of a waiter's request from a lock's line (locks and read locks
 	 * share it); a reservation for it passes on, and a hold is never touched.
 	 */
 	public static ScriptCall withdraw(LockSpec spec, HandOffRequest request, boolean handOff) {
 		// The script reads neither owner, token nor hold of a withdrawal.
 		return RELEASE.call(spec, new ScriptArgs.Release("", 0, "", handOff, 0, request.member()));
-	}
-
-	/**
-	 * Build the push of a chained request's hint, which makes Redis run the attempt its
-	 * waiter queued behind a {@code BLPOP} of it.
-	 */
-	public static ScriptCall poke(LockSpec spec, HandOffRequest request) {
-		return LockScripts.POKE.callWithKeys(
-				List.of(request.hintKey(spec.lockKey()), LockKeys.requests(spec.lockKey()), spec.lockKey()),
-				new ScriptArgs.Poke(request.member(), HandOffRequest.claimMillis(request.member())));
-	}
-
-	/**
-	 * Build the reading of which hold a lock is at: its token, the last holder's while it
-	 * is reserved or kept, or for a free lock the last token of its hash slot; -1 if none
-	 * is there. A progress-aware waiter queued behind a quiet chained head reads it
-	 * before it gives up ({@code Waiting.Peek}).
-	 */
-	public static ScriptCall peek(LockSpec spec) {
-		return LockScripts.PEEK.call(spec, new ScriptArgs.Peek());
 	}
 
 	/**

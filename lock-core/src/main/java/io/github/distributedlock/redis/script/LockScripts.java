@@ -6,7 +6,6 @@ import org.springframework.data.redis.connection.ReturnType;
 
 import static io.github.distributedlock.redis.script.ScriptKey.CHANNEL;
 import static io.github.distributedlock.redis.script.ScriptKey.FENCE;
-import static io.github.distributedlock.redis.script.ScriptKey.HINT;
 import static io.github.distributedlock.redis.script.ScriptKey.LOCK;
 import static io.github.distributedlock.redis.script.ScriptKey.MEMBERS;
 import static io.github.distributedlock.redis.script.ScriptKey.PERMITS;
@@ -30,9 +29,6 @@ public final class LockScripts {
 
 	public static final LuaScript<ScriptArgs.Release> RELEASE = LuaScript.load("release.lua", ReturnType.INTEGER,
 			ScriptArgs.Release.class, LOCK, CHANNEL, REQUESTS, READERS);
-
-	public static final LuaScript<ScriptArgs.HandOver> HAND_OVER = LuaScript.load("hand-over.lua", ReturnType.MULTI,
-			ScriptArgs.HandOver.class, LOCK, REQUESTS, READERS, FENCE, CHANNEL);
 
 	static final LuaScript<ScriptArgs.Extend> EXTEND = LuaScript.load("extend.lua", ReturnType.INTEGER,
 			ScriptArgs.Extend.class, LOCK);
@@ -83,18 +79,12 @@ public final class LockScripts {
 	static final LuaScript<ScriptArgs.DropIntent> DROP_INTENT = LuaScript.load("drop-intent.lua", ReturnType.INTEGER,
 			ScriptArgs.DropIntent.class, WRITER_INTENT, CHANNEL);
 
-	public static final LuaScript<ScriptArgs.Poke> POKE = LuaScript.load("poke.lua", ReturnType.INTEGER,
-			ScriptArgs.Poke.class, HINT, REQUESTS, LOCK);
-
-	public static final LuaScript<ScriptArgs.Peek> PEEK = LuaScript.load("peek.lua", ReturnType.INTEGER,
-			ScriptArgs.Peek.class, LOCK, FENCE, READERS);
-
 	/**
 	 * Every script, for checks that cover them all.
 	 */
-	public static final List<LuaScript<?>> ALL = List.of(ACQUIRE, RELEASE, HAND_OVER, EXTEND, ACQUIRE_READ,
-			RELEASE_READ, EXTEND_READ, ACQUIRE_PERMIT, RELEASE_PERMIT, EXTEND_PERMIT, ACQUIRE_FAIR, RELEASE_FAIR,
-			LEAVE_FAIR, HELD_MEMBER, ACQUIRE_ALL, RENEW, READ_HOLD, FORCE_RELEASE, DROP_INTENT, POKE, PEEK);
+	public static final List<LuaScript<?>> ALL = List.of(ACQUIRE, RELEASE, EXTEND, ACQUIRE_READ, RELEASE_READ,
+			EXTEND_READ, ACQUIRE_PERMIT, RELEASE_PERMIT, EXTEND_PERMIT, ACQUIRE_FAIR, RELEASE_FAIR, LEAVE_FAIR,
+			HELD_MEMBER, ACQUIRE_ALL, RENEW, READ_HOLD, FORCE_RELEASE, DROP_INTENT);
 
 	private LockScripts() {
 	}

@@ -123,34 +123,6 @@ public sealed interface ScriptArgs {
 	}
 
 	/**
-	 * Release the last hold of a lock and grant it to the head of the releaser's JVM's
-	 * line; at the limit, release it as {@code release.lua} would; or change nothing
-	 * ({@code hand-over.lua}).
-	 *
-	 * @param owner the releaser's owner id
-	 * @param token the releaser's fencing token
-	 * @param hold the releaser's hold id
-	 * @param headOwner the digest of the head's owner
-	 * @param headHold the id of the head's acquisition
-	 * @param headLeaseMs the head's lease
-	 * @param headRequest the head's request in the line, or {@code ""} for none
-	 * @param limit the most grants in a row while another request waits
-	 * @param fenceIdleMs the idle time after which the fencing counter may vanish; left
-	 * off at its default
-	 */
-	record HandOver(String owner, long token, String hold, String headOwner, String headHold, long headLeaseMs,
-			String headRequest, int limit, long fenceIdleMs) implements ScriptArgs {
-
-		@Override
-		public List<String> argv() {
-			List<String> argv = List.of(this.owner, number(this.token), this.hold, this.headOwner, this.headHold,
-					number(this.headLeaseMs), this.headRequest, number(this.limit), number(this.fenceIdleMs));
-			return (this.fenceIdleMs != LockKeys.FENCE_IDLE_MILLIS) ? argv : argv.subList(0, 8);
-		}
-
-	}
-
-	/**
 	 * Lengthen the lease of a hold of a lock, for its owner only; it never shortens a
 	 * lease ({@code extend.lua}).
 	 *
@@ -418,33 +390,6 @@ public sealed interface ScriptArgs {
 		@Override
 		public List<String> argv() {
 			return List.of(this.owner);
-		}
-
-	}
-
-	/**
-	 * Push a chained request's hint ({@code poke.lua}).
-	 *
-	 * @param request the request
-	 * @param claimMs the request's claim, which the hint lives for
-	 */
-	record Poke(String request, long claimMs) implements ScriptArgs {
-
-		@Override
-		public List<String> argv() {
-			return List.of(this.request, Long.toString(this.claimMs));
-		}
-
-	}
-
-	/**
-	 * Read which hold a lock is at ({@code peek.lua}); it takes no arguments.
-	 */
-	record Peek() implements ScriptArgs {
-
-		@Override
-		public List<String> argv() {
-			return List.of();
 		}
 
 	}

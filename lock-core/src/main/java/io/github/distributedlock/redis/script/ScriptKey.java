@@ -48,13 +48,7 @@ enum ScriptKey {
 	 * A lease-scored sorted set, the readers or the permits: which one depends on the
 	 * kind, so the caller passes it.
 	 */
-	MEMBERS(null),
-
-	/**
-	 * A chained request's hint, pushed when the lock is reserved for it: it depends on
-	 * the request, so the caller passes it.
-	 */
-	HINT(null);
+	MEMBERS(null);
 
 	private final @Nullable Function<LockSpec, String> builder;
 

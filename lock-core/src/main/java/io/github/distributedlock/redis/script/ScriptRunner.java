@@ -7,7 +7,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Consumer;
 
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.ScriptOutputType;
@@ -97,40 +96,6 @@ public final class ScriptRunner {
 	}
 
 	/**
-	 * Run a script as {@link #execute(ScriptCall)} does, and hand its reply to
-	 * {@code onReply} as soon as it comes, on the thread that reads it: where the factory
-	 * shares one Lettuce connection, the connection's I/O thread, before the caller's
-	 * thread is back (a reply that comes after the caller stopped waiting is handed over
-	 * too); otherwise the caller's thread, before this returns. An interrupt ends the
-	 * wait, as it does for {@link #execute(ScriptCall)}, but the script was sent: it is
-	 * not given up.
-	 * @param <T> the reply type: {@code Long} for integer scripts, {@code List} for the
-	 * others
-	 */
-	public <T> @Nullable T execute(ScriptCall call, Consumer<@Nullable T> onReply) {
-		CompletableFuture<T> reply = sendAsync(call);
-		if (reply == null) {
-			T result;
-			try {
-				result = execute(call);
-			}
-			catch (RuntimeException ex) {
-				if (Thread.currentThread().isInterrupted()) {
-					// Lettuce gives up a command not yet written when an interrupt ends
-					// the wait: sent again.
-					executeAsync(call);
-				}
-				throw ex;
-			}
-			onReply.accept(result);
-			return result;
-		}
-		reply.thenAccept(onReply);
-		return Lettuce.await(reply,
-				((LettuceConnectionFactory) this.connectionFactory).getClientConfiguration().getCommandTimeout(), true);
-	}
-
-	/**
 	 * Run a script and wait for its reply even if the thread is interrupted meanwhile,
 	 * for at most the client's command timeout; an interrupt is kept for the caller. For
 	 * what must learn what it did whatever the caller's thread is told (the attempt that
@@ -146,8 +111,7 @@ public final class ScriptRunner {
 			return execute(call);
 		}
 		return Lettuce.await(reply,
-				((LettuceConnectionFactory) this.connectionFactory).getClientConfiguration().getCommandTimeout(),
-				false);
+				((LettuceConnectionFactory) this.connectionFactory).getClientConfiguration().getCommandTimeout());
 	}
 
 	/**
@@ -170,14 +134,6 @@ public final class ScriptRunner {
 			}
 		}
 		return null;
-	}
-
-	/**
-	 * Return the command timeout of a Lettuce factory, or {@code null} for another.
-	 */
-	public @Nullable Duration commandTimeout() {
-		return (LETTUCE && this.connectionFactory instanceof LettuceConnectionFactory lettuce)
-				? lettuce.getClientConfiguration().getCommandTimeout() : null;
 	}
 
 	/**
@@ -227,11 +183,11 @@ public final class ScriptRunner {
 		}
 
 		/**
-		 * Wait for a reply for at most the timeout: through interrupts, or until one if
-		 * {@code interruptible}; an interrupt is kept for the caller either way. Failures
-		 * come as Spring's exceptions. Only a timeout cancels the command.
+		 * Wait for a reply for at most the timeout, through interrupts; an interrupt is
+		 * kept for the caller. Failures come as Spring's exceptions. Only a timeout
+		 * cancels the command.
 		 */
-		static <T> @Nullable T await(CompletableFuture<T> reply, Duration timeout, boolean interruptible) {
+		static <T> @Nullable T await(CompletableFuture<T> reply, Duration timeout) {
 			boolean interrupted = false;
 			long deadline = System.nanoTime() + timeout.toNanos();
 			try {
@@ -241,9 +197,6 @@ public final class ScriptRunner {
 					}
 					catch (InterruptedException ex) {
 						interrupted = true;
-						if (interruptible) {
-							throw new RedisSystemException("Interrupted while waiting for a script's reply", ex);
-						}
 					}
 					catch (TimeoutException ex) {
 						reply.cancel(false);

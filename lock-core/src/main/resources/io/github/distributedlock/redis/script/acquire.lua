@@ -99,20 +99,10 @@ end
 
 -- (lib.lua: the functions that only the code below calls)
 
--- A chained request's hint goes when the lock is ours: a poke that came between the release's
--- push and this attempt is not left behind (docs/design/waiting-and-hand-off.md, "The chained
--- hint").
-local function drop_hint()
-	if string.match(request, '^%d+:[cq]:') then
-		redis.call('DEL', KEYS[1] .. ':hint:' .. request)
-	end
-end
-
 -- The caller's request, if it carries one, leaves the line: the lock is ours.
 local function withdraw_request()
 	if request ~= '' then
 		redis.call('ZREM', KEYS[5], request)
-		drop_hint()
 	end
 end
 
@@ -143,8 +133,6 @@ local function take(reserved)
 	-- reservation, there is nothing to withdraw.
 	if not reserved then
 		withdraw_request()
-	else
-		drop_hint()
 	end
 	return {1, tonumber(token)}
 end

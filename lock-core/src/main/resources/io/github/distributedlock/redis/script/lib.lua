@@ -241,18 +241,15 @@ local function mark_queued(lock, queued)
 	end
 end
 
--- The last hold of a lock goes (release.lua; hand-over.lua refused at its limit, which must do
--- exactly what release.lua does for that hold: docs/design/waiting-and-hand-off.md, "Session 21").
--- If reserve (the lock was marked 'queued', and hand-offs are on), the lock is reserved for the
--- oldest well-formed request of the line, unless someone reads it (readers, or nil when the
+-- The last hold of a lock goes (release.lua), or a waiter withdraws its request. If reserve (the
+-- lock was marked 'queued', and hand-offs are on), the lock is reserved for the oldest
+-- well-formed request of the line, unless someone reads it (readers, or nil when the
 -- caller checked already), and its waiter is told; otherwise it is deleted, and if waited (the
 -- mark) the waiters are told with the token. field: the hold's field, dropped with a
 -- reservation (nil for a withdrawal, which has none).
 local function pass_on(lock, channel, requests, readers, field, token, reserve, waited)
 	-- ZRANGE and ZREM rather than ZPOPMIN, which the minimal ACL documented for the library lacks.
-	-- The oldest 8: whether anyone after the first needs the message is then known without a
-	-- command (docs/design/waiting-and-hand-off.md, "No reserved: message").
-	local line = reserve and redis.call('ZRANGE', requests, '0', '7') or {}
+	local line = reserve and redis.call('ZRANGE', requests, '0', '0') or {}
 	if line[1] and (not readers or redis.call('EXISTS', readers) == 0) then
 		while line[1] do
 			local next = line[1]
@@ -260,7 +257,9 @@ local function pass_on(lock, channel, requests, readers, field, token, reserve, 
 			-- Its claim bounds what a waiter that died or stopped listening costs the others. A
 			-- member of any other form (not ours to read) is dropped before anything is written.
 			-- The claim goes to PEXPIRE as the text it is (a number would be formatted again), so
-			-- only a positive claim of at most 12 digits without a leading zero is read.
+			-- only a positive claim of at most 12 digits without a leading zero is read. Older
+			-- engines' '<claim>:c:<id>' and '<claim>:q:<id>' are well formed too: reserved for,
+			-- and told, like any (docs/design/waiting-and-hand-off.md, "Rolling upgrade").
 			local claim = string.match(next, '^([1-9]%d*):')
 			if claim and #claim <= 12 then
 				redis.call('HSET', lock, 'owner', '', 'holds', '0', 'reserved', next)
@@ -268,30 +267,10 @@ local function pass_on(lock, channel, requests, readers, field, token, reserve, 
 					redis.call('HDEL', lock, field)
 				end
 				redis.call('PEXPIRE', lock, claim)
-				if string.match(next, '^%d+:[cq]:') then
-					-- A chained request: its waiter's attempt waits in Redis behind a BLPOP of
-					-- this key, and runs when it is pushed. The others in line learn of the
-					-- reservation from the message, unless each of them is quiet (q: its waiter
-					-- polls Redis at least once a claim) and nobody waits beyond those read. A
-					-- push the ACL refuses is told by the message instead, which the waiter also
-					-- hears.
-					local hint = lock .. ':hint:' .. next
-					local pushed = redis.pcall('LPUSH', hint, '1')
-					if type(pushed) == 'number' then
-						redis.call('PEXPIRE', hint, claim)
-						local quiet = #line < 8
-						for i = 2, #line do
-							quiet = quiet and string.match(line[i], '^%d+:q:') ~= nil
-						end
-						if quiet then
-							return
-						end
-					end
-				end
 				redis.call('PUBLISH', channel, 'reserved:' .. next)
 				return
 			end
-			line = redis.call('ZRANGE', requests, '0', '7')
+			line = redis.call('ZRANGE', requests, '0', '0')
 		end
 	end
 	redis.call('DEL', lock)

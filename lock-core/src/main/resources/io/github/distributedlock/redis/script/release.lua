@@ -38,10 +38,6 @@ local keep_ms = ARGV[5] or '0'
 local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'holds', 'reserved', 'queued', 'kept', field)
 if ARGV[6] then
 	redis.call('ZREM', KEYS[3], ARGV[6])
-	if string.match(ARGV[6], '^%d+:[cq]:') then
-		-- A chained request's hint goes with it (docs/design/waiting-and-hand-off.md).
-		redis.call('DEL', KEYS[1] .. ':hint:' .. ARGV[6])
-	end
 	-- Never touch a lock that has an owner: only a reservation for this very request.
 	if held[1] ~= '' or ARGV[6] == '' or held[4] ~= ARGV[6] then
 		return -2

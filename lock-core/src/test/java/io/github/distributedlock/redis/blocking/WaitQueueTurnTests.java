@@ -31,31 +31,6 @@ class WaitQueueTurnTests {
 	}
 
 	@Test
-	void aReleaseTakesOnlyTheFirstPlacesOffer() {
-		WaitQueue.Place first = this.queue.join();
-		WaitQueue.Place second = this.queue.join();
-		HandOverOffer queued = offer("b");
-		this.queue.offer(second, queued);
-		assertThat(this.queue.takeOffer("a")).as("the second place's offer").isNull();
-		this.queue.leave(first);
-		assertThat(this.queue.takeOffer("b")).as("an offer of the releaser's own owner").isNull();
-		assertThat(this.queue.takeOffer("a")).isSameAs(queued);
-		this.queue.settle(queued, HandOverOffer.Settlement.granted(7, 1));
-		assertThat(this.queue.withdraw(second, queued)).isEqualTo(HandOverOffer.Settlement.granted(7, 1));
-		assertThat(this.queue.takeOffer("a")).as("taken once").isNull();
-	}
-
-	@Test
-	void aWithdrawnOfferIsNeverTaken() {
-		WaitQueue.Place first = this.queue.join();
-		HandOverOffer offer = offer("b");
-		this.queue.offer(first, offer);
-		assertThat(this.queue.withdraw(first, offer)).isNull();
-		this.queue.offer(first, offer);
-		assertThat(this.queue.takeOffer("a")).as("published again after its withdrawal").isNull();
-	}
-
-	@Test
 	void aWaitForTheTurnThatRunsOutKeepsThePlace() throws Exception {
 		WaitQueue.Place first = this.queue.join();
 		WaitQueue.Place second = this.queue.join();
@@ -94,10 +69,6 @@ class WaitQueueTurnTests {
 		Thread.currentThread().interrupt();
 		assertThatExceptionOfType(InterruptedException.class)
 			.isThrownBy(() -> this.queue.awaitTurn(second, TimeUnit.SECONDS.toNanos(30)));
-	}
-
-	private static HandOverOffer offer(String owner) {
-		return new HandOverOffer(owner, "digest-" + owner, "hold-" + owner, 1000, "");
 	}
 
 }

@@ -185,91 +185,6 @@ class WaitingTests {
 		assertThat(ending.withdraw()).as("never sent, so never filed").isNull();
 	}
 
-	@Test
-	void aHeadPromotedWhileALocalHoldOfAnotherOwnerLastsOffersItselfBeforeItsFirstAttempt() {
-		Waiting waiting = waiting(5_000);
-		long seen = this.line.signals();
-		Waiting.Sleep sleep = (Waiting.Sleep) waiting.joined(this.line, true, true,
-				new Waiting.LocalHold(seen, this.now[0] + 300 * MS));
-		assertThat(sleep.nanos()).as("until the local hold's lease ends").isEqualTo(300 * MS);
-		assertThat(waiting.isSleeping()).isTrue();
-		assertThat(waiting.acquisition().offerable()).as("offers its request, not filed yet").isTrue();
-		assertThat(waiting.acquisition().request()).isNotNull();
-		assertThat(waiting.signalled()).as("no signal since the count was read").isSameAs(Waiting.Next.NONE);
-		this.line.signal(true);
-		Waiting.Send first = (Waiting.Send) waiting.signalled();
-		assertThat(first.attempt().request()).as("its first attempt files the request").isNotNull();
-	}
-
-	@Test
-	void aSignalBetweenTheCountAndTheOfferWakesTheHeadAtOnce() {
-		Waiting waiting = waiting(5_000);
-		long seen = this.line.signals();
-		// The local hold ends and signals after the count was read, before the head
-		// sleeps.
-		this.line.signal(true);
-		waiting.joined(this.line, true, true, new Waiting.LocalHold(seen, this.now[0] + 300 * MS));
-		assertThat(waiting.signalled()).isInstanceOf(Waiting.Send.class);
-	}
-
-	@Test
-	void aHeadOfferingFirstAttemptsWhenTheLocalLeaseEnds() {
-		Waiting waiting = waiting(5_000);
-		Waiting.Sleep sleep = (Waiting.Sleep) waiting.joined(this.line, true, true,
-				new Waiting.LocalHold(this.line.signals(), this.now[0] + 300 * MS));
-		advance(300);
-		assertThat(waiting.woken(sleep.ticket())).isInstanceOf(Waiting.Send.class);
-	}
-
-	@Test
-	void aHeadTriesAtOnceWhenTheLocalHoldIsOverOrItCannotOffer() {
-		Waiting.LocalHold over = new Waiting.LocalHold(this.line.signals(), this.now[0]);
-		assertThat(waiting(5_000).joined(this.line, true, true, over)).as("lease over")
-			.isInstanceOf(Waiting.Send.class);
-		Waiting.LocalHold lasting = new Waiting.LocalHold(this.line.signals(), this.now[0] + 300 * MS);
-		assertThat(waiting(5_000).joined(this.line, true, false, lasting)).as("not subscribed: sleeps until it is")
-			.isInstanceOf(Waiting.Sleep.class);
-		Waiting reentry = new Waiting(new Acquisition(spec(5_000), "owner-1", true, this.clock), true);
-		assertThat(reentry.joined(this.line, true, true, lasting)).as("holds it already")
-			.isInstanceOf(Waiting.Send.class);
-		Waiting noLine = new Waiting(new Acquisition(spec(5_000), "owner-1", false, this.clock), false);
-		assertThat(noLine.joined(this.line, true, true, lasting)).as("lines nothing up")
-			.isInstanceOf(Waiting.Send.class);
-	}
-
-	@Test
-	void aHeadOfferingFirstSleepsNoLongerThanItsWaitTime() {
-		Waiting waiting = waiting(100);
-		Waiting.Sleep sleep = (Waiting.Sleep) waiting.joined(this.line, true, true,
-				new Waiting.LocalHold(this.line.signals(), this.now[0] + 30_000 * MS));
-		assertThat(sleep.nanos()).isLessThanOrEqualTo(100 * MS);
-	}
-
-	@Test
-	void aWaiterGrantedWhileItsPlaceWasFirstHoldsAsTheHead() {
-		Waiting waiting = waiting(5_000);
-		assertThat(waiting.joined(this.line, false, true)).isInstanceOf(Waiting.AwaitTurn.class);
-		long sent = this.now[0];
-		advance(5);
-		Waiting.Hold hold = (Waiting.Hold) waiting.handedOver(9, sent);
-		assertThat(hold.grant().token()).isEqualTo(9);
-		assertThat(hold.grant().sentNanos()).isEqualTo(sent);
-		assertThat(waiting.isHead()).isTrue();
-		assertThat(waiting.isQueued()).isFalse();
-	}
-
-	@Test
-	void aWaiterGrantedTooLateWhileQueuedTriesAgainAsTheHeadWithItsRequest() {
-		Waiting waiting = waiting(60_000);
-		waiting.joined(this.line, false, true);
-		long sent = this.now[0];
-		advance(30_001);
-		Waiting.Send again = (Waiting.Send) waiting.handedOver(9, sent);
-		assertThat(again.late()).isNotNull();
-		assertThat(again.attempt().request()).as("files its request as the head").isNotNull();
-		assertThat(waiting.isHead()).isTrue();
-	}
-
 	private Waiting head(long waitMillis) {
 		Waiting waiting = waiting(waitMillis);
 		waiting.begin(true);
@@ -284,135 +199,12 @@ class WaitingTests {
 		return ((Waiting.Send) waiting.woken(Waiting.ANY_TICKET)).attempt();
 	}
 
-	/**
-	 * A chained head's wait for its hint ends by its own timer: the driver pokes the hint
-	 * when the time the head would sleep is over, and the {@code BLPOP} lasts a backstop
-	 * longer (docs/design/waiting-and-hand-off.md, "The hint wait").
-	 */
-	@Test
-	void aChainedHeadPokesItsHintWhenItsHintWaitIsOver() {
-		Waiting waiting = waiting(5_000);
-		assertThat(waiting.begin(true)).isSameAs(Waiting.Next.JOIN_LINE);
-		waiting.chain();
-		Waiting.Send filing = (Waiting.Send) waiting.joined(this.line, true, true);
-		Waiting.Chain chain = (Waiting.Chain) waiting.replied(filing.attempt(), taken(3, 500));
-		assertThat(chain.blockNanos()).as("the lock's end and the lease-end margin").isEqualTo(501 * MS);
-		assertThat(chain.blpopNanos(60_000 * MS)).isEqualTo(551 * MS);
-		assertThat(chain.pokeNanos(60_000 * MS)).isEqualTo(501 * MS);
-		assertThat(chain.blpopNanos(1_000 * MS)).as("half the command timeout").isEqualTo(500 * MS);
-		assertThat(chain.pokeNanos(1_000 * MS)).as("sent again when its BLPOP ends").isEqualTo(-1);
-		assertThat(chain.blpopNanos(1_020 * MS)).as("a shorter backstop").isEqualTo(510 * MS);
-		assertThat(chain.pokeNanos(1_020 * MS)).isEqualTo(501 * MS);
-		advance(501);
-		assertThat(waiting.woken(chain.ticket())).isEqualTo(new Waiting.Poke(0, chain.ticket()));
-		assertThat(waiting.woken(chain.ticket() - 1)).as("an older timer").isSameAs(Waiting.Next.NONE);
-	}
-
-	/**
-	 * A chained head files a quiet request: a release that reserves the lock for someone
-	 * else may tell it nothing, so however long a hold it was told of, its pair ends by
-	 * its own poke a claim after the reply it decided on, which then reads the lock again
-	 * (docs/design/waiting-and-hand-off.md, "No reserved: message"). Before, a quarter of
-	 * its lease: 7.5 s behind this hold.
-	 */
-	@Test
-	void aChainedHeadBehindALongHoldReadsTheLockAgainAClaimAfterItsLastAttempt() {
-		Waiting waiting = waiting(60_000);
-		waiting.begin(true);
-		waiting.chain();
-		Waiting.Send filing = (Waiting.Send) waiting.joined(this.line, true, true);
-		assertThat(waiting.acquisition().request()).isNotNull();
-		assertThat(waiting.acquisition().request().quiet()).isTrue();
-		assertThat(waiting.acquisition().request().member()).matches("2000:q:.+");
-		advance(3);
-		Waiting.Chain chain = (Waiting.Chain) waiting.replied(filing.attempt(), taken(3, 20_000));
-		assertThat(chain.blockNanos()).as("a claim after the reply").isEqualTo(2_000 * MS);
-		assertThat(chain.endsWait()).isTrue();
-		assertThat(chain.pokeNanos(60_000 * MS)).isEqualTo(2_000 * MS);
-		advance(2_000);
-		assertThat(waiting.woken(chain.ticket())).isEqualTo(new Waiting.Poke(0, chain.ticket()));
-	}
-
 	@Test
 	void aHeadWaitingByPubSubWithAPlainRequestSleepsToTheLeaseItWasToldOf() {
 		Waiting waiting = head(60_000);
 		Waiting.Send first = (Waiting.Send) waiting.woken(Waiting.ANY_TICKET);
-		assertThat(waiting.acquisition().request().quiet()).isFalse();
 		Waiting.Sleep sleep = (Waiting.Sleep) waiting.replied(first.attempt(), taken(3, 10_000));
 		assertThat(sleep.nanos()).isEqualTo(10_001 * MS);
-	}
-
-	/**
-	 * A progress-aware waiter queued behind a quiet head reads the lock before it gives
-	 * up: releases that hand the lock between other processes may tell its line nothing,
-	 * and the head's pair reads the lock only once a claim.
-	 */
-	@Test
-	void aProgressAwareWaiterBehindAQuietHeadReadsTheLockBeforeItGivesUp() {
-		chainedHead(5_000);
-		Waiting behind = progressAware(400);
-		Waiting.AwaitTurn turn = (Waiting.AwaitTurn) behind.joined(this.line, false, true);
-		advance(400);
-		Waiting.Peek peek = (Waiting.Peek) behind.turnTimedOut(turn.ticket());
-		assertThat(behind.peeked(peek.ticket() - 1, 2)).as("an older ticket").isSameAs(Waiting.Next.NONE);
-		advance(1);
-		Waiting.AwaitTurn again = (Waiting.AwaitTurn) behind.peeked(peek.ticket(), 4);
-		assertThat(again.nanos()).as("restarted from the reading").isEqualTo(400 * MS);
-		advance(400);
-		peek = (Waiting.Peek) behind.turnTimedOut(again.ticket());
-		assertThat(behind.peeked(peek.ticket(), 4)).as("no hold began since").isEqualTo(new Waiting.GiveUp(null));
-	}
-
-	@Test
-	void aProgressAwareWaiterBehindAQuietHeadGivesUpWhenTheHolderItsLineKnewStillHolds() {
-		chainedHead(5_000);
-		Waiting behind = progressAware(400);
-		Waiting.AwaitTurn turn = (Waiting.AwaitTurn) behind.joined(this.line, false, true);
-		advance(400);
-		Waiting.Peek peek = (Waiting.Peek) behind.turnTimedOut(turn.ticket());
-		assertThat(behind.peeked(peek.ticket(), 2)).isEqualTo(new Waiting.GiveUp(null));
-	}
-
-	/**
-	 * Readers hold the lock: attempts and the reading both report 0, whatever the slot's
-	 * counter does (a helper's review: the first reading gave the counter, which other
-	 * locks of the slot move, and the waiter never gave up behind a long read hold).
-	 */
-	@Test
-	void aProgressAwareWaiterBehindAQuietHeadGivesUpWhileReadersHoldTheLock() {
-		Waiting head = chainedHead(5_000);
-		Waiting behind = progressAware(400);
-		Waiting.AwaitTurn turn = (Waiting.AwaitTurn) behind.joined(this.line, false, true);
-		head.replied(head.acquisition().next(this.line), taken(0, 3_000));
-		advance(400);
-		Waiting.Peek peek = (Waiting.Peek) behind.turnTimedOut(turn.ticket());
-		assertThat(behind.peeked(peek.ticket(), 0)).isEqualTo(new Waiting.GiveUp(null));
-	}
-
-	@Test
-	void aProgressAwareWaiterThatKnowsOfNoHolderWaitsOnOnceAfterItsReading() {
-		chainedHead(5_000);
-		// The lease the line's last reply told of ended before this wait began.
-		advance(3_001);
-		Waiting behind = progressAware(400);
-		Waiting.AwaitTurn turn = (Waiting.AwaitTurn) behind.joined(this.line, false, true);
-		advance(400);
-		Waiting.Peek peek = (Waiting.Peek) behind.turnTimedOut(turn.ticket());
-		Waiting.AwaitTurn again = (Waiting.AwaitTurn) behind.peeked(peek.ticket(), 3);
-		advance(400);
-		peek = (Waiting.Peek) behind.turnTimedOut(again.ticket());
-		assertThat(behind.peeked(peek.ticket(), 3)).isEqualTo(new Waiting.GiveUp(null));
-	}
-
-	@Test
-	void aReadingThatFailsGivesUp() {
-		chainedHead(5_000);
-		Waiting behind = progressAware(400);
-		Waiting.AwaitTurn turn = (Waiting.AwaitTurn) behind.joined(this.line, false, true);
-		advance(400);
-		Waiting.Peek peek = (Waiting.Peek) behind.turnTimedOut(turn.ticket());
-		assertThat(behind.peekFailed(peek.ticket() - 1)).isSameAs(Waiting.Next.NONE);
-		assertThat(behind.peekFailed(peek.ticket())).isEqualTo(new Waiting.GiveUp(null));
 	}
 
 	@Test
@@ -426,10 +218,9 @@ class WaitingTests {
 	}
 
 	/**
-	 * A head stopped with its attempt in flight releases what the reply grants
-	 * ({@code WaitLoop.stopChain}, a hand-over it no longer wants): that grant is a
-	 * change of hands, which a progress-aware waiter behind it waits on (the simulation's
-	 * seed 5714 gave up 359 ms after one, within its 400 ms wait).
+	 * A head that undoes an interrupted attempt releases what the reply grants: that
+	 * grant is a change of hands, which a progress-aware waiter behind it waits on (the
+	 * simulation's seed 5714 gave up 359 ms after one, within its 400 ms wait).
 	 */
 	@Test
 	void aGrantAHeadNoLongerWantsIsAChangeOfHandsForTheWaitersBehindIt() {
@@ -550,18 +341,6 @@ class WaitingTests {
 		behind.replied(first.attempt(), taken(4, 1_000));
 		assertThat(this.line.lastProgressNanos()).isEqualTo(marked);
 		assertThat(behind.acquisition().deadline().remainingNanos()).isEqualTo(13 * MS);
-	}
-
-	/**
-	 * A head that chains, its request filed and its pair about to be sent.
-	 */
-	private Waiting chainedHead(long waitMillis) {
-		Waiting waiting = waiting(waitMillis);
-		waiting.begin(true);
-		waiting.chain();
-		Waiting.Send filing = (Waiting.Send) waiting.joined(this.line, true, true);
-		waiting.replied(filing.attempt(), taken(2, 3_000));
-		return waiting;
 	}
 
 	private Waiting progressAware(long waitMillis) {

@@ -131,12 +131,6 @@ class LockScriptsTests {
 		// A withdrawal sends every argument, defaults or not.
 		assertThat(new ScriptArgs.Release("", 0, "", true, 0, "2000:r").argv()).containsExactly("", "0", "", "1", "0",
 				"2000:r");
-		// A hand-over sends the fence idle time only when it is not the engine's
-		// constant.
-		assertThat(new ScriptArgs.HandOver("o", 7, "h", "d", "hh", 30000, "2000:r", 4, fenceIdle).argv())
-			.containsExactly("o", "7", "h", "d", "hh", "30000", "2000:r", "4");
-		assertThat(new ScriptArgs.HandOver("o", 7, "h", "d", "hh", 30000, "", 4, 60000).argv()).containsExactly("o",
-				"7", "h", "d", "hh", "30000", "", "4", "60000");
 		assertThat(new ScriptArgs.AcquireAll("o", "h", false, 60000, "", 30000, List.of(100L, 200L)).argv())
 			.containsExactly("o", "h", "0", "60000", "", "30000", "100", "200");
 		assertThat(new ScriptArgs.Renew(List.of(new ScriptArgs.Renew.Renewal("a", 1, "ha", 100),
@@ -149,13 +143,6 @@ class LockScriptsTests {
 		// ScriptArgs.Acquire leaves fence_idle_ms off when it is this constant.
 		String code = code(LuaScript.read("acquire.lua"));
 		assertThat(code).containsOnlyOnce("ARGV[10]").contains("ARGV[10] or '" + LockKeys.FENCE_IDLE_MILLIS + "'");
-	}
-
-	@Test
-	void shouldReadAHandOversLeftOffFenceIdleTimeAsTheEnginesConstant() {
-		// ScriptArgs.HandOver leaves fence_idle_ms off when it is this constant.
-		String code = code(LuaScript.read("hand-over.lua"));
-		assertThat(code).containsOnlyOnce("ARGV[9]").contains("ARGV[9] or '" + LockKeys.FENCE_IDLE_MILLIS + "'");
 	}
 
 	@Test
