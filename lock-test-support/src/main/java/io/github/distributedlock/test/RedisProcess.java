@@ -288,6 +288,21 @@ public final class RedisProcess implements ManagedRedisServer {
 		}
 	}
 
+	/**
+	 * Return the extra arguments as this binary takes them: Redis 6.2 (the bundled one)
+	 * refuses {@code --enable-debug-command}, which Redis 7.0 added to guard
+	 * {@code DEBUG}, and always allows {@code DEBUG}, so the setting is dropped there.
+	 */
+	static List<String> argsFor(Path binary, List<String> extraArgs) {
+		int at = extraArgs.indexOf("--enable-debug-command");
+		if (at < 0 || RedisBinary.majorVersion(binary) >= 7) {
+			return extraArgs;
+		}
+		List<String> args = new ArrayList<>(extraArgs);
+		args.subList(at, Math.min(at + 2, args.size())).clear();
+		return args;
+	}
+
 	private List<String> commandLine(int port) {
 		List<String> command = new ArrayList<>(List.of(this.binary.toString()));
 		if (this.hasConfigFile) {
@@ -298,7 +313,7 @@ public final class RedisProcess implements ManagedRedisServer {
 		command.addAll(List.of("--bind", HOST, "--port", Integer.toString(port), "--save", "", "--appendonly", "no",
 				"--dir", this.directory.path().toString(), "--daemonize", "no", "--protected-mode", "no", "--logfile",
 				this.directory.logFile().toString()));
-		command.addAll(this.extraArgs);
+		command.addAll(argsFor(this.binary, this.extraArgs));
 		return command;
 	}
 

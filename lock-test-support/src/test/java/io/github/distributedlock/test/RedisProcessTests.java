@@ -109,6 +109,16 @@ class RedisProcessTests {
 	}
 
 	@Test
+	void shouldLetTheBundledRedis62RunDebugWithoutTheSettingItDoesNotKnow() {
+		this.redis = RedisProcess.builder()
+			.binary(BundledRedis.redis62())
+			.args("--enable-debug-command", "yes", "--maxmemory", "12mb")
+			.launch();
+		assertThat(this.redis.command("DEBUG", "SLEEP", "0")).isEqualTo("OK");
+		assertThat(this.redis.command("CONFIG", "GET", "maxmemory")).isEqualTo(List.of("maxmemory", "12582912"));
+	}
+
+	@Test
 	void shouldAuthenticateWhenPasswordRequired() {
 		this.redis = RedisServers.launch("--requirepass", "s3cret");
 		assertThat(this.redis.uri()).isEqualTo("redis://:s3cret@127.0.0.1:" + this.redis.port());
