@@ -1,0 +1,190 @@
+package io.github.distributedlock.leader;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.github.distributedlock.test.JvmProcess;
+import io.github.distributedlock.test.RedisServer;
+import io.github.distributedlock.test.RedisServerExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Hand-over between three instances in real JVMs on a real redis-server, each running a
+ * leader-only job every 20 ms that writes its term's token to a resource refusing stale
+ * tokens ({@link LeaderChildMain}): a graceful stop, a {@code kill -9} and a
+ * {@code SIGSTOP} of the leader, one after the other. Leases are 2 s, revoked 500 ms
+ * before their end; attempts wait 250 ms. The measured hand-over times are printed as
+ * {@code HANDOVER} lines.
+ */
+class LeaderHandOverTests {
+
+	private static final Duration LEASE = Duration.ofMillis(2000);
+
+	private static final Duration MARGIN = Duration.ofMillis(500);
+
+	private static final Duration WAIT = Duration.ofMillis(250);
+
+	private static final Duration BLOCK = Duration.ofSeconds(30);
+
+	@RegisterExtension
+	static RedisServerExtension redis = RedisServerExtension.dedicated();
+
+	private final List<Line> lines = new CopyOnWriteArrayList<>();
+
+	private final List<JvmProcess> children = new ArrayList<>();
+
+	@AfterEach
+	void stopChildren() {
+		this.children.forEach((child) -> {
+			if (child.isPaused()) {
+				child.resume();
+			}
+			child.close();
+		});
+	}
+
+	@Test
+	void shouldHandOverOnStopKillAndPauseWithoutAStaleWrite() {
+		for (int i = 0; i < 3; i++) {
+			this.children.add(start(i));
+		}
+		Grant first = awaitGrant(0);
+		awaitRuns(first);
+
+		// Graceful: the leader yields at once and releases; a waiter is woken.
+		JvmProcess stopping = this.children.get(first.child());
+		long stopSent = System.currentTimeMillis();
+		stopping.send("stop");
+		Grant second = awaitGrant(first.token());
+		long graceful = second.millis() - stopSent;
+		assertThat(second.child()).isNotEqualTo(first.child());
+		assertThat(Duration.ofMillis(graceful)).as("hand-over after a stop, by release").isLessThan(LEASE);
+		stopping.send("start");
+		awaitRuns(second);
+
+		// kill -9: nobody releases; the lease runs out, and a waiter's next attempt wins.
+		long killed = System.currentTimeMillis();
+		this.children.get(second.child()).kill();
+		Grant third = awaitGrant(second.token());
+		long kill = third.millis() - killed;
+		assertThat(Duration.ofMillis(kill)).as("hand-over after kill -9")
+			.isLessThan(LEASE.plus(WAIT).plus(Duration.ofSeconds(1)));
+		awaitRuns(third);
+
+		// SIGSTOP: the paused leader's lease runs out while it cannot notice.
+		JvmProcess paused = this.children.get(third.child());
+		long pausedAt = System.currentTimeMillis();
+		paused.pause();
+		Grant fourth = awaitGrant(third.token());
+		long pause = fourth.millis() - pausedAt;
+		assertThat(fourth.child()).isNotEqualTo(third.child());
+		assertThat(Duration.ofMillis(pause)).as("hand-over after SIGSTOP")
+			.isLessThan(LEASE.plus(WAIT).plus(Duration.ofSeconds(1)));
+		awaitRuns(fourth);
+		long resumedAt = System.currentTimeMillis();
+		paused.resume();
+		Line revoked = await().atMost(BLOCK)
+			.until(() -> find(third.child(), "REVOKED ", resumedAt - LEASE.toMillis()), Optional::isPresent)
+			.orElseThrow();
+		// Give the resumed instance's job, due every 20 ms, many chances to run.
+		sleep(LEASE);
+		System.out.println("HANDOVER graceful=" + graceful + "ms kill9=" + kill + "ms sigstop=" + pause
+				+ "ms (resumed leader: " + revoked.text() + ")");
+
+		assertThat(runs(third.child())).as("the paused leader ran before its pause").isNotEmpty();
+		assertThat(runs(third.child())).as("runs of the paused leader after it resumed")
+			.allSatisfy((run) -> assertThat(run.millis()).isLessThan(resumedAt));
+		assertThat(this.lines).filteredOn((line) -> line.text().startsWith("RAN "))
+			.as("writes refused by the fenced resource")
+			.allSatisfy((run) -> assertThat(run.field(2)).isEqualTo("1"));
+		assertThat(this.lines).noneSatisfy((line) -> assertThat(line.text()).startsWith("FAILED "));
+		assertThat(tokensInRunOrder()).isSorted();
+	}
+
+	private JvmProcess start(int index) {
+		RedisServer server = redis.server();
+		JvmProcess child = JvmProcess.builder(LeaderChildMain.class)
+			.name("leader-" + index)
+			.args(server.host(), Integer.toString(server.port()), "handover", "instance-" + index,
+					Long.toString(LEASE.toMillis()), Long.toString(MARGIN.toMillis()), Long.toString(WAIT.toMillis()))
+			.lines((text) -> {
+				this.lines.add(new Line(index, text));
+				return text;
+			})
+			.start();
+		child.awaitLine("STARTED", BLOCK);
+		return child;
+	}
+
+	private Grant awaitGrant(long afterToken) {
+		return await().atMost(BLOCK).until(() -> {
+			for (Line line : this.lines) {
+				if (line.text().startsWith("GRANTED ") && Long.parseLong(line.field(1)) > afterToken) {
+					return new Grant(line.child(), Long.parseLong(line.field(1)), Long.parseLong(line.field(2)));
+				}
+			}
+			return null;
+		}, (grant) -> grant != null);
+	}
+
+	private void awaitRuns(Grant grant) {
+		await().atMost(BLOCK)
+			.until(() -> runs(grant.child()).stream().filter((run) -> run.token() == grant.token()).count() >= 5);
+	}
+
+	private Optional<Line> find(int child, String prefix, long notBefore) {
+		return this.lines.stream()
+			.filter((line) -> line.child() == child && line.text().startsWith(prefix)
+					&& Long.parseLong(line.field(3)) >= notBefore)
+			.findFirst();
+	}
+
+	private List<Run> runs(int child) {
+		return this.lines.stream()
+			.filter((line) -> line.child() == child && line.text().startsWith("RAN "))
+			.map((line) -> new Run(Long.parseLong(line.field(1)), Long.parseLong(line.field(3))))
+			.toList();
+	}
+
+	private List<Long> tokensInRunOrder() {
+		return this.lines.stream()
+			.filter((line) -> line.text().startsWith("RAN "))
+			.sorted((a, b) -> Long.compare(Long.parseLong(a.field(3)), Long.parseLong(b.field(3))))
+			.map((line) -> Long.parseLong(line.field(1)))
+			.toList();
+	}
+
+	private static void sleep(Duration duration) {
+		try {
+			Thread.sleep(duration.toMillis());
+		}
+		catch (InterruptedException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	record Line(int child, String text) {
+
+		String field(int index) {
+			return this.text.split(" ")[index];
+		}
+
+	}
+
+	record Grant(int child, long token, long millis) {
+
+	}
+
+	record Run(long token, long millis) {
+
+	}
+
+}
