@@ -21,22 +21,24 @@ import org.springframework.data.redis.core.script.RedisScript;
  * One instance of a leader-elected service, run in a child JVM by
  * {@link LeaderHandOverTests}: it contends for a role and, every 20 ms, calls a
  * {@link LeaderOnly @LeaderOnly} job that writes its term's token to a fenced resource in
- * Redis, which refuses a token lower than one it has accepted. It prints
- * {@code GRANTED token millis}, {@code REVOKED reason token millis},
- * {@code RAN token accepted millis} and {@code STOPPED millis}, and reads {@code stop}
- * and {@code start} from its input. Arguments: host port role id leaseMillis marginMillis
- * waitMillis.
+ * Redis, which refuses a token lower than one it has accepted and logs every write. It
+ * prints {@code GRANTED token millis}, {@code REVOKED reason token millis},
+ * {@code RAN token accepted startMillis endMillis} and {@code STOPPED millis}, and reads
+ * {@code stop} and {@code start} from its input. Arguments: host port role id leaseMillis
+ * marginMillis waitMillis.
  */
 public final class LeaderChildMain {
 
 	/**
-	 * Accepts a token at least as large as every token accepted before.
+	 * Accepts a token at least as large as every token accepted before, and logs each
+	 * write, accepted or not, in the order Redis ran them.
 	 */
 	private static final RedisScript<Long> FENCED_WRITE = RedisScript.of("""
 			local last = tonumber(redis.call('GET', KEYS[1]) or '0')
-			if tonumber(ARGV[1]) < last then return 0 end
-			redis.call('SET', KEYS[1], ARGV[1])
-			return 1
+			local accepted = tonumber(ARGV[1]) >= last
+			if accepted then redis.call('SET', KEYS[1], ARGV[1]) end
+			redis.call('RPUSH', KEYS[2], ARGV[1] .. ' ' .. (accepted and '1' or '0'))
+			return accepted and 1 or 0
 			""", Long.class);
 
 	private LeaderChildMain() {
@@ -111,9 +113,11 @@ public final class LeaderChildMain {
 
 		@LeaderOnly("handover")
 		public void write() {
+			long started = System.currentTimeMillis();
 			long token = LeaderContext.current().fencingToken();
-			Long accepted = this.redis.execute(FENCED_WRITE, List.of("resource:" + this.role), Long.toString(token));
-			print("RAN " + token + " " + accepted + " " + System.currentTimeMillis());
+			Long accepted = this.redis.execute(FENCED_WRITE,
+					List.of("resource:" + this.role, "resource-log:" + this.role), Long.toString(token));
+			print("RAN " + token + " " + accepted + " " + started + " " + System.currentTimeMillis());
 		}
 
 	}
