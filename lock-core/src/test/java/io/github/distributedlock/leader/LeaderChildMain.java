@@ -23,9 +23,9 @@ import org.springframework.data.redis.core.script.RedisScript;
  * {@link LeaderOnly @LeaderOnly} job that writes its term's token to a fenced resource in
  * Redis, which refuses a token lower than one it has accepted and logs every write. It
  * prints {@code GRANTED token millis}, {@code REVOKED reason token millis},
- * {@code RAN token accepted startMillis endMillis} and {@code STOPPED millis}, and reads
- * {@code stop} and {@code start} from its input. Arguments: host port role id leaseMillis
- * marginMillis waitMillis.
+ * {@code RAN token accepted startMillis endMillis}, {@code FAILED startMillis exception}
+ * and {@code STOPPED millis}, and reads {@code stop} and {@code start} from its input.
+ * Arguments: host port role id leaseMillis marginMillis waitMillis.
  */
 public final class LeaderChildMain {
 
@@ -68,11 +68,12 @@ public final class LeaderChildMain {
 		FencedJob job = (FencedJob) proxyFactory.getProxy();
 		ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
 		scheduler.scheduleWithFixedDelay(() -> {
+			long started = System.currentTimeMillis();
 			try {
 				job.write();
 			}
 			catch (RuntimeException ex) {
-				print("FAILED " + ex);
+				print("FAILED " + started + " " + ex);
 			}
 		}, 0, 20, TimeUnit.MILLISECONDS);
 		initiator.start();
