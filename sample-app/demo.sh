@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Starts three instances of the sample app, fires concurrent deployments at all of them,
 # and prints evidence that deployments to one server never overlapped: start and end times
-# and fencing tokens per instance, and which instance ran each period of the scheduled report.
-# Exits 0 when no deployments overlapped and no report period ran twice, 1 otherwise.
+# and fencing tokens per instance, which instance ran each period of the scheduled report, and
+# that exactly one instance runs the leader-only relay until it is killed, when another takes
+# it over. Exits 0 when no deployments overlapped, no report period ran twice and the relay
+# had one runner before and after the kill, 1 otherwise.
 #
 #   sample-app/demo.sh            deployments through @DistributedLock
 #   sample-app/demo.sh --unsafe   the same work without the lock: the check must fail
@@ -34,8 +36,9 @@ trap stop EXIT
 
 start() {
 	local port=$1
+	shift
 	java -Xmx256m -XX:TieredStopAtLevel=1 -jar "$jar" --server.port="$port" \
-		--spring.data.redis.port="$redis_port" --sample.report-cron='*/2 * * * * *' --sample.report-hold-at-least=1500ms >"$logs/$port.log" 2>&1 &
+		--spring.data.redis.port="$redis_port" --sample.report-cron='*/2 * * * * *' --sample.report-hold-at-least=1500ms "$@" >"$logs/$port.log" 2>&1 &
 	pids+=($!)
 }
 await_up() {
@@ -47,8 +50,13 @@ await_up() {
 	echo "Instance on port $port did not start; its log:"; tail -40 "$logs/$port.log"; exit 2
 }
 
-# The first instance starts a redis-server on $redis_port if none answers there.
-start "${ports[0]}"; await_up "${ports[0]}"
+# The first instance starts a redis-server on $redis_port if none answers there. Killing that
+# instance would take Redis down with it, so it then stays out of the relay's election.
+first_args=()
+if ! (exec 3<>"/dev/tcp/localhost/$redis_port") 2>/dev/null; then
+	first_args=(--distributed-lock.leader.roles.outbox-relay.enabled=false)
+fi
+start "${ports[0]}" "${first_args[@]}"; await_up "${ports[0]}"
 start "${ports[1]}"; start "${ports[2]}"
 await_up "${ports[1]}"; await_up "${ports[2]}"
 echo "Three instances up on ports ${ports[*]}, sharing Redis on port $redis_port."
@@ -84,5 +92,53 @@ if [ "$repeated" -gt 0 ]; then
 	status=1
 else
 	echo "OK: every report period ran on one instance"
+fi
+
+# The outbox relay runs every 500 ms on the leader of its role only (@LeaderOnly).
+relay_runs() { grep -c "Relay run " "$logs/$1.log" || true; }
+relay_runners() {
+	local before=() i
+	for i in 0 1 2; do before[i]=$(relay_runs "${ports[i]}"); done
+	sleep 3
+	runners=()
+	for i in 0 1 2; do
+		if [ "$(relay_runs "${ports[i]}")" -gt "${before[i]}" ]; then runners+=("$i"); fi
+	done
+}
+relay_runners
+if [ "${#runners[@]}" -ne 1 ]; then
+	echo "FAIL: the relay ran on ${#runners[@]} instances in 3 s, not on one"
+	exit 1
+fi
+leader=${runners[0]}
+echo "OK: the relay runs on one instance, port ${ports[leader]}; the leaders endpoint says:"
+curl -sf "http://localhost:${ports[leader]}/actuator/leaders"; echo
+leads_before=()
+for i in 0 1 2; do leads_before[i]=$(grep -c "Leading outbox-relay" "$logs/${ports[i]}.log" || true); done
+echo "Killing it with kill -9..."
+killed_at=$(date +%s%3N)
+kill -9 "${pids[leader]}"
+wait "${pids[leader]}" 2>/dev/null || true
+taken_over=""
+for _ in $(seq 1 60); do
+	for i in 0 1 2; do
+		if [ "$i" -ne "$leader" ] && [ "$(grep -c "Leading outbox-relay" "$logs/${ports[i]}.log" || true)" -gt "${leads_before[i]}" ]; then
+			taken_over=$i
+		fi
+	done
+	if [ -n "$taken_over" ]; then break; fi
+	sleep 0.25
+done
+if [ -z "$taken_over" ]; then
+	echo "FAIL: no instance took the relay over within 15 s"
+	exit 1
+fi
+echo "Port ${ports[taken_over]} took the relay over $(($(date +%s%3N) - killed_at)) ms after the kill (lease 6 s)."
+relay_runners
+if [ "${#runners[@]}" -ne 1 ] || [ "${runners[0]}" -ne "$taken_over" ]; then
+	echo "FAIL: after the kill the relay ran on instances [${runners[*]}], not on port ${ports[taken_over]} alone"
+	status=1
+else
+	echo "OK: after the kill the relay runs on one instance, port ${ports[taken_over]}"
 fi
 exit $status

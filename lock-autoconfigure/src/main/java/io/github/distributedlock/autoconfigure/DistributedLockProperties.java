@@ -1,6 +1,8 @@
 package io.github.distributedlock.autoconfigure;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 import io.github.distributedlock.WaitStrategy;
 import org.jspecify.annotations.Nullable;
@@ -85,6 +87,8 @@ public class DistributedLockProperties {
 	private final Actuator actuator = new Actuator();
 
 	private final ProblemDetails problemDetails = new ProblemDetails();
+
+	private final Leader leader = new Leader();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -192,6 +196,10 @@ public class DistributedLockProperties {
 
 	public Actuator getActuator() {
 		return this.actuator;
+	}
+
+	public Leader getLeader() {
+		return this.leader;
 	}
 
 	public ProblemDetails getProblemDetails() {
@@ -408,6 +416,142 @@ public class DistributedLockProperties {
 
 		public void setStatus(int status) {
 			this.status = status;
+		}
+
+	}
+
+	/**
+	 * Leader election: one instance leads each role, holding the role's lock.
+	 */
+	public static class Leader {
+
+		/**
+		 * Id of this instance in leader events and the leaders endpoint. Host name and
+		 * process id when not set.
+		 */
+		private @Nullable String instanceId;
+
+		/**
+		 * Lease of a role's lock, renewed every third of it while this instance leads:
+		 * how long a leader that died keeps the role.
+		 */
+		private Duration lease = Duration.ofSeconds(10);
+
+		/**
+		 * How long before the end of its lease, by the local clock, a leader whose
+		 * renewals did not get through gives leadership up. Less than half the lease.
+		 */
+		private Duration revokeMargin = Duration.ofSeconds(2);
+
+		/**
+		 * How long one attempt to take a role's lock waits before the next; a release
+		 * wakes it at once.
+		 */
+		private Duration waitTime = Duration.ofSeconds(1);
+
+		/**
+		 * How long to wait before trying again when Redis could not be reached.
+		 */
+		private Duration retryInterval = Duration.ofSeconds(1);
+
+		/**
+		 * Roles this instance contends for, by name, each with optional settings of its
+		 * own.
+		 */
+		private Map<String, Role> roles = new LinkedHashMap<>();
+
+		public @Nullable String getInstanceId() {
+			return this.instanceId;
+		}
+
+		public void setInstanceId(@Nullable String instanceId) {
+			this.instanceId = instanceId;
+		}
+
+		public Duration getLease() {
+			return this.lease;
+		}
+
+		public void setLease(Duration lease) {
+			this.lease = lease;
+		}
+
+		public Duration getRevokeMargin() {
+			return this.revokeMargin;
+		}
+
+		public void setRevokeMargin(Duration revokeMargin) {
+			this.revokeMargin = revokeMargin;
+		}
+
+		public Duration getWaitTime() {
+			return this.waitTime;
+		}
+
+		public void setWaitTime(Duration waitTime) {
+			this.waitTime = waitTime;
+		}
+
+		public Duration getRetryInterval() {
+			return this.retryInterval;
+		}
+
+		public void setRetryInterval(Duration retryInterval) {
+			this.retryInterval = retryInterval;
+		}
+
+		public Map<String, Role> getRoles() {
+			return this.roles;
+		}
+
+		public void setRoles(Map<String, Role> roles) {
+			this.roles = roles;
+		}
+
+	}
+
+	/**
+	 * One role of leader election.
+	 */
+	public static class Role {
+
+		/**
+		 * Whether this instance contends for the role.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * Lease of the role's lock, instead of the leader lease.
+		 */
+		private @Nullable Duration lease;
+
+		/**
+		 * Revoke margin of the role, instead of the leader revoke margin.
+		 */
+		private @Nullable Duration revokeMargin;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public @Nullable Duration getLease() {
+			return this.lease;
+		}
+
+		public void setLease(@Nullable Duration lease) {
+			this.lease = lease;
+		}
+
+		public @Nullable Duration getRevokeMargin() {
+			return this.revokeMargin;
+		}
+
+		public void setRevokeMargin(@Nullable Duration revokeMargin) {
+			this.revokeMargin = revokeMargin;
 		}
 
 	}

@@ -17,10 +17,12 @@ import org.springframework.boot.configurationmetadata.ConfigurationMetadataRepos
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The README's configuration table lists exactly the properties in the generated
- * configuration metadata, with the same defaults, so the two cannot drift apart. Rows
- * whose description says they come from {@code distributed-lock-test} are that module's
- * (it has no metadata of its own): its {@code ReadmeConfigurationTableTests} checks them.
+ * The README's configuration table, with the leader election page's table of the
+ * {@code distributed-lock.leader.*} properties, lists exactly the properties in the
+ * generated configuration metadata, with the same defaults (a dash for a property without
+ * one), so the two cannot drift apart. Rows whose description says they come from
+ * {@code distributed-lock-test} are that module's (it has no metadata of its own): its
+ * {@code ReadmeConfigurationTableTests} checks them.
  */
 class ReadmeConfigurationTableTests {
 
@@ -35,11 +37,13 @@ class ReadmeConfigurationTableTests {
 	@Test
 	void shouldListEveryPropertyWithItsDefault() throws IOException {
 		Map<String, String> documented = new LinkedHashMap<>();
-		Matcher row = ROW.matcher(Files.readString(Path.of("..", "README.md")));
-		while (row.find()) {
-			if (!row.group(3).contains(OTHER_MODULE)) {
-				documented.put(row.group(1), row.group(2).equals(NO_DEFAULT) ? NO_DEFAULT
-						: row.group(2).substring(1, row.group(2).length() - 1));
+		for (Path page : new Path[] { Path.of("..", "README.md"), Path.of("..", "docs", "leader-election.md") }) {
+			Matcher row = ROW.matcher(Files.readString(page));
+			while (row.find()) {
+				if (!row.group(3).contains(OTHER_MODULE)) {
+					documented.put(row.group(1), row.group(2).equals(NO_DEFAULT) ? NO_DEFAULT
+							: row.group(2).substring(1, row.group(2).length() - 1));
+				}
 			}
 		}
 		assertThat(documented).isEqualTo(metadataDefaults());

@@ -1,0 +1,145 @@
+package io.github.distributedlock.autoconfigure;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.LockTemplate;
+import io.github.distributedlock.leader.Candidate;
+import io.github.distributedlock.leader.DefaultCandidate;
+import io.github.distributedlock.leader.LeaderInitiator;
+import io.github.distributedlock.leader.LeaderTimings;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * The {@link LeaderInitiator}s of the roles under {@code distributed-lock.leader.roles}
+ * and of the {@link Candidate} beans, started and stopped with the context; iterating
+ * over it also gives the application's own {@code LeaderInitiator} beans.
+ */
+final class ConfiguredLeaderInitiators implements SmartLifecycle, Iterable<LeaderInitiator> {
+
+	private static final String PREFIX = "distributed-lock.leader.";
+
+	private final List<LeaderInitiator> initiators;
+
+	private final ObjectProvider<LeaderInitiator> declared;
+
+	private volatile boolean running;
+
+	ConfiguredLeaderInitiators(LockTemplate lockTemplate, DistributedLockProperties.Leader properties,
+			List<Candidate> candidates, ObjectProvider<LeaderInitiator> declared, ApplicationEventPublisher publisher) {
+		this.declared = declared;
+		Map<String, Candidate> byRole = new LinkedHashMap<>();
+		for (Candidate candidate : candidates) {
+			Candidate other = byRole.put(candidate.getRole(), candidate);
+			if (other != null) {
+				throw new IllegalStateException("Leader role '" + candidate.getRole() + "' has two candidates, " + other
+						+ " and " + candidate + "; define one Candidate bean per role");
+			}
+		}
+		String instanceId = instanceId(properties);
+		properties.getRoles().forEach((role, settings) -> {
+			if (!byRole.containsKey(role)) {
+				byRole.put(role, new DefaultCandidate(instanceId, role));
+			}
+		});
+		List<LeaderInitiator> created = new ArrayList<>();
+		byRole.forEach((role, candidate) -> {
+			DistributedLockProperties.Role settings = properties.getRoles().get(role);
+			if (settings == null || settings.isEnabled()) {
+				LeaderInitiator initiator = new LeaderInitiator(lockTemplate, candidate,
+						timings(properties, role, settings));
+				initiator.setApplicationEventPublisher(publisher);
+				created.add(initiator);
+			}
+		});
+		this.initiators = List.copyOf(created);
+	}
+
+	private static String instanceId(DistributedLockProperties.Leader properties) {
+		String configured = properties.getInstanceId();
+		if (configured != null && !configured.isBlank()) {
+			return configured;
+		}
+		String host;
+		try {
+			host = InetAddress.getLocalHost().getHostName();
+		}
+		catch (UnknownHostException ex) {
+			host = "localhost";
+		}
+		return host + ":" + ProcessHandle.current().pid();
+	}
+
+	private static LeaderTimings timings(DistributedLockProperties.Leader properties, String role,
+			DistributedLockProperties.@Nullable Role settings) {
+		String own = PREFIX + "roles." + role + ".";
+		Duration lease = properties.getLease();
+		String leaseProperty = PREFIX + "lease";
+		if (settings != null && settings.getLease() != null) {
+			lease = settings.getLease();
+			leaseProperty = own + "lease";
+		}
+		Duration margin = properties.getRevokeMargin();
+		String marginProperty = PREFIX + "revoke-margin";
+		if (settings != null && settings.getRevokeMargin() != null) {
+			margin = settings.getRevokeMargin();
+			marginProperty = own + "revoke-margin";
+		}
+		if (!LockRequest.isValidLease(lease)) {
+			throw new InvalidLockPropertyException(leaseProperty, lease,
+					"between 1ms and " + LockRequest.MAX_LEASE.toDays() + "d");
+		}
+		if (margin.isNegative() || margin.multipliedBy(2).compareTo(lease) >= 0) {
+			throw new InvalidLockPropertyException(marginProperty, margin,
+					"zero or more and less than half the lease of role '" + role + "' (" + lease + ")");
+		}
+		if (properties.getWaitTime().isNegative()) {
+			throw new InvalidLockPropertyException(PREFIX + "wait-time", properties.getWaitTime(), "zero or more");
+		}
+		if (properties.getRetryInterval().compareTo(Duration.ofMillis(1)) < 0) {
+			throw new InvalidLockPropertyException(PREFIX + "retry-interval", properties.getRetryInterval(),
+					"at least 1ms");
+		}
+		return new LeaderTimings(lease, margin, properties.getWaitTime(), properties.getRetryInterval());
+	}
+
+	@Override
+	public Iterator<LeaderInitiator> iterator() {
+		return Stream.concat(this.initiators.stream(), this.declared.orderedStream()).iterator();
+	}
+
+	@Override
+	public void start() {
+		this.initiators.forEach(LeaderInitiator::start);
+		this.running = true;
+	}
+
+	@Override
+	public void stop() {
+		this.running = false;
+		this.initiators.forEach(LeaderInitiator::stop);
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	@Override
+	public int getPhase() {
+		return LeaderInitiator.DEFAULT_PHASE;
+	}
+
+}

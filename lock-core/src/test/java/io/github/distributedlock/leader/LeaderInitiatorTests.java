@@ -1,0 +1,371 @@
+package io.github.distributedlock.leader;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.distributedlock.LeaseLossPolicy;
+import io.github.distributedlock.LockDefaults;
+import io.github.distributedlock.LockName;
+import io.github.distributedlock.redis.RedisConnections;
+import io.github.distributedlock.redis.RedisLockTemplate;
+import io.github.distributedlock.test.ManagedRedisServer;
+import io.github.distributedlock.test.RedisServerExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.aop.framework.ProxyFactory;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The safety of leader election against a real redis-server: one leader at a time, tokens
+ * that grow from term to term, a revocation before the lease can end, leadership taken
+ * again when Redis returns, and leader-only methods that run only in a live term. Each
+ * instance has a template and connections of its own, as a process would. Leases are 1.5
+ * s, renewed every 500 ms and revoked 400 ms before their end.
+ */
+class LeaderInitiatorTests {
+
+	private static final Duration LEASE = Duration.ofMillis(1500);
+
+	private static final Duration MARGIN = Duration.ofMillis(400);
+
+	private static final LeaderTimings TIMINGS = new LeaderTimings(LEASE, MARGIN, Duration.ofMillis(200),
+			Duration.ofMillis(200));
+
+	private static final Duration BLOCK = Duration.ofSeconds(20);
+
+	@RegisterExtension
+	static RedisServerExtension redis = RedisServerExtension.dedicated();
+
+	private final List<Instance> instances = new ArrayList<>();
+
+	private final List<Recorded> events = new CopyOnWriteArrayList<>();
+
+	@AfterEach
+	void stopInstances() {
+		ManagedRedisServer server = redis.managedServer();
+		if (!server.isRunning()) {
+			server.start();
+		}
+		server.resume();
+		this.instances.forEach(Instance::close);
+		server.command("FLUSHALL");
+		Thread.interrupted();
+	}
+
+	@Test
+	void shouldKeepOneLeaderAtATimeWithGrowingTokensAcrossHandOvers() {
+		List<Instance> all = List.of(start("a", "exclusion"), start("b", "exclusion"), start("c", "exclusion"));
+		long lastToken = 0;
+		for (int handOver = 0; handOver < 6; handOver++) {
+			long previous = lastToken;
+			Instance leader = await().atMost(BLOCK).until(() -> leaderOf(all, previous), (found) -> found != null);
+			lastToken = leader.initiator().getContext().orElseThrow().fencingToken();
+			leader.initiator().yieldLeadership();
+		}
+		all.forEach(Instance::close);
+		List<Term> terms = terms();
+		assertThat(terms).hasSizeGreaterThanOrEqualTo(6);
+		for (int i = 1; i < terms.size(); i++) {
+			Term before = terms.get(i - 1);
+			Term after = terms.get(i);
+			assertThat(before.revokedAt()).as("%s revoked before %s was granted", before, after)
+				.isLessThan(after.grantedAt());
+			assertThat(after.token()).as("token of %s after %s", after, before).isGreaterThan(before.token());
+		}
+		assertThat(terms).extracting(Term::instance).contains("a", "b", "c");
+	}
+
+	@Test
+	void shouldHandOverWithinOneLeaseWhenTheLeaderStops() {
+		List<Instance> both = List.of(start("a", "stop"), start("b", "stop"));
+		Instance leader = await().atMost(BLOCK).until(() -> leaderOf(both, 0), (found) -> found != null);
+		Instance follower = (leader == both.get(0)) ? both.get(1) : both.get(0);
+		long stopped = System.nanoTime();
+		leader.initiator().stop();
+		// A release wakes the follower: waiting out the lease would take longer.
+		await().atMost(BLOCK).until(follower.initiator()::isLeader);
+		assertThat(Duration.ofNanos(System.nanoTime() - stopped)).isLessThan(LEASE);
+		Recorded revoked = find(OnRevokedEvent.class, leader.id(), stopped).orElseThrow();
+		assertThat(((OnRevokedEvent) revoked.event()).getReason()).isEqualTo(RevokeReason.STOPPED);
+		assertThat(revoked.nanos())
+			.isLessThan(find(OnGrantedEvent.class, follower.id(), stopped).orElseThrow().nanos());
+	}
+
+	@Test
+	void shouldRevokeAMarginBeforeTheLeaseEndsWhileRedisStallsAndLeadAgainAfter() {
+		Instance only = start("a", "stall");
+		await().atMost(BLOCK).until(only.initiator()::isLeader);
+		long paused = System.nanoTime();
+		redis.managedServer().pause();
+		Recorded revoked = await().atMost(BLOCK)
+			.until(() -> find(OnRevokedEvent.class, "a", paused), Optional::isPresent)
+			.orElseThrow();
+		redis.managedServer().resume();
+		assertThat(((OnRevokedEvent) revoked.event()).getReason()).isEqualTo(RevokeReason.EXPIRING);
+		// Counted from the last renewal's send: Redis keeps the lock at least this long.
+		assertThat(revoked.remainingLease()).isPositive().isLessThanOrEqualTo(MARGIN);
+		assertThat(revoked.wasLeader()).isFalse();
+		await().atMost(BLOCK).until(only.initiator()::isLeader);
+		assertThat(only.initiator().getContext().orElseThrow().fencingToken())
+			.isGreaterThan(revoked.event().getFencingToken());
+	}
+
+	@Test
+	void shouldTakeLeadershipAgainWhenRedisComesBack() {
+		Instance only = start("a", "restart");
+		await().atMost(BLOCK).until(only.initiator()::isLeader);
+		long stopped = System.nanoTime();
+		redis.managedServer().stop();
+		long token = await().atMost(BLOCK)
+			.until(() -> find(OnRevokedEvent.class, "a", stopped), Optional::isPresent)
+			.orElseThrow()
+			.event()
+			.getFencingToken();
+		assertThat(only.initiator().isLeader()).isFalse();
+		// Several failed attempts before Redis returns.
+		sleep(TIMINGS.retryInterval().multipliedBy(3));
+		redis.managedServer().start();
+		await().atMost(BLOCK).until(only.initiator()::isLeader);
+		assertThat(only.initiator().getContext().orElseThrow().fencingToken()).isGreaterThan(token);
+	}
+
+	@Test
+	void shouldRunLeaderOnlyMethodsOnTheLeaderAlone() {
+		Instance a = start("a", "job");
+		Instance b = start("b", "job");
+		Instance leader = await().atMost(BLOCK).until(() -> leaderOf(List.of(a, b), 0), (found) -> found != null);
+		Jobs onA = new Jobs();
+		Jobs onB = new Jobs();
+		Optional<Long> fromA = jobs(a, onA).token();
+		Optional<Long> fromB = jobs(b, onB).token();
+		long token = leader.initiator().getContext().orElseThrow().fencingToken();
+		assertThat((leader == a) ? fromA : fromB).contains(token);
+		assertThat((leader == a) ? fromB : fromA).isEmpty();
+		assertThat(onA.runs.get() + onB.runs.get()).isOne();
+		assertThat(LeaderContext.find()).isEmpty();
+	}
+
+	@Test
+	void shouldInterruptALeaderOnlyMethodWhenTheLockIsLost() throws Exception {
+		Instance only = start("a", "lost");
+		await().atMost(BLOCK).until(only.initiator()::isLeader);
+		Jobs jobs = new Jobs();
+		Jobs proxy = jobs(only, jobs);
+		CompletableFuture<Void> running = CompletableFuture.runAsync(proxy::blockInterruptibly);
+		assertThat(jobs.entered.await(BLOCK.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+		RedisLockTemplate template = only.template();
+		redis.server().command("DEL", template.lockKey(LockName.of(LeaderInitiator.LOCK_SCOPE, "lost")));
+		assertThatExceptionOfType(ExecutionException.class)
+			.isThrownBy(() -> running.get(LEASE.toMillis() * 2, TimeUnit.MILLISECONDS))
+			.withRootCauseInstanceOf(InterruptedException.class);
+		// Published right after the interrupt, which the call may have answered first.
+		await().atMost(BLOCK)
+			.until(() -> this.events.stream()
+				.anyMatch((recorded) -> recorded.event() instanceof OnRevokedEvent revoked
+						&& revoked.getReason() == RevokeReason.LOST));
+	}
+
+	@Test
+	void shouldKeepTheLockUntilLeaderOnlyMethodsEndWhenYielding() throws Exception {
+		Instance a = start("a", "drain");
+		await().atMost(BLOCK).until(a.initiator()::isLeader);
+		Instance b = start("b", "drain");
+		Jobs jobs = new Jobs();
+		Jobs proxy = jobs(a, jobs);
+		CountDownLatch finish = new CountDownLatch(1);
+		CompletableFuture<Long> running = CompletableFuture.supplyAsync(() -> proxy.blockUntil(finish));
+		assertThat(jobs.entered.await(BLOCK.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+		long yielded = System.nanoTime();
+		a.initiator().yieldLeadership();
+		await().atMost(BLOCK).until(() -> find(OnRevokedEvent.class, "a", yielded), Optional::isPresent);
+		assertThat(proxy.drainToken()).as("no new leader-only call once revoked").isEmpty();
+		// Long enough for b to be woken had the lock been released.
+		sleep(TIMINGS.waitTime().multipliedBy(3));
+		assertThat(b.initiator().isLeader()).isFalse();
+		finish.countDown();
+		long ended = running.get(BLOCK.toMillis(), TimeUnit.MILLISECONDS);
+		await().atMost(BLOCK).until(b.initiator()::isLeader);
+		assertThat(find(OnGrantedEvent.class, "b", yielded).orElseThrow().nanos()).isGreaterThan(ended);
+	}
+
+	@Test
+	void shouldRefuseLeaderOnlyMethodsThatCannotBeSkipped() {
+		LeaderOnlyAdvisor advisor = new LeaderOnlyAdvisor(List.of());
+		assertThatExceptionOfType(IllegalStateException.class)
+			.isThrownBy(() -> AopUtils.canApply(advisor, PrimitiveJob.class))
+			.withMessageContaining("PrimitiveJob.count")
+			.withMessageContaining("returns int");
+	}
+
+	@Test
+	void shouldRefuseCallsForARoleWithoutInitiator() {
+		Jobs jobs = proxy(new Jobs(), List.of());
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(jobs::token)
+			.withMessageContaining("Leader role 'job'");
+	}
+
+	private Instance start(String id, String role) {
+		LettuceConnectionFactory factory = RedisConnections.standalone(redis.server());
+		RedisLockTemplate template = RedisLockTemplate.builder(factory)
+			.defaults(LockDefaults.STANDARD.withLease(LEASE))
+			.build();
+		LeaderInitiator initiator = new LeaderInitiator(template, new DefaultCandidate(id, role), TIMINGS);
+		initiator.setApplicationEventPublisher((event) -> record((LeaderEvent) event));
+		Instance instance = new Instance(id, factory, template, initiator);
+		this.instances.add(instance);
+		initiator.start();
+		return instance;
+	}
+
+	private void record(LeaderEvent event) {
+		LeaderContext context = event.getContext();
+		this.events.add(new Recorded(System.nanoTime(), event, context.isLeader(), context.remainingLease()));
+	}
+
+	private static Instance leaderOf(List<Instance> instances, long afterToken) {
+		for (Instance instance : instances) {
+			Optional<LeaderContext> term = instance.initiator().getContext();
+			if (term.isPresent() && term.get().isLeader() && term.get().fencingToken() > afterToken) {
+				return instance;
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * Return the first event of the type and instance recorded after the given time:
+	 * under load a term may end early (a renewal later than the margin allows) and begin
+	 * again, so events before the step under test are left out.
+	 */
+	private Optional<Recorded> find(Class<? extends LeaderEvent> type, String instance, long afterNanos) {
+		return this.events.stream()
+			.filter((recorded) -> type.isInstance(recorded.event()) && recorded.event().getInstanceId().equals(instance)
+					&& recorded.nanos() > afterNanos)
+			.findFirst();
+	}
+
+	private List<Term> terms() {
+		List<Term> terms = new ArrayList<>();
+		for (Recorded granted : this.events) {
+			if (granted.event() instanceof OnGrantedEvent) {
+				Recorded revoked = this.events.stream()
+					.filter((other) -> other.event() instanceof OnRevokedEvent
+							&& other.event().getContext() == granted.event().getContext())
+					.findFirst()
+					.orElseThrow(() -> new AssertionError("no revocation of " + granted.event()));
+				terms.add(new Term(granted.event().getInstanceId(), granted.event().getFencingToken(), granted.nanos(),
+						revoked.nanos()));
+			}
+		}
+		terms.sort(Comparator.comparingLong(Term::grantedAt));
+		return terms;
+	}
+
+	private static Jobs jobs(Instance instance, Jobs target) {
+		return proxy(target, List.of(instance.initiator()));
+	}
+
+	@SuppressWarnings("unchecked")
+	private static <T> T proxy(T target, List<LeaderInitiator> initiators) {
+		ProxyFactory factory = new ProxyFactory(target);
+		factory.setProxyTargetClass(true);
+		factory.addAdvisor(new LeaderOnlyAdvisor(initiators));
+		return (T) factory.getProxy();
+	}
+
+	private static void sleep(Duration duration) {
+		try {
+			Thread.sleep(duration.toMillis());
+		}
+		catch (InterruptedException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	record Instance(String id, LettuceConnectionFactory factory, RedisLockTemplate template,
+			LeaderInitiator initiator) {
+
+		void close() {
+			this.initiator.stop();
+			this.template.close();
+			this.factory.destroy();
+		}
+
+	}
+
+	record Recorded(long nanos, LeaderEvent event, boolean wasLeader, Duration remainingLease) {
+
+	}
+
+	record Term(String instance, long token, long grantedAt, long revokedAt) {
+
+	}
+
+	static class Jobs {
+
+		final AtomicInteger runs = new AtomicInteger();
+
+		final CountDownLatch entered = new CountDownLatch(1);
+
+		@LeaderOnly("job")
+		public Optional<Long> token() {
+			this.runs.incrementAndGet();
+			return Optional.of(LeaderContext.current().fencingToken());
+		}
+
+		@LeaderOnly(role = "lost", onLeadershipLost = LeaseLossPolicy.INTERRUPT)
+		public void blockInterruptibly() {
+			this.entered.countDown();
+			try {
+				Thread.sleep(BLOCK.toMillis());
+			}
+			catch (InterruptedException ex) {
+				throw new IllegalStateException(new InterruptedException("stopped"));
+			}
+		}
+
+		@LeaderOnly("drain")
+		public Optional<Long> drainToken() {
+			return Optional.of(LeaderContext.current().fencingToken());
+		}
+
+		@LeaderOnly("drain")
+		public Long blockUntil(CountDownLatch finish) {
+			this.entered.countDown();
+			try {
+				finish.await();
+			}
+			catch (InterruptedException ex) {
+				throw new IllegalStateException(ex);
+			}
+			return System.nanoTime();
+		}
+
+	}
+
+	static class PrimitiveJob {
+
+		@LeaderOnly("job")
+		public int count() {
+			return 1;
+		}
+
+	}
+
+}
