@@ -10,6 +10,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.context.event.EventListener;
+import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.stereotype.Component;
@@ -28,9 +29,14 @@ class RedisInUse {
 
 	private final DataRedisConnectionDetails connectionDetails;
 
-	RedisInUse(RedisConnectionFactory connectionFactory, DataRedisConnectionDetails connectionDetails) {
+	private final boolean inMemory;
+
+	RedisInUse(RedisConnectionFactory connectionFactory, DataRedisConnectionDetails connectionDetails,
+			Environment environment) {
 		this.connectionFactory = connectionFactory;
 		this.connectionDetails = connectionDetails;
+		// Set by @AutoConfigureInMemoryLocks, for tests.
+		this.inMemory = environment.getProperty("distributed-lock.in-memory", Boolean.class, false);
 	}
 
 	@EventListener(ApplicationReadyEvent.class)
@@ -39,9 +45,15 @@ class RedisInUse {
 	}
 
 	String describe() {
+		if (this.inMemory) {
+			return "Locks are kept in memory (distributed-lock.in-memory), not in Redis";
+		}
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
 			Properties info = connection.serverCommands().info("server");
 			return "Locks use the Redis at " + address() + ": " + server(info);
+		}
+		catch (RuntimeException ex) {
+			return "Locks use the Redis at " + address() + ", which did not answer INFO: " + ex.getMessage();
 		}
 	}
 

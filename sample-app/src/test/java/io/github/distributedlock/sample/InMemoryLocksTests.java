@@ -41,9 +41,14 @@ class InMemoryLocksTests {
 	@MockitoBean
 	DeploymentLog log;
 
+	@Autowired
+	RedisInUse redisInUse;
+
 	@Test
 	void shouldRunTheLockedMethodsOnTheInMemoryTemplate() {
 		assertThat(this.locks).isInstanceOf(InMemoryLockTemplate.class);
+		assertThat(this.redisInUse.describe())
+			.isEqualTo("Locks are kept in memory (distributed-lock.in-memory), not in Redis");
 		Deployment deployment = this.deployments.deploy("web-1");
 		assertThat(deployment.fencingToken()).isPositive();
 		assertThat(this.locks.isLocked("server_access", "web-1")).as("released when the method returned").isFalse();
