@@ -213,6 +213,8 @@ final class LockSimulation {
 
 	private final HoldChecker checker;
 
+	private final HandOffOrder handOffOrder;
+
 	private final PriorityQueue<Event> events = new PriorityQueue<>();
 
 	private final List<String> trace = new ArrayList<>();
@@ -445,6 +447,7 @@ final class LockSimulation {
 		this.permitSpec = resolve(LockMode.EXCLUSIVE, this.waitStrategy, this.sharedOwners, Math.max(1, this.permits),
 				0, false);
 		this.checker = new HoldChecker(this.permits);
+		this.handOffOrder = new HandOffOrder(this.redis, this.checker::violated);
 		this.redisFaults = new RedisFaults(seed, this.faults.contains(Fault.FAILOVER),
 				this.faults.contains(Fault.EVICT));
 		this.lostState = new LostState(this.redis, this.spec.lockKey(), LockKeys.permits(this.permitSpec.lockKey()));
@@ -1550,6 +1553,25 @@ final class LockSimulation {
 	}
 
 	/**
+	 * Run without the hand-off oracles ({@link HandOffOrder}), so that a planted hand-off
+	 * bug is left to the bound on the waits.
+	 */
+	void muteHandOffOracles() {
+		this.handOffOrder.mute();
+		if (this.multi != null) {
+			this.multi.muteHandOffOracles();
+		}
+	}
+
+	/**
+	 * Return how many reservations {@link HandOffOrder} checked for their order and their
+	 * message.
+	 */
+	long reservationsChecked() {
+		return (this.multi != null) ? this.multi.reservationsChecked() : this.handOffOrder.checked();
+	}
+
+	/**
 	 * Return the keys left in Redis once the longest lease and claim of the run have
 	 * passed, but the fencing counter, which is meant to outlive them (only call after
 	 * {@link #run}). Every hold was released or ran out, every request taken or
@@ -1633,7 +1655,7 @@ final class LockSimulation {
 
 	private Object eval(ScriptCall call) {
 		this.scripts++;
-		return this.redis.eval(call.script().name(), call.keys(), call.argv());
+		return this.handOffOrder.run(call, () -> this.redis.eval(call.script().name(), call.keys(), call.argv()));
 	}
 
 	/**

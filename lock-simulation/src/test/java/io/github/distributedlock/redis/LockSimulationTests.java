@@ -68,6 +68,7 @@ class LockSimulationTests {
 		// failovers, with evictions.
 		long[] redisFaults = new long[11];
 		String firstSelfDeadlock = null;
+		long reservations = 0;
 		for (long seed : seeds()) {
 			LockSimulation simulation = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE);
 			String violation = simulation.run(CLIENTS, ACQUISITIONS);
@@ -78,6 +79,7 @@ class LockSimulationTests {
 				fail((shrunk != null) ? shrunk.report() : violation + "\n" + simulation.trace(200));
 			}
 			assertThat(simulation.holds()).as("holds in seed %d", seed).isGreaterThan(0);
+			reservations += simulation.reservationsChecked();
 			assertThat(simulation.requestsLeft()).as("requests left in the line after seed %d", seed).isEmpty();
 			scripts += simulation.scripts();
 			assertThat(simulation.keysLeft()).as("keys left but the fencing counter after seed %d", seed).isEmpty();
@@ -176,6 +178,9 @@ class LockSimulationTests {
 				+ "acquisitions failed as a self-deadlock after a fault (the first: %s)%n", redisFaults[9],
 				redisFaults[0], redisFaults[1], redisFaults[10], redisFaults[2], redisFaults[3], redisFaults[4],
 				redisFaults[5], redisFaults[6], redisFaults[7], redisFaults[8], firstSelfDeadlock);
+		System.out.printf("hand-off: %d reservations checked for the oldest request and their message%n", reservations);
+		// The hand-off oracles ran: releases reserved the lock for waiters in line.
+		assertThat(reservations).as("reservations checked").isPositive();
 		if (seeds().length >= CI_SEEDS) {
 			// The faults are drawn, and lose holds: the checks above ran across them.
 			assertThat(redisFaults[9]).as("seeds with failovers").isPositive();

@@ -94,6 +94,11 @@ final class MultiLockRun {
 
 	private final MultiLockChecks checks;
 
+	// What a release promises the waiters in line (HandOffOrder), and its first finding.
+	private final HandOffOrder handOffOrder;
+
+	private @Nullable String handOffViolation;
+
 	// The read locks of the same names, which a reading client takes.
 	private final Map<String, LockSpec> readSpecs = new LinkedHashMap<>();
 
@@ -168,6 +173,11 @@ final class MultiLockRun {
 		this.faults = faults.isEmpty() ? EnumSet.noneOf(Fault.class) : EnumSet.copyOf(faults);
 		this.cancellations = new Cancellations(seed ^ 0x6d756c74L);
 		this.redis = new RedisModel(this.clock);
+		this.handOffOrder = new HandOffOrder(this.redis, (found) -> {
+			if (this.handOffViolation == null) {
+				this.handOffViolation = found;
+			}
+		});
 		this.checks = new MultiLockChecks(this.redis, this::counted, this::note);
 		scripts.forEach(this.redis::replaceScript);
 		this.readers = new SimulationRandom(seed ^ 0x72656164L).nextInt(2) == 0;
@@ -251,12 +261,17 @@ final class MultiLockRun {
 			}
 			deliver();
 			this.checks.checkLiveHolds();
-			String found = this.checks.violation();
+			String found = violation();
 			if (found != null) {
 				return found;
 			}
 		}
-		return this.checks.violation();
+		return violation();
+	}
+
+	private @Nullable String violation() {
+		String found = this.checks.violation();
+		return (found != null) ? found : this.handOffViolation;
 	}
 
 	private void stall() {
@@ -522,7 +537,7 @@ final class MultiLockRun {
 
 	Object eval(ScriptCall call) {
 		this.scripts++;
-		return this.redis.eval(call.script().name(), call.keys(), call.argv());
+		return this.handOffOrder.run(call, () -> this.redis.eval(call.script().name(), call.keys(), call.argv()));
 	}
 
 	// What LockSimulation reports for a run, for this one.
@@ -605,6 +620,14 @@ final class MultiLockRun {
 
 	long scripts() {
 		return this.scripts;
+	}
+
+	void muteHandOffOracles() {
+		this.handOffOrder.mute();
+	}
+
+	long reservationsChecked() {
+		return this.handOffOrder.checked();
 	}
 
 	/**

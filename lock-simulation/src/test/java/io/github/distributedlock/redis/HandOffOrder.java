@@ -1,0 +1,157 @@
+package io.github.distributedlock.redis;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+
+import io.github.distributedlock.redis.script.ScriptCall;
+import io.github.distributedlock.simulation.RedisModel;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The oracles of what a release promises the waiters in line: the README's "a release
+ * hands the lock to the oldest waiter", and that a waiter in line is told.
+ * <p>
+ * Each run of {@code release.lua} is checked on the state in Redis right before and right
+ * after it (a script is atomic, so nothing else changes between): a reservation it makes
+ * goes to the oldest well-formed request in the lock's line as the script found it (the
+ * withdrawn request of a withdrawal left out, malformed members skipped as
+ * {@code pass_on} skips them); and a release that reserves the lock, or frees it while a
+ * well-formed request waits in line, publishes on the lock's channel. Nobody is passed
+ * over: the request that was oldest when a release ran is the one it reserves for.
+ */
+final class HandOffOrder {
+
+	/**
+	 * A request member {@code pass_on} reads: a positive claim of at most 12 digits
+	 * without a leading zero, a colon, and anything after.
+	 */
+	private static final Pattern WELL_FORMED = Pattern.compile("^[1-9]\\d{0,11}:.*", Pattern.DOTALL);
+
+	private final RedisModel redis;
+
+	private final Consumer<String> violated;
+
+	private long checked;
+
+	private boolean muted;
+
+	HandOffOrder(RedisModel redis, Consumer<String> violated) {
+		this.redis = redis;
+		this.violated = violated;
+	}
+
+	/**
+	 * Run a script call, and check it if it is a release.
+	 * @param call the call
+	 * @param run runs it on Redis and returns its reply
+	 * @return its reply
+	 */
+	@Nullable Object run(ScriptCall call, Supplier<@Nullable Object> run) {
+		if (this.muted || !"release.lua".equals(call.script().name()) || !this.redis.answering()) {
+			return run.get();
+		}
+		List<String> keys = call.keys();
+		String lock = keys.get(0);
+		String channel = keys.get(1);
+		List<String> argv = call.argv();
+		String withdrawn = (argv.size() > 5) ? argv.get(5) : null;
+		List<String> fields = fields(lock);
+		boolean lockBefore = fields != null;
+		@Nullable String oldest = oldestWellFormed(keys.get(2), withdrawn);
+		boolean readers = Long.valueOf(1).equals(this.redis.inspect("EXISTS", keys.get(3)));
+		List<String> told = new ArrayList<>();
+		this.redis.pubSub().onPublish((published, message) -> {
+			if (published.equals(channel)) {
+				told.add(message);
+			}
+		});
+		Object reply;
+		try {
+			reply = run.get();
+		}
+		finally {
+			this.redis.pubSub().onPublish((published, message) -> {
+			});
+		}
+		List<String> after = fields(lock);
+		String reservedBefore = (fields != null && "".equals(fields.get(0))) ? fields.get(1) : null;
+		String reservedAfter = (after != null && "".equals(after.get(0))) ? after.get(1) : null;
+		boolean reserved = reservedAfter != null && !reservedAfter.isEmpty()
+				&& !(reservedAfter.equals(reservedBefore) && !reservedAfter.equals(withdrawn));
+		String what = "release.lua on " + lock + " (" + String.join(" ", argv) + ")";
+		if (reserved) {
+			this.checked++;
+			if (!reservedAfter.equals(oldest) || readers) {
+				this.violated.accept(what + " reserved the lock for " + reservedAfter
+						+ ", not the oldest request in line (" + oldest + (readers ? ", with readers" : "")
+						+ "): a release hands the lock to the oldest waiter");
+				return reply;
+			}
+			if (!told.contains("reserved:" + reservedAfter)) {
+				this.violated.accept(what + " reserved the lock for " + reservedAfter + " but published " + told
+						+ ": a waiter in line is told of its reservation");
+				return reply;
+			}
+		}
+		else if (lockBefore && after == null && oldest != null && told.isEmpty()) {
+			this.violated.accept(what + " freed the lock with " + oldest
+					+ " in line but published nothing: a waiter in line is told of a release");
+		}
+		else if (lockBefore && after == null && oldest != null && !readers && !"0".equals(handOff(argv))) {
+			this.violated.accept(what + " freed the lock with " + oldest
+					+ " in line instead of reserving it: a release hands the lock to the oldest waiter");
+		}
+		return reply;
+	}
+
+	/**
+	 * Check nothing from now on: for a planted bug's run that must be found by what the
+	 * waiters see (the bound on their waits) rather than by these oracles.
+	 */
+	void mute() {
+		this.muted = true;
+	}
+
+	/**
+	 * Return how many reservations were checked.
+	 */
+	long checked() {
+		return this.checked;
+	}
+
+	private static String handOff(List<String> argv) {
+		return (argv.size() > 3) ? argv.get(3) : "1";
+	}
+
+	private @Nullable List<String> fields(String lock) {
+		if (!Long.valueOf(1).equals(this.redis.inspect("EXISTS", lock))) {
+			return null;
+		}
+		Object fields = this.redis.inspect("HMGET", lock, "owner", "reserved");
+		List<String> values = new ArrayList<>();
+		if (fields instanceof List<?> list) {
+			for (Object value : list) {
+				values.add((value != null) ? String.valueOf(value) : null);
+			}
+		}
+		return values;
+	}
+
+	private @Nullable String oldestWellFormed(String requests, @Nullable String withdrawn) {
+		Object line = this.redis.inspect("ZRANGE", requests, "0", "-1");
+		if (line instanceof List<?> members) {
+			for (Object member : members) {
+				String request = String.valueOf(member);
+				if (!request.equals(withdrawn) && WELL_FORMED.matcher(request).matches()) {
+					return request;
+				}
+			}
+		}
+		return null;
+	}
+
+}

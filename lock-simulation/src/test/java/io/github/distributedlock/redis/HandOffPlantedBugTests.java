@@ -1,0 +1,104 @@
+package io.github.distributedlock.redis;
+
+import java.util.EnumSet;
+import java.util.Map;
+
+import io.github.distributedlock.redis.script.ScriptTexts;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+/**
+ * Plants order and liveness bugs into the release's hand-off ({@code pass_on} in
+ * {@code lib.lua}, which {@code release.lua} calls) and checks that the simulation's
+ * hand-off oracles ({@link HandOffOrder}) find each, as {@link PlantedBugTests} does for
+ * the safety bugs: nothing overlaps in either, so only the oracles of order and of the
+ * message can see them.
+ */
+class HandOffPlantedBugTests {
+
+	private static final int MAX_SEEDS = 300;
+
+	private static final String OLDEST = "local line = reserve and redis.call('ZRANGE', requests, '0', '0') or {}";
+
+	private static final String NEWEST = "local line = reserve and redis.call('ZRANGE', requests, '-1', '-1') or {}";
+
+	private static final String TOLD = "redis.call('PUBLISH', channel, 'reserved:' .. next)";
+
+	/**
+	 * An unfair release: it reserves the lock for the newest request in line rather than
+	 * the oldest, so an older waiter is passed over.
+	 */
+	@Test
+	void findsAReleaseThatReservesForANewerRequest() {
+		String found = firstViolation(OLDEST, NEWEST);
+		assertThat(found).contains("not the oldest request in line")
+			.contains("a release hands the lock to the oldest waiter");
+	}
+
+	/**
+	 * A silent release: it reserves the lock for the oldest request but publishes
+	 * nothing, so a pub/sub waiter in line is not told.
+	 */
+	@Test
+	void findsAReleaseThatPublishesNothingToTheLine() {
+		String found = firstViolation(TOLD, "");
+		assertThat(found).contains("a waiter in line is told");
+	}
+
+	/**
+	 * The release that passes over the oldest request again, with the hand-off oracles
+	 * muted: the bound on the waits once faults stop (N × (hold + message + round trip))
+	 * finds it too, as the oldest waiter is passed over by every newer one.
+	 */
+	@Test
+	void findsAReleaseThatReservesForANewerRequestByTheBound() {
+		assertFoundByTheBound("passes over the oldest request", planted(OLDEST, NEWEST));
+	}
+
+	/**
+	 * The silent release again, with the hand-off oracles muted: the bound finds it too,
+	 * as a waiter sleeps until the lease or claim it last heard of ends.
+	 */
+	@Test
+	void findsAReleaseThatPublishesNothingByTheBound() {
+		assertFoundByTheBound("publishes nothing", planted(TOLD, ""));
+	}
+
+	private static void assertFoundByTheBound(String bug, Map<String, String> planted) {
+		for (long seed = 1_000; seed < 1_000 + MAX_SEEDS; seed++) {
+			LockSimulation simulation = new LockSimulation(seed, planted, LockSimulation.ClientBug.NONE,
+					EnumSet.noneOf(LockSimulation.Fault.class));
+			simulation.muteHandOffOracles();
+			assertThat(simulation.run(4, 25)).isNull();
+			long bound = simulation.waitBoundNanos(0);
+			if (simulation.gaveUp() > 0 || simulation.longestWaitNanos() > bound) {
+				System.out.printf(
+						"planted release that %s found by the bound: seed %d, %s (bound %.1f ms), " + "%d gave up%n",
+						bug, seed, simulation.longestWait(), bound / 1e6, simulation.gaveUp());
+				return;
+			}
+		}
+		fail("no seed within %d waited past the bound", MAX_SEEDS);
+	}
+
+	private static Map<String, String> planted(String target, String replacement) {
+		String text = ScriptTexts.all().get("release.lua");
+		assertThat(text).as("the planted bug's target in release.lua").contains(target);
+		return Map.of("release.lua", text.replace(target, replacement));
+	}
+
+	private static String firstViolation(String target, String replacement) {
+		Map<String, String> planted = planted(target, replacement);
+		for (long seed = 1_000; seed < 1_000 + MAX_SEEDS; seed++) {
+			String violation = new LockSimulation(seed, planted, LockSimulation.ClientBug.NONE).run(4, 25);
+			if (violation != null) {
+				System.out.println("planted hand-off bug in release.lua found: seed " + seed + ": " + violation);
+				return violation;
+			}
+		}
+		return fail("no seed within %d found the planted bug", MAX_SEEDS);
+	}
+
+}
