@@ -9,6 +9,7 @@ import io.github.distributedlock.benchmark.report.ContendedShape;
 import io.github.distributedlock.benchmark.report.RedisCost;
 import io.github.distributedlock.benchmark.report.ReportWriter;
 import io.github.distributedlock.benchmark.report.UncontendedResult;
+import io.github.distributedlock.test.RedisServers;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,6 +24,9 @@ class BenchmarkSmokeTests {
 
 	@Test
 	void shouldMeasureEveryScenarioWithoutOverlaps(@TempDir Path output) {
+		// Its cluster scenario sets cluster-port and ADDSLOTSRANGE, both new in Redis
+		// 7.0.
+		RedisServers.assumeAtLeast(7, "The benchmark's cluster scenario");
 		BenchmarkResults results = BenchmarkMain.run(BenchmarkSettings.smoke(output));
 
 		assertThat(results.failures()).isEmpty();

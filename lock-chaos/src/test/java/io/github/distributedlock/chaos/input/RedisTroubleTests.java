@@ -101,6 +101,8 @@ class RedisTroubleTests {
 
 	@Test
 	void shouldFailClearlyWhenRedisIsOutOfMemoryAndBelieveNothingHeld() {
+		// Redis 6.2 let the acquire script write on a full server in this test.
+		RedisServers.assumeAtLeast(7, "Refusing a lock on a full Redis");
 		start("--maxmemory-policy", "noeviction");
 		LockHandle before = this.template
 			.acquire(LockRequest.builder("oom").key("before").lease(Duration.ofSeconds(30)).build());
