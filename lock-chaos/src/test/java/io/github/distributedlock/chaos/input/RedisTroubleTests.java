@@ -41,6 +41,10 @@ class RedisTroubleTests {
 
 	@AfterEach
 	void stop() {
+		if (this.redis == null) {
+			// Skipped before it started a server.
+			return;
+		}
 		if (this.redis.isRunning()) {
 			this.redis.resume();
 		}

@@ -48,7 +48,11 @@ class AclTests {
 	private static final String PASSWORD = "locker-secret";
 
 	@RegisterExtension
-	static RedisServerExtension redis = RedisServerExtension.dedicated();
+	static RedisServerExtension redis = RedisServerExtension.dedicated()
+		// Redis 6.2 gives a reset user every channel unless told resetchannels, and
+		// counts
+		// subcommands under their command: the documented ACL is 7.0's.
+		.since(7, "The documented minimal ACL");
 
 	@Test
 	void shouldSendNoCommandBeyondTheMinimalList() throws Exception {
