@@ -125,8 +125,8 @@ class AclTests {
 	@Test
 	void shouldWorkAsAUserWithAllButTheDangerousCommands() throws Exception {
 		redis.server()
-			.command("ACL", "SETUSER", "broad", "reset", "on", ">" + PASSWORD, "~lock:*", "&lock:*", "+@all",
-					"-@dangerous");
+			.command("ACL", "SETUSER", "broad", "reset", "resetchannels", "on", ">" + PASSWORD, "~lock:*", "&lock:*",
+					"+@all", "-@dangerous");
 		runAs("broad", "lock");
 	}
 
@@ -183,8 +183,8 @@ class AclTests {
 	}
 
 	static String aclLine(String user, String prefix, Set<String> commands) {
-		StringBuilder line = new StringBuilder(
-				"ACL SETUSER " + user + " reset on >" + PASSWORD + " ~" + prefix + ":* &" + prefix + ":* -@all");
+		StringBuilder line = new StringBuilder("ACL SETUSER " + user + " reset resetchannels on >" + PASSWORD + " ~"
+				+ prefix + ":* &" + prefix + ":* -@all");
 		commands.forEach((command) -> line.append(" +").append(command));
 		return line.toString();
 	}
