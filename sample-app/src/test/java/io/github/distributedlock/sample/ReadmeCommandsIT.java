@@ -9,9 +9,10 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -41,6 +42,9 @@ class ReadmeCommandsIT {
 	private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
 
 	private static final Pattern BLOCK = Pattern.compile("```\\n(.*?)```", Pattern.DOTALL);
+
+	private static final DateTimeFormatter LAST_UPDATED = DateTimeFormatter.ofPattern("yyyyMMddHHmmss")
+		.withZone(ZoneOffset.UTC);
 
 	private static final String EXAMPLE_HOST = "redis.example.com";
 
@@ -139,14 +143,19 @@ class ReadmeCommandsIT {
 		}
 		assertThat(artifacts).as("artifacts the quick start's XML names")
 			.contains("distributed-lock-bom", "distributed-lock-spring-boot-starter", "distributed-lock-test");
-		FileTime before = FileTime.from(Instant.now().minusSeconds(1));
+		// Maven keeps a copied file's time, but stamps each install in the artifact's
+		// local metadata (lastUpdated, UTC, to the second).
+		String before = LAST_UPDATED.format(Instant.now().minusSeconds(1));
 		runBuild(install);
 		Path repository = Path.of(System.getProperty("user.home"), ".m2", "repository", "io", "github",
 				"distributedlock");
 		for (String artifact : artifacts) {
-			Path pom = repository.resolve(artifact + "/0.1.0-SNAPSHOT/" + artifact + "-0.1.0-SNAPSHOT.pom");
-			assertThat(pom).as("installed by '" + install + "'").exists();
-			assertThat(Files.getLastModifiedTime(pom)).as(pom + " written by this run").isGreaterThan(before);
+			Path version = repository.resolve(artifact + "/0.1.0-SNAPSHOT");
+			assertThat(version.resolve(artifact + "-0.1.0-SNAPSHOT.pom")).as("installed by '" + install + "'").exists();
+			Matcher stamp = Pattern.compile("<lastUpdated>(\\d{14})</lastUpdated>")
+				.matcher(Files.readString(version.resolve("maven-metadata-local.xml")));
+			assertThat(stamp.find()).as(artifact + "'s local metadata has a lastUpdated").isTrue();
+			assertThat(stamp.group(1)).as(artifact + " installed by this run").isGreaterThanOrEqualTo(before);
 		}
 	}
 
