@@ -18,13 +18,18 @@ import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.LockSpec;
-import io.github.distributedlock.redis.reactive.ReactiveAcquisition;
-import io.github.distributedlock.redis.reactive.ReactiveFairAcquisition;
+import io.github.distributedlock.redis.driver.AcquisitionRun;
+import io.github.distributedlock.redis.driver.DriverCommands;
+import io.github.distributedlock.redis.driver.FairAcquisition;
+import io.github.distributedlock.redis.driver.LocalLines;
+import io.github.distributedlock.redis.driver.LockPort;
+import io.github.distributedlock.redis.driver.Completion;
+import io.github.distributedlock.redis.driver.SingleAcquisition;
 import io.github.distributedlock.redis.reactive.ReactiveHolds;
 import io.github.distributedlock.redis.reactive.ReactiveKeyspaceCheck;
 import io.github.distributedlock.redis.reactive.ReactiveLockCommands;
 import io.github.distributedlock.redis.reactive.ReactiveMultiLocking;
-import io.github.distributedlock.redis.reactive.ReactiveWaitLines;
+import io.github.distributedlock.redis.reactive.ReactorLockPort;
 import io.github.distributedlock.redis.server.LockListeners;
 import io.github.distributedlock.redis.server.LockRequestResolver;
 import io.github.distributedlock.redis.server.RedisServerFeatures;
@@ -59,7 +64,9 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 
 	private final ReactiveLockCommands commands;
 
-	private final ReactiveWaitLines lines;
+	private final LocalLines lines;
+
+	private final DriverCommands driver;
 
 	private final ReactiveRedisConnectionFactory connectionFactory;
 
@@ -90,9 +97,11 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 		this.connectionFactory = builder.connectionFactory;
 		this.container = builder.listenerContainer;
 		this.ownsContainer = this.container == null;
-		this.lines = new ReactiveWaitLines(this::container, this.timer, builder.subscriptionLinger.toNanos());
-		this.multiLocking = new ReactiveMultiLocking(this.commands, this.lines, this.timer, this.holds,
-				this.connectionFactory, this.handOff);
+		LockPort port = new ReactorLockPort(this.commands, this.timer, this::container);
+		this.driver = new DriverCommands(port, LockKeys.FENCE_IDLE_MILLIS, this.handOff);
+		this.lines = new LocalLines(port, builder.subscriptionLinger.toNanos());
+		this.multiLocking = new ReactiveMultiLocking(this.driver, this.lines, this.holds, this.connectionFactory,
+				this.handOff);
 		// Not a Cluster as far as the resolver knows: the keyspace check finds out,
 		// without blocking, before the resolver needs to know.
 		RedisServerFeatures server = new RedisServerFeatures(null, false, false);
@@ -118,13 +127,12 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 			String owner = (request.owner() != null) ? this.owners.of(request)
 					: this.owners.subscription(this.subscriptions.incrementAndGet());
 			return Mono.<Grant>create((sink) -> {
-				if (spec.kind().queuesInRedis()) {
-					new ReactiveFairAcquisition(spec, owner, this.commands, this.lines, this.timer, sink).start();
-				}
-				else {
-					new ReactiveAcquisition(spec, owner, this.handOff, this.commands, this.lines, this.timer, sink)
-						.start();
-				}
+				Completion<Grant> completion = Completion.of(sink::success, sink::error);
+				AcquisitionRun<Grant> run = spec.kind().queuesInRedis()
+						? new FairAcquisition(spec, owner, this.driver, this.lines, completion)
+						: new SingleAcquisition(spec, owner, this.handOff, this.driver, this.lines, completion);
+				sink.onCancel(run::cancel);
+				run.start();
 			})
 				// A grant that reached a cancelled subscriber: nobody will release it.
 				.doOnDiscard(Grant.class, this.holds::releaseUnused)

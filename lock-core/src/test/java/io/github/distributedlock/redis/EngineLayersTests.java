@@ -26,8 +26,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <li>{@code redis.script}: the Lua files, their arguments and keys, the lock kinds that
  * build the calls, the runner, the replies</li>
  * <li>{@code redis.server}: the server's features, listeners, resolving requests</li>
- * <li>{@code redis.blocking} and {@code redis.reactive}: the two drivers, which don't use
- * each other</li>
+ * <li>{@code redis.driver}: the driver of one acquisition, over a port, with its local
+ * lines</li>
+ * <li>{@code redis.blocking} and {@code redis.reactive}: the blocking engine and the
+ * reactive template's port, handles and holds, which don't use each other</li>
  * <li>{@code redis}: the templates</li>
  * </ol>
  */
@@ -35,8 +37,8 @@ class EngineLayersTests {
 
 	private static final Path ENGINE = Path.of("src/main/java/io/github/distributedlock/redis");
 
-	private static final Map<String, Integer> LAYERS = Map.of("core", 0, "script", 1, "server", 2, "blocking", 3,
-			"reactive", 3, "", 4);
+	private static final Map<String, Integer> LAYERS = Map.of("core", 0, "script", 1, "server", 2, "driver", 3,
+			"blocking", 4, "reactive", 4, "", 5);
 
 	/**
 	 * The uses that run up, each with its reason. A lock's kind is part of what a request

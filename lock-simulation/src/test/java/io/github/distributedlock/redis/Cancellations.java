@@ -9,10 +9,10 @@ import org.jspecify.annotations.Nullable;
  * Drawn from a PRNG of their own, so that a run without them is the run it was before
  * they came.
  * <p>
- * A reactive cancel ({@code ReactiveDriver.cancel}): while the acquisition sleeps, it
+ * A reactive cancel ({@code AcquisitionRun.cancel}): while the acquisition sleeps, it
  * ends at once ({@code Acquisition.end(false)}: the request withdrawn, the writer intent
  * dropped); while an attempt is in flight, the attempt's reply ends it, and a grant the
- * reply brings, in time or too late, is released ({@code ReactiveAcquisition.replied},
+ * reply brings, in time or too late, is released ({@code SingleAcquisition.replied},
  * {@code abandon}). A blocking interrupt ({@code WaitLoop}): a Redis call in flight is
  * not interrupted, and a grant its reply brings is the caller's; the interrupt ends the
  * wait at its next sleep, as a cancel does.

@@ -10,7 +10,7 @@ import io.github.distributedlock.redis.core.FairTurn;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.WaitLine;
-import io.github.distributedlock.redis.reactive.ReactiveFairAcquisition;
+import io.github.distributedlock.redis.driver.FairAcquisition;
 import io.github.distributedlock.redis.script.FairKind;
 import io.github.distributedlock.redis.script.LockKind;
 import io.github.distributedlock.redis.script.ScriptCall;
@@ -20,10 +20,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One simulated acquisition of a fair lock: the steps of the reactive engine's
- * {@link ReactiveFairAcquisition} (and its {@code ReactiveDriver}), on the virtual clock.
- * Every decision is the engine's own: the {@link Acquisition} says what an attempt
- * carries and what its reply means, the {@link FairTurn} how long to sleep and whether a
- * message makes it this waiter's turn, and {@link FairKind} builds the scripts
+ * {@link FairAcquisition} (and its {@code AcquisitionRun}), on the virtual clock. Every
+ * decision is the engine's own: the {@link Acquisition} says what an attempt carries and
+ * what its reply means, the {@link FairTurn} how long to sleep and whether a message
+ * makes it this waiter's turn, and {@link FairKind} builds the scripts
  * ({@code acquire-fair.lua}, {@code leave-fair.lua}, {@code release-fair.lua}). This
  * class only sequences them, as the driver does, and leaves the I/O to its {@link Io}:
  * the simulation's client sends the scripts with its faults and sets the timers.
@@ -289,7 +289,7 @@ final class FairWaiter {
 
 	/**
 	 * The attempt in flight got no reply: the acquisition fails, and leaves the queue
-	 * ({@code ReactiveDriver.failed}; the blocking {@code FairWait} leaves in its
+	 * ({@code AcquisitionRun.failed}; the blocking {@code FairWait} leaves in its
 	 * {@code finally}). A hold the attempt may have taken in Redis is nobody's.
 	 */
 	void failed() {

@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The waiters of one lock in one simulated JVM, as the engine's {@link WaitQueue} (and
- * {@code ReactiveWaitLine}) keeps them: one subscription and one {@link WaitLine} for all
+ * {@code driver.LocalLine}) keeps them: one subscription and one {@link WaitLine} for all
  * of them, and a FIFO turn, so that only the head talks to Redis while the others wait
  * for their turn.
  * <p>

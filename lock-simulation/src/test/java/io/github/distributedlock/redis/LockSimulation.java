@@ -1964,7 +1964,7 @@ final class LockSimulation {
 		/**
 		 * An attempt got no reply: the caller gets the failure, as both drivers give it
 		 * ({@code WaitLoop}'s {@code leaveLine(false, failed)},
-		 * {@code ReactiveDriver.failed}): the wait ends without the lock, its request
+		 * {@code AcquisitionRun.failed}): the wait ends without the lock, its request
 		 * withdrawn and its writer intent dropped, without waiting for a reply. A hold
 		 * the attempt may have taken in Redis is nobody's: it stays until its lease ends,
 		 * or the owner's next acquisition takes it over.

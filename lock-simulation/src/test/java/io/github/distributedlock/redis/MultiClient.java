@@ -241,7 +241,7 @@ final class MultiClient {
 	/**
 	 * Stop an acquisition as the engine's drivers do: asleep, it ends at once; with an
 	 * attempt in flight, a cancel leaves the end to the reply
-	 * ({@code ReactiveMultiAcquisition}), and an interrupt to the next wait
+	 * ({@code AllLocksAcquisition}), and an interrupt to the next wait
 	 * ({@link MultiWaitLoop}).
 	 */
 	private void stop(MultiAcquisition stopped, boolean interrupt) {

@@ -11,9 +11,8 @@ import org.jspecify.annotations.Nullable;
  * carries, what a reply means, when the head of a local line tries again, how long it may
  * sleep, and what to undo when the wait ends. It sends nothing, parks nothing and reads
  * time only on the {@link NanoClock} it is given; its drivers do the rest: the blocking
- * {@code WaitLoop} and {@code FairWait} on the caller's thread, the reactive
- * {@code ReactiveAcquisition} on replies and timers, and the simulation on a virtual
- * clock.
+ * {@code WaitLoop} and {@code FairWait} on the caller's thread, the driver's
+ * {@code SingleAcquisition} on replies and timers, and the simulation on a virtual clock.
  * <p>
  * The invariant it keeps (see {@code docs/design/waiting-and-hand-off.md}):
  * <ul>

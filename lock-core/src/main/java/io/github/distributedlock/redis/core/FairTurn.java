@@ -5,8 +5,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The decisions of a fair waiter, without I/O: when to call Redis again to keep its place
  * in the queue, and whether what its line heard makes it its turn. The blocking
- * {@code FairWait}, the reactive {@code ReactiveFairAcquisition} and the simulation run
- * this same piece, so that a fix to when a fair waiter tries is made once.
+ * {@code FairWait}, the driver's {@code FairAcquisition} and the simulation run this same
+ * piece, so that a fix to when a fair waiter tries is made once.
  * <p>
  * Not thread-safe: each driver calls it under its own state lock (or on its one thread).
  */

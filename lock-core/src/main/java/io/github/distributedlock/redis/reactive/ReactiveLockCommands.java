@@ -158,7 +158,7 @@ public final class ReactiveLockCommands {
 			.onErrorMap(DataAccessException.class, (ex) -> ScriptReplies.failure(spec.name(), "check", ex));
 	}
 
-	private Mono<Object> run(LockName name, String operation, ScriptCall call) {
+	Mono<Object> run(LockName name, String operation, ScriptCall call) {
 		// Deferred, so that even a call that fails to encode fails the Mono, not its
 		// caller.
 		return Mono.defer(() -> {

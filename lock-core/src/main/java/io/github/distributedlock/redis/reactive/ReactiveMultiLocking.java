@@ -13,10 +13,16 @@ import io.github.distributedlock.redis.core.HashSlots;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.MultiAcquisition;
 import io.github.distributedlock.redis.core.NanoClock;
+import io.github.distributedlock.redis.driver.AcquisitionRun;
+import io.github.distributedlock.redis.driver.AllLocksAcquisition;
+import io.github.distributedlock.redis.driver.DriverCommands;
+import io.github.distributedlock.redis.driver.LocalLines;
+import io.github.distributedlock.redis.driver.Completion;
+import io.github.distributedlock.redis.driver.SingleAcquisition;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Scheduler;
+import reactor.core.publisher.MonoSink;
 
 import org.springframework.data.redis.connection.ReactiveRedisClusterConnection;
 import org.springframework.data.redis.connection.ReactiveRedisConnection;
@@ -30,11 +36,9 @@ import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
  */
 public final class ReactiveMultiLocking {
 
-	private final ReactiveLockCommands commands;
+	private final DriverCommands commands;
 
-	private final ReactiveWaitLines lines;
-
-	private final Scheduler timer;
+	private final LocalLines lines;
 
 	private final ReactiveHolds holds;
 
@@ -45,11 +49,10 @@ public final class ReactiveMultiLocking {
 	// Whether Redis is a Cluster, found when a multi-lock first needs to know.
 	private volatile @Nullable Boolean cluster;
 
-	public ReactiveMultiLocking(ReactiveLockCommands commands, ReactiveWaitLines lines, Scheduler timer,
-			ReactiveHolds holds, ReactiveRedisConnectionFactory connectionFactory, boolean handOff) {
+	public ReactiveMultiLocking(DriverCommands commands, LocalLines lines, ReactiveHolds holds,
+			ReactiveRedisConnectionFactory connectionFactory, boolean handOff) {
 		this.commands = commands;
 		this.lines = lines;
-		this.timer = timer;
 		this.holds = holds;
 		this.connectionFactory = connectionFactory;
 		this.handOff = handOff;
@@ -71,14 +74,14 @@ public final class ReactiveMultiLocking {
 		}
 		List<LockSpec> specs = new ArrayList<>(ordered.values());
 		MultiAcquisition acquisition = new MultiAcquisition(specs, owner, first.waitNanos(), first.reentrant(),
-				this.handOff, NanoClock.SYSTEM);
+				this.handOff, this.commands.port());
 		// One script takes them all, unless on a Cluster their keys are in several
 		// hash slots: then one by one, in the same order.
 		Mono<List<ReactiveLockHandle>> holds = (specs.size() > 1 && (!isCluster() || sameSlot(specs)))
 				? Mono
-					.<List<Grant>>create((sink) -> new ReactiveMultiAcquisition(acquisition, this.commands, this.lines,
-							this.timer, sink)
-						.start())
+					.<List<Grant>>create((sink) -> start(sink,
+							new AllLocksAcquisition(acquisition, this.commands, this.lines,
+									Completion.of(sink::success, sink::error))))
 					.map((won) -> won.stream().map(this.holds::hold).toList())
 				: inOrder(specs, owner, new Deadline(first.waitNanos(), start));
 		return holds.doOnDiscard(Object.class, this::discarded)
@@ -94,11 +97,16 @@ public final class ReactiveMultiLocking {
 	private Mono<List<ReactiveLockHandle>> inOrder(List<LockSpec> specs, String owner, Deadline deadline) {
 		return Flux.fromIterable(specs)
 			.concatMap((spec) -> Mono
-				.<Grant>create((sink) -> new ReactiveAcquisition(spec.withWaitNanos(deadline.remainingBudgetNanos()),
-						owner, this.handOff, this.commands, this.lines, this.timer, sink)
-					.start())
+				.<Grant>create((sink) -> start(sink,
+						new SingleAcquisition(spec.withWaitNanos(deadline.remainingBudgetNanos()), owner, this.handOff,
+								this.commands, this.lines, Completion.of(sink::success, sink::error))))
 				.map(this.holds::hold))
 			.collectList();
+	}
+
+	private static void start(MonoSink<?> sink, AcquisitionRun<?> run) {
+		sink.onCancel(run::cancel);
+		run.start();
 	}
 
 	/**

@@ -9,7 +9,6 @@ import io.github.distributedlock.LockSelfDeadlockException;
 import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.WaitStrategy;
 import io.github.distributedlock.redis.blocking.WaitQueue;
-import io.github.distributedlock.redis.reactive.ReactiveWaitLine;
 import io.github.distributedlock.redis.script.LockKind;
 import org.junit.jupiter.api.Test;
 
@@ -292,15 +291,15 @@ class AcquisitionTests {
 	@Test
 	void bothEnginesLinesKeepTheLatestChangeOfHands() {
 		WaitQueue blocking = new WaitQueue("q", List.of("c"), false, false);
-		ReactiveWaitLine reactive = new ReactiveWaitLine("q", false, false);
+		WaitLine reactive = new WaitLine(false, false);
 		long later = Long.MAX_VALUE - 5;
 		long wrapped = later + 10;
 		for (long nanos : new long[] { later, later - 1_000, wrapped, later }) {
 			blocking.line().markProgress(nanos);
-			reactive.line().markProgress(nanos);
+			reactive.markProgress(nanos);
 		}
 		assertThat(blocking.line().lastProgressNanos()).isEqualTo(wrapped);
-		assertThat(reactive.line().lastProgressNanos()).isEqualTo(wrapped);
+		assertThat(reactive.lastProgressNanos()).isEqualTo(wrapped);
 	}
 
 	private void advance(long millis) {

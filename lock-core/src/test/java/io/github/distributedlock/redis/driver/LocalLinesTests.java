@@ -1,4 +1,4 @@
-package io.github.distributedlock.redis.reactive;
+package io.github.distributedlock.redis.driver;
 
 import java.time.Duration;
 import java.util.List;
@@ -22,12 +22,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Tests for the linger of {@link ReactiveWaitLines}: a line stays for the linger after
- * its last waiter left, and a hot lock, whose last waiter leaves once per acquisition,
- * schedules one timer task rather than one per leave. No Redis: polling lines subscribe
- * to nothing.
+ * Tests for the linger of {@link LocalLines}: a line stays for the linger after its last
+ * waiter left, and a hot lock, whose last waiter leaves once per acquisition, schedules
+ * one timer task rather than one per leave. No Redis: polling lines subscribe to nothing.
  */
-class ReactiveWaitLinesTests {
+class LocalLinesTests {
 
 	private static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(1000);
 
@@ -35,9 +34,7 @@ class ReactiveWaitLinesTests {
 
 	private final AtomicInteger timerTasks = new AtomicInteger();
 
-	private final ReactiveWaitLines lines = new ReactiveWaitLines(() -> {
-		throw new IllegalStateException("Polling lines need no container");
-	}, new CountingScheduler(), LINGER_NANOS);
+	private final LocalLines lines = new LocalLines(new SchedulerPort(new CountingScheduler()), LINGER_NANOS);
 
 	@AfterEach
 	void close() {
@@ -73,7 +70,7 @@ class ReactiveWaitLinesTests {
 	void shouldKeepALineThatSomeoneIsIn() throws InterruptedException {
 		LockSpec spec = spec("held");
 		this.lines.leave(this.lines.join(spec));
-		ReactiveWaitLine line = this.lines.join(spec);
+		LocalLine line = this.lines.join(spec);
 		Thread.sleep(TimeUnit.NANOSECONDS.toMillis(LINGER_NANOS) + 200);
 
 		assertThat(this.lines.size()).isEqualTo(1);
@@ -96,18 +93,18 @@ class ReactiveWaitLinesTests {
 
 		@Override
 		public Disposable schedule(Runnable task) {
-			return ReactiveWaitLinesTests.this.scheduler.schedule(task);
+			return LocalLinesTests.this.scheduler.schedule(task);
 		}
 
 		@Override
 		public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
-			ReactiveWaitLinesTests.this.timerTasks.incrementAndGet();
-			return ReactiveWaitLinesTests.this.scheduler.schedule(task, delay, unit);
+			LocalLinesTests.this.timerTasks.incrementAndGet();
+			return LocalLinesTests.this.scheduler.schedule(task, delay, unit);
 		}
 
 		@Override
 		public Worker createWorker() {
-			return ReactiveWaitLinesTests.this.scheduler.createWorker();
+			return LocalLinesTests.this.scheduler.createWorker();
 		}
 
 	}

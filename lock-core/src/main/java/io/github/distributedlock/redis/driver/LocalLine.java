@@ -1,4 +1,4 @@
-package io.github.distributedlock.redis.reactive;
+package io.github.distributedlock.redis.driver;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -6,33 +6,31 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.distributedlock.redis.core.Acquisition;
+import io.github.distributedlock.redis.core.NanoClock;
 import io.github.distributedlock.redis.core.ReleaseMessage;
 import io.github.distributedlock.redis.core.WaitLine;
 import io.github.distributedlock.redis.core.WaitMode;
-import io.github.distributedlock.redis.script.LockKind;
 
 import org.jspecify.annotations.Nullable;
-import reactor.core.Disposable;
 
 /**
- * The reactive waiters of one lock in this JVM, and their wake-up signal: the reactive
- * counterpart of {@code WaitQueue}, with no thread parked anywhere.
+ * The waiters of one lock in this JVM, and their wake-up signal, with no thread parked
+ * anywhere.
  * <p>
  * Waiters line up in FIFO order and only the head talks to Redis, so one release sends
  * one attempt, not one per waiter. The signal is a counter: the head reads it before an
  * attempt and sleeps only while it is unchanged, so a message that lands during the
- * attempt is not lost. Messages are read as {@link ReleaseMessage}s, exactly as the
- * blocking engine reads them; each is a hint that makes the head try again, never a
- * grant.
+ * attempt is not lost. Messages are read as {@link ReleaseMessage}s; each is a hint that
+ * makes the head try again, never a grant.
  * <p>
  * Callbacks into an acquisition are made outside this line's lock, so an acquisition may
  * call the line while holding its own.
  */
-public final class ReactiveWaitLine {
+public final class LocalLine {
 
 	private final String id;
 
-	private final ArrayDeque<ReactiveAcquisition> waiters = new ArrayDeque<>();
+	private final ArrayDeque<SingleAcquisition> waiters = new ArrayDeque<>();
 
 	private final List<Runnable> onSubscribed = new ArrayList<>();
 
@@ -40,17 +38,19 @@ public final class ReactiveWaitLine {
 	// whichever lock blocked them last.
 	private final List<Runnable> watchers = new CopyOnWriteArrayList<>();
 
-	private @Nullable ReactiveAcquisition head;
+	private @Nullable SingleAcquisition head;
 
 	private volatile boolean subscribed;
 
 	private volatile boolean closed;
 
+	private final NanoClock clock;
+
 	private final WaitLine line;
 
-	private @Nullable Disposable subscription;
+	private LockPort.@Nullable Cancellable subscription;
 
-	// Guarded by the ReactiveWaitLines map entry: the waiters in the line, when the last
+	// Guarded by the LocalLines map entry: the waiters in the line, when the last
 	// one left, and whether a check for the end of the linger is scheduled.
 	int references;
 
@@ -62,10 +62,11 @@ public final class ReactiveWaitLine {
 	 * @param keyspaceEvents whether the line listens to the lock's keyspace events
 	 * ({@link WaitMode#keyspaceEvents()}), so that release messages only inform
 	 * @param readers whether its waiters are readers, whom the last reader leaving does
-	 * not concern ({@link LockKind#waitsAsReader()})
+	 * not concern ({@code LockKind#waitsAsReader()})
 	 */
-	public ReactiveWaitLine(String id, boolean keyspaceEvents, boolean readers) {
+	LocalLine(String id, NanoClock clock, boolean keyspaceEvents, boolean readers) {
 		this.id = id;
+		this.clock = clock;
 		this.line = new WaitLine(keyspaceEvents, readers);
 	}
 
@@ -85,14 +86,11 @@ public final class ReactiveWaitLine {
 	}
 
 	/**
-	 * Keep the line's subscription, unless it already ended (an error reported while it
-	 * was being made), so that the next waiter subscribes again.
+	 * Keep the line's subscription, to cancel when the line ends.
 	 */
-	void subscription(Disposable subscription) {
+	void subscription(LockPort.Cancellable subscription) {
 		synchronized (this) {
-			if (!subscription.isDisposed()) {
-				this.subscription = subscription;
-			}
+			this.subscription = subscription;
 		}
 	}
 
@@ -121,7 +119,7 @@ public final class ReactiveWaitLine {
 	 * Join the line.
 	 * @return whether the waiter is the head, and so may talk to Redis at once
 	 */
-	boolean join(ReactiveAcquisition waiter) {
+	boolean join(SingleAcquisition waiter) {
 		synchronized (this) {
 			if (this.head == null) {
 				this.head = waiter;
@@ -136,8 +134,8 @@ public final class ReactiveWaitLine {
 	 * Leave the line, at the head or not; a head that leaves hands the turn to the next
 	 * waiter.
 	 */
-	void leave(ReactiveAcquisition waiter) {
-		ReactiveAcquisition next = null;
+	void leave(SingleAcquisition waiter) {
+		SingleAcquisition next = null;
 		synchronized (this) {
 			if (this.head == waiter) {
 				next = this.waiters.poll();
@@ -188,7 +186,7 @@ public final class ReactiveWaitLine {
 	 * Read a message heard on the lock's channels.
 	 */
 	void onMessage(byte[] body) {
-		switch (this.line.hear(ReleaseMessage.parse(body), System.nanoTime())) {
+		switch (this.line.hear(ReleaseMessage.parse(body), this.clock.nanoTime())) {
 			case TRY -> signal(true);
 			case RESERVED_ELSEWHERE -> signal(false);
 			case NOTHING -> {
@@ -197,7 +195,7 @@ public final class ReactiveWaitLine {
 	}
 
 	private void signal(boolean retry) {
-		ReactiveAcquisition woken;
+		SingleAcquisition woken;
 		synchronized (this) {
 			this.line.signal(retry);
 			woken = this.head;
@@ -224,7 +222,7 @@ public final class ReactiveWaitLine {
 	 * Close the line: every waiter fails, and the subscription is dropped.
 	 */
 	void close() {
-		List<ReactiveAcquisition> all;
+		List<SingleAcquisition> all;
 		List<Runnable> callbacks;
 		synchronized (this) {
 			this.closed = true;
@@ -237,24 +235,24 @@ public final class ReactiveWaitLine {
 		}
 		unsubscribe();
 		callbacks.forEach(Runnable::run);
-		all.forEach(ReactiveAcquisition::closed);
+		all.forEach(SingleAcquisition::closed);
 		this.watchers.forEach(Runnable::run);
 	}
 
 	void unsubscribe() {
-		Disposable current;
+		LockPort.Cancellable current;
 		synchronized (this) {
 			current = this.subscription;
 			this.subscription = null;
 		}
 		if (current != null) {
-			current.dispose();
+			current.cancel();
 		}
 	}
 
 	@Override
 	public String toString() {
-		return "ReactiveWaitLine[" + this.id + "]";
+		return "LocalLine[" + this.id + "]";
 	}
 
 }

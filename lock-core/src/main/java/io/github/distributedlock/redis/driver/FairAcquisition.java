@@ -1,4 +1,4 @@
-package io.github.distributedlock.redis.reactive;
+package io.github.distributedlock.redis.driver;
 
 import io.github.distributedlock.redis.core.AcquireResult;
 import io.github.distributedlock.redis.core.Acquisition;
@@ -7,44 +7,41 @@ import io.github.distributedlock.redis.core.FairTurn;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.LockSpec;
-import io.github.distributedlock.redis.core.NanoClock;
 
 import org.jspecify.annotations.Nullable;
-import reactor.core.publisher.MonoSink;
-import reactor.core.scheduler.Scheduler;
 
 /**
- * One reactive acquisition of a fair lock: the reactive engine's {@code FairWait}, driven
- * by replies, messages and timers. The decisions are the {@link Acquisition}'s. Fair
- * waiters queue in Redis, in arrival order across every process, not in a local line:
- * each keeps its place by trying again every third of the fair waiter timeout, and tries
- * early only when a release names it as next (or, first in line, when a plain release or
- * lease end is heard). It listens to the lock's {@link ReactiveWaitLine} as a watcher.
+ * One acquisition of a fair lock, driven by replies, messages and timers. The decisions
+ * are the {@link Acquisition}'s. Fair waiters queue in Redis, in arrival order across
+ * every process, not in a local line: each keeps its place by trying again every third of
+ * the fair waiter timeout, and tries early only when a release names it as next (or,
+ * first in line, when a plain release or lease end is heard). It listens to the lock's
+ * {@link LocalLine} as a watcher.
  * <p>
  * Cancellation: while waiting, the wait ends at once and the waiter leaves the queue;
  * while an attempt is in flight, its reply still comes, and a hold it grants is released.
  * The state lock is held only for bookkeeping, never across a Redis call.
  */
-public final class ReactiveFairAcquisition extends ReactiveDriver<Grant> {
+public final class FairAcquisition extends AcquisitionRun<Grant> {
 
 	private final Acquisition acquisition;
 
 	private final LockSpec spec;
 
-	private final ReactiveLockCommands commands;
+	private final DriverCommands commands;
 
-	private final ReactiveWaitLines lines;
+	private final LocalLines lines;
 
 	private final FairTurn turn;
 
 	private final Runnable watcher = this::signalled;
 
-	private @Nullable ReactiveWaitLine line;
+	private @Nullable LocalLine line;
 
-	public ReactiveFairAcquisition(LockSpec spec, String owner, ReactiveLockCommands commands, ReactiveWaitLines lines,
-			Scheduler timer, MonoSink<Grant> sink) {
-		super(spec.name(), timer, sink);
-		this.acquisition = new Acquisition(spec, owner, LockOwners.isCustom(owner), NanoClock.SYSTEM);
+	public FairAcquisition(LockSpec spec, String owner, DriverCommands commands, LocalLines lines,
+			Completion<Grant> completion) {
+		super(spec.name(), commands.port(), completion);
+		this.acquisition = new Acquisition(spec, owner, LockOwners.isCustom(owner), commands.port());
 		this.spec = spec;
 		this.commands = commands;
 		this.lines = lines;
@@ -79,7 +76,7 @@ public final class ReactiveFairAcquisition extends ReactiveDriver<Grant> {
 			else {
 				cancelSleep();
 				sending();
-				ReactiveWaitLine joined = this.line;
+				LocalLine joined = this.line;
 				if (joined != null) {
 					this.turn.attempting(joined.line());
 				}
@@ -93,10 +90,8 @@ public final class ReactiveFairAcquisition extends ReactiveDriver<Grant> {
 			return;
 		}
 		Acquisition.Attempt sent = next;
-		this.commands
-			.acquire(this.spec, this.acquisition.owner(), sent.hold(), sent.remainingWaitMillis(), sent.mayHaveIntent(),
-					sent.holdsIt(), sent.request())
-			.subscribe((result) -> replied(sent, result), this::failed);
+		this.commands.acquire(this.spec, this.acquisition.owner(), sent, (result) -> replied(sent, result),
+				this::failed);
 	}
 
 	private void replied(Acquisition.Attempt sent, AcquireResult result) {
@@ -149,7 +144,7 @@ public final class ReactiveFairAcquisition extends ReactiveDriver<Grant> {
 	 * again once it is subscribed, so that no release is missed in between.
 	 */
 	private void waitTurn() {
-		ReactiveWaitLine joined;
+		LocalLine joined;
 		boolean first;
 		boolean turn;
 		synchronized (this) {
@@ -158,7 +153,7 @@ public final class ReactiveFairAcquisition extends ReactiveDriver<Grant> {
 			}
 			long sleep = this.turn.sleepNanos(this.acquisition.deadline());
 			sleep(this::attempt, sleep);
-			ReactiveWaitLine current = this.line;
+			LocalLine current = this.line;
 			first = current == null;
 			if (current == null) {
 				current = this.lines.join(this.spec);
@@ -186,7 +181,7 @@ public final class ReactiveFairAcquisition extends ReactiveDriver<Grant> {
 	 * Return whether a release named this waiter as next, or, first in line, a plain
 	 * release came since the last attempt. Called with the state lock.
 	 */
-	private boolean isTurn(ReactiveWaitLine joined) {
+	private boolean isTurn(LocalLine joined) {
 		return this.turn.isTurn(joined.line());
 	}
 
@@ -194,7 +189,7 @@ public final class ReactiveFairAcquisition extends ReactiveDriver<Grant> {
 	 * Called by the line on every signal, and when it closes.
 	 */
 	private void signalled() {
-		ReactiveWaitLine joined;
+		LocalLine joined;
 		boolean turn;
 		synchronized (this) {
 			joined = this.line;
@@ -216,7 +211,7 @@ public final class ReactiveFairAcquisition extends ReactiveDriver<Grant> {
 	 */
 	@Override
 	Runnable ended(boolean won) {
-		ReactiveWaitLine joined = this.line;
+		LocalLine joined = this.line;
 		this.line = null;
 		return () -> {
 			if (joined != null) {
@@ -225,21 +220,19 @@ public final class ReactiveFairAcquisition extends ReactiveDriver<Grant> {
 			}
 			if (!won) {
 				// Otherwise the place expires with the fair waiter timeout.
-				this.commands.leaveQueue(this.spec, this.acquisition.owner()).subscribe(null, (ex) -> {
-				});
+				this.commands.leaveQueue(this.spec, this.acquisition.owner());
 			}
 		};
 	}
 
 	@Override
 	void release(Grant grant) {
-		this.commands.release(grant, 0).subscribe(null, (ex) -> {
-		});
+		this.commands.releaseUnused(grant);
 	}
 
 	@Override
 	public String toString() {
-		return "ReactiveFairAcquisition[" + this.spec.name() + "]";
+		return "FairAcquisition[" + this.spec.name() + "]";
 	}
 
 }

@@ -1,28 +1,23 @@
-package io.github.distributedlock.redis.reactive;
-
-import java.util.concurrent.TimeUnit;
+package io.github.distributedlock.redis.driver;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockName;
 import org.jspecify.annotations.Nullable;
-import reactor.core.Disposable;
-import reactor.core.publisher.MonoSink;
-import reactor.core.scheduler.Scheduler;
 
 /**
- * The life of one reactive acquisition, shared by the reactive engine's drivers: it runs
- * until it ends once, with a grant, an error or a cancel, and its sink hears of it at
- * most once. A grant that nobody will use is released, never left to its lease when a
- * release can end it sooner.
+ * The life of one acquisition, shared by the driver's kinds of acquisition: it runs until
+ * it ends once, with a grant, an error or a cancel, and its {@link Completion} hears of
+ * it at most once (never after a cancel). A grant that nobody will use is released, never
+ * left to its lease when a release can end it sooner.
  * <p>
  * Cancellation: while no attempt is in flight, the acquisition ends at once; otherwise
  * the attempt's reply ends it, and a grant the reply brings is released. The state lock
  * ({@code this}) is held only for bookkeeping, never across a Redis call: subclasses take
  * the same lock for theirs, and call the methods said to need it only while they hold it.
  *
- * @param <G> what the sink gets when the acquisition succeeds
+ * @param <G> what its completion hears when the acquisition succeeds
  */
-abstract class ReactiveDriver<G> {
+public abstract class AcquisitionRun<G> {
 
 	private enum State {
 
@@ -32,30 +27,29 @@ abstract class ReactiveDriver<G> {
 
 	private final LockName name;
 
-	private final Scheduler timer;
+	private final LockPort port;
 
-	private final MonoSink<G> sink;
+	private final Completion<G> completion;
 
 	private State state = State.RUNNING;
 
 	private boolean inFlight;
 
-	private @Nullable Disposable sleep;
+	private LockPort.@Nullable Cancellable sleep;
 
 	/**
 	 * @param name the name of the lock that a failure names
 	 */
-	ReactiveDriver(LockName name, Scheduler timer, MonoSink<G> sink) {
+	AcquisitionRun(LockName name, LockPort port, Completion<G> completion) {
 		this.name = name;
-		this.timer = timer;
-		this.sink = sink;
+		this.port = port;
+		this.completion = completion;
 	}
 
 	/**
-	 * Start acquiring; the sink gets what was acquired, or a timeout or failure.
+	 * Start acquiring; its completion hears what was acquired, or a timeout or failure.
 	 */
 	public final void start() {
-		this.sink.onCancel(this::cancel);
 		begin();
 	}
 
@@ -114,14 +108,14 @@ abstract class ReactiveDriver<G> {
 	 * Sleep until the given time has passed, then wake. Called with the state lock.
 	 */
 	final void sleep(Runnable wake, long nanos) {
-		this.sleep = this.timer.schedule(wake, nanos, TimeUnit.NANOSECONDS);
+		this.sleep = this.port.schedule(wake, nanos);
 	}
 
 	/**
 	 * Sleep only until the timer can wake. Called with the state lock.
 	 */
 	final void sleep(Runnable wake) {
-		this.sleep = this.timer.schedule(wake);
+		this.sleep = this.port.schedule(wake, 0);
 	}
 
 	/**
@@ -135,10 +129,10 @@ abstract class ReactiveDriver<G> {
 	 * Cancel the current sleep, if any. Called with the state lock.
 	 */
 	final void cancelSleep() {
-		Disposable current = this.sleep;
+		LockPort.Cancellable current = this.sleep;
 		this.sleep = null;
 		if (current != null) {
-			current.dispose();
+			current.cancel();
 		}
 	}
 
@@ -154,7 +148,7 @@ abstract class ReactiveDriver<G> {
 	 */
 	final void succeed(G grant) {
 		if (end(true)) {
-			this.sink.success(grant);
+			this.completion.granted(grant);
 		}
 		else {
 			release(grant);
@@ -163,7 +157,7 @@ abstract class ReactiveDriver<G> {
 
 	final void fail(Throwable error) {
 		if (end(false)) {
-			this.sink.error(error);
+			this.completion.failed(error);
 		}
 	}
 
@@ -188,7 +182,11 @@ abstract class ReactiveDriver<G> {
 		end(false);
 	}
 
-	private void cancel() {
+	/**
+	 * Stop acquiring: at once while no attempt is in flight; otherwise the attempt's
+	 * reply ends it, releasing what it grants. Its completion hears nothing more.
+	 */
+	public final void cancel() {
 		boolean inFlight;
 		synchronized (this) {
 			if (this.state != State.RUNNING) {

@@ -1,4 +1,4 @@
-package io.github.distributedlock.redis.reactive;
+package io.github.distributedlock.redis.driver;
 
 import java.util.List;
 
@@ -9,38 +9,36 @@ import io.github.distributedlock.redis.core.MultiAcquireResult;
 import io.github.distributedlock.redis.core.MultiAcquisition;
 
 import org.jspecify.annotations.Nullable;
-import reactor.core.publisher.MonoSink;
-import reactor.core.scheduler.Scheduler;
 
 /**
- * The reactive driver of one {@link MultiAcquisition}: the reactive engine's
- * {@code MultiWaitLoop}, driven by replies, messages and timers. Each attempt takes every
- * lock or none; when one is held, it listens to that lock's {@link ReactiveWaitLine}
- * (without joining its local line, as multi-lock waiters don't) and tries them all again
- * on a signal, or when {@link MultiAcquisition#sleepNanos()} is over.
+ * The driver of one {@link MultiAcquisition}, driven by replies, messages and timers.
+ * Each attempt takes every lock or none; when one is held, it listens to that lock's
+ * {@link LocalLine} (without joining its local line, as multi-lock waiters don't) and
+ * tries them all again on a signal, or when {@link MultiAcquisition#sleepNanos()} is
+ * over.
  * <p>
  * Cancellation: while waiting, the wait ends at once and the request is withdrawn; while
  * an attempt is in flight, its reply still comes, and holds it grants are released. The
  * state lock is held only for bookkeeping, never across a Redis call.
  */
-final class ReactiveMultiAcquisition extends ReactiveDriver<List<Grant>> {
+public final class AllLocksAcquisition extends AcquisitionRun<List<Grant>> {
 
 	private final MultiAcquisition acquisition;
 
-	private final ReactiveLockCommands commands;
+	private final DriverCommands commands;
 
-	private final ReactiveWaitLines lines;
+	private final LocalLines lines;
 
 	private final Runnable watcher = this::signalled;
 
-	private @Nullable ReactiveWaitLine line;
+	private @Nullable LocalLine line;
 
 	// The line's signal count read before the last attempt: a change calls for another.
 	private long seen;
 
-	ReactiveMultiAcquisition(MultiAcquisition acquisition, ReactiveLockCommands commands, ReactiveWaitLines lines,
-			Scheduler timer, MonoSink<List<Grant>> sink) {
-		super(acquisition.specs().get(0).name(), timer, sink);
+	public AllLocksAcquisition(MultiAcquisition acquisition, DriverCommands commands, LocalLines lines,
+			Completion<List<Grant>> completion) {
+		super(acquisition.specs().get(0).name(), commands.port(), completion);
 		this.acquisition = acquisition;
 		this.commands = commands;
 		this.lines = lines;
@@ -75,7 +73,7 @@ final class ReactiveMultiAcquisition extends ReactiveDriver<List<Grant>> {
 			else {
 				cancelSleep();
 				sending();
-				ReactiveWaitLine joined = this.line;
+				LocalLine joined = this.line;
 				this.seen = (joined != null) ? joined.line().signals() : 0;
 				sentNanos = this.acquisition.next();
 			}
@@ -84,10 +82,9 @@ final class ReactiveMultiAcquisition extends ReactiveDriver<List<Grant>> {
 			release(late);
 			return;
 		}
-		this.commands
-			.acquireAll(this.acquisition.specs(), this.acquisition.owner(), this.acquisition.hold(),
-					this.acquisition.reentrant(), this.acquisition.request())
-			.subscribe((result) -> replied(sentNanos, result), this::failed);
+		this.commands.acquireAll(this.acquisition.specs(), this.acquisition.owner(), this.acquisition.hold(),
+				this.acquisition.reentrant(), this.acquisition.request(), (result) -> replied(sentNanos, result),
+				this::failed);
 	}
 
 	private void replied(long sentNanos, MultiAcquireResult result) {
@@ -137,13 +134,13 @@ final class ReactiveMultiAcquisition extends ReactiveDriver<List<Grant>> {
 	 * missed in between.
 	 */
 	private void waitFor(LockSpec spec) {
-		ReactiveWaitLine joined;
-		ReactiveWaitLine left = null;
+		LocalLine joined;
+		LocalLine left = null;
 		synchronized (this) {
 			if (!running()) {
 				return;
 			}
-			ReactiveWaitLine current = this.line;
+			LocalLine current = this.line;
 			if (current != null && current.id().equals(spec.queueId())) {
 				if (current.isClosed()) {
 					joined = current;
@@ -182,7 +179,7 @@ final class ReactiveMultiAcquisition extends ReactiveDriver<List<Grant>> {
 	 * signal that came since the last attempt calls for another at once. Called with the
 	 * state lock.
 	 */
-	private void sleepUntilSignalled(ReactiveWaitLine current) {
+	private void sleepUntilSignalled(LocalLine current) {
 		if (current.line().signals() != this.seen) {
 			sleep(this::attempt);
 			return;
@@ -194,7 +191,7 @@ final class ReactiveMultiAcquisition extends ReactiveDriver<List<Grant>> {
 	 * Called by the line on every signal, and when it closes.
 	 */
 	private void signalled() {
-		ReactiveWaitLine current;
+		LocalLine current;
 		synchronized (this) {
 			current = this.line;
 			if (!running() || inFlight() || !asleep() || current == null) {
@@ -214,7 +211,7 @@ final class ReactiveMultiAcquisition extends ReactiveDriver<List<Grant>> {
 	 */
 	@Override
 	Runnable ended(boolean won) {
-		ReactiveWaitLine joined = this.line;
+		LocalLine joined = this.line;
 		this.line = null;
 		List<LockSpec> filed = List.copyOf(this.acquisition.filed());
 		return () -> {
@@ -225,14 +222,13 @@ final class ReactiveMultiAcquisition extends ReactiveDriver<List<Grant>> {
 			if (request != null && !won) {
 				for (LockSpec spec : filed) {
 					// A reservation for it passes on; a hold is never touched.
-					this.commands.withdraw(spec, request).subscribe(null, (ex) -> {
-					});
+					this.commands.withdraw(spec, request);
 				}
 			}
 		};
 	}
 
-	private void leave(ReactiveWaitLine joined) {
+	private void leave(LocalLine joined) {
 		joined.unwatch(this.watcher);
 		HandOffRequest request = this.acquisition.request();
 		if (request != null) {
@@ -244,14 +240,13 @@ final class ReactiveMultiAcquisition extends ReactiveDriver<List<Grant>> {
 	@Override
 	void release(List<Grant> grants) {
 		for (Grant grant : grants) {
-			this.commands.release(grant, 0).subscribe(null, (ex) -> {
-			});
+			this.commands.releaseUnused(grant);
 		}
 	}
 
 	@Override
 	public String toString() {
-		return "ReactiveMultiAcquisition" + this.acquisition.specs().stream().map(LockSpec::name).toList();
+		return "AllLocksAcquisition" + this.acquisition.specs().stream().map(LockSpec::name).toList();
 	}
 
 }

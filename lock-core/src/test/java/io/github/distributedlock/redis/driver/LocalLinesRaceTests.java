@@ -1,4 +1,4 @@
-package io.github.distributedlock.redis.reactive;
+package io.github.distributedlock.redis.driver;
 
 import java.lang.reflect.Field;
 import java.time.Duration;
@@ -27,23 +27,21 @@ import static org.awaitility.Awaitility.await;
  * until its waiter leaves, every line goes once nobody is in it, and a check the timer
  * refused is scheduled again by the next leave.
  */
-class ReactiveWaitLinesRaceTests {
+class LocalLinesRaceTests {
 
 	@ParameterizedTest
 	@ValueSource(longs = { 0, 1_000, 50_000, 1_000_000 })
 	void shouldNeverRemoveALineSomeoneIsIn(long lingerNanos) throws Exception {
 		Scheduler scheduler = Schedulers.newParallel("race", 2);
-		ReactiveWaitLines lines = new ReactiveWaitLines(() -> {
-			throw new IllegalStateException("no container");
-		}, scheduler, lingerNanos);
-		LockSpec spec = ReactiveWaitLinesTests.spec("race");
+		LocalLines lines = new LocalLines(new SchedulerPort(scheduler), lingerNanos);
+		LockSpec spec = LocalLinesTests.spec("race");
 		Map<?, ?> map = map(lines);
 		AtomicInteger lost = new AtomicInteger();
 		List<Thread> threads = new ArrayList<>();
 		for (int t = 0; t < 4; t++) {
 			Thread thread = new Thread(() -> {
 				for (int i = 0; i < 5_000; i++) {
-					ReactiveWaitLine line = lines.join(spec);
+					LocalLine line = lines.join(spec);
 					if (i % 8 == 0) {
 						try {
 							TimeUnit.MICROSECONDS.sleep(i % 50);
@@ -95,19 +93,17 @@ class ReactiveWaitLinesRaceTests {
 			}
 
 		};
-		ReactiveWaitLines lines = new ReactiveWaitLines(() -> {
-			throw new IllegalStateException("no container");
-		}, flaky, TimeUnit.MILLISECONDS.toNanos(50));
-		LockSpec spec = ReactiveWaitLinesTests.spec("rejected");
-		ReactiveWaitLine first = lines.join(spec);
+		LocalLines lines = new LocalLines(new SchedulerPort(flaky), TimeUnit.MILLISECONDS.toNanos(50));
+		LockSpec spec = LocalLinesTests.spec("rejected");
+		LocalLine first = lines.join(spec);
 		assertThatExceptionOfType(RejectedExecutionException.class).isThrownBy(() -> lines.leave(first));
 		lines.leave(lines.join(spec));
 		await().atMost(Duration.ofSeconds(3)).until(() -> lines.size() == 0);
 		scheduler.dispose();
 	}
 
-	private static Map<?, ?> map(ReactiveWaitLines lines) throws Exception {
-		Field field = ReactiveWaitLines.class.getDeclaredField("lines");
+	private static Map<?, ?> map(LocalLines lines) throws Exception {
+		Field field = LocalLines.class.getDeclaredField("lines");
 		field.setAccessible(true);
 		return (Map<?, ?>) field.get(lines);
 	}

@@ -1,4 +1,4 @@
-package io.github.distributedlock.redis.reactive;
+package io.github.distributedlock.redis.driver;
 
 import java.util.function.Supplier;
 
@@ -9,17 +9,14 @@ import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.HandOffRequest;
 import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.LockSpec;
-import io.github.distributedlock.redis.core.NanoClock;
 import io.github.distributedlock.redis.core.Waiting;
 import org.jspecify.annotations.Nullable;
-import reactor.core.publisher.MonoSink;
-import reactor.core.scheduler.Scheduler;
 
 /**
- * One reactive acquisition: the {@code WaitLoop} of the reactive engine, driven by
- * replies, messages and timers instead of a parked thread. Where the acquisition is in
- * its wait, and what to do next, is the core's {@link Waiting} decision; this class
- * sends, schedules, and keeps its place in the lock's {@link ReactiveWaitLine}.
+ * One acquisition of a lock that is not fair, driven by replies, messages and timers,
+ * with no thread parked. Where the acquisition is in its wait, and what to do next, is
+ * the core's {@link Waiting} decision; this class sends, schedules, and keeps its place
+ * in the lock's {@link LocalLine}.
  * <p>
  * Try once; if the lock is taken, join the line (at once, if it is already there and
  * subscribed). The head of the line, once the channel is subscribed, tries, and if the
@@ -33,33 +30,33 @@ import reactor.core.scheduler.Scheduler;
  * an attempt is in flight, its reply still comes, and a hold it grants is released. The
  * state lock is held only for bookkeeping, never across a Redis call.
  */
-public final class ReactiveAcquisition extends ReactiveDriver<Grant> {
+public final class SingleAcquisition extends AcquisitionRun<Grant> {
 
 	private final LockSpec spec;
 
 	private final String owner;
 
-	private final ReactiveLockCommands commands;
+	private final DriverCommands commands;
 
-	private final ReactiveWaitLines lines;
+	private final LocalLines lines;
 
 	private final Waiting waiting;
 
-	private @Nullable ReactiveWaitLine line;
+	private @Nullable LocalLine line;
 
 	/**
 	 * @param handOff whether waiters line up for reservations, where the lock's kind does
 	 */
-	public ReactiveAcquisition(LockSpec spec, String owner, boolean handOff, ReactiveLockCommands commands,
-			ReactiveWaitLines lines, Scheduler timer, MonoSink<Grant> sink) {
-		super(spec.name(), timer, sink);
+	public SingleAcquisition(LockSpec spec, String owner, boolean handOff, DriverCommands commands, LocalLines lines,
+			Completion<Grant> completion) {
+		super(spec.name(), commands.port(), completion);
 		this.spec = spec;
 		this.owner = owner;
 		this.commands = commands;
 		this.lines = lines;
 		// A custom owner may hold the lock elsewhere: finding it ours is a re-entry. A
 		// subscription's own owner never holds it before.
-		this.waiting = new Waiting(new Acquisition(spec, owner, LockOwners.isCustom(owner), NanoClock.SYSTEM), handOff);
+		this.waiting = new Waiting(new Acquisition(spec, owner, LockOwners.isCustom(owner), commands.port()), handOff);
 	}
 
 	@Override
@@ -109,10 +106,7 @@ public final class ReactiveAcquisition extends ReactiveDriver<Grant> {
 	private void act(Waiting.Next next) {
 		if (next instanceof Waiting.Send send) {
 			Acquisition.Attempt attempt = send.attempt();
-			this.commands
-				.acquire(this.spec, this.owner, attempt.hold(), attempt.remainingWaitMillis(), attempt.mayHaveIntent(),
-						attempt.holdsIt(), attempt.request())
-				.subscribe((result) -> replied(attempt, result), this::failed);
+			this.commands.acquire(this.spec, this.owner, attempt, (result) -> replied(attempt, result), this::failed);
 		}
 		else if (next instanceof Waiting.Hold hold) {
 			succeed(hold.grant());
@@ -164,17 +158,16 @@ public final class ReactiveAcquisition extends ReactiveDriver<Grant> {
 
 	@Override
 	void release(Grant grant) {
-		this.commands.release(grant, 0).subscribe(null, (ex) -> {
-		});
+		this.commands.releaseUnused(grant);
 	}
 
 	private LockTimeoutException timeout() {
-		ReactiveWaitLine joined = this.line;
+		LocalLine joined = this.line;
 		return this.waiting.acquisition().timeout((joined != null) ? joined.line().holder() : null);
 	}
 
 	private void joinLine() {
-		ReactiveWaitLine joined = this.lines.join(this.spec);
+		LocalLine joined = this.lines.join(this.spec);
 		Waiting.Next next;
 		synchronized (this) {
 			if (!running()) {
@@ -199,7 +192,7 @@ public final class ReactiveAcquisition extends ReactiveDriver<Grant> {
 	 * Called by the line when this waiter becomes its head.
 	 */
 	void promoted() {
-		ReactiveWaitLine joined;
+		LocalLine joined;
 		synchronized (this) {
 			if (!running()) {
 				return;
@@ -221,7 +214,7 @@ public final class ReactiveAcquisition extends ReactiveDriver<Grant> {
 	/**
 	 * Wake the head once the line's channel is subscribed (at once, if it is).
 	 */
-	private void whenSubscribed(ReactiveWaitLine joined) {
+	private void whenSubscribed(LocalLine joined) {
 		boolean head;
 		synchronized (this) {
 			head = this.waiting.isHead();
@@ -238,8 +231,8 @@ public final class ReactiveAcquisition extends ReactiveDriver<Grant> {
 		on(this.waiting::signalled);
 	}
 
-	private ReactiveWaitLine line() {
-		ReactiveWaitLine current = this.line;
+	private LocalLine line() {
+		LocalLine current = this.line;
 		if (current == null) {
 			throw new IllegalStateException("Not in line");
 		}
@@ -255,12 +248,12 @@ public final class ReactiveAcquisition extends ReactiveDriver<Grant> {
 		HandOffRequest filing = ending.forget();
 		boolean withdraw = ending.withdraw() != null;
 		boolean dropIntent = ending.dropIntent();
-		ReactiveWaitLine joined = this.line;
+		LocalLine joined = this.line;
 		this.line = null;
 		return () -> leave(joined, filing, withdraw, dropIntent);
 	}
 
-	private void leave(@Nullable ReactiveWaitLine joined, @Nullable HandOffRequest filing, boolean withdraw,
+	private void leave(@Nullable LocalLine joined, @Nullable HandOffRequest filing, boolean withdraw,
 			boolean dropIntent) {
 		if (joined != null) {
 			joined.leave(this);
@@ -268,19 +261,17 @@ public final class ReactiveAcquisition extends ReactiveDriver<Grant> {
 		}
 		if (withdraw && filing != null) {
 			// A reservation for it passes on; a hold is never touched.
-			this.commands.withdraw(this.spec, filing).subscribe(null, (ex) -> {
-			});
+			this.commands.withdraw(this.spec, filing);
 		}
 		if (dropIntent) {
 			// Readers need not wait for a writer that no longer waits.
-			this.commands.dropIntent(this.spec, this.owner).subscribe(null, (ex) -> {
-			});
+			this.commands.dropIntent(this.spec, this.owner);
 		}
 	}
 
 	@Override
 	public String toString() {
-		return "ReactiveAcquisition[" + this.spec.name() + "]";
+		return "SingleAcquisition[" + this.spec.name() + "]";
 	}
 
 }

@@ -1,0 +1,204 @@
+package io.github.distributedlock.redis.driver;
+
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.distributedlock.redis.core.LockSpec;
+import io.github.distributedlock.redis.core.WaitMode;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * The {@link LocalLine}s of a template, one per lock with waiters, each listening to its
+ * lock's channels (those of its {@link WaitMode}) through one subscription of the
+ * {@link LockPort} for as long as it has waiters, plus a short linger so that a hot lock
+ * does not churn subscriptions. Thread-safe.
+ */
+public final class LocalLines {
+
+	private static final Log logger = LogFactory.getLog(LocalLines.class);
+
+	private final ConcurrentHashMap<String, LocalLine> lines = new ConcurrentHashMap<>();
+
+	private final LockPort port;
+
+	private final long lingerNanos;
+
+	private final AtomicInteger waiting = new AtomicInteger();
+
+	private volatile boolean closed;
+
+	/**
+	 * @param lingerNanos how long a line stays subscribed once nobody waits in it
+	 */
+	public LocalLines(LockPort port, long lingerNanos) {
+		this.port = port;
+		this.lingerNanos = lingerNanos;
+	}
+
+	/**
+	 * Take a reference on the lock's line, subscribing its channel if it is new.
+	 */
+	LocalLine join(LockSpec spec) {
+		this.waiting.incrementAndGet();
+		LocalLine line = this.lines.compute(spec.queueId(), (id, existing) -> {
+			LocalLine joined = (existing != null) ? existing
+					: new LocalLine(id, this.port, spec.waitMode().keyspaceEvents(), spec.kind().waitsAsReader());
+			joined.references++;
+			return joined;
+		});
+		if (!line.isClosed()) {
+			subscribe(line, spec);
+		}
+		if (this.closed) {
+			line.close();
+		}
+		return line;
+	}
+
+	/**
+	 * Return whether the lock's line is here and subscribed: waited for a moment ago, so
+	 * likely taken.
+	 */
+	boolean isHot(LockSpec spec) {
+		LocalLine line = this.lines.get(spec.queueId());
+		return line != null && line.isSubscribed() && !line.isClosed();
+	}
+
+	private void subscribe(LocalLine line, LockSpec spec) {
+		if (!spec.waitMode().listens()) {
+			// Nothing to hear: the waiters poll.
+			if (!line.isSubscribed()) {
+				line.subscribed();
+			}
+			return;
+		}
+		synchronized (line) {
+			if (line.hasSubscription()) {
+				return;
+			}
+			// Whether this subscription was lost: a subscription lost while being made
+			// is not kept, so that the next waiter subscribes again. A loss reported on
+			// another thread meanwhile waits for this line's lock.
+			boolean[] lost = new boolean[1];
+			LockPort.Listener listener = new LockPort.Listener() {
+
+				@Override
+				public void subscribed() {
+					// Again after a reconnect: the line signals, as a release may have
+					// been missed.
+					line.subscribed();
+				}
+
+				@Override
+				public void message(byte[] body) {
+					line.onMessage(body);
+				}
+
+				@Override
+				public void lost(Throwable error) {
+					synchronized (line) {
+						lost[0] = true;
+					}
+					LocalLines.lost(line, error);
+				}
+
+			};
+			LockPort.Cancellable subscription;
+			try {
+				subscription = this.port.listen(spec.waitMode().channels(), listener);
+			}
+			catch (RuntimeException ex) {
+				// A port that cannot subscribe at all (its container destroyed, say): the
+				// waiters are bounded as without messages, and a later waiter tries
+				// again.
+				lost(line, ex);
+				return;
+			}
+			if (lost[0]) {
+				subscription.cancel();
+			}
+			else {
+				line.subscription(subscription);
+			}
+		}
+	}
+
+	private static void lost(LocalLine line, Throwable error) {
+		logger.warn("Lost the subscription of " + line.id() + "; its waiters try again when the holder's lease ends",
+				error);
+		line.lostSubscription();
+	}
+
+	/**
+	 * Drop a reference; the line is removed once nobody was in it for the linger. On a
+	 * hot lock the last waiter leaves once per acquisition, so one check per line stays
+	 * scheduled instead of a timer task per leave, which the next join cancelled.
+	 */
+	void leave(LocalLine line) {
+		this.waiting.decrementAndGet();
+		this.lines.computeIfPresent(line.id(), (id, existing) -> {
+			if (existing != line) {
+				return existing;
+			}
+			if (--existing.references == 0) {
+				if (this.closed) {
+					existing.unsubscribe();
+					return null;
+				}
+				existing.lastLeftNanos = this.port.nanoTime();
+				if (!existing.lingerCheckScheduled) {
+					// Set once scheduled: a refused task leaves it to the next leave.
+					checkLingerIn(existing, this.lingerNanos);
+					existing.lingerCheckScheduled = true;
+				}
+			}
+			return existing;
+		});
+	}
+
+	private void checkLingerIn(LocalLine line, long delayNanos) {
+		this.port.schedule(() -> endLinger(line), delayNanos);
+	}
+
+	/**
+	 * Remove the line if nobody joined it since the linger started; check again at the
+	 * end of the linger of whoever left last meanwhile.
+	 */
+	private void endLinger(LocalLine line) {
+		this.lines.computeIfPresent(line.id(), (id, existing) -> {
+			if (existing != line) {
+				return existing;
+			}
+			if (existing.references > 0) {
+				// The next one to leave starts the linger again.
+				existing.lingerCheckScheduled = false;
+				return existing;
+			}
+			long left = existing.lastLeftNanos + this.lingerNanos - this.port.nanoTime();
+			if (left > 0 && !this.closed) {
+				checkLingerIn(existing, left);
+				return existing;
+			}
+			existing.unsubscribe();
+			return null;
+		});
+	}
+
+	/**
+	 * Return how many acquisitions wait in a line.
+	 */
+	public int waiting() {
+		return this.waiting.get();
+	}
+
+	public int size() {
+		return this.lines.size();
+	}
+
+	public void close() {
+		this.closed = true;
+		this.lines.values().forEach(LocalLine::close);
+	}
+
+}

@@ -1,0 +1,83 @@
+package io.github.distributedlock.redis.driver;
+
+import java.util.List;
+
+import io.github.distributedlock.LockName;
+import io.github.distributedlock.redis.core.NanoClock;
+import io.github.distributedlock.redis.script.ScriptCall;
+
+/**
+ * What the driver needs from the world, and all it needs: read a clock, set a timer, run
+ * a script, and listen to channels. The reactive template gives it one over Spring Data
+ * Redis's reactive connection, the simulation one over its model of Redis and a virtual
+ * clock; the driver is the same.
+ * <p>
+ * Every callback may come on any thread, at most once per call (a subscription's messages
+ * excepted), and never while the caller of the port is inside it: a port that answers at
+ * once answers after returning. Implementations are thread-safe.
+ */
+public interface LockPort extends NanoClock {
+
+	/**
+	 * Run the task once, after the given delay, unless cancelled first.
+	 * @return what cancels it
+	 */
+	Cancellable schedule(Runnable task, long delayNanos);
+
+	/**
+	 * Run a script once: {@code EVALSHA}, falling back to {@code EVAL}.
+	 * @param name the lock a failure names
+	 * @param operation what the script does, for a failure's message
+	 * @param reply told of the reply, or of a {@code LockException} naming the lock if
+	 * none came within the command timeout or Redis refused it
+	 */
+	void run(LockName name, String operation, ScriptCall call, Reply reply);
+
+	/**
+	 * Listen to the given channels until cancelled.
+	 * @param listener told once when every channel is subscribed, of every message after
+	 * that, and if the subscription is lost
+	 */
+	Cancellable listen(List<String> channels, Listener listener);
+
+	/**
+	 * Something that can be cancelled; cancelling twice, or after the end, does nothing.
+	 */
+	@FunctionalInterface
+	interface Cancellable {
+
+		void cancel();
+
+	}
+
+	/**
+	 * Told of one script's reply, or of why none came.
+	 */
+	interface Reply {
+
+		void replied(Object reply);
+
+		void failed(Throwable error);
+
+	}
+
+	/**
+	 * Told what a subscription hears.
+	 */
+	interface Listener {
+
+		/**
+		 * Every channel is subscribed; called again after a reconnect subscribes again.
+		 */
+		void subscribed();
+
+		void message(byte[] body);
+
+		/**
+		 * The subscription failed, or could not be made: nothing more will be heard.
+		 */
+		void lost(Throwable error);
+
+	}
+
+}

@@ -1,0 +1,82 @@
+package io.github.distributedlock.redis.reactive;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+import io.github.distributedlock.LockName;
+import io.github.distributedlock.redis.driver.LockPort;
+import io.github.distributedlock.redis.script.ScriptCall;
+import reactor.core.Disposable;
+import reactor.core.scheduler.Scheduler;
+
+import org.springframework.data.redis.connection.SubscriptionListener;
+import org.springframework.data.redis.listener.ChannelTopic;
+import org.springframework.data.redis.listener.ReactiveRedisMessageListenerContainer;
+
+/**
+ * The driver's {@link LockPort} on Spring Data Redis's reactive connection: scripts run
+ * through {@link ReactiveLockCommands}, timers on a Reactor {@link Scheduler}, and
+ * subscriptions through a {@link ReactiveRedisMessageListenerContainer}. Thread-safe.
+ */
+public final class ReactorLockPort implements LockPort {
+
+	private final ReactiveLockCommands commands;
+
+	private final Scheduler timer;
+
+	private final Supplier<ReactiveRedisMessageListenerContainer> container;
+
+	/**
+	 * @param container supplies the container to subscribe with, when first needed
+	 */
+	public ReactorLockPort(ReactiveLockCommands commands, Scheduler timer,
+			Supplier<ReactiveRedisMessageListenerContainer> container) {
+		this.commands = commands;
+		this.timer = timer;
+		this.container = container;
+	}
+
+	@Override
+	public long nanoTime() {
+		return System.nanoTime();
+	}
+
+	@Override
+	public Cancellable schedule(Runnable task, long delayNanos) {
+		Disposable scheduled = (delayNanos <= 0) ? this.timer.schedule(task)
+				: this.timer.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+		return scheduled::dispose;
+	}
+
+	@Override
+	public void run(LockName name, String operation, ScriptCall call, Reply reply) {
+		this.commands.run(name, operation, call).subscribe(reply::replied, reply::failed);
+	}
+
+	@Override
+	public Cancellable listen(List<String> channels, Listener listener) {
+		List<ChannelTopic> topics = channels.stream().map(ChannelTopic::of).toList();
+		AtomicInteger unconfirmed = new AtomicInteger(topics.size());
+		SubscriptionListener confirmations = new SubscriptionListener() {
+
+			@Override
+			public void onChannelSubscribed(byte[] channel, long count) {
+				// Subscribed once every channel is; a later confirmation (after a
+				// reconnect) tells again.
+				if (unconfirmed.decrementAndGet() <= 0) {
+					listener.subscribed();
+				}
+			}
+
+		};
+		Disposable subscription = this.container.get()
+			.receive(topics, confirmations)
+			.subscribe((message) -> listener.message(message.getMessage().getBytes(StandardCharsets.UTF_8)),
+					listener::lost);
+		return subscription::dispose;
+	}
+
+}
