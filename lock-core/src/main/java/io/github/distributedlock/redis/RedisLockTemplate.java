@@ -15,14 +15,12 @@ import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.LockTemplate;
 import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.WaitStrategy;
+import io.github.distributedlock.redis.blocking.BlockingAcquisitions;
 import io.github.distributedlock.redis.blocking.HoldRegistry;
 import io.github.distributedlock.redis.blocking.LeaseWatchdog;
 import io.github.distributedlock.redis.blocking.LockCommands;
 import io.github.distributedlock.redis.blocking.MultiLocking;
-import io.github.distributedlock.redis.blocking.MultiWaitLoop;
 import io.github.distributedlock.redis.blocking.ReplicaWait;
-import io.github.distributedlock.redis.blocking.WaitLoop;
-import io.github.distributedlock.redis.blocking.WaitQueues;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockOwners;
@@ -45,9 +43,9 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * {@link #close()} it on shutdown.
  * <p>
  * An acquisition goes one way down and back: the {@link LockRequestResolver} makes the
- * request a {@link LockSpec}; a {@link WaitLoop} (or {@link MultiWaitLoop}) runs the
- * {@link LockKind}'s acquire script through {@link LockCommands} until it returns a
- * {@link Grant}; the {@link HoldRegistry} turns that into the handle.
+ * request a {@link LockSpec}; {@link BlockingAcquisitions} runs one of the driver's
+ * acquisitions on the caller's thread, which runs the {@link LockKind}'s acquire script
+ * until it returns a {@link Grant}; the {@link HoldRegistry} turns that into the handle.
  */
 public final class RedisLockTemplate implements LockOperations {
 
@@ -65,7 +63,7 @@ public final class RedisLockTemplate implements LockOperations {
 
 	private final ListenerContainerLifecycle listening;
 
-	private final WaitQueues queues;
+	private final BlockingAcquisitions acquisitions;
 
 	private final MultiLocking multiLocking;
 
@@ -87,10 +85,11 @@ public final class RedisLockTemplate implements LockOperations {
 				builder.replicaAcknowledgements, builder.replicaTimeout.toMillis()) : null;
 		this.listening = ListenerContainerLifecycle.of(builder.connectionFactory, builder.listenerContainer,
 				builder.pubSub);
-		this.queues = new WaitQueues(this.listening.container(), builder.subscriptionLinger.toNanos());
 		this.holds = new HoldRegistry(this.commands, new LeaseWatchdog(this.commands, this.server::isCluster),
 				new LockListeners(builder.listeners), replicas);
-		this.multiLocking = new MultiLocking(this.commands, this.queues, this.holds, this.server, this.handOff);
+		this.acquisitions = new BlockingAcquisitions(this.commands, this.listening.container(),
+				builder.subscriptionLinger.toNanos(), this.holds, this.handOff);
+		this.multiLocking = new MultiLocking(this.acquisitions, this.holds, this.server, this.handOff);
 		this.listening.start(this.keys.keepAliveChannel());
 		this.resolver = new LockRequestResolver(this.defaults, this.keys, builder.watchdog,
 				this.listening.container() != null, this.server, builder.fairWaiterTimeout.toMillis());
@@ -110,32 +109,19 @@ public final class RedisLockTemplate implements LockOperations {
 
 	@Override
 	public LockHandle acquire(LockRequest request) {
-		WaitLoop loop = waitLoop(resolve(request), this.owners.of(request));
-		Grant grant = loop.run();
-		if (grant == null) {
-			throw notAcquired(loop.timeout());
-		}
-		return this.holds.hold(grant);
+		return this.holds.hold(this.acquisitions.acquire(resolve(request), this.owners.of(request)));
 	}
 
 	@Override
 	public Optional<LockHandle> tryAcquire(LockRequest request) {
-		WaitLoop loop = waitLoop(resolve(request), this.owners.of(request));
-		Grant grant = loop.run();
-		if (grant == null) {
-			notAcquired(loop.timeout());
+		Grant grant;
+		try {
+			grant = this.acquisitions.acquire(resolve(request), this.owners.of(request));
+		}
+		catch (LockTimeoutException ex) {
 			return Optional.empty();
 		}
 		return Optional.of(this.holds.hold(grant));
-	}
-
-	private WaitLoop waitLoop(LockSpec spec, String owner) {
-		return new WaitLoop(spec, owner, this.holds, this.handOff, this.commands, this.queues);
-	}
-
-	private LockTimeoutException notAcquired(LockTimeoutException timeout) {
-		this.holds.notAcquired(timeout.getLockName(), timeout.getWaited());
-		return timeout;
 	}
 
 	@Override
@@ -221,7 +207,7 @@ public final class RedisLockTemplate implements LockOperations {
 	 */
 	@Override
 	public int waitQueueCount() {
-		return this.queues.size();
+		return this.acquisitions.lineCount();
 	}
 
 	/**
@@ -240,7 +226,7 @@ public final class RedisLockTemplate implements LockOperations {
 	 */
 	@Override
 	public int waitingThreads() {
-		return this.queues.waitingThreads();
+		return this.acquisitions.waiting();
 	}
 
 	HoldRegistry holds() {
@@ -266,7 +252,7 @@ public final class RedisLockTemplate implements LockOperations {
 		}
 		this.closed = true;
 		this.holds.close();
-		this.queues.close();
+		this.acquisitions.close();
 		this.listening.close();
 	}
 

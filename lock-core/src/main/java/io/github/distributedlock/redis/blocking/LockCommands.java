@@ -1,7 +1,9 @@
 package io.github.distributedlock.redis.blocking;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockInterruptedException;
@@ -291,6 +293,34 @@ public final class LockCommands {
 		catch (DataAccessException ex) {
 			throw ScriptReplies.failure(name, operation, ex);
 		}
+	}
+
+	/**
+	 * Run a script of the driver's, as {@link #runUninterrupted}: sent even on an
+	 * interrupted thread, and sent again without waiting if an interrupt ended the wait
+	 * for its reply, unless it is an attempt (the driver undoes an attempt whose reply
+	 * never came, with the same hold id).
+	 */
+	@Nullable Object runForDriver(LockName name, String operation, ScriptCall call) {
+		return runUninterrupted(name, operation, call, !"acquire".equals(operation));
+	}
+
+	/**
+	 * Send a script of the driver's without waiting, where the factory shares one Lettuce
+	 * connection.
+	 * @return its reply to come, failing with the client's own exception; or {@code null}
+	 * if the factory does not share one Lettuce connection
+	 */
+	@Nullable CompletableFuture<Object> sendForDriver(ScriptCall call) {
+		return this.scripts.sendAsync(call);
+	}
+
+	/**
+	 * Return how long a command sent by {@link #sendForDriver} waits for its reply at
+	 * most, or {@code null} where it sends none.
+	 */
+	@Nullable Duration commandTimeout() {
+		return this.scripts.commandTimeout();
 	}
 
 	/**

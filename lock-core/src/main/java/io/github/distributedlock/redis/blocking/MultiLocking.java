@@ -22,9 +22,7 @@ import io.github.distributedlock.redis.server.RedisServerFeatures;
  */
 public final class MultiLocking {
 
-	private final LockCommands commands;
-
-	private final WaitQueues queues;
+	private final BlockingAcquisitions acquisitions;
 
 	private final HoldRegistry holds;
 
@@ -32,10 +30,9 @@ public final class MultiLocking {
 
 	private final boolean handOff;
 
-	public MultiLocking(LockCommands commands, WaitQueues queues, HoldRegistry holds, RedisServerFeatures server,
+	public MultiLocking(BlockingAcquisitions acquisitions, HoldRegistry holds, RedisServerFeatures server,
 			boolean handOff) {
-		this.commands = commands;
-		this.queues = queues;
+		this.acquisitions = acquisitions;
 		this.holds = holds;
 		this.server = server;
 		this.handOff = handOff;
@@ -73,14 +70,8 @@ public final class MultiLocking {
 		List<LockSpec> specs = new ArrayList<>(ordered.values());
 		List<RedisLockHandle> holds;
 		if (specs.size() > 1 && (!this.server.isCluster() || sameSlot(specs))) {
-			MultiWaitLoop loop = new MultiWaitLoop(new MultiAcquisition(specs, owner, first.waitNanos(),
-					first.reentrant(), this.handOff, NanoClock.SYSTEM), this.commands, this.queues);
-			List<Grant> grants = loop.run();
-			if (grants == null) {
-				LockTimeoutException timeout = loop.timeout();
-				this.holds.notAcquired(timeout.getLockName(), timeout.getWaited());
-				throw timeout;
-			}
+			List<Grant> grants = this.acquisitions.acquireAll(new MultiAcquisition(specs, owner, first.waitNanos(),
+					first.reentrant(), this.handOff, NanoClock.SYSTEM), first.waitNanos());
 			holds = this.holds.holdAll(grants);
 		}
 		else {
@@ -97,12 +88,12 @@ public final class MultiLocking {
 		List<RedisLockHandle> holds = new ArrayList<>(specs.size());
 		try {
 			for (LockSpec spec : specs) {
-				WaitLoop loop = new WaitLoop(spec.withWaitNanos(deadline.remainingBudgetNanos()), owner, this.holds,
-						this.handOff, this.commands, this.queues);
-				Grant grant = loop.run();
-				if (grant == null) {
-					LockTimeoutException timeout = loop.timeout();
-					this.holds.notAcquired(spec.name(), deadline.elapsed());
+				Grant grant;
+				try {
+					grant = this.acquisitions.acquire(spec.withWaitNanos(deadline.remainingBudgetNanos()), owner);
+				}
+				catch (LockTimeoutException timeout) {
+					// Timed from the start of the multi-lock, not of this lock.
 					throw new LockTimeoutException(spec.name(), deadline.elapsed(), timeout.getHolderRemainingLease());
 				}
 				holds.add(this.holds.hold(grant));

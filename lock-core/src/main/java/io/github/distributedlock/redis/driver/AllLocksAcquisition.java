@@ -84,7 +84,12 @@ public final class AllLocksAcquisition extends AcquisitionRun<List<Grant>> {
 		}
 		this.commands.acquireAll(this.acquisition.specs(), this.acquisition.owner(), this.acquisition.hold(),
 				this.acquisition.reentrant(), this.acquisition.request(), (result) -> replied(sentNanos, result),
-				this::failed);
+				(error) -> {
+					failed(error);
+					// It may have run: what it took is released as soon as Redis answers.
+					this.commands.undoAll(this.acquisition.specs(), this.acquisition.owner(), this.acquisition.hold(),
+							this.acquisition.reentrant(), sentNanos, error);
+				});
 	}
 
 	private void replied(long sentNanos, MultiAcquireResult result) {

@@ -1,6 +1,8 @@
 package io.github.distributedlock.redis.driver;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -25,8 +27,14 @@ import org.jspecify.annotations.Nullable;
  */
 public final class DriverCommands {
 
-	private static final Consumer<Object> IGNORED = (reply) -> {
+	private static final Consumer<@Nullable Object> IGNORED = (reply) -> {
 	};
+
+	/**
+	 * How soon the undoing of an attempt whose reply never came is tried again, while
+	 * Redis does not answer.
+	 */
+	static final long UNDO_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
 	private final LockPort port;
 
@@ -34,14 +42,26 @@ public final class DriverCommands {
 
 	private final boolean handOff;
 
+	private final AttemptWatch watch;
+
 	/**
 	 * @param fenceIdleMillis how long a lock's fencing counter outlives its last hold
 	 * @param handOff whether a release reserves the lock for the oldest waiting request
 	 */
 	public DriverCommands(LockPort port, long fenceIdleMillis, boolean handOff) {
+		this(port, fenceIdleMillis, handOff, AttemptWatch.NONE);
+	}
+
+	/**
+	 * @param fenceIdleMillis how long a lock's fencing counter outlives its last hold
+	 * @param handOff whether a release reserves the lock for the oldest waiting request
+	 * @param watch told of every attempt, before it is sent and when it ends
+	 */
+	public DriverCommands(LockPort port, long fenceIdleMillis, boolean handOff, AttemptWatch watch) {
 		this.port = port;
 		this.fenceIdleMillis = Long.toString(fenceIdleMillis);
 		this.handOff = handOff;
+		this.watch = watch;
 	}
 
 	public LockPort port() {
@@ -55,8 +75,87 @@ public final class DriverCommands {
 			Consumer<Throwable> failed) {
 		LockKind.Attempt call = new LockKind.Attempt(owner, attempt.hold(), attempt.remainingWaitMillis(),
 				attempt.mayHaveIntent(), attempt.holdsIt(), attempt.request());
+		this.watch.sending(spec, owner, attempt);
 		run(spec.name(), "acquire", spec.kind().acquire(spec, call, this.fenceIdleMillis),
-				(reply) -> ScriptReplies.acquireResult(spec, (List<?>) reply), replied, failed);
+				(reply) -> ScriptReplies.acquireResult(spec, (List<?>) reply), (result) -> {
+					this.watch.ended(spec, owner, attempt, result);
+					replied.accept(result);
+				}, (error) -> {
+					this.watch.ended(spec, owner, attempt, null);
+					failed.accept(error);
+				});
+	}
+
+	/**
+	 * Undo an attempt whose reply never came: it may have run and made its owner a holder
+	 * that nobody would release before its lease ends. One more attempt with the same
+	 * hold id finds such a hold (or takes the lock, if it is free now), and what it finds
+	 * or takes is released. Tried again every {@link #UNDO_RETRY_NANOS} while Redis does
+	 * not answer, until the lost attempt's lease, counted from its send, is over: then
+	 * Redis no longer keeps what it took.
+	 */
+	void undo(LockSpec spec, String owner, Acquisition.Attempt lost, Throwable error) {
+		if (mayHaveRun(error)) {
+			undo(spec, owner, lost, lost.sentNanos() + TimeUnit.MILLISECONDS.toNanos(spec.leaseMillis()));
+		}
+	}
+
+	/**
+	 * Undo a multi-lock attempt whose reply never came, as {@link #undo} does a single
+	 * lock's: the same hold id finds what it took, which is released lock by lock.
+	 */
+	void undoAll(List<LockSpec> specs, String owner, String hold, boolean reentrant, long sentNanos, Throwable error) {
+		if (mayHaveRun(error)) {
+			long lease = specs.stream().mapToLong(LockSpec::leaseMillis).max().orElse(0);
+			undoAll(specs, owner, hold, reentrant, sentNanos + TimeUnit.MILLISECONDS.toNanos(lease));
+		}
+	}
+
+	private void undoAll(List<LockSpec> specs, String owner, String hold, boolean reentrant, long untilNanos) {
+		acquireAll(specs, owner, hold, reentrant, null, (result) -> {
+			if (result.status() == 1) {
+				for (int i = 0; i < specs.size(); i++) {
+					releaseUnused(new Grant(specs.get(i), owner, result.tokens()[i], hold, 0, false, Duration.ZERO, 0));
+				}
+			}
+		}, (error) -> {
+			if (mayHaveRun(error) && this.port.nanoTime() - untilNanos < 0) {
+				this.port.schedule(() -> undoAll(specs, owner, hold, reentrant, untilNanos), UNDO_RETRY_NANOS);
+			}
+		});
+	}
+
+	/**
+	 * Return whether a command that failed may have run in Redis, or may still: unless
+	 * Redis refused it with an error reply (out of memory, no permission, a script
+	 * error), which the client reports as such.
+	 */
+	static boolean mayHaveRun(Throwable error) {
+		for (Throwable cause = error; cause != null; cause = cause.getCause()) {
+			String type = cause.getClass().getSimpleName();
+			if (type.equals("RedisCommandExecutionException") || type.equals("JedisDataException")) {
+				return false;
+			}
+			if (cause.getCause() == cause) {
+				break;
+			}
+		}
+		return true;
+	}
+
+	private void undo(LockSpec spec, String owner, Acquisition.Attempt lost, long untilNanos) {
+		Acquisition.Attempt again = new Acquisition.Attempt(lost.hold(), this.port.nanoTime(), 0, lost.mayHaveIntent(),
+				lost.holdsIt(), null);
+		acquire(spec, owner, again, (result) -> {
+			if (result.acquired()) {
+				releaseUnused(new Grant(spec, owner, result.token(), lost.hold(), again.sentNanos(), false,
+						Duration.ZERO, 0));
+			}
+		}, (error) -> {
+			if (mayHaveRun(error) && this.port.nanoTime() - untilNanos < 0) {
+				this.port.schedule(() -> undo(spec, owner, lost, untilNanos), UNDO_RETRY_NANOS);
+			}
+		});
 	}
 
 	/**
@@ -101,18 +200,48 @@ public final class DriverCommands {
 		quietly(spec.name(), "leave queue", FairKind.leave(spec, owner));
 	}
 
+	/**
+	 * Told of each attempt a driver sends, before it is sent and when it ends: the
+	 * blocking template's holds count an owner that re-enters until its attempt's reply.
+	 */
+	public interface AttemptWatch {
+
+		/** Told nothing. */
+		AttemptWatch NONE = new AttemptWatch() {
+
+			@Override
+			public void sending(LockSpec spec, String owner, Acquisition.Attempt attempt) {
+			}
+
+			@Override
+			public void ended(LockSpec spec, String owner, Acquisition.Attempt attempt,
+					@Nullable AcquireResult result) {
+			}
+
+		};
+
+		void sending(LockSpec spec, String owner, Acquisition.Attempt attempt);
+
+		/**
+		 * @param result the reply, or {@code null} if none came: the attempt may still
+		 * run
+		 */
+		void ended(LockSpec spec, String owner, Acquisition.Attempt attempt, @Nullable AcquireResult result);
+
+	}
+
 	private void quietly(LockName name, String operation, ScriptCall call) {
 		run(name, operation, call, Function.identity(), IGNORED, (error) -> {
 			// Nobody waits for it: what it would undo lapses on its own.
 		});
 	}
 
-	private <T> void run(LockName name, String operation, ScriptCall call, Function<Object, T> parse,
+	private <T> void run(LockName name, String operation, ScriptCall call, Function<@Nullable Object, T> parse,
 			Consumer<? super T> replied, Consumer<Throwable> failed) {
 		this.port.run(name, operation, call, new LockPort.Reply() {
 
 			@Override
-			public void replied(Object reply) {
+			public void replied(@Nullable Object reply) {
 				T parsed;
 				try {
 					parsed = parse.apply(reply);

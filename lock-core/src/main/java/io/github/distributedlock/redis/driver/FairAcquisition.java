@@ -38,10 +38,23 @@ public final class FairAcquisition extends AcquisitionRun<Grant> {
 
 	private @Nullable LocalLine line;
 
+	/**
+	 * An acquisition whose owner holds the lock only if it is a custom owner, which may
+	 * hold it elsewhere.
+	 */
 	public FairAcquisition(LockSpec spec, String owner, DriverCommands commands, LocalLines lines,
 			Completion<Grant> completion) {
+		this(spec, owner, LockOwners.isCustom(owner), commands, lines, completion);
+	}
+
+	/**
+	 * @param holdsIt whether the owner may hold the lock already: then finding it ours is
+	 * a re-entry rather than a hold left by a lost reply
+	 */
+	public FairAcquisition(LockSpec spec, String owner, boolean holdsIt, DriverCommands commands, LocalLines lines,
+			Completion<Grant> completion) {
 		super(spec.name(), commands.port(), completion);
-		this.acquisition = new Acquisition(spec, owner, LockOwners.isCustom(owner), commands.port());
+		this.acquisition = new Acquisition(spec, owner, holdsIt, commands.port());
 		this.spec = spec;
 		this.commands = commands;
 		this.lines = lines;
@@ -90,8 +103,11 @@ public final class FairAcquisition extends AcquisitionRun<Grant> {
 			return;
 		}
 		Acquisition.Attempt sent = next;
-		this.commands.acquire(this.spec, this.acquisition.owner(), sent, (result) -> replied(sent, result),
-				this::failed);
+		this.commands.acquire(this.spec, this.acquisition.owner(), sent, (result) -> replied(sent, result), (error) -> {
+			failed(error);
+			// It may have run: what it took is released as soon as Redis answers.
+			this.commands.undo(this.spec, this.acquisition.owner(), sent, error);
+		});
 	}
 
 	private void replied(Acquisition.Attempt sent, AcquireResult result) {

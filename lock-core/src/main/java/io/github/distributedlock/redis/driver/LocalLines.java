@@ -7,6 +7,7 @@ import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.WaitMode;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@link LocalLine}s of a template, one per lock with waiters, each listening to its
@@ -57,12 +58,12 @@ public final class LocalLines {
 	}
 
 	/**
-	 * Return whether the lock's line is here and subscribed: waited for a moment ago, so
+	 * Return the lock's line if it is here and subscribed: waited for a moment ago, so
 	 * likely taken.
 	 */
-	boolean isHot(LockSpec spec) {
+	@Nullable LocalLine hot(LockSpec spec) {
 		LocalLine line = this.lines.get(spec.queueId());
-		return line != null && line.isSubscribed() && !line.isClosed();
+		return (line != null && line.isSubscribed() && !line.isClosed()) ? line : null;
 	}
 
 	private void subscribe(LocalLine line, LockSpec spec) {

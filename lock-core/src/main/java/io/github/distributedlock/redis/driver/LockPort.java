@@ -5,6 +5,7 @@ import java.util.List;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.redis.core.NanoClock;
 import io.github.distributedlock.redis.script.ScriptCall;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the driver needs from the world, and all it needs: read a clock, set a timer, run
@@ -55,7 +56,7 @@ public interface LockPort extends NanoClock {
 	 */
 	interface Reply {
 
-		void replied(Object reply);
+		void replied(@Nullable Object reply);
 
 		void failed(Throwable error);
 

@@ -45,24 +45,42 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 	private @Nullable LocalLine line;
 
 	/**
+	 * An acquisition whose owner holds the lock only if it is a custom owner, which may
+	 * hold it elsewhere (a reactive subscription's own owner never holds it before).
 	 * @param handOff whether waiters line up for reservations, where the lock's kind does
 	 */
 	public SingleAcquisition(LockSpec spec, String owner, boolean handOff, DriverCommands commands, LocalLines lines,
 			Completion<Grant> completion) {
+		this(spec, owner, LockOwners.isCustom(owner), handOff, commands, lines, completion);
+	}
+
+	/**
+	 * @param holdsIt whether the owner may hold the lock already: then finding it ours is
+	 * a re-entry rather than a hold left by a lost reply
+	 * @param handOff whether waiters line up for reservations, where the lock's kind does
+	 */
+	public SingleAcquisition(LockSpec spec, String owner, boolean holdsIt, boolean handOff, DriverCommands commands,
+			LocalLines lines, Completion<Grant> completion) {
 		super(spec.name(), commands.port(), completion);
 		this.spec = spec;
 		this.owner = owner;
 		this.commands = commands;
 		this.lines = lines;
-		// A custom owner may hold the lock elsewhere: finding it ours is a re-entry. A
-		// subscription's own owner never holds it before.
-		this.waiting = new Waiting(new Acquisition(spec, owner, LockOwners.isCustom(owner), commands.port()), handOff);
+		this.waiting = new Waiting(new Acquisition(spec, owner, holdsIt, commands.port()), handOff);
 	}
 
 	@Override
 	void begin() {
-		boolean hot = this.lines.isHot(this.spec);
-		on(() -> this.waiting.begin(hot));
+		LocalLine hot = this.lines.hot(this.spec);
+		on(() -> {
+			Waiting.Next next = this.waiting.begin(hot != null);
+			if (hot != null && next instanceof Waiting.Send) {
+				// A release is heard only once the subscription is complete: it is, so a
+				// head of this line may sleep on the count read before this attempt.
+				this.waiting.seenBeforeFirstAttempt(hot.line(), hot.line().signals());
+			}
+			return next;
+		});
 	}
 
 	/**
@@ -106,7 +124,11 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 	private void act(Waiting.Next next) {
 		if (next instanceof Waiting.Send send) {
 			Acquisition.Attempt attempt = send.attempt();
-			this.commands.acquire(this.spec, this.owner, attempt, (result) -> replied(attempt, result), this::failed);
+			this.commands.acquire(this.spec, this.owner, attempt, (result) -> replied(attempt, result), (error) -> {
+				failed(error);
+				// It may have run: what it took is released as soon as Redis answers.
+				this.commands.undo(this.spec, this.owner, attempt, error);
+			});
 		}
 		else if (next instanceof Waiting.Hold hold) {
 			succeed(hold.grant());

@@ -115,12 +115,22 @@ public final class ScriptRunner {
 	}
 
 	/**
+	 * Return the client's command timeout, where the factory shares one Lettuce
+	 * connection (the only case {@link #sendAsync} sends), or {@code null}.
+	 */
+	public @Nullable Duration commandTimeout() {
+		return this.async
+				? ((LettuceConnectionFactory) this.connectionFactory).getClientConfiguration().getCommandTimeout()
+				: null;
+	}
+
+	/**
 	 * Send a script on the factory's one shared Lettuce connection, without waiting for
-	 * its reply.
+	 * its reply. The future fails with the client's own exception.
 	 * @return its reply to come, or {@code null} if the factory does not share one
 	 * Lettuce connection
 	 */
-	private <T> @Nullable CompletableFuture<T> sendAsync(ScriptCall call) {
+	public <T> @Nullable CompletableFuture<T> sendAsync(ScriptCall call) {
 		if (!this.async) {
 			return null;
 		}

@@ -8,7 +8,6 @@ import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockSelfDeadlockException;
 import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.WaitStrategy;
-import io.github.distributedlock.redis.blocking.WaitQueue;
 import io.github.distributedlock.redis.script.LockKind;
 import org.junit.jupiter.api.Test;
 
@@ -289,17 +288,14 @@ class AcquisitionTests {
 	}
 
 	@Test
-	void bothEnginesLinesKeepTheLatestChangeOfHands() {
-		WaitQueue blocking = new WaitQueue("q", List.of("c"), false, false);
-		WaitLine reactive = new WaitLine(false, false);
+	void aLineKeepsTheLatestChangeOfHands() {
+		WaitLine line = new WaitLine(false, false);
 		long later = Long.MAX_VALUE - 5;
 		long wrapped = later + 10;
 		for (long nanos : new long[] { later, later - 1_000, wrapped, later }) {
-			blocking.line().markProgress(nanos);
-			reactive.markProgress(nanos);
+			line.markProgress(nanos);
 		}
-		assertThat(blocking.line().lastProgressNanos()).isEqualTo(wrapped);
-		assertThat(reactive.lastProgressNanos()).isEqualTo(wrapped);
+		assertThat(line.lastProgressNanos()).isEqualTo(wrapped);
 	}
 
 	private void advance(long millis) {

@@ -74,7 +74,7 @@ class SharedOwnerIntentTests {
 		assertThat(acquire("h2", "", "0", "0", "1").get(0)).isEqualTo(1L);
 		assertThat(redis.server().command("EXISTS", INTENT)).isEqualTo(1L);
 		// Not reentrant, holding it: a self-deadlock, which ends the wait; the driver
-		// then drops the intent (WaitLoop.run, SingleAcquisition.ended), the script
+		// then drops the intent (SingleAcquisition.ended), the script
 		// already has.
 		assertThat(acquire("h1", "", "1", "1", "0").get(0)).isEqualTo(-1L);
 		assertThat(redis.server().command("EXISTS", INTENT)).isEqualTo(0L);

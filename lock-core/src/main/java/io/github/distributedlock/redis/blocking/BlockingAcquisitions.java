@@ -1,0 +1,114 @@
+package io.github.distributedlock.redis.blocking;
+
+import java.util.List;
+
+import io.github.distributedlock.LockTimeoutException;
+import io.github.distributedlock.redis.core.Grant;
+import io.github.distributedlock.redis.core.LockKeys;
+import io.github.distributedlock.redis.core.LockSpec;
+import io.github.distributedlock.redis.core.MultiAcquisition;
+import io.github.distributedlock.redis.driver.AcquisitionRun;
+import io.github.distributedlock.redis.driver.AllLocksAcquisition;
+import io.github.distributedlock.redis.driver.DriverCommands;
+import io.github.distributedlock.redis.driver.FairAcquisition;
+import io.github.distributedlock.redis.driver.LocalLines;
+import io.github.distributedlock.redis.driver.SingleAcquisition;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.listener.RedisMessageListenerContainer;
+
+/**
+ * The blocking template's acquisitions: each is one of the driver's, as the reactive
+ * template's are, run on the caller's thread ({@link CallerWait}). Waiters of one lock in
+ * this JVM share one local line, whose head alone talks to Redis. Thread-safe.
+ */
+public final class BlockingAcquisitions implements AutoCloseable {
+
+	private final BlockingPort port;
+
+	private final LocalLines lines;
+
+	private final HoldRegistry holds;
+
+	private final boolean handOff;
+
+	/**
+	 * @param container the container to subscribe with, or {@code null} if waiters hear
+	 * no messages
+	 * @param lingerNanos how long a lock's line stays subscribed once nobody waits in it
+	 * @param handOff whether waiters line up for reservations, where the lock's kind does
+	 */
+	public BlockingAcquisitions(LockCommands commands, @Nullable RedisMessageListenerContainer container,
+			long lingerNanos, HoldRegistry holds, boolean handOff) {
+		this.port = new BlockingPort(commands, container);
+		this.lines = new LocalLines(this.port, lingerNanos);
+		this.holds = holds;
+		this.handOff = handOff;
+	}
+
+	/**
+	 * Acquire one lock, waiting up to its wait time.
+	 * @return what was won
+	 * @throws LockTimeoutException if the wait time ran out (the listeners are told)
+	 */
+	public Grant acquire(LockSpec spec, String owner) {
+		CallerRunsPort caller = new CallerRunsPort(this.port);
+		DriverCommands commands = commands(caller);
+		CallerWait<Grant> wait = new CallerWait<>(caller);
+		boolean holdsIt = this.holds.holdsLocally(owner, spec.lockKey());
+		AcquisitionRun<Grant> run = spec.kind().queuesInRedis()
+				? new FairAcquisition(spec, owner, holdsIt, commands, this.lines, wait)
+				: new SingleAcquisition(spec, owner, holdsIt, this.handOff, commands, this.lines, wait);
+		return notAcquiredIfTimeout(() -> wait.await(run, spec.name(), spec.waitNanos()));
+	}
+
+	/**
+	 * Acquire several locks with one script, all or none.
+	 * @return what was won, one grant per lock in the acquisition's order
+	 * @throws LockTimeoutException if the wait time ran out (the listeners are told)
+	 */
+	List<Grant> acquireAll(MultiAcquisition acquisition, long waitNanos) {
+		CallerRunsPort caller = new CallerRunsPort(this.port);
+		CallerWait<List<Grant>> wait = new CallerWait<>(caller);
+		AcquisitionRun<List<Grant>> run = new AllLocksAcquisition(acquisition, commands(caller), this.lines, wait);
+		return notAcquiredIfTimeout(() -> wait.await(run, acquisition.specs().get(0).name(), waitNanos));
+	}
+
+	private DriverCommands commands(CallerRunsPort caller) {
+		return new DriverCommands(caller, LockKeys.FENCE_IDLE_MILLIS, this.handOff, this.holds.leaseWrites());
+	}
+
+	private <G> G notAcquiredIfTimeout(java.util.function.Supplier<G> acquisition) {
+		try {
+			return acquisition.get();
+		}
+		catch (LockTimeoutException ex) {
+			this.holds.notAcquired(ex.getLockName(), ex.getWaited());
+			throw ex;
+		}
+	}
+
+	/**
+	 * Return how many acquisitions wait in a line for a lock now.
+	 */
+	public int waiting() {
+		return this.lines.waiting();
+	}
+
+	/**
+	 * Return how many locks have a line (and, except for polling, a subscription).
+	 */
+	public int lineCount() {
+		return this.lines.size();
+	}
+
+	/**
+	 * Fail every waiter, and drop every subscription.
+	 */
+	@Override
+	public void close() {
+		this.lines.close();
+		this.port.close();
+	}
+
+}

@@ -1,0 +1,217 @@
+package io.github.distributedlock.redis.blocking;
+
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.distributedlock.LockName;
+import io.github.distributedlock.redis.driver.LockPort;
+import io.github.distributedlock.redis.script.ScriptCall;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.Message;
+import org.springframework.data.redis.connection.MessageListener;
+import org.springframework.data.redis.connection.SubscriptionListener;
+import org.springframework.data.redis.listener.ChannelTopic;
+import org.springframework.data.redis.listener.RedisMessageListenerContainer;
+
+/**
+ * The blocking template's {@link LockPort}, shared by its acquisitions: timers on one
+ * thread, subscriptions through the {@link RedisMessageListenerContainer} (changed on one
+ * thread, in order, so that no waiter waits on the container's unbounded registration),
+ * and scripts on a thread of its own for what runs after its caller left (a release of a
+ * grant nobody wants, a withdrawal, the undoing of an attempt whose reply was lost). An
+ * acquisition's own scripts run on its caller's thread ({@link CallerRunsPort}). Works
+ * the same on Lettuce and Jedis. Thread-safe.
+ */
+final class BlockingPort implements LockPort, AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(BlockingPort.class);
+
+	private final LockCommands commands;
+
+	private final @Nullable RedisMessageListenerContainer container;
+
+	private final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1,
+			(runnable) -> daemon(runnable, "distributed-lock-timer"));
+
+	// Subscription changes, in order, apart from the timers: the container may block.
+	private final ExecutorService subscriber = singleThread("distributed-lock-subscriber");
+
+	private final ExecutorService background = singleThread("distributed-lock-background");
+
+	/**
+	 * @param container the container to subscribe with, or {@code null} if waiters hear
+	 * no messages (they wake when the holder's lease ends)
+	 */
+	BlockingPort(LockCommands commands, @Nullable RedisMessageListenerContainer container) {
+		this.commands = commands;
+		this.container = container;
+		this.timer.setRemoveOnCancelPolicy(true);
+	}
+
+	private static ExecutorService singleThread(String name) {
+		return new ThreadPoolExecutor(1, 1, 0, TimeUnit.NANOSECONDS, new LinkedBlockingQueue<>(),
+				(runnable) -> daemon(runnable, name));
+	}
+
+	private static Thread daemon(Runnable runnable, String name) {
+		Thread thread = new Thread(runnable, name);
+		thread.setDaemon(true);
+		return thread;
+	}
+
+	LockCommands commands() {
+		return this.commands;
+	}
+
+	@Override
+	public long nanoTime() {
+		return System.nanoTime();
+	}
+
+	@Override
+	public Cancellable schedule(Runnable task, long delayNanos) {
+		ScheduledFuture<?> scheduled;
+		try {
+			scheduled = this.timer.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			// Closed: the lines failed every waiter.
+			return () -> {
+			};
+		}
+		return () -> scheduled.cancel(false);
+	}
+
+	/**
+	 * Run a script on the background thread.
+	 */
+	@Override
+	public void run(LockName name, String operation, ScriptCall call, Reply reply) {
+		execute(() -> CallerRunsPort.runNow(this.commands, name, operation, call, reply));
+	}
+
+	/**
+	 * Run a task on the background thread.
+	 */
+	void execute(Runnable task) {
+		try {
+			this.background.execute(task);
+		}
+		catch (RejectedExecutionException ex) {
+			// Closed: what is left ends with its lease, or with the line.
+		}
+	}
+
+	@Override
+	public Cancellable listen(List<String> channels, Listener listener) {
+		RedisMessageListenerContainer listening = this.container;
+		if (listening == null) {
+			// Nothing to hear: the waiters wake when the holder's lease ends.
+			schedule(listener::subscribed, 0);
+			return () -> {
+			};
+		}
+		Subscription subscription = new Subscription(channels, listener);
+		this.subscriber.execute(() -> subscription.subscribe(listening));
+		return () -> {
+			try {
+				this.subscriber.execute(() -> subscription.unsubscribe(listening));
+			}
+			catch (RejectedExecutionException ex) {
+				subscription.unsubscribe(listening);
+			}
+		};
+	}
+
+	/**
+	 * Stop the timers, and the threads once they ran what they have: the unsubscriptions
+	 * the lines' close queued, for a little while.
+	 */
+	@Override
+	public void close() {
+		this.timer.shutdownNow();
+		this.subscriber.shutdown();
+		this.background.shutdown();
+		try {
+			this.subscriber.awaitTermination(1, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	/**
+	 * One subscription to a lock's channels.
+	 */
+	private static final class Subscription implements MessageListener, SubscriptionListener {
+
+		private final List<ChannelTopic> topics;
+
+		private final Listener listener;
+
+		private final AtomicInteger unconfirmed;
+
+		private volatile boolean cancelled;
+
+		Subscription(List<String> channels, Listener listener) {
+			this.topics = channels.stream().map(ChannelTopic::new).toList();
+			this.listener = listener;
+			this.unconfirmed = new AtomicInteger(channels.size());
+		}
+
+		void subscribe(RedisMessageListenerContainer container) {
+			if (this.cancelled) {
+				return;
+			}
+			try {
+				container.addMessageListener(this, this.topics);
+				// The container confirms through onChannelSubscribed; when it was already
+				// listening, a normal return means the subscription is in place.
+				if (container.isListening() && this.unconfirmed.getAndSet(0) > 0) {
+					this.listener.subscribed();
+				}
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Could not subscribe to " + this.topics + "; waiters wake when the lease ends", ex);
+				this.listener.lost(ex);
+			}
+		}
+
+		void unsubscribe(RedisMessageListenerContainer container) {
+			this.cancelled = true;
+			try {
+				container.removeMessageListener(this, this.topics);
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Could not unsubscribe from " + this.topics, ex);
+			}
+		}
+
+		@Override
+		public void onMessage(Message message, byte @Nullable [] pattern) {
+			this.listener.message(message.getBody());
+		}
+
+		@Override
+		public void onChannelSubscribed(byte[] channel, long count) {
+			int left = this.unconfirmed.decrementAndGet();
+			if (left == 0 || left < 0) {
+				// Every channel is subscribed; again after a reconnect, when a release
+				// may have been missed.
+				this.listener.subscribed();
+			}
+		}
+
+	}
+
+}

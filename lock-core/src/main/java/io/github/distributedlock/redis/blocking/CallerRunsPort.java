@@ -1,0 +1,266 @@
+package io.github.distributedlock.redis.blocking;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.github.distributedlock.LockAccessException;
+import io.github.distributedlock.LockName;
+import io.github.distributedlock.redis.driver.LockPort;
+import io.github.distributedlock.redis.script.ScriptCall;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The port of one blocking acquisition: what its replies, timers and messages set off
+ * runs on the caller's thread, which waits for them in {@link #runUntil}. On the shared
+ * Lettuce connection its scripts go out without blocking, each bounded by the command
+ * timeout, so that no call waits on Redis past its wait time plus one command timeout; on
+ * other connections (Jedis, a pool) they run on the caller's thread, as a plain call
+ * would. Once the caller leaves ({@link #detach}), what is left runs on the template's
+ * background thread. Timers, subscriptions and the clock are the template's
+ * {@link BlockingPort}'s. Thread-safe.
+ */
+final class CallerRunsPort implements LockPort {
+
+	private final BlockingPort shared;
+
+	private final @Nullable Duration commandTimeout;
+
+	private final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
+
+	// Scripts sent whose reply (or failure) is not told yet.
+	private int pending;
+
+	private boolean detached;
+
+	CallerRunsPort(BlockingPort shared) {
+		this.shared = shared;
+		this.commandTimeout = shared.commands().commandTimeout();
+	}
+
+	@Override
+	public long nanoTime() {
+		return System.nanoTime();
+	}
+
+	@Override
+	public Cancellable schedule(Runnable task, long delayNanos) {
+		return this.shared.schedule(() -> execute(task), delayNanos);
+	}
+
+	/**
+	 * Send a script: on the shared Lettuce connection without waiting, its reply (or the
+	 * end of the command timeout, whichever comes first) told on the caller's thread; or,
+	 * on other connections, run on the caller's thread.
+	 */
+	@Override
+	public void run(LockName name, String operation, ScriptCall call, Reply reply) {
+		LockCommands commands = this.shared.commands();
+		Duration timeout = this.commandTimeout;
+		synchronized (this) {
+			this.pending++;
+		}
+		CompletableFuture<Object> sent;
+		try {
+			sent = (timeout != null) ? commands.sendForDriver(call) : null;
+		}
+		catch (RuntimeException ex) {
+			answer(() -> reply.failed(failure(name, operation, ex)));
+			return;
+		}
+		if (sent == null || timeout == null) {
+			answer(() -> runNow(commands, name, operation, call, reply));
+			return;
+		}
+		AtomicBoolean answered = new AtomicBoolean();
+		Cancellable expiry = this.shared.schedule(() -> {
+			if (answered.compareAndSet(false, true)) {
+				answer(() -> reply.failed(new LockAccessException(name,
+						"no reply to the " + operation + " script within the command timeout (" + timeout + ")",
+						null)));
+			}
+		}, timeout.toNanos());
+		sent.whenComplete((result, error) -> {
+			if (!answered.compareAndSet(false, true)) {
+				return;
+			}
+			expiry.cancel();
+			answer(() -> {
+				if (error != null) {
+					reply.failed(failure(name, operation, error));
+				}
+				else {
+					reply.replied(result);
+				}
+			});
+		});
+	}
+
+	/**
+	 * Tell a script's reply (or failure) where the caller runs its tasks.
+	 */
+	private void answer(Runnable told) {
+		execute(() -> {
+			synchronized (this) {
+				this.pending--;
+			}
+			told.run();
+		});
+	}
+
+	private static LockAccessException failure(LockName name, String operation, Throwable error) {
+		Throwable cause = (error instanceof CompletionException && error.getCause() != null) ? error.getCause() : error;
+		return new LockAccessException(name, "Redis failed during " + operation + ": " + cause.getMessage(), cause);
+	}
+
+	@Override
+	public Cancellable listen(List<String> channels, Listener listener) {
+		return this.shared.listen(channels, listener);
+	}
+
+	/**
+	 * Run a script on this thread and tell the reply, or the failure.
+	 */
+	static void runNow(LockCommands commands, LockName name, String operation, ScriptCall call, Reply reply) {
+		Object result;
+		try {
+			result = commands.runForDriver(name, operation, call);
+		}
+		catch (RuntimeException ex) {
+			reply.failed(ex);
+			return;
+		}
+		reply.replied(result);
+	}
+
+	/**
+	 * Wake the caller, to look at what it waits for again.
+	 */
+	void wake() {
+		execute(() -> {
+		});
+	}
+
+	private void execute(Runnable task) {
+		synchronized (this) {
+			if (!this.detached) {
+				this.tasks.add(task);
+				notifyAll();
+				return;
+			}
+		}
+		this.shared.execute(task);
+	}
+
+	/**
+	 * Run what comes on this thread until the condition holds, or the time runs out.
+	 * @param nanos how long to wait at most, or a negative value to wait indefinitely
+	 * @return whether the condition holds
+	 * @throws InterruptedException if the thread is interrupted while it waits (not while
+	 * it runs a task)
+	 */
+	boolean runUntil(Condition done, long nanos) throws InterruptedException {
+		long until = System.nanoTime() + nanos;
+		while (!done.holds()) {
+			Runnable next = next(until, nanos < 0, done);
+			if (next == null) {
+				return done.holds();
+			}
+			next.run();
+		}
+		return true;
+	}
+
+	private synchronized @Nullable Runnable next(long until, boolean indefinitely, Condition done)
+			throws InterruptedException {
+		Runnable next = this.tasks.poll();
+		while (next == null && !done.holds()) {
+			long left = until - System.nanoTime();
+			if (!indefinitely && left <= 0) {
+				return null;
+			}
+			if (indefinitely) {
+				wait();
+			}
+			else {
+				TimeUnit.NANOSECONDS.timedWait(this, left);
+			}
+			next = this.tasks.poll();
+		}
+		return next;
+	}
+
+	/**
+	 * Leave: run, on this thread, what the acquisition still does (the reply of an
+	 * attempt in flight when it was cancelled, the release of a grant nobody wants, a
+	 * withdrawal) until no script of it waits for a reply, or until the given time; then
+	 * send anything later to the background thread.
+	 * @param untilNanos when to stop waiting for replies, on {@link System#nanoTime()}
+	 */
+	void detach(long untilNanos) {
+		boolean interrupted = Thread.interrupted();
+		try {
+			while (true) {
+				Runnable next;
+				try {
+					next = next(untilNanos, false, this::settled);
+				}
+				catch (InterruptedException ex) {
+					interrupted = true;
+					continue;
+				}
+				if (next == null) {
+					break;
+				}
+				next.run();
+			}
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+		List<Runnable> left;
+		synchronized (this) {
+			this.detached = true;
+			left = List.copyOf(this.tasks);
+			this.tasks.clear();
+		}
+		left.forEach(this.shared::execute);
+	}
+
+	/**
+	 * Return whether no script waits for its reply, and no task is queued.
+	 */
+	private synchronized boolean settled() {
+		return this.pending == 0 && this.tasks.isEmpty();
+	}
+
+	/**
+	 * Return the command timeout, where scripts are sent without blocking, or
+	 * {@code null} where they run on the caller's thread.
+	 */
+	@Nullable Duration commandTimeout() {
+		return this.commandTimeout;
+	}
+
+	/**
+	 * What the caller waits for.
+	 */
+	@FunctionalInterface
+	interface Condition {
+
+		boolean holds();
+
+	}
+
+	@Override
+	public String toString() {
+		return "CallerRunsPort[" + (this.detached ? "detached" : "attached") + "]";
+	}
+
+}

@@ -1,0 +1,122 @@
+package io.github.distributedlock.redis.blocking;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import io.github.distributedlock.LockAccessException;
+import io.github.distributedlock.LockInterruptedException;
+import io.github.distributedlock.LockName;
+import io.github.distributedlock.redis.driver.AcquisitionRun;
+import io.github.distributedlock.redis.driver.Completion;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Runs one of the driver's acquisitions on the caller's thread and waits for its end: the
+ * blocking template's only way to acquire. The acquisition's scripts, timers and messages
+ * run on this thread through its {@link CallerRunsPort}; an interrupt becomes a cancel.
+ * Used once, by one thread.
+ *
+ * @param <G> what the acquisition wins
+ */
+final class CallerWait<G> implements Completion<G> {
+
+	/**
+	 * How long past its wait time the caller waits for an acquisition that did not end:
+	 * only a lost timer would make it, as every step of the driver is bounded by the wait
+	 * time, and a command by the command timeout, which runs on this thread.
+	 */
+	static final long GRACE_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+	private final CallerRunsPort port;
+
+	private volatile @Nullable G won;
+
+	private volatile @Nullable Throwable error;
+
+	private volatile boolean done;
+
+	CallerWait(CallerRunsPort port) {
+		this.port = port;
+	}
+
+	@Override
+	public void granted(G won) {
+		this.won = won;
+		this.done = true;
+		this.port.wake();
+	}
+
+	@Override
+	public void failed(Throwable error) {
+		this.error = error;
+		this.done = true;
+		this.port.wake();
+	}
+
+	/**
+	 * Return until when the caller, as it leaves, waits for the replies its acquisition
+	 * still waits for (the attempt in flight when it was cancelled, and the release of
+	 * what it took; a withdrawal): one command timeout, and no later than the wait time
+	 * plus one command timeout, so that a Redis that does not answer costs no more. What
+	 * is left then goes on in the background. Where scripts run on this thread, each is
+	 * bounded by the client's own timeout, and what is queued runs now.
+	 */
+	private long leaveBy(long start, long waitNanos) {
+		long now = System.nanoTime();
+		Duration timeout = this.port.commandTimeout();
+		if (timeout == null) {
+			return now;
+		}
+		long leave = now + timeout.toNanos();
+		if (waitNanos >= 0) {
+			long budget = start + waitNanos + timeout.toNanos();
+			leave = (budget - leave < 0) ? budget : leave;
+		}
+		return leave;
+	}
+
+	/**
+	 * Start the acquisition and wait for its end.
+	 * @param waitNanos the acquisition's wait time, negative for indefinitely
+	 * @return what it won
+	 * @throws RuntimeException what it failed with: a timeout, a failure naming the lock
+	 * @throws LockInterruptedException if the thread was interrupted (before the start,
+	 * too): the acquisition is cancelled
+	 */
+	G await(AcquisitionRun<G> run, LockName name, long waitNanos) {
+		LockCommands.refuseIfInterrupted(name);
+		long start = System.nanoTime();
+		try {
+			run.start();
+			long bound = (waitNanos < 0) ? -1 : waitNanos + GRACE_NANOS;
+			if (!this.port.runUntil(() -> this.done, bound)) {
+				run.cancel();
+				throw new LockAccessException(name, "the acquisition did not end within its wait time", null);
+			}
+		}
+		catch (InterruptedException ex) {
+			run.cancel();
+			Thread.currentThread().interrupt();
+			throw new LockInterruptedException(name, ex);
+		}
+		finally {
+			this.port.detach(leaveBy(start, waitNanos));
+		}
+		Throwable failure = this.error;
+		if (failure instanceof RuntimeException runtime) {
+			throw runtime;
+		}
+		if (failure instanceof Error fatal) {
+			throw fatal;
+		}
+		if (failure != null) {
+			throw new LockAccessException(name, "the acquisition failed", failure);
+		}
+		G result = this.won;
+		if (result == null) {
+			throw new IllegalStateException("Lock '" + name + "': the acquisition ended with nothing");
+		}
+		return result;
+	}
+
+}
