@@ -12,7 +12,11 @@ import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.redis.driver.LockPort;
 import io.github.distributedlock.redis.script.ScriptCall;
+import io.github.distributedlock.redis.script.LettuceExceptions;
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.QueryTimeoutException;
 
 /**
  * The port of one blocking acquisition: what its replies, timers and messages set off
@@ -79,9 +83,8 @@ final class CallerRunsPort implements LockPort {
 		AtomicBoolean answered = new AtomicBoolean();
 		Cancellable expiry = this.shared.schedule(() -> {
 			if (answered.compareAndSet(false, true)) {
-				answer(() -> reply.failed(new LockAccessException(name,
-						"no reply to the " + operation + " script within the command timeout (" + timeout + ")",
-						null)));
+				answer(() -> reply.failed(failure(name, operation,
+						new QueryTimeoutException("Redis command timed out after " + timeout))));
 			}
 		}, timeout.toNanos());
 		sent.whenComplete((result, error) -> {

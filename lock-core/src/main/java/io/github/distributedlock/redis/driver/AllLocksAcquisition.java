@@ -85,6 +85,10 @@ public final class AllLocksAcquisition extends AcquisitionRun<List<Grant>> {
 		this.commands.acquireAll(this.acquisition.specs(), this.acquisition.owner(), this.acquisition.hold(),
 				this.acquisition.reentrant(), this.acquisition.request(), (result) -> replied(sentNanos, result),
 				(error) -> {
+					synchronized (this) {
+						// It may have run, and filed the request wherever it was blocked.
+						this.acquisition.unanswered();
+					}
 					failed(error);
 					// It may have run: what it took is released as soon as Redis answers.
 					this.commands.undoAll(this.acquisition.specs(), this.acquisition.owner(), this.acquisition.hold(),
