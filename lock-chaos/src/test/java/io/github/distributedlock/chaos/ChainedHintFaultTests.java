@@ -19,7 +19,6 @@ import io.github.distributedlock.test.RedisServerExtension;
 import io.github.distributedlock.test.RespConnection;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -250,7 +249,6 @@ class ChainedHintFaultTests {
 	 * get the lock well before the failed attempt's lease ends.
 	 */
 	@Test
-	@Disabled("#48: undo after a lost reply — lands with the one driver")
 	void shouldReleaseWhatAnAttemptTookWhenItsCallFailedBeforeItsReply() throws Exception {
 		RedisLockTemplate waiter = template(redis.server().port(), Duration.ofMillis(500));
 		RedisLockTemplate other = template(redis.server().port(), Connections.COMMAND_TIMEOUT);
