@@ -89,10 +89,12 @@ public final class AllLocksAcquisition extends AcquisitionRun<List<Grant>> {
 						// It may have run, and filed the request wherever it was blocked.
 						this.acquisition.unanswered();
 					}
-					failed(error);
-					// It may have run: what it took is released as soon as Redis answers.
+					// It may have run: what it took is released as soon as Redis answers,
+					// before the end withdraws what it filed (an undoing attempt files
+					// nothing).
 					this.commands.undoAll(this.acquisition.specs(), this.acquisition.owner(), this.acquisition.hold(),
 							this.acquisition.reentrant(), sentNanos, error);
+					failed(error);
 				});
 	}
 

@@ -104,9 +104,10 @@ public final class FairAcquisition extends AcquisitionRun<Grant> {
 		}
 		Acquisition.Attempt sent = next;
 		this.commands.acquire(this.spec, this.acquisition.owner(), sent, (result) -> replied(sent, result), (error) -> {
-			failed(error);
-			// It may have run: what it took is released as soon as Redis answers.
+			// It may have run: what it took is released as soon as Redis answers,
+			// before the end withdraws what it filed (an undoing attempt files nothing).
 			this.commands.undo(this.spec, this.acquisition.owner(), sent, error);
+			failed(error);
 		});
 	}
 

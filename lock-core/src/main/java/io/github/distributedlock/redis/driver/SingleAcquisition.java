@@ -125,9 +125,11 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 		if (next instanceof Waiting.Send send) {
 			Acquisition.Attempt attempt = send.attempt();
 			this.commands.acquire(this.spec, this.owner, attempt, (result) -> replied(attempt, result), (error) -> {
-				failed(error);
-				// It may have run: what it took is released as soon as Redis answers.
+				// It may have run: what it took is released as soon as Redis answers,
+				// before the end withdraws what it filed (an undoing attempt files
+				// nothing).
 				this.commands.undo(this.spec, this.owner, attempt, error);
+				failed(error);
 			});
 		}
 		else if (next instanceof Waiting.Hold hold) {
