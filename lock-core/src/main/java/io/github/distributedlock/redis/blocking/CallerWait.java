@@ -100,7 +100,12 @@ final class CallerWait<G> implements Completion<G> {
 			throw new LockInterruptedException(name, ex);
 		}
 		finally {
-			this.port.detach(leaveBy(start, waitNanos));
+			// After a Redis failure, nothing more is waited for: what is left (the
+			// undoing of an attempt without a reply, a withdrawal) goes on in the
+			// background, so that a Redis that does not answer costs one command
+			// timeout, not one per command.
+			this.port
+				.detach((this.error instanceof LockAccessException) ? System.nanoTime() : leaveBy(start, waitNanos));
 		}
 		Throwable failure = this.error;
 		if (failure instanceof RuntimeException runtime) {
