@@ -92,7 +92,7 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 	ReactiveRedisLockTemplate(ReactiveRedisLockTemplateBuilder builder) {
 		this.handOff = builder.handOff;
 		this.keys = new LockKeys(builder.keyPrefix, builder.database);
-		this.commands = new ReactiveLockCommands(builder.connectionFactory, LockKeys.FENCE_IDLE_MILLIS, this.handOff);
+		this.commands = new ReactiveLockCommands(builder.connectionFactory, this.handOff);
 		this.holds = new ReactiveHolds(this.commands, this.timer, new LockListeners(builder.listeners));
 		this.connectionFactory = builder.connectionFactory;
 		this.container = builder.listenerContainer;

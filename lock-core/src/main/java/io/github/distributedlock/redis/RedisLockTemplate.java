@@ -78,7 +78,7 @@ public final class RedisLockTemplate implements LockOperations {
 		this.keys = new LockKeys(builder.keyPrefix, builder.database);
 		this.handOff = builder.handOff;
 		StringRedisTemplate redis = new StringRedisTemplate(builder.connectionFactory);
-		this.commands = new LockCommands(redis, LockKeys.FENCE_IDLE_MILLIS, this.handOff);
+		this.commands = new LockCommands(redis, this.handOff);
 		this.server = new RedisServerFeatures(builder.connectionFactory, builder.cluster,
 				builder.configureKeyspaceEvents);
 		ReplicaWait replicas = (builder.replicaAcknowledgements > 0) ? new ReplicaWait(redis, this.commands,

@@ -27,7 +27,10 @@ import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.LockTarget;
 import io.github.distributedlock.redis.core.LockTiming;
 import io.github.distributedlock.redis.core.WaitMode;
+import io.github.distributedlock.redis.script.ExclusiveKind;
 import io.github.distributedlock.redis.script.LockKind;
+import io.github.distributedlock.redis.script.ScriptReplies;
+import io.github.distributedlock.redis.script.ScriptRunner;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.AfterParameterizedClassInvocation;
@@ -149,7 +152,7 @@ class LockContractTests extends LockTemplateContractTests<RedisLockTemplate> {
 		try (LockHandle held = this.template.acquire(request("x").build())) {
 			LockSpec spec = specOf("x");
 			LockCommands stranger = new LockCommands(
-					new org.springframework.data.redis.core.StringRedisTemplate(this.connectionFactory), 60_000, true);
+					new org.springframework.data.redis.core.StringRedisTemplate(this.connectionFactory), true);
 			// A stranger knows the key, the token and even the hold's id (a field of the
 			// lock hash), but not the secret owner id.
 			String hold = redisOps().<String, String>opsForHash()
@@ -325,14 +328,15 @@ class LockContractTests extends LockTemplateContractTests<RedisLockTemplate> {
 	@Test
 	void shouldPassOnAReservationWhoseWaiterGaveUpMeanwhile() {
 		LockSpec spec = specOf("u");
-		LockCommands commands = new LockCommands(redisOps(), 60_000, true);
+		ScriptRunner scripts = new ScriptRunner(this.connectionFactory);
 		HandOffRequest request = HandOffRequest.of(0);
 		LockHandle held = this.template.acquire(request("u").build());
-		assertThat(commands.acquire(spec, "gave-up:1", "gave-up-hold", 5000, false, false, request).acquired())
-			.isFalse();
+		List<?> reply = scripts.execute(spec.kind()
+			.acquire(spec, new LockKind.Attempt("gave-up:1", "gave-up-hold", 5000, false, false, request), "60000"));
+		assertThat(ScriptReplies.acquireResult(spec, reply).acquired()).isFalse();
 		held.close();
 		assertThat(this.template.isLocked(this.scope, "u")).as("reserved").isTrue();
-		commands.withdraw(spec, request);
+		scripts.execute(ExclusiveKind.withdraw(spec, request, true));
 		assertThat(this.template.isLocked(this.scope, "u")).isFalse();
 		assertThat(redisOps().hasKey(spec.requestsKey())).isFalse();
 	}

@@ -14,7 +14,6 @@ import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.redis.blocking.LockCommands;
 import io.github.distributedlock.redis.blocking.RedisLockHandle;
-import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.test.RedisServerExtension;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterAll;
@@ -210,8 +209,7 @@ class NestedLeaseTests {
 	void shouldNotBelieveALateRenewalPastTheLeaseInRedis() {
 		RedisLockHandle held = (RedisLockHandle) this.holder
 			.acquire(holding(Kind.EXCLUSIVE).lease(OUTER).autoRenew(false).build());
-		LockCommands commands = new LockCommands(new StringRedisTemplate(this.factory), LockKeys.FENCE_IDLE_MILLIS,
-				true);
+		LockCommands commands = new LockCommands(new StringRedisTemplate(this.factory), true);
 		held.renewing();
 		long sentNanos = System.nanoTime();
 		assertThat(commands.renew(List.of(held.grant()))).containsExactly(1L);

@@ -115,9 +115,17 @@ final class CallerRunsPort implements LockPort {
 		});
 	}
 
+	/**
+	 * Translate a failure into what a blocking call reports: a
+	 * {@link LockAccessException} naming the lock, caused by Spring Data Redis's
+	 * exception, as a plain call's would be.
+	 */
 	private static LockAccessException failure(LockName name, String operation, Throwable error) {
 		Throwable cause = (error instanceof CompletionException && error.getCause() != null) ? error.getCause() : error;
-		return new LockAccessException(name, "Redis failed during " + operation + ": " + cause.getMessage(), cause);
+		DataAccessException translated = (cause instanceof DataAccessException spring) ? spring
+				: LettuceExceptions.translate(cause);
+		return new LockAccessException(name, "Redis failed during " + operation + ": " + translated.getMessage(),
+				translated);
 	}
 
 	@Override

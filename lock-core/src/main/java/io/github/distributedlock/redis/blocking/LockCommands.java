@@ -8,15 +8,11 @@ import java.util.concurrent.CompletableFuture;
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockInterruptedException;
 import io.github.distributedlock.LockName;
-import io.github.distributedlock.redis.core.AcquireResult;
 import io.github.distributedlock.redis.core.Grant;
-import io.github.distributedlock.redis.core.HandOffRequest;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.LockSpec;
-import io.github.distributedlock.redis.core.MultiAcquireResult;
 import io.github.distributedlock.redis.script.ExclusiveKind;
-import io.github.distributedlock.redis.script.FairKind;
 import io.github.distributedlock.redis.script.LockKind;
 import io.github.distributedlock.redis.script.ScriptArgs;
 import io.github.distributedlock.redis.script.ScriptCall;
@@ -41,59 +37,15 @@ public final class LockCommands {
 
 	private final ScriptRunner scripts;
 
-	private final String fenceIdleMillis;
-
 	private final boolean handOff;
 
 	/**
 	 * @param handOff whether a release reserves the lock for the oldest waiting request
 	 */
-	public LockCommands(StringRedisTemplate redis, long fenceIdleMillis, boolean handOff) {
+	public LockCommands(StringRedisTemplate redis, boolean handOff) {
 		this.redis = redis;
 		this.scripts = new ScriptRunner(redis.getRequiredConnectionFactory());
-		this.fenceIdleMillis = Long.toString(fenceIdleMillis);
 		this.handOff = handOff;
-	}
-
-	/**
-	 * Run the acquire script of the spec's kind once.
-	 * @param hold the id of the hold this acquisition takes, the same for each attempt
-	 * @param remainingWaitMillis how long the caller will keep waiting (-1 indefinitely)
-	 * @param mayHaveIntent whether an earlier attempt may have left a writer intent
-	 * @param holdsIt whether the caller already holds the lock (a real re-entry)
-	 * @param handOff the caller's request in the lock's line, or {@code null} for none
-	 * @see LockKind.Attempt
-	 */
-	public AcquireResult acquire(LockSpec spec, String owner, String hold, long remainingWaitMillis,
-			boolean mayHaveIntent, boolean holdsIt, @Nullable HandOffRequest handOff) {
-		return acquire(spec, owner, hold, remainingWaitMillis, mayHaveIntent, holdsIt, handOff, false);
-	}
-
-	/**
-	 * Run one acquire attempt, as
-	 * {@link #acquire(LockSpec, String, String, long, boolean, boolean, HandOffRequest)}.
-	 * @param undoing whether it undoes an attempt whose reply an interrupt threw away:
-	 * then an interrupt does not end the wait for its reply (see
-	 * {@link #runUndoing(LockName, ScriptCall)})
-	 */
-	AcquireResult acquire(LockSpec spec, String owner, String hold, long remainingWaitMillis, boolean mayHaveIntent,
-			boolean holdsIt, @Nullable HandOffRequest handOff, boolean undoing) {
-		LockKind.Attempt attempt = new LockKind.Attempt(owner, hold, remainingWaitMillis, mayHaveIntent, holdsIt,
-				handOff);
-		ScriptCall call = spec.kind().acquire(spec, attempt, this.fenceIdleMillis);
-		return ScriptReplies.acquireResult(spec,
-				undoing ? runUndoing(spec.name(), call) : runAttempt(spec.name(), call));
-	}
-
-	/**
-	 * Take several plain locks in one script, all or nothing.
-	 */
-	MultiAcquireResult acquireAll(List<LockSpec> specs, String owner, String hold, boolean reentrant,
-			@Nullable HandOffRequest handOff, boolean undoing) {
-		LockName first = specs.get(0).name();
-		ScriptCall call = ExclusiveKind.acquireAll(specs, owner, hold, reentrant, handOff, this.fenceIdleMillis);
-		return ScriptReplies.multiAcquireResult(first, specs.size(),
-				undoing ? runUndoing(first, call) : runAttempt(first, call));
 	}
 
 	/**
@@ -113,70 +65,6 @@ public final class LockCommands {
 		LockSpec spec = hold.spec();
 		return number(runUninterrupted(spec.name(), "release", spec.kind()
 			.release(spec, hold.owner(), hold.token(), hold.hold(), this.handOff, Math.max(0, keepMillis))));
-	}
-
-	/**
-	 * Withdraw a request without waiting for the reply, after a Redis failure or an
-	 * attempt without a reply; sent even on an interrupted thread.
-	 */
-	void withdrawAsync(LockSpec spec, HandOffRequest request) {
-		sendAsync(ExclusiveKind.withdraw(spec, request, this.handOff));
-	}
-
-	/**
-	 * Drop a writer's intent without waiting for the reply, for a writer that stops
-	 * waiting without the lock: a failing Redis is not waited for again, and an intent
-	 * left behind lapses with its own expiry.
-	 */
-	void dropIntentAsync(LockSpec spec, String owner) {
-		ScriptCall call = ExclusiveKind.dropIntent(spec, owner);
-		try {
-			this.scripts.executeAsync(call);
-		}
-		catch (RuntimeException ex) {
-			// The intent lapses with its own expiry.
-		}
-	}
-
-	/**
-	 * Withdraw a request after giving up; a reservation for it passes on to the next
-	 * request (or the lock is freed). A hold is never touched.
-	 */
-	public void withdraw(LockSpec spec, HandOffRequest request) {
-		runUninterrupted(spec.name(), "withdraw", ExclusiveKind.withdraw(spec, request, this.handOff));
-	}
-
-	/**
-	 * Leave a fair lock's queue after giving up.
-	 */
-	void leaveQueue(LockSpec spec, String owner) {
-		runUninterrupted(spec.name(), "leave queue", FairKind.leave(spec, owner));
-	}
-
-	/**
-	 * Leave a fair lock's queue without waiting for the reply, after an attempt without a
-	 * reply; sent even on an interrupted thread.
-	 */
-	void leaveQueueAsync(LockSpec spec, String owner) {
-		sendAsync(FairKind.leave(spec, owner));
-	}
-
-	/**
-	 * Send a script without waiting for its reply where the factory shares one Lettuce
-	 * connection (behind the commands sent before it on that connection), and otherwise
-	 * run it now; with the interrupt flag cleared meanwhile, as Lettuce drops a command
-	 * on an interrupted thread, and set again after.
-	 */
-	private void sendAsync(ScriptCall call) {
-		boolean interrupted = Thread.interrupted();
-		try {
-			this.scripts.executeAsync(call);
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
-		}
 	}
 
 	/**
@@ -321,39 +209,6 @@ public final class LockCommands {
 	 */
 	@Nullable Duration commandTimeout() {
 		return this.scripts.commandTimeout();
-	}
-
-	/**
-	 * Run an acquire attempt, sent even on an interrupted thread. An acquisition is
-	 * refused on a thread already interrupted when it starts
-	 * ({@link #refuseIfInterrupted}); an attempt it makes after an interrupt (a late
-	 * grant taken again at once, the attempt that ends a sleep) must still go out, or
-	 * what an earlier run of it took would stay to its lease with nobody holding it. The
-	 * wait loops end at their next sleep.
-	 */
-	private <T> @Nullable T runAttempt(LockName name, ScriptCall call) {
-		return runUninterrupted(name, "acquire", call, false);
-	}
-
-	/**
-	 * Run the attempt that undoes one whose reply an interrupt threw away: it must learn
-	 * what it finds, to release it, so a second interrupt does not end the wait for its
-	 * reply (where the connection factory shares one Lettuce connection), which still
-	 * lasts at most the command timeout. The interrupt is kept for the caller.
-	 */
-	private <T> @Nullable T runUndoing(LockName name, ScriptCall call) {
-		boolean interrupted = Thread.interrupted();
-		try {
-			return this.scripts.executeUninterruptibly(call);
-		}
-		catch (DataAccessException ex) {
-			throw ScriptReplies.failure(name, "acquire", ex);
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
-		}
 	}
 
 	/**

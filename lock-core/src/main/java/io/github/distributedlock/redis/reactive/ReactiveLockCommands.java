@@ -7,14 +7,10 @@ import java.util.List;
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.redis.blocking.LockCommands;
-import io.github.distributedlock.redis.core.AcquireResult;
 import io.github.distributedlock.redis.core.Grant;
-import io.github.distributedlock.redis.core.HandOffRequest;
 import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.LockSpec;
-import io.github.distributedlock.redis.core.MultiAcquireResult;
 import io.github.distributedlock.redis.script.ExclusiveKind;
-import io.github.distributedlock.redis.script.FairKind;
 import io.github.distributedlock.redis.script.LockKind;
 import io.github.distributedlock.redis.script.LuaScript;
 import io.github.distributedlock.redis.script.ScriptCall;
@@ -40,49 +36,14 @@ public final class ReactiveLockCommands {
 
 	private final ReactiveRedisConnectionFactory connectionFactory;
 
-	private final String fenceIdleMillis;
-
 	private final boolean handOff;
 
 	/**
 	 * @param handOff whether a release reserves the lock for the oldest waiting request
 	 */
-	public ReactiveLockCommands(ReactiveRedisConnectionFactory connectionFactory, long fenceIdleMillis,
-			boolean handOff) {
+	public ReactiveLockCommands(ReactiveRedisConnectionFactory connectionFactory, boolean handOff) {
 		this.connectionFactory = connectionFactory;
-		this.fenceIdleMillis = Long.toString(fenceIdleMillis);
 		this.handOff = handOff;
-	}
-
-	/**
-	 * Run the acquire script of the spec's kind once.
-	 * @see LockCommands#acquire
-	 */
-	Mono<AcquireResult> acquire(LockSpec spec, String owner, String hold, long remainingWaitMillis,
-			boolean mayHaveIntent, boolean holdsIt, @Nullable HandOffRequest handOff) {
-		LockKind.Attempt attempt = new LockKind.Attempt(owner, hold, remainingWaitMillis, mayHaveIntent, holdsIt,
-				handOff);
-		return run(spec.name(), "acquire", spec.kind().acquire(spec, attempt, this.fenceIdleMillis))
-			.map((reply) -> ScriptReplies.acquireResult(spec, (List<?>) reply));
-	}
-
-	/**
-	 * Run the multi-lock acquire script once.
-	 * @see LockCommands#acquireAll
-	 */
-	Mono<MultiAcquireResult> acquireAll(List<LockSpec> specs, String owner, String hold, boolean reentrant,
-			@Nullable HandOffRequest handOff) {
-		LockName first = specs.get(0).name();
-		return run(first, "acquire",
-				ExclusiveKind.acquireAll(specs, owner, hold, reentrant, handOff, this.fenceIdleMillis))
-			.map((reply) -> ScriptReplies.multiAcquireResult(first, specs.size(), (List<?>) reply));
-	}
-
-	/**
-	 * Leave a fair lock's queue, for a waiter that gave up.
-	 */
-	Mono<Long> leaveQueue(LockSpec spec, String owner) {
-		return number(run(spec.name(), "leave queue", FairKind.leave(spec, owner)));
 	}
 
 	/**
@@ -119,22 +80,6 @@ public final class ReactiveLockCommands {
 		}
 		return run(spec.name(), "renew", ExclusiveKind.renew(List.of(hold)))
 			.map((reply) -> ((Number) ((List<?>) reply).get(0)).longValue());
-	}
-
-	/**
-	 * Withdraw a waiter's request after it gave up; a reservation for it passes on, and a
-	 * hold is never touched.
-	 */
-	Mono<Long> withdraw(LockSpec spec, HandOffRequest request) {
-		return number(run(spec.name(), "withdraw", ExclusiveKind.withdraw(spec, request, this.handOff)));
-	}
-
-	/**
-	 * Drop a writer's intent, for a writer that stops waiting without the lock; another
-	 * writer's intent stays.
-	 */
-	Mono<Long> dropIntent(LockSpec spec, String owner) {
-		return number(run(spec.name(), "drop-intent", ExclusiveKind.dropIntent(spec, owner)));
 	}
 
 	/**

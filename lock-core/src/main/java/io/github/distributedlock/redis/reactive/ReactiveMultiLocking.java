@@ -12,7 +12,6 @@ import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.HashSlots;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.MultiAcquisition;
-import io.github.distributedlock.redis.core.NanoClock;
 import io.github.distributedlock.redis.driver.AcquisitionRun;
 import io.github.distributedlock.redis.driver.AllLocksAcquisition;
 import io.github.distributedlock.redis.driver.DriverCommands;
