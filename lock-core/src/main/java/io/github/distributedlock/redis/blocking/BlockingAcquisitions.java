@@ -1,6 +1,7 @@
 package io.github.distributedlock.redis.blocking;
 
 import java.util.List;
+import java.util.function.Supplier;
 
 import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.redis.core.Grant;
@@ -30,6 +31,8 @@ public final class BlockingAcquisitions implements AutoCloseable {
 
 	private final HoldRegistry holds;
 
+	private final LeaseWrites leaseWrites;
+
 	private final boolean handOff;
 
 	/**
@@ -43,6 +46,7 @@ public final class BlockingAcquisitions implements AutoCloseable {
 		this.port = new BlockingPort(commands, container);
 		this.lines = new LocalLines(this.port, lingerNanos);
 		this.holds = holds;
+		this.leaseWrites = new LeaseWrites(holds);
 		this.handOff = handOff;
 	}
 
@@ -75,10 +79,10 @@ public final class BlockingAcquisitions implements AutoCloseable {
 	}
 
 	private DriverCommands commands(CallerRunsPort caller) {
-		return new DriverCommands(caller, LockKeys.FENCE_IDLE_MILLIS, this.handOff, this.holds.leaseWrites());
+		return new DriverCommands(caller, LockKeys.FENCE_IDLE_MILLIS, this.handOff, this.leaseWrites);
 	}
 
-	private <G> G notAcquiredIfTimeout(java.util.function.Supplier<G> acquisition) {
+	private <G> G notAcquiredIfTimeout(Supplier<G> acquisition) {
 		try {
 			return acquisition.get();
 		}

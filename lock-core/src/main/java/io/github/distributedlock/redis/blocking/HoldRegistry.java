@@ -13,12 +13,8 @@ import io.github.distributedlock.HeldLock;
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockListener;
 import io.github.distributedlock.LockName;
-import io.github.distributedlock.redis.core.AcquireResult;
-import io.github.distributedlock.redis.core.Acquisition;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockOwners;
-import io.github.distributedlock.redis.core.LockSpec;
-import io.github.distributedlock.redis.driver.DriverCommands;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -162,43 +158,6 @@ public final class HoldRegistry implements AutoCloseable {
 
 	private void add(RedisLockHandle handle) {
 		update(key(handle), (current) -> current.with(handle));
-	}
-
-	/**
-	 * Return what tells this registry of the attempts that may set the lease of a hold an
-	 * owner has: a re-entry of a thread owner that holds the lock through a handle. The
-	 * registry keeps counting the owner until the reply, plus the lease, or until its
-	 * handles are closed if none comes.
-	 */
-	DriverCommands.AttemptWatch leaseWrites() {
-		return new DriverCommands.AttemptWatch() {
-
-			@Override
-			public void sending(LockSpec spec, String owner, Acquisition.Attempt attempt) {
-				if (writesLease(owner, attempt)) {
-					HoldRegistry.this.sending(owner, spec.lockKey());
-				}
-			}
-
-			@Override
-			public void ended(LockSpec spec, String owner, Acquisition.Attempt attempt,
-					@Nullable AcquireResult result) {
-				if (!writesLease(owner, attempt)) {
-					return;
-				}
-				if (result == null) {
-					failed(owner, spec.lockKey());
-				}
-				else {
-					replied(owner, spec.lockKey(), result.acquired() ? spec.leaseMillis() : -1);
-				}
-			}
-
-		};
-	}
-
-	private static boolean writesLease(String owner, Acquisition.Attempt attempt) {
-		return attempt.holdsIt() && !LockOwners.isCustom(owner);
 	}
 
 	/**

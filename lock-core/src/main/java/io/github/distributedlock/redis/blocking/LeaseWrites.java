@@ -1,0 +1,48 @@
+package io.github.distributedlock.redis.blocking;
+
+import io.github.distributedlock.redis.core.AcquireResult;
+import io.github.distributedlock.redis.core.Acquisition;
+import io.github.distributedlock.redis.core.LockOwners;
+import io.github.distributedlock.redis.core.LockSpec;
+import io.github.distributedlock.redis.driver.DriverCommands;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Tells the {@link HoldRegistry} of the driver's attempts that may set the lease of a
+ * hold an owner has: a re-entry of a thread owner that holds the lock through a handle.
+ * The registry keeps counting the owner until the reply, plus the lease, or until its
+ * handles are closed if none comes. Thread-safe.
+ */
+final class LeaseWrites implements DriverCommands.AttemptWatch {
+
+	private final HoldRegistry holds;
+
+	LeaseWrites(HoldRegistry holds) {
+		this.holds = holds;
+	}
+
+	@Override
+	public void sending(LockSpec spec, String owner, Acquisition.Attempt attempt) {
+		if (writesLease(owner, attempt)) {
+			this.holds.sending(owner, spec.lockKey());
+		}
+	}
+
+	@Override
+	public void ended(LockSpec spec, String owner, Acquisition.Attempt attempt, @Nullable AcquireResult result) {
+		if (!writesLease(owner, attempt)) {
+			return;
+		}
+		if (result == null) {
+			this.holds.failed(owner, spec.lockKey());
+		}
+		else {
+			this.holds.replied(owner, spec.lockKey(), result.acquired() ? spec.leaseMillis() : -1);
+		}
+	}
+
+	private static boolean writesLease(String owner, Acquisition.Attempt attempt) {
+		return attempt.holdsIt() && !LockOwners.isCustom(owner);
+	}
+
+}
