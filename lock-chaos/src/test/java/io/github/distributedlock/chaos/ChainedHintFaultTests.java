@@ -12,7 +12,9 @@ import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.LockTimeoutException;
+import io.github.distributedlock.ReactiveLockHandle;
 import io.github.distributedlock.chaos.support.Connections;
+import io.github.distributedlock.redis.ReactiveRedisLockTemplate;
 import io.github.distributedlock.redis.RedisLockTemplate;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.test.RedisServerExtension;
@@ -27,6 +29,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceClientConfigurat
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -269,6 +272,44 @@ class ChainedHintFaultTests {
 			.as("another process's lock, waited for up to half the lease (%d ms) after Redis answered again, "
 					+ "the lock's PTTL then %s ms, after the call failed with %s", millis, leaseLeft, failed.outcome())
 			.isPresent();
+	}
+
+	/**
+	 * Fault 3 on the reactive template, which runs the same driver: an acquisition whose
+	 * attempt meets a stall longer than the command timeout fails, and what the attempt
+	 * took once Redis ran it is released by its hold id, so that another process gets the
+	 * lock well before that attempt's lease ends.
+	 */
+	@Test
+	void shouldReleaseWhatAReactiveAttemptTookWhenItsCallFailedBeforeItsReply() throws Exception {
+		LettuceConnectionFactory factory = Connections
+			.start(new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", redis.server().port()),
+					LettuceClientConfiguration.builder().commandTimeout(Duration.ofMillis(500)).build()));
+		this.factories.add(factory);
+		ReactiveRedisLockTemplate waiter = ReactiveRedisLockTemplate.builder(factory).build();
+		RedisLockTemplate other = template(redis.server().port(), Connections.COMMAND_TIMEOUT);
+		try {
+			waiter.acquire(request("reactive-late-reply").build()).flatMap(ReactiveLockHandle::release).block();
+			long paused = System.nanoTime();
+			redis.server().command("CLIENT", "PAUSE", "2000", "ALL");
+			assertThatExceptionOfType(LockAccessException.class).as("the call whose attempt met the stall")
+				.isThrownBy(() -> waiter
+					.acquire(request("reactive-late-reply").lease(LEASE).waitTime(Duration.ofSeconds(3)).build())
+					.block(Duration.ofSeconds(20)));
+			sleepUntil(paused + TimeUnit.MILLISECONDS.toNanos(2000));
+			long resumed = System.nanoTime();
+			Optional<LockHandle> taken = other
+				.tryAcquire(request("reactive-late-reply").lease(LEASE).waitTime(LEASE.dividedBy(2)).build());
+			long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - resumed);
+			taken.ifPresent(LockHandle::close);
+			assertThat(taken)
+				.as("another process's lock, waited for up to half the lease (%d ms) after Redis answered again",
+						millis)
+				.isPresent();
+		}
+		finally {
+			waiter.close();
+		}
 	}
 
 	/**
