@@ -66,10 +66,6 @@ public record LockSpec(LockTarget target, LockTiming timing, WaitMode waitMode, 
 		return this.timing.fairWaiterTimeoutMillis();
 	}
 
-	boolean waitsIndefinitely() {
-		return waitNanos() < 0;
-	}
-
 	/**
 	 * Return the key of the lock's line of waiters' requests (see
 	 * {@link HandOffRequest}).

@@ -4,17 +4,11 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
-import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.dao.QueryTimeoutException;
-import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.DecoratedRedisConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -96,25 +90,6 @@ public final class ScriptRunner {
 	}
 
 	/**
-	 * Run a script and wait for its reply even if the thread is interrupted meanwhile,
-	 * for at most the client's command timeout; an interrupt is kept for the caller. For
-	 * what must learn what it did whatever the caller's thread is told (the attempt that
-	 * undoes an interrupted one). Where the factory does not share one Lettuce
-	 * connection, the script runs as {@link #execute(ScriptCall)} does, and an interrupt
-	 * still ends the wait.
-	 * @param <T> the reply type: {@code Long} for integer scripts, {@code List} for the
-	 * others
-	 */
-	public <T> @Nullable T executeUninterruptibly(ScriptCall call) {
-		CompletableFuture<T> reply = sendAsync(call);
-		if (reply == null) {
-			return execute(call);
-		}
-		return Lettuce.await(reply,
-				((LettuceConnectionFactory) this.connectionFactory).getClientConfiguration().getCommandTimeout());
-	}
-
-	/**
 	 * Return the client's command timeout, where the factory shares one Lettuce
 	 * connection (the only case {@link #sendAsync} sends), or {@code null}.
 	 */
@@ -190,42 +165,6 @@ public final class ScriptRunner {
 			return sha.exceptionallyCompose(
 					(ex) -> isNoScript(ex) ? commands.<T>eval(script.text(), type, keys, args).toCompletableFuture()
 							: CompletableFuture.failedFuture(ex));
-		}
-
-		/**
-		 * Wait for a reply for at most the timeout, through interrupts; an interrupt is
-		 * kept for the caller. Failures come as Spring's exceptions. Only a timeout
-		 * cancels the command.
-		 */
-		static <T> @Nullable T await(CompletableFuture<T> reply, Duration timeout) {
-			boolean interrupted = false;
-			long deadline = System.nanoTime() + timeout.toNanos();
-			try {
-				while (true) {
-					try {
-						return reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-					}
-					catch (InterruptedException ex) {
-						interrupted = true;
-					}
-					catch (TimeoutException ex) {
-						reply.cancel(false);
-						throw new QueryTimeoutException("Redis command timed out after " + timeout, ex);
-					}
-					catch (ExecutionException ex) {
-						Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
-						if (cause instanceof RedisCommandTimeoutException) {
-							throw new QueryTimeoutException(String.valueOf(cause.getMessage()), cause);
-						}
-						throw new RedisSystemException(String.valueOf(cause.getMessage()), cause);
-					}
-				}
-			}
-			finally {
-				if (interrupted) {
-					Thread.currentThread().interrupt();
-				}
-			}
 		}
 
 	}

@@ -1,7 +1,6 @@
 package io.github.distributedlock.redis.server;
 
 import java.time.Duration;
-import java.util.List;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockDefaults;
