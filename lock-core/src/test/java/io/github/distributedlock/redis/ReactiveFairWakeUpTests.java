@@ -20,7 +20,7 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * A release that names a fair waiter while its attempt to keep its place is in flight:
- * the waiter must try again at once, as the blocking FairWait does, not sleep until its
+ * the waiter must try again at once, as a blocking fair waiter does, not sleep until its
  * next heartbeat.
  */
 class ReactiveFairWakeUpTests {

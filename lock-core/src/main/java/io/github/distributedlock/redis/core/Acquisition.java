@@ -10,9 +10,9 @@ import org.jspecify.annotations.Nullable;
  * The decisions of one single-lock acquisition, apart from its I/O: what each attempt
  * carries, what a reply means, when the head of a local line tries again, how long it may
  * sleep, and what to undo when the wait ends. It sends nothing, parks nothing and reads
- * time only on the {@link NanoClock} it is given; its drivers do the rest: the blocking
- * {@code WaitLoop} and {@code FairWait} on the caller's thread, the driver's
- * {@code SingleAcquisition} on replies and timers, and the simulation on a virtual clock.
+ * time only on the {@link NanoClock} it is given; the driver does the rest, for both
+ * templates ({@code SingleAcquisition}, {@code FairAcquisition}, on replies and timers),
+ * and the simulation on a virtual clock.
  * <p>
  * The invariant it keeps (see {@code docs/design/waiting-and-hand-off.md}):
  * <ul>
@@ -29,8 +29,8 @@ import org.jspecify.annotations.Nullable;
  * (as last reported) ends, when a poller must poll, and when the hand-off request must be
  * filed again.</li>
  * </ul>
- * Not thread-safe: a driver calls it from one thread at a time (the reactive driver under
- * its state lock).
+ * Not thread-safe: a driver calls it from one thread at a time (the driver under its
+ * state lock).
  */
 public final class Acquisition {
 

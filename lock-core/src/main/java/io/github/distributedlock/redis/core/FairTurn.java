@@ -4,9 +4,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The decisions of a fair waiter, without I/O: when to call Redis again to keep its place
- * in the queue, and whether what its line heard makes it its turn. The blocking
- * {@code FairWait}, the driver's {@code FairAcquisition} and the simulation run this same
- * piece, so that a fix to when a fair waiter tries is made once.
+ * in the queue, and whether what its line heard makes it its turn. The driver's
+ * {@code FairAcquisition}, for both templates, and the simulation run this same piece, so
+ * that a fix to when a fair waiter tries is made once.
  * <p>
  * Not thread-safe: each driver calls it under its own state lock (or on its one thread).
  */

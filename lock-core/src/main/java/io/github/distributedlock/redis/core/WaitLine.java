@@ -13,9 +13,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * What a local line of waiters for one lock has heard on the lock's channels, and what
  * each message asks of it: one copy for both engines and the simulation. The
- * {@link Acquisition} at the head of the line reads it; the engine's line
- * ({@code WaitQueue}, {@code LocalLine}) feeds it messages, counts the signals it acts
- * on, and wakes its waiters its own way.
+ * {@link Acquisition} at the head of the line reads it; the driver's line
+ * ({@code LocalLine}) feeds it messages, counts the signals it acts on, and wakes its
+ * waiters its own way.
  * <p>
  * A message is a hint, never a grant: it can make the head try again, or sleep less,
  * never hold. The counts only grow, so a head that read them before an attempt sees

@@ -11,11 +11,11 @@ import org.jspecify.annotations.Nullable;
  * what a reply means are the {@link Acquisition}'s decisions; the order of the steps is
  * this class's.
  * <p>
- * The blocking driver ({@code WaitLoop}), the driver's ({@code SingleAcquisition}) and
- * the simulation run it; a driver keeps the line itself (who is first, the subscription),
- * the timers and the connection, and hands back the ticket of each sleep or turn it was
- * told to wait for, so that a timer of an earlier one does nothing. Not thread-safe: one
- * call at a time (the reactive driver calls it under its state lock).
+ * The driver's {@code SingleAcquisition}, for both templates, and the simulation run it;
+ * a driver keeps the line itself (who is first, the subscription), the timers and the
+ * connection, and hands back the ticket of each sleep or turn it was told to wait for, so
+ * that a timer of an earlier one does nothing. Not thread-safe: one call at a time (the
+ * driver calls it under its state lock).
  */
 public final class Waiting {
 

@@ -10,8 +10,8 @@ import static io.github.distributedlock.redis.script.LockScripts.RELEASE_FAIR;
 
 /**
  * A fair lock: the lock hash of a plain lock, plus a queue of waiters in Redis that gives
- * it out in arrival order across processes (see {@code FairWait}). Its waiters keep their
- * own line, so they take no reservations.
+ * it out in arrival order across processes (see {@code FairAcquisition}). Its waiters
+ * keep their own line, so they take no reservations.
  */
 public final class FairKind extends LockKind {
 
