@@ -5,8 +5,9 @@
  * {@link io.github.distributedlock.redis.ReactiveRedisLockTemplate} are the entry points.
  * Their engine is layered in internal subpackages, each using only those below it:
  * {@code core} (the decisions, with no I/O), {@code script} (the Lua scripts and their
- * calls), {@code server} (what the engine knows of the server), and the two drivers
- * {@code blocking} and {@code reactive}.
+ * calls), {@code server} (what the engine knows of the server), {@code driver} (the one
+ * driver of an acquisition, over a port), and the two templates' sides, {@code blocking}
+ * and {@code reactive}.
  */
 @NullMarked
 package io.github.distributedlock.redis;

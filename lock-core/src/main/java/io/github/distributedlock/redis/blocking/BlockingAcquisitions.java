@@ -63,7 +63,7 @@ public final class BlockingAcquisitions implements AutoCloseable {
 		AcquisitionRun<Grant> run = spec.kind().queuesInRedis()
 				? new FairAcquisition(spec, owner, holdsIt, commands, this.lines, wait)
 				: new SingleAcquisition(spec, owner, holdsIt, this.handOff, commands, this.lines, wait);
-		return notAcquiredIfTimeout(() -> wait.await(run, spec.name(), spec.waitNanos()));
+		return notAcquiredIfTimeout(() -> wait.await(run, spec.name(), spec.waitNanos(), spec.progressAware()));
 	}
 
 	/**
@@ -75,7 +75,8 @@ public final class BlockingAcquisitions implements AutoCloseable {
 		CallerRunsPort caller = new CallerRunsPort(this.port);
 		CallerWait<List<Grant>> wait = new CallerWait<>(caller);
 		AcquisitionRun<List<Grant>> run = new AllLocksAcquisition(acquisition, commands(caller), this.lines, wait);
-		return notAcquiredIfTimeout(() -> wait.await(run, acquisition.specs().get(0).name(), waitNanos));
+		return notAcquiredIfTimeout(() -> wait.await(run, acquisition.specs().get(0).name(), waitNanos,
+				acquisition.specs().get(0).progressAware()));
 	}
 
 	private DriverCommands commands(CallerRunsPort caller) {

@@ -19,13 +19,13 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.dao.QueryTimeoutException;
 
 /**
- * The port of one blocking acquisition: what its replies, timers and messages set off
- * runs on the caller's thread, which waits for them in {@link #runUntil}. On the shared
- * Lettuce connection its scripts go out without blocking, each bounded by the command
- * timeout, so that no call waits on Redis past its wait time plus one command timeout; on
- * other connections (Jedis, a pool) they run on the caller's thread, as a plain call
- * would. Once the caller leaves ({@link #detach}), what is left runs on the template's
- * background thread. Timers, subscriptions and the clock are the template's
+ * The port of one blocking acquisition: its scripts are sent, and what its replies and
+ * timers set off runs, on the caller's thread, which waits for them in {@link #runUntil}.
+ * On the shared Lettuce connection its scripts go out without blocking, each bounded by
+ * the command timeout, so that no call waits on Redis past its wait time plus one command
+ * timeout; on other connections (Jedis, a pool) they run on the caller's thread, as a
+ * plain call would. Once the caller leaves ({@link #detach}), what is left runs on the
+ * template's background thread. Timers, subscriptions and the clock are the template's
  * {@link BlockingPort}'s. Thread-safe.
  */
 final class CallerRunsPort implements LockPort {
@@ -63,21 +63,33 @@ final class CallerRunsPort implements LockPort {
 	 */
 	@Override
 	public void run(LockName name, String operation, ScriptCall call, Reply reply) {
-		LockCommands commands = this.shared.commands();
-		Duration timeout = this.commandTimeout;
 		synchronized (this) {
 			this.pending++;
 		}
+		// Sent from the caller's thread (or, once it left, the background thread), never
+		// from a message's or a reply's: getting a connection may block.
+		execute(() -> send(name, operation, call, reply));
+	}
+
+	private void send(LockName name, String operation, ScriptCall call, Reply reply) {
+		LockCommands commands = this.shared.commands();
+		Duration timeout = this.commandTimeout;
 		CompletableFuture<Object> sent;
 		try {
 			sent = (timeout != null) ? commands.sendForDriver(call) : null;
 		}
 		catch (RuntimeException ex) {
-			answer(() -> reply.failed(failure(name, operation, ex)));
+			synchronized (this) {
+				this.pending--;
+			}
+			reply.failed(failure(name, operation, ex));
 			return;
 		}
 		if (sent == null || timeout == null) {
-			answer(() -> runNow(commands, name, operation, call, reply));
+			synchronized (this) {
+				this.pending--;
+			}
+			runNow(commands, name, operation, call, reply);
 			return;
 		}
 		AtomicBoolean answered = new AtomicBoolean();

@@ -78,17 +78,19 @@ final class CallerWait<G> implements Completion<G> {
 	/**
 	 * Start the acquisition and wait for its end.
 	 * @param waitNanos the acquisition's wait time, negative for indefinitely
+	 * @param restarts whether the wait time restarts when the lock changes hands (a
+	 * progress-aware wait): then only the acquisition's own deadline bounds it
 	 * @return what it won
 	 * @throws RuntimeException what it failed with: a timeout, a failure naming the lock
 	 * @throws LockInterruptedException if the thread was interrupted (before the start,
 	 * too): the acquisition is cancelled
 	 */
-	G await(AcquisitionRun<G> run, LockName name, long waitNanos) {
+	G await(AcquisitionRun<G> run, LockName name, long waitNanos, boolean restarts) {
 		LockCommands.refuseIfInterrupted(name);
 		long start = System.nanoTime();
 		try {
 			run.start();
-			long bound = (waitNanos < 0) ? -1 : waitNanos + GRACE_NANOS;
+			long bound = (waitNanos < 0 || restarts) ? -1 : waitNanos + GRACE_NANOS;
 			if (!this.port.runUntil(() -> this.done, bound)) {
 				run.cancel();
 				throw new LockAccessException(name, "the acquisition did not end within its wait time", null);
@@ -104,8 +106,8 @@ final class CallerWait<G> implements Completion<G> {
 			// undoing of an attempt without a reply, a withdrawal) goes on in the
 			// background, so that a Redis that does not answer costs one command
 			// timeout, not one per command.
-			this.port
-				.detach((this.error instanceof LockAccessException) ? System.nanoTime() : leaveBy(start, waitNanos));
+			this.port.detach((this.error instanceof LockAccessException) ? System.nanoTime()
+					: leaveBy(start, restarts ? -1 : waitNanos));
 		}
 		Throwable failure = this.error;
 		if (failure instanceof RuntimeException runtime) {

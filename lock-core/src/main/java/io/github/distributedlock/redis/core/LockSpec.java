@@ -50,7 +50,7 @@ public record LockSpec(LockTarget target, LockTiming timing, WaitMode waitMode, 
 		return this.timing.waitNanos();
 	}
 
-	boolean progressAware() {
+	public boolean progressAware() {
 		return this.timing.progressAware();
 	}
 

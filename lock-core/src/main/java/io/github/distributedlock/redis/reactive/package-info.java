@@ -1,6 +1,7 @@
 /**
- * The reactive driver: runs the core's decisions as a {@code Mono}, its local lines of
- * waiters, handles and holds. Internal: not an API; may change in any release.
+ * The reactive template's side of the engine: runs the driver's acquisitions as a
+ * {@code Mono} over its port ({@code ReactorLockPort}), its handles and holds. Internal:
+ * not an API; may change in any release.
  */
 @NullMarked
 package io.github.distributedlock.redis.reactive;

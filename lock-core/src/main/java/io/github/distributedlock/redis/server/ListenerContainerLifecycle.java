@@ -48,9 +48,10 @@ public final class ListenerContainerLifecycle implements AutoCloseable {
 	private static RedisMessageListenerContainer newContainer(RedisConnectionFactory connectionFactory) {
 		RedisMessageListenerContainer container = new RedisMessageListenerContainer();
 		container.setConnectionFactory(connectionFactory);
-		// Listeners only signal a condition, so run them on the thread that received the
-		// message (Lettuce's I/O thread, or Jedis's subscription thread) instead of a new
-		// thread per message.
+		// Listeners only note a message and hand what it sets off to a waiter's thread or
+		// send without blocking, so run them on the thread that received the message
+		// (Lettuce's I/O thread, or Jedis's subscription thread) instead of a new thread
+		// per message.
 		container.setTaskExecutor(Runnable::run);
 		// A blocking client (Jedis) subscribes by reading on the calling thread until the
 		// subscription ends, so it needs a thread of its own; Lettuce never uses this
