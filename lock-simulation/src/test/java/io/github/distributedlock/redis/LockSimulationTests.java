@@ -47,7 +47,6 @@ class LockSimulationTests {
 		long[] leases = new long[4];
 		long[] stops = new long[4];
 		int[] jvmRuns = new int[JvmLayout.values().length];
-		long[] turns = new long[2];
 		int fairRuns = 0;
 		long fairHolds = 0;
 		int multiRuns = 0;
@@ -135,8 +134,6 @@ class LockSimulationTests {
 			sharedKept[0] += simulation.sharedKeptReleases()[0];
 			sharedKept[1] += simulation.sharedKeptReleases()[1];
 			jvmRuns[simulation.layout().ordinal()]++;
-			turns[0] += simulation.turns()[0];
-			turns[1] += simulation.turns()[1];
 			for (int i = 0; i < leases.length; i++) {
 				leases[i] += simulation.confirmedLeases()[i];
 				stops[i] += simulation.cancellations()[i];
@@ -150,8 +147,7 @@ class LockSimulationTests {
 				+ "a shared custom owner's hold, %d releases kept a minimum hold (%d readers', %d "
 				+ "permits'); %d waits cancelled asleep, %d cancelled "
 				+ "in flight, %d of them granted and released, %d interrupted; %d seeds ran two clients to a JVM, "
-				+ "%d three and one, %d all four in one, %d two and two alone, where %d acquisitions waited for their turn in the local line, %d of them until their wait ran "
-				+ "out; %d seeds took multi-locks beside single locks: %d holds (%d read holds in %d seeds with a "
+				+ "%d three and one, %d all four in one, %d two and two alone; %d seeds took multi-locks beside single locks: %d holds (%d read holds in %d seeds with a "
 				+ "reader), %d multi-locks held, %d multi-lock "
 				+ "grants came too late, %d multi-lock and %d single-lock waits gave up, %d multi-lock waits cancelled "
 				+ "asleep, %d in flight, %d of them granted and released, %d interrupted; %d renewals, %d "
@@ -163,11 +159,11 @@ class LockSimulationTests {
 				fairRuns, keyspaceHolds, keyspaceRuns, leases[0], leases[1], leases[2], leases[3], kept, sharedKept[0],
 				sharedKept[1], stops[0], stops[1], stops[2], stops[3], jvmRuns[JvmLayout.TWO_EACH.ordinal()],
 				jvmRuns[JvmLayout.THREE_AND_ONE.ordinal()], jvmRuns[JvmLayout.ALL_IN_ONE.ordinal()],
-				jvmRuns[JvmLayout.TWO_AND_TWO_ALONE.ordinal()], turns[0], turns[1], multiRuns, multiRunHolds,
-				multiReadHolds, multiReaderRuns, multiHolds[0], multiHolds[1], multiGaveUp[0], multiGaveUp[1],
-				multiStops[0], multiStops[1], multiStops[2], multiStops[3], multiLife[0], multiLife[1], multiLife[2],
-				multiLife[3], multiLife[4], multiSharedRuns, multiLife[5], steps, scripts, cpuSeconds,
-				holds / cpuSeconds, scripts / cpuSeconds, steps / cpuSeconds);
+				jvmRuns[JvmLayout.TWO_AND_TWO_ALONE.ordinal()], multiRuns, multiRunHolds, multiReadHolds,
+				multiReaderRuns, multiHolds[0], multiHolds[1], multiGaveUp[0], multiGaveUp[1], multiStops[0],
+				multiStops[1], multiStops[2], multiStops[3], multiLife[0], multiLife[1], multiLife[2], multiLife[3],
+				multiLife[4], multiSharedRuns, multiLife[5], steps, scripts, cpuSeconds, holds / cpuSeconds,
+				scripts / cpuSeconds, steps / cpuSeconds);
 		System.out.printf("lost replies: %d commands ran and %d never reached Redis; the clients saw %d acquisitions, "
 				+ "%d releases, %d renewals (%d holds lost so), %d extensions and %d re-entries fail, and %d acquisitions refused as "
 				+ "self-deadlocks%n", lost[0], lost[1], lost[2], lost[3], lost[4], lost[5], lost[6], lost[7], lost[8]);

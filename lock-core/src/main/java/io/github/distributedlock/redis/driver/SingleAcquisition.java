@@ -49,14 +49,38 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 	 */
 	public SingleAcquisition(LockSpec spec, String owner, boolean handOff, DriverCommands commands, LocalLines lines,
 			Completion<Grant> completion) {
+		// A custom owner may hold the lock elsewhere: finding it ours is a re-entry. A
+		// subscription's own owner never holds it before.
+		this(spec, owner, LockOwners.isCustom(owner), handOff, commands, lines, completion);
+	}
+
+	/**
+	 * @param holdsIt whether the owner may hold the lock already, so that finding it
+	 * holding is a re-entry
+	 * @param handOff whether waiters line up for reservations, where the lock's kind does
+	 */
+	public SingleAcquisition(LockSpec spec, String owner, boolean holdsIt, boolean handOff, DriverCommands commands,
+			LocalLines lines, Completion<Grant> completion) {
 		super(spec.name(), commands.port(), completion);
 		this.spec = spec;
 		this.owner = owner;
 		this.commands = commands;
 		this.lines = lines;
-		// A custom owner may hold the lock elsewhere: finding it ours is a re-entry. A
-		// subscription's own owner never holds it before.
-		this.waiting = new Waiting(new Acquisition(spec, owner, LockOwners.isCustom(owner), commands.port()), handOff);
+		this.waiting = new Waiting(new Acquisition(spec, owner, holdsIt, commands.port()), handOff);
+	}
+
+	/**
+	 * Return the id of the hold this acquisition asks for.
+	 */
+	public String hold() {
+		return this.waiting.acquisition().hold();
+	}
+
+	/**
+	 * Return the hand-off request this acquisition filed last, if any.
+	 */
+	public synchronized @Nullable HandOffRequest request() {
+		return this.waiting.acquisition().request();
 	}
 
 	@Override
