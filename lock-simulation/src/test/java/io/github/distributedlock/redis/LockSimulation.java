@@ -30,8 +30,10 @@ import io.github.distributedlock.redis.core.ReleaseMessage;
 import io.github.distributedlock.redis.core.SimulatedIds;
 import io.github.distributedlock.redis.core.WaitLine;
 import io.github.distributedlock.redis.core.Waiting;
+import io.github.distributedlock.redis.driver.AcquisitionRun;
 import io.github.distributedlock.redis.driver.Completion;
 import io.github.distributedlock.redis.driver.DriverCommands;
+import io.github.distributedlock.redis.driver.FairAcquisition;
 import io.github.distributedlock.redis.driver.LocalLines;
 import io.github.distributedlock.redis.driver.SingleAcquisition;
 import io.github.distributedlock.redis.script.ExclusiveKind;
@@ -153,8 +155,8 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * In a quarter of the runs (drawn from a PRNG of its own) every client takes the fair
  * lock of the name instead, and waits as the engine's fair drivers do
- * ({@link FairWaiter}: the engine's {@link FairTurn} and {@link FairKind} scripts); in
- * runs without Redis stalls or shared custom owners its waiters must be granted in the
+ * ({@link FairAcquisition}: the engine's {@link FairTurn} and {@link FairKind} scripts);
+ * in runs without Redis stalls or shared custom owners its waiters must be granted in the
  * order they joined the queue ({@link FairOrder}).
  * <p>
  * Not simulated: the JVM's scheduler, Lettuce's reconnect logic, readers' re-entries and
@@ -179,6 +181,12 @@ final class LockSimulation {
 
 	// Every acquisition's wait time.
 	static final long WAIT_MS = 3_000;
+
+	/**
+	 * How long a JVM's local line stays subscribed after its last waiter left: the
+	 * engine's default subscription linger.
+	 */
+	static final long LINGER_NANOS = 2_000 * MS;
 
 	// The wait time of progress-aware writers: short enough that waits behind locks kept
 	// for a minimum hold of 1 s give up in runs without faults (and so are checked), far
@@ -230,7 +238,6 @@ final class LockSimulation {
 	private final Map<Integer, Client> clients = new java.util.HashMap<>();
 
 	// The local lines of the clients, by the id of their subscription.
-	private final Map<Integer, LocalLine> lines = new java.util.HashMap<>();
 
 	// How the clients are spread over JVMs: each in a JVM of its own, or several to a
 	// JVM, sharing its local line of each lock kind.
@@ -238,7 +245,6 @@ final class LockSimulation {
 
 	// The local lines of each JVM, by JVM and queue id (a JVM's readers and writers of
 	// one name wait in two lines, as in the engine).
-	private final Map<String, LocalLine> jvmLines = new java.util.HashMap<>();
 
 	// Acquisitions that waited for their turn in a local line, and those whose wait ran
 	// out there.
@@ -764,37 +770,6 @@ final class LockSimulation {
 	}
 
 	/**
-	 * Return the local line of client {@code i}: its own, or the one of its JVM for the
-	 * spec's queue, which the first client of the JVM waiting so creates (named after the
-	 * JVM; a second line of the JVM, of the other lock kind, after its kind too).
-	 */
-	private LocalLine localLine(int i, LockSpec spec) {
-		int jvm = this.layout.jvm(i);
-		String key = jvm + "/" + spec.queueId();
-		LocalLine shared = (jvm >= 0) ? this.jvmLines.get(key) : null;
-		if (shared != null) {
-			return shared;
-		}
-		String name = "c" + i;
-		if (jvm >= 0) {
-			boolean second = this.jvmLines.keySet().stream().anyMatch((line) -> line.startsWith(jvm + "/"));
-			name = "jvm" + jvm + (second ? (spec.kind().waitsAsReader() ? "-readers" : "-writers") : "");
-		}
-		// A listener subscribes the channels its wait mode gives (with keyspace events,
-		// the lock's and its readers' keyspace channels too), as the engine's line does.
-		String[] channels = spec.waitMode().listens() ? spec.waitMode().channels().toArray(new String[0])
-				: new String[] { spec.releaseChannel() };
-		LocalLine line = new LocalLine(name,
-				new WaitLine(spec.waitMode().keyspaceEvents(), spec.kind().waitsAsReader()),
-				this.redis.pubSub().subscribe(name, channels), spec.waitMode().listens());
-		this.lines.put(line.subscriber().id(), line);
-		if (jvm >= 0) {
-			this.jvmLines.put(key, line);
-		}
-		return line;
-	}
-
-	/**
 	 * Return the driver's local lines of client {@code i}: its own, or its JVM's, which
 	 * the first client of the JVM creates, over a port of the JVM's.
 	 */
@@ -802,7 +777,7 @@ final class LockSimulation {
 		int jvm = this.layout.jvm(i);
 		String name = (jvm >= 0) ? "jvm" + jvm : "c" + i;
 		return this.driverLines.computeIfAbsent(name,
-				(key) -> new LocalLines(new SimulatedPort(key, this.world), LocalLine.LINGER_NANOS));
+				(key) -> new LocalLines(new SimulatedPort(key, this.world), LINGER_NANOS));
 	}
 
 	/**
@@ -823,13 +798,10 @@ final class LockSimulation {
 			// With three or four clients in one JVM, readers and writers share it.
 			LockSpec spec = (this.permits > 0) ? this.permitSpec
 					: (i / 2 == this.readerPair) ? this.readSpec : this.spec;
-			// Fair waiters hear their line through a line of the simulation's; the others
-			// through the driver's.
-			LocalLine line = this.fair ? localLine(i, spec) : null;
 			int jvm = this.layout.jvm(i);
 			String lineName = ((jvm >= 0) ? "jvm" + jvm : "c" + i)
 					+ ((jvm >= 0 && spec.kind().waitsAsReader()) ? "-readers" : "");
-			Client client = new Client("c" + i, owner, spec, acquisitionsEach, line, driverLines(i),
+			Client client = new Client("c" + i, owner, spec, acquisitionsEach, driverLines(i),
 					lineName + "/" + spec.queueId());
 			this.clients.put(i, client);
 			String role = (client.reader ? " (reads)"
@@ -1166,41 +1138,17 @@ final class LockSimulation {
 	}
 
 	/**
-	 * A message reached a fair clients' local line: the line hears it, as the engine's
-	 * listener does, whether or not anyone waits, and its fair waiters act on it.
-	 */
-	private void heard(LocalLine line, String message) {
-		if (!line.listens()) {
-			// A poller hears nothing: it wakes on its timer only.
-			return;
-		}
-		ReleaseMessage parsed = ReleaseMessage.parse(message.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-		WaitLine.Heard heard = line.line().hear(parsed, this.clock.nanos());
-		if (this.clientBug == ClientBug.KEYSPACE_IGNORES_FAIR_NAME && keyspaceEvents()
-				&& parsed instanceof ReleaseMessage.NextInLine) {
-			// The engine before 827d627: the name is noted, but wakes nobody.
-			heard = WaitLine.Heard.NOTHING;
-		}
-		if (heard != WaitLine.Heard.NOTHING) {
-			line.line().signal(heard == WaitLine.Heard.TRY);
-		}
-		if (heard != WaitLine.Heard.NOTHING) {
-			// As the engine's line calls its watchers: each fair waiter of this JVM.
-			for (Client client : this.clients.values()) {
-				FairWaiter waiter = client.fair;
-				if (client.localLine == line && waiter != null) {
-					waiter.signalled();
-				}
-			}
-		}
-	}
-
-	/**
 	 * A message reached a subscription of the driver's local lines: it hears it, unless a
-	 * waiter takes it as its grant (the planted {@link ClientBug#MESSAGE_AS_GRANT}).
+	 * waiter takes it as its grant (the planted {@link ClientBug#MESSAGE_AS_GRANT}), or
+	 * it names the next fair waiter in keyspace mode (the planted
+	 * {@link ClientBug#KEYSPACE_IGNORES_FAIR_NAME}: nobody acts on it).
 	 */
 	private void heardByDriver(java.util.function.Consumer<String> route, String message) {
 		ReleaseMessage parsed = ReleaseMessage.parse(message.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+		if (this.clientBug == ClientBug.KEYSPACE_IGNORES_FAIR_NAME && keyspaceEvents()
+				&& parsed instanceof ReleaseMessage.NextInLine) {
+			return;
+		}
 		for (Client client : this.clients.values()) {
 			if (client.takenAsGrant(parsed)) {
 				return;
@@ -1241,13 +1189,11 @@ final class LockSimulation {
 	private void deliver() {
 		for (PubSub.Delivery delivery : this.redis.pubSub().drain()) {
 			noteKeyGone(delivery);
-			LocalLine line = this.lines.get(delivery.subscriber().id());
 			java.util.function.Consumer<String> route = this.routes.get(delivery.subscriber().id());
-			if (line == null && route == null) {
+			if (route == null) {
 				continue;
 			}
-			java.util.function.Consumer<String> hear = (line != null) ? (message) -> heard(line, message)
-					: (message) -> heardByDriver(route, message);
+			java.util.function.Consumer<String> hear = (message) -> heardByDriver(route, message);
 			String what = delivery.subscriber().name() + " hears " + delivery.message();
 			int fault = this.faults.contains(Fault.MESSAGE) ? this.random.nextInt(40) : 39;
 			if (fault == 0) {
@@ -1762,9 +1708,9 @@ final class LockSimulation {
 	 * One simulated client: a process with one thread that takes the lock, works, and
 	 * releases it, as many times as asked. It acquires with the engine's driver
 	 * ({@link SingleAcquisition}) over a {@link SimulatedPort} of its own, in its JVM's
-	 * {@link LocalLines}; a fair client waits as {@link FairWaiter} does.
+	 * {@link LocalLines}; a fair client with {@link FairAcquisition}.
 	 */
-	private final class Client implements LocalLine.Waiter, SimulatedPort.Calls {
+	private final class Client implements SimulatedPort.Calls {
 
 		private final String name;
 
@@ -1777,9 +1723,6 @@ final class LockSimulation {
 
 		// Whether it takes a permit of a semaphore, which it does not re-enter.
 		private final boolean permit;
-
-		// A fair client's local line, of its own or shared with its JVM's fair clients.
-		private final @Nullable LocalLine localLine;
 
 		// The driver's local lines of its JVM, and its own port and scripts.
 		private final LocalLines lines;
@@ -1800,13 +1743,13 @@ final class LockSimulation {
 		private boolean busy;
 
 		// The driver's acquisition under way, until it ends or is cancelled.
-		private @Nullable SingleAcquisition run;
+		private @Nullable AcquisitionRun<Grant> run;
+
+		// Whether an attempt of the current fair acquisition was granted in Redis.
+		private boolean fairGranted;
 
 		// The hold its acquisition asks for, for faults that lose it (LostState).
 		private @Nullable String acquiringHold;
-
-		// A fair client's acquisition.
-		private @Nullable Acquisition acquisition;
 
 		// The spec of the current acquisition: a writer's may carry a minimum hold.
 		private LockSpec acquiring;
@@ -1821,8 +1764,11 @@ final class LockSimulation {
 
 		private Cancellations.Pending pending = Cancellations.Pending.NONE;
 
-		// Attempts and releases of unused grants the driver sent and whose end did not
-		// come yet: the thread goes on once the releases' replies are read.
+		// Attempts, releases of unused grants and fair queue leaves the driver sent and
+		// whose end did not come yet: the thread goes on once the releases' and leaves'
+		// replies are read, as a thread's next command follows them on its connection
+		// (seed 1041: a fair waiter's next attempt overtook the leave of its cancelled
+		// one, and found its old place ahead of another waiter's).
 		private int attemptsInFlight;
 
 		private int releasesInFlight;
@@ -1842,32 +1788,22 @@ final class LockSimulation {
 		// The hold id of a re-entry in flight, for faults that lose it (LostState).
 		private @Nullable String reentryHold;
 
-		// The current acquisition's fair wait, in runs of the fair lock.
-		private @Nullable FairWaiter fair;
-
 		// What the blocking engine's registry knows of this owner's holds: whether its
 		// next acquisition says it holds the lock.
 		private final ThreadOwnerHolds registry = new ThreadOwnerHolds();
 
-		Client(String name, String owner, LockSpec spec, int acquisitions, @Nullable LocalLine localLine,
-				LocalLines lines, String lineKey) {
+		Client(String name, String owner, LockSpec spec, int acquisitions, LocalLines lines, String lineKey) {
 			this.name = name;
 			this.owner = owner;
 			this.spec = spec;
 			this.reader = spec.kind().waitsAsReader();
 			this.permit = spec.permits() > 0;
-			this.localLine = localLine;
 			this.lines = lines;
 			this.lineKey = lineKey;
 			this.port = new SimulatedPort(name, LockSimulation.this.world, this);
 			this.commands = new DriverCommands(this.port, Long.parseLong(FENCE_IDLE_MS), true);
 			this.left = acquisitions;
 			this.acquiring = spec;
-		}
-
-		@Override
-		public String name() {
-			return this.name;
 		}
 
 		void start() {
@@ -1893,27 +1829,29 @@ final class LockSimulation {
 			this.startedNanos = LockSimulation.this.clock.nanos();
 			Cancellations.Stop stop = LockSimulation.this.cancellations.draw();
 			boolean stops = stop != null && LockSimulation.this.faults.contains(Fault.CANCEL);
+			@SuppressWarnings("unchecked")
+			AcquisitionRun<Grant>[] started = new AcquisitionRun[1];
+			Completion<Grant> completion = Completion.of((grant) -> granted(started[0], grant),
+					(error) -> failed(started[0], error));
 			if (this.acquiring.kind().queuesInRedis()) {
-				Acquisition acquisition = new Acquisition(this.acquiring, this.owner, this.holdsIt,
-						LockSimulation.this.clock::nanos);
-				this.acquisition = acquisition;
-				this.acquiringHold = acquisition.hold();
-				if (stops) {
-					at(stop.delayNanos(), this.name + (stop.interrupt() ? " is interrupted" : " is cancelled"),
-							() -> stopFair(acquisition, stop.interrupt()));
-				}
-				this.fair = new FairWaiter(acquisition, this.localLine.line(), new FairIo(this));
+				// The fair driver's attempts say the owner holds the lock for custom
+				// owners only.
+				this.holdsIt = LockOwners.isCustom(this.owner);
+				this.fairGranted = false;
 				LockSimulation.this.fairOrder.started(this.name, this.owner);
-				this.fair.begin();
-				return;
+				FairAcquisition fairRun = new FairAcquisition(this.acquiring, this.owner, this.commands, this.lines,
+						completion);
+				started[0] = fairRun;
+				this.acquiringHold = fairRun.hold();
 			}
-			SingleAcquisition[] started = new SingleAcquisition[1];
-			SingleAcquisition run = new SingleAcquisition(this.acquiring, this.owner, this.holdsIt, true, this.commands,
-					this.lines,
-					Completion.of((grant) -> granted(started[0], grant), (error) -> failed(started[0], error)));
-			started[0] = run;
+			else {
+				SingleAcquisition single = new SingleAcquisition(this.acquiring, this.owner, this.holdsIt, true,
+						this.commands, this.lines, completion);
+				started[0] = single;
+				this.acquiringHold = single.hold();
+			}
+			AcquisitionRun<Grant> run = started[0];
 			this.run = run;
-			this.acquiringHold = run.hold();
 			if (stops) {
 				// A blocking interrupt is a cancel too: the driver has one way to stop.
 				at(stop.delayNanos(), this.name + " is cancelled", () -> cancel(run));
@@ -1924,11 +1862,12 @@ final class LockSimulation {
 		/**
 		 * The driver granted the lock, with the reply of an attempt: count on it.
 		 */
-		private void granted(SingleAcquisition run, Grant grant) {
+		private void granted(AcquisitionRun<Grant> run, Grant grant) {
 			if (this.run != run) {
 				throw new IllegalStateException(this.name + " is granted by an acquisition that ended");
 			}
 			this.run = null;
+			LockSimulation.this.fairOrder.ended(this.name);
 			hold(grant, this.port.ranNanos());
 		}
 
@@ -1936,11 +1875,12 @@ final class LockSimulation {
 		 * The driver ended the acquisition without the lock: its wait ran out, an attempt
 		 * was refused, or got no reply.
 		 */
-		private void failed(SingleAcquisition run, Throwable error) {
+		private void failed(AcquisitionRun<Grant> run, Throwable error) {
 			if (this.run != run) {
 				throw new IllegalStateException(this.name + " hears of an acquisition that ended: " + error);
 			}
 			this.run = null;
+			LockSimulation.this.fairOrder.ended(this.name);
 			if (error instanceof io.github.distributedlock.LockTimeoutException) {
 				giveUp();
 			}
@@ -1969,11 +1909,13 @@ final class LockSimulation {
 		 * line it ends at once; with an attempt in flight the reply ends it, and a grant
 		 * it brings is released before the thread goes on.
 		 */
-		private void cancel(SingleAcquisition run) {
+		private void cancel(AcquisitionRun<Grant> run) {
 			if (this.run != run) {
 				return;
 			}
 			this.run = null;
+			// A fair waiter stopped waits no more in the queue's order.
+			LockSimulation.this.fairOrder.ended(this.name);
 			this.pending = Cancellations.Pending.CANCELLED;
 			run.cancel();
 			if (this.attemptsInFlight == 0) {
@@ -1998,6 +1940,7 @@ final class LockSimulation {
 					}
 					this.releasesInFlight++;
 				}
+				case "leave queue" -> this.releasesInFlight++;
 				case "withdraw" -> {
 					if (stopped && LockSimulation.this.clientBug == ClientBug.CANCEL_SKIPS_WITHDRAWAL) {
 						return false;
@@ -2018,8 +1961,46 @@ final class LockSimulation {
 			return this.holdsIt && !LockOwners.isCustom(this.owner);
 		}
 
+		/**
+		 * Check every run of a fair attempt in Redis: a grant against locks kept for a
+		 * minimum hold and, where the order is promised, against the queue's order
+		 * ({@link FairOrder}); a place taken in the queue is noted.
+		 */
+		@Override
+		public void ran(String operation, Object reply) {
+			if (!operation.equals("acquire") || !this.acquiring.kind().queuesInRedis() || !this.busy) {
+				return;
+			}
+			List<?> result = (List<?>) reply;
+			long now = LockSimulation.this.clock.nanos();
+			long status = (Long) result.get(0);
+			if (status == 1) {
+				checkKept(this.name, (Long) result.get(1), now);
+				if (!this.fairGranted) {
+					this.fairGranted = true;
+					String broken = LockSimulation.this.fairOrder.granted(this.name, now,
+							(other) -> LockSimulation.this.clients.values()
+								.stream()
+								.anyMatch((each) -> each.name.equals(other) && each.run != null));
+					// A fault may lose the queue's order (a waiter's place): the order is
+					// checked until the first.
+					if (broken != null && checksFairOrder() && now - LockSimulation.this.redisFaults.firstNanos() < 0) {
+						LockSimulation.this.checker.violated(broken);
+					}
+				}
+			}
+			else if (status == 0 && result.size() > 3 && (Long) result.get(3) >= 0) {
+				LockSimulation.this.fairOrder.queued(this.name, now);
+			}
+		}
+
 		@Override
 		public void neverRan(String operation, ScriptCall call) {
+			if (operation.equals("leave queue")) {
+				// The drivers ignore a failed leave: the waiter's place lapses with its
+				// heartbeat.
+				LockSimulation.this.lostReplies.queueLeft();
+			}
 			if (operation.equals("withdraw")) {
 				// The request stays in the line until its claim and the line's lifetime
 				// pass: the engine ignores a failed withdrawal. A withdrawal's last
@@ -2054,7 +2035,8 @@ final class LockSimulation {
 					}
 				}
 			}
-			else if (operation.equals("release") && --this.releasesInFlight == 0 && this.afterReleases != null) {
+			else if ((operation.equals("release") || operation.equals("leave queue")) && --this.releasesInFlight == 0
+					&& this.afterReleases != null) {
 				Runnable then = this.afterReleases;
 				this.afterReleases = null;
 				at(0, this.name + " goes on", then);
@@ -2088,72 +2070,12 @@ final class LockSimulation {
 		}
 
 		/**
-		 * Send an acquire script: it may run twice, with only the second reply delivered,
-		 * and its reply may be read late, or never ({@code failed} then runs after the
-		 * command timeout). {@code ran} hears of every run, {@code replied} of the reply
-		 * read, with when its run ran.
-		 */
-		void sendAttempt(ScriptCall call, java.util.function.Consumer<Object> ran,
-				java.util.function.BiConsumer<Object, Long> replied, Runnable failed) {
-			if (cut(this.name + " acquire", call, ran, () -> {
-				this.registry.replyLost();
-				failed.run();
-			})) {
-				return;
-			}
-			boolean twice = LockSimulation.this.random.nextInt(20) == 0
-					&& LockSimulation.this.faults.contains(Fault.RESEND);
-			redisAt(network(), this.name + " acquire runs" + (twice ? " (re-sent later)" : ""), () -> {
-				Object reply = eval(call);
-				ran.accept(reply);
-				if (twice) {
-					redisAt(network() + LockSimulation.this.random.between(0, 3 * MS), this.name + " acquire re-sent",
-							() -> {
-								Object again = eval(call);
-								ran.accept(again);
-								long at = LockSimulation.this.clock.nanos();
-								at(replyDelay(), this.name + " acquire replied " + again,
-										() -> replied.accept(again, at));
-							});
-					return;
-				}
-				long at = LockSimulation.this.clock.nanos();
-				at(replyDelay(), this.name + " acquire replied " + reply, () -> replied.accept(reply, at));
-			});
-		}
-
-		/**
-		 * Stop a fair wait as the engine's drivers do ({@link FairWaiter#stop}). A wait
-		 * that ended, or a cancel with an attempt in flight (which the reply ends), waits
-		 * no more in the queue's order.
-		 */
-		private void stopFair(Acquisition stopped, boolean interrupt) {
-			FairWaiter waiter = this.fair;
-			if (this.acquisition != stopped || waiter == null || !waiter.running()) {
-				return;
-			}
-			boolean atOnce = waiter.stop(interrupt);
-			if (atOnce && interrupt) {
-				LockSimulation.this.cancellations.interrupted();
-			}
-			else if (atOnce) {
-				LockSimulation.this.cancellations.cancelledAsleep();
-			}
-			else if (!interrupt) {
-				LockSimulation.this.cancellations.cancelledInFlight(false);
-			}
-			if (!waiter.running()) {
-				LockSimulation.this.fairOrder.ended(this.name);
-			}
-		}
-
-		/**
 		 * Return whether the message was taken as a grant, as the planted bug
 		 * {@link ClientBug#MESSAGE_AS_GRANT} takes it: the reservation for the request
 		 * its acquisition filed.
 		 */
 		boolean takenAsGrant(ReleaseMessage parsed) {
-			SingleAcquisition waiting = this.run;
+			SingleAcquisition waiting = (this.run instanceof SingleAcquisition single) ? single : null;
 			HandOffRequest filed = (waiting != null) ? waiting.request() : null;
 			if (LockSimulation.this.clientBug == ClientBug.MESSAGE_AS_GRANT && waiting != null && filed != null
 					&& parsed instanceof ReleaseMessage.Reserved reserved
@@ -2161,7 +2083,7 @@ final class LockSimulation {
 				// The planted bug: no attempt, the message is taken as the grant.
 				Object token = LockSimulation.this.redis.inspect("HGET", this.spec.lockKey(), "token");
 				long next = (token != null) ? Long.parseLong(token.toString()) + 1 : 1;
-				takeOver(waiting, next);
+				takeOver(waiting, waiting.hold(), next);
 				return true;
 			}
 			return false;
@@ -2171,11 +2093,11 @@ final class LockSimulation {
 		 * A planted bug's grant, which no script gave: the acquisition is dropped, and
 		 * the client counts on the hold it asked for, with the given token.
 		 */
-		private void takeOver(SingleAcquisition waiting, long token) {
+		private void takeOver(AcquisitionRun<Grant> waiting, String hold, long token) {
 			this.run = null;
 			waiting.cancel();
 			long now = LockSimulation.this.clock.nanos();
-			hold(new Grant(this.acquiring, this.owner, token, waiting.hold(), now, true, Duration.ZERO, 1), now);
+			hold(new Grant(this.acquiring, this.owner, token, hold, now, true, Duration.ZERO, 1), now);
 		}
 
 		/**
@@ -2228,11 +2150,6 @@ final class LockSimulation {
 		private void endWithoutTheLock(boolean stopped) {
 			this.busy = false;
 			this.acquiringHold = null;
-			if (this.fair != null) {
-				// The fair wait left the queue as it ended.
-				this.fair = null;
-				this.acquisition = null;
-			}
 			if (this.releasesInFlight > 0) {
 				this.afterReleases = this::next;
 				return;
@@ -2247,8 +2164,6 @@ final class LockSimulation {
 			checkKept(this.name, grant.token(), ranNanos);
 			LockSimulation.this.grants.add(new Granted(this.name, this.owner, !this.reader && !this.permit,
 					LockSimulation.this.grantedTokens.add(grant.token()), ranNanos));
-			this.fair = null;
-			this.acquisition = null;
 			this.busy = false;
 			this.acquiringHold = null;
 			waited(" waited");
@@ -2725,120 +2640,7 @@ final class LockSimulation {
 			}
 			LockSimulation.this.trace.add("           " + next.name + " takes token " + released.token() + " over from "
 					+ this.name + "'s release (the planted local hand-off)");
-			next.takeOver(next.run, released.token() + 1);
-		}
-
-	}
-
-	/**
-	 * What a client does for its {@link FairWaiter}: send its scripts with the run's
-	 * faults, set its timers, and hold or end as the other clients do. Every run of an
-	 * attempt in Redis is checked: a grant against locks kept for a minimum hold, and, in
-	 * runs where the order is promised, against the order of the queue
-	 * ({@link FairOrder}).
-	 */
-	private final class FairIo implements FairWaiter.Io {
-
-		private final Client client;
-
-		FairIo(Client client) {
-			this.client = client;
-		}
-
-		@Override
-		public void acquire(ScriptCall call, java.util.function.Consumer<Object> ran,
-				java.util.function.BiConsumer<Object, Long> replied) {
-			FairWaiter waiter = this.client.fair;
-			this.client.sendAttempt(call, (reply) -> {
-				ranInRedis(waiter, (List<?>) reply);
-				ran.accept(reply);
-			}, replied, () -> {
-				LockSimulation.this.lostReplies.failed(LostReplies.Failure.ACQUISITION);
-				this.client.registry.replyLost();
-				if (waiter != null) {
-					waiter.failed();
-				}
-			});
-		}
-
-		private void ranInRedis(@Nullable FairWaiter waiter, List<?> reply) {
-			long now = LockSimulation.this.clock.nanos();
-			long status = (Long) reply.get(0);
-			if (status == 1) {
-				checkKept(this.client.name, (Long) reply.get(1), now);
-				if (waiter != null && !waiter.granted()) {
-					String broken = LockSimulation.this.fairOrder.granted(this.client.name, now, (other) -> {
-						FairWaiter waits = LockSimulation.this.clients.values()
-							.stream()
-							.filter((each) -> each.name.equals(other))
-							.findFirst()
-							.map((each) -> each.fair)
-							.orElse(null);
-						return waits != null && waits.running();
-					});
-					// A fault may lose the queue's order (a waiter's place): the order is
-					// checked until the first.
-					if (broken != null && checksFairOrder() && now - LockSimulation.this.redisFaults.firstNanos() < 0) {
-						LockSimulation.this.checker.violated(broken);
-					}
-				}
-			}
-			else if (status == 0 && reply.size() > 3 && (Long) reply.get(3) >= 0) {
-				LockSimulation.this.fairOrder.queued(this.client.name, now);
-			}
-		}
-
-		@Override
-		public void timer(long nanos, Runnable wake) {
-			at(nanos, this.client.name + " wakes (timer)", wake);
-		}
-
-		@Override
-		public void send(ScriptCall call, String what, Runnable then) {
-			// The drivers ignore a failed leave: the waiter's place lapses with its
-			// heartbeat.
-			boolean[] ran = { false };
-			this.client.send(call, what, () -> ran[0] = true, (reply) -> then.run(), () -> {
-				if (!ran[0]) {
-					LockSimulation.this.lostReplies.queueLeft();
-				}
-				then.run();
-			});
-		}
-
-		@Override
-		public void release(Grant grant, Runnable then) {
-			ScriptCall release = grant.spec()
-				.kind()
-				.release(grant.spec(), this.client.owner, grant.token(), grant.hold(), true, 0);
-			this.client.send(release, "release of an unused grant", (released) -> then.run(), then);
-		}
-
-		@Override
-		public void held(Grant grant, long ranNanos) {
-			LockSimulation.this.fairOrder.ended(this.client.name);
-			this.client.hold(grant, ranNanos);
-		}
-
-		@Override
-		public void refused(RuntimeException error) {
-			this.client.refused(error);
-		}
-
-		@Override
-		public boolean failedAfterFault(RuntimeException error) {
-			return selfDeadlockAfterFault(this.client, error);
-		}
-
-		@Override
-		public void ended(boolean stopped) {
-			LockSimulation.this.fairOrder.ended(this.client.name);
-			if (stopped) {
-				this.client.endWithoutTheLock(true);
-			}
-			else {
-				this.client.giveUp();
-			}
+			next.takeOver(next.run, next.acquiringHold, released.token() + 1);
 		}
 
 	}

@@ -86,6 +86,12 @@ final class SimulatedPort implements LockPort {
 		}
 
 		/**
+		 * It ran in Redis, with this reply, whether or not the reply reaches the caller.
+		 */
+		default void ran(String operation, Object reply) {
+		}
+
+		/**
 		 * It never reached Redis, and its reply never comes.
 		 */
 		default void neverRan(String operation, ScriptCall call) {
@@ -168,7 +174,7 @@ final class SimulatedPort implements LockPort {
 		if (cut != null) {
 			if (cut.runs()) {
 				this.world.redisAt(this.world.network(), what + " runs (its reply will be lost)",
-						() -> this.world.eval(call));
+						() -> this.calls.ran(operation, this.world.eval(call)));
 			}
 			else {
 				this.world.note("           " + what + " never reaches redis");
@@ -185,12 +191,16 @@ final class SimulatedPort implements LockPort {
 		long resend = this.world.resend();
 		this.world.redisAt(this.world.network(), what + " runs" + ((resend >= 0) ? " (re-sent later)" : ""), () -> {
 			Object first = this.world.eval(call);
+			this.calls.ran(operation, first);
 			if (resend < 0) {
 				replyLater(what, operation, first, reply);
 				return;
 			}
-			this.world.redisAt(resend, what + " re-sent",
-					() -> replyLater(what, operation, this.world.eval(call), reply));
+			this.world.redisAt(resend, what + " re-sent", () -> {
+				Object again = this.world.eval(call);
+				this.calls.ran(operation, again);
+				replyLater(what, operation, again, reply);
+			});
 		});
 	}
 
