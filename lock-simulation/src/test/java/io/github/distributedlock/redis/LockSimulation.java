@@ -381,7 +381,7 @@ final class LockSimulation {
 	// The minimum holds of readers and permits, and the stand-ins their releases leave.
 	private final SharedKeeps sharedKeeps;
 
-	// The cancels and interrupts of waiting acquisitions, drawn from a PRNG of their own.
+	// The cancels of waiting acquisitions, drawn from a PRNG of their own.
 	private final Cancellations cancellations;
 
 	// The commands whose reply never comes, drawn from a PRNG of their own.
@@ -1106,7 +1106,7 @@ final class LockSimulation {
 				"(" + this.clock.millis(), "+inf");
 		boolean free = !(live instanceof List<?> taken) || taken.size() < this.permits;
 		for (Client client : this.clients.values()) {
-			if (client.busy && client.pending != Cancellations.Pending.CANCELLED && free) {
+			if (client.busy && !client.cancelled && free) {
 				if (client.freePermitSince < 0) {
 					client.freePermitSince = now;
 				}
@@ -1762,7 +1762,8 @@ final class LockSimulation {
 		// Since when this client has been acquiring while a permit was free, or -1.
 		private long freePermitSince = -1;
 
-		private Cancellations.Pending pending = Cancellations.Pending.NONE;
+		// Whether the current acquisition was cancelled.
+		private boolean cancelled;
 
 		// Attempts, releases of unused grants and fair queue leaves the driver sent and
 		// whose end did not come yet: the thread goes on once the releases' and leaves'
@@ -1825,7 +1826,7 @@ final class LockSimulation {
 			// may still be in Redis after a reply that never came.
 			this.holdsIt = LockOwners.isCustom(this.owner) || this.registry.holdsIt(LockSimulation.this.clock.nanos());
 			this.busy = true;
-			this.pending = Cancellations.Pending.NONE;
+			this.cancelled = false;
 			this.startedNanos = LockSimulation.this.clock.nanos();
 			Cancellations.Stop stop = LockSimulation.this.cancellations.draw();
 			boolean stops = stop != null && LockSimulation.this.faults.contains(Fault.CANCEL);
@@ -1916,7 +1917,7 @@ final class LockSimulation {
 			this.run = null;
 			// A fair waiter stopped waits no more in the queue's order.
 			LockSimulation.this.fairOrder.ended(this.name);
-			this.pending = Cancellations.Pending.CANCELLED;
+			this.cancelled = true;
 			run.cancel();
 			if (this.attemptsInFlight == 0) {
 				LockSimulation.this.cancellations.cancelledAsleep();
@@ -1926,7 +1927,7 @@ final class LockSimulation {
 
 		@Override
 		public boolean sending(String operation, ScriptCall call) {
-			boolean stopped = this.pending == Cancellations.Pending.CANCELLED;
+			boolean stopped = this.cancelled;
 			switch (operation) {
 				case "acquire" -> {
 					this.attemptsInFlight++;
@@ -2025,7 +2026,7 @@ final class LockSimulation {
 				else if (tells()) {
 					this.registry.failed(now);
 				}
-				if (this.pending == Cancellations.Pending.CANCELLED && this.busy && this.run == null) {
+				if (this.cancelled && this.busy && this.run == null) {
 					// Cancelled in flight: the reply ends the acquisition, and a grant it
 					// brings, in time or too late, is released.
 					boolean granted = result != null && result.acquired();
@@ -2045,8 +2046,8 @@ final class LockSimulation {
 
 		@Override
 		public void read(String operation) {
-			if (operation.equals("acquire") && this.pending == Cancellations.Pending.CANCELLED && this.busy
-					&& this.run == null && this.attemptsInFlight == 0) {
+			if (operation.equals("acquire") && this.cancelled && this.busy && this.run == null
+					&& this.attemptsInFlight == 0) {
 				endWithoutTheLock(true);
 			}
 		}
