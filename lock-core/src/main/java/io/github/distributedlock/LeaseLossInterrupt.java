@@ -4,20 +4,15 @@ import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.distributedlock.section.InterruptibleSection;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Interrupts the thread that runs a locked section when the section's lease is found lost
  * ({@link LockHandle#whenLost()}) or runs out ({@link LockHandle#remainingLease()}
- * reaches zero) while the thread is inside, and never once it has left.
- * <p>
- * The interrupt and the section's end race for one state: the thread leaves only if no
- * interrupt has begun, and an interrupt begins only while the thread is inside. A thread
- * that loses the race waits, inside, until the interrupt has been delivered, and then
- * clears it, so that its interrupt status is as it was when the work began. An interrupt
- * that someone else sent first is left alone.
+ * reaches zero) while the thread is inside, and never once it has left. The interrupt and
+ * the section's end race for one state, as {@link InterruptibleSection} describes.
  * <p>
  * Interrupts and deadline checks run on one daemon thread per JVM, started with the first
  * section that asks for them: not on the watchdog's thread, which renews every lease of a
@@ -26,22 +21,9 @@ import org.jspecify.annotations.Nullable;
  */
 final class LeaseLossInterrupt {
 
-	private static final int INSIDE = 0;
-
-	private static final int INTERRUPTING = 1;
-
-	private static final int TRIPPED = 2;
-
-	private static final int LEFT = 3;
-
-	private final AtomicInteger state = new AtomicInteger(INSIDE);
-
-	private final Thread worker = Thread.currentThread();
+	private final InterruptibleSection section = new InterruptibleSection();
 
 	private final LockHandle handle;
-
-	// Written before TRIPPED is set and read after it is seen, so it needs no volatile.
-	private boolean interrupted;
 
 	private volatile @Nullable ScheduledFuture<?> alarm;
 
@@ -53,10 +35,10 @@ final class LeaseLossInterrupt {
 	 * Start watching the calling thread's section under the given hold.
 	 */
 	static LeaseLossInterrupt enter(LockHandle handle) {
-		LeaseLossInterrupt section = new LeaseLossInterrupt(handle);
-		handle.whenLost().thenRunAsync(section::trip, Alarms.SCHEDULER);
-		section.checkDeadline();
-		return section;
+		LeaseLossInterrupt interrupt = new LeaseLossInterrupt(handle);
+		handle.whenLost().thenRunAsync(interrupt.section::trip, Alarms.SCHEDULER);
+		interrupt.checkDeadline();
+		return interrupt;
 	}
 
 	/**
@@ -65,46 +47,21 @@ final class LeaseLossInterrupt {
 	 */
 	boolean leave() {
 		cancelAlarm();
-		if (this.state.compareAndSet(INSIDE, LEFT)) {
-			return false;
-		}
-		while (this.state.get() == INTERRUPTING) {
-			Thread.onSpinWait();
-		}
-		if (this.interrupted) {
-			// The thread leaves the section as it entered it.
-			Thread.interrupted();
-		}
-		return true;
-	}
-
-	private void trip() {
-		if (!this.state.compareAndSet(INSIDE, INTERRUPTING)) {
-			return;
-		}
-		try {
-			if (!this.worker.isInterrupted()) {
-				this.interrupted = true;
-				this.worker.interrupt();
-			}
-		}
-		finally {
-			this.state.set(TRIPPED);
-		}
+		return this.section.leave();
 	}
 
 	private void checkDeadline() {
-		if (this.state.get() != INSIDE) {
+		if (!this.section.isInside()) {
 			return;
 		}
 		Duration left = this.handle.remainingLease();
 		if (left.isZero()) {
-			trip();
+			this.section.trip();
 			return;
 		}
 		// Renewals push the deadline on: checked again then, about once a lease.
 		this.alarm = Alarms.SCHEDULER.schedule(this::checkDeadline, left.toNanos(), TimeUnit.NANOSECONDS);
-		if (this.state.get() != INSIDE) {
+		if (!this.section.isInside()) {
 			// Left meanwhile, maybe before the alarm was set: don't keep it queued.
 			cancelAlarm();
 		}

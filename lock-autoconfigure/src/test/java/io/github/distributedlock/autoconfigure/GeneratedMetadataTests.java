@@ -9,8 +9,10 @@ import java.util.Properties;
 
 import org.junit.jupiter.api.Test;
 
+import org.springframework.boot.configurationmetadata.ConfigurationMetadataProperty;
 import org.springframework.boot.configurationmetadata.ConfigurationMetadataRepository;
 import org.springframework.boot.configurationmetadata.ConfigurationMetadataRepositoryJsonBuilder;
+import org.springframework.boot.configurationmetadata.Deprecation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -32,6 +34,27 @@ class GeneratedMetadataTests {
 				.build();
 			assertThat(repository.getAllProperties()).containsKeys("distributed-lock.lease",
 					"distributed-lock.wait-time", "distributed-lock.polling.interval");
+		}
+	}
+
+	@Test
+	void shouldMarkRemovedPropertiesAsErrors() throws Exception {
+		// Merged from additional-spring-configuration-metadata.json, so that IDEs and
+		// spring-boot-properties-migrator report a removed property instead of ignoring
+		// it.
+		try (URLClassLoader output = moduleOutput();
+				InputStream metadata = output.getResourceAsStream("META-INF/spring-configuration-metadata.json")) {
+			assertThat(metadata).isNotNull();
+			ConfigurationMetadataRepository repository = ConfigurationMetadataRepositoryJsonBuilder.create(metadata)
+				.build();
+			for (String name : new String[] { "distributed-lock.hint-connections",
+					"distributed-lock.local-hand-offs" }) {
+				ConfigurationMetadataProperty property = repository.getAllProperties().get(name);
+				assertThat(property).as(name).isNotNull();
+				assertThat(property.getDeprecation()).as(name).isNotNull();
+				assertThat(property.getDeprecation().getLevel()).as(name).isEqualTo(Deprecation.Level.ERROR);
+				assertThat(property.getDeprecation().getReason()).as(name).isNotBlank();
+			}
 		}
 	}
 

@@ -11,8 +11,10 @@ import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 
+import org.springframework.boot.configurationmetadata.ConfigurationMetadataProperty;
 import org.springframework.boot.configurationmetadata.ConfigurationMetadataRepository;
 import org.springframework.boot.configurationmetadata.ConfigurationMetadataRepositoryJsonBuilder;
+import org.springframework.boot.configurationmetadata.Deprecation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -22,7 +24,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * generated configuration metadata, with the same defaults (a dash for a property without
  * one), so the two cannot drift apart. Rows whose description says they come from
  * {@code distributed-lock-test} are that module's (it has no metadata of its own): its
- * {@code ReadmeConfigurationTableTests} checks them.
+ * {@code ReadmeConfigurationTableTests} checks them. Removed properties, which the
+ * metadata keeps with an error-level deprecation, are not in the table but named among
+ * the README's removed properties.
  */
 class ReadmeConfigurationTableTests {
 
@@ -49,21 +53,42 @@ class ReadmeConfigurationTableTests {
 		assertThat(documented).isEqualTo(metadataDefaults());
 	}
 
+	@Test
+	void shouldNameEveryRemovedPropertyBelowTheTable() throws IOException {
+		String readme = Files.readString(Path.of("..", "README.md"));
+		int removed = readme.indexOf("Removed properties");
+		assertThat(removed).as("the README's list of removed properties").isNotNegative();
+		Map<String, ConfigurationMetadataProperty> properties = properties();
+		assertThat(properties.values().stream().filter(ReadmeConfigurationTableTests::isRemoved))
+			.as("removed properties in the metadata")
+			.isNotEmpty()
+			.allSatisfy((property) -> assertThat(readme.substring(removed)).contains("`" + property.getId() + "`"));
+	}
+
 	private static Map<String, String> metadataDefaults() throws IOException {
+		Map<String, String> defaults = new LinkedHashMap<>();
+		properties().forEach((name, property) -> {
+			if (name.startsWith("distributed-lock.") && !isRemoved(property)) {
+				assertThat(property.getDescription()).as("description of " + name).isNotBlank();
+				Object value = property.getDefaultValue();
+				defaults.put(name, (value != null) ? String.valueOf(value) : NO_DEFAULT);
+			}
+		});
+		return defaults;
+	}
+
+	private static boolean isRemoved(ConfigurationMetadataProperty property) {
+		Deprecation deprecation = property.getDeprecation();
+		return deprecation != null && deprecation.getLevel() == Deprecation.Level.ERROR;
+	}
+
+	private static Map<String, ConfigurationMetadataProperty> properties() throws IOException {
 		try (InputStream metadata = ReadmeConfigurationTableTests.class
 			.getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
 			assertThat(metadata).as("generated configuration metadata").isNotNull();
 			ConfigurationMetadataRepository repository = ConfigurationMetadataRepositoryJsonBuilder.create(metadata)
 				.build();
-			Map<String, String> defaults = new LinkedHashMap<>();
-			repository.getAllProperties().forEach((name, property) -> {
-				if (name.startsWith("distributed-lock.")) {
-					assertThat(property.getDescription()).as("description of " + name).isNotBlank();
-					Object value = property.getDefaultValue();
-					defaults.put(name, (value != null) ? String.valueOf(value) : NO_DEFAULT);
-				}
-			});
-			return defaults;
+			return repository.getAllProperties();
 		}
 	}
 

@@ -1,39 +1,24 @@
 package io.github.distributedlock.leader;
 
-import java.util.concurrent.atomic.AtomicInteger;
-
 import io.github.distributedlock.LeaseLossPolicy;
+import io.github.distributedlock.section.InterruptibleSection;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
 /**
  * One run of a leader-only method inside a term. With {@link LeaseLossPolicy#INTERRUPT},
- * the term's revocation interrupts the thread while it is inside, never once it has left:
- * the interrupt and the end race for one state, and a thread that loses waits, inside,
- * until the interrupt is delivered and then clears it.
+ * the term's revocation interrupts the thread while it is inside, never once it has left,
+ * as {@link InterruptibleSection} describes.
  */
 final class LeaderSection {
 
 	private static final ThreadLocal<@Nullable LeaderTerm> CURRENT = new ThreadLocal<>();
 
-	private static final int INSIDE = 0;
-
-	private static final int INTERRUPTING = 1;
-
-	private static final int TRIPPED = 2;
-
-	private static final int LEFT = 3;
-
-	private final AtomicInteger state = new AtomicInteger(INSIDE);
+	private final InterruptibleSection section = new InterruptibleSection();
 
 	private final LeaderTerm term;
 
 	private final LeaseLossPolicy policy;
-
-	private final Thread worker = Thread.currentThread();
-
-	// Written before TRIPPED is set and read after it is seen.
-	private boolean interrupted;
 
 	LeaderSection(LeaderTerm term, LeaseLossPolicy policy) {
 		this.term = term;
@@ -70,16 +55,7 @@ final class LeaderSection {
 
 	private void leave() {
 		try {
-			if (this.state.compareAndSet(INSIDE, LEFT)) {
-				return;
-			}
-			while (this.state.get() == INTERRUPTING) {
-				Thread.onSpinWait();
-			}
-			if (this.interrupted) {
-				// The thread leaves the section as it entered it.
-				Thread.interrupted();
-			}
+			this.section.leave();
 		}
 		finally {
 			this.term.left(this);
@@ -90,18 +66,7 @@ final class LeaderSection {
 	 * Interrupt the worker if it is still inside.
 	 */
 	void trip() {
-		if (!this.state.compareAndSet(INSIDE, INTERRUPTING)) {
-			return;
-		}
-		try {
-			if (!this.worker.isInterrupted()) {
-				this.interrupted = true;
-				this.worker.interrupt();
-			}
-		}
-		finally {
-			this.state.set(TRIPPED);
-		}
+		this.section.trip();
 	}
 
 }

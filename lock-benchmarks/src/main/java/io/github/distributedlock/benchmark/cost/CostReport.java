@@ -22,7 +22,7 @@ final class CostReport {
 				"\n| phase | acquisitions | round trips / acq. | scripts / acq. | Redis commands / acq. (Lua included) | same without MONITOR: commands (evalsha) "
 						+ "| TIME / acq. | PUBLISH / acq. | keyspace hits / misses per acq. | request bytes / acq. "
 						+ "| keys left / name | channels / subscriptions at end | overlaps / token regressions / timeouts "
-						+ "| hand-offs (same template) |\n");
+						+ "| hand-offs |\n");
 		out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 		for (PhaseCost phase : phases) {
 			CostWorkload.Outcome outcome = phase.outcome();
@@ -50,7 +50,7 @@ final class CostReport {
 							+ ")");
 			cell(out, phase.left().channels() + " / " + phase.left().subscriptions());
 			cell(out, outcome.overlaps() + " / " + outcome.tokenRegressions() + " / " + outcome.timeouts());
-			cell(out, outcome.handOffs() + " (" + outcome.localHandOffs() + ")");
+			cell(out, Long.toString(outcome.handOffs()));
 			out.append(" |\n");
 		}
 		for (PhaseCost phase : phases) {

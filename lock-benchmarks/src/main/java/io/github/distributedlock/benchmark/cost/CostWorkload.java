@@ -76,14 +76,12 @@ final class CostWorkload implements AutoCloseable {
 		AtomicLong tokenRegressions = new AtomicLong();
 		AtomicLong timeouts = new AtomicLong();
 		AtomicLong handOffs = new AtomicLong();
-		AtomicLong localHandOffs = new AtomicLong();
 		// Written only while holding the lock (one key), read by the next holder.
-		long[] last = { -1, -1, -1 };
+		long[] last = { -1, -1 };
 		List<Thread> threads = new ArrayList<>();
 		for (int t = 0; t < this.templates.size(); t++) {
 			RedisLockTemplate template = this.templates.get(t);
 			for (int n = 0; n < this.threadsPerTemplate; n++) {
-				int templateIndex = t;
 				int threadIndex = t * this.threadsPerTemplate + n;
 				threads.add(new Thread(() -> {
 					while (true) {
@@ -109,13 +107,9 @@ final class CostWorkload implements AutoCloseable {
 									}
 									if (last[1] != -1 && last[1] != threadIndex) {
 										handOffs.incrementAndGet();
-										if (last[2] == templateIndex) {
-											localHandOffs.incrementAndGet();
-										}
 									}
 									last[0] = held.fencingToken();
 									last[1] = threadIndex;
-									last[2] = templateIndex;
 								}
 							}
 							spin(this.holdNanos);
@@ -137,7 +131,7 @@ final class CostWorkload implements AutoCloseable {
 		}
 		long names = this.newKeyEachTime ? acquisitions : 1;
 		return new Outcome(acquisitions - timeouts.get(), names, overlaps.get(), tokenRegressions.get(), timeouts.get(),
-				handOffs.get(), localHandOffs.get());
+				handOffs.get());
 	}
 
 	private static void spin(long nanos) {
@@ -163,11 +157,8 @@ final class CostWorkload implements AutoCloseable {
 	 * holder's (must be 0)
 	 * @param timeouts acquisitions whose wait ran out
 	 * @param handOffs holds taken by another thread than the previous hold's
-	 * @param localHandOffs those of them taken through the same template (a same-JVM
-	 * hand-off)
 	 */
-	record Outcome(long acquisitions, long names, long overlaps, long tokenRegressions, long timeouts, long handOffs,
-			long localHandOffs) {
+	record Outcome(long acquisitions, long names, long overlaps, long tokenRegressions, long timeouts, long handOffs) {
 
 	}
 

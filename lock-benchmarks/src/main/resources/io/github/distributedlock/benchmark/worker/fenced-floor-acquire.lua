@@ -2,8 +2,8 @@
 -- a fencing token on every hold, an owner that Redis sees only as its digest, and the
 -- reservation's rules (a release hands the lock to the oldest waiter in line by reserving it, a
 -- message only wakes that waiter, and only this script's reply makes it the holder). No
--- re-entry, readers, minimum hold, local hand-off or withdrawal. A floor to measure the
--- engine's acquire.lua against (FencedFloorScripts), not a lock to use.
+-- re-entry, readers, minimum hold or withdrawal. A floor to measure the engine's acquire.lua
+-- against (FencedFloorScripts), not a lock to use.
 --
 -- KEYS: lock, counter
 -- ARGV: owner, lease_ms, [request]

@@ -10,9 +10,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Tests for the turn in a {@link WaitQueue}: the first place has it, it passes as the
- * first leaves, before the next thread runs, and a release takes only the first place's
- * offer (docs/design/waiting-and-hand-off.md, "Offering before the first attempt").
+ * Tests for the turn in a {@link WaitQueue}'s local line, where only the first place
+ * talks to Redis: the first place has the turn; it passes in join order as the first
+ * leaves, before the next thread runs again, and wakes the thread waiting for it; a wait
+ * for it that runs out keeps the place; and an interrupted wait throws
+ * (docs/design/waiting-and-hand-off.md, "How a waiter waits").
  */
 class WaitQueueTurnTests {
 
