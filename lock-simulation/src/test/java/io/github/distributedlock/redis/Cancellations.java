@@ -4,18 +4,14 @@ import io.github.distributedlock.simulation.SimulationRandom;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The cancels and interrupts of waiting acquisitions
- * ({@link LockSimulation.Fault#CANCEL}), and what each driver of the engine makes of one.
- * Drawn from a PRNG of their own, so that a run without them is the run it was before
- * they came.
+ * The cancels of waiting acquisitions ({@link LockSimulation.Fault#CANCEL}), which the
+ * simulated clients make with the driver's {@code AcquisitionRun.cancel()}, and what came
+ * of them. Drawn from a PRNG of their own, so that a run without them is the run it was
+ * before they came.
  * <p>
- * A reactive cancel ({@code AcquisitionRun.cancel}): while the acquisition sleeps, it
- * ends at once ({@code Acquisition.end(false)}: the request withdrawn, the writer intent
- * dropped); while an attempt is in flight, the attempt's reply ends it, and a grant the
- * reply brings, in time or too late, is released ({@code SingleAcquisition.replied},
- * {@code abandon}). A blocking interrupt ({@code WaitLoop}): a Redis call in flight is
- * not interrupted, and a grant its reply brings is the caller's; the interrupt ends the
- * wait at its next sleep, as a cancel does.
+ * While no attempt is in flight, the acquisition ends at once (its request withdrawn, its
+ * writer intent dropped); while one is, the attempt's reply ends it, and a grant the
+ * reply brings, in time or too late, is released.
  */
 final class Cancellations {
 
@@ -26,8 +22,6 @@ final class Cancellations {
 	private int cancelledInFlight;
 
 	private int grantsReleased;
-
-	private int interrupted;
 
 	Cancellations(long seed) {
 		this.random = new SimulationRandom(seed ^ 0x63616e63656cL);
@@ -41,14 +35,16 @@ final class Cancellations {
 	 */
 	@Nullable Stop draw() {
 		boolean stops = this.random.nextInt(4) == 0;
-		boolean interrupt = this.random.nextInt(2) == 0;
+		// Drawn still, so that the other draws stay: once, a stop was a blocking
+		// interrupt or a cancel.
+		this.random.nextInt(2);
 		int when = this.random.nextInt(3);
 		long delay = switch (when) {
 			case 0 -> this.random.between(0, 200_000);
 			case 1 -> this.random.between(0, 10 * LockSimulation.MS);
 			default -> LockSimulation.aroundConstant(this.random);
 		};
-		return stops ? new Stop(delay, interrupt) : null;
+		return stops ? new Stop(delay) : null;
 	}
 
 	void cancelledAsleep() {
@@ -60,43 +56,20 @@ final class Cancellations {
 		this.grantsReleased += grantReleased ? 1 : 0;
 	}
 
-	void interrupted() {
-		this.interrupted++;
-	}
-
 	/**
-	 * Return how many waits a cancel ended asleep, a cancel ended with the reply of an
-	 * attempt in flight, whose grant was then released, and an interrupt ended at a
-	 * sleep, in that order.
+	 * Return how many waits a cancel ended at once, how many it ended with the reply of
+	 * an attempt in flight, and how many of those had a grant released, in that order.
 	 */
 	int[] counts() {
-		return new int[] { this.cancelledAsleep, this.cancelledInFlight, this.grantsReleased, this.interrupted };
+		return new int[] { this.cancelledAsleep, this.cancelledInFlight, this.grantsReleased };
 	}
 
 	/**
 	 * A stop of one acquisition.
 	 *
 	 * @param delayNanos how long after the acquisition started
-	 * @param interrupt whether the blocking driver's thread is interrupted, rather than
-	 * the reactive driver's subscription cancelled
 	 */
-	record Stop(long delayNanos, boolean interrupt) {
-
-	}
-
-	/**
-	 * What a stop asked of the acquisition it came to.
-	 */
-	enum Pending {
-
-		/** Nothing: the acquisition runs its course. */
-		NONE,
-
-		/** Cancelled while an attempt was in flight: its reply ends the acquisition. */
-		CANCELLED,
-
-		/** Interrupted: the acquisition ends at its next sleep. */
-		INTERRUPTED
+	record Stop(long delayNanos) {
 
 	}
 

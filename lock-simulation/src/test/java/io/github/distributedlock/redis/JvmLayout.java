@@ -4,7 +4,7 @@ import io.github.distributedlock.simulation.SimulationRandom;
 
 /**
  * How a run's clients are spread over JVMs. Clients of one JVM wait for the lock in one
- * {@link LocalLine} per lock kind, as the engine's waiters of one lock in one JVM do:
+ * {@code LocalLine} per lock kind, as the engine's waiters of one lock in one JVM do:
  * only the head files a request in Redis, and the others wait for their turn behind it.
  */
 enum JvmLayout {

@@ -30,6 +30,12 @@ import io.github.distributedlock.redis.core.ReleaseMessage;
 import io.github.distributedlock.redis.core.SimulatedIds;
 import io.github.distributedlock.redis.core.WaitLine;
 import io.github.distributedlock.redis.core.Waiting;
+import io.github.distributedlock.redis.driver.AcquisitionRun;
+import io.github.distributedlock.redis.driver.Completion;
+import io.github.distributedlock.redis.driver.DriverCommands;
+import io.github.distributedlock.redis.driver.FairAcquisition;
+import io.github.distributedlock.redis.driver.LocalLines;
+import io.github.distributedlock.redis.driver.SingleAcquisition;
 import io.github.distributedlock.redis.script.ExclusiveKind;
 import io.github.distributedlock.redis.script.FairKind;
 import io.github.distributedlock.redis.script.LockKind;
@@ -45,12 +51,11 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One run of the lock protocol on a virtual clock: simulated clients take and release one
- * lock on a {@link RedisModel} that runs the engine's own scripts, and each client's
- * steps and decisions are the engine's own, as its drivers run them: {@link Waiting} says
- * what comes next (send, join the line, wait for the turn, sleep, hold, give up), and
- * {@link Acquisition} what an attempt carries, what a reply means, how long to sleep,
- * what to withdraw, whether to drop a writer intent. A seeded PRNG picks every delay and
- * fault, so one seed gives one run, event for event.
+ * lock on a {@link RedisModel} that runs the engine's own scripts, and each client
+ * acquires with the engine's own driver ({@link SingleAcquisition} in its JVM's
+ * {@link LocalLines}) over a {@link SimulatedPort}, whose timers are events of the run,
+ * and whose scripts and subscriptions reach the model with the run's faults. A seeded
+ * PRNG picks every delay and fault, so one seed gives one run, event for event.
  * <p>
  * In half of the runs two of the four clients read: they take the read lock of the same
  * name (a {@link LockSpec} of kind {@link LockKind#READ}, resolved by the engine's own
@@ -107,12 +112,11 @@ import org.jspecify.annotations.Nullable;
  * waits out.
  * <p>
  * A quarter of the acquisitions are stopped while they wait ({@link Fault#CANCEL}, drawn
- * from a PRNG of their own in {@link Cancellations}), as the engine's drivers stop them:
- * a reactive cancel ends a sleeping acquisition at once (its request withdrawn, its
- * writer intent dropped), and with an attempt in flight leaves the end to the reply,
- * releasing a grant it brings (the release's reply read before the client goes on); a
- * blocking interrupt leaves an attempt in flight alone and ends the wait at its next
- * sleep. Cancels stay on in runs without faults, where no waiter that was not stopped may
+ * from a PRNG of their own in {@link Cancellations}) with the driver's
+ * {@code AcquisitionRun.cancel()}: a waiting acquisition ends at once (its request
+ * withdrawn, its writer intent dropped), and one with an attempt in flight ends with the
+ * reply, releasing a grant it brings (the release's reply read before the client goes
+ * on). Cancels stay on in runs without faults, where no waiter that was not stopped may
  * wait past the bound.
  * <p>
  * In a quarter of the runs of locks (drawn from a PRNG of its own) every client waits
@@ -133,19 +137,10 @@ import org.jspecify.annotations.Nullable;
  * In a third of the runs (drawn from a PRNG of its own) the clients share JVMs
  * ({@link JvmLayout}, drawn from a PRNG of its own): in half of those two to a JVM, c0
  * and c1 in one, c2 and c3 in the other; in a quarter c0, c1 and c2 in one and c3 in the
- * other; in a quarter all four in one. The clients of a JVM that wait for one lock kind
- * wait in one {@link LocalLine}, as the engine's waiters of one lock in one JVM do: one
- * subscription and one {@link WaitLine} for them all, and a FIFO turn; a JVM's readers
- * and writers wait in two lines, as the engine keeps a queue per lock kind
- * ({@code LockSpec.queueId}). An acquisition tries once outside the line (or joins it at
- * once if the lock was waited for there within the subscription's linger, so that its
- * first attempt files its request); only the head of the line talks to Redis, and files
- * its request when its turn comes; the others wait for their turn until their wait time
- * runs out (restarted from when the lock last changed hands if the wait is
- * progress-aware, as in the runs below; the standard defaults' is not), and are cancelled
- * or interrupted there at once. In the other runs each client is the head of a line of
- * its own, and the runs are the runs they were before local lines came; the runs two to a
- * JVM are the runs they were before three and four to a JVM came.
+ * other; in a quarter all four in one. The clients of a JVM share its {@link LocalLines}
+ * (one port of the JVM's subscribes), as the engine's waiters of one lock in one JVM do:
+ * one subscription and one line per lock kind ({@code LockSpec.queueId}), where only the
+ * head talks to Redis. In the other runs each client has lines of its own.
  * <p>
  * In half of the runs of the plain lock (not fair, permit, multi-lock or polling) where
  * clients share JVMs, and an eighth of the others (drawn from a PRNG of its own, so that
@@ -160,8 +155,8 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * In a quarter of the runs (drawn from a PRNG of its own) every client takes the fair
  * lock of the name instead, and waits as the engine's fair drivers do
- * ({@link FairWaiter}: the engine's {@link FairTurn} and {@link FairKind} scripts); in
- * runs without Redis stalls or shared custom owners its waiters must be granted in the
+ * ({@link FairAcquisition}: the engine's {@link FairTurn} and {@link FairKind} scripts);
+ * in runs without Redis stalls or shared custom owners its waiters must be granted in the
  * order they joined the queue ({@link FairOrder}).
  * <p>
  * Not simulated: the JVM's scheduler, Lettuce's reconnect logic, readers' re-entries and
@@ -186,6 +181,12 @@ final class LockSimulation {
 
 	// Every acquisition's wait time.
 	static final long WAIT_MS = 3_000;
+
+	/**
+	 * How long a JVM's local line stays subscribed after its last waiter left: the
+	 * engine's default subscription linger.
+	 */
+	static final long LINGER_NANOS = 2_000 * MS;
 
 	// The wait time of progress-aware writers: short enough that waits behind locks kept
 	// for a minimum hold of 1 s give up in runs without faults (and so are checked), far
@@ -237,7 +238,6 @@ final class LockSimulation {
 	private final Map<Integer, Client> clients = new java.util.HashMap<>();
 
 	// The local lines of the clients, by the id of their subscription.
-	private final Map<Integer, LocalLine> lines = new java.util.HashMap<>();
 
 	// How the clients are spread over JVMs: each in a JVM of its own, or several to a
 	// JVM, sharing its local line of each lock kind.
@@ -245,13 +245,80 @@ final class LockSimulation {
 
 	// The local lines of each JVM, by JVM and queue id (a JVM's readers and writers of
 	// one name wait in two lines, as in the engine).
-	private final Map<String, LocalLine> jvmLines = new java.util.HashMap<>();
 
 	// Acquisitions that waited for their turn in a local line, and those whose wait ran
 	// out there.
-	private int turnsWaited;
+	// The driver's local lines of each simulated JVM (of each client, alone), by its
+	// name, and where each subscription's messages go.
+	private final Map<String, LocalLines> driverLines = new java.util.HashMap<>();
 
-	private int turnsTimedOut;
+	private final Map<Integer, java.util.function.Consumer<String>> routes = new java.util.HashMap<>();
+
+	private final SimulatedPort.World world = new SimulatedPort.World() {
+
+		@Override
+		public long nanos() {
+			return LockSimulation.this.clock.nanos();
+		}
+
+		@Override
+		public void at(long delayNanos, String what, Runnable action) {
+			LockSimulation.this.at(delayNanos, what, action);
+		}
+
+		@Override
+		public void redisAt(long delayNanos, String what, Runnable action) {
+			LockSimulation.this.redisAt(delayNanos, what, action);
+		}
+
+		@Override
+		public long network() {
+			return LockSimulation.this.network();
+		}
+
+		@Override
+		public long replyDelay() {
+			return LockSimulation.this.replyDelay();
+		}
+
+		@Override
+		public long resend() {
+			boolean twice = LockSimulation.this.random.nextInt(20) == 0
+					&& LockSimulation.this.faults.contains(Fault.RESEND);
+			return twice ? network() + LockSimulation.this.random.between(0, 3 * MS) : -1;
+		}
+
+		@Override
+		public LostReplies.@Nullable Cut cut() {
+			return LockSimulation.this.lostReplies.draw();
+		}
+
+		@Override
+		public Object eval(ScriptCall call) {
+			return LockSimulation.this.eval(call);
+		}
+
+		@Override
+		public void note(String what) {
+			LockSimulation.this.trace.add(what);
+		}
+
+		@Override
+		public PubSub pubSub() {
+			return LockSimulation.this.redis.pubSub();
+		}
+
+		@Override
+		public void route(PubSub.Subscriber subscriber, java.util.function.@Nullable Consumer<String> heard) {
+			if (heard != null) {
+				LockSimulation.this.routes.put(subscriber.id(), heard);
+			}
+			else {
+				LockSimulation.this.routes.remove(subscriber.id());
+			}
+		}
+
+	};
 
 	private final ClientBug clientBug;
 
@@ -314,7 +381,7 @@ final class LockSimulation {
 	// The minimum holds of readers and permits, and the stand-ins their releases leave.
 	private final SharedKeeps sharedKeeps;
 
-	// The cancels and interrupts of waiting acquisitions, drawn from a PRNG of their own.
+	// The cancels of waiting acquisitions, drawn from a PRNG of their own.
 	private final Cancellations cancellations;
 
 	// The commands whose reply never comes, drawn from a PRNG of their own.
@@ -703,34 +770,14 @@ final class LockSimulation {
 	}
 
 	/**
-	 * Return the local line of client {@code i}: its own, or the one of its JVM for the
-	 * spec's queue, which the first client of the JVM waiting so creates (named after the
-	 * JVM; a second line of the JVM, of the other lock kind, after its kind too).
+	 * Return the driver's local lines of client {@code i}: its own, or its JVM's, which
+	 * the first client of the JVM creates, over a port of the JVM's.
 	 */
-	private LocalLine localLine(int i, LockSpec spec) {
+	private LocalLines driverLines(int i) {
 		int jvm = this.layout.jvm(i);
-		String key = jvm + "/" + spec.queueId();
-		LocalLine shared = (jvm >= 0) ? this.jvmLines.get(key) : null;
-		if (shared != null) {
-			return shared;
-		}
-		String name = "c" + i;
-		if (jvm >= 0) {
-			boolean second = this.jvmLines.keySet().stream().anyMatch((line) -> line.startsWith(jvm + "/"));
-			name = "jvm" + jvm + (second ? (spec.kind().waitsAsReader() ? "-readers" : "-writers") : "");
-		}
-		// A listener subscribes the channels its wait mode gives (with keyspace events,
-		// the lock's and its readers' keyspace channels too), as the engine's line does.
-		String[] channels = spec.waitMode().listens() ? spec.waitMode().channels().toArray(new String[0])
-				: new String[] { spec.releaseChannel() };
-		LocalLine line = new LocalLine(name,
-				new WaitLine(spec.waitMode().keyspaceEvents(), spec.kind().waitsAsReader()),
-				this.redis.pubSub().subscribe(name, channels), spec.waitMode().listens());
-		this.lines.put(line.subscriber().id(), line);
-		if (jvm >= 0) {
-			this.jvmLines.put(key, line);
-		}
-		return line;
+		String name = (jvm >= 0) ? "jvm" + jvm : "c" + i;
+		return this.driverLines.computeIfAbsent(name,
+				(key) -> new LocalLines(new SimulatedPort(key, this.world), LINGER_NANOS));
 	}
 
 	/**
@@ -751,14 +798,17 @@ final class LockSimulation {
 			// With three or four clients in one JVM, readers and writers share it.
 			LockSpec spec = (this.permits > 0) ? this.permitSpec
 					: (i / 2 == this.readerPair) ? this.readSpec : this.spec;
-			LocalLine line = localLine(i, spec);
-			Client client = new Client("c" + i, owner, spec, acquisitionsEach, line);
+			int jvm = this.layout.jvm(i);
+			String lineName = ((jvm >= 0) ? "jvm" + jvm : "c" + i)
+					+ ((jvm >= 0 && spec.kind().waitsAsReader()) ? "-readers" : "");
+			Client client = new Client("c" + i, owner, spec, acquisitionsEach, driverLines(i),
+					lineName + "/" + spec.queueId());
 			this.clients.put(i, client);
 			String role = (client.reader ? " (reads)"
 					: client.permit ? " (takes 1 of " + this.permits + " permits)" : this.fair ? " (fair)" : "")
 					+ ((pollNanos() > 0) ? " (polls)" : "")
 					+ (spec.waitMode().keyspaceEvents() ? " (keyspace events)" : "")
-					+ ((this.layout != JvmLayout.ONE_EACH) ? " in " + line.name() : "");
+					+ ((this.layout != JvmLayout.ONE_EACH) ? " in " + lineName : "");
 			at(this.random.between(0, 50 * MS),
 					client.name + " starts" + role + (this.sharedOwners ? " as " + owner : ""), client::start);
 		}
@@ -858,7 +908,7 @@ final class LockSimulation {
 	 * attempt's or a re-entry's reply is read, and the locks kept for a minimum hold.
 	 */
 	private void redisFault(RedisFaults.Planned fault) {
-		if (this.clients.values().stream().allMatch((client) -> client.left <= 0 && client.acquisition == null)) {
+		if (this.clients.values().stream().allMatch((client) -> client.left <= 0 && !client.busy)) {
 			return;
 		}
 		long now = this.clock.nanos();
@@ -922,9 +972,9 @@ final class LockSimulation {
 							held.grant.token(), false, held));
 				}
 			}
-			Acquisition acquiring = client.acquisition;
+			String acquiring = client.acquiringHold;
 			if (acquiring != null) {
-				targets.add(new LostState.Target(kind, client.name, client.owner, acquiring.hold(), 0, true, null));
+				targets.add(new LostState.Target(kind, client.name, client.owner, acquiring, 0, true, null));
 			}
 			if (client.reentryHold != null) {
 				targets.add(new LostState.Target(kind, client.name, client.owner, client.reentryHold, 0, true, null));
@@ -1056,7 +1106,7 @@ final class LockSimulation {
 				"(" + this.clock.millis(), "+inf");
 		boolean free = !(live instanceof List<?> taken) || taken.size() < this.permits;
 		for (Client client : this.clients.values()) {
-			if (client.acquisition != null && client.pending != Cancellations.Pending.CANCELLED && free) {
+			if (client.busy && !client.cancelled && free) {
 				if (client.freePermitSince < 0) {
 					client.freePermitSince = now;
 				}
@@ -1088,40 +1138,23 @@ final class LockSimulation {
 	}
 
 	/**
-	 * A message reached a local line: the line hears it, as the engine's listener does,
-	 * whether or not anyone waits, and its head acts on it.
+	 * A message reached a subscription of the driver's local lines: it hears it, unless a
+	 * waiter takes it as its grant (the planted {@link ClientBug#MESSAGE_AS_GRANT}), or
+	 * it names the next fair waiter in keyspace mode (the planted
+	 * {@link ClientBug#KEYSPACE_IGNORES_FAIR_NAME}: nobody acts on it).
 	 */
-	private void heard(LocalLine line, String message) {
-		if (!line.listens()) {
-			// A poller hears nothing: it wakes on its timer only.
-			return;
-		}
+	private void heardByDriver(java.util.function.Consumer<String> route, String message) {
 		ReleaseMessage parsed = ReleaseMessage.parse(message.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-		Client head = (Client) line.head();
-		if (head != null && head.takenAsGrant(parsed)) {
-			return;
-		}
-		WaitLine.Heard heard = line.line().hear(parsed, this.clock.nanos());
 		if (this.clientBug == ClientBug.KEYSPACE_IGNORES_FAIR_NAME && keyspaceEvents()
 				&& parsed instanceof ReleaseMessage.NextInLine) {
-			// The engine before 827d627: the name is noted, but wakes nobody.
-			heard = WaitLine.Heard.NOTHING;
+			return;
 		}
-		if (heard != WaitLine.Heard.NOTHING) {
-			line.line().signal(heard == WaitLine.Heard.TRY);
-		}
-		if (head != null) {
-			head.heardAsHead();
-		}
-		if (heard != WaitLine.Heard.NOTHING) {
-			// As the engine's line calls its watchers: each fair waiter of this JVM.
-			for (Client client : this.clients.values()) {
-				FairWaiter waiter = client.fair;
-				if (client.localLine == line && waiter != null) {
-					waiter.signalled();
-				}
+		for (Client client : this.clients.values()) {
+			if (client.takenAsGrant(parsed)) {
+				return;
 			}
 		}
+		route.accept(message);
 	}
 
 	/**
@@ -1134,14 +1167,14 @@ final class LockSimulation {
 		if (expired > 0) {
 			this.trace.add("           " + expired + " keys expired");
 		}
-		if (this.clients.values().stream().allMatch((client) -> client.left <= 0 && client.acquisition == null)) {
+		if (this.clients.values().stream().allMatch((client) -> client.left <= 0 && !client.busy)) {
 			return;
 		}
 		redisAt(KeyspaceWaits.CYCLE_NANOS, "redis expires keys", this::activeExpiry);
 	}
 
 	private void stall() {
-		if (this.clients.values().stream().allMatch((client) -> client.left <= 0 && client.acquisition == null)) {
+		if (this.clients.values().stream().allMatch((client) -> client.left <= 0 && !client.busy)) {
 			return;
 		}
 		long stall = aroundConstant();
@@ -1156,21 +1189,22 @@ final class LockSimulation {
 	private void deliver() {
 		for (PubSub.Delivery delivery : this.redis.pubSub().drain()) {
 			noteKeyGone(delivery);
-			LocalLine line = this.lines.get(delivery.subscriber().id());
-			if (line == null) {
+			java.util.function.Consumer<String> route = this.routes.get(delivery.subscriber().id());
+			if (route == null) {
 				continue;
 			}
-			String what = line.name() + " hears " + delivery.message();
+			java.util.function.Consumer<String> hear = (message) -> heardByDriver(route, message);
+			String what = delivery.subscriber().name() + " hears " + delivery.message();
 			int fault = this.faults.contains(Fault.MESSAGE) ? this.random.nextInt(40) : 39;
 			if (fault == 0) {
 				this.trace.add("           dropped: " + what);
 				continue;
 			}
 			long delay = (fault < 4) ? aroundConstant() : network();
-			at(delay, what, () -> heard(line, delivery.message()));
+			at(delay, what, () -> hear.accept(delivery.message()));
 			if (fault == 4 || fault == 5) {
 				at(delay + ((fault == 4) ? network() : aroundConstant()), what + " (again)",
-						() -> heard(line, delivery.message()));
+						() -> hear.accept(delivery.message()));
 			}
 		}
 	}
@@ -1199,14 +1233,6 @@ final class LockSimulation {
 	 */
 	JvmLayout layout() {
 		return this.layout;
-	}
-
-	/**
-	 * Return how many acquisitions waited for their turn in a local line, and how many of
-	 * those ran out of wait time there.
-	 */
-	int[] turns() {
-		return new int[] { this.turnsWaited, this.turnsTimedOut };
 	}
 
 	long seed() {
@@ -1460,15 +1486,15 @@ final class LockSimulation {
 	 * ({@link JvmLayout#holdsAhead}), from the local lines the clients wait in.
 	 */
 	private void countHoldsAhead() {
-		Map<LocalLine, Integer> sizes = new java.util.IdentityHashMap<>();
+		Map<String, Integer> sizes = new java.util.HashMap<>();
 		for (Client client : this.clients.values()) {
-			sizes.merge(client.localLine, 1, Integer::sum);
+			sizes.merge(client.lineKey, 1, Integer::sum);
 		}
 		for (Client client : this.clients.values()) {
 			boolean otherShared = sizes.entrySet()
 				.stream()
-				.anyMatch((size) -> size.getKey() != client.localLine && size.getValue() >= 2);
-			client.holdsAhead = JvmLayout.holdsAhead(sizes.get(client.localLine), sizes.size() - 1, otherShared);
+				.anyMatch((size) -> !size.getKey().equals(client.lineKey) && size.getValue() >= 2);
+			client.holdsAhead = JvmLayout.holdsAhead(sizes.get(client.lineKey), sizes.size() - 1, otherShared);
 		}
 	}
 
@@ -1679,25 +1705,12 @@ final class LockSimulation {
 	}
 
 	/**
-	 * Send a command whose reply nobody waits for (a withdrawal, a dropped writer
-	 * intent): if its reply is to be lost, it may never reach Redis.
-	 * @return whether it was sent
-	 */
-	private boolean sendAndForget(String what, ScriptCall call) {
-		LostReplies.Cut cut = this.lostReplies.draw();
-		if (cut != null && !cut.runs()) {
-			this.trace.add("           " + what + " never reaches redis");
-			return false;
-		}
-		redisAt(network(), what, () -> eval(call));
-		return true;
-	}
-
-	/**
 	 * One simulated client: a process with one thread that takes the lock, works, and
-	 * releases it, as many times as asked.
+	 * releases it, as many times as asked. It acquires with the engine's driver
+	 * ({@link SingleAcquisition}) over a {@link SimulatedPort} of its own, in its JVM's
+	 * {@link LocalLines}; a fair client with {@link FairAcquisition}.
 	 */
-	private final class Client implements LocalLine.Waiter {
+	private final class Client implements SimulatedPort.Calls {
 
 		private final String name;
 
@@ -1711,35 +1724,57 @@ final class LockSimulation {
 		// Whether it takes a permit of a semaphore, which it does not re-enter.
 		private final boolean permit;
 
-		// The engine's own hearing of the lock's channel: its local line's.
-		private final WaitLine line;
+		// The driver's local lines of its JVM, and its own port and scripts.
+		private final LocalLines lines;
 
-		// Its local line, of its own or shared with the other clients of its JVM.
-		private final LocalLine localLine;
+		private final SimulatedPort port;
+
+		private final DriverCommands commands;
+
+		// Which local line it waits in: its JVM's, for its lock kind.
+		private final String lineKey;
 
 		// How many holds may be granted to others while it waits (JvmLayout).
 		private int holdsAhead;
 
 		private int left;
 
-		private @Nullable Acquisition acquisition;
+		// Acquiring: from its start until it holds, or goes on without the lock.
+		private boolean busy;
 
-		// Where the acquisition is in its wait: the engine's own steps.
-		private @Nullable Waiting waiting;
+		// The driver's acquisition under way, until it ends or is cancelled.
+		private @Nullable AcquisitionRun<Grant> run;
+
+		// Whether an attempt of the current fair acquisition was granted in Redis.
+		private boolean fairGranted;
+
+		// The hold its acquisition asks for, for faults that lose it (LostState).
+		private @Nullable String acquiringHold;
 
 		// The spec of the current acquisition: a writer's may carry a minimum hold.
 		private LockSpec acquiring;
+
+		// Whether the current acquisition may find its owner holding the lock.
+		private boolean holdsIt;
 
 		private long startedNanos;
 
 		// Since when this client has been acquiring while a permit was free, or -1.
 		private long freePermitSince = -1;
 
-		// An attempt was sent and its reply not read yet; what a cancel or an interrupt
-		// asked of the acquisition.
-		private boolean inFlight;
+		// Whether the current acquisition was cancelled.
+		private boolean cancelled;
 
-		private Cancellations.Pending pending = Cancellations.Pending.NONE;
+		// Attempts, releases of unused grants and fair queue leaves the driver sent and
+		// whose end did not come yet: the thread goes on once the releases' and leaves'
+		// replies are read, as a thread's next command follows them on its connection
+		// (seed 1041: a fair waiter's next attempt overtook the leave of its cancelled
+		// one, and found its old place ahead of another waiter's).
+		private int attemptsInFlight;
+
+		private int releasesInFlight;
+
+		private @Nullable Runnable afterReleases;
 
 		// The holds this client counts on (its outer hold and a nested one), released or
 		// not.
@@ -1754,41 +1789,26 @@ final class LockSimulation {
 		// The hold id of a re-entry in flight, for faults that lose it (LostState).
 		private @Nullable String reentryHold;
 
-		// The current acquisition's fair wait, in runs of the fair lock.
-		private @Nullable FairWaiter fair;
-
 		// What the blocking engine's registry knows of this owner's holds: whether its
 		// next acquisition says it holds the lock.
 		private final ThreadOwnerHolds registry = new ThreadOwnerHolds();
 
-		Client(String name, String owner, LockSpec spec, int acquisitions, LocalLine localLine) {
+		Client(String name, String owner, LockSpec spec, int acquisitions, LocalLines lines, String lineKey) {
 			this.name = name;
 			this.owner = owner;
 			this.spec = spec;
 			this.reader = spec.kind().waitsAsReader();
 			this.permit = spec.permits() > 0;
-			this.localLine = localLine;
-			this.line = localLine.line();
+			this.lines = lines;
+			this.lineKey = lineKey;
+			this.port = new SimulatedPort(name, LockSimulation.this.world, this);
+			this.commands = new DriverCommands(this.port, Long.parseLong(FENCE_IDLE_MS), true);
 			this.left = acquisitions;
 			this.acquiring = spec;
 		}
 
-		@Override
-		public String name() {
-			return this.name;
-		}
-
-		/**
-		 * Return whether no other client waits in its JVM's lines (none shares its JVM).
-		 */
-		private boolean alone() {
-			return LockSimulation.this.clients.values()
-				.stream()
-				.noneMatch((other) -> other != this && other.localLine == this.localLine);
-		}
-
 		void start() {
-			if (this.acquisition != null) {
+			if (this.busy) {
 				// One thread, one acquisition at a time: an acquisition that ended twice.
 				throw new IllegalStateException(this.name + " starts an acquisition while acquiring");
 			}
@@ -1804,140 +1824,232 @@ final class LockSimulation {
 			}
 			// A thread owner's, as the blocking engine's registry says: a hold of its own
 			// may still be in Redis after a reply that never came.
-			boolean holdsIt = LockOwners.isCustom(this.owner)
-					|| this.registry.holdsIt(LockSimulation.this.clock.nanos());
-			Acquisition acquisition = new Acquisition(this.acquiring, this.owner, holdsIt,
-					LockSimulation.this.clock::nanos);
-			this.acquisition = acquisition;
-			this.waiting = new Waiting(acquisition, true);
-			this.pending = Cancellations.Pending.NONE;
+			this.holdsIt = LockOwners.isCustom(this.owner) || this.registry.holdsIt(LockSimulation.this.clock.nanos());
+			this.busy = true;
+			this.cancelled = false;
 			this.startedNanos = LockSimulation.this.clock.nanos();
 			Cancellations.Stop stop = LockSimulation.this.cancellations.draw();
-			if (stop != null && LockSimulation.this.faults.contains(Fault.CANCEL)) {
-				at(stop.delayNanos(), this.name + (stop.interrupt() ? " is interrupted" : " is cancelled"),
-						() -> stop(acquisition, stop.interrupt()));
-			}
+			boolean stops = stop != null && LockSimulation.this.faults.contains(Fault.CANCEL);
+			@SuppressWarnings("unchecked")
+			AcquisitionRun<Grant>[] started = new AcquisitionRun[1];
+			Completion<Grant> completion = Completion.of((grant) -> granted(started[0], grant),
+					(error) -> failed(started[0], error));
 			if (this.acquiring.kind().queuesInRedis()) {
-				this.fair = new FairWaiter(acquisition, this.line, new FairIo(this));
+				// The fair driver's attempts say the owner holds the lock for custom
+				// owners only.
+				this.holdsIt = LockOwners.isCustom(this.owner);
+				this.fairGranted = false;
 				LockSimulation.this.fairOrder.started(this.name, this.owner);
-				this.fair.begin();
-				return;
+				FairAcquisition fairRun = new FairAcquisition(this.acquiring, this.owner, this.commands, this.lines,
+						completion);
+				started[0] = fairRun;
+				this.acquiringHold = fairRun.hold();
 			}
-			act(waiting().begin(this.localLine.hot(LockSimulation.this.clock.nanos())));
+			else {
+				SingleAcquisition single = new SingleAcquisition(this.acquiring, this.owner, this.holdsIt, true,
+						this.commands, this.lines, completion);
+				started[0] = single;
+				this.acquiringHold = single.hold();
+			}
+			AcquisitionRun<Grant> run = started[0];
+			this.run = run;
+			if (stops) {
+				// A blocking interrupt is a cancel too: the driver has one way to stop.
+				at(stop.delayNanos(), this.name + " is cancelled", () -> cancel(run));
+			}
+			run.start();
 		}
 
 		/**
-		 * Do what the engine's {@link Waiting} says comes next, as its drivers do: the
-		 * blocking one's sleep, and its wait for the turn, throw at once for an
-		 * interrupted thread.
+		 * The driver granted the lock, with the reply of an attempt: count on it.
 		 */
-		private void act(Waiting.Next next) {
-			Acquisition acquisition = current();
-			if (next instanceof Waiting.Send send) {
-				attempt(send.attempt());
+		private void granted(AcquisitionRun<Grant> run, Grant grant) {
+			if (this.run != run) {
+				throw new IllegalStateException(this.name + " is granted by an acquisition that ended");
 			}
-			else if (next == Waiting.Next.JOIN_LINE && this.pending == Cancellations.Pending.INTERRUPTED) {
-				// The blocking driver's wait for the turn throws at once for an
-				// interrupted thread.
-				LockSimulation.this.cancellations.interrupted();
-				endWithoutTheLock(true);
+			this.run = null;
+			LockSimulation.this.fairOrder.ended(this.name);
+			hold(grant, this.port.ranNanos());
+		}
+
+		/**
+		 * The driver ended the acquisition without the lock: its wait ran out, an attempt
+		 * was refused, or got no reply.
+		 */
+		private void failed(AcquisitionRun<Grant> run, Throwable error) {
+			if (this.run != run) {
+				throw new IllegalStateException(this.name + " hears of an acquisition that ended: " + error);
 			}
-			else if (next == Waiting.Next.JOIN_LINE) {
-				boolean first = this.localLine.join(this);
-				if (!first) {
-					LockSimulation.this.turnsWaited++;
-				}
-				act(waiting().joined(this.line, first, true));
-			}
-			else if ((next instanceof Waiting.Sleep || next instanceof Waiting.AwaitTurn)
-					&& this.pending == Cancellations.Pending.INTERRUPTED) {
-				LockSimulation.this.cancellations.interrupted();
-				endWithoutTheLock(true);
-			}
-			else if (next instanceof Waiting.Sleep sleep) {
-				at(sleep.nanos(), this.name + " wakes (timer)", () -> {
-					if (this.acquisition == acquisition) {
-						act(waiting().woken(sleep.ticket()));
-					}
-				});
-			}
-			else if (next instanceof Waiting.AwaitTurn turn) {
-				at(turn.nanos(), this.name + " waited for its turn", () -> {
-					if (this.acquisition == acquisition) {
-						Waiting.Next after = waiting().turnTimedOut(turn.ticket());
-						LockSimulation.this.turnsTimedOut += (after instanceof Waiting.GiveUp) ? 1 : 0;
-						act(after);
-					}
-				});
-			}
-			else if (next instanceof Waiting.GiveUp giveUp && giveUp.release() != null) {
-				// As the engine's drivers: release the late grant and give up.
-				Grant late = giveUp.release();
-				ScriptCall release = acquisition.spec()
-					.kind()
-					.release(acquisition.spec(), this.owner, late.token(), late.hold(), true, 0);
-				// The blocking driver releases it and reads the reply before the wait
-				// ends: the thread's next acquisition comes after it. (Not waiting let a
-				// reader's next acquisition find its own late hold, and fail as an
-				// upgrade.) Either way: the blocking driver's releaseQuietly ignores a
-				// failure.
-				send(release, "release of a late grant", (released) -> giveUp(), this::giveUp);
-			}
-			else if (next instanceof Waiting.GiveUp) {
+			this.run = null;
+			LockSimulation.this.fairOrder.ended(this.name);
+			if (error instanceof io.github.distributedlock.LockTimeoutException) {
 				giveUp();
 			}
-			else if (next instanceof Waiting.Fail failed && selfDeadlockAfterFault(this, failed.error())) {
+			else if (error instanceof RuntimeException failure && selfDeadlockAfterFault(this, failure)) {
 				endWithoutTheLock(false);
 			}
-			else if (next instanceof Waiting.Fail failed) {
-				refused(failed.error());
+			else if (error instanceof io.github.distributedlock.LockSelfDeadlockException refusal) {
+				refused(refusal);
 				endWithoutTheLock(false);
+			}
+			else if (error instanceof io.github.distributedlock.LockAccessException) {
+				// An attempt got no reply: the caller gets the failure. A hold the
+				// attempt
+				// may have taken in Redis is nobody's: it stays until its lease ends, or
+				// the owner's next acquisition takes it over.
+				LockSimulation.this.lostReplies.failed(LostReplies.Failure.ACQUISITION);
+				endWithoutTheLock(false);
+			}
+			else {
+				throw new IllegalStateException(this.name + ": " + error, error);
 			}
 		}
 
 		/**
-		 * Leave the local line as an acquisition ends, passing the turn on: the next
-		 * waiter's thread wakes a moment later.
+		 * Stop the acquisition as a caller does, with the driver's cancel: asleep or in
+		 * line it ends at once; with an attempt in flight the reply ends it, and a grant
+		 * it brings is released before the thread goes on.
 		 */
-		private void leaveLine() {
-			Client next = (Client) this.localLine.leave(this, LockSimulation.this.clock.nanos());
-			if (next != null) {
-				Acquisition waiting = next.acquisition;
-				long delay = LockSimulation.this.random.between(0, MS / 5);
-				at(delay, next.name + " gets its turn", () -> {
-					if (next.acquisition == waiting && waiting != null && next.waiting().isQueued()) {
-						next.act(next.waiting().promoted(true));
-					}
-				});
+		private void cancel(AcquisitionRun<Grant> run) {
+			if (this.run != run) {
+				return;
+			}
+			this.run = null;
+			// A fair waiter stopped waits no more in the queue's order.
+			LockSimulation.this.fairOrder.ended(this.name);
+			this.cancelled = true;
+			run.cancel();
+			if (this.attemptsInFlight == 0) {
+				LockSimulation.this.cancellations.cancelledAsleep();
+				endWithoutTheLock(true);
 			}
 		}
 
-		private void attempt(Acquisition.Attempt attempt) {
-			Acquisition acquisition = current();
-			this.inFlight = true;
-			LockSpec spec = acquisition.spec();
-			ScriptCall call = spec.kind()
-				.acquire(spec, new LockKind.Attempt(this.owner, attempt.hold(), attempt.remainingWaitMillis(),
-						attempt.mayHaveIntent(), attempt.holdsIt(), attempt.request()), FENCE_IDLE_MS);
-			// As LockAttempts: an attempt of an owner that holds the lock may set its
-			// lease.
-			boolean tells = acquisition.holdsIt() && !LockOwners.isCustom(this.owner);
-			if (tells) {
-				this.registry.sending();
+		@Override
+		public boolean sending(String operation, ScriptCall call) {
+			boolean stopped = this.cancelled;
+			switch (operation) {
+				case "acquire" -> {
+					this.attemptsInFlight++;
+					if (tells()) {
+						this.registry.sending();
+					}
+				}
+				case "release" -> {
+					if (stopped && LockSimulation.this.clientBug == ClientBug.CANCEL_KEEPS_GRANT) {
+						return false;
+					}
+					this.releasesInFlight++;
+				}
+				case "leave queue" -> this.releasesInFlight++;
+				case "withdraw" -> {
+					if (stopped && LockSimulation.this.clientBug == ClientBug.CANCEL_SKIPS_WITHDRAWAL) {
+						return false;
+					}
+				}
+				case "drop-intent" -> LockSimulation.this.intentsDropped++;
+				default -> {
+				}
 			}
-			sendAttempt(call, (reply) -> {
-			}, (reply, ran) -> {
-				if (tells) {
-					boolean acquired = ScriptReplies.acquireResult(spec, (List<?>) reply).acquired();
-					this.registry.replied(null, acquired ? spec.leaseMillis() : -1, LockSimulation.this.clock.nanos());
+			return true;
+		}
+
+		/**
+		 * As LockAttempts: an attempt of a thread owner that holds the lock may set its
+		 * lease, which the registry learns of.
+		 */
+		private boolean tells() {
+			return this.holdsIt && !LockOwners.isCustom(this.owner);
+		}
+
+		/**
+		 * Check every run of a fair attempt in Redis: a grant against locks kept for a
+		 * minimum hold and, where the order is promised, against the queue's order
+		 * ({@link FairOrder}); a place taken in the queue is noted.
+		 */
+		@Override
+		public void ran(String operation, Object reply) {
+			if (!operation.equals("acquire") || !this.acquiring.kind().queuesInRedis() || !this.busy) {
+				return;
+			}
+			List<?> result = (List<?>) reply;
+			long now = LockSimulation.this.clock.nanos();
+			long status = (Long) result.get(0);
+			if (status == 1) {
+				checkKept(this.name, (Long) result.get(1), now);
+				if (!this.fairGranted) {
+					this.fairGranted = true;
+					String broken = LockSimulation.this.fairOrder.granted(this.name, now,
+							(other) -> LockSimulation.this.clients.values()
+								.stream()
+								.anyMatch((each) -> each.name.equals(other) && each.run != null));
+					// A fault may lose the queue's order (a waiter's place): the order is
+					// checked until the first.
+					if (broken != null && checksFairOrder() && now - LockSimulation.this.redisFaults.firstNanos() < 0) {
+						LockSimulation.this.checker.violated(broken);
+					}
 				}
-				replied(acquisition, attempt, reply, ran);
-			}, () -> {
-				if (tells) {
-					this.registry.failed(LockSimulation.this.clock.nanos());
+			}
+			else if (status == 0 && result.size() > 3 && (Long) result.get(3) >= 0) {
+				LockSimulation.this.fairOrder.queued(this.name, now);
+			}
+		}
+
+		@Override
+		public void neverRan(String operation, ScriptCall call) {
+			if (operation.equals("leave queue")) {
+				// The drivers ignore a failed leave: the waiter's place lapses with its
+				// heartbeat.
+				LockSimulation.this.lostReplies.queueLeft();
+			}
+			if (operation.equals("withdraw")) {
+				// The request stays in the line until its claim and the line's lifetime
+				// pass: the engine ignores a failed withdrawal. A withdrawal's last
+				// argument is the request.
+				LockSimulation.this.lostReplies.requestLeft(call.argv().get(call.argv().size() - 1));
+			}
+		}
+
+		@Override
+		public void ended(String operation, @Nullable Object reply, long ranNanos) {
+			long now = LockSimulation.this.clock.nanos();
+			if (reply == null) {
+				this.registry.replyLost();
+			}
+			if (operation.equals("acquire")) {
+				this.attemptsInFlight--;
+				AcquireResult result = (reply != null) ? ScriptReplies.acquireResult(this.acquiring, (List<?>) reply)
+						: null;
+				if (tells() && result != null) {
+					this.registry.replied(null, result.acquired() ? this.acquiring.leaseMillis() : -1, now);
 				}
-				attemptFailed(acquisition);
-			});
+				else if (tells()) {
+					this.registry.failed(now);
+				}
+				if (this.cancelled && this.busy && this.run == null) {
+					// Cancelled in flight: the reply ends the acquisition, and a grant it
+					// brings, in time or too late, is released.
+					boolean granted = result != null && result.acquired();
+					LockSimulation.this.cancellations.cancelledInFlight(granted);
+					if (granted) {
+						checkKept(this.name, result.token(), ranNanos);
+					}
+				}
+			}
+			else if ((operation.equals("release") || operation.equals("leave queue")) && --this.releasesInFlight == 0
+					&& this.afterReleases != null) {
+				Runnable then = this.afterReleases;
+				this.afterReleases = null;
+				at(0, this.name + " goes on", then);
+			}
+		}
+
+		@Override
+		public void read(String operation) {
+			if (operation.equals("acquire") && this.cancelled && this.busy && this.run == null
+					&& this.attemptsInFlight == 0) {
+				endWithoutTheLock(true);
+			}
 		}
 
 		/**
@@ -1948,188 +2060,23 @@ final class LockSimulation {
 		 * an exclusive hold while the registry still counted the owner as holding.
 		 */
 		private void refused(RuntimeException error) {
-			Acquisition acquisition = current();
 			boolean explained = error instanceof io.github.distributedlock.LockSelfDeadlockException
-					&& this.registry.lostAReply()
-					&& (acquisition.holdsIt() || acquisition.spec().kind() != LockKind.EXCLUSIVE);
+					&& this.registry.lostAReply() && (this.holdsIt || this.acquiring.kind() != LockKind.EXCLUSIVE);
 			if (!explained) {
 				throw new IllegalStateException(this.name + ": " + error);
 			}
 			LockSimulation.this.trace.add("           " + this.name + " is refused as a self-deadlock ("
-					+ acquisition.spec().kind().getClass().getSimpleName() + ", holds it: " + acquisition.holdsIt()
-					+ ")");
+					+ this.acquiring.kind().getClass().getSimpleName() + ", holds it: " + this.holdsIt + ")");
 			LockSimulation.this.lostReplies.failed(LostReplies.Failure.SELF_DEADLOCK);
 		}
 
 		/**
-		 * An attempt got no reply: the caller gets the failure, as both drivers give it
-		 * ({@code WaitLoop}'s {@code leaveLine(false, failed)},
-		 * {@code AcquisitionRun.failed}): the wait ends without the lock, its request
-		 * withdrawn and its writer intent dropped, without waiting for a reply. A hold
-		 * the attempt may have taken in Redis is nobody's: it stays until its lease ends,
-		 * or the owner's next acquisition takes it over.
-		 */
-		private void attemptFailed(Acquisition acquisition) {
-			if (this.acquisition != acquisition) {
-				return;
-			}
-			this.inFlight = false;
-			this.registry.replyLost();
-			LockSimulation.this.lostReplies.failed(LostReplies.Failure.ACQUISITION);
-			endWithoutTheLock(false);
-		}
-
-		/**
-		 * Send an acquire script: it may run twice, with only the second reply delivered,
-		 * and its reply may be read late, or never ({@code failed} then runs after the
-		 * command timeout). {@code ran} hears of every run, {@code replied} of the reply
-		 * read, with when its run ran.
-		 */
-		void sendAttempt(ScriptCall call, java.util.function.Consumer<Object> ran,
-				java.util.function.BiConsumer<Object, Long> replied, Runnable failed) {
-			if (cut(this.name + " acquire", call, ran, () -> {
-				this.registry.replyLost();
-				failed.run();
-			})) {
-				return;
-			}
-			boolean twice = LockSimulation.this.random.nextInt(20) == 0
-					&& LockSimulation.this.faults.contains(Fault.RESEND);
-			redisAt(network(), this.name + " acquire runs" + (twice ? " (re-sent later)" : ""), () -> {
-				Object reply = eval(call);
-				ran.accept(reply);
-				if (twice) {
-					redisAt(network() + LockSimulation.this.random.between(0, 3 * MS), this.name + " acquire re-sent",
-							() -> {
-								Object again = eval(call);
-								ran.accept(again);
-								long at = LockSimulation.this.clock.nanos();
-								at(replyDelay(), this.name + " acquire replied " + again,
-										() -> replied.accept(again, at));
-							});
-					return;
-				}
-				long at = LockSimulation.this.clock.nanos();
-				at(replyDelay(), this.name + " acquire replied " + reply, () -> replied.accept(reply, at));
-			});
-		}
-
-		/**
-		 * Read the reply of an attempt whose script ran at {@code ranNanos}.
-		 */
-		private void replied(Acquisition acquisition, Acquisition.Attempt attempt, Object reply, long ranNanos) {
-			if (this.acquisition != acquisition) {
-				return;
-			}
-			this.inFlight = false;
-			AcquireResult result = ScriptReplies.acquireResult(acquisition.spec(), (List<?>) reply);
-			decided(waiting().replied(attempt, result), ranNanos);
-		}
-
-		/**
-		 * Act on what the reply of an attempt, or a grant by a release, decided.
-		 */
-		private void decided(Waiting.Next next, long ranNanos) {
-			if (this.pending == Cancellations.Pending.CANCELLED && !(next instanceof Waiting.Fail)) {
-				abandon(next, ranNanos);
-			}
-			else if (next instanceof Waiting.Hold held) {
-				hold(held.grant(), ranNanos);
-			}
-			else {
-				act(next);
-			}
-		}
-
-		/**
-		 * Stop an acquisition as the engine's drivers do: asleep or waiting for its turn,
-		 * it ends at once; with an attempt in flight, a cancel leaves the end to the
-		 * reply, and an interrupt to the next sleep.
-		 */
-		private void stop(Acquisition stopped, boolean interrupt) {
-			FairWaiter waiter = this.fair;
-			if (this.acquisition == stopped && waiter != null) {
-				stopFair(waiter, interrupt);
-				return;
-			}
-			if (this.acquisition != stopped || this.pending != Cancellations.Pending.NONE) {
-				return;
-			}
-			if (waiting().isSleeping() || waiting().isQueued()) {
-				endStopped(interrupt);
-			}
-			else if (this.inFlight) {
-				this.pending = interrupt ? Cancellations.Pending.INTERRUPTED : Cancellations.Pending.CANCELLED;
-			}
-		}
-
-		/**
-		 * End a wait stopped with no attempt in flight, counting it as the engine's
-		 * drivers report it: interrupted, or cancelled while asleep.
-		 */
-		private void endStopped(boolean interrupted) {
-			if (interrupted) {
-				LockSimulation.this.cancellations.interrupted();
-			}
-			else {
-				LockSimulation.this.cancellations.cancelledAsleep();
-			}
-			endWithoutTheLock(true);
-		}
-
-		/**
-		 * Stop a fair wait as the engine's drivers do ({@link FairWaiter#stop}). A wait
-		 * that ended, or a cancel with an attempt in flight (which the reply ends), waits
-		 * no more in the queue's order.
-		 */
-		private void stopFair(FairWaiter waiter, boolean interrupt) {
-			if (!waiter.running()) {
-				return;
-			}
-			boolean atOnce = waiter.stop(interrupt);
-			if (atOnce && interrupt) {
-				LockSimulation.this.cancellations.interrupted();
-			}
-			else if (atOnce) {
-				LockSimulation.this.cancellations.cancelledAsleep();
-			}
-			else if (!interrupt) {
-				LockSimulation.this.cancellations.cancelledInFlight(false);
-			}
-			if (!waiter.running()) {
-				LockSimulation.this.fairOrder.ended(this.name);
-			}
-		}
-
-		/**
-		 * End an acquisition cancelled while its attempt was in flight, with the reply: a
-		 * grant it brings, in time or too late, is released, and the release's reply read
-		 * before the client goes on.
-		 */
-		private void abandon(Waiting.Next next, long ranNanos) {
-			Grant grant = (next instanceof Waiting.Hold held) ? held.grant() : (next instanceof Waiting.Send send)
-					? send.late() : (next instanceof Waiting.GiveUp giveUp) ? giveUp.release() : null;
-			LockSimulation.this.cancellations.cancelledInFlight(grant != null);
-			if (grant == null || LockSimulation.this.clientBug == ClientBug.CANCEL_KEEPS_GRANT) {
-				endWithoutTheLock(true);
-				return;
-			}
-			if (next instanceof Waiting.Hold) {
-				checkKept(this.name, grant.token(), ranNanos);
-			}
-			ScriptCall release = grant.spec()
-				.kind()
-				.release(grant.spec(), this.owner, grant.token(), grant.hold(), true, 0);
-			send(release, "release of a cancelled grant", (released) -> endWithoutTheLock(true),
-					() -> endWithoutTheLock(true));
-		}
-
-		/**
 		 * Return whether the message was taken as a grant, as the planted bug
-		 * {@link ClientBug#MESSAGE_AS_GRANT} takes it.
+		 * {@link ClientBug#MESSAGE_AS_GRANT} takes it: the reservation for the request
+		 * its acquisition filed.
 		 */
 		boolean takenAsGrant(ReleaseMessage parsed) {
-			Acquisition waiting = this.acquisition;
+			SingleAcquisition waiting = (this.run instanceof SingleAcquisition single) ? single : null;
 			HandOffRequest filed = (waiting != null) ? waiting.request() : null;
 			if (LockSimulation.this.clientBug == ClientBug.MESSAGE_AS_GRANT && waiting != null && filed != null
 					&& parsed instanceof ReleaseMessage.Reserved reserved
@@ -2137,31 +2084,21 @@ final class LockSimulation {
 				// The planted bug: no attempt, the message is taken as the grant.
 				Object token = LockSimulation.this.redis.inspect("HGET", this.spec.lockKey(), "token");
 				long next = (token != null) ? Long.parseLong(token.toString()) + 1 : 1;
-				Acquisition acquisition = waiting;
-				long now = LockSimulation.this.clock.nanos();
-				hold(new Grant(acquisition.spec(), this.owner, next, acquisition.hold(), now, true, Duration.ZERO, 1),
-						now);
+				takeOver(waiting, waiting.hold(), next);
 				return true;
 			}
 			return false;
 		}
 
 		/**
-		 * Act on what the line heard, as its head.
+		 * A planted bug's grant, which no script gave: the acquisition is dropped, and
+		 * the client counts on the hold it asked for, with the given token.
 		 */
-		void heardAsHead() {
-			Waiting current = this.waiting;
-			if (this.acquisition != null && current != null) {
-				act(current.signalled());
-			}
-		}
-
-		private Waiting waiting() {
-			Waiting current = this.waiting;
-			if (current == null) {
-				throw new IllegalStateException(this.name + " is not acquiring");
-			}
-			return current;
+		private void takeOver(AcquisitionRun<Grant> waiting, String hold, long token) {
+			this.run = null;
+			waiting.cancel();
+			long now = LockSimulation.this.clock.nanos();
+			hold(new Grant(this.acquiring, this.owner, token, hold, now, true, Duration.ZERO, 1), now);
 		}
 
 		/**
@@ -2205,36 +2142,18 @@ final class LockSimulation {
 		}
 
 		/**
-		 * End the acquisition without the lock (it gave up, or was stopped): withdraw its
-		 * request and drop its writer intent, as the engine's drivers do.
+		 * End the acquisition without the lock (it gave up, failed, or was stopped): the
+		 * driver withdrew its request and dropped its writer intent; the thread goes on
+		 * once the releases the driver sent of grants nobody uses have replied, as the
+		 * blocking driver releases a late grant before it throws. (Not waiting let a
+		 * reader's next acquisition find its own late hold, and fail as an upgrade.)
 		 */
 		private void endWithoutTheLock(boolean stopped) {
-			if (this.fair != null) {
-				// The fair wait left the queue as it ended.
-				this.fair = null;
-				this.acquisition = null;
-				next();
+			this.busy = false;
+			this.acquiringHold = null;
+			if (this.releasesInFlight > 0) {
+				this.afterReleases = this::next;
 				return;
-			}
-			Waiting ending = waiting();
-			this.acquisition = null;
-			Acquisition.Ending ended = ending.end(false);
-			leaveLine();
-			HandOffRequest withdraw = ended.withdraw();
-			if (stopped && LockSimulation.this.clientBug == ClientBug.CANCEL_SKIPS_WITHDRAWAL) {
-				withdraw = null;
-			}
-			if (withdraw != null
-					&& !sendAndForget(this.name + " withdraws", ExclusiveKind.withdraw(this.spec, withdraw, true))) {
-				// The request stays in the line until its claim and the line's lifetime
-				// pass: the engine ignores a failed withdrawal.
-				LockSimulation.this.lostReplies.requestLeft(withdraw.member());
-			}
-			if (ended.dropIntent()) {
-				// As the engine's drivers: readers need not wait for a writer that
-				// no longer waits.
-				LockSimulation.this.intentsDropped++;
-				sendAndForget(this.name + " drops its writer intent", ExclusiveKind.dropIntent(this.spec, this.owner));
 			}
 			next();
 		}
@@ -2246,16 +2165,8 @@ final class LockSimulation {
 			checkKept(this.name, grant.token(), ranNanos);
 			LockSimulation.this.grants.add(new Granted(this.name, this.owner, !this.reader && !this.permit,
 					LockSimulation.this.grantedTokens.add(grant.token()), ranNanos));
-			if (this.fair != null) {
-				this.fair = null;
-				this.acquisition = null;
-			}
-			else {
-				Waiting won = waiting();
-				this.acquisition = null;
-				won.end(true);
-				leaveLine();
-			}
+			this.busy = false;
+			this.acquiringHold = null;
 			waited(" waited");
 			Held held = new Held(grant, LockSimulation.this.clock.nanos());
 			this.holds.clear();
@@ -2714,144 +2625,23 @@ final class LockSimulation {
 
 		/**
 		 * The planted bug {@link ClientBug#LOCAL_HAND_OFF}: the released lock goes to the
-		 * head of this JVM's line, asleep, with the next token, and no script of its own.
+		 * longest waiter of this JVM's line with no attempt in flight, with the next
+		 * token, and no script of its own.
 		 */
 		private void handOffLocally(Grant released) {
-			Client next = (Client) this.localLine.head();
-			if (next == null) {
-				return;
+			Client next = null;
+			for (Client other : LockSimulation.this.clients.values()) {
+				if (other != this && other.run != null && other.lineKey.equals(this.lineKey)
+						&& other.attemptsInFlight == 0 && (next == null || other.startedNanos < next.startedNanos)) {
+					next = other;
+				}
 			}
-			Waiting waiting = next.waiting;
-			if (next == this || next.acquisition == null || waiting == null || !waiting.isSleeping()) {
+			if (next == null) {
 				return;
 			}
 			LockSimulation.this.trace.add("           " + next.name + " takes token " + released.token() + " over from "
 					+ this.name + "'s release (the planted local hand-off)");
-			Acquisition acquisition = next.acquisition;
-			long now = LockSimulation.this.clock.nanos();
-			next.hold(new Grant(acquisition.spec(), next.owner, released.token() + 1, acquisition.hold(), now, true,
-					Duration.ZERO, 1), now);
-		}
-
-		private Acquisition current() {
-			Acquisition current = this.acquisition;
-			if (current == null) {
-				throw new IllegalStateException(this.name + " is not acquiring");
-			}
-			return current;
-		}
-
-	}
-
-	/**
-	 * What a client does for its {@link FairWaiter}: send its scripts with the run's
-	 * faults, set its timers, and hold or end as the other clients do. Every run of an
-	 * attempt in Redis is checked: a grant against locks kept for a minimum hold, and, in
-	 * runs where the order is promised, against the order of the queue
-	 * ({@link FairOrder}).
-	 */
-	private final class FairIo implements FairWaiter.Io {
-
-		private final Client client;
-
-		FairIo(Client client) {
-			this.client = client;
-		}
-
-		@Override
-		public void acquire(ScriptCall call, java.util.function.Consumer<Object> ran,
-				java.util.function.BiConsumer<Object, Long> replied) {
-			FairWaiter waiter = this.client.fair;
-			this.client.sendAttempt(call, (reply) -> {
-				ranInRedis(waiter, (List<?>) reply);
-				ran.accept(reply);
-			}, replied, () -> {
-				LockSimulation.this.lostReplies.failed(LostReplies.Failure.ACQUISITION);
-				this.client.registry.replyLost();
-				if (waiter != null) {
-					waiter.failed();
-				}
-			});
-		}
-
-		private void ranInRedis(@Nullable FairWaiter waiter, List<?> reply) {
-			long now = LockSimulation.this.clock.nanos();
-			long status = (Long) reply.get(0);
-			if (status == 1) {
-				checkKept(this.client.name, (Long) reply.get(1), now);
-				if (waiter != null && !waiter.granted()) {
-					String broken = LockSimulation.this.fairOrder.granted(this.client.name, now, (other) -> {
-						FairWaiter waits = LockSimulation.this.clients.values()
-							.stream()
-							.filter((each) -> each.name.equals(other))
-							.findFirst()
-							.map((each) -> each.fair)
-							.orElse(null);
-						return waits != null && waits.running();
-					});
-					// A fault may lose the queue's order (a waiter's place): the order is
-					// checked until the first.
-					if (broken != null && checksFairOrder() && now - LockSimulation.this.redisFaults.firstNanos() < 0) {
-						LockSimulation.this.checker.violated(broken);
-					}
-				}
-			}
-			else if (status == 0 && reply.size() > 3 && (Long) reply.get(3) >= 0) {
-				LockSimulation.this.fairOrder.queued(this.client.name, now);
-			}
-		}
-
-		@Override
-		public void timer(long nanos, Runnable wake) {
-			at(nanos, this.client.name + " wakes (timer)", wake);
-		}
-
-		@Override
-		public void send(ScriptCall call, String what, Runnable then) {
-			// The drivers ignore a failed leave: the waiter's place lapses with its
-			// heartbeat.
-			boolean[] ran = { false };
-			this.client.send(call, what, () -> ran[0] = true, (reply) -> then.run(), () -> {
-				if (!ran[0]) {
-					LockSimulation.this.lostReplies.queueLeft();
-				}
-				then.run();
-			});
-		}
-
-		@Override
-		public void release(Grant grant, Runnable then) {
-			ScriptCall release = grant.spec()
-				.kind()
-				.release(grant.spec(), this.client.owner, grant.token(), grant.hold(), true, 0);
-			this.client.send(release, "release of an unused grant", (released) -> then.run(), then);
-		}
-
-		@Override
-		public void held(Grant grant, long ranNanos) {
-			LockSimulation.this.fairOrder.ended(this.client.name);
-			this.client.hold(grant, ranNanos);
-		}
-
-		@Override
-		public void refused(RuntimeException error) {
-			this.client.refused(error);
-		}
-
-		@Override
-		public boolean failedAfterFault(RuntimeException error) {
-			return selfDeadlockAfterFault(this.client, error);
-		}
-
-		@Override
-		public void ended(boolean stopped) {
-			LockSimulation.this.fairOrder.ended(this.client.name);
-			if (stopped) {
-				this.client.endWithoutTheLock(true);
-			}
-			else {
-				this.client.giveUp();
-			}
+			next.takeOver(next.run, next.acquiringHold, released.token() + 1);
 		}
 
 	}

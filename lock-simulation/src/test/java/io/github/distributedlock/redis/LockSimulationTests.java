@@ -45,16 +45,15 @@ class LockSimulationTests {
 		long scripts = 0;
 		long kept = 0;
 		long[] leases = new long[4];
-		long[] stops = new long[4];
+		long[] stops = new long[3];
 		int[] jvmRuns = new int[JvmLayout.values().length];
-		long[] turns = new long[2];
 		int fairRuns = 0;
 		long fairHolds = 0;
 		int multiRuns = 0;
 		long multiRunHolds = 0;
 		long[] multiHolds = new long[2];
 		long[] multiGaveUp = new long[2];
-		long[] multiStops = new long[4];
+		long[] multiStops = new long[3];
 		long multiReadHolds = 0;
 		int multiReaderRuns = 0;
 		long[] multiLife = new long[MultiLockRun.Counted.values().length];
@@ -135,10 +134,10 @@ class LockSimulationTests {
 			sharedKept[0] += simulation.sharedKeptReleases()[0];
 			sharedKept[1] += simulation.sharedKeptReleases()[1];
 			jvmRuns[simulation.layout().ordinal()]++;
-			turns[0] += simulation.turns()[0];
-			turns[1] += simulation.turns()[1];
 			for (int i = 0; i < leases.length; i++) {
 				leases[i] += simulation.confirmedLeases()[i];
+			}
+			for (int i = 0; i < stops.length; i++) {
 				stops[i] += simulation.cancellations()[i];
 			}
 		}
@@ -148,26 +147,25 @@ class LockSimulationTests {
 				+ "in %d seeds with keyspace waiters; %d "
 				+ "renewals, %d extensions, %d re-entries granted, %d joined "
 				+ "a shared custom owner's hold, %d releases kept a minimum hold (%d readers', %d "
-				+ "permits'); %d waits cancelled asleep, %d cancelled "
-				+ "in flight, %d of them granted and released, %d interrupted; %d seeds ran two clients to a JVM, "
-				+ "%d three and one, %d all four in one, %d two and two alone, where %d acquisitions waited for their turn in the local line, %d of them until their wait ran "
-				+ "out; %d seeds took multi-locks beside single locks: %d holds (%d read holds in %d seeds with a "
+				+ "permits'); %d waits cancelled at once, %d cancelled "
+				+ "in flight, %d of them granted and released; %d seeds ran two clients to a JVM, "
+				+ "%d three and one, %d all four in one, %d two and two alone; %d seeds took multi-locks beside single locks: %d holds (%d read holds in %d seeds with a "
 				+ "reader), %d multi-locks held, %d multi-lock "
 				+ "grants came too late, %d multi-lock and %d single-lock waits gave up, %d multi-lock waits cancelled "
-				+ "asleep, %d in flight, %d of them granted and released, %d interrupted; %d renewals, %d "
+				+ "at once, %d in flight, %d of them granted and released; %d renewals, %d "
 				+ "extensions of their holds, %d multi-lock holds re-entered as a single lock, %d single holds "
 				+ "re-entered by a multi-lock, %d holds joined a shared custom owner's (%d seeds with shared "
 				+ "owners), %d releases kept a minimum hold), %d events, %d lock "
 				+ "operations (scripts run), %.1f CPU s, %.0f holds, %.0f lock operations and %.0f events per CPU s%n",
 				seeds().length, holds, readHolds, readerRuns, intentsDropped, permitHolds, permitRuns, fairHolds,
 				fairRuns, keyspaceHolds, keyspaceRuns, leases[0], leases[1], leases[2], leases[3], kept, sharedKept[0],
-				sharedKept[1], stops[0], stops[1], stops[2], stops[3], jvmRuns[JvmLayout.TWO_EACH.ordinal()],
+				sharedKept[1], stops[0], stops[1], stops[2], jvmRuns[JvmLayout.TWO_EACH.ordinal()],
 				jvmRuns[JvmLayout.THREE_AND_ONE.ordinal()], jvmRuns[JvmLayout.ALL_IN_ONE.ordinal()],
-				jvmRuns[JvmLayout.TWO_AND_TWO_ALONE.ordinal()], turns[0], turns[1], multiRuns, multiRunHolds,
-				multiReadHolds, multiReaderRuns, multiHolds[0], multiHolds[1], multiGaveUp[0], multiGaveUp[1],
-				multiStops[0], multiStops[1], multiStops[2], multiStops[3], multiLife[0], multiLife[1], multiLife[2],
-				multiLife[3], multiLife[4], multiSharedRuns, multiLife[5], steps, scripts, cpuSeconds,
-				holds / cpuSeconds, scripts / cpuSeconds, steps / cpuSeconds);
+				jvmRuns[JvmLayout.TWO_AND_TWO_ALONE.ordinal()], multiRuns, multiRunHolds, multiReadHolds,
+				multiReaderRuns, multiHolds[0], multiHolds[1], multiGaveUp[0], multiGaveUp[1], multiStops[0],
+				multiStops[1], multiStops[2], multiLife[0], multiLife[1], multiLife[2], multiLife[3], multiLife[4],
+				multiSharedRuns, multiLife[5], steps, scripts, cpuSeconds, holds / cpuSeconds, scripts / cpuSeconds,
+				steps / cpuSeconds);
 		System.out.printf("lost replies: %d commands ran and %d never reached Redis; the clients saw %d acquisitions, "
 				+ "%d releases, %d renewals (%d holds lost so), %d extensions and %d re-entries fail, and %d acquisitions refused as "
 				+ "self-deadlocks%n", lost[0], lost[1], lost[2], lost[3], lost[4], lost[5], lost[6], lost[7], lost[8]);
@@ -200,10 +198,10 @@ class LockSimulationTests {
 	 * longer than one message and one round trip while a permit is free
 	 * ({@link LockSimulation#calmFreePermitBoundNanos}).
 	 * <p>
-	 * Cancels and interrupts ({@link Fault#CANCEL}) stay on: they are the callers' acts,
-	 * not faults of Redis or the network, and a waiter that stops must not hold up the
-	 * others. A stopped acquisition is not measured (it ends without the lock, and gives
-	 * nothing up); every other acquisition is held to the same bound.
+	 * Cancels ({@link Fault#CANCEL}) stay on: they are the callers' acts, not faults of
+	 * Redis or the network, and a waiter that stops must not hold up the others. A
+	 * stopped acquisition is not measured (it ends without the lock, and gives nothing
+	 * up); every other acquisition is held to the same bound.
 	 * <p>
 	 * Minimum holds stay on too, writers', readers' and permits' ({@link Fault#KEEP},
 	 * {@link Fault#READ_KEEP}, {@link Fault#PERMIT_KEEP}): a wait is measured less the
@@ -251,7 +249,7 @@ class LockSimulationTests {
 		long longestBesideAFreePermit = 0;
 		long kept = 0;
 		long gaveUpBehindKept = 0;
-		long[] stops = new long[4];
+		long[] stops = new long[3];
 		int pollRuns = 0;
 		int fairRuns = 0;
 		int fairPastBound = 0;
@@ -382,8 +380,8 @@ class LockSimulationTests {
 		}
 		long pollBound = LockSimulation.calmWaitBoundNanos(CLIENTS, POLL_NANOS);
 		System.out.printf("simulation without faults: %d seeds, %d releases kept a minimum hold, %d waits ran out "
-				+ "behind kept locks, %d waits cancelled asleep, %d in flight (%d granted and released), %d "
-				+ "interrupted; longest wait besides kept locks %.1f ms (bound %.1f ms); for a permit %.1f ms, "
+				+ "behind kept locks, %d waits cancelled at once, %d in flight (%d granted and released); "
+				+ "longest wait besides kept locks %.1f ms (bound %.1f ms); for a permit %.1f ms, "
 				+ "beside a free permit %.1f ms (bound %.1f ms); %d seeds poll, their longest wait %.1f ms (%d "
 				+ "past the listeners' bound + one poll interval, %.1f ms; %d past a poll interval for each waiter "
 				+ "ahead, %.1f ms); %d seeds of the fair lock, %d grants checked for the queue's order, their longest "
@@ -391,7 +389,7 @@ class LockSimulationTests {
 				+ "custom owners (%d seeds with shared custom owners past the bound); %d seeds took multi-locks, "
 				+ "their longest wait %.1f ms, a single lock's beside them %.1f ms; %d seeds with keyspace waiters "
 				+ "held to the bound (fair ones without minimum holds), their longest wait %.1f ms%n", seeds().length,
-				kept, gaveUpBehindKept, stops[0], stops[1], stops[2], stops[3], longest / 1e6, oneEachBound / 1e6,
+				kept, gaveUpBehindKept, stops[0], stops[1], stops[2], longest / 1e6, oneEachBound / 1e6,
 				longestForAPermit / 1e6, longestBesideAFreePermit / 1e6, permitBound / 1e6, pollRuns,
 				longestPolling / 1e6, pastOnePoll, (oneEachBound + POLL_NANOS) / 1e6, pastEachPoll, pollBound / 1e6,
 				fairRuns, fairGrantsChecked, longestFair / 1e6, fairPastBound, fairSeedPastBound,

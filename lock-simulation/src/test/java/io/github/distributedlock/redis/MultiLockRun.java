@@ -1,6 +1,5 @@
 package io.github.distributedlock.redis;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -18,16 +17,10 @@ import io.github.distributedlock.LockMode;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.redis.LockSimulation.Fault;
 import io.github.distributedlock.redis.blocking.MultiLocking;
-import io.github.distributedlock.redis.blocking.MultiWaitLoop;
-import io.github.distributedlock.redis.core.Acquisition;
 import io.github.distributedlock.redis.core.HandOffRequest;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockSpec;
-import io.github.distributedlock.redis.core.MultiAcquisition;
-import io.github.distributedlock.redis.core.ReleaseMessage;
 import io.github.distributedlock.redis.core.SimulatedIds;
-import io.github.distributedlock.redis.core.WaitLine;
-import io.github.distributedlock.redis.core.Waiting;
 import io.github.distributedlock.redis.script.ScriptCall;
 import io.github.distributedlock.redis.server.LockRequestResolver;
 import io.github.distributedlock.redis.server.RedisServerFeatures;
@@ -39,23 +32,22 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One run of multi-locks ({@code acquireAll}) beside single locks of the same names, on a
- * virtual clock: some clients take two or three of three exclusive locks at once, each
- * through the engine's own {@link MultiAcquisition} and {@code acquire-all.lua}, driven
- * as {@link MultiWaitLoop} drives it ({@link MultiClient}); the others take one of those
- * locks at a time through the engine's own {@link Acquisition} and {@link Waiting}, as
- * the single-lock clients of {@link LockSimulation} do; in half of the runs (drawn from a
- * PRNG of its own) the last of those takes the read lock of its name instead. Each name's
- * holds are checked by a {@link HoldChecker} of its own, and after every event each hold
- * a client counts on must be in Redis until its deadline: a writer's lock its owner's,
- * with no live reader; a reader's owner among the readers, with its hold, and no writer.
+ * virtual clock: some clients take two or three of three exclusive locks at once with the
+ * engine's own driver ({@code AllLocksAcquisition}, {@link MultiClient}); the others take
+ * one of those locks at a time with its {@code SingleAcquisition}, as the single-lock
+ * clients of {@link LockSimulation} do ({@link SingleLockClient}), each client over a
+ * {@link SimulatedPort} of its own; in half of the runs (drawn from a PRNG of its own)
+ * the last of those takes the read lock of its name instead. Each name's holds are
+ * checked by a {@link HoldChecker} of its own, and after every event each hold a client
+ * counts on must be in Redis until its deadline: a writer's lock its owner's, with no
+ * live reader; a reader's owner among the readers, with its hold, and no writer.
  * <p>
  * {@link LockSimulation} runs it instead of its own clients in a quarter of the seeds,
  * drawn from a PRNG of its own ({@link #draws}), so that the other seeds run exactly as
  * they did. Faults: Redis stalls, release messages dropped, duplicated or late, scripts
  * run twice with only the second reply delivered, clients paused before they read a reply
- * or while they work; and, for a quarter of the multi-locks' waits, a reactive cancel or
- * a blocking interrupt ({@link Fault#CANCEL}), each as the engine's multi-lock drivers
- * take it.
+ * or while they work; and, for a quarter of the multi-locks' waits, a cancel
+ * ({@link Fault#CANCEL}).
  * <p>
  * What a holder does with its hold is drawn from a PRNG of its own ({@link HoldWork}), so
  * that a run that draws none of it is the run it was: a multi-lock's holds renewed as the
@@ -127,6 +119,72 @@ final class MultiLockRun {
 
 	private final List<MultiClient> multiClients = new ArrayList<>();
 
+	private final SimulatedPort.World world = new SimulatedPort.World() {
+
+		@Override
+		public long nanos() {
+			return MultiLockRun.this.clock.nanos();
+		}
+
+		@Override
+		public void at(long delayNanos, String what, Runnable action) {
+			MultiLockRun.this.at(delayNanos, what, action);
+		}
+
+		@Override
+		public void redisAt(long delayNanos, String what, Runnable action) {
+			MultiLockRun.this.redisAt(delayNanos, what, action);
+		}
+
+		@Override
+		public long network() {
+			return MultiLockRun.this.network();
+		}
+
+		@Override
+		public long replyDelay() {
+			return MultiLockRun.this.replyDelay();
+		}
+
+		@Override
+		public long resend() {
+			boolean twice = MultiLockRun.this.random.nextInt(10) == 0
+					&& MultiLockRun.this.faults.contains(Fault.RESEND);
+			return twice ? network() + MultiLockRun.this.random.between(0, 3 * MS) : -1;
+		}
+
+		@Override
+		public LostReplies.@Nullable Cut cut() {
+			return null;
+		}
+
+		@Override
+		public Object eval(ScriptCall call) {
+			return MultiLockRun.this.eval(call);
+		}
+
+		@Override
+		public void note(String what) {
+			MultiLockRun.this.trace.add(what);
+		}
+
+		@Override
+		public PubSub pubSub() {
+			return MultiLockRun.this.redis.pubSub();
+		}
+
+		@Override
+		public void route(PubSub.Subscriber subscriber, @Nullable Consumer<String> heard) {
+			if (heard != null) {
+				MultiLockRun.this.listeners.put(subscriber.id(), heard);
+			}
+			else {
+				MultiLockRun.this.listeners.remove(subscriber.id());
+			}
+		}
+
+	};
+
 	private final List<SingleLockClient> singleClients = new ArrayList<>();
 
 	private long sequence;
@@ -151,7 +209,7 @@ final class MultiLockRun {
 
 	private String longestSingleWait = "no single lock waited";
 
-	// The cancels and interrupts of the multi-locks' waits, drawn from a PRNG of their
+	// The cancels of the multi-locks' waits, drawn from a PRNG of their
 	// own.
 	private final Cancellations cancellations;
 
@@ -311,32 +369,10 @@ final class MultiLockRun {
 	}
 
 	/**
-	 * Subscribe a client's wait line to one lock's channel: what it hears goes to
-	 * {@code listener}, as a message to the engine's subscription.
-	 */
-	PubSub.Subscriber subscribe(String name, LockSpec spec, Consumer<String> listener) {
-		PubSub.Subscriber subscriber = this.redis.pubSub().subscribe(name, spec.releaseChannel());
-		this.listeners.put(subscriber.id(), listener);
-		return subscriber;
-	}
-
-	/**
 	 * Return the lock of a key: its write lock, or its read lock.
 	 */
 	LockSpec spec(String key, boolean read) {
 		return (read ? this.readSpecs : this.specs).get(key);
-	}
-
-	/**
-	 * Hear a message as the engine's wait queue does: note it in the line, and count a
-	 * signal if it concerns the waiters.
-	 */
-	static void hear(WaitLine line, String message, long nowNanos) {
-		ReleaseMessage parsed = ReleaseMessage.parse(message.getBytes(StandardCharsets.UTF_8));
-		WaitLine.Heard heard = line.hear(parsed, nowNanos);
-		if (heard != WaitLine.Heard.NOTHING) {
-			line.signal(heard == WaitLine.Heard.TRY);
-		}
 	}
 
 	List<String> keys() {
@@ -449,6 +485,14 @@ final class MultiLockRun {
 		else {
 			this.multiHolds++;
 		}
+	}
+
+	/**
+	 * Return what the clients' ports need of the run: its clock and events, its draws (no
+	 * lost replies: those are {@link LockSimulation}'s), and its model of Redis.
+	 */
+	SimulatedPort.World world() {
+		return this.world;
 	}
 
 	Cancellations cancellations() {
@@ -573,9 +617,8 @@ final class MultiLockRun {
 	}
 
 	/**
-	 * Return how many multi-lock waits a cancel ended asleep, a cancel ended with the
-	 * reply of an attempt in flight, whose grant was then released, and an interrupt
-	 * ended, in that order.
+	 * Return how many multi-lock waits a cancel ended at once, how many it ended with the
+	 * reply of an attempt in flight, and how many of those had a grant released.
 	 */
 	int[] cancelled() {
 		return this.cancellations.counts();

@@ -1,48 +1,48 @@
 package io.github.distributedlock.redis;
 
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
-import io.github.distributedlock.redis.core.AcquireResult;
-import io.github.distributedlock.redis.core.Acquisition;
+import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.redis.core.Grant;
-import io.github.distributedlock.redis.core.HandOffRequest;
-import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.LockSpec;
-import io.github.distributedlock.redis.core.WaitLine;
-import io.github.distributedlock.redis.core.Waiting;
-import io.github.distributedlock.redis.script.ExclusiveKind;
-import io.github.distributedlock.redis.script.LockKind;
+import io.github.distributedlock.redis.driver.Completion;
+import io.github.distributedlock.redis.driver.DriverCommands;
+import io.github.distributedlock.redis.driver.LocalLines;
+import io.github.distributedlock.redis.driver.SingleAcquisition;
 import io.github.distributedlock.redis.script.ScriptCall;
-import io.github.distributedlock.redis.script.ScriptReplies;
-
 import org.jspecify.annotations.Nullable;
 
 /**
- * A client that takes one of the locks at a time, through the engine's own
- * {@link Acquisition} and {@link Waiting}, as {@link LockSimulation}'s clients do: each
- * lock has a local line of its own in the client's JVM.
+ * A client that takes one of the locks at a time, with the engine's own driver
+ * ({@link SingleAcquisition}) over a {@link SimulatedPort} of its own, as
+ * {@link LockSimulation}'s clients do: each lock has a local line of its own in the
+ * client's JVM.
  */
-final class SingleLockClient implements LocalLine.Waiter {
+final class SingleLockClient implements SimulatedPort.Calls {
 
 	private final String name;
 
 	private final String owner;
 
-	private final Map<String, LocalLine> lines = new HashMap<>();
-
 	private final MultiLockRun run;
+
+	private final SimulatedPort port;
+
+	private final DriverCommands commands;
+
+	private final LocalLines lines;
 
 	private int left;
 
-	private @Nullable Acquisition acquisition;
-
-	private @Nullable Waiting waiting;
-
-	private @Nullable LocalLine line;
+	private @Nullable SingleAcquisition acquiring;
 
 	private long startedNanos;
+
+	// Releases of late grants the driver sent whose replies did not come yet: the
+	// thread goes on once they came.
+	private int releasesInFlight;
+
+	private @Nullable Runnable afterReleases;
 
 	// Whether it takes the read lock of the name.
 	private final boolean reader;
@@ -57,11 +57,9 @@ final class SingleLockClient implements LocalLine.Waiter {
 		this.left = acquisitions;
 		this.reader = reader;
 		this.work = new HoldWork(run, name, owner);
-	}
-
-	@Override
-	public String name() {
-		return this.name;
+		this.port = new SimulatedPort(name, run.world(), this);
+		this.commands = new DriverCommands(this.port, Long.parseLong(MultiLockRun.FENCE_IDLE_MS), true);
+		this.lines = new LocalLines(new SimulatedPort(name, run.world()), LockSimulation.LINGER_NANOS);
 	}
 
 	boolean reader() {
@@ -69,7 +67,7 @@ final class SingleLockClient implements LocalLine.Waiter {
 	}
 
 	boolean done() {
-		return this.left <= 0 && this.acquisition == null;
+		return this.left <= 0 && this.acquiring == null;
 	}
 
 	void start() {
@@ -79,125 +77,35 @@ final class SingleLockClient implements LocalLine.Waiter {
 		String key = this.run.keys().get(this.run.random().nextInt(this.run.keys().size()));
 		LockSpec spec = this.run.spec(key, this.reader);
 		this.run.note(this.name + " takes " + key);
-		LocalLine line = this.lines.computeIfAbsent(key,
-				(k) -> new LocalLine(this.name + "/" + k, new WaitLine(false, this.reader),
-						this.run.subscribe(this.name + "/" + k, spec, (message) -> heard(k, message)), true));
-		this.line = line;
-		// A custom owner always counts as holding the lock (no take-over), as in the
-		// engine.
-		Acquisition acquisition = new Acquisition(spec, this.owner, LockOwners.isCustom(this.owner), this.run::nanos);
-		this.acquisition = acquisition;
-		this.waiting = new Waiting(acquisition, true);
+		SingleAcquisition[] started = new SingleAcquisition[1];
+		SingleAcquisition acquiring = new SingleAcquisition(spec, this.owner, true, this.commands, this.lines,
+				Completion.of((grant) -> granted(started[0], grant), (error) -> failed(started[0], error)));
+		started[0] = acquiring;
+		this.acquiring = acquiring;
 		this.startedNanos = this.run.nanos();
-		act(this.waiting.begin(line.hot(this.startedNanos)));
+		acquiring.start();
 	}
 
-	private void heard(String key, String message) {
-		LocalLine line = this.lines.get(key);
-		MultiLockRun.hear(line.line(), message, this.run.nanos());
-		Waiting current = this.waiting;
-		if (line.head() == this && current != null) {
-			act(current.signalled());
+	private void granted(SingleAcquisition acquiring, Grant grant) {
+		if (this.acquiring != acquiring) {
+			throw new IllegalStateException(this.name + " is granted by an acquisition that ended");
 		}
-	}
-
-	private void act(Waiting.Next next) {
-		Acquisition acquisition = current();
-		Waiting waiting = this.waiting;
-		LocalLine line = this.line;
-		if (waiting == null || line == null) {
-			throw new IllegalStateException(this.name + " is not acquiring");
-		}
-		if (next instanceof Waiting.Send send) {
-			attempt(acquisition, send.attempt());
-		}
-		else if (next == Waiting.Next.JOIN_LINE) {
-			act(waiting.joined(line.line(), line.join(this), true));
-		}
-		else if (next instanceof Waiting.Sleep sleep) {
-			this.run.at(sleep.nanos(), this.name + " wakes (timer)", () -> {
-				if (this.acquisition == acquisition) {
-					act(waiting.woken(sleep.ticket()));
-				}
-			});
-		}
-		else if (next instanceof Waiting.AwaitTurn) {
-			throw new IllegalStateException(this.name + " waits for its turn in a line of its own");
-		}
-		else if (next instanceof Waiting.GiveUp giveUp && giveUp.release() != null) {
-			Grant late = giveUp.release();
-			ScriptCall release = late.spec()
-				.kind()
-				.release(late.spec(), this.owner, late.token(), late.hold(), true, 0);
-			this.run.send(this.name, release, "release of a late grant", (released) -> end(false));
-		}
-		else if (next instanceof Waiting.GiveUp) {
-			end(false);
-		}
-		else if (next instanceof Waiting.Fail failed) {
-			throw new IllegalStateException(this.name + ": " + failed.error());
-		}
-	}
-
-	private void attempt(Acquisition acquisition, Acquisition.Attempt attempt) {
-		LockSpec spec = acquisition.spec();
-		ScriptCall call = spec.kind()
-			.acquire(spec, new LockKind.Attempt(this.owner, attempt.hold(), attempt.remainingWaitMillis(),
-					attempt.mayHaveIntent(), attempt.holdsIt(), attempt.request()), MultiLockRun.FENCE_IDLE_MS);
-		this.run.send(this.name, call, "acquire " + spec.name().key(), () -> {
-		}, (reply, ranNanos) -> {
-			if (this.acquisition != acquisition) {
-				return;
-			}
-			Waiting waiting = this.waiting;
-			if (waiting == null) {
-				return;
-			}
-			AcquireResult result = ScriptReplies.acquireResult(spec, (List<?>) reply);
-			Waiting.Next next = waiting.replied(attempt, result);
-			if (next instanceof Waiting.Hold hold) {
-				hold(hold.grant(), ranNanos);
-			}
-			else {
-				act(next);
-			}
-		});
-	}
-
-	private void hold(Grant grant, long ranNanos) {
-		end(true);
-		ClientHold held = this.run.checks().held(this.name, this.owner, grant, ranNanos, null);
+		this.acquiring = null;
+		this.run.waited(this.name, false, this.startedNanos, true);
+		ClientHold held = this.run.checks().held(this.name, this.owner, grant, this.port.ranNanos(), null);
 		this.work.singleLock(new HeldLocks(this.run, this.name, this.owner, List.of(held)), this.run.work(),
 				this.reader, this::next);
 	}
 
-	/**
-	 * End the acquisition: with the lock, or without it (its request withdrawn, as the
-	 * engine's drivers do).
-	 */
-	private void end(boolean won) {
-		Waiting ending = this.waiting;
-		LocalLine line = this.line;
-		if (ending == null || line == null) {
-			throw new IllegalStateException(this.name + " is not acquiring");
+	private void failed(SingleAcquisition acquiring, Throwable error) {
+		if (this.acquiring != acquiring || !(error instanceof LockTimeoutException)) {
+			throw new IllegalStateException(this.name + ": " + error, error);
 		}
-		LockSpec spec = current().spec();
-		this.acquisition = null;
-		this.waiting = null;
-		Acquisition.Ending ended = ending.end(won);
-		this.run.waited(this.name, false, this.startedNanos, won);
-		line.leave(this, this.run.nanos());
-		if (won) {
+		this.acquiring = null;
+		this.run.waited(this.name, false, this.startedNanos, false);
+		if (this.releasesInFlight > 0) {
+			this.afterReleases = this::next;
 			return;
-		}
-		HandOffRequest withdraw = ended.withdraw();
-		if (withdraw != null) {
-			ScriptCall call = ExclusiveKind.withdraw(spec, withdraw, true);
-			this.run.redisAt(this.run.network(), this.name + " withdraws", () -> this.run.eval(call));
-		}
-		if (ended.dropIntent()) {
-			ScriptCall call = ExclusiveKind.dropIntent(spec, this.owner);
-			this.run.redisAt(this.run.network(), this.name + " drops its writer intent", () -> this.run.eval(call));
 		}
 		next();
 	}
@@ -206,12 +114,21 @@ final class SingleLockClient implements LocalLine.Waiter {
 		this.run.at(this.run.random().between(0, 20 * LockSimulation.MS), this.name + " next", this::start);
 	}
 
-	private Acquisition current() {
-		Acquisition current = this.acquisition;
-		if (current == null) {
-			throw new IllegalStateException(this.name + " is not acquiring");
+	@Override
+	public boolean sending(String operation, ScriptCall call) {
+		if (operation.equals("release")) {
+			this.releasesInFlight++;
 		}
-		return current;
+		return true;
+	}
+
+	@Override
+	public void ended(String operation, @Nullable Object reply, long ranNanos) {
+		if (operation.equals("release") && --this.releasesInFlight == 0 && this.afterReleases != null) {
+			Runnable then = this.afterReleases;
+			this.afterReleases = null;
+			this.run.at(0, this.name + " goes on", then);
+		}
 	}
 
 }

@@ -61,6 +61,13 @@ public final class FairAcquisition extends AcquisitionRun<Grant> {
 		this.turn = new FairTurn(spec, owner);
 	}
 
+	/**
+	 * Return the id of the hold this acquisition asks for.
+	 */
+	public String hold() {
+		return this.acquisition.hold();
+	}
+
 	@Override
 	void begin() {
 		attempt();

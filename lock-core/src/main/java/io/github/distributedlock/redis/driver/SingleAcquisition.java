@@ -69,6 +69,20 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 		this.waiting = new Waiting(new Acquisition(spec, owner, holdsIt, commands.port()), handOff);
 	}
 
+	/**
+	 * Return the id of the hold this acquisition asks for.
+	 */
+	public String hold() {
+		return this.waiting.acquisition().hold();
+	}
+
+	/**
+	 * Return the hand-off request this acquisition filed last, if any.
+	 */
+	public synchronized @Nullable HandOffRequest request() {
+		return this.waiting.acquisition().request();
+	}
+
 	@Override
 	void begin() {
 		LocalLine hot = this.lines.hot(this.spec);

@@ -1,0 +1,251 @@
+package io.github.distributedlock.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.function.Consumer;
+
+import io.github.distributedlock.LockAccessException;
+import io.github.distributedlock.LockName;
+import io.github.distributedlock.redis.driver.LockPort;
+import io.github.distributedlock.redis.script.ScriptCall;
+import io.github.distributedlock.simulation.PubSub;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The driver's {@link LockPort} in the simulation, so that the simulated clients run the
+ * engine's own driver: its timers are events of the run's virtual clock, its scripts run
+ * on the run's {@link io.github.distributedlock.simulation.RedisModel} after a drawn
+ * delay, with the run's faults (a lost reply failed after the command timeout, a command
+ * run twice with only the second reply delivered, a client paused before it reads a
+ * reply), and its subscriptions are the model's, their messages delivered with the run's
+ * message faults. Every callback is an event of its own, so none comes while the caller
+ * is inside the port. Single-threaded, as the run is.
+ */
+final class SimulatedPort implements LockPort {
+
+	/**
+	 * What a port needs of the run it is part of: its clock and events, its draws, and
+	 * its model of Redis.
+	 */
+	interface World {
+
+		long nanos();
+
+		void at(long delayNanos, String what, Runnable action);
+
+		/**
+		 * Schedule an action that needs Redis: a stall holds it back.
+		 */
+		void redisAt(long delayNanos, String what, Runnable action);
+
+		/**
+		 * Draw a network delay.
+		 */
+		long network();
+
+		/**
+		 * Draw how long a reply takes to be read: a network delay, or a client paused.
+		 */
+		long replyDelay();
+
+		/**
+		 * Draw whether a command runs twice, with only the second reply delivered, and if
+		 * so how long after the first run the second comes; or -1.
+		 */
+		long resend();
+
+		/**
+		 * Draw whether the command's reply is lost.
+		 */
+		LostReplies.@Nullable Cut cut();
+
+		Object eval(ScriptCall call);
+
+		void note(String what);
+
+		PubSub pubSub();
+
+		/**
+		 * Route what the subscriber hears to {@code heard} (with the run's message
+		 * faults), or nowhere once it is {@code null}.
+		 */
+		void route(PubSub.Subscriber subscriber, @Nullable Consumer<String> heard);
+
+	}
+
+	/**
+	 * Told of each script a port runs, before it is sent, and of its end.
+	 */
+	interface Calls {
+
+		/**
+		 * @return whether to send it (a planted bug may drop it)
+		 */
+		default boolean sending(String operation, ScriptCall call) {
+			return true;
+		}
+
+		/**
+		 * It ran in Redis, with this reply, whether or not the reply reaches the caller.
+		 */
+		default void ran(String operation, Object reply) {
+		}
+
+		/**
+		 * It never reached Redis, and its reply never comes.
+		 */
+		default void neverRan(String operation, ScriptCall call) {
+		}
+
+		/**
+		 * Its reply is read, before the caller hears it: {@code reply} is {@code null} if
+		 * none came, else its run in Redis ended at {@code ranNanos}.
+		 */
+		default void ended(String operation, @Nullable Object reply, long ranNanos) {
+		}
+
+		/**
+		 * The caller heard its reply, or its failure.
+		 */
+		default void read(String operation) {
+		}
+
+	}
+
+	private static final Calls NONE = new Calls() {
+	};
+
+	private final String name;
+
+	private final World world;
+
+	private final Calls calls;
+
+	// When the command whose reply is being read ran in Redis, or -1.
+	private long ranNanos = -1;
+
+	SimulatedPort(String name, World world) {
+		this(name, world, NONE);
+	}
+
+	/**
+	 * @param name who the events name: a client, or a JVM's lines
+	 */
+	SimulatedPort(String name, World world, Calls calls) {
+		this.name = name;
+		this.world = world;
+		this.calls = calls;
+	}
+
+	@Override
+	public long nanoTime() {
+		return this.world.nanos();
+	}
+
+	/**
+	 * Return when the command whose reply the caller is reading now ran in Redis: a
+	 * grant's hold began then.
+	 */
+	long ranNanos() {
+		if (this.ranNanos < 0) {
+			throw new IllegalStateException(this.name + " reads no reply now");
+		}
+		return this.ranNanos;
+	}
+
+	@Override
+	public Cancellable schedule(Runnable task, long delayNanos) {
+		boolean[] cancelled = new boolean[1];
+		this.world.at(Math.max(0, delayNanos), this.name + " wakes (timer)", () -> {
+			if (!cancelled[0]) {
+				task.run();
+			}
+		});
+		return () -> cancelled[0] = true;
+	}
+
+	@Override
+	public void run(LockName name, String operation, ScriptCall call, Reply reply) {
+		if (!this.calls.sending(operation, call)) {
+			return;
+		}
+		String what = this.name + " " + operation;
+		LostReplies.Cut cut = this.world.cut();
+		if (cut != null) {
+			if (cut.runs()) {
+				this.world.redisAt(this.world.network(), what + " runs (its reply will be lost)",
+						() -> this.calls.ran(operation, this.world.eval(call)));
+			}
+			else {
+				this.world.note("           " + what + " never reaches redis");
+				this.calls.neverRan(operation, call);
+			}
+			this.world.at(cut.timeoutNanos(), what + " timed out", () -> {
+				this.calls.ended(operation, null, -1);
+				reply.failed(
+						new LockAccessException(name, "no reply to its " + operation + " within the timeout", null));
+				this.calls.read(operation);
+			});
+			return;
+		}
+		long resend = this.world.resend();
+		this.world.redisAt(this.world.network(), what + " runs" + ((resend >= 0) ? " (re-sent later)" : ""), () -> {
+			Object first = this.world.eval(call);
+			this.calls.ran(operation, first);
+			if (resend < 0) {
+				replyLater(what, operation, first, reply);
+				return;
+			}
+			this.world.redisAt(resend, what + " re-sent", () -> {
+				Object again = this.world.eval(call);
+				this.calls.ran(operation, again);
+				replyLater(what, operation, again, reply);
+			});
+		});
+	}
+
+	private void replyLater(String what, String operation, Object result, Reply reply) {
+		long ran = this.world.nanos();
+		this.world.at(this.world.replyDelay(), what + " replied " + result, () -> {
+			this.calls.ended(operation, result, ran);
+			this.ranNanos = ran;
+			try {
+				reply.replied(result);
+			}
+			finally {
+				this.ranNanos = -1;
+			}
+			this.calls.read(operation);
+		});
+	}
+
+	@Override
+	public Cancellable listen(List<String> channels, Listener listener) {
+		PubSub pubSub = this.world.pubSub();
+		PubSub.Subscriber subscriber = pubSub.subscribe(this.name, channels.toArray(new String[0]));
+		boolean[] cancelled = new boolean[1];
+		this.world.route(subscriber, (message) -> {
+			if (!cancelled[0]) {
+				listener.message(message.getBytes(StandardCharsets.UTF_8));
+			}
+		});
+		this.world.at(this.world.network(), this.name + " subscribed", () -> {
+			if (!cancelled[0]) {
+				listener.subscribed();
+			}
+		});
+		return () -> {
+			if (!cancelled[0]) {
+				cancelled[0] = true;
+				pubSub.disconnect(subscriber);
+				this.world.route(subscriber, null);
+			}
+		};
+	}
+
+	@Override
+	public String toString() {
+		return "SimulatedPort[" + this.name + "]";
+	}
+
+}
