@@ -222,12 +222,15 @@ final class CallerRunsPort implements LockPort {
 	 * attempt in flight when it was cancelled, the release of a grant nobody wants, a
 	 * withdrawal) until no script of it waits for a reply, or until the given time; then
 	 * send anything later to the background thread.
+	 * @param stay whether to run anything here at all: not after a Redis failure, when
+	 * the rest goes to the background thread at once, so that a Redis that does not
+	 * answer costs no more commands' time on this thread
 	 * @param untilNanos when to stop waiting for replies, on {@link System#nanoTime()}
 	 */
-	void detach(long untilNanos) {
+	void detach(boolean stay, long untilNanos) {
 		boolean interrupted = Thread.interrupted();
 		try {
-			while (true) {
+			while (stay) {
 				Runnable next;
 				try {
 					next = next(untilNanos, false, this::settled);

@@ -106,8 +106,7 @@ final class CallerWait<G> implements Completion<G> {
 			// undoing of an attempt without a reply, a withdrawal) goes on in the
 			// background, so that a Redis that does not answer costs one command
 			// timeout, not one per command.
-			this.port.detach((this.error instanceof LockAccessException) ? System.nanoTime()
-					: leaveBy(start, restarts ? -1 : waitNanos));
+			this.port.detach(!(this.error instanceof LockAccessException), leaveBy(start, restarts ? -1 : waitNanos));
 		}
 		Throwable failure = this.error;
 		if (failure instanceof RuntimeException runtime) {

@@ -144,8 +144,11 @@ public final class DriverCommands {
 	}
 
 	private void undo(LockSpec spec, String owner, Acquisition.Attempt lost, long untilNanos) {
+		// As a re-entry, whatever the lost attempt was: a hold its owner took since (a
+		// later acquisition of the same thread) is joined and left as it was, never taken
+		// over as a hold left by a lost reply.
 		Acquisition.Attempt again = new Acquisition.Attempt(lost.hold(), this.port.nanoTime(), 0, lost.mayHaveIntent(),
-				lost.holdsIt(), null);
+				true, null);
 		acquire(spec, owner, again, (result) -> {
 			if (result.acquired()) {
 				releaseUnused(new Grant(spec, owner, result.token(), lost.hold(), again.sentNanos(), false,
