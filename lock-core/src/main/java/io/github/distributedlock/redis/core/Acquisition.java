@@ -292,12 +292,12 @@ public final class Acquisition {
 	 * is progress-aware), try again if a message since the last attempt calls for it, or
 	 * else sleep for at most {@link #sleepNanos()}.
 	 */
-	Step whileHead(WaitLine line) {
+	HeadStep whileHead(WaitLine line) {
 		restartOnProgress(line.lastProgressNanos());
 		if (this.deadline.remainingNanos() <= 0) {
-			return Step.GIVE_UP;
+			return HeadStep.GIVE_UP;
 		}
-		return calledToTry(line) ? Step.TRY : Step.SLEEP;
+		return calledToTry(line) ? HeadStep.TRY : HeadStep.SLEEP;
 	}
 
 	/**
@@ -366,10 +366,10 @@ public final class Acquisition {
 	 * End the acquisition: stop carrying the request, and say what to undo in Redis.
 	 * @param held whether it ends holding the lock
 	 */
-	Ending end(boolean held) {
+	WaitEnding end(boolean held) {
 		HandOffRequest dropped = this.request;
 		this.request = null;
-		return new Ending(dropped, (dropped != null && this.filed && !held) ? dropped : null,
+		return new WaitEnding(dropped, (dropped != null && this.filed && !held) ? dropped : null,
 				!held && this.heldBackByReaders);
 	}
 
@@ -394,36 +394,6 @@ public final class Acquisition {
 	 */
 	public record Attempt(String hold, long sentNanos, long remainingWaitMillis, boolean mayHaveIntent, boolean holdsIt,
 			@Nullable HandOffRequest request) {
-
-	}
-
-	/**
-	 * What the head of a line does next.
-	 */
-	enum Step {
-
-		/** Try again now. */
-		TRY,
-
-		/**
-		 * Sleep until a message or {@link Acquisition#sleepNanos()}, then decide again.
-		 */
-		SLEEP,
-
-		/** The wait time is over. */
-		GIVE_UP
-
-	}
-
-	/**
-	 * What to undo once an acquisition ends.
-	 *
-	 * @param forget the request to stop listening for, or {@code null}
-	 * @param withdraw the request to withdraw from the lock's line in Redis (which passes
-	 * a reservation for it on), or {@code null}
-	 * @param dropIntent whether to drop the writer intent an attempt may have left
-	 */
-	public record Ending(@Nullable HandOffRequest forget, @Nullable HandOffRequest withdraw, boolean dropIntent) {
 
 	}
 

@@ -275,10 +275,10 @@ public final class Waiting {
 	 * The wait ends; say what to undo, as {@link Acquisition#end(boolean)} does, and
 	 * forget the request in the line.
 	 */
-	public Acquisition.Ending end(boolean won) {
+	public WaitEnding end(boolean won) {
 		this.sleeping = false;
 		this.queued = false;
-		Acquisition.Ending ending = this.acquisition.end(won);
+		WaitEnding ending = this.acquisition.end(won);
 		HandOffRequest filing = ending.forget();
 		WaitLine joined = this.line;
 		if (filing != null && joined != null) {
@@ -288,11 +288,11 @@ public final class Waiting {
 	}
 
 	private Next decide() {
-		Acquisition.Step step = this.acquisition.whileHead(inLine());
-		if (step == Acquisition.Step.GIVE_UP) {
+		HeadStep step = this.acquisition.whileHead(inLine());
+		if (step == HeadStep.GIVE_UP) {
 			return new GiveUp(null);
 		}
-		return (step == Acquisition.Step.TRY) ? send(null) : sleep();
+		return (step == HeadStep.TRY) ? send(null) : sleep();
 	}
 
 	private Next send(@Nullable Grant late) {

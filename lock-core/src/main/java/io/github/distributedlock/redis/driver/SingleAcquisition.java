@@ -9,6 +9,7 @@ import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.HandOffRequest;
 import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.LockSpec;
+import io.github.distributedlock.redis.core.WaitEnding;
 import io.github.distributedlock.redis.core.Waiting;
 import org.jspecify.annotations.Nullable;
 
@@ -282,7 +283,7 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 	 */
 	@Override
 	Runnable ended(boolean won) {
-		Acquisition.Ending ending = this.waiting.end(won);
+		WaitEnding ending = this.waiting.end(won);
 		HandOffRequest filing = ending.forget();
 		boolean withdraw = ending.withdraw() != null;
 		boolean dropIntent = ending.dropIntent();

@@ -205,9 +205,9 @@ class AcquisitionTests {
 		Acquisition acquisition = acquisition(spec(10_000 * MS, false, WaitStrategy.PUBSUB));
 		WaitLine line = line();
 		acquisition.replied(acquisition.next(line), taken(3, 5_000), false);
-		assertThat(acquisition.whileHead(line)).isEqualTo(Acquisition.Step.SLEEP);
+		assertThat(acquisition.whileHead(line)).isEqualTo(HeadStep.SLEEP);
 		released(line);
-		assertThat(acquisition.whileHead(line)).isEqualTo(Acquisition.Step.TRY);
+		assertThat(acquisition.whileHead(line)).isEqualTo(HeadStep.TRY);
 	}
 
 	@Test
@@ -216,11 +216,11 @@ class AcquisitionTests {
 		WaitLine line = line();
 		acquisition.replied(acquisition.next(line), taken(3, 5_000), false);
 		reserved(line, 2_000);
-		assertThat(acquisition.whileHead(line)).isEqualTo(Acquisition.Step.SLEEP);
+		assertThat(acquisition.whileHead(line)).isEqualTo(HeadStep.SLEEP);
 		assertThat(acquisition.sleepNanos()).isEqualTo(2_000 * MS + Deadline.LEASE_END_MARGIN_NANOS);
 		assertThat(acquisition.seenSignals()).isEqualTo(line.signals());
 		reserved(line, 9_000);
-		assertThat(acquisition.whileHead(line)).isEqualTo(Acquisition.Step.SLEEP);
+		assertThat(acquisition.whileHead(line)).isEqualTo(HeadStep.SLEEP);
 		assertThat(acquisition.sleepNanos()).isEqualTo(2_000 * MS + Deadline.LEASE_END_MARGIN_NANOS);
 	}
 
@@ -231,7 +231,7 @@ class AcquisitionTests {
 		acquisition.replied(acquisition.next(line), taken(3, 5_000), false);
 		reserved(line, 2_000);
 		released(line);
-		assertThat(acquisition.whileHead(line)).isEqualTo(Acquisition.Step.TRY);
+		assertThat(acquisition.whileHead(line)).isEqualTo(HeadStep.TRY);
 	}
 
 	@Test
@@ -241,7 +241,7 @@ class AcquisitionTests {
 		acquisition.replied(acquisition.next(null), taken(3, 5_000), false);
 		acquisition.seen(line.signals());
 		reserved(line, 2_000);
-		assertThat(acquisition.whileHead(line)).isEqualTo(Acquisition.Step.TRY);
+		assertThat(acquisition.whileHead(line)).isEqualTo(HeadStep.TRY);
 	}
 
 	@Test
@@ -251,17 +251,17 @@ class AcquisitionTests {
 		acquisition.replied(acquisition.next(line), taken(3, 5_000), false);
 		advance(1_000);
 		line.markProgress(this.now[0] - 10 * MS);
-		assertThat(acquisition.whileHead(line)).isEqualTo(Acquisition.Step.SLEEP);
+		assertThat(acquisition.whileHead(line)).isEqualTo(HeadStep.SLEEP);
 		assertThat(acquisition.deadline().remainingNanos()).isEqualTo(990 * MS);
 		advance(990);
-		assertThat(acquisition.whileHead(line)).isEqualTo(Acquisition.Step.GIVE_UP);
+		assertThat(acquisition.whileHead(line)).isEqualTo(HeadStep.GIVE_UP);
 	}
 
 	@Test
 	void anEndWithoutTheLockWithdrawsOnlyAFiledRequest() {
 		Acquisition unfiled = acquisition(spec(1_000 * MS, false, WaitStrategy.PUBSUB));
 		HandOffRequest request = unfiled.fileRequest();
-		Acquisition.Ending ending = unfiled.end(false);
+		WaitEnding ending = unfiled.end(false);
 		assertThat(ending.forget()).isSameAs(request);
 		assertThat(ending.withdraw()).isNull();
 		Acquisition filed = acquisition(spec(1_000 * MS, false, WaitStrategy.PUBSUB));

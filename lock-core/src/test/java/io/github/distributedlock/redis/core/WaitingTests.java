@@ -180,7 +180,7 @@ class WaitingTests {
 		Waiting waiting = head(5_000);
 		HandOffRequest request = waiting.acquisition().request();
 		assertThat(request).isNotNull();
-		Acquisition.Ending ending = waiting.end(false);
+		WaitEnding ending = waiting.end(false);
 		assertThat(ending.forget()).isEqualTo(request);
 		assertThat(ending.withdraw()).as("never sent, so never filed").isNull();
 	}

@@ -1,0 +1,15 @@
+package io.github.distributedlock.redis.core;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What to undo once an acquisition ends.
+ *
+ * @param forget the request to stop listening for, or {@code null}
+ * @param withdraw the request to withdraw from the lock's line in Redis (which passes a
+ * reservation for it on), or {@code null}
+ * @param dropIntent whether to drop the writer intent an attempt may have left
+ */
+public record WaitEnding(@Nullable HandOffRequest forget, @Nullable HandOffRequest withdraw, boolean dropIntent) {
+
+}
