@@ -10,8 +10,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * What the driver needs from the world, and all it needs: read a clock, set a timer, run
  * a script, and listen to channels. The reactive template gives it one over Spring Data
- * Redis's reactive connection, the simulation one over its model of Redis and a virtual
- * clock; the driver is the same.
+ * Redis's reactive connection, the blocking template one per call that runs on the
+ * caller's thread, the simulation one over its model of Redis and a virtual clock; the
+ * driver is the same.
  * <p>
  * Every callback may come on any thread, at most once per call (a subscription's messages
  * excepted), and never while the caller of the port is inside it: a port that answers at

@@ -24,8 +24,8 @@ import org.jspecify.annotations.Nullable;
  * lock is still taken sleeps on a timer until a signal arrives, at most until the
  * holder's lease ends (as its reply reported it), its wait time runs out or its hand-off
  * request must be filed again. Only an attempt's reply grants; a message only makes the
- * head try again sooner. The attempts of the head carry a {@link HandOffRequest}, as the
- * blocking engine's do, so that blocking and reactive waiters share one line in Redis.
+ * head try again sooner. The attempts of the head carry a {@link HandOffRequest}, which
+ * keeps its place in the lock's line in Redis, shared by every process and template.
  * <p>
  * Cancellation: while waiting, the wait ends at once and the request is withdrawn; while
  * an attempt is in flight, its reply still comes, and a hold it grants is released. The
