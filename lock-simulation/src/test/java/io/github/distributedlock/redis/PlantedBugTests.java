@@ -38,11 +38,13 @@ class PlantedBugTests {
 	 * The usual release (the first return of {@code release.lua}) taken although an inner
 	 * hold recorded its minimum hold ({@code kept}): the last release frees the lock
 	 * before that minimum hold ends. Found by an adversarial read of the usual-case gate,
-	 * at seed 1326, past the other planted bugs' search.
+	 * past the other planted bugs' search: at seed 1326 when the simulation stepped the
+	 * core itself, at seed 1444 since it runs the driver, whose undo of a lost attempt
+	 * draws other events.
 	 */
 	@Test
 	void findsAUsualReleaseThatForgetsAnInnerHoldsMinimumHold() {
-		assertFoundWithin(400, "release.lua",
+		assertFoundWithin(500, "release.lua",
 				"if held[3] == '1' and not held[5] and not held[6] and keep_ms == '0' then",
 				"if held[3] == '1' and not held[5] and keep_ms == '0' then");
 	}

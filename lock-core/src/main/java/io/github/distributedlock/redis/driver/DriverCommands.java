@@ -27,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class DriverCommands {
 
-	private static final Consumer<@Nullable Object> IGNORED = (reply) -> {
+	private static final Consumer<Boolean> IGNORED = (ran) -> {
 	};
 
 	/**
@@ -234,7 +234,7 @@ public final class DriverCommands {
 	}
 
 	private void quietly(LockName name, String operation, ScriptCall call) {
-		run(name, operation, call, Function.identity(), IGNORED, (error) -> {
+		run(name, operation, call, (reply) -> Boolean.TRUE, IGNORED, (error) -> {
 			// Nobody waits for it: what it would undo lapses on its own.
 		});
 	}
