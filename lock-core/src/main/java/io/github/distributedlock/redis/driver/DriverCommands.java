@@ -73,15 +73,20 @@ public final class DriverCommands {
 	 */
 	void acquire(LockSpec spec, String owner, Acquisition.Attempt attempt, Consumer<AcquireResult> replied,
 			Consumer<Throwable> failed) {
+		acquire(spec, owner, attempt, this.watch, replied, failed);
+	}
+
+	private void acquire(LockSpec spec, String owner, Acquisition.Attempt attempt, AttemptWatch watch,
+			Consumer<AcquireResult> replied, Consumer<Throwable> failed) {
 		LockKind.Attempt call = new LockKind.Attempt(owner, attempt.hold(), attempt.remainingWaitMillis(),
 				attempt.mayHaveIntent(), attempt.holdsIt(), attempt.request());
-		this.watch.sending(spec, owner, attempt);
+		watch.sending(spec, owner, attempt);
 		run(spec.name(), "acquire", spec.kind().acquire(spec, call, this.fenceIdleMillis),
 				(reply) -> ScriptReplies.acquireResult(spec, (List<?>) reply), (result) -> {
-					this.watch.ended(spec, owner, attempt, result);
+					watch.ended(spec, owner, attempt, result);
 					replied.accept(result);
 				}, (error) -> {
-					this.watch.ended(spec, owner, attempt, null);
+					watch.ended(spec, owner, attempt, null);
 					failed.accept(error);
 				});
 	}
@@ -149,7 +154,10 @@ public final class DriverCommands {
 		// over as a hold left by a lost reply.
 		Acquisition.Attempt again = new Acquisition.Attempt(lost.hold(), this.port.nanoTime(), 0, lost.mayHaveIntent(),
 				true, null);
-		acquire(spec, owner, again, (result) -> {
+		// Not told to the watch: the undo holds nothing the caller counts on, and a
+		// failed one would keep its owner counted as a holder (its next acquisitions
+		// re-entries that never line up) for as long as it is retried.
+		acquire(spec, owner, again, AttemptWatch.NONE, (result) -> {
 			if (result.acquired()) {
 				releaseUnused(new Grant(spec, owner, result.token(), lost.hold(), again.sentNanos(), false,
 						Duration.ZERO, 0));
