@@ -122,14 +122,6 @@ public final class Acquisition {
 	}
 
 	/**
-	 * Return whether a failed attempt was held back by readers, and so may have set a
-	 * writer intent.
-	 */
-	public boolean heldBackByReaders() {
-		return this.heldBackByReaders;
-	}
-
-	/**
 	 * Return when the lock was last seen changing hands, or 0.
 	 */
 	long lastHandOffNanos() {
@@ -137,12 +129,13 @@ public final class Acquisition {
 	}
 
 	/**
-	 * Return whether waiters of this acquisition line up for reservations: its kind hands
-	 * the lock over, the template does, and it waits at all.
+	 * Return whether the waiters of an acquisition line up for reservations: the lock's
+	 * kind hands the lock over, the template does, and it waits at all.
 	 * @param handOff whether the template lines waiters up
+	 * @param spec the lock (the first, for several)
 	 */
-	boolean linesUp(boolean handOff) {
-		return handOff && this.spec.kind().handsOver() && !this.deadline.isTryOnce();
+	static boolean linesUp(boolean handOff, LockSpec spec, Deadline deadline) {
+		return handOff && spec.kind().handsOver() && !deadline.isTryOnce();
 	}
 
 	// Attempts
@@ -260,24 +253,7 @@ public final class Acquisition {
 		return this.request;
 	}
 
-	/**
-	 * Return whether an attempt has carried a request, which is then filed in Redis.
-	 */
-	boolean filed() {
-		return this.filed;
-	}
-
 	// Waiting at the head of a line
-
-	/**
-	 * Take the signal count read before an attempt made outside the line, so that the
-	 * head sleeps on it; nothing is known of the retry count, so any wake-up leads to an
-	 * attempt.
-	 */
-	void seen(long signals) {
-		this.seenSignals = signals;
-		this.seenRetries = UNSEEN;
-	}
 
 	/**
 	 * Return the signal count the head last saw, to sleep on until it changes.
@@ -301,12 +277,11 @@ public final class Acquisition {
 	}
 
 	/**
-	 * Return whether to send the attempt again after a {@link AttemptOutcome.Late} grant:
-	 * while wait time is left, and once for a caller that only tries once (its attempt
-	 * did take the lock; the second confirms it with a lease it can use).
+	 * Return whether to send the attempt again after a {@link AttemptOutcome.Late} grant,
+	 * as {@link Deadline#retriesLateGrant(int)} says.
 	 */
 	public boolean retriesLateGrant() {
-		return this.deadline.remainingNanos() > 0 || (this.deadline.isTryOnce() && this.lateGrants == 1);
+		return this.deadline.retriesLateGrant(this.lateGrants);
 	}
 
 	/**
@@ -369,8 +344,7 @@ public final class Acquisition {
 	WaitEnding end(boolean held) {
 		HandOffRequest dropped = this.request;
 		this.request = null;
-		return new WaitEnding(dropped, (dropped != null && this.filed && !held) ? dropped : null,
-				!held && this.heldBackByReaders);
+		return new WaitEnding(dropped, dropped != null && this.filed && !held, !held && this.heldBackByReaders);
 	}
 
 	/**

@@ -51,23 +51,11 @@ public final class Deadline {
 	}
 
 	/**
-	 * Start a wait now.
-	 * @param waitNanos the wait time, or a negative value to wait indefinitely
-	 */
-	static Deadline start(long waitNanos) {
-		return start(NanoClock.SYSTEM, waitNanos);
-	}
-
-	/**
 	 * Start a wait now, on the given clock.
 	 * @param waitNanos the wait time, or a negative value to wait indefinitely
 	 */
 	static Deadline start(NanoClock clock, long waitNanos) {
 		return new Deadline(clock, waitNanos, clock.nanoTime());
-	}
-
-	long waitNanos() {
-		return this.waitNanos;
 	}
 
 	boolean isIndefinite() {
@@ -114,6 +102,16 @@ public final class Deadline {
 	 */
 	long startNanos() {
 		return this.startNanos;
+	}
+
+	/**
+	 * Return whether to send an attempt again at once after a grant that came too late:
+	 * while wait time is left, and once for a caller that only tries once (its attempt
+	 * did take the lock; the second confirms it with a lease it can use).
+	 * @param lateGrants how many replies granted too late so far
+	 */
+	boolean retriesLateGrant(int lateGrants) {
+		return remainingNanos() > 0 || (isTryOnce() && lateGrants == 1);
 	}
 
 	/**
@@ -191,20 +189,6 @@ public final class Deadline {
 	 */
 	@Nullable HolderSighting holder() {
 		return HolderSighting.of(this.holderTtlMillis, this.holderSeenNanos);
-	}
-
-	/**
-	 * Return the holder's remaining lease as last reported, or {@code null} if unknown.
-	 */
-	@Nullable Duration holderRemainingLease() {
-		return (this.holderTtlMillis < 0) ? null : Duration.ofNanos(Math.max(0, holderLeftNanos()));
-	}
-
-	/**
-	 * Build the exception for a wait that ran out.
-	 */
-	LockTimeoutException timeout(LockName name) {
-		return timeout(name, null);
 	}
 
 	/**

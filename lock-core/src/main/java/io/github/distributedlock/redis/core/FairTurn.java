@@ -51,13 +51,6 @@ public final class FairTurn {
 	}
 
 	/**
-	 * Return our place in the queue, as the last reply gave it.
-	 */
-	int rank() {
-		return this.rank;
-	}
-
-	/**
 	 * Return how long to sleep before the next attempt at most: until the wait time is
 	 * over, the holder's lease ends, or the place must be kept, whichever comes first.
 	 */
@@ -66,26 +59,13 @@ public final class FairTurn {
 	}
 
 	/**
-	 * Return whether a release named this waiter as next, forgetting that it did.
-	 */
-	public boolean named(WaitLine line) {
-		return line.consumeAddressed(this.digest);
-	}
-
-	/**
-	 * Return whether, first in line, a plain release (one that names no fair waiter) was
-	 * heard since the last attempt: a plain hold of the lock does not know the queue.
-	 */
-	public boolean firstAfterPlainRelease(WaitLine line) {
-		return this.rank == 0 && line.plainSignals() != this.plainSeen;
-	}
-
-	/**
-	 * Return whether it is this waiter's turn to try: named by a release, or first in
-	 * line after a plain release.
+	 * Return whether it is this waiter's turn to try: a release named it as next (which
+	 * is then forgotten), or, first in line, a plain release (one that names no fair
+	 * waiter) was heard since the last attempt: a plain hold of the lock does not know
+	 * the queue.
 	 */
 	public boolean isTurn(WaitLine line) {
-		return named(line) || firstAfterPlainRelease(line);
+		return line.consumeAddressed(this.digest) || (this.rank == 0 && line.plainSignals() != this.plainSeen);
 	}
 
 }

@@ -3,8 +3,8 @@ package io.github.distributedlock.redis.core;
 import java.time.Duration;
 
 /**
- * What an acquisition won, as a wait loop returns it: the hold's token, the clock reading
- * its lease counts from, and how the wait went.
+ * What an acquisition won, as it returns it: the hold's token, the clock reading its
+ * lease counts from, and how the wait went.
  *
  * @param spec the lock
  * @param owner the owner

@@ -58,8 +58,7 @@ public final class MultiAcquisition {
 		this.clock = clock;
 		this.deadline = Deadline.start(clock, waitNanos);
 		LockSpec first = specs.get(0);
-		this.request = (handOff && first.kind().handsOver() && !this.deadline.isTryOnce()) ? first.waitMode().request()
-				: null;
+		this.request = Acquisition.linesUp(handOff, first, this.deadline) ? first.waitMode().request() : null;
 	}
 
 	public List<LockSpec> specs() {
@@ -128,11 +127,11 @@ public final class MultiAcquisition {
 	}
 
 	/**
-	 * Return whether to send the attempt again at once after a late grant: while wait
-	 * time is left, and once for a caller that only tries once.
+	 * Return whether to send the attempt again at once after a late grant, as
+	 * {@link Deadline#retriesLateGrant(int)} says.
 	 */
 	public boolean retriesLateGrant() {
-		return this.deadline.remainingNanos() > 0 || (this.deadline.isTryOnce() && this.lateGrants == 1);
+		return this.deadline.retriesLateGrant(this.lateGrants);
 	}
 
 	/**
@@ -178,7 +177,7 @@ public final class MultiAcquisition {
 	 */
 	public LockTimeoutException timeout() {
 		LockSpec spec = (this.blocked != null) ? this.blocked : this.specs.get(0);
-		return this.deadline.timeout(spec.name());
+		return this.deadline.timeout(spec.name(), null);
 	}
 
 	private List<Grant> grants(MultiAcquireResult result, long sentNanos) {

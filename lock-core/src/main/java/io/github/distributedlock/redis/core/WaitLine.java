@@ -290,11 +290,6 @@ public final class WaitLine {
 	 * @param receivedNanos when the message arrived
 	 */
 	public record Reservation(long claimMillis, long receivedNanos) {
-
-		public long endNanos() {
-			return this.receivedNanos + TimeUnit.MILLISECONDS.toNanos(this.claimMillis);
-		}
-
 	}
 
 }

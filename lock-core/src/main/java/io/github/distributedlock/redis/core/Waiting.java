@@ -44,12 +44,6 @@ public final class Waiting {
 	// began still names the holder if no signal came between.
 	private long signalsAtJoin;
 
-	// The signal count of a subscribed line read before the first attempt, and that
-	// line: a head promoted in it with nothing to file may sleep on that count.
-	private @Nullable WaitLine seenLine;
-
-	private long seenBefore = -1;
-
 	// Counts sleeps and waits for the turn, so that a timer of an earlier one wakes
 	// nobody.
 	private long tickets;
@@ -59,7 +53,7 @@ public final class Waiting {
 	 */
 	public Waiting(Acquisition acquisition, boolean handOff) {
 		this.acquisition = acquisition;
-		this.lineUp = acquisition.linesUp(handOff);
+		this.lineUp = Acquisition.linesUp(handOff, acquisition.spec(), acquisition.deadline());
 	}
 
 	public Acquisition acquisition() {
@@ -78,25 +72,6 @@ public final class Waiting {
 	}
 
 	/**
-	 * Return whether it waits for its turn in the line.
-	 */
-	public boolean isQueued() {
-		return this.queued;
-	}
-
-	public boolean isSleeping() {
-		return this.sleeping;
-	}
-
-	/**
-	 * Return whether it lines up for reservations: then a reservation for another waiter
-	 * need not wake its sleeping head.
-	 */
-	public boolean linesUp() {
-		return this.lineUp;
-	}
-
-	/**
 	 * The first step: join the line at once if the lock was waited for in this JVM a
 	 * moment ago (it is likely taken: the first attempt then files the hand-off request),
 	 * else try once outside the line.
@@ -110,28 +85,16 @@ public final class Waiting {
 	}
 
 	/**
-	 * Note the signal count of the lock's subscribed local line, read before the first
-	 * attempt: if this acquisition becomes that line's head with no request to file, it
-	 * sleeps on that count rather than try again at once (a message since then still
-	 * wakes it).
-	 */
-	public void seenBeforeFirstAttempt(WaitLine line, long signals) {
-		this.seenLine = line;
-		this.seenBefore = signals;
-	}
-
-	/**
 	 * The acquisition joined the lock's local line.
-	 * @param first whether it is first in line, and so its head at once
-	 * @param subscribed whether the line's channel is subscribed (a head that is not
-	 * sleeps until it is, see {@link #promoted})
+	 * @param first whether it is first in line, and so its head at once (which sleeps
+	 * until the line's channel is subscribed, see {@link #promoted})
 	 */
-	public Next joined(WaitLine joined, boolean first, boolean subscribed) {
+	public Next joined(WaitLine joined, boolean first) {
 		this.line = joined;
 		this.signalsAtJoin = joined.signals();
 		joined.holderSeen(this.acquisition.deadline().holder());
 		if (first) {
-			return promoted(subscribed);
+			return promoted();
 		}
 		this.queued = true;
 		this.waitedForTurn = true;
@@ -140,24 +103,17 @@ public final class Waiting {
 
 	/**
 	 * It is this acquisition's turn: as the head it files its hand-off request (if it
-	 * lines up) with its next attempt, sent at once if the channel is subscribed. If not,
-	 * it sleeps until the driver wakes it ({@link #woken} with {@link #ANY_TICKET}) once
-	 * it is, or until its timer: a subscription that never comes is no reason to sleep
-	 * past the holder's lease.
+	 * lines up) with its next attempt, sent once the driver wakes it ({@link #woken} with
+	 * {@link #ANY_TICKET}) as the line's channel is subscribed, or on its timer: a
+	 * subscription that never comes is no reason to sleep past the holder's lease.
 	 */
-	public Next promoted(boolean subscribed) {
+	public Next promoted() {
 		this.queued = false;
 		this.head = true;
 		if (this.lineUp) {
 			inLine().expect(this.acquisition.fileRequest());
 		}
-		HandOffRequest request = this.acquisition.request();
-		if (subscribed && this.seenLine == this.line && this.seenBefore >= 0
-				&& (request == null || this.acquisition.filed())) {
-			this.acquisition.seen(this.seenBefore);
-			return decide();
-		}
-		return subscribed ? send(null) : sleep();
+		return sleep();
 	}
 
 	/**
@@ -180,7 +136,7 @@ public final class Waiting {
 	 * The reply of an attempt came.
 	 */
 	public Next replied(Acquisition.Attempt sent, AcquireResult result) {
-		AttemptOutcome outcome = takeReply(sent, result, this.waitedForTurn);
+		AttemptOutcome outcome = takeReply(sent, result);
 		if (outcome instanceof AttemptOutcome.Held held) {
 			return new Hold(held.grant());
 		}
@@ -199,30 +155,15 @@ public final class Waiting {
 	}
 
 	/**
-	 * The reply came of an attempt that the acquisition no longer wants: it undoes an
-	 * attempt whose reply an interrupt threw away. The line learns of it as of any reply
-	 * (a grant is a change of hands, which the waiters behind may be waiting on).
-	 * @return the grant it brings, in time or too late, for the driver to release; or
-	 * {@code null}
-	 */
-	public @Nullable Grant unwanted(Acquisition.Attempt sent, AcquireResult result) {
-		AttemptOutcome outcome = takeReply(sent, result, true);
-		if (outcome instanceof AttemptOutcome.Held held) {
-			return held.grant();
-		}
-		return (outcome instanceof AttemptOutcome.Late late) ? late.grant() : null;
-	}
-
-	/**
 	 * Have the acquisition decide on a reply, and tell the line what it says: who holds
 	 * the lock, and whether it changed hands.
 	 */
-	private AttemptOutcome takeReply(Acquisition.Attempt sent, AcquireResult result, boolean waited) {
+	private AttemptOutcome takeReply(Acquisition.Attempt sent, AcquireResult result) {
 		WaitLine joined = this.line;
 		if (joined != null) {
 			this.acquisition.lineSaw(joined, this.signalsAtJoin);
 		}
-		AttemptOutcome outcome = this.acquisition.replied(sent, result, waited);
+		AttemptOutcome outcome = this.acquisition.replied(sent, result, this.waitedForTurn);
 		if (joined == null) {
 			return outcome;
 		}

@@ -1,5 +1,7 @@
 package io.github.distributedlock.redis.driver;
 
+import java.util.function.Consumer;
+
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockName;
 import org.jspecify.annotations.Nullable;
@@ -31,6 +33,8 @@ public abstract class AcquisitionRun<G> {
 
 	private final Completion<G> completion;
 
+	private final Consumer<G> release;
+
 	private State state = State.RUNNING;
 
 	private boolean inFlight;
@@ -39,11 +43,13 @@ public abstract class AcquisitionRun<G> {
 
 	/**
 	 * @param name the name of the lock that a failure names
+	 * @param release releases a grant that nobody will use (see {@link #release})
 	 */
-	AcquisitionRun(LockName name, LockPort port, Completion<G> completion) {
+	AcquisitionRun(LockName name, LockPort port, Completion<G> completion, Consumer<G> release) {
 		this.name = name;
 		this.port = port;
 		this.completion = completion;
+		this.release = release;
 	}
 
 	/**
@@ -62,7 +68,9 @@ public abstract class AcquisitionRun<G> {
 	 * Release a grant that nobody will use, without waiting for the reply: a release that
 	 * fails leaves the hold to end with its lease.
 	 */
-	abstract void release(G grant);
+	final void release(G grant) {
+		this.release.accept(grant);
+	}
 
 	/**
 	 * Called with the state lock, once, when the acquisition ends: forget what ties it to

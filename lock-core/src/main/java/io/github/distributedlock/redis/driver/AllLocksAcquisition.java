@@ -38,7 +38,8 @@ public final class AllLocksAcquisition extends AcquisitionRun<List<Grant>> {
 
 	public AllLocksAcquisition(MultiAcquisition acquisition, DriverCommands commands, LocalLines lines,
 			Completion<List<Grant>> completion) {
-		super(acquisition.specs().get(0).name(), commands.port(), completion);
+		super(acquisition.specs().get(0).name(), commands.port(), completion,
+				(grants) -> grants.forEach(commands::releaseUnused));
 		this.acquisition = acquisition;
 		this.commands = commands;
 		this.lines = lines;
@@ -246,13 +247,6 @@ public final class AllLocksAcquisition extends AcquisitionRun<List<Grant>> {
 			joined.line().forget(request);
 		}
 		this.lines.leave(joined);
-	}
-
-	@Override
-	void release(List<Grant> grants) {
-		for (Grant grant : grants) {
-			this.commands.releaseUnused(grant);
-		}
 	}
 
 	@Override

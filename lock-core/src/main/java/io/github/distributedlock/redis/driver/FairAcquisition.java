@@ -53,7 +53,7 @@ public final class FairAcquisition extends AcquisitionRun<Grant> {
 	 */
 	public FairAcquisition(LockSpec spec, String owner, boolean holdsIt, DriverCommands commands, LocalLines lines,
 			Completion<Grant> completion) {
-		super(spec.name(), commands.port(), completion);
+		super(spec.name(), commands.port(), completion, commands::releaseUnused);
 		this.acquisition = new Acquisition(spec, owner, holdsIt, commands.port());
 		this.spec = spec;
 		this.commands = commands;
@@ -247,11 +247,6 @@ public final class FairAcquisition extends AcquisitionRun<Grant> {
 				this.commands.leaveQueue(this.spec, this.acquisition.owner());
 			}
 		};
-	}
-
-	@Override
-	void release(Grant grant) {
-		this.commands.releaseUnused(grant);
 	}
 
 	@Override

@@ -62,7 +62,7 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 	 */
 	public SingleAcquisition(LockSpec spec, String owner, boolean holdsIt, boolean handOff, DriverCommands commands,
 			LocalLines lines, Completion<Grant> completion) {
-		super(spec.name(), commands.port(), completion);
+		super(spec.name(), commands.port(), completion, commands::releaseUnused);
 		this.spec = spec;
 		this.owner = owner;
 		this.commands = commands;
@@ -87,15 +87,7 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 	@Override
 	void begin() {
 		LocalLine hot = this.lines.hot(this.spec);
-		on(() -> {
-			Waiting.Next next = this.waiting.begin(hot != null);
-			if (hot != null && next instanceof Waiting.Send) {
-				// A release is heard only once the subscription is complete: it is, so a
-				// head of this line may sleep on the count read before this attempt.
-				this.waiting.seenBeforeFirstAttempt(hot.line(), hot.line().signals());
-			}
-			return next;
-		});
+		on(() -> this.waiting.begin(hot != null));
 	}
 
 	/**
@@ -195,11 +187,6 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 		return (next instanceof Waiting.GiveUp giveUp) ? giveUp.release() : null;
 	}
 
-	@Override
-	void release(Grant grant) {
-		this.commands.releaseUnused(grant);
-	}
-
 	private LockTimeoutException timeout() {
 		LocalLine joined = this.line;
 		return this.waiting.acquisition().timeout((joined != null) ? joined.line().holder() : null);
@@ -215,7 +202,7 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 			}
 			this.line = joined;
 			// Asleep until the channel is subscribed, if it is the head (below).
-			next = this.waiting.joined(joined.line(), joined.join(this), false);
+			next = this.waiting.joined(joined.line(), joined.join(this));
 			schedule(next);
 		}
 		if (joined.isClosed()) {
@@ -238,7 +225,7 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 			}
 			joined = line();
 			if (!joined.isClosed()) {
-				schedule(this.waiting.promoted(false));
+				schedule(this.waiting.promoted());
 			}
 		}
 		if (joined.isClosed()) {
@@ -285,7 +272,7 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 	Runnable ended(boolean won) {
 		WaitEnding ending = this.waiting.end(won);
 		HandOffRequest filing = ending.forget();
-		boolean withdraw = ending.withdraw() != null;
+		boolean withdraw = ending.withdraw();
 		boolean dropIntent = ending.dropIntent();
 		LocalLine joined = this.line;
 		this.line = null;

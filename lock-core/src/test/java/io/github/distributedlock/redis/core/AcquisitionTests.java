@@ -239,7 +239,6 @@ class AcquisitionTests {
 		Acquisition acquisition = acquisition(spec(10_000 * MS, false, WaitStrategy.PUBSUB));
 		WaitLine line = line();
 		acquisition.replied(acquisition.next(null), taken(3, 5_000), false);
-		acquisition.seen(line.signals());
 		reserved(line, 2_000);
 		assertThat(acquisition.whileHead(line)).isEqualTo(HeadStep.TRY);
 	}
@@ -263,15 +262,17 @@ class AcquisitionTests {
 		HandOffRequest request = unfiled.fileRequest();
 		WaitEnding ending = unfiled.end(false);
 		assertThat(ending.forget()).isSameAs(request);
-		assertThat(ending.withdraw()).isNull();
+		assertThat(ending.withdraw()).isFalse();
 		Acquisition filed = acquisition(spec(1_000 * MS, false, WaitStrategy.PUBSUB));
 		HandOffRequest carried = filed.fileRequest();
 		filed.next(null);
-		assertThat(filed.end(false).withdraw()).isSameAs(carried);
+		WaitEnding withdrawn = filed.end(false);
+		assertThat(withdrawn.withdraw()).isTrue();
+		assertThat(withdrawn.forget()).isSameAs(carried);
 		Acquisition won = acquisition(spec(1_000 * MS, false, WaitStrategy.PUBSUB));
 		won.fileRequest();
 		won.next(null);
-		assertThat(won.end(true).withdraw()).isNull();
+		assertThat(won.end(true).withdraw()).isFalse();
 		assertThat(won.request()).isNull();
 	}
 

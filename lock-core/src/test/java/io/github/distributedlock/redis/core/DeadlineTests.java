@@ -16,6 +16,8 @@ class DeadlineTests {
 
 	private static final long SECOND = TimeUnit.SECONDS.toNanos(1);
 
+	private static final LockName NAME = LockName.of("orders", "7");
+
 	@Test
 	void shouldCountTheWaitTimeDownFromItsStart() {
 		long start = System.nanoTime();
@@ -64,12 +66,13 @@ class DeadlineTests {
 	void shouldSleepUntilTheHoldersLeaseEndsWhenThatComesFirst() {
 		Deadline deadline = new Deadline(10 * SECOND, System.nanoTime());
 		assertThat(deadline.untilHolderLeaseEnds()).as("unknown holder").isEqualTo(Long.MAX_VALUE);
-		assertThat(deadline.holderRemainingLease()).isNull();
+		assertThat(deadline.timeout(NAME, null).getHolderRemainingLease()).isNull();
 		deadline.holderSeen(2000, System.nanoTime());
 		assertThat(deadline.untilHolderLeaseEnds()).isBetween(SECOND, 2 * SECOND + Deadline.LEASE_END_MARGIN_NANOS);
 		assertThat(deadline.sleepNanos()).as("bounded by the holder's lease, not the 10 s wait")
 			.isBetween(SECOND, 2 * SECOND + Deadline.LEASE_END_MARGIN_NANOS);
-		assertThat(deadline.holderRemainingLease()).isBetween(Duration.ofSeconds(1), Duration.ofSeconds(2));
+		assertThat(deadline.timeout(NAME, null).getHolderRemainingLease()).isBetween(Duration.ofSeconds(1),
+				Duration.ofSeconds(2));
 	}
 
 	@Test
@@ -84,7 +87,7 @@ class DeadlineTests {
 		Deadline deadline = new Deadline(10 * SECOND, System.nanoTime());
 		deadline.holderSeen(100, System.nanoTime() - SECOND);
 		assertThat(deadline.untilHolderLeaseEnds()).isEqualTo(Deadline.LEASE_END_MARGIN_NANOS);
-		assertThat(deadline.holderRemainingLease()).isEqualTo(Duration.ZERO);
+		assertThat(deadline.timeout(NAME, null).getHolderRemainingLease()).isEqualTo(Duration.ZERO);
 	}
 
 	@Test
@@ -92,7 +95,7 @@ class DeadlineTests {
 		Deadline deadline = new Deadline(10 * SECOND, System.nanoTime());
 		deadline.holderSeen(-1, System.nanoTime());
 		assertThat(deadline.untilHolderLeaseEnds()).isEqualTo(Long.MAX_VALUE);
-		assertThat(deadline.holderRemainingLease()).isNull();
+		assertThat(deadline.timeout(NAME, null).getHolderRemainingLease()).isNull();
 	}
 
 	@Test
@@ -118,7 +121,7 @@ class DeadlineTests {
 	void shouldNameTheLockAndTheHoldersLeaseInTheTimeout() {
 		Deadline deadline = new Deadline(0, System.nanoTime());
 		deadline.holderSeen(5_000, System.nanoTime());
-		LockTimeoutException timeout = deadline.timeout(LockName.of("orders", "7"));
+		LockTimeoutException timeout = deadline.timeout(LockName.of("orders", "7"), null);
 		assertThat(timeout.getLockName()).isEqualTo(LockName.of("orders", "7"));
 		assertThat(timeout.getHolderRemainingLease()).isBetween(Duration.ofSeconds(4), Duration.ofSeconds(5));
 		assertThat(timeout.getWaited()).isGreaterThanOrEqualTo(Duration.ZERO);
