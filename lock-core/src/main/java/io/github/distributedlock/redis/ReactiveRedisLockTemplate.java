@@ -92,13 +92,14 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 	ReactiveRedisLockTemplate(ReactiveRedisLockTemplateBuilder builder) {
 		this.handOff = builder.handOff;
 		this.keys = new LockKeys(builder.keyPrefix, builder.database);
-		this.commands = new ReactiveLockCommands(builder.connectionFactory, this.handOff);
-		this.holds = new ReactiveHolds(this.commands, this.timer, new LockListeners(builder.listeners));
+		this.commands = new ReactiveLockCommands(builder.connectionFactory);
 		this.connectionFactory = builder.connectionFactory;
 		this.container = builder.listenerContainer;
 		this.ownsContainer = this.container == null;
 		LockPort port = new ReactorLockPort(this.commands, this.timer, this::container);
 		this.driver = new DriverCommands(port, LockKeys.FENCE_IDLE_MILLIS, this.handOff);
+		this.holds = new ReactiveHolds(this.driver, this.commands, this::isCluster,
+				new LockListeners(builder.listeners), this.handOff);
 		this.lines = new LocalLines(port, builder.subscriptionLinger.toNanos());
 		this.multiLocking = new ReactiveMultiLocking(this.driver, this.lines, this.holds, this.connectionFactory,
 				this.handOff);
@@ -189,6 +190,14 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 			throw new LockAccessException(request.name(), "the lock service is shut down", null);
 		}
 		return this.resolver.resolve(request);
+	}
+
+	/**
+	 * Return whether Redis is a Cluster: asked only once a renewal is due, after
+	 * construction.
+	 */
+	private boolean isCluster() {
+		return this.multiLocking.isCluster();
 	}
 
 	private synchronized ReactiveRedisMessageListenerContainer container() {

@@ -16,8 +16,8 @@ import io.github.distributedlock.LockTemplate;
 import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.WaitStrategy;
 import io.github.distributedlock.redis.blocking.BlockingAcquisitions;
+import io.github.distributedlock.redis.blocking.BlockingPort;
 import io.github.distributedlock.redis.blocking.HoldRegistry;
-import io.github.distributedlock.redis.blocking.LeaseWatchdog;
 import io.github.distributedlock.redis.blocking.LockCommands;
 import io.github.distributedlock.redis.blocking.MultiLocking;
 import io.github.distributedlock.redis.blocking.ReplicaWait;
@@ -63,6 +63,8 @@ public final class RedisLockTemplate implements LockOperations {
 
 	private final ListenerContainerLifecycle listening;
 
+	private final BlockingPort port;
+
 	private final BlockingAcquisitions acquisitions;
 
 	private final MultiLocking multiLocking;
@@ -85,10 +87,12 @@ public final class RedisLockTemplate implements LockOperations {
 				builder.replicaAcknowledgements, builder.replicaTimeout.toMillis()) : null;
 		this.listening = ListenerContainerLifecycle.of(builder.connectionFactory, builder.listenerContainer,
 				builder.pubSub);
-		this.holds = new HoldRegistry(this.commands, new LeaseWatchdog(this.commands, this.server::isCluster),
-				new LockListeners(builder.listeners), replicas);
-		this.acquisitions = new BlockingAcquisitions(this.commands, this.listening.container(),
-				builder.subscriptionLinger.toNanos(), this.holds, this.handOff);
+		this.port = new BlockingPort(this.commands, this.listening.container(), "distributed-lock");
+		this.holds = new HoldRegistry(this.commands, this.port,
+				new BlockingPort(this.commands, null, "distributed-lock-watchdog"), this.server::isCluster,
+				this.handOff, new LockListeners(builder.listeners), replicas);
+		this.acquisitions = new BlockingAcquisitions(this.port, builder.subscriptionLinger.toNanos(), this.holds,
+				this.handOff);
 		this.multiLocking = new MultiLocking(this.acquisitions, this.holds, this.server, this.handOff);
 		this.listening.start(this.keys.keepAliveChannel());
 		this.resolver = new LockRequestResolver(this.defaults, this.keys, builder.watchdog,
@@ -253,6 +257,7 @@ public final class RedisLockTemplate implements LockOperations {
 		this.closed = true;
 		this.holds.close();
 		this.acquisitions.close();
+		this.port.close();
 		this.listening.close();
 	}
 

@@ -18,9 +18,7 @@ import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.WaitStrategy;
 import io.github.distributedlock.contract.LockTemplateContractTests;
-import io.github.distributedlock.redis.blocking.LockCommands;
 import io.github.distributedlock.redis.blocking.RedisLockHandle;
-import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.HandOffRequest;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockSpec;
@@ -151,8 +149,7 @@ class LockContractTests extends LockTemplateContractTests<RedisLockTemplate> {
 	void shouldRefuseReleaseAndExtendByAStranger() {
 		try (LockHandle held = this.template.acquire(request("x").build())) {
 			LockSpec spec = specOf("x");
-			LockCommands stranger = new LockCommands(
-					new org.springframework.data.redis.core.StringRedisTemplate(this.connectionFactory), true);
+			ScriptRunner stranger = new ScriptRunner(this.connectionFactory);
 			// A stranger knows the key, the token and even the hold's id (a field of the
 			// lock hash), but not the secret owner id.
 			String hold = redisOps().<String, String>opsForHash()
@@ -162,10 +159,11 @@ class LockContractTests extends LockTemplateContractTests<RedisLockTemplate> {
 				.findFirst()
 				.orElseThrow()
 				.substring(1);
-			Grant guessed = new Grant(spec, "guessed-owner:1", held.fencingToken(), hold, System.nanoTime(), false,
-					Duration.ZERO, 1);
-			assertThat(stranger.release(guessed)).isEqualTo(-2);
-			assertThat(stranger.extend(guessed, 60_000)).isEqualTo(-2);
+			String guessed = "guessed-owner:1";
+			assertThat(stranger.<Long>execute(spec.kind().release(spec, guessed, held.fencingToken(), hold, true, 0)))
+				.isEqualTo(-2);
+			assertThat(stranger.<Long>execute(spec.kind().extend(spec, guessed, held.fencingToken(), hold, 60_000)))
+				.isEqualTo(-2);
 			assertThat(held.isHeld()).isTrue();
 			assertThat(this.template.isLocked(this.scope, "x")).isTrue();
 		}

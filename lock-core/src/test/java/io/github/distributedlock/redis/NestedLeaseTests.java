@@ -12,8 +12,9 @@ import io.github.distributedlock.LockLeaseLostException;
 import io.github.distributedlock.LockMode;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
-import io.github.distributedlock.redis.blocking.LockCommands;
 import io.github.distributedlock.redis.blocking.RedisLockHandle;
+import io.github.distributedlock.redis.script.ExclusiveKind;
+import io.github.distributedlock.redis.script.ScriptRunner;
 import io.github.distributedlock.test.RedisServerExtension;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterAll;
@@ -27,7 +28,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
@@ -209,12 +209,12 @@ class NestedLeaseTests {
 	void shouldNotBelieveALateRenewalPastTheLeaseInRedis() {
 		RedisLockHandle held = (RedisLockHandle) this.holder
 			.acquire(holding(Kind.EXCLUSIVE).lease(OUTER).autoRenew(false).build());
-		LockCommands commands = new LockCommands(new StringRedisTemplate(this.factory), true);
-		held.renewing();
+		ScriptRunner scripts = new ScriptRunner(this.factory);
+		held.hold().renewing();
 		long sentNanos = System.nanoTime();
-		assertThat(commands.renew(List.of(held.grant()))).containsExactly(1L);
+		assertThat(scripts.<List<Long>>execute(ExclusiveKind.renew(List.of(held.grant())))).containsExactly(1L);
 		held.extend(INNER);
-		held.renewed(sentNanos);
+		held.hold().renewed(sentNanos, System.nanoTime());
 		long remaining = held.remainingLease().toMillis();
 		long readAt = System.nanoTime();
 		assertThat(lockTtlMillis(held.name()))

@@ -14,9 +14,6 @@ import io.github.distributedlock.redis.driver.DriverCommands;
 import io.github.distributedlock.redis.driver.FairAcquisition;
 import io.github.distributedlock.redis.driver.LocalLines;
 import io.github.distributedlock.redis.driver.SingleAcquisition;
-import org.jspecify.annotations.Nullable;
-
-import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
 /**
  * The blocking template's acquisitions: each is one of the driver's, as the reactive
@@ -36,14 +33,12 @@ public final class BlockingAcquisitions implements AutoCloseable {
 	private final boolean handOff;
 
 	/**
-	 * @param container the container to subscribe with, or {@code null} if waiters hear
-	 * no messages
+	 * @param port the template's timers, subscriptions and background thread
 	 * @param lingerNanos how long a lock's line stays subscribed once nobody waits in it
 	 * @param handOff whether waiters line up for reservations, where the lock's kind does
 	 */
-	public BlockingAcquisitions(LockCommands commands, @Nullable RedisMessageListenerContainer container,
-			long lingerNanos, HoldRegistry holds, boolean handOff) {
-		this.port = new BlockingPort(commands, container);
+	public BlockingAcquisitions(BlockingPort port, long lingerNanos, HoldRegistry holds, boolean handOff) {
+		this.port = port;
 		this.lines = new LocalLines(this.port, lingerNanos);
 		this.holds = holds;
 		this.leaseWrites = new LeaseWrites(holds);
@@ -113,7 +108,6 @@ public final class BlockingAcquisitions implements AutoCloseable {
 	@Override
 	public void close() {
 		this.lines.close();
-		this.port.close();
 	}
 
 }

@@ -32,7 +32,7 @@ import org.springframework.data.redis.listener.RedisMessageListenerContainer;
  * acquisition's own scripts run on its caller's thread ({@link CallerRunsPort}). Works
  * the same on Lettuce and Jedis. Thread-safe.
  */
-final class BlockingPort implements LockPort, AutoCloseable {
+public final class BlockingPort implements LockPort, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(BlockingPort.class);
 
@@ -40,22 +40,26 @@ final class BlockingPort implements LockPort, AutoCloseable {
 
 	private final @Nullable RedisMessageListenerContainer container;
 
-	private final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1,
-			(runnable) -> daemon(runnable, "distributed-lock-timer"));
+	private final ScheduledThreadPoolExecutor timer;
 
 	// Subscription changes, in order, apart from the timers: the container may block.
-	private final ExecutorService subscriber = singleThread("distributed-lock-subscriber");
+	private final ExecutorService subscriber;
 
-	private final ExecutorService background = singleThread("distributed-lock-background");
+	private final ExecutorService background;
 
 	/**
 	 * @param container the container to subscribe with, or {@code null} if waiters hear
 	 * no messages (they wake when the holder's lease ends)
+	 * @param threads the name of its background thread, and the start of its other
+	 * threads' names (each started when first needed)
 	 */
-	BlockingPort(LockCommands commands, @Nullable RedisMessageListenerContainer container) {
+	public BlockingPort(LockCommands commands, @Nullable RedisMessageListenerContainer container, String threads) {
 		this.commands = commands;
 		this.container = container;
+		this.timer = new ScheduledThreadPoolExecutor(1, (runnable) -> daemon(runnable, threads + "-timer"));
 		this.timer.setRemoveOnCancelPolicy(true);
+		this.subscriber = singleThread(threads + "-subscriber");
+		this.background = singleThread(threads);
 	}
 
 	private static ExecutorService singleThread(String name) {

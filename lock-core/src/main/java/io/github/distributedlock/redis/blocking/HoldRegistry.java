@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
 
 import io.github.distributedlock.HeldLock;
@@ -15,6 +16,8 @@ import io.github.distributedlock.LockListener;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockOwners;
+import io.github.distributedlock.redis.driver.LockHold;
+import io.github.distributedlock.redis.driver.Renewals;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -24,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * A hold nobody closes leaves on its own: a hold whose lease is over, or that was lost,
  * is dropped when the holds are read and by a sweep that runs every second while there
- * are any (on the watchdog's thread), so an abandoned handle is never kept reachable.
+ * are any (on the watchdog's timer), so an abandoned handle is never kept reachable.
  * <p>
  * Dropping a hold must not turn a hold left by a lost reply into a re-entry, nor a
  * re-entry into a take-over. The acquire script counts a second hold of an owner only
@@ -59,7 +62,13 @@ public final class HoldRegistry implements AutoCloseable {
 
 	private final LockCommands commands;
 
-	private final LeaseWatchdog watchdog;
+	private final BlockingPort port;
+
+	private final BlockingPort watchdog;
+
+	private final Renewals renewals;
+
+	private final boolean handOff;
 
 	private final LockListener listener;
 
@@ -68,12 +77,20 @@ public final class HoldRegistry implements AutoCloseable {
 	private final AtomicBoolean sweepScheduled = new AtomicBoolean();
 
 	/**
+	 * @param port where the handles' extensions and releases run
+	 * @param watchdog where renewals and sweeps run, apart from everything else, so that
+	 * no wait for Redis on another thread delays them; closed with this registry
+	 * @param cluster whether Redis is a Cluster
+	 * @param handOff whether a release reserves the lock for the oldest waiting request
 	 * @param replicas the replica check every new hold passes, or {@code null} for none
 	 */
-	public HoldRegistry(LockCommands commands, LeaseWatchdog watchdog, LockListener listener,
-			@Nullable ReplicaWait replicas) {
+	public HoldRegistry(LockCommands commands, BlockingPort port, BlockingPort watchdog, BooleanSupplier cluster,
+			boolean handOff, LockListener listener, @Nullable ReplicaWait replicas) {
 		this.commands = commands;
+		this.port = port;
 		this.watchdog = watchdog;
+		this.renewals = new Renewals(watchdog, cluster);
+		this.handOff = handOff;
 		this.listener = listener;
 		this.replicas = replicas;
 	}
@@ -100,10 +117,10 @@ public final class HoldRegistry implements AutoCloseable {
 				throw ex;
 			}
 		}
-		RedisLockHandle handle = new RedisLockHandle(grant, this, this.commands);
+		RedisLockHandle handle = new RedisLockHandle(grant, this, this.port, this.commands, this.handOff);
 		if (handle.spec().autoRenew()) {
 			// Watched before added, so that no sweep can drop it in between.
-			this.watchdog.watch(handle);
+			this.renewals.watch(handle.hold());
 		}
 		add(handle);
 		if (this.replicas != null) {
@@ -151,7 +168,7 @@ public final class HoldRegistry implements AutoCloseable {
 	 * Register a hold found in Redis, which is neither renewed nor reported as acquired.
 	 */
 	public RedisLockHandle adopt(Grant grant) {
-		RedisLockHandle handle = new RedisLockHandle(grant, this, this.commands);
+		RedisLockHandle handle = new RedisLockHandle(grant, this, this.port, this.commands, this.handOff);
 		add(handle);
 		return handle;
 	}
@@ -206,7 +223,7 @@ public final class HoldRegistry implements AutoCloseable {
 	 * it is closed.
 	 */
 	void failed(RedisLockHandle handle) {
-		update(key(handle), (current) -> handle.isReleased() ? current.failed() : current.failed().with(handle));
+		update(key(handle), (current) -> handle.hold().isReleased() ? current.failed() : current.failed().with(handle));
 	}
 
 	private void update(String key, UnaryOperator<OwnerHolds> change) {
@@ -242,7 +259,7 @@ public final class HoldRegistry implements AutoCloseable {
 
 	/**
 	 * Drop a handle whose release was sent.
-	 * @param result the release script's reply, or {@link RedisLockHandle#UNKNOWN}
+	 * @param result the release script's reply, or {@link LockHold#UNKNOWN}
 	 */
 	void released(RedisLockHandle handle, long result) {
 		this.holds.computeIfPresent(key(handle), (key, current) -> {
@@ -254,11 +271,11 @@ public final class HoldRegistry implements AutoCloseable {
 			else if (result != -2) {
 				// Holds of this owner are left (or may be): they live as long as the
 				// lease.
-				left = left.bound(handle.redisLeaseBoundNanos());
+				left = left.bound(handle.hold().redisLeaseBoundNanos());
 			}
 			return left.orNull(System.nanoTime());
 		});
-		this.watchdog.unwatch(handle);
+		this.renewals.unwatch(handle.hold());
 	}
 
 	void releasedFor(RedisLockHandle handle, Duration heldFor) {
@@ -278,7 +295,7 @@ public final class HoldRegistry implements AutoCloseable {
 	 * failing)
 	 */
 	void lost(RedisLockHandle handle, boolean goneFromRedis) {
-		this.watchdog.unwatch(handle);
+		this.renewals.unwatch(handle.hold());
 		this.holds.computeIfPresent(key(handle), (key, current) -> {
 			// Kept while a write is in flight or after one without a reply.
 			return current.dropped(handle, !goneFromRedis).orNull(System.nanoTime());
@@ -291,7 +308,7 @@ public final class HoldRegistry implements AutoCloseable {
 	 */
 	public void forget(RedisLockHandle handle) {
 		this.holds.computeIfPresent(key(handle), (key, current) -> current.without(handle).orNull(System.nanoTime()));
-		this.watchdog.unwatch(handle);
+		this.renewals.unwatch(handle.hold());
 	}
 
 	/**
@@ -325,14 +342,13 @@ public final class HoldRegistry implements AutoCloseable {
 	 */
 	void sweep() {
 		for (String key : this.holds.keySet()) {
-			this.holds.computeIfPresent(key, (k, current) -> current.swept(System.nanoTime(), this.watchdog));
+			this.holds.computeIfPresent(key, (k, current) -> current.swept(System.nanoTime(), this.renewals));
 		}
 	}
 
 	private void sweepSoon() {
-		if (this.sweepScheduled.compareAndSet(false, true)
-				&& !this.watchdog.runLater(this::scheduledSweep, SWEEP_NANOS)) {
-			this.sweepScheduled.set(false);
+		if (this.sweepScheduled.compareAndSet(false, true)) {
+			this.watchdog.schedule(this::scheduledSweep, SWEEP_NANOS);
 		}
 	}
 
@@ -346,6 +362,7 @@ public final class HoldRegistry implements AutoCloseable {
 
 	@Override
 	public void close() {
+		this.renewals.close();
 		this.watchdog.close();
 	}
 

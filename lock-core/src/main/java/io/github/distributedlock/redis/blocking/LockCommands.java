@@ -49,32 +49,14 @@ public final class LockCommands {
 	}
 
 	/**
-	 * Release one hold.
+	 * Release one hold nobody uses: a hold the replica check refused, the rest of a
+	 * multi-lock that failed.
 	 * @return holds left, or -1 if the lock was gone, -2 if someone else held it
 	 */
-	public long release(Grant hold) {
-		return release(hold, 0);
-	}
-
-	/**
-	 * Release a hold whose minimum hold has {@code keepMillis} left: if it is the last
-	 * hold, the lock stays taken by nobody until then (capped by its lease).
-	 * @return holds left, or -1 if the lock was gone, -2 if someone else held it
-	 */
-	public long release(Grant hold, long keepMillis) {
+	long release(Grant hold) {
 		LockSpec spec = hold.spec();
-		return number(runUninterrupted(spec.name(), "release", spec.kind()
-			.release(spec, hold.owner(), hold.token(), hold.hold(), this.handOff, Math.max(0, keepMillis))));
-	}
-
-	/**
-	 * Lengthen a hold's lease to at least the given one; it never shortens a lease.
-	 * @return 1 if extended, -1 if the lock was gone, -2 if someone else held it
-	 */
-	public long extend(Grant hold, long leaseMillis) {
-		LockSpec spec = hold.spec();
-		return number(run(spec.name(), "extend",
-				spec.kind().extend(spec, hold.owner(), hold.token(), hold.hold(), leaseMillis)));
+		return number(runUninterrupted(spec.name(), "release",
+				spec.kind().release(spec, hold.owner(), hold.token(), hold.hold(), this.handOff, 0)));
 	}
 
 	/**
@@ -86,19 +68,6 @@ public final class LockCommands {
 		LockSpec spec = hold.spec();
 		ScriptCall call = spec.kind().extend(spec, hold.owner(), hold.token(), hold.hold(), spec.leaseMillis());
 		return number(this.scripts.execute(connection, call));
-	}
-
-	/**
-	 * Renew the leases of several holds of plain or fair locks in one script.
-	 * @return for each hold: 1 renewed, -1 gone, -2 held by someone else
-	 */
-	public List<Long> renew(List<Grant> holds) {
-		LockName name = holds.get(0).spec().name();
-		List<?> reply = run(name, "renew", ExclusiveKind.renew(holds));
-		if (reply == null || reply.size() != holds.size()) {
-			throw new LockAccessException(name, "unexpected reply from the renew script: " + reply, null);
-		}
-		return reply.stream().map((value) -> ((Number) value).longValue()).toList();
 	}
 
 	/**

@@ -3,6 +3,7 @@ package io.github.distributedlock.redis.blocking;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.distributedlock.redis.driver.Renewals;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -53,7 +54,7 @@ record OwnerHolds(List<RedisLockHandle> handles, int writing, boolean unknown, b
 	 */
 	OwnerHolds dropped(RedisLockHandle handle, boolean mayStayInRedis) {
 		OwnerHolds left = mayDrop() ? without(handle) : this;
-		return mayStayInRedis ? left.bound(handle.redisLeaseBoundNanos()) : left;
+		return mayStayInRedis ? left.bound(handle.hold().redisLeaseBoundNanos()) : left;
 	}
 
 	OwnerHolds bound(long nanos) {
@@ -101,7 +102,7 @@ record OwnerHolds(List<RedisLockHandle> handles, int writing, boolean unknown, b
 			return true;
 		}
 		for (RedisLockHandle handle : this.handles) {
-			if (handle.redisLeaseBoundNanos() - now > 0) {
+			if (handle.hold().redisLeaseBoundNanos() - now > 0) {
 				return true;
 			}
 		}
@@ -122,13 +123,13 @@ record OwnerHolds(List<RedisLockHandle> handles, int writing, boolean unknown, b
 	 * holds it still renews. Nothing is dropped while a write is in flight or after one
 	 * without a reply.
 	 */
-	@Nullable OwnerHolds swept(long now, LeaseWatchdog watchdog) {
+	@Nullable OwnerHolds swept(long now, Renewals watchdog) {
 		if (!mayDrop()) {
 			return this;
 		}
 		OwnerHolds left = this;
 		for (RedisLockHandle handle : this.handles) {
-			if (!handle.isLive(now) && (handle.isLost() || !watchdog.watches(handle))) {
+			if (!handle.isLive(now) && (handle.hold().isLost() || !watchdog.watches(handle.hold()))) {
 				left = left.dropped(handle, true);
 			}
 		}

@@ -183,7 +183,7 @@ public final class DriverCommands {
 	 * Release a hold nobody will use, without waiting: a release that fails leaves it to
 	 * end with its lease.
 	 */
-	void releaseUnused(Grant grant) {
+	public void releaseUnused(Grant grant) {
 		LockSpec spec = grant.spec();
 		quietly(spec.name(), "release",
 				spec.kind().release(spec, grant.owner(), grant.token(), grant.hold(), this.handOff, 0));

@@ -4,48 +4,73 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
 
 import io.github.distributedlock.HeldLock;
 import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.ReactiveLockHandle;
 import io.github.distributedlock.redis.core.Grant;
+import io.github.distributedlock.redis.driver.DriverCommands;
+import io.github.distributedlock.redis.driver.Renewals;
 import io.github.distributedlock.redis.server.LockListeners;
-import reactor.core.scheduler.Scheduler;
 
 /**
- * The reactive template's holds: turns grants into handles, renewed as any, tells the
- * listeners, and releases grants that nobody will use. Thread-safe.
+ * The reactive template's holds: turns grants into handles, renewed by the template's
+ * {@link Renewals} if auto-renewed, tells the listeners, and releases grants that nobody
+ * will use. Thread-safe.
  */
 public final class ReactiveHolds {
 
 	private final Set<ReactiveRedisLockHandle> holds = ConcurrentHashMap.newKeySet();
 
+	private final DriverCommands driver;
+
 	private final ReactiveLockCommands commands;
 
-	private final Scheduler timer;
+	private final Renewals renewals;
 
 	private final LockListeners listeners;
 
-	public ReactiveHolds(ReactiveLockCommands commands, Scheduler timer, LockListeners listeners) {
+	private final boolean handOff;
+
+	/**
+	 * @param driver runs the scripts of the holds, on the template's port
+	 * @param cluster whether Redis is a Cluster
+	 * @param handOff whether a release reserves the lock for the oldest waiting request
+	 */
+	public ReactiveHolds(DriverCommands driver, ReactiveLockCommands commands, BooleanSupplier cluster,
+			LockListeners listeners, boolean handOff) {
+		this.driver = driver;
 		this.commands = commands;
-		this.timer = timer;
+		this.renewals = new Renewals(driver.port(), cluster);
 		this.listeners = listeners;
+		this.handOff = handOff;
 	}
 
 	public ReactiveLockHandle hold(Grant grant) {
-		ReactiveRedisLockHandle handle = new ReactiveRedisLockHandle(grant, this.commands, this.timer,
-				this.holds::remove, this.listeners);
+		ReactiveRedisLockHandle handle = new ReactiveRedisLockHandle(grant, this.driver.port(), this.commands, this,
+				this.listeners, this.handOff);
 		this.holds.add(handle);
+		if (grant.spec().autoRenew()) {
+			this.renewals.watch(handle.hold());
+		}
 		this.listeners.acquired(handle.lockContext());
 		return handle;
+	}
+
+	/**
+	 * Forget a hold that was released or lost.
+	 */
+	void ended(ReactiveRedisLockHandle handle) {
+		this.holds.remove(handle);
+		this.renewals.unwatch(handle.hold());
 	}
 
 	/**
 	 * Release a grant that reached no subscriber, in the background.
 	 */
 	public void releaseUnused(Grant grant) {
-		this.commands.release(grant, 0).subscribe(null, (ex) -> {
-		});
+		this.driver.releaseUnused(grant);
 	}
 
 	public void notAcquired(LockTimeoutException timeout) {
@@ -64,8 +89,12 @@ public final class ReactiveHolds {
 			.toList();
 	}
 
+	/**
+	 * Stop renewing, and forget every hold.
+	 */
 	public void stopRenewals() {
-		this.holds.forEach(ReactiveRedisLockHandle::stopRenewal);
+		this.renewals.close();
+		this.holds.clear();
 	}
 
 }

@@ -36,50 +36,8 @@ public final class ReactiveLockCommands {
 
 	private final ReactiveRedisConnectionFactory connectionFactory;
 
-	private final boolean handOff;
-
-	/**
-	 * @param handOff whether a release reserves the lock for the oldest waiting request
-	 */
-	public ReactiveLockCommands(ReactiveRedisConnectionFactory connectionFactory, boolean handOff) {
+	public ReactiveLockCommands(ReactiveRedisConnectionFactory connectionFactory) {
 		this.connectionFactory = connectionFactory;
-		this.handOff = handOff;
-	}
-
-	/**
-	 * Release one hold, keeping the lock taken by nobody for {@code keepMillis} if it is
-	 * the last hold (the minimum hold).
-	 * @return holds left, or -1 if the lock was gone, -2 if someone else held it
-	 */
-	Mono<Long> release(Grant hold, long keepMillis) {
-		LockSpec spec = hold.spec();
-		return number(run(spec.name(), "release", spec.kind()
-			.release(spec, hold.owner(), hold.token(), hold.hold(), this.handOff, Math.max(0, keepMillis))));
-	}
-
-	/**
-	 * Lengthen a hold's lease to at least the given one; it never shortens a lease.
-	 * @return 1 if extended, -1 if the lock was gone, -2 if someone else held it
-	 */
-	Mono<Long> extend(Grant hold, long leaseMillis) {
-		LockSpec spec = hold.spec();
-		return number(run(spec.name(), "extend",
-				spec.kind().extend(spec, hold.owner(), hold.token(), hold.hold(), leaseMillis)));
-	}
-
-	/**
-	 * Renew one hold's lease for another lease of its spec: with the watchdog's renew
-	 * script for a lock hash, by extending a reader or permit (as the blocking watchdog
-	 * does, since those live in sorted sets).
-	 * @return 1 renewed, -1 gone, -2 held by someone else
-	 */
-	Mono<Long> renew(Grant hold) {
-		LockSpec spec = hold.spec();
-		if (!spec.kind().renewsInBatch()) {
-			return extend(hold, spec.leaseMillis());
-		}
-		return run(spec.name(), "renew", ExclusiveKind.renew(List.of(hold)))
-			.map((reply) -> ((Number) ((List<?>) reply).get(0)).longValue());
 	}
 
 	/**

@@ -125,7 +125,10 @@ public final class ReactiveMultiLocking {
 		}
 	}
 
-	private boolean isCluster() {
+	/**
+	 * Return whether Redis is a Cluster, found the first time it is asked.
+	 */
+	public boolean isCluster() {
 		Boolean cluster = this.cluster;
 		if (cluster == null) {
 			ReactiveRedisConnection connection = this.connectionFactory.getReactiveConnection();

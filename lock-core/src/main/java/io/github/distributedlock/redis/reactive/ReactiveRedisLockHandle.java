@@ -3,55 +3,39 @@ package io.github.distributedlock.redis.reactive;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
 
 import io.github.distributedlock.HeldLock;
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockContext;
-import io.github.distributedlock.LockLeaseLostException;
 import io.github.distributedlock.LockListener;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.ReactiveLockHandle;
 import io.github.distributedlock.redis.core.Grant;
-import io.github.distributedlock.redis.core.HoldLife;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
-import org.jspecify.annotations.Nullable;
-import reactor.core.Disposable;
+import io.github.distributedlock.redis.driver.Completion;
+import io.github.distributedlock.redis.driver.LockHold;
+import io.github.distributedlock.redis.driver.LockPort;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
-import reactor.core.scheduler.Scheduler;
 
 /**
- * A hold taken by the reactive engine: the owner and fencing token that the release,
- * extend and renew scripts check, as for {@code RedisLockHandle}. Its lease counts from
- * before the attempt that won it was sent, and each renewal's from before the renewal was
- * sent.
- * <p>
- * An auto-renewed hold renews itself every lease/3 on a scheduler timer (no thread of its
- * own), with the watchdog's renew script; a renewal that cannot reach Redis is retried
- * every 100 ms until the lease would have ended, and then the hold is lost. A renewal
- * that finds the lock gone or taken marks it lost at once.
- * <p>
+ * A hold taken by the reactive template: the driver's {@link LockHold}, whose extension
+ * and release run on the template's port when subscribed to, and which the template's
+ * {@link io.github.distributedlock.redis.driver.Renewals} renew if it is auto-renewed.
  * The listeners hear of a normal release, and once of a loss: found by a renewal, an
  * extension or the release.
  */
 final class ReactiveRedisLockHandle implements ReactiveLockHandle {
 
-	private static final Log logger = LogFactory.getLog(ReactiveRedisLockHandle.class);
-
 	static final String SUBSCRIPTION = "reactive subscription";
 
-	private final Grant grant;
+	private final LockHold hold;
+
+	private final LockPort port;
 
 	private final ReactiveLockCommands commands;
 
-	private final Scheduler timer;
-
-	private final Consumer<ReactiveRedisLockHandle> onEnd;
+	private final ReactiveHolds holds;
 
 	private final LockListener listener;
 
@@ -59,70 +43,25 @@ final class ReactiveRedisLockHandle implements ReactiveLockHandle {
 
 	private final Instant since = Instant.now();
 
-	private final AtomicBoolean released = new AtomicBoolean();
-
-	private final AtomicBoolean lost = new AtomicBoolean();
-
 	private final Sinks.Empty<Void> lostSignal = Sinks.empty();
 
-	private final HoldLife life;
-
-	private volatile @Nullable Disposable renewal;
-
 	/**
-	 * @param onEnd told once the hold is released, lost or closed
+	 * @param port where its extension and release run
+	 * @param holds told once the hold is released or lost
 	 * @param listener told of the release or loss of the hold
+	 * @param handOff whether its release reserves the lock for the oldest waiting request
 	 */
-	ReactiveRedisLockHandle(Grant grant, ReactiveLockCommands commands, Scheduler timer,
-			Consumer<ReactiveRedisLockHandle> onEnd, LockListener listener) {
-		this.grant = grant;
+	ReactiveRedisLockHandle(Grant grant, LockPort port, ReactiveLockCommands commands, ReactiveHolds holds,
+			LockListener listener, boolean handOff) {
+		this.port = port;
 		this.commands = commands;
-		this.timer = timer;
-		this.onEnd = onEnd;
+		this.holds = holds;
 		this.listener = listener;
-		this.life = new HoldLife(grant, System.nanoTime());
-		if (grant.spec().autoRenew()) {
-			scheduleRenewal(this.life.nextRenewalNanos());
-		}
+		this.hold = new LockHold(grant, System.nanoTime(), handOff, new Reports());
 	}
 
-	private void scheduleRenewal(long atNanos) {
-		synchronized (this) {
-			if (this.released.get() || this.lost.get()) {
-				return;
-			}
-			this.renewal = this.timer.schedule(this::renew, Math.max(0, atNanos - System.nanoTime()),
-					TimeUnit.NANOSECONDS);
-		}
-	}
-
-	private void renew() {
-		long sentNanos = System.nanoTime();
-		this.commands.renew(this.grant).subscribe((result) -> {
-			if (result == 1) {
-				this.life.renewed(sentNanos);
-				scheduleRenewal(this.life.nextRenewalNanos());
-			}
-			else if (!this.released.get()) {
-				markLost();
-			}
-		}, (error) -> {
-			if (this.life.renewalFailed(System.nanoTime())) {
-				logger.warn("Could not renew the lease of lock '" + name() + "' before it ended", error);
-				markLost();
-			}
-			else {
-				scheduleRenewal(this.life.nextRenewalNanos());
-			}
-		});
-	}
-
-	private void markLost() {
-		if (this.lost.compareAndSet(false, true)) {
-			stopRenewal();
-			this.listener.leaseLost(this.context);
-			this.lostSignal.tryEmitEmpty();
-		}
+	LockHold hold() {
+		return this.hold;
 	}
 
 	@Override
@@ -137,55 +76,40 @@ final class ReactiveRedisLockHandle implements ReactiveLockHandle {
 		return this.context;
 	}
 
-	void stopRenewal() {
-		Disposable current;
-		synchronized (this) {
-			current = this.renewal;
-			this.renewal = null;
-		}
-		if (current != null) {
-			current.dispose();
-		}
-		this.onEnd.accept(this);
-	}
-
 	@Override
 	public LockName name() {
-		return this.grant.spec().name();
+		return this.hold.name();
 	}
 
 	@Override
 	public long fencingToken() {
-		return this.grant.token();
+		return this.hold.grant().token();
 	}
 
 	@Override
 	public boolean waited() {
-		return this.grant.waited();
+		return this.hold.grant().waited();
 	}
 
 	@Override
 	public Duration waitedFor() {
-		return this.grant.waitedFor();
+		return this.hold.grant().waitedFor();
 	}
 
 	@Override
 	public int attempts() {
-		return this.grant.attempts();
+		return this.hold.grant().attempts();
 	}
 
 	@Override
 	public Duration remainingLease() {
-		if (this.released.get() || this.lost.get()) {
-			return Duration.ZERO;
-		}
-		return Duration.ofNanos(this.life.remainingNanos(System.nanoTime()));
+		return this.hold.remainingLease(System.nanoTime());
 	}
 
 	@Override
 	public Mono<Boolean> isHeld() {
-		return Mono.defer(
-				() -> (this.released.get() || this.lost.get()) ? Mono.just(false) : this.commands.isHeld(this.grant));
+		return Mono.defer(() -> (this.hold.isReleased() || this.hold.isLost()) ? Mono.just(false)
+				: this.commands.isHeld(this.hold.grant()));
 	}
 
 	@Override
@@ -195,54 +119,23 @@ final class ReactiveRedisLockHandle implements ReactiveLockHandle {
 			return Mono.error(new IllegalArgumentException("Lock '" + name() + "': lease must be between 1 ms and "
 					+ LockRequest.MAX_LEASE.toDays() + " days, but was " + lease));
 		}
-		return Mono.defer(() -> {
-			if (this.released.get()) {
-				return Mono.error(new LockLeaseLostException(name(), fencingToken(), "extended after it was released"));
-			}
-			long sentNanos = System.nanoTime();
-			return this.commands.extend(this.grant, lease.toMillis()).flatMap((result) -> {
-				if (result < 0) {
-					markLost();
-					return Mono
-						.error(new LockLeaseLostException(name(), fencingToken(), lostReason("extended", result)));
-				}
-				this.life.extended(sentNanos, lease.toMillis());
-				return Mono.empty();
-			});
-		});
+		return Mono
+			.<Long>create(
+					(sink) -> this.hold.extend(this.port, lease.toMillis(), Completion.of(sink::success, sink::error)))
+			.then();
 	}
 
 	@Override
 	public Mono<Void> release() {
-		return Mono.defer(() -> {
-			if (!this.released.compareAndSet(false, true)) {
-				return Mono.empty();
-			}
-			stopRenewal();
-			return this.commands.release(this.grant, this.life.minimumHoldLeftMillis(System.nanoTime()))
-				.doOnError(LockAccessException.class, (ex) -> this.listener.releaseFailed(this.context, ex))
-				.flatMap((result) -> {
-					if (result < 0) {
-						markLost();
-						return Mono
-							.error(new LockLeaseLostException(name(), fencingToken(), lostReason("released", result)));
-					}
-					this.listener.released(this.context, Duration.ofNanos(this.life.heldNanos(System.nanoTime())));
-					return Mono.empty();
-				});
-		});
-	}
-
-	private static String lostReason(String operation, long result) {
-		return (result == -1) ? operation + " after the lock had already expired"
-				: operation + " after another owner had taken the lock";
+		return Mono.<Long>create((sink) -> this.hold.release(this.port, Completion.of(sink::success, sink::error)))
+			.then();
 	}
 
 	/**
 	 * Return whether the hold is neither released nor lost, and its lease is not over.
 	 */
 	boolean isLive(long nowNanos) {
-		return !this.released.get() && !this.lost.get() && !this.life.isOver(nowNanos);
+		return this.hold.isLive(nowNanos);
 	}
 
 	/**
@@ -251,12 +144,41 @@ final class ReactiveRedisLockHandle implements ReactiveLockHandle {
 	 */
 	HeldLock snapshot() {
 		return new HeldLock(name(), SUBSCRIPTION, this.since, remainingLease(), fencingToken(),
-				this.grant.spec().origin());
+				this.hold.spec().origin());
 	}
 
 	@Override
 	public String toString() {
 		return "ReactiveLockHandle[" + name() + ", token=" + fencingToken() + "]";
+	}
+
+	/**
+	 * What becomes of the hold, told to the template's holds and the listeners.
+	 */
+	private final class Reports implements LockHold.Events {
+
+		@Override
+		public void released(LockHold hold, long result) {
+			ReactiveRedisLockHandle.this.holds.ended(ReactiveRedisLockHandle.this);
+		}
+
+		@Override
+		public void releaseFailed(LockHold hold, LockAccessException failure) {
+			ReactiveRedisLockHandle.this.listener.releaseFailed(ReactiveRedisLockHandle.this.context, failure);
+		}
+
+		@Override
+		public void releasedAfter(LockHold hold, Duration heldFor) {
+			ReactiveRedisLockHandle.this.listener.released(ReactiveRedisLockHandle.this.context, heldFor);
+		}
+
+		@Override
+		public void lost(LockHold hold, boolean goneFromRedis) {
+			ReactiveRedisLockHandle.this.holds.ended(ReactiveRedisLockHandle.this);
+			ReactiveRedisLockHandle.this.listener.leaseLost(ReactiveRedisLockHandle.this.context);
+			ReactiveRedisLockHandle.this.lostSignal.tryEmitEmpty();
+		}
+
 	}
 
 }

@@ -1,0 +1,319 @@
+package io.github.distributedlock.redis.driver;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.github.distributedlock.LockAccessException;
+import io.github.distributedlock.LockLeaseLostException;
+import io.github.distributedlock.LockName;
+import io.github.distributedlock.redis.core.Grant;
+import io.github.distributedlock.redis.core.HoldLife;
+import io.github.distributedlock.redis.core.LockSpec;
+import io.github.distributedlock.redis.script.ScriptCall;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One hold of a lock, as both templates keep it: its lease by the local clock
+ * ({@link HoldLife}), and its extension, renewal ({@link Renewals}) and release, each a
+ * script run on a {@link LockPort}. A reply that says the hold is gone or taken makes it
+ * lost; so do renewals that get no answer until its lease is over. What becomes of it is
+ * told to its {@link Events}. Thread-safe.
+ */
+public final class LockHold {
+
+	/** What a release reports when its reply never came. */
+	public static final long UNKNOWN = Long.MIN_VALUE;
+
+	private final Grant grant;
+
+	private final HoldLife life;
+
+	private final boolean handOff;
+
+	private final Events events;
+
+	private final AtomicBoolean released = new AtomicBoolean();
+
+	private final AtomicBoolean lost = new AtomicBoolean();
+
+	// When the lease Redis keeps for this hold's last write has ended at the latest:
+	// Redis set it before replying, so counted from after the reply.
+	private volatile long redisLeaseBoundNanos;
+
+	/**
+	 * @param grant what the acquisition won; the lease counts from its {@code sentNanos}
+	 * @param grantedNanos when the granting reply was read
+	 * @param handOff whether its release reserves the lock for the oldest waiting request
+	 * @param events told what becomes of the hold
+	 */
+	public LockHold(Grant grant, long grantedNanos, boolean handOff, Events events) {
+		this.grant = grant;
+		this.life = new HoldLife(grant, grantedNanos);
+		this.handOff = handOff;
+		this.events = events;
+		this.redisLeaseBoundNanos = grantedNanos + TimeUnit.MILLISECONDS.toNanos(grant.spec().leaseMillis());
+	}
+
+	public Grant grant() {
+		return this.grant;
+	}
+
+	public LockSpec spec() {
+		return this.grant.spec();
+	}
+
+	public LockName name() {
+		return this.grant.spec().name();
+	}
+
+	long nextRenewalNanos() {
+		return this.life.nextRenewalNanos();
+	}
+
+	/**
+	 * Return until when Redis may keep the lease of this hold's last write, at the
+	 * latest.
+	 */
+	public long redisLeaseBoundNanos() {
+		return this.redisLeaseBoundNanos;
+	}
+
+	public boolean isReleased() {
+		return this.released.get();
+	}
+
+	public boolean isLost() {
+		return this.lost.get();
+	}
+
+	/**
+	 * Return whether the hold counts at the given time: neither released nor lost, and
+	 * its lease not over by the local clock.
+	 */
+	public boolean isLive(long nowNanos) {
+		return !this.released.get() && !this.lost.get() && !this.life.isOver(nowNanos);
+	}
+
+	/**
+	 * Return how long the lease lasts from the given time: 0 once released, lost or over.
+	 */
+	public Duration remainingLease(long nowNanos) {
+		if (this.released.get() || this.lost.get()) {
+			return Duration.ZERO;
+		}
+		return Duration.ofNanos(this.life.remainingNanos(nowNanos));
+	}
+
+	/**
+	 * Lengthen the lease to at least the given one, never shortening it in Redis.
+	 * @param done told 1 once Redis confirmed it, or a {@link LockLeaseLostException} if
+	 * the hold was released, gone or taken, or the port's failure
+	 */
+	public void extend(LockPort port, long leaseMillis, Completion<Long> done) {
+		if (this.released.get()) {
+			done.failed(new LockLeaseLostException(name(), this.grant.token(), "extended after it was released"));
+			return;
+		}
+		LockSpec spec = spec();
+		ScriptCall call = spec.kind()
+			.extend(spec, this.grant.owner(), this.grant.token(), this.grant.hold(), leaseMillis);
+		long sentNanos = port.nanoTime();
+		this.events.sending(this);
+		port.run(name(), "extend", call, new LockPort.Reply() {
+
+			@Override
+			public void replied(@Nullable Object reply) {
+				long result = number(reply);
+				if (result < 0) {
+					LockHold.this.events.replied(LockHold.this, -1);
+					markLost(true);
+					done.failed(new LockLeaseLostException(name(), LockHold.this.grant.token(),
+							lostReason("extended", result)));
+					return;
+				}
+				LockHold.this.life.extended(sentNanos, leaseMillis);
+				setLease(port.nanoTime(), leaseMillis);
+				done.granted(result);
+			}
+
+			@Override
+			public void failed(Throwable error) {
+				LockHold.this.events.failed(LockHold.this);
+				done.failed(error);
+			}
+
+		});
+	}
+
+	/**
+	 * Release the hold, keeping the lock taken by nobody for what is left of its minimum
+	 * hold if it is the last hold; a second release does nothing.
+	 * @param done told the holds of the owner left, or a {@link LockLeaseLostException}
+	 * if the hold was gone or taken, or the port's failure
+	 */
+	public void release(LockPort port, Completion<Long> done) {
+		if (!this.released.compareAndSet(false, true)) {
+			done.granted(0L);
+			return;
+		}
+		LockSpec spec = spec();
+		long keepMillis = this.life.minimumHoldLeftMillis(port.nanoTime());
+		ScriptCall call = spec.kind()
+			.release(spec, this.grant.owner(), this.grant.token(), this.grant.hold(), this.handOff, keepMillis);
+		port.run(name(), "release", call, new LockPort.Reply() {
+
+			@Override
+			public void replied(@Nullable Object reply) {
+				long result = number(reply);
+				LockHold.this.events.released(LockHold.this, result);
+				if (result < 0) {
+					markLost(true);
+					done.failed(new LockLeaseLostException(name(), LockHold.this.grant.token(),
+							lostReason("released", result)));
+					return;
+				}
+				LockHold.this.events.releasedAfter(LockHold.this,
+						Duration.ofNanos(LockHold.this.life.heldNanos(port.nanoTime())));
+				done.granted(result);
+			}
+
+			@Override
+			public void failed(Throwable error) {
+				if (error instanceof LockAccessException failure) {
+					LockHold.this.events.releaseFailed(LockHold.this, failure);
+				}
+				LockHold.this.events.released(LockHold.this, UNKNOWN);
+				done.failed(error);
+			}
+
+		});
+	}
+
+	/**
+	 * Note that a renewal of this hold is about to be sent; followed by one of
+	 * {@link #renewed}, {@link #notRenewed} or {@link #renewalFailed}.
+	 */
+	public void renewing() {
+		this.events.sending(this);
+	}
+
+	/**
+	 * Record a renewal Redis confirmed, measured from when it was sent. Its reply may
+	 * come after a later extension's: the lease end only moves later ({@link HoldLife}).
+	 * @param repliedNanos when the reply was read
+	 */
+	public void renewed(long sentNanos, long repliedNanos) {
+		this.life.renewed(sentNanos);
+		setLease(repliedNanos, spec().leaseMillis());
+	}
+
+	/**
+	 * Record a renewal whose reply said the hold is gone or taken: it is lost, unless
+	 * released meanwhile.
+	 */
+	void notRenewed() {
+		this.events.replied(this, -1);
+		if (!this.released.get()) {
+			markLost(true);
+		}
+	}
+
+	/**
+	 * Record a renewal that got no answer, which Redis may still run
+	 * ({@link HoldLife#renewalFailed}).
+	 * @return whether the hold is lost: its lease is over by the local clock
+	 */
+	boolean renewalFailed(long nowNanos) {
+		this.events.failed(this);
+		if (!this.life.renewalFailed(nowNanos)) {
+			return false;
+		}
+		markLost(false);
+		return true;
+	}
+
+	private void setLease(long repliedNanos, long leaseMillis) {
+		long bound = repliedNanos + TimeUnit.MILLISECONDS.toNanos(leaseMillis);
+		// Never earlier: a reply may come after a later one, and another hold of this
+		// owner may rely on the longer lease.
+		if (bound - this.redisLeaseBoundNanos > 0) {
+			this.redisLeaseBoundNanos = bound;
+		}
+		this.events.replied(this, leaseMillis);
+	}
+
+	private void markLost(boolean goneFromRedis) {
+		if (this.lost.compareAndSet(false, true)) {
+			this.events.lost(this, goneFromRedis);
+		}
+	}
+
+	private static long number(@Nullable Object reply) {
+		return (reply instanceof Number number) ? number.longValue() : -1;
+	}
+
+	private static String lostReason(String operation, long result) {
+		return (result == -1) ? operation + " after the lock had already expired"
+				: operation + " after another owner had taken the lock";
+	}
+
+	@Override
+	public String toString() {
+		return "LockHold[" + name() + ", token=" + this.grant.token() + "]";
+	}
+
+	/**
+	 * Told what becomes of a hold: the blocking template's registry, which counts owners
+	 * for re-entry, and both templates' listeners. Called on whatever thread the port
+	 * answers on; must not block.
+	 */
+	public interface Events {
+
+		/**
+		 * A command that may set the lease (an extension, a renewal) is about to be sent;
+		 * followed by {@link #replied} or {@link #failed}.
+		 */
+		default void sending(LockHold hold) {
+		}
+
+		/**
+		 * The reply of such a command.
+		 * @param leaseMillis the lease it set, or a negative value if it set none
+		 */
+		default void replied(LockHold hold, long leaseMillis) {
+		}
+
+		/**
+		 * Such a command got no reply: Redis may still run it.
+		 */
+		default void failed(LockHold hold) {
+		}
+
+		/**
+		 * The release was answered, or failed.
+		 * @param result the holds of the owner left, -1 if the lock was gone, -2 if
+		 * someone else held it, or {@link #UNKNOWN} if no reply came
+		 */
+		void released(LockHold hold, long result);
+
+		/**
+		 * The release failed without a reply.
+		 */
+		void releaseFailed(LockHold hold, LockAccessException failure);
+
+		/**
+		 * The release ended the hold normally, after it lasted the given time.
+		 */
+		void releasedAfter(LockHold hold, Duration heldFor);
+
+		/**
+		 * The hold is lost: its lease ended or someone else has the lock.
+		 * @param goneFromRedis whether Redis said the hold is not there any more, rather
+		 * than the renewals failing until its lease would have ended
+		 */
+		void lost(LockHold hold, boolean goneFromRedis);
+
+	}
+
+}

@@ -1,0 +1,266 @@
+package io.github.distributedlock.redis.driver;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
+
+import io.github.distributedlock.LockAccessException;
+import io.github.distributedlock.redis.core.Grant;
+import io.github.distributedlock.redis.core.HashSlots;
+import io.github.distributedlock.redis.script.ExclusiveKind;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The watchdog: keeps the leases of auto-renewed holds alive while they are held, every
+ * lease/3, on one timer of its {@link LockPort}, in batched scripts (one per hash slot on
+ * a Cluster, one for everything otherwise, at most {@value #MAX_BATCH} holds each);
+ * readers and permits, which live in sorted sets, are extended one by one. There is no
+ * thread or timer per lock, and a hold has at most one renewal in flight.
+ * <p>
+ * A renewal that finds the lock gone or taken makes the hold lost. A renewal that gets no
+ * answer is tried again every 100 ms until the lease would have ended, and only then is
+ * the hold lost ({@link LockHold#renewalFailed}). A released or lost hold is no longer
+ * renewed; if the process dies, the lease simply ends. Thread-safe.
+ */
+public final class Renewals implements AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(Renewals.class);
+
+	static final int MAX_BATCH = 500;
+
+	private final LockPort port;
+
+	private final BooleanSupplier cluster;
+
+	private final Set<LockHold> watched = ConcurrentHashMap.newKeySet();
+
+	// Holds whose renewal was sent and not answered yet.
+	private final Set<LockHold> renewing = ConcurrentHashMap.newKeySet();
+
+	private final Object scheduling = new Object();
+
+	private LockPort.@Nullable Cancellable next;
+
+	private long nextAtNanos;
+
+	private boolean closed;
+
+	/**
+	 * @param cluster whether Redis is a Cluster, where one script renews the holds of one
+	 * hash slot only
+	 */
+	public Renewals(LockPort port, BooleanSupplier cluster) {
+		this.port = port;
+		this.cluster = cluster;
+	}
+
+	/**
+	 * Renew the hold from its next renewal time on, until it is released or lost, or
+	 * {@link #unwatch} is called.
+	 */
+	public void watch(LockHold hold) {
+		synchronized (this.scheduling) {
+			if (this.closed) {
+				return;
+			}
+			this.watched.add(hold);
+		}
+		scheduleBy(hold.nextRenewalNanos());
+	}
+
+	public void unwatch(LockHold hold) {
+		this.watched.remove(hold);
+	}
+
+	public boolean watches(LockHold hold) {
+		return this.watched.contains(hold);
+	}
+
+	public int size() {
+		return this.watched.size();
+	}
+
+	private void scheduleBy(long dueNanos) {
+		synchronized (this.scheduling) {
+			if (this.closed) {
+				return;
+			}
+			LockPort.Cancellable current = this.next;
+			if (current != null) {
+				if (this.nextAtNanos - dueNanos <= 0) {
+					return;
+				}
+				current.cancel();
+			}
+			this.nextAtNanos = dueNanos;
+			this.next = this.port.schedule(this::renewDue, Math.max(0, dueNanos - this.port.nanoTime()));
+		}
+	}
+
+	private void renewDue() {
+		synchronized (this.scheduling) {
+			this.next = null;
+		}
+		long now = this.port.nanoTime();
+		List<LockHold> batched = new ArrayList<>();
+		for (LockHold hold : this.watched) {
+			if (hold.isReleased() || hold.isLost()) {
+				this.watched.remove(hold);
+			}
+			else if (hold.nextRenewalNanos() - now <= 0 && this.renewing.add(hold)) {
+				if (hold.spec().kind().renewsInBatch()) {
+					batched.add(hold);
+				}
+				else {
+					renewAlone(hold);
+				}
+			}
+		}
+		for (List<LockHold> batch : batches(batched)) {
+			renew(batch);
+		}
+		scheduleFirst();
+	}
+
+	private void scheduleFirst() {
+		LockHold first = null;
+		for (LockHold hold : this.watched) {
+			if (!this.renewing.contains(hold)
+					&& (first == null || hold.nextRenewalNanos() - first.nextRenewalNanos() < 0)) {
+				first = hold;
+			}
+		}
+		if (first != null) {
+			scheduleBy(first.nextRenewalNanos());
+		}
+	}
+
+	private List<List<LockHold>> batches(List<LockHold> due) {
+		if (due.isEmpty()) {
+			return List.of();
+		}
+		Map<Integer, List<LockHold>> groups = new LinkedHashMap<>();
+		boolean bySlot = this.cluster.getAsBoolean();
+		for (LockHold hold : due) {
+			int group = bySlot ? HashSlots.slot(hold.spec().lockKey()) : 0;
+			groups.computeIfAbsent(group, (slot) -> new ArrayList<>()).add(hold);
+		}
+		List<List<LockHold>> batches = new ArrayList<>();
+		for (List<LockHold> group : groups.values()) {
+			for (int i = 0; i < group.size(); i += MAX_BATCH) {
+				batches.add(group.subList(i, Math.min(group.size(), i + MAX_BATCH)));
+			}
+		}
+		return batches;
+	}
+
+	/**
+	 * Renew a reader or permit by extending it for another lease of its spec.
+	 */
+	private void renewAlone(LockHold hold) {
+		Grant grant = hold.grant();
+		long sentNanos = this.port.nanoTime();
+		hold.renewing();
+		this.port.run(hold.name(), "renew",
+				hold.spec()
+					.kind()
+					.extend(hold.spec(), grant.owner(), grant.token(), grant.hold(), hold.spec().leaseMillis()),
+				new LockPort.Reply() {
+
+					@Override
+					public void replied(@Nullable Object reply) {
+						ended(hold, sentNanos, (reply instanceof Number number) ? number.longValue() : -1);
+					}
+
+					@Override
+					public void failed(Throwable error) {
+						failedAll(List.of(hold), error);
+					}
+
+				});
+	}
+
+	private void renew(List<LockHold> batch) {
+		long sentNanos = this.port.nanoTime();
+		batch.forEach(LockHold::renewing);
+		this.port.run(batch.get(0).name(), "renew", ExclusiveKind.renew(batch.stream().map(LockHold::grant).toList()),
+				new LockPort.Reply() {
+
+					@Override
+					public void replied(@Nullable Object reply) {
+						if (!(reply instanceof List<?> results) || results.size() != batch.size()) {
+							failed(new LockAccessException(batch.get(0).name(),
+									"unexpected reply from the renew script: " + reply, null));
+							return;
+						}
+						for (int i = 0; i < batch.size(); i++) {
+							Object result = results.get(i);
+							ended(batch.get(i), sentNanos, (result instanceof Number number) ? number.longValue() : -1);
+						}
+					}
+
+					@Override
+					public void failed(Throwable error) {
+						failedAll(batch, error);
+					}
+
+				});
+	}
+
+	private void ended(LockHold hold, long sentNanos, long result) {
+		if (result == 1) {
+			hold.renewed(sentNanos, this.port.nanoTime());
+		}
+		else {
+			this.watched.remove(hold);
+			hold.notRenewed();
+		}
+		next(hold);
+	}
+
+	/**
+	 * Renew the hold again when due, if it is still watched.
+	 */
+	private void next(LockHold hold) {
+		this.renewing.remove(hold);
+		if (this.watched.contains(hold)) {
+			scheduleBy(hold.nextRenewalNanos());
+		}
+	}
+
+	private void failedAll(List<LockHold> batch, Throwable error) {
+		for (LockHold hold : batch) {
+			if (hold.renewalFailed(this.port.nanoTime())) {
+				// Tried until the lease would have ended: from here on nobody can rely
+				// on it.
+				this.watched.remove(hold);
+			}
+			next(hold);
+		}
+		logger.warn("Could not renew " + batch.size() + " lock lease(s); retrying until they would end", error);
+	}
+
+	/**
+	 * Stop renewing: the leases end on their own.
+	 */
+	@Override
+	public void close() {
+		LockPort.Cancellable current;
+		synchronized (this.scheduling) {
+			this.closed = true;
+			current = this.next;
+			this.next = null;
+		}
+		if (current != null) {
+			current.cancel();
+		}
+		this.watched.clear();
+	}
+
+}
