@@ -79,7 +79,7 @@ public final class RedisLockTemplate implements LockOperations {
 		this.handOff = builder.handOff;
 		StringRedisTemplate redis = new StringRedisTemplate(builder.connectionFactory);
 		this.commands = new LockCommands(redis, this.handOff);
-		this.server = new RedisServerFeatures(builder.connectionFactory, builder.cluster,
+		this.server = new RedisServerFeatures(builder.connectionFactory, null,
 				builder.configureKeyspaceEvents);
 		ReplicaWait replicas = (builder.replicaAcknowledgements > 0) ? new ReplicaWait(redis, this.commands,
 				builder.replicaAcknowledgements, builder.replicaTimeout.toMillis()) : null;
