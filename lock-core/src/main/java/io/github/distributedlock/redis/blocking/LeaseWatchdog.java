@@ -145,7 +145,7 @@ public final class LeaseWatchdog implements AutoCloseable {
 		}
 		List<RedisLockHandle> locks = new ArrayList<>(due.size());
 		for (RedisLockHandle hold : due) {
-			if (hold.spec().kind().renewsInBatch()) {
+			if (hold.spec().kind().inLockHash()) {
 				locks.add(hold);
 			}
 			else {

@@ -75,7 +75,7 @@ public final class ReactiveLockCommands {
 	 */
 	Mono<Long> renew(Grant hold) {
 		LockSpec spec = hold.spec();
-		if (!spec.kind().renewsInBatch()) {
+		if (!spec.kind().inLockHash()) {
 			return extend(hold, spec.leaseMillis());
 		}
 		return run(spec.name(), "renew", ExclusiveKind.renew(List.of(hold)))

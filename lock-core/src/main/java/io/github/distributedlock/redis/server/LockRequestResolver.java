@@ -76,7 +76,7 @@ public final class LockRequestResolver {
 			this.server.checkKeyspaceEvents();
 		}
 		LockKind kind = kind(request);
-		if (strategy == WaitStrategy.KEYSPACE_EVENTS && !kind.keyspaceEventsUsable()) {
+		if (strategy == WaitStrategy.KEYSPACE_EVENTS && !kind.inLockHash()) {
 			strategy = WaitStrategy.PUBSUB;
 		}
 		String lockKey = this.keys.lock(name);
