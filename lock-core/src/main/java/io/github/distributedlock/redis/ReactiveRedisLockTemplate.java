@@ -1,6 +1,5 @@
 package io.github.distributedlock.redis;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
@@ -13,7 +12,6 @@ import io.github.distributedlock.ReactiveLockHandle;
 import io.github.distributedlock.ReactiveLockOperations;
 import io.github.distributedlock.ReactiveLockTemplate;
 import io.github.distributedlock.WaitStrategy;
-import io.github.distributedlock.redis.blocking.MultiLocking;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockOwners;
@@ -62,8 +60,6 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 
 	private final ReactiveKeyspaceCheck keyspaceCheck;
 
-	private final ReactiveLockCommands commands;
-
 	private final LocalLines lines;
 
 	private final DriverCommands driver;
@@ -74,8 +70,6 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 	private @Nullable ReactiveRedisMessageListenerContainer container;
 
 	private final boolean ownsContainer;
-
-	private final Scheduler timer = Schedulers.parallel();
 
 	private final LockOwners owners = new LockOwners();
 
@@ -92,14 +86,15 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 	ReactiveRedisLockTemplate(ReactiveRedisLockTemplateBuilder builder) {
 		this.handOff = builder.handOff;
 		this.keys = new LockKeys(builder.keyPrefix, builder.database);
-		this.commands = new ReactiveLockCommands(builder.connectionFactory);
+		ReactiveLockCommands commands = new ReactiveLockCommands(builder.connectionFactory);
+		Scheduler timer = Schedulers.parallel();
 		this.connectionFactory = builder.connectionFactory;
 		this.container = builder.listenerContainer;
 		this.ownsContainer = this.container == null;
-		LockPort port = new ReactorLockPort(this.commands, this.timer, this::container);
+		LockPort port = new ReactorLockPort(commands, timer, this::container);
 		this.driver = new DriverCommands(port, LockKeys.FENCE_IDLE_MILLIS, this.handOff);
-		this.holds = new ReactiveHolds(this.driver, this.commands, this::isCluster,
-				new LockListeners(builder.listeners), this.handOff);
+		this.holds = new ReactiveHolds(this.driver, commands, this::isCluster, new LockListeners(builder.listeners),
+				this.handOff);
 		this.lines = new LocalLines(port, builder.subscriptionLinger.toNanos());
 		this.multiLocking = new ReactiveMultiLocking(this.driver, this.lines, this.holds, this.connectionFactory,
 				this.handOff);
@@ -125,8 +120,7 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 		Objects.requireNonNull(request, "request must not be null");
 		return Mono.defer(() -> keyspaceReady(request)).then(Mono.defer(() -> {
 			LockSpec spec = resolve(request);
-			String owner = (request.owner() != null) ? this.owners.of(request)
-					: this.owners.subscription(this.subscriptions.incrementAndGet());
+			String owner = owner(request);
 			return Mono.<Grant>create((sink) -> {
 				Completion<Grant> completion = Completion.of(sink::success, sink::error);
 				AcquisitionRun<Grant> run = spec.kind().queuesInRedis()
@@ -161,15 +155,9 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 		}
 		return Flux.fromIterable(requests).concatMap(this::keyspaceReady).then(Mono.defer(() -> {
 			long start = System.nanoTime();
-			LockRequest firstRequest = requests.get(0);
-			LockSpec first = resolve(firstRequest);
-			List<LockSpec> specs = new ArrayList<>(requests.size());
-			for (LockRequest request : requests) {
-				specs.add(MultiLocking.multiLockable(resolve(request)));
-			}
-			String owner = (firstRequest.owner() != null) ? this.owners.of(firstRequest)
-					: this.owners.subscription(this.subscriptions.incrementAndGet());
-			return this.multiLocking.acquireAll(first, specs, owner, start);
+			LockSpec first = resolve(requests.get(0));
+			List<LockSpec> specs = this.resolver.resolveMultiLockable(requests);
+			return this.multiLocking.acquireAll(first, specs, owner(requests.get(0)), start);
 		})).doOnDiscard(ReactiveLockHandle.class, ReactiveRedisLockTemplate::releaseDropped);
 	}
 
@@ -183,6 +171,15 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 			return Mono.empty();
 		}
 		return this.keyspaceCheck.ensureEnabled(request.name());
+	}
+
+	/**
+	 * Return the owner of a subscription to an acquisition: the request's custom owner,
+	 * or a new one.
+	 */
+	private String owner(LockRequest request) {
+		return (request.owner() != null) ? this.owners.of(request)
+				: this.owners.subscription(this.subscriptions.incrementAndGet());
 	}
 
 	private LockSpec resolve(LockRequest request) {

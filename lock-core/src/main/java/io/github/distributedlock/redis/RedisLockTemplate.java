@@ -1,7 +1,6 @@
 package io.github.distributedlock.redis;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -55,8 +54,6 @@ public final class RedisLockTemplate implements LockOperations {
 
 	private final LockCommands commands;
 
-	private final RedisServerFeatures server;
-
 	private final LockRequestResolver resolver;
 
 	private final HoldRegistry holds;
@@ -71,17 +68,15 @@ public final class RedisLockTemplate implements LockOperations {
 
 	private final LockOwners owners = new LockOwners();
 
-	private final boolean handOff;
-
 	private volatile boolean closed;
 
 	RedisLockTemplate(RedisLockTemplateBuilder builder) {
 		this.defaults = builder.defaults;
 		this.keys = new LockKeys(builder.keyPrefix, builder.database);
-		this.handOff = builder.handOff;
+		boolean handOff = builder.handOff;
 		StringRedisTemplate redis = new StringRedisTemplate(builder.connectionFactory);
-		this.commands = new LockCommands(redis, this.handOff);
-		this.server = new RedisServerFeatures(builder.connectionFactory, builder.cluster,
+		this.commands = new LockCommands(redis, handOff);
+		RedisServerFeatures server = new RedisServerFeatures(builder.connectionFactory, null,
 				builder.configureKeyspaceEvents);
 		ReplicaWait replicas = (builder.replicaAcknowledgements > 0) ? new ReplicaWait(redis, this.commands,
 				builder.replicaAcknowledgements, builder.replicaTimeout.toMillis()) : null;
@@ -89,16 +84,16 @@ public final class RedisLockTemplate implements LockOperations {
 				builder.pubSub);
 		this.port = new BlockingPort(this.commands, this.listening.container(), "distributed-lock");
 		this.holds = new HoldRegistry(this.commands, this.port,
-				new BlockingPort(this.commands, null, "distributed-lock-watchdog"), this.server::isCluster,
-				this.handOff, new LockListeners(builder.listeners), replicas);
+				new BlockingPort(this.commands, null, "distributed-lock-watchdog"), server::isCluster, handOff,
+				new LockListeners(builder.listeners), replicas);
 		this.acquisitions = new BlockingAcquisitions(this.port, builder.subscriptionLinger.toNanos(), this.holds,
-				this.handOff);
-		this.multiLocking = new MultiLocking(this.acquisitions, this.holds, this.server, this.handOff);
+				handOff);
+		this.multiLocking = new MultiLocking(this.acquisitions, this.holds, server, handOff);
 		this.listening.start(this.keys.keepAliveChannel());
 		this.resolver = new LockRequestResolver(this.defaults, this.keys, builder.watchdog,
-				this.listening.container() != null, this.server, builder.fairWaiterTimeout.toMillis());
+				this.listening.container() != null, server, builder.fairWaiterTimeout.toMillis());
 		if (this.defaults.waitStrategy() == WaitStrategy.KEYSPACE_EVENTS) {
-			this.server.checkKeyspaceEvents();
+			server.checkKeyspaceEvents();
 		}
 	}
 
@@ -135,11 +130,8 @@ public final class RedisLockTemplate implements LockOperations {
 		}
 		long start = System.nanoTime();
 		LockSpec first = resolve(requests.get(0));
-		List<LockSpec> specs = new ArrayList<>(requests.size());
-		for (LockRequest request : requests) {
-			specs.add(MultiLocking.multiLockable(resolve(request)));
-		}
-		return this.multiLocking.acquireAll(first, specs, this.owners.of(requests.get(0)), start);
+		return this.multiLocking.acquireAll(first, this.resolver.resolveMultiLockable(requests),
+				this.owners.of(requests.get(0)), start);
 	}
 
 	/**

@@ -4,8 +4,6 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import io.github.distributedlock.redis.script.ScriptTexts;
-
 /**
  * The engine's Lua scripts, compiled once from the exact text the engine sends
  * ({@link ScriptTexts}: the library functions a script calls, then the script), by their

@@ -3,7 +3,7 @@ package io.github.distributedlock.redis;
 import java.util.EnumSet;
 import java.util.Map;
 
-import io.github.distributedlock.redis.script.ScriptTexts;
+import io.github.distributedlock.simulation.ScriptTexts;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

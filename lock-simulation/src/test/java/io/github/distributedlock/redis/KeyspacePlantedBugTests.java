@@ -5,7 +5,7 @@ import java.util.Map;
 import java.util.Set;
 
 import io.github.distributedlock.redis.LockSimulation.Fault;
-import io.github.distributedlock.redis.script.ScriptTexts;
+import io.github.distributedlock.simulation.ScriptTexts;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

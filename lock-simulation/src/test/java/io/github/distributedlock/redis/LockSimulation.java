@@ -2227,7 +2227,7 @@ final class LockSimulation {
 				// As the watchdog: in a batch for the kinds that renew so, else one
 				// extension to the hold's own lease.
 				Grant grant = held.grant;
-				ScriptCall call = grant.spec().kind().renewsInBatch() ? ExclusiveKind.renew(List.of(grant))
+				ScriptCall call = grant.spec().kind().inLockHash() ? ExclusiveKind.renew(List.of(grant))
 						: grant.spec()
 							.kind()
 							.extend(grant.spec(), this.owner, grant.token(), grant.hold(), grant.spec().leaseMillis());

@@ -5,7 +5,7 @@ import java.util.Map;
 
 import io.github.distributedlock.redis.LockSimulation.ClientBug;
 import io.github.distributedlock.redis.LockSimulation.Fault;
-import io.github.distributedlock.redis.script.ScriptTexts;
+import io.github.distributedlock.simulation.ScriptTexts;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 

@@ -16,7 +16,6 @@ import io.github.distributedlock.LockDefaults;
 import io.github.distributedlock.LockMode;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.redis.LockSimulation.Fault;
-import io.github.distributedlock.redis.blocking.MultiLocking;
 import io.github.distributedlock.redis.core.HandOffRequest;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockSpec;
@@ -243,7 +242,7 @@ final class MultiLockRun {
 		this.sharedOwners = new SimulationRandom(seed ^ 0x6f776e73L).nextInt(3) == 0
 				&& this.faults.contains(Fault.REENTER);
 		for (String key : KEYS) {
-			LockSpec spec = MultiLocking.multiLockable(resolve(key, LockMode.EXCLUSIVE, this.sharedOwners, 0));
+			LockSpec spec = LockRequestResolver.multiLockable(resolve(key, LockMode.EXCLUSIVE, this.sharedOwners, 0));
 			this.readSpecs.put(key, resolve(key, LockMode.READ, false, 0));
 			this.specs.put(key, spec);
 			this.checks.lock(spec.lockKey());
@@ -386,7 +385,7 @@ final class MultiLockRun {
 		if (holdAtLeastMillis <= 0) {
 			return this.specs.get(key);
 		}
-		return this.keptSpecs.computeIfAbsent(key + "/" + holdAtLeastMillis, (k) -> MultiLocking
+		return this.keptSpecs.computeIfAbsent(key + "/" + holdAtLeastMillis, (k) -> LockRequestResolver
 			.multiLockable(resolve(key, LockMode.EXCLUSIVE, this.sharedOwners, holdAtLeastMillis)));
 	}
 

@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.distributedlock.redis.core.MultiAcquisition;
-import io.github.distributedlock.redis.script.ScriptTexts;
+import io.github.distributedlock.simulation.ScriptTexts;
 
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;

@@ -52,7 +52,7 @@ class ScriptDifferentialTests {
 		channels.addAll(LockWorkload.keyspaceChannels());
 		real = new RealRedis(redis.server(), channels);
 		EngineScripts.all().forEach((name, script) -> {
-			String sha = real.load(io.github.distributedlock.redis.script.ScriptTexts.all().get(name));
+			String sha = real.load(ScriptTexts.all().get(name));
 			assertThat(sha).as("SHA-1 of %s, as Redis and the model compute it", name).isEqualTo(script.sha());
 			shas.put(name, sha);
 		});

@@ -12,11 +12,11 @@ import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.redis.driver.LockPort;
 import io.github.distributedlock.redis.script.ScriptCall;
-import io.github.distributedlock.redis.script.LettuceExceptions;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.QueryTimeoutException;
+import org.springframework.data.redis.RedisSystemException;
 
 /**
  * The port of one blocking acquisition: its scripts are sent, and what its replies and
@@ -130,12 +130,13 @@ final class CallerRunsPort implements LockPort {
 	/**
 	 * Translate a failure into what a blocking call reports: a
 	 * {@link LockAccessException} naming the lock, caused by Spring Data Redis's
-	 * exception, as a plain call's would be.
+	 * exception, as a plain call's would be. Scripts sent without waiting already fail
+	 * with Spring Data Redis's exceptions ({@code ScriptRunner.sendAsync}).
 	 */
 	private static LockAccessException failure(LockName name, String operation, Throwable error) {
 		Throwable cause = (error instanceof CompletionException && error.getCause() != null) ? error.getCause() : error;
 		DataAccessException translated = (cause instanceof DataAccessException spring) ? spring
-				: LettuceExceptions.translate(cause);
+				: new RedisSystemException(String.valueOf(cause.getMessage()), cause);
 		return new LockAccessException(name, "Redis failed during " + operation + ": " + translated.getMessage(),
 				translated);
 	}

@@ -165,8 +165,8 @@ public final class LockCommands {
 	/**
 	 * Send a script of the driver's without waiting, where the factory shares one Lettuce
 	 * connection.
-	 * @return its reply to come, failing with the client's own exception; or {@code null}
-	 * if the factory does not share one Lettuce connection
+	 * @return its reply to come, failing with Spring Data Redis's exception; or
+	 * {@code null} if the factory does not share one Lettuce connection
 	 */
 	@Nullable CompletableFuture<Object> sendForDriver(ScriptCall call) {
 		return this.scripts.sendAsync(call);

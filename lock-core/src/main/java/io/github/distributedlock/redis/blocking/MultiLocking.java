@@ -12,6 +12,7 @@ import io.github.distributedlock.redis.core.HashSlots;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.MultiAcquisition;
 import io.github.distributedlock.redis.core.NanoClock;
+import io.github.distributedlock.redis.server.LockRequestResolver;
 import io.github.distributedlock.redis.server.RedisServerFeatures;
 
 /**
@@ -39,24 +40,10 @@ public final class MultiLocking {
 	}
 
 	/**
-	 * Return a resolved request that a multi-lock may take.
-	 * @param spec the resolved request
-	 * @return the same request
-	 * @throws IllegalArgumentException if it is a read lock, a permit or a fair lock
-	 */
-	public static LockSpec multiLockable(LockSpec spec) {
-		if (!spec.kind().multiLockable()) {
-			throw new IllegalArgumentException("Lock '" + spec.name()
-					+ "': a multi-lock takes plain exclusive locks only, not read locks, permits or fair locks");
-		}
-		return spec;
-	}
-
-	/**
 	 * Take every lock, or none.
 	 * @param first the first request, whose wait time and reentrancy the multi-lock has
 	 * @param requested every request, in the order asked, each
-	 * {@linkplain #multiLockable(LockSpec) multi-lockable}
+	 * {@linkplain LockRequestResolver#multiLockable(LockSpec) multi-lockable}
 	 * @param owner the owner of every lock
 	 * @param start when the acquisition began, in {@link System#nanoTime()}
 	 * @return the handle of all the locks

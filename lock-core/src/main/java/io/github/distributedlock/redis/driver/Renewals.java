@@ -114,7 +114,7 @@ public final class Renewals implements AutoCloseable {
 				this.watched.remove(hold);
 			}
 			else if (hold.nextRenewalNanos() - now <= 0 && this.renewing.add(hold)) {
-				if (hold.spec().kind().renewsInBatch()) {
+				if (hold.spec().kind().inLockHash()) {
 					batched.add(hold);
 				}
 				else {

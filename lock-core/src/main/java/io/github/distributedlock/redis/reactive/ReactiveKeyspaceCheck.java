@@ -66,14 +66,9 @@ public final class ReactiveKeyspaceCheck {
 			.map(KeyspaceNotifications::flags)
 			.defaultIfEmpty("")
 			.flatMap((current) -> {
-				String missing = KeyspaceNotifications.missingFlags(current);
-				if (missing.isEmpty()) {
-					return Mono.empty();
-				}
-				if (!this.configure) {
-					return Mono.error(KeyspaceNotifications.notConfigurable(current, missing));
-				}
-				return server.setConfig(KeyspaceNotifications.PARAMETER, current + missing).then();
+				String update = KeyspaceNotifications.update(current, this.configure);
+				return (update != null) ? server.setConfig(KeyspaceNotifications.PARAMETER, update).then()
+						: Mono.<Void>empty();
 			});
 	}
 

@@ -11,7 +11,6 @@ import org.jspecify.annotations.Nullable;
 import static io.github.distributedlock.redis.script.LockScripts.ACQUIRE;
 import static io.github.distributedlock.redis.script.LockScripts.ACQUIRE_ALL;
 import static io.github.distributedlock.redis.script.LockScripts.DROP_INTENT;
-import static io.github.distributedlock.redis.script.LockScripts.EXTEND;
 import static io.github.distributedlock.redis.script.LockScripts.RELEASE;
 import static io.github.distributedlock.redis.script.LockScripts.RENEW;
 
@@ -52,16 +51,6 @@ public final class ExclusiveKind extends LockKind {
 		return DROP_INTENT.call(spec, new ScriptArgs.DropIntent(owner));
 	}
 
-	@Override
-	public ScriptCall extend(LockSpec spec, String owner, long token, String hold, long leaseMillis) {
-		return EXTEND.call(spec, new ScriptArgs.Extend(owner, token, hold, leaseMillis));
-	}
-
-	@Override
-	public @Nullable ScriptCall isHeld(LockSpec spec, String owner, long token, String hold) {
-		return null;
-	}
-
 	/**
 	 * Build one attempt to take several locks, all or nothing.
 	 */
@@ -93,7 +82,7 @@ public final class ExclusiveKind extends LockKind {
 	}
 
 	@Override
-	public boolean keyspaceEventsUsable() {
+	public boolean inLockHash() {
 		return true;
 	}
 
@@ -104,11 +93,6 @@ public final class ExclusiveKind extends LockKind {
 
 	@Override
 	public boolean setsWriterIntent() {
-		return true;
-	}
-
-	@Override
-	public boolean renewsInBatch() {
 		return true;
 	}
 

@@ -2,8 +2,6 @@ package io.github.distributedlock.redis.script;
 
 import io.github.distributedlock.redis.core.LockSpec;
 
-import org.jspecify.annotations.Nullable;
-
 import static io.github.distributedlock.redis.script.LockScripts.ACQUIRE_FAIR;
 import static io.github.distributedlock.redis.script.LockScripts.LEAVE_FAIR;
 import static io.github.distributedlock.redis.script.LockScripts.RELEASE_FAIR;
@@ -36,27 +34,12 @@ public final class FairKind extends LockKind {
 	}
 
 	@Override
-	public ScriptCall extend(LockSpec spec, String owner, long token, String hold, long leaseMillis) {
-		return EXCLUSIVE.extend(spec, owner, token, hold, leaseMillis);
-	}
-
-	@Override
-	public @Nullable ScriptCall isHeld(LockSpec spec, String owner, long token, String hold) {
-		return null;
-	}
-
-	@Override
-	public boolean keyspaceEventsUsable() {
+	public boolean inLockHash() {
 		return true;
 	}
 
 	@Override
 	public boolean queuesInRedis() {
-		return true;
-	}
-
-	@Override
-	public boolean renewsInBatch() {
 		return true;
 	}
 

@@ -6,6 +6,8 @@ import io.github.distributedlock.redis.core.LockSpec;
 
 import org.jspecify.annotations.Nullable;
 
+import static io.github.distributedlock.redis.script.LockScripts.EXTEND;
+
 /**
  * What a hold is in Redis: the scripts that take, release and extend it, their keys and
  * arguments, the channel its releases are published on, and what the wait path may do
@@ -50,13 +52,17 @@ public abstract sealed class LockKind permits ExclusiveKind, FairKind, ReadKind,
 	 * lease of another hold of the lock is never shortened.
 	 * @param hold the hold's id
 	 */
-	public abstract ScriptCall extend(LockSpec spec, String owner, long token, String hold, long leaseMillis);
+	public ScriptCall extend(LockSpec spec, String owner, long token, String hold, long leaseMillis) {
+		return EXTEND.call(spec, new ScriptArgs.Extend(owner, token, hold, leaseMillis));
+	}
 
 	/**
 	 * Build the check of whether a hold is still the lock's, or {@code null} if this kind
 	 * is checked by reading the lock hash's owner and token.
 	 */
-	public abstract @Nullable ScriptCall isHeld(LockSpec spec, String owner, long token, String hold);
+	public @Nullable ScriptCall isHeld(LockSpec spec, String owner, long token, String hold) {
+		return null;
+	}
 
 	/**
 	 * Return the channel this kind's releases are published on.
@@ -81,9 +87,12 @@ public abstract sealed class LockKind permits ExclusiveKind, FairKind, ReadKind,
 	}
 
 	/**
-	 * Return whether the key's keyspace events say when it is free.
+	 * Return whether a hold is the lock hash itself (owner, token, a field per hold), not
+	 * a member of a sorted set: then the key's keyspace events say when it is free, the
+	 * watchdog renews it in batches with the renew script, and {@link #isHeld} reads the
+	 * hash's owner and token.
 	 */
-	public boolean keyspaceEventsUsable() {
+	public boolean inLockHash() {
 		return false;
 	}
 
@@ -106,13 +115,6 @@ public abstract sealed class LockKind permits ExclusiveKind, FairKind, ReadKind,
 	 * writer drops when it takes the lock or stops waiting ({@code drop-intent.lua}).
 	 */
 	public boolean setsWriterIntent() {
-		return false;
-	}
-
-	/**
-	 * Return whether the watchdog renews it in batches with the renew script.
-	 */
-	public boolean renewsInBatch() {
 		return false;
 	}
 

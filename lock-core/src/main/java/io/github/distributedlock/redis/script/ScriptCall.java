@@ -13,13 +13,6 @@ import java.util.List;
  */
 public record ScriptCall(LuaScript<?> script, List<String> keys, ScriptArgs args) {
 
-	public ScriptCall {
-		if (!script.argsType().isInstance(args)) {
-			throw new IllegalArgumentException(
-					"Lua script " + script.name() + " takes " + script.argsType().getSimpleName() + ", not " + args);
-		}
-	}
-
 	/**
 	 * Return the values the script reads as {@code ARGV}, in order.
 	 */

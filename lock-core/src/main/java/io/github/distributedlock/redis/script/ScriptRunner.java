@@ -1,14 +1,22 @@
 package io.github.distributedlock.redis.script;
 
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.QueryTimeoutException;
+import org.springframework.data.redis.RedisConnectionFailureException;
+import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.DecoratedRedisConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -72,20 +80,18 @@ public final class ScriptRunner {
 
 	/**
 	 * Run an integer script without waiting for its reply, where the factory shares one
-	 * Lettuce connection; otherwise run it now. The future fails with the client's
-	 * exception.
+	 * Lettuce connection; otherwise run it now. A failure to send it is thrown; nobody
+	 * hears of a failure of its run.
 	 */
-	public CompletableFuture<Long> executeAsync(ScriptCall call) {
-		CompletableFuture<Long> sent = sendAsync(call);
-		if (sent != null) {
-			return sent;
+	public void executeAsync(ScriptCall call) {
+		if (sendAsync(call) != null) {
+			return;
 		}
 		try {
-			Long result = execute(call);
-			return CompletableFuture.completedFuture((result != null) ? result : -1L);
+			execute(call);
 		}
 		catch (RuntimeException ex) {
-			return CompletableFuture.failedFuture(ex);
+			// As the failure of a script sent without waiting: nobody waits for it.
 		}
 	}
 
@@ -101,7 +107,8 @@ public final class ScriptRunner {
 
 	/**
 	 * Send a script on the factory's one shared Lettuce connection, without waiting for
-	 * its reply. The future fails with the client's own exception.
+	 * its reply. It fails, when sent or in the future, with Spring Data Redis's
+	 * {@code DataAccessException}, as a blocking call's would.
 	 * @return its reply to come, or {@code null} if the factory does not share one
 	 * Lettuce connection
 	 */
@@ -115,8 +122,11 @@ public final class ScriptRunner {
 				target = decorated.getDelegate();
 			}
 			if (target instanceof LettuceConnection lettuce) {
-				return Lettuce.evalAsync(lettuce, call.script(), call.keys().size(), encode(call));
+				return Lettuce.evalAsync(lettuce, call);
 			}
+		}
+		catch (RuntimeException ex) {
+			throw Lettuce.translate(ex);
 		}
 		return null;
 	}
@@ -125,16 +135,19 @@ public final class ScriptRunner {
 	 * Return a call's keys, then its arguments, as the bytes Redis is sent.
 	 */
 	public static byte[][] encode(ScriptCall call) {
-		List<String> keys = call.keys();
-		List<String> args = call.argv();
-		byte[][] keysAndArgs = new byte[keys.size() + args.size()][];
-		for (int i = 0; i < keys.size(); i++) {
-			keysAndArgs[i] = keys.get(i).getBytes(StandardCharsets.UTF_8);
-		}
-		for (int i = 0; i < args.size(); i++) {
-			keysAndArgs[keys.size() + i] = args.get(i).getBytes(StandardCharsets.UTF_8);
-		}
+		byte[][] keys = bytes(call.keys());
+		byte[][] args = bytes(call.argv());
+		byte[][] keysAndArgs = Arrays.copyOf(keys, keys.length + args.length);
+		System.arraycopy(args, 0, keysAndArgs, keys.length, args.length);
 		return keysAndArgs;
+	}
+
+	private static byte[][] bytes(List<String> values) {
+		byte[][] bytes = new byte[values.size()][];
+		for (int i = 0; i < bytes.length; i++) {
+			bytes[i] = values.get(i).getBytes(StandardCharsets.UTF_8);
+		}
+		return bytes;
 	}
 
 	public static boolean isNoScript(Throwable failure) {
@@ -148,43 +161,58 @@ public final class ScriptRunner {
 	}
 
 	/**
+	 * Return whether every connection of the factory is the same native connection, so
+	 * that commands sent one after another travel on one server connection unless it
+	 * reconnects.
+	 */
+	public static boolean sharesOneConnection(RedisConnectionFactory factory) {
+		return LETTUCE && Lettuce.sharesOneConnection(factory);
+	}
+
+	/**
 	 * Kept apart so that Lettuce classes are only loaded when Lettuce is there.
 	 */
 	private static final class Lettuce {
 
-		static <T> CompletableFuture<T> evalAsync(LettuceConnection connection, LuaScript<?> script, int keyCount,
-				byte[][] keysAndArgs) {
-			byte[][] keys = java.util.Arrays.copyOfRange(keysAndArgs, 0, keyCount);
-			byte[][] args = java.util.Arrays.copyOfRange(keysAndArgs, keyCount, keysAndArgs.length);
+		static boolean sharesOneConnection(RedisConnectionFactory factory) {
+			return factory instanceof LettuceConnectionFactory lettuce && lettuce.getShareNativeConnection();
+		}
+
+		static <T> CompletableFuture<T> evalAsync(LettuceConnection connection, ScriptCall call) {
+			LuaScript<?> script = call.script();
+			byte[][] keys = bytes(call.keys());
+			byte[][] args = bytes(call.argv());
 			RedisClusterAsyncCommands<byte[], byte[]> commands = connection.getNativeConnection();
 			ScriptOutputType type = (script.returnType() == ReturnType.MULTI) ? ScriptOutputType.MULTI
 					: ScriptOutputType.INTEGER;
 			CompletableFuture<T> sha = commands
 				.<T>evalsha(new String(script.sha1(), StandardCharsets.US_ASCII), type, keys, args)
 				.toCompletableFuture();
-			return sha.exceptionallyCompose(
-					(ex) -> isNoScript(ex) ? commands.<T>eval(script.text(), type, keys, args).toCompletableFuture()
-							: CompletableFuture.failedFuture(ex));
+			return sha
+				.exceptionallyCompose(
+						(ex) -> isNoScript(ex) ? commands.<T>eval(script.text(), type, keys, args).toCompletableFuture()
+								: CompletableFuture.failedFuture(ex))
+				.exceptionallyCompose((ex) -> CompletableFuture.failedFuture(translate(ex)));
 		}
 
-	}
-
-	/**
-	 * Return whether every connection of the factory is the same native connection, so
-	 * that commands sent one after another travel on one server connection unless it
-	 * reconnects.
-	 */
-	public static boolean sharesOneConnection(RedisConnectionFactory factory) {
-		return LETTUCE && LettuceFactory.sharesOneConnection(factory);
-	}
-
-	/**
-	 * Lettuce's types, loaded only when Lettuce is there.
-	 */
-	private static final class LettuceFactory {
-
-		public static boolean sharesOneConnection(RedisConnectionFactory factory) {
-			return factory instanceof LettuceConnectionFactory lettuce && lettuce.getShareNativeConnection();
+		/**
+		 * Translate what a Lettuce future fails with into Spring Data Redis's exceptions,
+		 * as its connections translate a blocking call's.
+		 */
+		static DataAccessException translate(Throwable failure) {
+			Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
+					? failure.getCause() : failure;
+			if (cause instanceof DataAccessException spring) {
+				return spring;
+			}
+			String message = String.valueOf(cause.getMessage());
+			if (cause instanceof RedisCommandTimeoutException) {
+				return new QueryTimeoutException(message, cause);
+			}
+			if (cause instanceof RedisConnectionException) {
+				return new RedisConnectionFailureException(message, cause);
+			}
+			return new RedisSystemException(message, cause);
 		}
 
 	}

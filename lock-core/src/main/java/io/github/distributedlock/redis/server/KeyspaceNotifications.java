@@ -32,23 +32,14 @@ public final class KeyspaceNotifications {
 	 */
 	static void ensureEnabled(RedisConnectionFactory connectionFactory, boolean configure) {
 		try (RedisConnection connection = connectionFactory.getConnection()) {
-			String current = read(connection);
-			String missing = missingFlags(current);
-			if (missing.isEmpty()) {
-				return;
+			String update = update(flags(connection.serverCommands().getConfig(PARAMETER)), configure);
+			if (update != null) {
+				connection.serverCommands().setConfig(PARAMETER, update);
 			}
-			if (!configure) {
-				throw notConfigurable(current, missing);
-			}
-			connection.serverCommands().setConfig(PARAMETER, current + missing);
 		}
 		catch (DataAccessException ex) {
 			throw unreachable(ex);
 		}
-	}
-
-	private static String read(RedisConnection connection) {
-		return flags(connection.serverCommands().getConfig(PARAMETER));
 	}
 
 	/**
@@ -61,10 +52,23 @@ public final class KeyspaceNotifications {
 	}
 
 	/**
-	 * Return the error for a setting that lacks flags and may not be changed.
+	 * Return what to set the parameter to, given its flags now.
+	 * @param current the flags now
+	 * @param configure whether the setting may be changed
+	 * @return the flags with those missing added, or {@code null} if none is missing
+	 * @throws KeyspaceNotificationsException if flags are missing and the setting may not
+	 * be changed
 	 */
-	public static KeyspaceNotificationsException notConfigurable(String current, String missing) {
-		return new KeyspaceNotificationsException(current, missing, "CONFIG SET is not enabled for the library", null);
+	public static @Nullable String update(String current, boolean configure) {
+		String missing = missingFlags(current);
+		if (missing.isEmpty()) {
+			return null;
+		}
+		if (!configure) {
+			throw new KeyspaceNotificationsException(current, missing, "CONFIG SET is not enabled for the library",
+					null);
+		}
+		return current + missing;
 	}
 
 	/**
@@ -84,7 +88,7 @@ public final class KeyspaceNotifications {
 				+ "Redis Cluster, where keyspace notifications stay on the node that owns the key; use PUBSUB");
 	}
 
-	public static String missingFlags(String current) {
+	private static String missingFlags(String current) {
 		StringBuilder missing = new StringBuilder();
 		if (current.indexOf('K') < 0) {
 			missing.append('K');

@@ -1,6 +1,8 @@
 package io.github.distributedlock.redis.server;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockDefaults;
@@ -74,7 +76,7 @@ public final class LockRequestResolver {
 			this.server.checkKeyspaceEvents();
 		}
 		LockKind kind = kind(request);
-		if (strategy == WaitStrategy.KEYSPACE_EVENTS && !kind.keyspaceEventsUsable()) {
+		if (strategy == WaitStrategy.KEYSPACE_EVENTS && !kind.inLockHash()) {
 			strategy = WaitStrategy.PUBSUB;
 		}
 		String lockKey = this.keys.lock(name);
@@ -86,6 +88,32 @@ public final class LockRequestResolver {
 		LockTiming timing = new LockTiming(lease.toMillis(), waitNanos(waitTime), progressAware, autoRenew,
 				(request.holdAtLeast() != null) ? request.holdAtLeast().toMillis() : 0, this.fairWaiterTimeoutMillis);
 		return new LockSpec(target, timing, wait, reentrant, request.origin());
+	}
+
+	/**
+	 * Resolve the requests of a multi-lock, in the order asked.
+	 * @throws IllegalArgumentException if one is a read lock, a permit or a fair lock
+	 */
+	public List<LockSpec> resolveMultiLockable(List<LockRequest> requests) {
+		List<LockSpec> specs = new ArrayList<>(requests.size());
+		for (LockRequest request : requests) {
+			specs.add(multiLockable(resolve(request)));
+		}
+		return specs;
+	}
+
+	/**
+	 * Return a resolved request that a multi-lock may take.
+	 * @param spec the resolved request
+	 * @return the same request
+	 * @throws IllegalArgumentException if it is a read lock, a permit or a fair lock
+	 */
+	public static LockSpec multiLockable(LockSpec spec) {
+		if (!spec.kind().multiLockable()) {
+			throw new IllegalArgumentException("Lock '" + spec.name()
+					+ "': a multi-lock takes plain exclusive locks only, not read locks, permits or fair locks");
+		}
+		return spec;
 	}
 
 	/**

@@ -179,10 +179,6 @@ class LockScriptsTests {
 		assertThatIllegalStateException()
 			.isThrownBy(() -> LockScripts.EXTEND.call(List.of(spec), new ScriptArgs.Extend("owner", 1, "h", 1000)))
 			.withMessageContaining("extend.lua");
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> new ScriptCall(LockScripts.EXTEND, List.of("lock"), new ScriptArgs.DropIntent("owner")))
-			.withMessageContaining("extend.lua")
-			.withMessageContaining("Extend");
 	}
 
 	@Test
