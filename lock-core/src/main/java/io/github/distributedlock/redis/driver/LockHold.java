@@ -221,15 +221,18 @@ public final class LockHold {
 
 	/**
 	 * Record a renewal that got no answer, which Redis may still run
-	 * ({@link HoldLife#renewalFailed}).
-	 * @return whether the hold is lost: its lease is over by the local clock
+	 * ({@link HoldLife#renewalFailed}); the hold is lost if its lease is over, unless
+	 * released meanwhile.
+	 * @return whether its lease is over by the local clock
 	 */
 	boolean renewalFailed(long nowNanos) {
 		this.events.failed(this);
 		if (!this.life.renewalFailed(nowNanos)) {
 			return false;
 		}
-		markLost(false);
+		if (!this.released.get()) {
+			markLost(false);
+		}
 		return true;
 	}
 

@@ -49,6 +49,10 @@ public final class Renewals implements AutoCloseable {
 
 	private long nextAtNanos;
 
+	// Counts the timers set: a timer that fires after a later one replaced it does
+	// nothing.
+	private long timers;
+
 	private boolean closed;
 
 	/**
@@ -99,12 +103,16 @@ public final class Renewals implements AutoCloseable {
 				current.cancel();
 			}
 			this.nextAtNanos = dueNanos;
-			this.next = this.port.schedule(this::renewDue, Math.max(0, dueNanos - this.port.nanoTime()));
+			long timer = ++this.timers;
+			this.next = this.port.schedule(() -> renewDue(timer), Math.max(0, dueNanos - this.port.nanoTime()));
 		}
 	}
 
-	private void renewDue() {
+	private void renewDue(long timer) {
 		synchronized (this.scheduling) {
+			if (this.closed || timer != this.timers) {
+				return;
+			}
 			this.next = null;
 		}
 		long now = this.port.nanoTime();
@@ -122,8 +130,14 @@ public final class Renewals implements AutoCloseable {
 				}
 			}
 		}
-		for (List<LockHold> batch : batches(batched)) {
-			renew(batch);
+		try {
+			for (List<LockHold> batch : batches(batched)) {
+				renew(batch);
+			}
+		}
+		catch (RuntimeException ex) {
+			// Whether Redis is a Cluster could not be told: as a renewal without a reply.
+			failedAll(batched, ex);
 		}
 		scheduleFirst();
 	}

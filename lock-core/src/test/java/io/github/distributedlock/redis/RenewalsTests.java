@@ -1,0 +1,71 @@
+package io.github.distributedlock.redis;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.distributedlock.LockName;
+import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.redis.blocking.BlockingPort;
+import io.github.distributedlock.redis.blocking.LockCommands;
+import io.github.distributedlock.redis.blocking.RedisLockHandle;
+import io.github.distributedlock.redis.driver.LockHold;
+import io.github.distributedlock.redis.driver.Renewals;
+import io.github.distributedlock.test.RedisServerExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The watchdog ({@link Renewals}) against a real redis-server, where the template's own
+ * tests don't reach.
+ */
+class RenewalsTests {
+
+	@RegisterExtension
+	static RedisServerExtension redis = RedisServerExtension.dedicated();
+
+	/**
+	 * Whether Redis is a Cluster is asked when a batch is first renewed, and may fail (a
+	 * connection refused then): the due holds are renewed again, as after a renewal
+	 * without a reply. Before, they stayed marked as being renewed, and were neither
+	 * renewed again nor reported lost while their lease ended in Redis.
+	 */
+	@Test
+	void shouldRenewAgainAfterTheClusterQuestionFailed() throws Exception {
+		LettuceConnectionFactory factory = RedisConnections.standalone(redis.server());
+		AtomicInteger asked = new AtomicInteger();
+		try (RedisLockTemplate template = RedisLockTemplate.builder(factory).build()) {
+			RedisLockHandle held = (RedisLockHandle) template.acquire(
+					LockRequest.builder("renewals").key("a").lease(Duration.ofMillis(900)).autoRenew(false).build());
+			LockHold hold = held.hold();
+			BlockingPort port = new BlockingPort(new LockCommands(new StringRedisTemplate(factory), true), null,
+					"renewals-test");
+			try (Renewals renewals = new Renewals(port, () -> {
+				if (asked.getAndIncrement() == 0) {
+					throw new IllegalStateException("no connection to ask whether Redis is a Cluster");
+				}
+				return false;
+			})) {
+				renewals.watch(hold);
+				Thread.sleep(2_000);
+				assertThat(asked.get()).as("times the cluster question was asked").isGreaterThan(1);
+				assertThat(hold.isLost()).isFalse();
+				assertThat((Long) redis.server().command("PTTL", template.lockKey(LockName.of("renewals", "a"))))
+					.as("ms the lock lives in Redis, 2 s into a 900 ms lease")
+					.isPositive();
+			}
+			finally {
+				port.close();
+			}
+			held.close();
+		}
+		finally {
+			factory.destroy();
+		}
+	}
+
+}
