@@ -38,7 +38,9 @@ final class AcquisitionAnalysis {
 	 * Walk each key's holds in acquisition order: an acquisition that returned before an
 	 * earlier hold's release call began is an overlap, and the time from the previous
 	 * holder's release call to the next holder's acquisition is a hand-off gap when the
-	 * holder changed.
+	 * holder changed. A succession stays local when the next holder runs in the same
+	 * worker process as the previous one; otherwise the next holder took the key across
+	 * processes, and its acquire wait is a remote wait.
 	 */
 	static Handoffs handoffs(List<Acquisition> acquisitions) {
 		Map<Integer, List<Acquisition>> byKey = new HashMap<>();
@@ -49,7 +51,9 @@ final class AcquisitionAnalysis {
 		}
 		long overlaps = 0;
 		long successions = 0;
+		long local = 0;
 		List<Long> gaps = new ArrayList<>();
+		List<Long> remoteWaits = new ArrayList<>();
 		for (List<Acquisition> holds : byKey.values()) {
 			holds.sort(Comparator.comparingLong(Acquisition::acquired));
 			long lastReleasing = Long.MIN_VALUE;
@@ -63,6 +67,12 @@ final class AcquisitionAnalysis {
 					if (hold.holder() != previous.holder()) {
 						gaps.add(hold.acquired() - previous.releasing());
 					}
+					if (hold.worker() == previous.worker()) {
+						local++;
+					}
+					else {
+						remoteWaits.add(hold.acquired() - hold.requested());
+					}
 				}
 				lastReleasing = (previous == null || hold.releasing() - lastReleasing > 0) ? hold.releasing()
 						: lastReleasing;
@@ -71,7 +81,9 @@ final class AcquisitionAnalysis {
 		}
 		long[] gapNanos = gaps.stream().mapToLong(Long::longValue).toArray();
 		double share = (successions > 0) ? (double) gapNanos.length / successions : 0;
-		return new Handoffs(overlaps, LatencyStats.ofNanos(gapNanos), share);
+		double localShare = (successions > 0) ? (double) local / successions : Double.NaN;
+		return new Handoffs(overlaps, LatencyStats.ofNanos(gapNanos), share, localShare,
+				LatencyStats.ofNanos(remoteWaits.stream().mapToLong(Long::longValue).toArray()));
 	}
 
 	/**
@@ -81,8 +93,14 @@ final class AcquisitionAnalysis {
 	 * ended
 	 * @param gaps hand-off gaps between different holders
 	 * @param share the share of successions that changed holder
+	 * @param localShare the share of successions whose next holder ran in the same worker
+	 * process as the previous one (the same thread included), {@code NaN} without
+	 * successions
+	 * @param remoteWait the acquire waits (acquire call to its return) of the
+	 * acquisitions that took a key from a holder in another process,
+	 * {@link LatencyStats#NONE} when there were none
 	 */
-	record Handoffs(long overlaps, LatencyStats gaps, double share) {
+	record Handoffs(long overlaps, LatencyStats gaps, double share, double localShare, LatencyStats remoteWait) {
 
 	}
 

@@ -28,6 +28,19 @@ class ContendedScenarioTests {
 	}
 
 	@Test
+	void shouldMeasureEveryShapeUpToOneProcessOfSixteenThreads() {
+		assertThat(ContendedShape.ALL).containsExactly(ContendedShape.TWO_PROCESSES, ContendedShape.FOUR_PROCESSES,
+				ContendedShape.TWO_PROCESSES_EIGHT_THREADS, ContendedShape.ONE_PROCESS_SIXTEEN_THREADS);
+		assertThat(ContendedShape.ONE_PROCESS_SIXTEEN_THREADS.describe()).isEqualTo("1 process × 16 threads");
+		assertThat(ContendedShape.ONE_PROCESS_SIXTEEN_THREADS.label()).isEqualTo("1×16");
+		for (Library library : Library.contended()) {
+			if (library != Library.THIS_PROJECT_REACTIVE) {
+				assertThat(ContendedScenario.shapes(library)).as(library.title()).isEqualTo(ContendedShape.ALL);
+			}
+		}
+	}
+
+	@Test
 	void shouldMeasureTheReactiveTemplateWithTwoProcessesOnly() {
 		assertThat(ContendedScenario.shapes(Library.THIS_PROJECT_REACTIVE))
 			.containsExactly(ContendedShape.TWO_PROCESSES, ContendedShape.TWO_PROCESSES_EIGHT_THREADS);

@@ -16,6 +16,11 @@ import io.github.distributedlock.benchmark.Library;
  * another)
  * @param handoffShare the share of acquisitions that went to another thread than the
  * previous one
+ * @param localShare the share of successions whose next holder ran in the same process as
+ * the previous one (the same thread included); 1 with a single process
+ * @param remoteWait acquire waits of the acquisitions that took the key from a holder in
+ * another process, {@link LatencyStats#NONE} with a single process: its max is how long a
+ * waiter in one process could be kept waiting while the key stayed elsewhere
  * @param overlaps acquisitions that began before the previous hold ended (must be 0)
  * @param commands Redis commands per acquisition
  * @param cost what Redis spent per acquisition and kept for the key
@@ -27,7 +32,8 @@ import io.github.distributedlock.benchmark.Library;
  * @param errors calls that threw
  */
 public record ContendedResult(Library library, ContendedShape shape, long acquisitions, double acquisitionsPerSecond,
-		LatencyStats acquireWait, LatencyStats handoffGap, double handoffShare, long overlaps, CommandCounts commands,
-		RedisCost cost, double clientCpuMicros, double jitCpuMicros, long timeouts, long errors) {
+		LatencyStats acquireWait, LatencyStats handoffGap, double handoffShare, double localShare,
+		LatencyStats remoteWait, long overlaps, CommandCounts commands, RedisCost cost, double clientCpuMicros,
+		double jitCpuMicros, long timeouts, long errors) {
 
 }

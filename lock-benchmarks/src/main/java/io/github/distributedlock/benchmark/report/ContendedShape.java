@@ -28,22 +28,32 @@ public record ContendedShape(int processes, int threadsPerProcess) {
 	public static final ContendedShape TWO_PROCESSES_EIGHT_THREADS = new ContendedShape(2, 8);
 
 	/**
-	 * Every shape scenario 2 measures, in report order.
+	 * 16 threads in one process, so every hand-off stays within that process: how a
+	 * library passes the key between threads of one JVM.
 	 */
-	public static final List<ContendedShape> ALL = List.of(TWO_PROCESSES, FOUR_PROCESSES, TWO_PROCESSES_EIGHT_THREADS);
+	public static final ContendedShape ONE_PROCESS_SIXTEEN_THREADS = new ContendedShape(1, 16);
 
 	/**
-	 * Return the shape as a heading says it, such as {@code 2 processes} or
-	 * {@code 2 processes × 8 threads}.
+	 * Every shape scenario 2 measures, in report order, which is also the order they run
+	 * in: the one-process shape comes last so that the shapes before it run as they did
+	 * before it was added.
+	 */
+	public static final List<ContendedShape> ALL = List.of(TWO_PROCESSES, FOUR_PROCESSES, TWO_PROCESSES_EIGHT_THREADS,
+			ONE_PROCESS_SIXTEEN_THREADS);
+
+	/**
+	 * Return the shape as a heading says it, such as {@code 2 processes},
+	 * {@code 2 processes × 8 threads} or {@code 1 process × 16 threads}.
 	 * @return the description
 	 */
 	public String describe() {
-		return this.processes + " processes"
+		return this.processes + ((this.processes == 1) ? " process" : " processes")
 				+ ((this.threadsPerProcess > 1) ? " × " + this.threadsPerProcess + " threads" : "");
 	}
 
 	/**
-	 * Return the shape in a few characters, such as {@code ×2} or {@code 2×8}.
+	 * Return the shape in a few characters, such as {@code ×2}, {@code 2×8} or
+	 * {@code 1×16}.
 	 * @return the label
 	 */
 	public String label() {

@@ -107,7 +107,18 @@ public final class MarkdownReport {
 		md.append(ScenarioTables.uncontended(results.uncontended()));
 		for (ContendedShape shape : ContendedShape.ALL) {
 			md.append("\n## 2. Contended hand-off: ").append(shape.describe()).append(", one key, ~100 µs holds\n\n");
-			if (shape.threadsPerProcess() > 1) {
+			if (shape.equals(ContendedShape.ALL.get(0))) {
+				md.append("*Next holder in same process*: of all consecutive holds of the key, the share whose next "
+						+ "holder ran in the same process as the previous one (the same thread included). "
+						+ "*Longest remote wait*: the longest acquire wait (acquire call to its return) of an "
+						+ "acquisition that took the key from a holder in another process, so a lock that keeps "
+						+ "handing the key around one process shows it here. Both read n/a with one process.\n\n");
+			}
+			if (shape.processes() == 1) {
+				md.append("Every hand-off goes between threads of the one process: a gap is counted whenever the next "
+						+ "holder is another thread, and an overlap whenever any two threads held the key at once.\n\n");
+			}
+			else if (shape.threadsPerProcess() > 1) {
 				md.append("Hand-offs go between threads of one process as well as across processes: a gap is counted "
 						+ "whenever the next holder is another thread, and an overlap whenever any two threads, of one "
 						+ "process or of two, held the key at once.\n\n");

@@ -38,6 +38,11 @@ final class Method {
 			acquire returning. A holder is one thread of one process, so with several threads per process a hand-off \
 			between two threads of one process counts too. *Changed hands* is the share of successions that went \
 			to another thread; the rest went back to the thread that had just released (barging).
+			- **Local share and remote wait.** Over the same successions, *next holder in same process* is the share \
+			whose next holder ran in the same process as the previous one, the same thread included. *Longest remote \
+			wait* is the largest acquire wait among the acquisitions that took the key from a holder in another \
+			process: a lock that keeps handing the key around one process makes the other processes' waiters pay \
+			for it there. With one process both read n/a.
 			- **Overlaps.** An acquisition that returned before an earlier holder of the same key started its release \
 			call; checked across every thread of every process, two threads of one process included. Must be 0.
 			- **Commands.** *Round trips* are the commands clients sent, counted with `MONITOR` in a separate, \

@@ -14,6 +14,12 @@ final class ScenarioTables {
 
 	private static final String JIT_CPU = "JIT compiler CPU / acq.";
 
+	private static final String LOCAL_SHARE = "next holder in same process";
+
+	private static final String REMOTE_WAIT = "longest remote wait";
+
+	private static final String NOT_APPLICABLE = "n/a";
+
 	private ScenarioTables() {
 	}
 
@@ -33,12 +39,21 @@ final class ScenarioTables {
 
 	static String contended(List<ContendedResult> results, ContendedShape shape) {
 		List<ContendedResult> rows = results.stream().filter((r) -> r.shape().equals(shape)).toList();
-		return new MarkdownTable<>(rows, ContendedResult::library)
+		MarkdownTable<ContendedResult> table = new MarkdownTable<>(rows, ContendedResult::library)
 			.figure("acquisitions/s", ContendedResult::acquisitionsPerSecond, "%.0f", false)
 			.figure("hand-off p50", (r) -> r.handoffGap().p50Micros(), MICROS, true)
 			.figure("hand-off p99", (r) -> r.handoffGap().p99Micros(), MICROS, true)
-			.figure("hand-off max", (r) -> r.handoffGap().maxMicros(), MICROS, true)
-			.figure("acquire wait p99", (r) -> r.acquireWait().p99Micros(), MICROS, true)
+			.figure("hand-off max", (r) -> r.handoffGap().maxMicros(), MICROS, true);
+		// With one process no hand-off can cross processes: both figures would read the
+		// same for every library (100 %, none), so the table says so instead.
+		if (shape.processes() > 1) {
+			table.text(LOCAL_SHARE, (r) -> percent(r.localShare()))
+				.figure(REMOTE_WAIT, (r) -> r.remoteWait().maxMicros(), MICROS, true);
+		}
+		else {
+			table.text(LOCAL_SHARE, (r) -> NOT_APPLICABLE).text(REMOTE_WAIT, (r) -> NOT_APPLICABLE);
+		}
+		return table.figure("acquire wait p99", (r) -> r.acquireWait().p99Micros(), MICROS, true)
 			.figure("acquire wait max", (r) -> r.acquireWait().maxMicros(), MICROS, true)
 			.figure("round trips / acq.", (r) -> r.commands().roundTrips(), "%.2f", true)
 			.cost(ContendedResult::cost)
@@ -131,6 +146,9 @@ final class ScenarioTables {
 	}
 
 	private static String percent(double share) {
+		if (Double.isNaN(share)) {
+			return "—";
+		}
 		return String.format(Locale.ROOT, "%.0f %%", share * 100);
 	}
 

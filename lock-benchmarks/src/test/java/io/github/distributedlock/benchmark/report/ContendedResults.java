@@ -21,8 +21,10 @@ final class ContendedResults {
 		LatencyStats handoff = new LatencyStats(1000, perSecond / 100, perSecond / 10, perSecond);
 		CommandCounts commands = new CommandCounts(Map.of("evalsha", 3.0), Map.of("evalsha", 3.0, "hset", 1.0));
 		RedisCost cost = new RedisCost(25, 4, 1, 0, Double.NaN, Double.NaN);
-		return new ContendedResult(library, shape, (long) perSecond * 5, perSecond, handoff, handoff, 0.5, overlaps,
-				commands, cost, 40, 1, 7, 0);
+		LatencyStats remoteWait = (shape.processes() > 1)
+				? new LatencyStats(100, perSecond / 50, perSecond / 5, perSecond * 7) : LatencyStats.NONE;
+		return new ContendedResult(library, shape, (long) perSecond * 5, perSecond, handoff, handoff, 0.5,
+				(shape.processes() > 1) ? 0.75 : 1, remoteWait, overlaps, commands, cost, 40, 1, 7, 0);
 	}
 
 	static BenchmarkResults run(List<ContendedResult> contended) {

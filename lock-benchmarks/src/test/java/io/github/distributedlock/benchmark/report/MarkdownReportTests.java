@@ -6,6 +6,7 @@ import io.github.distributedlock.benchmark.Library;
 import org.junit.jupiter.api.Test;
 
 import static io.github.distributedlock.benchmark.report.ContendedShape.FOUR_PROCESSES;
+import static io.github.distributedlock.benchmark.report.ContendedShape.ONE_PROCESS_SIXTEEN_THREADS;
 import static io.github.distributedlock.benchmark.report.ContendedShape.TWO_PROCESSES;
 import static io.github.distributedlock.benchmark.report.ContendedShape.TWO_PROCESSES_EIGHT_THREADS;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -28,7 +29,9 @@ class MarkdownReportTests {
 				ContendedResults.of(Library.THIS_PROJECT, TWO_PROCESSES_EIGHT_THREADS, 6000, 0),
 				ContendedResults.of(Library.THIS_PROJECT_REACTIVE, TWO_PROCESSES_EIGHT_THREADS, 5000, 2),
 				ContendedResults.of(Library.REDISSON, TWO_PROCESSES_EIGHT_THREADS, 2000, 0),
-				ContendedResults.of(Library.SPRING_INTEGRATION, TWO_PROCESSES_EIGHT_THREADS, 3000, 0)));
+				ContendedResults.of(Library.SPRING_INTEGRATION, TWO_PROCESSES_EIGHT_THREADS, 3000, 0),
+				ContendedResults.of(Library.THIS_PROJECT, ONE_PROCESS_SIXTEEN_THREADS, 7777, 0),
+				ContendedResults.of(Library.REDISSON, ONE_PROCESS_SIXTEEN_THREADS, 8888, 0)));
 
 	@Test
 	void shouldRenderTheEightThreadTableWithItsRowsOnly() {
@@ -46,6 +49,29 @@ class MarkdownReportTests {
 		assertThat(table).contains("| this project, reactive (PUBSUB) | 5000 (3.33× / 1.67×) |");
 		assertThat(table).contains("| 2 | 7 / 0 |");
 		assertThat(table).doesNotContain("2222", "3333", "4444");
+	}
+
+	@Test
+	void shouldShowTheLocalShareAndTheLongestRemoteWaitBesideTheHandOff() {
+		String table = section(MarkdownReport.render(this.results, "chart.svg"), EIGHT_THREADS_HEADING);
+
+		assertThat(table)
+			.contains("| hand-off max | next holder in same process | longest remote wait | " + "acquire wait p99 |");
+		// The longest remote wait is a figure like the others, with its ratios to the
+		// floor's 10500 µs and Redisson's 14000 µs.
+		assertThat(table).contains("| 6000 µs (4.00× / 3.00×) | 75 % | 42000 µs (4.00× / 3.00×) |");
+	}
+
+	@Test
+	void shouldRenderTheOneProcessTableWithoutRemoteFigures() {
+		String table = section(MarkdownReport.render(this.results, "chart.svg"),
+				"## 2. Contended hand-off: 1 process × 16 threads, one key, ~100 µs holds");
+
+		assertThat(table).contains("Every hand-off goes between threads of the one process");
+		assertThat(table)
+			.contains("| this project (PUBSUB) | 7777 (— / 0.88×) |", "| Redisson RLock 4.7.0 | 8888 (— / 1.00×) |")
+			.doesNotContain("6000");
+		assertThat(table.lines().filter((line) -> line.contains("| n/a | n/a |"))).hasSize(2);
 	}
 
 	@Test
