@@ -41,6 +41,10 @@ public final class LockHold {
 	// Redis set it before replying, so counted from after the reply.
 	private volatile long redisLeaseBoundNanos;
 
+	// A test seam, set only by the simulation's planted bug (lock-simulation's
+	// driver/PlantedHoldBugs): a confirmed lease counted from its reply, not its send.
+	volatile boolean leaseFromReply;
+
 	/**
 	 * @param grant what the acquisition won; the lease counts from its {@code sentNanos}
 	 * @param grantedNanos when the granting reply was read
@@ -69,6 +73,13 @@ public final class LockHold {
 
 	long nextRenewalNanos() {
 		return this.life.nextRenewalNanos();
+	}
+
+	/**
+	 * Return when the lease ends by the local clock.
+	 */
+	public long leaseEndNanos() {
+		return this.life.leaseEndNanos();
 	}
 
 	/**
@@ -132,7 +143,7 @@ public final class LockHold {
 							lostReason("extended", result)));
 					return;
 				}
-				LockHold.this.life.extended(sentNanos, leaseMillis);
+				LockHold.this.life.extended(LockHold.this.leaseFromReply ? port.nanoTime() : sentNanos, leaseMillis);
 				setLease(port.nanoTime(), leaseMillis);
 				done.granted(result);
 			}
@@ -204,7 +215,7 @@ public final class LockHold {
 	 * @param repliedNanos when the reply was read
 	 */
 	public void renewed(long sentNanos, long repliedNanos) {
-		this.life.renewed(sentNanos);
+		this.life.renewed(this.leaseFromReply ? repliedNanos : sentNanos);
 		setLease(repliedNanos, spec().leaseMillis());
 	}
 
