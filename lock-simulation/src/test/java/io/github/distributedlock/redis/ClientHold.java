@@ -1,16 +1,19 @@
 package io.github.distributedlock.redis;
 
+import java.time.Duration;
+
+import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.redis.core.Grant;
-import io.github.distributedlock.redis.core.HoldLife;
+import io.github.distributedlock.redis.driver.LockHold;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A hold of one lock in a run of multi-locks, as its client's handle sees it: the grant,
- * and its life by the engine's own {@link HoldLife} (the deadline, which the replies of
- * renewals and extensions move later in the order they are read, and what is left of its
- * minimum hold when it is released).
+ * A hold of one lock in a run of multi-locks, as its client counts on it: the engine's
+ * own {@link LockHold} (its lease by the local clock, its renewals, extensions and
+ * release), and the deadline its holder counts on, as the checks were told it. What
+ * becomes of the hold goes to the run's {@link MultiLockChecks}.
  */
-final class ClientHold {
+final class ClientHold implements LockHold.Events {
 
 	final String holder;
 
@@ -18,27 +21,37 @@ final class ClientHold {
 
 	final Grant grant;
 
-	final HoldLife life;
+	final LockHold hold;
 
-	// When the granting reply was read: the handle counts the minimum hold from then.
+	// When the granting reply was read: the hold counts the minimum hold from then.
 	final long acquiredNanos;
 
 	// The hold of the same client, lock and token this one is nested in (a re-entry that
 	// joined it), or null: the checker counts the two as one hold.
 	final @Nullable ClientHold outer;
 
-	// The release was sent, or a renewal's or an extension's reply said the hold is gone.
-	boolean released;
+	private final MultiLockChecks checks;
 
-	boolean lost;
+	// The hold's lease end when its holder last counted on it: a reply read after it had
+	// passed moves it no more (the holder was told the lease was lost, and stopped).
+	private long endNanos;
 
-	ClientHold(String holder, String owner, Grant grant, long acquiredNanos, @Nullable ClientHold outer) {
+	// Whether the last reply to a renewal or an extension moved that deadline.
+	boolean confirmed;
+
+	// What its release keeps for the minimum hold, if anything.
+	@Nullable KeptLock keeping;
+
+	ClientHold(String holder, String owner, Grant grant, long acquiredNanos, @Nullable ClientHold outer,
+			MultiLockChecks checks) {
 		this.holder = holder;
 		this.owner = owner;
 		this.grant = grant;
 		this.acquiredNanos = acquiredNanos;
-		this.life = new HoldLife(grant, acquiredNanos);
 		this.outer = (outer != null && outer.grant.token() == grant.token()) ? outer : null;
+		this.checks = checks;
+		this.hold = new LockHold(grant, acquiredNanos, true, this);
+		this.endNanos = this.hold.leaseEndNanos();
 	}
 
 	Grant grant() {
@@ -50,15 +63,57 @@ final class ClientHold {
 	}
 
 	long endNanos() {
-		return this.life.leaseEndNanos();
+		return this.endNanos;
 	}
 
 	boolean live(long nowNanos) {
-		return !this.released && !this.lost && !this.life.isOver(nowNanos);
+		return !this.hold.isReleased() && !this.hold.isLost() && this.endNanos - nowNanos > 0;
 	}
 
 	boolean reader() {
 		return this.grant.spec().kind().waitsAsReader();
+	}
+
+	/**
+	 * A renewal's or an extension's reply: a live hold's deadline moves to the hold's
+	 * lease end.
+	 */
+	@Override
+	public void replied(LockHold hold, long leaseMillis) {
+		this.confirmed = leaseMillis >= 0 && live(this.checks.nanos());
+		if (this.confirmed) {
+			if (hold.leaseEndNanos() - this.endNanos > 0) {
+				this.endNanos = hold.leaseEndNanos();
+			}
+			this.checks.extended(this);
+		}
+	}
+
+	@Override
+	public void released(LockHold hold, long result) {
+		KeptLock keep = this.keeping;
+		if (keep != null) {
+			this.checks.keptRead(this, keep, result >= 0);
+		}
+	}
+
+	@Override
+	public void releaseFailed(LockHold hold, LockAccessException failure) {
+	}
+
+	@Override
+	public void releasedAfter(LockHold hold, Duration heldFor) {
+	}
+
+	/**
+	 * A renewal's or an extension's reply said the hold is gone: its holder stops
+	 * counting on it.
+	 */
+	@Override
+	public void lost(LockHold hold, boolean goneFromRedis) {
+		if (!hold.isReleased()) {
+			this.checks.lost(this);
+		}
 	}
 
 	@Override

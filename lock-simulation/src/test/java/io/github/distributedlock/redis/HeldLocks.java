@@ -4,26 +4,25 @@ import java.util.List;
 
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.HoldLife;
-import io.github.distributedlock.redis.script.ExclusiveKind;
-import io.github.distributedlock.redis.script.ScriptCall;
+import io.github.distributedlock.redis.driver.Completion;
+import io.github.distributedlock.redis.driver.LockPort;
+import io.github.distributedlock.redis.driver.Renewals;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The holds one acquisition won in a run of multi-locks, one lock or several, kept as the
- * engine's handles keep them ({@code MultiLockHandle} holds one {@code RedisLockHandle}
- * per lock):
+ * The holds one acquisition won in a run of multi-locks, one lock or several, each the
+ * engine's own {@code LockHold} ({@link ClientHold}), kept as the engine's handles keep
+ * them ({@code MultiLockHandle} holds one {@code RedisLockHandle} per lock):
  * <ul>
- * <li>renewed as the {@code LeaseWatchdog} renews them: when
- * {@link HoldLife#nextRenewalNanos()} comes, every live hold due in one {@code renew.lua}
- * batch (a multi-lock's holds share their grant's send time and lease, so they fall due
- * together), each hold's reply fed to its own {@link HoldLife};</li>
- * <li>extended lock by lock, as {@code MultiLockHandle.extend} does: each
- * {@code extend.lua} sent once the reply of the one before was read, from its own send
- * time; a hold found gone ends the extension there (the handle throws);</li>
- * <li>released in reverse order, each once the reply of the one before was read, each
- * passing what is left of its own minimum hold ({@link HoldLife#minimumHoldLeftMillis}),
- * as {@code RedisLockHandle.close} does; a release that keeps the lock is recorded as a
- * {@link KeptLock}.</li>
+ * <li>renewed by the holder's {@link Renewals}, the engine's watchdog (a multi-lock's
+ * holds share their grant's send time and lease, so they fall due together, in one
+ * {@code renew.lua} batch);</li>
+ * <li>extended lock by lock, as {@code MultiLockHandle.extend} does: each extension sent
+ * once the reply of the one before was read; a hold found gone ends the extension there
+ * (the handle throws);</li>
+ * <li>released in reverse order, each once the reply of the one before was read, as
+ * {@code MultiLockHandle.releaseAll} does; a release that keeps the lock for what is left
+ * of its minimum hold is recorded as a {@link KeptLock}.</li>
  * </ul>
  * The holder's thread extends and releases, one thing at a time: a release waits for an
  * extension or a re-entry in flight, and for the holds nested in these.
@@ -38,17 +37,32 @@ final class HeldLocks {
 
 	private final List<ClientHold> holds;
 
+	// Where the holds' extensions and releases run, and their watchdog.
+	private final SimulatedPort port;
+
+	private final Renewals renewals;
+
 	// What the holder's thread is busy with (an extension, a re-entry, a nested hold not
 	// yet released), and what it does next once it is not.
 	private int busy;
 
 	private @Nullable Runnable whenIdle;
 
-	HeldLocks(MultiLockRun run, String holder, String owner, List<ClientHold> holds) {
+	HeldLocks(MultiLockRun run, String holder, String owner, List<ClientHold> holds, SimulatedPort port,
+			Renewals renewals) {
 		this.run = run;
 		this.holder = holder;
 		this.owner = owner;
 		this.holds = List.copyOf(holds);
+		this.port = port;
+		this.renewals = renewals;
+	}
+
+	/**
+	 * Return the holds of a re-entry nested in these, kept the same way.
+	 */
+	HeldLocks nested(List<ClientHold> inner) {
+		return new HeldLocks(this.run, this.holder, this.owner, inner, this.port, this.renewals);
 	}
 
 	List<ClientHold> holds() {
@@ -63,44 +77,11 @@ final class HeldLocks {
 	}
 
 	/**
-	 * Renew the holds when the watchdog would, until they are released or lost.
+	 * Have the watchdog renew the live holds, until they are released or lost.
 	 */
 	void renewFromNow() {
 		long now = this.run.nanos();
-		// A hold lost or released is no longer watched: the others are renewed on.
-		this.holds.stream()
-			.filter((hold) -> hold.live(now))
-			.mapToLong((hold) -> hold.life.nextRenewalNanos())
-			.min()
-			.ifPresent(this::renewAt);
-	}
-
-	private void renewAt(long atNanos) {
-		this.run.at(Math.max(0, atNanos - this.run.nanos()), this.holder + " renews " + this.holds, () -> {
-			long sent = this.run.nanos();
-			List<ClientHold> due = this.holds.stream()
-				.filter((hold) -> hold.live(sent) && hold.life.nextRenewalNanos() - sent <= 0)
-				.toList();
-			if (due.isEmpty()) {
-				return;
-			}
-			ScriptCall call = ExclusiveKind.renew(due.stream().map(ClientHold::grant).toList());
-			this.run.send(this.holder, call, "renewal of " + due, () -> {
-			}, (reply, ran) -> {
-				List<?> results = (List<?>) reply;
-				boolean renewed = false;
-				for (int i = 0; i < due.size(); i++) {
-					ClientHold hold = due.get(i);
-					if (confirmed(hold, (Long) results.get(i), sent, -1)) {
-						this.run.counted(MultiLockRun.Counted.RENEWED);
-						renewed = true;
-					}
-				}
-				if (renewed) {
-					renewFromNow();
-				}
-			});
-		});
+		this.holds.stream().filter((hold) -> hold.live(now)).forEach((hold) -> this.renewals.watch(hold.hold));
 	}
 
 	/**
@@ -113,54 +94,19 @@ final class HeldLocks {
 	}
 
 	private void extendFrom(int index, long leaseMillis) {
-		long sent = this.run.nanos();
-		if (index >= this.holds.size() || !this.holds.get(index).live(sent)) {
+		if (index >= this.holds.size() || !this.holds.get(index).live(this.run.nanos())) {
 			idle();
 			return;
 		}
 		ClientHold hold = this.holds.get(index);
-		Grant grant = hold.grant;
-		ScriptCall call = grant.spec()
-			.kind()
-			.extend(grant.spec(), this.owner, grant.token(), grant.hold(), leaseMillis);
-		this.run.send(this.holder, call, "extension of " + hold + " to " + leaseMillis + " ms", () -> {
-		}, (reply, ran) -> {
-			if (confirmed(hold, (Long) reply, sent, leaseMillis)) {
-				this.run.counted(MultiLockRun.Counted.EXTENDED);
+		hold.hold.extend(this.port, leaseMillis, Completion.of((result) -> {
+			if (hold.confirmed) {
 				extendFrom(index + 1, leaseMillis);
 			}
 			else {
 				idle();
 			}
-		});
-	}
-
-	/**
-	 * Record the reply to a renewal ({@code leaseMillis} below 0) or an extension sent at
-	 * {@code sentNanos}, as the handle does.
-	 * @return whether the hold is still there
-	 */
-	private boolean confirmed(ClientHold hold, long result, long sentNanos, long leaseMillis) {
-		if (result < 0) {
-			// The handle reports the lease lost: the work on it stops.
-			if (!hold.lost && !hold.released) {
-				hold.lost = true;
-				this.run.checks().lost(hold);
-			}
-			return false;
-		}
-		if (!hold.live(this.run.nanos())) {
-			// Its deadline passed first: the holder was told, and stopped.
-			return false;
-		}
-		if (leaseMillis < 0) {
-			hold.life.renewed(sentNanos);
-		}
-		else {
-			hold.life.extended(sentNanos, leaseMillis);
-		}
-		this.run.checks().extended(hold);
-		return true;
+		}, (error) -> idle()));
 	}
 
 	/**
@@ -205,7 +151,8 @@ final class HeldLocks {
 		Grant grant = hold.grant;
 		long now = this.run.nanos();
 		this.run.checks().released(hold);
-		long keepMillis = hold.life.minimumHoldLeftMillis(now);
+		// What the release passes on, as the engine counts it.
+		long keepMillis = new HoldLife(grant, hold.acquiredNanos).minimumHoldLeftMillis(now);
 		// The end of the minimum hold the engine promises (acquired + minimum hold),
 		// which the lease caps: Redis keeps the lock at least until the hold's deadline.
 		long keptUntil = Math.min(hold.acquiredNanos + grant.spec().holdAtLeastMillis() * LockSimulation.MS,
@@ -213,23 +160,31 @@ final class HeldLocks {
 		KeptLock kept = (keepMillis > 0 && keptUntil - now > 0) ? this.run.checks()
 			.kept(hold, new KeptLock(this.holder, this.owner, grant.token(), keptUntil, keepMillis, hold.endNanos()))
 				: null;
+		if (kept != null) {
+			hold.keeping = kept;
+			this.run.note(this.holder + " releases " + hold + " keeping " + keepMillis + " ms");
+		}
+		LockPort releasing = this.port.whenRan(() -> {
+			if (kept != null && kept.ranNanos < 0) {
+				kept.ranNanos = this.run.nanos();
+			}
+		});
 		// The planted bug passes nothing on but for the multi-lock's first lock (its
 		// name); the promise, above, stays the engine's.
-		boolean skips = this.run.clientBug() == LockSimulation.ClientBug.MULTI_KEEPS_FIRST_ONLY && index > 0;
-		ScriptCall call = grant.spec()
-			.kind()
-			.release(grant.spec(), this.owner, grant.token(), grant.hold(), true, skips ? 0 : keepMillis);
-		this.run.send(this.holder, call,
-				"release of " + hold + ((keepMillis > 0) ? " keeping " + keepMillis + " ms" : ""), () -> {
-					if (kept != null && kept.ranNanos < 0) {
-						kept.ranNanos = this.run.nanos();
-					}
-				}, (reply, ran) -> {
-					if (kept != null) {
-						this.run.checks().keptRead(hold, kept, (Long) reply >= 0);
-					}
-					releaseFrom(index - 1, then);
-				});
+		if (this.run.clientBug() == LockSimulation.ClientBug.MULTI_KEEPS_FIRST_ONLY && index > 0) {
+			releasing = keepingNothing(releasing, grant);
+		}
+		hold.hold.release(releasing,
+				Completion.of((left) -> releaseFrom(index - 1, then), (error) -> releaseFrom(index - 1, then)));
+	}
+
+	/**
+	 * The planted bug {@link LockSimulation.ClientBug#MULTI_KEEPS_FIRST_ONLY}: a port
+	 * that sends a hold's release with nothing kept for its minimum hold.
+	 */
+	private LockPort keepingNothing(LockPort port, Grant grant) {
+		return SimulatedPort.running(port, (name, operation, call, reply) -> port.run(name, operation,
+				grant.spec().kind().release(grant.spec(), this.owner, grant.token(), grant.hold(), true, 0), reply));
 	}
 
 }

@@ -134,7 +134,7 @@ final class HoldWork {
 			if (outcome instanceof AttemptOutcome.Held granted) {
 				this.run.counted(MultiLockRun.Counted.REENTERED_SINGLY);
 				ClientHold inner = this.run.checks().held(this.holder, this.owner, granted.grant(), ranNanos, which);
-				nested(outer, new HeldLocks(this.run, this.holder, this.owner, List.of(inner)), work);
+				nested(outer, outer.nested(List.of(inner)), work);
 			}
 			else if (outcome instanceof AttemptOutcome.Late late) {
 				releaseUnused(List.of(late.grant()), outer);
@@ -192,7 +192,7 @@ final class HoldWork {
 					inner.add(this.run.checks()
 						.held(this.holder, this.owner, grant, ranNanos, outer.of(grant.spec().lockKey())));
 				}
-				nested(outer, new HeldLocks(this.run, this.holder, this.owner, inner), work);
+				nested(outer, outer.nested(inner), work);
 			}
 			else if (outcome instanceof MultiAcquisition.Granted granted && acquisition.retriesLateGrant()) {
 				attemptAll(outer, acquisition, work);

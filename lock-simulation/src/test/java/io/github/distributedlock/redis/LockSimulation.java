@@ -10,6 +10,7 @@ import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
+import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockDefaults;
 import io.github.distributedlock.LockMode;
 import io.github.distributedlock.LockRequest;
@@ -35,8 +36,11 @@ import io.github.distributedlock.redis.driver.Completion;
 import io.github.distributedlock.redis.driver.DriverCommands;
 import io.github.distributedlock.redis.driver.FairAcquisition;
 import io.github.distributedlock.redis.driver.LocalLines;
+import io.github.distributedlock.redis.driver.LockHold;
+import io.github.distributedlock.redis.driver.LockPort;
+import io.github.distributedlock.redis.driver.PlantedHoldBugs;
+import io.github.distributedlock.redis.driver.Renewals;
 import io.github.distributedlock.redis.driver.SingleAcquisition;
-import io.github.distributedlock.redis.script.ExclusiveKind;
 import io.github.distributedlock.redis.script.FairKind;
 import io.github.distributedlock.redis.script.LockKind;
 import io.github.distributedlock.redis.script.ScriptCall;
@@ -282,8 +286,13 @@ final class LockSimulation {
 		}
 
 		@Override
-		public long resend() {
-			boolean twice = LockSimulation.this.random.nextInt(20) == 0
+		public long resend(String operation) {
+			// A hold's commands run twice in one in ten, the driver's in one in twenty.
+			int odds = switch (operation) {
+				case "renew", "extend", "release", "reenter" -> 10;
+				default -> 20;
+			};
+			boolean twice = LockSimulation.this.random.nextInt(odds) == 0
 					&& LockSimulation.this.faults.contains(Fault.RESEND);
 			return twice ? network() + LockSimulation.this.random.between(0, 3 * MS) : -1;
 		}
@@ -318,7 +327,22 @@ final class LockSimulation {
 			}
 		}
 
+		@Override
+		public void hearing(@Nullable String operation, long sentNanos) {
+			LockSimulation.this.hearing = operation;
+			LockSimulation.this.hearingSentNanos = sentNanos;
+		}
+
 	};
+
+	// The command whose reply (or failure) a caller is hearing now, and when it was
+	// sent: what a hold's events are about.
+	private @Nullable String hearing;
+
+	private long hearingSentNanos = -1;
+
+	// The watchdog of each simulated JVM (of each client, alone), by its name.
+	private final Map<String, Renewals> renewals = new java.util.HashMap<>();
 
 	private final ClientBug clientBug;
 
@@ -781,6 +805,40 @@ final class LockSimulation {
 	}
 
 	/**
+	 * Return the engine's watchdog of client {@code i}'s JVM, as a template has one: its
+	 * own, or its JVM's, which renews the holds of the JVM's clients in one batch when
+	 * they are due together, over a port of the JVM's.
+	 */
+	private Renewals renewals(int i) {
+		int jvm = this.layout.jvm(i);
+		String name = (jvm >= 0) ? "jvm" + jvm : "c" + i;
+		return this.renewals.computeIfAbsent(name, (key) -> {
+			LockPort port = new SimulatedPort(key + " watchdog", this.world);
+			return new Renewals(
+					(this.clientBug == ClientBug.FAILED_RENEWAL_CONFIRMS) ? failedRenewalsConfirm(port) : port,
+					() -> false);
+		});
+	}
+
+	/**
+	 * The planted bug {@link ClientBug#FAILED_RENEWAL_CONFIRMS}: a port on which a
+	 * renewal that got no reply answers as confirmed ({@code 1} for each hold).
+	 */
+	private static LockPort failedRenewalsConfirm(LockPort port) {
+		return SimulatedPort.running(port, (name, operation, call, reply) -> {
+			if (!operation.equals("renew")) {
+				port.run(name, operation, call, reply);
+				return;
+			}
+			// renew.lua answers for each hold (four arguments each), a reader's or a
+			// permit's extension for its one hold.
+			Object confirmed = call.script().name().equals("renew.lua")
+					? java.util.Collections.nCopies(call.argv().size() / 4, 1L) : 1L;
+			port.run(name, operation, call, SimulatedPort.reply(reply::replied, (error) -> reply.replied(confirmed)));
+		});
+	}
+
+	/**
 	 * Run the clients until each has made its acquisitions, or the step budget is spent.
 	 * @return what the checker found, or {@code null} if nothing
 	 */
@@ -801,7 +859,7 @@ final class LockSimulation {
 			int jvm = this.layout.jvm(i);
 			String lineName = ((jvm >= 0) ? "jvm" + jvm : "c" + i)
 					+ ((jvm >= 0 && spec.kind().waitsAsReader()) ? "-readers" : "");
-			Client client = new Client("c" + i, owner, spec, acquisitionsEach, driverLines(i),
+			Client client = new Client("c" + i, owner, spec, acquisitionsEach, driverLines(i), renewals(i),
 					lineName + "/" + spec.queueId());
 			this.clients.put(i, client);
 			String role = (client.reader ? " (reads)"
@@ -1685,26 +1743,6 @@ final class LockSimulation {
 	}
 
 	/**
-	 * Lose a command's reply, if drawn ({@link LostReplies}): it runs in Redis, or never
-	 * reaches it, and {@code failed} runs once the command timeout has passed.
-	 * @return whether it was cut
-	 */
-	private boolean cut(String what, ScriptCall call, java.util.function.Consumer<Object> ran, Runnable failed) {
-		LostReplies.Cut cut = this.lostReplies.draw();
-		if (cut == null) {
-			return false;
-		}
-		if (cut.runs()) {
-			redisAt(network(), what + " runs (its reply will be lost)", () -> ran.accept(eval(call)));
-		}
-		else {
-			this.trace.add("           " + what + " never reaches redis");
-		}
-		at(cut.timeoutNanos(), what + " timed out", failed);
-		return true;
-	}
-
-	/**
 	 * One simulated client: a process with one thread that takes the lock, works, and
 	 * releases it, as many times as asked. It acquires with the engine's driver
 	 * ({@link SingleAcquisition}) over a {@link SimulatedPort} of its own, in its JVM's
@@ -1789,12 +1827,20 @@ final class LockSimulation {
 		// The hold id of a re-entry in flight, for faults that lose it (LostState).
 		private @Nullable String reentryHold;
 
+		// When the re-entry in flight first ran in Redis, or -1.
+		private long reentryRanNanos = -1;
+
 		// What the blocking engine's registry knows of this owner's holds: whether its
 		// next acquisition says it holds the lock.
 		private final ThreadOwnerHolds registry = new ThreadOwnerHolds();
 
-		Client(String name, String owner, LockSpec spec, int acquisitions, LocalLines lines, String lineKey) {
+		// The engine's watchdog of its JVM, which renews the holds drawn to be renewed.
+		private final Renewals renewals;
+
+		Client(String name, String owner, LockSpec spec, int acquisitions, LocalLines lines, Renewals renewals,
+				String lineKey) {
 			this.name = name;
+			this.renewals = renewals;
 			this.owner = owner;
 			this.spec = spec;
 			this.reader = spec.kind().waitsAsReader();
@@ -1968,7 +2014,10 @@ final class LockSimulation {
 		 * ({@link FairOrder}); a place taken in the queue is noted.
 		 */
 		@Override
-		public void ran(String operation, Object reply) {
+		public void ran(String operation, ScriptCall call, Object reply) {
+			if (operation.equals("reenter") && this.reentryRanNanos < 0) {
+				this.reentryRanNanos = LockSimulation.this.clock.nanos();
+			}
 			if (!operation.equals("acquire") || !this.acquiring.kind().queuesInRedis() || !this.busy) {
 				return;
 			}
@@ -2159,7 +2208,9 @@ final class LockSimulation {
 		}
 
 		/**
-		 * Count on a grant whose acquire script ran at {@code ranNanos}.
+		 * Count on a grant whose acquire script ran at {@code ranNanos}: the engine's own
+		 * {@link LockHold}, renewed by its JVM's {@link Renewals} or not, extended,
+		 * re-entered and released on this client's port.
 		 */
 		private void hold(Grant grant, long ranNanos) {
 			checkKept(this.name, grant.token(), ranNanos);
@@ -2168,10 +2219,10 @@ final class LockSimulation {
 			this.busy = false;
 			this.acquiringHold = null;
 			waited(" waited");
-			Held held = new Held(grant, LockSimulation.this.clock.nanos());
+			long now = LockSimulation.this.clock.nanos();
+			Held held = held(grant, now);
 			this.holds.clear();
 			this.holds.add(held);
-			long now = LockSimulation.this.clock.nanos();
 			this.registry.held(held, now, grant.spec().leaseMillis());
 			for (Client other : LockSimulation.this.clients.values()) {
 				// Another client's permit of the same owner is a permit of its own.
@@ -2195,7 +2246,8 @@ final class LockSimulation {
 			long work;
 			if (renewed) {
 				work = random.between(0, 3 * LEASE_MS * MS);
-				renewAt(held, grant.sentNanos() + HoldLife.renewalPeriodNanos(LEASE_MS));
+				// Its JVM's watchdog renews it every third of its lease.
+				this.renewals.watch(held.hold);
 			}
 			else {
 				work = (random.nextInt(8) == 0 && LockSimulation.this.faults.contains(Fault.PAUSE)) ? aroundConstant()
@@ -2214,96 +2266,33 @@ final class LockSimulation {
 		}
 
 		/**
-		 * Renew a hold when the watchdog would: at {@code atNanos}, then a third of its
-		 * lease after each renewal was sent, until it is released or lost.
+		 * Make the engine's hold of a grant whose reply was read at {@code grantedNanos},
+		 * its events told to this client's checks.
 		 */
-		private void renewAt(Held held, long atNanos) {
-			long delay = Math.max(0, atNanos - LockSimulation.this.clock.nanos());
-			at(delay, this.name + " renews " + held, () -> {
-				long sent = LockSimulation.this.clock.nanos();
-				if (!held.live(sent)) {
-					return;
-				}
-				// As the watchdog: in a batch for the kinds that renew so, else one
-				// extension to the hold's own lease.
-				Grant grant = held.grant;
-				ScriptCall call = grant.spec().kind().inLockHash() ? ExclusiveKind.renew(List.of(grant))
-						: grant.spec()
-							.kind()
-							.extend(grant.spec(), this.owner, grant.token(), grant.hold(), grant.spec().leaseMillis());
-				this.registry.sending();
-				send(call, "renewal of " + held, (reply) -> {
-					long result = (reply instanceof List<?> results) ? (Long) results.get(0) : (Long) reply;
-					leaseReplied(held, result, grant.spec().leaseMillis());
-					if (confirmed(held, result, sent, held.grant.spec().leaseMillis())) {
-						LockSimulation.this.confirmedLeases[0]++;
-						renewAt(held, sent + HoldLife.renewalPeriodNanos(held.grant.spec().leaseMillis()));
-					}
-				}, () -> renewalFailed(held, sent));
-			});
+		private Held held(Grant grant, long grantedNanos) {
+			Reports reports = new Reports();
+			Held held = new Held(new LockHold(grant, grantedNanos, true, reports), grantedNanos);
+			reports.held = held;
+			if (LockSimulation.this.clientBug == ClientBug.DEADLINE_FROM_REPLY) {
+				PlantedHoldBugs.countLeasesFromReplies(held.hold);
+			}
+			return held;
 		}
 
+		/**
+		 * Extend a live hold to a shorter or a longer lease, with the hold's own
+		 * extension; a failure leaves the deadline where it was.
+		 */
 		private void extend(Held held) {
-			long sent = LockSimulation.this.clock.nanos();
-			if (!held.live(sent)) {
+			if (!held.live(LockSimulation.this.clock.nanos())) {
 				return;
 			}
 			long lease = OTHER_LEASES_MS[LockSimulation.this.random.nextInt(OTHER_LEASES_MS.length)];
-			Grant grant = held.grant;
-			ScriptCall call = grant.spec().kind().extend(grant.spec(), this.owner, grant.token(), grant.hold(), lease);
-			this.registry.sending();
-			send(call, "extension of " + held + " to " + lease + " ms", (reply) -> {
-				leaseReplied(held, (Long) reply, lease);
-				if (confirmed(held, (Long) reply, sent, lease)) {
-					LockSimulation.this.confirmedLeases[1]++;
-				}
-			}, () -> {
-				// The caller gets the failure; the deadline stays where it was.
-				this.registry.failed(LockSimulation.this.clock.nanos());
-				LockSimulation.this.lostReplies.failed(LostReplies.Failure.EXTENSION);
-			});
-		}
-
-		/**
-		 * Tell the registry of a renewal's or an extension's reply, as the handle does.
-		 */
-		private void leaseReplied(Held held, long result, long leaseMillis) {
-			long now = LockSimulation.this.clock.nanos();
-			this.registry.replied(held, (result >= 0) ? leaseMillis : -1, now);
-			if (result < 0) {
-				this.registry.lost(held, true, now);
-			}
-		}
-
-		/**
-		 * A renewal got no reply: as the watchdog and the reactive handle do
-		 * ({@link HoldLife#renewalFailed}), try again after
-		 * {@link HoldLife#RENEWAL_RETRY_NANOS} while the lease lasts by the local clock,
-		 * and count the hold lost once it is over. Redis may have run it: nothing counts
-		 * on that.
-		 */
-		private void renewalFailed(Held held, long sentNanos) {
-			long now = LockSimulation.this.clock.nanos();
-			if (LockSimulation.this.clientBug == ClientBug.FAILED_RENEWAL_CONFIRMS && held.live(now)) {
-				// The planted bug: the failure taken as the renewal's confirmation.
-				held.life.extended(sentNanos, held.grant.spec().leaseMillis());
-				LockSimulation.this.checker.extended(this.name, held.grant.token(), now, held.endNanos());
-				renewAt(held, sentNanos + HoldLife.renewalPeriodNanos(held.grant.spec().leaseMillis()));
-				return;
-			}
-			this.registry.failed(now);
-			LockSimulation.this.lostReplies.failed(LostReplies.Failure.RENEWAL);
-			if (held.released || held.lost) {
-				return;
-			}
-			if (held.life.renewalFailed(now)) {
-				held.lost = true;
-				LockSimulation.this.lostReplies.failed(LostReplies.Failure.RENEWAL_LOST);
-				LockSimulation.this.checker.released(this.name, held.grant.token(), now);
-				this.registry.lost(held, false, now);
-				return;
-			}
-			renewAt(held, held.life.nextRenewalNanos());
+			LockSimulation.this.trace.add("           " + this.name + " extends " + held + " to " + lease + " ms");
+			// The caller gets the reply or the failure; the events tell the checks.
+			held.hold.extend(this.port, lease, Completion.of((result) -> {
+			}, (error) -> {
+			}));
 		}
 
 		/**
@@ -2330,148 +2319,88 @@ final class LockSimulation {
 			this.registry.sending();
 			this.reentryHold = attempt.hold();
 			// When its script first ran: a lock it finds free is granted then.
-			long[] ranNanos = { -1 };
-			send(call, "re-entry of " + outer, () -> ranNanos[0] = LockSimulation.this.clock.nanos(), (reply) -> {
-				this.reentering = false;
-				this.reentryHold = null;
-				Runnable after = this.afterReentry;
-				this.afterReentry = null;
-				AcquireResult result = ScriptReplies.acquireResult(spec, (List<?>) reply);
-				this.registry.replied(null, result.acquired() ? spec.leaseMillis() : -1,
-						LockSimulation.this.clock.nanos());
-				AttemptOutcome outcome = reentry.replied(attempt, result, false);
-				if (!(outcome instanceof AttemptOutcome.Held granted)) {
-					Runnable then = (after != null) ? after : () -> {
-					};
-					if (outcome instanceof AttemptOutcome.Late late) {
-						// Released before the thread goes on, as the engine's driver
-						// does.
-						Grant grant = late.grant();
-						ScriptCall release = spec.kind()
-							.release(spec, this.owner, grant.token(), grant.hold(), true, 0);
-						send(release, "release of a late re-entry", (released) -> then.run(), then);
-					}
-					else {
-						then.run();
-					}
-					return;
-				}
-				long now = LockSimulation.this.clock.nanos();
-				Held inner = new Held(granted.grant(), now);
-				LockSimulation.this.confirmedLeases[2]++;
-				this.holds.add(inner);
-				this.registry.held(inner, now, spec.leaseMillis());
-				boolean lost = lostInFlight(this, inner, now);
-				if (result.token() != outer.grant.token()) {
-					// Its script ran before its reply was read, and granted the lock then
-					// (seed 25872: read after a keep that began once an eviction took the
-					// grant).
-					checkKept(this.name, inner.grant.token(), (ranNanos[0] >= 0) ? ranNanos[0] : now);
-					// The lock was free when the re-entry ran (the outer hold's lease had
-					// ended): a hold of its own, which must not overlap the outer one.
-					LockSimulation.this.checker.held(this.name, this.owner, inner.grant.token(), now, inner.endNanos(),
-							false, lost);
-				}
-				else if (!lost) {
-					LockSimulation.this.checker.extended(this.name, inner.grant.token(), now, inner.endNanos());
-				}
-				if (random.nextInt(2) == 0) {
-					renewAt(inner, sent + HoldLife.renewalPeriodNanos(spec.leaseMillis()));
-				}
-				if (random.nextInt(2) == 0) {
-					at(random.between(0, work), this.name + " extends " + inner, () -> extend(inner));
-				}
-				if (after != null) {
-					after.run();
+			this.reentryRanNanos = -1;
+			this.port.run(spec.name(), "reenter", call,
+					SimulatedPort.reply((reply) -> reentered(outer, work, spec, reentry, attempt, reply), (error) -> {
+						// The caller's re-entry fails; its outer hold goes on.
+						this.registry.failed(LockSimulation.this.clock.nanos());
+						LockSimulation.this.lostReplies.failed(LostReplies.Failure.REENTRY);
+						this.reentering = false;
+						Runnable after = this.afterReentry;
+						this.afterReentry = null;
+						if (after != null) {
+							after.run();
+						}
+					}));
+		}
+
+		/**
+		 * A re-entry's reply: a nested hold, the engine's {@link LockHold} too, or a late
+		 * grant released before the thread goes on.
+		 */
+		private void reentered(Held outer, long work, LockSpec spec, Acquisition reentry, Acquisition.Attempt attempt,
+				@Nullable Object reply) {
+			SimulationRandom random = LockSimulation.this.random;
+			this.reentering = false;
+			this.reentryHold = null;
+			Runnable after = this.afterReentry;
+			this.afterReentry = null;
+			AcquireResult result = ScriptReplies.acquireResult(spec, (List<?>) reply);
+			this.registry.replied(null, result.acquired() ? spec.leaseMillis() : -1, LockSimulation.this.clock.nanos());
+			AttemptOutcome outcome = reentry.replied(attempt, result, false);
+			if (!(outcome instanceof AttemptOutcome.Held granted)) {
+				Runnable then = (after != null) ? after : () -> {
+				};
+				if (outcome instanceof AttemptOutcome.Late late) {
+					// Released before the thread goes on, as the engine's driver does.
+					Grant grant = late.grant();
+					this.port.run(spec.name(), "release",
+							spec.kind().release(spec, this.owner, grant.token(), grant.hold(), true, 0),
+							SimulatedPort.reply((released) -> then.run(), (error) -> then.run()));
 				}
 				else {
-					at(random.between(0, work), this.name + " releases " + inner, () -> releaseInner(inner, null));
+					then.run();
 				}
-			}, () -> {
-				// The caller's re-entry fails; its outer hold goes on, and is released.
-				this.registry.failed(LockSimulation.this.clock.nanos());
-				LockSimulation.this.lostReplies.failed(LostReplies.Failure.REENTRY);
-				this.reentering = false;
-				Runnable after = this.afterReentry;
-				this.afterReentry = null;
-				if (after != null) {
-					after.run();
-				}
-			});
-		}
-
-		/**
-		 * Record a reply to a renewal or an extension sent at {@code sentNanos}.
-		 * @return whether the hold is still there
-		 */
-		private boolean confirmed(Held held, long result, long sentNanos, long leaseMillis) {
-			lostReply(this, held, sentNanos, result, false);
-			if (result < 0) {
-				// The handle reports the lease lost: the work stops.
-				if (!held.lost) {
-					held.lost = true;
-					LockSimulation.this.checker.released(this.name, held.grant.token(),
-							LockSimulation.this.clock.nanos());
-				}
-				return false;
-			}
-			long now = LockSimulation.this.clock.nanos();
-			if (!held.live(now)) {
-				// Its deadline passed first: the holder was told, and stopped.
-				return false;
-			}
-			held.life.extended((LockSimulation.this.clientBug == ClientBug.DEADLINE_FROM_REPLY) ? now : sentNanos,
-					leaseMillis);
-			LockSimulation.this.checker.extended(this.name, held.grant.token(), now, held.endNanos());
-			return true;
-		}
-
-		/**
-		 * Send a script that a hold sends (a renewal, an extension, a re-entry, a
-		 * release): it may run twice, with only the second reply delivered, and its reply
-		 * may be read late.
-		 */
-		private void send(ScriptCall call, String what, java.util.function.Consumer<Object> replied, Runnable failed) {
-			send(call, what, () -> {
-			}, replied, failed);
-		}
-
-		/**
-		 * Send a script as {@link #send(ScriptCall, String, java.util.function.Consumer)}
-		 * does, and run {@code ran} when its first run is over; if its reply never comes,
-		 * run {@code failed} after the command timeout instead of {@code replied}.
-		 */
-		private void send(ScriptCall call, String what, Runnable ran, java.util.function.Consumer<Object> replied,
-				Runnable failed) {
-			if (cut(this.name + " " + what, call, (reply) -> ran.run(), () -> {
-				this.registry.replyLost();
-				failed.run();
-			})) {
 				return;
 			}
-			boolean twice = LockSimulation.this.random.nextInt(10) == 0
-					&& LockSimulation.this.faults.contains(Fault.RESEND);
-			redisAt(network(), this.name + " " + what + " runs" + (twice ? " (re-sent later)" : ""), () -> {
-				Object reply = eval(call);
-				ran.run();
-				if (twice) {
-					redisAt(network() + LockSimulation.this.random.between(0, 3 * MS),
-							this.name + " " + what + " re-sent", () -> {
-								Object again = eval(call);
-								at(replyDelay(), this.name + " " + what + " replied " + again,
-										() -> replied.accept(again));
-							});
-					return;
-				}
-				at(replyDelay(), this.name + " " + what + " replied " + reply, () -> replied.accept(reply));
-			});
+			long now = LockSimulation.this.clock.nanos();
+			Held inner = held(granted.grant(), now);
+			LockSimulation.this.confirmedLeases[2]++;
+			this.holds.add(inner);
+			this.registry.held(inner, now, spec.leaseMillis());
+			boolean lost = lostInFlight(this, inner, now);
+			if (result.token() != outer.grant.token()) {
+				// Its script ran before its reply was read, and granted the lock then
+				// (seed 25872: read after a keep that began once an eviction took the
+				// grant).
+				checkKept(this.name, inner.grant.token(), (this.reentryRanNanos >= 0) ? this.reentryRanNanos : now);
+				// The lock was free when the re-entry ran (the outer hold's lease had
+				// ended): a hold of its own, which must not overlap the outer one.
+				LockSimulation.this.checker.held(this.name, this.owner, inner.grant.token(), now, inner.endNanos(),
+						false, lost);
+			}
+			else if (!lost) {
+				LockSimulation.this.checker.extended(this.name, inner.grant.token(), now, inner.endNanos());
+			}
+			if (random.nextInt(2) == 0) {
+				this.renewals.watch(inner.hold);
+			}
+			if (random.nextInt(2) == 0) {
+				at(random.between(0, work), this.name + " extends " + inner, () -> extend(inner));
+			}
+			if (after != null) {
+				after.run();
+			}
+			else {
+				at(random.between(0, work), this.name + " releases " + inner, () -> releaseInner(inner, null));
+			}
 		}
 
 		/**
 		 * Release a nested hold, then go on with {@code then} once its reply is read.
 		 */
 		private void releaseInner(Held inner, @Nullable Runnable then) {
-			if (inner.released) {
+			if (inner.hold.isReleased()) {
 				// Released already, by the work's own close: wait for its reply.
 				if (then != null) {
 					if (inner.closed) {
@@ -2483,7 +2412,6 @@ final class LockSimulation {
 				}
 				return;
 			}
-			inner.released = true;
 			Grant grant = inner.grant;
 			long now = LockSimulation.this.clock.nanos();
 			if (this.holds.get(0).grant.token() != grant.token()) {
@@ -2493,14 +2421,15 @@ final class LockSimulation {
 				// From now on the holder counts on its other holds of the token only.
 				long deadline = now;
 				for (Held other : this.holds) {
-					if (other.grant.token() == grant.token() && other.live(now) && other.endNanos() - deadline > 0) {
+					if (other != inner && other.grant.token() == grant.token() && other.live(now)
+							&& other.endNanos() - deadline > 0) {
 						deadline = other.endNanos();
 					}
 				}
 				LockSimulation.this.checker.nestedReleased(this.name, grant.token(), now, deadline);
 			}
 			inner.afterClose = then;
-			sendRelease(inner, "release of " + inner, () -> {
+			sendRelease(inner, () -> {
 				inner.closed = true;
 				Runnable after = inner.afterClose;
 				if (after != null) {
@@ -2528,54 +2457,123 @@ final class LockSimulation {
 			// The work ends now, or at the deadline if it ran past it (the handle reports
 			// the lease lost).
 			LockSimulation.this.checker.released(this.name, grant.token(), Math.min(now, held.endNanos()));
-			held.released = true;
 			// The caller's release returns with its reply (the second run's, when the
 			// first reply was lost and the command re-sent); only then does it go on.
-			Runnable then = () -> {
+			sendRelease(held, () -> {
 				if (LockSimulation.this.clientBug == ClientBug.LOCAL_HAND_OFF) {
 					handOffLocally(grant);
 				}
 				next();
-			};
-			sendRelease(held, "release", then);
+			});
 		}
 
 		/**
-		 * Send a hold's release, with what is left of its minimum hold, and run
-		 * {@code then} once its reply is read. If something is left, the lock must stay
-		 * taken by nobody else until it ends.
+		 * Release a hold with the hold's own release, which passes what is left of its
+		 * minimum hold, and run {@code then} once its reply is read. If something is
+		 * left, the lock must stay taken by nobody else until it ends.
 		 */
-		private void sendRelease(Held held, String what, Runnable then) {
+		private void sendRelease(Held held, Runnable then) {
 			Grant grant = held.grant;
 			long now = LockSimulation.this.clock.nanos();
-			long keepMillis = held.life.minimumHoldLeftMillis(now);
+			// What the release passes on, as the engine counts it.
+			long keepMillis = new HoldLife(grant, held.acquiredNanos).minimumHoldLeftMillis(now);
 			// The end of the minimum hold the engine promises (acquired + minimum hold),
 			// which the lease caps: Redis keeps the lock at least until the hold's
 			// deadline.
 			long keptUntil = Math.min(held.acquiredNanos + grant.spec().holdAtLeastMillis() * MS, held.endNanos());
-			KeptLock kept = null;
 			// A hold a failover or an eviction lost is exempt from the checks, and so is
 			// what its release would keep (seed 1829: a read hold whose reader holds were
 			// evicted, its release lost).
 			if (keepMillis > 0 && keptUntil - now > 0 && held.lostBy == null) {
-				kept = new KeptLock(this.name, this.owner, grant.token(), keptUntil, keepMillis, held.endNanos());
+				KeptLock kept = new KeptLock(this.name, this.owner, grant.token(), keptUntil, keepMillis,
+						held.endNanos());
 				recordKept(kept, grant);
 				LockSimulation.this.keptHistory.add(kept);
 				LockSimulation.this.keptReleases++;
+				held.keeping = kept;
+				LockSimulation.this.trace
+					.add("           " + this.name + " releases " + held + " keeping " + keepMillis + " ms");
 			}
-			ScriptCall call = grant.spec()
-				.kind()
-				.release(grant.spec(), this.owner, grant.token(), grant.hold(), true, keepMillis);
-			KeptLock keeping = kept;
-			send(call, what + ((keepMillis > 0) ? " keeping " + keepMillis + " ms" : ""), () -> {
+			KeptLock keeping = held.keeping;
+			LockPort releasing = this.port.whenRan(() -> {
 				if (keeping != null && keeping.ranNanos < 0) {
+					// The release ran: Redis keeps the lock from now on.
 					keeping.ranNanos = LockSimulation.this.clock.nanos();
 					keeping.redisEndNanos = keptInRedisUntil(grant.spec(), keeping.ranNanos);
 				}
-			}, (reply) -> {
-				this.registry.released(held, (Long) reply, LockSimulation.this.clock.nanos());
-				lostReply(this, held, now, (Long) reply, true);
-				if (keeping != null && (Long) reply < 0) {
+			});
+			// Told of the reply, or of the failure: the handle is released anyway, and
+			// the
+			// hold may stay in Redis until its lease ends.
+			held.hold.release(releasing, Completion.of((left) -> then.run(), (error) -> then.run()));
+		}
+
+		/**
+		 * What becomes of a hold, as the engine's {@link LockHold} tells it: fed to the
+		 * registry as the blocking handle feeds {@code HoldRegistry}, and to the checks.
+		 */
+		private final class Reports implements LockHold.Events {
+
+			private @Nullable Held held;
+
+			private Held held() {
+				Held reported = this.held;
+				if (reported == null) {
+					throw new IllegalStateException(Client.this.name + " hears of a hold not made yet");
+				}
+				return reported;
+			}
+
+			@Override
+			public void sending(LockHold hold) {
+				Client.this.registry.sending();
+			}
+
+			/**
+			 * A renewal's or an extension's reply: the holder counts on its lease end
+			 * from now on, if its deadline had not passed first (then the holder was
+			 * told, and stopped).
+			 */
+			@Override
+			public void replied(LockHold hold, long leaseMillis) {
+				Held held = held();
+				long now = LockSimulation.this.clock.nanos();
+				Client.this.registry.replied(held, leaseMillis, now);
+				lostReply(Client.this, held, LockSimulation.this.hearingSentNanos, (leaseMillis >= 0) ? 1 : -1, false);
+				if (leaseMillis < 0 || !held.live(now)) {
+					return;
+				}
+				if (hold.leaseEndNanos() - held.endNanos > 0) {
+					held.endNanos = hold.leaseEndNanos();
+				}
+				LockSimulation.this.checker.extended(Client.this.name, held.grant.token(), now, held.endNanos);
+				LockSimulation.this.confirmedLeases["renew".equals(LockSimulation.this.hearing) ? 0 : 1]++;
+			}
+
+			/**
+			 * A renewal or an extension got no reply: the watchdog tries a renewal again
+			 * while the lease lasts; an extension's deadline stays where it was.
+			 */
+			@Override
+			public void failed(LockHold hold) {
+				Client.this.registry.failed(LockSimulation.this.clock.nanos());
+				LockSimulation.this.lostReplies.failed("renew".equals(LockSimulation.this.hearing)
+						? LostReplies.Failure.RENEWAL : LostReplies.Failure.EXTENSION);
+			}
+
+			@Override
+			public void released(LockHold hold, long result) {
+				Held held = held();
+				long now = LockSimulation.this.clock.nanos();
+				Client.this.registry.released(held, result, now);
+				Client.this.renewals.unwatch(hold);
+				if (result == LockHold.UNKNOWN) {
+					LockSimulation.this.lostReplies.failed(LostReplies.Failure.RELEASE);
+					return;
+				}
+				lostReply(Client.this, held, LockSimulation.this.hearingSentNanos, result, true);
+				KeptLock keeping = held.keeping;
+				if (keeping != null && result < 0) {
 					// The hold was lost: there was nothing to keep.
 					LockSimulation.this.kept.remove(keeping);
 					LockSimulation.this.keptHistory.remove(keeping);
@@ -2585,20 +2583,41 @@ final class LockSimulation {
 						// A failover or an eviction took it while its release was in
 						// flight: a permit counted as taken until the keep's end is not
 						// (seed 8039).
-						LockSimulation.this.checker.lost(this.name, grant.token());
+						LockSimulation.this.checker.lost(Client.this.name, held.grant.token());
 					}
 				}
 				else if (keeping != null) {
 					keeping.read = true;
 				}
-				then.run();
-			}, () -> {
-				// The handle is released anyway, and the caller gets the failure; the
-				// hold may stay in Redis until its lease ends (RedisLockHandle.UNKNOWN).
-				this.registry.released(held, Long.MIN_VALUE, LockSimulation.this.clock.nanos());
-				LockSimulation.this.lostReplies.failed(LostReplies.Failure.RELEASE);
-				then.run();
-			});
+			}
+
+			@Override
+			public void releaseFailed(LockHold hold, LockAccessException failure) {
+			}
+
+			@Override
+			public void releasedAfter(LockHold hold, Duration heldFor) {
+			}
+
+			/**
+			 * The hold is lost: Redis said it is gone or taken, or its renewals failed
+			 * until its lease was over. The work stops.
+			 */
+			@Override
+			public void lost(LockHold hold, boolean goneFromRedis) {
+				Held held = held();
+				long now = LockSimulation.this.clock.nanos();
+				Client.this.registry.lost(held, goneFromRedis, now);
+				Client.this.renewals.unwatch(hold);
+				if (hold.isReleased()) {
+					return;
+				}
+				if (!goneFromRedis) {
+					LockSimulation.this.lostReplies.failed(LostReplies.Failure.RENEWAL_LOST);
+				}
+				LockSimulation.this.checker.released(Client.this.name, held.grant.token(), now);
+			}
+
 		}
 
 		/**
@@ -2659,42 +2678,48 @@ final class LockSimulation {
 	}
 
 	/**
-	 * A hold as its handle sees it: the grant, and the deadline it counts on.
+	 * A hold as its holder counts on it: the engine's {@link LockHold}, and the deadline
+	 * its holder counts on, as the checks were told it.
 	 */
 	private static final class Held {
 
+		private final LockHold hold;
+
 		private final Grant grant;
 
-		private final HoldLife life;
-
-		// When the grant's reply was read: the handle counts the minimum hold from then.
+		// When the grant's reply was read: the hold counts the minimum hold from then.
 		private final long acquiredNanos;
 
-		// The release was sent, its reply read, the handle found the hold lost.
-		private boolean released;
+		// The hold's lease end by the local clock when its holder last counted on it: a
+		// reply read after it had passed moves it no more (the holder was told the lease
+		// was lost, and stopped).
+		private long endNanos;
 
+		// Its release's reply was read.
 		private boolean closed;
-
-		private boolean lost;
 
 		// The fault that lost (or cut short) the hold in Redis while its holder counts on
 		// it, if one did.
 		private LostState.@Nullable Damage lostBy;
 
+		// What its release keeps for the minimum hold, if anything.
+		private @Nullable KeptLock keeping;
+
 		private @Nullable Runnable afterClose;
 
-		Held(Grant grant, long acquiredNanos) {
-			this.grant = grant;
+		Held(LockHold hold, long acquiredNanos) {
+			this.hold = hold;
+			this.grant = hold.grant();
 			this.acquiredNanos = acquiredNanos;
-			this.life = new HoldLife(grant, acquiredNanos);
+			this.endNanos = hold.leaseEndNanos();
 		}
 
 		long endNanos() {
-			return this.life.leaseEndNanos();
+			return this.endNanos;
 		}
 
 		boolean live(long nowNanos) {
-			return !this.released && !this.lost && !this.life.isOver(nowNanos);
+			return !this.hold.isReleased() && !this.hold.isLost() && this.endNanos - nowNanos > 0;
 		}
 
 		@Override

@@ -135,7 +135,7 @@ final class MultiClient implements SimulatedPort.Calls {
 		}
 		// Released in reverse order, each once the release before it replied, as
 		// MultiLockHandle.releaseAll closes them.
-		this.work.multiLock(new HeldLocks(this.run, this.name, this.owner, holds), this.run.work(), this::next);
+		this.work.multiLock(this.run.heldLocks(this.name, this.owner, holds), this.run.work(), this::next);
 	}
 
 	private void failed(AllLocksAcquisition acquiring, Throwable error) {

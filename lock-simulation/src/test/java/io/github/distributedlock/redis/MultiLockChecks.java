@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.simulation.RedisModel;
@@ -36,10 +37,15 @@ final class MultiLockChecks {
 
 	private final Consumer<String> notes;
 
+	// The command whose reply is being read.
+	private final Supplier<@Nullable String> hearing;
+
 	private @Nullable String violation;
 
-	MultiLockChecks(RedisModel redis, Consumer<MultiLockRun.Counted> counted, Consumer<String> notes) {
+	MultiLockChecks(RedisModel redis, Consumer<MultiLockRun.Counted> counted, Consumer<String> notes,
+			Supplier<@Nullable String> hearing) {
 		this.redis = redis;
+		this.hearing = hearing;
 		this.counted = counted;
 		this.notes = notes;
 	}
@@ -62,6 +68,10 @@ final class MultiLockChecks {
 			}
 		}
 		return this.violation;
+	}
+
+	long nanos() {
+		return this.redis.clock().nanos();
 	}
 
 	void violated(String what) {
@@ -112,7 +122,7 @@ final class MultiLockChecks {
 	 */
 	ClientHold held(String holder, String owner, Grant grant, long ranNanos, @Nullable ClientHold outer) {
 		long now = this.redis.clock().nanos();
-		ClientHold held = new ClientHold(holder, owner, grant, now, outer);
+		ClientHold held = new ClientHold(holder, owner, grant, now, outer, this);
 		for (KeptLock keep : this.kept.getOrDefault(held.key(), List.of())) {
 			String found = keep.grantViolation(holder, grant.token(), ranNanos);
 			if (found != null) {
@@ -142,7 +152,6 @@ final class MultiLockChecks {
 	 * release leaves the hold it is nested in, which counts on its own lease again.
 	 */
 	void released(ClientHold held) {
-		held.released = true;
 		long now = this.redis.clock().nanos();
 		if (held.outer == null) {
 			this.checkers.get(held.key()).released(held.holder, held.grant.token(), Math.min(now, held.endNanos()));
@@ -151,7 +160,7 @@ final class MultiLockChecks {
 		// From now on the holder counts on its other holds of the lock and token only.
 		long deadline = now;
 		for (ClientHold other : this.holds) {
-			if (other.holder.equals(held.holder) && other.key().equals(held.key())
+			if (other != held && other.holder.equals(held.holder) && other.key().equals(held.key())
 					&& other.grant.token() == held.grant.token() && other.live(now)
 					&& other.endNanos() - deadline > 0) {
 				deadline = other.endNanos();
@@ -173,6 +182,8 @@ final class MultiLockChecks {
 	 * A renewal or an extension moved a live hold's deadline later.
 	 */
 	void extended(ClientHold held) {
+		this.counted
+			.accept("renew".equals(this.hearing.get()) ? MultiLockRun.Counted.RENEWED : MultiLockRun.Counted.EXTENDED);
 		this.checkers.get(held.key())
 			.extended(held.holder, held.grant.token(), this.redis.clock().nanos(), held.endNanos());
 	}

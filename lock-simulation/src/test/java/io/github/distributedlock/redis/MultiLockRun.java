@@ -20,6 +20,7 @@ import io.github.distributedlock.redis.core.HandOffRequest;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.SimulatedIds;
+import io.github.distributedlock.redis.driver.Renewals;
 import io.github.distributedlock.redis.script.ScriptCall;
 import io.github.distributedlock.redis.server.LockRequestResolver;
 import io.github.distributedlock.redis.server.RedisServerFeatures;
@@ -118,6 +119,14 @@ final class MultiLockRun {
 
 	private final List<MultiClient> multiClients = new ArrayList<>();
 
+	// Each client's port for its holds' extensions and releases, and its watchdog.
+	private final Map<String, SimulatedPort> holdPorts = new HashMap<>();
+
+	private final Map<String, Renewals> renewals = new HashMap<>();
+
+	// The command whose reply a caller is hearing now.
+	private @Nullable String hearing;
+
 	private final SimulatedPort.World world = new SimulatedPort.World() {
 
 		@Override
@@ -146,7 +155,7 @@ final class MultiLockRun {
 		}
 
 		@Override
-		public long resend() {
+		public long resend(String operation) {
 			boolean twice = MultiLockRun.this.random.nextInt(10) == 0
 					&& MultiLockRun.this.faults.contains(Fault.RESEND);
 			return twice ? network() + MultiLockRun.this.random.between(0, 3 * MS) : -1;
@@ -165,6 +174,11 @@ final class MultiLockRun {
 		@Override
 		public void note(String what) {
 			MultiLockRun.this.trace.add(what);
+		}
+
+		@Override
+		public void hearing(@Nullable String operation, long sentNanos) {
+			MultiLockRun.this.hearing = operation;
 		}
 
 		@Override
@@ -235,7 +249,7 @@ final class MultiLockRun {
 				this.handOffViolation = found;
 			}
 		});
-		this.checks = new MultiLockChecks(this.redis, this::counted, this::note);
+		this.checks = new MultiLockChecks(this.redis, this::counted, this::note, () -> this.hearing);
 		scripts.forEach(this.redis::replaceScript);
 		this.readers = new SimulationRandom(seed ^ 0x72656164L).nextInt(2) == 0;
 		this.life = new SimulationRandom(seed ^ 0x6c696665L);
@@ -511,6 +525,18 @@ final class MultiLockRun {
 
 	void note(String what) {
 		this.trace.add("           " + what);
+	}
+
+	/**
+	 * Return what a client won, kept as the engine keeps it: each hold extended and
+	 * released on a port of the client's own, and renewed by the client's watchdog (each
+	 * client is a JVM of its own in these runs).
+	 */
+	HeldLocks heldLocks(String holder, String owner, List<ClientHold> holds) {
+		SimulatedPort port = this.holdPorts.computeIfAbsent(holder, (name) -> new SimulatedPort(name, this.world));
+		Renewals renewals = this.renewals.computeIfAbsent(holder,
+				(name) -> new Renewals(new SimulatedPort(name + " watchdog", this.world), () -> false));
+		return new HeldLocks(this, holder, owner, holds, port, renewals);
 	}
 
 	long nanos() {

@@ -52,7 +52,7 @@ final class SimulatedPort implements LockPort {
 		 * Draw whether a command runs twice, with only the second reply delivered, and if
 		 * so how long after the first run the second comes; or -1.
 		 */
-		long resend();
+		long resend(String operation);
 
 		/**
 		 * Draw whether the command's reply is lost.
@@ -71,6 +71,13 @@ final class SimulatedPort implements LockPort {
 		 */
 		void route(PubSub.Subscriber subscriber, @Nullable Consumer<String> heard);
 
+		/**
+		 * The reply (or the failure) of a command sent at {@code sentNanos} is being
+		 * heard by its caller; {@code null} and -1 once it was.
+		 */
+		default void hearing(@Nullable String operation, long sentNanos) {
+		}
+
 	}
 
 	/**
@@ -88,7 +95,7 @@ final class SimulatedPort implements LockPort {
 		/**
 		 * It ran in Redis, with this reply, whether or not the reply reaches the caller.
 		 */
-		default void ran(String operation, Object reply) {
+		default void ran(String operation, ScriptCall call, Object reply) {
 		}
 
 		/**
@@ -109,6 +116,16 @@ final class SimulatedPort implements LockPort {
 		 */
 		default void read(String operation) {
 		}
+
+	}
+
+	/**
+	 * How a port runs a script ({@link LockPort#run}).
+	 */
+	@FunctionalInterface
+	interface Runs {
+
+		void run(LockName name, String operation, ScriptCall call, Reply reply);
 
 	}
 
@@ -166,15 +183,79 @@ final class SimulatedPort implements LockPort {
 
 	@Override
 	public void run(LockName name, String operation, ScriptCall call, Reply reply) {
+		run(name, operation, call, reply, () -> {
+		});
+	}
+
+	/**
+	 * Return this port, but for {@code ran}, which runs each time a script sent through
+	 * it has run in Redis, whether or not its reply reaches the caller (a release that
+	 * keeps its lock for a minimum hold: Redis keeps it from then on).
+	 */
+	LockPort whenRan(Runnable ran) {
+		return running(this, (name, operation, call, reply) -> run(name, operation, call, reply, ran));
+	}
+
+	/**
+	 * Return a port that is {@code port} but for how it runs scripts: a planted bug may
+	 * change what is sent, or what its caller hears.
+	 */
+	static LockPort running(LockPort port, Runs runs) {
+		return new LockPort() {
+
+			@Override
+			public long nanoTime() {
+				return port.nanoTime();
+			}
+
+			@Override
+			public Cancellable schedule(Runnable task, long delayNanos) {
+				return port.schedule(task, delayNanos);
+			}
+
+			@Override
+			public void run(LockName name, String operation, ScriptCall call, Reply reply) {
+				runs.run(name, operation, call, reply);
+			}
+
+			@Override
+			public Cancellable listen(List<String> channels, Listener listener) {
+				return port.listen(channels, listener);
+			}
+
+		};
+	}
+
+	/**
+	 * Return a reply told to the given callbacks.
+	 */
+	static Reply reply(Consumer<@Nullable Object> replied, Consumer<Throwable> failed) {
+		return new Reply() {
+
+			@Override
+			public void replied(@Nullable Object reply) {
+				replied.accept(reply);
+			}
+
+			@Override
+			public void failed(Throwable error) {
+				failed.accept(error);
+			}
+
+		};
+	}
+
+	private void run(LockName name, String operation, ScriptCall call, Reply reply, Runnable ran) {
 		if (!this.calls.sending(operation, call)) {
 			return;
 		}
 		String what = this.name + " " + operation;
+		long sent = this.world.nanos();
 		LostReplies.Cut cut = this.world.cut();
 		if (cut != null) {
 			if (cut.runs()) {
 				this.world.redisAt(this.world.network(), what + " runs (its reply will be lost)",
-						() -> this.calls.ran(operation, this.world.eval(call)));
+						() -> ran(operation, call, this.world.eval(call), ran));
 			}
 			else {
 				this.world.note("           " + what + " never reaches redis");
@@ -182,38 +263,51 @@ final class SimulatedPort implements LockPort {
 			}
 			this.world.at(cut.timeoutNanos(), what + " timed out", () -> {
 				this.calls.ended(operation, null, -1);
-				reply.failed(
-						new LockAccessException(name, "no reply to its " + operation + " within the timeout", null));
+				this.world.hearing(operation, sent);
+				try {
+					reply.failed(new LockAccessException(name, "no reply to its " + operation + " within the timeout",
+							null));
+				}
+				finally {
+					this.world.hearing(null, -1);
+				}
 				this.calls.read(operation);
 			});
 			return;
 		}
-		long resend = this.world.resend();
+		long resend = this.world.resend(operation);
 		this.world.redisAt(this.world.network(), what + " runs" + ((resend >= 0) ? " (re-sent later)" : ""), () -> {
 			Object first = this.world.eval(call);
-			this.calls.ran(operation, first);
+			ran(operation, call, first, ran);
 			if (resend < 0) {
-				replyLater(what, operation, first, reply);
+				replyLater(what, operation, sent, first, reply);
 				return;
 			}
 			this.world.redisAt(resend, what + " re-sent", () -> {
 				Object again = this.world.eval(call);
-				this.calls.ran(operation, again);
-				replyLater(what, operation, again, reply);
+				ran(operation, call, again, ran);
+				replyLater(what, operation, sent, again, reply);
 			});
 		});
 	}
 
-	private void replyLater(String what, String operation, Object result, Reply reply) {
+	private void ran(String operation, ScriptCall call, Object result, Runnable ran) {
+		this.calls.ran(operation, call, result);
+		ran.run();
+	}
+
+	private void replyLater(String what, String operation, long sent, Object result, Reply reply) {
 		long ran = this.world.nanos();
 		this.world.at(this.world.replyDelay(), what + " replied " + result, () -> {
 			this.calls.ended(operation, result, ran);
 			this.ranNanos = ran;
+			this.world.hearing(operation, sent);
 			try {
 				reply.replied(result);
 			}
 			finally {
 				this.ranNanos = -1;
+				this.world.hearing(null, -1);
 			}
 			this.calls.read(operation);
 		});

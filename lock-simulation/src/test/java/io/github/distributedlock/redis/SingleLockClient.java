@@ -93,8 +93,8 @@ final class SingleLockClient implements SimulatedPort.Calls {
 		this.acquiring = null;
 		this.run.waited(this.name, false, this.startedNanos, true);
 		ClientHold held = this.run.checks().held(this.name, this.owner, grant, this.port.ranNanos(), null);
-		this.work.singleLock(new HeldLocks(this.run, this.name, this.owner, List.of(held)), this.run.work(),
-				this.reader, this::next);
+		this.work.singleLock(this.run.heldLocks(this.name, this.owner, List.of(held)), this.run.work(), this.reader,
+				this::next);
 	}
 
 	private void failed(SingleAcquisition acquiring, Throwable error) {

@@ -11,8 +11,8 @@ import java.util.concurrent.TimeUnit;
  * reply, and until when a hold of the owner may still be in Redis. A copy of the rules of
  * the blocking package's {@code OwnerHolds} (which is package-private, holds
  * {@code RedisLockHandle}s and reads {@code System.nanoTime()}), on the virtual clock,
- * with the calls its {@code HoldRegistry}, {@code LockAttempts}, {@code RedisLockHandle}
- * and {@code LeaseWatchdog} make. Not the sweep: it drops only handles that
+ * with the calls its {@code HoldRegistry} gets from {@code LockAttempts} and from the
+ * holds' {@code LockHold.Events}. Not the sweep: it drops only handles that
  * {@link #mayBeInRedis} would not count, and keeps their bound, so it changes no answer.
  * <p>
  * Custom owners need none of it: the engine counts them as holding always.
