@@ -47,6 +47,30 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 
 	private final ExecutorService background;
 
+	private final LockPort here = new LockPort() {
+
+		@Override
+		public long nanoTime() {
+			return System.nanoTime();
+		}
+
+		@Override
+		public Cancellable schedule(Runnable task, long delayNanos) {
+			return BlockingPort.this.schedule(task, delayNanos);
+		}
+
+		@Override
+		public void run(LockName name, String operation, ScriptCall call, Reply reply) {
+			CallerRunsPort.runNow(BlockingPort.this.commands, name, operation, call, reply);
+		}
+
+		@Override
+		public Cancellable listen(List<String> channels, Listener listener) {
+			return BlockingPort.this.listen(channels, listener);
+		}
+
+	};
+
 	/**
 	 * @param container the container to subscribe with, or {@code null} if waiters hear
 	 * no messages (they wake when the holder's lease ends)
@@ -75,6 +99,16 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 
 	LockCommands commands() {
 		return this.commands;
+	}
+
+	/**
+	 * Return a port that runs each script on the calling thread, as a plain call would,
+	 * and tells its reply before returning: for a hold's extension and release
+	 * ({@link io.github.distributedlock.redis.driver.LockHold}), which do nothing after a
+	 * port call returns. Its timers and subscriptions are this port's.
+	 */
+	LockPort here() {
+		return this.here;
 	}
 
 	@Override

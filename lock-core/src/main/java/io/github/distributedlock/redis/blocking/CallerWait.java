@@ -2,14 +2,12 @@ package io.github.distributedlock.redis.blocking;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BiConsumer;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockInterruptedException;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.redis.driver.AcquisitionRun;
 import io.github.distributedlock.redis.driver.Completion;
-import io.github.distributedlock.redis.driver.LockPort;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -111,46 +109,6 @@ final class CallerWait<G> implements Completion<G> {
 			this.port.detach(!(this.error instanceof LockAccessException), leaveBy(start, restarts ? -1 : waitNanos));
 		}
 		return result(name);
-	}
-
-	/**
-	 * Run one command of a hold (an extension, a release) on the caller's thread, as an
-	 * acquisition runs, and wait for its end through an interrupt, which is kept for the
-	 * caller: a command the caller gave up on could leave a lease set that nothing
-	 * bounds. On the shared Lettuce connection the command timeout ends the wait; on
-	 * other connections the client's own timeout does.
-	 * @param command starts the command on the port, to tell its end
-	 * @return what the command ended with
-	 * @throws RuntimeException what it failed with, as {@link #await} does
-	 */
-	static <G> G command(BlockingPort shared, LockName name, BiConsumer<LockPort, Completion<G>> command) {
-		CallerRunsPort port = new CallerRunsPort(shared);
-		CallerWait<G> wait = new CallerWait<>(port);
-		boolean interrupted = Thread.interrupted();
-		try {
-			command.accept(port, wait);
-			Duration timeout = port.commandTimeout();
-			long bound = (timeout != null) ? timeout.toNanos() + GRACE_NANOS : -1;
-			boolean done = false;
-			while (!done) {
-				try {
-					if (!port.runUntil(() -> wait.done, bound)) {
-						throw new LockAccessException(name, "no reply from Redis within the command timeout", null);
-					}
-					done = true;
-				}
-				catch (InterruptedException ex) {
-					interrupted = true;
-				}
-			}
-		}
-		finally {
-			port.detach(false, 0);
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
-		}
-		return wait.result(name);
 	}
 
 	private G result(LockName name) {

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
 
 import io.github.distributedlock.HeldLock;
 import io.github.distributedlock.LockAccessException;
@@ -13,12 +14,14 @@ import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockSpec;
+import io.github.distributedlock.redis.driver.Completion;
 import io.github.distributedlock.redis.driver.LockHold;
 
 /**
  * A hold of a lock in Redis, for the blocking template: the driver's {@link LockHold},
- * whose extension and release run on the caller's thread ({@link CallerWait#command}). It
- * reports what becomes of it to the {@link HoldRegistry} that made it.
+ * whose extension and release run on the caller's thread as plain calls
+ * ({@link BlockingPort#here()}). It reports what becomes of it to the
+ * {@link HoldRegistry} that made it.
  */
 public final class RedisLockHandle implements LockHandle {
 
@@ -128,13 +131,31 @@ public final class RedisLockHandle implements LockHandle {
 			throw new IllegalArgumentException("Lock '" + name() + "': lease must be between 1 ms and "
 					+ LockRequest.MAX_LEASE.toDays() + " days, but was " + lease);
 		}
-		CallerWait.<Long>command(this.port, name(), (on, done) -> this.hold.extend(on, lease.toMillis(), done));
+		await((done) -> this.hold.extend(this.port.here(), lease.toMillis(), done));
 	}
 
 	@Override
 	public void close() {
 		if (!this.hold.isReleased()) {
-			CallerWait.<Long>command(this.port, name(), this.hold::release);
+			await((done) -> this.hold.release(this.port.here(), done));
+		}
+	}
+
+	/**
+	 * Run a command of the hold on this thread, as a plain call: a script that the
+	 * client's own timeout bounds, sent even on an interrupted thread (the interrupt is
+	 * kept), whose end is told before the command returns.
+	 * @throws RuntimeException what it failed with
+	 */
+	private static void await(Consumer<Completion<Long>> command) {
+		Throwable[] failure = new Throwable[1];
+		command.accept(Completion.of((result) -> {
+		}, (error) -> failure[0] = error));
+		if (failure[0] instanceof RuntimeException runtime) {
+			throw runtime;
+		}
+		if (failure[0] instanceof Error fatal) {
+			throw fatal;
 		}
 	}
 

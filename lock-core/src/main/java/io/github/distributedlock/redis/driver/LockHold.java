@@ -18,7 +18,8 @@ import org.jspecify.annotations.Nullable;
  * ({@link HoldLife}), and its extension, renewal ({@link Renewals}) and release, each a
  * script run on a {@link LockPort}. A reply that says the hold is gone or taken makes it
  * lost; so do renewals that get no answer until its lease is over. What becomes of it is
- * told to its {@link Events}. Thread-safe.
+ * told to its {@link Events}. It does nothing after a port call returns, so a port may
+ * also answer inside the call (the blocking handle's runs the script there). Thread-safe.
  */
 public final class LockHold {
 
