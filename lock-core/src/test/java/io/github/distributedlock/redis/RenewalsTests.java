@@ -3,6 +3,7 @@ package io.github.distributedlock.redis;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.redis.blocking.BlockingPort;
@@ -57,6 +58,85 @@ class RenewalsTests {
 				assertThat((Long) redis.server().command("PTTL", template.lockKey(LockName.of("renewals", "a"))))
 					.as("ms the lock lives in Redis, 2 s into a 900 ms lease")
 					.isPositive();
+			}
+			finally {
+				port.close();
+			}
+			held.close();
+		}
+		finally {
+			factory.destroy();
+		}
+	}
+
+	/**
+	 * A renewal that could not be sent because the Cluster question failed is not
+	 * reported to the hold's events as a command without a reply: nothing is in flight
+	 * that Redis may still run. Before, the events heard {@code failed} with no
+	 * {@code sending} before it, and the owner's holds were kept as if a lease might be
+	 * set that nothing bounds.
+	 */
+	@Test
+	void shouldReportNoFailedCommandWhenTheClusterQuestionFailed() throws Exception {
+		LettuceConnectionFactory factory = RedisConnections.standalone(redis.server());
+		AtomicInteger asked = new AtomicInteger();
+		AtomicInteger inFlight = new AtomicInteger();
+		AtomicInteger unsent = new AtomicInteger();
+		AtomicInteger renewed = new AtomicInteger();
+		try (RedisLockTemplate template = RedisLockTemplate.builder(factory).build()) {
+			RedisLockHandle held = (RedisLockHandle) template.acquire(
+					LockRequest.builder("renewals").key("b").lease(Duration.ofMillis(900)).autoRenew(false).build());
+			LockHold hold = new LockHold(held.hold().grant(), System.nanoTime(), true, new LockHold.Events() {
+
+				@Override
+				public void sending(LockHold renewing) {
+					inFlight.incrementAndGet();
+				}
+
+				@Override
+				public void replied(LockHold renewing, long leaseMillis) {
+					inFlight.decrementAndGet();
+					renewed.incrementAndGet();
+				}
+
+				@Override
+				public void failed(LockHold renewing) {
+					if (inFlight.decrementAndGet() < 0) {
+						unsent.incrementAndGet();
+						inFlight.incrementAndGet();
+					}
+				}
+
+				@Override
+				public void released(LockHold released, long result) {
+				}
+
+				@Override
+				public void releaseFailed(LockHold released, LockAccessException failure) {
+				}
+
+				@Override
+				public void releasedAfter(LockHold released, Duration heldFor) {
+				}
+
+				@Override
+				public void lost(LockHold lost, boolean goneFromRedis) {
+				}
+
+			});
+			BlockingPort port = new BlockingPort(new LockCommands(new StringRedisTemplate(factory), true), null,
+					"renewals-test");
+			try (Renewals renewals = new Renewals(port, () -> {
+				if (asked.getAndIncrement() == 0) {
+					throw new IllegalStateException("no connection to ask whether Redis is a Cluster");
+				}
+				return false;
+			})) {
+				renewals.watch(hold);
+				Thread.sleep(1_000);
+				assertThat(asked.get()).as("times the cluster question was asked").isGreaterThan(1);
+				assertThat(renewed.get()).as("renewals answered").isPositive();
+				assertThat(unsent.get()).as("failures reported for renewals never sent").isZero();
 			}
 			finally {
 				port.close();

@@ -232,13 +232,16 @@ public final class LockHold {
 	}
 
 	/**
-	 * Record a renewal that got no answer, which Redis may still run
-	 * ({@link HoldLife#renewalFailed}); the hold is lost if its lease is over, unless
-	 * released meanwhile.
+	 * Record a renewal that got no answer, which Redis may still run, or that could not
+	 * be sent ({@link HoldLife#renewalFailed}); the hold is lost if its lease is over,
+	 * unless released meanwhile.
+	 * @param sent whether it was sent ({@link #renewing} was called for it)
 	 * @return whether its lease is over by the local clock
 	 */
-	boolean renewalFailed(long nowNanos) {
-		this.events.failed(this);
+	boolean renewalFailed(long nowNanos, boolean sent) {
+		if (sent) {
+			this.events.failed(this);
+		}
 		if (!this.life.renewalFailed(nowNanos)) {
 			return false;
 		}

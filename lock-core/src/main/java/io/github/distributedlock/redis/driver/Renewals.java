@@ -130,14 +130,20 @@ public final class Renewals implements AutoCloseable {
 				}
 			}
 		}
+		List<List<LockHold>> batches;
 		try {
-			for (List<LockHold> batch : batches(batched)) {
-				renew(batch);
-			}
+			batches = batches(batched);
 		}
 		catch (RuntimeException ex) {
-			// Whether Redis is a Cluster could not be told: as a renewal without a reply.
-			failedAll(batched, ex);
+			// Whether Redis is a Cluster could not be told: nothing was sent, so the
+			// holds are tried again as after a renewal without a reply, but no command
+			// is in flight that Redis may still run.
+			failedAll(batched, ex, false);
+			scheduleFirst();
+			return;
+		}
+		for (List<LockHold> batch : batches) {
+			renew(batch);
 		}
 		scheduleFirst();
 	}
@@ -194,7 +200,7 @@ public final class Renewals implements AutoCloseable {
 
 					@Override
 					public void failed(Throwable error) {
-						failedAll(List.of(hold), error);
+						failedAll(List.of(hold), error, true);
 					}
 
 				});
@@ -221,7 +227,7 @@ public final class Renewals implements AutoCloseable {
 
 					@Override
 					public void failed(Throwable error) {
-						failedAll(batch, error);
+						failedAll(batch, error, true);
 					}
 
 				});
@@ -248,9 +254,12 @@ public final class Renewals implements AutoCloseable {
 		}
 	}
 
-	private void failedAll(List<LockHold> batch, Throwable error) {
+	/**
+	 * @param sent whether the renewal was sent, so that Redis may still run it
+	 */
+	private void failedAll(List<LockHold> batch, Throwable error, boolean sent) {
 		for (LockHold hold : batch) {
-			if (hold.renewalFailed(this.port.nanoTime())) {
+			if (hold.renewalFailed(this.port.nanoTime(), sent)) {
 				// Tried until the lease would have ended: from here on nobody can rely
 				// on it.
 				this.watched.remove(hold);
