@@ -80,10 +80,12 @@ class FaultPlantedBugTests {
 	 * failover that lost the last acquisition"), as the engine has it: one client, a
 	 * custom owner, whose release of a token and next grant a failover loses; its next
 	 * acquisition joins the hold the failover brought back, and gets the older token
-	 * again (docs/design/simulation.md, seed 1323 before keyspace waiters changed that
-	 * seed's run). The first seed that shows it runs clean, the checker counted that
-	 * grant as the exception, not as nothing, and without failovers the same seed shows
-	 * none.
+	 * again (docs/design/simulation.md, seed 1323). The first seed that shows it runs
+	 * clean, the checker counted that grant as the exception, not as nothing, and without
+	 * failovers the same seed shows none. Rare for a thread owner: while the registry
+	 * still counts it, its acquisition says it holds the lock, and the hold brought back
+	 * refuses it as a self-deadlock instead (seed 1154, which showed the exception while
+	 * the simulation passed no such {@code holdsIt}).
 	 */
 	@Test
 	void shouldLetOnlyAFailoverGiveAnOwnerItsOlderTokenBack() {
@@ -91,7 +93,7 @@ class FaultPlantedBugTests {
 				Fault.PERMIT_KEEP, Fault.CANCEL, Fault.EVICT, Fault.CUT));
 		Set<Fault> withoutFailovers = EnumSet.copyOf(faults);
 		withoutFailovers.remove(Fault.FAILOVER);
-		for (long seed = 1000; seed < 1000 + MAX_SEEDS; seed++) {
+		for (long seed = 1000; seed < 1000 + 2 * MAX_SEEDS; seed++) {
 			LockSimulation simulation = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE, faults);
 			String violation = simulation.run(1, 6);
 			assertThat(violation).as("seed %d", seed).isNull();
@@ -106,7 +108,7 @@ class FaultPlantedBugTests {
 			System.out.println("an older token given back across a failover at seed " + seed);
 			return;
 		}
-		fail("no seed within %d gave an older token back", MAX_SEEDS);
+		fail("no seed within %d gave an older token back", 2 * MAX_SEEDS);
 	}
 
 }

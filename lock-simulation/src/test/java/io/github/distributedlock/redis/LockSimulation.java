@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockDefaults;
@@ -38,6 +39,7 @@ import io.github.distributedlock.redis.driver.FairAcquisition;
 import io.github.distributedlock.redis.driver.LocalLines;
 import io.github.distributedlock.redis.driver.LockHold;
 import io.github.distributedlock.redis.driver.LockPort;
+import io.github.distributedlock.redis.driver.OwnerHolds;
 import io.github.distributedlock.redis.driver.PlantedHoldBugs;
 import io.github.distributedlock.redis.driver.Renewals;
 import io.github.distributedlock.redis.driver.SingleAcquisition;
@@ -1830,9 +1832,13 @@ final class LockSimulation {
 		// When the re-entry in flight first ran in Redis, or -1.
 		private long reentryRanNanos = -1;
 
-		// What the blocking engine's registry knows of this owner's holds: whether its
-		// next acquisition says it holds the lock.
-		private final ThreadOwnerHolds registry = new ThreadOwnerHolds();
+		// What the blocking engine's registry knows of this owner's holds, told as the
+		// blocking handle and LeaseWrites tell it: whether its next acquisition says it
+		// holds the lock.
+		private OwnerHolds<Held> registry = OwnerHolds.none();
+
+		// Whether a command of this client lost its reply in this run.
+		private boolean lostAReply;
 
 		// The engine's watchdog of its JVM, which renews the holds drawn to be renewed.
 		private final Renewals renewals;
@@ -1848,7 +1854,7 @@ final class LockSimulation {
 			this.lines = lines;
 			this.lineKey = lineKey;
 			this.port = new SimulatedPort(name, LockSimulation.this.world, this);
-			this.commands = new DriverCommands(this.port, Long.parseLong(FENCE_IDLE_MS), true);
+			this.commands = new DriverCommands(this.port, Long.parseLong(FENCE_IDLE_MS), true, new LeaseWrites());
 			this.left = acquisitions;
 			this.acquiring = spec;
 		}
@@ -1870,7 +1876,8 @@ final class LockSimulation {
 			}
 			// A thread owner's, as the blocking engine's registry says: a hold of its own
 			// may still be in Redis after a reply that never came.
-			this.holdsIt = LockOwners.isCustom(this.owner) || this.registry.holdsIt(LockSimulation.this.clock.nanos());
+			this.holdsIt = LockOwners.isCustom(this.owner)
+					|| this.registry.mayBeInRedis(LockSimulation.this.clock.nanos());
 			this.busy = true;
 			this.cancelled = false;
 			this.startedNanos = LockSimulation.this.clock.nanos();
@@ -1881,13 +1888,10 @@ final class LockSimulation {
 			Completion<Grant> completion = Completion.of((grant) -> granted(started[0], grant),
 					(error) -> failed(started[0], error));
 			if (this.acquiring.kind().queuesInRedis()) {
-				// The fair driver's attempts say the owner holds the lock for custom
-				// owners only.
-				this.holdsIt = LockOwners.isCustom(this.owner);
 				this.fairGranted = false;
 				LockSimulation.this.fairOrder.started(this.name, this.owner);
-				FairAcquisition fairRun = new FairAcquisition(this.acquiring, this.owner, this.commands, this.lines,
-						completion);
+				FairAcquisition fairRun = new FairAcquisition(this.acquiring, this.owner, this.holdsIt, this.commands,
+						this.lines, completion);
 				started[0] = fairRun;
 				this.acquiringHold = fairRun.hold();
 			}
@@ -1975,12 +1979,7 @@ final class LockSimulation {
 		public boolean sending(String operation, ScriptCall call) {
 			boolean stopped = this.cancelled;
 			switch (operation) {
-				case "acquire" -> {
-					this.attemptsInFlight++;
-					if (tells()) {
-						this.registry.sending();
-					}
-				}
+				case "acquire" -> this.attemptsInFlight++;
 				case "release" -> {
 					if (stopped && LockSimulation.this.clientBug == ClientBug.CANCEL_KEEPS_GRANT) {
 						return false;
@@ -2001,11 +2000,36 @@ final class LockSimulation {
 		}
 
 		/**
-		 * As LockAttempts: an attempt of a thread owner that holds the lock may set its
-		 * lease, which the registry learns of.
+		 * Change what the registry knows of this owner's holds, as {@code HoldRegistry}
+		 * does: an owner with nothing left is forgotten.
 		 */
-		private boolean tells() {
-			return this.holdsIt && !LockOwners.isCustom(this.owner);
+		private void registry(UnaryOperator<OwnerHolds<Held>> change) {
+			OwnerHolds<Held> next = change.apply(this.registry).orNull(LockSimulation.this.clock.nanos());
+			this.registry = (next != null) ? next : OwnerHolds.none();
+		}
+
+		/**
+		 * Tells the registry of the driver's attempts that may set the lease of a hold
+		 * the owner has, as the blocking template's {@code LeaseWrites} does.
+		 */
+		private final class LeaseWrites implements DriverCommands.AttemptWatch {
+
+			@Override
+			public void sending(LockSpec spec, String owner, Acquisition.Attempt attempt) {
+				if (OwnerHolds.writesLease(owner, attempt)) {
+					registry(OwnerHolds::sending);
+				}
+			}
+
+			@Override
+			public void ended(LockSpec spec, String owner, Acquisition.Attempt attempt,
+					@Nullable AcquireResult result) {
+				if (OwnerHolds.writesLease(owner, attempt)) {
+					long now = LockSimulation.this.clock.nanos();
+					registry((current) -> current.attempted(spec, result, now));
+				}
+			}
+
 		}
 
 		/**
@@ -2063,18 +2087,12 @@ final class LockSimulation {
 		public void ended(String operation, @Nullable Object reply, long ranNanos) {
 			long now = LockSimulation.this.clock.nanos();
 			if (reply == null) {
-				this.registry.replyLost();
+				this.lostAReply = true;
 			}
 			if (operation.equals("acquire")) {
 				this.attemptsInFlight--;
 				AcquireResult result = (reply != null) ? ScriptReplies.acquireResult(this.acquiring, (List<?>) reply)
 						: null;
-				if (tells() && result != null) {
-					this.registry.replied(null, result.acquired() ? this.acquiring.leaseMillis() : -1, now);
-				}
-				else if (tells()) {
-					this.registry.failed(now);
-				}
 				if (this.cancelled && this.busy && this.run == null) {
 					// Cancelled in flight: the reply ends the acquisition, and a grant it
 					// brings, in time or too late, is released.
@@ -2109,8 +2127,8 @@ final class LockSimulation {
 		 * an exclusive hold while the registry still counted the owner as holding.
 		 */
 		private void refused(RuntimeException error) {
-			boolean explained = error instanceof io.github.distributedlock.LockSelfDeadlockException
-					&& this.registry.lostAReply() && (this.holdsIt || this.acquiring.kind() != LockKind.EXCLUSIVE);
+			boolean explained = error instanceof io.github.distributedlock.LockSelfDeadlockException && this.lostAReply
+					&& (this.holdsIt || this.acquiring.kind() != LockKind.EXCLUSIVE);
 			if (!explained) {
 				throw new IllegalStateException(this.name + ": " + error);
 			}
@@ -2223,7 +2241,7 @@ final class LockSimulation {
 			Held held = held(grant, now);
 			this.holds.clear();
 			this.holds.add(held);
-			this.registry.held(held, now, grant.spec().leaseMillis());
+			registry((current) -> current.held(held));
 			for (Client other : LockSimulation.this.clients.values()) {
 				// Another client's permit of the same owner is a permit of its own.
 				if (other != this && !this.permit && other.owner.equals(this.owner)
@@ -2314,16 +2332,15 @@ final class LockSimulation {
 				.acquire(spec, new LockKind.Attempt(this.owner, attempt.hold(), attempt.remainingWaitMillis(),
 						attempt.mayHaveIntent(), attempt.holdsIt(), attempt.request()), FENCE_IDLE_MS);
 			this.reentering = true;
-			// As LockAttempts: the owner holds the lock, so the attempt may set its
-			// lease.
-			this.registry.sending();
+			// As LeaseWrites: the owner holds the lock, so the attempt may set its lease.
+			registry(OwnerHolds::sending);
 			this.reentryHold = attempt.hold();
 			// When its script first ran: a lock it finds free is granted then.
 			this.reentryRanNanos = -1;
 			this.port.run(spec.name(), "reenter", call,
 					SimulatedPort.reply((reply) -> reentered(outer, work, spec, reentry, attempt, reply), (error) -> {
 						// The caller's re-entry fails; its outer hold goes on.
-						this.registry.failed(LockSimulation.this.clock.nanos());
+						registry(OwnerHolds::failed);
 						LockSimulation.this.lostReplies.failed(LostReplies.Failure.REENTRY);
 						this.reentering = false;
 						Runnable after = this.afterReentry;
@@ -2346,7 +2363,8 @@ final class LockSimulation {
 			Runnable after = this.afterReentry;
 			this.afterReentry = null;
 			AcquireResult result = ScriptReplies.acquireResult(spec, (List<?>) reply);
-			this.registry.replied(null, result.acquired() ? spec.leaseMillis() : -1, LockSimulation.this.clock.nanos());
+			long repliedNanos = LockSimulation.this.clock.nanos();
+			registry((current) -> current.attempted(spec, result, repliedNanos));
 			AttemptOutcome outcome = reentry.replied(attempt, result, false);
 			if (!(outcome instanceof AttemptOutcome.Held granted)) {
 				Runnable then = (after != null) ? after : () -> {
@@ -2367,7 +2385,7 @@ final class LockSimulation {
 			Held inner = held(granted.grant(), now);
 			LockSimulation.this.confirmedLeases[2]++;
 			this.holds.add(inner);
-			this.registry.held(inner, now, spec.leaseMillis());
+			registry((current) -> current.held(inner));
 			boolean lost = lostInFlight(this, inner, now);
 			if (result.token() != outer.grant.token()) {
 				// Its script ran before its reply was read, and granted the lock then
@@ -2526,7 +2544,7 @@ final class LockSimulation {
 
 			@Override
 			public void sending(LockHold hold) {
-				Client.this.registry.sending();
+				registry(OwnerHolds::sending);
 			}
 
 			/**
@@ -2538,7 +2556,7 @@ final class LockSimulation {
 			public void replied(LockHold hold, long leaseMillis) {
 				Held held = held();
 				long now = LockSimulation.this.clock.nanos();
-				Client.this.registry.replied(held, leaseMillis, now);
+				registry((current) -> current.replied(held, leaseMillis, now));
 				lostReply(Client.this, held, LockSimulation.this.hearingSentNanos, (leaseMillis >= 0) ? 1 : -1, false);
 				if (leaseMillis < 0 || !held.live(now)) {
 					return;
@@ -2556,7 +2574,7 @@ final class LockSimulation {
 			 */
 			@Override
 			public void failed(LockHold hold) {
-				Client.this.registry.failed(LockSimulation.this.clock.nanos());
+				registry((current) -> current.failed(held()));
 				LockSimulation.this.lostReplies.failed("renew".equals(LockSimulation.this.hearing)
 						? LostReplies.Failure.RENEWAL : LostReplies.Failure.EXTENSION);
 			}
@@ -2565,7 +2583,7 @@ final class LockSimulation {
 			public void released(LockHold hold, long result) {
 				Held held = held();
 				long now = LockSimulation.this.clock.nanos();
-				Client.this.registry.released(held, result, now);
+				registry((current) -> current.released(held, result));
 				Client.this.renewals.unwatch(hold);
 				if (result == LockHold.UNKNOWN) {
 					LockSimulation.this.lostReplies.failed(LostReplies.Failure.RELEASE);
@@ -2607,7 +2625,7 @@ final class LockSimulation {
 			public void lost(LockHold hold, boolean goneFromRedis) {
 				Held held = held();
 				long now = LockSimulation.this.clock.nanos();
-				Client.this.registry.lost(held, goneFromRedis, now);
+				registry((current) -> current.lost(held, goneFromRedis));
 				Client.this.renewals.unwatch(hold);
 				if (hold.isReleased()) {
 					return;
@@ -2681,7 +2699,7 @@ final class LockSimulation {
 	 * A hold as its holder counts on it: the engine's {@link LockHold}, and the deadline
 	 * its holder counts on, as the checks were told it.
 	 */
-	private static final class Held {
+	private static final class Held implements OwnerHolds.Handle {
 
 		private final LockHold hold;
 
@@ -2712,6 +2730,11 @@ final class LockSimulation {
 			this.grant = hold.grant();
 			this.acquiredNanos = acquiredNanos;
 			this.endNanos = hold.leaseEndNanos();
+		}
+
+		@Override
+		public LockHold hold() {
+			return this.hold;
 		}
 
 		long endNanos() {

@@ -14,9 +14,12 @@ import io.github.distributedlock.HeldLock;
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockListener;
 import io.github.distributedlock.LockName;
+import io.github.distributedlock.redis.core.AcquireResult;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockOwners;
+import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.driver.LockHold;
+import io.github.distributedlock.redis.driver.OwnerHolds;
 import io.github.distributedlock.redis.driver.Renewals;
 import org.jspecify.annotations.Nullable;
 
@@ -58,7 +61,7 @@ public final class HoldRegistry implements AutoCloseable {
 
 	private static final long SWEEP_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-	private final ConcurrentHashMap<String, OwnerHolds> holds = new ConcurrentHashMap<>();
+	private final ConcurrentHashMap<String, OwnerHolds<RedisLockHandle>> holds = new ConcurrentHashMap<>();
 
 	private final LockCommands commands;
 
@@ -111,9 +114,9 @@ public final class HoldRegistry implements AutoCloseable {
 			catch (RuntimeException ex) {
 				// A refusal is a reply (no cause); a failure of the check may have lost
 				// one.
-				long bound = leaseBound(grant.spec().leaseMillis());
+				long now = System.nanoTime();
 				boolean refused = ex instanceof LockAccessException && ex.getCause() == null;
-				update(key, (current) -> refused ? current.replied(true, bound) : current.failed());
+				update(key, (current) -> refused ? current.replied(grant.spec().leaseMillis(), now) : current.failed());
 				throw ex;
 			}
 		}
@@ -124,7 +127,8 @@ public final class HoldRegistry implements AutoCloseable {
 		}
 		add(handle);
 		if (this.replicas != null) {
-			update(key, (current) -> current.replied(false, 0));
+			long now = System.nanoTime();
+			update(key, (current) -> current.replied(-1, now));
 		}
 		this.listener.acquired(handle);
 		return handle;
@@ -143,7 +147,7 @@ public final class HoldRegistry implements AutoCloseable {
 			catch (RuntimeException ex) {
 				for (Grant left : grants.subList(i + 1, grants.size())) {
 					// Released, but a re-entry among them leaves its lease behind.
-					long bound = leaseBound(left.spec().leaseMillis());
+					long bound = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(left.spec().leaseMillis());
 					update(key(left.owner(), left.spec().lockKey()), (current) -> current.bound(bound));
 					try {
 						this.commands.release(left);
@@ -174,35 +178,26 @@ public final class HoldRegistry implements AutoCloseable {
 	}
 
 	private void add(RedisLockHandle handle) {
-		update(key(handle), (current) -> current.with(handle));
+		update(key(handle), (current) -> current.held(handle));
 	}
 
 	/**
 	 * Note that a command that may set the lease of this owner on this lock (an acquire
 	 * attempt while holding it, a renewal, an extension) is about to be sent: the owner
 	 * counts as holding the lock until its reply. Each call is followed by one of
-	 * {@link #replied} or {@link #failed}.
+	 * {@link #attempted}, {@link #replied} or {@link #failed}.
 	 */
 	void sending(String owner, String lockKey) {
 		update(key(owner, lockKey), OwnerHolds::sending);
 	}
 
 	/**
-	 * Note the reply of a command announced by {@link #sending}.
-	 * @param leaseMillis the lease it set, or a negative value if it set none
+	 * Note the end of an attempt announced by {@link #sending}.
+	 * @param result its reply, or {@code null} if none came
 	 */
-	void replied(String owner, String lockKey, long leaseMillis) {
-		long bound = leaseBound(leaseMillis);
-		update(key(owner, lockKey), (current) -> current.replied(leaseMillis >= 0, bound));
-	}
-
-	/**
-	 * Note that a command announced by {@link #sending} failed without a reply, so that
-	 * Redis may still run it: the owner counts as holding the lock until all its handles
-	 * are closed.
-	 */
-	void failed(String owner, String lockKey) {
-		update(key(owner, lockKey), OwnerHolds::failed);
+	void attempted(String owner, LockSpec spec, @Nullable AcquireResult result) {
+		long now = System.nanoTime();
+		update(key(owner, spec.lockKey()), (current) -> current.attempted(spec, result, now));
 	}
 
 	/**
@@ -211,11 +206,8 @@ public final class HoldRegistry implements AutoCloseable {
 	 * @param leaseMillis the lease it set, or a negative value if it set none
 	 */
 	void replied(RedisLockHandle handle, long leaseMillis) {
-		long bound = leaseBound(leaseMillis);
-		update(key(handle), (current) -> {
-			OwnerHolds next = current.replied(leaseMillis >= 0, bound);
-			return handle.isLive(System.nanoTime()) ? next.with(handle) : next;
-		});
+		long now = System.nanoTime();
+		update(key(handle), (current) -> current.replied(handle, leaseMillis, now));
 	}
 
 	/**
@@ -223,19 +215,13 @@ public final class HoldRegistry implements AutoCloseable {
 	 * it is closed.
 	 */
 	void failed(RedisLockHandle handle) {
-		update(key(handle), (current) -> handle.hold().isReleased() ? current.failed() : current.failed().with(handle));
+		update(key(handle), (current) -> current.failed(handle));
 	}
 
-	private void update(String key, UnaryOperator<OwnerHolds> change) {
+	private void update(String key, UnaryOperator<OwnerHolds<RedisLockHandle>> change) {
 		this.holds.compute(key, (k, current) -> change.apply((current != null) ? current : OwnerHolds.none())
 			.orNull(System.nanoTime()));
 		sweepSoon();
-	}
-
-	private static long leaseBound(long leaseMillis) {
-		// Redis set the lease before replying: counted from after the reply, it has
-		// ended.
-		return System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, leaseMillis));
 	}
 
 	/**
@@ -253,7 +239,7 @@ public final class HoldRegistry implements AutoCloseable {
 		if (LockOwners.isCustom(owner)) {
 			return true;
 		}
-		OwnerHolds current = this.holds.get(key(owner, lockKey));
+		OwnerHolds<RedisLockHandle> current = this.holds.get(key(owner, lockKey));
 		return current != null && current.mayBeInRedis(System.nanoTime());
 	}
 
@@ -262,19 +248,8 @@ public final class HoldRegistry implements AutoCloseable {
 	 * @param result the release script's reply, or {@link LockHold#UNKNOWN}
 	 */
 	void released(RedisLockHandle handle, long result) {
-		this.holds.computeIfPresent(key(handle), (key, current) -> {
-			OwnerHolds left = current.without(handle);
-			if (result == 0 || result == -1) {
-				// Redis has no hold of this owner on the lock any more.
-				left = left.withoutBound();
-			}
-			else if (result != -2) {
-				// Holds of this owner are left (or may be): they live as long as the
-				// lease.
-				left = left.bound(handle.hold().redisLeaseBoundNanos());
-			}
-			return left.orNull(System.nanoTime());
-		});
+		this.holds.computeIfPresent(key(handle),
+				(key, current) -> current.released(handle, result).orNull(System.nanoTime()));
 		this.renewals.unwatch(handle.hold());
 	}
 
@@ -296,10 +271,8 @@ public final class HoldRegistry implements AutoCloseable {
 	 */
 	void lost(RedisLockHandle handle, boolean goneFromRedis) {
 		this.renewals.unwatch(handle.hold());
-		this.holds.computeIfPresent(key(handle), (key, current) -> {
-			// Kept while a write is in flight or after one without a reply.
-			return current.dropped(handle, !goneFromRedis).orNull(System.nanoTime());
-		});
+		this.holds.computeIfPresent(key(handle),
+				(key, current) -> current.lost(handle, goneFromRedis).orNull(System.nanoTime()));
 		this.listener.leaseLost(handle);
 	}
 
@@ -307,7 +280,7 @@ public final class HoldRegistry implements AutoCloseable {
 	 * Forget a handle as if it had never been returned, like one whose reply was lost.
 	 */
 	public void forget(RedisLockHandle handle) {
-		this.holds.computeIfPresent(key(handle), (key, current) -> current.without(handle).orNull(System.nanoTime()));
+		this.holds.computeIfPresent(key(handle), (key, current) -> current.forgotten(handle).orNull(System.nanoTime()));
 		this.renewals.unwatch(handle.hold());
 	}
 
@@ -318,7 +291,7 @@ public final class HoldRegistry implements AutoCloseable {
 		sweep();
 		long now = System.nanoTime();
 		List<HeldLock> snapshot = new ArrayList<>();
-		for (OwnerHolds current : this.holds.values()) {
+		for (OwnerHolds<RedisLockHandle> current : this.holds.values()) {
 			for (RedisLockHandle handle : current.handles()) {
 				if (handle.isLive(now)) {
 					snapshot.add(handle.snapshot());

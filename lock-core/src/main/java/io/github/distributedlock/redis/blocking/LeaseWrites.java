@@ -2,9 +2,9 @@ package io.github.distributedlock.redis.blocking;
 
 import io.github.distributedlock.redis.core.AcquireResult;
 import io.github.distributedlock.redis.core.Acquisition;
-import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.driver.DriverCommands;
+import io.github.distributedlock.redis.driver.OwnerHolds;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -23,26 +23,16 @@ final class LeaseWrites implements DriverCommands.AttemptWatch {
 
 	@Override
 	public void sending(LockSpec spec, String owner, Acquisition.Attempt attempt) {
-		if (writesLease(owner, attempt)) {
+		if (OwnerHolds.writesLease(owner, attempt)) {
 			this.holds.sending(owner, spec.lockKey());
 		}
 	}
 
 	@Override
 	public void ended(LockSpec spec, String owner, Acquisition.Attempt attempt, @Nullable AcquireResult result) {
-		if (!writesLease(owner, attempt)) {
-			return;
+		if (OwnerHolds.writesLease(owner, attempt)) {
+			this.holds.attempted(owner, spec, result);
 		}
-		if (result == null) {
-			this.holds.failed(owner, spec.lockKey());
-		}
-		else {
-			this.holds.replied(owner, spec.lockKey(), result.acquired() ? spec.leaseMillis() : -1);
-		}
-	}
-
-	private static boolean writesLease(String owner, Acquisition.Attempt attempt) {
-		return attempt.holdsIt() && !LockOwners.isCustom(owner);
 	}
 
 }

@@ -16,6 +16,7 @@ import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.driver.Completion;
 import io.github.distributedlock.redis.driver.LockHold;
+import io.github.distributedlock.redis.driver.OwnerHolds;
 
 /**
  * A hold of a lock in Redis, for the blocking template: the driver's {@link LockHold},
@@ -23,7 +24,7 @@ import io.github.distributedlock.redis.driver.LockHold;
  * ({@link BlockingPort#here()}). It reports what becomes of it to the
  * {@link HoldRegistry} that made it.
  */
-public final class RedisLockHandle implements LockHandle {
+public final class RedisLockHandle implements LockHandle, OwnerHolds.Handle {
 
 	private final LockHold hold;
 
@@ -51,9 +52,7 @@ public final class RedisLockHandle implements LockHandle {
 		this.hold = new LockHold(grant, System.nanoTime(), handOff, new Reports());
 	}
 
-	/**
-	 * Return the driver's hold behind this handle.
-	 */
+	@Override
 	public LockHold hold() {
 		return this.hold;
 	}
