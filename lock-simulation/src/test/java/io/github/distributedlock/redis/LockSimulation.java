@@ -18,7 +18,6 @@ import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.WaitStrategy;
 import io.github.distributedlock.redis.core.AcquireResult;
 import io.github.distributedlock.redis.core.Acquisition;
-import io.github.distributedlock.redis.core.AttemptOutcome;
 import io.github.distributedlock.redis.core.Deadline;
 import io.github.distributedlock.redis.core.FairTurn;
 import io.github.distributedlock.redis.core.Grant;
@@ -291,7 +290,7 @@ final class LockSimulation {
 		public long resend(String operation) {
 			// A hold's commands run twice in one in ten, the driver's in one in twenty.
 			int odds = switch (operation) {
-				case "renew", "extend", "release", "reenter" -> 10;
+				case "renew", "extend", "release" -> 10;
 				default -> 20;
 			};
 			boolean twice = LockSimulation.this.random.nextInt(odds) == 0
@@ -2039,7 +2038,9 @@ final class LockSimulation {
 		 */
 		@Override
 		public void ran(String operation, ScriptCall call, Object reply) {
-			if (operation.equals("reenter") && this.reentryRanNanos < 0) {
+			String reentry = this.reentryHold;
+			if (operation.equals("acquire") && reentry != null && this.reentryRanNanos < 0
+					&& call.argv().contains(reentry)) {
 				this.reentryRanNanos = LockSimulation.this.clock.nanos();
 			}
 			if (!operation.equals("acquire") || !this.acquiring.kind().queuesInRedis() || !this.busy) {
@@ -2314,8 +2315,10 @@ final class LockSimulation {
 		}
 
 		/**
-		 * Take the lock again, as its owner, with another lease: the nested hold is
-		 * renewed or extended, and released before the outer hold's work ends.
+		 * Take the lock again, as its owner, with another lease, as the blocking template
+		 * does: the driver's acquisition, a try (the re-entry waits for nothing) that
+		 * says whether the owner holds the lock as the registry says it. The nested hold
+		 * is renewed or extended, and released before the outer hold's work ends.
 		 */
 		private void reenter(Held outer, long work) {
 			long sent = LockSimulation.this.clock.nanos();
@@ -2324,70 +2327,69 @@ final class LockSimulation {
 			}
 			SimulationRandom random = LockSimulation.this.random;
 			LockSpec spec = reentrant(outer.grant.spec(), OTHER_LEASES_MS[random.nextInt(OTHER_LEASES_MS.length)]);
-			// The engine's own decisions, with no wait: a re-entry that finds the lock
-			// taken by another gives up, and one granted too late releases what it got.
-			Acquisition reentry = new Acquisition(spec, this.owner, true, LockSimulation.this.clock::nanos);
-			Acquisition.Attempt attempt = reentry.next(null);
-			ScriptCall call = spec.kind()
-				.acquire(spec, new LockKind.Attempt(this.owner, attempt.hold(), attempt.remainingWaitMillis(),
-						attempt.mayHaveIntent(), attempt.holdsIt(), attempt.request()), FENCE_IDLE_MS);
+			boolean holdsIt = LockOwners.isCustom(this.owner) || this.registry.mayBeInRedis(sent);
+			Completion<Grant> completion = Completion.of((grant) -> reentered(outer, work, grant), this::reentryFailed);
+			AcquisitionRun<Grant> reentry;
+			if (spec.kind().queuesInRedis()) {
+				FairAcquisition fair = new FairAcquisition(spec, this.owner, holdsIt, this.commands, this.lines,
+						completion);
+				this.reentryHold = fair.hold();
+				reentry = fair;
+			}
+			else {
+				SingleAcquisition single = new SingleAcquisition(spec, this.owner, holdsIt, true, this.commands,
+						this.lines, completion);
+				this.reentryHold = single.hold();
+				reentry = single;
+			}
 			this.reentering = true;
-			// As LeaseWrites: the owner holds the lock, so the attempt may set its lease.
-			registry(OwnerHolds::sending);
-			this.reentryHold = attempt.hold();
 			// When its script first ran: a lock it finds free is granted then.
 			this.reentryRanNanos = -1;
-			this.port.run(spec.name(), "reenter", call,
-					SimulatedPort.reply((reply) -> reentered(outer, work, spec, reentry, attempt, reply), (error) -> {
-						// The caller's re-entry fails; its outer hold goes on.
-						registry(OwnerHolds::failed);
-						LockSimulation.this.lostReplies.failed(LostReplies.Failure.REENTRY);
-						this.reentering = false;
-						Runnable after = this.afterReentry;
-						this.afterReentry = null;
-						if (after != null) {
-							after.run();
-						}
-					}));
+			reentry.start();
 		}
 
 		/**
-		 * A re-entry's reply: a nested hold, the engine's {@link LockHold} too, or a late
-		 * grant released before the thread goes on.
+		 * The re-entry ended without a nested hold: the lock was another's, a grant came
+		 * too late twice (the driver released it), or no reply came. The thread goes on
+		 * once the releases the driver sent have replied.
 		 */
-		private void reentered(Held outer, long work, LockSpec spec, Acquisition reentry, Acquisition.Attempt attempt,
-				@Nullable Object reply) {
+		private void reentryFailed(Throwable error) {
+			this.reentering = false;
+			this.reentryHold = null;
+			if (error instanceof LockAccessException) {
+				// The caller's re-entry fails; its outer hold goes on.
+				LockSimulation.this.lostReplies.failed(LostReplies.Failure.REENTRY);
+			}
+			else if (!(error instanceof io.github.distributedlock.LockTimeoutException)
+					&& !(error instanceof RuntimeException failure && selfDeadlockAfterFault(this, failure))) {
+				throw new IllegalStateException(this.name + "'s re-entry: " + error, error);
+			}
+			Runnable after = this.afterReentry;
+			this.afterReentry = null;
+			if (after != null && this.releasesInFlight > 0) {
+				this.afterReleases = after;
+			}
+			else if (after != null) {
+				after.run();
+			}
+		}
+
+		/**
+		 * A re-entry's grant: a nested hold, the engine's {@link LockHold} too.
+		 */
+		private void reentered(Held outer, long work, Grant grant) {
 			SimulationRandom random = LockSimulation.this.random;
 			this.reentering = false;
 			this.reentryHold = null;
 			Runnable after = this.afterReentry;
 			this.afterReentry = null;
-			AcquireResult result = ScriptReplies.acquireResult(spec, (List<?>) reply);
-			long repliedNanos = LockSimulation.this.clock.nanos();
-			registry((current) -> current.attempted(spec, result, repliedNanos));
-			AttemptOutcome outcome = reentry.replied(attempt, result, false);
-			if (!(outcome instanceof AttemptOutcome.Held granted)) {
-				Runnable then = (after != null) ? after : () -> {
-				};
-				if (outcome instanceof AttemptOutcome.Late late) {
-					// Released before the thread goes on, as the engine's driver does.
-					Grant grant = late.grant();
-					this.port.run(spec.name(), "release",
-							spec.kind().release(spec, this.owner, grant.token(), grant.hold(), true, 0),
-							SimulatedPort.reply((released) -> then.run(), (error) -> then.run()));
-				}
-				else {
-					then.run();
-				}
-				return;
-			}
 			long now = LockSimulation.this.clock.nanos();
-			Held inner = held(granted.grant(), now);
+			Held inner = held(grant, now);
 			LockSimulation.this.confirmedLeases[2]++;
 			this.holds.add(inner);
 			registry((current) -> current.held(inner));
 			boolean lost = lostInFlight(this, inner, now);
-			if (result.token() != outer.grant.token()) {
+			if (grant.token() != outer.grant.token()) {
 				// Its script ran before its reply was read, and granted the lock then
 				// (seed 25872: read after a keep that began once an eviction took the
 				// grant).

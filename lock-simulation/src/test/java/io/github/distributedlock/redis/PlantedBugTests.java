@@ -40,9 +40,9 @@ class PlantedBugTests {
 	 * before that minimum hold ends. Found by an adversarial read of the usual-case gate,
 	 * past the other planted bugs' search: at seed 1326 when the simulation stepped the
 	 * core itself, at seed 1444 since it runs the driver, whose undo of a lost attempt
-	 * draws other events, and at seed 1038 since its holds are the engine's
-	 * {@code LockHold} (a re-entry's reply read a second late, its minimum hold then
-	 * released).
+	 * draws other events, at seed 1038 since its holds are the engine's {@code LockHold}
+	 * (a re-entry's reply read a second late, its minimum hold then released), and at
+	 * seed 1065 since its re-entries are the driver's too.
 	 */
 	@Test
 	void findsAUsualReleaseThatForgetsAnInnerHoldsMinimumHold() {
