@@ -4,19 +4,19 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
 
+import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.redis.LockSimulation.Fault;
-import io.github.distributedlock.redis.core.AcquireResult;
-import io.github.distributedlock.redis.core.Acquisition;
-import io.github.distributedlock.redis.core.AttemptOutcome;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockSpec;
-import io.github.distributedlock.redis.core.MultiAcquireResult;
 import io.github.distributedlock.redis.core.MultiAcquisition;
-import io.github.distributedlock.redis.script.ExclusiveKind;
-import io.github.distributedlock.redis.script.LockKind;
+import io.github.distributedlock.redis.driver.AllLocksAcquisition;
+import io.github.distributedlock.redis.driver.Completion;
+import io.github.distributedlock.redis.driver.DriverCommands;
+import io.github.distributedlock.redis.driver.LocalLines;
+import io.github.distributedlock.redis.driver.SingleAcquisition;
 import io.github.distributedlock.redis.script.ScriptCall;
-import io.github.distributedlock.redis.script.ScriptReplies;
 import io.github.distributedlock.simulation.SimulationRandom;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a client of a run of multi-locks does with the holds an acquisition won, from the
@@ -27,18 +27,20 @@ import io.github.distributedlock.simulation.SimulationRandom;
  * <li>A quarter of the multi-locks are renewed as the watchdog does
  * ({@link Fault#RENEW}), and worked on up to three leases; a quarter are extended to 150
  * ms, 1 s or 2.5 s ({@link Fault#EXTEND}); a quarter re-enter one of their locks with one
- * of those leases ({@link Fault#REENTER}), through the engine's own {@link Acquisition},
- * a try (no wait) that counts as holding the lock, as {@code WaitLoop} asks when the
- * owner holds it through a local handle.</li>
+ * of those leases ({@link Fault#REENTER}), as the blocking template re-enters a lock its
+ * owner holds through a handle: the driver's {@link SingleAcquisition}, a try (no wait)
+ * that says the owner holds the lock.</li>
  * <li>A quarter of the single locks' writers take a multi-lock of their lock and one or
- * two others while they hold it ({@link Fault#REENTER}): a try with the engine's own
- * {@link MultiAcquisition} and {@code acquire-all.lua}, reentrant, with one of those
+ * two others while they hold it ({@link Fault#REENTER}): a try with the driver's
+ * {@link AllLocksAcquisition} of a reentrant {@link MultiAcquisition}, with one of those
  * leases.</li>
  * <li>A nested hold is renewed or extended in turn, half of the time each, and released
- * before the hold it is nested in; a grant that came too late is released at once.</li>
+ * before the hold it is nested in. A grant that came too late is the driver's to take
+ * again or release; the thread goes on once that release replied.</li>
  * </ul>
+ * The re-entries run on a port of the holder's own, in the local lines of its JVM.
  */
-final class HoldWork {
+final class HoldWork implements SimulatedPort.Calls {
 
 	private final MultiLockRun run;
 
@@ -48,11 +50,29 @@ final class HoldWork {
 
 	private final SimulationRandom random;
 
-	HoldWork(MultiLockRun run, String holder, String owner) {
+	private final SimulatedPort port;
+
+	private final DriverCommands commands;
+
+	private final LocalLines lines;
+
+	// Releases of late re-entries the driver sent whose replies did not come yet: the
+	// thread goes on once they came.
+	private int releasesInFlight;
+
+	private @Nullable Runnable afterReleases;
+
+	/**
+	 * @param lines the local lines of the holder's JVM
+	 */
+	HoldWork(MultiLockRun run, String holder, String owner, LocalLines lines) {
 		this.run = run;
 		this.holder = holder;
 		this.owner = owner;
 		this.random = run.life();
+		this.port = new SimulatedPort(holder, run.world(), this);
+		this.commands = new DriverCommands(this.port, Long.parseLong(MultiLockRun.FENCE_IDLE_MS), true);
+		this.lines = lines;
 	}
 
 	/**
@@ -121,28 +141,12 @@ final class HoldWork {
 			return;
 		}
 		LockSpec spec = LockSimulation.reentrant(which.grant.spec(), lease());
-		Acquisition reentry = new Acquisition(spec, this.owner, true, this.run::nanos);
-		Acquisition.Attempt attempt = reentry.next(null);
-		ScriptCall call = spec.kind()
-			.acquire(spec, new LockKind.Attempt(this.owner, attempt.hold(), attempt.remainingWaitMillis(),
-					attempt.mayHaveIntent(), attempt.holdsIt(), attempt.request()), MultiLockRun.FENCE_IDLE_MS);
 		outer.busy();
-		this.run.send(this.holder, call, "re-entry of " + which, () -> {
-		}, (reply, ranNanos) -> {
-			AcquireResult result = ScriptReplies.acquireResult(spec, (List<?>) reply);
-			AttemptOutcome outcome = reentry.replied(attempt, result, false);
-			if (outcome instanceof AttemptOutcome.Held granted) {
-				this.run.counted(MultiLockRun.Counted.REENTERED_SINGLY);
-				ClientHold inner = this.run.checks().held(this.holder, this.owner, granted.grant(), ranNanos, which);
-				nested(outer, outer.nested(List.of(inner)), work);
-			}
-			else if (outcome instanceof AttemptOutcome.Late late) {
-				releaseUnused(List.of(late.grant()), outer);
-			}
-			else {
-				outer.idle();
-			}
-		});
+		new SingleAcquisition(spec, this.owner, true, true, this.commands, this.lines, Completion.of((grant) -> {
+			this.run.counted(MultiLockRun.Counted.REENTERED_SINGLY);
+			ClientHold inner = this.run.checks().held(this.holder, this.owner, grant, this.port.ranNanos(), which);
+			nested(outer, outer.nested(List.of(inner)), work);
+		}, (error) -> notReentered(outer, error))).start();
 	}
 
 	/**
@@ -171,43 +175,32 @@ final class HoldWork {
 		MultiAcquisition acquisition = new MultiAcquisition(new ArrayList<>(ordered.values()), this.owner, 0, true,
 				true, this.run::nanos);
 		outer.busy();
-		attemptAll(outer, acquisition, work);
+		new AllLocksAcquisition(acquisition, this.commands, this.lines, Completion.of((grants) -> {
+			this.run.counted(MultiLockRun.Counted.REENTERED_BY_A_MULTI_LOCK);
+			long ranNanos = this.port.ranNanos();
+			List<ClientHold> inner = new ArrayList<>();
+			for (Grant grant : grants) {
+				inner.add(this.run.checks()
+					.held(this.holder, this.owner, grant, ranNanos, outer.of(grant.spec().lockKey())));
+			}
+			nested(outer, outer.nested(inner), work);
+		}, (error) -> notReentered(outer, error))).start();
 	}
 
-	private void attemptAll(HeldLocks outer, MultiAcquisition acquisition, long work) {
-		List<LockSpec> specs = acquisition.specs();
-		long sentNanos = acquisition.next();
-		ScriptCall call = ExclusiveKind.acquireAll(specs, this.owner, acquisition.hold(), acquisition.reentrant(),
-				acquisition.request(), MultiLockRun.FENCE_IDLE_MS);
-		List<String> keys = specs.stream().map((spec) -> spec.name().key()).toList();
-		this.run.send(this.holder, call, "re-entry by acquire-all " + keys, () -> {
-		}, (reply, ranNanos) -> {
-			MultiAcquireResult result = ScriptReplies.multiAcquireResult(specs.get(0).name(), specs.size(),
-					(List<?>) reply);
-			MultiAcquisition.Outcome outcome = acquisition.replied(sentNanos, result);
-			if (outcome instanceof MultiAcquisition.Granted granted && !granted.late()) {
-				this.run.counted(MultiLockRun.Counted.REENTERED_BY_A_MULTI_LOCK);
-				List<ClientHold> inner = new ArrayList<>();
-				for (Grant grant : granted.grants()) {
-					inner.add(this.run.checks()
-						.held(this.holder, this.owner, grant, ranNanos, outer.of(grant.spec().lockKey())));
-				}
-				nested(outer, outer.nested(inner), work);
-			}
-			else if (outcome instanceof MultiAcquisition.Granted granted && acquisition.retriesLateGrant()) {
-				attemptAll(outer, acquisition, work);
-			}
-			else if (outcome instanceof MultiAcquisition.Granted granted) {
-				releaseUnused(granted.grants(), outer);
-			}
-			else if (outcome instanceof MultiAcquisition.Failed failed) {
-				throw new IllegalStateException(this.holder + ": " + failed.error());
-			}
-			else {
-				// Another owner holds one of the locks: a try gives up.
-				outer.idle();
-			}
-		});
+	/**
+	 * A re-entry ended without its locks: another owner holds one of them (a try gives
+	 * up), or its grants came too late. The thread goes on once the releases the driver
+	 * sent have replied.
+	 */
+	private void notReentered(HeldLocks outer, Throwable error) {
+		if (!(error instanceof LockTimeoutException)) {
+			throw new IllegalStateException(this.holder + "'s re-entry: " + error, error);
+		}
+		if (this.releasesInFlight > 0) {
+			this.afterReleases = outer::idle;
+			return;
+		}
+		outer.idle();
 	}
 
 	/**
@@ -226,15 +219,21 @@ final class HoldWork {
 				() -> inner.release(outer::idle));
 	}
 
-	/**
-	 * Release what a re-entry granted too late to use, each release's reply read before
-	 * the thread goes on.
-	 */
-	private void releaseUnused(List<Grant> grants, HeldLocks outer) {
-		List<ScriptCall> releases = grants.stream()
-			.map((grant) -> grant.spec().kind().release(grant.spec(), this.owner, grant.token(), grant.hold(), true, 0))
-			.toList();
-		this.run.sendInTurn(this.holder, releases, "release of a late re-entry", outer::idle);
+	@Override
+	public boolean sending(String operation, ScriptCall call) {
+		if (operation.equals("release")) {
+			this.releasesInFlight++;
+		}
+		return true;
+	}
+
+	@Override
+	public void ended(String operation, @Nullable Object reply, long ranNanos) {
+		if (operation.equals("release") && --this.releasesInFlight == 0 && this.afterReleases != null) {
+			Runnable then = this.afterReleases;
+			this.afterReleases = null;
+			this.run.at(0, this.holder + " goes on", then);
+		}
 	}
 
 }

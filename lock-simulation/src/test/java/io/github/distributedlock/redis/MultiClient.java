@@ -70,10 +70,10 @@ final class MultiClient implements SimulatedPort.Calls {
 		this.name = name;
 		this.owner = owner;
 		this.left = acquisitions;
-		this.work = new HoldWork(run, name, owner);
 		this.port = new SimulatedPort(name, run.world(), this);
 		this.commands = new DriverCommands(this.port, Long.parseLong(MultiLockRun.FENCE_IDLE_MS), true);
 		this.lines = new LocalLines(new SimulatedPort(name, run.world()), LockSimulation.LINGER_NANOS);
+		this.work = new HoldWork(run, name, owner, this.lines);
 	}
 
 	boolean done() {

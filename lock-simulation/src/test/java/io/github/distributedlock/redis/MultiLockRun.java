@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Set;
-import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 import io.github.distributedlock.LockDefaults;
@@ -412,50 +411,6 @@ final class MultiLockRun {
 
 	void counted(Counted what) {
 		this.counted[what.ordinal()]++;
-	}
-
-	/**
-	 * Send a script: it may run twice, with only the second reply delivered, and its
-	 * reply may be read late.
-	 */
-	void send(String who, ScriptCall call, String what, Consumer<Object> replied) {
-		send(who, call, what, () -> {
-		}, (reply, ranNanos) -> replied.accept(reply));
-	}
-
-	/**
-	 * Send a script as {@link #send(String, ScriptCall, String, Consumer)} does; run
-	 * {@code ran} when its first run is over, and give {@code replied} the reply read
-	 * with when the run that replied ran.
-	 */
-	void send(String who, ScriptCall call, String what, Runnable ran, BiConsumer<Object, Long> replied) {
-		boolean twice = this.random.nextInt(10) == 0 && this.faults.contains(Fault.RESEND);
-		redisAt(network(), who + " " + what + " runs" + (twice ? " (re-sent later)" : ""), () -> {
-			Object reply = eval(call);
-			ran.run();
-			if (twice) {
-				redisAt(network() + this.random.between(0, 3 * MS), who + " " + what + " re-sent", () -> {
-					Object again = eval(call);
-					long at = this.clock.nanos();
-					at(replyDelay(), who + " " + what + " replied " + again, () -> replied.accept(again, at));
-				});
-				return;
-			}
-			long at = this.clock.nanos();
-			at(replyDelay(), who + " " + what + " replied " + reply, () -> replied.accept(reply, at));
-		});
-	}
-
-	/**
-	 * Send scripts one after the other, each once the reply of the one before was read,
-	 * as one thread does; then run {@code then}.
-	 */
-	void sendInTurn(String who, List<ScriptCall> calls, String what, Runnable then) {
-		if (calls.isEmpty()) {
-			then.run();
-			return;
-		}
-		send(who, calls.get(0), what, (reply) -> sendInTurn(who, calls.subList(1, calls.size()), what, then));
 	}
 
 	/**
