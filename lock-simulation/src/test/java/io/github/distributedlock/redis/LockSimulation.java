@@ -2576,6 +2576,9 @@ final class LockSimulation {
 			 */
 			@Override
 			public void failed(LockHold hold) {
+				// A renewal's port is its watchdog's, which tells the client nothing
+				// else.
+				Client.this.lostAReply = true;
 				registry((current) -> current.failed(held()));
 				LockSimulation.this.lostReplies.failed("renew".equals(LockSimulation.this.hearing)
 						? LostReplies.Failure.RENEWAL : LostReplies.Failure.EXTENSION);
