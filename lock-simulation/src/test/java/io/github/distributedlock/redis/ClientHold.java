@@ -97,12 +97,26 @@ final class ClientHold implements LockHold.Events {
 		}
 	}
 
+	/**
+	 * The listeners hear of a release without a reply, which no run of multi-locks draws.
+	 */
 	@Override
 	public void releaseFailed(LockHold hold, LockAccessException failure) {
+		this.checks
+			.violated(this.holder + "'s release of " + this + " failed with no reply lost: " + failure.getMessage());
 	}
 
+	/**
+	 * The listeners hear how long the hold lasted: from when its grant's reply was read,
+	 * as its holder counts it.
+	 */
 	@Override
 	public void releasedAfter(LockHold hold, Duration heldFor) {
+		long held = this.checks.nanos() - this.acquiredNanos;
+		if (heldFor.toNanos() != held) {
+			this.checks.violated(this.holder + "'s " + this + " was reported held for " + heldFor.toNanos() / 1e6
+					+ " ms, but was held " + held / 1e6 + " ms");
+		}
 	}
 
 	/**

@@ -2614,12 +2614,29 @@ final class LockSimulation {
 				}
 			}
 
+			/**
+			 * The listeners hear of a release without a reply: only a lost reply, a drawn
+			 * fault, explains one.
+			 */
 			@Override
 			public void releaseFailed(LockHold hold, LockAccessException failure) {
+				if (!LockSimulation.this.faults.contains(Fault.CUT)) {
+					LockSimulation.this.checker
+						.violated(Client.this.name + "'s release failed with no reply lost: " + failure.getMessage());
+				}
 			}
 
+			/**
+			 * The listeners hear how long the hold lasted: from when its grant's reply
+			 * was read, as its holder counts it.
+			 */
 			@Override
 			public void releasedAfter(LockHold hold, Duration heldFor) {
+				long held = LockSimulation.this.clock.nanos() - held().acquiredNanos;
+				if (heldFor.toNanos() != held) {
+					LockSimulation.this.checker.violated(Client.this.name + "'s " + held() + " was reported held for "
+							+ heldFor.toNanos() / 1e6 + " ms, but was held " + held / 1e6 + " ms");
+				}
 			}
 
 			/**
