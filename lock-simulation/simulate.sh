@@ -16,6 +16,8 @@ case "${1-}" in
 esac
 cd "$root"
 reports=lock-simulation/target/surefire-reports
+# A build that fails must not leave the last run's report to be printed as this one's.
+rm -f "$reports"/*SimulationTests*
 status=0
 # shellcheck disable=SC2086
 mvn -B -q ${MAVEN_ARGS-} -pl lock-test-support,lock-core,lock-simulation test -Dtest='*SimulationTests' \
