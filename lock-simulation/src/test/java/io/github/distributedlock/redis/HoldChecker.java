@@ -182,6 +182,16 @@ final class HoldChecker {
 	}
 
 	/**
+	 * Record that a fault took a hold whose grant's reply was in flight, and that a
+	 * failover which lost writes brought the hold back before the reply was read: Redis
+	 * gave its token to this owner before the failover, as it did an earlier hold that
+	 * {@link #broughtBack} finds.
+	 */
+	void broughtBackInFlight(String owner, long token) {
+		this.tokenOwners.putIfAbsent(token, owner);
+	}
+
+	/**
 	 * Record a failover that lost writes: the grants before it, whatever their holds'
 	 * state then (seed 5677: a hold whose lease had run out in a stall, which the
 	 * failover's lost writes had granted), may be among them.

@@ -342,6 +342,10 @@ final class LockSimulation {
 
 	private long hearingSentNanos = -1;
 
+	// When the latest failover that lost writes happened on the virtual clock (-1 before
+	// one).
+	private long lossyFailoverNanos = -1;
+
 	// The watchdog of each simulated JVM (of each client, alone), by its name.
 	private final Map<String, Renewals> renewals = new java.util.HashMap<>();
 
@@ -982,6 +986,7 @@ final class LockSimulation {
 		if (this.redisFaults.counts()[1] > writesLostBefore) {
 			// Any grant before it may be among the writes it lost.
 			this.checker.failedOverLosingWrites();
+			this.lossyFailoverNanos = now;
 		}
 		this.trace.add("           " + what);
 		long[] after = this.lostState.ends(targets);
@@ -1065,7 +1070,17 @@ final class LockSimulation {
 	 */
 	private boolean lostInFlight(Client client, Held held, long now) {
 		LostState.Damage damage = this.lostState.inFlight(held.grant.hold());
-		if (damage == null || (!this.lostState.gone(damage.target()) && liveViolation(client, held, now) == null)) {
+		if (damage == null) {
+			return false;
+		}
+		if (!this.lostState.gone(damage.target()) && liveViolation(client, held, now) == null) {
+			if (damage.gone() && this.lossyFailoverNanos > damage.atNanos()) {
+				// Seed 8904: an eviction took the hold in flight, another client took and
+				// released the lock, and a failover that lost those writes brought the
+				// hold back. Its token went to this owner before the failover lost a
+				// larger one: an owner's earlier hold brought back.
+				this.checker.broughtBackInFlight(client.owner, held.grant.token());
+			}
 			return false;
 		}
 		this.lostState.countedOn(damage);
@@ -1081,11 +1096,14 @@ final class LockSimulation {
 	 * Return whether the hold's owner holds the lock again with the hold's token (a
 	 * custom owner's other client took the hold over, or joined it): a release of a hold
 	 * whose field is gone then reports the holds left, as a release run twice does (seed
-	 * 6521).
+	 * 6521). Or the lock is kept for a minimum hold, with nobody as its owner, after the
+	 * last release of a hold with this token (seed 24047: a shared custom owner's other
+	 * client's): the release scripts take that for their own earlier run, and say 0.
 	 */
 	private boolean heldAgain(Client client, Held held) {
 		Object fields = this.redis.inspect("HMGET", this.spec.lockKey(), "owner", "token");
-		return fields instanceof List<?> list && LockOwners.digest(client.owner).equals(list.get(0))
+		return fields instanceof List<?> list
+				&& (LockOwners.digest(client.owner).equals(list.get(0)) || "".equals(list.get(0)))
 				&& String.valueOf(held.grant.token()).equals(String.valueOf(list.get(1)));
 	}
 
