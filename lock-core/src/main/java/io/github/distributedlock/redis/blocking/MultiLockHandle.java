@@ -7,41 +7,35 @@ import java.util.concurrent.CompletionStage;
 
 import io.github.distributedlock.LockContext;
 import io.github.distributedlock.LockHandle;
-import io.github.distributedlock.LockName;
+import io.github.distributedlock.redis.driver.HoldView;
+import io.github.distributedlock.redis.driver.LockHold;
 
 /**
  * The holds of an all-or-nothing multi-lock, released together. Its own name and token
  * are those of the first lock in acquisition order; {@link #locks()} has each one.
  */
-public final class MultiLockHandle implements LockHandle {
+public final class MultiLockHandle extends HoldView implements LockHandle {
 
-	private final List<RedisLockHandle> holds;
+	private final List<RedisLockHandle> handles;
+
+	private final List<LockHold> holds;
 
 	private final Duration waitedFor;
 
-	MultiLockHandle(List<RedisLockHandle> holds, Duration waitedFor) {
-		this.holds = List.copyOf(holds);
+	MultiLockHandle(List<RedisLockHandle> handles, Duration waitedFor) {
+		this.handles = List.copyOf(handles);
+		this.holds = this.handles.stream().map(RedisLockHandle::hold).toList();
 		this.waitedFor = waitedFor;
 	}
 
 	@Override
 	public List<? extends LockContext> locks() {
+		return this.handles;
+	}
+
+	@Override
+	protected List<LockHold> holds() {
 		return this.holds;
-	}
-
-	@Override
-	public LockName name() {
-		return this.holds.get(0).name();
-	}
-
-	@Override
-	public long fencingToken() {
-		return this.holds.get(0).fencingToken();
-	}
-
-	@Override
-	public boolean waited() {
-		return this.holds.stream().anyMatch(RedisLockHandle::waited);
 	}
 
 	@Override
@@ -50,23 +44,13 @@ public final class MultiLockHandle implements LockHandle {
 	}
 
 	@Override
-	public int attempts() {
-		return this.holds.stream().mapToInt(RedisLockHandle::attempts).sum();
-	}
-
-	@Override
-	public Duration remainingLease() {
-		return this.holds.stream().map(RedisLockHandle::remainingLease).min(Duration::compareTo).orElseThrow();
-	}
-
-	@Override
 	public boolean isHeld() {
-		return this.holds.stream().allMatch(RedisLockHandle::isHeld);
+		return this.handles.stream().allMatch(RedisLockHandle::isHeld);
 	}
 
 	@Override
 	public CompletionStage<Void> whenLost() {
-		CompletableFuture<?>[] holds = this.holds.stream()
+		CompletableFuture<?>[] holds = this.handles.stream()
 			.map((hold) -> hold.whenLost().toCompletableFuture())
 			.toArray(CompletableFuture[]::new);
 		return CompletableFuture.anyOf(holds).<Void>thenApply((lost) -> null).minimalCompletionStage();
@@ -74,14 +58,14 @@ public final class MultiLockHandle implements LockHandle {
 
 	@Override
 	public void extend(Duration lease) {
-		for (RedisLockHandle hold : this.holds) {
+		for (RedisLockHandle hold : this.handles) {
 			hold.extend(lease);
 		}
 	}
 
 	@Override
 	public void close() {
-		releaseAll(this.holds);
+		releaseAll(this.handles);
 	}
 
 	/**
@@ -110,7 +94,7 @@ public final class MultiLockHandle implements LockHandle {
 
 	@Override
 	public String toString() {
-		return "LockHandle" + this.holds.stream().map(RedisLockHandle::name).toList();
+		return "LockHandle" + this.handles.stream().map(RedisLockHandle::name).toList();
 	}
 
 }

@@ -2,6 +2,7 @@ package io.github.distributedlock.redis.blocking;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -10,11 +11,10 @@ import java.util.function.Consumer;
 import io.github.distributedlock.HeldLock;
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockHandle;
-import io.github.distributedlock.LockName;
-import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.driver.Completion;
+import io.github.distributedlock.redis.driver.HoldView;
 import io.github.distributedlock.redis.driver.LockHold;
 import io.github.distributedlock.redis.driver.OwnerHolds;
 
@@ -24,7 +24,7 @@ import io.github.distributedlock.redis.driver.OwnerHolds;
  * ({@link BlockingPort#here()}). It reports what becomes of it to the
  * {@link HoldRegistry} that made it.
  */
-public final class RedisLockHandle implements LockHandle, OwnerHolds.Handle {
+public final class RedisLockHandle extends HoldView implements LockHandle, OwnerHolds.Handle {
 
 	private final LockHold hold;
 
@@ -57,6 +57,11 @@ public final class RedisLockHandle implements LockHandle, OwnerHolds.Handle {
 		return this.hold;
 	}
 
+	@Override
+	protected List<LockHold> holds() {
+		return List.of(this.hold);
+	}
+
 	LockSpec spec() {
 		return this.hold.spec();
 	}
@@ -86,36 +91,6 @@ public final class RedisLockHandle implements LockHandle, OwnerHolds.Handle {
 	}
 
 	@Override
-	public LockName name() {
-		return this.hold.name();
-	}
-
-	@Override
-	public long fencingToken() {
-		return this.hold.grant().token();
-	}
-
-	@Override
-	public boolean waited() {
-		return this.hold.grant().waited();
-	}
-
-	@Override
-	public Duration waitedFor() {
-		return this.hold.grant().waitedFor();
-	}
-
-	@Override
-	public int attempts() {
-		return this.hold.grant().attempts();
-	}
-
-	@Override
-	public Duration remainingLease() {
-		return this.hold.remainingLease(System.nanoTime());
-	}
-
-	@Override
 	public boolean isHeld() {
 		if (this.hold.isReleased() || this.hold.isLost()) {
 			return false;
@@ -126,11 +101,8 @@ public final class RedisLockHandle implements LockHandle, OwnerHolds.Handle {
 	@Override
 	public void extend(Duration lease) {
 		Objects.requireNonNull(lease, "lease must not be null");
-		if (!LockRequest.isValidLease(lease)) {
-			throw new IllegalArgumentException("Lock '" + name() + "': lease must be between 1 ms and "
-					+ LockRequest.MAX_LEASE.toDays() + " days, but was " + lease);
-		}
-		await((done) -> this.hold.extend(this.port.here(), lease.toMillis(), done));
+		long leaseMillis = leaseMillis(lease);
+		await((done) -> this.hold.extend(this.port.here(), leaseMillis, done));
 	}
 
 	@Override

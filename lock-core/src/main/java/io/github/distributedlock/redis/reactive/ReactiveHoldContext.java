@@ -1,10 +1,12 @@
 package io.github.distributedlock.redis.reactive;
 
 import java.time.Duration;
+import java.util.List;
 
 import io.github.distributedlock.LockContext;
 import io.github.distributedlock.LockListener;
-import io.github.distributedlock.LockName;
+import io.github.distributedlock.redis.driver.HoldView;
+import io.github.distributedlock.redis.driver.LockHold;
 
 /**
  * A reactive hold as a {@link LockContext}, for the {@link LockListener}s that the
@@ -14,7 +16,7 @@ import io.github.distributedlock.LockName;
  * {@link #isHeld()} answers from what this process knows (neither released nor lost, and
  * the lease not over) without asking Redis.
  */
-final class ReactiveHoldContext implements LockContext {
+final class ReactiveHoldContext extends HoldView implements LockContext {
 
 	private final ReactiveRedisLockHandle hold;
 
@@ -23,38 +25,13 @@ final class ReactiveHoldContext implements LockContext {
 	}
 
 	@Override
-	public LockName name() {
-		return this.hold.name();
-	}
-
-	@Override
-	public long fencingToken() {
-		return this.hold.fencingToken();
-	}
-
-	@Override
-	public boolean waited() {
-		return this.hold.waited();
-	}
-
-	@Override
-	public Duration waitedFor() {
-		return this.hold.waitedFor();
-	}
-
-	@Override
-	public int attempts() {
-		return this.hold.attempts();
-	}
-
-	@Override
-	public Duration remainingLease() {
-		return this.hold.remainingLease();
+	protected List<LockHold> holds() {
+		return this.hold.holds();
 	}
 
 	@Override
 	public boolean isHeld() {
-		return this.hold.remainingLease().compareTo(Duration.ZERO) > 0;
+		return remainingLease().compareTo(Duration.ZERO) > 0;
 	}
 
 	@Override

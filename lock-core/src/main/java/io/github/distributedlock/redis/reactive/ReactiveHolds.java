@@ -48,6 +48,10 @@ public final class ReactiveHolds {
 	}
 
 	public ReactiveLockHandle hold(Grant grant) {
+		return handle(grant);
+	}
+
+	ReactiveRedisLockHandle handle(Grant grant) {
 		ReactiveRedisLockHandle handle = new ReactiveRedisLockHandle(grant, this.driver.port(), this.commands, this,
 				this.listeners, this.handOff);
 		this.holds.add(handle);

@@ -6,8 +6,9 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import io.github.distributedlock.LockName;
 import io.github.distributedlock.ReactiveLockHandle;
+import io.github.distributedlock.redis.driver.HoldView;
+import io.github.distributedlock.redis.driver.LockHold;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -17,30 +18,23 @@ import reactor.core.publisher.Mono;
  * order); it is held while every hold is, its lease is the shortest, it is lost when any
  * hold is, and its release releases every hold, in reverse order, even if some fail.
  */
-final class ReactiveMultiLockHandle implements ReactiveLockHandle {
+final class ReactiveMultiLockHandle extends HoldView implements ReactiveLockHandle {
 
-	private final List<ReactiveLockHandle> holds;
+	private final List<ReactiveRedisLockHandle> handles;
+
+	private final List<LockHold> holds;
 
 	private final Duration waitedFor;
 
-	ReactiveMultiLockHandle(List<? extends ReactiveLockHandle> holds, Duration waitedFor) {
-		this.holds = List.copyOf(holds);
+	ReactiveMultiLockHandle(List<ReactiveRedisLockHandle> handles, Duration waitedFor) {
+		this.handles = List.copyOf(handles);
+		this.holds = this.handles.stream().map(ReactiveRedisLockHandle::hold).toList();
 		this.waitedFor = waitedFor;
 	}
 
 	@Override
-	public LockName name() {
-		return this.holds.get(0).name();
-	}
-
-	@Override
-	public long fencingToken() {
-		return this.holds.get(0).fencingToken();
-	}
-
-	@Override
-	public boolean waited() {
-		return this.holds.stream().anyMatch(ReactiveLockHandle::waited);
+	protected List<LockHold> holds() {
+		return this.holds;
 	}
 
 	@Override
@@ -49,33 +43,23 @@ final class ReactiveMultiLockHandle implements ReactiveLockHandle {
 	}
 
 	@Override
-	public int attempts() {
-		return this.holds.stream().mapToInt(ReactiveLockHandle::attempts).sum();
-	}
-
-	@Override
-	public Duration remainingLease() {
-		return this.holds.stream().map(ReactiveLockHandle::remainingLease).min(Duration::compareTo).orElseThrow();
-	}
-
-	@Override
 	public Mono<Boolean> isHeld() {
-		return Flux.fromIterable(this.holds).concatMap(ReactiveLockHandle::isHeld).all(Boolean::booleanValue);
+		return Flux.fromIterable(this.handles).concatMap(ReactiveLockHandle::isHeld).all(Boolean::booleanValue);
 	}
 
 	@Override
 	public Mono<Void> whenLost() {
-		return Mono.firstWithSignal(this.holds.stream().map(ReactiveLockHandle::whenLost).toList());
+		return Mono.firstWithSignal(this.handles.stream().map(ReactiveLockHandle::whenLost).toList());
 	}
 
 	@Override
 	public Mono<Void> extend(Duration lease) {
-		return Flux.fromIterable(this.holds).concatMap((hold) -> hold.extend(lease)).then();
+		return Flux.fromIterable(this.handles).concatMap((hold) -> hold.extend(lease)).then();
 	}
 
 	@Override
 	public Mono<Void> release() {
-		return releaseAll(this.holds);
+		return releaseAll(this.handles);
 	}
 
 	/**
@@ -103,7 +87,7 @@ final class ReactiveMultiLockHandle implements ReactiveLockHandle {
 
 	@Override
 	public String toString() {
-		return "ReactiveLockHandle" + this.holds.stream().map(ReactiveLockHandle::name).toList();
+		return "ReactiveLockHandle" + this.handles.stream().map(ReactiveLockHandle::name).toList();
 	}
 
 }

@@ -76,12 +76,12 @@ public final class ReactiveMultiLocking {
 				this.handOff, this.commands.port());
 		// One script takes them all, unless on a Cluster their keys are in several
 		// hash slots: then one by one, in the same order.
-		Mono<List<ReactiveLockHandle>> holds = (specs.size() > 1 && (!isCluster() || sameSlot(specs)))
+		Mono<List<ReactiveRedisLockHandle>> holds = (specs.size() > 1 && (!isCluster() || sameSlot(specs)))
 				? Mono
 					.<List<Grant>>create((sink) -> start(sink,
 							new AllLocksAcquisition(acquisition, this.commands, this.lines,
 									Completion.of(sink::success, sink::error))))
-					.map((won) -> won.stream().map(this.holds::hold).toList())
+					.map((won) -> won.stream().map(this.holds::handle).toList())
 				: inOrder(specs, owner, new Deadline(first.waitNanos(), start));
 		return holds.doOnDiscard(Object.class, this::discarded)
 			.doOnError(LockTimeoutException.class, this.holds::notAcquired)
@@ -93,13 +93,13 @@ public final class ReactiveMultiLocking {
 	 * becomes a handle, renewed as any, as soon as it is taken, so that it stays held
 	 * while the next is waited for; a failure discards, and so releases, what was taken.
 	 */
-	private Mono<List<ReactiveLockHandle>> inOrder(List<LockSpec> specs, String owner, Deadline deadline) {
+	private Mono<List<ReactiveRedisLockHandle>> inOrder(List<LockSpec> specs, String owner, Deadline deadline) {
 		return Flux.fromIterable(specs)
 			.concatMap((spec) -> Mono
 				.<Grant>create((sink) -> start(sink,
 						new SingleAcquisition(spec.withWaitNanos(deadline.remainingBudgetNanos()), owner, this.handOff,
 								this.commands, this.lines, Completion.of(sink::success, sink::error))))
-				.map(this.holds::hold))
+				.map(this.holds::handle))
 			.collectList();
 	}
 

@@ -2,17 +2,17 @@ package io.github.distributedlock.redis.reactive;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
 
 import io.github.distributedlock.HeldLock;
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockContext;
 import io.github.distributedlock.LockListener;
-import io.github.distributedlock.LockName;
-import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.ReactiveLockHandle;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.driver.Completion;
+import io.github.distributedlock.redis.driver.HoldView;
 import io.github.distributedlock.redis.driver.LockHold;
 import io.github.distributedlock.redis.driver.LockPort;
 import reactor.core.publisher.Mono;
@@ -25,7 +25,7 @@ import reactor.core.publisher.Sinks;
  * The listeners hear of a normal release, and once of a loss: found by a renewal, an
  * extension or the release.
  */
-final class ReactiveRedisLockHandle implements ReactiveLockHandle {
+final class ReactiveRedisLockHandle extends HoldView implements ReactiveLockHandle {
 
 	static final String SUBSCRIPTION = "reactive subscription";
 
@@ -65,6 +65,11 @@ final class ReactiveRedisLockHandle implements ReactiveLockHandle {
 	}
 
 	@Override
+	protected List<LockHold> holds() {
+		return List.of(this.hold);
+	}
+
+	@Override
 	public Mono<Void> whenLost() {
 		return this.lostSignal.asMono();
 	}
@@ -77,36 +82,6 @@ final class ReactiveRedisLockHandle implements ReactiveLockHandle {
 	}
 
 	@Override
-	public LockName name() {
-		return this.hold.name();
-	}
-
-	@Override
-	public long fencingToken() {
-		return this.hold.grant().token();
-	}
-
-	@Override
-	public boolean waited() {
-		return this.hold.grant().waited();
-	}
-
-	@Override
-	public Duration waitedFor() {
-		return this.hold.grant().waitedFor();
-	}
-
-	@Override
-	public int attempts() {
-		return this.hold.grant().attempts();
-	}
-
-	@Override
-	public Duration remainingLease() {
-		return this.hold.remainingLease(System.nanoTime());
-	}
-
-	@Override
 	public Mono<Boolean> isHeld() {
 		return Mono.defer(() -> (this.hold.isReleased() || this.hold.isLost()) ? Mono.just(false)
 				: this.commands.isHeld(this.hold.grant()));
@@ -115,13 +90,9 @@ final class ReactiveRedisLockHandle implements ReactiveLockHandle {
 	@Override
 	public Mono<Void> extend(Duration lease) {
 		Objects.requireNonNull(lease, "lease must not be null");
-		if (!LockRequest.isValidLease(lease)) {
-			return Mono.error(new IllegalArgumentException("Lock '" + name() + "': lease must be between 1 ms and "
-					+ LockRequest.MAX_LEASE.toDays() + " days, but was " + lease));
-		}
-		return Mono
-			.<Long>create(
-					(sink) -> this.hold.extend(this.port, lease.toMillis(), Completion.of(sink::success, sink::error)))
+		return Mono.fromCallable(() -> leaseMillis(lease))
+			.flatMap((leaseMillis) -> Mono.<Long>create(
+					(sink) -> this.hold.extend(this.port, leaseMillis, Completion.of(sink::success, sink::error))))
 			.then();
 	}
 
