@@ -3,12 +3,10 @@ package io.github.distributedlock.redis.blocking;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.TreeMap;
 
 import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.redis.core.Deadline;
 import io.github.distributedlock.redis.core.Grant;
-import io.github.distributedlock.redis.core.HashSlots;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.MultiAcquisition;
 import io.github.distributedlock.redis.core.NanoClock;
@@ -50,13 +48,9 @@ public final class MultiLocking {
 	 * @throws LockTimeoutException if the locks were not all taken within the wait time
 	 */
 	public MultiLockHandle acquireAll(LockSpec first, List<LockSpec> requested, String owner, long start) {
-		TreeMap<String, LockSpec> ordered = new TreeMap<>();
-		for (LockSpec spec : requested) {
-			ordered.putIfAbsent(spec.lockKey(), spec);
-		}
-		List<LockSpec> specs = new ArrayList<>(ordered.values());
+		List<LockSpec> specs = MultiAcquisition.inGlobalOrder(requested);
 		List<RedisLockHandle> holds;
-		if (specs.size() > 1 && (!this.server.isCluster() || sameSlot(specs))) {
+		if (MultiAcquisition.inOneScript(specs, this.server::isCluster)) {
 			List<Grant> grants = this.acquisitions.acquireAll(new MultiAcquisition(specs, owner, first.waitNanos(),
 					first.reentrant(), this.handOff, NanoClock.SYSTEM), first.waitNanos());
 			holds = this.holds.holdAll(grants);
@@ -96,11 +90,6 @@ public final class MultiLocking {
 			}
 			throw ex;
 		}
-	}
-
-	private static boolean sameSlot(List<LockSpec> specs) {
-		int slot = HashSlots.slot(specs.get(0).lockKey());
-		return specs.stream().allMatch((spec) -> HashSlots.slot(spec.lockKey()) == slot);
 	}
 
 }

@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.BooleanSupplier;
 
 import io.github.distributedlock.LockSelfDeadlockException;
 import io.github.distributedlock.LockTimeoutException;
@@ -59,6 +61,28 @@ public final class MultiAcquisition {
 		this.deadline = Deadline.start(clock, waitNanos);
 		LockSpec first = specs.get(0);
 		this.request = Acquisition.linesUp(handOff, first, this.deadline) ? first.waitMode().request() : null;
+	}
+
+	/**
+	 * Return the locks in the global order, by key, each once: every multi-lock takes its
+	 * locks in this order, which makes overlapping multi-locks deadlock-free.
+	 */
+	public static List<LockSpec> inGlobalOrder(List<LockSpec> requested) {
+		TreeMap<String, LockSpec> ordered = new TreeMap<>();
+		for (LockSpec spec : requested) {
+			ordered.putIfAbsent(spec.lockKey(), spec);
+		}
+		return List.copyOf(ordered.values());
+	}
+
+	/**
+	 * Return whether one script takes the locks together: unless there is only one, or on
+	 * a Cluster their keys are in several hash slots; then they are taken one by one.
+	 * @param cluster whether Redis is a Cluster, asked only if there are several locks
+	 */
+	public static boolean inOneScript(List<LockSpec> specs, BooleanSupplier cluster) {
+		return specs.size() > 1 && (!cluster.getAsBoolean()
+				|| specs.stream().map((spec) -> HashSlots.slot(spec.lockKey())).distinct().count() == 1);
 	}
 
 	public List<LockSpec> specs() {

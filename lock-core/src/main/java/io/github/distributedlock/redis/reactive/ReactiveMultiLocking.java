@@ -1,15 +1,12 @@
 package io.github.distributedlock.redis.reactive;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.TreeMap;
 
 import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.ReactiveLockHandle;
 import io.github.distributedlock.redis.core.Deadline;
 import io.github.distributedlock.redis.core.Grant;
-import io.github.distributedlock.redis.core.HashSlots;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.MultiAcquisition;
 import io.github.distributedlock.redis.driver.AcquisitionRun;
@@ -67,16 +64,10 @@ public final class ReactiveMultiLocking {
 	 * not all taken within the wait time
 	 */
 	public Mono<ReactiveLockHandle> acquireAll(LockSpec first, List<LockSpec> requested, String owner, long start) {
-		TreeMap<String, LockSpec> ordered = new TreeMap<>();
-		for (LockSpec spec : requested) {
-			ordered.putIfAbsent(spec.lockKey(), spec);
-		}
-		List<LockSpec> specs = new ArrayList<>(ordered.values());
+		List<LockSpec> specs = MultiAcquisition.inGlobalOrder(requested);
 		MultiAcquisition acquisition = new MultiAcquisition(specs, owner, first.waitNanos(), first.reentrant(),
 				this.handOff, this.commands.port());
-		// One script takes them all, unless on a Cluster their keys are in several
-		// hash slots: then one by one, in the same order.
-		Mono<List<ReactiveRedisLockHandle>> holds = (specs.size() > 1 && (!isCluster() || sameSlot(specs)))
+		Mono<List<ReactiveRedisLockHandle>> holds = MultiAcquisition.inOneScript(specs, this::isCluster)
 				? Mono
 					.<List<Grant>>create((sink) -> start(sink,
 							new AllLocksAcquisition(acquisition, this.commands, this.lines,
@@ -138,11 +129,6 @@ public final class ReactiveMultiLocking {
 			this.cluster = cluster;
 		}
 		return cluster;
-	}
-
-	private static boolean sameSlot(List<LockSpec> specs) {
-		int slot = HashSlots.slot(specs.get(0).lockKey());
-		return specs.stream().allMatch((spec) -> HashSlots.slot(spec.lockKey()) == slot);
 	}
 
 }
