@@ -61,7 +61,7 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 
 		@Override
 		public void run(LockName name, String operation, ScriptCall call, Reply reply) {
-			CallerRunsPort.runNow(BlockingPort.this.commands, name, operation, call, reply);
+			BlockingPort.this.commands.runForDriver(name, operation, call, reply);
 		}
 
 		@Override
@@ -135,7 +135,7 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 	 */
 	@Override
 	public void run(LockName name, String operation, ScriptCall call, Reply reply) {
-		execute(() -> CallerRunsPort.runNow(this.commands, name, operation, call, reply));
+		execute(() -> this.commands.runForDriver(name, operation, call, reply));
 	}
 
 	/**

@@ -89,7 +89,7 @@ final class CallerRunsPort implements LockPort {
 			synchronized (this) {
 				this.pending--;
 			}
-			runNow(commands, name, operation, call, reply);
+			commands.runForDriver(name, operation, call, reply);
 			return;
 		}
 		AtomicBoolean answered = new AtomicBoolean();
@@ -144,21 +144,6 @@ final class CallerRunsPort implements LockPort {
 	@Override
 	public Cancellable listen(List<String> channels, Listener listener) {
 		return this.shared.listen(channels, listener);
-	}
-
-	/**
-	 * Run a script on this thread and tell the reply, or the failure.
-	 */
-	static void runNow(LockCommands commands, LockName name, String operation, ScriptCall call, Reply reply) {
-		Object result;
-		try {
-			result = commands.runForDriver(name, operation, call);
-		}
-		catch (RuntimeException ex) {
-			reply.failed(ex);
-			return;
-		}
-		reply.replied(result);
 	}
 
 	/**

@@ -12,7 +12,7 @@ import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.LockSpec;
-import io.github.distributedlock.redis.script.ExclusiveKind;
+import io.github.distributedlock.redis.driver.LockPort;
 import io.github.distributedlock.redis.script.LockKind;
 import io.github.distributedlock.redis.script.ScriptArgs;
 import io.github.distributedlock.redis.script.ScriptCall;
@@ -56,7 +56,7 @@ public final class LockCommands {
 	long release(Grant hold) {
 		LockSpec spec = hold.spec();
 		return number(runUninterrupted(spec.name(), "release",
-				spec.kind().release(spec, hold.owner(), hold.token(), hold.hold(), this.handOff, 0)));
+				spec.kind().release(spec, hold.owner(), hold.token(), hold.hold(), this.handOff, 0), true));
 	}
 
 	/**
@@ -153,13 +153,22 @@ public final class LockCommands {
 	}
 
 	/**
-	 * Run a script of the driver's, as {@link #runUninterrupted}: sent even on an
-	 * interrupted thread, and sent again without waiting if an interrupt ended the wait
-	 * for its reply, unless it is an attempt (the driver undoes an attempt whose reply
-	 * never came, with the same hold id).
+	 * Run a script of the driver's on this thread, as {@link #runUninterrupted}, and tell
+	 * its reply or failure before returning: sent even on an interrupted thread, and sent
+	 * again without waiting if an interrupt ended the wait for its reply, unless it is an
+	 * attempt (the driver undoes an attempt whose reply never came, with the same hold
+	 * id).
 	 */
-	@Nullable Object runForDriver(LockName name, String operation, ScriptCall call) {
-		return runUninterrupted(name, operation, call, !"acquire".equals(operation));
+	void runForDriver(LockName name, String operation, ScriptCall call, LockPort.Reply reply) {
+		Object result;
+		try {
+			result = runUninterrupted(name, operation, call, !"acquire".equals(operation));
+		}
+		catch (RuntimeException ex) {
+			reply.failed(ex);
+			return;
+		}
+		reply.replied(result);
 	}
 
 	/**
@@ -187,13 +196,6 @@ public final class LockCommands {
 	 * taken until its lease or timeout ran out. An interrupt that comes while waiting for
 	 * the reply still ends the wait (the command may have run), so that no call waits
 	 * longer than one command timeout.
-	 */
-	private <T> @Nullable T runUninterrupted(LockName name, String operation, ScriptCall call) {
-		return runUninterrupted(name, operation, call, true);
-	}
-
-	/**
-	 * Run a script as {@link #runUninterrupted(LockName, String, ScriptCall)}.
 	 * @param resend whether to send it again, without waiting, if an interrupt ended the
 	 * wait for its reply: Lettuce cancels such a command, and one not yet written is then
 	 * never sent (a release, a withdrawal or a leave may run twice)

@@ -6,11 +6,9 @@ import java.util.List;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockName;
-import io.github.distributedlock.redis.blocking.LockCommands;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.LockSpec;
-import io.github.distributedlock.redis.script.ExclusiveKind;
 import io.github.distributedlock.redis.script.LockKind;
 import io.github.distributedlock.redis.script.LuaScript;
 import io.github.distributedlock.redis.script.ScriptCall;
