@@ -249,28 +249,18 @@ public final class DriverCommands {
 
 	private <T> void run(LockName name, String operation, ScriptCall call, Function<@Nullable Object, T> parse,
 			Consumer<? super T> replied, Consumer<Throwable> failed) {
-		this.port.run(name, operation, call, new LockPort.Reply() {
-
-			@Override
-			public void replied(@Nullable Object reply) {
-				T parsed;
-				try {
-					parsed = parse.apply(reply);
-				}
-				catch (RuntimeException ex) {
-					// A reply that does not parse is a failure like any.
-					failed.accept(ex);
-					return;
-				}
-				replied.accept(parsed);
+		this.port.run(name, operation, call, LockPort.Reply.of((reply) -> {
+			T parsed;
+			try {
+				parsed = parse.apply(reply);
 			}
-
-			@Override
-			public void failed(Throwable error) {
-				failed.accept(error);
+			catch (RuntimeException ex) {
+				// A reply that does not parse is a failure like any.
+				failed.accept(ex);
+				return;
 			}
-
-		});
+			replied.accept(parsed);
+		}, failed));
 	}
 
 }

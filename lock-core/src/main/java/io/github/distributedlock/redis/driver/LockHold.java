@@ -132,30 +132,21 @@ public final class LockHold {
 			.extend(spec, this.grant.owner(), this.grant.token(), this.grant.hold(), leaseMillis);
 		long sentNanos = port.nanoTime();
 		this.events.sending(this);
-		port.run(name(), "extend", call, new LockPort.Reply() {
-
-			@Override
-			public void replied(@Nullable Object reply) {
-				long result = number(reply);
-				if (result < 0) {
-					LockHold.this.events.replied(LockHold.this, -1);
-					markLost(true);
-					done.failed(new LockLeaseLostException(name(), LockHold.this.grant.token(),
-							lostReason("extended", result)));
-					return;
-				}
-				LockHold.this.life.extended(LockHold.this.leaseFromReply ? port.nanoTime() : sentNanos, leaseMillis);
-				setLease(port.nanoTime(), leaseMillis);
-				done.granted(result);
+		port.run(name(), "extend", call, LockPort.Reply.of((reply) -> {
+			long result = number(reply);
+			if (result < 0) {
+				this.events.replied(this, -1);
+				markLost(true);
+				done.failed(new LockLeaseLostException(name(), this.grant.token(), lostReason("extended", result)));
+				return;
 			}
-
-			@Override
-			public void failed(Throwable error) {
-				LockHold.this.events.failed(LockHold.this);
-				done.failed(error);
-			}
-
-		});
+			this.life.extended(this.leaseFromReply ? port.nanoTime() : sentNanos, leaseMillis);
+			setLease(port.nanoTime(), leaseMillis);
+			done.granted(result);
+		}, (error) -> {
+			this.events.failed(this);
+			done.failed(error);
+		}));
 	}
 
 	/**
@@ -173,33 +164,23 @@ public final class LockHold {
 		long keepMillis = this.life.minimumHoldLeftMillis(port.nanoTime());
 		ScriptCall call = spec.kind()
 			.release(spec, this.grant.owner(), this.grant.token(), this.grant.hold(), this.handOff, keepMillis);
-		port.run(name(), "release", call, new LockPort.Reply() {
-
-			@Override
-			public void replied(@Nullable Object reply) {
-				long result = number(reply);
-				LockHold.this.events.released(LockHold.this, result);
-				if (result < 0) {
-					markLost(true);
-					done.failed(new LockLeaseLostException(name(), LockHold.this.grant.token(),
-							lostReason("released", result)));
-					return;
-				}
-				LockHold.this.events.releasedAfter(LockHold.this,
-						Duration.ofNanos(LockHold.this.life.heldNanos(port.nanoTime())));
-				done.granted(result);
+		port.run(name(), "release", call, LockPort.Reply.of((reply) -> {
+			long result = number(reply);
+			this.events.released(this, result);
+			if (result < 0) {
+				markLost(true);
+				done.failed(new LockLeaseLostException(name(), this.grant.token(), lostReason("released", result)));
+				return;
 			}
-
-			@Override
-			public void failed(Throwable error) {
-				if (error instanceof LockAccessException failure) {
-					LockHold.this.events.releaseFailed(LockHold.this, failure);
-				}
-				LockHold.this.events.released(LockHold.this, UNKNOWN);
-				done.failed(error);
+			this.events.releasedAfter(this, Duration.ofNanos(this.life.heldNanos(port.nanoTime())));
+			done.granted(result);
+		}, (error) -> {
+			if (error instanceof LockAccessException failure) {
+				this.events.releaseFailed(this, failure);
 			}
-
-		});
+			this.events.released(this, UNKNOWN);
+			done.failed(error);
+		}));
 	}
 
 	/**

@@ -1,6 +1,7 @@
 package io.github.distributedlock.redis.driver;
 
 import java.util.List;
+import java.util.function.Consumer;
 
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.redis.core.NanoClock;
@@ -60,6 +61,22 @@ public interface LockPort extends NanoClock {
 		void replied(@Nullable Object reply);
 
 		void failed(Throwable error);
+
+		static Reply of(Consumer<@Nullable Object> replied, Consumer<Throwable> failed) {
+			return new Reply() {
+
+				@Override
+				public void replied(@Nullable Object reply) {
+					replied.accept(reply);
+				}
+
+				@Override
+				public void failed(Throwable error) {
+					failed.accept(error);
+				}
+
+			};
+		}
 
 	}
 

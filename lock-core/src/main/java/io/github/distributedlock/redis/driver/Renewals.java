@@ -191,46 +191,26 @@ public final class Renewals implements AutoCloseable {
 				hold.spec()
 					.kind()
 					.extend(hold.spec(), grant.owner(), grant.token(), grant.hold(), hold.spec().leaseMillis()),
-				new LockPort.Reply() {
-
-					@Override
-					public void replied(@Nullable Object reply) {
-						ended(hold, sentNanos, (reply instanceof Number number) ? number.longValue() : -1);
-					}
-
-					@Override
-					public void failed(Throwable error) {
-						failedAll(List.of(hold), error, true);
-					}
-
-				});
+				LockPort.Reply.of(
+						(reply) -> ended(hold, sentNanos, (reply instanceof Number number) ? number.longValue() : -1),
+						(error) -> failedAll(List.of(hold), error, true)));
 	}
 
 	private void renew(List<LockHold> batch) {
 		long sentNanos = this.port.nanoTime();
 		batch.forEach(LockHold::renewing);
 		this.port.run(batch.get(0).name(), "renew", ExclusiveKind.renew(batch.stream().map(LockHold::grant).toList()),
-				new LockPort.Reply() {
-
-					@Override
-					public void replied(@Nullable Object reply) {
-						if (!(reply instanceof List<?> results) || results.size() != batch.size()) {
-							failed(new LockAccessException(batch.get(0).name(),
-									"unexpected reply from the renew script: " + reply, null));
-							return;
-						}
-						for (int i = 0; i < batch.size(); i++) {
-							Object result = results.get(i);
-							ended(batch.get(i), sentNanos, (result instanceof Number number) ? number.longValue() : -1);
-						}
+				LockPort.Reply.of((reply) -> {
+					if (!(reply instanceof List<?> results) || results.size() != batch.size()) {
+						failedAll(batch, new LockAccessException(batch.get(0).name(),
+								"unexpected reply from the renew script: " + reply, null), true);
+						return;
 					}
-
-					@Override
-					public void failed(Throwable error) {
-						failedAll(batch, error, true);
+					for (int i = 0; i < batch.size(); i++) {
+						Object result = results.get(i);
+						ended(batch.get(i), sentNanos, (result instanceof Number number) ? number.longValue() : -1);
 					}
-
-				});
+				}, (error) -> failedAll(batch, error, true)));
 	}
 
 	private void ended(LockHold hold, long sentNanos, long result) {
