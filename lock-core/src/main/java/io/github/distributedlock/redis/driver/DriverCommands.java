@@ -219,25 +219,17 @@ public final class DriverCommands {
 
 		/** Told nothing. */
 		AttemptWatch NONE = new AttemptWatch() {
-
-			@Override
-			public void sending(LockSpec spec, String owner, Acquisition.Attempt attempt) {
-			}
-
-			@Override
-			public void ended(LockSpec spec, String owner, Acquisition.Attempt attempt,
-					@Nullable AcquireResult result) {
-			}
-
 		};
 
-		void sending(LockSpec spec, String owner, Acquisition.Attempt attempt);
+		default void sending(LockSpec spec, String owner, Acquisition.Attempt attempt) {
+		}
 
 		/**
 		 * @param result the reply, or {@code null} if none came: the attempt may still
 		 * run
 		 */
-		void ended(LockSpec spec, String owner, Acquisition.Attempt attempt, @Nullable AcquireResult result);
+		default void ended(LockSpec spec, String owner, Acquisition.Attempt attempt, @Nullable AcquireResult result) {
+		}
 
 	}
 
