@@ -226,21 +226,11 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 		return this.lines.size();
 	}
 
-	/**
-	 * Return what this process holds now through this template, for operators: holds
-	 * neither released nor lost, whose lease is not over.
-	 * @return a snapshot of each hold, oldest first
-	 */
 	@Override
 	public List<HeldLock> heldLocks() {
 		return this.holds.snapshot();
 	}
 
-	/**
-	 * Return how many subscriptions of this template wait for a lock now; no thread waits
-	 * for any of them.
-	 * @return the number of waiting subscriptions
-	 */
 	@Override
 	public int waitingSubscriptions() {
 		return this.lines.waiting();

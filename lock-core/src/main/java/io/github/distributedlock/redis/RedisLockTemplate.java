@@ -134,14 +134,6 @@ public final class RedisLockTemplate implements LockOperations {
 				this.owners.of(requests.get(0)), start);
 	}
 
-	/**
-	 * Delete a lock whoever holds it and wake its waiters. This breaks mutual exclusion
-	 * for the current holder, whose release then throws
-	 * {@link io.github.distributedlock.LockLeaseLostException}: meant for operators
-	 * freeing a lock whose holder is known to be gone.
-	 * @param name the lock
-	 * @return whether a lock was deleted
-	 */
 	@Override
 	public boolean forceRelease(LockName name) {
 		return this.commands.forceRelease(name, this.keys.lock(name));
@@ -197,10 +189,6 @@ public final class RedisLockTemplate implements LockOperations {
 		return this.keys.lock(name);
 	}
 
-	/**
-	 * Return how many locks have waiters in this JVM, or lingering subscriptions.
-	 * @return the number of local wait queues
-	 */
 	@Override
 	public int waitQueueCount() {
 		return this.acquisitions.lineCount();
@@ -216,10 +204,6 @@ public final class RedisLockTemplate implements LockOperations {
 		return this.holds.snapshot();
 	}
 
-	/**
-	 * Return how many threads of this process wait for a lock now.
-	 * @return the number of waiting threads
-	 */
 	@Override
 	public int waitingThreads() {
 		return this.acquisitions.waiting();
