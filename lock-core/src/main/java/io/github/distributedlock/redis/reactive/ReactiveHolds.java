@@ -87,7 +87,7 @@ public final class ReactiveHolds {
 	public List<HeldLock> snapshot() {
 		long now = System.nanoTime();
 		return this.holds.stream()
-			.filter((handle) -> handle.isLive(now))
+			.filter((handle) -> handle.hold().isLive(now))
 			.map(ReactiveRedisLockHandle::snapshot)
 			.sorted(Comparator.comparing(HeldLock::since))
 			.toList();

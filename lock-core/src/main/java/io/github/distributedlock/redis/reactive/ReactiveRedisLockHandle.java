@@ -103,13 +103,6 @@ final class ReactiveRedisLockHandle extends HoldView implements ReactiveLockHand
 	}
 
 	/**
-	 * Return whether the hold is neither released nor lost, and its lease is not over.
-	 */
-	boolean isLive(long nowNanos) {
-		return this.hold.isLive(nowNanos);
-	}
-
-	/**
 	 * Return a snapshot for operators. No thread owns the hold, and its owner id carries
 	 * the instance's secret, so the thread is given as {@value #SUBSCRIPTION}.
 	 */
