@@ -16,8 +16,10 @@ import org.jspecify.annotations.Nullable;
  * driver is the same.
  * <p>
  * Every callback may come on any thread, at most once per call (a subscription's messages
- * excepted), and never while the caller of the port is inside it: a port that answers at
- * once answers after returning. Implementations are thread-safe.
+ * excepted). The acquisitions' ports never answer while their caller is inside the call:
+ * a port that answers at once answers after returning. Only a caller that does nothing
+ * after a call returns may use a port that answers inside it ({@link LockHold} over
+ * {@code BlockingPort.here()}). Implementations are thread-safe.
  */
 public interface LockPort extends NanoClock {
 
