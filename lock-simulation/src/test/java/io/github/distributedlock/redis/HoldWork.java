@@ -2,7 +2,6 @@ package io.github.distributedlock.redis;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.TreeMap;
 
 import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.redis.LockSimulation.Fault;
@@ -167,13 +166,11 @@ final class HoldWork implements SimulatedPort.Calls {
 		while (asked.size() <= count) {
 			asked.add(others.remove(this.random.nextInt(others.size())));
 		}
-		TreeMap<String, LockSpec> ordered = new TreeMap<>();
-		for (String key : asked) {
-			LockSpec spec = LockSimulation.reentrant(this.run.spec(key, 0), lease);
-			ordered.putIfAbsent(spec.lockKey(), spec);
-		}
-		MultiAcquisition acquisition = new MultiAcquisition(new ArrayList<>(ordered.values()), this.owner, 0, true,
-				true, this.run::nanos);
+		List<LockSpec> requested = asked.stream()
+			.map((key) -> LockSimulation.reentrant(this.run.spec(key, 0), lease))
+			.toList();
+		MultiAcquisition acquisition = new MultiAcquisition(MultiAcquisition.inGlobalOrder(requested), this.owner, 0,
+				true, true, this.run::nanos);
 		outer.busy();
 		new AllLocksAcquisition(acquisition, this.commands, this.lines, Completion.of((grants) -> {
 			this.run.counted(MultiLockRun.Counted.REENTERED_BY_A_MULTI_LOCK);

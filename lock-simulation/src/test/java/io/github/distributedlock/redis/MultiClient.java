@@ -2,7 +2,6 @@ package io.github.distributedlock.redis;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.TreeMap;
 
 import io.github.distributedlock.LockSelfDeadlockException;
 import io.github.distributedlock.LockTimeoutException;
@@ -93,12 +92,8 @@ final class MultiClient implements SimulatedPort.Calls {
 			asked.add(keys.remove(this.run.random().nextInt(keys.size())));
 		}
 		long minimumHold = this.work.minimumHold();
-		TreeMap<String, LockSpec> ordered = new TreeMap<>();
-		for (String key : asked) {
-			LockSpec spec = this.run.spec(key, minimumHold);
-			ordered.putIfAbsent(spec.lockKey(), spec);
-		}
-		List<LockSpec> specs = new ArrayList<>(ordered.values());
+		List<LockSpec> specs = MultiAcquisition
+			.inGlobalOrder(asked.stream().map((key) -> this.run.spec(key, minimumHold)).toList());
 		this.run.note(this.name + " takes " + asked + " at once"
 				+ ((minimumHold > 0) ? ", each for at least " + minimumHold + " ms" : ""));
 		LockSpec first = specs.get(0);
