@@ -116,4 +116,34 @@ class FaultPlantedBugTests {
 		fail("no seed within %d gave an older token back", TOKEN_BACK_SEEDS);
 	}
 
+	/**
+	 * A release that keeps a lost hold for its minimum hold: the lock evicted, the
+	 * release writes a keep of its own token and says 0, as if it had kept the hold. The
+	 * check of a lost hold's release must find it, although the state it leaves is a keep
+	 * of the hold's token (which a shared custom owner's other client may also leave,
+	 * seed 24047, and which the checker then accepts).
+	 */
+	@Test
+	void findsAReleaseThatKeepsItsOwnLostHold() {
+		String target = String.join("\n\t\t", "if held[1] == '' and held[2] == ARGV[2] then",
+				"\t-- Reserved or kept after this grant's last release: this release ran before.", "\treturn 0", "end");
+		String text = ScriptTexts.all().get("release.lua");
+		assertThat(text).as("the planted bug's target in release.lua").contains(target);
+		String planted = text.replace(target,
+				target + "\n\t\tif status == -1 and keep_ms ~= '0' then\n\t\t\tredis.call('HSET', KEYS[1], "
+						+ "'owner', '', 'token', ARGV[2], 'holds', '0')\n\t\t\t"
+						+ "redis.call('PEXPIRE', KEYS[1], keep_ms)\n\t\t\treturn 0\n\t\tend");
+		Map<String, String> bug = Map.of("release.lua", planted);
+		for (long seed = 1_000; seed < 1_000 + TOKEN_BACK_SEEDS; seed++) {
+			LockSimulation simulation = new LockSimulation(seed, bug, LockSimulation.ClientBug.NONE);
+			String violation = simulation.run(4, 25);
+			if (violation != null) {
+				assertThat(violation).as("seed %d", seed).contains("said it holds");
+				System.out.println("planted keep of a lost hold found at seed " + seed + ": " + violation);
+				return;
+			}
+		}
+		fail("no seed within %d found a release that keeps its own lost hold", TOKEN_BACK_SEEDS);
+	}
+
 }

@@ -401,6 +401,10 @@ final class LockSimulation {
 	// Every one of them, for the time waiters spent behind a kept lock.
 	private final List<KeptLock> keptHistory = new ArrayList<>();
 
+	// By hold id: whether the lock was kept with the hold's token when its release first
+	// ran (heldAgain).
+	private final Map<String, Boolean> keptBeforeRelease = new java.util.HashMap<>();
+
 	// In runs with keyspace waiters, when a del or expired of the lock's or its readers'
 	// key was published, in order.
 	private final List<Long> keysGoneNanos = new ArrayList<>();
@@ -1096,15 +1100,32 @@ final class LockSimulation {
 	 * Return whether the hold's owner holds the lock again with the hold's token (a
 	 * custom owner's other client took the hold over, or joined it): a release of a hold
 	 * whose field is gone then reports the holds left, as a release run twice does (seed
-	 * 6521). Or the lock is kept for a minimum hold, with nobody as its owner, after the
-	 * last release of a hold with this token (seed 24047: a shared custom owner's other
-	 * client's): the release scripts take that for their own earlier run, and say 0.
+	 * 6521). Or the lock was kept for a minimum hold with the hold's token before the
+	 * release first ran (seed 24047: a failover lost the hold's grant and brought back
+	 * the keep of an earlier hold of the owner, which had the same token): the release
+	 * scripts take that keep for their own earlier run, and say 0. A keep the release
+	 * wrote itself is no excuse
+	 * (FaultPlantedBugTests.findsAReleaseThatKeepsItsOwnLostHold).
 	 */
 	private boolean heldAgain(Client client, Held held) {
 		Object fields = this.redis.inspect("HMGET", this.spec.lockKey(), "owner", "token");
-		return fields instanceof List<?> list
-				&& (LockOwners.digest(client.owner).equals(list.get(0)) || "".equals(list.get(0)))
-				&& String.valueOf(held.grant.token()).equals(String.valueOf(list.get(1)));
+		if (!(fields instanceof List<?> list)
+				|| !String.valueOf(held.grant.token()).equals(String.valueOf(list.get(1)))) {
+			return false;
+		}
+		if (LockOwners.digest(client.owner).equals(list.get(0))) {
+			return true;
+		}
+		return "".equals(list.get(0)) && Boolean.TRUE.equals(this.keptBeforeRelease.get(held.grant.hold()));
+	}
+
+	/**
+	 * Return whether the lock is kept for a minimum hold, with nobody as its owner, with
+	 * this token.
+	 */
+	private boolean keptWith(String token) {
+		Object fields = this.redis.inspect("HMGET", this.spec.lockKey(), "owner", "token");
+		return fields instanceof List<?> list && "".equals(list.get(0)) && token.equals(String.valueOf(list.get(1)));
 	}
 
 	/**
@@ -2047,6 +2068,17 @@ final class LockSimulation {
 				}
 			}
 
+		}
+
+		/**
+		 * A release's first run notes whether the lock was kept with its token before it
+		 * ({@code heldAgain}).
+		 */
+		@Override
+		public void running(String operation, ScriptCall call) {
+			if (operation.equals("release") && call.argv().size() >= 3) {
+				LockSimulation.this.keptBeforeRelease.putIfAbsent(call.argv().get(2), keptWith(call.argv().get(1)));
+			}
 		}
 
 		/**

@@ -93,6 +93,12 @@ final class SimulatedPort implements LockPort {
 		}
 
 		/**
+		 * It is about to run in Redis (each run, if it runs twice).
+		 */
+		default void running(String operation, ScriptCall call) {
+		}
+
+		/**
 		 * It ran in Redis, with this reply, whether or not the reply reaches the caller.
 		 */
 		default void ran(String operation, ScriptCall call, Object reply) {
@@ -255,7 +261,7 @@ final class SimulatedPort implements LockPort {
 		if (cut != null) {
 			if (cut.runs()) {
 				this.world.redisAt(this.world.network(), what + " runs (its reply will be lost)",
-						() -> ran(operation, call, this.world.eval(call), ran));
+						() -> ran(operation, call, eval(operation, call), ran));
 			}
 			else {
 				this.world.note("           " + what + " never reaches redis");
@@ -277,18 +283,23 @@ final class SimulatedPort implements LockPort {
 		}
 		long resend = this.world.resend(operation);
 		this.world.redisAt(this.world.network(), what + " runs" + ((resend >= 0) ? " (re-sent later)" : ""), () -> {
-			Object first = this.world.eval(call);
+			Object first = eval(operation, call);
 			ran(operation, call, first, ran);
 			if (resend < 0) {
 				replyLater(what, operation, sent, first, reply);
 				return;
 			}
 			this.world.redisAt(resend, what + " re-sent", () -> {
-				Object again = this.world.eval(call);
+				Object again = eval(operation, call);
 				ran(operation, call, again, ran);
 				replyLater(what, operation, sent, again, reply);
 			});
 		});
+	}
+
+	private Object eval(String operation, ScriptCall call) {
+		this.calls.running(operation, call);
+		return this.world.eval(call);
 	}
 
 	private void ran(String operation, ScriptCall call, Object result, Runnable ran) {
