@@ -1,6 +1,7 @@
 package io.github.distributedlock.redis;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.distributedlock.LockAccessException;
@@ -10,7 +11,9 @@ import io.github.distributedlock.redis.blocking.BlockingPort;
 import io.github.distributedlock.redis.blocking.LockCommands;
 import io.github.distributedlock.redis.blocking.RedisLockHandle;
 import io.github.distributedlock.redis.driver.LockHold;
+import io.github.distributedlock.redis.driver.LockPort;
 import io.github.distributedlock.redis.driver.Renewals;
+import io.github.distributedlock.redis.script.ScriptCall;
 import io.github.distributedlock.test.RedisServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -137,6 +140,66 @@ class RenewalsTests {
 				assertThat(asked.get()).as("times the cluster question was asked").isGreaterThan(1);
 				assertThat(renewed.get()).as("renewals answered").isPositive();
 				assertThat(unsent.get()).as("failures reported for renewals never sent").isZero();
+			}
+			finally {
+				port.close();
+			}
+			held.close();
+		}
+		finally {
+			factory.destroy();
+		}
+	}
+
+	/**
+	 * A port that throws instead of answering (none of the engine's does today) makes the
+	 * renewal a failed one, tried again. Before, the throw left the holds marked as being
+	 * renewed: never renewed again, nor reported lost, while the lease ended in Redis.
+	 */
+	@Test
+	void shouldRenewAgainAfterThePortThrew() throws Exception {
+		LettuceConnectionFactory factory = RedisConnections.standalone(redis.server());
+		AtomicInteger runs = new AtomicInteger();
+		try (RedisLockTemplate template = RedisLockTemplate.builder(factory).build()) {
+			RedisLockHandle held = (RedisLockHandle) template.acquire(
+					LockRequest.builder("renewals").key("c").lease(Duration.ofMillis(900)).autoRenew(false).build());
+			LockHold hold = held.hold();
+			BlockingPort port = new BlockingPort(new LockCommands(new StringRedisTemplate(factory), true), null,
+					"renewals-test");
+			LockPort throwing = new LockPort() {
+
+				@Override
+				public long nanoTime() {
+					return port.nanoTime();
+				}
+
+				@Override
+				public Cancellable schedule(Runnable task, long delayNanos) {
+					return port.schedule(task, delayNanos);
+				}
+
+				@Override
+				public void run(LockName name, String operation, ScriptCall call, Reply reply) {
+					if (runs.getAndIncrement() == 0) {
+						throw new IllegalStateException("the port refused the renewal");
+					}
+					port.run(name, operation, call, reply);
+				}
+
+				@Override
+				public Cancellable listen(List<String> channels, Listener listener) {
+					return port.listen(channels, listener);
+				}
+
+			};
+			try (Renewals renewals = new Renewals(throwing, () -> false)) {
+				renewals.watch(hold);
+				Thread.sleep(2_000);
+				assertThat(runs.get()).as("renewals the port was asked to run").isGreaterThan(1);
+				assertThat(hold.isLost()).isFalse();
+				assertThat((Long) redis.server().command("PTTL", template.lockKey(LockName.of("renewals", "c"))))
+					.as("ms the lock lives in Redis, 2 s into a 900 ms lease")
+					.isPositive();
 			}
 			finally {
 				port.close();

@@ -7,11 +7,14 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongFunction;
+import java.util.function.Supplier;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.HashSlots;
 import io.github.distributedlock.redis.script.ExclusiveKind;
+import io.github.distributedlock.redis.script.ScriptCall;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -185,22 +188,18 @@ public final class Renewals implements AutoCloseable {
 	 */
 	private void renewAlone(LockHold hold) {
 		Grant grant = hold.grant();
-		long sentNanos = this.port.nanoTime();
-		hold.renewing();
-		this.port.run(hold.name(), "renew",
-				hold.spec()
+		send(List.of(hold),
+				() -> hold.spec()
 					.kind()
 					.extend(hold.spec(), grant.owner(), grant.token(), grant.hold(), hold.spec().leaseMillis()),
-				LockPort.Reply.of(
+				(sentNanos) -> LockPort.Reply.of(
 						(reply) -> ended(hold, sentNanos, (reply instanceof Number number) ? number.longValue() : -1),
 						(error) -> failedAll(List.of(hold), error, true)));
 	}
 
 	private void renew(List<LockHold> batch) {
-		long sentNanos = this.port.nanoTime();
-		batch.forEach(LockHold::renewing);
-		this.port.run(batch.get(0).name(), "renew", ExclusiveKind.renew(batch.stream().map(LockHold::grant).toList()),
-				LockPort.Reply.of((reply) -> {
+		send(batch, () -> ExclusiveKind.renew(batch.stream().map(LockHold::grant).toList()),
+				(sentNanos) -> LockPort.Reply.of((reply) -> {
 					if (!(reply instanceof List<?> results) || results.size() != batch.size()) {
 						failedAll(batch, new LockAccessException(batch.get(0).name(),
 								"unexpected reply from the renew script: " + reply, null), true);
@@ -211,6 +210,31 @@ public final class Renewals implements AutoCloseable {
 						ended(batch.get(i), sentNanos, (result instanceof Number number) ? number.longValue() : -1);
 					}
 				}, (error) -> failedAll(batch, error, true)));
+	}
+
+	/**
+	 * Send one renewal of the holds. A script or a port that throws instead of answering
+	 * makes it a renewal that failed, sent or not, so that no hold is left marked as
+	 * being renewed, never renewed again nor lost.
+	 * @param reply the reply's handler, given when the renewal was sent
+	 */
+	private void send(List<LockHold> holds, Supplier<ScriptCall> script, LongFunction<LockPort.Reply> reply) {
+		ScriptCall call;
+		try {
+			call = script.get();
+		}
+		catch (RuntimeException ex) {
+			failedAll(holds, ex, false);
+			return;
+		}
+		long sentNanos = this.port.nanoTime();
+		holds.forEach(LockHold::renewing);
+		try {
+			this.port.run(holds.get(0).name(), "renew", call, reply.apply(sentNanos));
+		}
+		catch (RuntimeException ex) {
+			failedAll(holds, ex, true);
+		}
 	}
 
 	private void ended(LockHold hold, long sentNanos, long result) {
