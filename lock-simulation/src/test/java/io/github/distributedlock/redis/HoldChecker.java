@@ -65,6 +65,12 @@ final class HoldChecker {
 
 	private int tokensBroughtBack;
 
+	// The tokens of holds in flight that a failover brought back (broughtBackInFlight),
+	// and how many grants took one.
+	private final java.util.Set<Long> inFlightBroughtBack = new java.util.HashSet<>();
+
+	private int inFlightTokensBroughtBack;
+
 	private int count;
 
 	private int readerCount;
@@ -145,7 +151,12 @@ final class HoldChecker {
 		else {
 			boolean sameOwner = token == this.lastToken && owner.equals(this.lastOwner);
 			if (token <= this.lastToken && !sameOwner && broughtBack(owner, token)) {
-				this.tokensBroughtBack++;
+				if (this.inFlightBroughtBack.contains(token)) {
+					this.inFlightTokensBroughtBack++;
+				}
+				else {
+					this.tokensBroughtBack++;
+				}
 			}
 			else if (token <= this.lastToken && !sameOwner) {
 				violated(holder + " got token " + token + " after token " + this.lastToken);
@@ -189,6 +200,7 @@ final class HoldChecker {
 	 */
 	void broughtBackInFlight(String owner, long token) {
 		this.tokenOwners.putIfAbsent(token, owner);
+		this.inFlightBroughtBack.add(token);
 	}
 
 	/**
@@ -206,6 +218,14 @@ final class HoldChecker {
 	 */
 	int tokensBroughtBack() {
 		return this.tokensBroughtBack;
+	}
+
+	/**
+	 * Return how many writers' grants, read after a failover brought their hold back
+	 * while its reply was in flight, had a token older than one the failover lost.
+	 */
+	int inFlightTokensBroughtBack() {
+		return this.inFlightTokensBroughtBack;
 	}
 
 	/**

@@ -342,9 +342,9 @@ final class LockSimulation {
 
 	private long hearingSentNanos = -1;
 
-	// When the latest failover that lost writes happened on the virtual clock (-1 before
-	// one).
-	private long lossyFailoverNanos = -1;
+	// The holds in flight that a fault took and a failover which lost writes brought back
+	// (lostInFlight), by hold id.
+	private final java.util.Set<String> broughtBackInFlight = new java.util.HashSet<>();
 
 	// The watchdog of each simulated JVM (of each client, alone), by its name.
 	private final Map<String, Renewals> renewals = new java.util.HashMap<>();
@@ -990,11 +990,13 @@ final class LockSimulation {
 		if (this.redisFaults.counts()[1] > writesLostBefore) {
 			// Any grant before it may be among the writes it lost.
 			this.checker.failedOverLosingWrites();
-			this.lossyFailoverNanos = now;
 		}
 		this.trace.add("           " + what);
 		long[] after = this.lostState.ends(targets);
 		broughtBack();
+		if (this.redisFaults.counts()[1] > writesLostBefore) {
+			this.broughtBackInFlight.addAll(this.lostState.foundAgainInFlight());
+		}
 		for (LostState.Damage damage : this.lostState.damaged(targets, before, after, what, fault.failover(), now)) {
 			LostState.Target target = damage.target();
 			if (target.subject() instanceof Held held) {
@@ -1078,7 +1080,7 @@ final class LockSimulation {
 			return false;
 		}
 		if (!this.lostState.gone(damage.target()) && liveViolation(client, held, now) == null) {
-			if (damage.gone() && this.lossyFailoverNanos > damage.atNanos()) {
+			if (damage.gone() && this.broughtBackInFlight.contains(held.grant.hold())) {
 				// Seed 8904: an eviction took the hold in flight, another client took and
 				// released the lock, and a failover that lost those writes brought the
 				// hold back. Its token went to this owner before the failover lost a
@@ -1471,6 +1473,15 @@ final class LockSimulation {
 			// after the last filing (seed 2181), as one whose withdrawal was lost does.
 			this.clock.advanceTo(this.clock.nanos() + HandOffRequest.VALIDITY_MILLIS * MS);
 		}
+	}
+
+	/**
+	 * Return how many grants read after a failover brought their hold back while their
+	 * reply was in flight took a token older than one it lost
+	 * ({@link HoldChecker#inFlightTokensBroughtBack()}).
+	 */
+	int inFlightTokensBroughtBack() {
+		return this.checker.inFlightTokensBroughtBack();
 	}
 
 	/**

@@ -107,6 +107,18 @@ final class LostState {
 	}
 
 	/**
+	 * Return the holds whose replies are in flight that a fault took, and that are in
+	 * Redis again now (a failover lost the fault's write).
+	 */
+	List<String> foundAgainInFlight() {
+		return this.inFlight.entrySet()
+			.stream()
+			.filter((entry) -> entry.getValue().gone() && !gone(entry.getValue().target()))
+			.map(Map.Entry::getKey)
+			.toList();
+	}
+
+	/**
 	 * Return whether the state of a target is not in Redis now.
 	 */
 	boolean gone(Target target) {
