@@ -287,15 +287,22 @@ final class LockSimulation {
 		}
 
 		@Override
-		public long resend(String operation) {
-			// A hold's commands run twice in one in ten, the driver's in one in twenty.
+		public long resend(String operation, ScriptCall call) {
+			// A hold's commands and a re-entry's attempts run twice in one in ten, the
+			// driver's other commands in one in twenty.
 			int odds = switch (operation) {
 				case "renew", "extend", "release" -> 10;
-				default -> 20;
+				default -> reentering(operation, call) ? 10 : 20;
 			};
 			boolean twice = LockSimulation.this.random.nextInt(odds) == 0
 					&& LockSimulation.this.faults.contains(Fault.RESEND);
 			return twice ? network() + LockSimulation.this.random.between(0, 3 * MS) : -1;
+		}
+
+		private boolean reentering(String operation, ScriptCall call) {
+			return operation.equals("acquire") && LockSimulation.this.clients.values()
+				.stream()
+				.anyMatch((client) -> client.reentryHold != null && call.argv().contains(client.reentryHold));
 		}
 
 		@Override
@@ -843,7 +850,7 @@ final class LockSimulation {
 			// permit's extension for its one hold.
 			Object confirmed = call.script().name().equals("renew.lua")
 					? java.util.Collections.nCopies(call.argv().size() / 4, 1L) : 1L;
-			port.run(name, operation, call, SimulatedPort.reply(reply::replied, (error) -> reply.replied(confirmed)));
+			port.run(name, operation, call, LockPort.Reply.of(reply::replied, (error) -> reply.replied(confirmed)));
 		});
 	}
 

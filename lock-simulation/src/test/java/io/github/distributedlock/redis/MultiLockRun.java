@@ -154,7 +154,7 @@ final class MultiLockRun {
 		}
 
 		@Override
-		public long resend(String operation) {
+		public long resend(String operation, ScriptCall call) {
 			boolean twice = MultiLockRun.this.random.nextInt(10) == 0
 					&& MultiLockRun.this.faults.contains(Fault.RESEND);
 			return twice ? network() + MultiLockRun.this.random.between(0, 3 * MS) : -1;

@@ -52,7 +52,7 @@ final class SimulatedPort implements LockPort {
 		 * Draw whether a command runs twice, with only the second reply delivered, and if
 		 * so how long after the first run the second comes; or -1.
 		 */
-		long resend(String operation);
+		long resend(String operation, ScriptCall call);
 
 		/**
 		 * Draw whether the command's reply is lost.
@@ -232,25 +232,6 @@ final class SimulatedPort implements LockPort {
 		};
 	}
 
-	/**
-	 * Return a reply told to the given callbacks.
-	 */
-	static Reply reply(Consumer<@Nullable Object> replied, Consumer<Throwable> failed) {
-		return new Reply() {
-
-			@Override
-			public void replied(@Nullable Object reply) {
-				replied.accept(reply);
-			}
-
-			@Override
-			public void failed(Throwable error) {
-				failed.accept(error);
-			}
-
-		};
-	}
-
 	private void run(LockName name, String operation, ScriptCall call, Reply reply, Runnable ran) {
 		if (!this.calls.sending(operation, call)) {
 			return;
@@ -281,7 +262,7 @@ final class SimulatedPort implements LockPort {
 			});
 			return;
 		}
-		long resend = this.world.resend(operation);
+		long resend = this.world.resend(operation, call);
 		this.world.redisAt(this.world.network(), what + " runs" + ((resend >= 0) ? " (re-sent later)" : ""), () -> {
 			Object first = eval(operation, call);
 			ran(operation, call, first, ran);
