@@ -71,6 +71,13 @@ final class HoldChecker {
 
 	private int inFlightTokensBroughtBack;
 
+	// The owner each writer's token went to first in Redis, whether or not a caller held
+	// it (a grant read too late to use, which the driver released), and how many grants
+	// took back an older token that no caller of its owner had held.
+	private final java.util.Map<Long, String> grantedInRedis = new java.util.HashMap<>();
+
+	private int unheldTokensBroughtBack;
+
 	private int count;
 
 	private int readerCount;
@@ -154,6 +161,9 @@ final class HoldChecker {
 				if (this.inFlightBroughtBack.contains(token)) {
 					this.inFlightTokensBroughtBack++;
 				}
+				else if (!this.tokenOwners.containsKey(token)) {
+					this.unheldTokensBroughtBack++;
+				}
 				else {
 					this.tokensBroughtBack++;
 				}
@@ -204,6 +214,16 @@ final class HoldChecker {
 	}
 
 	/**
+	 * Record that a writer's acquire script granted this token to this owner in Redis,
+	 * whether or not its caller then held it: a grant read after its acquisition ended is
+	 * released by the driver, and a failover that loses that release brings the hold
+	 * back, as it does a held one (seed 49708).
+	 */
+	void grantedInRedis(String owner, long token) {
+		this.grantedInRedis.putIfAbsent(token, owner);
+	}
+
+	/**
 	 * Record a failover that lost writes: the grants before it, whatever their holds'
 	 * state then (seed 5677: a hold whose lease had run out in a stall, which the
 	 * failover's lost writes had granted), may be among them.
@@ -221,6 +241,14 @@ final class HoldChecker {
 	}
 
 	/**
+	 * Return how many writers' grants took back an older token that Redis had granted
+	 * their owner but no caller held ({@link #grantedInRedis}).
+	 */
+	int unheldTokensBroughtBack() {
+		return this.unheldTokensBroughtBack;
+	}
+
+	/**
 	 * Return how many writers' grants, read after a failover brought their hold back
 	 * while its reply was in flight, had a token older than one the failover lost.
 	 */
@@ -234,15 +262,17 @@ final class HoldChecker {
 	 * lost a hold of a later token (of any owner), and brought back an owner's earlier
 	 * hold, whose release it lost too; the owner's next acquisition joins that hold (a
 	 * custom owner's) or takes it over (its own), and so gets its token again, without a
-	 * new one. Whether this grant is that: its token went to the same owner first, and a
-	 * failover lost a hold (of any owner) with a larger token.
+	 * new one. Whether this grant is that: its token went to the same owner first (held,
+	 * or only granted in Redis), and a failover lost a hold (of any owner) with a larger
+	 * token.
 	 */
 	private boolean broughtBack(String owner, long token) {
 		// The later holds the failover lost may be another owner's (seed 2181: readers'
 		// grants lost, and a writer's older hold brought back, which its owner joins).
 		long lost = Math.max(this.tokenBeforeLossyFailover,
 				this.lostInFailover.values().stream().mapToLong(Long::longValue).max().orElse(Long.MIN_VALUE));
-		return lost > token && owner.equals(this.tokenOwners.get(token));
+		String first = this.tokenOwners.getOrDefault(token, this.grantedInRedis.get(token));
+		return lost > token && owner.equals(first);
 	}
 
 	/**

@@ -44,6 +44,7 @@ import io.github.distributedlock.redis.driver.Renewals;
 import io.github.distributedlock.redis.driver.SingleAcquisition;
 import io.github.distributedlock.redis.script.FairKind;
 import io.github.distributedlock.redis.script.LockKind;
+import io.github.distributedlock.redis.script.ScriptArgs;
 import io.github.distributedlock.redis.script.ScriptCall;
 import io.github.distributedlock.redis.script.ScriptReplies;
 import io.github.distributedlock.redis.server.LockRequestResolver;
@@ -1492,6 +1493,14 @@ final class LockSimulation {
 	}
 
 	/**
+	 * Return how many writers' grants took back an older token that Redis had granted
+	 * their owner but no caller held ({@link HoldChecker#unheldTokensBroughtBack()}).
+	 */
+	int unheldTokensBroughtBack() {
+		return this.checker.unheldTokensBroughtBack();
+	}
+
+	/**
 	 * Return how many failovers were done, how many writes they lost, and how many keys
 	 * were evicted ({@link RedisFaults}); then how many holds faults lost, cut short, how
 	 * many locks kept for a minimum hold they lost, and how many replies to a lost hold's
@@ -2089,6 +2098,26 @@ final class LockSimulation {
 		}
 
 		/**
+		 * Tell the checker of a writer's grant in Redis, whether or not its caller will
+		 * hold it ({@link HoldChecker#grantedInRedis}).
+		 */
+		private void grantedInRedis(ScriptCall call, Object reply) {
+			String owner;
+			if (call.args() instanceof ScriptArgs.Acquire acquire) {
+				owner = acquire.owner();
+			}
+			else if (call.args() instanceof ScriptArgs.AcquireFair fair) {
+				owner = fair.owner();
+			}
+			else {
+				return;
+			}
+			if (reply instanceof List<?> result && result.size() == 2 && Long.valueOf(1).equals(result.get(0))) {
+				LockSimulation.this.checker.grantedInRedis(owner, (Long) result.get(1));
+			}
+		}
+
+		/**
 		 * A release's first run notes whether the lock was kept with its token before it
 		 * ({@code heldAgain}).
 		 */
@@ -2106,6 +2135,7 @@ final class LockSimulation {
 		 */
 		@Override
 		public void ran(String operation, ScriptCall call, Object reply) {
+			grantedInRedis(call, reply);
 			String reentry = this.reentryHold;
 			if (operation.equals("acquire") && reentry != null && this.reentryRanNanos < 0
 					&& call.argv().contains(reentry)) {
