@@ -1,6 +1,8 @@
 package io.github.distributedlock.redis.driver;
 
 import java.util.function.Consumer;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockName;
@@ -27,9 +29,11 @@ public abstract class AcquisitionRun<G> {
 
 	}
 
-	private final LockName name;
+	final DriverCommands commands;
 
-	private final LockPort port;
+	final LocalLines lines;
+
+	private final LockName name;
 
 	private final Completion<G> completion;
 
@@ -41,28 +45,27 @@ public abstract class AcquisitionRun<G> {
 
 	private LockPort.@Nullable Cancellable sleep;
 
+	// The lock's line it waits in or watches, if any: guarded by the state lock.
+	@Nullable LocalLine line;
+
 	/**
 	 * @param name the name of the lock that a failure names
 	 * @param release releases a grant that nobody will use (see {@link #release})
 	 */
-	AcquisitionRun(LockName name, LockPort port, Completion<G> completion, Consumer<G> release) {
+	AcquisitionRun(LockName name, DriverCommands commands, LocalLines lines, Completion<G> completion,
+			Consumer<G> release) {
 		this.name = name;
-		this.port = port;
+		this.commands = commands;
+		this.lines = lines;
 		this.completion = completion;
 		this.release = release;
 	}
 
 	/**
-	 * Start acquiring; its completion hears what was acquired, or a timeout or failure.
+	 * Start acquiring with the first step, an attempt or a place in line; its completion
+	 * hears what was acquired, or a timeout or failure.
 	 */
-	public final void start() {
-		begin();
-	}
-
-	/**
-	 * Take the first step: an attempt, or a place in line.
-	 */
-	abstract void begin();
+	public abstract void start();
 
 	/**
 	 * Release a grant that nobody will use, without waiting for the reply: a release that
@@ -76,23 +79,17 @@ public abstract class AcquisitionRun<G> {
 	 * Called with the state lock, once, when the acquisition ends: forget what ties it to
 	 * the lock's line, and say what to clean up once the lock is released.
 	 * @param won whether the acquisition ends with the lock won, while it still ran
+	 * @param joined the line it was in or watched, which it no longer is, or {@code null}
 	 * @return the clean-up to run without the state lock: leave the line, and withdraw
 	 * what the acquisition filed in Redis unless it won
 	 */
-	abstract Runnable ended(boolean won);
+	abstract Runnable ended(boolean won, @Nullable LocalLine joined);
 
 	/**
 	 * Return whether the acquisition still runs. Called with the state lock.
 	 */
 	final boolean running() {
 		return this.state == State.RUNNING;
-	}
-
-	/**
-	 * Return whether an attempt is in flight. Called with the state lock.
-	 */
-	final boolean inFlight() {
-		return this.inFlight;
 	}
 
 	/**
@@ -116,21 +113,36 @@ public abstract class AcquisitionRun<G> {
 	 * Sleep until the given time has passed, then wake. Called with the state lock.
 	 */
 	final void sleep(Runnable wake, long nanos) {
-		this.sleep = this.port.schedule(wake, nanos);
+		this.sleep = this.commands.port().schedule(wake, nanos);
 	}
 
 	/**
-	 * Sleep only until the timer can wake. Called with the state lock.
+	 * Send the next attempt, if the acquisition still runs and none is in flight.
+	 * @param late what came too late, which this attempt takes again (same hold id):
+	 * released instead if the acquisition ended meanwhile, as nothing else would
+	 * @param next counts the next attempt and returns what sends it; called with the
+	 * state lock, the attempt marked in flight
 	 */
-	final void sleep(Runnable wake) {
-		this.sleep = this.port.schedule(wake, 0);
-	}
-
-	/**
-	 * Return whether a sleep is scheduled and not cancelled. Called with the state lock.
-	 */
-	final boolean asleep() {
-		return this.sleep != null;
+	final void attempt(@Nullable G late, Supplier<Runnable> next) {
+		Runnable send = null;
+		synchronized (this) {
+			if (this.inFlight) {
+				// It takes what came too late again, with the same hold id, or its reply
+				// ends the acquisition with a release.
+				return;
+			}
+			if (running()) {
+				cancelSleep();
+				sending();
+				send = next.get();
+			}
+		}
+		if (send != null) {
+			send.run();
+		}
+		else if (late != null) {
+			release(late);
+		}
 	}
 
 	/**
@@ -149,6 +161,31 @@ public abstract class AcquisitionRun<G> {
 	 */
 	final void closed() {
 		fail(new LockAccessException(this.name, "the lock service is shut down", null));
+	}
+
+	/**
+	 * Called by a line the acquisition watches, rather than waits in, on every signal and
+	 * when it closes: unless an attempt is in flight or it is not asleep, fail if the
+	 * line closed, else try again if the signal calls for it.
+	 * @param turn whether the signal calls for another attempt, asked with the state lock
+	 * @param attempt sends the next attempt
+	 */
+	final void watched(Predicate<LocalLine> turn, Runnable attempt) {
+		LocalLine joined;
+		boolean again;
+		synchronized (this) {
+			joined = this.line;
+			if (!running() || this.inFlight || this.sleep == null || joined == null) {
+				return;
+			}
+			again = turn.test(joined);
+		}
+		if (joined.isClosed()) {
+			closed();
+		}
+		else if (again) {
+			attempt.run();
+		}
 	}
 
 	/**
@@ -224,10 +261,17 @@ public abstract class AcquisitionRun<G> {
 			wasRunning = this.state == State.RUNNING;
 			this.state = State.DONE;
 			cancelSleep();
-			cleanUp = ended(acquired && wasRunning);
+			LocalLine joined = this.line;
+			this.line = null;
+			cleanUp = ended(acquired && wasRunning, joined);
 		}
 		cleanUp.run();
 		return wasRunning;
+	}
+
+	@Override
+	public String toString() {
+		return getClass().getSimpleName() + "[" + this.name + "]";
 	}
 
 }

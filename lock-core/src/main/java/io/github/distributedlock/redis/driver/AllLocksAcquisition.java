@@ -25,67 +25,39 @@ public final class AllLocksAcquisition extends AcquisitionRun<List<Grant>> {
 
 	private final MultiAcquisition acquisition;
 
-	private final DriverCommands commands;
-
-	private final LocalLines lines;
-
-	private final Runnable watcher = this::signalled;
-
-	private @Nullable LocalLine line;
+	// Called by the line on every signal, and when it closes.
+	private final Runnable watcher = () -> watched((joined) -> true, this::attempt);
 
 	// The line's signal count read before the last attempt: a change calls for another.
 	private long seen;
 
 	public AllLocksAcquisition(MultiAcquisition acquisition, DriverCommands commands, LocalLines lines,
 			Completion<List<Grant>> completion) {
-		super(acquisition.specs().get(0).name(), commands.port(), completion,
+		super(acquisition.specs().get(0).name(), commands, lines, completion,
 				(grants) -> grants.forEach(commands::releaseUnused));
 		this.acquisition = acquisition;
-		this.commands = commands;
-		this.lines = lines;
 	}
 
 	@Override
-	void begin() {
+	public void start() {
 		attempt();
 	}
 
 	private void attempt() {
-		attempt(List.of());
+		attempt(null, this::next);
 	}
 
 	/**
-	 * Send the next attempt, if the acquisition still runs and none is in flight (which
-	 * reads the line's count again before the next one).
-	 * @param late grants that came too late, which this attempt takes again (same hold
-	 * id): released instead if the acquisition ended meanwhile, as nothing else would
+	 * Count the next attempt, which reads the line's count again, and return what sends
+	 * it. Called with the state lock.
 	 */
-	private void attempt(List<Grant> late) {
-		long sentNanos;
-		synchronized (this) {
-			if (inFlight()) {
-				// It takes the late grants again, with the same hold id, or its reply
-				// ends the acquisition with a release.
-				return;
-			}
-			if (!running()) {
-				sentNanos = -1;
-			}
-			else {
-				cancelSleep();
-				sending();
-				LocalLine joined = this.line;
-				this.seen = (joined != null) ? joined.line().signals() : 0;
-				sentNanos = this.acquisition.next();
-			}
-		}
-		if (sentNanos == -1) {
-			release(late);
-			return;
-		}
-		this.commands.acquireAll(this.acquisition.specs(), this.acquisition.owner(), this.acquisition.hold(),
-				this.acquisition.reentrant(), this.acquisition.request(), (result) -> replied(sentNanos, result),
-				(error) -> {
+	private Runnable next() {
+		LocalLine joined = this.line;
+		this.seen = (joined != null) ? joined.line().signals() : 0;
+		long sentNanos = this.acquisition.next();
+		return () -> this.commands.acquireAll(this.acquisition.specs(), this.acquisition.owner(),
+				this.acquisition.hold(), this.acquisition.reentrant(), this.acquisition.request(),
+				(result) -> replied(sentNanos, result), (error) -> {
 					synchronized (this) {
 						// It may have run, and filed the request wherever it was blocked.
 						this.acquisition.unanswered();
@@ -118,7 +90,7 @@ public final class AllLocksAcquisition extends AcquisitionRun<List<Grant>> {
 			}
 			else if (retry) {
 				// Granted too late to use: again at once, with the same hold id.
-				attempt(granted.grants());
+				attempt(granted.grants(), this::next);
 			}
 			else {
 				release(granted.grants());
@@ -192,29 +164,7 @@ public final class AllLocksAcquisition extends AcquisitionRun<List<Grant>> {
 	 * state lock.
 	 */
 	private void sleepUntilSignalled(LocalLine current) {
-		if (current.line().signals() != this.seen) {
-			sleep(this::attempt);
-			return;
-		}
-		sleep(this::attempt, this.acquisition.sleepNanos());
-	}
-
-	/**
-	 * Called by the line on every signal, and when it closes.
-	 */
-	private void signalled() {
-		LocalLine current;
-		synchronized (this) {
-			current = this.line;
-			if (!running() || inFlight() || !asleep() || current == null) {
-				return;
-			}
-		}
-		if (current.isClosed()) {
-			closed();
-			return;
-		}
-		attempt();
+		sleep(this::attempt, (current.line().signals() != this.seen) ? 0 : this.acquisition.sleepNanos());
 	}
 
 	/**
@@ -222,9 +172,7 @@ public final class AllLocksAcquisition extends AcquisitionRun<List<Grant>> {
 	 * locks were won.
 	 */
 	@Override
-	Runnable ended(boolean won) {
-		LocalLine joined = this.line;
-		this.line = null;
+	Runnable ended(boolean won, @Nullable LocalLine joined) {
 		List<LockSpec> filed = List.copyOf(this.acquisition.filed());
 		return () -> {
 			if (joined != null) {

@@ -28,15 +28,10 @@ public final class FairAcquisition extends AcquisitionRun<Grant> {
 
 	private final LockSpec spec;
 
-	private final DriverCommands commands;
-
-	private final LocalLines lines;
-
 	private final FairTurn turn;
 
-	private final Runnable watcher = this::signalled;
-
-	private @Nullable LocalLine line;
+	// Called by the line on every signal, and when it closes.
+	private final Runnable watcher = () -> watched(this::isTurn, this::attempt);
 
 	/**
 	 * An acquisition whose owner holds the lock only if it is a custom owner, which may
@@ -53,11 +48,9 @@ public final class FairAcquisition extends AcquisitionRun<Grant> {
 	 */
 	public FairAcquisition(LockSpec spec, String owner, boolean holdsIt, DriverCommands commands, LocalLines lines,
 			Completion<Grant> completion) {
-		super(spec.name(), commands.port(), completion, commands::releaseUnused);
+		super(spec.name(), commands, lines, completion, commands::releaseUnused);
 		this.acquisition = new Acquisition(spec, owner, holdsIt, commands.port());
 		this.spec = spec;
-		this.commands = commands;
-		this.lines = lines;
 		this.turn = new FairTurn(spec, owner);
 	}
 
@@ -69,53 +62,31 @@ public final class FairAcquisition extends AcquisitionRun<Grant> {
 	}
 
 	@Override
-	void begin() {
+	public void start() {
 		attempt();
 	}
 
 	private void attempt() {
-		attempt(null);
+		attempt(null, this::next);
 	}
 
 	/**
-	 * Send the next attempt, if the acquisition still runs and none is in flight.
-	 * @param late a grant that came too late, which this attempt takes again (same hold
-	 * id): released instead if the acquisition ended meanwhile, as nothing else would
+	 * Count the next attempt and return what sends it. Called with the state lock.
 	 */
-	private void attempt(@Nullable Grant late) {
-		Acquisition.@Nullable Attempt next;
-		synchronized (this) {
-			if (inFlight()) {
-				// It takes the late grant again, with the same hold id, or its reply ends
-				// the acquisition with a release.
-				return;
-			}
-			if (!running()) {
-				next = null;
-			}
-			else {
-				cancelSleep();
-				sending();
-				LocalLine joined = this.line;
-				if (joined != null) {
-					this.turn.attempting(joined.line());
-				}
-				next = this.acquisition.next(null);
-			}
+	private Runnable next() {
+		LocalLine joined = this.line;
+		if (joined != null) {
+			this.turn.attempting(joined.line());
 		}
-		if (next == null) {
-			if (late != null) {
-				release(late);
-			}
-			return;
-		}
-		Acquisition.Attempt sent = next;
-		this.commands.acquire(this.spec, this.acquisition.owner(), sent, (result) -> replied(sent, result), (error) -> {
-			// It may have run: what it took is released as soon as Redis answers,
-			// before the end withdraws what it filed (an undoing attempt files nothing).
-			this.commands.undo(this.spec, this.acquisition.owner(), sent, error);
-			failed(error);
-		});
+		Acquisition.Attempt sent = this.acquisition.next(null);
+		return () -> this.commands.acquire(this.spec, this.acquisition.owner(), sent, (result) -> replied(sent, result),
+				(error) -> {
+					// It may have run: what it took is released as soon as Redis answers,
+					// before the end withdraws what it filed (an undoing attempt files
+					// nothing).
+					this.commands.undo(this.spec, this.acquisition.owner(), sent, error);
+					failed(error);
+				});
 	}
 
 	private void replied(Acquisition.Attempt sent, AcquireResult result) {
@@ -143,7 +114,7 @@ public final class FairAcquisition extends AcquisitionRun<Grant> {
 		else if (outcome instanceof AttemptOutcome.Late late) {
 			if (retry) {
 				// Granted too late to use: again at once, with the same hold id.
-				attempt(late.grant());
+				attempt(late.grant(), this::next);
 			}
 			else {
 				release(late.grant());
@@ -210,33 +181,10 @@ public final class FairAcquisition extends AcquisitionRun<Grant> {
 	}
 
 	/**
-	 * Called by the line on every signal, and when it closes.
-	 */
-	private void signalled() {
-		LocalLine joined;
-		boolean turn;
-		synchronized (this) {
-			joined = this.line;
-			if (!running() || inFlight() || !asleep() || joined == null) {
-				return;
-			}
-			turn = isTurn(joined);
-		}
-		if (joined.isClosed()) {
-			closed();
-		}
-		else if (turn) {
-			attempt();
-		}
-	}
-
-	/**
 	 * Stop listening, and leave the queue in Redis unless the lock was won.
 	 */
 	@Override
-	Runnable ended(boolean won) {
-		LocalLine joined = this.line;
-		this.line = null;
+	Runnable ended(boolean won, @Nullable LocalLine joined) {
 		return () -> {
 			if (joined != null) {
 				joined.unwatch(this.watcher);
@@ -247,11 +195,6 @@ public final class FairAcquisition extends AcquisitionRun<Grant> {
 				this.commands.leaveQueue(this.spec, this.acquisition.owner());
 			}
 		};
-	}
-
-	@Override
-	public String toString() {
-		return "FairAcquisition[" + this.spec.name() + "]";
 	}
 
 }

@@ -37,13 +37,7 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 
 	private final String owner;
 
-	private final DriverCommands commands;
-
-	private final LocalLines lines;
-
 	private final Waiting waiting;
-
-	private @Nullable LocalLine line;
 
 	/**
 	 * An acquisition whose owner holds the lock only if it is a custom owner, which may
@@ -62,11 +56,9 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 	 */
 	public SingleAcquisition(LockSpec spec, String owner, boolean holdsIt, boolean handOff, DriverCommands commands,
 			LocalLines lines, Completion<Grant> completion) {
-		super(spec.name(), commands.port(), completion, commands::releaseUnused);
+		super(spec.name(), commands, lines, completion, commands::releaseUnused);
 		this.spec = spec;
 		this.owner = owner;
-		this.commands = commands;
-		this.lines = lines;
 		this.waiting = new Waiting(new Acquisition(spec, owner, holdsIt, commands.port()), handOff);
 	}
 
@@ -85,7 +77,7 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 	}
 
 	@Override
-	void begin() {
+	public void start() {
 		LocalLine hot = this.lines.hot(this.spec);
 		on(() -> this.waiting.begin(hot != null));
 	}
@@ -269,35 +261,23 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 	 * Leave the line and withdraw the request unless it won the lock.
 	 */
 	@Override
-	Runnable ended(boolean won) {
+	Runnable ended(boolean won, @Nullable LocalLine joined) {
 		WaitEnding ending = this.waiting.end(won);
-		HandOffRequest filing = ending.forget();
-		boolean withdraw = ending.withdraw();
-		boolean dropIntent = ending.dropIntent();
-		LocalLine joined = this.line;
-		this.line = null;
-		return () -> leave(joined, filing, withdraw, dropIntent);
-	}
-
-	private void leave(@Nullable LocalLine joined, @Nullable HandOffRequest filing, boolean withdraw,
-			boolean dropIntent) {
-		if (joined != null) {
-			joined.leave(this);
-			this.lines.leave(joined);
-		}
-		if (withdraw && filing != null) {
-			// A reservation for it passes on; a hold is never touched.
-			this.commands.withdraw(this.spec, filing);
-		}
-		if (dropIntent) {
-			// Readers need not wait for a writer that no longer waits.
-			this.commands.dropIntent(this.spec, this.owner);
-		}
-	}
-
-	@Override
-	public String toString() {
-		return "SingleAcquisition[" + this.spec.name() + "]";
+		return () -> {
+			if (joined != null) {
+				joined.leave(this);
+				this.lines.leave(joined);
+			}
+			HandOffRequest filing = ending.forget();
+			if (ending.withdraw() && filing != null) {
+				// A reservation for it passes on; a hold is never touched.
+				this.commands.withdraw(this.spec, filing);
+			}
+			if (ending.dropIntent()) {
+				// Readers need not wait for a writer that no longer waits.
+				this.commands.dropIntent(this.spec, this.owner);
+			}
+		};
 	}
 
 }
