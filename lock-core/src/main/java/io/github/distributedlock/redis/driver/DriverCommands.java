@@ -69,11 +69,20 @@ public final class DriverCommands {
 	}
 
 	/**
-	 * Run the acquire script of the spec's kind once, for the given attempt.
+	 * Run the acquire script of the spec's kind once, for the given attempt; one whose
+	 * reply never came is {@link #undo undone} before {@code failed} hears of it.
 	 */
 	void acquire(LockSpec spec, String owner, Acquisition.Attempt attempt, Consumer<AcquireResult> replied,
 			Consumer<Throwable> failed) {
-		acquire(spec, owner, attempt, this.watch, replied, failed);
+		acquire(spec, owner, attempt, this.watch, replied, (error) -> {
+			if (mayHaveRun(error)) {
+				// It may have run: what it took is released as soon as Redis answers,
+				// before the end withdraws what it filed (an undoing attempt files
+				// nothing).
+				undo(spec, owner, attempt, attempt.sentNanos() + TimeUnit.MILLISECONDS.toNanos(spec.leaseMillis()));
+			}
+			failed.accept(error);
+		});
 	}
 
 	private void acquire(LockSpec spec, String owner, Acquisition.Attempt attempt, AttemptWatch watch,
@@ -89,20 +98,6 @@ public final class DriverCommands {
 					watch.ended(spec, owner, attempt, null);
 					failed.accept(error);
 				});
-	}
-
-	/**
-	 * Undo an attempt whose reply never came: it may have run and made its owner a holder
-	 * that nobody would release before its lease ends. One more attempt with the same
-	 * hold id finds such a hold (or takes the lock, if it is free now), and what it finds
-	 * or takes is released. Tried again every {@link #UNDO_RETRY_NANOS} while Redis does
-	 * not answer, until the lost attempt's lease, counted from its send, is over: then
-	 * Redis no longer keeps what it took.
-	 */
-	void undo(LockSpec spec, String owner, Acquisition.Attempt lost, Throwable error) {
-		if (mayHaveRun(error)) {
-			undo(spec, owner, lost, lost.sentNanos() + TimeUnit.MILLISECONDS.toNanos(spec.leaseMillis()));
-		}
 	}
 
 	/**
@@ -148,6 +143,14 @@ public final class DriverCommands {
 		return true;
 	}
 
+	/**
+	 * Undo an attempt whose reply never came: it may have run and made its owner a holder
+	 * that nobody would release before its lease ends. One more attempt with the same
+	 * hold id finds such a hold (or takes the lock, if it is free now), and what it finds
+	 * or takes is released. Tried again every {@link #UNDO_RETRY_NANOS} while Redis does
+	 * not answer, until the lost attempt's lease, counted from its send, is over: then
+	 * Redis no longer keeps what it took.
+	 */
 	private void undo(LockSpec spec, String owner, Acquisition.Attempt lost, long untilNanos) {
 		// As a re-entry, whatever the lost attempt was: a hold its owner took since (a
 		// later acquisition of the same thread) is joined and left as it was, never taken

@@ -80,13 +80,7 @@ public final class FairAcquisition extends AcquisitionRun<Grant> {
 		}
 		Acquisition.Attempt sent = this.acquisition.next(null);
 		return () -> this.commands.acquire(this.spec, this.acquisition.owner(), sent, (result) -> replied(sent, result),
-				(error) -> {
-					// It may have run: what it took is released as soon as Redis answers,
-					// before the end withdraws what it filed (an undoing attempt files
-					// nothing).
-					this.commands.undo(this.spec, this.acquisition.owner(), sent, error);
-					failed(error);
-				});
+				this::failed);
 	}
 
 	private void replied(Acquisition.Attempt sent, AcquireResult result) {

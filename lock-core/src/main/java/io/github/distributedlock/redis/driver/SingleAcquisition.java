@@ -123,13 +123,7 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 	private void act(Waiting.Next next) {
 		if (next instanceof Waiting.Send send) {
 			Acquisition.Attempt attempt = send.attempt();
-			this.commands.acquire(this.spec, this.owner, attempt, (result) -> replied(attempt, result), (error) -> {
-				// It may have run: what it took is released as soon as Redis answers,
-				// before the end withdraws what it filed (an undoing attempt files
-				// nothing).
-				this.commands.undo(this.spec, this.owner, attempt, error);
-				failed(error);
-			});
+			this.commands.acquire(this.spec, this.owner, attempt, (result) -> replied(attempt, result), this::failed);
 		}
 		else if (next instanceof Waiting.Hold hold) {
 			succeed(hold.grant());
