@@ -123,9 +123,13 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 			String owner = owner(request);
 			return Mono.<Grant>create((sink) -> {
 				Completion<Grant> completion = Completion.of(sink::success, sink::error);
+				// Only a custom owner may hold the lock already, elsewhere: a reactive
+				// subscription's own owner never does.
+				boolean holdsIt = LockOwners.isCustom(owner);
 				AcquisitionRun<Grant> run = spec.kind().queuesInRedis()
-						? new FairAcquisition(spec, owner, this.driver, this.lines, completion)
-						: new SingleAcquisition(spec, owner, this.handOff, this.driver, this.lines, completion);
+						? new FairAcquisition(spec, owner, holdsIt, this.driver, this.lines, completion)
+						: new SingleAcquisition(spec, owner, holdsIt, this.handOff, this.driver, this.lines,
+								completion);
 				sink.onCancel(run::cancel);
 				run.start();
 			})

@@ -4,6 +4,7 @@ import java.util.List;
 
 import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.redis.core.Grant;
+import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.driver.Completion;
 import io.github.distributedlock.redis.driver.DriverCommands;
@@ -78,7 +79,8 @@ final class SingleLockClient implements SimulatedPort.Calls {
 		LockSpec spec = this.run.spec(key, this.reader);
 		this.run.note(this.name + " takes " + key);
 		SingleAcquisition[] started = new SingleAcquisition[1];
-		SingleAcquisition acquiring = new SingleAcquisition(spec, this.owner, true, this.commands, this.lines,
+		SingleAcquisition acquiring = new SingleAcquisition(spec, this.owner, LockOwners.isCustom(this.owner), true,
+				this.commands, this.lines,
 				Completion.of((grant) -> granted(started[0], grant), (error) -> failed(started[0], error)));
 		started[0] = acquiring;
 		this.acquiring = acquiring;

@@ -5,7 +5,6 @@ import io.github.distributedlock.redis.core.Acquisition;
 import io.github.distributedlock.redis.core.AttemptOutcome;
 import io.github.distributedlock.redis.core.FairTurn;
 import io.github.distributedlock.redis.core.Grant;
-import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.LockSpec;
 
 import org.jspecify.annotations.Nullable;
@@ -32,15 +31,6 @@ public final class FairAcquisition extends AcquisitionRun<Grant> {
 
 	// Called by the line on every signal, and when it closes.
 	private final Runnable watcher = () -> watched(this::isTurn, this::attempt);
-
-	/**
-	 * An acquisition whose owner holds the lock only if it is a custom owner, which may
-	 * hold it elsewhere.
-	 */
-	public FairAcquisition(LockSpec spec, String owner, DriverCommands commands, LocalLines lines,
-			Completion<Grant> completion) {
-		this(spec, owner, LockOwners.isCustom(owner), commands, lines, completion);
-	}
 
 	/**
 	 * @param holdsIt whether the owner may hold the lock already: then finding it ours is

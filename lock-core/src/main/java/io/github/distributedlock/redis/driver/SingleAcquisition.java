@@ -7,7 +7,6 @@ import io.github.distributedlock.redis.core.AcquireResult;
 import io.github.distributedlock.redis.core.Acquisition;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.HandOffRequest;
-import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.WaitEnding;
 import io.github.distributedlock.redis.core.Waiting;
@@ -38,16 +37,6 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 	private final String owner;
 
 	private final Waiting waiting;
-
-	/**
-	 * An acquisition whose owner holds the lock only if it is a custom owner, which may
-	 * hold it elsewhere (a reactive subscription's own owner never holds it before).
-	 * @param handOff whether waiters line up for reservations, where the lock's kind does
-	 */
-	public SingleAcquisition(LockSpec spec, String owner, boolean handOff, DriverCommands commands, LocalLines lines,
-			Completion<Grant> completion) {
-		this(spec, owner, LockOwners.isCustom(owner), handOff, commands, lines, completion);
-	}
 
 	/**
 	 * @param holdsIt whether the owner may hold the lock already: then finding it ours is

@@ -7,6 +7,7 @@ import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.ReactiveLockHandle;
 import io.github.distributedlock.redis.core.Deadline;
 import io.github.distributedlock.redis.core.Grant;
+import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.MultiAcquisition;
 import io.github.distributedlock.redis.driver.AcquisitionRun;
@@ -88,8 +89,9 @@ public final class ReactiveMultiLocking {
 		return Flux.fromIterable(specs)
 			.concatMap((spec) -> Mono
 				.<Grant>create((sink) -> start(sink,
-						new SingleAcquisition(spec.withWaitNanos(deadline.remainingBudgetNanos()), owner, this.handOff,
-								this.commands, this.lines, Completion.of(sink::success, sink::error))))
+						new SingleAcquisition(spec.withWaitNanos(deadline.remainingBudgetNanos()), owner,
+								LockOwners.isCustom(owner), this.handOff, this.commands, this.lines,
+								Completion.of(sink::success, sink::error))))
 				.map(this.holds::handle))
 			.collectList();
 	}
