@@ -88,7 +88,7 @@ public final class Acquisition {
 		this.owner = owner;
 		this.holdsIt = holdsIt;
 		this.clock = clock;
-		this.deadline = Deadline.start(clock, spec.waitNanos());
+		this.deadline = new Deadline(clock, spec.waitNanos(), clock.nanoTime());
 	}
 
 	public LockSpec spec() {
@@ -174,19 +174,19 @@ public final class Acquisition {
 	public AttemptOutcome replied(Attempt sent, AcquireResult result, boolean waited) {
 		long now = this.clock.nanoTime();
 		boolean hadToWait = waited || this.count > 1;
-		if (result.acquired() && inTime(sent.sentNanos(), this.spec.leaseMillis(), now)) {
-			return new AttemptOutcome.Held(new Grant(this.spec, this.owner, result.token(), this.hold, sent.sentNanos(),
-					hadToWait, this.deadline.elapsed(), this.count));
-		}
 		if (result.acquired()) {
+			Grant grant = new Grant(this.spec, this.owner, result.token(), this.hold, sent.sentNanos(), hadToWait,
+					this.deadline.elapsed(), this.count);
+			if (inTime(sent.sentNanos(), this.spec.leaseMillis(), now)) {
+				return new AttemptOutcome.Held(grant);
+			}
 			// Its lease, counted from before the attempt was sent, ended before the reply
 			// came (a stall or a pause longer than the lease): no hold the caller could
 			// use. The driver sends the attempt again at once, with the same hold id: it
 			// finds the hold if Redis still keeps it and grants it with a lease counted
 			// anew. Or, if the wait is over, it releases the hold.
 			this.lateGrants++;
-			return new AttemptOutcome.Late(new Grant(this.spec, this.owner, result.token(), this.hold, sent.sentNanos(),
-					hadToWait, this.deadline.elapsed(), this.count));
+			return new AttemptOutcome.Late(grant);
 		}
 		if (this.lastHolderToken != -1 && this.lastHolderToken != result.token()) {
 			changedHands(now);

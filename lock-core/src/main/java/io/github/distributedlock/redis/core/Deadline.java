@@ -50,14 +50,6 @@ public final class Deadline {
 		this.endNanos = startNanos + waitNanos;
 	}
 
-	/**
-	 * Start a wait now, on the given clock.
-	 * @param waitNanos the wait time, or a negative value to wait indefinitely
-	 */
-	static Deadline start(NanoClock clock, long waitNanos) {
-		return new Deadline(clock, waitNanos, clock.nanoTime());
-	}
-
 	boolean isIndefinite() {
 		return this.waitNanos < 0;
 	}

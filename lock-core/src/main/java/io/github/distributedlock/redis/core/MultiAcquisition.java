@@ -58,7 +58,7 @@ public final class MultiAcquisition {
 		this.owner = owner;
 		this.reentrant = reentrant;
 		this.clock = clock;
-		this.deadline = Deadline.start(clock, waitNanos);
+		this.deadline = new Deadline(clock, waitNanos, clock.nanoTime());
 		LockSpec first = specs.get(0);
 		this.request = Acquisition.linesUp(handOff, first, this.deadline) ? first.waitMode().request() : null;
 	}

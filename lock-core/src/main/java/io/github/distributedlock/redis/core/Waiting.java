@@ -60,13 +60,6 @@ public final class Waiting {
 		return this.acquisition;
 	}
 
-	/**
-	 * Return the line it joined, or {@code null} before it joined one.
-	 */
-	@Nullable WaitLine line() {
-		return this.line;
-	}
-
 	public boolean isHead() {
 		return this.head;
 	}

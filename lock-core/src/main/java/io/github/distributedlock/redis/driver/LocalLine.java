@@ -88,16 +88,12 @@ public final class LocalLine {
 	/**
 	 * Keep the line's subscription, to cancel when the line ends.
 	 */
-	void subscription(LockPort.Cancellable subscription) {
-		synchronized (this) {
-			this.subscription = subscription;
-		}
+	synchronized void subscription(LockPort.Cancellable subscription) {
+		this.subscription = subscription;
 	}
 
-	boolean hasSubscription() {
-		synchronized (this) {
-			return this.subscription != null;
-		}
+	synchronized boolean hasSubscription() {
+		return this.subscription != null;
 	}
 
 	boolean isSubscribed() {
