@@ -92,7 +92,8 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 		this.container = builder.listenerContainer;
 		this.ownsContainer = this.container == null;
 		LockPort port = new ReactorLockPort(commands, timer, this::container);
-		this.driver = new DriverCommands(port, LockKeys.FENCE_IDLE_MILLIS, this.handOff);
+		this.driver = new DriverCommands(port, LockKeys.FENCE_IDLE_MILLIS, this.handOff,
+				DriverCommands.AttemptWatch.NONE);
 		this.holds = new ReactiveHolds(this.driver, commands, this::isCluster, new LockListeners(builder.listeners),
 				this.handOff);
 		this.lines = new LocalLines(port, builder.subscriptionLinger.toNanos());

@@ -70,7 +70,8 @@ final class HoldWork implements SimulatedPort.Calls {
 		this.owner = owner;
 		this.random = run.life();
 		this.port = new SimulatedPort(holder, run.world(), this);
-		this.commands = new DriverCommands(this.port, Long.parseLong(MultiLockRun.FENCE_IDLE_MS), true);
+		this.commands = new DriverCommands(this.port, Long.parseLong(MultiLockRun.FENCE_IDLE_MS), true,
+				DriverCommands.AttemptWatch.NONE);
 		this.lines = lines;
 	}
 

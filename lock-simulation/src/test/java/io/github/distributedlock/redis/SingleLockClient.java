@@ -58,7 +58,8 @@ final class SingleLockClient implements SimulatedPort.Calls {
 		this.left = acquisitions;
 		this.reader = reader;
 		this.port = new SimulatedPort(name, run.world(), this);
-		this.commands = new DriverCommands(this.port, Long.parseLong(MultiLockRun.FENCE_IDLE_MS), true);
+		this.commands = new DriverCommands(this.port, Long.parseLong(MultiLockRun.FENCE_IDLE_MS), true,
+				DriverCommands.AttemptWatch.NONE);
 		this.lines = new LocalLines(new SimulatedPort(name, run.world()), LockSimulation.LINGER_NANOS);
 		this.work = new HoldWork(run, name, owner, this.lines);
 	}

@@ -47,14 +47,6 @@ public final class DriverCommands {
 	/**
 	 * @param fenceIdleMillis how long a lock's fencing counter outlives its last hold
 	 * @param handOff whether a release reserves the lock for the oldest waiting request
-	 */
-	public DriverCommands(LockPort port, long fenceIdleMillis, boolean handOff) {
-		this(port, fenceIdleMillis, handOff, AttemptWatch.NONE);
-	}
-
-	/**
-	 * @param fenceIdleMillis how long a lock's fencing counter outlives its last hold
-	 * @param handOff whether a release reserves the lock for the oldest waiting request
 	 * @param watch told of every attempt, before it is sent and when it ends
 	 */
 	public DriverCommands(LockPort port, long fenceIdleMillis, boolean handOff, AttemptWatch watch) {
