@@ -59,7 +59,7 @@ public sealed interface ReleaseMessage {
 				return new KeyGone(text(body, 0));
 			}
 		}
-		Long token = Released.token(body);
+		Long token = number(body, 0, body.length);
 		if (token != null) {
 			return new Released(token);
 		}
@@ -90,6 +90,24 @@ public sealed interface ReleaseMessage {
 		return body.length >= prefix.length && Arrays.equals(body, 0, prefix.length, prefix, 0, prefix.length);
 	}
 
+	/**
+	 * Return the number that the ASCII digits of the body spell from {@code from} to
+	 * {@code to}, or {@code null} if there are none, more than 18, or another byte.
+	 */
+	private static @Nullable Long number(byte[] body, int from, int to) {
+		if (to <= from || to - from > 18) {
+			return null;
+		}
+		long number = 0;
+		for (int i = from; i < to; i++) {
+			if (body[i] < '0' || body[i] > '9') {
+				return null;
+			}
+			number = number * 10 + (body[i] - '0');
+		}
+		return number;
+	}
+
 	private static String text(byte[] body, int from) {
 		return new String(body, from, body.length - from, StandardCharsets.UTF_8);
 	}
@@ -104,20 +122,6 @@ public sealed interface ReleaseMessage {
 	 * @param token the fencing token of the hold (0 when unknown)
 	 */
 	record Released(long token) implements ReleaseMessage {
-
-		private static @Nullable Long token(byte[] body) {
-			if (body.length == 0 || body.length > 18) {
-				return null;
-			}
-			long token = 0;
-			for (byte digit : body) {
-				if (digit < '0' || digit > '9') {
-					return null;
-				}
-				token = token * 10 + (digit - '0');
-			}
-			return token;
-		}
 
 	}
 
@@ -139,19 +143,10 @@ public sealed interface ReleaseMessage {
 				return null;
 			}
 			String member = text(body, PREFIX_BYTES.length);
+			// Up to the first non-digit, a character is a byte.
 			int colon = member.indexOf(':');
-			if (colon <= 0 || colon > 18) {
-				return null;
-			}
-			long claim = 0;
-			for (int i = 0; i < colon; i++) {
-				char digit = member.charAt(i);
-				if (digit < '0' || digit > '9') {
-					return null;
-				}
-				claim = claim * 10 + (digit - '0');
-			}
-			return new Reserved(member, claim);
+			Long claim = (colon > 0) ? number(body, PREFIX_BYTES.length, PREFIX_BYTES.length + colon) : null;
+			return (claim != null) ? new Reserved(member, claim) : null;
 		}
 
 		@Override
