@@ -211,14 +211,19 @@ final class LostState {
 			return -1;
 		}
 		// Still its owner's: before the release ran, the hold itself (seed 5979); after,
-		// only beside the owner's other holds, with the end the release recorded
+		// only beside the owner's other holds, until the end the release recorded
 		// ('kept'). Without it, a failover brought back the hold the release had ended,
 		// and lost the keep (seed 18450: the owner's next acquisition took that hold over
-		// and freed the lock).
-		if (kept == null || kept.ranNanos < 0 || fields.get(1) != null) {
+		// and freed the lock). With an earlier end, a failover lost the release and
+		// brought back an earlier inner hold's end, cutting the keep short (seed 104129).
+		if (kept == null || kept.ranNanos < 0) {
 			return ttlEnd(this.lockKey);
 		}
-		return -1;
+		Object recorded = fields.get(1);
+		if (recorded == null) {
+			return -1;
+		}
+		return Math.min(ttlEnd(this.lockKey), (long) Double.parseDouble(recorded.toString()));
 	}
 
 	private long ttlEnd(String key) {
