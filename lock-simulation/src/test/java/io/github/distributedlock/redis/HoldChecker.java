@@ -5,6 +5,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
+import io.github.distributedlock.redis.core.LockOwners;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -77,6 +78,10 @@ final class HoldChecker {
 	private final java.util.Map<Long, String> grantedInRedis = new java.util.HashMap<>();
 
 	private int unheldTokensBroughtBack;
+
+	// "<owner digest>:<token>" of each writer hold a failover that lost writes left in
+	// the lock hash.
+	private final Set<String> restoredByFailover = new HashSet<>();
 
 	private int count;
 
@@ -224,6 +229,13 @@ final class HoldChecker {
 	}
 
 	/**
+	 * Record the writer hold a failover that lost writes left in the lock hash.
+	 */
+	void failoverRestored(String ownerDigest, long token) {
+		this.restoredByFailover.add(ownerDigest + ":" + token);
+	}
+
+	/**
 	 * Record a failover that lost writes: the grants before it, whatever their holds'
 	 * state then (seed 5677: a hold whose lease had run out in a stall, which the
 	 * failover's lost writes had granted), may be among them.
@@ -271,8 +283,14 @@ final class HoldChecker {
 		// grants lost, and a writer's older hold brought back, which its owner joins).
 		long lost = Math.max(this.tokenBeforeLossyFailover,
 				this.lostInFailover.values().stream().mapToLong(Long::longValue).max().orElse(Long.MIN_VALUE));
-		String first = this.tokenOwners.getOrDefault(token, this.grantedInRedis.get(token));
-		return lost > token && owner.equals(first);
+		String held = this.tokenOwners.get(token);
+		if (held != null) {
+			return lost > token && owner.equals(held);
+		}
+		// A token no caller held: only if a failover that lost writes left this very hold
+		// (its owner and token) in the lock hash (seed 49708).
+		return lost > token && owner.equals(this.grantedInRedis.get(token))
+				&& this.restoredByFailover.contains(LockOwners.digest(owner) + ":" + token);
 	}
 
 	/**
@@ -280,6 +298,10 @@ final class HoldChecker {
 	 */
 	private void newToOwner(String holder, String owner, long token) {
 		String first = this.tokenOwners.putIfAbsent(token, owner);
+		if (first == null) {
+			// Granted in Redis to another owner before, though no caller held it.
+			first = this.grantedInRedis.get(token);
+		}
 		if (first != null && !first.equals(owner)) {
 			violated(holder + " got token " + token + ", granted to " + first + " before");
 		}

@@ -998,6 +998,11 @@ final class LockSimulation {
 		if (this.redisFaults.counts()[1] > writesLostBefore) {
 			// Any grant before it may be among the writes it lost.
 			this.checker.failedOverLosingWrites();
+			Object restoredOwner = this.redis.inspect("HGET", this.spec.lockKey(), "owner");
+			Object restoredToken = this.redis.inspect("HGET", this.spec.lockKey(), "token");
+			if (restoredOwner instanceof String digest && !digest.isEmpty() && restoredToken != null) {
+				this.checker.failoverRestored(digest, Long.parseLong(restoredToken.toString()));
+			}
 		}
 		this.trace.add("           " + what);
 		long[] after = this.lostState.ends(targets);

@@ -66,6 +66,7 @@ class LockSimulationTests {
 		// replies checked, tokens brought back, self-deadlocks; and the seeds with
 		// failovers, with evictions.
 		long[] redisFaults = new long[11];
+		long unheldTokensBack = 0;
 		String firstSelfDeadlock = null;
 		long reservations = 0;
 		for (long seed : seeds()) {
@@ -110,6 +111,7 @@ class LockSimulationTests {
 			for (int i = 0; i < faults.length; i++) {
 				redisFaults[i] += faults[i];
 			}
+			unheldTokensBack += simulation.unheldTokensBroughtBack();
 			redisFaults[9] += (faults[0] > 0) ? 1 : 0;
 			redisFaults[10] += (faults[2] > 0) ? 1 : 0;
 			if (firstSelfDeadlock == null) {
@@ -172,10 +174,11 @@ class LockSimulationTests {
 		System.out.printf("simulation with failovers and evictions: %d seeds failed over (%d failovers, %d writes "
 				+ "lost), %d seeds evicted %d keys; %d holds lost and %d cut short while their holders counted on "
 				+ "them, %d locks kept for a minimum hold lost; %d replies to a lost hold's renewal, extension or "
-				+ "release checked; %d grants took an older token of their owner back after a failover; %d "
-				+ "acquisitions failed as a self-deadlock after a fault (the first: %s)%n", redisFaults[9],
-				redisFaults[0], redisFaults[1], redisFaults[10], redisFaults[2], redisFaults[3], redisFaults[4],
-				redisFaults[5], redisFaults[6], redisFaults[7], redisFaults[8], firstSelfDeadlock);
+				+ "release checked; %d grants took an older token of their owner back after a failover (%d of "
+				+ "them one that no caller had held); %d acquisitions failed as a self-deadlock after a fault (the "
+				+ "first: %s)%n", redisFaults[9], redisFaults[0], redisFaults[1], redisFaults[10], redisFaults[2],
+				redisFaults[3], redisFaults[4], redisFaults[5], redisFaults[6], redisFaults[7], unheldTokensBack,
+				redisFaults[8], firstSelfDeadlock);
 		System.out.printf("hand-off: %d reservations checked for the oldest request and their message%n", reservations);
 		// The hand-off oracles ran: releases reserved the lock for waiters in line.
 		assertThat(reservations).as("reservations checked").isPositive();
