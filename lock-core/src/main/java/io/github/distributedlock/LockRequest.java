@@ -6,16 +6,39 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * An immutable description of the lock to take and how. Settings left unset come from the
- * {@link LockDefaults} of the {@link LockTemplate} (in Spring Boot, from
- * {@code distributed-lock.*} properties). <pre class="code">
+ * An immutable description of the lock to take and how. Settings left unset
+ * ({@code null}) come from the {@link LockDefaults} of the {@link LockTemplate} (in
+ * Spring Boot, from {@code distributed-lock.*} properties). <pre class="code">
  * LockRequest request = LockRequest.builder("server_access").key(serverId)
  *         .lease(Duration.ofSeconds(10))
  *         .waitTime(Duration.ofSeconds(2))
  *         .build();
- * </pre>
+ * </pre> Build requests with {@link #builder(String)}: the canonical constructor
+ * validates the same way, but gains a parameter whenever a setting is added.
+ *
+ * @param name the lock
+ * @param lease how long the lock stays ours if never released
+ * @param waitTime how long to wait for the lock while it is taken
+ * @param waitStrategy how waiters learn that the lock may be free
+ * @param reentrant whether the thread that holds the lock may take it again
+ * @param progressAwareTimeout whether the wait time restarts when the lock changes hands
+ * @param origin where the lock is requested, for example {@code DeployService.deploy},
+ * shown to operators next to the hold, or {@code null}
+ * @param owner the owner that holds the lock instead of the thread, or {@code null}
+ * @param autoRenew whether the watchdog renews the lease while the lock is held; unset
+ * means "renewed when no lease is given"
+ * @param mode whether the lock is taken alone or shared with readers
+ * @param permits the number of permits of the semaphore asked for, or 0 for a lock
+ * @param fair whether waiters get the lock in arrival order, across processes
+ * @param holdAtLeast how long the lock stays taken at least, counted from its acquisition
+ * (see {@link Builder#holdAtLeast(Duration)}), or {@code null} for none
+ * @param onLeaseLost what happens to the work under the lock when its lease is found lost
+ * before the work ends, {@link LeaseLossPolicy#CONTINUE} unless set
  */
-public final class LockRequest {
+public record LockRequest(LockName name, @Nullable Duration lease, @Nullable Duration waitTime,
+		@Nullable WaitStrategy waitStrategy, @Nullable Boolean reentrant, @Nullable Boolean progressAwareTimeout,
+		@Nullable String origin, @Nullable String owner, @Nullable Boolean autoRenew, LockMode mode, int permits,
+		boolean fair, @Nullable Duration holdAtLeast, LeaseLossPolicy onLeaseLost) {
 
 	/**
 	 * A wait time that means "wait until the lock is ours or the thread is interrupted".
@@ -30,91 +53,42 @@ public final class LockRequest {
 	 */
 	public static final Duration MAX_LEASE = Duration.ofDays(365);
 
-	private final LockName name;
-
-	private final @Nullable Duration lease;
-
-	private final @Nullable Duration waitTime;
-
-	private final @Nullable WaitStrategy waitStrategy;
-
-	private final @Nullable Boolean reentrant;
-
-	private final @Nullable Boolean progressAwareTimeout;
-
-	private final @Nullable String origin;
-
-	private final @Nullable String owner;
-
-	private final @Nullable Boolean autoRenew;
-
-	private final LockMode mode;
-
-	private final int permits;
-
-	private final boolean fair;
-
-	private final @Nullable Duration holdAtLeast;
-
-	private final LeaseLossPolicy onLeaseLost;
-
-	private LockRequest(Builder builder) {
-		this.name = new LockName(builder.scope, builder.key);
-		this.lease = builder.lease;
-		this.waitTime = builder.waitTime;
-		this.waitStrategy = builder.waitStrategy;
-		this.reentrant = builder.reentrant;
-		this.progressAwareTimeout = builder.progressAwareTimeout;
-		this.origin = builder.origin;
-		this.owner = builder.owner;
-		this.autoRenew = builder.autoRenew;
-		this.mode = builder.mode;
-		this.permits = builder.permits;
-		this.fair = builder.fair;
-		this.holdAtLeast = builder.holdAtLeast;
-		this.onLeaseLost = builder.onLeaseLost;
-		if (this.fair && (this.permits > 0 || this.mode == LockMode.READ)) {
-			throw new IllegalArgumentException(
-					"Lock '" + this.name + "': only exclusive (write) locks can be fair, not read locks or permits");
+	public LockRequest {
+		Objects.requireNonNull(name, "name must not be null");
+		Objects.requireNonNull(mode, "mode must not be null");
+		Objects.requireNonNull(onLeaseLost, "onLeaseLost must not be null");
+		if (fair && (permits > 0 || mode == LockMode.READ)) {
+			throw invalid(name, "only exclusive (write) locks can be fair, not read locks or permits");
 		}
-		if (this.permits < 0) {
-			throw new IllegalArgumentException(
-					"Lock '" + this.name + "': permits must be at least 1, but was " + this.permits);
+		if (permits < 0) {
+			throw invalid(name, "permits must be at least 1, but was " + permits);
 		}
-		if (this.permits > 0 && this.mode == LockMode.READ) {
-			throw new IllegalArgumentException("Lock '" + this.name + "': a semaphore (permits) has no read mode");
+		if (permits > 0 && mode == LockMode.READ) {
+			throw invalid(name, "a semaphore (permits) has no read mode");
 		}
-		if (this.owner != null && (this.owner.isBlank() || this.owner.length() > MAX_OWNER_LENGTH)) {
-			throw new IllegalArgumentException("Lock '" + this.name + "': a custom owner must be non-blank and at most "
-					+ MAX_OWNER_LENGTH + " characters");
+		if (owner != null && (owner.isBlank() || owner.length() > MAX_OWNER_LENGTH)) {
+			throw invalid(name, "a custom owner must be non-blank and at most " + MAX_OWNER_LENGTH + " characters");
 		}
-		if (this.lease != null && !isValidLease(this.lease)) {
-			throw new IllegalArgumentException("Lock '" + this.name + "': lease must be between 1 ms and "
-					+ MAX_LEASE.toDays() + " days, but was " + this.lease);
+		if (lease != null && !isValidLease(lease)) {
+			throw invalid(name, "lease must be between 1 ms and " + MAX_LEASE.toDays() + " days, but was " + lease);
 		}
-		if (this.waitTime != null && this.waitTime.isNegative()) {
-			throw new IllegalArgumentException(
-					"Lock '" + this.name + "': wait time must not be negative, but was " + this.waitTime);
+		if (waitTime != null && waitTime.isNegative()) {
+			throw invalid(name, "wait time must not be negative, but was " + waitTime);
 		}
-		if (this.holdAtLeast != null) {
-			checkHoldAtLeast(this.name, this.holdAtLeast, this.lease);
+		if (holdAtLeast != null && holdAtLeast.isNegative()) {
+			throw invalid(name, "minimum hold must not be negative, but was " + holdAtLeast);
+		}
+		if (holdAtLeast != null && holdAtLeast.compareTo(MAX_LEASE) > 0) {
+			throw invalid(name, "minimum hold must be at most " + MAX_LEASE.toDays() + " days, but was " + holdAtLeast);
+		}
+		if (holdAtLeast != null && lease != null && holdAtLeast.compareTo(lease) > 0) {
+			throw invalid(name, "minimum hold " + holdAtLeast + " is longer than the lease " + lease
+					+ "; the lease caps how long the lock stays taken, so give a lease of at least the minimum hold");
 		}
 	}
 
-	private static void checkHoldAtLeast(LockName name, Duration holdAtLeast, @Nullable Duration lease) {
-		if (holdAtLeast.isNegative()) {
-			throw new IllegalArgumentException(
-					"Lock '" + name + "': minimum hold must not be negative, but was " + holdAtLeast);
-		}
-		if (holdAtLeast.compareTo(MAX_LEASE) > 0) {
-			throw new IllegalArgumentException("Lock '" + name + "': minimum hold must be at most " + MAX_LEASE.toDays()
-					+ " days, but was " + holdAtLeast);
-		}
-		if (lease != null && holdAtLeast.compareTo(lease) > 0) {
-			throw new IllegalArgumentException("Lock '" + name + "': minimum hold " + holdAtLeast
-					+ " is longer than the lease " + lease + "; the lease caps how long the lock stays taken, "
-					+ "so give a lease of at least the minimum hold");
-		}
+	private static IllegalArgumentException invalid(LockName name, String problem) {
+		return new IllegalArgumentException("Lock '" + name + "': " + problem);
 	}
 
 	/**
@@ -168,100 +142,9 @@ public final class LockRequest {
 		return builder;
 	}
 
-	public LockName name() {
-		return this.name;
-	}
-
-	public @Nullable Duration lease() {
-		return this.lease;
-	}
-
-	public @Nullable Duration waitTime() {
-		return this.waitTime;
-	}
-
-	public @Nullable WaitStrategy waitStrategy() {
-		return this.waitStrategy;
-	}
-
-	public @Nullable Boolean reentrant() {
-		return this.reentrant;
-	}
-
-	public @Nullable Boolean progressAwareTimeout() {
-		return this.progressAwareTimeout;
-	}
-
 	/**
-	 * Return where the lock is requested, for example {@code DeployService.deploy}, shown
-	 * to operators next to the hold.
-	 * @return the origin, or {@code null}
+	 * Describe the request; a custom owner shows as {@code (custom)}, never in full.
 	 */
-	public @Nullable String origin() {
-		return this.origin;
-	}
-
-	/**
-	 * Return the custom owner, if the request names one instead of the calling thread.
-	 * @return the custom owner, or {@code null}
-	 */
-	public @Nullable String owner() {
-		return this.owner;
-	}
-
-	/**
-	 * Return whether the lease is renewed by the watchdog while the lock is held; unset
-	 * means "renewed when no lease is given".
-	 * @return whether the lease is renewed, or {@code null}
-	 */
-	public @Nullable Boolean autoRenew() {
-		return this.autoRenew;
-	}
-
-	/**
-	 * Return whether the lock is taken alone or shared with readers.
-	 * @return the lock mode
-	 */
-	public LockMode mode() {
-		return this.mode;
-	}
-
-	/**
-	 * Return the number of permits, when this requests one permit of a semaphore.
-	 * @return the permits, or 0 for a lock
-	 */
-	public int permits() {
-		return this.permits;
-	}
-
-	/**
-	 * Return whether waiters get the lock in arrival order, across processes.
-	 * @return whether the lock is fair
-	 */
-	public boolean fair() {
-		return this.fair;
-	}
-
-	/**
-	 * Return how long the lock stays taken at least, counted from its acquisition: a
-	 * release before then only shortens the lease to what is left of the minimum hold, so
-	 * that the lock stays taken until {@code max(release, acquired + holdAtLeast)}, never
-	 * past the lease. Nobody waits for it: the release returns at once.
-	 * @return the minimum hold, or {@code null} for none
-	 */
-	public @Nullable Duration holdAtLeast() {
-		return this.holdAtLeast;
-	}
-
-	/**
-	 * Return what happens to the work under the lock when its lease is found lost before
-	 * the work ends.
-	 * @return the policy, {@link LeaseLossPolicy#CONTINUE} unless set
-	 */
-	public LeaseLossPolicy onLeaseLost() {
-		return this.onLeaseLost;
-	}
-
 	@Override
 	public String toString() {
 		return "LockRequest[" + this.name + ", lease=" + this.lease + ", waitTime=" + this.waitTime + ", waitStrategy="
@@ -464,15 +347,14 @@ public final class LockRequest {
 		/**
 		 * Keep the lock taken for at least this long after it is acquired, as ShedLock's
 		 * {@code lockAtLeastFor}: a release that comes earlier returns at once but leaves
-		 * the lock taken until the minimum hold has passed (the lease is shortened to
-		 * what is left of it). The lease still caps it, and the fencing token does not
-		 * change. For a re-entered lock, each hold's minimum counts from its own
-		 * acquisition and the lock stays taken until the latest of them once the last
-		 * hold is released. Useful for scheduled jobs, so that an instance whose clock or
-		 * schedule is slightly off does not run the same job again right after another
+		 * the lock taken until the minimum hold has passed (the lease, which still caps
+		 * it, is shortened to what is left of it; the fencing token does not change). A
+		 * re-entered lock stays taken until the latest minimum of its holds, each counted
+		 * from its own acquisition. Useful for scheduled jobs, so that an instance whose
+		 * clock or schedule is slightly off does not run a job again right after another
 		 * finished it.
-		 * @param holdAtLeast the minimum hold, not negative, not longer than an explicit
-		 * lease
+		 * @param holdAtLeast the minimum hold, not negative, at most
+		 * {@link LockRequest#MAX_LEASE}, not longer than an explicit lease
 		 * @return this builder
 		 */
 		public Builder holdAtLeast(Duration holdAtLeast) {
@@ -500,11 +382,13 @@ public final class LockRequest {
 		/**
 		 * Build the request.
 		 * @return the request
-		 * @throws IllegalArgumentException if the name, lease or wait time is invalid;
-		 * the message names the lock
+		 * @throws IllegalArgumentException if a setting is invalid or settings do not go
+		 * together; the message names the lock
 		 */
 		public LockRequest build() {
-			return new LockRequest(this);
+			return new LockRequest(new LockName(this.scope, this.key), this.lease, this.waitTime, this.waitStrategy,
+					this.reentrant, this.progressAwareTimeout, this.origin, this.owner, this.autoRenew, this.mode,
+					this.permits, this.fair, this.holdAtLeast, this.onLeaseLost);
 		}
 
 	}

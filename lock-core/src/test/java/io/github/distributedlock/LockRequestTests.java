@@ -1,6 +1,7 @@
 package io.github.distributedlock;
 
 import java.time.Duration;
+import java.util.function.Supplier;
 
 import org.junit.jupiter.api.Test;
 
@@ -94,6 +95,26 @@ class LockRequestTests {
 			.as("without an explicit lease, the default lease caps it when the lock is taken")
 			.isEqualTo(Duration.ofMinutes(5));
 		assertThat(LockRequest.of("jobs", null).holdAtLeast()).isNull();
+	}
+
+	@Test
+	void shouldRefuseSettingsThatDoNotGoTogetherNamingTheLock() {
+		Supplier<LockRequest.Builder> orders = () -> LockRequest.builder("orders").key("1");
+		assertThatIllegalArgumentException().isThrownBy(() -> orders.get().permits(0))
+			.withMessage("permits must be at least 1, but was 0");
+		assertThatIllegalArgumentException().isThrownBy(() -> orders.get().permits(3).fair(true).build())
+			.withMessage("Lock 'orders:1': only exclusive (write) locks can be fair, not read locks or permits");
+		assertThatIllegalArgumentException().isThrownBy(() -> orders.get().mode(LockMode.READ).fair(true).build())
+			.withMessage("Lock 'orders:1': only exclusive (write) locks can be fair, not read locks or permits");
+		assertThatIllegalArgumentException().isThrownBy(() -> orders.get().permits(3).mode(LockMode.READ).build())
+			.withMessage("Lock 'orders:1': a semaphore (permits) has no read mode");
+		assertThatIllegalArgumentException().isThrownBy(() -> orders.get().owner(" ").build())
+			.withMessage("Lock 'orders:1': a custom owner must be non-blank and at most 256 characters");
+		assertThatIllegalArgumentException().isThrownBy(() -> orders.get().owner("o".repeat(257)).build())
+			.withMessage("Lock 'orders:1': a custom owner must be non-blank and at most 256 characters");
+		assertThat(orders.get().owner("o".repeat(256)).build().owner()).hasSize(256);
+		assertThatIllegalArgumentException().isThrownBy(() -> orders.get().holdAtLeast(Duration.ofDays(366)).build())
+			.withMessage("Lock 'orders:1': minimum hold must be at most 365 days, but was PT8784H");
 	}
 
 	@Test
