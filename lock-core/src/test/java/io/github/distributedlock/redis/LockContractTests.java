@@ -25,7 +25,6 @@ import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.LockTarget;
 import io.github.distributedlock.redis.core.LockTiming;
 import io.github.distributedlock.redis.core.WaitMode;
-import io.github.distributedlock.redis.script.ExclusiveKind;
 import io.github.distributedlock.redis.script.LockKind;
 import io.github.distributedlock.redis.script.ScriptReplies;
 import io.github.distributedlock.redis.script.ScriptRunner;
@@ -330,11 +329,11 @@ class LockContractTests extends LockTemplateContractTests<RedisLockTemplate> {
 		HandOffRequest request = HandOffRequest.of(0);
 		LockHandle held = this.template.acquire(request("u").build());
 		List<?> reply = scripts.execute(spec.kind()
-			.acquire(spec, new LockKind.Attempt("gave-up:1", "gave-up-hold", 5000, false, false, request), "60000"));
+			.acquire(spec, new LockKind.Attempt("gave-up:1", "gave-up-hold", 5000, false, false, request), 60000));
 		assertThat(ScriptReplies.acquireResult(spec, reply).acquired()).isFalse();
 		held.close();
 		assertThat(this.template.isLocked(this.scope, "u")).as("reserved").isTrue();
-		scripts.execute(ExclusiveKind.withdraw(spec, request, true));
+		scripts.execute(LockKind.withdraw(spec, request, true));
 		assertThat(this.template.isLocked(this.scope, "u")).isFalse();
 		assertThat(redisOps().hasKey(spec.requestsKey())).isFalse();
 	}

@@ -13,7 +13,7 @@ import io.github.distributedlock.LockMode;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.redis.blocking.RedisLockHandle;
-import io.github.distributedlock.redis.script.ExclusiveKind;
+import io.github.distributedlock.redis.script.LockKind;
 import io.github.distributedlock.redis.script.ScriptRunner;
 import io.github.distributedlock.test.RedisServerExtension;
 import org.assertj.core.api.SoftAssertions;
@@ -212,7 +212,7 @@ class NestedLeaseTests {
 		ScriptRunner scripts = new ScriptRunner(this.factory);
 		held.hold().renewing();
 		long sentNanos = System.nanoTime();
-		assertThat(scripts.<List<Long>>execute(ExclusiveKind.renew(List.of(held.grant())))).containsExactly(1L);
+		assertThat(scripts.<List<Long>>execute(LockKind.renew(List.of(held.grant())))).containsExactly(1L);
 		held.extend(INNER);
 		held.hold().renewed(sentNanos, System.nanoTime());
 		long remaining = held.remainingLease().toMillis();

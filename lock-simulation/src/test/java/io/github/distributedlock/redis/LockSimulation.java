@@ -42,7 +42,6 @@ import io.github.distributedlock.redis.driver.OwnerHolds;
 import io.github.distributedlock.redis.driver.PlantedHoldBugs;
 import io.github.distributedlock.redis.driver.Renewals;
 import io.github.distributedlock.redis.driver.SingleAcquisition;
-import io.github.distributedlock.redis.script.FairKind;
 import io.github.distributedlock.redis.script.LockKind;
 import io.github.distributedlock.redis.script.ScriptArgs;
 import io.github.distributedlock.redis.script.ScriptCall;
@@ -161,9 +160,9 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * In a quarter of the runs (drawn from a PRNG of its own) every client takes the fair
  * lock of the name instead, and waits as the engine's fair drivers do
- * ({@link FairAcquisition}: the engine's {@link FairTurn} and {@link FairKind} scripts);
- * in runs without Redis stalls or shared custom owners its waiters must be granted in the
- * order they joined the queue ({@link FairOrder}).
+ * ({@link FairAcquisition}: the engine's {@link FairTurn} and {@link LockKind#FAIR}
+ * scripts); in runs without Redis stalls or shared custom owners its waiters must be
+ * granted in the order they joined the queue ({@link FairOrder}).
  * <p>
  * Not simulated: the JVM's scheduler, Lettuce's reconnect logic, readers' re-entries and
  * nested permits; the chaos suite keeps covering those on real processes. In a quarter of
@@ -2237,7 +2236,7 @@ final class LockSimulation {
 				throw new IllegalStateException(this.name + ": " + error);
 			}
 			LockSimulation.this.trace.add("           " + this.name + " is refused as a self-deadlock ("
-					+ this.acquiring.kind().getClass().getSimpleName() + ", holds it: " + this.holdsIt + ")");
+					+ this.acquiring.kind() + ", holds it: " + this.holdsIt + ")");
 			LockSimulation.this.lostReplies.failed(LostReplies.Failure.SELF_DEADLOCK);
 		}
 

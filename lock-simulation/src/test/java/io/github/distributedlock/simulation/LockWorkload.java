@@ -9,14 +9,14 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Random, seeded sequences of the calls the engine makes: each of its scripts with the
- * keys and arguments its lock kinds build ({@code ExclusiveKind}, {@code ReadKind},
- * {@code PermitKind}, {@code FairKind}, {@code LockCommands}), its plain commands, and
- * pauses. Key names follow {@code LockKeys}: a lock {@code dl:{scope:key}} and its
- * suffixed keys, and a fencing counter per hash slot, shared here by two of the three
- * locks. Owners, hold ids and requests look like the engine's; leases, claims and waiter
- * timeouts are short enough to run out during a test, beside the engine's usual ones.
- * Holds the replies read so far to call release, extend and renew with real tokens,
- * sometimes stale ones, and to retry an attempt with its hold id.
+ * keys and arguments its lock kinds build ({@code LockKind}, {@code LockCommands}), its
+ * plain commands, and pauses. Key names follow {@code LockKeys}: a lock
+ * {@code dl:{scope:key}} and its suffixed keys, and a fencing counter per hash slot,
+ * shared here by two of the three locks. Owners, hold ids and requests look like the
+ * engine's; leases, claims and waiter timeouts are short enough to run out during a test,
+ * beside the engine's usual ones. Holds the replies read so far to call release, extend
+ * and renew with real tokens, sometimes stale ones, and to retry an attempt with its hold
+ * id.
  */
 final class LockWorkload {
 

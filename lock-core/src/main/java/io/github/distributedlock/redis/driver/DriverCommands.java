@@ -13,8 +13,6 @@ import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.HandOffRequest;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.MultiAcquireResult;
-import io.github.distributedlock.redis.script.ExclusiveKind;
-import io.github.distributedlock.redis.script.FairKind;
 import io.github.distributedlock.redis.script.LockKind;
 import io.github.distributedlock.redis.script.ScriptCall;
 import io.github.distributedlock.redis.script.ScriptReplies;
@@ -38,7 +36,7 @@ public final class DriverCommands {
 
 	private final LockPort port;
 
-	private final String fenceIdleMillis;
+	private final long fenceIdleMillis;
 
 	private final boolean handOff;
 
@@ -51,7 +49,7 @@ public final class DriverCommands {
 	 */
 	public DriverCommands(LockPort port, long fenceIdleMillis, boolean handOff, AttemptWatch watch) {
 		this.port = port;
-		this.fenceIdleMillis = Long.toString(fenceIdleMillis);
+		this.fenceIdleMillis = fenceIdleMillis;
 		this.handOff = handOff;
 		this.watch = watch;
 	}
@@ -170,7 +168,7 @@ public final class DriverCommands {
 	void acquireAll(List<LockSpec> specs, String owner, String hold, boolean reentrant,
 			@Nullable HandOffRequest request, Consumer<MultiAcquireResult> replied, Consumer<Throwable> failed) {
 		LockName first = specs.get(0).name();
-		run(first, "acquire", ExclusiveKind.acquireAll(specs, owner, hold, reentrant, request, this.fenceIdleMillis),
+		run(first, "acquire", LockKind.acquireAll(specs, owner, hold, reentrant, request, this.fenceIdleMillis),
 				(reply) -> ScriptReplies.multiAcquireResult(first, specs.size(), (List<?>) reply), replied, failed);
 	}
 
@@ -189,21 +187,21 @@ public final class DriverCommands {
 	 * hold is never touched.
 	 */
 	void withdraw(LockSpec spec, HandOffRequest request) {
-		quietly(spec.name(), "withdraw", ExclusiveKind.withdraw(spec, request, this.handOff));
+		quietly(spec.name(), "withdraw", LockKind.withdraw(spec, request, this.handOff));
 	}
 
 	/**
 	 * Drop a writer's intent, for a writer that stops waiting without the lock.
 	 */
 	void dropIntent(LockSpec spec, String owner) {
-		quietly(spec.name(), "drop-intent", ExclusiveKind.dropIntent(spec, owner));
+		quietly(spec.name(), "drop-intent", LockKind.dropIntent(spec, owner));
 	}
 
 	/**
 	 * Leave a fair lock's queue, for a waiter that gave up.
 	 */
 	void leaveQueue(LockSpec spec, String owner) {
-		quietly(spec.name(), "leave queue", FairKind.leave(spec, owner));
+		quietly(spec.name(), "leave queue", LockKind.leaveQueue(spec, owner));
 	}
 
 	/**

@@ -13,7 +13,7 @@ import java.util.function.Supplier;
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.HashSlots;
-import io.github.distributedlock.redis.script.ExclusiveKind;
+import io.github.distributedlock.redis.script.LockKind;
 import io.github.distributedlock.redis.script.ScriptCall;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -198,7 +198,7 @@ public final class Renewals implements AutoCloseable {
 	}
 
 	private void renew(List<LockHold> batch) {
-		send(batch, () -> ExclusiveKind.renew(batch.stream().map(LockHold::grant).toList()),
+		send(batch, () -> LockKind.renew(batch.stream().map(LockHold::grant).toList()),
 				(sentNanos) -> LockPort.Reply.of((reply) -> {
 					if (!(reply instanceof List<?> results) || results.size() != batch.size()) {
 						failedAll(batch, new LockAccessException(batch.get(0).name(),

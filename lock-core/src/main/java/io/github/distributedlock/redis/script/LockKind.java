@@ -1,34 +1,162 @@
 package io.github.distributedlock.redis.script;
 
+import java.util.List;
+
+import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.HandOffRequest;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockSpec;
 
 import org.jspecify.annotations.Nullable;
 
+import static io.github.distributedlock.redis.script.LockScripts.ACQUIRE;
+import static io.github.distributedlock.redis.script.LockScripts.ACQUIRE_ALL;
+import static io.github.distributedlock.redis.script.LockScripts.ACQUIRE_FAIR;
+import static io.github.distributedlock.redis.script.LockScripts.ACQUIRE_PERMIT;
+import static io.github.distributedlock.redis.script.LockScripts.ACQUIRE_READ;
+import static io.github.distributedlock.redis.script.LockScripts.DROP_INTENT;
 import static io.github.distributedlock.redis.script.LockScripts.EXTEND;
+import static io.github.distributedlock.redis.script.LockScripts.EXTEND_PERMIT;
+import static io.github.distributedlock.redis.script.LockScripts.EXTEND_READ;
+import static io.github.distributedlock.redis.script.LockScripts.HELD_MEMBER;
+import static io.github.distributedlock.redis.script.LockScripts.LEAVE_FAIR;
+import static io.github.distributedlock.redis.script.LockScripts.RELEASE;
+import static io.github.distributedlock.redis.script.LockScripts.RELEASE_FAIR;
+import static io.github.distributedlock.redis.script.LockScripts.RELEASE_PERMIT;
+import static io.github.distributedlock.redis.script.LockScripts.RELEASE_READ;
+import static io.github.distributedlock.redis.script.LockScripts.RENEW;
 
 /**
  * What a hold is in Redis: the scripts that take, release and extend it, their keys and
  * arguments, the channel its releases are published on, and what the wait path may do
- * with it. One instance per kind; the command layer runs what a kind builds and never
- * asks which kind it is.
+ * with it. The command layer runs what a kind builds and never asks which kind it is.
  */
-public abstract sealed class LockKind permits ExclusiveKind, FairKind, ReadKind, PermitKind {
-
-	/** A plain lock: the lock hash itself. */
-	public static final LockKind EXCLUSIVE = new ExclusiveKind();
+public enum LockKind {
 
 	/**
-	 * A lock whose waiters queue in Redis and get it in arrival order across processes.
+	 * A plain lock: the lock hash {owner digest, holds, token, a field per hold}. Its
+	 * waiters line up for reservations, its keyspace events are usable, a multi-lock can
+	 * take several at once, and the watchdog renews many in one script.
 	 */
-	public static final LockKind FAIR = new FairKind();
+	EXCLUSIVE {
 
-	/** A reader in the lock's readers sorted set. */
-	public static final LockKind READ = new ReadKind();
+		@Override
+		public ScriptCall acquire(LockSpec spec, Attempt attempt, long fenceIdleMillis) {
+			return ACQUIRE.call(spec, new ScriptArgs.Acquire(attempt.owner(), attempt.hold(), spec.leaseMillis(),
+					attempt.remainingWaitMillis(), requestMember(attempt.handOff()), HandOffRequest.VALIDITY_MILLIS,
+					attempt.mayHaveIntent(), attempt.holdsIt(), spec.reentrant(), fenceIdleMillis));
+		}
 
-	/** A permit in a semaphore's permits sorted set. */
-	public static final LockKind PERMIT = new PermitKind();
+		@Override
+		public ScriptCall release(LockSpec spec, String owner, long token, String hold, boolean handOff,
+				long keepMillis) {
+			return RELEASE.call(spec, new ScriptArgs.Release(owner, token, hold, handOff, keepMillis, null));
+		}
+
+	},
+
+	/**
+	 * A fair lock: the lock hash of a plain lock, plus a queue of waiters in Redis that
+	 * gives it out in arrival order across processes (see {@code FairAcquisition}). Its
+	 * waiters keep their own line, so they take no reservations.
+	 */
+	FAIR {
+
+		@Override
+		public ScriptCall acquire(LockSpec spec, Attempt attempt, long fenceIdleMillis) {
+			return ACQUIRE_FAIR.call(spec,
+					new ScriptArgs.AcquireFair(attempt.owner(), attempt.hold(), spec.leaseMillis(), spec.reentrant(),
+							fenceIdleMillis, spec.fairWaiterTimeoutMillis(), attempt.remainingWaitMillis() != 0));
+		}
+
+		@Override
+		public ScriptCall release(LockSpec spec, String owner, long token, String hold, boolean handOff,
+				long keepMillis) {
+			return RELEASE_FAIR.call(spec, new ScriptArgs.ReleaseFair(owner, token, hold, keepMillis));
+		}
+
+	},
+
+	/**
+	 * A read lock: a reader (its owner's digest) in the lock's readers sorted set, scored
+	 * by lease end, with the ids of its holds beside it. Its waiters line up for
+	 * reservations like a plain lock's; the sorted set's keyspace events don't say
+	 * "free", so waiters listen on the release channel.
+	 */
+	READ {
+
+		@Override
+		public ScriptCall acquire(LockSpec spec, Attempt attempt, long fenceIdleMillis) {
+			return ACQUIRE_READ.call(spec,
+					new ScriptArgs.AcquireRead(attempt.owner(), attempt.hold(), spec.leaseMillis(), spec.reentrant(),
+							fenceIdleMillis, requestMember(attempt.handOff()), HandOffRequest.VALIDITY_MILLIS));
+		}
+
+		@Override
+		public ScriptCall release(LockSpec spec, String owner, long token, String hold, boolean handOff,
+				long keepMillis) {
+			return RELEASE_READ.call(spec, new ScriptArgs.ReleaseMember(owner, hold, keepMillis));
+		}
+
+		@Override
+		public ScriptCall extend(LockSpec spec, String owner, long token, String hold, long leaseMillis) {
+			return EXTEND_READ.call(spec, new ScriptArgs.ExtendMember(owner, hold, leaseMillis));
+		}
+
+		@Override
+		public ScriptCall isHeld(LockSpec spec, String owner, long token, String hold) {
+			return HELD_MEMBER.callWithKeys(List.of(LockKeys.readers(spec.lockKey())),
+					new ScriptArgs.HeldMember(owner, ""));
+		}
+
+		@Override
+		public String queueSuffix() {
+			return "#READ";
+		}
+
+	},
+
+	/**
+	 * A permit of a semaphore: a member {@code <owner digest>|<hold>} of the permits
+	 * sorted set, scored by lease end, with a release channel of its own. Permits have no
+	 * line of requests: any release may let any waiter in.
+	 */
+	PERMIT {
+
+		@Override
+		public ScriptCall acquire(LockSpec spec, Attempt attempt, long fenceIdleMillis) {
+			return ACQUIRE_PERMIT.call(spec, new ScriptArgs.AcquirePermit(attempt.owner(), attempt.hold(),
+					spec.leaseMillis(), spec.permits(), fenceIdleMillis));
+		}
+
+		@Override
+		public ScriptCall release(LockSpec spec, String owner, long token, String hold, boolean handOff,
+				long keepMillis) {
+			return RELEASE_PERMIT.call(spec, new ScriptArgs.ReleaseMember(owner, hold, keepMillis));
+		}
+
+		@Override
+		public ScriptCall extend(LockSpec spec, String owner, long token, String hold, long leaseMillis) {
+			return EXTEND_PERMIT.call(spec, new ScriptArgs.ExtendMember(owner, hold, leaseMillis));
+		}
+
+		@Override
+		public ScriptCall isHeld(LockSpec spec, String owner, long token, String hold) {
+			return HELD_MEMBER.callWithKeys(List.of(LockKeys.permits(spec.lockKey())),
+					new ScriptArgs.HeldMember(owner, "|" + hold));
+		}
+
+		@Override
+		public String releaseChannel(String lockKey) {
+			return LockKeys.releaseChannel(LockKeys.permits(lockKey));
+		}
+
+		@Override
+		public String queueSuffix() {
+			return "#PERMIT";
+		}
+
+	};
 
 	/**
 	 * Build one attempt of the acquire script.
@@ -36,7 +164,7 @@ public abstract sealed class LockKind permits ExclusiveKind, FairKind, ReadKind,
 	 * @param attempt what this attempt carries
 	 * @param fenceIdleMillis the idle time after which the fencing counter may vanish
 	 */
-	public abstract ScriptCall acquire(LockSpec spec, Attempt attempt, String fenceIdleMillis);
+	public abstract ScriptCall acquire(LockSpec spec, Attempt attempt, long fenceIdleMillis);
 
 	/**
 	 * Build the release of one hold; the script returns the holds left, -1 if the lock
@@ -83,7 +211,7 @@ public abstract sealed class LockKind permits ExclusiveKind, FairKind, ReadKind,
 	 * release reserves the lock for the oldest (see {@link HandOffRequest}).
 	 */
 	public boolean handsOver() {
-		return false;
+		return this == EXCLUSIVE || this == READ;
 	}
 
 	/**
@@ -93,21 +221,21 @@ public abstract sealed class LockKind permits ExclusiveKind, FairKind, ReadKind,
 	 * hash's owner and token.
 	 */
 	public boolean inLockHash() {
-		return false;
+		return this == EXCLUSIVE || this == FAIR;
 	}
 
 	/**
 	 * Return whether waiters queue in Redis instead of the local FIFO queue.
 	 */
 	public boolean queuesInRedis() {
-		return false;
+		return this == FAIR;
 	}
 
 	/**
 	 * Return whether a multi-lock may take it.
 	 */
 	public boolean multiLockable() {
-		return false;
+		return this == EXCLUSIVE;
 	}
 
 	/**
@@ -115,7 +243,7 @@ public abstract sealed class LockKind permits ExclusiveKind, FairKind, ReadKind,
 	 * writer drops when it takes the lock or stops waiting ({@code drop-intent.lua}).
 	 */
 	public boolean setsWriterIntent() {
-		return false;
+		return this == EXCLUSIVE;
 	}
 
 	/**
@@ -123,7 +251,59 @@ public abstract sealed class LockKind permits ExclusiveKind, FairKind, ReadKind,
 	 * not wake: only a writer waits for the last reader to leave.
 	 */
 	public boolean waitsAsReader() {
-		return false;
+		return this == READ;
+	}
+
+	/**
+	 * Build the withdrawal of a waiter's request from a lock's line (locks and read locks
+	 * share it); a reservation for it passes on, and a hold is never touched.
+	 */
+	public static ScriptCall withdraw(LockSpec spec, HandOffRequest request, boolean handOff) {
+		// The script reads neither owner, token nor hold of a withdrawal.
+		return RELEASE.call(spec, new ScriptArgs.Release("", 0, "", handOff, 0, request.member()));
+	}
+
+	/**
+	 * Build the dropping of a writer's intent, for a writer that stops waiting without
+	 * the lock; another writer's intent stays.
+	 */
+	public static ScriptCall dropIntent(LockSpec spec, String owner) {
+		return DROP_INTENT.call(spec, new ScriptArgs.DropIntent(owner));
+	}
+
+	/**
+	 * Build the leaving of a fair lock's queue by a waiter that gave up.
+	 */
+	public static ScriptCall leaveQueue(LockSpec spec, String owner) {
+		return LEAVE_FAIR.call(spec, new ScriptArgs.LeaveFair(owner));
+	}
+
+	/**
+	 * Build one attempt to take several plain locks, all or nothing.
+	 */
+	public static ScriptCall acquireAll(List<LockSpec> specs, String owner, String hold, boolean reentrant,
+			@Nullable HandOffRequest handOff, long fenceIdleMillis) {
+		List<Long> leases = specs.stream().map(LockSpec::leaseMillis).toList();
+		return ACQUIRE_ALL.call(specs, new ScriptArgs.AcquireAll(owner, hold, reentrant, fenceIdleMillis,
+				requestMember(handOff), HandOffRequest.VALIDITY_MILLIS, leases));
+	}
+
+	/**
+	 * Build the renewal of several plain locks' holds in one script, given what each hold
+	 * won; it returns, for each, 1 renewed, -1 gone, -2 held by someone else (or that
+	 * hold was released).
+	 */
+	public static ScriptCall renew(List<Grant> grants) {
+		List<LockSpec> specs = grants.stream().map(Grant::spec).toList();
+		List<ScriptArgs.Renew.Renewal> renewals = grants.stream()
+			.map((grant) -> new ScriptArgs.Renew.Renewal(grant.owner(), grant.token(), grant.hold(),
+					grant.spec().leaseMillis()))
+			.toList();
+		return RENEW.call(specs, new ScriptArgs.Renew(renewals));
+	}
+
+	private static String requestMember(@Nullable HandOffRequest handOff) {
+		return (handOff != null) ? handOff.member() : "";
 	}
 
 	/**
@@ -143,10 +323,6 @@ public abstract sealed class LockKind permits ExclusiveKind, FairKind, ReadKind,
 	 */
 	public record Attempt(String owner, String hold, long remainingWaitMillis, boolean mayHaveIntent, boolean holdsIt,
 			@Nullable HandOffRequest handOff) {
-
-		String requestMember() {
-			return (this.handOff != null) ? this.handOff.member() : "";
-		}
 
 	}
 
