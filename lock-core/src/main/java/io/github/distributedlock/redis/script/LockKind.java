@@ -160,8 +160,6 @@ public enum LockKind {
 
 	/**
 	 * Build one attempt of the acquire script.
-	 * @param spec the lock
-	 * @param attempt what this attempt carries
 	 * @param fenceIdleMillis the idle time after which the fencing counter may vanish
 	 */
 	public abstract ScriptCall acquire(LockSpec spec, Attempt attempt, long fenceIdleMillis);
@@ -169,7 +167,6 @@ public enum LockKind {
 	/**
 	 * Build the release of one hold; the script returns the holds left, -1 if the lock
 	 * was gone, -2 if someone else held it. Run twice, it releases the hold once.
-	 * @param hold the hold's id
 	 * @param handOff whether a release reserves the lock for the oldest waiting request
 	 */
 	public abstract ScriptCall release(LockSpec spec, String owner, long token, String hold, boolean handOff,
@@ -178,7 +175,6 @@ public enum LockKind {
 	/**
 	 * Build a new lease for one hold; the script returns 1, -1 if gone, -2 if taken. The
 	 * lease of another hold of the lock is never shortened.
-	 * @param hold the hold's id
 	 */
 	public ScriptCall extend(LockSpec spec, String owner, long token, String hold, long leaseMillis) {
 		return EXTEND.call(spec, new ScriptArgs.Extend(owner, token, hold, leaseMillis));

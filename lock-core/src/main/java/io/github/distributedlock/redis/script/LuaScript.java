@@ -6,7 +6,6 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 
@@ -120,11 +119,7 @@ public final class LuaScript<A extends ScriptArgs> {
 		if (this.keysPerLock) {
 			throw new IllegalStateException("Lua script " + this.name + " takes the keys of several locks");
 		}
-		List<String> keys = new ArrayList<>(this.keys.size());
-		for (ScriptKey key : this.keys) {
-			keys.add(key.of(spec));
-		}
-		return new ScriptCall(this, keys, args);
+		return new ScriptCall(this, keysOf(List.of(spec)), args);
 	}
 
 	/**
@@ -136,13 +131,11 @@ public final class LuaScript<A extends ScriptArgs> {
 		if (!this.keysPerLock) {
 			throw new IllegalStateException("Lua script " + this.name + " takes the keys of one lock");
 		}
-		List<String> keys = new ArrayList<>(this.keys.size() * specs.size());
-		for (LockSpec spec : specs) {
-			for (ScriptKey key : this.keys) {
-				keys.add(key.of(spec));
-			}
-		}
-		return new ScriptCall(this, keys, args);
+		return new ScriptCall(this, keysOf(specs), args);
+	}
+
+	private List<String> keysOf(List<LockSpec> specs) {
+		return specs.stream().flatMap((spec) -> this.keys.stream().map((key) -> key.of(spec))).toList();
 	}
 
 	/**
@@ -190,9 +183,6 @@ public final class LuaScript<A extends ScriptArgs> {
 		return this.keys;
 	}
 
-	/**
-	 * Return whether the script takes its keys once for each lock.
-	 */
 	boolean keysPerLock() {
 		return this.keysPerLock;
 	}

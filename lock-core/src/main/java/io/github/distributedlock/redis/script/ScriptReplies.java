@@ -58,7 +58,6 @@ public final class ScriptReplies {
 	/**
 	 * Translate a Redis failure into an exception that names the lock and what failed.
 	 */
-
 	public static LockException failure(LockName name, String operation, DataAccessException ex) {
 		if (Thread.currentThread().isInterrupted()) {
 			// The client gave up on the command because the thread was interrupted.
