@@ -113,14 +113,12 @@ public final class RedisLockTemplate implements LockOperations {
 
 	@Override
 	public Optional<LockHandle> tryAcquire(LockRequest request) {
-		Grant grant;
 		try {
-			grant = this.acquisitions.acquire(resolve(request), this.owners.of(request));
+			return Optional.of(acquire(request));
 		}
 		catch (LockTimeoutException ex) {
 			return Optional.empty();
 		}
-		return Optional.of(this.holds.hold(grant));
 	}
 
 	@Override
