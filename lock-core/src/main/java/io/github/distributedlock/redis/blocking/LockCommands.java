@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockInterruptedException;
@@ -102,12 +103,7 @@ public final class LockCommands {
 	}
 
 	public boolean exists(LockName name, String lockKey) {
-		try {
-			return Boolean.TRUE.equals(this.redis.hasKey(lockKey));
-		}
-		catch (DataAccessException ex) {
-			throw ScriptReplies.failure(name, "check", ex);
-		}
+		return translated(name, "check", () -> Boolean.TRUE.equals(this.redis.hasKey(lockKey)));
 	}
 
 	/**
@@ -131,21 +127,21 @@ public final class LockCommands {
 	 * if it is free.
 	 */
 	public @Nullable List<@Nullable String> ownerAndToken(LockName name, String lockKey) {
-		try {
-			List<Object> values = this.redis.opsForHash().multiGet(lockKey, List.of("owner", "token"));
-			if (values.isEmpty() || values.get(0) == null) {
-				return null;
-			}
-			return values.stream().<@Nullable String>map((value) -> (value != null) ? value.toString() : null).toList();
+		List<Object> values = translated(name, "check",
+				() -> this.redis.opsForHash().multiGet(lockKey, List.of("owner", "token")));
+		if (values.isEmpty() || values.get(0) == null) {
+			return null;
 		}
-		catch (DataAccessException ex) {
-			throw ScriptReplies.failure(name, "check", ex);
-		}
+		return values.stream().<@Nullable String>map((value) -> (value != null) ? value.toString() : null).toList();
 	}
 
 	private <T> @Nullable T run(LockName name, String operation, ScriptCall call) {
+		return translated(name, operation, () -> this.scripts.execute(call));
+	}
+
+	private static <T extends @Nullable Object> T translated(LockName name, String operation, Supplier<T> command) {
 		try {
-			return this.scripts.execute(call);
+			return command.get();
 		}
 		catch (DataAccessException ex) {
 			throw ScriptReplies.failure(name, operation, ex);
