@@ -518,7 +518,7 @@ final class LockSimulation {
 		this.sharedKeeps = new SharedKeeps(seed, this.faults.contains(Fault.READ_KEEP),
 				this.faults.contains(Fault.PERMIT_KEEP));
 		this.cancellations = new Cancellations(seed);
-		this.lostReplies = new LostReplies(seed, this.faults.contains(Fault.CUT));
+		this.lostReplies = new LostReplies(seed, this.faults.contains(Fault.CUT), this.faults.contains(Fault.LATE));
 		// In a quarter of the runs of locks the clients poll: drawn from a PRNG of its
 		// own, so that the other runs are the runs they were.
 		boolean polls = new SimulationRandom(seed ^ 0x706f6c6cL).nextInt(4) == 0 && this.permits == 0 && !this.fair;
@@ -1448,15 +1448,15 @@ final class LockSimulation {
 
 	/**
 	 * Return how many commands lost their reply after they ran in Redis and before they
-	 * reached it, then how many failures of each {@link LostReplies.Failure} the clients
-	 * saw.
+	 * reached it, how many of the first ran late, then how many failures of each
+	 * {@link LostReplies.Failure} the clients saw.
 	 */
 	int[] lostReplies() {
 		int[] cuts = this.lostReplies.counts();
 		int[] failures = this.lostReplies.failures();
-		int[] all = new int[2 + failures.length];
-		System.arraycopy(cuts, 0, all, 0, 2);
-		System.arraycopy(failures, 0, all, 2, failures.length);
+		int[] all = new int[cuts.length + failures.length];
+		System.arraycopy(cuts, 0, all, 0, cuts.length);
+		System.arraycopy(failures, 0, all, cuts.length, failures.length);
 		return all;
 	}
 
@@ -2183,6 +2183,28 @@ final class LockSimulation {
 				// pass: the engine ignores a failed withdrawal. A withdrawal's last
 				// argument is the request.
 				LockSimulation.this.lostReplies.requestLeft(call.argv().get(call.argv().size() - 1));
+			}
+		}
+
+		@Override
+		public void ranLate(String operation, ScriptCall call) {
+			// An attempt that runs after its acquisition ended may file its request again
+			// (or, fair, its place in the queue), after the withdrawal: it stays until
+			// its
+			// claim and the line's lifetime pass, as a request whose withdrawal never
+			// ran.
+			String request = "";
+			if (call.args() instanceof ScriptArgs.Acquire acquire) {
+				request = acquire.request();
+			}
+			else if (call.args() instanceof ScriptArgs.AcquireRead read) {
+				request = read.request();
+			}
+			if (request != null && !request.isEmpty()) {
+				LockSimulation.this.lostReplies.requestLeft(request);
+			}
+			if (call.args() instanceof ScriptArgs.AcquireFair) {
+				LockSimulation.this.lostReplies.queueLeft();
 			}
 		}
 
@@ -3017,6 +3039,14 @@ final class LockSimulation {
 		 * client sees a failure after its command timeout ({@link LostReplies}).
 		 */
 		CUT,
+
+		/**
+		 * Half the commands that lose their reply after they ran in Redis run late: 0 to
+		 * 40 ms after their client's command timeout, so after its next commands, as a
+		 * command on a pool's other connection, or a TCP retransmission, may
+		 * ({@link LostReplies}).
+		 */
+		LATE,
 
 		/**
 		 * In a quarter of the runs, Redis fails over once or twice to a replica that lags

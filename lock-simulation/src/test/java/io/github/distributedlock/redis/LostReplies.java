@@ -27,9 +27,20 @@ final class LostReplies {
 	// One command in this many loses its reply.
 	private static final int ONE_IN = 30;
 
+	// The latest a late command runs after its client's command timeout.
+	static final long LATE_NANOS = 40 * LockSimulation.MS;
+
 	private final SimulationRandom random;
 
+	// Draws whether a command that runs does so late: a PRNG of its own, so that a run
+	// with LATE off is the run it was before.
+	private final SimulationRandom lateness;
+
 	private final boolean on;
+
+	private final boolean late;
+
+	private int ranLate;
 
 	// Commands cut after they ran in Redis, and before they reached it.
 	private int ran;
@@ -44,10 +55,14 @@ final class LostReplies {
 
 	/**
 	 * @param on whether the run loses replies; the draws are made either way
+	 * @param late whether half the commands that lose their reply after they ran run
+	 * late: after their client's command timeout, so after its next commands
 	 */
-	LostReplies(long seed, boolean on) {
+	LostReplies(long seed, boolean on, boolean late) {
 		this.random = new SimulationRandom(seed ^ 0x63757473L);
+		this.lateness = new SimulationRandom(seed ^ 0x6c617465L);
 		this.on = on;
+		this.late = late;
 	}
 
 	/**
@@ -63,13 +78,16 @@ final class LostReplies {
 		if (!cut || !this.on) {
 			return null;
 		}
-		if (runs) {
-			this.ran++;
-		}
-		else {
+		if (!runs) {
 			this.neverRan++;
+			return new Cut(false, timeout, -1);
 		}
-		return new Cut(runs, timeout);
+		this.ran++;
+		if (this.late && this.lateness.nextInt(2) == 0) {
+			this.ranLate++;
+			return new Cut(true, timeout, timeout + this.lateness.between(0, LATE_NANOS));
+		}
+		return new Cut(true, timeout, -1);
 	}
 
 	/**
@@ -127,10 +145,11 @@ final class LostReplies {
 
 	/**
 	 * Return how many commands lost their reply after they ran in Redis, and before they
-	 * reached it, in that order.
+	 * reached it, and how many of the first ran late (after their client's command
+	 * timeout), in that order.
 	 */
 	int[] counts() {
-		return new int[] { this.ran, this.neverRan };
+		return new int[] { this.ran, this.neverRan, this.ranLate };
 	}
 
 	/**
@@ -169,8 +188,10 @@ final class LostReplies {
 	 *
 	 * @param runs whether it runs in Redis (else it never reaches it)
 	 * @param timeoutNanos how long after it was sent the client sees the failure
+	 * @param lateNanos how long after it was sent it runs, if late (after the timeout),
+	 * else -1: it runs after the usual network delay
 	 */
-	record Cut(boolean runs, long timeoutNanos) {
+	record Cut(boolean runs, long timeoutNanos, long lateNanos) {
 
 	}
 

@@ -111,6 +111,13 @@ final class SimulatedPort implements LockPort {
 		}
 
 		/**
+		 * It runs late, after its caller's command timeout, so after the caller's next
+		 * commands (it runs in Redis then, its reply lost).
+		 */
+		default void ranLate(String operation, ScriptCall call) {
+		}
+
+		/**
 		 * Its reply is read, before the caller hears it: {@code reply} is {@code null} if
 		 * none came, else its run in Redis ended at {@code ranNanos}.
 		 */
@@ -241,7 +248,12 @@ final class SimulatedPort implements LockPort {
 		LostReplies.Cut cut = this.world.cut();
 		if (cut != null) {
 			if (cut.runs()) {
-				this.world.redisAt(this.world.network(), what + " runs (its reply will be lost)",
+				boolean late = cut.lateNanos() >= 0;
+				if (late) {
+					this.calls.ranLate(operation, call);
+				}
+				this.world.redisAt(late ? cut.lateNanos() : this.world.network(),
+						what + (late ? " runs late, after its timeout" : " runs (its reply will be lost)"),
 						() -> ran(operation, call, eval(operation, call), ran));
 			}
 			else {

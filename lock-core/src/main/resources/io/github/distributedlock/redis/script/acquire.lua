@@ -187,8 +187,11 @@ if held[1] == owner then
 		-- Ours, yet the caller has no handle on it: an earlier acquisition of its own whose reply
 		-- was lost (a timeout). Take it over as one fresh hold rather than count it, or its
 		-- release would leave the lock taken. The lease is never shortened: if a hold of ours
-		-- is live after all (this attempt itself arrived late), it keeps what it was given.
-		drop_holds(KEYS[1])
+		-- is live after all, it keeps what it was given. A hold newer than this attempt's means
+		-- the attempt ran late, after its acquisition ended: it changes nothing.
+		if not take_over(KEYS[1], ARGV[2]) then
+			return {0, tonumber(held[2]), redis.call('PTTL', KEYS[1])}
+		end
 		redis.call('HSET', KEYS[1], 'holds', '1', hold, '1')
 		lengthen_lease(KEYS[1], ARGV[3])
 		withdraw_request()

@@ -38,13 +38,31 @@ local function lengthen_lease(lock, lease_ms)
 	redis.call('PEXPIRE', lock, (left > lease) and left or lease)
 end
 
--- Drop every hold field of a lock hash: a take-over replaces holds whose replies were lost.
-local function drop_holds(lock)
+-- Drop every hold field of a lock hash, so that a take-over replaces the holds whose replies
+-- were lost, and return true; or, if a hold there is newer than this one, drop nothing and
+-- return false. Hold ids are '<process>.<counter in hex>' (UniqueIds), and an owner that
+-- takes over (a thread, or a reactive subscription: never a custom owner) starts its
+-- acquisitions one after another. So a newer hold of this process means that this
+-- attempt's acquisition is over and the attempt ran late (a command delayed on another
+-- connection): taking over would end the owner's live hold, which the late attempt's undo
+-- would then release (docs/design/waiting-and-hand-off.md, "A late attempt").
+local function take_over(lock, hold)
+	local process, counter = string.match(hold, '^(.*)%.(%x+)$')
+	local fields = {}
 	for _, field in ipairs(redis.call('HKEYS', lock)) do
 		if string.sub(field, 1, 1) == '#' then
-			redis.call('HDEL', lock, field)
+			local other_process, other = string.match(field, '^#(.*)%.(%x+)$')
+			if process and other_process == process
+				and (#other > #counter or (#other == #counter and other > counter)) then
+				return false
+			end
+			fields[#fields + 1] = field
 		end
 	end
+	if #fields > 0 then
+		redis.call('HDEL', lock, unpack(fields))
+	end
+	return true
 end
 
 -- The holds of one reader are kept as one list ',<hold>,<hold>,' in the readers' hash, so that
