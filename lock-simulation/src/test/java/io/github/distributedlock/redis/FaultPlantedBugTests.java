@@ -97,15 +97,19 @@ class FaultPlantedBugTests {
 		Set<Fault> withoutFailovers = EnumSet.copyOf(faults);
 		withoutFailovers.remove(Fault.FAILOVER);
 		for (long seed = 1000; seed < 1000 + TOKEN_BACK_SEEDS; seed++) {
-			LockSimulation simulation = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE, faults);
+			// Six acquisitions, no more: those made once faults stop would join the hold
+			// a
+			// failover brought back, each with its older token again.
+			LockSimulation simulation = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE, faults)
+				.withoutRecovery();
 			String violation = simulation.run(1, 6);
 			assertThat(violation).as("seed %d", seed).isNull();
 			if (simulation.redisFaults()[7] == 0) {
 				continue;
 			}
 			assertThat(simulation.redisFaults()[7]).as("grants that took an older token back").isOne();
-			LockSimulation without = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE,
-					withoutFailovers);
+			LockSimulation without = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE, withoutFailovers)
+				.withoutRecovery();
 			assertThat(without.run(1, 6)).isNull();
 			assertThat(without.redisFaults()[7]).as("grants that took an older token back without failovers").isZero();
 			System.out.println("an older token given back across a failover at seed " + seed);

@@ -176,6 +176,12 @@ final class LockSimulation {
 
 	static final long LEASE_MS = 1_000;
 
+	// What the runs held to the bound may draw: the callers' acts, no fault.
+	private static final Set<Fault> CALM = EnumSet.of(Fault.KEEP, Fault.READ_KEEP, Fault.PERMIT_KEEP, Fault.CANCEL);
+
+	// How many acquisitions each client makes once faults stop ({@link #recover}).
+	static final int RECOVERY_ACQUISITIONS = 8;
+
 	// The leases of extensions and nested holds: shorter and longer than the lock's.
 	static final long[] OTHER_LEASES_MS = { 150, LEASE_MS, 2_500 };
 
@@ -294,8 +300,7 @@ final class LockSimulation {
 				case "renew", "extend", "release" -> 10;
 				default -> reentering(operation, call) ? 10 : 20;
 			};
-			boolean twice = LockSimulation.this.random.nextInt(odds) == 0
-					&& LockSimulation.this.faults.contains(Fault.RESEND);
+			boolean twice = LockSimulation.this.random.nextInt(odds) == 0 && drawing(Fault.RESEND);
 			return twice ? network() + LockSimulation.this.random.between(0, 3 * MS) : -1;
 		}
 
@@ -466,6 +471,16 @@ final class LockSimulation {
 	private record Granted(String holder, String owner, boolean writer, boolean newHold, long ranNanos) {
 	}
 
+	// Once faults stopped (recover): when, and how long what they left in Redis may delay
+	// a waiter (-1 before); and how many acquisitions were held to the bound then.
+	private boolean recovery = true;
+
+	private long quietFromNanos = -1;
+
+	private long leftoverNanos;
+
+	private int recoveredWaits;
+
 	// Acquisitions that failed as a self-deadlock after a fault, and the first of them.
 	private int selfDeadlocksAfterFaults;
 
@@ -603,7 +618,15 @@ final class LockSimulation {
 	 * acts, as the runs held to the bound.
 	 */
 	private boolean calm() {
-		return EnumSet.of(Fault.KEEP, Fault.READ_KEEP, Fault.PERMIT_KEEP, Fault.CANCEL).containsAll(this.faults);
+		return CALM.containsAll(this.faults);
+	}
+
+	/**
+	 * Return whether the run draws this fault or hold operation now: once faults stopped
+	 * ({@link #recover}), only the callers' acts of a run without faults.
+	 */
+	private boolean drawing(Fault fault) {
+		return this.faults.contains(fault) && (this.quietFromNanos < 0 || CALM.contains(fault));
 	}
 
 	/**
@@ -855,7 +878,9 @@ final class LockSimulation {
 	}
 
 	/**
-	 * Run the clients until each has made its acquisitions, or the step budget is spent.
+	 * Run the clients until each has made its acquisitions, or the step budget is spent;
+	 * then, in a run with faults, stop them and hold the clients' next acquisitions to
+	 * the bound ({@link #recover}).
 	 * @return what the checker found, or {@code null} if nothing
 	 */
 	@Nullable String run(int clients, int acquisitionsEach) {
@@ -899,6 +924,15 @@ final class LockSimulation {
 			redisAt(fault.atNanos(), fault.failover() ? "redis fails over" : "redis evicts a key",
 					() -> redisFault(fault));
 		}
+		String violation = drain();
+		return (violation != null) ? violation : recover();
+	}
+
+	/**
+	 * Run the events until none is left, or the step budget is spent.
+	 * @return what the checker found, or {@code null} if nothing
+	 */
+	private @Nullable String drain() {
 		while (!this.events.isEmpty() && this.steps++ < 200_000) {
 			Event event = this.events.poll();
 			this.clock.advanceTo(Math.max(this.clock.nanos(), event.at));
@@ -932,6 +966,77 @@ final class LockSimulation {
 			}
 		}
 		return this.checker.violation();
+	}
+
+	/**
+	 * Once the run is over, stop every fault and let each client make
+	 * {@link #RECOVERY_ACQUISITIONS} more acquisitions at once, each held to its own
+	 * client's bound of a run without faults, plus what the faults left in Redis may cost
+	 * until it goes: a stall still under way, the longest time to live of the lock's keys
+	 * (a hold, a reservation, a kept lock, readers or a writer intent that no client
+	 * counts on any more) and a claim for each request of a waiter that is gone, as the
+	 * guarantees state the bound ("once faults stop"). Runs that poll, take permits, the
+	 * fair lock or multi-locks, or whose waits are progress-aware, are not held to it
+	 * here.
+	 * @return what the checker found, or {@code null} if nothing
+	 */
+	private @Nullable String recover() {
+		if (!recovers()) {
+			return null;
+		}
+		long now = this.clock.nanos();
+		this.quietFromNanos = now;
+		this.lostReplies.stop();
+		long stall = Math.max(0, this.redis.stalledUntil() - now);
+		long ttl = 0;
+		for (String key : List.of(this.spec.lockKey(), LockKeys.writerIntent(this.spec.lockKey()))) {
+			ttl = Math.max(ttl, ((Number) this.redis.inspect("PTTL", key)).longValue() * MS);
+		}
+		Object latest = this.redis.inspect("ZRANGE", LockKeys.readers(this.spec.lockKey()), "-1", "-1", "WITHSCORES");
+		if (latest instanceof List<?> reader && reader.size() == 2) {
+			long end = (long) Double.parseDouble(String.valueOf(reader.get(1))) * MS;
+			ttl = Math.max(ttl, end - this.clock.millis() * MS);
+		}
+		Object requests = this.redis.inspect("ZCARD", this.spec.requestsKey());
+		long gone = (requests instanceof Number count) ? count.longValue() : 0;
+		this.leftoverNanos = stall + ttl + gone * (HandOffRequest.CLAIM_MILLIS * MS + calmBoundForHoldsAhead(1, 0));
+		this.trace.add(String.format("           faults stop; what they left may cost %.3f ms (%d requests left)",
+				this.leftoverNanos / 1e6, gone));
+		for (Client client : this.clients.values()) {
+			client.left = RECOVERY_ACQUISITIONS;
+			at(this.random.between(0, 20 * MS), client.name + " starts again", client::start);
+		}
+		if (keyspaceEvents()) {
+			// Redis's expiry cycle goes on, as it stopped once the clients were done.
+			redisAt(KeyspaceWaits.CYCLE_NANOS, "redis expires keys", this::activeExpiry);
+		}
+		return drain();
+	}
+
+	/**
+	 * Return whether this run's clients are held to the bound once faults stop.
+	 */
+	boolean recovers() {
+		return this.recovery && this.multi == null && !calm() && this.permits == 0 && !this.fair && pollNanos() == 0
+				&& !this.progressAware;
+	}
+
+	/**
+	 * End the run once the clients have made their acquisitions, without stopping the
+	 * faults for more ({@link #recover}): for a check that counts what happens in a run
+	 * of a given length.
+	 * @return this simulation
+	 */
+	LockSimulation withoutRecovery() {
+		this.recovery = false;
+		return this;
+	}
+
+	/**
+	 * Return how many acquisitions were held to the bound once faults stopped.
+	 */
+	int recoveredWaits() {
+		return this.recoveredWaits;
 	}
 
 	/**
@@ -1307,7 +1412,7 @@ final class LockSimulation {
 			}
 			java.util.function.Consumer<String> hear = (message) -> heardByDriver(route, message);
 			String what = delivery.subscriber().name() + " hears " + delivery.message();
-			int fault = this.faults.contains(Fault.MESSAGE) ? this.random.nextInt(40) : 39;
+			int fault = drawing(Fault.MESSAGE) ? this.random.nextInt(40) : 39;
 			if (fault == 0) {
 				this.trace.add("           dropped: " + what);
 				continue;
@@ -1337,7 +1442,7 @@ final class LockSimulation {
 	 * constant.
 	 */
 	private long replyDelay() {
-		return (this.random.nextInt(10) == 0 && this.faults.contains(Fault.PAUSE)) ? aroundConstant() : network();
+		return (this.random.nextInt(10) == 0 && drawing(Fault.PAUSE)) ? aroundConstant() : network();
 	}
 
 	/**
@@ -2311,6 +2416,19 @@ final class LockSimulation {
 						behindKept / 1e6);
 			}
 			long ownBound = calmBoundForHoldsAhead(this.holdsAhead, 0);
+			long quiet = LockSimulation.this.quietFromNanos;
+			if (quiet >= 0 && this.startedNanos >= quiet) {
+				LockSimulation.this.recoveredWaits++;
+				long allowed = ownBound + Math.max(0, quiet + LockSimulation.this.leftoverNanos - this.startedNanos);
+				if (waited > allowed) {
+					LockSimulation.this.checker.violated(String.format(
+							"%s%s %.3f ms besides kept locks, from %.3f ms, once faults stopped at %.3f ms: past its "
+									+ "bound %.1f ms (%d holds ahead) and %.3f ms for what the faults left",
+							this.name, how, waited / 1e6, (this.startedNanos - 1_000_000 * MS) / 1e6,
+							(quiet - 1_000_000 * MS) / 1e6, ownBound / 1e6, this.holdsAhead,
+							LockSimulation.this.leftoverNanos / 1e6));
+				}
+			}
 			if (waited - ownBound > LockSimulation.this.mostPastOwnBoundNanos) {
 				LockSimulation.this.mostPastOwnBoundNanos = waited - ownBound;
 				LockSimulation.this.mostPastOwnBound = String.format(
@@ -2385,7 +2503,7 @@ final class LockSimulation {
 						this.reader, lost);
 			}
 			SimulationRandom random = LockSimulation.this.random;
-			boolean renewed = random.nextInt(4) == 0 && LockSimulation.this.faults.contains(Fault.RENEW);
+			boolean renewed = random.nextInt(4) == 0 && drawing(Fault.RENEW);
 			long work;
 			if (renewed) {
 				work = random.between(0, 3 * LEASE_MS * MS);
@@ -2393,16 +2511,14 @@ final class LockSimulation {
 				this.renewals.watch(held.hold);
 			}
 			else {
-				work = (random.nextInt(8) == 0 && LockSimulation.this.faults.contains(Fault.PAUSE)) ? aroundConstant()
-						: random.between(0, 3 * MS);
+				work = (random.nextInt(8) == 0 && drawing(Fault.PAUSE)) ? aroundConstant() : random.between(0, 3 * MS);
 			}
-			if (random.nextInt(4) == 0 && LockSimulation.this.faults.contains(Fault.EXTEND)) {
+			if (random.nextInt(4) == 0 && drawing(Fault.EXTEND)) {
 				at(random.between(0, work), this.name + " extends token " + grant.token(), () -> extend(held));
 			}
 			// Readers don't re-enter here, and a permit has no re-entry (each acquisition
 			// takes a permit of its own).
-			if (random.nextInt(4) == 0 && LockSimulation.this.faults.contains(Fault.REENTER) && !this.reader
-					&& !this.permit) {
+			if (random.nextInt(4) == 0 && drawing(Fault.REENTER) && !this.reader && !this.permit) {
 				at(random.between(0, work), this.name + " re-enters token " + grant.token(), () -> reenter(held, work));
 			}
 			at(work, this.name + " releases token " + grant.token(), () -> release(held));

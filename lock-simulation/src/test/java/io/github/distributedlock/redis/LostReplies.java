@@ -36,7 +36,7 @@ final class LostReplies {
 	// with LATE off is the run it was before.
 	private final SimulationRandom lateness;
 
-	private final boolean on;
+	private boolean on;
 
 	private final boolean late;
 
@@ -88,6 +88,13 @@ final class LostReplies {
 			return new Cut(true, timeout, timeout + this.lateness.between(0, LATE_NANOS));
 		}
 		return new Cut(true, timeout, -1);
+	}
+
+	/**
+	 * Lose no more replies: faults stopped. The draws go on.
+	 */
+	void stop() {
+		this.on = false;
 	}
 
 	/**
