@@ -479,6 +479,9 @@ final class LockSimulation {
 
 	private long leftoverNanos;
 
+	// The requests in the line when faults stopped: their waiters are gone.
+	private final Set<String> requestsGone = new HashSet<>();
+
 	private int recoveredWaits;
 
 	// Acquisitions that failed as a self-deadlock after a fault, and the first of them.
@@ -997,11 +1000,13 @@ final class LockSimulation {
 			long end = (long) Double.parseDouble(String.valueOf(reader.get(1))) * MS;
 			ttl = Math.max(ttl, end - this.clock.millis() * MS);
 		}
-		Object requests = this.redis.inspect("ZCARD", this.spec.requestsKey());
-		long gone = (requests instanceof Number count) ? count.longValue() : 0;
-		this.leftoverNanos = stall + ttl + gone * (HandOffRequest.CLAIM_MILLIS * MS + calmBoundForHoldsAhead(1, 0));
-		this.trace.add(String.format("           faults stop; what they left may cost %.3f ms (%d requests left)",
-				this.leftoverNanos / 1e6, gone));
+		Object requests = this.redis.inspect("ZRANGE", this.spec.requestsKey(), "0", "-1");
+		if (requests instanceof List<?> members) {
+			members.forEach((member) -> this.requestsGone.add(String.valueOf(member)));
+		}
+		this.leftoverNanos = stall + ttl;
+		this.trace.add(String.format("           faults stop; what they left may cost %.3f ms, and %d requests left",
+				this.leftoverNanos / 1e6, this.requestsGone.size()));
 		for (Client client : this.clients.values()) {
 			client.left = RECOVERY_ACQUISITIONS;
 			at(this.random.between(0, 20 * MS), client.name + " starts again", client::start);
@@ -1973,6 +1978,9 @@ final class LockSimulation {
 
 		private long startedNanos;
 
+		// What requests of waiters gone when faults stopped may cost this acquisition.
+		private long goneAheadNanos;
+
 		// Since when this client has been acquiring while a permit was free, or -1.
 		private long freePermitSince = -1;
 
@@ -2055,6 +2063,7 @@ final class LockSimulation {
 			this.busy = true;
 			this.cancelled = false;
 			this.startedNanos = LockSimulation.this.clock.nanos();
+			this.goneAheadNanos = goneAheadNanos();
 			Cancellations.Stop stop = LockSimulation.this.cancellations.draw();
 			boolean stops = stop != null && LockSimulation.this.faults.contains(Fault.CANCEL);
 			@SuppressWarnings("unchecked")
@@ -2419,14 +2428,16 @@ final class LockSimulation {
 			long quiet = LockSimulation.this.quietFromNanos;
 			if (quiet >= 0 && this.startedNanos >= quiet) {
 				LockSimulation.this.recoveredWaits++;
-				long allowed = ownBound + Math.max(0, quiet + LockSimulation.this.leftoverNanos - this.startedNanos);
+				long allowed = ownBound + Math.max(0, quiet + LockSimulation.this.leftoverNanos - this.startedNanos)
+						+ this.goneAheadNanos;
 				if (waited > allowed) {
 					LockSimulation.this.checker.violated(String.format(
 							"%s%s %.3f ms besides kept locks, from %.3f ms, once faults stopped at %.3f ms: past its "
-									+ "bound %.1f ms (%d holds ahead) and %.3f ms for what the faults left",
+									+ "bound %.1f ms (%d holds ahead), %.3f ms for what the faults left and %.3f ms "
+									+ "for requests of waiters gone",
 							this.name, how, waited / 1e6, (this.startedNanos - 1_000_000 * MS) / 1e6,
 							(quiet - 1_000_000 * MS) / 1e6, ownBound / 1e6, this.holdsAhead,
-							LockSimulation.this.leftoverNanos / 1e6));
+							LockSimulation.this.leftoverNanos / 1e6, this.goneAheadNanos / 1e6));
 				}
 			}
 			if (waited - ownBound > LockSimulation.this.mostPastOwnBoundNanos) {
@@ -2436,6 +2447,30 @@ final class LockSimulation {
 						how, waited / 1e6, (this.startedNanos - 1_000_000 * MS) / 1e6, ownBound / 1e6, this.holdsAhead);
 			}
 			return waited;
+		}
+
+		/**
+		 * Return what the requests of waiters gone when faults stopped may still cost an
+		 * acquisition that starts now: a claim and a hand-off for each left in the line,
+		 * and what is left of the claim of a reservation for one of them.
+		 */
+		private long goneAheadNanos() {
+			Set<String> gone = LockSimulation.this.requestsGone;
+			if (LockSimulation.this.quietFromNanos < 0 || gone.isEmpty()) {
+				return 0;
+			}
+			String lock = LockSimulation.this.spec.lockKey();
+			Object line = LockSimulation.this.redis.inspect("ZRANGE", LockSimulation.this.spec.requestsKey(), "0",
+					"-1");
+			long left = (line instanceof List<?> members)
+					? members.stream().filter((member) -> gone.contains(String.valueOf(member))).count() : 0;
+			long cost = left * (HandOffRequest.CLAIM_MILLIS * MS + calmBoundForHoldsAhead(1, 0));
+			Object reserved = LockSimulation.this.redis.inspect("HGET", lock, "reserved");
+			if (reserved != null && gone.contains(String.valueOf(reserved))) {
+				cost += ((Number) LockSimulation.this.redis.inspect("PTTL", lock)).longValue() * MS
+						+ calmBoundForHoldsAhead(1, 0);
+			}
+			return cost;
 		}
 
 		private void giveUp() {

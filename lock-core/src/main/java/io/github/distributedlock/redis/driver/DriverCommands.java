@@ -138,8 +138,10 @@ public final class DriverCommands {
 	 * that nobody would release before its lease ends. One more attempt with the same
 	 * hold id finds such a hold (or takes the lock, if it is free now), and what it finds
 	 * or takes is released. Tried again every {@link #UNDO_RETRY_NANOS} while Redis does
-	 * not answer, until the lost attempt's lease, counted from its send, is over: then
-	 * Redis no longer keeps what it took.
+	 * not answer, until the lost attempt's lease, counted from its send, is over. A lost
+	 * attempt that runs later still, after this undo (a command delayed on another
+	 * connection), takes a free lock for nobody: that hold lasts until its lease ends, or
+	 * until the owner's next acquisition takes it over.
 	 */
 	private void undo(LockSpec spec, String owner, Acquisition.Attempt lost, long untilNanos) {
 		// As a re-entry, whatever the lost attempt was: a hold its owner took since (a

@@ -59,8 +59,9 @@ local function take_over(lock, hold)
 			fields[#fields + 1] = field
 		end
 	end
-	if #fields > 0 then
-		redis.call('HDEL', lock, unpack(fields))
+	-- One field at a time: unpack takes at most about 8,000 values.
+	for _, field in ipairs(fields) do
+		redis.call('HDEL', lock, field)
 	end
 	return true
 end

@@ -1,8 +1,10 @@
 package io.github.distributedlock.redis.script;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import io.github.distributedlock.redis.core.LockKeys;
+import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.test.RedisServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -46,6 +48,35 @@ class LateAttemptTests {
 	}
 
 	@Test
+	void shouldFileNothingWhenItRanLate() {
+		String lock = "late:{d}";
+		long token = granted(attempt(lock, "p.5"));
+		// A newer acquisition's re-entry (it says it holds the lock): an older hold and a
+		// newer one, both of which a take-over would drop.
+		assertThat(granted(attempt(lock, "p.7", "", true))).isEqualTo(token);
+		assertThat(attempt(lock, "p.6", "1000:p.6r", false).get(0)).as("the late attempt's answer").isEqualTo(0L);
+		assertThat(fields(lock)).containsExactlyInAnyOrder("#p.5", "#p.7");
+		assertThat(redis.server().command("HGET", lock, "holds")).isEqualTo("2");
+		assertThat(redis.server().command("EXISTS", LockKeys.requests(lock))).as("a request filed").isEqualTo(0L);
+	}
+
+	@Test
+	void shouldTakeOverHoweverManyHoldsTheLockHas() {
+		String lock = "late:{e}";
+		int holds = 8_000;
+		List<String> hset = new ArrayList<>(List.of("HSET", lock, "owner", LockOwners.digest(OWNER), "holds",
+				Integer.toString(holds), "token", "42"));
+		for (int i = 1; i <= holds; i++) {
+			hset.add("#p." + Long.toHexString(i));
+			hset.add("1");
+		}
+		redis.server().command(hset.toArray(String[]::new));
+		redis.server().command("PEXPIRE", lock, "30000");
+		assertThat(granted(attempt(lock, "p." + Long.toHexString(holds + 1)))).isEqualTo(42L);
+		assertThat(fields(lock)).containsExactly("#p." + Long.toHexString(holds + 1));
+	}
+
+	@Test
 	void shouldStillTakeOverOlderHoldsLeftByLostReplies() {
 		String lock = "late:{b}";
 		long token = granted(attempt(lock, "p.9"));
@@ -66,7 +97,11 @@ class LateAttemptTests {
 
 	private static List<?> attempt(String lock, String hold) {
 		// A first attempt of an owner with no handle on the lock (holds it: no).
-		List<String> argv = new ScriptArgs.Acquire(OWNER, hold, 30_000, -1, "", 30_000, false, false, true,
+		return attempt(lock, hold, "", false);
+	}
+
+	private static List<?> attempt(String lock, String hold, String request, boolean holdsIt) {
+		List<String> argv = new ScriptArgs.Acquire(OWNER, hold, 30_000, -1, request, 30_000, false, holdsIt, true,
 				LockKeys.FENCE_IDLE_MILLIS)
 			.argv();
 		return (List<?>) ScriptEval.eval(redis.server(), LockScripts.ACQUIRE, List.of(lock, LockKeys.fence(lock),
