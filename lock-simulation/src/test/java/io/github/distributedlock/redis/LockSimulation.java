@@ -979,8 +979,8 @@ final class LockSimulation {
 	 * (a hold, a reservation, a kept lock, readers or a writer intent that no client
 	 * counts on any more) and a claim for each request of a waiter that is gone, as the
 	 * guarantees state the bound ("once faults stop"). Runs that poll, take permits, the
-	 * fair lock or multi-locks, or whose waits are progress-aware, are not held to it
-	 * here.
+	 * fair lock or multi-locks, whose waits are progress-aware, or whose clients share
+	 * custom owners, are not held to it here.
 	 * @return what the checker found, or {@code null} if nothing
 	 */
 	private @Nullable String recover() {
@@ -1022,8 +1022,12 @@ final class LockSimulation {
 	 * Return whether this run's clients are held to the bound once faults stop.
 	 */
 	boolean recovers() {
+		// Not custom owners shared by clients: a hold of theirs that a fault left (an
+		// attempt that ran after its undo, a failover) is joined by the owner's later
+		// acquisitions, each of which lengthens the lease (seed 21853, a known gap of the
+		// engine: docs/guarantees.md).
 		return this.recovery && this.multi == null && !calm() && this.permits == 0 && !this.fair && pollNanos() == 0
-				&& !this.progressAware;
+				&& !this.progressAware && !this.sharedOwners;
 	}
 
 	/**

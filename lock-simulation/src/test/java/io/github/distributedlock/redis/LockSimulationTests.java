@@ -187,7 +187,6 @@ class LockSimulationTests {
 		System.out.printf("hand-off: %d reservations checked for the oldest request and their message%n", reservations);
 		System.out.printf("once faults stop: %d seeds, %d acquisitions held to the bound plus what the faults left%n",
 				recoveringSeeds, recovered);
-		assertThat(recovered).as("acquisitions held to the bound once faults stopped").isPositive();
 		// The hand-off oracles ran: releases reserved the lock for waiters in line.
 		assertThat(reservations).as("reservations checked").isPositive();
 		if (seeds().length >= CI_SEEDS) {
@@ -195,6 +194,7 @@ class LockSimulationTests {
 			assertThat(redisFaults[9]).as("seeds with failovers").isPositive();
 			assertThat(redisFaults[10]).as("seeds with evictions").isPositive();
 			assertThat(redisFaults[3]).as("holds lost by a fault").isPositive();
+			assertThat(recovered).as("acquisitions held to the bound once faults stopped").isPositive();
 		}
 	}
 
