@@ -158,7 +158,8 @@ final class HeldLocks {
 		long keptUntil = Math.min(hold.acquiredNanos + grant.spec().holdAtLeastMillis() * LockSimulation.MS,
 				hold.endNanos());
 		KeptLock kept = (keepMillis > 0 && keptUntil - now > 0) ? this.run.checks()
-			.kept(hold, new KeptLock(this.holder, this.owner, grant.token(), keptUntil, keepMillis, hold.endNanos()))
+			.kept(hold, new KeptLock(this.holder, this.owner, grant.token(), grant.hold(), keptUntil, keepMillis,
+					hold.endNanos()))
 				: null;
 		if (kept != null) {
 			hold.keeping = kept;

@@ -16,6 +16,9 @@ final class KeptLock {
 
 	final long token;
 
+	// The released hold's id: until its release runs, the keep is that hold itself.
+	final String hold;
+
 	// The end the engine promises: acquired (the grant's reply read) + minimum hold,
 	// capped by the hold's deadline.
 	final long endNanos;
@@ -39,10 +42,11 @@ final class KeptLock {
 	// A fault lost the kept state in Redis (LostState): nothing is promised of it since.
 	boolean lost;
 
-	KeptLock(String holder, String owner, long token, long endNanos, long keepMillis, long deadlineNanos) {
+	KeptLock(String holder, String owner, long token, String hold, long endNanos, long keepMillis, long deadlineNanos) {
 		this.holder = holder;
 		this.owner = owner;
 		this.token = token;
+		this.hold = hold;
 		this.endNanos = endNanos;
 		this.keepMillis = keepMillis;
 		this.deadlineNanos = deadlineNanos;

@@ -1180,8 +1180,8 @@ final class LockSimulation {
 			// A keep whose release has not run (or never reaches Redis) is the hold
 			// itself, which a fault may lose as well (seed 5979).
 			if (!kept.lost) {
-				targets.add(new LostState.Target(LostState.Kind.KEPT_LOCK, kept.holder, kept.owner, "", kept.token,
-						false, kept));
+				targets.add(new LostState.Target(LostState.Kind.KEPT_LOCK, kept.holder, kept.owner, kept.hold,
+						kept.token, false, kept));
 			}
 		}
 		// So is a reader's or a permit's (seed 44391: a permit's release that never
@@ -2784,7 +2784,7 @@ final class LockSimulation {
 			// what its release would keep (seed 1829: a read hold whose reader holds were
 			// evicted, its release lost).
 			if (keepMillis > 0 && keptUntil - now > 0 && held.lostBy == null) {
-				KeptLock kept = new KeptLock(this.name, this.owner, grant.token(), keptUntil, keepMillis,
+				KeptLock kept = new KeptLock(this.name, this.owner, grant.token(), grant.hold(), keptUntil, keepMillis,
 						held.endNanos());
 				recordKept(kept, grant);
 				LockSimulation.this.keptHistory.add(kept);

@@ -187,9 +187,9 @@ class LockSimulationTests {
 		System.out.printf("hand-off: %d reservations checked for the oldest request and their message%n", reservations);
 		System.out.printf("once faults stop: %d seeds, %d acquisitions held to the bound plus what the faults left%n",
 				recoveringSeeds, recovered);
-		// The hand-off oracles ran: releases reserved the lock for waiters in line.
-		assertThat(reservations).as("reservations checked").isPositive();
 		if (seeds().length >= CI_SEEDS) {
+			// The hand-off oracles ran: releases reserved the lock for waiters in line.
+			assertThat(reservations).as("reservations checked").isPositive();
 			// The faults are drawn, and lose holds: the checks above ran across them.
 			assertThat(redisFaults[9]).as("seeds with failovers").isPositive();
 			assertThat(redisFaults[10]).as("seeds with evictions").isPositive();
@@ -570,6 +570,20 @@ class LockSimulationTests {
 	private static LockSimulation pinned(long seed) {
 		return new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE,
 				EnumSet.complementOf(EnumSet.of(Fault.LATE)));
+	}
+
+	/**
+	 * Seed 27878, outside CI's seeds: a fair lock's re-entry is released keeping the lock
+	 * for its minimum hold, but a stall holds the release back, and a failover that loses
+	 * the re-entry's write takes its hold, so the release finds nothing to keep. The
+	 * checker saw the keep's hold as the lock's owner and token, which the outer hold
+	 * still had, and took the keep for one Redis cut short.
+	 */
+	@Test
+	void aFailoverThatLosesAReentryLosesTheKeepItsReleaseWouldMake() {
+		LockSimulation simulation = new LockSimulation(27878, Map.of(), LockSimulation.ClientBug.NONE);
+		assertThat(simulation.run(CLIENTS, ACQUISITIONS)).as(() -> simulation.trace(40)).isNull();
+		assertThat(simulation.redisFaults()[5]).as("locks kept for a minimum hold lost").isPositive();
 	}
 
 	/**

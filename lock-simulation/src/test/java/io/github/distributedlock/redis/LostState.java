@@ -217,6 +217,11 @@ final class LostState {
 		// and freed the lock). With an earlier end, a failover lost the release and
 		// brought back an earlier inner hold's end, cutting the keep short (seed 104129).
 		if (kept == null || kept.ranNanos < 0) {
+			// The hold itself: its own field too, which a failover may lose alone (seed
+			// 27878: the re-entry whose release was held back by a stall).
+			if (kept != null && this.redis.inspect("HGET", this.lockKey, "#" + kept.hold) == null) {
+				return FIELD_GONE;
+			}
 			return ttlEnd(this.lockKey);
 		}
 		Object recorded = fields.get(1);
