@@ -185,32 +185,20 @@ public final class ReplicaWait {
 	}
 
 	/**
-	 * Send {@code WAIT}.
-	 * @return how many replicas acknowledged every write sent so far on this connection
-	 */
-	static long send(RedisConnection connection, int replicas, long timeoutMillis) {
-		byte[][] args = { Integer.toString(replicas).getBytes(StandardCharsets.US_ASCII),
-				Long.toString(timeoutMillis).getBytes(StandardCharsets.US_ASCII) };
-		RedisConnection target = unwrap(connection);
-		Object acked = (LETTUCE && target instanceof LettuceConnection)
-				? Lettuce.waitFor((LettuceConnection) target, args) : connection.execute("WAIT", args);
-		return (acked instanceof Number number) ? number.longValue() : 0;
-	}
-
-	/**
 	 * Send {@code WAIT} and identify the connection that ran it, in one round trip where
 	 * the client allows it: Redis answers the second command only after the first, on the
 	 * same connection.
-	 * @return how many replicas acknowledged, and the {@link #identity identity} of the
-	 * connection
+	 * @return how many replicas acknowledged every write sent so far on this connection,
+	 * and the {@link #identity identity} of the connection
 	 */
 	static Acknowledgement sendAndIdentify(RedisConnection connection, int replicas, long timeoutMillis) {
 		RedisConnection target = unwrap(connection);
 		if (LETTUCE && target instanceof LettuceConnection) {
 			return Lettuce.sendAndIdentify((LettuceConnection) target, replicas, timeoutMillis);
 		}
-		long acked = send(connection, replicas, timeoutMillis);
-		return new Acknowledgement(acked, identity(connection));
+		Object acked = connection.execute("WAIT", Integer.toString(replicas).getBytes(StandardCharsets.US_ASCII),
+				Long.toString(timeoutMillis).getBytes(StandardCharsets.US_ASCII));
+		return new Acknowledgement((acked instanceof Number number) ? number.longValue() : 0, identity(connection));
 	}
 
 	/**
@@ -257,11 +245,6 @@ public final class ReplicaWait {
 	}
 
 	private static final class Lettuce {
-
-		static @Nullable Object waitFor(LettuceConnection connection, byte[][] args) {
-			// Lettuce needs to be told that WAIT answers with an integer.
-			return connection.execute("WAIT", new IntegerOutput<>(ByteArrayCodec.INSTANCE), args);
-		}
 
 		static Acknowledgement sendAndIdentify(LettuceConnection connection, int replicas, long timeoutMillis) {
 			RedisFuture<Long> acked = connection.getNativeConnection()
