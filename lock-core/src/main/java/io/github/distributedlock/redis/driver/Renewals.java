@@ -89,10 +89,6 @@ public final class Renewals implements AutoCloseable {
 		return this.watched.contains(hold);
 	}
 
-	public int size() {
-		return this.watched.size();
-	}
-
 	private void scheduleBy(long dueNanos) {
 		synchronized (this.scheduling) {
 			if (this.closed) {
