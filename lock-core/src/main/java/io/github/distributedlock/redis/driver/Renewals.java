@@ -129,7 +129,7 @@ public final class Renewals implements AutoCloseable {
 				}
 			}
 		}
-		List<List<LockHold>> batches;
+		List<List<LockHold>> batches = List.of();
 		try {
 			batches = batches(batched);
 		}
@@ -138,8 +138,6 @@ public final class Renewals implements AutoCloseable {
 			// holds are tried again as after a renewal without a reply, but no command
 			// is in flight that Redis may still run.
 			failedAll(batched, ex, false);
-			scheduleFirst();
-			return;
 		}
 		for (List<LockHold> batch : batches) {
 			renew(batch);
