@@ -293,7 +293,7 @@ public final class HoldRegistry implements AutoCloseable {
 		List<HeldLock> snapshot = new ArrayList<>();
 		for (OwnerHolds<RedisLockHandle> current : this.holds.values()) {
 			for (RedisLockHandle handle : current.handles()) {
-				if (handle.isLive(now)) {
+				if (handle.hold().isLive(now)) {
 					snapshot.add(handle.snapshot());
 				}
 			}

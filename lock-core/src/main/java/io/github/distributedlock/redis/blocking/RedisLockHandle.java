@@ -77,14 +77,6 @@ public final class RedisLockHandle extends HoldView implements LockHandle, Owner
 		return this.hold.grant();
 	}
 
-	/**
-	 * Return whether this hold counts at the given time: neither released nor lost, and
-	 * its lease not over by the local clock.
-	 */
-	boolean isLive(long nowNanos) {
-		return this.hold.isLive(nowNanos);
-	}
-
 	@Override
 	public CompletionStage<Void> whenLost() {
 		return this.lostSignal.minimalCompletionStage();
