@@ -7,26 +7,20 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.github.distributedlock.HeldLock;
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockRequest;
-import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.ReactiveLockHandle;
 import io.github.distributedlock.ReactiveLockOperations;
 import io.github.distributedlock.ReactiveLockTemplate;
 import io.github.distributedlock.WaitStrategy;
-import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.LockSpec;
-import io.github.distributedlock.redis.driver.AcquisitionRun;
 import io.github.distributedlock.redis.driver.DriverCommands;
-import io.github.distributedlock.redis.driver.FairAcquisition;
 import io.github.distributedlock.redis.driver.LocalLines;
 import io.github.distributedlock.redis.driver.LockPort;
-import io.github.distributedlock.redis.driver.Completion;
-import io.github.distributedlock.redis.driver.SingleAcquisition;
+import io.github.distributedlock.redis.reactive.ReactiveAcquisitions;
 import io.github.distributedlock.redis.reactive.ReactiveHolds;
 import io.github.distributedlock.redis.reactive.ReactiveKeyspaceCheck;
 import io.github.distributedlock.redis.reactive.ReactiveLockCommands;
-import io.github.distributedlock.redis.reactive.ReactiveMultiLocking;
 import io.github.distributedlock.redis.reactive.ReactorLockPort;
 import io.github.distributedlock.redis.server.LockListeners;
 import io.github.distributedlock.redis.server.LockRequestResolver;
@@ -62,8 +56,6 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 
 	private final LocalLines lines;
 
-	private final DriverCommands driver;
-
 	private final ReactiveRedisConnectionFactory connectionFactory;
 
 	// Created when first needed, if the builder was given none.
@@ -77,14 +69,11 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 
 	private final ReactiveHolds holds;
 
-	private final ReactiveMultiLocking multiLocking;
-
-	private final boolean handOff;
+	private final ReactiveAcquisitions acquisitions;
 
 	private volatile boolean closed;
 
 	ReactiveRedisLockTemplate(ReactiveRedisLockTemplateBuilder builder) {
-		this.handOff = builder.handOff;
 		this.keys = new LockKeys(builder.keyPrefix, builder.database);
 		ReactiveLockCommands commands = new ReactiveLockCommands(builder.connectionFactory);
 		Scheduler timer = Schedulers.parallel();
@@ -92,13 +81,13 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 		this.container = builder.listenerContainer;
 		this.ownsContainer = this.container == null;
 		LockPort port = new ReactorLockPort(commands, timer, this::container);
-		this.driver = new DriverCommands(port, LockKeys.FENCE_IDLE_MILLIS, this.handOff,
+		DriverCommands driver = new DriverCommands(port, LockKeys.FENCE_IDLE_MILLIS, builder.handOff,
 				DriverCommands.AttemptWatch.NONE);
-		this.holds = new ReactiveHolds(this.driver, commands, this::isCluster, new LockListeners(builder.listeners),
-				this.handOff);
+		this.holds = new ReactiveHolds(driver, commands, this::isCluster, new LockListeners(builder.listeners),
+				builder.handOff);
 		this.lines = new LocalLines(port, builder.subscriptionLinger.toNanos());
-		this.multiLocking = new ReactiveMultiLocking(this.driver, this.lines, this.holds, this.connectionFactory,
-				this.handOff);
+		this.acquisitions = new ReactiveAcquisitions(driver, this.lines, this.holds, this.connectionFactory,
+				builder.handOff);
 		// Not a Cluster as far as the resolver knows: the keyspace check finds out,
 		// without blocking, before the resolver needs to know.
 		RedisServerFeatures server = new RedisServerFeatures(null, false, false);
@@ -119,37 +108,9 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 	@Override
 	public Mono<ReactiveLockHandle> acquire(LockRequest request) {
 		Objects.requireNonNull(request, "request must not be null");
-		return Mono.defer(() -> keyspaceReady(request)).then(Mono.defer(() -> {
-			LockSpec spec = resolve(request);
-			String owner = owner(request);
-			return Mono.<Grant>create((sink) -> {
-				Completion<Grant> completion = Completion.of(sink::success, sink::error);
-				// Only a custom owner may hold the lock already, elsewhere: a reactive
-				// subscription's own owner never does.
-				boolean holdsIt = LockOwners.isCustom(owner);
-				AcquisitionRun<Grant> run = spec.kind().queuesInRedis()
-						? new FairAcquisition(spec, owner, holdsIt, this.driver, this.lines, completion)
-						: new SingleAcquisition(spec, owner, holdsIt, this.handOff, this.driver, this.lines,
-								completion);
-				sink.onCancel(run::cancel);
-				run.start();
-			})
-				// A grant that reached a cancelled subscriber: nobody will release it.
-				.doOnDiscard(Grant.class, this.holds::releaseUnused)
-				.doOnError(LockTimeoutException.class, this.holds::notAcquired)
-				.map(this.holds::hold);
-		})).doOnDiscard(ReactiveLockHandle.class, ReactiveRedisLockTemplate::releaseDropped);
-	}
-
-	/**
-	 * Release a hold that an operator of the template dropped on its way to a subscriber
-	 * that cancelled: {@code then} drops the value of a cancelled subscription, and the
-	 * grant's own hook no longer reaches a handle made of it.
-	 */
-	private static void releaseDropped(ReactiveLockHandle handle) {
-		handle.release().subscribe(null, (ex) -> {
-			// Nobody waits for this release: the hold then ends with its lease.
-		});
+		return Mono.defer(() -> keyspaceReady(request))
+			.then(Mono.defer(() -> this.acquisitions.acquire(resolve(request), owner(request))))
+			.doOnDiscard(ReactiveLockHandle.class, ReactiveAcquisitions::releaseDropped);
 	}
 
 	@Override
@@ -162,8 +123,8 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 			long start = System.nanoTime();
 			LockSpec first = resolve(requests.get(0));
 			List<LockSpec> specs = this.resolver.resolveMultiLockable(requests);
-			return this.multiLocking.acquireAll(first, specs, owner(requests.get(0)), start);
-		})).doOnDiscard(ReactiveLockHandle.class, ReactiveRedisLockTemplate::releaseDropped);
+			return this.acquisitions.acquireAll(first, specs, owner(requests.get(0)), start);
+		})).doOnDiscard(ReactiveLockHandle.class, ReactiveAcquisitions::releaseDropped);
 	}
 
 	/**
@@ -199,7 +160,7 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 	 * construction.
 	 */
 	private boolean isCluster() {
-		return this.multiLocking.isCluster();
+		return this.acquisitions.isCluster();
 	}
 
 	private synchronized ReactiveRedisMessageListenerContainer container() {

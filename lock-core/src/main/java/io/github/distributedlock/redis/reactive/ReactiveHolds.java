@@ -8,7 +8,6 @@ import java.util.function.BooleanSupplier;
 
 import io.github.distributedlock.HeldLock;
 import io.github.distributedlock.LockTimeoutException;
-import io.github.distributedlock.ReactiveLockHandle;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.driver.DriverCommands;
 import io.github.distributedlock.redis.driver.Renewals;
@@ -16,8 +15,7 @@ import io.github.distributedlock.redis.server.LockListeners;
 
 /**
  * The reactive template's holds: turns grants into handles, renewed by the template's
- * {@link Renewals} if auto-renewed, tells the listeners, and releases grants that nobody
- * will use. Thread-safe.
+ * {@link Renewals} if auto-renewed, and tells the listeners. Thread-safe.
  */
 public final class ReactiveHolds {
 
@@ -47,10 +45,6 @@ public final class ReactiveHolds {
 		this.handOff = handOff;
 	}
 
-	public ReactiveLockHandle hold(Grant grant) {
-		return handle(grant);
-	}
-
 	ReactiveRedisLockHandle handle(Grant grant) {
 		ReactiveRedisLockHandle handle = new ReactiveRedisLockHandle(grant, this.driver.port(), this.commands, this,
 				this.listeners, this.handOff);
@@ -70,14 +64,7 @@ public final class ReactiveHolds {
 		this.renewals.unwatch(handle.hold());
 	}
 
-	/**
-	 * Release a grant that reached no subscriber, in the background.
-	 */
-	public void releaseUnused(Grant grant) {
-		this.driver.releaseUnused(grant);
-	}
-
-	public void notAcquired(LockTimeoutException timeout) {
+	void notAcquired(LockTimeoutException timeout) {
 		this.listeners.notAcquired(timeout.getLockName(), timeout.getWaited());
 	}
 

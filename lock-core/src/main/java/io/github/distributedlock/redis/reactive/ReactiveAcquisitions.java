@@ -2,6 +2,7 @@ package io.github.distributedlock.redis.reactive;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Function;
 
 import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.ReactiveLockHandle;
@@ -13,25 +14,26 @@ import io.github.distributedlock.redis.core.MultiAcquisition;
 import io.github.distributedlock.redis.driver.AcquisitionRun;
 import io.github.distributedlock.redis.driver.AllLocksAcquisition;
 import io.github.distributedlock.redis.driver.DriverCommands;
+import io.github.distributedlock.redis.driver.FairAcquisition;
 import io.github.distributedlock.redis.driver.LocalLines;
 import io.github.distributedlock.redis.driver.Completion;
 import io.github.distributedlock.redis.driver.SingleAcquisition;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.MonoSink;
 
 import org.springframework.data.redis.connection.ReactiveRedisClusterConnection;
 import org.springframework.data.redis.connection.ReactiveRedisConnection;
 import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
 
 /**
- * The reactive engine's multi-locks, as {@code MultiLocking} is the blocking engine's:
- * several exclusive locks taken as one hold, in one global order (by key), by one script,
- * unless on a Cluster their keys are in several hash slots: then one by one, in the same
- * order, each held as soon as taken. Thread-safe.
+ * The reactive template's acquisitions, each one of the driver's run as a {@code Mono}
+ * that its cancellation cancels. A multi-lock, as {@code MultiLocking} is the blocking
+ * engine's: several exclusive locks taken as one hold, in one global order (by key), by
+ * one script, unless on a Cluster their keys are in several hash slots: then one by one,
+ * in the same order, each held as soon as taken. Thread-safe.
  */
-public final class ReactiveMultiLocking {
+public final class ReactiveAcquisitions {
 
 	private final DriverCommands commands;
 
@@ -46,13 +48,26 @@ public final class ReactiveMultiLocking {
 	// Whether Redis is a Cluster, found when a multi-lock first needs to know.
 	private volatile @Nullable Boolean cluster;
 
-	public ReactiveMultiLocking(DriverCommands commands, LocalLines lines, ReactiveHolds holds,
+	public ReactiveAcquisitions(DriverCommands commands, LocalLines lines, ReactiveHolds holds,
 			ReactiveRedisConnectionFactory connectionFactory, boolean handOff) {
 		this.commands = commands;
 		this.lines = lines;
 		this.holds = holds;
 		this.connectionFactory = connectionFactory;
 		this.handOff = handOff;
+	}
+
+	/**
+	 * Take one lock when subscribed to.
+	 * @return its handle, or a {@link LockTimeoutException} if it was not taken within
+	 * the wait time
+	 */
+	public Mono<ReactiveLockHandle> acquire(LockSpec spec, String owner) {
+		return grant(spec, owner)
+			// A grant that reached a cancelled subscriber: nobody will release it.
+			.doOnDiscard(Grant.class, this.commands::releaseUnused)
+			.doOnError(LockTimeoutException.class, this.holds::notAcquired)
+			.map(this.holds::handle);
 	}
 
 	/**
@@ -69,10 +84,9 @@ public final class ReactiveMultiLocking {
 		MultiAcquisition acquisition = new MultiAcquisition(specs, owner, first.waitNanos(), first.reentrant(),
 				this.handOff, this.commands.port());
 		Mono<List<ReactiveRedisLockHandle>> holds = MultiAcquisition.inOneScript(specs, this::isCluster)
-				? Mono
-					.<List<Grant>>create((sink) -> start(sink,
-							new AllLocksAcquisition(acquisition, this.commands, this.lines,
-									Completion.of(sink::success, sink::error))))
+				? ReactiveAcquisitions
+					.<List<Grant>>run(
+							(completion) -> new AllLocksAcquisition(acquisition, this.commands, this.lines, completion))
 					.map((won) -> won.stream().map(this.holds::handle).toList())
 				: inOrder(specs, owner, new Deadline(first.waitNanos(), start));
 		return holds.doOnDiscard(Object.class, this::discarded)
@@ -87,18 +101,31 @@ public final class ReactiveMultiLocking {
 	 */
 	private Mono<List<ReactiveRedisLockHandle>> inOrder(List<LockSpec> specs, String owner, Deadline deadline) {
 		return Flux.fromIterable(specs)
-			.concatMap((spec) -> Mono
-				.<Grant>create((sink) -> start(sink,
-						new SingleAcquisition(spec.withWaitNanos(deadline.remainingBudgetNanos()), owner,
-								LockOwners.isCustom(owner), this.handOff, this.commands, this.lines,
-								Completion.of(sink::success, sink::error))))
+			.concatMap((spec) -> Mono.defer(() -> grant(spec.withWaitNanos(deadline.remainingBudgetNanos()), owner))
 				.map(this.holds::handle))
 			.collectList();
 	}
 
-	private static void start(MonoSink<?> sink, AcquisitionRun<?> run) {
-		sink.onCancel(run::cancel);
-		run.start();
+	private Mono<Grant> grant(LockSpec spec, String owner) {
+		return run((completion) -> {
+			// Only a custom owner may hold the lock already, elsewhere: a reactive
+			// subscription's own owner never does.
+			boolean holdsIt = LockOwners.isCustom(owner);
+			return spec.kind().queuesInRedis()
+					? new FairAcquisition(spec, owner, holdsIt, this.commands, this.lines, completion)
+					: new SingleAcquisition(spec, owner, holdsIt, this.handOff, this.commands, this.lines, completion);
+		});
+	}
+
+	/**
+	 * Start an acquisition when subscribed to, cancelled with the subscription.
+	 */
+	private static <G> Mono<G> run(Function<Completion<G>, AcquisitionRun<G>> acquisition) {
+		return Mono.create((sink) -> {
+			AcquisitionRun<G> run = acquisition.apply(Completion.of(sink::success, sink::error));
+			sink.onCancel(run::cancel);
+			run.start();
+		});
 	}
 
 	/**
@@ -107,15 +134,25 @@ public final class ReactiveMultiLocking {
 	 */
 	private void discarded(Object won) {
 		if (won instanceof Grant grant) {
-			this.holds.releaseUnused(grant);
+			this.commands.releaseUnused(grant);
 		}
 		else if (won instanceof ReactiveLockHandle handle) {
-			handle.release().subscribe(null, (ex) -> {
-			});
+			releaseDropped(handle);
 		}
 		else if (won instanceof List<?> list) {
 			list.forEach(this::discarded);
 		}
+	}
+
+	/**
+	 * Release a hold that an operator dropped on its way to a subscriber that cancelled:
+	 * {@code then} drops the value of a cancelled subscription, and the grant's own hook
+	 * no longer reaches a handle made of it.
+	 */
+	public static void releaseDropped(ReactiveLockHandle handle) {
+		handle.release().subscribe(null, (ex) -> {
+			// Nobody waits for this release: the hold then ends with its lease.
+		});
 	}
 
 	/**
