@@ -48,7 +48,7 @@ public final class ReactiveLockCommands {
 		ScriptCall call = spec.kind().isHeld(spec, hold.owner(), token, hold.hold());
 		if (call != null) {
 			// A reader or a permit: its script says.
-			return number(run(spec.name(), "check", call)).map((result) -> result == 1);
+			return run(spec.name(), "check", call).map((result) -> ((Number) result).longValue() == 1);
 		}
 		return Mono
 			.usingWhen(Mono.fromSupplier(this.connectionFactory::getReactiveConnection),
@@ -106,10 +106,6 @@ public final class ReactiveLockCommands {
 			buffers[i] = ByteBuffer.wrap(encoded[i]);
 		}
 		return buffers;
-	}
-
-	private static Mono<Long> number(Mono<Object> reply) {
-		return reply.map((value) -> ((Number) value).longValue());
 	}
 
 	private static ByteBuffer bytes(String text) {
