@@ -39,7 +39,7 @@ final class ReactiveRedisLockHandle extends HoldView implements ReactiveLockHand
 
 	private final LockListener listener;
 
-	private final LockContext context = new ReactiveHoldContext(this);
+	private final LockContext context = new Context();
 
 	private final Instant since = Instant.now();
 
@@ -114,6 +114,31 @@ final class ReactiveRedisLockHandle extends HoldView implements ReactiveLockHand
 	@Override
 	public String toString() {
 		return "ReactiveLockHandle[" + name() + ", token=" + fencingToken() + "]";
+	}
+
+	/**
+	 * This hold as a {@link LockContext}, for the {@link LockListener}s that the blocking
+	 * and reactive engines share. Listeners are called on Reactor's threads, where
+	 * nothing may block, so {@link #isHeld()} answers from what this process knows
+	 * (neither released nor lost, and the lease not over) without asking Redis.
+	 */
+	private final class Context extends HoldView implements LockContext {
+
+		@Override
+		protected List<LockHold> holds() {
+			return ReactiveRedisLockHandle.this.holds();
+		}
+
+		@Override
+		public boolean isHeld() {
+			return remainingLease().compareTo(Duration.ZERO) > 0;
+		}
+
+		@Override
+		public String toString() {
+			return ReactiveRedisLockHandle.this.toString();
+		}
+
 	}
 
 	/**
