@@ -83,11 +83,10 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 		LockPort port = new ReactorLockPort(commands, timer, this::container);
 		DriverCommands driver = new DriverCommands(port, LockKeys.FENCE_IDLE_MILLIS, builder.handOff,
 				DriverCommands.AttemptWatch.NONE);
-		this.holds = new ReactiveHolds(driver, commands, this::isCluster, new LockListeners(builder.listeners),
+		this.holds = new ReactiveHolds(driver, commands, this.connectionFactory, new LockListeners(builder.listeners),
 				builder.handOff);
 		this.lines = new LocalLines(port, builder.subscriptionLinger.toNanos());
-		this.acquisitions = new ReactiveAcquisitions(driver, this.lines, this.holds, this.connectionFactory,
-				builder.handOff);
+		this.acquisitions = new ReactiveAcquisitions(driver, this.lines, this.holds, builder.handOff);
 		// Not a Cluster as far as the resolver knows: the keyspace check finds out,
 		// without blocking, before the resolver needs to know.
 		RedisServerFeatures server = new RedisServerFeatures(null, false, false);
@@ -153,14 +152,6 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 			throw new LockAccessException(request.name(), "the lock service is shut down", null);
 		}
 		return this.resolver.resolve(request);
-	}
-
-	/**
-	 * Return whether Redis is a Cluster: asked only once a renewal is due, after
-	 * construction.
-	 */
-	private boolean isCluster() {
-		return this.acquisitions.isCluster();
 	}
 
 	private synchronized ReactiveRedisMessageListenerContainer container() {

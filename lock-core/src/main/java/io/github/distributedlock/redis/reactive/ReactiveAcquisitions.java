@@ -18,13 +18,8 @@ import io.github.distributedlock.redis.driver.FairAcquisition;
 import io.github.distributedlock.redis.driver.LocalLines;
 import io.github.distributedlock.redis.driver.Completion;
 import io.github.distributedlock.redis.driver.SingleAcquisition;
-import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-
-import org.springframework.data.redis.connection.ReactiveRedisClusterConnection;
-import org.springframework.data.redis.connection.ReactiveRedisConnection;
-import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
 
 /**
  * The reactive template's acquisitions, each one of the driver's run as a {@code Mono}
@@ -41,19 +36,12 @@ public final class ReactiveAcquisitions {
 
 	private final ReactiveHolds holds;
 
-	private final ReactiveRedisConnectionFactory connectionFactory;
-
 	private final boolean handOff;
 
-	// Whether Redis is a Cluster, found when a multi-lock first needs to know.
-	private volatile @Nullable Boolean cluster;
-
-	public ReactiveAcquisitions(DriverCommands commands, LocalLines lines, ReactiveHolds holds,
-			ReactiveRedisConnectionFactory connectionFactory, boolean handOff) {
+	public ReactiveAcquisitions(DriverCommands commands, LocalLines lines, ReactiveHolds holds, boolean handOff) {
 		this.commands = commands;
 		this.lines = lines;
 		this.holds = holds;
-		this.connectionFactory = connectionFactory;
 		this.handOff = handOff;
 	}
 
@@ -83,7 +71,7 @@ public final class ReactiveAcquisitions {
 		List<LockSpec> specs = MultiAcquisition.inGlobalOrder(requested);
 		MultiAcquisition acquisition = new MultiAcquisition(specs, owner, first.waitNanos(), first.reentrant(),
 				this.handOff, this.commands.port());
-		Mono<List<ReactiveRedisLockHandle>> holds = MultiAcquisition.inOneScript(specs, this::isCluster)
+		Mono<List<ReactiveRedisLockHandle>> holds = MultiAcquisition.inOneScript(specs, this.holds::isCluster)
 				? ReactiveAcquisitions
 					.<List<Grant>>run(
 							(completion) -> new AllLocksAcquisition(acquisition, this.commands, this.lines, completion))
@@ -153,21 +141,6 @@ public final class ReactiveAcquisitions {
 		handle.release().subscribe(null, (ex) -> {
 			// Nobody waits for this release: the hold then ends with its lease.
 		});
-	}
-
-	/**
-	 * Return whether Redis is a Cluster, found the first time it is asked.
-	 */
-	public boolean isCluster() {
-		Boolean cluster = this.cluster;
-		if (cluster == null) {
-			ReactiveRedisConnection connection = this.connectionFactory.getReactiveConnection();
-			cluster = connection instanceof ReactiveRedisClusterConnection;
-			connection.closeLater().subscribe(null, (ex) -> {
-			});
-			this.cluster = cluster;
-		}
-		return cluster;
 	}
 
 }

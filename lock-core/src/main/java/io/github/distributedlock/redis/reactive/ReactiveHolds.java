@@ -4,7 +4,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.BooleanSupplier;
 
 import io.github.distributedlock.HeldLock;
 import io.github.distributedlock.LockTimeoutException;
@@ -12,10 +11,16 @@ import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.driver.DriverCommands;
 import io.github.distributedlock.redis.driver.Renewals;
 import io.github.distributedlock.redis.server.LockListeners;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.ReactiveRedisClusterConnection;
+import org.springframework.data.redis.connection.ReactiveRedisConnection;
+import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
 
 /**
  * The reactive template's holds: turns grants into handles, renewed by the template's
- * {@link Renewals} if auto-renewed, and tells the listeners. Thread-safe.
+ * {@link Renewals} if auto-renewed, and tells the listeners. It finds out, once, whether
+ * Redis is a Cluster, which the renewals and the multi-locks ask. Thread-safe.
  */
 public final class ReactiveHolds {
 
@@ -31,16 +36,23 @@ public final class ReactiveHolds {
 
 	private final boolean handOff;
 
+	private final ReactiveRedisConnectionFactory connectionFactory;
+
+	// Whether Redis is a Cluster, found when a renewal or a multi-lock first needs to
+	// know.
+	private volatile @Nullable Boolean cluster;
+
 	/**
 	 * @param driver runs the scripts of the holds, on the template's port
-	 * @param cluster whether Redis is a Cluster
+	 * @param connectionFactory asked whether Redis is a Cluster, when first needed
 	 * @param handOff whether a release reserves the lock for the oldest waiting request
 	 */
-	public ReactiveHolds(DriverCommands driver, ReactiveLockCommands commands, BooleanSupplier cluster,
-			LockListeners listeners, boolean handOff) {
+	public ReactiveHolds(DriverCommands driver, ReactiveLockCommands commands,
+			ReactiveRedisConnectionFactory connectionFactory, LockListeners listeners, boolean handOff) {
 		this.driver = driver;
 		this.commands = commands;
-		this.renewals = new Renewals(driver.port(), cluster);
+		this.connectionFactory = connectionFactory;
+		this.renewals = new Renewals(driver.port(), this::isCluster);
 		this.listeners = listeners;
 		this.handOff = handOff;
 	}
@@ -86,6 +98,21 @@ public final class ReactiveHolds {
 	public void stopRenewals() {
 		this.renewals.close();
 		this.holds.clear();
+	}
+
+	/**
+	 * Return whether Redis is a Cluster, found the first time it is asked.
+	 */
+	boolean isCluster() {
+		Boolean cluster = this.cluster;
+		if (cluster == null) {
+			ReactiveRedisConnection connection = this.connectionFactory.getReactiveConnection();
+			cluster = connection instanceof ReactiveRedisClusterConnection;
+			connection.closeLater().subscribe(null, (ex) -> {
+			});
+			this.cluster = cluster;
+		}
+		return cluster;
 	}
 
 }
