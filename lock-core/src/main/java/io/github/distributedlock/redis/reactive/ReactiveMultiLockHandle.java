@@ -57,18 +57,14 @@ final class ReactiveMultiLockHandle extends HoldView implements ReactiveLockHand
 		return Flux.fromIterable(this.handles).concatMap((hold) -> hold.extend(lease)).then();
 	}
 
+	/**
+	 * Release the holds in reverse order, all of them even if some fail; the first
+	 * failure is the error, with the others suppressed.
+	 */
 	@Override
 	public Mono<Void> release() {
-		return releaseAll(this.handles);
-	}
-
-	/**
-	 * Release holds in reverse order, all of them even if some fail; the first failure is
-	 * the error, with the others suppressed.
-	 */
-	static Mono<Void> releaseAll(List<? extends ReactiveLockHandle> holds) {
 		return Mono.defer(() -> {
-			List<ReactiveLockHandle> reversed = new ArrayList<>(holds);
+			List<ReactiveLockHandle> reversed = new ArrayList<>(this.handles);
 			Collections.reverse(reversed);
 			List<Throwable> failures = new CopyOnWriteArrayList<>();
 			return Flux.fromIterable(reversed).concatMap((hold) -> hold.release().onErrorResume((ex) -> {
