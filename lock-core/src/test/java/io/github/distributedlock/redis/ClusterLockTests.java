@@ -8,7 +8,9 @@ import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.WaitStrategy;
 import io.github.distributedlock.redis.core.HashSlots;
+import io.github.distributedlock.redis.script.LockFunctions;
 import io.github.distributedlock.test.RedisClusterTopology;
+import io.github.distributedlock.test.RedisProcess;
 import io.github.distributedlock.test.RedisTopologyExtension;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -22,11 +24,12 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.awaitility.Awaitility.await;
 
 /**
  * What only a Redis Cluster shows, beyond the contract suite that
- * {@link LockContractTests} runs on it: keyspace events refused clearly, and multi-locks
- * over several slots.
+ * {@link LockContractTests} runs on it: keyspace events refused clearly, multi-locks over
+ * several slots, and the scripts' function library on every master.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ClusterLockTests {
@@ -52,6 +55,29 @@ class ClusterLockTests {
 		if (this.connectionFactory instanceof DisposableBean disposable) {
 			disposable.destroy();
 		}
+	}
+
+	@Test
+	void shouldLoadTheFunctionLibraryOnEveryMasterAndCallItThere() {
+		RedisClusterTopology cluster = topology.topology();
+		for (RedisProcess master : cluster.masters()) {
+			master.command("FUNCTION", "FLUSH");
+		}
+		this.template.acquire(LockRequest.of("functions", "first")).close();
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> cluster.masters()
+				.stream()
+				.allMatch((master) -> master.command("FUNCTION", "LIST", "LIBRARYNAME",
+						LockFunctions.LIBRARY_NAME) instanceof List<?> libraries && !libraries.isEmpty()));
+		cluster.resetStats();
+		int names = 30;
+		for (int i = 0; i < names; i++) {
+			this.template.acquire(LockRequest.of("functions", "k" + i)).close();
+		}
+		assertThat(cluster.commandCalls("fcall")).as("function calls on all masters").isEqualTo(2L * names);
+		assertThat(cluster.commandCalls("evalsha") + cluster.commandCalls("eval")).as("script calls").isZero();
+		assertThat(cluster.masters()).as("masters that ran a function")
+			.allMatch((master) -> master.commandCalls("fcall") > 0);
 	}
 
 	@Test

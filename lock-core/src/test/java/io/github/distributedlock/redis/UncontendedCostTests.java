@@ -24,8 +24,9 @@ class UncontendedCostTests {
 
 	private static final int ROUNDS = 10_000;
 
-	private static final Set<String> NOT_SCRIPT_COMMANDS = Set.of("evalsha", "eval", "info", "config", "hello",
-			"client", "ping", "subscribe", "psubscribe", "unsubscribe", "punsubscribe", "script", "select", "command");
+	private static final Set<String> NOT_SCRIPT_COMMANDS = Set.of("evalsha", "eval", "fcall", "function", "info",
+			"config", "hello", "client", "ping", "subscribe", "psubscribe", "unsubscribe", "punsubscribe", "script",
+			"select", "command");
 
 	@RegisterExtension
 	static RedisServerExtension redis = RedisServerExtension.dedicated();
@@ -45,14 +46,15 @@ class UncontendedCostTests {
 			}
 			double cpuSeconds = cpuSeconds(server) - cpuBefore;
 			Map<String, Long> calls = server.commandCalls();
-			long scriptCalls = calls.getOrDefault("evalsha", 0L) + calls.getOrDefault("eval", 0L);
+			long scriptCalls = calls.getOrDefault("evalsha", 0L) + calls.getOrDefault("eval", 0L)
+					+ calls.getOrDefault("fcall", 0L);
 			Map<String, Long> inner = new HashMap<>(calls);
 			// Redis 7 counts subcommands apart ("config|resetstat").
 			inner.keySet().removeIf((name) -> NOT_SCRIPT_COMMANDS.contains(name.split("\\|")[0]));
 			long innerCalls = inner.values().stream().mapToLong(Long::longValue).sum();
 			String evalshaStats = String.valueOf(server.command("INFO", "commandstats"))
 				.lines()
-				.filter((line) -> line.startsWith("cmdstat_evalsha:"))
+				.filter((line) -> line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_fcall:"))
 				.findFirst()
 				.orElse("");
 			System.out.printf(

@@ -5,18 +5,12 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
-import io.lettuce.core.RedisCommandTimeoutException;
-import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
-import org.springframework.dao.QueryTimeoutException;
-import org.springframework.data.redis.RedisConnectionFailureException;
-import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.DecoratedRedisConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -26,9 +20,11 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.util.ClassUtils;
 
 /**
- * Runs a {@link LuaScript} with {@code EVALSHA}, falling back to {@code EVAL} when the
- * server doesn't know the script (after a restart or failover), on a connection of its
- * own factory: never one bound to a caller's Redis transaction.
+ * Runs a {@link LuaScript} on a connection of its own factory, never one bound to a
+ * caller's Redis transaction: as a function of {@link LockFunctions} where the factory is
+ * Lettuce's and the server has Functions ({@link FunctionCalls}), otherwise with
+ * {@code EVALSHA}, falling back to {@code EVAL} when the server doesn't know the script
+ * (after a restart or failover).
  */
 public final class ScriptRunner {
 
@@ -39,9 +35,12 @@ public final class ScriptRunner {
 
 	private final boolean async;
 
+	private final @Nullable FunctionCalls functions;
+
 	public ScriptRunner(RedisConnectionFactory connectionFactory) {
 		this.connectionFactory = connectionFactory;
 		this.async = sharesOneConnection(connectionFactory);
+		this.functions = LETTUCE ? FunctionCalls.of(connectionFactory) : null;
 	}
 
 	/**
@@ -61,8 +60,16 @@ public final class ScriptRunner {
 	 * @param <T> the reply type: {@code Long} for integer scripts, {@code List} for the
 	 * others
 	 */
-	@SuppressWarnings("unchecked")
 	public <T> @Nullable T execute(RedisConnection connection, ScriptCall call) {
+		FunctionCalls functions = this.functions;
+		if (functions != null && functions.usable() && target(connection) instanceof LettuceConnection lettuce) {
+			return functions.call(lettuce, call, () -> evalSha(connection, call));
+		}
+		return evalSha(connection, call);
+	}
+
+	@SuppressWarnings("unchecked")
+	private <T> @Nullable T evalSha(RedisConnection connection, ScriptCall call) {
 		LuaScript<?> script = call.script();
 		int keyCount = call.keys().size();
 		byte[][] keysAndArgs = encode(call);
@@ -117,18 +124,25 @@ public final class ScriptRunner {
 			return null;
 		}
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			RedisConnection target = connection;
-			while (target instanceof DecoratedRedisConnection decorated) {
-				target = decorated.getDelegate();
-			}
-			if (target instanceof LettuceConnection lettuce) {
-				return Lettuce.evalAsync(lettuce, call);
+			if (target(connection) instanceof LettuceConnection lettuce) {
+				FunctionCalls functions = this.functions;
+				return (functions != null && functions.usable())
+						? functions.send(lettuce, call, () -> Lettuce.evalAsync(lettuce, call))
+						: Lettuce.evalAsync(lettuce, call);
 			}
 		}
 		catch (RuntimeException ex) {
-			throw Lettuce.translate(ex);
+			throw FunctionCalls.translate(ex);
 		}
 		return null;
+	}
+
+	private static RedisConnection target(RedisConnection connection) {
+		RedisConnection target = connection;
+		while (target instanceof DecoratedRedisConnection decorated) {
+			target = decorated.getDelegate();
+		}
+		return target;
 	}
 
 	/**
@@ -192,27 +206,7 @@ public final class ScriptRunner {
 				.exceptionallyCompose(
 						(ex) -> isNoScript(ex) ? commands.<T>eval(script.text(), type, keys, args).toCompletableFuture()
 								: CompletableFuture.failedFuture(ex))
-				.exceptionallyCompose((ex) -> CompletableFuture.failedFuture(translate(ex)));
-		}
-
-		/**
-		 * Translate what a Lettuce future fails with into Spring Data Redis's exceptions,
-		 * as its connections translate a blocking call's.
-		 */
-		static DataAccessException translate(Throwable failure) {
-			Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
-					? failure.getCause() : failure;
-			if (cause instanceof DataAccessException spring) {
-				return spring;
-			}
-			String message = String.valueOf(cause.getMessage());
-			if (cause instanceof RedisCommandTimeoutException) {
-				return new QueryTimeoutException(message, cause);
-			}
-			if (cause instanceof RedisConnectionException) {
-				return new RedisConnectionFailureException(message, cause);
-			}
-			return new RedisSystemException(message, cause);
+				.exceptionallyCompose((ex) -> CompletableFuture.failedFuture(FunctionCalls.translate(ex)));
 		}
 
 	}

@@ -1,0 +1,196 @@
+package io.github.distributedlock.redis.script;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+
+import io.lettuce.core.LettuceFutures;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.QueryTimeoutException;
+import org.springframework.data.redis.RedisConnectionFailureException;
+import org.springframework.data.redis.RedisSystemException;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.ReturnType;
+import org.springframework.data.redis.connection.lettuce.LettuceConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * Runs scripts as the functions of {@link LockFunctions} ({@code FCALL}) on a Lettuce
+ * connection, where the server has Functions. A server that answers "Function not found"
+ * (a restart, a new Cluster node, a flush) gets the library loaded, on every master of a
+ * Cluster, while that call runs its script instead. A server that knows no {@code FCALL},
+ * or refuses it or the load, runs scripts from then on: the caller's {@code EVALSHA}.
+ * Only an error reply changes course, and an error reply means the function never ran, so
+ * no call runs twice for it. Thread-safe.
+ */
+final class FunctionCalls {
+
+	private static final String LIBRARY = new String(LockFunctions.library(), StandardCharsets.UTF_8);
+
+	private final Duration timeout;
+
+	private final AtomicBoolean loading = new AtomicBoolean();
+
+	private volatile boolean usable = true;
+
+	private FunctionCalls(Duration timeout) {
+		this.timeout = timeout;
+	}
+
+	/**
+	 * Return the function calls of a Lettuce factory, or {@code null} for another one.
+	 */
+	static @Nullable FunctionCalls of(RedisConnectionFactory factory) {
+		return (factory instanceof LettuceConnectionFactory lettuce)
+				? new FunctionCalls(lettuce.getClientConfiguration().getCommandTimeout()) : null;
+	}
+
+	/**
+	 * Return whether scripts may still be tried as functions.
+	 */
+	boolean usable() {
+		return this.usable;
+	}
+
+	/**
+	 * Run a script's function and wait for its reply, at most the client's command
+	 * timeout, as Spring Data Redis waits for a command; or run {@code otherwise} if the
+	 * server cannot run it as a function.
+	 */
+	@SuppressWarnings("unchecked")
+	<T> @Nullable T call(LettuceConnection connection, ScriptCall call, Supplier<@Nullable T> otherwise) {
+		try {
+			return (T) LettuceFutures.awaitOrCancel(fcall(connection.getNativeConnection(), call),
+					this.timeout.toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (RedisCommandExecutionException ex) {
+			if (!cannotRun(connection, ex)) {
+				throw translate(ex);
+			}
+		}
+		catch (RuntimeException ex) {
+			throw translate(ex);
+		}
+		return otherwise.get();
+	}
+
+	/**
+	 * Send a script's function without waiting for its reply; or send {@code otherwise}
+	 * if the server cannot run it as a function.
+	 */
+	<T> CompletableFuture<T> send(LettuceConnection connection, ScriptCall call,
+			Supplier<CompletableFuture<T>> otherwise) {
+		CompletableFuture<T> reply = FunctionCalls.<T>fcall(connection.getNativeConnection(), call)
+			.toCompletableFuture();
+		return reply.exceptionallyCompose((ex) -> cannotRun(connection, unwrap(ex)) ? otherwise.get()
+				: CompletableFuture.failedFuture(translate(ex)));
+	}
+
+	private static <T> RedisFuture<T> fcall(RedisClusterAsyncCommands<byte[], byte[]> commands, ScriptCall call) {
+		LuaScript<?> script = call.script();
+		ScriptOutputType type = (script.returnType() == ReturnType.MULTI) ? ScriptOutputType.MULTI
+				: ScriptOutputType.INTEGER;
+		return commands.fcall(LockFunctions.functionName(script), type, bytes(call.keys()), bytes(call.argv()));
+	}
+
+	/**
+	 * Return whether an error reply means that the function did not run and its script
+	 * should: loading the library where it is missing, and giving up on functions where
+	 * the server has none or refuses them.
+	 */
+	private boolean cannotRun(LettuceConnection connection, Throwable failure) {
+		if (!(failure instanceof RedisCommandExecutionException)) {
+			return false;
+		}
+		String message = String.valueOf(failure.getMessage());
+		if (message.startsWith("ERR Function not found")) {
+			load(connection);
+			return true;
+		}
+		if (refuses(message, "fcall")) {
+			this.usable = false;
+			return true;
+		}
+		return false;
+	}
+
+	private static boolean refuses(String message, String command) {
+		String lower = message.toLowerCase(Locale.ROOT);
+		return (lower.startsWith("err unknown command") || lower.startsWith("noperm")) && lower.contains(command);
+	}
+
+	/**
+	 * Load the library on the server, or on every master of a Cluster, unless a load is
+	 * under way. Any error reply to it ends the use of functions: a server that refuses
+	 * the library would refuse it again.
+	 */
+	private void load(LettuceConnection connection) {
+		if (!this.loading.compareAndSet(false, true)) {
+			return;
+		}
+		CompletionStage<?> loaded;
+		try {
+			RedisClusterAsyncCommands<byte[], byte[]> commands = connection.getNativeConnection();
+			loaded = (commands instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster)
+					? cluster.upstream().commands().functionLoad(LIBRARY, true) : commands.functionLoad(LIBRARY, true);
+		}
+		catch (RuntimeException ex) {
+			this.loading.set(false);
+			return;
+		}
+		loaded.whenComplete((done, failure) -> {
+			if (failure != null && unwrap(failure) instanceof RedisCommandExecutionException) {
+				this.usable = false;
+			}
+			this.loading.set(false);
+		});
+	}
+
+	private static byte[][] bytes(List<String> values) {
+		byte[][] bytes = new byte[values.size()][];
+		for (int i = 0; i < bytes.length; i++) {
+			bytes[i] = values.get(i).getBytes(StandardCharsets.UTF_8);
+		}
+		return bytes;
+	}
+
+	private static Throwable unwrap(Throwable failure) {
+		return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
+	}
+
+	/**
+	 * Translate what a Lettuce command fails with into Spring Data Redis's exceptions, as
+	 * its connections translate a blocking call's.
+	 */
+	static DataAccessException translate(Throwable failure) {
+		Throwable cause = unwrap(failure);
+		if (cause instanceof DataAccessException spring) {
+			return spring;
+		}
+		String message = String.valueOf(cause.getMessage());
+		if (cause instanceof RedisCommandTimeoutException) {
+			return new QueryTimeoutException(message, cause);
+		}
+		if (cause instanceof RedisConnectionException) {
+			return new RedisConnectionFailureException(message, cause);
+		}
+		return new RedisSystemException(message, cause);
+	}
+
+}

@@ -1,0 +1,88 @@
+package io.github.distributedlock.redis.script;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * Every script as a function of one Redis Functions library ({@code FUNCTION LOAD}, Redis
+ * 7.0 and Valkey): the whole of {@code lib.lua} is defined once when the library loads,
+ * and each script becomes a function of its {@code KEYS} and {@code ARGV}. A call then
+ * defines none of the library's functions, as the {@code EVALSHA} text must on every call
+ * (docs/design/cost.md). The library and its functions are named after a digest of its
+ * text, so engines of different versions sharing one Redis each load and call their own.
+ * <p>
+ * A script that takes a lock is registered without flags: Redis refuses it whole while
+ * memory is full. Every other script releases, renews or reads, and is registered
+ * {@code allow-oom}, so that a full Redis still lets holders renew and release.
+ */
+public final class LockFunctions {
+
+	// The functions' names in the text are the digest of the text with this in their
+	// place.
+	private static final String DIGEST_MARK = "@digest@";
+
+	private static final String TEMPLATE = template();
+
+	private static final String DIGEST = digest(TEMPLATE).substring(0, 16);
+
+	/**
+	 * The library's name: {@code distributedlock_} and the digest of its text.
+	 */
+	public static final String LIBRARY_NAME = "distributedlock_" + DIGEST;
+
+	private static final byte[] LIBRARY = ("#!lua name=" + LIBRARY_NAME + "\n" + TEMPLATE.replace(DIGEST_MARK, DIGEST))
+		.getBytes(StandardCharsets.UTF_8);
+
+	private LockFunctions() {
+	}
+
+	/**
+	 * Return the library's text, for {@code FUNCTION LOAD}.
+	 */
+	public static byte[] library() {
+		return LIBRARY.clone();
+	}
+
+	/**
+	 * Return the name of the function that runs a script.
+	 */
+	public static String functionName(LuaScript<?> script) {
+		return "dl_" + DIGEST + "_" + localName(script.name());
+	}
+
+	private static String localName(String scriptName) {
+		return scriptName.substring(0, scriptName.length() - ".lua".length()).replace('-', '_');
+	}
+
+	private static String template() {
+		StringBuilder body = new StringBuilder(LuaScript.read(LuaScript.LIBRARY)).append('\n');
+		for (LuaScript<?> script : LockScripts.ALL) {
+			String local = "script_" + localName(script.name());
+			body.append("local function ")
+				.append(local)
+				.append("(KEYS, ARGV)\n")
+				.append(LuaScript.read(script.name()))
+				.append("\nend\n")
+				.append("redis.register_function{function_name='")
+				.append("dl_" + DIGEST_MARK + "_" + localName(script.name()))
+				.append("', callback=")
+				.append(local)
+				.append(script.name().startsWith("acquire") ? "" : ", flags={'allow-oom'}")
+				.append("}\n\n");
+		}
+		return body.toString();
+	}
+
+	private static String digest(String text) {
+		try {
+			byte[] digest = MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8));
+			return HexFormat.of().formatHex(digest);
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("SHA-1 is not available", ex);
+		}
+	}
+
+}
