@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 
 import io.github.distributedlock.LockHandle;
+import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.ReactiveLockHandle;
 import io.github.distributedlock.redis.script.LockFunctions;
@@ -35,6 +36,8 @@ class FunctionCallsTests {
 
 	@BeforeEach
 	void flush() {
+		redis.server().command("CONFIG", "SET", "maxmemory", "0");
+		redis.server().command("CONFIG", "SET", "min-replicas-to-write", "0");
 		redis.server().command("FUNCTION", "FLUSH");
 		redis.server().flushAll();
 	}
@@ -99,10 +102,67 @@ class FunctionCallsTests {
 				assertThat(template.isLocked("functions", "lost")).isTrue();
 			}
 			assertThat(template.isLocked("functions", "lost")).isFalse();
-			await().atMost(Duration.ofSeconds(5)).until(this::libraryLoaded);
+			// Loaded again by a call that finds it missing, one load interval after the
+			// last load at most.
+			await().atMost(Duration.ofSeconds(5)).until(() -> {
+				template.acquire(LockRequest.of("functions", "lost")).close();
+				return libraryLoaded();
+			});
 			server.resetStats();
 			template.acquire(LockRequest.of("functions", "lost")).close();
 			assertThat(server.commandCalls("fcall")).as("function calls once loaded again").isEqualTo(2);
+		}
+		finally {
+			factory.destroy();
+		}
+	}
+
+	@Test
+	void shouldLoadTheLibraryAgainOnceALoadThatMemoryRefusedCanSucceed() {
+		RedisServer server = redis.server();
+		LettuceConnectionFactory factory = RedisConnections.standalone(server);
+		try (RedisLockTemplate template = RedisLockTemplate.builder(factory).build()) {
+			template.acquire(LockRequest.of("functions", "full")).close();
+			await().atMost(Duration.ofSeconds(5)).until(this::libraryLoaded);
+			// The library is lost while memory is full: its load is refused (OOM), and
+			// the
+			// call that found it missing runs its script.
+			server.command("FUNCTION", "FLUSH");
+			server.command("CONFIG", "SET", "maxmemory-policy", "noeviction");
+			server.command("CONFIG", "SET", "maxmemory", "1");
+			assertThat(template.findHeld(LockName.of("functions", "full"), "someone")).isEmpty();
+			server.command("CONFIG", "SET", "maxmemory", "0");
+			await().atMost(Duration.ofSeconds(5)).until(() -> {
+				template.acquire(LockRequest.of("functions", "full")).close();
+				return libraryLoaded();
+			});
+			server.resetStats();
+			for (int i = 0; i < 5; i++) {
+				template.acquire(LockRequest.of("functions", "full")).close();
+			}
+			assertThat(server.commandCalls("fcall")).as("function calls once loaded again").isEqualTo(10);
+		}
+		finally {
+			factory.destroy();
+		}
+	}
+
+	@Test
+	void shouldFindAHoldWhileRedisRefusesWrites() {
+		RedisServer server = redis.server();
+		LettuceConnectionFactory factory = RedisConnections.standalone(server);
+		try (RedisLockTemplate template = RedisLockTemplate.builder(factory).build()) {
+			LockName name = LockName.of("functions", "read");
+			try (LockHandle held = template
+				.acquire(LockRequest.builder("functions").key("read").owner("job-7").build())) {
+				await().atMost(Duration.ofSeconds(5)).until(this::libraryLoaded);
+				// Too few replicas for writes: the check only reads, so it still runs.
+				server.command("CONFIG", "SET", "min-replicas-to-write", "1");
+				assertThat(template.findHeld(name, "job-7"))
+					.hasValueSatisfying((found) -> assertThat(found.fencingToken()).isEqualTo(held.fencingToken()));
+				assertThat(server.commandCalls("fcall")).isPositive();
+				server.command("CONFIG", "SET", "min-replicas-to-write", "0");
+			}
 		}
 		finally {
 			factory.destroy();

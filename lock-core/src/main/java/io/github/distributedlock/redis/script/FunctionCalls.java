@@ -8,7 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 import io.lettuce.core.LettuceFutures;
@@ -34,10 +34,13 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * Runs scripts as the functions of {@link LockFunctions} ({@code FCALL}) on a Lettuce
  * connection, where the server has Functions. A server that answers "Function not found"
  * (a restart, a new Cluster node, a flush) gets the library loaded, on every master of a
- * Cluster, while that call runs its script instead. A server that knows no {@code FCALL},
- * or refuses it or the load, runs scripts from then on: the caller's {@code EVALSHA}.
- * Only an error reply changes course, and an error reply means the function never ran, so
- * no call runs twice for it. Thread-safe.
+ * Cluster, at most once per {@link #LOAD_INTERVAL_NANOS}, while that call runs its script
+ * instead. A server that knows no {@code FCALL}, or refuses it or the library (an
+ * {@code ERR} or {@code NOPERM} reply to the load), runs scripts from then on: the
+ * caller's {@code EVALSHA}. A load that fails for a while ({@code OOM}, {@code READONLY},
+ * {@code LOADING}, {@code BUSY}, a lost connection) is tried again on a later "Function
+ * not found". Only an error reply to {@code FCALL} changes course, and these error
+ * replies mean the function never ran, so no call runs twice for it. Thread-safe.
  */
 final class FunctionCalls {
 
@@ -45,7 +48,14 @@ final class FunctionCalls {
 
 	private final Duration timeout;
 
-	private final AtomicBoolean loading = new AtomicBoolean();
+	/**
+	 * How long after a load no other load starts, whatever its outcome: a server that
+	 * keeps losing the library, or keeps refusing it for a while, gets one load per
+	 * second from each template, not one per call.
+	 */
+	static final long LOAD_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+	private final AtomicLong nextLoad = new AtomicLong(System.nanoTime() - LOAD_INTERVAL_NANOS);
 
 	private volatile boolean usable = true;
 
@@ -136,12 +146,15 @@ final class FunctionCalls {
 	}
 
 	/**
-	 * Load the library on the server, or on every master of a Cluster, unless a load is
-	 * under way. Any error reply to it ends the use of functions: a server that refuses
-	 * the library would refuse it again.
+	 * Load the library on the server, or on every master of a Cluster, unless a load
+	 * started less than {@link #LOAD_INTERVAL_NANOS} ago. An {@code ERR} or
+	 * {@code NOPERM} reply (no such command, no permission, a library it cannot compile)
+	 * ends the use of functions: the server would give it again.
 	 */
 	private void load(LettuceConnection connection) {
-		if (!this.loading.compareAndSet(false, true)) {
+		long now = System.nanoTime();
+		long next = this.nextLoad.get();
+		if (now - next < 0 || !this.nextLoad.compareAndSet(next, now + LOAD_INTERVAL_NANOS)) {
 			return;
 		}
 		CompletionStage<?> loaded;
@@ -151,14 +164,15 @@ final class FunctionCalls {
 					? cluster.upstream().commands().functionLoad(LIBRARY, true) : commands.functionLoad(LIBRARY, true);
 		}
 		catch (RuntimeException ex) {
-			this.loading.set(false);
 			return;
 		}
 		loaded.whenComplete((done, failure) -> {
-			if (failure != null && unwrap(failure) instanceof RedisCommandExecutionException) {
-				this.usable = false;
+			if (failure != null && unwrap(failure) instanceof RedisCommandExecutionException refused) {
+				String message = String.valueOf(refused.getMessage());
+				if (message.startsWith("ERR") || message.startsWith("NOPERM")) {
+					this.usable = false;
+				}
 			}
-			this.loading.set(false);
 		});
 	}
 

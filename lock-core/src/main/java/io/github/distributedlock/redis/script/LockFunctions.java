@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.List;
 
 /**
  * Every script as a function of one Redis Functions library ({@code FUNCTION LOAD}, Redis
@@ -14,10 +15,14 @@ import java.util.HexFormat;
  * text, so engines of different versions sharing one Redis each load and call their own.
  * <p>
  * A script that takes a lock is registered without flags: Redis refuses it whole while
- * memory is full. Every other script releases, renews or reads, and is registered
- * {@code allow-oom}, so that a full Redis still lets holders renew and release.
+ * memory is full. A script that only reads is {@code no-writes}, so that nothing a write
+ * needs ({@code min-replicas-to-write}, free memory) refuses it. Every other script
+ * releases or renews, and is {@code allow-oom}, so that a full Redis still lets holders
+ * renew and release.
  */
 public final class LockFunctions {
+
+	private static final List<LuaScript<?>> READ_ONLY = List.of(LockScripts.READ_HOLD, LockScripts.HELD_MEMBER);
 
 	// The functions' names in the text are the digest of the text with this in their
 	// place.
@@ -69,10 +74,17 @@ public final class LockFunctions {
 				.append("dl_" + DIGEST_MARK + "_" + localName(script.name()))
 				.append("', callback=")
 				.append(local)
-				.append(script.name().startsWith("acquire") ? "" : ", flags={'allow-oom'}")
+				.append(flags(script))
 				.append("}\n\n");
 		}
 		return body.toString();
+	}
+
+	private static String flags(LuaScript<?> script) {
+		if (script.name().startsWith("acquire")) {
+			return "";
+		}
+		return READ_ONLY.contains(script) ? ", flags={'no-writes'}" : ", flags={'allow-oom'}";
 	}
 
 	private static String digest(String text) {
