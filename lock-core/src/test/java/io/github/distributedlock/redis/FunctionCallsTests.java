@@ -6,7 +6,6 @@ import java.util.List;
 import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
-import io.github.distributedlock.ReactiveLockHandle;
 import io.github.distributedlock.redis.script.LockFunctions;
 import io.github.distributedlock.test.RedisServer;
 import io.github.distributedlock.test.RedisServerExtension;
@@ -29,8 +28,6 @@ import static org.awaitility.Awaitility.await;
  */
 class FunctionCallsTests {
 
-	private static final Duration BLOCK = Duration.ofSeconds(10);
-
 	@RegisterExtension
 	static RedisServerExtension redis = RedisServerExtension.dedicated().since(7, "Redis Functions");
 
@@ -52,30 +49,6 @@ class FunctionCallsTests {
 			server.resetStats();
 			for (int i = 0; i < 10; i++) {
 				template.acquire(LockRequest.of("functions", "k")).close();
-			}
-			assertThat(server.commandCalls("fcall")).as("function calls").isEqualTo(20);
-			assertThat(server.commandCalls("evalsha") + server.commandCalls("eval")).as("script calls").isZero();
-		}
-		finally {
-			factory.destroy();
-		}
-	}
-
-	@Test
-	void shouldRunTheReactiveTemplatesCallsAsFunctionsToo() {
-		RedisServer server = redis.server();
-		LettuceConnectionFactory factory = RedisConnections.standalone(server);
-		try (ReactiveRedisLockTemplate template = ReactiveRedisLockTemplate.builder(factory).build()) {
-			ReactiveLockHandle first = template.acquire(LockRequest.of("functions", "reactive")).block(BLOCK);
-			assertThat(first).isNotNull();
-			first.release().block(BLOCK);
-			await().atMost(Duration.ofSeconds(5)).until(this::libraryLoaded);
-			server.resetStats();
-			for (int i = 0; i < 10; i++) {
-				ReactiveLockHandle held = template.acquire(LockRequest.of("functions", "reactive")).block(BLOCK);
-				assertThat(held).isNotNull();
-				assertThat(held.fencingToken()).isGreaterThan(first.fencingToken());
-				held.release().block(BLOCK);
 			}
 			assertThat(server.commandCalls("fcall")).as("function calls").isEqualTo(20);
 			assertThat(server.commandCalls("evalsha") + server.commandCalls("eval")).as("script calls").isZero();

@@ -3,7 +3,6 @@ package io.github.distributedlock.redis.reactive;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockName;
@@ -22,15 +21,11 @@ import reactor.core.publisher.Mono;
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.ReactiveRedisConnection;
 import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.ReturnType;
 
 /**
  * The reactive counterpart of {@code LockCommands}: runs the scripts a {@link LockKind}
- * builds, the same ones with the same arguments. A Lettuce factory that shares one
- * connection runs them as the blocking template does ({@link ScriptRunner#sendAsync}:
- * functions where the server has them), since Spring Data Redis's reactive connection has
- * no {@code FCALL}; any other runs them with {@code EVALSHA} falling back to
+ * builds, the same ones with the same arguments, with {@code EVALSHA} falling back to
  * {@code EVAL}, on Spring Data Redis's reactive connection. Every method sends its
  * command on subscription; Redis errors become {@link LockAccessException}s naming the
  * lock. Thread-safe.
@@ -39,12 +34,8 @@ public final class ReactiveLockCommands {
 
 	private final ReactiveRedisConnectionFactory connectionFactory;
 
-	private final @Nullable ScriptRunner shared;
-
 	public ReactiveLockCommands(ReactiveRedisConnectionFactory connectionFactory) {
 		this.connectionFactory = connectionFactory;
-		this.shared = (connectionFactory instanceof RedisConnectionFactory factory
-				&& ScriptRunner.sharesOneConnection(factory)) ? new ScriptRunner(factory) : null;
 	}
 
 	/**
@@ -72,10 +63,6 @@ public final class ReactiveLockCommands {
 		// Deferred, so that even a call that fails to encode fails the Mono, not its
 		// caller.
 		return Mono.defer(() -> {
-			CompletableFuture<Object> sent = (this.shared != null) ? this.shared.sendAsync(call) : null;
-			if (sent != null) {
-				return Mono.fromCompletionStage(sent);
-			}
 			LuaScript<?> script = call.script();
 			byte[][] encoded = ScriptRunner.encode(call);
 			int keyCount = call.keys().size();
