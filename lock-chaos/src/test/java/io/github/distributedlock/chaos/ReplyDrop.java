@@ -7,6 +7,7 @@ import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import io.github.distributedlock.redis.ProtocolTimings;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -16,9 +17,11 @@ import org.jspecify.annotations.Nullable;
  * does, after reconnecting) then runs the command a second time. Thread-safe.
  * <p>
  * A fault may also require the command's first argument (for {@code EVALSHA}, the
- * script's SHA-1, so that it hits one script among several in flight), and run a step of
- * the test at one of two moments that a test cannot otherwise catch: just before Redis
- * gets the command, and between Redis's first run and the re-send. The steps run on the
+ * script's SHA-1, for {@code FCALL} the function's name, so that it hits one script among
+ * several in flight), or hit either of two commands ({@link #onScript}: a script run as a
+ * function or with {@code EVALSHA}, whichever the engine sends), and run a step of the
+ * test at one of two moments that a test cannot otherwise catch: just before Redis gets
+ * the command, and between Redis's first run and the re-send. The steps run on the
  * proxy's threads and must not send through the proxy; a step that fails is reported by
  * {@link #awaitDropped}.
  * <p>
@@ -35,6 +38,8 @@ final class ReplyDrop {
 	private final String command;
 
 	private final @Nullable String argument;
+
+	private final @Nullable ReplyDrop or;
 
 	private final Runnable beforeForwarding;
 
@@ -55,17 +60,32 @@ final class ReplyDrop {
 	private volatile long doneNanos;
 
 	ReplyDrop(String command) {
-		this(command, null, NOTHING, NOTHING, Duration.ZERO, false);
+		this(command, null, null, NOTHING, NOTHING, Duration.ZERO, false);
 	}
 
-	private ReplyDrop(String command, @Nullable String argument, Runnable beforeForwarding, Runnable afterRunning,
-			Duration hold, boolean delivers) {
+	private ReplyDrop(String command, @Nullable String argument, @Nullable ReplyDrop or, Runnable beforeForwarding,
+			Runnable afterRunning, Duration hold, boolean delivers) {
 		this.command = command.toUpperCase(Locale.ROOT);
 		this.argument = argument;
+		this.or = or;
 		this.beforeForwarding = beforeForwarding;
 		this.afterRunning = afterRunning;
 		this.hold = hold;
 		this.delivers = delivers;
+	}
+
+	/**
+	 * Return a fault on the next run of one of the engine's scripts, or of any script:
+	 * its {@code FCALL}, or its {@code EVALSHA} where the engine runs it as a script.
+	 * @param script the script's file name, such as {@code extend.lua}, or {@code null}
+	 * for any script
+	 * @return a fault not armed yet
+	 */
+	static ReplyDrop onScript(@Nullable String script) {
+		ReplyDrop evalSha = new ReplyDrop("EVALSHA", (script != null) ? ProtocolTimings.scriptSha(script) : null, null,
+				NOTHING, NOTHING, Duration.ZERO, false);
+		return new ReplyDrop("FCALL", (script != null) ? ProtocolTimings.functionName(script) : null, evalSha, NOTHING,
+				NOTHING, Duration.ZERO, false);
 	}
 
 	/**
@@ -75,7 +95,7 @@ final class ReplyDrop {
 	 * @return a fault not armed yet
 	 */
 	ReplyDrop withArgument(String argument) {
-		return new ReplyDrop(this.command, argument, this.beforeForwarding, this.afterRunning, this.hold,
+		return new ReplyDrop(this.command, argument, this.or, this.beforeForwarding, this.afterRunning, this.hold,
 				this.delivers);
 	}
 
@@ -86,7 +106,7 @@ final class ReplyDrop {
 	 * @return a fault not armed yet
 	 */
 	ReplyDrop beforeForwarding(Runnable step) {
-		return new ReplyDrop(this.command, this.argument, step, this.afterRunning, this.hold, this.delivers);
+		return new ReplyDrop(this.command, this.argument, this.or, step, this.afterRunning, this.hold, this.delivers);
 	}
 
 	/**
@@ -96,7 +116,8 @@ final class ReplyDrop {
 	 * @return a fault not armed yet
 	 */
 	ReplyDrop afterRunning(Runnable step) {
-		return new ReplyDrop(this.command, this.argument, this.beforeForwarding, step, this.hold, this.delivers);
+		return new ReplyDrop(this.command, this.argument, this.or, this.beforeForwarding, step, this.hold,
+				this.delivers);
 	}
 
 	/**
@@ -107,7 +128,8 @@ final class ReplyDrop {
 	 * @return a fault not armed yet
 	 */
 	ReplyDrop heldFor(Duration hold) {
-		return new ReplyDrop(this.command, this.argument, this.beforeForwarding, this.afterRunning, hold, false);
+		return new ReplyDrop(this.command, this.argument, this.or, this.beforeForwarding, this.afterRunning, hold,
+				false);
 	}
 
 	/**
@@ -118,7 +140,8 @@ final class ReplyDrop {
 	 * @return a fault not armed yet
 	 */
 	ReplyDrop delayedBy(Duration delay) {
-		return new ReplyDrop(this.command, this.argument, this.beforeForwarding, this.afterRunning, delay, true);
+		return new ReplyDrop(this.command, this.argument, this.or, this.beforeForwarding, this.afterRunning, delay,
+				true);
 	}
 
 	/**
@@ -136,6 +159,10 @@ final class ReplyDrop {
 	}
 
 	boolean matches(List<byte[]> args) {
+		return matchesThis(args) || (this.or != null && this.or.matchesThis(args));
+	}
+
+	private boolean matchesThis(List<byte[]> args) {
 		if (args.isEmpty()
 				|| !new String(args.get(0), StandardCharsets.UTF_8).toUpperCase(Locale.ROOT).equals(this.command)) {
 			return false;
@@ -217,6 +244,10 @@ final class ReplyDrop {
 	@Override
 	public String toString() {
 		String wanted = (this.argument != null) ? this.command + " " + this.argument : this.command;
+		if (this.or != null) {
+			wanted += " or "
+					+ ((this.or.argument != null) ? this.or.command + " " + this.or.argument : this.or.command);
+		}
 		String what = this.delivers ? "delayed " : (this.hold.isZero() ? "" : "held and dropped ");
 		return what + "reply of the next " + wanted + ((this.matched.isEmpty()) ? "" : " " + this.matched);
 	}

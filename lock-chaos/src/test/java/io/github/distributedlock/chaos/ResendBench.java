@@ -68,8 +68,9 @@ final class ResendBench implements AutoCloseable {
 
 	static ResendBench start() throws IOException {
 		RedisProcess redis = RedisServers.launch();
-		// An EVALSHA that Redis does not know fails on both runs, and the engine's EVAL
-		// then runs the script once: load them all, so that every EVALSHA runs.
+		// An FCALL or EVALSHA that Redis does not know fails on both runs, and the engine
+		// then runs the script once: load them all, so that every one runs.
+		redis.command("FUNCTION", "LOAD", "REPLACE", ProtocolTimings.functionLibrary());
 		for (String script : ProtocolTimings.scriptTexts()) {
 			redis.command("SCRIPT", "LOAD", script);
 		}
@@ -108,11 +109,12 @@ final class ResendBench implements AutoCloseable {
 	}
 
 	/**
-	 * Return a fault on the next {@code EVALSHA} of one script, not armed yet.
+	 * Return a fault on the next run of one script ({@code FCALL} or {@code EVALSHA}),
+	 * not armed yet.
 	 * @param script the script's file name, such as {@code extend.lua}
 	 */
 	static ReplyDrop onScript(String script) {
-		return new ReplyDrop("EVALSHA").withArgument(ProtocolTimings.scriptSha(script));
+		return ReplyDrop.onScript(script);
 	}
 
 	/**

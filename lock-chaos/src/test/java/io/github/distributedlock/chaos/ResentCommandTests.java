@@ -37,12 +37,13 @@ import static org.awaitility.Awaitility.await;
  * Scripts that Redis runs twice because the connection dropped after Redis ran them and
  * before their reply arrived: Lettuce, as Spring's connection factory configures it by
  * default, re-sends after reconnecting every command it wrote and got no reply for (issue
- * 22). A {@link ChaosProxy} forwards the next {@code EVALSHA}, drops Redis's reply and
- * closes the connection; {@code MONITOR} shows that Redis ran it twice. Every script must
- * be safe to run twice, so the tests check only what a user sees: who can take the lock,
- * whether closing a handle succeeds, and whether any key of the lock is left once
- * everything is closed. Leases are long (30 s), so a hold counted twice or left behind
- * shows as a stranger that does not get the lock within half a second.
+ * 22). A {@link ChaosProxy} forwards the next script run ({@code FCALL} or
+ * {@code EVALSHA}), drops Redis's reply and closes the connection; {@code MONITOR} shows
+ * that Redis ran it twice. Every script must be safe to run twice, so the tests check
+ * only what a user sees: who can take the lock, whether closing a handle succeeds, and
+ * whether any key of the lock is left once everything is closed. Leases are long (30 s),
+ * so a hold counted twice or left behind shows as a stranger that does not get the lock
+ * within half a second.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ResentCommandTests {
@@ -78,8 +79,9 @@ class ResentCommandTests {
 	@BeforeAll
 	void startRedis() throws IOException {
 		this.redis = RedisServers.launch();
-		// An EVALSHA that Redis does not know fails on both runs, and the engine's EVAL
-		// then runs the script once: load them all, so that every EVALSHA runs.
+		// An FCALL or EVALSHA that Redis does not know fails on both runs, and the engine
+		// then runs the script once: load them all, so that every one runs.
+		this.redis.command("FUNCTION", "LOAD", "REPLACE", ProtocolTimings.functionLibrary());
 		for (String script : ProtocolTimings.scriptTexts()) {
 			this.redis.command("SCRIPT", "LOAD", script);
 		}
@@ -277,9 +279,9 @@ class ResentCommandTests {
 		Duration lease = Duration.ofMillis(2400);
 		long acquiredNanos = System.nanoTime();
 		LockHandle held = this.holder.acquire(holding(Kind.EXCLUSIVE).lease(lease).autoRenew(true).build());
-		// The watchdog's first renewal, a third of a lease later, is the next EVALSHA.
+		// The watchdog's first renewal, a third of a lease later, is the next script run.
 		this.monitor.mark();
-		ReplyDrop drop = this.proxy.dropReplyOnNext("EVALSHA");
+		ReplyDrop drop = this.proxy.arm(ReplyDrop.onScript(null));
 		try {
 			assertThat(drop.awaitDropped(lease)).as("the proxy dropped the reply to the first renewal").isTrue();
 		}
@@ -300,12 +302,12 @@ class ResentCommandTests {
 	}
 
 	/**
-	 * Run a call with the reply to its {@code EVALSHA} dropped, and check that Redis ran
-	 * that command twice.
+	 * Run a call with the reply to its script run dropped, and check that Redis ran that
+	 * command twice.
 	 */
 	private <T> T resent(Supplier<T> call) throws InterruptedException {
 		this.monitor.mark();
-		ReplyDrop drop = this.proxy.dropReplyOnNext("EVALSHA");
+		ReplyDrop drop = this.proxy.arm(ReplyDrop.onScript(null));
 		T result;
 		try {
 			result = call.get();
@@ -313,26 +315,26 @@ class ResentCommandTests {
 		finally {
 			this.proxy.cancel(drop);
 		}
-		assertThat(drop.awaitDropped(Duration.ofSeconds(1))).as("the proxy dropped the reply to the next EVALSHA")
+		assertThat(drop.awaitDropped(Duration.ofSeconds(1))).as("the proxy dropped the reply to the next script run")
 			.isTrue();
 		assertThat(this.monitor.runs(drop.command())).as("runs of %s", drop).isEqualTo(2);
 		return result;
 	}
 
 	/**
-	 * Run a call with the reply to its {@code EVALSHA} dropped, check that Redis ran that
+	 * Run a call with the reply to its script run dropped, check that Redis ran that
 	 * command twice, and return the command.
 	 */
 	private List<String> resentCommand(Runnable call) throws InterruptedException {
 		this.monitor.mark();
-		ReplyDrop drop = this.proxy.dropReplyOnNext("EVALSHA");
+		ReplyDrop drop = this.proxy.arm(ReplyDrop.onScript(null));
 		try {
 			call.run();
 		}
 		finally {
 			this.proxy.cancel(drop);
 		}
-		assertThat(drop.awaitDropped(Duration.ofSeconds(1))).as("the proxy dropped the reply to the next EVALSHA")
+		assertThat(drop.awaitDropped(Duration.ofSeconds(1))).as("the proxy dropped the reply to the next script run")
 			.isTrue();
 		assertThat(this.monitor.runs(drop.command())).as("runs of %s", drop).isEqualTo(2);
 		return drop.command();

@@ -8,6 +8,7 @@ import io.github.distributedlock.redis.core.HoldLife;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.ReleaseMessage;
 import io.github.distributedlock.redis.core.UniqueIds;
+import io.github.distributedlock.redis.script.LockFunctions;
 import io.github.distributedlock.redis.script.LockScripts;
 import io.github.distributedlock.redis.script.LuaScript;
 
@@ -163,6 +164,31 @@ public final class ProtocolTimings {
 			.map((script) -> new String(script.sha1(), java.nio.charset.StandardCharsets.US_ASCII))
 			.findFirst()
 			.orElseThrow(() -> new IllegalArgumentException("No script " + name));
+	}
+
+	/**
+	 * The name of the function that runs one of the engine's scripts, where the engine
+	 * runs them as functions ({@code FCALL}), so that a fault can hit that script and no
+	 * other.
+	 * @param name the script's file name, such as {@code extend.lua}
+	 * @return the function's name
+	 */
+	public static String functionName(String name) {
+		return LockScripts.ALL.stream()
+			.filter((script) -> script.name().equals(name))
+			.map(LockFunctions::functionName)
+			.findFirst()
+			.orElseThrow(() -> new IllegalArgumentException("No script " + name));
+	}
+
+	/**
+	 * The engine's function library, for a test to load it with {@code FUNCTION LOAD}
+	 * before it drops replies: an {@code FCALL} that Redis does not know yet fails, and
+	 * the engine then runs the script instead.
+	 * @return the library's text
+	 */
+	public static String functionLibrary() {
+		return new String(LockFunctions.library(), java.nio.charset.StandardCharsets.UTF_8);
 	}
 
 	/**
