@@ -48,6 +48,8 @@ final class DifferentialRun {
 
 	private final @Nullable List<LockWorkload.Step> fixedSteps;
 
+	private final String command;
+
 	private final Map<String, String> shas;
 
 	private final List<String> history = new ArrayList<>();
@@ -61,8 +63,17 @@ final class DifferentialRun {
 	private final Map<String, Integer> keyspaceEvents = new TreeMap<>();
 
 	DifferentialRun(RealRedis real, Map<String, String> shas, long seed, int steps) {
+		this(real, "EVALSHA", shas, seed, steps);
+	}
+
+	/**
+	 * A run that sends each script with the given command: {@code EVALSHA} with the
+	 * scripts' SHA-1s, or {@code FCALL} with their functions' names.
+	 */
+	DifferentialRun(RealRedis real, String command, Map<String, String> names, long seed, int steps) {
 		this.real = real;
-		this.shas = shas;
+		this.command = command;
+		this.shas = names;
 		this.seed = seed;
 		this.steps = steps;
 		this.fixedSteps = null;
@@ -73,6 +84,7 @@ final class DifferentialRun {
 	 */
 	DifferentialRun(RealRedis real, Map<String, String> shas, List<LockWorkload.Step> steps) {
 		this.real = real;
+		this.command = "EVALSHA";
 		this.shas = shas;
 		this.seed = 0;
 		this.steps = steps.size();
@@ -399,7 +411,7 @@ final class DifferentialRun {
 			return step.keys();
 		}
 		List<String> call = new ArrayList<>(
-				List.of("EVALSHA", this.shas.get(step.script()), Integer.toString(step.keys().size())));
+				List.of(this.command, this.shas.get(step.script()), Integer.toString(step.keys().size())));
 		call.addAll(step.keys());
 		call.addAll(step.args());
 		return call;

@@ -1,5 +1,6 @@
 package io.github.distributedlock.simulation;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -8,6 +9,8 @@ import java.util.TreeMap;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
+import io.github.distributedlock.redis.script.LockFunctions;
+import io.github.distributedlock.redis.script.LockScripts;
 import io.github.distributedlock.test.RedisServerExtension;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -38,6 +41,8 @@ class ScriptDifferentialTests {
 
 	private static final Map<String, String> shas = new LinkedHashMap<>();
 
+	private static final Map<String, String> functions = new LinkedHashMap<>();
+
 	@BeforeAll
 	static void connect() {
 		String version = String.valueOf(redis.server().command("INFO", "server"))
@@ -56,6 +61,21 @@ class ScriptDifferentialTests {
 			assertThat(sha).as("SHA-1 of %s, as Redis and the model compute it", name).isEqualTo(script.sha());
 			shas.put(name, sha);
 		});
+		redis.server()
+			.command("FUNCTION", "LOAD", "REPLACE", new String(LockFunctions.library(), StandardCharsets.UTF_8));
+		LockScripts.ALL.forEach((script) -> functions.put(script.name(), LockFunctions.functionName(script)));
+	}
+
+	/**
+	 * The scripts as the engine sends them to Redis 7 and Valkey, as the functions of one
+	 * library, agree with the model as their {@code EVALSHA} form does.
+	 */
+	@TestFactory
+	Stream<DynamicTest> modelAgreesWithRedisRunningTheScriptsAsFunctions() {
+		int steps = Integer.getInteger("simulation.steps", 400);
+		return seeds().limit(4)
+			.mapToObj((seed) -> DynamicTest.dynamicTest("seed " + seed,
+					() -> new DifferentialRun(real, "FCALL", functions, seed, steps).run()));
 	}
 
 	@AfterAll
