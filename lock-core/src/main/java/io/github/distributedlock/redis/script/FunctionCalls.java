@@ -2,7 +2,6 @@ package io.github.distributedlock.redis.script;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -116,7 +115,8 @@ final class FunctionCalls {
 		LuaScript<?> script = call.script();
 		ScriptOutputType type = (script.returnType() == ReturnType.MULTI) ? ScriptOutputType.MULTI
 				: ScriptOutputType.INTEGER;
-		return commands.fcall(LockFunctions.functionName(script), type, bytes(call.keys()), bytes(call.argv()));
+		return commands.fcall(LockFunctions.functionName(script), type, ScriptRunner.bytes(call.keys()),
+				ScriptRunner.bytes(call.argv()));
 	}
 
 	/**
@@ -174,14 +174,6 @@ final class FunctionCalls {
 				}
 			}
 		});
-	}
-
-	private static byte[][] bytes(List<String> values) {
-		byte[][] bytes = new byte[values.size()][];
-		for (int i = 0; i < bytes.length; i++) {
-			bytes[i] = values.get(i).getBytes(StandardCharsets.UTF_8);
-		}
-		return bytes;
 	}
 
 	private static Throwable unwrap(Throwable failure) {

@@ -5,6 +5,9 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
 
 /**
  * Every script as a function of one Redis Functions library ({@code FUNCTION LOAD}, Redis
@@ -37,6 +40,11 @@ public final class LockFunctions {
 	 */
 	public static final String LIBRARY_NAME = "distributedlock_" + DIGEST;
 
+	// Looked up on every call: built once. LuaScript keeps identity equality.
+	private static final Map<LuaScript<?>, String> NAMES = LockScripts.ALL.stream()
+		.collect(Collectors.toUnmodifiableMap(Function.identity(),
+				(script) -> "dl_" + DIGEST + "_" + localName(script.name())));
+
 	private static final byte[] LIBRARY = ("#!lua name=" + LIBRARY_NAME + "\n" + TEMPLATE.replace(DIGEST_MARK, DIGEST))
 		.getBytes(StandardCharsets.UTF_8);
 
@@ -54,7 +62,11 @@ public final class LockFunctions {
 	 * Return the name of the function that runs a script.
 	 */
 	public static String functionName(LuaScript<?> script) {
-		return "dl_" + DIGEST + "_" + localName(script.name());
+		String name = NAMES.get(script);
+		if (name == null) {
+			throw new IllegalArgumentException("Lua script " + script.name() + " is not in the library");
+		}
+		return name;
 	}
 
 	private static String localName(String scriptName) {

@@ -156,7 +156,7 @@ public final class ScriptRunner {
 		return keysAndArgs;
 	}
 
-	private static byte[][] bytes(List<String> values) {
+	static byte[][] bytes(List<String> values) {
 		byte[][] bytes = new byte[values.size()][];
 		for (int i = 0; i < bytes.length; i++) {
 			bytes[i] = values.get(i).getBytes(StandardCharsets.UTF_8);
