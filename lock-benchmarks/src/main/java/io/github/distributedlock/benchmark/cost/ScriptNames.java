@@ -13,8 +13,9 @@ final class ScriptNames {
 	}
 
 	/**
-	 * Name a call from its arguments: {@code evalsha} (or {@code eval}), the SHA-1 (or
-	 * text), the number of keys, the keys, the arguments.
+	 * Name a call from its arguments: {@code fcall}, {@code evalsha} or {@code eval}; the
+	 * function's name, the SHA-1 or the text; the number of keys, the keys, the
+	 * arguments.
 	 */
 	static String name(List<String> call) {
 		if (call.size() < 3) {

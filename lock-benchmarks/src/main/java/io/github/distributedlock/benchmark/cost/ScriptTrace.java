@@ -104,7 +104,8 @@ final class ScriptTrace implements AutoCloseable {
 	}
 
 	/**
-	 * Take one line such as {@code 1700000000.123456 [0 127.0.0.1:50000] "evalsha" "…"}.
+	 * Take one line such as {@code 1700000000.123456 [0 127.0.0.1:50000] "fcall" "…"} (or
+	 * {@code "evalsha"}).
 	 */
 	void take(String line) {
 		int open = line.indexOf('[');
@@ -132,7 +133,7 @@ final class ScriptTrace implements AutoCloseable {
 			return;
 		}
 		this.sent.merge(command, 1L, Long::sum);
-		if (command.equals("evalsha") || command.equals("eval")) {
+		if (command.equals("evalsha") || command.equals("eval") || command.equals("fcall")) {
 			this.currentScript = this.scripts.computeIfAbsent(ScriptNames.name(args), ScriptRuns::new);
 			this.current = new ArrayList<>();
 		}
