@@ -47,9 +47,10 @@ class MultiProcessLockTests {
 					assertThat(next.waited()).isTrue();
 					// Not before the 2 s lease ended, and soon after.
 					assertThat(sinceHeld).isGreaterThan(Duration.ofMillis(1900)).isLessThan(Duration.ofMillis(3500));
-					// Try, try and file, take.
+					// Try, try and file, try again within half the request's claim (in
+					// case its reservation message is lost), take at the lease's end.
 					assertThat(evalCalls(server) - before).as("acquire scripts sent while waiting: no polling")
-						.isLessThanOrEqualTo(3);
+						.isLessThanOrEqualTo(4);
 				}
 			}
 			finally {

@@ -1,11 +1,14 @@
 package io.github.distributedlock.redis;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
+import io.github.distributedlock.redis.core.HandOffRequest;
 import io.github.distributedlock.redis.script.ScriptCall;
 import io.github.distributedlock.simulation.RedisModel;
 
@@ -22,6 +25,11 @@ import org.jspecify.annotations.Nullable;
  * {@code pass_on} skips them); and a release that reserves the lock, or frees it while a
  * well-formed request waits in line, publishes on the lock's channel. Nobody is passed
  * over: the request that was oldest when a release ran is the one it reserves for.
+ * <p>
+ * Where the run loses messages but nothing else ({@link #holdReservationsToTheirClaim}),
+ * also the guarantees' "a lost message costs the waiter at most half a claim": the first
+ * attempt that carries a reserved request after its reservation runs before the claim
+ * lapses, whether or not its waiter heard of it.
  */
 final class HandOffOrder {
 
@@ -39,6 +47,14 @@ final class HandOffOrder {
 
 	private boolean muted;
 
+	// The reservations made and not yet tried by their request's attempt: when each was
+	// made, by Redis's clock (ms).
+	private final Map<String, Long> reservations = new HashMap<>();
+
+	private boolean claimsHeld;
+
+	private long takenInTime;
+
 	HandOffOrder(RedisModel redis, Consumer<String> violated) {
 		this.redis = redis;
 		this.violated = violated;
@@ -51,7 +67,11 @@ final class HandOffOrder {
 	 * @return its reply
 	 */
 	@Nullable Object run(ScriptCall call, Supplier<@Nullable Object> run) {
-		if (this.muted || !"release.lua".equals(call.script().name()) || !this.redis.answering()) {
+		if (this.muted || !this.redis.answering()) {
+			return run.get();
+		}
+		if (!"release.lua".equals(call.script().name())) {
+			tried(call);
 			return run.get();
 		}
 		List<String> keys = call.keys();
@@ -59,6 +79,9 @@ final class HandOffOrder {
 		String channel = keys.get(1);
 		List<String> argv = call.argv();
 		String withdrawn = (argv.size() > 5) ? argv.get(5) : null;
+		if (withdrawn != null) {
+			this.reservations.remove(withdrawn);
+		}
 		List<String> fields = fields(lock);
 		boolean lockBefore = fields != null;
 		@Nullable String oldest = oldestWellFormed(keys.get(2), withdrawn);
@@ -96,6 +119,7 @@ final class HandOffOrder {
 						+ ": a waiter in line is told of its reservation");
 				return reply;
 			}
+			this.reservations.put(reservedAfter, this.redis.clock().millis());
 		}
 		else if (lockBefore && after == null && oldest != null && told.isEmpty()) {
 			this.violated.accept(what + " freed the lock with " + oldest
@@ -114,6 +138,50 @@ final class HandOffOrder {
 	 */
 	void mute() {
 		this.muted = true;
+	}
+
+	/**
+	 * From now on, also hold each reservation's first attempt to its claim: for a run
+	 * whose only fault is lost, late and repeated messages, where nothing else (a stall,
+	 * a pause, a lost reply) may delay a waiter's next attempt.
+	 */
+	void holdReservationsToTheirClaim() {
+		this.claimsHeld = true;
+	}
+
+	/**
+	 * Return how many reservations were tried by their request within their claim, where
+	 * they are held to it.
+	 */
+	long takenInTime() {
+		return this.takenInTime;
+	}
+
+	/**
+	 * An acquire script is about to run: if it carries a request the lock was reserved
+	 * for, it must run before that reservation's claim lapses.
+	 */
+	private void tried(ScriptCall call) {
+		String name = call.script().name();
+		int index = "acquire.lua".equals(name) ? 4 : "acquire-read.lua".equals(name) ? 5 : -1;
+		List<String> argv = call.argv();
+		if (index < 0 || argv.size() <= index) {
+			return;
+		}
+		String request = argv.get(index);
+		Long made = this.reservations.remove(request);
+		if (made == null || !this.claimsHeld) {
+			return;
+		}
+		long claim = HandOffRequest.claimMillis(request);
+		long late = this.redis.clock().millis() - made;
+		if (late >= claim) {
+			this.violated.accept(name + " with " + request + " ran " + late + " ms after the lock was reserved for it,"
+					+ " when its claim of " + claim + " ms had lapsed: a waiter with a request tries again within"
+					+ " half its claim, so a lost message costs it at most that");
+			return;
+		}
+		this.takenInTime++;
 	}
 
 	/**

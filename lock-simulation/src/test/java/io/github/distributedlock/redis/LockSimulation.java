@@ -227,6 +227,9 @@ final class LockSimulation {
 
 	private final HandOffOrder handOffOrder;
 
+	// How many reserved: messages deliver() dropped.
+	private long droppedReservationMessages;
+
 	private final PriorityQueue<Event> events = new PriorityQueue<>();
 
 	private final List<String> trace = new ArrayList<>();
@@ -1424,6 +1427,7 @@ final class LockSimulation {
 			int fault = drawing(Fault.MESSAGE) ? this.random.nextInt(40) : 39;
 			if (fault == 0) {
 				this.trace.add("           dropped: " + what);
+				this.droppedReservationMessages += delivery.message().startsWith("reserved:") ? 1 : 0;
 				continue;
 			}
 			long delay = (fault < 4) ? aroundConstant() : network();
@@ -1830,6 +1834,22 @@ final class LockSimulation {
 		if (this.multi != null) {
 			this.multi.muteHandOffOracles();
 		}
+	}
+
+	/**
+	 * Hold each reservation's first attempt to its claim ({@link HandOffOrder}): for a
+	 * run whose only faults are message faults. Single locks only.
+	 */
+	void holdReservationsToTheirClaim() {
+		this.handOffOrder.holdReservationsToTheirClaim();
+	}
+
+	/**
+	 * Return how many reservations were tried by their request within their claim, where
+	 * held to it, and how many {@code reserved:} messages the run dropped.
+	 */
+	long[] reservationsTakenInTimeAndMessagesDropped() {
+		return new long[] { this.handOffOrder.takenInTime(), this.droppedReservationMessages };
 	}
 
 	/**

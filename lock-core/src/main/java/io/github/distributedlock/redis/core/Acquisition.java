@@ -323,14 +323,17 @@ public final class Acquisition {
 	/**
 	 * Return how long the head sleeps at most before trying again: until the wait time
 	 * runs out or the holder's lease (as last reported) ends, at most as the wait mode
-	 * allows, and at most until the request must be filed again.
+	 * allows, and at most half the claim of a request it filed
+	 * ({@link HandOffRequest#retryNanos()}).
 	 */
 	long sleepNanos() {
 		long sleep = this.spec.waitMode().capSleep(this.deadline.sleepNanos());
 		HandOffRequest filing = this.request;
 		if (filing != null && this.count > 0) {
-			// Filed again at least this often (once one attempt has filed it).
-			sleep = Math.min(sleep, this.lastSentNanos + HandOffRequest.REFILE_NANOS - this.clock.nanoTime());
+			// Tried again within half a claim of the last attempt (once one has filed
+			// it),
+			// which also files it again.
+			sleep = Math.min(sleep, this.lastSentNanos + filing.retryNanos() - this.clock.nanoTime());
 		}
 		return Math.max(0, Math.min(sleep, MAX_SLEEP_NANOS));
 	}

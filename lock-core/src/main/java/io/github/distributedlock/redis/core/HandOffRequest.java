@@ -34,6 +34,15 @@ public record HandOffRequest(String member) {
 	public static final long REFILE_NANOS = TimeUnit.MILLISECONDS.toNanos(VALIDITY_MILLIS) / 2;
 
 	/**
+	 * Return how long a waiter that filed this request sleeps at most between attempts:
+	 * half its claim, so that a reservation whose message was lost is still taken by its
+	 * waiter's next attempt before the claim lapses.
+	 */
+	public long retryNanos() {
+		return Math.min(REFILE_NANOS, TimeUnit.MILLISECONDS.toNanos(claimMillis(this.member)) / 2);
+	}
+
+	/**
 	 * Create a request for one wait.
 	 * @param pollNanos how often the waiter tries without being told, or 0 when it is
 	 * woken by messages: a polling waiter's reservation lasts for three of its polls

@@ -161,14 +161,15 @@ public final class MultiAcquisition {
 	/**
 	 * Return how long to sleep at most on the line of the lock that blocked the last
 	 * attempt before trying again: until the wait time or the holder's lease (as last
-	 * reported) ends, as that lock's wait mode allows, and at most until the request must
-	 * be filed again.
+	 * reported) ends, as that lock's wait mode allows, and at most half the claim of a
+	 * request it filed ({@link HandOffRequest#retryNanos()}).
 	 */
 	public long sleepNanos() {
 		LockSpec spec = (this.blocked != null) ? this.blocked : this.specs.get(0);
 		long sleep = spec.waitMode().capSleep(this.deadline.sleepNanos());
-		if (this.request != null) {
-			sleep = Math.min(sleep, HandOffRequest.REFILE_NANOS);
+		HandOffRequest filing = this.request;
+		if (filing != null) {
+			sleep = Math.min(sleep, filing.retryNanos());
 		}
 		return Math.max(0, Math.min(sleep, Acquisition.MAX_SLEEP_NANOS));
 	}

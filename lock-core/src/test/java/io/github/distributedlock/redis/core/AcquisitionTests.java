@@ -183,14 +183,28 @@ class AcquisitionTests {
 	}
 
 	@Test
-	void aFiledRequestIsFiledAgainBeforeItLapses() {
+	void aWaiterThatFiledARequestTriesAgainWithinHalfItsClaim() {
+		// So that a reservation whose message was lost is taken before its claim lapses
+		// (LostReservationMessageTests), and the request is filed again long before it
+		// lapses.
 		Acquisition acquisition = acquisition(spec(-1, false, WaitStrategy.PUBSUB));
 		HandOffRequest request = acquisition.fileRequest();
 		Acquisition.Attempt attempt = acquisition.next(null);
 		assertThat(attempt.request()).isSameAs(request);
 		acquisition.replied(attempt, taken(3, -1), false);
-		advance(5_000);
-		assertThat(acquisition.sleepNanos()).isEqualTo(HandOffRequest.REFILE_NANOS - 5_000 * MS);
+		advance(400);
+		assertThat(acquisition.sleepNanos()).isEqualTo(HandOffRequest.CLAIM_MILLIS / 2 * MS - 400 * MS);
+	}
+
+	@Test
+	void aPollerThatFiledARequestTriesAgainWithinHalfItsLongerClaim() {
+		// A poller's claim is three polls: its poll interval bounds its sleep first.
+		Acquisition acquisition = acquisition(spec(-1, false, WaitStrategy.POLLING));
+		HandOffRequest request = acquisition.fileRequest();
+		assertThat(request.retryNanos()).isEqualTo(HandOffRequest.CLAIM_MILLIS / 2 * MS);
+		acquisition.replied(acquisition.next(null), taken(3, 60_000), false);
+		assertThat(acquisition.sleepNanos()).isEqualTo(100 * MS);
+		assertThat(HandOffRequest.of(1_000 * MS).retryNanos()).isEqualTo(1_500 * MS);
 	}
 
 	@Test

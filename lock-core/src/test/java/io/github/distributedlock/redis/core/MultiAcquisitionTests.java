@@ -74,7 +74,8 @@ class MultiAcquisitionTests {
 		assertThat(outcome).isEqualTo(new MultiAcquisition.Blocked(this.b));
 		assertThat(acquisition.request()).isNotNull();
 		assertThat(acquisition.filed()).containsExactly(this.b);
-		assertThat(acquisition.sleepNanos()).isEqualTo(2_000 * MS + Deadline.LEASE_END_MARGIN_NANOS);
+		// The lease it was told of ends later than half the request's claim.
+		assertThat(acquisition.sleepNanos()).isEqualTo(HandOffRequest.CLAIM_MILLIS / 2 * MS);
 		assertThat(acquisition.timeout().getLockName()).isEqualTo(this.b.name());
 	}
 
@@ -88,10 +89,17 @@ class MultiAcquisitionTests {
 	}
 
 	@Test
-	void aSleepEndsInTimeToFileTheRequestAgain() {
+	void aSleepEndsWithinHalfTheRequestsClaim() {
 		MultiAcquisition acquisition = acquisition(-1, true);
 		acquisition.replied(acquisition.next(), blocked(0, 60_000));
-		assertThat(acquisition.sleepNanos()).isEqualTo(HandOffRequest.REFILE_NANOS);
+		assertThat(acquisition.sleepNanos()).isEqualTo(HandOffRequest.CLAIM_MILLIS / 2 * MS);
+	}
+
+	@Test
+	void withHandOffASleepShorterThanHalfAClaimIsTheLeaseItWasToldOf() {
+		MultiAcquisition acquisition = acquisition(10_000 * MS, true);
+		acquisition.replied(acquisition.next(), blocked(1, 300));
+		assertThat(acquisition.sleepNanos()).isEqualTo(300 * MS + Deadline.LEASE_END_MARGIN_NANOS);
 	}
 
 	@Test

@@ -181,8 +181,16 @@ class WaitingTests {
 	void aHeadWaitingByPubSubWithAPlainRequestSleepsToTheLeaseItWasToldOf() {
 		Waiting waiting = head(60_000);
 		Waiting.Send first = (Waiting.Send) waiting.woken(Waiting.ANY_TICKET);
+		Waiting.Sleep sleep = (Waiting.Sleep) waiting.replied(first.attempt(), taken(3, 700));
+		assertThat(sleep.nanos()).isEqualTo(701 * MS);
+	}
+
+	@Test
+	void aHeadWaitingByPubSubForALongerLeaseSleepsHalfItsRequestsClaim() {
+		Waiting waiting = head(60_000);
+		Waiting.Send first = (Waiting.Send) waiting.woken(Waiting.ANY_TICKET);
 		Waiting.Sleep sleep = (Waiting.Sleep) waiting.replied(first.attempt(), taken(3, 10_000));
-		assertThat(sleep.nanos()).isEqualTo(10_001 * MS);
+		assertThat(sleep.nanos()).isEqualTo(HandOffRequest.CLAIM_MILLIS / 2 * MS);
 	}
 
 	@Test
