@@ -23,7 +23,7 @@
 -- ARGV[3]  lease in milliseconds
 -- ARGV[4]  how long the caller will keep waiting, in ms (-1: indefinitely); 0 sets no writer intent
 -- ARGV[5..10] may be left off from the end: the caller sends them only as far as the last one
---          not at its default ('', 30 s, '0', '0', '1', 7 days; ARGV[6] is read only with a
+--          not at its default ('', 30 s, '0', '0', '1', 7 days; ARGV[6] counts only with a
 --          request). Each argument costs Redis about as much as a few lines of Lua
 --          (docs/design/cost.md), and the usual first attempt needs none. The request comes
 --          first: a waiter's attempts (two per contended acquisition) then send 5, the rarer
@@ -58,9 +58,9 @@ local fence_idle_ms = ARGV[10] or '604800000'
 -- from a waiter in line, which expects the lock taken or reserved for it: it skips the
 -- question (and a lock it then finds free is taken marked, below).
 if request == '' and redis.call('EXISTS', KEYS[1], KEYS[3], KEYS[4], KEYS[5]) == 0 then
-	-- A new hold, as take (below) makes one, but unmarked, and without defining the functions
-	-- that the other cases need: there is no request to withdraw, and no writer intent to drop
-	-- (its key is not there).
+	-- A new hold, as a lock found free below gets one, but unmarked, and without defining the
+	-- functions that the other cases need: there is no request to withdraw, and no writer
+	-- intent to drop (its key is not there).
 	local token = next_token(KEYS[2], fence_idle_ms, server_micros())
 	redis.call('HSET', KEYS[1], 'owner', owner, 'holds', '1', 'token', token, hold, '1')
 	redis.call('PEXPIRE', KEYS[1], ARGV[3])
@@ -69,73 +69,26 @@ end
 
 -- (lib.lua: the functions that only the code below calls)
 
--- The lock is taken: file the caller's request, if it carries one, and mark the lock hash, if
--- there is one, so that its release tells the waiters (mark_queued in lib.lua).
--- held: the HMGET of the lock hash below
-local function blocked(held)
-	if request ~= '' then
-		file_request(KEYS[5], request, now_ms_text(), ARGV[6] or '30000')
-	end
-	if held[1] then
-		mark_queued(KEYS[1], held[4])
-	end
-end
-
+-- For the three places below that find the lock taken: they file the caller's request, if it
+-- carries one, and mark the lock hash (file_and_mark in lib.lua).
+local request_ttl_ms = ARGV[6] or '30000'
 local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'reserved', 'queued', hold)
 
 if held[1] == '' and (request == '' or held[3] ~= request) then
 	-- Reserved for another waiter's request (or kept for a minimum hold): taken, for as long
 	-- as its claim.
-	blocked(held)
+	file_and_mark(KEYS[1], held, KEYS[5], request, request_ttl_ms)
 	return {0, tonumber(held[2]), redis.call('PTTL', KEYS[1])}
 end
 
 if held[1] and held[1] ~= '' and held[1] ~= owner then
 	-- Another owner's: taken, for as long as its lease. The usual blocked attempt returns
 	-- here, before the functions that taking the lock or joining a hold need are defined.
-	blocked(held)
+	file_and_mark(KEYS[1], held, KEYS[5], request, request_ttl_ms)
 	return {0, tonumber(held[2]), redis.call('PTTL', KEYS[1])}
 end
 
 -- (lib.lua: the functions that only the code below calls)
-
--- The caller's request, if it carries one, leaves the line: the lock is ours.
-local function withdraw_request()
-	if request ~= '' then
-		redis.call('ZREM', KEYS[5], request)
-	end
-end
-
--- The caller wins the lock: a writer intent it may have set while readers held the lock goes,
--- however it wins (a new hold, or a hold of its own owner's that it joins), or new readers
--- would wait for a writer that no longer waits.
-local function drop_intent()
-	if ARGV[7] == '1' and redis.call('GET', KEYS[4]) == owner then
-		redis.call('DEL', KEYS[4])
-	end
-end
-
--- The lock becomes ours: a new hold with the next token, marked 'queued', as requests may be
--- waiting, which its release must then look at (the usual case, above, takes a name nobody
--- waits for). reserved: whether it was reserved for our request.
-local function take(reserved)
-	local token = next_token(KEYS[2], fence_idle_ms, server_micros())
-	if reserved then
-		-- The reservation becomes our hold ('reserved' = '' is no reservation).
-		redis.call('HSET', KEYS[1], 'owner', owner, 'holds', '1', 'token', token, hold, '1', 'reserved', '', 'queued', '1')
-	else
-		redis.call('HSET', KEYS[1], 'owner', owner, 'holds', '1', 'token', token, hold, '1', 'queued', '1')
-	end
-	redis.call('PEXPIRE', KEYS[1], ARGV[3])
-	drop_intent()
-	-- A reservation is made only for a request the release took out of the line (release.lua),
-	-- and a request is filed only while the lock is not reserved for it: taking one's own
-	-- reservation, there is nothing to withdraw.
-	if not reserved then
-		withdraw_request()
-	end
-	return {1, tonumber(token)}
-end
 
 if not held[1] or held[1] == '' then
 	-- Reserved for our request (owner ''), it has no readers: a release reserves only when
@@ -160,27 +113,45 @@ if not held[1] or held[1] == '' then
 				end
 				redis.call('SET', KEYS[4], owner, 'PX', intent + 500)
 			end
-			blocked(held)
+			file_and_mark(KEYS[1], held, KEYS[5], request, request_ttl_ms)
 			return {0, 0, ttl}
 		end
 	end
-	-- Requests may be waiting (the line is not looked at here): the release will look. The
-	-- owner is '' only when the lock is reserved for this request (above); HMGET gives false,
-	-- not nil, for a lock hash that is not there.
-	return take(held[1] == '')
+	-- The lock becomes ours: a new hold with the next token, marked 'queued', as requests may
+	-- be waiting (the line is not looked at here), which its release must then look at (the
+	-- usual case, above, takes a name nobody waits for). The owner is '' only when the lock is
+	-- reserved for this request (above); HMGET gives false, not nil, for a lock hash that is
+	-- not there.
+	local reserved = held[1] == ''
+	local token = next_token(KEYS[2], fence_idle_ms, server_micros())
+	if reserved then
+		-- The reservation becomes our hold ('reserved' = '' is no reservation).
+		redis.call('HSET', KEYS[1], 'owner', owner, 'holds', '1', 'token', token, hold, '1', 'reserved', '', 'queued', '1')
+	else
+		redis.call('HSET', KEYS[1], 'owner', owner, 'holds', '1', 'token', token, hold, '1', 'queued', '1')
+	end
+	redis.call('PEXPIRE', KEYS[1], ARGV[3])
+	drop_intent(KEYS[4], owner, ARGV[7])
+	-- A reservation is made only for a request the release took out of the line (release.lua),
+	-- and a request is filed only while the lock is not reserved for it: taking one's own
+	-- reservation, there is nothing to withdraw.
+	if not reserved then
+		withdraw_request(KEYS[5], request)
+	end
+	return {1, tonumber(token)}
 end
 
 -- (lib.lua: the functions that only the code below calls)
 
 -- Ours: every other owner's hold returned above.
 if held[1] == owner then
-	drop_intent()
+	drop_intent(KEYS[4], owner, ARGV[7])
 	if held[5] then
 		-- This hold is there already: an earlier run of this very attempt took it, and its reply
 		-- was lost (the command was sent again after a reconnect, or the caller tried again).
 		-- The caller counts the lease from before this run: it must cover that.
 		lengthen_lease(KEYS[1], ARGV[3])
-		withdraw_request()
+		withdraw_request(KEYS[5], request)
 		return {1, tonumber(held[2])}
 	end
 	if ARGV[8] ~= '1' then
@@ -194,7 +165,7 @@ if held[1] == owner then
 		end
 		redis.call('HSET', KEYS[1], 'holds', '1', hold, '1')
 		lengthen_lease(KEYS[1], ARGV[3])
-		withdraw_request()
+		withdraw_request(KEYS[5], request)
 		return {1, tonumber(held[2])}
 	end
 	if (ARGV[9] or '1') ~= '1' then
@@ -204,6 +175,6 @@ if held[1] == owner then
 	redis.call('HINCRBY', KEYS[1], 'holds', '1')
 	-- Another hold never shortens the lease the outer hold relies on.
 	lengthen_lease(KEYS[1], ARGV[3])
-	withdraw_request()
+	withdraw_request(KEYS[5], request)
 	return {1, tonumber(held[2])}
 end

@@ -297,3 +297,38 @@ local function pass_on(lock, channel, requests, readers, field, token, reserve, 
 		redis.call('PUBLISH', channel, token)
 	end
 end
+
+-- The functions below serve acquire.lua alone. They are written here, taking what they use as
+-- parameters, rather than in the script, where each would capture the script's locals: the
+-- Functions library (LockFunctions) then defines them once, not on every contended attempt.
+
+-- An attempt that finds the lock taken: file the caller's request, if it carries one (request ''
+-- is none), and mark the lock hash, if there is one, so that its release tells the waiters
+-- (mark_queued). held: the attempt's HMGET of the lock hash, its owner first and its 'queued'
+-- mark fourth.
+local function file_and_mark(lock, held, requests, request, request_ttl_ms)
+	if request ~= '' then
+		file_request(requests, request, now_ms_text(), request_ttl_ms)
+	end
+	if held[1] then
+		mark_queued(lock, held[4])
+	end
+end
+
+-- The caller's request, if it carries one (request '' is none), leaves the line: the lock is the
+-- caller's.
+local function withdraw_request(requests, request)
+	if request ~= '' then
+		redis.call('ZREM', requests, request)
+	end
+end
+
+-- The caller wins the lock: a writer intent it may have set while readers held the lock goes,
+-- however it wins (a new hold, or a hold of its own owner's that it joins), or new readers
+-- would wait for a writer that no longer waits. may_have_set: '1' if an earlier attempt of the
+-- caller may have set the intent; owner: the caller's digest, which the intent holds.
+local function drop_intent(intent, owner, may_have_set)
+	if may_have_set == '1' and redis.call('GET', intent) == owner then
+		redis.call('DEL', intent)
+	end
+end

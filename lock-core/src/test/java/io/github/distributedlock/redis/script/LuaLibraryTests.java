@@ -154,7 +154,8 @@ class LuaLibraryTests {
 		assertThat(acquire.indexOf("local function next_token(")).isLessThan(usual);
 		assertThat(acquire.indexOf("local function file_request(")).isGreaterThan(usual);
 		assertThat(acquire.indexOf("local function lengthen_lease(")).isGreaterThan(usual);
-		assertThat(acquire.indexOf("local function take(")).isGreaterThan(usual);
+		assertThat(acquire.indexOf("local function file_and_mark(")).isGreaterThan(usual);
+		assertThat(acquire.indexOf("local function drop_intent(")).isGreaterThan(usual);
 	}
 
 	@Test

@@ -12,9 +12,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Taking one's own reservation has no request to withdraw ({@code acquire.lua}'s
- * {@code take}, issue 25): the release took the request out of the line when it reserved,
- * no reservation is made while a downgrade reads, and no reader joins a writer's
+ * Taking one's own reservation has no request to withdraw ({@code acquire.lua}'s taking,
+ * issue 25): the release took the request out of the line when it reserved, no
+ * reservation is made while a downgrade reads, and no reader joins a writer's
  * reservation, so no path leaves the taker's request in the line. Written by an
  * adversarial review of that change.
  */

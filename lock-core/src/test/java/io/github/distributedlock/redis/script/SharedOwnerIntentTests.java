@@ -14,13 +14,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The writer intent holds the owner's digest, so the writers of one custom owner share
- * it: one that joins its owner's hold drops it (as {@code take()} did for one that takes
- * the lock) while another writer of that owner may still wait. That writer loses nothing:
- * while its owner holds the lock no reader of another owner joins, its attempts then join
- * the hold (or fail, not reentrant), and when the hold ends its request, filed while the
- * readers held it back, is older than any reader's held back since, so the release
- * reserves the lock for it. Written by an adversarial review of the intent drop on
- * joining.
+ * it: one that joins its owner's hold drops it (as {@code acquire.lua} does for one that
+ * takes the lock) while another writer of that owner may still wait. That writer loses
+ * nothing: while its owner holds the lock no reader of another owner joins, its attempts
+ * then join the hold (or fail, not reentrant), and when the hold ends its request, filed
+ * while the readers held it back, is older than any reader's held back since, so the
+ * release reserves the lock for it. Written by an adversarial review of the intent drop
+ * on joining.
  */
 class SharedOwnerIntentTests {
 
