@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
@@ -53,7 +54,12 @@ final class HandOffOrder {
 
 	private boolean claimsHeld;
 
+	// Whether a reserved:<request> message reached anyone yet, where claims are held.
+	private Predicate<String> heard = (request) -> true;
+
 	private long takenInTime;
+
+	private long takenUntold;
 
 	HandOffOrder(RedisModel redis, Consumer<String> violated) {
 		this.redis = redis;
@@ -145,16 +151,19 @@ final class HandOffOrder {
 	 * whose only fault is lost, late and repeated messages, where nothing else (a stall,
 	 * a pause, a lost reply) may delay a waiter's next attempt.
 	 */
-	void holdReservationsToTheirClaim() {
+	void holdReservationsToTheirClaim(Predicate<String> heard) {
 		this.claimsHeld = true;
+		this.heard = heard;
 	}
 
 	/**
-	 * Return how many reservations were tried by their request within their claim, where
-	 * they are held to it.
+	 * Return, where reservations are held to their claim: how many were tried by their
+	 * request within it; how many of those before anyone heard of the reservation (its
+	 * message dropped, or not delivered yet), so by the waiter's retry; and how many were
+	 * never tried nor withdrawn.
 	 */
-	long takenInTime() {
-		return this.takenInTime;
+	long[] claimsChecked() {
+		return new long[] { this.takenInTime, this.takenUntold, this.reservations.size() };
 	}
 
 	/**
@@ -182,6 +191,7 @@ final class HandOffOrder {
 			return;
 		}
 		this.takenInTime++;
+		this.takenUntold += this.heard.test(request) ? 0 : 1;
 	}
 
 	/**

@@ -227,8 +227,11 @@ final class LockSimulation {
 
 	private final HandOffOrder handOffOrder;
 
-	// How many reserved: messages deliver() dropped.
+	// How many reserved: messages deliver() dropped, and the requests whose reserved:
+	// message someone heard.
 	private long droppedReservationMessages;
+
+	private final Set<String> heardReservations = new HashSet<>();
 
 	private final PriorityQueue<Event> events = new PriorityQueue<>();
 
@@ -1422,7 +1425,12 @@ final class LockSimulation {
 			if (route == null) {
 				continue;
 			}
-			java.util.function.Consumer<String> hear = (message) -> heardByDriver(route, message);
+			java.util.function.Consumer<String> hear = (message) -> {
+				if (message.startsWith("reserved:")) {
+					this.heardReservations.add(message.substring("reserved:".length()));
+				}
+				heardByDriver(route, message);
+			};
 			String what = delivery.subscriber().name() + " hears " + delivery.message();
 			int fault = drawing(Fault.MESSAGE) ? this.random.nextInt(40) : 39;
 			if (fault == 0) {
@@ -1841,15 +1849,18 @@ final class LockSimulation {
 	 * run whose only faults are message faults. Single locks only.
 	 */
 	void holdReservationsToTheirClaim() {
-		this.handOffOrder.holdReservationsToTheirClaim();
+		this.handOffOrder.holdReservationsToTheirClaim(this.heardReservations::contains);
 	}
 
 	/**
-	 * Return how many reservations were tried by their request within their claim, where
-	 * held to it, and how many {@code reserved:} messages the run dropped.
+	 * Return, where reservations are held to their claim
+	 * ({@link HandOffOrder#claimsChecked}): how many were tried in time, how many of
+	 * those before anyone heard of them, how many were never tried nor withdrawn; and how
+	 * many {@code reserved:} messages the run dropped.
 	 */
-	long[] reservationsTakenInTimeAndMessagesDropped() {
-		return new long[] { this.handOffOrder.takenInTime(), this.droppedReservationMessages };
+	long[] reservationClaims() {
+		long[] checked = this.handOffOrder.claimsChecked();
+		return new long[] { checked[0], checked[1], checked[2], this.droppedReservationMessages };
 	}
 
 	/**

@@ -161,15 +161,17 @@ public final class MultiAcquisition {
 	/**
 	 * Return how long to sleep at most on the line of the lock that blocked the last
 	 * attempt before trying again: until the wait time or the holder's lease (as last
-	 * reported) ends, as that lock's wait mode allows, and at most half the claim of a
-	 * request it filed ({@link HandOffRequest#retryNanos()}).
+	 * reported) ends, as that lock's wait mode allows, and at most until the request must
+	 * be filed again.
 	 */
 	public long sleepNanos() {
 		LockSpec spec = (this.blocked != null) ? this.blocked : this.specs.get(0);
 		long sleep = spec.waitMode().capSleep(this.deadline.sleepNanos());
-		HandOffRequest filing = this.request;
-		if (filing != null) {
-			sleep = Math.min(sleep, filing.retryNanos());
+		if (this.request != null) {
+			// Not every half claim, as a single lock's waiter tries: a multi-lock's
+			// attempt
+			// reads every one of its locks, and may be large.
+			sleep = Math.min(sleep, HandOffRequest.REFILE_NANOS);
 		}
 		return Math.max(0, Math.min(sleep, Acquisition.MAX_SLEEP_NANOS));
 	}

@@ -21,10 +21,12 @@ import org.jspecify.annotations.Nullable;
  * Try once; if the lock is taken, join the line (at once, if it is already there and
  * subscribed). The head of the line, once the channel is subscribed, tries, and if the
  * lock is still taken sleeps on a timer until a signal arrives, at most until the
- * holder's lease ends (as its reply reported it), its wait time runs out or its hand-off
- * request must be filed again. Only an attempt's reply grants; a message only makes the
- * head try again sooner. The attempts of the head carry a {@link HandOffRequest}, which
- * keeps its place in the lock's line in Redis, shared by every process and template.
+ * holder's lease ends (as its reply reported it), its wait time runs out or half its
+ * hand-off request's claim has passed since its last attempt (so that a reservation whose
+ * message was lost is still taken in time). Only an attempt's reply grants; a message
+ * only makes the head try again sooner. The attempts of the head carry a
+ * {@link HandOffRequest}, which keeps its place in the lock's line in Redis, shared by
+ * every process and template.
  * <p>
  * Cancellation: while waiting, the wait ends at once and the request is withdrawn; while
  * an attempt is in flight, its reply still comes, and a hold it grants is released. The

@@ -26,8 +26,8 @@
 --          not at its default ('', 30 s, '0', '0', '1', 7 days; ARGV[6] counts only with a
 --          request). Each argument costs Redis about as much as a few lines of Lua
 --          (docs/design/cost.md), and the usual first attempt needs none. The request comes
---          first: a waiter's attempts (two per contended acquisition) then send 5, the rarer
---          re-entries and custom-fence attempts more
+--          first: a waiter's attempts (two per contended acquisition, one more for each second
+--          a hold lasts) then send 5, the rarer re-entries and custom-fence attempts more
 -- ARGV[5]  the caller's request, or '' for none: filed (keeping its place) when the lock is
 --          taken, withdrawn when the lock is ours; a lock reserved for it is ours to take
 -- ARGV[6]  how long the requests set lives after the last filing, in ms; its default is

@@ -74,8 +74,7 @@ class MultiAcquisitionTests {
 		assertThat(outcome).isEqualTo(new MultiAcquisition.Blocked(this.b));
 		assertThat(acquisition.request()).isNotNull();
 		assertThat(acquisition.filed()).containsExactly(this.b);
-		// The lease it was told of ends later than half the request's claim.
-		assertThat(acquisition.sleepNanos()).isEqualTo(HandOffRequest.CLAIM_MILLIS / 2 * MS);
+		assertThat(acquisition.sleepNanos()).isEqualTo(2_000 * MS + Deadline.LEASE_END_MARGIN_NANOS);
 		assertThat(acquisition.timeout().getLockName()).isEqualTo(this.b.name());
 	}
 
@@ -89,17 +88,11 @@ class MultiAcquisitionTests {
 	}
 
 	@Test
-	void aSleepEndsWithinHalfTheRequestsClaim() {
+	void aSleepEndsInTimeToFileTheRequestAgain() {
+		// Not every half claim, as a single lock's waiter: each attempt reads every lock.
 		MultiAcquisition acquisition = acquisition(-1, true);
 		acquisition.replied(acquisition.next(), blocked(0, 60_000));
-		assertThat(acquisition.sleepNanos()).isEqualTo(HandOffRequest.CLAIM_MILLIS / 2 * MS);
-	}
-
-	@Test
-	void withHandOffASleepShorterThanHalfAClaimIsTheLeaseItWasToldOf() {
-		MultiAcquisition acquisition = acquisition(10_000 * MS, true);
-		acquisition.replied(acquisition.next(), blocked(1, 300));
-		assertThat(acquisition.sleepNanos()).isEqualTo(300 * MS + Deadline.LEASE_END_MARGIN_NANOS);
+		assertThat(acquisition.sleepNanos()).isEqualTo(HandOffRequest.REFILE_NANOS);
 	}
 
 	@Test
