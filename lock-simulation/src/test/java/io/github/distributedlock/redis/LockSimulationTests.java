@@ -587,14 +587,15 @@ class LockSimulationTests {
 	}
 
 	/**
-	 * Seed 1118, outside CI's seeds: a thread's attempt whose reply was lost runs late,
-	 * after the thread's next acquisition took the lock, and would take the lock over
-	 * from that newer hold; the late attempt's undo would then end the lock under the
-	 * thread (docs/design/waiting-and-hand-off.md, "A late attempt").
+	 * Seed 1545 (1118 before the half-claim retry moved the draws), outside CI's seeds: a
+	 * thread's attempt whose reply was lost runs late, after the thread's next
+	 * acquisition took the lock, and would take the lock over from that newer hold; the
+	 * late attempt's undo would then end the lock under the thread
+	 * (docs/design/waiting-and-hand-off.md, "A late attempt").
 	 */
 	@Test
 	void aLateAttemptLeavesItsOwnersNewerHoldAlone() {
-		LockSimulation simulation = new LockSimulation(1118, Map.of(), LockSimulation.ClientBug.NONE);
+		LockSimulation simulation = new LockSimulation(1545, Map.of(), LockSimulation.ClientBug.NONE);
 		assertThat(simulation.run(CLIENTS, ACQUISITIONS)).as(() -> simulation.trace(40)).isNull();
 		assertThat(simulation.lostReplies()[2]).as("commands that ran late").isPositive();
 	}
