@@ -468,12 +468,13 @@ class BoundaryFaultTests {
 	}
 
 	/**
-	 * Return the workers' command timeout and lease, and the claim, in that order: the
-	 * constants most faults here are timed around.
+	 * Return the workers' command timeout, a waiter's retry (half the claim), the lease
+	 * and the claim: the constants most faults here are timed around.
 	 */
 	private static Map<String, Duration> constants() {
 		Map<String, Duration> constants = new LinkedHashMap<>();
 		constants.put("command timeout", Duration.ofMillis(TIMEOUT_MILLIS));
+		constants.put("retry (half the claim)", ProtocolTimings.retry());
 		constants.put("lease", Duration.ofMillis(LEASE_MILLIS));
 		constants.put("claim", ProtocolTimings.claim());
 		return constants;

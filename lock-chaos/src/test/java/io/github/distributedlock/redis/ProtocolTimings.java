@@ -54,6 +54,16 @@ public final class ProtocolTimings {
 	}
 
 	/**
+	 * The longest a single lock's waiter with a filed request sleeps between attempts,
+	 * whatever it hears ({@code HandOffRequest.retryNanos}): half the claim, for waiters
+	 * woken by messages.
+	 * @return the retry interval
+	 */
+	public static Duration retry() {
+		return Duration.ofNanos(HandOffRequest.of(0).retryNanos());
+	}
+
+	/**
 	 * How long a lock's requests live after the last filing
 	 * ({@code HandOffRequest.VALIDITY_MILLIS}).
 	 * @return the request line lifetime
