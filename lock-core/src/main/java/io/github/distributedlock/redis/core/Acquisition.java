@@ -330,9 +330,8 @@ public final class Acquisition {
 		long sleep = this.spec.waitMode().capSleep(this.deadline.sleepNanos());
 		HandOffRequest filing = this.request;
 		if (filing != null && this.count > 0) {
-			// Tried again within half a claim of the last attempt (once one has filed
-			// it),
-			// which also files it again.
+			// Once an attempt filed it: tried again within half a claim of the last
+			// attempt, which also files it again.
 			sleep = Math.min(sleep, this.lastSentNanos + filing.retryNanos() - this.clock.nanoTime());
 		}
 		return Math.max(0, Math.min(sleep, MAX_SLEEP_NANOS));

@@ -169,8 +169,7 @@ public final class MultiAcquisition {
 		long sleep = spec.waitMode().capSleep(this.deadline.sleepNanos());
 		if (this.request != null) {
 			// Not every half claim, as a single lock's waiter tries: a multi-lock's
-			// attempt
-			// reads every one of its locks, and may be large.
+			// attempt reads every one of its locks, and may be large.
 			sleep = Math.min(sleep, HandOffRequest.REFILE_NANOS);
 		}
 		return Math.max(0, Math.min(sleep, Acquisition.MAX_SLEEP_NANOS));
