@@ -42,8 +42,8 @@ abstract class LockTemplateBuilder<B extends LockTemplateBuilder<B>> {
 
 	/**
 	 * Set the defaults for whatever a request leaves unset. The reactive template checks
-	 * a default wait strategy of keyspace events on the first request that uses it, not
-	 * here, as building it does not talk to Redis.
+	 * a keyspace-events default on the first request that uses it, as building it does
+	 * not talk to Redis.
 	 * @param defaults the defaults
 	 * @return this builder
 	 */
@@ -109,13 +109,12 @@ abstract class LockTemplateBuilder<B extends LockTemplateBuilder<B>> {
 	/**
 	 * Set whether waiters line up across processes: a release then reserves the lock for
 	 * the oldest waiter that asked for it, instead of freeing it for whoever tries first,
-	 * and tells that waiter to take it. On by default. It keeps the releasing caller and
-	 * newcomers from barging in, so waiters are served in about the order they came, and
-	 * readers, polling and multi-lock waiters are not starved by a stream of writers. A
-	 * reservation is no hold: the waiter's own attempt takes the lock, so a reservation
-	 * whose waiter died or paused lapses after a 2 s claim (three poll intervals for
-	 * polling waiters, if longer). Applies to locks and read locks that are not fair. Use
-	 * the same setting for the blocking and the reactive templates on the same Redis.
+	 * and tells that waiter to take it. On by default. Waiters are then served in about
+	 * the order they came, and readers, polling and multi-lock waiters are not starved by
+	 * a stream of writers. A reservation is no hold: the waiter's own attempt takes the
+	 * lock, and a reservation whose waiter died or paused lapses after a 2 s claim (three
+	 * poll intervals for polling waiters, if longer). Applies to locks and read locks
+	 * that are not fair. Use the same setting for both templates on the same Redis.
 	 * @param handOff whether waiters line up for reservations
 	 * @return this builder
 	 */

@@ -36,15 +36,13 @@ import org.springframework.data.redis.listener.ReactiveRedisMessageListenerConta
 
 /**
  * {@link ReactiveLockTemplate} on Redis, through Spring Data Redis's reactive API: the
- * blocking engine's scripts, fencing tokens, hand-off line and lease rules, with waits
- * woken by pub/sub and bounded by timers instead of parked threads.
+ * blocking engine's scripts and lease rules, with waits woken by pub/sub and bounded by
+ * timers instead of parked threads. Thread-safe.
  * <p>
- * Each subscription to {@link #acquire(LockRequest)} is its own owner (this instance's
- * secret id plus a number), unless the request names a custom owner, whose holds in any
- * process or engine are one holder. Exclusive (write) locks, read locks, permits, fair
- * locks and multi-locks, waiting by pub/sub, keyspace events or polling. Create one per
- * application with {@link #builder(ReactiveRedisConnectionFactory)} and {@link #close()}
- * it on shutdown.
+ * Each subscription to {@link #acquire(LockRequest)} is its own owner, unless the request
+ * names a custom owner, whose holds in any process or template are one holder. Create one
+ * per application with {@link #builder(ReactiveRedisConnectionFactory)} and
+ * {@link #close()} it on shutdown.
  */
 public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, AutoCloseable {
 
@@ -58,7 +56,6 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 
 	private final ReactiveRedisConnectionFactory connectionFactory;
 
-	// Created when first needed, if the builder was given none.
 	private @Nullable ReactiveRedisMessageListenerContainer container;
 
 	private final boolean ownsContainer;
@@ -128,8 +125,7 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 
 	/**
 	 * Complete once the request may be resolved: at once, unless it waits by keyspace
-	 * events that no check found on yet, which the blocking template checks when it
-	 * starts or resolves.
+	 * events that no check has found on yet.
 	 */
 	private Mono<Void> keyspaceReady(LockRequest request) {
 		if (this.closed || this.resolver.strategy(request) != WaitStrategy.KEYSPACE_EVENTS) {
@@ -138,10 +134,6 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 		return this.keyspaceCheck.ensureEnabled(request.name());
 	}
 
-	/**
-	 * Return the owner of a subscription to an acquisition: the request's custom owner,
-	 * or a new one.
-	 */
 	private String owner(LockRequest request) {
 		return (request.owner() != null) ? this.owners.of(request)
 				: this.owners.subscription(this.subscriptions.incrementAndGet());
@@ -175,8 +167,7 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 	}
 
 	/**
-	 * Return how many locks have reactive waiters in this JVM, or lingering
-	 * subscriptions.
+	 * Return how many locks have reactive waiters or lingering subscriptions in this JVM.
 	 * @return the number of wait lines
 	 */
 	public int waitLineCount() {
@@ -194,9 +185,9 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 	}
 
 	/**
-	 * Stop: waiters fail with {@link LockAccessException}, renewals stop, subscriptions
-	 * are dropped, and a listener container created by this template is destroyed. Locks
-	 * still held stay until released or their leases end.
+	 * Stop: waiters and later acquisitions fail with {@link LockAccessException},
+	 * renewals stop, subscriptions are dropped, and a listener container created by this
+	 * template is destroyed. Locks still held stay until released or their leases end.
 	 */
 	@Override
 	public void close() {

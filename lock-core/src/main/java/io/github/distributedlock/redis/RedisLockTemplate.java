@@ -35,16 +35,16 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
- * {@link LockTemplate} on Redis, through Spring Data Redis.
+ * {@link LockTemplate} on Redis, through Spring Data Redis. Thread-safe.
  * <p>
  * Owners are this instance's secret id plus the thread id (see {@link LockOwners}).
  * Create one per application with {@link #builder(RedisConnectionFactory)} and
  * {@link #close()} it on shutdown.
  * <p>
- * An acquisition goes one way down and back: the {@link LockRequestResolver} makes the
- * request a {@link LockSpec}; {@link BlockingAcquisitions} runs one of the driver's
- * acquisitions on the caller's thread, which runs the {@link LockKind}'s acquire script
- * until it returns a {@link Grant}; the {@link HoldRegistry} turns that into the handle.
+ * An acquisition goes one way: the {@link LockRequestResolver} makes the request a
+ * {@link LockSpec}, {@link BlockingAcquisitions} runs the {@link LockKind}'s acquire
+ * script through a driver acquisition on the caller's thread until it returns a
+ * {@link Grant}, and the {@link HoldRegistry} makes that the handle.
  */
 public final class RedisLockTemplate implements LockOperations {
 
@@ -141,8 +141,7 @@ public final class RedisLockTemplate implements LockOperations {
 	public Optional<LockHandle> findHeld(LockName name, String owner) {
 		LockSpec spec = resolve(LockRequest.builder(name.scope()).key(name.key()).waitTime(Duration.ZERO).build());
 		String customOwner = LockOwners.custom(owner);
-		// Before the read, so that the handle's deadline ends before the lease Redis
-		// reports.
+		// Before the read, so the handle's deadline ends before the lease Redis reports.
 		long sentNanos = System.nanoTime();
 		List<?> held = this.commands.readHold(name, spec.lockKey());
 		if (held == null || !LockOwners.digest(customOwner).equals(held.get(0))) {
@@ -219,9 +218,9 @@ public final class RedisLockTemplate implements LockOperations {
 	}
 
 	/**
-	 * Stop: waiters get a {@link LockAccessException}, subscriptions are dropped, and a
-	 * listener container created by this template is stopped. Locks still held stay until
-	 * their holders release them or their leases end.
+	 * Stop: waiters and later acquisitions get a {@link LockAccessException},
+	 * subscriptions are dropped, and a listener container created by this template is
+	 * stopped. Locks still held stay until released or their leases end.
 	 */
 	@Override
 	public void close() {

@@ -56,9 +56,7 @@ public final class RedisLockTemplateBuilder extends LockTemplateBuilder<RedisLoc
 	 * {@code WAIT}), and fail the acquisition if they don't within the timeout. This
 	 * narrows the window in which a Sentinel failover can lose a lock to asynchronous
 	 * replication, at the price of a round trip that also holds up the other commands of
-	 * the shared connection. {@code CLIENT INFO} (Redis 6.2+) tells whether the
-	 * {@code WAIT} ran on the connection that wrote the lock, since a reconnect in
-	 * between would make it confirm nothing. Not for Redis Cluster. Off (0) by default.
+	 * the shared connection. Not for Redis Cluster. Off (0) by default.
 	 * @param replicas how many replicas must acknowledge
 	 * @param timeout how long to wait for them
 	 * @return this builder

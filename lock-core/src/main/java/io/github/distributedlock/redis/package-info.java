@@ -1,6 +1,5 @@
 /**
- * The Redis engine: Lua scripts run through Spring Data Redis, and waiting woken by
- * pub/sub, keyspace notifications or polling.
+ * The Redis engine: Lua scripts run through Spring Data Redis.
  * {@link io.github.distributedlock.redis.RedisLockTemplate} and
  * {@link io.github.distributedlock.redis.ReactiveRedisLockTemplate} are the entry points.
  * Their engine is layered in internal subpackages, each using only those below it:

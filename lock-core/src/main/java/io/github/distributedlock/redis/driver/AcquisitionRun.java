@@ -9,17 +9,14 @@ import io.github.distributedlock.LockName;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The life of one acquisition, shared by the driver's kinds of acquisition: it runs until
- * it ends once, with a grant, an error or a cancel, and its {@link Completion} hears of
- * it at most once (never after a cancel). A grant that nobody will use is released, never
- * left to its lease when a release can end it sooner.
+ * The life of one acquisition, shared by the driver's kinds of acquisition: it ends once,
+ * with a grant, an error or a cancel, and its {@link Completion} hears of it at most once
+ * (never after a cancel). A grant nobody will use is released, not left to its lease.
  * <p>
- * Cancellation: while no attempt is in flight, the acquisition ends at once; otherwise
- * the attempt's reply ends it, and a grant the reply brings is released. The state lock
- * ({@code this}) is held only for bookkeeping, never across a Redis call: subclasses take
- * the same lock for theirs, and call the methods said to need it only while they hold it.
+ * The state lock ({@code this}) is held only for bookkeeping, never across a Redis call.
+ * Subclasses take it for theirs, and hold it to call the methods that say they need it.
  *
- * @param <G> what its completion hears when the acquisition succeeds
+ * @param <G> what a won acquisition gives
  */
 public abstract class AcquisitionRun<G> {
 
@@ -48,10 +45,6 @@ public abstract class AcquisitionRun<G> {
 	// The lock's line it waits in or watches, if any: guarded by the state lock.
 	@Nullable LocalLine line;
 
-	/**
-	 * @param name the name of the lock that a failure names
-	 * @param release releases a grant that nobody will use (see {@link #release})
-	 */
 	AcquisitionRun(LockName name, DriverCommands commands, LocalLines lines, Completion<G> completion,
 			Consumer<G> release) {
 		this.name = name;
@@ -62,31 +55,28 @@ public abstract class AcquisitionRun<G> {
 	}
 
 	/**
-	 * Start acquiring with the first step, an attempt or a place in line; its completion
-	 * hears what was acquired, or a timeout or failure.
+	 * Take the first step: an attempt or a place in line.
 	 */
 	public abstract void start();
 
 	/**
-	 * Release a grant that nobody will use, without waiting for the reply: a release that
-	 * fails leaves the hold to end with its lease.
+	 * Release, without waiting, a grant that nobody will use.
 	 */
 	final void release(G grant) {
 		this.release.accept(grant);
 	}
 
 	/**
-	 * Called with the state lock, once, when the acquisition ends: forget what ties it to
-	 * the lock's line, and say what to clean up once the lock is released.
-	 * @param won whether the acquisition ends with the lock won, while it still ran
-	 * @param joined the line it was in or watched, which it no longer is, or {@code null}
+	 * Called once, with the state lock, when the acquisition ends.
+	 * @param won whether it won the lock while still running
+	 * @param joined the line it was in or watched, or {@code null}
 	 * @return the clean-up to run without the state lock: leave the line, and withdraw
-	 * what the acquisition filed in Redis unless it won
+	 * what was filed in Redis unless it won
 	 */
 	abstract Runnable ended(boolean won, @Nullable LocalLine joined);
 
 	/**
-	 * Return whether the acquisition still runs. Called with the state lock.
+	 * Called with the state lock.
 	 */
 	final boolean running() {
 		return this.state == State.RUNNING;
@@ -101,7 +91,7 @@ public abstract class AcquisitionRun<G> {
 	}
 
 	/**
-	 * Note that the reply of the attempt in flight came. Called with the state lock.
+	 * Note that the attempt's reply came. Called with the state lock.
 	 * @return whether the acquisition still runs
 	 */
 	final boolean received() {
@@ -110,7 +100,7 @@ public abstract class AcquisitionRun<G> {
 	}
 
 	/**
-	 * Sleep until the given time has passed, then wake. Called with the state lock.
+	 * Run {@code wake} after the given delay. Called with the state lock.
 	 */
 	final void sleep(Runnable wake, long nanos) {
 		this.sleep = this.commands.port().schedule(wake, nanos);
@@ -118,8 +108,8 @@ public abstract class AcquisitionRun<G> {
 
 	/**
 	 * Send the next attempt, if the acquisition still runs and none is in flight.
-	 * @param late what came too late, which this attempt takes again (same hold id):
-	 * released instead if the acquisition ended meanwhile, as nothing else would
+	 * @param late a grant that came too late, which the attempt takes again (same hold
+	 * id); released instead if the acquisition ended, as nothing else would
 	 * @param next counts the next attempt and returns what sends it; called with the
 	 * state lock, the attempt marked in flight
 	 */
@@ -127,8 +117,7 @@ public abstract class AcquisitionRun<G> {
 		Runnable send = null;
 		synchronized (this) {
 			if (this.inFlight) {
-				// It takes what came too late again, with the same hold id, or its reply
-				// ends the acquisition with a release.
+				// The attempt in flight takes it again, or its reply releases it.
 				return;
 			}
 			if (running()) {
@@ -146,7 +135,7 @@ public abstract class AcquisitionRun<G> {
 	}
 
 	/**
-	 * Cancel the current sleep, if any. Called with the state lock.
+	 * Called with the state lock.
 	 */
 	final void cancelSleep() {
 		LockPort.Cancellable current = this.sleep;
@@ -165,10 +154,8 @@ public abstract class AcquisitionRun<G> {
 
 	/**
 	 * Called by a line the acquisition watches, rather than waits in, on every signal and
-	 * when it closes: unless an attempt is in flight or it is not asleep, fail if the
-	 * line closed, else try again if the signal calls for it.
+	 * when it closes; acts only while asleep with no attempt in flight.
 	 * @param turn whether the signal calls for another attempt, asked with the state lock
-	 * @param attempt sends the next attempt
 	 */
 	final void watched(Predicate<LocalLine> turn, Runnable attempt) {
 		LocalLine joined;
@@ -188,9 +175,6 @@ public abstract class AcquisitionRun<G> {
 		}
 	}
 
-	/**
-	 * End with the given grant, or release it if the acquisition ended meanwhile.
-	 */
 	final void succeed(G grant) {
 		if (end(true)) {
 			this.completion.granted(grant);
@@ -218,7 +202,7 @@ public abstract class AcquisitionRun<G> {
 
 	/**
 	 * End an acquisition that stopped running while its attempt was in flight, releasing
-	 * what the attempt was granted anyway: nobody will use it.
+	 * what that attempt was granted.
 	 */
 	final void abandon(@Nullable G grant) {
 		if (grant != null) {
@@ -241,15 +225,13 @@ public abstract class AcquisitionRun<G> {
 			inFlight = this.inFlight;
 		}
 		if (!inFlight) {
-			// Otherwise the reply ends it, releasing what it may have granted.
 			end(false);
 		}
 	}
 
 	/**
-	 * End the acquisition, if nothing ended it before, and clean up after it.
-	 * @return whether this call ended a running acquisition (rather than a cancelled or
-	 * ended one)
+	 * End the acquisition once, and clean up after it.
+	 * @return whether this call ended a running (not cancelled) acquisition
 	 */
 	private boolean end(boolean acquired) {
 		boolean wasRunning;

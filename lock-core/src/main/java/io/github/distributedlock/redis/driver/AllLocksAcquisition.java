@@ -11,21 +11,16 @@ import io.github.distributedlock.redis.core.MultiAcquisition;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The driver of one {@link MultiAcquisition}, driven by replies, messages and timers.
- * Each attempt takes every lock or none; when one is held, it listens to that lock's
- * {@link LocalLine} (without joining its local line, as multi-lock waiters don't) and
- * tries them all again on a signal, or when {@link MultiAcquisition#sleepNanos()} is
- * over.
+ * The driver of one {@link MultiAcquisition}: each attempt takes every lock or none.
+ * Blocked, it watches the blocking lock's {@link LocalLine}, without joining it, and
+ * tries them all again on a signal or when {@link MultiAcquisition#sleepNanos()} is over.
  * <p>
- * Cancellation: while waiting, the wait ends at once and the request is withdrawn; while
- * an attempt is in flight, its reply still comes, and holds it grants are released. The
- * state lock is held only for bookkeeping, never across a Redis call.
+ * A cancel while waiting withdraws the request; the rest is {@link AcquisitionRun}'s.
  */
 public final class AllLocksAcquisition extends AcquisitionRun<List<Grant>> {
 
 	private final MultiAcquisition acquisition;
 
-	// Called by the line on every signal, and when it closes.
 	private final Runnable watcher = () -> watched((joined) -> true, this::attempt);
 
 	// The line's signal count read before the last attempt: a change calls for another.
@@ -48,8 +43,7 @@ public final class AllLocksAcquisition extends AcquisitionRun<List<Grant>> {
 	}
 
 	/**
-	 * Count the next attempt, which reads the line's count again, and return what sends
-	 * it. Called with the state lock.
+	 * Count the next attempt and return what sends it. Called with the state lock.
 	 */
 	private Runnable next() {
 		LocalLine joined = this.line;
@@ -62,9 +56,7 @@ public final class AllLocksAcquisition extends AcquisitionRun<List<Grant>> {
 						// It may have run, and filed the request wherever it was blocked.
 						this.acquisition.unanswered();
 					}
-					// It may have run: what it took is released as soon as Redis answers,
-					// before the end withdraws what it filed (an undoing attempt files
-					// nothing).
+					// Undo it before the end withdraws the request.
 					this.commands.undoAll(this.acquisition.specs(), this.acquisition.owner(), this.acquisition.hold(),
 							this.acquisition.reentrant(), sentNanos, error);
 					failed(error);
@@ -113,9 +105,8 @@ public final class AllLocksAcquisition extends AcquisitionRun<List<Grant>> {
 	}
 
 	/**
-	 * Wait on the line of the lock that blocked the attempt: joining it first if it is
-	 * another lock's, and then trying again once it is subscribed, so that no release is
-	 * missed in between.
+	 * Wait on the line of the lock that blocked the attempt, joining it if it is another
+	 * lock's, and try again once it is subscribed, so that no release is missed.
 	 */
 	private void waitFor(LockSpec spec) {
 		LocalLine joined;
@@ -143,8 +134,7 @@ public final class AllLocksAcquisition extends AcquisitionRun<List<Grant>> {
 					joined.line().expect(request);
 				}
 				joined.watch(this.watcher);
-				// Bounded like every sleep: a subscription that never comes is no reason
-				// to wait past the holder's lease.
+				// Bounded: no waiting past the holder's lease for a subscription.
 				sleep(this::attempt, this.acquisition.subscribeNanos());
 			}
 		}
@@ -159,18 +149,13 @@ public final class AllLocksAcquisition extends AcquisitionRun<List<Grant>> {
 	}
 
 	/**
-	 * Sleep until a signal on the line, at most {@link MultiAcquisition#sleepNanos()}; a
-	 * signal that came since the last attempt calls for another at once. Called with the
-	 * state lock.
+	 * Sleep until a signal, at most {@link MultiAcquisition#sleepNanos()}; one that came
+	 * since the last attempt calls for another at once. Called with the state lock.
 	 */
 	private void sleepUntilSignalled(LocalLine current) {
 		sleep(this::attempt, (current.line().signals() != this.seen) ? 0 : this.acquisition.sleepNanos());
 	}
 
-	/**
-	 * Leave the line and withdraw the request from every line it was filed in, unless the
-	 * locks were won.
-	 */
 	@Override
 	Runnable ended(boolean won, @Nullable LocalLine joined) {
 		List<LockSpec> filed = List.copyOf(this.acquisition.filed());
@@ -181,7 +166,6 @@ public final class AllLocksAcquisition extends AcquisitionRun<List<Grant>> {
 			HandOffRequest request = this.acquisition.request();
 			if (request != null && !won) {
 				for (LockSpec spec : filed) {
-					// A reservation for it passes on; a hold is never touched.
 					this.commands.withdraw(spec, request);
 				}
 			}

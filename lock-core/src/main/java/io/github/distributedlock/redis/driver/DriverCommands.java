@@ -29,8 +29,7 @@ public final class DriverCommands {
 	};
 
 	/**
-	 * How soon the undoing of an attempt whose reply never came is tried again, while
-	 * Redis does not answer.
+	 * How soon the undo of an attempt whose reply never came is tried again.
 	 */
 	static final long UNDO_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
@@ -66,9 +65,8 @@ public final class DriverCommands {
 			Consumer<Throwable> failed) {
 		acquire(spec, owner, attempt, this.watch, replied, (error) -> {
 			if (mayHaveRun(error)) {
-				// It may have run: what it took is released as soon as Redis answers,
-				// before the end withdraws what it filed (an undoing attempt files
-				// nothing).
+				// It may have run: release what it took once Redis answers, before
+				// the end withdraws what it filed (an undoing attempt files nothing).
 				undo(spec, owner, attempt, attempt.sentNanos() + TimeUnit.MILLISECONDS.toNanos(spec.leaseMillis()));
 			}
 			failed.accept(error);
@@ -92,7 +90,7 @@ public final class DriverCommands {
 
 	/**
 	 * Undo a multi-lock attempt whose reply never came, as {@link #undo} does a single
-	 * lock's: the same hold id finds what it took, which is released lock by lock.
+	 * lock's; what the same hold id finds is released lock by lock.
 	 */
 	void undoAll(List<LockSpec> specs, String owner, String hold, boolean reentrant, long sentNanos, Throwable error) {
 		if (mayHaveRun(error)) {
@@ -134,24 +132,20 @@ public final class DriverCommands {
 	}
 
 	/**
-	 * Undo an attempt whose reply never came: it may have run and made its owner a holder
-	 * that nobody would release before its lease ends. One more attempt with the same
-	 * hold id finds such a hold (or takes the lock, if it is free now), and what it finds
-	 * or takes is released. Tried again every {@link #UNDO_RETRY_NANOS} while Redis does
-	 * not answer, until the lost attempt's lease, counted from its send, is over. A lost
-	 * attempt that runs later still, after this undo (a command delayed on another
-	 * connection), takes a free lock for nobody: that hold lasts until its lease ends, or
-	 * until the owner's next acquisition takes it over.
+	 * Undo an attempt whose reply never came: it may have made its owner a holder that
+	 * nobody would release. One more attempt with the same hold id finds such a hold, or
+	 * takes the lock if it is free now, and releases it; retried while Redis does not
+	 * answer, until the lost attempt's lease, counted from its send, is over. A lost
+	 * attempt that runs after its undo holds the lock for nobody until its lease ends or
+	 * the owner's next acquisition takes it over. See docs/design/driver.md.
 	 */
 	private void undo(LockSpec spec, String owner, Acquisition.Attempt lost, long untilNanos) {
-		// As a re-entry, whatever the lost attempt was: a hold its owner took since (a
-		// later acquisition of the same thread) is joined and left as it was, never taken
-		// over as a hold left by a lost reply.
+		// Always as a re-entry: a hold its owner took since is joined and left as it was,
+		// never taken over as a hold left by a lost reply.
 		Acquisition.Attempt again = new Acquisition.Attempt(lost.hold(), this.port.nanoTime(), 0, lost.mayHaveIntent(),
 				true, null);
-		// Not told to the watch: the undo holds nothing the caller counts on, and a
-		// failed one would keep its owner counted as a holder (its next acquisitions
-		// re-entries that never line up) for as long as it is retried.
+		// Not told to the watch: the undo holds nothing the caller counts on,
+		// and a failed one would keep its owner counted as a holder while retried.
 		acquire(spec, owner, again, AttemptWatch.NONE, (result) -> {
 			if (result.acquired()) {
 				releaseUnused(new Grant(spec, owner, result.token(), lost.hold(), again.sentNanos(), false,
@@ -199,16 +193,13 @@ public final class DriverCommands {
 		quietly(spec.name(), "drop-intent", LockKind.dropIntent(spec, owner));
 	}
 
-	/**
-	 * Leave a fair lock's queue, for a waiter that gave up.
-	 */
 	void leaveQueue(LockSpec spec, String owner) {
 		quietly(spec.name(), "leave queue", LockKind.leaveQueue(spec, owner));
 	}
 
 	/**
-	 * Told of each attempt a driver sends, before it is sent and when it ends: the
-	 * blocking template's holds count an owner that re-enters until its attempt's reply.
+	 * Told of each attempt, before it is sent and when it ends, so that an owner that
+	 * re-enters is counted as a holder until the reply.
 	 */
 	public interface AttemptWatch {
 
@@ -220,8 +211,7 @@ public final class DriverCommands {
 		}
 
 		/**
-		 * @param result the reply, or {@code null} if none came: the attempt may still
-		 * run
+		 * @param result the reply, or {@code null} if none came (it may still run)
 		 */
 		default void ended(LockSpec spec, String owner, Acquisition.Attempt attempt, @Nullable AcquireResult result) {
 		}

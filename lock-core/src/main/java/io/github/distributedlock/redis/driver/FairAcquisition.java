@@ -10,16 +10,13 @@ import io.github.distributedlock.redis.core.LockSpec;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One acquisition of a fair lock, driven by replies, messages and timers. The decisions
- * are the {@link Acquisition}'s. Fair waiters queue in Redis, in arrival order across
- * every process, not in a local line: each keeps its place by trying again every third of
- * the fair waiter timeout, and tries early only when a release names it as next (or,
- * first in line, when a plain release or lease end is heard). It listens to the lock's
- * {@link LocalLine} as a watcher.
+ * One acquisition of a fair lock, driven by replies, messages and timers; the
+ * {@link Acquisition} decides. Fair waiters queue in Redis, in arrival order across every
+ * process, not in a local line: each keeps its place by trying again every third of the
+ * fair waiter timeout. Watching the lock's {@link LocalLine}, it tries early only when a
+ * release names it next (or, first in line, when a plain release or lease end is heard).
  * <p>
- * Cancellation: while waiting, the wait ends at once and the waiter leaves the queue;
- * while an attempt is in flight, its reply still comes, and a hold it grants is released.
- * The state lock is held only for bookkeeping, never across a Redis call.
+ * A cancel while waiting leaves the queue; the rest is {@link AcquisitionRun}'s.
  */
 public final class FairAcquisition extends AcquisitionRun<Grant> {
 
@@ -29,12 +26,10 @@ public final class FairAcquisition extends AcquisitionRun<Grant> {
 
 	private final FairTurn turn;
 
-	// Called by the line on every signal, and when it closes.
 	private final Runnable watcher = () -> watched(this::isTurn, this::attempt);
 
 	/**
-	 * @param holdsIt whether the owner may hold the lock already: then finding it ours is
-	 * a re-entry rather than a hold left by a lost reply
+	 * @param holdsIt as for {@link SingleAcquisition}
 	 */
 	public FairAcquisition(LockSpec spec, String owner, boolean holdsIt, DriverCommands commands, LocalLines lines,
 			Completion<Grant> completion) {
@@ -117,10 +112,9 @@ public final class FairAcquisition extends AcquisitionRun<Grant> {
 	}
 
 	/**
-	 * Wait for this waiter's turn: until a release names it (or, first in line, a plain
-	 * release is heard), the holder's lease as last reported or the wait time ends, or it
-	 * must call Redis to keep its place. The first wait joins the lock's line, and tries
-	 * again once it is subscribed, so that no release is missed in between.
+	 * Sleep until this waiter's turn, the holder's lease as last reported or the wait
+	 * time ends, or it must call Redis to keep its place. The first wait joins the lock's
+	 * line and tries again once it is subscribed, so no release is missed.
 	 */
 	private void waitTurn() {
 		LocalLine joined;
@@ -140,8 +134,7 @@ public final class FairAcquisition extends AcquisitionRun<Grant> {
 				this.line = current;
 			}
 			joined = current;
-			// A release heard while the attempt was in flight found it busy: its turn
-			// now.
+			// A release heard during the attempt found it busy: its turn now.
 			turn = !first && isTurn(joined);
 		}
 		// Closed while an attempt was in flight, the line's signal found it busy too.
@@ -157,16 +150,12 @@ public final class FairAcquisition extends AcquisitionRun<Grant> {
 	}
 
 	/**
-	 * Return whether a release named this waiter as next, or, first in line, a plain
-	 * release came since the last attempt. Called with the state lock.
+	 * Called with the state lock.
 	 */
 	private boolean isTurn(LocalLine joined) {
 		return this.turn.isTurn(joined.line());
 	}
 
-	/**
-	 * Stop listening, and leave the queue in Redis unless the lock was won.
-	 */
 	@Override
 	Runnable ended(boolean won, @Nullable LocalLine joined) {
 		return () -> {

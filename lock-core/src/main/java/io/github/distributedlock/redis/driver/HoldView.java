@@ -7,9 +7,8 @@ import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
 
 /**
- * What a handle of either template tells of its holds without asking Redis: the name and
- * fencing token of its first hold, whether any of them waited, the attempts of all, and
- * the shortest lease left. A handle of one lock has one hold; a multi-lock's, one a lock.
+ * What a handle of either template tells of its holds without asking Redis. A handle of
+ * one lock has one hold; a multi-lock's has one per lock.
  */
 public abstract class HoldView {
 

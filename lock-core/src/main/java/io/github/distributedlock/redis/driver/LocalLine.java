@@ -14,14 +14,12 @@ import io.github.distributedlock.redis.core.WaitMode;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The waiters of one lock in this JVM, and their wake-up signal, with no thread parked
- * anywhere.
+ * The waiters of one lock in this JVM and their wake-up signal, with no thread parked.
  * <p>
  * Waiters line up in FIFO order and only the head talks to Redis, so one release sends
- * one attempt, not one per waiter. The signal is a counter: the head reads it before an
- * attempt and sleeps only while it is unchanged, so a message that lands during the
- * attempt is not lost. Messages are read as {@link ReleaseMessage}s; each is a hint that
- * makes the head try again, never a grant.
+ * one attempt, not one per waiter. The signal is a counter that the head reads before an
+ * attempt and sleeps only while it is unchanged, so a message during the attempt is not
+ * lost. A {@link ReleaseMessage} is a hint that makes the head try again, never a grant.
  * <p>
  * Callbacks into an acquisition are made outside this line's lock, so an acquisition may
  * call the line while holding its own.
@@ -34,8 +32,7 @@ public final class LocalLine {
 
 	private final List<Runnable> onSubscribed = new ArrayList<>();
 
-	// Waiters outside the line told of every signal: multi-lock waiters, which wait for
-	// whichever lock blocked them last.
+	// Told of every signal without joining the line: fair and multi-lock waiters.
 	private final List<Runnable> watchers = new CopyOnWriteArrayList<>();
 
 	private @Nullable SingleAcquisition head;
@@ -85,9 +82,6 @@ public final class LocalLine {
 		return this.closed;
 	}
 
-	/**
-	 * Keep the line's subscription, to cancel when the line ends.
-	 */
 	synchronized void subscription(LockPort.Cancellable subscription) {
 		this.subscription = subscription;
 	}
@@ -112,7 +106,6 @@ public final class LocalLine {
 	}
 
 	/**
-	 * Join the line.
 	 * @return whether the waiter is the head, and so may talk to Redis at once
 	 */
 	boolean join(SingleAcquisition waiter) {
@@ -126,10 +119,6 @@ public final class LocalLine {
 		}
 	}
 
-	/**
-	 * Leave the line, at the head or not; a head that leaves hands the turn to the next
-	 * waiter.
-	 */
 	void leave(SingleAcquisition waiter) {
 		SingleAcquisition next = null;
 		synchronized (this) {
@@ -147,7 +136,7 @@ public final class LocalLine {
 	}
 
 	/**
-	 * Run the callback once the channel is subscribed (now if it is).
+	 * Run the callback once the channel is subscribed or the line closed (now if it is).
 	 */
 	void whenSubscribed(Runnable callback) {
 		synchronized (this) {
@@ -178,9 +167,6 @@ public final class LocalLine {
 		callbacks.forEach(Runnable::run);
 	}
 
-	/**
-	 * Read a message heard on the lock's channels.
-	 */
 	void onMessage(byte[] body) {
 		switch (this.line.hear(ReleaseMessage.parse(body), this.clock.nanoTime())) {
 			case TRY -> signal(true);
@@ -203,8 +189,7 @@ public final class LocalLine {
 	}
 
 	/**
-	 * Tell a waiter that does not join the line of every signal, until
-	 * {@link #unwatch(Runnable) unwatched}; the callback runs outside this line's lock.
+	 * Tell a waiter that does not join the line of every signal, until it unwatches.
 	 */
 	void watch(Runnable watcher) {
 		this.watchers.add(watcher);

@@ -10,10 +10,9 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The {@link LocalLine}s of a template, one per lock with waiters, each listening to its
- * lock's channels (those of its {@link WaitMode}) through one subscription of the
- * {@link LockPort} for as long as it has waiters, plus a short linger so that a hot lock
- * does not churn subscriptions. Thread-safe.
+ * The {@link LocalLine}s of a template, one per lock with waiters, each subscribed to its
+ * lock's channels ({@link WaitMode}) through the {@link LockPort} while it has waiters,
+ * plus a short linger so that a hot lock does not churn subscriptions. Thread-safe.
  */
 public final class LocalLines {
 
@@ -58,8 +57,7 @@ public final class LocalLines {
 	}
 
 	/**
-	 * Return the lock's line if it is here and subscribed: waited for a moment ago, so
-	 * likely taken.
+	 * Return the lock's line if subscribed here: waited for lately, so likely taken.
 	 */
 	@Nullable LocalLine hot(LockSpec spec) {
 		LocalLine line = this.lines.get(spec.queueId());
@@ -78,16 +76,13 @@ public final class LocalLines {
 			if (line.hasSubscription()) {
 				return;
 			}
-			// Whether this subscription was lost: a subscription lost while being made
-			// is not kept, so that the next waiter subscribes again. A loss reported on
-			// another thread meanwhile waits for this line's lock.
+			// A subscription lost while being made is not kept, so that the next waiter
+			// subscribes again; a loss reported meanwhile waits for this line's lock.
 			boolean[] lost = new boolean[1];
 			LockPort.Listener listener = new LockPort.Listener() {
 
 				@Override
 				public void subscribed() {
-					// Again after a reconnect: the line signals, as a release may have
-					// been missed.
 					line.subscribed();
 				}
 
@@ -110,9 +105,8 @@ public final class LocalLines {
 				subscription = this.port.listen(spec.waitMode().channels(), listener);
 			}
 			catch (RuntimeException ex) {
-				// A port that cannot subscribe at all (its container destroyed, say): the
-				// waiters are bounded as without messages, and a later waiter tries
-				// again.
+				// The port cannot subscribe at all (its container destroyed, say): the
+				// waiters are bounded as without messages; a later waiter tries again.
 				lost(line, ex);
 				return;
 			}
@@ -132,9 +126,9 @@ public final class LocalLines {
 	}
 
 	/**
-	 * Drop a reference; the line is removed once nobody was in it for the linger. On a
-	 * hot lock the last waiter leaves once per acquisition, so one check per line stays
-	 * scheduled instead of a timer task per leave, which the next join cancelled.
+	 * Drop a reference; the line is removed once nobody was in it for the linger. One
+	 * check per line stays scheduled, not a timer per leave, as on a hot lock the last
+	 * waiter leaves once per acquisition.
 	 */
 	void leave(LocalLine line) {
 		this.waiting.decrementAndGet();

@@ -14,12 +14,11 @@ import io.github.distributedlock.redis.script.ScriptCall;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One hold of a lock, as both templates keep it: its lease by the local clock
+ * One hold of a lock, for both templates: its lease by the local clock
  * ({@link HoldLife}), and its extension, renewal ({@link Renewals}) and release, each a
- * script run on a {@link LockPort}. A reply that says the hold is gone or taken makes it
- * lost; so do renewals that get no answer until its lease is over. What becomes of it is
- * told to its {@link Events}. It does nothing after a port call returns, so a port may
- * also answer inside the call (the blocking handle's runs the script there). Thread-safe.
+ * script on a {@link LockPort}. A reply that says the hold is gone or taken makes it
+ * lost; so do renewals unanswered until its lease is over. It does nothing after a port
+ * call returns, so a port may answer inside the call. Thread-safe.
  */
 public final class LockHold {
 
@@ -42,15 +41,14 @@ public final class LockHold {
 	// Redis set it before replying, so counted from after the reply.
 	private volatile long redisLeaseBoundNanos;
 
-	// A test seam, set only by the simulation's planted bug (lock-simulation's
-	// driver/PlantedHoldBugs): a confirmed lease counted from its reply, not its send.
+	// Test seam for the simulation's planted bug (PlantedHoldBugs): count a confirmed
+	// lease from its reply, not its send.
 	volatile boolean leaseFromReply;
 
 	/**
 	 * @param grant what the acquisition won; the lease counts from its {@code sentNanos}
 	 * @param grantedNanos when the granting reply was read
 	 * @param handOff whether its release reserves the lock for the oldest waiting request
-	 * @param events told what becomes of the hold
 	 */
 	public LockHold(Grant grant, long grantedNanos, boolean handOff, Events events) {
 		this.grant = grant;
@@ -84,8 +82,7 @@ public final class LockHold {
 	}
 
 	/**
-	 * Return until when Redis may keep the lease of this hold's last write, at the
-	 * latest.
+	 * Return the latest time Redis may keep the lease of this hold's last write.
 	 */
 	public long redisLeaseBoundNanos() {
 		return this.redisLeaseBoundNanos;
@@ -99,17 +96,10 @@ public final class LockHold {
 		return this.lost.get();
 	}
 
-	/**
-	 * Return whether the hold counts at the given time: neither released nor lost, and
-	 * its lease not over by the local clock.
-	 */
 	public boolean isLive(long nowNanos) {
 		return !this.released.get() && !this.lost.get() && !this.life.isOver(nowNanos);
 	}
 
-	/**
-	 * Return how long the lease lasts from the given time: 0 once released, lost or over.
-	 */
 	public Duration remainingLease(long nowNanos) {
 		if (this.released.get() || this.lost.get()) {
 			return Duration.ZERO;
@@ -202,8 +192,7 @@ public final class LockHold {
 	}
 
 	/**
-	 * Record a renewal whose reply said the hold is gone or taken: it is lost, unless
-	 * released meanwhile.
+	 * Record a renewal whose reply said the hold is gone or taken.
 	 */
 	void notRenewed() {
 		this.events.replied(this, -1);
@@ -213,10 +202,9 @@ public final class LockHold {
 	}
 
 	/**
-	 * Record a renewal that got no answer, which Redis may still run, or that could not
-	 * be sent ({@link HoldLife#renewalFailed}); the hold is lost if its lease is over,
-	 * unless released meanwhile.
-	 * @param sent whether it was sent ({@link #renewing} was called for it)
+	 * Record a renewal that got no answer (Redis may still run it) or was never sent; the
+	 * hold is lost once its lease is over ({@link HoldLife#renewalFailed}).
+	 * @param sent whether {@link #renewing} was called for it
 	 * @return whether its lease is over by the local clock
 	 */
 	boolean renewalFailed(long nowNanos, boolean sent) {
@@ -263,9 +251,7 @@ public final class LockHold {
 	}
 
 	/**
-	 * Told what becomes of a hold: the blocking template's registry, which counts owners
-	 * for re-entry, and both templates' listeners. Called on whatever thread the port
-	 * answers on; must not block.
+	 * Told what becomes of a hold, on the thread the port answers on; must not block.
 	 */
 	public interface Events {
 

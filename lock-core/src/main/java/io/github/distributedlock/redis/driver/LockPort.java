@@ -9,28 +9,24 @@ import io.github.distributedlock.redis.script.ScriptCall;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What the driver needs from the world, and all it needs: read a clock, set a timer, run
- * a script, and listen to channels. The reactive template gives it one over Spring Data
- * Redis's reactive connection, the blocking template one per call that runs on the
- * caller's thread, the simulation one over its model of Redis and a virtual clock; the
- * driver is the same.
+ * All the driver needs from the world: read a clock, set a timer, run a script, and
+ * listen to channels. Each template, and the simulation, gives it one of its own.
  * <p>
- * Every callback may come on any thread, at most once per call (a subscription's messages
- * excepted). The acquisitions' ports never answer while their caller is inside the call:
- * a port that answers at once answers after returning. Only a caller that does nothing
- * after a call returns may use a port that answers inside it ({@link LockHold} over
- * {@code BlockingPort.here()}). Implementations are thread-safe.
+ * Implementations are thread-safe. Every callback may come on any thread, at most once
+ * per call (a subscription's messages excepted). The acquisitions' ports never answer
+ * while their caller is inside the call: a port that answers at once answers after
+ * returning. Only a caller that does nothing after a call returns may use a port that
+ * answers inside it ({@link LockHold} over {@code BlockingPort.here()}).
  */
 public interface LockPort extends NanoClock {
 
 	/**
 	 * Run the task once, after the given delay, unless cancelled first.
-	 * @return what cancels it
 	 */
 	Cancellable schedule(Runnable task, long delayNanos);
 
 	/**
-	 * Run a script once: {@code EVALSHA}, falling back to {@code EVAL}.
+	 * Run a script once.
 	 * @param name the lock a failure names
 	 * @param operation what the script does, for a failure's message
 	 * @param reply told of the reply, or of a {@code LockException} naming the lock if

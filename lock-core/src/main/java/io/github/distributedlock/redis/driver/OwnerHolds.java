@@ -11,13 +11,10 @@ import io.github.distributedlock.redis.core.LockSpec;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What may keep a hold of one owner on one lock in Redis, as one process knows it: the
- * owner's handles of the lock not dropped, lease-setting commands in flight, whether one
- * failed without a reply, and the bound of the latest replies. It answers whether the
- * owner's next acquisition says it holds the lock ({@link #mayBeInRedis}), so that a
- * re-entry is never taken for a hold left by a lost reply, nor the reverse. The blocking
- * template keeps one per owner and lock (its {@code HoldRegistry}), and so does the
- * simulation. Immutable: each event returns the holds after it.
+ * What may keep a hold of one owner on one lock in Redis, as one process knows it. It
+ * answers whether the owner's next acquisition says it holds the lock
+ * ({@link #mayBeInRedis}), so that a re-entry is never taken for a hold left by a lost
+ * reply, nor the reverse. Immutable: each event returns the holds after it.
  *
  * @param <H> the handles, each over one {@link LockHold}
  */
@@ -25,7 +22,6 @@ public final class OwnerHolds<H extends OwnerHolds.Handle> {
 
 	private static final OwnerHolds<?> NONE = new OwnerHolds<>(List.of(), 0, false, false, 0);
 
-	// The handles not dropped.
 	private final List<H> handles;
 
 	// How many lease-setting commands are in flight.
@@ -48,34 +44,25 @@ public final class OwnerHolds<H extends OwnerHolds.Handle> {
 		this.boundNanos = boundNanos;
 	}
 
-	/**
-	 * Return the holds of an owner that has none.
-	 */
 	@SuppressWarnings("unchecked")
 	public static <H extends Handle> OwnerHolds<H> none() {
 		return (OwnerHolds<H>) NONE;
 	}
 
 	/**
-	 * Return whether an attempt may set the lease of a hold its owner has, so that the
-	 * owner's holds must hear of it ({@link #sending}, then {@link #attempted}): a
-	 * re-entry of an owner counted here. A custom owner may hold the lock elsewhere, so
-	 * it is never counted: it always says it holds the lock.
+	 * Return whether an attempt may set the lease of a hold its owner has, a re-entry, so
+	 * that the owner's holds must hear of it ({@link #sending}, then {@link #attempted}).
+	 * A custom owner may hold the lock elsewhere, so it always says it holds the lock and
+	 * is never counted.
 	 */
 	public static boolean writesLease(String owner, Acquisition.Attempt attempt) {
 		return attempt.holdsIt() && !LockOwners.isCustom(owner);
 	}
 
-	/**
-	 * Return the handles not dropped.
-	 */
 	public List<H> handles() {
 		return this.handles;
 	}
 
-	/**
-	 * Add a handle that holds the lock.
-	 */
 	public OwnerHolds<H> held(H handle) {
 		if (this.handles.contains(handle)) {
 			return this;
@@ -131,9 +118,7 @@ public final class OwnerHolds<H extends OwnerHolds.Handle> {
 	}
 
 	/**
-	 * Note the reply of a command for a handle announced by {@link #sending}; a live
-	 * handle dropped meanwhile is added again.
-	 * @param leaseMillis the lease it set, or a negative value if it set none
+	 * As {@link #replied(long, long)}; a live handle dropped meanwhile is added again.
 	 */
 	public OwnerHolds<H> replied(H handle, long leaseMillis, long nowNanos) {
 		OwnerHolds<H> next = replied(leaseMillis, nowNanos);
@@ -141,17 +126,15 @@ public final class OwnerHolds<H extends OwnerHolds.Handle> {
 	}
 
 	/**
-	 * Note that a command announced by {@link #sending} failed without a reply, so that
-	 * Redis may still run it: the owner counts as holding the lock until all its handles
-	 * are closed.
+	 * Note that a command announced by {@link #sending} got no reply, so Redis may still
+	 * run it: the owner counts as holding the lock until all its handles are closed.
 	 */
 	public OwnerHolds<H> failed() {
 		return new OwnerHolds<>(this.handles, Math.max(0, this.writing - 1), true, this.bounded, this.boundNanos);
 	}
 
 	/**
-	 * Note that a command for a handle failed without a reply: the handle is kept until
-	 * it is closed.
+	 * As {@link #failed()}, keeping the handle until it is closed.
 	 */
 	public OwnerHolds<H> failed(H handle) {
 		return handle.hold().isReleased() ? failed() : failed().held(handle);
@@ -187,10 +170,9 @@ public final class OwnerHolds<H extends OwnerHolds.Handle> {
 	}
 
 	/**
-	 * Drop a lost handle, unless the handles must be kept (a write in flight or one
-	 * without a reply).
-	 * @param goneFromRedis whether Redis said the hold is gone (rather than renewals
-	 * failing): otherwise it may stay in Redis until its bound
+	 * Drop a lost handle, unless a write is in flight or went unanswered.
+	 * @param goneFromRedis whether Redis said the hold is gone; otherwise it may stay
+	 * there until its bound
 	 */
 	public OwnerHolds<H> lost(H handle, boolean goneFromRedis) {
 		OwnerHolds<H> left = mayDrop() ? forgotten(handle) : this;
@@ -215,8 +197,7 @@ public final class OwnerHolds<H extends OwnerHolds.Handle> {
 	}
 
 	/**
-	 * Return these holds, or {@code null} once nothing is left to count: the owner is
-	 * then forgotten.
+	 * Return these holds, or {@code null} once nothing is left: then forget the owner.
 	 */
 	public @Nullable OwnerHolds<H> orNull(long nowNanos) {
 		boolean empty = this.handles.isEmpty() && this.writing == 0;
@@ -251,9 +232,6 @@ public final class OwnerHolds<H extends OwnerHolds.Handle> {
 	 */
 	public interface Handle {
 
-		/**
-		 * Return the driver's hold behind this handle.
-		 */
 		LockHold hold();
 
 	}

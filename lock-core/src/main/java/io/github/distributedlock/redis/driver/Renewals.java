@@ -20,16 +20,14 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The watchdog: keeps the leases of auto-renewed holds alive while they are held, every
- * lease/3, on one timer of its {@link LockPort}, in batched scripts (one per hash slot on
- * a Cluster, one for everything otherwise, at most {@value #MAX_BATCH} holds each);
- * readers and permits, which live in sorted sets, are extended one by one. There is no
- * thread or timer per lock, and a hold has at most one renewal in flight.
+ * The watchdog: renews the leases of auto-renewed holds every lease/3 while they are
+ * held, on one timer of its {@link LockPort}, in batched scripts (one per hash slot on a
+ * Cluster, at most {@value #MAX_BATCH} holds each); readers and permits, which live in
+ * sorted sets, are extended one by one. A hold has at most one renewal in flight.
  * <p>
- * A renewal that finds the lock gone or taken makes the hold lost. A renewal that gets no
- * answer is tried again every 100 ms until the lease would have ended, and only then is
- * the hold lost ({@link LockHold#renewalFailed}). A released or lost hold is no longer
- * renewed; if the process dies, the lease simply ends. Thread-safe.
+ * A renewal that finds the lock gone or taken makes the hold lost; one that gets no
+ * answer is tried again until the lease would have ended, and only then is the hold lost
+ * ({@link LockHold#renewalFailed}). If the process dies, the lease ends. Thread-safe.
  */
 public final class Renewals implements AutoCloseable {
 
@@ -52,8 +50,7 @@ public final class Renewals implements AutoCloseable {
 
 	private long nextAtNanos;
 
-	// Counts the timers set: a timer that fires after a later one replaced it does
-	// nothing.
+	// Counts the timers set: one that fires after a later one replaced it does nothing.
 	private long timers;
 
 	private boolean closed;
@@ -134,9 +131,8 @@ public final class Renewals implements AutoCloseable {
 			batches = batches(batched);
 		}
 		catch (RuntimeException ex) {
-			// Whether Redis is a Cluster could not be told: nothing was sent, so the
-			// holds are tried again as after a renewal without a reply, but no command
-			// is in flight that Redis may still run.
+			// Could not tell whether Redis is a Cluster: nothing was sent, so the holds
+			// are tried again as after an unanswered renewal, with no command in flight.
 			failedAll(batched, ex, false);
 		}
 		for (List<LockHold> batch : batches) {
@@ -177,9 +173,6 @@ public final class Renewals implements AutoCloseable {
 		return batches;
 	}
 
-	/**
-	 * Renew a reader or permit by extending it for another lease of its spec.
-	 */
 	private void renewAlone(LockHold hold) {
 		Grant grant = hold.grant();
 		send(List.of(hold),
@@ -207,9 +200,8 @@ public final class Renewals implements AutoCloseable {
 	}
 
 	/**
-	 * Send one renewal of the holds. A script or a port that throws instead of answering
-	 * makes it a renewal that failed, sent or not, so that no hold is left marked as
-	 * being renewed, never renewed again nor lost.
+	 * Send one renewal of the holds. A script or port that throws counts as a failed
+	 * renewal, so that no hold stays marked as renewing, never renewed again nor lost.
 	 * @param reply the reply's handler, given when the renewal was sent
 	 */
 	private void send(List<LockHold> holds, Supplier<ScriptCall> script, LongFunction<LockPort.Reply> reply) {
@@ -242,9 +234,6 @@ public final class Renewals implements AutoCloseable {
 		next(hold);
 	}
 
-	/**
-	 * Renew the hold again when due, if it is still watched.
-	 */
 	private void next(LockHold hold) {
 		this.renewing.remove(hold);
 		if (this.watched.contains(hold)) {
@@ -258,8 +247,7 @@ public final class Renewals implements AutoCloseable {
 	private void failedAll(List<LockHold> batch, Throwable error, boolean sent) {
 		for (LockHold hold : batch) {
 			if (hold.renewalFailed(this.port.nanoTime(), sent)) {
-				// Tried until the lease would have ended: from here on nobody can rely
-				// on it.
+				// Tried until the lease would have ended: nobody can rely on it now.
 				this.watched.remove(hold);
 			}
 			next(hold);

@@ -14,23 +14,16 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One acquisition of a lock that is not fair, driven by replies, messages and timers,
- * with no thread parked. Where the acquisition is in its wait, and what to do next, is
- * the core's {@link Waiting} decision; this class sends, schedules, and keeps its place
- * in the lock's {@link LocalLine}.
+ * with no thread parked. The core's {@link Waiting} decides each step; this class sends,
+ * schedules, and keeps its place in the lock's {@link LocalLine}. Only the line's head
+ * talks to Redis, and its attempts carry a {@link HandOffRequest}: its place in the
+ * lock's line in Redis, shared by every process and template. Only an attempt's reply
+ * grants; a message only makes the head try again sooner. The head sleeps at most until
+ * the holder's last reported lease, its wait time or half its request's claim ends, so
+ * that a reservation whose message was lost is still taken in time: see
+ * docs/design/driver.md.
  * <p>
- * Try once; if the lock is taken, join the line (at once, if it is already there and
- * subscribed). The head of the line, once the channel is subscribed, tries, and if the
- * lock is still taken sleeps on a timer until a signal arrives, at most until the
- * holder's lease ends (as its reply reported it), its wait time runs out or half its
- * hand-off request's claim has passed since its last attempt (so that a reservation whose
- * message was lost is still taken in time). Only an attempt's reply grants; a message
- * only makes the head try again sooner. The attempts of the head carry a
- * {@link HandOffRequest}, which keeps its place in the lock's line in Redis, shared by
- * every process and template.
- * <p>
- * Cancellation: while waiting, the wait ends at once and the request is withdrawn; while
- * an attempt is in flight, its reply still comes, and a hold it grants is released. The
- * state lock is held only for bookkeeping, never across a Redis call.
+ * A cancel while waiting withdraws the request; the rest is {@link AcquisitionRun}'s.
  */
 public final class SingleAcquisition extends AcquisitionRun<Grant> {
 
@@ -89,8 +82,7 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 	}
 
 	/**
-	 * Do, with the state lock, the part of the next step that must not be raced: mark an
-	 * attempt as in flight, or set the timer of a sleep or of the wait for the turn.
+	 * Do, with the state lock, the part of the next step that must not be raced.
 	 */
 	private void schedule(Waiting.Next next) {
 		if (next instanceof Waiting.Send) {
@@ -108,8 +100,7 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 	}
 
 	/**
-	 * Do, without the state lock, the part of the next step that talks to Redis or ends
-	 * the acquisition.
+	 * Do the rest of the next step, without the state lock.
 	 */
 	private void act(Waiting.Next next) {
 		if (next instanceof Waiting.Send send) {
@@ -121,8 +112,7 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 		}
 		else if (next instanceof Waiting.GiveUp giveUp) {
 			if (giveUp.release() != null) {
-				// Granted too late to use, and no attempt follows: the hold may still be
-				// in Redis.
+				// Granted too late and no attempt follows: it may still be in Redis.
 				release(giveUp.release());
 			}
 			fail(timeout());
@@ -146,8 +136,7 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 			}
 		}
 		if (!running) {
-			// Cancelled (or closed) while the attempt was in flight: whatever it was
-			// granted, in time or too late, nobody will use.
+			// Cancelled or closed in flight: nobody will use a grant, in time or late.
 			abandon(grantIn(next));
 			return;
 		}
@@ -206,8 +195,7 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 			}
 		}
 		if (joined.isClosed()) {
-			// The template is closing: fail now, whether or not the close reached this
-			// waiter.
+			// Fail now, whether or not the line's close reached this waiter.
 			closed();
 			return;
 		}
@@ -242,9 +230,6 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 		return current;
 	}
 
-	/**
-	 * Leave the line and withdraw the request unless it won the lock.
-	 */
 	@Override
 	Runnable ended(boolean won, @Nullable LocalLine joined) {
 		WaitEnding ending = this.waiting.end(won);
@@ -255,7 +240,6 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 			}
 			HandOffRequest filing = ending.forget();
 			if (ending.withdraw() && filing != null) {
-				// A reservation for it passes on; a hold is never touched.
 				this.commands.withdraw(this.spec, filing);
 			}
 			if (ending.dropIntent()) {
