@@ -3,8 +3,7 @@ package io.github.distributedlock.redis.core;
 /**
  * What one run of the acquire script said.
  *
- * @param status 1 acquired, 0 held by another owner, -1 held by this owner (not
- * reentrant)
+ * @param status 1 acquired, 0 held by another owner, -1 held by this owner, not reentrant
  * @param token our fencing token when acquired, otherwise the holder's
  * @param holderTtlMillis the holder's remaining lease when not acquired; negative when
  * the lock has no expiry (or, for a fair lock, is free but it's not our turn)

@@ -9,34 +9,26 @@ import org.jspecify.annotations.Nullable;
 /**
  * The decisions of one single-lock acquisition, apart from its I/O: what each attempt
  * carries, what a reply means, when the head of a local line tries again, how long it may
- * sleep, and what to undo when the wait ends. It sends nothing, parks nothing and reads
- * time only on the {@link NanoClock} it is given; the driver does the rest, for both
- * templates ({@code SingleAcquisition}, {@code FairAcquisition}, on replies and timers),
- * and the simulation on a virtual clock.
+ * sleep, and what to undo at the end. It reads time only on its {@link NanoClock}.
  * <p>
  * The invariant it keeps (see {@code docs/design/waiting-and-hand-off.md}):
  * <ul>
- * <li>Only a reply grants. A message is a hint that makes the head try sooner, never a
- * reason to hold, and a reservation for someone else never makes it sleep past the lease
- * Redis last reported.</li>
- * <li>A hold's lease is counted from the clock reading taken before the attempt that won
- * it was sent ({@link Attempt#sentNanos()}). A grant whose lease so counted ended before
- * its reply came is no hold: the attempt is sent again at once, with the same hold id, or
- * the grant is released if the wait is over.</li>
- * <li>Every attempt carries the same hold id, so an attempt that ran but whose reply was
- * lost is found by the next one rather than counted again.</li>
- * <li>Every sleep ends at the latest when the wait time runs out, when the holder's lease
- * (as last reported) ends, when a poller must poll, and when the hand-off request must be
- * filed again.</li>
+ * <li>Only a reply grants. A message only makes the head try sooner, and a reservation
+ * for someone else never makes it sleep past the lease Redis last reported.</li>
+ * <li>A lease counts from the clock reading taken before the winning attempt was sent
+ * ({@link Attempt#sentNanos()}). A grant whose lease so counted ended before its reply
+ * came is no hold: the attempt is sent again at once, or the grant is released if the
+ * wait is over.</li>
+ * <li>Every attempt carries the same hold id, so one that ran but lost its reply is found
+ * by the next, not counted again.</li>
+ * <li>Every sleep ends by the time the wait runs out, the holder's last reported lease
+ * ends, a poller must poll, or the hand-off request must be filed again.</li>
  * </ul>
- * Not thread-safe: a driver calls it from one thread at a time (the driver under its
- * state lock).
+ * Not thread-safe: one call at a time (the driver's state lock).
  */
 public final class Acquisition {
 
-	/**
-	 * A timer never sleeps longer than this, so an indefinite wait stays representable.
-	 */
+	/** A timer sleeps at most this, so an indefinite wait stays representable. */
 	static final long MAX_SLEEP_NANOS = TimeUnit.HOURS.toNanos(1);
 
 	/** The retry count of a line before the first attempt at its head: always try. */
@@ -46,7 +38,6 @@ public final class Acquisition {
 
 	private final String owner;
 
-	// The hold this acquisition takes: the same id in every attempt.
 	private final String hold = UniqueIds.next();
 
 	private final boolean holdsIt;
@@ -59,8 +50,7 @@ public final class Acquisition {
 
 	private long lastHolderToken = -1;
 
-	// Whether a failed attempt was held back by readers, and so may have set a writer
-	// intent.
+	// Whether an attempt was held back by readers, and so may have set a writer intent.
 	private boolean heldBackByReaders;
 
 	private long lastHandOffNanos;
@@ -76,12 +66,11 @@ public final class Acquisition {
 
 	private long seenRetries = UNSEEN;
 
-	// How many replies granted a hold whose lease had ended when they came.
 	private int lateGrants;
 
 	/**
 	 * @param holdsIt whether the owner holds the lock through a local handle already:
-	 * then finding it ours is a re-entry rather than a hold left by a lost reply
+	 * then finding it ours is a re-entry, not a hold left by a lost reply
 	 */
 	public Acquisition(LockSpec spec, String owner, boolean holdsIt, NanoClock clock) {
 		this.spec = spec;
@@ -99,9 +88,6 @@ public final class Acquisition {
 		return this.owner;
 	}
 
-	/**
-	 * Return the id of the hold this acquisition takes.
-	 */
 	public String hold() {
 		return this.hold;
 	}
@@ -114,23 +100,17 @@ public final class Acquisition {
 		return this.deadline;
 	}
 
-	/**
-	 * Return the time now, on the acquisition's clock.
-	 */
 	long clockNanos() {
 		return this.clock.nanoTime();
 	}
 
-	/**
-	 * Return when the lock was last seen changing hands, or 0.
-	 */
+	/** Return when the lock was last seen changing hands, or 0. */
 	long lastHandOffNanos() {
 		return this.lastHandOffNanos;
 	}
 
 	/**
-	 * Return whether the waiters of an acquisition line up for reservations: the lock's
-	 * kind hands the lock over, the template does, and it waits at all.
+	 * Return whether an acquisition's waiters line up for reservations.
 	 * @param handOff whether the template lines waiters up
 	 * @param spec the lock (the first, for several)
 	 */
@@ -138,23 +118,19 @@ public final class Acquisition {
 		return handOff && spec.kind().handsOver() && !deadline.isTryOnce();
 	}
 
-	// Attempts
-
 	/**
 	 * Count the next attempt and say what it carries; its clock reading is taken now,
 	 * before it is sent.
-	 * @param line the line whose head makes it, to take what it heard so far, or
-	 * {@code null} if not at the head of one
+	 * @param line the line whose head makes it, or {@code null} if not at a head
 	 */
 	public Attempt next(@Nullable WaitLine line) {
 		if (line != null) {
-			// In this order: a call to try again that lands in between is then seen twice
-			// (one attempt too many), never missed.
+			// In this order: a retry landing in between is seen twice, never missed.
 			this.seenRetries = line.retrySignals();
 			this.seenSignals = line.signals();
 		}
 		this.count++;
-		// Any earlier failed attempt with token 0, not only the last: one that found
+		// Any earlier attempt held back by readers, not only the last: one that found
 		// another writer since does not drop the intent.
 		boolean mayHaveIntent = this.heldBackByReaders;
 		this.filed |= this.request != null;
@@ -165,11 +141,9 @@ public final class Acquisition {
 
 	/**
 	 * Take in the reply to an attempt.
-	 * @param waited whether the caller waited before this attempt for a reason the count
-	 * of attempts doesn't show (another waiter had the turn first)
-	 * @return what the reply means: held, granted too late to use, a self-deadlock, over
-	 * (a try-once that found the lock taken; the driver builds the timeout it reports),
-	 * or wait
+	 * @param waited whether the caller waited for a reason the count of attempts doesn't
+	 * show (another waiter had the turn first)
+	 * @return what it means; for an OVER the driver builds the timeout
 	 */
 	public AttemptOutcome replied(Attempt sent, AcquireResult result, boolean waited) {
 		long now = this.clock.nanoTime();
@@ -180,11 +154,7 @@ public final class Acquisition {
 			if (inTime(sent.sentNanos(), this.spec.leaseMillis(), now)) {
 				return new AttemptOutcome.Held(grant);
 			}
-			// Its lease, counted from before the attempt was sent, ended before the reply
-			// came (a stall or a pause longer than the lease): no hold the caller could
-			// use. The driver sends the attempt again at once, with the same hold id: it
-			// finds the hold if Redis still keeps it and grants it with a lease counted
-			// anew. Or, if the wait is over, it releases the hold.
+			// Its lease ended before the reply came: no hold (see the invariant above).
 			this.lateGrants++;
 			return new AttemptOutcome.Late(grant);
 		}
@@ -201,14 +171,10 @@ public final class Acquisition {
 	}
 
 	/**
-	 * Take the token its line saw as the holder this acquisition knows of, if it has seen
-	 * none of its own ({@link WaitLine#holderTokenAt}): a head whose first reply names
-	 * another then knows that the lock changed hands during its wait, though no message
-	 * told its line (a head before it left, and this JVM had no request in Redis's line
-	 * to be told of reservations, or the holder's lease ended). Looked up only while it
-	 * has none: once it has, every reply is compared with its own.
-	 * @param line its line
-	 * @param signalsAtJoin the line's signal count when it joined
+	 * Take the holder's token its line saw ({@link WaitLine#holderTokenAt}) while this
+	 * acquisition has seen none of its own: a first reply naming another then shows the
+	 * lock changed hands though no message told the line (a head before it left and this
+	 * JVM had no request in Redis's line, or the holder's lease ended).
 	 */
 	void lineSaw(WaitLine line, long signalsAtJoin) {
 		if (this.lastHolderToken != -1) {
@@ -221,16 +187,14 @@ public final class Acquisition {
 	}
 
 	/**
-	 * Return whether a grant's reply came within its lease, counted from the clock
-	 * reading taken before its attempt was sent: one that came later is no hold.
+	 * Return whether a grant's reply came within its lease, counted from before its
+	 * attempt was sent: one that came later is no hold.
 	 */
 	static boolean inTime(long sentNanos, long leaseMillis, long repliedNanos) {
 		return repliedNanos - (sentNanos + TimeUnit.MILLISECONDS.toNanos(leaseMillis)) < 0;
 	}
 
-	/**
-	 * Record that the lock changed hands; a progress-aware wait starts its time again.
-	 */
+	/** Record a change of hands; a progress-aware wait starts its time again. */
 	private void changedHands(long nanos) {
 		this.lastHandOffNanos = nanos;
 		if (this.spec.progressAware()) {
@@ -238,11 +202,7 @@ public final class Acquisition {
 		}
 	}
 
-	// The hand-off request
-
-	/**
-	 * Carry a new hand-off request in the following attempts (the head of a line does).
-	 */
+	/** Carry a new hand-off request in the next attempts (a line's head does). */
 	HandOffRequest fileRequest() {
 		HandOffRequest filing = this.spec.waitMode().request();
 		this.request = filing;
@@ -253,20 +213,15 @@ public final class Acquisition {
 		return this.request;
 	}
 
-	// Waiting at the head of a line
-
-	/**
-	 * Return the signal count the head last saw, to sleep on until it changes.
-	 */
+	/** Return the signal count the head last saw, to sleep on until it changes. */
 	public long seenSignals() {
 		return this.seenSignals;
 	}
 
 	/**
 	 * Decide what the head of a line does next, after a failed attempt or a wake-up: give
-	 * up if the wait time is over (restarted first if the lock changed hands and the wait
-	 * is progress-aware), try again if a message since the last attempt calls for it, or
-	 * else sleep for at most {@link #sleepNanos()}.
+	 * up if the wait time is over (after a progress-aware restart), try if a message
+	 * since the last attempt calls for it, else sleep.
 	 */
 	HeadStep whileHead(WaitLine line) {
 		restartOnProgress(line.lastProgressNanos());
@@ -276,19 +231,15 @@ public final class Acquisition {
 		return calledToTry(line) ? HeadStep.TRY : HeadStep.SLEEP;
 	}
 
-	/**
-	 * Return whether to send the attempt again after a {@link AttemptOutcome.Late} grant,
-	 * as {@link Deadline#retriesLateGrant(int)} says.
-	 */
+	/** Return whether to send again after a late grant (see {@link Deadline}). */
 	public boolean retriesLateGrant() {
 		return this.deadline.retriesLateGrant(this.lateGrants);
 	}
 
 	/**
-	 * Return whether the messages heard since the last attempt call for another: any
-	 * message but reservations for other waiters, after which the lock is taken again.
-	 * Reservations alone are taken as a hint (the claim may end before the lease Redis
-	 * told us of) and marked seen.
+	 * Return whether the messages heard since the last attempt call for another: any but
+	 * reservations for others, which are only a hint (the claim may end before the lease
+	 * Redis told of) and are marked seen.
 	 */
 	boolean calledToTry(WaitLine line) {
 		if (line.signals() == this.seenSignals) {
@@ -300,49 +251,34 @@ public final class Acquisition {
 		WaitLine.Reservation last = line.lastReservation();
 		if (last != null) {
 			changedHands(last.receivedNanos());
-			// A hint: it may make us try sooner, never later than the lease Redis told
-			// us of.
 			this.deadline.holderMayEndSooner(last.claimMillis(), last.receivedNanos());
 		}
 		this.seenSignals = line.signals();
-		// A reservation for us (a call to try again) may have landed since the check
-		// above: the count just read includes it, so only the retry count can still tell.
+		// A reservation for us may have landed since the check above: the count just
+		// read includes it, so only the retry count can still tell.
 		return line.retrySignals() != this.seenRetries;
 	}
 
 	/**
-	 * Restart a progress-aware wait time from when the lock last changed hands, if that
-	 * is later than its start.
-	 * @param progressNanos when the lock last changed hands, or 0
-	 * @return whether the deadline moved
+	 * Restart a progress-aware wait from when the lock last changed hands (0 for never),
+	 * if that moves its deadline later; return whether it did.
 	 */
 	boolean restartOnProgress(long progressNanos) {
 		return this.spec.progressAware() && progressNanos != 0 && this.deadline.restartIfLater(progressNanos);
 	}
 
-	/**
-	 * Return how long the head sleeps at most before trying again: until the wait time
-	 * runs out or the holder's lease (as last reported) ends, at most as the wait mode
-	 * allows, and at most half the claim of a request it filed
-	 * ({@link HandOffRequest#retryNanos()}).
-	 */
+	/** Return how long the head sleeps at most (see the invariant above). */
 	long sleepNanos() {
 		long sleep = this.spec.waitMode().capSleep(this.deadline.sleepNanos());
 		HandOffRequest filing = this.request;
 		if (filing != null && this.count > 0) {
-			// Once an attempt filed it: tried again within half a claim of the last
-			// attempt, which also files it again.
+			// Once filed: try within half a claim of the last attempt, which refiles it.
 			sleep = Math.min(sleep, this.lastSentNanos + filing.retryNanos() - this.clock.nanoTime());
 		}
 		return Math.max(0, Math.min(sleep, MAX_SLEEP_NANOS));
 	}
 
-	// The end
-
-	/**
-	 * End the acquisition: stop carrying the request, and say what to undo in Redis.
-	 * @param held whether it ends holding the lock
-	 */
+	/** End the acquisition: stop carrying the request, and say what to undo in Redis. */
 	WaitEnding end(boolean held) {
 		HandOffRequest dropped = this.request;
 		this.request = null;
@@ -350,9 +286,8 @@ public final class Acquisition {
 	}
 
 	/**
-	 * Build the exception for a wait that ran out.
-	 * @param line the latest sighting of the holder by the waiter's local line, reported
-	 * if no attempt of this acquisition saw it
+	 * Build the exception for a wait that ran out; the line's sighting is reported if no
+	 * attempt of this acquisition saw the holder.
 	 */
 	public LockTimeoutException timeout(@Nullable HolderSighting line) {
 		return this.deadline.timeout(this.spec.name(), line);
@@ -361,12 +296,9 @@ public final class Acquisition {
 	/**
 	 * What one attempt carries.
 	 *
-	 * @param hold the id of the hold it takes
 	 * @param sentNanos the clock reading before it is sent
 	 * @param remainingWaitMillis the wait time left, -1 for indefinitely
 	 * @param mayHaveIntent whether an earlier attempt may have left a writer intent
-	 * @param holdsIt whether the owner holds the lock through a local handle already
-	 * @param request the hand-off request it files, or {@code null}
 	 */
 	public record Attempt(String hold, long sentNanos, long remainingWaitMillis, boolean mayHaveIntent, boolean holdsIt,
 			@Nullable HandOffRequest request) {

@@ -1,9 +1,6 @@
 package io.github.distributedlock.redis.core;
 
-/**
- * What an attempt's reply means, as {@link Acquisition#replied} decides it: {@link Held},
- * {@link Late}, {@link Failed}, {@link #OVER} or {@link #WAIT}.
- */
+/** What an attempt's reply means, as {@link Acquisition#replied} decides it. */
 public sealed interface AttemptOutcome permits AttemptOutcome.Held, AttemptOutcome.Late, AttemptOutcome.Failed,
 		AttemptOutcome.Waiting, AttemptOutcome.Over {
 
@@ -13,46 +10,31 @@ public sealed interface AttemptOutcome permits AttemptOutcome.Held, AttemptOutco
 	/** The lock is taken and the caller only tries once: the wait is over. */
 	AttemptOutcome OVER = new Over();
 
-	/**
-	 * The attempt took the lock.
-	 *
-	 * @param grant what it won
-	 */
+	/** The attempt took the lock. */
 	record Held(Grant grant) implements AttemptOutcome {
 
 	}
 
 	/**
-	 * The attempt took the lock, but its lease had ended when the reply came: no hold the
-	 * caller may use. Send the attempt again at once if
-	 * {@link Acquisition#retriesLateGrant()}, else release this grant (it may still hold
-	 * the lock in Redis) and end the wait.
-	 *
-	 * @param grant what the attempt took
+	 * The attempt took the lock, but its lease had ended when the reply came: no hold.
+	 * Send the attempt again at once if {@link Acquisition#retriesLateGrant()}, else
+	 * release this grant (Redis may still keep it) and end the wait.
 	 */
 	record Late(Grant grant) implements AttemptOutcome {
 
 	}
 
-	/**
-	 * The acquisition ends without the lock, with an error.
-	 *
-	 * @param error what the caller gets: a self-deadlock
-	 */
+	/** The acquisition fails with this error: a self-deadlock. */
 	record Failed(RuntimeException error) implements AttemptOutcome {
 
 	}
 
-	/**
-	 * The lock is taken: wait, then try again.
-	 */
+	/** See {@link #WAIT}. */
 	record Waiting() implements AttemptOutcome {
 
 	}
 
-	/**
-	 * The caller only tries once, and the lock is taken.
-	 */
+	/** See {@link #OVER}. */
 	record Over() implements AttemptOutcome {
 
 	}

@@ -30,18 +30,13 @@ public final class Deadline {
 
 	private long holderSeenNanos;
 
-	/**
-	 * @param waitNanos the wait time, or a negative value to wait indefinitely
-	 * @param startNanos when the wait started
-	 */
 	public Deadline(long waitNanos, long startNanos) {
 		this(NanoClock.SYSTEM, waitNanos, startNanos);
 	}
 
 	/**
-	 * @param clock the clock every reading is taken on
-	 * @param waitNanos the wait time, or a negative value to wait indefinitely
-	 * @param startNanos when the wait started, on that clock
+	 * @param waitNanos the wait time, negative to wait indefinitely
+	 * @param startNanos when the wait started, on {@code clock}
 	 */
 	public Deadline(NanoClock clock, long waitNanos, long startNanos) {
 		this.clock = clock;
@@ -54,9 +49,6 @@ public final class Deadline {
 		return this.waitNanos < 0;
 	}
 
-	/**
-	 * Return whether the caller only tries once.
-	 */
 	boolean isTryOnce() {
 		return this.waitNanos == 0;
 	}
@@ -65,59 +57,39 @@ public final class Deadline {
 		return remainingNanos(this.clock.nanoTime());
 	}
 
-	/**
-	 * Return the wait time left, {@link Long#MAX_VALUE} if indefinite; negative once
-	 * over.
-	 */
+	/** Return the time left, {@link Long#MAX_VALUE} if indefinite; negative once over. */
 	public long remainingNanos(long nowNanos) {
 		return isIndefinite() ? Long.MAX_VALUE : this.endNanos - nowNanos;
 	}
 
-	/**
-	 * Return the wait time left in milliseconds as the scripts take it: -1 for
-	 * indefinitely, never less than 0 otherwise.
-	 */
+	/** Return the wait time left as the scripts take it: -1 for indefinitely. */
 	long remainingMillis() {
 		return isIndefinite() ? -1 : TimeUnit.NANOSECONDS.toMillis(Math.max(0, remainingNanos()));
 	}
 
-	/**
-	 * Return the wait time left as a new wait time: -1 for indefinitely, never less than
-	 * 0.
-	 */
+	/** Return the time left as a new wait time: -1 for indefinitely, else at least 0. */
 	public long remainingBudgetNanos() {
 		return isIndefinite() ? -1 : Math.max(0, remainingNanos());
 	}
 
-	/**
-	 * Return when the wait started, restarts aside.
-	 */
+	/** Return when the wait started, restarts aside. */
 	long startNanos() {
 		return this.startNanos;
 	}
 
 	/**
 	 * Return whether to send an attempt again at once after a grant that came too late:
-	 * while wait time is left, and once for a caller that only tries once (its attempt
-	 * did take the lock; the second confirms it with a lease it can use).
-	 * @param lateGrants how many replies granted too late so far
+	 * while wait time is left, and once for a try-once caller (its attempt did take the
+	 * lock; the second confirms it with a lease it can use).
 	 */
 	boolean retriesLateGrant(int lateGrants) {
 		return remainingNanos() > 0 || (isTryOnce() && lateGrants == 1);
 	}
 
-	/**
-	 * Give the whole wait time again, counted from when the lock changed hands.
-	 */
 	void restartAt(long changedNanos) {
 		this.endNanos = changedNanos + this.waitNanos;
 	}
 
-	/**
-	 * Give the whole wait time again from when the lock changed hands, unless the current
-	 * deadline is later.
-	 * @return whether the deadline moved
-	 */
 	boolean restartIfLater(long changedNanos) {
 		if (changedNanos + this.waitNanos - this.endNanos > 0) {
 			this.endNanos = changedNanos + this.waitNanos;
@@ -128,8 +100,7 @@ public final class Deadline {
 
 	/**
 	 * Record the blocking holder's remaining lease as a reply reported it.
-	 * @param ttlMillis the remaining lease; negative if unknown (no expiry)
-	 * @param seenNanos when the reply came
+	 * @param ttlMillis negative if unknown (no expiry)
 	 */
 	void holderSeen(long ttlMillis, long seenNanos) {
 		this.holderTtlMillis = ttlMillis;
@@ -137,9 +108,8 @@ public final class Deadline {
 	}
 
 	/**
-	 * Take a hint that the lock is taken until {@code endMillis} after {@code fromNanos}:
-	 * it may make the next attempt sooner, never later than the lease Redis last
-	 * reported.
+	 * Take a hint that the lock is taken until {@code ttlMillis} after {@code fromNanos}:
+	 * it may make the next attempt sooner, never later than the lease Redis reported.
 	 */
 	void holderMayEndSooner(long ttlMillis, long fromNanos) {
 		if (this.holderTtlMillis < 0 || fromNanos + TimeUnit.MILLISECONDS.toNanos(ttlMillis)
@@ -149,8 +119,8 @@ public final class Deadline {
 	}
 
 	/**
-	 * Return how long until the holder's lease ends, as last reported, plus a little so
-	 * that the next attempt finds it over; {@link Long#MAX_VALUE} if unknown.
+	 * Return how long until the holder's lease ends, as last reported, plus
+	 * {@link #LEASE_END_MARGIN_NANOS}; {@link Long#MAX_VALUE} if unknown.
 	 */
 	long untilHolderLeaseEnds() {
 		if (this.holderTtlMillis < 0) {
@@ -159,10 +129,6 @@ public final class Deadline {
 		return Math.max(0, holderLeftNanos()) + LEASE_END_MARGIN_NANOS;
 	}
 
-	/**
-	 * Return how long to sleep at most: until the wait time is over or the holder's lease
-	 * ends, whichever comes first.
-	 */
 	public long sleepNanos() {
 		return Math.min(remainingNanos(), untilHolderLeaseEnds());
 	}
@@ -175,18 +141,14 @@ public final class Deadline {
 		return Duration.ofNanos(this.clock.nanoTime() - this.startNanos);
 	}
 
-	/**
-	 * Return the holder's lease as the last reply reported it, or {@code null} if none
-	 * did.
-	 */
+	/** Return the holder's lease as the last reply reported it. */
 	@Nullable HolderSighting holder() {
 		return HolderSighting.of(this.holderTtlMillis, this.holderSeenNanos);
 	}
 
 	/**
 	 * Build the exception for a wait that ran out, with the holder's lease this
-	 * acquisition saw, or else what its local line saw.
-	 * @param line the latest sighting of the waiter's local line, or {@code null}
+	 * acquisition saw, or else what its local line saw ({@code line}).
 	 */
 	LockTimeoutException timeout(LockName name, @Nullable HolderSighting line) {
 		HolderSighting seen = (this.holderTtlMillis >= 0) ? holder() : line;

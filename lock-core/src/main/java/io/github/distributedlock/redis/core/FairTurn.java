@@ -4,11 +4,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The decisions of a fair waiter, without I/O: when to call Redis again to keep its place
- * in the queue, and whether what its line heard makes it its turn. The driver's
- * {@code FairAcquisition}, for both templates, and the simulation run this same piece, so
- * that a fix to when a fair waiter tries is made once.
- * <p>
- * Not thread-safe: each driver calls it under its own state lock (or on its one thread).
+ * in the queue, and whether what its line heard makes it its turn. Not thread-safe: one
+ * call at a time (the driver's state lock).
  */
 public final class FairTurn {
 
@@ -28,41 +25,28 @@ public final class FairTurn {
 		this.digest = LockOwners.digest(owner);
 	}
 
-	/**
-	 * Return how often the waiter calls Redis to keep its place.
-	 */
 	public long heartbeatNanos() {
 		return this.heartbeatNanos;
 	}
 
-	/**
-	 * Note that an attempt is sent, with the plain releases its line heard so far.
-	 */
+	/** Note that an attempt is sent, with the plain releases its line heard so far. */
 	public void attempting(WaitLine line) {
 		this.plainSeen = line.plainSignals();
 	}
 
-	/**
-	 * Note the waiter's place in the queue, as an attempt's reply gave it (from 0, or -1
-	 * if it is not queued).
-	 */
+	/** Note the waiter's place in the queue ({@link AcquireResult#rank()}). */
 	public void replied(int rank) {
 		this.rank = rank;
 	}
 
-	/**
-	 * Return how long to sleep before the next attempt at most: until the wait time is
-	 * over, the holder's lease ends, or the place must be kept, whichever comes first.
-	 */
 	public long sleepNanos(Deadline deadline) {
 		return Math.max(0, Math.min(deadline.sleepNanos(), this.heartbeatNanos));
 	}
 
 	/**
-	 * Return whether it is this waiter's turn to try: a release named it as next (which
-	 * is then forgotten), or, first in line, a plain release (one that names no fair
-	 * waiter) was heard since the last attempt: a plain hold of the lock does not know
-	 * the queue.
+	 * Return whether it is this waiter's turn to try: a release named it as next (then
+	 * forgotten), or, first in line, it heard a plain release since its last attempt, as
+	 * a plain hold of the lock does not know the queue.
 	 */
 	public boolean isTurn(WaitLine line) {
 		return line.consumeAddressed(this.digest) || (this.rank == 0 && line.plainSignals() != this.plainSeen);

@@ -3,16 +3,13 @@ package io.github.distributedlock.redis.core;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A waiter's place in a lock's line of requests, filed in Redis with its attempts. When
- * the last hold is released, the lock is reserved for the oldest request and its waiter
- * is told to take it; its own next attempt does (see {@code release.lua} and
- * {@code docs/design/waiting-and-hand-off.md}).
+ * A waiter's place in a lock's line of requests, filed in Redis with its attempts. The
+ * last release reserves the lock for the oldest request, whose waiter's own next attempt
+ * takes it ({@code release.lua}, {@code docs/design/waiting-and-hand-off.md}).
  * <p>
- * The member {@code <claim>:<id>} carries the claim: how long the reservation waits for
- * the waiter's attempt before it lapses. The id is new for every wait and unique across
- * processes (random per JVM, plus a counter), so two waiters, even of one custom owner in
- * two processes, never share a request. It names no owner, so publishing it reveals
- * nothing.
+ * The member {@code <claim>:<id>} carries the claim, how long the reservation waits for
+ * the waiter's attempt, and a {@link UniqueIds} id, new for every wait: no two waiters
+ * share a request, even of one custom owner in two processes, and it names no owner.
  *
  * @param member the sorted-set member
  */
@@ -25,9 +22,8 @@ public record HandOffRequest(String member) {
 	public static final long CLAIM_MILLIS = 2000;
 
 	/**
-	 * How long the requests of a lock live after the last filing: every waiter files its
-	 * request again at least every {@link #REFILE_NANOS}, so only a line nobody waits in
-	 * any more lapses.
+	 * How long a lock's requests live after the last filing: waiters file again at least
+	 * every {@link #REFILE_NANOS}, so only a line nobody waits in lapses.
 	 */
 	public static final long VALIDITY_MILLIS = 30000;
 
@@ -35,8 +31,7 @@ public record HandOffRequest(String member) {
 
 	/**
 	 * Return how long a waiter that filed this request sleeps at most between attempts:
-	 * half its claim, so that a reservation whose message was lost is still taken by its
-	 * waiter's next attempt before the claim lapses.
+	 * half its claim, so a reservation whose message was lost is taken before it lapses.
 	 */
 	public long retryNanos() {
 		return Math.min(REFILE_NANOS, TimeUnit.MILLISECONDS.toNanos(claimMillis(this.member)) / 2);
@@ -44,17 +39,14 @@ public record HandOffRequest(String member) {
 
 	/**
 	 * Create a request for one wait.
-	 * @param pollNanos how often the waiter tries without being told, or 0 when it is
-	 * woken by messages: a polling waiter's reservation lasts for three of its polls
+	 * @param pollNanos the poll interval, or 0 for a waiter woken by messages: a poller
+	 * hears of its reservation only when it next polls, so the claim lasts three polls
 	 */
 	public static HandOffRequest of(long pollNanos) {
 		long claim = Math.max(CLAIM_MILLIS, 3 * TimeUnit.NANOSECONDS.toMillis(pollNanos));
 		return new HandOffRequest(claim + ":" + UniqueIds.next());
 	}
 
-	/**
-	 * Return the claim of a request member, in milliseconds.
-	 */
 	public static long claimMillis(String member) {
 		return Long.parseLong(member.substring(0, member.indexOf(':')));
 	}

@@ -17,8 +17,8 @@ public final class HashSlots {
 	/**
 	 * Return the shortest hash tag of a slot: the first of {@code 0, 1, ..., z, 10, ...}
 	 * (base 36) that hashes to it. Every process computes the same table, so a key named
-	 * with it (such as a slot's fencing counter) is one key per slot across processes;
-	 * changing how the table is built would change those keys' names.
+	 * with it (a slot's fencing counter) is one key across processes: changing how the
+	 * table is built renames those keys.
 	 */
 	public static String tag(int slot) {
 		return Tags.TABLE[slot];
@@ -59,9 +59,7 @@ public final class HashSlots {
 		return crc & 0xFFFF;
 	}
 
-	/**
-	 * Built on first use: about 170,000 checksums of short strings, a few milliseconds.
-	 */
+	/** Built on first use, as it costs some milliseconds. */
 	private static final class Tags {
 
 		private static final String[] TABLE = build();

@@ -6,15 +6,11 @@ import java.util.concurrent.TimeUnit;
  * The times of one hold by the local clock, and what they decide: when its lease ends
  * (never later than the lease Redis keeps, see {@link LeaseEnd}), when the watchdog
  * renews it, what a renewal that got no answer means, and what is left of its minimum
- * hold when it is released. Shared by the blocking and the reactive handle and the
- * simulation. No I/O: every method is given the time it is asked at. Thread-safe.
+ * hold at release. No I/O: every method is given the time. Thread-safe.
  */
 public final class HoldLife {
 
-	/**
-	 * How soon a renewal that got no answer (a timeout, a lost connection) is tried
-	 * again, as long as the lease lasts by the local clock.
-	 */
+	/** How soon a renewal that got no answer is tried again, while the lease lasts. */
 	public static final long RENEWAL_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
 	private final LeaseEnd leaseEnd;
@@ -28,9 +24,7 @@ public final class HoldLife {
 	private volatile long nextRenewalNanos;
 
 	/**
-	 * @param grant what the acquisition won, with when its attempt was sent
-	 * @param grantedNanos when the granting reply was read: the lock was surely taken by
-	 * then
+	 * @param grantedNanos when the granting reply was read: the lock surely was taken
 	 */
 	public HoldLife(Grant grant, long grantedNanos) {
 		this.leaseMillis = grant.spec().leaseMillis();
@@ -41,65 +35,47 @@ public final class HoldLife {
 	}
 
 	/**
-	 * Return how often a hold with the given lease is renewed: a third of the lease, so
-	 * that two renewals can fail before it ends.
+	 * Return how often a hold is renewed: a third of its lease, so that two renewals can
+	 * fail before it ends.
 	 */
 	public static long renewalPeriodNanos(long leaseMillis) {
 		return TimeUnit.MILLISECONDS.toNanos(leaseMillis) / 3;
 	}
 
-	/**
-	 * Return when the lease ends by the local clock.
-	 */
 	public long leaseEndNanos() {
 		return this.leaseEnd.nanos();
 	}
 
-	/**
-	 * Return whether the lease is over by the local clock at the given time.
-	 */
 	public boolean isOver(long nowNanos) {
 		return this.leaseEnd.nanos() - nowNanos <= 0;
 	}
 
-	/**
-	 * Return how long the lease lasts from the given time, 0 if it is over.
-	 */
 	public long remainingNanos(long nowNanos) {
 		return Math.max(0, this.leaseEnd.nanos() - nowNanos);
 	}
 
-	/**
-	 * Return when the watchdog renews this hold next.
-	 */
 	public long nextRenewalNanos() {
 		return this.nextRenewalNanos;
 	}
 
 	/**
-	 * Record a renewal that Redis confirmed, sent at the given time: the lease ends no
-	 * earlier than a lease after it, and the next renewal is a period after it.
+	 * Record a renewal that Redis confirmed, sent at {@code sentNanos}; the next renewal
+	 * is a period after it.
 	 */
 	public void renewed(long sentNanos) {
 		this.leaseEnd.confirmed(sentNanos, this.leaseMillis);
 		this.nextRenewalNanos = sentNanos + renewalPeriodNanos(this.leaseMillis);
 	}
 
-	/**
-	 * Record an extension that Redis confirmed, sent at the given time for the given
-	 * lease. The renewals keep their schedule.
-	 */
+	/** Record an extension that Redis confirmed; the renewals keep their schedule. */
 	public void extended(long sentNanos, long leaseMillis) {
 		this.leaseEnd.confirmed(sentNanos, leaseMillis);
 	}
 
 	/**
-	 * Record a renewal that got no answer. Redis may still have run it, but nothing
-	 * confirmed it.
-	 * @param nowNanos when the failure was seen
-	 * @return whether the hold is lost: its lease is over by the local clock, so from
-	 * here on nobody may rely on it; if not, the renewal is tried again after
-	 * {@link #RENEWAL_RETRY_NANOS}
+	 * Record a renewal that got no answer (Redis may still have run it).
+	 * @return whether the hold is lost (its lease is over by the local clock); if not,
+	 * the renewal is tried again after {@link #RENEWAL_RETRY_NANOS}
 	 */
 	public boolean renewalFailed(long nowNanos) {
 		if (isOver(nowNanos)) {
@@ -110,9 +86,8 @@ public final class HoldLife {
 	}
 
 	/**
-	 * Return what is left of the minimum hold at the given time, in whole milliseconds,
-	 * counted from when the granting reply was read: the lock was surely granted before
-	 * then, so it stays taken at least that long.
+	 * Return what is left of the minimum hold, counted from the granting reply: the lock
+	 * was surely taken by then, so it stays taken at least that long.
 	 */
 	public long minimumHoldLeftMillis(long nowNanos) {
 		if (this.holdAtLeastMillis <= 0) {
@@ -122,9 +97,7 @@ public final class HoldLife {
 		return Math.max(0, this.holdAtLeastMillis - heldMillis);
 	}
 
-	/**
-	 * Return how long the hold has lasted at the given time, from the granting reply.
-	 */
+	/** Return how long the hold has lasted, from the granting reply. */
 	public long heldNanos(long nowNanos) {
 		return nowNanos - this.grantedNanos;
 	}

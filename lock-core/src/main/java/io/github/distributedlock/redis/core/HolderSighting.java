@@ -6,34 +6,23 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The holder's remaining lease as a reply reported it, and when: what a waiter that never
- * made an attempt of its own (it timed out behind the head of its local line) can still
- * tell the caller. Immutable.
+ * The holder's remaining lease as a reply reported it, and when: what a waiter that made
+ * no attempt of its own (it timed out behind its line's head) can still tell the caller.
  *
- * @param ttlMillis the remaining lease the reply reported
  * @param seenNanos when the reply came, on the acquisition's {@link NanoClock}
  */
 record HolderSighting(long ttlMillis, long seenNanos) {
 
-	/**
-	 * Return a sighting, or {@code null} for a reply that reported no lease.
-	 */
+	/** Return a sighting, or {@code null} for a reply that reported no lease. */
 	static @Nullable HolderSighting of(long ttlMillis, long seenNanos) {
 		return (ttlMillis < 0) ? null : new HolderSighting(ttlMillis, seenNanos);
 	}
 
-	/**
-	 * Return the holder's lease left at the given reading of the clock the sighting was
-	 * taken on, as this sighting tells it.
-	 */
 	Duration remaining(long nowNanos) {
 		long left = TimeUnit.MILLISECONDS.toNanos(this.ttlMillis) - (nowNanos - this.seenNanos);
 		return Duration.ofNanos(Math.max(0, left));
 	}
 
-	/**
-	 * Return the later of two sightings.
-	 */
 	static @Nullable HolderSighting latest(@Nullable HolderSighting one, @Nullable HolderSighting other) {
 		if (one == null) {
 			return other;

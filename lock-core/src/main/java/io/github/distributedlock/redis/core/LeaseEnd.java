@@ -5,29 +5,23 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * When a hold's lease ends by the local clock: never later than the lease Redis keeps for
- * it. Redis only ever lengthens a lease while the hold lives ({@code lengthen_lease} in
- * {@code lib.lua}), so a reply that confirmed a lease of {@code L} ms to a command sent
- * at {@code t} says that the lease lasts at least until {@code t + L}. The end is the
- * latest of those: replies may arrive in any order (a renewal's after an extension's),
- * and a command may run twice, without the end ever passing Redis's.
+ * it. No command shortens a lease ({@code lengthen_lease} in {@code lib.lua}), so a reply
+ * confirming {@code L} ms to a command sent at {@code t} means the lease lasts until
+ * {@code t + L} at least; the end is the latest of those, whatever the order of replies
+ * and however often commands run. Thread-safe.
  */
 public final class LeaseEnd {
 
 	private final AtomicLong endNanos;
 
 	/**
-	 * @param sentNanos when the acquisition that won the hold was sent
-	 * @param leaseMillis the lease it asked for
+	 * @param sentNanos when the attempt that won the hold was sent
 	 */
 	public LeaseEnd(long sentNanos, long leaseMillis) {
 		this.endNanos = new AtomicLong(sentNanos + TimeUnit.MILLISECONDS.toNanos(leaseMillis));
 	}
 
-	/**
-	 * Record a reply that confirmed a lease: a renewal or an extension sent at
-	 * {@code sentNanos} for {@code leaseMillis}.
-	 * @return the end now
-	 */
+	/** Record a renewal or extension Redis confirmed, and return the end now. */
 	public long confirmed(long sentNanos, long leaseMillis) {
 		long end = sentNanos + TimeUnit.MILLISECONDS.toNanos(leaseMillis);
 		return this.endNanos.accumulateAndGet(end,

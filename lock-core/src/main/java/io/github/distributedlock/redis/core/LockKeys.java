@@ -3,24 +3,22 @@ package io.github.distributedlock.redis.core;
 import io.github.distributedlock.LockName;
 
 /**
- * Builds the Redis key names of a lock. All keys of one lock share one hash tag, so they
- * live in one Cluster slot: <pre>
+ * Builds the Redis key names of a lock; every suffix is spelled here and nowhere else.
+ * All keys of one lock share one hash tag, so they live in one Cluster slot: <pre>
  * &lt;prefix&gt;:{&lt;scope&gt;:&lt;key&gt;}           the lock (a hash: owner, holds, token)
  * &lt;prefix&gt;:{&lt;scope&gt;:&lt;key&gt;}:released  the release channel
  * &lt;prefix&gt;:{&lt;slot tag&gt;}:fence         the fencing counter of every lock in the slot
  * </pre> and, for the kinds and features that use them, {@code :readers},
  * {@code :readholds}, {@code :intent}, {@code :requests}, {@code :queue},
  * {@code :queue:heartbeats} and {@code :permits} (with its own {@code :permits:released}
- * channel). Every suffix is spelled here and nowhere else. The fencing counter is one per
- * hash slot, not one per lock, so what locks leave behind is bounded by the slots they
- * use (at most 16,384 keys), however many names are locked: its slot tag is the shortest
- * tag of the lock's slot ({@link HashSlots#tag(int)}), so the counter lives in the lock's
- * slot and a script may touch both on a Cluster. Tokens still increase strictly for each
- * lock: the counter of its slot only grows, and when it is lost the clock takes over (see
- * {@code next_token} in {@code lib.lua}). Scope and key are percent-encoded for
- * {@code %}, <code>{</code>, <code>}</code> and {@code :}, so no user text can end the
- * hash tag early (moving the lock to another slot) or make {@code a:b} + {@code c}
- * collide with {@code a} + {@code b:c}.
+ * channel). The fencing counter is one per slot, not per lock, so locks leave at most
+ * 16,384 counters behind however many names are locked; its tag is the slot's
+ * ({@link HashSlots#tag(int)}), so a script may touch lock and counter on a Cluster.
+ * Tokens still increase strictly per lock: the counter only grows, and when it is lost
+ * the clock takes over ({@code next_token} in {@code lib.lua}). Scope and key are
+ * percent-encoded for {@code %}, <code>{</code>, <code>}</code> and {@code :}, so no user
+ * text can end the hash tag early (which would move the lock to another slot) or make
+ * {@code a:b} + {@code c} collide with {@code a} + {@code b:c}.
  */
 public final class LockKeys {
 
@@ -47,9 +45,6 @@ public final class LockKeys {
 		return this.prefix;
 	}
 
-	/**
-	 * Return the key of the lock itself.
-	 */
 	public String lock(LockName name) {
 		StringBuilder key = new StringBuilder(this.prefix.length() + name.scope().length() + 16);
 		key.append(this.prefix).append(":{");
@@ -61,9 +56,7 @@ public final class LockKeys {
 		return key.append('}').toString();
 	}
 
-	/**
-	 * Return the fencing counter of a lock's hash slot.
-	 */
+	/** Return the fencing counter of a lock's hash slot. */
 	public static String fence(String lockKey) {
 		// The prefix has no braces, so the lock's hash tag starts at the first one.
 		int tag = lockKey.indexOf('{');
@@ -74,59 +67,37 @@ public final class LockKeys {
 		return lockKey + ":released";
 	}
 
-	/**
-	 * Return the key of the lock's readers, a sorted set of owners scored by lease end.
-	 */
+	/** Return the key of the readers, a sorted set of owners scored by lease end. */
 	public static String readers(String lockKey) {
 		return lockKey + ":readers";
 	}
 
-	/**
-	 * Return the key of the readers' hold counts.
-	 */
 	public static String readHolds(String lockKey) {
 		return lockKey + ":readholds";
 	}
 
-	/**
-	 * Return the key of a waiting writer's intent, which holds new readers back.
-	 */
+	/** Return the key of a waiting writer's intent, which holds new readers back. */
 	public static String writerIntent(String lockKey) {
 		return lockKey + ":intent";
 	}
 
-	/**
-	 * Return the key of the lock's line of waiters' requests (see
-	 * {@link HandOffRequest}).
-	 */
 	public static String requests(String lockKey) {
 		return lockKey + ":requests";
 	}
 
-	/**
-	 * Return the key of a fair lock's queue of waiters.
-	 */
 	public static String fairQueue(String lockKey) {
 		return lockKey + ":queue";
 	}
 
-	/**
-	 * Return the key of a fair lock's waiter heartbeats.
-	 */
 	public static String fairQueueHeartbeats(String lockKey) {
 		return lockKey + ":queue:heartbeats";
 	}
 
-	/**
-	 * Return the key of a semaphore's permits, a sorted set scored by lease end.
-	 */
+	/** Return the key of a semaphore's permits, a sorted set scored by lease end. */
 	public static String permits(String lockKey) {
 		return lockKey + ":permits";
 	}
 
-	/**
-	 * Return the keyspace notification channel of the lock key.
-	 */
 	String keyspaceChannel(String lockKey) {
 		return "__keyspace@" + this.database + "__:" + lockKey;
 	}

@@ -11,8 +11,7 @@ import io.github.distributedlock.LockRequest;
 /**
  * Names the owners this template writes into locks: its secret instance id (128 random
  * bits, new at every start, so a restarted process never believes it holds an old lock)
- * plus the thread id, or a custom owner given by the caller, which can never be equal to
- * such a name.
+ * plus the thread id, or a custom owner given by the caller, never equal to such a name.
  */
 public final class LockOwners {
 
@@ -26,41 +25,28 @@ public final class LockOwners {
 		this.instanceId = HexFormat.of().formatHex(id);
 	}
 
-	/**
-	 * Return the owner of the current thread.
-	 */
 	public String current() {
 		return this.instanceId + ":" + Thread.currentThread().getId();
 	}
 
-	/**
-	 * Return the owner of one reactive subscription: like a thread's, with the
-	 * subscription's number instead of the thread id.
-	 */
+	/** Return the owner of one reactive subscription, numbered like a thread. */
 	public String subscription(long number) {
 		return this.instanceId + ":" + number;
 	}
 
-	/**
-	 * Return the owner of a request: its custom owner, or the current thread's.
-	 */
 	public String of(LockRequest request) {
 		String custom = request.owner();
 		return (custom != null) ? custom(custom) : current();
 	}
 
-	/**
-	 * Return the owner for a custom owner name; never equal to a generated owner, which
-	 * is hex + ':' + a number.
-	 */
+	/** Return the owner for a custom name: never equal to a generated owner. */
 	public static String custom(String owner) {
 		return CUSTOM_PREFIX + owner;
 	}
 
 	/**
-	 * Return the digest of an owner, as every lock key and message carries it (the
-	 * scripts' {@code digest} in {@code lib.lua}): the SHA-1 of its UTF-8 bytes, in
-	 * lowercase hex.
+	 * Return the digest of an owner, as every lock key and message carries it: the same
+	 * as the scripts' {@code digest} in {@code lib.lua} (SHA-1 of UTF-8, lowercase hex).
 	 */
 	public static String digest(String owner) {
 		try {
@@ -72,10 +58,7 @@ public final class LockOwners {
 		}
 	}
 
-	/**
-	 * Return whether an owner is a custom one, which may hold locks in other processes
-	 * too.
-	 */
+	/** Return whether an owner is custom, one that may hold locks in other processes. */
 	public static boolean isCustom(String owner) {
 		return owner.startsWith(CUSTOM_PREFIX);
 	}

@@ -5,14 +5,9 @@ import io.github.distributedlock.redis.script.LockKind;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A lock request with every default filled in and every key name built: what the wait
- * loop and the handle need. Made by {@code LockRequestResolver}. The accessors below read
- * through to its parts, which is what most of the engine asks for.
+ * A lock request with every default filled in and every key name built, made by
+ * {@code LockRequestResolver}; its accessors read through to its parts.
  *
- * @param target what it names: the lock, its keys, its kind
- * @param timing how long it waits and holds
- * @param waitMode how waiters learn the lock may be free: channels, sleep cap, request
- * @param reentrant whether the owner may take the lock again
  * @param origin where the lock was requested, if known
  */
 public record LockSpec(LockTarget target, LockTiming timing, WaitMode waitMode, boolean reentrant,
@@ -66,10 +61,6 @@ public record LockSpec(LockTarget target, LockTiming timing, WaitMode waitMode, 
 		return this.timing.fairWaiterTimeoutMillis();
 	}
 
-	/**
-	 * Return the key of the lock's line of waiters' requests (see
-	 * {@link HandOffRequest}).
-	 */
 	public String requestsKey() {
 		return LockKeys.requests(lockKey());
 	}

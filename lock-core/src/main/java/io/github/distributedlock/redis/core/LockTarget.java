@@ -7,10 +7,6 @@ import io.github.distributedlock.redis.script.LockKind;
  * What a resolved request names: the lock, its keys and channel, and what a hold of it is
  * in Redis. Part of a {@link LockSpec}.
  *
- * @param name the lock name
- * @param lockKey the lock hash key
- * @param releaseChannel the channel the release script publishes on
- * @param kind what the hold is in Redis
  * @param permits the number of permits of a semaphore, 0 for locks
  * @param queueId the id of the local wait queue: the wait channel, qualified by kind
  */

@@ -3,10 +3,8 @@ package io.github.distributedlock.redis.core;
 /**
  * How long a resolved request waits and holds. Part of a {@link LockSpec}.
  *
- * @param leaseMillis the lease
  * @param waitNanos the wait time, or {@code -1} to wait indefinitely
  * @param progressAware whether the wait time restarts when the lock changes hands
- * @param autoRenew whether the watchdog renews the lease while held
  * @param holdAtLeastMillis the minimum hold: the lock stays taken until this long after
  * it was acquired, even if released earlier (0 for none)
  * @param fairWaiterTimeoutMillis how long a fair waiter keeps its place without calling

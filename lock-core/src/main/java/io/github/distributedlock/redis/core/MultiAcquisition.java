@@ -14,11 +14,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * The decisions of one all-or-nothing acquisition of several locks, apart from its I/O:
  * what each attempt carries, what a reply means, where to wait and for how long, and
- * which lines to withdraw the request from at the end. The multi-lock counterpart of
- * {@link Acquisition}, with the same rules: only a reply grants, a lease counts from
- * before the attempt that won it was sent, a grant whose reply came after that lease is
- * no hold, and every attempt carries the same hold id. It reads time only on the
- * {@link NanoClock} it is given. Not thread-safe.
+ * which lines to withdraw the request from at the end. It keeps the invariant of
+ * {@link Acquisition}. Not thread-safe.
  */
 public final class MultiAcquisition {
 
@@ -26,7 +23,7 @@ public final class MultiAcquisition {
 
 	private final String owner;
 
-	// The hold this acquisition takes in every lock, the same in every attempt.
+	// The same hold id in every lock and every attempt.
 	private final String hold = UniqueIds.next();
 
 	private final boolean reentrant;
@@ -37,13 +34,11 @@ public final class MultiAcquisition {
 
 	private final @Nullable HandOffRequest request;
 
-	// The locks whose lines the request was filed in, to withdraw it from if the wait
-	// fails.
+	// The locks whose lines got the request, to withdraw it from if the wait fails.
 	private final Set<LockSpec> filed = new LinkedHashSet<>();
 
 	private int count;
 
-	// How many replies granted holds whose lease had ended when they came.
 	private int lateGrants;
 
 	private @Nullable LockSpec blocked;
@@ -76,8 +71,8 @@ public final class MultiAcquisition {
 	}
 
 	/**
-	 * Return whether one script takes the locks together: unless there is only one, or on
-	 * a Cluster their keys are in several hash slots; then they are taken one by one.
+	 * Return whether one script takes the locks together: not for one lock, nor on a
+	 * Cluster for keys in several hash slots; they are then taken one by one.
 	 * @param cluster whether Redis is a Cluster, asked only if there are several locks
 	 */
 	public static boolean inOneScript(List<LockSpec> specs, BooleanSupplier cluster) {
@@ -101,17 +96,12 @@ public final class MultiAcquisition {
 		return this.reentrant;
 	}
 
-	/**
-	 * Return the request the attempts file in the line of the lock that blocks them, or
-	 * {@code null} if they file none.
-	 */
+	/** Return the request the attempts file in the line of the lock that blocks them. */
 	public @Nullable HandOffRequest request() {
 		return this.request;
 	}
 
-	/**
-	 * Count the next attempt and return its clock reading, taken now, before it is sent.
-	 */
+	/** Count the next attempt and return its clock reading, taken before it is sent. */
 	public long next() {
 		this.count++;
 		return this.clock.nanoTime();
@@ -119,10 +109,7 @@ public final class MultiAcquisition {
 
 	/**
 	 * Take in the reply to an attempt.
-	 * @param sentNanos the clock reading taken before the attempt was sent
-	 * @return what the reply means: the locks {@link Granted} (in time or
-	 * {@link Granted#late() late}), a self-deadlock, {@link Over} (a try-once, or the
-	 * wait time ran out), or {@link Blocked} on a lock to wait for
+	 * @return what it means; {@link Over} for a try-once or a wait time that ran out
 	 */
 	public Outcome replied(long sentNanos, MultiAcquireResult result) {
 		long now = this.clock.nanoTime();
@@ -150,57 +137,42 @@ public final class MultiAcquisition {
 		return new Blocked(spec);
 	}
 
-	/**
-	 * Return whether to send the attempt again at once after a late grant, as
-	 * {@link Deadline#retriesLateGrant(int)} says.
-	 */
+	/** Return whether to send again after a late grant (see {@link Deadline}). */
 	public boolean retriesLateGrant() {
 		return this.deadline.retriesLateGrant(this.lateGrants);
 	}
 
-	/**
-	 * Return how long to sleep at most on the line of the lock that blocked the last
-	 * attempt before trying again: until the wait time or the holder's lease (as last
-	 * reported) ends, as that lock's wait mode allows, and at most until the request must
-	 * be filed again.
-	 */
+	/** Return the longest sleep on the blocking lock's line (see {@link Acquisition}). */
 	public long sleepNanos() {
 		LockSpec spec = (this.blocked != null) ? this.blocked : this.specs.get(0);
 		long sleep = spec.waitMode().capSleep(this.deadline.sleepNanos());
 		if (this.request != null) {
-			// Not every half claim, as a single lock's waiter tries: a multi-lock's
-			// attempt reads every one of its locks, and may be large.
+			// Not every half claim like a single lock's waiter: a multi-lock's attempt
+			// reads all its locks, and may be large.
 			sleep = Math.min(sleep, HandOffRequest.REFILE_NANOS);
 		}
 		return Math.max(0, Math.min(sleep, Acquisition.MAX_SLEEP_NANOS));
 	}
 
-	/**
-	 * Return how long to wait at most for a line's subscription before the next attempt.
-	 */
+	/** Return how long to wait at most for a line's subscription. */
 	public long subscribeNanos() {
 		return this.deadline.sleepNanos();
 	}
 
 	/**
 	 * Take in an attempt that got no reply (an interrupt threw it away, or Redis failed):
-	 * it may have run, and filed the request in the line of whichever lock blocked it.
+	 * it may have run and filed the request in the line of whichever lock blocked it.
 	 */
 	public void unanswered() {
 		this.filed.addAll(this.specs);
 	}
 
-	/**
-	 * Return the locks whose lines the request was filed in: to withdraw it from when the
-	 * acquisition ends without the locks.
-	 */
+	/** Return the locks whose lines to withdraw the request from if the wait is lost. */
 	public Set<LockSpec> filed() {
 		return (this.request != null) ? this.filed : Set.of();
 	}
 
-	/**
-	 * Build the exception for a wait that ran out, naming the lock that blocked it.
-	 */
+	/** Build the exception for a wait that ran out, naming the lock that blocked it. */
 	public LockTimeoutException timeout() {
 		LockSpec spec = (this.blocked != null) ? this.blocked : this.specs.get(0);
 		return this.deadline.timeout(spec.name(), null);
@@ -216,10 +188,7 @@ public final class MultiAcquisition {
 		return grants;
 	}
 
-	/**
-	 * What a reply means: {@link Granted}, {@link Failed}, {@link Over} or
-	 * {@link Blocked}.
-	 */
+	/** What a reply means. */
 	public sealed interface Outcome permits Granted, Failed, Over, Blocked {
 
 	}
@@ -227,38 +196,27 @@ public final class MultiAcquisition {
 	/**
 	 * The attempt took every lock.
 	 *
-	 * @param grants what it won, one grant per lock in the given order
-	 * @param late whether the reply came after a lease it granted had ended: then no hold
-	 * the caller may use; send the attempt again at once if {@link #retriesLateGrant()},
-	 * else release the grants and end the wait
+	 * @param grants one grant per lock, in the given order
+	 * @param late whether a lease it granted had ended when the reply came: then no hold,
+	 * as for {@link AttemptOutcome.Late}
 	 */
 	public record Granted(List<Grant> grants, boolean late) implements Outcome {
 
 	}
 
-	/**
-	 * The acquisition ends without the locks, with an error.
-	 *
-	 * @param error what the caller gets: a self-deadlock
-	 */
+	/** The acquisition fails with this error: a self-deadlock. */
 	public record Failed(RuntimeException error) implements Outcome {
 
 	}
 
-	/**
-	 * The wait is over without the locks.
-	 */
+	/** The wait is over without the locks. */
 	enum Over implements Outcome {
 
 		INSTANCE
 
 	}
 
-	/**
-	 * A lock is taken: wait on its line, then try them all again.
-	 *
-	 * @param spec the lock that blocked the attempt
-	 */
+	/** The lock {@code spec} is taken: wait on its line, then try them all again. */
 	public record Blocked(LockSpec spec) implements Outcome {
 
 	}

@@ -7,14 +7,10 @@ package io.github.distributedlock.redis.core;
 @FunctionalInterface
 public interface NanoClock {
 
-	/**
-	 * {@link System#nanoTime()}.
-	 */
+	/** {@link System#nanoTime()}. */
 	NanoClock SYSTEM = System::nanoTime;
 
-	/**
-	 * Return the current reading, comparable only with other readings of this clock.
-	 */
+	/** Return the current reading, comparable only with other readings of this clock. */
 	long nanoTime();
 
 }

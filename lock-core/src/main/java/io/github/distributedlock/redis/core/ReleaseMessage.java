@@ -7,36 +7,27 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A message heard on a lock's wait channels: what a script published on the release
- * channel when the lock (or a read lock, or a permit) changed hands, or a keyspace event
- * of the lock's keys. Messages are hints, never trusted: one that is of no known form, or
- * malformed, is {@link Other}, which wakes pub/sub waiters to look for themselves.
+ * channel, or a keyspace event of the lock's keys. Messages are hints, never trusted: an
+ * unknown or malformed one is {@link Other}.
  * <p>
  * The forms, and the scripts that publish them:
  * <ul>
- * <li>{@link Released}: the last hold's fencing token ({@code release.lua};
- * {@code acquire-all.lua} and {@code acquire-read.lua} when they free a lock reserved for
- * their request)</li>
- * <li>{@link Reserved}: {@code reserved:<claim ms>:<id>}, the lock is reserved for that
- * request ({@code release.lua})</li>
- * <li>{@link NextInLine}: {@code next:<owner>}, a fair lock's next waiter, possibly none
- * ({@code release-fair.lua}, {@code leave-fair.lua})</li>
- * <li>{@link ReadersLeft}: {@code readers-left}, the last reader left
- * ({@code release-read.lua})</li>
+ * <li>{@link Released}: the last hold's token, from {@code release.lua}, or from
+ * {@code acquire-all.lua} and {@code acquire-read.lua} freeing one reserved for them</li>
+ * <li>{@link Reserved}: {@code reserved:<claim ms>:<id>} ({@code release.lua})</li>
+ * <li>{@link NextInLine}: {@code next:<owner digest>} ({@code release-fair.lua},
+ * {@code leave-fair.lua})</li>
+ * <li>{@link ReadersLeft}: {@code readers-left} ({@code release-read.lua})</li>
  * <li>{@link PermitReturned}: {@code permit} ({@code release-permit.lua})</li>
- * <li>{@link Forced}: {@code forced}, an operator deleted the lock
- * ({@code force-release.lua})</li>
- * <li>{@link KeyGone}: the keyspace events {@code del}, {@code expired} and
- * {@code evicted}</li>
- * <li>{@link Other}: {@code intent-dropped}, a writer that readers held back stopped
- * waiting, so the readers its intent held back may try again
- * ({@code drop-intent.lua})</li>
+ * <li>{@link Forced}: {@code forced} ({@code force-release.lua})</li>
+ * <li>{@link KeyGone}: keyspace events {@code del}, {@code expired}, {@code evicted}</li>
+ * <li>{@link Other}: {@code intent-dropped}, a writer stopped waiting, so readers its
+ * intent held back may try again ({@code drop-intent.lua})</li>
  * </ul>
  */
 public sealed interface ReleaseMessage {
 
-	/**
-	 * Read a message's body.
-	 */
+	/** Read a message's body. */
 	static ReleaseMessage parse(byte[] body) {
 		Reserved reserved = Reserved.parse(body);
 		if (reserved != null) {
@@ -68,8 +59,7 @@ public sealed interface ReleaseMessage {
 
 	/**
 	 * Return whether this message names no fair waiter and reserves the lock for no
-	 * request: a plain release (or lease end, or forced release) for the waiters to act
-	 * on.
+	 * request: a plain release (or lease end, or forced release).
 	 */
 	default boolean isPlain() {
 		return true;
@@ -79,8 +69,7 @@ public sealed interface ReleaseMessage {
 	 * Return whether this message, not a reservation, wakes waiters to try again.
 	 * @param keyspaceEvents whether the waiters listen to keyspace events, which say when
 	 * the lock is free; the release channel's other messages then only inform
-	 * @param readers whether the waiters are readers, who ignore that the last reader
-	 * left
+	 * @param readers whether the waiters are readers, who ignore the last reader leaving
 	 */
 	default boolean wakes(boolean keyspaceEvents, boolean readers) {
 		return !keyspaceEvents;
@@ -91,8 +80,8 @@ public sealed interface ReleaseMessage {
 	}
 
 	/**
-	 * Return the number that the ASCII digits of the body spell from {@code from} to
-	 * {@code to}, or {@code null} if there are none, more than 18, or another byte.
+	 * Return the number the ASCII digits of the body spell from {@code from} to
+	 * {@code to}; {@code null} for none, over 18 (a long's limit), or another byte.
 	 */
 	private static @Nullable Long number(byte[] body, int from, int to) {
 		if (to <= from || to - from > 18) {
@@ -116,24 +105,14 @@ public sealed interface ReleaseMessage {
 		return text.getBytes(StandardCharsets.US_ASCII);
 	}
 
-	/**
-	 * The last hold was released and the lock is free.
-	 *
-	 * @param token the fencing token of the hold (0 when unknown)
-	 */
+	/** The last hold ({@code token}, 0 if unknown) was released: the lock is free. */
 	record Released(long token) implements ReleaseMessage {
 
 	}
 
-	/**
-	 * The lock is reserved for a waiter's request, whose own attempt takes it.
-	 *
-	 * @param request the request's member ({@code <claim ms>:<id>})
-	 * @param claimMillis how long the reservation waits for that waiter
-	 */
+	/** The lock is reserved for {@code request}, whose waiter's own attempt takes it. */
 	record Reserved(String request, long claimMillis) implements ReleaseMessage {
 
-		/** The prefix of the message. */
 		public static final String PREFIX = "reserved:";
 
 		private static final byte[] PREFIX_BYTES = ascii(PREFIX);
@@ -161,11 +140,7 @@ public sealed interface ReleaseMessage {
 
 	}
 
-	/**
-	 * A fair lock was released (or its head waiter gave up) and it is this waiter's turn.
-	 *
-	 * @param waiter the owner of the waiter at the head of the queue, empty if none
-	 */
+	/** A fair lock's turn passed to {@code waiter} (an owner digest; empty for none). */
 	record NextInLine(String waiter) implements ReleaseMessage {
 
 		private static final byte[] PREFIX = ascii("next:");
@@ -176,9 +151,8 @@ public sealed interface ReleaseMessage {
 		}
 
 		/**
-		 * Wakes in every mode: only this message names the next fair waiter, and with
-		 * keyspace events the lock's {@code del} comes before it, when the waiter is not
-		 * named yet. The others go back to sleep.
+		 * Wakes in every mode: only this message names the next fair waiter (with
+		 * keyspace events the {@code del} comes first). The others sleep again.
 		 */
 		@Override
 		public boolean wakes(boolean keyspaceEvents, boolean readers) {
@@ -187,9 +161,7 @@ public sealed interface ReleaseMessage {
 
 	}
 
-	/**
-	 * The last reader left: only a writer can be waiting for that.
-	 */
+	/** The last reader left: only a writer can be waiting for that. */
 	record ReadersLeft() implements ReleaseMessage {
 
 		private static final ReadersLeft INSTANCE = new ReadersLeft();
@@ -203,9 +175,7 @@ public sealed interface ReleaseMessage {
 
 	}
 
-	/**
-	 * A permit of a semaphore was given back.
-	 */
+	/** A permit of a semaphore was given back. */
 	record PermitReturned() implements ReleaseMessage {
 
 		private static final PermitReturned INSTANCE = new PermitReturned();
@@ -214,9 +184,7 @@ public sealed interface ReleaseMessage {
 
 	}
 
-	/**
-	 * An operator deleted the lock, whoever held it.
-	 */
+	/** An operator deleted the lock, whoever held it. */
 	record Forced() implements ReleaseMessage {
 
 		private static final Forced INSTANCE = new Forced();
@@ -225,11 +193,7 @@ public sealed interface ReleaseMessage {
 
 	}
 
-	/**
-	 * A keyspace event that the key is gone: deleted, expired or evicted.
-	 *
-	 * @param event the event's name
-	 */
+	/** A keyspace event that the key is gone: deleted, expired or evicted. */
 	record KeyGone(String event) implements ReleaseMessage {
 
 		private static final byte[][] EVENTS = { ascii("del"), ascii("expired"), ascii("evicted") };
@@ -245,8 +209,6 @@ public sealed interface ReleaseMessage {
 	 * A message that only wakes pub/sub waiters to look for themselves:
 	 * {@code intent-dropped}, another keyspace event (such as {@code hset}), or a message
 	 * of no known form.
-	 *
-	 * @param text the body
 	 */
 	record Other(String text) implements ReleaseMessage {
 

@@ -17,18 +17,16 @@ public final class UniqueIds {
 	private UniqueIds() {
 	}
 
-	/**
-	 * Return a new id, {@code <process>.<counter>}.
-	 */
+	/** Return a new id, {@code <process>.<counter>}. */
 	static String next() {
 		return processId + "." + Long.toHexString(counter.incrementAndGet());
 	}
 
 	/**
-	 * Start the ids again, from the given process id: for the deterministic simulation,
-	 * whose runs must depend on neither a random process id (it decides how requests
-	 * filed in the same millisecond sort in Redis) nor the ids of the runs before. The
-	 * engine never calls it: processes with one process id would share hold ids.
+	 * Start the ids again from the given process id, for the deterministic simulation,
+	 * whose runs must depend neither on a random process id (it sorts requests filed in
+	 * the same millisecond) nor on earlier runs. The engine never calls it: processes
+	 * with one process id would share hold ids.
 	 * @param newProcessId 16 hex digits, as a random process id has
 	 */
 	static void restart(String newProcessId) {

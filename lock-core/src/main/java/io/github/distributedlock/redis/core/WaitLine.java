@@ -12,10 +12,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What a local line of waiters for one lock has heard on the lock's channels, and what
- * each message asks of it: one copy for both engines and the simulation. The
- * {@link Acquisition} at the head of the line reads it; the driver's line
- * ({@code LocalLine}) feeds it messages, counts the signals it acts on, and wakes its
- * waiters its own way.
+ * each message asks of it. The {@link Acquisition} at the head reads it; the driver's
+ * {@code LocalLine} feeds it messages, counts signals and wakes its waiters.
  * <p>
  * A message is a hint, never a grant: it can make the head try again, or sleep less,
  * never hold. The counts only grow, so a head that read them before an attempt sees
@@ -29,55 +27,43 @@ public final class WaitLine {
 
 	private final boolean readers;
 
-	// The requests of this line's waiters: a reservation for one of them is a call to
-	// try again.
+	// The requests of this line's waiters: a reservation for one calls for a try.
 	private final Set<String> requests = ConcurrentHashMap.newKeySet();
 
 	private final AtomicLong lastProgressNanos = new AtomicLong();
 
-	// Fair waiters named by recent releases; bounded, as it also collects other JVMs'
-	// waiters.
+	// Fair waiters named by recent releases; bounded, as it collects other JVMs' too.
 	private final Set<String> addressed = Collections.synchronizedSet(new LinkedHashSet<>());
 
 	private volatile long signals;
 
-	// Signals that call for another attempt: all but reservations for others, after which
-	// the lock is taken again.
+	// Signals that call for another attempt: all but reservations for others, after
+	// which the lock is taken again.
 	private volatile long retrySignals;
 
 	private volatile long plainSignals;
 
-	// The last reservation for anyone else: the lock stays taken at most for its claim,
-	// unless that waiter takes it.
+	// The last reservation for another process or line: the lock stays taken at most
+	// for its claim, unless that waiter takes it.
 	private volatile @Nullable Reservation lastReservation;
 
-	// The holder's lease as the latest attempt of any waiter here saw it: the timeout of
-	// a waiter that never reached the head reports it.
+	// The holder's lease as the latest attempt here saw it: the timeout of a waiter
+	// that never reached the head reports it.
 	private volatile @Nullable HolderSighting holder;
 
-	// The token of the latest reply any waiter here read: a new head compares its first
-	// reply with it.
+	// The token of the latest reply read here: a new head compares its first reply.
 	private volatile @Nullable TokenSighting token;
 
-	/**
-	 * @param keyspaceEvents whether the line listens to the lock's keyspace events, which
-	 * tell when it is free, so that release messages only inform
-	 * @param readers whether its waiters are readers, whom the last reader leaving does
-	 * not concern ({@code LockKind.waitsAsReader})
-	 */
+	/** Both flags as {@link ReleaseMessage#wakes} takes them. */
 	public WaitLine(boolean keyspaceEvents, boolean readers) {
 		this.keyspaceEvents = keyspaceEvents;
 		this.readers = readers;
 	}
 
 	/**
-	 * Take in a message heard on the lock's channels: note when the lock changed hands,
-	 * the reservation for someone else, a plain release, and say what the message asks of
-	 * the waiters. Counts no signal: the caller does, with {@link #signal(boolean)}, as
-	 * it wakes its waiters.
-	 * @param message the message
+	 * Take in a message heard on the lock's channels and say what it asks of the waiters.
+	 * Counts no signal: the caller does, with {@link #signal(boolean)}, as it wakes them.
 	 * @param nowNanos when it arrived, on the acquisitions' clock
-	 * @return what the message asks of the waiters
 	 */
 	public Heard hear(ReleaseMessage message, long nowNanos) {
 		if (message instanceof ReleaseMessage.NextInLine next) {
@@ -86,8 +72,7 @@ public final class WaitLine {
 		if (message instanceof ReleaseMessage.Reserved reserved) {
 			markProgress(nowNanos);
 			if (this.requests.contains(reserved.request())) {
-				// A hint, not a grant: the waiter's own attempt takes the lock, if Redis
-				// agrees.
+				// A hint only: the waiter's own attempt takes the lock, if Redis agrees.
 				return Heard.TRY;
 			}
 			this.lastReservation = new Reservation(reserved.claimMillis(), nowNanos);
@@ -112,18 +97,14 @@ public final class WaitLine {
 		}
 	}
 
-	/**
-	 * Return whether a release named this fair waiter as next, forgetting it.
-	 * @param waiter the digest of the waiter's owner, as the release names it
-	 */
+	/** Return whether a release named this waiter (owner digest) next, forgetting it. */
 	boolean consumeAddressed(String waiter) {
 		return this.addressed.remove(waiter);
 	}
 
 	/**
 	 * Count a signal, before waking the waiters with it.
-	 * @param retry whether it calls for another attempt, unlike a reservation for someone
-	 * else
+	 * @param retry whether it calls for another attempt (not a reservation for another)
 	 */
 	public synchronized void signal(boolean retry) {
 		if (retry) {
@@ -140,77 +121,49 @@ public final class WaitLine {
 		return this.signals;
 	}
 
-	/**
-	 * Return how many of them call for another attempt: all but reservations for other
-	 * waiters.
-	 */
 	long retrySignals() {
 		return this.retrySignals;
 	}
 
-	/**
-	 * Return how many releases that named no fair waiter and reserved the lock for no
-	 * request were heard (plain releases, lease ends seen as keyspace events, forced
-	 * releases).
-	 */
+	/** Return how many plain releases ({@link ReleaseMessage#isPlain()}) were heard. */
 	long plainSignals() {
 		return this.plainSignals;
 	}
 
-	/**
-	 * Return the last reservation heard for a waiter of another process or line, if any.
-	 */
 	public @Nullable Reservation lastReservation() {
 		return this.lastReservation;
 	}
 
-	/**
-	 * Listen for reservations for this request: each calls the line to try again.
-	 */
+	/** Listen for reservations for this request: each calls the line to try again. */
 	public void expect(HandOffRequest request) {
 		this.requests.add(request.member());
 	}
 
-	/**
-	 * Stop listening for reservations for this request.
-	 */
 	public void forget(HandOffRequest request) {
 		this.requests.remove(request.member());
 	}
 
-	/**
-	 * Record that the lock changed hands, so waiters with a progress-aware timeout can
-	 * restart their wait time; an older reading than the one kept changes nothing.
-	 */
+	/** Record a change of hands; an older reading than the one kept changes nothing. */
 	void markProgress(long nanos) {
 		this.lastProgressNanos.accumulateAndGet(nanos, WaitLine::later);
 	}
 
-	/**
-	 * Return when the lock was last seen changing hands, or 0.
-	 */
+	/** Return when the lock was last seen changing hands, or 0. */
 	long lastProgressNanos() {
 		return this.lastProgressNanos.get();
 	}
 
-	/**
-	 * Note the holder's lease an attempt of a waiter here saw.
-	 */
 	void holderSeen(@Nullable HolderSighting seen) {
 		this.holder = HolderSighting.latest(this.holder, seen);
 	}
 
-	/**
-	 * Return the latest holder's lease an attempt here saw, or {@code null}.
-	 */
 	public @Nullable HolderSighting holder() {
 		return this.holder;
 	}
 
 	/**
-	 * Note the token a reply read by a waiter here named, the holder's or the grant's,
-	 * and that holder's lease. An older reading than the one kept changes nothing.
-	 * @param leaseMillis the holder's lease left as the reply told it; negative for none
+	 * Note the token a reply read here named, the holder's or the grant's, and that
+	 * holder's lease (negative for none). An older reading changes nothing.
 	 */
 	synchronized void tokenSeen(long token, long leaseMillis, long seenNanos) {
 		TokenSighting last = this.token;
@@ -220,17 +173,13 @@ public final class WaitLine {
 	}
 
 	/**
-	 * Return the token of the latest reply a waiter here read, if it still named the
-	 * holder when a waiter started, as far as the line can tell: it was read since then;
-	 * or it was read before, with a lease that outlasted the start, and no signal came
-	 * between the reading and the waiter's joining (a release that a message would have
-	 * told). And the line marked no change of hands after it was read: the waiter's wait
-	 * restarts from that mark, and a first reply that differs would restart it again,
-	 * later than the change. A head with no token of its own compares its first reply
-	 * with it.
-	 * @param startNanos when the waiter started
-	 * @param signalsAtJoin the line's signal count when it joined
-	 * @return the token, or {@code null}
+	 * Return the token of the latest reply read here if it still named the holder when a
+	 * waiter started, as far as the line can tell: it was read since, or before with a
+	 * lease that outlasted the start and no signal (a release) between the reading and
+	 * the waiter's joining. None if the line marked a change of hands after the reading:
+	 * the wait restarts from that mark, and a first reply that differs would restart it
+	 * again, later.
+	 * @param signalsAtJoin the line's signal count when the waiter joined
 	 */
 	@Nullable Long holderTokenAt(long startNanos, long signalsAtJoin) {
 		TokenSighting seen = this.token;
@@ -245,16 +194,14 @@ public final class WaitLine {
 	}
 
 	/**
-	 * Return the later of two readings of when the lock changed hands: a reply that
-	 * reports an older change must not move it back (0 means none).
+	 * Return the later of two readings of when the lock changed hands (0 for none): a
+	 * reply that reports an older change must not move it back.
 	 */
 	static long later(long current, long candidate) {
 		return (current == 0 || candidate - current > 0) ? candidate : current;
 	}
 
-	/**
-	 * What a message asks of the line's waiters.
-	 */
+	/** What a message asks of the line's waiters. */
 	public enum Heard {
 
 		/** Nothing: the message only informs. */
@@ -272,23 +219,13 @@ public final class WaitLine {
 	}
 
 	/**
-	 * The token a reply named, and when it was read.
-	 *
-	 * @param token the holder's token, or the grant's
-	 * @param leaseMillis that holder's lease left, as the reply told it; negative for
-	 * none
-	 * @param seenNanos when the reply was read, on the acquisitions' clock
-	 * @param signals the line's signal count then
+	 * The token a reply named (the holder's or the grant's), that holder's lease left
+	 * (negative for none), and when it was read, with the line's signal count then.
 	 */
 	record TokenSighting(long token, long leaseMillis, long seenNanos, long signals) {
 	}
 
-	/**
-	 * A reservation for someone else's request, as its message announced it.
-	 *
-	 * @param claimMillis how long the reservation waits for that waiter
-	 * @param receivedNanos when the message arrived
-	 */
+	/** A reservation for someone else's request, as its message announced it. */
 	public record Reservation(long claimMillis, long receivedNanos) {
 	}
 

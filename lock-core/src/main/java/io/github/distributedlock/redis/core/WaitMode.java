@@ -7,8 +7,7 @@ import io.github.distributedlock.WaitStrategy;
 /**
  * How a waiter learns that a lock may have become free, resolved once per request from
  * its {@link WaitStrategy}: the channels it listens on, how long it may sleep between
- * attempts, and what its hand-off request claims. The engine asks this object rather than
- * compare strategies.
+ * attempts, and what its hand-off request claims. The engine asks it, not the strategy.
  *
  * @param strategy the strategy it was resolved from
  * @param channels the channels waiters listen on: the release channel for pub/sub; for
@@ -23,19 +22,12 @@ public record WaitMode(WaitStrategy strategy, List<String> channels, long pollNa
 		channels = List.copyOf(channels);
 	}
 
-	/**
-	 * Resolve the wait of one lock.
-	 * @param lockKey the lock's hash key
-	 * @param releaseChannel the channel its release script publishes on
-	 * @param keys the key names, for the keyspace channels
-	 * @param pollNanos the poll interval
-	 */
+	/** Resolve the wait of one lock. */
 	public static WaitMode of(WaitStrategy strategy, String lockKey, String releaseChannel, LockKeys keys,
 			long pollNanos) {
 		List<String> channels = switch (strategy) {
 			case PUBSUB -> List.of(releaseChannel);
-			// A writer may wait for readers, whose set is deleted when the last one
-			// leaves.
+			// A writer may wait for readers, whose set is deleted when the last leaves.
 			case KEYSPACE_EVENTS ->
 				List.of(keys.keyspaceChannel(lockKey), keys.keyspaceChannel(LockKeys.readers(lockKey)), releaseChannel);
 			case POLLING -> List.of(lockKey);
@@ -43,34 +35,24 @@ public record WaitMode(WaitStrategy strategy, List<String> channels, long pollNa
 		return new WaitMode(strategy, channels, pollNanos);
 	}
 
-	/**
-	 * Return whether waiters hear releases (pub/sub or keyspace events), rather than
-	 * poll.
-	 */
+	/** Return whether waiters listen (pub/sub or keyspace events) rather than poll. */
 	public boolean listens() {
 		return this.strategy != WaitStrategy.POLLING;
 	}
 
-	/**
-	 * Return whether waiters hear the lock's keyspace events.
-	 */
 	public boolean keyspaceEvents() {
 		return this.strategy == WaitStrategy.KEYSPACE_EVENTS;
 	}
 
 	/**
-	 * Return how long a waiter may sleep before its next attempt, given how long it would
-	 * sleep for other reasons: a poller wakes at least every poll interval.
+	 * Return how long a waiter may sleep, given how long it would sleep for other
+	 * reasons: a poller wakes at least every poll interval.
 	 */
 	long capSleep(long sleepNanos) {
 		return listens() ? sleepNanos : Math.min(sleepNanos, this.pollNanos);
 	}
 
-	/**
-	 * Return a new hand-off request for a waiter of this mode: a poller's reservation
-	 * lasts for three of its polls (at least the usual claim), as it hears of it only
-	 * when it next polls.
-	 */
+	/** Return a new hand-off request for this mode ({@link HandOffRequest#of}). */
 	HandOffRequest request() {
 		return HandOffRequest.of(listens() ? 0 : this.pollNanos);
 	}

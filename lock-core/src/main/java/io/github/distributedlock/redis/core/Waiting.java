@@ -6,16 +6,13 @@ import org.jspecify.annotations.Nullable;
  * Where one single-lock acquisition is in its wait, apart from its I/O: trying once
  * outside the lock's local line, waiting for its turn in that line, or at its head,
  * trying or asleep. Each event (a reply, a place in the line, a message, a timer) comes
- * in as a call, and the answer says what to do next ({@link Next}): send an attempt, join
- * the line, wait for the turn, sleep, hold, give up or fail. What an attempt carries and
- * what a reply means are the {@link Acquisition}'s decisions; the order of the steps is
- * this class's.
+ * in as a call, and the answer says what to do next ({@link Next}). What an attempt
+ * carries and what a reply means are the {@link Acquisition}'s decisions; the order of
+ * the steps is this class's.
  * <p>
- * The driver's {@code SingleAcquisition}, for both templates, and the simulation run it;
- * a driver keeps the line itself (who is first, the subscription), the timers and the
- * connection, and hands back the ticket of each sleep or turn it was told to wait for, so
- * that a timer of an earlier one does nothing. Not thread-safe: one call at a time (the
- * driver calls it under its state lock).
+ * The driver keeps the line itself, the timers and the connection, and hands back the
+ * ticket of each sleep or turn it was told to wait for, so that a timer of an earlier one
+ * does nothing. Not thread-safe: one call at a time (the driver's state lock).
  */
 public final class Waiting {
 
@@ -44,8 +41,7 @@ public final class Waiting {
 	// began still names the holder if no signal came between.
 	private long signalsAtJoin;
 
-	// Counts sleeps and waits for the turn, so that a timer of an earlier one wakes
-	// nobody.
+	// Numbers sleeps and waits for the turn, so that an earlier one's timer wakes nobody.
 	private long tickets;
 
 	/**
@@ -65,9 +61,8 @@ public final class Waiting {
 	}
 
 	/**
-	 * The first step: join the line at once if the lock was waited for in this JVM a
-	 * moment ago (it is likely taken: the first attempt then files the hand-off request),
-	 * else try once outside the line.
+	 * The first step: join the line at once if it is hot (the lock is likely taken, so
+	 * the first attempt should file the hand-off request), else try once outside it.
 	 * @param hot whether the lock's local line is there and subscribed
 	 */
 	public Next begin(boolean hot) {
@@ -79,8 +74,7 @@ public final class Waiting {
 
 	/**
 	 * The acquisition joined the lock's local line.
-	 * @param first whether it is first in line, and so its head at once (which sleeps
-	 * until the line's channel is subscribed, see {@link #promoted})
+	 * @param first whether it is first, and so the head at once ({@link #promoted})
 	 */
 	public Next joined(WaitLine joined, boolean first) {
 		this.line = joined;
@@ -95,10 +89,10 @@ public final class Waiting {
 	}
 
 	/**
-	 * It is this acquisition's turn: as the head it files its hand-off request (if it
-	 * lines up) with its next attempt, sent once the driver wakes it ({@link #woken} with
-	 * {@link #ANY_TICKET}) as the line's channel is subscribed, or on its timer: a
-	 * subscription that never comes is no reason to sleep past the holder's lease.
+	 * It is this acquisition's turn: the head files its hand-off request (if it lines up)
+	 * with its next attempt, sent once the line's channel is subscribed ({@link #woken}
+	 * with {@link #ANY_TICKET}) or on its timer, as a subscription that never comes is no
+	 * reason to sleep past the holder's lease.
 	 */
 	public Next promoted() {
 		this.queued = false;
@@ -109,10 +103,7 @@ public final class Waiting {
 		return sleep();
 	}
 
-	/**
-	 * The wait for the turn ran out: wait on if the lock changed hands meanwhile (a
-	 * progress-aware wait starts its time again), else give up.
-	 */
+	/** The turn's wait ran out: wait on after a progress-aware restart, or give up. */
 	public Next turnTimedOut(long ticket) {
 		if (!this.queued || ticket != this.tickets) {
 			return Next.NONE;
@@ -125,17 +116,13 @@ public final class Waiting {
 		return new GiveUp(null);
 	}
 
-	/**
-	 * The reply of an attempt came.
-	 */
 	public Next replied(Acquisition.Attempt sent, AcquireResult result) {
 		AttemptOutcome outcome = takeReply(sent, result);
 		if (outcome instanceof AttemptOutcome.Held held) {
 			return new Hold(held.grant());
 		}
 		if (outcome instanceof AttemptOutcome.Late late) {
-			// Granted too late to use: again at once, from where this attempt was made,
-			// or released if the wait is over.
+			// Again at once, from where this attempt was made (see AttemptOutcome.Late).
 			return this.acquisition.retriesLateGrant() ? send(late.grant()) : new GiveUp(late.grant());
 		}
 		if (outcome instanceof AttemptOutcome.Failed failed) {
@@ -147,10 +134,7 @@ public final class Waiting {
 		return this.head ? decide() : Next.JOIN_LINE;
 	}
 
-	/**
-	 * Have the acquisition decide on a reply, and tell the line what it says: who holds
-	 * the lock, and whether it changed hands.
-	 */
+	/** Have the acquisition decide on a reply, and tell the line what the reply says. */
 	private AttemptOutcome takeReply(Acquisition.Attempt sent, AcquireResult result) {
 		WaitLine joined = this.line;
 		if (joined != null) {
@@ -177,9 +161,8 @@ public final class Waiting {
 	}
 
 	/**
-	 * A message reached the line while this acquisition is its head: try again if it
-	 * calls for that, else sleep again (a reservation for another waiter may end the
-	 * sleep sooner), or give up if the wait time ran out.
+	 * A message reached the line while this acquisition is its head: try if it calls for
+	 * that, else sleep again (a reservation for another may shorten it) or give up.
 	 */
 	public Next signalled() {
 		WaitLine joined = this.line;
@@ -193,10 +176,7 @@ public final class Waiting {
 		return decide();
 	}
 
-	/**
-	 * The timer of a sleep fired, or (with {@link #ANY_TICKET}) the line's subscription
-	 * came: try again.
-	 */
+	/** A sleep's timer fired, or the subscription came ({@link #ANY_TICKET}). */
 	public Next woken(long ticket) {
 		if (!this.sleeping || (ticket != ANY_TICKET && ticket != this.tickets)) {
 			return Next.NONE;
@@ -205,10 +185,7 @@ public final class Waiting {
 		return send(null);
 	}
 
-	/**
-	 * The wait ends; say what to undo, as {@link Acquisition#end(boolean)} does, and
-	 * forget the request in the line.
-	 */
+	/** The wait ends: say what to undo, and forget the request in the line. */
 	public WaitEnding end(boolean won) {
 		this.sleeping = false;
 		this.queued = false;
@@ -252,9 +229,7 @@ public final class Waiting {
 		return joined;
 	}
 
-	/**
-	 * What the driver does next.
-	 */
+	/** What the driver does next. */
 	public sealed interface Next permits Send, Sleep, AwaitTurn, Hold, GiveUp, Fail, Join, None {
 
 		/** Join the lock's local line, then call {@link Waiting#joined}. */
@@ -288,33 +263,23 @@ public final class Waiting {
 	public record AwaitTurn(long nanos, long ticket) implements Next {
 	}
 
-	/**
-	 * The lock is won: hold it with this grant.
-	 */
+	/** The lock is won: hold it with this grant. */
 	public record Hold(Grant grant) implements Next {
 	}
 
-	/**
-	 * The wait time ran out: give up, releasing a grant that came too late, if any.
-	 */
+	/** The wait time ran out: give up, releasing a grant that came too late, if any. */
 	public record GiveUp(@Nullable Grant release) implements Next {
 	}
 
-	/**
-	 * The acquisition fails with this error.
-	 */
+	/** The acquisition fails with this error. */
 	public record Fail(RuntimeException error) implements Next {
 	}
 
-	/**
-	 * See {@link Next#JOIN_LINE}.
-	 */
+	/** See {@link Next#JOIN_LINE}. */
 	record Join() implements Next {
 	}
 
-	/**
-	 * See {@link Next#NONE}.
-	 */
+	/** See {@link Next#NONE}. */
 	record None() implements Next {
 	}
 
