@@ -16,9 +16,8 @@ import io.github.distributedlock.redis.driver.LocalLines;
 import io.github.distributedlock.redis.driver.SingleAcquisition;
 
 /**
- * The blocking template's acquisitions: each is one of the driver's, as the reactive
- * template's are, run on the caller's thread ({@link CallerWait}). Waiters of one lock in
- * this JVM share one local line, whose head alone talks to Redis. Thread-safe.
+ * The blocking template's acquisitions, each one of the driver's run on the caller's
+ * thread ({@link CallerWait}). Thread-safe.
  */
 public final class BlockingAcquisitions implements AutoCloseable {
 
@@ -33,9 +32,7 @@ public final class BlockingAcquisitions implements AutoCloseable {
 	private final boolean handOff;
 
 	/**
-	 * @param port the template's timers, subscriptions and background thread
 	 * @param lingerNanos how long a lock's line stays subscribed once nobody waits in it
-	 * @param handOff whether waiters line up for reservations, where the lock's kind does
 	 */
 	public BlockingAcquisitions(BlockingPort port, long lingerNanos, HoldRegistry holds, boolean handOff) {
 		this.port = port;
@@ -47,7 +44,6 @@ public final class BlockingAcquisitions implements AutoCloseable {
 
 	/**
 	 * Acquire one lock, waiting up to its wait time.
-	 * @return what was won
 	 * @throws LockTimeoutException if the wait time ran out (the listeners are told)
 	 */
 	public Grant acquire(LockSpec spec, String owner) {
@@ -63,7 +59,7 @@ public final class BlockingAcquisitions implements AutoCloseable {
 
 	/**
 	 * Acquire several locks with one script, all or none.
-	 * @return what was won, one grant per lock in the acquisition's order
+	 * @return one grant per lock, in the acquisition's order
 	 * @throws LockTimeoutException if the wait time ran out (the listeners are told)
 	 */
 	List<Grant> acquireAll(MultiAcquisition acquisition, long waitNanos) {
@@ -88,9 +84,6 @@ public final class BlockingAcquisitions implements AutoCloseable {
 		}
 	}
 
-	/**
-	 * Return how many acquisitions wait in a line for a lock now.
-	 */
 	public int waiting() {
 		return this.lines.waiting();
 	}

@@ -25,12 +25,9 @@ import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
 /**
  * The blocking template's {@link LockPort}, shared by its acquisitions: timers on one
- * thread, subscriptions through the {@link RedisMessageListenerContainer} (changed on one
- * thread, in order, so that no waiter waits on the container's unbounded registration),
- * and scripts on a thread of its own for what runs after its caller left (a release of a
- * grant nobody wants, a withdrawal, the undoing of an attempt whose reply was lost). An
- * acquisition's own scripts run on its caller's thread ({@link CallerRunsPort}). Works
- * the same on Lettuce and Jedis. Thread-safe.
+ * thread, subscriptions changed in order on another (so that no waiter waits on the
+ * container's unbounded registration), and scripts that run after their caller left on a
+ * background thread. Thread-safe.
  */
 public final class BlockingPort implements LockPort, AutoCloseable {
 
@@ -42,7 +39,6 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 
 	private final ScheduledThreadPoolExecutor timer;
 
-	// Subscription changes, in order, apart from the timers: the container may block.
 	private final ExecutorService subscriber;
 
 	private final ExecutorService background;
@@ -74,8 +70,7 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 	/**
 	 * @param container the container to subscribe with, or {@code null} if waiters hear
 	 * no messages (they wake when the holder's lease ends)
-	 * @param threads the name of its background thread, and the start of its other
-	 * threads' names (each started when first needed)
+	 * @param threads the background thread's name, and the prefix of the others' names
 	 */
 	public BlockingPort(LockCommands commands, @Nullable RedisMessageListenerContainer container, String threads) {
 		this.commands = commands;
@@ -102,10 +97,9 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 	}
 
 	/**
-	 * Return a port that runs each script on the calling thread, as a plain call would,
-	 * and tells its reply before returning: for a hold's extension and release
-	 * ({@link io.github.distributedlock.redis.driver.LockHold}), which do nothing after a
-	 * port call returns. Its timers and subscriptions are this port's.
+	 * Return a port that runs each script on the calling thread and tells its reply
+	 * before returning, for a hold's extension and release, which do nothing after a port
+	 * call returns.
 	 */
 	LockPort here() {
 		return this.here;
@@ -130,17 +124,11 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 		return () -> scheduled.cancel(false);
 	}
 
-	/**
-	 * Run a script on the background thread.
-	 */
 	@Override
 	public void run(LockName name, String operation, ScriptCall call, Reply reply) {
 		execute(() -> this.commands.runForDriver(name, operation, call, reply));
 	}
 
-	/**
-	 * Run a task on the background thread.
-	 */
 	void execute(Runnable task) {
 		try {
 			this.background.execute(task);
@@ -172,8 +160,8 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 	}
 
 	/**
-	 * Stop the timers, and the threads once they ran what they have: the unsubscriptions
-	 * the lines' close queued, for a little while.
+	 * Stop the timers; the threads stop once they ran what is queued (the lines'
+	 * unsubscriptions, waited for a little while).
 	 */
 	@Override
 	public void close() {
@@ -188,9 +176,6 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 		}
 	}
 
-	/**
-	 * One subscription to a lock's channels.
-	 */
 	private static final class Subscription implements MessageListener, SubscriptionListener {
 
 		private final List<ChannelTopic> topics;

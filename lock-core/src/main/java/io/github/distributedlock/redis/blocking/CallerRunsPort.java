@@ -19,14 +19,12 @@ import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.RedisSystemException;
 
 /**
- * The port of one blocking acquisition: its scripts are sent, and what its replies and
- * timers set off runs, on the caller's thread, which waits for them in {@link #runUntil}.
- * On the shared Lettuce connection its scripts go out without blocking, each bounded by
- * the command timeout, so that no call waits on Redis past its wait time plus one command
- * timeout; on other connections (Jedis, a pool) they run on the caller's thread, as a
- * plain call would. Once the caller leaves ({@link #detach}), what is left runs on the
- * template's background thread. Timers, subscriptions and the clock are the template's
- * {@link BlockingPort}'s. Thread-safe.
+ * The port of one blocking acquisition: its scripts are sent, and what their replies and
+ * timers set off runs, on the caller's thread, which waits in {@link #runUntil}. On the
+ * shared Lettuce connection scripts go out without blocking, each bounded by the command
+ * timeout, so that no call waits on Redis past its wait time plus one command timeout; on
+ * other connections (Jedis, a pool) they run as plain calls. Once the caller leaves
+ * ({@link #detach}), the rest runs on the template's background thread. Thread-safe.
  */
 final class CallerRunsPort implements LockPort {
 
@@ -56,18 +54,13 @@ final class CallerRunsPort implements LockPort {
 		return this.shared.schedule(() -> execute(task), delayNanos);
 	}
 
-	/**
-	 * Send a script: on the shared Lettuce connection without waiting, its reply (or the
-	 * end of the command timeout, whichever comes first) told on the caller's thread; or,
-	 * on other connections, run on the caller's thread.
-	 */
 	@Override
 	public void run(LockName name, String operation, ScriptCall call, Reply reply) {
 		synchronized (this) {
 			this.pending++;
 		}
-		// Sent from the caller's thread (or, once it left, the background thread), never
-		// from a message's or a reply's: getting a connection may block.
+		// Sent from the caller's (or, once it left, the background) thread, never from a
+		// message's or a reply's: getting a connection may block.
 		execute(() -> send(name, operation, call, reply));
 	}
 
@@ -115,9 +108,6 @@ final class CallerRunsPort implements LockPort {
 		});
 	}
 
-	/**
-	 * Tell a script's reply (or failure) where the caller runs its tasks.
-	 */
 	private void answer(Runnable told) {
 		execute(() -> {
 			synchronized (this) {
@@ -128,10 +118,7 @@ final class CallerRunsPort implements LockPort {
 	}
 
 	/**
-	 * Translate a failure into what a blocking call reports: a
-	 * {@link LockAccessException} naming the lock, caused by Spring Data Redis's
-	 * exception, as a plain call's would be. Scripts sent without waiting already fail
-	 * with Spring Data Redis's exceptions ({@code ScriptRunner.sendAsync}).
+	 * Translate a failure as a plain blocking call would report it.
 	 */
 	private static LockAccessException failure(LockName name, String operation, Throwable error) {
 		Throwable cause = (error instanceof CompletionException && error.getCause() != null) ? error.getCause() : error;
@@ -167,10 +154,9 @@ final class CallerRunsPort implements LockPort {
 
 	/**
 	 * Run what comes on this thread until the condition holds, or the time runs out.
-	 * @param nanos how long to wait at most, or a negative value to wait indefinitely
+	 * @param nanos how long to wait at most, negative for indefinitely
 	 * @return whether the condition holds
-	 * @throws InterruptedException if the thread is interrupted while it waits (not while
-	 * it runs a task)
+	 * @throws InterruptedException if interrupted while waiting (not running a task)
 	 */
 	boolean runUntil(Condition done, long nanos) throws InterruptedException {
 		long until = System.nanoTime() + nanos;
@@ -204,13 +190,11 @@ final class CallerRunsPort implements LockPort {
 	}
 
 	/**
-	 * Leave: run, on this thread, what the acquisition still does (the reply of an
-	 * attempt in flight when it was cancelled, the release of a grant nobody wants, a
-	 * withdrawal) until no script of it waits for a reply, or until the given time; then
-	 * send anything later to the background thread.
-	 * @param stay whether to run anything here at all: not after a Redis failure, when
-	 * the rest goes to the background thread at once, so that a Redis that does not
-	 * answer costs no more commands' time on this thread
+	 * Leave: run here what the acquisition still does (a late reply, releasing an
+	 * unwanted grant, a withdrawal) until no script of it awaits a reply, or until
+	 * {@code untilNanos}; then hand the rest to the background thread.
+	 * @param stay whether to run anything here: not after a Redis failure, so that a
+	 * Redis that does not answer costs this thread no more commands' time
 	 * @param untilNanos when to stop waiting for replies, on {@link System#nanoTime()}
 	 */
 	void detach(boolean stay, long untilNanos) {
@@ -245,24 +229,17 @@ final class CallerRunsPort implements LockPort {
 		left.forEach(this.shared::execute);
 	}
 
-	/**
-	 * Return whether no script waits for its reply, and no task is queued.
-	 */
 	private synchronized boolean settled() {
 		return this.pending == 0 && this.tasks.isEmpty();
 	}
 
 	/**
-	 * Return the command timeout, where scripts are sent without blocking, or
-	 * {@code null} where they run on the caller's thread.
+	 * Return the command timeout, or {@code null} where scripts run on this thread.
 	 */
 	@Nullable Duration commandTimeout() {
 		return this.commandTimeout;
 	}
 
-	/**
-	 * What the caller waits for.
-	 */
 	@FunctionalInterface
 	interface Condition {
 

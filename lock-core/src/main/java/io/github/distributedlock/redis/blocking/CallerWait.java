@@ -11,19 +11,16 @@ import io.github.distributedlock.redis.driver.Completion;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Runs one of the driver's acquisitions on the caller's thread and waits for its end: the
- * blocking template's only way to acquire. The acquisition's scripts, timers and messages
- * run on this thread through its {@link CallerRunsPort}; an interrupt becomes a cancel.
- * Used once, by one thread.
- *
- * @param <G> what the acquisition wins
+ * Runs one of the driver's acquisitions on the caller's thread, through its
+ * {@link CallerRunsPort}, and waits for its end; an interrupt becomes a cancel. Used
+ * once, by one thread.
  */
 final class CallerWait<G> implements Completion<G> {
 
 	/**
 	 * How long past its wait time the caller waits for an acquisition that did not end:
-	 * only a lost timer would make it, as every step of the driver is bounded by the wait
-	 * time, and a command by the command timeout, which runs on this thread.
+	 * only a lost timer needs it, since the wait time bounds every driver step and the
+	 * command timeout every command.
 	 */
 	static final long GRACE_NANOS = TimeUnit.SECONDS.toNanos(10);
 
@@ -54,12 +51,9 @@ final class CallerWait<G> implements Completion<G> {
 	}
 
 	/**
-	 * Return until when the caller, as it leaves, waits for the replies its acquisition
-	 * still waits for (the attempt in flight when it was cancelled, and the release of
-	 * what it took; a withdrawal): one command timeout, and no later than the wait time
-	 * plus one command timeout, so that a Redis that does not answer costs no more. What
-	 * is left then goes on in the background. Where scripts run on this thread, each is
-	 * bounded by the client's own timeout, and what is queued runs now.
+	 * Return until when the leaving caller waits for its acquisition's last replies: one
+	 * command timeout, but no later than the wait time plus one command timeout. Where
+	 * scripts run on this thread, only what is queued runs.
 	 */
 	private long leaveBy(long start, long waitNanos) {
 		long now = System.nanoTime();
@@ -80,7 +74,6 @@ final class CallerWait<G> implements Completion<G> {
 	 * @param waitNanos the acquisition's wait time, negative for indefinitely
 	 * @param restarts whether the wait time restarts when the lock changes hands (a
 	 * progress-aware wait): then only the acquisition's own deadline bounds it
-	 * @return what it won
 	 * @throws RuntimeException what it failed with: a timeout, a failure naming the lock
 	 * @throws LockInterruptedException if the thread was interrupted (before the start,
 	 * too): the acquisition is cancelled
@@ -102,10 +95,8 @@ final class CallerWait<G> implements Completion<G> {
 			throw new LockInterruptedException(name, ex);
 		}
 		finally {
-			// After a Redis failure, nothing more is waited for: what is left (the
-			// undoing of an attempt without a reply, a withdrawal) goes on in the
-			// background, so that a Redis that does not answer costs one command
-			// timeout, not one per command.
+			// After a Redis failure nothing more is waited for: a Redis that does not
+			// answer costs one command timeout, not one per command.
 			this.port.detach(!(this.error instanceof LockAccessException), leaveBy(start, restarts ? -1 : waitNanos));
 		}
 		return result(name);

@@ -24,38 +24,24 @@ import io.github.distributedlock.redis.driver.Renewals;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The holds of one template: turns what a wait loop won into a handle (after the replica
- * check, if any), registers it with the watchdog, tells the listeners, and keeps, per
- * owner and lock, the handles that tell a real re-entry from a hold left by a lost reply.
+ * The holds of one template: turns what an acquisition won into a handle (after the
+ * replica check, if any), registers it with the watchdog, tells the listeners, and keeps
+ * per owner and lock the handles that tell a real re-entry from a hold left by a lost
+ * reply. A hold whose lease is over, or that was lost, is dropped when the holds are read
+ * and by a sweep every second, so an abandoned handle is never kept reachable.
  * <p>
- * A hold nobody closes leaves on its own: a hold whose lease is over, or that was lost,
- * is dropped when the holds are read and by a sweep that runs every second while there
- * are any (on the watchdog's timer), so an abandoned handle is never kept reachable.
- * <p>
- * Dropping a hold must not turn a hold left by a lost reply into a re-entry, nor a
- * re-entry into a take-over. The acquire script counts a second hold of an owner only
- * when the caller says it holds one ({@link #holdsLocally}); otherwise it takes the lock
- * over as one fresh hold with the same token, which the release of an old handle would
- * then end. So an owner and lock stay counted for as long as Redis may keep a hold of
- * them: their count is dropped only when
- * <ol>
- * <li>no command that may set their lease is in flight (an acquire attempt while holding
- * the lock, a re-entry's replica check, an extension, a renewal, or a release that hands
- * the lock over to the owner: see {@link #sending}),</li>
- * <li>no such command failed without a reply: Redis may still run it and set a lease that
- * nothing bounds, so the handles of the owner and lock are then kept, even past their
- * lease or lost, until each is closed (a leak, but only after such failures), and</li>
- * <li>the bound of the latest replies has passed: the maximum, over the replies, of the
- * time the reply was received plus the lease it set, since Redis set it before
- * replying.</li>
- * </ol>
- * Holds of one owner share the lock's lease, so the bound of a dropped hold, of a
- * released one that left holds behind, and of a re-entry the replica check refused, is
- * kept for the owner and lock. Past that bound Redis no longer has the hold, an owner
- * match there is impossible, and a new attempt gets a new token, so closing the old
- * handle later just reports the lost lease. A dropped handle that is then extended is
- * registered again. The normal path costs no Redis command: only map updates around the
- * commands it sends anyway. Thread-safe.
+ * Dropping must not turn a hold left by a lost reply into a re-entry, nor a re-entry into
+ * a take-over: the acquire script counts a second hold only when the caller says it holds
+ * one ({@link #holdsLocally}), and otherwise takes the lock over with the same token,
+ * which an old handle's release would end. So an owner and lock stay counted while Redis
+ * may keep a hold of them: while a command that may set their lease is in flight (an
+ * acquire attempt while holding the lock, a replica check, an extension, a renewal, a
+ * release that hands the lock to the owner); after one failed without a reply, until each
+ * handle is closed (a leak, but only after such a failure); and until the latest reply
+ * time plus the lease it set (Redis set it before replying). Holds of one owner share the
+ * lock's lease, so the bound of a dropped hold, of a release that left holds behind, and
+ * of a refused re-entry is kept for the owner and lock. The normal path costs no Redis
+ * command. Thread-safe.
  */
 public final class HoldRegistry implements AutoCloseable {
 
@@ -80,11 +66,8 @@ public final class HoldRegistry implements AutoCloseable {
 	private final AtomicBoolean sweepScheduled = new AtomicBoolean();
 
 	/**
-	 * @param port where the handles' extensions and releases run
 	 * @param watchdog where renewals and sweeps run, apart from everything else, so that
 	 * no wait for Redis on another thread delays them; closed with this registry
-	 * @param cluster whether Redis is a Cluster
-	 * @param handOff whether a release reserves the lock for the oldest waiting request
 	 * @param replicas the replica check every new hold passes, or {@code null} for none
 	 */
 	public HoldRegistry(LockCommands commands, BlockingPort port, BlockingPort watchdog, BooleanSupplier cluster,
@@ -112,8 +95,7 @@ public final class HoldRegistry implements AutoCloseable {
 				this.replicas.confirm(grant);
 			}
 			catch (RuntimeException ex) {
-				// A refusal is a reply (no cause); a failure of the check may have lost
-				// one.
+				// A refusal is a reply (no cause); a failed check may have lost one.
 				long now = System.nanoTime();
 				boolean refused = ex instanceof LockAccessException && ex.getCause() == null;
 				update(key, (current) -> refused ? current.replied(grant.spec().leaseMillis(), now) : current.failed());
@@ -182,7 +164,7 @@ public final class HoldRegistry implements AutoCloseable {
 	}
 
 	/**
-	 * Note that a command that may set the lease of this owner on this lock (an acquire
+	 * Note that a command that may set this owner's lease on this lock (an acquire
 	 * attempt while holding it, a renewal, an extension) is about to be sent: the owner
 	 * counts as holding the lock until its reply. Each call is followed by one of
 	 * {@link #attempted}, {@link #replied} or {@link #failed}.
@@ -201,8 +183,8 @@ public final class HoldRegistry implements AutoCloseable {
 	}
 
 	/**
-	 * Note the reply of a command for a handle announced by {@link #sending}; a live
-	 * handle that a sweep dropped meanwhile is registered again.
+	 * Note the reply of a command announced by {@link #sending}; a live handle that a
+	 * sweep dropped meanwhile is registered again.
 	 * @param leaseMillis the lease it set, or a negative value if it set none
 	 */
 	void replied(RedisLockHandle handle, long leaseMillis) {
@@ -211,8 +193,7 @@ public final class HoldRegistry implements AutoCloseable {
 	}
 
 	/**
-	 * Note that a command for a handle failed without a reply: the handle is kept until
-	 * it is closed.
+	 * Note that a command failed without a reply: the handle is kept until it is closed.
 	 */
 	void failed(RedisLockHandle handle) {
 		update(key(handle), (current) -> current.failed(handle));
@@ -224,9 +205,6 @@ public final class HoldRegistry implements AutoCloseable {
 		sweepSoon();
 	}
 
-	/**
-	 * Tell the listeners that an acquisition ran out of time.
-	 */
 	public void notAcquired(LockName name, Duration waited) {
 		this.listener.notAcquired(name, waited);
 	}
@@ -257,17 +235,13 @@ public final class HoldRegistry implements AutoCloseable {
 		this.listener.released(handle, heldFor);
 	}
 
-	/**
-	 * Tell the listeners that a release failed without a reply.
-	 */
 	void releaseFailed(RedisLockHandle handle, LockAccessException failure) {
 		this.listener.releaseFailed(handle, failure);
 	}
 
 	/**
 	 * Drop a lost hold and tell the listeners.
-	 * @param goneFromRedis whether Redis said the hold is gone (rather than renewals
-	 * failing)
+	 * @param goneFromRedis whether Redis said it is gone, rather than renewals failing
 	 */
 	void lost(RedisLockHandle handle, boolean goneFromRedis) {
 		this.renewals.unwatch(handle.hold());
@@ -309,10 +283,6 @@ public final class HoldRegistry implements AutoCloseable {
 		return this.holds.size();
 	}
 
-	/**
-	 * Drop the holds whose lease is over or that were lost, keeping their owner and lock
-	 * counted for as long as Redis may keep them.
-	 */
 	void sweep() {
 		for (String key : this.holds.keySet()) {
 			this.holds.computeIfPresent(key, (k, current) -> current.swept(System.nanoTime(), this.renewals));

@@ -9,9 +9,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Tells the {@link HoldRegistry} of the driver's attempts that may set the lease of a
- * hold an owner has: a re-entry of a thread owner that holds the lock through a handle.
- * The registry keeps counting the owner until the reply, plus the lease, or until its
- * handles are closed if none comes. Thread-safe.
+ * hold the owner has (a re-entry of a thread owner holding the lock through a handle), so
+ * that it keeps counting the owner. Thread-safe.
  */
 final class LeaseWrites implements DriverCommands.AttemptWatch {
 

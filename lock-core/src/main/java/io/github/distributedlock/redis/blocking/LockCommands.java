@@ -50,8 +50,7 @@ public final class LockCommands {
 	}
 
 	/**
-	 * Release one hold nobody uses: a hold the replica check refused, the rest of a
-	 * multi-lock that failed.
+	 * Release a hold nobody uses.
 	 * @return holds left, or -1 if the lock was gone, -2 if someone else held it
 	 */
 	long release(Grant hold) {
@@ -61,8 +60,8 @@ public final class LockCommands {
 	}
 
 	/**
-	 * Set the hold's lease again on the given connection (never shortening another
-	 * hold's): a write for a replica check to cover. Redis errors are not translated.
+	 * Write the hold's lease again on the given connection, for a replica check to cover;
+	 * Redis errors are not translated.
 	 * @return 1 if extended, -1 if the lock was gone, -2 if someone else held it
 	 */
 	long extendOn(RedisConnection connection, Grant hold) {
@@ -149,11 +148,9 @@ public final class LockCommands {
 	}
 
 	/**
-	 * Run a script of the driver's on this thread, as {@link #runUninterrupted}, and tell
-	 * its reply or failure before returning: sent even on an interrupted thread, and sent
-	 * again without waiting if an interrupt ended the wait for its reply, unless it is an
-	 * attempt (the driver undoes an attempt whose reply never came, with the same hold
-	 * id).
+	 * Run a driver's script on this thread ({@link #runUninterrupted}) and tell its reply
+	 * or failure before returning. An acquire attempt is never sent again: the driver
+	 * undoes one whose reply never came, with the same hold id.
 	 */
 	void runForDriver(LockName name, String operation, ScriptCall call, LockPort.Reply reply) {
 		Object result;
@@ -167,34 +164,23 @@ public final class LockCommands {
 		reply.replied(result);
 	}
 
-	/**
-	 * Send a script of the driver's without waiting, where the factory shares one Lettuce
-	 * connection.
-	 * @return its reply to come, failing with Spring Data Redis's exception; or
-	 * {@code null} if the factory does not share one Lettuce connection
-	 */
 	@Nullable CompletableFuture<Object> sendForDriver(ScriptCall call) {
 		return this.scripts.sendAsync(call);
 	}
 
-	/**
-	 * Return how long a command sent by {@link #sendForDriver} waits for its reply at
-	 * most, or {@code null} where it sends none.
-	 */
 	@Nullable Duration commandTimeout() {
 		return this.scripts.commandTimeout();
 	}
 
 	/**
-	 * Run a script even if the thread is interrupted, and keep the interrupt for the
-	 * caller. Lettuce gives up on a command on an interrupted thread before sending it,
-	 * and a release, a withdrawal or a leave it dropped would leave a lock or a place
-	 * taken until its lease or timeout ran out. An interrupt that comes while waiting for
-	 * the reply still ends the wait (the command may have run), so that no call waits
-	 * longer than one command timeout.
+	 * Run a script even on an interrupted thread, keeping the interrupt for the caller:
+	 * Lettuce drops a command on an interrupted thread before sending it, and a dropped
+	 * release, withdrawal or leave would keep a lock or a place taken until its lease or
+	 * timeout ran out. An interrupt while waiting for the reply still ends the wait (the
+	 * command may have run), so that no call waits longer than one command timeout.
 	 * @param resend whether to send it again, without waiting, if an interrupt ended the
-	 * wait for its reply: Lettuce cancels such a command, and one not yet written is then
-	 * never sent (a release, a withdrawal or a leave may run twice)
+	 * wait: Lettuce cancels such a command, and one not yet written is never sent (a
+	 * release, a withdrawal or a leave may run twice)
 	 */
 	private <T> @Nullable T runUninterrupted(LockName name, String operation, ScriptCall call, boolean resend) {
 		boolean interrupted = Thread.interrupted();

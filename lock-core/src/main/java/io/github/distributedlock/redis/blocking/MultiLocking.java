@@ -42,9 +42,7 @@ public final class MultiLocking {
 	 * @param first the first request, whose wait time and reentrancy the multi-lock has
 	 * @param requested every request, in the order asked, each
 	 * {@linkplain LockRequestResolver#multiLockable(LockSpec) multi-lockable}
-	 * @param owner the owner of every lock
 	 * @param start when the acquisition began, in {@link System#nanoTime()}
-	 * @return the handle of all the locks
 	 * @throws LockTimeoutException if the locks were not all taken within the wait time
 	 */
 	public MultiLockHandle acquireAll(LockSpec first, List<LockSpec> requested, String owner, long start) {
@@ -62,8 +60,7 @@ public final class MultiLocking {
 	}
 
 	/**
-	 * Take locks one by one in the given (global) order, rolling back on failure: for
-	 * locks in different Cluster slots, which no single script can take together.
+	 * Take locks one by one in the given (global) order, rolling back on failure.
 	 */
 	private List<RedisLockHandle> acquireInOrder(List<LockSpec> specs, String owner, Deadline deadline) {
 		List<RedisLockHandle> holds = new ArrayList<>(specs.size());

@@ -19,10 +19,9 @@ import io.github.distributedlock.redis.driver.LockHold;
 import io.github.distributedlock.redis.driver.OwnerHolds;
 
 /**
- * A hold of a lock in Redis, for the blocking template: the driver's {@link LockHold},
- * whose extension and release run on the caller's thread as plain calls
- * ({@link BlockingPort#here()}). It reports what becomes of it to the
- * {@link HoldRegistry} that made it.
+ * A hold of a lock for the blocking template: the driver's {@link LockHold}, whose
+ * extension and release run as plain calls on the caller's thread, reporting to its
+ * {@link HoldRegistry}.
  */
 public final class RedisLockHandle extends HoldView implements LockHandle, OwnerHolds.Handle {
 
@@ -42,8 +41,6 @@ public final class RedisLockHandle extends HoldView implements LockHandle, Owner
 
 	/**
 	 * @param grant what the acquisition won; the lease counts from its {@code sentNanos}
-	 * @param port where its extension and release run
-	 * @param handOff whether its release reserves the lock for the oldest waiting request
 	 */
 	RedisLockHandle(Grant grant, HoldRegistry registry, BlockingPort port, LockCommands commands, boolean handOff) {
 		this.registry = registry;
@@ -105,9 +102,7 @@ public final class RedisLockHandle extends HoldView implements LockHandle, Owner
 	}
 
 	/**
-	 * Run a command of the hold on this thread, as a plain call: a script that the
-	 * client's own timeout bounds, sent even on an interrupted thread (the interrupt is
-	 * kept), whose end is told before the command returns.
+	 * Run a command of the hold as a plain call on this thread.
 	 * @throws RuntimeException what it failed with
 	 */
 	private static void await(Consumer<Completion<Long>> command) {
@@ -122,9 +117,6 @@ public final class RedisLockHandle extends HoldView implements LockHandle, Owner
 		}
 	}
 
-	/**
-	 * Return a snapshot for operators.
-	 */
 	HeldLock snapshot() {
 		return new HeldLock(name(), this.thread, this.since, remainingLease(), fencingToken(), spec().origin());
 	}
@@ -134,9 +126,6 @@ public final class RedisLockHandle extends HoldView implements LockHandle, Owner
 		return "LockHandle[" + name() + ", token=" + fencingToken() + "]";
 	}
 
-	/**
-	 * What becomes of the hold, told to the registry.
-	 */
 	private final class Reports implements LockHold.Events {
 
 		@Override

@@ -30,18 +30,16 @@ import org.springframework.util.ClassUtils;
 
 /**
  * Makes sure a hold just written reached enough replicas (Redis {@code WAIT}), so that a
- * failover right now would not hand the lock to someone else; otherwise releases it and
- * fails the acquisition.
+ * failover now would not hand the lock to someone else; otherwise releases it and fails
+ * the acquisition.
  * <p>
  * {@code WAIT} counts only the writes of its own server connection, and a client that
- * reconnects (Lettuce re-sends commands in flight) may send it on a new connection, even
- * to a new master, where it confirms nothing. So {@code CLIENT INFO} identifies the
- * server connection after the {@code WAIT}: if it is one already seen before the hold was
- * written, it carried the write. Otherwise the hold is written again (its lease written
- * anew, never shorter: {@code lengthen_lease} always writes, since Redis 7.2 and later
- * let {@code WAIT} count only what its own connection wrote; the extend script also
- * checks the hold is still ours there) on one connection and waited for there. Lettuce
- * classes are only loaded when Lettuce is there.
+ * reconnects may send it on a new connection, even to a new master, where it confirms
+ * nothing. So {@code CLIENT INFO} identifies the connection after the {@code WAIT}: one
+ * already seen before the hold was written carried the write. Otherwise the hold's lease
+ * is written again on one connection (never shorter; {@code lengthen_lease} always
+ * writes, as Redis 7.2 and later count only what the connection itself wrote) and waited
+ * for there.
  */
 public final class ReplicaWait {
 
@@ -74,16 +72,15 @@ public final class ReplicaWait {
 	/**
 	 * Wait until enough replicas have a hold that was just written; otherwise release it.
 	 * @param hold the hold; its {@code sentNanos} was read before its script was sent
-	 * @throws LockAccessException without a cause if too few replicas acknowledged it, or
-	 * the server no longer had it (replies the {@link HoldRegistry} can bound); a failure
-	 * of the check itself, whose write may have lost its reply, carries the Redis failure
-	 * as cause
+	 * @throws LockAccessException without a cause if too few replicas acknowledged it or
+	 * the server no longer had it (replies the {@link HoldRegistry} can bound); caused by
+	 * the Redis failure if the check itself failed (its write may have lost its reply)
 	 */
 	void confirm(Grant hold) {
 		LockSpec spec = hold.spec();
 		long acked;
-		// The hold is won: an interrupt must not drop the check (Lettuce gives up on a
-		// command on an interrupted thread) and leave it to its lease unchecked.
+		// The hold is won: an interrupt must not drop the check (Lettuce drops a command
+		// on an interrupted thread) and leave the hold unchecked.
 		boolean interrupted = Thread.interrupted();
 		try {
 			acked = await(hold);
@@ -140,8 +137,7 @@ public final class ReplicaWait {
 			for (int attempt = 0; attempt < 3; attempt++) {
 				Rewrite ack = this.redis.execute((RedisCallback<Rewrite>) (connection) -> {
 					String before = identity(connection);
-					// A write on this connection for the WAIT to cover; it never shortens
-					// the lease of another hold of a reentrant lock.
+					// A write on this connection for the WAIT to cover.
 					if (this.commands.extendOn(connection, hold) < 0) {
 						return new Rewrite(before, -1, before);
 					}
@@ -186,10 +182,9 @@ public final class ReplicaWait {
 
 	/**
 	 * Send {@code WAIT} and identify the connection that ran it, in one round trip where
-	 * the client allows it: Redis answers the second command only after the first, on the
-	 * same connection.
+	 * the client allows it (Redis answers the second command only after the first).
 	 * @return how many replicas acknowledged every write sent so far on this connection,
-	 * and the {@link #identity identity} of the connection
+	 * and the connection's {@link #identity identity}
 	 */
 	static Acknowledgement sendAndIdentify(RedisConnection connection, int replicas, long timeoutMillis) {
 		RedisConnection target = unwrap(connection);
@@ -202,9 +197,8 @@ public final class ReplicaWait {
 	}
 
 	/**
-	 * Identify the server-side connection: its client id and the server address it
-	 * reached. A reconnect, to the same server or another, yields a different identity
-	 * (client ids are unique per running server).
+	 * Identify the server-side connection by its client id (unique per running server)
+	 * and the server address it reached, so that any reconnect yields a new identity.
 	 */
 	static String identity(RedisConnection connection) {
 		RedisConnection target = unwrap(connection);
@@ -238,20 +232,18 @@ public final class ReplicaWait {
 		return target;
 	}
 
-	/**
-	 * The reply of {@code WAIT}, and which connection it came on.
-	 */
+	/** The reply of {@code WAIT}, and which connection it came on. */
 	record Acknowledgement(long acked, String identity) {
 	}
 
+	// Apart, so that Lettuce classes are only loaded when Lettuce is there.
 	private static final class Lettuce {
 
 		static Acknowledgement sendAndIdentify(LettuceConnection connection, int replicas, long timeoutMillis) {
 			RedisFuture<Long> acked = connection.getNativeConnection()
 				.dispatch(CommandType.WAIT, new IntegerOutput<>(ByteArrayCodec.INSTANCE),
 						new CommandArgs<>(ByteArrayCodec.INSTANCE).add(replicas).add(timeoutMillis));
-			// Answered after the WAIT, so once this returns the WAIT's reply is in as
-			// well.
+			// Answered after the WAIT, so once this returns the WAIT's reply is in too.
 			String identity = identity(clientInfo(connection));
 			try {
 				Long count = acked.get(0, TimeUnit.MILLISECONDS);

@@ -23,10 +23,8 @@ import reactor.core.publisher.Mono;
 
 /**
  * The reactive template's acquisitions, each one of the driver's run as a {@code Mono}
- * that its cancellation cancels. A multi-lock, as {@code MultiLocking} is the blocking
- * engine's: several exclusive locks taken as one hold, in one global order (by key), by
- * one script, unless on a Cluster their keys are in several hash slots: then one by one,
- * in the same order, each held as soon as taken. Thread-safe.
+ * that its cancellation cancels. Multi-locks are taken as {@code MultiLocking} takes
+ * them. Thread-safe.
  */
 public final class ReactiveAcquisitions {
 
@@ -47,8 +45,7 @@ public final class ReactiveAcquisitions {
 
 	/**
 	 * Take one lock when subscribed to.
-	 * @return its handle, or a {@link LockTimeoutException} if it was not taken within
-	 * the wait time
+	 * @return its handle, or a {@link LockTimeoutException} when the wait time ran out
 	 */
 	public Mono<ReactiveLockHandle> acquire(LockSpec spec, String owner) {
 		return grant(spec, owner)
@@ -62,10 +59,8 @@ public final class ReactiveAcquisitions {
 	 * Take every lock, or none, when subscribed to.
 	 * @param first the first request, whose wait time and reentrancy the multi-lock has
 	 * @param requested every request, in the order asked, each multi-lockable
-	 * @param owner the owner of every lock
 	 * @param start when the acquisition began, in {@link System#nanoTime()}
-	 * @return the handle of all the locks, or a {@link LockTimeoutException} if they were
-	 * not all taken within the wait time
+	 * @return their handle, or a {@link LockTimeoutException} when the wait time ran out
 	 */
 	public Mono<ReactiveLockHandle> acquireAll(LockSpec first, List<LockSpec> requested, String owner, long start) {
 		List<LockSpec> specs = MultiAcquisition.inGlobalOrder(requested);
@@ -83,9 +78,9 @@ public final class ReactiveAcquisitions {
 	}
 
 	/**
-	 * Take locks one by one in the given (global) order, within one wait time. Each lock
-	 * becomes a handle, renewed as any, as soon as it is taken, so that it stays held
-	 * while the next is waited for; a failure discards, and so releases, what was taken.
+	 * Take locks one by one in the given (global) order, within one wait time. Each
+	 * becomes a renewed handle as soon as it is taken, so that it stays held while the
+	 * next is waited for; a failure discards, and so releases, what was taken.
 	 */
 	private Mono<List<ReactiveRedisLockHandle>> inOrder(List<LockSpec> specs, String owner, Deadline deadline) {
 		return Flux.fromIterable(specs)
@@ -96,8 +91,7 @@ public final class ReactiveAcquisitions {
 
 	private Mono<Grant> grant(LockSpec spec, String owner) {
 		return run((completion) -> {
-			// Only a custom owner may hold the lock already, elsewhere: a reactive
-			// subscription's own owner never does.
+			// Only a custom owner may hold it already; a subscription's own never does.
 			boolean holdsIt = LockOwners.isCustom(owner);
 			return spec.kind().queuesInRedis()
 					? new FairAcquisition(spec, owner, holdsIt, this.commands, this.lines, completion)
@@ -105,9 +99,6 @@ public final class ReactiveAcquisitions {
 		});
 	}
 
-	/**
-	 * Start an acquisition when subscribed to, cancelled with the subscription.
-	 */
 	private static <G> Mono<G> run(Function<Completion<G>, AcquisitionRun<G>> acquisition) {
 		return Mono.create((sink) -> {
 			AcquisitionRun<G> run = acquisition.apply(Completion.of(sink::success, sink::error));
@@ -117,8 +108,7 @@ public final class ReactiveAcquisitions {
 	}
 
 	/**
-	 * Release what a cancelled or failed multi-lock had won: grants, handles, or a list
-	 * of them discarded whole.
+	 * Release what a failed or cancelled multi-lock won (grants, handles, lists of them).
 	 */
 	private void discarded(Object won) {
 		if (won instanceof Grant grant) {
@@ -133,9 +123,8 @@ public final class ReactiveAcquisitions {
 	}
 
 	/**
-	 * Release a hold that an operator dropped on its way to a subscriber that cancelled:
-	 * {@code then} drops the value of a cancelled subscription, and the grant's own hook
-	 * no longer reaches a handle made of it.
+	 * Release a hold that an operator (such as {@code then}) dropped on its way to a
+	 * subscriber that cancelled, which the grant's own discard hook no longer reaches.
 	 */
 	public static void releaseDropped(ReactiveLockHandle handle) {
 		handle.release().subscribe(null, (ex) -> {

@@ -19,8 +19,7 @@ import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
 
 /**
  * The reactive template's holds: turns grants into handles, renewed by the template's
- * {@link Renewals} if auto-renewed, and tells the listeners. It finds out, once, whether
- * Redis is a Cluster, which the renewals and the multi-locks ask. Thread-safe.
+ * {@link Renewals} if auto-renewed, and tells the listeners. Thread-safe.
  */
 public final class ReactiveHolds {
 
@@ -38,14 +37,10 @@ public final class ReactiveHolds {
 
 	private final ReactiveRedisConnectionFactory connectionFactory;
 
-	// Whether Redis is a Cluster, found when a renewal or a multi-lock first needs to
-	// know.
 	private volatile @Nullable Boolean cluster;
 
 	/**
 	 * @param driver runs the scripts of the holds, on the template's port
-	 * @param connectionFactory asked whether Redis is a Cluster, when first needed
-	 * @param handOff whether a release reserves the lock for the oldest waiting request
 	 */
 	public ReactiveHolds(DriverCommands driver, ReactiveLockCommands commands,
 			ReactiveRedisConnectionFactory connectionFactory, LockListeners listeners, boolean handOff) {

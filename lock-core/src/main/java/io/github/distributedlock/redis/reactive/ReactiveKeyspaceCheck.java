@@ -14,10 +14,10 @@ import org.springframework.data.redis.connection.ReactiveServerCommands;
 
 /**
  * Makes sure Redis publishes the keyspace notifications that a reactive keyspace wait
- * needs, as {@link KeyspaceNotifications} does for the blocking engine, with the same
- * flags and errors but without blocking a thread. Once it finds them on, it tells the
- * {@link RedisServerFeatures} that the {@link LockRequestResolver} reads, and is not
- * asked again; a failed check is made again by the next request. Thread-safe.
+ * needs, as {@link KeyspaceNotifications} does, without blocking a thread. Once it finds
+ * them on, it tells the {@link RedisServerFeatures} that the {@link LockRequestResolver}
+ * reads, and is not asked again; a failed check is made again by the next request.
+ * Thread-safe.
  */
 public final class ReactiveKeyspaceCheck {
 
@@ -41,10 +41,8 @@ public final class ReactiveKeyspaceCheck {
 	/**
 	 * Complete once keyspace notifications are on, configuring them if allowed.
 	 * @param name the lock that waits for them, which an error on Cluster names
-	 * @return a Mono that fails with
-	 * {@link io.github.distributedlock.KeyspaceNotificationsException} if they are off
-	 * and may not or cannot be turned on, or with {@link IllegalStateException} on Redis
-	 * Cluster
+	 * @return a Mono that fails with a KeyspaceNotificationsException if they are off and
+	 * may not or cannot be turned on, or with an IllegalStateException on Cluster
 	 */
 	public Mono<Void> ensureEnabled(LockName name) {
 		if (this.server.keyspaceEventsChecked()) {

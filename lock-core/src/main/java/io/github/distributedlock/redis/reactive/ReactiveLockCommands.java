@@ -25,10 +25,9 @@ import org.springframework.data.redis.connection.ReturnType;
 
 /**
  * The reactive counterpart of {@code LockCommands}: runs the scripts a {@link LockKind}
- * builds, the same ones with the same arguments, with {@code EVALSHA} falling back to
- * {@code EVAL}, on Spring Data Redis's reactive connection. Every method sends its
- * command on subscription; Redis errors become {@link LockAccessException}s naming the
- * lock. Thread-safe.
+ * builds on Spring Data Redis's reactive connection, with {@code EVALSHA} falling back to
+ * {@code EVAL}. Every method sends its command on subscription; Redis errors become
+ * {@link LockAccessException}s naming the lock. Thread-safe.
  */
 public final class ReactiveLockCommands {
 
@@ -60,8 +59,7 @@ public final class ReactiveLockCommands {
 	}
 
 	Mono<Object> run(LockName name, String operation, ScriptCall call) {
-		// Deferred, so that even a call that fails to encode fails the Mono, not its
-		// caller.
+		// Deferred, so that a call that fails to encode fails the Mono, not its caller.
 		return Mono.defer(() -> {
 			LuaScript<?> script = call.script();
 			byte[][] encoded = ScriptRunner.encode(call);

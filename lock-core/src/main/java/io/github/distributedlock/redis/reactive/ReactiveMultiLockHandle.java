@@ -13,10 +13,9 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * The holds of one reactive multi-lock, as one handle: the reactive counterpart of
- * {@code MultiLockHandle}. Its name and fencing token are the first lock's (in the global
- * order); it is held while every hold is, its lease is the shortest, it is lost when any
- * hold is, and its release releases every hold, in reverse order, even if some fail.
+ * The holds of one reactive multi-lock as one handle, like {@code MultiLockHandle}: its
+ * name and token are the first lock's, its lease the shortest; it is held while every
+ * hold is, and lost when any is.
  */
 final class ReactiveMultiLockHandle extends HoldView implements ReactiveLockHandle {
 

@@ -20,10 +20,8 @@ import reactor.core.publisher.Sinks;
 
 /**
  * A hold taken by the reactive template: the driver's {@link LockHold}, whose extension
- * and release run on the template's port when subscribed to, and which the template's
- * {@link io.github.distributedlock.redis.driver.Renewals} renew if it is auto-renewed.
- * The listeners hear of a normal release, and once of a loss: found by a renewal, an
- * extension or the release.
+ * and release run on the template's port when subscribed to. The listeners hear of a
+ * normal release, and once of a loss, whoever found it.
  */
 final class ReactiveRedisLockHandle extends HoldView implements ReactiveLockHandle {
 
@@ -46,10 +44,7 @@ final class ReactiveRedisLockHandle extends HoldView implements ReactiveLockHand
 	private final Sinks.Empty<Void> lostSignal = Sinks.empty();
 
 	/**
-	 * @param port where its extension and release run
 	 * @param holds told once the hold is released or lost
-	 * @param listener told of the release or loss of the hold
-	 * @param handOff whether its release reserves the lock for the oldest waiting request
 	 */
 	ReactiveRedisLockHandle(Grant grant, LockPort port, ReactiveLockCommands commands, ReactiveHolds holds,
 			LockListener listener, boolean handOff) {
@@ -103,8 +98,8 @@ final class ReactiveRedisLockHandle extends HoldView implements ReactiveLockHand
 	}
 
 	/**
-	 * Return a snapshot for operators. No thread owns the hold, and its owner id carries
-	 * the instance's secret, so the thread is given as {@value #SUBSCRIPTION}.
+	 * Return a snapshot for operators, whose thread is {@value #SUBSCRIPTION}: no thread
+	 * owns the hold, and its owner id carries the instance's secret.
 	 */
 	HeldLock snapshot() {
 		return new HeldLock(name(), SUBSCRIPTION, this.since, remainingLease(), fencingToken(),
@@ -117,10 +112,9 @@ final class ReactiveRedisLockHandle extends HoldView implements ReactiveLockHand
 	}
 
 	/**
-	 * This hold as a {@link LockContext}, for the {@link LockListener}s that the blocking
-	 * and reactive engines share. Listeners are called on Reactor's threads, where
-	 * nothing may block, so {@link #isHeld()} answers from what this process knows
-	 * (neither released nor lost, and the lease not over) without asking Redis.
+	 * This hold as the {@link LockListener}s see it. They are called on Reactor's
+	 * threads, where nothing may block, so {@link #isHeld()} answers from what this
+	 * process knows, without asking Redis.
 	 */
 	private final class Context extends HoldView implements LockContext {
 
@@ -141,9 +135,6 @@ final class ReactiveRedisLockHandle extends HoldView implements ReactiveLockHand
 
 	}
 
-	/**
-	 * What becomes of the hold, told to the template's holds and the listeners.
-	 */
 	private final class Reports implements LockHold.Events {
 
 		@Override

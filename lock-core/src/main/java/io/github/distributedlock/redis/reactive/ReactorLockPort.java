@@ -17,9 +17,8 @@ import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.ReactiveRedisMessageListenerContainer;
 
 /**
- * The driver's {@link LockPort} on Spring Data Redis's reactive connection: scripts run
- * through {@link ReactiveLockCommands}, timers on a Reactor {@link Scheduler}, and
- * subscriptions through a {@link ReactiveRedisMessageListenerContainer}. Thread-safe.
+ * The driver's {@link LockPort} on Spring Data Redis's reactive connection, with timers
+ * on a Reactor {@link Scheduler}. Thread-safe.
  */
 public final class ReactorLockPort implements LockPort {
 
@@ -64,8 +63,7 @@ public final class ReactorLockPort implements LockPort {
 
 			@Override
 			public void onChannelSubscribed(byte[] channel, long count) {
-				// Subscribed once every channel is; a later confirmation (after a
-				// reconnect) tells again.
+				// Subscribed once every channel is; again after a reconnect.
 				if (unconfirmed.decrementAndGet() <= 0) {
 					listener.subscribed();
 				}

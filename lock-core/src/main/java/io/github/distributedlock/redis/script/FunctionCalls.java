@@ -31,15 +31,13 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 /**
  * Runs scripts as the functions of {@link LockFunctions} ({@code FCALL}) on a Lettuce
- * connection, where the server has Functions. A server that answers "Function not found"
- * (a restart, a new Cluster node, a flush) gets the library loaded, on every master of a
- * Cluster, at most once per {@link #LOAD_INTERVAL_NANOS}, while that call runs its script
- * instead. A server that knows no {@code FCALL}, or refuses it or the library (an
- * {@code ERR} or {@code NOPERM} reply to the load), runs scripts from then on: the
- * caller's {@code EVALSHA}. A load that fails for a while ({@code OOM}, {@code READONLY},
- * {@code LOADING}, {@code BUSY}, a lost connection) is tried again on a later "Function
- * not found". Only an error reply to {@code FCALL} changes course, and these error
- * replies mean the function never ran, so no call runs twice for it. Thread-safe.
+ * connection. "Function not found" (a restart, a new Cluster node, a flush) loads the
+ * library, on every master of a Cluster, at most once per {@link #LOAD_INTERVAL_NANOS},
+ * while that call runs its script instead. A server that knows no {@code FCALL}, or
+ * refuses it or the library ({@code ERR} or {@code NOPERM}), gets {@code EVALSHA} from
+ * then on; a load that fails for a while ({@code OOM}, {@code READONLY}, {@code LOADING},
+ * {@code BUSY}) is tried again later. Only error replies that mean the function never ran
+ * change course, so no call runs twice. Thread-safe.
  */
 final class FunctionCalls {
 
@@ -48,9 +46,8 @@ final class FunctionCalls {
 	private final Duration timeout;
 
 	/**
-	 * How long after a load no other load starts, whatever its outcome: a server that
-	 * keeps losing the library, or keeps refusing it for a while, gets one load per
-	 * second from each template, not one per call.
+	 * How long after a load no other load starts, whatever its outcome: one load per
+	 * second per template, not one per call.
 	 */
 	static final long LOAD_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
 
@@ -70,17 +67,13 @@ final class FunctionCalls {
 				? new FunctionCalls(lettuce.getClientConfiguration().getCommandTimeout()) : null;
 	}
 
-	/**
-	 * Return whether scripts may still be tried as functions.
-	 */
 	boolean usable() {
 		return this.usable;
 	}
 
 	/**
-	 * Run a script's function and wait for its reply, at most the client's command
-	 * timeout, as Spring Data Redis waits for a command; or run {@code otherwise} if the
-	 * server cannot run it as a function.
+	 * Run a script's function and wait for its reply, at most the command timeout; or run
+	 * {@code otherwise} if the server cannot run it as a function.
 	 */
 	@SuppressWarnings("unchecked")
 	<T> @Nullable T call(LettuceConnection connection, ScriptCall call, Supplier<@Nullable T> otherwise) {
@@ -121,8 +114,7 @@ final class FunctionCalls {
 
 	/**
 	 * Return whether an error reply means that the function did not run and its script
-	 * should: loading the library where it is missing, and giving up on functions where
-	 * the server has none or refuses them.
+	 * should, loading the library or giving up on functions as needed.
 	 */
 	private boolean cannotRun(LettuceConnection connection, Throwable failure) {
 		if (!(failure instanceof RedisCommandExecutionException)) {
@@ -146,10 +138,9 @@ final class FunctionCalls {
 	}
 
 	/**
-	 * Load the library on the server, or on every master of a Cluster, unless a load
-	 * started less than {@link #LOAD_INTERVAL_NANOS} ago. An {@code ERR} or
-	 * {@code NOPERM} reply (no such command, no permission, a library it cannot compile)
-	 * ends the use of functions: the server would give it again.
+	 * Load the library unless a load started less than {@link #LOAD_INTERVAL_NANOS} ago.
+	 * An {@code ERR} or {@code NOPERM} reply ends the use of functions: the server would
+	 * give it again.
 	 */
 	private void load(LettuceConnection connection) {
 		long now = System.nanoTime();
@@ -181,8 +172,7 @@ final class FunctionCalls {
 	}
 
 	/**
-	 * Translate what a Lettuce command fails with into Spring Data Redis's exceptions, as
-	 * its connections translate a blocking call's.
+	 * Translate a Lettuce failure into Spring Data Redis's exceptions.
 	 */
 	static DataAccessException translate(Throwable failure) {
 		Throwable cause = unwrap(failure);

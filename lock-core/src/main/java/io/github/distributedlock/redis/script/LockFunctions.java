@@ -11,33 +11,27 @@ import java.util.stream.Collectors;
 
 /**
  * Every script as a function of one Redis Functions library ({@code FUNCTION LOAD}, Redis
- * 7.0 and Valkey): the whole of {@code lib.lua} is defined once when the library loads,
- * and each script becomes a function of its {@code KEYS} and {@code ARGV}. A call then
- * defines none of the library's functions, as the {@code EVALSHA} text must on every call
- * (docs/design/cost.md). The library and its functions are named after a digest of its
- * text, so engines of different versions sharing one Redis each load and call their own.
+ * 7.0 and Valkey): {@code lib.lua} is defined once when the library loads, not on every
+ * call as with {@code EVALSHA} (docs/design/cost.md). The library and its functions are
+ * named after a digest of its text, so engines of different versions sharing one Redis
+ * each call their own.
  * <p>
- * A script that takes a lock is registered without flags: Redis refuses it whole while
- * memory is full. A script that only reads is {@code no-writes}, so that nothing a write
- * needs ({@code min-replicas-to-write}, free memory) refuses it. Every other script
- * releases or renews, and is {@code allow-oom}, so that a full Redis still lets holders
- * renew and release.
+ * A script that takes a lock has no flags, so Redis refuses it whole while memory is
+ * full; a read-only one is {@code no-writes}, so nothing a write needs refuses it; every
+ * other one releases or renews and is {@code allow-oom}, so a full Redis still lets
+ * holders renew and release.
  */
 public final class LockFunctions {
 
 	private static final List<LuaScript<?>> READ_ONLY = List.of(LockScripts.READ_HOLD, LockScripts.HELD_MEMBER);
 
-	// The functions' names in the text are the digest of the text with this in their
-	// place.
+	// Stands in for the digest in the functions' names, so the digest can cover the text.
 	private static final String DIGEST_MARK = "@digest@";
 
 	private static final String TEMPLATE = template();
 
 	private static final String DIGEST = digest(TEMPLATE).substring(0, 16);
 
-	/**
-	 * The library's name: {@code distributedlock_} and the digest of its text.
-	 */
 	public static final String LIBRARY_NAME = "distributedlock_" + DIGEST;
 
 	// Looked up on every call: built once. LuaScript keeps identity equality.
@@ -51,16 +45,10 @@ public final class LockFunctions {
 	private LockFunctions() {
 	}
 
-	/**
-	 * Return the library's text, for {@code FUNCTION LOAD}.
-	 */
 	public static byte[] library() {
 		return LIBRARY.clone();
 	}
 
-	/**
-	 * Return the name of the function that runs a script.
-	 */
 	public static String functionName(LuaScript<?> script) {
 		String name = NAMES.get(script);
 		if (name == null) {

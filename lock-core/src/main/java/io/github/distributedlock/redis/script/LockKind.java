@@ -34,9 +34,7 @@ import static io.github.distributedlock.redis.script.LockScripts.RENEW;
 public enum LockKind {
 
 	/**
-	 * A plain lock: the lock hash {owner digest, holds, token, a field per hold}. Its
-	 * waiters line up for reservations, its keyspace events are usable, a multi-lock can
-	 * take several at once, and the watchdog renews many in one script.
+	 * A plain lock: the lock hash {owner digest, holds, token, a field per hold}.
 	 */
 	EXCLUSIVE {
 
@@ -56,9 +54,8 @@ public enum LockKind {
 	},
 
 	/**
-	 * A fair lock: the lock hash of a plain lock, plus a queue of waiters in Redis that
-	 * gives it out in arrival order across processes (see {@code FairAcquisition}). Its
-	 * waiters keep their own line, so they take no reservations.
+	 * A fair lock: a plain lock's hash, plus a Redis queue that serves waiters in arrival
+	 * order (see {@code FairAcquisition}).
 	 */
 	FAIR {
 
@@ -79,9 +76,8 @@ public enum LockKind {
 
 	/**
 	 * A read lock: a reader (its owner's digest) in the lock's readers sorted set, scored
-	 * by lease end, with the ids of its holds beside it. Its waiters line up for
-	 * reservations like a plain lock's; the sorted set's keyspace events don't say
-	 * "free", so waiters listen on the release channel.
+	 * by lease end, with the ids of its holds beside it. The sorted set's keyspace events
+	 * don't say "free", so waiters listen on the release channel.
 	 */
 	READ {
 
@@ -160,7 +156,6 @@ public enum LockKind {
 
 	/**
 	 * Build one attempt of the acquire script.
-	 * @param fenceIdleMillis the idle time after which the fencing counter may vanish
 	 */
 	public abstract ScriptCall acquire(LockSpec spec, Attempt attempt, long fenceIdleMillis);
 
@@ -188,9 +183,6 @@ public enum LockKind {
 		return null;
 	}
 
-	/**
-	 * Return the channel this kind's releases are published on.
-	 */
 	public String releaseChannel(String lockKey) {
 		return LockKeys.releaseChannel(lockKey);
 	}
@@ -211,10 +203,9 @@ public enum LockKind {
 	}
 
 	/**
-	 * Return whether a hold is the lock hash itself (owner, token, a field per hold), not
-	 * a member of a sorted set: then the key's keyspace events say when it is free, the
-	 * watchdog renews it in batches with the renew script, and {@link #isHeld} reads the
-	 * hash's owner and token.
+	 * Return whether a hold is the lock hash itself, not a member of a sorted set: then
+	 * the key's keyspace events say when it is free, the watchdog renews it in batches,
+	 * and {@link #isHeld} reads the hash.
 	 */
 	public boolean inLockHash() {
 		return this == EXCLUSIVE || this == FAIR;
@@ -227,9 +218,6 @@ public enum LockKind {
 		return this == FAIR;
 	}
 
-	/**
-	 * Return whether a multi-lock may take it.
-	 */
 	public boolean multiLockable() {
 		return this == EXCLUSIVE;
 	}
@@ -267,9 +255,6 @@ public enum LockKind {
 		return DROP_INTENT.call(spec, new ScriptArgs.DropIntent(owner));
 	}
 
-	/**
-	 * Build the leaving of a fair lock's queue by a waiter that gave up.
-	 */
 	public static ScriptCall leaveQueue(LockSpec spec, String owner) {
 		return LEAVE_FAIR.call(spec, new ScriptArgs.LeaveFair(owner));
 	}
@@ -285,9 +270,8 @@ public enum LockKind {
 	}
 
 	/**
-	 * Build the renewal of several plain locks' holds in one script, given what each hold
-	 * won; it returns, for each, 1 renewed, -1 gone, -2 held by someone else (or that
-	 * hold was released).
+	 * Build the renewal of several plain locks' holds in one script; it returns, for
+	 * each, 1 renewed, -1 gone, -2 held by someone else (or that hold was released).
 	 */
 	public static ScriptCall renew(List<Grant> grants) {
 		List<LockSpec> specs = grants.stream().map(Grant::spec).toList();
@@ -305,17 +289,15 @@ public enum LockKind {
 	/**
 	 * What one acquire attempt carries besides the lock.
 	 *
-	 * @param owner the owner
 	 * @param hold the id of the hold this acquisition takes, the same for each of its
 	 * attempts, so that an attempt whose reply was lost is found, not counted again
 	 * @param remainingWaitMillis how long the caller will keep waiting (-1 indefinitely),
 	 * so that a writer announces itself to readers only for that long
 	 * @param mayHaveIntent whether an earlier attempt was held back by readers, and so
-	 * may have left a writer intent to clean up
+	 * may have left a writer intent
 	 * @param holdsIt whether the caller already holds the lock, so that finding it ours
 	 * is a re-entry rather than a hold left by a lost reply
-	 * @param handOff the caller's request, which keeps its place in the lock's line, or
-	 * {@code null} for none
+	 * @param handOff the caller's request, keeping its place in the line, or {@code null}
 	 */
 	public record Attempt(String owner, String hold, long remainingWaitMillis, boolean mayHaveIntent, boolean holdsIt,
 			@Nullable HandOffRequest handOff) {

@@ -18,9 +18,8 @@ import static io.github.distributedlock.redis.script.ScriptKey.WRITER_INTENT;
 
 /**
  * The engine's Lua scripts, each with its keys in order and the record of its arguments
- * ({@link ScriptArgs}): the one declaration of both orders. Each script's header names
- * the same keys and arguments for Lua readers; {@code LockScriptsTests} keeps the two
- * equal.
+ * ({@link ScriptArgs}): the one declaration of both orders, which each script's header
+ * repeats for Lua readers ({@code LockScriptsTests} keeps them equal).
  */
 public final class LockScripts {
 
@@ -79,9 +78,6 @@ public final class LockScripts {
 	static final LuaScript<ScriptArgs.DropIntent> DROP_INTENT = LuaScript.load("drop-intent.lua", ReturnType.INTEGER,
 			ScriptArgs.DropIntent.class, WRITER_INTENT, CHANNEL);
 
-	/**
-	 * Every script, for checks that cover them all.
-	 */
 	public static final List<LuaScript<?>> ALL = List.of(ACQUIRE, RELEASE, EXTEND, ACQUIRE_READ, RELEASE_READ,
 			EXTEND_READ, ACQUIRE_PERMIT, RELEASE_PERMIT, EXTEND_PERMIT, ACQUIRE_FAIR, RELEASE_FAIR, LEAVE_FAIR,
 			HELD_MEMBER, ACQUIRE_ALL, RENEW, READ_HOLD, FORCE_RELEASE, DROP_INTENT);

@@ -9,20 +9,17 @@ import java.util.regex.Pattern;
 
 /**
  * The functions of {@code lib.lua}, each with the comment above it, and which of them a
- * script needs. A script is sent with the functions it calls (and those they call) in the
- * library's order, not the whole library: Redis runs a script's text on every call, so
- * each function defined costs a closure per call (about 380 instructions of Redis's,
- * docs/design/cost.md), whether it is used or not. A script whose usual case returns
- * early can mark the line after it with {@link #REST}: the functions that only the code
- * below the mark calls are defined there, and the usual case never defines them. A script
- * with several such paths, each returning before the next, can mark the line after each.
+ * script needs. A script is sent with only the functions it calls, directly or not, since
+ * each function defined costs a closure on every call, used or not (docs/design/cost.md).
+ * A script whose usual case returns early can mark the line after it with {@link #REST},
+ * so that the functions only the code below calls are defined there; a script may have
+ * several such marks.
  */
 final class LuaLibrary {
 
 	/**
-	 * A line of a script where the library functions that the code below it calls, down
-	 * to the next such line, are defined, unless the code above defined them already; the
-	 * others go before the script.
+	 * A line of a script where the library functions that the code below it (down to the
+	 * next such line) calls are defined, unless defined already.
 	 */
 	static final String REST = "-- (lib.lua: the functions that only the code below calls)";
 
@@ -81,10 +78,8 @@ final class LuaLibrary {
 	}
 
 	/**
-	 * Return the script with the library functions it calls: before it, or, for a script
-	 * with {@link #REST} lines, those that the code above the first such line calls
-	 * before it, and at each such line those that the code down to the next one (or to
-	 * the end) calls and that are not defined yet.
+	 * Return the script with the library functions it calls: before it, or, with
+	 * {@link #REST} lines, before each block those of its functions not defined yet.
 	 */
 	String link(String name, String script) {
 		Matcher rest = Pattern.compile("(?m)^" + Pattern.quote(REST) + "[ \\t]*\\r?$").matcher(script);
@@ -123,9 +118,6 @@ final class LuaLibrary {
 		return needed;
 	}
 
-	/**
-	 * The definitions of the given functions but those left out, in the library's order.
-	 */
 	private String definitions(Set<String> needed, Set<String> leftOut) {
 		StringBuilder definitions = new StringBuilder();
 		this.functions.forEach((function, text) -> {

@@ -15,18 +15,11 @@ import org.springframework.data.redis.connection.ReturnType;
 
 /**
  * One of the engine's Lua scripts: its text and SHA-1, read once from the {@code .lua}
- * resource next to this class, with the keys it takes and the record of its arguments.
- * Loading the text once matters: a script read through a {@code Resource} checks the
- * resource's modification time on every call.
- * <p>
- * The shared functions of {@code lib.lua} that a script calls are prepended to it
- * ({@link LuaLibrary}), and the SHA-1 is that of the combined text, so {@code EVALSHA}
- * needs nothing newer than Redis 6.2. The order of a script's {@code KEYS} is the order
- * of its {@link ScriptKey}s here, and that of its {@code ARGV} the order of its
- * {@link ScriptArgs} record's components; the script's {@code -- KEYS:} and
- * {@code -- ARGV:} header lines name the same, as {@code LockScriptsTests} checks.
- *
- * @param <A> the record of the script's arguments
+ * resource next to this class (a script read through a {@code Resource} checks its
+ * modification time on every call), with its keys in order and the record of its
+ * arguments. The {@code lib.lua} functions it calls are prepended ({@link LuaLibrary})
+ * and the SHA-1 is that of the combined text, so {@code EVALSHA} needs nothing newer than
+ * Redis 6.2.
  */
 public final class LuaScript<A extends ScriptArgs> {
 
@@ -60,10 +53,7 @@ public final class LuaScript<A extends ScriptArgs> {
 	}
 
 	/**
-	 * Load a script that takes the keys of one lock, with the library functions it calls
-	 * prepended.
-	 * @param argsType the record of the script's arguments
-	 * @param keys the script's keys, in order
+	 * Load a script that takes the given keys of one lock.
 	 * @throws IllegalStateException if the script is missing
 	 */
 	static <A extends ScriptArgs> LuaScript<A> load(String name, ReturnType returnType, Class<A> argsType,
@@ -72,10 +62,7 @@ public final class LuaScript<A extends ScriptArgs> {
 	}
 
 	/**
-	 * Load a script that takes the keys of several locks: the given keys, in order, once
-	 * for each lock.
-	 * @param argsType the record of the script's arguments
-	 * @param keys the keys of each lock, in order
+	 * Load a script that takes the given keys once for each lock.
 	 * @throws IllegalStateException if the script is missing
 	 */
 	static <A extends ScriptArgs> LuaScript<A> loadForEachLock(String name, ReturnType returnType, Class<A> argsType,
@@ -112,8 +99,8 @@ public final class LuaScript<A extends ScriptArgs> {
 
 	/**
 	 * Build a run of this script on the keys of one lock.
-	 * @throws IllegalStateException if the script takes the keys of several locks, or a
-	 * key that is not a key of a lock
+	 * @throws IllegalStateException if it takes the keys of several locks, or a key a
+	 * lock spec does not say
 	 */
 	ScriptCall call(LockSpec spec, A args) {
 		if (this.keysPerLock) {
@@ -123,8 +110,7 @@ public final class LuaScript<A extends ScriptArgs> {
 	}
 
 	/**
-	 * Build a run of this script on the keys of several locks, each lock's in the
-	 * declared order.
+	 * Build a run of this script on the keys of several locks.
 	 * @throws IllegalStateException if the script takes the keys of one lock
 	 */
 	ScriptCall call(List<LockSpec> specs, A args) {
@@ -139,9 +125,7 @@ public final class LuaScript<A extends ScriptArgs> {
 	}
 
 	/**
-	 * Build a run of this script on keys the caller built, for a script that takes a key
-	 * a lock spec does not say, or no lock spec at hand.
-	 * @param keys the keys, in the declared order
+	 * Build a run of this script on keys the caller built, in the declared order.
 	 * @throws IllegalArgumentException if there are not as many keys as declared
 	 */
 	public ScriptCall callWithKeys(List<String> keys, A args) {
@@ -168,17 +152,10 @@ public final class LuaScript<A extends ScriptArgs> {
 		return this.returnType;
 	}
 
-	/**
-	 * Return the record of the script's arguments, whose components are its {@code ARGV}
-	 * in order.
-	 */
 	Class<A> argsType() {
 		return this.argsType;
 	}
 
-	/**
-	 * Return the script's keys, in order: once, or once for each lock.
-	 */
 	List<ScriptKey> keys() {
 		return this.keys;
 	}

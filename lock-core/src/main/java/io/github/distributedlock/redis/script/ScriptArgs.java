@@ -9,15 +9,20 @@ import io.github.distributedlock.redis.core.LockKeys;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The arguments of one of the engine's Lua scripts: one record per script, whose
- * components, in order, are the script's {@code ARGV}. A record is the one declaration of
- * that order; the script's {@code -- ARGV:} header names the same components in
- * snake_case, as {@code LockScriptsTests} checks. A list component is a group repeated
- * once per lock, and a {@code @Nullable} last component is an optional argument that is
- * left off when {@code null}. {@link Acquire} and {@link Release} also leave off trailing
- * arguments that all have the value the script reads when they are absent (each argument
- * costs Redis work before the script runs: docs/design/cost.md). Flags go to Redis as
- * {@code '1'} or {@code '0'}, numbers as decimal strings.
+ * The arguments of one of the engine's Lua scripts: one record per script (or pair of
+ * scripts), named after it, whose components are, in order, the script's {@code ARGV}, as
+ * its {@code -- ARGV:} header names them in snake_case. A list component is a group
+ * repeated once per lock; a {@code @Nullable} last component is left off when
+ * {@code null}. {@link Acquire} and {@link Release} also leave off trailing arguments at
+ * the value the script reads when they are absent (each argument costs Redis work:
+ * docs/design/cost.md).
+ * <p>
+ * Components mean the same in every record: {@code owner} the owner id, {@code hold} the
+ * hold's id (the same for each attempt of one acquisition), {@code token} its fencing
+ * token, {@code leaseMs} the (new) lease, {@code keepMs} what is left of its minimum hold
+ * (0 for none), {@code fenceIdleMs} the idle time after which the fencing counter may
+ * vanish, {@code request} the caller's request in the lock's line ({@code ""} for none),
+ * {@code requestTtlMs} how long the requests set lives after the last filing.
  */
 public sealed interface ScriptArgs {
 
@@ -35,19 +40,11 @@ public sealed interface ScriptArgs {
 	}
 
 	/**
-	 * Take a lock, take it again (reentrant), or report who has it ({@code acquire.lua}).
+	 * Take a lock, take it again (reentrant), or report who has it; {@code mayHaveIntent}
+	 * and {@code holdsIt} are those of {@link LockKind.Attempt}.
 	 *
-	 * @param owner the owner id
-	 * @param hold the id of the hold this acquisition takes, the same for each attempt
-	 * @param leaseMs the lease
 	 * @param waitMs how long the caller will keep waiting (-1 indefinitely, 0 sets no
 	 * writer intent)
-	 * @param request the caller's request in the lock's line, or {@code ""} for none
-	 * @param requestTtlMs how long the requests set lives after the last filing
-	 * @param mayHaveIntent whether an earlier attempt may have set the writer intent
-	 * @param holdsIt whether the caller already holds the lock (a real re-entry)
-	 * @param reentrant whether the owner may take the lock again
-	 * @param fenceIdleMs the idle time after which the fencing counter may vanish
 	 */
 	record Acquire(String owner, String hold, long leaseMs, long waitMs, String request, long requestTtlMs,
 			boolean mayHaveIntent, boolean holdsIt, boolean reentrant, long fenceIdleMs) implements ScriptArgs {
@@ -61,12 +58,10 @@ public sealed interface ScriptArgs {
 		}
 
 		/**
-		 * Return how many arguments to send: the first four, then the optional ones only
-		 * as far as the last one not at the value the script reads when it is left off.
-		 * The request comes first, so that a waiter's attempts (two per contended
-		 * acquisition) send five. The request's time to live counts only with a request,
-		 * and whether the owner may take the lock again only with a re-entry: without
-		 * them, the script never reads either.
+		 * Return how many arguments to send: the first four, then the optional ones up to
+		 * the last one not at its default. The request comes first, so that a waiter's
+		 * attempts send five. The script reads {@code requestTtlMs} only with a request,
+		 * and {@code reentrant} only with a re-entry.
 		 */
 		private int sent() {
 			if (this.fenceIdleMs != LockKeys.FENCE_IDLE_MILLIS) {
@@ -91,13 +86,8 @@ public sealed interface ScriptArgs {
 
 	/**
 	 * Release one hold of a lock, reserving it for the oldest request when the last hold
-	 * goes; or withdraw a waiter's request ({@code release.lua}).
+	 * goes; or withdraw a waiter's request.
 	 *
-	 * @param owner the owner id ({@code ""} for a withdrawal)
-	 * @param token the hold's fencing token (ignored for a withdrawal)
-	 * @param hold the hold's id ({@code ""} for a withdrawal)
-	 * @param handOff whether the last release reserves the lock for the oldest request
-	 * @param keepMs what is left of the hold's minimum hold (0 for none)
 	 * @param withdrawnRequest the request of a waiter that gives up, or {@code null} to
 	 * release a hold
 	 */
@@ -122,15 +112,7 @@ public sealed interface ScriptArgs {
 
 	}
 
-	/**
-	 * Lengthen the lease of a hold of a lock, for its owner only; it never shortens a
-	 * lease ({@code extend.lua}).
-	 *
-	 * @param owner the owner id
-	 * @param token the hold's fencing token
-	 * @param hold the hold's id
-	 * @param leaseMs the new lease
-	 */
+	/** Lengthen a hold's lease, for its owner only; it never shortens one. */
 	record Extend(String owner, long token, String hold, long leaseMs) implements ScriptArgs {
 
 		@Override
@@ -140,18 +122,7 @@ public sealed interface ScriptArgs {
 
 	}
 
-	/**
-	 * Take a read lock, shared with other readers and excluded by a writer
-	 * ({@code acquire-read.lua}).
-	 *
-	 * @param owner the owner id
-	 * @param hold the id of the hold this acquisition takes, the same for each attempt
-	 * @param leaseMs the lease
-	 * @param reentrant whether the owner may take it again
-	 * @param fenceIdleMs the idle time after which the fencing counter may vanish
-	 * @param request the caller's request in the lock's line, or {@code ""} for none
-	 * @param requestTtlMs how long the requests set lives after the last filing
-	 */
+	/** Take a read lock, shared with other readers and excluded by a writer. */
 	record AcquireRead(String owner, String hold, long leaseMs, boolean reentrant, long fenceIdleMs, String request,
 			long requestTtlMs) implements ScriptArgs {
 
@@ -164,14 +135,9 @@ public sealed interface ScriptArgs {
 	}
 
 	/**
-	 * Release one read hold, waking a waiting writer when the last reader leaves
-	 * ({@code release-read.lua}); or give a permit back and wake a waiter
-	 * ({@code release-permit.lua}). Both keep the member taken for what is left of its
-	 * minimum hold.
-	 *
-	 * @param owner the owner id
-	 * @param hold the hold's id
-	 * @param keepMs what is left of the hold's minimum hold (0 for none)
+	 * Release a read hold, waking a writer when the last reader leaves, or give a permit
+	 * back, waking a waiter; both keep the member taken for what is left of its minimum
+	 * hold.
 	 */
 	record ReleaseMember(String owner, String hold, long keepMs) implements ScriptArgs {
 
@@ -183,12 +149,8 @@ public sealed interface ScriptArgs {
 	}
 
 	/**
-	 * Lengthen the lease of a read hold ({@code extend-read.lua}) or a permit
-	 * ({@code extend-permit.lua}), for its holder only; it never moves an end earlier.
-	 *
-	 * @param owner the owner id
-	 * @param hold the hold's id
-	 * @param leaseMs the new lease
+	 * Lengthen the lease of a read hold or a permit, for its holder only; it never moves
+	 * an end earlier.
 	 */
 	record ExtendMember(String owner, String hold, long leaseMs) implements ScriptArgs {
 
@@ -199,16 +161,7 @@ public sealed interface ScriptArgs {
 
 	}
 
-	/**
-	 * Take one of the permits of a semaphore, each with its own lease
-	 * ({@code acquire-permit.lua}).
-	 *
-	 * @param owner the owner id
-	 * @param hold the id of the permit this acquisition takes, the same for each attempt
-	 * @param leaseMs the lease
-	 * @param permits the number of permits
-	 * @param fenceIdleMs the idle time after which the fencing counter may vanish
-	 */
+	/** Take one of a semaphore's permits, each with its own lease. */
 	record AcquirePermit(String owner, String hold, long leaseMs, int permits, long fenceIdleMs) implements ScriptArgs {
 
 		@Override
@@ -219,14 +172,8 @@ public sealed interface ScriptArgs {
 	}
 
 	/**
-	 * Take a fair lock in arrival order: only the first live waiter of its queue may
-	 * ({@code acquire-fair.lua}).
+	 * Take a fair lock in arrival order: only the first live waiter of its queue may.
 	 *
-	 * @param owner the owner id
-	 * @param hold the id of the hold this acquisition takes, the same for each attempt
-	 * @param leaseMs the lease
-	 * @param reentrant whether the owner may take the lock again
-	 * @param fenceIdleMs the idle time after which the fencing counter may vanish
 	 * @param waiterTimeoutMs how long a waiter that stops calling keeps its place
 	 * @param join whether to join the queue when it is not our turn, rather than try once
 	 */
@@ -241,15 +188,7 @@ public sealed interface ScriptArgs {
 
 	}
 
-	/**
-	 * Release one hold of a fair lock; the last hold wakes only the next waiter
-	 * ({@code release-fair.lua}).
-	 *
-	 * @param owner the owner id
-	 * @param token the hold's fencing token
-	 * @param hold the hold's id
-	 * @param keepMs what is left of the hold's minimum hold (0 for none)
-	 */
+	/** Release one hold of a fair lock; the last hold wakes only the next waiter. */
 	record ReleaseFair(String owner, long token, String hold, long keepMs) implements ScriptArgs {
 
 		@Override
@@ -259,12 +198,7 @@ public sealed interface ScriptArgs {
 
 	}
 
-	/**
-	 * Leave a fair lock's queue after giving up, waking the new head if the lock is free
-	 * ({@code leave-fair.lua}).
-	 *
-	 * @param owner the owner id
-	 */
+	/** Leave a fair lock's queue, waking the new head if the lock is free. */
 	record LeaveFair(String owner) implements ScriptArgs {
 
 		@Override
@@ -276,9 +210,8 @@ public sealed interface ScriptArgs {
 
 	/**
 	 * Check whether an owner's member of a lease-scored sorted set, a reader or a permit,
-	 * still holds it ({@code held-member.lua}).
+	 * still holds it.
 	 *
-	 * @param owner the owner id
 	 * @param suffix what follows the owner's digest in the member: {@code ""} for a
 	 * reader, {@code "|<hold>"} for a permit
 	 */
@@ -292,15 +225,9 @@ public sealed interface ScriptArgs {
 	}
 
 	/**
-	 * Take several locks at once, all or nothing ({@code acquire-all.lua}).
+	 * Take several locks at once, all or nothing.
 	 *
-	 * @param owner the owner id
-	 * @param hold the id of the hold this acquisition takes in each lock
-	 * @param reentrant whether the owner may take a lock again
-	 * @param fenceIdleMs the idle time after which a fencing counter may vanish
-	 * @param request the caller's request, filed with the lock that blocks, or {@code ""}
-	 * for none
-	 * @param requestTtlMs how long a requests set lives after the last filing
+	 * @param request the caller's request, filed with the lock that blocks
 	 * @param leaseMs the lease of each lock, in the order of the locks' keys
 	 */
 	record AcquireAll(String owner, String hold, boolean reentrant, long fenceIdleMs, String request, long requestTtlMs,
@@ -320,8 +247,7 @@ public sealed interface ScriptArgs {
 	}
 
 	/**
-	 * Renew the leases of many holds in one round trip, the watchdog's batch
-	 * ({@code renew.lua}).
+	 * Renew the leases of many holds in one round trip, the watchdog's batch.
 	 *
 	 * @param renewals one renewal per hold, in the order of the locks' keys
 	 */
@@ -337,24 +263,13 @@ public sealed interface ScriptArgs {
 			return argv;
 		}
 
-		/**
-		 * The renewal of one hold.
-		 *
-		 * @param owner the owner id
-		 * @param token the hold's fencing token
-		 * @param hold the hold's id
-		 * @param leaseMs the new lease
-		 */
 		record Renewal(String owner, long token, String hold, long leaseMs) {
 
 		}
 
 	}
 
-	/**
-	 * Read who holds a lock, with its token, remaining lease and one of its holds, in one
-	 * step ({@code read-hold.lua}); it takes no arguments.
-	 */
+	/** Read who holds a lock, with its token, remaining lease and one hold. */
 	record ReadHold() implements ScriptArgs {
 
 		@Override
@@ -365,10 +280,9 @@ public sealed interface ScriptArgs {
 	}
 
 	/**
-	 * Delete a lock whoever holds it, and wake its waiters ({@code force-release.lua}).
+	 * Delete a lock whoever holds it, and wake its waiters.
 	 *
-	 * @param token the fencing token of the hold to force out, as the lock hash holds it
-	 * (the script compares the two as text)
+	 * @param token the fencing token of the hold to force out, compared as text
 	 */
 	record ForceRelease(String token) implements ScriptArgs {
 
@@ -379,12 +293,7 @@ public sealed interface ScriptArgs {
 
 	}
 
-	/**
-	 * Drop a writer's own intent when it stops waiting without the lock
-	 * ({@code drop-intent.lua}).
-	 *
-	 * @param owner the owner id
-	 */
+	/** Drop a writer's own intent as it stops waiting without the lock. */
 	record DropIntent(String owner) implements ScriptArgs {
 
 		@Override

@@ -8,9 +8,8 @@ import io.github.distributedlock.redis.core.LockSpec;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A key that the engine's Lua scripts take, named as the scripts' {@code -- KEYS:}
- * headers name it (in lower case), with how it is built for a lock. A script declares its
- * keys, in order, as a list of these in {@link LockScripts}.
+ * A key that the engine's Lua scripts take, named as in their {@code -- KEYS:} headers
+ * (in lower case), with how it is built for a lock.
  */
 enum ScriptKey {
 
@@ -44,10 +43,7 @@ enum ScriptKey {
 	/** A semaphore's permits, a sorted set scored by lease end. */
 	PERMITS((spec) -> LockKeys.permits(spec.lockKey())),
 
-	/**
-	 * A lease-scored sorted set, the readers or the permits: which one depends on the
-	 * kind, so the caller passes it.
-	 */
+	/** The readers or the permits, by kind: the caller passes it. */
 	MEMBERS(null);
 
 	private final @Nullable Function<LockSpec, String> builder;
@@ -67,9 +63,6 @@ enum ScriptKey {
 		return this.builder.apply(spec);
 	}
 
-	/**
-	 * Return the key's name in the scripts' headers.
-	 */
 	@Override
 	public String toString() {
 		return name().toLowerCase(java.util.Locale.ROOT);

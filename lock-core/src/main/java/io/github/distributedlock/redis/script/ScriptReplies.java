@@ -15,16 +15,13 @@ import org.springframework.dao.DataAccessException;
 
 /**
  * Reads the scripts' replies, and translates Redis failures into exceptions that name the
- * lock: shared by the blocking and the reactive commands.
+ * lock.
  */
 public final class ScriptReplies {
 
 	private ScriptReplies() {
 	}
 
-	/**
-	 * Read the acquire script's reply.
-	 */
 	public static AcquireResult acquireResult(LockSpec spec, @Nullable List<?> reply) {
 		if (reply == null || reply.size() < 2) {
 			throw new LockAccessException(spec.name(), "unexpected reply from the acquire script: " + reply, null);
@@ -36,9 +33,6 @@ public final class ScriptReplies {
 		return new AcquireResult(status, token, ttl, rank);
 	}
 
-	/**
-	 * Read the multi-lock acquire script's reply.
-	 */
 	public static MultiAcquireResult multiAcquireResult(LockName first, int locks, @Nullable List<?> reply) {
 		if (reply == null || reply.isEmpty()) {
 			throw new LockAccessException(first, "unexpected reply from the multi-lock script: " + reply, null);
@@ -55,9 +49,6 @@ public final class ScriptReplies {
 				((Number) reply.get(3)).longValue());
 	}
 
-	/**
-	 * Translate a Redis failure into an exception that names the lock and what failed.
-	 */
 	public static LockException failure(LockName name, String operation, DataAccessException ex) {
 		if (Thread.currentThread().isInterrupted()) {
 			// The client gave up on the command because the thread was interrupted.
@@ -66,8 +57,7 @@ public final class ScriptReplies {
 		String reason = String.valueOf(ex.getMessage());
 		String root = ex.getMostSpecificCause().getMessage();
 		if (root != null && !reason.contains(root)) {
-			// Script errors say only "Error in execution"; the cause says why (OOM,
-			// NOPERM, ...).
+			// Script errors say only "Error in execution"; the cause says why (OOM, ...).
 			reason = reason + ": " + root;
 		}
 		return new LockAccessException(name, "Redis failed during " + operation + ": " + reason, ex);

@@ -44,10 +44,8 @@ public final class ScriptRunner {
 	}
 
 	/**
-	 * Run a script. Throws the Spring Data Redis {@code DataAccessException} of a
-	 * failure.
-	 * @param <T> the reply type: {@code Long} for integer scripts, {@code List} for the
-	 * others
+	 * Run a script, throwing Spring Data Redis's {@code DataAccessException} on failure.
+	 * @param <T> {@code Long} for integer scripts, {@code List} for the others
 	 */
 	public <T> @Nullable T execute(ScriptCall call) {
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
@@ -55,11 +53,6 @@ public final class ScriptRunner {
 		}
 	}
 
-	/**
-	 * Run a script on the given connection.
-	 * @param <T> the reply type: {@code Long} for integer scripts, {@code List} for the
-	 * others
-	 */
 	public <T> @Nullable T execute(RedisConnection connection, ScriptCall call) {
 		FunctionCalls functions = this.functions;
 		if (functions != null && functions.usable() && target(connection) instanceof LettuceConnection lettuce) {
@@ -87,8 +80,8 @@ public final class ScriptRunner {
 
 	/**
 	 * Run an integer script without waiting for its reply, where the factory shares one
-	 * Lettuce connection; otherwise run it now. A failure to send it is thrown; nobody
-	 * hears of a failure of its run.
+	 * Lettuce connection; otherwise run it now. A failure to send it is thrown; a failure
+	 * of its run is dropped.
 	 */
 	public void executeAsync(ScriptCall call) {
 		if (sendAsync(call) != null) {
@@ -98,13 +91,12 @@ public final class ScriptRunner {
 			execute(call);
 		}
 		catch (RuntimeException ex) {
-			// As the failure of a script sent without waiting: nobody waits for it.
+			// As for a script sent without waiting: nobody waits for it.
 		}
 	}
 
 	/**
-	 * Return the client's command timeout, where the factory shares one Lettuce
-	 * connection (the only case {@link #sendAsync} sends), or {@code null}.
+	 * Return the command timeout where {@link #sendAsync} sends, or {@code null}.
 	 */
 	public @Nullable Duration commandTimeout() {
 		return this.async
@@ -113,11 +105,9 @@ public final class ScriptRunner {
 	}
 
 	/**
-	 * Send a script on the factory's one shared Lettuce connection, without waiting for
-	 * its reply. It fails, when sent or in the future, with Spring Data Redis's
-	 * {@code DataAccessException}, as a blocking call's would.
-	 * @return its reply to come, or {@code null} if the factory does not share one
-	 * Lettuce connection
+	 * Send a script on the factory's one shared Lettuce connection without waiting; it
+	 * fails with Spring Data Redis's exceptions, as a blocking call would.
+	 * @return its reply to come, or {@code null} without one shared Lettuce connection
 	 */
 	public <T> @Nullable CompletableFuture<T> sendAsync(ScriptCall call) {
 		if (!this.async) {
@@ -176,16 +166,13 @@ public final class ScriptRunner {
 
 	/**
 	 * Return whether every connection of the factory is the same native connection, so
-	 * that commands sent one after another travel on one server connection unless it
-	 * reconnects.
+	 * that commands sent in turn travel on one server connection unless it reconnects.
 	 */
 	public static boolean sharesOneConnection(RedisConnectionFactory factory) {
 		return LETTUCE && Lettuce.sharesOneConnection(factory);
 	}
 
-	/**
-	 * Kept apart so that Lettuce classes are only loaded when Lettuce is there.
-	 */
+	// Apart, so that Lettuce classes are only loaded when Lettuce is there.
 	private static final class Lettuce {
 
 		static boolean sharesOneConnection(RedisConnectionFactory factory) {

@@ -1,7 +1,6 @@
 /**
- * The Lua scripts: their files, their key and argument records, each lock kind's calls,
- * the runner that sends them, and the reading of their replies. Internal: not an API; may
- * change in any release.
+ * The Lua scripts, their keys and arguments, each lock kind's calls, the runner and the
+ * replies. Internal: not an API; may change in any release.
  */
 @NullMarked
 package io.github.distributedlock.redis.script;

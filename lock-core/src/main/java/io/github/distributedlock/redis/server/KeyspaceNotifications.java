@@ -25,7 +25,6 @@ public final class KeyspaceNotifications {
 
 	/**
 	 * Check the server's setting and, if allowed, add what is missing.
-	 * @param connectionFactory the connection factory
 	 * @param configure whether this may run {@code CONFIG SET}
 	 * @throws KeyspaceNotificationsException if the setting lacks flags and may not or
 	 * cannot be changed; the message says what to configure
@@ -43,8 +42,7 @@ public final class KeyspaceNotifications {
 	}
 
 	/**
-	 * Return the flags in a {@code CONFIG GET} reply of the parameter, empty if it has
-	 * none.
+	 * Return the flags in a {@code CONFIG GET} reply of the parameter, empty if none.
 	 */
 	public static String flags(@Nullable Properties config) {
 		String value = (config != null) ? config.getProperty(PARAMETER) : null;
@@ -53,11 +51,8 @@ public final class KeyspaceNotifications {
 
 	/**
 	 * Return what to set the parameter to, given its flags now.
-	 * @param current the flags now
-	 * @param configure whether the setting may be changed
 	 * @return the flags with those missing added, or {@code null} if none is missing
-	 * @throws KeyspaceNotificationsException if flags are missing and the setting may not
-	 * be changed
+	 * @throws KeyspaceNotificationsException if flags are missing and may not be added
 	 */
 	public static @Nullable String update(String current, boolean configure) {
 		String missing = missingFlags(current);
@@ -71,9 +66,6 @@ public final class KeyspaceNotifications {
 		return current + missing;
 	}
 
-	/**
-	 * Return the error for a setting that could not be read or changed.
-	 */
 	public static KeyspaceNotificationsException unreachable(Exception ex) {
 		return new KeyspaceNotificationsException("unknown", "Kgx",
 				"the library could not read or set it (" + ex.getMessage() + ")", ex);

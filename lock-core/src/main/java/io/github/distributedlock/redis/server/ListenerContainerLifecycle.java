@@ -11,9 +11,9 @@ import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
- * The pub/sub listener container waiters are woken through: one given by the application,
- * which its owner starts and stops, or one of the template's own, created, started and
- * destroyed here. Absent when the template is built without pub/sub.
+ * The pub/sub listener container waiters are woken through: the application's, which its
+ * owner starts and stops, or the template's own, created, started and destroyed here;
+ * none without pub/sub.
  */
 public final class ListenerContainerLifecycle implements AutoCloseable {
 
@@ -36,9 +36,8 @@ public final class ListenerContainerLifecycle implements AutoCloseable {
 			return new ListenerContainerLifecycle(given, false);
 		}
 		if (pubSub) {
-			// Only where the template connects at startup anyway: one built without
-			// pub/sub, or on a container of its owner's, talks to Redis only when a lock
-			// is taken.
+			// Only here, where the template connects at startup anyway: otherwise it
+			// talks to Redis only when a lock is taken.
 			RedisVersion.check(connectionFactory);
 			return new ListenerContainerLifecycle(newContainer(connectionFactory), true);
 		}
@@ -48,22 +47,18 @@ public final class ListenerContainerLifecycle implements AutoCloseable {
 	private static RedisMessageListenerContainer newContainer(RedisConnectionFactory connectionFactory) {
 		RedisMessageListenerContainer container = new RedisMessageListenerContainer();
 		container.setConnectionFactory(connectionFactory);
-		// Listeners only note a message and hand what it sets off to a waiter's thread or
-		// send without blocking, so run them on the thread that received the message
-		// (Lettuce's I/O thread, or Jedis's subscription thread) instead of a new thread
-		// per message.
+		// Listeners never block, so they run on the thread that received the message,
+		// not on a new thread per message.
 		container.setTaskExecutor(Runnable::run);
-		// A blocking client (Jedis) subscribes by reading on the calling thread until the
-		// subscription ends, so it needs a thread of its own; Lettuce never uses this
-		// one.
+		// Jedis subscribes by reading on the calling thread until the subscription
+		// ends, so it needs a thread of its own; Lettuce never uses it.
 		SimpleAsyncTaskExecutor subscriptions = new SimpleAsyncTaskExecutor("distributed-lock-subscription-");
 		subscriptions.setDaemon(true);
 		container.setSubscriptionExecutor(subscriptions);
 		ExponentialBackOff backOff = new ExponentialBackOff(100, 2);
 		backOff.setMaxInterval(2000);
 		container.setRecoveryBackoff(backOff);
-		// Spring's 2 s can pass on a busy machine's first connection; Redis truly down
-		// still fails.
+		// Spring's 2 s can pass on a busy machine's first connection.
 		container.setMaxSubscriptionRegistrationWaitingTime(5000);
 		container.setBeanName("distributedLockListenerContainer");
 		container.afterPropertiesSet();
@@ -75,9 +70,9 @@ public final class ListenerContainerLifecycle implements AutoCloseable {
 	}
 
 	/**
-	 * Subscribe permanently to a channel, which keeps the container listening between
-	 * waits (removing its last listener would close the pub/sub connection), and start
-	 * the container if it is the template's own.
+	 * Subscribe for good to a channel, which keeps the container listening between waits
+	 * (removing its last listener would close the connection), and start the container if
+	 * it is the template's own.
 	 */
 	public void start(String keepAliveChannel) {
 		if (this.container == null) {

@@ -18,9 +18,9 @@ import io.github.distributedlock.redis.core.WaitMode;
 import io.github.distributedlock.redis.script.LockKind;
 
 /**
- * Fills in what a {@link LockRequest} leaves unset from the {@link LockDefaults}, picks
- * the {@link LockKind}, and names the keys and channels: the {@link LockSpec} an
- * acquisition runs on. Thread-safe.
+ * Resolves a {@link LockRequest} into the {@link LockSpec} an acquisition runs on: the
+ * {@link LockDefaults} for what it leaves unset, its {@link LockKind}, its keys and
+ * channels. Thread-safe.
  */
 public final class LockRequestResolver {
 
@@ -103,9 +103,7 @@ public final class LockRequestResolver {
 	}
 
 	/**
-	 * Return a resolved request that a multi-lock may take.
-	 * @param spec the resolved request
-	 * @return the same request
+	 * Return a resolved request if a multi-lock may take it.
 	 * @throws IllegalArgumentException if it is a read lock, a permit or a fair lock
 	 */
 	public static LockSpec multiLockable(LockSpec spec) {
@@ -116,9 +114,6 @@ public final class LockRequestResolver {
 		return spec;
 	}
 
-	/**
-	 * Return the wait strategy of a request, its own or the default.
-	 */
 	public WaitStrategy strategy(LockRequest request) {
 		return (request.waitStrategy() != null) ? request.waitStrategy() : this.defaults.waitStrategy();
 	}

@@ -7,14 +7,14 @@ import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
- * What the engine needs to know about the Redis it talks to, found out once, when first
- * needed: whether it is a Cluster, and whether it publishes the keyspace notifications
- * that {@link io.github.distributedlock.WaitStrategy#KEYSPACE_EVENTS} waits on.
+ * What the engine needs to know about its Redis, found out once when first needed:
+ * whether it is a Cluster, and whether it publishes the keyspace notifications a keyspace
+ * wait needs.
  */
 public final class RedisServerFeatures {
 
-	// Null for the reactive engine, which waits in no batches, and checks the keyspace
-	// notifications without blocking (ReactiveKeyspaceCheck), before it resolves.
+	// Null for the reactive engine, which checks the keyspace notifications
+	// without blocking (ReactiveKeyspaceCheck) before it resolves.
 	private final @Nullable RedisConnectionFactory connectionFactory;
 
 	private final boolean configureKeyspaceEvents;
@@ -59,8 +59,7 @@ public final class RedisServerFeatures {
 	}
 
 	/**
-	 * Note that keyspace notifications are on, as a check that does not block (the
-	 * reactive engine's) found.
+	 * Note that keyspace notifications are on, as the reactive engine's check found.
 	 */
 	public void keyspaceEventsConfirmed() {
 		this.keyspaceEventsChecked = true;

@@ -13,9 +13,9 @@ import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
- * Refuses a Redis older than 6.2 at startup, whose scripts would otherwise fail at the
- * first lock with a bare syntax error: they use {@code SET ... GET} and {@code ZADD GT},
- * and replica acknowledgements send {@code CLIENT INFO}, all new in 6.2.
+ * Refuses a Redis older than 6.2 at startup, where the scripts would fail at the first
+ * lock with a bare syntax error ({@code SET ... GET}, {@code ZADD GT} and
+ * {@code CLIENT INFO} are new in 6.2).
  */
 public final class RedisVersion {
 
@@ -27,8 +27,8 @@ public final class RedisVersion {
 	}
 
 	/**
-	 * Check the version every reachable server reports. A server that doesn't answer
-	 * {@code INFO} (an ACL without it, as the documented minimal one) is not checked.
+	 * Check the version every reachable server reports; one that refuses {@code INFO} (as
+	 * the documented minimal ACL does) is not checked.
 	 * @return the versions read, none if {@code INFO} failed
 	 * @throws IllegalStateException if a server is older than 6.2
 	 * @throws RedisConnectionFailureException if Redis can't be reached, as the listener

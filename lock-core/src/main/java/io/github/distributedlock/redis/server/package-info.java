@@ -1,8 +1,6 @@
 /**
- * What the engine knows of the Redis it talks to (a Cluster or not, keyspace
- * notifications), the listener container it is woken through, the lock listeners, and the
- * resolution of a request into the spec an acquisition runs on. Internal: not an API; may
- * change in any release.
+ * What the engine knows of its Redis, its listener container and listeners, and the
+ * resolution of requests. Internal: not an API; may change in any release.
  */
 @NullMarked
 package io.github.distributedlock.redis.server;
