@@ -3,20 +3,17 @@
 --
 -- KEYS: (lock, fence, readers, requests, channel)...
 -- ARGV: owner, hold, reentrant, fence_idle_ms, request, request_ttl_ms, (lease_ms)...
---
 -- KEYS[5i-4]  lock i
 -- KEYS[5i-3]  its fencing counter
 -- KEYS[5i-2]  its readers (a sorted set scored by lease end): live readers block the lock
 -- KEYS[5i-1]  its requests: a sorted set of '<claim ms>:<id>' scored by arrival (ms)
 -- KEYS[5i]    its release channel
 -- ARGV[1]     owner
--- ARGV[2]     the hold: an id this acquisition chose (its field '#<hold>' in each lock), so that
---             an attempt that ran before (its reply lost) is found rather than counted again
+-- ARGV[2]     the hold: this acquisition's id (its field '#<hold>' in each lock)
 -- ARGV[3]     '1' if the owner may take a lock again, '0' if that is a self-deadlock
 -- ARGV[4]     idle time in milliseconds after which a fencing counter may vanish
--- ARGV[5]     the caller's request, or '' for none: filed (keeping its place) with the lock that
---             blocks, withdrawn from every lock when all are ours; a lock reserved for it is
---             free for us
+-- ARGV[5]     the caller's request, or '' for none: filed with the lock that blocks, withdrawn
+--             from every lock when all are ours; a lock reserved for it is free for us
 -- ARGV[6]     how long a requests set lives after the last filing, in ms
 -- ARGV[6+i]   lease of lock i in milliseconds
 --
@@ -29,18 +26,16 @@ local nowMs, nowUs = server_time()
 local owner = digest(ARGV[1])
 local hold = hold_field(ARGV[2])
 
--- Nothing is taken. Lock i's hash, if it blocks (held: its HMGET), is marked so that its release
--- tells the waiters (mark_queued in lib.lua). The request waits in the line of the lock that
--- blocks, and only there (the caller listens to that lock alone); a lock reserved for it is
--- freed, and its waiters woken.
+-- Lock i blocks, and nothing is taken. Its hash, if any (held: its HMGET), is marked
+-- (mark_queued in lib.lua). The request waits only in lock i's line, the one the caller listens
+-- to; a lock reserved for it elsewhere is freed, and its waiters woken.
 local function blocked(i, reply, held)
 	if held then
 		mark_queued(KEYS[5 * i - 4], held[4])
 	end
 	-- All or nothing: an earlier run of this attempt (its reply lost) may have taken the other
-	-- locks. Its holds go, as their release would: a lock it alone held stays taken by nobody
-	-- until the end of a minimum hold that another hold of this owner, released meanwhile,
-	-- recorded ('kept': note_kept), or else is freed; either way its waiters are told.
+	-- locks. Its holds go as their release would: a lock it alone held is kept for a minimum
+	-- hold recorded there (keep_taken) or freed, and its waiters are told.
 	for j = 1, count do
 		if j ~= i then
 			local mine = redis.call('HMGET', KEYS[5 * j - 4], 'owner', 'token', 'holds', hold, 'kept')

@@ -2,27 +2,23 @@
 --
 -- KEYS: lock, fence, readers, queue, queue_heartbeats
 -- ARGV: owner, hold, lease_ms, reentrant, fence_idle_ms, waiter_timeout_ms, join
---
 -- KEYS[1]  the lock hash
 -- KEYS[2]  the fencing counter
 -- KEYS[3]  the lock's readers (a sorted set scored by lease end, ms): live readers block it
 -- KEYS[4]  the queue: a sorted set of waiter owners (digests) scored by arrival ticket
--- KEYS[5]  the queue heartbeats: a sorted set of waiter owners (digests) scored by when they
---          count as dead (ms)
+-- KEYS[5]  the queue heartbeats: waiter owners (digests) scored by when they count as dead (ms)
 -- ARGV[1]  owner
--- ARGV[2]  the hold: an id this acquisition chose, so that an attempt that ran before (its reply
---          lost) is found rather than counted again
+-- ARGV[2]  the hold: this acquisition's id (hold_field in lib.lua)
 -- ARGV[3]  lease in milliseconds
 -- ARGV[4]  '1' if the owner may take the lock again, '0' if that is a self-deadlock
 -- ARGV[5]  idle time in milliseconds after which the fencing counter may vanish
 -- ARGV[6]  waiter timeout in milliseconds: a waiter that stops calling is dropped after it
 -- ARGV[7]  '1' to join the queue when it is not our turn, '0' to just try once
 --
--- Returns {1, token}                       acquired (or this hold was taken by an earlier run of
---                                          this attempt)
---         {0, holder token, ttl, rank}     not our turn (ttl: the holder's lease, or -1 if the
---                                          lock is free; rank: our place in the queue, from 0)
---         {-1, token, pttl}          held by this owner, and the request is not reentrant
+-- Returns {1, token}                    acquired (or taken by an earlier run of this attempt)
+--         {0, holder token, ttl, rank}  not our turn; ttl: the holder's lease, or -1 if the lock
+--                                       is free; rank: our place in the queue, from 0
+--         {-1, token, pttl}             held by this owner, and not reentrant
 
 local owner = digest(ARGV[1])
 local hold = hold_field(ARGV[2])

@@ -2,7 +2,6 @@
 --
 -- KEYS: lock, fence, readers, read_holds, writer_intent, requests, channel
 -- ARGV: owner, hold, lease_ms, reentrant, fence_idle_ms, request, request_ttl_ms
---
 -- KEYS[1]  the lock hash: its owner is the writer
 -- KEYS[2]  the fencing counter
 -- KEYS[3]  the readers: a sorted set of reader owners (digests) scored by lease end (ms)
@@ -11,8 +10,7 @@
 -- KEYS[6]  the requests: a sorted set of '<claim ms>:<id>' scored by arrival (ms)
 -- KEYS[7]  the lock's release channel
 -- ARGV[1]  owner
--- ARGV[2]  the hold: an id this acquisition chose, so that an attempt that ran before (its reply
---          lost) is found rather than counted again
+-- ARGV[2]  the hold: this acquisition's id, kept in the owner's list in KEYS[4]
 -- ARGV[3]  lease in milliseconds
 -- ARGV[4]  '1' if the owner may take it again, '0' if that is a self-deadlock
 -- ARGV[5]  idle time in milliseconds after which the fencing counter may vanish
@@ -26,7 +24,6 @@
 local nowMs, nowUs = server_time()
 local owner = digest(ARGV[1])
 
--- File the caller's request, if it carries one.
 local function file()
 	if ARGV[6] ~= '' then
 		file_request(KEYS[6], ARGV[6], nowMs, ARGV[7])

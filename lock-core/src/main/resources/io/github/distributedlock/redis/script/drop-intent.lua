@@ -4,9 +4,7 @@
 --
 -- KEYS: writer_intent, channel
 -- ARGV: owner
---
--- KEYS[1]  the writer intent: set while a writer waits for readers (acquire.lua), to its owner's
---          digest
+-- KEYS[1]  the writer intent: the waiting writer's owner digest (set by acquire.lua)
 -- KEYS[2]  the lock's release channel (declared as a key so that it routes with the lock)
 -- ARGV[1]  owner
 --
@@ -14,8 +12,7 @@
 
 if redis.call('GET', KEYS[1]) == digest(ARGV[1]) then
 	redis.call('DEL', KEYS[1])
-	-- Readers the intent held back were told to sleep until it ends, and nothing else may wake
-	-- them: no lock hash, so no release will. A hint: they try again.
+	-- A hint: readers the intent held back sleep until it ends, and no release would wake them.
 	redis.call('PUBLISH', KEYS[2], 'intent-dropped')
 	return 1
 end

@@ -3,7 +3,6 @@
 --
 -- KEYS: permits
 -- ARGV: owner, hold, lease_ms
---
 -- KEYS[1]  the permits sorted set
 -- ARGV[1]  owner
 -- ARGV[2]  the permit's hold id

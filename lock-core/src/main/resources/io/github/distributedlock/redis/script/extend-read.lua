@@ -1,10 +1,8 @@
 -- Lengthen the lease of a read hold to at least lease_ms from now, for its owner only. The
--- owner's read end only ever moves later (its other holds count on it, and so does this hold's
--- own earlier reply: see lengthen_lease in lib.lua).
+-- owner's read end only ever moves later (lengthen_lease in lib.lua says why).
 --
 -- KEYS: readers, read_holds
 -- ARGV: owner, hold, lease_ms
---
 -- KEYS[1]  the readers sorted set
 -- KEYS[2]  the readers' holds: reader owner (digest) -> ',<hold>,<hold>,'
 -- ARGV[1]  owner

@@ -3,7 +3,6 @@
 --
 -- KEYS: lock
 -- ARGV: owner, token, hold, lease_ms
---
 -- KEYS[1]  the lock hash
 -- ARGV[1]  owner
 -- ARGV[2]  fencing token of the hold

@@ -3,12 +3,10 @@
 --
 -- KEYS: lock, channel
 -- ARGV: token
---
 -- KEYS[1]  the lock hash
 -- KEYS[2]  the lock's release channel
--- ARGV[1]  the fencing token of the hold to force out, as the caller read it just before: run
---          again after someone else took the lock (a command re-sent after a reconnect), the
---          script must not end that newer hold
+-- ARGV[1]  the token of the hold to force out, as the caller just read it, so that a re-sent
+--          run never ends a newer hold
 --
 -- Returns  1 if a lock was deleted, 0 if it was free or held under another token
 

@@ -2,7 +2,6 @@
 --
 -- KEYS: members
 -- ARGV: owner, suffix
---
 -- KEYS[1]  the sorted set, scored by lease end (ms)
 -- ARGV[1]  the owner
 -- ARGV[2]  what follows the owner's digest in the member: '' for a reader, '|<hold>' for a permit

@@ -3,7 +3,6 @@
 --
 -- KEYS: lock, channel, queue, queue_heartbeats
 -- ARGV: owner
---
 -- KEYS[1]  the lock hash
 -- KEYS[2]  the lock's release channel
 -- KEYS[3]  the queue
@@ -15,9 +14,8 @@
 local owner = digest(ARGV[1])
 local removed = redis.call('ZREM', KEYS[3], owner)
 redis.call('ZREM', KEYS[4], owner)
--- A lock kept after its release (owner '', keep_taken in lib.lua) has no holder whose release
--- would name the next waiter, and its keep ends by expiry, which publishes nothing: named here,
--- the new head learns from its next attempt how long the keep lasts.
+-- A kept lock (owner '', keep_taken in lib.lua) has no holder to name the next waiter, and its
+-- expiry publishes nothing: named here, the new head learns how long the keep lasts.
 if removed == 1 and (redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HGET', KEYS[1], 'owner') == '') then
 	local head = redis.call('ZRANGE', KEYS[3], '0', '0')[1]
 	if head then

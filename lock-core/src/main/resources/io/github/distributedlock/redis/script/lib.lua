@@ -1,37 +1,27 @@
 -- What the engine's scripts share, written once: LuaScript prepends the functions a script
--- calls (LuaLibrary) when it loads it, and the script's SHA-1 is taken over the combined text
--- (so EVALSHA works on any Redis from 6.2 on, without FUNCTION LOAD). Only comments and local
--- functions that end with 'end' in the first column belong here. These are locals of each
--- script: they touch only the keys the script hands them, which the caller passed in KEYS
--- (Cluster routing).
+-- calls (LuaLibrary). Only comments and local functions that end with 'end' in the first column
+-- belong here, and a function touches only the keys it is handed (from KEYS: Cluster routing).
 --
--- Every script passes literal numbers to redis.call as text ('1', not 1): Redis formats a Lua
--- number with sprintf, about 2,300 instructions each, and the command gets the same bytes either
--- way (ScriptTextsTests).
+-- redis.call gets literal numbers as text ('1', not 1): it spares Redis a sprintf for the same
+-- bytes (ScriptTextsTests).
 
--- The owner as every lock key and message carries it: a digest of the caller's owner id (a
--- secret instance id and a thread, or a custom owner). Release, extend and renew demand the id
--- itself, so whoever can read a lock's keys or hear its messages learns nothing that lets them
--- act as the owner.
+-- The owner as every lock key and message carries it: a digest of the owner id. Release, extend
+-- and renew demand the id itself, so reading keys or messages lets nobody act as the owner.
 local function digest(owner)
 	return redis.sha1hex(owner)
 end
 
 -- A hold's field in a lock hash. Every hold, the first and each re-entry, has one, named by the
--- id its acquisition chose, so that a command that runs twice (re-sent after a reconnect) finds
--- its own work done: an acquire is not counted twice, a release never ends another hold
+-- id its acquisition chose, so that a command run twice finds its own work done
 -- (docs/design/waiting-and-hand-off.md, "Every command may run twice").
 local function hold_field(hold)
 	return '#' .. hold
 end
 
 -- Lengthen a lock hash's lease to lease_ms, never shorten it. Every renewal and extension goes
--- through here, the sole hold's too: a lease only ever grows while the lock is held, so the
--- deadline a holder counts from any reply stays covered, whatever order replies arrive in and
--- however often a command is re-sent (docs/design/waiting-and-hand-off.md, "No command
--- shortens a lease"). It writes the expiry every time, the same one if it is already longer:
--- a write reaches the replicas, and the replica check (ReplicaWait) waits for one on its own
--- connection, which Redis 7.2 and later count only for a command that wrote.
+-- through here, the sole hold's too, so a holder's deadline from any reply stays covered
+-- (docs/design/waiting-and-hand-off.md, "No command shortens a lease"). It writes even an
+-- unchanged expiry: from Redis 7.2 on, WAIT (ReplicaWait) counts only its connection's writes.
 local function lengthen_lease(lock, lease_ms)
 	local left = redis.call('PTTL', lock)
 	local lease = tonumber(lease_ms)
@@ -39,13 +29,9 @@ local function lengthen_lease(lock, lease_ms)
 end
 
 -- Drop every hold field of a lock hash, so that a take-over replaces the holds whose replies
--- were lost, and return true; or, if a hold there is newer than this one, drop nothing and
--- return false. Hold ids are '<process>.<counter in hex>' (UniqueIds), and an owner that
--- takes over (a thread, or a reactive subscription: never a custom owner) starts its
--- acquisitions one after another. So a newer hold of this process means that this
--- attempt's acquisition is over and the attempt ran late (a command delayed on another
--- connection): taking over would end the owner's live hold, which the late attempt's undo
--- would then release (docs/design/waiting-and-hand-off.md, "A late attempt").
+-- were lost, and return true. A newer hold of this process (hold ids are '<process>.<counter
+-- in hex>', UniqueIds) means this attempt ran late, after its acquisition ended: then drop
+-- nothing and return false (docs/design/waiting-and-hand-off.md, "A late attempt").
 local function take_over(lock, hold)
 	local process, counter = string.match(hold, '^(.*)%.(%x+)$')
 	local fields = {}
@@ -72,7 +58,6 @@ local function list_has(list, hold)
 	return list ~= nil and list ~= false and string.find(list, ',' .. hold .. ',', 1, true) ~= nil
 end
 
--- How many holds a reader's list has.
 local function list_count(list)
 	local count = 0
 	for _ in string.gmatch(list, ',[^,]+') do
@@ -96,35 +81,30 @@ local function server_time()
 		clock[1] .. string.sub('000000', #micros + 1) .. micros
 end
 
--- The server's clock in milliseconds, as server_time gives them, without the text it joins (a
--- blocked attempt files its request with this: 3,000 instructions less per attempt).
+-- The server's clock in milliseconds, as server_time gives them, without the text (cheaper).
 local function now_ms()
 	local clock = redis.call('TIME')
 	return tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 end
 
--- The server's clock in milliseconds, as now_ms gives them, as text: for a command's argument,
--- which Redis would format again from a number (sprintf, about 2,300 instructions). TIME gives
--- the microseconds without leading zeros; five in front leave at least six digits.
+-- The server's clock in milliseconds as text, for a command's argument (see the top). TIME
+-- gives the microseconds without leading zeros; five in front leave at least six digits.
 local function now_ms_text()
 	local clock = redis.call('TIME')
 	return clock[1] .. string.sub('00000' .. clock[2], -6, -4)
 end
 
--- The server's clock in microseconds, as text, for next_token when the script needs no other
--- clock reading: the two parts are joined without converting either to a number. A script that
--- reads the clock anyway passes server_time's text instead, and so does not define this.
+-- The server's clock in microseconds, as text, for next_token in a script that reads no other
+-- clock (the others pass server_time's text, and so do not define this).
 local function server_micros()
 	local clock = redis.call('TIME')
 	local micros = clock[2]
 	return clock[1] .. string.sub('000000', #micros + 1) .. micros
 end
 
--- The fencing rule, the one place it is written. Tokens must increase strictly for a lock,
--- across processes and across the counter expiring or being lost (a failover): the next token
--- is max(last + 1, server time in microseconds). After a long idle time the counter is gone,
--- and the clock has moved far past any token handed out before. The usual case is one
--- command: SET ... GET stores the clock and reads the previous token at once.
+-- The fencing rule, written only here: the next token is max(last + 1, server time in
+-- microseconds), so tokens increase strictly for a lock across processes, and across the
+-- counter expiring (the clock is then far past it) or being lost (a failover).
 -- now_us: the script's clock reading in microseconds, as text (server_time or server_micros).
 local function next_token(counter, idle_ms, now_us)
 	local token = now_us
@@ -139,12 +119,9 @@ local function next_token(counter, idle_ms, now_us)
 	return token
 end
 
--- Where a lease (or a minimum hold) of ms milliseconds that starts at now_ms ends, as a score in
--- a sorted set scored by ends: one millisecond past nowMs + ms. nowMs is the clock truncated to
--- the millisecond, and a member goes once the clock reaches its score (drop_ended; live members
--- are those scored above nowMs), so the member lives at least ms after the script read the
--- clock, never less: what Redis's own expiry gives a key after PEXPIRE. Scored nowMs + ms, it
--- could end up to 1 ms before the lease its holder counts from before it sent the request.
+-- Where a lease (or minimum hold) of ms milliseconds from nowMs ends, as a score: 1 ms past
+-- nowMs + ms, as nowMs is truncated and a member ends once the clock reaches its score
+-- (drop_ended), so it lives at least ms (docs/design/waiting-and-hand-off.md, "The invariant").
 local function ends_after(nowMs, ms)
 	return nowMs + tonumber(ms) + 1
 end
@@ -163,9 +140,8 @@ local function expire_at_latest(set, now, companion)
 	end
 end
 
--- Drop the members of a sorted set scored by when they end (ms) whose time has come: dead
--- waiters, readers and permits whose lease ended. Their entries in a companion sorted set
--- (companion_set) or hash (companion_hash) go with them.
+-- Drop the members of a sorted set scored by when they end (ms) whose time has come, with their
+-- entries in a companion sorted set (companion_set) or hash (companion_hash).
 local function drop_ended(set, now, companion_set, companion_hash)
 	if not companion_set and not companion_hash then
 		redis.call('ZREMRANGEBYSCORE', set, '-inf', now)
@@ -184,9 +160,9 @@ local function drop_ended(set, now, companion_set, companion_hash)
 end
 
 -- The owner check: whether a lock hash's hold (held = HMGET lock owner token ...) is this
--- owner's (owner: its digest) with this token. Returns 0 if it is, -1 if the lock is gone (the lease ran out, or it
--- was force-released), -2 if someone else holds it (another owner, a newer hold of ours, or
--- only a reservation for a waiter's request).
+-- owner's (owner: its digest) with this token. Returns 0 if it is, -1 if the lock is gone (the
+-- lease ran out, or it was force-released), -2 if someone else holds it (another owner, a newer
+-- hold of ours, or only a reservation or a kept lock).
 local function check_hold(held, owner, token)
 	if not held[1] then
 		return -1
@@ -197,12 +173,11 @@ local function check_hold(held, owner, token)
 	return 0
 end
 
--- The minimum hold (holdAtLeast) of a lock hash. When its last hold goes before the minimum
--- hold has passed, the lock stays taken by nobody until then, capped by its lease: owner '' and
--- no reservation, which no acquire, release, extend or renew matches, so it only expires.
--- keep_ms is what is left of the releasing hold's minimum hold; kept_until (server ms, or nil)
--- is the latest end that an inner hold, released earlier, recorded with note_kept. Returns
--- whether the lock was kept.
+-- The minimum hold (holdAtLeast): when a lock's last hold goes before it has passed, the lock
+-- stays taken by nobody until then, capped by its lease (owner '' and no reservation, which no
+-- acquire, release, extend or renew matches, so it only expires). keep_ms: what is left of the
+-- releasing hold's minimum hold; kept_until: server ms or nil, the latest end an inner hold
+-- recorded (note_kept). Returns whether the lock was kept.
 local function keep_taken(lock, keep_ms, kept_until)
 	local keep = tonumber(keep_ms)
 	if kept_until then
@@ -248,24 +223,21 @@ local function file_request(requests, request, now, ttl_ms)
 	redis.call('PEXPIRE', requests, ttl_ms)
 end
 
--- Mark a lock hash 'queued' (queued: the mark as the script read it, so that it is written once).
--- The rule: an attempt that finds a lock hash taken (held, reserved or kept) marks it, and the
--- hash keeps the mark until it is deleted or expires. The release of a marked hold looks at the
--- line of requests and tells the waiters on the release channel; the release of an unmarked one
--- does neither, because nobody tried it since it was taken, so nobody waits for it
--- (docs/design/waiting-and-hand-off.md, "The queued mark").
+-- Mark a lock hash 'queued' (queued: the mark as the script read it, so it is written once).
+-- Every attempt that finds a lock hash taken (held, reserved or kept) marks it, for as long as
+-- the hash lives; only a marked hold's release looks at the line and tells the waiters, as
+-- nobody tried an unmarked one (docs/design/waiting-and-hand-off.md, "The queued mark").
 local function mark_queued(lock, queued)
 	if not queued then
 		redis.call('HSET', lock, 'queued', '1')
 	end
 end
 
--- The last hold of a lock goes (release.lua), or a waiter withdraws its request. If reserve (the
--- lock was marked 'queued', and hand-offs are on), the lock is reserved for the oldest
--- well-formed request of the line, unless someone reads it (readers, or nil when the
--- caller checked already), and its waiter is told; otherwise it is deleted, and if waited (the
--- mark) the waiters are told with the token. field: the hold's field, dropped with a
--- reservation (nil for a withdrawal, which has none).
+-- The last hold of a lock goes (release.lua), or a waiter withdraws its request. If reserve
+-- (marked, and hand-offs on), the lock is reserved for the oldest well-formed request unless
+-- someone reads it (readers; nil when the caller checked), and its waiter is told; otherwise
+-- it is deleted, and if waited (marked) the waiters are told the token. field: the hold's
+-- field, dropped with a reservation (nil for a withdrawal).
 local function pass_on(lock, channel, requests, readers, field, token, reserve, waited)
 	-- ZRANGE and ZREM rather than ZPOPMIN, which the minimal ACL documented for the library lacks.
 	local line = reserve and redis.call('ZRANGE', requests, '0', '0') or {}
@@ -273,12 +245,10 @@ local function pass_on(lock, channel, requests, readers, field, token, reserve, 
 		while line[1] do
 			local next = line[1]
 			redis.call('ZREM', requests, next)
-			-- Its claim bounds what a waiter that died or stopped listening costs the others. A
-			-- member of any other form (not ours to read) is dropped before anything is written.
-			-- The claim goes to PEXPIRE as the text it is (a number would be formatted again), so
-			-- only a positive claim of at most 12 digits without a leading zero is read. Older
-			-- engines' '<claim>:c:<id>' and '<claim>:q:<id>' are well formed too: reserved for,
-			-- and told, like any (docs/design/waiting-and-hand-off.md, "Rolling upgrade").
+			-- The claim bounds what a dead waiter costs the others. Only a positive claim of
+			-- at most 12 digits without a leading zero is read (PEXPIRE takes it as text); any
+			-- other member is dropped before any write. Older engines' ':c:' and ':q:' requests
+			-- are served like any (docs/design/waiting-and-hand-off.md, "Rolling upgrade").
 			local claim = string.match(next, '^([1-9]%d*):')
 			if claim and #claim <= 12 then
 				redis.call('HSET', lock, 'owner', '', 'holds', '0', 'reserved', next)
@@ -298,14 +268,12 @@ local function pass_on(lock, channel, requests, readers, field, token, reserve, 
 	end
 end
 
--- The functions below serve acquire.lua alone. They are written here, taking what they use as
--- parameters, rather than in the script, where each would capture the script's locals: the
--- Functions library (LockFunctions) then defines them once, not on every contended attempt.
+-- Only acquire.lua calls the functions below: written here rather than in the script, they are
+-- defined once by the Functions library (LockFunctions), not on every contended attempt.
 
--- An attempt that finds the lock taken: file the caller's request, if it carries one (request ''
--- is none), and mark the lock hash, if there is one, so that its release tells the waiters
--- (mark_queued). held: the attempt's HMGET of the lock hash, its owner first and its 'queued'
--- mark fourth.
+-- An attempt that finds the lock taken: file the caller's request, if any (request '' is
+-- none), and mark the lock hash, if there is one (mark_queued). held: the attempt's HMGET of
+-- the lock hash, owner first and 'queued' fourth.
 local function file_and_mark(lock, held, requests, request, request_ttl_ms)
 	if request ~= '' then
 		file_request(requests, request, now_ms_text(), request_ttl_ms)
@@ -315,18 +283,16 @@ local function file_and_mark(lock, held, requests, request, request_ttl_ms)
 	end
 end
 
--- The caller's request, if it carries one (request '' is none), leaves the line: the lock is the
--- caller's.
+-- The lock is the caller's: its request, if any (request '' is none), leaves the line.
 local function withdraw_request(requests, request)
 	if request ~= '' then
 		redis.call('ZREM', requests, request)
 	end
 end
 
--- The caller wins the lock: a writer intent it may have set while readers held the lock goes,
--- however it wins (a new hold, or a hold of its own owner's that it joins), or new readers
--- would wait for a writer that no longer waits. may_have_set: '1' if an earlier attempt of the
--- caller may have set the intent; owner: the caller's digest, which the intent holds.
+-- The caller won the lock, by a new hold or by joining its owner's: drop the writer intent it
+-- may have set, or new readers would wait for a writer that no longer waits. may_have_set: '1'
+-- if an earlier attempt may have set it; owner: the caller's digest, which the intent holds.
 local function drop_intent(intent, owner, may_have_set)
 	if may_have_set == '1' and redis.call('GET', intent) == owner then
 		redis.call('DEL', intent)

@@ -3,7 +3,6 @@
 --
 -- KEYS: lock
 -- ARGV:
---
 -- KEYS[1]  the lock hash
 --
 -- Returns {owner digest, token, pttl, hold id}, or {} if nobody holds it (free, or only reserved

@@ -2,7 +2,6 @@
 --
 -- KEYS: lock, channel, queue, queue_heartbeats
 -- ARGV: owner, token, hold, keep_ms
---
 -- KEYS[1]  the lock hash
 -- KEYS[2]  the lock's release channel
 -- KEYS[3]  the queue (waiter owners' digests by arrival ticket)

@@ -2,7 +2,6 @@
 --
 -- KEYS: permits, channel
 -- ARGV: owner, hold, keep_ms
---
 -- KEYS[1]  the permits sorted set
 -- KEYS[2]  the semaphore's release channel
 -- ARGV[1]  owner

@@ -3,15 +3,14 @@
 --
 -- KEYS: readers, read_holds, channel
 -- ARGV: owner, hold, keep_ms
---
 -- KEYS[1]  the readers sorted set (reader owners' digests, scored by lease end)
 -- KEYS[2]  the readers' holds: reader owner (digest) -> ',<hold>,<hold>,'
 -- KEYS[3]  the lock's release channel
 -- ARGV[1]  owner
 -- ARGV[2]  the hold's id
--- ARGV[3]  what is left of the hold's minimum hold, in ms ('0' for none): if the owner's last read
---          hold goes before it has passed, a member 'kept|<owner>' stands in for the reader until
---          then (capped by its lease): writers still wait for it, and no release or extend matches it
+-- ARGV[3]  what is left of the hold's minimum hold, in ms ('0' for none): if the owner's last
+--          read hold goes before then, a stand-in 'kept|<owner>', capped by the reader's lease,
+--          keeps writers waiting; no release or extend matches it
 --
 -- Run twice, the second run finds the hold gone from the owner's list and changes nothing.
 --

@@ -1,36 +1,31 @@
 -- Release one hold of a lock, or withdraw a waiter's request. When the last hold goes, the lock
--- is reserved for the oldest request, if any, and its waiter is told to take it; otherwise
--- it is deleted and the waiters, if an attempt found it taken, are woken. A reservation is not a hold: only the request's
--- own acquire attempt turns it into one (docs/design/waiting-and-hand-off.md).
+-- is reserved for the oldest request, if any, and its waiter told; otherwise it is deleted, and
+-- the waiters, if an attempt found it taken, woken. A reservation is not a hold: only the
+-- request's own acquire attempt turns it into one (docs/design/waiting-and-hand-off.md).
 --
 -- KEYS: lock, channel, requests, readers
 -- ARGV: owner, token, hold, hand_off, keep_ms, [withdrawn_request]
---
 -- KEYS[1]  the lock hash ('queued' marks one that an attempt found taken: mark_queued in lib.lua)
 -- KEYS[2]  the lock's release channel (declared as a key so that it routes with the lock)
 -- KEYS[3]  the requests: a sorted set of '<claim ms>:<id>' scored by arrival (ms)
--- KEYS[4]  the lock's readers: a writer that took a read lock too (a downgrade) still reads, so
---          then nothing is reserved
+-- KEYS[4]  the lock's readers: nothing is reserved while they exist (a writer that downgraded)
 -- ARGV[1]  owner
 -- ARGV[2]  fencing token of the hold being released
 -- ARGV[3]  the hold's id (its field '#<hold>' in the lock hash)
--- ARGV[4..5] are sent only when one of them is not its default ('1', '0') or a withdrawal follows:
---          each argument costs Redis about as much as a few lines of Lua
+-- ARGV[4..5] sent only when not at their defaults ('1', '0') or when ARGV[6] follows (cheaper)
 -- ARGV[4]  '1' to reserve the lock for the oldest request, '0' to always free it
 -- ARGV[5]  what is left of the hold's minimum hold, in ms ('0' for none): if the last hold goes
 --          before it has passed, the lock stays taken by nobody until then (keep_taken in lib.lua)
--- ARGV[6]  (optional) the request of a waiter that gives up: it is withdrawn, and if the lock is
---          reserved for it, the reservation passes on (ARGV[1], ARGV[2], ARGV[3] and ARGV[5] are
---          ignored)
+-- ARGV[6]  (optional) the request of a waiter that gives up: withdrawn, and a reservation for
+--          it passes on (ARGV[1], ARGV[2], ARGV[3] and ARGV[5] are then ignored)
 --
 -- Run twice (re-sent after a reconnect), the second run finds the hold's field gone and changes
 -- nothing: it reports the holds left, or 0 if the lock is reserved or kept after this grant.
 --
--- Returns  holds left (0: the lock was reserved for a request, kept for its minimum hold, or is
---          free, and a message was published if it was marked)
---          -1 the lock is gone: the lease ran out, or it was force-released
---          -2 someone else holds it now (another owner, or a newer hold of ours); for a
---             withdrawal: the lock was not reserved for that request
+-- Returns  holds left (0: the lock was reserved, kept for its minimum hold, or freed, with a
+--          message if it was marked); -1 the lock is gone (its lease ran out, or it was
+--          force-released); -2 someone else holds it now (another owner, or a newer hold of
+--          ours), or, for a withdrawal, the lock was not reserved for that request
 
 local field = hold_field(ARGV[3])
 local hand_off = ARGV[4] or '1'
@@ -57,9 +52,7 @@ else
 		return tonumber(held[3])
 	end
 	if held[3] == '1' and not held[5] and not held[6] and keep_ms == '0' then
-		-- The usual case: the last hold of a lock that nobody tried since it was taken, with no
-		-- minimum hold to keep. The lock goes, and nobody is told (as below, without defining
-		-- the functions that the other cases need).
+		-- The usual case: the last hold of an unmarked lock, no minimum hold, nobody to tell.
 		redis.call('DEL', KEYS[1])
 		return 0
 	end
@@ -68,9 +61,7 @@ end
 -- (lib.lua: the functions that only the code below calls)
 
 if not ARGV[6] and held[3] == '1' and keep_ms == '0' and not held[6] then
-	-- The usual contended case: the last hold of a marked lock (the usual case above returned
-	-- for an unmarked one), with no minimum hold to keep. It passes on as below, without
-	-- defining the functions that keeping the lock needs.
+	-- The usual contended case: the last hold of a marked lock, with no minimum hold.
 	pass_on(KEYS[1], KEYS[2], KEYS[3], KEYS[4], field, held[2], hand_off == '1', true)
 	return 0
 end
@@ -92,8 +83,7 @@ if not ARGV[6] then
 	end
 end
 
--- Nobody tried a lock never marked 'queued' since it was taken (mark_queued in lib.lua): no
--- request waits for it, and nobody listens for its release.
+-- Only a marked lock (mark_queued in lib.lua) or a withdrawal has waiters to tell.
 local waited = ARGV[6] or held[5]
 pass_on(KEYS[1], KEYS[2], KEYS[3], KEYS[4], (not ARGV[6]) and field or nil, held[2], hand_off == '1' and waited,
 	waited)

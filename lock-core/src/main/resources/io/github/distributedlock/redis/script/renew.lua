@@ -3,14 +3,11 @@
 --
 -- KEYS: (lock)...
 -- ARGV: (owner, token, hold, lease_ms)...
---
 -- KEYS[i]          a lock hash
--- ARGV[4i-3..4i]   its owner, the hold's fencing token, the hold's id, and the new lease in
---                  milliseconds
+-- ARGV[4i-3..4i]   its owner, the hold's fencing token, the hold's id, and the new lease in ms
 --
--- A renewal only ever lengthens the lease (lengthen_lease in lib.lua): it never undoes an
--- extension, nor another hold's longer lease. A renewal that runs again after its hold was
--- released renews nothing.
+-- A renewal only ever lengthens the lease (lengthen_lease in lib.lua), and one that runs again
+-- after its hold was released renews nothing.
 --
 -- Returns a list with, for each lock: 1 renewed, -1 the lock is gone, -2 someone else holds it
 -- (or this hold was released)
