@@ -37,11 +37,11 @@ import org.jspecify.annotations.Nullable;
  * may keep a hold of them: while a command that may set their lease is in flight (an
  * acquire attempt while holding the lock, a replica check, an extension, a renewal, a
  * release that hands the lock to the owner); after one failed without a reply, until each
- * handle is closed (a leak, but only after such a failure); and until the latest reply
- * time plus the lease it set (Redis set it before replying). Holds of one owner share the
- * lock's lease, so the bound of a dropped hold, of a release that left holds behind, and
- * of a refused re-entry is kept for the owner and lock. The normal path costs no Redis
- * command. Thread-safe.
+ * handle is closed (a leak, but only after such a failure); and until the latest, over
+ * all replies, of the time a reply was read plus the lease it set (Redis set it before
+ * replying). Holds of one owner share the lock's lease, so the bound of a dropped hold,
+ * of a release that left holds behind, and of a refused re-entry is kept for the owner
+ * and lock. The normal path costs no Redis command. Thread-safe.
  */
 public final class HoldRegistry implements AutoCloseable {
 

@@ -148,9 +148,11 @@ public final class LockCommands {
 	}
 
 	/**
-	 * Run a driver's script on this thread ({@link #runUninterrupted}) and tell its reply
-	 * or failure before returning. An acquire attempt is never sent again: the driver
-	 * undoes one whose reply never came, with the same hold id.
+	 * Run a driver's script on this thread, even if it is interrupted
+	 * ({@link #runUninterrupted}), and tell its reply or failure before returning. If an
+	 * interrupt ends the wait for the reply, the script is sent again without waiting,
+	 * except an acquire attempt: the driver undoes one whose reply never came, with the
+	 * same hold id.
 	 */
 	void runForDriver(LockName name, String operation, ScriptCall call, LockPort.Reply reply) {
 		Object result;

@@ -62,7 +62,10 @@ public final class Deadline {
 		return isIndefinite() ? Long.MAX_VALUE : this.endNanos - nowNanos;
 	}
 
-	/** Return the wait time left as the scripts take it: -1 for indefinitely. */
+	/**
+	 * Return the wait time left as the scripts take it: -1 for indefinitely, else at
+	 * least 0 (a negative value would read as indefinite).
+	 */
 	long remainingMillis() {
 		return isIndefinite() ? -1 : TimeUnit.NANOSECONDS.toMillis(Math.max(0, remainingNanos()));
 	}

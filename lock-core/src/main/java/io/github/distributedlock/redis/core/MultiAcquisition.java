@@ -167,7 +167,10 @@ public final class MultiAcquisition {
 		this.filed.addAll(this.specs);
 	}
 
-	/** Return the locks whose lines to withdraw the request from if the wait is lost. */
+	/**
+	 * Return the locks whose lines to withdraw the request from if the acquisition ends
+	 * without the locks.
+	 */
 	public Set<LockSpec> filed() {
 		return (this.request != null) ? this.filed : Set.of();
 	}

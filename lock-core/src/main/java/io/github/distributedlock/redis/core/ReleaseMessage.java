@@ -81,7 +81,8 @@ public sealed interface ReleaseMessage {
 
 	/**
 	 * Return the number the ASCII digits of the body spell from {@code from} to
-	 * {@code to}; {@code null} for none, over 18 (a long's limit), or another byte.
+	 * {@code to}; {@code null} for none, more than 18 digits (so it always fits a long),
+	 * or another byte.
 	 */
 	private static @Nullable Long number(byte[] body, int from, int to) {
 		if (to <= from || to - from > 18) {

@@ -192,7 +192,8 @@ public final class LockHold {
 	}
 
 	/**
-	 * Record a renewal whose reply said the hold is gone or taken.
+	 * Record a renewal whose reply said the hold is gone or taken: it is lost, unless
+	 * released meanwhile.
 	 */
 	void notRenewed() {
 		this.events.replied(this, -1);
@@ -203,7 +204,8 @@ public final class LockHold {
 
 	/**
 	 * Record a renewal that got no answer (Redis may still run it) or was never sent; the
-	 * hold is lost once its lease is over ({@link HoldLife#renewalFailed}).
+	 * hold is lost once its lease is over ({@link HoldLife#renewalFailed}), unless
+	 * released meanwhile.
 	 * @param sent whether {@link #renewing} was called for it
 	 * @return whether its lease is over by the local clock
 	 */

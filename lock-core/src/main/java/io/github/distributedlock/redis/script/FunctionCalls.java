@@ -37,7 +37,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * refuses it or the library ({@code ERR} or {@code NOPERM}), gets {@code EVALSHA} from
  * then on; a load that fails for a while ({@code OOM}, {@code READONLY}, {@code LOADING},
  * {@code BUSY}) is tried again later. Only error replies that mean the function never ran
- * change course, so no call runs twice. Thread-safe.
+ * change course, so falling back to the script never runs a call twice. Thread-safe.
  */
 final class FunctionCalls {
 

@@ -22,7 +22,9 @@ import org.jspecify.annotations.Nullable;
  * token, {@code leaseMs} the (new) lease, {@code keepMs} what is left of its minimum hold
  * (0 for none), {@code fenceIdleMs} the idle time after which the fencing counter may
  * vanish, {@code request} the caller's request in the lock's line ({@code ""} for none),
- * {@code requestTtlMs} how long the requests set lives after the last filing.
+ * {@code requestTtlMs} how long the requests set lives after the last filing. A
+ * withdrawal ({@link Release} with a withdrawn request) sends {@code ""}, 0, {@code ""}
+ * as owner, token and hold, which the script ignores.
  */
 public sealed interface ScriptArgs {
 
@@ -88,6 +90,7 @@ public sealed interface ScriptArgs {
 	 * Release one hold of a lock, reserving it for the oldest request when the last hold
 	 * goes; or withdraw a waiter's request.
 	 *
+	 * @param handOff whether the last release reserves the lock for the oldest request
 	 * @param withdrawnRequest the request of a waiter that gives up, or {@code null} to
 	 * release a hold
 	 */

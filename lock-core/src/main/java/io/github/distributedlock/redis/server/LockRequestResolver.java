@@ -103,7 +103,7 @@ public final class LockRequestResolver {
 	}
 
 	/**
-	 * Return a resolved request if a multi-lock may take it.
+	 * Return the resolved request, checking that a multi-lock may take it.
 	 * @throws IllegalArgumentException if it is a read lock, a permit or a fair lock
 	 */
 	public static LockSpec multiLockable(LockSpec spec) {

@@ -13,9 +13,9 @@ import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
- * Refuses a Redis older than 6.2 at startup, where the scripts would fail at the first
- * lock with a bare syntax error ({@code SET ... GET}, {@code ZADD GT} and
- * {@code CLIENT INFO} are new in 6.2).
+ * Refuses a Redis older than 6.2 at startup: the scripts use {@code SET ... GET} and
+ * {@code ZADD GT}, which would fail at the first lock with a bare syntax error, and the
+ * replica check sends {@code CLIENT INFO}; all are new in 6.2.
  */
 public final class RedisVersion {
 

@@ -6,7 +6,7 @@
 -- KEYS[1]  the permits: a sorted set of permit ids ('<owner digest>|<hold>') scored by lease end (ms)
 -- KEYS[2]  the fencing counter
 -- ARGV[1]  owner
--- ARGV[2]  the hold: this acquisition's id, so that a second run finds its permit, not another
+-- ARGV[2]  the hold: this acquisition's id, so that a second run finds its permit rather than taking a second one
 -- ARGV[3]  lease in milliseconds
 -- ARGV[4]  number of permits
 -- ARGV[5]  idle time in milliseconds after which the fencing counter may vanish

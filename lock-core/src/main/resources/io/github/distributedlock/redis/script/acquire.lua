@@ -16,17 +16,19 @@
 -- ARGV[2]  the hold: this acquisition's id, the same in each attempt (hold_field in lib.lua)
 -- ARGV[3]  lease in milliseconds
 -- ARGV[4]  how long the caller will keep waiting, in ms (-1: indefinitely); 0 sets no writer intent
--- ARGV[5..10] may be left off from the end when at their defaults ('', 30 s, '0', '0', '1',
---          7 days): each costs Redis time (docs/design/cost.md). The request comes first,
+-- ARGV[5..10] left off from the end, as far as the last one not at its default ('', 30 s, '0',
+--          '0', '1', 7 days): each costs Redis time (docs/design/cost.md). The request comes first,
 --          so that a waiter's attempt sends 5
 -- ARGV[5]  the caller's request, or '' for none: filed (keeping its place) when the lock is
 --          taken, withdrawn when the lock is ours; a lock reserved for it is ours to take
--- ARGV[6]  ms the requests set lives after the last filing (HandOffRequest.VALIDITY_MILLIS)
+-- ARGV[6]  ms the requests set lives after the last filing; default HandOffRequest.VALIDITY_MILLIS
+--          (LockScriptsTests checks the literal)
 -- ARGV[7]  '1' if an earlier attempt of this caller may have set the writer intent
 -- ARGV[8]  '1' if the caller already holds this lock (a real re-entry), '0' if it holds no handle on it
 -- ARGV[9]  '1' if the owner may take the lock again, '0' if that is a self-deadlock; read
 --          only for a re-entry (ARGV[8] '1'), and sent only then
--- ARGV[10] idle ms after which the fencing counter may vanish (LockKeys.FENCE_IDLE_MILLIS)
+-- ARGV[10] idle ms after which the fencing counter may vanish; default LockKeys.FENCE_IDLE_MILLIS
+--          (LockScriptsTests checks the literal)
 --
 -- Returns {1, token}               acquired, re-entered, or taken before by this very attempt
 --         {0, holder token, pttl}  held by someone else, or reserved for another request; pttl:

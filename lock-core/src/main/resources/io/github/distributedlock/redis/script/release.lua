@@ -12,7 +12,7 @@
 -- ARGV[1]  owner
 -- ARGV[2]  fencing token of the hold being released
 -- ARGV[3]  the hold's id (its field '#<hold>' in the lock hash)
--- ARGV[4..5] sent only when not at their defaults ('1', '0') or when ARGV[6] follows (cheaper)
+-- ARGV[4..5] sent only when one of them is not at its default ('1', '0'), or ARGV[6] follows
 -- ARGV[4]  '1' to reserve the lock for the oldest request, '0' to always free it
 -- ARGV[5]  what is left of the hold's minimum hold, in ms ('0' for none): if the last hold goes
 --          before it has passed, the lock stays taken by nobody until then (keep_taken in lib.lua)
