@@ -120,7 +120,7 @@ class PlantedBugTests {
 		assertFound("acquire.lua", """
 				-- Reserved for another waiter's request (or kept for a minimum hold): taken, for as long
 					-- as its claim.
-					file_and_mark(KEYS[1], held, KEYS[5], request, request_ttl_ms)
+					file_and_mark(KEYS[1], held, KEYS[5], request, request_ttl_ms, waits)
 					return {0, tonumber(held[2]), redis.call('PTTL', KEYS[1])}""", """
 				-- A reservation joined as if it were a hold of ours.
 					redis.call('HSET', KEYS[1], hold, '1')

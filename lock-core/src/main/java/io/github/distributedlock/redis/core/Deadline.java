@@ -63,11 +63,15 @@ public final class Deadline {
 	}
 
 	/**
-	 * Return the wait time left as the scripts take it: -1 for indefinitely, else at
-	 * least 0 (a negative value would read as indefinite).
+	 * Return the wait time left as the scripts take it: -1 for indefinitely, 0 only for a
+	 * try, else at least 1. A script reads 0 as a caller that will not wait, and marks no
+	 * lock for it; a waiter at its deadline may still wait on (a restart on progress).
 	 */
 	long remainingMillis() {
-		return isIndefinite() ? -1 : TimeUnit.NANOSECONDS.toMillis(Math.max(0, remainingNanos()));
+		if (isIndefinite() || isTryOnce()) {
+			return isIndefinite() ? -1 : 0;
+		}
+		return Math.max(1, TimeUnit.NANOSECONDS.toMillis(remainingNanos()));
 	}
 
 	/** Return the time left as a new wait time: -1 for indefinitely, else at least 0. */

@@ -15,7 +15,8 @@
 -- ARGV[1]  owner: secret instance id + thread (or a custom owner); the lock keeps its digest
 -- ARGV[2]  the hold: this acquisition's id, the same in each attempt (hold_field in lib.lua)
 -- ARGV[3]  lease in milliseconds
--- ARGV[4]  how long the caller will keep waiting, in ms (-1: indefinitely); 0 sets no writer intent
+-- ARGV[4]  how long the caller will keep waiting, in ms (-1: indefinitely); 0 is a try that will
+--          not wait, which sets no writer intent and leaves no queued mark
 -- ARGV[5..10] left off from the end, as far as the last one not at its default ('', 30 s, '0',
 --          '0', '1', 7 days): each costs Redis time (docs/design/cost.md). The request comes first,
 --          so that a waiter's attempt sends 5
@@ -55,18 +56,20 @@ end
 -- (lib.lua: the functions that only the code below calls)
 
 local request_ttl_ms = ARGV[6] or '30000'
+-- A try (wait 0, no request; a waiter never sends 0) does not mark the lock: nobody listens.
+local waits = request ~= '' or ARGV[4] ~= '0'
 local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'reserved', 'queued', hold)
 
 if held[1] == '' and (request == '' or held[3] ~= request) then
 	-- Reserved for another waiter's request (or kept for a minimum hold): taken, for as long
 	-- as its claim.
-	file_and_mark(KEYS[1], held, KEYS[5], request, request_ttl_ms)
+	file_and_mark(KEYS[1], held, KEYS[5], request, request_ttl_ms, waits)
 	return {0, tonumber(held[2]), redis.call('PTTL', KEYS[1])}
 end
 
 if held[1] and held[1] ~= '' and held[1] ~= owner then
 	-- Another owner's: taken, for as long as its lease (the usual blocked attempt).
-	file_and_mark(KEYS[1], held, KEYS[5], request, request_ttl_ms)
+	file_and_mark(KEYS[1], held, KEYS[5], request, request_ttl_ms, waits)
 	return {0, tonumber(held[2]), redis.call('PTTL', KEYS[1])}
 end
 
@@ -94,7 +97,7 @@ if not held[1] or held[1] == '' then
 				end
 				redis.call('SET', KEYS[4], owner, 'PX', intent + 500)
 			end
-			file_and_mark(KEYS[1], held, KEYS[5], request, request_ttl_ms)
+			file_and_mark(KEYS[1], held, KEYS[5], request, request_ttl_ms, waits)
 			return {0, 0, ttl}
 		end
 	end

@@ -272,13 +272,14 @@ end
 -- defined once by the Functions library (LockFunctions), not on every contended attempt.
 
 -- An attempt that finds the lock taken: file the caller's request, if any (request '' is
--- none), and mark the lock hash, if there is one (mark_queued). held: the attempt's HMGET of
--- the lock hash, owner first and 'queued' fourth.
-local function file_and_mark(lock, held, requests, request, request_ttl_ms)
+-- none), and mark the lock hash, if there is one and the caller waits (mark_queued): a try
+-- that will not wait (waits false) hears nothing, so its release need not tell anyone. held:
+-- the attempt's HMGET of the lock hash, owner first and 'queued' fourth.
+local function file_and_mark(lock, held, requests, request, request_ttl_ms, waits)
 	if request ~= '' then
 		file_request(requests, request, now_ms_text(), request_ttl_ms)
 	end
-	if held[1] then
+	if held[1] and waits then
 		mark_queued(lock, held[4])
 	end
 end

@@ -51,6 +51,16 @@ class DeadlineTests {
 	}
 
 	@Test
+	void shouldTellTheScriptsThatAWaiterAtItsDeadlineStillWaits() {
+		// 0 is a try to the scripts, which then leave no mark for a release to tell; a
+		// waiter may wait on after its deadline (a restart on progress).
+		Deadline over = new Deadline(SECOND, System.nanoTime() - 2 * SECOND);
+		assertThat(over.remainingMillis()).isEqualTo(1);
+		Deadline lastMillisecond = new Deadline(SECOND, System.nanoTime() - SECOND + SECOND / 2000);
+		assertThat(lastMillisecond.remainingMillis()).isEqualTo(1);
+	}
+
+	@Test
 	void shouldRestartFromWhenTheLockChangedHands() {
 		long start = System.nanoTime();
 		Deadline deadline = new Deadline(10 * SECOND, start);

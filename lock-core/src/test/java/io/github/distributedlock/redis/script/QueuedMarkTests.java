@@ -69,9 +69,46 @@ class QueuedMarkTests {
 		assertThat(String.valueOf(redis.server().command("INFO", "commandstats"))).as("nobody tried it")
 			.doesNotContain("cmdstat_publish:");
 		assertThat(acquire("holder", "")).isEqualTo(1L);
-		// An attempt without a request (hand-off off, or a try) marks the hold all the
+		// An attempt of a waiter without a request (hand-off off) marks the hold all the
 		// same.
 		assertThat(acquire("other", "")).isEqualTo(0L);
+		assertThat(redis.server().command("HGET", LOCK, "queued")).isEqualTo("1");
+		redis.server().command("CONFIG", "RESETSTAT");
+		assertThat(release("holder", token())).isZero();
+		assertThat(String.valueOf(redis.server().command("INFO", "commandstats"))).contains("cmdstat_publish:calls=1,");
+	}
+
+	@Test
+	void shouldLeaveAHoldOnlyTriedByCallersThatWillNotWaitUnmarkedAndUntold() {
+		redis.server().command("FLUSHALL");
+		assertThat(acquire("holder", "")).isEqualTo(1L);
+		assertThat(acquire("other", "", "0")).as("a try").isEqualTo(0L);
+		assertThat(acquire("third", "", "0")).as("a try").isEqualTo(0L);
+		assertThat(redis.server().command("HGET", LOCK, "queued")).as("nobody listens for it").isNull();
+		redis.server().command("CONFIG", "RESETSTAT");
+		assertThat(release("holder", token())).isZero();
+		assertThat(redis.server().command("EXISTS", LOCK)).isEqualTo(0L);
+		String stats = String.valueOf(redis.server().command("INFO", "commandstats"));
+		assertThat(stats).doesNotContain("cmdstat_publish:").doesNotContain("cmdstat_zrange:");
+	}
+
+	@Test
+	void shouldMarkAHoldForAnAttemptThatCarriesARequestWhateverItsWait() {
+		redis.server().command("FLUSHALL");
+		assertThat(acquire("holder", "")).isEqualTo(1L);
+		assertThat(acquire("waiter", "2000:w", "0")).isEqualTo(0L);
+		assertThat(redis.server().command("HGET", LOCK, "queued")).isEqualTo("1");
+		assertThat(release("holder", token())).isZero();
+		assertThat(redis.server().command("HGET", LOCK, "reserved")).as("a request in line is served")
+			.isEqualTo("2000:w");
+	}
+
+	@Test
+	void shouldKeepTheMarkOfAWaiterWhenATryFollows() {
+		redis.server().command("FLUSHALL");
+		assertThat(acquire("holder", "")).isEqualTo(1L);
+		assertThat(acquire("waiter", "")).isEqualTo(0L);
+		assertThat(acquire("other", "", "0")).as("a try").isEqualTo(0L);
 		assertThat(redis.server().command("HGET", LOCK, "queued")).isEqualTo("1");
 		redis.server().command("CONFIG", "RESETSTAT");
 		assertThat(release("holder", token())).isZero();
@@ -91,9 +128,13 @@ class QueuedMarkTests {
 	}
 
 	private long acquire(String owner, String request) {
+		return acquire(owner, request, "-1");
+	}
+
+	private long acquire(String owner, String request, String waitMillis) {
 		List<?> reply = (List<?>) eval(LockScripts.ACQUIRE,
 				List.of(LOCK, LockKeys.fence(LOCK), LOCK + ":readers", LOCK + ":intent", REQUESTS), owner,
-				owner + "-hold", "10000", "-1", request, "30000", "0", "0", "1", "60000");
+				owner + "-hold", "10000", waitMillis, request, "30000", "0", "0", "1", "60000");
 		return (Long) reply.get(0);
 	}
 
