@@ -162,7 +162,10 @@ class OwnerSecrecyTests {
 			waiter.join(10_000);
 			assertThat(waiter.isAlive()).as("the fair waiter got the lock").isFalse();
 			try (LockHandle plain = holder.acquire(LockRequest.of("plain", "1"))) {
-				assertThat(stranger.tryAcquire(LockRequest.builder("plain").key("1").waitTime(Duration.ZERO).build()))
+				// A waiter, not a try: only a waiter's attempt marks the lock, so
+				// that its release publishes.
+				assertThat(stranger
+					.tryAcquire(LockRequest.builder("plain").key("1").waitTime(Duration.ofMillis(200)).build()))
 					.isEmpty();
 			}
 			listener.send("PUNSUBSCRIBE");
@@ -172,6 +175,9 @@ class OwnerSecrecyTests {
 			}
 		}
 		assertThat(messages).as("the fair release named the next waiter").anyMatch((m) -> m.startsWith("next:"));
+		// Its token, or a reservation for a request whose withdrawal came after it.
+		assertThat(messages).as("the plain release told the waiter")
+			.anyMatch((m) -> m.matches("\\d+") || m.startsWith("reserved:"));
 		assertThat(messages).as("no owner id in any message").noneMatch((m) -> m.matches(".*" + OWNER + ".*"));
 		assertThat(messages.stream().filter((m) -> m.startsWith("next:")))
 			.allMatch((m) -> m.matches("next:(" + DIGEST + ")?"));

@@ -6,8 +6,8 @@
 -- ARGV: owner, hold, lease_ms, wait_ms, request, request_ttl_ms, may_have_intent, holds_it, reentrant, fence_idle_ms
 -- KEYS[1]  the lock: a hash {owner (digest), holds, token, '#<hold>' per hold} with the lease as
 --          expiry; reserved for a request: {owner = '', reserved = the request, token = the
---          last holder's}, expiring with its claim ('reserved' '' is none); 'queued' = 1 once an
---          attempt found it taken (mark_queued in lib.lua)
+--          last holder's}, expiring with its claim ('reserved' '' is none); 'queued' = 1 once a
+--          waiter's attempt found it taken (mark_queued in lib.lua)
 -- KEYS[2]  the fencing counter of the lock's hash slot: the last token, expiring when idle
 -- KEYS[3]  the lock's readers: a sorted set of reader owners scored by lease end (ms)
 -- KEYS[4]  the writer intent: set while a writer waits for readers, so new readers hold back

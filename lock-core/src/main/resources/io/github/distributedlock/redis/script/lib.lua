@@ -224,9 +224,9 @@ local function file_request(requests, request, now, ttl_ms)
 end
 
 -- Mark a lock hash 'queued' (queued: the mark as the script read it, so it is written once).
--- Every attempt that finds a lock hash taken (held, reserved or kept) marks it, for as long as
--- the hash lives; only a marked hold's release looks at the line and tells the waiters, as
--- nobody tried an unmarked one (docs/design/waiting-and-hand-off.md, "The queued mark").
+-- Every attempt of a waiter that finds a lock hash taken (held, reserved or kept) marks it, for
+-- as long as the hash lives; only a marked hold's release looks at the line and tells the
+-- waiters, as no waiter tried an unmarked one (docs/design/waiting-and-hand-off.md, "The queued mark").
 local function mark_queued(lock, queued)
 	if not queued then
 		redis.call('HSET', lock, 'queued', '1')

@@ -1,6 +1,6 @@
 -- Release one hold of a lock, or withdraw a waiter's request. When the last hold goes, the lock
 -- is reserved for the oldest request, if any, and its waiter told; otherwise it is deleted, and
--- the waiters, if an attempt found it taken, woken. A reservation is not a hold: only the
+-- the waiters, if a waiter's attempt found it taken, woken. A reservation is not a hold: only the
 -- request's own acquire attempt turns it into one (docs/design/waiting-and-hand-off.md).
 --
 -- KEYS: lock, channel, requests, readers
