@@ -150,6 +150,18 @@ class AcquisitionTests {
 	}
 
 	@Test
+	void anAttemptAtTheDeadlineSaysItWaitsAsAChangeOfHoldersMayKeepItWaiting() {
+		Acquisition acquisition = acquisition(spec(1_000 * MS, true, WaitStrategy.PUBSUB));
+		acquisition.replied(acquisition.next(null), taken(3, 5_000), false);
+		advance(1_000);
+		Acquisition.Attempt atDeadline = acquisition.next(null);
+		// Not 0: acquire.lua marks no lock for a try, and this waiter may wait on.
+		assertThat(atDeadline.remainingWaitMillis()).isEqualTo(1);
+		assertThat(acquisition.replied(atDeadline, taken(4, 5_000), false)).isSameAs(AttemptOutcome.WAIT);
+		assertThat(acquisition.deadline().remainingNanos()).as("waits on").isEqualTo(1_000 * MS);
+	}
+
+	@Test
 	void aWaitThatIsNotProgressAwareKeepsItsDeadlineWhenTheHolderChanges() {
 		Acquisition acquisition = acquisition(spec(1_000 * MS, false, WaitStrategy.PUBSUB));
 		acquisition.replied(acquisition.next(null), taken(3, 5_000), false);
