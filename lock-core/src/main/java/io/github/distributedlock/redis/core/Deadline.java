@@ -68,10 +68,10 @@ public final class Deadline {
 	 * lock for it; a waiter at its deadline may still wait on (a restart on progress).
 	 */
 	long remainingMillis() {
-		if (isIndefinite() || isTryOnce()) {
-			return isIndefinite() ? -1 : 0;
+		if (isIndefinite()) {
+			return -1;
 		}
-		return Math.max(1, TimeUnit.NANOSECONDS.toMillis(remainingNanos()));
+		return isTryOnce() ? 0 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(remainingNanos()));
 	}
 
 	/** Return the time left as a new wait time: -1 for indefinitely, else at least 0. */
