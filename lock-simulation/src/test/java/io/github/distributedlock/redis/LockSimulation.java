@@ -177,7 +177,8 @@ final class LockSimulation {
 	static final long LEASE_MS = 1_000;
 
 	// What the runs held to the bound may draw: the callers' acts, no fault.
-	private static final Set<Fault> CALM = EnumSet.of(Fault.KEEP, Fault.READ_KEEP, Fault.PERMIT_KEEP, Fault.CANCEL);
+	private static final Set<Fault> CALM = EnumSet.of(Fault.KEEP, Fault.READ_KEEP, Fault.PERMIT_KEEP, Fault.CANCEL,
+			Fault.TRY);
 
 	// How many acquisitions each client makes once faults stop ({@link #recover}).
 	static final int RECOVERY_ACQUISITIONS = 8;
@@ -404,6 +405,12 @@ final class LockSimulation {
 
 	private int gaveUpBehindKept;
 
+	// The writers' tries (wait 0), drawn from a PRNG of their own so that drawing them
+	// changes no other choice; and how many of them were refused.
+	private final SimulationRandom tries;
+
+	private int triesRefused;
+
 	private int intentsDropped;
 
 	// The minimum holds of the writers' acquisitions, drawn from a PRNG of their own so
@@ -539,6 +546,7 @@ final class LockSimulation {
 		this.permits = this.fair ? 0 : permits;
 		this.readerPair = (this.permits > 0 || this.fair) ? -1 : readerPair;
 		this.minimumHolds = new SimulationRandom(seed ^ 0x6b656570L);
+		this.tries = new SimulationRandom(seed ^ 0x74727973L);
 		this.sharedKeeps = new SharedKeeps(seed, this.faults.contains(Fault.READ_KEEP),
 				this.faults.contains(Fault.PERMIT_KEEP));
 		this.cancellations = new Cancellations(seed);
@@ -623,8 +631,16 @@ final class LockSimulation {
 	}
 
 	/**
-	 * Return whether this run has no faults: only minimum holds and cancels, the callers'
-	 * acts, as the runs held to the bound.
+	 * Return what the runs without faults draw: the callers' acts (minimum holds, cancels
+	 * and tries).
+	 */
+	static Set<Fault> calmActs() {
+		return EnumSet.copyOf(CALM);
+	}
+
+	/**
+	 * Return whether this run has no faults: only minimum holds, cancels and tries, the
+	 * callers' acts, as the runs held to the bound.
 	 */
 	private boolean calm() {
 		return CALM.containsAll(this.faults);
@@ -712,6 +728,17 @@ final class LockSimulation {
 		}
 		long holdAtLeast = Math.min(minimum, LEASE_MS);
 		return keptSpec(holdAtLeast, LEASE_MS);
+	}
+
+	/**
+	 * Return the spec of a writer's acquisition: an eighth of them, where the run draws
+	 * tries, are a try of {@link #writerSpec()}'s (wait 0: one attempt that files no
+	 * request and leaves no queued mark).
+	 */
+	private LockSpec writerOrTrySpec() {
+		LockSpec spec = writerSpec();
+		boolean tries = this.tries.nextInt(8) == 0;
+		return (tries && drawing(Fault.TRY)) ? spec.withWaitNanos(0) : spec;
 	}
 
 	private LockSpec keptSpec(long holdAtLeast, long leaseMillis) {
@@ -1808,8 +1835,13 @@ final class LockSimulation {
 		return this.longestFreePermitWait;
 	}
 
+	/** Return how many writers' tries found the lock taken. */
+	int triesRefused() {
+		return this.triesRefused;
+	}
+
 	/**
-	 * Return how many acquisitions ended without the lock.
+	 * Return how many acquisitions ended without the lock, tries aside.
 	 */
 	int gaveUp() {
 		return (this.multi != null) ? this.multi.gaveUp()[0] + this.multi.gaveUp()[1] : this.gaveUp;
@@ -2086,7 +2118,7 @@ final class LockSimulation {
 			}
 			// A custom owner always counts as holding the lock (no take-over), as in the
 			// engine.
-			this.acquiring = (this.reader || this.permit) ? sharedSpec(this.spec) : writerSpec();
+			this.acquiring = (this.reader || this.permit) ? sharedSpec(this.spec) : writerOrTrySpec();
 			if (this.acquiring.holdAtLeastMillis() > 0) {
 				LockSimulation.this.trace
 					.add("           " + this.name + " holds at least " + this.acquiring.holdAtLeastMillis() + " ms");
@@ -2150,7 +2182,14 @@ final class LockSimulation {
 			}
 			this.run = null;
 			LockSimulation.this.fairOrder.ended(this.name);
-			if (error instanceof io.github.distributedlock.LockTimeoutException) {
+			if (error instanceof io.github.distributedlock.LockTimeoutException && this.acquiring.waitNanos() == 0) {
+				// A try found the lock taken: no wait that gave up. Its round trip is
+				// measured as a wait.
+				LockSimulation.this.triesRefused++;
+				waited(" tried in vain after");
+				endWithoutTheLock(false);
+			}
+			else if (error instanceof io.github.distributedlock.LockTimeoutException) {
 				giveUp();
 			}
 			else if (error instanceof RuntimeException failure && selfDeadlockAfterFault(this, failure)) {
@@ -3211,6 +3250,12 @@ final class LockSimulation {
 		 * (blocking) while they wait: asleep, or with an attempt in flight.
 		 */
 		CANCEL,
+
+		/**
+		 * An eighth of the writers' acquisitions are tries (a wait of 0): one attempt, no
+		 * request filed, no queued mark left on a lock found taken.
+		 */
+		TRY,
 
 		/**
 		 * A quarter of the multi-lock acquisitions of a run of multi-locks

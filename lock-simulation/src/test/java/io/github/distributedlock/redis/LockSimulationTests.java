@@ -279,9 +279,10 @@ class LockSimulationTests {
 		long longestKeyspace = 0;
 		int progressRuns = 0;
 		long progressGiveUps = 0;
+		long triesRefused = 0;
 		for (long seed : seeds()) {
 			LockSimulation simulation = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE,
-					EnumSet.of(Fault.KEEP, Fault.READ_KEEP, Fault.PERMIT_KEEP, Fault.CANCEL));
+					LockSimulation.calmActs());
 			assertThat(simulation.run(CLIENTS, ACQUISITIONS)).as(() -> simulation.trace(40)).isNull();
 			if (simulation.multi() != null) {
 				multiRuns++;
@@ -294,6 +295,8 @@ class LockSimulationTests {
 				}
 				continue;
 			}
+			// Tries that found the lock taken: drawn among the waits held to the bound.
+			triesRefused += simulation.triesRefused();
 			// Progress-aware waits that gave up were checked by the run itself.
 			progressRuns += simulation.progressAware() ? 1 : 0;
 			progressGiveUps += simulation.progressGiveUpsChecked();
@@ -406,8 +409,11 @@ class LockSimulationTests {
 				fairRuns, fairGrantsChecked, longestFair / 1e6, fairPastBound, fairSeedPastBound,
 				longestFairUnkept / 1e6, fairSharedPastBound, multiRuns, longestMulti / 1e6, longestSingle / 1e6,
 				keyspaceRuns, longestKeyspace / 1e6);
-		System.out.printf("simulation without faults: %d seeds with progress-aware writers, %d of their waits "
-				+ "gave up, none within a wait time of another owner's grant%n", progressRuns, progressGiveUps);
+		System.out.printf(
+				"simulation without faults: %d seeds with progress-aware writers, %d of their waits "
+						+ "gave up, none within a wait time of another owner's grant; %d tries found the lock taken%n",
+				progressRuns, progressGiveUps, triesRefused);
+		assertThat(triesRefused).as("tries that found the lock taken, among the waiters").isPositive();
 		StringBuilder layouts = new StringBuilder();
 		for (JvmLayout layout : JvmLayout.values()) {
 			layouts.append(String.format(
@@ -427,7 +433,7 @@ class LockSimulationTests {
 	 */
 	static MultiLockRun calmMultiRun(long seed, int clients, Map<String, String> scripts) {
 		LockSimulation simulation = new LockSimulation(seed, scripts, LockSimulation.ClientBug.NONE,
-				EnumSet.of(Fault.KEEP, Fault.READ_KEEP, Fault.PERMIT_KEEP, Fault.CANCEL));
+				LockSimulation.calmActs());
 		assertThat(simulation.run(clients, ACQUISITIONS)).as(() -> simulation.trace(40)).isNull();
 		return checkCalmMultiRun(simulation, seed, clients);
 	}
@@ -459,7 +465,7 @@ class LockSimulationTests {
 	private static String calmTrace(long seed) {
 		for (int acquisitions = 1; acquisitions <= ACQUISITIONS; acquisitions++) {
 			LockSimulation simulation = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE,
-					EnumSet.of(Fault.KEEP, Fault.READ_KEEP, Fault.PERMIT_KEEP, Fault.CANCEL));
+					LockSimulation.calmActs());
 			simulation.run(CLIENTS, acquisitions);
 			long bound = simulation.waitBoundNanos(0);
 			boolean past = (simulation.permits() > 0)
@@ -564,12 +570,22 @@ class LockSimulationTests {
 
 	/**
 	 * Return the run of a seed pinned for what it once found, with the faults it was
-	 * found with: commands that run late ({@link Fault#LATE}) came after it and would
-	 * make it another run. The sweep above runs every seed with them.
+	 * found with: commands that run late ({@link Fault#LATE}) and tries
+	 * ({@link Fault#TRY}) came after it and would make it another run. The sweep above
+	 * runs every seed with them.
 	 */
 	private static LockSimulation pinned(long seed) {
 		return new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE,
-				EnumSet.complementOf(EnumSet.of(Fault.LATE)));
+				EnumSet.complementOf(EnumSet.of(Fault.LATE, Fault.TRY)));
+	}
+
+	/**
+	 * Return the run of a seed pinned for what it once found with every fault but tries
+	 * ({@link Fault#TRY}), which came after it.
+	 */
+	private static LockSimulation pinnedBeforeTries(long seed) {
+		return new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE,
+				EnumSet.complementOf(EnumSet.of(Fault.TRY)));
 	}
 
 	/**
@@ -581,7 +597,7 @@ class LockSimulationTests {
 	 */
 	@Test
 	void aFailoverThatLosesAReentryLosesTheKeepItsReleaseWouldMake() {
-		LockSimulation simulation = new LockSimulation(27878, Map.of(), LockSimulation.ClientBug.NONE);
+		LockSimulation simulation = pinnedBeforeTries(27878);
 		assertThat(simulation.run(CLIENTS, ACQUISITIONS)).as(() -> simulation.trace(40)).isNull();
 		assertThat(simulation.redisFaults()[5]).as("locks kept for a minimum hold lost").isPositive();
 	}
@@ -595,7 +611,7 @@ class LockSimulationTests {
 	 */
 	@Test
 	void aLateAttemptLeavesItsOwnersNewerHoldAlone() {
-		LockSimulation simulation = new LockSimulation(1545, Map.of(), LockSimulation.ClientBug.NONE);
+		LockSimulation simulation = pinnedBeforeTries(1545);
 		assertThat(simulation.run(CLIENTS, ACQUISITIONS)).as(() -> simulation.trace(40)).isNull();
 		assertThat(simulation.lostReplies()[2]).as("commands that ran late").isPositive();
 	}

@@ -41,12 +41,13 @@ class PlantedBugTests {
 	 * past the other planted bugs' search: at seed 1326 when the simulation stepped the
 	 * core itself, at seed 1444 since it runs the driver, whose undo of a lost attempt
 	 * draws other events, at seed 1038 since its holds are the engine's {@code LockHold}
-	 * (a re-entry's reply read a second late, its minimum hold then released), and at
-	 * seed 1065 since its re-entries are the driver's too.
+	 * (a re-entry's reply read a second late, its minimum hold then released), at seed
+	 * 1065 since its re-entries are the driver's too, and at seed 1590 since an eighth of
+	 * the writers' acquisitions are tries, which moves every later draw.
 	 */
 	@Test
 	void findsAUsualReleaseThatForgetsAnInnerHoldsMinimumHold() {
-		assertFoundWithin(500, "release.lua",
+		assertFoundWithin(1_000, "release.lua",
 				"if held[3] == '1' and not held[5] and not held[6] and keep_ms == '0' then",
 				"if held[3] == '1' and not held[5] and keep_ms == '0' then");
 	}
