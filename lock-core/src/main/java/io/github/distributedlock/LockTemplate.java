@@ -128,7 +128,8 @@ public interface LockTemplate {
 	 * one hold.
 	 * @param name the lock
 	 * @param owner the custom owner
-	 * @return the hold, or empty if that owner does not hold the lock
+	 * @return the hold, or empty if that owner does not hold the lock, or if Redis's
+	 * reply came after the lease it reported ended
 	 */
 	Optional<LockHandle> findHeld(LockName name, String owner);
 

@@ -33,7 +33,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * checks what a user sees: the call answers without error and rightly, the hold stays and
  * excludes a stranger, the lease Redis keeps outlives the handle's own estimate, and once
  * the hold is closed the lock is free at once with no key left. The renewal of a plain
- * lock ({@code renew.lua}) is in {@link ResentCommandTests}.
+ * lock ({@code renew.lua}) is in {@link ResentCommandTests}. Besides, a {@code findHeld}
+ * whose reply comes late, after the lease it reports.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ResentLiveHoldTests {
@@ -232,6 +233,29 @@ class ResentLiveHoldTests {
 			.isEmpty();
 		found.get().close();
 		assertFreeAndGone(HoldKind.EXCLUSIVE, name);
+	}
+
+	/**
+	 * {@code findHeld} whose reply comes after the lease it reports has ended finds no
+	 * hold: counted from before the read was sent, that lease is over, and the lock may
+	 * be another's by then. Before, it returned a handle already past its deadline.
+	 */
+	@Test
+	void shouldFindNoHoldWhenTheReadsReplyComesAfterItsLease() throws Exception {
+		String owner = "job-" + this.scope;
+		Duration lease = Duration.ofMillis(300);
+		LockHandle original = this.bench.direct()
+			.acquire(holding(HoldKind.EXCLUSIVE).owner(owner).lease(lease).build());
+		ReplyDrop late = this.bench.arm(ResendBench.onScript("read-hold.lua").delayedBy(lease.plusMillis(200)));
+		Optional<LockHandle> found;
+		try {
+			found = this.holder.findHeld(original.name(), owner);
+		}
+		finally {
+			this.bench.disarm(late);
+		}
+		assertThat(late.awaitDropped(Duration.ofSeconds(1))).as("the read's reply was held back").isTrue();
+		assertThat(found).as("the hold of %s, read with a reply later than its %s lease", owner, lease).isEmpty();
 	}
 
 	/**

@@ -3,6 +3,7 @@ package io.github.distributedlock.redis;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 
 import io.github.distributedlock.HeldLock;
 import io.github.distributedlock.LockAccessException;
@@ -148,7 +149,8 @@ public final class RedisLockTemplate implements LockOperations {
 			return Optional.empty();
 		}
 		long pttl = ((Number) held.get(2)).longValue();
-		if (pttl <= 0) {
+		// A reply later than the lease it reports, counted from before the read: no hold.
+		if (pttl <= 0 || System.nanoTime() - (sentNanos + TimeUnit.MILLISECONDS.toNanos(pttl)) >= 0) {
 			return Optional.empty();
 		}
 		long token = Long.parseLong(String.valueOf(held.get(1)));
