@@ -129,7 +129,8 @@ public interface LockTemplate {
 	 * @param name the lock
 	 * @param owner the custom owner
 	 * @return the hold, or empty if that owner does not hold the lock, or if Redis's
-	 * reply came after the lease it reported ended
+	 * reply came after the lease it reported ended, twice in a row (a late reply is read
+	 * again once)
 	 */
 	Optional<LockHandle> findHeld(LockName name, String owner);
 

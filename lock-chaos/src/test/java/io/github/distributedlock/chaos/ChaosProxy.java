@@ -267,6 +267,7 @@ final class ChaosProxy implements AutoCloseable {
 					queue.add(new Chunk(now + delay, Arrays.copyOf(chunk, forward.now()), null, false));
 					if (fault != null && fault.delivers()) {
 						// The reply and what follows it, late; later chunks queue behind.
+						fault.answered();
 						queue.add(new Chunk(forward.dueNanos() + delay,
 								Arrays.copyOfRange(chunk, forward.now(), chunk.length), fault, false));
 					}

@@ -111,7 +111,8 @@ final class ReplyDrop {
 
 	/**
 	 * Return this fault, running a step once Redis has answered the command and before
-	 * the connection is closed, so before the client can send it again.
+	 * the connection is closed, so before the client can send it again; for a reply
+	 * {@link #delayedBy delayed}, before it is delivered.
 	 * @param step what to do
 	 * @return a fault not armed yet
 	 */
@@ -183,9 +184,19 @@ final class ReplyDrop {
 		this.reply = new String(bytes, 0, Math.min(bytes.length, 64), StandardCharsets.ISO_8859_1);
 	}
 
+	/**
+	 * Redis answered the command whose reply is {@link #delayedBy delayed}: run the step
+	 * now, before the reply is delivered.
+	 */
+	void answered() {
+		step(this.afterRunning);
+	}
+
 	void dropped() {
 		this.doneNanos = System.nanoTime();
-		step(this.afterRunning);
+		if (!this.delivers) {
+			step(this.afterRunning);
+		}
 		this.dropped.countDown();
 	}
 

@@ -236,9 +236,10 @@ class ResentLiveHoldTests {
 	}
 
 	/**
-	 * {@code findHeld} whose reply comes after the lease it reports has ended finds no
-	 * hold: counted from before the read was sent, that lease is over, and the lock may
-	 * be another's by then. Before, it returned a handle already past its deadline.
+	 * {@code findHeld} whose reply comes after the lease it reports has ended reads
+	 * again, and finds no hold once that lease is over: counted from before the read was
+	 * sent, the lease it reported ended before the reply came. Before, it returned a
+	 * handle already past its deadline.
 	 */
 	@Test
 	void shouldFindNoHoldWhenTheReadsReplyComesAfterItsLease() throws Exception {
@@ -246,16 +247,48 @@ class ResentLiveHoldTests {
 		Duration lease = Duration.ofMillis(300);
 		LockHandle original = this.bench.direct()
 			.acquire(holding(HoldKind.EXCLUSIVE).owner(owner).lease(lease).build());
-		ReplyDrop late = this.bench.arm(ResendBench.onScript("read-hold.lua").delayedBy(lease.plusMillis(200)));
+		ReplyDrop late = ResendBench.onScript("read-hold.lua").delayedBy(lease.plusMillis(200));
+		Optional<LockHandle> found = findHeldWith(late, original.name(), owner);
+		assertThat(found).as("the hold of %s, read with a reply later than its %s lease", owner, lease).isEmpty();
+	}
+
+	/**
+	 * {@code findHeld} whose first reply comes after the lease it reports reads again: a
+	 * hold extended meanwhile is found, with a deadline counted from the second read.
+	 */
+	@Test
+	void shouldReadAgainWhenTheReadsReplyComesAfterItsLease() throws Exception {
+		String owner = "job-" + this.scope;
+		Duration lease = Duration.ofMillis(300);
+		LockHandle original = this.bench.direct()
+			.acquire(holding(HoldKind.EXCLUSIVE).owner(owner).lease(lease).build());
+		ReplyDrop late = ResendBench.onScript("read-hold.lua")
+			.delayedBy(lease.plusMillis(200))
+			.afterRunning(() -> original.extend(LEASE));
+		Optional<LockHandle> found = findHeldWith(late, original.name(), owner);
+		assertThat(found).as("the hold of %s, extended while the first read's reply was late", owner).isPresent();
+		assertThat(found.get().fencingToken()).as("the found hold's token").isEqualTo(original.fencingToken());
+		assertThat(found.get().remainingLease()).as("the found hold's lease").isGreaterThan(lease);
+		found.get().close();
+		assertFreeAndGone(HoldKind.EXCLUSIVE, original.name());
+	}
+
+	/**
+	 * Call {@code findHeld} through the proxy with its first read's reply held back, and
+	 * check that the reply was held back and reported the owner's hold (four elements).
+	 */
+	private Optional<LockHandle> findHeldWith(ReplyDrop late, LockName name, String owner) throws Exception {
+		ReplyDrop armed = this.bench.arm(late);
 		Optional<LockHandle> found;
 		try {
-			found = this.holder.findHeld(original.name(), owner);
+			found = this.holder.findHeld(name, owner);
 		}
 		finally {
-			this.bench.disarm(late);
+			this.bench.disarm(armed);
 		}
-		assertThat(late.awaitDropped(Duration.ofSeconds(1))).as("the read's reply was held back").isTrue();
-		assertThat(found).as("the hold of %s, read with a reply later than its %s lease", owner, lease).isEmpty();
+		assertThat(armed.awaitDropped(Duration.ofSeconds(1))).as("the read's reply was held back").isTrue();
+		assertThat(armed.reply()).as("the held-back reply: the hold, read before its lease ended").startsWith("*4");
+		return found;
 	}
 
 	/**

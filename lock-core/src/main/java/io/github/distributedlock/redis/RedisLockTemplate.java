@@ -142,20 +142,27 @@ public final class RedisLockTemplate implements LockOperations {
 	public Optional<LockHandle> findHeld(LockName name, String owner) {
 		LockSpec spec = resolve(LockRequest.builder(name.scope()).key(name.key()).waitTime(Duration.ZERO).build());
 		String customOwner = LockOwners.custom(owner);
-		// Before the read, so the handle's deadline ends before the lease Redis reports.
-		long sentNanos = System.nanoTime();
-		List<?> held = this.commands.readHold(name, spec.lockKey());
-		if (held == null || !LockOwners.digest(customOwner).equals(held.get(0))) {
-			return Optional.empty();
+		// A reply later than the lease it reports is no hold: read once more, as an
+		// acquisition sends its attempt again after a late grant.
+		for (int read = 1; read <= 2; read++) {
+			// Before the read, so the handle's deadline ends before the lease Redis
+			// reports.
+			long sentNanos = System.nanoTime();
+			List<?> held = this.commands.readHold(name, spec.lockKey());
+			if (held == null || !LockOwners.digest(customOwner).equals(held.get(0))) {
+				return Optional.empty();
+			}
+			long pttl = ((Number) held.get(2)).longValue();
+			if (pttl <= 0) {
+				return Optional.empty();
+			}
+			if (System.nanoTime() - (sentNanos + TimeUnit.MILLISECONDS.toNanos(pttl)) < 0) {
+				long token = Long.parseLong(String.valueOf(held.get(1)));
+				return Optional.of(this.holds.adopt(new Grant(spec.withLeaseMillis(pttl), customOwner, token,
+						String.valueOf(held.get(3)), sentNanos, false, Duration.ZERO, 0)));
+			}
 		}
-		long pttl = ((Number) held.get(2)).longValue();
-		// A reply later than the lease it reports, counted from before the read: no hold.
-		if (pttl <= 0 || System.nanoTime() - (sentNanos + TimeUnit.MILLISECONDS.toNanos(pttl)) >= 0) {
-			return Optional.empty();
-		}
-		long token = Long.parseLong(String.valueOf(held.get(1)));
-		return Optional.of(this.holds.adopt(new Grant(spec.withLeaseMillis(pttl), customOwner, token,
-				String.valueOf(held.get(3)), sentNanos, false, Duration.ZERO, 0)));
+		return Optional.empty();
 	}
 
 	@Override

@@ -27,6 +27,9 @@ import org.jspecify.annotations.Nullable;
  * well-formed request waits in line, publishes on the lock's channel. Nobody is passed
  * over: the request that was oldest when a release ran is the one it reserves for.
  * <p>
+ * Each run of {@code acquire.lua} that says "taken" is checked to have found the lock's
+ * hash or its readers' key.
+ * <p>
  * Where the run loses messages but nothing else ({@link #holdReservationsToTheirClaim}),
  * also the guarantees' "a lost message costs the waiter at most half a claim": the first
  * attempt that carries a reserved request after its reservation runs before the claim
@@ -75,6 +78,10 @@ final class HandOffOrder {
 	@Nullable Object run(ScriptCall call, Supplier<@Nullable Object> run) {
 		if (this.muted || !this.redis.answering()) {
 			return run.get();
+		}
+		if ("acquire.lua".equals(call.script().name())) {
+			tried(call);
+			return refusedOnlyIfTaken(call, run);
 		}
 		if (!"release.lua".equals(call.script().name())) {
 			tried(call);
@@ -134,6 +141,24 @@ final class HandOffOrder {
 		else if (lockBefore && after == null && oldest != null && !readers && !"0".equals(handOff(argv))) {
 			this.violated.accept(what + " freed the lock with " + oldest
 					+ " in line instead of reserving it: a release hands the lock to the oldest waiter");
+		}
+		return reply;
+	}
+
+	/**
+	 * Run an attempt, and check that it says "taken" (0) only where the lock was: its
+	 * hash (held, reserved or kept) or its readers' key existed when it ran. A try has
+	 * nothing else to go on: it waits for no message and files no request.
+	 */
+	private @Nullable Object refusedOnlyIfTaken(ScriptCall call, Supplier<@Nullable Object> run) {
+		List<String> keys = call.keys();
+		boolean free = Long.valueOf(0).equals(this.redis.inspect("EXISTS", keys.get(0), keys.get(2)));
+		Object reply = run.get();
+		if (free && reply instanceof List<?> list && !list.isEmpty() && list.get(0) instanceof Number status
+				&& status.longValue() == 0) {
+			this.violated.accept("acquire.lua on " + keys.get(0) + " (" + String.join(" ", call.argv())
+					+ ") said the lock was taken, with neither the lock nor its readers in Redis: an attempt "
+					+ "that finds the lock free takes it");
 		}
 		return reply;
 	}

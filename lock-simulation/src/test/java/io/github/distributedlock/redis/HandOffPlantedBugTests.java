@@ -2,6 +2,7 @@ package io.github.distributedlock.redis;
 
 import java.util.EnumSet;
 import java.util.Map;
+import java.util.Set;
 
 import io.github.distributedlock.simulation.ScriptTexts;
 import org.junit.jupiter.api.Test;
@@ -27,6 +28,20 @@ class HandOffPlantedBugTests {
 	private static final String TOLD = "redis.call('PUBLISH', channel, 'reserved:' .. next)";
 
 	private static final String TAKE_MARKED = "'token', token, hold, '1', 'queued', '1')";
+
+	private static final String FREE_NAME = "if request == '' and redis.call('EXISTS', KEYS[1], KEYS[3], KEYS[4], KEYS[5]) == 0 then";
+
+	private static final String REFUSE_A_TRY = "if ARGV[4] == '0' and redis.call('EXISTS', KEYS[1], KEYS[3]) == 0 then\n"
+			+ "\treturn {0, 0, 0}\nend\n";
+
+	/**
+	 * Every fault but those whose attempts wait 0 too: re-entries, and the undo of an
+	 * attempt whose reply was lost ({@link LockSimulation.Fault#CUT}, with
+	 * {@link LockSimulation.Fault#LATE}). The try plants must be found by the writers'
+	 * tries.
+	 */
+	private static final Set<LockSimulation.Fault> WITHOUT_OTHER_TRIES = EnumSet
+		.complementOf(EnumSet.of(LockSimulation.Fault.REENTER, LockSimulation.Fault.CUT, LockSimulation.Fault.LATE));
 
 	private static final String TAKE_MARKED_IF_WAITING = "'token', token, hold, '1')\n"
 			+ "\t\tif waits then redis.call('HSET', KEYS[1], 'queued', '1') end";
@@ -56,14 +71,24 @@ class HandOffPlantedBugTests {
 	 * A try that leaves no mark where it must: the lock found free while requests wait in
 	 * line (a reservation lapsed, a lease ran out) is taken unmarked when the caller will
 	 * not wait, so its release frees the lock with the plain delete and tells the line
-	 * nothing. Found at seed 1016 since an eighth of the writers' acquisitions are tries;
-	 * before, only at seed 1057, by a re-entry's second attempt after a late grant (a
-	 * re-entry waits 0 too).
+	 * nothing. Run without re-entries, which wait 0 too: a re-entry's second attempt
+	 * after a late grant found it at seed 1057 before the writers tried.
 	 */
 	@Test
 	void findsATryThatTakesALockWithALineUnmarked() {
-		String found = firstViolation(planted("acquire.lua", TAKE_MARKED, TAKE_MARKED_IF_WAITING));
+		String found = firstViolation(planted("acquire.lua", TAKE_MARKED, TAKE_MARKED_IF_WAITING), WITHOUT_OTHER_TRIES);
 		assertThat(found).contains("a waiter in line is told");
+	}
+
+	/**
+	 * A try that says "taken" of a lock nobody holds, reserves or reads: nothing else
+	 * tells it the lock was free, so only the check of each refusal against the state in
+	 * Redis finds it.
+	 */
+	@Test
+	void findsATryRefusedOnAFreeLock() {
+		String found = firstViolation(planted("acquire.lua", FREE_NAME, REFUSE_A_TRY + FREE_NAME), WITHOUT_OTHER_TRIES);
+		assertThat(found).contains("an attempt that finds the lock free takes it");
 	}
 
 	/**
@@ -117,8 +142,12 @@ class HandOffPlantedBugTests {
 	}
 
 	private static String firstViolation(Map<String, String> planted) {
+		return firstViolation(planted, EnumSet.allOf(LockSimulation.Fault.class));
+	}
+
+	private static String firstViolation(Map<String, String> planted, Set<LockSimulation.Fault> faults) {
 		for (long seed = 1_000; seed < 1_000 + MAX_SEEDS; seed++) {
-			String violation = new LockSimulation(seed, planted, LockSimulation.ClientBug.NONE).run(4, 25);
+			String violation = new LockSimulation(seed, planted, LockSimulation.ClientBug.NONE, faults).run(4, 25);
 			if (violation != null) {
 				System.out
 					.println("planted hand-off bug in " + planted.keySet() + " found: seed " + seed + ": " + violation);
