@@ -3,7 +3,6 @@ package io.github.distributedlock.redis;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 import io.github.distributedlock.HeldLock;
 import io.github.distributedlock.LockAccessException;
@@ -21,6 +20,7 @@ import io.github.distributedlock.redis.blocking.HoldRegistry;
 import io.github.distributedlock.redis.blocking.LockCommands;
 import io.github.distributedlock.redis.blocking.MultiLocking;
 import io.github.distributedlock.redis.blocking.ReplicaWait;
+import io.github.distributedlock.redis.core.Acquisition;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockOwners;
@@ -156,7 +156,7 @@ public final class RedisLockTemplate implements LockOperations {
 			if (pttl <= 0) {
 				return Optional.empty();
 			}
-			if (System.nanoTime() - (sentNanos + TimeUnit.MILLISECONDS.toNanos(pttl)) < 0) {
+			if (Acquisition.inTime(sentNanos, pttl, System.nanoTime())) {
 				long token = Long.parseLong(String.valueOf(held.get(1)));
 				return Optional.of(this.holds.adopt(new Grant(spec.withLeaseMillis(pttl), customOwner, token,
 						String.valueOf(held.get(3)), sentNanos, false, Duration.ZERO, 0)));

@@ -188,9 +188,10 @@ public final class Acquisition {
 
 	/**
 	 * Return whether a grant's reply came within its lease, counted from before its
-	 * attempt was sent: one that came later is no hold.
+	 * attempt was sent: one that came later is no hold. So is a hold that
+	 * {@code findHeld} reads.
 	 */
-	static boolean inTime(long sentNanos, long leaseMillis, long repliedNanos) {
+	public static boolean inTime(long sentNanos, long leaseMillis, long repliedNanos) {
 		return repliedNanos - (sentNanos + TimeUnit.MILLISECONDS.toNanos(leaseMillis)) < 0;
 	}
 
