@@ -12,10 +12,11 @@ import static org.assertj.core.api.Assertions.fail;
 
 /**
  * Plants order and liveness bugs into the release's hand-off ({@code pass_on} in
- * {@code lib.lua}, which {@code release.lua} calls) and checks that the simulation's
- * hand-off oracles ({@link HandOffOrder}) find each, as {@link PlantedBugTests} does for
- * the safety bugs: nothing overlaps in either, so only the oracles of order and of the
- * message can see them.
+ * {@code lib.lua}, which {@code release.lua} calls), and into what a try's attempt
+ * ({@code acquire.lua}) leaves or answers, and checks that the simulation's hand-off
+ * oracles ({@link HandOffOrder}) find each, as {@link PlantedBugTests} does for the
+ * safety bugs: nothing overlaps in any, so only the oracles of order, of the message and
+ * of each refusal can see them.
  */
 class HandOffPlantedBugTests {
 
@@ -28,6 +29,9 @@ class HandOffPlantedBugTests {
 	private static final String TOLD = "redis.call('PUBLISH', channel, 'reserved:' .. next)";
 
 	private static final String TAKE_MARKED = "'token', token, hold, '1', 'queued', '1')";
+
+	private static final String TAKE_MARKED_IF_WAITING = "'token', token, hold, '1')\n"
+			+ "\t\tif waits then redis.call('HSET', KEYS[1], 'queued', '1') end";
 
 	private static final String FREE_NAME = "if request == '' and redis.call('EXISTS', KEYS[1], KEYS[3], KEYS[4], KEYS[5]) == 0 then";
 
@@ -42,9 +46,6 @@ class HandOffPlantedBugTests {
 	 */
 	private static final Set<LockSimulation.Fault> WITHOUT_OTHER_TRIES = EnumSet
 		.complementOf(EnumSet.of(LockSimulation.Fault.REENTER, LockSimulation.Fault.CUT, LockSimulation.Fault.LATE));
-
-	private static final String TAKE_MARKED_IF_WAITING = "'token', token, hold, '1')\n"
-			+ "\t\tif waits then redis.call('HSET', KEYS[1], 'queued', '1') end";
 
 	/**
 	 * An unfair release: it reserves the lock for the newest request in line rather than
@@ -71,7 +72,7 @@ class HandOffPlantedBugTests {
 	 * A try that leaves no mark where it must: the lock found free while requests wait in
 	 * line (a reservation lapsed, a lease ran out) is taken unmarked when the caller will
 	 * not wait, so its release frees the lock with the plain delete and tells the line
-	 * nothing. Run without re-entries, which wait 0 too: a re-entry's second attempt
+	 * nothing. Run without the other attempts that wait 0: a re-entry's second attempt
 	 * after a late grant found it at seed 1057 before the writers tried.
 	 */
 	@Test
