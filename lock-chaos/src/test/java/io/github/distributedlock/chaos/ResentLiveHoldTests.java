@@ -39,6 +39,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ResentLiveHoldTests {
 
+	/** The lease of the holds that {@code findHeld} reads late. */
+	private static final Duration BRIEF = Duration.ofMillis(300);
+
 	private ResendBench bench;
 
 	/** Connected through the proxy: its commands are the ones re-sent. */
@@ -244,12 +247,9 @@ class ResentLiveHoldTests {
 	@Test
 	void shouldFindNoHoldWhenTheReadsReplyComesAfterItsLease() throws Exception {
 		String owner = "job-" + this.scope;
-		Duration lease = Duration.ofMillis(300);
-		LockHandle original = this.bench.direct()
-			.acquire(holding(HoldKind.EXCLUSIVE).owner(owner).lease(lease).build());
-		ReplyDrop late = ResendBench.onScript("read-hold.lua").delayedBy(lease.plusMillis(200));
-		Optional<LockHandle> found = findHeldWith(late, original.name(), owner);
-		assertThat(found).as("the hold of %s, read with a reply later than its %s lease", owner, lease).isEmpty();
+		LockHandle original = holdBriefly(owner);
+		Optional<LockHandle> found = findHeldWith(lateRead(), original.name(), owner);
+		assertThat(found).as("the hold of %s, read with a reply later than its %s lease", owner, BRIEF).isEmpty();
 	}
 
 	/**
@@ -259,18 +259,30 @@ class ResentLiveHoldTests {
 	@Test
 	void shouldReadAgainWhenTheReadsReplyComesAfterItsLease() throws Exception {
 		String owner = "job-" + this.scope;
-		Duration lease = Duration.ofMillis(300);
-		LockHandle original = this.bench.direct()
-			.acquire(holding(HoldKind.EXCLUSIVE).owner(owner).lease(lease).build());
-		ReplyDrop late = ResendBench.onScript("read-hold.lua")
-			.delayedBy(lease.plusMillis(200))
-			.afterRunning(() -> original.extend(LEASE));
-		Optional<LockHandle> found = findHeldWith(late, original.name(), owner);
+		LockHandle original = holdBriefly(owner);
+		Optional<LockHandle> found = findHeldWith(lateRead().afterRunning(() -> original.extend(LEASE)),
+				original.name(), owner);
 		assertThat(found).as("the hold of %s, extended while the first read's reply was late", owner).isPresent();
 		assertThat(found.get().fencingToken()).as("the found hold's token").isEqualTo(original.fencingToken());
-		assertThat(found.get().remainingLease()).as("the found hold's lease").isGreaterThan(lease);
+		assertThat(found.get().remainingLease()).as("the found hold's lease").isGreaterThan(BRIEF);
 		found.get().close();
 		assertFreeAndGone(HoldKind.EXCLUSIVE, original.name());
+	}
+
+	/**
+	 * Take the lock directly for a custom owner, with a lease shorter than a
+	 * {@link #lateRead()}'s delay.
+	 */
+	private LockHandle holdBriefly(String owner) {
+		return this.bench.direct().acquire(holding(HoldKind.EXCLUSIVE).owner(owner).lease(BRIEF).build());
+	}
+
+	/**
+	 * Return a fault that delivers {@code findHeld}'s read 200 ms after a {@link #BRIEF}
+	 * lease would have ended.
+	 */
+	private static ReplyDrop lateRead() {
+		return ResendBench.onScript("read-hold.lua").delayedBy(BRIEF.plusMillis(200));
 	}
 
 	/**
