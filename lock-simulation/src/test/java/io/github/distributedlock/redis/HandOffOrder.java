@@ -70,7 +70,7 @@ final class HandOffOrder {
 	}
 
 	/**
-	 * Run a script call, and check it if it is a release.
+	 * Run a script call, and check it if it is a release or an attempt.
 	 * @param call the call
 	 * @param run runs it on Redis and returns its reply
 	 * @return its reply
