@@ -101,7 +101,7 @@ final class ChildMains {
 								.waitTime(Duration.ofSeconds(60))
 								.build(), (context) -> {
 									long start = System.nanoTime();
-									LockContractTests.busy(50_000);
+									RedisContractSuite.busy(50_000);
 									sections.add(new Section(key, start, System.nanoTime(), context.fencingToken()));
 								});
 						}

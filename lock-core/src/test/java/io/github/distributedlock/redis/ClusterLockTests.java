@@ -28,8 +28,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * What only a Redis Cluster shows, beyond the contract suite that
- * {@link LockContractTests} runs on it: keyspace events refused clearly, multi-locks over
- * several slots, and the scripts' function library on every master.
+ * {@link LockContractOtherServersTests} runs on it: keyspace events refused clearly,
+ * multi-locks over several slots, and the scripts' function library on every master.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ClusterLockTests {

@@ -14,7 +14,7 @@ import io.github.distributedlock.test.ValkeyBinary;
 
 /**
  * Where the contract suite's Redis runs, and the wait strategies it is run with there:
- * one row of {@link LockContractTests} per pair.
+ * one row of {@link RedisContractSuite} per pair.
  */
 public enum ContractTopology {
 

@@ -47,7 +47,7 @@ import static org.awaitility.Awaitility.await;
  * and cancellation. Each row starts its servers once. Read/write locks and permits too;
  * each subscription is its own owner, so reentrancy is not part of it. Keyspace rows run
  * where the blocking suite runs them: not on Cluster. {@code -Dcontract.topologies}
- * selects rows as for {@link LockContractTests}.
+ * selects rows as for {@link RedisContractSuite}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @ParameterizedClass(name = "{0} {1}")

@@ -18,8 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The version check on Redis 6.2, the oldest Redis supported: the binary the
- * {@code embedded-redis} test dependency ships. {@link LockContractTests} runs the
- * contract suite on it ({@link ContractTopology#REDIS_6_2}).
+ * {@code embedded-redis} test dependency ships. {@link LockContractOtherServersTests}
+ * runs the contract suite on it ({@link ContractTopology#REDIS_6_2}).
  */
 class Redis62Tests {
 
