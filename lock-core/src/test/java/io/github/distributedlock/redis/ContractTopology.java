@@ -11,6 +11,9 @@ import io.github.distributedlock.test.RedisProcess;
 import io.github.distributedlock.test.RedisSentinelTopology;
 import io.github.distributedlock.test.RedisServers;
 import io.github.distributedlock.test.ValkeyBinary;
+import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
  * Where the contract suite's Redis runs, and the wait strategies it is run with there:
@@ -120,10 +123,33 @@ public enum ContractTopology {
 
 	/**
 	 * A started topology, stopped by {@link #close()}.
-	 *
 	 * @param redis access to it
 	 * @param servers what to stop
 	 */
+	/**
+	 * Stop what a row of a contract suite started, as far as its setup got (a row whose
+	 * server is missing is skipped in its setup, which may stop at any point): the
+	 * templates, then the connection factory, then the servers.
+	 */
+	static void stop(@Nullable Running running, @Nullable RedisConnectionFactory connectionFactory,
+			@Nullable AutoCloseable... templates) throws Exception {
+		try {
+			for (AutoCloseable template : templates) {
+				if (template != null) {
+					template.close();
+				}
+			}
+			if (connectionFactory instanceof DisposableBean disposable) {
+				disposable.destroy();
+			}
+		}
+		finally {
+			if (running != null) {
+				running.close();
+			}
+		}
+	}
+
 	record Running(TestRedis redis, AutoCloseable servers) implements AutoCloseable {
 
 		@Override

@@ -30,7 +30,6 @@ import io.github.distributedlock.redis.core.WaitMode;
 import io.github.distributedlock.redis.script.LockKind;
 import io.github.distributedlock.redis.script.ScriptReplies;
 import io.github.distributedlock.redis.script.ScriptRunner;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.AfterParameterizedClassInvocation;
 import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
@@ -101,24 +100,7 @@ abstract class RedisContractSuite extends LockTemplateContractTests<RedisLockTem
 
 	@AfterParameterizedClassInvocation
 	void stopTemplatesAndRedis() throws Exception {
-		// A row whose server is missing is skipped in its setup, which may stop at any
-		// point: close only what it started.
-		try {
-			closeIfStarted(this.template);
-			closeIfStarted(this.otherProcess);
-			if (this.connectionFactory instanceof org.springframework.beans.factory.DisposableBean disposable) {
-				disposable.destroy();
-			}
-		}
-		finally {
-			closeIfStarted(this.running);
-		}
-	}
-
-	private static void closeIfStarted(@Nullable AutoCloseable started) throws Exception {
-		if (started != null) {
-			started.close();
-		}
+		ContractTopology.stop(this.running, this.connectionFactory, this.template, this.otherProcess);
 	}
 
 	@Override
