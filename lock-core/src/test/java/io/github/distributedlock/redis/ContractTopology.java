@@ -122,11 +122,6 @@ public enum ContractTopology {
 	abstract Running start();
 
 	/**
-	 * A started topology, stopped by {@link #close()}.
-	 * @param redis access to it
-	 * @param servers what to stop
-	 */
-	/**
 	 * Stop what a row of a contract suite started, as far as its setup got (a row whose
 	 * server is missing is skipped in its setup, which may stop at any point): the
 	 * templates, then the connection factory, then the servers.
@@ -150,6 +145,12 @@ public enum ContractTopology {
 		}
 	}
 
+	/**
+	 * A started topology, stopped by {@link #close()}.
+	 *
+	 * @param redis access to it
+	 * @param servers what to stop
+	 */
 	record Running(TestRedis redis, AutoCloseable servers) implements AutoCloseable {
 
 		@Override
