@@ -328,7 +328,14 @@ final class DifferentialRun {
 		if (status instanceof String text && !text.startsWith("-")) {
 			status = "text";
 		}
-		return name + " " + Replies.describe(CallReplay.normalize(status));
+		String block = "";
+		if ("acquire.lua".equals(name) && reply instanceof List<?> items && items.size() == 3
+				&& Long.valueOf(1).equals(CallReplay.normalize(status))) {
+			// A new hold that asked for a block of tokens (docs/design/cohorting.md, rule
+			// 2).
+			block = Long.valueOf(1).equals(CallReplay.normalize(items.get(2))) ? ", a block of one" : ", a block";
+		}
+		return name + " " + Replies.describe(CallReplay.normalize(status)) + block;
 	}
 
 	/**

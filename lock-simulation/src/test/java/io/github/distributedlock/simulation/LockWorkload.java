@@ -219,9 +219,12 @@ final class LockWorkload {
 		boolean mayHaveIntent = flag().equals("1");
 		String request = this.random.chance(0.5) ? "" : request();
 		long requestTtl = Long.parseLong(requestTtl());
+		// A cohort's opening asks for a block of tokens (docs/design/cohorting.md, rule
+		// 2).
+		int block = this.random.chance(0.2) ? Integer.parseInt(this.random.pick(List.of("2", "16", "1000"))) : 1;
 		// As the engine sends them: the arguments at their defaults left off.
 		List<String> argv = new ScriptArgs.Acquire(owner, attempt, lease, wait, request, requestTtl, mayHaveIntent,
-				holdsIt, reentrant, fenceIdle)
+				holdsIt, reentrant, fenceIdle, block)
 			.argv();
 		return new Step("acquire.lua", List.of(key, FENCES[lock], readers(key), key + ":intent", key + ":requests"),
 				argv, 0);

@@ -114,7 +114,7 @@ class ScriptDifferentialTests {
 					"release-read.lua 0", "acquire-permit.lua 1", "acquire-permit.lua 0", "release-permit.lua 0",
 					"acquire-fair.lua 1", "acquire-fair.lua 0", "release-fair.lua 0", "acquire-all.lua 1",
 					"acquire-all.lua 0", "extend.lua 1", "renew.lua 1", "force-release.lua 1", "drop-intent.lua 1",
-					"held-member.lua 1", "leave-fair.lua 1");
+					"held-member.lua 1", "leave-fair.lua 1", "acquire.lua 1, a block");
 			// The release's message rule, each kind of case (DifferentialRun holds every
 			// one to the rule): older engines' requests are reserved for and told too.
 			assertThat(outcomes).containsKeys("reserved for a request, alone: told",

@@ -49,13 +49,35 @@ public sealed interface ScriptArgs {
 	 * writer intent)
 	 */
 	record Acquire(String owner, String hold, long leaseMs, long waitMs, String request, long requestTtlMs,
-			boolean mayHaveIntent, boolean holdsIt, boolean reentrant, long fenceIdleMs) implements ScriptArgs {
+			boolean mayHaveIntent, boolean holdsIt, boolean reentrant, long fenceIdleMs,
+			int block) implements ScriptArgs {
+
+		/**
+		 * The most tokens one hold may ask for: the counter's lead on the clock, in µs.
+		 */
+		public static final int MAX_BLOCK = 1_000;
+
+		public Acquire {
+			if (block < 1 || block > MAX_BLOCK) {
+				throw new IllegalArgumentException("a block of tokens is 1 to " + MAX_BLOCK + ", not " + block);
+			}
+		}
+
+		/**
+		 * An attempt that asks for one token, as every attempt but a cohort's opening
+		 * does.
+		 */
+		public Acquire(String owner, String hold, long leaseMs, long waitMs, String request, long requestTtlMs,
+				boolean mayHaveIntent, boolean holdsIt, boolean reentrant, long fenceIdleMs) {
+			this(owner, hold, leaseMs, waitMs, request, requestTtlMs, mayHaveIntent, holdsIt, reentrant, fenceIdleMs,
+					1);
+		}
 
 		@Override
 		public List<String> argv() {
 			List<String> argv = List.of(this.owner, this.hold, number(this.leaseMs), number(this.waitMs), this.request,
 					number(this.requestTtlMs), flag(this.mayHaveIntent), flag(this.holdsIt), flag(this.reentrant),
-					number(this.fenceIdleMs));
+					number(this.fenceIdleMs), number(this.block));
 			return argv.subList(0, sent());
 		}
 
@@ -66,6 +88,9 @@ public sealed interface ScriptArgs {
 		 * and {@code reentrant} only with a re-entry.
 		 */
 		private int sent() {
+			if (this.block != 1) {
+				return 11;
+			}
 			if (this.fenceIdleMs != LockKeys.FENCE_IDLE_MILLIS) {
 				return 10;
 			}

@@ -28,6 +28,11 @@ public final class ScriptReplies {
 		}
 		int status = ((Number) reply.get(0)).intValue();
 		long token = ((Number) reply.get(1)).longValue();
+		if (status == 1) {
+			// Acquired: a third element is the block of tokens the hold got.
+			int block = (reply.size() > 2) ? ((Number) reply.get(2)).intValue() : 1;
+			return new AcquireResult(status, token, spec.leaseMillis(), -1, block);
+		}
 		long ttl = (reply.size() > 2) ? ((Number) reply.get(2)).longValue() : spec.leaseMillis();
 		int rank = (reply.size() > 3) ? ((Number) reply.get(3)).intValue() : -1;
 		return new AcquireResult(status, token, ttl, rank);

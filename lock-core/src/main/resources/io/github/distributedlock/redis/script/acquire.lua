@@ -3,8 +3,8 @@
 -- it (docs/design/waiting-and-hand-off.md).
 --
 -- KEYS: lock, fence, readers, writer_intent, requests
--- ARGV: owner, hold, lease_ms, wait_ms, request, request_ttl_ms, may_have_intent, holds_it, reentrant, fence_idle_ms
--- KEYS[1]  the lock: a hash {owner (digest), holds, token, '#<hold>' per hold} with the lease as
+-- ARGV: owner, hold, lease_ms, wait_ms, request, request_ttl_ms, may_have_intent, holds_it, reentrant, fence_idle_ms, block
+-- KEYS[1]  the lock: a hash {owner (digest), holds, token, '#<hold>' = its block per hold} with the lease as
 --          expiry; reserved for a request: {owner = '', reserved = the request, token = the
 --          last holder's}, expiring with its claim ('reserved' '' is none); 'queued' = 1 once a
 --          waiter's attempt found it taken (mark_queued in lib.lua)
@@ -17,8 +17,8 @@
 -- ARGV[3]  lease in milliseconds
 -- ARGV[4]  how long the caller will keep waiting, in ms (-1: indefinitely); 0 is a try that will
 --          not wait, which sets no writer intent and leaves no queued mark
--- ARGV[5..10] left off from the end, as far as the last one not at its default ('', 30 s, '0',
---          '0', '1', 7 days): each costs Redis time (docs/design/cost.md). The request comes first,
+-- ARGV[5..11] left off from the end, as far as the last one not at its default ('', 30 s, '0',
+--          '0', '1', 7 days, '1'): each costs Redis time (docs/design/cost.md). The request comes first,
 --          so that a waiter's attempt sends 5
 -- ARGV[5]  the caller's request, or '' for none: filed (keeping its place) when the lock is
 --          taken, withdrawn when the lock is ours; a lock reserved for it is ours to take
@@ -30,8 +30,13 @@
 --          only for a re-entry (ARGV[8] '1'), and sent only then
 -- ARGV[10] idle ms after which the fencing counter may vanish; default LockKeys.FENCE_IDLE_MILLIS
 --          (LockScriptsTests checks the literal)
+-- ARGV[11] how many tokens a new hold asks for, from its token up (reserve_block in lib.lua);
+--          read only with a request (ARGV[5]): a cohort opens only from a line's head, which
+--          carries one. The hold's field keeps how many it got, so that a rerun answers the same
 --
 -- Returns {1, token}               acquired, re-entered, or taken before by this very attempt
+--         {1, token, block}        a new hold that asked for a block (ARGV[11]), or a rerun of its
+--                                  attempt: it got the tokens token .. token + block - 1
 --         {0, holder token, pttl}  held by someone else, or reserved for another request; pttl:
 --                                  the lease (or claim) left
 --         {-1, token, pttl}        held by this owner and not reentrant, or this owner reads it
@@ -105,12 +110,15 @@ if not held[1] or held[1] == '' then
 	-- at), so its release must look. Owner '' means reserved for this request (HMGET gives
 	-- false, not nil, for a missing hash).
 	local reserved = held[1] == ''
-	local token = next_token(KEYS[2], fence_idle_ms, server_micros())
+	local now_us = server_micros()
+	local token = next_token(KEYS[2], fence_idle_ms, now_us)
+	local block = ARGV[11] and reserve_block(KEYS[2], fence_idle_ms, token, now_us, ARGV[11])
 	if reserved then
 		-- The reservation becomes our hold ('reserved' = '' is no reservation).
-		redis.call('HSET', KEYS[1], 'owner', owner, 'holds', '1', 'token', token, hold, '1', 'reserved', '', 'queued', '1')
+		redis.call('HSET', KEYS[1], 'owner', owner, 'holds', '1', 'token', token, hold, block or '1', 'reserved', '',
+			'queued', '1')
 	else
-		redis.call('HSET', KEYS[1], 'owner', owner, 'holds', '1', 'token', token, hold, '1', 'queued', '1')
+		redis.call('HSET', KEYS[1], 'owner', owner, 'holds', '1', 'token', token, hold, block or '1', 'queued', '1')
 	end
 	redis.call('PEXPIRE', KEYS[1], ARGV[3])
 	drop_intent(KEYS[4], owner, ARGV[7])
@@ -119,7 +127,7 @@ if not held[1] or held[1] == '' then
 	if not reserved then
 		withdraw_request(KEYS[5], request)
 	end
-	return {1, tonumber(token)}
+	return {1, tonumber(token), block}
 end
 
 -- (lib.lua: the functions that only the code below calls)
@@ -132,7 +140,8 @@ if held[1] == owner then
 		-- counts the lease from before this run: it must cover that.
 		lengthen_lease(KEYS[1], ARGV[3])
 		withdraw_request(KEYS[5], request)
-		return {1, tonumber(held[2])}
+		-- The field keeps the block the first run got.
+		return {1, tonumber(held[2]), ARGV[11] and tonumber(held[5])}
 	end
 	if ARGV[8] ~= '1' then
 		-- Ours, yet the caller has no handle on it: an acquisition whose reply was lost. Take

@@ -119,6 +119,20 @@ local function next_token(counter, idle_ms, now_us)
 	return token
 end
 
+-- A block of tokens for a new hold that asks for one, after next_token gave it token: the tokens
+-- token .. token + block - 1, which its JVM hands to the holders it passes the lock to in memory
+-- (docs/design/cohorting.md, rule 2). Only a token the clock gave (token is now_us) starts a
+-- block, so the counter never leads the clock by more than one block, and a lost counter is
+-- passed by the clock at most a block's microseconds after its last grant. Returns the tokens
+-- granted: block (text), or 1.
+local function reserve_block(counter, idle_ms, token, now_us, block)
+	if token ~= now_us or block == '1' then
+		return 1
+	end
+	redis.call('SET', counter, string.format('%.0f', tonumber(token) + tonumber(block) - 1), 'PX', idle_ms)
+	return tonumber(block)
+end
+
 -- Where a lease (or minimum hold) of ms milliseconds from nowMs ends, as a score: 1 ms past
 -- nowMs + ms, as nowMs is truncated and a member ends once the clock reaches its score
 -- (drop_ended), so it lives at least ms (docs/design/waiting-and-hand-off.md, "The invariant").
