@@ -22,7 +22,7 @@ public abstract class HoldView {
 	}
 
 	public long fencingToken() {
-		return holds().get(0).grant().token();
+		return holds().get(0).grant().shownToken();
 	}
 
 	public boolean waited() {

@@ -114,7 +114,7 @@ public final class LockHold {
 	 */
 	public void extend(LockPort port, long leaseMillis, Completion<Long> done) {
 		if (this.released.get()) {
-			done.failed(new LockLeaseLostException(name(), this.grant.token(), "extended after it was released"));
+			done.failed(new LockLeaseLostException(name(), this.grant.shownToken(), "extended after it was released"));
 			return;
 		}
 		LockSpec spec = spec();
@@ -127,7 +127,8 @@ public final class LockHold {
 			if (result < 0) {
 				this.events.replied(this, -1);
 				markLost(true);
-				done.failed(new LockLeaseLostException(name(), this.grant.token(), lostReason("extended", result)));
+				done.failed(
+						new LockLeaseLostException(name(), this.grant.shownToken(), lostReason("extended", result)));
 				return;
 			}
 			this.life.extended(this.leaseFromReply ? port.nanoTime() : sentNanos, leaseMillis);
@@ -159,7 +160,8 @@ public final class LockHold {
 			this.events.released(this, result);
 			if (result < 0) {
 				markLost(true);
-				done.failed(new LockLeaseLostException(name(), this.grant.token(), lostReason("released", result)));
+				done.failed(
+						new LockLeaseLostException(name(), this.grant.shownToken(), lostReason("released", result)));
 				return;
 			}
 			this.events.releasedAfter(this, Duration.ofNanos(this.life.heldNanos(port.nanoTime())));
@@ -249,7 +251,7 @@ public final class LockHold {
 
 	@Override
 	public String toString() {
-		return "LockHold[" + name() + ", token=" + this.grant.token() + "]";
+		return "LockHold[" + name() + ", token=" + this.grant.shownToken() + "]";
 	}
 
 	/**
