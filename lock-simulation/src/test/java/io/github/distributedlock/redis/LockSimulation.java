@@ -2272,16 +2272,15 @@ final class LockSimulation {
 		private final class LeaseWrites implements DriverCommands.AttemptWatch {
 
 			@Override
-			public void sending(LockSpec spec, String owner, Acquisition.Attempt attempt) {
-				if (OwnerHolds.writesLease(owner, attempt)) {
+			public void sending(LockSpec spec, Acquisition.Attempt attempt) {
+				if (OwnerHolds.writesLease(attempt)) {
 					registry(OwnerHolds::sending);
 				}
 			}
 
 			@Override
-			public void ended(LockSpec spec, String owner, Acquisition.Attempt attempt,
-					@Nullable AcquireResult result) {
-				if (OwnerHolds.writesLease(owner, attempt)) {
+			public void ended(LockSpec spec, Acquisition.Attempt attempt, @Nullable AcquireResult result) {
+				if (OwnerHolds.writesLease(attempt)) {
 					long now = LockSimulation.this.clock.nanos();
 					registry((current) -> current.attempted(spec, result, now));
 				}

@@ -21,16 +21,16 @@ final class LeaseWrites implements DriverCommands.AttemptWatch {
 	}
 
 	@Override
-	public void sending(LockSpec spec, String owner, Acquisition.Attempt attempt) {
-		if (OwnerHolds.writesLease(owner, attempt)) {
-			this.holds.sending(owner, spec.lockKey());
+	public void sending(LockSpec spec, Acquisition.Attempt attempt) {
+		if (OwnerHolds.writesLease(attempt)) {
+			this.holds.sending(attempt.owner(), spec.lockKey());
 		}
 	}
 
 	@Override
-	public void ended(LockSpec spec, String owner, Acquisition.Attempt attempt, @Nullable AcquireResult result) {
-		if (OwnerHolds.writesLease(owner, attempt)) {
-			this.holds.attempted(owner, spec, result);
+	public void ended(LockSpec spec, Acquisition.Attempt attempt, @Nullable AcquireResult result) {
+		if (OwnerHolds.writesLease(attempt)) {
+			this.holds.attempted(attempt.owner(), spec, result);
 		}
 	}
 

@@ -36,7 +36,10 @@ public final class Acquisition {
 
 	private final LockSpec spec;
 
-	private final String owner;
+	// The caller's owner, or from the attempt that took it on, a cohort's (takeOwner).
+	private String owner;
+
+	private boolean ownerTaken;
 
 	private final String hold = UniqueIds.next();
 
@@ -47,6 +50,8 @@ public final class Acquisition {
 	private final Deadline deadline;
 
 	private int count;
+
+	private int answered;
 
 	private long lastHolderToken = -1;
 
@@ -84,8 +89,27 @@ public final class Acquisition {
 		return this.spec;
 	}
 
+	/** Return the owner the next attempt carries, and the last one carried. */
 	public String owner() {
 		return this.owner;
+	}
+
+	/**
+	 * Carry another owner from the next attempt on, for the rest of the acquisition, as a
+	 * cohort's opening does (docs/design/cohorting.md, rule 1); only if nothing in Redis
+	 * can be in the current owner's name: every attempt so far was answered, and refused,
+	 * none was held back by readers (which may have set a writer intent in its name), and
+	 * the owner holds no handle on the lock.
+	 * @return whether the owner was taken
+	 */
+	public boolean takeOwner(String cohortOwner) {
+		if (this.ownerTaken || this.holdsIt || this.heldBackByReaders || this.answered != this.count
+				|| this.lateGrants > 0) {
+			return false;
+		}
+		this.owner = cohortOwner;
+		this.ownerTaken = true;
+		return true;
 	}
 
 	public String hold() {
@@ -135,8 +159,8 @@ public final class Acquisition {
 		boolean mayHaveIntent = this.heldBackByReaders;
 		this.filed |= this.request != null;
 		this.lastSentNanos = this.clock.nanoTime();
-		return new Attempt(this.hold, this.lastSentNanos, this.deadline.remainingMillis(), mayHaveIntent, this.holdsIt,
-				this.request);
+		return new Attempt(this.owner, this.hold, this.lastSentNanos, this.deadline.remainingMillis(), mayHaveIntent,
+				this.holdsIt, this.request);
 	}
 
 	/**
@@ -147,9 +171,10 @@ public final class Acquisition {
 	 */
 	public AttemptOutcome replied(Attempt sent, AcquireResult result, boolean waited) {
 		long now = this.clock.nanoTime();
+		this.answered++;
 		boolean hadToWait = waited || this.count > 1;
 		if (result.acquired()) {
-			Grant grant = new Grant(this.spec, this.owner, result.token(), this.hold, sent.sentNanos(), hadToWait,
+			Grant grant = new Grant(this.spec, sent.owner(), result.token(), this.hold, sent.sentNanos(), hadToWait,
 					this.deadline.elapsed(), this.count);
 			if (inTime(sent.sentNanos(), this.spec.leaseMillis(), now)) {
 				return new AttemptOutcome.Held(grant);
@@ -297,12 +322,13 @@ public final class Acquisition {
 	/**
 	 * What one attempt carries.
 	 *
+	 * @param owner the owner it acquires for ({@link #takeOwner})
 	 * @param sentNanos the clock reading before it is sent
 	 * @param remainingWaitMillis the wait time left, -1 for indefinitely
 	 * @param mayHaveIntent whether an earlier attempt may have left a writer intent
 	 */
-	public record Attempt(String hold, long sentNanos, long remainingWaitMillis, boolean mayHaveIntent, boolean holdsIt,
-			@Nullable HandOffRequest request) {
+	public record Attempt(String owner, String hold, long sentNanos, long remainingWaitMillis, boolean mayHaveIntent,
+			boolean holdsIt, @Nullable HandOffRequest request) {
 
 	}
 

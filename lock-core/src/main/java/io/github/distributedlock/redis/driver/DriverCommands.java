@@ -61,29 +61,29 @@ public final class DriverCommands {
 	 * Run the acquire script of the spec's kind once, for the given attempt; one whose
 	 * reply never came is {@link #undo undone} before {@code failed} hears of it.
 	 */
-	void acquire(LockSpec spec, String owner, Acquisition.Attempt attempt, Consumer<AcquireResult> replied,
+	void acquire(LockSpec spec, Acquisition.Attempt attempt, Consumer<AcquireResult> replied,
 			Consumer<Throwable> failed) {
-		acquire(spec, owner, attempt, this.watch, replied, (error) -> {
+		acquire(spec, attempt, this.watch, replied, (error) -> {
 			if (mayHaveRun(error)) {
 				// It may have run: release what it took once Redis answers, before
 				// the end withdraws what it filed (an undoing attempt files nothing).
-				undo(spec, owner, attempt, attempt.sentNanos() + TimeUnit.MILLISECONDS.toNanos(spec.leaseMillis()));
+				undo(spec, attempt, attempt.sentNanos() + TimeUnit.MILLISECONDS.toNanos(spec.leaseMillis()));
 			}
 			failed.accept(error);
 		});
 	}
 
-	private void acquire(LockSpec spec, String owner, Acquisition.Attempt attempt, AttemptWatch watch,
+	private void acquire(LockSpec spec, Acquisition.Attempt attempt, AttemptWatch watch,
 			Consumer<AcquireResult> replied, Consumer<Throwable> failed) {
-		LockKind.Attempt call = new LockKind.Attempt(owner, attempt.hold(), attempt.remainingWaitMillis(),
+		LockKind.Attempt call = new LockKind.Attempt(attempt.owner(), attempt.hold(), attempt.remainingWaitMillis(),
 				attempt.mayHaveIntent(), attempt.holdsIt(), attempt.request());
-		watch.sending(spec, owner, attempt);
+		watch.sending(spec, attempt);
 		run(spec.name(), "acquire", spec.kind().acquire(spec, call, this.fenceIdleMillis),
 				(reply) -> ScriptReplies.acquireResult(spec, (List<?>) reply), (result) -> {
-					watch.ended(spec, owner, attempt, result);
+					watch.ended(spec, attempt, result);
 					replied.accept(result);
 				}, (error) -> {
-					watch.ended(spec, owner, attempt, null);
+					watch.ended(spec, attempt, null);
 					failed.accept(error);
 				});
 	}
@@ -139,21 +139,23 @@ public final class DriverCommands {
 	 * attempt that runs after its undo holds the lock for nobody until its lease ends or
 	 * the owner's next acquisition takes it over. See docs/design/driver.md.
 	 */
-	private void undo(LockSpec spec, String owner, Acquisition.Attempt lost, long untilNanos) {
-		// Always as a re-entry: a hold its owner took since is joined and left as it was,
-		// never taken over as a hold left by a lost reply.
-		Acquisition.Attempt again = new Acquisition.Attempt(lost.hold(), this.port.nanoTime(), 0, lost.mayHaveIntent(),
-				true, null);
+	private void undo(LockSpec spec, Acquisition.Attempt lost, long untilNanos) {
+		// Always as a re-entry, with the lost attempt's owner and hold id: a hold its
+		// owner
+		// took since is joined and left as it was, never taken over as a hold left by a
+		// lost reply.
+		Acquisition.Attempt again = new Acquisition.Attempt(lost.owner(), lost.hold(), this.port.nanoTime(), 0,
+				lost.mayHaveIntent(), true, null);
 		// Not told to the watch: the undo holds nothing the caller counts on,
 		// and a failed one would keep its owner counted as a holder while retried.
-		acquire(spec, owner, again, AttemptWatch.NONE, (result) -> {
+		acquire(spec, again, AttemptWatch.NONE, (result) -> {
 			if (result.acquired()) {
-				releaseUnused(new Grant(spec, owner, result.token(), lost.hold(), again.sentNanos(), false,
+				releaseUnused(new Grant(spec, lost.owner(), result.token(), lost.hold(), again.sentNanos(), false,
 						Duration.ZERO, 0));
 			}
 		}, (error) -> {
 			if (mayHaveRun(error) && this.port.nanoTime() - untilNanos < 0) {
-				this.port.schedule(() -> undo(spec, owner, lost, untilNanos), UNDO_RETRY_NANOS);
+				this.port.schedule(() -> undo(spec, lost, untilNanos), UNDO_RETRY_NANOS);
 			}
 		});
 	}
@@ -207,13 +209,13 @@ public final class DriverCommands {
 		AttemptWatch NONE = new AttemptWatch() {
 		};
 
-		default void sending(LockSpec spec, String owner, Acquisition.Attempt attempt) {
+		default void sending(LockSpec spec, Acquisition.Attempt attempt) {
 		}
 
 		/**
 		 * @param result the reply, or {@code null} if none came (it may still run)
 		 */
-		default void ended(LockSpec spec, String owner, Acquisition.Attempt attempt, @Nullable AcquireResult result) {
+		default void ended(LockSpec spec, Acquisition.Attempt attempt, @Nullable AcquireResult result) {
 		}
 
 	}

@@ -64,8 +64,7 @@ public final class FairAcquisition extends AcquisitionRun<Grant> {
 			this.turn.attempting(joined.line());
 		}
 		Acquisition.Attempt sent = this.acquisition.next(null);
-		return () -> this.commands.acquire(this.spec, this.acquisition.owner(), sent, (result) -> replied(sent, result),
-				this::failed);
+		return () -> this.commands.acquire(this.spec, sent, (result) -> replied(sent, result), this::failed);
 	}
 
 	private void replied(Acquisition.Attempt sent, AcquireResult result) {

@@ -55,8 +55,8 @@ public final class OwnerHolds<H extends OwnerHolds.Handle> {
 	 * A custom owner may hold the lock elsewhere, so it always says it holds the lock and
 	 * is never counted.
 	 */
-	public static boolean writesLease(String owner, Acquisition.Attempt attempt) {
-		return attempt.holdsIt() && !LockOwners.isCustom(owner);
+	public static boolean writesLease(Acquisition.Attempt attempt) {
+		return attempt.holdsIt() && !LockOwners.isCustom(attempt.owner());
 	}
 
 	public List<H> handles() {

@@ -29,8 +29,6 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 
 	private final LockSpec spec;
 
-	private final String owner;
-
 	private final Waiting waiting;
 
 	/**
@@ -42,7 +40,6 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 			LocalLines lines, Completion<Grant> completion) {
 		super(spec.name(), commands, lines, completion, commands::releaseUnused);
 		this.spec = spec;
-		this.owner = owner;
 		this.waiting = new Waiting(new Acquisition(spec, owner, holdsIt, commands.port()), handOff);
 	}
 
@@ -105,7 +102,7 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 	private void act(Waiting.Next next) {
 		if (next instanceof Waiting.Send send) {
 			Acquisition.Attempt attempt = send.attempt();
-			this.commands.acquire(this.spec, this.owner, attempt, (result) -> replied(attempt, result), this::failed);
+			this.commands.acquire(this.spec, attempt, (result) -> replied(attempt, result), this::failed);
 		}
 		else if (next instanceof Waiting.Hold hold) {
 			succeed(hold.grant());
@@ -233,6 +230,8 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 	@Override
 	Runnable ended(boolean won, @Nullable LocalLine joined) {
 		WaitEnding ending = this.waiting.end(won);
+		// The owner its attempts carried, in whose name one may have set a writer intent.
+		String owner = this.waiting.acquisition().owner();
 		return () -> {
 			if (joined != null) {
 				joined.leave(this);
@@ -244,7 +243,7 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 			}
 			if (ending.dropIntent()) {
 				// Readers need not wait for a writer that no longer waits.
-				this.commands.dropIntent(this.spec, this.owner);
+				this.commands.dropIntent(this.spec, owner);
 			}
 		};
 	}
