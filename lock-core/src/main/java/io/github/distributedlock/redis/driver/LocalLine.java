@@ -102,6 +102,7 @@ public final class LocalLine {
 		synchronized (this) {
 			this.subscription = null;
 		}
+		this.line.missedMessages();
 		subscribed();
 	}
 
@@ -150,8 +151,10 @@ public final class LocalLine {
 
 	void subscribed() {
 		List<Runnable> callbacks;
+		boolean again;
 		synchronized (this) {
-			if (this.subscribed) {
+			again = this.subscribed;
+			if (again) {
 				callbacks = List.of();
 			}
 			else {
@@ -159,6 +162,10 @@ public final class LocalLine {
 				callbacks = new ArrayList<>(this.onSubscribed);
 				this.onSubscribed.clear();
 			}
+		}
+		if (again) {
+			// A gap: a forced release or the key gone may have been missed too.
+			this.line.missedMessages();
 		}
 		if (callbacks.isEmpty()) {
 			// Subscribed again after a reconnect: a release may have been missed.
