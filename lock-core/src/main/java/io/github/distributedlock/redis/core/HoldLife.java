@@ -27,11 +27,23 @@ public final class HoldLife {
 	 * @param grantedNanos when the granting reply was read: the lock surely was taken
 	 */
 	public HoldLife(Grant grant, long grantedNanos) {
+		this(grant, grantedNanos, new LeaseEnd(grant.sentNanos(), grant.spec().leaseMillis()));
+	}
+
+	/**
+	 * A life over a lease end it shares with the holds before it: a hold a cohort passed
+	 * on in memory keeps the one Redis hold's end as it is, and every renewal or
+	 * extension Redis confirms to any of them moves it for all (docs/design/cohorting.md,
+	 * rule 6). The first renewal is due a period after the latest send that end implies.
+	 * @param grantedNanos when the hold was granted: the pass, for a passed hold
+	 */
+	public HoldLife(Grant grant, long grantedNanos, LeaseEnd leaseEnd) {
 		this.leaseMillis = grant.spec().leaseMillis();
 		this.holdAtLeastMillis = grant.spec().holdAtLeastMillis();
-		this.leaseEnd = new LeaseEnd(grant.sentNanos(), this.leaseMillis);
+		this.leaseEnd = leaseEnd;
 		this.grantedNanos = grantedNanos;
-		this.nextRenewalNanos = grant.sentNanos() + renewalPeriodNanos(this.leaseMillis);
+		this.nextRenewalNanos = leaseEnd.nanos() - TimeUnit.MILLISECONDS.toNanos(this.leaseMillis)
+				+ renewalPeriodNanos(this.leaseMillis);
 	}
 
 	/**
@@ -44,6 +56,11 @@ public final class HoldLife {
 
 	public long leaseEndNanos() {
 		return this.leaseEnd.nanos();
+	}
+
+	/** Return the lease end, to share with a hold passed on in memory. */
+	public LeaseEnd leaseEnd() {
+		return this.leaseEnd;
 	}
 
 	public boolean isOver(long nowNanos) {

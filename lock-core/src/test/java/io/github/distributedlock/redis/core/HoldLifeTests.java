@@ -59,6 +59,20 @@ class HoldLifeTests {
 		assertThat(life.heldNanos(60 * MS)).isEqualTo(50 * MS);
 	}
 
+	@Test
+	void aPassedHoldKeepsTheLeaseEndItSharesAndItsOwnMinimumHold() {
+		HoldLife first = new HoldLife(grant(900, 0, 1_000 * MS), 1_005 * MS);
+		first.renewed(1_300 * MS);
+		HoldLife passed = new HoldLife(grant(900, 100, 1_000 * MS), 1_400 * MS, first.leaseEnd());
+		assertThat(passed.leaseEndNanos()).as("the end as is, not counted from the pass").isEqualTo(2_200 * MS);
+		assertThat(passed.nextRenewalNanos()).as("a period after the last confirmed send").isEqualTo(1_600 * MS);
+		passed.renewed(1_600 * MS);
+		assertThat(first.leaseEndNanos()).as("a renewal of the passed hold moves the shared end").isEqualTo(2_500 * MS);
+		first.extended(1_700 * MS, 300);
+		assertThat(passed.leaseEndNanos()).as("a shorter extension never shortens it").isEqualTo(2_500 * MS);
+		assertThat(passed.minimumHoldLeftMillis(1_450 * MS)).as("counted from the pass").isEqualTo(50);
+	}
+
 	private static Grant grant(long leaseMillis, long holdAtLeastMillis, long sentNanos) {
 		String lockKey = "p:{orders:1}";
 		LockSpec spec = new LockSpec(
