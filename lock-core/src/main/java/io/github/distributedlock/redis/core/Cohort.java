@@ -1,0 +1,215 @@
+package io.github.distributedlock.redis.core;
+
+import java.util.concurrent.TimeUnit;
+
+import io.github.distributedlock.redis.script.LockKind;
+
+/**
+ * The decisions of one cohort, apart from its I/O: the holds a JVM passes one Redis hold
+ * to in memory, each with the next token of the block the hold reserved
+ * (docs/design/cohorting.md). It says whether a cohort may open, whether the hold may
+ * pass at a release (rule 4's checks on the releasing side), and which token the next
+ * holder shows. It reads time only as given. Not thread-safe: the driver calls it under
+ * one lock.
+ */
+public final class Cohort {
+
+	/**
+	 * A cohort opens only under a lease at least this many times its time limit, so that
+	 * a passed hold has at least two thirds of its lease left (rule 6).
+	 */
+	static final int LEASE_PER_TIME_LIMIT = 3;
+
+	private final long number;
+
+	private final String owner;
+
+	private final long firstToken;
+
+	private final int block;
+
+	private final long openedNanos;
+
+	private final long timeLimitNanos;
+
+	private final LeaseEnd leaseEnd;
+
+	private final long lossesAtOpening;
+
+	private int holders = 1;
+
+	private int reentriesInFlight;
+
+	private long keptUntilNanos;
+
+	private boolean kept;
+
+	private boolean ended;
+
+	/**
+	 * @param number the cohort's number in its template, which its end signal carries
+	 * @param owner the cohort owner Redis records (rule 1)
+	 * @param firstToken the token Redis granted the opening hold, the block's first
+	 * @param block how many tokens Redis granted from it (rule 2)
+	 * @param openedNanos when the opening attempt was sent
+	 * @param leaseEnd the opening hold's lease end, which every holder shares (rule 6)
+	 * @param lossesAtOpening the lock's lines' {@link WaitLine#losses()} at the opening
+	 */
+	public Cohort(long number, String owner, long firstToken, int block, long openedNanos, long timeLimitNanos,
+			LeaseEnd leaseEnd, long lossesAtOpening) {
+		this.number = number;
+		this.owner = owner;
+		this.firstToken = firstToken;
+		this.block = block;
+		this.openedNanos = openedNanos;
+		this.timeLimitNanos = timeLimitNanos;
+		this.leaseEnd = leaseEnd;
+		this.lossesAtOpening = lossesAtOpening;
+	}
+
+	/**
+	 * Return whether an acquisition may open a cohort: an exclusive lock that lines its
+	 * waiters up, a generated owner, more than one holder allowed, and a lease at least
+	 * {@link #LEASE_PER_TIME_LIMIT} times the time limit ("Which acquisitions may take
+	 * part").
+	 * @param handOff whether the template lines waiters up
+	 * @param owner the caller's own owner
+	 * @param waitersBehind whether the caller heads a line with a waiter behind it
+	 */
+	public static boolean mayOpen(LockSpec spec, boolean handOff, String owner, CohortLimits limits,
+			boolean waitersBehind) {
+		return limits.isOn() && waitersBehind && handOff && spec.kind() == LockKind.EXCLUSIVE
+				&& !LockOwners.isCustom(owner)
+				&& TimeUnit.MILLISECONDS.toNanos(spec.leaseMillis()) / LEASE_PER_TIME_LIMIT >= limits.timeNanos();
+	}
+
+	public long number() {
+		return this.number;
+	}
+
+	public String owner() {
+		return this.owner;
+	}
+
+	public LeaseEnd leaseEnd() {
+		return this.leaseEnd;
+	}
+
+	public boolean isEnded() {
+		return this.ended;
+	}
+
+	/** Return how many holders the cohort had, the opening one included. */
+	public int holders() {
+		return this.holders;
+	}
+
+	/**
+	 * Return why the hold may not pass at the release of its last local hold, or
+	 * {@link Refusal#NONE} if it may (rule 4, the releasing side's checks).
+	 * @param minimumHoldLeftMillis what is left of the releasing hold's minimum hold
+	 * @param lossesNow the lock's lines' losses now
+	 */
+	public Refusal mayPass(long nowNanos, long minimumHoldLeftMillis, long lossesNow) {
+		if (this.ended) {
+			return Refusal.ENDED;
+		}
+		if (this.holders >= this.block) {
+			return Refusal.BLOCK_USED;
+		}
+		if (nowNanos - this.openedNanos >= this.timeLimitNanos) {
+			return Refusal.TIME_LIMIT;
+		}
+		if (this.leaseEnd.nanos() - nowNanos <= 0) {
+			return Refusal.LEASE_OVER;
+		}
+		if (this.reentriesInFlight > 0) {
+			return Refusal.REENTRY_IN_FLIGHT;
+		}
+		if (minimumHoldLeftMillis > 0 || (this.kept && this.keptUntilNanos - nowNanos > 0)) {
+			return Refusal.MINIMUM_HOLD;
+		}
+		if (lossesNow != this.lossesAtOpening) {
+			return Refusal.LOSS_HEARD;
+		}
+		return Refusal.NONE;
+	}
+
+	/**
+	 * Count the next holder, once the hand-over to it succeeded, and return the token it
+	 * shows: the block's next (rule 2).
+	 * @throws IllegalStateException if {@link #mayPass} would refuse for the block
+	 */
+	public long passed() {
+		if (this.ended || this.holders >= this.block) {
+			throw new IllegalStateException("cohort " + this.number + " has no token left to pass");
+		}
+		this.holders++;
+		return this.firstToken + this.holders - 1;
+	}
+
+	/**
+	 * Note a re-entry attempt of the cohort owner sent (rule 7), which may add a hold.
+	 */
+	public void reentrySending() {
+		this.reentriesInFlight++;
+	}
+
+	/**
+	 * Note the end of a re-entry attempt. One without a reply may still add a hold, so it
+	 * stops every further pass.
+	 * @param answered whether Redis replied
+	 */
+	public void reentryEnded(boolean answered) {
+		this.reentriesInFlight--;
+		if (!answered) {
+			this.ended = true;
+		}
+	}
+
+	/**
+	 * Note a hold released under the cohort with some of its minimum hold left, which
+	 * Redis records as {@code kept}: no pass before it has passed (rule 4).
+	 */
+	public void kept(long untilNanos) {
+		if (!this.kept || untilNanos - this.keptUntilNanos > 0) {
+			this.keptUntilNanos = untilNanos;
+			this.kept = true;
+		}
+	}
+
+	/** End the cohort: no further pass (rules 8 and 9). */
+	public void end() {
+		this.ended = true;
+	}
+
+	/** Why a hold may not pass in memory. */
+	public enum Refusal {
+
+		/** It may pass. */
+		NONE,
+
+		/** The cohort ended: a loss, a re-entry without a reply, the template closing. */
+		ENDED,
+
+		/** Every token of the block was handed out. */
+		BLOCK_USED,
+
+		/** The time limit since the opening attempt was sent has passed. */
+		TIME_LIMIT,
+
+		/** The lease is over by the local clock. */
+		LEASE_OVER,
+
+		/** A re-entry attempt of the cohort owner is in flight. */
+		REENTRY_IN_FLIGHT,
+
+		/** A minimum hold of this or an earlier hold of the cohort is left. */
+		MINIMUM_HOLD,
+
+		/** A line of the lock heard a forced release, a key gone, or a gap. */
+		LOSS_HEARD
+
+	}
+
+}

@@ -1,0 +1,39 @@
+package io.github.distributedlock.redis.core;
+
+import java.time.Duration;
+
+import io.github.distributedlock.redis.script.ScriptArgs;
+
+/**
+ * How far a cohort may pass a lock in memory before it goes back through Redis
+ * (docs/design/cohorting.md, "Timing constants").
+ *
+ * @param holders the most holders of one cohort, the opening one included: the block of
+ * tokens it asks Redis for; 1 turns cohorts off
+ * @param timeNanos the time after the opening attempt was sent within which a pass may
+ * happen
+ */
+public record CohortLimits(int holders, long timeNanos) {
+
+	/** Cohorts off: every release goes through Redis. */
+	public static final CohortLimits OFF = new CohortLimits(1, 0);
+
+	public CohortLimits {
+		if (holders < 1 || holders > ScriptArgs.Acquire.MAX_BLOCK) {
+			throw new IllegalArgumentException(
+					"a cohort's holders are 1 (off) to " + ScriptArgs.Acquire.MAX_BLOCK + ", not " + holders);
+		}
+		if (timeNanos < 0) {
+			throw new IllegalArgumentException("a cohort's time limit must not be negative: " + timeNanos + " ns");
+		}
+	}
+
+	public static CohortLimits of(int holders, Duration time) {
+		return new CohortLimits(holders, time.toNanos());
+	}
+
+	public boolean isOn() {
+		return this.holders > 1 && this.timeNanos > 0;
+	}
+
+}

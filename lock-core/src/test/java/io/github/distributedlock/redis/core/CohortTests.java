@@ -1,0 +1,127 @@
+package io.github.distributedlock.redis.core;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.github.distributedlock.LockName;
+import io.github.distributedlock.WaitStrategy;
+import io.github.distributedlock.redis.script.LockKind;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+/**
+ * Tests for {@link Cohort}: who may open a cohort, and each of rule 4's checks on the
+ * releasing side just below, at and above its bound (docs/design/cohorting.md), on a
+ * clock the test gives.
+ */
+class CohortTests {
+
+	private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
+
+	private static final CohortLimits LIMITS = new CohortLimits(16, 20 * MS);
+
+	private static final String OWNER = "instance:7";
+
+	@Test
+	void onlyAnExclusiveLockWithAGeneratedOwnerAndWaitersBehindOpensACohort() {
+		LockSpec spec = spec(LockKind.EXCLUSIVE, 60);
+		assertThat(Cohort.mayOpen(spec, true, OWNER, LIMITS, true)).isTrue();
+		assertThat(Cohort.mayOpen(spec, true, OWNER, CohortLimits.OFF, true)).as("cohorts off").isFalse();
+		assertThat(Cohort.mayOpen(spec, true, OWNER, LIMITS, false)).as("nobody behind").isFalse();
+		assertThat(Cohort.mayOpen(spec, false, OWNER, LIMITS, true)).as("hand-off off").isFalse();
+		assertThat(Cohort.mayOpen(spec, true, LockOwners.custom("job"), LIMITS, true)).as("a custom owner").isFalse();
+		assertThat(Cohort.mayOpen(spec(LockKind.FAIR, 60), true, OWNER, LIMITS, true)).as("a fair lock").isFalse();
+		assertThat(Cohort.mayOpen(spec(LockKind.READ, 60), true, OWNER, LIMITS, true)).as("a read lock").isFalse();
+		// The lease must be at least three time limits.
+		assertThat(Cohort.mayOpen(spec(LockKind.EXCLUSIVE, 59), true, OWNER, LIMITS, true)).isFalse();
+	}
+
+	@Test
+	void passesHandOutTheBlocksTokensInOrderAndStopWhenItIsUsed() {
+		Cohort cohort = cohort(3);
+		assertThat(cohort.mayPass(0, 0, 0)).isEqualTo(Cohort.Refusal.NONE);
+		assertThat(cohort.passed()).isEqualTo(1_001);
+		assertThat(cohort.mayPass(0, 0, 0)).isEqualTo(Cohort.Refusal.NONE);
+		assertThat(cohort.passed()).isEqualTo(1_002);
+		assertThat(cohort.holders()).isEqualTo(3);
+		assertThat(cohort.mayPass(0, 0, 0)).isEqualTo(Cohort.Refusal.BLOCK_USED);
+		assertThatIllegalStateException().isThrownBy(cohort::passed);
+		assertThat(cohort(1).mayPass(0, 0, 0)).as("a block of one").isEqualTo(Cohort.Refusal.BLOCK_USED);
+	}
+
+	@Test
+	void noPassAtOrAfterTheTimeLimitSinceTheOpeningWasSent() {
+		Cohort cohort = cohort(16);
+		assertThat(cohort.mayPass(20 * MS - 1, 0, 0)).isEqualTo(Cohort.Refusal.NONE);
+		assertThat(cohort.mayPass(20 * MS, 0, 0)).isEqualTo(Cohort.Refusal.TIME_LIMIT);
+	}
+
+	@Test
+	void noPassOnceTheSharedLeaseIsOverByTheLocalClock() {
+		LeaseEnd end = new LeaseEnd(0, 10);
+		Cohort cohort = new Cohort(1, OWNER, 1_000, 16, 0, 20 * MS, end, 0);
+		assertThat(cohort.mayPass(10 * MS - 1, 0, 0)).isEqualTo(Cohort.Refusal.NONE);
+		assertThat(cohort.mayPass(10 * MS, 0, 0)).isEqualTo(Cohort.Refusal.LEASE_OVER);
+		end.confirmed(5 * MS, 10);
+		assertThat(cohort.mayPass(10 * MS, 0, 0)).as("after a renewal").isEqualTo(Cohort.Refusal.NONE);
+	}
+
+	@Test
+	void noPassWhileAReentryIsInFlightAndNoneAfterOneWithoutAReply() {
+		Cohort cohort = cohort(16);
+		cohort.reentrySending();
+		assertThat(cohort.mayPass(0, 0, 0)).isEqualTo(Cohort.Refusal.REENTRY_IN_FLIGHT);
+		cohort.reentryEnded(true);
+		assertThat(cohort.mayPass(0, 0, 0)).isEqualTo(Cohort.Refusal.NONE);
+		cohort.reentrySending();
+		cohort.reentryEnded(false);
+		assertThat(cohort.mayPass(0, 0, 0)).isEqualTo(Cohort.Refusal.ENDED);
+	}
+
+	@Test
+	void noPassWhileAMinimumHoldOfThisOrAnEarlierHoldIsLeft() {
+		Cohort cohort = cohort(16);
+		assertThat(cohort.mayPass(0, 1, 0)).as("the releasing hold's").isEqualTo(Cohort.Refusal.MINIMUM_HOLD);
+		cohort.kept(5 * MS);
+		cohort.kept(3 * MS);
+		assertThat(cohort.mayPass(5 * MS - 1, 0, 0)).as("an inner hold's, the latest")
+			.isEqualTo(Cohort.Refusal.MINIMUM_HOLD);
+		assertThat(cohort.mayPass(5 * MS, 0, 0)).isEqualTo(Cohort.Refusal.NONE);
+	}
+
+	@Test
+	void noPassAfterALossWasHeardOrTheCohortEnded() {
+		Cohort cohort = new Cohort(1, OWNER, 1_000, 16, 0, 20 * MS, new LeaseEnd(0, 60_000), 7);
+		assertThat(cohort.mayPass(0, 0, 7)).isEqualTo(Cohort.Refusal.NONE);
+		assertThat(cohort.mayPass(0, 0, 8)).isEqualTo(Cohort.Refusal.LOSS_HEARD);
+		cohort.end();
+		assertThat(cohort.mayPass(0, 0, 7)).isEqualTo(Cohort.Refusal.ENDED);
+		assertThatIllegalStateException().isThrownBy(cohort::passed);
+	}
+
+	@Test
+	void limitsAreOnlyThoseABlockCanHave() {
+		assertThat(CohortLimits.OFF.isOn()).isFalse();
+		assertThat(new CohortLimits(16, 0).isOn()).isFalse();
+		assertThat(LIMITS.isOn()).isTrue();
+		assertThatIllegalArgumentException().isThrownBy(() -> new CohortLimits(0, MS));
+		assertThatIllegalArgumentException().isThrownBy(() -> new CohortLimits(1_001, MS));
+		assertThatIllegalArgumentException().isThrownBy(() -> new CohortLimits(16, -1));
+	}
+
+	private static Cohort cohort(int block) {
+		return new Cohort(1, OWNER, 1_000, block, 0, 20 * MS, new LeaseEnd(0, 60_000), 0);
+	}
+
+	private static LockSpec spec(LockKind kind, long leaseMillis) {
+		String lockKey = "p:{orders:1}";
+		return new LockSpec(
+				new LockTarget(LockName.of("orders", "1"), lockKey, lockKey + ":released", kind, 0, lockKey),
+				new LockTiming(leaseMillis, 5_000 * MS, false, true, 0, 5_000),
+				new WaitMode(WaitStrategy.PUBSUB, List.of(lockKey + ":released"), 100 * MS), true, null);
+	}
+
+}
