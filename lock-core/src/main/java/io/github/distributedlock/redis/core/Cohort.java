@@ -9,8 +9,8 @@ import io.github.distributedlock.redis.script.LockKind;
  * to in memory, each with the next token of the block the hold reserved
  * (docs/design/cohorting.md). It says whether a cohort may open, whether the hold may
  * pass at a release (rule 4's checks on the releasing side), and which token the next
- * holder shows. It reads time only as given. Not thread-safe: the driver calls it under
- * one lock.
+ * holder shows. It reads time only as given. Thread-safe: a line tells it of a loss on
+ * its own thread.
  */
 public final class Cohort {
 
@@ -34,8 +34,6 @@ public final class Cohort {
 
 	private final LeaseEnd leaseEnd;
 
-	private final long lossesAtOpening;
-
 	private int holders = 1;
 
 	private int reentriesInFlight;
@@ -46,6 +44,8 @@ public final class Cohort {
 
 	private boolean ended;
 
+	private boolean lossHeard;
+
 	/**
 	 * @param number the cohort's number in its template, which its end signal carries
 	 * @param owner the cohort owner Redis records (rule 1)
@@ -53,10 +53,9 @@ public final class Cohort {
 	 * @param block how many tokens Redis granted from it (rule 2)
 	 * @param openedNanos when the opening attempt was sent
 	 * @param leaseEnd the opening hold's lease end, which every holder shares (rule 6)
-	 * @param lossesAtOpening the lock's lines' {@link WaitLine#losses()} at the opening
 	 */
 	public Cohort(long number, String owner, long firstToken, int block, long openedNanos, long timeLimitNanos,
-			LeaseEnd leaseEnd, long lossesAtOpening) {
+			LeaseEnd leaseEnd) {
 		this.number = number;
 		this.owner = owner;
 		this.firstToken = firstToken;
@@ -64,7 +63,6 @@ public final class Cohort {
 		this.openedNanos = openedNanos;
 		this.timeLimitNanos = timeLimitNanos;
 		this.leaseEnd = leaseEnd;
-		this.lossesAtOpening = lossesAtOpening;
 	}
 
 	/**
@@ -95,12 +93,12 @@ public final class Cohort {
 		return this.leaseEnd;
 	}
 
-	public boolean isEnded() {
+	public synchronized boolean isEnded() {
 		return this.ended;
 	}
 
 	/** Return how many holders the cohort had, the opening one included. */
-	public int holders() {
+	public synchronized int holders() {
 		return this.holders;
 	}
 
@@ -108,9 +106,11 @@ public final class Cohort {
 	 * Return why the hold may not pass at the release of its last local hold, or
 	 * {@link Refusal#NONE} if it may (rule 4, the releasing side's checks).
 	 * @param minimumHoldLeftMillis what is left of the releasing hold's minimum hold
-	 * @param lossesNow the lock's lines' losses now
 	 */
-	public Refusal mayPass(long nowNanos, long minimumHoldLeftMillis, long lossesNow) {
+	public synchronized Refusal mayPass(long nowNanos, long minimumHoldLeftMillis) {
+		if (this.lossHeard) {
+			return Refusal.LOSS_HEARD;
+		}
 		if (this.ended) {
 			return Refusal.ENDED;
 		}
@@ -129,9 +129,6 @@ public final class Cohort {
 		if (minimumHoldLeftMillis > 0 || (this.kept && this.keptUntilNanos - nowNanos > 0)) {
 			return Refusal.MINIMUM_HOLD;
 		}
-		if (lossesNow != this.lossesAtOpening) {
-			return Refusal.LOSS_HEARD;
-		}
 		return Refusal.NONE;
 	}
 
@@ -140,7 +137,7 @@ public final class Cohort {
 	 * shows: the block's next (rule 2).
 	 * @throws IllegalStateException if {@link #mayPass} would refuse for the block
 	 */
-	public long passed() {
+	public synchronized long passed() {
 		if (this.ended || this.holders >= this.block) {
 			throw new IllegalStateException("cohort " + this.number + " has no token left to pass");
 		}
@@ -151,7 +148,7 @@ public final class Cohort {
 	/**
 	 * Note a re-entry attempt of the cohort owner sent (rule 7), which may add a hold.
 	 */
-	public void reentrySending() {
+	public synchronized void reentrySending() {
 		this.reentriesInFlight++;
 	}
 
@@ -160,7 +157,7 @@ public final class Cohort {
 	 * stops every further pass.
 	 * @param answered whether Redis replied
 	 */
-	public void reentryEnded(boolean answered) {
+	public synchronized void reentryEnded(boolean answered) {
 		this.reentriesInFlight--;
 		if (!answered) {
 			this.ended = true;
@@ -171,7 +168,7 @@ public final class Cohort {
 	 * Note a hold released under the cohort with some of its minimum hold left, which
 	 * Redis records as {@code kept}: no pass before it has passed (rule 4).
 	 */
-	public void kept(long untilNanos) {
+	public synchronized void kept(long untilNanos) {
 		if (!this.kept || untilNanos - this.keptUntilNanos > 0) {
 			this.keptUntilNanos = untilNanos;
 			this.kept = true;
@@ -179,7 +176,16 @@ public final class Cohort {
 	}
 
 	/** End the cohort: no further pass (rules 8 and 9). */
-	public void end() {
+	public synchronized void end() {
+		this.ended = true;
+	}
+
+	/**
+	 * A line of the lock heard that the hold may be gone without a release, or may have
+	 * missed it: no further pass (rules 4 and 8).
+	 */
+	public synchronized void lost() {
+		this.lossHeard = true;
 		this.ended = true;
 	}
 
@@ -207,7 +213,10 @@ public final class Cohort {
 		/** A minimum hold of this or an earlier hold of the cohort is left. */
 		MINIMUM_HOLD,
 
-		/** A line of the lock heard a forced release, a key gone, or a gap. */
+		/**
+		 * A line of the lock heard a forced release, a key gone, or a gap in its
+		 * subscription.
+		 */
 		LOSS_HEARD
 
 	}

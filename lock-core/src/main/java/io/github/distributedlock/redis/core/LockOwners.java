@@ -34,6 +34,14 @@ public final class LockOwners {
 		return this.instanceId + ":" + number;
 	}
 
+	/**
+	 * Return the owner of one cohort (docs/design/cohorting.md, rule 1): no thread,
+	 * subscription or custom owner has this form.
+	 */
+	public String cohort(long number) {
+		return this.instanceId + ":cohort:" + number;
+	}
+
 	public String of(LockRequest request) {
 		String custom = request.owner();
 		return (custom != null) ? custom(custom) : current();

@@ -75,6 +75,15 @@ public sealed interface ReleaseMessage {
 		return !keyspaceEvents;
 	}
 
+	/**
+	 * Return whether this message says the lock may have left its holder without a
+	 * release: forced, or its key gone. A cohort then passes it no further
+	 * (docs/design/cohorting.md, rule 4).
+	 */
+	default boolean mayEndAHold() {
+		return false;
+	}
+
 	private static boolean startsWith(byte[] body, byte[] prefix) {
 		return body.length >= prefix.length && Arrays.equals(body, 0, prefix.length, prefix, 0, prefix.length);
 	}
@@ -192,6 +201,11 @@ public sealed interface ReleaseMessage {
 
 		private static final byte[] BODY = ascii("forced");
 
+		@Override
+		public boolean mayEndAHold() {
+			return true;
+		}
+
 	}
 
 	/** A keyspace event that the key is gone: deleted, expired or evicted. */
@@ -201,6 +215,11 @@ public sealed interface ReleaseMessage {
 
 		@Override
 		public boolean wakes(boolean keyspaceEvents, boolean readers) {
+			return true;
+		}
+
+		@Override
+		public boolean mayEndAHold() {
 			return true;
 		}
 

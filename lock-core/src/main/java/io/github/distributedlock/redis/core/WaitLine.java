@@ -32,13 +32,6 @@ public final class WaitLine {
 
 	private final AtomicLong lastProgressNanos = new AtomicLong();
 
-	// Messages after which the lock may have left its holder without a release: a forced
-	// release, its key gone (deleted, expired, evicted), and gaps (a re-subscription, a
-	// subscription lost) in which any of them may have been missed. Only grows: a cohort
-	// passes the lock in memory only while it is unchanged (docs/design/cohorting.md,
-	// rule 4).
-	private final AtomicLong losses = new AtomicLong();
-
 	// Fair waiters named by recent releases; bounded, as it collects other JVMs' too.
 	private final Set<String> addressed = Collections.synchronizedSet(new LinkedHashSet<>());
 
@@ -73,9 +66,6 @@ public final class WaitLine {
 	 * @param nowNanos when it arrived, on the acquisitions' clock
 	 */
 	public Heard hear(ReleaseMessage message, long nowNanos) {
-		if (message instanceof ReleaseMessage.Forced || message instanceof ReleaseMessage.KeyGone) {
-			this.losses.incrementAndGet();
-		}
 		if (message instanceof ReleaseMessage.NextInLine next) {
 			address(next.waiter());
 		}
@@ -129,19 +119,6 @@ public final class WaitLine {
 	 */
 	public long signals() {
 		return this.signals;
-	}
-
-	/**
-	 * Return how many messages told that the lock may have left its holder without a
-	 * release, or may have been missed.
-	 */
-	public long losses() {
-		return this.losses.get();
-	}
-
-	/** Count a gap in what the line heard: a re-subscription, or a subscription lost. */
-	public void missedMessages() {
-		this.losses.incrementAndGet();
 	}
 
 	long retrySignals() {

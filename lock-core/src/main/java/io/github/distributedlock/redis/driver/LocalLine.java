@@ -45,6 +45,10 @@ public final class LocalLine {
 
 	private final WaitLine line;
 
+	// Told of whatever may end a hold without a release, or hide that it did: the
+	// template's cohorts of this line's lock (Cohorts.lost).
+	private final Runnable lossHeard;
+
 	private LockPort.@Nullable Cancellable subscription;
 
 	// Guarded by the LocalLines map entry: the waiters in the line, when the last
@@ -60,11 +64,15 @@ public final class LocalLine {
 	 * ({@link WaitMode#keyspaceEvents()}), so that release messages only inform
 	 * @param readers whether its waiters are readers, whom the last reader leaving does
 	 * not concern ({@code LockKind#waitsAsReader()})
+	 * @param lossHeard told of a message that the lock may have left its holder without a
+	 * release ({@link ReleaseMessage#mayEndAHold()}), and of each gap in the
+	 * subscription, in which one may have been missed
 	 */
-	LocalLine(String id, NanoClock clock, boolean keyspaceEvents, boolean readers) {
+	LocalLine(String id, NanoClock clock, boolean keyspaceEvents, boolean readers, Runnable lossHeard) {
 		this.id = id;
 		this.clock = clock;
 		this.line = new WaitLine(keyspaceEvents, readers);
+		this.lossHeard = lossHeard;
 	}
 
 	String id() {
@@ -102,7 +110,7 @@ public final class LocalLine {
 		synchronized (this) {
 			this.subscription = null;
 		}
-		this.line.missedMessages();
+		this.lossHeard.run();
 		subscribed();
 	}
 
@@ -165,7 +173,7 @@ public final class LocalLine {
 		}
 		if (again) {
 			// A gap: a forced release or the key gone may have been missed too.
-			this.line.missedMessages();
+			this.lossHeard.run();
 		}
 		if (callbacks.isEmpty()) {
 			// Subscribed again after a reconnect: a release may have been missed.
@@ -175,7 +183,11 @@ public final class LocalLine {
 	}
 
 	void onMessage(byte[] body) {
-		switch (this.line.hear(ReleaseMessage.parse(body), this.clock.nanoTime())) {
+		ReleaseMessage message = ReleaseMessage.parse(body);
+		if (message.mayEndAHold()) {
+			this.lossHeard.run();
+		}
+		switch (this.line.hear(message, this.clock.nanoTime())) {
 			case TRY -> signal(true);
 			case RESERVED_ELSEWHERE -> signal(false);
 			case NOTHING -> {

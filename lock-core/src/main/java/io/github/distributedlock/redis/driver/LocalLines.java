@@ -26,6 +26,8 @@ public final class LocalLines {
 
 	private final AtomicInteger waiting = new AtomicInteger();
 
+	private final Cohorts cohorts = new Cohorts();
+
 	private volatile boolean closed;
 
 	/**
@@ -43,7 +45,8 @@ public final class LocalLines {
 		this.waiting.incrementAndGet();
 		LocalLine line = this.lines.compute(spec.queueId(), (id, existing) -> {
 			LocalLine joined = (existing != null) ? existing
-					: new LocalLine(id, this.port, spec.waitMode().keyspaceEvents(), spec.kind().waitsAsReader());
+					: new LocalLine(id, this.port, spec.waitMode().keyspaceEvents(), spec.kind().waitsAsReader(),
+							() -> this.cohorts.lost(spec.lockKey()));
 			joined.references++;
 			return joined;
 		});
@@ -178,6 +181,11 @@ public final class LocalLines {
 			existing.unsubscribe();
 			return null;
 		});
+	}
+
+	/** Return the cohorts of the template's locks, which their lines tell of losses. */
+	public Cohorts cohorts() {
+		return this.cohorts;
 	}
 
 	/**

@@ -42,64 +42,77 @@ class CohortTests {
 	@Test
 	void passesHandOutTheBlocksTokensInOrderAndStopWhenItIsUsed() {
 		Cohort cohort = cohort(3);
-		assertThat(cohort.mayPass(0, 0, 0)).isEqualTo(Cohort.Refusal.NONE);
+		assertThat(cohort.mayPass(0, 0)).isEqualTo(Cohort.Refusal.NONE);
 		assertThat(cohort.passed()).isEqualTo(1_001);
-		assertThat(cohort.mayPass(0, 0, 0)).isEqualTo(Cohort.Refusal.NONE);
+		assertThat(cohort.mayPass(0, 0)).isEqualTo(Cohort.Refusal.NONE);
 		assertThat(cohort.passed()).isEqualTo(1_002);
 		assertThat(cohort.holders()).isEqualTo(3);
-		assertThat(cohort.mayPass(0, 0, 0)).isEqualTo(Cohort.Refusal.BLOCK_USED);
+		assertThat(cohort.mayPass(0, 0)).isEqualTo(Cohort.Refusal.BLOCK_USED);
 		assertThatIllegalStateException().isThrownBy(cohort::passed);
-		assertThat(cohort(1).mayPass(0, 0, 0)).as("a block of one").isEqualTo(Cohort.Refusal.BLOCK_USED);
+		assertThat(cohort(1).mayPass(0, 0)).as("a block of one").isEqualTo(Cohort.Refusal.BLOCK_USED);
 	}
 
 	@Test
 	void noPassAtOrAfterTheTimeLimitSinceTheOpeningWasSent() {
 		Cohort cohort = cohort(16);
-		assertThat(cohort.mayPass(20 * MS - 1, 0, 0)).isEqualTo(Cohort.Refusal.NONE);
-		assertThat(cohort.mayPass(20 * MS, 0, 0)).isEqualTo(Cohort.Refusal.TIME_LIMIT);
+		assertThat(cohort.mayPass(20 * MS - 1, 0)).isEqualTo(Cohort.Refusal.NONE);
+		assertThat(cohort.mayPass(20 * MS, 0)).isEqualTo(Cohort.Refusal.TIME_LIMIT);
 	}
 
 	@Test
 	void noPassOnceTheSharedLeaseIsOverByTheLocalClock() {
 		LeaseEnd end = new LeaseEnd(0, 10);
-		Cohort cohort = new Cohort(1, OWNER, 1_000, 16, 0, 20 * MS, end, 0);
-		assertThat(cohort.mayPass(10 * MS - 1, 0, 0)).isEqualTo(Cohort.Refusal.NONE);
-		assertThat(cohort.mayPass(10 * MS, 0, 0)).isEqualTo(Cohort.Refusal.LEASE_OVER);
+		Cohort cohort = new Cohort(1, OWNER, 1_000, 16, 0, 20 * MS, end);
+		assertThat(cohort.mayPass(10 * MS - 1, 0)).isEqualTo(Cohort.Refusal.NONE);
+		assertThat(cohort.mayPass(10 * MS, 0)).isEqualTo(Cohort.Refusal.LEASE_OVER);
 		end.confirmed(5 * MS, 10);
-		assertThat(cohort.mayPass(10 * MS, 0, 0)).as("after a renewal").isEqualTo(Cohort.Refusal.NONE);
+		assertThat(cohort.mayPass(10 * MS, 0)).as("after a renewal").isEqualTo(Cohort.Refusal.NONE);
 	}
 
 	@Test
 	void noPassWhileAReentryIsInFlightAndNoneAfterOneWithoutAReply() {
 		Cohort cohort = cohort(16);
 		cohort.reentrySending();
-		assertThat(cohort.mayPass(0, 0, 0)).isEqualTo(Cohort.Refusal.REENTRY_IN_FLIGHT);
+		assertThat(cohort.mayPass(0, 0)).isEqualTo(Cohort.Refusal.REENTRY_IN_FLIGHT);
 		cohort.reentryEnded(true);
-		assertThat(cohort.mayPass(0, 0, 0)).isEqualTo(Cohort.Refusal.NONE);
+		assertThat(cohort.mayPass(0, 0)).isEqualTo(Cohort.Refusal.NONE);
 		cohort.reentrySending();
 		cohort.reentryEnded(false);
-		assertThat(cohort.mayPass(0, 0, 0)).isEqualTo(Cohort.Refusal.ENDED);
+		assertThat(cohort.mayPass(0, 0)).isEqualTo(Cohort.Refusal.ENDED);
 	}
 
 	@Test
 	void noPassWhileAMinimumHoldOfThisOrAnEarlierHoldIsLeft() {
 		Cohort cohort = cohort(16);
-		assertThat(cohort.mayPass(0, 1, 0)).as("the releasing hold's").isEqualTo(Cohort.Refusal.MINIMUM_HOLD);
+		assertThat(cohort.mayPass(0, 1)).as("the releasing hold's").isEqualTo(Cohort.Refusal.MINIMUM_HOLD);
 		cohort.kept(5 * MS);
 		cohort.kept(3 * MS);
-		assertThat(cohort.mayPass(5 * MS - 1, 0, 0)).as("an inner hold's, the latest")
+		assertThat(cohort.mayPass(5 * MS - 1, 0)).as("an inner hold's, the latest")
 			.isEqualTo(Cohort.Refusal.MINIMUM_HOLD);
-		assertThat(cohort.mayPass(5 * MS, 0, 0)).isEqualTo(Cohort.Refusal.NONE);
+		assertThat(cohort.mayPass(5 * MS, 0)).isEqualTo(Cohort.Refusal.NONE);
 	}
 
 	@Test
 	void noPassAfterALossWasHeardOrTheCohortEnded() {
-		Cohort cohort = new Cohort(1, OWNER, 1_000, 16, 0, 20 * MS, new LeaseEnd(0, 60_000), 7);
-		assertThat(cohort.mayPass(0, 0, 7)).isEqualTo(Cohort.Refusal.NONE);
-		assertThat(cohort.mayPass(0, 0, 8)).isEqualTo(Cohort.Refusal.LOSS_HEARD);
-		cohort.end();
-		assertThat(cohort.mayPass(0, 0, 7)).isEqualTo(Cohort.Refusal.ENDED);
-		assertThatIllegalStateException().isThrownBy(cohort::passed);
+		Cohort lost = cohort(16);
+		lost.lost();
+		assertThat(lost.mayPass(0, 0)).isEqualTo(Cohort.Refusal.LOSS_HEARD);
+		assertThatIllegalStateException().isThrownBy(lost::passed);
+		Cohort ended = cohort(16);
+		ended.end();
+		assertThat(ended.mayPass(0, 0)).isEqualTo(Cohort.Refusal.ENDED);
+		assertThatIllegalStateException().isThrownBy(ended::passed);
+	}
+
+	@Test
+	void aCohortOwnerIsNoThreadsSubscriptionsOrCustomOwner() {
+		LockOwners owners = new LockOwners();
+		String cohort = owners.cohort(1);
+		assertThat(cohort).isNotEqualTo(owners.current())
+			.isNotEqualTo(owners.subscription(1))
+			.isNotEqualTo(owners.cohort(2));
+		assertThat(LockOwners.isCustom(cohort)).isFalse();
+		assertThat(cohort).doesNotStartWith(LockOwners.custom(""));
 	}
 
 	@Test
@@ -113,7 +126,7 @@ class CohortTests {
 	}
 
 	private static Cohort cohort(int block) {
-		return new Cohort(1, OWNER, 1_000, block, 0, 20 * MS, new LeaseEnd(0, 60_000), 0);
+		return new Cohort(1, OWNER, 1_000, block, 0, 20 * MS, new LeaseEnd(0, 60_000));
 	}
 
 	private static LockSpec spec(LockKind kind, long leaseMillis) {

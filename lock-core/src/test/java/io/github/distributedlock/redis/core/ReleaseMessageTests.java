@@ -40,6 +40,17 @@ class ReleaseMessageTests {
 	}
 
 	@Test
+	void shouldTellOnlyOfAForcedReleaseOrAKeyGoneThatAHoldMayHaveEnded() {
+		for (String body : new String[] { "forced", "del", "expired", "evicted" }) {
+			assertThat(parse(body).mayEndAHold()).as(body).isTrue();
+		}
+		for (String body : new String[] { "42", "reserved:2000:r", "next:a", "readers-left", "permit", "intent-dropped",
+				"hset", "expire" }) {
+			assertThat(parse(body).mayEndAHold()).as(body).isFalse();
+		}
+	}
+
+	@Test
 	void shouldTakeMalformedMessagesForOthers() {
 		for (String malformed : new String[] { "", "reserved:", "reserved:abc", "reserved:x1:id", "reserved::id",
 				"reserved:1234567890123456789:id", "reserved:\u0661:id", "12a", "-5", "12345678901234567890",

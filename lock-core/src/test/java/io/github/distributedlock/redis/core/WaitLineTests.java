@@ -46,24 +46,6 @@ class WaitLineTests {
 	}
 
 	@Test
-	void aForcedReleaseAKeyGoneAndAGapCountAsLossesAndNothingElseDoes() {
-		WaitLine line = new WaitLine(true, false);
-		for (String body : new String[] { "41", "reserved:1500:elsewhere", "next:abc123", "readers-left", "permit",
-				"intent-dropped", "hset", "set" }) {
-			line.hear(parse(body), 1);
-		}
-		assertThat(line.losses()).as("losses after releases, reservations and other events").isZero();
-		line.hear(parse("forced"), 2);
-		assertThat(line.losses()).isOne();
-		for (String event : new String[] { "del", "expired", "evicted" }) {
-			line.hear(parse(event), 3);
-		}
-		assertThat(line.losses()).isEqualTo(4);
-		line.missedMessages();
-		assertThat(line.losses()).isEqualTo(5);
-	}
-
-	@Test
 	void readersIgnoreTheLastReaderLeaving() {
 		assertThat(new WaitLine(false, true).hear(parse("readers-left"), 1)).isEqualTo(WaitLine.Heard.NOTHING);
 		assertThat(new WaitLine(false, false).hear(parse("readers-left"), 1)).isEqualTo(WaitLine.Heard.TRY);

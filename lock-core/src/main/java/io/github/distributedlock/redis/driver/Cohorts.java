@@ -1,0 +1,144 @@
+package io.github.distributedlock.redis.driver;
+
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.github.distributedlock.redis.core.Cohort;
+import io.github.distributedlock.redis.core.LeaseEnd;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The cohorts of one template's locks, by lock key, and the losses their lines hear
+ * (docs/design/cohorting.md). A lock's lines share its entry, whichever line opened
+ * first. An acquisition that may open a cohort pins its lock ({@link #pin}) before its
+ * opening attempt is sent, so that a loss heard between the send and the grant refuses
+ * the cohort ({@link #open}). An entry lives only while pinned or open: a loss on a lock
+ * nobody pinned costs one map lookup. Thread-safe.
+ */
+public final class Cohorts {
+
+	private final ConcurrentHashMap<String, Entry> locks = new ConcurrentHashMap<>();
+
+	private final AtomicLong numbers = new AtomicLong();
+
+	/**
+	 * Pin the lock for an opening attempt about to be sent, and number the cohort it may
+	 * open.
+	 */
+	public Opening pin(String lockKey) {
+		long number = this.numbers.incrementAndGet();
+		Opening[] pinned = new Opening[1];
+		this.locks.compute(lockKey, (key, existing) -> {
+			Entry entry = (existing != null) ? existing : new Entry(number);
+			entry.pins++;
+			pinned[0] = new Opening(lockKey, number, entry.id, entry.losses);
+			return entry;
+		});
+		return pinned[0];
+	}
+
+	/**
+	 * Open the cohort of an opening that Redis granted, unless a line of the lock heard a
+	 * loss since it was pinned, or another cohort of the lock is open. The pin goes
+	 * either way.
+	 * @return the cohort, or {@code null}: the hold then passes to nobody
+	 */
+	public @Nullable Cohort open(Opening opening, String owner, long firstToken, int block, long sentNanos,
+			long timeLimitNanos, LeaseEnd leaseEnd) {
+		Cohort[] opened = new Cohort[1];
+		this.locks.computeIfPresent(opening.lockKey(), (key, entry) -> {
+			if (entry.id != opening.entry()) {
+				// Its entry went (unpinned before): a newer one is not its to touch.
+				return entry;
+			}
+			if (entry.losses == opening.losses() && entry.cohort == null) {
+				entry.cohort = new Cohort(opening.number(), owner, firstToken, block, sentNanos, timeLimitNanos,
+						leaseEnd);
+				opened[0] = entry.cohort;
+			}
+			return unpinned(entry);
+		});
+		return opened[0];
+	}
+
+	/** Drop the pin of an opening that opened nothing (no grant, or no block). */
+	public void unpin(Opening opening) {
+		this.locks.computeIfPresent(opening.lockKey(),
+				(key, entry) -> (entry.id == opening.entry()) ? unpinned(entry) : entry);
+	}
+
+	/** Return the lock's open cohort, if any. */
+	public @Nullable Cohort current(String lockKey) {
+		Entry entry = this.locks.get(lockKey);
+		return (entry != null) ? entry.cohort : null;
+	}
+
+	/** Forget a cohort once it ended: its release answered, or its hold lost. */
+	public void ended(String lockKey, Cohort cohort) {
+		cohort.end();
+		this.locks.computeIfPresent(lockKey, (key, entry) -> {
+			if (entry.cohort == cohort) {
+				entry.cohort = null;
+			}
+			return (entry.pins == 0 && entry.cohort == null) ? null : entry;
+		});
+	}
+
+	/**
+	 * A line of the lock heard that its hold may be gone without a release, or may have
+	 * missed it: every pinned opening refuses its cohort, and the open one passes no
+	 * more.
+	 */
+	void lost(String lockKey) {
+		this.locks.computeIfPresent(lockKey, (key, entry) -> {
+			entry.losses++;
+			if (entry.cohort != null) {
+				entry.cohort.lost();
+			}
+			return entry;
+		});
+	}
+
+	/** Return how many locks have an entry: pinned, or with a cohort open. */
+	int size() {
+		return this.locks.size();
+	}
+
+	private static @Nullable Entry unpinned(Entry entry) {
+		entry.pins--;
+		return (entry.pins == 0 && entry.cohort == null) ? null : entry;
+	}
+
+	/**
+	 * An opening attempt's pin on its lock.
+	 *
+	 * @param number the number of the cohort it may open, for its owner
+	 * @param entry the id of the lock's entry it pinned
+	 * @param losses the losses the lock's lines had heard when it was pinned
+	 */
+	public record Opening(String lockKey, long number, long entry, long losses) {
+	}
+
+	/**
+	 * One lock's pins, losses and open cohort, changed only inside the map's compute; the
+	 * cohort is read outside it too.
+	 */
+	private static final class Entry {
+
+		// The number of the opening that made it: another entry of the same lock, made
+		// after this one went, is not this one.
+		final long id;
+
+		int pins;
+
+		long losses;
+
+		volatile @Nullable Cohort cohort;
+
+		Entry(long id) {
+			this.id = id;
+		}
+
+	}
+
+}
