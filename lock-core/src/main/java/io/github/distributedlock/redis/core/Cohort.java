@@ -1,16 +1,11 @@
 package io.github.distributedlock.redis.core;
 
-import java.util.concurrent.TimeUnit;
-
-import io.github.distributedlock.redis.script.LockKind;
-
 /**
  * The decisions of one cohort, apart from its I/O: the holds a JVM passes one Redis hold
  * to in memory, each with the next token of the block the hold reserved
- * (docs/design/cohorting.md). It says whether a cohort may open, whether the hold may
- * pass at a release (rule 4's checks on the releasing side), and which token the next
- * holder shows. It reads time only as given. Thread-safe: a line tells it of a loss on
- * its own thread.
+ * (docs/design/cohorting.md). It says whether the hold may pass at a release (rule 4's
+ * checks on the releasing side), and which token the next holder shows. It reads time
+ * only as given. Thread-safe: a line tells it of a loss on its own thread.
  */
 public final class Cohort {
 
@@ -18,7 +13,7 @@ public final class Cohort {
 	 * A cohort opens only under a lease at least this many times its time limit, so that
 	 * a passed hold has at least two thirds of its lease left (rule 6).
 	 */
-	static final int LEASE_PER_TIME_LIMIT = 3;
+	public static final int LEASE_PER_TIME_LIMIT = 3;
 
 	private final long number;
 
@@ -63,22 +58,6 @@ public final class Cohort {
 		this.openedNanos = openedNanos;
 		this.timeLimitNanos = timeLimitNanos;
 		this.leaseEnd = leaseEnd;
-	}
-
-	/**
-	 * Return whether an acquisition may open a cohort: an exclusive lock that lines its
-	 * waiters up, a generated owner, more than one holder allowed, and a lease at least
-	 * {@link #LEASE_PER_TIME_LIMIT} times the time limit ("Which acquisitions may take
-	 * part").
-	 * @param handOff whether the template lines waiters up
-	 * @param owner the caller's own owner
-	 * @param waitersBehind whether the caller heads a line with a waiter behind it
-	 */
-	public static boolean mayOpen(LockSpec spec, boolean handOff, String owner, CohortLimits limits,
-			boolean waitersBehind) {
-		return limits.isOn() && waitersBehind && handOff && spec.kind() == LockKind.EXCLUSIVE
-				&& !LockOwners.isCustom(owner)
-				&& TimeUnit.MILLISECONDS.toNanos(spec.leaseMillis()) / LEASE_PER_TIME_LIMIT >= limits.timeNanos();
 	}
 
 	public long number() {

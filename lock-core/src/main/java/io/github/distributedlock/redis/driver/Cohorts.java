@@ -1,10 +1,15 @@
 package io.github.distributedlock.redis.driver;
 
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.distributedlock.redis.core.Cohort;
+import io.github.distributedlock.redis.core.CohortLimits;
 import io.github.distributedlock.redis.core.LeaseEnd;
+import io.github.distributedlock.redis.core.LockOwners;
+import io.github.distributedlock.redis.core.LockSpec;
+import io.github.distributedlock.redis.script.LockKind;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -20,6 +25,22 @@ public final class Cohorts {
 	private final ConcurrentHashMap<String, Entry> locks = new ConcurrentHashMap<>();
 
 	private final AtomicLong numbers = new AtomicLong();
+
+	/**
+	 * Return whether an acquisition may open a cohort: a plain lock ({@code acquire.lua})
+	 * whose waiters line up, a generated owner, more than one holder allowed, and a lease
+	 * at least {@link Cohort#LEASE_PER_TIME_LIMIT} times the time limit ("Which
+	 * acquisitions may take part").
+	 * @param handOff whether the template lines waiters up
+	 * @param owner the caller's own owner
+	 * @param waitersBehind whether the caller heads a line with a waiter behind it
+	 */
+	public static boolean mayOpen(LockSpec spec, boolean handOff, String owner, CohortLimits limits,
+			boolean waitersBehind) {
+		return limits.isOn() && waitersBehind && handOff && spec.kind() == LockKind.EXCLUSIVE
+				&& !LockOwners.isCustom(owner) && TimeUnit.MILLISECONDS.toNanos(spec.leaseMillis())
+						/ Cohort.LEASE_PER_TIME_LIMIT >= limits.timeNanos();
+	}
 
 	/**
 	 * Pin the lock for an opening attempt about to be sent, and number the cohort it may

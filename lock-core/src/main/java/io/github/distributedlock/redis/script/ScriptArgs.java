@@ -3,6 +3,7 @@ package io.github.distributedlock.redis.script;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.distributedlock.redis.core.CohortLimits;
 import io.github.distributedlock.redis.core.HandOffRequest;
 import io.github.distributedlock.redis.core.LockKeys;
 
@@ -52,14 +53,10 @@ public sealed interface ScriptArgs {
 			boolean mayHaveIntent, boolean holdsIt, boolean reentrant, long fenceIdleMs,
 			int block) implements ScriptArgs {
 
-		/**
-		 * The most tokens one hold may ask for: the counter's lead on the clock, in µs.
-		 */
-		public static final int MAX_BLOCK = 1_000;
-
 		public Acquire {
-			if (block < 1 || block > MAX_BLOCK) {
-				throw new IllegalArgumentException("a block of tokens is 1 to " + MAX_BLOCK + ", not " + block);
+			if (block < 1 || block > CohortLimits.MAX_HOLDERS) {
+				throw new IllegalArgumentException(
+						"a block of tokens is 1 to " + CohortLimits.MAX_HOLDERS + ", not " + block);
 			}
 		}
 

@@ -1,11 +1,7 @@
 package io.github.distributedlock.redis.core;
 
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import io.github.distributedlock.LockName;
-import io.github.distributedlock.WaitStrategy;
-import io.github.distributedlock.redis.script.LockKind;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -13,9 +9,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
- * Tests for {@link Cohort}: who may open a cohort, and each of rule 4's checks on the
- * releasing side just below, at and above its bound (docs/design/cohorting.md), on a
- * clock the test gives.
+ * Tests for {@link Cohort}: each of rule 4's checks on the releasing side just below, at
+ * and above its bound (docs/design/cohorting.md), on a clock the test gives.
  */
 class CohortTests {
 
@@ -24,20 +19,6 @@ class CohortTests {
 	private static final CohortLimits LIMITS = new CohortLimits(16, 20 * MS);
 
 	private static final String OWNER = "instance:7";
-
-	@Test
-	void onlyAnExclusiveLockWithAGeneratedOwnerAndWaitersBehindOpensACohort() {
-		LockSpec spec = spec(LockKind.EXCLUSIVE, 60);
-		assertThat(Cohort.mayOpen(spec, true, OWNER, LIMITS, true)).isTrue();
-		assertThat(Cohort.mayOpen(spec, true, OWNER, CohortLimits.OFF, true)).as("cohorts off").isFalse();
-		assertThat(Cohort.mayOpen(spec, true, OWNER, LIMITS, false)).as("nobody behind").isFalse();
-		assertThat(Cohort.mayOpen(spec, false, OWNER, LIMITS, true)).as("hand-off off").isFalse();
-		assertThat(Cohort.mayOpen(spec, true, LockOwners.custom("job"), LIMITS, true)).as("a custom owner").isFalse();
-		assertThat(Cohort.mayOpen(spec(LockKind.FAIR, 60), true, OWNER, LIMITS, true)).as("a fair lock").isFalse();
-		assertThat(Cohort.mayOpen(spec(LockKind.READ, 60), true, OWNER, LIMITS, true)).as("a read lock").isFalse();
-		// The lease must be at least three time limits.
-		assertThat(Cohort.mayOpen(spec(LockKind.EXCLUSIVE, 59), true, OWNER, LIMITS, true)).isFalse();
-	}
 
 	@Test
 	void passesHandOutTheBlocksTokensInOrderAndStopWhenItIsUsed() {
@@ -127,14 +108,6 @@ class CohortTests {
 
 	private static Cohort cohort(int block) {
 		return new Cohort(1, OWNER, 1_000, block, 0, 20 * MS, new LeaseEnd(0, 60_000));
-	}
-
-	private static LockSpec spec(LockKind kind, long leaseMillis) {
-		String lockKey = "p:{orders:1}";
-		return new LockSpec(
-				new LockTarget(LockName.of("orders", "1"), lockKey, lockKey + ":released", kind, 0, lockKey),
-				new LockTiming(leaseMillis, 5_000 * MS, false, true, 0, 5_000),
-				new WaitMode(WaitStrategy.PUBSUB, List.of(lockKey + ":released"), 100 * MS), true, null);
 	}
 
 }

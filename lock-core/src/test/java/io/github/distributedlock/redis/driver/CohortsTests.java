@@ -1,19 +1,37 @@
 package io.github.distributedlock.redis.driver;
 
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.github.distributedlock.LockName;
+import io.github.distributedlock.WaitStrategy;
 import io.github.distributedlock.redis.core.Cohort;
+import io.github.distributedlock.redis.core.CohortLimits;
 import io.github.distributedlock.redis.core.LeaseEnd;
+import io.github.distributedlock.redis.core.LockOwners;
+import io.github.distributedlock.redis.core.LockSpec;
+import io.github.distributedlock.redis.core.LockTarget;
+import io.github.distributedlock.redis.core.LockTiming;
+import io.github.distributedlock.redis.core.WaitMode;
+import io.github.distributedlock.redis.script.LockKind;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for {@link Cohorts}: a lock's entry lives while pinned or open, and a loss heard
- * between an opening's send and its grant refuses the cohort (docs/design/cohorting.md,
- * rule 4). No Redis.
+ * Tests for {@link Cohorts}: who may open a cohort; a lock's entry lives while pinned or
+ * open, and a loss heard between an opening's send and its grant refuses the cohort
+ * (docs/design/cohorting.md, rule 4). No Redis.
  */
 class CohortsTests {
 
 	private static final String LOCK = "p:{orders:1}";
+
+	private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
+
+	private static final CohortLimits LIMITS = new CohortLimits(16, 20 * MS);
+
+	private static final String OWNER = "instance:7";
 
 	private final Cohorts cohorts = new Cohorts();
 
@@ -75,9 +93,31 @@ class CohortsTests {
 		assertThat(open(fresh)).isNotNull();
 	}
 
+	@Test
+	void onlyAnExclusiveLockWithAGeneratedOwnerAndWaitersBehindOpensACohort() {
+		LockSpec spec = spec(LockKind.EXCLUSIVE, 60);
+		assertThat(Cohorts.mayOpen(spec, true, OWNER, LIMITS, true)).isTrue();
+		assertThat(Cohorts.mayOpen(spec, true, OWNER, CohortLimits.OFF, true)).as("cohorts off").isFalse();
+		assertThat(Cohorts.mayOpen(spec, true, OWNER, LIMITS, false)).as("nobody behind").isFalse();
+		assertThat(Cohorts.mayOpen(spec, false, OWNER, LIMITS, true)).as("hand-off off").isFalse();
+		assertThat(Cohorts.mayOpen(spec, true, LockOwners.custom("job"), LIMITS, true)).as("a custom owner").isFalse();
+		assertThat(Cohorts.mayOpen(spec(LockKind.FAIR, 60), true, OWNER, LIMITS, true)).as("a fair lock").isFalse();
+		assertThat(Cohorts.mayOpen(spec(LockKind.READ, 60), true, OWNER, LIMITS, true)).as("a read lock").isFalse();
+		// The lease must be at least three time limits.
+		assertThat(Cohorts.mayOpen(spec(LockKind.EXCLUSIVE, 59), true, OWNER, LIMITS, true)).isFalse();
+	}
+
 	private Cohort open(Cohorts.Opening opening) {
 		return this.cohorts.open(opening, "instance:cohort:" + opening.number(), 1_000, 16, 0, 20_000_000,
 				new LeaseEnd(0, 60_000));
+	}
+
+	private static LockSpec spec(LockKind kind, long leaseMillis) {
+		String lockKey = "p:{orders:1}";
+		return new LockSpec(
+				new LockTarget(LockName.of("orders", "1"), lockKey, lockKey + ":released", kind, 0, lockKey),
+				new LockTiming(leaseMillis, 5_000 * MS, false, true, 0, 5_000),
+				new WaitMode(WaitStrategy.PUBSUB, List.of(lockKey + ":released"), 100 * MS), true, null);
 	}
 
 }

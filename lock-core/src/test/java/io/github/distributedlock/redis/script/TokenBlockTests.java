@@ -2,6 +2,7 @@ package io.github.distributedlock.redis.script;
 
 import java.util.List;
 
+import io.github.distributedlock.redis.core.CohortLimits;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.test.RedisServerExtension;
 import org.junit.jupiter.api.Test;
@@ -93,7 +94,7 @@ class TokenBlockTests {
 		assertThat(args(REQUEST, 1).argv()).hasSize(5);
 		assertThat(args(REQUEST, 16).argv()).hasSize(11).last().isEqualTo("16");
 		assertThatIllegalArgumentException().isThrownBy(() -> args(REQUEST, 0));
-		assertThatIllegalArgumentException().isThrownBy(() -> args(REQUEST, ScriptArgs.Acquire.MAX_BLOCK + 1));
+		assertThatIllegalArgumentException().isThrownBy(() -> args(REQUEST, CohortLimits.MAX_HOLDERS + 1));
 	}
 
 	private static ScriptArgs.Acquire args(String request, int block) {
