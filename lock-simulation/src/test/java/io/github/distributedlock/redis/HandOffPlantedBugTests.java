@@ -28,9 +28,9 @@ class HandOffPlantedBugTests {
 
 	private static final String TOLD = "redis.call('PUBLISH', channel, 'reserved:' .. next)";
 
-	private static final String TAKE_MARKED = "'token', token, hold, block or '1', 'queued', '1')";
+	private static final String TAKE_MARKED = "'token', token, hold, block, 'queued', '1')";
 
-	private static final String TAKE_MARKED_IF_WAITING = "'token', token, hold, block or '1')\n"
+	private static final String TAKE_MARKED_IF_WAITING = "'token', token, hold, block)\n"
 			+ "\t\tif waits then redis.call('HSET', KEYS[1], 'queued', '1') end";
 
 	private static final String FREE_NAME = "if request == '' and redis.call('EXISTS', KEYS[1], KEYS[3], KEYS[4], KEYS[5]) == 0 then";

@@ -33,6 +33,11 @@ final class LockWorkload {
 
 	private final SimulationRandom random;
 
+	// The blocks of tokens attempts ask for: a stream of their own, so that every other
+	// draw is what it was before attempts asked for blocks, and the seeds reach the
+	// branches they reached then.
+	private final SimulationRandom blocks;
+
 	private final List<Held> held = new ArrayList<>();
 
 	private final List<String> attempts = new ArrayList<>();
@@ -49,6 +54,7 @@ final class LockWorkload {
 
 	LockWorkload(SimulationRandom random) {
 		this.random = random;
+		this.blocks = new SimulationRandom(~random.seed());
 	}
 
 	/**
@@ -221,7 +227,7 @@ final class LockWorkload {
 		long requestTtl = Long.parseLong(requestTtl());
 		// A cohort's opening asks for a block of tokens (docs/design/cohorting.md, rule
 		// 2).
-		int block = this.random.chance(0.2) ? Integer.parseInt(this.random.pick(List.of("2", "16", "1000"))) : 1;
+		int block = this.blocks.chance(0.2) ? Integer.parseInt(this.blocks.pick(List.of("2", "16", "1000"))) : 1;
 		// As the engine sends them: the arguments at their defaults left off.
 		List<String> argv = new ScriptArgs.Acquire(owner, attempt, lease, wait, request, requestTtl, mayHaveIntent,
 				holdsIt, reentrant, fenceIdle, block)

@@ -31,12 +31,13 @@
 -- ARGV[10] idle ms after which the fencing counter may vanish; default LockKeys.FENCE_IDLE_MILLIS
 --          (LockScriptsTests checks the literal)
 -- ARGV[11] how many tokens a new hold asks for, from its token up (reserve_block in lib.lua);
---          read only with a request (ARGV[5]): a cohort opens only from a line's head, which
+--          granted only with a request (ARGV[5]): a cohort opens only from a line's head, which
 --          carries one. The hold's field keeps how many it got, so that a rerun answers the same
 --
 -- Returns {1, token}               acquired, re-entered, or taken before by this very attempt
---         {1, token, block}        a new hold that asked for a block (ARGV[11]), or a rerun of its
---                                  attempt: it got the tokens token .. token + block - 1
+--         {1, token, block}        a new hold whose attempt sent ARGV[11], or a rerun of such an
+--                                  attempt: it got the tokens token .. token + block - 1 (a
+--                                  take-over or a re-entry answers {1, token}: one token)
 --         {0, holder token, pttl}  held by someone else, or reserved for another request; pttl:
 --                                  the lease (or claim) left
 --         {-1, token, pttl}        held by this owner and not reentrant, or this owner reads it
@@ -112,13 +113,17 @@ if not held[1] or held[1] == '' then
 	local reserved = held[1] == ''
 	local now_us = server_micros()
 	local token = next_token(KEYS[2], fence_idle_ms, now_us)
-	local block = ARGV[11] and reserve_block(KEYS[2], fence_idle_ms, token, now_us, ARGV[11])
+	-- A block only for a waiter's attempt: a cohort opens from a line's head.
+	local block = '1'
+	if request ~= '' and ARGV[11] then
+		block = reserve_block(KEYS[2], fence_idle_ms, token, now_us, ARGV[11])
+	end
 	if reserved then
 		-- The reservation becomes our hold ('reserved' = '' is no reservation).
-		redis.call('HSET', KEYS[1], 'owner', owner, 'holds', '1', 'token', token, hold, block or '1', 'reserved', '',
-			'queued', '1')
+		redis.call('HSET', KEYS[1], 'owner', owner, 'holds', '1', 'token', token, hold, block, 'reserved', '', 'queued',
+			'1')
 	else
-		redis.call('HSET', KEYS[1], 'owner', owner, 'holds', '1', 'token', token, hold, block or '1', 'queued', '1')
+		redis.call('HSET', KEYS[1], 'owner', owner, 'holds', '1', 'token', token, hold, block, 'queued', '1')
 	end
 	redis.call('PEXPIRE', KEYS[1], ARGV[3])
 	drop_intent(KEYS[4], owner, ARGV[7])
@@ -127,7 +132,7 @@ if not held[1] or held[1] == '' then
 	if not reserved then
 		withdraw_request(KEYS[5], request)
 	end
-	return {1, tonumber(token), block}
+	return {1, tonumber(token), ARGV[11] and tonumber(block)}
 end
 
 -- (lib.lua: the functions that only the code below calls)

@@ -123,14 +123,15 @@ end
 -- token .. token + block - 1, which its JVM hands to the holders it passes the lock to in memory
 -- (docs/design/cohorting.md, rule 2). Only a token the clock gave (token is now_us) starts a
 -- block, so the counter never leads the clock by more than one block, and a lost counter is
--- passed by the clock at most a block's microseconds after its last grant. Returns the tokens
--- granted: block (text), or 1.
+-- passed by the clock at most a block's microseconds after its last grant. block: text, a whole
+-- number from 1 to 1000 (CohortLimits.MAX_HOLDERS); any other grants one token, so no
+-- argument moves the counter back. Returns the tokens granted, as text: block, or '1'.
 local function reserve_block(counter, idle_ms, token, now_us, block)
-	if token ~= now_us or block == '1' then
-		return 1
+	if token ~= now_us or block == '1' or not string.match(block, '^[1-9]%d?%d?%d?$') or tonumber(block) > 1000 then
+		return '1'
 	end
 	redis.call('SET', counter, string.format('%.0f', tonumber(token) + tonumber(block) - 1), 'PX', idle_ms)
-	return tonumber(block)
+	return block
 end
 
 -- Where a lease (or minimum hold) of ms milliseconds from nowMs ends, as a score: 1 ms past

@@ -1,5 +1,6 @@
 package io.github.distributedlock.redis.script;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import io.github.distributedlock.redis.core.CohortLimits;
@@ -86,6 +87,34 @@ class TokenBlockTests {
 		List<?> again = acquire(lock, "p.2", REQUEST, true, 16);
 		assertThat(again).as("a re-entry").hasSize(2).first().isEqualTo(1L);
 		assertThat(counter(lock)).isEqualTo((Long) plain.get(1));
+	}
+
+	@Test
+	void shouldGrantNoBlockWithoutARequestWhereverTheAttemptGoes() {
+		// Another waiter's request sends an attempt without a request past the fast path.
+		String lock = "block:{f}";
+		redis.server().command("ZADD", LockKeys.requests(lock), "1", "2000:other");
+		List<?> reply = attempt(lock, "p.1", "", 16);
+		assertThat(reply).as("granted").hasSize(3).first().isEqualTo(1L);
+		assertThat(reply.get(2)).as("the block").isEqualTo(1L);
+		assertThat(counter(lock)).isEqualTo((Long) reply.get(1));
+		assertThat(redis.server().command("HGET", lock, "#p.1")).isEqualTo("1");
+	}
+
+	@Test
+	void shouldGrantOneTokenForABlockNoEngineSends() {
+		for (String block : new String[] { "0", "-5", "1.5", "1001", "1e3", "abc", "" }) {
+			String lock = "block:{g" + block + "}";
+			List<String> argv = new ArrayList<>(new ScriptArgs.Acquire(OWNER, "p.1", 30_000, -1, REQUEST, 30_000, false,
+					false, true, LockKeys.FENCE_IDLE_MILLIS, 2)
+				.argv());
+			argv.set(10, block);
+			List<?> reply = (List<?>) ScriptEval.eval(redis.server(), LockScripts.ACQUIRE, keys(lock),
+					argv.toArray(String[]::new));
+			assertThat(reply).as("block '%s'", block).hasSize(3).first().isEqualTo(1L);
+			assertThat(reply.get(2)).as("the block granted for '%s'", block).isEqualTo(1L);
+			assertThat(counter(lock)).as("the counter after block '%s'", block).isEqualTo((Long) reply.get(1));
+		}
 	}
 
 	@Test
