@@ -112,16 +112,20 @@ public final class Cohort {
 	}
 
 	/**
-	 * Count the next holder, once the hand-over to it succeeded, and return the token it
-	 * shows: the block's next (rule 2).
-	 * @throws IllegalStateException if {@link #mayPass} would refuse for the block
+	 * Pass the hold to the next holder if every check of {@link #mayPass} still holds
+	 * now, in one step with them, so that no pause between a check and the hand-over can
+	 * take a pass past the time limit or past a loss (rule 4). The caller reads
+	 * {@code nowNanos} under the receiving head's state lock, where the hand-over
+	 * happens.
+	 * @return the next holder's token (the block's next, rule 2), or why there is none
 	 */
-	public synchronized long passed() {
-		if (this.ended || this.holders >= this.block) {
-			throw new IllegalStateException("cohort " + this.number + " has no token left to pass");
+	public synchronized Pass pass(long nowNanos, long minimumHoldLeftMillis) {
+		Refusal refusal = mayPass(nowNanos, minimumHoldLeftMillis);
+		if (refusal != Refusal.NONE) {
+			return new Pass(refusal, 0);
 		}
 		this.holders++;
-		return this.firstToken + this.holders - 1;
+		return new Pass(Refusal.NONE, this.firstToken + this.holders - 1);
 	}
 
 	/**
@@ -137,6 +141,11 @@ public final class Cohort {
 	 * @param answered whether Redis replied
 	 */
 	public synchronized void reentryEnded(boolean answered) {
+		if (this.reentriesInFlight == 0) {
+			// An end with no send: the count can no longer be trusted.
+			this.ended = true;
+			return;
+		}
 		this.reentriesInFlight--;
 		if (!answered) {
 			this.ended = true;
@@ -166,6 +175,20 @@ public final class Cohort {
 	public synchronized void lost() {
 		this.lossHeard = true;
 		this.ended = true;
+	}
+
+	/**
+	 * What {@link #pass} did.
+	 *
+	 * @param refusal {@link Refusal#NONE} if it passed
+	 * @param token the next holder's token, if it passed
+	 */
+	public record Pass(Refusal refusal, long token) {
+
+		public boolean passed() {
+			return this.refusal == Refusal.NONE;
+		}
+
 	}
 
 	/** Why a hold may not pass in memory. */

@@ -2,6 +2,7 @@ package io.github.distributedlock.redis.driver;
 
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.distributedlock.redis.core.Cohort;
@@ -28,9 +29,10 @@ public final class Cohorts {
 
 	/**
 	 * Return whether an acquisition may open a cohort: a plain lock ({@code acquire.lua})
-	 * whose waiters line up, a generated owner, more than one holder allowed, and a lease
-	 * at least {@link Cohort#LEASE_PER_TIME_LIMIT} times the time limit ("Which
-	 * acquisitions may take part").
+	 * whose waiters line up and listen (a polling line would hear no loss), a generated
+	 * owner, more than one holder allowed, and a lease at least
+	 * {@link Cohort#LEASE_PER_TIME_LIMIT} times the time limit ("Which acquisitions may
+	 * take part").
 	 * @param handOff whether the template lines waiters up
 	 * @param owner the caller's own owner
 	 * @param waitersBehind whether the caller heads a line with a waiter behind it
@@ -38,8 +40,9 @@ public final class Cohorts {
 	public static boolean mayOpen(LockSpec spec, boolean handOff, String owner, CohortLimits limits,
 			boolean waitersBehind) {
 		return limits.isOn() && waitersBehind && handOff && spec.kind() == LockKind.EXCLUSIVE
-				&& !LockOwners.isCustom(owner) && TimeUnit.MILLISECONDS.toNanos(spec.leaseMillis())
-						/ Cohort.LEASE_PER_TIME_LIMIT >= limits.timeNanos();
+				&& spec.waitMode().listens() && !LockOwners.isCustom(owner)
+				&& TimeUnit.MILLISECONDS.toNanos(spec.leaseMillis()) / Cohort.LEASE_PER_TIME_LIMIT >= limits
+					.timeNanos();
 	}
 
 	/**
@@ -60,19 +63,23 @@ public final class Cohorts {
 
 	/**
 	 * Open the cohort of an opening that Redis granted, unless a line of the lock heard a
-	 * loss since it was pinned, or another cohort of the lock is open. The pin goes
-	 * either way.
+	 * loss since it was pinned, another cohort of the lock is open, or Redis granted one
+	 * token only. The pin goes either way; an opening settles once, by this or
+	 * {@link #unpin}.
 	 * @return the cohort, or {@code null}: the hold then passes to nobody
 	 */
 	public @Nullable Cohort open(Opening opening, String owner, long firstToken, int block, long sentNanos,
 			long timeLimitNanos, LeaseEnd leaseEnd) {
+		if (!opening.settle()) {
+			return null;
+		}
 		Cohort[] opened = new Cohort[1];
 		this.locks.computeIfPresent(opening.lockKey(), (key, entry) -> {
 			if (entry.id != opening.entry()) {
 				// Its entry went (unpinned before): a newer one is not its to touch.
 				return entry;
 			}
-			if (entry.losses == opening.losses() && entry.cohort == null) {
+			if (entry.losses == opening.losses() && entry.cohort == null && block > 1) {
 				entry.cohort = new Cohort(opening.number(), owner, firstToken, block, sentNanos, timeLimitNanos,
 						leaseEnd);
 				opened[0] = entry.cohort;
@@ -82,8 +89,11 @@ public final class Cohorts {
 		return opened[0];
 	}
 
-	/** Drop the pin of an opening that opened nothing (no grant, or no block). */
+	/** Drop the pin of an opening that got no grant; nothing if it settled already. */
 	public void unpin(Opening opening) {
+		if (!opening.settle()) {
+			return;
+		}
 		this.locks.computeIfPresent(opening.lockKey(),
 				(key, entry) -> (entry.id == opening.entry()) ? unpinned(entry) : entry);
 	}
@@ -131,13 +141,49 @@ public final class Cohorts {
 	}
 
 	/**
-	 * An opening attempt's pin on its lock.
-	 *
-	 * @param number the number of the cohort it may open, for its owner
-	 * @param entry the id of the lock's entry it pinned
-	 * @param losses the losses the lock's lines had heard when it was pinned
+	 * An opening attempt's pin on its lock, settled once: opened or unpinned.
 	 */
-	public record Opening(String lockKey, long number, long entry, long losses) {
+	public static final class Opening {
+
+		private final String lockKey;
+
+		private final long number;
+
+		// The id of the lock's entry it pinned, and the losses heard when it did.
+		private final long entry;
+
+		private final long losses;
+
+		private final AtomicBoolean settled = new AtomicBoolean();
+
+		Opening(String lockKey, long number, long entry, long losses) {
+			this.lockKey = lockKey;
+			this.number = number;
+			this.entry = entry;
+			this.losses = losses;
+		}
+
+		public String lockKey() {
+			return this.lockKey;
+		}
+
+		/** Return the number of the cohort it may open, for its owner. */
+		public long number() {
+			return this.number;
+		}
+
+		long entry() {
+			return this.entry;
+		}
+
+		long losses() {
+			return this.losses;
+		}
+
+		private boolean settle() {
+			return this.settled.compareAndSet(false, true);
+		}
+
 	}
 
 	/**

@@ -6,7 +6,6 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
-import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
  * Tests for {@link Cohort}: each of rule 4's checks on the releasing side just below, at
@@ -24,13 +23,29 @@ class CohortTests {
 	void passesHandOutTheBlocksTokensInOrderAndStopWhenItIsUsed() {
 		Cohort cohort = cohort(3);
 		assertThat(cohort.mayPass(0, 0)).isEqualTo(Cohort.Refusal.NONE);
-		assertThat(cohort.passed()).isEqualTo(1_001);
-		assertThat(cohort.mayPass(0, 0)).isEqualTo(Cohort.Refusal.NONE);
-		assertThat(cohort.passed()).isEqualTo(1_002);
+		assertThat(cohort.pass(0, 0)).isEqualTo(new Cohort.Pass(Cohort.Refusal.NONE, 1_001));
+		assertThat(cohort.pass(0, 0).token()).isEqualTo(1_002);
 		assertThat(cohort.holders()).isEqualTo(3);
 		assertThat(cohort.mayPass(0, 0)).isEqualTo(Cohort.Refusal.BLOCK_USED);
-		assertThatIllegalStateException().isThrownBy(cohort::passed);
+		assertThat(cohort.pass(0, 0).refusal()).isEqualTo(Cohort.Refusal.BLOCK_USED);
+		assertThat(cohort.holders()).isEqualTo(3);
 		assertThat(cohort(1).mayPass(0, 0)).as("a block of one").isEqualTo(Cohort.Refusal.BLOCK_USED);
+	}
+
+	@Test
+	void thePassChecksAgainAtItsOwnTimeWhateverAnEarlierCheckSaid() {
+		// The releasing side checked just before the limit, then paused past it.
+		Cohort cohort = cohort(16);
+		assertThat(cohort.mayPass(20 * MS - 1, 0)).isEqualTo(Cohort.Refusal.NONE);
+		Cohort.Pass late = cohort.pass(20 * MS, 0);
+		assertThat(late.passed()).isFalse();
+		assertThat(late.refusal()).isEqualTo(Cohort.Refusal.TIME_LIMIT);
+		// A loss heard between the check and the hand-over.
+		Cohort lost = cohort(16);
+		assertThat(lost.mayPass(0, 0)).isEqualTo(Cohort.Refusal.NONE);
+		lost.lost();
+		assertThat(lost.pass(0, 0).refusal()).isEqualTo(Cohort.Refusal.LOSS_HEARD);
+		assertThat(lost.holders()).isOne();
 	}
 
 	@Test
@@ -60,6 +75,9 @@ class CohortTests {
 		cohort.reentrySending();
 		cohort.reentryEnded(false);
 		assertThat(cohort.mayPass(0, 0)).isEqualTo(Cohort.Refusal.ENDED);
+		Cohort unmatched = cohort(16);
+		unmatched.reentryEnded(true);
+		assertThat(unmatched.mayPass(0, 0)).as("an end with no send").isEqualTo(Cohort.Refusal.ENDED);
 	}
 
 	@Test
@@ -78,11 +96,11 @@ class CohortTests {
 		Cohort lost = cohort(16);
 		lost.lost();
 		assertThat(lost.mayPass(0, 0)).isEqualTo(Cohort.Refusal.LOSS_HEARD);
-		assertThatIllegalStateException().isThrownBy(lost::passed);
+		assertThat(lost.pass(0, 0).passed()).isFalse();
 		Cohort ended = cohort(16);
 		ended.end();
 		assertThat(ended.mayPass(0, 0)).isEqualTo(Cohort.Refusal.ENDED);
-		assertThatIllegalStateException().isThrownBy(ended::passed);
+		assertThat(ended.pass(0, 0).refusal()).isEqualTo(Cohort.Refusal.ENDED);
 	}
 
 	@Test

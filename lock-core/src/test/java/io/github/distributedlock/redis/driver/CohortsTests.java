@@ -82,15 +82,31 @@ class CohortsTests {
 	}
 
 	@Test
-	void aStaleOpeningTouchesNoNewerEntryOfItsLock() {
+	void anOpeningSettlesOnceAndTouchesNoOtherPin() {
 		Cohorts.Opening stale = this.cohorts.pin(LOCK);
 		this.cohorts.unpin(stale);
 		assertThat(this.cohorts.size()).isZero();
 		Cohorts.Opening fresh = this.cohorts.pin(LOCK);
+		Cohorts.Opening other = this.cohorts.pin(LOCK);
 		assertThat(open(stale)).isNull();
 		this.cohorts.unpin(stale);
-		assertThat(this.cohorts.size()).as("the fresh opening's pin").isOne();
-		assertThat(open(fresh)).isNotNull();
+		Cohort cohort = open(fresh);
+		assertThat(cohort).isNotNull();
+		// Settled: a second unpin takes no other opening's pin.
+		this.cohorts.unpin(fresh);
+		this.cohorts.unpin(fresh);
+		this.cohorts.ended(LOCK, cohort);
+		assertThat(this.cohorts.size()).as("the other opening's pin").isOne();
+		this.cohorts.unpin(other);
+		assertThat(this.cohorts.size()).isZero();
+	}
+
+	@Test
+	void aGrantOfOneTokenOpensNoCohort() {
+		Cohorts.Opening opening = this.cohorts.pin(LOCK);
+		assertThat(this.cohorts.open(opening, "instance:cohort:1", 1_000, 1, 0, 20_000_000, new LeaseEnd(0, 60_000)))
+			.isNull();
+		assertThat(this.cohorts.size()).isZero();
 	}
 
 	@Test
@@ -103,6 +119,9 @@ class CohortsTests {
 		assertThat(Cohorts.mayOpen(spec, true, LockOwners.custom("job"), LIMITS, true)).as("a custom owner").isFalse();
 		assertThat(Cohorts.mayOpen(spec(LockKind.FAIR, 60), true, OWNER, LIMITS, true)).as("a fair lock").isFalse();
 		assertThat(Cohorts.mayOpen(spec(LockKind.READ, 60), true, OWNER, LIMITS, true)).as("a read lock").isFalse();
+		WaitMode polling = new WaitMode(WaitStrategy.POLLING, List.of(), 100 * MS);
+		LockSpec polls = new LockSpec(spec.target(), spec.timing(), polling, true, null);
+		assertThat(Cohorts.mayOpen(polls, true, OWNER, LIMITS, true)).as("a polling line hears no loss").isFalse();
 		// The lease must be at least three time limits.
 		assertThat(Cohorts.mayOpen(spec(LockKind.EXCLUSIVE, 59), true, OWNER, LIMITS, true)).isFalse();
 	}
