@@ -239,6 +239,16 @@ public final class Acquisition {
 		return this.request;
 	}
 
+	/** Return whether an attempt carried a hand-off request, which Redis may keep. */
+	boolean filed() {
+		return this.filed;
+	}
+
+	/** Return how many attempts were sent. */
+	int attempts() {
+		return this.count;
+	}
+
 	/** Return the signal count the head last saw, to sleep on until it changes. */
 	public long seenSignals() {
 		return this.seenSignals;

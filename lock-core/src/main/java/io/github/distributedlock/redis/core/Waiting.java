@@ -1,5 +1,7 @@
 package io.github.distributedlock.redis.core;
 
+import java.util.concurrent.TimeUnit;
+
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -43,6 +45,10 @@ public final class Waiting {
 
 	// Numbers sleeps and waits for the turn, so that an earlier one's timer wakes nobody.
 	private long tickets;
+
+	// The number of the cohort this head sleeps under, sending nothing, or 0 (see
+	// underCohort).
+	private long cohort;
 
 	/**
 	 * @param handOff whether the template lines waiters up for reservations
@@ -176,18 +182,97 @@ public final class Waiting {
 		return decide();
 	}
 
-	/** A sleep's timer fired, or the subscription came ({@link #ANY_TICKET}). */
+	/**
+	 * A sleep's timer fired, or the subscription came ({@link #ANY_TICKET}), which does
+	 * not concern a head asleep under a cohort.
+	 */
 	public Next woken(long ticket) {
-		if (!this.sleeping || (ticket != ANY_TICKET && ticket != this.tickets)) {
+		if (!this.sleeping || (ticket != ANY_TICKET && ticket != this.tickets)
+				|| (ticket == ANY_TICKET && this.cohort != 0)) {
 			return Next.NONE;
 		}
 		this.sleeping = false;
 		return send(null);
 	}
 
+	/**
+	 * A cohort of this JVM holds the lock (docs/design/cohorting.md, rule 5): the head
+	 * sends nothing and sleeps until a pass ({@link #passed}), the cohort's end
+	 * ({@link #cohortEnded}), any message, its wait time, or the cohort's lease end as
+	 * given, whichever comes first. A head that ever sent its hand-off request is not
+	 * concerned: it keeps its place in Redis's line and attempts as before, and no pass
+	 * reaches it. Any wake-up but a pass ends the sleep under the cohort, and the head
+	 * attempts as before; Redis refuses it while the cohort's owner holds.
+	 * @param leaseEndNanos the cohort's lease end, by the local clock, now
+	 */
+	public Next underCohort(long number, long leaseEndNanos) {
+		if (!this.head || this.acquisition.filed()) {
+			return Next.NONE;
+		}
+		this.cohort = number;
+		this.sleeping = true;
+		long untilLeaseEnds = leaseEndNanos - this.acquisition.clockNanos() + Deadline.LEASE_END_MARGIN_NANOS;
+		long nanos = Math.min(Math.min(this.acquisition.deadline().remainingNanos(), untilLeaseEnds),
+				Acquisition.MAX_SLEEP_NANOS);
+		return new Sleep(Math.max(0, nanos), ++this.tickets);
+	}
+
+	/** Return the number of the cohort this head sleeps under, or 0. */
+	public long cohort() {
+		return this.sleeping ? this.cohort : 0;
+	}
+
+	/**
+	 * The cohort this head sleeps under ended: attempt now, as a head does after a
+	 * release message.
+	 */
+	public Next cohortEnded(long number) {
+		if (!this.sleeping || this.cohort != number) {
+			return Next.NONE;
+		}
+		return send(null);
+	}
+
+	/**
+	 * Take the lock in memory from the cohort this head sleeps under (rule 4, the
+	 * receiving side): only while it sleeps under it, for the same lease and watchdog as
+	 * the releasing hold, within its wait time, and while the cohort's lease end lasts by
+	 * the clock read now; the cohort then checks its own rules again with that reading,
+	 * and counts the holder, in one step ({@link Cohort#pass}).
+	 * @param releasing the grant of the hold released under the cohort: its owner, hold
+	 * id and tokens are the Redis hold's
+	 * @param minimumHoldLeftMillis what is left of the releasing hold's minimum hold
+	 * @return the {@link Hold} of a grant of the Redis hold with the block's next token,
+	 * or {@link Next#NONE}: then the releaser releases through Redis
+	 */
+	public Next passed(Cohort from, Grant releasing, long minimumHoldLeftMillis) {
+		LockSpec spec = this.acquisition.spec();
+		if (!this.sleeping || this.cohort != from.number() || !releasing.owner().equals(from.owner())
+				|| releasing.spec().leaseMillis() != spec.leaseMillis()
+				|| releasing.spec().autoRenew() != spec.autoRenew()) {
+			return Next.NONE;
+		}
+		long now = this.acquisition.clockNanos();
+		if (this.acquisition.deadline().remainingNanos(now) <= 0) {
+			return Next.NONE;
+		}
+		// Checks the lease end too, with the same reading.
+		Cohort.Pass pass = from.pass(now, minimumHoldLeftMillis);
+		if (!pass.passed()) {
+			return Next.NONE;
+		}
+		this.sleeping = false;
+		this.cohort = 0;
+		// The send that the lease end implies, as if this holder had won it.
+		long sentNanos = from.leaseEnd().nanos() - TimeUnit.MILLISECONDS.toNanos(spec.leaseMillis());
+		return new Hold(new Grant(spec, releasing.owner(), releasing.token(), releasing.hold(), sentNanos, true,
+				this.acquisition.deadline().elapsed(), this.acquisition.attempts(), pass.token()));
+	}
+
 	/** The wait ends: say what to undo, and forget the request in the line. */
 	public WaitEnding end(boolean won) {
 		this.sleeping = false;
+		this.cohort = 0;
 		this.queued = false;
 		WaitEnding ending = this.acquisition.end(won);
 		HandOffRequest filing = ending.forget();
@@ -208,11 +293,13 @@ public final class Waiting {
 
 	private Next send(@Nullable Grant late) {
 		this.sleeping = false;
+		this.cohort = 0;
 		return new Send(this.acquisition.next(this.head ? this.line : null), late);
 	}
 
 	private Next sleep() {
 		this.sleeping = true;
+		this.cohort = 0;
 		return new Sleep(this.acquisition.sleepNanos(), ++this.tickets);
 	}
 

@@ -184,6 +184,24 @@ public abstract class AcquisitionRun<G> {
 		}
 	}
 
+	/**
+	 * Win with a grant decided under the state lock, so that no cancel comes between the
+	 * decision and the win (a pass in memory, which nothing else would release). Called
+	 * with the state lock, while running.
+	 * @return the clean-up and the completion, to run without the state lock
+	 */
+	final Runnable wonNow(G grant) {
+		this.state = State.DONE;
+		cancelSleep();
+		LocalLine joined = this.line;
+		this.line = null;
+		Runnable cleanUp = ended(true, joined);
+		return () -> {
+			cleanUp.run();
+			this.completion.granted(grant);
+		};
+	}
+
 	final void fail(Throwable error) {
 		if (end(false)) {
 			this.completion.failed(error);

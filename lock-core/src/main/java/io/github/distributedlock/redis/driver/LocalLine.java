@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.distributedlock.redis.core.Acquisition;
+import io.github.distributedlock.redis.core.Cohort;
+import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.NanoClock;
 import io.github.distributedlock.redis.core.ReleaseMessage;
 import io.github.distributedlock.redis.core.WaitLine;
@@ -50,6 +52,9 @@ public final class LocalLine {
 	private final Runnable lossHeard;
 
 	private LockPort.@Nullable Cancellable subscription;
+
+	// The cohort its head's opening attempt opened, until it ends: guarded by this.
+	private @Nullable Cohort cohort;
 
 	// Guarded by the LocalLines map entry: the waiters in the line, when the last
 	// one left, and whether a check for the end of the linger is scheduled.
@@ -141,6 +146,50 @@ public final class LocalLine {
 		}
 		if (next != null) {
 			next.promoted();
+		}
+	}
+
+	/**
+	 * Mark the cohort that this line's head opened, before its grant completes, so that
+	 * the head promoted next sleeps under it (docs/design/cohorting.md, rule 5).
+	 */
+	synchronized void cohortOpened(Cohort opened) {
+		this.cohort = opened;
+	}
+
+	/** Return the cohort this line's head opened, while it may still pass. */
+	synchronized @Nullable Cohort cohort() {
+		Cohort current = this.cohort;
+		return (current != null && !current.isEnded()) ? current : null;
+	}
+
+	/**
+	 * Pass the cohort's hold to the head in memory, if it sleeps under the cohort and
+	 * takes it (rule 4); the releaser releases through Redis otherwise.
+	 * @return whether the head took it
+	 */
+	boolean pass(Cohort from, Grant releasing, long minimumHoldLeftMillis) {
+		SingleAcquisition first;
+		synchronized (this) {
+			first = this.head;
+		}
+		return first != null && first.passed(from, releasing, minimumHoldLeftMillis);
+	}
+
+	/**
+	 * The cohort ended: its release was answered, or its hold lost. The head, if it
+	 * sleeps under it, attempts now; a signal of an older cohort wakes nobody.
+	 */
+	void cohortEnded(Cohort ended) {
+		SingleAcquisition first;
+		synchronized (this) {
+			if (this.cohort == ended) {
+				this.cohort = null;
+			}
+			first = this.head;
+		}
+		if (first != null) {
+			first.cohortEnded(ended.number());
 		}
 	}
 

@@ -5,6 +5,7 @@ import java.util.function.Supplier;
 import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.redis.core.AcquireResult;
 import io.github.distributedlock.redis.core.Acquisition;
+import io.github.distributedlock.redis.core.Cohort;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.HandOffRequest;
 import io.github.distributedlock.redis.core.LockSpec;
@@ -167,6 +168,7 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 			// Asleep until the channel is subscribed, if it is the head (below).
 			next = this.waiting.joined(joined.line(), joined.join(this));
 			schedule(next);
+			underCohort(joined);
 		}
 		if (joined.isClosed()) {
 			// Closed before this waiter was in it, so the close told it nothing.
@@ -189,6 +191,7 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 			joined = line();
 			if (!joined.isClosed()) {
 				schedule(this.waiting.promoted());
+				underCohort(joined);
 			}
 		}
 		if (joined.isClosed()) {
@@ -197,6 +200,48 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 			return;
 		}
 		whenSubscribed(joined);
+	}
+
+	/**
+	 * Sleep under the cohort that holds the lock, if the line has one open and this is a
+	 * head that never sent its request (docs/design/cohorting.md, rule 5). Called with
+	 * the state lock: the line's end signal, which clears the cohort first, then waits
+	 * for it, so it cannot fall between the read and the sleep.
+	 */
+	private void underCohort(LocalLine joined) {
+		Cohort holding = joined.cohort();
+		if (holding != null) {
+			schedule(this.waiting.underCohort(holding.number(), holding.leaseEnd().nanos()));
+		}
+	}
+
+	/**
+	 * Called by the line at the release of its cohort's last local hold: take the lock in
+	 * memory if this head sleeps under that cohort and every check of the hand-over holds
+	 * (rule 4). The grant completes on the caller's thread.
+	 * @return whether this acquisition took it
+	 */
+	boolean passed(Cohort from, Grant releasing, long minimumHoldLeftMillis) {
+		Runnable won;
+		synchronized (this) {
+			if (!running()) {
+				return false;
+			}
+			Waiting.Next next = this.waiting.passed(from, releasing, minimumHoldLeftMillis);
+			if (!(next instanceof Waiting.Hold hold)) {
+				return false;
+			}
+			won = wonNow(hold.grant());
+		}
+		won.run();
+		return true;
+	}
+
+	/**
+	 * Called by the line when its cohort ended: a head asleep under it attempts now.
+	 */
+	void cohortEnded(long number) {
+		on(() -> this.waiting.cohortEnded(number));
 	}
 
 	/**

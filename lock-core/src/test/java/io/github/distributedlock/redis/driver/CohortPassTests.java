@@ -1,0 +1,211 @@
+package io.github.distributedlock.redis.driver;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.github.distributedlock.LockName;
+import io.github.distributedlock.WaitStrategy;
+import io.github.distributedlock.redis.core.Cohort;
+import io.github.distributedlock.redis.core.Grant;
+import io.github.distributedlock.redis.core.LeaseEnd;
+import io.github.distributedlock.redis.core.LockSpec;
+import io.github.distributedlock.redis.core.LockTarget;
+import io.github.distributedlock.redis.core.LockTiming;
+import io.github.distributedlock.redis.core.WaitMode;
+import io.github.distributedlock.redis.script.LockKind;
+import io.github.distributedlock.redis.script.ScriptCall;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The driver's side of a pass in memory (docs/design/cohorting.md, rules 4 and 5): a head
+ * promoted while its line's cohort holds the lock sends nothing, takes the pass, or
+ * attempts once the cohort ends. No Redis: the port records each script and the test
+ * answers it as Redis would, on a virtual clock.
+ */
+class CohortPassTests {
+
+	private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
+
+	private static final String COHORT_OWNER = "instance:cohort:1";
+
+	private final ManualPort port = new ManualPort();
+
+	private final LocalLines lines = new LocalLines(this.port, 0);
+
+	private final DriverCommands commands = new DriverCommands(this.port, 60_000, true,
+			DriverCommands.AttemptWatch.NONE);
+
+	private final LockSpec spec = spec();
+
+	@Test
+	void aHeadPromotedUnderTheCohortSendsNothingAndTakesThePassWithTheBlocksNextToken() {
+		Cohort cohort = openedWithOneBehind();
+		Outcome behind = this.waiters.get(1);
+		assertThat(this.port.runs).as("the head promoted under the cohort sends nothing").hasSize(3);
+		assertThat(line().pass(cohort, releasing(), 0)).isTrue();
+		Grant passed = behind.granted;
+		assertThat(passed).isNotNull();
+		assertThat(passed.owner()).isEqualTo(COHORT_OWNER);
+		assertThat(passed.token()).isEqualTo(500);
+		assertThat(passed.shownToken()).isEqualTo(501);
+		assertThat(passed.hold()).isEqualTo("hold-of-the-cohort");
+		assertThat(this.port.runs).as("nor does the pass").hasSize(3);
+		assertThat(line().pass(cohort, releasing(), 0)).as("nobody left to take it").isFalse();
+		assertThat(cohort.holders()).isEqualTo(2);
+	}
+
+	@Test
+	void theEndOfTheCohortWakesTheHeadAndAnOlderCohortsEndWakesNobody() {
+		Cohort cohort = openedWithOneBehind();
+		Cohort older = new Cohort(cohort.number() - 1, COHORT_OWNER, 400, 16, 0, 20 * MS, new LeaseEnd(0, 30_000));
+		line().cohortEnded(older);
+		assertThat(this.port.runs).hasSize(3);
+		line().cohortEnded(cohort);
+		assertThat(this.port.runs).as("the head attempts").hasSize(4);
+		assertThat(this.port.runs.get(3).call().argv()).as("with its request").anyMatch((arg) -> arg.contains(":"));
+		assertThat(line().cohort()).isNull();
+		assertThat(line().pass(cohort, releasing(), 0)).as("an ended cohort passes nothing").isFalse();
+	}
+
+	@Test
+	void aCancelledHeadTakesNoPass() {
+		Cohort cohort = openedWithOneBehind();
+		this.waiters.get(1).acquisition.cancel();
+		assertThat(line().pass(cohort, releasing(), 0)).isFalse();
+		assertThat(this.waiters.get(1).granted).isNull();
+		assertThat(cohort.holders()).isOne();
+	}
+
+	@Test
+	void aWaiterJoiningTheEmptyLineOfAHoldingCohortSleepsUnderIt() {
+		Cohort cohort = openedWithOneBehind();
+		assertThat(line().pass(cohort, releasing(), 0)).isTrue();
+		Outcome late = start("owner-3");
+		assertThat(this.port.runs).as("it joined the hot line and sent nothing").hasSize(3);
+		assertThat(line().pass(cohort, releasing(), 0)).isTrue();
+		assertThat(late.granted).isNotNull();
+		assertThat(late.granted.shownToken()).isEqualTo(502);
+	}
+
+	@Test
+	void aHeadPastItsTimeLimitAttemptsOnlyWhenTheCohortEnds() {
+		Cohort cohort = openedWithOneBehind();
+		this.port.now += 20 * MS;
+		assertThat(line().pass(cohort, releasing(), 0)).as("at the time limit").isFalse();
+		assertThat(this.port.runs).hasSize(3);
+		line().cohortEnded(cohort);
+		assertThat(this.port.runs).hasSize(4);
+	}
+
+	private final List<Outcome> waiters = new ArrayList<>();
+
+	/**
+	 * A head that wins the lock with a block of 16 while a waiter is behind it; the test
+	 * opens the cohort on the line as the opening will, before the grant completes.
+	 */
+	private Cohort openedWithOneBehind() {
+		Outcome first = start("owner-1");
+		this.port.reply(0, List.of(0L, 3L, 500L));
+		Outcome second = start("owner-2");
+		this.port.reply(1, List.of(0L, 3L, 500L));
+		assertThat(this.port.listeners).hasSize(1);
+		this.port.listeners.get(0).subscribed();
+		assertThat(this.port.runs).as("the head's attempt").hasSize(3);
+		Cohorts.Opening opening = this.lines.cohorts().pin(this.spec.lockKey());
+		Cohort cohort = this.lines.cohorts()
+			.open(opening, COHORT_OWNER, 500, 16, this.port.now, 20 * MS, new LeaseEnd(this.port.now, 30_000));
+		assertThat(cohort).isNotNull();
+		line().cohortOpened(cohort);
+		this.port.reply(2, List.of(1L, 500L, 16L));
+		assertThat(first.granted).isNotNull();
+		assertThat(second.granted).isNull();
+		return cohort;
+	}
+
+	private Grant releasing() {
+		return new Grant(this.spec, COHORT_OWNER, 500, "hold-of-the-cohort", this.port.now, true, Duration.ZERO, 2);
+	}
+
+	private LocalLine line() {
+		LocalLine line = this.lines.hot(this.spec);
+		assertThat(line).isNotNull();
+		return line;
+	}
+
+	private Outcome start(String owner) {
+		Outcome outcome = new Outcome();
+		outcome.acquisition = new SingleAcquisition(this.spec, owner, false, true, this.commands, this.lines,
+				Completion.of((grant) -> outcome.granted = grant, (error) -> outcome.error = error));
+		this.waiters.add(outcome);
+		outcome.acquisition.start();
+		return outcome;
+	}
+
+	private static LockSpec spec() {
+		String lockKey = "p:{cohort:1}";
+		return new LockSpec(
+				new LockTarget(LockName.of("cohort", "1"), lockKey, lockKey + ":released", LockKind.EXCLUSIVE, 0,
+						lockKey),
+				new LockTiming(30_000, 5_000 * MS, false, false, 0, 5_000),
+				new WaitMode(WaitStrategy.PUBSUB, List.of(lockKey + ":released"), 100 * MS), true, null);
+	}
+
+	private static final class Outcome {
+
+		SingleAcquisition acquisition;
+
+		@Nullable Grant granted;
+
+		@Nullable Throwable error;
+
+	}
+
+	/**
+	 * A port whose scripts the test answers, with timers that never fire by themselves.
+	 */
+	private static final class ManualPort implements LockPort {
+
+		long now = 1_000 * MS;
+
+		final List<Run> runs = new ArrayList<>();
+
+		final List<Listener> listeners = new ArrayList<>();
+
+		@Override
+		public long nanoTime() {
+			return this.now;
+		}
+
+		@Override
+		public Cancellable schedule(Runnable task, long delayNanos) {
+			return () -> {
+			};
+		}
+
+		@Override
+		public void run(LockName name, String operation, ScriptCall call, Reply reply) {
+			this.runs.add(new Run(operation, call, reply));
+		}
+
+		@Override
+		public Cancellable listen(List<String> channels, Listener listener) {
+			this.listeners.add(listener);
+			return () -> {
+			};
+		}
+
+		void reply(int run, Object reply) {
+			this.runs.get(run).reply().replied(reply);
+		}
+
+	}
+
+	private record Run(String operation, ScriptCall call, LockPort.Reply reply) {
+	}
+
+}
