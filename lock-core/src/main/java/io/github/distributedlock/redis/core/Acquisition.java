@@ -41,6 +41,9 @@ public final class Acquisition {
 
 	private boolean ownerTaken;
 
+	// The tokens each attempt asks for: a cohort's block once its owner is taken.
+	private int block = 1;
+
 	private final String hold = UniqueIds.next();
 
 	private final boolean holdsIt;
@@ -100,15 +103,17 @@ public final class Acquisition {
 	 * can be in the current owner's name: every attempt so far was answered, and refused,
 	 * none was held back by readers (which may have set a writer intent in its name), and
 	 * the owner holds no handle on the lock.
+	 * @param block the tokens every later attempt asks for (rule 2)
 	 * @return whether the owner was taken
 	 */
-	public boolean takeOwner(String cohortOwner) {
+	public boolean takeOwner(String cohortOwner, int block) {
 		if (this.ownerTaken || this.holdsIt || this.heldBackByReaders || this.answered != this.count
 				|| this.lateGrants > 0) {
 			return false;
 		}
 		this.owner = cohortOwner;
 		this.ownerTaken = true;
+		this.block = block;
 		return true;
 	}
 
@@ -160,7 +165,7 @@ public final class Acquisition {
 		this.filed |= this.request != null;
 		this.lastSentNanos = this.clock.nanoTime();
 		return new Attempt(this.owner, this.hold, this.lastSentNanos, this.deadline.remainingMillis(), mayHaveIntent,
-				this.holdsIt, this.request);
+				this.holdsIt, this.request, this.block);
 	}
 
 	/**
@@ -336,9 +341,10 @@ public final class Acquisition {
 	 * @param sentNanos the clock reading before it is sent
 	 * @param remainingWaitMillis the wait time left, -1 for indefinitely
 	 * @param mayHaveIntent whether an earlier attempt may have left a writer intent
+	 * @param block the tokens it asks for: more than 1 only for a cohort's opening
 	 */
 	public record Attempt(String owner, String hold, long sentNanos, long remainingWaitMillis, boolean mayHaveIntent,
-			boolean holdsIt, @Nullable HandOffRequest request) {
+			boolean holdsIt, @Nullable HandOffRequest request, int block) {
 
 	}
 

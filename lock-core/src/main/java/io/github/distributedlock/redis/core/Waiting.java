@@ -266,7 +266,7 @@ public final class Waiting {
 		// The send that the lease end implies, as if this holder had won it.
 		long sentNanos = from.leaseEnd().nanos() - TimeUnit.MILLISECONDS.toNanos(spec.leaseMillis());
 		return new Hold(new Grant(spec, releasing.owner(), releasing.token(), releasing.hold(), sentNanos, true,
-				this.acquisition.deadline().elapsed(), this.acquisition.attempts(), pass.token()));
+				this.acquisition.deadline().elapsed(), this.acquisition.attempts(), pass.token(), from));
 	}
 
 	/** The wait ends: say what to undo, and forget the request in the line. */

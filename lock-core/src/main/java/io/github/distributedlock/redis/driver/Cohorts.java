@@ -4,6 +4,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongFunction;
 
 import io.github.distributedlock.redis.core.Cohort;
 import io.github.distributedlock.redis.core.CohortLimits;
@@ -26,6 +27,34 @@ public final class Cohorts {
 	private final ConcurrentHashMap<String, Entry> locks = new ConcurrentHashMap<>();
 
 	private final AtomicLong numbers = new AtomicLong();
+
+	private final CohortLimits limits;
+
+	private final LongFunction<String> owners;
+
+	/** Cohorts off: nothing opens one. */
+	Cohorts() {
+		this(CohortLimits.OFF, (number) -> {
+			throw new IllegalStateException("Cohorts are off");
+		});
+	}
+
+	/**
+	 * @param owners the owner of the cohort of a number ({@code LockOwners#cohort})
+	 */
+	public Cohorts(CohortLimits limits, LongFunction<String> owners) {
+		this.limits = limits;
+		this.owners = owners;
+	}
+
+	public CohortLimits limits() {
+		return this.limits;
+	}
+
+	/** Return the owner Redis records for the cohort an opening may open (rule 1). */
+	public String owner(Opening opening) {
+		return this.owners.apply(opening.number());
+	}
 
 	/**
 	 * Return whether an acquisition may open a cohort: a plain lock ({@code acquire.lua})

@@ -76,7 +76,7 @@ public final class DriverCommands {
 	private void acquire(LockSpec spec, Acquisition.Attempt attempt, AttemptWatch watch,
 			Consumer<AcquireResult> replied, Consumer<Throwable> failed) {
 		LockKind.Attempt call = new LockKind.Attempt(attempt.owner(), attempt.hold(), attempt.remainingWaitMillis(),
-				attempt.mayHaveIntent(), attempt.holdsIt(), attempt.request());
+				attempt.mayHaveIntent(), attempt.holdsIt(), attempt.request(), attempt.block());
 		watch.sending(spec, attempt);
 		run(spec.name(), "acquire", spec.kind().acquire(spec, call, this.fenceIdleMillis),
 				(reply) -> ScriptReplies.acquireResult(spec, (List<?>) reply), (result) -> {
@@ -145,7 +145,7 @@ public final class DriverCommands {
 		// took since is joined and left as it was, never taken over as a hold left by a
 		// lost reply.
 		Acquisition.Attempt again = new Acquisition.Attempt(lost.owner(), lost.hold(), this.port.nanoTime(), 0,
-				lost.mayHaveIntent(), true, null);
+				lost.mayHaveIntent(), true, null, 1);
 		// Not told to the watch: the undo holds nothing the caller counts on,
 		// and a failed one would keep its owner counted as a holder while retried.
 		acquire(spec, again, AttemptWatch.NONE, (result) -> {

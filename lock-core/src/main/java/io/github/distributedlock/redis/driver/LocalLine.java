@@ -149,6 +149,11 @@ public final class LocalLine {
 		}
 	}
 
+	/** Return whether a waiter waits behind the head. */
+	synchronized boolean hasWaitersBehind() {
+		return !this.waiters.isEmpty();
+	}
+
 	/**
 	 * Mark the cohort that this line's head opened, before its grant completes, so that
 	 * the head promoted next sleeps under it (docs/design/cohorting.md, rule 5).

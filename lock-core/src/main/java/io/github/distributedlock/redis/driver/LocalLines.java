@@ -3,6 +3,7 @@ package io.github.distributedlock.redis.driver;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.distributedlock.redis.core.Cohort;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.WaitMode;
 import org.apache.commons.logging.Log;
@@ -26,7 +27,7 @@ public final class LocalLines {
 
 	private final AtomicInteger waiting = new AtomicInteger();
 
-	private final Cohorts cohorts = new Cohorts();
+	private final Cohorts cohorts;
 
 	private volatile boolean closed;
 
@@ -34,8 +35,17 @@ public final class LocalLines {
 	 * @param lingerNanos how long a line stays subscribed once nobody waits in it
 	 */
 	public LocalLines(LockPort port, long lingerNanos) {
+		this(port, lingerNanos, new Cohorts());
+	}
+
+	/**
+	 * @param cohorts the template's cohorts, which its lines' heads may open
+	 * (docs/design/cohorting.md)
+	 */
+	public LocalLines(LockPort port, long lingerNanos, Cohorts cohorts) {
 		this.port = port;
 		this.lingerNanos = lingerNanos;
+		this.cohorts = cohorts;
 	}
 
 	/**
@@ -181,6 +191,19 @@ public final class LocalLines {
 			existing.unsubscribe();
 			return null;
 		});
+	}
+
+	/**
+	 * End a cohort: its release was answered or failed, its hold was lost, or its grant
+	 * reached nobody. No further pass, and the head of the line that opened it attempts.
+	 * Called with no lock held (lock order: line, then the map, then the cohort).
+	 */
+	public void cohortEnded(LockSpec spec, Cohort ended) {
+		this.cohorts.ended(spec.lockKey(), ended);
+		LocalLine line = this.lines.get(spec.queueId());
+		if (line != null) {
+			line.cohortEnded(ended);
+		}
 	}
 
 	/** Return the cohorts of the template's locks, which their lines tell of losses. */

@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockLeaseLostException;
 import io.github.distributedlock.LockName;
+import io.github.distributedlock.redis.core.Cohort;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.HoldLife;
 import io.github.distributedlock.redis.core.LockSpec;
@@ -52,7 +53,10 @@ public final class LockHold {
 	 */
 	public LockHold(Grant grant, long grantedNanos, boolean handOff, Events events) {
 		this.grant = grant;
-		this.life = new HoldLife(grant, grantedNanos);
+		// A cohort's holds share one lease end, the Redis hold's (cohorting.md, rule 6).
+		Cohort cohort = grant.cohort();
+		this.life = (cohort != null) ? new HoldLife(grant, grantedNanos, cohort.leaseEnd())
+				: new HoldLife(grant, grantedNanos);
 		this.handOff = handOff;
 		this.events = events;
 		this.redisLeaseBoundNanos = grantedNanos + TimeUnit.MILLISECONDS.toNanos(grant.spec().leaseMillis());

@@ -8,6 +8,7 @@ import io.github.distributedlock.redis.core.Acquisition;
 import io.github.distributedlock.redis.core.Cohort;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.HandOffRequest;
+import io.github.distributedlock.redis.core.LeaseEnd;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.WaitEnding;
 import io.github.distributedlock.redis.core.Waiting;
@@ -32,6 +33,12 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 
 	private final Waiting waiting;
 
+	private final boolean handOff;
+
+	// The pin of the cohort its attempts may open (docs/design/cohorting.md, rule 1),
+	// settled once: by the grant that opens it, or at the end. Guarded by the state lock.
+	private Cohorts.@Nullable Opening opening;
+
 	/**
 	 * @param holdsIt whether the owner may hold the lock already: then finding it ours is
 	 * a re-entry rather than a hold left by a lost reply
@@ -41,6 +48,7 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 			LocalLines lines, Completion<Grant> completion) {
 		super(spec.name(), commands, lines, completion, commands::releaseUnused);
 		this.spec = spec;
+		this.handOff = handOff;
 		this.waiting = new Waiting(new Acquisition(spec, owner, holdsIt, commands.port()), handOff);
 	}
 
@@ -126,10 +134,15 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 	private void replied(Acquisition.Attempt sent, AcquireResult result) {
 		Waiting.Next next;
 		boolean running;
+		Runnable opened = null;
 		synchronized (this) {
 			running = received();
 			next = this.waiting.replied(sent, result);
-			if (running) {
+			if (running && next instanceof Waiting.Hold hold && this.opening != null) {
+				// Won under the state lock: a cancel cannot leave the cohort to nobody.
+				opened = wonNow(open(hold.grant(), result.block()));
+			}
+			else if (running) {
 				schedule(next);
 			}
 		}
@@ -138,7 +151,33 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 			abandon(grantIn(next));
 			return;
 		}
+		if (opened != null) {
+			opened.run();
+			return;
+		}
 		act(next);
+	}
+
+	/**
+	 * Take a grant of the head's opening: open its cohort on the line before the grant
+	 * completes, so that the head promoted next sleeps under it, unless Redis granted one
+	 * token or a loss was heard since the pin (rules 1, 2 and 5). Called with the state
+	 * lock.
+	 */
+	private Grant open(Grant grant, int block) {
+		Cohorts cohorts = this.lines.cohorts();
+		Cohorts.Opening pinned = this.opening;
+		LocalLine joined = this.line;
+		if (pinned == null || joined == null) {
+			return grant;
+		}
+		Cohort cohort = cohorts.open(pinned, grant.owner(), grant.token(), block, grant.sentNanos(),
+				cohorts.limits().timeNanos(), new LeaseEnd(grant.sentNanos(), this.spec.leaseMillis()));
+		if (cohort == null) {
+			return grant;
+		}
+		joined.cohortOpened(cohort);
+		return grant.openedCohort(cohort);
 	}
 
 	private static @Nullable Grant grantIn(Waiting.Next next) {
@@ -203,15 +242,42 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 	}
 
 	/**
-	 * Sleep under the cohort that holds the lock, if the line has one open and this is a
-	 * head that never sent its request (docs/design/cohorting.md, rule 5). Called with
-	 * the state lock: the line's end signal, which clears the cohort first, then waits
-	 * for it, so it cannot fall between the read and the sleep.
+	 * At the head, before its first attempt there: sleep under the cohort that holds the
+	 * lock, if the line has one open and this head never sent its request (rule 5); else
+	 * pin a cohort to open, if one may be (rule 1). Called with the state lock: the
+	 * line's end signal, which clears the cohort first, then waits for it, so it cannot
+	 * fall between the read and the sleep.
 	 */
 	private void underCohort(LocalLine joined) {
+		if (!this.waiting.isHead()) {
+			return;
+		}
 		Cohort holding = joined.cohort();
 		if (holding != null) {
 			schedule(this.waiting.underCohort(holding.number(), holding.leaseEnd().nanos()));
+		}
+		else {
+			mayOpen(joined);
+		}
+	}
+
+	/**
+	 * Pin a cohort and carry its owner and block from the next attempt on, if this head
+	 * has a waiter behind it and may open one (rule 1). Called with the state lock.
+	 */
+	private void mayOpen(LocalLine joined) {
+		Cohorts cohorts = this.lines.cohorts();
+		Acquisition acquisition = this.waiting.acquisition();
+		if (this.opening != null || !Cohorts.mayOpen(this.spec, this.handOff, acquisition.owner(), cohorts.limits(),
+				joined.hasWaitersBehind())) {
+			return;
+		}
+		Cohorts.Opening pinned = cohorts.pin(this.spec.lockKey());
+		if (acquisition.takeOwner(cohorts.owner(pinned), cohorts.limits().holders())) {
+			this.opening = pinned;
+		}
+		else {
+			cohorts.unpin(pinned);
 		}
 	}
 
@@ -241,7 +307,13 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 	 * Called by the line when its cohort ended: a head asleep under it attempts now.
 	 */
 	void cohortEnded(long number) {
-		on(() -> this.waiting.cohortEnded(number));
+		on(() -> {
+			LocalLine joined = this.line;
+			if (joined != null && this.waiting.cohort() == number) {
+				mayOpen(joined);
+			}
+			return this.waiting.cohortEnded(number);
+		});
 	}
 
 	/**
@@ -277,7 +349,12 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 		WaitEnding ending = this.waiting.end(won);
 		// The owner its attempts carried, in whose name one may have set a writer intent.
 		String owner = this.waiting.acquisition().owner();
+		Cohorts.Opening pinned = this.opening;
 		return () -> {
+			if (pinned != null) {
+				// Nothing if the grant opened it.
+				this.lines.cohorts().unpin(pinned);
+			}
 			if (joined != null) {
 				joined.leave(this);
 				this.lines.leave(joined);

@@ -42,7 +42,7 @@ public enum LockKind {
 		public ScriptCall acquire(LockSpec spec, Attempt attempt, long fenceIdleMillis) {
 			return ACQUIRE.call(spec, new ScriptArgs.Acquire(attempt.owner(), attempt.hold(), spec.leaseMillis(),
 					attempt.remainingWaitMillis(), requestMember(attempt.handOff()), HandOffRequest.VALIDITY_MILLIS,
-					attempt.mayHaveIntent(), attempt.holdsIt(), spec.reentrant(), fenceIdleMillis));
+					attempt.mayHaveIntent(), attempt.holdsIt(), spec.reentrant(), fenceIdleMillis, attempt.block()));
 		}
 
 		@Override
@@ -300,7 +300,15 @@ public enum LockKind {
 	 * @param handOff the caller's request, keeping its place in the line, or {@code null}
 	 */
 	public record Attempt(String owner, String hold, long remainingWaitMillis, boolean mayHaveIntent, boolean holdsIt,
-			@Nullable HandOffRequest handOff) {
+			@Nullable HandOffRequest handOff, int block) {
+
+		/**
+		 * An attempt that asks for one token, as every attempt but a cohort's opening.
+		 */
+		public Attempt(String owner, String hold, long remainingWaitMillis, boolean mayHaveIntent, boolean holdsIt,
+				@Nullable HandOffRequest handOff) {
+			this(owner, hold, remainingWaitMillis, mayHaveIntent, holdsIt, handOff, 1);
+		}
 
 	}
 

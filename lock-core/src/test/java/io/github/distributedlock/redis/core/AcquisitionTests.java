@@ -124,13 +124,15 @@ class AcquisitionTests {
 		Acquisition acquisition = acquisition(spec(5_000 * MS, false, WaitStrategy.PUBSUB));
 		Acquisition.Attempt first = acquisition.next(null);
 		assertThat(first.owner()).isEqualTo("owner-1");
+		assertThat(first.block()).as("one token before").isOne();
 		acquisition.replied(first, taken(3, 500), false);
-		assertThat(acquisition.takeOwner("instance:cohort:1")).isTrue();
+		assertThat(acquisition.takeOwner("instance:cohort:1", 16)).isTrue();
 		assertThat(acquisition.owner()).isEqualTo("instance:cohort:1");
-		assertThat(acquisition.takeOwner("instance:cohort:2")).as("a second owner").isFalse();
+		assertThat(acquisition.takeOwner("instance:cohort:2", 16)).as("a second owner").isFalse();
 		Acquisition.Attempt second = acquisition.next(null);
 		assertThat(second.owner()).isEqualTo("instance:cohort:1");
 		assertThat(second.hold()).isEqualTo(first.hold());
+		assertThat(second.block()).as("the block after").isEqualTo(16);
 		Grant grant = ((AttemptOutcome.Held) acquisition.replied(second, new AcquireResult(1, 4, -1, -1), false))
 			.grant();
 		assertThat(grant.owner()).isEqualTo("instance:cohort:1");
@@ -141,25 +143,26 @@ class AcquisitionTests {
 		// An attempt without its reply yet may have taken the lock.
 		Acquisition unanswered = acquisition(spec(5_000 * MS, false, WaitStrategy.PUBSUB));
 		unanswered.next(null);
-		assertThat(unanswered.takeOwner("instance:cohort:1")).isFalse();
+		assertThat(unanswered.takeOwner("instance:cohort:1", 16)).isFalse();
 		assertThat(unanswered.owner()).isEqualTo("owner-1");
 		// A grant that came after its lease ended: its hold may still be in Redis.
 		Acquisition late = acquisition(spec(60_000 * MS, false, WaitStrategy.PUBSUB));
 		Acquisition.Attempt attempt = late.next(null);
 		advance(30_000);
 		late.replied(attempt, new AcquireResult(1, 7, -1, -1), false);
-		assertThat(late.takeOwner("instance:cohort:1")).isFalse();
+		assertThat(late.takeOwner("instance:cohort:1", 16)).isFalse();
 		// Held back by readers: it may have set a writer intent in its name.
 		Acquisition writer = acquisition(spec(5_000 * MS, false, WaitStrategy.PUBSUB));
 		writer.replied(writer.next(null), taken(0, 800), false);
-		assertThat(writer.takeOwner("instance:cohort:1")).isFalse();
+		assertThat(writer.takeOwner("instance:cohort:1", 16)).isFalse();
 		// A re-entry: the owner holds the lock.
 		Acquisition reentry = new Acquisition(spec(5_000 * MS, false, WaitStrategy.PUBSUB), "owner-1", true,
 				this.clock);
 		reentry.replied(reentry.next(null), taken(3, 500), false);
-		assertThat(reentry.takeOwner("instance:cohort:1")).isFalse();
+		assertThat(reentry.takeOwner("instance:cohort:1", 16)).isFalse();
 		// Before any attempt, and after refusals only: nothing in its name.
-		assertThat(acquisition(spec(5_000 * MS, false, WaitStrategy.PUBSUB)).takeOwner("instance:cohort:1")).isTrue();
+		assertThat(acquisition(spec(5_000 * MS, false, WaitStrategy.PUBSUB)).takeOwner("instance:cohort:1", 16))
+			.isTrue();
 	}
 
 	@Test

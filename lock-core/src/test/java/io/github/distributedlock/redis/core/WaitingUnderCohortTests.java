@@ -98,6 +98,7 @@ class WaitingUnderCohortTests {
 		advance(3);
 		Grant grant = ((Waiting.Hold) head.passed(this.cohort, opening(), 0)).grant();
 		assertThat(grant.owner()).isEqualTo(COHORT_OWNER);
+		assertThat(grant.cohort()).isSameAs(this.cohort);
 		assertThat(grant.hold()).isEqualTo("hold-1");
 		assertThat(grant.token()).as("what Redis records").isEqualTo(500);
 		assertThat(grant.shownToken()).isEqualTo(501);

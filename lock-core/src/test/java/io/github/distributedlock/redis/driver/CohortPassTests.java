@@ -1,5 +1,6 @@
 package io.github.distributedlock.redis.driver;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -8,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.WaitStrategy;
 import io.github.distributedlock.redis.core.Cohort;
+import io.github.distributedlock.redis.core.CohortLimits;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LeaseEnd;
 import io.github.distributedlock.redis.core.LockSpec;
@@ -15,7 +17,6 @@ import io.github.distributedlock.redis.core.LockTarget;
 import io.github.distributedlock.redis.core.LockTiming;
 import io.github.distributedlock.redis.core.WaitMode;
 import io.github.distributedlock.redis.script.LockKind;
-import io.github.distributedlock.redis.script.ScriptCall;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
@@ -35,7 +36,7 @@ class CohortPassTests {
 
 	private final ManualPort port = new ManualPort();
 
-	private final LocalLines lines = new LocalLines(this.port, 0);
+	private LocalLines lines = new LocalLines(this.port, 0);
 
 	private final DriverCommands commands = new DriverCommands(this.port, 60_000, true,
 			DriverCommands.AttemptWatch.NONE);
@@ -51,6 +52,7 @@ class CohortPassTests {
 		Grant passed = behind.granted;
 		assertThat(passed).isNotNull();
 		assertThat(passed.owner()).isEqualTo(COHORT_OWNER);
+		assertThat(passed.cohort()).isSameAs(cohort);
 		assertThat(passed.token()).isEqualTo(500);
 		assertThat(passed.shownToken()).isEqualTo(501);
 		assertThat(passed.hold()).isEqualTo("hold-of-the-cohort");
@@ -100,6 +102,93 @@ class CohortPassTests {
 		assertThat(this.port.runs).hasSize(3);
 		line().cohortEnded(cohort);
 		assertThat(this.port.runs).hasSize(4);
+	}
+
+	@Test
+	void aHeadWithAWaiterBehindOpensACohortUnderItsOwnOwnerAndTheNextHeadSleepsUnderIt() {
+		Outcome opener = twoInLineBehindAHolder();
+		ManualPort.Run opening = this.port.runs.get(3);
+		assertThat(opening.call().argv().get(0)).isEqualTo("instance:cohort:1");
+		assertThat(opening.call().argv()).as("the block asked for").hasSize(11).last().isEqualTo("16");
+		this.port.reply(3, List.of(1L, 600L, 16L));
+		Grant grant = opener.granted;
+		assertThat(grant).isNotNull();
+		Cohort cohort = grant.cohort();
+		assertThat(cohort).isNotNull();
+		assertThat(grant.owner()).isEqualTo("instance:cohort:1");
+		assertThat(line().cohort()).isSameAs(cohort);
+		assertThat(this.port.runs).as("the next head sends nothing").hasSize(4);
+		assertThat(line().pass(cohort, grant, 0)).isTrue();
+		assertThat(this.waiters.get(2).granted.shownToken()).isEqualTo(601);
+		assertThat(this.lines.cohorts().current(this.spec.lockKey())).isSameAs(cohort);
+	}
+
+	@Test
+	void aGrantOfOneTokenOpensNothing() {
+		Outcome opener = twoInLineBehindAHolder();
+		this.port.reply(3, List.of(1L, 600L));
+		assertThat(opener.granted.cohort()).isNull();
+		assertThat(line().cohort()).isNull();
+		assertThat(this.port.runs).as("the next head attempts").hasSize(5);
+		assertThat(this.lines.cohorts().size()).isZero();
+	}
+
+	@Test
+	void aLossHeardBetweenThePinAndTheGrantOpensNothing() {
+		Outcome opener = twoInLineBehindAHolder();
+		this.port.listeners.get(0).message("forced".getBytes(StandardCharsets.US_ASCII));
+		this.port.reply(3, List.of(1L, 600L, 16L));
+		assertThat(opener.granted.cohort()).isNull();
+		assertThat(this.lines.cohorts().size()).isZero();
+	}
+
+	@Test
+	void anOpeningCancelledInFlightReleasesItsGrantAndLeavesNoPin() {
+		Outcome opener = twoInLineBehindAHolder();
+		opener.acquisition.cancel();
+		this.port.reply(3, List.of(1L, 600L, 16L));
+		assertThat(opener.granted).isNull();
+		assertThat(this.port.runs.get(4).operation()).isEqualTo("release");
+		assertThat(this.port.runs.get(4).call().argv().get(0)).isEqualTo("instance:cohort:1");
+		assertThat(this.lines.cohorts().size()).isZero();
+		assertThat(line().cohort()).isNull();
+	}
+
+	@Test
+	void theLastHeadOfALineOpensNothing() {
+		useCohorts();
+		Outcome first = start("owner-1");
+		this.port.reply(0, List.of(0L, 3L, 500L));
+		this.port.listeners.get(0).subscribed();
+		assertThat(this.port.runs.get(1).call().argv().get(0)).isEqualTo("owner-1");
+		this.port.reply(1, List.of(1L, 600L));
+		assertThat(first.granted).isNotNull();
+		assertThat(this.lines.cohorts().size()).isZero();
+	}
+
+	/**
+	 * Three in line with cohorts on; the first wins with one token, and the second,
+	 * promoted with the third behind it, sends its opening attempt (run 3).
+	 */
+	private Outcome twoInLineBehindAHolder() {
+		useCohorts();
+		start("owner-1");
+		this.port.reply(0, List.of(0L, 3L, 500L));
+		start("owner-2");
+		this.port.reply(1, List.of(0L, 3L, 500L));
+		this.port.listeners.get(0).subscribed();
+		start("owner-3");
+		assertThat(this.port.runs).hasSize(3);
+		assertThat(this.port.runs.get(2).call().argv().get(0)).as("the head, alone when promoted").isEqualTo("owner-1");
+		this.port.reply(2, List.of(1L, 550L));
+		assertThat(this.waiters.get(0).granted).isNotNull();
+		assertThat(this.port.runs).hasSize(4);
+		return this.waiters.get(1);
+	}
+
+	private void useCohorts() {
+		this.lines = new LocalLines(this.port, 0,
+				new Cohorts(CohortLimits.of(16, Duration.ofMillis(20)), (n) -> "instance:cohort:" + n));
 	}
 
 	private final List<Outcome> waiters = new ArrayList<>();
@@ -163,49 +252,6 @@ class CohortPassTests {
 
 		@Nullable Throwable error;
 
-	}
-
-	/**
-	 * A port whose scripts the test answers, with timers that never fire by themselves.
-	 */
-	private static final class ManualPort implements LockPort {
-
-		long now = 1_000 * MS;
-
-		final List<Run> runs = new ArrayList<>();
-
-		final List<Listener> listeners = new ArrayList<>();
-
-		@Override
-		public long nanoTime() {
-			return this.now;
-		}
-
-		@Override
-		public Cancellable schedule(Runnable task, long delayNanos) {
-			return () -> {
-			};
-		}
-
-		@Override
-		public void run(LockName name, String operation, ScriptCall call, Reply reply) {
-			this.runs.add(new Run(operation, call, reply));
-		}
-
-		@Override
-		public Cancellable listen(List<String> channels, Listener listener) {
-			this.listeners.add(listener);
-			return () -> {
-			};
-		}
-
-		void reply(int run, Object reply) {
-			this.runs.get(run).reply().replied(reply);
-		}
-
-	}
-
-	private record Run(String operation, ScriptCall call, LockPort.Reply reply) {
 	}
 
 }

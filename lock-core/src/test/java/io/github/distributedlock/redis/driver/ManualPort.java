@@ -1,0 +1,52 @@
+package io.github.distributedlock.redis.driver;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.github.distributedlock.LockName;
+import io.github.distributedlock.redis.script.ScriptCall;
+
+/**
+ * A port whose scripts a test answers as Redis would, on a virtual clock, with timers
+ * that never fire by themselves: for tests of the driver's steps with no Redis.
+ */
+final class ManualPort implements LockPort {
+
+	long now = TimeUnit.SECONDS.toNanos(1);
+
+	final List<Run> runs = new ArrayList<>();
+
+	final List<Listener> listeners = new ArrayList<>();
+
+	@Override
+	public long nanoTime() {
+		return this.now;
+	}
+
+	@Override
+	public Cancellable schedule(Runnable task, long delayNanos) {
+		return () -> {
+		};
+	}
+
+	@Override
+	public void run(LockName name, String operation, ScriptCall call, Reply reply) {
+		this.runs.add(new Run(operation, call, reply));
+	}
+
+	@Override
+	public Cancellable listen(List<String> channels, Listener listener) {
+		this.listeners.add(listener);
+		return () -> {
+		};
+	}
+
+	void reply(int run, Object reply) {
+		this.runs.get(run).reply().replied(reply);
+	}
+
+	record Run(String operation, ScriptCall call, LockPort.Reply reply) {
+	}
+
+}
