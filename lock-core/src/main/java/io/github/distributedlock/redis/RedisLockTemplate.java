@@ -24,7 +24,10 @@ import io.github.distributedlock.redis.core.Acquisition;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockOwners;
+import io.github.distributedlock.redis.core.CohortLimits;
 import io.github.distributedlock.redis.core.LockSpec;
+import io.github.distributedlock.redis.driver.Cohorts;
+import io.github.distributedlock.redis.driver.LocalLines;
 import io.github.distributedlock.redis.script.LockKind;
 import io.github.distributedlock.redis.server.ListenerContainerLifecycle;
 import io.github.distributedlock.redis.server.LockListeners;
@@ -84,11 +87,14 @@ public final class RedisLockTemplate implements LockOperations {
 		this.listening = ListenerContainerLifecycle.of(builder.connectionFactory, builder.listenerContainer,
 				builder.pubSub);
 		this.port = new BlockingPort(this.commands, this.listening.container(), "distributed-lock");
+		// A pass writes nothing, so no replica could acknowledge it: no cohorts then.
+		CohortLimits cohorts = (replicas != null) ? CohortLimits.OFF : builder.cohorts;
+		LocalLines lines = new LocalLines(this.port, builder.subscriptionLinger.toNanos(),
+				new Cohorts(cohorts, this.owners::cohort));
 		this.holds = new HoldRegistry(this.commands, this.port,
 				new BlockingPort(this.commands, null, "distributed-lock-watchdog"), server::isCluster, handOff,
-				new LockListeners(builder.listeners), replicas);
-		this.acquisitions = new BlockingAcquisitions(this.port, builder.subscriptionLinger.toNanos(), this.holds,
-				handOff);
+				new LockListeners(builder.listeners), replicas, lines);
+		this.acquisitions = new BlockingAcquisitions(this.port, lines, this.holds, handOff);
 		this.multiLocking = new MultiLocking(this.acquisitions, this.holds, server, handOff);
 		this.listening.start(this.keys.keepAliveChannel());
 		this.resolver = new LockRequestResolver(this.defaults, this.keys, builder.watchdog,
@@ -174,8 +180,11 @@ public final class RedisLockTemplate implements LockOperations {
 	@Override
 	public boolean isHeldByCurrentThread(String scope, @Nullable String key) {
 		LockName name = LockName.of(scope, key);
-		List<@Nullable String> held = this.commands.ownerAndToken(name, this.keys.lock(name));
-		return held != null && LockOwners.digest(this.owners.current()).equals(held.get(0));
+		String lockKey = this.keys.lock(name);
+		// Under a cohort, Redis records the cohort's owner, and the cohort its holder.
+		String owner = this.acquisitions.redisOwner(lockKey, this.owners.current());
+		List<@Nullable String> held = this.commands.ownerAndToken(name, lockKey);
+		return held != null && LockOwners.digest(owner).equals(held.get(0));
 	}
 
 	/**

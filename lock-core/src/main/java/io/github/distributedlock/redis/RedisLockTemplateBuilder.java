@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Objects;
 
 import io.github.distributedlock.WaitStrategy;
+import io.github.distributedlock.redis.core.CohortLimits;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -24,6 +25,8 @@ public final class RedisLockTemplateBuilder extends LockTemplateBuilder<RedisLoc
 	int replicaAcknowledgements;
 
 	Duration replicaTimeout = Duration.ofMillis(100);
+
+	CohortLimits cohorts = CohortLimits.OFF;
 
 	RedisLockTemplateBuilder(RedisConnectionFactory connectionFactory) {
 		this.connectionFactory = Objects.requireNonNull(connectionFactory, "connectionFactory must not be null");
@@ -67,6 +70,21 @@ public final class RedisLockTemplateBuilder extends LockTemplateBuilder<RedisLoc
 		}
 		this.replicaAcknowledgements = replicas;
 		this.replicaTimeout = Objects.requireNonNull(timeout, "timeout must not be null");
+		return this;
+	}
+
+	/**
+	 * Pass a lock between callers of this template in memory, up to the given number of
+	 * holders and within the given time of the hold taken from Redis, when a caller waits
+	 * behind the one that took it (docs/design/cohorting.md). Experimental and off by
+	 * default: not yet run through the simulation, and not for the guarantees.
+	 * @param holders the most holders of one hold taken from Redis, 1 (off) to
+	 * {@value CohortLimits#MAX_HOLDERS}
+	 * @param time how long after that hold's attempt a pass may happen
+	 * @return this builder
+	 */
+	public RedisLockTemplateBuilder cohorts(int holders, Duration time) {
+		this.cohorts = CohortLimits.of(holders, Objects.requireNonNull(time, "time must not be null"));
 		return this;
 	}
 

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.function.Supplier;
 
 import io.github.distributedlock.LockTimeoutException;
+import io.github.distributedlock.redis.core.Cohort;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockSpec;
@@ -32,11 +33,11 @@ public final class BlockingAcquisitions implements AutoCloseable {
 	private final boolean handOff;
 
 	/**
-	 * @param lingerNanos how long a lock's line stays subscribed once nobody waits in it
+	 * @param lines the template's local lines over {@code port}, with its cohorts
 	 */
-	public BlockingAcquisitions(BlockingPort port, long lingerNanos, HoldRegistry holds, boolean handOff) {
+	public BlockingAcquisitions(BlockingPort port, LocalLines lines, HoldRegistry holds, boolean handOff) {
 		this.port = port;
-		this.lines = new LocalLines(this.port, lingerNanos);
+		this.lines = lines;
 		this.holds = holds;
 		this.leaseWrites = new LeaseWrites(holds);
 		this.handOff = handOff;
@@ -47,14 +48,62 @@ public final class BlockingAcquisitions implements AutoCloseable {
 	 * @throws LockTimeoutException if the wait time ran out (the listeners are told)
 	 */
 	public Grant acquire(LockSpec spec, String owner) {
+		Cohort holding = this.lines.cohorts().current(spec.lockKey());
+		if (holding != null && holding.isHeldBy(owner)) {
+			return reenter(spec, holding);
+		}
+		return acquire(spec, owner, this.holds.holdsLocally(owner, spec.lockKey()));
+	}
+
+	private Grant acquire(LockSpec spec, String owner, boolean holdsIt) {
 		CallerRunsPort caller = new CallerRunsPort(this.port);
 		DriverCommands commands = commands(caller);
 		CallerWait<Grant> wait = new CallerWait<>(caller);
-		boolean holdsIt = this.holds.holdsLocally(owner, spec.lockKey());
 		AcquisitionRun<Grant> run = spec.kind().queuesInRedis()
 				? new FairAcquisition(spec, owner, holdsIt, commands, this.lines, wait)
 				: new SingleAcquisition(spec, owner, holdsIt, this.handOff, commands, this.lines, wait);
 		return notAcquiredIfTimeout(() -> wait.await(run, spec.name(), spec.waitNanos(), spec.progressAware()));
+	}
+
+	/**
+	 * Acquire again a lock the caller holds under a cohort: as the cohort's owner, which
+	 * Redis records, and as a re-entry (docs/design/cohorting.md, rule 7). While it runs,
+	 * no pass. A grant of the cohort's hold belongs to the cohort and shows the holder's
+	 * token; one of another token, or none, means the cohort's hold is gone, and the
+	 * cohort ends (rule 8).
+	 */
+	private Grant reenter(LockSpec spec, Cohort holding) {
+		holding.reentrySending();
+		boolean answered = false;
+		Grant grant;
+		try {
+			grant = acquire(spec, holding.owner(), true);
+			answered = true;
+		}
+		catch (LockTimeoutException ex) {
+			answered = true;
+			this.lines.cohortEnded(spec, holding);
+			throw ex;
+		}
+		finally {
+			holding.reentryEnded(answered);
+		}
+		if (grant.token() != holding.firstToken()) {
+			this.lines.cohortEnded(spec, holding);
+			return grant;
+		}
+		holding.leaseEnd().confirmed(grant.sentNanos(), spec.leaseMillis());
+		return new Grant(spec, grant.owner(), grant.token(), grant.hold(), grant.sentNanos(), grant.waited(),
+				grant.waitedFor(), grant.attempts(), holding.shownToken(), holding);
+	}
+
+	/**
+	 * Return the owner Redis records for a hold of the caller on the lock: a cohort's, if
+	 * the caller holds the lock under one (rule 7), else its own.
+	 */
+	public String redisOwner(String lockKey, String caller) {
+		Cohort holding = this.lines.cohorts().current(lockKey);
+		return (holding != null && holding.isHeldBy(caller)) ? holding.owner() : caller;
 	}
 
 	/**

@@ -18,6 +18,7 @@ import io.github.distributedlock.redis.core.AcquireResult;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.LockSpec;
+import io.github.distributedlock.redis.driver.CohortRelease;
 import io.github.distributedlock.redis.driver.LockHold;
 import io.github.distributedlock.redis.driver.OwnerHolds;
 import io.github.distributedlock.redis.driver.Renewals;
@@ -65,13 +66,17 @@ public final class HoldRegistry implements AutoCloseable {
 
 	private final AtomicBoolean sweepScheduled = new AtomicBoolean();
 
+	private final CohortRelease cohorts;
+
 	/**
 	 * @param watchdog where renewals and sweeps run, apart from everything else, so that
 	 * no wait for Redis on another thread delays them; closed with this registry
 	 * @param replicas the replica check every new hold passes, or {@code null} for none
+	 * @param cohorts the template's lines, which a cohort's holds pass to
 	 */
 	public HoldRegistry(LockCommands commands, BlockingPort port, BlockingPort watchdog, BooleanSupplier cluster,
-			boolean handOff, LockListener listener, @Nullable ReplicaWait replicas) {
+			boolean handOff, LockListener listener, @Nullable ReplicaWait replicas, CohortRelease cohorts) {
+		this.cohorts = cohorts;
 		this.commands = commands;
 		this.port = port;
 		this.watchdog = watchdog;
@@ -102,7 +107,7 @@ public final class HoldRegistry implements AutoCloseable {
 				throw ex;
 			}
 		}
-		RedisLockHandle handle = new RedisLockHandle(grant, this, this.port, this.commands, this.handOff);
+		RedisLockHandle handle = new RedisLockHandle(grant, this, this.port, this.commands, this.handOff, this.cohorts);
 		if (handle.spec().autoRenew()) {
 			// Watched before added, so that no sweep can drop it in between.
 			this.renewals.watch(handle.hold());
@@ -154,7 +159,7 @@ public final class HoldRegistry implements AutoCloseable {
 	 * Register a hold found in Redis, which is neither renewed nor reported as acquired.
 	 */
 	public RedisLockHandle adopt(Grant grant) {
-		RedisLockHandle handle = new RedisLockHandle(grant, this, this.port, this.commands, this.handOff);
+		RedisLockHandle handle = new RedisLockHandle(grant, this, this.port, this.commands, this.handOff, this.cohorts);
 		add(handle);
 		return handle;
 	}
@@ -219,6 +224,24 @@ public final class HoldRegistry implements AutoCloseable {
 		}
 		OwnerHolds<RedisLockHandle> current = this.holds.get(key(owner, lockKey));
 		return current != null && current.mayBeInRedis(System.nanoTime());
+	}
+
+	/**
+	 * Return whether the handle is the only one of its Redis owner on its lock that is
+	 * neither released nor lost: for a cohort's owner, its holder's last local hold,
+	 * which alone may pass (docs/design/cohorting.md, rule 4).
+	 */
+	boolean isLastHold(RedisLockHandle handle) {
+		OwnerHolds<RedisLockHandle> current = this.holds.get(key(handle));
+		if (current == null) {
+			return false;
+		}
+		for (RedisLockHandle other : current.handles()) {
+			if (other != handle && !other.hold().isReleased() && !other.hold().isLost()) {
+				return false;
+			}
+		}
+		return current.handles().contains(handle);
 	}
 
 	/**

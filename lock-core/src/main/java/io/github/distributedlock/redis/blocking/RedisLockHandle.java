@@ -15,6 +15,7 @@ import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.driver.Completion;
 import io.github.distributedlock.redis.driver.HoldView;
+import io.github.distributedlock.redis.driver.CohortRelease;
 import io.github.distributedlock.redis.driver.LockHold;
 import io.github.distributedlock.redis.driver.OwnerHolds;
 
@@ -42,11 +43,12 @@ public final class RedisLockHandle extends HoldView implements LockHandle, Owner
 	/**
 	 * @param grant what the acquisition won; the lease counts from its {@code sentNanos}
 	 */
-	RedisLockHandle(Grant grant, HoldRegistry registry, BlockingPort port, LockCommands commands, boolean handOff) {
+	RedisLockHandle(Grant grant, HoldRegistry registry, BlockingPort port, LockCommands commands, boolean handOff,
+			CohortRelease cohorts) {
 		this.registry = registry;
 		this.port = port;
 		this.commands = commands;
-		this.hold = new LockHold(grant, System.nanoTime(), handOff, new Reports());
+		this.hold = new LockHold(grant, System.nanoTime(), handOff, new Reports(), cohorts);
 	}
 
 	@Override
@@ -97,7 +99,8 @@ public final class RedisLockHandle extends HoldView implements LockHandle, Owner
 	@Override
 	public void close() {
 		if (!this.hold.isReleased()) {
-			await((done) -> this.hold.release(this.port.here(), done));
+			boolean last = this.hold.grant().cohort() != null && this.registry.isLastHold(this);
+			await((done) -> this.hold.release(this.port.here(), last, done));
 		}
 	}
 

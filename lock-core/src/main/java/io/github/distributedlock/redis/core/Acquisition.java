@@ -244,6 +244,11 @@ public final class Acquisition {
 		return this.request;
 	}
 
+	/** Return whether it carries a cohort's owner ({@link #takeOwner}). */
+	boolean ownerTaken() {
+		return this.ownerTaken;
+	}
+
 	/** Return whether an attempt carried a hand-off request, which Redis may keep. */
 	boolean filed() {
 		return this.filed;

@@ -1,5 +1,7 @@
 package io.github.distributedlock.redis.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The decisions of one cohort, apart from its I/O: the holds a JVM passes one Redis hold
  * to in memory, each with the next token of the block the hold reserved
@@ -41,6 +43,12 @@ public final class Cohort {
 
 	private boolean lossHeard;
 
+	// The caller (its own owner, not the cohort's) that holds the lock now, or null once
+	// its last local hold went (rule 7); and the token it shows.
+	private @Nullable String holder;
+
+	private long shownToken;
+
 	/**
 	 * @param number the cohort's number in its template, which its end signal carries
 	 * @param owner the cohort owner Redis records (rule 1)
@@ -58,6 +66,7 @@ public final class Cohort {
 		this.openedNanos = openedNanos;
 		this.timeLimitNanos = timeLimitNanos;
 		this.leaseEnd = leaseEnd;
+		this.shownToken = firstToken;
 	}
 
 	public long number() {
@@ -74,6 +83,38 @@ public final class Cohort {
 
 	public synchronized boolean isEnded() {
 		return this.ended;
+	}
+
+	/** Return the token Redis records for the cohort's hold, the block's first. */
+	public long firstToken() {
+		return this.firstToken;
+	}
+
+	/**
+	 * Name the caller that opened the cohort as its holder, before its grant completes.
+	 * @param caller the caller's own owner
+	 */
+	public synchronized void openedBy(String caller) {
+		this.holder = caller;
+	}
+
+	/**
+	 * Return whether the caller holds the cohort's hold now: its re-entries then go under
+	 * the cohort's owner (rule 7).
+	 */
+	public synchronized boolean isHeldBy(String caller) {
+		return caller.equals(this.holder);
+	}
+
+	/** Return the token the current holder shows, which its re-entries show too. */
+	public synchronized long shownToken() {
+		return this.shownToken;
+	}
+
+	/** The holder's last local hold went through Redis: nobody holds the cohort now. */
+	public synchronized void holderLeft() {
+		this.holder = null;
+		this.ended = true;
 	}
 
 	/** Return how many holders the cohort had, the opening one included. */
@@ -117,15 +158,19 @@ public final class Cohort {
 	 * take a pass past the time limit or past a loss (rule 4). The caller reads
 	 * {@code nowNanos} under the receiving head's state lock, where the hand-over
 	 * happens.
+	 * @param next the caller that takes the hold, its own owner: its holder from now on,
+	 * so that the releasing caller's next acquisition is no re-entry
 	 * @return the next holder's token (the block's next, rule 2), or why there is none
 	 */
-	public synchronized Pass pass(long nowNanos, long minimumHoldLeftMillis) {
+	public synchronized Pass pass(long nowNanos, long minimumHoldLeftMillis, String next) {
 		Refusal refusal = mayPass(nowNanos, minimumHoldLeftMillis);
 		if (refusal != Refusal.NONE) {
 			return new Pass(refusal, 0);
 		}
 		this.holders++;
-		return new Pass(Refusal.NONE, this.firstToken + this.holders - 1);
+		this.holder = next;
+		this.shownToken = this.firstToken + this.holders - 1;
+		return new Pass(Refusal.NONE, this.shownToken);
 	}
 
 	/**

@@ -206,7 +206,7 @@ public final class Waiting {
 	 * @param leaseEndNanos the cohort's lease end, by the local clock, now
 	 */
 	public Next underCohort(long number, long leaseEndNanos) {
-		if (!this.head || this.acquisition.filed()) {
+		if (!this.head || this.acquisition.filed() || this.acquisition.ownerTaken()) {
 			return Next.NONE;
 		}
 		this.cohort = number;
@@ -257,7 +257,7 @@ public final class Waiting {
 			return Next.NONE;
 		}
 		// Checks the lease end too, with the same reading.
-		Cohort.Pass pass = from.pass(now, minimumHoldLeftMillis);
+		Cohort.Pass pass = from.pass(now, minimumHoldLeftMillis, this.acquisition.owner());
 		if (!pass.passed()) {
 			return Next.NONE;
 		}

@@ -4,6 +4,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.distributedlock.redis.core.Cohort;
+import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.WaitMode;
 import org.apache.commons.logging.Log;
@@ -15,7 +16,7 @@ import org.jspecify.annotations.Nullable;
  * lock's channels ({@link WaitMode}) through the {@link LockPort} while it has waiters,
  * plus a short linger so that a hot lock does not churn subscriptions. Thread-safe.
  */
-public final class LocalLines {
+public final class LocalLines implements CohortRelease {
 
 	private static final Log logger = LogFactory.getLog(LocalLines.class);
 
@@ -203,6 +204,24 @@ public final class LocalLines {
 		LocalLine line = this.lines.get(spec.queueId());
 		if (line != null) {
 			line.cohortEnded(ended);
+		}
+	}
+
+	@Override
+	public boolean pass(Grant releasing, long minimumHoldLeftMillis) {
+		Cohort cohort = releasing.cohort();
+		if (cohort == null) {
+			return false;
+		}
+		LocalLine line = this.lines.get(releasing.spec().queueId());
+		return line != null && line.cohort() == cohort && line.pass(cohort, releasing, minimumHoldLeftMillis);
+	}
+
+	@Override
+	public void ended(Grant grant) {
+		Cohort cohort = grant.cohort();
+		if (cohort != null) {
+			cohortEnded(grant.spec(), cohort);
 		}
 	}
 

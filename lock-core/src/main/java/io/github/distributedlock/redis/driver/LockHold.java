@@ -34,6 +34,9 @@ public final class LockHold {
 
 	private final Events events;
 
+	// The lines a hold of a cohort passes to and tells of the cohort's end, or null.
+	private final @Nullable CohortRelease cohorts;
+
 	private final AtomicBoolean released = new AtomicBoolean();
 
 	private final AtomicBoolean lost = new AtomicBoolean();
@@ -52,7 +55,17 @@ public final class LockHold {
 	 * @param handOff whether its release reserves the lock for the oldest waiting request
 	 */
 	public LockHold(Grant grant, long grantedNanos, boolean handOff, Events events) {
+		this(grant, grantedNanos, handOff, events, null);
+	}
+
+	/**
+	 * @param cohorts the template's lines, for a hold whose grant names a cohort: its
+	 * release may pass it in memory, and its end or loss ends the cohort
+	 * (docs/design/cohorting.md)
+	 */
+	public LockHold(Grant grant, long grantedNanos, boolean handOff, Events events, @Nullable CohortRelease cohorts) {
 		this.grant = grant;
+		this.cohorts = cohorts;
 		// A cohort's holds share one lease end, the Redis hold's (cohorting.md, rule 6).
 		Cohort cohort = grant.cohort();
 		this.life = (cohort != null) ? new HoldLife(grant, grantedNanos, cohort.leaseEnd())
@@ -151,17 +164,44 @@ public final class LockHold {
 	 * if the hold was gone or taken, or the port's failure
 	 */
 	public void release(LockPort port, Completion<Long> done) {
+		release(port, false, done);
+	}
+
+	/**
+	 * Release the hold as {@link #release(LockPort, Completion)} does; the last local
+	 * hold of a cohort's holder is passed in memory to a head asleep under the cohort if
+	 * it may be (rule 4), and otherwise ends the cohort once its release is answered.
+	 * @param last whether it is its holder's last local hold under the cohort: a pass of
+	 * any other would leave a hold of the same owner behind in Redis
+	 */
+	public void release(LockPort port, boolean last, Completion<Long> done) {
 		if (!this.released.compareAndSet(false, true)) {
 			done.granted(0L);
 			return;
 		}
 		LockSpec spec = spec();
 		long keepMillis = this.life.minimumHoldLeftMillis(port.nanoTime());
+		Cohort cohort = this.grant.cohort();
+		boolean ending = cohort != null && last && this.cohorts != null;
+		if (ending && this.cohorts.pass(this.grant, keepMillis)) {
+			// The Redis hold lives on, for the next holder.
+			this.events.released(this, 1);
+			this.events.releasedAfter(this, Duration.ofNanos(this.life.heldNanos(port.nanoTime())));
+			done.granted(0L);
+			return;
+		}
+		if (ending) {
+			// No pass from now on, nor a re-entry under the cohort's owner.
+			cohort.holderLeft();
+		}
 		ScriptCall call = spec.kind()
 			.release(spec, this.grant.owner(), this.grant.token(), this.grant.hold(), this.handOff, keepMillis);
 		port.run(name(), "release", call, LockPort.Reply.of((reply) -> {
 			long result = number(reply);
 			this.events.released(this, result);
+			if (ending) {
+				this.cohorts.ended(this.grant);
+			}
 			if (result < 0) {
 				markLost(true);
 				done.failed(
@@ -175,6 +215,9 @@ public final class LockHold {
 				this.events.releaseFailed(this, failure);
 			}
 			this.events.released(this, UNKNOWN);
+			if (ending) {
+				this.cohorts.ended(this.grant);
+			}
 			done.failed(error);
 		}));
 	}
@@ -206,6 +249,8 @@ public final class LockHold {
 		if (!this.released.get()) {
 			markLost(true);
 		}
+		// Even for a hold passed on: the cohort's hold is gone (rule 8).
+		endCohort();
 	}
 
 	/**
@@ -241,6 +286,14 @@ public final class LockHold {
 	private void markLost(boolean goneFromRedis) {
 		if (this.lost.compareAndSet(false, true)) {
 			this.events.lost(this, goneFromRedis);
+		}
+		endCohort();
+	}
+
+	/** A hold of a cohort was lost: the cohort passes no more (rule 8). */
+	private void endCohort() {
+		if (this.cohorts != null && this.grant.cohort() != null) {
+			this.cohorts.ended(this.grant);
 		}
 	}
 

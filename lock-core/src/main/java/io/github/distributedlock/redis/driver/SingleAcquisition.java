@@ -35,6 +35,9 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 
 	private final boolean handOff;
 
+	// The caller's own owner, which a cohort it opens names as its holder.
+	private final String caller;
+
 	// The pin of the cohort its attempts may open (docs/design/cohorting.md, rule 1),
 	// settled once: by the grant that opens it, or at the end. Guarded by the state lock.
 	private Cohorts.@Nullable Opening opening;
@@ -49,6 +52,7 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 		super(spec.name(), commands, lines, completion, commands::releaseUnused);
 		this.spec = spec;
 		this.handOff = handOff;
+		this.caller = owner;
 		this.waiting = new Waiting(new Acquisition(spec, owner, holdsIt, commands.port()), handOff);
 	}
 
@@ -176,6 +180,7 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 		if (cohort == null) {
 			return grant;
 		}
+		cohort.openedBy(this.caller);
 		joined.cohortOpened(cohort);
 		return grant.openedCohort(cohort);
 	}

@@ -23,11 +23,11 @@ class CohortTests {
 	void passesHandOutTheBlocksTokensInOrderAndStopWhenItIsUsed() {
 		Cohort cohort = cohort(3);
 		assertThat(cohort.mayPass(0, 0)).isEqualTo(Cohort.Refusal.NONE);
-		assertThat(cohort.pass(0, 0)).isEqualTo(new Cohort.Pass(Cohort.Refusal.NONE, 1_001));
-		assertThat(cohort.pass(0, 0).token()).isEqualTo(1_002);
+		assertThat(cohort.pass(0, 0, "caller-2")).isEqualTo(new Cohort.Pass(Cohort.Refusal.NONE, 1_001));
+		assertThat(cohort.pass(0, 0, "caller-2").token()).isEqualTo(1_002);
 		assertThat(cohort.holders()).isEqualTo(3);
 		assertThat(cohort.mayPass(0, 0)).isEqualTo(Cohort.Refusal.BLOCK_USED);
-		assertThat(cohort.pass(0, 0).refusal()).isEqualTo(Cohort.Refusal.BLOCK_USED);
+		assertThat(cohort.pass(0, 0, "caller-2").refusal()).isEqualTo(Cohort.Refusal.BLOCK_USED);
 		assertThat(cohort.holders()).isEqualTo(3);
 		assertThat(cohort(1).mayPass(0, 0)).as("a block of one").isEqualTo(Cohort.Refusal.BLOCK_USED);
 	}
@@ -37,14 +37,14 @@ class CohortTests {
 		// The releasing side checked just before the limit, then paused past it.
 		Cohort cohort = cohort(16);
 		assertThat(cohort.mayPass(20 * MS - 1, 0)).isEqualTo(Cohort.Refusal.NONE);
-		Cohort.Pass late = cohort.pass(20 * MS, 0);
+		Cohort.Pass late = cohort.pass(20 * MS, 0, "caller-2");
 		assertThat(late.passed()).isFalse();
 		assertThat(late.refusal()).isEqualTo(Cohort.Refusal.TIME_LIMIT);
 		// A loss heard between the check and the hand-over.
 		Cohort lost = cohort(16);
 		assertThat(lost.mayPass(0, 0)).isEqualTo(Cohort.Refusal.NONE);
 		lost.lost();
-		assertThat(lost.pass(0, 0).refusal()).isEqualTo(Cohort.Refusal.LOSS_HEARD);
+		assertThat(lost.pass(0, 0, "caller-2").refusal()).isEqualTo(Cohort.Refusal.LOSS_HEARD);
 		assertThat(lost.holders()).isOne();
 	}
 
@@ -96,11 +96,11 @@ class CohortTests {
 		Cohort lost = cohort(16);
 		lost.lost();
 		assertThat(lost.mayPass(0, 0)).isEqualTo(Cohort.Refusal.LOSS_HEARD);
-		assertThat(lost.pass(0, 0).passed()).isFalse();
+		assertThat(lost.pass(0, 0, "caller-2").passed()).isFalse();
 		Cohort ended = cohort(16);
 		ended.end();
 		assertThat(ended.mayPass(0, 0)).isEqualTo(Cohort.Refusal.ENDED);
-		assertThat(ended.pass(0, 0).refusal()).isEqualTo(Cohort.Refusal.ENDED);
+		assertThat(ended.pass(0, 0, "caller-2").refusal()).isEqualTo(Cohort.Refusal.ENDED);
 	}
 
 	@Test

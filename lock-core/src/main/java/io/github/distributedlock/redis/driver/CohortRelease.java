@@ -1,0 +1,26 @@
+package io.github.distributedlock.redis.driver;
+
+import io.github.distributedlock.redis.core.Grant;
+
+/**
+ * What the release of a cohort's hold needs from its template's lines
+ * (docs/design/cohorting.md, rules 4, 5 and 8): the pass to a head asleep under the
+ * cohort, and the signal that the cohort ended. {@link LocalLines} is one.
+ */
+public interface CohortRelease {
+
+	/**
+	 * Pass the hold of the releasing grant's cohort to the head of the line that opened
+	 * it, in memory, if every check of the hand-over holds.
+	 * @param minimumHoldLeftMillis what is left of the releasing hold's minimum hold
+	 * @return whether a head took it; if not, the caller releases through Redis
+	 */
+	boolean pass(Grant releasing, long minimumHoldLeftMillis);
+
+	/**
+	 * End the grant's cohort, if it has one: no further pass, and the heads asleep under
+	 * it attempt. Called once its release was answered or failed, or its hold was lost.
+	 */
+	void ended(Grant grant);
+
+}

@@ -1,0 +1,167 @@
+package io.github.distributedlock.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+import io.github.distributedlock.LockHandle;
+import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.redis.blocking.RedisLockHandle;
+import io.github.distributedlock.test.RedisServerExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Templates with cohorts on (docs/design/cohorting.md), on a real redis-server: callers
+ * of one template pass the lock in memory, one at a time, with strictly increasing
+ * tokens, beside another template that takes it through Redis; a cohort's holder
+ * re-enters and is the current thread's holder.
+ */
+class CohortTemplateTests {
+
+	@RegisterExtension
+	static RedisServerExtension redis = RedisServerExtension.dedicated();
+
+	private static final int THREADS = 8;
+
+	private static final int ROUNDS = 40;
+
+	@Test
+	void callersPassTheLockInMemoryOneAtATimeWithIncreasingTokensBesideAnotherTemplate() throws Exception {
+		LettuceConnectionFactory factory = RedisConnections.standalone(redis.server());
+		List<long[]> holds = Collections.synchronizedList(new ArrayList<>());
+		AtomicInteger inside = new AtomicInteger();
+		AtomicInteger overlaps = new AtomicInteger();
+		ExecutorService threads = Executors.newFixedThreadPool(THREADS * 2);
+		try (RedisLockTemplate cohorts = RedisLockTemplate.builder(factory).cohorts(16, Duration.ofMillis(50)).build();
+				RedisLockTemplate remote = RedisLockTemplate.builder(factory).build()) {
+			CountDownLatch start = new CountDownLatch(1);
+			List<Future<?>> done = new ArrayList<>();
+			for (int i = 0; i < THREADS * 2; i++) {
+				RedisLockTemplate template = (i % 2 == 0) ? cohorts : remote;
+				done.add(threads.submit(() -> {
+					start.await();
+					for (int round = 0; round < ROUNDS; round++) {
+						try (LockHandle held = template.acquire(request())) {
+							if (inside.incrementAndGet() != 1) {
+								overlaps.incrementAndGet();
+							}
+							RedisLockHandle handle = (RedisLockHandle) held;
+							holds.add(new long[] { held.fencingToken(), handle.grant().token(),
+									(template == cohorts) ? 1 : 0 });
+							LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(300));
+							inside.decrementAndGet();
+						}
+					}
+					return null;
+				}));
+			}
+			start.countDown();
+			for (Future<?> each : done) {
+				each.get(2, TimeUnit.MINUTES);
+			}
+		}
+		finally {
+			threads.shutdownNow();
+			factory.destroy();
+		}
+		assertThat(overlaps).as("holds that overlapped").hasValue(0);
+		assertThat(holds).hasSize(THREADS * 2 * ROUNDS);
+		for (int i = 1; i < holds.size(); i++) {
+			assertThat(holds.get(i)[0]).as("the token of hold %d, above the one before", i)
+				.isGreaterThan(holds.get(i - 1)[0]);
+		}
+		long passed = holds.stream().filter((hold) -> hold[0] != hold[1]).count();
+		assertThat(passed).as("holds passed in memory").isPositive();
+		assertThat(holds.stream().filter((hold) -> hold[0] != hold[1] && hold[2] == 0))
+			.as("passes to the other template")
+			.isEmpty();
+		Set<Long> redisHolds = ConcurrentHashMap.newKeySet();
+		holds.forEach((hold) -> redisHolds.add(hold[1]));
+		assertThat(redisHolds.size()).as("holds Redis granted").isLessThan(holds.size());
+	}
+
+	@Test
+	void aHolderThatWasPassedTheLockReentersAndIsTheCurrentThreadsHolder() throws Exception {
+		LettuceConnectionFactory factory = RedisConnections.standalone(redis.server());
+		ExecutorService threads = Executors.newFixedThreadPool(3);
+		try (RedisLockTemplate template = RedisLockTemplate.builder(factory)
+			.cohorts(16, Duration.ofSeconds(5))
+			.build()) {
+			LockHandle first = template.acquire(request());
+			// A heads the line alone; B, promoted with C behind it, opens a cohort, and
+			// its release passes the lock to C.
+			Future<long[]> a = threads.submit(() -> hold(template, false));
+			awaitWaiters(template, 1);
+			Future<long[]> b = threads.submit(() -> hold(template, false));
+			awaitWaiters(template, 2);
+			Future<long[]> c = threads.submit(() -> hold(template, true));
+			awaitWaiters(template, 3);
+			first.close();
+			long[] opened = b.get(30, TimeUnit.SECONDS);
+			long[] passed = c.get(30, TimeUnit.SECONDS);
+			assertThat(a.get(30, TimeUnit.SECONDS)[0]).isGreaterThan(first.fencingToken()).isLessThan(opened[0]);
+			assertThat(opened[1]).as("B's hold is Redis's").isEqualTo(opened[0]);
+			assertThat(passed[1]).as("C holds B's Redis hold").isEqualTo(opened[1]);
+			assertThat(passed[0]).as("C's token, the block's next").isEqualTo(opened[0] + 1);
+			assertThat(passed[2]).as("C is the current thread's holder").isOne();
+			assertThat(passed[3]).as("C's re-entry shows C's token").isEqualTo(passed[0]);
+			assertThat(passed[4]).as("C, re-entered, is still the holder").isOne();
+			assertThat(template.isHeldByCurrentThread("cohort", "one")).isFalse();
+			assertThat(template.tryAcquire(request())).as("free again").isPresent().get().satisfies(LockHandle::close);
+		}
+		finally {
+			threads.shutdownNow();
+			factory.destroy();
+		}
+	}
+
+	/**
+	 * Take the lock and say: its token, the token Redis records, and for a re-entering
+	 * caller, whether it is the current thread's holder, its re-entry's token, and again.
+	 */
+	private static long[] hold(RedisLockTemplate template, boolean reenter) {
+		try (LockHandle held = template.acquire(request())) {
+			long redisToken = ((RedisLockHandle) held).grant().token();
+			if (!reenter) {
+				return new long[] { held.fencingToken(), redisToken };
+			}
+			long mine = template.isHeldByCurrentThread("cohort", "one") ? 1 : 0;
+			try (LockHandle again = template.acquire(request())) {
+				return new long[] { held.fencingToken(), redisToken, mine, again.fencingToken(),
+						template.isHeldByCurrentThread("cohort", "one") ? 1 : 0 };
+			}
+		}
+	}
+
+	private static void awaitWaiters(RedisLockTemplate template, int waiters) throws InterruptedException {
+		long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+		while (template.waitingThreads() < waiters && System.nanoTime() - end < 0) {
+			Thread.sleep(1);
+		}
+		assertThat(template.waitingThreads()).as("callers waiting").isGreaterThanOrEqualTo(waiters);
+	}
+
+	private static LockRequest request() {
+		return LockRequest.builder("cohort")
+			.key("one")
+			.lease(Duration.ofSeconds(30))
+			.waitTime(Duration.ofSeconds(60))
+			.build();
+	}
+
+}
