@@ -31,6 +31,14 @@ public enum Library {
 	THIS_PROJECT("ours", "this project (PUBSUB)", "this project", false),
 
 	/**
+	 * This project's {@code RedisLockTemplate} with cohorts on (16 holders within 20 ms,
+	 * the working guess of docs/design/cohorting.md), which passes the lock between
+	 * threads of one process in memory; measured on one key (scenario 2) only.
+	 */
+	THIS_PROJECT_COHORTS("ours-cohorts", "this project, cohorts of 16 within 20 ms (PUBSUB)", "this project (cohorts)",
+			false),
+
+	/**
 	 * This project's {@code ReactiveRedisLockTemplate}, driven from worker threads that
 	 * block on its publishers; measured in scenario 2 with 2 processes only (one thread
 	 * each, then 8).
@@ -64,23 +72,27 @@ public enum Library {
 	}
 
 	/**
-	 * Return the libraries every scenario compares: all but the reactive template and the
-	 * fenced floor, which only scenarios 1 and 2 measure.
+	 * Return the libraries every scenario compares: all but the reactive template, the
+	 * template with cohorts and the fenced floor, which only scenarios 1 and 2 measure.
 	 * @return the compared libraries, in report order
 	 */
 	public static List<Library> compared() {
 		return Arrays.stream(values())
-			.filter((library) -> library != THIS_PROJECT_REACTIVE && library != FENCED_FLOOR)
+			.filter((library) -> library != THIS_PROJECT_REACTIVE && library != FENCED_FLOOR
+					&& library != THIS_PROJECT_COHORTS)
 			.toList();
 	}
 
 	/**
 	 * Return the libraries that scenario 1 (uncontended) compares: those of
-	 * {@link #compared()} and the fenced floor, after the floor.
+	 * {@link #compared()} and the fenced floor, after the floor. An uncontended lock
+	 * opens no cohort, so the template with cohorts is left out.
 	 * @return the libraries, in report order
 	 */
 	public static List<Library> uncontended() {
-		return Arrays.stream(values()).filter((library) -> library != THIS_PROJECT_REACTIVE).toList();
+		return Arrays.stream(values())
+			.filter((library) -> library != THIS_PROJECT_REACTIVE && library != THIS_PROJECT_COHORTS)
+			.toList();
 	}
 
 	/**
@@ -134,7 +146,7 @@ public enum Library {
 	 */
 	public String redisKey(String key) {
 		return switch (this) {
-			case THIS_PROJECT, THIS_PROJECT_REACTIVE -> "lock:{bench:" + key + "}";
+			case THIS_PROJECT, THIS_PROJECT_COHORTS, THIS_PROJECT_REACTIVE -> "lock:{bench:" + key + "}";
 			case SPRING_INTEGRATION -> "bench-si:" + key;
 			case FENCED_FLOOR -> "fenced:{" + key + "}";
 			case FLOOR, REDISSON -> key;

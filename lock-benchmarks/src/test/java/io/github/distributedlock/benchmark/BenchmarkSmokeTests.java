@@ -49,7 +49,7 @@ class BenchmarkSmokeTests {
 		assertThat(results.contended()).filteredOn((result) -> result.library() == Library.FENCED_FLOOR)
 			.extracting(ContendedResult::shape)
 			.containsExactlyElementsOf(ContendedShape.ALL);
-		assertThat(results.contended()).hasSize(ContendedShape.ALL.size() * (Library.compared().size() + 1) + 2)
+		assertThat(results.contended()).hasSize(ContendedShape.ALL.size() * (Library.compared().size() + 2) + 2)
 			.allSatisfy((result) -> {
 				String name = result.library().title() + " with " + result.shape().describe();
 				assertThat(result.acquisitions()).as(name).isPositive();

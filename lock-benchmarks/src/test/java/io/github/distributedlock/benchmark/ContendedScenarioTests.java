@@ -17,14 +17,15 @@ class ContendedScenarioTests {
 	@Test
 	void shouldRunTheFloorsFirstAndTheReactiveTemplateAfterTheBlockingOne() {
 		assertThat(ContendedScenario.libraries(SETTINGS)).containsExactly(Library.FLOOR, Library.FENCED_FLOOR,
-				Library.THIS_PROJECT, Library.THIS_PROJECT_REACTIVE, Library.REDISSON, Library.SPRING_INTEGRATION);
+				Library.THIS_PROJECT, Library.THIS_PROJECT_COHORTS, Library.THIS_PROJECT_REACTIVE, Library.REDISSON,
+				Library.SPRING_INTEGRATION);
 	}
 
 	@Test
 	void shouldRunTheLibrariesInReverseWhenAsked() {
 		assertThat(ContendedScenario.libraries(SETTINGS.reverse())).containsExactly(Library.SPRING_INTEGRATION,
-				Library.REDISSON, Library.THIS_PROJECT_REACTIVE, Library.THIS_PROJECT, Library.FENCED_FLOOR,
-				Library.FLOOR);
+				Library.REDISSON, Library.THIS_PROJECT_REACTIVE, Library.THIS_PROJECT_COHORTS, Library.THIS_PROJECT,
+				Library.FENCED_FLOOR, Library.FLOOR);
 	}
 
 	@Test

@@ -152,6 +152,7 @@ public final class HandoffChart {
 			case FLOOR -> "#7f7f7f";
 			case FENCED_FLOOR -> "#bcbd22";
 			case THIS_PROJECT -> "#1f77b4";
+			case THIS_PROJECT_COHORTS -> "#9467bd";
 			case THIS_PROJECT_REACTIVE -> "#17becf";
 			case REDISSON -> "#d62728";
 			case SPRING_INTEGRATION -> "#2ca02c";

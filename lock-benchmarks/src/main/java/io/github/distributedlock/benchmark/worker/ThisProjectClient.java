@@ -5,7 +5,9 @@ import java.util.Optional;
 
 import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.benchmark.Library;
 import io.github.distributedlock.redis.RedisLockTemplate;
+import io.github.distributedlock.redis.RedisLockTemplateBuilder;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -13,7 +15,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 /**
  * This project's engine, built the way the README shows:
  * {@code RedisLockTemplate.builder(factory).build()}, so waiters use the default
- * {@code PUBSUB} strategy.
+ * {@code PUBSUB} strategy; or with cohorts on ({@link Library#THIS_PROJECT_COHORTS}).
  */
 final class ThisProjectClient implements LockClient {
 
@@ -23,9 +25,14 @@ final class ThisProjectClient implements LockClient {
 
 	private final RedisLockTemplate template;
 
-	ThisProjectClient(String host, int port, boolean cluster) {
+	/**
+	 * @param cohorts whether to pass the lock between this process's threads in memory:
+	 * 16 holders within 20 ms
+	 */
+	ThisProjectClient(String host, int port, boolean cluster, boolean cohorts) {
 		this.connectionFactory = LettuceFactories.create(host, port, cluster);
-		this.template = RedisLockTemplate.builder(this.connectionFactory).build();
+		RedisLockTemplateBuilder builder = RedisLockTemplate.builder(this.connectionFactory);
+		this.template = (cohorts ? builder.cohorts(16, Duration.ofMillis(20)) : builder).build();
 	}
 
 	@Override

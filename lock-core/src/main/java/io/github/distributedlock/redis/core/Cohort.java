@@ -35,10 +35,6 @@ public final class Cohort {
 
 	private int reentriesInFlight;
 
-	private long keptUntilNanos;
-
-	private boolean kept;
-
 	private boolean ended;
 
 	private boolean lossHeard;
@@ -146,7 +142,7 @@ public final class Cohort {
 		if (this.reentriesInFlight > 0) {
 			return Refusal.REENTRY_IN_FLIGHT;
 		}
-		if (minimumHoldLeftMillis > 0 || (this.kept && this.keptUntilNanos - nowNanos > 0)) {
+		if (minimumHoldLeftMillis > 0) {
 			return Refusal.MINIMUM_HOLD;
 		}
 		return Refusal.NONE;
@@ -194,17 +190,6 @@ public final class Cohort {
 		this.reentriesInFlight--;
 		if (!answered) {
 			this.ended = true;
-		}
-	}
-
-	/**
-	 * Note a hold released under the cohort with some of its minimum hold left, which
-	 * Redis records as {@code kept}: no pass before it has passed (rule 4).
-	 */
-	public synchronized void kept(long untilNanos) {
-		if (!this.kept || untilNanos - this.keptUntilNanos > 0) {
-			this.keptUntilNanos = untilNanos;
-			this.kept = true;
 		}
 	}
 
@@ -257,7 +242,9 @@ public final class Cohort {
 		/** A re-entry attempt of the cohort owner is in flight. */
 		REENTRY_IN_FLIGHT,
 
-		/** A minimum hold of this or an earlier hold of the cohort is left. */
+		/**
+		 * A minimum hold of the releasing hold is left: an earlier holder passed none.
+		 */
 		MINIMUM_HOLD,
 
 		/**

@@ -206,7 +206,9 @@ public final class Waiting {
 	 * @param leaseEndNanos the cohort's lease end, by the local clock, now
 	 */
 	public Next underCohort(long number, long leaseEndNanos) {
-		if (!this.head || this.acquisition.filed() || this.acquisition.ownerTaken()) {
+		if (!this.head || this.acquisition.filed() || this.acquisition.ownerTaken() || this.acquisition.holdsIt()
+				|| LockOwners.isCustom(this.acquisition.owner())) {
+			// A custom owner may hold the lock elsewhere: it takes no part.
 			return Next.NONE;
 		}
 		this.cohort = number;
@@ -247,9 +249,10 @@ public final class Waiting {
 	 */
 	public Next passed(Cohort from, Grant releasing, long minimumHoldLeftMillis) {
 		LockSpec spec = this.acquisition.spec();
+		LockSpec held = releasing.spec();
 		if (!this.sleeping || this.cohort != from.number() || !releasing.owner().equals(from.owner())
-				|| releasing.spec().leaseMillis() != spec.leaseMillis()
-				|| releasing.spec().autoRenew() != spec.autoRenew()) {
+				|| held.kind() != spec.kind() || held.reentrant() != spec.reentrant()
+				|| held.leaseMillis() != spec.leaseMillis() || held.autoRenew() != spec.autoRenew()) {
 			return Next.NONE;
 		}
 		long now = this.acquisition.clockNanos();

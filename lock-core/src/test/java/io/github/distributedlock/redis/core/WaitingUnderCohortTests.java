@@ -85,6 +85,17 @@ class WaitingUnderCohortTests {
 	}
 
 	@Test
+	void aHeadWithACustomOwnerOrAHoldOfItsOwnIsNotUnderTheCohort() {
+		Waiting custom = new Waiting(
+				new Acquisition(spec(5_000, 30_000), LockOwners.custom("shared"), false, this.clock), true);
+		custom.joined(this.line, true);
+		assertThat(custom.underCohort(7, this.leaseEnd.nanos())).isSameAs(Waiting.Next.NONE);
+		Waiting holding = new Waiting(new Acquisition(spec(5_000, 30_000), "owner-1", true, this.clock), true);
+		holding.joined(new WaitLine(false, false), true);
+		assertThat(holding.underCohort(7, this.leaseEnd.nanos())).isSameAs(Waiting.Next.NONE);
+	}
+
+	@Test
 	void aWaiterBehindTheHeadIsNotUnderTheCohort() {
 		Waiting behind = new Waiting(new Acquisition(spec(5_000, 30_000), "owner-2", false, this.clock), true);
 		behind.joined(this.line, false);
@@ -134,6 +145,11 @@ class WaitingUnderCohortTests {
 				renewed.waitMode(), true, null);
 		Grant watched = new Grant(renewed, COHORT_OWNER, 500, "hold-1", this.now[0], false, Duration.ZERO, 1);
 		assertThat(head.passed(this.cohort, watched, 0)).isSameAs(Waiting.Next.NONE);
+		LockSpec plain = spec(5_000, 30_000);
+		LockSpec fair = new LockSpec(new LockTarget(plain.name(), plain.lockKey(), plain.releaseChannel(),
+				LockKind.FAIR, 0, plain.queueId()), plain.timing(), plain.waitMode(), true, null);
+		Grant fairGrant = new Grant(fair, COHORT_OWNER, 500, "hold-1", this.now[0], false, Duration.ZERO, 1);
+		assertThat(head.passed(this.cohort, fairGrant, 0)).as("another kind").isSameAs(Waiting.Next.NONE);
 		assertThat(head.passed(this.cohort, opening(), 0)).isInstanceOf(Waiting.Hold.class);
 	}
 
