@@ -6,6 +6,7 @@ import java.util.function.Supplier;
 import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.redis.core.Cohort;
 import io.github.distributedlock.redis.core.Grant;
+import io.github.distributedlock.redis.core.LeaseEnd;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.MultiAcquisition;
@@ -15,6 +16,7 @@ import io.github.distributedlock.redis.driver.DriverCommands;
 import io.github.distributedlock.redis.driver.FairAcquisition;
 import io.github.distributedlock.redis.driver.LocalLines;
 import io.github.distributedlock.redis.driver.SingleAcquisition;
+import io.github.distributedlock.redis.script.LockKind;
 
 /**
  * The blocking template's acquisitions, each one of the driver's run on the caller's
@@ -48,51 +50,70 @@ public final class BlockingAcquisitions implements AutoCloseable {
 	 * @throws LockTimeoutException if the wait time ran out (the listeners are told)
 	 */
 	public Grant acquire(LockSpec spec, String owner) {
-		Cohort holding = this.lines.cohorts().current(spec.lockKey());
-		if (holding != null && holding.isHeldBy(owner)) {
-			return reenter(spec, holding);
-		}
-		return acquire(spec, owner, this.holds.holdsLocally(owner, spec.lockKey()));
+		return acquire(spec, owner, true);
 	}
 
-	private Grant acquire(LockSpec spec, String owner, boolean holdsIt) {
+	/**
+	 * Acquire one lock, waiting up to its wait time.
+	 * @param cohorts whether it may open a cohort or take a pass: not for a lock of a
+	 * multi-lock; a re-entry of a cohort's holder goes under the cohort's owner either
+	 * way
+	 */
+	Grant acquire(LockSpec spec, String owner, boolean cohorts) {
+		Cohort holding = this.lines.cohorts().current(spec.lockKey());
+		if (holding != null && spec.kind() == LockKind.EXCLUSIVE && holding.tryReenter(owner)) {
+			return reenter(spec, owner, holding);
+		}
+		return acquire(spec, owner, this.holds.holdsLocally(owner, spec.lockKey()), cohorts);
+	}
+
+	private Grant acquire(LockSpec spec, String owner, boolean holdsIt, boolean cohorts) {
 		CallerRunsPort caller = new CallerRunsPort(this.port);
 		DriverCommands commands = commands(caller);
 		CallerWait<Grant> wait = new CallerWait<>(caller);
 		AcquisitionRun<Grant> run = spec.kind().queuesInRedis()
-				? new FairAcquisition(spec, owner, holdsIt, commands, this.lines, wait)
-				: new SingleAcquisition(spec, owner, holdsIt, this.handOff, commands, this.lines, wait);
+				? new FairAcquisition(spec, owner, holdsIt, commands, this.lines, wait) : single(
+						new SingleAcquisition(spec, owner, holdsIt, this.handOff, commands, this.lines, wait), cohorts);
 		return notAcquiredIfTimeout(() -> wait.await(run, spec.name(), spec.waitNanos(), spec.progressAware()));
+	}
+
+	private static SingleAcquisition single(SingleAcquisition acquisition, boolean cohorts) {
+		if (!cohorts) {
+			acquisition.keepOutOfCohorts();
+		}
+		return acquisition;
 	}
 
 	/**
 	 * Acquire again a lock the caller holds under a cohort: as the cohort's owner, which
-	 * Redis records, and as a re-entry (docs/design/cohorting.md, rule 7). While it runs,
-	 * no pass. A grant of the cohort's hold belongs to the cohort and shows the holder's
-	 * token; one of another token, or none, means the cohort's hold is gone, and the
-	 * cohort ends (rule 8).
+	 * Redis records, and as a re-entry (docs/design/cohorting.md, rule 7), counted as in
+	 * flight from the check to its grant ({@link Cohort#tryReenter}), so that no pass
+	 * falls between. A grant of the cohort's hold is one more local hold of the cohort
+	 * and shows the holder's token. Any other end means the cohort's hold is gone, and
+	 * the cohort ends (rule 8); a new hold taken under its owner becomes the lock's
+	 * cohort, passing nothing, so that the caller's re-entries still find their owner.
 	 */
-	private Grant reenter(LockSpec spec, Cohort holding) {
-		holding.reentrySending();
-		boolean answered = false;
+	private Grant reenter(LockSpec spec, String caller, Cohort holding) {
 		Grant grant;
 		try {
-			grant = acquire(spec, holding.owner(), true);
-			answered = true;
+			grant = acquire(spec, holding.owner(), true, false);
 		}
-		catch (LockTimeoutException ex) {
-			answered = true;
-			this.lines.cohortEnded(spec, holding);
+		catch (RuntimeException ex) {
+			holding.reentryEnded(ex instanceof LockTimeoutException);
+			this.lines.cohortEnded(spec.lockKey(), holding);
 			throw ex;
 		}
-		finally {
-			holding.reentryEnded(answered);
-		}
 		if (grant.token() != holding.firstToken()) {
-			this.lines.cohortEnded(spec, holding);
-			return grant;
+			holding.reentryEnded(true);
+			this.lines.cohortEnded(spec.lockKey(), holding);
+			Cohort adopted = this.lines.cohorts()
+				.adopt(spec.lockKey(), grant.owner(), grant.token(), grant.sentNanos(),
+						new LeaseEnd(grant.sentNanos(), spec.leaseMillis()));
+			adopted.openedBy(caller, null);
+			return grant.openedCohort(adopted);
 		}
 		holding.leaseEnd().confirmed(grant.sentNanos(), spec.leaseMillis());
+		holding.reentered();
 		return new Grant(spec, grant.owner(), grant.token(), grant.hold(), grant.sentNanos(), grant.waited(),
 				grant.waitedFor(), grant.attempts(), holding.shownToken(), holding);
 	}

@@ -24,6 +24,13 @@ final class CallerWait<G> implements Completion<G> {
 	 */
 	static final long GRACE_NANOS = TimeUnit.SECONDS.toNanos(10);
 
+	/**
+	 * How long a caller whose cancel came after its acquisition ended waits for the
+	 * ending thread to complete it: that thread does so as soon as it leaves the state
+	 * lock.
+	 */
+	private static final long END_HEARD_NANOS = TimeUnit.SECONDS.toNanos(1);
+
 	private final CallerRunsPort port;
 
 	private volatile @Nullable G won;
@@ -84,15 +91,17 @@ final class CallerWait<G> implements Completion<G> {
 		try {
 			run.start();
 			long bound = (waitNanos < 0 || restarts) ? -1 : waitNanos + GRACE_NANOS;
-			if (!this.port.runUntil(() -> this.done, bound)) {
-				run.cancel();
+			if (!this.port.runUntil(() -> this.done, bound) && (run.cancel() || !endHeard())) {
 				throw new LockAccessException(name, "the acquisition did not end within its wait time", null);
 			}
 		}
 		catch (InterruptedException ex) {
-			run.cancel();
 			Thread.currentThread().interrupt();
-			throw new LockInterruptedException(name, ex);
+			if (run.cancel() || !endHeard()) {
+				throw new LockInterruptedException(name, ex);
+			}
+			// It ended first: a grant is the caller's, as nothing else would release it
+			// (a pass completes on the releasing thread). The interrupt stays set.
 		}
 		finally {
 			// After a Redis failure nothing more is waited for: a Redis that does not
@@ -100,6 +109,19 @@ final class CallerWait<G> implements Completion<G> {
 			this.port.detach(!(this.error instanceof LockAccessException), leaveBy(start, restarts ? -1 : waitNanos));
 		}
 		return result(name);
+	}
+
+	/**
+	 * Wait for the completion of an acquisition that ended, which its ending thread is
+	 * about to make, if it is not made yet.
+	 * @return whether it came
+	 */
+	private boolean endHeard() {
+		long end = System.nanoTime() + END_HEARD_NANOS;
+		while (!this.done && System.nanoTime() - end < 0) {
+			Thread.onSpinWait();
+		}
+		return this.done;
 	}
 
 	private G result(LockName name) {

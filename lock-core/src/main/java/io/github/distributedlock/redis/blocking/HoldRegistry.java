@@ -227,24 +227,6 @@ public final class HoldRegistry implements AutoCloseable {
 	}
 
 	/**
-	 * Return whether the handle is the only one of its Redis owner on its lock that is
-	 * neither released nor lost: for a cohort's owner, its holder's last local hold,
-	 * which alone may pass (docs/design/cohorting.md, rule 4).
-	 */
-	boolean isLastHold(RedisLockHandle handle) {
-		OwnerHolds<RedisLockHandle> current = this.holds.get(key(handle));
-		if (current == null) {
-			return false;
-		}
-		for (RedisLockHandle other : current.handles()) {
-			if (other != handle && !other.hold().isReleased() && !other.hold().isLost()) {
-				return false;
-			}
-		}
-		return current.handles().contains(handle);
-	}
-
-	/**
 	 * Drop a handle whose release was sent.
 	 * @param result the release script's reply, or {@link LockHold#UNKNOWN}
 	 */

@@ -68,7 +68,9 @@ public final class MultiLocking {
 			for (LockSpec spec : specs) {
 				Grant grant;
 				try {
-					grant = this.acquisitions.acquire(spec.withWaitNanos(deadline.remainingBudgetNanos()), owner);
+					// No lock of a multi-lock takes part in a cohort (cohorting.md).
+					grant = this.acquisitions.acquire(spec.withWaitNanos(deadline.remainingBudgetNanos()), owner,
+							false);
 				}
 				catch (LockTimeoutException timeout) {
 					// Timed from the start of the multi-lock, not of this lock.

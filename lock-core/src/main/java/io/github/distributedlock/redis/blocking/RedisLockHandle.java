@@ -99,8 +99,7 @@ public final class RedisLockHandle extends HoldView implements LockHandle, Owner
 	@Override
 	public void close() {
 		if (!this.hold.isReleased()) {
-			boolean last = this.hold.grant().cohort() != null && this.registry.isLastHold(this);
-			await((done) -> this.hold.release(this.port.here(), last, done));
+			await((done) -> this.hold.release(this.port.here(), done));
 		}
 	}
 

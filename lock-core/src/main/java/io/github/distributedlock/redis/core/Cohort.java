@@ -45,6 +45,12 @@ public final class Cohort {
 
 	private long shownToken;
 
+	// The holder's live local holds: the passed or opening one, and its re-entries.
+	private int localHolds = 1;
+
+	// The id of the local line whose head opened it, which its end wakes.
+	private @Nullable String line;
+
 	/**
 	 * @param number the cohort's number in its template, which its end signal carries
 	 * @param owner the cohort owner Redis records (rule 1)
@@ -89,9 +95,16 @@ public final class Cohort {
 	/**
 	 * Name the caller that opened the cohort as its holder, before its grant completes.
 	 * @param caller the caller's own owner
+	 * @param line the id of the local line it waited in, or {@code null}
 	 */
-	public synchronized void openedBy(String caller) {
+	public synchronized void openedBy(String caller, @Nullable String line) {
 		this.holder = caller;
+		this.line = line;
+	}
+
+	/** Return the id of the local line whose head opened the cohort, or {@code null}. */
+	public synchronized @Nullable String line() {
+		return this.line;
 	}
 
 	/**
@@ -102,6 +115,47 @@ public final class Cohort {
 		return caller.equals(this.holder);
 	}
 
+	/**
+	 * Start a re-entry of the caller under the cohort's owner, if it holds the cohort
+	 * now: the check and the count in one step, so that no pass falls between them (rule
+	 * 7). Followed by {@link #reentered} or {@link #reentryEnded}.
+	 * @return whether it holds the cohort, and so re-enters it
+	 */
+	public synchronized boolean tryReenter(String caller) {
+		if (!caller.equals(this.holder)) {
+			return false;
+		}
+		this.reentriesInFlight++;
+		return true;
+	}
+
+	/**
+	 * A re-entry was granted the cohort's hold: one more local hold of the holder,
+	 * counted in the same step as the re-entry's end, so that no release in between takes
+	 * the other hold for the last.
+	 */
+	public synchronized void reentered() {
+		if (this.reentriesInFlight == 0) {
+			this.ended = true;
+			return;
+		}
+		this.reentriesInFlight--;
+		this.localHolds++;
+	}
+
+	/**
+	 * A hold of the holder is being released: count it out if others are left, or say it
+	 * is the last, which passes or ends the cohort.
+	 * @return whether it is the holder's last local hold
+	 */
+	public synchronized boolean releasing() {
+		if (this.localHolds > 1) {
+			this.localHolds--;
+			return false;
+		}
+		return true;
+	}
+
 	/** Return the token the current holder shows, which its re-entries show too. */
 	public synchronized long shownToken() {
 		return this.shownToken;
@@ -110,6 +164,7 @@ public final class Cohort {
 	/** The holder's last local hold went through Redis: nobody holds the cohort now. */
 	public synchronized void holderLeft() {
 		this.holder = null;
+		this.localHolds = 0;
 		this.ended = true;
 	}
 
@@ -139,7 +194,7 @@ public final class Cohort {
 		if (this.leaseEnd.nanos() - nowNanos <= 0) {
 			return Refusal.LEASE_OVER;
 		}
-		if (this.reentriesInFlight > 0) {
+		if (this.reentriesInFlight > 0 || this.localHolds != 1) {
 			return Refusal.REENTRY_IN_FLIGHT;
 		}
 		if (minimumHoldLeftMillis > 0) {
@@ -167,13 +222,6 @@ public final class Cohort {
 		this.holder = next;
 		this.shownToken = this.firstToken + this.holders - 1;
 		return new Pass(Refusal.NONE, this.shownToken);
-	}
-
-	/**
-	 * Note a re-entry attempt of the cohort owner sent (rule 7), which may add a hold.
-	 */
-	public synchronized void reentrySending() {
-		this.reentriesInFlight++;
 	}
 
 	/**
@@ -239,7 +287,9 @@ public final class Cohort {
 		/** The lease is over by the local clock. */
 		LEASE_OVER,
 
-		/** A re-entry attempt of the cohort owner is in flight. */
+		/**
+		 * A re-entry of the holder is in flight, or another of its local holds is left.
+		 */
 		REENTRY_IN_FLIGHT,
 
 		/**

@@ -232,12 +232,14 @@ public abstract class AcquisitionRun<G> {
 	/**
 	 * Stop acquiring: at once while no attempt is in flight; otherwise the attempt's
 	 * reply ends it, releasing what it grants. Its completion hears nothing more.
+	 * @return whether it stopped a running acquisition; if not, it had ended, and its
+	 * completion hears (or heard) of the end, a grant included
 	 */
-	public final void cancel() {
+	public final boolean cancel() {
 		boolean inFlight;
 		synchronized (this) {
 			if (this.state != State.RUNNING) {
-				return;
+				return this.state == State.CANCELLED;
 			}
 			this.state = State.CANCELLED;
 			inFlight = this.inFlight;
@@ -245,6 +247,7 @@ public abstract class AcquisitionRun<G> {
 		if (!inFlight) {
 			end(false);
 		}
+		return true;
 	}
 
 	/**

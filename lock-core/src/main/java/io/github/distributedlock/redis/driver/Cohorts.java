@@ -82,40 +82,65 @@ public final class Cohorts {
 		long number = this.numbers.incrementAndGet();
 		Opening[] pinned = new Opening[1];
 		this.locks.compute(lockKey, (key, existing) -> {
-			Entry entry = (existing != null) ? existing : new Entry(number);
+			Entry entry = (existing != null) ? existing : new Entry();
 			entry.pins++;
-			pinned[0] = new Opening(lockKey, number, entry.id, entry.losses);
+			pinned[0] = new Opening(lockKey, number, entry.losses);
 			return entry;
 		});
 		return pinned[0];
 	}
 
 	/**
-	 * Open the cohort of an opening that Redis granted, unless a line of the lock heard a
-	 * loss since it was pinned, another cohort of the lock is open, or Redis granted one
-	 * token only. The pin goes either way; an opening settles once, by this or
-	 * {@link #unpin}.
-	 * @return the cohort, or {@code null}: the hold then passes to nobody
+	 * Open the cohort of an opening that Redis granted, and unpin it. It passes nothing
+	 * if a line of the lock heard a loss since it was pinned or Redis granted one token;
+	 * it is the lock's cohort either way, so that its holder's re-entries find their
+	 * owner (rule 7). A cohort it replaces passes no more: Redis granted the lock, so
+	 * that one's hold is gone.
+	 * @return the cohort, or {@code null} if the opening settled already
 	 */
 	public @Nullable Cohort open(Opening opening, String owner, long firstToken, int block, long sentNanos,
 			long timeLimitNanos, LeaseEnd leaseEnd) {
 		if (!opening.settle()) {
 			return null;
 		}
-		Cohort[] opened = new Cohort[1];
-		this.locks.computeIfPresent(opening.lockKey(), (key, entry) -> {
-			if (entry.id != opening.entry()) {
-				// Its entry went (unpinned before): a newer one is not its to touch.
-				return entry;
+		Cohort cohort = new Cohort(opening.number(), owner, firstToken, block, sentNanos, timeLimitNanos, leaseEnd);
+		this.locks.compute(opening.lockKey(), (key, existing) -> {
+			Entry entry = (existing != null) ? existing : new Entry();
+			if (entry.losses != opening.losses()) {
+				cohort.lost();
 			}
-			if (entry.losses == opening.losses() && entry.cohort == null && block > 1) {
-				entry.cohort = new Cohort(opening.number(), owner, firstToken, block, sentNanos, timeLimitNanos,
-						leaseEnd);
-				opened[0] = entry.cohort;
+			else if (block < 2) {
+				cohort.end();
 			}
-			return unpinned(entry);
+			replace(entry, cohort);
+			entry.pins = Math.max(0, entry.pins - 1);
+			return entry;
 		});
-		return opened[0];
+		return cohort;
+	}
+
+	/**
+	 * Make a hold its owner took again, under an ended cohort's owner, the lock's cohort:
+	 * it passes nothing, but its holder's re-entries find their owner (rule 7).
+	 * @return the cohort
+	 */
+	public Cohort adopt(String lockKey, String owner, long token, long sentNanos, LeaseEnd leaseEnd) {
+		Cohort cohort = new Cohort(this.numbers.incrementAndGet(), owner, token, 1, sentNanos, 0, leaseEnd);
+		cohort.end();
+		this.locks.compute(lockKey, (key, existing) -> {
+			Entry entry = (existing != null) ? existing : new Entry();
+			replace(entry, cohort);
+			return entry;
+		});
+		return cohort;
+	}
+
+	private static void replace(Entry entry, Cohort cohort) {
+		Cohort replaced = entry.cohort;
+		if (replaced != null) {
+			replaced.lost();
+		}
+		entry.cohort = cohort;
 	}
 
 	/** Drop the pin of an opening that got no grant; nothing if it settled already. */
@@ -123,8 +148,7 @@ public final class Cohorts {
 		if (!opening.settle()) {
 			return;
 		}
-		this.locks.computeIfPresent(opening.lockKey(),
-				(key, entry) -> (entry.id == opening.entry()) ? unpinned(entry) : entry);
+		this.locks.computeIfPresent(opening.lockKey(), (key, entry) -> unpinned(entry));
 	}
 
 	/** Return the lock's open cohort, if any. */
@@ -165,7 +189,7 @@ public final class Cohorts {
 	}
 
 	private static @Nullable Entry unpinned(Entry entry) {
-		entry.pins--;
+		entry.pins = Math.max(0, entry.pins - 1);
 		return (entry.pins == 0 && entry.cohort == null) ? null : entry;
 	}
 
@@ -178,17 +202,14 @@ public final class Cohorts {
 
 		private final long number;
 
-		// The id of the lock's entry it pinned, and the losses heard when it did.
-		private final long entry;
-
+		// The losses the lock's lines had heard when it pinned.
 		private final long losses;
 
 		private final AtomicBoolean settled = new AtomicBoolean();
 
-		Opening(String lockKey, long number, long entry, long losses) {
+		Opening(String lockKey, long number, long losses) {
 			this.lockKey = lockKey;
 			this.number = number;
-			this.entry = entry;
 			this.losses = losses;
 		}
 
@@ -199,10 +220,6 @@ public final class Cohorts {
 		/** Return the number of the cohort it may open, for its owner. */
 		public long number() {
 			return this.number;
-		}
-
-		long entry() {
-			return this.entry;
 		}
 
 		long losses() {
@@ -221,19 +238,11 @@ public final class Cohorts {
 	 */
 	private static final class Entry {
 
-		// The number of the opening that made it: another entry of the same lock, made
-		// after this one went, is not this one.
-		final long id;
-
 		int pins;
 
 		long losses;
 
 		volatile @Nullable Cohort cohort;
-
-		Entry(long id) {
-			this.id = id;
-		}
 
 	}
 

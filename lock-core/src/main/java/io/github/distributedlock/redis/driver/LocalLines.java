@@ -86,6 +86,7 @@ public final class LocalLines implements CohortRelease {
 			}
 			return;
 		}
+		RuntimeException failed = null;
 		synchronized (line) {
 			if (line.hasSubscription()) {
 				return;
@@ -114,22 +115,26 @@ public final class LocalLines implements CohortRelease {
 				}
 
 			};
-			LockPort.Cancellable subscription;
+			LockPort.Cancellable subscription = null;
 			try {
 				subscription = this.port.listen(spec.waitMode().channels(), listener);
 			}
 			catch (RuntimeException ex) {
 				// The port cannot subscribe at all (its container destroyed, say): the
 				// waiters are bounded as without messages; a later waiter tries again.
-				lost(line, ex);
-				return;
+				// Told below, outside the line's lock, which a callback into an
+				// acquisition must not hold (lock order: acquisition, then line).
+				failed = ex;
 			}
-			if (lost[0]) {
+			if (subscription != null && lost[0]) {
 				subscription.cancel();
 			}
-			else {
+			else if (subscription != null) {
 				line.subscription(subscription);
 			}
+		}
+		if (failed != null) {
+			lost(line, failed);
 		}
 	}
 
@@ -199,9 +204,10 @@ public final class LocalLines implements CohortRelease {
 	 * reached nobody. No further pass, and the head of the line that opened it attempts.
 	 * Called with no lock held (lock order: line, then the map, then the cohort).
 	 */
-	public void cohortEnded(LockSpec spec, Cohort ended) {
-		this.cohorts.ended(spec.lockKey(), ended);
-		LocalLine line = this.lines.get(spec.queueId());
+	public void cohortEnded(String lockKey, Cohort ended) {
+		this.cohorts.ended(lockKey, ended);
+		String id = ended.line();
+		LocalLine line = (id != null) ? this.lines.get(id) : null;
 		if (line != null) {
 			line.cohortEnded(ended);
 		}
@@ -213,7 +219,8 @@ public final class LocalLines implements CohortRelease {
 		if (cohort == null) {
 			return false;
 		}
-		LocalLine line = this.lines.get(releasing.spec().queueId());
+		String id = cohort.line();
+		LocalLine line = (id != null) ? this.lines.get(id) : null;
 		return line != null && line.cohort() == cohort && line.pass(cohort, releasing, minimumHoldLeftMillis);
 	}
 
@@ -221,7 +228,7 @@ public final class LocalLines implements CohortRelease {
 	public void ended(Grant grant) {
 		Cohort cohort = grant.cohort();
 		if (cohort != null) {
-			cohortEnded(grant.spec(), cohort);
+			cohortEnded(grant.spec().lockKey(), cohort);
 		}
 	}
 

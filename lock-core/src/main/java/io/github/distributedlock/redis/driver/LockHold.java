@@ -164,25 +164,17 @@ public final class LockHold {
 	 * if the hold was gone or taken, or the port's failure
 	 */
 	public void release(LockPort port, Completion<Long> done) {
-		release(port, false, done);
-	}
-
-	/**
-	 * Release the hold as {@link #release(LockPort, Completion)} does; the last local
-	 * hold of a cohort's holder is passed in memory to a head asleep under the cohort if
-	 * it may be (rule 4), and otherwise ends the cohort once its release is answered.
-	 * @param last whether it is its holder's last local hold under the cohort: a pass of
-	 * any other would leave a hold of the same owner behind in Redis
-	 */
-	public void release(LockPort port, boolean last, Completion<Long> done) {
 		if (!this.released.compareAndSet(false, true)) {
 			done.granted(0L);
 			return;
 		}
 		LockSpec spec = spec();
 		long keepMillis = this.life.minimumHoldLeftMillis(port.nanoTime());
+		// The last local hold of a cohort's holder passes in memory, if it may (rule 4),
+		// or ends the cohort once its release is answered; a pass of any other would
+		// leave a hold of the same owner in Redis.
 		Cohort cohort = this.grant.cohort();
-		boolean ending = cohort != null && last && this.cohorts != null;
+		boolean ending = cohort != null && this.cohorts != null && cohort.releasing();
 		if (ending && this.cohorts.pass(this.grant, keepMillis)) {
 			// The Redis hold lives on, for the next holder.
 			this.events.released(this, 1);
@@ -199,8 +191,9 @@ public final class LockHold {
 		port.run(name(), "release", call, LockPort.Reply.of((reply) -> {
 			long result = number(reply);
 			this.events.released(this, result);
-			if (ending) {
-				this.cohorts.ended(this.grant);
+			if (ending || result == 0) {
+				// Its release, or no hold of the cohort's owner left in Redis.
+				endCohort();
 			}
 			if (result < 0) {
 				markLost(true);
@@ -216,7 +209,7 @@ public final class LockHold {
 			}
 			this.events.released(this, UNKNOWN);
 			if (ending) {
-				this.cohorts.ended(this.grant);
+				endCohort();
 			}
 			done.failed(error);
 		}));

@@ -38,6 +38,9 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 	// The caller's own owner, which a cohort it opens names as its holder.
 	private final String caller;
 
+	// Whether it may open a cohort or take a pass: guarded by the state lock.
+	private boolean cohorts = true;
+
 	// The pin of the cohort its attempts may open (docs/design/cohorting.md, rule 1),
 	// settled once: by the grant that opens it, or at the end. Guarded by the state lock.
 	private Cohorts.@Nullable Opening opening;
@@ -54,6 +57,14 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 		this.handOff = handOff;
 		this.caller = owner;
 		this.waiting = new Waiting(new Acquisition(spec, owner, holdsIt, commands.port()), handOff);
+	}
+
+	/**
+	 * Keep this acquisition out of cohorts: it opens none and takes no pass, as a lock of
+	 * a multi-lock (docs/design/cohorting.md). Called before {@link #start}.
+	 */
+	public synchronized void keepOutOfCohorts() {
+		this.cohorts = false;
 	}
 
 	/**
@@ -180,8 +191,12 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 		if (cohort == null) {
 			return grant;
 		}
-		cohort.openedBy(this.caller);
-		joined.cohortOpened(cohort);
+		// The lock's cohort even if it passes nothing: the holder's re-entries need its
+		// owner.
+		cohort.openedBy(this.caller, joined.id());
+		if (!cohort.isEnded()) {
+			joined.cohortOpened(cohort);
+		}
 		return grant.openedCohort(cohort);
 	}
 
@@ -254,7 +269,7 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 	 * fall between the read and the sleep.
 	 */
 	private void underCohort(LocalLine joined) {
-		if (!this.waiting.isHead()) {
+		if (!this.waiting.isHead() || !this.cohorts) {
 			return;
 		}
 		Cohort holding = joined.cohort();
@@ -273,8 +288,9 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 	private void mayOpen(LocalLine joined) {
 		Cohorts cohorts = this.lines.cohorts();
 		Acquisition acquisition = this.waiting.acquisition();
-		if (this.opening != null || !Cohorts.mayOpen(this.spec, this.handOff, acquisition.owner(), cohorts.limits(),
-				joined.hasWaitersBehind())) {
+		// A line not yet subscribed may have missed a loss.
+		if (!this.cohorts || this.opening != null || !joined.isSubscribed() || !Cohorts.mayOpen(this.spec, this.handOff,
+				acquisition.owner(), cohorts.limits(), joined.hasWaitersBehind())) {
 			return;
 		}
 		Cohorts.Opening pinned = cohorts.pin(this.spec.lockKey());

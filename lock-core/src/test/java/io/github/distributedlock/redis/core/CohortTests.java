@@ -68,16 +68,39 @@ class CohortTests {
 	@Test
 	void noPassWhileAReentryIsInFlightAndNoneAfterOneWithoutAReply() {
 		Cohort cohort = cohort(16);
-		cohort.reentrySending();
+		assertThat(cohort.tryReenter("caller-1")).as("before anyone holds it").isFalse();
+		cohort.openedBy("caller-1", "line");
+		assertThat(cohort.tryReenter("caller-2")).as("not the holder").isFalse();
+		assertThat(cohort.mayPass(0, 0)).isEqualTo(Cohort.Refusal.NONE);
+		assertThat(cohort.tryReenter("caller-1")).isTrue();
 		assertThat(cohort.mayPass(0, 0)).isEqualTo(Cohort.Refusal.REENTRY_IN_FLIGHT);
 		cohort.reentryEnded(true);
 		assertThat(cohort.mayPass(0, 0)).isEqualTo(Cohort.Refusal.NONE);
-		cohort.reentrySending();
+		cohort.tryReenter("caller-1");
 		cohort.reentryEnded(false);
 		assertThat(cohort.mayPass(0, 0)).isEqualTo(Cohort.Refusal.ENDED);
 		Cohort unmatched = cohort(16);
 		unmatched.reentryEnded(true);
 		assertThat(unmatched.mayPass(0, 0)).as("an end with no send").isEqualTo(Cohort.Refusal.ENDED);
+	}
+
+	@Test
+	void aGrantedReentryIsOneMoreLocalHoldAndOnlyTheLastMayPass() {
+		Cohort cohort = cohort(16);
+		cohort.openedBy("caller-1", "line");
+		cohort.tryReenter("caller-1");
+		cohort.reentered();
+		assertThat(cohort.mayPass(0, 0)).as("two local holds").isEqualTo(Cohort.Refusal.REENTRY_IN_FLIGHT);
+		assertThat(cohort.releasing()).as("the first release").isFalse();
+		assertThat(cohort.mayPass(0, 0)).isEqualTo(Cohort.Refusal.NONE);
+		assertThat(cohort.releasing()).as("the last").isTrue();
+		assertThat(cohort.pass(0, 0, "caller-2").passed()).isTrue();
+		assertThat(cohort.isHeldBy("caller-2")).isTrue();
+		assertThat(cohort.tryReenter("caller-1")).as("the holder before").isFalse();
+		assertThat(cohort.releasing()).as("the next holder's only hold").isTrue();
+		cohort.holderLeft();
+		assertThat(cohort.isHeldBy("caller-2")).isFalse();
+		assertThat(cohort.mayPass(0, 0)).isEqualTo(Cohort.Refusal.ENDED);
 	}
 
 	@Test

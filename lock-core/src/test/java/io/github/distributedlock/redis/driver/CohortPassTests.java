@@ -124,13 +124,63 @@ class CohortPassTests {
 	}
 
 	@Test
+	void theHeadWokenByTheCohortsEndOpensTheNextOneWhenAWaiterIsBehindIt() {
+		Outcome opener = twoInLineBehindAHolder();
+		start("owner-4");
+		this.port.reply(3, List.of(1L, 600L, 16L));
+		Cohort cohort = opener.granted.cohort();
+		assertThat(this.port.runs).hasSize(4);
+		this.lines.cohortEnded(this.spec.lockKey(), cohort);
+		assertThat(this.lines.cohorts().current(this.spec.lockKey())).isNull();
+		assertThat(this.port.runs).as("the woken head attempts").hasSize(5);
+		assertThat(this.port.runs.get(4).call().argv().get(0)).isEqualTo("instance:cohort:2");
+		assertThat(this.port.runs.get(4).call().argv()).last().isEqualTo("16");
+	}
+
+	@Test
+	void anAcquisitionKeptOutOfCohortsNeitherOpensNorSleepsUnderOne() {
+		useCohorts();
+		start("owner-1");
+		this.port.reply(0, List.of(0L, 3L, 500L));
+		Outcome kept = new Outcome();
+		kept.acquisition = new SingleAcquisition(this.spec, "owner-2", false, true, this.commands, this.lines,
+				Completion.of((grant) -> kept.granted = grant, (error) -> kept.error = error));
+		kept.acquisition.keepOutOfCohorts();
+		this.waiters.add(kept);
+		kept.acquisition.start();
+		this.port.reply(1, List.of(0L, 3L, 500L));
+		this.port.listeners.get(0).subscribed();
+		start("owner-3");
+		this.port.reply(2, List.of(1L, 550L));
+		assertThat(this.port.runs).hasSize(4);
+		assertThat(this.port.runs.get(3).call().argv().get(0)).as("no cohort owner").isEqualTo("owner-2");
+		this.port.reply(3, List.of(1L, 560L));
+		assertThat(kept.granted.cohort()).isNull();
+		assertThat(this.port.runs).as("the next head's attempt").hasSize(5);
+		this.port.reply(4, List.of(1L, 570L));
+		Cohorts.Opening opening = this.lines.cohorts().pin(this.spec.lockKey());
+		Cohort other = this.lines.cohorts()
+			.open(opening, COHORT_OWNER, 700, 16, this.port.now, 20 * MS, new LeaseEnd(this.port.now, 30_000));
+		line().cohortOpened(other);
+		Outcome late = new Outcome();
+		late.acquisition = new SingleAcquisition(this.spec, "owner-5", false, true, this.commands, this.lines,
+				Completion.of((grant) -> late.granted = grant, (error) -> late.error = error));
+		late.acquisition.keepOutOfCohorts();
+		int sent = this.port.runs.size();
+		late.acquisition.start();
+		assertThat(this.port.runs).as("it attempts under the cohort").hasSize(sent + 1);
+	}
+
+	@Test
 	void aGrantOfOneTokenOpensNothing() {
 		Outcome opener = twoInLineBehindAHolder();
 		this.port.reply(3, List.of(1L, 600L));
-		assertThat(opener.granted.cohort()).isNull();
+		Cohort single = opener.granted.cohort();
+		assertThat(single.isEnded()).as("passes nothing").isTrue();
+		assertThat(single.isHeldBy("owner-2")).as("but routes its holder's re-entries").isTrue();
+		assertThat(this.lines.cohorts().current(this.spec.lockKey())).isSameAs(single);
 		assertThat(line().cohort()).isNull();
 		assertThat(this.port.runs).as("the next head attempts").hasSize(5);
-		assertThat(this.lines.cohorts().size()).isZero();
 	}
 
 	@Test
@@ -138,8 +188,8 @@ class CohortPassTests {
 		Outcome opener = twoInLineBehindAHolder();
 		this.port.listeners.get(0).message("forced".getBytes(StandardCharsets.US_ASCII));
 		this.port.reply(3, List.of(1L, 600L, 16L));
-		assertThat(opener.granted.cohort()).isNull();
-		assertThat(this.lines.cohorts().size()).isZero();
+		assertThat(opener.granted.cohort().mayPass(this.port.now, 0)).isEqualTo(Cohort.Refusal.LOSS_HEARD);
+		assertThat(line().cohort()).isNull();
 	}
 
 	@Test

@@ -49,15 +49,18 @@ class CohortsTests {
 	}
 
 	@Test
-	void aLossHeardBetweenTheSendAndTheGrantRefusesTheCohort() {
+	void aLossHeardBetweenTheSendAndTheGrantOpensACohortThatPassesNothing() {
 		Cohorts.Opening opening = this.cohorts.pin(LOCK);
 		this.cohorts.lost(LOCK);
-		assertThat(open(opening)).isNull();
+		Cohort refused = open(opening);
+		assertThat(refused.mayPass(0, 0)).isEqualTo(Cohort.Refusal.LOSS_HEARD);
+		assertThat(this.cohorts.current(LOCK)).as("still the lock's, for its re-entries").isSameAs(refused);
+		this.cohorts.ended(LOCK, refused);
 		assertThat(this.cohorts.size()).as("entries left").isZero();
 		// A loss of a lock nobody pinned leaves nothing behind.
 		this.cohorts.lost(LOCK);
 		assertThat(this.cohorts.size()).isZero();
-		assertThat(open(this.cohorts.pin(LOCK))).as("a later opening").isNotNull();
+		assertThat(open(this.cohorts.pin(LOCK)).mayPass(0, 0)).as("a later opening").isEqualTo(Cohort.Refusal.NONE);
 	}
 
 	@Test
@@ -70,14 +73,30 @@ class CohortsTests {
 	}
 
 	@Test
-	void oneCohortPerLockAtATime() {
+	void aLaterGrantReplacesTheLocksCohortWhichPassesNoMore() {
 		Cohorts.Opening first = this.cohorts.pin(LOCK);
 		Cohorts.Opening second = this.cohorts.pin(LOCK);
 		assertThat(second.number()).isGreaterThan(first.number());
 		Cohort cohort = open(first);
-		assertThat(open(second)).isNull();
-		assertThat(this.cohorts.current(LOCK)).isSameAs(cohort);
+		Cohort later = open(second);
+		assertThat(cohort.mayPass(0, 0)).as("Redis granted the lock again: its hold is gone")
+			.isEqualTo(Cohort.Refusal.LOSS_HEARD);
+		assertThat(this.cohorts.current(LOCK)).isSameAs(later);
 		this.cohorts.ended(LOCK, cohort);
+		assertThat(this.cohorts.current(LOCK)).as("an older cohort's end").isSameAs(later);
+		this.cohorts.ended(LOCK, later);
+		assertThat(this.cohorts.size()).isZero();
+	}
+
+	@Test
+	void anAdoptedHoldIsTheLocksCohortAndPassesNothing() {
+		Cohort open = open(this.cohorts.pin(LOCK));
+		Cohort adopted = this.cohorts.adopt(LOCK, "instance:cohort:1", 2_000, 0, new LeaseEnd(0, 60_000));
+		assertThat(open.mayPass(0, 0)).isEqualTo(Cohort.Refusal.LOSS_HEARD);
+		assertThat(adopted.mayPass(0, 0)).isEqualTo(Cohort.Refusal.ENDED);
+		assertThat(adopted.number()).isGreaterThan(open.number());
+		assertThat(this.cohorts.current(LOCK)).isSameAs(adopted);
+		this.cohorts.ended(LOCK, adopted);
 		assertThat(this.cohorts.size()).isZero();
 	}
 
@@ -88,7 +107,7 @@ class CohortsTests {
 		assertThat(this.cohorts.size()).isZero();
 		Cohorts.Opening fresh = this.cohorts.pin(LOCK);
 		Cohorts.Opening other = this.cohorts.pin(LOCK);
-		assertThat(open(stale)).isNull();
+		assertThat(open(stale)).as("settled").isNull();
 		this.cohorts.unpin(stale);
 		Cohort cohort = open(fresh);
 		assertThat(cohort).isNotNull();
@@ -102,11 +121,12 @@ class CohortsTests {
 	}
 
 	@Test
-	void aGrantOfOneTokenOpensNoCohort() {
+	void aGrantOfOneTokenOpensACohortThatPassesNothing() {
 		Cohorts.Opening opening = this.cohorts.pin(LOCK);
-		assertThat(this.cohorts.open(opening, "instance:cohort:1", 1_000, 1, 0, 20_000_000, new LeaseEnd(0, 60_000)))
-			.isNull();
-		assertThat(this.cohorts.size()).isZero();
+		Cohort single = this.cohorts.open(opening, "instance:cohort:1", 1_000, 1, 0, 20_000_000,
+				new LeaseEnd(0, 60_000));
+		assertThat(single.mayPass(0, 0)).isEqualTo(Cohort.Refusal.ENDED);
+		assertThat(this.cohorts.current(LOCK)).isSameAs(single);
 	}
 
 	@Test
