@@ -100,7 +100,9 @@ public final class BlockingAcquisitions implements AutoCloseable {
 		}
 		catch (RuntimeException ex) {
 			holding.reentryEnded(ex instanceof LockTimeoutException);
-			this.lines.cohortEnded(spec.lockKey(), holding);
+			// No pass from now on; the cohort stays the lock's while its holder's other
+			// holds live, so that their re-entries still find their owner.
+			this.lines.stopPasses(spec.lockKey(), holding);
 			throw ex;
 		}
 		if (grant.token() != holding.firstToken()) {

@@ -2,6 +2,7 @@ package io.github.distributedlock.redis.blocking;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockInterruptedException;
@@ -27,9 +28,10 @@ final class CallerWait<G> implements Completion<G> {
 	/**
 	 * How long a caller whose cancel came after its acquisition ended waits for the
 	 * ending thread to complete it: that thread does so as soon as it leaves the state
-	 * lock.
+	 * lock, so only a pause of that thread (a collection, an overloaded machine) takes
+	 * long.
 	 */
-	private static final long END_HEARD_NANOS = TimeUnit.SECONDS.toNanos(1);
+	private static final long END_HEARD_NANOS = GRACE_NANOS;
 
 	private final CallerRunsPort port;
 
@@ -96,8 +98,11 @@ final class CallerWait<G> implements Completion<G> {
 			}
 		}
 		catch (InterruptedException ex) {
+			// Waited for before the interrupt is set again, which would cut the wait
+			// short.
+			boolean ended = !run.cancel() && endHeard();
 			Thread.currentThread().interrupt();
-			if (run.cancel() || !endHeard()) {
+			if (!ended) {
 				throw new LockInterruptedException(name, ex);
 			}
 			// It ended first: a grant is the caller's, as nothing else would release it
@@ -119,7 +124,7 @@ final class CallerWait<G> implements Completion<G> {
 	private boolean endHeard() {
 		long end = System.nanoTime() + END_HEARD_NANOS;
 		while (!this.done && System.nanoTime() - end < 0) {
-			Thread.onSpinWait();
+			LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(10));
 		}
 		return this.done;
 	}

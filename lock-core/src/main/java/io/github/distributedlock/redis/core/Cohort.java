@@ -149,8 +149,9 @@ public final class Cohort {
 	 * @return whether it is the holder's last local hold
 	 */
 	public synchronized boolean releasing() {
-		if (this.localHolds > 1) {
-			this.localHolds--;
+		if (this.localHolds > 1 || this.reentriesInFlight > 0) {
+			// Another hold is left, or may be about to be: a re-entry in flight.
+			this.localHolds = Math.max(0, this.localHolds - 1);
 			return false;
 		}
 		return true;
@@ -239,6 +240,14 @@ public final class Cohort {
 		if (!answered) {
 			this.ended = true;
 		}
+	}
+
+	/**
+	 * Return whether the holder has no local hold left under the cohort, nor a re-entry
+	 * in flight: then nothing routes to it any more, and it may be forgotten.
+	 */
+	public synchronized boolean isUnheld() {
+		return this.localHolds == 0 && this.reentriesInFlight == 0;
 	}
 
 	/** End the cohort: no further pass (rules 8 and 9). */

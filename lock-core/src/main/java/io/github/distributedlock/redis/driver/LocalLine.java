@@ -162,10 +162,14 @@ public final class LocalLine {
 		this.cohort = opened;
 	}
 
-	/** Return the cohort this line's head opened, while it may still pass. */
+	/**
+	 * Return the cohort this line's head opened, while it may still pass: not ended, and
+	 * its lease not over (a hold nobody released or renewed).
+	 */
 	synchronized @Nullable Cohort cohort() {
 		Cohort current = this.cohort;
-		return (current != null && !current.isEnded()) ? current : null;
+		return (current != null && !current.isEnded() && current.leaseEnd().nanos() - this.clock.nanoTime() > 0)
+				? current : null;
 	}
 
 	/**

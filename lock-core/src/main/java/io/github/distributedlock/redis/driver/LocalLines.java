@@ -213,6 +213,24 @@ public final class LocalLines implements CohortRelease {
 		}
 	}
 
+	/**
+	 * Stop a cohort's passes and wake the head of its line, but keep it the lock's cohort
+	 * while its holder has local holds under it, whose re-entries need its owner; forget
+	 * it once it has none.
+	 */
+	public void stopPasses(String lockKey, Cohort stopped) {
+		if (stopped.isUnheld()) {
+			cohortEnded(lockKey, stopped);
+			return;
+		}
+		stopped.end();
+		String id = stopped.line();
+		LocalLine line = (id != null) ? this.lines.get(id) : null;
+		if (line != null) {
+			line.cohortEnded(stopped);
+		}
+	}
+
 	@Override
 	public boolean pass(Grant releasing, long minimumHoldLeftMillis) {
 		Cohort cohort = releasing.cohort();

@@ -85,6 +85,24 @@ class CohortTests {
 	}
 
 	@Test
+	void aReleaseDuringAReentryInFlightIsNotTheLastAndTheHolderStays() {
+		Cohort cohort = cohort(16);
+		cohort.openedBy("caller-1", "line");
+		assertThat(cohort.tryReenter("caller-1")).isTrue();
+		assertThat(cohort.releasing()).as("a re-entry may add a hold").isFalse();
+		assertThat(cohort.isUnheld()).isFalse();
+		cohort.reentered();
+		assertThat(cohort.isHeldBy("caller-1")).isTrue();
+		assertThat(cohort.releasing()).as("the re-entry's hold, the last").isTrue();
+		Cohort failed = cohort(16);
+		failed.openedBy("caller-1", "line");
+		failed.tryReenter("caller-1");
+		failed.releasing();
+		failed.reentryEnded(true);
+		assertThat(failed.isUnheld()).as("no hold left, none in flight").isTrue();
+	}
+
+	@Test
 	void aGrantedReentryIsOneMoreLocalHoldAndOnlyTheLastMayPass() {
 		Cohort cohort = cohort(16);
 		cohort.openedBy("caller-1", "line");
