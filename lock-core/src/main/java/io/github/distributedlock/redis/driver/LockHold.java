@@ -174,24 +174,27 @@ public final class LockHold {
 		// or ends the cohort once its release is answered; a pass of any other would
 		// leave a hold of the same owner in Redis.
 		Cohort cohort = this.grant.cohort();
-		boolean ending = cohort != null && this.cohorts != null && cohort.releasing();
-		if (ending && this.cohorts.pass(this.grant, keepMillis)) {
-			// The Redis hold lives on, for the next holder.
-			this.events.released(this, 1);
-			this.events.releasedAfter(this, Duration.ofNanos(this.life.heldNanos(port.nanoTime())));
-			done.granted(0L);
-			return;
-		}
-		if (ending) {
+		CohortRelease lines = this.cohorts;
+		boolean ending = false;
+		if (cohort != null && lines != null && cohort.releasing()) {
+			if (lines.pass(this.grant, keepMillis)) {
+				// The Redis hold lives on, for the next holder.
+				this.events.released(this, 1);
+				this.events.releasedAfter(this, Duration.ofNanos(this.life.heldNanos(port.nanoTime())));
+				done.granted(0L);
+				return;
+			}
 			// No pass from now on, nor a re-entry under the cohort's owner.
 			cohort.holderLeft();
+			ending = true;
 		}
+		boolean ends = ending;
 		ScriptCall call = spec.kind()
 			.release(spec, this.grant.owner(), this.grant.token(), this.grant.hold(), this.handOff, keepMillis);
 		port.run(name(), "release", call, LockPort.Reply.of((reply) -> {
 			long result = number(reply);
 			this.events.released(this, result);
-			if (ending || result == 0) {
+			if (ends || result == 0) {
 				// Its release, or no hold of the cohort's owner left in Redis.
 				endCohort();
 			}
@@ -208,7 +211,7 @@ public final class LockHold {
 				this.events.releaseFailed(this, failure);
 			}
 			this.events.released(this, UNKNOWN);
-			if (ending) {
+			if (ends) {
 				endCohort();
 			}
 			done.failed(error);
@@ -285,8 +288,9 @@ public final class LockHold {
 
 	/** A hold of a cohort was lost: the cohort passes no more (rule 8). */
 	private void endCohort() {
-		if (this.cohorts != null && this.grant.cohort() != null) {
-			this.cohorts.ended(this.grant);
+		CohortRelease lines = this.cohorts;
+		if (lines != null && this.grant.cohort() != null) {
+			lines.ended(this.grant);
 		}
 	}
 
