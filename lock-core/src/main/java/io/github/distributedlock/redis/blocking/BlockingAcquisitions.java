@@ -6,17 +6,16 @@ import java.util.function.Supplier;
 import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.redis.core.Cohort;
 import io.github.distributedlock.redis.core.Grant;
-import io.github.distributedlock.redis.core.LeaseEnd;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.MultiAcquisition;
 import io.github.distributedlock.redis.driver.AcquisitionRun;
 import io.github.distributedlock.redis.driver.AllLocksAcquisition;
+import io.github.distributedlock.redis.driver.CohortReentry;
 import io.github.distributedlock.redis.driver.DriverCommands;
 import io.github.distributedlock.redis.driver.FairAcquisition;
 import io.github.distributedlock.redis.driver.LocalLines;
 import io.github.distributedlock.redis.driver.SingleAcquisition;
-import io.github.distributedlock.redis.script.LockKind;
 
 /**
  * The blocking template's acquisitions, each one of the driver's run on the caller's
@@ -60,9 +59,9 @@ public final class BlockingAcquisitions implements AutoCloseable {
 	 * way
 	 */
 	Grant acquire(LockSpec spec, String owner, boolean cohorts) {
-		Cohort holding = this.lines.cohorts().current(spec.lockKey());
-		if (holding != null && spec.kind() == LockKind.EXCLUSIVE && holding.tryReenter(owner)) {
-			return reenter(spec, owner, holding);
+		CohortReentry reentry = CohortReentry.start(this.lines, spec, owner);
+		if (reentry != null) {
+			return reenter(spec, reentry);
 		}
 		return acquire(spec, owner, this.holds.holdsLocally(owner, spec.lockKey()), cohorts);
 	}
@@ -85,39 +84,19 @@ public final class BlockingAcquisitions implements AutoCloseable {
 	}
 
 	/**
-	 * Acquire again a lock the caller holds under a cohort: as the cohort's owner, which
-	 * Redis records, and as a re-entry (docs/design/cohorting.md, rule 7), counted as in
-	 * flight from the check to its grant ({@link Cohort#tryReenter}), so that no pass
-	 * falls between. A grant of the cohort's hold is one more local hold of the cohort
-	 * and shows the holder's token. Any other end means the cohort's hold is gone, and
-	 * the cohort ends (rule 8); a new hold taken under its owner becomes the lock's
-	 * cohort, passing nothing, so that the caller's re-entries still find their owner.
+	 * Acquire again a lock the caller holds under a cohort, as the cohort's owner
+	 * (docs/design/cohorting.md, rule 7; {@link CohortReentry}).
 	 */
-	private Grant reenter(LockSpec spec, String caller, Cohort holding) {
+	private Grant reenter(LockSpec spec, CohortReentry reentry) {
 		Grant grant;
 		try {
-			grant = acquire(spec, holding.owner(), true, false);
+			grant = acquire(spec, reentry.owner(), true, false);
 		}
 		catch (RuntimeException ex) {
-			holding.reentryEnded(ex instanceof LockTimeoutException);
-			// No pass from now on; the cohort stays the lock's while its holder's other
-			// holds live, so that their re-entries still find their owner.
-			this.lines.stopPasses(spec.lockKey(), holding);
+			reentry.failed(ex instanceof LockTimeoutException);
 			throw ex;
 		}
-		if (grant.token() != holding.firstToken()) {
-			holding.reentryEnded(true);
-			this.lines.cohortEnded(spec.lockKey(), holding);
-			Cohort adopted = this.lines.cohorts()
-				.adopt(spec.lockKey(), grant.owner(), grant.token(), grant.sentNanos(),
-						new LeaseEnd(grant.sentNanos(), spec.leaseMillis()));
-			adopted.openedBy(caller, null);
-			return grant.openedCohort(adopted);
-		}
-		holding.leaseEnd().confirmed(grant.sentNanos(), spec.leaseMillis());
-		holding.reentered();
-		return new Grant(spec, grant.owner(), grant.token(), grant.hold(), grant.sentNanos(), grant.waited(),
-				grant.waitedFor(), grant.attempts(), holding.shownToken(), holding);
+		return reentry.granted(grant);
 	}
 
 	/**
