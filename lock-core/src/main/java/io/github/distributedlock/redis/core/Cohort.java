@@ -51,6 +51,20 @@ public final class Cohort {
 	// The id of the local line whose head opened it, which its end wakes.
 	private @Nullable String line;
 
+	// Bugs the simulation plants to show that it finds them (PlantedCohortBugs in its
+	// tests); never set otherwise: passes past the block, past the time limit, a lease
+	// counted again from each pass, a passed holder that shows the block's first token,
+	// and a re-entry of any caller.
+	boolean plantedPastBlock;
+
+	boolean plantedPastTimeLimit;
+
+	boolean plantedLeaseFromPass;
+
+	boolean plantedShowsFirstToken;
+
+	boolean plantedAnyReentry;
+
 	/**
 	 * @param number the cohort's number in its template, which its end signal carries
 	 * @param owner the cohort owner Redis records (rule 1)
@@ -122,7 +136,7 @@ public final class Cohort {
 	 * @return whether it holds the cohort, and so re-enters it
 	 */
 	public synchronized boolean tryReenter(String caller) {
-		if (!caller.equals(this.holder)) {
+		if (!caller.equals(this.holder) && !(this.plantedAnyReentry && this.holder != null)) {
 			return false;
 		}
 		this.reentriesInFlight++;
@@ -186,10 +200,10 @@ public final class Cohort {
 		if (this.ended) {
 			return Refusal.ENDED;
 		}
-		if (this.holders >= this.block) {
+		if (this.holders >= this.block && !this.plantedPastBlock) {
 			return Refusal.BLOCK_USED;
 		}
-		if (nowNanos - this.openedNanos >= this.timeLimitNanos) {
+		if (nowNanos - this.openedNanos >= this.timeLimitNanos && !this.plantedPastTimeLimit) {
 			return Refusal.TIME_LIMIT;
 		}
 		if (this.leaseEnd.nanos() - nowNanos <= 0) {
@@ -221,7 +235,10 @@ public final class Cohort {
 		}
 		this.holders++;
 		this.holder = next;
-		this.shownToken = this.firstToken + this.holders - 1;
+		this.shownToken = this.plantedShowsFirstToken ? this.firstToken : this.firstToken + this.holders - 1;
+		if (this.plantedLeaseFromPass) {
+			this.leaseEnd.confirmed(nowNanos, (this.leaseEnd.nanos() - this.openedNanos) / 1_000_000);
+		}
 		return new Pass(Refusal.NONE, this.shownToken);
 	}
 

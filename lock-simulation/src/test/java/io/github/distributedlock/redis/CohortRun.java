@@ -1,0 +1,709 @@
+package io.github.distributedlock.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.Set;
+import java.util.function.Consumer;
+
+import io.github.distributedlock.LockDefaults;
+import io.github.distributedlock.LockMode;
+import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.LockTimeoutException;
+import io.github.distributedlock.redis.LockSimulation.Fault;
+import io.github.distributedlock.redis.core.Cohort;
+import io.github.distributedlock.redis.core.CohortLimits;
+import io.github.distributedlock.redis.core.Grant;
+import io.github.distributedlock.redis.core.LockKeys;
+import io.github.distributedlock.redis.core.LockSpec;
+import io.github.distributedlock.redis.core.PlantedCohortBugs;
+import io.github.distributedlock.redis.core.SimulatedIds;
+import io.github.distributedlock.redis.driver.CohortReentry;
+import io.github.distributedlock.redis.driver.Cohorts;
+import io.github.distributedlock.redis.driver.Completion;
+import io.github.distributedlock.redis.driver.DriverCommands;
+import io.github.distributedlock.redis.driver.LocalLines;
+import io.github.distributedlock.redis.driver.LockHold;
+import io.github.distributedlock.redis.driver.SingleAcquisition;
+import io.github.distributedlock.redis.script.ScriptArgs;
+import io.github.distributedlock.redis.script.ScriptCall;
+import io.github.distributedlock.redis.server.LockRequestResolver;
+import io.github.distributedlock.redis.server.RedisServerFeatures;
+import io.github.distributedlock.simulation.PubSub;
+import io.github.distributedlock.simulation.RedisModel;
+import io.github.distributedlock.simulation.SimulationRandom;
+import io.github.distributedlock.simulation.VirtualClock;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One run of cohorts (docs/design/cohorting.md) on a virtual clock: two or three JVMs,
+ * each with two to four threads that take one exclusive lock, work, sometimes re-enter
+ * it, and release it, with cohorts on. Every thread runs the engine's own driver, as the
+ * blocking template does: {@link CohortReentry} routes an acquisition of the cohort's
+ * holder, a {@link SingleAcquisition} in its JVM's {@link LocalLines} (with its
+ * {@link Cohorts}) acquires, and a {@link LockHold} over those lines releases, passing
+ * the hold in memory when it may. Each thread has a {@link SimulatedPort} of its own.
+ * <p>
+ * Checked after every event, each against a promise, not against the code:
+ * <ul>
+ * <li>no two threads count on the lock at once, by each handle's deadline, across passes
+ * and Redis grants;</li>
+ * <li>Redis records every handle a thread counts on: its Redis owner, with a lease that
+ * reaches its deadline ({@link HoldsInRedis});</li>
+ * <li>shown tokens strictly increase in grant order, and a re-entry that joined a hold
+ * shows its holder's token;</li>
+ * <li>a pass stays within the block Redis granted, the cohort's holders and its time
+ * limit from the opening attempt's send;</li>
+ * <li>a thread is passed the lock only if it sent no request in that acquisition;</li>
+ * <li>each release reserves the lock for the oldest live request ({@link HandOffOrder});
+ * </li>
+ * <li>in a run without faults, no wait gives up, and none lasts a lease (a missed
+ * wake-up).</li>
+ * </ul>
+ * Faults, each drawn for the run: clients paused before they read a reply or while they
+ * work, around each protocol constant; scripts run twice with only the second reply
+ * delivered; release messages dropped, duplicated or late; Redis stalls.
+ */
+final class CohortRun {
+
+	static final long MS = LockSimulation.MS;
+
+	private static final String FENCE_IDLE_MS = "600000";
+
+	private final long seed;
+
+	private final SimulationRandom random;
+
+	private final VirtualClock clock = new VirtualClock(1_000_000 * MS);
+
+	private final RedisModel redis;
+
+	private final Set<Fault> faults;
+
+	private final @Nullable Bug bug;
+
+	private final CohortLimits limits;
+
+	private final LockSpec spec;
+
+	private final HandOffOrder handOffOrder;
+
+	private final PriorityQueue<Event> events = new PriorityQueue<>();
+
+	private final List<String> trace = new ArrayList<>();
+
+	private final Map<Integer, Consumer<String>> listeners = new HashMap<>();
+
+	private final List<Caller> callers = new ArrayList<>();
+
+	// Every handle a thread got, released or not, with its thread.
+	private final List<Handle> handles = new ArrayList<>();
+
+	// The block Redis granted each hold, by owner and token, from the replies it sent.
+	private final Map<String, Long> blocks = new HashMap<>();
+
+	// When the attempt that opened each cohort was sent, by owner and token.
+	private final Map<String, Long> openedNanos = new HashMap<>();
+
+	private long lastShownToken;
+
+	private @Nullable String violation;
+
+	private long sequence;
+
+	private int steps;
+
+	private int redisGrants;
+
+	private int passes;
+
+	private int reentries;
+
+	private int gaveUp;
+
+	private long longestWaitNanos;
+
+	private String longestWait = "nobody waited";
+
+	private final SimulatedPort.World world = new SimulatedPort.World() {
+
+		@Override
+		public long nanos() {
+			return CohortRun.this.clock.nanos();
+		}
+
+		@Override
+		public void at(long delayNanos, String what, Runnable action) {
+			CohortRun.this.at(delayNanos, what, action, false);
+		}
+
+		@Override
+		public void redisAt(long delayNanos, String what, Runnable action) {
+			CohortRun.this.at(delayNanos, what, action, true);
+		}
+
+		@Override
+		public long network() {
+			return CohortRun.this.network();
+		}
+
+		@Override
+		public long replyDelay() {
+			boolean paused = CohortRun.this.random.nextInt(10) == 0 && CohortRun.this.faults.contains(Fault.PAUSE);
+			return paused ? LockSimulation.aroundConstant(CohortRun.this.random) : network();
+		}
+
+		@Override
+		public long resend(String operation, ScriptCall call) {
+			boolean twice = CohortRun.this.random.nextInt(10) == 0 && CohortRun.this.faults.contains(Fault.RESEND);
+			return twice ? network() + CohortRun.this.random.between(0, 3 * MS) : -1;
+		}
+
+		@Override
+		public LostReplies.@Nullable Cut cut() {
+			return null;
+		}
+
+		@Override
+		public Object eval(ScriptCall call) {
+			return CohortRun.this.handOffOrder.run(call,
+					() -> CohortRun.this.redis.eval(call.script().name(), call.keys(), call.argv()));
+		}
+
+		@Override
+		public void note(String what) {
+			CohortRun.this.trace.add(what);
+		}
+
+		@Override
+		public PubSub pubSub() {
+			return CohortRun.this.redis.pubSub();
+		}
+
+		@Override
+		public void route(PubSub.Subscriber subscriber, @Nullable Consumer<String> heard) {
+			if (heard != null) {
+				CohortRun.this.listeners.put(subscriber.id(), heard);
+			}
+			else {
+				CohortRun.this.listeners.remove(subscriber.id());
+			}
+		}
+
+	};
+
+	/**
+	 * @param faults the faults the run may draw from; none for a calm run
+	 * @param bug a bug planted into every cohort, or {@code null}
+	 */
+	CohortRun(long seed, Map<String, String> scripts, Set<Fault> faults, @Nullable Bug bug) {
+		this.seed = seed;
+		SimulatedIds.restart(seed);
+		this.random = new SimulationRandom(seed ^ 0x636f686fL);
+		this.faults = faults.isEmpty() ? EnumSet.noneOf(Fault.class) : EnumSet.copyOf(faults);
+		this.faults.removeIf((fault) -> this.random.nextInt(3) == 0);
+		this.bug = bug;
+		int[] holders = { 2, 4, 16 };
+		this.limits = new CohortLimits(holders[this.random.nextInt(holders.length)],
+				(5 + this.random.nextInt(30)) * MS);
+		this.redis = new RedisModel(this.clock);
+		scripts.forEach(this.redis::replaceScript);
+		this.handOffOrder = new HandOffOrder(this.redis, this::violated);
+		this.spec = resolve();
+	}
+
+	/**
+	 * Resolve the lock as the engine does: exclusive and reentrant, a 1 s lease, a 3 s
+	 * wait, pub/sub.
+	 */
+	private static LockSpec resolve() {
+		LockRequestResolver resolver = new LockRequestResolver(LockDefaults.STANDARD, new LockKeys("sim", 0), false,
+				true, new RedisServerFeatures(null, false, false), 5_000);
+		return resolver.resolve(LockRequest.builder("orders")
+			.key("a")
+			.lease(Duration.ofMillis(LockSimulation.LEASE_MS))
+			.waitTime(Duration.ofSeconds(3))
+			.mode(LockMode.EXCLUSIVE)
+			.build());
+	}
+
+	/**
+	 * Run the threads until each has made its acquisitions, or the step budget is spent.
+	 * @return what the checks found, or {@code null} if nothing
+	 */
+	@Nullable String run(int acquisitionsEach) {
+		int jvms = 2 + this.random.nextInt(2);
+		for (int j = 0; j < jvms; j++) {
+			String jvm = "jvm" + j;
+			LocalLines lines = new LocalLines(new SimulatedPort(jvm + " lines", this.world),
+					LockSimulation.LINGER_NANOS, new Cohorts(this.limits, (number) -> jvm + ":cohort:" + number));
+			int count = 2 + this.random.nextInt(3);
+			for (int t = 0; t < count; t++) {
+				Caller caller = new Caller(jvm + "/t" + t, lines, acquisitionsEach);
+				this.callers.add(caller);
+				at(this.random.between(0, 20 * MS), caller.name + " starts", caller::start, false);
+			}
+		}
+		this.trace.add("cohorts of " + this.limits.holders() + " holders within " + this.limits.timeNanos() / 1e6
+				+ " ms; faults " + this.faults);
+		if (this.faults.contains(Fault.STALL)) {
+			at(this.random.between(0, 1_000 * MS), "redis stalls", this::stall, false);
+		}
+		while (!this.events.isEmpty() && this.steps++ < 200_000 && this.violation == null) {
+			Event event = this.events.poll();
+			this.clock.advanceTo(Math.max(this.clock.nanos(), event.at));
+			if (!this.redis.answering() && event.needsRedis) {
+				at(this.redis.stalledUntil() - this.clock.nanos(), event.what, event.action, true);
+				continue;
+			}
+			this.trace.add(String.format("%9.3f ms  %s", at(this.clock.nanos()), event.what));
+			try {
+				event.action.run();
+			}
+			catch (RuntimeException ex) {
+				return event.what + " failed: " + ex;
+			}
+			deliver();
+			checkRedisKeepsLiveHandles();
+		}
+		if (this.violation == null && this.callers.stream().anyMatch((thread) -> !thread.done())) {
+			violated("the run ended with a thread that never finished");
+		}
+		return this.violation;
+	}
+
+	private void stall() {
+		if (this.callers.stream().allMatch(Caller::done)) {
+			return;
+		}
+		long stall = LockSimulation.aroundConstant(this.random);
+		this.redis.stall(Duration.ofNanos(stall));
+		this.trace.add("           redis stalled for " + stall / 1e6 + " ms");
+		at(this.random.between(0, 3_000 * MS), "redis stalls", this::stall, false);
+	}
+
+	/**
+	 * Deliver what was published: late, twice, or never.
+	 */
+	private void deliver() {
+		for (PubSub.Delivery delivery : this.redis.pubSub().drain()) {
+			Consumer<String> listener = this.listeners.get(delivery.subscriber().id());
+			if (listener == null) {
+				continue;
+			}
+			String what = delivery.subscriber().name() + " hears " + delivery.message();
+			int fault = this.faults.contains(Fault.MESSAGE) ? this.random.nextInt(40) : 39;
+			if (fault == 0) {
+				this.trace.add("           dropped: " + what);
+				continue;
+			}
+			long delay = (fault < 4) ? LockSimulation.aroundConstant(this.random) : network();
+			at(delay, what, () -> listener.accept(delivery.message()), false);
+			if (fault == 4 || fault == 5) {
+				at(delay + network(), what + " (again)", () -> listener.accept(delivery.message()), false);
+			}
+		}
+	}
+
+	/**
+	 * Every handle a thread counts on now must be in Redis: its Redis owner the lock's,
+	 * with a lease that reaches its deadline.
+	 */
+	private void checkRedisKeepsLiveHandles() {
+		long now = this.clock.nanos();
+		for (Handle handle : this.handles) {
+			if (!handle.live(now)) {
+				continue;
+			}
+			String wrong = HoldsInRedis.writerViolation(this.redis, this.spec.lockKey(), handle.grant.owner(),
+					handle.hold.leaseEndNanos());
+			if (wrong != null) {
+				violated(handle + " counts on the lock until " + String.format("%.3f ms", at(handle.deadline()))
+						+ ", but " + wrong);
+				return;
+			}
+		}
+	}
+
+	/**
+	 * A thread got a handle, from Redis or by a pass: check it against every promise of a
+	 * grant.
+	 * @param joined the handle's outer hold, if it is a re-entry that joined it
+	 */
+	private void granted(Handle handle, @Nullable Handle joined) {
+		long now = this.clock.nanos();
+		Grant grant = handle.grant;
+		for (Handle other : this.handles) {
+			if (other.caller != handle.caller && other.live(now)) {
+				violated(handle + " was granted while " + other + " counts on the lock until "
+						+ String.format("%.3f ms", at(other.deadline())));
+				return;
+			}
+		}
+		if (joined != null) {
+			if (grant.shownToken() != joined.grant.shownToken()) {
+				violated(handle + " joined " + joined + " but shows another token");
+			}
+		}
+		else if (grant.shownToken() <= this.lastShownToken) {
+			violated(handle + " shows a token not above the last one shown, " + this.lastShownToken);
+		}
+		this.lastShownToken = Math.max(this.lastShownToken, grant.shownToken());
+		String hold = grant.owner() + "/" + grant.token();
+		if (grant.shownToken() == grant.token()) {
+			if (grant.cohort() != null && joined == null) {
+				this.openedNanos.putIfAbsent(hold, grant.sentNanos());
+			}
+			return;
+		}
+		if (joined != null) {
+			return;
+		}
+		// A pass: within the block, the holders and the time limit, to a thread that
+		// filed no request.
+		this.passes++;
+		long k = grant.shownToken() - grant.token() + 1;
+		Long block = this.blocks.get(hold);
+		Long opened = this.openedNanos.get(hold);
+		if (block == null || k > block || k > this.limits.holders()) {
+			violated(handle + " is the cohort's holder " + k + ", but Redis granted a block of " + block
+					+ " and cohorts have " + this.limits.holders() + " holders");
+		}
+		else if (opened == null || now - opened >= this.limits.timeNanos()) {
+			violated(handle + " was passed the lock " + ((opened != null) ? (now - opened) / 1e6 : "?")
+					+ " ms after its cohort's opening attempt was sent, past the time limit "
+					+ this.limits.timeNanos() / 1e6 + " ms");
+		}
+		else if (handle.caller.sentRequest) {
+			violated(handle + " was passed the lock after its acquisition sent a request");
+		}
+	}
+
+	private void violated(String what) {
+		if (this.violation == null) {
+			this.violation = String.format("%.3f ms: %s", at(this.clock.nanos()), what);
+		}
+	}
+
+	/**
+	 * Record how long an acquisition waited; in a run without faults, it must neither
+	 * give up nor wait a lease, which only a missed wake-up explains.
+	 */
+	private void waited(Caller caller, long startedNanos, boolean won) {
+		long waited = this.clock.nanos() - startedNanos;
+		if (!won) {
+			this.gaveUp++;
+		}
+		if (waited > this.longestWaitNanos) {
+			this.longestWaitNanos = waited;
+			this.longestWait = String.format("%s %s %.3f ms, from %.3f ms", caller.name,
+					won ? "waited" : "gave up after", waited / 1e6, at(startedNanos));
+		}
+		if (this.faults.isEmpty() && (!won || waited >= LockSimulation.LEASE_MS * MS)) {
+			violated("in a run without faults " + this.longestWait);
+		}
+	}
+
+	private void plant(@Nullable Cohort cohort) {
+		Bug planted = this.bug;
+		if (cohort == null || planted == null) {
+			return;
+		}
+		switch (planted) {
+			case PAST_BLOCK -> PlantedCohortBugs.passPastBlock(cohort);
+			case PAST_TIME_LIMIT -> PlantedCohortBugs.passPastTimeLimit(cohort);
+			case LEASE_FROM_PASS -> PlantedCohortBugs.leaseFromPass(cohort);
+			case SHOWS_FIRST_TOKEN -> PlantedCohortBugs.showFirstToken(cohort);
+			case ANY_REENTRY -> PlantedCohortBugs.reenterAnyCaller(cohort);
+		}
+	}
+
+	private long network() {
+		return this.random.nextInt(10) == 0 ? this.random.between(0, 5 * MS) : this.random.between(0, 100_000);
+	}
+
+	private void at(long delay, String what, Runnable action, boolean needsRedis) {
+		this.events.add(new Event(this.clock.nanos() + Math.max(0, delay), this.sequence++, what, action, needsRedis));
+	}
+
+	private static double at(long nanos) {
+		return (nanos - 1_000_000 * MS) / 1e6;
+	}
+
+	String report() {
+		return String.format("seed %d: %d holds from Redis, %d passes, %d re-entries, %d gave up; longest wait: %s",
+				this.seed, this.redisGrants, this.passes, this.reentries, this.gaveUp, this.longestWait);
+	}
+
+	int passes() {
+		return this.passes;
+	}
+
+	int redisGrants() {
+		return this.redisGrants;
+	}
+
+	String trace(int last) {
+		List<String> tail = this.trace.subList(Math.max(0, this.trace.size() - last), this.trace.size());
+		return "seed " + this.seed + " (cohorts), last " + tail.size() + " of " + this.trace.size() + " events:\n"
+				+ String.join("\n", tail);
+	}
+
+	/**
+	 * A bug planted into every cohort, which the run's checks must find.
+	 */
+	enum Bug {
+
+		/** Passes past the block Redis granted. */
+		PAST_BLOCK,
+
+		/** Passes past the time limit. */
+		PAST_TIME_LIMIT,
+
+		/**
+		 * A pass counts the lease again from its own time: a deadline Redis does not
+		 * keep.
+		 */
+		LEASE_FROM_PASS,
+
+		/** A passed holder shows the block's first token. */
+		SHOWS_FIRST_TOKEN,
+
+		/** Any caller's acquisition, a previous holder's too, re-enters the cohort. */
+		ANY_REENTRY
+
+	}
+
+	/**
+	 * One handle a thread got: the engine's own hold, as the blocking handle keeps it.
+	 */
+	private final class Handle implements LockHold.Events {
+
+		final Caller caller;
+
+		final Grant grant;
+
+		final LockHold hold;
+
+		Handle(Caller caller, Grant grant, LocalLines lines) {
+			this.caller = caller;
+			this.grant = grant;
+			this.hold = new LockHold(grant, CohortRun.this.clock.nanos(), true, this, lines);
+		}
+
+		long deadline() {
+			return this.hold.leaseEndNanos();
+		}
+
+		boolean live(long nowNanos) {
+			return !this.hold.isReleased() && !this.hold.isLost() && deadline() - nowNanos > 0;
+		}
+
+		@Override
+		public void released(LockHold hold, long result) {
+		}
+
+		/**
+		 * No run here loses a reply.
+		 */
+		@Override
+		public void releaseFailed(LockHold hold, io.github.distributedlock.LockAccessException failure) {
+			violated(this + ": its release failed with no reply lost: " + failure.getMessage());
+		}
+
+		@Override
+		public void releasedAfter(LockHold hold, Duration heldFor) {
+		}
+
+		/**
+		 * A reply said the hold is gone: its holder counts on it no more
+		 * ({@link LockHold#isLost}).
+		 */
+		@Override
+		public void lost(LockHold hold, boolean goneFromRedis) {
+		}
+
+		@Override
+		public String toString() {
+			return this.caller.name + "'s hold (token " + this.grant.shownToken() + ", Redis " + this.grant.owner()
+					+ "/" + this.grant.token() + ")";
+		}
+
+	}
+
+	/**
+	 * One thread of a JVM: it takes the lock as the blocking template does, works,
+	 * sometimes re-enters it, and releases it, as many times as asked.
+	 */
+	private final class Caller implements SimulatedPort.Calls {
+
+		final String name;
+
+		private final String owner;
+
+		private final LocalLines lines;
+
+		private final SimulatedPort port;
+
+		private final DriverCommands commands;
+
+		private int left;
+
+		private boolean acquiring;
+
+		// Whether the acquisition under way sent an attempt that carried a request.
+		boolean sentRequest;
+
+		private long startedNanos;
+
+		Caller(String name, LocalLines lines, int acquisitions) {
+			this.name = name;
+			this.owner = name.replace('/', ':');
+			this.lines = lines;
+			this.left = acquisitions;
+			this.port = new SimulatedPort(name, CohortRun.this.world, this);
+			this.commands = new DriverCommands(this.port, Long.parseLong(FENCE_IDLE_MS), true,
+					DriverCommands.AttemptWatch.NONE);
+		}
+
+		boolean done() {
+			return this.left <= 0 && !this.acquiring;
+		}
+
+		void start() {
+			if (this.left-- <= 0) {
+				return;
+			}
+			this.acquiring = true;
+			this.sentRequest = false;
+			this.startedNanos = CohortRun.this.clock.nanos();
+			// As the blocking template does: a caller that holds the lock under a cohort
+			// re-enters it; nobody else does here, as none holds it.
+			CohortReentry reentry = CohortReentry.start(this.lines, CohortRun.this.spec, this.owner);
+			if (reentry != null) {
+				acquire(reentry.owner(), true, Completion.of((grant) -> got(reentry.granted(grant)), (error) -> {
+					reentry.failed(error instanceof LockTimeoutException);
+					failed(error);
+				}));
+				return;
+			}
+			acquire(this.owner, false, Completion.of(this::got, this::failed));
+		}
+
+		private void acquire(String as, boolean holdsIt, Completion<Grant> done) {
+			SingleAcquisition acquisition = new SingleAcquisition(CohortRun.this.spec, as, holdsIt, true, this.commands,
+					this.lines, done);
+			if (holdsIt) {
+				acquisition.keepOutOfCohorts();
+			}
+			acquisition.start();
+		}
+
+		private void got(Grant grant) {
+			this.acquiring = false;
+			waited(this, this.startedNanos, true);
+			plant(grant.cohort());
+			Handle handle = new Handle(this, grant, this.lines);
+			CohortRun.this.handles.add(handle);
+			if (grant.shownToken() == grant.token()) {
+				CohortRun.this.redisGrants++;
+			}
+			granted(handle, null);
+			SimulationRandom random = CohortRun.this.random;
+			boolean paused = random.nextInt(8) == 0 && CohortRun.this.faults.contains(Fault.PAUSE);
+			long work = paused ? LockSimulation.aroundConstant(random) : random.between(0, 3 * MS);
+			if (random.nextInt(4) == 0) {
+				at(random.between(0, work), this.name + " re-enters", () -> reenter(handle, work), false);
+			}
+			else {
+				at(work, this.name + " releases", () -> release(handle), false);
+			}
+		}
+
+		/**
+		 * Take the lock again, as the blocking template does: under the cohort's owner if
+		 * this thread holds it under one, else as itself, saying it holds the lock. Then
+		 * release the nested hold and the outer one.
+		 */
+		private void reenter(Handle outer, long work) {
+			CohortReentry reentry = CohortReentry.start(this.lines, CohortRun.this.spec, this.owner);
+			Completion<Grant> done = Completion.of((grant) -> {
+				Grant shown = (reentry != null) ? reentry.granted(grant) : grant;
+				CohortRun.this.reentries++;
+				Handle inner = new Handle(this, shown, this.lines);
+				CohortRun.this.handles.add(inner);
+				boolean joinedIt = shown.owner().equals(outer.grant.owner()) && shown.token() == outer.grant.token();
+				granted(inner, joinedIt ? outer : null);
+				at(CohortRun.this.random.between(0, work), this.name + " releases its re-entry", () -> inner.hold
+					.release(this.port, Completion.of((result) -> release(outer), (error) -> release(outer))), false);
+			}, (error) -> {
+				if (reentry != null) {
+					reentry.failed(error instanceof LockTimeoutException);
+				}
+				at(work, this.name + " releases", () -> release(outer), false);
+			});
+			acquire((reentry != null) ? reentry.owner() : this.owner, true, done);
+		}
+
+		private void release(Handle handle) {
+			handle.hold.release(this.port, Completion.of((result) -> next(), (error) -> next()));
+		}
+
+		private void failed(Throwable error) {
+			if (!(error instanceof LockTimeoutException)) {
+				throw new IllegalStateException(this.name + ": " + error, error);
+			}
+			this.acquiring = false;
+			waited(this, this.startedNanos, false);
+			next();
+		}
+
+		private void next() {
+			at(CohortRun.this.random.between(0, 5 * MS), this.name + " goes on", this::start, false);
+		}
+
+		@Override
+		public boolean sending(String operation, ScriptCall call) {
+			if (this.acquiring && call.args() instanceof ScriptArgs.Acquire acquire && acquire.request() != null
+					&& !acquire.request().isEmpty()) {
+				this.sentRequest = true;
+			}
+			return true;
+		}
+
+		/**
+		 * Note the block Redis granted a hold.
+		 */
+		@Override
+		public void ran(String operation, ScriptCall call, Object reply) {
+			if (call.args() instanceof ScriptArgs.Acquire acquire && reply instanceof List<?> result
+					&& result.size() >= 2 && Long.valueOf(1).equals(result.get(0))) {
+				String hold = acquire.owner() + "/" + result.get(1);
+				if (result.size() > 2 && result.get(2) instanceof Long block) {
+					CohortRun.this.blocks.put(hold, block);
+				}
+				else {
+					// A re-entry's reply, or one of a hold that asked for no block.
+					CohortRun.this.blocks.putIfAbsent(hold, 1L);
+				}
+			}
+		}
+
+	}
+
+	private record Event(long at, long sequence, String what, Runnable action,
+			boolean needsRedis) implements Comparable<Event> {
+
+		@Override
+		public int compareTo(Event other) {
+			int byTime = Long.compare(this.at, other.at);
+			return (byTime != 0) ? byTime : Long.compare(this.sequence, other.sequence);
+		}
+
+	}
+
+}

@@ -1,0 +1,88 @@
+package io.github.distributedlock.redis;
+
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.Set;
+
+import io.github.distributedlock.redis.LockSimulation.Fault;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+/**
+ * Runs cohorts in the simulation ({@link CohortRun}) on a fixed set of seeds, calm and
+ * with faults, and shows that its checks find the bugs planted into the engine's
+ * {@code Cohort}. {@code -Dsimulation.seeds=N} runs N seeds of each kind (at least
+ * {@value #CI_SEEDS}) from 1000; {@code -Dsimulation.seed=S} replays one, calm and with
+ * faults, and prints its trace.
+ */
+class CohortSimulationTests {
+
+	private static final int CI_SEEDS = 150;
+
+	private static final int ACQUISITIONS = 20;
+
+	private static final Set<Fault> FAULTS = EnumSet.of(Fault.PAUSE, Fault.RESEND, Fault.MESSAGE, Fault.STALL);
+
+	// Within how many seeds each planted bug must be found.
+	private static final int PLANTED_SEEDS = 60;
+
+	@Test
+	void everySeedKeepsCohortsToTheirPromises() {
+		String replay = System.getProperty("simulation.seed", "");
+		long from = replay.isBlank() ? 1_000 : Long.parseLong(replay.trim());
+		int seeds = replay.isBlank() ? Math.max(CI_SEEDS, Integer.getInteger("simulation.seeds", 0)) : 1;
+		long passes = 0;
+		long redisGrants = 0;
+		int runsWithPasses = 0;
+		for (long seed = from; seed < from + seeds; seed++) {
+			for (Set<Fault> faults : java.util.List.of(Set.<Fault>of(), FAULTS)) {
+				CohortRun run = new CohortRun(seed, Map.of(), faults, null);
+				String violation = run.run(ACQUISITIONS);
+				if (violation != null) {
+					fail("seed " + seed + (faults.isEmpty() ? " (calm)" : " (faults)") + ": " + violation + "\n"
+							+ run.trace(80));
+				}
+				if (!replay.isBlank()) {
+					System.out.println(run.report() + "\n" + run.trace(Integer.MAX_VALUE));
+				}
+				passes += run.passes();
+				redisGrants += run.redisGrants();
+				runsWithPasses += (run.passes() > 0) ? 1 : 0;
+			}
+		}
+		System.out.printf("cohort simulation: %d seeds calm and with faults, %d holds from Redis, %d passes, "
+				+ "%d runs with passes%n", seeds, redisGrants, passes, runsWithPasses);
+		if (replay.isBlank()) {
+			// Not vacuous: most runs pass the lock in memory.
+			assertThat(runsWithPasses).isGreaterThan(seeds);
+			assertThat(passes).isGreaterThan(redisGrants / 4);
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(CohortRun.Bug.class)
+	void findsThePlantedBug(CohortRun.Bug bug) {
+		String found = firstViolation(bug);
+		assertThat(found).as("a violation of %s within %d seeds", bug, PLANTED_SEEDS).isNotNull();
+		System.out.println("planted cohort bug " + bug + " found: " + found);
+	}
+
+	private static @Nullable String firstViolation(CohortRun.Bug bug) {
+		for (long seed = 1_000; seed < 1_000 + PLANTED_SEEDS; seed++) {
+			for (Set<Fault> faults : java.util.List.of(Set.<Fault>of(), FAULTS)) {
+				CohortRun run = new CohortRun(seed, Map.of(), faults, bug);
+				String violation = run.run(ACQUISITIONS);
+				if (violation != null) {
+					return "seed " + seed + ": " + violation;
+				}
+			}
+		}
+		return null;
+	}
+
+}
