@@ -121,6 +121,18 @@ class BoundaryFaultTests {
 		freezeHolders("boundary: SIGSTOP holder", LEASE_MILLIS, TIMEOUT_MILLIS, false, constants());
 	}
 
+	/**
+	 * Holders frozen as above, each worker's three threads passing the lock in memory
+	 * while it holds it (docs/design/cohorting.md): the whole JVM freezes, the cohort's
+	 * holder and its local waiters with it.
+	 */
+	@Test
+	void shouldKeepMutualExclusionWhenACohortHolderIsFrozenAroundEachConstant() throws Exception {
+		Map<String, Duration> constants = constants();
+		constants.put("cohort time limit (lease/3)", Duration.ofMillis(LEASE_MILLIS / 3));
+		freezeHolders("boundary: SIGSTOP cohort holder", LEASE_MILLIS, TIMEOUT_MILLIS, false, constants, 3, 16);
+	}
+
 	@Test
 	void shouldKeepMutualExclusionWhenARenewedHolderIsFrozenAroundTheWatchdogPeriod() throws Exception {
 		Duration lease = Duration.ofMillis(1500);
@@ -139,15 +151,27 @@ class BoundaryFaultTests {
 	 */
 	static void freezeHolders(String name, long leaseMillis, long timeoutMillis, boolean autoRenew,
 			Map<String, Duration> constants) throws Exception {
+		freezeHolders(name, leaseMillis, timeoutMillis, autoRenew, constants, 1, 1);
+	}
+
+	/**
+	 * Freeze holders as above, with {@code threads} threads per worker, passing holds in
+	 * memory in cohorts of up to {@code cohortHolders} (1 for none).
+	 */
+	static void freezeHolders(String name, long leaseMillis, long timeoutMillis, boolean autoRenew,
+			Map<String, Duration> constants, int threads, int cohortHolders) throws Exception {
 		try (ChaosRun run = ChaosRun.standalone(name)) {
 			if (autoRenew) {
 				run.monitor();
 			}
 			long longest = constants.values().stream().mapToLong(Duration::toMillis).max().orElseThrow();
-			WorkerConfig config = new WorkerConfig("w", "", run.store().port(), List.of(KEY), 1, leaseMillis,
+			WorkerConfig config = new WorkerConfig("w", "", run.store().port(), List.of(KEY), threads, leaseMillis,
 					Math.max(WAIT_MILLIS, 2 * longest + 10_000), 150, 300, timeoutMillis, 0, 1);
 			if (autoRenew) {
 				config = config.withAutoRenew();
+			}
+			if (cohortHolders > 1) {
+				config = config.withCohorts(cohortHolders, leaseMillis / 3);
 			}
 			run.startWorkers(3, config);
 			run.run(Duration.ofMillis(300));
@@ -189,7 +213,24 @@ class BoundaryFaultTests {
 			assertSafe(report);
 			assertThat(report.livenessViolations()).isEmpty();
 			assertThat(inside).as("freezes inside a critical section").isGreaterThanOrEqualTo(points.size() - 2);
+			if (cohortHolders > 1) {
+				assertThat(passes(run.history(), cohortHolders)).as("holds passed in memory").isPositive();
+			}
 		}
+	}
+
+	/**
+	 * Return how many holds a cohort passed in memory: each shows a token less than
+	 * {@code cohortHolders} above another hold of its worker and key (Redis's tokens are
+	 * its clock's microseconds, at least a round trip apart).
+	 */
+	static long passes(History history, int cohortHolders) {
+		List<Hold> holds = history.holds();
+		return holds.stream()
+			.filter((hold) -> holds.stream()
+				.anyMatch((other) -> other.worker().equals(hold.worker()) && other.key().equals(hold.key())
+						&& hold.token() > other.token() && hold.token() - other.token() < cohortHolders))
+			.count();
 	}
 
 	@Test

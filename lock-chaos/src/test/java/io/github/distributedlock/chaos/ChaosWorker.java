@@ -58,6 +58,9 @@ final class ChaosWorker {
 		if (config.replicaAcknowledgements() > 0) {
 			builder.replicaAcknowledgements(config.replicaAcknowledgements(), Duration.ofMillis(100));
 		}
+		if (config.cohortHolders() > 1) {
+			builder.cohorts(config.cohortHolders(), Duration.ofMillis(config.cohortMillis()));
+		}
 		RedisLockTemplate template = build(builder);
 		ChaosWorker worker = new ChaosWorker(config, template, out);
 		worker.watchStandardInput();

@@ -31,10 +31,13 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * @param owner the custom owner every acquisition names ({@code LockRequest.owner}),
  * shared by every worker given the same one, or {@code ""} for the calling thread
  * @param autoRenew whether the watchdog renews the leases ({@code LockRequest.autoRenew})
+ * @param cohortHolders how many holders a cohort of the worker's threads may pass a hold
+ * to in memory ({@code RedisLockTemplateBuilder.cohorts}), 1 for cohorts off
+ * @param cohortMillis a cohort's time limit, with cohorts on
  */
 record WorkerConfig(String name, String redis, int storePort, List<String> keys, int threads, long leaseMillis,
 		long waitMillis, long holdMinMillis, long holdMaxMillis, long commandTimeoutMillis, int replicaAcknowledgements,
-		long seed, String owner, boolean autoRenew) {
+		long seed, String owner, boolean autoRenew, int cohortHolders, long cohortMillis) {
 
 	static final String SCOPE = "chaos";
 
@@ -42,19 +45,20 @@ record WorkerConfig(String name, String redis, int storePort, List<String> keys,
 			long waitMillis, long holdMinMillis, long holdMaxMillis, long commandTimeoutMillis,
 			int replicaAcknowledgements, long seed) {
 		this(name, redis, storePort, keys, threads, leaseMillis, waitMillis, holdMinMillis, holdMaxMillis,
-				commandTimeoutMillis, replicaAcknowledgements, seed, "", false);
+				commandTimeoutMillis, replicaAcknowledgements, seed, "", false, 1, 0);
 	}
 
 	WorkerConfig withName(String name, long seed) {
 		return new WorkerConfig(name, this.redis, this.storePort, this.keys, this.threads, this.leaseMillis,
 				this.waitMillis, this.holdMinMillis, this.holdMaxMillis, this.commandTimeoutMillis,
-				this.replicaAcknowledgements, seed, this.owner, this.autoRenew);
+				this.replicaAcknowledgements, seed, this.owner, this.autoRenew, this.cohortHolders, this.cohortMillis);
 	}
 
 	WorkerConfig withRedis(String redis) {
 		return new WorkerConfig(this.name, redis, this.storePort, this.keys, this.threads, this.leaseMillis,
 				this.waitMillis, this.holdMinMillis, this.holdMaxMillis, this.commandTimeoutMillis,
-				this.replicaAcknowledgements, this.seed, this.owner, this.autoRenew);
+				this.replicaAcknowledgements, this.seed, this.owner, this.autoRenew, this.cohortHolders,
+				this.cohortMillis);
 	}
 
 	/**
@@ -64,7 +68,7 @@ record WorkerConfig(String name, String redis, int storePort, List<String> keys,
 	WorkerConfig withOwner(String owner) {
 		return new WorkerConfig(this.name, this.redis, this.storePort, this.keys, this.threads, this.leaseMillis,
 				this.waitMillis, this.holdMinMillis, this.holdMaxMillis, this.commandTimeoutMillis,
-				this.replicaAcknowledgements, this.seed, owner, this.autoRenew);
+				this.replicaAcknowledgements, this.seed, owner, this.autoRenew, this.cohortHolders, this.cohortMillis);
 	}
 
 	/**
@@ -73,7 +77,17 @@ record WorkerConfig(String name, String redis, int storePort, List<String> keys,
 	WorkerConfig withAutoRenew() {
 		return new WorkerConfig(this.name, this.redis, this.storePort, this.keys, this.threads, this.leaseMillis,
 				this.waitMillis, this.holdMinMillis, this.holdMaxMillis, this.commandTimeoutMillis,
-				this.replicaAcknowledgements, this.seed, this.owner, true);
+				this.replicaAcknowledgements, this.seed, this.owner, true, this.cohortHolders, this.cohortMillis);
+	}
+
+	/**
+	 * Have the worker's threads pass holds in memory, in cohorts of up to {@code holders}
+	 * within {@code millis} (docs/design/cohorting.md).
+	 */
+	WorkerConfig withCohorts(int holders, long millis) {
+		return new WorkerConfig(this.name, this.redis, this.storePort, this.keys, this.threads, this.leaseMillis,
+				this.waitMillis, this.holdMinMillis, this.holdMaxMillis, this.commandTimeoutMillis,
+				this.replicaAcknowledgements, this.seed, this.owner, this.autoRenew, holders, millis);
 	}
 
 	List<String> toArgs() {
@@ -92,6 +106,8 @@ record WorkerConfig(String name, String redis, int storePort, List<String> keys,
 		values.put("seed", Long.toString(this.seed));
 		values.put("owner", this.owner);
 		values.put("autoRenew", Boolean.toString(this.autoRenew));
+		values.put("cohortHolders", Integer.toString(this.cohortHolders));
+		values.put("cohortMillis", Long.toString(this.cohortMillis));
 		List<String> args = new ArrayList<>();
 		values.forEach((name, value) -> args.add(name + "=" + value));
 		return args;
@@ -109,7 +125,9 @@ record WorkerConfig(String name, String redis, int storePort, List<String> keys,
 				Long.parseLong(values.get("holdMinMillis")), Long.parseLong(values.get("holdMaxMillis")),
 				Long.parseLong(values.get("commandTimeoutMillis")),
 				Integer.parseInt(values.get("replicaAcknowledgements")), Long.parseLong(values.get("seed")),
-				values.getOrDefault("owner", ""), Boolean.parseBoolean(values.getOrDefault("autoRenew", "false")));
+				values.getOrDefault("owner", ""), Boolean.parseBoolean(values.getOrDefault("autoRenew", "false")),
+				Integer.parseInt(values.getOrDefault("cohortHolders", "1")),
+				Long.parseLong(values.getOrDefault("cohortMillis", "0")));
 	}
 
 	/**
