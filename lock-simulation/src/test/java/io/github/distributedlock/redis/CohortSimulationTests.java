@@ -39,6 +39,7 @@ class CohortSimulationTests {
 		long passes = 0;
 		long redisGrants = 0;
 		int runsWithPasses = 0;
+		long longestCalmWait = 0;
 		for (long seed = from; seed < from + seeds; seed++) {
 			for (Set<Fault> faults : java.util.List.of(Set.<Fault>of(), FAULTS)) {
 				CohortRun run = new CohortRun(seed, Map.of(), faults, null);
@@ -50,13 +51,18 @@ class CohortSimulationTests {
 				if (!replay.isBlank()) {
 					System.out.println(run.report() + "\n" + run.trace(Integer.MAX_VALUE));
 				}
+				if (faults.isEmpty()) {
+					longestCalmWait = Math.max(longestCalmWait, run.longestWaitNanos());
+				}
 				passes += run.passes();
 				redisGrants += run.redisGrants();
 				runsWithPasses += (run.passes() > 0) ? 1 : 0;
 			}
 		}
-		System.out.printf("cohort simulation: %d seeds calm and with faults, %d holds from Redis, %d passes, "
-				+ "%d runs with passes%n", seeds, redisGrants, passes, runsWithPasses);
+		System.out.printf(
+				"cohort simulation: %d seeds calm and with faults, %d holds from Redis, %d passes, "
+						+ "%d runs with passes; longest wait without faults %.1f ms%n",
+				seeds, redisGrants, passes, runsWithPasses, longestCalmWait / 1e6);
 		if (replay.isBlank()) {
 			// Not vacuous: most runs pass the lock in memory.
 			assertThat(runsWithPasses).isGreaterThan(seeds);

@@ -49,6 +49,10 @@ public final class LockHold {
 	// lease from its reply, not its send.
 	volatile boolean leaseFromReply;
 
+	// A bug the cohort simulation plants (PlantedHoldBugs): the release sends the token
+	// the handle shows, not the one Redis records. Never set otherwise.
+	volatile boolean releasesShownToken;
+
 	/**
 	 * @param grant what the acquisition won; the lease counts from its {@code sentNanos}
 	 * @param grantedNanos when the granting reply was read
@@ -190,7 +194,8 @@ public final class LockHold {
 		}
 		boolean ends = ending;
 		ScriptCall call = spec.kind()
-			.release(spec, this.grant.owner(), this.grant.token(), this.grant.hold(), this.handOff, keepMillis);
+			.release(spec, this.grant.owner(), this.releasesShownToken ? this.grant.shownToken() : this.grant.token(),
+					this.grant.hold(), this.handOff, keepMillis);
 		port.run(name(), "release", call, LockPort.Reply.of((reply) -> {
 			long result = number(reply);
 			this.events.released(this, result);

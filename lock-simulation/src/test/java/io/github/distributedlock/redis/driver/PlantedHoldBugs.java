@@ -19,4 +19,13 @@ public final class PlantedHoldBugs {
 		hold.leaseFromReply = true;
 	}
 
+	/**
+	 * Make the hold's release send the token its handle shows, not the one Redis records
+	 * (docs/design/cohorting.md, rule 3): a passed holder's release is refused, and the
+	 * hold is left to nobody until its lease ends.
+	 */
+	public static void releaseShownToken(LockHold hold) {
+		hold.releasesShownToken = true;
+	}
+
 }
