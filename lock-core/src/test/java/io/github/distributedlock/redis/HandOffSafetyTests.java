@@ -26,6 +26,7 @@ import io.github.distributedlock.LockMode;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.WaitStrategy;
+import io.github.distributedlock.redis.blocking.RedisLockHandle;
 import io.github.distributedlock.redis.core.HandOffRequest;
 import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.test.JvmProcess;
@@ -636,6 +637,111 @@ abstract class HandOffSafetyTests {
 			waiterThread.shutdownNow();
 			redis().command("DEL", lockKey);
 		}
+	}
+
+	// ---------------------------------------------------------------------------------
+	// Cohorts (docs/design/cohorting.md)
+	// ---------------------------------------------------------------------------------
+
+	/**
+	 * B holds the lock under a cohort, with C asleep behind it. The lock is
+	 * force-released and a stranger's attempt takes it right after, before anyone else's
+	 * (both held back by {@code CLIENT PAUSE WRITE} and run back to back). The forced
+	 * release wakes C, whose attempt is refused. Once the cohort's line heard it, B's
+	 * release must not pass the lock to C (rule 4's last check, rule 8): C waits for the
+	 * stranger, and gets the lock from Redis with a larger token.
+	 */
+	@Test
+	void shouldStopACohortsPassesOnceItsLineHeardAForceRelease() throws Exception {
+		String lockKey = lockKey("k");
+		RedisServer node = nodeFor(lockKey);
+		try (RedisLockTemplate cohorts = RedisLockTemplate.builder(factory())
+			.cohorts(16, Duration.ofSeconds(5))
+			.subscriptionLinger(Duration.ofMillis(200))
+			.build()) {
+			LockRequest lock = request("k").lease(Duration.ofSeconds(30)).waitTime(Duration.ofSeconds(60)).build();
+			LockHandle first = cohorts.acquire(lock);
+			CountDownLatch bHolds = new CountDownLatch(1);
+			CountDownLatch bReleases = new CountDownLatch(1);
+			// A heads the line alone; B, promoted with C behind it, opens a cohort.
+			Future<Long> a = this.executor.submit(() -> {
+				try (LockHandle held = cohorts.acquire(lock)) {
+					return held.fencingToken();
+				}
+			});
+			awaitWaiters(cohorts, 1);
+			Future<long[]> b = this.executor.submit(() -> {
+				LockHandle held = cohorts.acquire(lock);
+				long[] seen = { held.fencingToken(), (((RedisLockHandle) held).grant().cohort() != null) ? 1 : 0, 0 };
+				bHolds.countDown();
+				bReleases.await();
+				try {
+					held.close();
+				}
+				catch (LockLeaseLostException ex) {
+					seen[2] = 1;
+				}
+				return seen;
+			});
+			awaitWaiters(cohorts, 2);
+			Future<long[]> c = this.executor.submit(() -> {
+				try (LockHandle held = cohorts.acquire(lock)) {
+					return new long[] { held.fencingToken(), ((RedisLockHandle) held).grant().token(),
+							System.nanoTime() };
+				}
+			});
+			awaitWaiters(cohorts, 3);
+			first.close();
+			assertThat(bHolds.await(30, TimeUnit.SECONDS)).as("B holds").isTrue();
+			await().atMost(Duration.ofSeconds(10)).until(() -> cohorts.waitingThreads() == 1);
+			long blockedBefore = blockedClients(node);
+			Future<Boolean> forced;
+			Future<Optional<LockHandle>> z;
+			node.command("CLIENT", "PAUSE", "20000", "WRITE");
+			try {
+				// Each given time to be queued besides the count, which a Sentinel's
+				// hello
+				// (a PUBLISH, also held back) may reach first.
+				forced = this.executor.submit(() -> this.other.forceRelease(LockName.of(this.scope, "k")));
+				awaitBlocked(node, blockedBefore + 1);
+				Thread.sleep(200);
+				z = this.executor.submit(() -> this.stranger
+					.tryAcquire(request("k").lease(Duration.ofSeconds(30)).waitTime(Duration.ZERO).build()));
+				awaitBlocked(node, blockedBefore + 2);
+				Thread.sleep(200);
+			}
+			finally {
+				node.command("CLIENT", "UNPAUSE");
+			}
+			assertThat(forced.get(20, TimeUnit.SECONDS)).as("force-released").isTrue();
+			LockHandle stranger = z.get(20, TimeUnit.SECONDS).orElseThrow();
+			// Long enough for the cohort's line to hear the forced release on any
+			// machine.
+			Thread.sleep(1000);
+			bReleases.countDown();
+			long[] bSeen = b.get(30, TimeUnit.SECONDS);
+			Thread.sleep(300);
+			boolean cWaitedForTheStranger = !c.isDone();
+			long strangerReleased = System.nanoTime();
+			stranger.close();
+			long[] cSeen = c.get(30, TimeUnit.SECONDS);
+			SoftAssertions softly = new SoftAssertions();
+			softly.assertThat(a.get(30, TimeUnit.SECONDS)).as("A's token").isLessThan(bSeen[0]);
+			softly.assertThat(bSeen[1]).as("B opened a cohort").isOne();
+			softly.assertThat(bSeen[2]).as("B's release reports the lost lease").isOne();
+			softly.assertThat(cWaitedForTheStranger).as("C still waits while the stranger holds the lock").isTrue();
+			softly.assertThat(cSeen[0]).as("C's token, above the stranger's").isGreaterThan(stranger.fencingToken());
+			softly.assertThat(cSeen[1]).as("C's hold is Redis's own").isEqualTo(cSeen[0]);
+			softly.assertThat(cSeen[2] - strangerReleased)
+				.as("C got the lock after the stranger released")
+				.isPositive();
+			softly.assertAll();
+		}
+		assertLockGone(lockKey);
+	}
+
+	private static void awaitWaiters(RedisLockTemplate template, int waiters) {
+		await().atMost(Duration.ofSeconds(10)).until(() -> template.waitingThreads() >= waiters);
 	}
 
 	// ---------------------------------------------------------------------------------
