@@ -39,6 +39,11 @@ class HandOffSafetyPubSubTests extends HandOffSafetyTests {
 	}
 
 	@Override
+	protected boolean runsDriverOnlyChecks() {
+		return true;
+	}
+
+	@Override
 	protected boolean stallsSafely() {
 		return true;
 	}

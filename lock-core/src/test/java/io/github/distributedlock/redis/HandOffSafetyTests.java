@@ -120,6 +120,14 @@ abstract class HandOffSafetyTests {
 		return false;
 	}
 
+	/**
+	 * Whether the checks that only the driver decides, not the topology, run here: on one
+	 * topology, as each takes half a minute.
+	 */
+	protected boolean runsDriverOnlyChecks() {
+		return false;
+	}
+
 	Stream<Long> pauses() {
 		// Just above the claim of a reservation: the case that broke.
 		return Stream.of(HandOffRequest.CLAIM_MILLIS + 300);
@@ -738,6 +746,95 @@ abstract class HandOffSafetyTests {
 			softly.assertAll();
 		}
 		assertLockGone(lockKey);
+	}
+
+	/**
+	 * Six threads of one template take the lock over and over in cohorts of four; another
+	 * process (W) asks for it. Once W's request is in Redis's line, the cohort holding
+	 * the lock may pass it at most three more times, and one more cohort may go first
+	 * (the line's head may have filed a request before W's): at most two cohorts' holds
+	 * before W, plus the one whose grant was being recorded (docs/design/cohorting.md,
+	 * "What a remote waiter can wait"). A cohort with no limit would keep W waiting for
+	 * as long as its threads run.
+	 */
+	@Test
+	void shouldServeARemoteRequestWithinTwoCohortsOfItsFiling(@TempDir Path dir) throws Exception {
+		assumeTrue(runsDriverOnlyChecks(), "the bound is the driver's: one topology runs it");
+		int holders = 4;
+		String lockKey = lockKey("k");
+		String ours = (String) privateStatic(io.github.distributedlock.redis.core.UniqueIds.class, "processId");
+		List<Long> granted = Collections.synchronizedList(new ArrayList<>());
+		AtomicBoolean stop = new AtomicBoolean();
+		try (RedisLockTemplate cohorts = RedisLockTemplate.builder(factory())
+			.cohorts(holders, Duration.ofSeconds(5))
+			.subscriptionLinger(Duration.ofMillis(200))
+			.build()) {
+			LockRequest lock = request("k").lease(Duration.ofSeconds(30)).waitTime(Duration.ofSeconds(60)).build();
+			List<Future<?>> threads = new ArrayList<>();
+			for (int i = 0; i < 6; i++) {
+				threads.add(this.executor.submit(() -> {
+					while (!stop.get()) {
+						try (LockHandle held = cohorts.acquire(lock)) {
+							granted.add(System.nanoTime());
+							TimeUnit.MILLISECONDS.sleep(1);
+						}
+					}
+					return null;
+				}));
+			}
+			List<Long> holdsBefore = new ArrayList<>();
+			try {
+				// W may find the lock free between two cohorts and file no request: such
+				// a
+				// round counts nothing.
+				for (int round = 0; round < 8 && holdsBefore.size() < 2; round++) {
+					Path release = dir.resolve("release" + round);
+					try (JvmProcess waiter = startWaiter("-", 30_000, 30_000, release)) {
+						waiter.awaitLine("WAITING ", CHILD_START);
+						Future<String> acquired = this.executor
+							.submit(() -> waiter.awaitLine("ACQUIRED ", Duration.ofSeconds(30)));
+						long filedSeen = -1;
+						while (filedSeen < 0 && !acquired.isDone()) {
+							long now = System.nanoTime();
+							if (redis().command("ZRANGE", lockKey + ":requests", "0", "-1") instanceof List<?> members
+									&& members.stream()
+										.map(String::valueOf)
+										.anyMatch((member) -> !member.substring(member.lastIndexOf(':') + 1)
+											.startsWith(ours + "."))) {
+								filedSeen = now;
+							}
+						}
+						Acquired w = Acquired.parse(acquired.get(30, TimeUnit.SECONDS));
+						if (filedSeen >= 0) {
+							long seen = filedSeen;
+							holdsBefore
+								.add(granted.stream().filter((nanos) -> nanos > seen && nanos < w.nanos()).count());
+						}
+						Files.createFile(release);
+						waiter.awaitLine("RELEASE", Duration.ofSeconds(30));
+					}
+				}
+			}
+			finally {
+				stop.set(true);
+			}
+			for (Future<?> thread : threads) {
+				thread.get(30, TimeUnit.SECONDS);
+			}
+			System.out.println("cohort holds between a remote request and its grant: " + holdsBefore + " (of "
+					+ granted.size() + " holds)");
+			assertThat(holdsBefore).as("rounds in which W's request was seen in Redis").hasSize(2);
+			assertThat(granted).as("holds of the cohorts' template").hasSizeGreaterThan(2 * holders);
+			assertThat(holdsBefore).as("the cohorts' holds granted after W's request was seen, before W's grant")
+				.allSatisfy((count) -> assertThat(count).isLessThanOrEqualTo(2L * holders + 1));
+		}
+		assertLockGone(lockKey);
+	}
+
+	private static Object privateStatic(Class<?> type, String field) throws ReflectiveOperationException {
+		java.lang.reflect.Field declared = type.getDeclaredField(field);
+		declared.setAccessible(true);
+		return declared.get(null);
 	}
 
 	private static void awaitWaiters(RedisLockTemplate template, int waiters) {
