@@ -10,6 +10,7 @@ import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.function.Consumer;
 
+import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockDefaults;
 import io.github.distributedlock.LockMode;
 import io.github.distributedlock.LockRequest;
@@ -19,6 +20,8 @@ import io.github.distributedlock.redis.core.Cohort;
 import io.github.distributedlock.redis.core.CohortLimits;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockKeys;
+import io.github.distributedlock.redis.core.LockOwners;
+import io.github.distributedlock.redis.core.ReleaseMessage;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.PlantedCohortBugs;
 import io.github.distributedlock.redis.core.SimulatedIds;
@@ -29,7 +32,9 @@ import io.github.distributedlock.redis.driver.DriverCommands;
 import io.github.distributedlock.redis.driver.LocalLines;
 import io.github.distributedlock.redis.driver.LockHold;
 import io.github.distributedlock.redis.driver.PlantedHoldBugs;
+import io.github.distributedlock.redis.driver.Renewals;
 import io.github.distributedlock.redis.driver.SingleAcquisition;
+import io.github.distributedlock.redis.script.LockScripts;
 import io.github.distributedlock.redis.script.ScriptArgs;
 import io.github.distributedlock.redis.script.ScriptCall;
 import io.github.distributedlock.redis.server.LockRequestResolver;
@@ -83,6 +88,11 @@ final class CohortRun {
 	 */
 	static final long CALM_WAIT_BOUND_NANOS = LockSimulation.LEASE_MS * MS / 3;
 
+	// The attacks under which a calm run must still neither give up nor wait a lease:
+	// none
+	// of them holds the lock longer or loses what Redis was told.
+	private static final Set<Attack> LIVE_ATTACKS = EnumSet.of(Attack.CANCEL, Attack.EXTEND, Attack.REENTER);
+
 	private final long seed;
 
 	private final SimulationRandom random;
@@ -119,6 +129,44 @@ final class CohortRun {
 	private final Map<String, Long> openedNanos = new HashMap<>();
 
 	private long lastShownToken;
+
+	// The attacks this run draws (see Attack), each from draws of its own, so that a run
+	// without them is the run it was before they came.
+	private final Set<Attack> attacks;
+
+	private final SimulationRandom extra;
+
+	private final LostReplies lostReplies;
+
+	private final Cancellations cancellations;
+
+	private final RedisFaults redisFaults;
+
+	private final Map<String, Renewals> renewals = new HashMap<>();
+
+	// When each acquire script that granted a hold ran, by owner digest and token.
+	private final Map<String, Long> grantsRan = new HashMap<>();
+
+	// Redis holds (owner digest / token) that a force release, an eviction or a failover
+	// may have ended or shortened: Redis need not keep them, and their holders (and the
+	// cohort's later holders) may overlap others' (rule 8's window).
+	private final Set<String> damaged = new java.util.HashSet<>();
+
+	// When each JVM's lines heard a message that a hold may have ended without a release.
+	private final Map<String, List<Long>> lossesHeard = new HashMap<>();
+
+	// The highest token any handle showed, the passes of damaged holds included: every
+	// grant from Redis must show more.
+	private long highestShown;
+
+	private final int[] attackCounts = new int[8];
+
+	// Re-entries of a holder under another owner, observed rather than failed.
+	private int rule7;
+
+	// Holds (owner / token) whose release got no reply: the owner's next acquisition may
+	// take such a hold over, with its token (a thread's own owner only; rule 1).
+	private final Set<String> releasesLost = new java.util.HashSet<>();
 
 	private @Nullable String violation;
 
@@ -174,7 +222,7 @@ final class CohortRun {
 
 		@Override
 		public LostReplies.@Nullable Cut cut() {
-			return null;
+			return CohortRun.this.attacks.contains(Attack.CUT) ? CohortRun.this.lostReplies.draw() : null;
 		}
 
 		@Override
@@ -210,7 +258,20 @@ final class CohortRun {
 	 * @param bug a bug planted into every cohort, or {@code null}
 	 */
 	CohortRun(long seed, Map<String, String> scripts, Set<Fault> faults, @Nullable Bug bug) {
+		this(seed, scripts, faults, Set.of(), bug);
+	}
+
+	/**
+	 * @param attacks the further faults the run draws ({@link Attack})
+	 */
+	CohortRun(long seed, Map<String, String> scripts, Set<Fault> faults, Set<Attack> attacks, @Nullable Bug bug) {
 		this.seed = seed;
+		this.attacks = attacks.isEmpty() ? EnumSet.noneOf(Attack.class) : EnumSet.copyOf(attacks);
+		this.extra = new SimulationRandom(seed ^ 0x61747461636bL);
+		this.lostReplies = new LostReplies(seed, this.attacks.contains(Attack.CUT), this.attacks.contains(Attack.LATE));
+		this.cancellations = new Cancellations(seed);
+		this.redisFaults = new RedisFaults(seed, this.attacks.contains(Attack.FAILOVER),
+				this.attacks.contains(Attack.EVICT));
 		SimulatedIds.restart(seed);
 		this.random = new SimulationRandom(seed ^ 0x636f686fL);
 		this.faults = faults.isEmpty() ? EnumSet.noneOf(Fault.class) : EnumSet.copyOf(faults);
@@ -250,6 +311,7 @@ final class CohortRun {
 			String jvm = "jvm" + j;
 			LocalLines lines = new LocalLines(new SimulatedPort(jvm + " lines", this.world),
 					LockSimulation.LINGER_NANOS, new Cohorts(this.limits, (number) -> jvm + ":cohort:" + number));
+			this.renewals.put(jvm, new Renewals(new SimulatedPort(jvm + " watchdog", this.world), () -> false));
 			int count = 2 + this.random.nextInt(3);
 			for (int t = 0; t < count; t++) {
 				Caller caller = new Caller(jvm + "/t" + t, lines, acquisitionsEach);
@@ -258,7 +320,17 @@ final class CohortRun {
 			}
 		}
 		this.trace.add("cohorts of " + this.limits.holders() + " holders within " + this.limits.timeNanos() / 1e6
-				+ " ms; faults " + this.faults);
+				+ " ms; faults " + this.faults + "; attacks " + this.attacks);
+		this.redisFaults.start(this.redis);
+		for (RedisFaults.Planned fault : this.redisFaults.planned()) {
+			at(fault.atNanos(), fault.failover() ? "redis fails over" : "redis evicts", () -> redisFault(fault), true);
+		}
+		if (this.attacks.contains(Attack.FORCE)) {
+			int forces = 1 + this.extra.nextInt(3);
+			for (int i = 0; i < forces; i++) {
+				at(this.extra.between(0, 2_500 * MS), "an operator force-releases the lock", this::forceRelease, true);
+			}
+		}
 		if (this.faults.contains(Fault.STALL)) {
 			at(this.random.between(0, 1_000 * MS), "redis stalls", this::stall, false);
 		}
@@ -280,7 +352,10 @@ final class CohortRun {
 			checkRedisKeepsLiveHandles();
 		}
 		if (this.violation == null && this.callers.stream().anyMatch((thread) -> !thread.done())) {
-			violated("the run ended with a thread that never finished");
+			violated("the run ended with a thread that never finished: " + this.callers.stream()
+				.filter((thread) -> !thread.done())
+				.map((thread) -> thread.name + " left " + thread.left + " pending " + thread.pending)
+				.toList());
 		}
 		return this.violation;
 	}
@@ -293,6 +368,80 @@ final class CohortRun {
 		this.redis.stall(Duration.ofNanos(stall));
 		this.trace.add("           redis stalled for " + stall / 1e6 + " ms");
 		at(this.random.between(0, 3_000 * MS), "redis stalls", this::stall, false);
+	}
+
+	/**
+	 * A failover or an eviction ({@link RedisFaults}). Every hold granted before a
+	 * failover may be lost or shortened (a renewal's write lost); an eviction of the lock
+	 * hash ends the hold it had.
+	 */
+	private void redisFault(RedisFaults.Planned fault) {
+		if (this.callers.stream().allMatch(Caller::done)) {
+			return;
+		}
+		String key = this.spec.lockKey();
+		String before = holdInRedis();
+		int writesLostBefore = this.redisFaults.counts()[1];
+		String what = this.redisFaults.apply(fault, this.redis, key, LockKeys.permits(key), this.clock.nanos());
+		if (what == null) {
+			return;
+		}
+		this.attackCounts[fault.failover() ? 5 : 6]++;
+		this.trace.add("           " + what);
+		if (fault.failover() && this.redisFaults.counts()[1] > writesLostBefore) {
+			// Only a failover that lost writes can have lost a hold or its lease.
+			long now = this.clock.nanos();
+			this.grantsRan.forEach((hold, ran) -> {
+				if (ran - now <= 0) {
+					this.damaged.add(hold);
+				}
+			});
+		}
+		else if (before != null && !before.equals(holdInRedis())) {
+			this.damaged.add(before);
+		}
+	}
+
+	/**
+	 * An operator force-releases the lock, as {@code LockCommands.forceRelease} does: it
+	 * reads the token, then runs {@code force-release.lua}, which publishes "forced".
+	 */
+	private void forceRelease() {
+		if (this.callers.stream().allMatch(Caller::done)) {
+			return;
+		}
+		String before = holdInRedis();
+		Object token = this.redis.inspect("HGET", this.spec.lockKey(), "token");
+		if (before == null || token == null) {
+			return;
+		}
+		ScriptCall call = LockScripts.FORCE_RELEASE.callWithKeys(
+				List.of(this.spec.lockKey(), LockKeys.releaseChannel(this.spec.lockKey())),
+				new ScriptArgs.ForceRelease(token.toString()));
+		Object result = this.redis.eval(call.script().name(), call.keys(), call.argv());
+		this.attackCounts[7]++;
+		String holders = this.handles.stream()
+			.filter((handle) -> before.equals(LockOwners.digest(handle.grant.owner()) + "/" + handle.grant.token()))
+			.map((handle) -> handle.grant.owner())
+			.distinct()
+			.toList()
+			.toString();
+		if (holders.contains(":cohort:")) {
+			this.attackCounts[3]++;
+		}
+		this.trace.add("           force-released " + before + " " + holders + ": " + result);
+		this.damaged.add(before);
+	}
+
+	/** Return the hold the lock hash records, as owner digest / token, or null. */
+	private @Nullable String holdInRedis() {
+		Object owner = this.redis.inspect("HGET", this.spec.lockKey(), "owner");
+		Object token = this.redis.inspect("HGET", this.spec.lockKey(), "token");
+		return (owner instanceof String digest && !digest.isEmpty() && token != null) ? digest + "/" + token : null;
+	}
+
+	private boolean isDamaged(Handle handle) {
+		return this.damaged.contains(LockOwners.digest(handle.grant.owner()) + "/" + handle.grant.token());
 	}
 
 	/**
@@ -311,9 +460,22 @@ final class CohortRun {
 				continue;
 			}
 			long delay = (fault < 4) ? LockSimulation.aroundConstant(this.random) : network();
-			at(delay, what, () -> listener.accept(delivery.message()), false);
+			String jvm = delivery.subscriber().name().split(" ")[0];
+			if (this.attacks.contains(Attack.FORCE) && delivery.message().equals("forced")
+					&& this.extra.nextInt(3) == 0) {
+				this.trace.add("           dropped: " + what);
+				continue;
+			}
+			Runnable hear = () -> {
+				if (ReleaseMessage.parse(delivery.message().getBytes(java.nio.charset.StandardCharsets.UTF_8))
+					.mayEndAHold()) {
+					this.lossesHeard.computeIfAbsent(jvm, (key) -> new ArrayList<>()).add(this.clock.nanos());
+				}
+				listener.accept(delivery.message());
+			};
+			at(delay, what, hear, false);
 			if (fault == 4 || fault == 5) {
-				at(delay + network(), what + " (again)", () -> listener.accept(delivery.message()), false);
+				at(delay + network(), what + " (again)", hear, false);
 			}
 		}
 	}
@@ -325,7 +487,7 @@ final class CohortRun {
 	private void checkRedisKeepsLiveHandles() {
 		long now = this.clock.nanos();
 		for (Handle handle : this.handles) {
-			if (!handle.live(now)) {
+			if (!handle.live(now) || isDamaged(handle)) {
 				continue;
 			}
 			String wrong = HoldsInRedis.writerViolation(this.redis, this.spec.lockKey(), handle.grant.owner(),
@@ -346,8 +508,16 @@ final class CohortRun {
 	private void granted(Handle handle, @Nullable Handle joined) {
 		long now = this.clock.nanos();
 		Grant grant = handle.grant;
+		boolean damagedPass = isDamaged(handle);
+		// A thread's own owner takes over a hold its earlier acquisition left in Redis (a
+		// lost release or re-entry reply), with its token; a cohort's owner never does
+		// (rule 1).
+		boolean takenOver = grant.shownToken() == grant.token() && !grant.owner().contains(":cohort:")
+				&& this.handles.stream()
+					.anyMatch((other) -> other != handle && other.grant.owner().equals(grant.owner())
+							&& other.grant.token() == grant.token() && !other.live(now));
 		for (Handle other : this.handles) {
-			if (other.caller != handle.caller && other.live(now)) {
+			if (other.caller != handle.caller && other.live(now) && !isDamaged(other) && !damagedPass) {
 				violated(handle + " was granted while " + other + " counts on the lock until "
 						+ String.format("%.3f ms", at(other.deadline())));
 				return;
@@ -358,10 +528,23 @@ final class CohortRun {
 				violated(handle + " joined " + joined + " but shows another token");
 			}
 		}
-		else if (grant.shownToken() <= this.lastShownToken) {
+		else if (takenOver) {
+			this.trace.add("           " + handle + " took over the hold its owner's lost release left");
+		}
+		else if (damagedPass) {
+			// Ended by a fault before its holder heard of it: no order to keep.
+		}
+		else if (grant.shownToken() == grant.token() && grant.shownToken() <= this.highestShown) {
+			// A grant from Redis: above every token shown, the passes of a lost hold too.
+			violated(handle + " was granted by Redis a token not above the highest one shown, " + this.highestShown);
+		}
+		else if (grant.shownToken() <= this.lastShownToken && !damagedPass) {
 			violated(handle + " shows a token not above the last one shown, " + this.lastShownToken);
 		}
-		this.lastShownToken = Math.max(this.lastShownToken, grant.shownToken());
+		if (!damagedPass) {
+			this.lastShownToken = Math.max(this.lastShownToken, grant.shownToken());
+		}
+		this.highestShown = Math.max(this.highestShown, grant.shownToken());
 		String hold = grant.owner() + "/" + grant.token();
 		if (grant.shownToken() == grant.token()) {
 			if (grant.cohort() != null && joined == null) {
@@ -375,6 +558,9 @@ final class CohortRun {
 		// A pass: within the block, the holders and the time limit, to a thread that
 		// filed no request.
 		this.passes++;
+		if (damagedPass) {
+			this.attackCounts[4]++;
+		}
 		long k = grant.shownToken() - grant.token() + 1;
 		Long block = this.blocks.get(hold);
 		Long opened = this.openedNanos.get(hold);
@@ -389,6 +575,14 @@ final class CohortRun {
 		}
 		else if (handle.caller.sentRequest) {
 			violated(handle + " was passed the lock after its acquisition sent a request");
+		}
+		else {
+			for (long heard : this.lossesHeard.getOrDefault(handle.caller.jvm, List.of())) {
+				if (heard - opened > 0) {
+					violated(handle + " was passed the lock after its JVM's lines heard, at "
+							+ String.format("%.3f ms", at(heard)) + ", that the hold may be gone (rule 4)");
+				}
+			}
 		}
 	}
 
@@ -412,8 +606,10 @@ final class CohortRun {
 			this.longestWait = String.format("%s %s %.3f ms, from %.3f ms", caller.name,
 					won ? "waited" : "gave up after", waited / 1e6, at(startedNanos));
 		}
-		if (this.faults.isEmpty() && (!won || waited >= CALM_WAIT_BOUND_NANOS)) {
-			violated("in a run without faults " + this.longestWait);
+		long bound = this.attacks.isEmpty() ? CALM_WAIT_BOUND_NANOS : LockSimulation.LEASE_MS * MS;
+		if (this.faults.isEmpty() && LIVE_ATTACKS.containsAll(this.attacks) && (!won || waited >= bound)) {
+			violated("in a run without faults " + this.longestWait + " (after " + this.rule7
+					+ " re-entries of a holder under its own owner)");
 		}
 	}
 
@@ -467,6 +663,75 @@ final class CohortRun {
 		List<String> tail = this.trace.subList(Math.max(0, this.trace.size() - last), this.trace.size());
 		return "seed " + this.seed + " (cohorts), last " + tail.size() + " of " + this.trace.size() + " events:\n"
 				+ String.join("\n", tail);
+	}
+
+	/**
+	 * A re-entry's request: a try (wait 0) or a 3 s wait, with another lease or the same.
+	 */
+	private static LockSpec otherSpec(SimulationRandom random) {
+		long[] leases = { 300, LockSimulation.LEASE_MS, 3_000 };
+		long lease = leases[random.nextInt(leases.length)];
+		long wait = random.nextInt(2) == 0 ? 0 : 3_000;
+		LockRequestResolver resolver = new LockRequestResolver(LockDefaults.STANDARD, new LockKeys("sim", 0), false,
+				true, new RedisServerFeatures(null, false, false), 5_000);
+		return resolver.resolve(LockRequest.builder("orders")
+			.key("a")
+			.lease(Duration.ofMillis(lease))
+			.waitTime(Duration.ofMillis(wait))
+			.mode(LockMode.EXCLUSIVE)
+			.build());
+	}
+
+	String attackReport() {
+		return String.format(
+				"cancels %d, extensions %d, failed acquisitions %d, failovers %d, evictions %d, forced %d (%d of cohorts), "
+						+ "damaged %d, passes of damaged holds %d, lost replies %s",
+				this.attackCounts[0], this.attackCounts[1], this.attackCounts[2], this.attackCounts[5],
+				this.attackCounts[6], this.attackCounts[7], this.attackCounts[3], this.damaged.size(),
+				this.attackCounts[4], java.util.Arrays.toString(this.lostReplies.counts()));
+	}
+
+	/**
+	 * Further faults a run may draw, each from draws of its own.
+	 */
+	enum Attack {
+
+		/** Commands lose their reply ({@link LostReplies}). */
+		CUT,
+
+		/** Half the cut commands that run, run after their timeout. */
+		LATE,
+
+		/** Acquisitions are cancelled, at drawn times and as a pass may reach them. */
+		CANCEL,
+
+		/**
+		 * The watchdog renews half the holds; some are released about when it renews
+		 * them.
+		 */
+		RENEW,
+
+		/** Some renewed holders work for a lease or more. */
+		LONG,
+
+		/** Holds are extended to shorter and longer leases. */
+		EXTEND,
+
+		/**
+		 * Re-entries with other leases, tries, released in either order, the outer hold
+		 * released while the re-entry is in flight.
+		 */
+		REENTER,
+
+		/** The lock is force-released by an operator, with its "forced" message. */
+		FORCE,
+
+		/** Redis evicts keys of the lock ({@link RedisFaults}). */
+		EVICT,
+
+		/** Redis fails over to a lagging replica ({@link RedisFaults}). */
+		FAILOVER
+
 	}
 
 	/**
@@ -534,7 +799,11 @@ final class CohortRun {
 		 */
 		@Override
 		public void releaseFailed(LockHold hold, io.github.distributedlock.LockAccessException failure) {
-			violated(this + ": its release failed with no reply lost: " + failure.getMessage());
+			CohortRun.this.releasesLost.add(this.grant.owner() + "/" + this.grant.token());
+			if (!CohortRun.this.attacks.contains(Attack.CUT)) {
+				violated(this + ": its release failed with no reply lost: " + failure.getMessage());
+			}
+			CohortRun.this.trace.add("           " + this + ": its release failed: " + failure.getMessage());
 		}
 
 		@Override
@@ -559,11 +828,14 @@ final class CohortRun {
 
 	/**
 	 * One thread of a JVM: it takes the lock as the blocking template does, works,
-	 * sometimes re-enters it, and releases it, as many times as asked.
+	 * sometimes re-enters it, and releases it, as many times as asked. Each cycle (an
+	 * acquisition, its holds, its re-entries) ends once nothing of it is pending.
 	 */
 	private final class Caller implements SimulatedPort.Calls {
 
 		final String name;
+
+		final String jvm;
 
 		private final String owner;
 
@@ -577,6 +849,12 @@ final class CohortRun {
 
 		private boolean acquiring;
 
+		// What the cycle under way waits for: acquisitions and holds not yet ended.
+		private int pending;
+
+		// The acquisition under way that a cancel may stop, if any.
+		private @Nullable SingleAcquisition current;
+
 		// Whether the acquisition under way sent an attempt that carried a request.
 		boolean sentRequest;
 
@@ -584,6 +862,7 @@ final class CohortRun {
 
 		Caller(String name, LocalLines lines, int acquisitions) {
 			this.name = name;
+			this.jvm = name.substring(0, name.indexOf('/'));
 			this.owner = name.replace('/', ':');
 			this.lines = lines;
 			this.left = acquisitions;
@@ -593,13 +872,14 @@ final class CohortRun {
 		}
 
 		boolean done() {
-			return this.left <= 0 && !this.acquiring;
+			return this.left <= 0 && this.pending == 0;
 		}
 
 		void start() {
 			if (this.left-- <= 0) {
 				return;
 			}
+			this.pending = 1;
 			this.acquiring = true;
 			this.sentRequest = false;
 			this.startedNanos = CohortRun.this.clock.nanos();
@@ -607,26 +887,67 @@ final class CohortRun {
 			// re-enters it; nobody else does here, as none holds it.
 			CohortReentry reentry = CohortReentry.start(this.lines, CohortRun.this.spec, this.owner);
 			if (reentry != null) {
-				acquire(reentry.owner(), true, Completion.of((grant) -> got(reentry.granted(grant)), (error) -> {
-					reentry.failed(error instanceof LockTimeoutException);
-					failed(error);
-				}));
+				SingleAcquisition run = acquire(CohortRun.this.spec, reentry.owner(), true,
+						Completion.of((grant) -> got(reentry.granted(grant)), (error) -> {
+							reentry.failed(error instanceof LockTimeoutException);
+							failed(error);
+						}));
+				mayCancel(run, () -> {
+					reentry.failed(false);
+					this.acquiring = false;
+				});
 				return;
 			}
-			acquire(this.owner, false, Completion.of(this::got, this::failed));
+			SingleAcquisition run = acquire(CohortRun.this.spec, this.owner, false,
+					Completion.of(this::got, this::failed));
+			mayCancel(run, () -> this.acquiring = false);
 		}
 
-		private void acquire(String as, boolean holdsIt, Completion<Grant> done) {
-			SingleAcquisition acquisition = new SingleAcquisition(CohortRun.this.spec, as, holdsIt, true, this.commands,
-					this.lines, done);
+		private SingleAcquisition acquire(LockSpec spec, String as, boolean holdsIt, Completion<Grant> done) {
+			SingleAcquisition acquisition = new SingleAcquisition(spec, as, holdsIt, true, this.commands, this.lines,
+					done);
 			if (holdsIt) {
 				acquisition.keepOutOfCohorts();
 			}
+			this.current = acquisition;
 			acquisition.start();
+			return acquisition;
+		}
+
+		/**
+		 * Draw whether the acquisition is cancelled, as the template does on an interrupt
+		 * or its grace bound: at a drawn time ({@link Cancellations}).
+		 */
+		private void mayCancel(SingleAcquisition run, Runnable stopped) {
+			if (!CohortRun.this.attacks.contains(Attack.CANCEL)) {
+				return;
+			}
+			Cancellations.Stop stop = CohortRun.this.cancellations.draw();
+			if (stop != null) {
+				at(stop.delayNanos(), this.name + " is cancelled", () -> cancel(run, stopped), false);
+			}
+		}
+
+		/**
+		 * Stop the acquisition with the driver's cancel; if it stopped a running one, its
+		 * completion hears nothing more, and the caller goes on as after an exception.
+		 */
+		void cancel(SingleAcquisition run, Runnable stopped) {
+			if (this.current != run || !run.cancel()) {
+				return;
+			}
+			CohortRun.this.attackCounts[0]++;
+			CohortRun.this.trace.add("           " + this.name + "'s acquisition stopped");
+			if (this.current == run) {
+				this.current = null;
+			}
+			stopped.run();
+			end();
 		}
 
 		private void got(Grant grant) {
 			this.acquiring = false;
+			this.current = null;
 			waited(this, this.startedNanos, true);
 			plant(grant.cohort());
 			Handle handle = new Handle(this, grant, this.lines);
@@ -638,8 +959,13 @@ final class CohortRun {
 			SimulationRandom random = CohortRun.this.random;
 			boolean paused = random.nextInt(8) == 0 && CohortRun.this.faults.contains(Fault.PAUSE);
 			long work = paused ? LockSimulation.aroundConstant(random) : random.between(0, 3 * MS);
+			work = attacked(handle, work);
+			// The hold is pending instead of the acquisition.
+			this.pending++;
+			end();
 			if (random.nextInt(4) == 0) {
-				at(random.between(0, work), this.name + " re-enters", () -> reenter(handle, work), false);
+				long finalWork = work;
+				at(random.between(0, work), this.name + " re-enters", () -> reenter(handle, finalWork), false);
 			}
 			else {
 				at(work, this.name + " releases", () -> release(handle), false);
@@ -647,41 +973,203 @@ final class CohortRun {
 		}
 
 		/**
+		 * The attacks on a hold: the watchdog renews it, its holder works a lease or
+		 * more, and extends it to a shorter or a longer lease.
+		 * @return how long the holder works
+		 */
+		private long attacked(Handle handle, long work) {
+			SimulationRandom extra = CohortRun.this.extra;
+			long worked = work;
+			if (CohortRun.this.attacks.contains(Attack.RENEW) && extra.nextInt(2) == 0) {
+				CohortRun.this.renewals.get(this.jvm).watch(handle.hold);
+				int long_ = extra.nextInt(6);
+				if (long_ == 0 && CohortRun.this.attacks.contains(Attack.LONG)) {
+					worked = extra.between(LockSimulation.LEASE_MS * MS, 2_500 * MS);
+				}
+				else if (long_ == 1) {
+					// Released about when the watchdog renews it.
+					long lease = handle.grant.spec().leaseMillis() * MS;
+					long renewal = handle.hold.leaseEndNanos() - lease + lease / 3;
+					worked = Math.max(0, renewal - CohortRun.this.clock.nanos() + extra.between(-MS, MS));
+				}
+			}
+			if (CohortRun.this.attacks.contains(Attack.EXTEND) && extra.nextInt(4) == 0) {
+				long[] leases = { 100, 300, 1_000, 3_000 };
+				long lease = leases[extra.nextInt(leases.length)];
+				at(extra.between(0, worked), this.name + " extends its hold to " + lease + " ms",
+						() -> handle.hold
+							.extend(this.port, lease,
+									Completion.of((result) -> CohortRun.this.attackCounts[1]++,
+											(error) -> CohortRun.this.trace
+												.add("           " + this.name + "'s extension failed: " + error))),
+						false);
+			}
+			return worked;
+		}
+
+		/**
 		 * Take the lock again, as the blocking template does: under the cohort's owner if
 		 * this thread holds it under one, else as itself, saying it holds the lock. Then
-		 * release the nested hold and the outer one.
+		 * release the nested hold and the outer one: in that order, the other, or the
+		 * outer one while the re-entry is still in flight.
 		 */
 		private void reenter(Handle outer, long work) {
-			CohortReentry reentry = CohortReentry.start(this.lines, CohortRun.this.spec, this.owner);
+			SimulationRandom extra = CohortRun.this.extra;
+			boolean variants = CohortRun.this.attacks.contains(Attack.REENTER);
+			LockSpec spec = variants ? otherSpec(extra) : CohortRun.this.spec;
+			int order = variants ? extra.nextInt(4) : 0;
+			boolean outerDuring = order == 3;
+			boolean outerFirst = order == 2;
+			CohortReentry reentry = CohortReentry.start(this.lines, spec, this.owner);
+			String as = (reentry != null) ? reentry.owner() : this.owner;
+			if (!as.equals(outer.grant.owner()) && outer.live(CohortRun.this.clock.nanos()) && !isDamaged(outer)
+					&& HoldsInRedis.writerViolation(CohortRun.this.redis, CohortRun.this.spec.lockKey(),
+							outer.grant.owner(), CohortRun.this.clock.nanos()) == null) {
+				String wrong = this.name + " re-enters the lock it holds (" + outer + ", live in Redis) as " + as
+						+ ", not as the owner Redis records for its hold (rule 7)";
+				if (Boolean.getBoolean("simulation.observe")) {
+					CohortRun.this.trace.add("           VIOLATION " + wrong);
+					CohortRun.this.rule7++;
+				}
+				else {
+					violated(wrong);
+				}
+			}
+			this.pending++;
 			Completion<Grant> done = Completion.of((grant) -> {
+				this.current = null;
 				Grant shown = (reentry != null) ? reentry.granted(grant) : grant;
 				CohortRun.this.reentries++;
 				Handle inner = new Handle(this, shown, this.lines);
 				CohortRun.this.handles.add(inner);
 				boolean joinedIt = shown.owner().equals(outer.grant.owner()) && shown.token() == outer.grant.token();
 				granted(inner, joinedIt ? outer : null);
-				at(CohortRun.this.random.between(0, work), this.name + " releases its re-entry", () -> inner.hold
-					.release(this.port, Completion.of((result) -> release(outer), (error) -> release(outer))), false);
+				long innerWork = attacked(inner, CohortRun.this.random.between(0, work));
+				this.pending++;
+				end();
+				if (outerDuring) {
+					at(innerWork, this.name + " releases its re-entry", () -> release(inner), false);
+				}
+				else if (outerFirst) {
+					at(innerWork, this.name + " releases its outer hold first",
+							() -> outer.hold.release(this.port,
+									Completion.of((result) -> thenRelease(inner), (error) -> thenRelease(inner))),
+							false);
+				}
+				else if (variants && extra.nextInt(2) == 0) {
+					// Again, still holding the outer hold.
+					at(innerWork, this.name + " releases its re-entry, to re-enter again", () -> inner.hold.release(
+							this.port,
+							Completion.of((result) -> reenterAgain(outer, work), (error) -> reenterAgain(outer, work))),
+							false);
+				}
+				else {
+					at(innerWork, this.name + " releases its re-entry",
+							() -> inner.hold.release(this.port,
+									Completion.of((result) -> thenRelease(outer), (error) -> thenRelease(outer))),
+							false);
+				}
 			}, (error) -> {
+				this.current = null;
 				if (reentry != null) {
 					reentry.failed(error instanceof LockTimeoutException);
 				}
-				at(work, this.name + " releases", () -> release(outer), false);
+				if (!(error instanceof LockTimeoutException)) {
+					mayFail(error);
+				}
+				if (!outerDuring) {
+					at(work, this.name + " releases", () -> release(outer), false);
+				}
+				end();
 			});
-			acquire((reentry != null) ? reentry.owner() : this.owner, true, done);
+			SingleAcquisition run = acquire(spec, as, true, done);
+			mayCancel(run, () -> {
+				if (reentry != null) {
+					reentry.failed(false);
+				}
+				if (!outerDuring) {
+					at(work, this.name + " releases", () -> release(outer), false);
+				}
+			});
+			if (outerDuring) {
+				at(extra.between(0, 2 * MS), this.name + " releases its outer hold during its re-entry",
+						() -> release(outer), false);
+			}
+		}
+
+		private void reenterAgain(Handle outer, long work) {
+			at(CohortRun.this.extra.between(0, 2 * MS), this.name + " re-enters again", () -> {
+				// The inner hold ends once the next re-entry is under way.
+				reenter(outer, work);
+				end();
+			}, false);
+		}
+
+		private void thenRelease(Handle handle) {
+			end();
+			release(handle);
 		}
 
 		private void release(Handle handle) {
-			handle.hold.release(this.port, Completion.of((result) -> next(), (error) -> next()));
+			if (CohortRun.this.attacks.contains(Attack.CANCEL) && handle.grant.cohort() != null
+					&& CohortRun.this.extra.nextInt(4) == 0) {
+				// A waiter of this JVM cancelled at the instant the hold may pass to it:
+				// just before, or just after.
+				boolean before = CohortRun.this.extra.nextInt(2) == 0;
+				if (before) {
+					cancelWaiters();
+				}
+				handle.hold.release(this.port, Completion.of((result) -> end(), (error) -> end()));
+				if (!before) {
+					cancelWaiters();
+				}
+				return;
+			}
+			handle.hold.release(this.port, Completion.of((result) -> end(), (error) -> end()));
+		}
+
+		private void cancelWaiters() {
+			for (Caller other : CohortRun.this.callers) {
+				SingleAcquisition run = other.current;
+				if (other != this && other.jvm.equals(this.jvm) && other.acquiring && run != null) {
+					CohortRun.this.trace
+						.add("           " + other.name + " is cancelled as " + this.name + " releases");
+					other.cancel(run, () -> other.acquiring = false);
+				}
+			}
 		}
 
 		private void failed(Throwable error) {
+			this.current = null;
 			if (!(error instanceof LockTimeoutException)) {
-				throw new IllegalStateException(this.name + ": " + error, error);
+				mayFail(error);
 			}
 			this.acquiring = false;
 			waited(this, this.startedNanos, false);
-			next();
+			end();
+		}
+
+		/**
+		 * An acquisition failed otherwise than by its wait time: only a fault explains
+		 * it.
+		 */
+		private void mayFail(Throwable error) {
+			boolean explained = error instanceof LockAccessException && (CohortRun.this.attacks.contains(Attack.CUT)
+					|| !CohortRun.this.damaged.isEmpty() || CohortRun.this.redisFaults.counts()[2] > 0);
+			if (!explained) {
+				throw new IllegalStateException(this.name + ": " + error, error);
+			}
+			CohortRun.this.attackCounts[2]++;
+			CohortRun.this.trace.add("           " + this.name + "'s acquisition failed: " + error);
+		}
+
+		private void end() {
+			if (--this.pending == 0) {
+				next();
+			}
+			else if (this.pending < 0) {
+				violated(this.name + " ended more than it began");
+			}
 		}
 
 		private void next() {
@@ -698,15 +1186,23 @@ final class CohortRun {
 		}
 
 		/**
-		 * Note the block Redis granted a hold.
+		 * Note the block Redis granted a hold, and when it granted it.
 		 */
 		@Override
 		public void ran(String operation, ScriptCall call, Object reply) {
 			if (call.args() instanceof ScriptArgs.Acquire acquire && reply instanceof List<?> result
 					&& result.size() >= 2 && Long.valueOf(1).equals(result.get(0))) {
 				String hold = acquire.owner() + "/" + result.get(1);
+				CohortRun.this.grantsRan.put(LockOwners.digest(acquire.owner()) + "/" + result.get(1),
+						CohortRun.this.clock.nanos());
 				if (result.size() > 2 && result.get(2) instanceof Long block) {
 					CohortRun.this.blocks.put(hold, block);
+					if (block > 1 && CohortRun.this.attacks.contains(Attack.FORCE)
+							&& CohortRun.this.extra.nextInt(6) == 0) {
+						// While the cohort passes, within its time limit.
+						at(CohortRun.this.extra.between(0, CohortRun.this.limits.timeNanos()),
+								"an operator force-releases the lock", CohortRun.this::forceRelease, true);
+					}
 				}
 				else {
 					// A re-entry's reply, or one of a hold that asked for no block.

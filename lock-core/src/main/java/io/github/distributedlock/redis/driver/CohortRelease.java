@@ -23,4 +23,13 @@ public interface CohortRelease {
 	 */
 	void ended(Grant grant);
 
+	/**
+	 * The grant's hold may be gone from Redis: a renewal, extension or release was
+	 * answered -1 or -2, or a release 0. No further pass, and the heads asleep under the
+	 * cohort attempt (rule 8); but the cohort stays the lock's while its holder has local
+	 * holds, whose re-entries need its owner (rule 7). A reply about a hold already
+	 * released locally may be stale: its hold field was dropped by that release.
+	 */
+	void lost(Grant grant);
+
 }

@@ -250,6 +250,14 @@ public final class LocalLines implements CohortRelease {
 		}
 	}
 
+	@Override
+	public void lost(Grant grant) {
+		Cohort cohort = grant.cohort();
+		if (cohort != null) {
+			stopPasses(grant.spec().lockKey(), cohort);
+		}
+	}
+
 	/** Return the cohorts of the template's locks, which their lines tell of losses. */
 	public Cohorts cohorts() {
 		return this.cohorts;

@@ -199,9 +199,12 @@ public final class LockHold {
 		port.run(name(), "release", call, LockPort.Reply.of((reply) -> {
 			long result = number(reply);
 			this.events.released(this, result);
-			if (ends || result == 0) {
-				// Its release, or no hold of the cohort's owner left in Redis.
+			if (ends) {
 				endCohort();
+			}
+			else if (result == 0) {
+				// No hold of the cohort's owner left in Redis.
+				cohortLost();
 			}
 			if (result < 0) {
 				markLost(true);
@@ -250,8 +253,8 @@ public final class LockHold {
 		if (!this.released.get()) {
 			markLost(true);
 		}
-		// Even for a hold passed on: the cohort's hold is gone (rule 8).
-		endCohort();
+		// Even for a hold passed on: the cohort's hold may be gone (rule 8).
+		cohortLost();
 	}
 
 	/**
@@ -288,14 +291,22 @@ public final class LockHold {
 		if (this.lost.compareAndSet(false, true)) {
 			this.events.lost(this, goneFromRedis);
 		}
-		endCohort();
+		cohortLost();
 	}
 
-	/** A hold of a cohort was lost: the cohort passes no more (rule 8). */
+	/** The cohort holder's last local hold went through Redis: the cohort ends. */
 	private void endCohort() {
 		CohortRelease lines = this.cohorts;
 		if (lines != null && this.grant.cohort() != null) {
 			lines.ended(this.grant);
+		}
+	}
+
+	/** A hold of a cohort may be gone: the cohort passes no more (rule 8). */
+	private void cohortLost() {
+		CohortRelease lines = this.cohorts;
+		if (lines != null && this.grant.cohort() != null) {
+			lines.lost(this.grant);
 		}
 	}
 
