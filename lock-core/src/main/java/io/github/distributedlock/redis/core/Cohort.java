@@ -159,7 +159,10 @@ public final class Cohort {
 
 	/**
 	 * A hold of the holder is being released: count it out if others are left, or say it
-	 * is the last, which passes or ends the cohort.
+	 * is the last, which passes or ends the cohort. The last one leaves the cohort
+	 * without a holder in the same step, so that no re-entry starts under its owner
+	 * between this and the pass or the release through Redis: one would add a hold to a
+	 * cohort that the release may then end and forget.
 	 * @return whether it is the holder's last local hold
 	 */
 	public synchronized boolean releasing() {
@@ -168,6 +171,7 @@ public final class Cohort {
 			this.localHolds = Math.max(0, this.localHolds - 1);
 			return false;
 		}
+		this.holder = null;
 		return true;
 	}
 

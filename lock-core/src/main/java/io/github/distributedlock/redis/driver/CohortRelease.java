@@ -19,7 +19,8 @@ public interface CohortRelease {
 
 	/**
 	 * End the grant's cohort, if it has one: no further pass, and the heads asleep under
-	 * it attempt. Called once its release was answered or failed, or its hold was lost.
+	 * it attempt. Called once the release of its holder's last local hold was answered or
+	 * failed.
 	 */
 	void ended(Grant grant);
 

@@ -200,9 +200,10 @@ public final class LocalLines implements CohortRelease {
 	}
 
 	/**
-	 * End a cohort: its release was answered or failed, its hold was lost, or its grant
-	 * reached nobody. No further pass, and the head of the line that opened it attempts.
-	 * Called with no lock held (lock order: line, then the map, then the cohort).
+	 * End a cohort: the release of its holder's last local hold was answered or failed,
+	 * its hold is gone with nobody holding it, or a re-entry took a new hold under its
+	 * owner. No further pass, and the head of the line that opened it attempts. Called
+	 * with no lock held (lock order: line, then the map, then the cohort).
 	 */
 	public void cohortEnded(String lockKey, Cohort ended) {
 		this.cohorts.ended(lockKey, ended);

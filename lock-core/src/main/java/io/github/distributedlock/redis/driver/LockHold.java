@@ -64,8 +64,8 @@ public final class LockHold {
 
 	/**
 	 * @param cohorts the template's lines, for a hold whose grant names a cohort: its
-	 * release may pass it in memory, and its end or loss ends the cohort
-	 * (docs/design/cohorting.md)
+	 * release may pass it in memory, its last release ends the cohort, and a loss stops
+	 * its passes (docs/design/cohorting.md)
 	 */
 	public LockHold(Grant grant, long grantedNanos, boolean handOff, Events events, @Nullable CohortRelease cohorts) {
 		this.grant = grant;

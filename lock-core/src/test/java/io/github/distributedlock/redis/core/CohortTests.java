@@ -103,6 +103,19 @@ class CohortTests {
 	}
 
 	@Test
+	void theHoldersLastReleaseTakesNoReentryUntilItPassesOrLeaves() {
+		// A re-entry between the last release's check and its pass or release.lua would
+		// add a hold to a cohort that release may end and forget.
+		Cohort cohort = cohort(16);
+		cohort.openedBy("caller-1", "line");
+		assertThat(cohort.releasing()).as("the only hold, the last").isTrue();
+		assertThat(cohort.tryReenter("caller-1")).as("a re-entry while it leaves").isFalse();
+		assertThat(cohort.isHeldBy("caller-1")).isFalse();
+		assertThat(cohort.pass(0, 0, "caller-2").passed()).as("the pass still goes").isTrue();
+		assertThat(cohort.tryReenter("caller-2")).as("the next holder re-enters").isTrue();
+	}
+
+	@Test
 	void aGrantedReentryIsOneMoreLocalHoldAndOnlyTheLastMayPass() {
 		Cohort cohort = cohort(16);
 		cohort.openedBy("caller-1", "line");
