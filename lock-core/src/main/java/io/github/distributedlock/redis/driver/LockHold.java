@@ -131,7 +131,8 @@ public final class LockHold {
 	/**
 	 * Lengthen the lease to at least the given one, never shortening it in Redis.
 	 * @param done told 1 once Redis confirmed it, or a {@link LockLeaseLostException} if
-	 * the hold was released, gone or taken, or the port's failure
+	 * the hold was released, gone or taken, or the port's failure; a hold found gone
+	 * after its release is not lost
 	 */
 	public void extend(LockPort port, long leaseMillis, Completion<Long> done) {
 		if (this.released.get()) {
@@ -147,7 +148,11 @@ public final class LockHold {
 			long result = number(reply);
 			if (result < 0) {
 				this.events.replied(this, -1);
-				markLost(true);
+				// Gone because released meanwhile is not lost; the cohort's hold may be.
+				if (!this.released.get()) {
+					markLost(true);
+				}
+				cohortLost();
 				done.failed(
 						new LockLeaseLostException(name(), this.grant.shownToken(), lostReason("extended", result)));
 				return;

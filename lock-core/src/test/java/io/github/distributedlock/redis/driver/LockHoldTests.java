@@ -1,0 +1,91 @@
+package io.github.distributedlock.redis.driver;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.github.distributedlock.LockAccessException;
+import io.github.distributedlock.LockLeaseLostException;
+import io.github.distributedlock.LockName;
+import io.github.distributedlock.WaitStrategy;
+import io.github.distributedlock.redis.core.Grant;
+import io.github.distributedlock.redis.core.LockSpec;
+import io.github.distributedlock.redis.core.LockTarget;
+import io.github.distributedlock.redis.core.LockTiming;
+import io.github.distributedlock.redis.core.WaitMode;
+import io.github.distributedlock.redis.script.LockKind;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A hold's replies that come after its release: the hold is gone from Redis because it
+ * was released, not lost. No Redis: the port records each script and the test answers it
+ * as Redis would.
+ */
+class LockHoldTests {
+
+	private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
+
+	private final ManualPort port = new ManualPort();
+
+	private final List<String> events = new ArrayList<>();
+
+	@Test
+	void anExtensionRefusedAfterTheReleaseReportsNoLostLease() {
+		LockHold hold = new LockHold(grant(), this.port.now, true, new Recorded());
+		List<Throwable> extended = new ArrayList<>();
+		hold.extend(this.port, 60_000, Completion.of((result) -> extended.add(null), extended::add));
+		hold.release(this.port, Completion.of((left) -> this.events.add("released " + left), (error) -> {
+		}));
+		this.port.reply(1, 0L);
+		this.port.reply(0, -1L);
+		assertThat(extended).singleElement().isInstanceOf(LockLeaseLostException.class);
+		assertThat(hold.isLost()).as("lost").isFalse();
+		assertThat(this.events).containsExactly("released 0");
+	}
+
+	@Test
+	void anExtensionRefusedBeforeTheReleaseReportsALostLease() {
+		LockHold hold = new LockHold(grant(), this.port.now, true, new Recorded());
+		hold.extend(this.port, 60_000, Completion.of((result) -> {
+		}, (error) -> {
+		}));
+		this.port.reply(0, -2L);
+		assertThat(hold.isLost()).as("lost").isTrue();
+		assertThat(this.events).containsExactly("lost");
+	}
+
+	private Grant grant() {
+		String lockKey = "p:{hold:1}";
+		LockSpec spec = new LockSpec(
+				new LockTarget(LockName.of("hold", "1"), lockKey, lockKey + ":released", LockKind.EXCLUSIVE, 0,
+						lockKey),
+				new LockTiming(30_000, 5_000 * MS, false, false, 0, 5_000),
+				new WaitMode(WaitStrategy.PUBSUB, List.of(lockKey + ":released"), 100 * MS), true, null);
+		return new Grant(spec, "owner-1", 7, "hold-1", this.port.now, false, Duration.ZERO, 1);
+	}
+
+	private final class Recorded implements LockHold.Events {
+
+		@Override
+		public void released(LockHold hold, long result) {
+		}
+
+		@Override
+		public void releaseFailed(LockHold hold, LockAccessException failure) {
+		}
+
+		@Override
+		public void releasedAfter(LockHold hold, Duration heldFor) {
+		}
+
+		@Override
+		public void lost(LockHold hold, boolean goneFromRedis) {
+			LockHoldTests.this.events.add("lost");
+		}
+
+	}
+
+}
