@@ -5,6 +5,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 import io.github.distributedlock.LockAccessException;
@@ -14,6 +18,8 @@ import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.chaos.support.Connections;
 import io.github.distributedlock.redis.RedisLockTemplate;
+import io.github.distributedlock.redis.blocking.RedisLockHandle;
+import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.test.RedisProcess;
 import io.github.distributedlock.test.RedisSentinelTopology;
 import io.github.distributedlock.test.RedisTopologyExtension;
@@ -33,7 +39,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * Sentinel failover, with and without {@code replicaAcknowledgements(1, ...)}: how long a
  * lock exists only on the master, what a failover loses, and what waiting for the replica
- * costs.
+ * costs; and that a cohort's block of tokens, lost with the old master, leaves tokens
+ * increasing.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class FailoverTests {
@@ -43,6 +50,11 @@ class FailoverTests {
 	private static final String FAILOVER = "Sentinel failover";
 
 	private static final Duration ACK_TIMEOUT = Duration.ofMillis(100);
+
+	/** The tokens a cohort reserves, and the holders it may pass to. */
+	private static final int BLOCK = 16;
+
+	private static final LockName COHORT_LOCK = LockName.of("probe", "cohort");
 
 	@RegisterExtension
 	static RedisTopologyExtension<RedisSentinelTopology> topology = RedisTopologyExtension.sentinel();
@@ -158,6 +170,105 @@ class FailoverTests {
 			factory.destroy();
 			rivalFactory.destroy();
 		}
+	}
+
+	/**
+	 * A cohort opened on the old master during a failover (docs/design/cohorting.md, rule
+	 * 2): its block of tokens lives only in the old master's fencing counter, which the
+	 * demotion loses. A holder on the new master must still get a token above every token
+	 * shown before, the block's and the next grant's, because the counter never leads the
+	 * server's clock by more than a block.
+	 */
+	@Test
+	@Order(3)
+	void shouldOrderAHolderAfterAFailoverAboveACohortsLostBlock() throws Exception {
+		RedisSentinelTopology sentinel = topology.topology();
+		sentinel.awaitReplicaInSync();
+		LettuceConnectionFactory factory = Connections.sentinel(sentinel);
+		LettuceConnectionFactory rivalFactory = Connections.sentinel(sentinel);
+		ExecutorService threads = Executors.newFixedThreadPool(3);
+		try (RedisLockTemplate cohorts = RedisLockTemplate.builder(factory)
+			.cohorts(BLOCK, Duration.ofSeconds(5))
+			.build(); RedisLockTemplate rival = RedisLockTemplate.builder(rivalFactory).build()) {
+			// Connected to the current master, as long-running applications are, for
+			// commands and for messages: A, waiting, subscribes there.
+			cohorts.acquire(LockRequest.of("probe", "warm-up")).close();
+			RedisProcess oldMaster = sentinel.currentMaster();
+			LockHandle first = cohorts.acquire(cohortRequest());
+			Future<long[]> a = threads.submit(() -> holdOnce(cohorts));
+			awaitWaiters(cohorts, 1);
+			sentinel.failover();
+			// Until Sentinel demotes it, the old master takes the cohort's writes: A
+			// heads
+			// the line alone; B, promoted with C behind it, opens a cohort with a block;
+			// B's release passes the lock to C in memory.
+			Future<long[]> b = threads.submit(() -> holdOnce(cohorts));
+			awaitWaiters(cohorts, 2);
+			Future<long[]> c = threads.submit(() -> holdOnce(cohorts));
+			awaitWaiters(cohorts, 3);
+			first.close();
+			long[] headedAlone = a.get(30, TimeUnit.SECONDS);
+			long[] opened = b.get(30, TimeUnit.SECONDS);
+			long[] passed = c.get(30, TimeUnit.SECONDS);
+			assertThat(headedAlone[1]).as("A's hold is Redis's").isEqualTo(headedAlone[0]);
+			assertThat(opened[1]).as("B's hold is Redis's").isEqualTo(opened[0]);
+			assertThat(passed[1]).as("C holds B's Redis hold").isEqualTo(opened[1]);
+			assertThat(passed[0]).as("C's token, the block's next").isEqualTo(opened[0] + 1);
+			long blockEnd = opened[0] + BLOCK - 1;
+			String fence = LockKeys.fence(cohorts.lockKey(COHORT_LOCK));
+			assertThat(counter(oldMaster, fence)).as("the old master's counter, past the block's first token")
+				.isGreaterThanOrEqualTo(blockEnd);
+			// The next grant on the old master: its token is the last shown before the
+			// failover.
+			long lastShown = holdOnce(cohorts)[0];
+			assertThat(lastShown).as("the token after the cohort's").isGreaterThan(blockEnd);
+
+			await().atMost(Duration.ofSeconds(30))
+				.pollInterval(Duration.ofMillis(20))
+				.until(() -> String.valueOf(oldMaster.command("INFO", "replication")).contains("role:slave"));
+			sentinel.awaitReplicaInSync();
+			assertThat(counter(sentinel.currentMaster(), fence)).as("the new master's counter, which lost the block")
+				.isLessThan(opened[0]);
+			try (LockHandle after = rival.acquire(cohortRequest())) {
+				assertThat(after.fencingToken()).as("the token of the first holder after the failover")
+					.isGreaterThan(lastShown);
+			}
+		}
+		finally {
+			threads.shutdownNow();
+			factory.destroy();
+			rivalFactory.destroy();
+		}
+	}
+
+	/**
+	 * Take the cohort's lock and close it: its token, and the token Redis records.
+	 */
+	private static long[] holdOnce(RedisLockTemplate template) {
+		try (LockHandle held = template.acquire(cohortRequest())) {
+			return new long[] { held.fencingToken(), ((RedisLockHandle) held).grant().token() };
+		}
+	}
+
+	private static LockRequest cohortRequest() {
+		return LockRequest.builder(COHORT_LOCK.scope())
+			.key(COHORT_LOCK.key())
+			.lease(Duration.ofSeconds(30))
+			.waitTime(Duration.ofSeconds(20))
+			.build();
+	}
+
+	private static long counter(RedisProcess server, String fence) {
+		Object value = server.command("GET", fence);
+		return (value != null) ? Long.parseLong(String.valueOf(value)) : 0;
+	}
+
+	private static void awaitWaiters(RedisLockTemplate template, int waiters) throws InterruptedException {
+		long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+		while (template.waitingThreads() < waiters && System.nanoTime() - end < 0) {
+			Thread.sleep(1);
+		}
+		assertThat(template.waitingThreads()).as("callers waiting").isGreaterThanOrEqualTo(waiters);
 	}
 
 	private static String summary(CheckReport report) {
