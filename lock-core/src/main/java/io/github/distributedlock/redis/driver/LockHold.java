@@ -148,13 +148,19 @@ public final class LockHold {
 			long result = number(reply);
 			if (result < 0) {
 				this.events.replied(this, -1);
-				// Gone because released meanwhile is not lost; the cohort's hold may be.
-				if (!this.released.get()) {
+				// A hold released meanwhile is no longer this handle's to lose: its
+				// release
+				// dropped its field, or it was passed on, and the cohort's hold is the
+				// next
+				// holder's, whose own replies tell it (rule 8). Either way, no more
+				// passes.
+				boolean released = this.released.get();
+				if (!released) {
 					markLost(true);
 				}
 				cohortLost();
-				done.failed(
-						new LockLeaseLostException(name(), this.grant.shownToken(), lostReason("extended", result)));
+				done.failed(new LockLeaseLostException(name(), this.grant.shownToken(),
+						released ? "extended after it was released" : lostReason("extended", result)));
 				return;
 			}
 			this.life.extended(this.leaseFromReply ? port.nanoTime() : sentNanos, leaseMillis);

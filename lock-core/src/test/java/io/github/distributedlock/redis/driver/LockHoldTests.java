@@ -9,7 +9,9 @@ import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockLeaseLostException;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.WaitStrategy;
+import io.github.distributedlock.redis.core.Cohort;
 import io.github.distributedlock.redis.core.Grant;
+import io.github.distributedlock.redis.core.LeaseEnd;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.LockTarget;
 import io.github.distributedlock.redis.core.LockTiming;
@@ -46,6 +48,32 @@ class LockHoldTests {
 		assertThat(this.events).containsExactly("released 0");
 	}
 
+	/**
+	 * The hold was passed in memory while its extension was in flight: the refusal is no
+	 * loss of the closed handle, but the cohort's hold may be gone, so no more passes.
+	 */
+	@Test
+	void anExtensionRefusedAfterAPassStopsTheCohortsPasses() {
+		Recording lines = new Recording();
+		Grant grant = grant();
+		Cohort cohort = new Cohort(1, "owner-1", 7, 16, this.port.now, 20 * MS, new LeaseEnd(this.port.now, 30_000));
+		Grant ofCohort = new Grant(grant.spec(), "owner-1", 7, "hold-1", this.port.now, true, Duration.ZERO, 1, 7,
+				cohort);
+		LockHold hold = new LockHold(ofCohort, this.port.now, true, new Recorded(), lines);
+		List<Throwable> extended = new ArrayList<>();
+		hold.extend(this.port, 60_000, Completion.of((result) -> extended.add(null), extended::add));
+		hold.release(this.port, Completion.of((left) -> this.events.add("released " + left), (error) -> {
+		}));
+		assertThat(this.port.runs).as("the pass sends nothing").hasSize(1);
+		this.port.reply(0, -2L);
+		assertThat(extended).singleElement()
+			.isInstanceOfSatisfying(LockLeaseLostException.class,
+					(lost) -> assertThat(lost.getMessage()).contains("extended after it was released"));
+		assertThat(hold.isLost()).as("lost").isFalse();
+		assertThat(this.events).containsExactly("released 0");
+		assertThat(lines.heard).containsExactly("pass", "lost");
+	}
+
 	@Test
 	void anExtensionRefusedBeforeTheReleaseReportsALostLease() {
 		LockHold hold = new LockHold(grant(), this.port.now, true, new Recorded());
@@ -65,6 +93,29 @@ class LockHoldTests {
 				new LockTiming(30_000, 5_000 * MS, false, false, 0, 5_000),
 				new WaitMode(WaitStrategy.PUBSUB, List.of(lockKey + ":released"), 100 * MS), true, null);
 		return new Grant(spec, "owner-1", 7, "hold-1", this.port.now, false, Duration.ZERO, 1);
+	}
+
+	/** Lines that take every pass and record what the hold told them. */
+	private static final class Recording implements CohortRelease {
+
+		final List<String> heard = new ArrayList<>();
+
+		@Override
+		public boolean pass(Grant releasing, long minimumHoldLeftMillis) {
+			this.heard.add("pass");
+			return true;
+		}
+
+		@Override
+		public void ended(Grant grant) {
+			this.heard.add("ended");
+		}
+
+		@Override
+		public void lost(Grant grant) {
+			this.heard.add("lost");
+		}
+
 	}
 
 	private final class Recorded implements LockHold.Events {
