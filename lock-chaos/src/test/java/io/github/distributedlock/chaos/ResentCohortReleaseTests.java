@@ -2,6 +2,7 @@ package io.github.distributedlock.chaos;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -86,7 +87,8 @@ class ResentCohortReleaseTests {
 		ReplyDrop drop = this.bench.arm(onScript("release.lua"));
 		last.close();
 		this.bench.assertRanTwice(drop, Duration.ofSeconds(1));
-		assertThat(last.closed.get(10, TimeUnit.SECONDS)).as("close() returned or reported the lease lost").isNotNull();
+		// The client hears the second run, which finds the lock gone (-1).
+		assertThat(last.closed.get(10, TimeUnit.SECONDS)).as("how C's close() ended").isEqualTo("lease lost");
 		assertTakenAgainAbove(last.shownToken);
 		assertThat(takes(this.stranger, request(Duration.ZERO))).as("a stranger, once every hold was closed").isTrue();
 		this.bench.assertNoKeysLeft(this.stranger, last.name());
@@ -105,7 +107,8 @@ class ResentCohortReleaseTests {
 			.afterRunning(() -> taken.set(this.stranger.tryAcquire(request(Duration.ZERO)).orElse(null))));
 		last.close();
 		this.bench.assertRanTwice(drop, Duration.ofSeconds(1));
-		assertThat(last.closed.get(10, TimeUnit.SECONDS)).as("close() returned or reported the lease lost").isNotNull();
+		// The client hears the second run, which finds the stranger's hold (-2).
+		assertThat(last.closed.get(10, TimeUnit.SECONDS)).as("how C's close() ended").isEqualTo("lease lost");
 		LockHandle strangers = taken.get();
 		assertThat(strangers).as("the stranger's hold, taken between the two runs").isNotNull();
 		assertThat(strangers.fencingToken()).as("the stranger's token").isGreaterThan(last.shownToken);
@@ -130,9 +133,12 @@ class ResentCohortReleaseTests {
 		LockHandle first = this.holder.acquire(request(Duration.ofSeconds(60)));
 		CompletableFuture<Long> a = inBackground(() -> holdAndClose(request(Duration.ofSeconds(60))));
 		awaitWaiters(1);
+		// A head opens a cohort only once its line hears the lock's messages.
+		awaitSubscribed(first.name());
 		CompletableFuture<long[]> b = inBackground(() -> {
 			try (LockHandle held = this.holder.acquire(request(Duration.ofSeconds(60)))) {
-				return new long[] { held.fencingToken(), ((RedisLockHandle) held).grant().token() };
+				return new long[] { held.fencingToken(), ((RedisLockHandle) held).grant().token(),
+						(((RedisLockHandle) held).grant().cohort() != null) ? 1 : 0 };
 			}
 		});
 		awaitWaiters(2);
@@ -144,6 +150,7 @@ class ResentCohortReleaseTests {
 		assertThat(c.held.await(30, TimeUnit.SECONDS)).as("C holds").isTrue();
 		assertThat(aToken).as("A's token").isGreaterThan(first.fencingToken()).isLessThan(opened[0]);
 		assertThat(opened[1]).as("B's hold is Redis's").isEqualTo(opened[0]);
+		assertThat(opened[2]).as("B opened a cohort").isOne();
 		assertThat(c.redisToken).as("C holds B's Redis hold").isEqualTo(opened[1]);
 		assertThat(c.shownToken).as("C's token, the block's next").isEqualTo(opened[0] + 1);
 		return c;
@@ -167,6 +174,22 @@ class ResentCohortReleaseTests {
 			assertThat(((RedisLockHandle) held).grant().token()).as("Redis's token for it")
 				.isEqualTo(held.fencingToken());
 		}
+	}
+
+	private void awaitSubscribed(LockName name) throws InterruptedException {
+		String channel = this.holder.lockKey(name) + ":released";
+		long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+		while (subscribers(channel) < 1 && System.nanoTime() - end < 0) {
+			Thread.sleep(1);
+		}
+		assertThat(subscribers(channel)).as("subscribers of %s", channel).isPositive();
+		// Redis counts the subscriber before the client has read its confirmation.
+		Thread.sleep(20);
+	}
+
+	private long subscribers(String channel) {
+		List<?> counts = (List<?>) this.bench.command("PUBSUB", "NUMSUB", channel);
+		return Long.parseLong(String.valueOf(counts.get(1)));
 	}
 
 	private void awaitWaiters(int waiters) throws InterruptedException {

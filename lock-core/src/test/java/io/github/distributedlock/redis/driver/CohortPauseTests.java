@@ -124,13 +124,14 @@ class CohortPauseTests {
 	}
 
 	/**
-	 * A pause that ends just below the time limit: the hand-over reads the time after it,
-	 * and C takes the hold in memory, with the block's next token and B's lease end.
+	 * A pause that ends below the time limit (150 ms, a margin for a loaded machine): the
+	 * hand-over reads the time after it, and C takes the hold in memory, with the block's
+	 * next token and B's lease end.
 	 */
 	@Test
 	void aPauseEndingJustBelowTheTimeLimitStillPasses() throws Exception {
 		Cohort opened = openCohort();
-		this.pausing.pauseNextRead(Thread.currentThread(), opened.b.grant().sentNanos() + (TIME_LIMIT_MS - 60) * MS,
+		this.pausing.pauseNextRead(Thread.currentThread(), opened.b.grant().sentNanos() + (TIME_LIMIT_MS - 150) * MS,
 				false);
 		release(opened.b);
 		Grant passed = opened.c.get(5, TimeUnit.SECONDS);
@@ -181,8 +182,6 @@ class CohortPauseTests {
 		Grant strangers = stranger.get(5, TimeUnit.SECONDS);
 		assertThat(this.pausing.paused()).as("the hand-over's clock reading, paused").isTrue();
 		Grant c = opened.c.get(5, TimeUnit.SECONDS);
-		System.err.println("DEBUG refusal " + opened.b.grant().cohort().mayPass(leaseEnd - 500 * MS, 0) + " "
-				+ opened.b.grant().cohort().holders());
 		assertThat(c.owner()).as("C's Redis owner: the stale reading let the pass through")
 			.isEqualTo(opened.b.grant().owner());
 		long cDeadline = c.sentNanos() + LEASE_MS * MS;
