@@ -102,6 +102,10 @@ final class InMemoryLockHandle implements LockHandle {
 		boolean extended = locked(() -> this.store.extend(this.claim.kind(), name(), this.claim.owner(), this.token,
 				lease.toNanos(), System.nanoTime()));
 		if (!extended) {
+			// Released meanwhile, on another thread: no lease of a closed handle is lost.
+			if (this.released.get()) {
+				throw new LockLeaseLostException(name(), this.token, "extended after it was released");
+			}
 			this.template.leaseLost(this);
 			throw new LockLeaseLostException(name(), this.token,
 					"extended after the lock had already expired or another owner had taken it");

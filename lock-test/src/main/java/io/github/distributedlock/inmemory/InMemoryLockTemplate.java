@@ -3,6 +3,7 @@ package io.github.distributedlock.inmemory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -157,6 +158,11 @@ public final class InMemoryLockTemplate implements LockTemplate {
 		finally {
 			this.store.monitor().unlock();
 		}
+	}
+
+	/** The store's monitor, which every change of a hold takes: for tests of races. */
+	ReentrantLock monitor() {
+		return this.store.monitor();
 	}
 
 	@Override

@@ -201,4 +201,48 @@ class InMemoryLockTemplateTests {
 		assertThat(events).containsExactly("acquired a", "notAcquired a", "released a", "acquired b", "leaseLost b");
 	}
 
+	/**
+	 * An extension that finds the hold gone because another thread closed the handle
+	 * meanwhile reports no lost lease: the extending thread is held at the store's
+	 * monitor, after its check that the handle is open, while the close runs.
+	 */
+	@Test
+	void shouldReportNoLostLeaseWhenTheHandleIsClosedDuringAnExtension() throws Exception {
+		List<String> lost = new CopyOnWriteArrayList<>();
+		InMemoryLockTemplate listened = InMemoryLockTemplate.builder().listener(new LockListener() {
+
+			@Override
+			public void leaseLost(LockContext context) {
+				lost.add(context.name().toString());
+			}
+
+		}).build();
+		LockHandle held = listened.acquire(LockRequest.builder("job").lease(Duration.ofSeconds(30)).build());
+		CompletableFuture<Throwable> extended;
+		listened.monitor().lock();
+		try {
+			extended = CompletableFuture.supplyAsync(() -> {
+				try {
+					held.extend(Duration.ofSeconds(60));
+					return null;
+				}
+				catch (RuntimeException ex) {
+					return ex;
+				}
+			});
+			long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+			while (!listened.monitor().hasQueuedThreads() && System.nanoTime() - end < 0) {
+				Thread.sleep(1);
+			}
+			assertThat(listened.monitor().hasQueuedThreads()).as("the extension, at the monitor").isTrue();
+			held.close();
+		}
+		finally {
+			listened.monitor().unlock();
+		}
+		assertThat(extended.get(5, TimeUnit.SECONDS)).isInstanceOfSatisfying(LockLeaseLostException.class,
+				(ex) -> assertThat(ex.getMessage()).contains("extended after it was released"));
+		assertThat(lost).as("leases reported lost").isEmpty();
+	}
+
 }
