@@ -20,7 +20,8 @@
 --          it passes on (ARGV[1], ARGV[2], ARGV[3] and ARGV[5] are then ignored)
 --
 -- Run twice (re-sent after a reconnect), the second run finds the hold's field gone and changes
--- nothing: it reports the holds left, or 0 if the lock is reserved or kept after this grant.
+-- nothing: it reports the holds left, or 0 if the lock is reserved or kept after this grant; -1
+-- if the first run deleted the lock, or -2 if another owner took it since.
 --
 -- Returns  holds left (0: the lock was reserved, kept for its minimum hold, or freed, with a
 --          message if it was marked); -1 the lock is gone (its lease ran out, or it was
