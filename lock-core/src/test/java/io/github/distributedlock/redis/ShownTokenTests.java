@@ -5,7 +5,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
-import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockLeaseLostException;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
@@ -15,6 +14,7 @@ import io.github.distributedlock.redis.blocking.RedisLockHandle;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.driver.Completion;
 import io.github.distributedlock.redis.driver.LockHold;
+import io.github.distributedlock.redis.driver.NoHoldEvents;
 import io.github.distributedlock.test.RedisServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -46,7 +46,7 @@ class ShownTokenTests {
 			long shown = grant.token() + 3;
 			Grant passed = new Grant(grant.spec(), grant.owner(), grant.token(), grant.hold(), grant.sentNanos(), true,
 					grant.waitedFor(), grant.attempts(), shown);
-			LockHold hold = new LockHold(passed, System.nanoTime(), true, new NoEvents());
+			LockHold hold = new LockHold(passed, System.nanoTime(), true, new NoHoldEvents());
 			BlockingPort port = new BlockingPort(new LockCommands(new StringRedisTemplate(factory), true), null,
 					"shown-token-test");
 			try {
@@ -75,26 +75,6 @@ class ShownTokenTests {
 		CompletableFuture<Long> done = new CompletableFuture<>();
 		hold.extend(port, leaseMillis, Completion.of(done::complete, done::completeExceptionally));
 		return done.get(10, TimeUnit.SECONDS);
-	}
-
-	private static final class NoEvents implements LockHold.Events {
-
-		@Override
-		public void released(LockHold hold, long result) {
-		}
-
-		@Override
-		public void releaseFailed(LockHold hold, LockAccessException failure) {
-		}
-
-		@Override
-		public void releasedAfter(LockHold hold, Duration heldFor) {
-		}
-
-		@Override
-		public void lost(LockHold hold, boolean goneFromRedis) {
-		}
-
 	}
 
 }

@@ -7,7 +7,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
-import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockDefaults;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
@@ -236,7 +235,7 @@ class CohortPauseTests {
 	}
 
 	private LockHold hold(Grant grant) {
-		return new LockHold(grant, grant.sentNanos(), true, new NoEvents(), this.lines);
+		return new LockHold(grant, grant.sentNanos(), true, new NoHoldEvents(), this.lines);
 	}
 
 	private long release(LockHold hold) throws Exception {
@@ -306,26 +305,6 @@ class CohortPauseTests {
 		@Override
 		public Cancellable listen(List<String> channels, Listener listener) {
 			return this.port.listen(channels, listener);
-		}
-
-	}
-
-	private static final class NoEvents implements LockHold.Events {
-
-		@Override
-		public void released(LockHold hold, long result) {
-		}
-
-		@Override
-		public void releaseFailed(LockHold hold, LockAccessException failure) {
-		}
-
-		@Override
-		public void releasedAfter(LockHold hold, Duration heldFor) {
-		}
-
-		@Override
-		public void lost(LockHold hold, boolean goneFromRedis) {
 		}
 
 	}

@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockLeaseLostException;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.WaitStrategy;
@@ -118,19 +117,7 @@ class LockHoldTests {
 
 	}
 
-	private final class Recorded implements LockHold.Events {
-
-		@Override
-		public void released(LockHold hold, long result) {
-		}
-
-		@Override
-		public void releaseFailed(LockHold hold, LockAccessException failure) {
-		}
-
-		@Override
-		public void releasedAfter(LockHold hold, Duration heldFor) {
-		}
+	private final class Recorded extends NoHoldEvents {
 
 		@Override
 		public void lost(LockHold hold, boolean goneFromRedis) {
