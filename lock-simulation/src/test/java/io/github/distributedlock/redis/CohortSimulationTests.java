@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Set;
 
 import io.github.distributedlock.redis.LockSimulation.Fault;
+import io.github.distributedlock.simulation.ScriptTexts;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -134,6 +135,29 @@ class CohortSimulationTests {
 		String found = firstViolation(bug);
 		assertThat(found).as("a violation of %s within %d seeds", bug, PLANTED_SEEDS).isNotNull();
 		System.out.println("planted cohort bug " + bug + " found: " + found);
+	}
+
+	/**
+	 * An attempt that takes a lock reserved for another request, any waiter's: nothing
+	 * overlaps and every release still reserves for the oldest request, so only the
+	 * line's order ({@code CohortRun.grantedInOrder}) can see it.
+	 */
+	@Test
+	void findsAnAttemptThatTakesALockReservedForAnotherRequest() {
+		String rule = "if held[1] == '' and (request == '' or held[3] ~= request) then";
+		String text = ScriptTexts.all().get("acquire.lua");
+		assertThat(text).contains(rule);
+		Map<String, String> planted = Map.of("acquire.lua",
+				text.replace(rule, "if held[1] == '' and request == '' then"));
+		String found = null;
+		for (long seed = 1_000; seed < 1_000 + PLANTED_SEEDS && found == null; seed++) {
+			found = new CohortRun(seed, planted, Set.of(), null).run(ACQUISITIONS);
+		}
+		assertThat(found).as("a violation within %d calm seeds", PLANTED_SEEDS)
+			.isNotNull()
+			.contains("took the lock from Redis, having filed its request at")
+			.contains("who filed its request at");
+		System.out.println("planted barging attempt found: " + found);
 	}
 
 	private static @Nullable String firstViolation(CohortRun.Bug bug) {
