@@ -9,6 +9,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
@@ -29,7 +30,7 @@ import org.openjdk.jmh.runner.RunnerException;
 
 /**
  * Runs every scenario against one fresh redis-server and writes the report:
- * {@code BenchmarkMain [--smoke] [--no-jmh] [--out DIR] [--only 1,2] [--reverse]}.
+ * {@code BenchmarkMain [--smoke] [--no-jmh] [--out DIR] [--only 1,2] [--contended ours,2x8] [--reverse]}.
  */
 public final class BenchmarkMain {
 
@@ -41,7 +42,9 @@ public final class BenchmarkMain {
 	 * @param args {@code --smoke} for about a second per scenario, {@code --no-jmh} to
 	 * skip JMH, {@code --out DIR} for the report directory ({@code docs/benchmarks}, or
 	 * {@code target/smoke} for a smoke run), {@code --only 1,2} to run only some
-	 * scenarios, {@code --reverse} to run scenario 2's libraries in reverse order
+	 * scenarios, {@code --contended ours-cohorts,2x8} to run only some of scenario 2's
+	 * libraries and shapes, {@code --reverse} to run scenario 2's libraries in reverse
+	 * order
 	 */
 	public static void main(String[] args) {
 		boolean smoke = List.of(args).contains("--smoke");
@@ -55,6 +58,10 @@ public final class BenchmarkMain {
 		if (only >= 0 && only + 1 < args.length) {
 			settings = settings
 				.only(Arrays.stream(args[only + 1].split(",")).map(Integer::valueOf).collect(Collectors.toSet()));
+		}
+		int contended = List.of(args).indexOf("--contended");
+		if (contended >= 0 && contended + 1 < args.length) {
+			settings = settings.contended(Set.of(args[contended + 1].split(",")));
 		}
 		if (List.of(args).contains("--reverse")) {
 			settings = settings.reverse();

@@ -30,11 +30,13 @@ import java.util.Set;
  * @param scenarios the numbers of the scenarios to run, 1 to 6
  * @param reversed whether scenario 2 runs the libraries in reverse order, to check that
  * their order changes nothing but noise
+ * @param contended scenario 2's libraries and shapes, such as {@code ours-cohorts} or
+ * {@code 2x8}; empty for all of them
  */
 public record BenchmarkSettings(boolean smoke, Path outputDirectory, boolean jmh, Duration warmup, Duration measure,
 		Duration monitor, int manyKeysThreads, int manyKeys, int heldLocks, int crashTrials, Duration crashLease,
 		Duration crashWait, int waitersPerProcess, int waiterKeys, Duration waiterWait, Duration settle,
-		Path waiterJava, Set<Integer> scenarios, boolean reversed) {
+		Path waiterJava, Set<Integer> scenarios, boolean reversed, Set<String> contended) {
 
 	/**
 	 * Every scenario.
@@ -64,7 +66,8 @@ public record BenchmarkSettings(boolean smoke, Path outputDirectory, boolean jmh
 		// phase (Method). It goes on while the JIT is busy (BenchmarkRun.compiling).
 		return new BenchmarkSettings(false, outputDirectory, jmh, Duration.ofSeconds(10), Duration.ofSeconds(5),
 				Duration.ofSeconds(1), 32, 1000, 10_000, 3, Duration.ofSeconds(2), Duration.ofSeconds(10),
-				waiterThreads(2000), 250, Duration.ofSeconds(30), Duration.ofSeconds(1), findWaiterJava(), ALL, false);
+				waiterThreads(2000), 250, Duration.ofSeconds(30), Duration.ofSeconds(1), findWaiterJava(), ALL, false,
+				Set.of());
 	}
 
 	/**
@@ -75,7 +78,8 @@ public record BenchmarkSettings(boolean smoke, Path outputDirectory, boolean jmh
 	public static BenchmarkSettings smoke(Path outputDirectory) {
 		return new BenchmarkSettings(true, outputDirectory, true, Duration.ofMillis(100), Duration.ofMillis(400),
 				Duration.ofMillis(100), 8, 100, 200, 1, Duration.ofMillis(600), Duration.ofMillis(1500),
-				waiterThreads(150), 15, Duration.ofSeconds(20), Duration.ofMillis(200), findWaiterJava(), ALL, false);
+				waiterThreads(150), 15, Duration.ofSeconds(20), Duration.ofMillis(200), findWaiterJava(), ALL, false,
+				Set.of());
 	}
 
 	/**
@@ -87,7 +91,7 @@ public record BenchmarkSettings(boolean smoke, Path outputDirectory, boolean jmh
 		return new BenchmarkSettings(this.smoke, this.outputDirectory, this.jmh, this.warmup, this.measure,
 				this.monitor, this.manyKeysThreads, this.manyKeys, this.heldLocks, this.crashTrials, this.crashLease,
 				this.crashWait, this.waitersPerProcess, this.waiterKeys, this.waiterWait, this.settle, this.waiterJava,
-				Set.copyOf(only), this.reversed);
+				Set.copyOf(only), this.reversed, this.contended);
 	}
 
 	/**
@@ -99,7 +103,45 @@ public record BenchmarkSettings(boolean smoke, Path outputDirectory, boolean jmh
 		return new BenchmarkSettings(this.smoke, this.outputDirectory, this.jmh, this.warmup, this.measure,
 				this.monitor, this.manyKeysThreads, this.manyKeys, this.heldLocks, this.crashTrials, this.crashLease,
 				this.crashWait, this.waitersPerProcess, this.waiterKeys, this.waiterWait, this.settle, this.waiterJava,
-				this.scenarios, true);
+				this.scenarios, true, this.contended);
+	}
+
+	/**
+	 * Return a copy whose scenario 2 measures only some libraries and shapes, for
+	 * investigations such as a sweep of the cohort limits.
+	 * @param only library ids ({@link Library#id()}) and shapes ({@code 2x8},
+	 * {@code 1x16}, {@code 2x1}, {@code 4x1}); an empty kind keeps all of that kind
+	 * @return the settings
+	 */
+	public BenchmarkSettings contended(Set<String> only) {
+		return new BenchmarkSettings(this.smoke, this.outputDirectory, this.jmh, this.warmup, this.measure,
+				this.monitor, this.manyKeysThreads, this.manyKeys, this.heldLocks, this.crashTrials, this.crashLease,
+				this.crashWait, this.waitersPerProcess, this.waiterKeys, this.waiterWait, this.settle, this.waiterJava,
+				this.scenarios, this.reversed, Set.copyOf(only));
+	}
+
+	/**
+	 * Return whether scenario 2 measures a library, by {@link #contended(Set)}.
+	 * @param library the library
+	 * @return whether it is measured
+	 */
+	public boolean measures(Library library) {
+		return this.contended.stream().noneMatch(BenchmarkSettings::isLibrary) || this.contended.contains(library.id());
+	}
+
+	/**
+	 * Return whether scenario 2 measures a shape, by {@link #contended(Set)}.
+	 * @param processes worker processes
+	 * @param threadsPerProcess threads in each
+	 * @return whether it is measured
+	 */
+	public boolean measures(int processes, int threadsPerProcess) {
+		return this.contended.stream().allMatch(BenchmarkSettings::isLibrary)
+				|| this.contended.contains(processes + "x" + threadsPerProcess);
+	}
+
+	private static boolean isLibrary(String name) {
+		return !name.matches("\\d+x\\d+");
 	}
 
 	/**
@@ -138,7 +180,8 @@ public record BenchmarkSettings(boolean smoke, Path outputDirectory, boolean jmh
 						+ BenchmarkRun.WARMUP_LIMIT.toSeconds() + " s";
 		return (this.smoke ? "smoke" : "full") + " (warm-up " + warmup + ", measured " + this.measure.toMillis()
 				+ " ms, MONITOR count " + this.monitor.toMillis() + " ms, per library and scenario)"
-				+ (this.reversed ? "; scenario 2's libraries in reverse order" : "");
+				+ (this.reversed ? "; scenario 2's libraries in reverse order" : "")
+				+ (this.contended.isEmpty() ? "" : "; scenario 2 only " + String.join(", ", this.contended));
 	}
 
 }

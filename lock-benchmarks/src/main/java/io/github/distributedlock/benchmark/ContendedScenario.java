@@ -38,7 +38,12 @@ final class ContendedScenario {
 	static List<ContendedResult> run(BenchmarkRun run) {
 		List<ContendedResult> results = new ArrayList<>();
 		for (Library library : libraries(run.settings())) {
-			List<ContendedShape> shapes = shapes(library);
+			List<ContendedShape> shapes = shapes(library).stream()
+				.filter((shape) -> run.settings().measures(shape.processes(), shape.threadsPerProcess()))
+				.toList();
+			if (shapes.isEmpty()) {
+				continue;
+			}
 			List<WorkerProcess> workers = run
 				.startWorkers(shapes.stream().mapToInt(ContendedShape::processes).max().orElse(0));
 			try {
@@ -61,7 +66,7 @@ final class ContendedScenario {
 	 * reverse with {@code --reverse}, to check that the order no longer matters.
 	 */
 	static List<Library> libraries(BenchmarkSettings settings) {
-		List<Library> libraries = new ArrayList<>(Library.contended());
+		List<Library> libraries = new ArrayList<>(Library.contended().stream().filter(settings::measures).toList());
 		if (settings.reversed()) {
 			Collections.reverse(libraries);
 		}

@@ -31,11 +31,11 @@ public enum Library {
 	THIS_PROJECT("ours", "this project (PUBSUB)", "this project", false),
 
 	/**
-	 * This project's {@code RedisLockTemplate} with cohorts on (16 holders within 20 ms,
-	 * the working guess of docs/design/cohorting.md), which passes the lock between
+	 * This project's {@code RedisLockTemplate} with cohorts on (64 holders within 20 ms,
+	 * the defaults of {@code distributed-lock.cohorts.*}), which passes the lock between
 	 * threads of one process in memory; measured on one key (scenario 2) only.
 	 */
-	THIS_PROJECT_COHORTS("ours-cohorts", "this project, cohorts of 16 within 20 ms (PUBSUB)", "this project (cohorts)",
+	THIS_PROJECT_COHORTS("ours-cohorts", "this project, cohorts of 64 within 20 ms (PUBSUB)", "this project (cohorts)",
 			false),
 
 	/**

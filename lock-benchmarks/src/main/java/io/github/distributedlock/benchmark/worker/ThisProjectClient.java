@@ -21,18 +21,33 @@ final class ThisProjectClient implements LockClient {
 
 	private static final String SCOPE = "bench";
 
+	/**
+	 * System property of a worker JVM that changes the cohort's holders, for a sweep of
+	 * the limits ({@code BENCH_WORKER_JVM_ARGS}).
+	 */
+	static final String COHORT_HOLDERS = "bench.cohort.holders";
+
+	/**
+	 * System property of a worker JVM that changes the cohort's time limit in
+	 * milliseconds.
+	 */
+	static final String COHORT_TIME = "bench.cohort.time-ms";
+
 	private final LettuceConnectionFactory connectionFactory;
 
 	private final RedisLockTemplate template;
 
 	/**
 	 * @param cohorts whether to pass the lock between this process's threads in memory:
-	 * 16 holders within 20 ms
+	 * 64 holders within 20 ms (the defaults of {@code distributed-lock.cohorts.*}),
+	 * unless {@link #COHORT_HOLDERS} and {@link #COHORT_TIME} say otherwise
 	 */
 	ThisProjectClient(String host, int port, boolean cluster, boolean cohorts) {
 		this.connectionFactory = LettuceFactories.create(host, port, cluster);
 		RedisLockTemplateBuilder builder = RedisLockTemplate.builder(this.connectionFactory);
-		this.template = (cohorts ? builder.cohorts(16, Duration.ofMillis(20)) : builder).build();
+		this.template = (cohorts ? builder.cohorts(Integer.getInteger(COHORT_HOLDERS, 64),
+				Duration.ofMillis(Long.getLong(COHORT_TIME, 20))) : builder)
+			.build();
 	}
 
 	@Override
