@@ -74,6 +74,9 @@ public final class DistributedLockAutoConfiguration {
 				.fairWaiterTimeout(properties.getFair().getWaiterTimeout())
 				.replicaAcknowledgements(properties.getReplicaAcknowledgements().getReplicas(),
 						properties.getReplicaAcknowledgements().getTimeout());
+			if (properties.getCohorts().isEnabled()) {
+				builder.cohorts(properties.getCohorts().getMaxHolders(), properties.getCohorts().getMaxTime());
+			}
 			if (container != null) {
 				builder.listenerContainer(container);
 			}

@@ -78,6 +78,8 @@ public class DistributedLockProperties {
 
 	private final Watchdog watchdog = new Watchdog();
 
+	private final Cohorts cohorts = new Cohorts();
+
 	private final Aspect aspect = new Aspect();
 
 	private final Fair fair = new Fair();
@@ -182,6 +184,10 @@ public class DistributedLockProperties {
 		return this.watchdog;
 	}
 
+	public Cohorts getCohorts() {
+		return this.cohorts;
+	}
+
 	public Aspect getAspect() {
 		return this.aspect;
 	}
@@ -264,6 +270,59 @@ public class DistributedLockProperties {
 
 		public void setEnabled(boolean enabled) {
 			this.enabled = enabled;
+		}
+
+	}
+
+	/**
+	 * Settings of cohorts: passing a lock between callers of this application in memory.
+	 */
+	public static class Cohorts {
+
+		/**
+		 * Whether a release passes the lock in memory to a caller of this application
+		 * that waits for it, with the next fencing token of a block reserved in Redis,
+		 * instead of through Redis. Callers of other processes then wait for up to a
+		 * cohort. Exclusive locks of the blocking template only; not with replica
+		 * acknowledgements.
+		 */
+		private boolean enabled;
+
+		/**
+		 * The most holders of one hold taken from Redis, the first included: the tokens
+		 * it reserves.
+		 */
+		private int maxHolders = 64;
+
+		/**
+		 * How long after the hold taken from Redis was requested the lock may still be
+		 * passed. At most a third of the lease: a lock taken with a shorter lease than
+		 * three times this is never passed.
+		 */
+		private Duration maxTime = Duration.ofMillis(20);
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public int getMaxHolders() {
+			return this.maxHolders;
+		}
+
+		public void setMaxHolders(int maxHolders) {
+			this.maxHolders = maxHolders;
+		}
+
+		public Duration getMaxTime() {
+			return this.maxTime;
+		}
+
+		public void setMaxTime(Duration maxTime) {
+			this.maxTime = maxTime;
 		}
 
 	}

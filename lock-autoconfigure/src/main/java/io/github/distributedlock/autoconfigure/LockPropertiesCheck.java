@@ -3,6 +3,7 @@ package io.github.distributedlock.autoconfigure;
 import java.time.Duration;
 
 import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.redis.RedisLockTemplateBuilder;
 
 /**
  * Checks the bound {@link DistributedLockProperties} against the limits of the lock
@@ -42,6 +43,28 @@ final class LockPropertiesCheck {
 		if (replicas < 0) {
 			throw new InvalidLockPropertyException(PREFIX + "replica-acknowledgements.replicas", replicas,
 					"zero or more (0 turns replica acknowledgements off)");
+		}
+		checkCohorts(properties.getCohorts(), properties.getLease(), replicas);
+	}
+
+	private static void checkCohorts(DistributedLockProperties.Cohorts cohorts, Duration lease, int replicas) {
+		if (!cohorts.isEnabled()) {
+			return;
+		}
+		if (replicas > 0) {
+			throw new InvalidLockPropertyException(PREFIX + "cohorts.enabled", true,
+					"false while replica-acknowledgements.replicas is above 0 (a lock passed in memory writes "
+							+ "nothing that a replica could acknowledge)");
+		}
+		int holders = cohorts.getMaxHolders();
+		if (holders < 2 || holders > RedisLockTemplateBuilder.MAX_COHORT_HOLDERS) {
+			throw new InvalidLockPropertyException(PREFIX + "cohorts.max-holders", holders,
+					"between 2 and " + RedisLockTemplateBuilder.MAX_COHORT_HOLDERS);
+		}
+		Duration time = cohorts.getMaxTime();
+		if (time.compareTo(Duration.ofMillis(1)) < 0 || time.multipliedBy(3).compareTo(lease) > 0) {
+			throw new InvalidLockPropertyException(PREFIX + "cohorts.max-time", time,
+					"between 1ms and a third of distributed-lock.lease (" + lease + ")");
 		}
 	}
 

@@ -1,8 +1,13 @@
 package io.github.distributedlock.autoconfigure;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -189,6 +194,49 @@ class DistributedLockAutoConfigurationTests {
 					otherProcess.close();
 				}
 			});
+	}
+
+	@Test
+	void shouldPassTheLockInMemoryOnlyWhenCohortsAreEnabled() {
+		this.contextRunner.run((context) -> assertThat(passedToken(context.getBean(RedisLockTemplate.class)))
+			.as("cohorts off by default: C's token comes from Redis")
+			.isFalse());
+		this.contextRunner
+			.withPropertyValues("distributed-lock.cohorts.enabled=true", "distributed-lock.cohorts.max-holders=2",
+					"distributed-lock.cohorts.max-time=5s")
+			.run((context) -> assertThat(passedToken(context.getBean(RedisLockTemplate.class)))
+				.as("C's token, the next of B's block")
+				.isTrue());
+	}
+
+	/**
+	 * One caller holds the lock while A, B and C queue behind it, in that order. A heads
+	 * the line alone; B becomes head with C behind it and, if cohorts are on, takes the
+	 * lock from Redis with a block of tokens, and its release passes the lock to C in
+	 * memory. Return whether C's token is B's plus one: a token Redis grants is at least
+	 * its clock in µs, which moves on by far more between two holds.
+	 */
+	private static boolean passedToken(RedisLockTemplate template) throws Exception {
+		LockRequest request = LockRequest.builder("cohort").waitTime(Duration.ofSeconds(30)).build();
+		ExecutorService threads = Executors.newFixedThreadPool(3);
+		try {
+			LockHandle first = template.acquire(request);
+			List<Future<Long>> tokens = new ArrayList<>();
+			for (int waiters = 1; waiters <= 3; waiters++) {
+				tokens.add(threads.submit(() -> {
+					try (LockHandle held = template.acquire(request)) {
+						return held.fencingToken();
+					}
+				}));
+				int queued = waiters;
+				await().atMost(Duration.ofSeconds(10)).until(() -> template.waitingThreads() == queued);
+			}
+			first.close();
+			return tokens.get(2).get(30, TimeUnit.SECONDS) == tokens.get(1).get(30, TimeUnit.SECONDS) + 1;
+		}
+		finally {
+			threads.shutdownNow();
+		}
 	}
 
 	@Configuration(proxyBeanMethods = false)

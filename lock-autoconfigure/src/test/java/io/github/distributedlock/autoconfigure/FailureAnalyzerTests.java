@@ -113,6 +113,46 @@ class FailureAnalyzerTests {
 	}
 
 	@Test
+	void shouldNameACohortPropertyThatTheEngineWouldRefuseOrIgnore(RedisServer server) {
+		assertThat(cohortFailure(server, "distributed-lock.cohorts.max-holders=1"))
+			.startsWith("Invalid value '1' for configuration property 'distributed-lock.cohorts.max-holders'")
+			.endsWith(": it must be between 2 and 1000.");
+		assertThat(cohortFailure(server, "distributed-lock.cohorts.max-time=11s"))
+			.startsWith("Invalid value '11s' for configuration property 'distributed-lock.cohorts.max-time'")
+			.endsWith(": it must be between 1ms and a third of distributed-lock.lease (PT30S).");
+		assertThat(cohortFailure(server, "distributed-lock.replica-acknowledgements.replicas=1"))
+			.startsWith("Invalid value 'true' for configuration property 'distributed-lock.cohorts.enabled'")
+			.contains("false while replica-acknowledgements.replicas is above 0");
+		TestRedis.contextRunner(server)
+			.withPropertyValues("distributed-lock.cohorts.max-holders=1", "distributed-lock.cohorts.max-time=11s")
+			.run((context) -> assertThat(context).as("cohorts off: their limits unchecked").hasNotFailed());
+		TestRedis.contextRunner(server)
+			.withPropertyValues("distributed-lock.cohorts.enabled=true", "distributed-lock.cohorts.max-holders=1000",
+					"distributed-lock.cohorts.max-time=10s")
+			.run((context) -> assertThat(context).as("the largest limits").hasNotFailed());
+		TestRedis.contextRunner(server)
+			.withPropertyValues("distributed-lock.cohorts.enabled=true", "distributed-lock.cohorts.max-holders=2",
+					"distributed-lock.cohorts.max-time=1ms")
+			.run((context) -> assertThat(context).as("the smallest limits").hasNotFailed());
+	}
+
+	private static String cohortFailure(RedisServer server, String property) {
+		Environment[] environment = new Environment[1];
+		String[] description = new String[1];
+		TestRedis.contextRunner(server)
+			.withPropertyValues("distributed-lock.cohorts.enabled=true", property)
+			.withInitializer((context) -> environment[0] = context.getEnvironment())
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				FailureAnalysis analysis = new InvalidLockPropertyFailureAnalyzer(environment[0])
+					.analyze(context.getStartupFailure());
+				assertThat(analysis).isNotNull();
+				description[0] = analysis.getDescription();
+			});
+		return description[0];
+	}
+
+	@Test
 	void shouldStartTheTemplateWhenEveryPropertyIsValid(RedisServer server) {
 		TestRedis.contextRunner(server)
 			.withPropertyValues("distributed-lock.lease=1ms", "distributed-lock.wait-time=0s",

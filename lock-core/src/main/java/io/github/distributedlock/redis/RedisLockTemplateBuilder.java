@@ -16,6 +16,12 @@ import org.springframework.data.redis.listener.RedisMessageListenerContainer;
  */
 public final class RedisLockTemplateBuilder extends LockTemplateBuilder<RedisLockTemplateBuilder> {
 
+	/**
+	 * The most holders {@link #cohorts(int, Duration)} takes: the tokens one hold may
+	 * reserve.
+	 */
+	public static final int MAX_COHORT_HOLDERS = CohortLimits.MAX_HOLDERS;
+
 	final RedisConnectionFactory connectionFactory;
 
 	@Nullable RedisMessageListenerContainer listenerContainer;
@@ -76,10 +82,10 @@ public final class RedisLockTemplateBuilder extends LockTemplateBuilder<RedisLoc
 	/**
 	 * Pass a lock between callers of this template in memory, up to the given number of
 	 * holders and within the given time of the hold taken from Redis, when a caller waits
-	 * behind the one that took it (docs/design/cohorting.md). Experimental and off by
-	 * default: not yet run through the simulation, and not for the guarantees.
+	 * behind the one that took it (docs/design/cohorting.md). Off by default; exclusive
+	 * locks only, and only under a lease of at least three times the time.
 	 * @param holders the most holders of one hold taken from Redis, 1 (off) to
-	 * {@value CohortLimits#MAX_HOLDERS}
+	 * {@value #MAX_COHORT_HOLDERS}
 	 * @param time how long after that hold's attempt a pass may happen
 	 * @return this builder
 	 */
