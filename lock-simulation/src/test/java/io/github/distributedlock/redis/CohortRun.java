@@ -65,15 +65,10 @@ import org.jspecify.annotations.Nullable;
  * <li>a pass stays within the block Redis granted, the cohort's holders and its time
  * limit from the opening attempt's send;</li>
  * <li>a thread is passed the lock only if it sent no request in that acquisition;</li>
- * <li>each release reserves the lock for the oldest live request ({@link HandOffOrder});
- * </li>
+ * <li>each release reserves the lock for the oldest live request, and only that request's
+ * attempt takes it ({@link HandOffOrder});</li>
  * <li>in a run without faults, no wait gives up, and none lasts a third of a lease
- * ({@link #CALM_WAIT_BOUND_NANOS});</li>
- * <li>in a run without faults, the guarantees' bound on a waiter in line: Redis grants no
- * hold to a caller that filed its request in a later millisecond than a caller still
- * waiting in line, or filed none; and a caller in line waits for at most the holder's
- * cohort and one cohort for each hold Redis granted before its own, each of at most the
- * cohort's holders ({@link #servedInLine}).</li>
+ * ({@link #CALM_WAIT_BOUND_NANOS}).</li>
  * </ul>
  * Faults, each drawn for the run: clients paused before they read a reply or while they
  * work, around each protocol constant; scripts run twice with only the second reply
@@ -180,13 +175,6 @@ final class CohortRun {
 	private int steps;
 
 	private int redisGrants;
-
-	// Holds Redis granted (new tokens), each counted when its script ran.
-	private int newHolds;
-
-	private int mostGrantsAhead;
-
-	private int mostHoldsAhead;
 
 	private int passes;
 
@@ -625,44 +613,6 @@ final class CohortRun {
 		}
 	}
 
-	/**
-	 * Redis granted a new hold to a caller: no caller still in line filed its request in
-	 * an earlier millisecond (the line's order, by Redis's clock; requests of one
-	 * millisecond are tied), and the grantee filed one if anyone waits in line.
-	 */
-	private void grantedInOrder(Caller grantee) {
-		for (Caller waiting : this.callers) {
-			if (waiting != grantee && waiting.acquiring && waiting.filedMs >= 0 && this.faults.isEmpty()
-					&& LIVE_ATTACKS.containsAll(this.attacks)
-					&& (grantee.filedMs < 0 || grantee.filedMs > waiting.filedMs)) {
-				violated(grantee.name + " took the lock from Redis, having "
-						+ ((grantee.filedMs < 0) ? "filed no request"
-								: "filed its request at " + grantee.filedMs + " ms")
-						+ ", before " + waiting.name + ", who filed its request at " + waiting.filedMs + " ms");
-			}
-		}
-	}
-
-	/**
-	 * A caller that filed a request got the lock from Redis: check the bound on a waiter
-	 * in line. It waited for the cohort that held the lock when it filed and for the
-	 * holds Redis granted before its own (in the line's order, {@link #grantedInOrder}),
-	 * each the opening of one cohort of at most the cohort's holders. Counted from the
-	 * script run that filed the request.
-	 */
-	private void servedInLine(Caller caller) {
-		int grants = this.newHolds - caller.grantsAtRequest - 1;
-		int holds = this.newHolds + this.passes - caller.holdsAtRequest - 1;
-		this.mostGrantsAhead = Math.max(this.mostGrantsAhead, grants);
-		this.mostHoldsAhead = Math.max(this.mostHoldsAhead, holds);
-		if (this.faults.isEmpty() && LIVE_ATTACKS.containsAll(this.attacks)
-				&& holds > (grants + 1) * this.limits.holders() - 1) {
-			violated(caller.name + " got the lock from Redis after " + holds + " holds of others since its request "
-					+ "was filed, with " + grants + " grants from Redis among them; cohorts of " + this.limits.holders()
-					+ " allow " + ((grants + 1) * this.limits.holders() - 1));
-		}
-	}
-
 	private void plant(@Nullable Cohort cohort) {
 		Bug planted = this.bug;
 		if (cohort == null || planted == null) {
@@ -693,11 +643,8 @@ final class CohortRun {
 	}
 
 	String report() {
-		return String.format(
-				"seed %d: %d holds from Redis, %d passes, %d re-entries, %d gave up; longest wait: %s; "
-						+ "most grants and holds ahead of a request: %d, %d",
-				this.seed, this.redisGrants, this.passes, this.reentries, this.gaveUp, this.longestWait,
-				this.mostGrantsAhead, this.mostHoldsAhead);
+		return String.format("seed %d: %d holds from Redis, %d passes, %d re-entries, %d gave up; longest wait: %s",
+				this.seed, this.redisGrants, this.passes, this.reentries, this.gaveUp, this.longestWait);
 	}
 
 	int passes() {
@@ -712,8 +659,12 @@ final class CohortRun {
 		return this.redisGrants;
 	}
 
-	int mostHoldsAhead() {
-		return this.mostHoldsAhead;
+	/**
+	 * Return how many attempts took a lock reserved for their request: each was checked
+	 * to be that request's ({@link HandOffOrder}).
+	 */
+	long reservedTaken() {
+		return this.handOffOrder.reservedTaken();
 	}
 
 	String trace(int last) {
@@ -915,16 +866,6 @@ final class CohortRun {
 		// Whether the acquisition under way sent an attempt that carried a request.
 		boolean sentRequest;
 
-		// The holds Redis granted, and those and the passes, when the acquisition under
-		// way first filed its request by a script run; -1 before.
-		int grantsAtRequest = -1;
-
-		int holdsAtRequest = -1;
-
-		// Redis's clock in ms when the acquisition under way first filed its request, the
-		// line's order; -1 before.
-		long filedMs = -1;
-
 		private long startedNanos;
 
 		Caller(String name, LocalLines lines, int acquisitions) {
@@ -949,9 +890,6 @@ final class CohortRun {
 			this.pending = 1;
 			this.acquiring = true;
 			this.sentRequest = false;
-			this.grantsAtRequest = -1;
-			this.holdsAtRequest = -1;
-			this.filedMs = -1;
 			this.startedNanos = CohortRun.this.clock.nanos();
 			// As the blocking template does: a caller that holds the lock under a cohort
 			// re-enters it; nobody else does here, as none holds it.
@@ -1024,9 +962,6 @@ final class CohortRun {
 			CohortRun.this.handles.add(handle);
 			if (grant.shownToken() == grant.token()) {
 				CohortRun.this.redisGrants++;
-				if (this.grantsAtRequest >= 0) {
-					servedInLine(this);
-				}
 			}
 			granted(handle, null);
 			SimulationRandom random = CohortRun.this.random;
@@ -1263,21 +1198,11 @@ final class CohortRun {
 		 */
 		@Override
 		public void ran(String operation, ScriptCall call, Object reply) {
-			if (this.acquiring && this.grantsAtRequest < 0 && call.args() instanceof ScriptArgs.Acquire filing
-					&& filing.request() != null && !filing.request().isEmpty()) {
-				this.grantsAtRequest = CohortRun.this.newHolds;
-				this.holdsAtRequest = CohortRun.this.newHolds + CohortRun.this.passes;
-				this.filedMs = CohortRun.this.clock.nanos() / MS;
-			}
 			if (call.args() instanceof ScriptArgs.Acquire acquire && reply instanceof List<?> result
 					&& result.size() >= 2 && Long.valueOf(1).equals(result.get(0))) {
 				String hold = acquire.owner() + "/" + result.get(1);
-				String ran = LockOwners.digest(acquire.owner()) + "/" + result.get(1);
-				if (!CohortRun.this.grantsRan.containsKey(ran)) {
-					CohortRun.this.newHolds++;
-					grantedInOrder(this);
-				}
-				CohortRun.this.grantsRan.put(ran, CohortRun.this.clock.nanos());
+				CohortRun.this.grantsRan.put(LockOwners.digest(acquire.owner()) + "/" + result.get(1),
+						CohortRun.this.clock.nanos());
 				if (result.size() > 2 && result.get(2) instanceof Long block) {
 					CohortRun.this.blocks.put(hold, block);
 					if (block > 1 && CohortRun.this.attacks.contains(Attack.FORCE)

@@ -57,6 +57,8 @@ final class HandOffOrder {
 
 	private boolean claimsHeld;
 
+	private long reservedTaken;
+
 	// Whether a reserved:<request> message reached anyone yet, where claims are held.
 	private Predicate<String> heard = (request) -> true;
 
@@ -148,12 +150,28 @@ final class HandOffOrder {
 	/**
 	 * Run an attempt, and check that it says "taken" (0) only where the lock was: its
 	 * hash (held, reserved or kept) or its readers' key existed when it ran. A try has
-	 * nothing else to go on: it waits for no message and files no request.
+	 * nothing else to go on: it waits for no message and files no request. And that it
+	 * takes a lock reserved for a request only with that request: nobody else goes before
+	 * the oldest waiter.
 	 */
 	private @Nullable Object refusedOnlyIfTaken(ScriptCall call, Supplier<@Nullable Object> run) {
 		List<String> keys = call.keys();
 		boolean free = Long.valueOf(0).equals(this.redis.inspect("EXISTS", keys.get(0), keys.get(2)));
+		List<String> before = fields(keys.get(0));
+		String reservedFor = (before != null && "".equals(before.get(0)) && before.get(1) != null
+				&& !before.get(1).isEmpty()) ? before.get(1) : null;
 		Object reply = run.get();
+		String request = (call.argv().size() > 4) ? call.argv().get(4) : "";
+		boolean took = reply instanceof List<?> granted && !granted.isEmpty() && granted.get(0) instanceof Number status
+				&& status.longValue() == 1;
+		if (took && reservedFor != null) {
+			this.reservedTaken++;
+			if (!reservedFor.equals(request)) {
+				this.violated.accept("acquire.lua on " + keys.get(0) + " (" + String.join(" ", call.argv())
+						+ ") took the lock reserved for " + reservedFor
+						+ ": a release hands the lock to the oldest waiter, and only its attempt takes it");
+			}
+		}
 		if (free && reply instanceof List<?> list && !list.isEmpty() && list.get(0) instanceof Number status
 				&& status.longValue() == 0) {
 			this.violated.accept("acquire.lua on " + keys.get(0) + " (" + String.join(" ", call.argv())
@@ -224,6 +242,14 @@ final class HandOffOrder {
 	 */
 	long checked() {
 		return this.checked;
+	}
+
+	/**
+	 * Return how many attempts took a lock reserved for a request, each checked to carry
+	 * that request.
+	 */
+	long reservedTaken() {
+		return this.reservedTaken;
 	}
 
 	private static String handOff(List<String> argv) {
