@@ -56,6 +56,7 @@ public final class DistributedLockAutoConfiguration {
 				ObjectProvider<LockListener> listeners,
 				@Qualifier(LISTENER_CONTAINER_BEAN_NAME) ObjectProvider<RedisMessageListenerContainer> listenerContainer) {
 			LockPropertiesCheck.check(properties);
+			LockPropertiesCheck.checkCohorts(properties);
 			RedisMessageListenerContainer container = listenerContainer.getIfAvailable();
 			// Only where the template connects at startup anyway, as its Redis version
 			// check does: on a container of the application's it talks to Redis only

@@ -44,8 +44,10 @@ class InvalidLockPropertyFailureAnalyzer extends AbstractFailureAnalyzer<Invalid
 		}
 		description.append(": it must be ").append(cause.getRequirement()).append('.');
 		String meaning = MEANINGS.get(property);
+		// Only a value that was set can be removed; a default can itself be what fails.
 		String action = "Set " + property + " to a value that is " + cause.getRequirement()
-				+ ((meaning != null) ? " (" + meaning + ")" : "") + ", or remove it to use the default.";
+				+ ((meaning != null) ? " (" + meaning + ")" : "")
+				+ ((source != null) ? ", or remove it to use the default." : ".");
 		return new FailureAnalysis(description.toString(), action, cause);
 	}
 

@@ -44,17 +44,28 @@ final class LockPropertiesCheck {
 			throw new InvalidLockPropertyException(PREFIX + "replica-acknowledgements.replicas", replicas,
 					"zero or more (0 turns replica acknowledgements off)");
 		}
-		checkCohorts(properties.getCohorts(), properties.getLease(), replicas);
 	}
 
-	private static void checkCohorts(DistributedLockProperties.Cohorts cohorts, Duration lease, int replicas) {
+	/**
+	 * Check the cohort properties, which only the blocking template reads: refuse a value
+	 * the engine would refuse, and settings under which it would never pass a lock.
+	 * @param properties the bound properties
+	 * @throws InvalidLockPropertyException for the first invalid value
+	 */
+	static void checkCohorts(DistributedLockProperties properties) {
+		DistributedLockProperties.Cohorts cohorts = properties.getCohorts();
 		if (!cohorts.isEnabled()) {
 			return;
 		}
-		if (replicas > 0) {
+		if (properties.getReplicaAcknowledgements().getReplicas() > 0) {
 			throw new InvalidLockPropertyException(PREFIX + "cohorts.enabled", true,
 					"false while replica-acknowledgements.replicas is above 0 (a lock passed in memory writes "
 							+ "nothing that a replica could acknowledge)");
+		}
+		if (!properties.isHandOff()) {
+			throw new InvalidLockPropertyException(PREFIX + "cohorts.enabled", true,
+					"false while hand-off is false (a cohort passes the lock to the head of a line, and "
+							+ "without hand-off waiters do not line up)");
 		}
 		int holders = cohorts.getMaxHolders();
 		if (holders < 2 || holders > RedisLockTemplateBuilder.MAX_COHORT_HOLDERS) {
@@ -62,9 +73,11 @@ final class LockPropertiesCheck {
 					"between 2 and " + RedisLockTemplateBuilder.MAX_COHORT_HOLDERS);
 		}
 		Duration time = cohorts.getMaxTime();
+		Duration lease = Duration.ofMillis(properties.getLease().toMillis());
 		if (time.compareTo(Duration.ofMillis(1)) < 0 || time.multipliedBy(3).compareTo(lease) > 0) {
-			throw new InvalidLockPropertyException(PREFIX + "cohorts.max-time", time,
-					"between 1ms and a third of distributed-lock.lease (" + lease + ")");
+			throw new InvalidLockPropertyException(PREFIX + "cohorts.max-time", describe(time),
+					"between 1ms and a third of distributed-lock.lease, " + describe(lease)
+							+ " (a lock taken with a lease under three times max-time is never passed)");
 		}
 	}
 
@@ -78,6 +91,12 @@ final class LockPropertiesCheck {
 		if (value.compareTo(minimum) < 0) {
 			throw new InvalidLockPropertyException(PREFIX + name, value, "at least " + described);
 		}
+	}
+
+	/** Say a duration as a property is written: {@code 30s}, {@code 20ms}. */
+	private static String describe(Duration duration) {
+		long millis = duration.toMillis();
+		return (millis % 1000 == 0) ? (millis / 1000) + "s" : millis + "ms";
 	}
 
 }

@@ -114,13 +114,23 @@ class FailureAnalyzerTests {
 
 	@Test
 	void shouldNameACohortPropertyThatTheEngineWouldRefuseOrIgnore(RedisServer server) {
-		assertThat(cohortFailure(server, "distributed-lock.cohorts.max-holders=1"))
+		assertThat(cohortFailure(server, "distributed-lock.cohorts.max-holders=1").getDescription())
 			.startsWith("Invalid value '1' for configuration property 'distributed-lock.cohorts.max-holders'")
 			.endsWith(": it must be between 2 and 1000.");
-		assertThat(cohortFailure(server, "distributed-lock.cohorts.max-time=11s"))
+		assertThat(cohortFailure(server, "distributed-lock.cohorts.max-time=11s").getDescription())
 			.startsWith("Invalid value '11s' for configuration property 'distributed-lock.cohorts.max-time'")
-			.endsWith(": it must be between 1ms and a third of distributed-lock.lease (PT30S).");
-		assertThat(cohortFailure(server, "distributed-lock.replica-acknowledgements.replicas=1"))
+			.endsWith(": it must be between 1ms and a third of distributed-lock.lease, 30s (a lock taken with a "
+					+ "lease under three times max-time is never passed).");
+		FailureAnalysis defaultTooLong = cohortFailure(server, "distributed-lock.lease=50ms");
+		assertThat(defaultTooLong.getDescription()).as("the default max-time, 20ms, over a third of 50ms")
+			.startsWith("Invalid value '20ms' for configuration property 'distributed-lock.cohorts.max-time':")
+			.contains("a third of distributed-lock.lease, 50ms");
+		assertThat(defaultTooLong.getAction()).as("no advice to remove a property that was not set")
+			.doesNotContain("remove it");
+		assertThat(cohortFailure(server, "distributed-lock.hand-off=false").getDescription())
+			.startsWith("Invalid value 'true' for configuration property 'distributed-lock.cohorts.enabled'")
+			.contains("false while hand-off is false");
+		assertThat(cohortFailure(server, "distributed-lock.replica-acknowledgements.replicas=1").getDescription())
 			.startsWith("Invalid value 'true' for configuration property 'distributed-lock.cohorts.enabled'")
 			.contains("false while replica-acknowledgements.replicas is above 0");
 		TestRedis.contextRunner(server)
@@ -136,9 +146,9 @@ class FailureAnalyzerTests {
 			.run((context) -> assertThat(context).as("the smallest limits").hasNotFailed());
 	}
 
-	private static String cohortFailure(RedisServer server, String property) {
+	private static FailureAnalysis cohortFailure(RedisServer server, String property) {
 		Environment[] environment = new Environment[1];
-		String[] description = new String[1];
+		FailureAnalysis[] found = new FailureAnalysis[1];
 		TestRedis.contextRunner(server)
 			.withPropertyValues("distributed-lock.cohorts.enabled=true", property)
 			.withInitializer((context) -> environment[0] = context.getEnvironment())
@@ -147,9 +157,9 @@ class FailureAnalyzerTests {
 				FailureAnalysis analysis = new InvalidLockPropertyFailureAnalyzer(environment[0])
 					.analyze(context.getStartupFailure());
 				assertThat(analysis).isNotNull();
-				description[0] = analysis.getDescription();
+				found[0] = analysis;
 			});
-		return description[0];
+		return found[0];
 	}
 
 	@Test
