@@ -3,7 +3,10 @@ package io.github.distributedlock.benchmark;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Set;
+
+import io.github.distributedlock.benchmark.report.ContendedShape;
 
 /**
  * How long and how big each scenario is: the full run, or a smoke run of about a second
@@ -114,6 +117,16 @@ public record BenchmarkSettings(boolean smoke, Path outputDirectory, boolean jmh
 	 * @return the settings
 	 */
 	public BenchmarkSettings contended(Set<String> only) {
+		for (String name : only) {
+			boolean library = Arrays.stream(Library.values()).anyMatch((known) -> known.id().equals(name));
+			boolean shape = ContendedShape.ALL.stream()
+				.anyMatch((known) -> (known.processes() + "x" + known.threadsPerProcess()).equals(name));
+			if (!library && !shape) {
+				throw new IllegalArgumentException("--contended: no library or shape of scenario 2 is called '" + name
+						+ "'; libraries are " + Arrays.stream(Library.values()).map(Library::id).toList()
+						+ ", shapes 2x1, 4x1, 2x8 and 1x16");
+			}
+		}
 		return new BenchmarkSettings(this.smoke, this.outputDirectory, this.jmh, this.warmup, this.measure,
 				this.monitor, this.manyKeysThreads, this.manyKeys, this.heldLocks, this.crashTrials, this.crashLease,
 				this.crashWait, this.waitersPerProcess, this.waiterKeys, this.waiterWait, this.settle, this.waiterJava,
