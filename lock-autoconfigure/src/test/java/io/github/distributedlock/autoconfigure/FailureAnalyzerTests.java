@@ -95,21 +95,12 @@ class FailureAnalyzerTests {
 
 	@Test
 	void shouldNameADurationPropertyOutOfRangeWithItsValueAsWritten(RedisServer server) {
-		Environment[] environment = new Environment[1];
-		TestRedis.contextRunner(server)
-			.withPropertyValues("distributed-lock.wait-time=-1s")
-			.withInitializer((context) -> environment[0] = context.getEnvironment())
-			.run((context) -> {
-				assertThat(context).hasFailed();
-				FailureAnalysis analysis = new InvalidLockPropertyFailureAnalyzer(environment[0])
-					.analyze(context.getStartupFailure());
-				assertThat(analysis).isNotNull();
-				assertThat(analysis.getDescription())
-					.startsWith("Invalid value '-1s' for configuration property 'distributed-lock.wait-time'")
-					.endsWith(": it must be zero or more.");
-				assertThat(analysis.getAction()).startsWith("Set distributed-lock.wait-time to a value that is zero "
-						+ "or more (how long to wait for a taken lock");
-			});
+		FailureAnalysis analysis = startupFailure(server, "distributed-lock.wait-time=-1s");
+		assertThat(analysis.getDescription())
+			.startsWith("Invalid value '-1s' for configuration property 'distributed-lock.wait-time'")
+			.endsWith(": it must be zero or more.");
+		assertThat(analysis.getAction()).startsWith(
+				"Set distributed-lock.wait-time to a value that is zero or more (how long to wait for a taken lock");
 	}
 
 	@Test
@@ -147,10 +138,18 @@ class FailureAnalyzerTests {
 	}
 
 	private static FailureAnalysis cohortFailure(RedisServer server, String property) {
+		return startupFailure(server, "distributed-lock.cohorts.enabled=true", property);
+	}
+
+	/**
+	 * Start a context with the given properties, which must fail, and return Boot's
+	 * failure report of it.
+	 */
+	private static FailureAnalysis startupFailure(RedisServer server, String... properties) {
 		Environment[] environment = new Environment[1];
 		FailureAnalysis[] found = new FailureAnalysis[1];
 		TestRedis.contextRunner(server)
-			.withPropertyValues("distributed-lock.cohorts.enabled=true", property)
+			.withPropertyValues(properties)
 			.withInitializer((context) -> environment[0] = context.getEnvironment())
 			.run((context) -> {
 				assertThat(context).hasFailed();
