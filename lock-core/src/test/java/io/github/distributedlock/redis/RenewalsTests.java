@@ -4,13 +4,13 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.redis.blocking.BlockingPort;
 import io.github.distributedlock.redis.blocking.LockCommands;
 import io.github.distributedlock.redis.blocking.RedisLockHandle;
 import io.github.distributedlock.redis.driver.LockHold;
+import io.github.distributedlock.redis.driver.NoHoldEvents;
 import io.github.distributedlock.redis.driver.LockPort;
 import io.github.distributedlock.redis.driver.Renewals;
 import io.github.distributedlock.redis.script.ScriptCall;
@@ -89,7 +89,7 @@ class RenewalsTests {
 		try (RedisLockTemplate template = RedisLockTemplate.builder(factory).build()) {
 			RedisLockHandle held = (RedisLockHandle) template.acquire(
 					LockRequest.builder("renewals").key("b").lease(Duration.ofMillis(900)).autoRenew(false).build());
-			LockHold hold = new LockHold(held.hold().grant(), System.nanoTime(), true, new LockHold.Events() {
+			LockHold hold = new LockHold(held.hold().grant(), System.nanoTime(), true, new NoHoldEvents() {
 
 				@Override
 				public void sending(LockHold renewing) {
@@ -108,22 +108,6 @@ class RenewalsTests {
 						unsent.incrementAndGet();
 						inFlight.incrementAndGet();
 					}
-				}
-
-				@Override
-				public void released(LockHold released, long result) {
-				}
-
-				@Override
-				public void releaseFailed(LockHold released, LockAccessException failure) {
-				}
-
-				@Override
-				public void releasedAfter(LockHold released, Duration heldFor) {
-				}
-
-				@Override
-				public void lost(LockHold lost, boolean goneFromRedis) {
 				}
 
 			});
