@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Objects;
 
 import io.github.distributedlock.WaitStrategy;
+import io.github.distributedlock.redis.core.Cohort;
 import io.github.distributedlock.redis.core.CohortLimits;
 import org.jspecify.annotations.Nullable;
 
@@ -21,6 +22,12 @@ public final class RedisLockTemplateBuilder extends LockTemplateBuilder<RedisLoc
 	 * reserve.
 	 */
 	public static final int MAX_COHORT_HOLDERS = CohortLimits.MAX_HOLDERS;
+
+	/**
+	 * How many times a cohort's time limit an acquisition's lease must be for the lock to
+	 * be passed.
+	 */
+	public static final int COHORT_LEASE_PER_TIME = Cohort.LEASE_PER_TIME_LIMIT;
 
 	final RedisConnectionFactory connectionFactory;
 
