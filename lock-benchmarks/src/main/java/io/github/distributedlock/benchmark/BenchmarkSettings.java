@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Set;
 
 import io.github.distributedlock.benchmark.report.ContendedShape;
@@ -117,14 +118,12 @@ public record BenchmarkSettings(boolean smoke, Path outputDirectory, boolean jmh
 	 * @return the settings
 	 */
 	public BenchmarkSettings contended(Set<String> only) {
+		List<String> shapes = ContendedShape.ALL.stream().map(BenchmarkSettings::name).toList();
 		for (String name : only) {
-			boolean library = Arrays.stream(Library.values()).anyMatch((known) -> known.id().equals(name));
-			boolean shape = ContendedShape.ALL.stream()
-				.anyMatch((known) -> (known.processes() + "x" + known.threadsPerProcess()).equals(name));
-			if (!library && !shape) {
-				throw new IllegalArgumentException("--contended: no library or shape of scenario 2 is called '" + name
-						+ "'; libraries are " + Arrays.stream(Library.values()).map(Library::id).toList()
-						+ ", shapes 2x1, 4x1, 2x8 and 1x16");
+			if (!isLibrary(name) && !shapes.contains(name)) {
+				throw new IllegalArgumentException(
+						"--contended: no library or shape of scenario 2 is called '" + name + "'; libraries are "
+								+ Arrays.stream(Library.values()).map(Library::id).toList() + ", shapes " + shapes);
 			}
 		}
 		return new BenchmarkSettings(this.smoke, this.outputDirectory, this.jmh, this.warmup, this.measure,
@@ -144,17 +143,19 @@ public record BenchmarkSettings(boolean smoke, Path outputDirectory, boolean jmh
 
 	/**
 	 * Return whether scenario 2 measures a shape, by {@link #contended(Set)}.
-	 * @param processes worker processes
-	 * @param threadsPerProcess threads in each
+	 * @param shape the shape
 	 * @return whether it is measured
 	 */
-	public boolean measures(int processes, int threadsPerProcess) {
-		return this.contended.stream().allMatch(BenchmarkSettings::isLibrary)
-				|| this.contended.contains(processes + "x" + threadsPerProcess);
+	public boolean measures(ContendedShape shape) {
+		return this.contended.stream().allMatch(BenchmarkSettings::isLibrary) || this.contended.contains(name(shape));
+	}
+
+	private static String name(ContendedShape shape) {
+		return shape.processes() + "x" + shape.threadsPerProcess();
 	}
 
 	private static boolean isLibrary(String name) {
-		return !name.matches("\\d+x\\d+");
+		return Arrays.stream(Library.values()).anyMatch((library) -> library.id().equals(name));
 	}
 
 	/**

@@ -38,9 +38,7 @@ final class ContendedScenario {
 	static List<ContendedResult> run(BenchmarkRun run) {
 		List<ContendedResult> results = new ArrayList<>();
 		for (Library library : libraries(run.settings())) {
-			List<ContendedShape> shapes = shapes(library).stream()
-				.filter((shape) -> run.settings().measures(shape.processes(), shape.threadsPerProcess()))
-				.toList();
+			List<ContendedShape> shapes = shapes(library).stream().filter(run.settings()::measures).toList();
 			if (shapes.isEmpty()) {
 				continue;
 			}
