@@ -149,6 +149,11 @@ public final class LocalLine {
 		}
 	}
 
+	/** Return how many waiters are in the line, watchers included. */
+	synchronized int waiting() {
+		return ((this.head != null) ? 1 : 0) + this.waiters.size() + this.watchers.size();
+	}
+
 	/** Return whether a waiter waits behind the head. */
 	synchronized boolean hasWaitersBehind() {
 		return !this.waiters.isEmpty();
