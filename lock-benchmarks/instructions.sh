@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Count the instructions redis-server runs per uncontended acquire+release, for each library and the fenced floor
-# (the cheapest lock that keeps this project's fencing token and owner secrecy), and write
+# Count the instructions redis-server runs per uncontended acquire+release, for each library, the fenced floor
+# (the cheapest lock that keeps this project's fencing token and owner secrecy) and the engine floor (the fenced
+# floor's commands behind this project's calls: what no layout of its state gets under), and write
 # lock-benchmarks/target/redis-instructions.md. Each run starts a fresh redis-server under valgrind's callgrind, drives
 # one library's benchmark client against it (RedisInstructionsMain: warm-up pairs, then N pairs, one thread, a new
 # lock name each time, as scenario 1 does) and reads the server's total Ir. Two runs per library, of N = SMALL and
@@ -140,13 +141,18 @@ count() {
 }
 
 # The functions of redis-server that split a pair's instructions (InstructionsReport.Part): command dispatch
-# (call), a script (evalGenericCommand), its Lua code (lua_pcall) and the commands it runs (scriptCall).
-parts=(call evalGenericCommand lua_pcall scriptCall)
+# (call), a script (evalGenericCommand) or function (fcallCommand), its Lua code (lua_pcall) and the commands it
+# runs (scriptCall).
+parts=(call evalGenericCommand fcallCommand lua_pcall scriptCall)
 declare -A part_total part_small
 total=""
 totals=()
-# The fenced floor: fenced-floor-acquire.lua and fenced-floor-release.lua (FencedFloorClient).
+# The fenced floor: fenced-floor-acquire.lua and fenced-floor-release.lua (FencedFloorClient). The engine floor
+# (engine-floor.lua, EngineFloorClient) does not wait, so only the uncontended pairs measure it.
 libraries=(floor fenced-floor ours redisson spring)
+if [[ "$workload" == pairs ]]; then
+	libraries=(floor fenced-floor engine-floor ours redisson spring)
+fi
 for library in "${libraries[@]}"; do
 	count "$library" "$small"
 	ir_small="$total"

@@ -26,6 +26,15 @@ public enum Library {
 	FENCED_FLOOR("fenced-floor", "fenced floor (token + owner digest, 2 scripts)", "fenced floor", false),
 
 	/**
+	 * The engine floor: the fenced floor's commands for a free name behind the calls this
+	 * project's engine makes ({@code FCALL}, and the keys and arguments of its usual
+	 * acquire and release); a bound on what any layout of the engine's state could cost
+	 * Redis uncontended, measured by {@code instructions.sh} only. It does not wait.
+	 */
+	ENGINE_FLOOR("engine-floor", "engine floor (the engine's calls, the fenced floor's commands)", "engine floor",
+			false),
+
+	/**
 	 * This project's {@code RedisLockTemplate} with the {@code PUBSUB} wait strategy.
 	 */
 	THIS_PROJECT("ours", "this project (PUBSUB)", "this project", false),
@@ -73,13 +82,14 @@ public enum Library {
 
 	/**
 	 * Return the libraries every scenario compares: all but the reactive template, the
-	 * template with cohorts and the fenced floor, which only scenarios 1 and 2 measure.
+	 * template with cohorts and the fenced floor, which only scenarios 1 and 2 measure,
+	 * and the engine floor, which only {@code instructions.sh} measures.
 	 * @return the compared libraries, in report order
 	 */
 	public static List<Library> compared() {
 		return Arrays.stream(values())
 			.filter((library) -> library != THIS_PROJECT_REACTIVE && library != FENCED_FLOOR
-					&& library != THIS_PROJECT_COHORTS)
+					&& library != THIS_PROJECT_COHORTS && library != ENGINE_FLOOR)
 			.toList();
 	}
 
@@ -91,16 +101,18 @@ public enum Library {
 	 */
 	public static List<Library> uncontended() {
 		return Arrays.stream(values())
-			.filter((library) -> library != THIS_PROJECT_REACTIVE && library != THIS_PROJECT_COHORTS)
+			.filter((library) -> library != THIS_PROJECT_REACTIVE && library != THIS_PROJECT_COHORTS
+					&& library != ENGINE_FLOOR)
 			.toList();
 	}
 
 	/**
-	 * Return the libraries that scenario 2 (one key) compares: all of them.
+	 * Return the libraries that scenario 2 (one key) compares: all but the engine floor,
+	 * which does not wait.
 	 * @return the libraries, in report order
 	 */
 	public static List<Library> contended() {
-		return List.of(values());
+		return Arrays.stream(values()).filter((library) -> library != ENGINE_FLOOR).toList();
 	}
 
 	/**
@@ -140,7 +152,8 @@ public enum Library {
 	 * Return the Redis key that holds a lock, as each worker client names it: this
 	 * project prefixes {@code lock:{bench:…}} (the key needs no encoding, having only
 	 * letters, digits and dashes), Spring Integration its registry key {@code bench-si:},
-	 * the fenced floor makes the key its hash tag, and the others use the key as it is.
+	 * the fenced and engine floors make the key their hash tag, and the others use the
+	 * key as it is.
 	 * @param key the lock key given to the client
 	 * @return the Redis key
 	 */
@@ -149,6 +162,7 @@ public enum Library {
 			case THIS_PROJECT, THIS_PROJECT_COHORTS, THIS_PROJECT_REACTIVE -> "lock:{bench:" + key + "}";
 			case SPRING_INTEGRATION -> "bench-si:" + key;
 			case FENCED_FLOOR -> "fenced:{" + key + "}";
+			case ENGINE_FLOOR -> "engine:{" + key + "}";
 			case FLOOR, REDISSON -> key;
 		};
 	}

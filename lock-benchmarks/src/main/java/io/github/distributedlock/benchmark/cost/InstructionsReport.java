@@ -34,7 +34,14 @@ final class InstructionsReport {
 			+ "time in µs), and sets `<sha1(owner)>:<token>` with `SET NX PX`, and the other releases with `GET`, a "
 			+ "comparison and `DEL`; contended, a refused attempt files its request in a line, and a release "
 			+ "reserves the lock for the oldest request and tells its waiter, whose own attempt takes it "
-			+ "(`fenced-floor-acquire.lua` and `fenced-floor-release.lua` in lock-benchmarks).\n";
+			+ "(`fenced-floor-acquire.lua` and `fenced-floor-release.lua` in lock-benchmarks).";
+
+	private static final String ENGINE_FLOOR_NOTE = " The engine floor runs the fenced floor's commands for a free "
+			+ "name (`TIME`, `SET … GET`, `SET NX PX`; `GET`, `DEL`, and the value `<sha1(owner)>|<token>|<hold>`) "
+			+ "behind the calls this project's engine makes: `FCALL` of a library of functions, 5 keys and the "
+			+ "owner, hold id, lease and wait to acquire, 3 keys and the owner, token and hold id to release "
+			+ "(`engine-floor.lua` in lock-benchmarks). No layout of the engine's state costs less while those "
+			+ "calls stay.";
 
 	private InstructionsReport() {
 	}
@@ -111,14 +118,17 @@ final class InstructionsReport {
 				} + "`serverCron` is not counted, since how often it runs depends on the clock, not on the locks. "
 				+ "The kernel's share of each round trip (read, write, epoll) is not counted either. Machine load "
 				+ "does not change the counts; each server's random hash seed moves them by up to about 1%."
-				+ (fenced.isPresent() ? " " + FENCED_FLOOR_NOTE : "\n") + breakdown(small, large, libraries, parts);
+				+ (fenced.isPresent() ? " " + FENCED_FLOOR_NOTE : "")
+				+ (perPair(libraries, Library.ENGINE_FLOOR, small, large).isPresent() ? ENGINE_FLOOR_NOTE : "") + "\n"
+				+ breakdown(small, large, libraries, parts);
 	}
 
 	/**
 	 * The table of where a pair's instructions go, from the instructions of four
 	 * functions of redis-server, their callees included: {@code call} (a command), under
-	 * it {@code evalGenericCommand} (a script), under that {@code lua_pcall} (its Lua
-	 * code) and under that {@code scriptCall} (a command the script runs).
+	 * it {@code evalGenericCommand} (a script) or {@code fcallCommand} (a function),
+	 * under either {@code lua_pcall} (its Lua code) and under that {@code scriptCall} (a
+	 * command the script runs).
 	 */
 	private static String breakdown(int small, int large, List<Totals> libraries, List<Part> parts) {
 		List<Totals> split = libraries.stream()
@@ -132,11 +142,10 @@ final class InstructionsReport {
 		table.append("\n| --- |").append(" ---: |".repeat(split.size())).append('\n');
 		row(table, "reading, parsing and dispatching requests, and replying", split,
 				(totals) -> totals.perPair(small, large) - part(parts, totals, "call", small, large));
-		row(table, "commands sent on their own", split, (totals) -> part(parts, totals, "call", small, large)
-				- part(parts, totals, "evalGenericCommand", small, large));
+		row(table, "commands sent on their own", split,
+				(totals) -> part(parts, totals, "call", small, large) - scripts(parts, totals, small, large));
 		row(table, "a script's set-up: its `KEYS` and `ARGV`, its reply, Lua's garbage collector", split,
-				(totals) -> part(parts, totals, "evalGenericCommand", small, large)
-						- part(parts, totals, "lua_pcall", small, large));
+				(totals) -> scripts(parts, totals, small, large) - part(parts, totals, "lua_pcall", small, large));
 		row(table, "the scripts' Lua code (`redis.sha1hex` included)", split,
 				(totals) -> part(parts, totals, "lua_pcall", small, large)
 						- part(parts, totals, "scriptCall", small, large));
@@ -144,7 +153,8 @@ final class InstructionsReport {
 				(totals) -> part(parts, totals, "scriptCall", small, large));
 		return table + "\nEach row is a difference of two functions' instructions, their callees included "
 				+ "(`callgrind_annotate --inclusive=yes`), per pair as above: `call` runs a command, "
-				+ "`evalGenericCommand` a script (under `call`), `lua_pcall` its Lua code (under that) and "
+				+ "`evalGenericCommand` a script and `fcallCommand` a function (under `call`), `lua_pcall` its Lua "
+				+ "code (under either) and "
 				+ "`scriptCall` a command the Lua code runs (under that). A function the binary does not name "
 				+ "counts 0 (the floor runs no script). The split depends on which functions this build of "
 				+ "redis-server inlines, not on the machine's load.\n";
@@ -157,6 +167,14 @@ final class InstructionsReport {
 			.append(String.format(Locale.ROOT, "%,.0f", perPair.applyAsDouble(totals)))
 			.append(" |"));
 		table.append('\n');
+	}
+
+	/**
+	 * A script's instructions, run with {@code EVAL}/{@code EVALSHA} or {@code FCALL}.
+	 */
+	private static double scripts(List<Part> parts, Totals totals, int small, int large) {
+		return part(parts, totals, "evalGenericCommand", small, large)
+				+ part(parts, totals, "fcallCommand", small, large);
 	}
 
 	private static double part(List<Part> parts, Totals totals, String function, int small, int large) {
@@ -221,7 +239,8 @@ final class InstructionsReport {
 		/**
 		 * The functions the script passes, outermost first.
 		 */
-		static final List<String> FUNCTIONS = List.of("call", "evalGenericCommand", "lua_pcall", "scriptCall");
+		static final List<String> FUNCTIONS = List.of("call", "evalGenericCommand", "fcallCommand", "lua_pcall",
+				"scriptCall");
 
 		/**
 		 * Whether an argument is a part ({@code LIBRARY:FUNCTION=IR_SMALL,IR_LARGE})

@@ -151,6 +151,7 @@ public final class HandoffChart {
 		return switch (library) {
 			case FLOOR -> "#7f7f7f";
 			case FENCED_FLOOR -> "#bcbd22";
+			case ENGINE_FLOOR -> "#8c564b";
 			case THIS_PROJECT -> "#1f77b4";
 			case THIS_PROJECT_COHORTS -> "#9467bd";
 			case THIS_PROJECT_REACTIVE -> "#17becf";

@@ -44,6 +44,7 @@ class InstructionsReportTests {
 	void shouldDivideByTheFencedFloorToo() {
 		List<InstructionsReport.Totals> totals = List.of(new InstructionsReport.Totals(Library.FLOOR, 0, 100 * 2000),
 				new InstructionsReport.Totals(Library.FENCED_FLOOR, 0, 500 * 2000),
+				new InstructionsReport.Totals(Library.ENGINE_FLOOR, 0, 600 * 2000),
 				new InstructionsReport.Totals(Library.THIS_PROJECT, 0, 1_500 * 2000),
 				new InstructionsReport.Totals(Library.SPRING_INTEGRATION, 0, 600 * 2000));
 
@@ -53,7 +54,9 @@ class InstructionsReportTests {
 			.contains("| " + Library.FLOOR.title() + " | 100 | 1.00× | 0.17× | 0.20× |")
 			.contains("| " + Library.FENCED_FLOOR.title() + " | 500 | 5.00× | 0.83× | 1.00× |")
 			.contains("| " + Library.THIS_PROJECT.title() + " | 1,500 | 15.00× | 2.50× | 3.00× |")
-			.contains("The fenced floor is the cheapest lock");
+			.contains("| " + Library.ENGINE_FLOOR.title() + " | 600 | 6.00× | 1.00× | 1.20× |")
+			.contains("The fenced floor is the cheapest lock")
+			.contains("The engine floor runs the fenced floor's commands");
 	}
 
 	@Test
@@ -62,7 +65,8 @@ class InstructionsReportTests {
 				List.of(new InstructionsReport.Totals(Library.REDISSON, 1_000, 3_000)));
 
 		assertThat(markdown).contains("| " + Library.REDISSON.title() + " | 200 | – | – | – |")
-			.doesNotContain("The fenced floor");
+			.doesNotContain("The fenced floor")
+			.doesNotContain("The engine floor");
 	}
 
 	@Test
@@ -98,6 +102,25 @@ class InstructionsReportTests {
 			.contains("| a script's set-up: its `KEYS` and `ARGV`, its reply, Lua's garbage collector | 0 | 300 |")
 			.contains("| the scripts' Lua code (`redis.sha1hex` included) | 0 | 250 |")
 			.contains("| the commands the scripts run (`redis.call`) | 0 | 150 |");
+	}
+
+	@Test
+	void shouldCountAFunctionCallAsAScript() {
+		// As above, but run with FCALL: 700 per pair under fcallCommand, a few EVALs
+		// besides (10 per pair).
+		List<InstructionsReport.Totals> totals = List
+			.of(new InstructionsReport.Totals(Library.THIS_PROJECT, 0, 1_000 * 2000));
+		List<InstructionsReport.Part> parts = List.of(
+				new InstructionsReport.Part(Library.THIS_PROJECT, "call", 0, 900 * 2000),
+				new InstructionsReport.Part(Library.THIS_PROJECT, "evalGenericCommand", 0, 10 * 2000),
+				new InstructionsReport.Part(Library.THIS_PROJECT, "fcallCommand", 0, 690 * 2000),
+				new InstructionsReport.Part(Library.THIS_PROJECT, "lua_pcall", 0, 400 * 2000),
+				new InstructionsReport.Part(Library.THIS_PROJECT, "scriptCall", 0, 150 * 2000));
+
+		String markdown = InstructionsReport.markdown(500, 2500, 200, totals, parts, InstructionsReport.Workload.PAIRS);
+
+		assertThat(markdown).contains("| commands sent on their own | 200 |")
+			.contains("| a script's set-up: its `KEYS` and `ARGV`, its reply, Lua's garbage collector | 300 |");
 	}
 
 	@Test
