@@ -302,6 +302,61 @@ class BoundaryFaultTests {
 		}
 	}
 
+	/**
+	 * The server stalled, with {@code DEBUG SLEEP} and {@code CLIENT PAUSE ALL}, while
+	 * workers pass the lock in memory (docs/design/cohorting.md), around the cohort time
+	 * limit, the command timeout and the lease: a pass needs no command, but the hold
+	 * that opened the cohort, its lease and the release that ends it all go through the
+	 * stalled server, and a member's deadline is the opening grant's lease.
+	 */
+	@Test
+	void shouldKeepMutualExclusionWhenTheServerStallsWhileCohortsPassAroundEachConstant() throws Exception {
+		try (ChaosRun run = ChaosRun.standalone("boundary: server stalls while cohorts pass", "--enable-debug-command",
+				"yes")) {
+			int cohortHolders = 16;
+			WorkerConfig config = new WorkerConfig("w", "", run.store().port(), List.of(KEY), 3, LEASE_MILLIS,
+					WAIT_MILLIS, 20, 60, TIMEOUT_MILLIS, 0, 1)
+				.withCohorts(cohortHolders, LEASE_MILLIS / 3);
+			run.startWorkers(3, config);
+			run.run(Duration.ofMillis(300));
+			Map<String, Duration> constants = new LinkedHashMap<>();
+			constants.put("cohort time limit (lease/3)", Duration.ofMillis(LEASE_MILLIS / 3));
+			constants.put("command timeout", Duration.ofMillis(TIMEOUT_MILLIS));
+			constants.put("lease", Duration.ofMillis(LEASE_MILLIS));
+			List<Point> points = Boundaries.around(constants);
+			try (RespConnection stall = run.redis().connect()) {
+				for (boolean sleep : new boolean[] { true, false }) {
+					for (Point point : points) {
+						run.awaitAcquisition((event) -> true, Duration.ofSeconds(20));
+						long start = System.nanoTime();
+						if (sleep) {
+							stall.command("DEBUG", "SLEEP",
+									String.format("%.3f", point.duration().toMillis() / 1000.0));
+						}
+						else {
+							stall.command("CLIENT", "PAUSE", Long.toString(point.duration().toMillis()), "ALL");
+							TimeUnit.NANOSECONDS.sleep(start + point.duration().toNanos() - System.nanoTime());
+						}
+						run.fault(Fault.of(point.kind(sleep ? "DEBUG SLEEP, cohorts" : "CLIENT PAUSE ALL, cohorts"),
+								start, System.nanoTime()));
+						run.run(Duration.ofMillis(400));
+					}
+				}
+			}
+			run.run(Duration.ofMillis(1000));
+			CheckReport report = run.finish();
+			long passes = passes(run.history(), cohortHolders);
+			ChaosSummary.note("Boundaries",
+					"- Server stalls while cohorts pass (" + report.faultCount() + " stalls): " + passes + " of "
+							+ report.acquisitions() + " holds were passed in memory; " + report.indeterminate()
+							+ " acquisitions failed with a timeout, " + report.timeouts() + " gave up.");
+			assertSafe(report);
+			assertThat(report.livenessViolations()).isEmpty();
+			assertThat(report.timeouts()).as("waiters that gave up").isZero();
+			assertThat(passes).as("holds passed in memory").isPositive();
+		}
+	}
+
 	@Test
 	void shouldTreatACustomOwnerSharedAcrossProcessesAsOneHolder() throws Exception {
 		try (ChaosRun run = ChaosRun.standalone("boundary: custom owners shared across processes")) {
