@@ -3,7 +3,6 @@ package io.github.distributedlock.benchmark;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 
@@ -123,7 +122,7 @@ public record BenchmarkSettings(boolean smoke, Path outputDirectory, boolean jmh
 			if (!isLibrary(name) && !shapes.contains(name)) {
 				throw new IllegalArgumentException(
 						"--contended: no library or shape of scenario 2 is called '" + name + "'; libraries are "
-								+ Arrays.stream(Library.values()).map(Library::id).toList() + ", shapes " + shapes);
+								+ Library.contended().stream().map(Library::id).toList() + ", shapes " + shapes);
 			}
 		}
 		return new BenchmarkSettings(this.smoke, this.outputDirectory, this.jmh, this.warmup, this.measure,
@@ -155,7 +154,7 @@ public record BenchmarkSettings(boolean smoke, Path outputDirectory, boolean jmh
 	}
 
 	private static boolean isLibrary(String name) {
-		return Arrays.stream(Library.values()).anyMatch((library) -> library.id().equals(name));
+		return Library.contended().stream().anyMatch((library) -> library.id().equals(name));
 	}
 
 	/**

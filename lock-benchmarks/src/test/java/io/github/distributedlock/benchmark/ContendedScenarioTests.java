@@ -1,11 +1,13 @@
 package io.github.distributedlock.benchmark;
 
 import java.nio.file.Path;
+import java.util.Set;
 
 import io.github.distributedlock.benchmark.report.ContendedShape;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
  * Checks which libraries scenario 2 runs, in which order and with which shapes.
@@ -46,6 +48,15 @@ class ContendedScenarioTests {
 		assertThat(ContendedScenario.shapes(Library.THIS_PROJECT_REACTIVE))
 			.containsExactly(ContendedShape.TWO_PROCESSES, ContendedShape.TWO_PROCESSES_EIGHT_THREADS);
 		assertThat(ContendedScenario.shapes(Library.REDISSON)).isEqualTo(ContendedShape.ALL);
+	}
+
+	@Test
+	void shouldRefuseALibraryThatScenarioTwoDoesNotRun() {
+		assertThatIllegalArgumentException().isThrownBy(() -> SETTINGS.contended(Set.of("engine-floor")))
+			.withMessageContaining("'engine-floor'")
+			.withMessageNotContaining("engine-floor,");
+		assertThat(ContendedScenario.libraries(SETTINGS.contended(Set.of("fenced-floor"))))
+			.containsExactly(Library.FENCED_FLOOR);
 	}
 
 }

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
@@ -261,7 +262,7 @@ class BoundaryFaultTests {
 					boolean sleep = i < debugSleeps;
 					String[] command = sleep
 							? new String[] { "DEBUG", "SLEEP",
-									String.format("%.3f", point.duration().toMillis() / 1000.0) }
+									String.format(Locale.ROOT, "%.3f", point.duration().toMillis() / 1000.0) }
 							: new String[] { "CLIENT", "PAUSE", Long.toString(point.duration().toMillis()), "ALL" };
 					CompletableFuture<Long> started = new CompletableFuture<>();
 					listener.onMessage((message) -> {
@@ -331,7 +332,7 @@ class BoundaryFaultTests {
 						long start = System.nanoTime();
 						if (sleep) {
 							stall.command("DEBUG", "SLEEP",
-									String.format("%.3f", point.duration().toMillis() / 1000.0));
+									String.format(Locale.ROOT, "%.3f", point.duration().toMillis() / 1000.0));
 						}
 						else {
 							stall.command("CLIENT", "PAUSE", Long.toString(point.duration().toMillis()), "ALL");

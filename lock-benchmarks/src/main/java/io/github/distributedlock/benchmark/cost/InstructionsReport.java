@@ -39,9 +39,9 @@ final class InstructionsReport {
 	private static final String ENGINE_FLOOR_NOTE = " The engine floor runs the fenced floor's commands for a free "
 			+ "name (`TIME`, `SET … GET`, `SET NX PX`; `GET`, `DEL`, and the value `<sha1(owner)>|<token>|<hold>`) "
 			+ "behind the calls this project's engine makes: `FCALL` of a library of functions, 5 keys and the "
-			+ "owner, hold id, lease and wait to acquire, 3 keys and the owner, token and hold id to release "
-			+ "(`engine-floor.lua` in lock-benchmarks). No layout of the engine's state costs less while those "
-			+ "calls stay.";
+			+ "owner, hold id, lease and wait to acquire, and to release the owner, token and hold id with the "
+			+ "3 of its 4 keys that Redis requires (the fourth is its channel) (`engine-floor.lua` in "
+			+ "lock-benchmarks). No layout of the engine's state costs less while those calls stay.";
 
 	private InstructionsReport() {
 	}

@@ -10,7 +10,9 @@
 -- KEYS: lock, fence, readers, writer_intent, requests: acquire.lua's, every one of which its
 --       other paths touch in the same call (Redis's rule: a script names each key it may use)
 -- ARGV: owner, hold, lease_ms, wait_ms: acquire.lua's usual first attempt (the hold id finds
---       a rerun of this very attempt; the wait tells a try, which marks nothing)
+--       a rerun of this very attempt; the wait tells a try, which marks nothing). The owner is
+--       the secret, hashed here: the engine's re-entry and take-over lengthen a lease, so an
+--       acquire must prove the owner as a release does
 -- Returns {1, token} acquired, {0} taken
 --
 -- engine_floor_release
