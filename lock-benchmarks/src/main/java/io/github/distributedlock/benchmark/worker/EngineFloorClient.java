@@ -1,9 +1,5 @@
 package io.github.distributedlock.benchmark.worker;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
@@ -26,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class EngineFloorClient implements LockClient {
 
-	static final String LIBRARY = "engine-floor.lua";
+	private static final String LIBRARY = "engine-floor.lua";
 
 	private final PlainConnection connection;
 
@@ -43,7 +39,7 @@ final class EngineFloorClient implements LockClient {
 			throw new IllegalArgumentException("The engine floor runs on a standalone server only");
 		}
 		this.connection = new PlainConnection(host, port, false);
-		this.connection.commands().functionLoad(text(), true);
+		this.connection.commands().functionLoad(FencedFloorScripts.text(LIBRARY), true);
 	}
 
 	@Override
@@ -67,18 +63,6 @@ final class EngineFloorClient implements LockClient {
 	@Override
 	public void close() {
 		this.connection.close();
-	}
-
-	static String text() {
-		try (InputStream in = EngineFloorClient.class.getResourceAsStream(LIBRARY)) {
-			if (in == null) {
-				throw new IllegalStateException("Library " + LIBRARY + " not found beside " + EngineFloorClient.class);
-			}
-			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException("Cannot read " + LIBRARY, ex);
-		}
 	}
 
 }

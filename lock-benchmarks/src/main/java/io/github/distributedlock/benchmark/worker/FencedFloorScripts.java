@@ -102,7 +102,10 @@ final class FencedFloorScripts {
 
 	}
 
-	private static String text(String name) {
+	/**
+	 * Return the text of a script of this package's resources (the floors' Lua).
+	 */
+	static String text(String name) {
 		try (InputStream in = FencedFloorScripts.class.getResourceAsStream(name)) {
 			if (in == null) {
 				throw new IllegalStateException("Script " + name + " not found beside " + FencedFloorScripts.class);
