@@ -1,6 +1,7 @@
 package io.github.distributedlock.redis.driver;
 
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.distributedlock.redis.core.Cohort;
 import io.github.distributedlock.redis.core.Grant;
@@ -24,6 +25,8 @@ public final class LocalLines implements CohortRelease {
 	private final LockPort port;
 
 	private final long lingerNanos;
+
+	private final AtomicInteger waiting = new AtomicInteger();
 
 	private final Cohorts cohorts;
 
@@ -50,6 +53,7 @@ public final class LocalLines implements CohortRelease {
 	 * Take a reference on the lock's line, subscribing its channel if it is new.
 	 */
 	LocalLine join(LockSpec spec) {
+		this.waiting.incrementAndGet();
 		LocalLine line = this.lines.compute(spec.queueId(), (id, existing) -> {
 			LocalLine joined = (existing != null) ? existing
 					: new LocalLine(id, this.port, spec.waitMode().keyspaceEvents(), spec.kind().waitsAsReader(),
@@ -146,6 +150,7 @@ public final class LocalLines implements CohortRelease {
 	 * waiter leaves once per acquisition.
 	 */
 	void leave(LocalLine line) {
+		this.waiting.decrementAndGet();
 		this.lines.computeIfPresent(line.id(), (id, existing) -> {
 			if (existing != line) {
 				return existing;
@@ -260,12 +265,10 @@ public final class LocalLines implements CohortRelease {
 	}
 
 	/**
-	 * Return how many acquisitions wait in a line: those already in it, not those still
-	 * joining (subscribing), so that a caller that sees {@code n} knows that {@code n}
-	 * waiters are in line.
+	 * Return how many acquisitions wait in a line.
 	 */
 	public int waiting() {
-		return this.lines.values().stream().mapToInt(LocalLine::waiting).sum();
+		return this.waiting.get();
 	}
 
 	public int size() {
