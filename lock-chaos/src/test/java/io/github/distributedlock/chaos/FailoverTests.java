@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -195,7 +196,9 @@ class FailoverTests {
 			cohorts.acquire(LockRequest.of("probe", "warm-up")).close();
 			RedisProcess oldMaster = sentinel.currentMaster();
 			LockHandle first = cohorts.acquire(cohortRequest());
-			Future<long[]> a = threads.submit(() -> holdOnce(cohorts));
+			CountDownLatch aHolds = new CountDownLatch(1);
+			CountDownLatch aReleases = new CountDownLatch(1);
+			Future<long[]> a = threads.submit(() -> holdUntil(cohorts, aHolds, aReleases));
 			awaitWaiters(cohorts, 1);
 			sentinel.failover();
 			// Until Sentinel demotes it, the old master takes the cohort's writes: A
@@ -207,6 +210,15 @@ class FailoverTests {
 			Future<long[]> c = threads.submit(() -> holdOnce(cohorts));
 			awaitWaiters(cohorts, 3);
 			first.close();
+			// A releases once B, promoted, has filed its request: a release before B's
+			// first attempt sends a plain message that can wake C under B's cohort
+			// after B's grant (rule 5), and C then takes no pass.
+			assertThat(aHolds.await(30, TimeUnit.SECONDS)).as("A holds").isTrue();
+			String requests = LockKeys.requests(cohorts.lockKey(COHORT_LOCK));
+			await().atMost(Duration.ofSeconds(10))
+				.pollInterval(Duration.ofMillis(1))
+				.until(() -> ((Number) oldMaster.command("ZCARD", requests)).longValue() > 0);
+			aReleases.countDown();
 			long[] headedAlone = a.get(30, TimeUnit.SECONDS);
 			long[] opened = b.get(30, TimeUnit.SECONDS);
 			long[] passed = c.get(30, TimeUnit.SECONDS);
@@ -246,6 +258,18 @@ class FailoverTests {
 			threads.shutdownNow();
 			factory.destroy();
 			rivalFactory.destroy();
+		}
+	}
+
+	/** Take the cohort's lock and close it once told: its token and Redis's. */
+	private static long[] holdUntil(RedisLockTemplate template, CountDownLatch holds, CountDownLatch release)
+			throws InterruptedException {
+		try (LockHandle held = template.acquire(cohortRequest())) {
+			holds.countDown();
+			if (!release.await(30, TimeUnit.SECONDS)) {
+				throw new IllegalStateException("A was never told to release");
+			}
+			return new long[] { held.fencingToken(), ((RedisLockHandle) held).grant().token() };
 		}
 	}
 
