@@ -4,6 +4,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.distributedlock.redis.core.Acquisition;
 import io.github.distributedlock.redis.core.Cohort;
@@ -36,6 +37,10 @@ public final class LocalLine {
 
 	// Told of every signal without joining the line: fair and multi-lock waiters.
 	private final List<Runnable> watchers = new CopyOnWriteArrayList<>();
+
+	// The head, the waiters behind it and the watchers: read without the line's lock,
+	// which a subscription being made may hold for a connect.
+	private final AtomicInteger waiting = new AtomicInteger();
 
 	private @Nullable SingleAcquisition head;
 
@@ -124,6 +129,7 @@ public final class LocalLine {
 	 */
 	boolean join(SingleAcquisition waiter) {
 		synchronized (this) {
+			this.waiting.incrementAndGet();
 			if (this.head == null) {
 				this.head = waiter;
 				return true;
@@ -139,14 +145,20 @@ public final class LocalLine {
 			if (this.head == waiter) {
 				next = this.waiters.poll();
 				this.head = next;
+				this.waiting.decrementAndGet();
 			}
-			else {
-				this.waiters.remove(waiter);
+			else if (this.waiters.remove(waiter)) {
+				this.waiting.decrementAndGet();
 			}
 		}
 		if (next != null) {
 			next.promoted();
 		}
+	}
+
+	/** Return how many waiters are in the line, watchers included. */
+	int waiting() {
+		return this.waiting.get();
 	}
 
 	/** Return whether a waiter waits behind the head. */
@@ -270,10 +282,13 @@ public final class LocalLine {
 	 */
 	void watch(Runnable watcher) {
 		this.watchers.add(watcher);
+		this.waiting.incrementAndGet();
 	}
 
 	void unwatch(Runnable watcher) {
-		this.watchers.remove(watcher);
+		if (this.watchers.remove(watcher)) {
+			this.waiting.decrementAndGet();
+		}
 	}
 
 	/**

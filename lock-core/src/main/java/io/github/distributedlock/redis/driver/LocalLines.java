@@ -1,7 +1,6 @@
 package io.github.distributedlock.redis.driver;
 
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.distributedlock.redis.core.Cohort;
 import io.github.distributedlock.redis.core.Grant;
@@ -25,8 +24,6 @@ public final class LocalLines implements CohortRelease {
 	private final LockPort port;
 
 	private final long lingerNanos;
-
-	private final AtomicInteger waiting = new AtomicInteger();
 
 	private final Cohorts cohorts;
 
@@ -53,7 +50,6 @@ public final class LocalLines implements CohortRelease {
 	 * Take a reference on the lock's line, subscribing its channel if it is new.
 	 */
 	LocalLine join(LockSpec spec) {
-		this.waiting.incrementAndGet();
 		LocalLine line = this.lines.compute(spec.queueId(), (id, existing) -> {
 			LocalLine joined = (existing != null) ? existing
 					: new LocalLine(id, this.port, spec.waitMode().keyspaceEvents(), spec.kind().waitsAsReader(),
@@ -150,7 +146,6 @@ public final class LocalLines implements CohortRelease {
 	 * waiter leaves once per acquisition.
 	 */
 	void leave(LocalLine line) {
-		this.waiting.decrementAndGet();
 		this.lines.computeIfPresent(line.id(), (id, existing) -> {
 			if (existing != line) {
 				return existing;
@@ -265,10 +260,12 @@ public final class LocalLines implements CohortRelease {
 	}
 
 	/**
-	 * Return how many acquisitions wait in a line.
+	 * Return how many acquisitions wait in a line: those already in it, not those still
+	 * joining (subscribing), so that a caller that sees {@code n} knows that {@code n}
+	 * waiters are in line.
 	 */
 	public int waiting() {
-		return this.waiting.get();
+		return this.lines.values().stream().mapToInt(LocalLine::waiting).sum();
 	}
 
 	public int size() {

@@ -54,6 +54,20 @@ class LocalLinesTests {
 	}
 
 	@Test
+	void shouldCountAWaiterOnlyOnceItIsInTheLine() {
+		LocalLine line = this.lines.join(spec("counted"));
+		assertThat(this.lines.waiting()).as("joined (subscribing), not yet in the line").isZero();
+		Runnable watcher = () -> {
+		};
+		line.watch(watcher);
+		assertThat(this.lines.waiting()).as("in the line").isEqualTo(1);
+		line.unwatch(watcher);
+		assertThat(this.lines.waiting()).as("out of the line, before it leaves the lines").isZero();
+		this.lines.leave(line);
+		assertThat(this.lines.waiting()).isZero();
+	}
+
+	@Test
 	void shouldRemoveALineOnlyOnceNobodyJoinedItForTheLinger() throws InterruptedException {
 		LockSpec spec = spec("lingering");
 		this.lines.leave(this.lines.join(spec));
