@@ -15,6 +15,7 @@ import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.redis.RedisLockTemplate;
 import io.github.distributedlock.redis.blocking.RedisLockHandle;
+import io.github.distributedlock.redis.core.LockKeys;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -131,7 +132,9 @@ class ResentCohortReleaseTests {
 	 */
 	private PassedHolder passedHolder() throws Exception {
 		LockHandle first = this.holder.acquire(request(Duration.ofSeconds(60)));
-		CompletableFuture<Long> a = inBackground(() -> holdAndClose(request(Duration.ofSeconds(60))));
+		CountDownLatch aHolds = new CountDownLatch(1);
+		CountDownLatch aReleases = new CountDownLatch(1);
+		CompletableFuture<Long> a = inBackground(() -> holdUntil(request(Duration.ofSeconds(60)), aHolds, aReleases));
 		awaitWaiters(1);
 		// A head opens a cohort only once its line hears the lock's messages.
 		awaitSubscribed(first.name());
@@ -145,6 +148,12 @@ class ResentCohortReleaseTests {
 		PassedHolder c = new PassedHolder();
 		awaitWaiters(3);
 		first.close();
+		// A releases once B, promoted, has filed its request: a release before B's first
+		// attempt sends a plain message that can wake C under B's cohort after B's grant
+		// (cohorting.md, rule 5), and C then takes no pass.
+		assertThat(aHolds.await(30, TimeUnit.SECONDS)).as("A holds").isTrue();
+		awaitRequestFiled(first.name());
+		aReleases.countDown();
 		long aToken = a.get(30, TimeUnit.SECONDS);
 		long[] opened = b.get(30, TimeUnit.SECONDS);
 		assertThat(c.held.await(30, TimeUnit.SECONDS)).as("C holds").isTrue();
@@ -156,10 +165,30 @@ class ResentCohortReleaseTests {
 		return c;
 	}
 
-	private long holdAndClose(LockRequest request) {
+	/**
+	 * Take the lock and close it once told: its token.
+	 */
+	private long holdUntil(LockRequest request, CountDownLatch holds, CountDownLatch release) {
 		try (LockHandle held = this.holder.acquire(request)) {
+			holds.countDown();
+			if (!release.await(30, TimeUnit.SECONDS)) {
+				throw new IllegalStateException("never told to release");
+			}
 			return held.fencingToken();
 		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	private void awaitRequestFiled(LockName name) throws InterruptedException {
+		String requests = LockKeys.requests(this.holder.lockKey(name));
+		long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+		while (this.bench.zcard(requests) == 0 && System.nanoTime() - end < 0) {
+			Thread.sleep(1);
+		}
+		assertThat(this.bench.zcard(requests)).as("requests in Redis's line").isPositive();
 	}
 
 	/**

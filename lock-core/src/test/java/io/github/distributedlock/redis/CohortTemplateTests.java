@@ -17,6 +17,7 @@ import java.util.concurrent.locks.LockSupport;
 import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.redis.blocking.RedisLockHandle;
+import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.test.RedisServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -105,13 +106,21 @@ class CohortTemplateTests {
 			LockHandle first = template.acquire(request());
 			// A heads the line alone; B, promoted with C behind it, opens a cohort, and
 			// its release passes the lock to C.
-			Future<long[]> a = threads.submit(() -> hold(template, false));
+			CountDownLatch aHolds = new CountDownLatch(1);
+			CountDownLatch aReleases = new CountDownLatch(1);
+			Future<long[]> a = threads.submit(() -> holdUntil(template, aHolds, aReleases));
 			awaitWaiters(template, 1);
 			Future<long[]> b = threads.submit(() -> hold(template, false));
 			awaitWaiters(template, 2);
 			Future<long[]> c = threads.submit(() -> hold(template, true));
 			awaitWaiters(template, 3);
 			first.close();
+			// A releases once B, promoted, has filed its request: a release before B's
+			// first attempt sends a plain message that can wake C under B's cohort
+			// after B's grant (cohorting.md, rule 5), and C then takes no pass.
+			assertThat(aHolds.await(30, TimeUnit.SECONDS)).as("A holds").isTrue();
+			awaitRequestFiled(template.lockKey(first.name()));
+			aReleases.countDown();
 			long[] opened = b.get(30, TimeUnit.SECONDS);
 			long[] passed = c.get(30, TimeUnit.SECONDS);
 			assertThat(a.get(30, TimeUnit.SECONDS)[0]).isGreaterThan(first.fencingToken()).isLessThan(opened[0]);
@@ -146,6 +155,33 @@ class CohortTemplateTests {
 						template.isHeldByCurrentThread("cohort", "one") ? 1 : 0 };
 			}
 		}
+	}
+
+	/**
+	 * Take the lock and close it once told: its token and the token Redis records.
+	 */
+	private static long[] holdUntil(RedisLockTemplate template, CountDownLatch holds, CountDownLatch release)
+			throws InterruptedException {
+		try (LockHandle held = template.acquire(request())) {
+			holds.countDown();
+			if (!release.await(30, TimeUnit.SECONDS)) {
+				throw new IllegalStateException("never told to release");
+			}
+			return new long[] { held.fencingToken(), ((RedisLockHandle) held).grant().token() };
+		}
+	}
+
+	private static void awaitRequestFiled(String lockKey) throws InterruptedException {
+		String requests = LockKeys.requests(lockKey);
+		long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+		while (requestsFiled(requests) == 0 && System.nanoTime() - end < 0) {
+			Thread.sleep(1);
+		}
+		assertThat(requestsFiled(requests)).as("requests in Redis's line").isPositive();
+	}
+
+	private static long requestsFiled(String requests) {
+		return ((Number) redis.server().command("ZCARD", requests)).longValue();
 	}
 
 	private static void awaitWaiters(RedisLockTemplate template, int waiters) throws InterruptedException {
