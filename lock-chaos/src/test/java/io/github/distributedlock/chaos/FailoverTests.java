@@ -200,6 +200,13 @@ class FailoverTests {
 			CountDownLatch aReleases = new CountDownLatch(1);
 			Future<long[]> a = threads.submit(() -> holdUntil(cohorts, aHolds, aReleases));
 			awaitWaiters(cohorts, 1);
+			// A files its request before B joins, so that it heads alone and opens no
+			// cohort, and first's release reserves the lock for it: a plain one could
+			// wake C later, as below.
+			String requests = LockKeys.requests(cohorts.lockKey(COHORT_LOCK));
+			await().atMost(Duration.ofSeconds(10))
+				.pollInterval(Duration.ofMillis(1))
+				.until(() -> ((Number) oldMaster.command("ZCARD", requests)).longValue() > 0);
 			sentinel.failover();
 			// Until Sentinel demotes it, the old master takes the cohort's writes: A
 			// heads
@@ -214,7 +221,6 @@ class FailoverTests {
 			// first attempt sends a plain message that can wake C under B's cohort
 			// after B's grant (rule 5), and C then takes no pass.
 			assertThat(aHolds.await(30, TimeUnit.SECONDS)).as("A holds").isTrue();
-			String requests = LockKeys.requests(cohorts.lockKey(COHORT_LOCK));
 			await().atMost(Duration.ofSeconds(10))
 				.pollInterval(Duration.ofMillis(1))
 				.until(() -> ((Number) oldMaster.command("ZCARD", requests)).longValue() > 0);

@@ -138,6 +138,10 @@ class ResentCohortReleaseTests {
 		awaitWaiters(1);
 		// A head opens a cohort only once its line hears the lock's messages.
 		awaitSubscribed(first.name());
+		// A files its request before B joins, so that it heads alone and opens no cohort,
+		// and first's release reserves the lock for it: a plain one could wake C later,
+		// as below.
+		awaitRequestFiled(first.name());
 		CompletableFuture<long[]> b = inBackground(() -> {
 			try (LockHandle held = this.holder.acquire(request(Duration.ofSeconds(60)))) {
 				return new long[] { held.fencingToken(), ((RedisLockHandle) held).grant().token(),

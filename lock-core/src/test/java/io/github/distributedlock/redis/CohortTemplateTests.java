@@ -110,6 +110,10 @@ class CohortTemplateTests {
 			CountDownLatch aReleases = new CountDownLatch(1);
 			Future<long[]> a = threads.submit(() -> holdUntil(template, aHolds, aReleases));
 			awaitWaiters(template, 1);
+			// A files its request before B joins, so that it heads alone and opens no
+			// cohort, and first's release reserves the lock for it: a plain one could
+			// wake C later, as below.
+			awaitRequestFiled(template.lockKey(first.name()));
 			Future<long[]> b = threads.submit(() -> hold(template, false));
 			awaitWaiters(template, 2);
 			Future<long[]> c = threads.submit(() -> hold(template, true));

@@ -671,13 +671,18 @@ abstract class HandOffSafetyTests {
 			LockHandle first = cohorts.acquire(lock);
 			CountDownLatch bHolds = new CountDownLatch(1);
 			CountDownLatch bReleases = new CountDownLatch(1);
-			// A heads the line alone; B, promoted with C behind it, opens a cohort.
+			// A heads the line alone; B, promoted with C behind it, opens a cohort. Each
+			// release waits for the next head's request, so it reserves the lock for it:
+			// a plain release, heard once B opened the cohort, would wake C, which then
+			// sends its request and would take no pass, forced release or not (rule 5).
 			Future<Long> a = this.executor.submit(() -> {
 				try (LockHandle held = cohorts.acquire(lock)) {
+					awaitRequestFiled(lockKey);
 					return held.fencingToken();
 				}
 			});
 			awaitWaiters(cohorts, 1);
+			awaitRequestFiled(lockKey);
 			Future<long[]> b = this.executor.submit(() -> {
 				LockHandle held = cohorts.acquire(lock);
 				long[] seen = { held.fencingToken(), (((RedisLockHandle) held).grant().cohort() != null) ? 1 : 0, 0 };
