@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run the deterministic simulation of the lock protocol on more seeds than the build does, or replay one
 # seed event for event, and print what it found (docs/design/simulation.md).
-#   lock-simulation/simulate.sh --seeds 1000   the first 1000 seeds (mvn -B verify runs 100)
+#   lock-simulation/simulate.sh --seeds 300    the first 300 seeds (mvn -B verify runs 100)
 #   lock-simulation/simulate.sh --seed 1003    one seed; a failing one prints its trace
 # Extra Maven options go in MAVEN_ARGS (for example MAVEN_ARGS=-o).
 set -euo pipefail

@@ -107,9 +107,9 @@ class ReadmeCommandsIT {
 	void shouldRunTheSimulationCommandsOfTheTestingPage() throws IOException, InterruptedException {
 		String testing = Files.readString(ROOT.resolve("docs/testing.md"));
 		List<String> commands = commands(blockAfter(testing, "seed replayed event for event"));
-		assertThat(commands).containsExactly("lock-simulation/simulate.sh --seeds 1000",
+		assertThat(commands).containsExactly("lock-simulation/simulate.sh --seeds 300",
 				"lock-simulation/simulate.sh --seed 1003");
-		assertThat(run(commands.get(0))).contains("simulation: 1000 seeds,");
+		assertThat(run(commands.get(0))).contains("simulation: 300 seeds,");
 		assertThat(run(commands.get(1))).contains("simulation: 1 seeds,");
 	}
 
