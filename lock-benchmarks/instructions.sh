@@ -147,12 +147,9 @@ parts=(call evalGenericCommand fcallCommand lua_pcall scriptCall)
 declare -A part_total part_small
 total=""
 totals=()
-# The fenced floor: fenced-floor-acquire.lua and fenced-floor-release.lua (FencedFloorClient). The engine floor
-# (engine-floor.lua, EngineFloorClient) does not wait, so only the uncontended pairs measure it.
-libraries=(floor fenced-floor ours redisson spring)
-if [[ "$workload" == pairs ]]; then
-	libraries=(floor fenced-floor engine-floor ours redisson spring)
-fi
+# The fenced floor: fenced-floor-acquire.lua and fenced-floor-release.lua; the engine floor: engine-floor.lua (both
+# WaitingFloorClient).
+libraries=(floor fenced-floor engine-floor ours redisson spring)
 for library in "${libraries[@]}"; do
 	count "$library" "$small"
 	ir_small="$total"

@@ -74,11 +74,17 @@ final class ContendedScenario {
 	/**
 	 * Return the shapes a library is measured with: the reactive template with 2
 	 * processes only. Its engine is the blocking template's, which every shape measures;
-	 * its rows show what its Reactor hop adds, and two shapes are enough for that.
+	 * its rows show what its Reactor hop adds, and two shapes are enough for that. The
+	 * engine floor with processes of one thread only: issue 50's targets for hand-offs
+	 * between processes, which a layout of the engine's state could move.
 	 */
 	static List<ContendedShape> shapes(Library library) {
-		return (library == Library.THIS_PROJECT_REACTIVE)
-				? ContendedShape.ALL.stream().filter((shape) -> shape.processes() == 2).toList() : ContendedShape.ALL;
+		return switch (library) {
+			case THIS_PROJECT_REACTIVE ->
+				ContendedShape.ALL.stream().filter((shape) -> shape.processes() == 2).toList();
+			case ENGINE_FLOOR -> ContendedShape.ALL.stream().filter((shape) -> shape.threadsPerProcess() == 1).toList();
+			default -> ContendedShape.ALL;
+		};
 	}
 
 	/**

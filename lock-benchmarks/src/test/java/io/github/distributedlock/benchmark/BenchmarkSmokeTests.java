@@ -41,15 +41,20 @@ class BenchmarkSmokeTests {
 			assertCostMeasured(result.cost(), result.library().title());
 			assertThat(result.cost().bytesPerHeldLock()).as(result.library().title()).isPositive();
 		});
-		// Scenario 2 measures the fenced floor in every shape, and the reactive template
-		// beside the blocking one, with 2 processes of one thread, then of 8.
+		// Scenario 2 measures the fenced floor in every shape, the engine floor with
+		// processes of one thread, and the reactive template beside the blocking one,
+		// with
+		// 2 processes of one thread, then of 8.
 		assertThat(results.contended()).filteredOn((result) -> result.library() == Library.THIS_PROJECT_REACTIVE)
 			.extracting(ContendedResult::shape)
 			.containsExactly(ContendedShape.TWO_PROCESSES, ContendedShape.TWO_PROCESSES_EIGHT_THREADS);
 		assertThat(results.contended()).filteredOn((result) -> result.library() == Library.FENCED_FLOOR)
 			.extracting(ContendedResult::shape)
 			.containsExactlyElementsOf(ContendedShape.ALL);
-		assertThat(results.contended()).hasSize(ContendedShape.ALL.size() * (Library.compared().size() + 2) + 2)
+		assertThat(results.contended()).filteredOn((result) -> result.library() == Library.ENGINE_FLOOR)
+			.extracting(ContendedResult::shape)
+			.containsExactly(ContendedShape.TWO_PROCESSES, ContendedShape.FOUR_PROCESSES);
+		assertThat(results.contended()).hasSize(ContendedShape.ALL.size() * (Library.compared().size() + 2) + 2 + 2)
 			.allSatisfy((result) -> {
 				String name = result.library().title() + " with " + result.shape().describe();
 				assertThat(result.acquisitions()).as(name).isPositive();

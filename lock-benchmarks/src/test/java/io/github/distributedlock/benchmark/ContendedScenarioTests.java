@@ -19,15 +19,15 @@ class ContendedScenarioTests {
 	@Test
 	void shouldRunTheFloorsFirstAndTheReactiveTemplateAfterTheBlockingOne() {
 		assertThat(ContendedScenario.libraries(SETTINGS)).containsExactly(Library.FLOOR, Library.FENCED_FLOOR,
-				Library.THIS_PROJECT, Library.THIS_PROJECT_COHORTS, Library.THIS_PROJECT_REACTIVE, Library.REDISSON,
-				Library.SPRING_INTEGRATION);
+				Library.ENGINE_FLOOR, Library.THIS_PROJECT, Library.THIS_PROJECT_COHORTS, Library.THIS_PROJECT_REACTIVE,
+				Library.REDISSON, Library.SPRING_INTEGRATION);
 	}
 
 	@Test
 	void shouldRunTheLibrariesInReverseWhenAsked() {
 		assertThat(ContendedScenario.libraries(SETTINGS.reverse())).containsExactly(Library.SPRING_INTEGRATION,
 				Library.REDISSON, Library.THIS_PROJECT_REACTIVE, Library.THIS_PROJECT_COHORTS, Library.THIS_PROJECT,
-				Library.FENCED_FLOOR, Library.FLOOR);
+				Library.ENGINE_FLOOR, Library.FENCED_FLOOR, Library.FLOOR);
 	}
 
 	@Test
@@ -37,7 +37,7 @@ class ContendedScenarioTests {
 		assertThat(ContendedShape.ONE_PROCESS_SIXTEEN_THREADS.describe()).isEqualTo("1 process × 16 threads");
 		assertThat(ContendedShape.ONE_PROCESS_SIXTEEN_THREADS.label()).isEqualTo("1×16");
 		for (Library library : Library.contended()) {
-			if (library != Library.THIS_PROJECT_REACTIVE) {
+			if (library != Library.THIS_PROJECT_REACTIVE && library != Library.ENGINE_FLOOR) {
 				assertThat(ContendedScenario.shapes(library)).as(library.title()).isEqualTo(ContendedShape.ALL);
 			}
 		}
@@ -51,10 +51,16 @@ class ContendedScenarioTests {
 	}
 
 	@Test
-	void shouldRefuseALibraryThatScenarioTwoDoesNotRun() {
-		assertThatIllegalArgumentException().isThrownBy(() -> SETTINGS.contended(Set.of("engine-floor")))
-			.withMessageContaining("'engine-floor'")
-			.withMessageNotContaining("engine-floor,");
+	void shouldMeasureTheEngineFloorWithProcessesOfOneThreadOnly() {
+		assertThat(ContendedScenario.shapes(Library.ENGINE_FLOOR)).containsExactly(ContendedShape.TWO_PROCESSES,
+				ContendedShape.FOUR_PROCESSES);
+	}
+
+	@Test
+	void shouldRefuseANameThatIsNoLibraryOrShapeOfScenarioTwo() {
+		assertThatIllegalArgumentException().isThrownBy(() -> SETTINGS.contended(Set.of("shedlock")))
+			.withMessageContaining("'shedlock'")
+			.withMessageContaining("engine-floor");
 		assertThat(ContendedScenario.libraries(SETTINGS.contended(Set.of("fenced-floor"))))
 			.containsExactly(Library.FENCED_FLOOR);
 	}

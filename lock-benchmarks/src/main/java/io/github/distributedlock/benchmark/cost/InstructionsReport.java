@@ -36,12 +36,14 @@ final class InstructionsReport {
 			+ "reserves the lock for the oldest request and tells its waiter, whose own attempt takes it "
 			+ "(`fenced-floor-acquire.lua` and `fenced-floor-release.lua` in lock-benchmarks).";
 
-	private static final String ENGINE_FLOOR_NOTE = " The engine floor runs the fenced floor's commands for a free "
-			+ "name (`TIME`, `SET … GET`, `SET NX PX`; `GET`, `DEL`, and the value `<sha1(owner)>|<token>|<hold>`) "
-			+ "behind the calls this project's engine makes: `FCALL` of a library of functions, 5 keys and the "
-			+ "owner, hold id, lease and wait to acquire, and to release the owner, token and hold id with the "
-			+ "3 of its 4 keys that Redis requires (the fourth is its channel) (`engine-floor.lua` in "
-			+ "lock-benchmarks). No layout of the engine's state costs less while those calls stay.";
+	private static final String ENGINE_FLOOR_NOTE = " The engine floor runs the fenced floor's commands, on a lock "
+			+ "kept as one string (`<sha1(owner)>|<token>|<hold>`, `*` after it once a waiter found it taken, "
+			+ "`r:<request>|<token>` while reserved), behind the calls this project's engine makes: `FCALL` of a "
+			+ "library of functions, 5 keys and the owner, hold id, lease and wait (and a waiter's request, with "
+			+ "its claim) to acquire, and to release the owner, token and hold id with the 3 of its 4 keys that "
+			+ "Redis requires (the fourth is its channel); a waiter's attempt hashes the owner too, and its line "
+			+ "expires 30 s after the last filing (`engine-floor.lua` in lock-benchmarks). No layout of the "
+			+ "engine's state costs less while those calls stay.";
 
 	private InstructionsReport() {
 	}

@@ -33,8 +33,8 @@ final class LockClients implements AutoCloseable {
 	private LockClient create(Library library) {
 		return switch (library) {
 			case FLOOR -> new FloorClient(this.host, this.port, this.cluster);
-			case FENCED_FLOOR -> new FencedFloorClient(this.host, this.port, this.cluster);
-			case ENGINE_FLOOR -> new EngineFloorClient(this.host, this.port, this.cluster);
+			case FENCED_FLOOR -> WaitingFloorClient.fenced(this.host, this.port, this.cluster);
+			case ENGINE_FLOOR -> WaitingFloorClient.engine(this.host, this.port, this.cluster);
 			case THIS_PROJECT -> new ThisProjectClient(this.host, this.port, this.cluster, false);
 			case THIS_PROJECT_COHORTS -> new ThisProjectClient(this.host, this.port, this.cluster, true);
 			case THIS_PROJECT_REACTIVE -> new ThisProjectReactiveClient(this.host, this.port, this.cluster);
