@@ -141,8 +141,8 @@ final class WaitingFloorClient implements LockClient {
 		String channel = this.calls.channel(key);
 		Semaphore wakeUp = new Semaphore(0);
 		// A lock found taken before carries a request from the first attempt on, which
-		// files it if the lock is still taken.
-		String request = this.subscribed.containsKey(channel) ? wait(wakeUp) : null;
+		// files it if the lock is still taken; a try files none.
+		String request = (!wait.isZero() && this.subscribed.containsKey(channel)) ? wait(wakeUp) : null;
 		long deadline = System.nanoTime() + wait.toNanos();
 		try {
 			while (true) {

@@ -54,6 +54,11 @@ class WaitingFloorClientTests {
 			assertThat(hold).isNotNull();
 			assertThat(other.acquire("tried", LEASE, Duration.ZERO)).isNull();
 			assertThat(redis.server().command("EXISTS", line(floor, "tried"))).isEqualTo(0L);
+			// Also once the client listens on the lock's channel, having waited for it.
+			assertThat(other.acquire("tried", LEASE, Duration.ofMillis(50))).isNull();
+			redis.server().command("DEL", line(floor, "tried"));
+			assertThat(other.acquire("tried", LEASE, Duration.ZERO)).isNull();
+			assertThat(redis.server().command("EXISTS", line(floor, "tried"))).isEqualTo(0L);
 			hold.release();
 			assertThat(redis.server().command("EXISTS", floor.redisKey("tried"))).isEqualTo(0L);
 			Hold next = other.acquire("tried", LEASE, Duration.ZERO);
