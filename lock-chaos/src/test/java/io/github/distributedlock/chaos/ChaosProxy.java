@@ -47,6 +47,8 @@ final class ChaosProxy implements AutoCloseable {
 
 	private volatile boolean cut;
 
+	private volatile boolean repliesHeld;
+
 	private volatile long latencyNanos;
 
 	private volatile long pubSubLatencyNanos;
@@ -121,6 +123,22 @@ final class ChaosProxy implements AutoCloseable {
 	}
 
 	/**
+	 * Hold back what Redis answers on every connection but the pub/sub ones, until
+	 * {@link #releaseReplies()}: commands still reach Redis, which runs them, and their
+	 * replies come late, or never if the client gives up on them first.
+	 */
+	void holdReplies() {
+		this.repliesHeld = true;
+	}
+
+	void releaseReplies() {
+		synchronized (this.gate) {
+			this.repliesHeld = false;
+			this.gate.notifyAll();
+		}
+	}
+
+	/**
 	 * Close every connection through the proxy, both sides, as a crashed middlebox would.
 	 * @return the number of sockets closed
 	 */
@@ -189,6 +207,7 @@ final class ChaosProxy implements AutoCloseable {
 	public void close() {
 		this.closed = true;
 		heal();
+		releaseReplies();
 		closeQuietly(this.server);
 		dropConnections();
 	}
@@ -297,6 +316,9 @@ final class ChaosProxy implements AutoCloseable {
 						TimeUnit.NANOSECONDS.sleep(delay);
 					}
 					awaitHealed();
+					if (direction.equals("down") && !pubSub.get()) {
+						awaitRepliesReleased();
+					}
 					out.write(chunk.bytes());
 					out.flush();
 					ReplyDrop fault = chunk.fault();
@@ -346,6 +368,14 @@ final class ChaosProxy implements AutoCloseable {
 	private void awaitHealed() throws InterruptedException {
 		synchronized (this.gate) {
 			while (this.cut) {
+				this.gate.wait();
+			}
+		}
+	}
+
+	private void awaitRepliesReleased() throws InterruptedException {
+		synchronized (this.gate) {
+			while (this.repliesHeld) {
 				this.gate.wait();
 			}
 		}

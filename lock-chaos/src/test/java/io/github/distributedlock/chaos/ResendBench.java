@@ -125,6 +125,18 @@ final class ResendBench implements AutoCloseable {
 		return this.proxy.arm(drop);
 	}
 
+	/**
+	 * Hold back what Redis answers the proxied templates, pub/sub aside, until
+	 * {@link #releaseRepliesOfProxy()}: their commands still run.
+	 */
+	void holdRepliesOfProxy() {
+		this.proxy.holdReplies();
+	}
+
+	void releaseRepliesOfProxy() {
+		this.proxy.releaseReplies();
+	}
+
 	void disarm(ReplyDrop drop) {
 		this.proxy.cancel(drop);
 	}

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.redis.core.AcquireResult;
@@ -63,54 +64,35 @@ public final class DriverCommands {
 	 */
 	void acquire(LockSpec spec, Acquisition.Attempt attempt, Consumer<AcquireResult> replied,
 			Consumer<Throwable> failed) {
-		acquire(spec, attempt, this.watch, replied, (error) -> {
-			if (mayHaveRun(error)) {
-				// It may have run: release what it took once Redis answers, before
-				// the end withdraws what it filed (an undoing attempt files nothing).
-				undo(spec, attempt, attempt.sentNanos() + TimeUnit.MILLISECONDS.toNanos(spec.leaseMillis()));
-			}
-			failed.accept(error);
-		});
-	}
-
-	private void acquire(LockSpec spec, Acquisition.Attempt attempt, AttemptWatch watch,
-			Consumer<AcquireResult> replied, Consumer<Throwable> failed) {
 		LockKind.Attempt call = new LockKind.Attempt(attempt.owner(), attempt.hold(), attempt.remainingWaitMillis(),
 				attempt.mayHaveIntent(), attempt.holdsIt(), attempt.request(), attempt.block());
-		watch.sending(spec, attempt);
+		this.watch.sending(spec, attempt);
 		run(spec.name(), "acquire", spec.kind().acquire(spec, call, this.fenceIdleMillis),
 				(reply) -> ScriptReplies.acquireResult(spec, (List<?>) reply), (result) -> {
-					watch.ended(spec, attempt, result);
+					this.watch.ended(spec, attempt, result);
 					replied.accept(result);
 				}, (error) -> {
-					watch.ended(spec, attempt, null);
+					this.watch.ended(spec, attempt, null);
+					if (mayHaveRun(error)) {
+						// It may have run: release what it took once Redis answers,
+						// before the end withdraws what it filed (an undo files nothing).
+						undo(spec, attempt.owner(), attempt.hold(),
+								attempt.sentNanos() + TimeUnit.MILLISECONDS.toNanos(spec.leaseMillis()));
+					}
 					failed.accept(error);
 				});
 	}
 
 	/**
 	 * Undo a multi-lock attempt whose reply never came, as {@link #undo} does a single
-	 * lock's; what the same hold id finds is released lock by lock.
+	 * lock's: what the same hold id took is released lock by lock.
 	 */
-	void undoAll(List<LockSpec> specs, String owner, String hold, boolean reentrant, long sentNanos, Throwable error) {
+	void undoAll(List<LockSpec> specs, String owner, String hold, long sentNanos, Throwable error) {
 		if (mayHaveRun(error)) {
-			long lease = specs.stream().mapToLong(LockSpec::leaseMillis).max().orElse(0);
-			undoAll(specs, owner, hold, reentrant, sentNanos + TimeUnit.MILLISECONDS.toNanos(lease));
+			for (LockSpec spec : specs) {
+				undo(spec, owner, hold, sentNanos + TimeUnit.MILLISECONDS.toNanos(spec.leaseMillis()));
+			}
 		}
-	}
-
-	private void undoAll(List<LockSpec> specs, String owner, String hold, boolean reentrant, long untilNanos) {
-		acquireAll(specs, owner, hold, reentrant, null, (result) -> {
-			if (result.status() == 1) {
-				for (int i = 0; i < specs.size(); i++) {
-					releaseUnused(new Grant(specs.get(i), owner, result.tokens()[i], hold, 0, false, Duration.ZERO, 0));
-				}
-			}
-		}, (error) -> {
-			if (mayHaveRun(error) && this.port.nanoTime() - untilNanos < 0) {
-				this.port.schedule(() -> undoAll(specs, owner, hold, reentrant, untilNanos), UNDO_RETRY_NANOS);
-			}
-		});
 	}
 
 	/**
@@ -133,31 +115,35 @@ public final class DriverCommands {
 
 	/**
 	 * Undo an attempt whose reply never came: it may have made its owner a holder that
-	 * nobody would release. One more attempt with the same hold id finds such a hold, or
-	 * takes the lock if it is free now, and releases it; retried while Redis does not
-	 * answer, until the lost attempt's lease, counted from its send, is over. A lost
-	 * attempt that runs after its undo holds the lock for nobody until its lease ends or
-	 * the owner's next acquisition takes it over. See docs/design/driver.md.
+	 * nobody would release. The hold it may have taken is released by its hold id
+	 * ({@link LockKind#releaseUnanswered}), which never takes the lock nor lengthens a
+	 * lease; retried every {@link #UNDO_RETRY_NANOS} while Redis does not answer, until
+	 * the lost attempt's lease, counted from its send, is over. A lost attempt that runs
+	 * after its undo holds the lock for nobody until its lease ends or the owner's next
+	 * acquisition takes it over. See docs/design/driver.md.
 	 */
-	private void undo(LockSpec spec, Acquisition.Attempt lost, long untilNanos) {
-		// Always as a re-entry, with the lost attempt's owner and hold id: a hold its
-		// owner
-		// took since is joined and left as it was, never taken over as a hold left by a
-		// lost reply.
-		Acquisition.Attempt again = new Acquisition.Attempt(lost.owner(), lost.hold(), this.port.nanoTime(), 0,
-				lost.mayHaveIntent(), true, null, 1);
-		// Not told to the watch: the undo holds nothing the caller counts on,
-		// and a failed one would keep its owner counted as a holder while retried.
-		acquire(spec, again, AttemptWatch.NONE, (result) -> {
-			if (result.acquired()) {
-				releaseUnused(new Grant(spec, lost.owner(), result.token(), lost.hold(), again.sentNanos(), false,
-						Duration.ZERO, 0));
-			}
+	private void undo(LockSpec spec, String owner, String hold, long untilNanos) {
+		ScriptCall release = spec.kind().releaseUnanswered(spec, owner, hold, this.handOff);
+		sendUntilAnswered(this.port, spec.name(), "release", () -> release, untilNanos);
+	}
+
+	/**
+	 * Send a script that ends a hold (a release, an undo) until Redis answers it, every
+	 * {@link #UNDO_RETRY_NANOS}, for as long as Redis may keep the hold: one sent while
+	 * Redis does not answer may never run (a command cancelled before it was written is
+	 * dropped), and the hold would then stay until its lease ends. The script must be
+	 * safe to run twice. An error reply means it ran and is not sent again.
+	 * @param call builds the script for each send
+	 * @param untilNanos when Redis keeps the hold no longer, on the port's clock
+	 */
+	static void sendUntilAnswered(LockPort port, LockName name, String operation, Supplier<ScriptCall> call,
+			long untilNanos) {
+		port.run(name, operation, call.get(), LockPort.Reply.of((reply) -> {
 		}, (error) -> {
-			if (mayHaveRun(error) && this.port.nanoTime() - untilNanos < 0) {
-				this.port.schedule(() -> undo(spec, lost, untilNanos), UNDO_RETRY_NANOS);
+			if (mayHaveRun(error) && port.nanoTime() - untilNanos < 0) {
+				port.schedule(() -> sendUntilAnswered(port, name, operation, call, untilNanos), UNDO_RETRY_NANOS);
 			}
-		});
+		}));
 	}
 
 	/**

@@ -168,6 +168,16 @@ public enum LockKind {
 			long keepMillis);
 
 	/**
+	 * Build the release of the hold that an attempt whose reply never came may have
+	 * taken: named by its owner and hold id alone, as its token was never learned (token
+	 * {@code 0}, which the release scripts read so). Run twice, or where the attempt took
+	 * nothing, it releases nothing; it never takes the lock.
+	 */
+	public ScriptCall releaseUnanswered(LockSpec spec, String owner, String hold, boolean handOff) {
+		return release(spec, owner, 0, hold, handOff, 0);
+	}
+
+	/**
 	 * Build a new lease for one hold; the script returns 1, -1 if gone, -2 if taken. The
 	 * lease of another hold of the lock is never shortened.
 	 */

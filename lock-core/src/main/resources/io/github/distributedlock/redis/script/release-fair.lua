@@ -7,7 +7,8 @@
 -- KEYS[3]  the queue (waiter owners' digests by arrival ticket)
 -- KEYS[4]  the queue heartbeats (waiter owners' digests by when they count as dead, ms)
 -- ARGV[1]  owner
--- ARGV[2]  fencing token of the hold being released
+-- ARGV[2]  fencing token of the hold being released, or '0' for the hold that ARGV[3] names,
+--          whatever the lock's token: the undo of an attempt whose reply never came (DriverCommands.undo)
 -- ARGV[3]  the hold's id
 -- ARGV[4]  what is left of the hold's minimum hold, in ms ('0' for none): if the last hold goes
 --          before it has passed, the lock stays taken by nobody until then (keep_taken in lib.lua)
@@ -18,7 +19,8 @@
 
 local field = hold_field(ARGV[3])
 local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'kept', 'holds', field)
-local status = check_hold(held, digest(ARGV[1]), ARGV[2])
+-- Hold ids are unique, so the owner and the field name the hold without its token.
+local status = check_hold(held, digest(ARGV[1]), (ARGV[2] == '0') and held[2] or ARGV[2])
 if status ~= 0 then
 	if held[1] == '' and held[2] == ARGV[2] then
 		-- Kept after this grant's last release: this release ran before.

@@ -10,7 +10,8 @@
 -- KEYS[3]  the requests: a sorted set of '<claim ms>:<id>' scored by arrival (ms)
 -- KEYS[4]  the lock's readers: nothing is reserved while they exist (a writer that downgraded)
 -- ARGV[1]  owner
--- ARGV[2]  fencing token of the hold being released
+-- ARGV[2]  fencing token of the hold being released, or '0' for the hold that ARGV[3] names,
+--          whatever the lock's token: the undo of an attempt whose reply never came (DriverCommands.undo)
 -- ARGV[3]  the hold's id (its field '#<hold>' in the lock hash)
 -- ARGV[4..5] sent only when one of them is not at its default ('1', '0'), or ARGV[6] follows
 -- ARGV[4]  '1' to reserve the lock for the oldest request, '0' to always free it
@@ -39,7 +40,9 @@ if ARGV[6] then
 		return -2
 	end
 else
-	local status = check_hold(held, digest(ARGV[1]), ARGV[2])
+	-- Hold ids are unique, so the owner and the field name the hold without its token.
+	local token = (ARGV[2] == '0') and held[2] or ARGV[2]
+	local status = check_hold(held, digest(ARGV[1]), token)
 	if status ~= 0 then
 		if held[1] == '' and held[2] == ARGV[2] then
 			-- Reserved or kept after this grant's last release: this release ran before.
