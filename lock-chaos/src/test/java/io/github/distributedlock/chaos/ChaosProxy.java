@@ -264,6 +264,15 @@ final class ChaosProxy implements AutoCloseable {
 					ProxiedConnection.@Nullable Forward forward = null;
 					if (direction.equals("up")) {
 						chunk = link.fromClient(chunk, this.replyDrop);
+						ReplyDrop unsent = link.unsent();
+						if (unsent != null) {
+							// What came before the command goes on; then the connection
+							// hangs, and drops.
+							queue.add(new Chunk(System.nanoTime() + this.latencyNanos, chunk, null, false));
+							sleepQuietly(unsent.hold());
+							unsent.dropped();
+							break;
+						}
 					}
 					else {
 						forward = link.fromRedis(chunk);
@@ -378,6 +387,15 @@ final class ChaosProxy implements AutoCloseable {
 			while (this.repliesHeld) {
 				this.gate.wait();
 			}
+		}
+	}
+
+	private static void sleepQuietly(Duration duration) {
+		try {
+			Thread.sleep(duration.toMillis());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
 		}
 	}
 

@@ -24,6 +24,9 @@ final class ProxiedConnection {
 
 	private volatile @Nullable ReplyDrop drop;
 
+	// The fault whose command was never forwarded, once one was.
+	private volatile @Nullable ReplyDrop unsent;
+
 	// When the reply to the command that matched began to arrive.
 	private volatile long replyStartNanos;
 
@@ -37,11 +40,22 @@ final class ProxiedConnection {
 		if (current != null && !current.delivers()) {
 			return new byte[0];
 		}
+		if (this.unsent != null) {
+			return new byte[0];
+		}
 		int[] cut = { -1 };
+		// Where the command that ends next began, within this chunk.
+		int[] start = { 0 };
 		this.commands.scan(chunk, (index, end, args) -> {
 			ReplyDrop waiting = (this.drop == null) ? armed.get() : null;
 			if (waiting != null && waiting.matches(args) && armed.compareAndSet(waiting, null)) {
 				waiting.matched(args);
+				if (waiting.unsent()) {
+					// Forward what came before it, and nothing more.
+					this.unsent = waiting;
+					cut[0] = start[0];
+					return false;
+				}
 				this.replyStartNanos = 0;
 				this.dropReplyAt = index;
 				this.drop = waiting;
@@ -52,9 +66,18 @@ final class ProxiedConnection {
 				cut[0] = end;
 				return false;
 			}
+			start[0] = end;
 			return true;
 		});
 		return (cut[0] < 0) ? chunk : Arrays.copyOf(chunk, cut[0]);
+	}
+
+	/**
+	 * Return the fault whose command was not forwarded, once one was: the connection is
+	 * then held and closed.
+	 */
+	@Nullable ReplyDrop unsent() {
+		return this.unsent;
 	}
 
 	/**

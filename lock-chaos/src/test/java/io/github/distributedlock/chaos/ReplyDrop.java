@@ -49,6 +49,8 @@ final class ReplyDrop {
 
 	private final boolean delivers;
 
+	private final boolean unsent;
+
 	private final CountDownLatch dropped = new CountDownLatch(1);
 
 	private volatile List<String> matched = List.of();
@@ -60,11 +62,11 @@ final class ReplyDrop {
 	private volatile long doneNanos;
 
 	ReplyDrop(String command) {
-		this(command, null, null, NOTHING, NOTHING, Duration.ZERO, false);
+		this(command, null, null, NOTHING, NOTHING, Duration.ZERO, false, false);
 	}
 
 	private ReplyDrop(String command, @Nullable String argument, @Nullable ReplyDrop or, Runnable beforeForwarding,
-			Runnable afterRunning, Duration hold, boolean delivers) {
+			Runnable afterRunning, Duration hold, boolean delivers, boolean unsent) {
 		this.command = command.toUpperCase(Locale.ROOT);
 		this.argument = argument;
 		this.or = or;
@@ -72,6 +74,7 @@ final class ReplyDrop {
 		this.afterRunning = afterRunning;
 		this.hold = hold;
 		this.delivers = delivers;
+		this.unsent = unsent;
 	}
 
 	/**
@@ -83,9 +86,9 @@ final class ReplyDrop {
 	 */
 	static ReplyDrop onScript(@Nullable String script) {
 		ReplyDrop evalSha = new ReplyDrop("EVALSHA", (script != null) ? ProtocolTimings.scriptSha(script) : null, null,
-				NOTHING, NOTHING, Duration.ZERO, false);
+				NOTHING, NOTHING, Duration.ZERO, false, false);
 		return new ReplyDrop("FCALL", (script != null) ? ProtocolTimings.functionName(script) : null, evalSha, NOTHING,
-				NOTHING, Duration.ZERO, false);
+				NOTHING, Duration.ZERO, false, false);
 	}
 
 	/**
@@ -96,7 +99,7 @@ final class ReplyDrop {
 	 */
 	ReplyDrop withArgument(String argument) {
 		return new ReplyDrop(this.command, argument, this.or, this.beforeForwarding, this.afterRunning, this.hold,
-				this.delivers);
+				this.delivers, this.unsent);
 	}
 
 	/**
@@ -106,7 +109,8 @@ final class ReplyDrop {
 	 * @return a fault not armed yet
 	 */
 	ReplyDrop beforeForwarding(Runnable step) {
-		return new ReplyDrop(this.command, this.argument, this.or, step, this.afterRunning, this.hold, this.delivers);
+		return new ReplyDrop(this.command, this.argument, this.or, step, this.afterRunning, this.hold, this.delivers,
+				this.unsent);
 	}
 
 	/**
@@ -118,7 +122,7 @@ final class ReplyDrop {
 	 */
 	ReplyDrop afterRunning(Runnable step) {
 		return new ReplyDrop(this.command, this.argument, this.or, this.beforeForwarding, step, this.hold,
-				this.delivers);
+				this.delivers, this.unsent);
 	}
 
 	/**
@@ -130,7 +134,7 @@ final class ReplyDrop {
 	 */
 	ReplyDrop heldFor(Duration hold) {
 		return new ReplyDrop(this.command, this.argument, this.or, this.beforeForwarding, this.afterRunning, hold,
-				false);
+				false, false);
 	}
 
 	/**
@@ -142,7 +146,28 @@ final class ReplyDrop {
 	 */
 	ReplyDrop delayedBy(Duration delay) {
 		return new ReplyDrop(this.command, this.argument, this.or, this.beforeForwarding, this.afterRunning, delay,
-				true);
+				true, false);
+	}
+
+	/**
+	 * Return this fault, never forwarding the command: Redis never runs it. The proxy
+	 * forwards nothing more of the connection, holds it open for this long, then closes
+	 * it. Held longer than the client's command timeout, the client gives up on the
+	 * command before the connection drops, so it does not send it again after it
+	 * reconnects: a command cancelled before it was written, which never runs.
+	 * @param hold how long
+	 * @return a fault not armed yet
+	 */
+	ReplyDrop unsent(Duration hold) {
+		return new ReplyDrop(this.command, this.argument, this.or, this.beforeForwarding, this.afterRunning, hold,
+				false, true);
+	}
+
+	/**
+	 * Return whether the command is never forwarded.
+	 */
+	boolean unsent() {
+		return this.unsent;
 	}
 
 	/**

@@ -10,6 +10,7 @@ import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.chaos.support.Connections;
 import io.github.distributedlock.redis.RedisLockTemplate;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -20,17 +21,22 @@ import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.TestInstance;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * A hold that no caller counts on ends as soon as Redis answers again, not with its
- * lease: the hold an attempt took whose reply never came, undone while every reply is
- * lost. Leases here are long, so a hold that only ends with its lease shows as a lock
- * that stays taken.
+ * lease: the hold left by a release that never ran (cancelled before it was written), and
+ * the hold an attempt took whose reply never came, undone while every reply is lost.
+ * Leases here are long, so a hold that only ends with its lease shows as a lock that
+ * stays taken.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class UnansweredEndingTests {
 
 	private static final Duration LEASE = Duration.ofSeconds(20);
+
+	/** Longer than the command timeout: the client gives up on the command first. */
+	private static final Duration HUNG = Connections.COMMAND_TIMEOUT.plusMillis(1000);
 
 	private ResendBench bench;
 
@@ -64,6 +70,49 @@ class UnansweredEndingTests {
 	@AfterEach
 	void disconnect() {
 		this.bench.disconnect();
+	}
+
+	/**
+	 * The release never reaches Redis: {@code close()} fails, and the hold must end once
+	 * the holder's connection is back, so that a stranger gets the lock long before the
+	 * lease would have ended it.
+	 */
+	@Test
+	void shouldEndAHoldWhoseReleaseNeverRan() throws Exception {
+		LockHandle held = this.holder.acquire(request().build());
+		ReplyDrop unsent = this.bench.arm(ResendBench.onScript("release.lua").unsent(HUNG));
+		assertThatExceptionOfType(LockAccessException.class).as("close() whose release never reached Redis")
+			.isThrownBy(held::close);
+		assertThat(unsent.awaitDropped(HUNG.plusSeconds(5))).as("the proxy held the release back").isTrue();
+		long since = System.nanoTime();
+		Optional<LockHandle> taken = this.stranger.tryAcquire(request().waitTime(Duration.ofSeconds(10)).build());
+		long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - since);
+		taken.ifPresent(LockHandle::close);
+		assertThat(taken).as("a stranger's lock, waited for %d ms, the hold's lease %s", waited, LEASE).isPresent();
+	}
+
+	/**
+	 * After its release never ran, the same thread takes the lock again at once and
+	 * releases it: the hold its release left must not keep the lock taken, so that a
+	 * stranger gets it soon after, long before the lease would have ended it.
+	 */
+	@Test
+	void shouldFreeTheLockOnceTheThreadsNextHoldIsClosed() throws Exception {
+		LockHandle first = this.holder.acquire(request().build());
+		ReplyDrop unsent = this.bench.arm(ResendBench.onScript("release.lua").unsent(HUNG));
+		assertThatExceptionOfType(LockAccessException.class).isThrownBy(first::close);
+		assertThat(unsent.awaitDropped(HUNG.plusSeconds(5))).as("the proxy held the release back").isTrue();
+		// At once, on the same thread: before the release is sent again.
+		LockHandle again = this.holder.acquire(request().waitTime(Duration.ofSeconds(10)).build());
+		again.close();
+		long since = System.nanoTime();
+		Optional<LockHandle> taken = this.stranger.tryAcquire(request().waitTime(Duration.ofSeconds(5)).build());
+		long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - since);
+		taken.ifPresent(LockHandle::close);
+		assertThat(taken)
+			.as("a stranger's lock, waited for %d ms once the thread closed its next hold (token %d, then %d)", waited,
+					first.fencingToken(), again.fencingToken())
+			.isPresent();
 	}
 
 	/**

@@ -52,7 +52,10 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 
 		@Override
 		public Cancellable schedule(Runnable task, long delayNanos) {
-			return BlockingPort.this.schedule(task, delayNanos);
+			// On the background thread: the task may run a script here, which must not
+			// hold
+			// up the timers of every acquisition.
+			return BlockingPort.this.schedule(() -> execute(task), delayNanos);
 		}
 
 		@Override

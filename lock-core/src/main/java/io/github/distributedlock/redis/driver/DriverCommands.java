@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.redis.core.AcquireResult;
@@ -124,7 +123,7 @@ public final class DriverCommands {
 	 */
 	private void undo(LockSpec spec, String owner, String hold, long untilNanos) {
 		ScriptCall release = spec.kind().releaseUnanswered(spec, owner, hold, this.handOff);
-		sendUntilAnswered(this.port, spec.name(), "release", () -> release, untilNanos);
+		sendUntilAnswered(this.port, spec.name(), "release", release, untilNanos);
 	}
 
 	/**
@@ -133,12 +132,10 @@ public final class DriverCommands {
 	 * Redis does not answer may never run (a command cancelled before it was written is
 	 * dropped), and the hold would then stay until its lease ends. The script must be
 	 * safe to run twice. An error reply means it ran and is not sent again.
-	 * @param call builds the script for each send
 	 * @param untilNanos when Redis keeps the hold no longer, on the port's clock
 	 */
-	static void sendUntilAnswered(LockPort port, LockName name, String operation, Supplier<ScriptCall> call,
-			long untilNanos) {
-		port.run(name, operation, call.get(), LockPort.Reply.of((reply) -> {
+	static void sendUntilAnswered(LockPort port, LockName name, String operation, ScriptCall call, long untilNanos) {
+		port.run(name, operation, call, LockPort.Reply.of((reply) -> {
 		}, (error) -> {
 			if (mayHaveRun(error) && port.nanoTime() - untilNanos < 0) {
 				port.schedule(() -> sendUntilAnswered(port, name, operation, call, untilNanos), UNDO_RETRY_NANOS);
@@ -157,13 +154,14 @@ public final class DriverCommands {
 	}
 
 	/**
-	 * Release a hold nobody will use, without waiting: a release that fails leaves it to
-	 * end with its lease.
+	 * Release a hold nobody will use, without waiting; sent again while Redis does not
+	 * answer, until the hold's lease is over.
 	 */
 	public void releaseUnused(Grant grant) {
 		LockSpec spec = grant.spec();
-		quietly(spec.name(), "release",
-				spec.kind().release(spec, grant.owner(), grant.token(), grant.hold(), this.handOff, 0));
+		ScriptCall release = spec.kind().release(spec, grant.owner(), grant.token(), grant.hold(), this.handOff, 0);
+		sendUntilAnswered(this.port, spec.name(), "release", release,
+				grant.sentNanos() + TimeUnit.MILLISECONDS.toNanos(spec.leaseMillis()));
 	}
 
 	/**

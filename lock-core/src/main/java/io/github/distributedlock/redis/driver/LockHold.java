@@ -234,6 +234,12 @@ public final class LockHold {
 				endCohort();
 			}
 			done.failed(error);
+			if (DriverCommands.mayHaveRun(error)) {
+				// It may never have run (cancelled before it was written): sent again
+				// until Redis answers, so that the hold ends then, not with its lease.
+				port.schedule(() -> DriverCommands.sendUntilAnswered(port, name(), "release", call,
+						this.redisLeaseBoundNanos), DriverCommands.UNDO_RETRY_NANOS);
+			}
 		}));
 	}
 
