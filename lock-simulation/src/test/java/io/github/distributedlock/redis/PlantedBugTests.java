@@ -30,7 +30,7 @@ class PlantedBugTests {
 
 	@Test
 	void findsAReleaseThatSkipsTheOwnerAndHoldChecks() {
-		assertFound("release.lua", "local status = check_hold(held, digest(ARGV[1]), ARGV[2])",
+		assertFound("release.lua", "local status = check_hold(held, digest(ARGV[1]), token)",
 				"local status = held[1] and 0 or -1", "if not held[7] then", "if false then");
 	}
 
