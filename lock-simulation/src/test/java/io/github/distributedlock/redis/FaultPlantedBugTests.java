@@ -36,7 +36,7 @@ class FaultPlantedBugTests {
 			"\ttoken = string.format('%.0f', tonumber(last) + 1)", "\tredis.call('SET', counter, token, 'PX', idle_ms)",
 			"end", "return token");
 
-	// INCR's rule (docs/design/cost.md, step 2): the counter + 1, seeded from the clock
+	// INCR's rule (docs/design/cost.md, #1): the counter + 1, seeded from the clock
 	// only when the counter is gone.
 	private static final String COUNTER_ONLY = String.join("\n\t", "local last = redis.call('GET', counter)",
 			"local token = last and string.format('%.0f', tonumber(last) + 1) or now_us",

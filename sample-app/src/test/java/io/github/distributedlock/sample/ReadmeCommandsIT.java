@@ -135,8 +135,9 @@ class ReadmeCommandsIT {
 		String readme = Files.readString(ROOT.resolve("README.md"));
 		String install = blockAfter(readme, "Install the published artifacts").strip();
 		assertThat(install).as("the README's install command").startsWith("mvn ").contains(" install ");
-		String quickStart = readme.substring(readme.indexOf("## Quick start"), readme.indexOf("## `@DistributedLock`"));
-		Matcher named = Pattern.compile("<artifactId>([\\w-]+)</artifactId>").matcher(quickStart);
+		Matcher named = Pattern
+			.compile("<groupId>io\\.github\\.distributedlock</groupId>\\s*<artifactId>([\\w-]+)</artifactId>")
+			.matcher(quickStart(readme));
 		List<String> artifacts = new ArrayList<>();
 		while (named.find()) {
 			artifacts.add(named.group(1));
@@ -157,6 +158,17 @@ class ReadmeCommandsIT {
 			assertThat(stamp.find()).as(artifact + "'s local metadata has a lastUpdated").isTrue();
 			assertThat(stamp.group(1)).as(artifact + " installed by this run").isGreaterThanOrEqualTo(before);
 		}
+	}
+
+	@Test
+	void shouldShowTheBootParentThisProjectBuildsWith() throws IOException {
+		Matcher version = Pattern.compile("<spring-boot\\.version>([^<]+)</spring-boot\\.version>")
+			.matcher(Files.readString(ROOT.resolve("pom.xml")));
+		assertThat(version.find()).as("the build's spring-boot.version").isTrue();
+		assertThat(quickStart(Files.readString(ROOT.resolve("README.md")))).as("the quick start's parent")
+			.containsPattern("<parent>\\s*<groupId>org\\.springframework\\.boot</groupId>"
+					+ "\\s*<artifactId>spring-boot-starter-parent</artifactId>\\s*<version>"
+					+ Pattern.quote(version.group(1)) + "</version>\\s*</parent>");
 	}
 
 	@Test
@@ -234,6 +246,13 @@ class ReadmeCommandsIT {
 			}
 		}
 		return commands;
+	}
+
+	private static String quickStart(String readme) {
+		int start = readme.indexOf("## Quick start");
+		assertThat(start).as("README has '## Quick start'").isNotNegative();
+		int end = readme.indexOf("\n## ", start + 1);
+		return readme.substring(start, (end < 0) ? readme.length() : end);
 	}
 
 	private static String blockAfter(String readme, String heading) {

@@ -7,7 +7,8 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * Writes {@code results.md} and {@code handoff.svg} into the output directory.
+ * Writes {@code results.md}, its prose wrapped as the hand-written pages are, and
+ * {@code handoff.svg} into the output directory.
  */
 public final class ReportWriter {
 
@@ -33,7 +34,8 @@ public final class ReportWriter {
 	public static List<Path> write(Path directory, BenchmarkResults results) {
 		try {
 			Files.createDirectories(directory);
-			Path report = Files.writeString(directory.resolve(REPORT), MarkdownReport.render(results, CHART));
+			Path report = Files.writeString(directory.resolve(REPORT),
+					MarkdownProse.wrap(MarkdownReport.render(results, CHART)));
 			Path chart = Files.writeString(directory.resolve(CHART), HandoffChart.render(results.contended()));
 			return List.of(report, chart);
 		}

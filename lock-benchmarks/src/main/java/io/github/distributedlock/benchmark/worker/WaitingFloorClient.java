@@ -29,7 +29,7 @@ import org.jspecify.annotations.Nullable;
  * that keeps those rules and wakes its waiters by pub/sub can reach at its cheapest.</li>
  * <li>The engine floor ({@link EngineFloorScripts}) runs the same commands behind the
  * calls this project's engine makes: what no layout of the engine's state gets under
- * (docs/design/cost.md).</li>
+ * (docs/design/floors.md).</li>
  * </ul>
  * <p>
  * A waiter that gives up leaves its request in line; a reservation made for it lapses

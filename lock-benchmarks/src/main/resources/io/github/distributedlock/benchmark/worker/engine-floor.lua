@@ -5,7 +5,7 @@
 -- a library of functions, and the keys and arguments its usual acquire and release carry. The
 -- lock's state is one string, as cost #8 of docs/design/cost.md would keep a lone hold, on the
 -- contended path too. A bound on what any layout of the engine's state could cost Redis while
--- the calls stay (docs/design/cost.md), not a lock: nothing re-enters, reads or keeps a minimum
+-- the calls stay (docs/design/floors.md), not a lock: nothing re-enters, reads or keeps a minimum
 -- hold, and a waiter never gives up its request.
 --
 -- KEYS[1] the lock: '<owner digest>|<token>|<hold>' with the lease as expiry, and '*' after it

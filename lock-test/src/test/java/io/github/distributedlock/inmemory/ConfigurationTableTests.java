@@ -17,12 +17,12 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The README's configuration table lists this module's property, which has no
- * configuration metadata (there is no properties class behind it), with the default it
- * really has. {@code lock-autoconfigure}'s {@code ReadmeConfigurationTableTests} checks
- * the other rows against the metadata.
+ * The configuration page's tables ({@code docs/configuration.md}) list this module's
+ * property, which has no configuration metadata (there is no properties class behind it),
+ * with the default it really has. {@code lock-autoconfigure}'s
+ * {@code ConfigurationTableTests} checks the other rows against the metadata.
  */
-class ReadmeConfigurationTableTests {
+class ConfigurationTableTests {
 
 	private static final Pattern ROW = Pattern.compile("^\\| `(distributed-lock\\.[a-z.-]+)` \\| `([^`]*)` \\|(.*)$",
 			Pattern.MULTILINE);
@@ -30,7 +30,7 @@ class ReadmeConfigurationTableTests {
 	@Test
 	void shouldListTheInMemoryPropertyAsThisModules() throws IOException {
 		Map<String, String> documented = new LinkedHashMap<>();
-		Matcher row = ROW.matcher(Files.readString(Path.of("..", "README.md")));
+		Matcher row = ROW.matcher(Files.readString(Path.of("..", "docs", "configuration.md")));
 		while (row.find()) {
 			if (row.group(3).contains("`distributed-lock-test`")) {
 				documented.put(row.group(1), row.group(2));

@@ -19,16 +19,16 @@ import org.springframework.boot.configurationmetadata.Deprecation;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The README's configuration table, with the leader election page's table of the
- * {@code distributed-lock.leader.*} properties, lists exactly the properties in the
- * generated configuration metadata, with the same defaults (a dash for a property without
- * one), so the two cannot drift apart. Rows whose description says they come from
- * {@code distributed-lock-test} are that module's (it has no metadata of its own): its
- * {@code ReadmeConfigurationTableTests} checks them. Removed properties, which the
- * metadata keeps with an error-level deprecation, are not in the table but named among
- * the README's removed properties.
+ * The configuration page's tables ({@code docs/configuration.md}), with the leader
+ * election page's table of the {@code distributed-lock.leader.*} properties, list exactly
+ * the properties in the generated configuration metadata, with the same defaults (a dash
+ * for a property without one), so the two cannot drift apart. Rows whose description says
+ * they come from {@code distributed-lock-test} are that module's (it has no metadata of
+ * its own): its {@code ConfigurationTableTests} checks them. Removed properties, which
+ * the metadata keeps with an error-level deprecation, are not in the tables but named
+ * among the configuration page's removed properties.
  */
-class ReadmeConfigurationTableTests {
+class ConfigurationTableTests {
 
 	/** A property, its default (or a dash for none) and its description. */
 	private static final Pattern ROW = Pattern.compile("^\\| `(distributed-lock\\.[a-z.-]+)` \\| (`[^`]*`|—) \\|(.*)$",
@@ -38,10 +38,12 @@ class ReadmeConfigurationTableTests {
 
 	private static final String OTHER_MODULE = "`distributed-lock-test`";
 
+	private static final Path CONFIGURATION = Path.of("..", "docs", "configuration.md");
+
 	@Test
 	void shouldListEveryPropertyWithItsDefault() throws IOException {
 		Map<String, String> documented = new LinkedHashMap<>();
-		for (Path page : new Path[] { Path.of("..", "README.md"), Path.of("..", "docs", "leader-election.md") }) {
+		for (Path page : new Path[] { CONFIGURATION, Path.of("..", "docs", "leader-election.md") }) {
 			Matcher row = ROW.matcher(Files.readString(page));
 			while (row.find()) {
 				if (!row.group(3).contains(OTHER_MODULE)) {
@@ -54,15 +56,15 @@ class ReadmeConfigurationTableTests {
 	}
 
 	@Test
-	void shouldNameEveryRemovedPropertyBelowTheTable() throws IOException {
-		String readme = Files.readString(Path.of("..", "README.md"));
-		int removed = readme.indexOf("Removed properties");
-		assertThat(removed).as("the README's list of removed properties").isNotNegative();
+	void shouldNameEveryRemovedPropertyBelowTheTables() throws IOException {
+		String page = Files.readString(CONFIGURATION);
+		int removed = page.indexOf("Removed properties");
+		assertThat(removed).as("the configuration page's list of removed properties").isNotNegative();
 		Map<String, ConfigurationMetadataProperty> properties = properties();
-		assertThat(properties.values().stream().filter(ReadmeConfigurationTableTests::isRemoved))
+		assertThat(properties.values().stream().filter(ConfigurationTableTests::isRemoved))
 			.as("removed properties in the metadata")
 			.isNotEmpty()
-			.allSatisfy((property) -> assertThat(readme.substring(removed)).contains("`" + property.getId() + "`"));
+			.allSatisfy((property) -> assertThat(page.substring(removed)).contains("`" + property.getId() + "`"));
 	}
 
 	private static Map<String, String> metadataDefaults() throws IOException {
@@ -83,7 +85,7 @@ class ReadmeConfigurationTableTests {
 	}
 
 	private static Map<String, ConfigurationMetadataProperty> properties() throws IOException {
-		try (InputStream metadata = ReadmeConfigurationTableTests.class
+		try (InputStream metadata = ConfigurationTableTests.class
 			.getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
 			assertThat(metadata).as("generated configuration metadata").isNotNull();
 			ConfigurationMetadataRepository repository = ConfigurationMetadataRepositoryJsonBuilder.create(metadata)
