@@ -4,10 +4,13 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Stream;
 
 import io.github.distributedlock.LockRequest;
@@ -25,13 +28,16 @@ import org.springframework.context.SmartLifecycle;
 /**
  * The {@link LeaderInitiator}s of the roles under {@code distributed-lock.leader.roles}
  * and of the {@link Candidate} beans, started and stopped with the context; iterating
- * over it also gives the application's own {@code LeaderInitiator} beans.
+ * over it also gives the application's own {@code LeaderInitiator} beans. A role disabled
+ * there is one this instance abstains from.
  */
 final class ConfiguredLeaderInitiators implements SmartLifecycle, Iterable<LeaderInitiator> {
 
 	private static final String PREFIX = "distributed-lock.leader.";
 
 	private final List<LeaderInitiator> initiators;
+
+	private final Set<String> abstaining;
 
 	private final ObjectProvider<LeaderInitiator> declared;
 
@@ -55,6 +61,7 @@ final class ConfiguredLeaderInitiators implements SmartLifecycle, Iterable<Leade
 			}
 		});
 		List<LeaderInitiator> created = new ArrayList<>();
+		Set<String> disabled = new TreeSet<>();
 		byRole.forEach((role, candidate) -> {
 			DistributedLockProperties.Role settings = properties.getRoles().get(role);
 			if (settings == null || settings.isEnabled()) {
@@ -63,8 +70,20 @@ final class ConfiguredLeaderInitiators implements SmartLifecycle, Iterable<Leade
 				initiator.setApplicationEventPublisher(publisher);
 				created.add(initiator);
 			}
+			else {
+				disabled.add(role);
+			}
 		});
 		this.initiators = List.copyOf(created);
+		this.abstaining = Collections.unmodifiableSet(disabled);
+	}
+
+	/**
+	 * Return the roles this instance abstains from: declared with
+	 * {@code roles.<role>.enabled=false}.
+	 */
+	Set<String> abstainingRoles() {
+		return this.abstaining;
 	}
 
 	private static String instanceId(DistributedLockProperties.Leader properties) {

@@ -57,14 +57,15 @@ public final class DistributedLockLeaderAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	Leadership leadership(ConfiguredLeaderInitiators leaderInitiators) {
-		return Leadership.of(leaderInitiators);
+		return Leadership.of(leaderInitiators, leaderInitiators.abstainingRoles());
 	}
 
 	@Bean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static LeaderOnlyAdvisor leaderOnlyAdvisor(ObjectProvider<ConfiguredLeaderInitiators> leaderInitiators) {
 		// Looked up on the first call: advisors are created before most beans.
-		return new LeaderOnlyAdvisor(() -> leaderInitiators.getObject().iterator());
+		return new LeaderOnlyAdvisor(() -> leaderInitiators.getObject().iterator(),
+				() -> leaderInitiators.getObject().abstainingRoles().iterator());
 	}
 
 	@Configuration(proxyBeanMethods = false)

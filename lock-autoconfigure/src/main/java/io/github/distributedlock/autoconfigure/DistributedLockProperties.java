@@ -575,7 +575,8 @@ public class DistributedLockProperties {
 	public static class Role {
 
 		/**
-		 * Whether this instance contends for the role.
+		 * Whether this instance contends for the role; when not, its @LeaderOnly methods
+		 * are skipped here.
 		 */
 		private boolean enabled = true;
 

@@ -113,6 +113,20 @@ class DistributedLockLeaderAutoConfigurationTests {
 	}
 
 	@Test
+	void shouldSkipLeaderOnlyMethodsOfADisabledRole() {
+		this.contextRunner.withUserConfiguration(JobConfiguration.class)
+			.withPropertyValues("distributed-lock.leader.roles.job.enabled=false")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				Leadership leadership = context.getBean(Leadership.class);
+				assertThat(leadership.roles()).isEmpty();
+				assertThat(context.getBean(Job.class).run()).isEmpty();
+				assertThat(leadership.isLeader("job")).isFalse();
+				assertThat(leadership.context("job")).isEmpty();
+			});
+	}
+
+	@Test
 	void shouldFailStartupOnARevokeMarginOfHalfTheLease() {
 		this.contextRunner
 			.withPropertyValues("distributed-lock.leader.roles.outbox.lease=2s",

@@ -5,12 +5,14 @@ import java.util.List;
 import io.github.distributedlock.DistributedLock;
 import io.github.distributedlock.DistributedLock.OnTimeout;
 import io.github.distributedlock.LockTemplate;
+import io.github.distributedlock.leader.LeaderOnly;
 import io.github.distributedlock.test.RedisServer;
 import io.github.distributedlock.test.RedisServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.annotation.ImportCandidates;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
@@ -137,6 +139,32 @@ class FailureAnalyzerTests {
 			.run((context) -> assertThat(context).as("the smallest limits").hasNotFailed());
 	}
 
+	@Test
+	void shouldNameTheLeaderOnlyMethodsOfARoleThatNoInstanceKnows(RedisServer server) {
+		leaderContextRunner(server).withBean(Relay.class)
+			.withPropertyValues("distributed-lock.leader.roles.outbox.enabled=true")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				FailureAnalysis analysis = new UnknownLeaderRoleFailureAnalyzer().analyze(context.getStartupFailure());
+				assertThat(analysis).isNotNull();
+				assertThat(analysis.getDescription()).contains("Relay.relay")
+					.contains("'outbx'")
+					.contains("Relay.drain")
+					.doesNotContain("Relay.publish");
+				assertThat(analysis.getAction()).contains("distributed-lock.leader.roles.outbx.enabled=true")
+					.contains("Candidate");
+			});
+		leaderContextRunner(server).withBean(Relay.class)
+			.withPropertyValues("distributed-lock.leader.roles.outbox.enabled=false",
+					"distributed-lock.leader.roles.outbx.enabled=false")
+			.run((context) -> assertThat(context).as("both roles known, neither contended for").hasNotFailed());
+	}
+
+	private static ApplicationContextRunner leaderContextRunner(RedisServer server) {
+		return TestRedis.contextRunner(server)
+			.withConfiguration(AutoConfigurations.of(DistributedLockLeaderAutoConfiguration.class));
+	}
+
 	private static FailureAnalysis cohortFailure(RedisServer server, String property) {
 		return startupFailure(server, "distributed-lock.cohorts.enabled=true", property);
 	}
@@ -187,7 +215,8 @@ class FailureAnalyzerTests {
 			.hasAtLeastOneElementOfType(EvictingRedisFailureAnalyzer.class)
 			.hasAtLeastOneElementOfType(InvalidLockPropertyFailureAnalyzer.class)
 			.hasAtLeastOneElementOfType(KeyspaceNotificationsFailureAnalyzer.class)
-			.hasAtLeastOneElementOfType(RedisUnreachableFailureAnalyzer.class);
+			.hasAtLeastOneElementOfType(RedisUnreachableFailureAnalyzer.class)
+			.hasAtLeastOneElementOfType(UnknownLeaderRoleFailureAnalyzer.class);
 		assertThat(ImportCandidates.load(AutoConfiguration.class, getClass().getClassLoader()).getCandidates())
 			.contains(DistributedLockAutoConfiguration.class.getName(),
 					DistributedLockAspectAutoConfiguration.class.getName(),
@@ -198,6 +227,22 @@ class FailureAnalyzerTests {
 	static class TemplateUser {
 
 		TemplateUser(LockTemplate locks) {
+		}
+
+	}
+
+	static class Relay {
+
+		@LeaderOnly("outbox")
+		public void publish() {
+		}
+
+		@LeaderOnly("outbx")
+		public void relay() {
+		}
+
+		@LeaderOnly("outbx")
+		public void drain() {
 		}
 
 	}
