@@ -17,6 +17,7 @@ import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.LockTemplate;
 import io.github.distributedlock.leader.Candidate;
 import io.github.distributedlock.leader.DefaultCandidate;
+import io.github.distributedlock.leader.LeaderDirectory;
 import io.github.distributedlock.leader.LeaderInitiator;
 import io.github.distributedlock.leader.LeaderTimings;
 import org.jspecify.annotations.Nullable;
@@ -44,7 +45,8 @@ final class ConfiguredLeaderInitiators implements SmartLifecycle, Iterable<Leade
 	private volatile boolean running;
 
 	ConfiguredLeaderInitiators(LockTemplate lockTemplate, DistributedLockProperties.Leader properties,
-			List<Candidate> candidates, ObjectProvider<LeaderInitiator> declared, ApplicationEventPublisher publisher) {
+			List<Candidate> candidates, ObjectProvider<LeaderInitiator> declared, @Nullable LeaderDirectory directory,
+			ApplicationEventPublisher publisher) {
 		this.declared = declared;
 		Map<String, Candidate> byRole = new LinkedHashMap<>();
 		for (Candidate candidate : candidates) {
@@ -68,6 +70,7 @@ final class ConfiguredLeaderInitiators implements SmartLifecycle, Iterable<Leade
 				LeaderInitiator initiator = new LeaderInitiator(lockTemplate, candidate,
 						timings(properties, role, settings));
 				initiator.setApplicationEventPublisher(publisher);
+				initiator.setLeaderDirectory(directory);
 				created.add(initiator);
 			}
 			else {

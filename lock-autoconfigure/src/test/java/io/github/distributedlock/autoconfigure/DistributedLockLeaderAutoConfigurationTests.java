@@ -1,6 +1,7 @@
 package io.github.distributedlock.autoconfigure;
 
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -12,13 +13,16 @@ import io.github.distributedlock.autoconfigure.actuate.LeadersEndpoint.RoleDescr
 import io.github.distributedlock.leader.Candidate;
 import io.github.distributedlock.leader.DefaultCandidate;
 import io.github.distributedlock.leader.LeaderContext;
+import io.github.distributedlock.leader.LeaderDirectory;
 import io.github.distributedlock.leader.LeaderEvent;
 import io.github.distributedlock.leader.LeaderInitiator;
 import io.github.distributedlock.leader.LeaderOnly;
 import io.github.distributedlock.leader.Leadership;
 import io.github.distributedlock.leader.OnGrantedEvent;
 import io.github.distributedlock.leader.OnRevokedEvent;
+import io.github.distributedlock.leader.PublishedLeader;
 import io.github.distributedlock.leader.RevokeReason;
+import io.github.distributedlock.redis.RedisLeaderDirectory;
 import io.github.distributedlock.test.RedisServer;
 import io.github.distributedlock.test.RedisServerExtension;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -146,6 +150,26 @@ class DistributedLockLeaderAutoConfigurationTests {
 	}
 
 	@Test
+	void shouldBackOffFromTheApplicationsLeaderDirectory() {
+		LeaderDirectory own = new LeaderDirectory() {
+
+			@Override
+			public void publish(LeaderContext term, Duration lease) {
+			}
+
+			@Override
+			public Optional<PublishedLeader> find(String role) {
+				return Optional.empty();
+			}
+
+		};
+		this.contextRunner.withBean(LeaderDirectory.class, () -> own)
+			.run((context) -> assertThat(context).getBean(LeaderDirectory.class).isSameAs(own));
+		this.contextRunner.run((context) -> assertThat(context).getBean(LeaderDirectory.class)
+			.isInstanceOf(RedisLeaderDirectory.class));
+	}
+
+	@Test
 	void shouldRunLeaderOnlyMethodsOnlyWhileLeading() {
 		this.contextRunner.withUserConfiguration(JobConfiguration.class)
 			.withPropertyValues("distributed-lock.leader.roles.job.enabled=true")
@@ -207,9 +231,16 @@ class DistributedLockLeaderAutoConfigurationTests {
 				assertThat(leading.instance()).isEqualTo("this-one");
 				assertThat(leading.fencingToken()).isEqualTo(term.fencingToken());
 				assertThat(leading.since()).isEqualTo(term.since());
-				RoleDescriptor following = follower.getBean(LeadersEndpoint.class).leaders().roles().get(0);
+				assertThat(leading.remainingLeaseMillis()).isPositive().isLessThanOrEqualTo(1500);
+				// Published by the leader's directory thread right after the grant.
+				RoleDescriptor following = await().atMost(BLOCK)
+					.until(() -> follower.getBean(LeadersEndpoint.class).leaders().roles().get(0),
+							(role) -> role.instance() != null);
 				assertThat(following.leader()).isFalse();
-				assertThat(following.instance()).isNull();
+				assertThat(following.instance()).as("the leader's id, on a follower").isEqualTo("this-one");
+				assertThat(following.fencingToken()).isEqualTo(term.fencingToken());
+				assertThat(following.since()).isEqualTo(term.since().truncatedTo(ChronoUnit.MILLIS));
+				assertThat(following.remainingLeaseMillis()).isNull();
 				assertThat(following.locked()).isTrue();
 			});
 		});

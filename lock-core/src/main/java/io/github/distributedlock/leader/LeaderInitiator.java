@@ -78,6 +78,15 @@ public final class LeaderInitiator implements SmartLifecycle, ApplicationEventPu
 	}
 
 	/**
+	 * Set where each granted term publishes who leads, for the other instances to read;
+	 * none by default.
+	 * @param directory the directory, or {@code null} for none
+	 */
+	public void setLeaderDirectory(@Nullable LeaderDirectory directory) {
+		this.election.publishTo(directory);
+	}
+
+	/**
 	 * Set the lifecycle phase, {@link #DEFAULT_PHASE} by default.
 	 * @param phase the phase
 	 */
