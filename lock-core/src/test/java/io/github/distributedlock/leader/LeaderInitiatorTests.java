@@ -268,6 +268,30 @@ class LeaderInitiatorTests {
 	}
 
 	@Test
+	void shouldRefuseACandidateWithoutARole() {
+		// It would hold the keyless lock 'leader', which every such candidate shares.
+		Candidate roleless = new DefaultCandidate("a", "unused") {
+
+			@Override
+			public String getRole() {
+				return null;
+			}
+
+		};
+		LettuceConnectionFactory factory = RedisConnections.standalone(redis.server());
+		RedisLockTemplate template = RedisLockTemplate.builder(factory).build();
+		try {
+			assertThatExceptionOfType(IllegalArgumentException.class)
+				.isThrownBy(() -> new LeaderInitiator(template, roleless, TIMINGS))
+				.withMessageContaining("getRole()");
+		}
+		finally {
+			template.close();
+			factory.destroy();
+		}
+	}
+
+	@Test
 	void shouldRefuseCallsForARoleWithoutInitiator() {
 		Jobs jobs = proxy(new Jobs(), List.of());
 		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(jobs::token)
