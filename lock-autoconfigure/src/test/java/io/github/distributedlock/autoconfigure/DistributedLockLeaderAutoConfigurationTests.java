@@ -228,6 +228,7 @@ class DistributedLockLeaderAutoConfigurationTests {
 				LeaderContext term = leader.getBean(Leadership.class).context("shown").orElseThrow();
 				assertThat(leading.role()).isEqualTo("shown");
 				assertThat(leading.leader()).isTrue();
+				assertThat(leading.contending()).isTrue();
 				assertThat(leading.instance()).isEqualTo("this-one");
 				assertThat(leading.fencingToken()).isEqualTo(term.fencingToken());
 				assertThat(leading.since()).isEqualTo(term.since());
@@ -242,6 +243,14 @@ class DistributedLockLeaderAutoConfigurationTests {
 				assertThat(following.since()).isEqualTo(term.since().truncatedTo(ChronoUnit.MILLIS));
 				assertThat(following.remainingLeaseMillis()).isNull();
 				assertThat(following.locked()).isTrue();
+			});
+			// An instance that stays out of the election sees the leader too.
+			exposed.withPropertyValues("distributed-lock.leader.roles.shown.enabled=false").run((abstaining) -> {
+				List<RoleDescriptor> roles = abstaining.getBean(LeadersEndpoint.class).leaders().roles();
+				assertThat(roles).extracting(RoleDescriptor::role).containsExactly("shown");
+				assertThat(roles.get(0).contending()).isFalse();
+				assertThat(roles.get(0).leader()).isFalse();
+				assertThat(roles.get(0).instance()).isEqualTo("this-one");
 			});
 		});
 	}

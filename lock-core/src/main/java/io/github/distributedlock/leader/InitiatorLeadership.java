@@ -35,6 +35,13 @@ final class InitiatorLeadership implements Leadership {
 		return roles;
 	}
 
+	@Override
+	public Set<String> abstainingRoles() {
+		Set<String> roles = new TreeSet<>();
+		this.abstaining.forEach(roles::add);
+		return roles;
+	}
+
 	/**
 	 * Return the initiator of a role, or {@code null} if this instance abstains from it.
 	 * @throws IllegalArgumentException if the role is neither contended for nor abstained

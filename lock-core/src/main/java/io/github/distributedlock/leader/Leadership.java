@@ -47,6 +47,15 @@ public interface Leadership {
 	Set<String> roles();
 
 	/**
+	 * Return the roles this instance abstains from: known, but left to other instances,
+	 * such as a role disabled in the configuration.
+	 * @return the roles, sorted
+	 */
+	default Set<String> abstainingRoles() {
+		return Set.of();
+	}
+
+	/**
 	 * Return the leadership over the given initiators, looked up on each call, so that a
 	 * Spring {@code ObjectProvider} can be given before its beans exist.
 	 * @param initiators the initiators

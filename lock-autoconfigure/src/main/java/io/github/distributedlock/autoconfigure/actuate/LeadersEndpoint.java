@@ -4,6 +4,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockTemplate;
@@ -19,9 +21,9 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 
 /**
- * {@link Endpoint @Endpoint} that shows, for each role this instance contends for, who
- * leads it ({@code /actuator/leaders}): the leader's id, since when and its term's
- * fencing token, read from this instance's term when it leads and from the
+ * {@link Endpoint @Endpoint} that shows, for each role this instance contends for or
+ * abstains from, who leads it ({@code /actuator/leaders}): the leader's id, since when
+ * and its term's fencing token, read from this instance's term when it leads and from the
  * {@link LeaderDirectory} when another instance does.
  */
 @Endpoint(id = "leaders")
@@ -60,33 +62,38 @@ public class LeadersEndpoint {
 	 */
 	@ReadOperation
 	public LeadersDescriptor leaders() {
+		Set<String> contended = this.leadership.roles();
+		Set<String> all = new TreeSet<>(contended);
+		all.addAll(this.leadership.abstainingRoles());
 		List<RoleDescriptor> roles = new ArrayList<>();
-		for (String role : this.leadership.roles()) {
-			Optional<LeaderContext> term = this.leadership.context(role).filter(LeaderContext::isLeader);
+		for (String role : all) {
+			boolean contending = contended.contains(role);
+			Optional<LeaderContext> term = contending ? this.leadership.context(role).filter(LeaderContext::isLeader)
+					: Optional.empty();
 			if (term.isPresent()) {
 				LeaderContext context = term.get();
-				roles.add(new RoleDescriptor(role, true, context.instanceId(), context.since(), context.fencingToken(),
-						context.remainingLease().toMillis(), true));
+				roles.add(new RoleDescriptor(role, true, true, context.instanceId(), context.since(),
+						context.fencingToken(), context.remainingLease().toMillis(), true));
 			}
 			else {
-				roles.add(followed(role));
+				roles.add(followed(role, contending));
 			}
 		}
 		return new LeadersDescriptor(roles);
 	}
 
-	private RoleDescriptor followed(String role) {
+	private RoleDescriptor followed(String role, boolean contending) {
 		try {
 			PublishedLeader leader = (this.directory != null) ? this.directory.find(role).orElse(null) : null;
 			if (leader != null) {
-				return new RoleDescriptor(role, false, leader.instanceId(), leader.since(), leader.fencingToken(), null,
-						true);
+				return new RoleDescriptor(role, contending, false, leader.instanceId(), leader.since(),
+						leader.fencingToken(), null, true);
 			}
-			return new RoleDescriptor(role, false, null, null, null, null,
+			return new RoleDescriptor(role, contending, false, null, null, null, null,
 					this.lockTemplate.isLocked(LeaderInitiator.LOCK_SCOPE, role));
 		}
 		catch (LockAccessException ex) {
-			return new RoleDescriptor(role, false, null, null, null, null, null);
+			return new RoleDescriptor(role, contending, false, null, null, null, null, null);
 		}
 	}
 
@@ -103,6 +110,8 @@ public class LeadersEndpoint {
 	 * One role.
 	 *
 	 * @param role the role
+	 * @param contending whether this instance contends for it; {@code false} for a role
+	 * it abstains from (disabled in its configuration)
 	 * @param leader whether this instance leads it
 	 * @param instance the leader's id, or {@code null} when nobody leads or the leader
 	 * has not published itself yet
@@ -113,8 +122,9 @@ public class LeadersEndpoint {
 	 * @param locked whether any instance holds the role's lock, or {@code null} when
 	 * Redis could not be reached
 	 */
-	public record RoleDescriptor(String role, boolean leader, @Nullable String instance, @Nullable Instant since,
-			@Nullable Long fencingToken, @Nullable Long remainingLeaseMillis, @Nullable Boolean locked) {
+	public record RoleDescriptor(String role, boolean contending, boolean leader, @Nullable String instance,
+			@Nullable Instant since, @Nullable Long fencingToken, @Nullable Long remainingLeaseMillis,
+			@Nullable Boolean locked) {
 
 	}
 
