@@ -492,13 +492,14 @@ public class DistributedLockProperties {
 
 		/**
 		 * Lease of a role's lock, renewed every third of it while this instance leads:
-		 * how long a leader that died keeps the role.
+		 * how long a leader that died keeps the role. Longer than 150ms.
 		 */
 		private Duration lease = Duration.ofSeconds(10);
 
 		/**
 		 * How long before the end of its lease, by the local clock, a leader whose
-		 * renewals did not get through gives leadership up. Less than half the lease.
+		 * renewals did not get through gives leadership up. More than 0, less than half
+		 * the lease, and at most two thirds of it less 100ms.
 		 */
 		private Duration revokeMargin = Duration.ofSeconds(2);
 
@@ -575,7 +576,8 @@ public class DistributedLockProperties {
 	public static class Role {
 
 		/**
-		 * Whether this instance contends for the role.
+		 * Whether this instance contends for the role; when not, its @LeaderOnly methods
+		 * are skipped here.
 		 */
 		private boolean enabled = true;
 

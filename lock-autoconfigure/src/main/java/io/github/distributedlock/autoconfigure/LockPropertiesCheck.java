@@ -95,7 +95,7 @@ final class LockPropertiesCheck {
 	}
 
 	/** Say a duration as a property is written: {@code 30s}, {@code 20ms}. */
-	private static String describe(Duration duration) {
+	static String describe(Duration duration) {
 		long millis = duration.toMillis();
 		return (millis % 1000 == 0) ? (millis / 1000) + "s" : millis + "ms";
 	}

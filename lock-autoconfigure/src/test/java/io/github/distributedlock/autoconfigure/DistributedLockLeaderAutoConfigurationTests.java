@@ -1,6 +1,7 @@
 package io.github.distributedlock.autoconfigure;
 
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -12,13 +13,16 @@ import io.github.distributedlock.autoconfigure.actuate.LeadersEndpoint.RoleDescr
 import io.github.distributedlock.leader.Candidate;
 import io.github.distributedlock.leader.DefaultCandidate;
 import io.github.distributedlock.leader.LeaderContext;
+import io.github.distributedlock.leader.LeaderDirectory;
 import io.github.distributedlock.leader.LeaderEvent;
 import io.github.distributedlock.leader.LeaderInitiator;
 import io.github.distributedlock.leader.LeaderOnly;
 import io.github.distributedlock.leader.Leadership;
 import io.github.distributedlock.leader.OnGrantedEvent;
 import io.github.distributedlock.leader.OnRevokedEvent;
+import io.github.distributedlock.leader.PublishedLeader;
 import io.github.distributedlock.leader.RevokeReason;
+import io.github.distributedlock.redis.RedisLeaderDirectory;
 import io.github.distributedlock.test.RedisServer;
 import io.github.distributedlock.test.RedisServerExtension;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -113,6 +117,20 @@ class DistributedLockLeaderAutoConfigurationTests {
 	}
 
 	@Test
+	void shouldSkipLeaderOnlyMethodsOfADisabledRole() {
+		this.contextRunner.withUserConfiguration(JobConfiguration.class)
+			.withPropertyValues("distributed-lock.leader.roles.job.enabled=false")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				Leadership leadership = context.getBean(Leadership.class);
+				assertThat(leadership.roles()).isEmpty();
+				assertThat(context.getBean(Job.class).run()).isEmpty();
+				assertThat(leadership.isLeader("job")).isFalse();
+				assertThat(leadership.context("job")).isEmpty();
+			});
+	}
+
+	@Test
 	void shouldFailStartupOnARevokeMarginOfHalfTheLease() {
 		this.contextRunner
 			.withPropertyValues("distributed-lock.leader.roles.outbox.lease=2s",
@@ -129,6 +147,26 @@ class DistributedLockLeaderAutoConfigurationTests {
 		Leadership own = Leadership.of(List.of());
 		this.contextRunner.withBean(Leadership.class, () -> own)
 			.run((context) -> assertThat(context).getBean(Leadership.class).isSameAs(own));
+	}
+
+	@Test
+	void shouldBackOffFromTheApplicationsLeaderDirectory() {
+		LeaderDirectory own = new LeaderDirectory() {
+
+			@Override
+			public void publish(LeaderContext term, Duration lease) {
+			}
+
+			@Override
+			public Optional<PublishedLeader> find(String role) {
+				return Optional.empty();
+			}
+
+		};
+		this.contextRunner.withBean(LeaderDirectory.class, () -> own)
+			.run((context) -> assertThat(context).getBean(LeaderDirectory.class).isSameAs(own));
+		this.contextRunner.run((context) -> assertThat(context).getBean(LeaderDirectory.class)
+			.isInstanceOf(RedisLeaderDirectory.class));
 	}
 
 	@Test
@@ -190,13 +228,29 @@ class DistributedLockLeaderAutoConfigurationTests {
 				LeaderContext term = leader.getBean(Leadership.class).context("shown").orElseThrow();
 				assertThat(leading.role()).isEqualTo("shown");
 				assertThat(leading.leader()).isTrue();
+				assertThat(leading.contending()).isTrue();
 				assertThat(leading.instance()).isEqualTo("this-one");
 				assertThat(leading.fencingToken()).isEqualTo(term.fencingToken());
 				assertThat(leading.since()).isEqualTo(term.since());
-				RoleDescriptor following = follower.getBean(LeadersEndpoint.class).leaders().roles().get(0);
+				assertThat(leading.remainingLeaseMillis()).isPositive().isLessThanOrEqualTo(1500);
+				// Published by the leader's directory thread right after the grant.
+				RoleDescriptor following = await().atMost(BLOCK)
+					.until(() -> follower.getBean(LeadersEndpoint.class).leaders().roles().get(0),
+							(role) -> role.instance() != null);
 				assertThat(following.leader()).isFalse();
-				assertThat(following.instance()).isNull();
+				assertThat(following.instance()).as("the leader's id, on a follower").isEqualTo("this-one");
+				assertThat(following.fencingToken()).isEqualTo(term.fencingToken());
+				assertThat(following.since()).isEqualTo(term.since().truncatedTo(ChronoUnit.MILLIS));
+				assertThat(following.remainingLeaseMillis()).isNull();
 				assertThat(following.locked()).isTrue();
+			});
+			// An instance that stays out of the election sees the leader too.
+			exposed.withPropertyValues("distributed-lock.leader.roles.shown.enabled=false").run((abstaining) -> {
+				List<RoleDescriptor> roles = abstaining.getBean(LeadersEndpoint.class).leaders().roles();
+				assertThat(roles).extracting(RoleDescriptor::role).containsExactly("shown");
+				assertThat(roles.get(0).contending()).isFalse();
+				assertThat(roles.get(0).leader()).isFalse();
+				assertThat(roles.get(0).instance()).isEqualTo("this-one");
 			});
 		});
 	}

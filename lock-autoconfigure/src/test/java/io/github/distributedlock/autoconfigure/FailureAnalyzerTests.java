@@ -5,12 +5,16 @@ import java.util.List;
 import io.github.distributedlock.DistributedLock;
 import io.github.distributedlock.DistributedLock.OnTimeout;
 import io.github.distributedlock.LockTemplate;
+import io.github.distributedlock.leader.Candidate;
+import io.github.distributedlock.leader.DefaultCandidate;
+import io.github.distributedlock.leader.LeaderOnly;
 import io.github.distributedlock.test.RedisServer;
 import io.github.distributedlock.test.RedisServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.annotation.ImportCandidates;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
@@ -137,6 +141,81 @@ class FailureAnalyzerTests {
 			.run((context) -> assertThat(context).as("the smallest limits").hasNotFailed());
 	}
 
+	@Test
+	void shouldNameTheLeaderOnlyMethodsOfARoleThatNoInstanceKnows(RedisServer server) {
+		leaderContextRunner(server).withBean(Relay.class)
+			.withPropertyValues("distributed-lock.leader.roles.outbox.enabled=true")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				FailureAnalysis analysis = new UnknownLeaderRoleFailureAnalyzer().analyze(context.getStartupFailure());
+				assertThat(analysis).isNotNull();
+				assertThat(analysis.getDescription()).contains("Relay.relay")
+					.contains("'outbx'")
+					.contains("Relay.drain")
+					.doesNotContain("Relay.publish");
+				assertThat(analysis.getAction()).contains("distributed-lock.leader.roles.outbx.enabled=true")
+					.contains("Candidate");
+			});
+		leaderContextRunner(server).withBean(Relay.class)
+			.withPropertyValues("distributed-lock.leader.roles.outbox.enabled=false",
+					"distributed-lock.leader.roles.outbx.enabled=false")
+			.run((context) -> assertThat(context).as("both roles known, neither contended for").hasNotFailed());
+	}
+
+	@Test
+	void shouldNameALeaderLeaseOrMarginThatCannotHoldATerm(RedisServer server) {
+		// 1 ms with no margin: granted 234 times in 3 s on one instance.
+		FailureAnalysis tooShort = leaderFailure(server, "distributed-lock.leader.lease=1ms",
+				"distributed-lock.leader.revoke-margin=0ms");
+		assertThat(tooShort.getDescription())
+			.startsWith("Invalid value '1ms' for configuration property 'distributed-lock.leader.lease'")
+			.contains("longer than 150ms");
+		FailureAnalysis noMargin = leaderFailure(server, "distributed-lock.leader.revoke-margin=0s");
+		assertThat(noMargin.getDescription())
+			.startsWith("Invalid value '0s' for configuration property 'distributed-lock.leader.revoke-margin'")
+			.contains("more than 0");
+		FailureAnalysis noRoom = leaderFailure(server, "distributed-lock.leader.roles.outbox.lease=300ms",
+				"distributed-lock.leader.roles.outbox.revoke-margin=120ms");
+		assertThat(noRoom.getDescription()).startsWith(
+				"Invalid value '120ms' for configuration property 'distributed-lock.leader.roles.outbox.revoke-margin'")
+			.contains("at most 100ms")
+			.contains("two thirds");
+	}
+
+	@Test
+	void shouldNameACandidateWithoutARole(RedisServer server) {
+		leaderContextRunner(server).withBean(Candidate.class, RolelessCandidate::new).run((context) -> {
+			assertThat(context).hasFailed();
+			FailureAnalysis analysis = new InvalidCandidateFailureAnalyzer().analyze(context.getStartupFailure());
+			assertThat(analysis).isNotNull();
+			assertThat(analysis.getDescription()).contains(RolelessCandidate.class.getName())
+				.contains("'node-1'")
+				.contains("getRole() returned null");
+			assertThat(analysis.getAction()).contains("getRole()");
+		});
+	}
+
+	private static FailureAnalysis leaderFailure(RedisServer server, String... properties) {
+		Environment[] environment = new Environment[1];
+		FailureAnalysis[] found = new FailureAnalysis[1];
+		leaderContextRunner(server).withPropertyValues("distributed-lock.leader.roles.outbox.enabled=true")
+			.withPropertyValues(properties)
+			.withInitializer((context) -> environment[0] = context.getEnvironment())
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				FailureAnalysis analysis = new InvalidLockPropertyFailureAnalyzer(environment[0])
+					.analyze(context.getStartupFailure());
+				assertThat(analysis).isNotNull();
+				found[0] = analysis;
+			});
+		return found[0];
+	}
+
+	private static ApplicationContextRunner leaderContextRunner(RedisServer server) {
+		return TestRedis.contextRunner(server)
+			.withConfiguration(AutoConfigurations.of(DistributedLockLeaderAutoConfiguration.class));
+	}
+
 	private static FailureAnalysis cohortFailure(RedisServer server, String property) {
 		return startupFailure(server, "distributed-lock.cohorts.enabled=true", property);
 	}
@@ -187,7 +266,9 @@ class FailureAnalyzerTests {
 			.hasAtLeastOneElementOfType(EvictingRedisFailureAnalyzer.class)
 			.hasAtLeastOneElementOfType(InvalidLockPropertyFailureAnalyzer.class)
 			.hasAtLeastOneElementOfType(KeyspaceNotificationsFailureAnalyzer.class)
-			.hasAtLeastOneElementOfType(RedisUnreachableFailureAnalyzer.class);
+			.hasAtLeastOneElementOfType(RedisUnreachableFailureAnalyzer.class)
+			.hasAtLeastOneElementOfType(UnknownLeaderRoleFailureAnalyzer.class)
+			.hasAtLeastOneElementOfType(InvalidCandidateFailureAnalyzer.class);
 		assertThat(ImportCandidates.load(AutoConfiguration.class, getClass().getClassLoader()).getCandidates())
 			.contains(DistributedLockAutoConfiguration.class.getName(),
 					DistributedLockAspectAutoConfiguration.class.getName(),
@@ -198,6 +279,35 @@ class FailureAnalyzerTests {
 	static class TemplateUser {
 
 		TemplateUser(LockTemplate locks) {
+		}
+
+	}
+
+	static class RolelessCandidate extends DefaultCandidate {
+
+		RolelessCandidate() {
+			super("node-1", "unused");
+		}
+
+		@Override
+		public String getRole() {
+			return null;
+		}
+
+	}
+
+	static class Relay {
+
+		@LeaderOnly("outbox")
+		public void publish() {
+		}
+
+		@LeaderOnly("outbx")
+		public void relay() {
+		}
+
+		@LeaderOnly("outbx")
+		public void drain() {
 		}
 
 	}

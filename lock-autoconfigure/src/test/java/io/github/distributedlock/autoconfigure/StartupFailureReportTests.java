@@ -1,5 +1,6 @@
 package io.github.distributedlock.autoconfigure;
 
+import io.github.distributedlock.leader.LeaderOnly;
 import io.github.distributedlock.test.RedisServer;
 import io.github.distributedlock.test.RedisServerExtension;
 import org.junit.jupiter.api.Test;
@@ -12,6 +13,7 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
@@ -43,8 +45,20 @@ class StartupFailureReportTests {
 			.contains("distributed-lock.keyspace-events.configure=true");
 	}
 
+	@Test
+	void shouldNameTheMethodAndRoleOfALeaderOnlyMethodThatNoInstanceKnows(RedisServer server, CapturedOutput output) {
+		assertThatException().isThrownBy(() -> run(LeaderConfig.class, server, "--spring.main.banner-mode=off"));
+		assertThat(output).contains("APPLICATION FAILED TO START")
+			.contains("- role 'outbox': Relay.relay")
+			.contains("distributed-lock.leader.roles.outbox.enabled=true");
+	}
+
 	private static void run(RedisServer server, String setting) {
-		SpringApplication application = new SpringApplication(Config.class);
+		run(Config.class, server, setting);
+	}
+
+	private static void run(Class<?> config, RedisServer server, String setting) {
+		SpringApplication application = new SpringApplication(config);
 		application.setWebApplicationType(WebApplicationType.NONE);
 		application
 			.run("--spring.data.redis.host=" + server.host(), "--spring.data.redis.port=" + server.port(),
@@ -55,6 +69,22 @@ class StartupFailureReportTests {
 	@Configuration(proxyBeanMethods = false)
 	@ImportAutoConfiguration({ DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class })
 	static class Config {
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ImportAutoConfiguration({ DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class,
+			DistributedLockLeaderAutoConfiguration.class })
+	@Import(Relay.class)
+	static class LeaderConfig {
+
+	}
+
+	static class Relay {
+
+		@LeaderOnly("outbox")
+		public void relay() {
+		}
 
 	}
 

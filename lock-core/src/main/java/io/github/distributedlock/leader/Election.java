@@ -38,6 +38,8 @@ final class Election {
 
 	private volatile @Nullable ApplicationEventPublisher publisher;
 
+	private volatile @Nullable LeaderDirectory directory;
+
 	// Guarded by monitor.
 	private boolean running;
 
@@ -64,6 +66,10 @@ final class Election {
 
 	void publishTo(ApplicationEventPublisher publisher) {
 		this.publisher = publisher;
+	}
+
+	void publishTo(@Nullable LeaderDirectory directory) {
+		this.directory = directory;
 	}
 
 	@Nullable LeaderTerm currentTerm() {
@@ -180,6 +186,7 @@ final class Election {
 		}
 		logger.info("Leader role '" + role() + "': " + this.candidate.getId() + " leads, fencing token "
 				+ current.fencingToken());
+		announce(current);
 		callback(() -> this.candidate.onGranted(current), "onGranted");
 		publish(new OnGrantedEvent(this.eventSource, current));
 		RevokeReason reason = current.awaitEnd();
@@ -216,6 +223,21 @@ final class Election {
 			if (interrupted) {
 				Thread.currentThread().interrupt();
 			}
+		}
+	}
+
+	private void announce(LeaderTerm current) {
+		LeaderDirectory target = this.directory;
+		if (target == null) {
+			return;
+		}
+		try {
+			// Returns at once: the writes run on the directory's thread, never on this
+			// one.
+			target.publish(current, this.timings.lease());
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Leader role '" + role() + "': publishing the leader failed", ex);
 		}
 	}
 

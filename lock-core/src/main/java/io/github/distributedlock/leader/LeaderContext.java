@@ -40,10 +40,11 @@ public interface LeaderContext {
 	Instant since();
 
 	/**
-	 * Return whether this term still holds: not revoked, and, by the local clock, more
-	 * than the revoke margin left of its lease. Sends no Redis command, so it turns false
-	 * on time even while Redis cannot be reached, and at once when a paused process
-	 * resumes past its lease.
+	 * Return whether this term still holds: not revoked, its lock not found lost, and, by
+	 * the local clock, more than the revoke margin left of its lease. Sends no Redis
+	 * command, so it turns false on time even while Redis cannot be reached, at once when
+	 * a paused process resumes past its lease, and as soon as the watchdog finds the lock
+	 * gone or taken, before the election thread revokes the term.
 	 * @return whether this instance still leads in this term
 	 */
 	boolean isLeader();

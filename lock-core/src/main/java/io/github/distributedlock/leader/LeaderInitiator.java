@@ -67,14 +67,46 @@ public final class LeaderInitiator implements SmartLifecycle, ApplicationEventPu
 	 */
 	public LeaderInitiator(LockTemplate lockTemplate, Candidate candidate, LeaderTimings timings) {
 		Objects.requireNonNull(lockTemplate, "lockTemplate must not be null");
-		this.candidate = Objects.requireNonNull(candidate, "candidate must not be null");
+		this.candidate = requireValid(candidate);
 		this.timings = Objects.requireNonNull(timings, "timings must not be null");
 		this.election = new Election(lockTemplate, candidate, timings, this);
+	}
+
+	/**
+	 * Check that a candidate can contend: its role and id are neither null nor blank. The
+	 * constructor checks it too.
+	 * @param candidate the candidate
+	 * @return the candidate
+	 * @throws InvalidCandidateException if it cannot contend
+	 */
+	public static Candidate requireValid(Candidate candidate) {
+		Objects.requireNonNull(candidate, "candidate must not be null");
+		requireText(candidate, candidate.getRole(), "getRole()");
+		requireText(candidate, candidate.getId(), "getId()");
+		return candidate;
+	}
+
+	private static void requireText(Candidate candidate, @Nullable String value, String method) {
+		if (value == null) {
+			throw new InvalidCandidateException(candidate, method + " returned null");
+		}
+		if (value.isBlank()) {
+			throw new InvalidCandidateException(candidate, method + " returned a blank string");
+		}
 	}
 
 	@Override
 	public void setApplicationEventPublisher(ApplicationEventPublisher publisher) {
 		this.election.publishTo(publisher);
+	}
+
+	/**
+	 * Set where each granted term publishes who leads, for the other instances to read;
+	 * none by default.
+	 * @param directory the directory, or {@code null} for none
+	 */
+	public void setLeaderDirectory(@Nullable LeaderDirectory directory) {
+		this.election.publishTo(directory);
 	}
 
 	/**

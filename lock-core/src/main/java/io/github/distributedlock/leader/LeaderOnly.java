@@ -21,8 +21,11 @@ import org.springframework.core.annotation.AliasFor;
  * </pre> A skipped call returns {@code null}, or an empty {@code Optional}; methods
  * returning a primitive other than {@code void} are refused when their bean is proxied.
  * Inside, {@link LeaderContext#current()} is the term the call runs in. The role must
- * have a {@link LeaderInitiator}; a call for a role without one throws
- * {@link IllegalArgumentException}.
+ * have a {@link LeaderInitiator}, or be one this instance abstains from (with Boot,
+ * {@code distributed-lock.leader.roles.<role>.enabled=false}), whose calls are always
+ * skipped. A role of neither kind fails the startup with
+ * {@link UnknownLeaderRoleException} (see {@link LeaderOnlyAdvisor}), and a call for it
+ * on a bean created later throws {@link IllegalArgumentException}.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)

@@ -23,18 +23,20 @@ final class LeaderOnlyInterceptor implements MethodInterceptor {
 
 	private static final Log logger = LogFactory.getLog(LeaderOnlyInterceptor.class);
 
-	private final InitiatorLeadership initiators;
+	private final InitiatorLeadership leadership;
 
 	private final Map<Method, Target> targets = new ConcurrentHashMap<>();
 
-	LeaderOnlyInterceptor(InitiatorLeadership initiators) {
-		this.initiators = initiators;
+	LeaderOnlyInterceptor(InitiatorLeadership leadership) {
+		this.leadership = leadership;
 	}
 
 	@Override
 	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
 		Target target = this.targets.computeIfAbsent(invocation.getMethod(), (method) -> target(invocation));
-		LeaderTerm term = this.initiators.initiator(target.role()).currentTerm();
+		// No initiator: a role this instance abstains from, skipped like one it follows.
+		LeaderInitiator initiator = this.leadership.initiator(target.role());
+		LeaderTerm term = (initiator != null) ? initiator.currentTerm() : null;
 		LeaderSection section = (term != null) ? term.enter(target.policy()) : null;
 		if (section == null) {
 			if (logger.isTraceEnabled()) {
@@ -73,7 +75,7 @@ final class LeaderOnlyInterceptor implements MethodInterceptor {
 		}
 	}
 
-	private static String describe(Method method) {
+	static String describe(Method method) {
 		return method.getDeclaringClass().getSimpleName() + "." + method.getName();
 	}
 

@@ -36,7 +36,9 @@ final class LeaderTerm implements LeaderContext {
 	// Guarded by this.
 	private @Nullable RevokeReason requested;
 
-	private boolean lost;
+	// Read without the lock: a loss the watchdog found ends the term for isLeader() at
+	// once, before the election thread revokes it.
+	private volatile boolean lost;
 
 	private volatile boolean revoked;
 
@@ -70,7 +72,7 @@ final class LeaderTerm implements LeaderContext {
 
 	@Override
 	public boolean isLeader() {
-		return !this.revoked && leaseLeftBeyondMargin() > 0;
+		return !this.revoked && !this.lost && leaseLeftBeyondMargin() > 0;
 	}
 
 	@Override

@@ -187,6 +187,14 @@ public final class RedisLockTemplate implements LockOperations {
 		return held != null && LockOwners.digest(owner).equals(held.get(0));
 	}
 
+	LockKeys keys() {
+		return this.keys;
+	}
+
+	LockCommands commands() {
+		return this.commands;
+	}
+
 	/**
 	 * Return the defaults applied to requests.
 	 * @return the defaults

@@ -6,19 +6,27 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 
 import io.github.distributedlock.LeaseLossPolicy;
+import io.github.distributedlock.LockContext;
 import io.github.distributedlock.LockDefaults;
+import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockName;
+import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.LockTemplate;
 import io.github.distributedlock.redis.RedisConnections;
 import io.github.distributedlock.redis.RedisLockTemplate;
+import io.github.distributedlock.redis.blocking.RedisLockHandle;
 import io.github.distributedlock.test.ManagedRedisServer;
 import io.github.distributedlock.test.RedisServerExtension;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -182,6 +190,52 @@ class LeaderInitiatorTests {
 	}
 
 	@Test
+	void shouldStopLeadingAsSoonAsTheLossIsKnownBeforeTheElectionThreadRuns() throws Exception {
+		stopsLeadingOnceTheLossIsKnown(Function.identity());
+	}
+
+	@Test
+	void shouldStopLeadingOnceTheLossIsKnownWhateverLeaseTheHandleStillCounts() throws Exception {
+		// A handle may go on counting its lease by the clock after a loss: LockContext
+		// promises zero only once the lease has run out.
+		stopsLeadingOnceTheLossIsKnown(ClockLeaseTemplate::new);
+	}
+
+	/**
+	 * Force-release the leader's lock while its election thread is held in
+	 * {@code onGranted}, so that only the loss itself, found by the watchdog, can end the
+	 * term in time.
+	 */
+	private void stopsLeadingOnceTheLossIsKnown(Function<LockTemplate, LockTemplate> wrap) throws Exception {
+		CountDownLatch unblock = new CountDownLatch(1);
+		Instance only = start("a", new BlockingCandidate("a", "forced", unblock), wrap);
+		try {
+			LeaderTerm term = await().atMost(BLOCK).until(only.initiator()::currentTerm, (found) -> found != null);
+			Jobs proxy = jobs(only, new Jobs());
+			assertThat(term.isLeader()).isTrue();
+			assertThat(proxy.forcedToken()).contains(term.fencingToken());
+			assertThat(only.template().forceRelease(LockName.of(LeaderInitiator.LOCK_SCOPE, "forced"))).isTrue();
+			// Found by the watchdog's next renewal, a third of a lease later.
+			lossKnown(term.handle()).toCompletableFuture().get(BLOCK.toMillis(), TimeUnit.MILLISECONDS);
+			assertThat(term.isLeader()).as("isLeader() once the loss is known").isFalse();
+			assertThat(only.initiator().isLeader()).isFalse();
+			assertThat(proxy.forcedToken()).as("a @LeaderOnly call once the loss is known").isEmpty();
+		}
+		finally {
+			unblock.countDown();
+		}
+	}
+
+	/**
+	 * Return a stage that completes once the loss of the hold is known to all: the stock
+	 * handle zeroes its lease before it completes {@code whenLost()}; a
+	 * {@link ClockLeaseHandle} tells once every dependent of its {@code whenLost()} ran.
+	 */
+	private static CompletionStage<Void> lossKnown(LockHandle handle) {
+		return (handle instanceof ClockLeaseHandle clock) ? clock.told : handle.whenLost();
+	}
+
+	@Test
 	void shouldKeepTheLockUntilLeaderOnlyMethodsEndWhenYielding() throws Exception {
 		Instance a = start("a", "drain");
 		await().atMost(BLOCK).until(a.initiator()::isLeader);
@@ -214,6 +268,30 @@ class LeaderInitiatorTests {
 	}
 
 	@Test
+	void shouldRefuseACandidateWithoutARole() {
+		// It would hold the keyless lock 'leader', which every such candidate shares.
+		Candidate roleless = new DefaultCandidate("a", "unused") {
+
+			@Override
+			public String getRole() {
+				return null;
+			}
+
+		};
+		LettuceConnectionFactory factory = RedisConnections.standalone(redis.server());
+		RedisLockTemplate template = RedisLockTemplate.builder(factory).build();
+		try {
+			assertThatExceptionOfType(IllegalArgumentException.class)
+				.isThrownBy(() -> new LeaderInitiator(template, roleless, TIMINGS))
+				.withMessageContaining("getRole()");
+		}
+		finally {
+			template.close();
+			factory.destroy();
+		}
+	}
+
+	@Test
 	void shouldRefuseCallsForARoleWithoutInitiator() {
 		Jobs jobs = proxy(new Jobs(), List.of());
 		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(jobs::token)
@@ -221,11 +299,15 @@ class LeaderInitiatorTests {
 	}
 
 	private Instance start(String id, String role) {
+		return start(id, new DefaultCandidate(id, role), Function.identity());
+	}
+
+	private Instance start(String id, Candidate candidate, Function<LockTemplate, LockTemplate> wrap) {
 		LettuceConnectionFactory factory = RedisConnections.standalone(redis.server());
 		RedisLockTemplate template = RedisLockTemplate.builder(factory)
 			.defaults(LockDefaults.STANDARD.withLease(LEASE))
 			.build();
-		LeaderInitiator initiator = new LeaderInitiator(template, new DefaultCandidate(id, role), TIMINGS);
+		LeaderInitiator initiator = new LeaderInitiator(wrap.apply(template), candidate, TIMINGS);
 		initiator.setApplicationEventPublisher((event) -> record((LeaderEvent) event));
 		Instance instance = new Instance(id, factory, template, initiator);
 		this.instances.add(instance);
@@ -340,6 +422,11 @@ class LeaderInitiatorTests {
 			}
 		}
 
+		@LeaderOnly("forced")
+		public Optional<Long> forcedToken() {
+			return Optional.of(LeaderContext.current().fencingToken());
+		}
+
 		@LeaderOnly("drain")
 		public Optional<Long> drainToken() {
 			return Optional.of(LeaderContext.current().fencingToken());
@@ -355,6 +442,139 @@ class LeaderInitiatorTests {
 				throw new IllegalStateException(ex);
 			}
 			return System.nanoTime();
+		}
+
+	}
+
+	/**
+	 * A candidate whose grant callback holds the election thread until told to return.
+	 */
+	static class BlockingCandidate extends DefaultCandidate {
+
+		private final CountDownLatch unblock;
+
+		BlockingCandidate(String id, String role, CountDownLatch unblock) {
+			super(id, role);
+			this.unblock = unblock;
+		}
+
+		@Override
+		public void onGranted(LeaderContext context) {
+			try {
+				this.unblock.await();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+
+	}
+
+	/**
+	 * A template whose handles count their lease by the local clock alone, from the last
+	 * renewal, as {@link LockContext#remainingLease()} allows: a lost hold's lease is not
+	 * zeroed.
+	 */
+	record ClockLeaseTemplate(LockTemplate delegate) implements LockTemplate {
+
+		@Override
+		public LockHandle acquire(LockRequest request) {
+			return new ClockLeaseHandle((RedisLockHandle) this.delegate.acquire(request));
+		}
+
+		@Override
+		public Optional<LockHandle> tryAcquire(LockRequest request) {
+			return this.delegate.tryAcquire(request).map((handle) -> new ClockLeaseHandle((RedisLockHandle) handle));
+		}
+
+		@Override
+		public LockHandle acquireAll(List<LockRequest> requests) {
+			throw new UnsupportedOperationException();
+		}
+
+		@Override
+		public Optional<LockHandle> findHeld(LockName name, String owner) {
+			return this.delegate.findHeld(name, owner);
+		}
+
+		@Override
+		public boolean isLocked(String scope, @Nullable String key) {
+			return this.delegate.isLocked(scope, key);
+		}
+
+		@Override
+		public boolean isHeldByCurrentThread(String scope, @Nullable String key) {
+			return this.delegate.isHeldByCurrentThread(scope, key);
+		}
+
+	}
+
+	static final class ClockLeaseHandle implements LockHandle {
+
+		private final RedisLockHandle delegate;
+
+		private final CompletableFuture<Void> lost = new CompletableFuture<>();
+
+		final CompletableFuture<Void> told = new CompletableFuture<>();
+
+		ClockLeaseHandle(RedisLockHandle delegate) {
+			this.delegate = delegate;
+			delegate.whenLost().thenRun(() -> {
+				// Runs the dependents, the term's among them, before it returns.
+				this.lost.complete(null);
+				this.told.complete(null);
+			});
+		}
+
+		@Override
+		public Duration remainingLease() {
+			long left = this.delegate.hold().leaseEndNanos() - System.nanoTime();
+			return Duration.ofNanos(Math.max(0, left));
+		}
+
+		@Override
+		public LockName name() {
+			return this.delegate.name();
+		}
+
+		@Override
+		public long fencingToken() {
+			return this.delegate.fencingToken();
+		}
+
+		@Override
+		public boolean waited() {
+			return this.delegate.waited();
+		}
+
+		@Override
+		public Duration waitedFor() {
+			return this.delegate.waitedFor();
+		}
+
+		@Override
+		public int attempts() {
+			return this.delegate.attempts();
+		}
+
+		@Override
+		public boolean isHeld() {
+			return this.delegate.isHeld();
+		}
+
+		@Override
+		public void extend(Duration lease) {
+			this.delegate.extend(lease);
+		}
+
+		@Override
+		public CompletionStage<Void> whenLost() {
+			return this.lost.minimalCompletionStage();
+		}
+
+		@Override
+		public void close() {
+			this.delegate.close();
 		}
 
 	}

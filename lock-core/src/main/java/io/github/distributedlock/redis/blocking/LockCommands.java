@@ -101,6 +101,23 @@ public final class LockCommands {
 		return result != null && result == 1;
 	}
 
+	/**
+	 * Set a plain value that expires, in one command.
+	 */
+	public void write(LockName name, String key, String value, Duration expiry) {
+		translated(name, "publish", () -> {
+			this.redis.opsForValue().set(key, value, expiry);
+			return null;
+		});
+	}
+
+	/**
+	 * Return a plain value, or {@code null} if there is none.
+	 */
+	public @Nullable String read(LockName name, String key) {
+		return translated(name, "check", () -> this.redis.opsForValue().get(key));
+	}
+
 	public boolean exists(LockName name, String lockKey) {
 		return translated(name, "check", () -> Boolean.TRUE.equals(this.redis.hasKey(lockKey)));
 	}

@@ -10,15 +10,16 @@ import io.github.distributedlock.LockName;
  * &lt;prefix&gt;:{&lt;slot tag&gt;}:fence         the fencing counter of every lock in the slot
  * </pre> and, for the kinds and features that use them, {@code :readers},
  * {@code :readholds}, {@code :intent}, {@code :requests}, {@code :queue},
- * {@code :queue:heartbeats} and {@code :permits} (with its own {@code :permits:released}
- * channel). The fencing counter is one per slot, not per lock, so locks leave at most
- * 16,384 counters behind however many names are locked; its tag is the slot's
- * ({@link HashSlots#tag(int)}), so a script may touch lock and counter on a Cluster.
- * Tokens still increase strictly per lock: the counter only grows, and when it is lost
- * the clock takes over ({@code next_token} in {@code lib.lua}). Scope and key are
- * percent-encoded for {@code %}, <code>{</code>, <code>}</code> and {@code :}, so no user
- * text can end the hash tag early (which would move the lock to another slot) or make
- * {@code a:b} + {@code c} collide with {@code a} + {@code b:c}.
+ * {@code :queue:heartbeats}, {@code :permits} (with its own {@code :permits:released}
+ * channel) and, for a leader role's lock, {@code :leader}. The fencing counter is one per
+ * slot, not per lock, so locks leave at most 16,384 counters behind however many names
+ * are locked; its tag is the slot's ({@link HashSlots#tag(int)}), so a script may touch
+ * lock and counter on a Cluster. Tokens still increase strictly per lock: the counter
+ * only grows, and when it is lost the clock takes over ({@code next_token} in
+ * {@code lib.lua}). Scope and key are percent-encoded for {@code %}, <code>{</code>,
+ * <code>}</code> and {@code :}, so no user text can end the hash tag early (which would
+ * move the lock to another slot) or make {@code a:b} + {@code c} collide with {@code a} +
+ * {@code b:c}.
  */
 public final class LockKeys {
 
@@ -96,6 +97,14 @@ public final class LockKeys {
 	/** Return the key of a semaphore's permits, a sorted set scored by lease end. */
 	public static String permits(String lockKey) {
 		return lockKey + ":permits";
+	}
+
+	/**
+	 * Return the key where a leader role's leader publishes its instance and term, beside
+	 * the role's lock.
+	 */
+	public static String leader(String lockKey) {
+		return lockKey + ":leader";
 	}
 
 	String keyspaceChannel(String lockKey) {
