@@ -68,13 +68,24 @@ final class ResendBench implements AutoCloseable {
 
 	static ResendBench start() throws IOException {
 		RedisProcess redis = RedisServers.launch();
-		// An FCALL or EVALSHA that Redis does not know fails on both runs, and the engine
-		// then runs the script once: load them all, so that every one runs.
-		redis.command("FUNCTION", "LOAD", "REPLACE", ProtocolTimings.functionLibrary());
-		for (String script : ProtocolTimings.scriptTexts()) {
-			redis.command("SCRIPT", "LOAD", script);
+		ChaosProxy proxy = null;
+		try {
+			// An FCALL or EVALSHA that Redis does not know fails on both runs, and the
+			// engine then runs the script once: load them all, so that every one runs.
+			redis.command("FUNCTION", "LOAD", "REPLACE", ProtocolTimings.functionLibrary());
+			for (String script : ProtocolTimings.scriptTexts()) {
+				redis.command("SCRIPT", "LOAD", script);
+			}
+			proxy = ChaosProxy.start(redis.port());
+			return new ResendBench(redis, proxy, CommandRuns.start(redis));
 		}
-		return new ResendBench(redis, ChaosProxy.start(redis.port()), CommandRuns.start(redis));
+		catch (IOException | RuntimeException ex) {
+			if (proxy != null) {
+				proxy.close();
+			}
+			redis.close();
+			throw ex;
+		}
 	}
 
 	/**

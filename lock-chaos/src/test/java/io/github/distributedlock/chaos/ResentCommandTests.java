@@ -91,9 +91,16 @@ class ResentCommandTests {
 
 	@AfterAll
 	void stopRedis() {
-		this.monitor.close();
-		this.proxy.close();
-		this.redis.close();
+		// Each is null where starting the ones before it failed.
+		if (this.monitor != null) {
+			this.monitor.close();
+		}
+		if (this.proxy != null) {
+			this.proxy.close();
+		}
+		if (this.redis != null) {
+			this.redis.close();
+		}
 	}
 
 	@BeforeEach
