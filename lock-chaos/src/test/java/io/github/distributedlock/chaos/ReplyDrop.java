@@ -8,6 +8,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import io.github.distributedlock.redis.ProtocolTimings;
+import io.github.distributedlock.test.RedisServer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -89,6 +90,21 @@ final class ReplyDrop {
 				NOTHING, NOTHING, Duration.ZERO, false, false);
 		return new ReplyDrop("FCALL", (script != null) ? ProtocolTimings.functionName(script) : null, evalSha, NOTHING,
 				NOTHING, Duration.ZERO, false, false);
+	}
+
+	/**
+	 * Return this fault, hitting only a command that the server runs: where it has no
+	 * Functions (Redis 6.2), an {@link #onScript} fault hits the {@code EVALSHA} alone,
+	 * as each template's first {@code FCALL} is refused there without running.
+	 * @param redis the server behind the proxy
+	 * @return a fault not armed yet
+	 */
+	ReplyDrop runnableOn(RedisServer redis) {
+		if (this.or == null || !this.command.equals("FCALL") || redis.hasFunctions()) {
+			return this;
+		}
+		return new ReplyDrop(this.or.command, this.or.argument, null, this.beforeForwarding, this.afterRunning,
+				this.hold, this.delivers);
 	}
 
 	/**

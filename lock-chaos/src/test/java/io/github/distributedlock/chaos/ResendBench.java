@@ -19,6 +19,7 @@ import io.github.distributedlock.redis.ProtocolTimings;
 import io.github.distributedlock.redis.RedisLockTemplate;
 import io.github.distributedlock.redis.RedisLockTemplateBuilder;
 import io.github.distributedlock.test.RedisProcess;
+import io.github.distributedlock.test.RedisServer;
 import io.github.distributedlock.test.RedisServers;
 import org.jspecify.annotations.Nullable;
 
@@ -68,13 +69,35 @@ final class ResendBench implements AutoCloseable {
 
 	static ResendBench start() throws IOException {
 		RedisProcess redis = RedisServers.launch();
-		// An FCALL or EVALSHA that Redis does not know fails on both runs, and the engine
-		// then runs the script once: load them all, so that every one runs.
-		redis.command("FUNCTION", "LOAD", "REPLACE", ProtocolTimings.functionLibrary());
+		ChaosProxy proxy = null;
+		try {
+			loadEveryScript(redis);
+			proxy = ChaosProxy.start(redis.port());
+			return new ResendBench(redis, proxy, CommandRuns.start(redis));
+		}
+		catch (IOException | RuntimeException ex) {
+			if (proxy != null) {
+				proxy.close();
+			}
+			redis.close();
+			throw ex;
+		}
+	}
+
+	/**
+	 * Load every script of the engine, and their library of functions where Redis has
+	 * Functions: an {@code FCALL} or {@code EVALSHA} that Redis does not know fails on
+	 * both runs, and the engine then runs the script once. Without Functions (Redis 6.2)
+	 * the engine sends {@code EVALSHA}, which faults hit there
+	 * ({@link ReplyDrop#runnableOn}).
+	 */
+	static void loadEveryScript(RedisServer redis) {
+		if (redis.hasFunctions()) {
+			redis.command("FUNCTION", "LOAD", "REPLACE", ProtocolTimings.functionLibrary());
+		}
 		for (String script : ProtocolTimings.scriptTexts()) {
 			redis.command("SCRIPT", "LOAD", script);
 		}
-		return new ResendBench(redis, ChaosProxy.start(redis.port()), CommandRuns.start(redis));
 	}
 
 	/**
@@ -118,11 +141,13 @@ final class ResendBench implements AutoCloseable {
 	}
 
 	/**
-	 * Arm a fault, counting Redis's runs from now on.
+	 * Arm a fault on what this Redis runs ({@link ReplyDrop#runnableOn}), counting its
+	 * runs from now on.
+	 * @return the fault armed, to wait for
 	 */
 	ReplyDrop arm(ReplyDrop drop) throws InterruptedException {
 		this.monitor.mark();
-		return this.proxy.arm(drop);
+		return this.proxy.arm(drop.runnableOn(this.redis));
 	}
 
 	/**

@@ -63,7 +63,10 @@ class ResentCohortReleaseTests {
 
 	@AfterAll
 	void stopRedis() {
-		this.bench.close();
+		// Null where starting it failed.
+		if (this.bench != null) {
+			this.bench.close();
+		}
 	}
 
 	@BeforeEach

@@ -79,21 +79,23 @@ class ResentCommandTests {
 	@BeforeAll
 	void startRedis() throws IOException {
 		this.redis = RedisServers.launch();
-		// An FCALL or EVALSHA that Redis does not know fails on both runs, and the engine
-		// then runs the script once: load them all, so that every one runs.
-		this.redis.command("FUNCTION", "LOAD", "REPLACE", ProtocolTimings.functionLibrary());
-		for (String script : ProtocolTimings.scriptTexts()) {
-			this.redis.command("SCRIPT", "LOAD", script);
-		}
+		ResendBench.loadEveryScript(this.redis);
 		this.proxy = ChaosProxy.start(this.redis.port());
 		this.monitor = CommandRuns.start(this.redis);
 	}
 
 	@AfterAll
 	void stopRedis() {
-		this.monitor.close();
-		this.proxy.close();
-		this.redis.close();
+		// Each is null where starting the ones before it failed.
+		if (this.monitor != null) {
+			this.monitor.close();
+		}
+		if (this.proxy != null) {
+			this.proxy.close();
+		}
+		if (this.redis != null) {
+			this.redis.close();
+		}
 	}
 
 	@BeforeEach
@@ -281,7 +283,7 @@ class ResentCommandTests {
 		LockHandle held = this.holder.acquire(holding(Kind.EXCLUSIVE).lease(lease).autoRenew(true).build());
 		// The watchdog's first renewal, a third of a lease later, is the next script run.
 		this.monitor.mark();
-		ReplyDrop drop = this.proxy.arm(ReplyDrop.onScript(null));
+		ReplyDrop drop = this.proxy.arm(ReplyDrop.onScript(null).runnableOn(this.redis));
 		try {
 			assertThat(drop.awaitDropped(lease)).as("the proxy dropped the reply to the first renewal").isTrue();
 		}
@@ -307,7 +309,7 @@ class ResentCommandTests {
 	 */
 	private <T> T resent(Supplier<T> call) throws InterruptedException {
 		this.monitor.mark();
-		ReplyDrop drop = this.proxy.arm(ReplyDrop.onScript(null));
+		ReplyDrop drop = this.proxy.arm(ReplyDrop.onScript(null).runnableOn(this.redis));
 		T result;
 		try {
 			result = call.get();
@@ -327,7 +329,7 @@ class ResentCommandTests {
 	 */
 	private List<String> resentCommand(Runnable call) throws InterruptedException {
 		this.monitor.mark();
-		ReplyDrop drop = this.proxy.arm(ReplyDrop.onScript(null));
+		ReplyDrop drop = this.proxy.arm(ReplyDrop.onScript(null).runnableOn(this.redis));
 		try {
 			call.run();
 		}

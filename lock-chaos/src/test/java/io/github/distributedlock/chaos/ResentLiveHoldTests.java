@@ -61,7 +61,10 @@ class ResentLiveHoldTests {
 
 	@AfterAll
 	void stopRedis() {
-		this.bench.close();
+		// Null where starting it failed.
+		if (this.bench != null) {
+			this.bench.close();
+		}
 	}
 
 	@BeforeEach

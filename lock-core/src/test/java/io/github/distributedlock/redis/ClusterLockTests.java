@@ -11,6 +11,7 @@ import io.github.distributedlock.redis.core.HashSlots;
 import io.github.distributedlock.redis.script.LockFunctions;
 import io.github.distributedlock.test.RedisClusterTopology;
 import io.github.distributedlock.test.RedisProcess;
+import io.github.distributedlock.test.RedisServers;
 import io.github.distributedlock.test.RedisTopologyExtension;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -29,7 +30,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * What only a Redis Cluster shows, beyond the contract suite that
  * {@link LockContractOtherServersTests} runs on it: keyspace events refused clearly,
- * multi-locks over several slots, and the scripts' function library on every master.
+ * multi-locks over several slots, and the scripts' function library on every master
+ * (Redis 7.0 or later).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ClusterLockTests {
@@ -59,6 +61,7 @@ class ClusterLockTests {
 
 	@Test
 	void shouldLoadTheFunctionLibraryOnEveryMasterAndCallItThere() {
+		RedisServers.assumeAtLeast(7, "Loading the scripts' function library on every master");
 		RedisClusterTopology cluster = topology.topology();
 		for (RedisProcess master : cluster.masters()) {
 			master.command("FUNCTION", "FLUSH");

@@ -47,6 +47,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.fail;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -663,6 +664,13 @@ abstract class HandOffSafetyTests {
 	void shouldStopACohortsPassesOnceItsLineHeardAForceRelease() throws Exception {
 		String lockKey = lockKey("k");
 		RedisServer node = nodeFor(lockKey);
+		// The forced release must be one command queued before the stranger's. Without
+		// Functions (Redis 6.2) the first run of its script is an EVALSHA refused with
+		// NOSCRIPT, and its EVAL is sent after the pause, behind the stranger's attempt:
+		// force a hold out once first, so the node caches the script.
+		LockHandle warmUp = this.y.acquire(request("k").lease(Duration.ofSeconds(30)).build());
+		assertThat(this.other.forceRelease(LockName.of(this.scope, "k"))).as("warm-up force-released").isTrue();
+		assertThatExceptionOfType(LockLeaseLostException.class).isThrownBy(warmUp::close);
 		try (RedisLockTemplate cohorts = RedisLockTemplate.builder(factory())
 			.cohorts(16, Duration.ofSeconds(5))
 			.subscriptionLinger(Duration.ofMillis(200))

@@ -86,6 +86,33 @@ public interface RedisServer extends AutoCloseable {
 	}
 
 	/**
+	 * Return the Redis version the server reports ({@code redis_version} of
+	 * {@code INFO server}), such as {@code 6.2.11}. Valkey reports the Redis version it
+	 * is compatible with: {@code 7.2.4} for Valkey 8.0.
+	 * @return the version
+	 * @throws IllegalStateException if the reply has no version
+	 */
+	default String redisVersion() {
+		String version = InfoFields.parse(command("INFO", "server")).get("redis_version");
+		if (version == null || !version.matches("\\d+\\..*")) {
+			throw new IllegalStateException("INFO server of " + host() + ":" + port() + " gives no redis_version");
+		}
+		return version;
+	}
+
+	/**
+	 * Return whether the server has Redis Functions ({@code FUNCTION LOAD},
+	 * {@code FCALL}): Redis 7.0 or later, and Valkey. Without them the engine runs its
+	 * scripts with {@code EVALSHA}, as on the Redis 6.2 bundled for machines without
+	 * {@code redis-server}.
+	 * @return whether the server has Functions
+	 */
+	default boolean hasFunctions() {
+		String version = redisVersion();
+		return Integer.parseInt(version.substring(0, version.indexOf('.'))) >= 7;
+	}
+
+	/**
 	 * Delete every key in every database ({@code FLUSHALL}).
 	 */
 	default void flushAll() {

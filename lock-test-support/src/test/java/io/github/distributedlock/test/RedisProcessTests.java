@@ -119,6 +119,27 @@ class RedisProcessTests {
 	}
 
 	@Test
+	void shouldTellTheBundledRedis62HasNoFunctions() {
+		this.redis = RedisProcess.builder().binary(BundledRedis.redis62()).launch();
+		assertThat(this.redis.redisVersion()).startsWith("6.2.");
+		assertThat(this.redis.hasFunctions()).isFalse();
+		assertThatExceptionOfType(RedisCommandException.class).isThrownBy(() -> this.redis.command("FUNCTION", "LIST"));
+	}
+
+	@Test
+	void shouldTellWhetherTheLaunchedRedisHasFunctions() {
+		this.redis = RedisServers.launch();
+		boolean listsFunctions;
+		try {
+			listsFunctions = this.redis.command("FUNCTION", "LIST") instanceof List<?>;
+		}
+		catch (RedisCommandException ex) {
+			listsFunctions = false;
+		}
+		assertThat(this.redis.hasFunctions()).as("Redis %s", this.redis.redisVersion()).isEqualTo(listsFunctions);
+	}
+
+	@Test
 	void shouldAuthenticateWhenPasswordRequired() {
 		this.redis = RedisServers.launch("--requirepass", "s3cret");
 		assertThat(this.redis.uri()).isEqualTo("redis://:s3cret@127.0.0.1:" + this.redis.port());

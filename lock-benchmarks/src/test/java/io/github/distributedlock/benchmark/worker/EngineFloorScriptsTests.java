@@ -45,7 +45,8 @@ class EngineFloorScriptsTests {
 	private static final Duration WAIT = Duration.ofSeconds(20);
 
 	@RegisterExtension
-	static final RedisServerExtension redis = RedisServerExtension.dedicated();
+	static final RedisServerExtension redis = RedisServerExtension.dedicated()
+		.since(7, "The engine floor's library of functions (FUNCTION LOAD, FCALL)");
 
 	private static RedisClient client;
 
@@ -62,8 +63,13 @@ class EngineFloorScriptsTests {
 
 	@AfterAll
 	static void disconnect() {
-		connection.close();
-		client.shutdown();
+		// Null where connecting failed.
+		if (connection != null) {
+			connection.close();
+		}
+		if (client != null) {
+			client.shutdown();
+		}
 	}
 
 	@BeforeEach

@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.distributedlock.benchmark.Library;
 import io.github.distributedlock.benchmark.worker.LockClient.Hold;
 import io.github.distributedlock.test.RedisServerExtension;
+import io.github.distributedlock.test.RedisServers;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -19,7 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Checks against a real redis-server that both floors' client waits as the peers do:
  * woken by the release of the lock it waits for, from another client (another process) or
- * its own, not by the lease running out; and that a try neither waits nor files.
+ * its own, not by the lease running out; and that a try neither waits nor files. The
+ * engine floor's rows need Redis 7.0, for its library of functions.
  */
 class WaitingFloorClientTests {
 
@@ -124,6 +126,9 @@ class WaitingFloorClientTests {
 	}
 
 	private static WaitingFloorClient client(Library floor) {
+		if (floor == Library.ENGINE_FLOOR) {
+			RedisServers.assumeAtLeast(7, "The engine floor's library of functions (FUNCTION LOAD, FCALL)");
+		}
 		return (floor == Library.FENCED_FLOOR)
 				? WaitingFloorClient.fenced(redis.server().host(), redis.server().port(), false)
 				: WaitingFloorClient.engine(redis.server().host(), redis.server().port(), false);
