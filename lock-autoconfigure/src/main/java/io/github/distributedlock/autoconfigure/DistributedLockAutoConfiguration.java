@@ -46,6 +46,11 @@ public final class DistributedLockAutoConfiguration {
 	 */
 	public static final String LISTENER_CONTAINER_BEAN_NAME = "distributedLockListenerContainer";
 
+	@Bean
+	static LockPropertyNamesCheck lockPropertyNamesCheck() {
+		return new LockPropertyNamesCheck();
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnMissingBean(LockTemplate.class)
 	@ConditionalOnSingleCandidate(RedisConnectionFactory.class)

@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code distributed-lock.leader.*} properties, lists exactly the properties in the
  * generated configuration metadata, with the same defaults (a dash for a property without
  * one), so the two cannot drift apart. Rows whose description says they come from
- * {@code distributed-lock-test} are that module's (it has no metadata of its own): its
+ * {@code distributed-lock-test} are that module's, in that module's metadata: its
  * {@code ReadmeConfigurationTableTests} checks them. Removed properties, which the
  * metadata keeps with an error-level deprecation, are not in the table but named among
  * the README's removed properties.

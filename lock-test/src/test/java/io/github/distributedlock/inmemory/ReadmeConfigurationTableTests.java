@@ -17,10 +17,11 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The README's configuration table lists this module's property, which has no
- * configuration metadata (there is no properties class behind it), with the default it
- * really has. {@code lock-autoconfigure}'s {@code ReadmeConfigurationTableTests} checks
- * the other rows against the metadata.
+ * The README's configuration table lists this module's property, whose configuration
+ * metadata comes from {@code additional-spring-configuration-metadata.json} (there is no
+ * properties class behind it), with the default it really has.
+ * {@code lock-autoconfigure}'s {@code ReadmeConfigurationTableTests} checks the other
+ * rows against that module's metadata.
  */
 class ReadmeConfigurationTableTests {
 
