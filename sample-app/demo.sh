@@ -38,7 +38,8 @@ start() {
 	local port=$1
 	shift
 	java -Xmx256m -XX:TieredStopAtLevel=1 -jar "$jar" --server.port="$port" \
-		--spring.data.redis.port="$redis_port" --sample.report-cron='*/2 * * * * *' --sample.report-hold-at-least=1500ms "$@" >"$logs/$port.log" 2>&1 &
+		--spring.data.redis.port="$redis_port" --sample.report-cron='*/2 * * * * *' --sample.report-hold-at-least=1500ms \
+		--logging.level.io.github.distributedlock.sample.OutboxRelay=debug "$@" >"$logs/$port.log" 2>&1 &
 	pids+=($!)
 }
 await_up() {
