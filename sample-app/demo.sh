@@ -7,13 +7,21 @@
 # had one runner before and after the kill, 1 otherwise.
 #
 #   sample-app/demo.sh            deployments through @DistributedLock
-#   sample-app/demo.sh --unsafe   the same work without the lock: the check must fail
+#   sample-app/demo.sh --unsafe   the deployments without their lock: their check must fail;
+#                                 the report and the relay keep their locks, and their checks pass
 set -euo pipefail
 cd "$(dirname "$0")"
 
 endpoint=deploy
+unsafe=false
 if [ "${1:-}" = "--unsafe" ]; then
 	endpoint=deploy-unlocked
+	unsafe=true
+fi
+# What a check's OK line adds: with --unsafe only the deployments lose their lock.
+still_locked=""
+if [ "$unsafe" = true ]; then
+	still_locked=" (still locked with --unsafe)"
 fi
 redis_port=${DEMO_REDIS_PORT:-16379}
 ports=(${DEMO_PORTS:-18081 18082 18083})
@@ -38,7 +46,8 @@ start() {
 	local port=$1
 	shift
 	java -Xmx256m -XX:TieredStopAtLevel=1 -jar "$jar" --server.port="$port" \
-		--spring.data.redis.port="$redis_port" --sample.report-cron='*/2 * * * * *' --sample.report-hold-at-least=1500ms "$@" >"$logs/$port.log" 2>&1 &
+		--spring.data.redis.port="$redis_port" --sample.report-cron='*/2 * * * * *' --sample.report-hold-at-least=1500ms \
+		--logging.level.io.github.distributedlock.sample.OutboxRelay=debug "$@" >"$logs/$port.log" 2>&1 &
 	pids+=($!)
 }
 await_up() {
@@ -60,6 +69,11 @@ start "${ports[0]}" "${first_args[@]}"; await_up "${ports[0]}"
 start "${ports[1]}"; start "${ports[2]}"
 await_up "${ports[1]}"; await_up "${ports[2]}"
 echo "Three instances up on ports ${ports[*]}, sharing Redis on port $redis_port."
+if [ "$unsafe" = true ]; then
+	echo "--unsafe: the deployments run WITHOUT their lock (POST /servers/{id}/deploy-unlocked), so their"
+	echo "overlap check should fail. The scheduled report (@DistributedLock) and the outbox relay"
+	echo "(@LeaderOnly) keep their locks, so their checks should still pass."
+fi
 
 curl -sf -X DELETE "http://localhost:${ports[0]}/deployments" >/dev/null
 echo "Firing $requests concurrent deployments ($endpoint) at three servers through all instances..."
@@ -72,6 +86,9 @@ done
 for call in "${calls[@]}"; do wait "$call" || true; done
 
 report=$(curl -sf "http://localhost:${ports[0]}/deployments/report")
+if [ "$unsafe" = true ]; then
+	echo "Deployments, without their lock:"
+fi
 echo "$report"
 
 # The scheduled report fires on every instance every 2 s; each 2 s period must have run once.
@@ -91,7 +108,7 @@ if [ "$repeated" -gt 0 ]; then
 	echo "FAIL: $repeated report periods ran on more than one instance"
 	status=1
 else
-	echo "OK: every report period ran on one instance"
+	echo "OK: every report period ran on one instance$still_locked"
 fi
 
 # The outbox relay runs every 500 ms on the leader of its role only (@LeaderOnly).
@@ -111,7 +128,7 @@ if [ "${#runners[@]}" -ne 1 ]; then
 	exit 1
 fi
 leader=${runners[0]}
-echo "OK: the relay runs on one instance, port ${ports[leader]}; the leaders endpoint says:"
+echo "OK: the relay runs on one instance, port ${ports[leader]}$still_locked; the leaders endpoint says:"
 curl -sf "http://localhost:${ports[leader]}/actuator/leaders"; echo
 leads_before=()
 for i in 0 1 2; do leads_before[i]=$(grep -c "Leading outbox-relay" "$logs/${ports[i]}.log" || true); done
@@ -139,6 +156,9 @@ if [ "${#runners[@]}" -ne 1 ] || [ "${runners[0]}" -ne "$taken_over" ]; then
 	echo "FAIL: after the kill the relay ran on instances [${runners[*]}], not on port ${ports[taken_over]} alone"
 	status=1
 else
-	echo "OK: after the kill the relay runs on one instance, port ${ports[taken_over]}"
+	echo "OK: after the kill the relay runs on one instance, port ${ports[taken_over]}$still_locked"
+fi
+if [ "$unsafe" = true ]; then
+	echo "--unsafe unlocked the deployments only: their check above is the one that fails."
 fi
 exit $status

@@ -7,6 +7,8 @@ import io.github.distributedlock.LockTemplate;
 import io.github.distributedlock.WaitStrategy;
 import io.github.distributedlock.redis.RedisLockTemplate;
 import io.github.distributedlock.redis.RedisLockTemplateBuilder;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -40,11 +42,18 @@ import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 @EnableConfigurationProperties(DistributedLockProperties.class)
 public final class DistributedLockAutoConfiguration {
 
+	private static final Log logger = LogFactory.getLog(DistributedLockAutoConfiguration.class);
+
 	/**
 	 * The name of a {@link RedisMessageListenerContainer} bean for the lock template to
 	 * use instead of a container of its own.
 	 */
 	public static final String LISTENER_CONTAINER_BEAN_NAME = "distributedLockListenerContainer";
+
+	@Bean
+	static LockPropertyNamesCheck lockPropertyNamesCheck() {
+		return new LockPropertyNamesCheck();
+	}
 
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnMissingBean(LockTemplate.class)
@@ -82,7 +91,14 @@ public final class DistributedLockAutoConfiguration {
 				builder.listenerContainer(container);
 			}
 			listeners.orderedStream().forEach(builder::listener);
-			return builder.build();
+			RedisLockTemplate template = builder.build();
+			if (template.cohortStatistics().limits().isOn()) {
+				logger.info("Cohorts are on: a release passes a lock in memory to a waiter of this application, "
+						+ "up to " + properties.getCohorts().getMaxHolders() + " holders within "
+						+ properties.getCohorts().getMaxTime().toMillis() + "ms of the hold taken from Redis; waiters "
+						+ "of other processes wait for up to a cohort. Meters: distributed.lock.cohort.*");
+			}
+			return template;
 		}
 
 		@Bean

@@ -4,6 +4,9 @@ import io.github.distributedlock.LockOperations;
 import io.github.distributedlock.ReactiveLockOperations;
 import io.github.distributedlock.autoconfigure.actuate.DistributedLocksEndpoint;
 import io.github.distributedlock.autoconfigure.actuate.ForceReleaseDistributedLocksEndpoint;
+import io.github.distributedlock.redis.RedisLockTemplate;
+import io.github.distributedlock.redis.core.CohortStatistics;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -20,7 +23,8 @@ import org.springframework.context.annotation.Bean;
  * {@link EnableAutoConfiguration Auto-configuration} of the {@code distributedlocks}
  * actuator endpoint. Boot's exposure and access rules apply; the force-release operation
  * exists only with {@code distributed-lock.actuator.force-release-enabled=true}. The
- * endpoint lists the holds of the reactive template too, when there is one.
+ * endpoint lists the holds of the reactive template too, when there is one, and what the
+ * cohorts of the Redis lock template did.
  */
 @AutoConfiguration(after = { DistributedLockAutoConfiguration.class, DistributedLockReactiveAutoConfiguration.class })
 @ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class, LockOperations.class })
@@ -34,16 +38,25 @@ public final class DistributedLockEndpointAutoConfiguration {
 	@ConditionalOnBooleanProperty(name = "distributed-lock.actuator.force-release-enabled", havingValue = false,
 			matchIfMissing = true)
 	DistributedLocksEndpoint distributedLocksEndpoint(LockOperations lockOperations,
-			ObjectProvider<ReactiveLockOperations> reactiveLockOperations) {
-		return new DistributedLocksEndpoint(lockOperations, reactiveLockOperations.getIfUnique());
+			ObjectProvider<ReactiveLockOperations> reactiveLockOperations,
+			ObjectProvider<RedisLockTemplate> redisLockTemplate) {
+		return new DistributedLocksEndpoint(lockOperations, reactiveLockOperations.getIfUnique(),
+				cohorts(redisLockTemplate));
 	}
 
 	@Bean
 	@ConditionalOnMissingBean(DistributedLocksEndpoint.class)
 	@ConditionalOnBooleanProperty(name = "distributed-lock.actuator.force-release-enabled")
 	ForceReleaseDistributedLocksEndpoint forceReleaseDistributedLocksEndpoint(LockOperations lockOperations,
-			ObjectProvider<ReactiveLockOperations> reactiveLockOperations) {
-		return new ForceReleaseDistributedLocksEndpoint(lockOperations, reactiveLockOperations.getIfUnique());
+			ObjectProvider<ReactiveLockOperations> reactiveLockOperations,
+			ObjectProvider<RedisLockTemplate> redisLockTemplate) {
+		return new ForceReleaseDistributedLocksEndpoint(lockOperations, reactiveLockOperations.getIfUnique(),
+				cohorts(redisLockTemplate));
+	}
+
+	private static @Nullable CohortStatistics cohorts(ObjectProvider<RedisLockTemplate> redisLockTemplate) {
+		RedisLockTemplate template = redisLockTemplate.getIfUnique();
+		return (template != null) ? template.cohortStatistics() : null;
 	}
 
 }

@@ -31,12 +31,13 @@ import org.springframework.context.annotation.Primary;
  * With a {@link MeterRegistry} bean: {@link LockMetrics}, which the lock template and the
  * aspect report to (the meters of every scope of a {@code @DistributedLock} method exist,
  * at zero, from the start), and the {@link LockGauges} of the template, a
- * {@code MeterBinder} that Boot's metrics auto-configuration binds to the registries.
- * With an {@link ObservationRegistry} bean: an {@link ObservedLockTemplate} around the
- * {@link RedisLockTemplate}, as the primary {@code LockTemplate}, which the aspect uses
- * too; {@code RedisLockTemplate} can still be injected as such. Likewise, with Reactor,
- * an {@link ObservedReactiveLockTemplate} around the {@link ReactiveRedisLockTemplate},
- * as the primary {@code ReactiveLockTemplate}.
+ * {@code MeterBinder} that Boot's metrics auto-configuration binds to the registries, and
+ * with {@code distributed-lock.cohorts.enabled=true} the meters of the template's
+ * cohorts. With an {@link ObservationRegistry} bean: an {@link ObservedLockTemplate}
+ * around the {@link RedisLockTemplate}, as the primary {@code LockTemplate}, which the
+ * aspect uses too; {@code RedisLockTemplate} can still be injected as such. Likewise,
+ * with Reactor, an {@link ObservedReactiveLockTemplate} around the
+ * {@link ReactiveRedisLockTemplate}, as the primary {@code ReactiveLockTemplate}.
  */
 @AutoConfiguration(after = { DistributedLockAutoConfiguration.class, DistributedLockReactiveAutoConfiguration.class },
 		afterName = {
@@ -63,6 +64,13 @@ public final class DistributedLockObservationAutoConfiguration {
 		@ConditionalOnMissingBean
 		LockGauges distributedLockGauges(LockOperations lockOperations) {
 			return new LockGauges(lockOperations);
+		}
+
+		@Bean
+		@ConditionalOnSingleCandidate(RedisLockTemplate.class)
+		@ConditionalOnBooleanProperty("distributed-lock.cohorts.enabled")
+		CohortMetrics distributedLockCohortMetrics(RedisLockTemplate lockTemplate) {
+			return new CohortMetrics(lockTemplate.cohortStatistics());
 		}
 
 		/**

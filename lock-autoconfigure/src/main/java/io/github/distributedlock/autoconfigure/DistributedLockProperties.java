@@ -78,6 +78,8 @@ public class DistributedLockProperties {
 
 	private final Watchdog watchdog = new Watchdog();
 
+	private final ReconnectDelay reconnectDelay = new ReconnectDelay();
+
 	private final Cohorts cohorts = new Cohorts();
 
 	private final Aspect aspect = new Aspect();
@@ -184,6 +186,10 @@ public class DistributedLockProperties {
 		return this.watchdog;
 	}
 
+	public ReconnectDelay getReconnectDelay() {
+		return this.reconnectDelay;
+	}
+
 	public Cohorts getCohorts() {
 		return this.cohorts;
 	}
@@ -270,6 +276,43 @@ public class DistributedLockProperties {
 
 		public void setEnabled(boolean enabled) {
 			this.enabled = enabled;
+		}
+
+	}
+
+	/**
+	 * Settings of the reconnect delay of the application's Lettuce client.
+	 */
+	public static class ReconnectDelay {
+
+		/**
+		 * Whether to cap the delay between the reconnect attempts of the application's
+		 * Lettuce client, so that lock calls work again soon after Redis is back. Off,
+		 * Lettuce's own back-off applies, which grows to tens of seconds during a long
+		 * outage.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * Longest delay between two reconnect attempts of the application's Lettuce
+		 * client: about how long lock calls keep failing after Redis is back.
+		 */
+		private Duration max = Duration.ofSeconds(1);
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public Duration getMax() {
+			return this.max;
+		}
+
+		public void setMax(Duration max) {
+			this.max = max;
 		}
 
 	}

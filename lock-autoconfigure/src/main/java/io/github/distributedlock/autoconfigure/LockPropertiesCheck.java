@@ -82,6 +82,15 @@ final class LockPropertiesCheck {
 		}
 	}
 
+	/**
+	 * Check the cap on the reconnect delay of the application's Lettuce client.
+	 * @param properties the bound properties
+	 * @throws InvalidLockPropertyException for an invalid value
+	 */
+	static void checkReconnectDelay(DistributedLockProperties properties) {
+		atLeast("reconnect-delay.max", properties.getReconnectDelay().getMax(), Duration.ofMillis(1), "1ms");
+	}
+
 	private static void notNegative(String name, Duration value) {
 		if (value.isNegative()) {
 			throw new InvalidLockPropertyException(PREFIX + name, value, "zero or more");

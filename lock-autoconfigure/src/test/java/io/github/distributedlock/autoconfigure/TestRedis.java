@@ -15,8 +15,9 @@ final class TestRedis {
 	 * Boot's Redis auto-configuration and all of ours.
 	 */
 	static final AutoConfigurations ALL = AutoConfigurations.of(DataRedisAutoConfiguration.class,
-			DistributedLockAutoConfiguration.class, DistributedLockAspectAutoConfiguration.class,
-			DistributedLockObservationAutoConfiguration.class, DistributedLockEndpointAutoConfiguration.class);
+			DistributedLockLettuceAutoConfiguration.class, DistributedLockAutoConfiguration.class,
+			DistributedLockAspectAutoConfiguration.class, DistributedLockObservationAutoConfiguration.class,
+			DistributedLockEndpointAutoConfiguration.class);
 
 	private TestRedis() {
 	}

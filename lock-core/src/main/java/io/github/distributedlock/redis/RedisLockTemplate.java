@@ -25,6 +25,7 @@ import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.CohortLimits;
+import io.github.distributedlock.redis.core.CohortStatistics;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.driver.Cohorts;
 import io.github.distributedlock.redis.driver.LocalLines;
@@ -72,6 +73,8 @@ public final class RedisLockTemplate implements LockOperations {
 
 	private final LockOwners owners = new LockOwners();
 
+	private final CohortStatistics cohortStatistics;
+
 	private volatile boolean closed;
 
 	RedisLockTemplate(RedisLockTemplateBuilder builder) {
@@ -91,6 +94,7 @@ public final class RedisLockTemplate implements LockOperations {
 		CohortLimits cohorts = (replicas != null) ? CohortLimits.OFF : builder.cohorts;
 		LocalLines lines = new LocalLines(this.port, builder.subscriptionLinger.toNanos(),
 				new Cohorts(cohorts, this.owners::cohort));
+		this.cohortStatistics = lines.cohorts().statistics();
 		this.holds = new HoldRegistry(this.commands, this.port,
 				new BlockingPort(this.commands, null, "distributed-lock-watchdog"), server::isCluster, handOff,
 				new LockListeners(builder.listeners), replicas, lines);
@@ -210,6 +214,15 @@ public final class RedisLockTemplate implements LockOperations {
 	 */
 	public String lockKey(LockName name) {
 		return this.keys.lock(name);
+	}
+
+	/**
+	 * Return what this template's cohorts did since it started, and their limits, for
+	 * meters and operators ({@code distributed-lock.cohorts.*}).
+	 * @return the live statistics
+	 */
+	public CohortStatistics cohortStatistics() {
+		return this.cohortStatistics;
 	}
 
 	@Override

@@ -17,6 +17,8 @@ import java.util.concurrent.locks.LockSupport;
 import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.redis.blocking.RedisLockHandle;
+import io.github.distributedlock.redis.core.CohortLimits;
+import io.github.distributedlock.redis.core.CohortStatistics;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.test.RedisServerExtension;
 import org.junit.jupiter.api.Test;
@@ -48,8 +50,10 @@ class CohortTemplateTests {
 		AtomicInteger inside = new AtomicInteger();
 		AtomicInteger overlaps = new AtomicInteger();
 		ExecutorService threads = Executors.newFixedThreadPool(THREADS * 2);
+		CohortStatistics statistics;
 		try (RedisLockTemplate cohorts = RedisLockTemplate.builder(factory).cohorts(16, Duration.ofMillis(50)).build();
 				RedisLockTemplate remote = RedisLockTemplate.builder(factory).build()) {
+			statistics = cohorts.cohortStatistics();
 			CountDownLatch start = new CountDownLatch(1);
 			List<Future<?>> done = new ArrayList<>();
 			for (int i = 0; i < THREADS * 2; i++) {
@@ -88,6 +92,13 @@ class CohortTemplateTests {
 		}
 		long passed = holds.stream().filter((hold) -> hold[0] != hold[1]).count();
 		assertThat(passed).as("holds passed in memory").isPositive();
+		assertThat(statistics.passes()).as("passes counted").isEqualTo(passed);
+		assertThat(statistics.openings()).as("cohorts opened")
+			.isPositive()
+			.isLessThanOrEqualTo(THREADS * ROUNDS - passed);
+		assertThat(statistics.closings()).as("cohorts that passed, closed")
+			.isPositive()
+			.isLessThanOrEqualTo(statistics.openings());
 		assertThat(holds.stream().filter((hold) -> hold[0] != hold[1] && hold[2] == 0))
 			.as("passes to the other template")
 			.isEmpty();
@@ -136,6 +147,13 @@ class CohortTemplateTests {
 			assertThat(passed[4]).as("C, re-entered, is still the holder").isOne();
 			assertThat(template.isHeldByCurrentThread("cohort", "one")).isFalse();
 			assertThat(template.tryAcquire(request())).as("free again").isPresent().get().satisfies(LockHandle::close);
+			// B's cohort opened, passed once, and closed with C's release through Redis.
+			CohortStatistics statistics = template.cohortStatistics();
+			assertThat(statistics.limits()).isEqualTo(CohortLimits.of(16, Duration.ofSeconds(5)));
+			assertThat(statistics.openings()).as("cohorts opened").isOne();
+			assertThat(statistics.passes()).as("holds passed").isOne();
+			assertThat(statistics.closings()).as("cohorts closed").isOne();
+			assertThat(statistics.longestNanos()).isPositive().isEqualTo(statistics.closedNanos());
 		}
 		finally {
 			threads.shutdownNow();

@@ -18,9 +18,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The configuration page's tables ({@code docs/configuration.md}) list this module's
- * property, which has no configuration metadata (there is no properties class behind it),
- * with the default it really has. {@code lock-autoconfigure}'s
- * {@code ConfigurationTableTests} checks the other rows against the metadata.
+ * property, whose configuration metadata comes from
+ * {@code additional-spring-configuration-metadata.json} (there is no properties class
+ * behind it), with the default it really has. {@code lock-autoconfigure}'s
+ * {@code ConfigurationTableTests} checks the other rows against that module's metadata.
  */
 class ConfigurationTableTests {
 

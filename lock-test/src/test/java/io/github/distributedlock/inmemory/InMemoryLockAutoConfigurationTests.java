@@ -7,16 +7,20 @@ import io.github.distributedlock.autoconfigure.DistributedLockAspectAutoConfigur
 import io.github.distributedlock.autoconfigure.DistributedLockAutoConfiguration;
 import io.github.distributedlock.redis.RedisLockTemplate;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Tests for {@link InMemoryLockAutoConfiguration}.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class InMemoryLockAutoConfigurationTests {
 
 	// Port 1 on loopback: nothing answers there, so any connection attempt would fail
@@ -52,6 +56,16 @@ class InMemoryLockAutoConfigurationTests {
 							Duration.ofSeconds(5));
 				}
 			});
+	}
+
+	@Test
+	void shouldNotHaveTheStarterWarnOfItsProperty(CapturedOutput output) {
+		// The starter warns of keys under distributed-lock that no property has; it knows
+		// this one from this module's configuration metadata.
+		this.runner.withPropertyValues("distributed-lock.in-memory=true", "distributed-lock.in-memroy=true")
+			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(InMemoryLockTemplate.class));
+		assertThat(output).contains("'distributed-lock.in-memroy'", "Did you mean 'distributed-lock.in-memory'?")
+			.doesNotContain("Property 'distributed-lock.in-memory'");
 	}
 
 	@Test

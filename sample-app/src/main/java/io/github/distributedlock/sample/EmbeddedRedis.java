@@ -19,10 +19,13 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.support.DefaultSingletonBeanRegistry;
 import org.springframework.boot.context.event.ApplicationEnvironmentPreparedEvent;
 import org.springframework.boot.context.event.ApplicationFailedEvent;
+import org.springframework.boot.context.event.ApplicationPreparedEvent;
 import org.springframework.context.ApplicationEvent;
 import org.springframework.context.ApplicationListener;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.event.ContextClosedEvent;
 import org.springframework.core.Ordered;
 import org.springframework.core.env.ConfigurableEnvironment;
@@ -36,8 +39,11 @@ import org.springframework.util.StringUtils;
  * <p>
  * The binary comes from {@code PATH}, or else from the {@code embedded-redis} artifact,
  * which ships one. The server runs without persistence on the configured port and stops
- * when the application context closes, or, should the JVM be killed, when its parent pipe
- * closes; its temporary working directory is removed then.
+ * once the application context has closed, after every bean that uses it, or, should the
+ * JVM be killed, when its parent pipe closes; its temporary working directory is removed
+ * then. It runs in a session of its own, so that a terminal's Ctrl-C, which signals the
+ * whole foreground process group, reaches only the JVM, which then closes the context
+ * first.
  */
 final class EmbeddedRedis implements ApplicationListener<ApplicationEvent>, Ordered {
 
@@ -60,8 +66,30 @@ final class EmbeddedRedis implements ApplicationListener<ApplicationEvent>, Orde
 		if (event instanceof ApplicationEnvironmentPreparedEvent prepared) {
 			startIfNeeded(prepared.getEnvironment());
 		}
-		else if (event instanceof ContextClosedEvent || event instanceof ApplicationFailedEvent) {
+		else if (event instanceof ApplicationPreparedEvent prepared && this.process != null) {
+			stopAfterTheBeansOf(prepared.getApplicationContext());
+		}
+		else if (event instanceof ApplicationFailedEvent) {
 			stop();
+		}
+	}
+
+	/**
+	 * Stop the server when the context destroys its beans, after all the others: the
+	 * context destroys them in the reverse order they were registered in, and this one
+	 * comes before any bean of the application's. Closing the context is also what a JVM
+	 * shutdown (Ctrl-C, SIGTERM) does first, through Boot's shutdown hook.
+	 */
+	private void stopAfterTheBeansOf(ConfigurableApplicationContext context) {
+		if (context.getBeanFactory() instanceof DefaultSingletonBeanRegistry registry) {
+			registry.registerDisposableBean(EmbeddedRedis.class.getName(), this::stop);
+		}
+		else {
+			context.addApplicationListener((event) -> {
+				if (event instanceof ContextClosedEvent) {
+					stop();
+				}
+			});
 		}
 	}
 
@@ -144,6 +172,13 @@ final class EmbeddedRedis implements ApplicationListener<ApplicationEvent>, Orde
 	}
 
 	/**
+	 * Return the shell that runs the server this listener started, or {@code null}.
+	 */
+	@Nullable Process process() {
+		return this.process;
+	}
+
+	/**
 	 * Return the working directory of the server this listener started, or {@code null}.
 	 */
 	@Nullable Path directory() {
@@ -155,8 +190,13 @@ final class EmbeddedRedis implements ApplicationListener<ApplicationEvent>, Orde
 		this.directory = directory;
 		// The shell kills redis-server when our end of its stdin closes, on exit or if
 		// killed, and then removes its working directory: each run makes a new one, which
-		// would pile up in the temporary folder.
-		String script = "\"$0\" \"$@\" </dev/null >/dev/null 2>&1 & pid=$!; cat >/dev/null; kill $pid; wait $pid; "
+		// would pile up in the temporary folder. A terminal's Ctrl-C signals the JVM's
+		// process group, this shell and its cat included: they ignore it and wait for the
+		// JVM to close the pipe once its context has closed. setsid puts the server in a
+		// session of its own, out of the terminal's reach (it does not fork here: a
+		// background job of a shell without job control leads no process group).
+		String script = "trap '' INT; run=; command -v setsid >/dev/null 2>&1 && run=setsid; "
+				+ "$run \"$0\" \"$@\" </dev/null >/dev/null 2>&1 & pid=$!; cat >/dev/null; kill $pid; wait $pid; "
 				+ "rm -rf \"$SAMPLE_REDIS_DIR\"";
 		List<String> command = List.of("/bin/sh", "-c", script, binary.toString(), "--port",
 				Integer.toString(address.getPort()), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir",
@@ -165,7 +205,6 @@ final class EmbeddedRedis implements ApplicationListener<ApplicationEvent>, Orde
 		builder.environment().put("SAMPLE_REDIS_DIR", directory.toString());
 		Process started = builder.start();
 		this.process = started;
-		Runtime.getRuntime().addShutdownHook(new Thread(this::stop, "sample-redis-stop"));
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
 		while (!answersPing(address)) {
 			if (System.nanoTime() > deadline || !started.isAlive()) {

@@ -38,7 +38,10 @@ public class OutboxRelay {
 	@LeaderOnly(ROLE)
 	public void relay() {
 		int run = this.runs.incrementAndGet();
-		logger.info("Relay run " + run + " on " + this.properties.instance() + " with token "
+		// Twice a second: at DEBUG, so that the log of a running sample stays readable
+		// (demo.sh turns it on to see which instance runs the relay). Taking and losing
+		// the role is logged at INFO below.
+		logger.debug("Relay run " + run + " on " + this.properties.instance() + " with token "
 				+ LeaderContext.current().fencingToken() + " at " + System.currentTimeMillis());
 	}
 

@@ -26,7 +26,9 @@ class DemoScriptIT {
 		Result result = demo();
 		assertThat(result.output()).contains("Three instances up")
 			.contains("OK:")
-			.contains("OK: every report period ran on one instance");
+			.contains("OK: every report period ran on one instance")
+			.doesNotContain("--unsafe")
+			.doesNotContain("FAIL:");
 		assertThat(result.exitCode()).as(result.output()).isZero();
 	}
 
@@ -34,6 +36,13 @@ class DemoScriptIT {
 	void shouldCatchOverlapsWhenTheLockIsLeftOut() throws Exception {
 		Result result = demo("--unsafe");
 		assertThat(result.output()).contains("FAIL:").contains("overlap on srv-");
+		// It says what it unlocked, and that the OK lines are of work still locked.
+		assertThat(result.output()).contains("the deployments run WITHOUT their lock")
+			.contains("Deployments, without their lock:")
+			.contains("OK: every report period ran on one instance (still locked with --unsafe)")
+			.contains("--unsafe unlocked the deployments only");
+		assertThat(result.output().lines().filter((line) -> line.startsWith("OK:")))
+			.allSatisfy((line) -> assertThat(line).contains("still locked with --unsafe"));
 		assertThat(result.exitCode()).as(result.output()).isEqualTo(1);
 	}
 

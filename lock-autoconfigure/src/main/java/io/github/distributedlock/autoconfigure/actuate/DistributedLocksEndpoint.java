@@ -5,11 +5,13 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import io.github.distributedlock.HeldLock;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockOperations;
 import io.github.distributedlock.ReactiveLockOperations;
+import io.github.distributedlock.redis.core.CohortStatistics;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
@@ -33,6 +35,8 @@ public class DistributedLocksEndpoint {
 
 	private final @Nullable ReactiveLockOperations reactiveLockOperations;
 
+	private final @Nullable CohortStatistics cohortStatistics;
+
 	/**
 	 * Create an endpoint.
 	 * @param lockOperations the locks to show
@@ -48,17 +52,34 @@ public class DistributedLocksEndpoint {
 	 */
 	public DistributedLocksEndpoint(LockOperations lockOperations,
 			@Nullable ReactiveLockOperations reactiveLockOperations) {
-		this.lockOperations = lockOperations;
-		this.reactiveLockOperations = reactiveLockOperations;
+		this(lockOperations, reactiveLockOperations, null);
 	}
 
 	/**
-	 * List the locks this instance holds now, blocking and reactive, oldest first.
+	 * Create an endpoint that also shows the holds of a reactive template and what the
+	 * cohorts of the Redis lock template did.
+	 * @param lockOperations the locks to show
+	 * @param reactiveLockOperations the reactive locks to show with them, or {@code null}
+	 * @param cohortStatistics the statistics of the Redis lock template's cohorts
+	 * ({@code RedisLockTemplate.cohortStatistics()}), or {@code null}
+	 */
+	public DistributedLocksEndpoint(LockOperations lockOperations,
+			@Nullable ReactiveLockOperations reactiveLockOperations, @Nullable CohortStatistics cohortStatistics) {
+		this.lockOperations = lockOperations;
+		this.reactiveLockOperations = reactiveLockOperations;
+		this.cohortStatistics = cohortStatistics;
+	}
+
+	/**
+	 * List the locks this instance holds now, blocking and reactive, oldest first, and
+	 * what the cohorts did.
 	 * @return the holds
 	 */
 	@ReadOperation
 	public HeldLocksDescriptor heldLocks() {
-		return new HeldLocksDescriptor(held().stream().map(HeldLockDescriptor::new).toList());
+		CohortStatistics cohorts = this.cohortStatistics;
+		return new HeldLocksDescriptor(held().stream().map(HeldLockDescriptor::new).toList(),
+				(cohorts != null) ? new CohortsDescriptor(cohorts) : null);
 	}
 
 	private List<HeldLock> held() {
@@ -98,11 +119,42 @@ public class DistributedLocksEndpoint {
 	}
 
 	/**
-	 * The locks this instance holds.
+	 * The locks this instance holds, and what the cohorts of its lock template did.
 	 *
 	 * @param locks the holds, oldest first
+	 * @param cohorts the cohorts, or {@code null} for a template that has none (not
+	 * Redis's)
 	 */
-	public record HeldLocksDescriptor(List<HeldLockDescriptor> locks) implements OperationResponseBody {
+	public record HeldLocksDescriptor(List<HeldLockDescriptor> locks,
+			@Nullable CohortsDescriptor cohorts) implements OperationResponseBody {
+
+	}
+
+	/**
+	 * What the cohorts of the lock template did since it started
+	 * ({@code distributed-lock.cohorts.*}).
+	 *
+	 * @param enabled whether a release may pass a lock in memory
+	 * @param maxHolders the most holders of one cohort, the first included (1 when off)
+	 * @param maxTimeMillis how long after its hold was requested from Redis a cohort may
+	 * still pass the lock, in milliseconds (0 when off)
+	 * @param openings cohorts opened: holds taken from Redis by a caller with a waiter of
+	 * this instance behind it
+	 * @param passes holds passed in memory, without Redis
+	 * @param closed cohorts that passed the lock and then released it through Redis
+	 * @param longestMillis the longest of those, from the opening attempt to that
+	 * release, in milliseconds: about the longest a waiter of another process, next in
+	 * line, waited for a cohort
+	 */
+	public record CohortsDescriptor(boolean enabled, int maxHolders, long maxTimeMillis, long openings, long passes,
+			long closed, long longestMillis) {
+
+		CohortsDescriptor(CohortStatistics statistics) {
+			this(statistics.limits().isOn(), statistics.limits().holders(),
+					TimeUnit.NANOSECONDS.toMillis(statistics.limits().timeNanos()), statistics.openings(),
+					statistics.passes(), statistics.closings(),
+					TimeUnit.NANOSECONDS.toMillis(statistics.longestNanos()));
+		}
 
 	}
 

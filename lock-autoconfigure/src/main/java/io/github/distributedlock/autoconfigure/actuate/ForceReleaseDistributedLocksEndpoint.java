@@ -3,6 +3,7 @@ package io.github.distributedlock.autoconfigure.actuate;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockOperations;
 import io.github.distributedlock.ReactiveLockOperations;
+import io.github.distributedlock.redis.core.CohortStatistics;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
@@ -37,6 +38,19 @@ public class ForceReleaseDistributedLocksEndpoint extends DistributedLocksEndpoi
 	public ForceReleaseDistributedLocksEndpoint(LockOperations lockOperations,
 			@Nullable ReactiveLockOperations reactiveLockOperations) {
 		super(lockOperations, reactiveLockOperations);
+	}
+
+	/**
+	 * Create an endpoint that also shows the holds of a reactive template and what the
+	 * cohorts of the Redis lock template did.
+	 * @param lockOperations the locks to show and release
+	 * @param reactiveLockOperations the reactive locks to show with them, or {@code null}
+	 * @param cohortStatistics the statistics of the Redis lock template's cohorts, or
+	 * {@code null}
+	 */
+	public ForceReleaseDistributedLocksEndpoint(LockOperations lockOperations,
+			@Nullable ReactiveLockOperations reactiveLockOperations, @Nullable CohortStatistics cohortStatistics) {
+		super(lockOperations, reactiveLockOperations, cohortStatistics);
 	}
 
 	/**

@@ -97,6 +97,11 @@ public final class Cohort {
 		return this.leaseEnd;
 	}
 
+	/** Return when its opening attempt was sent. */
+	public long openedNanos() {
+		return this.openedNanos;
+	}
+
 	public synchronized boolean isEnded() {
 		return this.ended;
 	}

@@ -8,6 +8,7 @@ import java.util.function.LongFunction;
 
 import io.github.distributedlock.redis.core.Cohort;
 import io.github.distributedlock.redis.core.CohortLimits;
+import io.github.distributedlock.redis.core.CohortStatistics;
 import io.github.distributedlock.redis.core.LeaseEnd;
 import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.LockSpec;
@@ -32,6 +33,8 @@ public final class Cohorts {
 
 	private final LongFunction<String> owners;
 
+	private final CohortStatistics statistics;
+
 	/** Cohorts off: nothing opens one. */
 	Cohorts() {
 		this(CohortLimits.OFF, (number) -> {
@@ -45,10 +48,16 @@ public final class Cohorts {
 	public Cohorts(CohortLimits limits, LongFunction<String> owners) {
 		this.limits = limits;
 		this.owners = owners;
+		this.statistics = new CohortStatistics(limits);
 	}
 
 	public CohortLimits limits() {
 		return this.limits;
+	}
+
+	/** Return what the cohorts did, which their lines count too. */
+	public CohortStatistics statistics() {
+		return this.statistics;
 	}
 
 	/** Return the owner Redis records for the cohort an opening may open (rule 1). */
@@ -116,6 +125,9 @@ public final class Cohorts {
 			entry.pins = Math.max(0, entry.pins - 1);
 			return entry;
 		});
+		if (!cohort.isEnded()) {
+			this.statistics.opened();
+		}
 		return cohort;
 	}
 

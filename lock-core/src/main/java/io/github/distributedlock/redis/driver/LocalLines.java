@@ -235,13 +235,18 @@ public final class LocalLines implements CohortRelease {
 		}
 		String id = cohort.line();
 		LocalLine line = (id != null) ? this.lines.get(id) : null;
-		return line != null && line.cohort() == cohort && line.pass(cohort, releasing, minimumHoldLeftMillis);
+		boolean passed = line != null && line.cohort() == cohort && line.pass(cohort, releasing, minimumHoldLeftMillis);
+		if (passed) {
+			this.cohorts.statistics().passed();
+		}
+		return passed;
 	}
 
 	@Override
 	public void ended(Grant grant) {
 		Cohort cohort = grant.cohort();
 		if (cohort != null) {
+			this.cohorts.statistics().closed(cohort, this.port.nanoTime());
 			cohortEnded(grant.spec().lockKey(), cohort);
 		}
 	}

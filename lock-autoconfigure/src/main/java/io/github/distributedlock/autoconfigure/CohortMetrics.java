@@ -1,0 +1,52 @@
+package io.github.distributedlock.autoconfigure;
+
+import java.util.concurrent.TimeUnit;
+
+import io.github.distributedlock.redis.core.CohortStatistics;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.TimeGauge;
+import io.micrometer.core.instrument.binder.MeterBinder;
+
+/**
+ * Meters of the cohorts of the lock template, read from its {@link CohortStatistics}:
+ * {@code distributed.lock.cohort.openings} and {@code distributed.lock.cohort.passes}
+ * count holds taken from Redis that opened a cohort and holds passed in memory, so that
+ * {@code passes / (passes + openings)} is the share of the cohorts' holds that changed
+ * hands without Redis; {@code distributed.lock.cohort.duration} times the cohorts that
+ * passed the lock, from the opening attempt to the release through Redis, and
+ * {@code distributed.lock.cohort.duration.longest} is the longest of them. A waiter of
+ * another process waits in that process, so this one cannot time it: a cohort's duration
+ * is what such a waiter, next in line, waits for that cohort.
+ */
+final class CohortMetrics implements MeterBinder {
+
+	private final CohortStatistics statistics;
+
+	CohortMetrics(CohortStatistics statistics) {
+		this.statistics = statistics;
+	}
+
+	@Override
+	public void bindTo(MeterRegistry registry) {
+		FunctionCounter.builder("distributed.lock.cohort.openings", this.statistics, CohortStatistics::openings)
+			.description("Holds taken from Redis that opened a cohort: a waiter of this process was behind them")
+			.register(registry);
+		FunctionCounter.builder("distributed.lock.cohort.passes", this.statistics, CohortStatistics::passes)
+			.description("Holds passed in memory to a waiter of this process, without Redis")
+			.register(registry);
+		FunctionTimer
+			.builder("distributed.lock.cohort.duration", this.statistics, CohortStatistics::closings,
+					CohortStatistics::closedNanos, TimeUnit.NANOSECONDS)
+			.description("Time from a cohort's opening attempt to its release through Redis, for cohorts that "
+					+ "passed the lock: what a waiter of another process, next in line, waits for the cohort")
+			.register(registry);
+		TimeGauge
+			.builder("distributed.lock.cohort.duration.longest", this.statistics, TimeUnit.NANOSECONDS,
+					CohortStatistics::longestNanos)
+			.description("Longest cohort duration since the application started")
+			.register(registry);
+	}
+
+}
