@@ -1904,6 +1904,14 @@ final class LockSimulation {
 	}
 
 	/**
+	 * Return how many runs filed a request that was in its line already, each checked to
+	 * keep its place ({@link LineOrder}).
+	 */
+	long refilingsChecked() {
+		return (this.multi != null) ? this.multi.refilingsChecked() : this.handOffOrder.refilingsChecked();
+	}
+
+	/**
 	 * Return the keys left in Redis once the longest lease and claim of the run have
 	 * passed, but the fencing counter, which is meant to outlive them (only call after
 	 * {@link #run}). Every hold was released or ran out, every request taken or

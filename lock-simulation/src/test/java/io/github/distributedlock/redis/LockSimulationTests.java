@@ -69,6 +69,7 @@ class LockSimulationTests {
 		long unheldTokensBack = 0;
 		String firstSelfDeadlock = null;
 		long reservations = 0;
+		long refilings = 0;
 		long recovered = 0;
 		int recoveringSeeds = 0;
 		for (long seed : seeds()) {
@@ -82,6 +83,7 @@ class LockSimulationTests {
 			}
 			assertThat(simulation.holds()).as("holds in seed %d", seed).isGreaterThan(0);
 			reservations += simulation.reservationsChecked();
+			refilings += simulation.refilingsChecked();
 			assertThat(simulation.requestsLeft()).as("requests left in the line after seed %d", seed).isEmpty();
 			scripts += simulation.scripts();
 			assertThat(simulation.keysLeft()).as("keys left but the fencing counter after seed %d", seed).isEmpty();
@@ -184,12 +186,15 @@ class LockSimulationTests {
 				+ "first: %s)%n", redisFaults[9], redisFaults[0], redisFaults[1], redisFaults[10], redisFaults[2],
 				redisFaults[3], redisFaults[4], redisFaults[5], redisFaults[6], redisFaults[7], unheldTokensBack,
 				redisFaults[8], firstSelfDeadlock);
-		System.out.printf("hand-off: %d reservations checked for the oldest request and their message%n", reservations);
+		System.out.printf("hand-off: %d reservations checked for the oldest request and their message; %d requests "
+				+ "filed again kept their place%n", reservations, refilings);
 		System.out.printf("once faults stop: %d seeds, %d acquisitions held to the bound plus what the faults left%n",
 				recoveringSeeds, recovered);
 		if (seeds().length >= CI_SEEDS) {
 			// The hand-off oracles ran: releases reserved the lock for waiters in line.
 			assertThat(reservations).as("reservations checked").isPositive();
+			// The line's order was checked.
+			assertThat(refilings).as("requests filed again, checked to keep their place").isPositive();
 			// The faults are drawn, and lose holds: the checks above ran across them.
 			assertThat(redisFaults[9]).as("seeds with failovers").isPositive();
 			assertThat(redisFaults[10]).as("seeds with evictions").isPositive();
