@@ -82,7 +82,9 @@ import org.jspecify.annotations.Nullable;
  * timeout, as the engine does); a holder that keeps working past its lease. In a quarter
  * of the runs each (drawn from a PRNG of their own, {@link RedisFaults}), Redis fails
  * over to a lagging replica or evicts keys; what that loses of the holds is exempted from
- * the checks, and only that ({@link LostState}).
+ * the checks, and only that ({@link LostState}). A hold that an attempt or a release
+ * without a reply left to nobody must be gone soon after Redis answers its client again
+ * ({@link OrphanedHolds}).
  * <p>
  * A hold may be renewed as the watchdog does (every lease/3, with its own lease: a
  * writer's in a batch, a reader's or a permit's by an extension), extended to a shorter
@@ -468,6 +470,9 @@ final class LockSimulation {
 
 	private final LostState lostState;
 
+	// The holds no client counts on, left by an attempt or a release without a reply.
+	private final OrphanedHolds orphans;
+
 	// Whether the writers' waits are progress-aware (LockRequest.progressAwareTimeout);
 	// every grant, by its owner, when its script ran, and whether it began a hold (the
 	// first grant of its token: not a re-entry, nor a client joining the hold of a
@@ -590,6 +595,22 @@ final class LockSimulation {
 		this.redisFaults = new RedisFaults(seed, this.faults.contains(Fault.FAILOVER),
 				this.faults.contains(Fault.EVICT));
 		this.lostState = new LostState(this.redis, this.spec.lockKey(), LockKeys.permits(this.permitSpec.lockKey()));
+		this.orphans = new OrphanedHolds(this.lostState, this::countsOn, this.checker::violated);
+	}
+
+	/**
+	 * Return whether a client counts on a hold: a handle of it not released yet, or the
+	 * acquisition or re-entry under way that asks for it.
+	 */
+	private boolean countsOn(String name, String hold) {
+		for (Client client : this.clients.values()) {
+			if (client.name.equals(name)) {
+				return (hold.equals(client.acquiringHold) && client.run != null) || hold.equals(client.reentryHold)
+						|| client.holds.stream()
+							.anyMatch((held) -> held.grant.hold().equals(hold) && !held.hold.isReleased());
+			}
+		}
+		return false;
 	}
 
 	/**
@@ -961,7 +982,14 @@ final class LockSimulation {
 					() -> redisFault(fault));
 		}
 		String violation = drain();
-		return (violation != null) ? violation : recover();
+		if (violation == null) {
+			violation = recover();
+		}
+		if (violation == null) {
+			this.orphans.finish(this.clock.nanos());
+			violation = this.checker.violation();
+		}
+		return violation;
 	}
 
 	/**
@@ -995,6 +1023,7 @@ final class LockSimulation {
 			}
 			deliver();
 			checkLiveHolds();
+			this.orphans.check(this.clock.nanos());
 			watchFreePermits();
 			String violation = this.checker.violation();
 			if (violation != null) {
@@ -1438,6 +1467,7 @@ final class LockSimulation {
 		}
 		long stall = aroundConstant();
 		this.redis.stall(Duration.ofNanos(stall));
+		this.orphans.stalled(this.clock.nanos(), this.redis.stalledUntil());
 		this.trace.add("           redis stalled for " + stall / 1e6 + " ms");
 		at(this.random.between(0, 3_000 * MS), "redis stalls", this::stall);
 	}
@@ -1670,6 +1700,14 @@ final class LockSimulation {
 		int[] lost = this.lostState.counts();
 		return new int[] { done[0], done[1], done[2], lost[0], lost[1], lost[2], lost[3],
 				this.checker.tokensBroughtBack(), this.selfDeadlocksAfterFaults };
+	}
+
+	/**
+	 * Return how many holds were orphaned by an attempt or a release without a reply, and
+	 * how many of them were seen to end ({@link OrphanedHolds}).
+	 */
+	int[] orphans() {
+		return this.orphans.counts();
 	}
 
 	/**
@@ -2097,6 +2135,10 @@ final class LockSimulation {
 		// Whether a command of this client lost its reply in this run.
 		private boolean lostAReply;
 
+		// The holds of its attempts whose reply will never come, for the planted
+		// LOST_ATTEMPT_NEVER_UNDONE.
+		private final Set<String> lostAttempts = new HashSet<>();
+
 		// The engine's watchdog of its JVM, which renews the holds drawn to be renewed.
 		private final Renewals renewals;
 
@@ -2244,7 +2286,14 @@ final class LockSimulation {
 		public boolean sending(String operation, ScriptCall call) {
 			boolean stopped = this.cancelled;
 			switch (operation) {
-				case "acquire" -> this.attemptsInFlight++;
+				case "acquire" -> {
+					if (LockSimulation.this.clientBug == ClientBug.LOST_ATTEMPT_NEVER_UNDONE
+							&& this.lostAttempts.contains(OrphanedHolds.holdOf(call))) {
+						// The planted bug: the undo of a lost attempt is never sent.
+						return false;
+					}
+					this.attemptsInFlight++;
+				}
 				case "release" -> {
 					if (stopped && LockSimulation.this.clientBug == ClientBug.CANCEL_KEEPS_GRANT) {
 						return false;
@@ -2404,10 +2453,33 @@ final class LockSimulation {
 		}
 
 		@Override
+		public void hears(String operation, ScriptCall call, long atNanos, boolean replies) {
+			String hold = OrphanedHolds.holdOf(call);
+			String what = operation;
+			if (operation.equals("acquire")) {
+				// The driver's undo is the lost attempt again, with its hold.
+				what = this.lostAttempts.contains(hold) ? "its undo" : "its attempt";
+				if (!replies && hold != null) {
+					this.lostAttempts.add(hold);
+				}
+			}
+			else if (operation.equals("release")) {
+				boolean held = this.holds.stream().anyMatch((each) -> each.grant.hold().equals(hold));
+				what = held ? "its release" : "the release of a grant nobody held";
+			}
+			LostState.Kind kind = this.permit ? LostState.Kind.PERMIT
+					: this.reader ? LostState.Kind.READER : LostState.Kind.WRITER;
+			LockSimulation.this.orphans.hears(this.name, kind, this.owner, operation, what, call, atNanos, replies);
+		}
+
+		@Override
 		public void ended(String operation, @Nullable Object reply, long ranNanos) {
 			long now = LockSimulation.this.clock.nanos();
 			if (reply == null) {
 				this.lostAReply = true;
+			}
+			else {
+				LockSimulation.this.orphans.answered(this.name, now);
 			}
 			if (operation.equals("acquire")) {
 				this.attemptsInFlight--;
@@ -3199,7 +3271,15 @@ final class LockSimulation {
 		 * ({@link HoldLife#renewalFailed}): the holder counts on a lease Redis may never
 		 * have set.
 		 */
-		FAILED_RENEWAL_CONFIRMS
+		FAILED_RENEWAL_CONFIRMS,
+
+		/**
+		 * An attempt whose reply never came is not undone: the port swallows the driver's
+		 * undo (the attempt again, with the lost attempt's hold), so a hold the lost
+		 * attempt took stays in Redis, counted on by nobody, until its lease ends or its
+		 * owner's next acquisition takes it over.
+		 */
+		LOST_ATTEMPT_NEVER_UNDONE
 
 	}
 

@@ -70,6 +70,7 @@ class LockSimulationTests {
 		String firstSelfDeadlock = null;
 		long reservations = 0;
 		long refilings = 0;
+		long[] orphans = new long[2];
 		long recovered = 0;
 		int recoveringSeeds = 0;
 		for (long seed : seeds()) {
@@ -113,6 +114,8 @@ class LockSimulationTests {
 				multiSharedRuns += multi.sharedOwners() ? 1 : 0;
 				continue;
 			}
+			orphans[0] += simulation.orphans()[0];
+			orphans[1] += simulation.orphans()[1];
 			int[] faults = simulation.redisFaults();
 			for (int i = 0; i < faults.length; i++) {
 				redisFaults[i] += faults[i];
@@ -188,13 +191,16 @@ class LockSimulationTests {
 				redisFaults[8], firstSelfDeadlock);
 		System.out.printf("hand-off: %d reservations checked for the oldest request and their message; %d requests "
 				+ "filed again kept their place%n", reservations, refilings);
+		System.out.printf("orphaned holds: %d left by an attempt or a release without a reply, %d seen to end%n",
+				orphans[0], orphans[1]);
 		System.out.printf("once faults stop: %d seeds, %d acquisitions held to the bound plus what the faults left%n",
 				recoveringSeeds, recovered);
 		if (seeds().length >= CI_SEEDS) {
 			// The hand-off oracles ran: releases reserved the lock for waiters in line.
 			assertThat(reservations).as("reservations checked").isPositive();
-			// The line's order was checked.
+			// The line's order and the orphans' bound were checked.
 			assertThat(refilings).as("requests filed again, checked to keep their place").isPositive();
+			assertThat(orphans[1]).as("orphaned holds seen to end").isPositive();
 			// The faults are drawn, and lose holds: the checks above ran across them.
 			assertThat(redisFaults[9]).as("seeds with failovers").isPositive();
 			assertThat(redisFaults[10]).as("seeds with evictions").isPositive();

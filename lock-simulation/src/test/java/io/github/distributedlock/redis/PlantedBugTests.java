@@ -546,6 +546,18 @@ class PlantedBugTests {
 	}
 
 	/**
+	 * An attempt whose reply was lost and that is never undone
+	 * ({@link LockSimulation.ClientBug#LOST_ATTEMPT_NEVER_UNDONE}: the port swallows the
+	 * driver's undo): the hold it took waits out its lease, or its owner's next
+	 * acquisition. {@link OrphanedHolds} finds it still in Redis once Redis answered its
+	 * client again.
+	 */
+	@Test
+	void findsAnAttemptWhoseLostReplyIsNeverUndone() {
+		assertFoundBy(Map.of(), LockSimulation.ClientBug.LOST_ATTEMPT_NEVER_UNDONE, "no reply came to its attempt");
+	}
+
+	/**
 	 * Assert that a seed within {@link #MAX_SEEDS} fails with a violation that names
 	 * {@code found}, where the same seed without the plant does not: only this oracle's
 	 * finding of this plant counts, so a seed that fails for another reason is passed
