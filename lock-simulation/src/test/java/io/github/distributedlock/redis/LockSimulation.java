@@ -84,7 +84,9 @@ import org.jspecify.annotations.Nullable;
  * over to a lagging replica or evicts keys; what that loses of the holds is exempted from
  * the checks, and only that ({@link LostState}). A hold that an attempt or a release
  * without a reply left to nobody must be gone soon after Redis answers its client again
- * ({@link OrphanedHolds}).
+ * ({@link OrphanedHolds}); in half of the runs of thread owners their locks are
+ * reentrant, the engine's default ({@link Fault#REENTRANT}), so that such an owner's next
+ * acquisition joins the hold it left.
  * <p>
  * A hold may be renewed as the watchdog does (every lease/3, with its own lease: a
  * writer's in a batch, a reader's or a permit's by an extension), extended to a shorter
@@ -209,6 +211,9 @@ final class LockSimulation {
 
 	// The seed of the draw of progress-aware waits, xor the run's ("prog").
 	static final long PROGRESS_SEED = 0x70726f67L;
+
+	// The seed of the draw of reentrant thread owners, xor the run's ("reen").
+	static final long REENTRANT_SEED = 0x7265656eL;
 
 	// How long after a grant in Redis a progress-aware waiter may still give up without
 	// having learnt of it, and how long before it the waiter may have taken its wait
@@ -373,6 +378,10 @@ final class LockSimulation {
 	private final ClientBug clientBug;
 
 	private final boolean sharedOwners;
+
+	// Whether the clients' locks are reentrant (the engine's default) though they are
+	// thread owners.
+	private final boolean threadsReenter;
 
 	private final Set<Fault> faults;
 
@@ -539,6 +548,11 @@ final class LockSimulation {
 		this.faults = faults.isEmpty() ? EnumSet.noneOf(Fault.class) : EnumSet.copyOf(faults);
 		this.random = new SimulationRandom(seed);
 		this.sharedOwners = this.random.nextInt(3) == 0;
+		// In half of the runs thread owners take their locks reentrant, as the engine's
+		// defaults do: drawn from a PRNG of its own, so that the other runs are the runs
+		// they were.
+		this.threadsReenter = new SimulationRandom(seed ^ REENTRANT_SEED).nextInt(2) == 0
+				&& this.faults.contains(Fault.REENTRANT) && !this.sharedOwners;
 		// Drawn apart from the run's other choices, so that a run where all clients write
 		// is the run it was before readers came.
 		SimulationRandom mix = new SimulationRandom(~seed);
@@ -585,9 +599,9 @@ final class LockSimulation {
 		SimulationRandom progress = new SimulationRandom(seed ^ PROGRESS_SEED);
 		boolean progressDrawn = progress.nextInt((this.layout != JvmLayout.ONE_EACH) ? 2 : 8) == 0;
 		this.progressAware = progressDrawn && this.permits == 0 && !this.fair && !polls && this.multi == null;
-		this.spec = resolve(LockMode.EXCLUSIVE, this.waitStrategy, this.sharedOwners, 0, 0, this.fair, LEASE_MS,
+		this.spec = resolve(LockMode.EXCLUSIVE, this.waitStrategy, reentrant(), 0, 0, this.fair, LEASE_MS,
 				this.progressAware);
-		this.readSpec = resolve(LockMode.READ, this.waitStrategy, this.sharedOwners, 0, 0, false);
+		this.readSpec = resolve(LockMode.READ, this.waitStrategy, reentrant(), 0, 0, false);
 		this.permitSpec = resolve(LockMode.EXCLUSIVE, this.waitStrategy, this.sharedOwners, Math.max(1, this.permits),
 				0, false);
 		this.checker = new HoldChecker(this.permits);
@@ -735,6 +749,14 @@ final class LockSimulation {
 	}
 
 	/**
+	 * Return whether the clients' locks are reentrant: for shared custom owners, and for
+	 * thread owners where the run draws it ({@link Fault#REENTRANT}).
+	 */
+	private boolean reentrant() {
+		return this.sharedOwners || this.threadsReenter;
+	}
+
+	/**
 	 * Return the spec a writer's acquisition takes the lock with: a quarter of them hold
 	 * it at least a minimum hold drawn around the protocol's constants (a third of the
 	 * shortest lease, the shortest lease, the lock's own lease: just below, at, just
@@ -764,7 +786,7 @@ final class LockSimulation {
 
 	private LockSpec keptSpec(long holdAtLeast, long leaseMillis) {
 		return this.keptSpecs.computeIfAbsent(holdAtLeast + 1_000_000 * leaseMillis,
-				(key) -> resolve(LockMode.EXCLUSIVE, this.waitStrategy, this.sharedOwners, 0, holdAtLeast, this.fair,
+				(key) -> resolve(LockMode.EXCLUSIVE, this.waitStrategy, reentrant(), 0, holdAtLeast, this.fair,
 						leaseMillis, this.progressAware));
 	}
 
@@ -775,7 +797,7 @@ final class LockSimulation {
 	private LockSpec sharedSpec(LockSpec plain) {
 		LockMode mode = plain.kind().waitsAsReader() ? LockMode.READ : LockMode.EXCLUSIVE;
 		return this.sharedKeeps.spec(plain,
-				(millis) -> resolve(mode, this.waitStrategy, this.sharedOwners, this.permits, millis, false));
+				(millis) -> resolve(mode, this.waitStrategy, reentrant(), this.permits, millis, false));
 	}
 
 	/**
@@ -1572,6 +1594,14 @@ final class LockSimulation {
 	 */
 	int permits() {
 		return this.permits;
+	}
+
+	/**
+	 * Return whether the clients' locks were reentrant, the engine's default, while they
+	 * were thread owners ({@link Fault#REENTRANT}).
+	 */
+	boolean threadsReenter() {
+		return this.threadsReenter;
 	}
 
 	/**
@@ -3343,6 +3373,14 @@ final class LockSimulation {
 		 * request filed, no queued mark left on a lock found taken.
 		 */
 		TRY,
+
+		/**
+		 * In half of the runs of thread owners, their locks are reentrant, as the
+		 * engine's defaults make them: an acquisition that says its owner holds the lock
+		 * (a hold a lost reply may have left) joins a hold of its owner it finds instead
+		 * of being refused as a self-deadlock.
+		 */
+		REENTRANT,
 
 		/**
 		 * A quarter of the multi-lock acquisitions of a run of multi-locks

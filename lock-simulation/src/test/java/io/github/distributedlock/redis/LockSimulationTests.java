@@ -71,6 +71,7 @@ class LockSimulationTests {
 		long reservations = 0;
 		long refilings = 0;
 		long[] orphans = new long[2];
+		int reentrantRuns = 0;
 		long recovered = 0;
 		int recoveringSeeds = 0;
 		for (long seed : seeds()) {
@@ -116,6 +117,7 @@ class LockSimulationTests {
 			}
 			orphans[0] += simulation.orphans()[0];
 			orphans[1] += simulation.orphans()[1];
+			reentrantRuns += simulation.threadsReenter() ? 1 : 0;
 			int[] faults = simulation.redisFaults();
 			for (int i = 0; i < faults.length; i++) {
 				redisFaults[i] += faults[i];
@@ -191,8 +193,8 @@ class LockSimulationTests {
 				redisFaults[8], firstSelfDeadlock);
 		System.out.printf("hand-off: %d reservations checked for the oldest request and their message; %d requests "
 				+ "filed again kept their place%n", reservations, refilings);
-		System.out.printf("orphaned holds: %d left by an attempt or a release without a reply, %d seen to end%n",
-				orphans[0], orphans[1]);
+		System.out.printf("orphaned holds: %d left by an attempt or a release without a reply (%d seeds of reentrant "
+				+ "thread owners), %d seen to end%n", orphans[0], reentrantRuns, orphans[1]);
 		System.out.printf("once faults stop: %d seeds, %d acquisitions held to the bound plus what the faults left%n",
 				recoveringSeeds, recovered);
 		if (seeds().length >= CI_SEEDS) {
@@ -581,22 +583,23 @@ class LockSimulationTests {
 
 	/**
 	 * Return the run of a seed pinned for what it once found, with the faults it was
-	 * found with: commands that run late ({@link Fault#LATE}) and tries
-	 * ({@link Fault#TRY}) came after it and would make it another run. The sweep above
-	 * runs every seed with them.
+	 * found with: commands that run late ({@link Fault#LATE}), tries ({@link Fault#TRY})
+	 * and reentrant thread owners ({@link Fault#REENTRANT}) came after it and would make
+	 * it another run. The sweep above runs every seed with them.
 	 */
 	private static LockSimulation pinned(long seed) {
 		return new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE,
-				EnumSet.complementOf(EnumSet.of(Fault.LATE, Fault.TRY)));
+				EnumSet.complementOf(EnumSet.of(Fault.LATE, Fault.TRY, Fault.REENTRANT)));
 	}
 
 	/**
 	 * Return the run of a seed pinned for what it once found with every fault but tries
-	 * ({@link Fault#TRY}), which came after it.
+	 * ({@link Fault#TRY}) and reentrant thread owners ({@link Fault#REENTRANT}), which
+	 * came after it.
 	 */
 	private static LockSimulation pinnedBeforeTries(long seed) {
 		return new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE,
-				EnumSet.complementOf(EnumSet.of(Fault.TRY)));
+				EnumSet.complementOf(EnumSet.of(Fault.TRY, Fault.REENTRANT)));
 	}
 
 	/**
