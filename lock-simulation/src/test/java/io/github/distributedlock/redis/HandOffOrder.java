@@ -28,7 +28,8 @@ import org.jspecify.annotations.Nullable;
  * over: the request that was oldest when a release ran is the one it reserves for.
  * <p>
  * Each run of {@code acquire.lua} that says "taken" is checked to have found the lock's
- * hash or its readers' key.
+ * hash or its readers' key. Every run is checked to keep each request's place in its line
+ * ({@link LineOrder}).
  * <p>
  * Where the run loses messages but nothing else ({@link #holdReservationsToTheirClaim}),
  * also the guarantees' "a lost message costs the waiter at most half a claim": the first
@@ -41,11 +42,14 @@ final class HandOffOrder {
 	 * A request member {@code pass_on} reads: a positive claim of at most 12 digits
 	 * without a leading zero, a colon, and anything after.
 	 */
-	private static final Pattern WELL_FORMED = Pattern.compile("^[1-9]\\d{0,11}:.*", Pattern.DOTALL);
+	static final Pattern WELL_FORMED = Pattern.compile("^[1-9]\\d{0,11}:.*", Pattern.DOTALL);
 
 	private final RedisModel redis;
 
 	private final Consumer<String> violated;
+
+	// The order of the lines the scripts file requests in, checked on every run.
+	private final LineOrder lineOrder;
 
 	private long checked;
 
@@ -69,6 +73,7 @@ final class HandOffOrder {
 	HandOffOrder(RedisModel redis, Consumer<String> violated) {
 		this.redis = redis;
 		this.violated = violated;
+		this.lineOrder = new LineOrder(redis, violated);
 	}
 
 	/**
@@ -77,10 +82,11 @@ final class HandOffOrder {
 	 * @param run runs it on Redis and returns its reply
 	 * @return its reply
 	 */
-	@Nullable Object run(ScriptCall call, Supplier<@Nullable Object> run) {
+	@Nullable Object run(ScriptCall call, Supplier<@Nullable Object> script) {
 		if (this.muted || !this.redis.answering()) {
-			return run.get();
+			return script.get();
 		}
+		Supplier<@Nullable Object> run = () -> this.lineOrder.run(call, script);
 		if ("acquire.lua".equals(call.script().name())) {
 			tried(call);
 			return refusedOnlyIfTaken(call, run);
@@ -242,6 +248,14 @@ final class HandOffOrder {
 	 */
 	long checked() {
 		return this.checked;
+	}
+
+	/**
+	 * Return how many runs filed a request that was in its line already, each checked to
+	 * keep its place ({@link LineOrder}).
+	 */
+	long refilingsChecked() {
+		return this.lineOrder.refilings();
 	}
 
 	/**

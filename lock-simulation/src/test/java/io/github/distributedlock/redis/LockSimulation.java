@@ -82,7 +82,11 @@ import org.jspecify.annotations.Nullable;
  * timeout, as the engine does); a holder that keeps working past its lease. In a quarter
  * of the runs each (drawn from a PRNG of their own, {@link RedisFaults}), Redis fails
  * over to a lagging replica or evicts keys; what that loses of the holds is exempted from
- * the checks, and only that ({@link LostState}).
+ * the checks, and only that ({@link LostState}). A hold that an attempt or a release
+ * without a reply left to nobody must be gone soon after Redis answers its client again
+ * ({@link OrphanedHolds}); in half of the runs of thread owners their locks are
+ * reentrant, the engine's default ({@link Fault#REENTRANT}), so that such an owner's next
+ * acquisition joins the hold it left.
  * <p>
  * A hold may be renewed as the watchdog does (every lease/3, with its own lease: a
  * writer's in a batch, a reader's or a permit's by an extension), extended to a shorter
@@ -207,6 +211,9 @@ final class LockSimulation {
 
 	// The seed of the draw of progress-aware waits, xor the run's ("prog").
 	static final long PROGRESS_SEED = 0x70726f67L;
+
+	// The seed of the draw of reentrant thread owners, xor the run's ("reen").
+	static final long REENTRANT_SEED = 0x7265656eL;
 
 	// How long after a grant in Redis a progress-aware waiter may still give up without
 	// having learnt of it, and how long before it the waiter may have taken its wait
@@ -372,6 +379,10 @@ final class LockSimulation {
 
 	private final boolean sharedOwners;
 
+	// Whether the clients' locks are reentrant (the engine's default) though they are
+	// thread owners.
+	private final boolean threadsReenter;
+
 	private final Set<Fault> faults;
 
 	private long sequence;
@@ -468,6 +479,9 @@ final class LockSimulation {
 
 	private final LostState lostState;
 
+	// The holds no client counts on, left by an attempt or a release without a reply.
+	private final OrphanedHolds orphans;
+
 	// Whether the writers' waits are progress-aware (LockRequest.progressAwareTimeout);
 	// every grant, by its owner, when its script ran, and whether it began a hold (the
 	// first grant of its token: not a re-entry, nor a client joining the hold of a
@@ -534,6 +548,11 @@ final class LockSimulation {
 		this.faults = faults.isEmpty() ? EnumSet.noneOf(Fault.class) : EnumSet.copyOf(faults);
 		this.random = new SimulationRandom(seed);
 		this.sharedOwners = this.random.nextInt(3) == 0;
+		// In half of the runs thread owners take their locks reentrant, as the engine's
+		// defaults do: drawn from a PRNG of its own, so that the other runs are the runs
+		// they were.
+		this.threadsReenter = new SimulationRandom(seed ^ REENTRANT_SEED).nextInt(2) == 0
+				&& this.faults.contains(Fault.REENTRANT) && !this.sharedOwners;
 		// Drawn apart from the run's other choices, so that a run where all clients write
 		// is the run it was before readers came.
 		SimulationRandom mix = new SimulationRandom(~seed);
@@ -580,9 +599,9 @@ final class LockSimulation {
 		SimulationRandom progress = new SimulationRandom(seed ^ PROGRESS_SEED);
 		boolean progressDrawn = progress.nextInt((this.layout != JvmLayout.ONE_EACH) ? 2 : 8) == 0;
 		this.progressAware = progressDrawn && this.permits == 0 && !this.fair && !polls && this.multi == null;
-		this.spec = resolve(LockMode.EXCLUSIVE, this.waitStrategy, this.sharedOwners, 0, 0, this.fair, LEASE_MS,
+		this.spec = resolve(LockMode.EXCLUSIVE, this.waitStrategy, reentrant(), 0, 0, this.fair, LEASE_MS,
 				this.progressAware);
-		this.readSpec = resolve(LockMode.READ, this.waitStrategy, this.sharedOwners, 0, 0, false);
+		this.readSpec = resolve(LockMode.READ, this.waitStrategy, reentrant(), 0, 0, false);
 		this.permitSpec = resolve(LockMode.EXCLUSIVE, this.waitStrategy, this.sharedOwners, Math.max(1, this.permits),
 				0, false);
 		this.checker = new HoldChecker(this.permits);
@@ -590,6 +609,22 @@ final class LockSimulation {
 		this.redisFaults = new RedisFaults(seed, this.faults.contains(Fault.FAILOVER),
 				this.faults.contains(Fault.EVICT));
 		this.lostState = new LostState(this.redis, this.spec.lockKey(), LockKeys.permits(this.permitSpec.lockKey()));
+		this.orphans = new OrphanedHolds(this.lostState, this::countsOn, this.checker::violated);
+	}
+
+	/**
+	 * Return whether a client counts on a hold: a handle of it not released yet, or the
+	 * acquisition or re-entry under way that asks for it.
+	 */
+	private boolean countsOn(String name, String hold) {
+		for (Client client : this.clients.values()) {
+			if (client.name.equals(name)) {
+				return (hold.equals(client.acquiringHold) && client.run != null) || hold.equals(client.reentryHold)
+						|| client.holds.stream()
+							.anyMatch((held) -> held.grant.hold().equals(hold) && !held.hold.isReleased());
+			}
+		}
+		return false;
 	}
 
 	/**
@@ -714,6 +749,14 @@ final class LockSimulation {
 	}
 
 	/**
+	 * Return whether the clients' locks are reentrant: for shared custom owners, and for
+	 * thread owners where the run draws it ({@link Fault#REENTRANT}).
+	 */
+	private boolean reentrant() {
+		return this.sharedOwners || this.threadsReenter;
+	}
+
+	/**
 	 * Return the spec a writer's acquisition takes the lock with: a quarter of them hold
 	 * it at least a minimum hold drawn around the protocol's constants (a third of the
 	 * shortest lease, the shortest lease, the lock's own lease: just below, at, just
@@ -743,7 +786,7 @@ final class LockSimulation {
 
 	private LockSpec keptSpec(long holdAtLeast, long leaseMillis) {
 		return this.keptSpecs.computeIfAbsent(holdAtLeast + 1_000_000 * leaseMillis,
-				(key) -> resolve(LockMode.EXCLUSIVE, this.waitStrategy, this.sharedOwners, 0, holdAtLeast, this.fair,
+				(key) -> resolve(LockMode.EXCLUSIVE, this.waitStrategy, reentrant(), 0, holdAtLeast, this.fair,
 						leaseMillis, this.progressAware));
 	}
 
@@ -754,7 +797,7 @@ final class LockSimulation {
 	private LockSpec sharedSpec(LockSpec plain) {
 		LockMode mode = plain.kind().waitsAsReader() ? LockMode.READ : LockMode.EXCLUSIVE;
 		return this.sharedKeeps.spec(plain,
-				(millis) -> resolve(mode, this.waitStrategy, this.sharedOwners, this.permits, millis, false));
+				(millis) -> resolve(mode, this.waitStrategy, reentrant(), this.permits, millis, false));
 	}
 
 	/**
@@ -961,7 +1004,14 @@ final class LockSimulation {
 					() -> redisFault(fault));
 		}
 		String violation = drain();
-		return (violation != null) ? violation : recover();
+		if (violation == null) {
+			violation = recover();
+		}
+		if (violation == null) {
+			this.orphans.finish(this.clock.nanos());
+			violation = this.checker.violation();
+		}
+		return violation;
 	}
 
 	/**
@@ -995,6 +1045,7 @@ final class LockSimulation {
 			}
 			deliver();
 			checkLiveHolds();
+			this.orphans.check(this.clock.nanos());
 			watchFreePermits();
 			String violation = this.checker.violation();
 			if (violation != null) {
@@ -1438,6 +1489,7 @@ final class LockSimulation {
 		}
 		long stall = aroundConstant();
 		this.redis.stall(Duration.ofNanos(stall));
+		this.orphans.stalled(this.clock.nanos(), this.redis.stalledUntil());
 		this.trace.add("           redis stalled for " + stall / 1e6 + " ms");
 		at(this.random.between(0, 3_000 * MS), "redis stalls", this::stall);
 	}
@@ -1542,6 +1594,14 @@ final class LockSimulation {
 	 */
 	int permits() {
 		return this.permits;
+	}
+
+	/**
+	 * Return whether the clients' locks were reentrant, the engine's default, while they
+	 * were thread owners ({@link Fault#REENTRANT}).
+	 */
+	boolean threadsReenter() {
+		return this.threadsReenter;
 	}
 
 	/**
@@ -1670,6 +1730,14 @@ final class LockSimulation {
 		int[] lost = this.lostState.counts();
 		return new int[] { done[0], done[1], done[2], lost[0], lost[1], lost[2], lost[3],
 				this.checker.tokensBroughtBack(), this.selfDeadlocksAfterFaults };
+	}
+
+	/**
+	 * Return how many holds were orphaned by an attempt or a release without a reply, and
+	 * how many of them were seen to end ({@link OrphanedHolds}).
+	 */
+	int[] orphans() {
+		return this.orphans.counts();
 	}
 
 	/**
@@ -1904,6 +1972,14 @@ final class LockSimulation {
 	}
 
 	/**
+	 * Return how many runs filed a request that was in its line already, each checked to
+	 * keep its place ({@link LineOrder}).
+	 */
+	long refilingsChecked() {
+		return (this.multi != null) ? this.multi.refilingsChecked() : this.handOffOrder.refilingsChecked();
+	}
+
+	/**
 	 * Return the keys left in Redis once the longest lease and claim of the run have
 	 * passed, but the fencing counter, which is meant to outlive them (only call after
 	 * {@link #run}). Every hold was released or ran out, every request taken or
@@ -2089,6 +2165,10 @@ final class LockSimulation {
 		// Whether a command of this client lost its reply in this run.
 		private boolean lostAReply;
 
+		// The holds of its attempts whose reply will never come, for the planted
+		// LOST_ATTEMPT_NEVER_UNDONE.
+		private final Set<String> lostAttempts = new HashSet<>();
+
 		// The engine's watchdog of its JVM, which renews the holds drawn to be renewed.
 		private final Renewals renewals;
 
@@ -2236,7 +2316,14 @@ final class LockSimulation {
 		public boolean sending(String operation, ScriptCall call) {
 			boolean stopped = this.cancelled;
 			switch (operation) {
-				case "acquire" -> this.attemptsInFlight++;
+				case "acquire" -> {
+					if (LockSimulation.this.clientBug == ClientBug.LOST_ATTEMPT_NEVER_UNDONE
+							&& this.lostAttempts.contains(OrphanedHolds.holdOf(call))) {
+						// The planted bug: the undo of a lost attempt is never sent.
+						return false;
+					}
+					this.attemptsInFlight++;
+				}
 				case "release" -> {
 					if (stopped && LockSimulation.this.clientBug == ClientBug.CANCEL_KEEPS_GRANT) {
 						return false;
@@ -2396,10 +2483,33 @@ final class LockSimulation {
 		}
 
 		@Override
+		public void hears(String operation, ScriptCall call, long atNanos, boolean replies) {
+			String hold = OrphanedHolds.holdOf(call);
+			String what = operation;
+			if (operation.equals("acquire")) {
+				// The driver's undo is the lost attempt again, with its hold.
+				what = this.lostAttempts.contains(hold) ? "its undo" : "its attempt";
+				if (!replies && hold != null) {
+					this.lostAttempts.add(hold);
+				}
+			}
+			else if (operation.equals("release")) {
+				boolean held = this.holds.stream().anyMatch((each) -> each.grant.hold().equals(hold));
+				what = held ? "its release" : "the release of a grant nobody held";
+			}
+			LostState.Kind kind = this.permit ? LostState.Kind.PERMIT
+					: this.reader ? LostState.Kind.READER : LostState.Kind.WRITER;
+			LockSimulation.this.orphans.hears(this.name, kind, this.owner, operation, what, call, atNanos, replies);
+		}
+
+		@Override
 		public void ended(String operation, @Nullable Object reply, long ranNanos) {
 			long now = LockSimulation.this.clock.nanos();
 			if (reply == null) {
 				this.lostAReply = true;
+			}
+			else {
+				LockSimulation.this.orphans.answered(this.name, now);
 			}
 			if (operation.equals("acquire")) {
 				this.attemptsInFlight--;
@@ -3191,7 +3301,15 @@ final class LockSimulation {
 		 * ({@link HoldLife#renewalFailed}): the holder counts on a lease Redis may never
 		 * have set.
 		 */
-		FAILED_RENEWAL_CONFIRMS
+		FAILED_RENEWAL_CONFIRMS,
+
+		/**
+		 * An attempt whose reply never came is not undone: the port swallows the driver's
+		 * undo (the attempt again, with the lost attempt's hold), so a hold the lost
+		 * attempt took stays in Redis, counted on by nobody, until its lease ends or its
+		 * owner's next acquisition takes it over.
+		 */
+		LOST_ATTEMPT_NEVER_UNDONE
 
 	}
 
@@ -3255,6 +3373,14 @@ final class LockSimulation {
 		 * request filed, no queued mark left on a lock found taken.
 		 */
 		TRY,
+
+		/**
+		 * In half of the runs of thread owners, their locks are reentrant, as the
+		 * engine's defaults make them: an acquisition that says its owner holds the lock
+		 * (a hold a lost reply may have left) joins a hold of its owner it finds instead
+		 * of being refused as a self-deadlock.
+		 */
+		REENTRANT,
 
 		/**
 		 * A quarter of the multi-lock acquisitions of a run of multi-locks

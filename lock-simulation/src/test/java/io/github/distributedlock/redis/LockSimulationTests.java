@@ -69,6 +69,9 @@ class LockSimulationTests {
 		long unheldTokensBack = 0;
 		String firstSelfDeadlock = null;
 		long reservations = 0;
+		long refilings = 0;
+		long[] orphans = new long[2];
+		int reentrantRuns = 0;
 		long recovered = 0;
 		int recoveringSeeds = 0;
 		for (long seed : seeds()) {
@@ -82,6 +85,7 @@ class LockSimulationTests {
 			}
 			assertThat(simulation.holds()).as("holds in seed %d", seed).isGreaterThan(0);
 			reservations += simulation.reservationsChecked();
+			refilings += simulation.refilingsChecked();
 			assertThat(simulation.requestsLeft()).as("requests left in the line after seed %d", seed).isEmpty();
 			scripts += simulation.scripts();
 			assertThat(simulation.keysLeft()).as("keys left but the fencing counter after seed %d", seed).isEmpty();
@@ -111,6 +115,9 @@ class LockSimulationTests {
 				multiSharedRuns += multi.sharedOwners() ? 1 : 0;
 				continue;
 			}
+			orphans[0] += simulation.orphans()[0];
+			orphans[1] += simulation.orphans()[1];
+			reentrantRuns += simulation.threadsReenter() ? 1 : 0;
 			int[] faults = simulation.redisFaults();
 			for (int i = 0; i < faults.length; i++) {
 				redisFaults[i] += faults[i];
@@ -184,12 +191,18 @@ class LockSimulationTests {
 				+ "first: %s)%n", redisFaults[9], redisFaults[0], redisFaults[1], redisFaults[10], redisFaults[2],
 				redisFaults[3], redisFaults[4], redisFaults[5], redisFaults[6], redisFaults[7], unheldTokensBack,
 				redisFaults[8], firstSelfDeadlock);
-		System.out.printf("hand-off: %d reservations checked for the oldest request and their message%n", reservations);
+		System.out.printf("hand-off: %d reservations checked for the oldest request and their message; %d requests "
+				+ "filed again kept their place%n", reservations, refilings);
+		System.out.printf("orphaned holds: %d left by an attempt or a release without a reply (%d seeds of reentrant "
+				+ "thread owners), %d seen to end%n", orphans[0], reentrantRuns, orphans[1]);
 		System.out.printf("once faults stop: %d seeds, %d acquisitions held to the bound plus what the faults left%n",
 				recoveringSeeds, recovered);
 		if (seeds().length >= CI_SEEDS) {
 			// The hand-off oracles ran: releases reserved the lock for waiters in line.
 			assertThat(reservations).as("reservations checked").isPositive();
+			// The line's order and the orphans' bound were checked.
+			assertThat(refilings).as("requests filed again, checked to keep their place").isPositive();
+			assertThat(orphans[1]).as("orphaned holds seen to end").isPositive();
 			// The faults are drawn, and lose holds: the checks above ran across them.
 			assertThat(redisFaults[9]).as("seeds with failovers").isPositive();
 			assertThat(redisFaults[10]).as("seeds with evictions").isPositive();
@@ -570,22 +583,23 @@ class LockSimulationTests {
 
 	/**
 	 * Return the run of a seed pinned for what it once found, with the faults it was
-	 * found with: commands that run late ({@link Fault#LATE}) and tries
-	 * ({@link Fault#TRY}) came after it and would make it another run. The sweep above
-	 * runs every seed with them.
+	 * found with: commands that run late ({@link Fault#LATE}), tries ({@link Fault#TRY})
+	 * and reentrant thread owners ({@link Fault#REENTRANT}) came after it and would make
+	 * it another run. The sweep above runs every seed with them.
 	 */
 	private static LockSimulation pinned(long seed) {
 		return new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE,
-				EnumSet.complementOf(EnumSet.of(Fault.LATE, Fault.TRY)));
+				EnumSet.complementOf(EnumSet.of(Fault.LATE, Fault.TRY, Fault.REENTRANT)));
 	}
 
 	/**
 	 * Return the run of a seed pinned for what it once found with every fault but tries
-	 * ({@link Fault#TRY}), which came after it.
+	 * ({@link Fault#TRY}) and reentrant thread owners ({@link Fault#REENTRANT}), which
+	 * came after it.
 	 */
 	private static LockSimulation pinnedBeforeTries(long seed) {
 		return new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE,
-				EnumSet.complementOf(EnumSet.of(Fault.TRY)));
+				EnumSet.complementOf(EnumSet.of(Fault.TRY, Fault.REENTRANT)));
 	}
 
 	/**

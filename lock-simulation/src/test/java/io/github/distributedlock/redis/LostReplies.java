@@ -6,9 +6,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * Commands whose reply never comes ({@link LockSimulation.Fault#CUT}): the connection is
  * cut between a command's write and its reply. The command runs in Redis, or never
- * reaches it, and the client sees a failure once its command timeout has passed, then
- * does what the engine does with that exception. Drawn from a PRNG of its own, so that a
- * run with {@code CUT} off is the run it was before.
+ * reaches it (Lettuce discards, on reconnect, a command cancelled before it was written),
+ * whatever it is, a release too, and the client sees a failure once its command timeout
+ * has passed, then does what the engine does with that exception. Drawn from a PRNG of
+ * its own, so that a run with {@code CUT} off is the run it was before.
  * <p>
  * The engine has no command timeout of its own: it is the connection's
  * ({@code spring.data.redis.timeout}; Lettuce's own default is 60 s, which

@@ -654,6 +654,14 @@ final class MultiLockRun {
 	}
 
 	/**
+	 * Return how many runs filed a request that was in its line already, each checked to
+	 * keep its place ({@link LineOrder}).
+	 */
+	long refilingsChecked() {
+		return this.handOffOrder.refilingsChecked();
+	}
+
+	/**
 	 * Return the requests left in the locks' lines once the run is over.
 	 */
 	List<?> requestsLeft() {

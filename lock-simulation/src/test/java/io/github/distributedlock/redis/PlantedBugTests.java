@@ -525,6 +525,62 @@ class PlantedBugTests {
 				+ found.trace);
 	}
 
+	/**
+	 * A waiter that loses its place in line when its request is filed again: a plain
+	 * {@code ZADD} in {@code file_request} (lib.lua) instead of {@code ZADD NX}, so each
+	 * attempt of a waiter moves its request to the back of the line. Nothing overlaps,
+	 * and a release still reserves for the oldest request in the line as it stands:
+	 * {@link LineOrder} finds the request moved.
+	 */
+	@Test
+	void findsAWaiterThatLosesItsPlaceWhenFiledAgain() {
+		String target = "redis.call('ZADD', requests, 'NX', now, request)";
+		Map<String, String> planted = new java.util.HashMap<>();
+		ScriptTexts.all().forEach((script, text) -> {
+			if (text.contains(target)) {
+				planted.put(script, text.replace(target, "redis.call('ZADD', requests, now, request)"));
+			}
+		});
+		assertThat(planted).as("scripts that file requests").containsKeys("acquire.lua", "acquire-read.lua");
+		assertFoundBy(planted, LockSimulation.ClientBug.NONE, "a request keeps its place from its first filing");
+	}
+
+	/**
+	 * An attempt whose reply was lost and that is never undone
+	 * ({@link LockSimulation.ClientBug#LOST_ATTEMPT_NEVER_UNDONE}: the port swallows the
+	 * driver's undo): the hold it took waits out its lease, or its owner's next
+	 * acquisition. {@link OrphanedHolds} finds it still in Redis once Redis answered its
+	 * client again.
+	 */
+	@Test
+	void findsAnAttemptWhoseLostReplyIsNeverUndone() {
+		assertFoundBy(Map.of(), LockSimulation.ClientBug.LOST_ATTEMPT_NEVER_UNDONE, "no reply came to its attempt");
+	}
+
+	/**
+	 * Assert that a seed within {@link #MAX_SEEDS} fails with a violation that names
+	 * {@code found}, where the same seed without the plant does not: only this oracle's
+	 * finding of this plant counts, so a seed that fails for another reason is passed
+	 * over.
+	 */
+	private static void assertFoundBy(Map<String, String> scripts, LockSimulation.ClientBug clientBug, String found) {
+		for (long seed = 1_000; seed < 1_000 + MAX_SEEDS; seed++) {
+			String violation = new LockSimulation(seed, scripts, clientBug).run(4, 25);
+			if (violation == null || !violation.contains(found)) {
+				continue;
+			}
+			String unplanted = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE).run(4, 25);
+			if (unplanted != null && unplanted.contains(found)) {
+				continue;
+			}
+			FailureShrinker.Shrunk shrunk = FailureShrinker.shrink(seed, scripts, clientBug, 4, 25);
+			assertThat(shrunk).as("seed %d shrunk", seed).isNotNull();
+			System.out.println("planted bug found: seed " + seed + ", " + violation + "\n" + shrunk.report());
+			return;
+		}
+		fail("no seed within %d found it: %s", MAX_SEEDS, found);
+	}
+
 	private static void assertFoundInMultiLocks(String script, String target, String replacement) {
 		String text = ScriptTexts.all().get(script);
 		assertThat(text).as("the planted bug's target in %s", script).contains(target);

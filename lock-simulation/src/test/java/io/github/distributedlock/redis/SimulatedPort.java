@@ -118,6 +118,14 @@ final class SimulatedPort implements LockPort {
 		}
 
 		/**
+		 * Its caller will hear of it at {@code atNanos}: its reply ({@code replies}), or
+		 * its failure once its command timeout has passed. Told when that is drawn: as it
+		 * is sent, for a reply that will be lost; as it runs, for one that comes.
+		 */
+		default void hears(String operation, ScriptCall call, long atNanos, boolean replies) {
+		}
+
+		/**
 		 * Its reply is read, before the caller hears it: {@code reply} is {@code null} if
 		 * none came, else its run in Redis ended at {@code ranNanos}.
 		 */
@@ -247,6 +255,7 @@ final class SimulatedPort implements LockPort {
 		long sent = this.world.nanos();
 		LostReplies.Cut cut = this.world.cut();
 		if (cut != null) {
+			this.calls.hears(operation, call, sent + cut.timeoutNanos(), false);
 			if (cut.runs()) {
 				boolean late = cut.lateNanos() >= 0;
 				if (late) {
@@ -279,13 +288,13 @@ final class SimulatedPort implements LockPort {
 			Object first = eval(operation, call);
 			ran(operation, call, first, ran);
 			if (resend < 0) {
-				replyLater(what, operation, sent, first, reply);
+				replyLater(what, operation, call, sent, first, reply);
 				return;
 			}
 			this.world.redisAt(resend, what + " re-sent", () -> {
 				Object again = eval(operation, call);
 				ran(operation, call, again, ran);
-				replyLater(what, operation, sent, again, reply);
+				replyLater(what, operation, call, sent, again, reply);
 			});
 		});
 	}
@@ -300,9 +309,11 @@ final class SimulatedPort implements LockPort {
 		ran.run();
 	}
 
-	private void replyLater(String what, String operation, long sent, Object result, Reply reply) {
+	private void replyLater(String what, String operation, ScriptCall call, long sent, Object result, Reply reply) {
 		long ran = this.world.nanos();
-		this.world.at(this.world.replyDelay(), what + " replied " + result, () -> {
+		long delay = this.world.replyDelay();
+		this.calls.hears(operation, call, ran + delay, true);
+		this.world.at(delay, what + " replied " + result, () -> {
 			this.calls.ended(operation, result, ran);
 			this.ranNanos = ran;
 			this.world.hearing(operation, sent);
