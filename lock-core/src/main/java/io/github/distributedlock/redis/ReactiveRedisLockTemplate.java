@@ -16,7 +16,6 @@ import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.driver.DriverCommands;
 import io.github.distributedlock.redis.driver.LocalLines;
-import io.github.distributedlock.redis.driver.LockPort;
 import io.github.distributedlock.redis.reactive.ReactiveAcquisitions;
 import io.github.distributedlock.redis.reactive.ReactiveHolds;
 import io.github.distributedlock.redis.reactive.ReactiveKeyspaceCheck;
@@ -68,6 +67,8 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 
 	private final ReactiveAcquisitions acquisitions;
 
+	private final ReactorLockPort port;
+
 	private volatile boolean closed;
 
 	ReactiveRedisLockTemplate(ReactiveRedisLockTemplateBuilder builder) {
@@ -77,7 +78,8 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 		this.connectionFactory = builder.connectionFactory;
 		this.container = builder.listenerContainer;
 		this.ownsContainer = this.container == null;
-		LockPort port = new ReactorLockPort(commands, timer, this::container);
+		ReactorLockPort port = new ReactorLockPort(commands, timer, this::container);
+		this.port = port;
 		DriverCommands driver = new DriverCommands(port, LockKeys.FENCE_IDLE_MILLIS, builder.handOff,
 				DriverCommands.AttemptWatch.NONE);
 		this.holds = new ReactiveHolds(driver, commands, this.connectionFactory, new LockListeners(builder.listeners),
@@ -197,6 +199,7 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 		this.closed = true;
 		this.lines.close();
 		this.holds.stopRenewals();
+		this.port.close();
 		ReactiveRedisMessageListenerContainer container;
 		synchronized (this) {
 			container = this.ownsContainer ? this.container : null;

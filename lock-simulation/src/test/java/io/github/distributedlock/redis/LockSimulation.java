@@ -2312,19 +2312,32 @@ final class LockSimulation {
 			}
 		}
 
+		/**
+		 * Return whether a call is the driver's undo of a lost attempt: a release of that
+		 * attempt's hold by its id alone ({@code LockKind.releaseUnanswered}: token
+		 * {@code 0}; a read hold's or a permit's release names no token anyway).
+		 */
+		private boolean isUndo(ScriptCall call) {
+			String hold = OrphanedHolds.holdOf(call);
+			if (hold == null || !this.lostAttempts.contains(hold)) {
+				return false;
+			}
+			ScriptArgs args = call.args();
+			return (args instanceof ScriptArgs.Release release && release.token() == 0)
+					|| (args instanceof ScriptArgs.ReleaseFair fair && fair.token() == 0)
+					|| args instanceof ScriptArgs.ReleaseMember;
+		}
+
 		@Override
 		public boolean sending(String operation, ScriptCall call) {
 			boolean stopped = this.cancelled;
 			switch (operation) {
-				case "acquire" -> {
-					if (LockSimulation.this.clientBug == ClientBug.LOST_ATTEMPT_NEVER_UNDONE
-							&& this.lostAttempts.contains(OrphanedHolds.holdOf(call))) {
+				case "acquire" -> this.attemptsInFlight++;
+				case "release" -> {
+					if (LockSimulation.this.clientBug == ClientBug.LOST_ATTEMPT_NEVER_UNDONE && isUndo(call)) {
 						// The planted bug: the undo of a lost attempt is never sent.
 						return false;
 					}
-					this.attemptsInFlight++;
-				}
-				case "release" -> {
 					if (stopped && LockSimulation.this.clientBug == ClientBug.CANCEL_KEEPS_GRANT) {
 						return false;
 					}
@@ -2487,11 +2500,15 @@ final class LockSimulation {
 			String hold = OrphanedHolds.holdOf(call);
 			String what = operation;
 			if (operation.equals("acquire")) {
-				// The driver's undo is the lost attempt again, with its hold.
-				what = this.lostAttempts.contains(hold) ? "its undo" : "its attempt";
+				what = "its attempt";
 				if (!replies && hold != null) {
 					this.lostAttempts.add(hold);
 				}
+			}
+			else if (isUndo(call)) {
+				// The driver's undo: a release of the lost attempt's hold by its id
+				// alone.
+				what = "its undo";
 			}
 			else if (operation.equals("release")) {
 				boolean held = this.holds.stream().anyMatch((each) -> each.grant.hold().equals(hold));
@@ -3305,7 +3322,7 @@ final class LockSimulation {
 
 		/**
 		 * An attempt whose reply never came is not undone: the port swallows the driver's
-		 * undo (the attempt again, with the lost attempt's hold), so a hold the lost
+		 * undo (a release of the lost attempt's hold by its id), so a hold the lost
 		 * attempt took stays in Redis, counted on by nobody, until its lease ends or its
 		 * owner's next acquisition takes it over.
 		 */

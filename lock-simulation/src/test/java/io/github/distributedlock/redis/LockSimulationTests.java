@@ -539,16 +539,16 @@ class LockSimulationTests {
 	}
 
 	/**
-	 * Seed 49708, outside CI's seeds: a fair lock's attempt runs after a stall, once its
-	 * acquisition was cancelled, and the driver releases the grant. A failover that loses
-	 * that release and a later holder's grant brings the hold back, and the owner's next
-	 * acquisition takes it with its older token: the case docs/guarantees.md exempts
-	 * ("except across a failover that lost the last acquisition"), which the checker knew
-	 * only for tokens a caller had held.
+	 * Seed 54592, outside CI's seeds: Redis grants a hold that no caller gets (its
+	 * attempt's reply lost, or its acquisition cancelled), and the driver releases it. A
+	 * failover that loses that release and a later holder's grant brings the hold back,
+	 * and the owner's next acquisition takes it with its older token: the case
+	 * docs/guarantees.md exempts ("except across a failover that lost the last
+	 * acquisition"), which the checker knew only for tokens a caller had held.
 	 */
 	@Test
 	void aGrantNobodyHeldThatAFailoverBringsBackKeepsItsOlderToken() {
-		LockSimulation simulation = pinned(49708);
+		LockSimulation simulation = pinned(54592);
 		assertThat(simulation.run(CLIENTS, ACQUISITIONS)).as(() -> simulation.trace(40)).isNull();
 		assertThat(simulation.unheldTokensBroughtBack()).as("grants that took back a token no caller had held")
 			.isPositive();

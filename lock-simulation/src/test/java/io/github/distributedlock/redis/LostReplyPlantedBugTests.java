@@ -21,10 +21,11 @@ class LostReplyPlantedBugTests {
 
 	private static final int MAX_SEEDS = 100;
 
-	// A late attempt must meet a newer hold of its own thread: rarer. 8 of the seeds
-	// 1,000-2,999 find it, the first 1545 (13 with the sleeps before the half-claim
-	// retry, the first 1118: the draws moved, not the reach).
-	private static final int LATE_SEEDS = 600;
+	// A late attempt must meet a newer hold of its own thread, after its undo (a release
+	// by its hold id) ran: rarer. The first seed that finds it is 1779, as a wait past
+	// the bound: the newer hold's release finds its field gone and leaves the lock taken
+	// until its lease ends.
+	private static final int LATE_SEEDS = 800;
 
 	/**
 	 * {@code acquire.lua} without its take-over: a thread owner whose acquisition lost

@@ -53,8 +53,7 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 		@Override
 		public Cancellable schedule(Runnable task, long delayNanos) {
 			// On the background thread: the task may run a script here, which must not
-			// hold
-			// up the timers of every acquisition.
+			// hold up the timers of every acquisition.
 			return BlockingPort.this.schedule(() -> execute(task), delayNanos);
 		}
 

@@ -58,7 +58,7 @@ public final class AllLocksAcquisition extends AcquisitionRun<List<Grant>> {
 					}
 					// Undo it before the end withdraws the request.
 					this.commands.undoAll(this.acquisition.specs(), this.acquisition.owner(), this.acquisition.hold(),
-							sentNanos, error);
+							error);
 					failed(error);
 				});
 	}

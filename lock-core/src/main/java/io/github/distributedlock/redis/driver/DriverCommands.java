@@ -75,8 +75,7 @@ public final class DriverCommands {
 					if (mayHaveRun(error)) {
 						// It may have run: release what it took once Redis answers,
 						// before the end withdraws what it filed (an undo files nothing).
-						undo(spec, attempt.owner(), attempt.hold(),
-								attempt.sentNanos() + TimeUnit.MILLISECONDS.toNanos(spec.leaseMillis()));
+						undo(spec, attempt.owner(), attempt.hold());
 					}
 					failed.accept(error);
 				});
@@ -86,10 +85,10 @@ public final class DriverCommands {
 	 * Undo a multi-lock attempt whose reply never came, as {@link #undo} does a single
 	 * lock's: what the same hold id took is released lock by lock.
 	 */
-	void undoAll(List<LockSpec> specs, String owner, String hold, long sentNanos, Throwable error) {
+	void undoAll(List<LockSpec> specs, String owner, String hold, Throwable error) {
 		if (mayHaveRun(error)) {
 			for (LockSpec spec : specs) {
-				undo(spec, owner, hold, sentNanos + TimeUnit.MILLISECONDS.toNanos(spec.leaseMillis()));
+				undo(spec, owner, hold);
 			}
 		}
 	}
@@ -116,29 +115,29 @@ public final class DriverCommands {
 	 * Undo an attempt whose reply never came: it may have made its owner a holder that
 	 * nobody would release. The hold it may have taken is released by its hold id
 	 * ({@link LockKind#releaseUnanswered}), which never takes the lock nor lengthens a
-	 * lease; retried every {@link #UNDO_RETRY_NANOS} while Redis does not answer, until
-	 * the lost attempt's lease, counted from its send, is over. A lost attempt that runs
+	 * lease, until Redis answers ({@link #sendUntilAnswered}). A lost attempt that runs
 	 * after its undo holds the lock for nobody until its lease ends or the owner's next
 	 * acquisition takes it over. See docs/design/driver.md.
 	 */
-	private void undo(LockSpec spec, String owner, String hold, long untilNanos) {
-		ScriptCall release = spec.kind().releaseUnanswered(spec, owner, hold, this.handOff);
-		sendUntilAnswered(this.port, spec.name(), "release", release, untilNanos);
+	private void undo(LockSpec spec, String owner, String hold) {
+		sendUntilAnswered(this.port, spec.name(), "release",
+				spec.kind().releaseUnanswered(spec, owner, hold, this.handOff));
 	}
 
 	/**
-	 * Send a script that ends a hold (a release, an undo) until Redis answers it, every
-	 * {@link #UNDO_RETRY_NANOS}, for as long as Redis may keep the hold: one sent while
-	 * Redis does not answer may never run (a command cancelled before it was written is
-	 * dropped), and the hold would then stay until its lease ends. The script must be
-	 * safe to run twice. An error reply means it ran and is not sent again.
-	 * @param untilNanos when Redis keeps the hold no longer, on the port's clock
+	 * Send a script that ends a hold (a release, an undo) until Redis answers it: again
+	 * {@link #UNDO_RETRY_NANOS} after each failure without a reply, for as long as the
+	 * port runs. One sent while Redis does not answer may never run (a command cancelled
+	 * before it was written is dropped), and its hold would then stay for as long as
+	 * Redis keeps it: its lease, or longer where other holds of its owner keep the lock's
+	 * key alive. The script must be safe to run twice, and at any later time. An error
+	 * reply means it ran and is not sent again.
 	 */
-	static void sendUntilAnswered(LockPort port, LockName name, String operation, ScriptCall call, long untilNanos) {
+	static void sendUntilAnswered(LockPort port, LockName name, String operation, ScriptCall call) {
 		port.run(name, operation, call, LockPort.Reply.of((reply) -> {
 		}, (error) -> {
-			if (mayHaveRun(error) && port.nanoTime() - untilNanos < 0) {
-				port.schedule(() -> sendUntilAnswered(port, name, operation, call, untilNanos), UNDO_RETRY_NANOS);
+			if (mayHaveRun(error)) {
+				port.schedule(() -> sendUntilAnswered(port, name, operation, call), UNDO_RETRY_NANOS);
 			}
 		}));
 	}
@@ -154,14 +153,12 @@ public final class DriverCommands {
 	}
 
 	/**
-	 * Release a hold nobody will use, without waiting; sent again while Redis does not
-	 * answer, until the hold's lease is over.
+	 * Release a hold nobody will use, without waiting; sent again until Redis answers.
 	 */
 	public void releaseUnused(Grant grant) {
 		LockSpec spec = grant.spec();
 		ScriptCall release = spec.kind().release(spec, grant.owner(), grant.token(), grant.hold(), this.handOff, 0);
-		sendUntilAnswered(this.port, spec.name(), "release", release,
-				grant.sentNanos() + TimeUnit.MILLISECONDS.toNanos(spec.leaseMillis()));
+		sendUntilAnswered(this.port, spec.name(), "release", release);
 	}
 
 	/**

@@ -237,8 +237,8 @@ public final class LockHold {
 			if (DriverCommands.mayHaveRun(error)) {
 				// It may never have run (cancelled before it was written): sent again
 				// until Redis answers, so that the hold ends then, not with its lease.
-				port.schedule(() -> DriverCommands.sendUntilAnswered(port, name(), "release", call,
-						this.redisLeaseBoundNanos), DriverCommands.UNDO_RETRY_NANOS);
+				port.schedule(() -> DriverCommands.sendUntilAnswered(port, name(), "release", call),
+						DriverCommands.UNDO_RETRY_NANOS);
 			}
 		}));
 	}

@@ -28,6 +28,8 @@ public final class ReactorLockPort implements LockPort {
 
 	private final Supplier<ReactiveRedisMessageListenerContainer> container;
 
+	private volatile boolean closed;
+
 	/**
 	 * @param container supplies the container to subscribe with, when first needed
 	 */
@@ -45,6 +47,12 @@ public final class ReactorLockPort implements LockPort {
 
 	@Override
 	public Cancellable schedule(Runnable task, long delayNanos) {
+		if (this.closed) {
+			// The template stopped: its lines failed every waiter, and a release sent
+			// again until Redis answers is sent no more.
+			return () -> {
+			};
+		}
 		Disposable scheduled = (delayNanos <= 0) ? this.timer.schedule(task)
 				: this.timer.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
 		return scheduled::dispose;
@@ -75,6 +83,14 @@ public final class ReactorLockPort implements LockPort {
 			.subscribe((message) -> listener.message(message.getMessage().getBytes(StandardCharsets.UTF_8)),
 					listener::lost);
 		return subscription::dispose;
+	}
+
+	/**
+	 * Stop the timers: a task scheduled after this never runs. The scheduler is shared,
+	 * and stays.
+	 */
+	public void close() {
+		this.closed = true;
 	}
 
 }
