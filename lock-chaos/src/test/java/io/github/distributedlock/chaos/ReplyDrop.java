@@ -104,7 +104,7 @@ final class ReplyDrop {
 			return this;
 		}
 		return new ReplyDrop(this.or.command, this.or.argument, null, this.beforeForwarding, this.afterRunning,
-				this.hold, this.delivers);
+				this.hold, this.delivers, this.unsent);
 	}
 
 	/**
