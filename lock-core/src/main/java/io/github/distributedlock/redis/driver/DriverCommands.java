@@ -131,7 +131,9 @@ public final class DriverCommands {
 	 * before it was written is dropped), and its hold would then stay for as long as
 	 * Redis keeps it: its lease, or longer where other holds of its owner keep the lock's
 	 * key alive. The script must be safe to run twice, and at any later time. An error
-	 * reply means it ran and is not sent again.
+	 * reply ({@link #mayHaveRun}) ends the retries: Redis refused the script, and would
+	 * refuse it again (out of memory, no permission), so the hold lasts as if it had
+	 * never been sent.
 	 */
 	static void sendUntilAnswered(LockPort port, LockName name, String operation, ScriptCall call) {
 		port.run(name, operation, call, LockPort.Reply.of((reply) -> {

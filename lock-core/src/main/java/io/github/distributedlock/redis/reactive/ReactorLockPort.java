@@ -86,8 +86,8 @@ public final class ReactorLockPort implements LockPort {
 	}
 
 	/**
-	 * Stop the timers: a task scheduled after this never runs. The scheduler is shared,
-	 * and stays.
+	 * Stop the timers: a task scheduled after this never runs (one scheduled before may
+	 * still run once). The scheduler is shared, and stays.
 	 */
 	public void close() {
 		this.closed = true;
