@@ -71,11 +71,11 @@ class DocumentedNamesTests {
 					"Optional", "Publisher", "ReentrantLock", "SecureRandom", "String", "System", "Thread"),
 			// Annotations and types an application already uses with the starter.
 			"Spring Framework and Spring Boot",
-			List.of("AopUtils", "Async", "CoroutinesUtils", "EnableScheduling", "KotlinDetector", "Nullness", "Ordered",
-					"Scheduled", "SmartLifecycle", "Transactional"),
+			List.of("AopUtils", "Async", "ClientResourcesBuilderCustomizer", "CoroutinesUtils", "EnableScheduling",
+					"KotlinDetector", "Nullness", "Ordered", "Scheduled", "SmartLifecycle", "Transactional"),
 			// The connection the engine runs on, and the exceptions its clients throw.
 			"Spring Data Redis, Lettuce and Jedis",
-			List.of("JedisConnectionFactory", "JedisDataException", "QueryTimeoutException",
+			List.of("ClientResources", "JedisConnectionFactory", "JedisDataException", "QueryTimeoutException",
 					"ReactiveRedisMessageListenerContainer", "RedisClusterClient", "RedisClusterConfiguration",
 					"RedisCommandExecutionException", "RedisConnectionFactory", "RedisMessageListenerContainer",
 					"RedisStandaloneConfiguration"),
