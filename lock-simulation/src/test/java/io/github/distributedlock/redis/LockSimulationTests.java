@@ -555,6 +555,19 @@ class LockSimulationTests {
 	}
 
 	/**
+	 * Seed 1779, outside CI's seeds: a reader's attempt runs after its undo, leaving a
+	 * reader nobody holds; once faults stop, another reader takes and releases the lock,
+	 * and a writer told of that reader's end sleeps until its retry (1 s), since the
+	 * orphan's end publishes nothing. The checker allowed only the orphan's own lease
+	 * left.
+	 */
+	@Test
+	void aReaderTheFaultsLeftEndsWithoutAMessage() {
+		LockSimulation simulation = new LockSimulation(1779, Map.of(), LockSimulation.ClientBug.NONE);
+		assertThat(simulation.run(CLIENTS, ACQUISITIONS)).as(() -> simulation.trace(40)).isNull();
+	}
+
+	/**
 	 * Seed 104129, outside CI's seeds: two clients of one custom owner hold the lock; one
 	 * releases an inner hold, keeping the lock for its minimum hold (the release records
 	 * its end beside the other's hold), and a failover loses that grant and release,
