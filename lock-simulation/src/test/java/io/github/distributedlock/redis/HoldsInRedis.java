@@ -20,6 +20,21 @@ final class HoldsInRedis {
 	}
 
 	/**
+	 * Return what is wrong with a writer's hold {@code hold} of the lock {@code key}: as
+	 * {@link #writerViolation}, and its hold's own field in the lock hash, which a
+	 * take-over of the owner's older hold must never drop.
+	 * @return what Redis shows instead, or {@code null} if nothing is wrong
+	 */
+	static @Nullable String writerHoldViolation(RedisModel redis, String key, String owner, String hold,
+			long endNanos) {
+		String wrong = writerViolation(redis, key, owner, endNanos);
+		if (wrong == null && redis.inspect("HGET", key, "#" + hold) == null) {
+			return "its hold " + hold + " is not in the lock hash";
+		}
+		return wrong;
+	}
+
+	/**
 	 * Return what is wrong with a writer's hold of the lock {@code key} that its holder
 	 * counts on until {@code endNanos}: its owner must be the lock hash's, with a TTL
 	 * that reaches the deadline, and no reader of another owner whose lease Redis still

@@ -1405,7 +1405,8 @@ final class LockSimulation {
 	}
 
 	private @Nullable String liveHoldViolation(Client client, Held held, long now) {
-		return HoldsInRedis.writerViolation(this.redis, this.spec.lockKey(), client.owner, held.endNanos());
+		return HoldsInRedis.writerHoldViolation(this.redis, this.spec.lockKey(), client.owner, held.grant.hold(),
+				held.endNanos());
 	}
 
 	private @Nullable String liveReadHoldViolation(Client client, Held held, long now) {
