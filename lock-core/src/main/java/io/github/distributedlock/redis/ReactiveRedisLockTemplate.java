@@ -31,6 +31,7 @@ import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.listener.ReactiveRedisMessageListenerContainer;
 
 /**
@@ -85,13 +86,19 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 		this.holds = new ReactiveHolds(driver, commands, this.connectionFactory, new LockListeners(builder.listeners),
 				builder.handOff);
 		this.lines = new LocalLines(port, builder.subscriptionLinger.toNanos());
-		this.acquisitions = new ReactiveAcquisitions(driver, this.lines, this.holds, builder.handOff);
+		this.acquisitions = new ReactiveAcquisitions(driver, this.lines, this.holds, builder.handOff,
+				commandTimeoutNanos(builder.connectionFactory));
 		// Not a Cluster as far as the resolver knows: the keyspace check finds out,
 		// without blocking, before the resolver needs to know.
 		RedisServerFeatures server = new RedisServerFeatures(null, false, false);
 		this.keyspaceCheck = new ReactiveKeyspaceCheck(this.connectionFactory, builder.configureKeyspaceEvents, server);
 		this.resolver = new LockRequestResolver(builder.defaults, this.keys, builder.watchdog, true, server,
 				builder.fairWaiterTimeout.toMillis());
+	}
+
+	private static long commandTimeoutNanos(ReactiveRedisConnectionFactory factory) {
+		return (factory instanceof LettuceConnectionFactory lettuce)
+				? lettuce.getClientConfiguration().getCommandTimeout().toNanos() : -1;
 	}
 
 	/**

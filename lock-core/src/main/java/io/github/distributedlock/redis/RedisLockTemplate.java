@@ -22,6 +22,7 @@ import io.github.distributedlock.redis.blocking.MultiLocking;
 import io.github.distributedlock.redis.blocking.ReplicaWait;
 import io.github.distributedlock.redis.core.Acquisition;
 import io.github.distributedlock.redis.core.Grant;
+import io.github.distributedlock.redis.core.Deadline;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.CohortLimits;
@@ -119,7 +120,11 @@ public final class RedisLockTemplate implements LockOperations {
 
 	@Override
 	public LockHandle acquire(LockRequest request) {
-		return this.holds.hold(this.acquisitions.acquire(resolve(request), this.owners.of(request)));
+		long start = System.nanoTime();
+		LockSpec spec = resolve(request);
+		// A wait that restarts when the lock changes hands has no fixed bound.
+		Deadline call = this.acquisitions.callBound(spec.progressAware() ? -1 : spec.waitNanos(), start);
+		return this.holds.hold(this.acquisitions.acquire(spec, this.owners.of(request)), call);
 	}
 
 	@Override

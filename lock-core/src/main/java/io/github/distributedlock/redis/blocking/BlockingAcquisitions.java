@@ -1,19 +1,24 @@
 package io.github.distributedlock.redis.blocking;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.function.Supplier;
 
 import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.redis.core.Cohort;
+import io.github.distributedlock.redis.core.Deadline;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.MultiAcquisition;
 import io.github.distributedlock.redis.driver.AcquisitionRun;
+import io.github.distributedlock.redis.driver.Acquiring;
 import io.github.distributedlock.redis.driver.AllLocksAcquisition;
 import io.github.distributedlock.redis.driver.CohortReentry;
+import io.github.distributedlock.redis.driver.Completion;
 import io.github.distributedlock.redis.driver.DriverCommands;
 import io.github.distributedlock.redis.driver.FairAcquisition;
+import io.github.distributedlock.redis.driver.InOrderAcquisition;
 import io.github.distributedlock.redis.driver.LocalLines;
 import io.github.distributedlock.redis.driver.SingleAcquisition;
 
@@ -68,19 +73,22 @@ public final class BlockingAcquisitions implements AutoCloseable {
 
 	private Grant acquire(LockSpec spec, String owner, boolean holdsIt, boolean cohorts) {
 		CallerRunsPort caller = new CallerRunsPort(this.port);
-		DriverCommands commands = commands(caller);
 		CallerWait<Grant> wait = new CallerWait<>(caller);
-		AcquisitionRun<Grant> run = spec.kind().queuesInRedis()
-				? new FairAcquisition(spec, owner, holdsIt, commands, this.lines, wait) : single(
-						new SingleAcquisition(spec, owner, holdsIt, this.handOff, commands, this.lines, wait), cohorts);
+		AcquisitionRun<Grant> run = run(spec, owner, holdsIt, cohorts, commands(caller), wait);
 		return notAcquiredIfTimeout(() -> wait.await(run, spec.name(), spec.waitNanos(), spec.progressAware()));
 	}
 
-	private static SingleAcquisition single(SingleAcquisition acquisition, boolean cohorts) {
-		if (!cohorts) {
-			acquisition.keepOutOfCohorts();
+	private AcquisitionRun<Grant> run(LockSpec spec, String owner, boolean holdsIt, boolean cohorts,
+			DriverCommands commands, Completion<Grant> completion) {
+		if (spec.kind().queuesInRedis()) {
+			return new FairAcquisition(spec, owner, holdsIt, commands, this.lines, completion);
 		}
-		return acquisition;
+		SingleAcquisition single = new SingleAcquisition(spec, owner, holdsIt, this.handOff, commands, this.lines,
+				completion);
+		if (!cohorts) {
+			single.keepOutOfCohorts();
+		}
+		return single;
 	}
 
 	/**
@@ -119,6 +127,101 @@ public final class BlockingAcquisitions implements AutoCloseable {
 		AcquisitionRun<List<Grant>> run = new AllLocksAcquisition(acquisition, commands(caller), this.lines, wait);
 		return notAcquiredIfTimeout(() -> wait.await(run, acquisition.specs().get(0).name(), waitNanos,
 				acquisition.specs().get(0).progressAware()));
+	}
+
+	/**
+	 * Take locks one by one in the given (global) order, within one wait time and one
+	 * command timeout ({@link InOrderAcquisition}); no lock of it takes part in a cohort
+	 * (cohorting.md), but a re-entry of a cohort's holder goes under the cohort's owner.
+	 * @param start when the call began, in {@link System#nanoTime()}
+	 * @throws LockTimeoutException if the wait time ran out (the listeners are told)
+	 */
+	List<RedisLockHandle> acquireInOrder(List<LockSpec> specs, String owner, long waitNanos, long start) {
+		CallerRunsPort caller = new CallerRunsPort(this.port);
+		DriverCommands commands = commands(caller);
+		CallerWait<List<RedisLockHandle>> wait = new CallerWait<>(caller);
+		InOrderAcquisition<RedisLockHandle> run = new InOrderAcquisition<>(specs, waitNanos, start,
+				commandTimeoutNanos(), caller, new InOrderSteps(owner, commands, callBound(waitNanos, start)), wait);
+		return notAcquiredIfTimeout(() -> wait.await(run, specs.get(0).name(), waitNanos, false));
+	}
+
+	private final class InOrderSteps implements InOrderAcquisition.Steps<RedisLockHandle> {
+
+		private final String owner;
+
+		private final DriverCommands commands;
+
+		private final Deadline call;
+
+		InOrderSteps(String owner, DriverCommands commands, Deadline call) {
+			this.owner = owner;
+			this.commands = commands;
+			this.call = call;
+		}
+
+		@Override
+		public Acquiring acquire(LockSpec spec, Completion<Grant> completion) {
+			CohortReentry reentry = CohortReentry.start(BlockingAcquisitions.this.lines, spec, this.owner);
+			if (reentry == null) {
+				return run(spec, this.owner, BlockingAcquisitions.this.holds.holdsLocally(this.owner, spec.lockKey()),
+						false, this.commands, completion);
+			}
+			AcquisitionRun<Grant> run = run(spec, reentry.owner(), true, false, this.commands,
+					Completion.of((grant) -> completion.granted(reentry.granted(grant)), (error) -> {
+						reentry.failed(error instanceof LockTimeoutException);
+						completion.failed(error);
+					}));
+			return new Acquiring() {
+
+				@Override
+				public void start() {
+					run.start();
+				}
+
+				@Override
+				public boolean cancel() {
+					boolean stopped = run.cancel();
+					if (stopped) {
+						reentry.failed(false);
+					}
+					return stopped;
+				}
+
+			};
+		}
+
+		@Override
+		public RedisLockHandle hold(Grant grant) {
+			return BlockingAcquisitions.this.holds.hold(grant, this.call);
+		}
+
+		@Override
+		public void release(RedisLockHandle held) {
+			BlockingAcquisitions.this.port.execute(() -> {
+				try {
+					held.close();
+				}
+				catch (RuntimeException ex) {
+					// Its lease ends it.
+				}
+			});
+		}
+
+	}
+
+	/**
+	 * Return the bound of a call that began at {@code start} (on
+	 * {@link System#nanoTime()}) with the given wait time: the wait time plus one command
+	 * timeout; none if either is unbounded or unknown.
+	 */
+	public Deadline callBound(long waitNanos, long start) {
+		long timeout = commandTimeoutNanos();
+		return new Deadline((waitNanos < 0 || timeout < 0) ? -1 : waitNanos + timeout, start);
+	}
+
+	private long commandTimeoutNanos() {
+		Duration timeout = this.port.commands().commandTimeout();
+		return (timeout != null) ? timeout.toNanos() : -1;
 	}
 
 	private DriverCommands commands(CallerRunsPort caller) {

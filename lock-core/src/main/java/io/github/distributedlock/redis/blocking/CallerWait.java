@@ -7,7 +7,7 @@ import java.util.concurrent.locks.LockSupport;
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockInterruptedException;
 import io.github.distributedlock.LockName;
-import io.github.distributedlock.redis.driver.AcquisitionRun;
+import io.github.distributedlock.redis.driver.Acquiring;
 import io.github.distributedlock.redis.driver.Completion;
 import org.jspecify.annotations.Nullable;
 
@@ -87,7 +87,7 @@ final class CallerWait<G> implements Completion<G> {
 	 * @throws LockInterruptedException if the thread was interrupted (before the start,
 	 * too): the acquisition is cancelled
 	 */
-	G await(AcquisitionRun<G> run, LockName name, long waitNanos, boolean restarts) {
+	G await(Acquiring run, LockName name, long waitNanos, boolean restarts) {
 		LockCommands.refuseIfInterrupted(name);
 		long start = System.nanoTime();
 		try {

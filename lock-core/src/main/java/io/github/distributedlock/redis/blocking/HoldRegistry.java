@@ -15,6 +15,7 @@ import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockListener;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.redis.core.AcquireResult;
+import io.github.distributedlock.redis.core.Deadline;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.LockSpec;
@@ -88,16 +89,17 @@ public final class HoldRegistry implements AutoCloseable {
 
 	/**
 	 * Turn what an acquisition won into a registered handle.
+	 * @param call the bound of the acquisition's call, which the replica check keeps
 	 * @throws io.github.distributedlock.LockAccessException if too few replicas
 	 * acknowledged the hold, which is then released
 	 */
-	public RedisLockHandle hold(Grant grant) {
+	public RedisLockHandle hold(Grant grant, Deadline call) {
 		String key = key(grant.owner(), grant.spec().lockKey());
 		if (this.replicas != null) {
 			// The check writes the lease again, and a refused re-entry leaves it behind.
 			update(key, OwnerHolds::sending);
 			try {
-				this.replicas.confirm(grant);
+				this.replicas.confirm(grant, call);
 			}
 			catch (RuntimeException ex) {
 				// A refusal is a reply (no cause); a failed check may have lost one.
@@ -125,11 +127,11 @@ public final class HoldRegistry implements AutoCloseable {
 	 * Turn what a multi-lock won into registered handles, all or none: if one fails the
 	 * replica check, the others are released too.
 	 */
-	List<RedisLockHandle> holdAll(List<Grant> grants) {
+	List<RedisLockHandle> holdAll(List<Grant> grants, Deadline call) {
 		List<RedisLockHandle> handles = new ArrayList<>(grants.size());
 		for (int i = 0; i < grants.size(); i++) {
 			try {
-				handles.add(hold(grants.get(i)));
+				handles.add(hold(grants.get(i), call));
 			}
 			catch (RuntimeException ex) {
 				for (Grant left : grants.subList(i + 1, grants.size())) {
@@ -310,6 +312,9 @@ public final class HoldRegistry implements AutoCloseable {
 
 	@Override
 	public void close() {
+		if (this.replicas != null) {
+			this.replicas.close();
+		}
 		this.renewals.close();
 		this.watchdog.close();
 	}

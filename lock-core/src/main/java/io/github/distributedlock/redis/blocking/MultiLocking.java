@@ -1,11 +1,9 @@
 package io.github.distributedlock.redis.blocking;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 import io.github.distributedlock.LockTimeoutException;
-import io.github.distributedlock.redis.core.Deadline;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.MultiAcquisition;
@@ -17,7 +15,7 @@ import io.github.distributedlock.redis.server.RedisServerFeatures;
  * The blocking engine's multi-locks: takes several exclusive locks as one hold, in one
  * global order (by key), which makes overlapping multi-locks deadlock-free. One script
  * takes them all, unless on a Cluster their keys are in several hash slots: then one by
- * one, in the same order, rolling back on failure. Thread-safe.
+ * one, in the same order ({@code InOrderAcquisition}). Thread-safe.
  */
 public final class MultiLocking {
 
@@ -51,44 +49,12 @@ public final class MultiLocking {
 		if (MultiAcquisition.inOneScript(specs, this.server::isCluster)) {
 			List<Grant> grants = this.acquisitions.acquireAll(new MultiAcquisition(specs, owner, first.waitNanos(),
 					first.reentrant(), this.handOff, NanoClock.SYSTEM), first.waitNanos());
-			holds = this.holds.holdAll(grants);
+			holds = this.holds.holdAll(grants, this.acquisitions.callBound(first.waitNanos(), start));
 		}
 		else {
-			holds = acquireInOrder(specs, owner, new Deadline(first.waitNanos(), start));
+			holds = this.acquisitions.acquireInOrder(specs, owner, first.waitNanos(), start);
 		}
 		return new MultiLockHandle(holds, Duration.ofNanos(System.nanoTime() - start));
-	}
-
-	/**
-	 * Take locks one by one in the given (global) order, rolling back on failure.
-	 */
-	private List<RedisLockHandle> acquireInOrder(List<LockSpec> specs, String owner, Deadline deadline) {
-		List<RedisLockHandle> holds = new ArrayList<>(specs.size());
-		try {
-			for (LockSpec spec : specs) {
-				Grant grant;
-				try {
-					// No lock of a multi-lock takes part in a cohort (cohorting.md).
-					grant = this.acquisitions.acquire(spec.withWaitNanos(deadline.remainingBudgetNanos()), owner,
-							false);
-				}
-				catch (LockTimeoutException timeout) {
-					// Timed from the start of the multi-lock, not of this lock.
-					throw new LockTimeoutException(spec.name(), deadline.elapsed(), timeout.getHolderRemainingLease());
-				}
-				holds.add(this.holds.hold(grant));
-			}
-			return holds;
-		}
-		catch (RuntimeException ex) {
-			try {
-				MultiLockHandle.releaseAll(holds);
-			}
-			catch (RuntimeException releaseFailure) {
-				ex.addSuppressed(releaseFailure);
-			}
-			throw ex;
-		}
 	}
 
 }

@@ -1,7 +1,10 @@
 package io.github.distributedlock.redis.blocking;
 
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -13,6 +16,7 @@ import io.lettuce.core.output.IntegerOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
 import io.github.distributedlock.LockAccessException;
+import io.github.distributedlock.redis.core.Deadline;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.script.ScriptReplies;
@@ -41,7 +45,7 @@ import org.springframework.util.ClassUtils;
  * writes, as Redis 7.2 and later count only what the connection itself wrote) and waited
  * for there.
  */
-public final class ReplicaWait {
+public final class ReplicaWait implements AutoCloseable {
 
 	private static final boolean LETTUCE = ClassUtils.isPresent("io.lettuce.core.RedisClient",
 			ReplicaWait.class.getClassLoader());
@@ -58,6 +62,12 @@ public final class ReplicaWait {
 
 	private final boolean sharedConnection;
 
+	private final ExecutorService checks = Executors.newCachedThreadPool((runnable) -> {
+		Thread thread = new Thread(runnable, "distributed-lock-replica-check");
+		thread.setDaemon(true);
+		return thread;
+	});
+
 	/** The server connection last seen by a check, and when it was first seen. */
 	private final AtomicReference<@Nullable SeenConnection> lastConnection = new AtomicReference<>();
 
@@ -72,22 +82,44 @@ public final class ReplicaWait {
 	/**
 	 * Wait until enough replicas have a hold that was just written; otherwise release it.
 	 * @param hold the hold; its {@code sentNanos} was read before its script was sent
+	 * @param call the bound of the call: its wait time plus one command timeout
 	 * @throws LockAccessException without a cause if too few replicas acknowledged it or
 	 * the server no longer had it (replies the {@link HoldRegistry} can bound); caused by
-	 * the Redis failure if the check itself failed (its write may have lost its reply)
+	 * the Redis failure if the check itself failed (its write may have lost its reply),
+	 * or by a timeout if the call's bound came first
 	 */
-	void confirm(Grant hold) {
+	void confirm(Grant hold, Deadline call) {
 		LockSpec spec = hold.spec();
+		// On a thread of its own, so that the caller leaves at the call's bound whatever
+		// Redis does; the hold is won, and an interrupt must not stop the check (Lettuce
+		// drops a command on an interrupted thread) and leave the hold unchecked.
+		CompletableFuture<Long> check = CompletableFuture.supplyAsync(() -> await(hold), this.checks);
 		long acked;
-		// The hold is won: an interrupt must not drop the check (Lettuce drops a command
-		// on an interrupted thread) and leave the hold unchecked.
-		boolean interrupted = Thread.interrupted();
+		boolean interrupted = false;
 		try {
-			acked = await(hold);
+			while (true) {
+				try {
+					acked = check.get(Math.max(0, call.remainingNanos()), TimeUnit.NANOSECONDS);
+					break;
+				}
+				catch (InterruptedException ex) {
+					interrupted = true;
+				}
+			}
 		}
-		catch (RuntimeException ex) {
+		catch (TimeoutException ex) {
+			// Released once the check ends, so that no lease written again by it outlives
+			// the release.
+			check.whenComplete((ignored, error) -> releaseQuietly(hold));
+			throw new LockAccessException(spec.name(), "acquired, but its replication was not confirmed within the "
+					+ "wait time plus one command timeout; released it", ex);
+		}
+		catch (ExecutionException ex) {
 			releaseQuietly(hold);
-			throw ex;
+			if (ex.getCause() instanceof RuntimeException failure) {
+				throw failure;
+			}
+			throw new LockAccessException(spec.name(), "the replica check failed", ex.getCause());
 		}
 		finally {
 			if (interrupted) {
@@ -108,6 +140,14 @@ public final class ReplicaWait {
 				"acquired, but only " + acked + " of " + this.replicas + " replicas acknowledged it within "
 						+ this.timeoutMillis + " ms; released it, since a failover now could give it to someone else",
 				null);
+	}
+
+	/**
+	 * Stop the check threads; a check under way ends with its commands.
+	 */
+	@Override
+	public void close() {
+		this.checks.shutdown();
 	}
 
 	private void releaseQuietly(Grant hold) {

@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @param <G> what a won acquisition gives
  */
-public abstract class AcquisitionRun<G> {
+public abstract class AcquisitionRun<G> implements Acquiring {
 
 	private enum State {
 
@@ -57,6 +57,7 @@ public abstract class AcquisitionRun<G> {
 	/**
 	 * Take the first step: an attempt or a place in line.
 	 */
+	@Override
 	public abstract void start();
 
 	/**
@@ -235,6 +236,7 @@ public abstract class AcquisitionRun<G> {
 	 * @return whether it stopped a running acquisition; if not, it had ended, and its
 	 * completion hears (or heard) of the end, a grant included
 	 */
+	@Override
 	public final boolean cancel() {
 		boolean inFlight;
 		synchronized (this) {

@@ -6,25 +6,24 @@ import java.util.function.Function;
 
 import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.ReactiveLockHandle;
-import io.github.distributedlock.redis.core.Deadline;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.MultiAcquisition;
 import io.github.distributedlock.redis.driver.AcquisitionRun;
+import io.github.distributedlock.redis.driver.Acquiring;
 import io.github.distributedlock.redis.driver.AllLocksAcquisition;
 import io.github.distributedlock.redis.driver.DriverCommands;
 import io.github.distributedlock.redis.driver.FairAcquisition;
+import io.github.distributedlock.redis.driver.InOrderAcquisition;
 import io.github.distributedlock.redis.driver.LocalLines;
 import io.github.distributedlock.redis.driver.Completion;
 import io.github.distributedlock.redis.driver.SingleAcquisition;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
  * The reactive template's acquisitions, each one of the driver's run as a {@code Mono}
- * that its cancellation cancels. Multi-locks are taken as {@code MultiLocking} takes
- * them. Thread-safe.
+ * that its cancellation cancels. Thread-safe.
  */
 public final class ReactiveAcquisitions {
 
@@ -36,11 +35,19 @@ public final class ReactiveAcquisitions {
 
 	private final boolean handOff;
 
-	public ReactiveAcquisitions(DriverCommands commands, LocalLines lines, ReactiveHolds holds, boolean handOff) {
+	private final long commandTimeoutNanos;
+
+	/**
+	 * @param commandTimeoutNanos the connection's command timeout, or a negative value if
+	 * unknown
+	 */
+	public ReactiveAcquisitions(DriverCommands commands, LocalLines lines, ReactiveHolds holds, boolean handOff,
+			long commandTimeoutNanos) {
 		this.commands = commands;
 		this.lines = lines;
 		this.holds = holds;
 		this.handOff = handOff;
+		this.commandTimeoutNanos = commandTimeoutNanos;
 	}
 
 	/**
@@ -71,40 +78,61 @@ public final class ReactiveAcquisitions {
 					.<List<Grant>>run(
 							(completion) -> new AllLocksAcquisition(acquisition, this.commands, this.lines, completion))
 					.map((won) -> won.stream().map(this.holds::handle).toList())
-				: inOrder(specs, owner, new Deadline(first.waitNanos(), start));
+				: ReactiveAcquisitions.<List<ReactiveRedisLockHandle>>run(
+						(completion) -> new InOrderAcquisition<>(specs, first.waitNanos(), start,
+								this.commandTimeoutNanos, this.commands.port(), new InOrderSteps(owner), completion));
 		return holds.doOnDiscard(Object.class, this::discarded)
 			.doOnError(LockTimeoutException.class, this.holds::notAcquired)
 			.map((won) -> new ReactiveMultiLockHandle(won, Duration.ofNanos(System.nanoTime() - start)));
 	}
 
-	/**
-	 * Take locks one by one in the given (global) order, within one wait time. Each
-	 * becomes a renewed handle as soon as it is taken, so that it stays held while the
-	 * next is waited for; a failure discards, and so releases, what was taken.
-	 */
-	private Mono<List<ReactiveRedisLockHandle>> inOrder(List<LockSpec> specs, String owner, Deadline deadline) {
-		return Flux.fromIterable(specs)
-			.concatMap((spec) -> Mono.defer(() -> grant(spec.withWaitNanos(deadline.remainingBudgetNanos()), owner))
-				.map(this.holds::handle))
-			.collectList();
-	}
-
 	private Mono<Grant> grant(LockSpec spec, String owner) {
-		return run((completion) -> {
-			// Only a custom owner may hold it already; a subscription's own never does.
-			boolean holdsIt = LockOwners.isCustom(owner);
-			return spec.kind().queuesInRedis()
-					? new FairAcquisition(spec, owner, holdsIt, this.commands, this.lines, completion)
-					: new SingleAcquisition(spec, owner, holdsIt, this.handOff, this.commands, this.lines, completion);
-		});
+		return run((completion) -> acquisition(spec, owner, completion));
 	}
 
-	private static <G> Mono<G> run(Function<Completion<G>, AcquisitionRun<G>> acquisition) {
+	private AcquisitionRun<Grant> acquisition(LockSpec spec, String owner, Completion<Grant> completion) {
+		// Only a custom owner may hold it already; a subscription's own never does.
+		boolean holdsIt = LockOwners.isCustom(owner);
+		return spec.kind().queuesInRedis()
+				? new FairAcquisition(spec, owner, holdsIt, this.commands, this.lines, completion)
+				: new SingleAcquisition(spec, owner, holdsIt, this.handOff, this.commands, this.lines, completion);
+	}
+
+	private static <G> Mono<G> run(Function<Completion<G>, ? extends Acquiring> acquisition) {
 		return Mono.create((sink) -> {
-			AcquisitionRun<G> run = acquisition.apply(Completion.of(sink::success, sink::error));
+			Acquiring run = acquisition.apply(Completion.of(sink::success, sink::error));
 			sink.onCancel(run::cancel);
 			run.start();
 		});
+	}
+
+	/**
+	 * A multi-lock's locks taken in order: each becomes a renewed handle as soon as it is
+	 * taken; a failure releases them.
+	 */
+	private final class InOrderSteps implements InOrderAcquisition.Steps<ReactiveRedisLockHandle> {
+
+		private final String owner;
+
+		InOrderSteps(String owner) {
+			this.owner = owner;
+		}
+
+		@Override
+		public Acquiring acquire(LockSpec spec, Completion<Grant> completion) {
+			return acquisition(spec, this.owner, completion);
+		}
+
+		@Override
+		public ReactiveRedisLockHandle hold(Grant grant) {
+			return ReactiveAcquisitions.this.holds.handle(grant);
+		}
+
+		@Override
+		public void release(ReactiveRedisLockHandle held) {
+			releaseDropped(held);
+		}
+
 	}
 
 	/**
