@@ -1,11 +1,14 @@
 package io.github.distributedlock.redis;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 
 import io.github.distributedlock.LockDefaults;
 import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.WaitStrategy;
 import io.github.distributedlock.redis.core.HashSlots;
 import io.github.distributedlock.redis.script.LockFunctions;
@@ -24,6 +27,7 @@ import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
@@ -122,6 +126,30 @@ class ClusterLockTests {
 			assertThat(requests).allMatch((request) -> this.template.isLocked("cluster", request.name().key()));
 		}
 		assertThat(requests).noneMatch((request) -> this.template.isLocked("cluster", request.name().key()));
+	}
+
+	@Test
+	void shouldFindTheLocksItTookFreeWhenItTriesAgainRightAfterATimeout() throws Exception {
+		List<LockRequest> requests = new ArrayList<>();
+		for (String key : List.of("e", "f", "g", "h")) {
+			requests
+				.add(LockRequest.builder("cluster").key(key).reentrant(false).waitTime(Duration.ofMillis(100)).build());
+		}
+		// Another owner holds the lock taken last, so the others are taken, then
+		// released.
+		LockRequest last = requests.stream()
+			.max(Comparator.comparing((LockRequest request) -> this.template.lockKey(request.name())))
+			.orElseThrow();
+		try (RedisLockTemplate other = RedisLockTemplate.builder(this.connectionFactory).build();
+				LockHandle blocking = other.acquire(last)) {
+			for (int round = 0; round < 10; round++) {
+				// Not a LockSelfDeadlockException: the locks it took are not its own any
+				// more.
+				assertThatExceptionOfType(LockTimeoutException.class)
+					.isThrownBy(() -> this.template.acquireAll(requests));
+			}
+		}
+		this.template.acquireAll(requests).close();
 	}
 
 }

@@ -2,6 +2,7 @@ package io.github.distributedlock.redis.blocking;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 import io.github.distributedlock.LockTimeoutException;
@@ -134,15 +135,19 @@ public final class BlockingAcquisitions implements AutoCloseable {
 	 * command timeout ({@link InOrderAcquisition}); no lock of it takes part in a cohort
 	 * (cohorting.md), but a re-entry of a cohort's holder goes under the cohort's owner.
 	 * @param start when the call began, in {@link System#nanoTime()}
+	 * @param restarts whether the wait time restarts when a lock changes hands (a
+	 * progress-aware wait): then the call has no fixed bound
 	 * @throws LockTimeoutException if the wait time ran out (the listeners are told)
 	 */
-	List<RedisLockHandle> acquireInOrder(List<LockSpec> specs, String owner, long waitNanos, long start) {
+	List<RedisLockHandle> acquireInOrder(List<LockSpec> specs, String owner, long waitNanos, long start,
+			boolean restarts) {
 		CallerRunsPort caller = new CallerRunsPort(this.port);
 		DriverCommands commands = commands(caller);
 		CallerWait<List<RedisLockHandle>> wait = new CallerWait<>(caller);
 		InOrderAcquisition<RedisLockHandle> run = new InOrderAcquisition<>(specs, waitNanos, start,
-				commandTimeoutNanos(), caller, new InOrderSteps(owner, commands, callBound(waitNanos, start)), wait);
-		return notAcquiredIfTimeout(() -> wait.await(run, specs.get(0).name(), waitNanos, false));
+				restarts ? -1 : commandTimeoutNanos(), caller,
+				new InOrderSteps(owner, commands, caller, callBound(restarts ? -1 : waitNanos, start)), wait);
+		return notAcquiredIfTimeout(() -> wait.await(run, specs.get(0).name(), waitNanos, restarts));
 	}
 
 	private final class InOrderSteps implements InOrderAcquisition.Steps<RedisLockHandle> {
@@ -151,11 +156,14 @@ public final class BlockingAcquisitions implements AutoCloseable {
 
 		private final DriverCommands commands;
 
+		private final CallerRunsPort caller;
+
 		private final Deadline call;
 
-		InOrderSteps(String owner, DriverCommands commands, Deadline call) {
+		InOrderSteps(String owner, DriverCommands commands, CallerRunsPort caller, Deadline call) {
 			this.owner = owner;
 			this.commands = commands;
+			this.caller = caller;
 			this.call = call;
 		}
 
@@ -171,6 +179,7 @@ public final class BlockingAcquisitions implements AutoCloseable {
 						reentry.failed(error instanceof LockTimeoutException);
 						completion.failed(error);
 					}));
+			AtomicBoolean stopped = new AtomicBoolean();
 			return new Acquiring() {
 
 				@Override
@@ -180,11 +189,12 @@ public final class BlockingAcquisitions implements AutoCloseable {
 
 				@Override
 				public boolean cancel() {
-					boolean stopped = run.cancel();
-					if (stopped) {
+					// A run cancelled twice says so twice; the re-entry ends once.
+					boolean running = run.cancel();
+					if (running && stopped.compareAndSet(false, true)) {
 						reentry.failed(false);
 					}
-					return stopped;
+					return running;
 				}
 
 			};
@@ -195,16 +205,17 @@ public final class BlockingAcquisitions implements AutoCloseable {
 			return BlockingAcquisitions.this.holds.hold(grant, this.call);
 		}
 
+		/**
+		 * Release through the call's port: a caller that leaves after a timeout waits for
+		 * the reply (within the call's bound), so that its next acquisition finds the
+		 * lock free rather than its own.
+		 */
 		@Override
 		public void release(RedisLockHandle held) {
-			BlockingAcquisitions.this.port.execute(() -> {
-				try {
-					held.close();
-				}
-				catch (RuntimeException ex) {
-					// Its lease ends it.
-				}
-			});
+			held.hold().release(this.caller, Completion.of((result) -> {
+			}, (error) -> {
+				// Its lease ends it.
+			}));
 		}
 
 	}

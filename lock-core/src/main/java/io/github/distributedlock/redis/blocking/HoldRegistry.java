@@ -125,7 +125,8 @@ public final class HoldRegistry implements AutoCloseable {
 
 	/**
 	 * Turn what a multi-lock won into registered handles, all or none: if one fails the
-	 * replica check, the others are released too.
+	 * replica check, the others are released too, on the background thread, so that the
+	 * call still ends within its bound.
 	 */
 	List<RedisLockHandle> holdAll(List<Grant> grants, Deadline call) {
 		List<RedisLockHandle> handles = new ArrayList<>(grants.size());
@@ -134,23 +135,28 @@ public final class HoldRegistry implements AutoCloseable {
 				handles.add(hold(grants.get(i), call));
 			}
 			catch (RuntimeException ex) {
-				for (Grant left : grants.subList(i + 1, grants.size())) {
+				List<Grant> left = grants.subList(i + 1, grants.size());
+				for (Grant grant : left) {
 					// Released, but a re-entry among them leaves its lease behind.
-					long bound = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(left.spec().leaseMillis());
-					update(key(left.owner(), left.spec().lockKey()), (current) -> current.bound(bound));
+					long bound = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(grant.spec().leaseMillis());
+					update(key(grant.owner(), grant.spec().lockKey()), (current) -> current.bound(bound));
+				}
+				this.port.execute(() -> {
+					for (Grant grant : left) {
+						try {
+							this.commands.release(grant);
+						}
+						catch (RuntimeException releaseFailure) {
+							// Its lease ends it.
+						}
+					}
 					try {
-						this.commands.release(left);
+						MultiLockHandle.releaseAll(handles);
 					}
 					catch (RuntimeException releaseFailure) {
-						ex.addSuppressed(releaseFailure);
+						// Their leases end them.
 					}
-				}
-				try {
-					MultiLockHandle.releaseAll(handles);
-				}
-				catch (RuntimeException releaseFailure) {
-					ex.addSuppressed(releaseFailure);
-				}
+				});
 				throw ex;
 			}
 		}

@@ -49,10 +49,11 @@ public final class MultiLocking {
 		if (MultiAcquisition.inOneScript(specs, this.server::isCluster)) {
 			List<Grant> grants = this.acquisitions.acquireAll(new MultiAcquisition(specs, owner, first.waitNanos(),
 					first.reentrant(), this.handOff, NanoClock.SYSTEM), first.waitNanos());
-			holds = this.holds.holdAll(grants, this.acquisitions.callBound(first.waitNanos(), start));
+			holds = this.holds.holdAll(grants,
+					this.acquisitions.callBound(first.progressAware() ? -1 : first.waitNanos(), start));
 		}
 		else {
-			holds = this.acquisitions.acquireInOrder(specs, owner, first.waitNanos(), start);
+			holds = this.acquisitions.acquireInOrder(specs, owner, first.waitNanos(), start, first.progressAware());
 		}
 		return new MultiLockHandle(holds, Duration.ofNanos(System.nanoTime() - start));
 	}

@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -93,7 +94,14 @@ public final class ReplicaWait implements AutoCloseable {
 		// On a thread of its own, so that the caller leaves at the call's bound whatever
 		// Redis does; the hold is won, and an interrupt must not stop the check (Lettuce
 		// drops a command on an interrupted thread) and leave the hold unchecked.
-		CompletableFuture<Long> check = CompletableFuture.supplyAsync(() -> await(hold), this.checks);
+		CompletableFuture<Long> check;
+		try {
+			check = CompletableFuture.supplyAsync(() -> await(hold), this.checks);
+		}
+		catch (RejectedExecutionException ex) {
+			releaseQuietly(hold);
+			throw new LockAccessException(spec.name(), "the lock service is shut down", null);
+		}
 		long acked;
 		boolean interrupted = false;
 		try {
@@ -110,7 +118,7 @@ public final class ReplicaWait implements AutoCloseable {
 		catch (TimeoutException ex) {
 			// Released once the check ends, so that no lease written again by it outlives
 			// the release.
-			check.whenComplete((ignored, error) -> releaseQuietly(hold));
+			check.whenCompleteAsync((ignored, error) -> releaseQuietly(hold), this.checks);
 			throw new LockAccessException(spec.name(), "acquired, but its replication was not confirmed within the "
 					+ "wait time plus one command timeout; released it", ex);
 		}

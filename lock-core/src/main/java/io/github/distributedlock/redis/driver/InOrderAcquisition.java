@@ -57,16 +57,23 @@ public final class InOrderAcquisition<H> implements Acquiring {
 
 	private final Deadline deadline;
 
+	private final boolean bounded;
+
 	private final long boundNanos;
 
 	private final Completion<List<H>> completion;
 
+	// Guarded by this.
 	private final List<H> taken;
 
-	// Guarded by this.
 	private @Nullable Acquiring current;
 
 	private boolean ended;
+
+	private boolean cancelled;
+
+	// The bound came: no lock is tried after this.
+	private boolean overdue;
 
 	private LockPort.@Nullable Cancellable bound;
 
@@ -74,8 +81,8 @@ public final class InOrderAcquisition<H> implements Acquiring {
 	 * @param specs the locks, in the order to take them
 	 * @param waitNanos the wait time of them all, negative for indefinitely
 	 * @param startNanos when the call began, on the port's clock
-	 * @param commandTimeoutNanos the command timeout, or a negative value if unknown
-	 * (then each command's own timeout alone bounds the call)
+	 * @param commandTimeoutNanos the command timeout, or a negative value for no bound
+	 * beyond each command's own timeout (unknown, or a wait that restarts on progress)
 	 */
 	public InOrderAcquisition(List<LockSpec> specs, long waitNanos, long startNanos, long commandTimeoutNanos,
 			LockPort port, Steps<H> steps, Completion<List<H>> completion) {
@@ -83,15 +90,15 @@ public final class InOrderAcquisition<H> implements Acquiring {
 		this.steps = steps;
 		this.port = port;
 		this.deadline = new Deadline(port, waitNanos, startNanos);
-		this.boundNanos = (waitNanos < 0 || commandTimeoutNanos < 0) ? -1
-				: startNanos + waitNanos + commandTimeoutNanos;
+		this.bounded = waitNanos >= 0 && commandTimeoutNanos >= 0;
+		this.boundNanos = this.bounded ? startNanos + waitNanos + commandTimeoutNanos : 0;
 		this.completion = completion;
 		this.taken = new ArrayList<>(specs.size());
 	}
 
 	@Override
 	public void start() {
-		if (this.boundNanos >= 0) {
+		if (this.bounded) {
 			LockPort.Cancellable timer = this.port.schedule(this::overBound, this.boundNanos - this.port.nanoTime());
 			synchronized (this) {
 				this.bound = timer;
@@ -101,31 +108,46 @@ public final class InOrderAcquisition<H> implements Acquiring {
 	}
 
 	private void next() {
-		Acquiring step;
+		Acquiring step = null;
 		List<H> won = null;
+		RuntimeException refused = null;
+		int index;
 		synchronized (this) {
 			if (this.ended) {
 				return;
 			}
-			int index = this.taken.size();
+			index = this.taken.size();
 			if (index == this.specs.size()) {
 				this.ended = true;
 				cancelBound();
 				won = List.copyOf(this.taken);
-				step = null;
 			}
-			else {
+			else if (!this.overdue) {
 				LockSpec spec = this.specs.get(index);
-				step = this.steps.acquire(spec.withWaitNanos(this.deadline.remainingBudgetNanos()),
-						Completion.of(this::granted, (error) -> failed(spec, error)));
+				try {
+					step = this.steps.acquire(spec.withWaitNanos(this.deadline.remainingBudgetNanos()),
+							Completion.of(this::granted, (error) -> failed(spec, error)));
+				}
+				catch (RuntimeException ex) {
+					refused = ex;
+				}
 				this.current = step;
 			}
 		}
 		if (won != null) {
 			this.completion.granted(won);
 		}
+		else if (step == null) {
+			end((refused != null) ? refused : tooSlow(index));
+		}
 		else {
-			step.start();
+			try {
+				step.start();
+			}
+			catch (RuntimeException ex) {
+				step.cancel();
+				end(ex);
+			}
 		}
 	}
 
@@ -163,20 +185,33 @@ public final class InOrderAcquisition<H> implements Acquiring {
 		}
 	}
 
+	/**
+	 * The call's bound came: stop the lock being taken. If it had just ended, what ends
+	 * it next ({@link #next}, {@link #failed}) sees the bound.
+	 */
 	private void overBound() {
 		Acquiring step;
+		int index;
 		synchronized (this) {
+			if (this.ended) {
+				return;
+			}
+			this.overdue = true;
 			step = this.current;
+			index = this.taken.size();
 		}
-		if (step == null || !step.cancel()) {
-			// Ended meanwhile: its completion tells.
-			return;
+		if (step != null && step.cancel()) {
+			end(tooSlow(index));
 		}
-		LockSpec spec = this.specs.get(Math.min(this.taken.size(), this.specs.size() - 1));
-		end(new LockAccessException(spec.name(),
-				"Redis answered too slowly to take every lock within the wait time ("
-						+ this.deadline.elapsed().toMillis() + " ms) plus one command timeout; released what was taken",
-				null));
+	}
+
+	private LockAccessException tooSlow(int index) {
+		LockSpec spec = this.specs.get(Math.min(index, this.specs.size() - 1));
+		return new LockAccessException(spec.name(),
+				"Redis answered too slowly to take every lock within the wait "
+						+ "time plus one command timeout: gave up after " + this.deadline.elapsed().toMillis()
+						+ " ms, and released what was taken",
+				null);
 	}
 
 	/**
@@ -189,9 +224,10 @@ public final class InOrderAcquisition<H> implements Acquiring {
 		List<H> release;
 		synchronized (this) {
 			if (this.ended) {
-				return false;
+				return this.cancelled;
 			}
 			this.ended = true;
+			this.cancelled = true;
 			cancelBound();
 			step = this.current;
 			release = drainTaken();

@@ -79,8 +79,10 @@ public final class ReactiveAcquisitions {
 							(completion) -> new AllLocksAcquisition(acquisition, this.commands, this.lines, completion))
 					.map((won) -> won.stream().map(this.holds::handle).toList())
 				: ReactiveAcquisitions.<List<ReactiveRedisLockHandle>>run(
+						// A wait that restarts on progress has no fixed bound.
 						(completion) -> new InOrderAcquisition<>(specs, first.waitNanos(), start,
-								this.commandTimeoutNanos, this.commands.port(), new InOrderSteps(owner), completion));
+								first.progressAware() ? -1 : this.commandTimeoutNanos, this.commands.port(),
+								new InOrderSteps(owner), completion));
 		return holds.doOnDiscard(Object.class, this::discarded)
 			.doOnError(LockTimeoutException.class, this.holds::notAcquired)
 			.map((won) -> new ReactiveMultiLockHandle(won, Duration.ofNanos(System.nanoTime() - start)));
