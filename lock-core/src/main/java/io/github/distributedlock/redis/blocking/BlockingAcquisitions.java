@@ -21,11 +21,12 @@ import io.github.distributedlock.redis.driver.DriverCommands;
 import io.github.distributedlock.redis.driver.FairAcquisition;
 import io.github.distributedlock.redis.driver.InOrderAcquisition;
 import io.github.distributedlock.redis.driver.LocalLines;
+import io.github.distributedlock.redis.driver.LockPort;
 import io.github.distributedlock.redis.driver.SingleAcquisition;
 
 /**
- * The blocking template's acquisitions, each one of the driver's run on the caller's
- * thread ({@link CallerWait}). Thread-safe.
+ * The blocking template's acquisitions, each one of the driver's runs, which the caller
+ * waits for ({@link CallerWait}). Thread-safe.
  */
 public final class BlockingAcquisitions implements AutoCloseable {
 
@@ -73,9 +74,8 @@ public final class BlockingAcquisitions implements AutoCloseable {
 	}
 
 	private Grant acquire(LockSpec spec, String owner, boolean holdsIt, boolean cohorts) {
-		CallerRunsPort caller = new CallerRunsPort(this.port);
-		CallerWait<Grant> wait = new CallerWait<>(caller);
-		AcquisitionRun<Grant> run = run(spec, owner, holdsIt, cohorts, commands(caller), wait);
+		CallerWait<Grant> wait = new CallerWait<>(this.port);
+		AcquisitionRun<Grant> run = run(spec, owner, holdsIt, cohorts, commands(wait), wait);
 		return notAcquiredIfTimeout(() -> wait.await(run, spec.name(), spec.waitNanos(), spec.progressAware()));
 	}
 
@@ -123,9 +123,8 @@ public final class BlockingAcquisitions implements AutoCloseable {
 	 * @throws LockTimeoutException if the wait time ran out (the listeners are told)
 	 */
 	List<Grant> acquireAll(MultiAcquisition acquisition, long waitNanos) {
-		CallerRunsPort caller = new CallerRunsPort(this.port);
-		CallerWait<List<Grant>> wait = new CallerWait<>(caller);
-		AcquisitionRun<List<Grant>> run = new AllLocksAcquisition(acquisition, commands(caller), this.lines, wait);
+		CallerWait<List<Grant>> wait = new CallerWait<>(this.port);
+		AcquisitionRun<List<Grant>> run = new AllLocksAcquisition(acquisition, commands(wait), this.lines, wait);
 		return notAcquiredIfTimeout(() -> wait.await(run, acquisition.specs().get(0).name(), waitNanos,
 				acquisition.specs().get(0).progressAware()));
 	}
@@ -141,12 +140,10 @@ public final class BlockingAcquisitions implements AutoCloseable {
 	 */
 	List<RedisLockHandle> acquireInOrder(List<LockSpec> specs, String owner, long waitNanos, long start,
 			boolean restarts) {
-		CallerRunsPort caller = new CallerRunsPort(this.port);
-		DriverCommands commands = commands(caller);
-		CallerWait<List<RedisLockHandle>> wait = new CallerWait<>(caller);
+		CallerWait<List<RedisLockHandle>> wait = new CallerWait<>(this.port);
 		InOrderAcquisition<RedisLockHandle> run = new InOrderAcquisition<>(specs, waitNanos, start,
-				restarts ? -1 : commandTimeoutNanos(), caller,
-				new InOrderSteps(owner, commands, caller, callBound(restarts ? -1 : waitNanos, start)), wait);
+				restarts ? -1 : commandTimeoutNanos(), wait,
+				new InOrderSteps(owner, commands(wait), wait, callBound(restarts ? -1 : waitNanos, start)), wait);
 		return notAcquiredIfTimeout(() -> wait.await(run, specs.get(0).name(), waitNanos, restarts));
 	}
 
@@ -156,11 +153,11 @@ public final class BlockingAcquisitions implements AutoCloseable {
 
 		private final DriverCommands commands;
 
-		private final CallerRunsPort caller;
+		private final LockPort caller;
 
 		private final Deadline call;
 
-		InOrderSteps(String owner, DriverCommands commands, CallerRunsPort caller, Deadline call) {
+		InOrderSteps(String owner, DriverCommands commands, LockPort caller, Deadline call) {
 			this.owner = owner;
 			this.commands = commands;
 			this.caller = caller;
@@ -231,11 +228,11 @@ public final class BlockingAcquisitions implements AutoCloseable {
 	}
 
 	private long commandTimeoutNanos() {
-		Duration timeout = this.port.commands().commandTimeout();
+		Duration timeout = this.port.commandTimeout();
 		return (timeout != null) ? timeout.toNanos() : -1;
 	}
 
-	private DriverCommands commands(CallerRunsPort caller) {
+	private DriverCommands commands(LockPort caller) {
 		return new DriverCommands(caller, LockKeys.FENCE_IDLE_MILLIS, this.handOff, this.leaseWrites);
 	}
 

@@ -1,15 +1,21 @@
 package io.github.distributedlock.redis.blocking;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.redis.driver.LockPort;
 import io.github.distributedlock.redis.script.ScriptCall;
@@ -17,6 +23,9 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.QueryTimeoutException;
+import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.Message;
 import org.springframework.data.redis.connection.MessageListener;
 import org.springframework.data.redis.connection.SubscriptionListener;
@@ -24,10 +33,12 @@ import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
 /**
- * The blocking template's {@link LockPort}, shared by its acquisitions: timers on one
- * thread, subscriptions changed in order on another (so that no waiter waits on the
- * container's unbounded registration), and scripts that run after their caller left on a
- * background thread. Thread-safe.
+ * The blocking template's {@link LockPort}, shared by its acquisitions, renewals and
+ * lines: timers on one thread, subscriptions changed in order on another (so that no
+ * waiter waits on the container's unbounded registration). On the factory's shared
+ * Lettuce connection a script goes out without blocking, bounded by the command timeout,
+ * and its reply is told on the thread that reads it; on other connections (Jedis, a pool)
+ * it runs as a plain call on a thread of a pool of its own. Thread-safe.
  */
 public final class BlockingPort implements LockPort, AutoCloseable {
 
@@ -42,6 +53,10 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 	private final ExecutorService subscriber;
 
 	private final ExecutorService background;
+
+	private final ExecutorService calls;
+
+	private final @Nullable Duration commandTimeout;
 
 	private final LockPort here = new LockPort() {
 
@@ -81,6 +96,9 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 		this.timer.setRemoveOnCancelPolicy(true);
 		this.subscriber = singleThread(threads + "-subscriber");
 		this.background = singleThread(threads);
+		this.calls = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
+				(runnable) -> daemon(runnable, threads + "-command"));
+		this.commandTimeout = commands.commandTimeout();
 	}
 
 	private static ExecutorService singleThread(String name) {
@@ -126,9 +144,109 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 		return () -> scheduled.cancel(false);
 	}
 
+	/**
+	 * Return the command timeout where scripts go out without blocking, or {@code null}
+	 * where they run as plain calls.
+	 */
+	@Nullable Duration commandTimeout() {
+		return this.commandTimeout;
+	}
+
 	@Override
 	public void run(LockName name, String operation, ScriptCall call, Reply reply) {
-		execute(() -> this.commands.runForDriver(name, operation, call, reply));
+		Duration timeout = this.commandTimeout;
+		CompletableFuture<Object> sent;
+		try {
+			sent = (timeout != null) ? this.commands.sendForDriver(call) : null;
+		}
+		catch (RuntimeException ex) {
+			execute(() -> reply.failed(failure(name, operation, ex)));
+			return;
+		}
+		if (sent == null || timeout == null) {
+			try {
+				this.calls.execute(() -> this.commands.runForDriver(name, operation, call, reply));
+			}
+			catch (RejectedExecutionException ex) {
+				// Closed: the lines failed every waiter.
+			}
+			return;
+		}
+		Answer answer = new Answer(reply, Thread.currentThread());
+		Cancellable expiry = schedule(() -> answer
+			.failed(failure(name, operation, new QueryTimeoutException("Redis command timed out after " + timeout))),
+				timeout.toNanos());
+		sent.whenComplete((result, error) -> {
+			expiry.cancel();
+			if (error != null) {
+				answer.failed(failure(name, operation, error));
+			}
+			else {
+				answer.replied(result);
+			}
+		});
+		answer.sent();
+	}
+
+	/**
+	 * Translate a failure as a plain blocking call would report it.
+	 */
+	private static LockAccessException failure(LockName name, String operation, Throwable error) {
+		if (error instanceof LockAccessException failure) {
+			return failure;
+		}
+		Throwable cause = (error instanceof CompletionException && error.getCause() != null) ? error.getCause() : error;
+		DataAccessException translated = (cause instanceof DataAccessException spring) ? spring
+				: new RedisSystemException(String.valueOf(cause.getMessage()), cause);
+		return new LockAccessException(name, "Redis failed during " + operation + ": " + translated.getMessage(),
+				translated);
+	}
+
+	/**
+	 * One script's answer: its reply, or its failure (the command timeout), whichever
+	 * comes first. One that comes on the sending thread before the send returned (a reply
+	 * already in) is told on the background thread, since no port answers inside the
+	 * call.
+	 */
+	private final class Answer {
+
+		private final Reply reply;
+
+		private final Thread sender;
+
+		private final AtomicBoolean answered = new AtomicBoolean();
+
+		private volatile boolean sent;
+
+		Answer(Reply reply, Thread sender) {
+			this.reply = reply;
+			this.sender = sender;
+		}
+
+		void sent() {
+			this.sent = true;
+		}
+
+		void replied(@Nullable Object result) {
+			tell(() -> this.reply.replied(result));
+		}
+
+		void failed(Throwable error) {
+			tell(() -> this.reply.failed(error));
+		}
+
+		private void tell(Runnable told) {
+			if (!this.answered.compareAndSet(false, true)) {
+				return;
+			}
+			if (!this.sent && Thread.currentThread() == this.sender) {
+				execute(told);
+			}
+			else {
+				told.run();
+			}
+		}
+
 	}
 
 	void execute(Runnable task) {
@@ -170,6 +288,7 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 		this.timer.shutdownNow();
 		this.subscriber.shutdown();
 		this.background.shutdown();
+		this.calls.shutdown();
 		try {
 			this.subscriber.awaitTermination(1, TimeUnit.SECONDS);
 		}

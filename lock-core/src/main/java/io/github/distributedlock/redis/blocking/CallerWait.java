@@ -1,22 +1,27 @@
 package io.github.distributedlock.redis.blocking;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockInterruptedException;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.redis.driver.Acquiring;
 import io.github.distributedlock.redis.driver.Completion;
+import io.github.distributedlock.redis.driver.LockPort;
+import io.github.distributedlock.redis.script.ScriptCall;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Runs one of the driver's acquisitions on the caller's thread, through its
- * {@link CallerRunsPort}, and waits for its end; an interrupt becomes a cancel. Used
- * once, by one thread.
+ * The caller's side of one blocking acquisition: it starts one of the driver's runs on
+ * the template's {@link BlockingPort}, whose replies and timers drive it on their own
+ * threads, and waits for its completion; an interrupt becomes a cancel. As the run's
+ * port, it counts the commands in flight, so that a caller that leaves waits for the last
+ * replies (a release of an unwanted grant, a withdrawal) within its bound. Used once, by
+ * one thread.
  */
-final class CallerWait<G> implements Completion<G> {
+final class CallerWait<G> implements Completion<G>, LockPort {
 
 	/**
 	 * How long past its wait time the caller waits for an acquisition that did not end:
@@ -25,57 +30,78 @@ final class CallerWait<G> implements Completion<G> {
 	 */
 	static final long GRACE_NANOS = TimeUnit.SECONDS.toNanos(10);
 
-	/**
-	 * How long a caller whose cancel came after its acquisition ended waits for the
-	 * ending thread to complete it: that thread does so as soon as it leaves the state
-	 * lock, so only a pause of that thread (a collection, an overloaded machine) takes
-	 * long.
-	 */
-	private static final long END_HEARD_NANOS = GRACE_NANOS;
+	private final BlockingPort port;
 
-	private final CallerRunsPort port;
+	// Guarded by this.
+	private @Nullable G won;
 
-	private volatile @Nullable G won;
+	private @Nullable Throwable error;
 
-	private volatile @Nullable Throwable error;
+	private boolean done;
 
-	private volatile boolean done;
+	// Commands sent whose reply (or failure) is not told yet.
+	private int inFlight;
 
-	CallerWait(CallerRunsPort port) {
+	CallerWait(BlockingPort port) {
 		this.port = port;
 	}
 
 	@Override
-	public void granted(G won) {
+	public synchronized void granted(G won) {
 		this.won = won;
 		this.done = true;
-		this.port.wake();
+		notifyAll();
 	}
 
 	@Override
-	public void failed(Throwable error) {
+	public synchronized void failed(Throwable error) {
 		this.error = error;
 		this.done = true;
-		this.port.wake();
+		notifyAll();
 	}
 
-	/**
-	 * Return until when the leaving caller waits for its acquisition's last replies: one
-	 * command timeout, but no later than the wait time plus one command timeout. Where
-	 * scripts run on this thread, only what is queued runs.
-	 */
-	private long leaveBy(long start, long waitNanos) {
-		long now = System.nanoTime();
-		Duration timeout = this.port.commandTimeout();
-		if (timeout == null) {
-			return now;
+	@Override
+	public long nanoTime() {
+		return System.nanoTime();
+	}
+
+	@Override
+	public Cancellable schedule(Runnable task, long delayNanos) {
+		return this.port.schedule(task, delayNanos);
+	}
+
+	@Override
+	public Cancellable listen(List<String> channels, Listener listener) {
+		return this.port.listen(channels, listener);
+	}
+
+	@Override
+	public void run(LockName name, String operation, ScriptCall call, Reply reply) {
+		synchronized (this) {
+			this.inFlight++;
 		}
-		long leave = now + timeout.toNanos();
-		if (waitNanos >= 0) {
-			long budget = start + waitNanos + timeout.toNanos();
-			leave = (budget - leave < 0) ? budget : leave;
-		}
-		return leave;
+		// Counted down after the reply is told, so that what the reply sends counts
+		// first.
+		this.port.run(name, operation, call, Reply.of((result) -> {
+			try {
+				reply.replied(result);
+			}
+			finally {
+				answered();
+			}
+		}, (failure) -> {
+			try {
+				reply.failed(failure);
+			}
+			finally {
+				answered();
+			}
+		}));
+	}
+
+	private synchronized void answered() {
+		this.inFlight--;
+		notifyAll();
 	}
 
 	/**
@@ -93,14 +119,13 @@ final class CallerWait<G> implements Completion<G> {
 		try {
 			run.start();
 			long bound = (waitNanos < 0 || restarts) ? -1 : waitNanos + GRACE_NANOS;
-			if (!this.port.runUntil(() -> this.done, bound) && (run.cancel() || !endHeard())) {
+			if (!awaitEnd(bound) && (run.cancel() || !awaitEndUninterruptibly())) {
 				throw new LockAccessException(name, "the acquisition did not end within its wait time", null);
 			}
 		}
 		catch (InterruptedException ex) {
-			// Waited for before the interrupt is set again, which would cut the wait
-			// short.
-			boolean ended = !run.cancel() && endHeard();
+			// Its end is waited for before the interrupt is set again.
+			boolean ended = !run.cancel() && awaitEndUninterruptibly();
 			Thread.currentThread().interrupt();
 			if (!ended) {
 				throw new LockInterruptedException(name, ex);
@@ -109,27 +134,101 @@ final class CallerWait<G> implements Completion<G> {
 			// (a pass completes on the releasing thread). The interrupt stays set.
 		}
 		finally {
-			// After a Redis failure nothing more is waited for: a Redis that does not
-			// answer costs one command timeout, not one per command.
-			this.port.detach(!(this.error instanceof LockAccessException), leaveBy(start, restarts ? -1 : waitNanos));
+			leave(start, restarts ? -1 : waitNanos);
 		}
 		return result(name);
 	}
 
 	/**
-	 * Wait for the completion of an acquisition that ended, which its ending thread is
-	 * about to make, if it is not made yet.
-	 * @return whether it came
+	 * Wait until the acquisition ended.
+	 * @param nanos how long at most, negative for indefinitely
+	 * @return whether it ended
 	 */
-	private boolean endHeard() {
-		long end = System.nanoTime() + END_HEARD_NANOS;
-		while (!this.done && System.nanoTime() - end < 0) {
-			LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(10));
+	private synchronized boolean awaitEnd(long nanos) throws InterruptedException {
+		long until = System.nanoTime() + nanos;
+		while (!this.done) {
+			long left = until - System.nanoTime();
+			if (nanos < 0) {
+				wait();
+			}
+			else if (left > 0) {
+				TimeUnit.NANOSECONDS.timedWait(this, left);
+			}
+			else {
+				return false;
+			}
 		}
-		return this.done;
+		return true;
 	}
 
-	private G result(LockName name) {
+	/**
+	 * Wait for the completion of an acquisition that ended, which its ending thread makes
+	 * as soon as it leaves the run's state lock: only a pause of that thread takes long.
+	 */
+	private boolean awaitEndUninterruptibly() {
+		boolean interrupted = false;
+		try {
+			while (true) {
+				try {
+					return awaitEnd(GRACE_NANOS);
+				}
+				catch (InterruptedException ex) {
+					interrupted = true;
+				}
+			}
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	/**
+	 * Wait for the replies of what the acquisition still sent (a late reply, the release
+	 * of an unwanted grant, a withdrawal), for one command timeout but no later than the
+	 * wait time plus one command timeout; not after a Redis failure, so that a Redis that
+	 * does not answer costs one command timeout, not one per command. The rest goes on
+	 * without the caller.
+	 */
+	private void leave(long start, long waitNanos) {
+		Duration timeout = this.port.commandTimeout();
+		synchronized (this) {
+			if (timeout == null || this.error instanceof LockAccessException) {
+				return;
+			}
+		}
+		long now = System.nanoTime();
+		long until = now + timeout.toNanos();
+		if (waitNanos >= 0) {
+			long budget = start + waitNanos + timeout.toNanos();
+			until = (budget - until < 0) ? budget : until;
+		}
+		boolean interrupted = Thread.interrupted();
+		try {
+			synchronized (this) {
+				while (this.inFlight > 0) {
+					long left = until - System.nanoTime();
+					if (left <= 0) {
+						break;
+					}
+					try {
+						TimeUnit.NANOSECONDS.timedWait(this, left);
+					}
+					catch (InterruptedException ex) {
+						interrupted = true;
+					}
+				}
+			}
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	private synchronized G result(LockName name) {
 		Throwable failure = this.error;
 		if (failure instanceof RuntimeException runtime) {
 			throw runtime;
