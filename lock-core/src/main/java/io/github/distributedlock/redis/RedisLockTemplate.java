@@ -97,7 +97,7 @@ public final class RedisLockTemplate implements LockOperations {
 				new Cohorts(cohorts, this.owners::cohort));
 		this.cohortStatistics = lines.cohorts().statistics();
 		this.holds = new HoldRegistry(this.commands, this.port,
-				new BlockingPort(this.commands, null, "distributed-lock-watchdog"), server::isCluster, handOff,
+				BlockingPort.inBackground(this.commands, "distributed-lock-watchdog"), server::isCluster, handOff,
 				new LockListeners(builder.listeners), replicas, lines);
 		this.acquisitions = new BlockingAcquisitions(this.port, lines, this.holds, handOff);
 		this.multiLocking = new MultiLocking(this.acquisitions, this.holds, server, handOff);

@@ -1,6 +1,7 @@
 package io.github.distributedlock.redis;
 
 import java.time.Duration;
+import java.util.List;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockHandle;
@@ -32,6 +33,28 @@ class ReplicaAcknowledgementTests {
 			.replicaAcknowledgements(1, Duration.ofSeconds(1))
 			.build(); LockHandle held = template.acquire(LockRequest.of("replicated", "1"))) {
 			Object owner = topology.topology().replica().command("HGET", template.lockKey(held.name()), "owner");
+			assertThat(owner).as("the replica already has the lock").isNotNull();
+		}
+		finally {
+			((LettuceConnectionFactory) factory).destroy();
+		}
+	}
+
+	@Test
+	void shouldCheckTheReplicasOfEachLockOfAMultiLockTakenLockByLock() {
+		// A multi-lock of one lock is taken lock by lock, as one across Cluster slots:
+		// its
+		// replica check must not block the thread that read the grant, which the check's
+		// own commands need.
+		RedisConnectionFactory factory = TestRedis.sentinel(topology::topology).connectionFactory();
+		try (RedisLockTemplate template = RedisLockTemplate.builder(factory)
+			.replicaAcknowledgements(1, Duration.ofSeconds(1))
+			.build();
+				LockHandle held = template.acquireAll(List
+					.of(LockRequest.builder("replicated").key("in-order").waitTime(Duration.ofSeconds(1)).build()))) {
+			Object owner = topology.topology()
+				.replica()
+				.command("HGET", template.lockKey(held.locks().get(0).name()), "owner");
 			assertThat(owner).as("the replica already has the lock").isNotNull();
 		}
 		finally {

@@ -143,8 +143,11 @@ public final class BlockingAcquisitions implements AutoCloseable {
 		CallerWait<List<RedisLockHandle>> wait = new CallerWait<>(this.port);
 		InOrderAcquisition<RedisLockHandle> run = new InOrderAcquisition<>(specs, waitNanos, start,
 				restarts ? -1 : commandTimeoutNanos(), wait,
-				new InOrderSteps(owner, commands(wait), wait, callBound(restarts ? -1 : waitNanos, start)), wait);
-		return notAcquiredIfTimeout(() -> wait.await(run, specs.get(0).name(), waitNanos, restarts));
+				new InOrderSteps(owner, commands(wait), wait, Thread.currentThread().getName()), wait);
+		List<RedisLockHandle> taken = notAcquiredIfTimeout(
+				() -> wait.await(run, specs.get(0).name(), waitNanos, restarts));
+		this.holds.confirmTaken(taken, callBound(restarts ? -1 : waitNanos, start));
+		return taken;
 	}
 
 	private final class InOrderSteps implements InOrderAcquisition.Steps<RedisLockHandle> {
@@ -155,13 +158,13 @@ public final class BlockingAcquisitions implements AutoCloseable {
 
 		private final LockPort caller;
 
-		private final Deadline call;
+		private final String thread;
 
-		InOrderSteps(String owner, DriverCommands commands, LockPort caller, Deadline call) {
+		InOrderSteps(String owner, DriverCommands commands, LockPort caller, String thread) {
 			this.owner = owner;
 			this.commands = commands;
 			this.caller = caller;
-			this.call = call;
+			this.thread = thread;
 		}
 
 		@Override
@@ -197,9 +200,14 @@ public final class BlockingAcquisitions implements AutoCloseable {
 			};
 		}
 
+		/**
+		 * Register the lock, renewed while the next is taken; on the thread of the reply,
+		 * so nothing here blocks: the replica check and the listeners come on the
+		 * caller's thread once every lock is taken.
+		 */
 		@Override
 		public RedisLockHandle hold(Grant grant) {
-			return BlockingAcquisitions.this.holds.hold(grant, this.call);
+			return BlockingAcquisitions.this.holds.taken(grant, this.thread);
 		}
 
 		/**

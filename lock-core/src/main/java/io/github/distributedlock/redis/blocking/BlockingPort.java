@@ -58,6 +58,8 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 
 	private final @Nullable Duration commandTimeout;
 
+	private final boolean inBackground;
+
 	private final LockPort here = new LockPort() {
 
 		@Override
@@ -90,6 +92,12 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 	 * @param threads the background thread's name, and the prefix of the others' names
 	 */
 	public BlockingPort(LockCommands commands, @Nullable RedisMessageListenerContainer container, String threads) {
+		this(commands, container, threads, false);
+	}
+
+	private BlockingPort(LockCommands commands, @Nullable RedisMessageListenerContainer container, String threads,
+			boolean inBackground) {
+		this.inBackground = inBackground;
 		this.commands = commands;
 		this.container = container;
 		this.timer = new ScheduledThreadPoolExecutor(1, (runnable) -> daemon(runnable, threads + "-timer"));
@@ -110,6 +118,15 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 		Thread thread = new Thread(runnable, name);
 		thread.setDaemon(true);
 		return thread;
+	}
+
+	/**
+	 * Return a port that runs each script as a plain call on its background thread, in
+	 * order: the watchdog's, so that what a renewal's reply sets off (a loss, a handle's
+	 * {@code whenLost} and the listeners) runs there, never on a client's I/O thread.
+	 */
+	public static BlockingPort inBackground(LockCommands commands, String threads) {
+		return new BlockingPort(commands, null, threads, true);
 	}
 
 	LockCommands commands() {
@@ -154,22 +171,21 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 
 	@Override
 	public void run(LockName name, String operation, ScriptCall call, Reply reply) {
+		if (this.inBackground) {
+			execute(() -> this.commands.runForDriver(name, operation, call, reply));
+			return;
+		}
 		Duration timeout = this.commandTimeout;
 		CompletableFuture<Object> sent;
 		try {
 			sent = (timeout != null) ? this.commands.sendForDriver(call) : null;
 		}
 		catch (RuntimeException ex) {
-			execute(() -> reply.failed(failure(name, operation, ex)));
+			tellApart(() -> reply.failed(failure(name, operation, ex)));
 			return;
 		}
 		if (sent == null || timeout == null) {
-			try {
-				this.calls.execute(() -> this.commands.runForDriver(name, operation, call, reply));
-			}
-			catch (RejectedExecutionException ex) {
-				// Closed: the lines failed every waiter.
-			}
+			call(() -> this.commands.runForDriver(name, operation, call, reply));
 			return;
 		}
 		Answer answer = new Answer(reply, Thread.currentThread());
@@ -186,6 +202,32 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 			}
 		});
 		answer.sent();
+	}
+
+	/**
+	 * Run plain calls (Jedis, a pool) on a thread of the pool, or once that is closed on
+	 * a thread of their own, so that each still tells its reply.
+	 */
+	void call(Runnable calls) {
+		try {
+			this.calls.execute(calls);
+		}
+		catch (RejectedExecutionException ex) {
+			daemon(calls, "distributed-lock-closed").start();
+		}
+	}
+
+	/**
+	 * Tell an answer after the call returned: on the background thread, or once that is
+	 * closed on a thread of its own, so that no run waits for an answer that never comes.
+	 */
+	private void tellApart(Runnable told) {
+		try {
+			this.background.execute(told);
+		}
+		catch (RejectedExecutionException ex) {
+			daemon(told, "distributed-lock-closed").start();
+		}
 	}
 
 	/**
@@ -240,7 +282,7 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 				return;
 			}
 			if (!this.sent && Thread.currentThread() == this.sender) {
-				execute(told);
+				tellApart(told);
 			}
 			else {
 				told.run();

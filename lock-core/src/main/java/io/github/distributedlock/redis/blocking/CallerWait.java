@@ -1,6 +1,7 @@
 package io.github.distributedlock.redis.blocking;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -42,6 +43,14 @@ final class CallerWait<G> implements Completion<G>, LockPort {
 	// Commands sent whose reply (or failure) is not told yet.
 	private int inFlight;
 
+	// With plain calls (Jedis, a pool): the run's scripts not yet run, which run one
+	// after
+	// another in the order sent, as one thread's calls would; and whether a thread runs
+	// them.
+	private final ArrayDeque<Runnable> plainCalls = new ArrayDeque<>();
+
+	private boolean calling;
+
 	CallerWait(BlockingPort port) {
 		this.port = port;
 	}
@@ -82,7 +91,7 @@ final class CallerWait<G> implements Completion<G>, LockPort {
 		}
 		// Counted down after the reply is told, so that what the reply sends counts
 		// first.
-		this.port.run(name, operation, call, Reply.of((result) -> {
+		Reply counted = Reply.of((result) -> {
 			try {
 				reply.replied(result);
 			}
@@ -96,7 +105,33 @@ final class CallerWait<G> implements Completion<G>, LockPort {
 			finally {
 				answered();
 			}
-		}));
+		});
+		if (this.port.commandTimeout() != null) {
+			this.port.run(name, operation, call, counted);
+			return;
+		}
+		synchronized (this) {
+			this.plainCalls.add(() -> this.port.commands().runForDriver(name, operation, call, counted));
+			if (this.calling) {
+				return;
+			}
+			this.calling = true;
+		}
+		this.port.call(this::runPlainCalls);
+	}
+
+	private void runPlainCalls() {
+		while (true) {
+			Runnable next;
+			synchronized (this) {
+				next = this.plainCalls.poll();
+				if (next == null) {
+					this.calling = false;
+					return;
+				}
+			}
+			next.run();
+		}
 	}
 
 	private synchronized void answered() {
@@ -187,20 +222,21 @@ final class CallerWait<G> implements Completion<G>, LockPort {
 	/**
 	 * Wait for the replies of what the acquisition still sent (a late reply, the release
 	 * of an unwanted grant, a withdrawal), for one command timeout but no later than the
-	 * wait time plus one command timeout; not after a Redis failure, so that a Redis that
-	 * does not answer costs one command timeout, not one per command. The rest goes on
-	 * without the caller.
+	 * wait time plus one command timeout; with plain calls, until they ran, as the
+	 * caller's own calls would. Not after a Redis failure, so that a Redis that does not
+	 * answer costs one command timeout, not one per command. The rest goes on without the
+	 * caller.
 	 */
 	private void leave(long start, long waitNanos) {
 		Duration timeout = this.port.commandTimeout();
 		synchronized (this) {
-			if (timeout == null || this.error instanceof LockAccessException) {
+			if (this.error instanceof LockAccessException) {
 				return;
 			}
 		}
 		long now = System.nanoTime();
-		long until = now + timeout.toNanos();
-		if (waitNanos >= 0) {
+		long until = now + ((timeout != null) ? timeout.toNanos() : Long.MAX_VALUE / 2);
+		if (waitNanos >= 0 && timeout != null) {
 			long budget = start + waitNanos + timeout.toNanos();
 			until = (budget - until < 0) ? budget : until;
 		}

@@ -94,33 +94,84 @@ public final class HoldRegistry implements AutoCloseable {
 	 * acknowledged the hold, which is then released
 	 */
 	public RedisLockHandle hold(Grant grant, Deadline call) {
-		String key = key(grant.owner(), grant.spec().lockKey());
-		if (this.replicas != null) {
-			// The check writes the lease again, and a refused re-entry leaves it behind.
-			update(key, OwnerHolds::sending);
-			try {
-				this.replicas.confirm(grant, call);
-			}
-			catch (RuntimeException ex) {
-				// A refusal is a reply (no cause); a failed check may have lost one.
-				long now = System.nanoTime();
-				boolean refused = ex instanceof LockAccessException && ex.getCause() == null;
-				update(key, (current) -> refused ? current.replied(grant.spec().leaseMillis(), now) : current.failed());
-				throw ex;
-			}
-		}
-		RedisLockHandle handle = new RedisLockHandle(grant, this, this.port, this.commands, this.handOff, this.cohorts);
+		confirmReplicas(grant, call);
+		RedisLockHandle handle = taken(grant, Thread.currentThread().getName());
+		replicasConfirmed(handle);
+		this.listener.acquired(handle);
+		return handle;
+	}
+
+	/**
+	 * Register a lock of a multi-lock taken in order as soon as it is taken, so that it
+	 * is renewed while the next is taken; the replica check and the listeners come once
+	 * all are taken, on the caller's thread ({@link #confirmTaken}).
+	 * @param thread the caller's thread, which the handle reports
+	 */
+	RedisLockHandle taken(Grant grant, String thread) {
+		RedisLockHandle handle = new RedisLockHandle(grant, this, this.port, this.commands, this.handOff, this.cohorts,
+				thread);
 		if (handle.spec().autoRenew()) {
 			// Watched before added, so that no sweep can drop it in between.
 			this.renewals.watch(handle.hold());
 		}
 		add(handle);
+		return handle;
+	}
+
+	/**
+	 * Check the replicas of a multi-lock's locks {@link #taken} in order, and tell the
+	 * listeners; if one fails the check, all are released, on the background thread.
+	 */
+	void confirmTaken(List<RedisLockHandle> handles, Deadline call) {
+		for (RedisLockHandle handle : handles) {
+			try {
+				confirmReplicas(handle.grant(), call);
+			}
+			catch (RuntimeException ex) {
+				this.port.execute(() -> {
+					try {
+						MultiLockHandle.releaseAll(handles);
+					}
+					catch (RuntimeException releaseFailure) {
+						// Their leases end them.
+					}
+				});
+				throw ex;
+			}
+			replicasConfirmed(handle);
+		}
+		handles.forEach(this.listener::acquired);
+	}
+
+	/**
+	 * Wait until enough replicas have the hold, if the template asks for replica
+	 * acknowledgements.
+	 * @throws LockAccessException if they don't (the hold is then released)
+	 */
+	private void confirmReplicas(Grant grant, Deadline call) {
+		if (this.replicas == null) {
+			return;
+		}
+		String key = key(grant.owner(), grant.spec().lockKey());
+		// The check writes the lease again, and a refused re-entry leaves it behind.
+		update(key, OwnerHolds::sending);
+		try {
+			this.replicas.confirm(grant, call);
+		}
+		catch (RuntimeException ex) {
+			// A refusal is a reply (no cause); a failed check may have lost one.
+			long now = System.nanoTime();
+			boolean refused = ex instanceof LockAccessException && ex.getCause() == null;
+			update(key, (current) -> refused ? current.replied(grant.spec().leaseMillis(), now) : current.failed());
+			throw ex;
+		}
+	}
+
+	private void replicasConfirmed(RedisLockHandle handle) {
 		if (this.replicas != null) {
 			long now = System.nanoTime();
-			update(key, (current) -> current.replied(-1, now));
+			update(key(handle), (current) -> current.replied(-1, now));
 		}
-		this.listener.acquired(handle);
-		return handle;
 	}
 
 	/**
@@ -167,7 +218,8 @@ public final class HoldRegistry implements AutoCloseable {
 	 * Register a hold found in Redis, which is neither renewed nor reported as acquired.
 	 */
 	public RedisLockHandle adopt(Grant grant) {
-		RedisLockHandle handle = new RedisLockHandle(grant, this, this.port, this.commands, this.handOff, this.cohorts);
+		RedisLockHandle handle = new RedisLockHandle(grant, this, this.port, this.commands, this.handOff, this.cohorts,
+				Thread.currentThread().getName());
 		add(handle);
 		return handle;
 	}

@@ -34,7 +34,7 @@ public final class RedisLockHandle extends HoldView implements LockHandle, Owner
 
 	private final LockCommands commands;
 
-	private final String thread = Thread.currentThread().getName();
+	private final String thread;
 
 	private final Instant since = Instant.now();
 
@@ -42,10 +42,12 @@ public final class RedisLockHandle extends HoldView implements LockHandle, Owner
 
 	/**
 	 * @param grant what the acquisition won; the lease counts from its {@code sentNanos}
+	 * @param thread the name of the thread that acquired it
 	 */
 	RedisLockHandle(Grant grant, HoldRegistry registry, BlockingPort port, LockCommands commands, boolean handOff,
-			CohortRelease cohorts) {
+			CohortRelease cohorts, String thread) {
 		this.registry = registry;
+		this.thread = thread;
 		this.port = port;
 		this.commands = commands;
 		this.hold = new LockHold(grant, System.nanoTime(), handOff, new Reports(), cohorts);

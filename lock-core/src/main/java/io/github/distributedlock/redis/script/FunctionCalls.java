@@ -82,7 +82,7 @@ final class FunctionCalls {
 					this.timeout.toNanos(), TimeUnit.NANOSECONDS);
 		}
 		catch (RedisCommandExecutionException ex) {
-			if (!cannotRun(connection, ex)) {
+			if (!cannotRun(connection.getNativeConnection(), ex)) {
 				throw translate(ex);
 			}
 		}
@@ -96,11 +96,10 @@ final class FunctionCalls {
 	 * Send a script's function without waiting for its reply; or send {@code otherwise}
 	 * if the server cannot run it as a function.
 	 */
-	<T> CompletableFuture<T> send(LettuceConnection connection, ScriptCall call,
+	<T> CompletableFuture<T> send(RedisClusterAsyncCommands<byte[], byte[]> commands, ScriptCall call,
 			Supplier<CompletableFuture<T>> otherwise) {
-		CompletableFuture<T> reply = FunctionCalls.<T>fcall(connection.getNativeConnection(), call)
-			.toCompletableFuture();
-		return reply.exceptionallyCompose((ex) -> cannotRun(connection, unwrap(ex)) ? otherwise.get()
+		CompletableFuture<T> reply = FunctionCalls.<T>fcall(commands, call).toCompletableFuture();
+		return reply.exceptionallyCompose((ex) -> cannotRun(commands, unwrap(ex)) ? otherwise.get()
 				: CompletableFuture.failedFuture(translate(ex)));
 	}
 
@@ -116,13 +115,13 @@ final class FunctionCalls {
 	 * Return whether an error reply means that the function did not run and its script
 	 * should, loading the library or giving up on functions as needed.
 	 */
-	private boolean cannotRun(LettuceConnection connection, Throwable failure) {
+	private boolean cannotRun(RedisClusterAsyncCommands<byte[], byte[]> commands, Throwable failure) {
 		if (!(failure instanceof RedisCommandExecutionException)) {
 			return false;
 		}
 		String message = String.valueOf(failure.getMessage());
 		if (message.startsWith("ERR Function not found")) {
-			load(connection);
+			load(commands);
 			return true;
 		}
 		if (refuses(message, "fcall")) {
@@ -142,7 +141,7 @@ final class FunctionCalls {
 	 * An {@code ERR} or {@code NOPERM} reply ends the use of functions: the server would
 	 * give it again.
 	 */
-	private void load(LettuceConnection connection) {
+	private void load(RedisClusterAsyncCommands<byte[], byte[]> commands) {
 		long now = System.nanoTime();
 		long next = this.nextLoad.get();
 		if (now - next < 0 || !this.nextLoad.compareAndSet(next, now + LOAD_INTERVAL_NANOS)) {
@@ -150,7 +149,6 @@ final class FunctionCalls {
 		}
 		CompletionStage<?> loaded;
 		try {
-			RedisClusterAsyncCommands<byte[], byte[]> commands = connection.getNativeConnection();
 			loaded = (commands instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster)
 					? cluster.upstream().commands().functionLoad(LIBRARY, true) : commands.functionLoad(LIBRARY, true);
 		}

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -36,6 +37,12 @@ public final class ScriptRunner {
 	private final boolean async;
 
 	private final @Nullable FunctionCalls functions;
+
+	// The shared Lettuce connection's asynchronous commands, kept once known, so that a
+	// send needs no connection from the factory: it may come from a thread that must not
+	// block (a reply's, a timer's), and getting one may (it may connect, or validate).
+	// Asked for again after a failure, in case the factory replaced the connection.
+	private final AtomicReference<@Nullable Object> sharedCommands = new AtomicReference<>();
 
 	public ScriptRunner(RedisConnectionFactory connectionFactory) {
 		this.connectionFactory = connectionFactory;
@@ -113,18 +120,31 @@ public final class ScriptRunner {
 		if (!this.async) {
 			return null;
 		}
-		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			if (target(connection) instanceof LettuceConnection lettuce) {
-				FunctionCalls functions = this.functions;
-				return (functions != null && functions.usable())
-						? functions.send(lettuce, call, () -> Lettuce.evalAsync(lettuce, call))
-						: Lettuce.evalAsync(lettuce, call);
+		try {
+			Object commands = this.sharedCommands.get();
+			if (commands == null) {
+				commands = sharedCommands();
+				if (commands == null) {
+					return null;
+				}
+				this.sharedCommands.set(commands);
 			}
+			Object sent = commands;
+			return Lettuce.<T>send(commands, this.functions, call).whenComplete((reply, failure) -> {
+				if (failure != null) {
+					this.sharedCommands.compareAndSet(sent, null);
+				}
+			});
 		}
 		catch (RuntimeException ex) {
 			throw FunctionCalls.translate(ex);
 		}
-		return null;
+	}
+
+	private @Nullable Object sharedCommands() {
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			return (target(connection) instanceof LettuceConnection lettuce) ? lettuce.getNativeConnection() : null;
+		}
 	}
 
 	private static RedisConnection target(RedisConnection connection) {
@@ -179,11 +199,17 @@ public final class ScriptRunner {
 			return factory instanceof LettuceConnectionFactory lettuce && lettuce.getShareNativeConnection();
 		}
 
-		static <T> CompletableFuture<T> evalAsync(LettuceConnection connection, ScriptCall call) {
+		@SuppressWarnings("unchecked")
+		static <T> CompletableFuture<T> send(Object shared, @Nullable FunctionCalls functions, ScriptCall call) {
+			RedisClusterAsyncCommands<byte[], byte[]> commands = (RedisClusterAsyncCommands<byte[], byte[]>) shared;
+			return (functions != null && functions.usable())
+					? functions.send(commands, call, () -> evalAsync(commands, call)) : evalAsync(commands, call);
+		}
+
+		static <T> CompletableFuture<T> evalAsync(RedisClusterAsyncCommands<byte[], byte[]> commands, ScriptCall call) {
 			LuaScript<?> script = call.script();
 			byte[][] keys = bytes(call.keys());
 			byte[][] args = bytes(call.argv());
-			RedisClusterAsyncCommands<byte[], byte[]> commands = connection.getNativeConnection();
 			ScriptOutputType type = (script.returnType() == ReturnType.MULTI) ? ScriptOutputType.MULTI
 					: ScriptOutputType.INTEGER;
 			CompletableFuture<T> sha = commands
