@@ -310,7 +310,8 @@ final class CohortRun {
 		for (int j = 0; j < jvms; j++) {
 			String jvm = "jvm" + j;
 			LocalLines lines = new LocalLines(new SimulatedPort(jvm + " lines", this.world),
-					LockSimulation.LINGER_NANOS, new Cohorts(this.limits, (number) -> jvm + ":cohort:" + number));
+					LockSimulation.LINGER_NANOS,
+					new Cohorts(this.limits, (number) -> jvm + ":cohort:" + number, cohorts()));
 			this.renewals.put(jvm, new Renewals(new SimulatedPort(jvm + " watchdog", this.world), () -> false));
 			int count = 2 + this.random.nextInt(3);
 			for (int t = 0; t < count; t++) {
@@ -613,21 +614,24 @@ final class CohortRun {
 		}
 	}
 
-	private void plant(@Nullable Cohort cohort) {
+	/**
+	 * Return what makes the run's cohorts: the engine's own, or with the run's bug
+	 * planted into each.
+	 */
+	private Cohorts.Maker cohorts() {
 		Bug planted = this.bug;
-		if (cohort == null || planted == null) {
-			return;
+		if (planted == null) {
+			return Cohort::new;
 		}
-		switch (planted) {
-			case PAST_BLOCK -> PlantedCohortBugs.passPastBlock(cohort);
-			case PAST_TIME_LIMIT -> PlantedCohortBugs.passPastTimeLimit(cohort);
-			case LEASE_FROM_PASS -> PlantedCohortBugs.leaseFromPass(cohort);
-			case SHOWS_FIRST_TOKEN -> PlantedCohortBugs.showFirstToken(cohort);
-			case ANY_REENTRY -> PlantedCohortBugs.reenterAnyCaller(cohort);
-			case RELEASES_SHOWN_TOKEN -> {
-				// Planted into each hold (Handle).
-			}
-		}
+		return switch (planted) {
+			case PAST_BLOCK -> PlantedCohortBugs.passingPastBlock();
+			case PAST_TIME_LIMIT -> PlantedCohortBugs.passingPastTimeLimit();
+			case LEASE_FROM_PASS -> PlantedCohortBugs.leaseFromPass();
+			case SHOWS_FIRST_TOKEN -> PlantedCohortBugs.showingFirstToken();
+			case ANY_REENTRY -> PlantedCohortBugs.reenteringAnyCaller();
+			// Planted into each hold (Handle).
+			case RELEASES_SHOWN_TOKEN -> Cohort::new;
+		};
 	}
 
 	private long network() {
@@ -784,10 +788,10 @@ final class CohortRun {
 		Handle(Caller caller, Grant grant, LocalLines lines) {
 			this.caller = caller;
 			this.grant = grant;
-			this.hold = new LockHold(grant, CohortRun.this.clock.nanos(), true, this, lines);
-			if (CohortRun.this.bug == Bug.RELEASES_SHOWN_TOKEN) {
-				PlantedHoldBugs.releaseShownToken(this.hold);
-			}
+			long now = CohortRun.this.clock.nanos();
+			this.hold = (CohortRun.this.bug == Bug.RELEASES_SHOWN_TOKEN)
+					? PlantedHoldBugs.releasingShownToken(grant, now, true, this, lines)
+					: new LockHold(grant, now, true, this, lines);
 		}
 
 		long deadline() {
@@ -957,7 +961,6 @@ final class CohortRun {
 			this.acquiring = false;
 			this.current = null;
 			waited(this, this.startedNanos, true);
-			plant(grant.cohort());
 			Handle handle = new Handle(this, grant, this.lines);
 			CohortRun.this.handles.add(handle);
 			if (grant.shownToken() == grant.token()) {

@@ -2776,11 +2776,11 @@ final class LockSimulation {
 		 */
 		private Held held(Grant grant, long grantedNanos) {
 			Reports reports = new Reports();
-			Held held = new Held(new LockHold(grant, grantedNanos, true, reports), grantedNanos);
+			LockHold hold = (LockSimulation.this.clientBug == ClientBug.DEADLINE_FROM_REPLY)
+					? PlantedHoldBugs.countingLeasesFromReplies(grant, grantedNanos, true, reports)
+					: new LockHold(grant, grantedNanos, true, reports);
+			Held held = new Held(hold, grantedNanos);
 			reports.held = held;
-			if (LockSimulation.this.clientBug == ClientBug.DEADLINE_FROM_REPLY) {
-				PlantedHoldBugs.countLeasesFromReplies(held.hold);
-			}
 			return held;
 		}
 

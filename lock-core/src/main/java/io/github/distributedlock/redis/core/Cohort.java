@@ -9,7 +9,7 @@ import org.jspecify.annotations.Nullable;
  * checks on the releasing side), and which token the next holder shows. It reads time
  * only as given. Thread-safe: a line tells it of a loss on its own thread.
  */
-public final class Cohort {
+public class Cohort {
 
 	/**
 	 * A cohort opens only under a lease at least this many times its time limit, so that
@@ -50,20 +50,6 @@ public final class Cohort {
 
 	// The id of the local line whose head opened it, which its end wakes.
 	private @Nullable String line;
-
-	// Bugs the simulation plants to show that it finds them (PlantedCohortBugs in its
-	// tests); never set otherwise: passes past the block, past the time limit, a lease
-	// counted again from each pass, a passed holder that shows the block's first token,
-	// and a re-entry of any caller.
-	boolean plantedPastBlock;
-
-	boolean plantedPastTimeLimit;
-
-	boolean plantedLeaseFromPass;
-
-	boolean plantedShowsFirstToken;
-
-	boolean plantedAnyReentry;
 
 	/**
 	 * @param number the cohort's number in its template, which its end signal carries
@@ -141,7 +127,7 @@ public final class Cohort {
 	 * @return whether it holds the cohort, and so re-enters it
 	 */
 	public synchronized boolean tryReenter(String caller) {
-		if (!caller.equals(this.holder) && !(this.plantedAnyReentry && this.holder != null)) {
+		if (!reentersAs(caller, this.holder)) {
 			return false;
 		}
 		this.reentriesInFlight++;
@@ -209,10 +195,10 @@ public final class Cohort {
 		if (this.ended) {
 			return Refusal.ENDED;
 		}
-		if (this.holders >= this.block && !this.plantedPastBlock) {
+		if (blockUsed(this.holders, this.block)) {
 			return Refusal.BLOCK_USED;
 		}
-		if (nowNanos - this.openedNanos >= this.timeLimitNanos && !this.plantedPastTimeLimit) {
+		if (pastTimeLimit(nowNanos - this.openedNanos, this.timeLimitNanos)) {
 			return Refusal.TIME_LIMIT;
 		}
 		if (this.leaseEnd.nanos() - nowNanos <= 0) {
@@ -244,11 +230,36 @@ public final class Cohort {
 		}
 		this.holders++;
 		this.holder = next;
-		this.shownToken = this.plantedShowsFirstToken ? this.firstToken : this.firstToken + this.holders - 1;
-		if (this.plantedLeaseFromPass) {
-			this.leaseEnd.confirmed(nowNanos, (this.leaseEnd.nanos() - this.openedNanos) / 1_000_000);
-		}
+		this.shownToken = passedToken(this.holders);
+		passed(nowNanos);
 		return new Pass(Refusal.NONE, this.shownToken);
+	}
+
+	// The rules below are methods so that the simulation's tests can plant a bug into
+	// each of them, in a subclass (PlantedCohortBugs), and show that the checks find it.
+
+	/** Rule 7: only the holder re-enters under the cohort's owner. */
+	boolean reentersAs(String caller, @Nullable String holder) {
+		return caller.equals(holder);
+	}
+
+	/** Rule 2: a pass takes the block's next token, and none past the block. */
+	boolean blockUsed(int holders, int block) {
+		return holders >= block;
+	}
+
+	/** Rule 4: no pass once the cohort is older than its time limit. */
+	boolean pastTimeLimit(long ageNanos, long timeLimitNanos) {
+		return ageNanos >= timeLimitNanos;
+	}
+
+	/** Rule 2: the token the holder of a pass shows, the block's next. */
+	long passedToken(int holders) {
+		return this.firstToken + holders - 1;
+	}
+
+	/** Rule 6: a pass writes nothing, and so does not lengthen the shared lease. */
+	void passed(long nowNanos) {
 	}
 
 	/**

@@ -35,6 +35,8 @@ public final class Cohorts {
 
 	private final CohortStatistics statistics;
 
+	private final Maker cohorts;
+
 	/** Cohorts off: nothing opens one. */
 	Cohorts() {
 		this(CohortLimits.OFF, (number) -> {
@@ -46,9 +48,29 @@ public final class Cohorts {
 	 * @param owners the owner of the cohort of a number ({@code LockOwners#cohort})
 	 */
 	public Cohorts(CohortLimits limits, LongFunction<String> owners) {
+		this(limits, owners, Cohort::new);
+	}
+
+	/**
+	 * @param cohorts makes each cohort: {@code Cohort::new}, or in tests a cohort with a
+	 * bug planted
+	 */
+	public Cohorts(CohortLimits limits, LongFunction<String> owners, Maker cohorts) {
 		this.limits = limits;
 		this.owners = owners;
+		this.cohorts = cohorts;
 		this.statistics = new CohortStatistics(limits);
+	}
+
+	/**
+	 * Makes a cohort, with {@link Cohort}'s constructor's arguments.
+	 */
+	@FunctionalInterface
+	public interface Maker {
+
+		Cohort make(long number, String owner, long firstToken, int block, long openedNanos, long timeLimitNanos,
+				LeaseEnd leaseEnd);
+
 	}
 
 	public CohortLimits limits() {
@@ -112,7 +134,8 @@ public final class Cohorts {
 		if (!opening.settle()) {
 			return null;
 		}
-		Cohort cohort = new Cohort(opening.number(), owner, firstToken, block, sentNanos, timeLimitNanos, leaseEnd);
+		Cohort cohort = this.cohorts.make(opening.number(), owner, firstToken, block, sentNanos, timeLimitNanos,
+				leaseEnd);
 		this.locks.compute(opening.lockKey(), (key, existing) -> {
 			Entry entry = (existing != null) ? existing : new Entry();
 			if (entry.losses != opening.losses()) {
@@ -137,7 +160,7 @@ public final class Cohorts {
 	 * @return the cohort
 	 */
 	public Cohort adopt(String lockKey, String owner, long token, long sentNanos, LeaseEnd leaseEnd) {
-		Cohort cohort = new Cohort(this.numbers.incrementAndGet(), owner, token, 1, sentNanos, 0, leaseEnd);
+		Cohort cohort = this.cohorts.make(this.numbers.incrementAndGet(), owner, token, 1, sentNanos, 0, leaseEnd);
 		cohort.end();
 		this.locks.compute(lockKey, (key, existing) -> {
 			Entry entry = (existing != null) ? existing : new Entry();

@@ -21,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  * lost; so do renewals unanswered until its lease is over. It does nothing after a port
  * call returns, so a port may answer inside the call. Thread-safe.
  */
-public final class LockHold {
+public class LockHold {
 
 	/** What a release reports when its reply never came. */
 	public static final long UNKNOWN = Long.MIN_VALUE;
@@ -44,14 +44,6 @@ public final class LockHold {
 	// When the lease Redis keeps for this hold's last write has ended at the latest:
 	// Redis set it before replying, so counted from after the reply.
 	private volatile long redisLeaseBoundNanos;
-
-	// Test seam for the simulation's planted bug (PlantedHoldBugs): count a confirmed
-	// lease from its reply, not its send.
-	volatile boolean leaseFromReply;
-
-	// A bug the cohort simulation plants (PlantedHoldBugs): the release sends the token
-	// the handle shows, not the one Redis records. Never set otherwise.
-	volatile boolean releasesShownToken;
 
 	/**
 	 * @param grant what the acquisition won; the lease counts from its {@code sentNanos}
@@ -163,7 +155,7 @@ public final class LockHold {
 						released ? "extended after it was released" : lostReason("extended", result)));
 				return;
 			}
-			this.life.extended(this.leaseFromReply ? port.nanoTime() : sentNanos, leaseMillis);
+			this.life.extended(confirmedFrom(sentNanos, port.nanoTime()), leaseMillis);
 			setLease(port.nanoTime(), leaseMillis);
 			done.granted(result);
 		}, (error) -> {
@@ -205,8 +197,7 @@ public final class LockHold {
 		}
 		boolean ends = ending;
 		ScriptCall call = spec.kind()
-			.release(spec, this.grant.owner(), this.releasesShownToken ? this.grant.shownToken() : this.grant.token(),
-					this.grant.hold(), this.handOff, keepMillis);
+			.release(spec, this.grant.owner(), releasedToken(), this.grant.hold(), this.handOff, keepMillis);
 		port.run(name(), "release", call, LockPort.Reply.of((reply) -> {
 			long result = number(reply);
 			this.events.released(this, result);
@@ -257,8 +248,27 @@ public final class LockHold {
 	 * @param repliedNanos when the reply was read
 	 */
 	public void renewed(long sentNanos, long repliedNanos) {
-		this.life.renewed(this.leaseFromReply ? repliedNanos : sentNanos);
+		this.life.renewed(confirmedFrom(sentNanos, repliedNanos));
 		setLease(repliedNanos, spec().leaseMillis());
+	}
+
+	// The rules below are methods so that the simulation's tests can plant a bug into
+	// each of them, in a subclass (PlantedHoldBugs), and show that the checks find it.
+
+	/**
+	 * Return when a confirmed lease (a renewal's, an extension's) counts from: its send,
+	 * since Redis set it after that; never its reply, which may be read late.
+	 */
+	long confirmedFrom(long sentNanos, long repliedNanos) {
+		return sentNanos;
+	}
+
+	/**
+	 * Return the token a release names: the one Redis records for the hold, not the one a
+	 * cohort's passed holder shows (docs/design/cohorting.md, rule 3).
+	 */
+	long releasedToken() {
+		return this.grant.token();
 	}
 
 	/**

@@ -1,9 +1,11 @@
 package io.github.distributedlock.redis.driver;
 
+import io.github.distributedlock.redis.core.Grant;
+
 /**
- * Plants bugs into the engine's own {@link LockHold}, through its one package-private
- * seam, where no port can: the simulation must find them as it finds bugs planted into
- * scripts.
+ * Makes the engine's own {@link LockHold} with one bug planted, in a subclass that breaks
+ * one of its rules, where no port can: the simulation must find them as it finds bugs
+ * planted into scripts.
  */
 public final class PlantedHoldBugs {
 
@@ -11,21 +13,37 @@ public final class PlantedHoldBugs {
 	}
 
 	/**
-	 * Make the hold count each confirmed renewal's or extension's lease from when its
+	 * A hold that counts each confirmed renewal's or extension's lease from when its
 	 * reply was read, not from when it was sent: a reply read late puts its deadline past
 	 * the lease Redis keeps.
 	 */
-	public static void countLeasesFromReplies(LockHold hold) {
-		hold.leaseFromReply = true;
+	public static LockHold countingLeasesFromReplies(Grant grant, long grantedNanos, boolean handOff,
+			LockHold.Events events) {
+		return new LockHold(grant, grantedNanos, handOff, events) {
+
+			@Override
+			long confirmedFrom(long sentNanos, long repliedNanos) {
+				return repliedNanos;
+			}
+
+		};
 	}
 
 	/**
-	 * Make the hold's release send the token its handle shows, not the one Redis records
+	 * A hold whose release sends the token its handle shows, not the one Redis records
 	 * (docs/design/cohorting.md, rule 3): a passed holder's release is refused, and the
 	 * hold is left to nobody until its lease ends.
 	 */
-	public static void releaseShownToken(LockHold hold) {
-		hold.releasesShownToken = true;
+	public static LockHold releasingShownToken(Grant grant, long grantedNanos, boolean handOff, LockHold.Events events,
+			CohortRelease cohorts) {
+		return new LockHold(grant, grantedNanos, handOff, events, cohorts) {
+
+			@Override
+			long releasedToken() {
+				return grant().shownToken();
+			}
+
+		};
 	}
 
 }
