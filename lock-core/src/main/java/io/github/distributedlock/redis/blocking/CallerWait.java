@@ -130,7 +130,12 @@ final class CallerWait<G> implements Completion<G>, LockPort {
 					return;
 				}
 			}
-			next.run();
+			try {
+				next.run();
+			}
+			catch (RuntimeException | Error ex) {
+				// A reply's own failure: the run's later calls still run.
+			}
 		}
 	}
 
@@ -155,7 +160,7 @@ final class CallerWait<G> implements Completion<G>, LockPort {
 			run.start();
 			long bound = (waitNanos < 0 || restarts) ? -1 : waitNanos + GRACE_NANOS;
 			if (!awaitEnd(bound) && (run.cancel() || !awaitEndUninterruptibly())) {
-				throw new LockAccessException(name, "the acquisition did not end within its wait time", null);
+				failed(new LockAccessException(name, "the acquisition did not end within its wait time", null));
 			}
 		}
 		catch (InterruptedException ex) {
@@ -223,9 +228,10 @@ final class CallerWait<G> implements Completion<G>, LockPort {
 	 * Wait for the replies of what the acquisition still sent (a late reply, the release
 	 * of an unwanted grant, a withdrawal), for one command timeout but no later than the
 	 * wait time plus one command timeout; with plain calls, until they ran, as the
-	 * caller's own calls would. Not after a Redis failure, so that a Redis that does not
-	 * answer costs one command timeout, not one per command. The rest goes on without the
-	 * caller.
+	 * caller's own calls would, for at most {@link #GRACE_NANOS} and not past an
+	 * interrupt. Not after a Redis failure, so that a Redis that does not answer costs
+	 * one command timeout, not one per command, nor when the caller gave up on a run that
+	 * did not end. The rest goes on without the caller.
 	 */
 	private void leave(long start, long waitNanos) {
 		Duration timeout = this.port.commandTimeout();
@@ -235,7 +241,7 @@ final class CallerWait<G> implements Completion<G>, LockPort {
 			}
 		}
 		long now = System.nanoTime();
-		long until = now + ((timeout != null) ? timeout.toNanos() : Long.MAX_VALUE / 2);
+		long until = now + ((timeout != null) ? timeout.toNanos() : GRACE_NANOS);
 		if (waitNanos >= 0 && timeout != null) {
 			long budget = start + waitNanos + timeout.toNanos();
 			until = (budget - until < 0) ? budget : until;
@@ -253,6 +259,9 @@ final class CallerWait<G> implements Completion<G>, LockPort {
 					}
 					catch (InterruptedException ex) {
 						interrupted = true;
+						if (timeout == null) {
+							break;
+						}
 					}
 				}
 			}

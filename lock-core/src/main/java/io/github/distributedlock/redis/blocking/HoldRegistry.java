@@ -97,7 +97,7 @@ public final class HoldRegistry implements AutoCloseable {
 		confirmReplicas(grant, call);
 		RedisLockHandle handle = taken(grant, Thread.currentThread().getName());
 		replicasConfirmed(handle);
-		this.listener.acquired(handle);
+		announce(handle);
 		return handle;
 	}
 
@@ -120,7 +120,9 @@ public final class HoldRegistry implements AutoCloseable {
 
 	/**
 	 * Check the replicas of a multi-lock's locks {@link #taken} in order, and tell the
-	 * listeners; if one fails the check, all are released, on the background thread.
+	 * listeners; if one fails the check, none is returned: each is forgotten, as if never
+	 * held (no listener hears of it), and released by its grant on the background thread,
+	 * as {@link #holdAll} releases the grants it did not hold.
 	 */
 	void confirmTaken(List<RedisLockHandle> handles, Deadline call) {
 		for (RedisLockHandle handle : handles) {
@@ -128,19 +130,37 @@ public final class HoldRegistry implements AutoCloseable {
 				confirmReplicas(handle.grant(), call);
 			}
 			catch (RuntimeException ex) {
+				for (RedisLockHandle taken : handles) {
+					forget(taken);
+					// A re-entry among them leaves its lease behind.
+					long bound = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(taken.spec().leaseMillis());
+					update(key(taken), (current) -> current.bound(bound));
+				}
 				this.port.execute(() -> {
-					try {
-						MultiLockHandle.releaseAll(handles);
-					}
-					catch (RuntimeException releaseFailure) {
-						// Their leases end them.
+					for (RedisLockHandle taken : handles) {
+						try {
+							this.commands.release(taken.grant());
+						}
+						catch (RuntimeException releaseFailure) {
+							// Its lease ends it.
+						}
 					}
 				});
 				throw ex;
 			}
 			replicasConfirmed(handle);
 		}
-		handles.forEach(this.listener::acquired);
+		handles.forEach(this::announce);
+	}
+
+	/**
+	 * Tell the listeners of a hold returned to its caller; only such a hold's release or
+	 * loss is told to them (a lock of a multi-lock released before the caller got it is
+	 * not).
+	 */
+	private void announce(RedisLockHandle handle) {
+		handle.announced();
+		this.listener.acquired(handle);
 	}
 
 	/**
@@ -215,11 +235,13 @@ public final class HoldRegistry implements AutoCloseable {
 	}
 
 	/**
-	 * Register a hold found in Redis, which is neither renewed nor reported as acquired.
+	 * Register a hold found in Redis, which is neither renewed nor reported as acquired;
+	 * its end is reported.
 	 */
 	public RedisLockHandle adopt(Grant grant) {
 		RedisLockHandle handle = new RedisLockHandle(grant, this, this.port, this.commands, this.handOff, this.cohorts,
 				Thread.currentThread().getName());
+		handle.announced();
 		add(handle);
 		return handle;
 	}
@@ -297,11 +319,15 @@ public final class HoldRegistry implements AutoCloseable {
 	}
 
 	void releasedFor(RedisLockHandle handle, Duration heldFor) {
-		this.listener.released(handle, heldFor);
+		if (handle.isAnnounced()) {
+			this.listener.released(handle, heldFor);
+		}
 	}
 
 	void releaseFailed(RedisLockHandle handle, LockAccessException failure) {
-		this.listener.releaseFailed(handle, failure);
+		if (handle.isAnnounced()) {
+			this.listener.releaseFailed(handle, failure);
+		}
 	}
 
 	/**
@@ -312,7 +338,9 @@ public final class HoldRegistry implements AutoCloseable {
 		this.renewals.unwatch(handle.hold());
 		this.holds.computeIfPresent(key(handle),
 				(key, current) -> current.lost(handle, goneFromRedis).orNull(System.nanoTime()));
-		this.listener.leaseLost(handle);
+		if (handle.isAnnounced()) {
+			this.listener.leaseLost(handle);
+		}
 	}
 
 	/**

@@ -36,6 +36,9 @@ public final class RedisLockHandle extends HoldView implements LockHandle, Owner
 
 	private final String thread;
 
+	// Whether the listeners heard of it: only then do they hear of its end.
+	private volatile boolean announced;
+
 	private final Instant since = Instant.now();
 
 	private final CompletableFuture<Void> lostSignal = new CompletableFuture<>();
@@ -51,6 +54,14 @@ public final class RedisLockHandle extends HoldView implements LockHandle, Owner
 		this.port = port;
 		this.commands = commands;
 		this.hold = new LockHold(grant, System.nanoTime(), handOff, new Reports(), cohorts);
+	}
+
+	void announced() {
+		this.announced = true;
+	}
+
+	boolean isAnnounced() {
+		return this.announced;
 	}
 
 	@Override

@@ -7,7 +7,10 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.jspecify.annotations.Nullable;
 
@@ -41,7 +44,7 @@ public final class ScriptRunner {
 	// The shared Lettuce connection's asynchronous commands, kept once known, so that a
 	// send needs no connection from the factory: it may come from a thread that must not
 	// block (a reply's, a timer's), and getting one may (it may connect, or validate).
-	// Asked for again after a failure, in case the factory replaced the connection.
+	// Asked for again once that connection is closed (the factory replaced it).
 	private final AtomicReference<@Nullable Object> sharedCommands = new AtomicReference<>();
 
 	public ScriptRunner(RedisConnectionFactory connectionFactory) {
@@ -122,19 +125,14 @@ public final class ScriptRunner {
 		}
 		try {
 			Object commands = this.sharedCommands.get();
-			if (commands == null) {
+			if (commands == null || !Lettuce.isOpen(commands)) {
 				commands = sharedCommands();
 				if (commands == null) {
 					return null;
 				}
 				this.sharedCommands.set(commands);
 			}
-			Object sent = commands;
-			return Lettuce.<T>send(commands, this.functions, call).whenComplete((reply, failure) -> {
-				if (failure != null) {
-					this.sharedCommands.compareAndSet(sent, null);
-				}
-			});
+			return Lettuce.send(commands, this.functions, call);
 		}
 		catch (RuntimeException ex) {
 			throw FunctionCalls.translate(ex);
@@ -197,6 +195,19 @@ public final class ScriptRunner {
 
 		static boolean sharesOneConnection(RedisConnectionFactory factory) {
 			return factory instanceof LettuceConnectionFactory lettuce && lettuce.getShareNativeConnection();
+		}
+
+		/**
+		 * Return whether the connection is still open: closed only when the factory
+		 * closed it, never by a reconnect.
+		 */
+		static boolean isOpen(Object commands) {
+			Object connection = (commands instanceof RedisAsyncCommands<?, ?> standalone)
+					? standalone.getStatefulConnection()
+					: (commands instanceof RedisAdvancedClusterAsyncCommands<?, ?> cluster)
+							? cluster.getStatefulConnection() : null;
+			// Not isOpen(), which is false while it reconnects.
+			return !(connection instanceof RedisChannelHandler<?, ?> handler) || !handler.isClosed();
 		}
 
 		@SuppressWarnings("unchecked")
