@@ -15,9 +15,9 @@ import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.driver.DriverCommands;
+import io.github.distributedlock.redis.driver.HoldRegistry;
 import io.github.distributedlock.redis.driver.LocalLines;
 import io.github.distributedlock.redis.reactive.ReactiveAcquisitions;
-import io.github.distributedlock.redis.reactive.ReactiveHolds;
 import io.github.distributedlock.redis.reactive.ReactiveKeyspaceCheck;
 import io.github.distributedlock.redis.reactive.ReactiveLockCommands;
 import io.github.distributedlock.redis.reactive.ReactorLockPort;
@@ -30,6 +30,8 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
+import org.springframework.data.redis.connection.ReactiveRedisClusterConnection;
+import org.springframework.data.redis.connection.ReactiveRedisConnection;
 import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.listener.ReactiveRedisMessageListenerContainer;
@@ -64,7 +66,9 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 
 	private final AtomicLong subscriptions = new AtomicLong();
 
-	private final ReactiveHolds holds;
+	private final HoldRegistry holds;
+
+	private volatile @Nullable Boolean cluster;
 
 	private final ReactiveAcquisitions acquisitions;
 
@@ -81,13 +85,12 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 		this.ownsContainer = this.container == null;
 		ReactorLockPort port = new ReactorLockPort(commands, timer, this::container);
 		this.port = port;
-		DriverCommands driver = new DriverCommands(port, LockKeys.FENCE_IDLE_MILLIS, builder.handOff,
-				DriverCommands.AttemptWatch.NONE);
-		this.holds = new ReactiveHolds(driver, commands, this.connectionFactory, new LockListeners(builder.listeners),
-				builder.handOff);
 		this.lines = new LocalLines(port, builder.subscriptionLinger.toNanos());
-		this.acquisitions = new ReactiveAcquisitions(driver, this.lines, this.holds, builder.handOff,
-				commandTimeoutNanos(builder.connectionFactory));
+		this.holds = new HoldRegistry(port, this::isCluster, builder.handOff, new LockListeners(builder.listeners),
+				this.lines);
+		DriverCommands driver = new DriverCommands(port, LockKeys.FENCE_IDLE_MILLIS, builder.handOff, this.holds);
+		this.acquisitions = new ReactiveAcquisitions(driver, this.lines, this.holds, commands, this::isCluster,
+				builder.handOff, commandTimeoutNanos(builder.connectionFactory));
 		// Not a Cluster as far as the resolver knows: the keyspace check finds out,
 		// without blocking, before the resolver needs to know.
 		RedisServerFeatures server = new RedisServerFeatures(null, false, false);
@@ -155,6 +158,21 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 		return this.resolver.resolve(request);
 	}
 
+	/**
+	 * Return whether Redis is a Cluster, found the first time it is asked.
+	 */
+	private boolean isCluster() {
+		Boolean cluster = this.cluster;
+		if (cluster == null) {
+			ReactiveRedisConnection connection = this.connectionFactory.getReactiveConnection();
+			cluster = connection instanceof ReactiveRedisClusterConnection;
+			connection.closeLater().subscribe(null, (ex) -> {
+			});
+			this.cluster = cluster;
+		}
+		return cluster;
+	}
+
 	private synchronized ReactiveRedisMessageListenerContainer container() {
 		ReactiveRedisMessageListenerContainer current = this.container;
 		if (current == null) {
@@ -205,7 +223,7 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 		}
 		this.closed = true;
 		this.lines.close();
-		this.holds.stopRenewals();
+		this.holds.close();
 		this.port.close();
 		ReactiveRedisMessageListenerContainer container;
 		synchronized (this) {

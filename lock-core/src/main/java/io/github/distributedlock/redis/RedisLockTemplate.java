@@ -16,7 +16,7 @@ import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.WaitStrategy;
 import io.github.distributedlock.redis.blocking.BlockingAcquisitions;
 import io.github.distributedlock.redis.blocking.BlockingPort;
-import io.github.distributedlock.redis.blocking.HoldRegistry;
+import io.github.distributedlock.redis.blocking.BlockingHolds;
 import io.github.distributedlock.redis.blocking.LockCommands;
 import io.github.distributedlock.redis.blocking.MultiLocking;
 import io.github.distributedlock.redis.blocking.ReplicaWait;
@@ -28,6 +28,7 @@ import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.CohortLimits;
 import io.github.distributedlock.redis.core.CohortStatistics;
 import io.github.distributedlock.redis.core.LockSpec;
+import io.github.distributedlock.redis.driver.HoldRegistry;
 import io.github.distributedlock.redis.driver.Cohorts;
 import io.github.distributedlock.redis.driver.LocalLines;
 import io.github.distributedlock.redis.script.LockKind;
@@ -62,7 +63,12 @@ public final class RedisLockTemplate implements LockOperations {
 
 	private final LockRequestResolver resolver;
 
-	private final HoldRegistry holds;
+	private final BlockingHolds holds;
+
+	// Where renewals and sweeps run, apart from everything else, so that no wait for
+	// Redis
+	// on another thread delays them.
+	private final BlockingPort watchdog;
 
 	private final ListenerContainerLifecycle listening;
 
@@ -96,9 +102,10 @@ public final class RedisLockTemplate implements LockOperations {
 		LocalLines lines = new LocalLines(this.port, builder.subscriptionLinger.toNanos(),
 				new Cohorts(cohorts, this.owners::cohort));
 		this.cohortStatistics = lines.cohorts().statistics();
-		this.holds = new HoldRegistry(this.commands, this.port,
-				BlockingPort.inBackground(this.commands, "distributed-lock-watchdog"), server::isCluster, handOff,
-				new LockListeners(builder.listeners), replicas, lines);
+		this.watchdog = BlockingPort.inBackground(this.commands, "distributed-lock-watchdog");
+		HoldRegistry registry = new HoldRegistry(this.watchdog, server::isCluster, handOff,
+				new LockListeners(builder.listeners), lines);
+		this.holds = new BlockingHolds(registry, this.port, this.commands, replicas);
 		this.acquisitions = new BlockingAcquisitions(this.port, lines, this.holds, handOff);
 		this.multiLocking = new MultiLocking(this.acquisitions, this.holds, server, handOff);
 		this.listening.start(this.keys.keepAliveChannel());
@@ -242,7 +249,7 @@ public final class RedisLockTemplate implements LockOperations {
 	 */
 	@Override
 	public List<HeldLock> heldLocks() {
-		return this.holds.snapshot();
+		return this.holds.registry().snapshot();
 	}
 
 	@Override
@@ -251,7 +258,7 @@ public final class RedisLockTemplate implements LockOperations {
 	}
 
 	HoldRegistry holds() {
-		return this.holds;
+		return this.holds.registry();
 	}
 
 	private LockSpec resolve(LockRequest request) {
@@ -273,6 +280,7 @@ public final class RedisLockTemplate implements LockOperations {
 		}
 		this.closed = true;
 		this.holds.close();
+		this.watchdog.close();
 		this.acquisitions.close();
 		this.port.close();
 		this.listening.close();

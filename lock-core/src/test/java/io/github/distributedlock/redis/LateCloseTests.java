@@ -7,7 +7,7 @@ import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockLeaseLostException;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
-import io.github.distributedlock.redis.blocking.HoldRegistry;
+import io.github.distributedlock.redis.driver.HoldRegistry;
 import io.github.distributedlock.test.RedisServerExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

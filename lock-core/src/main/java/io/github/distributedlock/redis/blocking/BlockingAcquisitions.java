@@ -19,6 +19,7 @@ import io.github.distributedlock.redis.driver.CohortReentry;
 import io.github.distributedlock.redis.driver.Completion;
 import io.github.distributedlock.redis.driver.DriverCommands;
 import io.github.distributedlock.redis.driver.FairAcquisition;
+import io.github.distributedlock.redis.driver.HoldRegistry;
 import io.github.distributedlock.redis.driver.InOrderAcquisition;
 import io.github.distributedlock.redis.driver.LocalLines;
 import io.github.distributedlock.redis.driver.LockPort;
@@ -34,20 +35,20 @@ public final class BlockingAcquisitions implements AutoCloseable {
 
 	private final LocalLines lines;
 
-	private final HoldRegistry holds;
+	private final BlockingHolds holds;
 
-	private final LeaseWrites leaseWrites;
+	private final HoldRegistry registry;
 
 	private final boolean handOff;
 
 	/**
 	 * @param lines the template's local lines over {@code port}, with its cohorts
 	 */
-	public BlockingAcquisitions(BlockingPort port, LocalLines lines, HoldRegistry holds, boolean handOff) {
+	public BlockingAcquisitions(BlockingPort port, LocalLines lines, BlockingHolds holds, boolean handOff) {
 		this.port = port;
 		this.lines = lines;
 		this.holds = holds;
-		this.leaseWrites = new LeaseWrites(holds);
+		this.registry = holds.registry();
 		this.handOff = handOff;
 	}
 
@@ -70,7 +71,7 @@ public final class BlockingAcquisitions implements AutoCloseable {
 		if (reentry != null) {
 			return reenter(spec, reentry);
 		}
-		return acquire(spec, owner, this.holds.holdsLocally(owner, spec.lockKey()), cohorts);
+		return acquire(spec, owner, this.registry.holdsLocally(owner, spec.lockKey()), cohorts);
 	}
 
 	private Grant acquire(LockSpec spec, String owner, boolean holdsIt, boolean cohorts) {
@@ -171,8 +172,9 @@ public final class BlockingAcquisitions implements AutoCloseable {
 		public Acquiring acquire(LockSpec spec, Completion<Grant> completion) {
 			CohortReentry reentry = CohortReentry.start(BlockingAcquisitions.this.lines, spec, this.owner);
 			if (reentry == null) {
-				return run(spec, this.owner, BlockingAcquisitions.this.holds.holdsLocally(this.owner, spec.lockKey()),
-						false, this.commands, completion);
+				return run(spec, this.owner,
+						BlockingAcquisitions.this.registry.holdsLocally(this.owner, spec.lockKey()), false,
+						this.commands, completion);
 			}
 			AcquisitionRun<Grant> run = run(spec, reentry.owner(), true, false, this.commands,
 					Completion.of((grant) -> completion.granted(reentry.granted(grant)), (error) -> {
@@ -241,7 +243,7 @@ public final class BlockingAcquisitions implements AutoCloseable {
 	}
 
 	private DriverCommands commands(LockPort caller) {
-		return new DriverCommands(caller, LockKeys.FENCE_IDLE_MILLIS, this.handOff, this.leaseWrites);
+		return new DriverCommands(caller, LockKeys.FENCE_IDLE_MILLIS, this.handOff, this.registry);
 	}
 
 	private <G> G notAcquiredIfTimeout(Supplier<G> acquisition) {
@@ -249,7 +251,7 @@ public final class BlockingAcquisitions implements AutoCloseable {
 			return acquisition.get();
 		}
 		catch (LockTimeoutException ex) {
-			this.holds.notAcquired(ex.getLockName(), ex.getWaited());
+			this.registry.notAcquired(ex.getLockName(), ex.getWaited());
 			throw ex;
 		}
 	}

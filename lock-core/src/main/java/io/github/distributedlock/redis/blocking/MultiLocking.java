@@ -21,13 +21,13 @@ public final class MultiLocking {
 
 	private final BlockingAcquisitions acquisitions;
 
-	private final HoldRegistry holds;
+	private final BlockingHolds holds;
 
 	private final RedisServerFeatures server;
 
 	private final boolean handOff;
 
-	public MultiLocking(BlockingAcquisitions acquisitions, HoldRegistry holds, RedisServerFeatures server,
+	public MultiLocking(BlockingAcquisitions acquisitions, BlockingHolds holds, RedisServerFeatures server,
 			boolean handOff) {
 		this.acquisitions = acquisitions;
 		this.holds = holds;

@@ -85,9 +85,9 @@ public final class ReplicaWait implements AutoCloseable {
 	 * @param hold the hold; its {@code sentNanos} was read before its script was sent
 	 * @param call the bound of the call: its wait time plus one command timeout
 	 * @throws LockAccessException without a cause if too few replicas acknowledged it or
-	 * the server no longer had it (replies the {@link HoldRegistry} can bound); caused by
-	 * the Redis failure if the check itself failed (its write may have lost its reply),
-	 * or by a timeout if the call's bound came first
+	 * the server no longer had it (replies the {@link BlockingHolds} can bound); caused
+	 * by the Redis failure if the check itself failed (its write may have lost its
+	 * reply), or by a timeout if the call's bound came first
 	 */
 	void confirm(Grant hold, Deadline call) {
 		LockSpec spec = hold.spec();

@@ -2,6 +2,7 @@ package io.github.distributedlock.redis.reactive;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 import io.github.distributedlock.LockTimeoutException;
@@ -15,6 +16,7 @@ import io.github.distributedlock.redis.driver.Acquiring;
 import io.github.distributedlock.redis.driver.AllLocksAcquisition;
 import io.github.distributedlock.redis.driver.DriverCommands;
 import io.github.distributedlock.redis.driver.FairAcquisition;
+import io.github.distributedlock.redis.driver.HoldRegistry;
 import io.github.distributedlock.redis.driver.InOrderAcquisition;
 import io.github.distributedlock.redis.driver.LocalLines;
 import io.github.distributedlock.redis.driver.Completion;
@@ -31,7 +33,11 @@ public final class ReactiveAcquisitions {
 
 	private final LocalLines lines;
 
-	private final ReactiveHolds holds;
+	private final HoldRegistry holds;
+
+	private final ReactiveLockCommands lockCommands;
+
+	private final BooleanSupplier cluster;
 
 	private final boolean handOff;
 
@@ -41,11 +47,13 @@ public final class ReactiveAcquisitions {
 	 * @param commandTimeoutNanos the connection's command timeout, or a negative value if
 	 * unknown
 	 */
-	public ReactiveAcquisitions(DriverCommands commands, LocalLines lines, ReactiveHolds holds, boolean handOff,
-			long commandTimeoutNanos) {
+	public ReactiveAcquisitions(DriverCommands commands, LocalLines lines, HoldRegistry holds,
+			ReactiveLockCommands lockCommands, BooleanSupplier cluster, boolean handOff, long commandTimeoutNanos) {
 		this.commands = commands;
 		this.lines = lines;
 		this.holds = holds;
+		this.lockCommands = lockCommands;
+		this.cluster = cluster;
 		this.handOff = handOff;
 		this.commandTimeoutNanos = commandTimeoutNanos;
 	}
@@ -58,8 +66,8 @@ public final class ReactiveAcquisitions {
 		return grant(spec, owner)
 			// A grant that reached a cancelled subscriber: nobody will release it.
 			.doOnDiscard(Grant.class, this.commands::releaseUnused)
-			.doOnError(LockTimeoutException.class, this.holds::notAcquired)
-			.map(this.holds::handle);
+			.doOnError(LockTimeoutException.class, this::notAcquired)
+			.map(this::handle);
 	}
 
 	/**
@@ -73,19 +81,33 @@ public final class ReactiveAcquisitions {
 		List<LockSpec> specs = MultiAcquisition.inGlobalOrder(requested);
 		MultiAcquisition acquisition = new MultiAcquisition(specs, owner, first.waitNanos(), first.reentrant(),
 				this.handOff, this.commands.port());
-		Mono<List<ReactiveRedisLockHandle>> holds = MultiAcquisition.inOneScript(specs, this.holds::isCluster)
+		Mono<List<ReactiveRedisLockHandle>> holds = MultiAcquisition.inOneScript(specs, this.cluster)
 				? ReactiveAcquisitions
 					.<List<Grant>>run(
 							(completion) -> new AllLocksAcquisition(acquisition, this.commands, this.lines, completion))
-					.map((won) -> won.stream().map(this.holds::handle).toList())
+					.map((won) -> won.stream().map(this::handle).toList())
 				: ReactiveAcquisitions.<List<ReactiveRedisLockHandle>>run(
 						// A wait that restarts on progress has no fixed bound.
 						(completion) -> new InOrderAcquisition<>(specs, first.waitNanos(), start,
 								first.progressAware() ? -1 : this.commandTimeoutNanos, this.commands.port(),
 								new InOrderSteps(owner), completion));
 		return holds.doOnDiscard(Object.class, this::discarded)
-			.doOnError(LockTimeoutException.class, this.holds::notAcquired)
+			.doOnError(LockTimeoutException.class, this::notAcquired)
 			.map((won) -> new ReactiveMultiLockHandle(won, Duration.ofNanos(System.nanoTime() - start)));
+	}
+
+	/**
+	 * Register a won hold as a handle, renewed if its lock is, and tell the listeners.
+	 */
+	private ReactiveRedisLockHandle handle(Grant grant) {
+		ReactiveRedisLockHandle handle = this.holds
+			.add(new ReactiveRedisLockHandle(this.holds, grant, this.commands.port(), this.lockCommands));
+		this.holds.announce(handle);
+		return handle;
+	}
+
+	private void notAcquired(LockTimeoutException timeout) {
+		this.holds.notAcquired(timeout.getLockName(), timeout.getWaited());
 	}
 
 	private Mono<Grant> grant(LockSpec spec, String owner) {
@@ -127,7 +149,7 @@ public final class ReactiveAcquisitions {
 
 		@Override
 		public ReactiveRedisLockHandle hold(Grant grant) {
-			return ReactiveAcquisitions.this.holds.handle(grant);
+			return handle(grant);
 		}
 
 		@Override

@@ -1,0 +1,184 @@
+package io.github.distributedlock.redis.blocking;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import io.github.distributedlock.LockAccessException;
+import io.github.distributedlock.redis.core.Deadline;
+import io.github.distributedlock.redis.core.Grant;
+import io.github.distributedlock.redis.driver.HoldRegistry;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How the blocking template's grants become handles in its {@link HoldRegistry}: each
+ * passes the replica check first, if the template asks for replica acknowledgements, and
+ * a multi-lock's all or none. Thread-safe.
+ */
+public final class BlockingHolds implements AutoCloseable {
+
+	private final HoldRegistry registry;
+
+	private final BlockingPort port;
+
+	private final LockCommands commands;
+
+	private final @Nullable ReplicaWait replicas;
+
+	/**
+	 * @param port where the handles' commands run
+	 * @param replicas the replica check every new hold passes, or {@code null} for none
+	 */
+	public BlockingHolds(HoldRegistry registry, BlockingPort port, LockCommands commands,
+			@Nullable ReplicaWait replicas) {
+		this.registry = registry;
+		this.port = port;
+		this.commands = commands;
+		this.replicas = replicas;
+	}
+
+	public HoldRegistry registry() {
+		return this.registry;
+	}
+
+	/**
+	 * Turn what an acquisition won into a registered handle.
+	 * @param call the bound of the acquisition's call, which the replica check keeps
+	 * @throws LockAccessException if too few replicas acknowledged the hold, which is
+	 * then released
+	 */
+	public RedisLockHandle hold(Grant grant, Deadline call) {
+		confirmReplicas(grant, call);
+		RedisLockHandle handle = taken(grant, Thread.currentThread().getName());
+		replicasConfirmed(grant);
+		this.registry.announce(handle);
+		return handle;
+	}
+
+	/**
+	 * Register a lock of a multi-lock taken in order as soon as it is taken, so that it
+	 * is renewed while the next is taken; the replica check and the listeners come once
+	 * all are taken, on the caller's thread ({@link #confirmTaken}).
+	 * @param thread the caller's thread, which the handle reports
+	 */
+	RedisLockHandle taken(Grant grant, String thread) {
+		return this.registry.add(new RedisLockHandle(this.registry, grant, thread, this.port, this.commands));
+	}
+
+	/**
+	 * Register a hold found in Redis, which is neither renewed nor reported as acquired;
+	 * its end is reported.
+	 */
+	public RedisLockHandle adopt(Grant grant) {
+		return this.registry.adopt(
+				new RedisLockHandle(this.registry, grant, Thread.currentThread().getName(), this.port, this.commands));
+	}
+
+	/**
+	 * Check the replicas of a multi-lock's locks {@link #taken} in order, and tell the
+	 * listeners; if one fails the check, none is returned: each is forgotten, as if never
+	 * held (no listener hears of it), and released by its grant on the background thread,
+	 * as {@link #holdAll} releases the grants it did not hold.
+	 */
+	void confirmTaken(List<RedisLockHandle> handles, Deadline call) {
+		for (RedisLockHandle handle : handles) {
+			try {
+				confirmReplicas(handle.grant(), call);
+			}
+			catch (RuntimeException ex) {
+				for (RedisLockHandle taken : handles) {
+					this.registry.forget(taken);
+					// A re-entry among them leaves its lease behind.
+					this.registry.leaseLeftBehind(taken.grant());
+				}
+				releaseInBackground(handles.stream().map(RedisLockHandle::grant).toList(), List.of());
+				throw ex;
+			}
+			replicasConfirmed(handle.grant());
+		}
+		handles.forEach(this.registry::announce);
+	}
+
+	/**
+	 * Turn what a multi-lock won into registered handles, all or none: if one fails the
+	 * replica check, the others are released too, on the background thread, so that the
+	 * call still ends within its bound.
+	 */
+	List<RedisLockHandle> holdAll(List<Grant> grants, Deadline call) {
+		List<RedisLockHandle> handles = new ArrayList<>(grants.size());
+		for (int i = 0; i < grants.size(); i++) {
+			try {
+				handles.add(hold(grants.get(i), call));
+			}
+			catch (RuntimeException ex) {
+				List<Grant> left = grants.subList(i + 1, grants.size());
+				// Released, but a re-entry among them leaves its lease behind.
+				left.forEach(this.registry::leaseLeftBehind);
+				releaseInBackground(left, handles);
+				throw ex;
+			}
+		}
+		return handles;
+	}
+
+	private void releaseInBackground(List<Grant> grants, List<RedisLockHandle> handles) {
+		this.port.execute(() -> {
+			for (Grant grant : grants) {
+				try {
+					this.commands.release(grant);
+				}
+				catch (RuntimeException releaseFailure) {
+					// Its lease ends it.
+				}
+			}
+			try {
+				MultiLockHandle.releaseAll(handles);
+			}
+			catch (RuntimeException releaseFailure) {
+				// Their leases end them.
+			}
+		});
+	}
+
+	/**
+	 * Wait until enough replicas have the hold, if the template asks for replica
+	 * acknowledgements.
+	 * @throws LockAccessException if they don't (the hold is then released)
+	 */
+	private void confirmReplicas(Grant grant, Deadline call) {
+		if (this.replicas == null) {
+			return;
+		}
+		String owner = grant.owner();
+		String lockKey = grant.spec().lockKey();
+		// The check writes the lease again, and a refused re-entry leaves it behind.
+		this.registry.sending(owner, lockKey);
+		try {
+			this.replicas.confirm(grant, call);
+		}
+		catch (RuntimeException ex) {
+			// A refusal is a reply (no cause); a failed check may have lost one.
+			if (ex instanceof LockAccessException && ex.getCause() == null) {
+				this.registry.replied(owner, lockKey, grant.spec().leaseMillis());
+			}
+			else {
+				this.registry.failed(owner, lockKey);
+			}
+			throw ex;
+		}
+	}
+
+	private void replicasConfirmed(Grant grant) {
+		if (this.replicas != null) {
+			this.registry.replied(grant.owner(), grant.spec().lockKey(), -1);
+		}
+	}
+
+	@Override
+	public void close() {
+		if (this.replicas != null) {
+			this.replicas.close();
+		}
+		this.registry.close();
+	}
+
+}
