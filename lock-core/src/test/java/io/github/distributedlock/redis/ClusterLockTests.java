@@ -33,7 +33,7 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * What only a Redis Cluster shows, beyond the contract suite that
- * {@link LockContractOtherServersTests} runs on it: keyspace events refused clearly,
+ * {@link LockContractClusterTests} runs on it: keyspace events refused clearly,
  * multi-locks over several slots, and the scripts' function library on every master
  * (Redis 7.0 or later).
  */

@@ -47,9 +47,10 @@ import static org.awaitility.Awaitility.await;
  * ({@link ContractTopology}): the engine-neutral {@link LockTemplateContractTests}, plus
  * what only the Redis engine has (reservations, command counts, subscriptions, force
  * release, fair queue heartbeats). Each row starts its servers once, before its tests,
- * and stops them after. {@link LockContractTests} runs the standalone and Sentinel rows,
- * {@link LockContractOtherServersTests} the rest, so that the two halves run in test JVMs
- * of their own, side by side. {@code -Dcontract.topologies=VALKEY_8_0} (names of
+ * and stops them after. Four classes run its rows, in test JVMs side by side:
+ * {@link LockContractTests} (standalone), {@link LockContractSentinelTests},
+ * {@link LockContractClusterTests} and {@link LockContractOtherServersTests} (Jedis,
+ * Redis 6.2, Valkey). {@code -Dcontract.topologies=VALKEY_8_0} (names of
  * {@link ContractTopology}, comma-separated) runs only those rows.
  */
 abstract class RedisContractSuite extends LockTemplateContractTests<RedisLockTemplate> {
