@@ -9,10 +9,11 @@ import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.function.UnaryOperator;
 
 import io.github.distributedlock.LockAccessException;
+import io.github.distributedlock.LockContext;
 import io.github.distributedlock.LockDefaults;
+import io.github.distributedlock.LockListener;
 import io.github.distributedlock.LockMode;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.WaitStrategy;
@@ -26,6 +27,7 @@ import io.github.distributedlock.redis.core.HoldLife;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.LockSpec;
+import io.github.distributedlock.redis.core.LockTiming;
 import io.github.distributedlock.redis.core.MultiAcquisition;
 import io.github.distributedlock.redis.core.ReleaseMessage;
 import io.github.distributedlock.redis.core.SimulatedIds;
@@ -35,12 +37,12 @@ import io.github.distributedlock.redis.driver.AcquisitionRun;
 import io.github.distributedlock.redis.driver.Completion;
 import io.github.distributedlock.redis.driver.DriverCommands;
 import io.github.distributedlock.redis.driver.FairAcquisition;
+import io.github.distributedlock.redis.driver.HoldRegistry;
 import io.github.distributedlock.redis.driver.LocalLines;
 import io.github.distributedlock.redis.driver.LockHold;
 import io.github.distributedlock.redis.driver.LockPort;
-import io.github.distributedlock.redis.driver.OwnerHolds;
 import io.github.distributedlock.redis.driver.PlantedHoldBugs;
-import io.github.distributedlock.redis.driver.Renewals;
+import io.github.distributedlock.redis.driver.RegisteredHold;
 import io.github.distributedlock.redis.driver.SingleAcquisition;
 import io.github.distributedlock.redis.script.LockKind;
 import io.github.distributedlock.redis.script.ScriptArgs;
@@ -373,7 +375,7 @@ final class LockSimulation {
 	private final java.util.Set<String> broughtBackInFlight = new java.util.HashSet<>();
 
 	// The watchdog of each simulated JVM (of each client, alone), by its name.
-	private final Map<String, Renewals> renewals = new java.util.HashMap<>();
+	private final Map<String, HoldRegistry> registries = new java.util.HashMap<>();
 
 	private final ClientBug clientBug;
 
@@ -621,7 +623,7 @@ final class LockSimulation {
 			if (client.name.equals(name)) {
 				return (hold.equals(client.acquiringHold) && client.run != null) || hold.equals(client.reentryHold)
 						|| client.holds.stream()
-							.anyMatch((held) -> held.grant.hold().equals(hold) && !held.hold.isReleased());
+							.anyMatch((held) -> held.grant.hold().equals(hold) && !held.hold().isReleased());
 			}
 		}
 		return false;
@@ -906,6 +908,21 @@ final class LockSimulation {
 	 * Return the spec of a re-entry with another lease, and the outer hold's minimum
 	 * hold, which the nested hold counts from its own acquisition.
 	 */
+	/**
+	 * Return the grant as if its request asked for the watchdog, which renews it once the
+	 * registry has it.
+	 */
+	static Grant renewed(Grant grant) {
+		LockSpec spec = grant.spec();
+		LockTiming timing = spec.timing();
+		LockSpec renewed = new LockSpec(spec.target(),
+				new LockTiming(timing.leaseMillis(), timing.waitNanos(), timing.progressAware(), true,
+						timing.holdAtLeastMillis(), timing.fairWaiterTimeoutMillis()),
+				spec.waitMode(), spec.reentrant(), spec.origin());
+		return new Grant(renewed, grant.owner(), grant.token(), grant.hold(), grant.sentNanos(), grant.waited(),
+				grant.waitedFor(), grant.attempts(), grant.shownToken(), grant.cohort());
+	}
+
 	static LockSpec reentrant(LockSpec outer, long leaseMillis) {
 		return new LockSpec(outer.target(), outer.timing().withLeaseMillis(leaseMillis).withWaitNanos(0),
 				outer.waitMode(), true, null);
@@ -923,18 +940,21 @@ final class LockSimulation {
 	}
 
 	/**
-	 * Return the engine's watchdog of client {@code i}'s JVM, as a template has one: its
-	 * own, or its JVM's, which renews the holds of the JVM's clients in one batch when
-	 * they are due together, over a port of the JVM's.
+	 * Return the engine's hold registry of client {@code i}'s JVM, as a template has one:
+	 * its own, or its JVM's, whose watchdog renews the holds of the JVM's clients in one
+	 * batch when they are due together, over a port of the JVM's, and whose counts say
+	 * whether a thread owner's next acquisition holds the lock.
 	 */
-	private Renewals renewals(int i) {
+	private HoldRegistry registry(int i) {
 		int jvm = this.layout.jvm(i);
 		String name = (jvm >= 0) ? "jvm" + jvm : "c" + i;
-		return this.renewals.computeIfAbsent(name, (key) -> {
+		return this.registries.computeIfAbsent(name, (key) -> {
 			LockPort port = new SimulatedPort(key + " watchdog", this.world);
-			return new Renewals(
+			return new HoldRegistry(
 					(this.clientBug == ClientBug.FAILED_RENEWAL_CONFIRMS) ? failedRenewalsConfirm(port) : port,
-					() -> false);
+					() -> false, true, new LockListener() {
+					}, driverLines(i), (this.clientBug == ClientBug.DEADLINE_FROM_REPLY)
+							? PlantedHoldBugs::countingLeasesFromReplies : LockHold::new);
 		});
 	}
 
@@ -979,7 +999,7 @@ final class LockSimulation {
 			int jvm = this.layout.jvm(i);
 			String lineName = ((jvm >= 0) ? "jvm" + jvm : "c" + i)
 					+ ((jvm >= 0 && spec.kind().waitsAsReader()) ? "-readers" : "");
-			Client client = new Client("c" + i, owner, spec, acquisitionsEach, driverLines(i), renewals(i),
+			Client client = new Client("c" + i, owner, spec, acquisitionsEach, driverLines(i), registry(i),
 					lineName + "/" + spec.queueId());
 			this.clients.put(i, client);
 			String role = (client.reader ? " (reads)"
@@ -2168,10 +2188,9 @@ final class LockSimulation {
 		// When the re-entry in flight first ran in Redis, or -1.
 		private long reentryRanNanos = -1;
 
-		// What the blocking engine's registry knows of this owner's holds, told as the
-		// blocking handle and LeaseWrites tell it: whether its next acquisition says it
-		// holds the lock.
-		private OwnerHolds<Held> registry = OwnerHolds.none();
+		// The engine's hold registry of its JVM: it renews the holds drawn to be renewed,
+		// and says whether this owner's next acquisition holds the lock.
+		private final HoldRegistry registry;
 
 		// Whether a command of this client lost its reply in this run.
 		private boolean lostAReply;
@@ -2180,13 +2199,10 @@ final class LockSimulation {
 		// LOST_ATTEMPT_NEVER_UNDONE.
 		private final Set<String> lostAttempts = new HashSet<>();
 
-		// The engine's watchdog of its JVM, which renews the holds drawn to be renewed.
-		private final Renewals renewals;
-
-		Client(String name, String owner, LockSpec spec, int acquisitions, LocalLines lines, Renewals renewals,
+		Client(String name, String owner, LockSpec spec, int acquisitions, LocalLines lines, HoldRegistry registry,
 				String lineKey) {
 			this.name = name;
-			this.renewals = renewals;
+			this.registry = registry;
 			this.owner = owner;
 			this.spec = spec;
 			this.reader = spec.kind().waitsAsReader();
@@ -2194,7 +2210,8 @@ final class LockSimulation {
 			this.lines = lines;
 			this.lineKey = lineKey;
 			this.port = new SimulatedPort(name, LockSimulation.this.world, this);
-			this.commands = new DriverCommands(this.port, Long.parseLong(FENCE_IDLE_MS), true, new LeaseWrites());
+			// The registry hears of the attempts that may set a lease the owner has.
+			this.commands = new DriverCommands(this.port, Long.parseLong(FENCE_IDLE_MS), true, registry);
 			this.left = acquisitions;
 			this.acquiring = spec;
 		}
@@ -2216,8 +2233,7 @@ final class LockSimulation {
 			}
 			// A thread owner's, as the blocking engine's registry says: a hold of its own
 			// may still be in Redis after a reply that never came.
-			this.holdsIt = LockOwners.isCustom(this.owner)
-					|| this.registry.mayBeInRedis(LockSimulation.this.clock.nanos());
+			this.holdsIt = this.registry.holdsLocally(this.owner, this.acquiring.lockKey());
 			this.busy = true;
 			this.cancelled = false;
 			this.startedNanos = LockSimulation.this.clock.nanos();
@@ -2365,38 +2381,6 @@ final class LockSimulation {
 				}
 			}
 			return true;
-		}
-
-		/**
-		 * Change what the registry knows of this owner's holds, as {@code HoldRegistry}
-		 * does: an owner with nothing left is forgotten.
-		 */
-		private void registry(UnaryOperator<OwnerHolds<Held>> change) {
-			OwnerHolds<Held> next = change.apply(this.registry).orNull(LockSimulation.this.clock.nanos());
-			this.registry = (next != null) ? next : OwnerHolds.none();
-		}
-
-		/**
-		 * Tells the registry of the driver's attempts that may set the lease of a hold
-		 * the owner has, as the blocking template's {@code LeaseWrites} does.
-		 */
-		private final class LeaseWrites implements DriverCommands.AttemptWatch {
-
-			@Override
-			public void sending(LockSpec spec, Acquisition.Attempt attempt) {
-				if (OwnerHolds.writesLease(attempt)) {
-					registry(OwnerHolds::sending);
-				}
-			}
-
-			@Override
-			public void ended(LockSpec spec, Acquisition.Attempt attempt, @Nullable AcquireResult result) {
-				if (OwnerHolds.writesLease(attempt)) {
-					long now = LockSimulation.this.clock.nanos();
-					registry((current) -> current.attempted(spec, result, now));
-				}
-			}
-
 		}
 
 		/**
@@ -2716,8 +2700,8 @@ final class LockSimulation {
 
 		/**
 		 * Count on a grant whose acquire script ran at {@code ranNanos}: the engine's own
-		 * {@link LockHold}, renewed by its JVM's {@link Renewals} or not, extended,
-		 * re-entered and released on this client's port.
+		 * {@link LockHold}, registered in its JVM's {@link HoldRegistry}, renewed there
+		 * or not, extended, re-entered and released on this client's port.
 		 */
 		private void hold(Grant grant, long ranNanos) {
 			checkKept(this.name, grant.token(), ranNanos);
@@ -2727,10 +2711,12 @@ final class LockSimulation {
 			this.acquiringHold = null;
 			waited(" waited");
 			long now = LockSimulation.this.clock.nanos();
-			Held held = held(grant, now);
+			SimulationRandom random = LockSimulation.this.random;
+			// Its JVM's watchdog renews it every third of its lease, if drawn.
+			boolean renewed = random.nextInt(4) == 0 && drawing(Fault.RENEW);
+			Held held = held(renewed ? renewed(grant) : grant, now);
 			this.holds.clear();
 			this.holds.add(held);
-			registry((current) -> current.held(held));
 			for (Client other : LockSimulation.this.clients.values()) {
 				// Another client's permit of the same owner is a permit of its own.
 				if (other != this && !this.permit && other.owner.equals(this.owner)
@@ -2748,13 +2734,9 @@ final class LockSimulation {
 				LockSimulation.this.checker.held(this.name, this.owner, grant.token(), now, held.endNanos(),
 						this.reader, lost);
 			}
-			SimulationRandom random = LockSimulation.this.random;
-			boolean renewed = random.nextInt(4) == 0 && drawing(Fault.RENEW);
 			long work;
 			if (renewed) {
 				work = random.between(0, 3 * LEASE_MS * MS);
-				// Its JVM's watchdog renews it every third of its lease.
-				this.renewals.watch(held.hold);
 			}
 			else {
 				work = (random.nextInt(8) == 0 && drawing(Fault.PAUSE)) ? aroundConstant() : random.between(0, 3 * MS);
@@ -2772,15 +2754,15 @@ final class LockSimulation {
 
 		/**
 		 * Make the engine's hold of a grant whose reply was read at {@code grantedNanos},
-		 * its events told to this client's checks.
+		 * registered in the JVM's registry as a template registers it, its events told to
+		 * this client's checks.
 		 */
 		private Held held(Grant grant, long grantedNanos) {
 			Reports reports = new Reports();
-			LockHold hold = (LockSimulation.this.clientBug == ClientBug.DEADLINE_FROM_REPLY)
-					? PlantedHoldBugs.countingLeasesFromReplies(grant, grantedNanos, true, reports)
-					: new LockHold(grant, grantedNanos, true, reports);
-			Held held = new Held(hold, grantedNanos);
+			Held held = new Held(this.registry, grant, grantedNanos, this.name, reports);
 			reports.held = held;
+			this.registry.add(held);
+			this.registry.announce(held);
 			return held;
 		}
 
@@ -2795,7 +2777,7 @@ final class LockSimulation {
 			long lease = OTHER_LEASES_MS[LockSimulation.this.random.nextInt(OTHER_LEASES_MS.length)];
 			LockSimulation.this.trace.add("           " + this.name + " extends " + held + " to " + lease + " ms");
 			// The caller gets the reply or the failure; the events tell the checks.
-			held.hold.extend(this.port, lease, Completion.of((result) -> {
+			held.hold().extend(this.port, lease, Completion.of((result) -> {
 			}, (error) -> {
 			}));
 		}
@@ -2813,7 +2795,7 @@ final class LockSimulation {
 			}
 			SimulationRandom random = LockSimulation.this.random;
 			LockSpec spec = reentrant(outer.grant.spec(), OTHER_LEASES_MS[random.nextInt(OTHER_LEASES_MS.length)]);
-			boolean holdsIt = LockOwners.isCustom(this.owner) || this.registry.mayBeInRedis(sent);
+			boolean holdsIt = this.registry.holdsLocally(this.owner, spec.lockKey());
 			Completion<Grant> completion = Completion.of((grant) -> reentered(outer, work, grant), this::reentryFailed);
 			AcquisitionRun<Grant> reentry;
 			if (spec.kind().queuesInRedis()) {
@@ -2870,10 +2852,11 @@ final class LockSimulation {
 			Runnable after = this.afterReentry;
 			this.afterReentry = null;
 			long now = LockSimulation.this.clock.nanos();
-			Held inner = held(grant, now);
+			// Its JVM's watchdog renews it, if drawn.
+			boolean renewed = random.nextInt(2) == 0;
+			Held inner = held(renewed ? renewed(grant) : grant, now);
 			LockSimulation.this.confirmedLeases[2]++;
 			this.holds.add(inner);
-			registry((current) -> current.held(inner));
 			boolean lost = lostInFlight(this, inner, now);
 			if (grant.token() != outer.grant.token()) {
 				// Its script ran before its reply was read, and granted the lock then
@@ -2887,9 +2870,6 @@ final class LockSimulation {
 			}
 			else if (!lost) {
 				LockSimulation.this.checker.extended(this.name, inner.grant.token(), now, inner.endNanos());
-			}
-			if (random.nextInt(2) == 0) {
-				this.renewals.watch(inner.hold);
 			}
 			if (random.nextInt(2) == 0) {
 				at(random.between(0, work), this.name + " extends " + inner, () -> extend(inner));
@@ -2906,7 +2886,7 @@ final class LockSimulation {
 		 * Release a nested hold, then go on with {@code then} once its reply is read.
 		 */
 		private void releaseInner(Held inner, @Nullable Runnable then) {
-			if (inner.hold.isReleased()) {
+			if (inner.hold().isReleased()) {
 				// Released already, by the work's own close: wait for its reply.
 				if (then != null) {
 					if (inner.closed) {
@@ -3011,7 +2991,7 @@ final class LockSimulation {
 			// Told of the reply, or of the failure: the handle is released anyway, and
 			// the
 			// hold may stay in Redis until its lease ends.
-			held.hold.release(releasing, Completion.of((left) -> then.run(), (error) -> then.run()));
+			held.hold().release(releasing, Completion.of((left) -> then.run(), (error) -> then.run()));
 		}
 
 		/**
@@ -3030,11 +3010,6 @@ final class LockSimulation {
 				return reported;
 			}
 
-			@Override
-			public void sending(LockHold hold) {
-				registry(OwnerHolds::sending);
-			}
-
 			/**
 			 * A renewal's or an extension's reply: the holder counts on its lease end
 			 * from now on, if its deadline had not passed first (then the holder was
@@ -3044,7 +3019,6 @@ final class LockSimulation {
 			public void replied(LockHold hold, long leaseMillis) {
 				Held held = held();
 				long now = LockSimulation.this.clock.nanos();
-				registry((current) -> current.replied(held, leaseMillis, now));
 				lostReply(Client.this, held, LockSimulation.this.hearingSentNanos, (leaseMillis >= 0) ? 1 : -1, false);
 				if (leaseMillis < 0 || !held.live(now)) {
 					return;
@@ -3065,7 +3039,6 @@ final class LockSimulation {
 				// A renewal's port is its watchdog's, which tells the client nothing
 				// else.
 				Client.this.lostAReply = true;
-				registry((current) -> current.failed(held()));
 				LockSimulation.this.lostReplies.failed("renew".equals(LockSimulation.this.hearing)
 						? LostReplies.Failure.RENEWAL : LostReplies.Failure.EXTENSION);
 			}
@@ -3074,8 +3047,6 @@ final class LockSimulation {
 			public void released(LockHold hold, long result) {
 				Held held = held();
 				long now = LockSimulation.this.clock.nanos();
-				registry((current) -> current.released(held, result));
-				Client.this.renewals.unwatch(hold);
 				if (result == LockHold.UNKNOWN) {
 					LockSimulation.this.lostReplies.failed(LostReplies.Failure.RELEASE);
 					return;
@@ -3133,8 +3104,6 @@ final class LockSimulation {
 			public void lost(LockHold hold, boolean goneFromRedis) {
 				Held held = held();
 				long now = LockSimulation.this.clock.nanos();
-				registry((current) -> current.lost(held, goneFromRedis));
-				Client.this.renewals.unwatch(hold);
 				if (hold.isReleased()) {
 					return;
 				}
@@ -3204,14 +3173,16 @@ final class LockSimulation {
 	}
 
 	/**
-	 * A hold as its holder counts on it: the engine's {@link LockHold}, and the deadline
-	 * its holder counts on, as the checks were told it.
+	 * A hold as its holder counts on it: a handle of the engine's {@link HoldRegistry}
+	 * over its own {@link LockHold}, and the deadline its holder counts on, as the checks
+	 * were told it.
 	 */
-	private static final class Held implements OwnerHolds.Handle {
-
-		private final LockHold hold;
+	private static final class Held extends RegisteredHold implements LockContext {
 
 		private final Grant grant;
+
+		// Hears what becomes of the hold after the registry: the checks.
+		private final LockHold.Events reports;
 
 		// When the grant's reply was read: the hold counts the minimum hold from then.
 		private final long acquiredNanos;
@@ -3233,16 +3204,27 @@ final class LockSimulation {
 
 		private @Nullable Runnable afterClose;
 
-		Held(LockHold hold, long acquiredNanos) {
-			this.hold = hold;
-			this.grant = hold.grant();
+		Held(HoldRegistry registry, Grant grant, long acquiredNanos, String thread, LockHold.Events reports) {
+			super(registry, grant, thread);
+			this.grant = grant;
+			this.reports = reports;
 			this.acquiredNanos = acquiredNanos;
-			this.endNanos = hold.leaseEndNanos();
+			this.endNanos = hold().leaseEndNanos();
 		}
 
 		@Override
-		public LockHold hold() {
-			return this.hold;
+		protected LockHold.Events heard() {
+			return this.reports;
+		}
+
+		@Override
+		protected LockContext listenedTo() {
+			return this;
+		}
+
+		@Override
+		public boolean isHeld() {
+			return !hold().isReleased() && !hold().isLost();
 		}
 
 		long endNanos() {
@@ -3250,7 +3232,7 @@ final class LockSimulation {
 		}
 
 		boolean live(long nowNanos) {
-			return !this.hold.isReleased() && !this.hold.isLost() && this.endNanos - nowNanos > 0;
+			return !hold().isReleased() && !hold().isLost() && this.endNanos - nowNanos > 0;
 		}
 
 		@Override

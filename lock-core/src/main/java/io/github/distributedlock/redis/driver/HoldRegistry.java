@@ -62,6 +62,8 @@ public final class HoldRegistry implements DriverCommands.AttemptWatch, AutoClos
 
 	private final AtomicBoolean sweepScheduled = new AtomicBoolean();
 
+	private final HoldMaker holdMaker;
+
 	/**
 	 * @param port where renewals and sweeps run, and the clock the holds are read by
 	 * @param cluster whether Redis is a Cluster, for the renewals
@@ -70,15 +72,25 @@ public final class HoldRegistry implements DriverCommands.AttemptWatch, AutoClos
 	 */
 	public HoldRegistry(LockPort port, BooleanSupplier cluster, boolean handOff, LockListener listener,
 			CohortRelease cohorts) {
+		this(port, cluster, handOff, listener, cohorts, LockHold::new);
+	}
+
+	/**
+	 * @param holdMaker makes each handle's hold: the simulation's tests plant bugs into
+	 * {@link LockHold} this way
+	 */
+	public HoldRegistry(LockPort port, BooleanSupplier cluster, boolean handOff, LockListener listener,
+			CohortRelease cohorts, HoldMaker holdMaker) {
 		this.port = port;
 		this.renewals = new Renewals(port, cluster);
 		this.handOff = handOff;
 		this.listener = listener;
 		this.cohorts = cohorts;
+		this.holdMaker = holdMaker;
 	}
 
 	LockHold newHold(Grant grant, RegisteredHold handle) {
-		return new LockHold(grant, this.port.nanoTime(), this.handOff, new Reports(handle), this.cohorts);
+		return this.holdMaker.make(grant, this.port.nanoTime(), this.handOff, new Reports(handle), this.cohorts);
 	}
 
 	/**
@@ -257,7 +269,8 @@ public final class HoldRegistry implements DriverCommands.AttemptWatch, AutoClos
 	}
 
 	/**
-	 * What becomes of one handle's hold, kept in the registry and told to the listeners.
+	 * What becomes of one handle's hold, kept in the registry and told to the listeners,
+	 * then to the handle itself.
 	 */
 	private final class Reports implements LockHold.Events {
 
@@ -270,6 +283,7 @@ public final class HoldRegistry implements DriverCommands.AttemptWatch, AutoClos
 		@Override
 		public void sending(LockHold hold) {
 			HoldRegistry.this.sending(this.handle.grant().owner(), hold.spec().lockKey());
+			this.handle.heard().sending(hold);
 		}
 
 		@Override
@@ -277,12 +291,14 @@ public final class HoldRegistry implements DriverCommands.AttemptWatch, AutoClos
 			long now = HoldRegistry.this.port.nanoTime();
 			// A live handle that a sweep dropped meanwhile is registered again.
 			update(key(this.handle), (current) -> current.replied(this.handle, leaseMillis, now));
+			this.handle.heard().replied(hold, leaseMillis);
 		}
 
 		@Override
 		public void failed(LockHold hold) {
 			// The handle is kept until it is closed.
 			update(key(this.handle), (current) -> current.failed(this.handle));
+			this.handle.heard().failed(hold);
 		}
 
 		@Override
@@ -290,6 +306,7 @@ public final class HoldRegistry implements DriverCommands.AttemptWatch, AutoClos
 			HoldRegistry.this.holds.computeIfPresent(key(this.handle),
 					(key, current) -> current.released(this.handle, result).orNull(HoldRegistry.this.port.nanoTime()));
 			HoldRegistry.this.renewals.unwatch(hold);
+			this.handle.heard().released(hold, result);
 		}
 
 		@Override
@@ -297,6 +314,7 @@ public final class HoldRegistry implements DriverCommands.AttemptWatch, AutoClos
 			if (this.handle.isAnnounced()) {
 				HoldRegistry.this.listener.releaseFailed(this.handle.listenedTo(), failure);
 			}
+			this.handle.heard().releaseFailed(hold, failure);
 		}
 
 		@Override
@@ -304,6 +322,7 @@ public final class HoldRegistry implements DriverCommands.AttemptWatch, AutoClos
 			if (this.handle.isAnnounced()) {
 				HoldRegistry.this.listener.released(this.handle.listenedTo(), heldFor);
 			}
+			this.handle.heard().releasedAfter(hold, heldFor);
 		}
 
 		@Override
@@ -315,7 +334,18 @@ public final class HoldRegistry implements DriverCommands.AttemptWatch, AutoClos
 				HoldRegistry.this.listener.leaseLost(this.handle.listenedTo());
 			}
 			this.handle.lostSignal().complete(null);
+			this.handle.heard().lost(hold, goneFromRedis);
 		}
+
+	}
+
+	/**
+	 * Makes the {@link LockHold} of a new handle, as its constructor does.
+	 */
+	@FunctionalInterface
+	public interface HoldMaker {
+
+		LockHold make(Grant grant, long grantedNanos, boolean handOff, LockHold.Events events, CohortRelease cohorts);
 
 	}
 

@@ -356,6 +356,10 @@ public class LockHold {
 	 */
 	public interface Events {
 
+		/** Hears nothing. */
+		Events NONE = new Events() {
+		};
+
 		/**
 		 * A command that may set the lease (an extension, a renewal) is about to be sent;
 		 * followed by {@link #replied} or {@link #failed}.
@@ -381,24 +385,28 @@ public class LockHold {
 		 * @param result the holds of the owner left, -1 if the lock was gone, -2 if
 		 * someone else held it, or {@link #UNKNOWN} if no reply came
 		 */
-		void released(LockHold hold, long result);
+		default void released(LockHold hold, long result) {
+		}
 
 		/**
 		 * The release failed without a reply.
 		 */
-		void releaseFailed(LockHold hold, LockAccessException failure);
+		default void releaseFailed(LockHold hold, LockAccessException failure) {
+		}
 
 		/**
 		 * The release ended the hold normally, after it lasted the given time.
 		 */
-		void releasedAfter(LockHold hold, Duration heldFor);
+		default void releasedAfter(LockHold hold, Duration heldFor) {
+		}
 
 		/**
 		 * The hold is lost: its lease ended or someone else has the lock.
 		 * @param goneFromRedis whether Redis said the hold is not there any more, rather
 		 * than the renewals failing until its lease would have ended
 		 */
-		void lost(LockHold hold, boolean goneFromRedis);
+		default void lost(LockHold hold, boolean goneFromRedis) {
+		}
 
 	}
 

@@ -64,6 +64,15 @@ public abstract class RegisteredHold extends HoldView implements OwnerHolds.Hand
 		return this.lost;
 	}
 
+	/**
+	 * Return what else hears what becomes of the hold, after the registry and the
+	 * listeners: nothing for a template's handle; the simulation's holds feed its checks
+	 * this way.
+	 */
+	protected LockHold.Events heard() {
+		return LockHold.Events.NONE;
+	}
+
 	final void announce() {
 		this.announced = true;
 	}

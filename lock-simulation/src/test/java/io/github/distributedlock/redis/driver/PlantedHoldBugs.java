@@ -18,8 +18,8 @@ public final class PlantedHoldBugs {
 	 * the lease Redis keeps.
 	 */
 	public static LockHold countingLeasesFromReplies(Grant grant, long grantedNanos, boolean handOff,
-			LockHold.Events events) {
-		return new LockHold(grant, grantedNanos, handOff, events) {
+			LockHold.Events events, CohortRelease cohorts) {
+		return new LockHold(grant, grantedNanos, handOff, events, cohorts) {
 
 			@Override
 			long confirmedFrom(long sentNanos, long repliedNanos) {
