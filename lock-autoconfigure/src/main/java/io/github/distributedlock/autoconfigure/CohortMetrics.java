@@ -1,6 +1,8 @@
 package io.github.distributedlock.autoconfigure;
 
+import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToLongFunction;
 
 import io.github.distributedlock.redis.core.CohortStatistics;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -22,31 +24,42 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  */
 final class CohortMetrics implements MeterBinder {
 
-	private final CohortStatistics statistics;
+	private final List<CohortStatistics> statistics;
 
-	CohortMetrics(CohortStatistics statistics) {
-		this.statistics = statistics;
+	/**
+	 * @param statistics those of each lock template (blocking, reactive), counted
+	 * together
+	 */
+	CohortMetrics(List<CohortStatistics> statistics) {
+		this.statistics = List.copyOf(statistics);
 	}
 
 	@Override
 	public void bindTo(MeterRegistry registry) {
-		FunctionCounter.builder("distributed.lock.cohort.openings", this.statistics, CohortStatistics::openings)
+		FunctionCounter
+			.builder("distributed.lock.cohort.openings", this, (metrics) -> metrics.sum(CohortStatistics::openings))
 			.description("Holds taken from Redis that opened a cohort: a waiter of this process was behind them")
 			.register(registry);
-		FunctionCounter.builder("distributed.lock.cohort.passes", this.statistics, CohortStatistics::passes)
+		FunctionCounter
+			.builder("distributed.lock.cohort.passes", this, (metrics) -> metrics.sum(CohortStatistics::passes))
 			.description("Holds passed in memory to a waiter of this process, without Redis")
 			.register(registry);
 		FunctionTimer
-			.builder("distributed.lock.cohort.duration", this.statistics, CohortStatistics::closings,
-					CohortStatistics::closedNanos, TimeUnit.NANOSECONDS)
+			.builder("distributed.lock.cohort.duration", this,
+					(metrics) -> (long) metrics.sum(CohortStatistics::closings),
+					(metrics) -> metrics.sum(CohortStatistics::closedNanos), TimeUnit.NANOSECONDS)
 			.description("Time from a cohort's opening attempt to its release through Redis, for cohorts that "
 					+ "passed the lock: what a waiter of another process, next in line, waits for the cohort")
 			.register(registry);
 		TimeGauge
-			.builder("distributed.lock.cohort.duration.longest", this.statistics, TimeUnit.NANOSECONDS,
-					CohortStatistics::longestNanos)
+			.builder("distributed.lock.cohort.duration.longest", this, TimeUnit.NANOSECONDS,
+					(metrics) -> metrics.statistics.stream().mapToLong(CohortStatistics::longestNanos).max().orElse(0))
 			.description("Longest cohort duration since the application started")
 			.register(registry);
+	}
+
+	private double sum(ToLongFunction<CohortStatistics> count) {
+		return this.statistics.stream().mapToLong(count).sum();
 	}
 
 }

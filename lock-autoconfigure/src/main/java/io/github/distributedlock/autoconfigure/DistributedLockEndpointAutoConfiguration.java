@@ -1,12 +1,15 @@
 package io.github.distributedlock.autoconfigure;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import io.github.distributedlock.LockOperations;
 import io.github.distributedlock.ReactiveLockOperations;
 import io.github.distributedlock.autoconfigure.actuate.DistributedLocksEndpoint;
 import io.github.distributedlock.autoconfigure.actuate.ForceReleaseDistributedLocksEndpoint;
+import io.github.distributedlock.redis.ReactiveRedisLockTemplate;
 import io.github.distributedlock.redis.RedisLockTemplate;
 import io.github.distributedlock.redis.core.CohortStatistics;
-import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -24,7 +27,7 @@ import org.springframework.context.annotation.Bean;
  * actuator endpoint. Boot's exposure and access rules apply; the force-release operation
  * exists only with {@code distributed-lock.actuator.force-release-enabled=true}. The
  * endpoint lists the holds of the reactive template too, when there is one, and what the
- * cohorts of the Redis lock template did.
+ * cohorts of the Redis lock templates did.
  */
 @AutoConfiguration(after = { DistributedLockAutoConfiguration.class, DistributedLockReactiveAutoConfiguration.class })
 @ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class, LockOperations.class })
@@ -39,9 +42,10 @@ public final class DistributedLockEndpointAutoConfiguration {
 			matchIfMissing = true)
 	DistributedLocksEndpoint distributedLocksEndpoint(LockOperations lockOperations,
 			ObjectProvider<ReactiveLockOperations> reactiveLockOperations,
-			ObjectProvider<RedisLockTemplate> redisLockTemplate) {
+			ObjectProvider<RedisLockTemplate> redisLockTemplate,
+			ObjectProvider<ReactiveRedisLockTemplate> reactiveRedisLockTemplate) {
 		return new DistributedLocksEndpoint(lockOperations, reactiveLockOperations.getIfUnique(),
-				cohorts(redisLockTemplate));
+				cohorts(redisLockTemplate, reactiveRedisLockTemplate));
 	}
 
 	@Bean
@@ -49,14 +53,22 @@ public final class DistributedLockEndpointAutoConfiguration {
 	@ConditionalOnBooleanProperty(name = "distributed-lock.actuator.force-release-enabled")
 	ForceReleaseDistributedLocksEndpoint forceReleaseDistributedLocksEndpoint(LockOperations lockOperations,
 			ObjectProvider<ReactiveLockOperations> reactiveLockOperations,
-			ObjectProvider<RedisLockTemplate> redisLockTemplate) {
+			ObjectProvider<RedisLockTemplate> redisLockTemplate,
+			ObjectProvider<ReactiveRedisLockTemplate> reactiveRedisLockTemplate) {
 		return new ForceReleaseDistributedLocksEndpoint(lockOperations, reactiveLockOperations.getIfUnique(),
-				cohorts(redisLockTemplate));
+				cohorts(redisLockTemplate, reactiveRedisLockTemplate));
 	}
 
-	private static @Nullable CohortStatistics cohorts(ObjectProvider<RedisLockTemplate> redisLockTemplate) {
-		RedisLockTemplate template = redisLockTemplate.getIfUnique();
-		return (template != null) ? template.cohortStatistics() : null;
+	/**
+	 * Return the statistics of the cohorts of the Redis lock templates: the blocking
+	 * one's, and the reactive one's when there is one.
+	 */
+	private static List<CohortStatistics> cohorts(ObjectProvider<RedisLockTemplate> redisLockTemplate,
+			ObjectProvider<ReactiveRedisLockTemplate> reactiveRedisLockTemplate) {
+		List<CohortStatistics> cohorts = new ArrayList<>();
+		redisLockTemplate.ifUnique((template) -> cohorts.add(template.cohortStatistics()));
+		reactiveRedisLockTemplate.ifUnique((template) -> cohorts.add(template.cohortStatistics()));
+		return cohorts;
 	}
 
 }

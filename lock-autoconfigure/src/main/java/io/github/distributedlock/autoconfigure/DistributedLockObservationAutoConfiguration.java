@@ -1,5 +1,8 @@
 package io.github.distributedlock.autoconfigure;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import io.github.distributedlock.LockOperations;
 import io.github.distributedlock.ReactiveLockOperations;
 import io.github.distributedlock.observation.LockGauges;
@@ -9,6 +12,7 @@ import io.github.distributedlock.observation.ObservedLockTemplate;
 import io.github.distributedlock.observation.ObservedReactiveLockTemplate;
 import io.github.distributedlock.redis.ReactiveRedisLockTemplate;
 import io.github.distributedlock.redis.RedisLockTemplate;
+import io.github.distributedlock.redis.core.CohortStatistics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import reactor.core.publisher.Flux;
@@ -69,17 +73,19 @@ public final class DistributedLockObservationAutoConfiguration {
 		@Bean
 		@ConditionalOnSingleCandidate(RedisLockTemplate.class)
 		@ConditionalOnBooleanProperty("distributed-lock.cohorts.enabled")
+		@ConditionalOnMissingBean
 		CohortMetrics distributedLockCohortMetrics(RedisLockTemplate lockTemplate) {
-			return new CohortMetrics(lockTemplate.cohortStatistics());
+			return new CohortMetrics(List.of(lockTemplate.cohortStatistics()));
 		}
 
 		/**
-		 * With Reactor, the gauges count the reactive template's holds and waiters too. A
-		 * member class, so that it is considered before the bean above.
+		 * With Reactor, the gauges count the reactive template's holds and waiters too,
+		 * and the cohort meters its cohorts. A member class, so that it is considered
+		 * before the beans above.
 		 */
 		@Configuration(proxyBeanMethods = false)
 		@ConditionalOnClass(Flux.class)
-		static class ReactiveGaugesConfiguration {
+		static class ReactiveMetricsConfiguration {
 
 			@Bean
 			@ConditionalOnSingleCandidate(LockOperations.class)
@@ -87,6 +93,21 @@ public final class DistributedLockObservationAutoConfiguration {
 			LockGauges distributedLockGaugesWithReactive(LockOperations lockOperations,
 					ObjectProvider<ReactiveLockOperations> reactiveLockOperations) {
 				return new LockGauges(lockOperations, reactiveLockOperations.getIfUnique());
+			}
+
+			/**
+			 * The cohorts of the reactive template, counted with the blocking one's.
+			 */
+			@Bean
+			@ConditionalOnSingleCandidate(ReactiveRedisLockTemplate.class)
+			@ConditionalOnBooleanProperty("distributed-lock.cohorts.enabled")
+			@ConditionalOnMissingBean
+			CohortMetrics distributedLockCohortMetricsWithReactive(ReactiveRedisLockTemplate reactiveLockTemplate,
+					ObjectProvider<RedisLockTemplate> lockTemplate) {
+				List<CohortStatistics> statistics = new ArrayList<>();
+				lockTemplate.ifUnique((template) -> statistics.add(template.cohortStatistics()));
+				statistics.add(reactiveLockTemplate.cohortStatistics());
+				return new CohortMetrics(statistics);
 			}
 
 		}

@@ -326,8 +326,9 @@ public class DistributedLockProperties {
 		 * Whether a release passes the lock in memory to a caller of this application
 		 * that waits for it, with the next fencing token of a block reserved in Redis,
 		 * instead of through Redis. Callers of other processes then wait for up to a
-		 * cohort. Exclusive locks of the blocking template, waiters that listen (not
-		 * polling) and hand-off only; not with replica acknowledgements.
+		 * cohort. Exclusive locks of either template with owners the template makes,
+		 * waiters that listen (not polling) and hand-off only; not with replica
+		 * acknowledgements.
 		 */
 		private boolean enabled;
 

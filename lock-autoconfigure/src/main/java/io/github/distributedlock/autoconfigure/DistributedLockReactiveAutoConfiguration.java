@@ -39,6 +39,7 @@ public final class DistributedLockReactiveAutoConfiguration {
 	ReactiveRedisLockTemplate reactiveLockTemplate(ReactiveRedisConnectionFactory connectionFactory,
 			DistributedLockProperties properties, ObjectProvider<LockListener> listeners) {
 		LockPropertiesCheck.check(properties);
+		LockPropertiesCheck.checkCohorts(properties);
 		ReactiveRedisLockTemplateBuilder builder = ReactiveRedisLockTemplate.builder(connectionFactory)
 			.defaults(DistributedLockAutoConfiguration.RedisLockTemplateConfiguration.defaults(properties))
 			.keyPrefix(properties.getKeyPrefix())
@@ -50,6 +51,9 @@ public final class DistributedLockReactiveAutoConfiguration {
 			.handOff(properties.isHandOff())
 			.fairWaiterTimeout(properties.getFair().getWaiterTimeout())
 			.watchdog(properties.getWatchdog().isEnabled());
+		if (properties.getCohorts().isEnabled()) {
+			builder.cohorts(properties.getCohorts().getMaxHolders(), properties.getCohorts().getMaxTime());
+		}
 		listeners.orderedStream().forEach(builder::listener);
 		return builder.build();
 	}

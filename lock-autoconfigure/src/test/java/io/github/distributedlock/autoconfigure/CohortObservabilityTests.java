@@ -12,8 +12,11 @@ import java.util.concurrent.locks.LockSupport;
 
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.LockTemplate;
+import io.github.distributedlock.ReactiveLockHandle;
+import io.github.distributedlock.ReactiveLockTemplate;
 import io.github.distributedlock.autoconfigure.actuate.DistributedLocksEndpoint;
 import io.github.distributedlock.autoconfigure.actuate.DistributedLocksEndpoint.CohortsDescriptor;
+import io.github.distributedlock.redis.ReactiveRedisLockTemplate;
 import io.github.distributedlock.test.RedisServer;
 import io.github.distributedlock.test.RedisServerExtension;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -24,6 +27,8 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
@@ -81,6 +86,33 @@ class CohortObservabilityTests {
 			assertThat(cohorts.closed()).isEqualTo((long) closed.count());
 			assertThat(cohorts.longestMillis()).isEqualTo((long) longest.value(TimeUnit.MILLISECONDS));
 		});
+	}
+
+	@Test
+	void shouldCountTheReactiveTemplatesCohortsWithTheBlockingOnes() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(DistributedLockReactiveAutoConfiguration.class))
+			.withPropertyValues("distributed-lock.cohorts.enabled=true")
+			.run((context) -> {
+				ReactiveLockTemplate reactive = context.getBean(ReactiveLockTemplate.class);
+				LockRequest request = LockRequest.builder("cohort")
+					.key("reactive")
+					.waitTime(Duration.ofSeconds(30))
+					.build();
+				Flux.range(0, THREADS)
+					.flatMap((subscriber) -> Flux.range(0, ROUNDS)
+						.concatMap((round) -> Mono.usingWhen(reactive.acquire(request),
+								(lock) -> Mono.delay(Duration.ofNanos(300_000)), ReactiveLockHandle::release)))
+					.then()
+					.block(Duration.ofMinutes(2));
+				MeterRegistry registry = context.getBean(MeterRegistry.class);
+				double passes = registry.get("distributed.lock.cohort.passes").functionCounter().count();
+				assertThat(passes).as("holds passed in memory").isPositive();
+				assertThat(passes)
+					.isEqualTo(context.getBean(ReactiveRedisLockTemplate.class).cohortStatistics().passes());
+				CohortsDescriptor cohorts = context.getBean(DistributedLocksEndpoint.class).heldLocks().cohorts();
+				assertThat(cohorts).isNotNull();
+				assertThat(cohorts.passes()).as("the endpoint counts them too").isEqualTo((long) passes);
+			});
 	}
 
 	@Test

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Objects;
 
 import io.github.distributedlock.LockDefaults;
+import io.github.distributedlock.redis.core.CohortLimits;
 import io.github.distributedlock.LockListener;
 import io.github.distributedlock.LockRequest;
 
@@ -35,6 +36,8 @@ abstract class LockTemplateBuilder<B extends LockTemplateBuilder<B>> {
 
 	final List<LockListener> listeners = new ArrayList<>();
 
+	CohortLimits cohorts = CohortLimits.OFF;
+
 	@SuppressWarnings("unchecked")
 	private B self() {
 		return (B) this;
@@ -49,6 +52,22 @@ abstract class LockTemplateBuilder<B extends LockTemplateBuilder<B>> {
 	 */
 	public B defaults(LockDefaults defaults) {
 		this.defaults = Objects.requireNonNull(defaults, "defaults must not be null");
+		return self();
+	}
+
+	/**
+	 * Pass a lock between callers of this template in memory, up to the given number of
+	 * holders and within the given time of the hold taken from Redis, when a caller waits
+	 * behind the one that took it (docs/design/cohorting.md). Off by default; exclusive
+	 * locks with owners the template makes only, and only under a lease of at least three
+	 * times the time.
+	 * @param holders the most holders of one hold taken from Redis, 1 (off) to
+	 * {@value CohortLimits#MAX_HOLDERS}
+	 * @param time how long after that hold's attempt a pass may happen
+	 * @return this builder
+	 */
+	public B cohorts(int holders, Duration time) {
+		this.cohorts = CohortLimits.of(holders, Objects.requireNonNull(time, "time must not be null"));
 		return self();
 	}
 

@@ -11,9 +11,11 @@ import io.github.distributedlock.ReactiveLockHandle;
 import io.github.distributedlock.ReactiveLockOperations;
 import io.github.distributedlock.ReactiveLockTemplate;
 import io.github.distributedlock.WaitStrategy;
+import io.github.distributedlock.redis.core.CohortStatistics;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.LockSpec;
+import io.github.distributedlock.redis.driver.Cohorts;
 import io.github.distributedlock.redis.driver.DriverCommands;
 import io.github.distributedlock.redis.driver.HoldRegistry;
 import io.github.distributedlock.redis.driver.LocalLines;
@@ -85,7 +87,8 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 		this.ownsContainer = this.container == null;
 		ReactorLockPort port = new ReactorLockPort(commands, timer, this::container);
 		this.port = port;
-		this.lines = new LocalLines(port, builder.subscriptionLinger.toNanos());
+		this.lines = new LocalLines(port, builder.subscriptionLinger.toNanos(),
+				new Cohorts(builder.cohorts, this.owners::cohort));
 		this.holds = new HoldRegistry(port, this::isCluster, builder.handOff, new LockListeners(builder.listeners),
 				this.lines);
 		DriverCommands driver = new DriverCommands(port, LockKeys.FENCE_IDLE_MILLIS, builder.handOff, this.holds);
@@ -204,6 +207,15 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 	@Override
 	public List<HeldLock> heldLocks() {
 		return this.holds.snapshot();
+	}
+
+	/**
+	 * Return what this template's cohorts did since it started, and their limits, for
+	 * meters and operators ({@code distributed-lock.cohorts.*}).
+	 * @return the cohorts' statistics
+	 */
+	public CohortStatistics cohortStatistics() {
+		return this.lines.cohorts().statistics();
 	}
 
 	@Override

@@ -39,8 +39,6 @@ public final class RedisLockTemplateBuilder extends LockTemplateBuilder<RedisLoc
 
 	Duration replicaTimeout = Duration.ofMillis(100);
 
-	CohortLimits cohorts = CohortLimits.OFF;
-
 	RedisLockTemplateBuilder(RedisConnectionFactory connectionFactory) {
 		this.connectionFactory = Objects.requireNonNull(connectionFactory, "connectionFactory must not be null");
 	}
@@ -83,21 +81,6 @@ public final class RedisLockTemplateBuilder extends LockTemplateBuilder<RedisLoc
 		}
 		this.replicaAcknowledgements = replicas;
 		this.replicaTimeout = Objects.requireNonNull(timeout, "timeout must not be null");
-		return this;
-	}
-
-	/**
-	 * Pass a lock between callers of this template in memory, up to the given number of
-	 * holders and within the given time of the hold taken from Redis, when a caller waits
-	 * behind the one that took it (docs/design/cohorting.md). Off by default; exclusive
-	 * locks only, and only under a lease of at least three times the time.
-	 * @param holders the most holders of one hold taken from Redis, 1 (off) to
-	 * {@value #MAX_COHORT_HOLDERS}
-	 * @param time how long after that hold's attempt a pass may happen
-	 * @return this builder
-	 */
-	public RedisLockTemplateBuilder cohorts(int holders, Duration time) {
-		this.cohorts = CohortLimits.of(holders, Objects.requireNonNull(time, "time must not be null"));
 		return this;
 	}
 

@@ -35,7 +35,7 @@ public class DistributedLocksEndpoint {
 
 	private final @Nullable ReactiveLockOperations reactiveLockOperations;
 
-	private final @Nullable CohortStatistics cohortStatistics;
+	private final List<CohortStatistics> cohortStatistics;
 
 	/**
 	 * Create an endpoint.
@@ -52,22 +52,23 @@ public class DistributedLocksEndpoint {
 	 */
 	public DistributedLocksEndpoint(LockOperations lockOperations,
 			@Nullable ReactiveLockOperations reactiveLockOperations) {
-		this(lockOperations, reactiveLockOperations, null);
+		this(lockOperations, reactiveLockOperations, List.of());
 	}
 
 	/**
 	 * Create an endpoint that also shows the holds of a reactive template and what the
-	 * cohorts of the Redis lock template did.
+	 * cohorts of the Redis lock templates did.
 	 * @param lockOperations the locks to show
 	 * @param reactiveLockOperations the reactive locks to show with them, or {@code null}
-	 * @param cohortStatistics the statistics of the Redis lock template's cohorts
-	 * ({@code RedisLockTemplate.cohortStatistics()}), or {@code null}
+	 * @param cohortStatistics the statistics of the Redis lock templates' cohorts
+	 * ({@code cohortStatistics()} of the blocking and the reactive template), counted
+	 * together; none for a template without cohorts
 	 */
 	public DistributedLocksEndpoint(LockOperations lockOperations,
-			@Nullable ReactiveLockOperations reactiveLockOperations, @Nullable CohortStatistics cohortStatistics) {
+			@Nullable ReactiveLockOperations reactiveLockOperations, List<CohortStatistics> cohortStatistics) {
 		this.lockOperations = lockOperations;
 		this.reactiveLockOperations = reactiveLockOperations;
-		this.cohortStatistics = cohortStatistics;
+		this.cohortStatistics = List.copyOf(cohortStatistics);
 	}
 
 	/**
@@ -77,9 +78,9 @@ public class DistributedLocksEndpoint {
 	 */
 	@ReadOperation
 	public HeldLocksDescriptor heldLocks() {
-		CohortStatistics cohorts = this.cohortStatistics;
+		List<CohortStatistics> cohorts = this.cohortStatistics;
 		return new HeldLocksDescriptor(held().stream().map(HeldLockDescriptor::new).toList(),
-				(cohorts != null) ? new CohortsDescriptor(cohorts) : null);
+				cohorts.isEmpty() ? null : new CohortsDescriptor(cohorts));
 	}
 
 	private List<HeldLock> held() {
@@ -149,11 +150,17 @@ public class DistributedLocksEndpoint {
 	public record CohortsDescriptor(boolean enabled, int maxHolders, long maxTimeMillis, long openings, long passes,
 			long closed, long longestMillis) {
 
-		CohortsDescriptor(CohortStatistics statistics) {
-			this(statistics.limits().isOn(), statistics.limits().holders(),
-					TimeUnit.NANOSECONDS.toMillis(statistics.limits().timeNanos()), statistics.openings(),
-					statistics.passes(), statistics.closings(),
-					TimeUnit.NANOSECONDS.toMillis(statistics.longestNanos()));
+		/**
+		 * Count the cohorts of every template together; the limits are the first's, as
+		 * both templates take theirs from the same properties.
+		 */
+		CohortsDescriptor(List<CohortStatistics> statistics) {
+			this(statistics.get(0).limits().isOn(), statistics.get(0).limits().holders(),
+					TimeUnit.NANOSECONDS.toMillis(statistics.get(0).limits().timeNanos()),
+					statistics.stream().mapToLong(CohortStatistics::openings).sum(),
+					statistics.stream().mapToLong(CohortStatistics::passes).sum(),
+					statistics.stream().mapToLong(CohortStatistics::closings).sum(), TimeUnit.NANOSECONDS
+						.toMillis(statistics.stream().mapToLong(CohortStatistics::longestNanos).max().orElse(0)));
 		}
 
 	}

@@ -1,5 +1,7 @@
 package io.github.distributedlock.autoconfigure.actuate;
 
+import java.util.List;
+
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockOperations;
 import io.github.distributedlock.ReactiveLockOperations;
@@ -42,14 +44,14 @@ public class ForceReleaseDistributedLocksEndpoint extends DistributedLocksEndpoi
 
 	/**
 	 * Create an endpoint that also shows the holds of a reactive template and what the
-	 * cohorts of the Redis lock template did.
+	 * cohorts of the Redis lock templates did.
 	 * @param lockOperations the locks to show and release
 	 * @param reactiveLockOperations the reactive locks to show with them, or {@code null}
-	 * @param cohortStatistics the statistics of the Redis lock template's cohorts, or
-	 * {@code null}
+	 * @param cohortStatistics the statistics of the Redis lock templates' cohorts,
+	 * counted together; none for a template without cohorts
 	 */
 	public ForceReleaseDistributedLocksEndpoint(LockOperations lockOperations,
-			@Nullable ReactiveLockOperations reactiveLockOperations, @Nullable CohortStatistics cohortStatistics) {
+			@Nullable ReactiveLockOperations reactiveLockOperations, List<CohortStatistics> cohortStatistics) {
 		super(lockOperations, reactiveLockOperations, cohortStatistics);
 	}
 

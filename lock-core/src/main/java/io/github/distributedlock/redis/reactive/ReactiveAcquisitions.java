@@ -111,15 +111,26 @@ public final class ReactiveAcquisitions {
 	}
 
 	private Mono<Grant> grant(LockSpec spec, String owner) {
-		return run((completion) -> acquisition(spec, owner, completion));
+		return run((completion) -> acquisition(spec, owner, true, completion));
 	}
 
-	private AcquisitionRun<Grant> acquisition(LockSpec spec, String owner, Completion<Grant> completion) {
+	/**
+	 * @param cohorts whether it may open a cohort or take a pass: not for a lock of a
+	 * multi-lock
+	 */
+	private AcquisitionRun<Grant> acquisition(LockSpec spec, String owner, boolean cohorts,
+			Completion<Grant> completion) {
 		// Only a custom owner may hold it already; a subscription's own never does.
 		boolean holdsIt = LockOwners.isCustom(owner);
-		return spec.kind().queuesInRedis()
-				? new FairAcquisition(spec, owner, holdsIt, this.commands, this.lines, completion)
-				: new SingleAcquisition(spec, owner, holdsIt, this.handOff, this.commands, this.lines, completion);
+		if (spec.kind().queuesInRedis()) {
+			return new FairAcquisition(spec, owner, holdsIt, this.commands, this.lines, completion);
+		}
+		SingleAcquisition single = new SingleAcquisition(spec, owner, holdsIt, this.handOff, this.commands, this.lines,
+				completion);
+		if (!cohorts) {
+			single.keepOutOfCohorts();
+		}
+		return single;
 	}
 
 	private static <G> Mono<G> run(Function<Completion<G>, ? extends Acquiring> acquisition) {
@@ -144,7 +155,7 @@ public final class ReactiveAcquisitions {
 
 		@Override
 		public Acquiring acquire(LockSpec spec, Completion<Grant> completion) {
-			return acquisition(spec, this.owner, completion);
+			return acquisition(spec, this.owner, false, completion);
 		}
 
 		@Override
