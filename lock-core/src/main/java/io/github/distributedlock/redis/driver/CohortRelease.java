@@ -1,6 +1,7 @@
 package io.github.distributedlock.redis.driver;
 
 import io.github.distributedlock.redis.core.Grant;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the release of a cohort's hold needs from its template's lines
@@ -13,9 +14,11 @@ public interface CohortRelease {
 	 * Pass the hold of the releasing grant's cohort to the head of the line that opened
 	 * it, in memory, if every check of the hand-over holds.
 	 * @param minimumHoldLeftMillis what is left of the releasing hold's minimum hold
-	 * @return whether a head took it; if not, the caller releases through Redis
+	 * @return the hand-over, which tells the head it holds the lock, for the caller to
+	 * run once it has told of its own release (so that nobody hears of the next holder
+	 * first); or {@code null} if no head took it: then the caller releases through Redis
 	 */
-	boolean pass(Grant releasing, long minimumHoldLeftMillis);
+	@Nullable Runnable pass(Grant releasing, long minimumHoldLeftMillis);
 
 	/**
 	 * End the grant's cohort, if it has one: no further pass, and the heads asleep under

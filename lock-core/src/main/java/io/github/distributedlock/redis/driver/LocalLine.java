@@ -187,14 +187,15 @@ public final class LocalLine {
 	/**
 	 * Pass the cohort's hold to the head in memory, if it sleeps under the cohort and
 	 * takes it (rule 4); the releaser releases through Redis otherwise.
-	 * @return whether the head took it
+	 * @return the hand-over, which tells the head it holds the lock, or {@code null} if
+	 * the head did not take it
 	 */
-	boolean pass(Cohort from, Grant releasing, long minimumHoldLeftMillis) {
+	@Nullable Runnable pass(Cohort from, Grant releasing, long minimumHoldLeftMillis) {
 		SingleAcquisition first;
 		synchronized (this) {
 			first = this.head;
 		}
-		return first != null && first.passed(from, releasing, minimumHoldLeftMillis);
+		return (first != null) ? first.passed(from, releasing, minimumHoldLeftMillis) : null;
 	}
 
 	/**

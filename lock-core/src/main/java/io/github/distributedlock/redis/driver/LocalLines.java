@@ -228,18 +228,19 @@ public final class LocalLines implements CohortRelease {
 	}
 
 	@Override
-	public boolean pass(Grant releasing, long minimumHoldLeftMillis) {
+	public @Nullable Runnable pass(Grant releasing, long minimumHoldLeftMillis) {
 		Cohort cohort = releasing.cohort();
 		if (cohort == null) {
-			return false;
+			return null;
 		}
 		String id = cohort.line();
 		LocalLine line = (id != null) ? this.lines.get(id) : null;
-		boolean passed = line != null && line.cohort() == cohort && line.pass(cohort, releasing, minimumHoldLeftMillis);
-		if (passed) {
+		Runnable handOver = (line != null && line.cohort() == cohort)
+				? line.pass(cohort, releasing, minimumHoldLeftMillis) : null;
+		if (handOver != null) {
 			this.cohorts.statistics().passed();
 		}
-		return passed;
+		return handOver;
 	}
 
 	@Override

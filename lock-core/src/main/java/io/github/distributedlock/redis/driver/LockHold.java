@@ -184,11 +184,14 @@ public class LockHold {
 		CohortRelease lines = this.cohorts;
 		boolean ending = false;
 		if (cohort != null && lines != null && cohort.releasing()) {
-			if (lines.pass(this.grant, keepMillis)) {
-				// The Redis hold lives on, for the next holder.
+			Runnable handOver = lines.pass(this.grant, keepMillis);
+			if (handOver != null) {
+				// The Redis hold lives on, for the next holder, who hears of it once this
+				// release is told.
 				this.events.released(this, 1);
 				this.events.releasedAfter(this, Duration.ofNanos(this.life.heldNanos(port.nanoTime())));
 				done.granted(0L);
+				handOver.run();
 				return;
 			}
 			// No pass from now on, nor a re-entry under the cohort's owner.

@@ -305,23 +305,20 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 	/**
 	 * Called by the line at the release of its cohort's last local hold: take the lock in
 	 * memory if this head sleeps under that cohort and every check of the hand-over holds
-	 * (rule 4). The grant completes on the caller's thread.
-	 * @return whether this acquisition took it
+	 * (rule 4). The grant completes when the returned hand-over runs.
+	 * @return the hand-over, or {@code null} if this acquisition did not take it
 	 */
-	boolean passed(Cohort from, Grant releasing, long minimumHoldLeftMillis) {
-		Runnable won;
+	@Nullable Runnable passed(Cohort from, Grant releasing, long minimumHoldLeftMillis) {
 		synchronized (this) {
 			if (!running()) {
-				return false;
+				return null;
 			}
 			Waiting.Next next = this.waiting.passed(from, releasing, minimumHoldLeftMillis);
 			if (!(next instanceof Waiting.Hold hold)) {
-				return false;
+				return null;
 			}
-			won = wonNow(hold.grant());
+			return wonNow(hold.grant());
 		}
-		won.run();
-		return true;
 	}
 
 	/**

@@ -65,7 +65,7 @@ public final class ReactiveAcquisitions {
 	public Mono<ReactiveLockHandle> acquire(LockSpec spec, String owner) {
 		return grant(spec, owner)
 			// A grant that reached a cancelled subscriber: nobody will release it.
-			.doOnDiscard(Grant.class, this.commands::releaseUnused)
+			.doOnDiscard(Grant.class, this::releaseUnused)
 			.doOnError(LockTimeoutException.class, this::notAcquired)
 			.map(this::handle);
 	}
@@ -94,6 +94,20 @@ public final class ReactiveAcquisitions {
 		return holds.doOnDiscard(Object.class, this::discarded)
 			.doOnError(LockTimeoutException.class, this::notAcquired)
 			.map((won) -> new ReactiveMultiLockHandle(won, Duration.ofNanos(System.nanoTime() - start)));
+	}
+
+	/**
+	 * Release a grant nobody will use. A cohort's goes through its hold, as a handle's
+	 * release would: it passes the lock on, or ends the cohort, so that no head stays
+	 * asleep under a cohort that nobody holds (docs/design/cohorting.md, rule 4).
+	 */
+	private void releaseUnused(Grant grant) {
+		if (grant.cohort() == null) {
+			this.commands.releaseUnused(grant);
+			return;
+		}
+		releaseDropped(this.holds
+			.add(new ReactiveRedisLockHandle(this.holds, grant, this.commands.port(), this.lockCommands)));
 	}
 
 	/**

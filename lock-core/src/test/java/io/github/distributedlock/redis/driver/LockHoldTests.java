@@ -70,7 +70,7 @@ class LockHoldTests {
 					(lost) -> assertThat(lost.getMessage()).contains("extended after it was released"));
 		assertThat(hold.isLost()).as("lost").isFalse();
 		assertThat(this.events).containsExactly("released 0");
-		assertThat(lines.heard).containsExactly("pass", "lost");
+		assertThat(lines.heard).containsExactly("pass", "handed over", "lost");
 	}
 
 	@Test
@@ -100,9 +100,9 @@ class LockHoldTests {
 		final List<String> heard = new ArrayList<>();
 
 		@Override
-		public boolean pass(Grant releasing, long minimumHoldLeftMillis) {
+		public Runnable pass(Grant releasing, long minimumHoldLeftMillis) {
 			this.heard.add("pass");
-			return true;
+			return () -> this.heard.add("handed over");
 		}
 
 		@Override
