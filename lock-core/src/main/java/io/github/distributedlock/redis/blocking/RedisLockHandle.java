@@ -8,7 +8,6 @@ import java.util.function.Consumer;
 import io.github.distributedlock.LockContext;
 import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.redis.core.Grant;
-import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.driver.Completion;
 import io.github.distributedlock.redis.driver.HoldRegistry;
 import io.github.distributedlock.redis.driver.LockHold;
@@ -38,10 +37,6 @@ public final class RedisLockHandle extends RegisteredHold implements LockHandle 
 	@Override
 	protected LockContext listenedTo() {
 		return this;
-	}
-
-	LockSpec spec() {
-		return hold().spec();
 	}
 
 	@Override
