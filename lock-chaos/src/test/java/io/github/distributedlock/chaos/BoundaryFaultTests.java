@@ -11,6 +11,8 @@ import io.github.distributedlock.chaos.Boundaries.Waiter;
 import io.github.distributedlock.redis.ProtocolTimings;
 import io.github.distributedlock.test.RespConnection;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 import static io.github.distributedlock.chaos.HolderFaultTests.assertSafe;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -22,13 +24,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  * two thirds of a lease a renewal has to arrive, and the command timeout. Here, waiters
  * frozen across a release and holders frozen in their critical section; the server's
  * stalls, shared custom owners and release messages are {@link ServerBoundaryFaultTests}
- * (a class of its own, so that the two run in two test JVMs side by side). The refile
- * interval and the request line lifetime (15 s, 30 s) are covered by
- * {@link LongBoundaryTests}.
+ * (a class of its own, so that the two run in two test JVMs side by side; each runs its
+ * tests two at a time). The refile interval and the request line lifetime (15 s, 30 s)
+ * are covered by {@link LongBoundaryTests}.
  * <p>
  * Leases and command timeouts are short and distinct from the claim, so that every
  * constant is its own boundary.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class BoundaryFaultTests {
 
 	static final String KEY = "k0";

@@ -17,6 +17,8 @@ import io.github.distributedlock.chaos.Boundaries.ReleaseListener;
 import io.github.distributedlock.redis.ProtocolTimings;
 import io.github.distributedlock.test.RespConnection;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 import static io.github.distributedlock.chaos.BoundaryFaultTests.KEY;
 import static io.github.distributedlock.chaos.BoundaryFaultTests.LEASE_MILLIS;
@@ -35,6 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * owner shared by several processes; and release messages lost, duplicated, delayed,
  * replayed and forged.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class ServerBoundaryFaultTests {
 
 	@Test
