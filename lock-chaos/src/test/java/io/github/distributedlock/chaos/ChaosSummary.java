@@ -144,7 +144,7 @@ final class ChaosSummary {
 				+ "holder: its key,\nby another): p50 / p99 / max (recovered / faults).\n\n");
 		recoveries.forEach((run, lines) -> {
 			text.append("- ").append(run).append(":\n");
-			lines.forEach((line) -> text.append("  - ").append(line).append('\n'));
+			lines.forEach((line) -> text.append(wrap("  - " + line)).append('\n'));
 		});
 		allNotes.forEach((section, lines) -> {
 			text.append("\n## ").append(section).append("\n\n");
@@ -180,19 +180,24 @@ final class ChaosSummary {
 	 * without splitting a code span.
 	 */
 	static String wrap(String line) {
-		String indent = line.startsWith("- ") ? "  " : "";
+		String words = line.stripLeading();
+		String lead = line.substring(0, line.length() - words.length());
+		String indent = words.startsWith("- ") ? lead + "  " : lead;
 		StringBuilder wrapped = new StringBuilder();
-		StringBuilder current = new StringBuilder();
-		Matcher word = WORD.matcher(line);
+		StringBuilder current = new StringBuilder(lead);
+		boolean empty = true;
+		Matcher word = WORD.matcher(words);
 		while (word.find()) {
-			if (!current.isEmpty() && current.length() + 1 + word.group().length() > WIDTH) {
+			if (!empty && current.length() + 1 + word.group().length() > WIDTH) {
 				wrapped.append(current).append('\n');
 				current = new StringBuilder(indent);
+				empty = true;
 			}
-			if (!current.isEmpty() && !current.toString().equals(indent)) {
+			if (!empty) {
 				current.append(' ');
 			}
 			current.append(word.group());
+			empty = false;
 		}
 		return wrapped.append(current).toString();
 	}

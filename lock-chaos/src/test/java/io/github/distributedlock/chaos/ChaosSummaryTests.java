@@ -34,6 +34,20 @@ class ChaosSummaryTests {
 	}
 
 	@Test
+	void shouldWrapARecoveryLineUnderItsNestedListItem() {
+		String recovery = "  - CLIENT PAUSE ALL, cohorts, cohort time limit (lease/3) − 100 ms = 300 ms: "
+				+ "100 / 100 / 100 ms (1/1)";
+
+		List<String> lines = ChaosSummary.wrap(recovery).lines().toList();
+
+		assertThat(lines).hasSize(2)
+			.allSatisfy((line) -> assertThat(line).hasSizeLessThanOrEqualTo(ChaosSummary.WIDTH));
+		assertThat(lines.get(0)).startsWith("  - CLIENT PAUSE ALL");
+		assertThat(lines.get(1)).startsWith("    ").doesNotStartWith("     ");
+		assertThat(String.join(" ", lines).replaceAll("\\s+", " ")).isEqualTo(recovery.replaceAll("\\s+", " "));
+	}
+
+	@Test
 	void shouldFindTheCommittedSummariesShapedForAReader() throws IOException {
 		List<String> problems = new ArrayList<>();
 		for (String name : new String[] { "summary.md", "summary-long.md" }) {
