@@ -75,20 +75,7 @@ class ReactiveCohortTests {
 			factory.destroy();
 		}
 		assertThat(overlaps).as("holds that overlapped").hasValue(0);
-		assertThat(holds).hasSize(SUBSCRIBERS * 2 * ROUNDS);
-		for (int i = 1; i < holds.size(); i++) {
-			assertThat(holds.get(i)[0]).as("the token of hold %d, above the one before", i)
-				.isGreaterThan(holds.get(i - 1)[0]);
-		}
-		long passed = holds.stream().filter((hold) -> hold[0] != hold[1]).count();
-		assertThat(passed).as("holds passed in memory").isPositive();
-		assertThat(statistics.passes()).as("passes counted").isEqualTo(passed);
-		assertThat(statistics.openings()).as("cohorts opened")
-			.isPositive()
-			.isLessThanOrEqualTo(SUBSCRIBERS * ROUNDS - passed);
-		assertThat(holds.stream().filter((hold) -> hold[0] != hold[1] && hold[2] == 0))
-			.as("passes to the other template")
-			.isEmpty();
+		CohortTemplateTests.assertPassedWithinTheCohortTemplate(holds, statistics, SUBSCRIBERS * ROUNDS);
 	}
 
 	/**
