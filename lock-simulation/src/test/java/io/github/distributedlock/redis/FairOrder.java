@@ -15,11 +15,12 @@ import org.jspecify.annotations.Nullable;
  * joined before it (or at all, if the granted one never joined: it took a free lock on
  * its first try).
  * <p>
- * What it cannot check: the order among the clients of one shared custom owner (the queue
- * holds an owner once, and a grant to one of them takes that owner's place for both), and
- * an order Redis was right to break: a waiter that stopped calling for the fair waiter
- * timeout is dropped from the queue. So the simulation checks it only in runs without
- * shared custom owners, and where no waiter can miss its heartbeat for that long.
+ * What it cannot check: the order in runs with shared custom owners (a client joins its
+ * owner's hold whenever that owner holds the lock, whoever waits, and its reply does not
+ * tell such a join from a new hold), and an order Redis was right to break: a waiter that
+ * stopped calling for the fair waiter timeout is dropped from the queue. So the
+ * simulation checks it only in runs without shared custom owners, and where no waiter can
+ * miss its heartbeat for that long.
  */
 final class FairOrder {
 

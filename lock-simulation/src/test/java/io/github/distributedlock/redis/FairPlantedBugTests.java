@@ -31,7 +31,7 @@ class FairPlantedBugTests {
 	@Test
 	void findsAFairAcquireThatIgnoresTheQueue() {
 		String text = ScriptTexts.all().get("acquire-fair.lua");
-		String rule = "(not head or head == owner)";
+		String rule = "(not head or head == waiter)";
 		assertThat(text).contains(rule);
 		Map<String, String> planted = Map.of("acquire-fair.lua", text.replace(rule, "true"));
 		Set<Fault> faults = EnumSet.complementOf(EnumSet.of(Fault.STALL));
@@ -86,7 +86,7 @@ class FairPlantedBugTests {
 	@Test
 	void findsAFairLeaveThatLeavesItsHeartbeat() {
 		String text = ScriptTexts.all().get("leave-fair.lua");
-		String heartbeat = "redis.call('ZREM', KEYS[4], owner)\n";
+		String heartbeat = "redis.call('ZREM', KEYS[4], waiter)\n";
 		assertThat(text).contains(heartbeat);
 		Map<String, String> planted = Map.of("leave-fair.lua", text.replace(heartbeat, ""));
 		for (long seed = 1_000; seed < 1_000 + MAX_SEEDS; seed++) {

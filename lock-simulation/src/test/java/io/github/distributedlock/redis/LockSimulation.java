@@ -470,6 +470,11 @@ final class LockSimulation {
 	// permit or polls), and the order its waiters are granted in.
 	private final boolean fair;
 
+	// Whether a client goes on before its fair queue leave's reply, as a blocking caller
+	// after a Redis failure or a cancelled subscriber does: its next acquisition may then
+	// overtake the leave of its last (FairQueueEntryTests).
+	private final boolean leavesUnawaited;
+
 	private final FairOrder fairOrder = new FairOrder();
 
 	// In a quarter of the runs (drawn from a PRNG of its own), multi-locks beside single
@@ -564,6 +569,10 @@ final class LockSimulation {
 		// In a quarter of the runs every client takes the fair lock instead: drawn from a
 		// PRNG of its own, so that the other runs are the runs they were.
 		this.fair = new SimulationRandom(seed ^ 0x66616972L).nextInt(4) == 0;
+		// In half of the runs the clients go on before their leaves' replies: drawn from
+		// a
+		// PRNG of its own, so that the other runs are the runs they were.
+		this.leavesUnawaited = new SimulationRandom(seed ^ 0x6c65617665L).nextInt(2) == 0;
 		this.permits = this.fair ? 0 : permits;
 		this.readerPair = (this.permits > 0 || this.fair) ? -1 : readerPair;
 		this.minimumHolds = new SimulationRandom(seed ^ 0x6b656570L);
@@ -2370,7 +2379,7 @@ final class LockSimulation {
 					}
 					this.releasesInFlight++;
 				}
-				case "leave queue" -> this.releasesInFlight++;
+				case "leave queue" -> this.releasesInFlight += LockSimulation.this.leavesUnawaited ? 0 : 1;
 				case "withdraw" -> {
 					if (stopped && LockSimulation.this.clientBug == ClientBug.CANCEL_SKIPS_WITHDRAWAL) {
 						return false;
@@ -2537,8 +2546,9 @@ final class LockSimulation {
 					}
 				}
 			}
-			else if ((operation.equals("release") || operation.equals("leave queue")) && --this.releasesInFlight == 0
-					&& this.afterReleases != null) {
+			else if ((operation.equals("release")
+					|| (operation.equals("leave queue") && !LockSimulation.this.leavesUnawaited))
+					&& --this.releasesInFlight == 0 && this.afterReleases != null) {
 				Runnable then = this.afterReleases;
 				this.afterReleases = null;
 				at(0, this.name + " goes on", then);

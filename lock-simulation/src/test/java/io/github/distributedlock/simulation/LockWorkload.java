@@ -42,6 +42,10 @@ final class LockWorkload {
 
 	private final List<String> attempts = new ArrayList<>();
 
+	// Recent fair attempts, as {lock, owner, hold}: a waiter that gives up leaves by its
+	// own.
+	private final List<String[]> fairWaiters = new ArrayList<>();
+
 	private final List<String> requests = new ArrayList<>();
 
 	/**
@@ -141,7 +145,12 @@ final class LockWorkload {
 			return script("extend-permit.lua", List.of(permits(hold.lock())), hold.owner(), hold.hold(), lease());
 		}
 		if (roll < 71) {
-			return script("acquire-fair.lua", fairKeys(LOCKS[lock], FENCES[lock]), owner, attempt(), lease(), flag(),
+			String hold = attempt();
+			this.fairWaiters.add(new String[] { LOCKS[lock], owner, hold });
+			if (this.fairWaiters.size() > 12) {
+				this.fairWaiters.remove(0);
+			}
+			return script("acquire-fair.lua", fairKeys(LOCKS[lock], FENCES[lock]), owner, hold, lease(), flag(),
 					fenceIdle(), this.random.pick(List.of("30", "200", "5000")), flag());
 		}
 		if (roll < 75) {
@@ -150,7 +159,11 @@ final class LockWorkload {
 					keep());
 		}
 		if (roll < 77) {
-			return script("leave-fair.lua", fairReleaseKeys(LOCKS[lock]), owner);
+			if (this.fairWaiters.isEmpty()) {
+				return script("leave-fair.lua", fairReleaseKeys(LOCKS[lock]), owner, attempt());
+			}
+			String[] waiter = this.random.pick(this.fairWaiters);
+			return script("leave-fair.lua", fairReleaseKeys(waiter[0]), waiter[1], waiter[2]);
 		}
 		if (roll < 81) {
 			return acquireAll(owner);

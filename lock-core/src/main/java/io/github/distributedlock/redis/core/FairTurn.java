@@ -11,18 +11,22 @@ public final class FairTurn {
 
 	private final long heartbeatNanos;
 
-	// The owner as a release names the next waiter.
-	private final String digest;
+	// This acquisition as a release names the next waiter: its place in the queue.
+	private final String waiter;
 
 	private int rank = -1;
 
 	// The plain releases heard before the last attempt: one more wakes the first waiter.
 	private long plainSeen;
 
-	public FairTurn(LockSpec spec, String owner) {
+	/**
+	 * @param hold the hold the acquisition asks for: each acquisition has a place of its
+	 * own in the queue, two of one owner too
+	 */
+	public FairTurn(LockSpec spec, String owner, String hold) {
 		// Three calls per waiter timeout: two may be lost before Redis drops the waiter.
 		this.heartbeatNanos = TimeUnit.MILLISECONDS.toNanos(spec.fairWaiterTimeoutMillis()) / 3;
-		this.digest = LockOwners.digest(owner);
+		this.waiter = LockOwners.digest(owner) + "|" + hold;
 	}
 
 	public long heartbeatNanos() {
@@ -49,7 +53,7 @@ public final class FairTurn {
 	 * a plain hold of the lock does not know the queue.
 	 */
 	public boolean isTurn(WaitLine line) {
-		return line.consumeAddressed(this.digest) || (this.rank == 0 && line.plainSignals() != this.plainSeen);
+		return line.consumeAddressed(this.waiter) || (this.rank == 0 && line.plainSignals() != this.plainSeen);
 	}
 
 }

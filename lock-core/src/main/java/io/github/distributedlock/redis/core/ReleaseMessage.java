@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  * <li>{@link Released}: the last hold's token, from {@code release.lua}, or from
  * {@code acquire-all.lua} and {@code acquire-read.lua} freeing one reserved for them</li>
  * <li>{@link Reserved}: {@code reserved:<claim ms>:<id>} ({@code release.lua})</li>
- * <li>{@link NextInLine}: {@code next:<owner digest>} ({@code release-fair.lua},
+ * <li>{@link NextInLine}: {@code next:<owner digest>|<hold>} ({@code release-fair.lua},
  * {@code leave-fair.lua})</li>
  * <li>{@link ReadersLeft}: {@code readers-left} ({@code release-read.lua})</li>
  * <li>{@link PermitReturned}: {@code permit} ({@code release-permit.lua})</li>
@@ -150,7 +150,10 @@ public sealed interface ReleaseMessage {
 
 	}
 
-	/** A fair lock's turn passed to {@code waiter} (an owner digest; empty for none). */
+	/**
+	 * A fair lock's turn passed to {@code waiter} (an acquisition, as
+	 * {@code <owner digest>|<hold>}; empty for none).
+	 */
 	record NextInLine(String waiter) implements ReleaseMessage {
 
 		private static final byte[] PREFIX = ascii("next:");

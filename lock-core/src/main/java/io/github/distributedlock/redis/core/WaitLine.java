@@ -97,7 +97,10 @@ public final class WaitLine {
 		}
 	}
 
-	/** Return whether a release named this waiter (owner digest) next, forgetting it. */
+	/**
+	 * Return whether a release named this waiter ({@code <owner digest>|<hold>}) next,
+	 * forgetting it.
+	 */
 	boolean consumeAddressed(String waiter) {
 		return this.addressed.remove(waiter);
 	}

@@ -178,8 +178,8 @@ public final class DriverCommands {
 		quietly(spec.name(), "drop-intent", LockKind.dropIntent(spec, owner));
 	}
 
-	void leaveQueue(LockSpec spec, String owner) {
-		quietly(spec.name(), "leave queue", LockKind.leaveQueue(spec, owner));
+	void leaveQueue(LockSpec spec, String owner, String hold) {
+		quietly(spec.name(), "leave queue", LockKind.leaveQueue(spec, owner, hold));
 	}
 
 	/**

@@ -36,7 +36,7 @@ public final class FairAcquisition extends AcquisitionRun<Grant> {
 		super(spec.name(), commands, lines, completion, commands::releaseUnused);
 		this.acquisition = new Acquisition(spec, owner, holdsIt, commands.port());
 		this.spec = spec;
-		this.turn = new FairTurn(spec, owner);
+		this.turn = new FairTurn(spec, owner, this.acquisition.hold());
 	}
 
 	/**
@@ -164,7 +164,7 @@ public final class FairAcquisition extends AcquisitionRun<Grant> {
 			}
 			if (!won) {
 				// Otherwise the place expires with the fair waiter timeout.
-				this.commands.leaveQueue(this.spec, this.acquisition.owner());
+				this.commands.leaveQueue(this.spec, this.acquisition.owner(), this.acquisition.hold());
 			}
 		};
 	}

@@ -265,8 +265,8 @@ public enum LockKind {
 		return DROP_INTENT.call(spec, new ScriptArgs.DropIntent(owner));
 	}
 
-	public static ScriptCall leaveQueue(LockSpec spec, String owner) {
-		return LEAVE_FAIR.call(spec, new ScriptArgs.LeaveFair(owner));
+	public static ScriptCall leaveQueue(LockSpec spec, String owner, String hold) {
+		return LEAVE_FAIR.call(spec, new ScriptArgs.LeaveFair(owner, hold));
 	}
 
 	/**

@@ -223,12 +223,16 @@ public sealed interface ScriptArgs {
 
 	}
 
-	/** Leave a fair lock's queue, waking the new head if the lock is free. */
-	record LeaveFair(String owner) implements ScriptArgs {
+	/**
+	 * Leave a fair lock's queue, waking the new head if the lock is free.
+	 *
+	 * @param hold the hold the waiting acquisition asked for: each has a place of its own
+	 */
+	record LeaveFair(String owner, String hold) implements ScriptArgs {
 
 		@Override
 		public List<String> argv() {
-			return List.of(this.owner);
+			return List.of(this.owner, this.hold);
 		}
 
 	}

@@ -5,8 +5,9 @@
 -- KEYS[1]  the lock hash
 -- KEYS[2]  the fencing counter
 -- KEYS[3]  the lock's readers (a sorted set scored by lease end, ms): live readers block it
--- KEYS[4]  the queue: a sorted set of waiter owners (digests) scored by arrival ticket
--- KEYS[5]  the queue heartbeats: waiter owners (digests) scored by when they count as dead (ms)
+-- KEYS[4]  the queue: a sorted set of waiting acquisitions ('<owner digest>|<hold>') scored by
+--          arrival ticket
+-- KEYS[5]  the queue heartbeats: the same members scored by when they count as dead (ms)
 -- ARGV[1]  owner
 -- ARGV[2]  the hold: this acquisition's id (hold_field in lib.lua)
 -- ARGV[3]  lease in milliseconds
@@ -22,6 +23,10 @@
 
 local owner = digest(ARGV[1])
 local hold = hold_field(ARGV[2])
+-- One place per acquisition, not per owner: two acquisitions of one owner (a caller that waits
+-- again before its last wait's leave ran, a custom owner shared by processes) keep their own, and
+-- a late leave-fair.lua removes only its own (docs/design/waiting-and-hand-off.md, "Fair locks").
+local waiter = owner .. '|' .. ARGV[2]
 local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'queued', hold)
 if held[1] == owner then
 	if held[4] then
@@ -35,6 +40,9 @@ if held[1] == owner then
 	end
 	redis.call('HSET', KEYS[1], hold, '1')
 	redis.call('HINCRBY', KEYS[1], 'holds', '1')
+	-- It may have queued while another owner held the lock: its wait is over.
+	redis.call('ZREM', KEYS[4], waiter)
+	redis.call('ZREM', KEYS[5], waiter)
 	-- Another hold never shortens the lease the outer hold relies on.
 	lengthen_lease(KEYS[1], ARGV[3])
 	return {1, tonumber(held[2])}
@@ -47,12 +55,12 @@ drop_ended(KEYS[5], nowMs, KEYS[4])
 
 local head = redis.call('ZRANGE', KEYS[4], '0', '0')[1]
 local readers = redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. nowMs, '+inf', 'WITHSCORES')
-if not held[1] and #readers == 0 and (not head or head == owner) then
+if not held[1] and #readers == 0 and (not head or head == waiter) then
 	local token = next_token(KEYS[2], ARGV[5], nowUs)
 	redis.call('HSET', KEYS[1], 'owner', owner, 'holds', '1', 'token', token, hold, '1')
 	redis.call('PEXPIRE', KEYS[1], ARGV[3])
-	redis.call('ZREM', KEYS[4], owner)
-	redis.call('ZREM', KEYS[5], owner)
+	redis.call('ZREM', KEYS[4], waiter)
+	redis.call('ZREM', KEYS[5], waiter)
 	return {1, tonumber(token)}
 end
 
@@ -71,12 +79,12 @@ end
 if ARGV[7] ~= '1' then
 	return blocked(-1)
 end
-if not redis.call('ZSCORE', KEYS[4], owner) then
+if not redis.call('ZSCORE', KEYS[4], waiter) then
 	local lastTicket = redis.call('ZRANGE', KEYS[4], '-1', '-1', 'WITHSCORES')[2]
-	redis.call('ZADD', KEYS[4], (tonumber(lastTicket) or 0) + 1, owner)
+	redis.call('ZADD', KEYS[4], (tonumber(lastTicket) or 0) + 1, waiter)
 end
 local timeout = tonumber(ARGV[6])
-redis.call('ZADD', KEYS[5], nowMs + timeout, owner)
+redis.call('ZADD', KEYS[5], nowMs + timeout, waiter)
 redis.call('PEXPIRE', KEYS[4], 2 * timeout)
 redis.call('PEXPIRE', KEYS[5], 2 * timeout)
-return blocked(redis.call('ZRANK', KEYS[4], owner))
+return blocked(redis.call('ZRANK', KEYS[4], waiter))

@@ -4,8 +4,8 @@
 -- ARGV: owner, token, hold, keep_ms
 -- KEYS[1]  the lock hash
 -- KEYS[2]  the lock's release channel
--- KEYS[3]  the queue (waiter owners' digests by arrival ticket)
--- KEYS[4]  the queue heartbeats (waiter owners' digests by when they count as dead, ms)
+-- KEYS[3]  the queue (waiting acquisitions, '<owner digest>|<hold>', by arrival ticket)
+-- KEYS[4]  the queue heartbeats (the same members by when they count as dead, ms)
 -- ARGV[1]  owner
 -- ARGV[2]  fencing token of the hold being released, or '0' for the hold that ARGV[3] names,
 --          whatever the lock's token: the undo of an attempt whose reply never came (DriverCommands.undo)
@@ -47,6 +47,6 @@ end
 -- Waiters that stopped calling (they died or gave up) leave the queue.
 drop_ended(KEYS[4], now_ms(), KEYS[3])
 local head = redis.call('ZRANGE', KEYS[3], '0', '0')[1]
--- The message names the waiter whose turn it is, by its owner's digest; the others keep sleeping.
+-- The message names the acquisition whose turn it is; the others keep sleeping.
 redis.call('PUBLISH', KEYS[2], 'next:' .. (head or ''))
 return 0

@@ -26,21 +26,23 @@ class FairTurnTests {
 
 	@Test
 	void aReleaseNamingThisWaiterIsItsTurnOnce() {
-		FairTurn turn = new FairTurn(this.spec, OWNER);
+		FairTurn turn = new FairTurn(this.spec, OWNER, "h1");
 		WaitLine line = new WaitLine(false, false);
 		turn.attempting(line);
 		turn.replied(2);
-		line.hear(parse("next:" + LockOwners.digest("owner-b")), 1);
+		line.hear(parse("next:" + LockOwners.digest("owner-b") + "|h1"), 1);
 		assertThat(turn.isTurn(line)).as("another waiter was named").isFalse();
-		line.hear(parse("next:" + LockOwners.digest(OWNER)), 2);
+		line.hear(parse("next:" + LockOwners.digest(OWNER) + "|h0"), 1);
+		assertThat(turn.isTurn(line)).as("another acquisition of the owner was named").isFalse();
+		line.hear(parse("next:" + LockOwners.digest(OWNER) + "|h1"), 2);
 		assertThat(turn.isTurn(line)).isTrue();
 		assertThat(turn.isTurn(line)).as("the naming is used up").isFalse();
 	}
 
 	@Test
 	void aPlainReleaseIsTheTurnOfTheFirstWaiterOnly() {
-		FairTurn first = new FairTurn(this.spec, OWNER);
-		FairTurn second = new FairTurn(this.spec, "owner-b");
+		FairTurn first = new FairTurn(this.spec, OWNER, "h1");
+		FairTurn second = new FairTurn(this.spec, "owner-b", "h2");
 		WaitLine line = new WaitLine(false, false);
 		first.attempting(line);
 		first.replied(0);
@@ -56,7 +58,7 @@ class FairTurnTests {
 
 	@Test
 	void itSleepsAtMostAThirdOfTheWaiterTimeout() {
-		FairTurn turn = new FairTurn(this.spec, OWNER);
+		FairTurn turn = new FairTurn(this.spec, OWNER, "h1");
 		Acquisition acquisition = new Acquisition(this.spec, OWNER, false, () -> 0L);
 		assertThat(turn.heartbeatNanos()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(2_000));
 		assertThat(turn.sleepNanos(acquisition.deadline())).isEqualTo(TimeUnit.MILLISECONDS.toNanos(2_000));
