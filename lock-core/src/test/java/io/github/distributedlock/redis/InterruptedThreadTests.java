@@ -2,9 +2,12 @@ package io.github.distributedlock.redis;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.github.distributedlock.LockContext;
 import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockInterruptedException;
+import io.github.distributedlock.LockListener;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.test.RedisServerExtension;
 import org.junit.jupiter.api.AfterEach;
@@ -60,6 +63,33 @@ class InterruptedThreadTests {
 			assertThat(Thread.interrupted()).as("the interrupt is kept").isTrue();
 			assertThat(redis.server().command("EXISTS", "lock:{interrupted:b}", "lock:{interrupted:c}")).isEqualTo(0L);
 		}
+	}
+
+	/**
+	 * A release goes out as every script does, and the caller's thread tells its reply:
+	 * the listeners run there, never on a client's I/O thread, interrupted or not.
+	 */
+	@Test
+	void shouldTellTheListenersOfAReleaseOnTheCallersThread() {
+		List<Thread> released = new CopyOnWriteArrayList<>();
+		LockListener listener = new LockListener() {
+
+			@Override
+			public void released(LockContext context, Duration heldFor) {
+				released.add(Thread.currentThread());
+			}
+
+		};
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.connected.connectionFactory())
+			.listener(listener)
+			.build()) {
+			template.acquire(request("f").build()).close();
+			LockHandle held = template.acquire(request("g").build());
+			Thread.currentThread().interrupt();
+			held.close();
+			assertThat(Thread.interrupted()).as("the interrupt is kept").isTrue();
+		}
+		assertThat(released).containsExactly(Thread.currentThread(), Thread.currentThread());
 	}
 
 	@Test

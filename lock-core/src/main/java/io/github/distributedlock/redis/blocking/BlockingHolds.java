@@ -124,7 +124,7 @@ public final class BlockingHolds implements AutoCloseable {
 		this.port.execute(() -> {
 			for (Grant grant : grants) {
 				try {
-					this.commands.release(grant);
+					this.commands.releaseQuietly(grant);
 				}
 				catch (RuntimeException releaseFailure) {
 					// Its lease ends it.

@@ -14,6 +14,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockName;
@@ -59,32 +60,6 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 	private final @Nullable Duration commandTimeout;
 
 	private final boolean inBackground;
-
-	private final LockPort here = new LockPort() {
-
-		@Override
-		public long nanoTime() {
-			return System.nanoTime();
-		}
-
-		@Override
-		public Cancellable schedule(Runnable task, long delayNanos) {
-			// On the background thread: the task may run a script here, which must not
-			// hold up the timers of every acquisition.
-			return BlockingPort.this.schedule(() -> execute(task), delayNanos);
-		}
-
-		@Override
-		public void run(LockName name, String operation, ScriptCall call, Reply reply) {
-			BlockingPort.this.commands.runForDriver(name, operation, call, reply);
-		}
-
-		@Override
-		public Cancellable listen(List<String> channels, Listener listener) {
-			return BlockingPort.this.listen(channels, listener);
-		}
-
-	};
 
 	/**
 	 * @param container the container to subscribe with, or {@code null} if waiters hear
@@ -134,12 +109,18 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 	}
 
 	/**
-	 * Return a port that runs each script on the calling thread and tells its reply
-	 * before returning, for a hold's extension and release, which do nothing after a port
-	 * call returns.
+	 * Run a hold's extension or release through this port, and tell the replies of the
+	 * scripts it sends on the calling thread, once they came. They go out as every other
+	 * script does, so an interrupt neither stops one nor ends the wait, which the command
+	 * timeout bounds; and what a reply sets off (the listeners, a lost hold's signal)
+	 * runs on the caller's thread, never on a client's I/O thread. A script sent after
+	 * the last reply was told (a release sent again until Redis answers) is told where
+	 * its reply comes. The interrupt stays set.
 	 */
-	LockPort here() {
-		return this.here;
+	void runOnCaller(Consumer<LockPort> command) {
+		CallerReplies port = new CallerReplies();
+		command.accept(port);
+		port.tell();
 	}
 
 	@Override
@@ -171,24 +152,35 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 
 	@Override
 	public void run(LockName name, String operation, ScriptCall call, Reply reply) {
+		send(name, operation, call, reply, Thread.currentThread());
+	}
+
+	/**
+	 * Send a script without blocking, its reply or the command timeout's failure told on
+	 * the thread that brings it; or run it as a plain call.
+	 * @param sender the thread that must not be told inside this call, or {@code null}
+	 */
+	private void send(LockName name, String operation, ScriptCall call, Reply reply, @Nullable Thread sender) {
+		Runnable plain = () -> this.commands.runForDriver(name, operation, call, reply);
 		if (this.inBackground) {
-			execute(() -> this.commands.runForDriver(name, operation, call, reply));
+			execute(plain);
 			return;
 		}
 		Duration timeout = this.commandTimeout;
 		CompletableFuture<Object> sent;
 		try {
-			sent = (timeout != null) ? this.commands.sendForDriver(call) : null;
+			// Not once closed: no timer would bound it.
+			sent = (timeout != null && !this.timer.isShutdown()) ? this.commands.sendForDriver(call) : null;
 		}
 		catch (RuntimeException ex) {
-			tellApart(() -> reply.failed(failure(name, operation, ex)));
+			new Answer(reply, sender).failed(failure(name, operation, ex));
 			return;
 		}
 		if (sent == null || timeout == null) {
-			call(() -> this.commands.runForDriver(name, operation, call, reply));
+			call(plain);
 			return;
 		}
-		Answer answer = new Answer(reply, Thread.currentThread());
+		Answer answer = new Answer(reply, sender);
 		Cancellable expiry = schedule(() -> answer
 			.failed(failure(name, operation, new QueryTimeoutException("Redis command timed out after " + timeout))),
 				timeout.toNanos());
@@ -247,20 +239,20 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 	/**
 	 * One script's answer: its reply, or its failure (the command timeout), whichever
 	 * comes first. One that comes on the sending thread before the send returned (a reply
-	 * already in) is told on the background thread, since no port answers inside the
-	 * call.
+	 * already in, a failure to send) is told on the background thread, since no port
+	 * answers inside the call.
 	 */
 	private final class Answer {
 
 		private final Reply reply;
 
-		private final Thread sender;
+		private final @Nullable Thread sender;
 
 		private final AtomicBoolean answered = new AtomicBoolean();
 
 		private volatile boolean sent;
 
-		Answer(Reply reply, Thread sender) {
+		Answer(Reply reply, @Nullable Thread sender) {
 			this.reply = reply;
 			this.sender = sender;
 		}
@@ -286,6 +278,71 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 			}
 			else {
 				told.run();
+			}
+		}
+
+	}
+
+	/**
+	 * The port of one {@link #runOnCaller} call: the replies of the scripts sent inside
+	 * it wait for the caller, who tells them. Those sent later go out as any.
+	 */
+	private final class CallerReplies implements LockPort {
+
+		private final LinkedBlockingQueue<Runnable> replies = new LinkedBlockingQueue<>();
+
+		private final Thread caller = Thread.currentThread();
+
+		// Both read and written on the caller's thread only.
+		private int sent;
+
+		private boolean told;
+
+		@Override
+		public long nanoTime() {
+			return BlockingPort.this.nanoTime();
+		}
+
+		@Override
+		public Cancellable schedule(Runnable task, long delayNanos) {
+			return BlockingPort.this.schedule(task, delayNanos);
+		}
+
+		@Override
+		public Cancellable listen(List<String> channels, Listener listener) {
+			return BlockingPort.this.listen(channels, listener);
+		}
+
+		@Override
+		public void run(LockName name, String operation, ScriptCall call, Reply reply) {
+			if (Thread.currentThread() != this.caller || this.told) {
+				BlockingPort.this.run(name, operation, call, reply);
+				return;
+			}
+			this.sent++;
+			// Kept for the caller, so a reply may come inside the call: told where it
+			// comes, not on the background thread, which may be the caller's.
+			send(name, operation, call, Reply.of((result) -> this.replies.add(() -> reply.replied(result)),
+					(error) -> this.replies.add(() -> reply.failed(error))), null);
+		}
+
+		/**
+		 * Tell the replies on the caller's thread, each once it came.
+		 */
+		void tell() {
+			this.told = true;
+			boolean interrupted = false;
+			while (this.sent > 0) {
+				try {
+					this.replies.take().run();
+					this.sent--;
+				}
+				catch (InterruptedException ex) {
+					interrupted = true;
+				}
+			}
+			if (interrupted) {
+				Thread.currentThread().interrupt();
 			}
 		}
 

@@ -50,13 +50,25 @@ public final class LockCommands {
 	}
 
 	/**
-	 * Release a hold nobody uses.
-	 * @return holds left, or -1 if the lock was gone, -2 if someone else held it
+	 * Release a hold nobody uses, without waiting for the reply where the factory shares
+	 * one Lettuce connection; a failure is not reported (the lease ends the hold). Sent
+	 * even from an interrupted thread: Lettuce drops a command on one before sending it.
 	 */
-	long release(Grant hold) {
+	void releaseQuietly(Grant hold) {
 		LockSpec spec = hold.spec();
-		return number(runUninterrupted(spec.name(), "release",
-				spec.kind().release(spec, hold.owner(), hold.token(), hold.hold(), this.handOff, 0), true));
+		ScriptCall call = spec.kind().release(spec, hold.owner(), hold.token(), hold.hold(), this.handOff, 0);
+		boolean interrupted = Thread.interrupted();
+		try {
+			this.scripts.executeAsync(call);
+		}
+		catch (RuntimeException ex) {
+			// Its lease ends it.
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
 	}
 
 	/**
@@ -165,16 +177,14 @@ public final class LockCommands {
 	}
 
 	/**
-	 * Run a driver's script on this thread, even if it is interrupted
-	 * ({@link #runUninterrupted}), and tell its reply or failure before returning. If an
-	 * interrupt ends the wait for the reply, the script is sent again without waiting,
-	 * except an acquire attempt: the driver undoes one whose reply never came, with the
-	 * same hold id.
+	 * Run a driver's script as a plain call on this thread, one of the port's own (never
+	 * a caller's, which an interrupt could stop), and tell its reply or failure before
+	 * returning.
 	 */
 	void runForDriver(LockName name, String operation, ScriptCall call, LockPort.Reply reply) {
 		Object result;
 		try {
-			result = runUninterrupted(name, operation, call, !"acquire".equals(operation));
+			result = run(name, operation, call);
 		}
 		catch (RuntimeException ex) {
 			reply.failed(ex);
@@ -189,39 +199,6 @@ public final class LockCommands {
 
 	@Nullable Duration commandTimeout() {
 		return this.scripts.commandTimeout();
-	}
-
-	/**
-	 * Run a script even on an interrupted thread, keeping the interrupt for the caller:
-	 * Lettuce drops a command on an interrupted thread before sending it, and a dropped
-	 * release, withdrawal or leave would keep a lock or a place taken until its lease or
-	 * timeout ran out. An interrupt while waiting for the reply still ends the wait (the
-	 * command may have run), so that no call waits longer than one command timeout.
-	 * @param resend whether to send it again, without waiting, if an interrupt ended the
-	 * wait: Lettuce cancels such a command, and one not yet written is never sent (a
-	 * release, a withdrawal or a leave may run twice)
-	 */
-	private <T> @Nullable T runUninterrupted(LockName name, String operation, ScriptCall call, boolean resend) {
-		boolean interrupted = Thread.interrupted();
-		try {
-			return this.scripts.execute(call);
-		}
-		catch (DataAccessException ex) {
-			if (resend && Thread.currentThread().isInterrupted()) {
-				try {
-					this.scripts.executeAsync(call);
-				}
-				catch (RuntimeException resent) {
-					ex.addSuppressed(resent);
-				}
-			}
-			throw ScriptReplies.failure(name, operation, ex);
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
-		}
 	}
 
 	/**

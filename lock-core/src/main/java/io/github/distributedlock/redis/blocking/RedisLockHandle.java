@@ -3,7 +3,7 @@ package io.github.distributedlock.redis.blocking;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletionStage;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 
 import io.github.distributedlock.LockContext;
 import io.github.distributedlock.LockHandle;
@@ -11,12 +11,14 @@ import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.driver.Completion;
 import io.github.distributedlock.redis.driver.HoldRegistry;
 import io.github.distributedlock.redis.driver.LockHold;
+import io.github.distributedlock.redis.driver.LockPort;
 import io.github.distributedlock.redis.driver.RegisteredHold;
 
 /**
  * A hold of a lock for the blocking template: the driver's {@link LockHold}, registered
- * in the template's {@link HoldRegistry}, whose extension and release run as plain calls
- * on the caller's thread.
+ * in the template's {@link HoldRegistry}. Its extension and release go out through the
+ * template's port, and the caller's thread waits for their replies and tells them
+ * ({@link BlockingPort#runOnCaller}).
  */
 public final class RedisLockHandle extends RegisteredHold implements LockHandle {
 
@@ -56,24 +58,24 @@ public final class RedisLockHandle extends RegisteredHold implements LockHandle 
 	public void extend(Duration lease) {
 		Objects.requireNonNull(lease, "lease must not be null");
 		long leaseMillis = leaseMillis(lease);
-		await((done) -> hold().extend(this.port.here(), leaseMillis, done));
+		await((port, done) -> hold().extend(port, leaseMillis, done));
 	}
 
 	@Override
 	public void close() {
 		if (!hold().isReleased()) {
-			await((done) -> hold().release(this.port.here(), done));
+			await((port, done) -> hold().release(port, done));
 		}
 	}
 
 	/**
-	 * Run a command of the hold as a plain call on this thread.
+	 * Run a command of the hold and wait for its reply.
 	 * @throws RuntimeException what it failed with
 	 */
-	private static void await(Consumer<Completion<Long>> command) {
+	private void await(BiConsumer<LockPort, Completion<Long>> command) {
 		Throwable[] failure = new Throwable[1];
-		command.accept(Completion.of((result) -> {
-		}, (error) -> failure[0] = error));
+		this.port.runOnCaller((port) -> command.accept(port, Completion.of((result) -> {
+		}, (error) -> failure[0] = error)));
 		if (failure[0] instanceof RuntimeException runtime) {
 			throw runtime;
 		}

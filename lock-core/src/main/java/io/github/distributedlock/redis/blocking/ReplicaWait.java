@@ -159,12 +159,7 @@ public final class ReplicaWait implements AutoCloseable {
 	}
 
 	private void releaseQuietly(Grant hold) {
-		try {
-			this.commands.release(hold);
-		}
-		catch (RuntimeException ex) {
-			// The lease ends it anyway.
-		}
+		this.commands.releaseQuietly(hold);
 	}
 
 	/**

@@ -13,10 +13,8 @@ import org.jspecify.annotations.Nullable;
  * listen to channels. Each template, and the simulation, gives it one of its own.
  * <p>
  * Implementations are thread-safe. Every callback may come on any thread, at most once
- * per call (a subscription's messages excepted). The acquisitions' ports never answer
- * while their caller is inside the call: a port that answers at once answers after
- * returning. Only a caller that does nothing after a call returns may use a port that
- * answers inside it ({@link LockHold} over {@code BlockingPort.here()}).
+ * per call (a subscription's messages excepted). A port never answers while its caller is
+ * inside the call: a port that answers at once answers after returning.
  */
 public interface LockPort extends NanoClock {
 
