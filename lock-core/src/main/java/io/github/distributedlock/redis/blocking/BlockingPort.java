@@ -118,7 +118,7 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 	 * its reply comes. The interrupt stays set.
 	 */
 	void runOnCaller(Consumer<LockPort> command) {
-		CallerReplies port = new CallerReplies();
+		CallerReplies port = new CallerReplies(this);
 		command.accept(port);
 		port.tell();
 	}
@@ -284,14 +284,47 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 	}
 
 	/**
+	 * A port of one call over this one: this one's clock, timers and subscriptions, and
+	 * scripts of its own.
+	 */
+	abstract static class CallPort implements LockPort {
+
+		final BlockingPort port;
+
+		CallPort(BlockingPort port) {
+			this.port = port;
+		}
+
+		@Override
+		public long nanoTime() {
+			return this.port.nanoTime();
+		}
+
+		@Override
+		public Cancellable schedule(Runnable task, long delayNanos) {
+			return this.port.schedule(task, delayNanos);
+		}
+
+		@Override
+		public Cancellable listen(List<String> channels, Listener listener) {
+			return this.port.listen(channels, listener);
+		}
+
+	}
+
+	/**
 	 * The port of one {@link #runOnCaller} call: the replies of the scripts sent inside
 	 * it wait for the caller, who tells them. Those sent later go out as any.
 	 */
-	private final class CallerReplies implements LockPort {
+	private static final class CallerReplies extends CallPort {
 
 		private final LinkedBlockingQueue<Runnable> replies = new LinkedBlockingQueue<>();
 
 		private final Thread caller = Thread.currentThread();
+
+		CallerReplies(BlockingPort port) {
+			super(port);
+		}
 
 		// Both read and written on the caller's thread only.
 		private int sent;
@@ -299,30 +332,15 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 		private boolean told;
 
 		@Override
-		public long nanoTime() {
-			return BlockingPort.this.nanoTime();
-		}
-
-		@Override
-		public Cancellable schedule(Runnable task, long delayNanos) {
-			return BlockingPort.this.schedule(task, delayNanos);
-		}
-
-		@Override
-		public Cancellable listen(List<String> channels, Listener listener) {
-			return BlockingPort.this.listen(channels, listener);
-		}
-
-		@Override
 		public void run(LockName name, String operation, ScriptCall call, Reply reply) {
 			if (Thread.currentThread() != this.caller || this.told) {
-				BlockingPort.this.run(name, operation, call, reply);
+				this.port.run(name, operation, call, reply);
 				return;
 			}
 			this.sent++;
 			// Kept for the caller, so a reply may come inside the call: told where it
 			// comes, not on the background thread, which may be the caller's.
-			send(name, operation, call, Reply.of((result) -> this.replies.add(() -> reply.replied(result)),
+			this.port.send(name, operation, call, Reply.of((result) -> this.replies.add(() -> reply.replied(result)),
 					(error) -> this.replies.add(() -> reply.failed(error))), null);
 		}
 

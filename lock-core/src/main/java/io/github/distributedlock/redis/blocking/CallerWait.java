@@ -2,7 +2,6 @@ package io.github.distributedlock.redis.blocking;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import io.github.distributedlock.LockAccessException;
@@ -10,7 +9,6 @@ import io.github.distributedlock.LockInterruptedException;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.redis.driver.Acquiring;
 import io.github.distributedlock.redis.driver.Completion;
-import io.github.distributedlock.redis.driver.LockPort;
 import io.github.distributedlock.redis.script.ScriptCall;
 import org.jspecify.annotations.Nullable;
 
@@ -22,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  * replies (a release of an unwanted grant, a withdrawal) within its bound. Used once, by
  * one thread.
  */
-final class CallerWait<G> implements Completion<G>, LockPort {
+final class CallerWait<G> extends BlockingPort.CallPort implements Completion<G> {
 
 	/**
 	 * How long past its wait time the caller waits for an acquisition that did not end:
@@ -30,8 +28,6 @@ final class CallerWait<G> implements Completion<G>, LockPort {
 	 * command timeout every command.
 	 */
 	static final long GRACE_NANOS = TimeUnit.SECONDS.toNanos(10);
-
-	private final BlockingPort port;
 
 	// Guarded by this.
 	private @Nullable G won;
@@ -52,7 +48,7 @@ final class CallerWait<G> implements Completion<G>, LockPort {
 	private boolean calling;
 
 	CallerWait(BlockingPort port) {
-		this.port = port;
+		super(port);
 	}
 
 	@Override
@@ -67,21 +63,6 @@ final class CallerWait<G> implements Completion<G>, LockPort {
 		this.error = error;
 		this.done = true;
 		notifyAll();
-	}
-
-	@Override
-	public long nanoTime() {
-		return System.nanoTime();
-	}
-
-	@Override
-	public Cancellable schedule(Runnable task, long delayNanos) {
-		return this.port.schedule(task, delayNanos);
-	}
-
-	@Override
-	public Cancellable listen(List<String> channels, Listener listener) {
-		return this.port.listen(channels, listener);
 	}
 
 	@Override
