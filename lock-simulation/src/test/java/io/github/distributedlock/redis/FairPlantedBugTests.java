@@ -31,9 +31,9 @@ class FairPlantedBugTests {
 	@Test
 	void findsAFairAcquireThatIgnoresTheQueue() {
 		String text = ScriptTexts.all().get("acquire-fair.lua");
-		String rule = "(not head or head == waiter)";
+		String rule = "local turn = not head or head == waiter";
 		assertThat(text).contains(rule);
-		Map<String, String> planted = Map.of("acquire-fair.lua", text.replace(rule, "true"));
+		Map<String, String> planted = Map.of("acquire-fair.lua", text.replace(rule, "local turn = true"));
 		Set<Fault> faults = EnumSet.complementOf(EnumSet.of(Fault.STALL));
 		for (long seed = 1_000; seed < 1_000 + MAX_SEEDS; seed++) {
 			LockSimulation simulation = new LockSimulation(seed, planted, LockSimulation.ClientBug.NONE, faults);
@@ -72,6 +72,36 @@ class FairPlantedBugTests {
 					&& (simulation.gaveUp() > 0 || simulation.longestWaitNanos() > bound)) {
 				System.out.printf("planted release-fair.lua that names nobody found: seed %d, %s (bound %.1f ms), "
 						+ "%d gave up%n", seed, simulation.longestWait(), bound / 1e6, simulation.gaveUp());
+				return;
+			}
+		}
+		fail("no seed within %d waited past the bound", MAX_SEEDS);
+	}
+
+	/**
+	 * A join of its owner's hold that keeps the joiner's place in the queue: the owner's
+	 * last release then names that place, whose acquisition is over, and the next waiter
+	 * sleeps until its next call, far past the bound that runs of shared custom owners
+	 * without minimum holds keep.
+	 */
+	@Test
+	void findsAFairJoinThatKeepsItsPlace() {
+		String text = ScriptTexts.all().get("acquire-fair.lua");
+		String leave = "\tredis.call('ZREM', KEYS[4], waiter)\n\tredis.call('ZREM', KEYS[5], waiter)\n"
+				+ "\t-- Another hold";
+		assertThat(text).contains(leave);
+		Map<String, String> planted = Map.of("acquire-fair.lua", text.replace(leave, "\t-- Another hold"));
+		for (long seed = 1_000; seed < 1_000 + MAX_SEEDS; seed++) {
+			LockSimulation simulation = new LockSimulation(seed, planted, LockSimulation.ClientBug.NONE,
+					EnumSet.of(Fault.CANCEL));
+			assertThat(simulation.run(4, 25)).isNull();
+			long bound = simulation.waitBoundNanos(0);
+			if (simulation.fair() && simulation.sharedOwners()
+					&& (simulation.gaveUp() > 0 || simulation.longestWaitNanos() > bound)) {
+				System.out.printf(
+						"planted acquire-fair.lua whose join keeps its place found: seed %d, %s (bound %.1f "
+								+ "ms), %d gave up%n",
+						seed, simulation.longestWait(), bound / 1e6, simulation.gaveUp());
 				return;
 			}
 		}

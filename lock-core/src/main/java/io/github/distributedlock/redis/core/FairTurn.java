@@ -19,6 +19,12 @@ public final class FairTurn {
 	// The plain releases heard before the last attempt: one more wakes the first waiter.
 	private long plainSeen;
 
+	// For a custom owner, whose acquisitions may take each other's turn (any process's):
+	// the releases heard before the last attempt that named a waiter; one more wakes it.
+	private final boolean custom;
+
+	private long namedSeen;
+
 	/**
 	 * @param hold the hold the acquisition asks for: each acquisition has a place of its
 	 * own in the queue, two of one owner too
@@ -27,6 +33,7 @@ public final class FairTurn {
 		// Three calls per waiter timeout: two may be lost before Redis drops the waiter.
 		this.heartbeatNanos = TimeUnit.MILLISECONDS.toNanos(spec.fairWaiterTimeoutMillis()) / 3;
 		this.waiter = LockOwners.digest(owner) + "|" + hold;
+		this.custom = LockOwners.isCustom(owner);
 	}
 
 	public long heartbeatNanos() {
@@ -36,6 +43,7 @@ public final class FairTurn {
 	/** Note that an attempt is sent, with the plain releases its line heard so far. */
 	public void attempting(WaitLine line) {
 		this.plainSeen = line.plainSignals();
+		this.namedSeen = line.namedSignals();
 	}
 
 	/** Note the waiter's place in the queue ({@link AcquireResult#rank()}). */
@@ -49,11 +57,14 @@ public final class FairTurn {
 
 	/**
 	 * Return whether it is this waiter's turn to try: a release named it as next (then
-	 * forgotten), or, first in line, it heard a plain release since its last attempt, as
-	 * a plain hold of the lock does not know the queue.
+	 * forgotten); a custom owner's waiter heard a release name anyone since its last
+	 * attempt (it may be another acquisition of its owner, whose turn is its own too);
+	 * or, first in line, it heard a plain release since its last attempt, as a plain hold
+	 * of the lock does not know the queue.
 	 */
 	public boolean isTurn(WaitLine line) {
-		return line.consumeAddressed(this.waiter) || (this.rank == 0 && line.plainSignals() != this.plainSeen);
+		return line.consumeAddressed(this.waiter) || (this.custom && line.namedSignals() != this.namedSeen)
+				|| (this.rank == 0 && line.plainSignals() != this.plainSeen);
 	}
 
 }

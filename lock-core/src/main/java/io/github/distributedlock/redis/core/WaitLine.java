@@ -43,6 +43,9 @@ public final class WaitLine {
 
 	private volatile long plainSignals;
 
+	// The releases heard that named a fair waiter, any one.
+	private volatile long namedSignals;
+
 	// The last reservation for another process or line: the lock stays taken at most
 	// for its claim, unless that waiter takes it.
 	private volatile @Nullable Reservation lastReservation;
@@ -68,6 +71,9 @@ public final class WaitLine {
 	public Heard hear(ReleaseMessage message, long nowNanos) {
 		if (message instanceof ReleaseMessage.NextInLine next) {
 			address(next.waiter());
+			synchronized (this) {
+				this.namedSignals++;
+			}
 		}
 		if (message instanceof ReleaseMessage.Reserved reserved) {
 			markProgress(nowNanos);
@@ -131,6 +137,10 @@ public final class WaitLine {
 	/** Return how many plain releases ({@link ReleaseMessage#isPlain()}) were heard. */
 	long plainSignals() {
 		return this.plainSignals;
+	}
+
+	long namedSignals() {
+		return this.namedSignals;
 	}
 
 	public @Nullable Reservation lastReservation() {

@@ -27,6 +27,9 @@ local hold = hold_field(ARGV[2])
 -- again before its last wait's leave ran, a custom owner shared by processes) keep their own, and
 -- a late leave-fair.lua removes only its own (docs/design/waiting-and-hand-off.md, "Fair locks").
 local waiter = owner .. '|' .. ARGV[2]
+-- A custom owner ('custom:<name>', LockOwners.custom) is one owner in every process that names
+-- it: any of its acquisitions may take the turn of another, which then joins its hold.
+local custom = string.sub(ARGV[1], 1, 7) == 'custom:'
 local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'queued', hold)
 if held[1] == owner then
 	if held[4] then
@@ -54,8 +57,9 @@ local nowMs, nowUs = server_time()
 drop_ended(KEYS[5], nowMs, KEYS[4])
 
 local head = redis.call('ZRANGE', KEYS[4], '0', '0')[1]
+local turn = not head or head == waiter or (custom and string.sub(head, 1, #owner + 1) == owner .. '|')
 local readers = redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. nowMs, '+inf', 'WITHSCORES')
-if not held[1] and #readers == 0 and (not head or head == waiter) then
+if not held[1] and #readers == 0 and turn then
 	local token = next_token(KEYS[2], ARGV[5], nowUs)
 	redis.call('HSET', KEYS[1], 'owner', owner, 'holds', '1', 'token', token, hold, '1')
 	redis.call('PEXPIRE', KEYS[1], ARGV[3])

@@ -40,6 +40,24 @@ class FairTurnTests {
 	}
 
 	@Test
+	void aReleaseNamingAnyoneWakesTheWaitersOfACustomOwner() {
+		FairTurn custom = new FairTurn(this.spec, LockOwners.custom("shared"), "h1");
+		FairTurn thread = new FairTurn(this.spec, OWNER, "h2");
+		WaitLine line = new WaitLine(false, false);
+		custom.attempting(line);
+		custom.replied(2);
+		thread.attempting(line);
+		thread.replied(3);
+		// Another acquisition of the custom owner, in this process or another, is next:
+		// its turn is this one's too.
+		line.hear(parse("next:" + LockOwners.digest(LockOwners.custom("shared")) + "|h0"), 1);
+		assertThat(thread.isTurn(line)).isFalse();
+		assertThat(custom.isTurn(line)).isTrue();
+		custom.attempting(line);
+		assertThat(custom.isTurn(line)).as("heard before the last attempt").isFalse();
+	}
+
+	@Test
 	void aPlainReleaseIsTheTurnOfTheFirstWaiterOnly() {
 		FairTurn first = new FairTurn(this.spec, OWNER, "h1");
 		FairTurn second = new FairTurn(this.spec, "owner-b", "h2");

@@ -80,6 +80,37 @@ class FairQueueEntryTests {
 	}
 
 	@Test
+	void shouldLetAnyAcquisitionOfACustomOwnerTakeItsOwnersTurn() {
+		assertThat(acquire("holder", "h0").get(0)).isEqualTo(1L);
+		// Two processes name one custom owner; another owner waits between them.
+		assertThat(acquire("custom:shared", "first").get(0)).isEqualTo(0L);
+		assertThat(acquire("later", "h2").get(0)).isEqualTo(0L);
+		assertThat(acquire("custom:shared", "second").get(0)).isEqualTo(0L);
+		String token = String.valueOf(redis.server().command("HGET", LOCK, "token"));
+		assertThat(release("holder", token, "h0")).isZero();
+		// The owner's turn: the second takes it, the first joins its hold; the later
+		// waiter's turn comes after.
+		assertThat(acquire("custom:shared", "second").get(0)).isEqualTo(1L);
+		assertThat(acquire("later", "h2").get(0)).isEqualTo(0L);
+		assertThat(acquire("custom:shared", "first").get(0)).isEqualTo(1L);
+		assertThat(redis.server().command("ZRANGE", QUEUE, "0", "-1"))
+			.isEqualTo(List.of(LockOwners.digest("later") + "|h2"));
+	}
+
+	@Test
+	void shouldNotLetAnotherAcquisitionOfAThreadsOwnerTakeItsTurn() {
+		assertThat(acquire("holder", "h0").get(0)).isEqualTo(1L);
+		assertThat(acquire("owner", "first").get(0)).isEqualTo(0L);
+		assertThat(acquire("later", "h2").get(0)).isEqualTo(0L);
+		assertThat(acquire("owner", "second").get(0)).isEqualTo(0L);
+		String token = String.valueOf(redis.server().command("HGET", LOCK, "token"));
+		assertThat(release("holder", token, "h0")).isZero();
+		// The first may have given up, its leave not yet run: the second waits its turn.
+		assertThat(acquire("owner", "second").get(0)).isEqualTo(0L);
+		assertThat(acquire("owner", "first").get(0)).isEqualTo(1L);
+	}
+
+	@Test
 	void shouldFileEachAcquisitionUnderItsOwnersDigestAndItsHold() {
 		assertThat(acquire("holder", "h0").get(0)).isEqualTo(1L);
 		assertThat(acquire("owner", "first").get(0)).isEqualTo(0L);
