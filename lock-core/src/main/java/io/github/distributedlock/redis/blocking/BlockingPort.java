@@ -1,6 +1,7 @@
 package io.github.distributedlock.redis.blocking;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -17,6 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 import io.github.distributedlock.LockAccessException;
+import io.github.distributedlock.LockInterruptedException;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.redis.driver.LockPort;
 import io.github.distributedlock.redis.script.ScriptCall;
@@ -322,14 +324,15 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 
 		private final Thread caller = Thread.currentThread();
 
+		// The replies not told yet, and whether the caller told what came; both on the
+		// caller's thread only.
+		private final List<Pending> pending = new ArrayList<>();
+
+		private boolean told;
+
 		CallerReplies(BlockingPort port) {
 			super(port);
 		}
-
-		// Both read and written on the caller's thread only.
-		private int sent;
-
-		private boolean told;
 
 		@Override
 		public void run(LockName name, String operation, ScriptCall call, Reply reply) {
@@ -337,31 +340,90 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 				this.port.run(name, operation, call, reply);
 				return;
 			}
-			this.sent++;
+			Pending waited = new Pending(name, operation, reply);
+			this.pending.add(waited);
 			// Kept for the caller, so a reply may come inside the call: told where it
 			// comes, not on the background thread, which may be the caller's.
-			this.port.send(name, operation, call, Reply.of((result) -> this.replies.add(() -> reply.replied(result)),
-					(error) -> this.replies.add(() -> reply.failed(error))), null);
+			this.port.send(name, operation, call, Reply.of((result) -> waited.keep(() -> reply.replied(result)),
+					(error) -> waited.keep(() -> reply.failed(error))), null);
 		}
 
 		/**
-		 * Tell the replies on the caller's thread, each once it came.
+		 * Tell the replies on the caller's thread, each once it came. An interrupt from
+		 * before does not stop them; one that comes while the caller waits ends the wait,
+		 * as the command timeout does (should its timer be gone with the port): the
+		 * replies not come are told as failures, and any that come later are dropped.
 		 */
 		void tell() {
 			this.told = true;
-			boolean interrupted = false;
-			while (this.sent > 0) {
-				try {
-					this.replies.take().run();
-					this.sent--;
-				}
-				catch (InterruptedException ex) {
-					interrupted = true;
+			boolean interrupted = Thread.interrupted();
+			Duration timeout = this.port.commandTimeout();
+			long deadline = System.nanoTime() + ((timeout != null) ? timeout.toNanos() : 0);
+			try {
+				for (int left = this.pending.size(); left > 0; left--) {
+					Runnable next = (timeout != null)
+							? this.replies.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS)
+							: this.replies.take();
+					if (next == null) {
+						giveUp(null);
+						return;
+					}
+					next.run();
 				}
 			}
-			if (interrupted) {
-				Thread.currentThread().interrupt();
+			catch (InterruptedException ex) {
+				interrupted = true;
+				giveUp(ex);
 			}
+			finally {
+				if (interrupted) {
+					Thread.currentThread().interrupt();
+				}
+			}
+		}
+
+		private void giveUp(@Nullable InterruptedException interrupt) {
+			for (Pending waited : this.pending) {
+				waited.giveUp(interrupt, this.port.commandTimeout());
+			}
+			for (Runnable came = this.replies.poll(); came != null; came = this.replies.poll()) {
+				came.run();
+			}
+		}
+
+		/**
+		 * A script's reply, kept for the caller, or its failure once the caller gave up.
+		 */
+		private final class Pending {
+
+			private final AtomicBoolean answered = new AtomicBoolean();
+
+			private final LockName name;
+
+			private final String operation;
+
+			private final Reply reply;
+
+			Pending(LockName name, String operation, Reply reply) {
+				this.name = name;
+				this.operation = operation;
+				this.reply = reply;
+			}
+
+			void keep(Runnable answer) {
+				if (this.answered.compareAndSet(false, true)) {
+					CallerReplies.this.replies.add(answer);
+				}
+			}
+
+			void giveUp(@Nullable InterruptedException interrupt, @Nullable Duration timeout) {
+				if (this.answered.compareAndSet(false, true)) {
+					this.reply.failed((interrupt != null) ? new LockInterruptedException(this.name, interrupt)
+							: failure(this.name, this.operation,
+									new QueryTimeoutException("Redis command timed out after " + timeout)));
+				}
+			}
+
 		}
 
 	}
