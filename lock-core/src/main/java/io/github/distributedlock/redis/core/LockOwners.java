@@ -15,6 +15,7 @@ import io.github.distributedlock.LockRequest;
  */
 public final class LockOwners {
 
+	// acquire-fair.lua reads it too: a custom owner's acquisitions share its fair turn.
 	private static final String CUSTOM_PREFIX = "custom:";
 
 	private final String instanceId;
