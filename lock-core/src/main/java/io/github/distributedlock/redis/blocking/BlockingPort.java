@@ -112,12 +112,13 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 
 	/**
 	 * Run a hold's extension or release through this port, and tell the replies of the
-	 * scripts it sends on the calling thread, once they came. They go out as every other
-	 * script does, so an interrupt neither stops one nor ends the wait, which the command
-	 * timeout bounds; and what a reply sets off (the listeners, a lost hold's signal)
-	 * runs on the caller's thread, never on a client's I/O thread. A script sent after
-	 * the last reply was told (a release sent again until Redis answers) is told where
-	 * its reply comes. The interrupt stays set.
+	 * scripts it sends on the calling thread, once they came: what a reply sets off (the
+	 * listeners, a lost hold's signal) runs there, never on a client's I/O thread. The
+	 * scripts go out as every other does, so an interrupt from before does not stop them;
+	 * the wait ends at one command timeout or at an interrupt that comes meanwhile
+	 * ({@link CallerReplies#tell}). A script sent after the last reply was told (a
+	 * release sent again until Redis answers) is told where its reply comes. The
+	 * interrupt stays set.
 	 */
 	void runOnCaller(Consumer<LockPort> command) {
 		CallerReplies port = new CallerReplies(this);
@@ -183,9 +184,7 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 			return;
 		}
 		Answer answer = new Answer(reply, sender);
-		Cancellable expiry = schedule(() -> answer
-			.failed(failure(name, operation, new QueryTimeoutException("Redis command timed out after " + timeout))),
-				timeout.toNanos());
+		Cancellable expiry = schedule(() -> answer.failed(timedOut(name, operation, timeout)), timeout.toNanos());
 		sent.whenComplete((result, error) -> {
 			expiry.cancel();
 			if (error != null) {
@@ -222,6 +221,10 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 		catch (RejectedExecutionException ex) {
 			daemon(told, "distributed-lock-closed").start();
 		}
+	}
+
+	private static LockAccessException timedOut(LockName name, String operation, @Nullable Duration timeout) {
+		return failure(name, operation, new QueryTimeoutException("Redis command timed out after " + timeout));
 	}
 
 	/**
@@ -419,8 +422,7 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 			void giveUp(@Nullable InterruptedException interrupt, @Nullable Duration timeout) {
 				if (this.answered.compareAndSet(false, true)) {
 					this.reply.failed((interrupt != null) ? new LockInterruptedException(this.name, interrupt)
-							: failure(this.name, this.operation,
-									new QueryTimeoutException("Redis command timed out after " + timeout)));
+							: timedOut(this.name, this.operation, timeout));
 				}
 			}
 
