@@ -111,14 +111,25 @@ public enum ContractTopology {
 	 */
 	static final String SELECTED_PROPERTY = "contract.topologies";
 
+	/**
+	 * The system property that restricts the contract suites to some wait strategies:
+	 * their names, separated by commas (for example
+	 * {@code -Dcontract.strategies=PUBSUB}).
+	 */
+	static final String STRATEGIES_PROPERTY = "contract.strategies";
+
 	private final List<WaitStrategy> strategies;
 
 	ContractTopology(List<WaitStrategy> strategies) {
 		this.strategies = strategies;
 	}
 
+	/**
+	 * Return the wait strategies this topology's rows run with, those that
+	 * {@value #STRATEGIES_PROPERTY} names if it names some.
+	 */
 	List<WaitStrategy> strategies() {
-		return this.strategies;
+		return this.strategies.stream().filter((strategy) -> isNamed(STRATEGIES_PROPERTY, strategy.name())).toList();
 	}
 
 	/**
@@ -177,8 +188,12 @@ public enum ContractTopology {
 	 * {@value #SELECTED_PROPERTY} names some.
 	 */
 	boolean isSelected() {
-		String selected = System.getProperty(SELECTED_PROPERTY, "");
-		return selected.isBlank() || Arrays.stream(selected.split(",")).map(String::strip).anyMatch(name()::equals);
+		return isNamed(SELECTED_PROPERTY, name());
+	}
+
+	private static boolean isNamed(String property, String name) {
+		String selected = System.getProperty(property, "");
+		return selected.isBlank() || Arrays.stream(selected.split(",")).map(String::strip).anyMatch(name::equals);
 	}
 
 }

@@ -51,7 +51,8 @@ import static org.awaitility.Awaitility.await;
  * {@link LockContractTests} (standalone), {@link LockContractSentinelTests},
  * {@link LockContractClusterTests} and {@link LockContractOtherServersTests} (Jedis,
  * Redis 6.2, Valkey). {@code -Dcontract.topologies=VALKEY_8_0} (names of
- * {@link ContractTopology}, comma-separated) runs only those rows.
+ * {@link ContractTopology}, comma-separated) runs only those rows, and
+ * {@code -Dcontract.strategies=PUBSUB} only the rows of those wait strategies.
  */
 abstract class RedisContractSuite extends LockTemplateContractTests<RedisLockTemplate> {
 
