@@ -18,6 +18,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.github.distributedlock.test.RedisServerExtension;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -31,6 +32,10 @@ import static org.awaitility.Awaitility.await;
  * half a period, each period runs exactly once, although the job takes well under a
  * millisecond. An instance whose trigger fires a second late (a skewed clock) runs the
  * same period again unless the minimum hold covers the skew.
+ * <p>
+ * The three cases run side by side, each with three instances on a redis-server of its
+ * own, and their runs are counted over one window that opens once all nine are up, so
+ * that no instance starts while the others' runs are counted.
  */
 class ScheduledReportIT {
 
@@ -46,11 +51,49 @@ class ScheduledReportIT {
 	private static final Pattern RUN = Pattern.compile("Report run \\d+ on (\\S+) at (\\d+)");
 
 	@RegisterExtension
-	static RedisServerExtension redis = RedisServerExtension.dedicated();
+	static RedisServerExtension everySecondRedis = RedisServerExtension.dedicated();
+
+	@RegisterExtension
+	static RedisServerExtension coveredRedis = RedisServerExtension.dedicated();
+
+	@RegisterExtension
+	static RedisServerExtension uncoveredRedis = RedisServerExtension.dedicated();
+
+	private static final Group everySecond = new Group(everySecondRedis, 1000, "500ms", EVERY_SECOND, EVERY_SECOND,
+			EVERY_SECOND);
+
+	private static final Group lateCovered = new Group(coveredRedis, 2000, "1500ms", EVEN_SECONDS, ODD_SECONDS, NEVER);
+
+	private static final Group lateUncovered = new Group(uncoveredRedis, 2000, "0s", EVEN_SECONDS, ODD_SECONDS, NEVER);
+
+	@BeforeAll
+	static void runTheThreeGroups() throws Exception {
+		List<Group> groups = List.of(everySecond, lateCovered, lateUncovered);
+		try {
+			for (Group group : groups) {
+				group.start();
+			}
+			for (Group group : groups) {
+				group.awaitUp();
+			}
+			// At least twelve seconds of runs, with all nine instances up.
+			long from = System.currentTimeMillis();
+			Thread.sleep(12_500);
+			long to = System.currentTimeMillis();
+			for (Group group : groups) {
+				group.count(from, to);
+			}
+		}
+		finally {
+			for (Group group : groups) {
+				group.stop();
+			}
+		}
+	}
 
 	@Test
-	void shouldRunEveryPeriodOnceAcrossThreeInstances() throws Exception {
-		Map<Long, List<String>> runs = runThreeInstances(1000, "500ms", EVERY_SECOND, EVERY_SECOND, EVERY_SECOND);
+	void shouldRunEveryPeriodOnceAcrossThreeInstances() {
+		Map<Long, List<String>> runs = everySecond.runs;
 		assertThat(runs).as("periods observed with all three instances up").hasSizeGreaterThanOrEqualTo(10);
 		runs.forEach((period, instances) -> assertThat(instances)
 			.as("runs of the period starting at %d s (all periods: %s)", period, runs)
@@ -58,8 +101,8 @@ class ScheduledReportIT {
 	}
 
 	@Test
-	void shouldRunEveryPeriodOnceWhenTheMinimumHoldCoversAnInstanceFiringASecondLate() throws Exception {
-		Map<Long, List<String>> runs = runThreeInstances(2000, "1500ms", EVEN_SECONDS, ODD_SECONDS, NEVER);
+	void shouldRunEveryPeriodOnceWhenTheMinimumHoldCoversAnInstanceFiringASecondLate() {
+		Map<Long, List<String>> runs = lateCovered.runs;
 		assertThat(runs).hasSizeGreaterThanOrEqualTo(5);
 		runs.forEach((period, instances) -> assertThat(instances)
 			.as("runs of the period starting at %d s (all periods: %s)", period, runs)
@@ -67,8 +110,8 @@ class ScheduledReportIT {
 	}
 
 	@Test
-	void shouldRunEveryPeriodTwiceWhenAnInstanceFiresASecondLateWithoutAMinimumHold() throws Exception {
-		Map<Long, List<String>> runs = runThreeInstances(2000, "0s", EVEN_SECONDS, ODD_SECONDS, NEVER);
+	void shouldRunEveryPeriodTwiceWhenAnInstanceFiresASecondLateWithoutAMinimumHold() {
+		Map<Long, List<String>> runs = lateUncovered.runs;
 		assertThat(runs).hasSizeGreaterThanOrEqualTo(5);
 		runs.forEach((period, instances) -> assertThat(instances)
 			.as("runs of the period starting at %d s (all periods: %s)", period, runs)
@@ -77,63 +120,91 @@ class ScheduledReportIT {
 	}
 
 	/**
-	 * Start three instances (a, b and c) on the given crons, let them run the job for at
-	 * least twelve seconds after all of them are up, stop them, and return the runs of
-	 * each whole period in between, keyed by the period's start in seconds.
+	 * Three instances (a, b and c) on the given crons and one redis-server, and the runs
+	 * of each whole period of the window, keyed by the period's start in seconds.
 	 */
-	private static Map<Long, List<String>> runThreeInstances(long periodMillis, String holdAtLeast, String... crons)
-			throws Exception {
-		List<Process> processes = new ArrayList<>();
-		List<Path> logs = new ArrayList<>();
-		try {
-			List<Integer> ports = new ArrayList<>();
+	private static final class Group {
+
+		private final RedisServerExtension redis;
+
+		private final long periodMillis;
+
+		private final String holdAtLeast;
+
+		private final String[] crons;
+
+		private final List<Process> processes = new ArrayList<>();
+
+		private final List<Path> logs = new ArrayList<>();
+
+		private final List<Integer> ports = new ArrayList<>();
+
+		private final Map<Long, List<String>> runs = new TreeMap<>();
+
+		Group(RedisServerExtension redis, long periodMillis, String holdAtLeast, String... crons) {
+			this.redis = redis;
+			this.periodMillis = periodMillis;
+			this.holdAtLeast = holdAtLeast;
+			this.crons = crons;
+		}
+
+		void start() throws IOException {
 			List<String> instances = List.of("a", "b", "c");
 			for (int i = 0; i < instances.size(); i++) {
 				int port = freePort();
 				Path log = Files.createTempFile("scheduled-" + instances.get(i), ".log");
 				ProcessBuilder builder = new ProcessBuilder(javaBin(), "-Xmx256m", "-XX:TieredStopAtLevel=1", "-jar",
 						Path.of("target/sample-app.jar").toAbsolutePath().toString(), "--server.port=" + port,
-						"--spring.data.redis.host=" + redis.server().host(),
-						"--spring.data.redis.port=" + redis.server().port(), "--sample.instance=" + instances.get(i),
-						"--sample.report-cron=" + crons[i], "--sample.report-hold-at-least=" + holdAtLeast)
+						"--spring.data.redis.host=" + this.redis.server().host(),
+						"--spring.data.redis.port=" + this.redis.server().port(),
+						"--sample.instance=" + instances.get(i), "--sample.report-cron=" + this.crons[i],
+						"--sample.report-hold-at-least=" + this.holdAtLeast)
 					.redirectErrorStream(true)
 					.redirectOutput(log.toFile());
-				processes.add(builder.start());
-				logs.add(log);
-				ports.add(port);
+				this.processes.add(builder.start());
+				this.logs.add(log);
+				this.ports.add(port);
 			}
-			for (int i = 0; i < ports.size(); i++) {
-				awaitUp(ports.get(i), processes.get(i), logs.get(i));
+		}
+
+		void awaitUp() {
+			for (int i = 0; i < this.ports.size(); i++) {
+				ScheduledReportIT.awaitUp(this.ports.get(i), this.processes.get(i), this.logs.get(i));
 			}
-			long from = Math.floorDiv(System.currentTimeMillis(), periodMillis) + 1;
-			Thread.sleep(12_500);
-			long to = Math.floorDiv(System.currentTimeMillis(), periodMillis) - 1;
-			Map<Long, List<String>> runs = new TreeMap<>();
+		}
+
+		/**
+		 * Count the runs of each whole period between the two times.
+		 */
+		void count(long fromMillis, long toMillis) throws IOException {
+			long from = Math.floorDiv(fromMillis, this.periodMillis) + 1;
+			long to = Math.floorDiv(toMillis, this.periodMillis) - 1;
 			for (long period = from; period <= to; period++) {
-				runs.put(period * periodMillis / 1000, new ArrayList<>());
+				this.runs.put(period * this.periodMillis / 1000, new ArrayList<>());
 			}
-			for (Path log : logs) {
+			for (Path log : this.logs) {
 				Matcher run = RUN.matcher(Files.readString(log));
 				while (run.find()) {
-					long period = Long.parseLong(run.group(2)) / periodMillis * periodMillis / 1000;
-					List<String> instancesOfPeriod = runs.get(period);
+					long period = Long.parseLong(run.group(2)) / this.periodMillis * this.periodMillis / 1000;
+					List<String> instancesOfPeriod = this.runs.get(period);
 					if (instancesOfPeriod != null) {
 						instancesOfPeriod.add(run.group(1));
 					}
 				}
 			}
-			return runs;
 		}
-		finally {
-			for (Process process : processes) {
+
+		void stop() throws InterruptedException {
+			for (Process process : this.processes) {
 				process.destroy();
 			}
-			for (Process process : processes) {
+			for (Process process : this.processes) {
 				if (!process.waitFor(30, TimeUnit.SECONDS)) {
 					process.destroyForcibly();
 				}
 			}
 		}
+
 	}
 
 	private static String javaBin() {
