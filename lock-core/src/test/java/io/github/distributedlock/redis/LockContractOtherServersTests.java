@@ -8,16 +8,15 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The contract suite ({@link RedisContractSuite}) on the other servers and clients:
- * Jedis, Redis 6.2 and Valkey.
+ * The contract suite ({@link RedisContractSuite}) on the other servers: Redis 6.2 and
+ * Valkey.
  */
 @ParameterizedClass(name = "{0} {1}", allowZeroInvocations = true)
 @MethodSource("rows")
 class LockContractOtherServersTests extends RedisContractSuite {
 
 	static Stream<Arguments> rows() {
-		return rowsOf(
-				EnumSet.of(ContractTopology.STANDALONE_JEDIS, ContractTopology.REDIS_6_2, ContractTopology.VALKEY_8_0));
+		return rowsOf(EnumSet.of(ContractTopology.REDIS_6_2, ContractTopology.VALKEY_8_0));
 	}
 
 }

@@ -47,12 +47,13 @@ import static org.awaitility.Awaitility.await;
  * ({@link ContractTopology}): the engine-neutral {@link LockTemplateContractTests}, plus
  * what only the Redis engine has (reservations, command counts, subscriptions, force
  * release, fair queue heartbeats). Each row starts its servers once, before its tests,
- * and stops them after. Four classes run its rows, in test JVMs side by side:
- * {@link LockContractTests} (standalone), {@link LockContractSentinelTests},
- * {@link LockContractClusterTests} and {@link LockContractOtherServersTests} (Jedis,
- * Redis 6.2, Valkey). {@code -Dcontract.topologies=VALKEY_8_0} (names of
- * {@link ContractTopology}, comma-separated) runs only those rows, and
- * {@code -Dcontract.strategies=PUBSUB} only the rows of those wait strategies.
+ * and stops them after. Six classes run its rows, in test JVMs side by side:
+ * {@link LockContractTests} and {@link LockContractPollingTests} (standalone),
+ * {@link LockContractSentinelTests}, {@link LockContractClusterTests},
+ * {@link LockContractJedisTests} and {@link LockContractOtherServersTests} (Redis 6.2,
+ * Valkey). {@code -Dcontract.topologies=VALKEY_8_0} (names of {@link ContractTopology},
+ * comma-separated) runs only those rows, and {@code -Dcontract.strategies=PUBSUB} only
+ * the rows of those wait strategies.
  */
 abstract class RedisContractSuite extends LockTemplateContractTests<RedisLockTemplate> {
 
