@@ -18,12 +18,10 @@ import io.github.distributedlock.redis.driver.AllLocksAcquisition;
 import io.github.distributedlock.redis.driver.CohortReentry;
 import io.github.distributedlock.redis.driver.Completion;
 import io.github.distributedlock.redis.driver.DriverCommands;
-import io.github.distributedlock.redis.driver.FairAcquisition;
 import io.github.distributedlock.redis.driver.HoldRegistry;
 import io.github.distributedlock.redis.driver.InOrderAcquisition;
 import io.github.distributedlock.redis.driver.LocalLines;
 import io.github.distributedlock.redis.driver.LockPort;
-import io.github.distributedlock.redis.driver.SingleAcquisition;
 
 /**
  * The blocking template's acquisitions, each one of the driver's runs, which the caller
@@ -57,23 +55,17 @@ public final class BlockingAcquisitions implements AutoCloseable {
 	 * @throws LockTimeoutException if the wait time ran out (the listeners are told)
 	 */
 	public Grant acquire(LockSpec spec, String owner) {
-		return acquire(spec, owner, true);
-	}
-
-	/**
-	 * Acquire one lock, waiting up to its wait time.
-	 * @param cohorts whether it may open a cohort or take a pass: not for a lock of a
-	 * multi-lock; a re-entry of a cohort's holder goes under the cohort's owner either
-	 * way
-	 */
-	Grant acquire(LockSpec spec, String owner, boolean cohorts) {
 		CohortReentry reentry = CohortReentry.start(this.lines, spec, owner);
 		if (reentry != null) {
 			return reenter(spec, reentry);
 		}
-		return acquire(spec, owner, this.registry.holdsLocally(owner, spec.lockKey()), cohorts);
+		return acquire(spec, owner, this.registry.holdsLocally(owner, spec.lockKey()), true);
 	}
 
+	/**
+	 * @param cohorts whether it may open a cohort or take a pass: not for a re-entry
+	 * under a cohort's owner
+	 */
 	private Grant acquire(LockSpec spec, String owner, boolean holdsIt, boolean cohorts) {
 		CallerWait<Grant> wait = new CallerWait<>(this.port);
 		AcquisitionRun<Grant> run = run(spec, owner, holdsIt, cohorts, commands(wait), wait);
@@ -82,15 +74,7 @@ public final class BlockingAcquisitions implements AutoCloseable {
 
 	private AcquisitionRun<Grant> run(LockSpec spec, String owner, boolean holdsIt, boolean cohorts,
 			DriverCommands commands, Completion<Grant> completion) {
-		if (spec.kind().queuesInRedis()) {
-			return new FairAcquisition(spec, owner, holdsIt, commands, this.lines, completion);
-		}
-		SingleAcquisition single = new SingleAcquisition(spec, owner, holdsIt, this.handOff, commands, this.lines,
-				completion);
-		if (!cohorts) {
-			single.keepOutOfCohorts();
-		}
-		return single;
+		return AcquisitionRun.of(spec, owner, holdsIt, cohorts, this.handOff, commands, this.lines, completion);
 	}
 
 	/**

@@ -15,12 +15,10 @@ import io.github.distributedlock.redis.driver.AcquisitionRun;
 import io.github.distributedlock.redis.driver.Acquiring;
 import io.github.distributedlock.redis.driver.AllLocksAcquisition;
 import io.github.distributedlock.redis.driver.DriverCommands;
-import io.github.distributedlock.redis.driver.FairAcquisition;
 import io.github.distributedlock.redis.driver.HoldRegistry;
 import io.github.distributedlock.redis.driver.InOrderAcquisition;
 import io.github.distributedlock.redis.driver.LocalLines;
 import io.github.distributedlock.redis.driver.Completion;
-import io.github.distributedlock.redis.driver.SingleAcquisition;
 import reactor.core.publisher.Mono;
 
 /**
@@ -63,7 +61,7 @@ public final class ReactiveAcquisitions {
 	 * @return its handle, or a {@link LockTimeoutException} when the wait time ran out
 	 */
 	public Mono<ReactiveLockHandle> acquire(LockSpec spec, String owner) {
-		return grant(spec, owner)
+		return ReactiveAcquisitions.<Grant>run((completion) -> acquisition(spec, owner, true, completion))
 			// A grant that reached a cancelled subscriber: nobody will release it.
 			.doOnDiscard(Grant.class, this::releaseUnused)
 			.doOnError(LockTimeoutException.class, this::notAcquired)
@@ -124,10 +122,6 @@ public final class ReactiveAcquisitions {
 		this.holds.notAcquired(timeout.getLockName(), timeout.getWaited());
 	}
 
-	private Mono<Grant> grant(LockSpec spec, String owner) {
-		return run((completion) -> acquisition(spec, owner, true, completion));
-	}
-
 	/**
 	 * @param cohorts whether it may open a cohort or take a pass: not for a lock of a
 	 * multi-lock
@@ -135,16 +129,8 @@ public final class ReactiveAcquisitions {
 	private AcquisitionRun<Grant> acquisition(LockSpec spec, String owner, boolean cohorts,
 			Completion<Grant> completion) {
 		// Only a custom owner may hold it already; a subscription's own never does.
-		boolean holdsIt = LockOwners.isCustom(owner);
-		if (spec.kind().queuesInRedis()) {
-			return new FairAcquisition(spec, owner, holdsIt, this.commands, this.lines, completion);
-		}
-		SingleAcquisition single = new SingleAcquisition(spec, owner, holdsIt, this.handOff, this.commands, this.lines,
-				completion);
-		if (!cohorts) {
-			single.keepOutOfCohorts();
-		}
-		return single;
+		return AcquisitionRun.of(spec, owner, LockOwners.isCustom(owner), cohorts, this.handOff, this.commands,
+				this.lines, completion);
 	}
 
 	private static <G> Mono<G> run(Function<Completion<G>, ? extends Acquiring> acquisition) {
