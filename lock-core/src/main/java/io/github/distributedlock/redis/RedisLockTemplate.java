@@ -18,7 +18,6 @@ import io.github.distributedlock.redis.blocking.BlockingAcquisitions;
 import io.github.distributedlock.redis.blocking.BlockingPort;
 import io.github.distributedlock.redis.blocking.BlockingHolds;
 import io.github.distributedlock.redis.blocking.LockCommands;
-import io.github.distributedlock.redis.blocking.MultiLocking;
 import io.github.distributedlock.redis.blocking.ReplicaWait;
 import io.github.distributedlock.redis.core.Acquisition;
 import io.github.distributedlock.redis.core.Grant;
@@ -76,8 +75,6 @@ public final class RedisLockTemplate implements LockOperations {
 
 	private final BlockingAcquisitions acquisitions;
 
-	private final MultiLocking multiLocking;
-
 	private final LockOwners owners = new LockOwners();
 
 	private final CohortStatistics cohortStatistics;
@@ -106,8 +103,7 @@ public final class RedisLockTemplate implements LockOperations {
 		HoldRegistry registry = new HoldRegistry(this.watchdog, server::isCluster, handOff,
 				new LockListeners(builder.listeners), lines);
 		this.holds = new BlockingHolds(registry, this.port, this.commands, replicas);
-		this.acquisitions = new BlockingAcquisitions(this.port, lines, this.holds, handOff);
-		this.multiLocking = new MultiLocking(this.acquisitions, this.holds, server, handOff);
+		this.acquisitions = new BlockingAcquisitions(this.port, lines, this.holds, server::isCluster, handOff);
 		this.listening.start(this.keys.keepAliveChannel());
 		this.resolver = new LockRequestResolver(this.defaults, this.keys, builder.watchdog,
 				this.listening.container() != null, server, builder.fairWaiterTimeout.toMillis());
@@ -151,7 +147,7 @@ public final class RedisLockTemplate implements LockOperations {
 		}
 		long start = System.nanoTime();
 		LockSpec first = resolve(requests.get(0));
-		return this.multiLocking.acquireAll(first, this.resolver.resolveMultiLockable(requests),
+		return this.acquisitions.acquireAll(first, this.resolver.resolveMultiLockable(requests),
 				this.owners.of(requests.get(0)), start);
 	}
 

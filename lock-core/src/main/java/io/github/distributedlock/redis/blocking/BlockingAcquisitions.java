@@ -3,6 +3,7 @@ package io.github.distributedlock.redis.blocking;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 import io.github.distributedlock.LockTimeoutException;
@@ -12,6 +13,7 @@ import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.MultiAcquisition;
+import io.github.distributedlock.redis.core.NanoClock;
 import io.github.distributedlock.redis.driver.AcquisitionRun;
 import io.github.distributedlock.redis.driver.Acquiring;
 import io.github.distributedlock.redis.driver.AllLocksAcquisition;
@@ -22,6 +24,7 @@ import io.github.distributedlock.redis.driver.HoldRegistry;
 import io.github.distributedlock.redis.driver.InOrderAcquisition;
 import io.github.distributedlock.redis.driver.LocalLines;
 import io.github.distributedlock.redis.driver.LockPort;
+import io.github.distributedlock.redis.server.LockRequestResolver;
 
 /**
  * The blocking template's acquisitions, each one of the driver's runs, which the caller
@@ -37,16 +40,22 @@ public final class BlockingAcquisitions implements AutoCloseable {
 
 	private final HoldRegistry registry;
 
+	private final BooleanSupplier cluster;
+
 	private final boolean handOff;
 
 	/**
 	 * @param lines the template's local lines over {@code port}, with its cohorts
+	 * @param cluster whether Redis is a Cluster, where a multi-lock's keys may be in
+	 * several hash slots
 	 */
-	public BlockingAcquisitions(BlockingPort port, LocalLines lines, BlockingHolds holds, boolean handOff) {
+	public BlockingAcquisitions(BlockingPort port, LocalLines lines, BlockingHolds holds, BooleanSupplier cluster,
+			boolean handOff) {
 		this.port = port;
 		this.lines = lines;
 		this.holds = holds;
 		this.registry = holds.registry();
+		this.cluster = cluster;
 		this.handOff = handOff;
 	}
 
@@ -103,15 +112,33 @@ public final class BlockingAcquisitions implements AutoCloseable {
 	}
 
 	/**
-	 * Acquire several locks with one script, all or none.
-	 * @return one grant per lock, in the acquisition's order
-	 * @throws LockTimeoutException if the wait time ran out (the listeners are told)
+	 * Take several exclusive locks as one hold, every one or none, in one global order
+	 * (by key), which makes overlapping multi-locks deadlock-free. One script takes them
+	 * all, unless on a Cluster their keys are in several hash slots: then one by one, in
+	 * the same order ({@link #acquireInOrder}).
+	 * @param first the first request, whose wait time and reentrancy the multi-lock has
+	 * @param requested every request, in the order asked, each
+	 * {@linkplain LockRequestResolver#multiLockable(LockSpec) multi-lockable}
+	 * @param start when the acquisition began, in {@link System#nanoTime()}
+	 * @throws LockTimeoutException if the locks were not all taken within the wait time
+	 * (the listeners are told)
 	 */
-	List<Grant> acquireAll(MultiAcquisition acquisition, long waitNanos) {
-		CallerWait<List<Grant>> wait = new CallerWait<>(this.port);
-		AcquisitionRun<List<Grant>> run = new AllLocksAcquisition(acquisition, commands(wait), this.lines, wait);
-		return notAcquiredIfTimeout(() -> wait.await(run, acquisition.specs().get(0).name(), waitNanos,
-				acquisition.specs().get(0).progressAware()));
+	public MultiLockHandle acquireAll(LockSpec first, List<LockSpec> requested, String owner, long start) {
+		List<LockSpec> specs = MultiAcquisition.inGlobalOrder(requested);
+		List<RedisLockHandle> holds;
+		if (MultiAcquisition.inOneScript(specs, this.cluster)) {
+			MultiAcquisition acquisition = new MultiAcquisition(specs, owner, first.waitNanos(), first.reentrant(),
+					this.handOff, NanoClock.SYSTEM);
+			CallerWait<List<Grant>> wait = new CallerWait<>(this.port);
+			AcquisitionRun<List<Grant>> run = new AllLocksAcquisition(acquisition, commands(wait), this.lines, wait);
+			List<Grant> grants = notAcquiredIfTimeout(
+					() -> wait.await(run, specs.get(0).name(), first.waitNanos(), specs.get(0).progressAware()));
+			holds = this.holds.holdAll(grants, callBound(first.progressAware() ? -1 : first.waitNanos(), start));
+		}
+		else {
+			holds = acquireInOrder(specs, owner, first.waitNanos(), start, first.progressAware());
+		}
+		return new MultiLockHandle(holds, Duration.ofNanos(System.nanoTime() - start));
 	}
 
 	/**
@@ -123,7 +150,7 @@ public final class BlockingAcquisitions implements AutoCloseable {
 	 * progress-aware wait): then the call has no fixed bound
 	 * @throws LockTimeoutException if the wait time ran out (the listeners are told)
 	 */
-	List<RedisLockHandle> acquireInOrder(List<LockSpec> specs, String owner, long waitNanos, long start,
+	private List<RedisLockHandle> acquireInOrder(List<LockSpec> specs, String owner, long waitNanos, long start,
 			boolean restarts) {
 		CallerWait<List<RedisLockHandle>> wait = new CallerWait<>(this.port);
 		InOrderAcquisition<RedisLockHandle> run = new InOrderAcquisition<>(specs, waitNanos, start,
