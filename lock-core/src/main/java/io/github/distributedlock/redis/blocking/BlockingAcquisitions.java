@@ -64,42 +64,27 @@ public final class BlockingAcquisitions implements AutoCloseable {
 	 * @throws LockTimeoutException if the wait time ran out (the listeners are told)
 	 */
 	public Grant acquire(LockSpec spec, String owner) {
+		CallerWait<Grant> wait = new CallerWait<>(this.port, spec.name());
+		Acquiring run = acquisition(spec, owner, true, commands(wait), wait);
+		return notAcquiredIfTimeout(() -> wait.await(run, spec.waitNanos(), spec.progressAware()));
+	}
+
+	/**
+	 * Return, unstarted, the acquisition of one lock; a re-entry of the caller that holds
+	 * it under a cohort acquires as the cohort's owner (docs/design/cohorting.md, rule 7;
+	 * {@link CohortReentry}), and never opens a cohort.
+	 * @param cohorts whether it may open a cohort or take a pass: not for a lock of a
+	 * multi-lock
+	 */
+	private Acquiring acquisition(LockSpec spec, String owner, boolean cohorts, DriverCommands commands,
+			Completion<Grant> completion) {
 		CohortReentry reentry = CohortReentry.start(this.lines, spec, owner);
-		if (reentry != null) {
-			return reenter(spec, reentry);
+		if (reentry == null) {
+			return AcquisitionRun.of(spec, owner, this.registry.holdsLocally(owner, spec.lockKey()), cohorts,
+					this.handOff, commands, this.lines, completion);
 		}
-		return acquire(spec, owner, this.registry.holdsLocally(owner, spec.lockKey()), true);
-	}
-
-	/**
-	 * @param cohorts whether it may open a cohort or take a pass: not for a re-entry
-	 * under a cohort's owner
-	 */
-	private Grant acquire(LockSpec spec, String owner, boolean holdsIt, boolean cohorts) {
-		CallerWait<Grant> wait = new CallerWait<>(this.port);
-		AcquisitionRun<Grant> run = run(spec, owner, holdsIt, cohorts, commands(wait), wait);
-		return notAcquiredIfTimeout(() -> wait.await(run, spec.name(), spec.waitNanos(), spec.progressAware()));
-	}
-
-	private AcquisitionRun<Grant> run(LockSpec spec, String owner, boolean holdsIt, boolean cohorts,
-			DriverCommands commands, Completion<Grant> completion) {
-		return AcquisitionRun.of(spec, owner, holdsIt, cohorts, this.handOff, commands, this.lines, completion);
-	}
-
-	/**
-	 * Acquire again a lock the caller holds under a cohort, as the cohort's owner
-	 * (docs/design/cohorting.md, rule 7; {@link CohortReentry}).
-	 */
-	private Grant reenter(LockSpec spec, CohortReentry reentry) {
-		Grant grant;
-		try {
-			grant = acquire(spec, reentry.owner(), true, false);
-		}
-		catch (RuntimeException ex) {
-			reentry.failed(ex instanceof LockTimeoutException);
-			throw ex;
-		}
-		return reentry.granted(grant);
+		return reentry.acquisition((done) -> AcquisitionRun.of(spec, reentry.owner(), true, false, this.handOff,
+				commands, this.lines, done), completion);
 	}
 
 	/**
@@ -129,10 +114,10 @@ public final class BlockingAcquisitions implements AutoCloseable {
 		if (MultiAcquisition.inOneScript(specs, this.cluster)) {
 			MultiAcquisition acquisition = new MultiAcquisition(specs, owner, first.waitNanos(), first.reentrant(),
 					this.handOff, NanoClock.SYSTEM);
-			CallerWait<List<Grant>> wait = new CallerWait<>(this.port);
+			CallerWait<List<Grant>> wait = new CallerWait<>(this.port, specs.get(0).name());
 			AcquisitionRun<List<Grant>> run = new AllLocksAcquisition(acquisition, commands(wait), this.lines, wait);
 			List<Grant> grants = notAcquiredIfTimeout(
-					() -> wait.await(run, specs.get(0).name(), first.waitNanos(), specs.get(0).progressAware()));
+					() -> wait.await(run, first.waitNanos(), specs.get(0).progressAware()));
 			holds = this.holds.holdAll(grants, callBound(first.progressAware() ? -1 : first.waitNanos(), start));
 		}
 		else {
@@ -152,12 +137,11 @@ public final class BlockingAcquisitions implements AutoCloseable {
 	 */
 	private List<RedisLockHandle> acquireInOrder(List<LockSpec> specs, String owner, long waitNanos, long start,
 			boolean restarts) {
-		CallerWait<List<RedisLockHandle>> wait = new CallerWait<>(this.port);
+		CallerWait<List<RedisLockHandle>> wait = new CallerWait<>(this.port, specs.get(0).name());
 		InOrderAcquisition<RedisLockHandle> run = new InOrderAcquisition<>(specs, waitNanos, start,
 				restarts ? -1 : commandTimeoutNanos(), wait,
 				new InOrderSteps(owner, commands(wait), wait, Thread.currentThread().getName()), wait);
-		List<RedisLockHandle> taken = notAcquiredIfTimeout(
-				() -> wait.await(run, specs.get(0).name(), waitNanos, restarts));
+		List<RedisLockHandle> taken = notAcquiredIfTimeout(() -> wait.await(run, waitNanos, restarts));
 		this.holds.confirmTaken(taken, callBound(restarts ? -1 : waitNanos, start));
 		return taken;
 	}
@@ -181,36 +165,7 @@ public final class BlockingAcquisitions implements AutoCloseable {
 
 		@Override
 		public Acquiring acquire(LockSpec spec, Completion<Grant> completion) {
-			CohortReentry reentry = CohortReentry.start(BlockingAcquisitions.this.lines, spec, this.owner);
-			if (reentry == null) {
-				return run(spec, this.owner,
-						BlockingAcquisitions.this.registry.holdsLocally(this.owner, spec.lockKey()), false,
-						this.commands, completion);
-			}
-			AcquisitionRun<Grant> run = run(spec, reentry.owner(), true, false, this.commands,
-					Completion.of((grant) -> completion.granted(reentry.granted(grant)), (error) -> {
-						reentry.failed(error instanceof LockTimeoutException);
-						completion.failed(error);
-					}));
-			AtomicBoolean stopped = new AtomicBoolean();
-			return new Acquiring() {
-
-				@Override
-				public void start() {
-					run.start();
-				}
-
-				@Override
-				public boolean cancel() {
-					// A run cancelled twice says so twice; the re-entry ends once.
-					boolean running = run.cancel();
-					if (running && stopped.compareAndSet(false, true)) {
-						reentry.failed(false);
-					}
-					return running;
-				}
-
-			};
+			return acquisition(spec, this.owner, false, this.commands, completion);
 		}
 
 		/**
