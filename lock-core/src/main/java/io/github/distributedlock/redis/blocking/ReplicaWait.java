@@ -26,7 +26,6 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.RedisSystemException;
-import org.springframework.data.redis.connection.DecoratedRedisConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
 import org.springframework.data.redis.core.RedisCallback;
@@ -230,7 +229,7 @@ public final class ReplicaWait implements AutoCloseable {
 	 * and the connection's {@link #identity identity}
 	 */
 	static Acknowledgement sendAndIdentify(RedisConnection connection, int replicas, long timeoutMillis) {
-		RedisConnection target = unwrap(connection);
+		RedisConnection target = ScriptRunner.target(connection);
 		if (LETTUCE && target instanceof LettuceConnection) {
 			return Lettuce.sendAndIdentify((LettuceConnection) target, replicas, timeoutMillis);
 		}
@@ -244,7 +243,7 @@ public final class ReplicaWait implements AutoCloseable {
 	 * and the server address it reached, so that any reconnect yields a new identity.
 	 */
 	static String identity(RedisConnection connection) {
-		RedisConnection target = unwrap(connection);
+		RedisConnection target = ScriptRunner.target(connection);
 		return identity((LETTUCE && target instanceof LettuceConnection)
 				? Lettuce.clientInfo((LettuceConnection) target) : connection.execute("CLIENT", INFO));
 	}
@@ -265,14 +264,6 @@ public final class ReplicaWait implements AutoCloseable {
 			throw new IllegalStateException("unexpected CLIENT INFO reply: " + text);
 		}
 		return id + "@" + serverAddress;
-	}
-
-	private static RedisConnection unwrap(RedisConnection connection) {
-		RedisConnection target = connection;
-		while (target instanceof DecoratedRedisConnection decorated) {
-			target = decorated.getDelegate();
-		}
-		return target;
 	}
 
 	/** The reply of {@code WAIT}, and which connection it came on. */
