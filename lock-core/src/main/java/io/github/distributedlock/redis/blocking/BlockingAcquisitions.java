@@ -139,58 +139,50 @@ public final class BlockingAcquisitions implements AutoCloseable {
 			boolean restarts) {
 		CallerWait<List<RedisLockHandle>> wait = new CallerWait<>(this.port, specs.get(0).name());
 		InOrderAcquisition<RedisLockHandle> run = new InOrderAcquisition<>(specs, waitNanos, start,
-				restarts ? -1 : commandTimeoutNanos(), wait,
-				new InOrderSteps(owner, commands(wait), wait, Thread.currentThread().getName()), wait);
+				restarts ? -1 : commandTimeoutNanos(), wait, inOrderSteps(owner, wait), wait);
 		List<RedisLockHandle> taken = notAcquiredIfTimeout(() -> wait.await(run, waitNanos, restarts));
 		this.holds.confirmTaken(taken, callBound(restarts ? -1 : waitNanos, start));
 		return taken;
 	}
 
-	private final class InOrderSteps implements InOrderAcquisition.Steps<RedisLockHandle> {
+	/**
+	 * Return the steps of a multi-lock that the calling thread takes in order, waiting on
+	 * {@code caller}.
+	 */
+	private InOrderAcquisition.Steps<RedisLockHandle> inOrderSteps(String owner, CallerWait<?> caller) {
+		DriverCommands commands = commands(caller);
+		String thread = Thread.currentThread().getName();
+		return new InOrderAcquisition.Steps<>() {
 
-		private final String owner;
+			@Override
+			public Acquiring acquire(LockSpec spec, Completion<Grant> completion) {
+				return acquisition(spec, owner, false, commands, completion);
+			}
 
-		private final DriverCommands commands;
+			/**
+			 * Register the lock, renewed while the next is taken; on the thread of the
+			 * reply, so nothing here blocks: the replica check and the listeners come on
+			 * the caller's thread once every lock is taken.
+			 */
+			@Override
+			public RedisLockHandle hold(Grant grant) {
+				return BlockingAcquisitions.this.holds.taken(grant, thread);
+			}
 
-		private final LockPort caller;
+			/**
+			 * Release through the call's port: a caller that leaves after a timeout waits
+			 * for the reply (within the call's bound), so that its next acquisition finds
+			 * the lock free rather than its own.
+			 */
+			@Override
+			public void release(RedisLockHandle held) {
+				held.hold().release(caller, Completion.of((result) -> {
+				}, (error) -> {
+					// Its lease ends it.
+				}));
+			}
 
-		private final String thread;
-
-		InOrderSteps(String owner, DriverCommands commands, LockPort caller, String thread) {
-			this.owner = owner;
-			this.commands = commands;
-			this.caller = caller;
-			this.thread = thread;
-		}
-
-		@Override
-		public Acquiring acquire(LockSpec spec, Completion<Grant> completion) {
-			return acquisition(spec, this.owner, false, this.commands, completion);
-		}
-
-		/**
-		 * Register the lock, renewed while the next is taken; on the thread of the reply,
-		 * so nothing here blocks: the replica check and the listeners come on the
-		 * caller's thread once every lock is taken.
-		 */
-		@Override
-		public RedisLockHandle hold(Grant grant) {
-			return BlockingAcquisitions.this.holds.taken(grant, this.thread);
-		}
-
-		/**
-		 * Release through the call's port: a caller that leaves after a timeout waits for
-		 * the reply (within the call's bound), so that its next acquisition finds the
-		 * lock free rather than its own.
-		 */
-		@Override
-		public void release(RedisLockHandle held) {
-			held.hold().release(this.caller, Completion.of((result) -> {
-			}, (error) -> {
-				// Its lease ends it.
-			}));
-		}
-
+		};
 	}
 
 	/**

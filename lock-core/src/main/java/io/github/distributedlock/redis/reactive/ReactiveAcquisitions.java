@@ -88,7 +88,7 @@ public final class ReactiveAcquisitions {
 						// A wait that restarts on progress has no fixed bound.
 						(completion) -> new InOrderAcquisition<>(specs, first.waitNanos(), start,
 								first.progressAware() ? -1 : this.commandTimeoutNanos, this.commands.port(),
-								new InOrderSteps(owner), completion));
+								inOrderSteps(owner), completion));
 		return holds.doOnDiscard(Object.class, this::discarded)
 			.doOnError(LockTimeoutException.class, this::notAcquired)
 			.map((won) -> new ReactiveMultiLockHandle(won, Duration.ofNanos(System.nanoTime() - start)));
@@ -142,32 +142,28 @@ public final class ReactiveAcquisitions {
 	}
 
 	/**
-	 * A multi-lock's locks taken in order: each becomes a renewed handle as soon as it is
-	 * taken; a failure releases them.
+	 * Return the steps of a multi-lock's locks taken in order: each becomes a renewed
+	 * handle as soon as it is taken; a failure releases them.
 	 */
-	private final class InOrderSteps implements InOrderAcquisition.Steps<ReactiveRedisLockHandle> {
+	private InOrderAcquisition.Steps<ReactiveRedisLockHandle> inOrderSteps(String owner) {
+		return new InOrderAcquisition.Steps<>() {
 
-		private final String owner;
+			@Override
+			public Acquiring acquire(LockSpec spec, Completion<Grant> completion) {
+				return acquisition(spec, owner, false, completion);
+			}
 
-		InOrderSteps(String owner) {
-			this.owner = owner;
-		}
+			@Override
+			public ReactiveRedisLockHandle hold(Grant grant) {
+				return handle(grant);
+			}
 
-		@Override
-		public Acquiring acquire(LockSpec spec, Completion<Grant> completion) {
-			return acquisition(spec, this.owner, false, completion);
-		}
+			@Override
+			public void release(ReactiveRedisLockHandle held) {
+				releaseDropped(held);
+			}
 
-		@Override
-		public ReactiveRedisLockHandle hold(Grant grant) {
-			return handle(grant);
-		}
-
-		@Override
-		public void release(ReactiveRedisLockHandle held) {
-			releaseDropped(held);
-		}
-
+		};
 	}
 
 	/**
