@@ -81,21 +81,8 @@ final class CallerWait<G> extends BlockingPort.CallPort implements Completion<G>
 		}
 		// Counted down after the reply is told, so that what the reply sends counts
 		// first.
-		Reply counted = Reply.of((result) -> {
-			try {
-				reply.replied(result);
-			}
-			finally {
-				answered();
-			}
-		}, (failure) -> {
-			try {
-				reply.failed(failure);
-			}
-			finally {
-				answered();
-			}
-		});
+		Reply counted = Reply.of((result) -> answered(() -> reply.replied(result)),
+				(failure) -> answered(() -> reply.failed(failure)));
 		if (this.port.commandTimeout() != null) {
 			this.port.run(name, operation, call, counted);
 			return;
@@ -129,9 +116,16 @@ final class CallerWait<G> extends BlockingPort.CallPort implements Completion<G>
 		}
 	}
 
-	private synchronized void answered() {
-		this.inFlight--;
-		notifyAll();
+	private void answered(Runnable told) {
+		try {
+			told.run();
+		}
+		finally {
+			synchronized (this) {
+				this.inFlight--;
+				notifyAll();
+			}
+		}
 	}
 
 	/**
