@@ -30,7 +30,7 @@ import io.github.distributedlock.redis.server.LockRequestResolver;
  * The blocking template's acquisitions, each one of the driver's runs, which the caller
  * waits for ({@link CallerWait}). Thread-safe.
  */
-public final class BlockingAcquisitions implements AutoCloseable {
+public final class BlockingAcquisitions {
 
 	private final BlockingPort port;
 
@@ -212,25 +212,6 @@ public final class BlockingAcquisitions implements AutoCloseable {
 			this.registry.notAcquired(ex.getLockName(), ex.getWaited());
 			throw ex;
 		}
-	}
-
-	public int waiting() {
-		return this.lines.waiting();
-	}
-
-	/**
-	 * Return how many locks have a line (and, except for polling, a subscription).
-	 */
-	public int lineCount() {
-		return this.lines.size();
-	}
-
-	/**
-	 * Fail every waiter, and drop every subscription.
-	 */
-	@Override
-	public void close() {
-		this.lines.close();
 	}
 
 }
