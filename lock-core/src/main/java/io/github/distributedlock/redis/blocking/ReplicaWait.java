@@ -98,7 +98,7 @@ public final class ReplicaWait implements AutoCloseable {
 			check = CompletableFuture.supplyAsync(() -> await(hold), this.checks);
 		}
 		catch (RejectedExecutionException ex) {
-			releaseQuietly(hold);
+			this.commands.releaseQuietly(hold);
 			throw new LockAccessException(spec.name(), "the lock service is shut down", null);
 		}
 		long acked;
@@ -117,12 +117,12 @@ public final class ReplicaWait implements AutoCloseable {
 		catch (TimeoutException ex) {
 			// Released once the check ends, so that no lease written again by it outlives
 			// the release.
-			check.whenCompleteAsync((ignored, error) -> releaseQuietly(hold), this.checks);
+			check.whenCompleteAsync((ignored, error) -> this.commands.releaseQuietly(hold), this.checks);
 			throw new LockAccessException(spec.name(), "acquired, but its replication was not confirmed within the "
 					+ "wait time plus one command timeout; released it", ex);
 		}
 		catch (ExecutionException ex) {
-			releaseQuietly(hold);
+			this.commands.releaseQuietly(hold);
 			if (ex.getCause() instanceof RuntimeException failure) {
 				throw failure;
 			}
@@ -136,7 +136,7 @@ public final class ReplicaWait implements AutoCloseable {
 		if (acked >= this.replicas) {
 			return;
 		}
-		releaseQuietly(hold);
+		this.commands.releaseQuietly(hold);
 		if (acked < 0) {
 			throw new LockAccessException(spec.name(),
 					"acquired, but the server no longer had it when its "
@@ -155,10 +155,6 @@ public final class ReplicaWait implements AutoCloseable {
 	@Override
 	public void close() {
 		this.checks.shutdown();
-	}
-
-	private void releaseQuietly(Grant hold) {
-		this.commands.releaseQuietly(hold);
 	}
 
 	/**
