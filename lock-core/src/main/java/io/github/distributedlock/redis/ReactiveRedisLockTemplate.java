@@ -29,7 +29,6 @@ import io.github.distributedlock.redis.server.RedisServerFeatures;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 import org.springframework.data.redis.connection.ReactiveRedisClusterConnection;
@@ -81,17 +80,15 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 	ReactiveRedisLockTemplate(ReactiveRedisLockTemplateBuilder builder) {
 		this.keys = new LockKeys(builder.keyPrefix, builder.database);
 		ReactiveLockCommands commands = new ReactiveLockCommands(builder.connectionFactory);
-		Scheduler timer = Schedulers.parallel();
 		this.connectionFactory = builder.connectionFactory;
 		this.container = builder.listenerContainer;
 		this.ownsContainer = this.container == null;
-		ReactorLockPort port = new ReactorLockPort(commands, timer, this::container);
-		this.port = port;
-		this.lines = new LocalLines(port, builder.subscriptionLinger.toNanos(),
+		this.port = new ReactorLockPort(commands, Schedulers.parallel(), this::container);
+		this.lines = new LocalLines(this.port, builder.subscriptionLinger.toNanos(),
 				new Cohorts(builder.cohorts, this.owners::cohort));
-		this.holds = new HoldRegistry(port, this::isCluster, builder.handOff, new LockListeners(builder.listeners),
+		this.holds = new HoldRegistry(this.port, this::isCluster, builder.handOff, new LockListeners(builder.listeners),
 				this.lines);
-		DriverCommands driver = new DriverCommands(port, LockKeys.FENCE_IDLE_MILLIS, builder.handOff, this.holds);
+		DriverCommands driver = new DriverCommands(this.port, LockKeys.FENCE_IDLE_MILLIS, builder.handOff, this.holds);
 		this.acquisitions = new ReactiveAcquisitions(driver, this.lines, this.holds, commands, this::isCluster,
 				builder.handOff, commandTimeoutNanos(builder.connectionFactory));
 		// Not a Cluster as far as the resolver knows: the keyspace check finds out,

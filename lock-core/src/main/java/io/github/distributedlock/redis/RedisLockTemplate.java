@@ -18,7 +18,6 @@ import io.github.distributedlock.redis.blocking.BlockingAcquisitions;
 import io.github.distributedlock.redis.blocking.BlockingPort;
 import io.github.distributedlock.redis.blocking.BlockingHolds;
 import io.github.distributedlock.redis.blocking.LockCommands;
-import io.github.distributedlock.redis.blocking.MultiLocking;
 import io.github.distributedlock.redis.blocking.ReplicaWait;
 import io.github.distributedlock.redis.core.Acquisition;
 import io.github.distributedlock.redis.core.Grant;
@@ -76,11 +75,9 @@ public final class RedisLockTemplate implements LockOperations {
 
 	private final BlockingAcquisitions acquisitions;
 
-	private final MultiLocking multiLocking;
-
 	private final LockOwners owners = new LockOwners();
 
-	private final CohortStatistics cohortStatistics;
+	private final LocalLines lines;
 
 	private volatile boolean closed;
 
@@ -99,15 +96,13 @@ public final class RedisLockTemplate implements LockOperations {
 		this.port = new BlockingPort(this.commands, this.listening.container(), "distributed-lock");
 		// A pass writes nothing, so no replica could acknowledge it: no cohorts then.
 		CohortLimits cohorts = (replicas != null) ? CohortLimits.OFF : builder.cohorts;
-		LocalLines lines = new LocalLines(this.port, builder.subscriptionLinger.toNanos(),
+		this.lines = new LocalLines(this.port, builder.subscriptionLinger.toNanos(),
 				new Cohorts(cohorts, this.owners::cohort));
-		this.cohortStatistics = lines.cohorts().statistics();
 		this.watchdog = BlockingPort.inBackground(this.commands, "distributed-lock-watchdog");
 		HoldRegistry registry = new HoldRegistry(this.watchdog, server::isCluster, handOff,
-				new LockListeners(builder.listeners), lines);
+				new LockListeners(builder.listeners), this.lines);
 		this.holds = new BlockingHolds(registry, this.port, this.commands, replicas);
-		this.acquisitions = new BlockingAcquisitions(this.port, lines, this.holds, handOff);
-		this.multiLocking = new MultiLocking(this.acquisitions, this.holds, server, handOff);
+		this.acquisitions = new BlockingAcquisitions(this.port, this.lines, this.holds, server::isCluster, handOff);
 		this.listening.start(this.keys.keepAliveChannel());
 		this.resolver = new LockRequestResolver(this.defaults, this.keys, builder.watchdog,
 				this.listening.container() != null, server, builder.fairWaiterTimeout.toMillis());
@@ -151,7 +146,7 @@ public final class RedisLockTemplate implements LockOperations {
 		}
 		long start = System.nanoTime();
 		LockSpec first = resolve(requests.get(0));
-		return this.multiLocking.acquireAll(first, this.resolver.resolveMultiLockable(requests),
+		return this.acquisitions.acquireAll(first, this.resolver.resolveMultiLockable(requests),
 				this.owners.of(requests.get(0)), start);
 	}
 
@@ -234,12 +229,12 @@ public final class RedisLockTemplate implements LockOperations {
 	 * @return the live statistics
 	 */
 	public CohortStatistics cohortStatistics() {
-		return this.cohortStatistics;
+		return this.lines.cohorts().statistics();
 	}
 
 	@Override
 	public int waitQueueCount() {
-		return this.acquisitions.lineCount();
+		return this.lines.size();
 	}
 
 	/**
@@ -254,7 +249,7 @@ public final class RedisLockTemplate implements LockOperations {
 
 	@Override
 	public int waitingThreads() {
-		return this.acquisitions.waiting();
+		return this.lines.waiting();
 	}
 
 	HoldRegistry holds() {
@@ -281,7 +276,8 @@ public final class RedisLockTemplate implements LockOperations {
 		this.closed = true;
 		this.holds.close();
 		this.watchdog.close();
-		this.acquisitions.close();
+		// Fails every waiter, and drops every subscription.
+		this.lines.close();
 		this.port.close();
 		this.listening.close();
 	}

@@ -316,7 +316,7 @@ abstract class RedisContractSuite extends LockTemplateContractTests<RedisLockTem
 		HandOffRequest request = HandOffRequest.of(0);
 		LockHandle held = this.template.acquire(request("u").build());
 		List<?> reply = scripts.execute(spec.kind()
-			.acquire(spec, new LockKind.Attempt("gave-up:1", "gave-up-hold", 5000, false, false, request), 60000));
+			.acquire(spec, new LockKind.Attempt("gave-up:1", "gave-up-hold", 5000, false, false, request, 1), 60000));
 		assertThat(ScriptReplies.acquireResult(spec, reply).acquired()).isFalse();
 		held.close();
 		assertThat(this.template.isLocked(this.scope, "u")).as("reserved").isTrue();

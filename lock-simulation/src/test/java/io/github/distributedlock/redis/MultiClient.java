@@ -85,7 +85,8 @@ final class MultiClient implements SimulatedPort.Calls {
 			return;
 		}
 		// Two or three of the names, in an order of the caller's, which the engine puts
-		// in its global order (by key, as MultiLocking does) before it takes them.
+		// in its global order (by key, as BlockingAcquisitions.acquireAll does) before it
+		// takes them.
 		List<String> keys = new ArrayList<>(this.run.keys());
 		int count = 2 + this.run.random().nextInt(2);
 		List<String> asked = new ArrayList<>();

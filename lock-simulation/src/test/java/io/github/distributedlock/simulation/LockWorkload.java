@@ -365,7 +365,8 @@ final class LockWorkload {
 			zadd.add(members.get(i));
 		}
 		this.pending.add(() -> new Step("acquire.lua", acquireKeys(lock),
-				new ScriptArgs.Acquire(owner, attempt, 1000, -1, "", 30000, false, false, true, 604800000L).argv(), 0));
+				new ScriptArgs.Acquire(owner, attempt, 1000, -1, "", 30000, false, false, true, 604800000L, 1).argv(),
+				0));
 		this.pending.add(() -> new Step(null, zadd, 0));
 		if (this.random.chance(0.5)) {
 			String ttl = this.random.chance(0.8) ? "30000" : "300";
@@ -377,7 +378,8 @@ final class LockWorkload {
 		}
 		String other = this.random.pick(List.of(OWNERS).stream().filter((o) -> !o.equals(owner)).toList());
 		this.pending.add(() -> new Step("acquire.lua", acquireKeys(lock),
-				new ScriptArgs.Acquire(other, newId(), 400, -1, "", 30000, false, false, true, 604800000L).argv(), 0));
+				new ScriptArgs.Acquire(other, newId(), 400, -1, "", 30000, false, false, true, 604800000L, 1).argv(),
+				0));
 		String keep = this.random.chance(0.85) ? "0" : "200";
 		this.pending.add(() -> {
 			Held hold = this.held.stream()

@@ -333,7 +333,7 @@ class ScriptDifferentialTests {
 
 	private static List<String> acquire(String owner, String hold, String request) {
 		return new io.github.distributedlock.redis.script.ScriptArgs.Acquire(owner, hold, 400, 5000, request, 30000,
-				false, false, false, 604800000)
+				false, false, false, 604800000, 1)
 			.argv();
 	}
 

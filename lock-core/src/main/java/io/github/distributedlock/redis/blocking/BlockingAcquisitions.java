@@ -3,6 +3,7 @@ package io.github.distributedlock.redis.blocking;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 import io.github.distributedlock.LockTimeoutException;
@@ -12,24 +13,24 @@ import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.MultiAcquisition;
+import io.github.distributedlock.redis.core.NanoClock;
 import io.github.distributedlock.redis.driver.AcquisitionRun;
 import io.github.distributedlock.redis.driver.Acquiring;
 import io.github.distributedlock.redis.driver.AllLocksAcquisition;
 import io.github.distributedlock.redis.driver.CohortReentry;
 import io.github.distributedlock.redis.driver.Completion;
 import io.github.distributedlock.redis.driver.DriverCommands;
-import io.github.distributedlock.redis.driver.FairAcquisition;
 import io.github.distributedlock.redis.driver.HoldRegistry;
 import io.github.distributedlock.redis.driver.InOrderAcquisition;
 import io.github.distributedlock.redis.driver.LocalLines;
 import io.github.distributedlock.redis.driver.LockPort;
-import io.github.distributedlock.redis.driver.SingleAcquisition;
+import io.github.distributedlock.redis.server.LockRequestResolver;
 
 /**
  * The blocking template's acquisitions, each one of the driver's runs, which the caller
  * waits for ({@link CallerWait}). Thread-safe.
  */
-public final class BlockingAcquisitions implements AutoCloseable {
+public final class BlockingAcquisitions {
 
 	private final BlockingPort port;
 
@@ -39,16 +40,22 @@ public final class BlockingAcquisitions implements AutoCloseable {
 
 	private final HoldRegistry registry;
 
+	private final BooleanSupplier cluster;
+
 	private final boolean handOff;
 
 	/**
 	 * @param lines the template's local lines over {@code port}, with its cohorts
+	 * @param cluster whether Redis is a Cluster, where a multi-lock's keys may be in
+	 * several hash slots
 	 */
-	public BlockingAcquisitions(BlockingPort port, LocalLines lines, BlockingHolds holds, boolean handOff) {
+	public BlockingAcquisitions(BlockingPort port, LocalLines lines, BlockingHolds holds, BooleanSupplier cluster,
+			boolean handOff) {
 		this.port = port;
 		this.lines = lines;
 		this.holds = holds;
 		this.registry = holds.registry();
+		this.cluster = cluster;
 		this.handOff = handOff;
 	}
 
@@ -57,56 +64,27 @@ public final class BlockingAcquisitions implements AutoCloseable {
 	 * @throws LockTimeoutException if the wait time ran out (the listeners are told)
 	 */
 	public Grant acquire(LockSpec spec, String owner) {
-		return acquire(spec, owner, true);
+		CallerWait<Grant> wait = new CallerWait<>(this.port, spec.name());
+		Acquiring run = acquisition(spec, owner, true, commands(wait), wait);
+		return notAcquiredIfTimeout(() -> wait.await(run, spec.waitNanos(), spec.progressAware()));
 	}
 
 	/**
-	 * Acquire one lock, waiting up to its wait time.
+	 * Return, unstarted, the acquisition of one lock; a re-entry of the caller that holds
+	 * it under a cohort acquires as the cohort's owner (docs/design/cohorting.md, rule 7;
+	 * {@link CohortReentry}), and never opens a cohort.
 	 * @param cohorts whether it may open a cohort or take a pass: not for a lock of a
-	 * multi-lock; a re-entry of a cohort's holder goes under the cohort's owner either
-	 * way
+	 * multi-lock
 	 */
-	Grant acquire(LockSpec spec, String owner, boolean cohorts) {
+	private Acquiring acquisition(LockSpec spec, String owner, boolean cohorts, DriverCommands commands,
+			Completion<Grant> completion) {
 		CohortReentry reentry = CohortReentry.start(this.lines, spec, owner);
-		if (reentry != null) {
-			return reenter(spec, reentry);
+		if (reentry == null) {
+			return AcquisitionRun.of(spec, owner, this.registry.holdsLocally(owner, spec.lockKey()), cohorts,
+					this.handOff, commands, this.lines, completion);
 		}
-		return acquire(spec, owner, this.registry.holdsLocally(owner, spec.lockKey()), cohorts);
-	}
-
-	private Grant acquire(LockSpec spec, String owner, boolean holdsIt, boolean cohorts) {
-		CallerWait<Grant> wait = new CallerWait<>(this.port);
-		AcquisitionRun<Grant> run = run(spec, owner, holdsIt, cohorts, commands(wait), wait);
-		return notAcquiredIfTimeout(() -> wait.await(run, spec.name(), spec.waitNanos(), spec.progressAware()));
-	}
-
-	private AcquisitionRun<Grant> run(LockSpec spec, String owner, boolean holdsIt, boolean cohorts,
-			DriverCommands commands, Completion<Grant> completion) {
-		if (spec.kind().queuesInRedis()) {
-			return new FairAcquisition(spec, owner, holdsIt, commands, this.lines, completion);
-		}
-		SingleAcquisition single = new SingleAcquisition(spec, owner, holdsIt, this.handOff, commands, this.lines,
-				completion);
-		if (!cohorts) {
-			single.keepOutOfCohorts();
-		}
-		return single;
-	}
-
-	/**
-	 * Acquire again a lock the caller holds under a cohort, as the cohort's owner
-	 * (docs/design/cohorting.md, rule 7; {@link CohortReentry}).
-	 */
-	private Grant reenter(LockSpec spec, CohortReentry reentry) {
-		Grant grant;
-		try {
-			grant = acquire(spec, reentry.owner(), true, false);
-		}
-		catch (RuntimeException ex) {
-			reentry.failed(ex instanceof LockTimeoutException);
-			throw ex;
-		}
-		return reentry.granted(grant);
+		return reentry.acquisition((done) -> AcquisitionRun.of(spec, reentry.owner(), true, false, this.handOff,
+				commands, this.lines, done), completion);
 	}
 
 	/**
@@ -119,15 +97,33 @@ public final class BlockingAcquisitions implements AutoCloseable {
 	}
 
 	/**
-	 * Acquire several locks with one script, all or none.
-	 * @return one grant per lock, in the acquisition's order
-	 * @throws LockTimeoutException if the wait time ran out (the listeners are told)
+	 * Take several exclusive locks as one hold, every one or none, in one global order
+	 * (by key), which makes overlapping multi-locks deadlock-free. One script takes them
+	 * all, unless on a Cluster their keys are in several hash slots: then one by one, in
+	 * the same order ({@link #acquireInOrder}).
+	 * @param first the first request, whose wait time and reentrancy the multi-lock has
+	 * @param requested every request, in the order asked, each
+	 * {@linkplain LockRequestResolver#multiLockable(LockSpec) multi-lockable}
+	 * @param start when the acquisition began, in {@link System#nanoTime()}
+	 * @throws LockTimeoutException if the locks were not all taken within the wait time
+	 * (the listeners are told)
 	 */
-	List<Grant> acquireAll(MultiAcquisition acquisition, long waitNanos) {
-		CallerWait<List<Grant>> wait = new CallerWait<>(this.port);
-		AcquisitionRun<List<Grant>> run = new AllLocksAcquisition(acquisition, commands(wait), this.lines, wait);
-		return notAcquiredIfTimeout(() -> wait.await(run, acquisition.specs().get(0).name(), waitNanos,
-				acquisition.specs().get(0).progressAware()));
+	public MultiLockHandle acquireAll(LockSpec first, List<LockSpec> requested, String owner, long start) {
+		List<LockSpec> specs = MultiAcquisition.inGlobalOrder(requested);
+		List<RedisLockHandle> holds;
+		if (MultiAcquisition.inOneScript(specs, this.cluster)) {
+			MultiAcquisition acquisition = new MultiAcquisition(specs, owner, first.waitNanos(), first.reentrant(),
+					this.handOff, NanoClock.SYSTEM);
+			CallerWait<List<Grant>> wait = new CallerWait<>(this.port, specs.get(0).name());
+			AcquisitionRun<List<Grant>> run = new AllLocksAcquisition(acquisition, commands(wait), this.lines, wait);
+			List<Grant> grants = notAcquiredIfTimeout(
+					() -> wait.await(run, first.waitNanos(), specs.get(0).progressAware()));
+			holds = this.holds.holdAll(grants, callBound(first.progressAware() ? -1 : first.waitNanos(), start));
+		}
+		else {
+			holds = acquireInOrder(specs, owner, first.waitNanos(), start, first.progressAware());
+		}
+		return new MultiLockHandle(holds, Duration.ofNanos(System.nanoTime() - start));
 	}
 
 	/**
@@ -139,92 +135,54 @@ public final class BlockingAcquisitions implements AutoCloseable {
 	 * progress-aware wait): then the call has no fixed bound
 	 * @throws LockTimeoutException if the wait time ran out (the listeners are told)
 	 */
-	List<RedisLockHandle> acquireInOrder(List<LockSpec> specs, String owner, long waitNanos, long start,
+	private List<RedisLockHandle> acquireInOrder(List<LockSpec> specs, String owner, long waitNanos, long start,
 			boolean restarts) {
-		CallerWait<List<RedisLockHandle>> wait = new CallerWait<>(this.port);
+		CallerWait<List<RedisLockHandle>> wait = new CallerWait<>(this.port, specs.get(0).name());
 		InOrderAcquisition<RedisLockHandle> run = new InOrderAcquisition<>(specs, waitNanos, start,
-				restarts ? -1 : commandTimeoutNanos(), wait,
-				new InOrderSteps(owner, commands(wait), wait, Thread.currentThread().getName()), wait);
-		List<RedisLockHandle> taken = notAcquiredIfTimeout(
-				() -> wait.await(run, specs.get(0).name(), waitNanos, restarts));
+				restarts ? -1 : commandTimeoutNanos(), wait, inOrderSteps(owner, wait), wait);
+		List<RedisLockHandle> taken = notAcquiredIfTimeout(() -> wait.await(run, waitNanos, restarts));
 		this.holds.confirmTaken(taken, callBound(restarts ? -1 : waitNanos, start));
 		return taken;
 	}
 
-	private final class InOrderSteps implements InOrderAcquisition.Steps<RedisLockHandle> {
+	/**
+	 * Return the steps of a multi-lock that the calling thread takes in order, waiting on
+	 * {@code caller}.
+	 */
+	private InOrderAcquisition.Steps<RedisLockHandle> inOrderSteps(String owner, CallerWait<?> caller) {
+		DriverCommands commands = commands(caller);
+		String thread = Thread.currentThread().getName();
+		return new InOrderAcquisition.Steps<>() {
 
-		private final String owner;
-
-		private final DriverCommands commands;
-
-		private final LockPort caller;
-
-		private final String thread;
-
-		InOrderSteps(String owner, DriverCommands commands, LockPort caller, String thread) {
-			this.owner = owner;
-			this.commands = commands;
-			this.caller = caller;
-			this.thread = thread;
-		}
-
-		@Override
-		public Acquiring acquire(LockSpec spec, Completion<Grant> completion) {
-			CohortReentry reentry = CohortReentry.start(BlockingAcquisitions.this.lines, spec, this.owner);
-			if (reentry == null) {
-				return run(spec, this.owner,
-						BlockingAcquisitions.this.registry.holdsLocally(this.owner, spec.lockKey()), false,
-						this.commands, completion);
+			@Override
+			public Acquiring acquire(LockSpec spec, Completion<Grant> completion) {
+				return acquisition(spec, owner, false, commands, completion);
 			}
-			AcquisitionRun<Grant> run = run(spec, reentry.owner(), true, false, this.commands,
-					Completion.of((grant) -> completion.granted(reentry.granted(grant)), (error) -> {
-						reentry.failed(error instanceof LockTimeoutException);
-						completion.failed(error);
-					}));
-			AtomicBoolean stopped = new AtomicBoolean();
-			return new Acquiring() {
 
-				@Override
-				public void start() {
-					run.start();
-				}
+			/**
+			 * Register the lock, renewed while the next is taken; on the thread of the
+			 * reply, so nothing here blocks: the replica check and the listeners come on
+			 * the caller's thread once every lock is taken.
+			 */
+			@Override
+			public RedisLockHandle hold(Grant grant) {
+				return BlockingAcquisitions.this.holds.taken(grant, thread);
+			}
 
-				@Override
-				public boolean cancel() {
-					// A run cancelled twice says so twice; the re-entry ends once.
-					boolean running = run.cancel();
-					if (running && stopped.compareAndSet(false, true)) {
-						reentry.failed(false);
-					}
-					return running;
-				}
+			/**
+			 * Release through the call's port: a caller that leaves after a timeout waits
+			 * for the reply (within the call's bound), so that its next acquisition finds
+			 * the lock free rather than its own.
+			 */
+			@Override
+			public void release(RedisLockHandle held) {
+				held.hold().release(caller, Completion.of((result) -> {
+				}, (error) -> {
+					// Its lease ends it.
+				}));
+			}
 
-			};
-		}
-
-		/**
-		 * Register the lock, renewed while the next is taken; on the thread of the reply,
-		 * so nothing here blocks: the replica check and the listeners come on the
-		 * caller's thread once every lock is taken.
-		 */
-		@Override
-		public RedisLockHandle hold(Grant grant) {
-			return BlockingAcquisitions.this.holds.taken(grant, this.thread);
-		}
-
-		/**
-		 * Release through the call's port: a caller that leaves after a timeout waits for
-		 * the reply (within the call's bound), so that its next acquisition finds the
-		 * lock free rather than its own.
-		 */
-		@Override
-		public void release(RedisLockHandle held) {
-			held.hold().release(this.caller, Completion.of((result) -> {
-			}, (error) -> {
-				// Its lease ends it.
-			}));
-		}
-
+		};
 	}
 
 	/**
@@ -254,25 +212,6 @@ public final class BlockingAcquisitions implements AutoCloseable {
 			this.registry.notAcquired(ex.getLockName(), ex.getWaited());
 			throw ex;
 		}
-	}
-
-	public int waiting() {
-		return this.lines.waiting();
-	}
-
-	/**
-	 * Return how many locks have a line (and, except for polling, a subscription).
-	 */
-	public int lineCount() {
-		return this.lines.size();
-	}
-
-	/**
-	 * Fail every waiter, and drop every subscription.
-	 */
-	@Override
-	public void close() {
-		this.lines.close();
 	}
 
 }

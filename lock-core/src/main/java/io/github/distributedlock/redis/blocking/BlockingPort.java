@@ -202,24 +202,18 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 	 * a thread of their own, so that each still tells its reply.
 	 */
 	void call(Runnable calls) {
-		try {
-			this.calls.execute(calls);
-		}
-		catch (RejectedExecutionException ex) {
-			daemon(calls, "distributed-lock-closed").start();
-		}
+		runOn(this.calls, calls);
 	}
 
 	/**
-	 * Tell an answer after the call returned: on the background thread, or once that is
-	 * closed on a thread of its own, so that no run waits for an answer that never comes.
+	 * Run a task on the executor, or once that is closed on a thread of its own.
 	 */
-	private void tellApart(Runnable told) {
+	private static void runOn(ExecutorService executor, Runnable task) {
 		try {
-			this.background.execute(told);
+			executor.execute(task);
 		}
 		catch (RejectedExecutionException ex) {
-			daemon(told, "distributed-lock-closed").start();
+			daemon(task, "distributed-lock-closed").start();
 		}
 	}
 
@@ -279,7 +273,9 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 				return;
 			}
 			if (!this.sent && Thread.currentThread() == this.sender) {
-				tellApart(told);
+				// On the background thread, or once that is closed on a thread of its
+				// own, so that no run waits for an answer that never comes.
+				runOn(BlockingPort.this.background, told);
 			}
 			else {
 				told.run();
@@ -530,7 +526,7 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 		@Override
 		public void onChannelSubscribed(byte[] channel, long count) {
 			int left = this.unconfirmed.decrementAndGet();
-			if (left == 0 || left < 0) {
+			if (left <= 0) {
 				// Every channel is subscribed; again after a reconnect, when a release
 				// may have been missed.
 				this.listener.subscribed();

@@ -29,6 +29,8 @@ final class CallerWait<G> extends BlockingPort.CallPort implements Completion<G>
 	 */
 	static final long GRACE_NANOS = TimeUnit.SECONDS.toNanos(10);
 
+	private final LockName name;
+
 	// Guarded by this.
 	private @Nullable G won;
 
@@ -47,8 +49,15 @@ final class CallerWait<G> extends BlockingPort.CallPort implements Completion<G>
 
 	private boolean calling;
 
-	CallerWait(BlockingPort port) {
+	/**
+	 * @param name the lock its failures name
+	 * @throws LockInterruptedException if the thread is interrupted: then nothing is
+	 * started
+	 */
+	CallerWait(BlockingPort port, LockName name) {
 		super(port);
+		LockCommands.refuseIfInterrupted(name);
+		this.name = name;
 	}
 
 	@Override
@@ -72,21 +81,8 @@ final class CallerWait<G> extends BlockingPort.CallPort implements Completion<G>
 		}
 		// Counted down after the reply is told, so that what the reply sends counts
 		// first.
-		Reply counted = Reply.of((result) -> {
-			try {
-				reply.replied(result);
-			}
-			finally {
-				answered();
-			}
-		}, (failure) -> {
-			try {
-				reply.failed(failure);
-			}
-			finally {
-				answered();
-			}
-		});
+		Reply counted = Reply.of((result) -> answered(() -> reply.replied(result)),
+				(failure) -> answered(() -> reply.failed(failure)));
 		if (this.port.commandTimeout() != null) {
 			this.port.run(name, operation, call, counted);
 			return;
@@ -120,9 +116,16 @@ final class CallerWait<G> extends BlockingPort.CallPort implements Completion<G>
 		}
 	}
 
-	private synchronized void answered() {
-		this.inFlight--;
-		notifyAll();
+	private void answered(Runnable told) {
+		try {
+			told.run();
+		}
+		finally {
+			synchronized (this) {
+				this.inFlight--;
+				notifyAll();
+			}
+		}
 	}
 
 	/**
@@ -131,17 +134,16 @@ final class CallerWait<G> extends BlockingPort.CallPort implements Completion<G>
 	 * @param restarts whether the wait time restarts when the lock changes hands (a
 	 * progress-aware wait): then only the acquisition's own deadline bounds it
 	 * @throws RuntimeException what it failed with: a timeout, a failure naming the lock
-	 * @throws LockInterruptedException if the thread was interrupted (before the start,
-	 * too): the acquisition is cancelled
+	 * @throws LockInterruptedException if the thread was interrupted: the acquisition is
+	 * cancelled
 	 */
-	G await(Acquiring run, LockName name, long waitNanos, boolean restarts) {
-		LockCommands.refuseIfInterrupted(name);
+	G await(Acquiring run, long waitNanos, boolean restarts) {
 		long start = System.nanoTime();
 		try {
 			run.start();
 			long bound = (waitNanos < 0 || restarts) ? -1 : waitNanos + GRACE_NANOS;
 			if (!awaitEnd(bound) && (run.cancel() || !awaitEndUninterruptibly())) {
-				failed(new LockAccessException(name, "the acquisition did not end within its wait time", null));
+				failed(new LockAccessException(this.name, "the acquisition did not end within its wait time", null));
 			}
 		}
 		catch (InterruptedException ex) {
@@ -149,7 +151,7 @@ final class CallerWait<G> extends BlockingPort.CallPort implements Completion<G>
 			boolean ended = !run.cancel() && awaitEndUninterruptibly();
 			Thread.currentThread().interrupt();
 			if (!ended) {
-				throw new LockInterruptedException(name, ex);
+				throw new LockInterruptedException(this.name, ex);
 			}
 			// It ended first: a grant is the caller's, as nothing else would release it
 			// (a pass completes on the releasing thread). The interrupt stays set.
@@ -157,7 +159,7 @@ final class CallerWait<G> extends BlockingPort.CallPort implements Completion<G>
 		finally {
 			leave(start, restarts ? -1 : waitNanos);
 		}
-		return result(name);
+		return result();
 	}
 
 	/**
@@ -254,7 +256,7 @@ final class CallerWait<G> extends BlockingPort.CallPort implements Completion<G>
 		}
 	}
 
-	private synchronized G result(LockName name) {
+	private synchronized G result() {
 		Throwable failure = this.error;
 		if (failure instanceof RuntimeException runtime) {
 			throw runtime;
@@ -263,11 +265,11 @@ final class CallerWait<G> extends BlockingPort.CallPort implements Completion<G>
 			throw fatal;
 		}
 		if (failure != null) {
-			throw new LockAccessException(name, "the acquisition failed", failure);
+			throw new LockAccessException(this.name, "the acquisition failed", failure);
 		}
 		G result = this.won;
 		if (result == null) {
-			throw new IllegalStateException("Lock '" + name + "': the acquisition ended with nothing");
+			throw new IllegalStateException("Lock '" + this.name + "': the acquisition ended with nothing");
 		}
 		return result;
 	}

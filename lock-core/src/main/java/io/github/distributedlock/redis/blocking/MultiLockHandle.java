@@ -7,50 +7,31 @@ import java.util.concurrent.CompletionStage;
 
 import io.github.distributedlock.LockContext;
 import io.github.distributedlock.LockHandle;
-import io.github.distributedlock.redis.driver.HoldView;
-import io.github.distributedlock.redis.driver.LockHold;
+import io.github.distributedlock.redis.driver.MultiHoldView;
 
 /**
  * The holds of an all-or-nothing multi-lock, released together. Its own name and token
  * are those of the first lock in acquisition order; {@link #locks()} has each one.
  */
-public final class MultiLockHandle extends HoldView implements LockHandle {
-
-	private final List<RedisLockHandle> handles;
-
-	private final List<LockHold> holds;
-
-	private final Duration waitedFor;
+public final class MultiLockHandle extends MultiHoldView<RedisLockHandle> implements LockHandle {
 
 	MultiLockHandle(List<RedisLockHandle> handles, Duration waitedFor) {
-		this.handles = List.copyOf(handles);
-		this.holds = this.handles.stream().map(RedisLockHandle::hold).toList();
-		this.waitedFor = waitedFor;
+		super(handles, waitedFor);
 	}
 
 	@Override
 	public List<? extends LockContext> locks() {
-		return this.handles;
-	}
-
-	@Override
-	protected List<LockHold> holds() {
-		return this.holds;
-	}
-
-	@Override
-	public Duration waitedFor() {
-		return this.waitedFor;
+		return handles();
 	}
 
 	@Override
 	public boolean isHeld() {
-		return this.handles.stream().allMatch(RedisLockHandle::isHeld);
+		return handles().stream().allMatch(RedisLockHandle::isHeld);
 	}
 
 	@Override
 	public CompletionStage<Void> whenLost() {
-		CompletableFuture<?>[] holds = this.handles.stream()
+		CompletableFuture<?>[] holds = handles().stream()
 			.map((hold) -> hold.whenLost().toCompletableFuture())
 			.toArray(CompletableFuture[]::new);
 		return CompletableFuture.anyOf(holds).<Void>thenApply((lost) -> null).minimalCompletionStage();
@@ -58,14 +39,14 @@ public final class MultiLockHandle extends HoldView implements LockHandle {
 
 	@Override
 	public void extend(Duration lease) {
-		for (RedisLockHandle hold : this.handles) {
+		for (RedisLockHandle hold : handles()) {
 			hold.extend(lease);
 		}
 	}
 
 	@Override
 	public void close() {
-		releaseAll(this.handles);
+		releaseAll(handles());
 	}
 
 	/**
@@ -94,7 +75,7 @@ public final class MultiLockHandle extends HoldView implements LockHandle {
 
 	@Override
 	public String toString() {
-		return "LockHandle" + this.handles.stream().map(RedisLockHandle::name).toList();
+		return "LockHandle" + handles().stream().map(RedisLockHandle::name).toList();
 	}
 
 }

@@ -26,7 +26,6 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.RedisSystemException;
-import org.springframework.data.redis.connection.DecoratedRedisConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
 import org.springframework.data.redis.core.RedisCallback;
@@ -99,7 +98,7 @@ public final class ReplicaWait implements AutoCloseable {
 			check = CompletableFuture.supplyAsync(() -> await(hold), this.checks);
 		}
 		catch (RejectedExecutionException ex) {
-			releaseQuietly(hold);
+			this.commands.releaseQuietly(hold);
 			throw new LockAccessException(spec.name(), "the lock service is shut down", null);
 		}
 		long acked;
@@ -118,12 +117,12 @@ public final class ReplicaWait implements AutoCloseable {
 		catch (TimeoutException ex) {
 			// Released once the check ends, so that no lease written again by it outlives
 			// the release.
-			check.whenCompleteAsync((ignored, error) -> releaseQuietly(hold), this.checks);
+			check.whenCompleteAsync((ignored, error) -> this.commands.releaseQuietly(hold), this.checks);
 			throw new LockAccessException(spec.name(), "acquired, but its replication was not confirmed within the "
 					+ "wait time plus one command timeout; released it", ex);
 		}
 		catch (ExecutionException ex) {
-			releaseQuietly(hold);
+			this.commands.releaseQuietly(hold);
 			if (ex.getCause() instanceof RuntimeException failure) {
 				throw failure;
 			}
@@ -137,7 +136,7 @@ public final class ReplicaWait implements AutoCloseable {
 		if (acked >= this.replicas) {
 			return;
 		}
-		releaseQuietly(hold);
+		this.commands.releaseQuietly(hold);
 		if (acked < 0) {
 			throw new LockAccessException(spec.name(),
 					"acquired, but the server no longer had it when its "
@@ -156,10 +155,6 @@ public final class ReplicaWait implements AutoCloseable {
 	@Override
 	public void close() {
 		this.checks.shutdown();
-	}
-
-	private void releaseQuietly(Grant hold) {
-		this.commands.releaseQuietly(hold);
 	}
 
 	/**
@@ -230,7 +225,7 @@ public final class ReplicaWait implements AutoCloseable {
 	 * and the connection's {@link #identity identity}
 	 */
 	static Acknowledgement sendAndIdentify(RedisConnection connection, int replicas, long timeoutMillis) {
-		RedisConnection target = unwrap(connection);
+		RedisConnection target = ScriptRunner.target(connection);
 		if (LETTUCE && target instanceof LettuceConnection) {
 			return Lettuce.sendAndIdentify((LettuceConnection) target, replicas, timeoutMillis);
 		}
@@ -244,7 +239,7 @@ public final class ReplicaWait implements AutoCloseable {
 	 * and the server address it reached, so that any reconnect yields a new identity.
 	 */
 	static String identity(RedisConnection connection) {
-		RedisConnection target = unwrap(connection);
+		RedisConnection target = ScriptRunner.target(connection);
 		return identity((LETTUCE && target instanceof LettuceConnection)
 				? Lettuce.clientInfo((LettuceConnection) target) : connection.execute("CLIENT", INFO));
 	}
@@ -265,14 +260,6 @@ public final class ReplicaWait implements AutoCloseable {
 			throw new IllegalStateException("unexpected CLIENT INFO reply: " + text);
 		}
 		return id + "@" + serverAddress;
-	}
-
-	private static RedisConnection unwrap(RedisConnection connection) {
-		RedisConnection target = connection;
-		while (target instanceof DecoratedRedisConnection decorated) {
-			target = decorated.getDelegate();
-		}
-		return target;
 	}
 
 	/** The reply of {@code WAIT}, and which connection it came on. */

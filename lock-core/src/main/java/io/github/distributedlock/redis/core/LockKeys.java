@@ -20,8 +20,11 @@ import io.github.distributedlock.LockName;
  * <code>}</code> and {@code :}, so no user text can end the hash tag early (which would
  * move the lock to another slot) or make {@code a:b} + {@code c} collide with {@code a} +
  * {@code b:c}.
+ *
+ * @param prefix what every key starts with: not empty, and no brace
+ * @param database the database number, which the keyspace channels name
  */
-public final class LockKeys {
+public record LockKeys(String prefix, int database) {
 
 	/**
 	 * How long a slot's fencing counter is kept without acquisitions in its slot: far
@@ -29,21 +32,11 @@ public final class LockKeys {
 	 */
 	public static final long FENCE_IDLE_MILLIS = java.util.concurrent.TimeUnit.DAYS.toMillis(7);
 
-	private final String prefix;
-
-	private final int database;
-
-	public LockKeys(String prefix, int database) {
+	public LockKeys {
 		if (prefix.isEmpty() || prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
 			throw new IllegalArgumentException(
 					"Key prefix must be non-empty and contain no '{' or '}', but was '" + prefix + "'");
 		}
-		this.prefix = prefix;
-		this.database = database;
-	}
-
-	String prefix() {
-		return this.prefix;
 	}
 
 	public String lock(LockName name) {

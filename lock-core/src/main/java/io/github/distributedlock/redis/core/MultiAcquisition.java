@@ -1,11 +1,11 @@
 package io.github.distributedlock.redis.core;
 
-import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
+import java.util.stream.IntStream;
 
 import io.github.distributedlock.LockSelfDeadlockException;
 import io.github.distributedlock.LockTimeoutException;
@@ -183,12 +183,10 @@ public final class MultiAcquisition {
 
 	private List<Grant> grants(MultiAcquireResult result, long sentNanos) {
 		boolean waited = this.count > 1;
-		List<Grant> grants = new ArrayList<>(this.specs.size());
-		for (int i = 0; i < this.specs.size(); i++) {
-			grants.add(new Grant(this.specs.get(i), this.owner, result.tokens()[i], this.hold, sentNanos, waited,
-					this.deadline.elapsed(), this.count));
-		}
-		return grants;
+		return IntStream.range(0, this.specs.size())
+			.mapToObj((i) -> new Grant(this.specs.get(i), this.owner, result.tokens()[i], this.hold, sentNanos, waited,
+					this.deadline.elapsed(), this.count))
+			.toList();
 	}
 
 	/** What a reply means. */

@@ -6,6 +6,8 @@ import java.util.function.Supplier;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockName;
+import io.github.distributedlock.redis.core.Grant;
+import io.github.distributedlock.redis.core.LockSpec;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -52,6 +54,26 @@ public abstract class AcquisitionRun<G> implements Acquiring {
 		this.lines = lines;
 		this.completion = completion;
 		this.release = release;
+	}
+
+	/**
+	 * Return, unstarted, the acquisition of one lock: a {@link FairAcquisition} for a
+	 * fair lock, else a {@link SingleAcquisition}.
+	 * @param holdsIt whether the owner may hold the lock already
+	 * @param cohorts whether it may open a cohort or take a pass: not for a lock of a
+	 * multi-lock (docs/design/cohorting.md)
+	 * @param handOff whether waiters line up for reservations, where the lock's kind does
+	 */
+	public static AcquisitionRun<Grant> of(LockSpec spec, String owner, boolean holdsIt, boolean cohorts,
+			boolean handOff, DriverCommands commands, LocalLines lines, Completion<Grant> completion) {
+		if (spec.kind().queuesInRedis()) {
+			return new FairAcquisition(spec, owner, holdsIt, commands, lines, completion);
+		}
+		SingleAcquisition single = new SingleAcquisition(spec, owner, holdsIt, handOff, commands, lines, completion);
+		if (!cohorts) {
+			single.keepOutOfCohorts();
+		}
+		return single;
 	}
 
 	/**

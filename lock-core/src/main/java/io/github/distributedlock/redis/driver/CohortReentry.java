@@ -1,5 +1,9 @@
 package io.github.distributedlock.redis.driver;
 
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+
+import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.redis.core.Cohort;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LeaseEnd;
@@ -12,7 +16,8 @@ import org.jspecify.annotations.Nullable;
  * rule 7): the caller acquires again as the cohort's owner, which Redis records, and says
  * it holds the lock. The re-entry counts as in flight from {@link #start} to its end
  * ({@link Cohort#tryReenter}), so that no pass falls between. The template runs the
- * acquisition with {@link #owner()} and ends it with {@link #granted} or {@link #failed}.
+ * acquisition with {@link #owner()} and ends it with {@link #granted} or {@link #failed},
+ * or has {@link #acquisition} do both.
  */
 public final class CohortReentry {
 
@@ -47,6 +52,38 @@ public final class CohortReentry {
 	/** Return the owner the re-entry acquires as: the cohort's. */
 	public String owner() {
 		return this.holding.owner();
+	}
+
+	/**
+	 * Return, unstarted, the re-entry's acquisition: the one {@code run} makes, which
+	 * acquires as {@link #owner()} and tells the given completion. This re-entry ends
+	 * with it ({@link #granted}, {@link #failed}), or with a cancel while it runs.
+	 * @param run makes the acquisition, given the completion it tells
+	 */
+	public Acquiring acquisition(Function<Completion<Grant>, Acquiring> run, Completion<Grant> completion) {
+		Acquiring acquiring = run.apply(Completion.of((grant) -> completion.granted(granted(grant)), (error) -> {
+			failed(error instanceof LockTimeoutException);
+			completion.failed(error);
+		}));
+		AtomicBoolean stopped = new AtomicBoolean();
+		return new Acquiring() {
+
+			@Override
+			public void start() {
+				acquiring.start();
+			}
+
+			@Override
+			public boolean cancel() {
+				// A run cancelled twice says so twice; the re-entry ends once.
+				boolean running = acquiring.cancel();
+				if (running && stopped.compareAndSet(false, true)) {
+					failed(false);
+				}
+				return running;
+			}
+
+		};
 	}
 
 	/**

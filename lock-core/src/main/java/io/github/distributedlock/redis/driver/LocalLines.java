@@ -202,8 +202,7 @@ public final class LocalLines implements CohortRelease {
 	 */
 	public void cohortEnded(String lockKey, Cohort ended) {
 		this.cohorts.ended(lockKey, ended);
-		String id = ended.line();
-		LocalLine line = (id != null) ? this.lines.get(id) : null;
+		LocalLine line = lineOf(ended);
 		if (line != null) {
 			line.cohortEnded(ended);
 		}
@@ -220,11 +219,16 @@ public final class LocalLines implements CohortRelease {
 			return;
 		}
 		stopped.end();
-		String id = stopped.line();
-		LocalLine line = (id != null) ? this.lines.get(id) : null;
+		LocalLine line = lineOf(stopped);
 		if (line != null) {
 			line.cohortEnded(stopped);
 		}
+	}
+
+	/** Return the line whose head opened the cohort, if it is still there. */
+	private @Nullable LocalLine lineOf(Cohort cohort) {
+		String id = cohort.line();
+		return (id != null) ? this.lines.get(id) : null;
 	}
 
 	@Override
@@ -233,8 +237,7 @@ public final class LocalLines implements CohortRelease {
 		if (cohort == null) {
 			return null;
 		}
-		String id = cohort.line();
-		LocalLine line = (id != null) ? this.lines.get(id) : null;
+		LocalLine line = lineOf(cohort);
 		Runnable handOver = (line != null && line.cohort() == cohort)
 				? line.pass(cohort, releasing, minimumHoldLeftMillis) : null;
 		if (handOver != null) {

@@ -17,32 +17,16 @@ import org.jspecify.annotations.Nullable;
  * reply, nor the reverse. Immutable: each event returns the holds after it.
  *
  * @param <H> the handles, each over one {@link LockHold}
+ * @param writing how many lease-setting commands are in flight
+ * @param unknown whether one failed without a reply, so that Redis may still set a lease
+ * that nothing bounds: the handles are then kept until they are closed
+ * @param bounded whether a bound was recorded
+ * @param boundNanos until when a hold of the owner may be in Redis, if bounded
  */
-public final class OwnerHolds<H extends OwnerHolds.Handle> {
+public record OwnerHolds<H extends OwnerHolds.Handle>(List<H> handles, int writing, boolean unknown, boolean bounded,
+		long boundNanos) {
 
 	private static final OwnerHolds<?> NONE = new OwnerHolds<>(List.of(), 0, false, false, 0);
-
-	private final List<H> handles;
-
-	// How many lease-setting commands are in flight.
-	private final int writing;
-
-	// Whether one failed without a reply, so that Redis may still set a lease that
-	// nothing bounds: the handles are then kept until they are closed.
-	private final boolean unknown;
-
-	// Whether a bound was recorded, and until when a hold of the owner may be in Redis.
-	private final boolean bounded;
-
-	private final long boundNanos;
-
-	private OwnerHolds(List<H> handles, int writing, boolean unknown, boolean bounded, long boundNanos) {
-		this.handles = handles;
-		this.writing = writing;
-		this.unknown = unknown;
-		this.bounded = bounded;
-		this.boundNanos = boundNanos;
-	}
 
 	@SuppressWarnings("unchecked")
 	public static <H extends Handle> OwnerHolds<H> none() {
@@ -57,10 +41,6 @@ public final class OwnerHolds<H extends OwnerHolds.Handle> {
 	 */
 	public static boolean writesLease(Acquisition.Attempt attempt) {
 		return attempt.holdsIt() && !LockOwners.isCustom(attempt.owner());
-	}
-
-	public List<H> handles() {
-		return this.handles;
 	}
 
 	public OwnerHolds<H> held(H handle) {

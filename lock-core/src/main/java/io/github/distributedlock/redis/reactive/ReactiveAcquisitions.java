@@ -15,12 +15,10 @@ import io.github.distributedlock.redis.driver.AcquisitionRun;
 import io.github.distributedlock.redis.driver.Acquiring;
 import io.github.distributedlock.redis.driver.AllLocksAcquisition;
 import io.github.distributedlock.redis.driver.DriverCommands;
-import io.github.distributedlock.redis.driver.FairAcquisition;
 import io.github.distributedlock.redis.driver.HoldRegistry;
 import io.github.distributedlock.redis.driver.InOrderAcquisition;
 import io.github.distributedlock.redis.driver.LocalLines;
 import io.github.distributedlock.redis.driver.Completion;
-import io.github.distributedlock.redis.driver.SingleAcquisition;
 import reactor.core.publisher.Mono;
 
 /**
@@ -63,7 +61,7 @@ public final class ReactiveAcquisitions {
 	 * @return its handle, or a {@link LockTimeoutException} when the wait time ran out
 	 */
 	public Mono<ReactiveLockHandle> acquire(LockSpec spec, String owner) {
-		return grant(spec, owner)
+		return ReactiveAcquisitions.<Grant>run((completion) -> acquisition(spec, owner, true, completion))
 			// A grant that reached a cancelled subscriber: nobody will release it.
 			.doOnDiscard(Grant.class, this::releaseUnused)
 			.doOnError(LockTimeoutException.class, this::notAcquired)
@@ -90,7 +88,7 @@ public final class ReactiveAcquisitions {
 						// A wait that restarts on progress has no fixed bound.
 						(completion) -> new InOrderAcquisition<>(specs, first.waitNanos(), start,
 								first.progressAware() ? -1 : this.commandTimeoutNanos, this.commands.port(),
-								new InOrderSteps(owner), completion));
+								inOrderSteps(owner), completion));
 		return holds.doOnDiscard(Object.class, this::discarded)
 			.doOnError(LockTimeoutException.class, this::notAcquired)
 			.map((won) -> new ReactiveMultiLockHandle(won, Duration.ofNanos(System.nanoTime() - start)));
@@ -124,10 +122,6 @@ public final class ReactiveAcquisitions {
 		this.holds.notAcquired(timeout.getLockName(), timeout.getWaited());
 	}
 
-	private Mono<Grant> grant(LockSpec spec, String owner) {
-		return run((completion) -> acquisition(spec, owner, true, completion));
-	}
-
 	/**
 	 * @param cohorts whether it may open a cohort or take a pass: not for a lock of a
 	 * multi-lock
@@ -135,16 +129,8 @@ public final class ReactiveAcquisitions {
 	private AcquisitionRun<Grant> acquisition(LockSpec spec, String owner, boolean cohorts,
 			Completion<Grant> completion) {
 		// Only a custom owner may hold it already; a subscription's own never does.
-		boolean holdsIt = LockOwners.isCustom(owner);
-		if (spec.kind().queuesInRedis()) {
-			return new FairAcquisition(spec, owner, holdsIt, this.commands, this.lines, completion);
-		}
-		SingleAcquisition single = new SingleAcquisition(spec, owner, holdsIt, this.handOff, this.commands, this.lines,
-				completion);
-		if (!cohorts) {
-			single.keepOutOfCohorts();
-		}
-		return single;
+		return AcquisitionRun.of(spec, owner, LockOwners.isCustom(owner), cohorts, this.handOff, this.commands,
+				this.lines, completion);
 	}
 
 	private static <G> Mono<G> run(Function<Completion<G>, ? extends Acquiring> acquisition) {
@@ -156,32 +142,28 @@ public final class ReactiveAcquisitions {
 	}
 
 	/**
-	 * A multi-lock's locks taken in order: each becomes a renewed handle as soon as it is
-	 * taken; a failure releases them.
+	 * Return the steps of a multi-lock's locks taken in order: each becomes a renewed
+	 * handle as soon as it is taken; a failure releases them.
 	 */
-	private final class InOrderSteps implements InOrderAcquisition.Steps<ReactiveRedisLockHandle> {
+	private InOrderAcquisition.Steps<ReactiveRedisLockHandle> inOrderSteps(String owner) {
+		return new InOrderAcquisition.Steps<>() {
 
-		private final String owner;
+			@Override
+			public Acquiring acquire(LockSpec spec, Completion<Grant> completion) {
+				return acquisition(spec, owner, false, completion);
+			}
 
-		InOrderSteps(String owner) {
-			this.owner = owner;
-		}
+			@Override
+			public ReactiveRedisLockHandle hold(Grant grant) {
+				return handle(grant);
+			}
 
-		@Override
-		public Acquiring acquire(LockSpec spec, Completion<Grant> completion) {
-			return acquisition(spec, this.owner, false, completion);
-		}
+			@Override
+			public void release(ReactiveRedisLockHandle held) {
+				releaseDropped(held);
+			}
 
-		@Override
-		public ReactiveRedisLockHandle hold(Grant grant) {
-			return handle(grant);
-		}
-
-		@Override
-		public void release(ReactiveRedisLockHandle held) {
-			releaseDropped(held);
-		}
-
+		};
 	}
 
 	/**

@@ -7,8 +7,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.distributedlock.ReactiveLockHandle;
-import io.github.distributedlock.redis.driver.HoldView;
-import io.github.distributedlock.redis.driver.LockHold;
+import io.github.distributedlock.redis.driver.MultiHoldView;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -17,43 +16,25 @@ import reactor.core.publisher.Mono;
  * name and token are the first lock's, its lease the shortest; it is held while every
  * hold is, and lost when any is.
  */
-final class ReactiveMultiLockHandle extends HoldView implements ReactiveLockHandle {
-
-	private final List<ReactiveRedisLockHandle> handles;
-
-	private final List<LockHold> holds;
-
-	private final Duration waitedFor;
+final class ReactiveMultiLockHandle extends MultiHoldView<ReactiveRedisLockHandle> implements ReactiveLockHandle {
 
 	ReactiveMultiLockHandle(List<ReactiveRedisLockHandle> handles, Duration waitedFor) {
-		this.handles = List.copyOf(handles);
-		this.holds = this.handles.stream().map(ReactiveRedisLockHandle::hold).toList();
-		this.waitedFor = waitedFor;
-	}
-
-	@Override
-	protected List<LockHold> holds() {
-		return this.holds;
-	}
-
-	@Override
-	public Duration waitedFor() {
-		return this.waitedFor;
+		super(handles, waitedFor);
 	}
 
 	@Override
 	public Mono<Boolean> isHeld() {
-		return Flux.fromIterable(this.handles).concatMap(ReactiveLockHandle::isHeld).all(Boolean::booleanValue);
+		return Flux.fromIterable(handles()).concatMap(ReactiveLockHandle::isHeld).all(Boolean::booleanValue);
 	}
 
 	@Override
 	public Mono<Void> whenLost() {
-		return Mono.firstWithSignal(this.handles.stream().map(ReactiveLockHandle::whenLost).toList());
+		return Mono.firstWithSignal(handles().stream().map(ReactiveLockHandle::whenLost).toList());
 	}
 
 	@Override
 	public Mono<Void> extend(Duration lease) {
-		return Flux.fromIterable(this.handles).concatMap((hold) -> hold.extend(lease)).then();
+		return Flux.fromIterable(handles()).concatMap((hold) -> hold.extend(lease)).then();
 	}
 
 	/**
@@ -63,7 +44,7 @@ final class ReactiveMultiLockHandle extends HoldView implements ReactiveLockHand
 	@Override
 	public Mono<Void> release() {
 		return Mono.defer(() -> {
-			List<ReactiveLockHandle> reversed = new ArrayList<>(this.handles);
+			List<ReactiveLockHandle> reversed = new ArrayList<>(handles());
 			Collections.reverse(reversed);
 			List<Throwable> failures = new CopyOnWriteArrayList<>();
 			return Flux.fromIterable(reversed).concatMap((hold) -> hold.release().onErrorResume((ex) -> {
@@ -82,7 +63,7 @@ final class ReactiveMultiLockHandle extends HoldView implements ReactiveLockHand
 
 	@Override
 	public String toString() {
-		return "ReactiveLockHandle" + this.handles.stream().map(ReactiveLockHandle::name).toList();
+		return "ReactiveLockHandle" + handles().stream().map(ReactiveLockHandle::name).toList();
 	}
 
 }

@@ -1,9 +1,6 @@
 package io.github.distributedlock.redis.script;
 
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -30,7 +27,7 @@ public final class LockFunctions {
 
 	private static final String TEMPLATE = template();
 
-	private static final String DIGEST = digest(TEMPLATE).substring(0, 16);
+	private static final String DIGEST = LuaScript.sha1Hex(TEMPLATE.getBytes(StandardCharsets.UTF_8)).substring(0, 16);
 
 	public static final String LIBRARY_NAME = "distributedlock_" + DIGEST;
 
@@ -85,16 +82,6 @@ public final class LockFunctions {
 			return "";
 		}
 		return READ_ONLY.contains(script) ? ", flags={'no-writes'}" : ", flags={'allow-oom'}";
-	}
-
-	private static String digest(String text) {
-		try {
-			byte[] digest = MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8));
-			return HexFormat.of().formatHex(digest);
-		}
-		catch (NoSuchAlgorithmException ex) {
-			throw new IllegalStateException("SHA-1 is not available", ex);
-		}
 	}
 
 }

@@ -308,17 +308,10 @@ public enum LockKind {
 	 * @param holdsIt whether the caller already holds the lock, so that finding it ours
 	 * is a re-entry rather than a hold left by a lost reply
 	 * @param handOff the caller's request, keeping its place in the line, or {@code null}
+	 * @param block how many fencing tokens it asks for: 1, but for a cohort's opening
 	 */
 	public record Attempt(String owner, String hold, long remainingWaitMillis, boolean mayHaveIntent, boolean holdsIt,
 			@Nullable HandOffRequest handOff, int block) {
-
-		/**
-		 * An attempt that asks for one token, as every attempt but a cohort's opening.
-		 */
-		public Attempt(String owner, String hold, long remainingWaitMillis, boolean mayHaveIntent, boolean holdsIt,
-				@Nullable HandOffRequest handOff) {
-			this(owner, hold, remainingWaitMillis, mayHaveIntent, holdsIt, handOff, 1);
-		}
 
 	}
 

@@ -14,8 +14,11 @@ import java.util.regex.Pattern;
  * A script whose usual case returns early can mark the line after it with {@link #REST},
  * so that the functions only the code below calls are defined there; a script may have
  * several such marks.
+ *
+ * @param functions the text of each function, with the comment above it, by name, in the
+ * library's order
  */
-final class LuaLibrary {
+record LuaLibrary(Map<String, String> functions) {
 
 	/**
 	 * A line of a script where the library functions that the code below it (down to the
@@ -24,12 +27,6 @@ final class LuaLibrary {
 	static final String REST = "-- (lib.lua: the functions that only the code below calls)";
 
 	private static final Pattern FUNCTION = Pattern.compile("(?m)^local function (\\w+)\\(");
-
-	private final Map<String, String> functions;
-
-	private LuaLibrary(Map<String, String> functions) {
-		this.functions = functions;
-	}
 
 	/**
 	 * Read a library: comment lines, blank lines and {@code local function}s that end at

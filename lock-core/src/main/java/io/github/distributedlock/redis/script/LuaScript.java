@@ -45,7 +45,7 @@ public final class LuaScript<A extends ScriptArgs> {
 			boolean keysPerLock) {
 		this.name = name;
 		this.text = text;
-		this.sha1 = sha1(text);
+		this.sha1 = sha1Hex(text).getBytes(StandardCharsets.US_ASCII);
 		this.returnType = returnType;
 		this.argsType = argsType;
 		this.keys = keys;
@@ -87,10 +87,12 @@ public final class LuaScript<A extends ScriptArgs> {
 		}
 	}
 
-	private static byte[] sha1(byte[] text) {
+	/**
+	 * Return the SHA-1 of a text, in lower-case hex, as Redis names a script.
+	 */
+	static String sha1Hex(byte[] text) {
 		try {
-			byte[] digest = MessageDigest.getInstance("SHA-1").digest(text);
-			return HexFormat.of().formatHex(digest).getBytes(StandardCharsets.US_ASCII);
+			return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(text));
 		}
 		catch (NoSuchAlgorithmException ex) {
 			throw new IllegalStateException("SHA-1 is not available", ex);

@@ -48,6 +48,7 @@ public sealed interface ScriptArgs {
 	 *
 	 * @param waitMs how long the caller will keep waiting (-1 indefinitely, 0 sets no
 	 * writer intent)
+	 * @param block how many fencing tokens it asks for: 1, but for a cohort's opening
 	 */
 	record Acquire(String owner, String hold, long leaseMs, long waitMs, String request, long requestTtlMs,
 			boolean mayHaveIntent, boolean holdsIt, boolean reentrant, long fenceIdleMs,
@@ -58,16 +59,6 @@ public sealed interface ScriptArgs {
 				throw new IllegalArgumentException(
 						"a block of tokens is 1 to " + CohortLimits.MAX_HOLDERS + ", not " + block);
 			}
-		}
-
-		/**
-		 * An attempt that asks for one token, as every attempt but a cohort's opening
-		 * does.
-		 */
-		public Acquire(String owner, String hold, long leaseMs, long waitMs, String request, long requestTtlMs,
-				boolean mayHaveIntent, boolean holdsIt, boolean reentrant, long fenceIdleMs) {
-			this(owner, hold, leaseMs, waitMs, request, requestTtlMs, mayHaveIntent, holdsIt, reentrant, fenceIdleMs,
-					1);
 		}
 
 		@Override

@@ -145,7 +145,10 @@ public final class ScriptRunner {
 		}
 	}
 
-	private static RedisConnection target(RedisConnection connection) {
+	/**
+	 * Return the connection a decorated one (such as a transaction-aware proxy) wraps.
+	 */
+	public static RedisConnection target(RedisConnection connection) {
 		RedisConnection target = connection;
 		while (target instanceof DecoratedRedisConnection decorated) {
 			target = decorated.getDelegate();

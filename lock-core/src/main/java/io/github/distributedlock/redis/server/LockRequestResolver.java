@@ -1,7 +1,6 @@
 package io.github.distributedlock.redis.server;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 import io.github.distributedlock.LockAccessException;
@@ -95,11 +94,7 @@ public final class LockRequestResolver {
 	 * @throws IllegalArgumentException if one is a read lock, a permit or a fair lock
 	 */
 	public List<LockSpec> resolveMultiLockable(List<LockRequest> requests) {
-		List<LockSpec> specs = new ArrayList<>(requests.size());
-		for (LockRequest request : requests) {
-			specs.add(multiLockable(resolve(request)));
-		}
-		return specs;
+		return requests.stream().map((request) -> multiLockable(resolve(request))).toList();
 	}
 
 	/**

@@ -27,7 +27,7 @@ class AcquireDefaultsTests {
 	@Test
 	void shouldKeepTheFencingCounterForTheEnginesIdleTimeWhenItIsLeftOff() {
 		List<String> argv = new ScriptArgs.Acquire("owner", "h1", 10000, -1, "", HandOffRequest.VALIDITY_MILLIS, false,
-				false, true, LockKeys.FENCE_IDLE_MILLIS)
+				false, true, LockKeys.FENCE_IDLE_MILLIS, 1)
 			.argv();
 		assertThat(argv).as("the usual first attempt").hasSize(4);
 		List<?> reply = (List<?>) ScriptEval.eval(redis.server(), LockScripts.ACQUIRE, KEYS,
@@ -47,7 +47,7 @@ class AcquireDefaultsTests {
 			.first()
 			.isEqualTo(1L);
 		List<String> argv = new ScriptArgs.Acquire("owner", "h1", 10000, -1, "2000:r", HandOffRequest.VALIDITY_MILLIS,
-				false, false, true, LockKeys.FENCE_IDLE_MILLIS)
+				false, false, true, LockKeys.FENCE_IDLE_MILLIS, 1)
 			.argv();
 		assertThat(argv).as("a waiter's attempt").hasSize(5);
 		List<?> reply = (List<?>) ScriptEval.eval(redis.server(), LockScripts.ACQUIRE, keys,

@@ -102,7 +102,7 @@ class LateAttemptTests {
 
 	private static List<?> attempt(String lock, String hold, String request, boolean holdsIt) {
 		List<String> argv = new ScriptArgs.Acquire(OWNER, hold, 30_000, -1, request, 30_000, false, holdsIt, true,
-				LockKeys.FENCE_IDLE_MILLIS)
+				LockKeys.FENCE_IDLE_MILLIS, 1)
 			.argv();
 		return (List<?>) ScriptEval.eval(redis.server(), LockScripts.ACQUIRE, List.of(lock, LockKeys.fence(lock),
 				LockKeys.readers(lock), LockKeys.writerIntent(lock), LockKeys.requests(lock)),

@@ -97,29 +97,31 @@ class LockScriptsTests {
 		long fenceIdle = LockKeys.FENCE_IDLE_MILLIS;
 		long ttl = HandOffRequest.VALIDITY_MILLIS;
 		// The usual first attempt: the script reads the last six as their defaults.
-		assertThat(new ScriptArgs.Acquire("o", "h", 30000, -1, "", ttl, false, false, true, fenceIdle).argv())
+		assertThat(new ScriptArgs.Acquire("o", "h", 30000, -1, "", ttl, false, false, true, fenceIdle, 1).argv())
 			.containsExactly("o", "h", "30000", "-1");
 		// A waiter's attempt: its request, and the rest left off.
-		assertThat(new ScriptArgs.Acquire("o", "h", 30000, 5000, "2000:r", ttl, false, false, true, fenceIdle).argv())
+		assertThat(
+				new ScriptArgs.Acquire("o", "h", 30000, 5000, "2000:r", ttl, false, false, true, fenceIdle, 1).argv())
 			.containsExactly("o", "h", "30000", "5000", "2000:r");
 		// Then only as far as the last one that is not at its default.
-		assertThat(new ScriptArgs.Acquire("o", "h", 30000, -1, "2000:r", 80, false, false, true, fenceIdle).argv())
+		assertThat(new ScriptArgs.Acquire("o", "h", 30000, -1, "2000:r", 80, false, false, true, fenceIdle, 1).argv())
 			.containsExactly("o", "h", "30000", "-1", "2000:r", "80");
-		assertThat(new ScriptArgs.Acquire("o", "h", 30000, -1, "", ttl, true, false, true, fenceIdle).argv())
+		assertThat(new ScriptArgs.Acquire("o", "h", 30000, -1, "", ttl, true, false, true, fenceIdle, 1).argv())
 			.containsExactly("o", "h", "30000", "-1", "", "30000", "1");
-		assertThat(new ScriptArgs.Acquire("o", "h", 30000, -1, "", ttl, false, true, true, fenceIdle).argv())
+		assertThat(new ScriptArgs.Acquire("o", "h", 30000, -1, "", ttl, false, true, true, fenceIdle, 1).argv())
 			.containsExactly("o", "h", "30000", "-1", "", "30000", "0", "1");
-		assertThat(new ScriptArgs.Acquire("o", "h", 30000, -1, "", ttl, false, true, false, fenceIdle).argv())
+		assertThat(new ScriptArgs.Acquire("o", "h", 30000, -1, "", ttl, false, true, false, fenceIdle, 1).argv())
 			.containsExactly("o", "h", "30000", "-1", "", "30000", "0", "1", "0");
 		// Whether the owner may take the lock again is read only for a re-entry.
-		assertThat(new ScriptArgs.Acquire("o", "h", 30000, -1, "", ttl, false, false, false, fenceIdle).argv())
+		assertThat(new ScriptArgs.Acquire("o", "h", 30000, -1, "", ttl, false, false, false, fenceIdle, 1).argv())
 			.containsExactly("o", "h", "30000", "-1");
-		assertThat(new ScriptArgs.Acquire("o", "h", 30000, 5000, "2000:r", ttl, false, false, false, fenceIdle).argv())
+		assertThat(
+				new ScriptArgs.Acquire("o", "h", 30000, 5000, "2000:r", ttl, false, false, false, fenceIdle, 1).argv())
 			.containsExactly("o", "h", "30000", "5000", "2000:r");
-		assertThat(new ScriptArgs.Acquire("o", "h", 30000, 0, "2000:r", ttl, false, false, true, 60000).argv())
+		assertThat(new ScriptArgs.Acquire("o", "h", 30000, 0, "2000:r", ttl, false, false, true, 60000, 1).argv())
 			.containsExactly("o", "h", "30000", "0", "2000:r", "30000", "0", "0", "1", "60000");
 		// Without a request, the script never reads its time to live.
-		assertThat(new ScriptArgs.Acquire("o", "h", 30000, -1, "", 80, false, false, true, fenceIdle).argv())
+		assertThat(new ScriptArgs.Acquire("o", "h", 30000, -1, "", 80, false, false, true, fenceIdle, 1).argv())
 			.containsExactly("o", "h", "30000", "-1");
 		// The usual release: the script reads hand_off '1' and keep_ms '0' as defaults.
 		assertThat(new ScriptArgs.Release("o", 7, "h", true, 0, null).argv()).containsExactly("o", "7", "h");
@@ -185,7 +187,8 @@ class LockScriptsTests {
 	void shouldBuildTheKeysOfALockInTheDeclaredOrder() {
 		LockSpec spec = spec();
 		String fence = LockKeys.fence("p:{orders:42}");
-		ScriptArgs.Acquire acquire = new ScriptArgs.Acquire("o", "h", 1000, -1, "", 30000, false, false, true, 60000);
+		ScriptArgs.Acquire acquire = new ScriptArgs.Acquire("o", "h", 1000, -1, "", 30000, false, false, true, 60000,
+				1);
 		assertThat(LockScripts.ACQUIRE.call(spec, acquire).keys()).containsExactly("p:{orders:42}", fence,
 				"p:{orders:42}:readers", "p:{orders:42}:intent", "p:{orders:42}:requests");
 		ScriptArgs.Release release = new ScriptArgs.Release("o", 1, "h", true, 0, null);

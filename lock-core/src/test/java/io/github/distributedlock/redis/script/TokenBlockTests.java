@@ -144,7 +144,7 @@ class TokenBlockTests {
 
 	private static List<?> plain(String lock, String owner, String hold) {
 		List<String> argv = new ScriptArgs.Acquire(owner, hold, 30_000, -1, "", 30_000, false, false, true,
-				LockKeys.FENCE_IDLE_MILLIS)
+				LockKeys.FENCE_IDLE_MILLIS, 1)
 			.argv();
 		List<?> reply = (List<?>) ScriptEval.eval(redis.server(), LockScripts.ACQUIRE, keys(lock),
 				argv.toArray(String[]::new));
