@@ -25,6 +25,8 @@ import io.github.distributedlock.redis.core.ReleaseMessage;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.PlantedCohortBugs;
 import io.github.distributedlock.redis.core.SimulatedIds;
+import io.github.distributedlock.redis.driver.AcquisitionRun;
+import io.github.distributedlock.redis.driver.Acquiring;
 import io.github.distributedlock.redis.driver.CohortReentry;
 import io.github.distributedlock.redis.driver.Cohorts;
 import io.github.distributedlock.redis.driver.Completion;
@@ -865,7 +867,7 @@ final class CohortRun {
 		private int pending;
 
 		// The acquisition under way that a cancel may stop, if any.
-		private @Nullable SingleAcquisition current;
+		private @Nullable Acquiring current;
 
 		// Whether the acquisition under way sent an attempt that carried a request.
 		boolean sentRequest;
@@ -898,29 +900,22 @@ final class CohortRun {
 			// As the blocking template does: a caller that holds the lock under a cohort
 			// re-enters it; nobody else does here, as none holds it.
 			CohortReentry reentry = CohortReentry.start(this.lines, CohortRun.this.spec, this.owner);
-			if (reentry != null) {
-				SingleAcquisition run = acquire(CohortRun.this.spec, reentry.owner(), true,
-						Completion.of((grant) -> got(reentry.granted(grant)), (error) -> {
-							reentry.failed(error instanceof LockTimeoutException);
-							failed(error);
-						}));
-				mayCancel(run, () -> {
-					reentry.failed(false);
-					this.acquiring = false;
-				});
-				return;
-			}
-			SingleAcquisition run = acquire(CohortRun.this.spec, this.owner, false,
-					Completion.of(this::got, this::failed));
+			Acquiring run = acquire(CohortRun.this.spec, reentry, false, Completion.of(this::got, this::failed));
 			mayCancel(run, () -> this.acquiring = false);
 		}
 
-		private SingleAcquisition acquire(LockSpec spec, String as, boolean holdsIt, Completion<Grant> done) {
-			SingleAcquisition acquisition = new SingleAcquisition(spec, as, holdsIt, true, this.commands, this.lines,
-					done);
-			if (holdsIt) {
-				acquisition.keepOutOfCohorts();
-			}
+		/**
+		 * Start the acquisition as the blocking template does: a re-entry under a
+		 * cohort's owner through the driver's {@link CohortReentry#acquisition}, which
+		 * ends the re-entry on the run's end or cancel; one that says it holds the lock
+		 * kept out of cohorts.
+		 */
+		private Acquiring acquire(LockSpec spec, @Nullable CohortReentry reentry, boolean holdsIt,
+				Completion<Grant> done) {
+			Acquiring acquisition = (reentry != null)
+					? reentry.acquisition((told) -> AcquisitionRun.of(spec, reentry.owner(), true, false, true,
+							this.commands, this.lines, told), done)
+					: AcquisitionRun.of(spec, this.owner, holdsIt, !holdsIt, true, this.commands, this.lines, done);
 			this.current = acquisition;
 			acquisition.start();
 			return acquisition;
@@ -930,7 +925,7 @@ final class CohortRun {
 		 * Draw whether the acquisition is cancelled, as the template does on an interrupt
 		 * or its grace bound: at a drawn time ({@link Cancellations}).
 		 */
-		private void mayCancel(SingleAcquisition run, Runnable stopped) {
+		private void mayCancel(Acquiring run, Runnable stopped) {
 			if (!CohortRun.this.attacks.contains(Attack.CANCEL)) {
 				return;
 			}
@@ -944,7 +939,7 @@ final class CohortRun {
 		 * Stop the acquisition with the driver's cancel; if it stopped a running one, its
 		 * completion hears nothing more, and the caller goes on as after an exception.
 		 */
-		void cancel(SingleAcquisition run, Runnable stopped) {
+		void cancel(Acquiring run, Runnable stopped) {
 			if (this.current != run || !run.cancel()) {
 				return;
 			}
@@ -1047,9 +1042,8 @@ final class CohortRun {
 				}
 			}
 			this.pending++;
-			Completion<Grant> done = Completion.of((grant) -> {
+			Completion<Grant> done = Completion.of((shown) -> {
 				this.current = null;
-				Grant shown = (reentry != null) ? reentry.granted(grant) : grant;
 				CohortRun.this.reentries++;
 				Handle inner = new Handle(this, shown, this.lines);
 				CohortRun.this.handles.add(inner);
@@ -1082,9 +1076,6 @@ final class CohortRun {
 				}
 			}, (error) -> {
 				this.current = null;
-				if (reentry != null) {
-					reentry.failed(error instanceof LockTimeoutException);
-				}
 				if (!(error instanceof LockTimeoutException)) {
 					mayFail(error);
 				}
@@ -1093,11 +1084,8 @@ final class CohortRun {
 				}
 				end();
 			});
-			SingleAcquisition run = acquire(spec, as, true, done);
+			Acquiring run = acquire(spec, reentry, true, done);
 			mayCancel(run, () -> {
-				if (reentry != null) {
-					reentry.failed(false);
-				}
 				if (!outerDuring) {
 					at(work, this.name + " releases", () -> release(outer), false);
 				}
@@ -1141,7 +1129,7 @@ final class CohortRun {
 
 		private void cancelWaiters() {
 			for (Caller other : CohortRun.this.callers) {
-				SingleAcquisition run = other.current;
+				Acquiring run = other.current;
 				if (other != this && other.jvm.equals(this.jvm) && other.acquiring && run != null) {
 					CohortRun.this.trace
 						.add("           " + other.name + " is cancelled as " + this.name + " releases");
