@@ -203,16 +203,24 @@ final class BenchmarkRun implements AutoCloseable {
 		PhaseResult measured = loop(workers, spec, this.settings.measure(), true);
 		RedisUsage during = usage().minus(before);
 		Map<String, Long> server = serverCommands();
-		MonitorCapture monitor = MonitorCapture.start(this.redis);
 		PhaseResult counted;
-		try {
-			counted = loop(workers, spec, this.settings.monitor(), false);
+		Map<String, Long> client;
+		int tries = 0;
+		do {
+			// A short phase on a loaded machine may end before the workers sent a
+			// command,
+			// and then counts no round trip: it runs again, at most twice more.
+			MonitorCapture monitor = MonitorCapture.start(this.redis);
+			try {
+				counted = loop(workers, spec, this.settings.monitor(), false);
+			}
+			catch (RuntimeException ex) {
+				monitor.close();
+				throw ex;
+			}
+			client = monitor.finish(this.redis);
 		}
-		catch (RuntimeException ex) {
-			monitor.close();
-			throw ex;
-		}
-		Map<String, Long> client = monitor.finish(this.redis);
+		while (client.isEmpty() && ++tries < 3);
 		CommandCounts commands = CommandCounts.of(client, counted.reported(), server, measured.reported());
 		RedisUsage left = usage().minus(start);
 		long names = spec.distinctNames(warmupAttempts + attempts(measured) + attempts(counted));
