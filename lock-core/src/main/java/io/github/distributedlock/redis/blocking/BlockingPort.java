@@ -382,12 +382,16 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 		}
 
 		private void giveUp(@Nullable InterruptedException interrupt) {
-			for (Pending waited : this.pending) {
-				waited.giveUp(interrupt, this.port.commandTimeout());
+			List<Runnable> told = new ArrayList<>();
+			// Under the lock that keep takes: a reply kept before is in the queue, and
+			// one that comes after finds its script answered.
+			synchronized (this) {
+				for (Pending waited : this.pending) {
+					waited.giveUp(interrupt, this.port.commandTimeout(), told);
+				}
+				this.replies.drainTo(told);
 			}
-			for (Runnable came = this.replies.poll(); came != null; came = this.replies.poll()) {
-				came.run();
-			}
+			told.forEach(Runnable::run);
 		}
 
 		/**
@@ -410,15 +414,21 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 			}
 
 			void keep(Runnable answer) {
-				if (this.answered.compareAndSet(false, true)) {
-					CallerReplies.this.replies.add(answer);
+				synchronized (CallerReplies.this) {
+					if (this.answered.compareAndSet(false, true)) {
+						CallerReplies.this.replies.add(answer);
+					}
 				}
 			}
 
-			void giveUp(@Nullable InterruptedException interrupt, @Nullable Duration timeout) {
+			/**
+			 * Add this script's failure to what is told, unless its reply was kept.
+			 */
+			void giveUp(@Nullable InterruptedException interrupt, @Nullable Duration timeout, List<Runnable> told) {
 				if (this.answered.compareAndSet(false, true)) {
-					this.reply.failed((interrupt != null) ? new LockInterruptedException(this.name, interrupt)
-							: timedOut(this.name, this.operation, timeout));
+					Throwable failure = (interrupt != null) ? new LockInterruptedException(this.name, interrupt)
+							: timedOut(this.name, this.operation, timeout);
+					told.add(() -> this.reply.failed(failure));
 				}
 			}
 
