@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockHandle;
+import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.chaos.support.Connections;
 import io.github.distributedlock.redis.RedisLockTemplate;
@@ -83,6 +84,24 @@ class ReplicaAcknowledgementReconnectTests {
 				.withMessageContaining("acked:1")
 				.withMessageContaining("0 of 1 replicas");
 			assertThat(template.isLocked("acked", "1")).as("released again").isFalse();
+		}
+	}
+
+	@Test
+	void shouldHaveReleasedARefusedLockWhenItSaysSo() {
+		// The release travels through the delaying proxy; the check asks the server
+		// directly, so it runs first unless the refusal waited for the release.
+		this.proxy.latency(Duration.ofMillis(20));
+		try (RedisLockTemplate template = RedisLockTemplate.builder(this.factory)
+			.replicaAcknowledgements(1, Duration.ofMillis(100))
+			.build()) {
+			assertThatExceptionOfType(LockAccessException.class)
+				.isThrownBy(() -> template.acquire(LockRequest.of("acked", "4")))
+				.withMessageContaining("0 of 1 replicas")
+				.withMessageContaining("released it");
+			assertThat(this.oldMaster.command("EXISTS", template.lockKey(LockName.of("acked", "4"))))
+				.as("released before the refusal")
+				.isEqualTo(0L);
 		}
 	}
 

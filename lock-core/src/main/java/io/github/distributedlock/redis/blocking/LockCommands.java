@@ -53,16 +53,19 @@ public final class LockCommands {
 	 * Release a hold nobody uses, without waiting for the reply where the factory shares
 	 * one Lettuce connection; a failure is not reported (the lease ends the hold). Sent
 	 * even from an interrupted thread: Lettuce drops a command on one before sending it.
+	 * @return completed with {@code true} once Redis ran the release, with {@code false}
+	 * once it failed
 	 */
-	void releaseQuietly(Grant hold) {
+	CompletableFuture<Boolean> releaseQuietly(Grant hold) {
 		LockSpec spec = hold.spec();
 		ScriptCall call = spec.kind().release(spec, hold.owner(), hold.token(), hold.hold(), this.handOff, 0);
 		boolean interrupted = Thread.interrupted();
 		try {
-			this.scripts.executeAsync(call);
+			return this.scripts.executeAsync(call);
 		}
 		catch (RuntimeException ex) {
 			// Its lease ends it.
+			return CompletableFuture.completedFuture(false);
 		}
 		finally {
 			if (interrupted) {

@@ -136,7 +136,7 @@ public final class ReplicaWait implements AutoCloseable {
 		if (acked >= this.replicas) {
 			return;
 		}
-		this.commands.releaseQuietly(hold);
+		String released = release(hold, call);
 		if (acked < 0) {
 			throw new LockAccessException(spec.name(),
 					"acquired, but the server no longer had it when its "
@@ -145,8 +145,41 @@ public final class ReplicaWait implements AutoCloseable {
 		}
 		throw new LockAccessException(spec.name(),
 				"acquired, but only " + acked + " of " + this.replicas + " replicas acknowledged it within "
-						+ this.timeoutMillis + " ms; released it, since a failover now could give it to someone else",
+						+ this.timeoutMillis + " ms; " + released
+						+ ", since a failover now could give it to someone else",
 				null);
+	}
+
+	/**
+	 * Release a refused hold, waiting for Redis to run the release until the call's
+	 * bound, so that the caller that hears of the refusal finds the lock free.
+	 * @return what became of the release, for the message
+	 */
+	private String release(Grant hold, Deadline call) {
+		CompletableFuture<Boolean> release = this.commands.releaseQuietly(hold);
+		boolean interrupted = false;
+		try {
+			while (true) {
+				try {
+					return release.get(Math.max(0, call.remainingNanos()), TimeUnit.NANOSECONDS) ? "released it"
+							: "its release failed, so its lease ends it";
+				}
+				catch (InterruptedException ex) {
+					interrupted = true;
+				}
+			}
+		}
+		catch (ExecutionException ex) {
+			return "its release failed, so its lease ends it";
+		}
+		catch (TimeoutException ex) {
+			return "its release was sent but not yet answered";
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
 	}
 
 	/**

@@ -90,18 +90,21 @@ public final class ScriptRunner {
 
 	/**
 	 * Run an integer script without waiting for its reply, where the factory shares one
-	 * Lettuce connection; otherwise run it now. A failure to send it is thrown; a failure
-	 * of its run is dropped.
+	 * Lettuce connection; otherwise run it now. A failure to send it is thrown.
+	 * @return completed with {@code true} once Redis ran it, with {@code false} once its
+	 * run failed (its failure is dropped: nobody has to hear it)
 	 */
-	public void executeAsync(ScriptCall call) {
-		if (sendAsync(call) != null) {
-			return;
+	public CompletableFuture<Boolean> executeAsync(ScriptCall call) {
+		CompletableFuture<Object> sent = sendAsync(call);
+		if (sent != null) {
+			return sent.handle((reply, failure) -> failure == null);
 		}
 		try {
 			execute(call);
+			return CompletableFuture.completedFuture(true);
 		}
 		catch (RuntimeException ex) {
-			// As for a script sent without waiting: nobody waits for it.
+			return CompletableFuture.completedFuture(false);
 		}
 	}
 
