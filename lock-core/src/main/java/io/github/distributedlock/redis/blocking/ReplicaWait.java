@@ -119,7 +119,7 @@ public final class ReplicaWait implements AutoCloseable {
 			// the release.
 			check.whenCompleteAsync((ignored, error) -> this.commands.releaseQuietly(hold), this.checks);
 			throw new LockAccessException(spec.name(), "acquired, but its replication was not confirmed within the "
-					+ "wait time plus one command timeout; released it", ex);
+					+ "wait time plus one command timeout; it is released once the check ends", ex);
 		}
 		catch (ExecutionException ex) {
 			this.commands.releaseQuietly(hold);
