@@ -484,20 +484,31 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 		}
 	}
 
+	/**
+	 * One line's channels on the container. The container confirms each channel of every
+	 * {@code SUBSCRIBE} it sends, late, on its task executor: once for this subscription,
+	 * and once more after each reconnect. The line hears {@code subscribed} once per full
+	 * round of its channels; when the container already listened, the return of
+	 * {@code addMessageListener} tells it first, and the round's confirmations that
+	 * follow tell it nothing more.
+	 */
 	private static final class Subscription implements MessageListener, SubscriptionListener {
 
 		private final List<ChannelTopic> topics;
 
 		private final Listener listener;
 
-		private final AtomicInteger unconfirmed;
+		/** Channel confirmations heard. */
+		private final AtomicInteger confirmed = new AtomicInteger();
+
+		/** Whether the line heard of its first round. */
+		private final AtomicBoolean told = new AtomicBoolean();
 
 		private volatile boolean cancelled;
 
 		Subscription(List<String> channels, Listener listener) {
 			this.topics = channels.stream().map(ChannelTopic::new).toList();
 			this.listener = listener;
-			this.unconfirmed = new AtomicInteger(channels.size());
 		}
 
 		void subscribe(RedisMessageListenerContainer container) {
@@ -506,9 +517,9 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 			}
 			try {
 				container.addMessageListener(this, this.topics);
-				// The container confirms through onChannelSubscribed; when it was already
-				// listening, a normal return means the subscription is in place.
-				if (container.isListening() && this.unconfirmed.getAndSet(0) > 0) {
+				// When the container was already listening, a normal return means the
+				// subscription is in place.
+				if (container.isListening() && this.told.compareAndSet(false, true)) {
 					this.listener.subscribed();
 				}
 			}
@@ -535,10 +546,14 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 
 		@Override
 		public void onChannelSubscribed(byte[] channel, long count) {
-			int left = this.unconfirmed.decrementAndGet();
-			if (left <= 0) {
-				// Every channel is subscribed; again after a reconnect, when a release
-				// may have been missed.
+			int heard = this.confirmed.incrementAndGet();
+			if (heard % this.topics.size() != 0) {
+				return;
+			}
+			// Every channel is subscribed: the first round tells the line unless the
+			// return did; each later one follows a reconnect, when a release may have
+			// been missed.
+			if (heard > this.topics.size() || this.told.compareAndSet(false, true)) {
 				this.listener.subscribed();
 			}
 		}

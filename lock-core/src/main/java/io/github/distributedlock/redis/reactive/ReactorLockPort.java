@@ -66,13 +66,13 @@ public final class ReactorLockPort implements LockPort {
 	@Override
 	public Cancellable listen(List<String> channels, Listener listener) {
 		List<ChannelTopic> topics = channels.stream().map(ChannelTopic::of).toList();
-		AtomicInteger unconfirmed = new AtomicInteger(topics.size());
+		AtomicInteger confirmed = new AtomicInteger();
 		SubscriptionListener confirmations = new SubscriptionListener() {
 
 			@Override
 			public void onChannelSubscribed(byte[] channel, long count) {
-				// Subscribed once every channel is; again after a reconnect.
-				if (unconfirmed.decrementAndGet() <= 0) {
+				// Subscribed once every channel is; again after each reconnect.
+				if (confirmed.incrementAndGet() % topics.size() == 0) {
 					listener.subscribed();
 				}
 			}
