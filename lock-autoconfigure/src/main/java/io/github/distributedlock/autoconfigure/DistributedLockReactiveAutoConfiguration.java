@@ -51,6 +51,16 @@ public final class DistributedLockReactiveAutoConfiguration {
 			.handOff(properties.isHandOff())
 			.fairWaiterTimeout(properties.getFair().getWaiterTimeout())
 			.watchdog(properties.getWatchdog().isEnabled());
+		int replicas = properties.getReplicaAcknowledgements().getReplicas();
+		if (replicas > 0) {
+			// The check runs on the factory's blocking side, as Lettuce's has.
+			if (!(connectionFactory instanceof RedisConnectionFactory)) {
+				throw new InvalidLockPropertyException("distributed-lock.replica-acknowledgements.replicas", replicas,
+						"0 with a reactive connection factory that is not also a RedisConnectionFactory (as "
+								+ "LettuceConnectionFactory is): the replica check runs on its blocking side");
+			}
+			builder.replicaAcknowledgements(replicas, properties.getReplicaAcknowledgements().getTimeout());
+		}
 		if (properties.getCohorts().isEnabled()) {
 			builder.cohorts(properties.getCohorts().getMaxHolders(), properties.getCohorts().getMaxTime());
 		}

@@ -47,8 +47,8 @@ final class LockPropertiesCheck {
 	}
 
 	/**
-	 * Check the cohort properties, which only the blocking template reads: refuse a value
-	 * the engine would refuse, and settings under which it would never pass a lock.
+	 * Check the cohort properties: refuse a value the engine would refuse, and settings
+	 * under which it would never pass a lock.
 	 * @param properties the bound properties
 	 * @throws InvalidLockPropertyException for the first invalid value
 	 */

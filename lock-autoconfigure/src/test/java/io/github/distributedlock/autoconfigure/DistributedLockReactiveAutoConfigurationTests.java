@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockLeaseLostException;
 import io.github.distributedlock.LockLostEvent;
@@ -75,6 +76,25 @@ class DistributedLockReactiveAutoConfigurationTests {
 			assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(150));
 			held.release().block(Duration.ofSeconds(10));
 		});
+	}
+
+	@Test
+	void shouldCheckTheReplicasOfEachReactiveAcquisitionAsTheBlockingTemplateDoes() {
+		// The test's Redis has no replica: each acquisition must be refused.
+		this.contextRunner
+			.withPropertyValues("distributed-lock.replica-acknowledgements.replicas=1",
+					"distributed-lock.replica-acknowledgements.timeout=50ms")
+			.run((context) -> {
+				LockRequest request = LockRequest.of("autoconfigured", "replicated");
+				assertThatExceptionOfType(LockAccessException.class)
+					.isThrownBy(() -> context.getBean(LockTemplate.class).acquire(request))
+					.withMessageContaining("0 of 1 replicas");
+				assertThatExceptionOfType(LockAccessException.class)
+					.isThrownBy(() -> context.getBean(ReactiveLockTemplate.class)
+						.acquire(request)
+						.block(Duration.ofSeconds(10)))
+					.withMessageContaining("0 of 1 replicas");
+			});
 	}
 
 	@Test

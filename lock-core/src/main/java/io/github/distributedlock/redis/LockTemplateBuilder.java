@@ -32,6 +32,10 @@ abstract class LockTemplateBuilder<B extends LockTemplateBuilder<B>> {
 
 	boolean handOff = true;
 
+	int replicaAcknowledgements;
+
+	Duration replicaTimeout = Duration.ofMillis(100);
+
 	Duration fairWaiterTimeout = Duration.ofSeconds(5);
 
 	final List<LockListener> listeners = new ArrayList<>();
@@ -155,6 +159,25 @@ abstract class LockTemplateBuilder<B extends LockTemplateBuilder<B>> {
 					"fairWaiterTimeout must be at least 30 ms, but was " + fairWaiterTimeout);
 		}
 		this.fairWaiterTimeout = fairWaiterTimeout;
+		return self();
+	}
+
+	/**
+	 * Wait, after each acquisition, until this many replicas have the lock (Redis
+	 * {@code WAIT}), and fail the acquisition if they don't within the timeout. This
+	 * narrows the window in which a Sentinel failover can lose a lock to asynchronous
+	 * replication, at the price of a round trip that also holds up the other commands of
+	 * the shared connection. Not for Redis Cluster. Off (0) by default.
+	 * @param replicas how many replicas must acknowledge
+	 * @param timeout how long to wait for them
+	 * @return this builder
+	 */
+	public B replicaAcknowledgements(int replicas, Duration timeout) {
+		if (replicas < 0) {
+			throw new IllegalArgumentException("replicas must not be negative, but was " + replicas);
+		}
+		this.replicaAcknowledgements = replicas;
+		this.replicaTimeout = Objects.requireNonNull(timeout, "timeout must not be null");
 		return self();
 	}
 

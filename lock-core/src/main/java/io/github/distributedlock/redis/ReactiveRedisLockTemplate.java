@@ -11,6 +11,7 @@ import io.github.distributedlock.ReactiveLockHandle;
 import io.github.distributedlock.ReactiveLockOperations;
 import io.github.distributedlock.ReactiveLockTemplate;
 import io.github.distributedlock.WaitStrategy;
+import io.github.distributedlock.redis.core.CohortLimits;
 import io.github.distributedlock.redis.core.CohortStatistics;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockOwners;
@@ -26,6 +27,7 @@ import io.github.distributedlock.redis.reactive.ReactorLockPort;
 import io.github.distributedlock.redis.server.LockListeners;
 import io.github.distributedlock.redis.server.LockRequestResolver;
 import io.github.distributedlock.redis.server.RedisServerFeatures;
+import io.github.distributedlock.redis.server.ReplicaWait;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -34,6 +36,7 @@ import reactor.core.scheduler.Schedulers;
 import org.springframework.data.redis.connection.ReactiveRedisClusterConnection;
 import org.springframework.data.redis.connection.ReactiveRedisConnection;
 import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.listener.ReactiveRedisMessageListenerContainer;
 
@@ -77,6 +80,8 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 
 	private volatile boolean closed;
 
+	private final @Nullable ReplicaWait replicas;
+
 	ReactiveRedisLockTemplate(ReactiveRedisLockTemplateBuilder builder) {
 		this.keys = new LockKeys(builder.keyPrefix, builder.database);
 		ReactiveLockCommands commands = new ReactiveLockCommands(builder.connectionFactory);
@@ -84,19 +89,40 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 		this.container = builder.listenerContainer;
 		this.ownsContainer = this.container == null;
 		this.port = new ReactorLockPort(commands, Schedulers.parallel(), this::container);
+		// A pass writes nothing, so no replica could acknowledge it: no cohorts then.
+		CohortLimits cohorts = (builder.replicaAcknowledgements > 0) ? CohortLimits.OFF : builder.cohorts;
 		this.lines = new LocalLines(this.port, builder.subscriptionLinger.toNanos(),
-				new Cohorts(builder.cohorts, this.owners::cohort));
+				new Cohorts(cohorts, this.owners::cohort));
 		this.holds = new HoldRegistry(this.port, this::isCluster, builder.handOff, new LockListeners(builder.listeners),
 				this.lines);
 		DriverCommands driver = new DriverCommands(this.port, LockKeys.FENCE_IDLE_MILLIS, builder.handOff, this.holds);
+		this.replicas = replicaWait(builder, this.holds);
 		this.acquisitions = new ReactiveAcquisitions(driver, this.lines, this.holds, commands, this::isCluster,
-				builder.handOff, commandTimeoutNanos(builder.connectionFactory));
+				builder.handOff, commandTimeoutNanos(builder.connectionFactory), this.replicas);
 		// Not a Cluster as far as the resolver knows: the keyspace check finds out,
 		// without blocking, before the resolver needs to know.
 		RedisServerFeatures server = new RedisServerFeatures(null, false, false);
 		this.keyspaceCheck = new ReactiveKeyspaceCheck(this.connectionFactory, builder.configureKeyspaceEvents, server);
 		this.resolver = new LockRequestResolver(builder.defaults, this.keys, builder.watchdog, true, server,
 				builder.fairWaiterTimeout.toMillis());
+	}
+
+	/**
+	 * Return the replica check the builder asks for, on the factory's blocking side, on
+	 * whose threads it runs, or {@code null} for none.
+	 * @throws IllegalStateException if the factory has no blocking side
+	 */
+	private static @Nullable ReplicaWait replicaWait(ReactiveRedisLockTemplateBuilder builder, HoldRegistry holds) {
+		if (builder.replicaAcknowledgements <= 0) {
+			return null;
+		}
+		if (!(builder.connectionFactory instanceof RedisConnectionFactory blocking)) {
+			throw new IllegalStateException("replicaAcknowledgements needs a connection factory that is also a "
+					+ "RedisConnectionFactory (as LettuceConnectionFactory is), but was "
+					+ builder.connectionFactory.getClass().getName());
+		}
+		return new ReplicaWait(blocking, builder.handOff, builder.replicaAcknowledgements,
+				builder.replicaTimeout.toMillis(), holds);
 	}
 
 	private static long commandTimeoutNanos(ReactiveRedisConnectionFactory factory) {
@@ -234,6 +260,9 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 		this.lines.close();
 		this.holds.close();
 		this.port.close();
+		if (this.replicas != null) {
+			this.replicas.close();
+		}
 		ReactiveRedisMessageListenerContainer container;
 		synchronized (this) {
 			container = this.ownsContainer ? this.container : null;

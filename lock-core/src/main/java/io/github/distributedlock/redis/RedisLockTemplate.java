@@ -18,7 +18,6 @@ import io.github.distributedlock.redis.blocking.BlockingAcquisitions;
 import io.github.distributedlock.redis.blocking.BlockingPort;
 import io.github.distributedlock.redis.blocking.BlockingHolds;
 import io.github.distributedlock.redis.blocking.LockCommands;
-import io.github.distributedlock.redis.blocking.ReplicaWait;
 import io.github.distributedlock.redis.core.Acquisition;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.Deadline;
@@ -35,6 +34,7 @@ import io.github.distributedlock.redis.server.ListenerContainerLifecycle;
 import io.github.distributedlock.redis.server.LockListeners;
 import io.github.distributedlock.redis.server.LockRequestResolver;
 import io.github.distributedlock.redis.server.RedisServerFeatures;
+import io.github.distributedlock.redis.server.ReplicaWait;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -89,18 +89,18 @@ public final class RedisLockTemplate implements LockOperations {
 		this.commands = new LockCommands(redis, handOff);
 		RedisServerFeatures server = new RedisServerFeatures(builder.connectionFactory, null,
 				builder.configureKeyspaceEvents);
-		ReplicaWait replicas = (builder.replicaAcknowledgements > 0) ? new ReplicaWait(redis, this.commands,
-				builder.replicaAcknowledgements, builder.replicaTimeout.toMillis()) : null;
 		this.listening = ListenerContainerLifecycle.of(builder.connectionFactory, builder.listenerContainer,
 				builder.pubSub);
 		this.port = new BlockingPort(this.commands, this.listening.container(), "distributed-lock");
 		// A pass writes nothing, so no replica could acknowledge it: no cohorts then.
-		CohortLimits cohorts = (replicas != null) ? CohortLimits.OFF : builder.cohorts;
+		CohortLimits cohorts = (builder.replicaAcknowledgements > 0) ? CohortLimits.OFF : builder.cohorts;
 		this.lines = new LocalLines(this.port, builder.subscriptionLinger.toNanos(),
 				new Cohorts(cohorts, this.owners::cohort));
 		this.watchdog = BlockingPort.inBackground(this.commands, "distributed-lock-watchdog");
 		HoldRegistry registry = new HoldRegistry(this.watchdog, server::isCluster, handOff,
 				new LockListeners(builder.listeners), this.lines);
+		ReplicaWait replicas = (builder.replicaAcknowledgements > 0) ? new ReplicaWait(builder.connectionFactory,
+				handOff, builder.replicaAcknowledgements, builder.replicaTimeout.toMillis(), registry) : null;
 		this.holds = new BlockingHolds(registry, this.port, this.commands, replicas);
 		this.acquisitions = new BlockingAcquisitions(this.port, this.lines, this.holds, server::isCluster, handOff);
 		this.listening.start(this.keys.keepAliveChannel());

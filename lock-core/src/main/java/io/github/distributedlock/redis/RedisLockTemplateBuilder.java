@@ -35,10 +35,6 @@ public final class RedisLockTemplateBuilder extends LockTemplateBuilder<RedisLoc
 
 	boolean pubSub = true;
 
-	int replicaAcknowledgements;
-
-	Duration replicaTimeout = Duration.ofMillis(100);
-
 	RedisLockTemplateBuilder(RedisConnectionFactory connectionFactory) {
 		this.connectionFactory = Objects.requireNonNull(connectionFactory, "connectionFactory must not be null");
 	}
@@ -62,25 +58,6 @@ public final class RedisLockTemplateBuilder extends LockTemplateBuilder<RedisLoc
 	 */
 	public RedisLockTemplateBuilder pubSub(boolean pubSub) {
 		this.pubSub = pubSub;
-		return this;
-	}
-
-	/**
-	 * Wait, after each acquisition, until this many replicas have the lock (Redis
-	 * {@code WAIT}), and fail the acquisition if they don't within the timeout. This
-	 * narrows the window in which a Sentinel failover can lose a lock to asynchronous
-	 * replication, at the price of a round trip that also holds up the other commands of
-	 * the shared connection. Not for Redis Cluster. Off (0) by default.
-	 * @param replicas how many replicas must acknowledge
-	 * @param timeout how long to wait for them
-	 * @return this builder
-	 */
-	public RedisLockTemplateBuilder replicaAcknowledgements(int replicas, Duration timeout) {
-		if (replicas < 0) {
-			throw new IllegalArgumentException("replicas must not be negative, but was " + replicas);
-		}
-		this.replicaAcknowledgements = replicas;
-		this.replicaTimeout = Objects.requireNonNull(timeout, "timeout must not be null");
 		return this;
 	}
 

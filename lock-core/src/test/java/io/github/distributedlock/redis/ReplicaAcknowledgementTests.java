@@ -7,6 +7,7 @@ import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockLeaseLostException;
 import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.ReactiveLockHandle;
 import io.github.distributedlock.test.RedisSentinelTopology;
 import io.github.distributedlock.test.RedisTopologyExtension;
 import org.junit.jupiter.api.Test;
@@ -17,6 +18,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The optional {@code WAIT} for replicas after each acquisition, on a Sentinel group.
@@ -76,6 +78,92 @@ class ReplicaAcknowledgementTests {
 		}
 		finally {
 			((LettuceConnectionFactory) factory).destroy();
+		}
+	}
+
+	@Test
+	void shouldAcquireOnceTheReplicaHasTheLockOnTheReactiveTemplate() {
+		LettuceConnectionFactory factory = (LettuceConnectionFactory) TestRedis.sentinel(topology::topology)
+			.connectionFactory();
+		try (ReactiveRedisLockTemplate template = ReactiveRedisLockTemplate.builder(factory)
+			.replicaAcknowledgements(1, Duration.ofSeconds(1))
+			.build()) {
+			LockRequest request = LockRequest.of("replicated", "reactive-1");
+			ReactiveLockHandle held = template.acquire(request).block(Duration.ofSeconds(10));
+			Object owner = topology.topology().replica().command("HGET", template.lockKey(request), "owner");
+			assertThat(owner).as("the replica already has the lock").isNotNull();
+			held.release().block(Duration.ofSeconds(10));
+		}
+		finally {
+			factory.destroy();
+		}
+	}
+
+	@Test
+	void shouldRefuseALockThatTheReplicasDidNotAcknowledgeOnTheReactiveTemplate() {
+		LettuceConnectionFactory factory = (LettuceConnectionFactory) TestRedis.sentinel(topology::topology)
+			.connectionFactory();
+		try (ReactiveRedisLockTemplate template = ReactiveRedisLockTemplate.builder(factory)
+			.replicaAcknowledgements(2, Duration.ofMillis(100))
+			.build()) {
+			LockRequest request = LockRequest.of("replicated", "reactive-2");
+			assertThatExceptionOfType(LockAccessException.class)
+				.isThrownBy(() -> template.acquire(request).block(Duration.ofSeconds(10)))
+				.withMessageContaining("replicated:reactive-2")
+				.withMessageContaining("1 of 2 replicas")
+				.withMessageContaining("released it");
+			assertThat(topology.topology().master().command("EXISTS", template.lockKey(request))).as("released again")
+				.isEqualTo(0L);
+		}
+		finally {
+			factory.destroy();
+		}
+	}
+
+	@Test
+	void shouldRefuseEveryLockOfAMultiLockThatTheReplicasDidNotAcknowledgeOnTheReactiveTemplate() {
+		LettuceConnectionFactory factory = (LettuceConnectionFactory) TestRedis.sentinel(topology::topology)
+			.connectionFactory();
+		try (ReactiveRedisLockTemplate template = ReactiveRedisLockTemplate.builder(factory)
+			.replicaAcknowledgements(2, Duration.ofMillis(100))
+			.build()) {
+			List<LockRequest> requests = List.of(LockRequest.of("replicated", "reactive-multi-a"),
+					LockRequest.of("replicated", "reactive-multi-b"));
+			assertThatExceptionOfType(LockAccessException.class)
+				.isThrownBy(() -> template.acquireAll(requests).block(Duration.ofSeconds(10)))
+				.withMessageContaining("1 of 2 replicas");
+			for (LockRequest request : requests) {
+				await().atMost(Duration.ofSeconds(5))
+					.untilAsserted(
+							() -> assertThat(topology.topology().master().command("EXISTS", template.lockKey(request)))
+								.as("released: %s", request)
+								.isEqualTo(0L));
+			}
+		}
+		finally {
+			factory.destroy();
+		}
+	}
+
+	@Test
+	void shouldCheckTheReplicasOfEveryLockOfAMultiLockOnTheReactiveTemplate() {
+		LettuceConnectionFactory factory = (LettuceConnectionFactory) TestRedis.sentinel(topology::topology)
+			.connectionFactory();
+		try (ReactiveRedisLockTemplate template = ReactiveRedisLockTemplate.builder(factory)
+			.replicaAcknowledgements(1, Duration.ofSeconds(1))
+			.build()) {
+			List<LockRequest> requests = List.of(LockRequest.of("replicated", "reactive-all-a"),
+					LockRequest.of("replicated", "reactive-all-b"));
+			ReactiveLockHandle held = template.acquireAll(requests).block(Duration.ofSeconds(10));
+			for (LockRequest request : requests) {
+				assertThat(topology.topology().replica().command("HGET", template.lockKey(request), "owner"))
+					.as("the replica already has %s", request)
+					.isNotNull();
+			}
+			held.release().block(Duration.ofSeconds(10));
+		}
+		finally {
+			factory.destroy();
 		}
 	}
 

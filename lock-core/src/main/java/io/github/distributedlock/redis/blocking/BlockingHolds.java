@@ -7,6 +7,7 @@ import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.redis.core.Deadline;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.driver.HoldRegistry;
+import io.github.distributedlock.redis.server.ReplicaWait;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -49,7 +50,6 @@ public final class BlockingHolds implements AutoCloseable {
 	public RedisLockHandle hold(Grant grant, Deadline call) {
 		confirmReplicas(grant, call);
 		RedisLockHandle handle = taken(grant, Thread.currentThread().getName());
-		replicasConfirmed(grant);
 		this.registry.announce(handle);
 		return handle;
 	}
@@ -93,7 +93,6 @@ public final class BlockingHolds implements AutoCloseable {
 				releaseInBackground(handles.stream().map(RedisLockHandle::grant).toList(), List.of());
 				throw ex;
 			}
-			replicasConfirmed(handle.grant());
 		}
 		handles.forEach(this.registry::announce);
 	}
@@ -145,31 +144,8 @@ public final class BlockingHolds implements AutoCloseable {
 	 * @throws LockAccessException if they don't (the hold is then released)
 	 */
 	private void confirmReplicas(Grant grant, Deadline call) {
-		if (this.replicas == null) {
-			return;
-		}
-		String owner = grant.owner();
-		String lockKey = grant.spec().lockKey();
-		// The check writes the lease again, and a refused re-entry leaves it behind.
-		this.registry.sending(owner, lockKey);
-		try {
-			this.replicas.confirm(grant, call);
-		}
-		catch (RuntimeException ex) {
-			// A refusal is a reply (no cause); a failed check may have lost one.
-			if (ex instanceof LockAccessException && ex.getCause() == null) {
-				this.registry.replied(owner, lockKey, grant.spec().leaseMillis());
-			}
-			else {
-				this.registry.failed(owner, lockKey);
-			}
-			throw ex;
-		}
-	}
-
-	private void replicasConfirmed(Grant grant) {
 		if (this.replicas != null) {
-			this.registry.replied(grant.owner(), grant.spec().lockKey(), -1);
+			this.replicas.confirm(grant, call);
 		}
 	}
 

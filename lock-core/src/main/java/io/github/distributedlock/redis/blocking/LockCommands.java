@@ -75,17 +75,6 @@ public final class LockCommands {
 	}
 
 	/**
-	 * Write the hold's lease again on the given connection, for a replica check to cover;
-	 * Redis errors are not translated.
-	 * @return 1 if extended, -1 if the lock was gone, -2 if someone else held it
-	 */
-	long extendOn(RedisConnection connection, Grant hold) {
-		LockSpec spec = hold.spec();
-		ScriptCall call = spec.kind().extend(spec, hold.owner(), hold.token(), hold.hold(), spec.leaseMillis());
-		return number(this.scripts.execute(connection, call));
-	}
-
-	/**
 	 * Ask Redis whether a hold is still its lock's owner (or reader, or permit holder).
 	 */
 	boolean isHeld(Grant hold) {

@@ -2,11 +2,14 @@ package io.github.distributedlock.redis.reactive;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.ReactiveLockHandle;
+import io.github.distributedlock.redis.core.Deadline;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.LockSpec;
@@ -19,6 +22,9 @@ import io.github.distributedlock.redis.driver.HoldRegistry;
 import io.github.distributedlock.redis.driver.InOrderAcquisition;
 import io.github.distributedlock.redis.driver.LocalLines;
 import io.github.distributedlock.redis.driver.Completion;
+import io.github.distributedlock.redis.server.ReplicaWait;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -41,12 +47,17 @@ public final class ReactiveAcquisitions {
 
 	private final long commandTimeoutNanos;
 
+	private final @Nullable ReplicaWait replicas;
+
 	/**
 	 * @param commandTimeoutNanos the connection's command timeout, or a negative value if
 	 * unknown
+	 * @param replicas the replica check every new hold passes, or {@code null} for none
 	 */
 	public ReactiveAcquisitions(DriverCommands commands, LocalLines lines, HoldRegistry holds,
-			ReactiveLockCommands lockCommands, BooleanSupplier cluster, boolean handOff, long commandTimeoutNanos) {
+			ReactiveLockCommands lockCommands, BooleanSupplier cluster, boolean handOff, long commandTimeoutNanos,
+			@Nullable ReplicaWait replicas) {
+		this.replicas = replicas;
 		this.commands = commands;
 		this.lines = lines;
 		this.holds = holds;
@@ -61,11 +72,16 @@ public final class ReactiveAcquisitions {
 	 * @return its handle, or a {@link LockTimeoutException} when the wait time ran out
 	 */
 	public Mono<ReactiveLockHandle> acquire(LockSpec spec, String owner) {
-		return ReactiveAcquisitions.<Grant>run((completion) -> acquisition(spec, owner, true, completion))
-			// A grant that reached a cancelled subscriber: nobody will release it.
-			.doOnDiscard(Grant.class, this::releaseUnused)
-			.doOnError(LockTimeoutException.class, this::notAcquired)
-			.map(this::handle);
+		return Mono.defer(() -> {
+			// A wait that restarts when the lock changes hands has no fixed bound.
+			Deadline call = callBound(spec.progressAware() ? -1 : spec.waitNanos(), System.nanoTime());
+			return ReactiveAcquisitions.<Grant>run((completion) -> acquisition(spec, owner, true, completion))
+				// A grant that reached a cancelled subscriber: nobody will release it.
+				.doOnDiscard(Grant.class, this::releaseUnused)
+				.doOnError(LockTimeoutException.class, this::notAcquired)
+				.flatMap((grant) -> confirmed(grant, call))
+				.map(this::handle);
+		});
 	}
 
 	/**
@@ -77,21 +93,86 @@ public final class ReactiveAcquisitions {
 	 */
 	public Mono<ReactiveLockHandle> acquireAll(LockSpec first, List<LockSpec> requested, String owner, long start) {
 		List<LockSpec> specs = MultiAcquisition.inGlobalOrder(requested);
+		Deadline call = callBound(first.progressAware() ? -1 : first.waitNanos(), start);
 		MultiAcquisition acquisition = new MultiAcquisition(specs, owner, first.waitNanos(), first.reentrant(),
 				this.handOff, this.commands.port());
 		Mono<List<ReactiveRedisLockHandle>> holds = MultiAcquisition.inOneScript(specs, this.cluster)
 				? ReactiveAcquisitions
 					.<List<Grant>>run(
 							(completion) -> new AllLocksAcquisition(acquisition, this.commands, this.lines, completion))
+					.flatMap((won) -> confirmedAll(won, call))
 					.map((won) -> won.stream().map(this::handle).toList())
 				: ReactiveAcquisitions.<List<ReactiveRedisLockHandle>>run(
 						// A wait that restarts on progress has no fixed bound.
 						(completion) -> new InOrderAcquisition<>(specs, first.waitNanos(), start,
 								first.progressAware() ? -1 : this.commandTimeoutNanos, this.commands.port(),
-								inOrderSteps(owner), completion));
+								inOrderSteps(owner), completion))
+					.flatMap((won) -> confirmedHandles(won, call));
 		return holds.doOnDiscard(Object.class, this::discarded)
 			.doOnError(LockTimeoutException.class, this::notAcquired)
 			.map((won) -> new ReactiveMultiLockHandle(won, Duration.ofNanos(System.nanoTime() - start)));
+	}
+
+	/**
+	 * Return the bound of a call that began at {@code start} with the given wait time:
+	 * the wait time plus one command timeout; none if either is unbounded or unknown.
+	 */
+	private Deadline callBound(long waitNanos, long start) {
+		long timeout = this.commandTimeoutNanos;
+		return new Deadline((waitNanos < 0 || timeout < 0) ? -1 : waitNanos + timeout, start);
+	}
+
+	/**
+	 * Wait, within the call's bound, until enough replicas have a won hold, if the
+	 * template asks for replica acknowledgements; a hold refused, given up on or
+	 * cancelled is released ({@link ReplicaWait}).
+	 */
+	private Mono<Grant> confirmed(Grant grant, Deadline call) {
+		ReplicaWait check = this.replicas;
+		if (check == null) {
+			return Mono.just(grant);
+		}
+		return Mono.defer(() -> {
+			CompletableFuture<@Nullable Void> confirmed = check.confirmLater(grant, call);
+			long bound = call.remainingNanos();
+			Mono<@Nullable Void> waited = Mono.fromFuture(confirmed, true);
+			if (bound != Long.MAX_VALUE) {
+				waited = waited.timeout(Duration.ofNanos(Math.max(0, bound)));
+			}
+			return waited.onErrorMap(TimeoutException.class, (ex) -> check.gaveUp(grant, confirmed, ex))
+				.doOnCancel(() -> check.abandon(grant, confirmed))
+				.thenReturn(grant);
+		});
+	}
+
+	/**
+	 * Confirm a multi-lock's grants in order; if one is refused, every one is released.
+	 */
+	private Mono<List<Grant>> confirmedAll(List<Grant> grants, Deadline call) {
+		if (this.replicas == null) {
+			return Mono.just(grants);
+		}
+		// A refused one is released twice: the second finds its hold gone.
+		return Flux.fromIterable(grants)
+			.concatMap((grant) -> confirmed(grant, call))
+			.collectList()
+			.doOnError((ex) -> grants.forEach(this.commands::releaseUnused))
+			.doOnCancel(() -> grants.forEach(this.commands::releaseUnused));
+	}
+
+	/**
+	 * Confirm the locks of a multi-lock taken in order; if one is refused, every one is
+	 * released.
+	 */
+	private Mono<List<ReactiveRedisLockHandle>> confirmedHandles(List<ReactiveRedisLockHandle> handles, Deadline call) {
+		if (this.replicas == null) {
+			return Mono.just(handles);
+		}
+		return Flux.fromIterable(handles)
+			.concatMap((handle) -> confirmed(handle.grant(), call))
+			.then(Mono.just(handles))
+			.doOnError((ex) -> handles.forEach(ReactiveAcquisitions::releaseDropped))
+			.doOnCancel(() -> handles.forEach(ReactiveAcquisitions::releaseDropped));
 	}
 
 	/**

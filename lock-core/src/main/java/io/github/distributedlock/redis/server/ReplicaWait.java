@@ -1,7 +1,8 @@
-package io.github.distributedlock.redis.blocking;
+package io.github.distributedlock.redis.server;
 
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -17,9 +18,12 @@ import io.lettuce.core.output.IntegerOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
 import io.github.distributedlock.LockAccessException;
+import io.github.distributedlock.LockName;
 import io.github.distributedlock.redis.core.Deadline;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockSpec;
+import io.github.distributedlock.redis.driver.HoldRegistry;
+import io.github.distributedlock.redis.script.ScriptCall;
 import io.github.distributedlock.redis.script.ScriptReplies;
 import io.github.distributedlock.redis.script.ScriptRunner;
 import org.jspecify.annotations.Nullable;
@@ -27,6 +31,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -35,7 +40,8 @@ import org.springframework.util.ClassUtils;
 /**
  * Makes sure a hold just written reached enough replicas (Redis {@code WAIT}), so that a
  * failover now would not hand the lock to someone else; otherwise releases it and fails
- * the acquisition.
+ * the acquisition. Both templates use it: the check runs on threads of its own, and each
+ * template waits for its end in its own way, within the call's bound.
  * <p>
  * {@code WAIT} counts only the writes of its own server connection, and a client that
  * reconnects may send it on a new connection, even to a new master, where it confirms
@@ -54,13 +60,17 @@ public final class ReplicaWait implements AutoCloseable {
 
 	private final StringRedisTemplate redis;
 
-	private final LockCommands commands;
+	private final ScriptRunner scripts;
+
+	private final boolean handOff;
 
 	private final int replicas;
 
 	private final long timeoutMillis;
 
 	private final boolean sharedConnection;
+
+	private final HoldRegistry registry;
 
 	private final ExecutorService checks = Executors.newCachedThreadPool((runnable) -> {
 		Thread thread = new Thread(runnable, "distributed-lock-replica-check");
@@ -71,115 +81,184 @@ public final class ReplicaWait implements AutoCloseable {
 	/** The server connection last seen by a check, and when it was first seen. */
 	private final AtomicReference<@Nullable SeenConnection> lastConnection = new AtomicReference<>();
 
-	public ReplicaWait(StringRedisTemplate redis, LockCommands commands, int replicas, long timeoutMillis) {
-		this.redis = redis;
-		this.commands = commands;
+	/**
+	 * @param handOff whether a release reserves the lock for the oldest waiting request
+	 * @param replicas how many replicas must acknowledge each hold
+	 * @param timeoutMillis how long {@code WAIT} waits for them
+	 * @param registry the template's holds, told of the lease a check may write again
+	 */
+	public ReplicaWait(RedisConnectionFactory connectionFactory, boolean handOff, int replicas, long timeoutMillis,
+			HoldRegistry registry) {
+		this.registry = registry;
+		this.redis = new StringRedisTemplate(connectionFactory);
+		this.scripts = new ScriptRunner(connectionFactory);
+		this.handOff = handOff;
 		this.replicas = replicas;
 		this.timeoutMillis = timeoutMillis;
-		this.sharedConnection = ScriptRunner.sharesOneConnection(redis.getRequiredConnectionFactory());
+		this.sharedConnection = ScriptRunner.sharesOneConnection(connectionFactory);
 	}
 
 	/**
 	 * Wait until enough replicas have a hold that was just written; otherwise release it.
 	 * @param hold the hold; its {@code sentNanos} was read before its script was sent
 	 * @param call the bound of the call: its wait time plus one command timeout
-	 * @throws LockAccessException without a cause if too few replicas acknowledged it or
-	 * the server no longer had it (replies the {@link BlockingHolds} can bound); caused
-	 * by the Redis failure if the check itself failed (its write may have lost its
-	 * reply), or by a timeout if the call's bound came first
+	 * @throws LockAccessException as {@link #confirmLater} fails, or caused by a timeout
+	 * if the call's bound came first
 	 */
-	void confirm(Grant hold, Deadline call) {
-		LockSpec spec = hold.spec();
-		// On a thread of its own, so that the caller leaves at the call's bound whatever
-		// Redis does; the hold is won, and an interrupt must not stop the check (Lettuce
-		// drops a command on an interrupted thread) and leave the hold unchecked.
+	public void confirm(Grant hold, Deadline call) {
+		CompletableFuture<@Nullable Void> confirmed = confirmLater(hold, call);
+		boolean interrupted = false;
+		try {
+			while (true) {
+				try {
+					confirmed.get(Math.max(0, call.remainingNanos()), TimeUnit.NANOSECONDS);
+					return;
+				}
+				catch (InterruptedException ex) {
+					interrupted = true;
+				}
+			}
+		}
+		catch (TimeoutException ex) {
+			throw gaveUp(hold, confirmed, ex);
+		}
+		catch (ExecutionException ex) {
+			if (ex.getCause() instanceof RuntimeException failure) {
+				throw failure;
+			}
+			throw new LockAccessException(hold.spec().name(), "the replica check failed", ex.getCause());
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	/**
+	 * Check, on a thread of the check's own, that enough replicas have a hold that was
+	 * just written; the hold is won, and an interrupt must not stop the check (Lettuce
+	 * drops a command on an interrupted thread) and leave the hold unchecked.
+	 * @param hold the hold; its {@code sentNanos} was read before its script was sent
+	 * @param call the bound of the call: its wait time plus one command timeout, which
+	 * the release of a refused hold is waited for within
+	 * @return completed once enough replicas acknowledged the hold; failed with a
+	 * {@link LockAccessException} without a cause once a refused hold's release ran (too
+	 * few replicas acknowledged it, or the server no longer had it), or caused by the
+	 * Redis failure if the check itself failed (its write may have lost its reply)
+	 */
+	public CompletableFuture<@Nullable Void> confirmLater(Grant hold, Deadline call) {
+		HoldRegistry registry = this.registry;
+		String owner = hold.owner();
+		String lockKey = hold.spec().lockKey();
+		// The check writes the lease again, and a refused re-entry leaves it behind.
+		registry.sending(owner, lockKey);
 		CompletableFuture<Long> check;
 		try {
 			check = CompletableFuture.supplyAsync(() -> await(hold), this.checks);
 		}
 		catch (RejectedExecutionException ex) {
-			this.commands.releaseQuietly(hold);
-			throw new LockAccessException(spec.name(), "the lock service is shut down", null);
+			check = CompletableFuture
+				.failedFuture(new LockAccessException(hold.spec().name(), "the lock service is shut down", null));
 		}
-		long acked;
-		boolean interrupted = false;
-		try {
-			while (true) {
-				try {
-					acked = check.get(Math.max(0, call.remainingNanos()), TimeUnit.NANOSECONDS);
-					break;
+		return check.handle((acked, error) -> checked(hold, call, acked, error))
+			.thenCompose((done) -> done)
+			.whenComplete((ignored, error) -> {
+				if (error == null) {
+					registry.replied(owner, lockKey, -1);
 				}
-				catch (InterruptedException ex) {
-					interrupted = true;
+				else if (unwrap(error) instanceof LockAccessException refusal && refusal.getCause() == null) {
+					// A refusal is a reply (no cause); a failed check may have lost one.
+					registry.replied(owner, lockKey, hold.spec().leaseMillis());
 				}
+				else {
+					registry.failed(owner, lockKey);
+				}
+			});
+	}
+
+	/**
+	 * Say that a caller stopped waiting for a check before the call's bound came: the
+	 * hold is released once the check ends.
+	 */
+	public LockAccessException gaveUp(Grant hold, CompletableFuture<@Nullable Void> confirmed, Throwable cause) {
+		abandon(hold, confirmed);
+		return new LockAccessException(hold.spec().name(), "acquired, but its replication was not confirmed within "
+				+ "the wait time plus one command timeout; it is released once the check ends", cause);
+	}
+
+	/**
+	 * Release a hold nobody waits for once its check ends, so that no lease written again
+	 * by the check outlives the release; a refused one is released already.
+	 */
+	public void abandon(Grant hold, CompletableFuture<@Nullable Void> confirmed) {
+		confirmed.whenComplete((ignored, error) -> {
+			if (error == null) {
+				this.registry.leaseLeftBehind(hold);
+				release(hold);
 			}
+		});
+	}
+
+	private CompletableFuture<@Nullable Void> checked(Grant hold, Deadline call, @Nullable Long acked,
+			@Nullable Throwable error) {
+		LockName name = hold.spec().name();
+		if (error != null) {
+			release(hold);
+			Throwable cause = unwrap(error);
+			return CompletableFuture.failedFuture((cause instanceof RuntimeException) ? cause
+					: new LockAccessException(name, "the replica check failed", cause));
 		}
-		catch (TimeoutException ex) {
-			// Released once the check ends, so that no lease written again by it outlives
-			// the release.
-			check.whenCompleteAsync((ignored, error) -> this.commands.releaseQuietly(hold), this.checks);
-			throw new LockAccessException(spec.name(), "acquired, but its replication was not confirmed within the "
-					+ "wait time plus one command timeout; it is released once the check ends", ex);
+		long count = (acked != null) ? acked : 0;
+		if (count >= this.replicas) {
+			return CompletableFuture.completedFuture(null);
 		}
-		catch (ExecutionException ex) {
-			this.commands.releaseQuietly(hold);
-			if (ex.getCause() instanceof RuntimeException failure) {
-				throw failure;
-			}
-			throw new LockAccessException(spec.name(), "the replica check failed", ex.getCause());
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
-		}
-		if (acked >= this.replicas) {
-			return;
-		}
-		String released = release(hold, call);
+		// Waited for, so that the caller that hears of the refusal finds the lock free.
+		return release(hold).completeOnTimeout(null, Math.max(0, call.remainingNanos()), TimeUnit.NANOSECONDS)
+			.thenCompose((released) -> CompletableFuture.failedFuture(refusal(name, count, released)));
+	}
+
+	private LockAccessException refusal(LockName name, long acked, @Nullable Boolean released) {
 		if (acked < 0) {
-			throw new LockAccessException(spec.name(),
+			return new LockAccessException(name,
 					"acquired, but the server no longer had it when its "
 							+ "replication was checked (the connection moved to another server, as in a failover)",
 					null);
 		}
-		throw new LockAccessException(spec.name(),
+		String release = (released == null) ? "its release was sent but not yet answered"
+				: released ? "released it" : "its release failed, so its lease ends it";
+		return new LockAccessException(name,
 				"acquired, but only " + acked + " of " + this.replicas + " replicas acknowledged it within "
-						+ this.timeoutMillis + " ms; " + released
+						+ this.timeoutMillis + " ms; " + release
 						+ ", since a failover now could give it to someone else",
 				null);
 	}
 
 	/**
-	 * Release a refused hold, waiting for Redis to run the release until the call's
-	 * bound, so that the caller that hears of the refusal finds the lock free.
-	 * @return what became of the release, for the message
+	 * Release a hold, once, without waiting; sent even from an interrupted thread
+	 * (Lettuce drops a command on one before sending it).
+	 * @return completed with {@code true} once Redis ran the release, with {@code false}
+	 * once it failed (the lease ends the hold)
 	 */
-	private String release(Grant hold, Deadline call) {
-		CompletableFuture<Boolean> release = this.commands.releaseQuietly(hold);
-		boolean interrupted = false;
+	private CompletableFuture<@Nullable Boolean> release(Grant hold) {
+		LockSpec spec = hold.spec();
+		ScriptCall call = spec.kind().release(spec, hold.owner(), hold.token(), hold.hold(), this.handOff, 0);
+		boolean interrupted = Thread.interrupted();
 		try {
-			while (true) {
-				try {
-					return release.get(Math.max(0, call.remainingNanos()), TimeUnit.NANOSECONDS) ? "released it"
-							: "its release failed, so its lease ends it";
-				}
-				catch (InterruptedException ex) {
-					interrupted = true;
-				}
-			}
+			return this.scripts.executeAsync(call).thenApply((ran) -> ran);
 		}
-		catch (ExecutionException ex) {
-			return "its release failed, so its lease ends it";
-		}
-		catch (TimeoutException ex) {
-			return "its release was sent but not yet answered";
+		catch (RuntimeException ex) {
+			return CompletableFuture.completedFuture(false);
 		}
 		finally {
 			if (interrupted) {
 				Thread.currentThread().interrupt();
 			}
 		}
+	}
+
+	private static Throwable unwrap(Throwable error) {
+		return (error instanceof CompletionException && error.getCause() != null) ? error.getCause() : error;
 	}
 
 	/**
@@ -209,7 +288,7 @@ public final class ReplicaWait implements AutoCloseable {
 				Rewrite ack = this.redis.execute((RedisCallback<Rewrite>) (connection) -> {
 					String before = identity(connection);
 					// A write on this connection for the WAIT to cover.
-					if (this.commands.extendOn(connection, hold) < 0) {
+					if (extendOn(connection, hold) < 0) {
 						return new Rewrite(before, -1, before);
 					}
 					Acknowledgement after = sendAndIdentify(connection, this.replicas, this.timeoutMillis);
@@ -229,6 +308,18 @@ public final class ReplicaWait implements AutoCloseable {
 		catch (DataAccessException ex) {
 			throw ScriptReplies.failure(hold.spec().name(), "WAIT", ex);
 		}
+	}
+
+	/**
+	 * Write the hold's lease again on the given connection, for the {@code WAIT} to
+	 * cover; Redis errors are not translated.
+	 * @return 1 if extended, -1 if the lock was gone, -2 if someone else held it
+	 */
+	private long extendOn(RedisConnection connection, Grant hold) {
+		LockSpec spec = hold.spec();
+		ScriptCall call = spec.kind().extend(spec, hold.owner(), hold.token(), hold.hold(), spec.leaseMillis());
+		Long result = this.scripts.execute(connection, call);
+		return (result != null) ? result : -1;
 	}
 
 	/**
