@@ -122,7 +122,7 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 					+ builder.connectionFactory.getClass().getName());
 		}
 		return new ReplicaWait(blocking, builder.handOff, builder.replicaAcknowledgements,
-				builder.replicaTimeout.toMillis(), holds);
+				builder.replicaTimeout.toMillis(), holds, false);
 	}
 
 	private static long commandTimeoutNanos(ReactiveRedisConnectionFactory factory) {

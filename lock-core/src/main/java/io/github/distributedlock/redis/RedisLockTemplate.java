@@ -100,7 +100,7 @@ public final class RedisLockTemplate implements LockOperations {
 		HoldRegistry registry = new HoldRegistry(this.watchdog, server::isCluster, handOff,
 				new LockListeners(builder.listeners), this.lines);
 		ReplicaWait replicas = (builder.replicaAcknowledgements > 0) ? new ReplicaWait(builder.connectionFactory,
-				handOff, builder.replicaAcknowledgements, builder.replicaTimeout.toMillis(), registry) : null;
+				handOff, builder.replicaAcknowledgements, builder.replicaTimeout.toMillis(), registry, true) : null;
 		this.holds = new BlockingHolds(registry, this.port, this.commands, replicas);
 		this.acquisitions = new BlockingAcquisitions(this.port, this.lines, this.holds, server::isCluster, handOff);
 		this.listening.start(this.keys.keepAliveChannel());

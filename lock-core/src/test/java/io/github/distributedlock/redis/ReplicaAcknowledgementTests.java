@@ -2,6 +2,8 @@ package io.github.distributedlock.redis;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockHandle;
@@ -114,6 +116,40 @@ class ReplicaAcknowledgementTests {
 				.withMessageContaining("released it");
 			assertThat(topology.topology().master().command("EXISTS", template.lockKey(request))).as("released again")
 				.isEqualTo(0L);
+		}
+		finally {
+			factory.destroy();
+		}
+	}
+
+	/**
+	 * The reactive template writes its holds on a connection of its own, so a
+	 * {@code WAIT} on the check's connection covers none of them, even once that
+	 * connection is known.
+	 */
+	@Test
+	void shouldRefuseAReactiveLockThatNoReplicaHasOnceTheChecksConnectionIsKnown() {
+		LettuceConnectionFactory factory = (LettuceConnectionFactory) TestRedis.sentinel(topology::topology)
+			.connectionFactory();
+		try (ReactiveRedisLockTemplate template = ReactiveRedisLockTemplate.builder(factory)
+			.replicaAcknowledgements(1, Duration.ofMillis(300))
+			.build()) {
+			template.acquire(LockRequest.of("replicated", "reactive-warm"))
+				.flatMap(ReactiveLockHandle::release)
+				.block(Duration.ofSeconds(10));
+			// Until the replica acknowledged everything written so far, as it does every
+			// second.
+			await().atMost(Duration.ofSeconds(5)).until(ReplicaAcknowledgementTests::replicaCaughtUp);
+			topology.topology().replica().pause();
+			try {
+				assertThatExceptionOfType(LockAccessException.class)
+					.isThrownBy(() -> template.acquire(LockRequest.of("replicated", "reactive-paused"))
+						.block(Duration.ofSeconds(10)))
+					.withMessageContaining("0 of 1 replicas");
+			}
+			finally {
+				topology.topology().replica().resume();
+			}
 		}
 		finally {
 			factory.destroy();
@@ -281,6 +317,16 @@ class ReplicaAcknowledgementTests {
 			}
 		}
 		return 0;
+	}
+
+	/**
+	 * Return whether the master's one replica acknowledged its whole replication stream.
+	 */
+	private static boolean replicaCaughtUp() {
+		String info = String.valueOf(topology.topology().master().command("INFO", "replication"));
+		Matcher master = Pattern.compile("master_repl_offset:(\\d+)").matcher(info);
+		Matcher replica = Pattern.compile("slave0:.*offset=(\\d+)").matcher(info);
+		return master.find() && replica.find() && master.group(1).equals(replica.group(1));
 	}
 
 }

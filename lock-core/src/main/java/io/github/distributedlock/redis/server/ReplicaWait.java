@@ -68,7 +68,9 @@ public final class ReplicaWait implements AutoCloseable {
 
 	private final long timeoutMillis;
 
-	private final boolean sharedConnection;
+	// Whether the holds were written on the connection the check uses, where a WAIT alone
+	// covers them once that connection is known.
+	private final boolean writtenHere;
 
 	private final HoldRegistry registry;
 
@@ -86,16 +88,19 @@ public final class ReplicaWait implements AutoCloseable {
 	 * @param replicas how many replicas must acknowledge each hold
 	 * @param timeoutMillis how long {@code WAIT} waits for them
 	 * @param registry the template's holds, told of the lease a check may write again
+	 * @param writtenHere whether the template writes its holds through the factory's
+	 * blocking side, as the check does: not the reactive template, whose connection is
+	 * another, so that each of its checks writes the lease again before its {@code WAIT}
 	 */
 	public ReplicaWait(RedisConnectionFactory connectionFactory, boolean handOff, int replicas, long timeoutMillis,
-			HoldRegistry registry) {
+			HoldRegistry registry, boolean writtenHere) {
 		this.registry = registry;
 		this.redis = new StringRedisTemplate(connectionFactory);
 		this.scripts = new ScriptRunner(connectionFactory);
 		this.handOff = handOff;
 		this.replicas = replicas;
 		this.timeoutMillis = timeoutMillis;
-		this.sharedConnection = ScriptRunner.sharesOneConnection(connectionFactory);
+		this.writtenHere = writtenHere && ScriptRunner.sharesOneConnection(connectionFactory);
 	}
 
 	/**
@@ -277,7 +282,7 @@ public final class ReplicaWait implements AutoCloseable {
 		long writtenNanos = hold.sentNanos();
 		try {
 			SeenConnection last = this.lastConnection.get();
-			if (this.sharedConnection && last != null && last.firstSeenNanos() - writtenNanos < 0) {
+			if (this.writtenHere && last != null && last.firstSeenNanos() - writtenNanos < 0) {
 				Acknowledgement ack = this.redis.execute((RedisCallback<Acknowledgement>) (connection) -> ReplicaWait
 					.sendAndIdentify(connection, this.replicas, this.timeoutMillis), true);
 				if (ack != null && seen(ack.identity()) - writtenNanos < 0) {
