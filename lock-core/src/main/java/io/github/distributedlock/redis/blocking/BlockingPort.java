@@ -14,12 +14,12 @@ import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockInterruptedException;
 import io.github.distributedlock.LockName;
+import io.github.distributedlock.redis.driver.ChannelRounds;
 import io.github.distributedlock.redis.driver.LockPort;
 import io.github.distributedlock.redis.script.ScriptCall;
 import org.apache.commons.logging.Log;
@@ -498,8 +498,7 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 
 		private final Listener listener;
 
-		/** Channel confirmations heard. */
-		private final AtomicInteger confirmed = new AtomicInteger();
+		private final ChannelRounds rounds;
 
 		/** Whether the line heard of its first round. */
 		private final AtomicBoolean told = new AtomicBoolean();
@@ -509,6 +508,7 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 		Subscription(List<String> channels, Listener listener) {
 			this.topics = channels.stream().map(ChannelTopic::new).toList();
 			this.listener = listener;
+			this.rounds = new ChannelRounds(channels);
 		}
 
 		void subscribe(RedisMessageListenerContainer container) {
@@ -546,14 +546,11 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 
 		@Override
 		public void onChannelSubscribed(byte[] channel, long count) {
-			int heard = this.confirmed.incrementAndGet();
-			if (heard % this.topics.size() != 0) {
-				return;
-			}
+			int round = this.rounds.confirmed(channel);
 			// Every channel is subscribed: the first round tells the line unless the
 			// return did; each later one follows a reconnect, when a release may have
 			// been missed.
-			if (heard > this.topics.size() || this.told.compareAndSet(false, true)) {
+			if (round > 1 || (round == 1 && this.told.compareAndSet(false, true))) {
 				this.listener.subscribed();
 			}
 		}

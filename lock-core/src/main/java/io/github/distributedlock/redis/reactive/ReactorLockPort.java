@@ -3,10 +3,10 @@ package io.github.distributedlock.redis.reactive;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 import io.github.distributedlock.LockName;
+import io.github.distributedlock.redis.driver.ChannelRounds;
 import io.github.distributedlock.redis.driver.LockPort;
 import io.github.distributedlock.redis.script.ScriptCall;
 import reactor.core.Disposable;
@@ -66,13 +66,13 @@ public final class ReactorLockPort implements LockPort {
 	@Override
 	public Cancellable listen(List<String> channels, Listener listener) {
 		List<ChannelTopic> topics = channels.stream().map(ChannelTopic::of).toList();
-		AtomicInteger confirmed = new AtomicInteger();
+		ChannelRounds rounds = new ChannelRounds(channels);
 		SubscriptionListener confirmations = new SubscriptionListener() {
 
 			@Override
 			public void onChannelSubscribed(byte[] channel, long count) {
 				// Subscribed once every channel is; again after each reconnect.
-				if (confirmed.incrementAndGet() % topics.size() == 0) {
+				if (rounds.confirmed(channel) > 0) {
 					listener.subscribed();
 				}
 			}
