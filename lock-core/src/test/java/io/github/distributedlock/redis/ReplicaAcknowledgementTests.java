@@ -2,12 +2,15 @@ package io.github.distributedlock.redis;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.github.distributedlock.LockAccessException;
+import io.github.distributedlock.LockContext;
 import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockLeaseLostException;
+import io.github.distributedlock.LockListener;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.ReactiveLockHandle;
 import io.github.distributedlock.test.RedisSentinelTopology;
@@ -175,6 +178,52 @@ class ReplicaAcknowledgementTests {
 								.as("released: %s", request)
 								.isEqualTo(0L));
 			}
+		}
+		finally {
+			factory.destroy();
+		}
+	}
+
+	@Test
+	void shouldTellTheListenersNothingOfAReactiveMultiLockTakenInOrderThatTheReplicasRefused() {
+		// A multi-lock of one lock is taken lock by lock, as one across Cluster slots.
+		List<String> events = new CopyOnWriteArrayList<>();
+		LettuceConnectionFactory factory = (LettuceConnectionFactory) TestRedis.sentinel(topology::topology)
+			.connectionFactory();
+		try (ReactiveRedisLockTemplate template = ReactiveRedisLockTemplate.builder(factory)
+			.replicaAcknowledgements(2, Duration.ofMillis(100))
+			.listener(new LockListener() {
+
+				@Override
+				public void acquired(LockContext context) {
+					events.add("acquired " + context.name());
+				}
+
+				@Override
+				public void leaseLost(LockContext context) {
+					events.add("lost " + context.name());
+				}
+
+				@Override
+				public void released(LockContext context, Duration heldFor) {
+					events.add("released " + context.name());
+				}
+
+			})
+			.build()) {
+			LockRequest request = LockRequest.builder("replicated")
+				.key("reactive-in-order")
+				.waitTime(Duration.ofSeconds(1))
+				.build();
+			assertThatExceptionOfType(LockAccessException.class)
+				.isThrownBy(() -> template.acquireAll(List.of(request)).block(Duration.ofSeconds(10)))
+				.withMessageContaining("1 of 2 replicas");
+			await().atMost(Duration.ofSeconds(5))
+				.untilAsserted(
+						() -> assertThat(topology.topology().master().command("EXISTS", template.lockKey(request)))
+							.as("released")
+							.isEqualTo(0L));
+			assertThat(events).as("what the listeners heard").isEmpty();
 		}
 		finally {
 			factory.destroy();

@@ -107,7 +107,8 @@ public final class ReactiveAcquisitions {
 						(completion) -> new InOrderAcquisition<>(specs, first.waitNanos(), start,
 								first.progressAware() ? -1 : this.commandTimeoutNanos, this.commands.port(),
 								inOrderSteps(owner), completion))
-					.flatMap((won) -> confirmedHandles(won, call));
+					.flatMap((won) -> confirmedHandles(won, call))
+					.doOnNext((won) -> won.forEach(this.holds::announce));
 		return holds.doOnDiscard(Object.class, this::discarded)
 			.doOnError(LockTimeoutException.class, this::notAcquired)
 			.map((won) -> new ReactiveMultiLockHandle(won, Duration.ofNanos(System.nanoTime() - start)));
@@ -193,10 +194,17 @@ public final class ReactiveAcquisitions {
 	 * Register a won hold as a handle, renewed if its lock is, and tell the listeners.
 	 */
 	private ReactiveRedisLockHandle handle(Grant grant) {
-		ReactiveRedisLockHandle handle = this.holds
-			.add(new ReactiveRedisLockHandle(this.holds, grant, this.commands.port(), this.lockCommands));
+		ReactiveRedisLockHandle handle = taken(grant);
 		this.holds.announce(handle);
 		return handle;
+	}
+
+	/**
+	 * Register a won hold as a handle, renewed if its lock is; the listeners hear of it
+	 * once it is {@linkplain HoldRegistry#announce announced}.
+	 */
+	private ReactiveRedisLockHandle taken(Grant grant) {
+		return this.holds.add(new ReactiveRedisLockHandle(this.holds, grant, this.commands.port(), this.lockCommands));
 	}
 
 	private void notAcquired(LockTimeoutException timeout) {
@@ -236,7 +244,9 @@ public final class ReactiveAcquisitions {
 
 			@Override
 			public ReactiveRedisLockHandle hold(Grant grant) {
-				return handle(grant);
+				// Announced once every lock is taken and confirmed, as the blocking
+				// template does.
+				return taken(grant);
 			}
 
 			@Override
