@@ -60,7 +60,7 @@ public final class ProtocolTimings {
 	 * @return the retry interval
 	 */
 	public static Duration retry() {
-		return Duration.ofNanos(HandOffRequest.of(0).retryNanos());
+		return Duration.ofNanos(HandOffRequest.of(0, UniqueIds.ofProcess()).retryNanos());
 	}
 
 	/**
@@ -82,12 +82,12 @@ public final class ProtocolTimings {
 
 	/**
 	 * The id of this JVM in the hand-off requests it files: a request is
-	 * {@code <claim>:<process id>.<counter>} ({@code UniqueIds.processId}, private: read
-	 * reflectively).
+	 * {@code <claim>:<process id>.<counter>} ({@code processId} of
+	 * {@code UniqueIds.ofProcess()}, private: read reflectively).
 	 * @return this JVM's process id in requests
 	 */
 	public static String processId() {
-		return (String) privateStatic(UniqueIds.class, "processId");
+		return (String) privateField(UniqueIds.ofProcess(), "processId");
 	}
 
 	/**
@@ -260,11 +260,12 @@ public final class ProtocolTimings {
 		return Duration.ofNanos(HoldLife.RENEWAL_RETRY_NANOS);
 	}
 
-	private static Object privateStatic(Class<?> type, String name) {
+	private static Object privateField(Object target, String name) {
+		Class<?> type = target.getClass();
 		try {
 			Field field = type.getDeclaredField(name);
 			field.setAccessible(true);
-			return field.get(null);
+			return field.get(target);
 		}
 		catch (ReflectiveOperationException ex) {
 			throw new IllegalStateException(type.getSimpleName() + "." + name + " is gone: update ProtocolTimings", ex);

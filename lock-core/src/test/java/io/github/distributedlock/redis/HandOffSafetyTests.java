@@ -775,7 +775,7 @@ abstract class HandOffSafetyTests {
 		assumeTrue(runsDriverOnlyChecks(), "the bound is the driver's: one topology runs it");
 		int holders = 4;
 		String lockKey = lockKey("k");
-		String ours = (String) privateStatic(io.github.distributedlock.redis.core.UniqueIds.class, "processId");
+		String ours = (String) privateField(io.github.distributedlock.redis.core.UniqueIds.ofProcess(), "processId");
 		List<Long> granted = Collections.synchronizedList(new ArrayList<>());
 		AtomicBoolean stop = new AtomicBoolean();
 		try (RedisLockTemplate cohorts = RedisLockTemplate.builder(factory())
@@ -844,10 +844,10 @@ abstract class HandOffSafetyTests {
 		assertLockGone(lockKey);
 	}
 
-	private static Object privateStatic(Class<?> type, String field) throws ReflectiveOperationException {
-		java.lang.reflect.Field declared = type.getDeclaredField(field);
+	private static Object privateField(Object target, String field) throws ReflectiveOperationException {
+		java.lang.reflect.Field declared = target.getClass().getDeclaredField(field);
 		declared.setAccessible(true);
-		return declared.get(null);
+		return declared.get(target);
 	}
 
 	private static void awaitWaiters(RedisLockTemplate template, int waiters) {

@@ -26,6 +26,7 @@ import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.LockTarget;
 import io.github.distributedlock.redis.core.LockTiming;
+import io.github.distributedlock.redis.core.UniqueIds;
 import io.github.distributedlock.redis.core.WaitMode;
 import io.github.distributedlock.redis.script.LockKind;
 import io.github.distributedlock.redis.script.ScriptReplies;
@@ -313,7 +314,7 @@ abstract class RedisContractSuite extends LockTemplateContractTests<RedisLockTem
 	void shouldPassOnAReservationWhoseWaiterGaveUpMeanwhile() {
 		LockSpec spec = specOf("u");
 		ScriptRunner scripts = new ScriptRunner(this.connectionFactory);
-		HandOffRequest request = HandOffRequest.of(0);
+		HandOffRequest request = HandOffRequest.of(0, UniqueIds.ofProcess());
 		LockHandle held = this.template.acquire(request("u").build());
 		List<?> reply = scripts.execute(spec.kind()
 			.acquire(spec, new LockKind.Attempt("gave-up:1", "gave-up-hold", 5000, false, false, request, 1), 60000));

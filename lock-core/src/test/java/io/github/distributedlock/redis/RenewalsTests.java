@@ -9,6 +9,7 @@ import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.redis.blocking.BlockingPort;
 import io.github.distributedlock.redis.blocking.LockCommands;
 import io.github.distributedlock.redis.blocking.RedisLockHandle;
+import io.github.distributedlock.redis.core.UniqueIds;
 import io.github.distributedlock.redis.driver.LockHold;
 import io.github.distributedlock.redis.driver.NoHoldEvents;
 import io.github.distributedlock.redis.driver.LockPort;
@@ -155,6 +156,11 @@ class RenewalsTests {
 				@Override
 				public long nanoTime() {
 					return port.nanoTime();
+				}
+
+				@Override
+				public UniqueIds ids() {
+					return port.ids();
 				}
 
 				@Override

@@ -25,6 +25,7 @@ import io.github.distributedlock.redis.core.ReleaseMessage;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.PlantedCohortBugs;
 import io.github.distributedlock.redis.core.SimulatedIds;
+import io.github.distributedlock.redis.core.UniqueIds;
 import io.github.distributedlock.redis.driver.AcquisitionRun;
 import io.github.distributedlock.redis.driver.Acquiring;
 import io.github.distributedlock.redis.driver.CohortReentry;
@@ -96,6 +97,8 @@ final class CohortRun {
 	private static final Set<Attack> LIVE_ATTACKS = EnumSet.of(Attack.CANCEL, Attack.EXTEND, Attack.REENTER);
 
 	private final long seed;
+
+	private final UniqueIds ids;
 
 	private final SimulationRandom random;
 
@@ -196,6 +199,11 @@ final class CohortRun {
 		}
 
 		@Override
+		public UniqueIds ids() {
+			return CohortRun.this.ids;
+		}
+
+		@Override
 		public void at(long delayNanos, String what, Runnable action) {
 			CohortRun.this.at(delayNanos, what, action, false);
 		}
@@ -274,7 +282,7 @@ final class CohortRun {
 		this.cancellations = new Cancellations(seed);
 		this.redisFaults = new RedisFaults(seed, this.attacks.contains(Attack.FAILOVER),
 				this.attacks.contains(Attack.EVICT));
-		SimulatedIds.restart(seed);
+		this.ids = SimulatedIds.of(seed);
 		this.random = new SimulationRandom(seed ^ 0x636f686fL);
 		this.faults = faults.isEmpty() ? EnumSet.noneOf(Fault.class) : EnumSet.copyOf(faults);
 		this.faults.removeIf((fault) -> this.random.nextInt(3) == 0);

@@ -171,7 +171,7 @@ final class HoldWork implements SimulatedPort.Calls {
 			.map((key) -> LockSimulation.reentrant(this.run.spec(key, 0), lease))
 			.toList();
 		MultiAcquisition acquisition = new MultiAcquisition(MultiAcquisition.inGlobalOrder(requested), this.owner, 0,
-				true, true, this.run::nanos);
+				true, true, this.run::nanos, this.port.ids());
 		outer.busy();
 		new AllLocksAcquisition(acquisition, this.commands, this.lines, Completion.of((grants) -> {
 			this.run.counted(MultiLockRun.Counted.REENTERED_BY_A_MULTI_LOCK);

@@ -31,6 +31,7 @@ import io.github.distributedlock.redis.core.LockTiming;
 import io.github.distributedlock.redis.core.MultiAcquisition;
 import io.github.distributedlock.redis.core.ReleaseMessage;
 import io.github.distributedlock.redis.core.SimulatedIds;
+import io.github.distributedlock.redis.core.UniqueIds;
 import io.github.distributedlock.redis.core.WaitLine;
 import io.github.distributedlock.redis.core.Waiting;
 import io.github.distributedlock.redis.driver.AcquisitionRun;
@@ -227,6 +228,8 @@ final class LockSimulation {
 
 	private final long seed;
 
+	private final UniqueIds ids;
+
 	private final SimulationRandom random;
 
 	private final VirtualClock clock = new VirtualClock(1_000_000 * MS);
@@ -286,6 +289,11 @@ final class LockSimulation {
 		@Override
 		public long nanos() {
 			return LockSimulation.this.clock.nanos();
+		}
+
+		@Override
+		public UniqueIds ids() {
+			return LockSimulation.this.ids;
 		}
 
 		@Override
@@ -549,8 +557,7 @@ final class LockSimulation {
 	 */
 	LockSimulation(long seed, Map<String, String> scripts, ClientBug clientBug, Set<Fault> faults) {
 		this.seed = seed;
-		// The engine's ids start again: a seed is one run, alone or in a sweep.
-		SimulatedIds.restart(seed);
+		this.ids = SimulatedIds.of(seed);
 		this.clientBug = clientBug;
 		this.faults = faults.isEmpty() ? EnumSet.noneOf(Fault.class) : EnumSet.copyOf(faults);
 		this.random = new SimulationRandom(seed);

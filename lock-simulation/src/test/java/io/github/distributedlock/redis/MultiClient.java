@@ -100,7 +100,7 @@ final class MultiClient implements SimulatedPort.Calls {
 				+ ((minimumHold > 0) ? ", each for at least " + minimumHold + " ms" : ""));
 		LockSpec first = specs.get(0);
 		MultiAcquisition acquisition = new MultiAcquisition(specs, this.owner, first.waitNanos(), first.reentrant(),
-				true, this.run::nanos);
+				true, this.run::nanos, this.port.ids());
 		AllLocksAcquisition[] started = new AllLocksAcquisition[1];
 		AllLocksAcquisition acquiring = new AllLocksAcquisition(acquisition, this.commands, this.lines,
 				Completion.of((grants) -> granted(started[0], grants), (error) -> failed(started[0], error)));

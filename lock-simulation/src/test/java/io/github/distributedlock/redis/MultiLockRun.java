@@ -19,6 +19,7 @@ import io.github.distributedlock.redis.core.HandOffRequest;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.SimulatedIds;
+import io.github.distributedlock.redis.core.UniqueIds;
 import io.github.distributedlock.redis.driver.Renewals;
 import io.github.distributedlock.redis.script.ScriptCall;
 import io.github.distributedlock.redis.server.LockRequestResolver;
@@ -69,6 +70,8 @@ final class MultiLockRun {
 	private static final List<String> KEYS = List.of("a", "b", "c");
 
 	private final long seed;
+
+	private final UniqueIds ids;
 
 	private final SimulationRandom random;
 
@@ -131,6 +134,11 @@ final class MultiLockRun {
 		@Override
 		public long nanos() {
 			return MultiLockRun.this.clock.nanos();
+		}
+
+		@Override
+		public UniqueIds ids() {
+			return MultiLockRun.this.ids;
 		}
 
 		@Override
@@ -235,8 +243,7 @@ final class MultiLockRun {
 
 	MultiLockRun(long seed, Map<String, String> scripts, LockSimulation.ClientBug clientBug, Set<Fault> faults) {
 		this.seed = seed;
-		// The engine's ids start again: a seed is one run, alone or in a sweep.
-		SimulatedIds.restart(seed);
+		this.ids = SimulatedIds.of(seed);
 		this.random = new SimulationRandom(seed ^ 0x6d756c74L);
 		this.random.nextInt(4);
 		this.clientBug = clientBug;

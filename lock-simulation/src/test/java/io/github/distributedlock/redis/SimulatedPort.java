@@ -6,6 +6,7 @@ import java.util.function.Consumer;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockName;
+import io.github.distributedlock.redis.core.UniqueIds;
 import io.github.distributedlock.redis.driver.LockPort;
 import io.github.distributedlock.redis.script.ScriptCall;
 import io.github.distributedlock.simulation.PubSub;
@@ -30,6 +31,11 @@ final class SimulatedPort implements LockPort {
 	interface World {
 
 		long nanos();
+
+		/**
+		 * The run's own hold and request ids ({@code SimulatedIds}).
+		 */
+		UniqueIds ids();
 
 		void at(long delayNanos, String what, Runnable action);
 
@@ -180,6 +186,11 @@ final class SimulatedPort implements LockPort {
 		return this.world.nanos();
 	}
 
+	@Override
+	public UniqueIds ids() {
+		return this.world.ids();
+	}
+
 	/**
 	 * Return when the command whose reply the caller is reading now ran in Redis: a
 	 * grant's hold began then.
@@ -227,6 +238,11 @@ final class SimulatedPort implements LockPort {
 			@Override
 			public long nanoTime() {
 				return port.nanoTime();
+			}
+
+			@Override
+			public UniqueIds ids() {
+				return port.ids();
 			}
 
 			@Override

@@ -113,7 +113,7 @@ public final class BlockingAcquisitions {
 		List<RedisLockHandle> holds;
 		if (MultiAcquisition.inOneScript(specs, this.cluster)) {
 			MultiAcquisition acquisition = new MultiAcquisition(specs, owner, first.waitNanos(), first.reentrant(),
-					this.handOff, NanoClock.SYSTEM);
+					this.handOff, NanoClock.SYSTEM, this.port.ids());
 			CallerWait<List<Grant>> wait = new CallerWait<>(this.port, specs.get(0).name());
 			AcquisitionRun<List<Grant>> run = new AllLocksAcquisition(acquisition, commands(wait), this.lines, wait);
 			List<Grant> grants = notAcquiredIfTimeout(

@@ -19,6 +19,7 @@ import java.util.function.Consumer;
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockInterruptedException;
 import io.github.distributedlock.LockName;
+import io.github.distributedlock.redis.core.UniqueIds;
 import io.github.distributedlock.redis.driver.ChannelRounds;
 import io.github.distributedlock.redis.driver.LockPort;
 import io.github.distributedlock.redis.script.ScriptCall;
@@ -129,6 +130,11 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 	@Override
 	public long nanoTime() {
 		return System.nanoTime();
+	}
+
+	@Override
+	public UniqueIds ids() {
+		return UniqueIds.ofProcess();
 	}
 
 	@Override
@@ -299,6 +305,11 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 		@Override
 		public long nanoTime() {
 			return this.port.nanoTime();
+		}
+
+		@Override
+		public UniqueIds ids() {
+			return this.port.ids();
 		}
 
 		@Override

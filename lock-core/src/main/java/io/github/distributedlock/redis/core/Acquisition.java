@@ -44,11 +44,13 @@ public final class Acquisition {
 	// The tokens each attempt asks for: a cohort's block once its owner is taken.
 	private int block = 1;
 
-	private final String hold = UniqueIds.next();
+	private final String hold;
 
 	private final boolean holdsIt;
 
 	private final NanoClock clock;
+
+	private final UniqueIds ids;
 
 	private final Deadline deadline;
 
@@ -79,12 +81,15 @@ public final class Acquisition {
 	/**
 	 * @param holdsIt whether the owner holds the lock through a local handle already:
 	 * then finding it ours is a re-entry, not a hold left by a lost reply
+	 * @param ids the port's ids, of the hold and of the hand-off requests
 	 */
-	public Acquisition(LockSpec spec, String owner, boolean holdsIt, NanoClock clock) {
+	public Acquisition(LockSpec spec, String owner, boolean holdsIt, NanoClock clock, UniqueIds ids) {
 		this.spec = spec;
 		this.owner = owner;
+		this.hold = ids.next();
 		this.holdsIt = holdsIt;
 		this.clock = clock;
+		this.ids = ids;
 		this.deadline = new Deadline(clock, spec.waitNanos(), clock.nanoTime());
 	}
 
@@ -235,7 +240,7 @@ public final class Acquisition {
 
 	/** Carry a new hand-off request in the next attempts (a line's head does). */
 	HandOffRequest fileRequest() {
-		HandOffRequest filing = this.spec.waitMode().request();
+		HandOffRequest filing = this.spec.waitMode().request(this.ids);
 		this.request = filing;
 		return filing;
 	}

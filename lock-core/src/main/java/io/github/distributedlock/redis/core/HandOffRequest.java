@@ -41,10 +41,11 @@ public record HandOffRequest(String member) {
 	 * Create a request for one wait.
 	 * @param pollNanos the poll interval, or 0 for a waiter woken by messages: a poller
 	 * hears of its reservation only when it next polls, so the claim lasts three polls
+	 * @param ids the port's ids
 	 */
-	public static HandOffRequest of(long pollNanos) {
+	public static HandOffRequest of(long pollNanos, UniqueIds ids) {
 		long claim = Math.max(CLAIM_MILLIS, 3 * TimeUnit.NANOSECONDS.toMillis(pollNanos));
-		return new HandOffRequest(claim + ":" + UniqueIds.next());
+		return new HandOffRequest(claim + ":" + ids.next());
 	}
 
 	public static long claimMillis(String member) {

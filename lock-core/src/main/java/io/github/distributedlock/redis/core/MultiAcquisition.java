@@ -24,7 +24,7 @@ public final class MultiAcquisition {
 	private final String owner;
 
 	// The same hold id in every lock and every attempt.
-	private final String hold = UniqueIds.next();
+	private final String hold;
 
 	private final boolean reentrant;
 
@@ -46,16 +46,18 @@ public final class MultiAcquisition {
 	/**
 	 * @param specs the locks, in the global order
 	 * @param handOff whether the template lines waiters up for reservations
+	 * @param ids the port's ids, of the hold and of the hand-off request
 	 */
 	public MultiAcquisition(List<LockSpec> specs, String owner, long waitNanos, boolean reentrant, boolean handOff,
-			NanoClock clock) {
+			NanoClock clock, UniqueIds ids) {
 		this.specs = List.copyOf(specs);
 		this.owner = owner;
+		this.hold = ids.next();
 		this.reentrant = reentrant;
 		this.clock = clock;
 		this.deadline = new Deadline(clock, waitNanos, clock.nanoTime());
 		LockSpec first = specs.get(0);
-		this.request = Acquisition.linesUp(handOff, first, this.deadline) ? first.waitMode().request() : null;
+		this.request = Acquisition.linesUp(handOff, first, this.deadline) ? first.waitMode().request(ids) : null;
 	}
 
 	/**

@@ -5,33 +5,34 @@ import java.util.HexFormat;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Ids unique across processes: random per JVM, plus a counter. They name holds and
- * waiters' requests, and carry no owner, so writing or publishing them reveals nothing.
+ * Ids unique across processes: a process id, plus a counter. They name holds and waiters'
+ * requests, and carry no owner, so writing or publishing them reveals nothing. The
+ * engine's ports hand out {@link #ofProcess()}, the simulation's ids of its own per run.
+ * Thread-safe.
  */
 public final class UniqueIds {
 
-	private static volatile String processId = newProcessId();
+	private static final UniqueIds PROCESS = new UniqueIds(newProcessId());
 
-	private static final AtomicLong counter = new AtomicLong();
+	private final String processId;
 
-	private UniqueIds() {
+	private final AtomicLong counter = new AtomicLong();
+
+	/**
+	 * @param processId 16 hex digits; processes with one process id would share hold ids
+	 */
+	UniqueIds(String processId) {
+		this.processId = processId;
+	}
+
+	/** Return the ids of this JVM, whose process id is random. */
+	public static UniqueIds ofProcess() {
+		return PROCESS;
 	}
 
 	/** Return a new id, {@code <process>.<counter>}. */
-	static String next() {
-		return processId + "." + Long.toHexString(counter.incrementAndGet());
-	}
-
-	/**
-	 * Start the ids again from the given process id, for the deterministic simulation,
-	 * whose runs must depend neither on a random process id (it sorts requests filed in
-	 * the same millisecond) nor on earlier runs. The engine never calls it: processes
-	 * with one process id would share hold ids.
-	 * @param newProcessId 16 hex digits, as a random process id has
-	 */
-	static void restart(String newProcessId) {
-		processId = newProcessId;
-		counter.set(0);
+	String next() {
+		return this.processId + "." + Long.toHexString(this.counter.incrementAndGet());
 	}
 
 	private static String newProcessId() {

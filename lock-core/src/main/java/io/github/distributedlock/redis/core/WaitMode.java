@@ -53,8 +53,8 @@ public record WaitMode(WaitStrategy strategy, List<String> channels, long pollNa
 	}
 
 	/** Return a new hand-off request for this mode ({@link HandOffRequest#of}). */
-	HandOffRequest request() {
-		return HandOffRequest.of(listens() ? 0 : this.pollNanos);
+	HandOffRequest request(UniqueIds ids) {
+		return HandOffRequest.of(listens() ? 0 : this.pollNanos, ids);
 	}
 
 }

@@ -34,7 +34,7 @@ public final class FairAcquisition extends AcquisitionRun<Grant> {
 	public FairAcquisition(LockSpec spec, String owner, boolean holdsIt, DriverCommands commands, LocalLines lines,
 			Completion<Grant> completion) {
 		super(spec.name(), commands, lines, completion, commands::releaseUnused);
-		this.acquisition = new Acquisition(spec, owner, holdsIt, commands.port());
+		this.acquisition = new Acquisition(spec, owner, holdsIt, commands.port(), commands.port().ids());
 		this.spec = spec;
 		this.turn = new FairTurn(spec, owner, this.acquisition.hold());
 	}

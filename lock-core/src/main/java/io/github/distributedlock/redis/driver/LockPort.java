@@ -5,18 +5,25 @@ import java.util.function.Consumer;
 
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.redis.core.NanoClock;
+import io.github.distributedlock.redis.core.UniqueIds;
 import io.github.distributedlock.redis.script.ScriptCall;
 import org.jspecify.annotations.Nullable;
 
 /**
- * All the driver needs from the world: read a clock, set a timer, run a script, and
- * listen to channels. Each template, and the simulation, gives it one of its own.
+ * All the driver needs from the world: read a clock, draw ids, set a timer, run a script,
+ * and listen to channels. Each template, and the simulation, gives it one of its own.
  * <p>
  * Implementations are thread-safe. Every callback may come on any thread, at most once
  * per call (a subscription's messages excepted). A port never answers while its caller is
  * inside the call: a port that answers at once answers after returning.
  */
 public interface LockPort extends NanoClock {
+
+	/**
+	 * Return the ids of the holds and hand-off requests acquisitions make: unique among
+	 * every process using the same Redis.
+	 */
+	UniqueIds ids();
 
 	/**
 	 * Run the task once, after the given delay, unless cancelled first.

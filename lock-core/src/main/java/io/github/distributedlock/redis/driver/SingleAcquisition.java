@@ -56,7 +56,8 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 		this.spec = spec;
 		this.handOff = handOff;
 		this.caller = owner;
-		this.waiting = new Waiting(new Acquisition(spec, owner, holdsIt, commands.port()), handOff);
+		this.waiting = new Waiting(new Acquisition(spec, owner, holdsIt, commands.port(), commands.port().ids()),
+				handOff);
 	}
 
 	/**

@@ -95,7 +95,7 @@ public final class ReactiveAcquisitions {
 		List<LockSpec> specs = MultiAcquisition.inGlobalOrder(requested);
 		Deadline call = callBound(first.progressAware() ? -1 : first.waitNanos(), start);
 		MultiAcquisition acquisition = new MultiAcquisition(specs, owner, first.waitNanos(), first.reentrant(),
-				this.handOff, this.commands.port());
+				this.handOff, this.commands.port(), this.commands.port().ids());
 		Mono<List<ReactiveRedisLockHandle>> holds = MultiAcquisition.inOneScript(specs, this.cluster)
 				? ReactiveAcquisitions
 					.<List<Grant>>run(

@@ -6,6 +6,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import io.github.distributedlock.LockName;
+import io.github.distributedlock.redis.core.UniqueIds;
 import io.github.distributedlock.redis.driver.ChannelRounds;
 import io.github.distributedlock.redis.driver.LockPort;
 import io.github.distributedlock.redis.script.ScriptCall;
@@ -43,6 +44,11 @@ public final class ReactorLockPort implements LockPort {
 	@Override
 	public long nanoTime() {
 		return System.nanoTime();
+	}
+
+	@Override
+	public UniqueIds ids() {
+		return UniqueIds.ofProcess();
 	}
 
 	@Override

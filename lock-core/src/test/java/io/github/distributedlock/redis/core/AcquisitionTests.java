@@ -156,8 +156,8 @@ class AcquisitionTests {
 		writer.replied(writer.next(null), taken(0, 800), false);
 		assertThat(writer.takeOwner("instance:cohort:1", 16)).isFalse();
 		// A re-entry: the owner holds the lock.
-		Acquisition reentry = new Acquisition(spec(5_000 * MS, false, WaitStrategy.PUBSUB), "owner-1", true,
-				this.clock);
+		Acquisition reentry = new Acquisition(spec(5_000 * MS, false, WaitStrategy.PUBSUB), "owner-1", true, this.clock,
+				UniqueIds.ofProcess());
 		reentry.replied(reentry.next(null), taken(3, 500), false);
 		assertThat(reentry.takeOwner("instance:cohort:1", 16)).isFalse();
 		// Before any attempt, and after refusals only: nothing in its name.
@@ -262,7 +262,7 @@ class AcquisitionTests {
 		assertThat(request.retryNanos()).isEqualTo(HandOffRequest.CLAIM_MILLIS / 2 * MS);
 		acquisition.replied(acquisition.next(null), taken(3, 60_000), false);
 		assertThat(acquisition.sleepNanos()).isEqualTo(100 * MS);
-		assertThat(HandOffRequest.of(1_000 * MS).retryNanos()).isEqualTo(1_500 * MS);
+		assertThat(HandOffRequest.of(1_000 * MS, UniqueIds.ofProcess()).retryNanos()).isEqualTo(1_500 * MS);
 	}
 
 	@Test
@@ -376,7 +376,7 @@ class AcquisitionTests {
 	}
 
 	private Acquisition acquisition(LockSpec spec) {
-		return new Acquisition(spec, "owner-1", false, this.clock);
+		return new Acquisition(spec, "owner-1", false, this.clock, UniqueIds.ofProcess());
 	}
 
 	private static AcquireResult taken(long token, long holderTtlMillis) {

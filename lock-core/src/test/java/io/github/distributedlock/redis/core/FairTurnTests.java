@@ -77,7 +77,7 @@ class FairTurnTests {
 	@Test
 	void itSleepsAtMostAThirdOfTheWaiterTimeout() {
 		FairTurn turn = new FairTurn(this.spec, OWNER, "h1");
-		Acquisition acquisition = new Acquisition(this.spec, OWNER, false, () -> 0L);
+		Acquisition acquisition = new Acquisition(this.spec, OWNER, false, () -> 0L, UniqueIds.ofProcess());
 		assertThat(turn.heartbeatNanos()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(2_000));
 		assertThat(turn.sleepNanos(acquisition.deadline())).isEqualTo(TimeUnit.MILLISECONDS.toNanos(2_000));
 	}

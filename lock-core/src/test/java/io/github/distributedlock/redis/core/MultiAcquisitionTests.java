@@ -117,7 +117,8 @@ class MultiAcquisitionTests {
 	}
 
 	private MultiAcquisition acquisition(long waitNanos, boolean handOff) {
-		return new MultiAcquisition(List.of(this.a, this.b), "owner-1", waitNanos, true, handOff, this.clock);
+		return new MultiAcquisition(List.of(this.a, this.b), "owner-1", waitNanos, true, handOff, this.clock,
+				UniqueIds.ofProcess());
 	}
 
 	private static MultiAcquireResult granted(long... tokens) {

@@ -12,7 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class WaitLineTests {
 
-	private static final HandOffRequest MINE = HandOffRequest.of(0);
+	private static final HandOffRequest MINE = HandOffRequest.of(0, UniqueIds.ofProcess());
 
 	@Test
 	void aReservationForThisLinesRequestCallsItToTry() {

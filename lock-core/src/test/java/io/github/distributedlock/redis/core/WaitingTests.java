@@ -48,7 +48,8 @@ class WaitingTests {
 
 	@Test
 	void aReentryNeverJoinsAtOnce() {
-		Waiting waiting = new Waiting(new Acquisition(spec(5_000), "owner-1", true, this.clock), true);
+		Waiting waiting = new Waiting(new Acquisition(spec(5_000), "owner-1", true, this.clock, UniqueIds.ofProcess()),
+				true);
 		assertThat(waiting.begin(true)).isInstanceOf(Waiting.Send.class);
 	}
 
@@ -74,7 +75,8 @@ class WaitingTests {
 
 	@Test
 	void aProgressAwareWaiterWaitsOnForItsTurnWhenTheLockChangedHands() {
-		Waiting waiting = new Waiting(new Acquisition(spec(5_000, true), "owner-1", false, this.clock), true);
+		Waiting waiting = new Waiting(
+				new Acquisition(spec(5_000, true), "owner-1", false, this.clock, UniqueIds.ofProcess()), true);
 		Waiting.AwaitTurn turn = (Waiting.AwaitTurn) waiting.joined(this.line, false);
 		advance(4_000);
 		this.line.markProgress(this.now[0]);
@@ -335,11 +337,13 @@ class WaitingTests {
 	}
 
 	private Waiting progressAware(long waitMillis) {
-		return new Waiting(new Acquisition(spec(waitMillis, true), "owner-2", false, this.clock), true);
+		return new Waiting(new Acquisition(spec(waitMillis, true), "owner-2", false, this.clock, UniqueIds.ofProcess()),
+				true);
 	}
 
 	private Waiting waiting(long waitMillis) {
-		return new Waiting(new Acquisition(spec(waitMillis), "owner-1", false, this.clock), true);
+		return new Waiting(new Acquisition(spec(waitMillis), "owner-1", false, this.clock, UniqueIds.ofProcess()),
+				true);
 	}
 
 	private void advance(long millis) {

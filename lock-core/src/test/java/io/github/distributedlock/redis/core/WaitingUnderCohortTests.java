@@ -86,18 +86,20 @@ class WaitingUnderCohortTests {
 
 	@Test
 	void aHeadWithACustomOwnerOrAHoldOfItsOwnIsNotUnderTheCohort() {
-		Waiting custom = new Waiting(
-				new Acquisition(spec(5_000, 30_000), LockOwners.custom("shared"), false, this.clock), true);
+		Waiting custom = new Waiting(new Acquisition(spec(5_000, 30_000), LockOwners.custom("shared"), false,
+				this.clock, UniqueIds.ofProcess()), true);
 		custom.joined(this.line, true);
 		assertThat(custom.underCohort(7, this.leaseEnd.nanos())).isSameAs(Waiting.Next.NONE);
-		Waiting holding = new Waiting(new Acquisition(spec(5_000, 30_000), "owner-1", true, this.clock), true);
+		Waiting holding = new Waiting(
+				new Acquisition(spec(5_000, 30_000), "owner-1", true, this.clock, UniqueIds.ofProcess()), true);
 		holding.joined(new WaitLine(false, false), true);
 		assertThat(holding.underCohort(7, this.leaseEnd.nanos())).isSameAs(Waiting.Next.NONE);
 	}
 
 	@Test
 	void aWaiterBehindTheHeadIsNotUnderTheCohort() {
-		Waiting behind = new Waiting(new Acquisition(spec(5_000, 30_000), "owner-2", false, this.clock), true);
+		Waiting behind = new Waiting(
+				new Acquisition(spec(5_000, 30_000), "owner-2", false, this.clock, UniqueIds.ofProcess()), true);
 		behind.joined(this.line, false);
 		assertThat(behind.underCohort(7, this.leaseEnd.nanos())).isSameAs(Waiting.Next.NONE);
 	}
@@ -206,7 +208,8 @@ class WaitingUnderCohortTests {
 	}
 
 	private Waiting promoted(long waitMillis, long leaseMillis) {
-		Waiting waiting = new Waiting(new Acquisition(spec(waitMillis, leaseMillis), "owner-1", false, this.clock),
+		Waiting waiting = new Waiting(
+				new Acquisition(spec(waitMillis, leaseMillis), "owner-1", false, this.clock, UniqueIds.ofProcess()),
 				true);
 		waiting.joined(this.line, true);
 		return waiting;

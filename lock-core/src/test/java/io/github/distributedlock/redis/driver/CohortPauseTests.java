@@ -17,6 +17,7 @@ import io.github.distributedlock.redis.core.CohortLimits;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockSpec;
+import io.github.distributedlock.redis.core.UniqueIds;
 import io.github.distributedlock.redis.script.ScriptCall;
 import io.github.distributedlock.redis.server.LockRequestResolver;
 import io.github.distributedlock.redis.server.RedisServerFeatures;
@@ -290,6 +291,11 @@ class CohortPauseTests {
 				LockSupport.parkNanos(this.untilNanos - this.port.nanoTime());
 			}
 			return this.stale ? now : this.port.nanoTime();
+		}
+
+		@Override
+		public UniqueIds ids() {
+			return this.port.ids();
 		}
 
 		@Override

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import io.github.distributedlock.LockName;
+import io.github.distributedlock.redis.core.UniqueIds;
 import io.github.distributedlock.redis.script.ScriptCall;
 
 /**
@@ -22,6 +23,11 @@ final class ManualPort implements LockPort {
 	@Override
 	public long nanoTime() {
 		return this.now;
+	}
+
+	@Override
+	public UniqueIds ids() {
+		return UniqueIds.ofProcess();
 	}
 
 	@Override

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import io.github.distributedlock.LockName;
+import io.github.distributedlock.redis.core.UniqueIds;
 import io.github.distributedlock.redis.script.ScriptCall;
 import reactor.core.scheduler.Scheduler;
 
@@ -22,6 +23,11 @@ final class SchedulerPort implements LockPort {
 	@Override
 	public long nanoTime() {
 		return System.nanoTime();
+	}
+
+	@Override
+	public UniqueIds ids() {
+		return UniqueIds.ofProcess();
 	}
 
 	@Override

@@ -5,11 +5,11 @@ import java.util.HexFormat;
 import io.github.distributedlock.simulation.SimulationRandom;
 
 /**
- * Starts the engine's hold and request ids ({@link UniqueIds}) again for each run of the
- * simulation, from a process id drawn from the run's seed: a run is then the same run
- * whether it is replayed alone or in a sweep, in any JVM. The process id decides how
- * requests filed in the same millisecond sort in Redis (by member), so the seeds still
- * draw every order.
+ * The engine's hold and request ids ({@link UniqueIds}) of one run of the simulation,
+ * which its ports hand out: from a process id drawn from the run's seed, so a run is the
+ * same run whether it is replayed alone or in a sweep, in any JVM, beside other runs or
+ * not. The process id decides how requests filed in the same millisecond sort in Redis
+ * (by member), so the seeds still draw every order.
  */
 public final class SimulatedIds {
 
@@ -20,10 +20,10 @@ public final class SimulatedIds {
 	}
 
 	/**
-	 * Start the ids of a run of this seed.
+	 * Return the ids of a run of this seed.
 	 */
-	public static void restart(long seed) {
-		UniqueIds.restart(HexFormat.of().toHexDigits(new SimulationRandom(seed ^ SEED).nextLong()));
+	public static UniqueIds of(long seed) {
+		return new UniqueIds(HexFormat.of().toHexDigits(new SimulationRandom(seed ^ SEED).nextLong()));
 	}
 
 }
