@@ -27,7 +27,7 @@ import io.github.distributedlock.redis.reactive.ReactorLockPort;
 import io.github.distributedlock.redis.server.LockListeners;
 import io.github.distributedlock.redis.server.LockRequestResolver;
 import io.github.distributedlock.redis.server.RedisServerFeatures;
-import io.github.distributedlock.redis.server.ReplicaWait;
+import io.github.distributedlock.redis.driver.ReplicaWait;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;

@@ -34,7 +34,7 @@ import io.github.distributedlock.redis.server.ListenerContainerLifecycle;
 import io.github.distributedlock.redis.server.LockListeners;
 import io.github.distributedlock.redis.server.LockRequestResolver;
 import io.github.distributedlock.redis.server.RedisServerFeatures;
-import io.github.distributedlock.redis.server.ReplicaWait;
+import io.github.distributedlock.redis.driver.ReplicaWait;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;

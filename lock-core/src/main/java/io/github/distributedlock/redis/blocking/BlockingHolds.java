@@ -7,7 +7,7 @@ import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.redis.core.Deadline;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.driver.HoldRegistry;
-import io.github.distributedlock.redis.server.ReplicaWait;
+import io.github.distributedlock.redis.driver.ReplicaWait;
 import org.jspecify.annotations.Nullable;
 
 /**

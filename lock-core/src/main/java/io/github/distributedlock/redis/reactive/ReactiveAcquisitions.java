@@ -22,7 +22,7 @@ import io.github.distributedlock.redis.driver.HoldRegistry;
 import io.github.distributedlock.redis.driver.InOrderAcquisition;
 import io.github.distributedlock.redis.driver.LocalLines;
 import io.github.distributedlock.redis.driver.Completion;
-import io.github.distributedlock.redis.server.ReplicaWait;
+import io.github.distributedlock.redis.driver.ReplicaWait;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;

@@ -1,4 +1,4 @@
-package io.github.distributedlock.redis.server;
+package io.github.distributedlock.redis.driver;
 
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
@@ -22,7 +22,6 @@ import io.github.distributedlock.LockName;
 import io.github.distributedlock.redis.core.Deadline;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockSpec;
-import io.github.distributedlock.redis.driver.HoldRegistry;
 import io.github.distributedlock.redis.script.ScriptCall;
 import io.github.distributedlock.redis.script.ScriptReplies;
 import io.github.distributedlock.redis.script.ScriptRunner;
