@@ -110,7 +110,7 @@ public final class ReplicaWait implements AutoCloseable {
 	 * if the call's bound came first
 	 */
 	public void confirm(Grant hold, Deadline call) {
-		CompletableFuture<@Nullable Void> confirmed = confirmLater(hold, call);
+		CompletableFuture<Boolean> confirmed = confirmLater(hold, call);
 		boolean interrupted = false;
 		try {
 			while (true) {
@@ -151,7 +151,7 @@ public final class ReplicaWait implements AutoCloseable {
 	 * few replicas acknowledged it, or the server no longer had it), or caused by the
 	 * Redis failure if the check itself failed (its write may have lost its reply)
 	 */
-	public CompletableFuture<@Nullable Void> confirmLater(Grant hold, Deadline call) {
+	public CompletableFuture<Boolean> confirmLater(Grant hold, Deadline call) {
 		HoldRegistry registry = this.registry;
 		String owner = hold.owner();
 		String lockKey = hold.spec().lockKey();
@@ -185,7 +185,7 @@ public final class ReplicaWait implements AutoCloseable {
 	 * Say that a caller stopped waiting for a check before the call's bound came: the
 	 * hold is released once the check ends.
 	 */
-	public LockAccessException gaveUp(Grant hold, CompletableFuture<@Nullable Void> confirmed, Throwable cause) {
+	public LockAccessException gaveUp(Grant hold, CompletableFuture<Boolean> confirmed, Throwable cause) {
 		abandon(hold, confirmed);
 		return new LockAccessException(hold.spec().name(), "acquired, but its replication was not confirmed within "
 				+ "the wait time plus one command timeout; it is released once the check ends", cause);
@@ -195,7 +195,7 @@ public final class ReplicaWait implements AutoCloseable {
 	 * Release a hold nobody waits for once its check ends, so that no lease written again
 	 * by the check outlives the release; a refused one is released already.
 	 */
-	public void abandon(Grant hold, CompletableFuture<@Nullable Void> confirmed) {
+	public void abandon(Grant hold, CompletableFuture<Boolean> confirmed) {
 		confirmed.whenComplete((ignored, error) -> {
 			if (error == null) {
 				this.registry.leaseLeftBehind(hold);
@@ -204,7 +204,7 @@ public final class ReplicaWait implements AutoCloseable {
 		});
 	}
 
-	private CompletableFuture<@Nullable Void> checked(Grant hold, Deadline call, @Nullable Long acked,
+	private CompletableFuture<Boolean> checked(Grant hold, Deadline call, @Nullable Long acked,
 			@Nullable Throwable error) {
 		LockName name = hold.spec().name();
 		if (error != null) {
@@ -215,7 +215,7 @@ public final class ReplicaWait implements AutoCloseable {
 		}
 		long count = (acked != null) ? acked : 0;
 		if (count >= this.replicas) {
-			return CompletableFuture.completedFuture(null);
+			return CompletableFuture.completedFuture(Boolean.TRUE);
 		}
 		// Waited for, so that the caller that hears of the refusal finds the lock free.
 		return release(hold).completeOnTimeout(null, Math.max(0, call.remainingNanos()), TimeUnit.NANOSECONDS)

@@ -134,9 +134,9 @@ public final class ReactiveAcquisitions {
 			return Mono.just(grant);
 		}
 		return Mono.defer(() -> {
-			CompletableFuture<@Nullable Void> confirmed = check.confirmLater(grant, call);
+			CompletableFuture<Boolean> confirmed = check.confirmLater(grant, call);
 			long bound = call.remainingNanos();
-			Mono<@Nullable Void> waited = Mono.fromFuture(confirmed, true);
+			Mono<Boolean> waited = Mono.fromFuture(confirmed, true);
 			if (bound != Long.MAX_VALUE) {
 				waited = waited.timeout(Duration.ofNanos(Math.max(0, bound)));
 			}
