@@ -3,8 +3,8 @@ package io.github.distributedlock.autoconfigure;
 import java.time.Duration;
 
 import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.Delay;
 import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

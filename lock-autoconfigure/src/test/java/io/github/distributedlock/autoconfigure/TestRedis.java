@@ -3,8 +3,8 @@ package io.github.distributedlock.autoconfigure;
 import io.github.distributedlock.test.RedisServer;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
  * What the tests need to run the auto-configuration on a real redis-server.

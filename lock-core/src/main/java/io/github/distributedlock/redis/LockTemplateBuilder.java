@@ -6,9 +6,9 @@ import java.util.List;
 import java.util.Objects;
 
 import io.github.distributedlock.LockDefaults;
-import io.github.distributedlock.redis.core.CohortLimits;
 import io.github.distributedlock.LockListener;
 import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.redis.core.CohortLimits;
 
 /**
  * The options that {@link RedisLockTemplateBuilder} and

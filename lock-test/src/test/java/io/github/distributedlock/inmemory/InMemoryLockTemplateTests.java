@@ -3,18 +3,18 @@ package io.github.distributedlock.inmemory;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 
 import io.github.distributedlock.LeaseLossPolicy;
 import io.github.distributedlock.LockContext;
 import io.github.distributedlock.LockDefaults;
 import io.github.distributedlock.LockHandle;
+import io.github.distributedlock.LockLeaseLostException;
 import io.github.distributedlock.LockListener;
 import io.github.distributedlock.LockMode;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
-import io.github.distributedlock.LockLeaseLostException;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -16,20 +15,19 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
-import io.github.distributedlock.LockAccessException;
+import io.github.distributedlock.LockException;
 import io.github.distributedlock.LockInterruptedException;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.redis.core.UniqueIds;
 import io.github.distributedlock.redis.driver.ChannelRounds;
 import io.github.distributedlock.redis.driver.LockPort;
 import io.github.distributedlock.redis.script.ScriptCall;
+import io.github.distributedlock.redis.script.ScriptReplies;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.dao.DataAccessException;
 import org.springframework.dao.QueryTimeoutException;
-import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.Message;
 import org.springframework.data.redis.connection.MessageListener;
 import org.springframework.data.redis.connection.SubscriptionListener;
@@ -182,7 +180,7 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 			sent = (timeout != null && !this.timer.isShutdown()) ? this.commands.sendForDriver(call) : null;
 		}
 		catch (RuntimeException ex) {
-			new Answer(reply, sender).failed(failure(name, operation, ex));
+			new Answer(reply, sender).failed(ScriptReplies.failure(name, operation, ex));
 			return;
 		}
 		if (sent == null || timeout == null) {
@@ -194,7 +192,7 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 		sent.whenComplete((result, error) -> {
 			expiry.cancel();
 			if (error != null) {
-				answer.failed(failure(name, operation, error));
+				answer.failed(ScriptReplies.failure(name, operation, error));
 			}
 			else {
 				answer.replied(result);
@@ -223,22 +221,9 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 		}
 	}
 
-	private static LockAccessException timedOut(LockName name, String operation, @Nullable Duration timeout) {
-		return failure(name, operation, new QueryTimeoutException("Redis command timed out after " + timeout));
-	}
-
-	/**
-	 * Translate a failure as a plain blocking call would report it.
-	 */
-	private static LockAccessException failure(LockName name, String operation, Throwable error) {
-		if (error instanceof LockAccessException failure) {
-			return failure;
-		}
-		Throwable cause = (error instanceof CompletionException && error.getCause() != null) ? error.getCause() : error;
-		DataAccessException translated = (cause instanceof DataAccessException spring) ? spring
-				: new RedisSystemException(String.valueOf(cause.getMessage()), cause);
-		return new LockAccessException(name, "Redis failed during " + operation + ": " + translated.getMessage(),
-				translated);
+	private static LockException timedOut(LockName name, String operation, @Nullable Duration timeout) {
+		return ScriptReplies.failure(name, operation,
+				new QueryTimeoutException("Redis command timed out after " + timeout));
 	}
 
 	/**

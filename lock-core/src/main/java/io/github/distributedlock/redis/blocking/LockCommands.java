@@ -51,27 +51,11 @@ public final class LockCommands {
 
 	/**
 	 * Release a hold nobody uses, without waiting for the reply where the factory shares
-	 * one Lettuce connection; a failure is not reported (the lease ends the hold). Sent
-	 * even from an interrupted thread: Lettuce drops a command on one before sending it.
-	 * @return completed with {@code true} once Redis ran the release, with {@code false}
-	 * once it failed
+	 * one Lettuce connection; a failure is not reported (the lease ends the hold).
 	 */
-	CompletableFuture<Boolean> releaseQuietly(Grant hold) {
+	void releaseQuietly(Grant hold) {
 		LockSpec spec = hold.spec();
-		ScriptCall call = spec.kind().release(spec, hold.owner(), hold.token(), hold.hold(), this.handOff, 0);
-		boolean interrupted = Thread.interrupted();
-		try {
-			return this.scripts.executeAsync(call);
-		}
-		catch (RuntimeException ex) {
-			// Its lease ends it.
-			return CompletableFuture.completedFuture(false);
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
-		}
+		this.scripts.executeAsync(spec.kind().release(spec, hold.owner(), hold.token(), hold.hold(), this.handOff, 0));
 	}
 
 	/**

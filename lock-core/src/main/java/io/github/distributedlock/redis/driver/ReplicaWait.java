@@ -7,16 +7,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 
-import io.lettuce.core.RedisFuture;
-import io.lettuce.core.codec.ByteArrayCodec;
-import io.lettuce.core.output.ByteArrayOutput;
-import io.lettuce.core.output.IntegerOutput;
-import io.lettuce.core.protocol.CommandArgs;
-import io.lettuce.core.protocol.CommandType;
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.redis.core.Deadline;
@@ -25,6 +19,12 @@ import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.script.ScriptCall;
 import io.github.distributedlock.redis.script.ScriptReplies;
 import io.github.distributedlock.redis.script.ScriptRunner;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.output.ByteArrayOutput;
+import io.lettuce.core.output.IntegerOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
@@ -218,19 +218,19 @@ public final class ReplicaWait implements AutoCloseable {
 			return CompletableFuture.completedFuture(Boolean.TRUE);
 		}
 		// Waited for, so that the caller that hears of the refusal finds the lock free.
-		return release(hold).completeOnTimeout(null, Math.max(0, call.remainingNanos()), TimeUnit.NANOSECONDS)
-			.thenCompose((released) -> CompletableFuture.failedFuture(refusal(name, count, released)));
+		return release(hold).thenApply((ran) -> ran ? "released it" : "its release failed, so its lease ends it")
+			.completeOnTimeout("its release was sent but not yet answered", Math.max(0, call.remainingNanos()),
+					TimeUnit.NANOSECONDS)
+			.thenCompose((release) -> CompletableFuture.failedFuture(refusal(name, count, release)));
 	}
 
-	private LockAccessException refusal(LockName name, long acked, @Nullable Boolean released) {
+	private LockAccessException refusal(LockName name, long acked, String release) {
 		if (acked < 0) {
 			return new LockAccessException(name,
 					"acquired, but the server no longer had it when its "
 							+ "replication was checked (the connection moved to another server, as in a failover)",
 					null);
 		}
-		String release = (released == null) ? "its release was sent but not yet answered"
-				: released ? "released it" : "its release failed, so its lease ends it";
 		return new LockAccessException(name,
 				"acquired, but only " + acked + " of " + this.replicas + " replicas acknowledged it within "
 						+ this.timeoutMillis + " ms; " + release
@@ -239,26 +239,14 @@ public final class ReplicaWait implements AutoCloseable {
 	}
 
 	/**
-	 * Release a hold, once, without waiting; sent even from an interrupted thread
-	 * (Lettuce drops a command on one before sending it).
+	 * Release a hold, once, without waiting.
 	 * @return completed with {@code true} once Redis ran the release, with {@code false}
 	 * once it failed (the lease ends the hold)
 	 */
-	private CompletableFuture<@Nullable Boolean> release(Grant hold) {
+	private CompletableFuture<Boolean> release(Grant hold) {
 		LockSpec spec = hold.spec();
-		ScriptCall call = spec.kind().release(spec, hold.owner(), hold.token(), hold.hold(), this.handOff, 0);
-		boolean interrupted = Thread.interrupted();
-		try {
-			return this.scripts.executeAsync(call).thenApply((ran) -> ran);
-		}
-		catch (RuntimeException ex) {
-			return CompletableFuture.completedFuture(false);
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
-		}
+		return this.scripts
+			.executeAsync(spec.kind().release(spec, hold.owner(), hold.token(), hold.hold(), this.handOff, 0));
 	}
 
 	private static Throwable unwrap(Throwable error) {

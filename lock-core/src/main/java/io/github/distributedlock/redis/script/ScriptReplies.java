@@ -54,6 +54,15 @@ public final class ScriptReplies {
 				((Number) reply.get(3)).longValue());
 	}
 
+	/**
+	 * Translate a failure that a command's future or a client brought, as a plain
+	 * blocking call would report it; a {@link LockAccessException} stays as it is.
+	 */
+	public static LockException failure(LockName name, String operation, Throwable error) {
+		return (error instanceof LockAccessException failure) ? failure
+				: failure(name, operation, FunctionCalls.translate(error));
+	}
+
 	public static LockException failure(LockName name, String operation, DataAccessException ex) {
 		if (Thread.currentThread().isInterrupted()) {
 			// The client gave up on the command because the thread was interrupted.

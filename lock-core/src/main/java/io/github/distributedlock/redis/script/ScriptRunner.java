@@ -89,22 +89,30 @@ public final class ScriptRunner {
 	}
 
 	/**
-	 * Run an integer script without waiting for its reply, where the factory shares one
-	 * Lettuce connection; otherwise run it now. A failure to send it is thrown.
-	 * @return completed with {@code true} once Redis ran it, with {@code false} once its
-	 * run failed (its failure is dropped: nobody has to hear it)
+	 * Run an integer script that nobody waits for (a release nobody uses), without
+	 * waiting for its reply where the factory shares one Lettuce connection; otherwise
+	 * run it now. Sent even from an interrupted thread: Lettuce drops a command on one
+	 * before sending it.
+	 * @return completed with {@code true} once Redis ran it, with {@code false} once it
+	 * failed or could not be sent (its failure is dropped: nobody has to hear it)
 	 */
 	public CompletableFuture<Boolean> executeAsync(ScriptCall call) {
-		CompletableFuture<Object> sent = sendAsync(call);
-		if (sent != null) {
-			return sent.handle((reply, failure) -> failure == null);
-		}
+		boolean interrupted = Thread.interrupted();
 		try {
+			CompletableFuture<Object> sent = sendAsync(call);
+			if (sent != null) {
+				return sent.handle((reply, failure) -> failure == null);
+			}
 			execute(call);
 			return CompletableFuture.completedFuture(true);
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.completedFuture(false);
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
 		}
 	}
 

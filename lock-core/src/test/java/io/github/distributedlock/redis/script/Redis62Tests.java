@@ -4,9 +4,9 @@ import java.nio.charset.StandardCharsets;
 
 import io.github.distributedlock.redis.ContractTopology;
 import io.github.distributedlock.redis.RedisConnections;
-import io.github.distributedlock.redis.server.RedisVersion;
 import io.github.distributedlock.redis.script.LockScripts;
 import io.github.distributedlock.redis.script.LuaScript;
+import io.github.distributedlock.redis.server.RedisVersion;
 import io.github.distributedlock.test.BundledRedis;
 import io.github.distributedlock.test.RedisServerExtension;
 import org.junit.jupiter.api.Test;
