@@ -889,8 +889,7 @@ final class CohortRun {
 			this.lines = lines;
 			this.left = acquisitions;
 			this.port = new SimulatedPort(name, CohortRun.this.world, this);
-			this.commands = new DriverCommands(this.port, Long.parseLong(FENCE_IDLE_MS), true,
-					DriverCommands.AttemptWatch.NONE);
+			this.commands = new DriverCommands(this.port, Long.parseLong(FENCE_IDLE_MS), true, EngineParts.NO_WATCH);
 		}
 
 		boolean done() {

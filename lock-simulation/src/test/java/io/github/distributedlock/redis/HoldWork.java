@@ -71,7 +71,7 @@ final class HoldWork implements SimulatedPort.Calls {
 		this.random = run.life();
 		this.port = new SimulatedPort(holder, run.world(), this);
 		this.commands = new DriverCommands(this.port, Long.parseLong(MultiLockRun.FENCE_IDLE_MS), true,
-				DriverCommands.AttemptWatch.NONE);
+				EngineParts.NO_WATCH);
 		this.lines = lines;
 	}
 

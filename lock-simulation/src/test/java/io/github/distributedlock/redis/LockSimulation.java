@@ -951,8 +951,7 @@ final class LockSimulation {
 	private LocalLines driverLines(int i) {
 		int jvm = this.layout.jvm(i);
 		String name = (jvm >= 0) ? "jvm" + jvm : "c" + i;
-		return this.driverLines.computeIfAbsent(name,
-				(key) -> new LocalLines(new SimulatedPort(key, this.world), LINGER_NANOS));
+		return this.driverLines.computeIfAbsent(name, (key) -> EngineParts.lines(new SimulatedPort(key, this.world)));
 	}
 
 	/**

@@ -71,8 +71,8 @@ final class MultiClient implements SimulatedPort.Calls {
 		this.left = acquisitions;
 		this.port = new SimulatedPort(name, run.world(), this);
 		this.commands = new DriverCommands(this.port, Long.parseLong(MultiLockRun.FENCE_IDLE_MS), true,
-				DriverCommands.AttemptWatch.NONE);
-		this.lines = new LocalLines(new SimulatedPort(name, run.world()), LockSimulation.LINGER_NANOS);
+				EngineParts.NO_WATCH);
+		this.lines = EngineParts.lines(new SimulatedPort(name, run.world()));
 		this.work = new HoldWork(run, name, owner, this.lines);
 	}
 

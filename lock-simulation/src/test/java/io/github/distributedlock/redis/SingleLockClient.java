@@ -59,8 +59,8 @@ final class SingleLockClient implements SimulatedPort.Calls {
 		this.reader = reader;
 		this.port = new SimulatedPort(name, run.world(), this);
 		this.commands = new DriverCommands(this.port, Long.parseLong(MultiLockRun.FENCE_IDLE_MS), true,
-				DriverCommands.AttemptWatch.NONE);
-		this.lines = new LocalLines(new SimulatedPort(name, run.world()), LockSimulation.LINGER_NANOS);
+				EngineParts.NO_WATCH);
+		this.lines = EngineParts.lines(new SimulatedPort(name, run.world()));
 		this.work = new HoldWork(run, name, owner, this.lines);
 	}
 

@@ -37,13 +37,6 @@ public final class Cohorts {
 
 	private final Maker cohorts;
 
-	/** Cohorts off: nothing opens one. */
-	Cohorts() {
-		this(CohortLimits.OFF, (number) -> {
-			throw new IllegalStateException("Cohorts are off");
-		});
-	}
-
 	/**
 	 * @param owners the owner of the cohort of a number ({@code LockOwners#cohort})
 	 */

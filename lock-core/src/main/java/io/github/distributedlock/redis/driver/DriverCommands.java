@@ -188,10 +188,6 @@ public final class DriverCommands {
 	 */
 	public interface AttemptWatch {
 
-		/** Told nothing. */
-		AttemptWatch NONE = new AttemptWatch() {
-		};
-
 		default void sending(LockSpec spec, Acquisition.Attempt attempt) {
 		}
 

@@ -31,12 +31,6 @@ public final class LocalLines implements CohortRelease {
 
 	/**
 	 * @param lingerNanos how long a line stays subscribed once nobody waits in it
-	 */
-	public LocalLines(LockPort port, long lingerNanos) {
-		this(port, lingerNanos, new Cohorts());
-	}
-
-	/**
 	 * @param cohorts the template's cohorts, which its lines' heads may open
 	 * (docs/design/cohorting.md)
 	 */

@@ -36,10 +36,9 @@ class CohortPassTests {
 
 	private final ManualPort port = new ManualPort();
 
-	private LocalLines lines = new LocalLines(this.port, 0);
+	private LocalLines lines = TestLines.of(this.port, 0);
 
-	private final DriverCommands commands = new DriverCommands(this.port, 60_000, true,
-			DriverCommands.AttemptWatch.NONE);
+	private final DriverCommands commands = new DriverCommands(this.port, 60_000, true, new NoAttemptWatch());
 
 	private final LockSpec spec = spec();
 

@@ -88,11 +88,9 @@ class CohortPauseTests {
 		this.pausing = new PausingPort(this.real);
 		this.lines = new LocalLines(this.real, 0,
 				new Cohorts(CohortLimits.of(16, Duration.ofMillis(TIME_LIMIT_MS)), (n) -> "pause-test:cohort:" + n));
-		this.commands = new DriverCommands(this.pausing, LockKeys.FENCE_IDLE_MILLIS, true,
-				DriverCommands.AttemptWatch.NONE);
-		this.remoteLines = new LocalLines(this.remote, 0);
-		this.remoteCommands = new DriverCommands(this.remote, LockKeys.FENCE_IDLE_MILLIS, true,
-				DriverCommands.AttemptWatch.NONE);
+		this.commands = new DriverCommands(this.pausing, LockKeys.FENCE_IDLE_MILLIS, true, new NoAttemptWatch());
+		this.remoteLines = TestLines.of(this.remote, 0);
+		this.remoteCommands = new DriverCommands(this.remote, LockKeys.FENCE_IDLE_MILLIS, true, new NoAttemptWatch());
 		LockRequestResolver resolver = new LockRequestResolver(LockDefaults.STANDARD, new LockKeys("pause", 0), false,
 				true, new RedisServerFeatures(null, false, false), 5_000);
 		this.spec = resolver.resolve(LockRequest.builder("pause")

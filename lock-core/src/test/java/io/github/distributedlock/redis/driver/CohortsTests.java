@@ -33,7 +33,7 @@ class CohortsTests {
 
 	private static final String OWNER = "instance:7";
 
-	private final Cohorts cohorts = new Cohorts();
+	private final Cohorts cohorts = TestLines.cohortsOff();
 
 	@Test
 	void aGrantedOpeningOpensTheLocksCohortUntilItEnds() {

@@ -43,7 +43,7 @@ class LocalLineTests {
 	@Test
 	void theLinesOfALockTellItsCohortsOfALoss() {
 		Scheduler scheduler = Schedulers.newSingle("cohort-loss-test");
-		LocalLines lines = new LocalLines(new SchedulerPort(scheduler), 0);
+		LocalLines lines = TestLines.of(new SchedulerPort(scheduler), 0);
 		try {
 			LockSpec spec = LocalLinesTests.spec("cohort");
 			Cohorts.Opening opening = lines.cohorts().pin(spec.lockKey());

@@ -33,7 +33,7 @@ class LocalLinesRaceTests {
 	@ValueSource(longs = { 0, 1_000, 50_000, 1_000_000 })
 	void shouldNeverRemoveALineSomeoneIsIn(long lingerNanos) throws Exception {
 		Scheduler scheduler = Schedulers.newParallel("race", 2);
-		LocalLines lines = new LocalLines(new SchedulerPort(scheduler), lingerNanos);
+		LocalLines lines = TestLines.of(new SchedulerPort(scheduler), lingerNanos);
 		LockSpec spec = LocalLinesTests.spec("race");
 		Map<?, ?> map = map(lines);
 		AtomicInteger lost = new AtomicInteger();
@@ -93,7 +93,7 @@ class LocalLinesRaceTests {
 			}
 
 		};
-		LocalLines lines = new LocalLines(new SchedulerPort(flaky), TimeUnit.MILLISECONDS.toNanos(50));
+		LocalLines lines = TestLines.of(new SchedulerPort(flaky), TimeUnit.MILLISECONDS.toNanos(50));
 		LockSpec spec = LocalLinesTests.spec("rejected");
 		LocalLine first = lines.join(spec);
 		assertThatExceptionOfType(RejectedExecutionException.class).isThrownBy(() -> lines.leave(first));

@@ -34,7 +34,7 @@ class LocalLinesTests {
 
 	private final AtomicInteger timerTasks = new AtomicInteger();
 
-	private final LocalLines lines = new LocalLines(new SchedulerPort(new CountingScheduler()), LINGER_NANOS);
+	private final LocalLines lines = TestLines.of(new SchedulerPort(new CountingScheduler()), LINGER_NANOS);
 
 	@AfterEach
 	void close() {
