@@ -111,7 +111,7 @@ class RenewalsTests {
 					}
 				}
 
-			});
+			}, null);
 			BlockingPort port = new BlockingPort(new LockCommands(new StringRedisTemplate(factory), true), null,
 					"renewals-test");
 			try (Renewals renewals = new Renewals(port, () -> {

@@ -45,8 +45,8 @@ class ShownTokenTests {
 			Grant grant = held.hold().grant();
 			long shown = grant.token() + 3;
 			Grant passed = new Grant(grant.spec(), grant.owner(), grant.token(), grant.hold(), grant.sentNanos(), true,
-					grant.waitedFor(), grant.attempts(), shown);
-			LockHold hold = new LockHold(passed, System.nanoTime(), true, new NoHoldEvents());
+					grant.waitedFor(), grant.attempts(), shown, null);
+			LockHold hold = new LockHold(passed, System.nanoTime(), true, new NoHoldEvents(), null);
 			BlockingPort port = new BlockingPort(new LockCommands(new StringRedisTemplate(factory), true), null,
 					"shown-token-test");
 			try {

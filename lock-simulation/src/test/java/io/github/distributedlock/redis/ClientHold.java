@@ -50,7 +50,7 @@ final class ClientHold implements LockHold.Events {
 		this.acquiredNanos = acquiredNanos;
 		this.outer = (outer != null && outer.grant.token() == grant.token()) ? outer : null;
 		this.checks = checks;
-		this.hold = new LockHold(grant, acquiredNanos, true, this);
+		this.hold = new LockHold(grant, acquiredNanos, true, this, null);
 		this.endNanos = this.hold.leaseEndNanos();
 	}
 

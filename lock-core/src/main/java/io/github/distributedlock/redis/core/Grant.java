@@ -23,16 +23,10 @@ import org.jspecify.annotations.Nullable;
 public record Grant(LockSpec spec, String owner, long token, String hold, long sentNanos, boolean waited,
 		Duration waitedFor, int attempts, long shownToken, @Nullable Cohort cohort) {
 
-	/** A grant of a hold that belongs to no cohort. */
-	public Grant(LockSpec spec, String owner, long token, String hold, long sentNanos, boolean waited,
-			Duration waitedFor, int attempts, long shownToken) {
-		this(spec, owner, token, hold, sentNanos, waited, waitedFor, attempts, shownToken, null);
-	}
-
 	/** A grant of a hold's own token, as every grant from Redis is. */
 	public Grant(LockSpec spec, String owner, long token, String hold, long sentNanos, boolean waited,
 			Duration waitedFor, int attempts) {
-		this(spec, owner, token, hold, sentNanos, waited, waitedFor, attempts, token);
+		this(spec, owner, token, hold, sentNanos, waited, waitedFor, attempts, token, null);
 	}
 
 	/** Return this grant as the opening hold of a cohort. */

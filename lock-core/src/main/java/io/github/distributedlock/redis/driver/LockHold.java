@@ -49,12 +49,6 @@ public class LockHold {
 	 * @param grant what the acquisition won; the lease counts from its {@code sentNanos}
 	 * @param grantedNanos when the granting reply was read
 	 * @param handOff whether its release reserves the lock for the oldest waiting request
-	 */
-	public LockHold(Grant grant, long grantedNanos, boolean handOff, Events events) {
-		this(grant, grantedNanos, handOff, events, null);
-	}
-
-	/**
 	 * @param cohorts the template's lines, for a hold whose grant names a cohort: its
 	 * release may pass it in memory, its last release ends the cohort, and a loss stops
 	 * its passes (docs/design/cohorting.md)

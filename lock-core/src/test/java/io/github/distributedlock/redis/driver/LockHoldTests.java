@@ -35,7 +35,7 @@ class LockHoldTests {
 
 	@Test
 	void anExtensionRefusedAfterTheReleaseReportsNoLostLease() {
-		LockHold hold = new LockHold(grant(), this.port.now, true, new Recorded());
+		LockHold hold = new LockHold(grant(), this.port.now, true, new Recorded(), null);
 		List<Throwable> extended = new ArrayList<>();
 		hold.extend(this.port, 60_000, Completion.of((result) -> extended.add(null), extended::add));
 		hold.release(this.port, Completion.of((left) -> this.events.add("released " + left), (error) -> {
@@ -75,7 +75,7 @@ class LockHoldTests {
 
 	@Test
 	void anExtensionRefusedBeforeTheReleaseReportsALostLease() {
-		LockHold hold = new LockHold(grant(), this.port.now, true, new Recorded());
+		LockHold hold = new LockHold(grant(), this.port.now, true, new Recorded(), null);
 		hold.extend(this.port, 60_000, Completion.of((result) -> {
 		}, (error) -> {
 		}));
