@@ -36,10 +36,6 @@ public final class FairTurn {
 		this.custom = LockOwners.isCustom(owner);
 	}
 
-	public long heartbeatNanos() {
-		return this.heartbeatNanos;
-	}
-
 	/** Note that an attempt is sent, with the plain releases its line heard so far. */
 	public void attempting(WaitLine line) {
 		this.plainSeen = line.plainSignals();
