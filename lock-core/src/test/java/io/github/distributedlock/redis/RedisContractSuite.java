@@ -239,7 +239,7 @@ abstract class RedisContractSuite extends LockTemplateContractTests<RedisLockTem
 				}
 				return snapshot;
 			}));
-		String requestsKey = specOf("h").requestsKey();
+		String requestsKey = LockKeys.requests(specOf("h").lockKey());
 		await().atMost(Duration.ofSeconds(5)).until(() -> Boolean.TRUE.equals(redisOps().hasKey(requestsKey)));
 		held.close();
 		// Reserved for the waiter inside the release: nobody can barge in, the releaser
@@ -265,7 +265,7 @@ abstract class RedisContractSuite extends LockTemplateContractTests<RedisLockTem
 		LockSpec spec = specOf("g");
 		// A request filed by a waiter whose process then died: it will never take the
 		// lock.
-		redisOps().opsForZSet().add(spec.requestsKey(), "2000:dead.1", System.currentTimeMillis());
+		redisOps().opsForZSet().add(LockKeys.requests(spec.lockKey()), "2000:dead.1", System.currentTimeMillis());
 		// Filed as the engine files a request: the hold is marked as one that requests
 		// wait for.
 		redisOps().opsForHash().put(spec.lockKey(), "queued", "1");
@@ -287,9 +287,10 @@ abstract class RedisContractSuite extends LockTemplateContractTests<RedisLockTem
 		LockSpec spec = specOf("k");
 		Future<LockHandle> waiter = this.executor
 			.submit(() -> this.otherProcess.acquire(request("k").waitTime(Duration.ofSeconds(8)).build()));
-		await().atMost(Duration.ofSeconds(5)).until(() -> Boolean.TRUE.equals(redisOps().hasKey(spec.requestsKey())));
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> Boolean.TRUE.equals(redisOps().hasKey(LockKeys.requests(spec.lockKey()))));
 		// Ahead of the live waiter: a request from a process that died while waiting.
-		redisOps().opsForZSet().add(spec.requestsKey(), "2000:dead.2", 0);
+		redisOps().opsForZSet().add(LockKeys.requests(spec.lockKey()), "2000:dead.2", 0);
 		long released = System.nanoTime();
 		held.close();
 		// The live waiter sleeps until the holder's 30 s lease or its next filing 15 s
@@ -305,7 +306,7 @@ abstract class RedisContractSuite extends LockTemplateContractTests<RedisLockTem
 	void shouldWithdrawTheRequestWhenTheWaitEnds() throws Exception {
 		try (LockHandle held = this.template.acquire(request("t").build())) {
 			assertThat(this.otherProcess.tryAcquire(request("t").waitTime(Duration.ofMillis(300)).build())).isEmpty();
-			assertThat(redisOps().hasKey(specOf("t").requestsKey())).isFalse();
+			assertThat(redisOps().hasKey(LockKeys.requests(specOf("t").lockKey()))).isFalse();
 		}
 		assertThat(this.template.isLocked(this.scope, "t")).as("reserved for nobody").isFalse();
 	}
@@ -323,7 +324,7 @@ abstract class RedisContractSuite extends LockTemplateContractTests<RedisLockTem
 		assertThat(this.template.isLocked(this.scope, "u")).as("reserved").isTrue();
 		scripts.execute(LockKind.withdraw(spec, request, true));
 		assertThat(this.template.isLocked(this.scope, "u")).isFalse();
-		assertThat(redisOps().hasKey(spec.requestsKey())).isFalse();
+		assertThat(redisOps().hasKey(LockKeys.requests(spec.lockKey()))).isFalse();
 	}
 
 	@Test

@@ -1129,7 +1129,7 @@ final class LockSimulation {
 				&& members.stream().anyMatch((member) -> !String.valueOf(member).startsWith("kept|"))) {
 			ttl = Math.max(ttl, TimeUnit.MILLISECONDS.toNanos(HandOffRequest.CLAIM_MILLIS) / 2);
 		}
-		Object requests = this.redis.inspect("ZRANGE", this.spec.requestsKey(), "0", "-1");
+		Object requests = this.redis.inspect("ZRANGE", LockKeys.requests(this.spec.lockKey()), "0", "-1");
 		if (requests instanceof List<?> members) {
 			members.forEach((member) -> this.requestsGone.add(String.valueOf(member)));
 		}
@@ -1698,7 +1698,7 @@ final class LockSimulation {
 		// once Redis answers again.
 		this.clock.advanceTo(Math.max(this.clock.nanos(), this.redis.stalledUntil()));
 		settleAfterFaults();
-		Object left = this.redis.inspect("ZRANGE", this.spec.requestsKey(), "0", "-1");
+		Object left = this.redis.inspect("ZRANGE", LockKeys.requests(this.spec.lockKey()), "0", "-1");
 		// But those whose withdrawal never reached Redis (Fault.CUT): the line's
 		// lifetime ends them, which keysLeft() checks.
 		return (left instanceof List<?> list)
@@ -2671,8 +2671,8 @@ final class LockSimulation {
 				return 0;
 			}
 			String lock = LockSimulation.this.spec.lockKey();
-			Object line = LockSimulation.this.redis.inspect("ZRANGE", LockSimulation.this.spec.requestsKey(), "0",
-					"-1");
+			Object line = LockSimulation.this.redis.inspect("ZRANGE",
+					LockKeys.requests(LockSimulation.this.spec.lockKey()), "0", "-1");
 			long left = (line instanceof List<?> members)
 					? members.stream().filter((member) -> gone.contains(String.valueOf(member))).count() : 0;
 			long cost = left * (HandOffRequest.CLAIM_MILLIS * MS + calmBoundForHoldsAhead(1, 0));

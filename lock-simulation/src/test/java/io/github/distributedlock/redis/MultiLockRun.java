@@ -675,7 +675,7 @@ final class MultiLockRun {
 		this.clock.advanceTo(Math.max(this.clock.nanos(), this.redis.stalledUntil()));
 		List<Object> left = new ArrayList<>();
 		for (LockSpec spec : this.specs.values()) {
-			Object requests = this.redis.inspect("ZRANGE", spec.requestsKey(), "0", "-1");
+			Object requests = this.redis.inspect("ZRANGE", LockKeys.requests(spec.lockKey()), "0", "-1");
 			if (requests instanceof List<?> list) {
 				list.forEach((request) -> left.add(spec.lockKey() + " " + request));
 			}

@@ -61,10 +61,6 @@ public record LockSpec(LockTarget target, LockTiming timing, WaitMode waitMode, 
 		return this.timing.fairWaiterTimeoutMillis();
 	}
 
-	public String requestsKey() {
-		return LockKeys.requests(lockKey());
-	}
-
 	public LockSpec withLeaseMillis(long leaseMillis) {
 		return new LockSpec(this.target, this.timing.withLeaseMillis(leaseMillis), this.waitMode, this.reentrant,
 				this.origin);
