@@ -252,10 +252,6 @@ public final class RedisLockTemplate implements LockOperations {
 		return this.lines.waiting();
 	}
 
-	HoldRegistry holds() {
-		return this.holds.registry();
-	}
-
 	private LockSpec resolve(LockRequest request) {
 		if (this.closed) {
 			throw new LockAccessException(request.name(), "the lock service is shut down", null);

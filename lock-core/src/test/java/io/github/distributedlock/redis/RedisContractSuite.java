@@ -161,7 +161,7 @@ abstract class RedisContractSuite extends LockTemplateContractTests<RedisLockTem
 		// A hold this thread has no handle on, as after an acquire whose reply never
 		// came.
 		RedisLockHandle ghost = (RedisLockHandle) this.template.acquire(request("ghost").build());
-		this.template.holds().forget(ghost);
+		TemplateHolds.registry(this.template).forget(ghost);
 		try (LockHandle held = this.template.acquire(request("ghost").build())) {
 			assertThat(held.fencingToken()).isEqualTo(ghost.fencingToken());
 		}

@@ -219,13 +219,6 @@ public final class HoldRegistry implements DriverCommands.AttemptWatch, AutoClos
 		return snapshot;
 	}
 
-	/**
-	 * Return how many owner and lock pairs count as held, for tests.
-	 */
-	public int size() {
-		return this.holds.size();
-	}
-
 	private void update(String key, UnaryOperator<OwnerHolds<RegisteredHold>> change) {
 		this.holds.compute(key, (k, current) -> change.apply((current != null) ? current : OwnerHolds.none())
 			.orNull(this.port.nanoTime()));
