@@ -58,11 +58,6 @@ public final class HoldLife {
 		return this.leaseEnd.nanos();
 	}
 
-	/** Return the lease end, to share with a hold passed on in memory. */
-	public LeaseEnd leaseEnd() {
-		return this.leaseEnd;
-	}
-
 	public boolean isOver(long nowNanos) {
 		return this.leaseEnd.nanos() - nowNanos <= 0;
 	}

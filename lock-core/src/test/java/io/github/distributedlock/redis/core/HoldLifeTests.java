@@ -61,9 +61,11 @@ class HoldLifeTests {
 
 	@Test
 	void aPassedHoldKeepsTheLeaseEndItSharesAndItsOwnMinimumHold() {
-		HoldLife first = new HoldLife(grant(900, 0, 1_000 * MS), 1_005 * MS);
+		// The end the first hold's own life would make, from its send and lease.
+		LeaseEnd shared = new LeaseEnd(1_000 * MS, 900);
+		HoldLife first = new HoldLife(grant(900, 0, 1_000 * MS), 1_005 * MS, shared);
 		first.renewed(1_300 * MS);
-		HoldLife passed = new HoldLife(grant(900, 100, 1_000 * MS), 1_400 * MS, first.leaseEnd());
+		HoldLife passed = new HoldLife(grant(900, 100, 1_000 * MS), 1_400 * MS, shared);
 		assertThat(passed.leaseEndNanos()).as("the end as is, not counted from the pass").isEqualTo(2_200 * MS);
 		assertThat(passed.nextRenewalNanos()).as("a period after the last confirmed send").isEqualTo(1_600 * MS);
 		passed.renewed(1_600 * MS);
