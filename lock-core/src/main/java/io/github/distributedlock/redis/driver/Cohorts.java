@@ -211,11 +211,6 @@ public final class Cohorts {
 		});
 	}
 
-	/** Return how many locks have an entry: pinned, or with a cohort open. */
-	int size() {
-		return this.locks.size();
-	}
-
 	private static @Nullable Entry unpinned(Entry entry) {
 		entry.pins = Math.max(0, entry.pins - 1);
 		return (entry.pins == 0 && entry.cohort == null) ? null : entry;

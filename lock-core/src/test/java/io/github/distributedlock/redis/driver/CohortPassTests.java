@@ -199,7 +199,7 @@ class CohortPassTests {
 		assertThat(opener.granted).isNull();
 		assertThat(this.port.runs.get(4).operation()).isEqualTo("release");
 		assertThat(this.port.runs.get(4).call().argv().get(0)).isEqualTo("instance:cohort:1");
-		assertThat(this.lines.cohorts().size()).isZero();
+		assertThat(TestLines.entries(this.lines.cohorts())).isZero();
 		assertThat(line().cohort()).isNull();
 	}
 
@@ -212,7 +212,7 @@ class CohortPassTests {
 		assertThat(this.port.runs.get(1).call().argv().get(0)).isEqualTo("owner-1");
 		this.port.reply(1, List.of(1L, 600L));
 		assertThat(first.granted).isNotNull();
-		assertThat(this.lines.cohorts().size()).isZero();
+		assertThat(TestLines.entries(this.lines.cohorts())).isZero();
 	}
 
 	/**

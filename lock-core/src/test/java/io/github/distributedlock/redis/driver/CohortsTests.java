@@ -45,7 +45,7 @@ class CohortsTests {
 		this.cohorts.ended(LOCK, cohort);
 		assertThat(cohort.isEnded()).isTrue();
 		assertThat(this.cohorts.current(LOCK)).isNull();
-		assertThat(this.cohorts.size()).as("entries left").isZero();
+		assertThat(TestLines.entries(this.cohorts)).as("entries left").isZero();
 	}
 
 	@Test
@@ -56,10 +56,10 @@ class CohortsTests {
 		assertThat(refused.mayPass(0, 0)).isEqualTo(Cohort.Refusal.LOSS_HEARD);
 		assertThat(this.cohorts.current(LOCK)).as("still the lock's, for its re-entries").isSameAs(refused);
 		this.cohorts.ended(LOCK, refused);
-		assertThat(this.cohorts.size()).as("entries left").isZero();
+		assertThat(TestLines.entries(this.cohorts)).as("entries left").isZero();
 		// A loss of a lock nobody pinned leaves nothing behind.
 		this.cohorts.lost(LOCK);
-		assertThat(this.cohorts.size()).isZero();
+		assertThat(TestLines.entries(this.cohorts)).isZero();
 		assertThat(open(this.cohorts.pin(LOCK)).mayPass(0, 0)).as("a later opening").isEqualTo(Cohort.Refusal.NONE);
 	}
 
@@ -85,7 +85,7 @@ class CohortsTests {
 		this.cohorts.ended(LOCK, cohort);
 		assertThat(this.cohorts.current(LOCK)).as("an older cohort's end").isSameAs(later);
 		this.cohorts.ended(LOCK, later);
-		assertThat(this.cohorts.size()).isZero();
+		assertThat(TestLines.entries(this.cohorts)).isZero();
 	}
 
 	@Test
@@ -97,14 +97,14 @@ class CohortsTests {
 		assertThat(adopted.number()).isGreaterThan(open.number());
 		assertThat(this.cohorts.current(LOCK)).isSameAs(adopted);
 		this.cohorts.ended(LOCK, adopted);
-		assertThat(this.cohorts.size()).isZero();
+		assertThat(TestLines.entries(this.cohorts)).isZero();
 	}
 
 	@Test
 	void anOpeningSettlesOnceAndTouchesNoOtherPin() {
 		Cohorts.Opening stale = this.cohorts.pin(LOCK);
 		this.cohorts.unpin(stale);
-		assertThat(this.cohorts.size()).isZero();
+		assertThat(TestLines.entries(this.cohorts)).isZero();
 		Cohorts.Opening fresh = this.cohorts.pin(LOCK);
 		Cohorts.Opening other = this.cohorts.pin(LOCK);
 		assertThat(open(stale)).as("settled").isNull();
@@ -115,9 +115,9 @@ class CohortsTests {
 		this.cohorts.unpin(fresh);
 		this.cohorts.unpin(fresh);
 		this.cohorts.ended(LOCK, cohort);
-		assertThat(this.cohorts.size()).as("the other opening's pin").isOne();
+		assertThat(TestLines.entries(this.cohorts)).as("the other opening's pin").isOne();
 		this.cohorts.unpin(other);
-		assertThat(this.cohorts.size()).isZero();
+		assertThat(TestLines.entries(this.cohorts)).isZero();
 	}
 
 	@Test
