@@ -1,6 +1,5 @@
 package io.github.distributedlock.redis.driver;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
