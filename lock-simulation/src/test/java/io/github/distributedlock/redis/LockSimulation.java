@@ -36,6 +36,7 @@ import io.github.distributedlock.redis.core.WaitLine;
 import io.github.distributedlock.redis.core.Waiting;
 import io.github.distributedlock.redis.driver.AcquisitionRun;
 import io.github.distributedlock.redis.driver.Completion;
+import io.github.distributedlock.redis.driver.SettledRun;
 import io.github.distributedlock.redis.driver.DriverCommands;
 import io.github.distributedlock.redis.driver.FairAcquisition;
 import io.github.distributedlock.redis.driver.HoldRegistry;
@@ -180,6 +181,9 @@ import org.jspecify.annotations.Nullable;
 final class LockSimulation {
 
 	static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
+
+	// How long past its end a run may take to settle: the longest command timeout drawn.
+	static final long SETTLE_NANOS = (LostReplies.TIMEOUTS_MS[LostReplies.TIMEOUTS_MS.length - 1] + 1) * MS;
 
 	static final long LEASE_MS = 1_000;
 
@@ -637,8 +641,8 @@ final class LockSimulation {
 	private boolean countsOn(String name, String hold) {
 		for (Client client : this.clients.values()) {
 			if (client.name.equals(name)) {
-				return (hold.equals(client.acquiringHold) && client.run != null) || hold.equals(client.reentryHold)
-						|| client.holds.stream()
+				return (hold.equals(client.acquiringHold) && client.run != null && !client.failing)
+						|| hold.equals(client.reentryHold) || client.holds.stream()
 							.anyMatch((held) -> held.grant.hold().equals(hold) && !held.hold().isReleased());
 			}
 		}
@@ -2150,8 +2154,12 @@ final class LockSimulation {
 		// Acquiring: from its start until it holds, or goes on without the lock.
 		private boolean busy;
 
-		// The driver's acquisition under way, until it ends or is cancelled.
+		// The driver's acquisition under way, until its end settled or it is cancelled.
 		private @Nullable AcquisitionRun<Grant> run;
+
+		// Whether that acquisition ended without the lock, its end settling: its caller
+		// counts on no hold of it.
+		private boolean failing;
 
 		// Whether an attempt of the current fair acquisition was granted in Redis.
 		private boolean fairGranted;
@@ -2257,19 +2265,28 @@ final class LockSimulation {
 			boolean stops = stop != null && LockSimulation.this.faults.contains(Fault.CANCEL);
 			@SuppressWarnings("unchecked")
 			AcquisitionRun<Grant>[] started = new AcquisitionRun[1];
-			Completion<Grant> completion = Completion.of((grant) -> granted(started[0], grant),
-					(error) -> failed(started[0], error));
+			// The run's end is told once it settled, as both templates tell it.
+			long wait = this.acquiring.waitNanos();
+			SettledRun<Grant> settled = new SettledRun<>(this.port,
+					Completion.of((grant) -> granted(started[0], grant), (error) -> failed(started[0], error)),
+					SETTLE_NANOS, (wait < 0 || this.acquiring.progressAware()) ? -1 : wait + SETTLE_NANOS);
+			this.failing = false;
+			Completion<Grant> completion = Completion.of(settled::granted, (error) -> {
+				this.failing = true;
+				settled.failed(error);
+			});
+			DriverCommands commands = this.commands.on(settled);
 			if (this.acquiring.kind().queuesInRedis()) {
 				this.fairGranted = false;
 				LockSimulation.this.fairOrder.started(this.name, this.owner);
-				FairAcquisition fairRun = new FairAcquisition(this.acquiring, this.owner, this.holdsIt, this.commands,
+				FairAcquisition fairRun = new FairAcquisition(this.acquiring, this.owner, this.holdsIt, commands,
 						this.lines, completion);
 				started[0] = fairRun;
 				this.acquiringHold = fairRun.hold();
 			}
 			else {
 				SingleAcquisition single = new SingleAcquisition(this.acquiring, this.owner, this.holdsIt, true,
-						this.commands, this.lines, completion);
+						commands, this.lines, completion);
 				started[0] = single;
 				this.acquiringHold = single.hold();
 			}
@@ -2343,11 +2360,16 @@ final class LockSimulation {
 			if (this.run != run) {
 				return;
 			}
+			this.cancelled = true;
+			if (!run.cancel()) {
+				// It ended first, and its end is settling: the caller takes it, as a
+				// blocking caller does.
+				this.cancelled = false;
+				return;
+			}
 			this.run = null;
 			// A fair waiter stopped waits no more in the queue's order.
 			LockSimulation.this.fairOrder.ended(this.name);
-			this.cancelled = true;
-			run.cancel();
 			if (this.attemptsInFlight == 0) {
 				LockSimulation.this.cancellations.cancelledAsleep();
 				endWithoutTheLock(true);

@@ -64,9 +64,9 @@ public final class BlockingAcquisitions {
 	 * @throws LockTimeoutException if the wait time ran out (the listeners are told)
 	 */
 	public Grant acquire(LockSpec spec, String owner) {
-		CallerWait<Grant> wait = new CallerWait<>(this.port, spec.name());
-		Acquiring run = acquisition(spec, owner, true, commands(wait), wait);
-		return notAcquiredIfTimeout(() -> wait.await(run, spec.waitNanos(), spec.progressAware()));
+		CallerWait<Grant> wait = new CallerWait<>(this.port, spec.name(), spec.waitNanos(), spec.progressAware());
+		Acquiring run = acquisition(spec, owner, true, commands(wait.run()), wait.run());
+		return notAcquiredIfTimeout(() -> wait.await(run));
 	}
 
 	/**
@@ -114,10 +114,11 @@ public final class BlockingAcquisitions {
 		if (MultiAcquisition.inOneScript(specs, this.cluster)) {
 			MultiAcquisition acquisition = new MultiAcquisition(specs, owner, first.waitNanos(), first.reentrant(),
 					this.handOff, NanoClock.SYSTEM, this.port.ids());
-			CallerWait<List<Grant>> wait = new CallerWait<>(this.port, specs.get(0).name());
-			AcquisitionRun<List<Grant>> run = new AllLocksAcquisition(acquisition, commands(wait), this.lines, wait);
-			List<Grant> grants = notAcquiredIfTimeout(
-					() -> wait.await(run, first.waitNanos(), specs.get(0).progressAware()));
+			CallerWait<List<Grant>> wait = new CallerWait<>(this.port, specs.get(0).name(), first.waitNanos(),
+					specs.get(0).progressAware());
+			AcquisitionRun<List<Grant>> run = new AllLocksAcquisition(acquisition, commands(wait.run()), this.lines,
+					wait.run());
+			List<Grant> grants = notAcquiredIfTimeout(() -> wait.await(run));
 			holds = this.holds.holdAll(grants, callBound(first.progressAware() ? -1 : first.waitNanos(), start));
 		}
 		else {
@@ -137,10 +138,10 @@ public final class BlockingAcquisitions {
 	 */
 	private List<RedisLockHandle> acquireInOrder(List<LockSpec> specs, String owner, long waitNanos, long start,
 			boolean restarts) {
-		CallerWait<List<RedisLockHandle>> wait = new CallerWait<>(this.port, specs.get(0).name());
+		CallerWait<List<RedisLockHandle>> wait = new CallerWait<>(this.port, specs.get(0).name(), waitNanos, restarts);
 		InOrderAcquisition<RedisLockHandle> run = new InOrderAcquisition<>(specs, waitNanos, start,
-				restarts ? -1 : commandTimeoutNanos(), wait, inOrderSteps(owner, wait), wait);
-		List<RedisLockHandle> taken = notAcquiredIfTimeout(() -> wait.await(run, waitNanos, restarts));
+				restarts ? -1 : commandTimeoutNanos(), wait.run(), inOrderSteps(owner, wait.run()), wait.run());
+		List<RedisLockHandle> taken = notAcquiredIfTimeout(() -> wait.await(run));
 		this.holds.confirmTaken(taken, callBound(restarts ? -1 : waitNanos, start));
 		return taken;
 	}
@@ -149,7 +150,7 @@ public final class BlockingAcquisitions {
 	 * Return the steps of a multi-lock that the calling thread takes in order, waiting on
 	 * {@code caller}.
 	 */
-	private InOrderAcquisition.Steps<RedisLockHandle> inOrderSteps(String owner, CallerWait<?> caller) {
+	private InOrderAcquisition.Steps<RedisLockHandle> inOrderSteps(String owner, LockPort caller) {
 		DriverCommands commands = commands(caller);
 		String thread = Thread.currentThread().getName();
 		return new InOrderAcquisition.Steps<>() {

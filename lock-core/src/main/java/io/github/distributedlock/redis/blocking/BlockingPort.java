@@ -1,6 +1,7 @@
 package io.github.distributedlock.redis.blocking;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -105,10 +106,6 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 		return new BlockingPort(commands, null, threads, true);
 	}
 
-	LockCommands commands() {
-		return this.commands;
-	}
-
 	/**
 	 * Run a hold's extension or release through this port, and tell the replies of the
 	 * scripts it sends on the calling thread, once they came: what a reply sets off (the
@@ -205,8 +202,17 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 	 * Run plain calls (Jedis, a pool) on a thread of the pool, or once that is closed on
 	 * a thread of their own, so that each still tells its reply.
 	 */
-	void call(Runnable calls) {
+	private void call(Runnable calls) {
 		runOn(this.calls, calls);
+	}
+
+	/**
+	 * Return the port of one caller's run: this one where scripts go out without
+	 * blocking; with plain calls, one that runs the run's scripts one after another in
+	 * the order sent, as one thread's calls would.
+	 */
+	LockPort forOneRun() {
+		return (this.commandTimeout != null || this.inBackground) ? this : new PlainCalls(this);
 	}
 
 	/**
@@ -279,7 +285,7 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 	 * A port of one call over this one: this one's clock, timers and subscriptions, and
 	 * scripts of its own.
 	 */
-	abstract static class CallPort implements LockPort {
+	private abstract static class CallPort implements LockPort {
 
 		final BlockingPort port;
 
@@ -305,6 +311,54 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 		@Override
 		public Cancellable listen(List<String> channels, Listener listener) {
 			return this.port.listen(channels, listener);
+		}
+
+	}
+
+	/**
+	 * The port of one run with plain calls: its scripts run one after another, on one
+	 * thread of the pool at a time.
+	 */
+	private static final class PlainCalls extends CallPort {
+
+		// Guarded by this: the scripts not yet run, and whether a thread runs them.
+		private final ArrayDeque<Runnable> waiting = new ArrayDeque<>();
+
+		private boolean calling;
+
+		PlainCalls(BlockingPort port) {
+			super(port);
+		}
+
+		@Override
+		public void run(LockName name, String operation, ScriptCall call, Reply reply) {
+			synchronized (this) {
+				this.waiting.add(() -> this.port.commands.runForDriver(name, operation, call, reply));
+				if (this.calling) {
+					return;
+				}
+				this.calling = true;
+			}
+			this.port.call(this::runWaiting);
+		}
+
+		private void runWaiting() {
+			while (true) {
+				Runnable next;
+				synchronized (this) {
+					next = this.waiting.poll();
+					if (next == null) {
+						this.calling = false;
+						return;
+					}
+				}
+				try {
+					next.run();
+				}
+				catch (RuntimeException | Error ex) {
+					// A reply's own failure: the run's later calls still run.
+				}
+			}
 		}
 
 	}

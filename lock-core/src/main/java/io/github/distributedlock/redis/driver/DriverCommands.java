@@ -57,6 +57,13 @@ public final class DriverCommands {
 	}
 
 	/**
+	 * Return the same commands on another port: one run's own.
+	 */
+	public DriverCommands on(LockPort other) {
+		return new DriverCommands(other, this.fenceIdleMillis, this.handOff, this.watch);
+	}
+
+	/**
 	 * Run the acquire script of the spec's kind once, for the given attempt; one whose
 	 * reply never came is {@link #undo undone} before {@code failed} hears of it.
 	 */

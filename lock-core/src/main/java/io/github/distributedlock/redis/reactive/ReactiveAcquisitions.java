@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 
 import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.ReactiveLockHandle;
@@ -23,6 +23,7 @@ import io.github.distributedlock.redis.driver.HoldRegistry;
 import io.github.distributedlock.redis.driver.InOrderAcquisition;
 import io.github.distributedlock.redis.driver.LocalLines;
 import io.github.distributedlock.redis.driver.ReplicaWait;
+import io.github.distributedlock.redis.driver.SettledRun;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -75,7 +76,7 @@ public final class ReactiveAcquisitions {
 		return Mono.defer(() -> {
 			// A wait that restarts when the lock changes hands has no fixed bound.
 			Deadline call = callBound(spec.progressAware() ? -1 : spec.waitNanos(), System.nanoTime());
-			return ReactiveAcquisitions.<Grant>run((completion) -> acquisition(spec, owner, true, completion))
+			return this.<Grant>run(call, (commands, done) -> acquisition(spec, owner, true, commands, done))
 				// A grant that reached a cancelled subscriber: nobody will release it.
 				.doOnDiscard(Grant.class, this::releaseUnused)
 				.doOnError(LockTimeoutException.class, this::notAcquired)
@@ -96,19 +97,21 @@ public final class ReactiveAcquisitions {
 		Deadline call = callBound(first.progressAware() ? -1 : first.waitNanos(), start);
 		MultiAcquisition acquisition = new MultiAcquisition(specs, owner, first.waitNanos(), first.reentrant(),
 				this.handOff, this.commands.port(), this.commands.port().ids());
-		Mono<List<ReactiveRedisLockHandle>> holds = MultiAcquisition.inOneScript(specs, this.cluster)
-				? ReactiveAcquisitions
-					.<List<Grant>>run(
-							(completion) -> new AllLocksAcquisition(acquisition, this.commands, this.lines, completion))
-					.flatMap((won) -> confirmedAll(won, call))
-					.map((won) -> won.stream().map(this::handle).toList())
-				: ReactiveAcquisitions.<List<ReactiveRedisLockHandle>>run(
-						// A wait that restarts on progress has no fixed bound.
-						(completion) -> new InOrderAcquisition<>(specs, first.waitNanos(), start,
-								first.progressAware() ? -1 : this.commandTimeoutNanos, this.commands.port(),
-								inOrderSteps(owner), completion))
-					.flatMap((won) -> confirmedHandles(won, call))
-					.doOnNext((won) -> won.forEach(this.holds::announce));
+		Mono<List<ReactiveRedisLockHandle>> holds = MultiAcquisition.inOneScript(specs,
+				this.cluster)
+						? this
+							.<List<Grant>>run(call,
+									(commands, done) -> new AllLocksAcquisition(acquisition, commands, this.lines,
+											done))
+							.flatMap((won) -> confirmedAll(won, call))
+							.map((won) -> won.stream().map(this::handle).toList())
+						: this.<List<ReactiveRedisLockHandle>>run(call,
+								// A wait that restarts on progress has no fixed bound.
+								(commands, done) -> new InOrderAcquisition<>(specs, first.waitNanos(), start,
+										first.progressAware() ? -1 : this.commandTimeoutNanos, commands.port(),
+										inOrderSteps(owner, commands), done))
+							.flatMap((won) -> confirmedHandles(won, call))
+							.doOnNext((won) -> won.forEach(this.holds::announce));
 		return holds.doOnDiscard(Object.class, this::discarded)
 			.doOnError(LockTimeoutException.class, this::notAcquired)
 			.map((won) -> new ReactiveMultiLockHandle(won, Duration.ofNanos(System.nanoTime() - start)));
@@ -215,16 +218,25 @@ public final class ReactiveAcquisitions {
 	 * @param cohorts whether it may open a cohort or take a pass: not for a lock of a
 	 * multi-lock
 	 */
-	private AcquisitionRun<Grant> acquisition(LockSpec spec, String owner, boolean cohorts,
+	private AcquisitionRun<Grant> acquisition(LockSpec spec, String owner, boolean cohorts, DriverCommands commands,
 			Completion<Grant> completion) {
 		// Only a custom owner may hold it already; a subscription's own never does.
-		return AcquisitionRun.of(spec, owner, LockOwners.isCustom(owner), cohorts, this.handOff, this.commands,
-				this.lines, completion);
+		return AcquisitionRun.of(spec, owner, LockOwners.isCustom(owner), cohorts, this.handOff, commands, this.lines,
+				completion);
 	}
 
-	private static <G> Mono<G> run(Function<Completion<G>, ? extends Acquiring> acquisition) {
+	/**
+	 * Return one of the driver's runs as a {@code Mono} that its cancellation cancels,
+	 * which ends once the run settled ({@link SettledRun}).
+	 * @param call the call's bound
+	 */
+	private <G> Mono<G> run(Deadline call, BiFunction<DriverCommands, Completion<G>, ? extends Acquiring> acquisition) {
 		return Mono.create((sink) -> {
-			Acquiring run = acquisition.apply(Completion.of(sink::success, sink::error));
+			long bound = call.remainingNanos();
+			SettledRun<G> settled = new SettledRun<>(this.commands.port(), Completion.of(sink::success, sink::error),
+					(this.commandTimeoutNanos < 0) ? SettledRun.UNKNOWN_TIMEOUT_SETTLE_NANOS : this.commandTimeoutNanos,
+					(bound == Long.MAX_VALUE) ? -1 : Math.max(0, bound));
+			Acquiring run = acquisition.apply(this.commands.on(settled), settled);
 			sink.onCancel(run::cancel);
 			run.start();
 		});
@@ -234,12 +246,12 @@ public final class ReactiveAcquisitions {
 	 * Return the steps of a multi-lock's locks taken in order: each becomes a renewed
 	 * handle as soon as it is taken; a failure releases them.
 	 */
-	private InOrderAcquisition.Steps<ReactiveRedisLockHandle> inOrderSteps(String owner) {
+	private InOrderAcquisition.Steps<ReactiveRedisLockHandle> inOrderSteps(String owner, DriverCommands commands) {
 		return new InOrderAcquisition.Steps<>() {
 
 			@Override
 			public Acquiring acquire(LockSpec spec, Completion<Grant> completion) {
-				return acquisition(spec, owner, false, completion);
+				return acquisition(spec, owner, false, commands, completion);
 			}
 
 			@Override

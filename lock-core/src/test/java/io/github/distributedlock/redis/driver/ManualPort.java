@@ -10,7 +10,8 @@ import io.github.distributedlock.redis.script.ScriptCall;
 
 /**
  * A port whose scripts a test answers as Redis would, on a virtual clock, with timers
- * that never fire by themselves: for tests of the driver's steps with no Redis.
+ * that fire only when a test advances the clock: for tests of the driver's steps with no
+ * Redis.
  */
 final class ManualPort implements LockPort {
 
@@ -30,10 +31,30 @@ final class ManualPort implements LockPort {
 		return UniqueIds.ofProcess();
 	}
 
+	final List<Timer> timers = new ArrayList<>();
+
+	/**
+	 * Keep the task; it runs only when a test {@linkplain #advance advances} the clock
+	 * past it.
+	 */
 	@Override
 	public Cancellable schedule(Runnable task, long delayNanos) {
-		return () -> {
-		};
+		Timer timer = new Timer(this.now + delayNanos, task);
+		this.timers.add(timer);
+		return () -> this.timers.remove(timer);
+	}
+
+	/**
+	 * Move the clock on, and run the tasks that came due, in order.
+	 */
+	void advance(long nanos) {
+		this.now += nanos;
+		List<Timer> due = this.timers.stream()
+			.filter((timer) -> timer.at() - this.now <= 0)
+			.sorted((a, b) -> Long.compare(a.at(), b.at()))
+			.toList();
+		this.timers.removeAll(due);
+		due.forEach((timer) -> timer.task().run());
 	}
 
 	@Override
@@ -53,6 +74,9 @@ final class ManualPort implements LockPort {
 	}
 
 	record Run(String operation, ScriptCall call, LockPort.Reply reply) {
+	}
+
+	record Timer(long at, Runnable task) {
 	}
 
 }

@@ -1,0 +1,161 @@
+package io.github.distributedlock.redis.driver;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.github.distributedlock.LockAccessException;
+import io.github.distributedlock.LockName;
+import io.github.distributedlock.redis.core.UniqueIds;
+import io.github.distributedlock.redis.script.ScriptCall;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One acquisition's port and completion, for a caller who hears of its end: the end is
+ * told once the replies of what the run sent are told too (a late reply, the release of
+ * an unwanted grant, a withdrawal), so that the caller finds Redis as its run left it. It
+ * waits one settle time at most, and never past the call's bound (the wait time plus one
+ * command timeout); a failure to reach Redis is told at once, so that a Redis that does
+ * not answer costs one command timeout, not one per command. The rest goes on without the
+ * caller. Thread-safe.
+ *
+ * @param <G> what a won acquisition gives
+ */
+public final class SettledRun<G> implements LockPort, Completion<G> {
+
+	/**
+	 * How long past its end a run may take to settle where the command timeout is
+	 * unknown.
+	 */
+	public static final long UNKNOWN_TIMEOUT_SETTLE_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+	private final LockPort port;
+
+	private final Completion<G> settled;
+
+	private final long settleNanos;
+
+	private final long boundAt;
+
+	// Guarded by this: the commands whose reply is not told yet; whether the run ended,
+	// and its end while not told.
+	private int inFlight;
+
+	private boolean ended;
+
+	private @Nullable Runnable end;
+
+	private @Nullable Cancellable timer;
+
+	/**
+	 * @param settled told the run's end once it settled; {@code failed} with the cancel's
+	 * error after {@link #cancelled}
+	 * @param settleNanos how long past its end the run may take to settle
+	 * @param callNanos the call's bound from now, in the port's clock, or a negative
+	 * value for none
+	 */
+	public SettledRun(LockPort port, Completion<G> settled, long settleNanos, long callNanos) {
+		this.port = port;
+		this.settled = settled;
+		this.settleNanos = settleNanos;
+		this.boundAt = (callNanos < 0) ? Long.MAX_VALUE : port.nanoTime() + callNanos;
+	}
+
+	@Override
+	public void granted(G won) {
+		ended(() -> this.settled.granted(won), false);
+	}
+
+	@Override
+	public void failed(Throwable error) {
+		ended(() -> this.settled.failed(error), error instanceof LockAccessException);
+	}
+
+	/**
+	 * Told that the caller cancelled the run before it ended: the cancel's error is told
+	 * once the run settled.
+	 */
+	public void cancelled(Throwable error) {
+		failed(error);
+	}
+
+	private void ended(Runnable told, boolean now) {
+		long wait;
+		synchronized (this) {
+			if (this.ended) {
+				return;
+			}
+			this.ended = true;
+			this.end = told;
+			long left = this.boundAt - this.port.nanoTime();
+			wait = (now || this.inFlight == 0) ? 0 : Math.min(this.settleNanos, left);
+			if (wait > 0) {
+				this.timer = this.port.schedule(this::settle, wait);
+				return;
+			}
+		}
+		settle();
+	}
+
+	private void settle() {
+		Runnable told;
+		synchronized (this) {
+			told = this.end;
+			if (told == null) {
+				return;
+			}
+			this.end = null;
+			if (this.timer != null) {
+				this.timer.cancel();
+			}
+		}
+		told.run();
+	}
+
+	@Override
+	public void run(LockName name, String operation, ScriptCall call, Reply reply) {
+		synchronized (this) {
+			this.inFlight++;
+		}
+		// Counted down after the reply is told, so that what the reply sends counts
+		// first.
+		this.port.run(name, operation, call, Reply.of((result) -> answered(() -> reply.replied(result)),
+				(error) -> answered(() -> reply.failed(error))));
+	}
+
+	private void answered(Runnable told) {
+		try {
+			told.run();
+		}
+		finally {
+			boolean quiet;
+			synchronized (this) {
+				this.inFlight--;
+				quiet = this.inFlight == 0 && this.end != null;
+			}
+			if (quiet) {
+				settle();
+			}
+		}
+	}
+
+	@Override
+	public long nanoTime() {
+		return this.port.nanoTime();
+	}
+
+	@Override
+	public UniqueIds ids() {
+		return this.port.ids();
+	}
+
+	@Override
+	public Cancellable schedule(Runnable task, long delayNanos) {
+		return this.port.schedule(task, delayNanos);
+	}
+
+	@Override
+	public Cancellable listen(List<String> channels, Listener listener) {
+		return this.port.listen(channels, listener);
+	}
+
+}
