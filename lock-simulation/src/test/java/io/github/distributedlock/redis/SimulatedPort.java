@@ -7,6 +7,7 @@ import java.util.function.Consumer;
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.redis.core.UniqueIds;
+import io.github.distributedlock.redis.driver.ForwardingPort;
 import io.github.distributedlock.redis.driver.LockPort;
 import io.github.distributedlock.redis.script.ScriptCall;
 import io.github.distributedlock.simulation.PubSub;
@@ -233,31 +234,11 @@ final class SimulatedPort implements LockPort {
 	 * change what is sent, or what its caller hears.
 	 */
 	static LockPort running(LockPort port, Runs runs) {
-		return new LockPort() {
-
-			@Override
-			public long nanoTime() {
-				return port.nanoTime();
-			}
-
-			@Override
-			public UniqueIds ids() {
-				return port.ids();
-			}
-
-			@Override
-			public Cancellable schedule(Runnable task, long delayNanos) {
-				return port.schedule(task, delayNanos);
-			}
+		return new ForwardingPort(port) {
 
 			@Override
 			public void run(LockName name, String operation, ScriptCall call, Reply reply) {
 				runs.run(name, operation, call, reply);
-			}
-
-			@Override
-			public Cancellable listen(List<String> channels, Listener listener) {
-				return port.listen(channels, listener);
 			}
 
 		};

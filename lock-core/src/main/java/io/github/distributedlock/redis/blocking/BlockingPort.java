@@ -21,6 +21,7 @@ import io.github.distributedlock.LockInterruptedException;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.redis.core.UniqueIds;
 import io.github.distributedlock.redis.driver.ChannelRounds;
+import io.github.distributedlock.redis.driver.ForwardingPort;
 import io.github.distributedlock.redis.driver.LockPort;
 import io.github.distributedlock.redis.script.ScriptCall;
 import io.github.distributedlock.redis.script.ScriptReplies;
@@ -282,44 +283,12 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 	}
 
 	/**
-	 * A port of one call over this one: this one's clock, timers and subscriptions, and
-	 * scripts of its own.
-	 */
-	private abstract static class CallPort implements LockPort {
-
-		final BlockingPort port;
-
-		CallPort(BlockingPort port) {
-			this.port = port;
-		}
-
-		@Override
-		public long nanoTime() {
-			return this.port.nanoTime();
-		}
-
-		@Override
-		public UniqueIds ids() {
-			return this.port.ids();
-		}
-
-		@Override
-		public Cancellable schedule(Runnable task, long delayNanos) {
-			return this.port.schedule(task, delayNanos);
-		}
-
-		@Override
-		public Cancellable listen(List<String> channels, Listener listener) {
-			return this.port.listen(channels, listener);
-		}
-
-	}
-
-	/**
 	 * The port of one run with plain calls: its scripts run one after another, on one
 	 * thread of the pool at a time.
 	 */
-	private static final class PlainCalls extends CallPort {
+	private static final class PlainCalls extends ForwardingPort {
+
+		private final BlockingPort port;
 
 		// Guarded by this: the scripts not yet run, and whether a thread runs them.
 		private final ArrayDeque<Runnable> waiting = new ArrayDeque<>();
@@ -328,6 +297,7 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 
 		PlainCalls(BlockingPort port) {
 			super(port);
+			this.port = port;
 		}
 
 		@Override
@@ -367,7 +337,9 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 	 * The port of one {@link #runOnCaller} call: the replies of the scripts sent inside
 	 * it wait for the caller, who tells them. Those sent later go out as any.
 	 */
-	private static final class CallerReplies extends CallPort {
+	private static final class CallerReplies extends ForwardingPort {
+
+		private final BlockingPort port;
 
 		private final LinkedBlockingQueue<Runnable> replies = new LinkedBlockingQueue<>();
 
@@ -381,6 +353,7 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 
 		CallerReplies(BlockingPort port) {
 			super(port);
+			this.port = port;
 		}
 
 		@Override

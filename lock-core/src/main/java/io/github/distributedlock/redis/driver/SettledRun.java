@@ -1,11 +1,9 @@
 package io.github.distributedlock.redis.driver;
 
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockName;
-import io.github.distributedlock.redis.core.UniqueIds;
 import io.github.distributedlock.redis.script.ScriptCall;
 import org.jspecify.annotations.Nullable;
 
@@ -20,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @param <G> what a won acquisition gives
  */
-public final class SettledRun<G> implements LockPort, Completion<G> {
+public final class SettledRun<G> extends ForwardingPort implements Completion<G> {
 
 	/**
 	 * How long past its end a run may take to settle where the command timeout is
@@ -54,6 +52,7 @@ public final class SettledRun<G> implements LockPort, Completion<G> {
 	 * value for none
 	 */
 	public SettledRun(LockPort port, Completion<G> settled, long settleNanos, long callNanos) {
+		super(port);
 		this.port = port;
 		this.settled = settled;
 		this.settleNanos = settleNanos;
@@ -136,26 +135,6 @@ public final class SettledRun<G> implements LockPort, Completion<G> {
 				settle();
 			}
 		}
-	}
-
-	@Override
-	public long nanoTime() {
-		return this.port.nanoTime();
-	}
-
-	@Override
-	public UniqueIds ids() {
-		return this.port.ids();
-	}
-
-	@Override
-	public Cancellable schedule(Runnable task, long delayNanos) {
-		return this.port.schedule(task, delayNanos);
-	}
-
-	@Override
-	public Cancellable listen(List<String> channels, Listener listener) {
-		return this.port.listen(channels, listener);
 	}
 
 }
