@@ -231,6 +231,31 @@ class ReplicaAcknowledgementTests {
 	}
 
 	@Test
+	void shouldKeepTheLocksOfAReactiveMultiLockTakenInOrderThatTheReplicasConfirmed() throws Exception {
+		// A multi-lock of one lock is taken lock by lock, as one across Cluster slots.
+		LettuceConnectionFactory factory = (LettuceConnectionFactory) TestRedis.sentinel(topology::topology)
+			.connectionFactory();
+		try (ReactiveRedisLockTemplate template = ReactiveRedisLockTemplate.builder(factory)
+			.replicaAcknowledgements(1, Duration.ofSeconds(1))
+			.build()) {
+			LockRequest request = LockRequest.builder("replicated")
+				.key("reactive-in-order-kept")
+				.waitTime(Duration.ofSeconds(1))
+				.build();
+			ReactiveLockHandle held = template.acquireAll(List.of(request)).block(Duration.ofSeconds(10));
+			// A release sent when the handle was returned has run by now.
+			Thread.sleep(200);
+			assertThat(topology.topology().master().command("EXISTS", template.lockKey(request)))
+				.as("the lock in Redis while its handle is held")
+				.isEqualTo(1L);
+			held.release().block(Duration.ofSeconds(10));
+		}
+		finally {
+			factory.destroy();
+		}
+	}
+
+	@Test
 	void shouldCheckTheReplicasOfEveryLockOfAMultiLockOnTheReactiveTemplate() {
 		LettuceConnectionFactory factory = (LettuceConnectionFactory) TestRedis.sentinel(topology::topology)
 			.connectionFactory();

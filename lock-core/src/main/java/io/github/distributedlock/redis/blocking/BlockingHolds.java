@@ -1,6 +1,5 @@
 package io.github.distributedlock.redis.blocking;
 
-import java.util.ArrayList;
 import java.util.List;
 
 import io.github.distributedlock.LockAccessException;
@@ -76,66 +75,35 @@ public final class BlockingHolds implements AutoCloseable {
 	/**
 	 * Check the replicas of a multi-lock's locks {@link #taken} in order, and tell the
 	 * listeners; if one fails the check, none is returned: each is forgotten, as if never
-	 * held (no listener hears of it), and released by its grant on the background thread,
-	 * as {@link #holdAll} releases the grants it did not hold.
+	 * held (no listener hears of it), and the check releases them.
 	 */
 	void confirmTaken(List<RedisLockHandle> handles, Deadline call) {
-		for (RedisLockHandle handle : handles) {
-			try {
-				confirmReplicas(handle.grant(), call);
-			}
-			catch (RuntimeException ex) {
-				for (RedisLockHandle taken : handles) {
-					this.registry.forget(taken);
-					// A re-entry among them leaves its lease behind.
-					this.registry.leaseLeftBehind(taken.grant());
-				}
-				releaseInBackground(handles.stream().map(RedisLockHandle::grant).toList(), List.of());
-				throw ex;
-			}
+		try {
+			confirmReplicas(handles.stream().map(RedisLockHandle::grant).toList(), call);
+		}
+		catch (RuntimeException ex) {
+			handles.forEach(this.registry::forget);
+			throw ex;
 		}
 		handles.forEach(this.registry::announce);
 	}
 
 	/**
 	 * Turn what a multi-lock won into registered handles, all or none: if one fails the
-	 * replica check, the others are released too, on the background thread, so that the
-	 * call still ends within its bound.
+	 * replica check, the check releases them all.
 	 */
 	List<RedisLockHandle> holdAll(List<Grant> grants, Deadline call) {
-		List<RedisLockHandle> handles = new ArrayList<>(grants.size());
-		for (int i = 0; i < grants.size(); i++) {
-			try {
-				handles.add(hold(grants.get(i), call));
-			}
-			catch (RuntimeException ex) {
-				List<Grant> left = grants.subList(i + 1, grants.size());
-				// Released, but a re-entry among them leaves its lease behind.
-				left.forEach(this.registry::leaseLeftBehind);
-				releaseInBackground(left, handles);
-				throw ex;
-			}
-		}
+		confirmReplicas(grants, call);
+		String thread = Thread.currentThread().getName();
+		List<RedisLockHandle> handles = grants.stream().map((grant) -> taken(grant, thread)).toList();
+		handles.forEach(this.registry::announce);
 		return handles;
 	}
 
-	private void releaseInBackground(List<Grant> grants, List<RedisLockHandle> handles) {
-		this.port.execute(() -> {
-			for (Grant grant : grants) {
-				try {
-					this.commands.releaseQuietly(grant);
-				}
-				catch (RuntimeException releaseFailure) {
-					// Its lease ends it.
-				}
-			}
-			try {
-				MultiLockHandle.releaseAll(handles);
-			}
-			catch (RuntimeException releaseFailure) {
-				// Their leases end them.
-			}
-		});
+	private void confirmReplicas(List<Grant> grants, Deadline call) {
+		if (this.replicas != null) {
+			this.replicas.confirmEvery(grants, call);
+		}
 	}
 
 	/**

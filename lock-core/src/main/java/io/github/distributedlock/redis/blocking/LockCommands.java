@@ -50,15 +50,6 @@ public final class LockCommands {
 	}
 
 	/**
-	 * Release a hold nobody uses, without waiting for the reply where the factory shares
-	 * one Lettuce connection; a failure is not reported (the lease ends the hold).
-	 */
-	void releaseQuietly(Grant hold) {
-		LockSpec spec = hold.spec();
-		this.scripts.executeAsync(spec.kind().release(spec, hold.owner(), hold.token(), hold.hold(), this.handOff, 0));
-	}
-
-	/**
 	 * Ask Redis whether a hold is still its lock's owner (or reader, or permit holder).
 	 */
 	boolean isHeld(Grant hold) {

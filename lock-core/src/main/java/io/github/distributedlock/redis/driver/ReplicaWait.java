@@ -1,6 +1,7 @@
 package io.github.distributedlock.redis.driver;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -10,6 +11,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockName;
@@ -111,6 +113,22 @@ public final class ReplicaWait implements AutoCloseable {
 	 */
 	public void confirm(Grant hold, Deadline call) {
 		CompletableFuture<Boolean> confirmed = confirmLater(hold, call);
+		await(confirmed, hold, call, (ex) -> gaveUp(hold, confirmed, ex));
+	}
+
+	/**
+	 * Wait until enough replicas have every hold of a multi-lock ({@link #confirmAll});
+	 * otherwise every one is released.
+	 * @throws LockAccessException as {@link #confirmAll} fails, or caused by a timeout if
+	 * the call's bound came first
+	 */
+	public void confirmEvery(List<Grant> holds, Deadline call) {
+		CompletableFuture<Boolean> confirmed = confirmAll(holds, call);
+		await(confirmed, holds.get(0), call, (ex) -> gaveUpAll(holds, confirmed, ex));
+	}
+
+	private static void await(CompletableFuture<Boolean> confirmed, Grant hold, Deadline call,
+			Function<TimeoutException, LockAccessException> gaveUp) {
 		boolean interrupted = false;
 		try {
 			while (true) {
@@ -124,7 +142,7 @@ public final class ReplicaWait implements AutoCloseable {
 			}
 		}
 		catch (TimeoutException ex) {
-			throw gaveUp(hold, confirmed, ex);
+			throw gaveUp.apply(ex);
 		}
 		catch (ExecutionException ex) {
 			if (ex.getCause() instanceof RuntimeException failure) {
@@ -136,6 +154,53 @@ public final class ReplicaWait implements AutoCloseable {
 			if (interrupted) {
 				Thread.currentThread().interrupt();
 			}
+		}
+	}
+
+	/**
+	 * Check the holds of a multi-lock one after another, as {@link #confirmLater} does:
+	 * all or none. If one is not confirmed, every one is released (the one refused again,
+	 * which finds it gone), and a re-entry among them leaves its lease behind.
+	 * @return completed once every hold is confirmed, failed as the first that is not
+	 */
+	public CompletableFuture<Boolean> confirmAll(List<Grant> holds, Deadline call) {
+		CompletableFuture<Boolean> all = CompletableFuture.completedFuture(Boolean.TRUE);
+		for (Grant hold : holds) {
+			all = all.thenCompose((confirmed) -> confirmLater(hold, call));
+		}
+		return all.whenComplete((confirmed, error) -> {
+			if (error != null) {
+				releaseAll(holds);
+			}
+		});
+	}
+
+	/**
+	 * Say that a caller stopped waiting for a multi-lock's check before the call's bound
+	 * came: every hold is released once the check ends.
+	 */
+	public LockAccessException gaveUpAll(List<Grant> holds, CompletableFuture<Boolean> confirmed, Throwable cause) {
+		abandonAll(holds, confirmed);
+		return new LockAccessException(holds.get(0).spec().name(), "acquired, but its replication was not confirmed "
+				+ "within the wait time plus one command timeout; it is released once the check ends", cause);
+	}
+
+	/**
+	 * Release a multi-lock's holds nobody waits for once their check ends; a refused
+	 * check released them already.
+	 */
+	public void abandonAll(List<Grant> holds, CompletableFuture<Boolean> confirmed) {
+		confirmed.whenComplete((ignored, error) -> {
+			if (error == null) {
+				releaseAll(holds);
+			}
+		});
+	}
+
+	private void releaseAll(List<Grant> holds) {
+		for (Grant hold : holds) {
+			this.registry.leaseLeftBehind(hold);
+			release(hold);
 		}
 	}
 

@@ -25,7 +25,6 @@ import io.github.distributedlock.redis.driver.LocalLines;
 import io.github.distributedlock.redis.driver.ReplicaWait;
 import io.github.distributedlock.redis.driver.SettledRun;
 import org.jspecify.annotations.Nullable;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -138,45 +137,53 @@ public final class ReactiveAcquisitions {
 		}
 		return Mono.defer(() -> {
 			CompletableFuture<Boolean> confirmed = check.confirmLater(grant, call);
-			long bound = call.remainingNanos();
-			Mono<Boolean> waited = Mono.fromFuture(confirmed, true);
-			if (bound != Long.MAX_VALUE) {
-				waited = waited.timeout(Duration.ofNanos(Math.max(0, bound)));
-			}
-			return waited.onErrorMap(TimeoutException.class, (ex) -> check.gaveUp(grant, confirmed, ex))
+			return within(Mono.fromFuture(confirmed, true), call)
+				.onErrorMap(TimeoutException.class, (ex) -> check.gaveUp(grant, confirmed, ex))
 				.doOnCancel(() -> check.abandon(grant, confirmed))
 				.thenReturn(grant);
 		});
 	}
 
 	/**
-	 * Confirm a multi-lock's grants in order; if one is refused, every one is released.
+	 * Confirm a multi-lock's grants in order, all or none
+	 * ({@link ReplicaWait#confirmAll}).
 	 */
 	private Mono<List<Grant>> confirmedAll(List<Grant> grants, Deadline call) {
-		if (this.replicas == null) {
+		ReplicaWait check = this.replicas;
+		if (check == null) {
 			return Mono.just(grants);
 		}
-		// A refused one is released twice: the second finds its hold gone.
-		return Flux.fromIterable(grants)
-			.concatMap((grant) -> confirmed(grant, call))
-			.collectList()
-			.doOnError((ex) -> grants.forEach(this.commands::releaseUnused))
-			.doOnCancel(() -> grants.forEach(this.commands::releaseUnused));
+		return Mono.defer(() -> {
+			CompletableFuture<Boolean> confirmed = check.confirmAll(grants, call);
+			return within(Mono.fromFuture(confirmed, true), call)
+				.onErrorMap(TimeoutException.class, (ex) -> check.gaveUpAll(grants, confirmed, ex))
+				.doOnCancel(() -> check.abandonAll(grants, confirmed))
+				.thenReturn(grants);
+		});
 	}
 
 	/**
-	 * Confirm the locks of a multi-lock taken in order; if one is refused, every one is
-	 * released.
+	 * Confirm the locks of a multi-lock taken in order, all or none; the handles of a
+	 * refused one are dropped.
 	 */
 	private Mono<List<ReactiveRedisLockHandle>> confirmedHandles(List<ReactiveRedisLockHandle> handles, Deadline call) {
 		if (this.replicas == null) {
 			return Mono.just(handles);
 		}
-		return Flux.fromIterable(handles)
-			.concatMap((handle) -> confirmed(handle.grant(), call))
-			.then(Mono.just(handles))
+		// Mapped, not ignored: an ignored list of grants would reach the discard hook,
+		// which releases them.
+		return confirmedAll(handles.stream().map(ReactiveRedisLockHandle::grant).toList(), call)
 			.doOnError((ex) -> handles.forEach(ReactiveAcquisitions::releaseDropped))
-			.doOnCancel(() -> handles.forEach(ReactiveAcquisitions::releaseDropped));
+			.doOnCancel(() -> handles.forEach(ReactiveAcquisitions::releaseDropped))
+			.map((confirmed) -> handles);
+	}
+
+	/**
+	 * Bound a wait by the call's bound, if it has one.
+	 */
+	private static <T> Mono<T> within(Mono<T> waited, Deadline call) {
+		long bound = call.remainingNanos();
+		return (bound != Long.MAX_VALUE) ? waited.timeout(Duration.ofNanos(Math.max(0, bound))) : waited;
 	}
 
 	/**
