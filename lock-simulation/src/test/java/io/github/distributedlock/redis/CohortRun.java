@@ -32,6 +32,7 @@ import io.github.distributedlock.redis.driver.CohortReentry;
 import io.github.distributedlock.redis.driver.Cohorts;
 import io.github.distributedlock.redis.driver.Completion;
 import io.github.distributedlock.redis.driver.DriverCommands;
+import io.github.distributedlock.redis.driver.SettledRun;
 import io.github.distributedlock.redis.driver.LocalLines;
 import io.github.distributedlock.redis.driver.LockHold;
 import io.github.distributedlock.redis.driver.PlantedHoldBugs;
@@ -907,7 +908,11 @@ final class CohortRun {
 			// As the blocking template does: a caller that holds the lock under a cohort
 			// re-enters it; nobody else does here, as none holds it.
 			CohortReentry reentry = CohortReentry.start(this.lines, CohortRun.this.spec, this.owner);
-			Acquiring run = acquire(CohortRun.this.spec, reentry, false, Completion.of(this::got, this::failed));
+			// Its end is told once it settled, as both templates tell it.
+			long wait = CohortRun.this.spec.waitNanos();
+			SettledRun<Grant> settled = new SettledRun<>(this.port, Completion.of(this::got, this::failed),
+					LockSimulation.SETTLE_NANOS, (wait < 0) ? -1 : wait + LockSimulation.SETTLE_NANOS);
+			Acquiring run = acquire(CohortRun.this.spec, reentry, false, this.commands.on(settled), settled);
 			mayCancel(run, () -> this.acquiring = false);
 		}
 
@@ -918,11 +923,11 @@ final class CohortRun {
 		 * kept out of cohorts.
 		 */
 		private Acquiring acquire(LockSpec spec, @Nullable CohortReentry reentry, boolean holdsIt,
-				Completion<Grant> done) {
+				DriverCommands commands, Completion<Grant> done) {
 			Acquiring acquisition = (reentry != null)
 					? reentry.acquisition((told) -> AcquisitionRun.of(spec, reentry.owner(), true, false, true,
-							this.commands, this.lines, told), done)
-					: AcquisitionRun.of(spec, this.owner, holdsIt, !holdsIt, true, this.commands, this.lines, done);
+							commands, this.lines, told), done)
+					: AcquisitionRun.of(spec, this.owner, holdsIt, !holdsIt, true, commands, this.lines, done);
 			this.current = acquisition;
 			acquisition.start();
 			return acquisition;
@@ -1091,7 +1096,7 @@ final class CohortRun {
 				}
 				end();
 			});
-			Acquiring run = acquire(spec, reentry, true, done);
+			Acquiring run = acquire(spec, reentry, true, this.commands, done);
 			mayCancel(run, () -> {
 				if (!outerDuring) {
 					at(work, this.name + " releases", () -> release(outer), false);
