@@ -96,21 +96,24 @@ public final class ReactiveAcquisitions {
 		Deadline call = callBound(first.progressAware() ? -1 : first.waitNanos(), start);
 		MultiAcquisition acquisition = new MultiAcquisition(specs, owner, first.waitNanos(), first.reentrant(),
 				this.handOff, this.commands.port(), this.commands.port().ids());
-		Mono<List<ReactiveRedisLockHandle>> holds = MultiAcquisition.inOneScript(specs,
-				this.cluster)
-						? this
-							.<List<Grant>>run(call,
-									(commands, done) -> new AllLocksAcquisition(acquisition, commands, this.lines,
-											done))
-							.flatMap((won) -> confirmedAll(won, call))
-							.map((won) -> won.stream().map(this::handle).toList())
-						: this.<List<ReactiveRedisLockHandle>>run(call,
-								// A wait that restarts on progress has no fixed bound.
-								(commands, done) -> new InOrderAcquisition<>(specs, first.waitNanos(), start,
-										first.progressAware() ? -1 : this.commandTimeoutNanos, commands.port(),
-										inOrderSteps(owner, commands), done))
-							.flatMap((won) -> confirmedHandles(won, call))
-							.doOnNext((won) -> won.forEach(this.holds::announce));
+		Mono<List<ReactiveRedisLockHandle>> holds;
+		if (MultiAcquisition.inOneScript(specs, this.cluster)) {
+			holds = this
+				.<List<Grant>>run(call,
+						(commands, done) -> new AllLocksAcquisition(acquisition, commands, this.lines, done))
+				.flatMap((won) -> confirmedAll(won, call))
+				.map((won) -> won.stream().map(this::handle).toList());
+		}
+		else {
+			// A wait that restarts on progress has no fixed bound.
+			long timeout = first.progressAware() ? -1 : this.commandTimeoutNanos;
+			holds = this
+				.<List<ReactiveRedisLockHandle>>run(call,
+						(commands, done) -> new InOrderAcquisition<>(specs, first.waitNanos(), start, timeout,
+								commands.port(), inOrderSteps(owner, commands), done))
+				.flatMap((won) -> confirmedHandles(won, call))
+				.doOnNext((won) -> won.forEach(this.holds::announce));
+		}
 		return holds.doOnDiscard(Object.class, this::discarded)
 			.doOnError(LockTimeoutException.class, this::notAcquired)
 			.map((won) -> new ReactiveMultiLockHandle(won, Duration.ofNanos(System.nanoTime() - start)));
