@@ -34,11 +34,16 @@ public final class SettledRun<G> extends ForwardingPort implements Completion<G>
 
 	private final long boundAt;
 
+	// The run whose reply this thread tells, if any.
+	private static final ThreadLocal<@Nullable SettledRun<?>> TELLING = new ThreadLocal<>();
+
 	// Guarded by this: the commands whose reply is not told yet; whether the run ended,
-	// and its end while not told.
+	// when, and its end while not told; the timer that bounds its settling.
 	private int inFlight;
 
 	private boolean ended;
+
+	private long endedAt;
 
 	private @Nullable Runnable end;
 
@@ -78,21 +83,36 @@ public final class SettledRun<G> extends ForwardingPort implements Completion<G>
 	}
 
 	private void ended(Runnable told, boolean now) {
-		long wait;
 		synchronized (this) {
 			if (this.ended) {
 				return;
 			}
 			this.ended = true;
+			this.endedAt = this.port.nanoTime();
 			this.end = told;
-			long left = this.boundAt - this.port.nanoTime();
-			wait = (now || this.inFlight == 0) ? 0 : Math.min(this.settleNanos, left);
-			if (wait > 0) {
-				this.timer = this.port.schedule(this::settle, wait);
+			// Ended by a reply this thread tells (a grant, most often): that reply
+			// settles
+			// it, or sets the timer, once told, so that no timer is set and cancelled.
+			if (!now && this.inFlight > 0 && (TELLING.get() == this || settleLater())) {
 				return;
 			}
 		}
 		settle();
+	}
+
+	/**
+	 * Set the timer that tells the end at the latest one settle time after it, and never
+	 * past the call's bound. Called with the lock.
+	 * @return whether it is set; if not, the end is due now
+	 */
+	private boolean settleLater() {
+		long now = this.port.nanoTime();
+		long wait = Math.min(this.settleNanos - (now - this.endedAt), this.boundAt - now);
+		if (wait <= 0) {
+			return false;
+		}
+		this.timer = this.port.schedule(this::settle, wait);
+		return true;
 	}
 
 	private void settle() {
@@ -122,16 +142,19 @@ public final class SettledRun<G> extends ForwardingPort implements Completion<G>
 	}
 
 	private void answered(Runnable told) {
+		SettledRun<?> outer = TELLING.get();
+		TELLING.set(this);
 		try {
 			told.run();
 		}
 		finally {
-			boolean quiet;
+			TELLING.set(outer);
+			boolean due;
 			synchronized (this) {
 				this.inFlight--;
-				quiet = this.inFlight == 0 && this.end != null;
+				due = this.end != null && (this.inFlight == 0 || (this.timer == null && !settleLater()));
 			}
-			if (quiet) {
+			if (due) {
 				settle();
 			}
 		}

@@ -33,12 +33,15 @@ final class ManualPort implements LockPort {
 
 	final List<Timer> timers = new ArrayList<>();
 
+	int scheduled;
+
 	/**
 	 * Keep the task; it runs only when a test {@linkplain #advance advances} the clock
 	 * past it.
 	 */
 	@Override
 	public Cancellable schedule(Runnable task, long delayNanos) {
+		this.scheduled++;
 		Timer timer = new Timer(this.now + delayNanos, task);
 		this.timers.add(timer);
 		return () -> this.timers.remove(timer);

@@ -62,6 +62,33 @@ class SettledRunTests {
 	}
 
 	@Test
+	void anEndThatAReplyTellsIsToldWhenThatReplyIsDoneWithNoTimer() {
+		SettledRun<String> run = run(-1);
+		run.run(NAME, "acquire", call(), LockPort.Reply.of((reply) -> run.granted("grant"), (error) -> {
+		}));
+		this.port.reply(0, 1L);
+		assertThat(this.told).containsExactly("granted grant");
+		assertThat(this.port.scheduled).as("timers set").isZero();
+	}
+
+	@Test
+	void anEndThatAReplyTellsAfterSendingMoreSettlesWithinTheSettleTime() {
+		SettledRun<String> run = run(-1);
+		run.run(NAME, "acquire", call(), LockPort.Reply.of((reply) -> {
+			send(run, "withdraw");
+			run.failed(new LockTimeoutException(NAME, Duration.ZERO, null));
+		}, (error) -> {
+		}));
+		this.port.advance(100 * MS);
+		this.port.reply(0, 1L);
+		assertThat(this.told).as("the withdrawal is not answered yet").isEmpty();
+		this.port.advance(SETTLE - 1);
+		assertThat(this.told).isEmpty();
+		this.port.advance(1);
+		assertThat(this.told).containsExactly("failed LockTimeoutException");
+	}
+
+	@Test
 	void anEndIsToldAtTheSettleTimeWhenAReplyNeverComes() {
 		SettledRun<String> run = run(-1);
 		send(run, "withdraw");
