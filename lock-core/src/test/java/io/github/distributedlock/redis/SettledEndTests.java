@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 import io.github.distributedlock.LockHandle;
+import io.github.distributedlock.LockInterruptedException;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.test.RedisProcess;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -67,6 +69,50 @@ class SettledEndTests {
 		try (RedisLockTemplate holder = RedisLockTemplate.builder(this.factory).build();
 				ReactiveRedisLockTemplate template = ReactiveRedisLockTemplate.builder(this.factory).build()) {
 			assertWithdrawnOnTimeout(holder, (request) -> template.acquire(request).block());
+		}
+	}
+
+	/**
+	 * With plain calls (Jedis), a caller waits for its run's last commands as it would
+	 * for its own calls, and an interrupt ends that wait, as it would end theirs: here a
+	 * withdrawal that Redis holds back until the client's read timeout (2 s).
+	 */
+	@Test
+	void aBlockingCallerOnPlainCallsStopsWaitingForItsLastCommandsAtAnInterrupt() throws Exception {
+		JedisConnectionFactory jedis = RedisConnections.jedis(this.redis);
+		try (RedisLockTemplate template = RedisLockTemplate.builder(jedis).build()) {
+			LockRequest held = LockRequest.builder("settled").key("2").lease(Duration.ofSeconds(30)).build();
+			try (LockHandle holding = template.acquire(held)) {
+				LockRequest waiting = held.toBuilder().waitTime(Duration.ofSeconds(20)).build();
+				CompletableFuture<RuntimeException> failure = new CompletableFuture<>();
+				Thread waiter = new Thread(() -> {
+					try {
+						template.acquire(waiting).close();
+						failure.complete(null);
+					}
+					catch (RuntimeException ex) {
+						failure.complete(ex);
+					}
+				});
+				waiter.start();
+				Thread.sleep(300);
+				this.redis.command("CLIENT", "PAUSE", "4000", "WRITE");
+				Thread.sleep(100);
+				// The first interrupt cancels; the withdrawal it sends waits in Redis.
+				long interrupted = System.nanoTime();
+				waiter.interrupt();
+				while (waiter.isAlive() && System.nanoTime() - interrupted < TimeUnit.SECONDS.toNanos(10)) {
+					Thread.sleep(100);
+					waiter.interrupt();
+				}
+				long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - interrupted);
+				this.redis.command("CLIENT", "UNPAUSE");
+				assertThat(failure.get(10, TimeUnit.SECONDS)).isInstanceOf(LockInterruptedException.class);
+				assertThat(took).as("milliseconds from the first interrupt to the end").isLessThan(1000);
+			}
+		}
+		finally {
+			jedis.destroy();
 		}
 	}
 

@@ -21,9 +21,10 @@ import io.github.distributedlock.redis.driver.SettledRun;
 final class CallerWait<G> {
 
 	/**
-	 * How long past its bound the caller waits for an acquisition that did not settle:
-	 * only a lost timer needs it, since the wait time bounds every driver step, the
-	 * command timeout every command, and the settle time what is left after the end.
+	 * How long past its wait time and one command timeout the caller waits for an
+	 * acquisition that did not settle: only a lost timer needs it, since the wait time
+	 * bounds every driver step, the command timeout every command, and the settle time
+	 * what is left after the end.
 	 */
 	static final long GRACE_NANOS = TimeUnit.SECONDS.toNanos(10);
 
@@ -34,6 +35,10 @@ final class CallerWait<G> {
 	private final SettledRun<G> run;
 
 	private final long limitNanos;
+
+	// Whether a run's scripts run as plain calls, whose last ones the caller stops
+	// waiting for at an interrupt, as it would for its own calls.
+	private final boolean plainCalls;
 
 	/**
 	 * @param waitNanos the acquisition's wait time, negative for indefinitely
@@ -53,7 +58,10 @@ final class CallerWait<G> {
 		this.run = new SettledRun<>(port.forOneRun(),
 				Completion.of(this.end::complete, this.end::completeExceptionally), settleNanos,
 				(bounded && timeout != null) ? waitNanos + settleNanos : -1);
-		this.limitNanos = bounded ? waitNanos + settleNanos + GRACE_NANOS : -1;
+		this.plainCalls = timeout == null;
+		// Past the wait time, only a command in flight keeps a run from ending: one
+		// command timeout where known.
+		this.limitNanos = bounded ? waitNanos + ((timeout != null) ? timeout.toNanos() : 0) + GRACE_NANOS : -1;
 	}
 
 	/**
@@ -103,7 +111,8 @@ final class CallerWait<G> {
 
 	/**
 	 * Wait for the settled end of a run that ended or was cancelled, through interrupts,
-	 * which stay set; only a pause of the thread that ends it takes long.
+	 * which stay set; only a pause of the thread that ends it takes long. With plain
+	 * calls, an interrupt ends the wait for what the run has in flight.
 	 */
 	private G awaitSettled(RuntimeException otherwise) {
 		boolean interrupted = false;
@@ -114,6 +123,9 @@ final class CallerWait<G> {
 				}
 				catch (InterruptedException ex) {
 					interrupted = true;
+					if (this.plainCalls) {
+						this.run.settleNow();
+					}
 				}
 				catch (TimeoutException ex) {
 					throw otherwise;

@@ -115,6 +115,14 @@ public final class SettledRun<G> extends ForwardingPort implements Completion<G>
 		return true;
 	}
 
+	/**
+	 * Tell the end now if the run ended, without waiting for what it still has in flight:
+	 * its caller stops waiting for that.
+	 */
+	public void settleNow() {
+		settle();
+	}
+
 	private void settle() {
 		Runnable told;
 		synchronized (this) {
