@@ -12,6 +12,7 @@ import io.github.distributedlock.LockName;
 import io.github.distributedlock.redis.driver.Acquiring;
 import io.github.distributedlock.redis.driver.Completion;
 import io.github.distributedlock.redis.driver.SettledRun;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The caller's side of one blocking acquisition: it starts one of the driver's runs,
@@ -142,7 +143,7 @@ final class CallerWait<G> {
 		}
 	}
 
-	private RuntimeException failure(Throwable error) {
+	private RuntimeException failure(@Nullable Throwable error) {
 		if (error instanceof RuntimeException runtime) {
 			return runtime;
 		}
