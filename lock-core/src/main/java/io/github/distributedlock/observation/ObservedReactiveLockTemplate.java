@@ -125,7 +125,12 @@ public final class ObservedReactiveLockTemplate implements ReactiveLockTemplate 
 		return Mono.deferContextual((view) -> {
 			LockObservationContext context = new LockObservationContext(List.of(request));
 			Observation observation = start(context, view);
-			Mono<T> marked = ReactiveLockContext.find().doOnNext(context::acquired).then(work);
+			// Read from the context, not find().then(work): the handle that then() would
+			// ignore reaches any discard hook below, which may release it under the work.
+			Mono<T> marked = Mono.deferContextual((locked) -> {
+				locked.<ReactiveLockContext>getOrEmpty(ReactiveLockContext.class).ifPresent(context::acquired);
+				return work;
+			});
 			return this.delegate.locked(request, marked)
 				.doOnError((ex) -> failed(context, observation, ex))
 				// Stopped before the subscriber hears of the end, so that a caller that

@@ -67,6 +67,25 @@ class ObservedReactiveLockTemplateTests {
 	}
 
 	@Test
+	void shouldKeepTheLockOfLockedWorkFromADiscardHookBelow() {
+		ObservedReactiveLockTemplate template = new ObservedReactiveLockTemplate(this.reactiveTemplate,
+				TestObservationRegistry.create());
+		LockRequest request = LockRequest.builder("observed").key("discarded").build();
+		// A caller's hook that releases the handles it is given, as the template's own
+		// do.
+		Boolean lockedDuringWork = template
+			.locked(request,
+					Mono.delay(Duration.ofMillis(50))
+						.then(this.otherProcess.acquire(request)
+							.flatMap((handle) -> handle.release().thenReturn(false))
+							.onErrorResume(LockTimeoutException.class, (ex) -> Mono.just(true))))
+			.doOnDiscard(ReactiveLockHandle.class, (handle) -> handle.release().subscribe(null, (ex) -> {
+			}))
+			.block(BLOCK);
+		assertThat(lockedDuringWork).as("another process found the lock taken while the work ran").isTrue();
+	}
+
+	@Test
 	void shouldObserveAcquiringAndRunningWithTheBlockingTemplatesNameAndKeys() {
 		TestObservationRegistry registry = TestObservationRegistry.create();
 		ObservedReactiveLockTemplate template = new ObservedReactiveLockTemplate(this.reactiveTemplate, registry);
