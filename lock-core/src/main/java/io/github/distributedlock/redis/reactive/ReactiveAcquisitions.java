@@ -4,8 +4,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.BiFunction;
 
@@ -28,8 +26,6 @@ import io.github.distributedlock.redis.driver.ReplicaWait;
 import io.github.distributedlock.redis.driver.SettledRun;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.Operators;
-import reactor.util.context.Context;
 
 /**
  * The reactive template's acquisitions, each one of the driver's run as a {@code Mono}
@@ -242,48 +238,18 @@ public final class ReactiveAcquisitions {
 	/**
 	 * Return one of the driver's runs as a {@code Mono} that its cancellation cancels,
 	 * which ends once the run settled ({@link SettledRun}).
-	 * <p>
-	 * What the run won goes to the subscriber, or to the discard hooks, which release it.
-	 * Reactor drops, with neither, a value that comes while the sink is being cancelled;
-	 * so a won value stays {@code undelivered} until one of them had it, and the cancel,
-	 * or a win after the cancel, hands what is left to the hooks.
 	 * @param call the call's bound
 	 */
 	private <G> Mono<G> run(Deadline call, BiFunction<DriverCommands, Completion<G>, ? extends Acquiring> acquisition) {
-		return Mono.defer(() -> {
-			AtomicReference<@Nullable Object> undelivered = new AtomicReference<>();
-			AtomicBoolean cancelled = new AtomicBoolean();
-			return Mono.<G>create((sink) -> {
-				long bound = call.remainingNanos();
-				Completion<G> told = Completion.of((won) -> {
-					undelivered.set(won);
-					sink.success(won);
-					if (cancelled.get()) {
-						discardUndelivered(undelivered, sink.currentContext());
-					}
-				}, sink::error);
-				SettledRun<G> settled = new SettledRun<>(
-						this.commands.port(), told, (this.commandTimeoutNanos < 0)
-								? SettledRun.UNKNOWN_TIMEOUT_SETTLE_NANOS : this.commandTimeoutNanos,
-						(bound == Long.MAX_VALUE) ? -1 : Math.max(0, bound));
-				Acquiring run = acquisition.apply(this.commands.on(settled), settled);
-				sink.onCancel(() -> {
-					cancelled.set(true);
-					run.cancel();
-					discardUndelivered(undelivered, sink.currentContext());
-				});
-				run.start();
-			})
-				.doOnNext((won) -> undelivered.compareAndSet(won, null))
-				.doOnDiscard(Object.class, (won) -> undelivered.compareAndSet(won, null));
+		return Mono.create((sink) -> {
+			long bound = call.remainingNanos();
+			SettledRun<G> settled = new SettledRun<>(this.commands.port(), Completion.of(sink::success, sink::error),
+					(this.commandTimeoutNanos < 0) ? SettledRun.UNKNOWN_TIMEOUT_SETTLE_NANOS : this.commandTimeoutNanos,
+					(bound == Long.MAX_VALUE) ? -1 : Math.max(0, bound));
+			Acquiring run = acquisition.apply(this.commands.on(settled), settled);
+			sink.onCancel(run::cancel);
+			run.start();
 		});
-	}
-
-	private static void discardUndelivered(AtomicReference<@Nullable Object> undelivered, Context context) {
-		Object won = undelivered.getAndSet(null);
-		if (won != null) {
-			Operators.onDiscard(won, context);
-		}
 	}
 
 	/**
