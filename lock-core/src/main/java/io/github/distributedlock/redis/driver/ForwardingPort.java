@@ -16,6 +16,13 @@ public abstract class ForwardingPort implements LockPort {
 		this.port = port;
 	}
 
+	/**
+	 * Return the port this one forwards to.
+	 */
+	protected final LockPort delegate() {
+		return this.port;
+	}
+
 	@Override
 	public long nanoTime() {
 		return this.port.nanoTime();

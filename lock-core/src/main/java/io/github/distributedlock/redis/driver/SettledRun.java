@@ -26,8 +26,6 @@ public final class SettledRun<G> extends ForwardingPort implements Completion<G>
 	 */
 	public static final long UNKNOWN_TIMEOUT_SETTLE_NANOS = TimeUnit.SECONDS.toNanos(10);
 
-	private final LockPort port;
-
 	private final Completion<G> settled;
 
 	private final long settleNanos;
@@ -58,7 +56,6 @@ public final class SettledRun<G> extends ForwardingPort implements Completion<G>
 	 */
 	public SettledRun(LockPort port, Completion<G> settled, long settleNanos, long callNanos) {
 		super(port);
-		this.port = port;
 		this.settled = settled;
 		this.settleNanos = settleNanos;
 		this.boundAt = (callNanos < 0) ? Long.MAX_VALUE : port.nanoTime() + callNanos;
@@ -88,7 +85,7 @@ public final class SettledRun<G> extends ForwardingPort implements Completion<G>
 				return;
 			}
 			this.ended = true;
-			this.endedAt = this.port.nanoTime();
+			this.endedAt = nanoTime();
 			this.end = told;
 			// Ended by a reply this thread tells (a grant, most often): that reply
 			// settles
@@ -106,12 +103,12 @@ public final class SettledRun<G> extends ForwardingPort implements Completion<G>
 	 * @return whether it is set; if not, the end is due now
 	 */
 	private boolean settleLater() {
-		long now = this.port.nanoTime();
+		long now = nanoTime();
 		long wait = Math.min(this.settleNanos - (now - this.endedAt), this.boundAt - now);
 		if (wait <= 0) {
 			return false;
 		}
-		this.timer = this.port.schedule(this::settle, wait);
+		this.timer = schedule(this::settle, wait);
 		return true;
 	}
 
@@ -145,7 +142,7 @@ public final class SettledRun<G> extends ForwardingPort implements Completion<G>
 		}
 		// Counted down after the reply is told, so that what the reply sends counts
 		// first.
-		this.port.run(name, operation, call, Reply.of((result) -> answered(() -> reply.replied(result)),
+		delegate().run(name, operation, call, Reply.of((result) -> answered(() -> reply.replied(result)),
 				(error) -> answered(() -> reply.failed(error))));
 	}
 

@@ -17,7 +17,6 @@ import io.github.distributedlock.redis.core.CohortLimits;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockSpec;
-import io.github.distributedlock.redis.core.UniqueIds;
 import io.github.distributedlock.redis.script.ScriptCall;
 import io.github.distributedlock.redis.server.LockRequestResolver;
 import io.github.distributedlock.redis.server.RedisServerFeatures;
@@ -254,9 +253,7 @@ class CohortPauseTests {
 	 * thread until a given instant: returning the time after the pause, or the time
 	 * before it.
 	 */
-	private static final class PausingPort implements LockPort {
-
-		private final LockPort port;
+	private static final class PausingPort extends ForwardingPort {
 
 		private final AtomicReference<Thread> thread = new AtomicReference<>();
 
@@ -267,7 +264,7 @@ class CohortPauseTests {
 		private volatile boolean paused;
 
 		PausingPort(LockPort port) {
-			this.port = port;
+			super(port);
 		}
 
 		void pauseNextRead(Thread on, long until, boolean readBefore) {
@@ -282,36 +279,21 @@ class CohortPauseTests {
 
 		@Override
 		public long nanoTime() {
-			long now = this.port.nanoTime();
+			long now = delegate().nanoTime();
 			Thread current = Thread.currentThread();
 			if (!this.thread.compareAndSet(current, null)) {
 				return now;
 			}
 			this.paused = true;
-			while (this.untilNanos - this.port.nanoTime() > 0) {
-				LockSupport.parkNanos(this.untilNanos - this.port.nanoTime());
+			while (this.untilNanos - delegate().nanoTime() > 0) {
+				LockSupport.parkNanos(this.untilNanos - delegate().nanoTime());
 			}
-			return this.stale ? now : this.port.nanoTime();
-		}
-
-		@Override
-		public UniqueIds ids() {
-			return this.port.ids();
-		}
-
-		@Override
-		public Cancellable schedule(Runnable task, long delayNanos) {
-			return this.port.schedule(task, delayNanos);
+			return this.stale ? now : delegate().nanoTime();
 		}
 
 		@Override
 		public void run(LockName name, String operation, ScriptCall call, Reply reply) {
-			this.port.run(name, operation, call, reply);
-		}
-
-		@Override
-		public Cancellable listen(List<String> channels, Listener listener) {
-			return this.port.listen(channels, listener);
+			delegate().run(name, operation, call, reply);
 		}
 
 	}
