@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.BiFunction;
 
@@ -26,6 +28,8 @@ import io.github.distributedlock.redis.driver.ReplicaWait;
 import io.github.distributedlock.redis.driver.SettledRun;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Operators;
+import reactor.util.context.Context;
 
 /**
  * The reactive template's acquisitions, each one of the driver's run as a {@code Mono}
@@ -238,18 +242,72 @@ public final class ReactiveAcquisitions {
 	/**
 	 * Return one of the driver's runs as a {@code Mono} that its cancellation cancels,
 	 * which ends once the run settled ({@link SettledRun}).
+	 * <p>
+	 * What the run won goes to the subscriber or, once, to the discard hooks, which
+	 * release it. Reactor's sink, while it is being cancelled, drops a value with
+	 * neither; so the sink carries the value in a {@link Won} box that only one of the
+	 * subscriber, the cancel or a win after the cancel may open.
 	 * @param call the call's bound
 	 */
 	private <G> Mono<G> run(Deadline call, BiFunction<DriverCommands, Completion<G>, ? extends Acquiring> acquisition) {
-		return Mono.create((sink) -> {
+		return Mono.<Won<G>>create((sink) -> {
+			AtomicReference<@Nullable Won<G>> sent = new AtomicReference<>();
+			AtomicBoolean cancelled = new AtomicBoolean();
 			long bound = call.remainingNanos();
-			SettledRun<G> settled = new SettledRun<>(this.commands.port(), Completion.of(sink::success, sink::error),
+			Completion<G> told = Completion.of((won) -> {
+				Won<G> box = new Won<>(won);
+				sent.set(box);
+				sink.success(box);
+				if (cancelled.get()) {
+					box.discard(sink.currentContext());
+				}
+			}, sink::error);
+			SettledRun<G> settled = new SettledRun<>(this.commands.port(), told,
 					(this.commandTimeoutNanos < 0) ? SettledRun.UNKNOWN_TIMEOUT_SETTLE_NANOS : this.commandTimeoutNanos,
 					(bound == Long.MAX_VALUE) ? -1 : Math.max(0, bound));
 			Acquiring run = acquisition.apply(this.commands.on(settled), settled);
-			sink.onCancel(run::cancel);
+			sink.onCancel(() -> {
+				cancelled.set(true);
+				run.cancel();
+				Won<G> box = sent.get();
+				if (box != null) {
+					box.discard(sink.currentContext());
+				}
+			});
 			run.start();
+		}).handle((box, next) -> {
+			if (box.open()) {
+				next.next(box.value);
+			}
 		});
+	}
+
+	/**
+	 * What a run won, on its way to the subscriber: whoever opens it first has it.
+	 */
+	private static final class Won<G> {
+
+		private final AtomicBoolean opened = new AtomicBoolean();
+
+		private final G value;
+
+		Won(G value) {
+			this.value = value;
+		}
+
+		boolean open() {
+			return this.opened.compareAndSet(false, true);
+		}
+
+		/**
+		 * Hand the value to the discard hooks, unless someone opened it already.
+		 */
+		void discard(Context context) {
+			if (open()) {
+				Operators.onDiscard(this.value, context);
+			}
+		}
+
 	}
 
 	/**
