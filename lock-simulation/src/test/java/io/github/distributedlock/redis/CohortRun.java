@@ -917,17 +917,15 @@ final class CohortRun {
 		}
 
 		/**
-		 * Start the acquisition as the blocking template does: a re-entry under a
-		 * cohort's owner through the driver's {@link CohortReentry#acquisition}, which
-		 * ends the re-entry on the run's end or cancel; one that says it holds the lock
-		 * kept out of cohorts.
+		 * Start the acquisition as both templates do ({@link AcquisitionRun#of}): a
+		 * re-entry under a cohort's owner through the driver's
+		 * {@link CohortReentry#acquisition}, which ends the re-entry on the run's end or
+		 * cancel.
 		 */
 		private Acquiring acquire(LockSpec spec, @Nullable CohortReentry reentry, boolean holdsIt,
 				DriverCommands commands, Completion<Grant> done) {
-			Acquiring acquisition = (reentry != null)
-					? reentry.acquisition((told) -> AcquisitionRun.of(spec, reentry.owner(), true, false, true,
-							commands, this.lines, told), done)
-					: AcquisitionRun.of(spec, this.owner, holdsIt, !holdsIt, true, commands, this.lines, done);
+			Acquiring acquisition = AcquisitionRun.of(spec, this.owner, reentry, holdsIt, true, true, commands,
+					this.lines, done);
 			this.current = acquisition;
 			acquisition.start();
 			return acquisition;

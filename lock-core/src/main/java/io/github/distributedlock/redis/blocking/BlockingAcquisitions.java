@@ -70,20 +70,15 @@ public final class BlockingAcquisitions {
 
 	/**
 	 * Return, unstarted, the acquisition of one lock; a re-entry of the caller that holds
-	 * it under a cohort acquires as the cohort's owner (docs/design/cohorting.md, rule 7;
-	 * {@link CohortReentry}), and never opens a cohort.
+	 * it under a cohort acquires as the cohort's owner ({@link CohortReentry}).
 	 * @param cohorts whether it may open a cohort or take a pass: not for a lock of a
 	 * multi-lock
 	 */
 	private Acquiring acquisition(LockSpec spec, String owner, boolean cohorts, DriverCommands commands,
 			Completion<Grant> completion) {
-		CohortReentry reentry = CohortReentry.start(this.lines, spec, owner);
-		if (reentry == null) {
-			return AcquisitionRun.of(spec, owner, this.registry.holdsLocally(owner, spec.lockKey()), cohorts,
-					this.handOff, commands, this.lines, completion);
-		}
-		return reentry.acquisition((done) -> AcquisitionRun.of(spec, reentry.owner(), true, false, this.handOff,
-				commands, this.lines, done), completion);
+		return AcquisitionRun.of(spec, owner, CohortReentry.start(this.lines, spec, owner),
+				this.registry.holdsLocally(owner, spec.lockKey()), cohorts, this.handOff, commands, this.lines,
+				completion);
 	}
 
 	/**

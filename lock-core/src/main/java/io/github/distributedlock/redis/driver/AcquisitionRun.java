@@ -57,14 +57,29 @@ public abstract class AcquisitionRun<G> implements Acquiring {
 	}
 
 	/**
-	 * Return, unstarted, the acquisition of one lock: a {@link FairAcquisition} for a
-	 * fair lock, else a {@link SingleAcquisition}.
+	 * Return, unstarted, the acquisition of one lock that a caller asks for: a
+	 * {@link FairAcquisition} for a fair lock, else a {@link SingleAcquisition}. A
+	 * re-entry of the caller that holds the lock under a cohort acquires as the cohort's
+	 * owner, says it holds the lock and opens no cohort (docs/design/cohorting.md, rule
+	 * 7).
+	 * @param reentry the caller's re-entry under a cohort ({@link CohortReentry#start}),
+	 * or {@code null} if it acquires as itself
 	 * @param holdsIt whether the owner may hold the lock already
+	 * ({@link HoldRegistry#holdsLocally})
 	 * @param cohorts whether it may open a cohort or take a pass: not for a lock of a
 	 * multi-lock (docs/design/cohorting.md)
 	 * @param handOff whether waiters line up for reservations, where the lock's kind does
 	 */
-	public static AcquisitionRun<Grant> of(LockSpec spec, String owner, boolean holdsIt, boolean cohorts,
+	public static Acquiring of(LockSpec spec, String owner, @Nullable CohortReentry reentry, boolean holdsIt,
+			boolean cohorts, boolean handOff, DriverCommands commands, LocalLines lines, Completion<Grant> completion) {
+		if (reentry != null) {
+			return reentry.acquisition((done) -> of(spec, reentry.owner(), true, false, handOff, commands, lines, done),
+					completion);
+		}
+		return of(spec, owner, holdsIt, cohorts, handOff, commands, lines, completion);
+	}
+
+	private static AcquisitionRun<Grant> of(LockSpec spec, String owner, boolean holdsIt, boolean cohorts,
 			boolean handOff, DriverCommands commands, LocalLines lines, Completion<Grant> completion) {
 		if (spec.kind().queuesInRedis()) {
 			return new FairAcquisition(spec, owner, holdsIt, commands, lines, completion);

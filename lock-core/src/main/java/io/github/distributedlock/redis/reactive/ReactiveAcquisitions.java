@@ -13,12 +13,12 @@ import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.ReactiveLockHandle;
 import io.github.distributedlock.redis.core.Deadline;
 import io.github.distributedlock.redis.core.Grant;
-import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.MultiAcquisition;
 import io.github.distributedlock.redis.driver.Acquiring;
 import io.github.distributedlock.redis.driver.AcquisitionRun;
 import io.github.distributedlock.redis.driver.AllLocksAcquisition;
+import io.github.distributedlock.redis.driver.CohortReentry;
 import io.github.distributedlock.redis.driver.Completion;
 import io.github.distributedlock.redis.driver.DriverCommands;
 import io.github.distributedlock.redis.driver.HoldRegistry;
@@ -232,10 +232,11 @@ public final class ReactiveAcquisitions {
 	 * @param cohorts whether it may open a cohort or take a pass: not for a lock of a
 	 * multi-lock
 	 */
-	private AcquisitionRun<Grant> acquisition(LockSpec spec, String owner, boolean cohorts, DriverCommands commands,
+	private Acquiring acquisition(LockSpec spec, String owner, boolean cohorts, DriverCommands commands,
 			Completion<Grant> completion) {
-		// Only a custom owner may hold it already; a subscription's own never does.
-		return AcquisitionRun.of(spec, owner, LockOwners.isCustom(owner), cohorts, this.handOff, commands, this.lines,
+		// A subscription's own owner never holds the lock, so never under a cohort.
+		return AcquisitionRun.of(spec, owner, CohortReentry.start(this.lines, spec, owner),
+				this.holds.holdsLocally(owner, spec.lockKey()), cohorts, this.handOff, commands, this.lines,
 				completion);
 	}
 
