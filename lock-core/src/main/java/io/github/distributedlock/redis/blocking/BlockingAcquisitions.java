@@ -177,6 +177,11 @@ public final class BlockingAcquisitions {
 				}));
 			}
 
+			@Override
+			public boolean isLive(RedisLockHandle held) {
+				return held.hold().isLive(caller.nanoTime());
+			}
+
 		};
 	}
 

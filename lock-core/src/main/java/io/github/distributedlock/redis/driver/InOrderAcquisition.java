@@ -13,8 +13,14 @@ import org.jspecify.annotations.Nullable;
 /**
  * A multi-lock that no one script can take (on a Cluster, keys in several hash slots):
  * its locks are taken one by one, in the given (global) order, within one wait time. Each
- * lock is held as soon as it is taken, so that it stays held (renewed) while the next is
- * waited for. Written once for both templates.
+ * lock is held as soon as it is taken, so that it stays held (renewed, if the watchdog
+ * renews it) while the next is waited for. Written once for both templates.
+ * <p>
+ * A lock whose lease ran out or was lost while a later one was waited for (an explicit
+ * lease shorter than that wait; a renewal that Redis did not answer in time) is no longer
+ * the caller's: then every lock taken is released and the locks are taken again from the
+ * first, within the wait time left, as a single lock's grant that comes after its lease
+ * is tried again. So a granted multi-lock holds every lock.
  * <p>
  * The whole call ends within its wait time plus one command timeout, as a single lock's
  * does: each lock waits only for what is left of the wait time, and if the bound comes
@@ -46,6 +52,12 @@ public final class InOrderAcquisition<H> implements Acquiring {
 		 * Release a held lock without waiting for Redis.
 		 */
 		void release(H held);
+
+		/**
+		 * Return whether a held lock is still the caller's: not lost, and its lease not
+		 * over by the local clock.
+		 */
+		boolean isLive(H held);
 
 	}
 
@@ -110,11 +122,16 @@ public final class InOrderAcquisition<H> implements Acquiring {
 	private void next() {
 		Acquiring step = null;
 		List<H> won = null;
+		List<H> lapsed = List.of();
 		RuntimeException refused = null;
 		int index;
 		synchronized (this) {
 			if (this.ended) {
 				return;
+			}
+			if (!this.taken.stream().allMatch(this.steps::isLive)) {
+				// Taken again from the first lock.
+				lapsed = drainTaken();
 			}
 			index = this.taken.size();
 			if (index == this.specs.size()) {
@@ -134,6 +151,7 @@ public final class InOrderAcquisition<H> implements Acquiring {
 				this.current = step;
 			}
 		}
+		releaseAll(lapsed);
 		if (won != null) {
 			this.completion.granted(won);
 		}

@@ -335,6 +335,11 @@ public final class ReactiveAcquisitions {
 				releaseDropped(held);
 			}
 
+			@Override
+			public boolean isLive(ReactiveRedisLockHandle held) {
+				return held.hold().isLive(commands.port().nanoTime());
+			}
+
 		};
 	}
 
