@@ -51,7 +51,9 @@ final class FairOrder {
 	}
 
 	/**
-	 * The client's acquisition ended, held or not.
+	 * The client's acquisition ended, held or not, as its driver ended it: its caller may
+	 * hear of that later, once what it sent settled (seed 2420: a waiter that had given
+	 * up, its leave run in Redis, was still taken to wait).
 	 */
 	void ended(String client) {
 		this.waiting.remove(client);

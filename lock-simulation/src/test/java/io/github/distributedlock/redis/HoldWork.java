@@ -12,10 +12,9 @@ import io.github.distributedlock.redis.driver.AllLocksAcquisition;
 import io.github.distributedlock.redis.driver.Completion;
 import io.github.distributedlock.redis.driver.DriverCommands;
 import io.github.distributedlock.redis.driver.LocalLines;
+import io.github.distributedlock.redis.driver.SettledRun;
 import io.github.distributedlock.redis.driver.SingleAcquisition;
-import io.github.distributedlock.redis.script.ScriptCall;
 import io.github.distributedlock.simulation.SimulationRandom;
-import org.jspecify.annotations.Nullable;
 
 /**
  * What a client of a run of multi-locks does with the holds an acquisition won, from the
@@ -35,11 +34,12 @@ import org.jspecify.annotations.Nullable;
  * leases.</li>
  * <li>A nested hold is renewed or extended in turn, half of the time each, and released
  * before the hold it is nested in. A grant that came too late is the driver's to take
- * again or release; the thread goes on once that release replied.</li>
+ * again or release; the thread goes on once that release replied, as the re-entry's
+ * {@code SettledRun} tells its end.</li>
  * </ul>
  * The re-entries run on a port of the holder's own, in the local lines of its JVM.
  */
-final class HoldWork implements SimulatedPort.Calls {
+final class HoldWork {
 
 	private final MultiLockRun run;
 
@@ -55,12 +55,6 @@ final class HoldWork implements SimulatedPort.Calls {
 
 	private final LocalLines lines;
 
-	// Releases of late re-entries the driver sent whose replies did not come yet: the
-	// thread goes on once they came.
-	private int releasesInFlight;
-
-	private @Nullable Runnable afterReleases;
-
 	/**
 	 * @param lines the local lines of the holder's JVM
 	 */
@@ -69,7 +63,7 @@ final class HoldWork implements SimulatedPort.Calls {
 		this.holder = holder;
 		this.owner = owner;
 		this.random = run.life();
-		this.port = new SimulatedPort(holder, run.world(), this);
+		this.port = new SimulatedPort(holder, run.world());
 		this.commands = new DriverCommands(this.port, Long.parseLong(MultiLockRun.FENCE_IDLE_MS), true,
 				EngineParts.NO_WATCH);
 		this.lines = lines;
@@ -142,11 +136,12 @@ final class HoldWork implements SimulatedPort.Calls {
 		}
 		LockSpec spec = LockSimulation.reentrant(which.grant.spec(), lease());
 		outer.busy();
-		new SingleAcquisition(spec, this.owner, true, true, this.commands, this.lines, Completion.of((grant) -> {
+		SettledRun<Grant> settled = settled(spec, Completion.of((grant) -> {
 			this.run.counted(MultiLockRun.Counted.REENTERED_SINGLY);
 			ClientHold inner = this.run.checks().held(this.holder, this.owner, grant, this.port.ranNanos(), which);
 			nested(outer, outer.nested(List.of(inner)), work);
-		}, (error) -> notReentered(outer, error))).start();
+		}, (error) -> notReentered(outer, error)));
+		new SingleAcquisition(spec, this.owner, true, true, this.commands.on(settled), this.lines, settled).start();
 	}
 
 	/**
@@ -173,7 +168,7 @@ final class HoldWork implements SimulatedPort.Calls {
 		MultiAcquisition acquisition = new MultiAcquisition(MultiAcquisition.inGlobalOrder(requested), this.owner, 0,
 				true, true, this.run::nanos, this.port.ids());
 		outer.busy();
-		new AllLocksAcquisition(acquisition, this.commands, this.lines, Completion.of((grants) -> {
+		SettledRun<List<Grant>> settled = settled(requested.get(0), Completion.of((grants) -> {
 			this.run.counted(MultiLockRun.Counted.REENTERED_BY_A_MULTI_LOCK);
 			long ranNanos = this.port.ranNanos();
 			List<ClientHold> inner = new ArrayList<>();
@@ -182,21 +177,27 @@ final class HoldWork implements SimulatedPort.Calls {
 					.held(this.holder, this.owner, grant, ranNanos, outer.of(grant.spec().lockKey())));
 			}
 			nested(outer, outer.nested(inner), work);
-		}, (error) -> notReentered(outer, error))).start();
+		}, (error) -> notReentered(outer, error)));
+		new AllLocksAcquisition(acquisition, this.commands.on(settled), this.lines, settled).start();
 	}
 
 	/**
-	 * A re-entry ended without its locks: another owner holds one of them (a try gives
-	 * up), or its grants came too late. The thread goes on once the releases the driver
-	 * sent have replied.
+	 * Return the port and completion of a re-entry, which tell its end once what it sent
+	 * settled (the release of a late grant), as both templates tell it.
+	 */
+	private <G> SettledRun<G> settled(LockSpec spec, Completion<G> told) {
+		long wait = spec.waitNanos();
+		return new SettledRun<>(this.port, told, LockSimulation.SETTLE_NANOS,
+				(wait < 0) ? -1 : wait + LockSimulation.SETTLE_NANOS);
+	}
+
+	/**
+	 * A re-entry ended without its locks, once its end settled: another owner holds one
+	 * of them (a try gives up), or its grants came too late.
 	 */
 	private void notReentered(HeldLocks outer, Throwable error) {
 		if (!(error instanceof LockTimeoutException)) {
 			throw new IllegalStateException(this.holder + "'s re-entry: " + error, error);
-		}
-		if (this.releasesInFlight > 0) {
-			this.afterReleases = outer::idle;
-			return;
 		}
 		outer.idle();
 	}
@@ -215,23 +216,6 @@ final class HoldWork implements SimulatedPort.Calls {
 		}
 		this.run.at(this.random.between(0, work), this.holder + " releases " + inner.holds(),
 				() -> inner.release(outer::idle));
-	}
-
-	@Override
-	public boolean sending(String operation, ScriptCall call) {
-		if (operation.equals("release")) {
-			this.releasesInFlight++;
-		}
-		return true;
-	}
-
-	@Override
-	public void ended(String operation, @Nullable Object reply, long ranNanos) {
-		if (operation.equals("release") && --this.releasesInFlight == 0 && this.afterReleases != null) {
-			Runnable then = this.afterReleases;
-			this.afterReleases = null;
-			this.run.at(0, this.holder + " goes on", then);
-		}
 	}
 
 }

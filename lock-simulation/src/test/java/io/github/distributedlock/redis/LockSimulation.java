@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockContext;
 import io.github.distributedlock.LockDefaults;
+import io.github.distributedlock.LockInterruptedException;
 import io.github.distributedlock.LockListener;
 import io.github.distributedlock.LockMode;
 import io.github.distributedlock.LockRequest;
@@ -344,6 +345,11 @@ final class LockSimulation {
 		}
 
 		@Override
+		public long commandTimeoutNanos() {
+			return LockSimulation.this.commandTimeoutNanos;
+		}
+
+		@Override
 		public Object eval(ScriptCall call) {
 			return LockSimulation.this.eval(call);
 		}
@@ -482,10 +488,9 @@ final class LockSimulation {
 	// permit or polls), and the order its waiters are granted in.
 	private final boolean fair;
 
-	// Whether a client goes on before its fair queue leave's reply, as a blocking caller
-	// after a Redis failure or a cancelled subscriber does: its next acquisition may then
-	// overtake the leave of its last (FairQueueEntryTests).
-	private final boolean leavesUnawaited;
+	// The clients' command timeout, drawn from a PRNG of its own: a command a stall
+	// holds back past it fails, and may still run later (SimulatedPort).
+	private final long commandTimeoutNanos;
 
 	private final FairOrder fairOrder = new FairOrder();
 
@@ -580,10 +585,8 @@ final class LockSimulation {
 		// In a quarter of the runs every client takes the fair lock instead: drawn from a
 		// PRNG of its own, so that the other runs are the runs they were.
 		this.fair = new SimulationRandom(seed ^ 0x66616972L).nextInt(4) == 0;
-		// In half of the runs the clients go on before their leaves' replies: drawn from
-		// a
-		// PRNG of its own, so that the other runs are the runs they were.
-		this.leavesUnawaited = new SimulationRandom(seed ^ 0x6c65617665L).nextInt(2) == 0;
+		// Only where replies are lost: a run without CUT is the run it was.
+		this.commandTimeoutNanos = this.faults.contains(Fault.CUT) ? LostReplies.commandTimeoutNanos(seed) : -1;
 		this.permits = this.fair ? 0 : permits;
 		this.readerPair = (this.permits > 0 || this.fair) ? -1 : readerPair;
 		this.minimumHolds = new SimulationRandom(seed ^ 0x6b656570L);
@@ -1073,7 +1076,11 @@ final class LockSimulation {
 						event.what, event.action, true, true));
 				continue;
 			}
-			this.trace.add(String.format("%9.3f ms  %s", (this.clock.nanos() - 1_000_000 * MS) / 1e6, event.what));
+			if (!event.what.isEmpty()) {
+				// An event without a name is one that may do nothing (a command's
+				// timeout, should it not have run yet): it notes what it does.
+				this.trace.add(String.format("%9.3f ms  %s", (this.clock.nanos() - 1_000_000 * MS) / 1e6, event.what));
+			}
 			try {
 				event.action.run();
 			}
@@ -2157,6 +2164,10 @@ final class LockSimulation {
 		// The driver's acquisition under way, until its end settled or it is cancelled.
 		private @Nullable AcquisitionRun<Grant> run;
 
+		// The port and completion of the current acquisition, which tell its end once
+		// what it sent has settled, a cancel's too.
+		private @Nullable SettledRun<Grant> settling;
+
 		// Whether that acquisition ended without the lock, its end settling: its caller
 		// counts on no hold of it.
 		private boolean failing;
@@ -2184,16 +2195,12 @@ final class LockSimulation {
 		// Whether the current acquisition was cancelled.
 		private boolean cancelled;
 
-		// Attempts, releases of unused grants and fair queue leaves the driver sent and
-		// whose end did not come yet: the thread goes on once the releases' and leaves'
-		// replies are read, as a thread's next command follows them on its connection
+		// Attempts the driver sent whose end did not come yet. What else the acquisition
+		// sent (a release of an unused grant, a withdrawal, a fair queue leave) its
+		// SettledRun waits for, and the port runs it before the thread's next commands
 		// (seed 1041: a fair waiter's next attempt overtook the leave of its cancelled
 		// one, and found its old place ahead of another waiter's).
 		private int attemptsInFlight;
-
-		private int releasesInFlight;
-
-		private @Nullable Runnable afterReleases;
 
 		// The holds this client counts on (its outer hold and a nested one), released or
 		// not.
@@ -2270,9 +2277,14 @@ final class LockSimulation {
 			SettledRun<Grant> settled = new SettledRun<>(this.port,
 					Completion.of((grant) -> granted(started[0], grant), (error) -> failed(started[0], error)),
 					SETTLE_NANOS, (wait < 0 || this.acquiring.progressAware()) ? -1 : wait + SETTLE_NANOS);
+			this.settling = settled;
 			this.failing = false;
 			Completion<Grant> completion = Completion.of(settled::granted, (error) -> {
 				this.failing = true;
+				// A fair waiter waits no more in the queue's order once the driver ended
+				// its wait, though its end is told only once its leave replied (seed
+				// 2420: a waiter whose leave had run in Redis was still taken to wait).
+				LockSimulation.this.fairOrder.ended(this.name);
 				settled.failed(error);
 			});
 			DriverCommands commands = this.commands.on(settled);
@@ -2316,6 +2328,11 @@ final class LockSimulation {
 		 * was refused, or got no reply.
 		 */
 		private void failed(AcquisitionRun<Grant> run, Throwable error) {
+			if (this.cancelled && error instanceof LockInterruptedException) {
+				// The cancel's end, told once what the run sent settled.
+				endWithoutTheLock(true);
+				return;
+			}
 			if (this.run != run) {
 				throw new IllegalStateException(this.name + " hears of an acquisition that ended: " + error);
 			}
@@ -2352,12 +2369,15 @@ final class LockSimulation {
 		}
 
 		/**
-		 * Stop the acquisition as a caller does, with the driver's cancel: asleep or in
-		 * line it ends at once; with an attempt in flight the reply ends it, and a grant
-		 * it brings is released before the thread goes on.
+		 * Stop the acquisition as a blocking caller's interrupt does
+		 * ({@code CallerWait.await}): the driver's cancel, then the run's
+		 * {@link SettledRun#cancelled}, which tells the cancel's error once what the run
+		 * sent settled (with an attempt in flight, its reply, and the release of a grant
+		 * it brings).
 		 */
 		private void cancel(AcquisitionRun<Grant> run) {
-			if (this.run != run) {
+			SettledRun<Grant> settled = this.settling;
+			if (this.run != run || settled == null) {
 				return;
 			}
 			this.cancelled = true;
@@ -2372,8 +2392,8 @@ final class LockSimulation {
 			LockSimulation.this.fairOrder.ended(this.name);
 			if (this.attemptsInFlight == 0) {
 				LockSimulation.this.cancellations.cancelledAsleep();
-				endWithoutTheLock(true);
 			}
+			settled.cancelled(new LockInterruptedException(this.acquiring.name(), new InterruptedException()));
 		}
 
 		/**
@@ -2405,9 +2425,7 @@ final class LockSimulation {
 					if (stopped && LockSimulation.this.clientBug == ClientBug.CANCEL_KEEPS_GRANT) {
 						return false;
 					}
-					this.releasesInFlight++;
 				}
-				case "leave queue" -> this.releasesInFlight += LockSimulation.this.leavesUnawaited ? 0 : 1;
 				case "withdraw" -> {
 					if (stopped && LockSimulation.this.clientBug == ClientBug.CANCEL_SKIPS_WITHDRAWAL) {
 						return false;
@@ -2477,7 +2495,7 @@ final class LockSimulation {
 					String broken = LockSimulation.this.fairOrder.granted(this.name, now,
 							(other) -> LockSimulation.this.clients.values()
 								.stream()
-								.anyMatch((each) -> each.name.equals(other) && each.run != null));
+								.anyMatch((each) -> each.name.equals(other) && each.run != null && !each.failing));
 					// A fault may lose the queue's order (a waiter's place): the order is
 					// checked until the first.
 					if (broken != null && checksFairOrder() && now - LockSimulation.this.redisFaults.firstNanos() < 0) {
@@ -2573,21 +2591,6 @@ final class LockSimulation {
 						checkKept(this.name, result.token(), ranNanos);
 					}
 				}
-			}
-			else if ((operation.equals("release")
-					|| (operation.equals("leave queue") && !LockSimulation.this.leavesUnawaited))
-					&& --this.releasesInFlight == 0 && this.afterReleases != null) {
-				Runnable then = this.afterReleases;
-				this.afterReleases = null;
-				at(0, this.name + " goes on", then);
-			}
-		}
-
-		@Override
-		public void read(String operation) {
-			if (operation.equals("acquire") && this.cancelled && this.busy && this.run == null
-					&& this.attemptsInFlight == 0) {
-				endWithoutTheLock(true);
 			}
 		}
 
@@ -2720,19 +2723,14 @@ final class LockSimulation {
 		}
 
 		/**
-		 * End the acquisition without the lock (it gave up, failed, or was stopped): the
-		 * driver withdrew its request and dropped its writer intent; the thread goes on
-		 * once the releases the driver sent of grants nobody uses have replied, as the
-		 * blocking driver releases a late grant before it throws. (Not waiting let a
-		 * reader's next acquisition find its own late hold, and fail as an upgrade.)
+		 * End the acquisition without the lock (it gave up, failed, or was stopped), once
+		 * its end settled: the driver withdrew its request, dropped its writer intent and
+		 * released grants nobody uses, and the thread goes on.
 		 */
 		private void endWithoutTheLock(boolean stopped) {
 			this.busy = false;
 			this.acquiringHold = null;
-			if (this.releasesInFlight > 0) {
-				this.afterReleases = this::next;
-				return;
-			}
+			this.settling = null;
 			next();
 		}
 
@@ -2834,17 +2832,26 @@ final class LockSimulation {
 			SimulationRandom random = LockSimulation.this.random;
 			LockSpec spec = reentrant(outer.grant.spec(), OTHER_LEASES_MS[random.nextInt(OTHER_LEASES_MS.length)]);
 			boolean holdsIt = this.registry.holdsLocally(this.owner, spec.lockKey());
-			Completion<Grant> completion = Completion.of((grant) -> reentered(outer, work, grant), this::reentryFailed);
+			// Its end is told once it settled, as the blocking template tells it.
+			long wait = spec.waitNanos();
+			SettledRun<Grant> settled = new SettledRun<>(this.port,
+					Completion.of((grant) -> reentered(outer, work, grant), this::reentryFailed), SETTLE_NANOS,
+					(wait < 0) ? -1 : wait + SETTLE_NANOS);
+			Completion<Grant> completion = Completion.of(settled::granted, (error) -> {
+				// The caller counts on its hold no more.
+				this.reentryHold = null;
+				settled.failed(error);
+			});
+			DriverCommands commands = this.commands.on(settled);
 			AcquisitionRun<Grant> reentry;
 			if (spec.kind().queuesInRedis()) {
-				FairAcquisition fair = new FairAcquisition(spec, this.owner, holdsIt, this.commands, this.lines,
-						completion);
+				FairAcquisition fair = new FairAcquisition(spec, this.owner, holdsIt, commands, this.lines, completion);
 				this.reentryHold = fair.hold();
 				reentry = fair;
 			}
 			else {
-				SingleAcquisition single = new SingleAcquisition(spec, this.owner, holdsIt, true, this.commands,
-						this.lines, completion);
+				SingleAcquisition single = new SingleAcquisition(spec, this.owner, holdsIt, true, commands, this.lines,
+						completion);
 				this.reentryHold = single.hold();
 				reentry = single;
 			}
@@ -2855,9 +2862,9 @@ final class LockSimulation {
 		}
 
 		/**
-		 * The re-entry ended without a nested hold: the lock was another's, a grant came
-		 * too late twice (the driver released it), or no reply came. The thread goes on
-		 * once the releases the driver sent have replied.
+		 * The re-entry ended without a nested hold, once its end settled: the lock was
+		 * another's, a grant came too late twice (the driver released it), or no reply
+		 * came.
 		 */
 		private void reentryFailed(Throwable error) {
 			this.reentering = false;
@@ -2872,10 +2879,7 @@ final class LockSimulation {
 			}
 			Runnable after = this.afterReentry;
 			this.afterReentry = null;
-			if (after != null && this.releasesInFlight > 0) {
-				this.afterReleases = after;
-			}
-			else if (after != null) {
+			if (after != null) {
 				after.run();
 			}
 		}

@@ -506,15 +506,17 @@ class LockSimulationTests {
 	}
 
 	/**
-	 * Seed 8904, outside CI's seeds: an eviction takes a hold whose grant's reply is in
-	 * flight, another client takes and releases the lock, and a failover that loses those
-	 * writes brings the hold back before its reply is read. The reply's token is older
-	 * than the lost one: the case docs/guarantees.md exempts ("except across a failover
-	 * that lost the last acquisition"), which the checker took for a token going back.
+	 * Seed 28636 (8904 before each simulated connection ran its commands in order and
+	 * cancels settled), outside CI's seeds: an eviction takes a hold whose grant's reply
+	 * is in flight, another client takes and releases the lock, and a failover that loses
+	 * those writes brings the hold back before its reply is read. The reply's token is
+	 * older than the lost one: the case docs/guarantees.md exempts ("except across a
+	 * failover that lost the last acquisition"), which the checker took for a token going
+	 * back.
 	 */
 	@Test
 	void aHoldInFlightThatAFailoverBringsBackKeepsItsOlderToken() {
-		LockSimulation simulation = pinned(8904);
+		LockSimulation simulation = pinned(28636);
 		assertThat(simulation.run(CLIENTS, ACQUISITIONS)).as(() -> simulation.trace(40)).isNull();
 		assertThat(simulation.inFlightTokensBroughtBack()).as("grants in flight that took an older token back")
 			.isPositive();

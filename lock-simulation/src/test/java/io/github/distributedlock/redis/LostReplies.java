@@ -67,6 +67,20 @@ final class LostReplies {
 	}
 
 	/**
+	 * Draw the command timeout of a run's connections, from a PRNG of its own: the longer
+	 * of the two, just below, at or just above it. A command that a stall holds back past
+	 * it fails then, and may still run later ({@link SimulatedPort}). Not the tight one:
+	 * a stall of 2.5 s would fail every acquisition a client makes meanwhile, 100 ms
+	 * each, and leave a run without a hold (seed 4464).
+	 */
+	static long commandTimeoutNanos(long seed) {
+		SimulationRandom random = new SimulationRandom(seed ^ 0x74696d656f7574L);
+		long constant = TIMEOUTS_MS[TIMEOUTS_MS.length - 1] * LockSimulation.MS;
+		long[] offsets = { -LockSimulation.MS, -1, 0, 1, LockSimulation.MS };
+		return constant + offsets[random.nextInt(offsets.length)];
+	}
+
+	/**
 	 * Draw whether the next command loses its reply, and how.
 	 * @return the cut, or {@code null} if the reply comes
 	 */

@@ -1,6 +1,7 @@
 package io.github.distributedlock.redis;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -22,6 +23,16 @@ import org.jspecify.annotations.Nullable;
  * reply), and its subscriptions are the model's, their messages delivered with the run's
  * message faults. Every callback is an event of its own, so none comes while the caller
  * is inside the port. Single-threaded, as the run is.
+ * <p>
+ * A port is one connection: its commands run in Redis in the order sent, each after its
+ * own drawn delay but never before one sent earlier, as a Lettuce connection writes them.
+ * What the fault model sends outside that order stays outside it: a lost command that
+ * runs late (as on a pool's other connection). A re-sent command runs again before what
+ * was sent after it, as Lettuce sends it again on a reconnect (seeds 1116, 3034: a
+ * re-sent attempt filed its request again after its withdrawal). A command that has not
+ * run (its last run) when the connection's command timeout passes (held back by a stall)
+ * fails then, as a Lettuce command timeout fails it, and may still run later, its reply
+ * lost.
  */
 final class SimulatedPort implements LockPort {
 
@@ -38,6 +49,12 @@ final class SimulatedPort implements LockPort {
 		 */
 		UniqueIds ids();
 
+		/**
+		 * Schedule an action.
+		 * @param what its name in the trace; empty for one that may do nothing (a
+		 * command's timeout), which notes what it does: only a world whose
+		 * {@link #commandTimeoutNanos()} is set is given one
+		 */
 		void at(long delayNanos, String what, Runnable action);
 
 		/**
@@ -65,6 +82,15 @@ final class SimulatedPort implements LockPort {
 		 * Draw whether the command's reply is lost.
 		 */
 		LostReplies.@Nullable Cut cut();
+
+		/**
+		 * Return the connections' command timeout: a command that has not run in Redis by
+		 * then fails, though it may still run later; or -1 for none (its reply comes
+		 * whenever it ran).
+		 */
+		default long commandTimeoutNanos() {
+			return -1;
+		}
 
 		Object eval(ScriptCall call);
 
@@ -119,7 +145,8 @@ final class SimulatedPort implements LockPort {
 
 		/**
 		 * It runs late, after its caller's command timeout, so after the caller's next
-		 * commands (it runs in Redis then, its reply lost).
+		 * commands, outside its connection's order (it runs in Redis then, its reply
+		 * lost).
 		 */
 		default void ranLate(String operation, ScriptCall call) {
 		}
@@ -127,7 +154,8 @@ final class SimulatedPort implements LockPort {
 		/**
 		 * Its caller will hear of it at {@code atNanos}: its reply ({@code replies}), or
 		 * its failure once its command timeout has passed. Told when that is drawn: as it
-		 * is sent, for a reply that will be lost; as it runs, for one that comes.
+		 * is sent, for a reply that will be lost; as it runs, for one that comes; at its
+		 * timeout, for one a stall held back.
 		 */
 		default void hears(String operation, ScriptCall call, long atNanos, boolean replies) {
 		}
@@ -168,6 +196,9 @@ final class SimulatedPort implements LockPort {
 
 	// When the command whose reply is being read ran in Redis, or -1.
 	private long ranNanos = -1;
+
+	// The commands sent on this connection that did not run yet, in the order sent.
+	private final ArrayDeque<Sent> connection = new ArrayDeque<>();
 
 	SimulatedPort(String name, World world) {
 		this(name, world, NONE);
@@ -253,47 +284,96 @@ final class SimulatedPort implements LockPort {
 		LostReplies.Cut cut = this.world.cut();
 		if (cut != null) {
 			this.calls.hears(operation, call, sent + cut.timeoutNanos(), false);
-			if (cut.runs()) {
-				boolean late = cut.lateNanos() >= 0;
-				if (late) {
-					this.calls.ranLate(operation, call);
-				}
-				this.world.redisAt(late ? cut.lateNanos() : this.world.network(),
-						what + (late ? " runs late, after its timeout" : " runs (its reply will be lost)"),
+			if (cut.runs() && cut.lateNanos() >= 0) {
+				// Outside the connection's order, as on a pool's other connection.
+				this.calls.ranLate(operation, call);
+				this.world.redisAt(cut.lateNanos(), what + " runs late, after its timeout",
 						() -> ran(operation, call, eval(operation, call), ran));
+			}
+			else if (cut.runs()) {
+				Sent command = new Sent(what + " (its reply will be lost)");
+				command.action = () -> ran(operation, call, eval(operation, call), ran);
+				inOrder(command, this.world.network());
 			}
 			else {
 				this.world.note("           " + what + " never reaches redis");
 				this.calls.neverRan(operation, call);
 			}
-			this.world.at(cut.timeoutNanos(), what + " timed out", () -> {
-				this.calls.ended(operation, null, -1);
-				this.world.hearing(operation, sent);
-				try {
-					reply.failed(new LockAccessException(name, "no reply to its " + operation + " within the timeout",
-							null));
-				}
-				finally {
-					this.world.hearing(null, -1);
-				}
-				this.calls.read(operation);
-			});
+			this.world.at(cut.timeoutNanos(), what + " timed out", () -> timedOut(name, operation, sent, reply));
 			return;
 		}
 		long resend = this.world.resend(operation, call);
-		this.world.redisAt(this.world.network(), what + " runs" + ((resend >= 0) ? " (re-sent later)" : ""), () -> {
+		Sent command = new Sent(what + ((resend >= 0) ? " (re-sent later)" : ""));
+		command.action = () -> {
 			Object first = eval(operation, call);
 			ran(operation, call, first, ran);
 			if (resend < 0) {
-				replyLater(what, operation, call, sent, first, reply);
+				replyLater(what, operation, call, sent, first, reply, command);
 				return;
 			}
-			this.world.redisAt(resend, what + " re-sent", () -> {
-				Object again = eval(operation, call);
-				ran(operation, call, again, ran);
-				replyLater(what, operation, call, sent, again, reply);
+			// Sent again on the connection, as Lettuce does on a reconnect, before what
+			// was sent after it.
+			Sent again = new Sent(what + " re-sent");
+			again.action = () -> {
+				Object second = eval(operation, call);
+				ran(operation, call, second, ran);
+				replyLater(what, operation, call, sent, second, reply, command);
+			};
+			this.connection.addFirst(again);
+			reaches(again, resend);
+		};
+		inOrder(command, this.world.network());
+		long timeout = this.world.commandTimeoutNanos();
+		if (timeout >= 0) {
+			this.world.at(timeout, "", () -> {
+				if (!command.answered) {
+					this.world.note(String.format("%9.3f ms  %s timed out (not run yet)",
+							(this.world.nanos() - 1_000_000 * LockSimulation.MS) / 1e6, what));
+					// Held back (a stall): the caller hears the timeout; the command
+					// still runs once Redis gets to it, its reply lost.
+					command.timedOut = true;
+					this.calls.hears(operation, call, this.world.nanos(), false);
+					timedOut(name, operation, sent, reply);
+				}
 			});
+		}
+	}
+
+	/**
+	 * Send a command on the connection: it reaches Redis after {@code delayNanos}, and
+	 * runs then, or once those sent before it ran.
+	 */
+	private void inOrder(Sent command, long delayNanos) {
+		this.connection.add(command);
+		reaches(command, delayNanos);
+	}
+
+	/**
+	 * Let a command of the connection reach Redis after {@code delayNanos}, and run what
+	 * reached it in order.
+	 */
+	private void reaches(Sent command, long delayNanos) {
+		this.world.redisAt(delayNanos, command.what + " reaches redis", () -> {
+			command.reached = true;
+			if (this.connection.peek() != command) {
+				this.world.note("           " + command.what + " waits behind " + this.connection.peek().what);
+			}
+			while (!this.connection.isEmpty() && this.connection.peek().reached) {
+				this.connection.poll().action.run();
+			}
 		});
+	}
+
+	private void timedOut(LockName name, String operation, long sent, Reply reply) {
+		this.calls.ended(operation, null, -1);
+		this.world.hearing(operation, sent);
+		try {
+			reply.failed(new LockAccessException(name, "no reply to its " + operation + " within the timeout", null));
+		}
+		finally {
+			this.world.hearing(null, -1);
+		}
+		this.calls.read(operation);
 	}
 
 	private Object eval(String operation, ScriptCall call) {
@@ -306,7 +386,13 @@ final class SimulatedPort implements LockPort {
 		ran.run();
 	}
 
-	private void replyLater(String what, String operation, ScriptCall call, long sent, Object result, Reply reply) {
+	private void replyLater(String what, String operation, ScriptCall call, long sent, Object result, Reply reply,
+			Sent command) {
+		command.answered = true;
+		if (command.timedOut) {
+			this.world.note("           " + what + " ran after its timeout: its reply is lost");
+			return;
+		}
 		long ran = this.world.nanos();
 		long delay = this.world.replyDelay();
 		this.calls.hears(operation, call, ran + delay, true);
@@ -352,6 +438,29 @@ final class SimulatedPort implements LockPort {
 	@Override
 	public String toString() {
 		return "SimulatedPort[" + this.name + "]";
+	}
+
+	/**
+	 * A command sent on the connection: whether it reached Redis, whether its last run
+	 * (the one whose reply is read) ran, and whether its caller heard its timeout first.
+	 */
+	private static final class Sent {
+
+		private final String what;
+
+		private Runnable action = () -> {
+		};
+
+		private boolean reached;
+
+		private boolean answered;
+
+		private boolean timedOut;
+
+		Sent(String what) {
+			this.what = what;
+		}
+
 	}
 
 }

@@ -9,8 +9,8 @@ import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.driver.Completion;
 import io.github.distributedlock.redis.driver.DriverCommands;
 import io.github.distributedlock.redis.driver.LocalLines;
+import io.github.distributedlock.redis.driver.SettledRun;
 import io.github.distributedlock.redis.driver.SingleAcquisition;
-import io.github.distributedlock.redis.script.ScriptCall;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -19,7 +19,7 @@ import org.jspecify.annotations.Nullable;
  * {@link LockSimulation}'s clients do: each lock has a local line of its own in the
  * client's JVM.
  */
-final class SingleLockClient implements SimulatedPort.Calls {
+final class SingleLockClient {
 
 	private final String name;
 
@@ -39,12 +39,6 @@ final class SingleLockClient implements SimulatedPort.Calls {
 
 	private long startedNanos;
 
-	// Releases of late grants the driver sent whose replies did not come yet: the
-	// thread goes on once they came.
-	private int releasesInFlight;
-
-	private @Nullable Runnable afterReleases;
-
 	// Whether it takes the read lock of the name.
 	private final boolean reader;
 
@@ -57,7 +51,7 @@ final class SingleLockClient implements SimulatedPort.Calls {
 		this.owner = owner;
 		this.left = acquisitions;
 		this.reader = reader;
-		this.port = new SimulatedPort(name, run.world(), this);
+		this.port = new SimulatedPort(name, run.world());
 		this.commands = new DriverCommands(this.port, Long.parseLong(MultiLockRun.FENCE_IDLE_MS), true,
 				EngineParts.NO_WATCH);
 		this.lines = EngineParts.lines(new SimulatedPort(name, run.world()));
@@ -80,9 +74,14 @@ final class SingleLockClient implements SimulatedPort.Calls {
 		LockSpec spec = this.run.spec(key, this.reader);
 		this.run.note(this.name + " takes " + key);
 		SingleAcquisition[] started = new SingleAcquisition[1];
+		// Its end is told once what it sent settled (the release of a late grant), as
+		// both templates tell it.
+		long wait = spec.waitNanos();
+		SettledRun<Grant> settled = new SettledRun<>(this.port,
+				Completion.of((grant) -> granted(started[0], grant), (error) -> failed(started[0], error)),
+				LockSimulation.SETTLE_NANOS, (wait < 0) ? -1 : wait + LockSimulation.SETTLE_NANOS);
 		SingleAcquisition acquiring = new SingleAcquisition(spec, this.owner, LockOwners.isCustom(this.owner), true,
-				this.commands, this.lines,
-				Completion.of((grant) -> granted(started[0], grant), (error) -> failed(started[0], error)));
+				this.commands.on(settled), this.lines, settled);
 		started[0] = acquiring;
 		this.acquiring = acquiring;
 		this.startedNanos = this.run.nanos();
@@ -106,32 +105,11 @@ final class SingleLockClient implements SimulatedPort.Calls {
 		}
 		this.acquiring = null;
 		this.run.waited(this.name, false, this.startedNanos, false);
-		if (this.releasesInFlight > 0) {
-			this.afterReleases = this::next;
-			return;
-		}
 		next();
 	}
 
 	private void next() {
 		this.run.at(this.run.random().between(0, 20 * LockSimulation.MS), this.name + " next", this::start);
-	}
-
-	@Override
-	public boolean sending(String operation, ScriptCall call) {
-		if (operation.equals("release")) {
-			this.releasesInFlight++;
-		}
-		return true;
-	}
-
-	@Override
-	public void ended(String operation, @Nullable Object reply, long ranNanos) {
-		if (operation.equals("release") && --this.releasesInFlight == 0 && this.afterReleases != null) {
-			Runnable then = this.afterReleases;
-			this.afterReleases = null;
-			this.run.at(0, this.name + " goes on", then);
-		}
 	}
 
 }
