@@ -3361,7 +3361,23 @@ final class LockSimulation {
 		 * attempt took stays in Redis, counted on by nobody, until its lease ends or its
 		 * owner's next acquisition takes it over.
 		 */
-		LOST_ATTEMPT_NEVER_UNDONE
+		LOST_ATTEMPT_NEVER_UNDONE,
+
+		/**
+		 * A multi-lock taken in order ({@link InOrderClient}) gives each lock the whole
+		 * wait time instead of what is left of it, as the engine's bug that took each
+		 * lock of a multi-lock across slots with a fresh command timeout did.
+		 */
+		IN_ORDER_FRESH_WAIT,
+
+		/**
+		 * A multi-lock taken in order ({@link InOrderClient}) never asks whether a lock
+		 * it took first is still live ({@code InOrderAcquisition.Steps.isLive} always
+		 * true), as the engine did before it took its locks again from the first: granted
+		 * with a lock whose lease ran out or that was lost while a later one was waited
+		 * for.
+		 */
+		IN_ORDER_GRANTS_LAPSED
 
 	}
 

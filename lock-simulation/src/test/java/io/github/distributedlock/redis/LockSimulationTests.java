@@ -58,6 +58,13 @@ class LockSimulationTests {
 		int multiReaderRuns = 0;
 		long[] multiLife = new long[MultiLockRun.Counted.values().length];
 		int multiSharedRuns = 0;
+		// Runs whose multi-locks are taken in order, those with a set lease; their calls
+		// started, then ended by InOrderCalls.Outcome; calls started over, and times.
+		int[] inOrderRuns = new int[2];
+		long[] inOrderCalls = new long[1 + InOrderCalls.Outcome.values().length];
+		long[] inOrderRestarts = new long[2];
+		long longestInOrder = 0;
+		String longestInOrderCall = "no call taken in order ended";
 		long[] sharedKept = new long[2];
 		int keyspaceRuns = 0;
 		long keyspaceHolds = 0;
@@ -113,6 +120,20 @@ class LockSimulationTests {
 					multiLife[i] += multi.counts()[i];
 				}
 				multiSharedRuns += multi.sharedOwners() ? 1 : 0;
+				if (multi.inOrder()) {
+					InOrderCalls calls = multi.inOrderCalls();
+					inOrderRuns[0]++;
+					inOrderRuns[1] += multi.renewed() ? 0 : 1;
+					for (int i = 0; i < inOrderCalls.length; i++) {
+						inOrderCalls[i] += calls.counts()[i];
+					}
+					inOrderRestarts[0] += calls.restarts()[0];
+					inOrderRestarts[1] += calls.restarts()[1];
+					if (calls.longestNanos() > longestInOrder) {
+						longestInOrder = calls.longestNanos();
+						longestInOrderCall = "seed " + seed + ", " + calls.longest();
+					}
+				}
 				continue;
 			}
 			orphans[0] += simulation.orphans()[0];
@@ -179,6 +200,11 @@ class LockSimulationTests {
 				multiStops[1], multiStops[2], multiLife[0], multiLife[1], multiLife[2], multiLife[3], multiLife[4],
 				multiSharedRuns, multiLife[5], steps, scripts, cpuSeconds, holds / cpuSeconds, scripts / cpuSeconds,
 				steps / cpuSeconds);
+		System.out.printf("multi-locks taken in order (a Cluster whose slots split them): %d seeds (%d with a set "
+				+ "lease), %d calls: %d granted, %d timed out, %d ended at the bound (wait time plus one command "
+				+ "timeout), %d cancelled, %d failed for a reply not read within the command timeout; %d calls took their locks again from the first (%d times); longest: %s%n",
+				inOrderRuns[0], inOrderRuns[1], inOrderCalls[0], inOrderCalls[1], inOrderCalls[2], inOrderCalls[3],
+				inOrderCalls[4], inOrderCalls[5], inOrderRestarts[0], inOrderRestarts[1], longestInOrderCall);
 		System.out.printf("lost replies: %d commands ran (%d of them late, after their timeout) and %d never reached "
 				+ "Redis; the clients saw %d acquisitions, %d releases, %d renewals (%d holds lost so), %d extensions and "
 				+ "%d re-entries fail, and %d acquisitions refused as self-deadlocks%n", lost[0], lost[2], lost[1],

@@ -148,6 +148,14 @@ final class MultiLockChecks {
 	}
 
 	/**
+	 * Return what is wrong with a writer's hold that its holder counts on until
+	 * {@code endNanos}, as Redis holds it now, or {@code null}.
+	 */
+	@Nullable String writerViolation(ClientHold held, long endNanos) {
+		return HoldsInRedis.writerViolation(this.redis, held.key(), held.owner, endNanos);
+	}
+
+	/**
 	 * The holder stops counting on a hold: it sends its release now. A nested hold's
 	 * release leaves the hold it is nested in, which counts on its own lease again.
 	 */

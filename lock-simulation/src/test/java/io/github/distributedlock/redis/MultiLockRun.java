@@ -33,9 +33,13 @@ import org.jspecify.annotations.Nullable;
 /**
  * One run of multi-locks ({@code acquireAll}) beside single locks of the same names, on a
  * virtual clock: some clients take two or three of three exclusive locks at once with the
- * engine's own driver ({@code AllLocksAcquisition}, {@link MultiClient}); the others take
- * one of those locks at a time with its {@code SingleAcquisition}, as the single-lock
- * clients of {@link LockSimulation} do ({@link SingleLockClient}), each client over a
+ * engine's own driver ({@code AllLocksAcquisition}, {@link MultiClient}), or, in half of
+ * the runs ({@link #takesInOrder}), one by one as on a Cluster whose hash slots split
+ * them ({@code InOrderAcquisition}, {@link InOrderClient}: a command timeout drawn per
+ * run, and in half of those runs locks renewed while held, else a set lease that may run
+ * out while a later lock is waited for); the others take one of those locks at a time
+ * with its {@code SingleAcquisition}, as the single-lock clients of
+ * {@link LockSimulation} do ({@link SingleLockClient}), each client over a
  * {@link SimulatedPort} of its own; in half of the runs (drawn from a PRNG of its own)
  * the last of those takes the read lock of its name instead. Each name's holds are
  * checked by a {@link HoldChecker} of its own, and after every event each hold a client
@@ -65,6 +69,10 @@ final class MultiLockRun {
 	static final long MS = LockSimulation.MS;
 
 	static final String FENCE_IDLE_MS = "600000";
+
+	// The seed of the PRNG that draws whether the multi-locks are taken in order, the
+	// command timeout of such runs, and whether their locks are renewed.
+	private static final long IN_ORDER_SEED = 0x696e6f72L;
 
 	// The names the clients take, one lock each.
 	private static final List<String> KEYS = List.of("a", "b", "c");
@@ -120,6 +128,20 @@ final class MultiLockRun {
 	private final Map<Integer, Consumer<String>> listeners = new HashMap<>();
 
 	private final List<MultiClient> multiClients = new ArrayList<>();
+
+	// Whether the multi-lock clients take their locks one by one, as on a Cluster whose
+	// slots split them (in half of the runs, drawn from a PRNG of its own), and their
+	// calls.
+	private final boolean inOrder;
+
+	// Whether the write locks are renewed by the watchdog while held (autoRenew): in half
+	// of the runs that take them in order, drawn from that same PRNG; else their lease is
+	// set, and a lock taken first may run out while a later one is waited for.
+	private final boolean renewed;
+
+	private final InOrderCalls inOrderCalls;
+
+	private final List<InOrderClient> inOrderClients = new ArrayList<>();
 
 	// Each client's port for its holds' extensions and releases, and its watchdog.
 	private final Map<String, SimulatedPort> holdPorts = new HashMap<>();
@@ -241,6 +263,14 @@ final class MultiLockRun {
 		return new SimulationRandom(seed ^ 0x6d756c74L).nextInt(4) == 0;
 	}
 
+	/**
+	 * Return whether a seed takes multi-locks in order ({@link InOrderClient}): half of
+	 * the seeds that run multi-locks, drawn from a PRNG of its own.
+	 */
+	static boolean takesInOrder(long seed) {
+		return draws(seed) && new SimulationRandom(seed ^ IN_ORDER_SEED).nextInt(2) == 0;
+	}
+
 	MultiLockRun(long seed, Map<String, String> scripts, LockSimulation.ClientBug clientBug, Set<Fault> faults) {
 		this.seed = seed;
 		this.ids = SimulatedIds.of(seed);
@@ -261,9 +291,15 @@ final class MultiLockRun {
 		this.life = new SimulationRandom(seed ^ 0x6c696665L);
 		this.sharedOwners = new SimulationRandom(seed ^ 0x6f776e73L).nextInt(3) == 0
 				&& this.faults.contains(Fault.REENTER);
+		SimulationRandom order = new SimulationRandom(seed ^ IN_ORDER_SEED);
+		this.inOrder = order.nextInt(2) == 0;
+		this.inOrderCalls = new InOrderCalls(
+				LostReplies.TIMEOUTS_MS[order.nextInt(LostReplies.TIMEOUTS_MS.length)] * MS);
+		this.renewed = this.inOrder && order.nextInt(2) == 0;
 		for (String key : KEYS) {
-			LockSpec spec = LockRequestResolver.multiLockable(resolve(key, LockMode.EXCLUSIVE, this.sharedOwners, 0));
-			this.readSpecs.put(key, resolve(key, LockMode.READ, false, 0));
+			LockSpec spec = LockRequestResolver
+				.multiLockable(resolve(key, LockMode.EXCLUSIVE, this.sharedOwners, 0, this.renewed));
+			this.readSpecs.put(key, resolve(key, LockMode.READ, false, 0, false));
 			this.specs.put(key, spec);
 			this.checks.lock(spec.lockKey());
 		}
@@ -271,9 +307,11 @@ final class MultiLockRun {
 
 	/**
 	 * Resolve one lock as the engine does: a 1 s lease, a 3 s wait, pub/sub, reentrant
-	 * for shared custom owners, a minimum hold if {@code holdAtLeastMillis} is above 0.
+	 * for shared custom owners, a minimum hold if {@code holdAtLeastMillis} is above 0,
+	 * renewed by the watchdog while held if {@code renewed} (else not: its lease is set).
 	 */
-	private static LockSpec resolve(String key, LockMode mode, boolean reentrant, long holdAtLeastMillis) {
+	private static LockSpec resolve(String key, LockMode mode, boolean reentrant, long holdAtLeastMillis,
+			boolean renewed) {
 		LockRequestResolver resolver = new LockRequestResolver(LockDefaults.STANDARD, new LockKeys("sim", 0), false,
 				true, new RedisServerFeatures(null, false, false), 5_000);
 		LockRequest.Builder request = LockRequest.builder("orders")
@@ -281,6 +319,7 @@ final class MultiLockRun {
 			.lease(Duration.ofMillis(LockSimulation.LEASE_MS))
 			.waitTime(Duration.ofSeconds(3))
 			.reentrant(reentrant)
+			.autoRenew(renewed)
 			.mode(mode);
 		if (holdAtLeastMillis > 0) {
 			request.holdAtLeast(Duration.ofMillis(holdAtLeastMillis));
@@ -303,7 +342,13 @@ final class MultiLockRun {
 			String owner = (this.sharedOwners && !readersPair) ? "custom:shared-" + (i / 2) : "owner-c" + i;
 			Runnable start;
 			String role;
-			if (i < multis) {
+			if (i < multis && this.inOrder) {
+				InOrderClient client = new InOrderClient(this, name, owner, acquisitionsEach);
+				this.inOrderClients.add(client);
+				start = client::start;
+				role = " (takes multi-locks in order)";
+			}
+			else if (i < multis) {
 				MultiClient client = new MultiClient(this, name, owner, acquisitionsEach);
 				this.multiClients.add(client);
 				start = client::start;
@@ -353,6 +398,7 @@ final class MultiLockRun {
 
 	private void stall() {
 		boolean done = this.multiClients.stream().allMatch(MultiClient::done)
+				&& this.inOrderClients.stream().allMatch(InOrderClient::done)
 				&& this.singleClients.stream().allMatch(SingleLockClient::done);
 		if (done) {
 			return;
@@ -406,7 +452,7 @@ final class MultiLockRun {
 			return this.specs.get(key);
 		}
 		return this.keptSpecs.computeIfAbsent(key + "/" + holdAtLeastMillis, (k) -> LockRequestResolver
-			.multiLockable(resolve(key, LockMode.EXCLUSIVE, this.sharedOwners, holdAtLeastMillis)));
+			.multiLockable(resolve(key, LockMode.EXCLUSIVE, this.sharedOwners, holdAtLeastMillis, this.renewed)));
 	}
 
 	/**
@@ -472,6 +518,29 @@ final class MultiLockRun {
 
 	Cancellations cancellations() {
 		return this.cancellations;
+	}
+
+	/**
+	 * Return whether the multi-lock clients take their locks one by one
+	 * ({@link InOrderClient}).
+	 */
+	boolean inOrder() {
+		return this.inOrder;
+	}
+
+	/**
+	 * Return whether the write locks are renewed by the watchdog while held, as a
+	 * multi-lock's locks taken in order are with no lease given.
+	 */
+	boolean renewed() {
+		return this.renewed;
+	}
+
+	/**
+	 * Return the calls of the clients that take their locks in order, and their bound.
+	 */
+	InOrderCalls inOrderCalls() {
+		return this.inOrderCalls;
 	}
 
 	/**

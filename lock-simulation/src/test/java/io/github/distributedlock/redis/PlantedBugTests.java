@@ -3,6 +3,7 @@ package io.github.distributedlock.redis;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import io.github.distributedlock.redis.core.MultiAcquisition;
 import io.github.distributedlock.simulation.ScriptTexts;
@@ -404,7 +405,8 @@ class PlantedBugTests {
 	/**
 	 * A multi-lock script that looks only at the first lock's holder: a later lock held
 	 * by another owner is joined as if it were free, and its holder's token granted to
-	 * the multi-lock beside it. Found only in the runs with multi-locks.
+	 * the multi-lock beside it. Found only in the runs with multi-locks taken at once
+	 * (seeds 1001 and 1008 take theirs in order, which runs no {@code acquire-all.lua}).
 	 */
 	@Test
 	void findsAMultiLockThatTakesALockHeldByAnother() {
@@ -417,7 +419,7 @@ class PlantedBugTests {
 						text.replace(target, "	elseif held[1] and i == 1 then\n		if held[1] ~= owner then")),
 				LockSimulation.ClientBug.NONE);
 		assertThat(found).as("a violation within %d seeds", MAX_SEEDS).isNotNull();
-		assertThat(found.seed).as("the first seed that finds it").isLessThan(1_008);
+		assertThat(found.seed).as("the first seed that finds it").isLessThan(1_015);
 		System.out.println("planted bug in " + script + " found: " + found.violation + "\n" + found.trace);
 	}
 
@@ -440,11 +442,14 @@ class PlantedBugTests {
 	/**
 	 * A multi-lock waiter that gives up without withdrawing its request from the lines it
 	 * filed it in ({@link MultiAcquisition#filed()}): found by the requests left once the
-	 * run is over.
+	 * run is over, in a seed that takes multi-locks at once.
 	 */
 	@Test
 	void findsAMultiLockWaiterThatLeavesItsRequest() {
-		for (long seed = 1_000; seed < 1_008; seed++) {
+		for (long seed = 1_000; seed < 1_030; seed++) {
+			if (!MultiLockRun.draws(seed) || MultiLockRun.takesInOrder(seed)) {
+				continue;
+			}
 			LockSimulation simulation = new LockSimulation(seed, Map.of(),
 					LockSimulation.ClientBug.MULTI_SKIPS_WITHDRAWAL);
 			assertThat(simulation.run(4, 25)).isNull();
@@ -455,7 +460,7 @@ class PlantedBugTests {
 				return;
 			}
 		}
-		fail("no seed within 1000-1007 left a request in the line");
+		fail("no seed within 1000-1029 that takes multi-locks at once left a request in the line");
 	}
 
 	/**
@@ -558,6 +563,30 @@ class PlantedBugTests {
 	}
 
 	/**
+	 * A multi-lock taken in order that gives each lock the whole wait time
+	 * ({@link LockSimulation.ClientBug#IN_ORDER_FRESH_WAIT}): an attempt sent past the
+	 * call's wait time still asks to wait. Found only in the runs that take multi-locks
+	 * in order.
+	 */
+	@Test
+	void findsAnInOrderMultiLockThatWaitsTheWholeWaitTimeForEachLock() {
+		assertFoundInOrder(LockSimulation.ClientBug.IN_ORDER_FRESH_WAIT, EnumSet.allOf(LockSimulation.Fault.class),
+				"sent an attempt that waits");
+	}
+
+	/**
+	 * A multi-lock taken in order that never asks whether a lock it took first is still
+	 * live ({@link LockSimulation.ClientBug#IN_ORDER_GRANTS_LAPSED}, the engine before
+	 * b33c3b91): granted with a lock whose lease ran out, or that was lost, while a later
+	 * one was waited for.
+	 */
+	@Test
+	void findsAnInOrderMultiLockGrantedWithALapsedLock() {
+		assertFoundInOrder(LockSimulation.ClientBug.IN_ORDER_GRANTS_LAPSED, EnumSet.allOf(LockSimulation.Fault.class),
+				"was granted, but");
+	}
+
+	/**
 	 * Assert that a seed within {@link #MAX_SEEDS} fails with a violation that names
 	 * {@code found}, where the same seed without the plant does not: only this oracle's
 	 * finding of this plant counts, so a seed that fails for another reason is passed
@@ -579,6 +608,32 @@ class PlantedBugTests {
 			return;
 		}
 		fail("no seed within %d found it: %s", MAX_SEEDS, found);
+	}
+
+	/**
+	 * Assert that a seed within {@link #MAX_SEEDS} that takes multi-locks in order (the
+	 * only seeds a planted bug of {@link InOrderClient} can change) fails with a
+	 * violation that names {@code found}, with the given faults, where the same seed
+	 * without the plant passes.
+	 */
+	private static void assertFoundInOrder(LockSimulation.ClientBug clientBug, Set<LockSimulation.Fault> faults,
+			String found) {
+		for (long seed = 1_000; seed < 1_000 + MAX_SEEDS; seed++) {
+			if (!MultiLockRun.takesInOrder(seed)) {
+				continue;
+			}
+			String violation = new LockSimulation(seed, Map.of(), clientBug, faults).run(4, 25);
+			if (violation == null || !violation.contains(found)) {
+				continue;
+			}
+			String unplanted = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE, faults).run(4, 25);
+			assertThat(unplanted).as("seed %d without the plant", seed).isNull();
+			FailureShrinker.Shrunk shrunk = FailureShrinker.shrink(seed, Map.of(), clientBug, 4, 25, faults);
+			assertThat(shrunk).as("seed %d shrunk", seed).isNotNull();
+			System.out.println("planted bug found: seed " + seed + ", " + violation + "\n" + shrunk.report());
+			return;
+		}
+		fail("no seed within %d that takes multi-locks in order found it: %s", MAX_SEEDS, found);
 	}
 
 	private static void assertFoundInMultiLocks(String script, String target, String replacement) {
