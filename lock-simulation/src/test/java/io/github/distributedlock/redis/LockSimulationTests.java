@@ -693,12 +693,15 @@ class LockSimulationTests {
 			untold += counts[1];
 			dropped += counts[3];
 		}
-		assertThat(inTime).as("reservations tried within their claim").isPositive();
-		assertThat(untold).as("of them, tried before anyone heard of them (the retry)").isPositive();
 		System.out.printf(
 				"with message faults only: %d seeds, %d reservations tried within their claim, %d of them"
 						+ " before anyone heard of them; %d reserved: messages dropped%n",
 				seeds().length, inTime, untold, dropped);
+		if (seeds().length >= CI_SEEDS) {
+			// Counted over the build's seeds: one seed replayed may have no retry.
+			assertThat(inTime).as("reservations tried within their claim").isPositive();
+			assertThat(untold).as("of them, tried before anyone heard of them (the retry)").isPositive();
+		}
 	}
 
 	static long[] seeds() {
