@@ -146,6 +146,8 @@ final class CohortRun {
 
 	private final Cancellations cancellations;
 
+	private final SubscriptionGaps gaps;
+
 	private final RedisFaults redisFaults;
 
 	private final Map<String, Renewals> renewals = new HashMap<>();
@@ -262,6 +264,31 @@ final class CohortRun {
 			}
 		}
 
+		@Override
+		public SimulatedPort.@Nullable Gap subscriptionGap() {
+			SimulatedPort.Gap gap = CohortRun.this.gaps.draw(true);
+			return (gap != null && CohortRun.this.bug == Bug.GAP_UNTOLD) ? gap.untold() : gap;
+		}
+
+		@Override
+		public void gapEnded(String port) {
+			// A forced release may have been missed: the JVM's lines are told of the gap
+			// now, and pass the lock no more in a cohort opened before (rule 4).
+			lossHeard(port);
+		}
+
+		@Override
+		public void heard(String port, String message) {
+			if (ReleaseMessage.parse(message.getBytes(java.nio.charset.StandardCharsets.UTF_8)).mayEndAHold()) {
+				lossHeard(port);
+			}
+		}
+
+		private void lossHeard(String port) {
+			CohortRun.this.lossesHeard.computeIfAbsent(port.split(" ")[0], (key) -> new ArrayList<>())
+				.add(CohortRun.this.clock.nanos());
+		}
+
 	};
 
 	/**
@@ -281,6 +308,7 @@ final class CohortRun {
 		this.extra = new SimulationRandom(seed ^ 0x61747461636bL);
 		this.lostReplies = new LostReplies(seed, this.attacks.contains(Attack.CUT), this.attacks.contains(Attack.LATE));
 		this.cancellations = new Cancellations(seed);
+		this.gaps = new SubscriptionGaps(seed, this.attacks.contains(Attack.SUBSCRIPTION), 1);
 		this.redisFaults = new RedisFaults(seed, this.attacks.contains(Attack.FAILOVER),
 				this.attacks.contains(Attack.EVICT));
 		this.ids = SimulatedIds.of(seed);
@@ -472,19 +500,12 @@ final class CohortRun {
 				continue;
 			}
 			long delay = (fault < 4) ? LockSimulation.aroundConstant(this.random) : network();
-			String jvm = delivery.subscriber().name().split(" ")[0];
 			if (this.attacks.contains(Attack.FORCE) && delivery.message().equals("forced")
 					&& this.extra.nextInt(3) == 0) {
 				this.trace.add("           dropped: " + what);
 				continue;
 			}
-			Runnable hear = () -> {
-				if (ReleaseMessage.parse(delivery.message().getBytes(java.nio.charset.StandardCharsets.UTF_8))
-					.mayEndAHold()) {
-					this.lossesHeard.computeIfAbsent(jvm, (key) -> new ArrayList<>()).add(this.clock.nanos());
-				}
-				listener.accept(delivery.message());
-			};
+			Runnable hear = () -> listener.accept(delivery.message());
 			at(delay, what, hear, false);
 			if (fault == 4 || fault == 5) {
 				at(delay + network(), what + " (again)", hear, false);
@@ -640,8 +661,8 @@ final class CohortRun {
 			case LEASE_FROM_PASS -> PlantedCohortBugs.leaseFromPass();
 			case SHOWS_FIRST_TOKEN -> PlantedCohortBugs.showingFirstToken();
 			case ANY_REENTRY -> PlantedCohortBugs.reenteringAnyCaller();
-			// Planted into each hold (Handle).
-			case RELEASES_SHOWN_TOKEN -> Cohort::new;
+			// Planted into each hold (Handle), or into the port (the world's gaps).
+			case RELEASES_SHOWN_TOKEN, GAP_UNTOLD -> Cohort::new;
 		};
 	}
 
@@ -705,13 +726,21 @@ final class CohortRun {
 			.build());
 	}
 
+	/**
+	 * Return how many subscriptions had a gap, and how many of those gaps ended them.
+	 */
+	int[] subscriptionGaps() {
+		return this.gaps.counts();
+	}
+
 	String attackReport() {
 		return String.format(
 				"cancels %d, extensions %d, failed acquisitions %d, failovers %d, evictions %d, forced %d (%d of cohorts), "
-						+ "damaged %d, passes of damaged holds %d, lost replies %s",
+						+ "damaged %d, passes of damaged holds %d, lost replies %s, subscription gaps %s",
 				this.attackCounts[0], this.attackCounts[1], this.attackCounts[2], this.attackCounts[5],
 				this.attackCounts[6], this.attackCounts[7], this.attackCounts[3], this.damaged.size(),
-				this.attackCounts[4], java.util.Arrays.toString(this.lostReplies.counts()));
+				this.attackCounts[4], java.util.Arrays.toString(this.lostReplies.counts()),
+				java.util.Arrays.toString(this.gaps.counts()));
 	}
 
 	/**
@@ -753,7 +782,13 @@ final class CohortRun {
 		EVICT,
 
 		/** Redis fails over to a lagging replica ({@link RedisFaults}). */
-		FAILOVER
+		FAILOVER,
+
+		/**
+		 * The lines' subscriptions lose their connection for a while, and what is
+		 * published meanwhile ({@link SubscriptionGaps}).
+		 */
+		SUBSCRIPTION
 
 	}
 
@@ -781,7 +816,14 @@ final class CohortRun {
 		ANY_REENTRY,
 
 		/** A release sends the token its handle shows, not the one Redis records. */
-		RELEASES_SHOWN_TOKEN
+		RELEASES_SHOWN_TOKEN,
+
+		/**
+		 * The port hears again after a gap in a subscription without telling the lines,
+		 * which so never learn that a forced release may have been missed (with
+		 * {@link Attack#SUBSCRIPTION} only).
+		 */
+		GAP_UNTOLD
 
 	}
 

@@ -99,6 +99,7 @@ class CohortSimulationTests {
 		int seeds = replay.isBlank() ? Math.max(CI_SEEDS, Integer.getInteger("simulation.seeds", 0)) : 1;
 		boolean print = Boolean.getBoolean("simulation.print") || !replay.isBlank();
 		long passes = 0;
+		long[] gaps = new long[2];
 		int clean = 0;
 		StringBuilder failures = new StringBuilder();
 		int failed = 0;
@@ -110,6 +111,8 @@ class CohortSimulationTests {
 					System.out.println(run.report() + "\n" + run.attackReport() + "\n" + run.trace(Integer.MAX_VALUE));
 				}
 				passes += run.passes();
+				gaps[0] += run.subscriptionGaps()[0];
+				gaps[1] += run.subscriptionGaps()[1];
 				if (violation != null) {
 					System.out.println(
 							"FAILED seed " + seed + (faults.isEmpty() ? " (calm)" : " (faults)") + ": " + violation);
@@ -125,13 +128,18 @@ class CohortSimulationTests {
 				}
 			}
 		}
-		System.out.printf("cohort simulation under attack %s: %d runs clean, %d failed, %d passes%n", attacks, clean,
-				failed, passes);
+		System.out.printf(
+				"cohort simulation under attack %s: %d runs clean, %d failed, %d passes; %d subscription "
+						+ "gaps, %d of them ended the subscription%n",
+				attacks, clean, failed, passes, gaps[0], gaps[1]);
 		if (failed > 0) {
 			fail(failed + " runs failed; first ones:\n" + failures);
 		}
 		// Not vacuous: the attacked runs still pass the lock in memory.
 		assertThat(passes).isGreaterThan(seeds);
+		if (attacks.contains(CohortRun.Attack.SUBSCRIPTION) && seeds >= CI_SEEDS) {
+			assertThat(gaps[0] - gaps[1]).as("subscriptions confirmed again after a gap").isPositive();
+		}
 	}
 
 	@ParameterizedTest
@@ -168,7 +176,11 @@ class CohortSimulationTests {
 	private static @Nullable String firstViolation(CohortRun.Bug bug) {
 		for (long seed = 1_000; seed < 1_000 + PLANTED_SEEDS; seed++) {
 			for (Set<Fault> faults : java.util.List.of(Set.<Fault>of(), FAULTS)) {
-				CohortRun run = new CohortRun(seed, Map.of(), faults, bug);
+				// A gap needs gaps drawn; the other bugs are found in runs without
+				// attacks.
+				Set<CohortRun.Attack> attacks = (bug == CohortRun.Bug.GAP_UNTOLD)
+						? EnumSet.of(CohortRun.Attack.SUBSCRIPTION) : Set.of();
+				CohortRun run = new CohortRun(seed, Map.of(), faults, attacks, bug);
 				String violation = run.run(ACQUISITIONS);
 				if (violation != null) {
 					return "seed " + seed + ": " + violation;

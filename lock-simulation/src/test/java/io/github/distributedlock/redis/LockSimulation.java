@@ -375,6 +375,11 @@ final class LockSimulation {
 		}
 
 		@Override
+		public SimulatedPort.@Nullable Gap subscriptionGap() {
+			return LockSimulation.this.subscriptionGaps.draw(drawing(Fault.SUBSCRIPTION));
+		}
+
+		@Override
 		public void hearing(@Nullable String operation, long sentNanos) {
 			LockSimulation.this.hearing = operation;
 			LockSimulation.this.hearingSentNanos = sentNanos;
@@ -472,6 +477,8 @@ final class LockSimulation {
 
 	// The cancels of waiting acquisitions, drawn from a PRNG of their own.
 	private final Cancellations cancellations;
+
+	private final SubscriptionGaps subscriptionGaps;
 
 	// The commands whose reply never comes, drawn from a PRNG of their own.
 	private final LostReplies lostReplies;
@@ -595,6 +602,7 @@ final class LockSimulation {
 				this.faults.contains(Fault.PERMIT_KEEP));
 		this.cancellations = new Cancellations(seed);
 		this.lostReplies = new LostReplies(seed, this.faults.contains(Fault.CUT), this.faults.contains(Fault.LATE));
+		this.subscriptionGaps = new SubscriptionGaps(seed, this.faults.contains(Fault.SUBSCRIPTION), 4);
 		// In a quarter of the runs of locks the clients poll: drawn from a PRNG of its
 		// own, so that the other runs are the runs they were.
 		boolean polls = new SimulationRandom(seed ^ 0x706f6c6cL).nextInt(4) == 0 && this.permits == 0 && !this.fair;
@@ -1824,6 +1832,13 @@ final class LockSimulation {
 	 */
 	int[] cancellations() {
 		return this.cancellations.counts();
+	}
+
+	/**
+	 * Return how many subscriptions had a gap, and how many of those gaps ended them.
+	 */
+	int[] subscriptionGaps() {
+		return this.subscriptionGaps.counts();
 	}
 
 	/**
@@ -3482,7 +3497,14 @@ final class LockSimulation {
 		 * In a quarter of the runs, Redis evicts one to three of the keys the scripts
 		 * use, as under {@code maxmemory} ({@link RedisFaults}).
 		 */
-		EVICT
+		EVICT,
+
+		/**
+		 * In a quarter of the runs, a third of the lines' subscriptions lose their
+		 * connection for a while, and what is published meanwhile, then are confirmed
+		 * again or fail ({@link SubscriptionGaps}).
+		 */
+		SUBSCRIPTION
 
 	}
 

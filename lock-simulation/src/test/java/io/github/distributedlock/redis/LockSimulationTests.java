@@ -69,6 +69,8 @@ class LockSimulationTests {
 		int keyspaceRuns = 0;
 		long keyspaceHolds = 0;
 		long[] lost = new long[10];
+		// Subscriptions with a gap, and those the gap ended.
+		long[] gaps = new long[2];
 		// Failovers, writes lost, evictions, holds lost, cut short, kept locks lost,
 		// replies checked, tokens brought back, self-deadlocks; and the seeds with
 		// failovers, with evictions.
@@ -102,6 +104,9 @@ class LockSimulationTests {
 			steps += simulation.steps();
 			for (int i = 0; i < lost.length; i++) {
 				lost[i] += simulation.lostReplies()[i];
+			}
+			for (int i = 0; i < gaps.length; i++) {
+				gaps[i] += simulation.subscriptionGaps()[i];
 			}
 			MultiLockRun multi = simulation.multi();
 			if (multi != null) {
@@ -209,6 +214,8 @@ class LockSimulationTests {
 				+ "Redis; the clients saw %d acquisitions, %d releases, %d renewals (%d holds lost so), %d extensions and "
 				+ "%d re-entries fail, and %d acquisitions refused as self-deadlocks%n", lost[0], lost[2], lost[1],
 				lost[3], lost[4], lost[5], lost[6], lost[7], lost[8], lost[9]);
+		System.out.printf("subscription gaps: %d subscriptions lost their connection and what was published "
+				+ "meanwhile; %d of them failed after, the others were confirmed again%n", gaps[0], gaps[1]);
 		System.out.printf("simulation with failovers and evictions: %d seeds failed over (%d failovers, %d writes "
 				+ "lost), %d seeds evicted %d keys; %d holds lost and %d cut short while their holders counted on "
 				+ "them, %d locks kept for a minimum hold lost; %d replies to a lost hold's renewal, extension or "
@@ -234,6 +241,8 @@ class LockSimulationTests {
 			assertThat(redisFaults[10]).as("seeds with evictions").isPositive();
 			assertThat(redisFaults[3]).as("holds lost by a fault").isPositive();
 			assertThat(recovered).as("acquisitions held to the bound once faults stopped").isPositive();
+			assertThat(gaps[0] - gaps[1]).as("subscriptions confirmed again after a gap").isPositive();
+			assertThat(gaps[1]).as("subscriptions a gap ended").isPositive();
 		}
 	}
 
@@ -670,21 +679,23 @@ class LockSimulationTests {
 	/**
 	 * The guarantees' "a lost message costs the waiter at most half a claim": in runs
 	 * whose only faults are message faults (dropped, late, repeated; a fortieth of the
-	 * messages are dropped), every reservation is tried by its own request's attempt
-	 * before its claim lapses ({@code HandOffOrder.holdReservationsToTheirClaim}), the
-	 * waiters that heard of it or not. Failed before waiters with a request tried again
-	 * within half its claim: a waiter that lost its {@code reserved:} message slept on
-	 * toward the holder's lease end.
+	 * messages are dropped; gaps in subscriptions), every reservation is tried by its own
+	 * request's attempt before its claim lapses
+	 * ({@code HandOffOrder.holdReservationsToTheirClaim}), the waiters that heard of it
+	 * or not. Failed before waiters with a request tried again within half its claim: a
+	 * waiter that lost its {@code reserved:} message slept on toward the holder's lease
+	 * end.
 	 */
 	@Test
 	void aReservationIsTriedBeforeItsClaimLapsesWhenOnlyMessagesFail() {
 		long inTime = 0;
 		long untold = 0;
 		long dropped = 0;
+		long gaps = 0;
 		for (long seed : seeds()) {
 			LockSimulation simulation = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE,
-					EnumSet.of(Fault.MESSAGE, Fault.EXTEND, Fault.REENTER, Fault.RENEW, Fault.KEEP, Fault.READ_KEEP,
-							Fault.PERMIT_KEEP, Fault.CANCEL));
+					EnumSet.of(Fault.MESSAGE, Fault.SUBSCRIPTION, Fault.EXTEND, Fault.REENTER, Fault.RENEW, Fault.KEEP,
+							Fault.READ_KEEP, Fault.PERMIT_KEEP, Fault.CANCEL));
 			simulation.holdReservationsToTheirClaim();
 			assertThat(simulation.run(CLIENTS, ACQUISITIONS)).as(() -> simulation.trace(40)).isNull();
 			long[] counts = simulation.reservationClaims();
@@ -692,11 +703,12 @@ class LockSimulationTests {
 			inTime += counts[0];
 			untold += counts[1];
 			dropped += counts[3];
+			gaps += simulation.subscriptionGaps()[0];
 		}
 		System.out.printf(
 				"with message faults only: %d seeds, %d reservations tried within their claim, %d of them"
-						+ " before anyone heard of them; %d reserved: messages dropped%n",
-				seeds().length, inTime, untold, dropped);
+						+ " before anyone heard of them; %d reserved: messages dropped, %d subscriptions with a gap%n",
+				seeds().length, inTime, untold, dropped, gaps);
 		if (seeds().length >= CI_SEEDS) {
 			// Counted over the build's seeds: one seed replayed may have no retry.
 			assertThat(inTime).as("reservations tried within their claim").isPositive();

@@ -111,6 +111,41 @@ final class SimulatedPort implements LockPort {
 		default void hearing(@Nullable String operation, long sentNanos) {
 		}
 
+		/**
+		 * Draw whether the subscription being made has a gap ({@link SubscriptionGaps}),
+		 * or {@code null} for none.
+		 */
+		default @Nullable Gap subscriptionGap() {
+			return null;
+		}
+
+		/**
+		 * A gap of a subscription of the port that had been confirmed ends: what was
+		 * published meanwhile is lost, and the port is about to tell its listener.
+		 */
+		default void gapEnded(String port) {
+		}
+
+		/**
+		 * A subscription of the port is about to tell its listener a message.
+		 */
+		default void heard(String port, String message) {
+		}
+
+	}
+
+	/**
+	 * A gap in a subscription: from {@code afterNanos} after it was made, for
+	 * {@code lengthNanos}, its connection is down and it hears nothing; then it is
+	 * confirmed again, or, if {@code ends}, it fails. A gap not {@code told} ends with
+	 * the subscription hearing again, its listener told nothing: a planted bug.
+	 */
+	record Gap(long afterNanos, long lengthNanos, boolean ends, boolean told) {
+
+		Gap untold() {
+			return new Gap(this.afterNanos, this.lengthNanos, false, false);
+		}
+
 	}
 
 	/**
@@ -415,24 +450,55 @@ final class SimulatedPort implements LockPort {
 	public Cancellable listen(List<String> channels, Listener listener) {
 		PubSub pubSub = this.world.pubSub();
 		PubSub.Subscriber subscriber = pubSub.subscribe(this.name, channels.toArray(new String[0]));
+		// Whether it was cancelled (or failed), and whether its connection is down.
 		boolean[] cancelled = new boolean[1];
+		boolean[] down = new boolean[1];
+		boolean[] confirmed = new boolean[1];
 		this.world.route(subscriber, (message) -> {
-			if (!cancelled[0]) {
+			if (!cancelled[0] && !down[0]) {
+				this.world.heard(this.name, message);
 				listener.message(message.getBytes(StandardCharsets.UTF_8));
 			}
 		});
 		this.world.at(this.world.network(), this.name + " subscribed", () -> {
-			if (!cancelled[0]) {
+			if (!cancelled[0] && !down[0]) {
+				confirmed[0] = true;
 				listener.subscribed();
 			}
 		});
-		return () -> {
+		Runnable cancel = () -> {
 			if (!cancelled[0]) {
 				cancelled[0] = true;
 				pubSub.disconnect(subscriber);
 				this.world.route(subscriber, null);
 			}
 		};
+		Gap gap = this.world.subscriptionGap();
+		if (gap != null) {
+			this.world.at(gap.afterNanos(), this.name + "'s subscription connection drops", () -> down[0] = true);
+			this.world.at(gap.afterNanos() + gap.lengthNanos(),
+					this.name + "'s subscription " + (gap.ends() ? "fails" : "is confirmed again"), () -> {
+						if (cancelled[0]) {
+							return;
+						}
+						down[0] = false;
+						if (confirmed[0]) {
+							this.world.gapEnded(this.name);
+						}
+						confirmed[0] = !gap.ends();
+						if (!gap.told()) {
+							return;
+						}
+						if (gap.ends()) {
+							cancel.run();
+							listener.lost(new IllegalStateException("the subscription's connection dropped"));
+						}
+						else {
+							listener.subscribed();
+						}
+					});
+		}
+		return cancel::run;
 	}
 
 	@Override
