@@ -12,6 +12,7 @@ import java.util.function.Consumer;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockDefaults;
+import io.github.distributedlock.LockInterruptedException;
 import io.github.distributedlock.LockMode;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.LockTimeoutException;
@@ -917,8 +918,11 @@ final class CohortRun {
 		// What the cycle under way waits for: acquisitions and holds not yet ended.
 		private int pending;
 
-		// The acquisition under way that a cancel may stop, if any.
+		// The acquisition under way that a cancel may stop, if any, and the port and
+		// completion that tell its end once what it sent settled, a cancel's too.
 		private @Nullable Acquiring current;
+
+		private @Nullable SettledRun<Grant> settling;
 
 		// Whether the acquisition under way sent an attempt that carried a request.
 		boolean sentRequest;
@@ -950,25 +954,37 @@ final class CohortRun {
 			// As the blocking template does: a caller that holds the lock under a cohort
 			// re-enters it; nobody else does here, as none holds it.
 			CohortReentry reentry = CohortReentry.start(this.lines, CohortRun.this.spec, this.owner);
-			// Its end is told once it settled, as both templates tell it.
-			long wait = CohortRun.this.spec.waitNanos();
-			SettledRun<Grant> settled = new SettledRun<>(this.port, Completion.of(this::got, this::failed),
-					LockSimulation.SETTLE_NANOS, (wait < 0) ? -1 : wait + LockSimulation.SETTLE_NANOS);
-			Acquiring run = acquire(CohortRun.this.spec, reentry, false, this.commands.on(settled), settled);
-			mayCancel(run, () -> this.acquiring = false);
+			Acquiring run = acquire(CohortRun.this.spec, reentry, false, Completion.of(this::got, this::failed),
+					() -> this.acquiring = false);
+			mayCancel(run);
 		}
 
 		/**
 		 * Start the acquisition as both templates do ({@link AcquisitionRun#of}): a
 		 * re-entry under a cohort's owner through the driver's
 		 * {@link CohortReentry#acquisition}, which ends the re-entry on the run's end or
-		 * cancel.
+		 * cancel. Its end is told once it settled ({@link SettledRun}), as both templates
+		 * tell it, a cancel's too.
+		 * @param stopped what the caller does once a cancel that stopped it settled,
+		 * before it goes on
 		 */
 		private Acquiring acquire(LockSpec spec, @Nullable CohortReentry reentry, boolean holdsIt,
-				DriverCommands commands, Completion<Grant> done) {
-			Acquiring acquisition = AcquisitionRun.of(spec, this.owner, reentry, holdsIt, true, true, commands,
-					this.lines, done);
+				Completion<Grant> done, Runnable stopped) {
+			long wait = spec.waitNanos();
+			SettledRun<Grant> settled = new SettledRun<>(this.port, Completion.of(done::granted, (error) -> {
+				if (error instanceof LockInterruptedException) {
+					// The cancel's end, told once what the run sent settled.
+					stopped.run();
+					end();
+				}
+				else {
+					done.failed(error);
+				}
+			}), LockSimulation.SETTLE_NANOS, (wait < 0) ? -1 : wait + LockSimulation.SETTLE_NANOS);
+			Acquiring acquisition = AcquisitionRun.of(spec, this.owner, reentry, holdsIt, true, true,
+					this.commands.on(settled), this.lines, settled);
 			this.current = acquisition;
+			this.settling = settled;
 			acquisition.start();
 			return acquisition;
 		}
@@ -977,36 +993,38 @@ final class CohortRun {
 		 * Draw whether the acquisition is cancelled, as the template does on an interrupt
 		 * or its grace bound: at a drawn time ({@link Cancellations}).
 		 */
-		private void mayCancel(Acquiring run, Runnable stopped) {
+		private void mayCancel(Acquiring run) {
 			if (!CohortRun.this.attacks.contains(Attack.CANCEL)) {
 				return;
 			}
 			Cancellations.Stop stop = CohortRun.this.cancellations.draw();
 			if (stop != null) {
-				at(stop.delayNanos(), this.name + " is cancelled", () -> cancel(run, stopped), false);
+				at(stop.delayNanos(), this.name + " is cancelled", () -> cancel(run), false);
 			}
 		}
 
 		/**
-		 * Stop the acquisition with the driver's cancel; if it stopped a running one, its
-		 * completion hears nothing more, and the caller goes on as after an exception.
+		 * Stop the acquisition as a blocking caller's interrupt does
+		 * ({@code CallerWait.await}): the driver's cancel, then, if it stopped a running
+		 * one, the run's {@link SettledRun#cancelled}, which tells the cancel's error
+		 * once what the run sent settled; the caller goes on then, as after an exception.
 		 */
-		void cancel(Acquiring run, Runnable stopped) {
-			if (this.current != run || !run.cancel()) {
+		void cancel(Acquiring run) {
+			SettledRun<Grant> settled = this.settling;
+			if (this.current != run || settled == null || !run.cancel()) {
 				return;
 			}
 			CohortRun.this.attackCounts[0]++;
 			CohortRun.this.trace.add("           " + this.name + "'s acquisition stopped");
-			if (this.current == run) {
-				this.current = null;
-			}
-			stopped.run();
-			end();
+			this.current = null;
+			this.settling = null;
+			settled.cancelled(new LockInterruptedException(CohortRun.this.spec.name(), new InterruptedException()));
 		}
 
 		private void got(Grant grant) {
 			this.acquiring = false;
 			this.current = null;
+			this.settling = null;
 			waited(this, this.startedNanos, true);
 			Handle handle = new Handle(this, grant, this.lines);
 			CohortRun.this.handles.add(handle);
@@ -1096,6 +1114,7 @@ final class CohortRun {
 			this.pending++;
 			Completion<Grant> done = Completion.of((shown) -> {
 				this.current = null;
+				this.settling = null;
 				CohortRun.this.reentries++;
 				Handle inner = new Handle(this, shown, this.lines);
 				CohortRun.this.handles.add(inner);
@@ -1128,6 +1147,7 @@ final class CohortRun {
 				}
 			}, (error) -> {
 				this.current = null;
+				this.settling = null;
 				if (!(error instanceof LockTimeoutException)) {
 					mayFail(error);
 				}
@@ -1136,12 +1156,12 @@ final class CohortRun {
 				}
 				end();
 			});
-			Acquiring run = acquire(spec, reentry, true, this.commands, done);
-			mayCancel(run, () -> {
+			Acquiring run = acquire(spec, reentry, true, done, () -> {
 				if (!outerDuring) {
 					at(work, this.name + " releases", () -> release(outer), false);
 				}
 			});
+			mayCancel(run);
 			if (outerDuring) {
 				at(extra.between(0, 2 * MS), this.name + " releases its outer hold during its re-entry",
 						() -> release(outer), false);
@@ -1185,13 +1205,14 @@ final class CohortRun {
 				if (other != this && other.jvm.equals(this.jvm) && other.acquiring && run != null) {
 					CohortRun.this.trace
 						.add("           " + other.name + " is cancelled as " + this.name + " releases");
-					other.cancel(run, () -> other.acquiring = false);
+					other.cancel(run);
 				}
 			}
 		}
 
 		private void failed(Throwable error) {
 			this.current = null;
+			this.settling = null;
 			if (!(error instanceof LockTimeoutException)) {
 				mayFail(error);
 			}

@@ -136,7 +136,7 @@ final class HoldWork {
 		}
 		LockSpec spec = LockSimulation.reentrant(which.grant.spec(), lease());
 		outer.busy();
-		SettledRun<Grant> settled = settled(spec, Completion.of((grant) -> {
+		SettledRun<Grant> settled = settled(Completion.of((grant) -> {
 			this.run.counted(MultiLockRun.Counted.REENTERED_SINGLY);
 			ClientHold inner = this.run.checks().held(this.holder, this.owner, grant, this.port.ranNanos(), which);
 			nested(outer, outer.nested(List.of(inner)), work);
@@ -168,7 +168,7 @@ final class HoldWork {
 		MultiAcquisition acquisition = new MultiAcquisition(MultiAcquisition.inGlobalOrder(requested), this.owner, 0,
 				true, true, this.run::nanos, this.port.ids());
 		outer.busy();
-		SettledRun<List<Grant>> settled = settled(requested.get(0), Completion.of((grants) -> {
+		SettledRun<List<Grant>> settled = settled(Completion.of((grants) -> {
 			this.run.counted(MultiLockRun.Counted.REENTERED_BY_A_MULTI_LOCK);
 			long ranNanos = this.port.ranNanos();
 			List<ClientHold> inner = new ArrayList<>();
@@ -185,10 +185,8 @@ final class HoldWork {
 	 * Return the port and completion of a re-entry, which tell its end once what it sent
 	 * settled (the release of a late grant), as both templates tell it.
 	 */
-	private <G> SettledRun<G> settled(LockSpec spec, Completion<G> told) {
-		long wait = spec.waitNanos();
-		return new SettledRun<>(this.port, told, LockSimulation.SETTLE_NANOS,
-				(wait < 0) ? -1 : wait + LockSimulation.SETTLE_NANOS);
+	private <G> SettledRun<G> settled(Completion<G> told) {
+		return new SettledRun<>(this.port, told, MultiLockRun.SETTLE_NANOS, -1);
 	}
 
 	/**

@@ -3,6 +3,8 @@ package io.github.distributedlock.redis;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.distributedlock.LockInterruptedException;
+import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockSelfDeadlockException;
 import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.redis.core.Grant;
@@ -12,6 +14,7 @@ import io.github.distributedlock.redis.driver.AllLocksAcquisition;
 import io.github.distributedlock.redis.driver.Completion;
 import io.github.distributedlock.redis.driver.DriverCommands;
 import io.github.distributedlock.redis.driver.LocalLines;
+import io.github.distributedlock.redis.driver.SettledRun;
 import io.github.distributedlock.redis.script.ScriptCall;
 import org.jspecify.annotations.Nullable;
 
@@ -21,9 +24,10 @@ import org.jspecify.annotations.Nullable;
  * a {@link SimulatedPort} of its own, in local lines of its own (one JVM per client). It
  * releases what it won as the engine's multi-lock handle does ({@link HoldWork}).
  * <p>
- * A cancel is the driver's {@code cancel()}; the client goes on once the driver's
- * releases of unused grants and its withdrawals have replied, as a thread's next command
- * follows them on its connection.
+ * Its end is told through the driver's {@link SettledRun}, as the blocking template's
+ * {@code CallerWait} tells it, once the releases of unused grants and the withdrawals the
+ * driver sent have replied; a cancel is the driver's {@code cancel()} followed by
+ * {@link SettledRun#cancelled}, as the template's interrupt is.
  */
 final class MultiClient implements SimulatedPort.Calls {
 
@@ -47,16 +51,15 @@ final class MultiClient implements SimulatedPort.Calls {
 	// The driver's acquisition under way, until it ends or is cancelled.
 	private @Nullable AllLocksAcquisition acquiring;
 
+	// The port and completion of the current acquisition, which tell its end once what
+	// it sent has settled, a cancel's too.
+	private @Nullable SettledRun<List<Grant>> settling;
+
 	private boolean cancelled;
 
 	private long startedNanos;
 
 	private int attemptsInFlight;
-
-	// Releases and withdrawals the driver sent whose replies did not come yet.
-	private int cleanUpsInFlight;
-
-	private @Nullable Runnable afterCleanUps;
 
 	// Whether the attempt whose reply is being read was granted every lock.
 	private boolean grantRead;
@@ -102,17 +105,23 @@ final class MultiClient implements SimulatedPort.Calls {
 		MultiAcquisition acquisition = new MultiAcquisition(specs, this.owner, first.waitNanos(), first.reentrant(),
 				true, this.run::nanos, this.port.ids());
 		AllLocksAcquisition[] started = new AllLocksAcquisition[1];
-		AllLocksAcquisition acquiring = new AllLocksAcquisition(acquisition, this.commands, this.lines,
-				Completion.of((grants) -> granted(started[0], grants), (error) -> failed(started[0], error)));
+		// Its end is told once it settled, as BlockingAcquisitions.acquireAll's
+		// CallerWait tells it.
+		SettledRun<List<Grant>> settled = new SettledRun<>(this.port,
+				Completion.of((grants) -> granted(started[0], grants), (error) -> failed(started[0], error)),
+				MultiLockRun.SETTLE_NANOS, -1);
+		AllLocksAcquisition acquiring = new AllLocksAcquisition(acquisition, this.commands.on(settled), this.lines,
+				settled);
 		started[0] = acquiring;
 		this.acquiring = acquiring;
+		this.settling = settled;
 		this.busy = true;
 		this.cancelled = false;
 		this.startedNanos = this.run.nanos();
 		Cancellations.Stop stop = this.run.cancellations().draw();
 		if (stop != null && this.run.draws(LockSimulation.Fault.CANCEL)) {
 			// A blocking interrupt is a cancel too: the driver has one way to stop.
-			this.run.at(stop.delayNanos(), this.name + " is cancelled", () -> cancel(acquiring));
+			this.run.at(stop.delayNanos(), this.name + " is cancelled", () -> cancel(acquiring, first.name()));
 		}
 		acquiring.start();
 	}
@@ -122,6 +131,7 @@ final class MultiClient implements SimulatedPort.Calls {
 			throw new IllegalStateException(this.name + " is granted by an acquisition that ended");
 		}
 		this.acquiring = null;
+		this.settling = null;
 		this.busy = false;
 		this.run.multiHeld(false);
 		this.run.waited(this.name, true, this.startedNanos, true);
@@ -136,6 +146,11 @@ final class MultiClient implements SimulatedPort.Calls {
 	}
 
 	private void failed(AllLocksAcquisition acquiring, Throwable error) {
+		if (this.cancelled && error instanceof LockInterruptedException) {
+			// The cancel's end, told once what the run sent settled.
+			end();
+			return;
+		}
 		if (this.acquiring != acquiring) {
 			throw new IllegalStateException(this.name + " hears of an acquisition that ended: " + error);
 		}
@@ -152,32 +167,38 @@ final class MultiClient implements SimulatedPort.Calls {
 	}
 
 	/**
-	 * Stop the acquisition with the driver's cancel: waiting, it ends at once; with an
-	 * attempt in flight, the reply ends it, and grants it brings are released.
+	 * Stop the acquisition as a blocking caller's interrupt does
+	 * ({@code CallerWait.await}): the driver's cancel, then the run's
+	 * {@link SettledRun#cancelled}, which tells the cancel's error once what the run sent
+	 * settled (waiting, its withdrawals; with an attempt in flight, its reply and the
+	 * release of grants it brings).
 	 */
-	private void cancel(AllLocksAcquisition acquiring) {
-		if (this.acquiring != acquiring) {
+	private void cancel(AllLocksAcquisition acquiring, LockName name) {
+		SettledRun<List<Grant>> settled = this.settling;
+		if (this.acquiring != acquiring || settled == null) {
+			return;
+		}
+		this.cancelled = true;
+		if (!acquiring.cancel()) {
+			// It ended first, and its end is settling: the caller takes it, as a
+			// blocking caller does.
+			this.cancelled = false;
 			return;
 		}
 		this.acquiring = null;
-		this.cancelled = true;
-		acquiring.cancel();
 		if (this.attemptsInFlight == 0) {
 			this.run.cancellations().cancelledAsleep();
-			end();
 		}
+		settled.cancelled(new LockInterruptedException(name, new InterruptedException()));
 	}
 
 	/**
-	 * End the acquisition without the locks (a stopped one is not measured), and go on
-	 * once the driver's clean-ups have replied.
+	 * End the acquisition without the locks, once its end settled (a stopped one is not
+	 * measured): the driver withdrew its requests and released grants nobody uses.
 	 */
 	private void end() {
 		this.busy = false;
-		if (this.cleanUpsInFlight > 0) {
-			this.afterCleanUps = this::next;
-			return;
-		}
+		this.settling = null;
 		next();
 	}
 
@@ -194,14 +215,12 @@ final class MultiClient implements SimulatedPort.Calls {
 				if (this.cancelled && bug == LockSimulation.ClientBug.CANCEL_KEEPS_GRANT) {
 					return false;
 				}
-				this.cleanUpsInFlight++;
 			}
 			case "withdraw" -> {
 				if (bug == LockSimulation.ClientBug.MULTI_SKIPS_WITHDRAWAL
 						|| (this.cancelled && bug == LockSimulation.ClientBug.CANCEL_SKIPS_WITHDRAWAL)) {
 					return false;
 				}
-				this.cleanUpsInFlight++;
 			}
 			default -> {
 			}
@@ -215,11 +234,6 @@ final class MultiClient implements SimulatedPort.Calls {
 			this.attemptsInFlight--;
 			this.grantRead = reply instanceof List<?> result && Long.valueOf(1).equals(result.get(0));
 		}
-		else if (--this.cleanUpsInFlight == 0 && this.afterCleanUps != null) {
-			Runnable then = this.afterCleanUps;
-			this.afterCleanUps = null;
-			this.run.at(0, this.name + " goes on", then);
-		}
 	}
 
 	@Override
@@ -228,9 +242,9 @@ final class MultiClient implements SimulatedPort.Calls {
 			return;
 		}
 		if (this.cancelled && this.busy && this.acquiring == null && this.attemptsInFlight == 0) {
-			// Cancelled in flight: the reply ended it, releasing what it granted.
+			// Cancelled in flight: the reply ended it, releasing what it granted; its
+			// caller hears the cancel once that settled.
 			this.run.cancellations().cancelledInFlight(this.grantRead);
-			end();
 		}
 		else if (this.grantRead && this.busy) {
 			// Granted too late to use: taken again, or released.

@@ -21,6 +21,7 @@ import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.SimulatedIds;
 import io.github.distributedlock.redis.core.UniqueIds;
 import io.github.distributedlock.redis.driver.Renewals;
+import io.github.distributedlock.redis.driver.SettledRun;
 import io.github.distributedlock.redis.script.ScriptCall;
 import io.github.distributedlock.redis.server.LockRequestResolver;
 import io.github.distributedlock.redis.server.RedisServerFeatures;
@@ -69,6 +70,17 @@ final class MultiLockRun {
 	static final long MS = LockSimulation.MS;
 
 	static final String FENCE_IDLE_MS = "600000";
+
+	/**
+	 * How long past its end a client's acquisition may take to settle: its ports have no
+	 * command timeout (a reply comes whenever it ran, however long a pause or a stall
+	 * holds it back), so its clients wait as a template that knows none does
+	 * ({@code CallerWait}): {@link SettledRun#UNKNOWN_TIMEOUT_SETTLE_NANOS}, with no
+	 * bound on the call (seed 1061: a multi-lock client cancelled in flight went on after
+	 * a settle time of 1 s, while the reply of its attempt, which Redis had granted, was
+	 * held back 2.5 s; its next attempt found its own holds).
+	 */
+	static final long SETTLE_NANOS = SettledRun.UNKNOWN_TIMEOUT_SETTLE_NANOS;
 
 	// The seed of the PRNG that draws whether the multi-locks are taken in order, the
 	// command timeout of such runs, and whether their locks are renewed.

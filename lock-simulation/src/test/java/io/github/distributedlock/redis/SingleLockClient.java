@@ -76,10 +76,9 @@ final class SingleLockClient {
 		SingleAcquisition[] started = new SingleAcquisition[1];
 		// Its end is told once what it sent settled (the release of a late grant), as
 		// both templates tell it.
-		long wait = spec.waitNanos();
 		SettledRun<Grant> settled = new SettledRun<>(this.port,
 				Completion.of((grant) -> granted(started[0], grant), (error) -> failed(started[0], error)),
-				LockSimulation.SETTLE_NANOS, (wait < 0) ? -1 : wait + LockSimulation.SETTLE_NANOS);
+				MultiLockRun.SETTLE_NANOS, -1);
 		SingleAcquisition acquiring = new SingleAcquisition(spec, this.owner, LockOwners.isCustom(this.owner), true,
 				this.commands.on(settled), this.lines, settled);
 		started[0] = acquiring;
