@@ -14,6 +14,7 @@ import io.github.distributedlock.redis.driver.AllLocksAcquisition;
 import io.github.distributedlock.redis.driver.Completion;
 import io.github.distributedlock.redis.driver.DriverCommands;
 import io.github.distributedlock.redis.driver.LocalLines;
+import io.github.distributedlock.redis.driver.LockPort;
 import io.github.distributedlock.redis.driver.SettledRun;
 import io.github.distributedlock.redis.script.ScriptCall;
 import org.jspecify.annotations.Nullable;
@@ -110,7 +111,14 @@ final class MultiClient implements SimulatedPort.Calls {
 		SettledRun<List<Grant>> settled = new SettledRun<>(this.port,
 				Completion.of((grants) -> granted(started[0], grants), (error) -> failed(started[0], error)),
 				MultiLockRun.SETTLE_NANOS, -1);
-		AllLocksAcquisition acquiring = new AllLocksAcquisition(acquisition, this.commands.on(settled), this.lines,
+		// A planted bug drops a command before the SettledRun sees it: never sent, not
+		// one that never answers.
+		LockPort planted = SimulatedPort.running(settled, (name, operation, call, reply) -> {
+			if (!dropped(operation)) {
+				settled.run(name, operation, call, reply);
+			}
+		});
+		AllLocksAcquisition acquiring = new AllLocksAcquisition(acquisition, this.commands.on(planted), this.lines,
 				settled);
 		started[0] = acquiring;
 		this.acquiring = acquiring;
@@ -206,24 +214,24 @@ final class MultiClient implements SimulatedPort.Calls {
 		this.run.at(this.run.random().between(0, 20 * LockSimulation.MS), this.name + " next", this::start);
 	}
 
+	/**
+	 * Return whether a planted bug drops the acquisition's command: the release of a
+	 * cancelled waiter's grant, or a withdrawal.
+	 */
+	private boolean dropped(String operation) {
+		LockSimulation.ClientBug bug = this.run.clientBug();
+		return switch (operation) {
+			case "release" -> this.cancelled && bug == LockSimulation.ClientBug.CANCEL_KEEPS_GRANT;
+			case "withdraw" -> bug == LockSimulation.ClientBug.MULTI_SKIPS_WITHDRAWAL
+					|| (this.cancelled && bug == LockSimulation.ClientBug.CANCEL_SKIPS_WITHDRAWAL);
+			default -> false;
+		};
+	}
+
 	@Override
 	public boolean sending(String operation, ScriptCall call) {
-		LockSimulation.ClientBug bug = this.run.clientBug();
-		switch (operation) {
-			case "acquire" -> this.attemptsInFlight++;
-			case "release" -> {
-				if (this.cancelled && bug == LockSimulation.ClientBug.CANCEL_KEEPS_GRANT) {
-					return false;
-				}
-			}
-			case "withdraw" -> {
-				if (bug == LockSimulation.ClientBug.MULTI_SKIPS_WITHDRAWAL
-						|| (this.cancelled && bug == LockSimulation.ClientBug.CANCEL_SKIPS_WITHDRAWAL)) {
-					return false;
-				}
-			}
-			default -> {
-			}
+		if (operation.equals("acquire")) {
+			this.attemptsInFlight++;
 		}
 		return true;
 	}
