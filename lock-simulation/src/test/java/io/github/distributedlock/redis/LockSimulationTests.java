@@ -547,11 +547,14 @@ class LockSimulationTests {
 	 * those writes brings the hold back before its reply is read. The reply's token is
 	 * older than the lost one: the case docs/guarantees.md exempts ("except across a
 	 * failover that lost the last acquisition"), which the checker took for a token going
-	 * back.
+	 * back. Run without lost replies: the reply is read over a second late, which a run
+	 * with them fails at its command timeout (no seed of 15000-79999 that draws an
+	 * eviction before a lagging failover reaches the case with them).
 	 */
 	@Test
 	void aHoldInFlightThatAFailoverBringsBackKeepsItsOlderToken() {
-		LockSimulation simulation = pinned(28636);
+		LockSimulation simulation = new LockSimulation(28636, Map.of(), LockSimulation.ClientBug.NONE,
+				EnumSet.complementOf(EnumSet.of(Fault.LATE, Fault.TRY, Fault.REENTRANT, Fault.CUT)));
 		assertThat(simulation.run(CLIENTS, ACQUISITIONS)).as(() -> simulation.trace(40)).isNull();
 		assertThat(simulation.inFlightTokensBroughtBack()).as("grants in flight that took an older token back")
 			.isPositive();

@@ -29,10 +29,11 @@ import org.jspecify.annotations.Nullable;
  * What the fault model sends outside that order stays outside it: a lost command that
  * runs late (as on a pool's other connection). A re-sent command runs again before what
  * was sent after it, as Lettuce sends it again on a reconnect (seeds 1116, 3034: a
- * re-sent attempt filed its request again after its withdrawal). A command that has not
- * run (its last run) when the connection's command timeout passes (held back by a stall)
- * fails then, as a Lettuce command timeout fails it, and may still run later, its reply
- * lost.
+ * re-sent attempt filed its request again after its withdrawal). A command whose reply is
+ * not read when the connection's command timeout passes fails then, as a Lettuce command
+ * timeout fails it, whatever Redis did: one that has not run (its last run; held back by
+ * a stall) may still run later, and one that ran (its reply held back by a pause) has its
+ * reply dropped.
  */
 final class SimulatedPort implements LockPort {
 
@@ -84,9 +85,9 @@ final class SimulatedPort implements LockPort {
 		LostReplies.@Nullable Cut cut();
 
 		/**
-		 * Return the connections' command timeout: a command that has not run in Redis by
-		 * then fails, though it may still run later; or -1 for none (its reply comes
-		 * whenever it ran).
+		 * Return the connections' command timeout: a command whose reply is not read by
+		 * then fails, though it may have run or still run later; or -1 for none (its
+		 * reply comes whenever it ran).
 		 */
 		default long commandTimeoutNanos() {
 			return -1;
@@ -189,8 +190,9 @@ final class SimulatedPort implements LockPort {
 		/**
 		 * Its caller will hear of it at {@code atNanos}: its reply ({@code replies}), or
 		 * its failure once its command timeout has passed. Told when that is drawn: as it
-		 * is sent, for a reply that will be lost; as it runs, for one that comes; at its
-		 * timeout, for one a stall held back.
+		 * is sent, for a reply that will be lost; as it runs, for one that comes and for
+		 * one that would be read after its timeout; at its timeout, for one a stall held
+		 * back.
 		 */
 		default void hears(String operation, ScriptCall call, long atNanos, boolean replies) {
 		}
@@ -342,7 +344,14 @@ final class SimulatedPort implements LockPort {
 		command.action = () -> {
 			Object first = eval(operation, call);
 			ran(operation, call, first, ran);
-			if (resend < 0) {
+			if (resend >= 0 && command.timedOut) {
+				// Lettuce writes again on a reconnect only a command that is not done:
+				// one that timed out is not (seed 1027: a stalled attempt, failed, its
+				// request withdrawn, ran again after the withdrawal and left the request
+				// in the line).
+				this.world.note("           " + what + " is not sent again: its caller heard its timeout");
+			}
+			if (resend < 0 || command.timedOut) {
 				replyLater(what, operation, call, sent, first, reply, command);
 				return;
 			}
@@ -361,15 +370,19 @@ final class SimulatedPort implements LockPort {
 		long timeout = this.world.commandTimeoutNanos();
 		if (timeout >= 0) {
 			this.world.at(timeout, "", () -> {
+				if (command.replies) {
+					return;
+				}
+				this.world.note(String.format("%9.3f ms  %s timed out (%s)",
+						(this.world.nanos() - 1_000_000 * LockSimulation.MS) / 1e6, what,
+						command.answered ? "ran, its reply not read yet" : "not run yet"));
 				if (!command.answered) {
-					this.world.note(String.format("%9.3f ms  %s timed out (not run yet)",
-							(this.world.nanos() - 1_000_000 * LockSimulation.MS) / 1e6, what));
 					// Held back (a stall): the caller hears the timeout; the command
 					// still runs once Redis gets to it, its reply lost.
 					command.timedOut = true;
 					this.calls.hears(operation, call, this.world.nanos(), false);
-					timedOut(name, operation, sent, reply);
 				}
+				timedOut(name, operation, sent, reply);
 			});
 		}
 	}
@@ -430,6 +443,15 @@ final class SimulatedPort implements LockPort {
 		}
 		long ran = this.world.nanos();
 		long delay = this.world.replyDelay();
+		long timeout = this.world.commandTimeoutNanos();
+		if (timeout >= 0 && ran + delay - sent >= timeout) {
+			// Read after its timeout (a client paused): Lettuce failed the command at
+			// its timeout, whatever Redis did, and drops the reply.
+			this.world.note("           " + what + " ran, but its reply would be read after its timeout: lost");
+			this.calls.hears(operation, call, sent + timeout, false);
+			return;
+		}
+		command.replies = true;
 		this.calls.hears(operation, call, ran + delay, true);
 		this.world.at(delay, what + " replied " + result, () -> {
 			this.calls.ended(operation, result, ran);
@@ -508,7 +530,8 @@ final class SimulatedPort implements LockPort {
 
 	/**
 	 * A command sent on the connection: whether it reached Redis, whether its last run
-	 * (the one whose reply is read) ran, and whether its caller heard its timeout first.
+	 * (the one whose reply is read) ran, whether its reply is read before its timeout,
+	 * and whether its caller heard its timeout before it ran.
 	 */
 	private static final class Sent {
 
@@ -520,6 +543,8 @@ final class SimulatedPort implements LockPort {
 		private boolean reached;
 
 		private boolean answered;
+
+		private boolean replies;
 
 		private boolean timedOut;
 
