@@ -67,6 +67,57 @@ class UnansweredAttemptTests {
 		}
 	}
 
+	/**
+	 * The shape the simulation's seed 2133 once showed: a fair waiter interrupted while
+	 * its first attempt is in flight, which Redis grants only after the command timeout,
+	 * and the same thread's next acquisition. The interrupt's end is told once what the
+	 * run sent settled (the undo of the unanswered attempt, sent on the same connection
+	 * before the next attempt), so the thread takes the lock again and is not refused as
+	 * a self-deadlock.
+	 */
+	@Test
+	void aFairWaiterInterruptedWithAGrantInFlightTakesTheLockAgain() throws Exception {
+		try (RedisLockTemplate waiter = template()) {
+			String key = waiter.lockKey(LockName.of("unanswered", "again"));
+			// Its script is loaded: the first EVALSHA runs once the pause ends.
+			waiter.acquire(request("again").fair(true).build()).close();
+			// Longer than the command timeout (RedisConnections.COMMAND_TIMEOUT): the
+			// attempt runs, and takes the free lock, after its caller gave up.
+			redis.server().command("CLIENT", "PAUSE", "2600", "ALL");
+			AtomicReference<Throwable> interrupted = new AtomicReference<>();
+			AtomicReference<Throwable> again = new AtomicReference<>();
+			AtomicReference<Boolean> held = new AtomicReference<>(false);
+			Thread thread = new Thread(() -> {
+				try {
+					waiter.acquire(request("again").fair(true).waitTime(Duration.ofSeconds(30)).build()).close();
+				}
+				catch (Throwable ex) {
+					interrupted.set(ex);
+				}
+				// The interrupt stays set after the acquisition it stopped.
+				Thread.interrupted();
+				try (LockHandle handle = waiter
+					.acquire(request("again").fair(true).waitTime(Duration.ofSeconds(10)).build())) {
+					held.set(handle.isHeld());
+				}
+				catch (Throwable ex) {
+					again.set(ex);
+				}
+			});
+			thread.start();
+			// Its first attempt is written, and waits for the paused server.
+			Thread.sleep(200);
+			thread.interrupt();
+			thread.join(TimeUnit.SECONDS.toMillis(15));
+			assertThat(thread.isAlive()).isFalse();
+			assertThat(interrupted.get()).isInstanceOf(LockInterruptedException.class);
+			assertThat(again.get()).isNull();
+			assertThat(held.get()).isTrue();
+			await().atMost(Duration.ofSeconds(3))
+				.until(() -> Long.valueOf(0).equals(redis.server().command("EXISTS", key)));
+		}
+	}
+
 	@Test
 	void aMultiLockAttemptWithoutAReplyLeavesNoRequestInAnyLine() throws Exception {
 		try (RedisLockTemplate holder = template(); RedisLockTemplate waiter = template()) {
