@@ -174,7 +174,7 @@ final class InOrderClient implements SimulatedPort.Calls {
 			@Override
 			public void release(ClientHold held) {
 				InOrderClient.this.run.checks().released(held);
-				held.hold.release(call.settled, Completion.of((left) -> {
+				held.hold.releaseUnused(call.settled, Completion.of((left) -> {
 				}, (error) -> {
 					// Its lease ends it.
 				}));

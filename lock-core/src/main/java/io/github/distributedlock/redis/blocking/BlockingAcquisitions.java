@@ -171,7 +171,7 @@ public final class BlockingAcquisitions {
 			 */
 			@Override
 			public void release(RedisLockHandle held) {
-				held.hold().release(caller, Completion.of((result) -> {
+				held.hold().releaseUnused(caller, Completion.of((result) -> {
 				}, (error) -> {
 					// Its lease ends it.
 				}));

@@ -49,7 +49,8 @@ public final class InOrderAcquisition<H> implements Acquiring {
 		H hold(Grant grant);
 
 		/**
-		 * Release a held lock without waiting for Redis.
+		 * Release a held lock without waiting for Redis, and without keeping it for its
+		 * minimum hold: the caller never had it.
 		 */
 		void release(H held);
 

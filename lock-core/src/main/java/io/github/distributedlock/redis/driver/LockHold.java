@@ -165,12 +165,26 @@ public class LockHold {
 	 * if the hold was gone or taken, or the port's failure
 	 */
 	public void release(LockPort port, Completion<Long> done) {
+		release(port, done, true);
+	}
+
+	/**
+	 * Release a hold its caller never had (a lock a multi-lock took on its way, given
+	 * back as the multi-lock fails or starts over), as {@link #release} does but without
+	 * keeping the lock for its minimum hold, as no grant that nobody uses is kept
+	 * ({@link DriverCommands#releaseUnused}).
+	 */
+	public void releaseUnused(LockPort port, Completion<Long> done) {
+		release(port, done, false);
+	}
+
+	private void release(LockPort port, Completion<Long> done, boolean keep) {
 		if (!this.released.compareAndSet(false, true)) {
 			done.granted(0L);
 			return;
 		}
 		LockSpec spec = spec();
-		long keepMillis = this.life.minimumHoldLeftMillis(port.nanoTime());
+		long keepMillis = keep ? this.life.minimumHoldLeftMillis(port.nanoTime()) : 0;
 		// The last local hold of a cohort's holder passes in memory, if it may (rule 4),
 		// or ends the cohort once its release is answered; a pass of any other would
 		// leave a hold of the same owner in Redis.
