@@ -10,8 +10,10 @@ import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockLeaseLostException;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.LockTimeoutException;
+import io.github.distributedlock.ReactiveLockHandle;
 import io.github.distributedlock.redis.core.HashSlots;
 import io.github.distributedlock.redis.core.LockOwners;
+import io.github.distributedlock.redis.reactive.ReactiveAcquisitions;
 import io.github.distributedlock.test.RedisClusterTopology;
 import io.github.distributedlock.test.RedisTopologyExtension;
 import org.junit.jupiter.api.AfterAll;
@@ -34,7 +36,9 @@ import static org.awaitility.Awaitility.await;
  * had them, so none may stay kept for its minimum hold, as no grant that nobody uses is.
  * Kept, a lock whose minimum hold is its lease stayed taken by nobody until its lease
  * ended after a failed call, and a start-over could not take back the lock it had just
- * released, and timed out, on either template.
+ * released, and timed out, on either template. The same holds for a reactive handle that
+ * an operator of the template drops on its way to a subscriber that cancelled, which the
+ * template's discard hook releases ({@link ReactiveAcquisitions#releaseDropped}).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class InOrderMultiLockMinimumHoldTests {
@@ -109,6 +113,42 @@ class InOrderMultiLockMinimumHoldTests {
 			.flatMap((handle) -> handle.release().onErrorComplete(LockLeaseLostException.class).thenReturn(handle))
 			.map(Object.class::cast)
 			.toFuture());
+	}
+
+	@Test
+	void shouldFreeAReactiveHandleDroppedOnItsWay() {
+		LockRequest a = LockRequest.builder("keep-dropped")
+			.key("a")
+			.owner(CALLER)
+			.lease(KEEP)
+			.holdAtLeast(KEEP)
+			.build();
+		ReactiveLockHandle dropped = this.reactive.acquire(a).block(Duration.ofSeconds(10));
+		// As the discard hook does for a handle its subscriber never got.
+		ReactiveAcquisitions.releaseDropped(dropped);
+		await("a free for a stranger, though it has a minimum hold: nobody had it").atMost(Duration.ofSeconds(2))
+			.until(() -> takenByAStranger(a));
+	}
+
+	@Test
+	void shouldFreeTheLocksOfAReactiveMultiLockDroppedOnItsWay() {
+		List<LockRequest> requests = List.of("a", "b")
+			.stream()
+			.map((key) -> LockRequest.builder("keep-dropped-all")
+				.key(key)
+				.owner(CALLER)
+				.lease(KEEP)
+				.holdAtLeast(KEEP)
+				.build())
+			.toList();
+		assertAcrossSlots(requests.get(0), requests.get(1));
+		ReactiveLockHandle dropped = this.reactive.acquireAll(requests).block(Duration.ofSeconds(10));
+		ReactiveAcquisitions.releaseDropped(dropped);
+		for (LockRequest request : requests) {
+			await(request.name() + " free for a stranger, though it has a minimum hold: nobody had it")
+				.atMost(Duration.ofSeconds(2))
+				.until(() -> takenByAStranger(request));
+		}
 	}
 
 	/**
