@@ -332,10 +332,7 @@ public final class ReactiveAcquisitions {
 
 			@Override
 			public void release(ReactiveRedisLockHandle held) {
-				held.hold().releaseUnused(ReactiveAcquisitions.this.commands.port(), Completion.of((left) -> {
-				}, (error) -> {
-					// Nobody waits for this release: the hold then ends with its lease.
-				}));
+				held.releaseUnused();
 			}
 
 			@Override
@@ -364,11 +361,21 @@ public final class ReactiveAcquisitions {
 	/**
 	 * Release a hold that an operator (such as {@code then}) dropped on its way to a
 	 * subscriber that cancelled, which the grant's own discard hook no longer reaches.
+	 * The subscriber never had it, so no lock is kept for its minimum hold, as for a
+	 * grant nobody uses.
 	 */
 	public static void releaseDropped(ReactiveLockHandle handle) {
-		handle.release().subscribe(null, (ex) -> {
-			// Nobody waits for this release: the hold then ends with its lease.
-		});
+		if (handle instanceof ReactiveRedisLockHandle held) {
+			held.releaseUnused();
+		}
+		else if (handle instanceof ReactiveMultiLockHandle all) {
+			all.releaseUnused();
+		}
+		else {
+			handle.release().subscribe(null, (ex) -> {
+				// Nobody waits for this release: the hold then ends with its lease.
+			});
+		}
 	}
 
 }

@@ -61,6 +61,16 @@ final class ReactiveMultiLockHandle extends MultiHoldView<ReactiveRedisLockHandl
 		});
 	}
 
+	/**
+	 * Release the holds, which their subscriber never got, in reverse order, without
+	 * waiting for Redis and without keeping any lock for its minimum hold.
+	 */
+	void releaseUnused() {
+		List<ReactiveRedisLockHandle> reversed = new ArrayList<>(handles());
+		Collections.reverse(reversed);
+		reversed.forEach(ReactiveRedisLockHandle::releaseUnused);
+	}
+
 	@Override
 	public String toString() {
 		return "ReactiveLockHandle" + handles().stream().map(ReactiveLockHandle::name).toList();

@@ -72,6 +72,17 @@ final class ReactiveRedisLockHandle extends RegisteredHold implements ReactiveLo
 		return Mono.<Long>create((sink) -> hold().release(this.port, Completion.of(sink::success, sink::error))).then();
 	}
 
+	/**
+	 * Release this hold, which its subscriber never got, without waiting for Redis and
+	 * without keeping the lock for its minimum hold ({@link LockHold#releaseUnused}).
+	 */
+	void releaseUnused() {
+		hold().releaseUnused(this.port, Completion.of((left) -> {
+		}, (error) -> {
+			// Nobody waits for this release: the hold then ends with its lease.
+		}));
+	}
+
 	@Override
 	public String toString() {
 		return "ReactiveLockHandle[" + name() + ", token=" + fencingToken() + "]";
