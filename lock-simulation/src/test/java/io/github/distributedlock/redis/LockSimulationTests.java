@@ -105,10 +105,10 @@ class LockSimulationTests {
 			for (int i = 0; i < lost.length; i++) {
 				lost[i] += simulation.lostReplies()[i];
 			}
-			for (int i = 0; i < gaps.length; i++) {
-				gaps[i] += simulation.subscriptionGaps()[i];
-			}
 			MultiLockRun multi = simulation.multi();
+			for (int i = 0; i < gaps.length; i++) {
+				gaps[i] += simulation.subscriptionGaps()[i] + ((multi != null) ? multi.subscriptionGaps()[i] : 0);
+			}
 			if (multi != null) {
 				multiRuns++;
 				multiRunHolds += simulation.holds();

@@ -237,6 +237,11 @@ final class MultiLockRun {
 			}
 		}
 
+		@Override
+		public SimulatedPort.@Nullable Gap subscriptionGap() {
+			return MultiLockRun.this.gaps.draw(true);
+		}
+
 	};
 
 	private final List<SingleLockClient> singleClients = new ArrayList<>();
@@ -267,6 +272,8 @@ final class MultiLockRun {
 	// own.
 	private final Cancellations cancellations;
 
+	private final SubscriptionGaps gaps;
+
 	/**
 	 * Return whether a seed runs multi-locks: a quarter of the seeds, drawn from a PRNG
 	 * of its own.
@@ -291,6 +298,7 @@ final class MultiLockRun {
 		this.clientBug = clientBug;
 		this.faults = faults.isEmpty() ? EnumSet.noneOf(Fault.class) : EnumSet.copyOf(faults);
 		this.cancellations = new Cancellations(seed ^ 0x6d756c74L);
+		this.gaps = new SubscriptionGaps(seed ^ 0x6d756c74L, this.faults.contains(Fault.SUBSCRIPTION), 4);
 		this.redis = new RedisModel(this.clock);
 		this.handOffOrder = new HandOffOrder(this.redis, (found) -> {
 			if (this.handOffViolation == null) {
@@ -526,6 +534,13 @@ final class MultiLockRun {
 	 */
 	SimulatedPort.World world() {
 		return this.world;
+	}
+
+	/**
+	 * Return how many subscriptions had a gap, and how many of those gaps ended them.
+	 */
+	int[] subscriptionGaps() {
+		return this.gaps.counts();
 	}
 
 	Cancellations cancellations() {
