@@ -90,7 +90,7 @@ class ResentGivingUpTests {
 	@BeforeEach
 	void connect(TestInfo info) {
 		this.scope = info.getTestMethod().orElseThrow().getName() + "-" + (++this.tests);
-		this.holder = this.bench.throughProxy(this::fairWaitersSlow);
+		this.holder = warmedUp(this.bench.throughProxy(this::fairWaitersSlow));
 		this.stranger = this.bench.direct();
 	}
 
@@ -108,10 +108,10 @@ class ResentGivingUpTests {
 	@Test
 	void shouldPassAReservationOnWhenItsWithdrawalIsResent() throws Exception {
 		LockHandle held = this.bench.direct().acquire(request().build());
+		RedisLockTemplate next = warmedUp(this.bench.direct());
 		CompletableFuture<Optional<LockHandle>> givingUp = inBackground(
 				() -> this.holder.tryAcquire(request().waitTime(GIVE_UP_AFTER).build()));
 		awaitRequests(1);
-		RedisLockTemplate next = this.bench.direct();
 		CompletableFuture<Optional<LockHandle>> waiting = inBackground(
 				() -> next.tryAcquire(request().waitTime(Duration.ofSeconds(10)).build()));
 		awaitRequests(2);
@@ -153,14 +153,14 @@ class ResentGivingUpTests {
 	@Test
 	void shouldServeTheFairQueueInOrderWhenALeaveIsResent() throws Exception {
 		LockHandle held = this.bench.direct(this::fairWaitersSlow).acquire(fair().build());
+		RedisLockTemplate second = warmedUp(this.bench.direct(this::fairWaitersSlow));
+		RedisLockTemplate third = warmedUp(this.bench.direct(this::fairWaitersSlow));
 		CompletableFuture<Optional<LockHandle>> givingUp = inBackground(
 				() -> this.holder.tryAcquire(fair().waitTime(GIVE_UP_AFTER).build()));
 		awaitQueued(1);
-		RedisLockTemplate second = this.bench.direct(this::fairWaitersSlow);
 		CompletableFuture<Optional<LockHandle>> secondInLine = inBackground(
 				() -> second.tryAcquire(fair().waitTime(Duration.ofSeconds(10)).build()));
 		awaitQueued(2);
-		RedisLockTemplate third = this.bench.direct(this::fairWaitersSlow);
 		CompletableFuture<Optional<LockHandle>> thirdInLine = inBackground(
 				() -> third.tryAcquire(fair().waitTime(Duration.ofSeconds(10)).build()));
 		awaitQueued(3);
@@ -289,6 +289,18 @@ class ResentGivingUpTests {
 				.as("the request the lock was reserved for by its release")
 				.isEqualTo(oldest);
 		};
+	}
+
+	/**
+	 * Return the template once it has taken and released a lock of its own: connected,
+	 * its scripts loaded. A template's first call may take longer than
+	 * {@link #GIVE_UP_AFTER} on a busy machine, and the waiter that gives up would leave
+	 * before the others joined.
+	 */
+	private RedisLockTemplate warmedUp(RedisLockTemplate template) {
+		LockRequest warmUp = LockRequest.builder(this.scope).key("warm-up").waitTime(Duration.ofSeconds(5)).build();
+		assertThat(takes(template, warmUp)).as("a warm-up lock nobody else takes").isTrue();
+		return template;
 	}
 
 	private void awaitRequests(int count) {
