@@ -99,7 +99,7 @@ class CohortSimulationTests {
 		int seeds = replay.isBlank() ? Math.max(CI_SEEDS, Integer.getInteger("simulation.seeds", 0)) : 1;
 		boolean print = Boolean.getBoolean("simulation.print") || !replay.isBlank();
 		long passes = 0;
-		long[] gaps = new long[2];
+		long[] gaps = new long[3];
 		int clean = 0;
 		StringBuilder failures = new StringBuilder();
 		int failed = 0;
@@ -111,8 +111,9 @@ class CohortSimulationTests {
 					System.out.println(run.report() + "\n" + run.attackReport() + "\n" + run.trace(Integer.MAX_VALUE));
 				}
 				passes += run.passes();
-				gaps[0] += run.subscriptionGaps()[0];
-				gaps[1] += run.subscriptionGaps()[1];
+				for (int i = 0; i < gaps.length; i++) {
+					gaps[i] += run.subscriptionGaps()[i];
+				}
 				if (violation != null) {
 					System.out.println(
 							"FAILED seed " + seed + (faults.isEmpty() ? " (calm)" : " (faults)") + ": " + violation);
@@ -130,8 +131,8 @@ class CohortSimulationTests {
 		}
 		System.out.printf(
 				"cohort simulation under attack %s: %d runs clean, %d failed, %d passes; %d subscription "
-						+ "gaps, %d of them ended the subscription%n",
-				attacks, clean, failed, passes, gaps[0], gaps[1]);
+						+ "gaps, %d of them ended the subscription, %d refused it outright%n",
+				attacks, clean, failed, passes, gaps[0], gaps[1], gaps[2]);
 		if (failed > 0) {
 			fail(failed + " runs failed; first ones:\n" + failures);
 		}
@@ -139,6 +140,7 @@ class CohortSimulationTests {
 		assertThat(passes).isGreaterThan(seeds);
 		if (attacks.contains(CohortRun.Attack.SUBSCRIPTION) && seeds >= CI_SEEDS) {
 			assertThat(gaps[0] - gaps[1]).as("subscriptions confirmed again after a gap").isPositive();
+			assertThat(gaps[2]).as("subscribes refused").isPositive();
 		}
 	}
 

@@ -70,7 +70,7 @@ class LockSimulationTests {
 		long keyspaceHolds = 0;
 		long[] lost = new long[10];
 		// Subscriptions with a gap, and those the gap ended.
-		long[] gaps = new long[2];
+		long[] gaps = new long[3];
 		// Failovers, writes lost, evictions, holds lost, cut short, kept locks lost,
 		// replies checked, tokens brought back, self-deadlocks; and the seeds with
 		// failovers, with evictions.
@@ -215,7 +215,8 @@ class LockSimulationTests {
 				+ "%d re-entries fail, and %d acquisitions refused as self-deadlocks%n", lost[0], lost[2], lost[1],
 				lost[3], lost[4], lost[5], lost[6], lost[7], lost[8], lost[9]);
 		System.out.printf("subscription gaps: %d subscriptions lost their connection and what was published "
-				+ "meanwhile; %d of them failed after, the others were confirmed again%n", gaps[0], gaps[1]);
+				+ "meanwhile; %d of them failed after (%d were refused outright: the port threw), the others were "
+				+ "confirmed again%n", gaps[0], gaps[1], gaps[2]);
 		System.out.printf("simulation with failovers and evictions: %d seeds failed over (%d failovers, %d writes "
 				+ "lost), %d seeds evicted %d keys; %d holds lost and %d cut short while their holders counted on "
 				+ "them, %d locks kept for a minimum hold lost; %d replies to a lost hold's renewal, extension or "
@@ -243,6 +244,7 @@ class LockSimulationTests {
 			assertThat(recovered).as("acquisitions held to the bound once faults stopped").isPositive();
 			assertThat(gaps[0] - gaps[1]).as("subscriptions confirmed again after a gap").isPositive();
 			assertThat(gaps[1]).as("subscriptions a gap ended").isPositive();
+			assertThat(gaps[2]).as("subscribes refused").isPositive();
 		}
 	}
 

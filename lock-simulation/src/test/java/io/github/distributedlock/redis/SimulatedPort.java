@@ -139,12 +139,13 @@ final class SimulatedPort implements LockPort {
 	 * A gap in a subscription: from {@code afterNanos} after it was made, for
 	 * {@code lengthNanos}, its connection is down and it hears nothing; then it is
 	 * confirmed again, or, if {@code ends}, it fails. A gap not {@code told} ends with
-	 * the subscription hearing again, its listener told nothing: a planted bug.
+	 * the subscription hearing again, its listener told nothing: a planted bug. A gap
+	 * {@code refused} is a subscribe that throws: the port cannot subscribe at all.
 	 */
-	record Gap(long afterNanos, long lengthNanos, boolean ends, boolean told) {
+	record Gap(long afterNanos, long lengthNanos, boolean ends, boolean told, boolean refused) {
 
 		Gap untold() {
-			return new Gap(this.afterNanos, this.lengthNanos, false, false);
+			return new Gap(this.afterNanos, this.lengthNanos, false, false, false);
 		}
 
 	}
@@ -470,6 +471,10 @@ final class SimulatedPort implements LockPort {
 
 	@Override
 	public Cancellable listen(List<String> channels, Listener listener) {
+		Gap gap = this.world.subscriptionGap();
+		if (gap != null && gap.refused()) {
+			throw new IllegalStateException(this.name + " cannot subscribe: its listener container is destroyed");
+		}
 		PubSub pubSub = this.world.pubSub();
 		PubSub.Subscriber subscriber = pubSub.subscribe(this.name, channels.toArray(new String[0]));
 		// Whether it was cancelled (or failed), and whether its connection is down.
@@ -495,7 +500,6 @@ final class SimulatedPort implements LockPort {
 				this.world.route(subscriber, null);
 			}
 		};
-		Gap gap = this.world.subscriptionGap();
 		if (gap != null) {
 			this.world.at(gap.afterNanos(), this.name + "'s subscription connection drops", () -> down[0] = true);
 			this.world.at(gap.afterNanos() + gap.lengthNanos(),

@@ -9,8 +9,10 @@ import org.jspecify.annotations.Nullable;
  * either the client subscribes again and confirms the channels once more (as Spring Data
  * Redis's listener container does after a reconnect), or the subscription ends with an
  * error (as the reactive container's stream does, or a subscribe that fails outright),
- * and the line's next waiter subscribes again. Drawn from a PRNG of their own, in a
- * quarter of the runs that may draw them, so that the other runs are the runs they were.
+ * and the line's next waiter subscribes again. Some subscribes are refused: the port
+ * throws (as a destroyed listener container does), and the line counts as subscribed with
+ * no messages. Drawn from a PRNG of their own, in a quarter of the runs that may draw
+ * them, so that the other runs are the runs they were.
  */
 final class SubscriptionGaps {
 
@@ -21,6 +23,8 @@ final class SubscriptionGaps {
 	private int gaps;
 
 	private int ended;
+
+	private int refused;
 
 	/**
 	 * @param enabled whether the run may draw gaps
@@ -34,7 +38,7 @@ final class SubscriptionGaps {
 	/**
 	 * Draw whether the subscription being made has a gap: a third do, starting within its
 	 * first 2 s (at once for a subscribe that fails), for a network delay to about a
-	 * protocol constant.
+	 * protocol constant; half of those at once are refused outright.
 	 * @param now whether the run draws faults now
 	 * @return the gap, or {@code null} for none
 	 */
@@ -50,16 +54,19 @@ final class SubscriptionGaps {
 			default -> LockSimulation.aroundConstant(this.random);
 		};
 		boolean ends = atOnce || this.random.nextInt(2) == 0;
+		boolean refused = atOnce && this.random.nextInt(2) == 0;
 		this.gaps++;
 		this.ended += ends ? 1 : 0;
-		return new SimulatedPort.Gap(after, length, ends, true);
+		this.refused += refused ? 1 : 0;
+		return new SimulatedPort.Gap(after, length, ends, true, refused);
 	}
 
 	/**
-	 * Return how many gaps were drawn, and how many of them ended the subscription.
+	 * Return how many gaps were drawn, how many of them ended the subscription, and how
+	 * many of those refused it outright.
 	 */
 	int[] counts() {
-		return new int[] { this.gaps, this.ended };
+		return new int[] { this.gaps, this.ended, this.refused };
 	}
 
 }
