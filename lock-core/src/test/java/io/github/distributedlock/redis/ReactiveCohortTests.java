@@ -164,17 +164,21 @@ class ReactiveCohortTests {
 		AtomicInteger held = new AtomicInteger();
 		AtomicInteger mostHeld = new AtomicInteger();
 		AtomicInteger released = new AtomicInteger();
+		// What the listener heard, in order, to show where two holders overlapped.
+		List<String> heard = Collections.synchronizedList(new ArrayList<>());
 		LockListener listener = new LockListener() {
 
 			@Override
 			public void acquired(LockContext context) {
-				mostHeld.accumulateAndGet(held.incrementAndGet(), Math::max);
+				int now = held.incrementAndGet();
+				heard.add(describe("acquired", context, now));
+				mostHeld.accumulateAndGet(now, Math::max);
 			}
 
 			@Override
 			public void released(LockContext context, Duration heldFor) {
 				released.incrementAndGet();
-				held.decrementAndGet();
+				heard.add(describe("released", context, held.decrementAndGet()));
 			}
 
 		};
@@ -198,7 +202,25 @@ class ReactiveCohortTests {
 		}
 		assertThat(statistics.passes()).as("holds passed in memory").isPositive();
 		assertThat(released).hasValue(SUBSCRIBERS * ROUNDS);
-		assertThat(mostHeld).as("holders the listeners knew of at once").hasValue(1);
+		assertThat(mostHeld)
+			.as("holders the listeners knew of at once; heard, around the first overlap:%n%s",
+					aroundFirstOverlap(heard))
+			.hasValue(1);
+	}
+
+	private static String describe(String event, LockContext context, int heldNow) {
+		return event + " token " + context.fencingToken() + " on " + Thread.currentThread().getName() + ", held "
+				+ heldNow;
+	}
+
+	private static String aroundFirstOverlap(List<String> heard) {
+		List<String> events = List.copyOf(heard);
+		int first = 0;
+		while (first < events.size() && !events.get(first).endsWith("held 2")) {
+			first++;
+		}
+		return String.join(System.lineSeparator(),
+				events.subList(Math.max(0, first - 6), Math.min(events.size(), first + 4)));
 	}
 
 	/**
