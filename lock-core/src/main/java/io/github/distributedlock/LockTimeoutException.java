@@ -14,12 +14,18 @@ public class LockTimeoutException extends LockException {
 	private final @Nullable Duration holderRemainingLease;
 
 	public LockTimeoutException(LockName lockName, Duration waited, @Nullable Duration holderRemainingLease) {
-		super(lockName,
-				"not acquired after waiting " + format(waited) + "; "
-						+ ((holderRemainingLease != null)
-								? "the holder's lease had about " + format(holderRemainingLease) + " left"
-								: "the holder's remaining lease is unknown"),
-				null);
+		this(lockName, waited, holderRemainingLease,
+				(holderRemainingLease != null)
+						? "the holder's lease had about " + format(holderRemainingLease) + " left"
+						: "the holder's remaining lease is unknown");
+	}
+
+	/**
+	 * @param why why it was not acquired, in the message after the time waited
+	 */
+	public LockTimeoutException(LockName lockName, Duration waited, @Nullable Duration holderRemainingLease,
+			String why) {
+		super(lockName, "not acquired after waiting " + format(waited) + "; " + why, null);
 		this.waited = waited;
 		this.holderRemainingLease = holderRemainingLease;
 	}

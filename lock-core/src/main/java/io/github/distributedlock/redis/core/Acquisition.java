@@ -78,6 +78,12 @@ public final class Acquisition {
 
 	private int lateGrants;
 
+	// The grants in a row that came after their lease had ended, none refused between,
+	// and how long the last one's reply took: a lease shorter than a round trip.
+	private int lateInARow;
+
+	private long lateRoundTripNanos;
+
 	/**
 	 * @param holdsIt whether the owner holds the lock through a local handle already:
 	 * then finding it ours is a re-entry, not a hold left by a lost reply
@@ -191,8 +197,11 @@ public final class Acquisition {
 			}
 			// Its lease ended before the reply came: no hold (see the invariant above).
 			this.lateGrants++;
+			this.lateInARow++;
+			this.lateRoundTripNanos = now - sent.sentNanos();
 			return new AttemptOutcome.Late(grant);
 		}
+		this.lateInARow = 0;
 		if (this.lastHolderToken != -1 && this.lastHolderToken != result.token()) {
 			changedHands(now);
 		}
@@ -341,7 +350,23 @@ public final class Acquisition {
 	 * attempt of this acquisition saw the holder.
 	 */
 	public LockTimeoutException timeout(@Nullable HolderSighting line) {
-		return this.deadline.timeout(this.spec.name(), line);
+		if (this.lateInARow == 0) {
+			return this.deadline.timeout(this.spec.name(), line);
+		}
+		// Granted each time, but never in time: say so, not what is known of a holder.
+		return new LockTimeoutException(this.spec.name(), this.deadline.elapsed(), null,
+				grantedTooLate(this.lateInARow, this.spec.leaseMillis(), this.lateRoundTripNanos));
+	}
+
+	/**
+	 * Say why a wait that ended with grants too late to use took no lock: its lease is
+	 * shorter than a round trip.
+	 */
+	static String grantedTooLate(int inARow, long leaseMillis, long lastRoundTripNanos) {
+		return "Redis granted it " + inARow + ((inARow == 1) ? " time" : " times in a row")
+				+ ", but each reply came after its lease of " + leaseMillis + " ms had ended (the last took "
+				+ TimeUnit.NANOSECONDS.toMillis(lastRoundTripNanos)
+				+ " ms): give it a lease longer than a round trip to Redis";
 	}
 
 	/**

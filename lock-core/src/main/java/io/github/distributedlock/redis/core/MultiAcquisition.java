@@ -1,5 +1,6 @@
 package io.github.distributedlock.redis.core;
 
+import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -40,6 +41,11 @@ public final class MultiAcquisition {
 	private int count;
 
 	private int lateGrants;
+
+	// As in Acquisition: grants in a row too late to use, and the last one's round trip.
+	private int lateInARow;
+
+	private long lateRoundTripNanos;
 
 	private @Nullable LockSpec blocked;
 
@@ -121,9 +127,12 @@ public final class MultiAcquisition {
 				.allMatch((grant) -> Acquisition.inTime(sentNanos, grant.spec().leaseMillis(), now));
 			if (!inTime) {
 				this.lateGrants++;
+				this.lateInARow++;
+				this.lateRoundTripNanos = now - sentNanos;
 			}
 			return new Granted(grants, !inTime);
 		}
+		this.lateInARow = 0;
 		LockSpec spec = this.specs.get(result.index());
 		this.blocked = spec;
 		if (result.selfDeadlock()) {
@@ -179,6 +188,12 @@ public final class MultiAcquisition {
 
 	/** Build the exception for a wait that ran out, naming the lock that blocked it. */
 	public LockTimeoutException timeout() {
+		if (this.lateInARow > 0) {
+			// Named by the lock with the shortest lease, which a round trip outlasted.
+			LockSpec shortest = this.specs.stream().min(Comparator.comparingLong(LockSpec::leaseMillis)).orElseThrow();
+			return new LockTimeoutException(shortest.name(), this.deadline.elapsed(), null,
+					Acquisition.grantedTooLate(this.lateInARow, shortest.leaseMillis(), this.lateRoundTripNanos));
+		}
 		LockSpec spec = (this.blocked != null) ? this.blocked : this.specs.get(0);
 		return this.deadline.timeout(spec.name(), null);
 	}

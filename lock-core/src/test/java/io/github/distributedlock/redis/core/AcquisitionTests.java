@@ -108,6 +108,47 @@ class AcquisitionTests {
 		assertThat(late.retriesLateGrant()).isFalse();
 	}
 
+	/**
+	 * A wait that ends on grants each read after its lease (30 s here) ended says so: the
+	 * lease is shorter than a round trip, not that a holder kept the lock.
+	 */
+	@Test
+	void aWaitThatEndsOnGrantsTooLateSaysTheLeaseIsShorterThanARoundTrip() {
+		Acquisition acquisition = acquisition(spec(50_000 * MS, false, WaitStrategy.PUBSUB));
+		for (int i = 0; i < 2; i++) {
+			Acquisition.Attempt attempt = acquisition.next(null);
+			advance(30_001);
+			assertThat(acquisition.replied(attempt, new AcquireResult(1, 7, -1, -1), false))
+				.isInstanceOf(AttemptOutcome.Late.class);
+		}
+		assertThat(acquisition.retriesLateGrant()).isFalse();
+		LockTimeoutException timeout = acquisition.timeout(null);
+		assertThat(timeout).hasMessageContaining("not acquired after waiting 60 s")
+			.hasMessageContaining("Redis granted it 2 times in a row")
+			.hasMessageContaining("after its lease of 30000 ms had ended (the last took 30001 ms)")
+			.hasMessageContaining("lease longer than a round trip");
+		assertThat(timeout.getHolderRemainingLease()).isNull();
+	}
+
+	/**
+	 * A grant too late, then a reply that another holds the lock: the wait that ends then
+	 * names the holder, as any other.
+	 */
+	@Test
+	void aWaitThatEndsOnTheLockTakenAfterALateGrantNamesTheHolder() {
+		Acquisition acquisition = acquisition(spec(50_000 * MS, false, WaitStrategy.PUBSUB));
+		Acquisition.Attempt late = acquisition.next(null);
+		advance(30_001);
+		assertThat(acquisition.replied(late, new AcquireResult(1, 7, -1, -1), false))
+			.isInstanceOf(AttemptOutcome.Late.class);
+		Acquisition.Attempt refused = acquisition.next(null);
+		advance(30_000);
+		acquisition.replied(refused, taken(8, 1_500), false);
+		LockTimeoutException timeout = acquisition.timeout(null);
+		assertThat(timeout).hasMessageContaining("the holder's lease had about").hasMessageNotContaining("granted");
+		assertThat(timeout.getHolderRemainingLease()).isNotNull();
+	}
+
 	@Test
 	void aTryOnceThatFindsTheLockTakenIsOverAndTimesOutWithTheHoldersLease() {
 		Acquisition acquisition = acquisition(spec(0, false, WaitStrategy.PUBSUB));

@@ -7,6 +7,7 @@ import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockSelfDeadlockException;
 import io.github.distributedlock.WaitStrategy;
 import io.github.distributedlock.redis.script.LockKind;
+import io.github.distributedlock.LockTimeoutException;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -64,6 +65,24 @@ class MultiAcquisitionTests {
 			assertThat(((MultiAcquisition.Granted) acquisition.replied(sent, granted(7, 9))).late()).isTrue();
 			assertThat(acquisition.retriesLateGrant()).as("after late grant %d", i).isEqualTo(i == 1);
 		}
+	}
+
+	/**
+	 * A wait that ends on late grants names the lock whose lease a round trip outlasted,
+	 * and says so.
+	 */
+	@Test
+	void aWaitThatEndsOnGrantsTooLateNamesTheShortestLease() {
+		MultiAcquisition acquisition = acquisition(0, true);
+		for (int i = 1; i <= 2; i++) {
+			long sent = acquisition.next();
+			this.now[0] += 400 * MS;
+			acquisition.replied(sent, granted(7, 9));
+		}
+		LockTimeoutException timeout = acquisition.timeout();
+		assertThat(timeout.getLockName()).isEqualTo(this.a.name());
+		assertThat(timeout).hasMessageContaining("Redis granted it 2 times in a row")
+			.hasMessageContaining("after its lease of 300 ms had ended (the last took 400 ms)");
 	}
 
 	@Test
