@@ -214,9 +214,9 @@ class LockSimulationTests {
 				+ "Redis; the clients saw %d acquisitions, %d releases, %d renewals (%d holds lost so), %d extensions and "
 				+ "%d re-entries fail, and %d acquisitions refused as self-deadlocks%n", lost[0], lost[2], lost[1],
 				lost[3], lost[4], lost[5], lost[6], lost[7], lost[8], lost[9]);
-		System.out.printf("subscription gaps: %d subscriptions lost their connection and what was published "
-				+ "meanwhile; %d of them failed after (%d were refused outright: the port threw), the others were "
-				+ "confirmed again%n", gaps[0], gaps[1], gaps[2]);
+		System.out.printf("subscription gaps: %d subscriptions had a gap, what was published meanwhile lost; %d of "
+				+ "them failed after (%d were refused outright: the port threw), the others were confirmed again%n",
+				gaps[0], gaps[1], gaps[2]);
 		System.out.printf("simulation with failovers and evictions: %d seeds failed over (%d failovers, %d writes "
 				+ "lost), %d seeds evicted %d keys; %d holds lost and %d cut short while their holders counted on "
 				+ "them, %d locks kept for a minimum hold lost; %d replies to a lost hold's renewal, extension or "

@@ -113,12 +113,16 @@ public final class LocalLine {
 	}
 
 	/**
-	 * The subscription failed: waiters try now, and then sleep at most until the holder's
-	 * lease ends, as they do whenever no message comes.
+	 * The subscription failed, or the port refused one: waiters try now, and then sleep
+	 * at most until the holder's lease ends, as they do whenever no message comes.
+	 * @param refused whether the port refused to subscribe: then the line's subscription,
+	 * if any, is another waiter's, made since, and stays
 	 */
-	void lostSubscription() {
-		synchronized (this) {
-			this.subscription = null;
+	void lostSubscription(boolean refused) {
+		if (!refused) {
+			synchronized (this) {
+				this.subscription = null;
+			}
 		}
 		this.lossHeard.run();
 		subscribed();

@@ -101,7 +101,7 @@ public final class LocalLines implements CohortRelease {
 					synchronized (line) {
 						lost[0] = true;
 					}
-					LocalLines.lost(line, error);
+					LocalLines.lost(line, error, false);
 				}
 
 			};
@@ -124,14 +124,14 @@ public final class LocalLines implements CohortRelease {
 			}
 		}
 		if (failed != null) {
-			lost(line, failed);
+			lost(line, failed, true);
 		}
 	}
 
-	private static void lost(LocalLine line, Throwable error) {
+	private static void lost(LocalLine line, Throwable error, boolean refused) {
 		logger.warn("Lost the subscription of " + line.id() + "; its waiters try again when the holder's lease ends",
 				error);
-		line.lostSubscription();
+		line.lostSubscription(refused);
 	}
 
 	/**

@@ -36,7 +36,7 @@ class LocalLineTests {
 		assertThat(losses).as("after a forced release and each key gone").hasValue(4);
 		line.subscribed();
 		assertThat(losses).as("after a re-subscription").hasValue(5);
-		line.lostSubscription();
+		line.lostSubscription(false);
 		assertThat(losses).as("after the subscription was lost").hasValueGreaterThan(5);
 	}
 
