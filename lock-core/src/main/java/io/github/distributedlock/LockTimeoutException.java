@@ -13,6 +13,8 @@ public class LockTimeoutException extends LockException {
 
 	private final @Nullable Duration holderRemainingLease;
 
+	private final String why;
+
 	public LockTimeoutException(LockName lockName, Duration waited, @Nullable Duration holderRemainingLease) {
 		this(lockName, waited, holderRemainingLease,
 				(holderRemainingLease != null)
@@ -28,6 +30,17 @@ public class LockTimeoutException extends LockException {
 		super(lockName, "not acquired after waiting " + format(waited) + "; " + why, null);
 		this.waited = waited;
 		this.holderRemainingLease = holderRemainingLease;
+		this.why = why;
+	}
+
+	/**
+	 * Return the same timeout, for a caller that waited longer in all: a multi-lock that
+	 * waited for this lock after taking others.
+	 * @param waited how long the caller waited in all
+	 * @return the timeout, with the time waited in all and the same reason
+	 */
+	public LockTimeoutException afterWaiting(Duration waited) {
+		return new LockTimeoutException(getLockName(), waited, this.holderRemainingLease, this.why);
 	}
 
 	/**

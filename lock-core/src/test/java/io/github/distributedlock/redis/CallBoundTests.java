@@ -96,11 +96,9 @@ class CallBoundTests {
 						.replicaAcknowledgements(1, Duration.ofMillis(100))
 						.build()) {
 				LockRequest request = LockRequest.builder("bound").key("acked").waitTime(Duration.ZERO).build();
-				// Warmed up once the replica acknowledged a hold within the 100 ms: on a
-				// busy
-				// machine its first acknowledgement may take longer, and the template
-				// then
-				// refuses the hold, as it should.
+				// Warmed up once the replica acknowledged a hold within the 100 ms. On a
+				// busy machine the first acknowledgement may take longer, and the
+				// template then refuses the hold, as it should.
 				await().atMost(Duration.ofSeconds(10))
 					.ignoreExceptionsInstanceOf(LockAccessException.class)
 					.until(() -> {

@@ -359,14 +359,17 @@ public final class Acquisition {
 	}
 
 	/**
-	 * Say why a wait that ended with grants too late to use took no lock: its lease is
-	 * shorter than a round trip.
+	 * Say why a wait that ended with grants too late to use took no lock. One such grant
+	 * may come of a stall; several in a row, of a lease shorter than a round trip.
 	 */
 	static String grantedTooLate(int inARow, long leaseMillis, long lastRoundTripNanos) {
-		return "Redis granted it " + inARow + ((inARow == 1) ? " time" : " times in a row")
-				+ ", but each reply came after its lease of " + leaseMillis + " ms had ended (the last took "
-				+ TimeUnit.NANOSECONDS.toMillis(lastRoundTripNanos)
-				+ " ms): give it a lease longer than a round trip to Redis";
+		long took = TimeUnit.NANOSECONDS.toMillis(lastRoundTripNanos);
+		if (inARow == 1) {
+			return "Redis granted it, but the reply came after its lease of " + leaseMillis + " ms had ended (it took "
+					+ took + " ms)";
+		}
+		return "Redis granted it " + inARow + " times in a row, but each reply came after its lease of " + leaseMillis
+				+ " ms had ended (the last took " + took + " ms): give it a lease longer than a round trip to Redis";
 	}
 
 	/**

@@ -144,7 +144,7 @@ public final class InOrderAcquisition<H> implements Acquiring {
 				LockSpec spec = this.specs.get(index);
 				try {
 					step = this.steps.acquire(spec.withWaitNanos(this.deadline.remainingBudgetNanos()),
-							Completion.of(this::granted, (error) -> failed(spec, error)));
+							Completion.of(this::granted, this::failed));
 				}
 				catch (RuntimeException ex) {
 					refused = ex;
@@ -194,10 +194,10 @@ public final class InOrderAcquisition<H> implements Acquiring {
 		}
 	}
 
-	private void failed(LockSpec spec, Throwable error) {
+	private void failed(Throwable error) {
 		if (error instanceof LockTimeoutException timeout) {
 			// Timed from the start of the multi-lock, not of this lock.
-			end(new LockTimeoutException(spec.name(), this.deadline.elapsed(), timeout.getHolderRemainingLease()));
+			end(timeout.afterWaiting(this.deadline.elapsed()));
 		}
 		else {
 			end(error);

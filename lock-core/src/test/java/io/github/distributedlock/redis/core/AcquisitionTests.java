@@ -131,6 +131,22 @@ class AcquisitionTests {
 	}
 
 	/**
+	 * One grant too late ends a wait whose time ran out meanwhile: a stall may explain
+	 * it, so the timeout gives its round trip and no advice.
+	 */
+	@Test
+	void aWaitThatEndsOnOneGrantTooLateGivesItsRoundTrip() {
+		Acquisition acquisition = acquisition(spec(1_000 * MS, false, WaitStrategy.PUBSUB));
+		Acquisition.Attempt attempt = acquisition.next(null);
+		advance(30_500);
+		assertThat(acquisition.replied(attempt, new AcquireResult(1, 7, -1, -1), false))
+			.isInstanceOf(AttemptOutcome.Late.class);
+		assertThat(acquisition.retriesLateGrant()).isFalse();
+		assertThat(acquisition.timeout(null)).hasMessageEndingWith(
+				"; Redis granted it, but the reply came after its lease of 30000 ms had ended " + "(it took 30500 ms)");
+	}
+
+	/**
 	 * A grant too late, then a reply that another holds the lock: the wait that ends then
 	 * names the holder, as any other.
 	 */

@@ -5,9 +5,9 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockSelfDeadlockException;
+import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.WaitStrategy;
 import io.github.distributedlock.redis.script.LockKind;
-import io.github.distributedlock.LockTimeoutException;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
