@@ -145,7 +145,7 @@ final class SimulatedPort implements LockPort {
 	record Gap(long afterNanos, long lengthNanos, boolean ends, boolean told, boolean refused) {
 
 		Gap untold() {
-			return new Gap(this.afterNanos, this.lengthNanos, false, false, this.refused);
+			return new Gap(this.afterNanos, this.lengthNanos, false, false, false);
 		}
 
 	}
