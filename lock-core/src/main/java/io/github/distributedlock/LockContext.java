@@ -1,6 +1,5 @@
 package io.github.distributedlock;
 
-import java.time.Duration;
 import java.util.Optional;
 
 /**
@@ -22,47 +21,7 @@ import java.util.Optional;
  * annotated with {@code @DistributedLock}, {@link #current()} returns the innermost hold
  * of the calling thread.
  */
-public interface LockContext {
-
-	/**
-	 * Return the name of the lock.
-	 * @return the lock name
-	 */
-	LockName name();
-
-	/**
-	 * Return the fencing token of this hold. Tokens of one lock increase strictly with
-	 * each new holder, across processes, so a protected resource can reject writes that
-	 * carry a token lower than one it has already seen.
-	 * @return the fencing token
-	 */
-	long fencingToken();
-
-	/**
-	 * Return whether the lock was taken when first tried, so that the caller had to wait.
-	 * @return whether we waited
-	 */
-	boolean waited();
-
-	/**
-	 * Return how long it took to get the lock, from the first attempt to success.
-	 * @return the time spent acquiring
-	 */
-	Duration waitedFor();
-
-	/**
-	 * Return how many acquire commands were sent to Redis before the lock was ours.
-	 * @return the number of attempts, at least 1
-	 */
-	int attempts();
-
-	/**
-	 * Return a conservative local estimate of the lease left: measured from the moment
-	 * the winning acquire command was sent, so the lease in Redis is at least this long.
-	 * No Redis command is sent.
-	 * @return the remaining lease, {@link Duration#ZERO} once it has run out
-	 */
-	Duration remainingLease();
+public interface LockContext extends AcquiredLock {
 
 	/**
 	 * Ask Redis whether this hold is still the lock's owner. Sends one command.

@@ -1,7 +1,5 @@
 package io.github.distributedlock;
 
-import java.time.Duration;
-
 import reactor.core.publisher.Mono;
 
 /**
@@ -15,45 +13,7 @@ import reactor.core.publisher.Mono;
  *     .flatMap((lock) -&gt; repository.write(data, lock.fencingToken()));
  * </pre>
  */
-public interface ReactiveLockContext {
-
-	/**
-	 * Return the name of the lock.
-	 * @return the lock name
-	 */
-	LockName name();
-
-	/**
-	 * Return the fencing token of this hold; tokens of one lock increase strictly with
-	 * each new holder, across processes and across the blocking and reactive engines.
-	 * @return the fencing token
-	 */
-	long fencingToken();
-
-	/**
-	 * Return whether the lock was taken when first tried, so that the caller had to wait.
-	 * @return whether we waited
-	 */
-	boolean waited();
-
-	/**
-	 * Return how long it took to get the lock, from the first attempt to success.
-	 * @return the time spent acquiring
-	 */
-	Duration waitedFor();
-
-	/**
-	 * Return how many acquire commands were sent to Redis before the lock was ours.
-	 * @return the number of attempts, at least 1
-	 */
-	int attempts();
-
-	/**
-	 * Return a conservative local estimate of the lease left, measured from the moment
-	 * the winning acquire command (or the last renewal) was sent. No command is sent.
-	 * @return the remaining lease, {@link Duration#ZERO} once it has run out
-	 */
-	Duration remainingLease();
+public interface ReactiveLockContext extends AcquiredLock {
 
 	/**
 	 * Ask Redis whether this hold is still the lock's owner. Sends one command on

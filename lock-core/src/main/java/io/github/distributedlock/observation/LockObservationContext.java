@@ -3,6 +3,7 @@ package io.github.distributedlock.observation;
 import java.util.List;
 import java.util.stream.Collectors;
 
+import io.github.distributedlock.AcquiredLock;
 import io.github.distributedlock.LockContext;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
@@ -13,16 +14,14 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The {@link Observation.Context} of one locked execution: the locks requested, and once
- * known whether they were acquired, by the blocking engine ({@link #getLock()}) or the
- * reactive one ({@link #getReactiveLock()}).
+ * known whether they were acquired ({@link #getAcquiredLock()}), by the blocking engine
+ * ({@link #getLock()}) or the reactive one ({@link #getReactiveLock()}).
  */
 public class LockObservationContext extends Observation.Context {
 
 	private final List<LockRequest> requests;
 
-	private volatile @Nullable LockContext lock;
-
-	private volatile @Nullable ReactiveLockContext reactiveLock;
+	private volatile @Nullable AcquiredLock lock;
 
 	private volatile Outcome outcome = Outcome.UNKNOWN;
 
@@ -74,11 +73,20 @@ public class LockObservationContext extends Observation.Context {
 	}
 
 	/**
+	 * Return the hold, once the locks were acquired by either template: what a convention
+	 * reads when it does not matter which.
+	 * @return the hold, or {@code null}
+	 */
+	public @Nullable AcquiredLock getAcquiredLock() {
+		return this.lock;
+	}
+
+	/**
 	 * Return the hold, once the locks were acquired by a blocking template.
 	 * @return the hold, or {@code null}
 	 */
 	public @Nullable LockContext getLock() {
-		return this.lock;
+		return (this.lock instanceof LockContext blocking) ? blocking : null;
 	}
 
 	/**
@@ -86,7 +94,7 @@ public class LockObservationContext extends Observation.Context {
 	 * @return the hold, or {@code null}
 	 */
 	public @Nullable ReactiveLockContext getReactiveLock() {
-		return this.reactiveLock;
+		return (this.lock instanceof ReactiveLockContext reactive) ? reactive : null;
 	}
 
 	/**
@@ -97,13 +105,8 @@ public class LockObservationContext extends Observation.Context {
 		return this.outcome;
 	}
 
-	void acquired(LockContext lock) {
+	void acquired(AcquiredLock lock) {
 		this.lock = lock;
-		this.outcome = Outcome.ACQUIRED;
-	}
-
-	void acquired(ReactiveLockContext lock) {
-		this.reactiveLock = lock;
 		this.outcome = Outcome.ACQUIRED;
 	}
 

@@ -23,15 +23,7 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * Thread-safe if the delegate is.
  */
-public final class ObservedLockTemplate implements LockTemplate {
-
-	private static final LockObservationConvention DEFAULT_CONVENTION = new DefaultLockObservationConvention();
-
-	private final LockTemplate delegate;
-
-	private final ObservationRegistry registry;
-
-	private final @Nullable LockObservationConvention convention;
+public final class ObservedLockTemplate extends ObservedTemplate<LockTemplate> implements LockTemplate {
 
 	/**
 	 * Create an observed template with the default convention.
@@ -50,9 +42,7 @@ public final class ObservedLockTemplate implements LockTemplate {
 	 */
 	public ObservedLockTemplate(LockTemplate delegate, ObservationRegistry registry,
 			@Nullable LockObservationConvention convention) {
-		this.delegate = delegate;
-		this.registry = registry;
-		this.convention = convention;
+		super(delegate, registry, convention);
 	}
 
 	/**
@@ -76,9 +66,7 @@ public final class ObservedLockTemplate implements LockTemplate {
 	private <T extends @Nullable Object> T observe(List<LockRequest> requests, Function<LockCallback<T>, T> execution,
 			LockCallback<T> callback) {
 		LockObservationContext context = new LockObservationContext(requests);
-		Observation observation = LockObservationDocumentation.LOCK
-			.observation(this.convention, DEFAULT_CONVENTION, () -> context, this.registry)
-			.start();
+		Observation observation = observation(context).start();
 		try (Observation.Scope scope = observation.openScope()) {
 			return execution.apply((lock) -> {
 				context.acquired(lock);
@@ -123,11 +111,6 @@ public final class ObservedLockTemplate implements LockTemplate {
 	@Override
 	public boolean isHeldByCurrentThread(String scope, @Nullable String key) {
 		return this.delegate.isHeldByCurrentThread(scope, key);
-	}
-
-	@Override
-	public String toString() {
-		return "ObservedLockTemplate[" + this.delegate + "]";
 	}
 
 }

@@ -33,15 +33,8 @@ import reactor.util.context.ContextView;
  * <p>
  * Thread-safe if the delegate is.
  */
-public final class ObservedReactiveLockTemplate implements ReactiveLockTemplate {
-
-	private static final LockObservationConvention DEFAULT_CONVENTION = new DefaultLockObservationConvention();
-
-	private final ReactiveLockTemplate delegate;
-
-	private final ObservationRegistry registry;
-
-	private final @Nullable LockObservationConvention convention;
+public final class ObservedReactiveLockTemplate extends ObservedTemplate<ReactiveLockTemplate>
+		implements ReactiveLockTemplate {
 
 	/**
 	 * Create an observed template with the default convention.
@@ -60,9 +53,7 @@ public final class ObservedReactiveLockTemplate implements ReactiveLockTemplate 
 	 */
 	public ObservedReactiveLockTemplate(ReactiveLockTemplate delegate, ObservationRegistry registry,
 			@Nullable LockObservationConvention convention) {
-		this.delegate = delegate;
-		this.registry = registry;
-		this.convention = convention;
+		super(delegate, registry, convention);
 	}
 
 	/**
@@ -143,8 +134,7 @@ public final class ObservedReactiveLockTemplate implements ReactiveLockTemplate 
 	}
 
 	private Observation start(LockObservationContext context, ContextView view) {
-		Observation observation = LockObservationDocumentation.LOCK.observation(this.convention, DEFAULT_CONVENTION,
-				() -> context, this.registry);
+		Observation observation = observation(context);
 		// Only a parent found in the context replaces the one taken from the thread.
 		Optional<Observation> parent = view.getOrEmpty(ObservationThreadLocalAccessor.KEY);
 		parent.ifPresent(observation::parentObservation);
@@ -154,11 +144,6 @@ public final class ObservedReactiveLockTemplate implements ReactiveLockTemplate 
 	private static void failed(LockObservationContext context, Observation observation, Throwable ex) {
 		context.failed(ex);
 		observation.error(ex);
-	}
-
-	@Override
-	public String toString() {
-		return "ObservedReactiveLockTemplate[" + this.delegate + "]";
 	}
 
 }
