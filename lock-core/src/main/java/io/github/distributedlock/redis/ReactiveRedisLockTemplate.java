@@ -28,6 +28,7 @@ import io.github.distributedlock.redis.reactive.ReactorLockPort;
 import io.github.distributedlock.redis.server.LockListeners;
 import io.github.distributedlock.redis.server.LockRequestResolver;
 import io.github.distributedlock.redis.server.RedisServerFeatures;
+import io.github.distributedlock.redis.server.ReplicaAcknowledgements;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -80,7 +81,7 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 
 	private volatile boolean closed;
 
-	private final @Nullable ReplicaWait replicas;
+	private final @Nullable ReplicaAcknowledgements acknowledgements;
 
 	ReactiveRedisLockTemplate(ReactiveRedisLockTemplateBuilder builder) {
 		this.keys = new LockKeys(builder.keyPrefix, builder.database);
@@ -96,9 +97,11 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 		this.holds = new HoldRegistry(this.port, this::isCluster, builder.handOff, new LockListeners(builder.listeners),
 				this.lines);
 		DriverCommands driver = new DriverCommands(this.port, LockKeys.FENCE_IDLE_MILLIS, builder.handOff, this.holds);
-		this.replicas = replicaWait(builder, this.holds);
+		this.acknowledgements = replicaAcknowledgements(builder);
+		ReplicaWait replicas = (this.acknowledgements != null) ? new ReplicaWait(this.port, this.acknowledgements,
+				builder.handOff, builder.replicaAcknowledgements, builder.replicaTimeout.toMillis(), this.holds) : null;
 		this.acquisitions = new ReactiveAcquisitions(driver, this.lines, this.holds, commands, this::isCluster,
-				builder.handOff, commandTimeoutNanos(builder.connectionFactory), this.replicas);
+				builder.handOff, commandTimeoutNanos(builder.connectionFactory), replicas);
 		// Not a Cluster as far as the resolver knows: the keyspace check finds out,
 		// without blocking, before the resolver needs to know.
 		RedisServerFeatures server = new RedisServerFeatures(null, false, false);
@@ -108,11 +111,11 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 	}
 
 	/**
-	 * Return the replica check the builder asks for, on the factory's blocking side, on
-	 * whose threads it runs, or {@code null} for none.
+	 * Return the count of replicas the builder asks for, on the factory's blocking side,
+	 * on whose threads it runs, or {@code null} for none.
 	 * @throws IllegalStateException if the factory has no blocking side
 	 */
-	private static @Nullable ReplicaWait replicaWait(ReactiveRedisLockTemplateBuilder builder, HoldRegistry holds) {
+	private static @Nullable ReplicaAcknowledgements replicaAcknowledgements(ReactiveRedisLockTemplateBuilder builder) {
 		if (builder.replicaAcknowledgements <= 0) {
 			return null;
 		}
@@ -121,8 +124,8 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 					+ "RedisConnectionFactory (as LettuceConnectionFactory is), but was "
 					+ builder.connectionFactory.getClass().getName());
 		}
-		return new ReplicaWait(blocking, builder.handOff, builder.replicaAcknowledgements,
-				builder.replicaTimeout.toMillis(), holds, false);
+		return new ReplicaAcknowledgements(blocking, builder.replicaAcknowledgements, builder.replicaTimeout.toMillis(),
+				false);
 	}
 
 	private static long commandTimeoutNanos(ReactiveRedisConnectionFactory factory) {
@@ -260,8 +263,8 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 		this.lines.close();
 		this.holds.close();
 		this.port.close();
-		if (this.replicas != null) {
-			this.replicas.close();
+		if (this.acknowledgements != null) {
+			this.acknowledgements.close();
 		}
 		ReactiveRedisMessageListenerContainer container;
 		synchronized (this) {

@@ -35,6 +35,7 @@ import io.github.distributedlock.redis.server.ListenerContainerLifecycle;
 import io.github.distributedlock.redis.server.LockListeners;
 import io.github.distributedlock.redis.server.LockRequestResolver;
 import io.github.distributedlock.redis.server.RedisServerFeatures;
+import io.github.distributedlock.redis.server.ReplicaAcknowledgements;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -99,9 +100,13 @@ public final class RedisLockTemplate implements LockOperations {
 		this.watchdog = BlockingPort.inBackground(this.commands, "distributed-lock-watchdog");
 		HoldRegistry registry = new HoldRegistry(this.watchdog, server::isCluster, handOff,
 				new LockListeners(builder.listeners), this.lines);
-		ReplicaWait replicas = (builder.replicaAcknowledgements > 0) ? new ReplicaWait(builder.connectionFactory,
-				handOff, builder.replicaAcknowledgements, builder.replicaTimeout.toMillis(), registry, true) : null;
-		this.holds = new BlockingHolds(registry, this.port, this.commands, replicas);
+		ReplicaAcknowledgements acknowledgements = (builder.replicaAcknowledgements > 0)
+				? new ReplicaAcknowledgements(builder.connectionFactory, builder.replicaAcknowledgements,
+						builder.replicaTimeout.toMillis(), true)
+				: null;
+		ReplicaWait replicas = (acknowledgements != null) ? new ReplicaWait(this.port, acknowledgements, handOff,
+				builder.replicaAcknowledgements, builder.replicaTimeout.toMillis(), registry) : null;
+		this.holds = new BlockingHolds(registry, this.port, this.commands, replicas, acknowledgements);
 		this.acquisitions = new BlockingAcquisitions(this.port, this.lines, this.holds, server::isCluster, handOff);
 		this.listening.start(this.keys.keepAliveChannel());
 		this.resolver = new LockRequestResolver(this.defaults, this.keys, builder.watchdog,

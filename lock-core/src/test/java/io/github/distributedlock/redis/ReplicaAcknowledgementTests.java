@@ -13,6 +13,7 @@ import io.github.distributedlock.LockLeaseLostException;
 import io.github.distributedlock.LockListener;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.ReactiveLockHandle;
+import io.github.distributedlock.test.RedisProcess;
 import io.github.distributedlock.test.RedisSentinelTopology;
 import io.github.distributedlock.test.RedisTopologyExtension;
 import org.junit.jupiter.api.Test;
@@ -84,6 +85,72 @@ class ReplicaAcknowledgementTests {
 		finally {
 			((LettuceConnectionFactory) factory).destroy();
 		}
+	}
+
+	/**
+	 * A replica that acknowledges only after the hold's lease ended: another caller may
+	 * hold the lock by then, so the check refuses the hold and releases it, on both
+	 * templates. Before, the caller got a handle whose lease had already run out.
+	 */
+	@Test
+	void shouldRefuseALockThatTheReplicaAcknowledgedOnlyAfterItsLease() throws Exception {
+		LettuceConnectionFactory factory = (LettuceConnectionFactory) TestRedis.sentinel(topology::topology)
+			.connectionFactory();
+		LockRequest request = LockRequest.builder("replicated").key("late").lease(Duration.ofMillis(100)).build();
+		try (RedisLockTemplate blocking = RedisLockTemplate.builder(factory)
+			.replicaAcknowledgements(1, Duration.ofSeconds(2))
+			.build();
+				ReactiveRedisLockTemplate reactive = ReactiveRedisLockTemplate.builder(factory)
+					.replicaAcknowledgements(1, Duration.ofSeconds(2))
+					.build()) {
+			try (Stall replica = new Stall(400)) {
+				assertThatExceptionOfType(LockAccessException.class).isThrownBy(() -> blocking.acquire(request))
+					.withMessageContaining("replicated:late")
+					.withMessageContaining("lease of 100 ms had ended");
+			}
+			try (Stall replica = new Stall(400)) {
+				assertThatExceptionOfType(LockAccessException.class)
+					.isThrownBy(() -> reactive.acquire(request).block(Duration.ofSeconds(10)))
+					.withMessageContaining("replicated:late")
+					.withMessageContaining("lease of 100 ms had ended");
+			}
+			assertThat(blocking.isLocked("replicated", "late")).as("released, or its lease over").isFalse();
+		}
+		finally {
+			factory.destroy();
+		}
+	}
+
+	/**
+	 * The replica's process stopped ({@code SIGSTOP}), so that it acknowledges nothing,
+	 * and let go on after a while on a thread of its own.
+	 */
+	private static final class Stall implements AutoCloseable {
+
+		private final Thread resume;
+
+		Stall(long millis) {
+			RedisProcess replica = topology.topology().replica();
+			replica.pause();
+			this.resume = new Thread(() -> {
+				try {
+					Thread.sleep(millis);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+				finally {
+					replica.resume();
+				}
+			}, "replica-resume");
+			this.resume.start();
+		}
+
+		@Override
+		public void close() throws InterruptedException {
+			this.resume.join();
+		}
+
 	}
 
 	@Test

@@ -116,6 +116,13 @@ final class Keyspace {
 	 * Forget the keys written since the last call, for a master whose replica needs none
 	 * of them.
 	 */
+	/**
+	 * Return whether a key was written since the writes were last taken or forgotten.
+	 */
+	boolean hasWrites() {
+		return !this.written.isEmpty();
+	}
+
 	void forgetWrites() {
 		this.written.clear();
 	}

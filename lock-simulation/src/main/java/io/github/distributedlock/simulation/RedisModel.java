@@ -58,6 +58,8 @@ public final class RedisModel {
 
 	private long stalledUntil = Long.MIN_VALUE;
 
+	private int failovers;
+
 	/**
 	 * Create an empty server.
 	 * @param clock the clock it reads, which only the simulation moves
@@ -302,7 +304,39 @@ public final class RedisModel {
 	 * @return how many writes were lost
 	 */
 	public int failover() {
+		this.failovers++;
 		return this.replica.promoteInto(this.context.keyspace());
+	}
+
+	/**
+	 * Return how many failovers there were: a connection made before the last one is
+	 * gone.
+	 */
+	public int failovers() {
+		return this.failovers;
+	}
+
+	/**
+	 * Let the replica apply every write it lacks, as Redis has it do for a {@code WAIT}
+	 * it acknowledges; it lags again by as many writes as set as newer ones come.
+	 */
+	public void replicaCatchUp() {
+		this.replica.catchUpAll();
+	}
+
+	/**
+	 * Return how many writes (commands or scripts that changed keys) the server made.
+	 */
+	public long writes() {
+		return this.replica.shipped();
+	}
+
+	/**
+	 * Return how many of the server's {@link #writes()} the replica has: a {@code WAIT}
+	 * after the first {@code n} is acknowledged once this is {@code n} or more.
+	 */
+	public long replicated() {
+		return this.replica.shipped() - this.replica.behind();
 	}
 
 	/**

@@ -24,14 +24,18 @@ final class Replica {
 
 	private int lag;
 
+	// How many writes the master shipped, the applied and the lacking ones.
+	private long shipped;
+
 	Replica() {
-		this(null, new ArrayDeque<>(), 0);
+		this(null, new ArrayDeque<>(), 0, 0);
 	}
 
-	private Replica(@Nullable Keyspace keyspace, Deque<List<Keyspace.Write>> backlog, int lag) {
+	private Replica(@Nullable Keyspace keyspace, Deque<List<Keyspace.Write>> backlog, int lag, long shipped) {
 		this.keyspace = keyspace;
 		this.backlog = backlog;
 		this.lag = lag;
+		this.shipped = shipped;
 	}
 
 	/**
@@ -39,11 +43,15 @@ final class Replica {
 	 */
 	void record(Keyspace master) {
 		if (this.keyspace == null) {
+			if (master.hasWrites()) {
+				this.shipped++;
+			}
 			master.forgetWrites();
 			return;
 		}
 		List<Keyspace.Write> write = master.takeWrites();
 		if (!write.isEmpty()) {
+			this.shipped++;
 			this.backlog.add(write);
 			catchUp();
 		}
@@ -67,6 +75,13 @@ final class Replica {
 		else {
 			catchUp();
 		}
+	}
+
+	/**
+	 * Return how many writes the master shipped so far.
+	 */
+	long shipped() {
+		return this.shipped;
 	}
 
 	/**
@@ -106,7 +121,18 @@ final class Replica {
 
 	Replica copy() {
 		return new Replica((this.keyspace != null) ? this.keyspace.copy() : null, new ArrayDeque<>(this.backlog),
-				this.lag);
+				this.lag, this.shipped);
+	}
+
+	/**
+	 * Apply every write the replica lacks, as one that acknowledges a {@code WAIT} has:
+	 * it lags again as newer writes come.
+	 */
+	void catchUpAll() {
+		Keyspace keys = this.keyspace;
+		while (keys != null && !this.backlog.isEmpty()) {
+			keys.apply(this.backlog.remove());
+		}
 	}
 
 	private void catchUp() {

@@ -46,6 +46,7 @@ import io.github.distributedlock.redis.driver.LockHold;
 import io.github.distributedlock.redis.driver.LockPort;
 import io.github.distributedlock.redis.driver.PlantedHoldBugs;
 import io.github.distributedlock.redis.driver.RegisteredHold;
+import io.github.distributedlock.redis.driver.ReplicaWait;
 import io.github.distributedlock.redis.driver.SingleAcquisition;
 import io.github.distributedlock.redis.script.LockKind;
 import io.github.distributedlock.redis.script.ScriptArgs;
@@ -526,6 +527,22 @@ final class LockSimulation {
 
 	private int progressGiveUpsChecked;
 
+	// Whether the clients check that a replica has each grant before counting on it, as
+	// the templates with replica acknowledgements do (ReplicaWait): in a quarter of the
+	// runs of single locks, drawn from a PRNG of its own.
+	private final boolean replicaChecks;
+
+	// The replica checks: run, confirmed, refused (too few replicas, or the hold gone),
+	// failed (the count got no reply), ended at the call's bound.
+	private final int[] replicaCounts = new int[5];
+
+	// The holds a replica check confirmed, by hold id: until when the lease it confirmed
+	// lasts at least, which no failover may take before.
+	private final Map<String, Long> replicated = new java.util.HashMap<>();
+
+	// Whether the replica acknowledges a replica check's WAIT in time.
+	private final SimulationRandom replicaDraws;
+
 	private record Granted(String holder, String owner, boolean writer, boolean newHold, long ranNanos) {
 	}
 
@@ -626,6 +643,9 @@ final class LockSimulation {
 		this.redis.keyspaceEvents(keyspaceEvents);
 		scripts.forEach(this.redis::replaceScript);
 		this.multi = MultiLockRun.draws(seed) ? new MultiLockRun(seed, scripts, clientBug, this.faults) : null;
+		this.replicaDraws = new SimulationRandom(seed ^ 0x7265706cL);
+		this.replicaChecks = this.replicaDraws.nextInt(4) == 0 && this.faults.contains(Fault.REPLICAS)
+				&& this.multi == null;
 		// In half of the runs of the plain lock where clients share JVMs, and an eighth
 		// of the others, the writers' waits are progress-aware: drawn from a PRNG of its
 		// own, so that the other runs are the runs they were.
@@ -1274,6 +1294,14 @@ final class LockSimulation {
 		for (LostState.Damage damage : this.lostState.damaged(targets, before, after, what, fault.failover(), now)) {
 			LostState.Target target = damage.target();
 			if (target.subject() instanceof Held held) {
+				Long confirmed = this.replicated.get(held.grant.hold());
+				if (confirmed != null && damage.gone() && damage.failover() && now - confirmed < -REDIS_MS_SLACK) {
+					this.checker.violated(String.format(
+							"%s's hold token %d, which a replica had acknowledged with a "
+									+ "lease to %.3f ms, was lost in a failover at %.3f ms",
+							target.holder(), target.token(), (confirmed - 1_000_000 * MS) / 1e6,
+							(now - 1_000_000 * MS) / 1e6));
+				}
 				held.lostBy = damage;
 				this.checker.lost(target.holder(), target.token());
 				if (damage.gone() && damage.failover()) {
@@ -1806,6 +1834,21 @@ final class LockSimulation {
 	}
 
 	/**
+	 * Return whether the clients checked their grants' replicas.
+	 */
+	boolean replicaChecks() {
+		return this.replicaChecks;
+	}
+
+	/**
+	 * Return the replica checks: run, confirmed, refused, failed, ended at the call's
+	 * bound.
+	 */
+	int[] replicaCounts() {
+		return this.replicaCounts.clone();
+	}
+
+	/**
 	 * Return the first acquisition that failed as a self-deadlock after a fault, if one
 	 * did.
 	 */
@@ -2240,6 +2283,12 @@ final class LockSimulation {
 		// Whether a command of this client lost its reply in this run.
 		private boolean lostAReply;
 
+		// The replica check of its grants, in the runs that check replicas, and the hold
+		// of the grant it checks now.
+		private final @Nullable ReplicaWait replicas;
+
+		private @Nullable String checkingHold;
+
 		// The holds of its attempts whose reply will never come, for the planted
 		// LOST_ATTEMPT_NEVER_UNDONE.
 		private final Set<String> lostAttempts = new HashSet<>();
@@ -2257,6 +2306,11 @@ final class LockSimulation {
 			this.port = new SimulatedPort(name, LockSimulation.this.world, this);
 			// The registry hears of the attempts that may set a lease the owner has.
 			this.commands = new DriverCommands(this.port, Long.parseLong(FENCE_IDLE_MS), true, registry);
+			this.replicas = LockSimulation.this.replicaChecks ? new ReplicaWait(this.port,
+					new SimulatedReplicas(name, this.port, LockSimulation.this.world, LockSimulation.this.redis,
+							LockSimulation.this.replicaDraws,
+							LockSimulation.this.clientBug == ClientBug.REPLICA_COUNT_IGNORES_LAG),
+					true, 1, SimulatedReplicas.TIMEOUT_MS, registry) : null;
 			this.left = acquisitions;
 			this.acquiring = spec;
 		}
@@ -2335,7 +2389,89 @@ final class LockSimulation {
 			}
 			this.run = null;
 			LockSimulation.this.fairOrder.ended(this.name);
-			hold(grant, this.port.ranNanos());
+			ReplicaWait replicas = this.replicas;
+			if (replicas != null && drawing(Fault.REPLICAS)) {
+				confirm(replicas, grant, this.port.ranNanos());
+			}
+			else {
+				hold(grant, this.port.ranNanos());
+			}
+		}
+
+		/**
+		 * Count on a grant once a replica has it, as both templates with replica
+		 * acknowledgements do: the engine's {@link ReplicaWait}, bounded by the call's
+		 * bound (the wait time plus one command timeout, or the settle time in runs
+		 * without command timeouts), which is checked here in runs with them. A grant it
+		 * does not confirm, it releases, and the client goes on without it.
+		 */
+		private void confirm(ReplicaWait replicas, Grant grant, long ranNanos) {
+			long wait = this.acquiring.waitNanos();
+			long timeout = LockSimulation.this.commandTimeoutNanos;
+			long bound = (wait < 0 || this.acquiring.progressAware()) ? -1
+					: wait + ((timeout >= 0) ? timeout : SETTLE_NANOS);
+			long started = this.startedNanos;
+			int[] counts = LockSimulation.this.replicaCounts;
+			counts[0]++;
+			this.checkingHold = grant.hold();
+			LockSimulation.this.trace.add("           " + this.name + " checks token " + grant.token() + "'s replica");
+			replicas.confirm(List.of(grant), new Deadline(this.port, bound, started)).handle((ignored, error) -> {
+				confirmed(grant, ranNanos, bound, error);
+				return null;
+			}).exceptionally((thrown) -> {
+				// What the client threw, which the future would keep: the run fails.
+				at(0, this.name + " fails", () -> {
+					throw new IllegalStateException(this.name + " failed after its replica check: " + thrown, thrown);
+				});
+				return null;
+			});
+		}
+
+		/**
+		 * The replica check of a grant ended: count on the grant if confirmed, else go on
+		 * without it.
+		 */
+		private void confirmed(Grant grant, long ranNanos, long bound, @Nullable Throwable error) {
+			int[] counts = LockSimulation.this.replicaCounts;
+			long started = this.startedNanos;
+			long now = LockSimulation.this.clock.nanos();
+			this.checkingHold = null;
+			// Held to the bound where a reply not read within the command timeout fails,
+			// as with Lettuce; elsewhere a grant may come after it, and is given up.
+			if (bound >= 0 && LockSimulation.this.commandTimeoutNanos >= 0 && now - started > bound) {
+				LockSimulation.this.checker.violated(String
+					.format("%s's replica check of token %d ended %.3f ms after its call began, past its bound of "
+							+ "%.3f ms", this.name, grant.token(), (now - started) / 1e6, bound / 1e6));
+			}
+			if (error == null) {
+				counts[1]++;
+				LockSimulation.this.replicated.put(grant.hold(), grant.sentNanos() + grant.spec().leaseMillis() * MS);
+				hold(grant, ranNanos);
+				return;
+			}
+			Throwable cause = (error instanceof java.util.concurrent.CompletionException wrapped
+					&& wrapped.getCause() != null) ? wrapped.getCause() : error;
+			// Ended at the call's bound; refused (too few replicas, the hold gone, or its
+			// lease over); or failed (no reply, or a failover).
+			boolean atBound = cause.getCause() instanceof java.util.concurrent.TimeoutException;
+			boolean refused = !atBound && String.valueOf(cause.getMessage()).contains("acquired, but");
+			counts[atBound ? 4 : refused ? 2 : 3]++;
+			LockSimulation.this.trace
+				.add("           " + this.name + " goes on without token " + grant.token() + ": " + cause.getMessage());
+			// The check released it, or will once it ends, which in runs with command
+			// timeouts is within one, a WAIT and a round trip: gone as an orphaned hold
+			// is.
+			long timeout = LockSimulation.this.commandTimeoutNanos;
+			if (!atBound || timeout >= 0) {
+				long checkLeft = atBound ? timeout + SimulatedReplicas.TIMEOUT_MS * MS + OrphanedHolds.ROUND_TRIP_NANOS
+						: 0;
+				LostState.Kind kind = this.permit ? LostState.Kind.PERMIT
+						: this.reader ? LostState.Kind.READER : LostState.Kind.WRITER;
+				LockSimulation.this.orphans.unconfirmed(this.name, kind, this.owner, grant.hold(),
+						atBound ? "ended at the call's bound" : refused ? "refused" : "failed", now + checkLeft,
+						refused);
+			}
+			endWithoutTheLock(false);
 		}
 
 		/**
@@ -2433,6 +2569,13 @@ final class LockSimulation {
 			switch (operation) {
 				case "acquire" -> this.attemptsInFlight++;
 				case "release" -> {
+					String checking = this.checkingHold;
+					if (LockSimulation.this.clientBug == ClientBug.UNCONFIRMED_NEVER_RELEASED && checking != null
+							&& call.argv().contains(checking)) {
+						// The planted bug: the check's release of its grant is never
+						// sent.
+						return false;
+					}
 					if (LockSimulation.this.clientBug == ClientBug.LOST_ATTEMPT_NEVER_UNDONE && isUndo(call)) {
 						// The planted bug: the undo of a lost attempt is never sent.
 						return false;
@@ -3392,7 +3535,21 @@ final class LockSimulation {
 		 * with a lock whose lease ran out or that was lost while a later one was waited
 		 * for.
 		 */
-		IN_ORDER_GRANTS_LAPSED
+		IN_ORDER_GRANTS_LAPSED,
+
+		/**
+		 * The replica check's count acknowledges every {@code WAIT}, whether or not the
+		 * replica has the hold ({@link SimulatedReplicas}): a hold it confirmed may be
+		 * lost by a failover.
+		 */
+		REPLICA_COUNT_IGNORES_LAG,
+
+		/**
+		 * The port swallows the release the replica check sends for a grant it did not
+		 * confirm ({@code ReplicaWait}): the hold stays in Redis, counted on by nobody,
+		 * until its lease ends.
+		 */
+		UNCONFIRMED_NEVER_RELEASED
 
 	}
 
@@ -3504,7 +3661,13 @@ final class LockSimulation {
 		 * connection for a while, and what is published meanwhile, then are confirmed
 		 * again or fail ({@link SubscriptionGaps}).
 		 */
-		SUBSCRIPTION
+		SUBSCRIPTION,
+
+		/**
+		 * In a quarter of the runs of single locks, each grant is counted on only once a
+		 * replica has it ({@link SimulatedReplicas}), as with replica acknowledgements.
+		 */
+		REPLICAS
 
 	}
 

@@ -81,6 +81,8 @@ class LockSimulationTests {
 		long refilings = 0;
 		long[] orphans = new long[2];
 		int reentrantRuns = 0;
+		int replicaRuns = 0;
+		int[] replicaChecks = new int[5];
 		long recovered = 0;
 		int recoveringSeeds = 0;
 		for (long seed : seeds()) {
@@ -142,6 +144,11 @@ class LockSimulationTests {
 				continue;
 			}
 			orphans[0] += simulation.orphans()[0];
+			replicaRuns += simulation.replicaChecks() ? 1 : 0;
+			int[] checks = simulation.replicaCounts();
+			for (int i = 0; i < checks.length; i++) {
+				replicaChecks[i] += checks[i];
+			}
 			orphans[1] += simulation.orphans()[1];
 			reentrantRuns += simulation.threadsReenter() ? 1 : 0;
 			int[] faults = simulation.redisFaults();
@@ -229,6 +236,10 @@ class LockSimulationTests {
 				+ "filed again kept their place%n", reservations, refilings);
 		System.out.printf("orphaned holds: %d left by an attempt or a release without a reply (%d seeds of reentrant "
 				+ "thread owners), %d seen to end%n", orphans[0], reentrantRuns, orphans[1]);
+		System.out.printf("replica checks: %d seeds counted on each grant once a replica had it: %d checks, %d "
+				+ "confirmed, %d refused (too few replicas, or the hold gone), %d failed (no reply, or a failover), "
+				+ "%d ended at the call's bound; every one not confirmed was released%n", replicaRuns, replicaChecks[0],
+				replicaChecks[1], replicaChecks[2], replicaChecks[3], replicaChecks[4]);
 		System.out.printf("once faults stop: %d seeds, %d acquisitions held to the bound plus what the faults left%n",
 				recoveringSeeds, recovered);
 		if (seeds().length >= CI_SEEDS) {
@@ -245,6 +256,9 @@ class LockSimulationTests {
 			assertThat(gaps[0] - gaps[1]).as("subscriptions confirmed again after a gap").isPositive();
 			assertThat(gaps[1]).as("subscriptions a gap ended").isPositive();
 			assertThat(gaps[2]).as("subscribes refused").isPositive();
+			// The replica checks ran, and both ways.
+			assertThat(replicaChecks[1]).as("grants a replica check confirmed").isPositive();
+			assertThat(replicaChecks[2]).as("grants a replica check refused").isPositive();
 		}
 	}
 
@@ -556,7 +570,7 @@ class LockSimulationTests {
 	@Test
 	void aHoldInFlightThatAFailoverBringsBackKeepsItsOlderToken() {
 		LockSimulation simulation = new LockSimulation(28636, Map.of(), LockSimulation.ClientBug.NONE,
-				EnumSet.complementOf(EnumSet.of(Fault.LATE, Fault.TRY, Fault.REENTRANT, Fault.CUT)));
+				EnumSet.complementOf(EnumSet.of(Fault.LATE, Fault.TRY, Fault.REENTRANT, Fault.CUT, Fault.REPLICAS)));
 		assertThat(simulation.run(CLIENTS, ACQUISITIONS)).as(() -> simulation.trace(40)).isNull();
 		assertThat(simulation.inFlightTokensBroughtBack()).as("grants in flight that took an older token back")
 			.isPositive();
@@ -634,23 +648,24 @@ class LockSimulationTests {
 
 	/**
 	 * Return the run of a seed pinned for what it once found, with the faults it was
-	 * found with: commands that run late ({@link Fault#LATE}), tries ({@link Fault#TRY})
-	 * and reentrant thread owners ({@link Fault#REENTRANT}) came after it and would make
-	 * it another run. The sweep above runs every seed with them.
+	 * found with: commands that run late ({@link Fault#LATE}), tries ({@link Fault#TRY}),
+	 * reentrant thread owners ({@link Fault#REENTRANT}) and replica checks
+	 * ({@link Fault#REPLICAS}) came after it and would make it another run. The sweep
+	 * above runs every seed with them.
 	 */
 	private static LockSimulation pinned(long seed) {
 		return new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE,
-				EnumSet.complementOf(EnumSet.of(Fault.LATE, Fault.TRY, Fault.REENTRANT)));
+				EnumSet.complementOf(EnumSet.of(Fault.LATE, Fault.TRY, Fault.REENTRANT, Fault.REPLICAS)));
 	}
 
 	/**
 	 * Return the run of a seed pinned for what it once found with every fault but tries
-	 * ({@link Fault#TRY}) and reentrant thread owners ({@link Fault#REENTRANT}), which
-	 * came after it.
+	 * ({@link Fault#TRY}), reentrant thread owners ({@link Fault#REENTRANT}) and replica
+	 * checks ({@link Fault#REPLICAS}), which came after it.
 	 */
 	private static LockSimulation pinnedBeforeTries(long seed) {
 		return new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE,
-				EnumSet.complementOf(EnumSet.of(Fault.TRY, Fault.REENTRANT)));
+				EnumSet.complementOf(EnumSet.of(Fault.TRY, Fault.REENTRANT, Fault.REPLICAS)));
 	}
 
 	/**

@@ -23,6 +23,10 @@ class PlantedBugTests {
 
 	private static final int MAX_SEEDS = 300;
 
+	// How many seeds a planted bug of the replica check is looked for in: a quarter of
+	// them check replicas, a quarter of those fail over.
+	private static final int REPLICA_SEEDS = 800;
+
 	@Test
 	void findsALeaseScoredOneMillisecondShort() {
 		assertFound("acquire.lua", "redis.call('PEXPIRE', KEYS[1], ARGV[3])",
@@ -560,6 +564,43 @@ class PlantedBugTests {
 	@Test
 	void findsAnAttemptWhoseLostReplyIsNeverUndone() {
 		assertFoundBy(Map.of(), LockSimulation.ClientBug.LOST_ATTEMPT_NEVER_UNDONE, "no reply came to its attempt");
+	}
+
+	/**
+	 * A replica check whose count acknowledges every {@code WAIT}
+	 * ({@link LockSimulation.ClientBug#REPLICA_COUNT_IGNORES_LAG}): a hold it confirmed
+	 * is lost by a failover to a replica that lacked it. Found only in the runs that
+	 * check replicas and fail over while a confirmed hold is live (seed 1597).
+	 */
+	@Test
+	void findsAReplicaCheckThatConfirmsWhatTheReplicaLacks() {
+		for (long seed = 1_000; seed < 1_000 + REPLICA_SEEDS; seed++) {
+			LockSimulation planted = new LockSimulation(seed, Map.of(),
+					LockSimulation.ClientBug.REPLICA_COUNT_IGNORES_LAG);
+			if (!planted.replicaChecks()) {
+				continue;
+			}
+			String violation = planted.run(4, 25);
+			if (violation == null || !violation.contains("was lost in a failover")) {
+				continue;
+			}
+			String unplanted = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE).run(4, 25);
+			assertThat(unplanted).as("seed %d without the plant", seed).isNull();
+			System.out.println("planted bug found: seed " + seed + ", " + violation);
+			return;
+		}
+		fail("no seed within %d that checks replicas found it", REPLICA_SEEDS);
+	}
+
+	/**
+	 * A replica check whose release of a grant it did not confirm is never sent
+	 * ({@link LockSimulation.ClientBug#UNCONFIRMED_NEVER_RELEASED}):
+	 * {@link OrphanedHolds} finds the hold still in Redis once Redis answered its client
+	 * again.
+	 */
+	@Test
+	void findsAReplicaCheckThatNeverReleasesWhatItRefused() {
+		assertFoundBy(Map.of(), LockSimulation.ClientBug.UNCONFIRMED_NEVER_RELEASED, "its replica check");
 	}
 
 	/**

@@ -1,12 +1,17 @@
 package io.github.distributedlock.redis.blocking;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.redis.core.Deadline;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.driver.HoldRegistry;
 import io.github.distributedlock.redis.driver.ReplicaWait;
+import io.github.distributedlock.redis.server.ReplicaAcknowledgements;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -24,16 +29,20 @@ public final class BlockingHolds implements AutoCloseable {
 
 	private final @Nullable ReplicaWait replicas;
 
+	private final @Nullable ReplicaAcknowledgements acknowledgements;
+
 	/**
 	 * @param port where the handles' commands run
 	 * @param replicas the replica check every new hold passes, or {@code null} for none
+	 * @param acknowledgements what that check counts with, closed with this
 	 */
 	public BlockingHolds(HoldRegistry registry, BlockingPort port, LockCommands commands,
-			@Nullable ReplicaWait replicas) {
+			@Nullable ReplicaWait replicas, @Nullable ReplicaAcknowledgements acknowledgements) {
 		this.registry = registry;
 		this.port = port;
 		this.commands = commands;
 		this.replicas = replicas;
+		this.acknowledgements = acknowledgements;
 	}
 
 	public HoldRegistry registry() {
@@ -47,7 +56,7 @@ public final class BlockingHolds implements AutoCloseable {
 	 * then released
 	 */
 	public RedisLockHandle hold(Grant grant, Deadline call) {
-		confirmReplicas(grant, call);
+		confirmReplicas(List.of(grant), call);
 		RedisLockHandle handle = taken(grant, Thread.currentThread().getName());
 		this.registry.announce(handle);
 		return handle;
@@ -100,27 +109,52 @@ public final class BlockingHolds implements AutoCloseable {
 		return handles;
 	}
 
-	private void confirmReplicas(List<Grant> grants, Deadline call) {
-		if (this.replicas != null) {
-			this.replicas.confirmEvery(grants, call);
-		}
-	}
-
 	/**
-	 * Wait until enough replicas have the hold, if the template asks for replica
-	 * acknowledgements.
-	 * @throws LockAccessException if they don't (the hold is then released)
+	 * Wait until enough replicas have the holds, if the template asks for replica
+	 * acknowledgements, through interrupts, which stay set: the holds are won, and an
+	 * interrupt must not leave them unchecked. The port's timer ends the check at the
+	 * call's bound; the wait ends there too, should that timer be gone with the template.
+	 * @throws LockAccessException if they don't (the holds are then released)
 	 */
-	private void confirmReplicas(Grant grant, Deadline call) {
-		if (this.replicas != null) {
-			this.replicas.confirm(grant, call);
+	private void confirmReplicas(List<Grant> grants, Deadline call) {
+		if (this.replicas == null) {
+			return;
+		}
+		CompletableFuture<Void> confirmed = this.replicas.confirm(grants, call);
+		boolean interrupted = false;
+		try {
+			while (true) {
+				try {
+					confirmed.get(Math.max(0, call.remainingNanos()) + CallerWait.GRACE_NANOS, TimeUnit.NANOSECONDS);
+					return;
+				}
+				catch (InterruptedException ex) {
+					interrupted = true;
+				}
+			}
+		}
+		catch (TimeoutException ex) {
+			// Nobody takes them: released once the check ends.
+			confirmed.cancel(false);
+			throw new LockAccessException(grants.get(0).spec().name(), "the replica check did not end", ex);
+		}
+		catch (ExecutionException ex) {
+			if (ex.getCause() instanceof RuntimeException failure) {
+				throw failure;
+			}
+			throw new LockAccessException(grants.get(0).spec().name(), "the replica check failed", ex.getCause());
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
 		}
 	}
 
 	@Override
 	public void close() {
-		if (this.replicas != null) {
-			this.replicas.close();
+		if (this.acknowledgements != null) {
+			this.acknowledgements.close();
 		}
 		this.registry.close();
 	}

@@ -1,17 +1,10 @@
 package io.github.distributedlock.redis.driver;
 
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Function;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockName;
@@ -19,49 +12,20 @@ import io.github.distributedlock.redis.core.Deadline;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.script.ScriptCall;
-import io.github.distributedlock.redis.script.ScriptReplies;
-import io.github.distributedlock.redis.script.ScriptRunner;
-import io.lettuce.core.RedisFuture;
-import io.lettuce.core.codec.ByteArrayCodec;
-import io.lettuce.core.output.ByteArrayOutput;
-import io.lettuce.core.output.IntegerOutput;
-import io.lettuce.core.protocol.CommandArgs;
-import io.lettuce.core.protocol.CommandType;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.dao.DataAccessException;
-import org.springframework.data.redis.RedisSystemException;
-import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.lettuce.LettuceConnection;
-import org.springframework.data.redis.core.RedisCallback;
-import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.util.ClassUtils;
-
 /**
- * Makes sure a hold just written reached enough replicas (Redis {@code WAIT}), so that a
- * failover now would not hand the lock to someone else; otherwise releases it and fails
- * the acquisition. Both templates use it: the check runs on threads of its own, and each
- * template waits for its end in its own way, within the call's bound.
- * <p>
- * {@code WAIT} counts only the writes of its own server connection, and a client that
- * reconnects may send it on a new connection, even to a new master, where it confirms
- * nothing. So {@code CLIENT INFO} identifies the connection after the {@code WAIT}: one
- * already seen before the hold was written carried the write. Otherwise the hold's lease
- * is written again on one connection (never shorter; {@code lengthen_lease} always
- * writes, as Redis 7.2 and later count only what the connection itself wrote) and waited
- * for there.
+ * Makes sure the holds an acquisition just won reached enough replicas, so that a
+ * failover now would not hand a lock to someone else; otherwise releases them and fails
+ * the acquisition. Both templates and the simulation run it: it counts the replicas
+ * through a {@link ReplicaCount}, releases through the {@link LockPort}, and ends each
+ * check at the call's bound on the port's timer. Thread-safe.
  */
-public final class ReplicaWait implements AutoCloseable {
+public final class ReplicaWait {
 
-	private static final boolean LETTUCE = ClassUtils.isPresent("io.lettuce.core.RedisClient",
-			ReplicaWait.class.getClassLoader());
+	private final LockPort port;
 
-	private static final byte[] INFO = "INFO".getBytes(StandardCharsets.US_ASCII);
-
-	private final StringRedisTemplate redis;
-
-	private final ScriptRunner scripts;
+	private final ReplicaCount count;
 
 	private final boolean handOff;
 
@@ -69,232 +33,142 @@ public final class ReplicaWait implements AutoCloseable {
 
 	private final long timeoutMillis;
 
-	// Whether the holds were written on the connection the check uses, where a WAIT alone
-	// covers them once that connection is known.
-	private final boolean writtenHere;
-
 	private final HoldRegistry registry;
 
-	private final ExecutorService checks = Executors.newCachedThreadPool((runnable) -> {
-		Thread thread = new Thread(runnable, "distributed-lock-replica-check");
-		thread.setDaemon(true);
-		return thread;
-	});
-
-	/** The server connection last seen by a check, and when it was first seen. */
-	private final AtomicReference<@Nullable SeenConnection> lastConnection = new AtomicReference<>();
-
 	/**
+	 * @param count counts the replicas that have a hold, waiting at most
+	 * {@code timeoutMillis} for them
 	 * @param handOff whether a release reserves the lock for the oldest waiting request
 	 * @param replicas how many replicas must acknowledge each hold
-	 * @param timeoutMillis how long {@code WAIT} waits for them
-	 * @param registry the template's holds, told of the lease a check may write again
-	 * @param writtenHere whether the template writes its holds through the factory's
-	 * blocking side, as the check does: not the reactive template, whose connection is
-	 * another, so that each of its checks writes the lease again before its {@code WAIT}
+	 * @param timeoutMillis how long the count waits, which a refusal's message tells
+	 * @param registry the template's holds, told of the lease a count may write again
 	 */
-	public ReplicaWait(RedisConnectionFactory connectionFactory, boolean handOff, int replicas, long timeoutMillis,
-			HoldRegistry registry, boolean writtenHere) {
-		this.registry = registry;
-		this.redis = new StringRedisTemplate(connectionFactory);
-		this.scripts = new ScriptRunner(connectionFactory);
+	public ReplicaWait(LockPort port, ReplicaCount count, boolean handOff, int replicas, long timeoutMillis,
+			HoldRegistry registry) {
+		this.port = port;
+		this.count = count;
 		this.handOff = handOff;
 		this.replicas = replicas;
 		this.timeoutMillis = timeoutMillis;
-		this.writtenHere = writtenHere && ScriptRunner.sharesOneConnection(connectionFactory);
+		this.registry = registry;
 	}
 
 	/**
-	 * Wait until enough replicas have a hold that was just written; otherwise release it.
-	 * @param hold the hold; its {@code sentNanos} was read before its script was sent
+	 * Check holds just won, one after another: a multi-lock's all or none.
 	 * @param call the bound of the call: its wait time plus one command timeout
-	 * @throws LockAccessException as {@link #confirmLater} fails, or caused by a timeout
-	 * if the call's bound came first
+	 * @return completed once enough replicas acknowledged every hold. Failed with a
+	 * {@link LockAccessException}: without a cause once a refusal's releases were
+	 * answered or the bound came (too few replicas acknowledged a hold, the server no
+	 * longer had it, or a hold's lease ended before it was confirmed); caused by the
+	 * Redis failure if a count failed (it may have lost its reply); caused by a
+	 * {@link TimeoutException} at the call's bound. Unless it completes, every hold is
+	 * released: also once confirmed, if the caller cancelled the returned future or the
+	 * bound came first.
 	 */
-	public void confirm(Grant hold, Deadline call) {
-		CompletableFuture<Boolean> confirmed = confirmLater(hold, call);
-		await(confirmed, hold, call, (ex) -> gaveUp(hold, confirmed, ex));
-	}
-
-	/**
-	 * Wait until enough replicas have every hold of a multi-lock ({@link #confirmAll});
-	 * otherwise every one is released.
-	 * @throws LockAccessException as {@link #confirmAll} fails, or caused by a timeout if
-	 * the call's bound came first
-	 */
-	public void confirmEvery(List<Grant> holds, Deadline call) {
-		CompletableFuture<Boolean> confirmed = confirmAll(holds, call);
-		await(confirmed, holds.get(0), call, (ex) -> gaveUpAll(holds, confirmed, ex));
-	}
-
-	private static void await(CompletableFuture<Boolean> confirmed, Grant hold, Deadline call,
-			Function<TimeoutException, LockAccessException> gaveUp) {
-		boolean interrupted = false;
-		try {
-			while (true) {
-				try {
-					confirmed.get(Math.max(0, call.remainingNanos()), TimeUnit.NANOSECONDS);
-					return;
+	public CompletableFuture<Void> confirm(List<Grant> holds, Deadline call) {
+		CompletableFuture<Void> confirmed = new CompletableFuture<>();
+		long bound = call.remainingNanos();
+		LockPort.Cancellable timer = (bound == Long.MAX_VALUE) ? () -> {
+		} : this.port.schedule(() -> confirmed.completeExceptionally(gaveUp(holds)), Math.max(0, bound));
+		counted(holds, 0).whenComplete((acked, error) -> {
+			Grant lapsed = (error == null) ? lapsed(holds) : null;
+			if (error == null && acked >= this.replicas && lapsed == null) {
+				timer.cancel();
+				if (!confirmed.complete(null)) {
+					// Nobody takes them: the bound came first, or the caller left.
+					holds.forEach(this::release);
 				}
-				catch (InterruptedException ex) {
-					interrupted = true;
-				}
+				return;
 			}
-		}
-		catch (TimeoutException ex) {
-			throw gaveUp.apply(ex);
-		}
-		catch (ExecutionException ex) {
-			if (ex.getCause() instanceof RuntimeException failure) {
-				throw failure;
-			}
-			throw new LockAccessException(hold.spec().name(), "the replica check failed", ex.getCause());
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
-		}
-	}
-
-	/**
-	 * Check the holds of a multi-lock one after another, as {@link #confirmLater} does:
-	 * all or none. If one is not confirmed, every one is released (the one refused again,
-	 * which finds it gone), and a re-entry among them leaves its lease behind.
-	 * @return completed once every hold is confirmed, failed as the first that is not
-	 */
-	public CompletableFuture<Boolean> confirmAll(List<Grant> holds, Deadline call) {
-		CompletableFuture<Boolean> all = CompletableFuture.completedFuture(Boolean.TRUE);
-		for (Grant hold : holds) {
-			all = all.thenCompose((confirmed) -> confirmLater(hold, call));
-		}
-		return all.whenComplete((confirmed, error) -> {
+			List<CompletableFuture<Boolean>> releases = holds.stream().map(this::release).toList();
+			LockName name = holds.get(0).spec().name();
 			if (error != null) {
-				releaseAll(holds);
+				timer.cancel();
+				Throwable cause = unwrap(error);
+				confirmed.completeExceptionally((cause instanceof RuntimeException) ? cause
+						: new LockAccessException(name, "the replica check failed", cause));
+				return;
 			}
+			// Told once released, so that the caller who hears of it finds the locks
+			// free.
+			CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new)).whenComplete((ignored, failure) -> {
+				timer.cancel();
+				boolean released = releases.stream().allMatch(CompletableFuture::join);
+				confirmed
+					.completeExceptionally((lapsed != null) ? late(lapsed, released) : refusal(name, acked, released));
+			});
 		});
+		return confirmed;
 	}
 
 	/**
-	 * Say that a caller stopped waiting for a multi-lock's check before the call's bound
-	 * came: every hold is released once the check ends.
+	 * Count the replicas of the holds from the {@code next} on, one after another.
+	 * @return the first count short of the replicas asked for, or that number once every
+	 * hold had them
 	 */
-	public LockAccessException gaveUpAll(List<Grant> holds, CompletableFuture<Boolean> confirmed, Throwable cause) {
-		abandonAll(holds, confirmed);
-		return new LockAccessException(holds.get(0).spec().name(), "acquired, but its replication was not confirmed "
-				+ "within the wait time plus one command timeout; it is released once the check ends", cause);
-	}
-
-	/**
-	 * Release a multi-lock's holds nobody waits for once their check ends; a refused
-	 * check released them already.
-	 */
-	public void abandonAll(List<Grant> holds, CompletableFuture<Boolean> confirmed) {
-		confirmed.whenComplete((ignored, error) -> {
-			if (error == null) {
-				releaseAll(holds);
-			}
-		});
-	}
-
-	private void releaseAll(List<Grant> holds) {
-		for (Grant hold : holds) {
-			this.registry.leaseLeftBehind(hold);
-			release(hold);
+	private CompletableFuture<Long> counted(List<Grant> holds, int next) {
+		if (next == holds.size()) {
+			return CompletableFuture.completedFuture((long) this.replicas);
 		}
+		return count(holds.get(next)).thenCompose((acked) -> (acked >= this.replicas) ? counted(holds, next + 1)
+				: CompletableFuture.completedFuture(acked));
 	}
 
-	/**
-	 * Check, on a thread of the check's own, that enough replicas have a hold that was
-	 * just written; the hold is won, and an interrupt must not stop the check (Lettuce
-	 * drops a command on an interrupted thread) and leave the hold unchecked.
-	 * @param hold the hold; its {@code sentNanos} was read before its script was sent
-	 * @param call the bound of the call: its wait time plus one command timeout, which
-	 * the release of a refused hold is waited for within
-	 * @return completed once enough replicas acknowledged the hold; failed with a
-	 * {@link LockAccessException} without a cause once a refused hold's release ran (too
-	 * few replicas acknowledged it, or the server no longer had it), or caused by the
-	 * Redis failure if the check itself failed (its write may have lost its reply)
-	 */
-	public CompletableFuture<Boolean> confirmLater(Grant hold, Deadline call) {
-		HoldRegistry registry = this.registry;
+	private CompletableFuture<Long> count(Grant hold) {
 		String owner = hold.owner();
 		String lockKey = hold.spec().lockKey();
-		// The check writes the lease again, and a refused re-entry leaves it behind.
-		registry.sending(owner, lockKey);
-		CompletableFuture<Long> check;
+		// The count may write the lease again, which a refused re-entry leaves behind.
+		this.registry.sending(owner, lockKey);
+		CompletableFuture<Long> counted;
 		try {
-			check = CompletableFuture.supplyAsync(() -> await(hold), this.checks);
+			counted = this.count.acknowledged(hold);
 		}
-		catch (RejectedExecutionException ex) {
-			check = CompletableFuture
-				.failedFuture(new LockAccessException(hold.spec().name(), "the lock service is shut down", null));
+		catch (RuntimeException ex) {
+			counted = CompletableFuture.failedFuture(ex);
 		}
-		return check.handle((acked, error) -> checked(hold, call, acked, error))
-			.thenCompose((done) -> done)
-			.whenComplete((ignored, error) -> {
-				if (error == null) {
-					registry.replied(owner, lockKey, -1);
-				}
-				else if (unwrap(error) instanceof LockAccessException refusal && refusal.getCause() == null) {
-					// A refusal is a reply (no cause); a failed check may have lost one.
-					registry.replied(owner, lockKey, hold.spec().leaseMillis());
-				}
-				else {
-					registry.failed(owner, lockKey);
-				}
-			});
-	}
-
-	/**
-	 * Say that a caller stopped waiting for a check before the call's bound came: the
-	 * hold is released once the check ends.
-	 */
-	public LockAccessException gaveUp(Grant hold, CompletableFuture<Boolean> confirmed, Throwable cause) {
-		abandon(hold, confirmed);
-		return new LockAccessException(hold.spec().name(), "acquired, but its replication was not confirmed within "
-				+ "the wait time plus one command timeout; it is released once the check ends", cause);
-	}
-
-	/**
-	 * Release a hold nobody waits for once its check ends, so that no lease written again
-	 * by the check outlives the release; a refused one is released already.
-	 */
-	public void abandon(Grant hold, CompletableFuture<Boolean> confirmed) {
-		confirmed.whenComplete((ignored, error) -> {
-			if (error == null) {
-				this.registry.leaseLeftBehind(hold);
-				release(hold);
+		return counted.handle((acked, error) -> {
+			if (error != null) {
+				this.registry.failed(owner, lockKey);
+				throw (error instanceof CompletionException completion) ? completion : new CompletionException(error);
 			}
+			long replicas = (acked != null) ? acked : 0;
+			this.registry.replied(owner, lockKey, (replicas >= this.replicas) ? -1 : hold.spec().leaseMillis());
+			return replicas;
 		});
 	}
 
-	private CompletableFuture<Boolean> checked(Grant hold, Deadline call, @Nullable Long acked,
-			@Nullable Throwable error) {
-		LockName name = hold.spec().name();
-		if (error != null) {
-			release(hold);
-			Throwable cause = unwrap(error);
-			return CompletableFuture.failedFuture((cause instanceof RuntimeException) ? cause
-					: new LockAccessException(name, "the replica check failed", cause));
+	/**
+	 * Return the first hold whose lease has ended by now, as the handle would count it
+	 * (from when its acquire script was sent), or {@code null}: a caller must not be
+	 * handed a hold that may be someone else's already.
+	 */
+	private @Nullable Grant lapsed(List<Grant> holds) {
+		long now = this.port.nanoTime();
+		for (Grant hold : holds) {
+			if (now - hold.sentNanos() >= TimeUnit.MILLISECONDS.toNanos(hold.spec().leaseMillis())) {
+				return hold;
+			}
 		}
-		long count = (acked != null) ? acked : 0;
-		if (count >= this.replicas) {
-			return CompletableFuture.completedFuture(Boolean.TRUE);
-		}
-		// Waited for, so that the caller that hears of the refusal finds the lock free.
-		return release(hold).thenApply((ran) -> ran ? "released it" : "its release failed, so its lease ends it")
-			.completeOnTimeout("its release was sent but not yet answered", Math.max(0, call.remainingNanos()),
-					TimeUnit.NANOSECONDS)
-			.thenCompose((release) -> CompletableFuture.failedFuture(refusal(name, count, release)));
+		return null;
 	}
 
-	private LockAccessException refusal(LockName name, long acked, String release) {
+	private LockAccessException late(Grant hold, boolean released) {
+		return new LockAccessException(hold.spec().name(), "acquired, but its replication was confirmed only "
+				+ TimeUnit.NANOSECONDS.toMillis(this.port.nanoTime() - hold.sentNanos())
+				+ " ms after its acquisition was sent, when its lease of " + hold.spec().leaseMillis()
+				+ " ms had ended; " + release(released) + ": give it a lease longer than the replica check takes",
+				null);
+	}
+
+	private static String release(boolean released) {
+		return released ? "released it" : "its release was not answered yet, and is sent until Redis answers";
+	}
+
+	private LockAccessException refusal(LockName name, long acked, boolean released) {
+		String release = release(released);
 		if (acked < 0) {
-			return new LockAccessException(name,
-					"acquired, but the server no longer had it when its "
-							+ "replication was checked (the connection moved to another server, as in a failover)",
-					null);
+			return new LockAccessException(name, "acquired, but the server no longer had it when its replication was "
+					+ "checked (the connection moved to another server, as in a failover)", null);
 		}
 		return new LockAccessException(name,
 				"acquired, but only " + acked + " of " + this.replicas + " replicas acknowledged it within "
@@ -303,176 +177,38 @@ public final class ReplicaWait implements AutoCloseable {
 				null);
 	}
 
+	private static LockAccessException gaveUp(List<Grant> holds) {
+		return new LockAccessException(holds.get(0).spec().name(),
+				"acquired, but its replication was not confirmed "
+						+ "within the wait time plus one command timeout; it is released once the check ends",
+				new TimeoutException());
+	}
+
 	/**
-	 * Release a hold, once, without waiting.
-	 * @return completed with {@code true} once Redis ran the release, with {@code false}
-	 * once it failed (the lease ends the hold)
+	 * Release a hold nobody takes, sent until Redis answers, as every release.
+	 * @return completed with {@code true} once Redis ran the first release, with
+	 * {@code false} once that got no reply
 	 */
 	private CompletableFuture<Boolean> release(Grant hold) {
 		LockSpec spec = hold.spec();
-		return this.scripts
-			.executeAsync(spec.kind().release(spec, hold.owner(), hold.token(), hold.hold(), this.handOff, 0));
+		// Until Redis answers, the owner may still hold it: at most for its lease.
+		this.registry.leaseLeftBehind(hold);
+		ScriptCall release = spec.kind().release(spec, hold.owner(), hold.token(), hold.hold(), this.handOff, 0);
+		CompletableFuture<Boolean> answered = new CompletableFuture<>();
+		this.port.run(spec.name(), "release", release,
+				LockPort.Reply.of((reply) -> answered.complete(true), (error) -> {
+					answered.complete(false);
+					if (DriverCommands.mayHaveRun(error)) {
+						this.port.schedule(
+								() -> DriverCommands.sendUntilAnswered(this.port, spec.name(), "release", release),
+								DriverCommands.UNDO_RETRY_NANOS);
+					}
+				}));
+		return answered;
 	}
 
 	private static Throwable unwrap(Throwable error) {
 		return (error instanceof CompletionException && error.getCause() != null) ? error.getCause() : error;
-	}
-
-	/**
-	 * Stop the check threads; a check under way ends with its commands.
-	 */
-	@Override
-	public void close() {
-		this.checks.shutdown();
-	}
-
-	/**
-	 * Return the number of replicas that acknowledged the hold, or -1 if the server no
-	 * longer has it.
-	 */
-	private long await(Grant hold) {
-		long writtenNanos = hold.sentNanos();
-		try {
-			SeenConnection last = this.lastConnection.get();
-			if (this.writtenHere && last != null && last.firstSeenNanos() - writtenNanos < 0) {
-				Acknowledgement ack = this.redis.execute((RedisCallback<Acknowledgement>) (connection) -> ReplicaWait
-					.sendAndIdentify(connection, this.replicas, this.timeoutMillis), true);
-				if (ack != null && seen(ack.identity()) - writtenNanos < 0) {
-					return ack.acked();
-				}
-			}
-			for (int attempt = 0; attempt < 3; attempt++) {
-				Rewrite ack = this.redis.execute((RedisCallback<Rewrite>) (connection) -> {
-					String before = identity(connection);
-					// A write on this connection for the WAIT to cover.
-					if (extendOn(connection, hold) < 0) {
-						return new Rewrite(before, -1, before);
-					}
-					Acknowledgement after = sendAndIdentify(connection, this.replicas, this.timeoutMillis);
-					return new Rewrite(before, after.acked(), after.identity());
-				}, true);
-				if (ack == null) {
-					return 0;
-				}
-				seen(ack.after());
-				if (ack.acked() < 0 || ack.before().equals(ack.after())) {
-					return ack.acked();
-				}
-			}
-			// The connection kept changing under the check.
-			return 0;
-		}
-		catch (DataAccessException ex) {
-			throw ScriptReplies.failure(hold.spec().name(), "WAIT", ex);
-		}
-	}
-
-	/**
-	 * Write the hold's lease again on the given connection, for the {@code WAIT} to
-	 * cover; Redis errors are not translated.
-	 * @return 1 if extended, -1 if the lock was gone, -2 if someone else held it
-	 */
-	private long extendOn(RedisConnection connection, Grant hold) {
-		LockSpec spec = hold.spec();
-		ScriptCall call = spec.kind().extend(spec, hold.owner(), hold.token(), hold.hold(), spec.leaseMillis());
-		Long result = this.scripts.execute(connection, call);
-		return (result != null) ? result : -1;
-	}
-
-	/**
-	 * Record a server connection identity.
-	 * @return the {@link System#nanoTime()} at which it was first seen
-	 */
-	private long seen(String identity) {
-		SeenConnection last = this.lastConnection.get();
-		if (last != null && last.identity().equals(identity)) {
-			return last.firstSeenNanos();
-		}
-		SeenConnection now = new SeenConnection(identity, System.nanoTime());
-		this.lastConnection.set(now);
-		return now.firstSeenNanos();
-	}
-
-	private record SeenConnection(String identity, long firstSeenNanos) {
-	}
-
-	private record Rewrite(String before, long acked, String after) {
-	}
-
-	/**
-	 * Send {@code WAIT} and identify the connection that ran it, in one round trip where
-	 * the client allows it (Redis answers the second command only after the first).
-	 * @return how many replicas acknowledged every write sent so far on this connection,
-	 * and the connection's {@link #identity identity}
-	 */
-	static Acknowledgement sendAndIdentify(RedisConnection connection, int replicas, long timeoutMillis) {
-		RedisConnection target = ScriptRunner.target(connection);
-		if (LETTUCE && target instanceof LettuceConnection) {
-			return Lettuce.sendAndIdentify((LettuceConnection) target, replicas, timeoutMillis);
-		}
-		Object acked = connection.execute("WAIT", Integer.toString(replicas).getBytes(StandardCharsets.US_ASCII),
-				Long.toString(timeoutMillis).getBytes(StandardCharsets.US_ASCII));
-		return new Acknowledgement((acked instanceof Number number) ? number.longValue() : 0, identity(connection));
-	}
-
-	/**
-	 * Identify the server-side connection by its client id (unique per running server)
-	 * and the server address it reached, so that any reconnect yields a new identity.
-	 */
-	static String identity(RedisConnection connection) {
-		RedisConnection target = ScriptRunner.target(connection);
-		return identity((LETTUCE && target instanceof LettuceConnection)
-				? Lettuce.clientInfo((LettuceConnection) target) : connection.execute("CLIENT", INFO));
-	}
-
-	private static String identity(@Nullable Object info) {
-		String text = (info instanceof byte[] bytes) ? new String(bytes, StandardCharsets.UTF_8) : String.valueOf(info);
-		String id = null;
-		String serverAddress = null;
-		for (String field : text.trim().split(" ")) {
-			if (field.startsWith("id=")) {
-				id = field.substring(3);
-			}
-			else if (field.startsWith("laddr=")) {
-				serverAddress = field.substring(6);
-			}
-		}
-		if (id == null || serverAddress == null) {
-			throw new IllegalStateException("unexpected CLIENT INFO reply: " + text);
-		}
-		return id + "@" + serverAddress;
-	}
-
-	/** The reply of {@code WAIT}, and which connection it came on. */
-	record Acknowledgement(long acked, String identity) {
-	}
-
-	// Apart, so that Lettuce classes are only loaded when Lettuce is there.
-	private static final class Lettuce {
-
-		static Acknowledgement sendAndIdentify(LettuceConnection connection, int replicas, long timeoutMillis) {
-			RedisFuture<Long> acked = connection.getNativeConnection()
-				.dispatch(CommandType.WAIT, new IntegerOutput<>(ByteArrayCodec.INSTANCE),
-						new CommandArgs<>(ByteArrayCodec.INSTANCE).add(replicas).add(timeoutMillis));
-			// Answered after the WAIT, so once this returns the WAIT's reply is in too.
-			String identity = identity(clientInfo(connection));
-			try {
-				Long count = acked.get(0, TimeUnit.MILLISECONDS);
-				return new Acknowledgement((count != null) ? count : 0, identity);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new RedisSystemException("interrupted during WAIT", ex);
-			}
-			catch (ExecutionException | TimeoutException ex) {
-				throw new RedisSystemException("WAIT failed: " + ex.getMessage(), ex);
-			}
-		}
-
-		static @Nullable Object clientInfo(LettuceConnection connection) {
-			return connection.execute("CLIENT", new ByteArrayOutput<>(ByteArrayCodec.INSTANCE), INFO);
-		}
-
 	}
 
 }

@@ -132,41 +132,22 @@ public final class ReactiveAcquisitions {
 		return new Deadline((waitNanos < 0 || timeout < 0) ? -1 : waitNanos + timeout, start);
 	}
 
-	/**
-	 * Wait, within the call's bound, until enough replicas have a won hold, if the
-	 * template asks for replica acknowledgements; a hold refused, given up on or
-	 * cancelled is released ({@link ReplicaWait}).
-	 */
 	private Mono<Grant> confirmed(Grant grant, Deadline call) {
-		ReplicaWait check = this.replicas;
-		if (check == null) {
-			return Mono.just(grant);
-		}
-		return Mono.defer(() -> {
-			CompletableFuture<Boolean> confirmed = check.confirmLater(grant, call);
-			return within(Mono.fromFuture(confirmed, true), call)
-				.onErrorMap(TimeoutException.class, (ex) -> check.gaveUp(grant, confirmed, ex))
-				.doOnCancel(() -> check.abandon(grant, confirmed))
-				.thenReturn(grant);
-		});
+		// Mapped, not ignored: an ignored list would reach the discard hook.
+		return confirmedAll(List.of(grant), call).map((confirmed) -> grant);
 	}
 
 	/**
-	 * Confirm a multi-lock's grants in order, all or none
-	 * ({@link ReplicaWait#confirmAll}).
+	 * Wait until enough replicas have won holds, all or none, if the template asks for
+	 * replica acknowledgements; the check ends at the call's bound, and releases what it
+	 * refused, what it confirmed after that and what a cancel left ({@link ReplicaWait}).
 	 */
 	private Mono<List<Grant>> confirmedAll(List<Grant> grants, Deadline call) {
 		ReplicaWait check = this.replicas;
 		if (check == null) {
 			return Mono.just(grants);
 		}
-		return Mono.defer(() -> {
-			CompletableFuture<Boolean> confirmed = check.confirmAll(grants, call);
-			return within(Mono.fromFuture(confirmed, true), call)
-				.onErrorMap(TimeoutException.class, (ex) -> check.gaveUpAll(grants, confirmed, ex))
-				.doOnCancel(() -> check.abandonAll(grants, confirmed))
-				.thenReturn(grants);
-		});
+		return Mono.defer(() -> Mono.fromFuture(check.confirm(grants, call), true)).thenReturn(grants);
 	}
 
 	/**
@@ -183,14 +164,6 @@ public final class ReactiveAcquisitions {
 			.doOnError((ex) -> handles.forEach(ReactiveAcquisitions::releaseDropped))
 			.doOnCancel(() -> handles.forEach(ReactiveAcquisitions::releaseDropped))
 			.map((confirmed) -> handles);
-	}
-
-	/**
-	 * Bound a wait by the call's bound, if it has one.
-	 */
-	private static <T> Mono<T> within(Mono<T> waited, Deadline call) {
-		long bound = call.remainingNanos();
-		return (bound != Long.MAX_VALUE) ? waited.timeout(Duration.ofNanos(Math.max(0, bound))) : waited;
 	}
 
 	/**

@@ -89,34 +89,6 @@ public final class ScriptRunner {
 	}
 
 	/**
-	 * Run an integer script that nobody waits for (a release nobody uses), without
-	 * waiting for its reply where the factory shares one Lettuce connection; otherwise
-	 * run it now. Sent even from an interrupted thread: Lettuce drops a command on one
-	 * before sending it.
-	 * @return completed with {@code true} once Redis ran it, with {@code false} once it
-	 * failed or could not be sent (its failure is dropped: nobody has to hear it)
-	 */
-	public CompletableFuture<Boolean> executeAsync(ScriptCall call) {
-		boolean interrupted = Thread.interrupted();
-		try {
-			CompletableFuture<Object> sent = sendAsync(call);
-			if (sent != null) {
-				return sent.handle((reply, failure) -> failure == null);
-			}
-			execute(call);
-			return CompletableFuture.completedFuture(true);
-		}
-		catch (RuntimeException ex) {
-			return CompletableFuture.completedFuture(false);
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
-		}
-	}
-
-	/**
 	 * Return the command timeout where {@link #sendAsync} sends, or {@code null}.
 	 */
 	public @Nullable Duration commandTimeout() {
