@@ -3,6 +3,7 @@ package io.github.distributedlock.redis;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -18,6 +19,7 @@ import io.github.distributedlock.test.RedisSentinelTopology;
 import io.github.distributedlock.test.RedisTopologyExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import reactor.core.publisher.Mono;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -115,6 +117,58 @@ class ReplicaAcknowledgementTests {
 					.withMessageContaining("lease of 100 ms had ended");
 			}
 			assertThat(blocking.isLocked("replicated", "late")).as("released, or its lease over").isFalse();
+		}
+		finally {
+			factory.destroy();
+		}
+	}
+
+	/**
+	 * A caller that waits indefinitely has no call bound: the check is waited for as long
+	 * as it takes (it failed at once when the wait's bound overflowed).
+	 */
+	@Test
+	void shouldAcquireOnceTheReplicaHasTheLockWhenTheCallWaitsIndefinitely() {
+		LettuceConnectionFactory factory = (LettuceConnectionFactory) TestRedis.sentinel(topology::topology)
+			.connectionFactory();
+		try (RedisLockTemplate template = RedisLockTemplate.builder(factory)
+			.replicaAcknowledgements(1, Duration.ofSeconds(1))
+			.build();
+				LockHandle held = template
+					.acquire(LockRequest.builder("replicated").key("indefinitely").waitIndefinitely().build())) {
+			Object owner = topology.topology().replica().command("HGET", template.lockKey(held.name()), "owner");
+			assertThat(owner).as("the replica already has the lock").isNotNull();
+		}
+		finally {
+			factory.destroy();
+		}
+	}
+
+	/**
+	 * A reactive caller that cancels while the replica check waits: nobody takes the
+	 * hold, so it is released once the check ends, not left for its lease.
+	 */
+	@Test
+	void shouldReleaseALockWhoseReactiveCallerCancelledDuringItsReplicaCheck() throws InterruptedException {
+		LettuceConnectionFactory factory = (LettuceConnectionFactory) TestRedis.sentinel(topology::topology)
+			.connectionFactory();
+		LockRequest request = LockRequest.of("replicated", "cancelled");
+		try (RedisLockTemplate blocking = RedisLockTemplate.builder(factory).build();
+				ReactiveRedisLockTemplate reactive = ReactiveRedisLockTemplate.builder(factory)
+					.replicaAcknowledgements(1, Duration.ofSeconds(2))
+					.build()) {
+			try (Stall replica = new Stall(600)) {
+				reactive.acquire(request)
+					.timeout(Duration.ofMillis(200))
+					.onErrorResume(java.util.concurrent.TimeoutException.class,
+							(ex) -> reactor.core.publisher.Mono.empty())
+					.block(Duration.ofSeconds(10));
+				assertThat(blocking.isLocked("replicated", "cancelled")).as("held while its check waits").isTrue();
+			}
+			await().atMost(Duration.ofSeconds(5))
+				.untilAsserted(() -> assertThat(blocking.isLocked("replicated", "cancelled"))
+					.as("released once the check ended, long before its lease of 30 s")
+					.isFalse());
 		}
 		finally {
 			factory.destroy();

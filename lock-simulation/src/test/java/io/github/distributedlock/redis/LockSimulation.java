@@ -532,9 +532,10 @@ final class LockSimulation {
 	// runs of single locks, drawn from a PRNG of its own.
 	private final boolean replicaChecks;
 
-	// The replica checks: run, confirmed, refused (too few replicas, or the hold gone),
-	// failed (the count got no reply), ended at the call's bound.
-	private final int[] replicaCounts = new int[5];
+	// The replica checks: run, confirmed, refused (too few replicas, the hold gone, or
+	// its lease over), failed (the count got no reply), ended at the call's bound,
+	// cancelled.
+	private final int[] replicaCounts = new int[6];
 
 	// The holds a replica check confirmed, by hold id: until when the lease it confirmed
 	// lasts at least, which no failover may take before.
@@ -1842,7 +1843,7 @@ final class LockSimulation {
 
 	/**
 	 * Return the replica checks: run, confirmed, refused, failed, ended at the call's
-	 * bound.
+	 * bound, cancelled.
 	 */
 	int[] replicaCounts() {
 		return this.replicaCounts.clone();
@@ -2415,7 +2416,19 @@ final class LockSimulation {
 			counts[0]++;
 			this.checkingHold = grant.hold();
 			LockSimulation.this.trace.add("           " + this.name + " checks token " + grant.token() + "'s replica");
-			replicas.confirm(List.of(grant), new Deadline(this.port, bound, started)).handle((ignored, error) -> {
+			java.util.concurrent.CompletableFuture<Void> check = replicas.confirm(List.of(grant),
+					new Deadline(this.port, bound, started));
+			if (LockSimulation.this.replicaDraws.nextInt(8) == 0 && drawing(Fault.CANCEL)) {
+				// As a reactive caller's cancel does: the check's future is cancelled.
+				// Its hold stays in Redis until the check ends, as one a lost reply left:
+				// the
+				// owner's next acquisition may find it (a self-deadlock, for a thread
+				// owner
+				// that does not re-enter).
+				at(LockSimulation.this.replicaDraws.between(0, 150 * MS), this.name + " cancels its replica check",
+						() -> this.lostAReply |= check.cancel(false));
+			}
+			check.handle((ignored, error) -> {
 				confirmed(grant, ranNanos, bound, error);
 				return null;
 			}).exceptionally((thrown) -> {
@@ -2451,11 +2464,13 @@ final class LockSimulation {
 			}
 			Throwable cause = (error instanceof java.util.concurrent.CompletionException wrapped
 					&& wrapped.getCause() != null) ? wrapped.getCause() : error;
-			// Ended at the call's bound; refused (too few replicas, the hold gone, or its
-			// lease over); or failed (no reply, or a failover).
-			boolean atBound = cause.getCause() instanceof java.util.concurrent.TimeoutException;
+			// Ended at the call's bound, or cancelled; refused (too few replicas, the
+			// hold
+			// gone, or its lease over); or failed (no reply, or a failover).
+			boolean cancelled = cause instanceof java.util.concurrent.CancellationException;
+			boolean atBound = cancelled || cause.getCause() instanceof java.util.concurrent.TimeoutException;
 			boolean refused = !atBound && String.valueOf(cause.getMessage()).contains("acquired, but");
-			counts[atBound ? 4 : refused ? 2 : 3]++;
+			counts[cancelled ? 5 : atBound ? 4 : refused ? 2 : 3]++;
 			LockSimulation.this.trace
 				.add("           " + this.name + " goes on without token " + grant.token() + ": " + cause.getMessage());
 			// The check released it, or will once it ends, which in runs with command
@@ -2468,8 +2483,9 @@ final class LockSimulation {
 				LostState.Kind kind = this.permit ? LostState.Kind.PERMIT
 						: this.reader ? LostState.Kind.READER : LostState.Kind.WRITER;
 				LockSimulation.this.orphans.unconfirmed(this.name, kind, this.owner, grant.hold(),
-						atBound ? "ended at the call's bound" : refused ? "refused" : "failed", now + checkLeft,
-						refused);
+						cancelled ? "cancelled"
+								: atBound ? "ended at the call's bound" : refused ? "refused" : "failed",
+						now + checkLeft, refused);
 			}
 			endWithoutTheLock(false);
 		}

@@ -82,7 +82,7 @@ class LockSimulationTests {
 		long[] orphans = new long[2];
 		int reentrantRuns = 0;
 		int replicaRuns = 0;
-		int[] replicaChecks = new int[5];
+		int[] replicaChecks = new int[6];
 		long recovered = 0;
 		int recoveringSeeds = 0;
 		for (long seed : seeds()) {
@@ -237,9 +237,10 @@ class LockSimulationTests {
 		System.out.printf("orphaned holds: %d left by an attempt or a release without a reply (%d seeds of reentrant "
 				+ "thread owners), %d seen to end%n", orphans[0], reentrantRuns, orphans[1]);
 		System.out.printf("replica checks: %d seeds counted on each grant once a replica had it: %d checks, %d "
-				+ "confirmed, %d refused (too few replicas, or the hold gone), %d failed (no reply, or a failover), "
-				+ "%d ended at the call's bound; every one not confirmed was released%n", replicaRuns, replicaChecks[0],
-				replicaChecks[1], replicaChecks[2], replicaChecks[3], replicaChecks[4]);
+				+ "confirmed, %d refused (too few replicas, the hold gone, or its lease over), %d failed (no reply, "
+				+ "or a failover), %d ended at the call's bound, %d cancelled; every one not confirmed was "
+				+ "released%n", replicaRuns, replicaChecks[0], replicaChecks[1], replicaChecks[2], replicaChecks[3],
+				replicaChecks[4], replicaChecks[5]);
 		System.out.printf("once faults stop: %d seeds, %d acquisitions held to the bound plus what the faults left%n",
 				recoveringSeeds, recovered);
 		if (seeds().length >= CI_SEEDS) {

@@ -88,7 +88,13 @@ public final class BlockingHolds implements AutoCloseable {
 	 */
 	void confirmTaken(List<RedisLockHandle> handles, Deadline call) {
 		try {
-			confirmReplicas(handles.stream().map(RedisLockHandle::grant).toList(), call);
+			if (this.replicas != null) {
+				// Renewed while the later locks were taken: each lease as its handle
+				// counts it.
+				List<Grant> grants = handles.stream().map(RedisLockHandle::grant).toList();
+				await(this.replicas.confirm(grants, call,
+						(grant) -> !handles.get(grants.indexOf(grant)).hold().isLive(System.nanoTime())), grants, call);
+			}
 		}
 		catch (RuntimeException ex) {
 			handles.forEach(this.registry::forget);
@@ -111,32 +117,48 @@ public final class BlockingHolds implements AutoCloseable {
 
 	/**
 	 * Wait until enough replicas have the holds, if the template asks for replica
-	 * acknowledgements, through interrupts, which stay set: the holds are won, and an
-	 * interrupt must not leave them unchecked. The port's timer ends the check at the
-	 * call's bound; the wait ends there too, should that timer be gone with the template.
+	 * acknowledgements.
 	 * @throws LockAccessException if they don't (the holds are then released)
 	 */
 	private void confirmReplicas(List<Grant> grants, Deadline call) {
-		if (this.replicas == null) {
-			return;
+		if (this.replicas != null) {
+			await(this.replicas.confirm(grants, call), grants, call);
 		}
-		CompletableFuture<Void> confirmed = this.replicas.confirm(grants, call);
+	}
+
+	/**
+	 * Wait for a replica check, through interrupts, which stay set: the holds are won,
+	 * and an interrupt must not leave them unchecked. The port's timer ends the check at
+	 * the call's bound; the wait ends there too, should that timer be gone with the
+	 * template.
+	 */
+	private static void await(CompletableFuture<Void> confirmed, List<Grant> grants, Deadline call) {
+		long bound = call.remainingNanos();
 		boolean interrupted = false;
 		try {
 			while (true) {
 				try {
-					confirmed.get(Math.max(0, call.remainingNanos()) + CallerWait.GRACE_NANOS, TimeUnit.NANOSECONDS);
+					long left = Math.max(0, call.remainingNanos());
+					if (bound == Long.MAX_VALUE || left > Long.MAX_VALUE - CallerWait.GRACE_NANOS) {
+						confirmed.get();
+					}
+					else {
+						confirmed.get(left + CallerWait.GRACE_NANOS, TimeUnit.NANOSECONDS);
+					}
 					return;
 				}
 				catch (InterruptedException ex) {
 					interrupted = true;
 				}
+				catch (TimeoutException ex) {
+					// Nobody takes them unless the check confirmed them just now:
+					// released
+					// once it ends.
+					if (confirmed.cancel(false)) {
+						throw new LockAccessException(grants.get(0).spec().name(), "the replica check did not end", ex);
+					}
+				}
 			}
-		}
-		catch (TimeoutException ex) {
-			// Nobody takes them: released once the check ends.
-			confirmed.cancel(false);
-			throw new LockAccessException(grants.get(0).spec().name(), "the replica check did not end", ex);
 		}
 		catch (ExecutionException ex) {
 			if (ex.getCause() instanceof RuntimeException failure) {

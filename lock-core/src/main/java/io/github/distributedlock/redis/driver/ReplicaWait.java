@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockName;
@@ -58,47 +59,70 @@ public final class ReplicaWait {
 	 * @param call the bound of the call: its wait time plus one command timeout
 	 * @return completed once enough replicas acknowledged every hold. Failed with a
 	 * {@link LockAccessException}: without a cause once a refusal's releases were
-	 * answered or the bound came (too few replicas acknowledged a hold, the server no
-	 * longer had it, or a hold's lease ended before it was confirmed); caused by the
-	 * Redis failure if a count failed (it may have lost its reply); caused by a
-	 * {@link TimeoutException} at the call's bound. Unless it completes, every hold is
-	 * released: also once confirmed, if the caller cancelled the returned future or the
-	 * bound came first.
+	 * answered (too few replicas acknowledged a hold, the server no longer had it, or a
+	 * hold's lease ended, counted from when its acquire script was sent, before it was
+	 * confirmed); caused by the Redis failure if a count failed (it may have lost its
+	 * reply); caused by a {@link TimeoutException} at the call's bound. Unless it
+	 * completes, every hold is released: also once confirmed, if the caller cancelled the
+	 * returned future or the bound came first.
 	 */
 	public CompletableFuture<Void> confirm(List<Grant> holds, Deadline call) {
+		return confirm(holds, call, (hold) -> this.port.nanoTime() - hold.sentNanos() >= TimeUnit.MILLISECONDS
+			.toNanos(hold.spec().leaseMillis()));
+	}
+
+	/**
+	 * Check holds taken and registered before (a multi-lock taken lock by lock, renewed
+	 * meanwhile), as {@link #confirm(List, Deadline)} does fresh ones.
+	 * @param lapsed whether a hold's lease has ended, as its handle counts it
+	 */
+	public CompletableFuture<Void> confirm(List<Grant> holds, Deadline call, Predicate<Grant> lapsed) {
 		CompletableFuture<Void> confirmed = new CompletableFuture<>();
 		long bound = call.remainingNanos();
 		LockPort.Cancellable timer = (bound == Long.MAX_VALUE) ? () -> {
 		} : this.port.schedule(() -> confirmed.completeExceptionally(gaveUp(holds)), Math.max(0, bound));
 		counted(holds, 0).whenComplete((acked, error) -> {
-			Grant lapsed = (error == null) ? lapsed(holds) : null;
-			if (error == null && acked >= this.replicas && lapsed == null) {
-				timer.cancel();
-				if (!confirmed.complete(null)) {
-					// Nobody takes them: the bound came first, or the caller left.
-					holds.forEach(this::release);
-				}
-				return;
+			try {
+				ended(holds, confirmed, timer, acked, error, lapsed);
 			}
-			List<CompletableFuture<Boolean>> releases = holds.stream().map(this::release).toList();
-			LockName name = holds.get(0).spec().name();
-			if (error != null) {
-				timer.cancel();
-				Throwable cause = unwrap(error);
-				confirmed.completeExceptionally((cause instanceof RuntimeException) ? cause
-						: new LockAccessException(name, "the replica check failed", cause));
-				return;
+			catch (RuntimeException | Error ex) {
+				// Not left unanswered: the caller hears of it, and each hold is released.
+				confirmed.completeExceptionally(ex);
+				holds.forEach(this::releaseQuietly);
 			}
-			// Told once released, so that the caller who hears of it finds the locks
-			// free.
-			CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new)).whenComplete((ignored, failure) -> {
-				timer.cancel();
-				boolean released = releases.stream().allMatch(CompletableFuture::join);
-				confirmed
-					.completeExceptionally((lapsed != null) ? late(lapsed, released) : refusal(name, acked, released));
-			});
 		});
 		return confirmed;
+	}
+
+	/**
+	 * The count ended: confirm the holds, or release them and tell why.
+	 */
+	private void ended(List<Grant> holds, CompletableFuture<Void> confirmed, LockPort.Cancellable timer,
+			@Nullable Long acked, @Nullable Throwable error, Predicate<Grant> lapsed) {
+		Grant late = (error == null) ? holds.stream().filter(lapsed).findFirst().orElse(null) : null;
+		if (error == null && acked != null && acked >= this.replicas && late == null) {
+			timer.cancel();
+			if (!confirmed.complete(null)) {
+				// Nobody takes them: the bound came first, or the caller left.
+				holds.forEach(this::release);
+			}
+			return;
+		}
+		List<CompletableFuture<Boolean>> releases = holds.stream().map(this::release).toList();
+		LockName name = holds.get(0).spec().name();
+		if (error != null || acked == null) {
+			timer.cancel();
+			Throwable cause = (error != null) ? unwrap(error) : null;
+			confirmed.completeExceptionally((cause instanceof RuntimeException) ? cause
+					: new LockAccessException(name, "the replica check failed", cause));
+			return;
+		}
+		// Told once released, so that the caller who hears of it finds the locks free.
+		CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new)).whenComplete((ignored, failure) -> {
+			timer.cancel();
+			boolean released = releases.stream().allMatch(CompletableFuture::join);
+			confirmed.completeExceptionally((late != null) ? late(late, released) : refusal(name, acked, released));
+		});
 	}
 
 	/**
@@ -135,21 +159,6 @@ public final class ReplicaWait {
 			this.registry.replied(owner, lockKey, (replicas >= this.replicas) ? -1 : hold.spec().leaseMillis());
 			return replicas;
 		});
-	}
-
-	/**
-	 * Return the first hold whose lease has ended by now, as the handle would count it
-	 * (from when its acquire script was sent), or {@code null}: a caller must not be
-	 * handed a hold that may be someone else's already.
-	 */
-	private @Nullable Grant lapsed(List<Grant> holds) {
-		long now = this.port.nanoTime();
-		for (Grant hold : holds) {
-			if (now - hold.sentNanos() >= TimeUnit.MILLISECONDS.toNanos(hold.spec().leaseMillis())) {
-				return hold;
-			}
-		}
-		return null;
 	}
 
 	private LockAccessException late(Grant hold, boolean released) {
@@ -205,6 +214,15 @@ public final class ReplicaWait {
 					}
 				}));
 		return answered;
+	}
+
+	private void releaseQuietly(Grant hold) {
+		try {
+			release(hold);
+		}
+		catch (RuntimeException ex) {
+			// Its lease ends it.
+		}
 	}
 
 	private static Throwable unwrap(Throwable error) {

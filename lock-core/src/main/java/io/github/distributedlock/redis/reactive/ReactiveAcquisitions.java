@@ -147,7 +147,8 @@ public final class ReactiveAcquisitions {
 		if (check == null) {
 			return Mono.just(grants);
 		}
-		return Mono.defer(() -> Mono.fromFuture(check.confirm(grants, call), true)).thenReturn(grants);
+		// A cancel cancels the check's future, which then releases the holds.
+		return Mono.defer(() -> Mono.fromFuture(check.confirm(grants, call))).thenReturn(grants);
 	}
 
 	/**
@@ -158,9 +159,15 @@ public final class ReactiveAcquisitions {
 		if (this.replicas == null) {
 			return Mono.just(handles);
 		}
+		// Renewed while the later locks were taken: each lease as its handle counts it.
 		// Mapped, not ignored: an ignored list of grants would reach the discard hook,
 		// which releases them.
-		return confirmedAll(handles.stream().map(ReactiveRedisLockHandle::grant).toList(), call)
+		List<Grant> grants = handles.stream().map(ReactiveRedisLockHandle::grant).toList();
+		ReplicaWait check = this.replicas;
+		return Mono
+			.defer(() -> Mono.fromFuture(check.confirm(grants, call,
+					(grant) -> !handles.get(grants.indexOf(grant)).hold().isLive(System.nanoTime()))))
+			.thenReturn(grants)
 			.doOnError((ex) -> handles.forEach(ReactiveAcquisitions::releaseDropped))
 			.doOnCancel(() -> handles.forEach(ReactiveAcquisitions::releaseDropped))
 			.map((confirmed) -> handles);
