@@ -2416,7 +2416,7 @@ final class LockSimulation {
 			counts[0]++;
 			this.checkingHold = grant.hold();
 			LockSimulation.this.trace.add("           " + this.name + " checks token " + grant.token() + "'s replica");
-			java.util.concurrent.CompletableFuture<Void> check = replicas.confirm(List.of(grant),
+			java.util.concurrent.CompletableFuture<List<Grant>> check = replicas.confirm(List.of(grant),
 					new Deadline(this.port, bound, started));
 			if (LockSimulation.this.replicaDraws.nextInt(8) == 0 && drawing(Fault.CANCEL)) {
 				// As a reactive caller's cancel does: the check's future is cancelled.
@@ -2485,7 +2485,7 @@ final class LockSimulation {
 				LockSimulation.this.orphans.unconfirmed(this.name, kind, this.owner, grant.hold(),
 						cancelled ? "cancelled"
 								: atBound ? "ended at the call's bound" : refused ? "refused" : "failed",
-						now + checkLeft, refused);
+						now, now + checkLeft, refused);
 			}
 			endWithoutTheLock(false);
 		}

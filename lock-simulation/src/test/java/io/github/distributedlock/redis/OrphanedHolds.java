@@ -107,22 +107,26 @@ final class OrphanedHolds {
 	 * A replica check ended without confirming a grant ({@code ReplicaWait}), which then
 	 * releases it: the client counts on it no more, and it must end as an orphan does
 	 * (unless a release of it already orphaned it).
-	 * @param heardNanos when the client heard of the end, or later if the check goes on
-	 * after it (one ended at the call's bound releases the hold once it ends)
+	 * @param nowNanos when the client heard of the end: the hold is watched from then,
+	 * and once seen gone no more (a failover may bring back its release's write)
+	 * @param boundFromNanos when its bound starts at the earliest: later than now if the
+	 * check goes on after the end (one cancelled or ended at the call's bound releases
+	 * the hold once it ends)
 	 * @param answered whether Redis answered the check, as a refusal says
 	 */
-	void unconfirmed(String client, LostState.Kind kind, String owner, String hold, String why, long heardNanos,
-			boolean answered) {
+	void unconfirmed(String client, LostState.Kind kind, String owner, String hold, String why, long nowNanos,
+			long boundFromNanos, boolean answered) {
 		for (Orphan orphan : this.orphans) {
 			if (orphan.client.equals(client) && orphan.target.hold().equals(hold)) {
 				// A release the check sent got no reply: watched as such.
 				return;
 			}
 		}
-		Orphan orphan = new Orphan(client, new LostState.Target(kind, client, owner, hold, 0, true, null), heardNanos);
-		orphan.failures.add("its replica check (" + why + ") at " + LockSimulation.at(heardNanos) + " ms");
+		Orphan orphan = new Orphan(client, new LostState.Target(kind, client, owner, hold, 0, true, null), nowNanos);
+		orphan.heardNanos = boundFromNanos;
+		orphan.failures.add("its replica check (" + why + ") at " + LockSimulation.at(nowNanos) + " ms");
 		if (answered) {
-			orphan.answeredNanos = heardNanos;
+			orphan.answeredNanos = nowNanos;
 		}
 		this.orphans.add(orphan);
 		this.watched++;

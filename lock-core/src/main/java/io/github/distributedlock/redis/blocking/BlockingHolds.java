@@ -129,10 +129,10 @@ public final class BlockingHolds implements AutoCloseable {
 	/**
 	 * Wait for a replica check, through interrupts, which stay set: the holds are won,
 	 * and an interrupt must not leave them unchecked. The port's timer ends the check at
-	 * the call's bound; the wait ends there too, should that timer be gone with the
-	 * template.
+	 * the call's bound; a bounded wait ends there too, should that timer be gone with the
+	 * template. An unbounded one ends with the check's commands.
 	 */
-	private static void await(CompletableFuture<Void> confirmed, List<Grant> grants, Deadline call) {
+	private static void await(CompletableFuture<List<Grant>> confirmed, List<Grant> grants, Deadline call) {
 		long bound = call.remainingNanos();
 		boolean interrupted = false;
 		try {

@@ -1,6 +1,7 @@
 package io.github.distributedlock.redis.driver;
 
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -57,7 +58,8 @@ public final class ReplicaWait {
 	/**
 	 * Check holds just won, one after another: a multi-lock's all or none.
 	 * @param call the bound of the call: its wait time plus one command timeout
-	 * @return completed once enough replicas acknowledged every hold. Failed with a
+	 * @return completed with the holds once enough replicas acknowledged every one (a
+	 * caller that drops them must release them). Failed with a
 	 * {@link LockAccessException}: without a cause once a refusal's releases were
 	 * answered (too few replicas acknowledged a hold, the server no longer had it, or a
 	 * hold's lease ended, counted from when its acquire script was sent, before it was
@@ -66,7 +68,7 @@ public final class ReplicaWait {
 	 * completes, every hold is released: also once confirmed, if the caller cancelled the
 	 * returned future or the bound came first.
 	 */
-	public CompletableFuture<Void> confirm(List<Grant> holds, Deadline call) {
+	public CompletableFuture<List<Grant>> confirm(List<Grant> holds, Deadline call) {
 		return confirm(holds, call, (hold) -> this.port.nanoTime() - hold.sentNanos() >= TimeUnit.MILLISECONDS
 			.toNanos(hold.spec().leaseMillis()));
 	}
@@ -76,8 +78,8 @@ public final class ReplicaWait {
 	 * meanwhile), as {@link #confirm(List, Deadline)} does fresh ones.
 	 * @param lapsed whether a hold's lease has ended, as its handle counts it
 	 */
-	public CompletableFuture<Void> confirm(List<Grant> holds, Deadline call, Predicate<Grant> lapsed) {
-		CompletableFuture<Void> confirmed = new CompletableFuture<>();
+	public CompletableFuture<List<Grant>> confirm(List<Grant> holds, Deadline call, Predicate<Grant> lapsed) {
+		CompletableFuture<List<Grant>> confirmed = new CompletableFuture<>();
 		long bound = call.remainingNanos();
 		LockPort.Cancellable timer = (bound == Long.MAX_VALUE) ? () -> {
 		} : this.port.schedule(() -> confirmed.completeExceptionally(gaveUp(holds)), Math.max(0, bound));
@@ -97,12 +99,12 @@ public final class ReplicaWait {
 	/**
 	 * The count ended: confirm the holds, or release them and tell why.
 	 */
-	private void ended(List<Grant> holds, CompletableFuture<Void> confirmed, LockPort.Cancellable timer,
+	private void ended(List<Grant> holds, CompletableFuture<List<Grant>> confirmed, LockPort.Cancellable timer,
 			@Nullable Long acked, @Nullable Throwable error, Predicate<Grant> lapsed) {
 		Grant late = (error == null) ? holds.stream().filter(lapsed).findFirst().orElse(null) : null;
 		if (error == null && acked != null && acked >= this.replicas && late == null) {
 			timer.cancel();
-			if (!confirmed.complete(null)) {
+			if (!confirmed.complete(holds)) {
 				// Nobody takes them: the bound came first, or the caller left.
 				holds.forEach(this::release);
 			}
@@ -113,8 +115,10 @@ public final class ReplicaWait {
 		if (error != null || acked == null) {
 			timer.cancel();
 			Throwable cause = (error != null) ? unwrap(error) : null;
-			confirmed.completeExceptionally((cause instanceof RuntimeException) ? cause
-					: new LockAccessException(name, "the replica check failed", cause));
+			// A cancel is the caller's to make: one from the count is a failure like any.
+			confirmed
+				.completeExceptionally((cause instanceof RuntimeException && !(cause instanceof CancellationException))
+						? cause : new LockAccessException(name, "the replica check failed", cause));
 			return;
 		}
 		// Told once released, so that the caller who hears of it finds the locks free.

@@ -81,10 +81,12 @@ public final class ReactiveAcquisitions {
 			Deadline call = callBound(spec.progressAware() ? -1 : spec.waitNanos(), System.nanoTime());
 			return this.<Grant>run(call, (commands, done) -> acquisition(spec, owner, true, commands, done))
 				// A grant that reached a cancelled subscriber: nobody will release it.
-				.doOnDiscard(Grant.class, this::releaseUnused)
 				.doOnError(LockTimeoutException.class, this::notAcquired)
 				.flatMap((grant) -> confirmed(grant, call))
-				.map(this::handle);
+				.map(this::handle)
+				// What reached a cancelled subscriber: a grant, or one the replica check
+				// confirmed (in a list). Nobody will release it.
+				.doOnDiscard(Object.class, this::discardedWon);
 		});
 	}
 
@@ -147,8 +149,9 @@ public final class ReactiveAcquisitions {
 		if (check == null) {
 			return Mono.just(grants);
 		}
-		// A cancel cancels the check's future, which then releases the holds.
-		return Mono.defer(() -> Mono.fromFuture(check.confirm(grants, call))).thenReturn(grants);
+		// A cancel cancels the check's future, which then releases the holds; holds it
+		// confirmed that a cancel drops on their way are discarded.
+		return Mono.defer(() -> Mono.fromFuture(check.confirm(grants, call)));
 	}
 
 	/**
@@ -167,7 +170,6 @@ public final class ReactiveAcquisitions {
 		return Mono
 			.defer(() -> Mono.fromFuture(check.confirm(grants, call,
 					(grant) -> !handles.get(grants.indexOf(grant)).hold().isLive(System.nanoTime()))))
-			.thenReturn(grants)
 			.doOnError((ex) -> handles.forEach(ReactiveAcquisitions::releaseDropped))
 			.doOnCancel(() -> handles.forEach(ReactiveAcquisitions::releaseDropped))
 			.map((confirmed) -> handles);
@@ -326,6 +328,22 @@ public final class ReactiveAcquisitions {
 	/**
 	 * Release what a failed or cancelled multi-lock won (grants, handles, lists of them).
 	 */
+	/**
+	 * Release what a single lock's acquisition won and a cancelled subscriber never got:
+	 * a grant (a cohort's through its hold), or the grants a replica check confirmed.
+	 */
+	private void discardedWon(Object won) {
+		if (won instanceof Grant grant) {
+			releaseUnused(grant);
+		}
+		else if (won instanceof List<?> list) {
+			list.forEach(this::discardedWon);
+		}
+		else {
+			discarded(won);
+		}
+	}
+
 	private void discarded(Object won) {
 		if (won instanceof Grant grant) {
 			this.commands.releaseUnused(grant);
