@@ -25,7 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * an attempt carries and what a reply means</li>
  * <li>{@code redis.script}: the Lua files, their arguments and keys, the lock kinds that
  * build the calls, the runner, the replies</li>
- * <li>{@code redis.server}: the server's features, listeners, resolving requests</li>
+ * <li>{@code redis.server}: the server's features, listeners, the count of its replicas,
+ * resolving requests</li>
  * <li>{@code redis.driver}: the driver of one acquisition, over a port, with its local
  * lines</li>
  * <li>{@code redis.blocking} and {@code redis.reactive}: the blocking engine and the

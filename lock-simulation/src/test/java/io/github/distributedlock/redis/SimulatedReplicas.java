@@ -6,8 +6,8 @@ import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.driver.LockPort;
-import io.github.distributedlock.redis.driver.ReplicaCount;
 import io.github.distributedlock.redis.script.ScriptCall;
+import io.github.distributedlock.redis.server.ReplicaCount;
 import io.github.distributedlock.simulation.RedisModel;
 import io.github.distributedlock.simulation.SimulationRandom;
 

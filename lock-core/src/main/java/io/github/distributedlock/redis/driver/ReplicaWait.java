@@ -14,6 +14,7 @@ import io.github.distributedlock.redis.core.Deadline;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.script.ScriptCall;
+import io.github.distributedlock.redis.server.ReplicaCount;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -13,7 +13,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockSpec;
-import io.github.distributedlock.redis.driver.ReplicaCount;
 import io.github.distributedlock.redis.script.ScriptCall;
 import io.github.distributedlock.redis.script.ScriptReplies;
 import io.github.distributedlock.redis.script.ScriptRunner;

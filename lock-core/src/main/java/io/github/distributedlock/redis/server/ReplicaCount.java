@@ -1,4 +1,4 @@
-package io.github.distributedlock.redis.driver;
+package io.github.distributedlock.redis.server;
 
 import java.util.concurrent.CompletableFuture;
 
@@ -6,8 +6,8 @@ import io.github.distributedlock.redis.core.Grant;
 
 /**
  * Counts the replicas that have a hold just written: the one part of the replica check
- * ({@link ReplicaWait}) that talks to Redis other than through the {@link LockPort}. The
- * templates count with Redis {@code WAIT} ({@code server/ReplicaAcknowledgements}), the
+ * ({@code driver/ReplicaWait}) that talks to Redis other than through the driver's port.
+ * The templates count with Redis {@code WAIT} ({@link ReplicaAcknowledgements}), the
  * simulation on its model's replica. Thread-safe.
  */
 @FunctionalInterface
