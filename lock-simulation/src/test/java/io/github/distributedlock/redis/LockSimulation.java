@@ -2420,11 +2420,9 @@ final class LockSimulation {
 					new Deadline(this.port, bound, started));
 			if (LockSimulation.this.replicaDraws.nextInt(8) == 0 && drawing(Fault.CANCEL)) {
 				// As a reactive caller's cancel does: the check's future is cancelled.
-				// Its hold stays in Redis until the check ends, as one a lost reply left:
-				// the
-				// owner's next acquisition may find it (a self-deadlock, for a thread
-				// owner
-				// that does not re-enter).
+				// Its hold stays in Redis until the check ends, as one a lost reply
+				// left: the owner's next acquisition may find it (a self-deadlock,
+				// for a thread owner that does not re-enter).
 				at(LockSimulation.this.replicaDraws.between(0, 150 * MS), this.name + " cancels its replica check",
 						() -> this.lostAReply |= check.cancel(false));
 			}
