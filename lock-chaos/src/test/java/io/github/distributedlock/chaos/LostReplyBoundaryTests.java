@@ -1,5 +1,6 @@
 package io.github.distributedlock.chaos;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,6 +15,7 @@ import io.github.distributedlock.chaos.support.Connections;
 import io.github.distributedlock.redis.ReactiveRedisLockTemplate;
 import io.github.distributedlock.redis.RedisLockTemplate;
 import io.github.distributedlock.test.RedisServerExtension;
+import io.github.distributedlock.test.RespConnection;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -58,7 +60,7 @@ class LostReplyBoundaryTests {
 		try (RedisLockTemplate template = RedisLockTemplate.builder(factory()).build()) {
 			LockRequest request = LockRequest.builder("boundary").key("blocking-" + stallMillis).lease(LEASE).build();
 			template.acquire(request).close();
-			stallAfterASend(stallMillis);
+			RespConnection stall = stallAfterASend(stallMillis);
 			LockHandle held = null;
 			try {
 				held = template.acquire(request);
@@ -67,6 +69,8 @@ class LostReplyBoundaryTests {
 				// The reply came too late: what the attempt took must not stay.
 			}
 			checkNoHoldLeftBehind(template.lockKey(request.name()), held != null);
+			// Released once Redis answers again: the release is not what is tried here.
+			awaitEnd(stall);
 			if (held != null) {
 				held.close();
 			}
@@ -80,7 +84,7 @@ class LostReplyBoundaryTests {
 		try {
 			LockRequest request = LockRequest.builder("boundary").key("reactive-" + stallMillis).lease(LEASE).build();
 			template.acquire(request).flatMap(ReactiveLockHandle::release).block();
-			stallAfterASend(stallMillis);
+			RespConnection stall = stallAfterASend(stallMillis);
 			ReactiveLockHandle held = null;
 			try {
 				held = template.acquire(request).block(Duration.ofSeconds(10));
@@ -89,6 +93,8 @@ class LostReplyBoundaryTests {
 				// The reply came too late: what the attempt took must not stay.
 			}
 			checkNoHoldLeftBehind(template.lockKey(request), held != null);
+			// Released once Redis answers again: the release is not what is tried here.
+			awaitEnd(stall);
 			if (held != null) {
 				held.release().block();
 			}
@@ -99,15 +105,29 @@ class LostReplyBoundaryTests {
 	}
 
 	/**
-	 * Stall Redis from another connection, and return 10 ms into the stall: the attempt
-	 * sent next waits the rest of it, about the given time, for its reply.
+	 * Stall Redis from another connection, opened first so that the stall starts at once,
+	 * and return 10 ms into the stall: the attempt sent next waits the rest of it, about
+	 * the given time, for its reply.
+	 * @return the connection the stall was sent on, whose reply ends it
 	 */
-	private static void stallAfterASend(int waitMillis) throws InterruptedException {
+	private static RespConnection stallAfterASend(int waitMillis) throws InterruptedException {
 		double stall = (waitMillis + 10) / 1000.0;
-		Thread staller = new Thread(() -> redis.server().command("DEBUG", "SLEEP", Double.toString(stall)));
-		staller.setDaemon(true);
-		staller.start();
+		RespConnection connection = redis.server().connect();
+		connection.send("DEBUG", "SLEEP", Double.toString(stall));
 		TimeUnit.MILLISECONDS.sleep(10);
+		return connection;
+	}
+
+	/**
+	 * Wait until the stall ended: Redis answers again.
+	 */
+	private static void awaitEnd(RespConnection stall) throws IOException {
+		try {
+			stall.awaitNext();
+		}
+		finally {
+			stall.close();
+		}
 	}
 
 	/**
