@@ -4,7 +4,7 @@
  * {@link io.github.distributedlock.redis.ReactiveRedisLockTemplate} are the entry points.
  * Their engine is layered in internal subpackages, each using only those below it:
  * {@code core} (the decisions, with no I/O), {@code script} (the Lua scripts and their
- * calls), {@code server} (what the engine knows of the server), {@code driver} (the one
+ * calls), {@code server} (the adapters to Spring Data Redis), {@code driver} (the one
  * driver of an acquisition, over a port), and the two templates' sides, {@code blocking}
  * and {@code reactive}.
  */

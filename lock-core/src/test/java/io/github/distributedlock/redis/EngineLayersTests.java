@@ -24,9 +24,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * grant, the clock, the deadline, messages, the line's hearing, the steps of a wait, what
  * an attempt carries and what a reply means</li>
  * <li>{@code redis.script}: the Lua files, their arguments and keys, the lock kinds that
- * build the calls, the runner, the replies</li>
- * <li>{@code redis.server}: the server's features, listeners, the count of its replicas,
- * resolving requests</li>
+ * build the calls, the replies</li>
+ * <li>{@code redis.server}: the adapters to Spring Data Redis (the script runner, the
+ * server's features, listeners, the count of its replicas) and resolving requests</li>
  * <li>{@code redis.driver}: the driver of one acquisition, over a port, with its local
  * lines</li>
  * <li>{@code redis.blocking} and {@code redis.reactive}: the blocking engine and the
@@ -75,6 +75,24 @@ class EngineLayersTests {
 		sources().forEach((type, source) -> {
 			if (packageOf(type).equals("core")) {
 				assertThat(io.matcher(source).find()).as(type).isFalse();
+			}
+		});
+	}
+
+	/**
+	 * Only the adapters ({@code server}) and the templates' sides talk to Redis: below
+	 * them, the simulation runs every line through its own port (docs/design/driver.md),
+	 * so no line there may need a connection, a client or a listener container. Spring
+	 * Data Redis's {@code ReturnType}, a plain enum, names what a script returns.
+	 */
+	@Test
+	void onlyTheAdaptersAndTheTemplatesTalkToRedis() throws IOException {
+		Pattern redis = Pattern
+			.compile("import (static )?(org\\.springframework\\.data\\.redis\\.(?!connection\\.ReturnType;)"
+					+ "|reactor\\.|io\\.lettuce|redis\\.clients)");
+		sources().forEach((type, source) -> {
+			if (layer(type) <= 3 && !packageOf(type).equals("server")) {
+				assertThat(redis.matcher(source).find()).as(type).isFalse();
 			}
 		});
 	}

@@ -14,7 +14,7 @@ import io.github.distributedlock.LockName;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.redis.blocking.RedisLockHandle;
 import io.github.distributedlock.redis.script.LockKind;
-import io.github.distributedlock.redis.script.ScriptRunner;
+import io.github.distributedlock.redis.server.ScriptRunner;
 import io.github.distributedlock.test.RedisServerExtension;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterAll;

@@ -29,7 +29,7 @@ import io.github.distributedlock.redis.core.UniqueIds;
 import io.github.distributedlock.redis.core.WaitMode;
 import io.github.distributedlock.redis.script.LockKind;
 import io.github.distributedlock.redis.script.ScriptReplies;
-import io.github.distributedlock.redis.script.ScriptRunner;
+import io.github.distributedlock.redis.server.ScriptRunner;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.AfterParameterizedClassInvocation;
 import org.junit.jupiter.params.BeforeParameterizedClassInvocation;

@@ -24,7 +24,7 @@ import io.github.distributedlock.redis.driver.ChannelRounds;
 import io.github.distributedlock.redis.driver.ForwardingPort;
 import io.github.distributedlock.redis.driver.LockPort;
 import io.github.distributedlock.redis.script.ScriptCall;
-import io.github.distributedlock.redis.script.ScriptReplies;
+import io.github.distributedlock.redis.server.ScriptRunner;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -178,7 +178,7 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 			sent = (timeout != null && !this.timer.isShutdown()) ? this.commands.sendForDriver(call) : null;
 		}
 		catch (RuntimeException ex) {
-			new Answer(reply, sender).failed(ScriptReplies.failure(name, operation, ex));
+			new Answer(reply, sender).failed(ScriptRunner.failure(name, operation, ex));
 			return;
 		}
 		if (sent == null || timeout == null) {
@@ -190,7 +190,7 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 		sent.whenComplete((result, error) -> {
 			expiry.cancel();
 			if (error != null) {
-				answer.failed(ScriptReplies.failure(name, operation, error));
+				answer.failed(ScriptRunner.failure(name, operation, error));
 			}
 			else {
 				answer.replied(result);
@@ -229,7 +229,7 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 	}
 
 	private static LockException timedOut(LockName name, String operation, @Nullable Duration timeout) {
-		return ScriptReplies.failure(name, operation,
+		return ScriptRunner.failure(name, operation,
 				new QueryTimeoutException("Redis command timed out after " + timeout));
 	}
 

@@ -17,12 +17,10 @@ import io.github.distributedlock.redis.driver.LockPort;
 import io.github.distributedlock.redis.script.LockKind;
 import io.github.distributedlock.redis.script.ScriptArgs;
 import io.github.distributedlock.redis.script.ScriptCall;
-import io.github.distributedlock.redis.script.ScriptReplies;
-import io.github.distributedlock.redis.script.ScriptRunner;
+import io.github.distributedlock.redis.server.ScriptRunner;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
-import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static io.github.distributedlock.redis.script.LockScripts.FORCE_RELEASE;
@@ -139,7 +137,7 @@ public final class LockCommands {
 			return command.get();
 		}
 		catch (DataAccessException ex) {
-			throw ScriptReplies.failure(name, operation, ex);
+			throw ScriptRunner.failure(name, operation, ex);
 		}
 	}
 

@@ -12,8 +12,7 @@ import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.script.LockKind;
 import io.github.distributedlock.redis.script.LuaScript;
 import io.github.distributedlock.redis.script.ScriptCall;
-import io.github.distributedlock.redis.script.ScriptReplies;
-import io.github.distributedlock.redis.script.ScriptRunner;
+import io.github.distributedlock.redis.server.ScriptRunner;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -55,7 +54,7 @@ public final class ReactiveLockCommands {
 						.hMGet(bytes(spec.lockKey()), List.of(bytes("owner"), bytes("token"))),
 					ReactiveRedisConnection::closeLater)
 			.map((values) -> owner.equals(text(values.get(0))) && Long.toString(token).equals(text(values.get(1))))
-			.onErrorMap(DataAccessException.class, (ex) -> ScriptReplies.failure(spec.name(), "check", ex));
+			.onErrorMap(DataAccessException.class, (ex) -> ScriptRunner.failure(spec.name(), "check", ex));
 	}
 
 	Mono<Object> run(LockName name, String operation, ScriptCall call) {
@@ -68,7 +67,7 @@ public final class ReactiveLockCommands {
 					(connection) -> evaluate(connection, script, keyCount, encoded),
 					ReactiveRedisConnection::closeLater);
 		})
-			.onErrorMap(DataAccessException.class, (ex) -> ScriptReplies.failure(name, operation, ex))
+			.onErrorMap(DataAccessException.class, (ex) -> ScriptRunner.failure(name, operation, ex))
 			.switchIfEmpty(Mono
 				.error(() -> new LockAccessException(name, "no reply from the " + operation + " script", null)));
 	}

@@ -3,19 +3,14 @@ package io.github.distributedlock.redis.script;
 import java.util.List;
 
 import io.github.distributedlock.LockAccessException;
-import io.github.distributedlock.LockException;
-import io.github.distributedlock.LockInterruptedException;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.redis.core.AcquireResult;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.MultiAcquireResult;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.dao.DataAccessException;
-
 /**
- * Reads the scripts' replies, and translates Redis failures into exceptions that name the
- * lock.
+ * Reads the scripts' replies.
  */
 public final class ScriptReplies {
 
@@ -52,29 +47,6 @@ public final class ScriptReplies {
 		}
 		return new MultiAcquireResult(status, ((Number) reply.get(1)).intValue() - 1, new long[0],
 				((Number) reply.get(3)).longValue());
-	}
-
-	/**
-	 * Translate a failure that a command's future or a client brought, as a plain
-	 * blocking call would report it; a {@link LockAccessException} stays as it is.
-	 */
-	public static LockException failure(LockName name, String operation, Throwable error) {
-		return (error instanceof LockAccessException failure) ? failure
-				: failure(name, operation, FunctionCalls.translate(error));
-	}
-
-	public static LockException failure(LockName name, String operation, DataAccessException ex) {
-		if (Thread.currentThread().isInterrupted()) {
-			// The client gave up on the command because the thread was interrupted.
-			return new LockInterruptedException(name, ex);
-		}
-		String reason = String.valueOf(ex.getMessage());
-		String root = ex.getMostSpecificCause().getMessage();
-		if (root != null && !reason.contains(root)) {
-			// Script errors say only "Error in execution"; the cause says why (OOM, ...).
-			reason = reason + ": " + root;
-		}
-		return new LockAccessException(name, "Redis failed during " + operation + ": " + reason, ex);
 	}
 
 }

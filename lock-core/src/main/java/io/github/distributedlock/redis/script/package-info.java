@@ -1,6 +1,7 @@
 /**
- * The Lua scripts, their keys and arguments, each lock kind's calls, the runner and the
- * replies. Internal: not an API; may change in any release.
+ * The Lua scripts, their keys and arguments, each lock kind's calls and the replies; no
+ * I/O: {@code server.ScriptRunner} runs them. Internal: not an API; may change in any
+ * release.
  */
 @NullMarked
 package io.github.distributedlock.redis.script;

@@ -14,8 +14,6 @@ import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.script.ScriptCall;
-import io.github.distributedlock.redis.script.ScriptReplies;
-import io.github.distributedlock.redis.script.ScriptRunner;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.output.ByteArrayOutput;
@@ -147,7 +145,7 @@ public final class ReplicaAcknowledgements implements ReplicaCount, AutoCloseabl
 			return 0;
 		}
 		catch (DataAccessException ex) {
-			throw ScriptReplies.failure(hold.spec().name(), "WAIT", ex);
+			throw ScriptRunner.failure(hold.spec().name(), "WAIT", ex);
 		}
 	}
 

@@ -1,4 +1,4 @@
-package io.github.distributedlock.redis.script;
+package io.github.distributedlock.redis.server;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -7,6 +7,13 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.github.distributedlock.LockAccessException;
+import io.github.distributedlock.LockException;
+import io.github.distributedlock.LockInterruptedException;
+import io.github.distributedlock.LockName;
+import io.github.distributedlock.redis.script.LockFunctions;
+import io.github.distributedlock.redis.script.LuaScript;
+import io.github.distributedlock.redis.script.ScriptCall;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisAsyncCommands;
@@ -219,6 +226,29 @@ public final class ScriptRunner {
 				.exceptionallyCompose((ex) -> CompletableFuture.failedFuture(FunctionCalls.translate(ex)));
 		}
 
+	}
+
+	/**
+	 * Translate a failure that a command's future or a client brought, as a plain
+	 * blocking call would report it; a {@link LockAccessException} stays as it is.
+	 */
+	public static LockException failure(LockName name, String operation, Throwable error) {
+		return (error instanceof LockAccessException failure) ? failure
+				: failure(name, operation, FunctionCalls.translate(error));
+	}
+
+	public static LockException failure(LockName name, String operation, DataAccessException ex) {
+		if (Thread.currentThread().isInterrupted()) {
+			// The client gave up on the command because the thread was interrupted.
+			return new LockInterruptedException(name, ex);
+		}
+		String reason = String.valueOf(ex.getMessage());
+		String root = ex.getMostSpecificCause().getMessage();
+		if (root != null && !reason.contains(root)) {
+			// Script errors say only "Error in execution"; the cause says why (OOM, ...).
+			reason = reason + ": " + root;
+		}
+		return new LockAccessException(name, "Redis failed during " + operation + ": " + reason, ex);
 	}
 
 }

@@ -1,4 +1,4 @@
-package io.github.distributedlock.redis.script;
+package io.github.distributedlock.redis.server;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -10,6 +10,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
+import io.github.distributedlock.redis.script.LockFunctions;
+import io.github.distributedlock.redis.script.LuaScript;
+import io.github.distributedlock.redis.script.ScriptCall;
 import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
