@@ -326,9 +326,6 @@ public final class ReactiveAcquisitions {
 	}
 
 	/**
-	 * Release what a failed or cancelled multi-lock won (grants, handles, lists of them).
-	 */
-	/**
 	 * Release what a single lock's acquisition won and a cancelled subscriber never got:
 	 * a grant (a cohort's through its hold), or the grants a replica check confirmed.
 	 */
@@ -344,6 +341,9 @@ public final class ReactiveAcquisitions {
 		}
 	}
 
+	/**
+	 * Release what a failed or cancelled multi-lock won (grants, handles, lists of them).
+	 */
 	private void discarded(Object won) {
 		if (won instanceof Grant grant) {
 			this.commands.releaseUnused(grant);
