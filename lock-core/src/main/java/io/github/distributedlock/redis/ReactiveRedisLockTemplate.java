@@ -105,7 +105,7 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 		// Not a Cluster as far as the resolver knows: the keyspace check finds out,
 		// without blocking, before the resolver needs to know.
 		RedisServerFeatures server = new RedisServerFeatures(null, false, false);
-		this.keyspaceCheck = new ReactiveKeyspaceCheck(this.connectionFactory, builder.configureKeyspaceEvents, server);
+		this.keyspaceCheck = new ReactiveKeyspaceCheck(commands, builder.configureKeyspaceEvents, server);
 		this.resolver = new LockRequestResolver(builder.defaults, this.keys, builder.watchdog, true, server,
 				builder.fairWaiterTimeout.toMillis());
 	}
@@ -188,10 +188,16 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 	}
 
 	/**
-	 * Return whether Redis is a Cluster, found the first time it is asked.
+	 * Return whether Redis is a Cluster, found the first time it is asked: from Lettuce's
+	 * factory's configuration, since asking it for a connection may wait for Redis on the
+	 * asking thread (a subscriber's, a timer's); from a connection of any other.
 	 */
 	private boolean isCluster() {
 		Boolean cluster = this.cluster;
+		if (cluster == null && this.connectionFactory instanceof LettuceConnectionFactory lettuce) {
+			cluster = lettuce.isClusterAware();
+			this.cluster = cluster;
+		}
 		if (cluster == null) {
 			ReactiveRedisConnection connection = this.connectionFactory.getReactiveConnection();
 			cluster = connection instanceof ReactiveRedisClusterConnection;

@@ -1,9 +1,15 @@
 package io.github.distributedlock.redis;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.ReactiveLockHandle;
 import io.github.distributedlock.test.ManagedRedisServer;
 import io.github.distributedlock.test.RedisServer;
 import io.github.distributedlock.test.RedisServerExtension;
@@ -11,6 +17,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import reactor.core.publisher.Mono;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -71,6 +78,85 @@ class RedisFailureTests {
 			.withMessageContaining("stalled:1");
 		assertThat(Duration.ofNanos(System.nanoTime() - start))
 			.isLessThan(RedisConnections.COMMAND_TIMEOUT.plusMillis(1500));
+	}
+
+	@Test
+	void shouldFailAReactiveAcquisitionWithinTheCommandTimeoutWhenRedisIsDown() {
+		redis.managedServer().stop();
+		assertReactiveFailsWithinTheCommandTimeout("down");
+	}
+
+	@Test
+	void shouldFailAReactiveAcquisitionWithinTheCommandTimeoutWhenRedisStalls() {
+		redis.managedServer().pause();
+		assertReactiveFailsWithinTheCommandTimeout("stalled");
+	}
+
+	/**
+	 * Lettuce's factory opens its shared reactive connection on the first ask, and waits
+	 * there for the handshake: with Redis stalled before the template's first command,
+	 * the subscribing thread (an event loop's, in a WebFlux application) must not wait
+	 * with it.
+	 */
+	@Test
+	void shouldNotHoldTheSubscribersThreadWhileTheFirstConnectionWaitsForAStalledRedis() throws Exception {
+		redis.managedServer().pause();
+		ReactiveRedisLockTemplate reactive = ReactiveRedisLockTemplate.builder(this.factory).build();
+		try {
+			CompletableFuture<ReactiveLockHandle> acquired = new CompletableFuture<>();
+			long start = System.nanoTime();
+			reactive.acquire(LockRequest.of("subscriber", "1"))
+				.subscribe(acquired::complete, acquired::completeExceptionally);
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the subscribe call")
+				.isLessThan(Duration.ofMillis(500));
+			assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> acquired.get(30, TimeUnit.SECONDS))
+				.withCauseInstanceOf(LockAccessException.class)
+				.withMessageContaining("subscriber:1");
+		}
+		finally {
+			reactive.close();
+		}
+	}
+
+	/**
+	 * A factory stopped under the template refuses the connection at once, on the
+	 * subscribing thread: the acquisition fails naming the lock, as with Redis down.
+	 */
+	@Test
+	void shouldFailAReactiveAcquisitionWhoseFactoryStopped() {
+		this.factory.stop();
+		assertReactiveFailsWithinTheCommandTimeout("stopped");
+	}
+
+	/**
+	 * A multi-lock first asks whether Redis is a Cluster, which must not wait for a
+	 * connection to a stalled Redis on the subscriber's thread either.
+	 */
+	@Test
+	void shouldFailAReactiveMultiLockWithinTheCommandTimeoutWhenRedisStalls() {
+		redis.managedServer().pause();
+		assertReactiveFailsWithinTheCommandTimeout("stalled-all", (reactive) -> reactive
+			.acquireAll(List.of(LockRequest.of("stalled-all", "1"), LockRequest.of("stalled-all", "2"))));
+	}
+
+	private void assertReactiveFailsWithinTheCommandTimeout(String name) {
+		assertReactiveFailsWithinTheCommandTimeout(name, (reactive) -> reactive.acquire(LockRequest.of(name, "1")));
+	}
+
+	private void assertReactiveFailsWithinTheCommandTimeout(String name,
+			Function<ReactiveRedisLockTemplate, Mono<ReactiveLockHandle>> acquisition) {
+		ReactiveRedisLockTemplate reactive = ReactiveRedisLockTemplate.builder(this.factory).build();
+		try {
+			long start = System.nanoTime();
+			assertThatExceptionOfType(LockAccessException.class)
+				.isThrownBy(() -> acquisition.apply(reactive).block(Duration.ofSeconds(30)))
+				.withMessageContaining(name + ":1");
+			assertThat(Duration.ofNanos(System.nanoTime() - start))
+				.isLessThan(RedisConnections.COMMAND_TIMEOUT.plusMillis(1500));
+		}
+		finally {
+			reactive.close();
+		}
 	}
 
 	@Test

@@ -9,7 +9,6 @@ import reactor.core.publisher.Mono;
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.ReactiveRedisClusterConnection;
 import org.springframework.data.redis.connection.ReactiveRedisConnection;
-import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
 import org.springframework.data.redis.connection.ReactiveServerCommands;
 
 /**
@@ -21,7 +20,7 @@ import org.springframework.data.redis.connection.ReactiveServerCommands;
  */
 public final class ReactiveKeyspaceCheck {
 
-	private final ReactiveRedisConnectionFactory connectionFactory;
+	private final ReactiveLockCommands commands;
 
 	private final boolean configure;
 
@@ -31,9 +30,8 @@ public final class ReactiveKeyspaceCheck {
 	 * @param configure whether this may run {@code CONFIG SET}
 	 * @param server told when the notifications are found on
 	 */
-	public ReactiveKeyspaceCheck(ReactiveRedisConnectionFactory connectionFactory, boolean configure,
-			RedisServerFeatures server) {
-		this.connectionFactory = connectionFactory;
+	public ReactiveKeyspaceCheck(ReactiveLockCommands commands, boolean configure, RedisServerFeatures server) {
+		this.commands = commands;
 		this.configure = configure;
 		this.server = server;
 	}
@@ -49,8 +47,8 @@ public final class ReactiveKeyspaceCheck {
 			return Mono.empty();
 		}
 		return Mono
-			.usingWhen(Mono.fromSupplier(this.connectionFactory::getReactiveConnection),
-					(connection) -> check(connection, name), ReactiveRedisConnection::closeLater)
+			.usingWhen(this.commands.connection(), (connection) -> check(connection, name),
+					ReactiveRedisConnection::closeLater)
 			.onErrorMap(DataAccessException.class, KeyspaceNotifications::unreachable)
 			.doOnSuccess((done) -> this.server.keyspaceEventsConfirmed());
 	}

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 import io.github.distributedlock.LockAccessException;
+import io.github.distributedlock.LockException;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockOwners;
@@ -16,6 +17,7 @@ import io.github.distributedlock.redis.server.ScriptRunner;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.ReactiveRedisConnection;
@@ -32,8 +34,27 @@ public final class ReactiveLockCommands {
 
 	private final ReactiveRedisConnectionFactory connectionFactory;
 
+	// Whether the factory gave a connection once: its shared one is open from then on.
+	private volatile boolean opened;
+
 	public ReactiveLockCommands(ReactiveRedisConnectionFactory connectionFactory) {
 		this.connectionFactory = connectionFactory;
+	}
+
+	/**
+	 * Return the factory's reactive connection, asked for on subscription. Lettuce's
+	 * factory opens its shared connection on the first ask and waits there for the
+	 * handshake, up to the connect timeout, however long Redis stalls: until it gave one,
+	 * it is asked on a thread that may wait, never the subscriber's, which may be an
+	 * event loop's or a caller's that must not wait past its call's bound.
+	 */
+	public Mono<ReactiveRedisConnection> connection() {
+		Mono<ReactiveRedisConnection> connection = Mono.fromSupplier(() -> {
+			ReactiveRedisConnection given = this.connectionFactory.getReactiveConnection();
+			this.opened = true;
+			return given;
+		});
+		return this.opened ? connection : connection.subscribeOn(Schedulers.boundedElastic());
 	}
 
 	/**
@@ -49,7 +70,7 @@ public final class ReactiveLockCommands {
 			return run(spec.name(), "check", call).map((result) -> ((Number) result).longValue() == 1);
 		}
 		return Mono
-			.usingWhen(Mono.fromSupplier(this.connectionFactory::getReactiveConnection),
+			.usingWhen(connection(),
 					(connection) -> connection.hashCommands()
 						.hMGet(bytes(spec.lockKey()), List.of(bytes("owner"), bytes("token"))),
 					ReactiveRedisConnection::closeLater)
@@ -63,11 +84,11 @@ public final class ReactiveLockCommands {
 			LuaScript<?> script = call.script();
 			byte[][] encoded = ScriptRunner.encode(call);
 			int keyCount = call.keys().size();
-			return Mono.usingWhen(Mono.fromSupplier(this.connectionFactory::getReactiveConnection),
-					(connection) -> evaluate(connection, script, keyCount, encoded),
+			return Mono.usingWhen(connection(), (connection) -> evaluate(connection, script, keyCount, encoded),
 					ReactiveRedisConnection::closeLater);
 		})
-			.onErrorMap(DataAccessException.class, (ex) -> ScriptRunner.failure(name, operation, ex))
+			// A client's failure, or one of the factory (stopped), names the lock.
+			.onErrorMap((ex) -> !(ex instanceof LockException), (ex) -> ScriptRunner.failure(name, operation, ex))
 			.switchIfEmpty(Mono
 				.error(() -> new LockAccessException(name, "no reply from the " + operation + " script", null)));
 	}

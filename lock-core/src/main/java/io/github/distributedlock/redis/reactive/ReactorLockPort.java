@@ -3,6 +3,8 @@ package io.github.distributedlock.redis.reactive;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import io.github.distributedlock.LockName;
@@ -64,9 +66,27 @@ public final class ReactorLockPort implements LockPort {
 		return scheduled::dispose;
 	}
 
+	/**
+	 * Send a script. An answer that comes on this thread before the send returned (a
+	 * failure to send: the factory stopped) is told on the timer's thread, since no port
+	 * answers inside the call.
+	 */
 	@Override
 	public void run(LockName name, String operation, ScriptCall call, Reply reply) {
-		this.commands.run(name, operation, call).subscribe(reply::replied, reply::failed);
+		Thread sender = Thread.currentThread();
+		AtomicBoolean sending = new AtomicBoolean(true);
+		Consumer<Runnable> tell = (told) -> {
+			if (sending.get() && Thread.currentThread() == sender) {
+				this.timer.schedule(told);
+			}
+			else {
+				told.run();
+			}
+		};
+		this.commands.run(name, operation, call)
+			.subscribe((result) -> tell.accept(() -> reply.replied(result)),
+					(error) -> tell.accept(() -> reply.failed(error)));
+		sending.set(false);
 	}
 
 	@Override
