@@ -4,9 +4,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.github.distributedlock.AcquiredLock;
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockContext;
 import io.github.distributedlock.LockHandle;
@@ -17,6 +19,7 @@ import io.github.distributedlock.ReactiveLockHandle;
 import io.github.distributedlock.test.RedisProcess;
 import io.github.distributedlock.test.RedisSentinelTopology;
 import io.github.distributedlock.test.RedisTopologyExtension;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.publisher.Mono;
@@ -121,6 +124,88 @@ class ReplicaAcknowledgementTests {
 		finally {
 			factory.destroy();
 		}
+	}
+
+	/**
+	 * The counterpart, just below the lease, of the refusal above: a replica that
+	 * acknowledges only once the check's {@code WAIT} has waited for it, yet well within
+	 * the hold's lease. Both templates wait for it and return the hold, which Redis has
+	 * on the master with the handle's fencing token and on the replica too, with some of
+	 * its lease left, and which releases normally.
+	 */
+	@Test
+	void shouldAcquireALockThatTheReplicaAcknowledgedLateButWithinItsLease() throws Exception {
+		// The replica stops for 500 ms, five times the default WAIT timeout (100 ms): the
+		// check's WAIT (2 s here, as above) is not answered at once but waits for it. The
+		// lease of 1.5 s leaves 1 s beyond the stall for what a loaded machine adds
+		// before the acknowledgement is read (the resuming thread's scheduling, the
+		// replica catching up, the replies: some 40 ms when idle), and the WAIT's 2 s and
+		// the client's command timeout of 2 s leave more. The lease stays below those 2 s
+		// so that a stall just past it is still answered, and refused for the lease as in
+		// the test above, not for a timeout. 500 ms also stays below Sentinel's
+		// down-after-milliseconds (1 s): the replica is never reported down.
+		long stallMillis = 500;
+		LettuceConnectionFactory factory = (LettuceConnectionFactory) TestRedis.sentinel(topology::topology)
+			.connectionFactory();
+		LockRequest request = LockRequest.builder("replicated").key("in-lease").lease(Duration.ofMillis(1500)).build();
+		try (RedisLockTemplate blocking = RedisLockTemplate.builder(factory)
+			.replicaAcknowledgements(1, Duration.ofSeconds(2))
+			.build();
+				ReactiveRedisLockTemplate reactive = ReactiveRedisLockTemplate.builder(factory)
+					.replicaAcknowledgements(1, Duration.ofSeconds(2))
+					.build()) {
+			LockHandle held = acquireDuringAStall(stallMillis, () -> blocking.acquire(request));
+			assertHeldOnTheMasterAndTheReplica(blocking.lockKey(held.name()), held.fencingToken());
+			held.close();
+			assertThat(topology.topology().master().command("EXISTS", blocking.lockKey(held.name())))
+				.as("released by the blocking handle")
+				.isEqualTo(0L);
+			ReactiveLockHandle heldReactively = acquireDuringAStall(stallMillis,
+					() -> reactive.acquire(request).block(Duration.ofSeconds(10)));
+			assertHeldOnTheMasterAndTheReplica(reactive.lockKey(request), heldReactively.fencingToken());
+			heldReactively.release().block(Duration.ofSeconds(10));
+			assertThat(topology.topology().master().command("EXISTS", reactive.lockKey(request)))
+				.as("released by the reactive handle")
+				.isEqualTo(0L);
+		}
+		finally {
+			factory.destroy();
+		}
+	}
+
+	/**
+	 * Acquire while the replica is stopped for the given time, and check the hold as it
+	 * is returned: not before the replica went on, and with some of its lease left.
+	 */
+	private static <H extends AcquiredLock> H acquireDuringAStall(long stallMillis, Supplier<@Nullable H> acquire)
+			throws InterruptedException {
+		// Read before the replica stops, so that the whole stall lies within the time
+		// measured: no acknowledgement can come before it ends.
+		long started = System.nanoTime();
+		H held;
+		Duration took;
+		Duration left;
+		try (Stall replica = new Stall(stallMillis)) {
+			held = acquire.get();
+			took = Duration.ofNanos(System.nanoTime() - started);
+			assertThat(held).as("the hold").isNotNull();
+			left = held.remainingLease();
+		}
+		assertThat(took).as("the acquisition, which waited for the stopped replica")
+			.isGreaterThanOrEqualTo(Duration.ofMillis(stallMillis));
+		assertThat(left).as("the lease left when the hold was returned").isPositive();
+		return held;
+	}
+
+	/**
+	 * Assert that the master has the lock with the given fencing token, and that the
+	 * replica, going on again, has it too.
+	 */
+	private static void assertHeldOnTheMasterAndTheReplica(String lockKey, long fencingToken) {
+		assertThat(topology.topology().master().command("HGET", lockKey, "token")).as("the master's hold")
+			.isEqualTo(Long.toString(fencingToken));
+		assertThat(topology.topology().replica().command("HGET", lockKey, "token")).as("the replica's hold")
+			.isEqualTo(Long.toString(fencingToken));
 	}
 
 	/**
