@@ -66,6 +66,7 @@ public final class DistributedLockAutoConfiguration {
 				@Qualifier(LISTENER_CONTAINER_BEAN_NAME) ObjectProvider<RedisMessageListenerContainer> listenerContainer) {
 			LockPropertiesCheck.check(properties);
 			LockPropertiesCheck.checkCohorts(properties);
+			LockPropertiesCheck.checkReplicaTimeout(properties, connectionFactory);
 			RedisMessageListenerContainer container = listenerContainer.getIfAvailable();
 			// Only where the template connects at startup anyway, as its Redis version
 			// check does: on a container of the application's it talks to Redis only

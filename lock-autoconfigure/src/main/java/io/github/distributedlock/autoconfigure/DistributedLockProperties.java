@@ -405,7 +405,8 @@ public class DistributedLockProperties {
 		private int replicas;
 
 		/**
-		 * How long to wait for the replicas before failing the acquisition.
+		 * How long to wait for the replicas before failing the acquisition; below
+		 * spring.data.redis.timeout.
 		 */
 		private Duration timeout = Duration.ofMillis(100);
 

@@ -40,6 +40,7 @@ public final class DistributedLockReactiveAutoConfiguration {
 			DistributedLockProperties properties, ObjectProvider<LockListener> listeners) {
 		LockPropertiesCheck.check(properties);
 		LockPropertiesCheck.checkCohorts(properties);
+		LockPropertiesCheck.checkReplicaTimeout(properties, connectionFactory);
 		ReactiveRedisLockTemplateBuilder builder = ReactiveRedisLockTemplate.builder(connectionFactory)
 			.defaults(DistributedLockAutoConfiguration.RedisLockTemplateConfiguration.defaults(properties))
 			.keyPrefix(properties.getKeyPrefix())

@@ -5,6 +5,8 @@ import java.time.Duration;
 import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.redis.RedisLockTemplateBuilder;
 
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
 /**
  * Checks the bound {@link DistributedLockProperties} against the limits of the lock
  * engine, so that a bad value fails startup with the name of its property rather than
@@ -87,6 +89,30 @@ final class LockPropertiesCheck {
 	 * @param properties the bound properties
 	 * @throws InvalidLockPropertyException for an invalid value
 	 */
+	/**
+	 * Check that the replica check's {@code WAIT} ends before the client gives up on it:
+	 * {@code WAIT} holds its connection for up to its timeout, and Lettuce fails a
+	 * command at its command timeout, so a timeout at or above it turns every refusal
+	 * (too few replicas) into a Redis timeout.
+	 * @param factory the template's connection factory
+	 * @throws InvalidLockPropertyException if the timeout is not below the command
+	 * timeout
+	 */
+	static void checkReplicaTimeout(DistributedLockProperties properties, Object factory) {
+		Duration timeout = properties.getReplicaAcknowledgements().getTimeout();
+		if (properties.getReplicaAcknowledgements().getReplicas() > 0
+				&& factory instanceof LettuceConnectionFactory lettuce) {
+			Duration commandTimeout = lettuce.getClientConfiguration().getCommandTimeout();
+			if (timeout.compareTo(commandTimeout) >= 0) {
+				throw new InvalidLockPropertyException(PREFIX + "replica-acknowledgements.timeout", timeout,
+						"below the connection's command timeout (spring.data.redis.timeout), "
+								+ describe(commandTimeout) + ": WAIT holds its connection that long, and the "
+								+ "client gives up on a command at its command timeout, so a refusal would read as "
+								+ "a Redis timeout");
+			}
+		}
+	}
+
 	static void checkReconnectDelay(DistributedLockProperties properties) {
 		atLeast("reconnect-delay.max", properties.getReconnectDelay().getMax(), Duration.ofMillis(1), "1ms");
 	}

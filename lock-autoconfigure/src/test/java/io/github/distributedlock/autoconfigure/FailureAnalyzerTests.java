@@ -141,6 +141,27 @@ class FailureAnalyzerTests {
 			.run((context) -> assertThat(context).as("the smallest limits").hasNotFailed());
 	}
 
+	/**
+	 * {@code WAIT} holds its connection for up to its timeout; Lettuce fails the command
+	 * at its command timeout (2 s here), so a refusal would read as a Redis timeout.
+	 */
+	@Test
+	void shouldNameAReplicaTimeoutThatTheCommandTimeoutWouldCutShort(RedisServer server) {
+		FailureAnalysis atTheTimeout = startupFailure(server, "distributed-lock.replica-acknowledgements.replicas=1",
+				"distributed-lock.replica-acknowledgements.timeout=2s");
+		assertThat(atTheTimeout.getDescription())
+			.startsWith(
+					"Invalid value '2s' for configuration property 'distributed-lock.replica-acknowledgements.timeout'")
+			.contains("below the connection's command timeout (spring.data.redis.timeout), 2s");
+		TestRedis.contextRunner(server)
+			.withPropertyValues("distributed-lock.replica-acknowledgements.replicas=1",
+					"distributed-lock.replica-acknowledgements.timeout=1999ms")
+			.run((context) -> assertThat(context).as("just below the command timeout").hasNotFailed());
+		TestRedis.contextRunner(server)
+			.withPropertyValues("distributed-lock.replica-acknowledgements.timeout=5s")
+			.run((context) -> assertThat(context).as("no replica check").hasNotFailed());
+	}
+
 	@Test
 	void shouldNameTheLeaderOnlyMethodsOfARoleThatNoInstanceKnows(RedisServer server) {
 		leaderContextRunner(server).withBean(Relay.class)
