@@ -20,6 +20,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.publisher.Mono;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -156,6 +157,32 @@ class RedisFailureTests {
 		}
 		finally {
 			reactive.close();
+		}
+	}
+
+	/**
+	 * A template on the application's listener container talks to Redis only when a lock
+	 * is taken: its first acquisition opens the factory's shared connection, whose
+	 * handshake waits for a stalled Redis up to the connect timeout.
+	 */
+	@Test
+	void shouldFailTheFirstAcquisitionWithinTheCommandTimeoutWhenRedisStalledBeforeIt() {
+		LettuceConnectionFactory fresh = RedisConnections.standalone(redis.server());
+		RedisMessageListenerContainer container = new RedisMessageListenerContainer();
+		container.setConnectionFactory(fresh);
+		redis.managedServer().pause();
+		RedisLockTemplate first = RedisLockTemplate.builder(fresh).listenerContainer(container).build();
+		try {
+			long start = System.nanoTime();
+			assertThatExceptionOfType(LockAccessException.class)
+				.isThrownBy(() -> first.acquire(LockRequest.of("first", "1")))
+				.withMessageContaining("first:1");
+			assertThat(Duration.ofNanos(System.nanoTime() - start))
+				.isLessThan(RedisConnections.COMMAND_TIMEOUT.plusMillis(1500));
+		}
+		finally {
+			first.close();
+			fresh.destroy();
 		}
 	}
 

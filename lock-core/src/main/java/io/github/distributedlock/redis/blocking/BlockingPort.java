@@ -162,7 +162,9 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 
 	/**
 	 * Send a script without blocking, its reply or the command timeout's failure told on
-	 * the thread that brings it; or run it as a plain call.
+	 * the thread that brings it; or run it as a plain call. The command timeout counts
+	 * from here: until the shared connection is known, the send (which opens it, and may
+	 * wait for Redis up to the connect timeout) runs on a thread of the pool.
 	 * @param sender the thread that must not be told inside this call, or {@code null}
 	 */
 	private void send(LockName name, String operation, ScriptCall call, Reply reply, @Nullable Thread sender) {
@@ -172,21 +174,39 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 			return;
 		}
 		Duration timeout = this.commandTimeout;
-		CompletableFuture<Object> sent;
-		try {
-			// Not once closed: no timer would bound it.
-			sent = (timeout != null && !this.timer.isShutdown()) ? this.commands.sendForDriver(call) : null;
-		}
-		catch (RuntimeException ex) {
-			new Answer(reply, sender).failed(ScriptRunner.failure(name, operation, ex));
-			return;
-		}
-		if (sent == null || timeout == null) {
+		if (timeout == null || this.timer.isShutdown()) {
+			// Plain calls; or closed, where no timer would bound it.
 			call(plain);
 			return;
 		}
 		Answer answer = new Answer(reply, sender);
 		Cancellable expiry = schedule(() -> answer.failed(timedOut(name, operation, timeout)), timeout.toNanos());
+		Runnable send = () -> sendAsync(name, operation, call, answer, expiry);
+		if (this.commands.sendsAtOnce()) {
+			send.run();
+		}
+		else {
+			call(send);
+		}
+		answer.sent();
+	}
+
+	private void sendAsync(LockName name, String operation, ScriptCall call, Answer answer, Cancellable expiry) {
+		CompletableFuture<Object> sent;
+		try {
+			sent = this.commands.sendForDriver(call);
+		}
+		catch (RuntimeException ex) {
+			expiry.cancel();
+			answer.failed(ScriptRunner.failure(name, operation, ex));
+			return;
+		}
+		if (sent == null) {
+			// No shared Lettuce connection after all: a plain call, still bounded.
+			this.commands.runForDriver(name, operation, call, Reply.of(answer::replied, answer::failed));
+			expiry.cancel();
+			return;
+		}
 		sent.whenComplete((result, error) -> {
 			expiry.cancel();
 			if (error != null) {
@@ -196,7 +216,6 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 				answer.replied(result);
 			}
 		});
-		answer.sent();
 	}
 
 	/**

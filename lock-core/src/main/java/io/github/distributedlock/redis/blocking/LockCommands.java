@@ -162,6 +162,10 @@ public final class LockCommands {
 		return this.scripts.sendAsync(call);
 	}
 
+	boolean sendsAtOnce() {
+		return this.scripts.sendsAtOnce();
+	}
+
 	@Nullable Duration commandTimeout() {
 		return this.scripts.commandTimeout();
 	}

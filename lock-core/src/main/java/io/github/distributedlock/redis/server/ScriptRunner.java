@@ -105,6 +105,16 @@ public final class ScriptRunner {
 	}
 
 	/**
+	 * Return whether {@link #sendAsync} sends at once: it knows the factory's shared
+	 * connection. The first send asks the factory for it, which opens it and waits for
+	 * its handshake, up to the connect timeout, however long Redis stalls.
+	 */
+	public boolean sendsAtOnce() {
+		Object commands = this.sharedCommands.get();
+		return commands != null && Lettuce.isOpen(commands);
+	}
+
+	/**
 	 * Send a script on the factory's one shared Lettuce connection without waiting; it
 	 * fails with Spring Data Redis's exceptions, as a blocking call would.
 	 * @return its reply to come, or {@code null} without one shared Lettuce connection
