@@ -20,6 +20,7 @@ import io.github.distributedlock.LockException;
 import io.github.distributedlock.LockInterruptedException;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.redis.core.UniqueIds;
+import io.github.distributedlock.redis.driver.Answer;
 import io.github.distributedlock.redis.driver.ChannelRounds;
 import io.github.distributedlock.redis.driver.ForwardingPort;
 import io.github.distributedlock.redis.driver.LockPort;
@@ -58,6 +59,10 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 
 	private final ExecutorService background;
 
+	// Sends before the shared connection is known, in order, one at a time: the first
+	// opens it, on the factory's lock, which the others would only queue on.
+	private final ExecutorService connecting;
+
 	private final ExecutorService calls;
 
 	private final @Nullable Duration commandTimeout;
@@ -82,6 +87,7 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 		this.timer.setRemoveOnCancelPolicy(true);
 		this.subscriber = singleThread(threads + "-subscriber");
 		this.background = singleThread(threads);
+		this.connecting = singleThread(threads + "-connect");
 		this.calls = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
 				(runnable) -> daemon(runnable, threads + "-command"));
 		this.commandTimeout = commands.commandTimeout();
@@ -164,7 +170,7 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 	 * Send a script without blocking, its reply or the command timeout's failure told on
 	 * the thread that brings it; or run it as a plain call. The command timeout counts
 	 * from here: until the shared connection is known, the send (which opens it, and may
-	 * wait for Redis up to the connect timeout) runs on a thread of the pool.
+	 * wait for Redis up to the connect timeout) runs on the connecting thread.
 	 * @param sender the thread that must not be told inside this call, or {@code null}
 	 */
 	private void send(LockName name, String operation, ScriptCall call, Reply reply, @Nullable Thread sender) {
@@ -179,14 +185,19 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 			call(plain);
 			return;
 		}
-		Answer answer = new Answer(reply, sender);
+		Answer answer = new Answer(reply, sender, (told) -> runOn(this.background, told));
 		Cancellable expiry = schedule(() -> answer.failed(timedOut(name, operation, timeout)), timeout.toNanos());
-		Runnable send = () -> sendAsync(name, operation, call, answer, expiry);
 		if (this.commands.sendsAtOnce()) {
-			send.run();
+			sendAsync(name, operation, call, answer, expiry);
 		}
 		else {
-			call(send);
+			// A script whose answer came while it waited (its command timeout) is not
+			// sent: it never runs, as one cancelled before it was written.
+			runOn(this.connecting, () -> {
+				if (!answer.isAnswered()) {
+					sendAsync(name, operation, call, answer, expiry);
+				}
+			});
 		}
 		answer.sent();
 	}
@@ -250,55 +261,6 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 	private static LockException timedOut(LockName name, String operation, @Nullable Duration timeout) {
 		return ScriptRunner.failure(name, operation,
 				new QueryTimeoutException("Redis command timed out after " + timeout));
-	}
-
-	/**
-	 * One script's answer: its reply, or its failure (the command timeout), whichever
-	 * comes first. One that comes on the sending thread before the send returned (a reply
-	 * already in, a failure to send) is told on the background thread, since no port
-	 * answers inside the call.
-	 */
-	private final class Answer {
-
-		private final Reply reply;
-
-		private final @Nullable Thread sender;
-
-		private final AtomicBoolean answered = new AtomicBoolean();
-
-		private volatile boolean sent;
-
-		Answer(Reply reply, @Nullable Thread sender) {
-			this.reply = reply;
-			this.sender = sender;
-		}
-
-		void sent() {
-			this.sent = true;
-		}
-
-		void replied(@Nullable Object result) {
-			tell(() -> this.reply.replied(result));
-		}
-
-		void failed(Throwable error) {
-			tell(() -> this.reply.failed(error));
-		}
-
-		private void tell(Runnable told) {
-			if (!this.answered.compareAndSet(false, true)) {
-				return;
-			}
-			if (!this.sent && Thread.currentThread() == this.sender) {
-				// On the background thread, or once that is closed on a thread of its
-				// own, so that no run waits for an answer that never comes.
-				runOn(BlockingPort.this.background, told);
-			}
-			else {
-				told.run();
-			}
-		}
-
 	}
 
 	/**
@@ -518,6 +480,7 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 		this.subscriber.shutdown();
 		this.background.shutdown();
 		this.calls.shutdown();
+		this.connecting.shutdown();
 		try {
 			this.subscriber.awaitTermination(1, TimeUnit.SECONDS);
 		}

@@ -3,12 +3,11 @@ package io.github.distributedlock.redis.reactive;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.redis.core.UniqueIds;
+import io.github.distributedlock.redis.driver.Answer;
 import io.github.distributedlock.redis.driver.ChannelRounds;
 import io.github.distributedlock.redis.driver.LockPort;
 import io.github.distributedlock.redis.script.ScriptCall;
@@ -67,26 +66,14 @@ public final class ReactorLockPort implements LockPort {
 	}
 
 	/**
-	 * Send a script. An answer that comes on this thread before the send returned (a
-	 * failure to send: the factory stopped) is told on the timer's thread, since no port
-	 * answers inside the call.
+	 * Send a script. An answer that comes inside the call (a failure to send: the factory
+	 * stopped) is told on the timer's thread.
 	 */
 	@Override
 	public void run(LockName name, String operation, ScriptCall call, Reply reply) {
-		Thread sender = Thread.currentThread();
-		AtomicBoolean sending = new AtomicBoolean(true);
-		Consumer<Runnable> tell = (told) -> {
-			if (sending.get() && Thread.currentThread() == sender) {
-				this.timer.schedule(told);
-			}
-			else {
-				told.run();
-			}
-		};
-		this.commands.run(name, operation, call)
-			.subscribe((result) -> tell.accept(() -> reply.replied(result)),
-					(error) -> tell.accept(() -> reply.failed(error)));
-		sending.set(false);
+		Answer answer = new Answer(reply, Thread.currentThread(), this.timer::schedule);
+		this.commands.run(name, operation, call).subscribe(answer::replied, answer::failed);
+		answer.sent();
 	}
 
 	@Override
