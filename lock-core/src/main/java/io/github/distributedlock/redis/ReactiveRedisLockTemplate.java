@@ -16,6 +16,7 @@ import io.github.distributedlock.redis.core.CohortStatistics;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.LockSpec;
+import io.github.distributedlock.redis.driver.Acquisitions;
 import io.github.distributedlock.redis.driver.Cohorts;
 import io.github.distributedlock.redis.driver.DriverCommands;
 import io.github.distributedlock.redis.driver.HoldRegistry;
@@ -100,8 +101,8 @@ public final class ReactiveRedisLockTemplate implements ReactiveLockOperations, 
 		this.acknowledgements = replicaAcknowledgements(builder);
 		ReplicaWait replicas = (this.acknowledgements != null) ? new ReplicaWait(this.port, this.acknowledgements,
 				builder.handOff, builder.replicaAcknowledgements, builder.replicaTimeout.toMillis(), this.holds) : null;
-		this.acquisitions = new ReactiveAcquisitions(driver, this.lines, this.holds, commands, this::isCluster,
-				builder.handOff, commandTimeoutNanos(builder.connectionFactory), replicas);
+		this.acquisitions = new ReactiveAcquisitions(new Acquisitions<>(driver, this.lines, this.holds, replicas,
+				this::isCluster, builder.handOff, commandTimeoutNanos(builder.connectionFactory)), this.port, commands);
 		// Not a Cluster as far as the resolver knows: the keyspace check finds out,
 		// without blocking, before the resolver needs to know.
 		RedisServerFeatures server = new RedisServerFeatures(null, false, false);

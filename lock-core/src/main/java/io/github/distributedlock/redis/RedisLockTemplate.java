@@ -15,18 +15,19 @@ import io.github.distributedlock.LockTemplate;
 import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.WaitStrategy;
 import io.github.distributedlock.redis.blocking.BlockingAcquisitions;
-import io.github.distributedlock.redis.blocking.BlockingHolds;
 import io.github.distributedlock.redis.blocking.BlockingPort;
 import io.github.distributedlock.redis.blocking.LockCommands;
+import io.github.distributedlock.redis.blocking.RedisLockHandle;
 import io.github.distributedlock.redis.core.Acquisition;
 import io.github.distributedlock.redis.core.CohortLimits;
 import io.github.distributedlock.redis.core.CohortStatistics;
-import io.github.distributedlock.redis.core.Deadline;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.LockSpec;
+import io.github.distributedlock.redis.driver.Acquisitions;
 import io.github.distributedlock.redis.driver.Cohorts;
+import io.github.distributedlock.redis.driver.DriverCommands;
 import io.github.distributedlock.redis.driver.HoldRegistry;
 import io.github.distributedlock.redis.driver.LocalLines;
 import io.github.distributedlock.redis.driver.ReplicaWait;
@@ -49,9 +50,9 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * {@link #close()} it on shutdown.
  * <p>
  * An acquisition goes one way: the {@link LockRequestResolver} makes the request a
- * {@link LockSpec}, {@link BlockingAcquisitions} runs the {@link LockKind}'s acquire
- * script through a driver acquisition on the caller's thread until it returns a
- * {@link Grant}, and the {@link HoldRegistry} makes that the handle.
+ * {@link LockSpec}; the driver's {@link Acquisitions} run the {@link LockKind}'s acquire
+ * script until it returns a {@link Grant}, which becomes a handle registered in the
+ * {@link HoldRegistry}; {@link BlockingAcquisitions} waits for it on the caller's thread.
  */
 public final class RedisLockTemplate implements LockOperations {
 
@@ -63,7 +64,9 @@ public final class RedisLockTemplate implements LockOperations {
 
 	private final LockRequestResolver resolver;
 
-	private final BlockingHolds holds;
+	private final HoldRegistry registry;
+
+	private final @Nullable ReplicaAcknowledgements acknowledgements;
 
 	// Where renewals and sweeps run, apart from everything else, so that no wait for
 	// Redis
@@ -100,14 +103,18 @@ public final class RedisLockTemplate implements LockOperations {
 		this.watchdog = BlockingPort.inBackground(this.commands, "distributed-lock-watchdog");
 		HoldRegistry registry = new HoldRegistry(this.watchdog, server::isCluster, handOff,
 				new LockListeners(builder.listeners), this.lines);
-		ReplicaAcknowledgements acknowledgements = (builder.replicaAcknowledgements > 0)
+		this.registry = registry;
+		this.acknowledgements = (builder.replicaAcknowledgements > 0)
 				? new ReplicaAcknowledgements(builder.connectionFactory, builder.replicaAcknowledgements,
 						builder.replicaTimeout.toMillis(), true)
 				: null;
-		ReplicaWait replicas = (acknowledgements != null) ? new ReplicaWait(this.port, acknowledgements, handOff,
-				builder.replicaAcknowledgements, builder.replicaTimeout.toMillis(), registry) : null;
-		this.holds = new BlockingHolds(registry, this.port, this.commands, replicas, acknowledgements);
-		this.acquisitions = new BlockingAcquisitions(this.port, this.lines, this.holds, server::isCluster, handOff);
+		ReplicaWait replicas = (this.acknowledgements != null) ? new ReplicaWait(this.port, this.acknowledgements,
+				handOff, builder.replicaAcknowledgements, builder.replicaTimeout.toMillis(), registry) : null;
+		Duration timeout = this.port.commandTimeout();
+		Acquisitions<RedisLockHandle> acquisitions = new Acquisitions<>(
+				new DriverCommands(this.port, LockKeys.FENCE_IDLE_MILLIS, handOff, registry), this.lines, registry,
+				replicas, server::isCluster, handOff, (timeout != null) ? timeout.toNanos() : -1);
+		this.acquisitions = new BlockingAcquisitions(this.port, this.commands, acquisitions);
 		this.listening.start(this.keys.keepAliveChannel());
 		this.resolver = new LockRequestResolver(this.defaults, this.keys, builder.watchdog,
 				this.listening.container() != null, server, builder.fairWaiterTimeout.toMillis());
@@ -128,10 +135,7 @@ public final class RedisLockTemplate implements LockOperations {
 	@Override
 	public LockHandle acquire(LockRequest request) {
 		long start = System.nanoTime();
-		LockSpec spec = resolve(request);
-		// A wait that restarts when the lock changes hands has no fixed bound.
-		Deadline call = this.acquisitions.callBound(spec.progressAware() ? -1 : spec.waitNanos(), start);
-		return this.holds.hold(this.acquisitions.acquire(spec, this.owners.of(request)), call);
+		return this.acquisitions.acquire(resolve(request), this.owners.of(request), start);
 	}
 
 	@Override
@@ -180,7 +184,7 @@ public final class RedisLockTemplate implements LockOperations {
 			}
 			if (Acquisition.inTime(sentNanos, pttl, System.nanoTime())) {
 				long token = Long.parseLong(String.valueOf(held.get(1)));
-				return Optional.of(this.holds.adopt(new Grant(spec.withLeaseMillis(pttl), customOwner, token,
+				return Optional.of(this.acquisitions.adopt(new Grant(spec.withLeaseMillis(pttl), customOwner, token,
 						String.valueOf(held.get(3)), sentNanos, false, Duration.ZERO, 0)));
 			}
 		}
@@ -249,7 +253,7 @@ public final class RedisLockTemplate implements LockOperations {
 	 */
 	@Override
 	public List<HeldLock> heldLocks() {
-		return this.holds.registry().snapshot();
+		return this.registry.snapshot();
 	}
 
 	@Override
@@ -275,7 +279,10 @@ public final class RedisLockTemplate implements LockOperations {
 			return;
 		}
 		this.closed = true;
-		this.holds.close();
+		if (this.acknowledgements != null) {
+			this.acknowledgements.close();
+		}
+		this.registry.close();
 		this.watchdog.close();
 		// Fails every waiter, and drops every subscription.
 		this.lines.close();

@@ -12,6 +12,7 @@ import io.github.distributedlock.AcquiredLock;
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockContext;
 import io.github.distributedlock.LockHandle;
+import io.github.distributedlock.LockInterruptedException;
 import io.github.distributedlock.LockLeaseLostException;
 import io.github.distributedlock.LockListener;
 import io.github.distributedlock.LockRequest;
@@ -252,6 +253,52 @@ class ReplicaAcknowledgementTests {
 			}
 			await().atMost(Duration.ofSeconds(5))
 				.untilAsserted(() -> assertThat(blocking.isLocked("replicated", "cancelled"))
+					.as("released once the check ended, long before its lease of 30 s")
+					.isFalse());
+		}
+		finally {
+			factory.destroy();
+		}
+	}
+
+	/**
+	 * A blocking caller interrupted while the replica check waits: the interrupt cancels
+	 * the acquisition, as it does while the lock is waited for, and the hold is released
+	 * once the check ends. Before, the interrupt was held back until the check confirmed
+	 * the hold, and the caller got the lock.
+	 */
+	@Test
+	void shouldReleaseALockWhoseBlockingCallerWasInterruptedDuringItsReplicaCheck() throws Exception {
+		LettuceConnectionFactory factory = (LettuceConnectionFactory) TestRedis.sentinel(topology::topology)
+			.connectionFactory();
+		LockRequest request = LockRequest.of("replicated", "interrupted");
+		try (RedisLockTemplate checked = RedisLockTemplate.builder(factory)
+			.replicaAcknowledgements(1, Duration.ofSeconds(2))
+			.build(); RedisLockTemplate plain = RedisLockTemplate.builder(factory).build()) {
+			Thread caller = Thread.currentThread();
+			try (Stall replica = new Stall(600)) {
+				Thread interrupter = new Thread(() -> {
+					try {
+						Thread.sleep(200);
+					}
+					catch (InterruptedException ex) {
+						return;
+					}
+					caller.interrupt();
+				}, "interrupter");
+				interrupter.start();
+				long start = System.nanoTime();
+				assertThatExceptionOfType(LockInterruptedException.class)
+					.isThrownBy(() -> checked.acquire(request).close())
+					.withMessageContaining("replicated:interrupted");
+				assertThat(Thread.interrupted()).as("the interrupt is kept").isTrue();
+				assertThat(Duration.ofNanos(System.nanoTime() - start))
+					.as("left at the interrupt, not when the stalled replica answered")
+					.isLessThan(Duration.ofMillis(550));
+				interrupter.join();
+			}
+			await().atMost(Duration.ofSeconds(5))
+				.untilAsserted(() -> assertThat(plain.isLocked("replicated", "interrupted"))
 					.as("released once the check ended, long before its lease of 30 s")
 					.isFalse());
 		}

@@ -3,7 +3,6 @@ package io.github.distributedlock.redis;
 import java.lang.reflect.Field;
 import java.util.Map;
 
-import io.github.distributedlock.redis.blocking.BlockingHolds;
 import io.github.distributedlock.redis.driver.HoldRegistry;
 
 /**
@@ -16,7 +15,7 @@ final class TemplateHolds {
 	}
 
 	static HoldRegistry registry(RedisLockTemplate template) {
-		return ((BlockingHolds) field(RedisLockTemplate.class, "holds", template)).registry();
+		return (HoldRegistry) field(RedisLockTemplate.class, "registry", template);
 	}
 
 	/** Return how many owner and lock pairs the template's registry counts as held. */

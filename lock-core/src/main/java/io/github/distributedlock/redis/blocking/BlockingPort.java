@@ -157,7 +157,7 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 	 * Return the command timeout where scripts go out without blocking, or {@code null}
 	 * where they run as plain calls.
 	 */
-	@Nullable Duration commandTimeout() {
+	public @Nullable Duration commandTimeout() {
 		return this.commandTimeout;
 	}
 

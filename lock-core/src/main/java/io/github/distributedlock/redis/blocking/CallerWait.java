@@ -9,17 +9,16 @@ import java.util.concurrent.TimeoutException;
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockInterruptedException;
 import io.github.distributedlock.LockName;
-import io.github.distributedlock.redis.driver.Acquiring;
+import io.github.distributedlock.redis.driver.Acquisitions;
 import io.github.distributedlock.redis.driver.Completion;
-import io.github.distributedlock.redis.driver.SettledRun;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The caller's side of one blocking acquisition: it starts one of the driver's runs,
+ * The caller's side of one blocking acquisition: it starts one of the driver's calls,
  * whose replies and timers drive it on their own threads, and waits for its settled end
- * ({@link SettledRun}); an interrupt becomes a cancel. Used once, by one thread.
+ * ({@link Acquisitions.Call}); an interrupt becomes a cancel. Used once, by one thread.
  */
-final class CallerWait<G> {
+final class CallerWait<G> implements Completion<G> {
 
 	/**
 	 * How long past its wait time and one command timeout the caller waits for an
@@ -32,8 +31,6 @@ final class CallerWait<G> {
 	private final LockName name;
 
 	private final CompletableFuture<G> end = new CompletableFuture<>();
-
-	private final SettledRun<G> run;
 
 	private final long limitNanos;
 
@@ -52,24 +49,21 @@ final class CallerWait<G> {
 		LockCommands.refuseIfInterrupted(name);
 		this.name = name;
 		Duration timeout = port.commandTimeout();
-		// With plain calls, a run's scripts run in order, as one thread's calls would,
-		// and the caller waits until they ran.
-		long settleNanos = (timeout != null) ? timeout.toNanos() : SettledRun.UNKNOWN_TIMEOUT_SETTLE_NANOS;
 		boolean bounded = waitNanos >= 0 && !restarts;
-		this.run = new SettledRun<>(port.forOneRun(),
-				Completion.of(this.end::complete, this.end::completeExceptionally), settleNanos,
-				(bounded && timeout != null) ? waitNanos + settleNanos : -1);
 		this.plainCalls = timeout == null;
 		// Past the wait time, only a command in flight keeps a run from ending: one
 		// command timeout where known.
 		this.limitNanos = bounded ? waitNanos + ((timeout != null) ? timeout.toNanos() : 0) + GRACE_NANOS : -1;
 	}
 
-	/**
-	 * Return the port and completion to give the run.
-	 */
-	SettledRun<G> run() {
-		return this.run;
+	@Override
+	public void granted(G won) {
+		this.end.complete(won);
+	}
+
+	@Override
+	public void failed(Throwable error) {
+		this.end.completeExceptionally(error);
 	}
 
 	/**
@@ -78,20 +72,19 @@ final class CallerWait<G> {
 	 * @throws LockInterruptedException if the thread was interrupted: the acquisition is
 	 * cancelled
 	 */
-	G await(Acquiring acquisition) {
+	G await(Acquisitions.Call<?, G> acquisition) {
 		acquisition.start();
 		try {
 			return (this.limitNanos < 0) ? this.end.get() : this.end.get(this.limitNanos, TimeUnit.NANOSECONDS);
 		}
 		catch (InterruptedException ex) {
 			LockInterruptedException interrupted = new LockInterruptedException(this.name, ex);
-			if (acquisition.cancel()) {
-				this.run.cancelled(interrupted);
-			}
-			// Else it ended first: a grant is the caller's, as nothing else would release
-			// it (a pass completes on the releasing thread). The interrupt stays set.
+			// Stopped, it fails with the interrupt once settled. Else it ended first: a
+			// grant is the caller's, as nothing else would release it (a pass completes
+			// on the releasing thread). The interrupt stays set.
+			acquisition.cancel(interrupted);
 			try {
-				return awaitSettled(interrupted);
+				return awaitSettled(acquisition, interrupted);
 			}
 			finally {
 				Thread.currentThread().interrupt();
@@ -100,10 +93,8 @@ final class CallerWait<G> {
 		catch (TimeoutException ex) {
 			LockAccessException lost = new LockAccessException(this.name,
 					"the acquisition did not end within its wait time", null);
-			if (acquisition.cancel()) {
-				this.run.failed(lost);
-			}
-			return awaitSettled(lost);
+			acquisition.cancel(lost);
+			return awaitSettled(acquisition, lost);
 		}
 		catch (ExecutionException ex) {
 			throw failure(ex.getCause());
@@ -115,7 +106,7 @@ final class CallerWait<G> {
 	 * which stay set; only a pause of the thread that ends it takes long. With plain
 	 * calls, an interrupt ends the wait for what the run has in flight.
 	 */
-	private G awaitSettled(RuntimeException otherwise) {
+	private G awaitSettled(Acquisitions.Call<?, G> acquisition, RuntimeException otherwise) {
 		boolean interrupted = false;
 		try {
 			while (true) {
@@ -125,7 +116,7 @@ final class CallerWait<G> {
 				catch (InterruptedException ex) {
 					interrupted = true;
 					if (this.plainCalls) {
-						this.run.settleNow();
+						acquisition.settleNow();
 					}
 				}
 				catch (TimeoutException ex) {
