@@ -90,7 +90,7 @@ public final class RedisLockTemplate implements LockOperations {
 		this.keys = new LockKeys(builder.keyPrefix, builder.database);
 		boolean handOff = builder.handOff;
 		StringRedisTemplate redis = new StringRedisTemplate(builder.connectionFactory);
-		this.commands = new LockCommands(redis, handOff);
+		this.commands = new LockCommands(redis);
 		RedisServerFeatures server = new RedisServerFeatures(builder.connectionFactory, null,
 				builder.configureKeyspaceEvents);
 		this.listening = ListenerContainerLifecycle.of(builder.connectionFactory, builder.listenerContainer,

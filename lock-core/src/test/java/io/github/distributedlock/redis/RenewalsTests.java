@@ -47,7 +47,7 @@ class RenewalsTests {
 			RedisLockHandle held = (RedisLockHandle) template.acquire(
 					LockRequest.builder("renewals").key("a").lease(Duration.ofMillis(900)).autoRenew(false).build());
 			LockHold hold = held.hold();
-			BlockingPort port = new BlockingPort(new LockCommands(new StringRedisTemplate(factory), true), null,
+			BlockingPort port = new BlockingPort(new LockCommands(new StringRedisTemplate(factory)), null,
 					"renewals-test");
 			try (Renewals renewals = new Renewals(port, () -> {
 				if (asked.getAndIncrement() == 0) {
@@ -112,7 +112,7 @@ class RenewalsTests {
 				}
 
 			}, null);
-			BlockingPort port = new BlockingPort(new LockCommands(new StringRedisTemplate(factory), true), null,
+			BlockingPort port = new BlockingPort(new LockCommands(new StringRedisTemplate(factory)), null,
 					"renewals-test");
 			try (Renewals renewals = new Renewals(port, () -> {
 				if (asked.getAndIncrement() == 0) {
@@ -149,7 +149,7 @@ class RenewalsTests {
 			RedisLockHandle held = (RedisLockHandle) template.acquire(
 					LockRequest.builder("renewals").key("c").lease(Duration.ofMillis(900)).autoRenew(false).build());
 			LockHold hold = held.hold();
-			BlockingPort port = new BlockingPort(new LockCommands(new StringRedisTemplate(factory), true), null,
+			BlockingPort port = new BlockingPort(new LockCommands(new StringRedisTemplate(factory)), null,
 					"renewals-test");
 			LockPort throwing = new LockPort() {
 

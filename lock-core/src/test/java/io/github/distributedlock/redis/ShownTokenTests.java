@@ -47,7 +47,7 @@ class ShownTokenTests {
 			Grant passed = new Grant(grant.spec(), grant.owner(), grant.token(), grant.hold(), grant.sentNanos(), true,
 					grant.waitedFor(), grant.attempts(), shown, null);
 			LockHold hold = new LockHold(passed, System.nanoTime(), true, new NoHoldEvents(), null);
-			BlockingPort port = new BlockingPort(new LockCommands(new StringRedisTemplate(factory), true), null,
+			BlockingPort port = new BlockingPort(new LockCommands(new StringRedisTemplate(factory)), null,
 					"shown-token-test");
 			try {
 				assertThat(extend(hold, port, 60_000)).as("the extension's reply").isEqualTo(1L);

@@ -36,15 +36,9 @@ public final class LockCommands {
 
 	private final ScriptRunner scripts;
 
-	private final boolean handOff;
-
-	/**
-	 * @param handOff whether a release reserves the lock for the oldest waiting request
-	 */
-	public LockCommands(StringRedisTemplate redis, boolean handOff) {
+	public LockCommands(StringRedisTemplate redis) {
 		this.redis = redis;
 		this.scripts = new ScriptRunner(redis.getRequiredConnectionFactory());
-		this.handOff = handOff;
 	}
 
 	/**
@@ -178,10 +172,6 @@ public final class LockCommands {
 		if (Thread.currentThread().isInterrupted()) {
 			throw new LockInterruptedException(name, new InterruptedException());
 		}
-	}
-
-	private static long number(@Nullable Long result) {
-		return (result != null) ? result : -1;
 	}
 
 }

@@ -14,6 +14,7 @@ import io.github.distributedlock.redis.driver.Acquisitions;
 import io.github.distributedlock.redis.driver.Completion;
 import io.github.distributedlock.redis.driver.HoldRegistry;
 import io.github.distributedlock.redis.driver.LockPort;
+import io.github.distributedlock.redis.server.ReactiveLockCommands;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;

@@ -13,6 +13,7 @@ import io.github.distributedlock.redis.driver.HoldView;
 import io.github.distributedlock.redis.driver.LockHold;
 import io.github.distributedlock.redis.driver.LockPort;
 import io.github.distributedlock.redis.driver.RegisteredHold;
+import io.github.distributedlock.redis.server.ReactiveLockCommands;
 import reactor.core.publisher.Mono;
 
 /**

@@ -11,6 +11,7 @@ import io.github.distributedlock.redis.driver.Answer;
 import io.github.distributedlock.redis.driver.ChannelRounds;
 import io.github.distributedlock.redis.driver.LockPort;
 import io.github.distributedlock.redis.script.ScriptCall;
+import io.github.distributedlock.redis.server.ReactiveLockCommands;
 import reactor.core.Disposable;
 import reactor.core.scheduler.Scheduler;
 

@@ -61,7 +61,7 @@ class BlockingPortSubscriptionTests {
 		this.container.addMessageListener((message, pattern) -> {
 		}, new ChannelTopic("subscription-test:other"));
 		assertThat(this.container.isListening()).isTrue();
-		this.port = new BlockingPort(new LockCommands(new StringRedisTemplate(this.factory), true), this.container,
+		this.port = new BlockingPort(new LockCommands(new StringRedisTemplate(this.factory)), this.container,
 				"subscription-test");
 	}
 

@@ -81,12 +81,12 @@ class CohortPauseTests {
 	void connect() {
 		this.factory = RedisConnections.standalone(redis.server());
 		this.container = container(this.factory);
-		this.real = new BlockingPort(new LockCommands(new StringRedisTemplate(this.factory), true), this.container,
+		this.real = new BlockingPort(new LockCommands(new StringRedisTemplate(this.factory)), this.container,
 				"cohort-pause-test");
 		// Another JVM's: its own container too.
 		this.remoteContainer = container(this.factory);
-		this.remote = new BlockingPort(new LockCommands(new StringRedisTemplate(this.factory), true),
-				this.remoteContainer, "cohort-pause-test-remote");
+		this.remote = new BlockingPort(new LockCommands(new StringRedisTemplate(this.factory)), this.remoteContainer,
+				"cohort-pause-test-remote");
 		this.pausing = new PausingPort(this.real);
 		this.lines = new LocalLines(this.real, 0,
 				new Cohorts(CohortLimits.of(16, Duration.ofMillis(TIME_LIMIT_MS)), (n) -> "pause-test:cohort:" + n));

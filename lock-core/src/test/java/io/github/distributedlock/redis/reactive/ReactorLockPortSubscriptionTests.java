@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.distributedlock.redis.RedisConnections;
 import io.github.distributedlock.redis.driver.LockPort;
+import io.github.distributedlock.redis.server.ReactiveLockCommands;
 import io.github.distributedlock.test.RedisServerExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

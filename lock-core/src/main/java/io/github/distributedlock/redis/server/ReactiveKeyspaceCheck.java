@@ -1,9 +1,6 @@
-package io.github.distributedlock.redis.reactive;
+package io.github.distributedlock.redis.server;
 
 import io.github.distributedlock.LockName;
-import io.github.distributedlock.redis.server.KeyspaceNotifications;
-import io.github.distributedlock.redis.server.LockRequestResolver;
-import io.github.distributedlock.redis.server.RedisServerFeatures;
 import reactor.core.publisher.Mono;
 
 import org.springframework.dao.DataAccessException;

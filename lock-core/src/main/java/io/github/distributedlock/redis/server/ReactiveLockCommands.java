@@ -1,4 +1,4 @@
-package io.github.distributedlock.redis.reactive;
+package io.github.distributedlock.redis.server;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -13,7 +13,6 @@ import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.script.LockKind;
 import io.github.distributedlock.redis.script.LuaScript;
 import io.github.distributedlock.redis.script.ScriptCall;
-import io.github.distributedlock.redis.server.ScriptRunner;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -60,7 +59,7 @@ public final class ReactiveLockCommands {
 	/**
 	 * Ask Redis whether a hold is still its lock's owner (or reader, or permit holder).
 	 */
-	Mono<Boolean> isHeld(Grant hold) {
+	public Mono<Boolean> isHeld(Grant hold) {
 		LockSpec spec = hold.spec();
 		String owner = LockOwners.digest(hold.owner());
 		long token = hold.token();
@@ -78,7 +77,7 @@ public final class ReactiveLockCommands {
 			.onErrorMap(DataAccessException.class, (ex) -> ScriptRunner.failure(spec.name(), "check", ex));
 	}
 
-	Mono<Object> run(LockName name, String operation, ScriptCall call) {
+	public Mono<Object> run(LockName name, String operation, ScriptCall call) {
 		// Deferred, so that a call that fails to encode fails the Mono, not its caller.
 		return Mono.defer(() -> {
 			LuaScript<?> script = call.script();
