@@ -20,6 +20,7 @@ import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.WaitStrategy;
 import io.github.distributedlock.contract.LockTemplateContractTests;
 import io.github.distributedlock.redis.blocking.RedisLockHandle;
+import io.github.distributedlock.redis.core.Acquisition;
 import io.github.distributedlock.redis.core.HandOffRequest;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockSpec;
@@ -317,7 +318,8 @@ abstract class RedisContractSuite extends LockTemplateContractTests<RedisLockTem
 		HandOffRequest request = HandOffRequest.of(0, UniqueIds.ofProcess());
 		LockHandle held = this.template.acquire(request("u").build());
 		List<?> reply = scripts.execute(spec.kind()
-			.acquire(spec, new LockKind.Attempt("gave-up:1", "gave-up-hold", 5000, false, false, request, 1), 60000));
+			.acquire(spec, new Acquisition.Attempt("gave-up:1", "gave-up-hold", 0, 5000, false, false, request, 1),
+					60000));
 		assertThat(ScriptReplies.acquireResult(spec, reply).acquired()).isFalse();
 		held.close();
 		assertThat(this.template.isLocked(this.scope, "u")).as("reserved").isTrue();

@@ -373,12 +373,19 @@ public final class Acquisition {
 	}
 
 	/**
-	 * What one attempt carries.
+	 * What one attempt carries besides the lock, which the acquire script takes.
 	 *
 	 * @param owner the owner it acquires for ({@link #takeOwner})
+	 * @param hold the id of the hold this acquisition takes, the same for each of its
+	 * attempts, so that an attempt whose reply was lost is found, not counted again
 	 * @param sentNanos the clock reading before it is sent
-	 * @param remainingWaitMillis the wait time left, -1 for indefinitely
-	 * @param mayHaveIntent whether an earlier attempt may have left a writer intent
+	 * @param remainingWaitMillis how long the caller will keep waiting (-1 indefinitely),
+	 * so that a writer announces itself to readers only for that long
+	 * @param mayHaveIntent whether an earlier attempt was held back by readers, and so
+	 * may have left a writer intent
+	 * @param holdsIt whether the caller already holds the lock, so that finding it ours
+	 * is a re-entry rather than a hold left by a lost reply
+	 * @param request the caller's request, keeping its place in the line, or {@code null}
 	 * @param block the tokens it asks for: more than 1 only for a cohort's opening
 	 */
 	public record Attempt(String owner, String hold, long sentNanos, long remainingWaitMillis, boolean mayHaveIntent,

@@ -69,10 +69,8 @@ public final class DriverCommands {
 	 */
 	void acquire(LockSpec spec, Acquisition.Attempt attempt, Consumer<AcquireResult> replied,
 			Consumer<Throwable> failed) {
-		LockKind.Attempt call = new LockKind.Attempt(attempt.owner(), attempt.hold(), attempt.remainingWaitMillis(),
-				attempt.mayHaveIntent(), attempt.holdsIt(), attempt.request(), attempt.block());
 		this.watch.sending(spec, attempt);
-		run(spec.name(), "acquire", spec.kind().acquire(spec, call, this.fenceIdleMillis),
+		run(spec.name(), "acquire", spec.kind().acquire(spec, attempt, this.fenceIdleMillis),
 				(reply) -> ScriptReplies.acquireResult(spec, (List<?>) reply), (result) -> {
 					this.watch.ended(spec, attempt, result);
 					replied.accept(result);

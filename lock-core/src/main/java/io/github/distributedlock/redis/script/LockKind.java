@@ -2,6 +2,7 @@ package io.github.distributedlock.redis.script;
 
 import java.util.List;
 
+import io.github.distributedlock.redis.core.Acquisition;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.HandOffRequest;
 import io.github.distributedlock.redis.core.LockKeys;
@@ -39,9 +40,9 @@ public enum LockKind {
 	EXCLUSIVE {
 
 		@Override
-		public ScriptCall acquire(LockSpec spec, Attempt attempt, long fenceIdleMillis) {
+		public ScriptCall acquire(LockSpec spec, Acquisition.Attempt attempt, long fenceIdleMillis) {
 			return ACQUIRE.call(spec, new ScriptArgs.Acquire(attempt.owner(), attempt.hold(), spec.leaseMillis(),
-					attempt.remainingWaitMillis(), requestMember(attempt.handOff()), HandOffRequest.VALIDITY_MILLIS,
+					attempt.remainingWaitMillis(), requestMember(attempt.request()), HandOffRequest.VALIDITY_MILLIS,
 					attempt.mayHaveIntent(), attempt.holdsIt(), spec.reentrant(), fenceIdleMillis, attempt.block()));
 		}
 
@@ -60,7 +61,7 @@ public enum LockKind {
 	FAIR {
 
 		@Override
-		public ScriptCall acquire(LockSpec spec, Attempt attempt, long fenceIdleMillis) {
+		public ScriptCall acquire(LockSpec spec, Acquisition.Attempt attempt, long fenceIdleMillis) {
 			return ACQUIRE_FAIR.call(spec,
 					new ScriptArgs.AcquireFair(attempt.owner(), attempt.hold(), spec.leaseMillis(), spec.reentrant(),
 							fenceIdleMillis, spec.fairWaiterTimeoutMillis(), attempt.remainingWaitMillis() != 0));
@@ -82,10 +83,10 @@ public enum LockKind {
 	READ {
 
 		@Override
-		public ScriptCall acquire(LockSpec spec, Attempt attempt, long fenceIdleMillis) {
+		public ScriptCall acquire(LockSpec spec, Acquisition.Attempt attempt, long fenceIdleMillis) {
 			return ACQUIRE_READ.call(spec,
 					new ScriptArgs.AcquireRead(attempt.owner(), attempt.hold(), spec.leaseMillis(), spec.reentrant(),
-							fenceIdleMillis, requestMember(attempt.handOff()), HandOffRequest.VALIDITY_MILLIS));
+							fenceIdleMillis, requestMember(attempt.request()), HandOffRequest.VALIDITY_MILLIS));
 		}
 
 		@Override
@@ -120,7 +121,7 @@ public enum LockKind {
 	PERMIT {
 
 		@Override
-		public ScriptCall acquire(LockSpec spec, Attempt attempt, long fenceIdleMillis) {
+		public ScriptCall acquire(LockSpec spec, Acquisition.Attempt attempt, long fenceIdleMillis) {
 			return ACQUIRE_PERMIT.call(spec, new ScriptArgs.AcquirePermit(attempt.owner(), attempt.hold(),
 					spec.leaseMillis(), spec.permits(), fenceIdleMillis));
 		}
@@ -157,7 +158,7 @@ public enum LockKind {
 	/**
 	 * Build one attempt of the acquire script.
 	 */
-	public abstract ScriptCall acquire(LockSpec spec, Attempt attempt, long fenceIdleMillis);
+	public abstract ScriptCall acquire(LockSpec spec, Acquisition.Attempt attempt, long fenceIdleMillis);
 
 	/**
 	 * Build the release of one hold; the script returns the holds left, -1 if the lock
@@ -294,25 +295,6 @@ public enum LockKind {
 
 	private static String requestMember(@Nullable HandOffRequest handOff) {
 		return (handOff != null) ? handOff.member() : "";
-	}
-
-	/**
-	 * What one acquire attempt carries besides the lock.
-	 *
-	 * @param hold the id of the hold this acquisition takes, the same for each of its
-	 * attempts, so that an attempt whose reply was lost is found, not counted again
-	 * @param remainingWaitMillis how long the caller will keep waiting (-1 indefinitely),
-	 * so that a writer announces itself to readers only for that long
-	 * @param mayHaveIntent whether an earlier attempt was held back by readers, and so
-	 * may have left a writer intent
-	 * @param holdsIt whether the caller already holds the lock, so that finding it ours
-	 * is a re-entry rather than a hold left by a lost reply
-	 * @param handOff the caller's request, keeping its place in the line, or {@code null}
-	 * @param block how many fencing tokens it asks for: 1, but for a cohort's opening
-	 */
-	public record Attempt(String owner, String hold, long remainingWaitMillis, boolean mayHaveIntent, boolean holdsIt,
-			@Nullable HandOffRequest handOff, int block) {
-
 	}
 
 }

@@ -44,7 +44,7 @@ public sealed interface ScriptArgs {
 
 	/**
 	 * Take a lock, take it again (reentrant), or report who has it; {@code mayHaveIntent}
-	 * and {@code holdsIt} are those of {@link LockKind.Attempt}.
+	 * and {@code holdsIt} are those of {@code core.Acquisition.Attempt}.
 	 *
 	 * @param waitMs how long the caller will keep waiting (-1 indefinitely, 0 sets no
 	 * writer intent)

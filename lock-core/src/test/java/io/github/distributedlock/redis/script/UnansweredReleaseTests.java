@@ -5,6 +5,7 @@ import java.util.List;
 
 import io.github.distributedlock.LockDefaults;
 import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.redis.core.Acquisition;
 import io.github.distributedlock.redis.core.HandOffRequest;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockSpec;
@@ -97,14 +98,15 @@ class UnansweredReleaseTests {
 		return (List<?>) run(
 				spec.kind()
 					.acquire(spec,
-							new LockKind.Attempt(owner, hold, 5_000, false, false,
+							new Acquisition.Attempt(owner, hold, 0, 5_000, false, false,
 									request.isEmpty() ? null : new HandOffRequest(request), 1),
 							LockKeys.FENCE_IDLE_MILLIS));
 	}
 
 	private static List<?> acquireAgain(LockSpec spec, String hold) {
 		return (List<?>) run(spec.kind()
-			.acquire(spec, new LockKind.Attempt(OWNER, hold, 5_000, false, true, null, 1), LockKeys.FENCE_IDLE_MILLIS));
+			.acquire(spec, new Acquisition.Attempt(OWNER, hold, 0, 5_000, false, true, null, 1),
+					LockKeys.FENCE_IDLE_MILLIS));
 	}
 
 	private static Object run(ScriptCall call) {
