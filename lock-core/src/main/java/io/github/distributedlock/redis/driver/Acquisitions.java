@@ -122,20 +122,12 @@ public final class Acquisitions<H extends RegisteredHold> {
 				// Renewed while the later locks were taken: each lease as its handle
 				// counts it.
 				(held) -> check(held.stream().map(RegisteredHold::grant).toList(), call,
-						(grant) -> !held.get(indexOf(held, grant)).hold().isLive(port.nanoTime())),
+						(grant) -> held.stream()
+							.noneMatch((each) -> each.grant() == grant && each.hold().isLive(port.nanoTime()))),
 				(held) -> held,
 				// Forgotten as if never held (no listener hears of them): the check
 				// releases them.
 				(held) -> held.forEach(this.registry::forget));
-	}
-
-	private static <H extends RegisteredHold> int indexOf(List<H> held, Grant grant) {
-		for (int i = 0; i < held.size(); i++) {
-			if (held.get(i).grant() == grant) {
-				return i;
-			}
-		}
-		throw new IllegalArgumentException("not a grant of these holds: " + grant);
 	}
 
 	/**
