@@ -38,6 +38,13 @@ class SeedReplayTests {
 		}
 	}
 
+	@Test
+	void shouldRunTheSameAcquisitionCallEventsTwiceForEachSeed() {
+		for (long seed = FROM; seed < FROM + SEEDS; seed++) {
+			assertSame(seed, acquisitionCallEvents(seed), acquisitionCallEvents(seed));
+		}
+	}
+
 	private static List<String> events(long seed) {
 		LockSimulation simulation = new LockSimulation(seed, Map.of(), LockSimulation.ClientBug.NONE);
 		simulation.run(4, 25);
@@ -47,6 +54,12 @@ class SeedReplayTests {
 	private static List<String> cohortEvents(long seed, Set<Fault> faults) {
 		CohortRun run = new CohortRun(seed, Map.of(), faults, null);
 		run.run(20);
+		return List.of(run.trace(Integer.MAX_VALUE).split("\n"));
+	}
+
+	private static List<String> acquisitionCallEvents(long seed) {
+		AcquisitionCallRun run = new AcquisitionCallRun(seed, AcquisitionCallRun.Bug.NONE);
+		run.run(3, 12);
 		return List.of(run.trace(Integer.MAX_VALUE).split("\n"));
 	}
 
