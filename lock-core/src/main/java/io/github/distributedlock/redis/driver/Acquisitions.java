@@ -10,11 +10,14 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
+import io.github.distributedlock.LockAccessException;
+import io.github.distributedlock.LockName;
 import io.github.distributedlock.redis.core.Cohort;
 import io.github.distributedlock.redis.core.Deadline;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.MultiAcquisition;
+import io.github.distributedlock.redis.script.ScriptCall;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -78,8 +81,8 @@ public final class Acquisitions<H extends RegisteredHold> {
 	public Call<?, H> one(LockSpec spec, String owner, long start, LockPort port, Function<Grant, H> handles,
 			Completion<H> done) {
 		Deadline call = callBound(port, spec.progressAware() ? -1 : spec.waitNanos(), start);
-		return new Call<Grant, H>(this.commands.on(port), settleNanos(), call, done,
-				(commands, settled) -> acquisition(spec, owner, true, commands, settled),
+		return new Call<Grant, H>(spec.name(), this.commands.on(port), settleNanos(), call, waitEnd(spec, start),
+				this.replicas != null, done, (commands, settled) -> acquisition(spec, owner, true, commands, settled),
 				(grant) -> check(List.of(grant), call, null), (grant) -> this.registry.add(handles.apply(grant)),
 				(grant) -> {
 					// Released by the check.
@@ -107,7 +110,8 @@ public final class Acquisitions<H extends RegisteredHold> {
 		if (MultiAcquisition.inOneScript(specs, this.cluster)) {
 			MultiAcquisition acquisition = new MultiAcquisition(specs, owner, first.waitNanos(), first.reentrant(),
 					this.handOff, port, port.ids());
-			return new Call<List<Grant>, List<H>>(this.commands.on(port), settleNanos(), call, done,
+			return new Call<List<Grant>, List<H>>(first.name(), this.commands.on(port), settleNanos(), call,
+					waitEnd(first, start), this.replicas != null, done,
 					(commands, settled) -> new AllLocksAcquisition(acquisition, commands, this.lines, settled),
 					(grants) -> check(grants, call, null),
 					(grants) -> grants.stream().map((grant) -> this.registry.add(handles.apply(grant))).toList(),
@@ -116,7 +120,10 @@ public final class Acquisitions<H extends RegisteredHold> {
 					});
 		}
 		long timeout = restarts ? -1 : this.commandTimeoutNanos;
-		return new Call<List<H>, List<H>>(this.commands.on(port), settleNanos(), call, done,
+		// The run bounds itself: it takes no lock after the bound, and releases those
+		// taken.
+		return new Call<List<H>, List<H>>(first.name(), this.commands.on(port), settleNanos(), call, Long.MAX_VALUE,
+				this.replicas != null, done,
 				(commands, settled) -> new InOrderAcquisition<>(specs, first.waitNanos(), start, timeout,
 						commands.port(), inOrderSteps(owner, commands, handles), settled),
 				// Renewed while the later locks were taken: each lease as its handle
@@ -147,6 +154,14 @@ public final class Acquisitions<H extends RegisteredHold> {
 	private Deadline callBound(LockPort port, long waitNanos, long start) {
 		long timeout = this.commandTimeoutNanos;
 		return new Deadline(port, (waitNanos < 0 || timeout < 0) ? -1 : waitNanos + timeout, start);
+	}
+
+	/**
+	 * Return when a request's wait time ends, on the clock {@code start} is read from;
+	 * {@link Long#MAX_VALUE} for a wait with no fixed end.
+	 */
+	private static long waitEnd(LockSpec spec, long start) {
+		return (spec.waitNanos() < 0 || spec.progressAware()) ? Long.MAX_VALUE : start + spec.waitNanos();
 	}
 
 	/**
@@ -225,12 +240,23 @@ public final class Acquisitions<H extends RegisteredHold> {
 	 * One acquisition as a template's caller sees it: the driver's run, then the replica
 	 * check of what it won. Its completion hears once: of what it won, or why not; after
 	 * a {@link #cancel} that stopped it, of the cancel's error, once what the run sent
-	 * settled.
+	 * settled. A run that sends a script after its wait time (a grant that came too late
+	 * to use, taken again) is cancelled at the call's bound if still going, and the call
+	 * fails: every other script goes out before the wait time ends, and the command
+	 * timeout bounds its reply.
 	 *
 	 * @param <W> what the driver's run wins
 	 * @param <G> what the caller gets
 	 */
 	public static final class Call<W, G> {
+
+		private final LockName name;
+
+		private final Deadline call;
+
+		private final long lateAt;
+
+		private final boolean checks;
 
 		private final SettledRun<W> settled;
 
@@ -244,25 +270,48 @@ public final class Acquisitions<H extends RegisteredHold> {
 
 		private final Consumer<W> drop;
 
-		// Guarded by this: the replica check under way, once the run won; whether a
-		// cancel stopped it, and what the completion then hears.
+		// Guarded by this: whether a late script set the timer of the call's bound,
+		// whether the run's end was told, and that timer while the run goes on; the
+		// replica check under way, once the run won; whether a cancel stopped the check
+		// before it started, whether the completion was told, and what a cancel tells it.
+		private boolean bounding;
+
+		private boolean runEnded;
+
+		private LockPort.@Nullable Cancellable bound;
+
 		private @Nullable CompletableFuture<List<Grant>> checking;
 
 		private boolean cancelled;
 
+		private boolean told;
+
 		private @Nullable Throwable why;
 
-		Call(DriverCommands commands, long settleNanos, Deadline call, Completion<G> done,
-				BiFunction<DriverCommands, Completion<W>, Acquiring> acquisition,
+		/**
+		 * @param call the call's bound: its wait time plus one command timeout
+		 * @param lateAt when the wait time ends, on the port's clock: a script the run
+		 * sends from then on sets the timer of the call's bound; {@link Long#MAX_VALUE}
+		 * for none (no bound, or a run that bounds itself)
+		 * @param checks whether the replica check follows a win
+		 */
+		Call(LockName name, DriverCommands commands, long settleNanos, Deadline call, long lateAt, boolean checks,
+				Completion<G> done, BiFunction<DriverCommands, Completion<W>, Acquiring> acquisition,
 				Function<W, @Nullable CompletableFuture<List<Grant>>> check, Function<W, G> keep, Consumer<W> drop) {
+			this.name = name;
+			this.call = call;
+			this.lateAt = (call.remainingNanos() == Long.MAX_VALUE) ? Long.MAX_VALUE : lateAt;
+			this.checks = checks;
 			this.done = done;
 			this.check = check;
 			this.keep = keep;
 			this.drop = drop;
 			long bound = call.remainingNanos();
-			this.settled = new SettledRun<>(commands.port(), Completion.of(this::won, done::failed), settleNanos,
+			this.settled = new SettledRun<>(commands.port(), Completion.of(this::won, this::failed), settleNanos,
 					(bound == Long.MAX_VALUE) ? -1 : Math.max(0, bound));
-			this.run = acquisition.apply(commands.on(this.settled), this.settled);
+			this.run = acquisition.apply(
+					commands.on((this.lateAt != Long.MAX_VALUE) ? new LateSends(this.settled) : this.settled),
+					this.settled);
 		}
 
 		/**
@@ -273,8 +322,8 @@ public final class Acquisitions<H extends RegisteredHold> {
 		}
 
 		/**
-		 * Stop acquiring: the run, or the replica check of what it won, which then
-		 * releases it.
+		 * Stop acquiring: the run, or the replica check of what it won (under way, or yet
+		 * to start), which then releases it.
 		 * @param why what the completion hears once what the run sent settled, or
 		 * {@code null} for nothing (a subscriber that left)
 		 * @return whether it stopped; if not, it had ended, and its completion hears (or
@@ -282,6 +331,7 @@ public final class Acquisitions<H extends RegisteredHold> {
 		 */
 		public boolean cancel(@Nullable Throwable why) {
 			if (this.run.cancel()) {
+				stopBound();
 				if (why != null) {
 					this.settled.cancelled(why);
 				}
@@ -289,12 +339,17 @@ public final class Acquisitions<H extends RegisteredHold> {
 			}
 			CompletableFuture<List<Grant>> check;
 			synchronized (this) {
-				check = this.checking;
-				if (check == null || check.isDone()) {
+				if (!this.checks || this.told || this.cancelled) {
 					return false;
 				}
-				this.cancelled = true;
 				this.why = why;
+				check = this.checking;
+				if (check == null) {
+					// Won, its check yet to start: cancelled as it starts (won), or the
+					// run's failure on its way is told as the cancel.
+					this.cancelled = true;
+					return true;
+				}
 			}
 			return check.cancel(false);
 		}
@@ -307,34 +362,134 @@ public final class Acquisitions<H extends RegisteredHold> {
 			this.settled.settleNow();
 		}
 
+		/**
+		 * The call's bound came with the run still going: stop it; what it wins later is
+		 * released.
+		 */
+		private void overBound() {
+			if (this.run.cancel()) {
+				this.settled.failed(new LockAccessException(this.name,
+						"Redis answered too slowly to acquire it within "
+								+ "the wait time plus one command timeout: gave up after "
+								+ this.call.elapsed().toMillis() + " ms",
+						null));
+			}
+		}
+
+		private void stopBound() {
+			LockPort.Cancellable timer;
+			synchronized (this) {
+				this.runEnded = true;
+				timer = this.bound;
+				this.bound = null;
+			}
+			if (timer != null) {
+				timer.cancel();
+			}
+		}
+
+		private void boundFromNow() {
+			synchronized (this) {
+				if (this.bounding || this.runEnded) {
+					return;
+				}
+				this.bounding = true;
+			}
+			LockPort.Cancellable timer = this.settled.schedule(this::overBound,
+					Math.max(0, this.call.remainingNanos()));
+			boolean stale;
+			synchronized (this) {
+				stale = this.runEnded;
+				if (!stale) {
+					this.bound = timer;
+				}
+			}
+			if (stale) {
+				timer.cancel();
+			}
+		}
+
 		private void won(W won) {
+			stopBound();
 			CompletableFuture<List<Grant>> check = this.check.apply(won);
 			if (check == null) {
-				this.done.granted(this.keep.apply(won));
+				granted(this.keep.apply(won));
 				return;
 			}
+			boolean cancelNow;
 			synchronized (this) {
 				this.checking = check;
+				cancelNow = this.cancelled;
 			}
 			check.whenComplete((confirmed, error) -> {
 				if (error == null) {
-					this.done.granted(this.keep.apply(won));
+					granted(this.keep.apply(won));
 					return;
 				}
 				this.drop.accept(won);
-				boolean cancelled;
-				Throwable why;
-				synchronized (this) {
-					cancelled = this.cancelled && error instanceof CancellationException;
-					why = this.why;
+				if (error instanceof CancellationException) {
+					// Only a cancel of the call cancels the check.
+					told(true, error);
 				}
-				if (!cancelled) {
-					this.done.failed(unwrap(error));
-				}
-				else if (why != null) {
-					this.done.failed(why);
+				else {
+					told(false, unwrap(error));
 				}
 			});
+			if (cancelNow) {
+				check.cancel(false);
+			}
+		}
+
+		private void granted(G won) {
+			synchronized (this) {
+				this.told = true;
+			}
+			this.done.granted(won);
+		}
+
+		/**
+		 * The run failed: told as the cancel if one stopped the check it would have had.
+		 */
+		private void failed(Throwable error) {
+			stopBound();
+			told(false, error);
+		}
+
+		private void told(boolean cancel, Throwable error) {
+			Throwable told;
+			synchronized (this) {
+				this.told = true;
+				told = (cancel || this.cancelled) ? this.why : error;
+			}
+			if (told != null) {
+				this.done.failed(told);
+			}
+		}
+
+		/**
+		 * The run's port: a script sent from the end of the wait time on, after the
+		 * first, sets the timer of the call's bound, once. The first is sent as the call
+		 * begins, its reply bounded by one command timeout.
+		 */
+		private final class LateSends extends ForwardingPort {
+
+			private volatile boolean sentOne;
+
+			LateSends(LockPort port) {
+				super(port);
+			}
+
+			@Override
+			public void run(LockName name, String operation, ScriptCall call, Reply reply) {
+				if (!this.sentOne) {
+					this.sentOne = true;
+				}
+				else if (nanoTime() - Call.this.lateAt >= 0) {
+					boundFromNow();
+				}
+				delegate().run(name, operation, call, reply);
+			}
+
 		}
 
 		private static Throwable unwrap(Throwable error) {
