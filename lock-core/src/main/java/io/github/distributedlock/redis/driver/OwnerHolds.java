@@ -191,7 +191,9 @@ public record OwnerHolds<H extends OwnerHolds.Handle>(List<H> handles, int writi
 	 */
 	public @Nullable OwnerHolds<H> swept(long nowNanos, Renewals watchdog) {
 		if (!mayDrop()) {
-			return this;
+			// With no handle left to close and nothing in flight, what went unanswered
+			// keeps nothing: it counts only while a handle lives.
+			return (this.writing == 0 && this.handles.isEmpty()) ? orNull(nowNanos) : this;
 		}
 		OwnerHolds<H> left = this;
 		for (H handle : this.handles) {
