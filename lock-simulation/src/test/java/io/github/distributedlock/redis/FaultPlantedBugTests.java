@@ -84,11 +84,11 @@ class FaultPlantedBugTests {
 	 * failover that lost the last acquisition"), as the engine has it: one client, a
 	 * custom owner, whose release of a token and next grant a failover loses; its next
 	 * acquisition joins the hold the failover brought back, and gets the older token
-	 * again (docs/design/simulation.md, seed 1323). The first seed that shows it runs
-	 * clean, the checker counted that grant as the exception, not as nothing, and without
-	 * failovers the same seed shows none. Rare for a thread owner: while the registry
-	 * still counts it, its acquisition says it holds the lock, and the hold brought back
-	 * refuses it as a self-deadlock instead.
+	 * again (docs/design/simulation-checks.md, seed 1323). The first seed that shows it
+	 * runs clean, the checker counted that grant as the exception, not as nothing, and
+	 * without failovers the same seed shows none. Rare for a thread owner: while the
+	 * registry still counts it, its acquisition says it holds the lock, and the hold
+	 * brought back refuses it as a self-deadlock instead.
 	 */
 	@Test
 	void shouldLetOnlyAFailoverGiveAnOwnerItsOlderTokenBack() {

@@ -3606,7 +3606,7 @@ final class LockSimulation {
 		 * A quarter of the readers' acquisitions hold at least a minimum hold, which
 		 * their release passes on ({@link SharedKeeps}). Not in the runs without faults:
 		 * a writer that waits for readers is not woken when a kept reader's stand-in ends
-		 * (docs/design/simulation.md, seed 1029).
+		 * (docs/design/simulation-model.md, seed 1029).
 		 */
 		READ_KEEP,
 

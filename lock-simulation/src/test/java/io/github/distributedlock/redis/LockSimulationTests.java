@@ -288,7 +288,7 @@ class LockSimulationTests {
 	 * Keyspace waiters ({@link KeyspaceWaits}) are held to the same bound, less the time
 	 * behind a kept lock until Redis reported its end: a keyspace waiter is not told when
 	 * a keep ends, and wakes on the key's {@code expired}, up to an active-expiry cycle
-	 * later (docs/design/simulation.md, seed 1072).
+	 * later (docs/design/simulation-checks.md, seed 1072).
 	 * <p>
 	 * Fair locks: every run must grant the waiters in the order they joined the queue
 	 * ({@link FairOrder}, checked by the run itself without shared custom owners, whose
@@ -422,7 +422,7 @@ class LockSimulationTests {
 					// waiters poll, nor does one where each waiter ahead costs a poll
 					// interval: a release that reserves nothing (the last reader's)
 					// leaves the lock free until the pollers' next polls, and newcomers
-					// take it first (docs/design/simulation.md, seed 1357).
+					// take it first (docs/design/simulation-model.md, seed 1357).
 					pollRuns++;
 					longestPolling = Math.max(longestPolling, simulation.longestWaitNanos());
 					pastOnePoll += (simulation.longestWaitNanos() > bound + simulation.pollNanos()) ? 1 : 0;
