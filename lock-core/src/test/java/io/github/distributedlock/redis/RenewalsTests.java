@@ -10,12 +10,14 @@ import io.github.distributedlock.redis.blocking.BlockingPort;
 import io.github.distributedlock.redis.blocking.LockCommands;
 import io.github.distributedlock.redis.blocking.RedisLockHandle;
 import io.github.distributedlock.redis.core.UniqueIds;
+import io.github.distributedlock.redis.driver.Completion;
 import io.github.distributedlock.redis.driver.LockHold;
 import io.github.distributedlock.redis.driver.LockPort;
 import io.github.distributedlock.redis.driver.NoHoldEvents;
 import io.github.distributedlock.redis.driver.Renewals;
 import io.github.distributedlock.redis.script.ScriptCall;
 import io.github.distributedlock.test.RedisServerExtension;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -169,7 +171,7 @@ class RenewalsTests {
 				}
 
 				@Override
-				public void run(LockName name, String operation, ScriptCall call, Reply reply) {
+				public void run(LockName name, String operation, ScriptCall call, Completion<@Nullable Object> reply) {
 					if (runs.getAndIncrement() == 0) {
 						throw new IllegalStateException("the port refused the renewal");
 					}

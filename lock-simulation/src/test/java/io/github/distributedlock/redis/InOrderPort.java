@@ -8,6 +8,7 @@ import java.util.function.Consumer;
 
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockName;
+import io.github.distributedlock.redis.driver.Completion;
 import io.github.distributedlock.redis.driver.ForwardingPort;
 import io.github.distributedlock.redis.driver.LockPort;
 import io.github.distributedlock.redis.script.ScriptCall;
@@ -61,12 +62,12 @@ final class InOrderPort extends ForwardingPort {
 	}
 
 	@Override
-	public void run(LockName name, String operation, ScriptCall call, Reply reply) {
+	public void run(LockName name, String operation, ScriptCall call, Completion<@Nullable Object> reply) {
 		Deque<Sent> connection = this.connections.computeIfAbsent(name.toString(), (key) -> new ArrayDeque<>());
 		Sent sent = new Sent(operation, reply);
 		connection.add(sent);
 		sent.timer = this.port.schedule(() -> timedOut(name, sent), this.timeoutNanos);
-		this.port.run(name, operation, call, Reply.of((result) -> came(connection, sent, result, null),
+		this.port.run(name, operation, call, Completion.of((result) -> came(connection, sent, result, null),
 				(error) -> came(connection, sent, null, error)));
 	}
 
@@ -101,7 +102,7 @@ final class InOrderPort extends ForwardingPort {
 				sent.reply.failed(sent.error);
 			}
 			else {
-				sent.reply.replied(sent.result);
+				sent.reply.granted(sent.result);
 			}
 		}
 		finally {
@@ -116,7 +117,7 @@ final class InOrderPort extends ForwardingPort {
 
 		final String operation;
 
-		final Reply reply;
+		final Completion<@Nullable Object> reply;
 
 		LockPort.Cancellable timer;
 
@@ -131,7 +132,7 @@ final class InOrderPort extends ForwardingPort {
 
 		@Nullable Throwable error;
 
-		Sent(String operation, Reply reply) {
+		Sent(String operation, Completion<@Nullable Object> reply) {
 			this.operation = operation;
 			this.reply = reply;
 		}

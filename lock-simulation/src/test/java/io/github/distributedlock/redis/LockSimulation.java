@@ -1023,7 +1023,7 @@ final class LockSimulation {
 			// permit's extension for its one hold.
 			Object confirmed = call.script().name().equals("renew.lua")
 					? java.util.Collections.nCopies(call.argv().size() / 4, 1L) : 1L;
-			port.run(name, operation, call, LockPort.Reply.of(reply::replied, (error) -> reply.replied(confirmed)));
+			port.run(name, operation, call, Completion.of(reply::granted, (error) -> reply.granted(confirmed)));
 		});
 	}
 

@@ -8,6 +8,7 @@ import java.util.function.Consumer;
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.redis.core.UniqueIds;
+import io.github.distributedlock.redis.driver.Completion;
 import io.github.distributedlock.redis.driver.ForwardingPort;
 import io.github.distributedlock.redis.driver.LockPort;
 import io.github.distributedlock.redis.script.ScriptCall;
@@ -219,7 +220,7 @@ final class SimulatedPort implements LockPort {
 	@FunctionalInterface
 	interface Runs {
 
-		void run(LockName name, String operation, ScriptCall call, Reply reply);
+		void run(LockName name, String operation, ScriptCall call, Completion<@Nullable Object> reply);
 
 	}
 
@@ -284,7 +285,7 @@ final class SimulatedPort implements LockPort {
 	}
 
 	@Override
-	public void run(LockName name, String operation, ScriptCall call, Reply reply) {
+	public void run(LockName name, String operation, ScriptCall call, Completion<@Nullable Object> reply) {
 		run(name, operation, call, reply, () -> {
 		});
 	}
@@ -306,14 +307,15 @@ final class SimulatedPort implements LockPort {
 		return new ForwardingPort(port) {
 
 			@Override
-			public void run(LockName name, String operation, ScriptCall call, Reply reply) {
+			public void run(LockName name, String operation, ScriptCall call, Completion<@Nullable Object> reply) {
 				runs.run(name, operation, call, reply);
 			}
 
 		};
 	}
 
-	private void run(LockName name, String operation, ScriptCall call, Reply reply, Runnable ran) {
+	private void run(LockName name, String operation, ScriptCall call, Completion<@Nullable Object> reply,
+			Runnable ran) {
 		if (!this.calls.sending(operation, call)) {
 			return;
 		}
@@ -413,7 +415,7 @@ final class SimulatedPort implements LockPort {
 		});
 	}
 
-	private void timedOut(LockName name, String operation, long sent, Reply reply) {
+	private void timedOut(LockName name, String operation, long sent, Completion<@Nullable Object> reply) {
 		this.calls.ended(operation, null, -1);
 		this.world.hearing(operation, sent);
 		try {
@@ -435,8 +437,8 @@ final class SimulatedPort implements LockPort {
 		ran.run();
 	}
 
-	private void replyLater(String what, String operation, ScriptCall call, long sent, Object result, Reply reply,
-			Sent command) {
+	private void replyLater(String what, String operation, ScriptCall call, long sent, Object result,
+			Completion<@Nullable Object> reply, Sent command) {
 		command.answered = true;
 		if (command.timedOut) {
 			this.world.note("           " + what + " ran after its timeout: its reply is lost");
@@ -459,7 +461,7 @@ final class SimulatedPort implements LockPort {
 			this.ranNanos = ran;
 			this.world.hearing(operation, sent);
 			try {
-				reply.replied(result);
+				reply.granted(result);
 			}
 			finally {
 				this.ranNanos = -1;

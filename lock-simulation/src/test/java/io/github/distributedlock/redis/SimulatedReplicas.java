@@ -5,7 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockSpec;
-import io.github.distributedlock.redis.driver.LockPort;
+import io.github.distributedlock.redis.driver.Completion;
 import io.github.distributedlock.redis.script.ScriptCall;
 import io.github.distributedlock.redis.server.ReplicaCount;
 import io.github.distributedlock.simulation.RedisModel;
@@ -65,7 +65,7 @@ final class SimulatedReplicas implements ReplicaCount {
 		LockSpec spec = hold.spec();
 		ScriptCall rewrite = spec.kind().extend(spec, hold.owner(), hold.token(), hold.hold(), spec.leaseMillis());
 		int failovers = this.redis.failovers();
-		this.port.run(spec.name(), "replica check", rewrite, LockPort.Reply.of((reply) -> {
+		this.port.run(spec.name(), "replica check", rewrite, Completion.of((reply) -> {
 			if (!(reply instanceof Number result) || result.longValue() < 0) {
 				// The lock is gone, or someone else's.
 				counted.complete(-1L);

@@ -22,6 +22,7 @@ import io.github.distributedlock.LockName;
 import io.github.distributedlock.redis.core.UniqueIds;
 import io.github.distributedlock.redis.driver.Answer;
 import io.github.distributedlock.redis.driver.ChannelRounds;
+import io.github.distributedlock.redis.driver.Completion;
 import io.github.distributedlock.redis.driver.ForwardingPort;
 import io.github.distributedlock.redis.driver.LockPort;
 import io.github.distributedlock.redis.script.ScriptCall;
@@ -162,7 +163,7 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 	}
 
 	@Override
-	public void run(LockName name, String operation, ScriptCall call, Reply reply) {
+	public void run(LockName name, String operation, ScriptCall call, Completion<@Nullable Object> reply) {
 		send(name, operation, call, reply, Thread.currentThread());
 	}
 
@@ -173,7 +174,8 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 	 * wait for Redis up to the connect timeout) runs on the connecting thread.
 	 * @param sender the thread that must not be told inside this call, or {@code null}
 	 */
-	private void send(LockName name, String operation, ScriptCall call, Reply reply, @Nullable Thread sender) {
+	private void send(LockName name, String operation, ScriptCall call, Completion<@Nullable Object> reply,
+			@Nullable Thread sender) {
 		Runnable plain = () -> this.commands.runForDriver(name, operation, call, reply);
 		if (this.inBackground) {
 			execute(plain);
@@ -214,7 +216,7 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 		}
 		if (sent == null) {
 			// No shared Lettuce connection after all: a plain call, still bounded.
-			this.commands.runForDriver(name, operation, call, Reply.of(answer::replied, answer::failed));
+			this.commands.runForDriver(name, operation, call, Completion.of(answer::granted, answer::failed));
 			expiry.cancel();
 			return;
 		}
@@ -224,7 +226,7 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 				answer.failed(ScriptRunner.failure(name, operation, error));
 			}
 			else {
-				answer.replied(result);
+				answer.granted(result);
 			}
 		});
 	}
@@ -282,7 +284,7 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 		}
 
 		@Override
-		public void run(LockName name, String operation, ScriptCall call, Reply reply) {
+		public void run(LockName name, String operation, ScriptCall call, Completion<@Nullable Object> reply) {
 			synchronized (this) {
 				this.waiting.add(() -> this.port.commands.runForDriver(name, operation, call, reply));
 				if (this.calling) {
@@ -338,7 +340,7 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 		}
 
 		@Override
-		public void run(LockName name, String operation, ScriptCall call, Reply reply) {
+		public void run(LockName name, String operation, ScriptCall call, Completion<@Nullable Object> reply) {
 			if (Thread.currentThread() != this.caller || this.told) {
 				this.port.run(name, operation, call, reply);
 				return;
@@ -347,7 +349,7 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 			this.pending.add(waited);
 			// Kept for the caller, so a reply may come inside the call: told where it
 			// comes, not on the background thread, which may be the caller's.
-			this.port.send(name, operation, call, Reply.of((result) -> waited.keep(() -> reply.replied(result)),
+			this.port.send(name, operation, call, Completion.of((result) -> waited.keep(() -> reply.granted(result)),
 					(error) -> waited.keep(() -> reply.failed(error))), null);
 		}
 
@@ -409,9 +411,9 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 
 			private final String operation;
 
-			private final Reply reply;
+			private final Completion<@Nullable Object> reply;
 
-			Pending(LockName name, String operation, Reply reply) {
+			Pending(LockName name, String operation, Completion<@Nullable Object> reply) {
 				this.name = name;
 				this.operation = operation;
 				this.reply = reply;

@@ -13,7 +13,7 @@ import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.LockSpec;
-import io.github.distributedlock.redis.driver.LockPort;
+import io.github.distributedlock.redis.driver.Completion;
 import io.github.distributedlock.redis.script.LockKind;
 import io.github.distributedlock.redis.script.ScriptArgs;
 import io.github.distributedlock.redis.script.ScriptCall;
@@ -140,7 +140,7 @@ public final class LockCommands {
 	 * a caller's, which an interrupt could stop), and tell its reply or failure before
 	 * returning.
 	 */
-	void runForDriver(LockName name, String operation, ScriptCall call, LockPort.Reply reply) {
+	void runForDriver(LockName name, String operation, ScriptCall call, Completion<@Nullable Object> reply) {
 		Object result;
 		try {
 			result = run(name, operation, call);
@@ -149,7 +149,7 @@ public final class LockCommands {
 			reply.failed(ex);
 			return;
 		}
-		reply.replied(result);
+		reply.granted(result);
 	}
 
 	@Nullable CompletableFuture<Object> sendForDriver(ScriptCall call) {

@@ -480,7 +480,7 @@ public final class Acquisitions<H extends RegisteredHold> {
 			}
 
 			@Override
-			public void run(LockName name, String operation, ScriptCall call, Reply reply) {
+			public void run(LockName name, String operation, ScriptCall call, Completion<@Nullable Object> reply) {
 				if (!this.sentOne) {
 					this.sentOne = true;
 				}

@@ -11,9 +11,9 @@ import org.jspecify.annotations.Nullable;
  * the send returned (a reply already in, a failure to send) is told elsewhere, since no
  * port answers inside the call. Thread-safe.
  */
-public final class Answer implements LockPort.Reply {
+public final class Answer implements Completion<@Nullable Object> {
 
-	private final LockPort.Reply reply;
+	private final Completion<@Nullable Object> reply;
 
 	private final @Nullable Thread sender;
 
@@ -28,7 +28,7 @@ public final class Answer implements LockPort.Reply {
 	 * {@code null} for none
 	 * @param elsewhere where an answer that came inside the send is told
 	 */
-	public Answer(LockPort.Reply reply, @Nullable Thread sender, Executor elsewhere) {
+	public Answer(Completion<@Nullable Object> reply, @Nullable Thread sender, Executor elsewhere) {
 		this.reply = reply;
 		this.sender = sender;
 		this.elsewhere = elsewhere;
@@ -49,8 +49,8 @@ public final class Answer implements LockPort.Reply {
 	}
 
 	@Override
-	public void replied(@Nullable Object result) {
-		tell(() -> this.reply.replied(result));
+	public void granted(@Nullable Object result) {
+		tell(() -> this.reply.granted(result));
 	}
 
 	@Override

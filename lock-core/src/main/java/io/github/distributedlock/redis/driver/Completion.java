@@ -2,19 +2,23 @@ package io.github.distributedlock.redis.driver;
 
 import java.util.function.Consumer;
 
+import org.jspecify.annotations.Nullable;
+
 /**
- * Told how an acquisition ends, once: with what it won, or with why not. A cancelled
- * acquisition tells nobody.
+ * Told how one step ends, once: with what it gives, or with why not. An acquisition gives
+ * what it won (a cancelled one tells nobody), a script run by a {@link LockPort} its
+ * reply, a hold's extension or release what Redis answered.
  *
- * @param <G> what a won acquisition gives
+ * @param <G> what the step gives when it succeeds
  */
-public interface Completion<G> {
+public interface Completion<G extends @Nullable Object> {
 
 	void granted(G won);
 
 	void failed(Throwable error);
 
-	static <G> Completion<G> of(Consumer<? super G> granted, Consumer<? super Throwable> failed) {
+	static <G extends @Nullable Object> Completion<G> of(Consumer<? super G> granted,
+			Consumer<? super Throwable> failed) {
 		return new Completion<>() {
 
 			@Override

@@ -140,7 +140,7 @@ public final class DriverCommands {
 	 * never been sent.
 	 */
 	static void sendUntilAnswered(LockPort port, LockName name, String operation, ScriptCall call) {
-		port.run(name, operation, call, LockPort.Reply.of((reply) -> {
+		port.run(name, operation, call, Completion.of((reply) -> {
 		}, (error) -> {
 			if (mayHaveRun(error)) {
 				port.schedule(() -> sendUntilAnswered(port, name, operation, call), UNDO_RETRY_NANOS);
@@ -211,7 +211,7 @@ public final class DriverCommands {
 
 	private <T> void run(LockName name, String operation, ScriptCall call, Function<@Nullable Object, T> parse,
 			Consumer<? super T> replied, Consumer<Throwable> failed) {
-		this.port.run(name, operation, call, LockPort.Reply.of((reply) -> {
+		this.port.run(name, operation, call, Completion.of((reply) -> {
 			T parsed;
 			try {
 				parsed = parse.apply(reply);

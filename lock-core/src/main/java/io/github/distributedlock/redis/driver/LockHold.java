@@ -130,7 +130,7 @@ public class LockHold {
 			.extend(spec, this.grant.owner(), this.grant.token(), this.grant.hold(), leaseMillis);
 		long sentNanos = port.nanoTime();
 		this.events.sending(this);
-		port.run(name(), "extend", call, LockPort.Reply.of((reply) -> {
+		port.run(name(), "extend", call, Completion.of((reply) -> {
 			long result = number(reply);
 			if (result < 0) {
 				this.events.replied(this, -1);
@@ -209,7 +209,7 @@ public class LockHold {
 		boolean ends = ending;
 		ScriptCall call = spec.kind()
 			.release(spec, this.grant.owner(), releasedToken(), this.grant.hold(), this.handOff, keepMillis);
-		port.run(name(), "release", call, LockPort.Reply.of((reply) -> {
+		port.run(name(), "release", call, Completion.of((reply) -> {
 			long result = number(reply);
 			this.events.released(this, result);
 			if (ends) {

@@ -1,7 +1,6 @@
 package io.github.distributedlock.redis.driver;
 
 import java.util.List;
-import java.util.function.Consumer;
 
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.redis.core.NanoClock;
@@ -34,10 +33,10 @@ public interface LockPort extends NanoClock {
 	 * Run a script once.
 	 * @param name the lock a failure names
 	 * @param operation what the script does, for a failure's message
-	 * @param reply told of the reply, or of a {@code LockException} naming the lock if
-	 * none came within the command timeout or Redis refused it
+	 * @param reply granted the script's reply, or failed with a {@code LockException}
+	 * naming the lock if none came within the command timeout or Redis refused it
 	 */
-	void run(LockName name, String operation, ScriptCall call, Reply reply);
+	void run(LockName name, String operation, ScriptCall call, Completion<@Nullable Object> reply);
 
 	/**
 	 * Listen to the given channels until cancelled.
@@ -53,33 +52,6 @@ public interface LockPort extends NanoClock {
 	interface Cancellable {
 
 		void cancel();
-
-	}
-
-	/**
-	 * Told of one script's reply, or of why none came.
-	 */
-	interface Reply {
-
-		void replied(@Nullable Object reply);
-
-		void failed(Throwable error);
-
-		static Reply of(Consumer<@Nullable Object> replied, Consumer<Throwable> failed) {
-			return new Reply() {
-
-				@Override
-				public void replied(@Nullable Object reply) {
-					replied.accept(reply);
-				}
-
-				@Override
-				public void failed(Throwable error) {
-					failed.accept(error);
-				}
-
-			};
-		}
 
 	}
 

@@ -193,14 +193,14 @@ public final class Renewals implements AutoCloseable {
 				() -> hold.spec()
 					.kind()
 					.extend(hold.spec(), grant.owner(), grant.token(), grant.hold(), hold.spec().leaseMillis()),
-				(sentNanos) -> LockPort.Reply.of(
+				(sentNanos) -> Completion.of(
 						(reply) -> ended(hold, sentNanos, (reply instanceof Number number) ? number.longValue() : -1),
 						(error) -> failedAll(List.of(hold), error, true)));
 	}
 
 	private void renew(List<LockHold> batch) {
 		send(batch, () -> LockKind.renew(batch.stream().map(LockHold::grant).toList()),
-				(sentNanos) -> LockPort.Reply.of((reply) -> {
+				(sentNanos) -> Completion.of((reply) -> {
 					if (!(reply instanceof List<?> results) || results.size() != batch.size()) {
 						failedAll(batch, new LockAccessException(batch.get(0).name(),
 								"unexpected reply from the renew script: " + reply, null), true);
@@ -218,7 +218,8 @@ public final class Renewals implements AutoCloseable {
 	 * renewal, so that no hold stays marked as renewing, never renewed again nor lost.
 	 * @param reply the reply's handler, given when the renewal was sent
 	 */
-	private void send(List<LockHold> holds, Supplier<ScriptCall> script, LongFunction<LockPort.Reply> reply) {
+	private void send(List<LockHold> holds, Supplier<ScriptCall> script,
+			LongFunction<Completion<@Nullable Object>> reply) {
 		ScriptCall call;
 		try {
 			call = script.get();

@@ -209,15 +209,13 @@ public final class ReplicaWait {
 		this.registry.leaseLeftBehind(hold);
 		ScriptCall release = spec.kind().release(spec, hold.owner(), hold.token(), hold.hold(), this.handOff, 0);
 		CompletableFuture<Boolean> answered = new CompletableFuture<>();
-		this.port.run(spec.name(), "release", release,
-				LockPort.Reply.of((reply) -> answered.complete(true), (error) -> {
-					answered.complete(false);
-					if (DriverCommands.mayHaveRun(error)) {
-						this.port.schedule(
-								() -> DriverCommands.sendUntilAnswered(this.port, spec.name(), "release", release),
-								DriverCommands.UNDO_RETRY_NANOS);
-					}
-				}));
+		this.port.run(spec.name(), "release", release, Completion.of((reply) -> answered.complete(true), (error) -> {
+			answered.complete(false);
+			if (DriverCommands.mayHaveRun(error)) {
+				this.port.schedule(() -> DriverCommands.sendUntilAnswered(this.port, spec.name(), "release", release),
+						DriverCommands.UNDO_RETRY_NANOS);
+			}
+		}));
 		return answered;
 	}
 

@@ -136,13 +136,13 @@ public final class SettledRun<G> extends ForwardingPort implements Completion<G>
 	}
 
 	@Override
-	public void run(LockName name, String operation, ScriptCall call, Reply reply) {
+	public void run(LockName name, String operation, ScriptCall call, Completion<@Nullable Object> reply) {
 		synchronized (this) {
 			this.inFlight++;
 		}
 		// Counted down after the reply is told, so that what the reply sends counts
 		// first.
-		delegate().run(name, operation, call, Reply.of((result) -> answered(() -> reply.replied(result)),
+		delegate().run(name, operation, call, Completion.of((result) -> answered(() -> reply.granted(result)),
 				(error) -> answered(() -> reply.failed(error))));
 	}
 

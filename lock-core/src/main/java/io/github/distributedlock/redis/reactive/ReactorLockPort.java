@@ -9,9 +9,11 @@ import io.github.distributedlock.LockName;
 import io.github.distributedlock.redis.core.UniqueIds;
 import io.github.distributedlock.redis.driver.Answer;
 import io.github.distributedlock.redis.driver.ChannelRounds;
+import io.github.distributedlock.redis.driver.Completion;
 import io.github.distributedlock.redis.driver.LockPort;
 import io.github.distributedlock.redis.script.ScriptCall;
 import io.github.distributedlock.redis.server.ReactiveLockCommands;
+import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.scheduler.Scheduler;
 
@@ -71,9 +73,9 @@ public final class ReactorLockPort implements LockPort {
 	 * stopped) is told on the timer's thread.
 	 */
 	@Override
-	public void run(LockName name, String operation, ScriptCall call, Reply reply) {
+	public void run(LockName name, String operation, ScriptCall call, Completion<@Nullable Object> reply) {
 		Answer answer = new Answer(reply, Thread.currentThread(), this.timer::schedule);
-		this.commands.run(name, operation, call).subscribe(answer::replied, answer::failed);
+		this.commands.run(name, operation, call).subscribe(answer::granted, answer::failed);
 		answer.sent();
 	}
 

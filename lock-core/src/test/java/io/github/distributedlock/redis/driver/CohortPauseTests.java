@@ -21,6 +21,7 @@ import io.github.distributedlock.redis.script.ScriptCall;
 import io.github.distributedlock.redis.server.LockRequestResolver;
 import io.github.distributedlock.redis.server.RedisServerFeatures;
 import io.github.distributedlock.test.RedisServerExtension;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -292,7 +293,7 @@ class CohortPauseTests {
 		}
 
 		@Override
-		public void run(LockName name, String operation, ScriptCall call, Reply reply) {
+		public void run(LockName name, String operation, ScriptCall call, Completion<@Nullable Object> reply) {
 			delegate().run(name, operation, call, reply);
 		}
 

@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.redis.core.UniqueIds;
 import io.github.distributedlock.redis.script.ScriptCall;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A port whose scripts a test answers as Redis would, on a virtual clock, with timers
@@ -61,7 +62,7 @@ final class ManualPort implements LockPort {
 	}
 
 	@Override
-	public void run(LockName name, String operation, ScriptCall call, Reply reply) {
+	public void run(LockName name, String operation, ScriptCall call, Completion<@Nullable Object> reply) {
 		this.runs.add(new Run(operation, call, reply));
 	}
 
@@ -73,10 +74,10 @@ final class ManualPort implements LockPort {
 	}
 
 	void reply(int run, Object reply) {
-		this.runs.get(run).reply().replied(reply);
+		this.runs.get(run).reply().granted(reply);
 	}
 
-	record Run(String operation, ScriptCall call, LockPort.Reply reply) {
+	record Run(String operation, ScriptCall call, Completion<@Nullable Object> reply) {
 	}
 
 	record Timer(long at, Runnable task) {

@@ -11,6 +11,7 @@ import io.github.distributedlock.redis.core.LockTiming;
 import io.github.distributedlock.redis.core.WaitMode;
 import io.github.distributedlock.redis.script.LockKind;
 import io.github.distributedlock.redis.script.ScriptCall;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -41,7 +42,7 @@ class RefusedSubscribeTests {
 			private int calls;
 
 			@Override
-			public void run(LockName name, String operation, ScriptCall call, Reply reply) {
+			public void run(LockName name, String operation, ScriptCall call, Completion<@Nullable Object> reply) {
 				throw new UnsupportedOperationException("No Redis here");
 			}
 

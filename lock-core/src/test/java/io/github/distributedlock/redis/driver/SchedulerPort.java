@@ -6,6 +6,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.redis.core.UniqueIds;
 import io.github.distributedlock.redis.script.ScriptCall;
+import org.jspecify.annotations.Nullable;
 import reactor.core.scheduler.Scheduler;
 
 /**
@@ -36,7 +37,7 @@ final class SchedulerPort implements LockPort {
 	}
 
 	@Override
-	public void run(LockName name, String operation, ScriptCall call, Reply reply) {
+	public void run(LockName name, String operation, ScriptCall call, Completion<@Nullable Object> reply) {
 		throw new IllegalStateException("No Redis here");
 	}
 

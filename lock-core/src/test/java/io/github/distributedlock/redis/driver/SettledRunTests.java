@@ -52,7 +52,7 @@ class SettledRunTests {
 	@Test
 	void whatAReplySendsIsWaitedForToo() {
 		SettledRun<String> run = run(-1);
-		run.run(NAME, "undo", call(), LockPort.Reply.of((reply) -> send(run, "release"), (error) -> {
+		run.run(NAME, "undo", call(), Completion.of((reply) -> send(run, "release"), (error) -> {
 		}));
 		run.failed(new LockTimeoutException(NAME, Duration.ZERO, null));
 		this.port.reply(0, 1L);
@@ -64,7 +64,7 @@ class SettledRunTests {
 	@Test
 	void anEndThatAReplyTellsIsToldWhenThatReplyIsDoneWithNoTimer() {
 		SettledRun<String> run = run(-1);
-		run.run(NAME, "acquire", call(), LockPort.Reply.of((reply) -> run.granted("grant"), (error) -> {
+		run.run(NAME, "acquire", call(), Completion.of((reply) -> run.granted("grant"), (error) -> {
 		}));
 		this.port.reply(0, 1L);
 		assertThat(this.told).containsExactly("granted grant");
@@ -74,7 +74,7 @@ class SettledRunTests {
 	@Test
 	void anEndThatAReplyTellsAfterSendingMoreSettlesWithinTheSettleTime() {
 		SettledRun<String> run = run(-1);
-		run.run(NAME, "acquire", call(), LockPort.Reply.of((reply) -> {
+		run.run(NAME, "acquire", call(), Completion.of((reply) -> {
 			send(run, "withdraw");
 			run.failed(new LockTimeoutException(NAME, Duration.ZERO, null));
 		}, (error) -> {
@@ -156,7 +156,7 @@ class SettledRunTests {
 	}
 
 	private void send(SettledRun<String> run, String operation) {
-		run.run(NAME, operation, call(), LockPort.Reply.of((reply) -> this.told.add(operation + " replied"),
+		run.run(NAME, operation, call(), Completion.of((reply) -> this.told.add(operation + " replied"),
 				(error) -> this.told.add(operation + " failed")));
 	}
 
