@@ -45,8 +45,7 @@ class EngineLayersTests {
 	 * The uses that run up, each with its reason. A lock's kind is part of what a request
 	 * resolves to, and the kind builds its script calls.
 	 */
-	private static final List<String> UPWARD = List.of("core.LockSpec -> script.LockKind",
-			"core.LockTarget -> script.LockKind");
+	private static final List<String> UPWARD = List.of("core.LockSpec -> script.LockKind");
 
 	@Test
 	void everyPackageOfTheEngineIsALayer() throws IOException {

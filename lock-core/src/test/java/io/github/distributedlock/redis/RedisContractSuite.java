@@ -24,8 +24,6 @@ import io.github.distributedlock.redis.core.Acquisition;
 import io.github.distributedlock.redis.core.HandOffRequest;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockSpec;
-import io.github.distributedlock.redis.core.LockTarget;
-import io.github.distributedlock.redis.core.LockTiming;
 import io.github.distributedlock.redis.core.UniqueIds;
 import io.github.distributedlock.redis.core.WaitMode;
 import io.github.distributedlock.redis.script.LockKind;
@@ -438,10 +436,8 @@ abstract class RedisContractSuite extends LockTemplateContractTests<RedisLockTem
 
 	private LockSpec specOf(String key) {
 		String lockKey = this.template.lockKey(LockName.of(this.scope, key));
-		return new LockSpec(
-				new LockTarget(LockName.of(this.scope, key), lockKey, LockKeys.releaseChannel(lockKey),
-						LockKind.EXCLUSIVE, 0, LockKeys.releaseChannel(lockKey)),
-				new LockTiming(30_000, 0, false, false, 0, 5000),
+		return new LockSpec(LockName.of(this.scope, key), lockKey, LockKeys.releaseChannel(lockKey), LockKind.EXCLUSIVE,
+				0, LockKeys.releaseChannel(lockKey), 30_000, 0, false, false, 0, 5000,
 				new WaitMode(strategy(), List.of(LockKeys.releaseChannel(lockKey)), 1), true, null);
 	}
 

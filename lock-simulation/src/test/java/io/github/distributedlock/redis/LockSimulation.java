@@ -28,7 +28,6 @@ import io.github.distributedlock.redis.core.HoldLife;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.LockSpec;
-import io.github.distributedlock.redis.core.LockTiming;
 import io.github.distributedlock.redis.core.MultiAcquisition;
 import io.github.distributedlock.redis.core.ReleaseMessage;
 import io.github.distributedlock.redis.core.SimulatedIds;
@@ -966,18 +965,18 @@ final class LockSimulation {
 	 */
 	static Grant renewed(Grant grant) {
 		LockSpec spec = grant.spec();
-		LockTiming timing = spec.timing();
-		LockSpec renewed = new LockSpec(spec.target(),
-				new LockTiming(timing.leaseMillis(), timing.waitNanos(), timing.progressAware(), true,
-						timing.holdAtLeastMillis(), timing.fairWaiterTimeoutMillis()),
-				spec.waitMode(), spec.reentrant(), spec.origin());
+		LockSpec renewed = new LockSpec(spec.name(), spec.lockKey(), spec.releaseChannel(), spec.kind(), spec.permits(),
+				spec.queueId(), spec.leaseMillis(), spec.waitNanos(), spec.progressAware(), true,
+				spec.holdAtLeastMillis(), spec.fairWaiterTimeoutMillis(), spec.waitMode(), spec.reentrant(),
+				spec.origin());
 		return new Grant(renewed, grant.owner(), grant.token(), grant.hold(), grant.sentNanos(), grant.waited(),
 				grant.waitedFor(), grant.attempts(), grant.shownToken(), grant.cohort());
 	}
 
 	static LockSpec reentrant(LockSpec outer, long leaseMillis) {
-		return new LockSpec(outer.target(), outer.timing().withLeaseMillis(leaseMillis).withWaitNanos(0),
-				outer.waitMode(), true, null);
+		return new LockSpec(outer.name(), outer.lockKey(), outer.releaseChannel(), outer.kind(), outer.permits(),
+				outer.queueId(), leaseMillis, 0, outer.progressAware(), outer.autoRenew(), outer.holdAtLeastMillis(),
+				outer.fairWaiterTimeoutMillis(), outer.waitMode(), true, null);
 	}
 
 	/**

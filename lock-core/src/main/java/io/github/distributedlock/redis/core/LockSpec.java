@@ -6,69 +6,40 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A lock request with every default filled in and every key name built, made by
- * {@code LockRequestResolver}; its accessors read through to its parts.
+ * {@code LockRequestResolver}: what it names (the lock, its keys and channel, what a hold
+ * of it is in Redis), how long it waits and holds, and how it waits.
  *
+ * @param name the lock
+ * @param lockKey the lock's key in Redis
+ * @param releaseChannel the channel a release publishes on
+ * @param kind what a hold of the lock is in Redis
+ * @param permits the number of permits of a semaphore, 0 for locks
+ * @param queueId the id of the local wait queue: the wait channel, qualified by kind
+ * @param leaseMillis how long a hold stays in Redis if never released nor renewed
+ * @param waitNanos the wait time, or {@code -1} to wait indefinitely
+ * @param progressAware whether the wait time restarts when the lock changes hands
+ * @param autoRenew whether the watchdog renews the lease while the lock is held
+ * @param holdAtLeastMillis the minimum hold: the lock stays taken until this long after
+ * it was acquired, even if released earlier (0 for none)
+ * @param fairWaiterTimeoutMillis how long a fair waiter keeps its place without calling
+ * @param waitMode how a waiter learns that the lock may have become free
+ * @param reentrant whether the lock's holder may take it again
  * @param origin where the lock was requested, if known
  */
-public record LockSpec(LockTarget target, LockTiming timing, WaitMode waitMode, boolean reentrant,
-		@Nullable String origin) {
-
-	public LockName name() {
-		return this.target.name();
-	}
-
-	public String lockKey() {
-		return this.target.lockKey();
-	}
-
-	public String releaseChannel() {
-		return this.target.releaseChannel();
-	}
-
-	public LockKind kind() {
-		return this.target.kind();
-	}
-
-	public int permits() {
-		return this.target.permits();
-	}
-
-	public String queueId() {
-		return this.target.queueId();
-	}
-
-	public long leaseMillis() {
-		return this.timing.leaseMillis();
-	}
-
-	public long waitNanos() {
-		return this.timing.waitNanos();
-	}
-
-	public boolean progressAware() {
-		return this.timing.progressAware();
-	}
-
-	public boolean autoRenew() {
-		return this.timing.autoRenew();
-	}
-
-	public long holdAtLeastMillis() {
-		return this.timing.holdAtLeastMillis();
-	}
-
-	public long fairWaiterTimeoutMillis() {
-		return this.timing.fairWaiterTimeoutMillis();
-	}
+public record LockSpec(LockName name, String lockKey, String releaseChannel, LockKind kind, int permits, String queueId,
+		long leaseMillis, long waitNanos, boolean progressAware, boolean autoRenew, long holdAtLeastMillis,
+		long fairWaiterTimeoutMillis, WaitMode waitMode, boolean reentrant, @Nullable String origin) {
 
 	public LockSpec withLeaseMillis(long leaseMillis) {
-		return new LockSpec(this.target, this.timing.withLeaseMillis(leaseMillis), this.waitMode, this.reentrant,
-				this.origin);
+		return new LockSpec(this.name, this.lockKey, this.releaseChannel, this.kind, this.permits, this.queueId,
+				leaseMillis, this.waitNanos, this.progressAware, this.autoRenew, this.holdAtLeastMillis,
+				this.fairWaiterTimeoutMillis, this.waitMode, this.reentrant, this.origin);
 	}
 
 	public LockSpec withWaitNanos(long waitNanos) {
-		return new LockSpec(this.target, this.timing.withWaitNanos(waitNanos), this.waitMode, this.reentrant,
-				this.origin);
+		return new LockSpec(this.name, this.lockKey, this.releaseChannel, this.kind, this.permits, this.queueId,
+				this.leaseMillis, waitNanos, this.progressAware, this.autoRenew, this.holdAtLeastMillis,
+				this.fairWaiterTimeoutMillis, this.waitMode, this.reentrant, this.origin);
 	}
 
 }

@@ -11,8 +11,6 @@ import io.github.distributedlock.LockRequest;
 import io.github.distributedlock.WaitStrategy;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockSpec;
-import io.github.distributedlock.redis.core.LockTarget;
-import io.github.distributedlock.redis.core.LockTiming;
 import io.github.distributedlock.redis.core.WaitMode;
 import io.github.distributedlock.redis.script.LockKind;
 
@@ -82,11 +80,10 @@ public final class LockRequestResolver {
 		String releaseChannel = kind.releaseChannel(lockKey);
 		WaitMode wait = WaitMode.of(strategy, lockKey, releaseChannel, this.keys,
 				this.defaults.pollInterval().toNanos());
-		LockTarget target = new LockTarget(name, lockKey, releaseChannel, kind, request.permits(),
-				wait.channels().get(0) + kind.queueSuffix());
-		LockTiming timing = new LockTiming(lease.toMillis(), waitNanos(waitTime), progressAware, autoRenew,
-				(request.holdAtLeast() != null) ? request.holdAtLeast().toMillis() : 0, this.fairWaiterTimeoutMillis);
-		return new LockSpec(target, timing, wait, reentrant, request.origin());
+		return new LockSpec(name, lockKey, releaseChannel, kind, request.permits(),
+				wait.channels().get(0) + kind.queueSuffix(), lease.toMillis(), waitNanos(waitTime), progressAware,
+				autoRenew, (request.holdAtLeast() != null) ? request.holdAtLeast().toMillis() : 0,
+				this.fairWaiterTimeoutMillis, wait, reentrant, request.origin());
 	}
 
 	/**

@@ -445,10 +445,8 @@ class AcquisitionTests {
 	}
 
 	private static LockSpec spec(long waitNanos, boolean progressAware, WaitMode waitMode) {
-		return new LockSpec(
-				new LockTarget(LockName.of("orders", "42"), "p:{orders:42}", "p:{orders:42}:released",
-						LockKind.EXCLUSIVE, 0, "q"),
-				new LockTiming(30_000, waitNanos, progressAware, false, 0, 5_000), waitMode, true, null);
+		return new LockSpec(LockName.of("orders", "42"), "p:{orders:42}", "p:{orders:42}:released", LockKind.EXCLUSIVE,
+				0, "q", 30_000, waitNanos, progressAware, false, 0, 5_000, waitMode, true, null);
 	}
 
 	private static WaitLine line() {

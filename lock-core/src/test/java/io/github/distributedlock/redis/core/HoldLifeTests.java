@@ -77,10 +77,8 @@ class HoldLifeTests {
 
 	private static Grant grant(long leaseMillis, long holdAtLeastMillis, long sentNanos) {
 		String lockKey = "p:{orders:1}";
-		LockSpec spec = new LockSpec(
-				new LockTarget(LockName.of("orders", "1"), lockKey, lockKey + ":released", LockKind.EXCLUSIVE, 0,
-						lockKey),
-				new LockTiming(leaseMillis, 0, false, true, holdAtLeastMillis, 5_000),
+		LockSpec spec = new LockSpec(LockName.of("orders", "1"), lockKey, lockKey + ":released", LockKind.EXCLUSIVE, 0,
+				lockKey, leaseMillis, 0, false, true, holdAtLeastMillis, 5_000,
 				new WaitMode(WaitStrategy.PUBSUB, List.of(lockKey + ":released"), 100 * MS), true, null);
 		return new Grant(spec, "owner", 1, "hold", sentNanos, false, Duration.ZERO, 1);
 	}

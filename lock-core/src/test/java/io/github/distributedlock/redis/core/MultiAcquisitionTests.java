@@ -151,9 +151,8 @@ class MultiAcquisitionTests {
 	private static LockSpec spec(String key, long leaseMillis) {
 		String lockKey = "p:{multi:" + key + "}";
 		WaitMode waitMode = new WaitMode(WaitStrategy.PUBSUB, List.of(lockKey + ":released"), 100 * MS);
-		return new LockSpec(new LockTarget(LockName.of("multi", key), lockKey, lockKey + ":released",
-				LockKind.EXCLUSIVE, 0, lockKey), new LockTiming(leaseMillis, 0, false, false, 0, 5_000), waitMode, true,
-				null);
+		return new LockSpec(LockName.of("multi", key), lockKey, lockKey + ":released", LockKind.EXCLUSIVE, 0, lockKey,
+				leaseMillis, 0, false, false, 0, 5_000, waitMode, true, null);
 	}
 
 }

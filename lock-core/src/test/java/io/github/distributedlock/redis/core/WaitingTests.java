@@ -359,10 +359,8 @@ class WaitingTests {
 	}
 
 	private static LockSpec spec(long waitMillis, boolean progressAware) {
-		return new LockSpec(
-				new LockTarget(LockName.of("orders", "42"), "p:{orders:42}", "p:{orders:42}:released",
-						LockKind.EXCLUSIVE, 0, "q"),
-				new LockTiming(30_000, waitMillis * MS, progressAware, false, 0, 5_000),
+		return new LockSpec(LockName.of("orders", "42"), "p:{orders:42}", "p:{orders:42}:released", LockKind.EXCLUSIVE,
+				0, "q", 30_000, waitMillis * MS, progressAware, false, 0, 5_000,
 				new WaitMode(WaitStrategy.PUBSUB, List.of("p:{orders:42}:released"), 100 * MS), true, null);
 	}
 

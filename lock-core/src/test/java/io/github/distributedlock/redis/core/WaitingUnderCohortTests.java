@@ -142,14 +142,10 @@ class WaitingUnderCohortTests {
 		Grant shorter = new Grant(spec(5_000, 29_999), COHORT_OWNER, 500, "hold-1", this.now[0], false, Duration.ZERO,
 				1);
 		assertThat(head.passed(this.cohort, shorter, 0)).isSameAs(Waiting.Next.NONE);
-		LockSpec renewed = spec(5_000, 30_000);
-		renewed = new LockSpec(renewed.target(), new LockTiming(30_000, 5_000 * MS, false, true, 0, 5_000),
-				renewed.waitMode(), true, null);
+		LockSpec renewed = spec(LockKind.EXCLUSIVE, true, 5_000, 30_000);
 		Grant watched = new Grant(renewed, COHORT_OWNER, 500, "hold-1", this.now[0], false, Duration.ZERO, 1);
 		assertThat(head.passed(this.cohort, watched, 0)).isSameAs(Waiting.Next.NONE);
-		LockSpec plain = spec(5_000, 30_000);
-		LockSpec fair = new LockSpec(new LockTarget(plain.name(), plain.lockKey(), plain.releaseChannel(),
-				LockKind.FAIR, 0, plain.queueId()), plain.timing(), plain.waitMode(), true, null);
+		LockSpec fair = spec(LockKind.FAIR, false, 5_000, 30_000);
 		Grant fairGrant = new Grant(fair, COHORT_OWNER, 500, "hold-1", this.now[0], false, Duration.ZERO, 1);
 		assertThat(head.passed(this.cohort, fairGrant, 0)).as("another kind").isSameAs(Waiting.Next.NONE);
 		assertThat(head.passed(this.cohort, opening(), 0)).isInstanceOf(Waiting.Hold.class);
@@ -220,10 +216,12 @@ class WaitingUnderCohortTests {
 	}
 
 	private static LockSpec spec(long waitMillis, long leaseMillis) {
-		return new LockSpec(
-				new LockTarget(LockName.of("orders", "42"), "p:{orders:42}", "p:{orders:42}:released",
-						LockKind.EXCLUSIVE, 0, "q"),
-				new LockTiming(leaseMillis, waitMillis * MS, false, false, 0, 5_000),
+		return spec(LockKind.EXCLUSIVE, false, waitMillis, leaseMillis);
+	}
+
+	private static LockSpec spec(LockKind kind, boolean autoRenew, long waitMillis, long leaseMillis) {
+		return new LockSpec(LockName.of("orders", "42"), "p:{orders:42}", "p:{orders:42}:released", kind, 0, "q",
+				leaseMillis, waitMillis * MS, false, autoRenew, 0, 5_000,
 				new WaitMode(WaitStrategy.PUBSUB, List.of("p:{orders:42}:released"), 100 * MS), true, null);
 	}
 

@@ -13,8 +13,6 @@ import io.github.distributedlock.redis.core.CohortLimits;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LeaseEnd;
 import io.github.distributedlock.redis.core.LockSpec;
-import io.github.distributedlock.redis.core.LockTarget;
-import io.github.distributedlock.redis.core.LockTiming;
 import io.github.distributedlock.redis.core.WaitMode;
 import io.github.distributedlock.redis.script.LockKind;
 import org.jspecify.annotations.Nullable;
@@ -286,10 +284,8 @@ class CohortPassTests {
 
 	private static LockSpec spec() {
 		String lockKey = "p:{cohort:1}";
-		return new LockSpec(
-				new LockTarget(LockName.of("cohort", "1"), lockKey, lockKey + ":released", LockKind.EXCLUSIVE, 0,
-						lockKey),
-				new LockTiming(30_000, 5_000 * MS, false, false, 0, 5_000),
+		return new LockSpec(LockName.of("cohort", "1"), lockKey, lockKey + ":released", LockKind.EXCLUSIVE, 0, lockKey,
+				30_000, 5_000 * MS, false, false, 0, 5_000,
 				new WaitMode(WaitStrategy.PUBSUB, List.of(lockKey + ":released"), 100 * MS), true, null);
 	}
 

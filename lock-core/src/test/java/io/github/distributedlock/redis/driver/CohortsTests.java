@@ -10,8 +10,6 @@ import io.github.distributedlock.redis.core.CohortLimits;
 import io.github.distributedlock.redis.core.LeaseEnd;
 import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.LockSpec;
-import io.github.distributedlock.redis.core.LockTarget;
-import io.github.distributedlock.redis.core.LockTiming;
 import io.github.distributedlock.redis.core.WaitMode;
 import io.github.distributedlock.redis.script.LockKind;
 import org.junit.jupiter.api.Test;
@@ -140,7 +138,7 @@ class CohortsTests {
 		assertThat(Cohorts.mayOpen(spec(LockKind.FAIR, 60), true, OWNER, LIMITS, true)).as("a fair lock").isFalse();
 		assertThat(Cohorts.mayOpen(spec(LockKind.READ, 60), true, OWNER, LIMITS, true)).as("a read lock").isFalse();
 		WaitMode polling = new WaitMode(WaitStrategy.POLLING, List.of(), 100 * MS);
-		LockSpec polls = new LockSpec(spec.target(), spec.timing(), polling, true, null);
+		LockSpec polls = spec(LockKind.EXCLUSIVE, 60, polling);
 		assertThat(Cohorts.mayOpen(polls, true, OWNER, LIMITS, true)).as("a polling line hears no loss").isFalse();
 		// The lease must be at least three time limits.
 		assertThat(Cohorts.mayOpen(spec(LockKind.EXCLUSIVE, 59), true, OWNER, LIMITS, true)).isFalse();
@@ -152,11 +150,13 @@ class CohortsTests {
 	}
 
 	private static LockSpec spec(LockKind kind, long leaseMillis) {
+		return spec(kind, leaseMillis, new WaitMode(WaitStrategy.PUBSUB, List.of("p:{orders:1}:released"), 100 * MS));
+	}
+
+	private static LockSpec spec(LockKind kind, long leaseMillis, WaitMode waitMode) {
 		String lockKey = "p:{orders:1}";
-		return new LockSpec(
-				new LockTarget(LockName.of("orders", "1"), lockKey, lockKey + ":released", kind, 0, lockKey),
-				new LockTiming(leaseMillis, 5_000 * MS, false, true, 0, 5_000),
-				new WaitMode(WaitStrategy.PUBSUB, List.of(lockKey + ":released"), 100 * MS), true, null);
+		return new LockSpec(LockName.of("orders", "1"), lockKey, lockKey + ":released", kind, 0, lockKey, leaseMillis,
+				5_000 * MS, false, true, 0, 5_000, waitMode, true, null);
 	}
 
 }

@@ -8,8 +8,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.WaitStrategy;
 import io.github.distributedlock.redis.core.LockSpec;
-import io.github.distributedlock.redis.core.LockTarget;
-import io.github.distributedlock.redis.core.LockTiming;
 import io.github.distributedlock.redis.core.WaitMode;
 import io.github.distributedlock.redis.script.LockKind;
 import org.junit.jupiter.api.AfterEach;
@@ -95,9 +93,8 @@ class LocalLinesTests {
 	static LockSpec spec(String key) {
 		String lockKey = "p:{lines:" + key + "}";
 		WaitMode waitMode = new WaitMode(WaitStrategy.POLLING, List.of(), 100_000_000);
-		return new LockSpec(new LockTarget(LockName.of("lines", key), lockKey, lockKey + ":released",
-				LockKind.EXCLUSIVE, 0, lockKey), new LockTiming(30_000, 0, false, false, 0, 5_000), waitMode, true,
-				null);
+		return new LockSpec(LockName.of("lines", key), lockKey, lockKey + ":released", LockKind.EXCLUSIVE, 0, lockKey,
+				30_000, 0, false, false, 0, 5_000, waitMode, true, null);
 	}
 
 	/**

@@ -12,8 +12,6 @@ import io.github.distributedlock.redis.core.Cohort;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LeaseEnd;
 import io.github.distributedlock.redis.core.LockSpec;
-import io.github.distributedlock.redis.core.LockTarget;
-import io.github.distributedlock.redis.core.LockTiming;
 import io.github.distributedlock.redis.core.WaitMode;
 import io.github.distributedlock.redis.script.LockKind;
 import org.junit.jupiter.api.Test;
@@ -86,10 +84,8 @@ class LockHoldTests {
 
 	private Grant grant() {
 		String lockKey = "p:{hold:1}";
-		LockSpec spec = new LockSpec(
-				new LockTarget(LockName.of("hold", "1"), lockKey, lockKey + ":released", LockKind.EXCLUSIVE, 0,
-						lockKey),
-				new LockTiming(30_000, 5_000 * MS, false, false, 0, 5_000),
+		LockSpec spec = new LockSpec(LockName.of("hold", "1"), lockKey, lockKey + ":released", LockKind.EXCLUSIVE, 0,
+				lockKey, 30_000, 5_000 * MS, false, false, 0, 5_000,
 				new WaitMode(WaitStrategy.PUBSUB, List.of(lockKey + ":released"), 100 * MS), true, null);
 		return new Grant(spec, "owner-1", 7, "hold-1", this.port.now, false, Duration.ZERO, 1);
 	}

@@ -6,8 +6,6 @@ import java.util.List;
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.WaitStrategy;
 import io.github.distributedlock.redis.core.LockSpec;
-import io.github.distributedlock.redis.core.LockTarget;
-import io.github.distributedlock.redis.core.LockTiming;
 import io.github.distributedlock.redis.core.WaitMode;
 import io.github.distributedlock.redis.script.LockKind;
 import io.github.distributedlock.redis.script.ScriptCall;
@@ -72,9 +70,8 @@ class RefusedSubscribeTests {
 	private static LockSpec spec() {
 		String lockKey = "p:{lines:refused}";
 		WaitMode waitMode = new WaitMode(WaitStrategy.PUBSUB, List.of(lockKey + ":released"), 100_000_000);
-		return new LockSpec(new LockTarget(LockName.of("lines", "refused"), lockKey, lockKey + ":released",
-				LockKind.EXCLUSIVE, 0, lockKey), new LockTiming(30_000, 0, false, false, 0, 5_000), waitMode, true,
-				null);
+		return new LockSpec(LockName.of("lines", "refused"), lockKey, lockKey + ":released", LockKind.EXCLUSIVE, 0,
+				lockKey, 30_000, 0, false, false, 0, 5_000, waitMode, true, null);
 	}
 
 }

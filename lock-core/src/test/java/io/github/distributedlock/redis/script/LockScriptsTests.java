@@ -12,8 +12,6 @@ import java.util.stream.Stream;
 import io.github.distributedlock.redis.core.HandOffRequest;
 import io.github.distributedlock.redis.core.LockKeys;
 import io.github.distributedlock.redis.core.LockSpec;
-import io.github.distributedlock.redis.core.LockTarget;
-import io.github.distributedlock.redis.core.LockTiming;
 import io.github.distributedlock.redis.core.WaitMode;
 
 import org.assertj.core.api.SoftAssertions;
@@ -230,10 +228,8 @@ class LockScriptsTests {
 	}
 
 	private static LockSpec spec() {
-		return new LockSpec(
-				new LockTarget(new io.github.distributedlock.LockName("orders", "42"), "p:{orders:42}",
-						"p:{orders:42}:released", LockKind.EXCLUSIVE, 0, "q"),
-				new LockTiming(1000, 0, false, false, 0, 0),
+		return new LockSpec(new io.github.distributedlock.LockName("orders", "42"), "p:{orders:42}",
+				"p:{orders:42}:released", LockKind.EXCLUSIVE, 0, "q", 1000, 0, false, false, 0, 0,
 				new WaitMode(io.github.distributedlock.WaitStrategy.PUBSUB, List.of("p:{orders:42}:released"), 0), true,
 				null);
 	}
