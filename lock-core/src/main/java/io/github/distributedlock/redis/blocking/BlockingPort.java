@@ -216,7 +216,7 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 		}
 		if (sent == null) {
 			// No shared Lettuce connection after all: a plain call, still bounded.
-			this.commands.runForDriver(name, operation, call, Completion.of(answer::granted, answer::failed));
+			this.commands.runForDriver(name, operation, call, answer);
 			expiry.cancel();
 			return;
 		}

@@ -135,11 +135,9 @@ public class LockHold {
 			if (result < 0) {
 				this.events.replied(this, -1);
 				// A hold released meanwhile is no longer this handle's to lose: its
-				// release
-				// dropped its field, or it was passed on, and the cohort's hold is the
-				// next
-				// holder's, whose own replies tell it (rule 8). Either way, no more
-				// passes.
+				// release dropped its field, or it was passed on, and the cohort's hold
+				// is the next holder's, whose own replies tell it (rule 8). Either way,
+				// no more passes.
 				boolean released = this.released.get();
 				if (!released) {
 					markLost(true);
