@@ -65,7 +65,7 @@ class ReactiveCancelRaceTests {
 					// as it was cancelled, is the subscriber's: Reactor tells the
 					// template nothing of it.
 					if (!releasedWithinASecond(server, key) && template.heldLocks().size() == handles) {
-						left.add("run " + run + ": " + key);
+						left.add("run " + run + ": " + key + " (" + afterTheSecond(server, key) + ")");
 					}
 					server.command("DEL", key);
 				}
@@ -99,6 +99,24 @@ class ReactiveCancelRaceTests {
 			spin(1_000_000);
 		}
 		return true;
+	}
+
+	/**
+	 * Tell a lock left behind from one whose release only came late (a thread of the
+	 * template starved on a loaded machine): the failure says which it was, for the next
+	 * reader of a failed run.
+	 */
+	private static String afterTheSecond(RedisServer server, String key) {
+		long start = System.nanoTime();
+		long end = start + Duration.ofSeconds(5).toNanos();
+		while (!Long.valueOf(0).equals(server.command("EXISTS", key))) {
+			if (System.nanoTime() - end > 0) {
+				return "still there 5 s later, lease left " + server.command("PTTL", key) + " ms, "
+						+ server.command("HGETALL", key);
+			}
+			spin(1_000_000);
+		}
+		return "released " + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms after the second";
 	}
 
 	private static void spin(long nanos) {
