@@ -6,9 +6,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongFunction;
 
+import io.github.distributedlock.redis.core.Acquisition;
 import io.github.distributedlock.redis.core.Cohort;
 import io.github.distributedlock.redis.core.CohortLimits;
 import io.github.distributedlock.redis.core.CohortStatistics;
+import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LeaseEnd;
 import io.github.distributedlock.redis.core.LockOwners;
 import io.github.distributedlock.redis.core.LockSpec;
@@ -96,6 +98,51 @@ public final class Cohorts {
 				&& spec.waitMode().listens() && !LockOwners.isCustom(owner)
 				&& TimeUnit.MILLISECONDS.toNanos(spec.leaseMillis()) / Cohort.LEASE_PER_TIME_LIMIT >= limits
 					.timeNanos();
+	}
+
+	/**
+	 * Pin a cohort for the head of a subscribed line to open, and have its acquisition
+	 * carry the cohort's owner and block from the next attempt on, if it may open one
+	 * (rule 1). Called with the acquisition's state lock.
+	 * @param handOff whether the template lines waiters up
+	 * @return the pin, settled by {@link #open(Opening, Grant, int, LocalLine, String)}
+	 * or {@link #unpin}; or {@code null} if it opens none
+	 */
+	@Nullable Opening pinFor(LockSpec spec, boolean handOff, Acquisition acquisition, LocalLine joined) {
+		// A line not yet subscribed may have missed a loss.
+		if (!joined.isSubscribed()
+				|| !mayOpen(spec, handOff, acquisition.owner(), this.limits, joined.hasWaitersBehind())) {
+			return null;
+		}
+		Opening pinned = pin(spec.lockKey());
+		if (acquisition.takeOwner(owner(pinned), this.limits.holders())) {
+			return pinned;
+		}
+		unpin(pinned);
+		return null;
+	}
+
+	/**
+	 * Take a grant of a head's opening: open its cohort on the line before the grant
+	 * completes, so that the head promoted next sleeps under it, unless Redis granted one
+	 * token or a loss was heard since the pin (rules 1, 2 and 5). Called with the
+	 * acquisition's state lock.
+	 * @param caller the head's own owner, which the cohort names as its holder
+	 * @return the grant, of the cohort if it opened
+	 */
+	Grant open(Opening pinned, Grant grant, int block, LocalLine joined, String caller) {
+		Cohort cohort = open(pinned, grant.owner(), grant.token(), block, grant.sentNanos(), this.limits.timeNanos(),
+				new LeaseEnd(grant.sentNanos(), grant.spec().leaseMillis()));
+		if (cohort == null) {
+			return grant;
+		}
+		// The lock's cohort even if it passes nothing: the holder's re-entries need its
+		// owner.
+		cohort.openedBy(caller, joined.id());
+		if (!cohort.isEnded()) {
+			joined.cohortOpened(cohort);
+		}
+		return grant.openedCohort(cohort);
 	}
 
 	/**

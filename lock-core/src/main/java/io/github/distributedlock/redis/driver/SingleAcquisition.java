@@ -8,7 +8,6 @@ import io.github.distributedlock.redis.core.Acquisition;
 import io.github.distributedlock.redis.core.Cohort;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.HandOffRequest;
-import io.github.distributedlock.redis.core.LeaseEnd;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.core.WaitEnding;
 import io.github.distributedlock.redis.core.Waiting;
@@ -154,9 +153,13 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 		synchronized (this) {
 			running = received();
 			next = this.waiting.replied(sent, result);
-			if (running && next instanceof Waiting.Hold hold && this.opening != null) {
+			Cohorts.Opening pinned = this.opening;
+			if (running && next instanceof Waiting.Hold hold && pinned != null) {
 				// Won under the state lock: a cancel cannot leave the cohort to nobody.
-				opened = wonNow(open(hold.grant(), result.block()));
+				LocalLine joined = this.line;
+				opened = wonNow((joined != null)
+						? this.lines.cohorts().open(pinned, hold.grant(), result.block(), joined, this.caller)
+						: hold.grant());
 			}
 			else if (running) {
 				schedule(next);
@@ -172,33 +175,6 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 			return;
 		}
 		act(next);
-	}
-
-	/**
-	 * Take a grant of the head's opening: open its cohort on the line before the grant
-	 * completes, so that the head promoted next sleeps under it, unless Redis granted one
-	 * token or a loss was heard since the pin (rules 1, 2 and 5). Called with the state
-	 * lock.
-	 */
-	private Grant open(Grant grant, int block) {
-		Cohorts cohorts = this.lines.cohorts();
-		Cohorts.Opening pinned = this.opening;
-		LocalLine joined = this.line;
-		if (pinned == null || joined == null) {
-			return grant;
-		}
-		Cohort cohort = cohorts.open(pinned, grant.owner(), grant.token(), block, grant.sentNanos(),
-				cohorts.limits().timeNanos(), new LeaseEnd(grant.sentNanos(), this.spec.leaseMillis()));
-		if (cohort == null) {
-			return grant;
-		}
-		// The lock's cohort even if it passes nothing: the holder's re-entries need its
-		// owner.
-		cohort.openedBy(this.caller, joined.id());
-		if (!cohort.isEnded()) {
-			joined.cohortOpened(cohort);
-		}
-		return grant.openedCohort(cohort);
 	}
 
 	private static @Nullable Grant grantIn(Waiting.Next next) {
@@ -287,19 +263,8 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 	 * has a waiter behind it and may open one (rule 1). Called with the state lock.
 	 */
 	private void mayOpen(LocalLine joined) {
-		Cohorts cohorts = this.lines.cohorts();
-		Acquisition acquisition = this.waiting.acquisition();
-		// A line not yet subscribed may have missed a loss.
-		if (!this.cohorts || this.opening != null || !joined.isSubscribed() || !Cohorts.mayOpen(this.spec, this.handOff,
-				acquisition.owner(), cohorts.limits(), joined.hasWaitersBehind())) {
-			return;
-		}
-		Cohorts.Opening pinned = cohorts.pin(this.spec.lockKey());
-		if (acquisition.takeOwner(cohorts.owner(pinned), cohorts.limits().holders())) {
-			this.opening = pinned;
-		}
-		else {
-			cohorts.unpin(pinned);
+		if (this.cohorts && this.opening == null) {
+			this.opening = this.lines.cohorts().pinFor(this.spec, this.handOff, this.waiting.acquisition(), joined);
 		}
 	}
 
