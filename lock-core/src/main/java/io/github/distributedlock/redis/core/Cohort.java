@@ -1,5 +1,7 @@
 package io.github.distributedlock.redis.core;
 
+import java.util.concurrent.TimeUnit;
+
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -233,6 +235,37 @@ public class Cohort {
 		this.shownToken = passedToken(this.holders);
 		passed(nowNanos);
 		return new Pass(Refusal.NONE, this.shownToken);
+	}
+
+	/**
+	 * Pass the hold to the head of the line that sleeps under this cohort (rule 4, the
+	 * receiving side): only for the same kind, reentrancy, lease and watchdog as the
+	 * releasing hold, within the head's wait time, and while the lease end lasts by the
+	 * clock read now; then {@link #pass}, with that reading. Called with the head's state
+	 * lock, where the hand-over happens.
+	 * @param to the head's acquisition
+	 * @param releasing the grant of the hold released under the cohort: its owner, hold
+	 * id and tokens are the Redis hold's
+	 * @param minimumHoldLeftMillis what is left of the releasing hold's minimum hold
+	 * @return a grant of the Redis hold with the block's next token, or {@code null}
+	 */
+	public @Nullable Grant passTo(Acquisition to, Grant releasing, long minimumHoldLeftMillis) {
+		LockSpec spec = to.spec();
+		LockSpec held = releasing.spec();
+		if (!releasing.owner().equals(owner()) || held.kind() != spec.kind() || held.reentrant() != spec.reentrant()
+				|| held.leaseMillis() != spec.leaseMillis() || held.autoRenew() != spec.autoRenew()) {
+			return null;
+		}
+		long now = to.clockNanos();
+		// Checks the lease end too, with the same reading.
+		Pass pass = (to.deadline().remainingNanos(now) > 0) ? pass(now, minimumHoldLeftMillis, to.owner()) : null;
+		if (pass == null || !pass.passed()) {
+			return null;
+		}
+		// The send that the lease end implies, as if this holder had won it.
+		long sentNanos = leaseEnd().nanos() - TimeUnit.MILLISECONDS.toNanos(spec.leaseMillis());
+		return new Grant(spec, releasing.owner(), releasing.token(), releasing.hold(), sentNanos, true,
+				to.deadline().elapsed(), to.attempts(), pass.token(), this);
 	}
 
 	// The rules below are methods so that the simulation's tests can plant a bug into

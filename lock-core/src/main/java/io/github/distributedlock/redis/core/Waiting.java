@@ -1,7 +1,5 @@
 package io.github.distributedlock.redis.core;
 
-import java.util.concurrent.TimeUnit;
-
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -236,40 +234,22 @@ public final class Waiting {
 	}
 
 	/**
-	 * Take the lock in memory from the cohort this head sleeps under (rule 4, the
-	 * receiving side): only while it sleeps under it, for the same lease and watchdog as
-	 * the releasing hold, within its wait time, and while the cohort's lease end lasts by
-	 * the clock read now; the cohort then checks its own rules again with that reading,
-	 * and counts the holder, in one step ({@link Cohort#pass}).
-	 * @param releasing the grant of the hold released under the cohort: its owner, hold
-	 * id and tokens are the Redis hold's
+	 * Take the lock in memory from the cohort this head sleeps under, if the cohort
+	 * passes it to this acquisition ({@link Cohort#passTo}; rule 4, the receiving side).
+	 * @param releasing the grant of the hold released under the cohort
 	 * @param minimumHoldLeftMillis what is left of the releasing hold's minimum hold
-	 * @return the {@link Hold} of a grant of the Redis hold with the block's next token,
-	 * or {@link Next#NONE}: then the releaser releases through Redis
+	 * @return the {@link Hold} of the passed grant, or {@link Next#NONE}: then the
+	 * releaser releases through Redis
 	 */
 	public Next passed(Cohort from, Grant releasing, long minimumHoldLeftMillis) {
-		LockSpec spec = this.acquisition.spec();
-		LockSpec held = releasing.spec();
-		if (!this.sleeping || this.cohort != from.number() || !releasing.owner().equals(from.owner())
-				|| held.kind() != spec.kind() || held.reentrant() != spec.reentrant()
-				|| held.leaseMillis() != spec.leaseMillis() || held.autoRenew() != spec.autoRenew()) {
-			return Next.NONE;
-		}
-		long now = this.acquisition.clockNanos();
-		if (this.acquisition.deadline().remainingNanos(now) <= 0) {
-			return Next.NONE;
-		}
-		// Checks the lease end too, with the same reading.
-		Cohort.Pass pass = from.pass(now, minimumHoldLeftMillis, this.acquisition.owner());
-		if (!pass.passed()) {
+		Grant grant = (this.sleeping && this.cohort == from.number())
+				? from.passTo(this.acquisition, releasing, minimumHoldLeftMillis) : null;
+		if (grant == null) {
 			return Next.NONE;
 		}
 		this.sleeping = false;
 		this.cohort = 0;
-		// The send that the lease end implies, as if this holder had won it.
-		long sentNanos = from.leaseEnd().nanos() - TimeUnit.MILLISECONDS.toNanos(spec.leaseMillis());
-		return new Hold(new Grant(spec, releasing.owner(), releasing.token(), releasing.hold(), sentNanos, true,
-				this.acquisition.deadline().elapsed(), this.acquisition.attempts(), pass.token(), from));
+		return new Hold(grant);
 	}
 
 	/** The wait ends: say what to undo, and forget the request in the line. */
