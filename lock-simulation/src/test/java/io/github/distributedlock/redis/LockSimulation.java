@@ -956,10 +956,6 @@ final class LockSimulation {
 	}
 
 	/**
-	 * Return the spec of a re-entry with another lease, and the outer hold's minimum
-	 * hold, which the nested hold counts from its own acquisition.
-	 */
-	/**
 	 * Return the grant as if its request asked for the watchdog, which renews it once the
 	 * registry has it.
 	 */
@@ -973,6 +969,10 @@ final class LockSimulation {
 				grant.waitedFor(), grant.attempts(), grant.shownToken(), grant.cohort());
 	}
 
+	/**
+	 * Return the spec of a re-entry with another lease, and the outer hold's minimum
+	 * hold, which the nested hold counts from its own acquisition.
+	 */
 	static LockSpec reentrant(LockSpec outer, long leaseMillis) {
 		return new LockSpec(outer.name(), outer.lockKey(), outer.releaseChannel(), outer.kind(), outer.permits(),
 				outer.queueId(), leaseMillis, 0, outer.progressAware(), outer.autoRenew(), outer.holdAtLeastMillis(),
