@@ -151,6 +151,20 @@ final class CohortRun {
 
 	private final RedisFaults redisFaults;
 
+	private final ClockPauses pauses;
+
+	// Each JVM's lines, by JVM name.
+	private final Map<String, LocalLines> linesOf = new HashMap<>();
+
+	// When each pass was handed over, by owner / token # holder number: noted at the
+	// first clock read after it, as the clock moves only at reads and between events. A
+	// pause at a read after the hand-over delays the next holder's hearing of it, not
+	// the pass (Attack#CLOCK).
+	private final Map<String, Long> handedOver = new HashMap<>();
+
+	// Passes whose next holder heard of them after a pause at a read after the hand-over.
+	private int passesToldLate;
+
 	private final Map<String, Renewals> renewals = new HashMap<>();
 
 	// When each acquire script that granted a hold ran, by owner digest and token.
@@ -199,6 +213,18 @@ final class CohortRun {
 
 		@Override
 		public long nanos() {
+			return CohortRun.this.clock.nanos();
+		}
+
+		@Override
+		public long clockRead(String port) {
+			noteHandOvers();
+			long pause = pauseAt(port);
+			if (pause > 0) {
+				CohortRun.this.clock.advanceNanos(pause);
+				CohortRun.this.trace
+					.add(String.format("           %s paused %.6f ms at a clock read", port, pause / 1e6));
+			}
 			return CohortRun.this.clock.nanos();
 		}
 
@@ -313,6 +339,7 @@ final class CohortRun {
 		this.redisFaults = new RedisFaults(seed, this.attacks.contains(Attack.FAILOVER),
 				this.attacks.contains(Attack.EVICT));
 		this.ids = SimulatedIds.of(seed);
+		this.pauses = new ClockPauses(seed, this.attacks.contains(Attack.CLOCK));
 		this.random = new SimulationRandom(seed ^ 0x636f686fL);
 		this.faults = faults.isEmpty() ? EnumSet.noneOf(Fault.class) : EnumSet.copyOf(faults);
 		this.faults.removeIf((fault) -> this.random.nextInt(3) == 0);
@@ -323,22 +350,25 @@ final class CohortRun {
 		this.redis = new RedisModel(this.clock);
 		scripts.forEach(this.redis::replaceScript);
 		this.handOffOrder = new HandOffOrder(this.redis, this::violated);
-		this.spec = resolve();
+		this.spec = resolve(this.pauses.minimumHoldMillis());
 	}
 
 	/**
 	 * Resolve the lock as the engine does: exclusive and reentrant, a 1 s lease, a 3 s
-	 * wait, pub/sub.
+	 * wait, pub/sub, and the given minimum hold, if above 0.
 	 */
-	private static LockSpec resolve() {
+	private static LockSpec resolve(long minimumHoldMillis) {
 		LockRequestResolver resolver = new LockRequestResolver(LockDefaults.STANDARD, new LockKeys("sim", 0), false,
 				true, new RedisServerFeatures(null, false, false), 5_000);
-		return resolver.resolve(LockRequest.builder("orders")
+		LockRequest.Builder request = LockRequest.builder("orders")
 			.key("a")
 			.lease(Duration.ofMillis(LockSimulation.LEASE_MS))
 			.waitTime(Duration.ofSeconds(3))
-			.mode(LockMode.EXCLUSIVE)
-			.build());
+			.mode(LockMode.EXCLUSIVE);
+		if (minimumHoldMillis > 0) {
+			request.holdAtLeast(Duration.ofMillis(minimumHoldMillis));
+		}
+		return resolver.resolve(request.build());
 	}
 
 	/**
@@ -352,6 +382,7 @@ final class CohortRun {
 			LocalLines lines = new LocalLines(new SimulatedPort(jvm + " lines", this.world),
 					LockSimulation.LINGER_NANOS,
 					new Cohorts(this.limits, (number) -> jvm + ":cohort:" + number, cohorts()));
+			this.linesOf.put(jvm, lines);
 			this.renewals.put(jvm, new Renewals(new SimulatedPort(jvm + " watchdog", this.world), () -> false));
 			int count = 2 + this.random.nextInt(3);
 			for (int t = 0; t < count; t++) {
@@ -598,12 +629,17 @@ final class CohortRun {
 		long k = grant.shownToken() - grant.token() + 1;
 		Long block = this.blocks.get(hold);
 		Long opened = this.openedNanos.get(hold);
+		Long handedAt = this.handedOver.get(hold + "#" + k);
+		long passedAt = (handedAt != null) ? handedAt : now;
+		if (passedAt != now) {
+			this.passesToldLate++;
+		}
 		if (block == null || k > block || k > this.limits.holders()) {
 			violated(handle + " is the cohort's holder " + k + ", but Redis granted a block of " + block
 					+ " and cohorts have " + this.limits.holders() + " holders");
 		}
-		else if (opened == null || now - opened >= this.limits.timeNanos()) {
-			violated(handle + " was passed the lock " + ((opened != null) ? (now - opened) / 1e6 : "?")
+		else if (opened == null || passedAt - opened >= this.limits.timeNanos()) {
+			violated(handle + " was passed the lock " + ((opened != null) ? (passedAt - opened) / 1e6 : "?")
 					+ " ms after its cohort's opening attempt was sent, past the time limit "
 					+ this.limits.timeNanos() / 1e6 + " ms");
 		}
@@ -665,6 +701,49 @@ final class CohortRun {
 			// Planted into each hold (Handle), or into the port (the world's gaps).
 			case RELEASES_SHOWN_TOKEN, GAP_UNTOLD -> Cohort::new;
 		};
+	}
+
+	/**
+	 * Note the time of each pass made since the last clock read ({@link #handedOver}): a
+	 * cohort of the lock with a holder more.
+	 */
+	private void noteHandOvers() {
+		if (!this.attacks.contains(Attack.CLOCK)) {
+			return;
+		}
+		for (LocalLines lines : this.linesOf.values()) {
+			Cohort cohort = lines.cohorts().current(this.spec.lockKey());
+			int holders = (cohort != null) ? cohort.holders() : 0;
+			if (holders > 1) {
+				this.handedOver.putIfAbsent(cohort.owner() + "/" + cohort.firstToken() + "#" + holders,
+						this.clock.nanos());
+			}
+		}
+	}
+
+	/**
+	 * Draw a pause of the thread that reads the clock through the port
+	 * ({@link Attack#CLOCK}), about the moments its JVM's checks compare readings with:
+	 * the time limit and the lease end of the lock's cohort, the minimum hold of the
+	 * JVM's latest live hold.
+	 */
+	private long pauseAt(String port) {
+		if (!this.attacks.contains(Attack.CLOCK)) {
+			return 0;
+		}
+		long now = this.clock.nanos();
+		String jvm = port.split("[ /]")[0];
+		LocalLines lines = this.linesOf.get(jvm);
+		Cohort cohort = (lines != null) ? lines.cohorts().current(this.spec.lockKey()) : null;
+		long untilTimeLimit = (cohort != null) ? cohort.openedNanos() + this.limits.timeNanos() - now : -1;
+		long untilLeaseEnd = (cohort != null) ? cohort.leaseEnd().nanos() - now : -1;
+		long untilMinimumHold = -1;
+		for (Handle handle : this.handles) {
+			if (handle.caller.jvm.equals(jvm) && handle.live(now)) {
+				untilMinimumHold = handle.grantedNanos + this.pauses.minimumHoldMillis() * MS - now;
+			}
+		}
+		return this.pauses.draw(untilTimeLimit, untilLeaseEnd, untilMinimumHold);
 	}
 
 	private long network() {
@@ -734,14 +813,26 @@ final class CohortRun {
 		return this.gaps.counts();
 	}
 
+	/**
+	 * Return how many clock reads paused, how many of them about a moment of a check, and
+	 * how many passes their next holder heard of after a pause that followed the
+	 * hand-over.
+	 */
+	int[] clockPauses() {
+		int[] counts = this.pauses.counts();
+		return new int[] { counts[0], counts[1], this.passesToldLate };
+	}
+
 	String attackReport() {
 		return String.format(
 				"cancels %d, extensions %d, failed acquisitions %d, failovers %d, evictions %d, forced %d (%d of cohorts), "
-						+ "damaged %d, passes of damaged holds %d, lost replies %s, subscription gaps %s",
+						+ "damaged %d, passes of damaged holds %d, lost replies %s, subscription gaps %s, "
+						+ "clock pauses %s (%d passes told late)",
 				this.attackCounts[0], this.attackCounts[1], this.attackCounts[2], this.attackCounts[5],
 				this.attackCounts[6], this.attackCounts[7], this.attackCounts[3], this.damaged.size(),
 				this.attackCounts[4], java.util.Arrays.toString(this.lostReplies.counts()),
-				java.util.Arrays.toString(this.gaps.counts()));
+				java.util.Arrays.toString(this.gaps.counts()), java.util.Arrays.toString(this.pauses.counts()),
+				this.passesToldLate);
 	}
 
 	/**
@@ -789,7 +880,14 @@ final class CohortRun {
 		 * The lines' subscriptions lose their connection for a while, and what is
 		 * published meanwhile ({@link SubscriptionGaps}).
 		 */
-		SUBSCRIPTION
+		SUBSCRIPTION,
+
+		/**
+		 * In half the runs, threads are paused at clock reads, about the moments the
+		 * checks compare with ({@link ClockPauses}); the lock has a minimum hold in half
+		 * of those.
+		 */
+		CLOCK
 
 	}
 
@@ -839,10 +937,14 @@ final class CohortRun {
 
 		final LockHold hold;
 
+		// When its grant was read, from which its minimum hold counts.
+		final long grantedNanos;
+
 		Handle(Caller caller, Grant grant, LocalLines lines) {
 			this.caller = caller;
 			this.grant = grant;
 			long now = CohortRun.this.clock.nanos();
+			this.grantedNanos = now;
 			this.hold = (CohortRun.this.bug == Bug.RELEASES_SHOWN_TOKEN)
 					? PlantedHoldBugs.releasingShownToken(grant, now, true, this, lines)
 					: new LockHold(grant, now, true, this, lines);

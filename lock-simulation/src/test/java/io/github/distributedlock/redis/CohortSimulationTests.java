@@ -100,6 +100,7 @@ class CohortSimulationTests {
 		boolean print = Boolean.getBoolean("simulation.print") || !replay.isBlank();
 		long passes = 0;
 		long[] gaps = new long[3];
+		long[] pauses = new long[3];
 		int clean = 0;
 		StringBuilder failures = new StringBuilder();
 		int failed = 0;
@@ -113,6 +114,9 @@ class CohortSimulationTests {
 				passes += run.passes();
 				for (int i = 0; i < gaps.length; i++) {
 					gaps[i] += run.subscriptionGaps()[i];
+				}
+				for (int i = 0; i < pauses.length; i++) {
+					pauses[i] += run.clockPauses()[i];
 				}
 				if (violation != null) {
 					System.out.println(
@@ -131,8 +135,9 @@ class CohortSimulationTests {
 		}
 		System.out.printf(
 				"cohort simulation under attack %s: %d runs clean, %d failed, %d passes; %d subscription "
-						+ "gaps, %d of them ended the subscription, %d refused it outright%n",
-				attacks, clean, failed, passes, gaps[0], gaps[1], gaps[2]);
+						+ "gaps, %d of them ended the subscription, %d refused it outright; %d clock reads paused, %d "
+						+ "of them about a check's moment, %d passes heard of late after such a pause%n",
+				attacks, clean, failed, passes, gaps[0], gaps[1], gaps[2], pauses[0], pauses[1], pauses[2]);
 		if (failed > 0) {
 			fail(failed + " runs failed; first ones:\n" + failures);
 		}
@@ -141,6 +146,9 @@ class CohortSimulationTests {
 		if (attacks.contains(CohortRun.Attack.SUBSCRIPTION) && seeds >= CI_SEEDS) {
 			assertThat(gaps[0] - gaps[1]).as("subscriptions confirmed again after a gap").isPositive();
 			assertThat(gaps[2]).as("subscribes refused").isPositive();
+		}
+		if (attacks.contains(CohortRun.Attack.CLOCK) && seeds >= CI_SEEDS) {
+			assertThat(pauses[1]).as("clock reads paused about a check's moment").isPositive();
 		}
 	}
 

@@ -47,6 +47,15 @@ final class SimulatedPort implements LockPort {
 		long nanos();
 
 		/**
+		 * Engine code reads the clock through a port: the run may pause the reading
+		 * thread right there, moving the clock on before the read returns.
+		 * @param port the port's name
+		 */
+		default long clockRead(String port) {
+			return nanos();
+		}
+
+		/**
 		 * The run's own hold and request ids ({@code SimulatedIds}).
 		 */
 		UniqueIds ids();
@@ -254,7 +263,7 @@ final class SimulatedPort implements LockPort {
 
 	@Override
 	public long nanoTime() {
-		return this.world.nanos();
+		return this.world.clockRead(this.name);
 	}
 
 	@Override
