@@ -34,6 +34,7 @@ import io.github.distributedlock.redis.driver.Cohorts;
 import io.github.distributedlock.redis.driver.Completion;
 import io.github.distributedlock.redis.driver.DriverCommands;
 import io.github.distributedlock.redis.driver.SettledRun;
+import io.github.distributedlock.redis.driver.ListenerSteps;
 import io.github.distributedlock.redis.driver.LocalLines;
 import io.github.distributedlock.redis.driver.LockHold;
 import io.github.distributedlock.redis.driver.PlantedHoldBugs;
@@ -165,6 +166,24 @@ final class CohortRun {
 	// Passes whose next holder heard of them after a pause at a read after the hand-over.
 	private int passesToldLate;
 
+	// Clock reads so far: the order of what happens within a step (Attack#CLOCK).
+	private long reads;
+
+	// The read at which each pass was handed over, as handedOver, and at which each
+	// cohort's opening grant was told, by owner / token.
+	private final Map<String, Long> handedOverReads = new HashMap<>();
+
+	private final Map<String, Long> openedReads = new HashMap<>();
+
+	// The messages that a hold may have ended on their way to each JVM's lines, each
+	// flagged once its listener told the cohorts early; and the reads at which a
+	// listener did (Attack#CLOCK).
+	private final Map<String, List<boolean[]>> lossesOnTheWay = new HashMap<>();
+
+	private final Map<String, List<Long>> earlyLossReads = new HashMap<>();
+
+	private int earlyLosses;
+
 	private final Map<String, Renewals> renewals = new HashMap<>();
 
 	// When each acquire script that granted a hold ran, by owner digest and token.
@@ -218,9 +237,11 @@ final class CohortRun {
 
 		@Override
 		public long clockRead(String port) {
+			CohortRun.this.reads++;
 			noteHandOvers();
 			long pause = pauseAt(port);
 			if (pause > 0) {
+				listenerRuns(port);
 				CohortRun.this.clock.advanceNanos(pause);
 				CohortRun.this.trace
 					.add(String.format("           %s paused %.6f ms at a clock read", port, pause / 1e6));
@@ -537,12 +558,31 @@ final class CohortRun {
 				this.trace.add("           dropped: " + what);
 				continue;
 			}
-			Runnable hear = () -> listener.accept(delivery.message());
+			Runnable hear = onTheWay(delivery, () -> listener.accept(delivery.message()));
 			at(delay, what, hear, false);
 			if (fault == 4 || fault == 5) {
-				at(delay + network(), what + " (again)", hear, false);
+				at(delay + network(), what + " (again)", onTheWay(delivery, hear), false);
 			}
 		}
+	}
+
+	/**
+	 * Note a message that a hold may have ended as on its way to its JVM's lines until
+	 * the given hearing of it runs, in a run that pauses at clock reads.
+	 */
+	private Runnable onTheWay(PubSub.Delivery delivery, Runnable hear) {
+		byte[] body = delivery.message().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+		if (!this.attacks.contains(Attack.CLOCK) || !ReleaseMessage.parse(body).mayEndAHold()) {
+			return hear;
+		}
+		boolean[] told = new boolean[1];
+		List<boolean[]> onTheWay = this.lossesOnTheWay.computeIfAbsent(delivery.subscriber().name().split(" ")[0],
+				(key) -> new ArrayList<>());
+		onTheWay.add(told);
+		return () -> {
+			onTheWay.remove(told);
+			hear.run();
+		};
 	}
 
 	/**
@@ -614,6 +654,7 @@ final class CohortRun {
 		if (grant.shownToken() == grant.token()) {
 			if (grant.cohort() != null && joined == null) {
 				this.openedNanos.putIfAbsent(hold, grant.sentNanos());
+				this.openedReads.putIfAbsent(hold, this.reads);
 			}
 			return;
 		}
@@ -647,6 +688,14 @@ final class CohortRun {
 			violated(handle + " was passed the lock after its acquisition sent a request");
 		}
 		else {
+			long passedRead = this.handedOverReads.getOrDefault(hold + "#" + k, Long.MAX_VALUE);
+			long openedRead = this.openedReads.getOrDefault(hold, Long.MAX_VALUE);
+			for (long read : this.earlyLossReads.getOrDefault(handle.caller.jvm, List.of())) {
+				if (read > openedRead && read < passedRead) {
+					violated(handle + " was passed the lock after its JVM's listener told the cohorts of a loss, "
+							+ "while a thread was paused (rule 4)");
+				}
+			}
 			for (long heard : this.lossesHeard.getOrDefault(handle.caller.jvm, List.of())) {
 				if (heard - opened > 0) {
 					violated(handle + " was passed the lock after its JVM's lines heard, at "
@@ -715,8 +764,9 @@ final class CohortRun {
 			Cohort cohort = lines.cohorts().current(this.spec.lockKey());
 			int holders = (cohort != null) ? cohort.holders() : 0;
 			if (holders > 1) {
-				this.handedOver.putIfAbsent(cohort.owner() + "/" + cohort.firstToken() + "#" + holders,
-						this.clock.nanos());
+				String pass = cohort.owner() + "/" + cohort.firstToken() + "#" + holders;
+				this.handedOver.putIfAbsent(pass, this.clock.nanos());
+				this.handedOverReads.putIfAbsent(pass, this.reads);
 			}
 		}
 	}
@@ -744,6 +794,32 @@ final class CohortRun {
 			}
 		}
 		return this.pauses.draw(untilTimeLimit, untilLeaseEnd, untilMinimumHold);
+	}
+
+	/**
+	 * While the thread that reads the clock through the port is paused, its JVM's
+	 * listener thread, with a message in hand that the lock's hold may have ended, gets
+	 * as far as telling the cohorts ({@link ListenerSteps}): the first step of hearing
+	 * it, which takes none of the locks the paused thread may hold. The message is heard
+	 * in full, again, when it is delivered.
+	 */
+	private void listenerRuns(String port) {
+		String jvm = port.split("[ /]")[0];
+		LocalLines lines = this.linesOf.get(jvm);
+		boolean[] message = this.lossesOnTheWay.getOrDefault(jvm, List.of())
+			.stream()
+			.filter((told) -> !told[0])
+			.findFirst()
+			.orElse(null);
+		Cohort cohort = (lines != null) ? lines.cohorts().current(this.spec.lockKey()) : null;
+		if (message == null || cohort == null || cohort.isEnded()) {
+			return;
+		}
+		message[0] = true;
+		this.earlyLosses++;
+		this.earlyLossReads.computeIfAbsent(jvm, (key) -> new ArrayList<>()).add(this.reads);
+		this.trace.add("           " + jvm + "'s listener tells its cohorts of a loss while " + port + " is paused");
+		ListenerSteps.lossHeard(lines.cohorts(), this.spec.lockKey());
 	}
 
 	private long network() {
@@ -814,13 +890,13 @@ final class CohortRun {
 	}
 
 	/**
-	 * Return how many clock reads paused, how many of them about a moment of a check, and
-	 * how many passes their next holder heard of after a pause that followed the
-	 * hand-over.
+	 * Return how many clock reads paused, how many of them about a moment of a check, how
+	 * many passes their next holder heard of after a pause that followed the hand-over,
+	 * and how many losses a listener told the cohorts of during a pause.
 	 */
 	int[] clockPauses() {
 		int[] counts = this.pauses.counts();
-		return new int[] { counts[0], counts[1], this.passesToldLate };
+		return new int[] { counts[0], counts[1], this.passesToldLate, this.earlyLosses };
 	}
 
 	String attackReport() {

@@ -100,7 +100,7 @@ class CohortSimulationTests {
 		boolean print = Boolean.getBoolean("simulation.print") || !replay.isBlank();
 		long passes = 0;
 		long[] gaps = new long[3];
-		long[] pauses = new long[3];
+		long[] pauses = new long[4];
 		int clean = 0;
 		StringBuilder failures = new StringBuilder();
 		int failed = 0;
@@ -136,8 +136,9 @@ class CohortSimulationTests {
 		System.out.printf(
 				"cohort simulation under attack %s: %d runs clean, %d failed, %d passes; %d subscription "
 						+ "gaps, %d of them ended the subscription, %d refused it outright; %d clock reads paused, %d "
-						+ "of them about a check's moment, %d passes heard of late after such a pause%n",
-				attacks, clean, failed, passes, gaps[0], gaps[1], gaps[2], pauses[0], pauses[1], pauses[2]);
+						+ "of them about a check's moment, %d passes heard of late after such a pause, %d losses told "
+						+ "the cohorts during one%n",
+				attacks, clean, failed, passes, gaps[0], gaps[1], gaps[2], pauses[0], pauses[1], pauses[2], pauses[3]);
 		if (failed > 0) {
 			fail(failed + " runs failed; first ones:\n" + failures);
 		}
