@@ -77,6 +77,17 @@ public final class PubSub {
 	}
 
 	/**
+	 * Return whether a subscriber of this name listens to any channel.
+	 * @param name what the subscriber is
+	 * @return whether one listens
+	 */
+	public boolean listens(String name) {
+		return this.channels.values()
+			.stream()
+			.anyMatch((listeners) -> listeners.stream().anyMatch((listener) -> listener.name().equals(name)));
+	}
+
+	/**
 	 * Return how many messages are published but not yet delivered.
 	 * @return the number in flight
 	 */

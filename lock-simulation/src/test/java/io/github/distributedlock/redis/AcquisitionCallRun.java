@@ -40,7 +40,9 @@ import org.jspecify.annotations.Nullable;
  * settle within {@code SettledRun.UNKNOWN_TIMEOUT_SETTLE_NANOS}), whether grants pass a
  * replica check and how many writes the replica lags by, whether the locks are reentrant,
  * whether they are renewed by the watchdog; and the faults: lost replies (one command in
- * 30, run in Redis or not, some late), client pauses, Redis stalls.
+ * 30, run in Redis or not, some late), client pauses, Redis stalls. In a third of the
+ * runs, from a PRNG of its own, one client's template closes at a drawn time
+ * ({@link #drawClose}).
  * <p>
  * Checked after every event: each lock's holds ({@link HoldChecker}: no two owners at
  * once, tokens that grow), each hold a client counts on against Redis
@@ -78,7 +80,13 @@ final class AcquisitionCallRun {
 		 * A replica check cancelled by its caller never releases what it checked: the
 		 * lock stays taken, counted on by nobody, until its lease ends.
 		 */
-		CANCELLED_CHECK_KEEPS_GRANT
+		CANCELLED_CHECK_KEEPS_GRANT,
+
+		/**
+		 * A template whose close forgets its hold registry: the watchdog renews what the
+		 * closed template's callers hold.
+		 */
+		RENEWS_AFTER_CLOSE
 
 	}
 
@@ -101,6 +109,8 @@ final class AcquisitionCallRun {
 	private final SimulationRandom replicaDraws;
 
 	private final Cancellations cancellations;
+
+	private final SimulationRandom closes;
 
 	// What the run draws.
 	private final long commandTimeoutNanos;
@@ -229,6 +239,7 @@ final class AcquisitionCallRun {
 		this.cuts = new SimulationRandom(seed ^ 0x63757473L);
 		this.replicaDraws = new SimulationRandom(seed ^ 0x7265706cL);
 		this.cancellations = new Cancellations(seed ^ 0x61637173L);
+		this.closes = new SimulationRandom(seed ^ 0x636c6f7365L);
 		SimulationRandom draws = new SimulationRandom(seed ^ 0x64726177L);
 		long constant = LostReplies.TIMEOUTS_MS[draws.nextInt(LostReplies.TIMEOUTS_MS.length)] * MS;
 		long[] offsets = { -MS, -1, 0, 1, MS };
@@ -279,6 +290,9 @@ final class AcquisitionCallRun {
 				this.replicas ? "with a lag of " + this.replicaLag + " writes" : "off",
 				this.reentrant ? "reentrant" : "not reentrant", this.renewed ? "renewed" : "a set lease",
 				this.losesReplies ? " lost replies" : "", this.pauses ? " pauses" : "", this.stalls ? " stalls" : ""));
+		// Drawn apart, so that a run without a close is the run it was.
+		boolean closes = this.closes.nextInt(3) == 0;
+		int closing = closes ? this.closes.nextInt(clients) : -1;
 		for (int i = 0; i < clients; i++) {
 			AcquisitionCaller caller = new AcquisitionCaller(this, "c" + i, "owner-c" + i, callsEach,
 					this.random.nextInt(2) == 0);
@@ -288,6 +302,9 @@ final class AcquisitionCallRun {
 		}
 		if (this.stalls) {
 			at(this.random.between(0, 2_000 * MS), "redis stalls", this::stall);
+		}
+		if (closes) {
+			drawClose(this.callers.get(closing), callsEach);
 		}
 		long doneNanos = -1;
 		while (!this.events.isEmpty() && this.steps++ < 200_000) {
@@ -323,10 +340,42 @@ final class AcquisitionCallRun {
 		return (this.violation != null) ? this.violation : violationOfCheckers();
 	}
 
+	/**
+	 * Draw, from a PRNG of its own, when the template of the client that closes (in a
+	 * third of the runs) closes: a delay after the start of one of its calls (within its
+	 * first attempt, its first milliseconds, its replica check or its wait), after its
+	 * end (a release under way, the next call not yet started), or during a grant that
+	 * its caller holds long enough for renewals to fall due. The client takes one lock at
+	 * a time: a multi-lock's waiter with an attempt in flight is not failed by the close,
+	 * and one taken lock by lock goes on to its next lock
+	 * (docs/design/simulation-runs.md).
+	 */
+	private void drawClose(AcquisitionCaller closing, int callsEach) {
+		int call = 1 + this.closes.nextInt(callsEach);
+		AcquisitionCaller.Close.Trigger trigger = AcquisitionCaller.Close.Trigger.values()[this.closes.nextInt(3)];
+		long hold = this.closes.between(400 * MS, 1_500 * MS);
+		long delay = switch (this.closes.nextInt(4)) {
+			case 0 -> this.closes.between(0, 200_000);
+			case 1 -> this.closes.between(0, 10 * MS);
+			case 2 -> this.closes.between(0, 150 * MS);
+			default -> this.closes.between(0, (trigger == AcquisitionCaller.Close.Trigger.HOLD) ? hold : 1_200 * MS);
+		};
+		boolean blocking = this.closes.nextInt(2) == 0;
+		note(closing.name() + "'s template closes (" + (blocking ? "blocking" : "reactive") + ") " + delay / 1e6
+				+ " ms after " + trigger.name().toLowerCase() + " of its call " + call);
+		closing.closes(new AcquisitionCaller.Close(call, trigger, delay, hold, blocking));
+	}
+
 	private void check() {
 		String found = violationOfCheckers();
 		if (found != null) {
 			violated(found);
+			return;
+		}
+		for (AcquisitionCaller caller : this.callers) {
+			caller.checkClosed(this.redis);
+		}
+		if (this.violation != null) {
 			return;
 		}
 		if (!this.redis.answering()) {
@@ -433,7 +482,11 @@ final class AcquisitionCallRun {
 	}
 
 	void count(String what) {
-		this.counted.merge(what, 1, Integer::sum);
+		count(what, 1);
+	}
+
+	void count(String what, int times) {
+		this.counted.merge(what, times, Integer::sum);
 	}
 
 	void note(String what) {
@@ -505,6 +558,10 @@ final class AcquisitionCallRun {
 
 	boolean replicas() {
 		return this.replicas;
+	}
+
+	boolean renewed() {
+		return this.renewed;
 	}
 
 	/**

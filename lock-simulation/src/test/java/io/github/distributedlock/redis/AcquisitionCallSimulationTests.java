@@ -54,14 +54,16 @@ class AcquisitionCallSimulationTests {
 		counts.forEach((what, count) -> System.out.printf("  %s: %d%n", what, count));
 		found.forEach((what, first) -> System.out.printf("  first %s: %s%n", what, first));
 		if (replay.isBlank()) {
-			// Not vacuous: each path is granted, and cancels stop runs and replica
-			// checks.
+			// Not vacuous: each path is granted, cancels stop runs and replica checks,
+			// and templates close on waiters, replica checks and renewed holds.
 			assertThat(counts).as("what the calls did")
 				.containsKeys("granted (one)", "granted (all at once)", "granted (all in order)",
 						"refused by its replica check", "told its cancel",
 						"cancels during the replica check that returned true",
 						"cancels during the run that returned true", "cancels after the end that returned false",
-						"settled now");
+						"settled now", "template closes waiting in a line (one)",
+						"template closes during a replica check", "template closes while holding renewed locks",
+						"told that the lock service is shut down after its template closed");
 		}
 	}
 
@@ -83,6 +85,26 @@ class AcquisitionCallSimulationTests {
 			.isNotNull()
 			.contains("its replica check ended without a grant to its caller");
 		System.out.println("planted cancelled check that keeps its grant found: " + found);
+	}
+
+	/**
+	 * A template whose close forgets its hold registry: the watchdog goes on renewing
+	 * what the closed template's callers hold, which the check of what a closed client
+	 * sends sees.
+	 */
+	@Test
+	void shouldFindACloseThatLeavesRenewalsRunning() {
+		String found = null;
+		for (long seed = 1_000; seed < 1_000 + PLANTED_SEEDS && found == null; seed++) {
+			String violation = new AcquisitionCallRun(seed, AcquisitionCallRun.Bug.RENEWS_AFTER_CLOSE).run(CLIENTS,
+					CALLS);
+			found = (violation != null) ? "seed " + seed + ": " + violation : null;
+		}
+		assertThat(found).as("a violation within %d seeds", PLANTED_SEEDS)
+			.isNotNull()
+			.contains("sent renew of")
+			.contains("after its template closed");
+		System.out.println("planted close that leaves renewals running found: " + found);
 	}
 
 }

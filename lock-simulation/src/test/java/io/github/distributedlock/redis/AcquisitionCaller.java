@@ -66,6 +66,9 @@ import org.jspecify.annotations.Nullable;
  * it won but did not hand over ends as an orphaned hold does; every replica check
  * ends.</li>
  * </ul>
+ * Its template may close ({@link #closes}): then a call waiting in a line is told a
+ * {@link LockAccessException} promptly, never a grant; the client sends no attempt,
+ * renewal or replica count, and keeps no subscription.
  */
 final class AcquisitionCaller implements SimulatedPort.Calls {
 
@@ -81,6 +84,16 @@ final class AcquisitionCaller implements SimulatedPort.Calls {
 	private final boolean cluster;
 
 	private final SimulatedPort port;
+
+	// The ports the engine runs on, which the template's close closes: its calls', its
+	// lines' and its watchdog's.
+	private final ClosablePort calls;
+
+	private final ClosablePort linesPort;
+
+	private final ClosablePort watchdog;
+
+	private final LocalLines lines;
 
 	private final HoldRegistry registry;
 
@@ -124,8 +137,25 @@ final class AcquisitionCaller implements SimulatedPort.Calls {
 	// be refused as a self-deadlock.
 	private boolean mayHaveLeftAHold;
 
+	// Whether its replica counts are closed, as its template's close closes them.
+	private boolean countsClosed;
+
 	// The locks of the replica checks it cancelled, which release them once they end.
 	private final Set<String> leftChecks = new HashSet<>();
+
+	// When its template closes, if it does; whether it closed, and when; how many
+	// releases are in flight.
+	private @Nullable Close close;
+
+	private boolean closed;
+
+	private long closedNanos = -1;
+
+	private int releasing;
+
+	// When the client hears, at the latest, that a release of each hold got no reply: a
+	// closed port sends it no more, and the hold ends with its lease.
+	private final Map<String, Long> releaseFailures = new HashMap<>();
 
 	AcquisitionCaller(AcquisitionCallRun run, String name, String owner, int calls, boolean cluster) {
 		this.run = run;
@@ -134,12 +164,15 @@ final class AcquisitionCaller implements SimulatedPort.Calls {
 		this.left = calls;
 		this.cluster = cluster;
 		this.port = new SimulatedPort(name, run.world(), this);
-		LocalLines lines = EngineParts.lines(new SimulatedPort(name + " lines", run.world()));
-		HoldRegistry registry = new HoldRegistry(new SimulatedPort(name + " watchdog", run.world()), () -> cluster,
-				true, new LockListener() {
-				}, lines);
+		this.calls = new ClosablePort(this.port, this::startedAfterClose);
+		this.linesPort = new ClosablePort(new SimulatedPort(name + " lines", run.world()), this::startedAfterClose);
+		this.watchdog = new ClosablePort(new SimulatedPort(name + " watchdog", run.world()), this::startedAfterClose);
+		LocalLines lines = EngineParts.lines(this.linesPort);
+		this.lines = lines;
+		HoldRegistry registry = new HoldRegistry(this.watchdog, () -> cluster, true, new LockListener() {
+		}, lines);
 		// The registry hears of the attempts that may set a lease the owner has.
-		DriverCommands commands = new DriverCommands(this.port, Long.parseLong(AcquisitionCallRun.FENCE_IDLE_MS), true,
+		DriverCommands commands = new DriverCommands(this.calls, Long.parseLong(AcquisitionCallRun.FENCE_IDLE_MS), true,
 				registry);
 		ReplicaWait replicas = run.replicas() ? new ReplicaWait(checkPort(),
 				counting(new SimulatedReplicas(name, this.port, run.world(), run.redis(), run.replicaDraws(), false)),
@@ -162,6 +195,10 @@ final class AcquisitionCaller implements SimulatedPort.Calls {
 	}
 
 	void start() {
+		if (this.closed) {
+			// Its template closed: it starts no call.
+			this.left = 0;
+		}
 		if (this.left-- <= 0) {
 			this.busy = false;
 			return;
@@ -171,6 +208,10 @@ final class AcquisitionCaller implements SimulatedPort.Calls {
 		long wait = WAITS_MS[random.nextInt(WAITS_MS.length)] * AcquisitionCallRun.MS;
 		List<String> keys = new ArrayList<>(AcquisitionCallRun.KEYS);
 		int count = (random.nextInt(2) == 0) ? 1 : 2 + random.nextInt(2);
+		if (this.close != null) {
+			// See AcquisitionCallRun.drawClose.
+			count = 1;
+		}
 		List<LockSpec> asked = new ArrayList<>();
 		while (asked.size() < count) {
 			LockSpec spec = this.run.resolve(keys.remove(random.nextInt(keys.size())), Duration.ofNanos(wait));
@@ -179,7 +220,7 @@ final class AcquisitionCaller implements SimulatedPort.Calls {
 		List<LockSpec> ordered = MultiAcquisition.inGlobalOrder(asked);
 		String path = (count == 1) ? "one"
 				: MultiAcquisition.inOneScript(ordered, () -> this.cluster) ? "all at once" : "all in order";
-		Record record = new Record(this.name + " call " + ++this.number, path, asked.get(0).name(),
+		Record record = new Record(this.name + " call " + ++this.number, this.number, path, asked.get(0).name(),
 				ordered.stream().map(LockSpec::lockKey).toList(), this.run.nanos());
 		this.records.add(record);
 		this.current = record;
@@ -191,9 +232,9 @@ final class AcquisitionCaller implements SimulatedPort.Calls {
 			return handle;
 		};
 		record.call = (count == 1)
-				? this.acquisitions.one(asked.get(0), this.owner, record.startedNanos, this.port, handles,
+				? this.acquisitions.one(asked.get(0), this.owner, record.startedNanos, this.calls, handles,
 						completion(record, List::of))
-				: this.acquisitions.all(asked.get(0), asked, this.owner, record.startedNanos, this.port, handles,
+				: this.acquisitions.all(asked.get(0), asked, this.owner, record.startedNanos, this.calls, handles,
 						completion(record, Function.identity()));
 		long timeout = this.run.knownTimeoutNanos();
 		if (timeout >= 0) {
@@ -212,6 +253,118 @@ final class AcquisitionCaller implements SimulatedPort.Calls {
 		// A third of the replica checks are cancelled while they run.
 		record.cancelsItsCheck = random.nextInt(3) == 0;
 		record.call.start();
+		if (closesAt(record, Close.Trigger.START)) {
+			this.run.at(this.close.delayNanos(), this.name + "'s template closes", this::closeTemplate);
+		}
+	}
+
+	/**
+	 * Draw that the client's template closes, at a time drawn from a call of its.
+	 */
+	void closes(Close close) {
+		this.close = close;
+	}
+
+	private boolean closesAt(Record record, Close.Trigger trigger) {
+		return this.close != null && this.close.call() == record.number && this.close.trigger() == trigger;
+	}
+
+	/**
+	 * Close what the template closes below its façade, in its order, with the engine's
+	 * own close methods: the blocking template's (the replica counts, the registry and so
+	 * its renewals, the watchdog's port, the lines, the port), or the reactive template's
+	 * (the lines, the registry, the port, the replica counts). From then on the client
+	 * starts no call, and cancels none.
+	 */
+	private void closeTemplate() {
+		if (this.closed) {
+			return;
+		}
+		Close drawn = this.close;
+		this.closed = true;
+		this.closedNanos = this.run.nanos();
+		List<String> states = new ArrayList<>();
+		// One call at a time is its caller's: it waits in a line if the lines have a
+		// waiter, unless a call whose subscriber left may still be there.
+		boolean waiting = this.lines.waiting() > 0;
+		boolean othersLeft = this.records.stream().anyMatch((record) -> record.silent && !record.orphaned);
+		for (Record record : this.records) {
+			if (!record.told && !record.silent) {
+				record.underWayAtClose = true;
+				record.checkingAtClose = record.checkStarted && !record.checkEnded;
+				record.waitingAtClose = waiting && !othersLeft && record == this.current;
+				states.add(record.checkingAtClose ? "during a replica check"
+						: (record.waitingAtClose ? "waiting in a line" : "during a run") + " (" + record.path + ")");
+			}
+		}
+		if (!this.holding.isEmpty()) {
+			states.add("while holding" + (this.run.renewed() ? " renewed locks" : ""));
+		}
+		if (this.releasing > 0) {
+			states.add("while releasing");
+		}
+		if (states.isEmpty()) {
+			states.add("idle");
+		}
+		states.forEach((state) -> this.run.count("template closes " + state));
+		// A release whose failure comes from now on is not sent again: the port closes.
+		this.releaseFailures.forEach((hold, heard) -> {
+			if (heard - this.closedNanos >= 0) {
+				AcquisitionCallRun.KEYS
+					.forEach((key) -> this.run.orphans(this.run.spec(key).lockKey()).leftToLease(this.name, hold));
+			}
+		});
+		this.run.note(this.name + "'s template closes (" + (drawn.blocking() ? "blocking" : "reactive") + "): "
+				+ String.join(", ", states));
+		boolean renewalsStop = this.run.bug() != AcquisitionCallRun.Bug.RENEWS_AFTER_CLOSE;
+		if (drawn.blocking()) {
+			this.countsClosed = true;
+			if (renewalsStop) {
+				this.registry.close();
+			}
+			this.watchdog.close();
+			this.lines.close();
+			this.calls.close();
+			this.linesPort.close();
+		}
+		else {
+			this.lines.close();
+			if (renewalsStop) {
+				this.registry.close();
+			}
+			this.calls.close();
+			this.linesPort.close();
+			this.watchdog.close();
+			this.countsClosed = true;
+		}
+		long prompt = this.run.commandTimeoutNanos() + 2 * 5 * AcquisitionCallRun.MS;
+		// A waiter ends at the close, or by its attempt's reply; other calls by their
+		// bound.
+		this.run.at(prompt + 1, this.name + "'s waiters at the close are due", () -> {
+			for (Record record : this.records) {
+				if (record.waitingAtClose && record.cancelled != Boolean.TRUE && !record.told && !record.silent) {
+					violated(record, "was waiting in a line when its template closed, but was not told its end within "
+							+ prompt / 1e6 + " ms (one command timeout and a round trip)");
+				}
+			}
+		});
+	}
+
+	/**
+	 * A port of the client sends, after the template closed, what a closed template never
+	 * starts.
+	 */
+	private void startedAfterClose(String what) {
+		this.run.violated(this.name + " sent " + what + " after its template closed");
+	}
+
+	/**
+	 * After the close, the client's lines have no subscription left in Redis.
+	 */
+	void checkClosed(RedisModel redis) {
+		if (this.closed && redis.pubSub().listens(this.name + " lines")) {
+			this.run.violated(this.name + "'s lines are still subscribed after its template closed");
+		}
 	}
 
 	private <G> Completion<G> completion(Record record, Function<G, List<CallHandle>> handles) {
@@ -223,7 +376,7 @@ final class AcquisitionCaller implements SimulatedPort.Calls {
 	 * (with the cancel's error) or a reactive subscriber that leaves ({@code null}).
 	 */
 	private void cancel(Record record) {
-		if (record.cancelled != null || record.silent) {
+		if (record.cancelled != null || record.silent || this.closed) {
 			return;
 		}
 		boolean blocking = this.run.random().nextInt(4) != 0;
@@ -300,6 +453,16 @@ final class AcquisitionCaller implements SimulatedPort.Calls {
 			violated(record, "was granted after its cancel returned true");
 			return;
 		}
+		if (record.waitingAtClose) {
+			violated(record, "was waiting in a line when its template closed, but was granted");
+			return;
+		}
+		if (record.underWayAtClose) {
+			// A check under way ends with its commands, as the closed counts let it; a
+			// run not in a line, by its attempt's reply.
+			this.run.count("granted after its template closed, "
+					+ (record.checkingAtClose ? "its replica check under way" : "its attempt in flight"));
+		}
 		long now = this.run.nanos();
 		List<String> keys = handles.stream().map((handle) -> handle.hold().spec().lockKey()).sorted().toList();
 		if (!keys.equals(record.lockKeys)) {
@@ -326,7 +489,7 @@ final class AcquisitionCaller implements SimulatedPort.Calls {
 		if (record.cancelled == Boolean.FALSE && record.why == null) {
 			// What reaches a subscriber that left, its discard hook releases.
 			this.run.count("granted to a subscriber that left, released");
-			handles.forEach((handle) -> handle.hold().releaseUnused(this.port, Completion.of((result) -> {
+			handles.forEach((handle) -> handle.hold().releaseUnused(this.calls, Completion.of((result) -> {
 			}, (error) -> {
 			})));
 			goOn();
@@ -337,7 +500,8 @@ final class AcquisitionCaller implements SimulatedPort.Calls {
 			handle.countOn(now);
 			this.holding.add(handle);
 		}
-		this.run.at(this.run.work(), this.name + " releases " + record.tag + "'s locks",
+		long work = closesAt(record, Close.Trigger.HOLD) ? this.close.holdNanos() : this.run.work();
+		this.run.at(work, this.name + " releases " + record.tag + "'s locks",
 				() -> release(handles, handles.size() - 1));
 	}
 
@@ -353,9 +517,14 @@ final class AcquisitionCaller implements SimulatedPort.Calls {
 		CallHandle handle = handles.get(index);
 		handle.stopCounting(this.run.nanos());
 		this.holding.remove(handle);
-		handle.hold()
-			.release(this.port,
-					Completion.of((result) -> release(handles, index - 1), (error) -> release(handles, index - 1)));
+		this.releasing++;
+		handle.hold().release(this.calls, Completion.of((result) -> {
+			this.releasing--;
+			release(handles, index - 1);
+		}, (error) -> {
+			this.releasing--;
+			release(handles, index - 1);
+		}));
 	}
 
 	private void failed(Record record, Throwable error) {
@@ -364,6 +533,16 @@ final class AcquisitionCaller implements SimulatedPort.Calls {
 		}
 		record.error = error;
 		this.run.note(record.tag + " failed: " + error.getMessage());
+		if (record.waitingAtClose && error != record.why && !(error instanceof LockAccessException)) {
+			violated(record, "was waiting in a line when its template closed, but was told " + error);
+			return;
+		}
+		if (record.underWayAtClose) {
+			String told = (error == record.why) ? "its cancel"
+					: String.valueOf(error.getMessage()).contains("shut down") ? "that the lock service is shut down"
+							: error.getClass().getSimpleName();
+			this.run.count("told " + told + " after its template closed");
+		}
 		if (error == record.why) {
 			if (!record.cancelling && record.cancelled != Boolean.TRUE) {
 				violated(record, "was told its cancel's error, but the cancel returned false");
@@ -427,6 +606,9 @@ final class AcquisitionCaller implements SimulatedPort.Calls {
 		record.told = true;
 		if (this.current == record) {
 			this.current = null;
+		}
+		if (closesAt(record, Close.Trigger.HOLD) || closesAt(record, Close.Trigger.END)) {
+			this.run.at(this.close.delayNanos(), this.name + "'s template closes", this::closeTemplate);
 		}
 		this.run.note(record.tag + " is told its end");
 		return false;
@@ -502,7 +684,12 @@ final class AcquisitionCaller implements SimulatedPort.Calls {
 							this.name + " cancels " + checked.tag + " during its replica check", () -> cancel(checked));
 				}
 			}
-			CompletableFuture<Long> counted = count.acknowledged(grant);
+			// Closed, the template's counts refuse a check, as their closed executor
+			// does.
+			CompletableFuture<Long> counted = this.countsClosed
+					? CompletableFuture.failedFuture(
+							new LockAccessException(grant.spec().name(), "the lock service is shut down", null))
+					: count.acknowledged(grant);
 			counted.whenComplete((acked, error) -> {
 				boolean last = error != null || acked == null || acked < 1
 						|| grant.spec().lockKey().equals(checked.lockKeys.get(checked.lockKeys.size() - 1));
@@ -534,14 +721,14 @@ final class AcquisitionCaller implements SimulatedPort.Calls {
 	 */
 	private LockPort checkPort() {
 		if (this.run.bug() != AcquisitionCallRun.Bug.CANCELLED_CHECK_KEEPS_GRANT) {
-			return this.port;
+			return this.calls;
 		}
-		return SimulatedPort.running(this.port, (lockName, operation, call, reply) -> {
+		return SimulatedPort.running(this.calls, (lockName, operation, call, reply) -> {
 			if (operation.equals("release") && this.cancelledChecks.contains(OrphanedHolds.holdOf(call))) {
 				this.run.note(this.name + "'s release of a hold whose check was cancelled is dropped (planted)");
 				return;
 			}
-			this.port.run(lockName, operation, call, reply);
+			this.calls.run(lockName, operation, call, reply);
 		});
 	}
 
@@ -580,6 +767,12 @@ final class AcquisitionCaller implements SimulatedPort.Calls {
 	 * handle.
 	 */
 	void finish() {
+		if (this.closed) {
+			int refused = this.calls.refused() + this.linesPort.refused() + this.watchdog.refused();
+			if (refused > 0) {
+				this.run.count("timers refused after the close", refused);
+			}
+		}
 		for (Record record : this.records) {
 			if (!record.told && !record.silent) {
 				violated(record, "was never told its end");
@@ -603,6 +796,9 @@ final class AcquisitionCaller implements SimulatedPort.Calls {
 	 */
 	@Override
 	public boolean sending(String operation, ScriptCall call) {
+		if (this.closed && operation.equals("replica check")) {
+			startedAfterClose(operation);
+		}
 		Record record = this.current;
 		if (operation.equals("acquire") && record != null) {
 			this.attempts.put(call, record);
@@ -659,6 +855,10 @@ final class AcquisitionCaller implements SimulatedPort.Calls {
 			this.unanswered.put(call, Boolean.TRUE);
 		}
 		String hold = holdOf(call);
+		if (!replies && hold != null && operation.equals("release")) {
+			this.releaseFailures.merge(hold, atNanos, Math::max);
+		}
+		boolean leftToLease = !replies && hold != null && operation.equals("release") && this.closed;
 		if (hold != null) {
 			this.heard.merge(hold, atNanos, Math::max);
 		}
@@ -673,6 +873,9 @@ final class AcquisitionCaller implements SimulatedPort.Calls {
 			if (call.keys().contains(lockKey)) {
 				this.run.orphans(lockKey)
 					.hears(this.name, LostState.Kind.WRITER, this.owner, operation, operation, call, atNanos, replies);
+				if (leftToLease) {
+					this.run.orphans(lockKey).leftToLease(this.name, hold);
+				}
 				return;
 			}
 		}
@@ -691,11 +894,28 @@ final class AcquisitionCaller implements SimulatedPort.Calls {
 	}
 
 	/**
+	 * When a client's template closes: a delay after the start of one of its calls, after
+	 * its end, or after its grant, which its caller then holds for {@code holdNanos}; and
+	 * which template's order of closing.
+	 */
+	record Close(int call, Trigger trigger, long delayNanos, long holdNanos, boolean blocking) {
+
+		enum Trigger {
+
+			START, END, HOLD
+
+		}
+
+	}
+
+	/**
 	 * One call: what it asks for, how it went, and what its caller was told.
 	 */
 	private static final class Record {
 
 		final String tag;
+
+		final int number;
 
 		final String path;
 
@@ -733,11 +953,20 @@ final class AcquisitionCaller implements SimulatedPort.Calls {
 
 		boolean checkEnded;
 
+		// Whether it was under way when its template closed: in its replica check, or
+		// waiting in a line.
+		boolean underWayAtClose;
+
+		boolean checkingAtClose;
+
+		boolean waitingAtClose;
+
 		// Whether what it won is watched as orphaned holds.
 		boolean orphaned;
 
-		Record(String tag, String path, LockName name, List<String> lockKeys, long startedNanos) {
+		Record(String tag, int number, String path, LockName name, List<String> lockKeys, long startedNanos) {
 			this.tag = tag;
+			this.number = number;
 			this.path = path;
 			this.name = name;
 			this.lockKeys = lockKeys;

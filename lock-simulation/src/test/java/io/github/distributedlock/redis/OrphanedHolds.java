@@ -133,6 +133,20 @@ final class OrphanedHolds {
 	}
 
 	/**
+	 * The client's port closed (its template stopped) before the client hears that a
+	 * release of the hold got no reply: the release is not sent again, and the hold ends
+	 * with its lease, as the guarantees leave a closed template's holds (the client's run
+	 * checks that nothing renews it).
+	 */
+	void leftToLease(String client, String hold) {
+		for (Orphan orphan : this.orphans) {
+			if (orphan.client.equals(client) && orphan.target.hold().equals(hold)) {
+				orphan.leftToLease = true;
+			}
+		}
+	}
+
+	/**
 	 * A client read a reply: Redis answers it again.
 	 */
 	void answered(String client, long nowNanos) {
@@ -204,7 +218,7 @@ final class OrphanedHolds {
 	}
 
 	private boolean overdue(Orphan orphan, long atNanos) {
-		if (orphan.answeredNanos < 0) {
+		if (orphan.answeredNanos < 0 || orphan.leftToLease) {
 			return false;
 		}
 		long from = Math.max(orphan.answeredNanos, orphan.heardNanos);
@@ -299,6 +313,9 @@ final class OrphanedHolds {
 
 		// Where its state in Redis ended at the last look, or -1 before.
 		private long endNanos = -1;
+
+		// Whether its client's port closed before a release of it could be sent again.
+		private boolean leftToLease;
 
 		Orphan(String client, LostState.Target target, long failedNanos) {
 			this.client = client;
