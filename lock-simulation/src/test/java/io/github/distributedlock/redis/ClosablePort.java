@@ -1,5 +1,6 @@
 package io.github.distributedlock.redis;
 
+import java.util.HashSet;
 import java.util.Set;
 import java.util.function.Consumer;
 
@@ -26,6 +27,9 @@ final class ClosablePort extends ForwardingPort {
 
 	private final Consumer<String> startedAfterClose;
 
+	// The timers set and not yet run, each with whether the close dropped it.
+	private final Set<boolean[]> pending = new HashSet<>();
+
 	private boolean closed;
 
 	private int refused;
@@ -42,7 +46,18 @@ final class ClosablePort extends ForwardingPort {
 			return () -> {
 			};
 		}
-		return delegate().schedule(task, delayNanos);
+		boolean[] dropped = new boolean[1];
+		this.pending.add(dropped);
+		Cancellable timer = delegate().schedule(() -> {
+			this.pending.remove(dropped);
+			if (!dropped[0]) {
+				task.run();
+			}
+		}, delayNanos);
+		return () -> {
+			this.pending.remove(dropped);
+			timer.cancel();
+		};
 	}
 
 	@Override
@@ -53,8 +68,17 @@ final class ClosablePort extends ForwardingPort {
 		delegate().run(name, operation, call, reply);
 	}
 
-	void close() {
+	/**
+	 * Close the port.
+	 * @param dropsTimers whether the timers set before are dropped, as the blocking
+	 * port's are (not drawn: {@code AcquisitionCallRun#undrawnCloses})
+	 */
+	void close(boolean dropsTimers) {
 		this.closed = true;
+		if (dropsTimers) {
+			this.pending.forEach((dropped) -> dropped[0] = true);
+		}
+		this.pending.clear();
 	}
 
 	/**
