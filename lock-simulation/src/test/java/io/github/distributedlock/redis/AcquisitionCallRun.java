@@ -131,9 +131,6 @@ final class AcquisitionCallRun {
 
 	private final boolean stalls;
 
-	// What the closes draw that fails the checks (-Dsimulation.closeUndrawn=multi,...).
-	private final List<String> undrawnCloses = List.of(System.getProperty("simulation.closeUndrawn", "").split(","));
-
 	private final Map<String, LockSpec> specs = new LinkedHashMap<>();
 
 	private final Map<String, HoldChecker> checkers = new LinkedHashMap<>();
@@ -297,8 +294,7 @@ final class AcquisitionCallRun {
 		boolean closes = this.closes.nextInt(3) == 0;
 		int closing = closes ? this.closes.nextInt(clients) : -1;
 		for (int i = 0; i < clients; i++) {
-			// Its multi-locks at once, not in order, where the closes draw them so.
-			boolean cluster = this.random.nextInt(2) == 0 && !(i == closing && undrawnCloses("at-once"));
+			boolean cluster = this.random.nextInt(2) == 0;
 			AcquisitionCaller caller = new AcquisitionCaller(this, "c" + i, "owner-c" + i, callsEach, cluster);
 			this.callers.add(caller);
 			at(this.random.between(0, 50 * MS), caller.name() + " starts" + (caller.cluster() ? " (a Cluster)" : ""),
@@ -349,10 +345,7 @@ final class AcquisitionCallRun {
 	 * third of the runs) closes: a delay after the start of one of its calls (within its
 	 * first attempt, its first milliseconds, its replica check or its wait), after its
 	 * end (a release under way, the next call not yet started), or during a grant that
-	 * its caller holds long enough for renewals to fall due. The client takes one lock at
-	 * a time: a multi-lock's waiter with an attempt in flight is not failed by the close,
-	 * and one taken lock by lock goes on to its next lock
-	 * (docs/design/simulation-runs.md).
+	 * its caller holds long enough for renewals to fall due.
 	 */
 	private void drawClose(AcquisitionCaller closing, int callsEach) {
 		int call = 1 + this.closes.nextInt(callsEach);
@@ -566,19 +559,6 @@ final class AcquisitionCallRun {
 
 	boolean renewed() {
 		return this.renewed;
-	}
-
-	/**
-	 * Return whether the closes draw something the checks find wrong
-	 * (docs/design/simulation-runs.md): multi-locks in the closing client ({@code multi};
-	 * {@code at-once}: taken at once, the client not a Cluster), cancels after the close
-	 * ({@code cancel}), the blocking port dropping the timers set before it
-	 * ({@code drop}). None but as
-	 * {@code -Dsimulation.closeUndrawn=multi,at-once,cancel,drop} says, to replay what
-	 * was found.
-	 */
-	boolean undrawnCloses(String what) {
-		return this.undrawnCloses.contains(what);
 	}
 
 	/**

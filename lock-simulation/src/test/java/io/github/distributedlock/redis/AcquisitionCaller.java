@@ -208,10 +208,6 @@ final class AcquisitionCaller implements SimulatedPort.Calls {
 		long wait = WAITS_MS[random.nextInt(WAITS_MS.length)] * AcquisitionCallRun.MS;
 		List<String> keys = new ArrayList<>(AcquisitionCallRun.KEYS);
 		int count = (random.nextInt(2) == 0) ? 1 : 2 + random.nextInt(2);
-		if (this.close != null && !this.run.undrawnCloses("multi")) {
-			// See AcquisitionCallRun.drawClose.
-			count = 1;
-		}
 		List<LockSpec> asked = new ArrayList<>();
 		while (asked.size() < count) {
 			LockSpec spec = this.run.resolve(keys.remove(random.nextInt(keys.size())), Duration.ofNanos(wait));
@@ -317,25 +313,24 @@ final class AcquisitionCaller implements SimulatedPort.Calls {
 		this.run.note(this.name + "'s template closes (" + (drawn.blocking() ? "blocking" : "reactive") + "): "
 				+ String.join(", ", states));
 		boolean renewalsStop = this.run.bug() != AcquisitionCallRun.Bug.RENEWS_AFTER_CLOSE;
-		boolean drops = drawn.blocking() && this.run.undrawnCloses("drop");
 		if (drawn.blocking()) {
 			this.countsClosed = true;
 			if (renewalsStop) {
 				this.registry.close();
 			}
-			this.watchdog.close(drops);
+			this.watchdog.close();
 			this.lines.close();
-			this.calls.close(drops);
-			this.linesPort.close(drops);
+			this.calls.close();
+			this.linesPort.close();
 		}
 		else {
 			this.lines.close();
 			if (renewalsStop) {
 				this.registry.close();
 			}
-			this.calls.close(false);
-			this.linesPort.close(false);
-			this.watchdog.close(false);
+			this.calls.close();
+			this.linesPort.close();
+			this.watchdog.close();
 			this.countsClosed = true;
 		}
 		long prompt = this.run.commandTimeoutNanos() + 2 * 5 * AcquisitionCallRun.MS;
@@ -377,7 +372,7 @@ final class AcquisitionCaller implements SimulatedPort.Calls {
 	 * (with the cancel's error) or a reactive subscriber that leaves ({@code null}).
 	 */
 	private void cancel(Record record) {
-		if (record.cancelled != null || record.silent || (this.closed && !this.run.undrawnCloses("cancel"))) {
+		if (record.cancelled != null || record.silent) {
 			return;
 		}
 		boolean blocking = this.run.random().nextInt(4) != 0;

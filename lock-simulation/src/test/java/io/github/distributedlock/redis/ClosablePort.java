@@ -1,6 +1,5 @@
 package io.github.distributedlock.redis;
 
-import java.util.HashSet;
 import java.util.Set;
 import java.util.function.Consumer;
 
@@ -15,10 +14,9 @@ import org.jspecify.annotations.Nullable;
  * A port of a client whose template may close, as both templates' ports close
  * ({@code BlockingPort.close}, {@code ReactorLockPort.close}): once closed, a timer set
  * never runs. A timer set before still runs once, as on the reactive port's shared
- * scheduler (the blocking port's own timer, shut down, drops it: not drawn, see
- * docs/design/simulation-runs.md). Scripts still go out and reply. What it sends after
- * the close that a closed template must no longer start (an attempt, a renewal) is told
- * to {@code startedAfterClose}.
+ * scheduler and the blocking port's timer, shut down. Scripts still go out and reply.
+ * What it sends after the close that a closed template must no longer start (an attempt,
+ * a renewal) is told to {@code startedAfterClose}.
  */
 final class ClosablePort extends ForwardingPort {
 
@@ -26,9 +24,6 @@ final class ClosablePort extends ForwardingPort {
 	private static final Set<String> STARTS = Set.of("acquire", "renew");
 
 	private final Consumer<String> startedAfterClose;
-
-	// The timers set and not yet run, each with whether the close dropped it.
-	private final Set<boolean[]> pending = new HashSet<>();
 
 	private boolean closed;
 
@@ -46,18 +41,7 @@ final class ClosablePort extends ForwardingPort {
 			return () -> {
 			};
 		}
-		boolean[] dropped = new boolean[1];
-		this.pending.add(dropped);
-		Cancellable timer = delegate().schedule(() -> {
-			this.pending.remove(dropped);
-			if (!dropped[0]) {
-				task.run();
-			}
-		}, delayNanos);
-		return () -> {
-			this.pending.remove(dropped);
-			timer.cancel();
-		};
+		return delegate().schedule(task, delayNanos);
 	}
 
 	@Override
@@ -68,17 +52,8 @@ final class ClosablePort extends ForwardingPort {
 		delegate().run(name, operation, call, reply);
 	}
 
-	/**
-	 * Close the port.
-	 * @param dropsTimers whether the timers set before are dropped, as the blocking
-	 * port's are (not drawn: {@code AcquisitionCallRun#undrawnCloses})
-	 */
-	void close(boolean dropsTimers) {
+	void close() {
 		this.closed = true;
-		if (dropsTimers) {
-			this.pending.forEach((dropped) -> dropped[0] = true);
-		}
-		this.pending.clear();
 	}
 
 	/**

@@ -473,12 +473,13 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 	}
 
 	/**
-	 * Stop the timers; the threads stop once they ran what is queued (the lines'
-	 * unsubscriptions, waited for a little while).
+	 * Refuse new timers, and run those set before, as the reactive port's shared
+	 * scheduler does: a command's timeout, a call's bound; the threads stop once they ran
+	 * what is queued (the lines' unsubscriptions, waited for a little while).
 	 */
 	@Override
 	public void close() {
-		this.timer.shutdownNow();
+		this.timer.shutdown();
 		this.subscriber.shutdown();
 		this.background.shutdown();
 		this.calls.shutdown();

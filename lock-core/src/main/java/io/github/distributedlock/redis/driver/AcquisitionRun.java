@@ -92,10 +92,22 @@ public abstract class AcquisitionRun<G> implements Acquiring {
 	}
 
 	/**
-	 * Take the first step: an attempt or a place in line.
+	 * Take the first step, unless the template closed: then fail at once.
 	 */
 	@Override
-	public abstract void start();
+	public final void start() {
+		if (this.lines.started(this)) {
+			begin();
+		}
+		else {
+			closed();
+		}
+	}
+
+	/**
+	 * Take the first step: an attempt or a place in line.
+	 */
+	abstract void begin();
 
 	/**
 	 * Release, without waiting, a grant that nobody will use.
@@ -184,7 +196,9 @@ public abstract class AcquisitionRun<G> implements Acquiring {
 	}
 
 	/**
-	 * Called by the line when the template closes.
+	 * Called when the template closes ({@link LocalLines#close}), or finds the line it
+	 * joined closed. An attempt in flight then ends by its reply, which releases what it
+	 * won.
 	 */
 	final void closed() {
 		fail(new LockAccessException(this.name, "the lock service is shut down", null));
@@ -235,6 +249,7 @@ public abstract class AcquisitionRun<G> implements Acquiring {
 		this.line = null;
 		Runnable cleanUp = ended(true, joined);
 		return () -> {
+			this.lines.ended(this);
 			cleanUp.run();
 			this.completion.granted(grant);
 		};
@@ -307,6 +322,7 @@ public abstract class AcquisitionRun<G> implements Acquiring {
 			this.line = null;
 			cleanUp = ended(acquired && wasRunning, joined);
 		}
+		this.lines.ended(this);
 		cleanUp.run();
 		return wasRunning;
 	}

@@ -34,7 +34,7 @@ public final class AllLocksAcquisition extends AcquisitionRun<List<Grant>> {
 	}
 
 	@Override
-	public void start() {
+	void begin() {
 		attempt();
 	}
 

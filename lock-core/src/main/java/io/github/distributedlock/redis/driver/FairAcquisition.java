@@ -47,7 +47,7 @@ public final class FairAcquisition extends AcquisitionRun<Grant> {
 	}
 
 	@Override
-	public void start() {
+	void begin() {
 		attempt();
 	}
 

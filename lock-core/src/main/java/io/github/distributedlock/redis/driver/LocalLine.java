@@ -297,24 +297,18 @@ public final class LocalLine {
 	}
 
 	/**
-	 * Close the line: every waiter fails, and the subscription is dropped.
+	 * Close the line, once its waiters failed ({@link LocalLines#close}): the
+	 * subscription is dropped, and what waited for it runs, to find the line closed.
 	 */
 	void close() {
-		List<SingleAcquisition> all;
 		List<Runnable> callbacks;
 		synchronized (this) {
 			this.closed = true;
-			all = new ArrayList<>(this.waiters);
-			if (this.head != null) {
-				all.add(0, this.head);
-			}
 			callbacks = new ArrayList<>(this.onSubscribed);
 			this.onSubscribed.clear();
 		}
 		unsubscribe();
 		callbacks.forEach(Runnable::run);
-		all.forEach(SingleAcquisition::closed);
-		this.watchers.forEach(Runnable::run);
 	}
 
 	void unsubscribe() {

@@ -1,5 +1,6 @@
 package io.github.distributedlock.redis.driver;
 
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.distributedlock.redis.core.Cohort;
@@ -20,6 +21,10 @@ public final class LocalLines implements CohortRelease {
 	private static final Log logger = LogFactory.getLog(LocalLines.class);
 
 	private final ConcurrentHashMap<String, LocalLine> lines = new ConcurrentHashMap<>();
+
+	// Every acquisition started and not yet ended, waiting in a line or not: the close
+	// fails them all.
+	private final Set<AcquisitionRun<?>> running = ConcurrentHashMap.newKeySet();
 
 	private final LockPort port;
 
@@ -275,8 +280,28 @@ public final class LocalLines implements CohortRelease {
 		return this.lines.size();
 	}
 
+	/**
+	 * Note that an acquisition starts, so that the close fails it.
+	 * @return whether it may start: not once the close began
+	 */
+	boolean started(AcquisitionRun<?> run) {
+		this.running.add(run);
+		// Read after the add: a close that this misses iterates after the add.
+		return !this.closed;
+	}
+
+	void ended(AcquisitionRun<?> run) {
+		this.running.remove(run);
+	}
+
+	/**
+	 * Fail every acquisition under way with {@code LockAccessException}, an attempt in
+	 * flight or not (what it wins is released), and close every line: no attempt is sent
+	 * from now on.
+	 */
 	public void close() {
 		this.closed = true;
+		this.running.forEach(AcquisitionRun::closed);
 		this.lines.values().forEach(LocalLine::close);
 	}
 

@@ -82,7 +82,7 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 	}
 
 	@Override
-	public void start() {
+	void begin() {
 		LocalLine hot = this.lines.hot(this.spec);
 		on(() -> this.waiting.begin(hot != null));
 	}
