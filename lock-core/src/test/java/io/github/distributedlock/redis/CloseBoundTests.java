@@ -6,9 +6,11 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import io.github.distributedlock.LockAccessException;
 import io.github.distributedlock.LockHandle;
 import io.github.distributedlock.LockInterruptedException;
 import io.github.distributedlock.LockRequest;
+import io.github.distributedlock.ReactiveLockHandle;
 import io.github.distributedlock.test.RedisServerExtension;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.TimeoutOptions;
@@ -25,6 +27,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.connection.lettuce.LettucePoolingClientConfiguration;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -33,7 +36,8 @@ import static org.awaitility.Awaitility.await;
  * closed meanwhile (its timer gone, so nothing failed the release: the close waited until
  * Redis came back, 6.2 s), and a pool that lends no connection (the release waited for
  * one, interrupt or not). Found by an adversarial run against the release sent through
- * the template's port.
+ * the template's port. And an acquisition whose attempt is in flight when its template
+ * closes fails then, as one waiting in line does, not at its command timeout.
  */
 class CloseBoundTests {
 
@@ -72,6 +76,44 @@ class CloseBoundTests {
 		await().atMost(Duration.ofSeconds(4)).until(closing::isDone);
 		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(TIMEOUT.plusMillis(700));
 		assertThat(closing).isCompletedExceptionally();
+	}
+
+	@Test
+	void anAcquisitionWithItsAttemptInFlightFailsWhenTheTemplateCloses() throws Exception {
+		RedisLockTemplate template = template(
+				factory(LettuceClientConfiguration.builder().commandTimeout(TIMEOUT).build(), true));
+		template.acquire(request("warm").build()).close();
+		redis.managedServer().pause();
+		CompletableFuture<LockHandle> acquiring = CompletableFuture
+			.supplyAsync(() -> template.acquire(request("in-flight").waitTime(Duration.ofSeconds(5)).build()));
+		Thread.sleep(200);
+		long closed = System.nanoTime();
+		template.close();
+		// Before, it failed at its command timeout (1 s), with no reply.
+		assertThatThrownBy(() -> acquiring.get(600, TimeUnit.MILLISECONDS))
+			.hasCauseInstanceOf(LockAccessException.class)
+			.hasMessageContaining("the lock service is shut down");
+		assertThat(Duration.ofNanos(System.nanoTime() - closed)).isLessThan(Duration.ofMillis(600));
+	}
+
+	@Test
+	void aReactiveAcquisitionWithItsAttemptInFlightFailsWhenTheTemplateCloses() throws Exception {
+		LettuceConnectionFactory factory = factory(LettuceClientConfiguration.builder().commandTimeout(TIMEOUT).build(),
+				true);
+		ReactiveRedisLockTemplate template = ReactiveRedisLockTemplate.builder(factory).build();
+		this.opened.add(template);
+		template.acquire(request("warm").build()).flatMap(ReactiveLockHandle::release).block(Duration.ofSeconds(5));
+		redis.managedServer().pause();
+		CompletableFuture<ReactiveLockHandle> acquiring = template
+			.acquire(request("in-flight").waitTime(Duration.ofSeconds(5)).build())
+			.toFuture();
+		Thread.sleep(200);
+		long closed = System.nanoTime();
+		template.close();
+		assertThatThrownBy(() -> acquiring.get(600, TimeUnit.MILLISECONDS))
+			.hasCauseInstanceOf(LockAccessException.class)
+			.hasMessageContaining("the lock service is shut down");
+		assertThat(Duration.ofNanos(System.nanoTime() - closed)).isLessThan(Duration.ofMillis(600));
 	}
 
 	@Test
