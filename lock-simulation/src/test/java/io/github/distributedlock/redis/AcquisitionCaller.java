@@ -788,7 +788,10 @@ final class AcquisitionCaller implements SimulatedPort.Calls {
 	}
 
 	/**
-	 * An attempt is sent: it is the call's under way.
+	 * An attempt is sent: it is the call's under way. A release sent while the call is
+	 * under way (a multi-lock taken in order lets go of a lock whose lease ran out, to
+	 * take them all again) is of a hold the call no longer counts on: if it gets no
+	 * reply, the hold is watched as orphaned from then (seed 5268).
 	 */
 	@Override
 	public boolean sending(String operation, ScriptCall call) {
@@ -798,6 +801,10 @@ final class AcquisitionCaller implements SimulatedPort.Calls {
 		Record record = this.current;
 		if (operation.equals("acquire") && record != null) {
 			this.attempts.put(call, record);
+		}
+		if (operation.equals("release") && record != null && !record.told) {
+			String hold = OrphanedHolds.holdOf(call);
+			record.wonHolds.removeIf((won) -> won[1].equals(hold) && call.keys().contains(won[0]));
 		}
 		return true;
 	}
