@@ -28,14 +28,17 @@ final class CohortMetrics implements MeterBinder {
 
 	/**
 	 * @param statistics those of each lock template (blocking, reactive), counted
-	 * together
+	 * together; none are bound if every template has cohorts off
 	 */
 	CohortMetrics(List<CohortStatistics> statistics) {
-		this.statistics = List.copyOf(statistics);
+		this.statistics = statistics.stream().filter((each) -> each.limits().isOn()).toList();
 	}
 
 	@Override
 	public void bindTo(MeterRegistry registry) {
+		if (this.statistics.isEmpty()) {
+			return;
+		}
 		FunctionCounter
 			.builder("distributed.lock.cohort.openings", this, (metrics) -> metrics.sum(CohortStatistics::openings))
 			.description("Holds taken from Redis that opened a cohort: a waiter of this process was behind them")

@@ -85,7 +85,7 @@ public final class DistributedLockAutoConfiguration {
 				.fairWaiterTimeout(properties.getFair().getWaiterTimeout())
 				.replicaAcknowledgements(properties.getReplicaAcknowledgements().getReplicas(),
 						properties.getReplicaAcknowledgements().getTimeout());
-			if (properties.getCohorts().isEnabled()) {
+			if (properties.cohortsOn()) {
 				builder.cohorts(properties.getCohorts().getMaxHolders(), properties.getCohorts().getMaxTime());
 			}
 			if (container != null) {

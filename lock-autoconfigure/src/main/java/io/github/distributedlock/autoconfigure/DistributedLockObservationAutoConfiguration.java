@@ -36,12 +36,13 @@ import org.springframework.context.annotation.Primary;
  * aspect report to (the meters of every scope of a {@code @DistributedLock} method exist,
  * at zero, from the start), and the {@link LockGauges} of the template, a
  * {@code MeterBinder} that Boot's metrics auto-configuration binds to the registries, and
- * with {@code distributed-lock.cohorts.enabled=true} the meters of the template's
- * cohorts. With an {@link ObservationRegistry} bean: an {@link ObservedLockTemplate}
- * around the {@link RedisLockTemplate}, as the primary {@code LockTemplate}, which the
- * aspect uses too; {@code RedisLockTemplate} can still be injected as such. Likewise,
- * with Reactor, an {@link ObservedReactiveLockTemplate} around the
- * {@link ReactiveRedisLockTemplate}, as the primary {@code ReactiveLockTemplate}.
+ * the meters of the template's cohorts, unless {@code distributed-lock.cohorts.enabled}
+ * is false (none where the template has them off). With an {@link ObservationRegistry}
+ * bean: an {@link ObservedLockTemplate} around the {@link RedisLockTemplate}, as the
+ * primary {@code LockTemplate}, which the aspect uses too; {@code RedisLockTemplate} can
+ * still be injected as such. Likewise, with Reactor, an
+ * {@link ObservedReactiveLockTemplate} around the {@link ReactiveRedisLockTemplate}, as
+ * the primary {@code ReactiveLockTemplate}.
  */
 @AutoConfiguration(after = { DistributedLockAutoConfiguration.class, DistributedLockReactiveAutoConfiguration.class },
 		afterName = {
@@ -72,7 +73,7 @@ public final class DistributedLockObservationAutoConfiguration {
 
 		@Bean
 		@ConditionalOnSingleCandidate(RedisLockTemplate.class)
-		@ConditionalOnBooleanProperty("distributed-lock.cohorts.enabled")
+		@ConditionalOnBooleanProperty(name = "distributed-lock.cohorts.enabled", matchIfMissing = true)
 		@ConditionalOnMissingBean
 		CohortMetrics distributedLockCohortMetrics(RedisLockTemplate lockTemplate) {
 			return new CohortMetrics(List.of(lockTemplate.cohortStatistics()));
@@ -100,7 +101,7 @@ public final class DistributedLockObservationAutoConfiguration {
 			 */
 			@Bean
 			@ConditionalOnSingleCandidate(ReactiveRedisLockTemplate.class)
-			@ConditionalOnBooleanProperty("distributed-lock.cohorts.enabled")
+			@ConditionalOnBooleanProperty(name = "distributed-lock.cohorts.enabled", matchIfMissing = true)
 			@ConditionalOnMissingBean
 			CohortMetrics distributedLockCohortMetricsWithReactive(ReactiveRedisLockTemplate reactiveLockTemplate,
 					ObjectProvider<RedisLockTemplate> lockTemplate) {

@@ -194,6 +194,16 @@ public class DistributedLockProperties {
 		return this.cohorts;
 	}
 
+	/**
+	 * Return whether the templates pass locks in cohorts: as
+	 * {@code distributed-lock.cohorts.enabled} says, or, unset, wherever they can (with
+	 * hand-off, without replica acknowledgements).
+	 */
+	public boolean cohortsOn() {
+		Boolean enabled = this.cohorts.getEnabled();
+		return (enabled != null) ? enabled : (this.handOff && this.replicaAcknowledgements.getReplicas() == 0);
+	}
+
 	public Aspect getAspect() {
 		return this.aspect;
 	}
@@ -328,9 +338,10 @@ public class DistributedLockProperties {
 		 * instead of through Redis. Callers of other processes then wait for up to a
 		 * cohort. Exclusive locks of either template with owners the template makes,
 		 * waiters that listen (not polling) and hand-off only; not with replica
-		 * acknowledgements.
+		 * acknowledgements. Unset, on wherever it can be: with hand-off and without
+		 * replica acknowledgements. False gives strict oldest-first hand-off.
 		 */
-		private boolean enabled;
+		private @Nullable Boolean enabled;
 
 		/**
 		 * The most holders of one hold taken from Redis, the first included: the tokens
@@ -345,11 +356,11 @@ public class DistributedLockProperties {
 		 */
 		private Duration maxTime = Duration.ofMillis(20);
 
-		public boolean isEnabled() {
+		public @Nullable Boolean getEnabled() {
 			return this.enabled;
 		}
 
-		public void setEnabled(boolean enabled) {
+		public void setEnabled(@Nullable Boolean enabled) {
 			this.enabled = enabled;
 		}
 

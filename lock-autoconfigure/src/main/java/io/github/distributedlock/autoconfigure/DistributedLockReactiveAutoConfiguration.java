@@ -62,7 +62,7 @@ public final class DistributedLockReactiveAutoConfiguration {
 			}
 			builder.replicaAcknowledgements(replicas, properties.getReplicaAcknowledgements().getTimeout());
 		}
-		if (properties.getCohorts().isEnabled()) {
+		if (properties.cohortsOn()) {
 			builder.cohorts(properties.getCohorts().getMaxHolders(), properties.getCohorts().getMaxTime());
 		}
 		listeners.orderedStream().forEach(builder::listener);

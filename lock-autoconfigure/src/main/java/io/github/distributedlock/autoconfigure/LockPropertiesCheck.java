@@ -49,16 +49,20 @@ final class LockPropertiesCheck {
 	}
 
 	/**
-	 * Check the cohort properties: refuse a value the engine would refuse, and settings
-	 * under which it would never pass a lock.
+	 * Check the cohort properties: refuse a value the engine would refuse, and, where
+	 * cohorts are asked for ({@code cohorts.enabled=true}), settings under which they
+	 * would never pass a lock. Left unset, cohorts are on only where they can be, and a
+	 * default lease under three times {@code max-time} only means that such locks are
+	 * never passed.
 	 * @param properties the bound properties
 	 * @throws InvalidLockPropertyException for the first invalid value
 	 */
 	static void checkCohorts(DistributedLockProperties properties) {
 		DistributedLockProperties.Cohorts cohorts = properties.getCohorts();
-		if (!cohorts.isEnabled()) {
+		if (!properties.cohortsOn()) {
 			return;
 		}
+		boolean asked = Boolean.TRUE.equals(cohorts.getEnabled());
 		if (properties.getReplicaAcknowledgements().getReplicas() > 0) {
 			throw new InvalidLockPropertyException(PREFIX + "cohorts.enabled", true,
 					"false while replica-acknowledgements.replicas is above 0 (a lock passed in memory writes "
@@ -77,7 +81,7 @@ final class LockPropertiesCheck {
 		Duration time = cohorts.getMaxTime();
 		Duration lease = Duration.ofMillis(properties.getLease().toMillis());
 		if (time.compareTo(Duration.ofMillis(1)) < 0
-				|| time.multipliedBy(RedisLockTemplateBuilder.COHORT_LEASE_PER_TIME).compareTo(lease) > 0) {
+				|| (asked && time.multipliedBy(RedisLockTemplateBuilder.COHORT_LEASE_PER_TIME).compareTo(lease) > 0)) {
 			throw new InvalidLockPropertyException(PREFIX + "cohorts.max-time", describe(time),
 					"between 1ms and a third of distributed-lock.lease, " + describe(lease)
 							+ " (a lock taken with a lease under three times max-time is never passed)");

@@ -61,8 +61,8 @@ class CohortObservabilityTests {
 	}
 
 	@Test
-	void shouldCountOpeningsPassesAndCohortTimesWhenCohortsAreOn(CapturedOutput output) {
-		this.contextRunner.withPropertyValues("distributed-lock.cohorts.enabled=true").run((context) -> {
+	void shouldCountOpeningsPassesAndCohortTimesWithCohortsOnByDefault(CapturedOutput output) {
+		this.contextRunner.run((context) -> {
 			assertThat(output).contains("Cohorts are on", "up to 64 holders", "within 20ms");
 			contend(context.getBean(LockTemplate.class), ROUNDS);
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
@@ -117,7 +117,7 @@ class CohortObservabilityTests {
 
 	@Test
 	void shouldShowCohortsOffWithoutMetersWhenTheyAreOff(CapturedOutput output) {
-		this.contextRunner.run((context) -> {
+		this.contextRunner.withPropertyValues("distributed-lock.cohorts.enabled=false").run((context) -> {
 			contend(context.getBean(LockTemplate.class), 5);
 			assertThat(context.getBean(MeterRegistry.class).find("distributed.lock.cohort.passes").meter()).isNull();
 			CohortsDescriptor cohorts = context.getBean(DistributedLocksEndpoint.class).heldLocks().cohorts();
@@ -125,6 +125,19 @@ class CohortObservabilityTests {
 			assertThat(cohorts.enabled()).isFalse();
 			assertThat(cohorts.passes()).isZero();
 			assertThat(cohorts.openings()).isZero();
+		});
+		assertThat(output).doesNotContain("Cohorts are on");
+	}
+
+	@Test
+	void shouldLeaveCohortsOffWithoutMetersWhereTheyCannotBeOn(CapturedOutput output) {
+		this.contextRunner.withPropertyValues("distributed-lock.hand-off=false").run((context) -> {
+			assertThat(context).hasNotFailed();
+			contend(context.getBean(LockTemplate.class), 2);
+			assertThat(context.getBean(MeterRegistry.class).find("distributed.lock.cohort.passes").meter()).isNull();
+			CohortsDescriptor cohorts = context.getBean(DistributedLocksEndpoint.class).heldLocks().cohorts();
+			assertThat(cohorts).isNotNull();
+			assertThat(cohorts.enabled()).isFalse();
 		});
 		assertThat(output).doesNotContain("Cohorts are on");
 	}

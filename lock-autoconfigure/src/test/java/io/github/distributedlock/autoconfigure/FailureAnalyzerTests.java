@@ -129,8 +129,20 @@ class FailureAnalyzerTests {
 			.startsWith("Invalid value 'true' for configuration property 'distributed-lock.cohorts.enabled'")
 			.contains("false while replica-acknowledgements.replicas is above 0");
 		TestRedis.contextRunner(server)
-			.withPropertyValues("distributed-lock.cohorts.max-holders=1", "distributed-lock.cohorts.max-time=11s")
+			.withPropertyValues("distributed-lock.cohorts.enabled=false", "distributed-lock.cohorts.max-holders=1",
+					"distributed-lock.cohorts.max-time=11s")
 			.run((context) -> assertThat(context).as("cohorts off: their limits unchecked").hasNotFailed());
+		assertThat(startupFailure(server, "distributed-lock.cohorts.max-holders=1").getDescription())
+			.as("on by default: a limit set is checked")
+			.startsWith("Invalid value '1' for configuration property 'distributed-lock.cohorts.max-holders'");
+		for (String cannotBeOn : new String[] { "distributed-lock.lease=50ms", "distributed-lock.hand-off=false",
+				"distributed-lock.replica-acknowledgements.replicas=1" }) {
+			TestRedis.contextRunner(server)
+				.withPropertyValues(cannotBeOn)
+				.run((context) -> assertThat(context)
+					.as("cohorts left to their default, with %s: on only where they can be", cannotBeOn)
+					.hasNotFailed());
+		}
 		TestRedis.contextRunner(server)
 			.withPropertyValues("distributed-lock.cohorts.enabled=true", "distributed-lock.cohorts.max-holders=1000",
 					"distributed-lock.cohorts.max-time=10s")
