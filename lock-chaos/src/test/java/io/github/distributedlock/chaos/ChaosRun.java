@@ -122,7 +122,7 @@ final class ChaosRun implements AutoCloseable {
 	}
 
 	private WorkerProcess launch(WorkerConfig config) throws IOException {
-		WorkerProcess process = WorkerProcess.start(config, this.history, this.directory);
+		WorkerProcess process = WorkerProcess.start(config.withSwitchedCohorts(), this.history, this.directory);
 		this.workers.put(config.name(), process);
 		return process;
 	}

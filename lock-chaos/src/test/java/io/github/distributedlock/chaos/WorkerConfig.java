@@ -41,6 +41,14 @@ record WorkerConfig(String name, String redis, int storePort, List<String> keys,
 
 	static final String SCOPE = "chaos";
 
+	/**
+	 * The cohorts {@code -Dchaos.cohorts=on} turns on: up to 64 holders within 20 ms of
+	 * the hold taken from Redis, the limits planned as the default.
+	 */
+	static final int SWITCHED_COHORT_HOLDERS = 64;
+
+	static final long SWITCHED_COHORT_MILLIS = 20;
+
 	WorkerConfig(String name, String redis, int storePort, List<String> keys, int threads, long leaseMillis,
 			long waitMillis, long holdMinMillis, long holdMaxMillis, long commandTimeoutMillis,
 			int replicaAcknowledgements, long seed) {
@@ -88,6 +96,21 @@ record WorkerConfig(String name, String redis, int storePort, List<String> keys,
 		return new WorkerConfig(this.name, this.redis, this.storePort, this.keys, this.threads, this.leaseMillis,
 				this.waitMillis, this.holdMinMillis, this.holdMaxMillis, this.commandTimeoutMillis,
 				this.replicaAcknowledgements, this.seed, this.owner, this.autoRenew, holders, millis);
+	}
+
+	/**
+	 * With {@code -Dchaos.cohorts=on}, turn cohorts on at the default limits for a worker
+	 * that may use them and has them off: its locks are exclusive with hand-off on, so
+	 * that takes no custom owner and no replica acknowledgements. The time limit is at
+	 * most a third of the lease: a longer one opens no cohort. Otherwise return this
+	 * config.
+	 */
+	WorkerConfig withSwitchedCohorts() {
+		boolean mayUseCohorts = this.owner.isEmpty() && this.replicaAcknowledgements == 0;
+		if (!"on".equals(System.getProperty("chaos.cohorts")) || !mayUseCohorts || this.cohortHolders > 1) {
+			return this;
+		}
+		return withCohorts(SWITCHED_COHORT_HOLDERS, Math.min(SWITCHED_COHORT_MILLIS, this.leaseMillis / 3));
 	}
 
 	List<String> toArgs() {
