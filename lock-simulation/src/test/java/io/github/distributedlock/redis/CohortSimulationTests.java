@@ -153,6 +153,19 @@ class CohortSimulationTests {
 		}
 	}
 
+	/**
+	 * A seed past those CI runs (calm, every attack): a re-entry's reply came after a
+	 * force release and a newer grant of the lock to another caller of the JVM, and took
+	 * over that caller's cohort, so the holder's own re-entry went as itself, not as the
+	 * owner Redis records (rule 7).
+	 */
+	@Test
+	void aLateReentryReplyLeavesTheNewerCohortToItsHolder() {
+		CohortRun run = new CohortRun(8309, Map.of(), Set.of(), EnumSet.allOf(CohortRun.Attack.class), null);
+		String violation = run.run(ACQUISITIONS);
+		assertThat(violation).as(() -> run.trace(60)).isNull();
+	}
+
 	@ParameterizedTest
 	@EnumSource(CohortRun.Bug.class)
 	void findsThePlantedBug(CohortRun.Bug bug) {
