@@ -196,12 +196,18 @@ public class DistributedLockProperties {
 
 	/**
 	 * Return whether the templates pass locks in cohorts: as
-	 * {@code distributed-lock.cohorts.enabled} says, or, unset, wherever they can (with
-	 * hand-off, without replica acknowledgements).
+	 * {@code distributed-lock.cohorts.enabled} says, or, unset, wherever they can: with
+	 * hand-off, without replica acknowledgements, and unless the limits set say none
+	 * ({@code max-holders} under 2, as the builder reads 1, or {@code max-time} of zero),
+	 * which would have started before cohorts were on by default.
 	 */
 	public boolean cohortsOn() {
 		Boolean enabled = this.cohorts.getEnabled();
-		return (enabled != null) ? enabled : (this.handOff && this.replicaAcknowledgements.getReplicas() == 0);
+		if (enabled != null) {
+			return enabled;
+		}
+		return this.handOff && this.replicaAcknowledgements.getReplicas() == 0 && this.cohorts.getMaxHolders() >= 2
+				&& this.cohorts.getMaxTime().compareTo(Duration.ZERO) > 0;
 	}
 
 	public Aspect getAspect() {

@@ -91,7 +91,6 @@ class CohortObservabilityTests {
 	@Test
 	void shouldCountTheReactiveTemplatesCohortsWithTheBlockingOnes() {
 		this.contextRunner.withConfiguration(AutoConfigurations.of(DistributedLockReactiveAutoConfiguration.class))
-			.withPropertyValues("distributed-lock.cohorts.enabled=true")
 			.run((context) -> {
 				ReactiveLockTemplate reactive = context.getBean(ReactiveLockTemplate.class);
 				LockRequest request = LockRequest.builder("cohort")

@@ -132,11 +132,12 @@ class FailureAnalyzerTests {
 			.withPropertyValues("distributed-lock.cohorts.enabled=false", "distributed-lock.cohorts.max-holders=1",
 					"distributed-lock.cohorts.max-time=11s")
 			.run((context) -> assertThat(context).as("cohorts off: their limits unchecked").hasNotFailed());
-		assertThat(startupFailure(server, "distributed-lock.cohorts.max-holders=1").getDescription())
+		assertThat(startupFailure(server, "distributed-lock.cohorts.max-holders=2000").getDescription())
 			.as("on by default: a limit set is checked")
-			.startsWith("Invalid value '1' for configuration property 'distributed-lock.cohorts.max-holders'");
+			.startsWith("Invalid value '2000' for configuration property 'distributed-lock.cohorts.max-holders'");
 		for (String cannotBeOn : new String[] { "distributed-lock.lease=50ms", "distributed-lock.hand-off=false",
-				"distributed-lock.replica-acknowledgements.replicas=1" }) {
+				"distributed-lock.replica-acknowledgements.replicas=1", "distributed-lock.cohorts.max-holders=1",
+				"distributed-lock.cohorts.max-holders=0", "distributed-lock.cohorts.max-time=0ms" }) {
 			TestRedis.contextRunner(server)
 				.withPropertyValues(cannotBeOn)
 				.run((context) -> assertThat(context)

@@ -83,11 +83,18 @@ public final class Cohorts {
 	}
 
 	/**
+	 * The scope of leader election's locks ({@code LeaderInitiator.LOCK_SCOPE}): never
+	 * passed in memory, so that every term is a hold Redis granted, whose token the
+	 * leader directory matches ({@code RedisLeaderDirectory}).
+	 */
+	static final String LEADER_SCOPE = "leader";
+
+	/**
 	 * Return whether an acquisition may open a cohort: a plain lock ({@code acquire.lua})
 	 * whose waiters line up and listen (a polling line would hear no loss), a generated
-	 * owner, more than one holder allowed, and a lease at least
-	 * {@link Cohort#LEASE_PER_TIME_LIMIT} times the time limit ("Which acquisitions may
-	 * take part").
+	 * owner, more than one holder allowed, a lease at least
+	 * {@link Cohort#LEASE_PER_TIME_LIMIT} times the time limit, and no leader's term
+	 * ("Which acquisitions may take part").
 	 * @param handOff whether the template lines waiters up
 	 * @param owner the caller's own owner
 	 * @param waitersBehind whether the caller heads a line with a waiter behind it
@@ -95,7 +102,7 @@ public final class Cohorts {
 	public static boolean mayOpen(LockSpec spec, boolean handOff, String owner, CohortLimits limits,
 			boolean waitersBehind) {
 		return limits.isOn() && waitersBehind && handOff && spec.kind() == LockKind.EXCLUSIVE
-				&& spec.waitMode().listens() && !LockOwners.isCustom(owner)
+				&& spec.waitMode().listens() && !LockOwners.isCustom(owner) && !spec.name().scope().equals(LEADER_SCOPE)
 				&& TimeUnit.MILLISECONDS.toNanos(spec.leaseMillis()) / Cohort.LEASE_PER_TIME_LIMIT >= limits
 					.timeNanos();
 	}

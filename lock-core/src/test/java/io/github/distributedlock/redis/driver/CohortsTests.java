@@ -5,6 +5,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.distributedlock.LockName;
 import io.github.distributedlock.WaitStrategy;
+import io.github.distributedlock.leader.LeaderInitiator;
 import io.github.distributedlock.redis.core.Cohort;
 import io.github.distributedlock.redis.core.CohortLimits;
 import io.github.distributedlock.redis.core.LeaseEnd;
@@ -142,6 +143,10 @@ class CohortsTests {
 		assertThat(Cohorts.mayOpen(polls, true, OWNER, LIMITS, true)).as("a polling line hears no loss").isFalse();
 		// The lease must be at least three time limits.
 		assertThat(Cohorts.mayOpen(spec(LockKind.EXCLUSIVE, 59), true, OWNER, LIMITS, true)).isFalse();
+		LockSpec term = new LockSpec(LockName.of(LeaderInitiator.LOCK_SCOPE, "billing"), spec.lockKey(),
+				spec.releaseChannel(), LockKind.EXCLUSIVE, 0, spec.queueId(), 60, 5_000 * MS, false, true, 0, 5_000,
+				spec.waitMode(), true, null);
+		assertThat(Cohorts.mayOpen(term, true, OWNER, LIMITS, true)).as("a leader's term").isFalse();
 	}
 
 	private Cohort open(Cohorts.Opening opening) {
