@@ -80,11 +80,14 @@ final class LockPropertiesCheck {
 		}
 		Duration time = cohorts.getMaxTime();
 		Duration lease = Duration.ofMillis(properties.getLease().toMillis());
-		if (time.compareTo(Duration.ofMillis(1)) < 0
-				|| (asked && time.multipliedBy(RedisLockTemplateBuilder.COHORT_LEASE_PER_TIME).compareTo(lease) > 0)) {
+		if (asked && (time.compareTo(Duration.ofMillis(1)) < 0
+				|| time.multipliedBy(RedisLockTemplateBuilder.COHORT_LEASE_PER_TIME).compareTo(lease) > 0)) {
 			throw new InvalidLockPropertyException(PREFIX + "cohorts.max-time", describe(time),
 					"between 1ms and a third of distributed-lock.lease, " + describe(lease)
 							+ " (a lock taken with a lease under three times max-time is never passed)");
+		}
+		if (time.compareTo(Duration.ofMillis(1)) < 0) {
+			throw new InvalidLockPropertyException(PREFIX + "cohorts.max-time", describe(time), "at least 1ms");
 		}
 	}
 
