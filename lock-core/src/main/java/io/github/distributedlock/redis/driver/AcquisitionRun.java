@@ -157,20 +157,23 @@ public abstract class AcquisitionRun<G> implements Acquiring {
 	}
 
 	/**
-	 * Send the next attempt, if the acquisition still runs and none is in flight.
+	 * Send the next attempt, if the acquisition still runs and none is in flight; fail it
+	 * instead once the template closed.
 	 * @param late a grant that came too late, which the attempt takes again (same hold
-	 * id); released instead if the acquisition ended, as nothing else would
+	 * id); released instead if the acquisition ended or the template closed, as nothing
+	 * else would
 	 * @param next counts the next attempt and returns what sends it; called with the
 	 * state lock, the attempt marked in flight
 	 */
 	final void attempt(@Nullable G late, Supplier<Runnable> next) {
 		Runnable send = null;
+		boolean closed = this.lines.isClosed();
 		synchronized (this) {
 			if (this.inFlight) {
 				// The attempt in flight takes it again, or its reply releases it.
 				return;
 			}
-			if (running()) {
+			if (running() && !closed) {
 				cancelSleep();
 				sending();
 				send = next.get();
@@ -178,9 +181,15 @@ public abstract class AcquisitionRun<G> implements Acquiring {
 		}
 		if (send != null) {
 			send.run();
+			return;
 		}
-		else if (late != null) {
+		if (late != null) {
 			release(late);
+		}
+		if (closed) {
+			// No attempt goes out after the close, which may not have failed this run
+			// yet.
+			closed();
 		}
 	}
 

@@ -297,6 +297,14 @@ public final class LocalLine {
 	}
 
 	/**
+	 * Mark the line closed, before its waiters fail ({@link LocalLines#close}): one
+	 * promoted meanwhile fails instead of trying.
+	 */
+	void markClosed() {
+		this.closed = true;
+	}
+
+	/**
 	 * Close the line, once its waiters failed ({@link LocalLines#close}): the
 	 * subscription is dropped, and what waited for it runs, to find the line closed.
 	 */

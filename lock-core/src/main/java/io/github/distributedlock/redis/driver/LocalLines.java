@@ -281,6 +281,13 @@ public final class LocalLines implements CohortRelease {
 	}
 
 	/**
+	 * Return whether the template closed: no attempt goes out from then on.
+	 */
+	boolean isClosed() {
+		return this.closed;
+	}
+
+	/**
 	 * Note that an acquisition starts, so that the close fails it.
 	 * @return whether it may start: not once the close began
 	 */
@@ -301,6 +308,9 @@ public final class LocalLines implements CohortRelease {
 	 */
 	public void close() {
 		this.closed = true;
+		// Closed first, so that a waiter promoted as a failing one leaves finds its line
+		// closed, and fails, instead of trying.
+		this.lines.values().forEach(LocalLine::markClosed);
 		this.running.forEach(AcquisitionRun::closed);
 		this.lines.values().forEach(LocalLine::close);
 	}

@@ -124,7 +124,15 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 	 * Do the rest of the next step, without the state lock.
 	 */
 	private void act(Waiting.Next next) {
-		if (next instanceof Waiting.Send send) {
+		if (next instanceof Waiting.Send send && this.lines.isClosed()) {
+			// The template closed, and its close may not have failed this run yet: no
+			// attempt goes out after the close.
+			if (send.late() != null) {
+				release(send.late());
+			}
+			closed();
+		}
+		else if (next instanceof Waiting.Send send) {
 			Acquisition.Attempt attempt = send.attempt();
 			this.commands.acquire(this.spec, attempt, (result) -> replied(attempt, result), this::failed);
 		}
