@@ -42,7 +42,7 @@ public final class BenchmarkMain {
 	 * @param args {@code --smoke} for about a second per scenario, {@code --no-jmh} to
 	 * skip JMH, {@code --out DIR} for the report directory ({@code docs/benchmarks}, or
 	 * {@code target/smoke} for a smoke run), {@code --only 1,2} to run only some
-	 * scenarios, {@code --contended ours-cohorts,2x8} to run only some of scenario 2's
+	 * scenarios, {@code --contended ours-strict,2x8} to run only some of scenario 2's
 	 * libraries and shapes, {@code --reverse} to run scenario 2's libraries in reverse
 	 * order
 	 */

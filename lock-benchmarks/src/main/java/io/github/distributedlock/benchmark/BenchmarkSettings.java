@@ -33,7 +33,7 @@ import io.github.distributedlock.benchmark.report.ContendedShape;
  * @param scenarios the numbers of the scenarios to run, 1 to 6
  * @param reversed whether scenario 2 runs the libraries in reverse order, to check that
  * their order changes nothing but noise
- * @param contended scenario 2's libraries and shapes, such as {@code ours-cohorts} or
+ * @param contended scenario 2's libraries and shapes, such as {@code ours-strict} or
  * {@code 2x8}; empty for all of them
  */
 public record BenchmarkSettings(boolean smoke, Path outputDirectory, boolean jmh, Duration warmup, Duration measure,

@@ -36,17 +36,19 @@ public enum Library {
 			false),
 
 	/**
-	 * This project's {@code RedisLockTemplate} with the {@code PUBSUB} wait strategy.
+	 * This project's {@code RedisLockTemplate} as the starter builds it with no property
+	 * set: the {@code PUBSUB} wait strategy, and cohorts on (64 holders within 20 ms, the
+	 * defaults of {@code distributed-lock.cohorts.*}), which pass the lock between
+	 * threads of one process in memory.
 	 */
-	THIS_PROJECT("ours", "this project (PUBSUB)", "this project", false),
+	THIS_PROJECT("ours", "this project (PUBSUB, cohorts on)", "this project", false),
 
 	/**
-	 * This project's {@code RedisLockTemplate} with cohorts on (64 holders within 20 ms,
-	 * the defaults of {@code distributed-lock.cohorts.*}), which passes the lock between
-	 * threads of one process in memory; measured on one key (scenario 2) only.
+	 * This project's {@code RedisLockTemplate} with cohorts off
+	 * ({@code distributed-lock.cohorts.enabled=false}): strict oldest-first hand-off;
+	 * measured on one key (scenario 2) only, since an uncontended lock opens no cohort.
 	 */
-	THIS_PROJECT_COHORTS("ours-cohorts", "this project, cohorts of 64 within 20 ms (PUBSUB)", "this project (cohorts)",
-			false),
+	THIS_PROJECT_STRICT("ours-strict", "this project (PUBSUB, cohorts off)", "this project (cohorts off)", false),
 
 	/**
 	 * This project's {@code ReactiveRedisLockTemplate}, driven from worker threads that
@@ -83,26 +85,26 @@ public enum Library {
 
 	/**
 	 * Return the libraries every scenario compares: all but the reactive template, the
-	 * template with cohorts and the two floors that keep this project's rules, which only
-	 * scenarios 1 and 2 measure (the engine floor scenario 2 only).
+	 * template with cohorts off and the two floors that keep this project's rules, which
+	 * only scenarios 1 and 2 measure (the engine floor scenario 2 only).
 	 * @return the compared libraries, in report order
 	 */
 	public static List<Library> compared() {
 		return Arrays.stream(values())
 			.filter((library) -> library != THIS_PROJECT_REACTIVE && library != FENCED_FLOOR
-					&& library != THIS_PROJECT_COHORTS && library != ENGINE_FLOOR)
+					&& library != THIS_PROJECT_STRICT && library != ENGINE_FLOOR)
 			.toList();
 	}
 
 	/**
 	 * Return the libraries that scenario 1 (uncontended) compares: those of
 	 * {@link #compared()} and the fenced floor, after the floor. An uncontended lock
-	 * opens no cohort, so the template with cohorts is left out.
+	 * opens no cohort, so the template with cohorts off is left out.
 	 * @return the libraries, in report order
 	 */
 	public static List<Library> uncontended() {
 		return Arrays.stream(values())
-			.filter((library) -> library != THIS_PROJECT_REACTIVE && library != THIS_PROJECT_COHORTS
+			.filter((library) -> library != THIS_PROJECT_REACTIVE && library != THIS_PROJECT_STRICT
 					&& library != ENGINE_FLOOR)
 			.toList();
 	}
@@ -159,7 +161,7 @@ public enum Library {
 	 */
 	public String redisKey(String key) {
 		return switch (this) {
-			case THIS_PROJECT, THIS_PROJECT_COHORTS, THIS_PROJECT_REACTIVE -> "lock:{bench:" + key + "}";
+			case THIS_PROJECT, THIS_PROJECT_STRICT, THIS_PROJECT_REACTIVE -> "lock:{bench:" + key + "}";
 			case SPRING_INTEGRATION -> "bench-si:" + key;
 			case FENCED_FLOOR -> "fenced:{" + key + "}";
 			case ENGINE_FLOOR -> "engine:{" + key + "}";

@@ -19,14 +19,14 @@ class ContendedScenarioTests {
 	@Test
 	void shouldRunTheFloorsFirstAndTheReactiveTemplateAfterTheBlockingOne() {
 		assertThat(ContendedScenario.libraries(SETTINGS)).containsExactly(Library.FLOOR, Library.FENCED_FLOOR,
-				Library.ENGINE_FLOOR, Library.THIS_PROJECT, Library.THIS_PROJECT_COHORTS, Library.THIS_PROJECT_REACTIVE,
+				Library.ENGINE_FLOOR, Library.THIS_PROJECT, Library.THIS_PROJECT_STRICT, Library.THIS_PROJECT_REACTIVE,
 				Library.REDISSON, Library.SPRING_INTEGRATION);
 	}
 
 	@Test
 	void shouldRunTheLibrariesInReverseWhenAsked() {
 		assertThat(ContendedScenario.libraries(SETTINGS.reverse())).containsExactly(Library.SPRING_INTEGRATION,
-				Library.REDISSON, Library.THIS_PROJECT_REACTIVE, Library.THIS_PROJECT_COHORTS, Library.THIS_PROJECT,
+				Library.REDISSON, Library.THIS_PROJECT_REACTIVE, Library.THIS_PROJECT_STRICT, Library.THIS_PROJECT,
 				Library.ENGINE_FLOOR, Library.FENCED_FLOOR, Library.FLOOR);
 	}
 

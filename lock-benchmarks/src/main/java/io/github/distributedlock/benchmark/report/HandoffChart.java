@@ -153,7 +153,7 @@ public final class HandoffChart {
 			case FENCED_FLOOR -> "#bcbd22";
 			case ENGINE_FLOOR -> "#8c564b";
 			case THIS_PROJECT -> "#1f77b4";
-			case THIS_PROJECT_COHORTS -> "#9467bd";
+			case THIS_PROJECT_STRICT -> "#9467bd";
 			case THIS_PROJECT_REACTIVE -> "#17becf";
 			case REDISSON -> "#d62728";
 			case SPRING_INTEGRATION -> "#2ca02c";

@@ -23,7 +23,8 @@ final class Method {
 			worker runs only some hundreds of acquisitions a second, too few to compile this project's waiting \
 			code in 10 s, and its JIT took 210–266 µs per acquisition in the measured phase (the peers' 3–40), \
 			0–6 µs after 40 s, when its throughput was a third higher.
-			- **Libraries.** This project: `RedisLockTemplate.builder(factory).build()` (PUBSUB). Redisson: \
+			- **Libraries.** This project: `RedisLockTemplate.builder(factory).cohorts(64, 20 ms).build()`, the \
+			starter's defaults (PUBSUB, cohorts on); *cohorts off* without `cohorts(…)`. Redisson: \
 			`getLock(key).tryLock(wait, lease, ms)`, default single-server config. Spring Integration: \
 			`RedisLockRegistry` with `PUB_SUB_LOCK`, `obtain(key).tryLock(wait, lease)`. Floor: Lettuce \
 			`SET key 1 NX PX` + `DEL`, retrying `SET` at once while taken. Every acquisition passes a 30 s lease \

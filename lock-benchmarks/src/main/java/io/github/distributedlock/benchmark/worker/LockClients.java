@@ -35,8 +35,8 @@ final class LockClients implements AutoCloseable {
 			case FLOOR -> new FloorClient(this.host, this.port, this.cluster);
 			case FENCED_FLOOR -> WaitingFloorClient.fenced(this.host, this.port, this.cluster);
 			case ENGINE_FLOOR -> WaitingFloorClient.engine(this.host, this.port, this.cluster);
-			case THIS_PROJECT -> new ThisProjectClient(this.host, this.port, this.cluster, false);
-			case THIS_PROJECT_COHORTS -> new ThisProjectClient(this.host, this.port, this.cluster, true);
+			case THIS_PROJECT -> new ThisProjectClient(this.host, this.port, this.cluster, true);
+			case THIS_PROJECT_STRICT -> new ThisProjectClient(this.host, this.port, this.cluster, false);
 			case THIS_PROJECT_REACTIVE -> new ThisProjectReactiveClient(this.host, this.port, this.cluster);
 			case REDISSON -> new RedissonLockClient(this.host, this.port, this.cluster);
 			case SPRING_INTEGRATION -> new SpringIntegrationClient(this.host, this.port, this.cluster);

@@ -13,9 +13,9 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * This project's engine, built the way the README shows:
- * {@code RedisLockTemplate.builder(factory).build()}, so waiters use the default
- * {@code PUBSUB} strategy; or with cohorts on ({@link Library#THIS_PROJECT_COHORTS}).
+ * This project's engine with the starter's defaults: the {@code PUBSUB} wait strategy and
+ * cohorts on, as {@code distributed-lock.*} with no property set builds it; or with
+ * cohorts off ({@link Library#THIS_PROJECT_STRICT}).
  */
 final class ThisProjectClient implements LockClient {
 

@@ -45,7 +45,8 @@ class MarkdownReportTests {
 				"| overlaps | timeouts / errors |");
 		// Ratios are to this table's floor and best peer: Spring Integration's 3000/s,
 		// Redisson's 20 µs.
-		assertThat(table).contains("| this project (PUBSUB) | 6000 (4.00× / 2.00×) | 60 µs (4.00× / 3.00×) |");
+		assertThat(table)
+			.contains("| this project (PUBSUB, cohorts on) | 6000 (4.00× / 2.00×) | 60 µs (4.00× / 3.00×) |");
 		assertThat(table).contains("| this project, reactive (PUBSUB) | 5000 (3.33× / 1.67×) |");
 		assertThat(table).contains("| 2 | 7 / 0 |");
 		assertThat(table).doesNotContain("2222", "3333", "4444");
@@ -69,7 +70,8 @@ class MarkdownReportTests {
 
 		assertThat(table).contains("Every hand-off goes between threads of the one process");
 		assertThat(table)
-			.contains("| this project (PUBSUB) | 7777 (— / 0.88×) |", "| Redisson RLock 4.7.0 | 8888 (— / 1.00×) |")
+			.contains("| this project (PUBSUB, cohorts on) | 7777 (— / 0.88×) |",
+					"| Redisson RLock 4.7.0 | 8888 (— / 1.00×) |")
 			.doesNotContain("6000");
 		assertThat(table.lines().filter((line) -> line.contains("| n/a | n/a |"))).hasSize(2);
 	}
@@ -79,7 +81,8 @@ class MarkdownReportTests {
 		String report = MarkdownReport.render(this.results, "chart.svg");
 		String two = section(report, "## 2. Contended hand-off: 2 processes, one key, ~100 µs holds");
 
-		assertThat(two).contains("| this project (PUBSUB) | 2222 (2.00× / 0.67×) |").doesNotContain("6000", "4444");
+		assertThat(two).contains("| this project (PUBSUB, cohorts on) | 2222 (2.00× / 0.67×) |")
+			.doesNotContain("6000", "4444");
 		assertThat(section(report, "## 2. Contended hand-off: 4 processes, one key, ~100 µs holds")).contains("4444")
 			.doesNotContain("2222", "6000");
 	}
@@ -95,7 +98,7 @@ class MarkdownReportTests {
 	@Test
 	void shouldLabelTheEightThreadCommandsAndChartRows() {
 		assertThat(section(MarkdownReport.render(this.results, "chart.svg"), "## Commands seen"))
-			.contains("| contended 2×8 | this project (PUBSUB) | evalsha 3.00 |");
+			.contains("| contended 2×8 | this project (PUBSUB, cohorts on) | evalsha 3.00 |");
 		assertThat(HandoffChart.render(this.results.contended())).contains(">2 processes × 8 threads</text>");
 	}
 
