@@ -68,6 +68,8 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 
 	private final @Nullable Duration commandTimeout;
 
+	private final @Nullable CommandTimeouts timeouts;
+
 	private final boolean inBackground;
 
 	/**
@@ -92,6 +94,7 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 		this.calls = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
 				(runnable) -> daemon(runnable, threads + "-command"));
 		this.commandTimeout = commands.commandTimeout();
+		this.timeouts = (this.commandTimeout != null) ? new CommandTimeouts(this.timer, this.commandTimeout) : null;
 	}
 
 	private static ExecutorService singleThread(String name) {
@@ -182,13 +185,14 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 			return;
 		}
 		Duration timeout = this.commandTimeout;
-		if (timeout == null || this.timer.isShutdown()) {
+		CommandTimeouts timeouts = this.timeouts;
+		if (timeout == null || timeouts == null || this.timer.isShutdown()) {
 			// Plain calls; or closed, where no timer would bound it.
 			call(plain);
 			return;
 		}
 		Answer answer = new Answer(reply, sender, (told) -> runOn(this.background, told));
-		Cancellable expiry = schedule(() -> answer.failed(timedOut(name, operation, timeout)), timeout.toNanos());
+		Cancellable expiry = timeouts.start(() -> answer.failed(timedOut(name, operation, timeout)));
 		if (this.commands.sendsAtOnce()) {
 			sendAsync(name, operation, call, answer, expiry);
 		}
