@@ -134,7 +134,8 @@ final class CommandTimeouts {
 			try {
 				this.expired.run();
 			}
-			catch (RuntimeException ex) {
+			catch (RuntimeException | LinkageError | AssertionError ex) {
+				// The other scripts' timeouts still come: the timer task must go on.
 				logger.warn("A command timeout's failure could not be told", ex);
 			}
 		}
