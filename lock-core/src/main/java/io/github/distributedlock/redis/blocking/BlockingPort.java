@@ -86,8 +86,7 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 		this.inBackground = inBackground;
 		this.commands = commands;
 		this.container = container;
-		this.timer = new ScheduledThreadPoolExecutor(1, (runnable) -> daemon(runnable, threads + "-timer"));
-		this.timer.setRemoveOnCancelPolicy(true);
+		this.timer = new BeatingTimer((runnable) -> daemon(runnable, threads + "-timer"));
 		this.subscriber = singleThread(threads + "-subscriber");
 		this.background = singleThread(threads);
 		this.connecting = singleThread(threads + "-connect");
