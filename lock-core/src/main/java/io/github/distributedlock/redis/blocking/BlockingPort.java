@@ -68,8 +68,6 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 
 	private final @Nullable Duration commandTimeout;
 
-	private final @Nullable CommandTimeouts timeouts;
-
 	private final boolean inBackground;
 
 	/**
@@ -93,7 +91,6 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 		this.calls = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
 				(runnable) -> daemon(runnable, threads + "-command"));
 		this.commandTimeout = commands.commandTimeout();
-		this.timeouts = (this.commandTimeout != null) ? new CommandTimeouts(this.timer, this.commandTimeout) : null;
 	}
 
 	private static ExecutorService singleThread(String name) {
@@ -184,14 +181,13 @@ public final class BlockingPort implements LockPort, AutoCloseable {
 			return;
 		}
 		Duration timeout = this.commandTimeout;
-		CommandTimeouts timeouts = this.timeouts;
-		if (timeout == null || timeouts == null || this.timer.isShutdown()) {
+		if (timeout == null || this.timer.isShutdown()) {
 			// Plain calls; or closed, where no timer would bound it.
 			call(plain);
 			return;
 		}
 		Answer answer = new Answer(reply, sender, (told) -> runOn(this.background, told));
-		Cancellable expiry = timeouts.start(() -> answer.failed(timedOut(name, operation, timeout)));
+		Cancellable expiry = schedule(() -> answer.failed(timedOut(name, operation, timeout)), timeout.toNanos());
 		if (this.commands.sendsAtOnce()) {
 			sendAsync(name, operation, call, answer, expiry);
 		}
