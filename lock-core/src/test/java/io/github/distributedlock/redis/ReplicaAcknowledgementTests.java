@@ -243,13 +243,21 @@ class ReplicaAcknowledgementTests {
 				ReactiveRedisLockTemplate reactive = ReactiveRedisLockTemplate.builder(factory)
 					.replicaAcknowledgements(1, Duration.ofSeconds(2))
 					.build()) {
-			try (Stall replica = new Stall(600)) {
-				reactive.acquire(request)
-					.timeout(Duration.ofMillis(200))
-					.onErrorResume(java.util.concurrent.TimeoutException.class,
-							(ex) -> reactor.core.publisher.Mono.empty())
-					.block(Duration.ofSeconds(10));
-				assertThat(blocking.isLocked("replicated", "cancelled")).as("held while its check waits").isTrue();
+			// The stall ends within the check's 2 s, so the check confirms the hold after
+			// the cancel. The caller cancels once Redis has the lock, not at a fixed
+			// time: on
+			// a loaded machine the first attempt may take longer than any such time.
+			try (Stall replica = new Stall(1500)) {
+				reactor.core.Disposable caller = reactive.acquire(request).subscribe();
+				// Read on the master: the replica, paused, answers nothing until it
+				// resumes.
+				String lockKey = reactive.lockKey(request);
+				await().atMost(Duration.ofMillis(1200))
+					.pollInterval(Duration.ofMillis(10))
+					.untilAsserted(() -> assertThat(topology.topology().master().command("HGET", lockKey, "owner"))
+						.as("held while its check waits")
+						.isNotNull());
+				caller.dispose();
 			}
 			await().atMost(Duration.ofSeconds(5))
 				.untilAsserted(() -> assertThat(blocking.isLocked("replicated", "cancelled"))
