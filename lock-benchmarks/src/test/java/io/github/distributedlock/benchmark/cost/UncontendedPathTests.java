@@ -9,6 +9,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -40,6 +41,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * engine's and the API's types (not the test support's, not this module's) tells a
  * recorder that it runs, while one {@code LockTemplate.execute} of a warmed-up template
  * runs, from the call until the release's reply has been told.
+ * <p>
+ * Any thread's code counts, so this class runs in a JVM of its own (the module's pom): a
+ * template of another test class could run its own code meanwhile.
  */
 class UncontendedPathTests {
 
@@ -104,6 +108,13 @@ class UncontendedPathTests {
 			for (int i = 0; i < 200; i++) {
 				template.execute(request, (context) -> context.fencingToken());
 			}
+			// An uncontended acquisition finds no line: should the warm-up have waited,
+			// its line's code would run beside the path until the linger ends.
+			long quietBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+			while (template.waitQueueCount() > 0 && System.nanoTime() < quietBy) {
+				Thread.sleep(10);
+			}
+			assertThat(template.waitQueueCount()).as("lines left from the warm-up").isZero();
 			Instrumentation instrumentation = ByteBuddyAgent.install();
 			List<Throwable> failures = new CopyOnWriteArrayList<>();
 			ResettableClassFileTransformer transformer = new AgentBuilder.Default().disableClassFormatChanges()
