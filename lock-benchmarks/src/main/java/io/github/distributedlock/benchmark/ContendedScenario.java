@@ -42,8 +42,13 @@ final class ContendedScenario {
 			if (shapes.isEmpty()) {
 				continue;
 			}
-			List<WorkerProcess> workers = run
-				.startWorkers(shapes.stream().mapToInt(ContendedShape::processes).max().orElse(0));
+			int processes = shapes.stream().mapToInt(ContendedShape::processes).max().orElse(0);
+			// Each library runs on fresh JVMs, so that none runs on code that the JIT
+			// compiled for another. A smoke run's figures are not read: its libraries
+			// share
+			// the pool's JVMs, which spares starting up to 4 JVMs per library.
+			boolean fresh = !run.settings().smoke();
+			List<WorkerProcess> workers = fresh ? run.startWorkers(processes) : run.pool(processes);
 			try {
 				prime(run, workers, library);
 				for (ContendedShape shape : shapes) {
@@ -51,7 +56,9 @@ final class ContendedScenario {
 				}
 			}
 			finally {
-				workers.forEach(WorkerProcess::close);
+				if (fresh) {
+					workers.forEach(WorkerProcess::close);
+				}
 			}
 		}
 		// Report order: by shape, each in the order the libraries ran (a stable sort).
