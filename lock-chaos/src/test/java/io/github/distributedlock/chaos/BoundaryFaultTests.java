@@ -131,6 +131,71 @@ class BoundaryFaultTests {
 		freezeHolders("boundary: SIGSTOP cohort holder", LEASE_MILLIS, TIMEOUT_MILLIS, false, constants, 3, 16);
 	}
 
+	/**
+	 * Workers frozen around each constant while they hold the lock in a cohort with the
+	 * starter's default limits (up to 64 holders within 20 ms of the hold taken from
+	 * Redis), the 20 ms among the constants. Critical sections last 1 to 15 ms, so that
+	 * these limits pass holds: each worker's four threads pass the lock among them, and
+	 * the whole JVM freezes with them.
+	 */
+	@Test
+	void shouldKeepMutualExclusionWhenADefaultCohortOfShortHoldsIsFrozenAroundEachConstant() throws Exception {
+		String name = "boundary: SIGSTOP default cohort of short holds";
+		Map<String, Duration> constants = constants();
+		constants.put("default cohort time limit", Duration.ofMillis(WorkerConfig.SWITCHED_COHORT_MILLIS));
+		try (ChaosRun run = ChaosRun.standalone(name)) {
+			long longest = constants.values().stream().mapToLong(Duration::toMillis).max().orElseThrow();
+			WorkerConfig config = new WorkerConfig("w", "", run.store().port(), List.of(KEY), 4, LEASE_MILLIS,
+					Math.max(WAIT_MILLIS, 2 * longest + 10_000), 1, 15, TIMEOUT_MILLIS, 0, 1)
+				.withCohorts(WorkerConfig.SWITCHED_COHORT_HOLDERS, WorkerConfig.SWITCHED_COHORT_MILLIS);
+			run.startWorkers(3, config);
+			run.run(Duration.ofMillis(300));
+			int holding = 0;
+			List<Point> points = Boundaries.around(constants);
+			for (int i = 0; i < points.size(); i++) {
+				Point point = points.get(i);
+				WorkerProcess victim = run.workers().get(i % run.workers().size());
+				run.awaitAcquisition((event) -> event.worker().equals(victim.name()), Duration.ofSeconds(20));
+				long paused = System.nanoTime();
+				victim.pause();
+				TimeUnit.NANOSECONDS.sleep(paused + point.duration().toNanos() - System.nanoTime());
+				long thawed = System.nanoTime();
+				victim.resume();
+				run.run(Duration.ofMillis(400));
+				String kind = point.kind("SIGSTOP cohort holder");
+				// The freeze lands in a critical section of whichever thread of the
+				// worker
+				// holds the lock then, if any: the sections are shorter than the way from
+				// the acquisition's line to the freeze.
+				Hold frozen = run.history()
+					.holds()
+					.stream()
+					.filter((hold) -> hold.worker().equals(victim.name()) && hold.okNanos() < paused
+							&& hold.endNanos() > paused)
+					.findFirst()
+					.orElse(null);
+				if (frozen != null) {
+					run.fault(Fault.onHold(kind, paused, thawed, frozen.holdId()));
+					holding++;
+				}
+				else {
+					run.fault(Fault.onWorker(kind, paused, thawed, victim.name()));
+				}
+			}
+			run.run(Duration.ofMillis(1000));
+			CheckReport report = run.finish();
+			long passes = passes(run.history(), WorkerConfig.SWITCHED_COHORT_HOLDERS);
+			ChaosSummary.note("Boundaries",
+					"- " + name + ": " + holding + " of " + points.size()
+							+ " freezes landed while the worker held the lock; " + passes + " of "
+							+ report.acquisitions() + " holds were passed in memory.");
+			assertSafe(report);
+			assertThat(report.livenessViolations()).isEmpty();
+			assertThat(passes).as("holds passed in memory").isPositive();
+			assertThat(holding).as("freezes while the frozen worker held the lock").isPositive();
+		}
+	}
+
 	@Test
 	void shouldKeepMutualExclusionWhenARenewedHolderIsFrozenAroundTheWatchdogPeriod() throws Exception {
 		Duration lease = Duration.ofMillis(1500);
