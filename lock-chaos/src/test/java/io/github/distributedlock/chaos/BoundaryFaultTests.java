@@ -156,17 +156,14 @@ class BoundaryFaultTests {
 				Point point = points.get(i);
 				WorkerProcess victim = run.workers().get(i % run.workers().size());
 				run.awaitAcquisition((event) -> event.worker().equals(victim.name()), Duration.ofSeconds(20));
-				long paused = System.nanoTime();
-				victim.pause();
-				TimeUnit.NANOSECONDS.sleep(paused + point.duration().toNanos() - System.nanoTime());
-				long thawed = System.nanoTime();
-				victim.resume();
+				WorkerProcess.Freeze freeze = victim.freezeFor(point.duration());
+				long paused = freeze.pausedNanos();
+				long thawed = freeze.thawedNanos();
 				run.run(Duration.ofMillis(400));
 				String kind = point.kind("SIGSTOP cohort holder");
-				// The freeze lands in a critical section of whichever thread of the
-				// worker
-				// holds the lock then, if any: the sections are shorter than the way from
-				// the acquisition's line to the freeze.
+				// The sections are shorter than the way from the acquisition's line to
+				// the freeze: it lands in a section of whichever thread holds the lock
+				// then, if any.
 				Hold frozen = run.history()
 					.holds()
 					.stream()
@@ -246,11 +243,9 @@ class BoundaryFaultTests {
 				WorkerProcess victim = run.workers().get(i % run.workers().size());
 				Event held = run.awaitAcquisition((event) -> event.worker().equals(victim.name()),
 						Duration.ofSeconds(20));
-				long paused = System.nanoTime();
-				victim.pause();
-				TimeUnit.NANOSECONDS.sleep(paused + point.duration().toNanos() - System.nanoTime());
-				long thawed = System.nanoTime();
-				victim.resume();
+				WorkerProcess.Freeze freeze = victim.freezeFor(point.duration());
+				long paused = freeze.pausedNanos();
+				long thawed = freeze.thawedNanos();
 				run.run(Duration.ofMillis(400));
 				Hold hold = run.hold(held.holdId());
 				String kind = point.kind(autoRenew ? "SIGSTOP renewed holder" : "SIGSTOP holder");

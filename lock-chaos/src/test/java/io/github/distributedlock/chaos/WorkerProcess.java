@@ -3,6 +3,7 @@ package io.github.distributedlock.chaos;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import io.github.distributedlock.test.JvmProcess;
 import org.jspecify.annotations.Nullable;
@@ -125,6 +126,25 @@ final class WorkerProcess implements AutoCloseable {
 
 	void resume() {
 		this.jvm.resume();
+	}
+
+	/**
+	 * Freeze for the given time, counted from the freeze.
+	 * @return when it froze and when it thawed, in {@link System#nanoTime()}
+	 */
+	Freeze freezeFor(Duration duration) throws InterruptedException {
+		long paused = System.nanoTime();
+		pause();
+		TimeUnit.NANOSECONDS.sleep(paused + duration.toNanos() - System.nanoTime());
+		long thawed = System.nanoTime();
+		resume();
+		return new Freeze(paused, thawed);
+	}
+
+	/**
+	 * When a worker froze and thawed, in {@link System#nanoTime()}.
+	 */
+	record Freeze(long pausedNanos, long thawedNanos) {
 	}
 
 	@Override
