@@ -25,7 +25,8 @@ final class Boundaries {
 
 	/**
 	 * How far "just below" and "just above" are from a constant: well above the
-	 * scheduling noise of a JVM on an idle machine, well below any constant.
+	 * scheduling noise of a JVM on an idle machine, well below any constant of 200 ms or
+	 * more. A shorter constant (a cohort's 20 ms) is one half of itself away.
 	 */
 	static final Duration MARGIN = Duration.ofMillis(100);
 
@@ -38,13 +39,14 @@ final class Boundaries {
 	 * @param constant the constant's name
 	 * @param offset -1 below, 0 at, 1 above
 	 * @param duration the duration
+	 * @param margin how far below or above the constant it is
 	 */
-	record Point(String constant, int offset, Duration duration) {
+	record Point(String constant, int offset, Duration duration, Duration margin) {
 
 		String label() {
 			String where = switch (this.offset) {
-				case -1 -> " − " + MARGIN.toMillis() + " ms";
-				case 1 -> " + " + MARGIN.toMillis() + " ms";
+				case -1 -> " − " + this.margin.toMillis() + " ms";
+				case 1 -> " + " + this.margin.toMillis() + " ms";
 				default -> "";
 			};
 			return this.constant + where + " = " + this.duration.toMillis() + " ms";
@@ -57,12 +59,13 @@ final class Boundaries {
 	}
 
 	/**
-	 * Return the constant less {@link #MARGIN}, the constant, and the constant plus
-	 * {@link #MARGIN}.
+	 * Return the constant less its margin, the constant, and the constant plus its
+	 * margin: {@link #MARGIN}, or half the constant where that is less.
 	 */
 	static List<Point> around(String constant, Duration value) {
-		return List.of(new Point(constant, -1, value.minus(MARGIN)), new Point(constant, 0, value),
-				new Point(constant, 1, value.plus(MARGIN)));
+		Duration margin = (value.compareTo(MARGIN.multipliedBy(2)) < 0) ? value.dividedBy(2) : MARGIN;
+		return List.of(new Point(constant, -1, value.minus(margin), margin), new Point(constant, 0, value, margin),
+				new Point(constant, 1, value.plus(margin), margin));
 	}
 
 	/**

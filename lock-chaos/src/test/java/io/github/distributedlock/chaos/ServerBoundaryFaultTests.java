@@ -118,16 +118,32 @@ class ServerBoundaryFaultTests {
 	 */
 	@Test
 	void shouldKeepMutualExclusionWhenTheServerStallsWhileCohortsPassAroundEachConstant() throws Exception {
-		try (ChaosRun run = ChaosRun.standalone("boundary: server stalls while cohorts pass", "--enable-debug-command",
-				"yes")) {
-			int cohortHolders = 16;
+		stallWhileCohortsPass("boundary: server stalls while cohorts pass", "Server stalls while cohorts pass", 16,
+				LEASE_MILLIS / 3, 20, 60);
+	}
+
+	/**
+	 * As above, with the starter's default cohorts (up to 64 holders within 20 ms of the
+	 * hold taken from Redis) and critical sections of 1 to 15 ms, under which those
+	 * limits pass holds.
+	 */
+	@Test
+	void shouldKeepMutualExclusionWhenTheServerStallsWhileDefaultCohortsOfShortHoldsPass() throws Exception {
+		stallWhileCohortsPass("boundary: server stalls while default cohorts of short holds pass",
+				"Server stalls while default cohorts of short holds pass", WorkerConfig.SWITCHED_COHORT_HOLDERS,
+				WorkerConfig.SWITCHED_COHORT_MILLIS, 1, 15);
+	}
+
+	private static void stallWhileCohortsPass(String name, String summary, int cohortHolders, long cohortMillis,
+			long holdMinMillis, long holdMaxMillis) throws Exception {
+		try (ChaosRun run = ChaosRun.standalone(name, "--enable-debug-command", "yes")) {
 			WorkerConfig config = new WorkerConfig("w", "", run.store().port(), List.of(KEY), 3, LEASE_MILLIS,
-					WAIT_MILLIS, 20, 60, TIMEOUT_MILLIS, 0, 1)
-				.withCohorts(cohortHolders, LEASE_MILLIS / 3);
+					WAIT_MILLIS, holdMinMillis, holdMaxMillis, TIMEOUT_MILLIS, 0, 1)
+				.withCohorts(cohortHolders, cohortMillis);
 			run.startWorkers(3, config);
 			run.run(Duration.ofMillis(300));
 			Map<String, Duration> constants = new LinkedHashMap<>();
-			constants.put("cohort time limit (lease/3)", Duration.ofMillis(LEASE_MILLIS / 3));
+			constants.put("cohort time limit", Duration.ofMillis(cohortMillis));
 			constants.put("command timeout", Duration.ofMillis(TIMEOUT_MILLIS));
 			constants.put("lease", Duration.ofMillis(LEASE_MILLIS));
 			List<Point> points = Boundaries.around(constants);
@@ -154,8 +170,8 @@ class ServerBoundaryFaultTests {
 			CheckReport report = run.finish();
 			long passes = passes(run.history(), cohortHolders);
 			ChaosSummary.note("Boundaries",
-					"- Server stalls while cohorts pass (" + report.faultCount() + " stalls): " + passes + " of "
-							+ report.acquisitions() + " holds were passed in memory; " + report.indeterminate()
+					"- " + summary + " (" + report.faultCount() + " stalls): " + passes + " of " + report.acquisitions()
+							+ " holds were passed in memory; " + report.indeterminate()
 							+ " acquisitions failed with a timeout, " + report.timeouts() + " gave up.");
 			assertSafe(report);
 			assertThat(report.livenessViolations()).isEmpty();
