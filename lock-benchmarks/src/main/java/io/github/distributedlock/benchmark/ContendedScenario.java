@@ -44,9 +44,8 @@ final class ContendedScenario {
 			}
 			int processes = shapes.stream().mapToInt(ContendedShape::processes).max().orElse(0);
 			// Each library runs on fresh JVMs, so that none runs on code that the JIT
-			// compiled for another. A smoke run's figures are not read: its libraries
-			// share
-			// the pool's JVMs, which spares starting up to 4 JVMs per library.
+			// compiled for another. No figure of a smoke run is read: there the
+			// libraries share the pool's JVMs, which spares 4 JVM starts per library.
 			boolean fresh = !run.settings().smoke();
 			List<WorkerProcess> workers = fresh ? run.startWorkers(processes) : run.pool(processes);
 			try {
