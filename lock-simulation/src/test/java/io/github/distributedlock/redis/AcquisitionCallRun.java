@@ -86,7 +86,14 @@ final class AcquisitionCallRun {
 		 * A template whose close forgets its hold registry: the watchdog renews what the
 		 * closed template's callers hold.
 		 */
-		RENEWS_AFTER_CLOSE
+		RENEWS_AFTER_CLOSE,
+
+		/**
+		 * A subscriber that leaves without its cancel reaching the call, as through a
+		 * {@code Mono} without its cancel hook: the call goes on, and what it wins
+		 * reaches nobody and stays taken until its lease ends.
+		 */
+		LEAVES_WITHOUT_CANCEL
 
 	}
 

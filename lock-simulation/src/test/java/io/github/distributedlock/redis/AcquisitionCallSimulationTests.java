@@ -61,6 +61,7 @@ class AcquisitionCallSimulationTests {
 						"refused by its replica check", "told its cancel",
 						"cancels during the replica check that returned true",
 						"cancels during the run that returned true", "cancels after the end that returned false",
+						"subscribers that left during the run", "subscribers that left during the replica check",
 						"settled now", "template closes waiting in a line (one)", "template closes during a run (one)",
 						"template closes during a run (all in order)",
 						"template closes waiting in a line (all at once)", "template closes during a replica check",
@@ -102,6 +103,25 @@ class AcquisitionCallSimulationTests {
 			.isNotNull()
 			.contains("its replica check ended without a grant to its caller");
 		System.out.println("planted cancelled check that keeps its grant found: " + found);
+	}
+
+	/**
+	 * A subscriber that leaves without its cancel reaching the call (as through a
+	 * {@code Mono} without its cancel hook): the call goes on and what it wins reaches
+	 * nobody, which the oracle of orphaned holds sees. The shipped
+	 * {@code AcquisitionMono} with its cancel hook taken out fails the run that checks
+	 * every call the same way.
+	 */
+	@Test
+	void shouldFindASubscriberThatLeavesWithoutCancellingItsCall() {
+		String found = null;
+		for (long seed = 1_000; seed < 1_000 + PLANTED_SEEDS && found == null; seed++) {
+			String violation = new AcquisitionCallRun(seed, AcquisitionCallRun.Bug.LEAVES_WITHOUT_CANCEL).run(CLIENTS,
+					CALLS);
+			found = (violation != null) ? "seed " + seed + ": " + violation : null;
+		}
+		assertThat(found).as("a violation within %d seeds", PLANTED_SEEDS).isNotNull().contains("stayed in Redis");
+		System.out.println("planted subscriber that leaves without cancelling its call found: " + found);
 	}
 
 	/**

@@ -30,6 +30,7 @@ import io.github.distributedlock.redis.driver.LockHold;
 import io.github.distributedlock.redis.driver.LockPort;
 import io.github.distributedlock.redis.driver.RegisteredHold;
 import io.github.distributedlock.redis.driver.ReplicaWait;
+import io.github.distributedlock.redis.reactive.AcquisitionMono;
 import io.github.distributedlock.redis.script.ScriptArgs;
 import io.github.distributedlock.redis.script.ScriptCall;
 import io.github.distributedlock.redis.server.LockRequestResolver;
@@ -37,18 +38,21 @@ import io.github.distributedlock.redis.server.ReplicaCount;
 import io.github.distributedlock.simulation.RedisModel;
 import io.github.distributedlock.simulation.SimulationRandom;
 import org.jspecify.annotations.Nullable;
+import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
 
 /**
  * A simulated client that starts every acquisition as both templates do: through the
  * driver's {@link Acquisitions} (one lock, or several as one hold), a JVM of its own with
  * the engine's {@link HoldRegistry}, local lines and replica check, over a
- * {@link SimulatedPort} of its own. It cancels a quarter of its calls at drawn times, and
- * a third of its replica checks while they run, with {@link Acquisitions.Call#cancel}: a
- * blocking caller's interrupt (the cancel's error) or a reactive subscriber that leaves
- * ({@code null}); where the template knows no command timeout, a blocking caller
- * interrupted again stops waiting for what is in flight ({@code settleNow}), as
- * {@code CallerWait} does. A grant that reaches a subscriber that left is released, as
- * the reactive template's discard hook releases it.
+ * {@link SimulatedPort} of its own. It subscribes to each call as the reactive template
+ * does, through its {@link AcquisitionMono}. It cancels a quarter of its calls at drawn
+ * times, and a third of its replica checks while they run: as a blocking caller's
+ * interrupt, {@link Acquisitions.Call#cancel} with the cancel's error; or as a reactive
+ * subscriber that leaves, disposing of its subscription. Where the template knows no
+ * command timeout, a blocking caller interrupted again stops waiting for what is in
+ * flight ({@code settleNow}), as {@code CallerWait} does. A grant that reaches a
+ * subscriber that left is released, as the reactive template's discard hook releases it.
  * <p>
  * Checked, as {@code Acquisitions} promises:
  * <ul>
@@ -227,11 +231,16 @@ final class AcquisitionCaller implements SimulatedPort.Calls {
 			this.byHold.put(grant.hold(), record);
 			return handle;
 		};
-		record.call = (count == 1)
-				? this.acquisitions.one(asked.get(0), this.owner, record.startedNanos, this.calls, handles,
-						completion(record, List::of))
-				: this.acquisitions.all(asked.get(0), asked, this.owner, record.startedNanos, this.calls, handles,
-						completion(record, Function.identity()));
+		// The call, as the reactive template subscribes to it: a blocking caller's end
+		// comes through the same Mono, which only forwards it.
+		Mono<List<CallHandle>> call = (count == 1)
+				? AcquisitionMono
+					.<CallHandle>of((done) -> started(record,
+							this.acquisitions.one(asked.get(0), this.owner, record.startedNanos, this.calls, handles,
+									done)))
+					.map(List::of)
+				: AcquisitionMono.<List<CallHandle>>of((done) -> started(record, this.acquisitions.all(asked.get(0),
+						asked, this.owner, record.startedNanos, this.calls, handles, done)));
 		long timeout = this.run.knownTimeoutNanos();
 		if (timeout >= 0) {
 			long bound = wait + timeout;
@@ -248,7 +257,15 @@ final class AcquisitionCaller implements SimulatedPort.Calls {
 		}
 		// A third of the replica checks are cancelled while they run.
 		record.cancelsItsCheck = random.nextInt(3) == 0;
-		record.call.start();
+		record.subscription = call.doOnDiscard(Object.class, (won) -> discarded(record, won)).subscribe((won) -> {
+			if (!record.deaf) {
+				granted(record, won);
+			}
+		}, (error) -> {
+			if (!record.deaf) {
+				failed(record, error);
+			}
+		});
 		if (closesAt(record, Close.Trigger.START)) {
 			this.run.at(this.close.delayNanos(), this.name + "'s template closes", this::closeTemplate);
 		}
@@ -363,8 +380,26 @@ final class AcquisitionCaller implements SimulatedPort.Calls {
 		}
 	}
 
-	private <G> Completion<G> completion(Record record, Function<G, List<CallHandle>> handles) {
-		return Completion.of((won) -> granted(record, handles.apply(won)), (error) -> failed(record, error));
+	private static <G> Acquisitions.Call<?, G> started(Record record, Acquisitions.Call<?, G> call) {
+		record.call = call;
+		return call;
+	}
+
+	/**
+	 * Release what reached a subscriber that left, as the reactive template's discard
+	 * hook does: a call's handle or handles, not the box Reactor's sink drops.
+	 */
+	private void discarded(Record record, Object won) {
+		List<?> handles = (won instanceof List<?> list) ? list : List.of(won);
+		for (Object handle : handles) {
+			if (handle instanceof CallHandle dropped) {
+				this.run.count("granted to a subscriber that left, released");
+				this.run.note(record.tag + "'s grant of " + dropped + " reached its subscriber after it left");
+				dropped.hold().releaseUnused(this.calls, Completion.of((result) -> {
+				}, (error) -> {
+				}));
+			}
+		}
 	}
 
 	/**
@@ -388,6 +423,10 @@ final class AcquisitionCaller implements SimulatedPort.Calls {
 			return;
 		}
 		boolean checking = record.checkStarted && !record.checkEnded;
+		if (!blocking) {
+			leave(record, checking);
+			return;
+		}
 		record.why = why;
 		record.cancelling = true;
 		boolean stopped = record.call.cancel(why);
@@ -395,13 +434,13 @@ final class AcquisitionCaller implements SimulatedPort.Calls {
 		record.cancelled = stopped;
 		this.run.count(
 				"cancels " + (checking ? "during the replica check" : "during the run") + " that returned " + stopped);
-		this.run.note(record.tag + (blocking ? " interrupted" : " left by its subscriber") + " ("
-				+ (checking ? "checking" : "running") + "): cancel returned " + stopped);
+		this.run.note(
+				record.tag + " interrupted (" + (checking ? "checking" : "running") + "): cancel returned " + stopped);
 		if (!stopped) {
 			if (record.told && record.error != null && record.error == why) {
 				violated(record, "was told its cancel's error, but the cancel returned false");
 			}
-			settleNowLater(record, blocking);
+			settleNowLater(record);
 			return;
 		}
 		this.mayHaveLeftAHold = true;
@@ -411,25 +450,57 @@ final class AcquisitionCaller implements SimulatedPort.Calls {
 			orphaned(record, "its run was cancelled", true);
 		}
 		else {
-			record.wonHolds.forEach((hold) -> this.cancelledChecks.add(hold[1]));
-			this.leftChecks.addAll(record.lockKeys);
+			leftCheck(record);
 		}
-		if (!blocking) {
-			// The subscriber left: it hears nothing more, and goes on.
-			record.silent = true;
-			ended(record);
-			goOn();
-			return;
+		settleNowLater(record);
+	}
+
+	/**
+	 * The subscriber leaves, as a reactive one does: it disposes of its subscription,
+	 * whose cancel ({@link AcquisitionMono}) cancels the call, and hands what the call
+	 * still wins to the discard hook ({@link #discarded}). It hears nothing more, and
+	 * goes on.
+	 */
+	private void leave(Record record, boolean checking) {
+		record.silent = true;
+		if (this.run.bug() == AcquisitionCallRun.Bug.LEAVES_WITHOUT_CANCEL) {
+			record.deaf = true;
 		}
-		settleNowLater(record, true);
+		else {
+			record.subscription.dispose();
+		}
+		this.run.count("subscribers that left " + (checking ? "during the replica check" : "during the run"));
+		this.run.note(record.tag + " left by its subscriber (" + (checking ? "checking" : "running") + ")");
+		this.mayHaveLeftAHold = true;
+		if (checking) {
+			leftCheck(record);
+		}
+		else {
+			// Not told, the call was still running: the cancel stopped it. What its run
+			// took is released now, or as the reply of an attempt in flight brings it
+			// (ran).
+			record.cancelled = true;
+			orphaned(record, "its subscriber left", true);
+		}
+		ended(record);
+		goOn();
+	}
+
+	/**
+	 * The call was cancelled during its replica check, which releases what it checks once
+	 * it ends ({@link #checkEnded}).
+	 */
+	private void leftCheck(Record record) {
+		record.wonHolds.forEach((hold) -> this.cancelledChecks.add(hold[1]));
+		this.leftChecks.addAll(record.lockKeys);
 	}
 
 	/**
 	 * Where the template knows no command timeout, a blocking caller interrupted again
 	 * stops waiting for what the call has in flight, as {@code CallerWait} does.
 	 */
-	private void settleNowLater(Record record, boolean blocking) {
-		if (!blocking || this.run.knownTimeoutNanos() >= 0 || this.run.random().nextInt(2) != 0) {
+	private void settleNowLater(Record record) {
+		if (this.run.knownTimeoutNanos() >= 0 || this.run.random().nextInt(2) != 0) {
 			return;
 		}
 		this.run.at(this.run.random().between(0, 50 * AcquisitionCallRun.MS),
@@ -482,15 +553,6 @@ final class AcquisitionCaller implements SimulatedPort.Calls {
 			}
 		}
 		this.run.count("granted (" + record.path + ")");
-		if (record.cancelled == Boolean.FALSE && record.why == null) {
-			// What reaches a subscriber that left, its discard hook releases.
-			this.run.count("granted to a subscriber that left, released");
-			handles.forEach((handle) -> handle.hold().releaseUnused(this.calls, Completion.of((result) -> {
-			}, (error) -> {
-			})));
-			goOn();
-			return;
-		}
 		for (CallHandle handle : handles) {
 			this.registry.announce(handle);
 			handle.countOn(now);
@@ -931,6 +993,14 @@ final class AcquisitionCaller implements SimulatedPort.Calls {
 		final long startedNanos;
 
 		Acquisitions.Call<?, ?> call;
+
+		// The subscription to the call's Mono, which a subscriber that leaves disposes
+		// of.
+		Disposable subscription;
+
+		// Whether its subscriber left without disposing of its subscription: the
+		// planted bug's, which hears nothing more.
+		boolean deaf;
 
 		// The holds it won in Redis ({lock key, hold id}), whether or not its caller
 		// gets them.

@@ -2,27 +2,20 @@ package io.github.distributedlock.redis.reactive;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Function;
 
 import io.github.distributedlock.LockTimeoutException;
 import io.github.distributedlock.ReactiveLockHandle;
 import io.github.distributedlock.redis.core.Grant;
 import io.github.distributedlock.redis.core.LockSpec;
 import io.github.distributedlock.redis.driver.Acquisitions;
-import io.github.distributedlock.redis.driver.Completion;
 import io.github.distributedlock.redis.driver.HoldRegistry;
 import io.github.distributedlock.redis.driver.LockPort;
 import io.github.distributedlock.redis.server.ReactiveLockCommands;
-import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.Operators;
-import reactor.util.context.Context;
 
 /**
  * The reactive template's acquisitions: the driver's ({@link Acquisitions}), each as a
- * {@code Mono} that its cancellation cancels. Thread-safe.
+ * {@code Mono} that its cancellation cancels ({@link AcquisitionMono}). Thread-safe.
  */
 public final class ReactiveAcquisitions {
 
@@ -48,7 +41,7 @@ public final class ReactiveAcquisitions {
 	 */
 	public Mono<ReactiveLockHandle> acquire(LockSpec spec, String owner) {
 		return Mono
-			.defer(() -> this.<ReactiveRedisLockHandle>run(
+			.defer(() -> AcquisitionMono.<ReactiveRedisLockHandle>of(
 					(done) -> this.acquisitions.one(spec, owner, this.port.nanoTime(), this.port, this::handle, done)))
 			.doOnError(LockTimeoutException.class, this::notAcquired)
 			.doOnNext(this.holds::announce)
@@ -65,8 +58,8 @@ public final class ReactiveAcquisitions {
 	 * @return their handle, or a {@link LockTimeoutException} when the wait time ran out
 	 */
 	public Mono<ReactiveLockHandle> acquireAll(LockSpec first, List<LockSpec> requested, String owner, long start) {
-		return this
-			.<List<ReactiveRedisLockHandle>>run(
+		return AcquisitionMono
+			.<List<ReactiveRedisLockHandle>>of(
 					(done) -> this.acquisitions.all(first, requested, owner, start, this.port, this::handle, done))
 			.doOnError(LockTimeoutException.class, this::notAcquired)
 			.doOnNext((won) -> won.forEach(this.holds::announce))
@@ -81,71 +74,6 @@ public final class ReactiveAcquisitions {
 
 	private void notAcquired(LockTimeoutException timeout) {
 		this.holds.notAcquired(timeout.getLockName(), timeout.getWaited());
-	}
-
-	/**
-	 * Return one of the driver's calls as a {@code Mono} that its cancellation cancels,
-	 * which ends once the call settled.
-	 * <p>
-	 * What the call won goes to the subscriber or, once, to the discard hooks, which
-	 * release it. Reactor's sink, while it is being cancelled, drops a value with
-	 * neither; so the sink carries the value in a {@link Won} box that only one of the
-	 * subscriber, the cancel or a win after the cancel may open.
-	 */
-	private <G> Mono<G> run(Function<Completion<G>, Acquisitions.Call<?, G>> acquisition) {
-		return Mono.<Won<G>>create((sink) -> {
-			AtomicReference<@Nullable Won<G>> sent = new AtomicReference<>();
-			AtomicBoolean cancelled = new AtomicBoolean();
-			Acquisitions.Call<?, G> call = acquisition.apply(Completion.of((won) -> {
-				Won<G> box = new Won<>(won);
-				sent.set(box);
-				sink.success(box);
-				if (cancelled.get()) {
-					box.discard(sink.currentContext());
-				}
-			}, sink::error));
-			sink.onCancel(() -> {
-				cancelled.set(true);
-				call.cancel(null);
-				Won<G> box = sent.get();
-				if (box != null) {
-					box.discard(sink.currentContext());
-				}
-			});
-			call.start();
-		}).handle((box, next) -> {
-			if (box.open()) {
-				next.next(box.value);
-			}
-		});
-	}
-
-	/**
-	 * What a run won, on its way to the subscriber: whoever opens it first has it.
-	 */
-	private static final class Won<G> {
-
-		private final AtomicBoolean opened = new AtomicBoolean();
-
-		private final G value;
-
-		Won(G value) {
-			this.value = value;
-		}
-
-		boolean open() {
-			return this.opened.compareAndSet(false, true);
-		}
-
-		/**
-		 * Hand the value to the discard hooks, unless someone opened it already.
-		 */
-		void discard(Context context) {
-			if (open()) {
-				Operators.onDiscard(this.value, context);
-			}
-		}
-
 	}
 
 	/**
