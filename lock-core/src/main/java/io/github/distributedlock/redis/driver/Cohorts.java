@@ -68,10 +68,6 @@ public final class Cohorts {
 
 	}
 
-	public CohortLimits limits() {
-		return this.limits;
-	}
-
 	/** Return what the cohorts did, which their lines count too. */
 	public CohortStatistics statistics() {
 		return this.statistics;

@@ -78,7 +78,7 @@ record LuaLibrary(Map<String, String> functions) {
 	 * Return the script with the library functions it calls: before it, or, with
 	 * {@link #REST} lines, before each block those of its functions not defined yet.
 	 */
-	String link(String name, String script) {
+	String link(String script) {
 		Matcher rest = Pattern.compile("(?m)^" + Pattern.quote(REST) + "[ \\t]*\\r?$").matcher(script);
 		if (!rest.find()) {
 			return prelude(script) + "\n" + script;

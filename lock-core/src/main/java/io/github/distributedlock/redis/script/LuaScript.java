@@ -72,7 +72,7 @@ public final class LuaScript<A extends ScriptArgs> {
 
 	private static byte[] text(String name) {
 		String script = read(name);
-		return LIBRARY_FUNCTIONS.link(name, script).getBytes(StandardCharsets.UTF_8);
+		return LIBRARY_FUNCTIONS.link(script).getBytes(StandardCharsets.UTF_8);
 	}
 
 	static String read(String name) {

@@ -85,7 +85,7 @@ class LuaLibraryTests {
 	void shouldDefineAtTheRestLineTheFunctionsThatOnlyTheCodeBelowCalls() {
 		LuaLibrary library = twiceAndFourTimes();
 		String script = "if ARGV[1] then\n\treturn twice(1)\nend\n" + LuaLibrary.REST + "\nreturn four_times(1)\n";
-		assertThat(library.link("test.lua", script)).isEqualTo("""
+		assertThat(library.link(script)).isEqualTo("""
 				-- doubles
 				local function twice(x)
 					return 2 * x
@@ -103,9 +103,9 @@ class LuaLibraryTests {
 
 				return four_times(1)
 				""");
-		assertThat(library.link("test.lua", script.replace(LuaLibrary.REST, LuaLibrary.REST + " \t")))
+		assertThat(library.link(script.replace(LuaLibrary.REST, LuaLibrary.REST + " \t")))
 			.as("a mark followed by blanks")
-			.isEqualTo(library.link("test.lua", script));
+			.isEqualTo(library.link(script));
 	}
 
 	@Test
@@ -113,7 +113,7 @@ class LuaLibraryTests {
 		LuaLibrary library = twiceAndFourTimes();
 		String script = "if ARGV[1] then\n\treturn twice(1)\nend\n" + LuaLibrary.REST
 				+ "\nif ARGV[2] then\n\treturn four_times(1)\nend\n" + LuaLibrary.REST + "\nnever()\nreturn twice(2)\n";
-		assertThat(library.link("test.lua", script)).isEqualTo("""
+		assertThat(library.link(script)).isEqualTo("""
 				-- doubles
 				local function twice(x)
 					return 2 * x
