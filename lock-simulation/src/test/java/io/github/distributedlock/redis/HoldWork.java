@@ -13,7 +13,7 @@ import io.github.distributedlock.redis.driver.Completion;
 import io.github.distributedlock.redis.driver.DriverCommands;
 import io.github.distributedlock.redis.driver.LocalLines;
 import io.github.distributedlock.redis.driver.SettledRun;
-import io.github.distributedlock.redis.driver.SingleAcquisition;
+import io.github.distributedlock.redis.driver.AcquisitionRun;
 import io.github.distributedlock.simulation.SimulationRandom;
 
 /**
@@ -26,8 +26,8 @@ import io.github.distributedlock.simulation.SimulationRandom;
  * ({@link Fault#RENEW}), and worked on up to three leases; a quarter are extended to 150
  * ms, 1 s or 2.5 s ({@link Fault#EXTEND}); a quarter re-enter one of their locks with one
  * of those leases ({@link Fault#REENTER}), as the blocking template re-enters a lock its
- * owner holds through a handle: the driver's {@link SingleAcquisition}, a try (no wait)
- * that says the owner holds the lock.</li>
+ * owner holds through a handle: the driver's acquisition ({@link AcquisitionRun#of}), a
+ * try (no wait) that says the owner holds the lock.</li>
  * <li>A quarter of the single locks' writers take a multi-lock of their lock and one or
  * two others while they hold it ({@link Fault#REENTER}): a try with the driver's
  * {@link AllLocksAcquisition} of a reentrant {@link MultiAcquisition}, with one of those
@@ -141,7 +141,7 @@ final class HoldWork {
 			ClientHold inner = this.run.checks().held(this.holder, this.owner, grant, this.port.ranNanos(), which);
 			nested(outer, outer.nested(List.of(inner)), work);
 		}, (error) -> notReentered(outer, error)));
-		new SingleAcquisition(spec, this.owner, true, true, this.commands.on(settled), this.lines, settled).start();
+		AcquisitionRun.of(spec, this.owner, true, true, true, this.commands.on(settled), this.lines, settled).start();
 	}
 
 	/**

@@ -2356,22 +2356,14 @@ final class LockSimulation {
 				LockSimulation.this.fairOrder.ended(this.name);
 				settled.failed(error);
 			});
-			DriverCommands commands = this.commands.on(settled);
 			if (this.acquiring.kind().queuesInRedis()) {
 				this.fairGranted = false;
 				LockSimulation.this.fairOrder.started(this.name, this.owner);
-				FairAcquisition fairRun = new FairAcquisition(this.acquiring, this.owner, this.holdsIt, commands,
-						this.lines, completion);
-				started[0] = fairRun;
-				this.acquiringHold = fairRun.hold();
 			}
-			else {
-				SingleAcquisition single = new SingleAcquisition(this.acquiring, this.owner, this.holdsIt, true,
-						commands, this.lines, completion);
-				started[0] = single;
-				this.acquiringHold = single.hold();
-			}
-			AcquisitionRun<Grant> run = started[0];
+			AcquisitionRun<Grant> run = AcquisitionRun.of(this.acquiring, this.owner, this.holdsIt, true, true,
+					this.commands.on(settled), this.lines, completion);
+			started[0] = run;
+			this.acquiringHold = run.hold();
 			this.run = run;
 			if (stops) {
 				// A blocking interrupt is a cancel too: the driver has one way to stop.
@@ -3013,19 +3005,9 @@ final class LockSimulation {
 				this.reentryHold = null;
 				settled.failed(error);
 			});
-			DriverCommands commands = this.commands.on(settled);
-			AcquisitionRun<Grant> reentry;
-			if (spec.kind().queuesInRedis()) {
-				FairAcquisition fair = new FairAcquisition(spec, this.owner, holdsIt, commands, this.lines, completion);
-				this.reentryHold = fair.hold();
-				reentry = fair;
-			}
-			else {
-				SingleAcquisition single = new SingleAcquisition(spec, this.owner, holdsIt, true, commands, this.lines,
-						completion);
-				this.reentryHold = single.hold();
-				reentry = single;
-			}
+			AcquisitionRun<Grant> reentry = AcquisitionRun.of(spec, this.owner, holdsIt, true, true,
+					this.commands.on(settled), this.lines, completion);
+			this.reentryHold = reentry.hold();
 			this.reentering = true;
 			// When its script first ran: a lock it finds free is granted then.
 			this.reentryRanNanos = -1;

@@ -10,14 +10,15 @@ import io.github.distributedlock.redis.driver.Completion;
 import io.github.distributedlock.redis.driver.DriverCommands;
 import io.github.distributedlock.redis.driver.LocalLines;
 import io.github.distributedlock.redis.driver.SettledRun;
+import io.github.distributedlock.redis.driver.AcquisitionRun;
 import io.github.distributedlock.redis.driver.SingleAcquisition;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A client that takes one of the locks at a time, with the engine's own driver
- * ({@link SingleAcquisition}) over a {@link SimulatedPort} of its own, as
- * {@link LockSimulation}'s clients do: each lock has a local line of its own in the
- * client's JVM.
+ * A client that takes one of the locks at a time, with the engine's own driver (a
+ * {@link SingleAcquisition}, from {@link AcquisitionRun#of}) over a {@link SimulatedPort}
+ * of its own, as {@link LockSimulation}'s clients do: each lock has a local line of its
+ * own in the client's JVM.
  */
 final class SingleLockClient {
 
@@ -35,7 +36,7 @@ final class SingleLockClient {
 
 	private int left;
 
-	private @Nullable SingleAcquisition acquiring;
+	private @Nullable AcquisitionRun<Grant> acquiring;
 
 	private long startedNanos;
 
@@ -73,21 +74,22 @@ final class SingleLockClient {
 		String key = this.run.keys().get(this.run.random().nextInt(this.run.keys().size()));
 		LockSpec spec = this.run.spec(key, this.reader);
 		this.run.note(this.name + " takes " + key);
-		SingleAcquisition[] started = new SingleAcquisition[1];
+		@SuppressWarnings("unchecked")
+		AcquisitionRun<Grant>[] started = new AcquisitionRun[1];
 		// Its end is told once what it sent settled (the release of a late grant), as
 		// both templates tell it.
 		SettledRun<Grant> settled = new SettledRun<>(this.port,
 				Completion.of((grant) -> granted(started[0], grant), (error) -> failed(started[0], error)),
 				MultiLockRun.SETTLE_NANOS, -1);
-		SingleAcquisition acquiring = new SingleAcquisition(spec, this.owner, LockOwners.isCustom(this.owner), true,
-				this.commands.on(settled), this.lines, settled);
+		AcquisitionRun<Grant> acquiring = AcquisitionRun.of(spec, this.owner, LockOwners.isCustom(this.owner), true,
+				true, this.commands.on(settled), this.lines, settled);
 		started[0] = acquiring;
 		this.acquiring = acquiring;
 		this.startedNanos = this.run.nanos();
 		acquiring.start();
 	}
 
-	private void granted(SingleAcquisition acquiring, Grant grant) {
+	private void granted(AcquisitionRun<Grant> acquiring, Grant grant) {
 		if (this.acquiring != acquiring) {
 			throw new IllegalStateException(this.name + " is granted by an acquisition that ended");
 		}
@@ -98,7 +100,7 @@ final class SingleLockClient {
 				this::next);
 	}
 
-	private void failed(SingleAcquisition acquiring, Throwable error) {
+	private void failed(AcquisitionRun<Grant> acquiring, Throwable error) {
 		if (this.acquiring != acquiring || !(error instanceof LockTimeoutException)) {
 			throw new IllegalStateException(this.name + ": " + error, error);
 		}

@@ -79,7 +79,11 @@ public abstract class AcquisitionRun<G> implements Acquiring {
 		return of(spec, owner, holdsIt, cohorts, handOff, commands, lines, completion);
 	}
 
-	private static AcquisitionRun<Grant> of(LockSpec spec, String owner, boolean holdsIt, boolean cohorts,
+	/**
+	 * Return, unstarted, the acquisition of one lock by the caller as itself: a
+	 * {@link FairAcquisition} for a fair lock, else a {@link SingleAcquisition}.
+	 */
+	public static AcquisitionRun<Grant> of(LockSpec spec, String owner, boolean holdsIt, boolean cohorts,
 			boolean handOff, DriverCommands commands, LocalLines lines, Completion<Grant> completion) {
 		if (spec.kind().queuesInRedis()) {
 			return new FairAcquisition(spec, owner, holdsIt, commands, lines, completion);
@@ -90,6 +94,11 @@ public abstract class AcquisitionRun<G> implements Acquiring {
 		}
 		return single;
 	}
+
+	/**
+	 * Return the id of the hold this acquisition asks for.
+	 */
+	public abstract String hold();
 
 	/**
 	 * Take the first step, unless the template closed: then fail at once.

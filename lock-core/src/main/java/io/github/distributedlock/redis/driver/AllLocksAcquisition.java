@@ -34,6 +34,11 @@ public final class AllLocksAcquisition extends AcquisitionRun<List<Grant>> {
 	}
 
 	@Override
+	public String hold() {
+		return this.acquisition.hold();
+	}
+
+	@Override
 	void begin() {
 		attempt();
 	}

@@ -39,9 +39,7 @@ public final class FairAcquisition extends AcquisitionRun<Grant> {
 		this.turn = new FairTurn(spec, owner, this.acquisition.hold());
 	}
 
-	/**
-	 * Return the id of the hold this acquisition asks for.
-	 */
+	@Override
 	public String hold() {
 		return this.acquisition.hold();
 	}

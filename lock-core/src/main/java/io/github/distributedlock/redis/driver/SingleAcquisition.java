@@ -67,9 +67,7 @@ public final class SingleAcquisition extends AcquisitionRun<Grant> {
 		this.cohorts = false;
 	}
 
-	/**
-	 * Return the id of the hold this acquisition asks for.
-	 */
+	@Override
 	public String hold() {
 		return this.waiting.acquisition().hold();
 	}
